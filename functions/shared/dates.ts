@@ -1,0 +1,63 @@
+/**
+ * UTC calendar days as `YYYY-MM-DD` strings. The export works on half-open windows
+ * `[D, D+1)`: `dateTo` is exclusive, as the visitors endpoint defines it.
+ */
+import { ConfigError } from './errors.js';
+
+const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A day window: `from` inclusive, `to` exclusive, both `YYYY-MM-DD` (UTC). */
+export interface DayWindow {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** Parses `YYYY-MM-DD`, refusing impossible dates such as `2026-02-30`. */
+export function parseDay(value: string, what = 'date'): string {
+  const match = DAY_PATTERN.exec(value);
+  if (!match) throw new ConfigError(`${what} "${value}" is not a date: use YYYY-MM-DD, e.g. 2026-01-31`);
+  const [, y, m, d] = match;
+  const time = Date.UTC(Number(y), Number(m) - 1, Number(d));
+  if (formatDay(time) !== value) {
+    throw new ConfigError(`${what} "${value}" does not exist in the calendar: check the day of the month`);
+  }
+  return value;
+}
+
+/** Epoch ms of the UTC midnight that starts `day`. */
+export function dayStart(day: string): number {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return Date.UTC(y, m - 1, d);
+}
+
+/** `YYYY-MM-DD` of the UTC day containing `epochMs`. */
+export function formatDay(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+export function addDays(day: string, days: number): string {
+  return formatDay(dayStart(day) + days * DAY_MS);
+}
+
+/** The one-day window `[day, day+1)`. */
+export function dayWindow(day: string): DayWindow {
+  return { from: day, to: addDays(day, 1) };
+}
+
+/** The UTC day before the one containing `time` (the nightly export's target day). */
+export function previousDay(time: number | string | Date): string {
+  const ms = typeof time === 'number' ? time : new Date(time).getTime();
+  if (Number.isNaN(ms)) throw new ConfigError(`time "${String(time)}" is not a valid timestamp: use ISO 8601`);
+  return addDays(formatDay(ms), -1);
+}
+
+/** Every day in `[from, to)`, oldest first. Throws when `from` is after `to`. */
+export function daysBetween(from: string, to: string): string[] {
+  const start = dayStart(parseDay(from, '--from'));
+  const end = dayStart(parseDay(to, '--to'));
+  if (start > end) throw new ConfigError(`--from ${from} is after --to ${to}: swap them (--to is exclusive)`);
+  const days: string[] = [];
+  for (let t = start; t < end; t += DAY_MS) days.push(formatDay(t));
+  return days;
+}

@@ -1,0 +1,31 @@
+/**
+ * Where exported files go: a local directory or `s3://bucket/prefix`. Keys are relative
+ * POSIX paths such as `visitors_pages/dt=2026-01-31/proj_1.parquet`.
+ *
+ * Every write is atomic: a reader sees the previous object or the whole new one, never a
+ * half-written file (local: temp file + rename; S3: PutObject / completed multipart upload).
+ */
+import type { Writable } from 'node:stream';
+
+/** A write in progress. Write bytes to `stream`, end it, then `commit()`; or `abort()`. */
+export interface PendingWrite {
+  readonly stream: Writable;
+  /** Waits for the bytes to be durable and makes the object visible under its key. */
+  commit(): Promise<{ bytes: number }>;
+  /** Discards what was written; the key keeps its previous content (or stays absent). */
+  abort(reason?: unknown): Promise<void>;
+}
+
+export interface Destination {
+  /** Where it writes, for humans: an absolute directory or `s3://bucket/prefix`. */
+  readonly url: string;
+  /** Starts a streamed, atomic write of `key`. */
+  openWrite(key: string, options?: { contentType?: string }): Promise<PendingWrite>;
+  /** Writes a small object (JSON, text) atomically in one call. */
+  put(key: string, body: string | Uint8Array, options?: { contentType?: string }): Promise<void>;
+  /** The object's content, or undefined when it does not exist. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  exists(key: string): Promise<boolean>;
+  /** Removes the object; no error when it is already absent. */
+  delete(key: string): Promise<void>;
+}

@@ -1,0 +1,87 @@
+/**
+ * One error hierarchy for the whole project. Every message says what to do next and never
+ * contains the API key or a prompt's text. `retryable` tells retry loops (and the Lambda
+ * platform, through the handler) whether trying again can help.
+ */
+export abstract class ExporterError extends Error {
+  abstract readonly retryable: boolean;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad configuration, flags or input: fix the input; exit code 2 in the CLI. */
+export class ConfigError extends ExporterError {
+  readonly retryable = false;
+}
+
+/** The API answered with an HTTP error status. */
+export class ApiError extends ExporterError {
+  readonly retryable: boolean;
+  constructor(
+    message: string,
+    readonly status: number,
+    options?: { cause?: unknown; retryable?: boolean; retryAfterMs?: number },
+  ) {
+    super(message, options);
+    this.retryable = options?.retryable ?? (status === 429 || status >= 500);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+  /** Delay the server asked for (Retry-After), in ms; undefined when absent or 0. */
+  readonly retryAfterMs: number | undefined;
+}
+
+/** 429 from the API: wait and try again (Retry-After when given, otherwise backoff). */
+export class RateLimitedError extends ApiError {
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+    super(message, 429, { ...options, retryable: true });
+  }
+}
+
+/** The connection failed, was reset, or the per-request timeout fired. */
+export class NetworkError extends ExporterError {
+  readonly retryable = true;
+  constructor(
+    message: string,
+    /** True when the request provably never reached the server (e.g. ECONNREFUSED, DNS). */
+    readonly beforeSend: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The response was not what the spec promises (not JSON, wrong types, negative counts). */
+export class MalformedResponseError extends ExporterError {
+  readonly retryable = true;
+}
+
+/** Waiting longer would pass the caller's deadline (e.g. the Lambda's remaining time). */
+export class DeadlineExceededError extends ExporterError {
+  readonly retryable = true;
+}
+
+/** Pagination broke one of its stop rules; the day is not written. */
+export class PaginationError extends ExporterError {
+  readonly retryable = true;
+}
+
+/** Writing to the destination (local directory or S3) failed. */
+export class DestinationError extends ExporterError {
+  readonly retryable = true;
+}
+
+/**
+ * A follow-up POST may or may not have reached the service (timeout, reset after sending,
+ * 5xx). It must never be sent again: the request is recorded as `uncertain`.
+ */
+export class SendUncertainError extends ExporterError {
+  readonly retryable = false;
+}
+
+/** A short, secret-free description of any thrown value, for logs and summaries. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
