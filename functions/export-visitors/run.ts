@@ -6,24 +6,19 @@ import type { ApiClient, VisitorCounts } from '../shared/api-types.js';
 import { addDays, dayWindow, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { ConfigError, describeError, DeadlineExceededError, ExporterError, PaginationError } from '../shared/errors.js';
+import type { AppLogger } from '../shared/logger.js';
 import { manifestKey, partitionKey, VISITORS_PAGES, VISITORS_TOTALS } from '../shared/tables.js';
 import type { ExportRequest } from './event.js';
 import { fetchDayPages, type PagingOptions } from './pages.js';
 import { openTableWriter } from './parquet.js';
 
-/** What the export logs through; a Powertools Logger fits. */
-export interface ExportLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
 
 export interface ExportDeps {
   readonly api: Pick<ApiClient, 'getVisitors' | 'stats'>;
   readonly destination: Destination;
   /** Epoch ms. */
   readonly now: () => number;
-  readonly logger?: ExportLogger;
+  readonly logger?: AppLogger;
   /** Called as each day starts and ends (CLI progress, metrics). */
   readonly onDay?: (event: DayEvent) => void;
 }
@@ -184,8 +179,9 @@ export async function exportDays(tasks: readonly DayTask[], options: ExportOptio
           durationMs: manifest.durationsMs.total,
         });
       } catch (error) {
-        result = failure(task, error);
-        deps.logger?.error('day failed', { projectId: task.projectId, day: task.day, error: result.error });
+        const failed = failure(task, error);
+        result = failed;
+        deps.logger?.error('day failed', { projectId: task.projectId, day: task.day, error: failed.error });
       }
     }
     results.push(result);
@@ -201,7 +197,7 @@ export async function exportDays(tasks: readonly DayTask[], options: ExportOptio
   };
 }
 
-function failure(task: DayTask, error: unknown): DayResult {
+function failure(task: DayTask, error: unknown): Extract<DayResult, { ok: false }> {
   return {
     ok: false,
     ...task,

@@ -1,0 +1,210 @@
+/**
+ * CLI commands of the follow-up consumer, registered on the lead's commander program:
+ *
+ *   follow-up --project ID --job ID --prompt TEXT [--request-id ID] [--no-wait] [--json]
+ *   consume --queue-url URL [--wait-seconds N]
+ *
+ * Both run the same core as the Lambda (process-message.ts) with the same safety rules.
+ * Status changes go to stderr, the result to stdout (`--json`: exactly one JSON object), so
+ * stdout stays machine-readable. Exit codes: 0 completed/archived (or sent with --no-wait),
+ * 1 failed/timed_out/uncertain/rejected, 2 bad input before any request (ConfigError thrown
+ * to the caller, which prints one line).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { AgentJob } from '../shared/api-types.js';
+import { createApiClient } from '../shared/api-client.js';
+import { loadConfig, type Config } from '../shared/config.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLogger, silentLogger } from '../shared/logger.js';
+import { abortableSleep, runConsumer } from './consumer.js';
+import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from './dead-letter.js';
+import { ID_PATTERN, MAX_PROMPT_LENGTH } from './message.js';
+import { createOutcomeSink } from './outcome.js';
+import { processMessage, settingsFromConfig, type FollowUpDeps, type FollowUpSettings, type ProcessResult } from './process-message.js';
+import { openStateStore } from './state.js';
+
+/** What the commands need from the CLI (functions/cli.ts passes its CliIo plus two hooks). */
+export interface FollowUpCommandIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: Record<string, string | undefined>;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** Resolves on SIGINT/SIGTERM; `consume` stops, `follow-up` stops waiting. */
+  readonly stopSignal?: Promise<void>;
+  /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
+  resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; close(): Promise<void> }>;
+  setExitCode(code: number): void;
+  /** Test hooks: clients (emulators), sleep, and setting overrides (short poll intervals). */
+  readonly clients?: { readonly sqs?: SQSClient; readonly dynamo?: DynamoDBClient; readonly s3?: S3Client };
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly settings?: Partial<FollowUpSettings>;
+}
+
+export interface FollowUpFlags {
+  readonly project: string;
+  readonly job: string;
+  readonly prompt: string;
+  readonly requestId?: string;
+  /** commander's `--no-wait` sets `wait: false`. */
+  readonly wait: boolean;
+  readonly json?: boolean;
+}
+
+export interface ConsumeFlags {
+  readonly queueUrl: string;
+  readonly waitSeconds?: number;
+}
+
+export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo): void {
+  program
+    .command('follow-up')
+    .description('Send one follow-up prompt to an agent job and (by default) wait for the job to finish.')
+    .addOption(new Option('--project <id>', 'project id').argParser(idArg).makeOptionMandatory())
+    .addOption(new Option('--job <id>', 'agent job id').argParser(idArg).makeOptionMandatory())
+    .requiredOption('--prompt <text>', 'the follow-up instruction')
+    .addOption(new Option('--request-id <id>', 'idempotency key (default: a new UUID); re-use it to resume').argParser(idArg))
+    .option('--no-wait', 'return once the prompt is sent')
+    .option('--json', 'print one JSON object on stdout')
+    .action(async (flags: FollowUpFlags) => {
+      io.setExitCode(await runFollowUpCommand(flags, io));
+    });
+
+  program
+    .command('consume')
+    .description('Run the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM.')
+    .requiredOption('--queue-url <url>', 'the queue to consume')
+    .addOption(new Option('--wait-seconds <n>', 'long-poll wait (0–20)').argParser(waitArg).default(20))
+    .action(async (flags: ConsumeFlags) => {
+      io.setExitCode(await runConsumeCommand(flags, io));
+    });
+}
+
+/** Sends one prompt; returns the exit code. Throws ConfigError on bad input (exit 2). */
+export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpCommandIo): Promise<number> {
+  if (flags.prompt.trim().length === 0) throw new ConfigError('--prompt is empty: give the instruction for the agent');
+  if (flags.prompt.length > MAX_PROMPT_LENGTH) throw new ConfigError(`--prompt is longer than ${MAX_PROMPT_LENGTH} characters`);
+  const config = loadConfig(io.env);
+  const requestId = flags.requestId ?? randomUUID();
+  const target = await io.resolveApiTarget(config);
+  const stop = abortOn(io.stopSignal);
+  const sleep = io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal));
+  try {
+    const statusLine = (job: AgentJob, polls: number) =>
+      io.stderr.write(`${new Date((io.now ?? Date.now)()).toISOString()} ${flags.job}: ${job.status}${job.prLink ? ` ${job.prLink}` : ''} (polls ${polls})\n`);
+    const deps: FollowUpDeps = {
+      ...(await localDeps(config, io, target)),
+      deadLetter: async (entry) => {
+        io.stderr.write(`not sent: ${entry.reason}\n`);
+      },
+      sleep,
+      onJob: (job, info) => statusLine(job, info.polls),
+    };
+    const settings: FollowUpSettings = {
+      ...settingsFromConfig(config),
+      ...io.settings,
+      projectIds: [flags.project],
+      // The CLI waits in-process for as long as the job may run (or not at all with --no-wait).
+      pollBudgetMs: flags.wait ? config.followUpMaxWaitHours * 3_600_000 + 60_000 : 0,
+    };
+    const message = { messageId: requestId, body: JSON.stringify({ projectId: flags.project, jobId: flags.job, prompt: flags.prompt, requestId }) };
+    let result: ProcessResult;
+    for (;;) {
+      result = await processMessage(message, deps, settings, { stopSignal: stop.signal });
+      if (result.action === 'handled' || (result.sent && !flags.wait) || stop.signal.aborted) break;
+      if (!result.sent) io.stderr.write(`waiting ${Math.ceil(result.delayMs / 1000)} s: ${result.reason}\n`);
+      await sleep(result.delayMs);
+    }
+    const status = result.action === 'handled' ? result.status : result.sent ? 'sent' : 'not_sent';
+    const prLink = result.action === 'handled' ? (result.prLink ?? null) : null;
+    if (flags.json) {
+      io.stdout.write(`${JSON.stringify({ requestId, status, prLink, polls: result.polls ?? 0, job: result.job ?? null })}\n`);
+    } else {
+      io.stdout.write(`${status}${prLink ? ` ${prLink}` : ''} (request ${requestId})\n`);
+    }
+    if (status === 'completed' || status === 'archived' || status === 'sent' || status === 'duplicate') return 0;
+    return 1;
+  } finally {
+    stop.dispose();
+    await target.close();
+  }
+}
+
+/** Runs the consumer until the stop signal; exit code 0 after a clean stop. */
+export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const target = await io.resolveApiTarget(config);
+  const stop = abortOn(io.stopSignal);
+  try {
+    const sqs = io.clients?.sqs ?? new SQSClient({});
+    const logger = createLogger({ serviceName: 'follow-up-consumer' });
+    const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
+    const deps: FollowUpDeps = {
+      ...(await localDeps(config, io, target)),
+      logger,
+      deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
+      sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
+    };
+    const settings: FollowUpSettings = { ...settingsFromConfig(config), ...io.settings };
+    io.stderr.write(`consuming ${flags.queueUrl} (dead-letter queue ${deadLetterUrl}); stop with Ctrl-C\n`);
+    const stats = await runConsumer({
+      queueUrl: flags.queueUrl,
+      sqs,
+      logger,
+      stop: stop.signal,
+      waitTimeSeconds: flags.waitSeconds ?? 20,
+      ...(settings.pollBudgetMs === undefined ? {} : { messageBudgetMs: settings.pollBudgetMs }),
+      process: (message, options) => processMessage(message, deps, settings, options),
+    });
+    io.stderr.write(`stopped: ${stats.received} received, ${stats.handled} handled, ${stats.deferred} deferred, ${stats.failed} failed\n`);
+    return 0;
+  } finally {
+    stop.dispose();
+    await target.close();
+  }
+}
+
+async function localDeps(
+  config: Config,
+  io: FollowUpCommandIo,
+  target: { readonly baseUrl: string; readonly apiKey: string },
+): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
+  const destination = openDestination(config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
+  const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
+  return {
+    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs }),
+    store: await openStateStore(config, { ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}), localDir: join(localRoot, '.followup-state') }),
+    outcomes: createOutcomeSink(destination),
+    logger: silentLogger,
+    metrics: { count: () => undefined },
+    now: io.now ?? Date.now,
+    owner: `cli:${hostname()}:${process.pid}`,
+  };
+}
+
+function abortOn(signal: Promise<void> | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  let disposed = false;
+  void signal?.then(() => {
+    if (!disposed) controller.abort();
+  });
+  return { signal: controller.signal, dispose: () => (disposed = true) };
+}
+
+function idArg(value: string): string {
+  if (!ID_PATTERN.test(value)) throw new InvalidArgumentError('use letters, digits, "_" and "-" (at most 128)');
+  return value;
+}
+
+function waitArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 20) throw new InvalidArgumentError('use a whole number of seconds from 0 to 20');
+  return n;
+}

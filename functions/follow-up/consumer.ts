@@ -1,0 +1,157 @@
+/**
+ * The SQS loop behind `mintlify-exporter consume`: the same core as the Lambda, applied to
+ * any SQS-compatible queue. Long-polls, processes each batch (FIFO groups one message at a
+ * time, in order; different groups concurrently), deletes handled messages and defers the
+ * others with ChangeMessageVisibility. On stop it receives nothing more, lets the in-flight
+ * messages finish or defer (polling stops at its next wait), and returns: a message is never
+ * lost, at worst it reappears when its visibility timeout ends.
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { describeError } from '../shared/errors.js';
+import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from './process-message.js';
+
+/** SQS's longest visibility timeout (12 h), in seconds. */
+export const MAX_VISIBILITY_SECONDS = 43_200;
+
+/** Whole seconds for ChangeMessageVisibility: rounded DOWN so a poll is never later than planned. */
+export function visibilitySeconds(delayMs: number): number {
+  return Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.floor(delayMs / 1000)));
+}
+
+export interface ConsumerOptions {
+  readonly queueUrl: string;
+  readonly sqs: Pick<SQSClient, 'send'>;
+  /** The core, already bound to its dependencies and settings. */
+  readonly process: (message: IncomingMessage, options: ProcessOptions) => Promise<ProcessResult>;
+  readonly logger: FollowUpLogger;
+  /** Resolves (or is aborted) when the consumer should stop. */
+  readonly stop: AbortSignal;
+  /** Long-poll wait. @default 20 */
+  readonly waitTimeSeconds?: number;
+  /** @default 10 */
+  readonly maxMessages?: number;
+  /** Per-message time limit for polling before deferring (ms). @default 60_000 */
+  readonly messageBudgetMs?: number;
+  /** Called after each batch (tests, progress). */
+  readonly onBatch?: (stats: ConsumerStats) => void;
+  readonly now?: () => number;
+}
+
+export interface ConsumerStats {
+  received: number;
+  handled: number;
+  deferred: number;
+  failed: number;
+}
+
+export async function runConsumer(options: ConsumerOptions): Promise<ConsumerStats> {
+  const stats: ConsumerStats = { received: 0, handled: 0, deferred: 0, failed: 0 };
+  const now = options.now ?? Date.now;
+  const log = options.logger;
+  while (!options.stop.aborted) {
+    let messages: Message[];
+    try {
+      const received = await options.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: options.maxMessages ?? 10,
+          WaitTimeSeconds: options.waitTimeSeconds ?? 20,
+          MessageSystemAttributeNames: ['All'],
+        }),
+        // Aborting a receive in flight is safe: anything it took reappears after its visibility timeout.
+        { abortSignal: options.stop },
+      );
+      messages = received.Messages ?? [];
+    } catch (error) {
+      if (options.stop.aborted) break;
+      log.error('receiving from the queue failed; retrying in 5 s', { error: describeError(error) });
+      await abortableSleep(5_000, options.stop);
+      continue;
+    }
+    stats.received += messages.length;
+    await Promise.all(
+      [...groupsOf(messages).values()].map((group) => processGroup(group, options, stats, now)),
+    );
+    options.onBatch?.({ ...stats });
+  }
+  log.info('consumer stopped', { ...stats });
+  return stats;
+}
+
+/** FIFO messages by MessageGroupId; standard-queue messages each on their own. */
+function groupsOf(messages: Message[]): Map<string, Message[]> {
+  const groups = new Map<string, Message[]>();
+  for (const message of messages) {
+    const key = message.Attributes?.MessageGroupId ?? `message:${message.MessageId ?? ''}`;
+    const list = groups.get(key) ?? [];
+    list.push(message);
+    groups.set(key, list);
+  }
+  return groups;
+}
+
+async function processGroup(group: Message[], options: ConsumerOptions, stats: ConsumerStats, now: () => number): Promise<void> {
+  for (let i = 0; i < group.length; i++) {
+    const message = group[i] as Message;
+    const receiptHandle = message.ReceiptHandle ?? '';
+    let result: ProcessResult | undefined;
+    if (!options.stop.aborted) {
+      try {
+        result = await options.process(
+          { messageId: message.MessageId ?? '', body: message.Body ?? '' },
+          { deadline: now() + (options.messageBudgetMs ?? 60_000) + 1_000, stopSignal: options.stop },
+        );
+      } catch (error) {
+        stats.failed++;
+        options.logger.error('processing a message failed; it will reappear after its visibility timeout', {
+          messageId: message.MessageId,
+          error: describeError(error),
+        });
+      }
+    }
+    if (result?.action === 'handled') {
+      await options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receiptHandle }));
+      stats.handled++;
+      continue;
+    }
+    if (result?.action === 'defer') {
+      await changeVisibility(options, receiptHandle, visibilitySeconds(result.delayMs));
+      stats.deferred++;
+    }
+    // The head of this group was deferred, failed or skipped on stop: release the rest at once
+    // (a FIFO group stays blocked behind its in-flight head, so order holds).
+    for (const rest of group.slice(i + 1)) await changeVisibility(options, rest.ReceiptHandle ?? '', 0);
+    return;
+  }
+}
+
+async function changeVisibility(options: ConsumerOptions, receiptHandle: string, seconds: number): Promise<void> {
+  try {
+    await options.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
+    );
+  } catch (error) {
+    // The message still reappears after its current visibility timeout: later, never lost.
+    options.logger.warn('changing message visibility failed', { error: describeError(error) });
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * The follow-up Lambda (SQS FIFO event source with ReportBatchItemFailures): wiring only.
+ * Config and clients are built once per cold start; each record goes through the core
+ * (process-message.ts). Powertools' SqsFifoPartialProcessorAsync with `skipGroupOnError`
+ * fails the rest of a group after a deferred record, so order within a job is kept while
+ * other jobs' prompts in the batch go on.
+ *
+ * A deferral is ChangeMessageVisibility(delay) and then a batch item failure: the message
+ * comes back after the delay, without a Lambda sleeping. Deferrals are not failures; the core
+ * counts real failures in its state record and dead-letters explicitly.
+ */
+import { hostname } from 'node:os';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createApiClient } from '../shared/api-client.js';
+import { loadConfig } from '../shared/config.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError, ExporterError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { resolveApiKey } from '../shared/secrets.js';
+import { createSqsDeadLetter } from './dead-letter.js';
+import { visibilitySeconds } from './consumer.js';
+import { createOutcomeSink } from './outcome.js';
+import { processMessage, settingsFromConfig, type FollowUpDeps, type FollowUpMetrics, type FollowUpSettings } from './process-message.js';
+import { openStateStore } from './state.js';
+
+/** Time kept free at the end of an invocation to record state and answer (ms). */
+export const DEADLINE_MARGIN_MS = 10_000;
+
+/** Thrown after a deferral so Powertools reports the record as a batch item failure. */
+export class DeferredError extends ExporterError {
+  readonly retryable = true;
+}
+
+export interface HandlerDeps {
+  readonly followUp: FollowUpDeps;
+  readonly settings: FollowUpSettings;
+  readonly sqs: Pick<SQSClient, 'send'>;
+  /** Published after each batch (Powertools Metrics); optional in tests. */
+  readonly flushMetrics?: () => void;
+  /** Queue URL of a record; default derived from its eventSourceARN. */
+  readonly queueUrlOf?: (record: SQSRecord) => string;
+  readonly now?: () => number;
+}
+
+/** `arn:aws:sqs:REGION:ACCOUNT:NAME` → `https://sqs.REGION.amazonaws.com/ACCOUNT/NAME`. */
+export function queueUrlFromArn(arn: string): string {
+  const [, partition, service, region, account, name] = arn.split(':');
+  if (service !== 'sqs' || !region || !account || !name) throw new ConfigError(`not an SQS queue ARN: ${arn}`);
+  const suffix = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+  return `https://sqs.${region}.${suffix}/${account}/${name}`;
+}
+
+/** The handler for given dependencies (tests call this with emulator clients). */
+export function createHandler(deps: HandlerDeps) {
+  const now = deps.now ?? Date.now;
+  const queueUrlOf = deps.queueUrlOf ?? ((record: SQSRecord) => queueUrlFromArn(record.eventSourceARN));
+  return async (event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
+    const deadline = now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+    const recordHandler = async (record: SQSRecord): Promise<void> => {
+      const result = await processMessage({ messageId: record.messageId, body: record.body }, deps.followUp, deps.settings, { deadline });
+      if (result.action === 'handled') return;
+      await deps.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrlOf(record),
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: visibilitySeconds(result.delayMs),
+        }),
+      );
+      throw new DeferredError(`deferred ${Math.round(result.delayMs / 1000)} s: ${result.reason}`);
+    };
+    try {
+      return await processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
+        skipGroupOnError: true,
+        // A batch where every record was deferred is normal, not an invocation error.
+        throwOnFullBatchFailure: false,
+      });
+    } finally {
+      deps.flushMetrics?.();
+    }
+  };
+}
+
+/** Adapts Powertools Metrics to the core's counter interface. */
+export function powertoolsMetrics(metrics: Metrics): FollowUpMetrics {
+  return { count: (name, value = 1) => metrics.addMetric(name, MetricUnit.Count, value) };
+}
+
+async function handlerFromEnvironment(env: Record<string, string | undefined>) {
+  const config = loadConfig(env);
+  if (!config.followUpStateTable) throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
+  if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
+  const logger = createLogger({ serviceName: 'follow-up' });
+  const metrics = new Metrics({ serviceName: 'follow-up' });
+  const sqs = new SQSClient({});
+  const apiKey = await resolveApiKey(config);
+  const followUp: FollowUpDeps = {
+    api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
+    store: await openStateStore(config, { dynamo: new DynamoDBClient({}), localDir: '/tmp/followup-state' }),
+    outcomes: createOutcomeSink(openDestination(config.destination)),
+    deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
+    logger,
+    metrics: powertoolsMetrics(metrics),
+    now: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    owner: `lambda:${hostname()}`,
+  };
+  return createHandler({ followUp, settings: settingsFromConfig(config), sqs, flushMetrics: () => metrics.publishStoredMetrics() });
+}
+
+let cold: Promise<ReturnType<typeof createHandler>> | undefined;
+
+/** The Lambda entry point. Built on first use, so importing this module reads nothing. */
+export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  cold ??= handlerFromEnvironment(process.env).catch((error: unknown) => {
+    cold = undefined; // a transient failure (e.g. Secrets Manager) is retried on the next invocation
+    throw error;
+  });
+  return (await cold)(event, context);
+};

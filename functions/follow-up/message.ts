@@ -1,0 +1,124 @@
+/**
+ * The follow-up queue message (DESIGN.md "Follow-up queue message"): validated once, at the
+ * edge, so the rest of the consumer works on a typed, trusted value. Validation never
+ * throws: a bad message is a normal outcome (dead-lettered with the reason), not a crash.
+ */
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+
+/** Ids used in URLs and state keys: the same rule as MINTLIFY_PROJECT_IDS. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/** Longest prompt accepted, in characters (the API documents no maximum; this bounds abuse). */
+export const MAX_PROMPT_LENGTH = 100_000;
+
+const id = (field: string) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.nonEmpty(`${field} is empty`),
+    v.regex(ID_PATTERN, `${field} must match ${ID_PATTERN.source}`),
+  );
+
+const BodySchema = v.object({
+  projectId: v.optional(id('projectId')),
+  jobId: id('jobId'),
+  prompt: v.pipe(
+    v.string('prompt must be a string'),
+    v.check((p) => p.trim().length > 0, 'prompt is empty'),
+    v.maxLength(MAX_PROMPT_LENGTH, `prompt is longer than ${MAX_PROMPT_LENGTH} characters`),
+  ),
+  requestId: v.optional(id('requestId')),
+});
+
+/** A message that passed validation, with its defaults applied. */
+export interface FollowUpMessage {
+  readonly requestId: string;
+  readonly projectId: string;
+  readonly jobId: string;
+  readonly prompt: string;
+}
+
+export type ParseResult =
+  | { readonly ok: true; readonly message: FollowUpMessage }
+  | {
+      readonly ok: false;
+      /** One line, safe to log and to put in a message attribute (never the prompt). */
+      readonly reason: string;
+      /** The idempotency key when it could be read, else the SQS message id. */
+      readonly requestId: string;
+      /** Ids that were valid, for the dead-letter group id and logs. */
+      readonly projectId?: string;
+      readonly jobId?: string;
+    };
+
+/**
+ * Parses an SQS body. `requestId` defaults to the SQS `messageId`; `projectId` may be left
+ * out only when exactly one project is configured (MINTLIFY_PROJECT_IDS).
+ */
+export function parseFollowUpMessage(
+  body: string,
+  context: { readonly messageId: string; readonly projectIds: readonly string[] },
+): ParseResult {
+  const fallbackId = ID_PATTERN.test(context.messageId) ? context.messageId : sanitizeId(context.messageId);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, reason: 'body is not JSON', requestId: fallbackId };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { ok: false, reason: 'body is not a JSON object', requestId: fallbackId };
+  }
+  const parsed = v.safeParse(BodySchema, json);
+  const raw = json as Record<string, unknown>;
+  const known = {
+    requestId: validId(raw.requestId) ?? fallbackId,
+    ...(validId(raw.projectId) ? { projectId: raw.projectId as string } : {}),
+    ...(validId(raw.jobId) ? { jobId: raw.jobId as string } : {}),
+  };
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const field = issue.path?.map((p) => String(p.key)).join('.');
+    // valibot's default messages for a missing key do not name it: add the path.
+    const reason = issue.input === undefined && field ? `${field} is missing` : issue.message;
+    return { ok: false, reason, ...known };
+  }
+  const { jobId, prompt } = parsed.output;
+  let projectId = parsed.output.projectId;
+  if (projectId === undefined) {
+    if (context.projectIds.length !== 1) {
+      return {
+        ok: false,
+        reason:
+          context.projectIds.length === 0
+            ? 'projectId is missing and MINTLIFY_PROJECT_IDS is not set'
+            : 'projectId is missing and MINTLIFY_PROJECT_IDS lists more than one project',
+        ...known,
+      };
+    }
+    projectId = context.projectIds[0] as string;
+  }
+  return {
+    ok: true,
+    message: { requestId: parsed.output.requestId ?? fallbackId, projectId, jobId, prompt },
+  };
+}
+
+/** What may be logged or stored about a prompt: its length and SHA-256, never the text. */
+export interface PromptFingerprint {
+  readonly length: number;
+  readonly sha256: string;
+}
+
+export function fingerprintPrompt(prompt: string): PromptFingerprint {
+  return { length: prompt.length, sha256: createHash('sha256').update(prompt, 'utf8').digest('hex') };
+}
+
+function validId(value: unknown): string | undefined {
+  return typeof value === 'string' && ID_PATTERN.test(value) ? value : undefined;
+}
+
+/** SQS message ids are UUIDs (valid); anything else is reduced to a safe key. */
+function sanitizeId(value: string): string {
+  const cleaned = value.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128);
+  return cleaned.length > 0 ? cleaned : createHash('sha256').update(value).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,399 @@
+/**
+ * The Mintlify API client: fetch + per-request timeout + retries + response validation.
+ *
+ * Two retry policies, because the operations differ in what a repeat can do:
+ * - reads (visitors, get job) are retried on 429, 408, 5xx, network errors, timeouts and
+ *   malformed bodies;
+ * - the follow-up POST is retried only where the service cannot have acted on it (429, or a
+ *   connection that failed before the request was sent). Anything that leaves the send
+ *   unknown becomes `SendUncertainError` at once, so a prompt is never POSTed twice.
+ *
+ * The key goes only into the Authorization header. Every message built from a server's reply
+ * is cut short and scrubbed of the key and the prompt before it reaches an error or a log.
+ */
+import type { AgentJob, ApiClient, ApiStats, CallOptions, VisitorsPage, VisitorsQuery } from './api-types.js';
+import { validateApiKey, validateApiUrl } from './config.js';
+import {
+  ApiError,
+  ConfigError,
+  DeadlineExceededError,
+  MalformedResponseError,
+  NetworkError,
+  RateLimitedError,
+  SendUncertainError,
+  describeError,
+} from './errors.js';
+import type { AppLogger } from './logger.js';
+import { isRetryableRead, isRetryableSend, parseRetryAfter, realSleep, retry } from './retry.js';
+import type { Sleep } from './retry.js';
+import { parseAgentJob, parseVisitorsPage } from './schemas.js';
+
+export interface ApiClientOptions {
+  /** API base URL; https, or http on loopback. */
+  readonly baseUrl: string;
+  /** Admin key (`mint_…`). */
+  readonly apiKey: string;
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /** Per-request timeout (headers and body), ms; also cut to the call's deadline. @default 30_000 */
+  readonly timeoutMs?: number;
+  /** Retries after the first attempt. @default 8 */
+  readonly maxRetries?: number;
+  /** Backoff base, ms. @default 500 */
+  readonly minDelayMs?: number;
+  /** Backoff cap, ms. @default 30_000 */
+  readonly maxDelayMs?: number;
+  /** Longest Retry-After slept through, ms; longer ones end the call. @default 300_000 */
+  readonly maxRetryAfterMs?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default a real timer */
+  readonly sleep?: Sleep;
+  /** @default Math.random */
+  readonly random?: () => number;
+  readonly logger?: Pick<AppLogger, 'debug' | 'info' | 'warn'>;
+  /** @default 'mintlify-exporter/0.1' */
+  readonly userAgent?: string;
+}
+
+/** Error codes (from undici's `cause`) that prove the request never left this machine. */
+const BEFORE_SEND_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const MAX_SERVER_TEXT = 300;
+
+type Operation = 'getVisitors' | 'getJob' | 'sendMessage';
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min} (got ${value})`);
+  return value;
+}
+
+/** Every `code` on an error's cause chain (undici nests them; AggregateError lists several). */
+function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 5 || typeof value !== 'object' || value === null || seen.has(value)) return;
+    seen.add(value);
+    const { code, cause, errors } = value as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string') codes.push(code);
+    visit(cause, depth + 1);
+    if (Array.isArray(errors)) for (const inner of errors) visit(inner, depth + 1);
+  };
+  visit(error, 0);
+  return codes;
+}
+
+/** Creates the client. Validates the key and URL now, so a typo fails before any request. */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const apiKey = validateApiKey(options.apiKey);
+  const baseUrl = validateApiUrl(options.baseUrl);
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000, 1);
+  const maxRetries = positiveInteger('maxRetries', options.maxRetries, 8);
+  const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, 500);
+  const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, 30_000);
+  const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, 300_000);
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? realSleep;
+  const random = options.random ?? Math.random;
+  const logger = options.logger;
+  const userAgent = options.userAgent ?? 'mintlify-exporter/0.1';
+  const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
+
+  /** Cuts server text short and removes anything secret from it. */
+  const scrub = (text: string, secrets: readonly string[] = []): string => {
+    let out = text;
+    for (const secret of [apiKey, ...secrets]) {
+      if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+    }
+    out = out.replace(/\s+/g, ' ').trim();
+    return out.length > MAX_SERVER_TEXT ? `${out.slice(0, MAX_SERVER_TEXT - 3)}...` : out;
+  };
+
+  /** One HTTP exchange. Throws NetworkError (or the caller's abort reason). */
+  async function send(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    call: CallOptions,
+  ): Promise<RawResponse> {
+    const remaining = call.deadline === undefined ? Infinity : call.deadline - now();
+    if (remaining <= 0) throw new DeadlineExceededError('no time left before the deadline: the request was not sent');
+    const limitMs = Math.max(1, Math.min(timeoutMs, remaining));
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, limitMs);
+    const signal = call.signal ? AbortSignal.any([controller.signal, call.signal]) : controller.signal;
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${apiKey}`,
+      Accept: 'application/json',
+      'User-Agent': userAgent,
+    };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    stats.requests += 1;
+    const started = now();
+    let status: number | undefined;
+    try {
+      const response = await fetchImpl(`${baseUrl}${path}`, {
+        method,
+        headers,
+        redirect: 'manual',
+        signal,
+        ...(body !== undefined ? { body } : {}),
+      });
+      status = response.status;
+      const text = await response.text();
+      logger?.debug('api response', { method, path, status, ms: now() - started });
+      return { status, headers: response.headers, text };
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const stage = status === undefined ? 'before a response arrived' : `while reading the HTTP ${status} response`;
+      if (timedOut) {
+        throw new NetworkError(`${method} ${path} timed out after ${limitMs} ms ${stage}`, false, { cause: error });
+      }
+      const codes = causeCodes(error);
+      const beforeSend = status === undefined && codes.length > 0 && codes.every((code) => BEFORE_SEND_CODES.has(code));
+      const code = codes[codes.length - 1] ?? (error instanceof Error ? error.name : 'unknown');
+      throw new NetworkError(`${method} ${path} failed ${stage} (${code})`, beforeSend, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Turns a non-2xx response into the error that says what to fix. */
+  function httpError(op: Operation, response: RawResponse, ids: { projectId: string; jobId?: string }, secrets: readonly string[]): ApiError {
+    const { status } = response;
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
+    const retryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
+    const detail = serverDetail(response.text, secrets);
+    const suffix = detail ? `: ${detail}` : '';
+    const project = JSON.stringify(ids.projectId.slice(0, 128));
+    const job = JSON.stringify((ids.jobId ?? '').slice(0, 128));
+    if (status === 429) {
+      return new RateLimitedError(
+        `rate limited (429) by the API${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${suffix}`,
+        retryAfter,
+      );
+    }
+    if (status >= 300 && status < 400) {
+      return new ApiError(
+        `unexpected redirect (${status}) from the API: check MINTLIFY_API_URL (it should be the API's base URL, e.g. https://api.mintlify.com)`,
+        status,
+        { retryable: false },
+      );
+    }
+    switch (status) {
+      case 400:
+        return new ApiError(`request refused as invalid (400)${suffix || ': no details given'}`, status);
+      case 401:
+        return new ApiError(
+          'API key rejected (401): it may be expired or wrong; create a new admin key on the dashboard\'s API keys page and update MINTLIFY_API_KEY or the secret',
+          status,
+        );
+      case 403:
+        return new ApiError(
+          `access denied (403) for project ${project}: the key is missing a scope, the plan does not include this API, or an IP allowlist blocks this caller; check the key's settings on the dashboard's API keys page${suffix}`,
+          status,
+        );
+      case 404:
+        return op === 'getVisitors'
+          ? new ApiError(
+              `project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`,
+              status,
+            )
+          : new ApiError(`job ${job} not found in project ${project} (404): check the job and project ids`, status);
+      default:
+        return new ApiError(
+          `HTTP ${status} from the API${status >= 500 ? ' (server error)' : ''}${suffix}`,
+          status,
+          retryAfter,
+        );
+    }
+  }
+
+  /** The server's `error` and `details[].message`, or a note when the body is not JSON. */
+  function serverDetail(text: string, secrets: readonly string[]): string {
+    if (text.trim() === '') return '';
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return 'the body is not JSON';
+    }
+    if (typeof body !== 'object' || body === null) return '';
+    const { error, message, details } = body as { error?: unknown; message?: unknown; details?: unknown };
+    const parts: string[] = [];
+    if (typeof error === 'string') parts.push(error);
+    else if (typeof message === 'string') parts.push(message);
+    if (Array.isArray(details)) {
+      for (const item of details) {
+        const m = (item as { message?: unknown } | null)?.message;
+        if (typeof m === 'string') parts.push(m);
+      }
+    }
+    return scrub(parts.join('; '), secrets);
+  }
+
+  /** Parses a 2xx body as JSON, then with the operation's schema. */
+  function parseBody<T>(op: Operation, response: RawResponse, parse: (body: unknown) => T): T {
+    let body: unknown;
+    try {
+      body = JSON.parse(response.text);
+    } catch (error) {
+      const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
+      throw new MalformedResponseError(
+        `${op} got an HTTP ${response.status} response that is not JSON (${type}, ${response.text.length} bytes): the API did not answer as documented`,
+        { cause: error },
+      );
+    }
+    return parse(body);
+  }
+
+  /** One attempt: request, classify, validate. */
+  async function attempt<T>(
+    op: Operation,
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    ids: { projectId: string; jobId?: string },
+    parse: (body: unknown) => T,
+    call: CallOptions,
+    secrets: readonly string[] = [],
+  ): Promise<T> {
+    const response = await send(method, path, body, call);
+    if (response.status < 200 || response.status >= 300) throw httpError(op, response, ids, secrets);
+    const value = parseBody(op, response, parse);
+    stats.successes += 1;
+    return value;
+  }
+
+  function run<T>(op: Operation, fn: () => Promise<T>, shouldRetry: (error: unknown) => boolean, call: CallOptions): Promise<T> {
+    return retry(() => fn(), {
+      retries: maxRetries,
+      minMs: minDelayMs,
+      maxMs: maxDelayMs,
+      random,
+      now,
+      sleep,
+      maxRetryAfterMs,
+      shouldRetry,
+      ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+      onRetry: ({ error, attempt: failed, delayMs, fromRetryAfter }) => {
+        stats.retries += 1;
+        logger?.warn('retrying API request', {
+          operation: op,
+          attempt: failed,
+          delayMs,
+          fromRetryAfter,
+          ...(error instanceof ApiError ? { status: error.status } : {}),
+          reason: describeError(error),
+        });
+      },
+    });
+  }
+
+  const checkId = (what: string, id: string): string => {
+    if (typeof id !== 'string' || id === '') throw new ConfigError(`${what} is empty: pass the id from the dashboard`);
+    return encodeURIComponent(id);
+  };
+
+  return {
+    stats,
+
+    async getVisitors(projectId: string, query: VisitorsQuery, call: CallOptions = {}): Promise<VisitorsPage> {
+      const project = checkId('project id', projectId);
+      if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > 250) {
+        throw new ConfigError(`visitors limit must be an integer from 1 to 250 (got ${query.limit})`);
+      }
+      if (!Number.isInteger(query.offset) || query.offset < 0) {
+        throw new ConfigError(`visitors offset must be an integer ≥ 0 (got ${query.offset})`);
+      }
+      const search = new URLSearchParams({
+        dateFrom: query.dateFrom,
+        dateTo: query.dateTo,
+        limit: String(query.limit),
+        offset: String(query.offset),
+      });
+      const path = `/v1/analytics/${project}/visitors?${search.toString()}`;
+      return run(
+        'getVisitors',
+        () => attempt('getVisitors', 'GET', path, undefined, { projectId }, parseVisitorsPage, call),
+        isRetryableRead,
+        call,
+      );
+    },
+
+    async getJob(projectId: string, jobId: string, call: CallOptions = {}): Promise<AgentJob> {
+      const path = `/v2/agent/${checkId('project id', projectId)}/job/${checkId('job id', jobId)}`;
+      return run(
+        'getJob',
+        () => attempt('getJob', 'GET', path, undefined, { projectId, jobId }, parseAgentJob, call),
+        isRetryableRead,
+        call,
+      );
+    },
+
+    async sendMessage(projectId: string, jobId: string, prompt: string, call: CallOptions = {}): Promise<AgentJob> {
+      const path = `/v2/agent/${checkId('project id', projectId)}/job/${checkId('job id', jobId)}/message`;
+      if (typeof prompt !== 'string' || prompt.length === 0) {
+        throw new ConfigError('the follow-up prompt is empty: the API requires at least one character');
+      }
+      const body = JSON.stringify({ prompt });
+      const once = async (): Promise<AgentJob> => {
+        try {
+          return await attempt('sendMessage', 'POST', path, body, { projectId, jobId }, parseAgentJob, call, [prompt]);
+        } catch (error) {
+          throw uncertainOrAsIs(error, (text) => scrub(text, [prompt]));
+        }
+      };
+      return run('sendMessage', once, isRetryableSend, call);
+    },
+  };
+}
+
+/**
+ * For the POST: an error after which the service may have acted becomes `SendUncertainError`
+ * (never resent). Kept as is: 429, a connection that failed before sending, other 4xx (the
+ * service refused it), the caller's abort and a deadline reached before sending.
+ */
+function uncertainOrAsIs(error: unknown, scrub: (text: string) => string): unknown {
+  if (error instanceof NetworkError) {
+    if (error.beforeSend) return error;
+    return new SendUncertainError(
+      `the follow-up may or may not have been received (${error.message}): it is not sent again`,
+      { cause: error },
+    );
+  }
+  if (error instanceof ApiError && !(error instanceof RateLimitedError) && (error.status >= 500 || error.status === 408)) {
+    return new SendUncertainError(
+      `the follow-up may or may not have been processed (HTTP ${error.status}): it is not sent again`,
+      { cause: error },
+    );
+  }
+  if (error instanceof MalformedResponseError) {
+    return new SendUncertainError(
+      `the API accepted the follow-up but its response was unreadable (${scrub(error.message)}): it is not sent again`,
+      { cause: error },
+    );
+  }
+  return error;
+}

@@ -1,0 +1,274 @@
+/**
+ * The one place that reads the environment. Handlers and the CLI call `loadConfig(process.env)`
+ * once and pass the typed, frozen `Config` on; nothing else looks at `process.env`.
+ *
+ * An empty or blank variable counts as unset (`FOO= cmd` is a common way to "unset" in a
+ * shell). Every problem is a `ConfigError` with one line that names the variable and says
+ * what to do; the API key is never echoed.
+ */
+import { inspect } from 'node:util';
+import * as v from 'valibot';
+import { ConfigError } from './errors.js';
+
+export const DEFAULT_API_URL = 'https://api.mintlify.com';
+
+/** Project ids as the API's paths accept them (and as they are safe in S3 keys and file names). */
+export const PROJECT_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export interface Config {
+  /** Admin key from `MINTLIFY_API_KEY` (CLI/local). Absent: use the secret, or the sandbox. */
+  readonly apiKey?: string;
+  /** Secrets Manager secret holding the key (Lambda), `MINTLIFY_API_KEY_SECRET_ARN`. */
+  readonly apiKeySecretArn?: string;
+  /** API base URL without a trailing slash. @default 'https://api.mintlify.com' */
+  readonly apiUrl: string;
+  /** Projects to export, trimmed, de-duplicated, in the given order. May be empty. */
+  readonly projectIds: readonly string[];
+  /** `s3://bucket/prefix` or a local directory. @default './data' */
+  readonly destination: string;
+  /** Visitors page size, 1–250. @default 250 (every request counts against a small budget) */
+  readonly pageLimit: number;
+  /** Recent days without a manifest that the nightly run re-exports, 0–31. @default 7 */
+  readonly healDays: number;
+  /** Hard cap of pages per project per day; passing it fails the day. @default 10_000 */
+  readonly maxPages: number;
+  /** Per-request timeout, ms. @default 30_000 */
+  readonly apiTimeoutMs: number;
+  /** DynamoDB table holding follow-up state, when the consumer runs with one. */
+  readonly followUpStateTable?: string;
+  /** Queue where malformed follow-up messages are sent at once. */
+  readonly followUpDeadLetterQueueUrl?: string;
+  /** How long a follow-up is polled before it is recorded as `timed_out`, hours. @default 24 */
+  readonly followUpMaxWaitHours: number;
+}
+
+// --- validators shared with the CLI and the API client ------------------------------------
+
+const KEY_PREFIX = 'mint_';
+const ASSISTANT_KEY_PREFIX = 'mint_dsc_';
+/** Visible ASCII only: anything else cannot go in an HTTP header, and fetch would echo it. */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+/**
+ * Checks that `key` looks like a Mintlify admin key and returns it trimmed (secrets pasted
+ * with a newline are common). Messages never contain the key — at most its length.
+ *
+ * @param source what to name in messages (the env var, or the secret).
+ */
+export function validateApiKey(key: string, source = 'MINTLIFY_API_KEY'): string {
+  const trimmed = key.trim();
+  if (trimmed === '') throw new ConfigError(`${source} is empty: set it to an admin API key (mint_…)`);
+  if (trimmed.startsWith(ASSISTANT_KEY_PREFIX)) {
+    throw new ConfigError(
+      `${source} is an assistant key (mint_dsc_…), which cannot call the admin API: create an admin key on the dashboard's API keys page`,
+    );
+  }
+  if (!trimmed.startsWith(KEY_PREFIX)) {
+    throw new ConfigError(
+      `${source} must be an admin API key starting with mint_ (the value given, ${trimmed.length} characters, does not): copy it from the dashboard's API keys page`,
+    );
+  }
+  if (trimmed.length <= KEY_PREFIX.length || !HEADER_SAFE.test(trimmed)) {
+    throw new ConfigError(
+      `${source} is not a valid key (${trimmed.length} characters, or it contains spaces/control characters): copy it again from the dashboard's API keys page`,
+    );
+  }
+  return trimmed;
+}
+
+function isLoopback(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]') return true;
+  const octets = hostname.split('.');
+  return octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
+}
+
+/**
+ * Checks an API base URL and returns it without trailing slashes. https is required, except
+ * for loopback (127.0.0.0/8, localhost, [::1]) where the local sandbox speaks plain http: the
+ * key is a bearer token and must not cross a network in clear text.
+ */
+export function validateApiUrl(url: string, source = 'MINTLIFY_API_URL'): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new ConfigError(`${source} is not a URL: use e.g. ${DEFAULT_API_URL}`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new ConfigError(`${source} must use https (got ${parsed.protocol}): use e.g. ${DEFAULT_API_URL}`);
+  }
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+    throw new ConfigError(
+      `${source} uses plain http for ${parsed.hostname}: use https (http is allowed only for 127.0.0.1, localhost and [::1])`,
+    );
+  }
+  if (parsed.username || parsed.password) {
+    throw new ConfigError(`${source} must not contain credentials: pass the key in MINTLIFY_API_KEY instead`);
+  }
+  if (parsed.search || parsed.hash) {
+    throw new ConfigError(`${source} must not have a query or fragment: give only the base URL, e.g. ${DEFAULT_API_URL}`);
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Validates one project id (the same rule the config applies to MINTLIFY_PROJECT_IDS). */
+export function validateProjectId(id: string, source = 'project id'): string {
+  if (!PROJECT_ID_PATTERN.test(id)) {
+    throw new ConfigError(
+      `${source} "${id.slice(0, 40)}" is not a project id: use 1–128 letters, digits, _ or - (copy it from the dashboard's API keys page)`,
+    );
+  }
+  return id;
+}
+
+// --- the environment schema ----------------------------------------------------------------
+
+/** Throws inside a valibot transform so the first problem becomes the message. */
+function fail(message: string): never {
+  throw new ConfigError(message);
+}
+
+function integerVar(name: string, min: number, max: number, fallback: number) {
+  return v.pipe(
+    v.optional(v.string(), String(fallback)),
+    v.transform((raw) => {
+      if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+        fail(`${name} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 20)}"): fix or unset it (default ${fallback})`);
+      }
+      return Number(raw);
+    }),
+  );
+}
+
+function numberVar(name: string, min: number, max: number, fallback: number) {
+  return v.pipe(
+    v.optional(v.string(), String(fallback)),
+    v.transform((raw) => {
+      const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!(value > min && value <= max)) {
+        fail(`${name} must be a number above ${min} and at most ${max} (got "${raw.slice(0, 20)}"): fix or unset it (default ${fallback})`);
+      }
+      return value;
+    }),
+  );
+}
+
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
+const S3_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](?:\/.*)?$/;
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+const EnvSchema = v.object({
+  MINTLIFY_API_KEY: v.optional(v.pipe(v.string(), v.transform((raw) => validateApiKey(raw)))),
+  MINTLIFY_API_KEY_SECRET_ARN: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) =>
+        SECRET_ARN.test(raw)
+          ? raw
+          : fail('MINTLIFY_API_KEY_SECRET_ARN is not a Secrets Manager ARN: use arn:aws:secretsmanager:<region>:<account>:secret:<name>'),
+      ),
+    ),
+  ),
+  MINTLIFY_API_URL: v.pipe(
+    v.optional(v.string(), DEFAULT_API_URL),
+    v.transform((raw) => validateApiUrl(raw)),
+  ),
+  MINTLIFY_PROJECT_IDS: v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((raw) => {
+      const ids = raw
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== '');
+      for (const id of ids) validateProjectId(id, 'MINTLIFY_PROJECT_IDS entry');
+      return [...new Set(ids)];
+    }),
+  ),
+  EXPORT_DESTINATION: v.pipe(
+    v.optional(v.string(), './data'),
+    v.transform((raw) =>
+      !raw.startsWith('s3://') || S3_URL.test(raw)
+        ? raw
+        : fail('EXPORT_DESTINATION is not a valid s3:// URL: use s3://bucket/prefix (a lowercase bucket name) or a local directory'),
+    ),
+  ),
+  EXPORT_PAGE_LIMIT: integerVar('EXPORT_PAGE_LIMIT', 1, 250, 250),
+  EXPORT_HEAL_DAYS: integerVar('EXPORT_HEAL_DAYS', 0, 31, 7),
+  EXPORT_MAX_PAGES: integerVar('EXPORT_MAX_PAGES', 1, 1_000_000, 10_000),
+  API_TIMEOUT_MS: integerVar('API_TIMEOUT_MS', 100, 900_000, 30_000),
+  FOLLOWUP_STATE_TABLE: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) =>
+        TABLE_NAME.test(raw)
+          ? raw
+          : fail('FOLLOWUP_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'),
+      ),
+    ),
+  ),
+  FOLLOWUP_DEAD_LETTER_QUEUE_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) => {
+        let url: URL | undefined;
+        try {
+          url = new URL(raw);
+        } catch {
+          url = undefined;
+        }
+        return url && (url.protocol === 'https:' || url.protocol === 'http:')
+          ? raw
+          : fail('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not a queue URL: use https://sqs.<region>.amazonaws.com/<account>/<queue>');
+      }),
+    ),
+  ),
+  FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, 24),
+});
+
+/**
+ * Reads and validates the configuration from `env` (normally `process.env`).
+ * @throws ConfigError naming the first bad variable.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  // Blank counts as unset; only the variables we know are looked at.
+  const present: Record<string, string> = {};
+  for (const name of Object.keys(EnvSchema.entries)) {
+    const value = env[name]?.trim();
+    if (value) present[name] = value;
+  }
+  const result = v.safeParse(EnvSchema, present);
+  if (!result.success) {
+    // Every transform throws its own ConfigError; this is only reached for type problems.
+    const issue = result.issues[0];
+    const name = issue?.path?.[0]?.key;
+    throw new ConfigError(`${typeof name === 'string' ? name : 'configuration'} is invalid: check its value`);
+  }
+  const e = result.output;
+  const config: Config = {
+    ...(e.MINTLIFY_API_KEY !== undefined ? { apiKey: e.MINTLIFY_API_KEY } : {}),
+    ...(e.MINTLIFY_API_KEY_SECRET_ARN !== undefined ? { apiKeySecretArn: e.MINTLIFY_API_KEY_SECRET_ARN } : {}),
+    apiUrl: e.MINTLIFY_API_URL,
+    projectIds: Object.freeze(e.MINTLIFY_PROJECT_IDS),
+    destination: e.EXPORT_DESTINATION,
+    pageLimit: e.EXPORT_PAGE_LIMIT,
+    healDays: e.EXPORT_HEAL_DAYS,
+    maxPages: e.EXPORT_MAX_PAGES,
+    apiTimeoutMs: e.API_TIMEOUT_MS,
+    ...(e.FOLLOWUP_STATE_TABLE !== undefined ? { followUpStateTable: e.FOLLOWUP_STATE_TABLE } : {}),
+    ...(e.FOLLOWUP_DEAD_LETTER_QUEUE_URL !== undefined ? { followUpDeadLetterQueueUrl: e.FOLLOWUP_DEAD_LETTER_QUEUE_URL } : {}),
+    followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,
+  };
+  return Object.freeze(hideKey(config));
+}
+
+/**
+ * Makes a logged config safe: `JSON.stringify` (which the Powertools logger uses) and
+ * `util.inspect` (console.log) show `apiKey` as `[redacted]`. The helpers are non-enumerable,
+ * so a spread copy (`{ ...config }`) keeps every field, the key included, but not the helpers.
+ */
+function hideKey(config: Config): Config {
+  const redacted = () => ({ ...config, ...(config.apiKey !== undefined ? { apiKey: '[redacted]' } : {}) });
+  Object.defineProperty(config, 'toJSON', { value: redacted, enumerable: false });
+  Object.defineProperty(config, inspect.custom, { value: () => redacted(), enumerable: false });
+  return config;
+}

@@ -1,0 +1,165 @@
+/**
+ * A local directory as a `Destination` (the CLI's `./data`, tests). Writes go to a hidden
+ * temp file beside the target (`.<name>.<random>.tmp`), are fsynced, then renamed over the
+ * key: rename within one folder is atomic, so a reader sees the old file or the new one,
+ * never half of one. Hidden names also keep leftovers of a crash out of `*.parquet` globs
+ * (and Athena skips files starting with `.`).
+ */
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import type { Destination, PendingWrite } from './destination.js';
+import { ConfigError, DestinationError } from './errors.js';
+
+/**
+ * Refuses keys that could escape the destination or name nothing: empty, absolute,
+ * backslashes, `.`/`..` or empty segments. Keys come from table prefixes and project ids
+ * (configuration), hence `ConfigError`.
+ */
+export function checkKey(key: string): string {
+  const bad =
+    key.length === 0 ||
+    key.startsWith('/') ||
+    key.includes('\\') ||
+    key.includes('\0') ||
+    /^[A-Za-z]:/.test(key) ||
+    key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
+  if (bad) {
+    throw new ConfigError(
+      `destination key "${key}" is not a relative path inside the destination: ` +
+        'check the project id (no "/", "..", "\\" or empty parts)',
+    );
+  }
+  return key;
+}
+
+/** A destination writing under `dir` (created as needed). `url` is its absolute path. */
+export function createLocalDestination(dir: string): Destination {
+  const root = path.resolve(dir);
+  const fileOf = (key: string) => path.join(root, ...checkKey(key).split('/'));
+
+  const openWrite = async (key: string): Promise<PendingWrite> => {
+    const file = fileOf(key);
+    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await mkdir(path.dirname(file), { recursive: true });
+    } catch (error) {
+      throw failure('create the folder of', file, error);
+    }
+    // 'wx': never reuse (or follow a link at) an existing name. flush: fsync before close,
+    // so the rename publishes bytes that are on disk.
+    const stream = createWriteStream(temp, { flags: 'wx', flush: true });
+    try {
+      await once(stream, 'open');
+    } catch (error) {
+      throw failure('create', temp, error);
+    }
+    return pendingFileWrite(stream, temp, file);
+  };
+
+  return {
+    url: root,
+
+    openWrite,
+
+    async put(key, body) {
+      const pending = await openWrite(key);
+      pending.stream.end(body);
+      await pending.commit();
+    },
+
+    async get(key) {
+      const file = fileOf(key);
+      try {
+        const bytes = await readFile(file);
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      } catch (error) {
+        if (codeOf(error) === 'ENOENT') return undefined;
+        throw failure('read', file, error);
+      }
+    },
+
+    async exists(key) {
+      const file = fileOf(key);
+      try {
+        return (await stat(file)).isFile();
+      } catch (error) {
+        if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return false;
+        throw failure('check', file, error);
+      }
+    },
+
+    async delete(key) {
+      const file = fileOf(key);
+      try {
+        await unlink(file);
+      } catch (error) {
+        if (codeOf(error) === 'ENOENT') return;
+        throw failure('delete', file, error);
+      }
+    },
+  };
+}
+
+function pendingFileWrite(stream: WriteStream, temp: string, file: string): PendingWrite {
+  // Errors surface through write callbacks and commit(); this only keeps an error emitted
+  // while nobody writes from crashing the process.
+  stream.on('error', () => undefined);
+  let state: 'open' | 'committing' | 'committed' | 'aborted' = 'open';
+
+  const discard = async () => {
+    if (!stream.closed) {
+      const closed = once(stream, 'close').catch(() => undefined);
+      stream.destroy();
+      await closed;
+    }
+    await unlink(temp).catch(() => undefined);
+  };
+
+  return {
+    stream,
+
+    async commit() {
+      if (state !== 'open') throw new DestinationError(`cannot commit ${file}: the write is already ${state}`);
+      state = 'committing';
+      try {
+        if (!stream.writableEnded) stream.end();
+        // Resolves once the file is flushed (fsync) and closed.
+        await finished(stream);
+        await rename(temp, file);
+        state = 'committed';
+        return { bytes: stream.bytesWritten };
+      } catch (error) {
+        state = 'aborted';
+        await discard();
+        throw failure('write', file, error);
+      }
+    },
+
+    async abort() {
+      if (state !== 'open') return;
+      state = 'aborted';
+      await discard();
+    },
+  };
+}
+
+function codeOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function failure(action: string, file: string, error: unknown): DestinationError {
+  const code = codeOf(error);
+  const hint =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'check the permissions of the directory'
+      : code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'free some disk space'
+        : code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST'
+          ? 'a file and a folder have the same name there; move one away'
+          : 'check that the directory is writable';
+  return new DestinationError(`Could not ${action} ${file} (${code ?? 'error'}): ${hint}`, { cause: error });
+}

@@ -1,0 +1,206 @@
+/**
+ * Retry policy: Retry-After parsing, backoff with jitter, which failures are worth another
+ * attempt, and a deadline-bounded retry loop built on p-retry.
+ *
+ * Why the waiting happens here and not inside p-retry: p-retry sleeps with the global
+ * `setTimeout` and knows nothing about `Retry-After` or a wall-clock deadline. We run it with
+ * `minTimeout: 0` (so it never sleeps itself) and do the one wait per retry inside its
+ * `shouldRetry` hook, with an injected `sleep` and `now`. That gives us p-retry's attempt
+ * accounting and abort-signal handling while tests drive time with a fake clock.
+ */
+import pRetry, { AbortError } from 'p-retry';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  ApiError,
+  DeadlineExceededError,
+  MalformedResponseError,
+  NetworkError,
+  RateLimitedError,
+  describeError,
+} from './errors.js';
+
+/** Sleeps `ms` milliseconds; rejects when `signal` aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** The real sleep (node:timers/promises); tests inject a fake one. */
+export const realSleep: Sleep = async (ms, signal) => {
+  await delay(ms, undefined, signal ? { signal } : undefined);
+};
+
+const HTTP_DATE_HINT = /[A-Za-z]/;
+const DELTA_SECONDS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Parses an HTTP `Retry-After` header into a wait in milliseconds.
+ *
+ * Accepts delta-seconds (`"120"`, also `"1.5"`) or an HTTP date (`"Wed, 21 Oct 2015 07:28:00
+ * GMT"`), measured against `nowMs`. Returns `undefined` — meaning "use the backoff" — for an
+ * absent header, `0`, a negative number, a date already past, or anything unparsable: the
+ * service documents `0` as "no particular wait", and a bad header must not stall us.
+ */
+export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | undefined {
+  if (header == null) return undefined;
+  const value = header.trim();
+  if (value === '') return undefined;
+  if (DELTA_SECONDS.test(value)) {
+    const ms = Math.ceil(Number(value) * 1000);
+    return ms > 0 && Number.isFinite(ms) ? ms : undefined;
+  }
+  // Date.parse accepts bare numbers like "-5" as years: only try dates that contain letters
+  // (every HTTP date names its weekday/month and zone).
+  if (!HTTP_DATE_HINT.test(value)) return undefined;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return undefined;
+  const ms = at - nowMs;
+  return ms > 0 ? ms : undefined;
+}
+
+export interface BackoffOptions {
+  /** Base delay of the first retry, ms. @default 500 */
+  readonly minMs?: number;
+  /** Cap of any single backoff delay, ms. @default 30_000 */
+  readonly maxMs?: number;
+  /** Growth per retry. @default 2 */
+  readonly factor?: number;
+  /** A random number in [0, 1). @default Math.random */
+  readonly random?: () => number;
+}
+
+/**
+ * The wait before retry number `attempt` (1 = first retry), in ms.
+ *
+ * Exponential with **equal jitter**: with `cap = min(maxMs, minMs · factor^(attempt-1))` the
+ * delay is uniform in `[cap/2, cap]`. Equal rather than full jitter because the analytics
+ * budget is about 100 requests per hour per organisation: full jitter can retry after ~0 ms
+ * and spend that budget on a server that just said it is overloaded; equal jitter still
+ * spreads concurrent clients over half the window.
+ */
+export function backoffDelay(attempt: number, options: BackoffOptions = {}): number {
+  const { minMs = 500, maxMs = 30_000, factor = 2, random = Math.random } = options;
+  const exponent = Math.max(0, Math.floor(attempt) - 1);
+  const cap = Math.min(maxMs, minMs * factor ** exponent);
+  const half = cap / 2;
+  const r = Math.min(Math.max(random(), 0), 1);
+  return Math.round(half + r * half);
+}
+
+/**
+ * Whether a failed **read** (GET visitors, GET job) is worth another attempt: 429, 408, 5xx,
+ * network errors, timeouts and malformed bodies. 400/401/403/404 and everything we do not
+ * recognise fail at once — retrying them only burns the request budget.
+ */
+export function isRetryableRead(error: unknown): boolean {
+  if (error instanceof ApiError) return error.status === 429 || error.status === 408 || error.status >= 500;
+  return error instanceof NetworkError || error instanceof MalformedResponseError;
+}
+
+/**
+ * Whether a failed **follow-up POST** may be sent again: only when the service cannot have
+ * acted on it — a 429 (it refused the request) or a connection that failed before the
+ * request was sent (refused, DNS). Timeouts, resets after sending and 5xx are never resent:
+ * the client turns them into `SendUncertainError` before they reach the retry loop.
+ */
+export function isRetryableSend(error: unknown): boolean {
+  if (error instanceof RateLimitedError) return true;
+  return error instanceof NetworkError && error.beforeSend;
+}
+
+/** What the retry loop tells its observer before each wait. */
+export interface RetryEvent {
+  readonly error: unknown;
+  /** The attempt that just failed, 1-based. */
+  readonly attempt: number;
+  /** How long it will wait before the next attempt, ms. */
+  readonly delayMs: number;
+  /** Whether the wait came from the server's Retry-After (else: backoff). */
+  readonly fromRetryAfter: boolean;
+}
+
+export interface RetryOptions extends BackoffOptions {
+  /** Retries after the first attempt. @default 8 */
+  readonly retries?: number;
+  /** Which errors get another attempt. */
+  readonly shouldRetry: (error: unknown) => boolean;
+  /**
+   * Epoch ms (by `now`) after which no attempt starts and no wait may end. When the next
+   * wait would end at or after it, the loop stops: a `RateLimitedError` is rethrown as is (the
+   * caller defers on it), any other error is wrapped in a `DeadlineExceededError` whose
+   * `cause` is the last error.
+   */
+  readonly deadline?: number;
+  /**
+   * The longest Retry-After we are willing to sleep through, ms. A longer one ends the loop
+   * with the error itself (it carries `retryAfterMs`), so a CLI without a deadline never
+   * sits silently for an hour. @default 300_000
+   */
+  readonly maxRetryAfterMs?: number;
+  readonly signal?: AbortSignal;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default realSleep */
+  readonly sleep?: Sleep;
+  /** Called before each wait (logging, counters). */
+  readonly onRetry?: (event: RetryEvent) => void;
+}
+
+/** The Retry-After a failed attempt carried, when it was an API error that had one. */
+function retryAfterOf(error: unknown): number | undefined {
+  return error instanceof ApiError ? error.retryAfterMs : undefined;
+}
+
+function deadlineError(error: unknown, attempts: number, waitMs: number): Error {
+  if (error instanceof RateLimitedError) return error;
+  return new DeadlineExceededError(
+    `gave up after ${attempts} attempt(s): waiting ${waitMs} ms more would pass the deadline; last error: ${describeError(error)}`,
+    { cause: error },
+  );
+}
+
+/**
+ * Runs `fn` until it succeeds, a failure is not retryable, the retries are spent, or the
+ * deadline would be passed. The wait before a retry is exactly the server's Retry-After when
+ * it sent one (it knows its window; adding backoff only wastes the invocation's time), else
+ * `backoffDelay`. Ends with the last error (see `deadline` for how a deadline ends it).
+ */
+export async function retry<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? realSleep;
+  const { deadline, signal } = options;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
+  let lastError: unknown;
+
+  return pRetry(
+    async (attempt) => {
+      if (deadline !== undefined && now() >= deadline) {
+        const error =
+          lastError === undefined
+            ? new DeadlineExceededError('no time left before the deadline: the request was not sent')
+            : deadlineError(lastError, attempt - 1, 0);
+        throw new AbortError(error);
+      }
+      return fn(attempt);
+    },
+    {
+      retries: options.retries ?? 8,
+      // p-retry must not sleep: every wait happens in shouldRetry below, with the injected clock.
+      minTimeout: 0,
+      maxTimeout: 0,
+      ...(signal ? { signal } : {}),
+      onFailedAttempt: ({ error }) => {
+        lastError = error;
+      },
+      shouldRetry: async ({ error, attemptNumber, retriesConsumed }) => {
+        if (!options.shouldRetry(error)) return false;
+        const retryAfter = retryAfterOf(error);
+        if (retryAfter !== undefined && retryAfter > maxRetryAfterMs) throw error;
+        const delayMs = retryAfter ?? backoffDelay(retriesConsumed + 1, options);
+        if (deadline !== undefined && now() + delayMs >= deadline) {
+          throw deadlineError(error, attemptNumber, delayMs);
+        }
+        options.onRetry?.({ error, attempt: attemptNumber, delayMs, fromRetryAfter: retryAfter !== undefined });
+        await sleep(delayMs, signal);
+        return true;
+      },
+    },
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * The follow-up prompts: a FIFO queue producers write to, its dead-letter queue, the consumer
+ * function and the DynamoDB table where it records what it sent (the at-most-once guarantee).
+ *
+ * Producers' contract (for the README):
+ * - `MessageGroupId` = the agent job id. FIFO delivers one group's messages in order, one
+ *   batch at a time, so prompts to one job are sent one after the other, in enqueue order.
+ * - `MessageDeduplicationId` = the message's `requestId` (content-based deduplication is off:
+ *   the same prompt text sent twice on purpose must not be dropped as a duplicate).
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
+import type { Warehouse } from './warehouse.js';
+
+/** AWS's advice for SQS event sources: visibility timeout at least 6× the function timeout. */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/** Props of {@link FollowUps}. */
+export interface FollowUpsProps extends ApiSettings {
+  readonly warehouse: Warehouse;
+  /**
+   * Receives after which SQS itself dead-letters a message. The consumer keeps a message of a
+   * long-running job in flight by reporting it failed after `ChangeMessageVisibility`, so the
+   * receive count grows with the job's duration; it dead-letters bad messages itself (with a
+   * reason). This is only the last-resort net for a consumer that keeps crashing on a message.
+   * @default 200
+   */
+  readonly maxReceiveCount?: number | undefined;
+  /**
+   * Function timeout: one batch sends at most a few prompts and polls briefly, it never sleeps
+   * through a long job (polling resumes on redelivery).
+   * @default Duration.minutes(2)
+   */
+  readonly timeout?: Duration | undefined;
+  /** @default 256 */
+  readonly memorySize?: number | undefined;
+  /**
+   * `FOLLOWUP_MAX_WAIT_HOURS`: how long a job may stay active before the prompt is recorded `timed_out`.
+   * @default 24
+   */
+  readonly maxWaitHours?: number | undefined;
+  /**
+   * Concurrent batches the event source runs. 2 is the least SQS allows; with prompts at
+   * 100/hour/project the API, not Lambda, is the bottleneck.
+   * @default 2
+   */
+  readonly maxConcurrency?: number | undefined;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays | undefined;
+}
+
+export class FollowUps extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly stateTable: dynamodb.Table;
+  readonly function: NodejsFunction;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: FollowUpsProps) {
+    super(scope, id);
+    const timeout = props.timeout ?? Duration.minutes(2);
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This is the dead-letter queue of the follow-up queue; it is inspected and redriven by hand, not consumed.',
+    });
+
+    this.queue = new sqs.Queue(this, 'Queue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(timeout.toSeconds() * VISIBILITY_TIMEOUT_FACTOR),
+      // A prompt may wait behind a long job of its group (FIFO blocks the group meanwhile).
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 200 },
+    });
+
+    this.stateTable = new dynamodb.Table(this, 'State', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: 'expiresAt',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The table is what makes sends at-most-once: losing it could re-send prompts.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const bundled = new BundledFunction(this, 'Handler', {
+      entry: 'functions/follow-up/handler.ts',
+      description: 'Sends queued follow-up prompts to Mintlify agent jobs and records outcomes',
+      timeout,
+      memorySize: props.memorySize ?? 256,
+      logRetention: props.logRetention,
+      environment: {
+        ...commonEnvironment(props, SERVICE_NAMES.followUp, props.warehouse.destination),
+        FOLLOWUP_STATE_TABLE: this.stateTable.tableName,
+        FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+        FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? 24),
+      },
+    });
+    this.function = bundled.function;
+    this.logGroup = bundled.logGroup;
+
+    // Consume (Receive/Delete/ChangeMessageVisibility) is granted by the event source.
+    this.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: props.maxConcurrency ?? 2,
+      }),
+    );
+    this.deadLetterQueue.grantSendMessages(this.function);
+    this.stateTable.grantReadWriteData(this.function);
+    props.warehouse.grantOutcomesWrite(this.function);
+    props.apiKeySecret.grantRead(this.function);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The one stack: composes the warehouse, the API key secret, the nightly export, the
+ * follow-up consumer and the operations alarms, passing references between them.
+ */
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import * as v from 'valibot';
+import { ApiKeySecret } from './constructs/api-key-secret.js';
+import { FollowUps } from './constructs/follow-ups.js';
+import type { LogLevel } from './constructs/lambda-defaults.js';
+import { Operations } from './constructs/operations.js';
+import { DEFAULT_EXPORT_SCHEDULE, VisitorsExport } from './constructs/visitors-export.js';
+import { Warehouse } from './constructs/warehouse.js';
+
+/** Deployment settings, usually read from CDK context by {@link configFromContext}. */
+export interface ExporterConfig {
+  /** Mintlify project ids exported nightly (`MINTLIFY_PROJECT_IDS`). @default [] */
+  readonly projectIds: readonly string[];
+  /** @default 'cron(30 2 * * ? *)' */
+  readonly schedule?: string | undefined;
+  /** @default - a new bucket */
+  readonly bucketName?: string | undefined;
+  /** @default 'mintlify' */
+  readonly prefix?: string | undefined;
+  /** @default - a new secret */
+  readonly apiKeySecretArn?: string | undefined;
+  /** @default - no e-mail subscription */
+  readonly alarmEmail?: string | undefined;
+  /** @default - https://api.mintlify.com */
+  readonly apiUrl?: string | undefined;
+  /** @default 'INFO' */
+  readonly logLevel?: LogLevel | undefined;
+  /** Follow-up queue's maxReceiveCount (last-resort redrive). @default 200 */
+  readonly maxReceiveCount?: number | undefined;
+}
+
+export interface MintlifyExporterStackProps extends StackProps {
+  readonly config: ExporterConfig;
+}
+
+export class MintlifyExporterStack extends Stack {
+  readonly warehouse: Warehouse;
+  readonly visitorsExport: VisitorsExport;
+  readonly followUps: FollowUps;
+  readonly operations: Operations;
+
+  constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    if (config.projectIds.length === 0) {
+      Annotations.of(this).addWarningV2(
+        'mintlify-exporter:no-project-ids',
+        'No projectIds in context: the export has nothing to do until you deploy with -c projectIds=proj_a,proj_b.',
+      );
+    }
+
+    this.warehouse = new Warehouse(this, 'Warehouse', { bucketName: config.bucketName, prefix: config.prefix });
+    const { secret } = new ApiKeySecret(this, 'ApiKey', { secretArn: config.apiKeySecretArn });
+    const api = {
+      apiKeySecret: secret,
+      projectIds: config.projectIds,
+      apiUrl: config.apiUrl,
+      logLevel: config.logLevel,
+    };
+
+    this.visitorsExport = new VisitorsExport(this, 'Export', {
+      ...api,
+      warehouse: this.warehouse,
+      schedule: config.schedule,
+    });
+    this.followUps = new FollowUps(this, 'FollowUps', {
+      ...api,
+      warehouse: this.warehouse,
+      maxReceiveCount: config.maxReceiveCount,
+    });
+    this.operations = new Operations(this, 'Operations', {
+      exportFunction: this.visitorsExport.function,
+      exportFailureQueue: this.visitorsExport.failureQueue,
+      followUpFunction: this.followUps.function,
+      followUpDeadLetterQueue: this.followUps.deadLetterQueue,
+      alarmEmail: config.alarmEmail,
+    });
+
+    // What the README's runbook needs: where to put the key, where to send prompts, what to run.
+    new CfnOutput(this, 'ApiKeySecretArn', { value: secret.secretArn });
+    new CfnOutput(this, 'ExportFunctionName', { value: this.visitorsExport.function.functionName });
+    new CfnOutput(this, 'ExportDestination', { value: this.warehouse.destination });
+    new CfnOutput(this, 'ExportFailureQueueUrl', { value: this.visitorsExport.failureQueue.queueUrl });
+    new CfnOutput(this, 'FollowUpQueueUrl', { value: this.followUps.queue.queueUrl });
+    new CfnOutput(this, 'FollowUpDeadLetterQueueUrl', { value: this.followUps.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'FollowUpDeadLetterQueueArn', { value: this.followUps.deadLetterQueue.queueArn });
+    new CfnOutput(this, 'FollowUpQueueArn', { value: this.followUps.queue.queueArn });
+    new CfnOutput(this, 'GlueDatabase', { value: this.warehouse.database.databaseName });
+    new CfnOutput(this, 'AthenaWorkGroup', { value: this.warehouse.workGroup.ref });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
+  }
+}
+
+/** Thrown for a context value that cannot be used; the message names the key and what to pass. */
+export class ContextConfigError extends Error {
+  override readonly name = 'ContextConfigError';
+}
+
+/** `-c key=value` gives strings; cdk.json may give arrays or numbers. */
+const optionalString = (pattern: RegExp, hint: string) =>
+  v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
+
+const ContextSchema = v.object({
+  projectIds: v.optional(
+    v.pipe(
+      v.union([v.string(), v.array(v.string())]),
+      v.transform((value) => (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim()).filter((id) => id !== '')),
+      v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,128}$/, 'project ids are letters, digits, _ and -'))),
+    ),
+    [],
+  ),
+  schedule: optionalString(/^(cron|rate)\(.+\)$/, 'an EventBridge expression such as cron(30 2 * * ? *) or rate(1 day)'),
+  bucketName: optionalString(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name (lowercase, 3-63 characters)'),
+  prefix: optionalString(/^[A-Za-z0-9!_.*'()/-]*$/, 'a key prefix such as mintlify or exports/mintlify'),
+  apiKeySecretArn: optionalString(
+    /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/,
+    'the complete ARN of a Secrets Manager secret (with its 6-character suffix)',
+  ),
+  alarmEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  apiUrl: optionalString(/^https:\/\/[^\s]+$/, 'an https:// URL'),
+  logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'one of DEBUG, INFO, WARN, ERROR')),
+  maxReceiveCount: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number(),
+      v.integer('a whole number'),
+      v.minValue(1, 'between 1 and 1000'),
+      v.maxValue(1000, 'between 1 and 1000'),
+    ),
+  ),
+});
+
+/** The context keys {@link configFromContext} reads (documented in infra/app.ts). */
+export const CONTEXT_KEYS = Object.keys(ContextSchema.entries) as (keyof ExporterConfig)[];
+
+/**
+ * Reads and validates the deployment settings from CDK context (`-c key=value` or cdk.json).
+ * Fails before anything is synthesized, naming the key, so a typo never deploys.
+ */
+export function configFromContext(scope: Construct): ExporterConfig {
+  const raw: Record<string, unknown> = {};
+  for (const key of CONTEXT_KEYS) {
+    const value: unknown = scope.node.tryGetContext(key);
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = v.safeParse(ContextSchema, raw);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = issue.path?.map((item) => String(item.key)).join('.') ?? 'context';
+    throw new ContextConfigError(`Invalid CDK context "${key}": expected ${issue.message}.`);
+  }
+  return { ...parsed.output, schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE };
+}

@@ -1,0 +1,566 @@
+/**
+ * The local API sandbox: one node:http server on 127.0.0.1 implementing both endpoints of
+ * the service (visitors, agent follow-ups), with seeded data, optional latency, fault
+ * injection and a request log, plus a small unauthenticated control API under
+ * `/_sandbox/` for out-of-process use (benchmarks run the sandbox in another process).
+ *
+ * Order of checks for an API request: route → auth (401/403) → project and input (404/400)
+ * → the next matching fault, if any → the normal answer. So a fault never hides a bad key
+ * or a bad query, and faults are only consumed by requests that would otherwise succeed.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as v from 'valibot';
+import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
+import { parseDay } from '../functions/shared/dates.js';
+import { describeError } from '../functions/shared/errors.js';
+import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
+import { createRandom, DEFAULT_PROJECTS, VisitorData, type ProjectSeed } from './data.js';
+import { FaultQueue, parseFaultRule, type FaultKind, type FaultRule } from './faults.js';
+import { buildPage, parseVisitorsQuery, type VisitorsPageBody } from './visitors.js';
+
+/** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
+export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';
+
+export interface SandboxOptions {
+  /** TCP port; default 0 (ephemeral). The host is always 127.0.0.1. */
+  readonly port?: number;
+  /** The only key accepted. Default `SANDBOX_API_KEY`. */
+  readonly apiKey?: string;
+  /** Seed of the generated data; default 42. */
+  readonly seed?: number;
+  /** Default `DEFAULT_PROJECTS`; `proj_synth_<N>` always exists as well. */
+  readonly projects?: readonly ProjectSeed[];
+  /** Delay before each API response, ms (fixed or uniform in [min, max]); default 0. */
+  readonly latencyMs?: number | { readonly min: number; readonly max: number };
+  /** Clock of the agent state machine, the rate limit and the request log; default Date.now. */
+  readonly now?: () => number;
+  readonly agent?: {
+    /** How long a run stays `active`, ms; default 2000. */
+    readonly activeMs?: number;
+    /** Accepted prompts per project per trailing hour; default 100. */
+    readonly rateLimitPerHour?: number;
+    /** Retry-After of the agent rate limit: default seconds until a slot frees; null = no header. */
+    readonly retryAfterSeconds?: number | null;
+  };
+  /** Oldest request-log entries are dropped beyond this many; default 100,000. */
+  readonly requestLogLimit?: number;
+}
+
+export type SandboxRoute = 'visitors' | 'agent-message' | 'agent-get' | 'other';
+
+/** One API request as the sandbox saw it. Never holds the Authorization header or a prompt. */
+export interface RequestLogEntry {
+  readonly method: string;
+  readonly route: SandboxRoute;
+  readonly projectId?: string;
+  readonly jobId?: string;
+  /** Query parameters, minus anything that looks like a credential. */
+  readonly query: Readonly<Record<string, string>>;
+  /** HTTP status sent; 0 when the connection was dropped without a response. */
+  status: number;
+  /** `now()` when the request arrived, epoch ms. */
+  readonly startedAt: number;
+  /** The injected fault that shaped the answer, if any. */
+  fault?: FaultKind;
+}
+
+export interface Sandbox {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  readonly apiKey: string;
+  /** The configured projects' ids (`proj_synth_<N>` also exists but is not listed). */
+  readonly projectIds: readonly string[];
+  /** Stops listening, drops open connections and wakes pending delays. */
+  close(): Promise<void>;
+  /** Live log of API requests (control requests are not logged). */
+  readonly requests: RequestLogEntry[];
+  clearRequests(): void;
+  /** Arms a fault; throws ConfigError when the rule is invalid. */
+  addFault(rule: FaultRule): void;
+  clearFaults(): void;
+  /** What a correct export of `[day, day+1)` must contain: totals and every row, in API order. */
+  expectedDay(projectId: string, day: string): { totals: VisitorCounts; visitors: PageVisitors[] };
+  /** Adds or replaces a job (default status `completed`, no PR). */
+  createJob(projectId: string, job: { id: string; status?: JobStatus; prLink?: string | null }): void;
+  /** Scripts the outcome of the next accepted prompt on a job. */
+  scriptNextRun(projectId: string, jobId: string, script: RunScript): void;
+  /** The job's true state (ignores stale reads), with prompt hashes and violations. */
+  getJobState(projectId: string, jobId: string): JobState | undefined;
+}
+
+const MAX_BODY_BYTES = 1_048_576;
+const SECRET_PARAM = /key|token|secret|auth|password|signature/i;
+const HTML_502 =
+  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
+const JobSeedBody = v.object({
+  id: v.pipe(v.string(), v.minLength(1)),
+  status: v.optional(v.picklist(['active', 'completed', 'archived', 'failed'])),
+  prLink: v.optional(v.nullable(v.string())),
+});
+const RunScriptBody = v.object({
+  outcome: v.picklist(['completed', 'failed', 'archived']),
+  prLink: v.optional(v.nullable(v.string())),
+  activeMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+  staleReads: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+
+/** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const now = options.now ?? Date.now;
+  const apiKey = options.apiKey ?? SANDBOX_API_KEY;
+  const seed = options.seed ?? 42;
+  const projects = options.projects ?? DEFAULT_PROJECTS;
+  const data = new VisitorData(seed, projects);
+  const agent = new AgentStore({
+    now,
+    activeMs: options.agent?.activeMs ?? 2_000,
+    rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
+    retryAfterSeconds: options.agent?.retryAfterSeconds,
+    hasProject: (projectId) => data.hasProject(projectId),
+  });
+  const faults = new FaultQueue();
+  const requests: RequestLogEntry[] = [];
+  const requestLogLimit = options.requestLogLimit ?? 100_000;
+  /** The last normal visitors page body per project, for `repeat-page`. */
+  const lastPages = new Map<string, string>();
+  const random = createRandom(seed ^ 0x5eed);
+  const latency = options.latencyMs ?? 0;
+
+  const pending = new Map<NodeJS.Timeout, () => void>();
+  let closed = false;
+  const sleep = (ms: number): Promise<void> =>
+    ms <= 0 || closed
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            pending.delete(timer);
+            resolve();
+          }, ms);
+          pending.set(timer, resolve);
+        });
+  const latencyDelay = (): number =>
+    typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min);
+
+  const validKey = Buffer.from(apiKey);
+  const authError = (header: string | undefined): Answer | undefined => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (!match) {
+      return { status: 401, body: { error: 'missing or malformed Authorization header: send "Authorization: Bearer <admin API key>"' } };
+    }
+    const key = match[1] as string;
+    if (key.startsWith('mint_dsc_')) {
+      return { status: 403, body: { error: 'assistant API keys (mint_dsc_…) cannot call admin endpoints: use an admin API key' } };
+    }
+    const given = Buffer.from(key);
+    if (given.length !== validKey.length || !timingSafeEqual(given, validKey)) {
+      return { status: 401, body: { error: 'invalid API key: it may have been revoked or expired' } };
+    }
+    return undefined;
+  };
+
+  const log = (entry: RequestLogEntry): void => {
+    requests.push(entry);
+    if (requests.length > requestLogLimit) requests.splice(0, requests.length - requestLogLimit);
+  };
+
+  const write = (res: ServerResponse, answer: Answer, raw?: { text: string; contentType: string }): void => {
+    if (res.destroyed || res.headersSent) return;
+    const text = raw?.text ?? JSON.stringify(answer.body);
+    res.writeHead(answer.status, {
+      'content-type': raw?.contentType ?? 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      ...answer.headers,
+    });
+    res.end(text);
+  };
+
+  /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
+  const genericFault = async (
+    rule: FaultRule,
+    normal: () => Answer,
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RequestLogEntry,
+  ): Promise<boolean> => {
+    const send = (answer: Answer, raw?: { text: string; contentType: string }): true => {
+      entry.status = answer.status;
+      write(res, answer, raw);
+      return true;
+    };
+    switch (rule.kind) {
+      case 'rate-limit': {
+        const headers: Record<string, string> = {};
+        if (rule.retryAfter === 'http-date') headers['retry-after'] = new Date(now() + 1_000).toUTCString();
+        else if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
+        return send({ status: 429, body: { error: 'rate limit exceeded: retry later' }, headers });
+      }
+      case 'server-error':
+        return send({
+          status: rule.status ?? 500,
+          body: { error: 'Internal server error', details: [{ message: 'sandbox: injected server error' }] },
+        });
+      case 'html-error':
+        return send({ status: 502, body: undefined }, { text: HTML_502, contentType: 'text/html; charset=utf-8' });
+      case 'status':
+        return send({ status: rule.status, body: { error: rule.error ?? `sandbox: injected status ${rule.status}` } });
+      case 'drop':
+        entry.status = 0;
+        req.socket.destroy();
+        return true;
+      case 'slow':
+        await sleep(rule.delayMs);
+        return send(normal());
+      case 'malformed-json': {
+        const answer = normal();
+        if (answer.status !== 200) return send(answer);
+        const text = JSON.stringify(answer.body);
+        return send(answer, { text: text.slice(0, Math.max(1, Math.floor(text.length / 2))), contentType: 'application/json; charset=utf-8' });
+      }
+      default:
+        return false;
+    }
+  };
+
+  const handleVisitors = async (
+    projectId: string,
+    url: URL,
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RequestLogEntry,
+  ): Promise<void> => {
+    const send = (answer: Answer): void => {
+      entry.status = answer.status;
+      write(res, answer);
+    };
+    if (!data.hasProject(projectId)) {
+      return send({ status: 404, body: { error: `project ${projectId} not found: check the project id on the API keys page` } });
+    }
+    const parsed = parseVisitorsQuery(url.searchParams, now());
+    if (!parsed.ok) {
+      return send({
+        status: 400,
+        body: { error: 'Invalid query parameters', details: parsed.messages.map((message) => ({ message })) },
+      });
+    }
+    const request = parsed.value;
+    const page = (): VisitorsPageBody => buildPage(data, projectId, request);
+    const rule = faults.take({ route: 'visitors', projectId, offset: request.offset });
+    if (!rule) {
+      const body = page();
+      lastPages.set(projectId, JSON.stringify(body));
+      return send({ status: 200, body });
+    }
+    entry.fault = rule.kind;
+    if (await genericFault(rule, () => ({ status: 200, body: page() }), req, res, entry)) return;
+    const body = page();
+    switch (rule.kind) {
+      case 'wrong-types': {
+        const broken: Record<string, unknown> = { ...body, totals: { ...body.totals, human: String(body.totals.human) } };
+        const rows: Record<string, unknown>[] = body.visitors.map((row) => ({ ...row }));
+        if (rows[0]) rows[0].human = String(rows[0].human);
+        const last = rows.at(-1);
+        if (last) last.ai = -1 - Number(last.ai);
+        broken.visitors = rows;
+        return send({ status: 200, body: broken });
+      }
+      case 'empty-page-has-more':
+        return send({ status: 200, body: { totals: body.totals, visitors: [], hasMore: true } });
+      case 'repeat-page': {
+        const previous = lastPages.get(projectId);
+        return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
+      }
+      case 'totals-change': {
+        const { human, ai, total } = body.totals;
+        const totals = { human: human + 1 + Math.floor(human / 10), ai: ai + 1, total: total + 1 + Math.floor(total / 10) };
+        return send({ status: 200, body: { ...body, totals } });
+      }
+      case 'duplicate-paths': {
+        const visitors = [...body.visitors];
+        const first = visitors[0];
+        if (first) {
+          // Row offset-1 was on an earlier page; at offset 0 the page repeats its own first row.
+          const earlier =
+            request.offset > 0 ? data.row(projectId, request.days, request.offset - 1).path : visitors[1]?.path;
+          if (request.offset > 0) visitors[0] = { ...first, path: earlier ?? first.path };
+          else if (visitors[1]) visitors[1] = { ...visitors[1], path: first.path };
+        }
+        return send({ status: 200, body: { ...body, visitors } });
+      }
+      default:
+        return send({ status: 200, body });
+    }
+  };
+
+  const handleAgent = async (
+    route: 'agent-message' | 'agent-get',
+    projectId: string,
+    jobId: string,
+    rawBody: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RequestLogEntry,
+  ): Promise<void> => {
+    const send = (answer: Answer): void => {
+      entry.status = answer.status;
+      write(res, answer);
+    };
+    let prompt = '';
+    if (route === 'agent-message') {
+      let json: unknown;
+      try {
+        json = JSON.parse(rawBody);
+      } catch {
+        return send({ status: 400, body: { error: 'request body must be JSON: {"prompt": "<text>"}' } });
+      }
+      const parsed = v.safeParse(PromptBody, json);
+      if (!parsed.success) return send({ status: 400, body: { error: 'prompt is required and must be a non-empty string' } });
+      prompt = parsed.output.prompt;
+    }
+    const act = (): AgentResponse => (route === 'agent-message' ? agent.send(projectId, jobId, prompt) : agent.get(projectId, jobId));
+    const toAnswer = (response: AgentResponse): Answer => ({
+      status: response.status,
+      body: response.body,
+      ...(response.headers ? { headers: { ...response.headers } } : {}),
+    });
+    const rule = faults.take({ route, projectId });
+    if (!rule) return send(toAnswer(act()));
+    entry.fault = rule.kind;
+    if (await genericFault(rule, () => toAnswer(act()), req, res, entry)) return;
+    const response = act();
+    if (rule.kind === 'drop-after-accept' && response.accepted) {
+      entry.status = 0;
+      req.socket.destroy();
+      return;
+    }
+    if (rule.kind === 'wrong-types' && response.status === 200) {
+      return send({ status: 200, body: { ...response.body, status: 'in_progress', prLink: 12_345 } });
+    }
+    return send(toAnswer(response));
+  };
+
+  const handleControl = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string): Promise<void> => {
+    const send = (status: number, body?: unknown): void => {
+      if (body === undefined) {
+        res.writeHead(status).end();
+        return;
+      }
+      write(res, { status, body });
+    };
+    const json = (): unknown => (rawBody.trim() === '' ? undefined : JSON.parse(rawBody));
+    const path = url.pathname.replace(/\/+$/, '');
+    const method = req.method ?? 'GET';
+    try {
+      if (path === '/_sandbox/faults') {
+        if (method === 'POST') {
+          const input = json();
+          const rules = (Array.isArray(input) ? input : [input]).map(parseFaultRule);
+          for (const rule of rules) faults.add(rule);
+          return send(201, { faults: faults.list() });
+        }
+        if (method === 'GET') return send(200, { faults: faults.list() });
+        if (method === 'DELETE') {
+          faults.clear();
+          return send(204);
+        }
+      }
+      if (path === '/_sandbox/requests') {
+        if (method === 'GET') return send(200, requests);
+        if (method === 'DELETE') {
+          requests.length = 0;
+          return send(204);
+        }
+      }
+      const jobs = /^\/_sandbox\/jobs\/([^/]+)(?:\/([^/]+)(\/script)?)?$/.exec(path);
+      if (jobs) {
+        const projectId = decodeURIComponent(jobs[1] as string);
+        const jobId = jobs[2] === undefined ? undefined : decodeURIComponent(jobs[2]);
+        if (jobId === undefined && method === 'POST') {
+          const job = v.parse(JobSeedBody, json());
+          sandbox.createJob(projectId, {
+            id: job.id,
+            ...(job.status ? { status: job.status } : {}),
+            ...(job.prLink !== undefined ? { prLink: job.prLink } : {}),
+          });
+          return send(201, sandbox.getJobState(projectId, job.id));
+        }
+        if (jobId !== undefined && jobs[3] && method === 'POST') {
+          const script = v.parse(RunScriptBody, json());
+          sandbox.scriptNextRun(projectId, jobId, script as RunScript);
+          return send(204);
+        }
+        if (jobId !== undefined && !jobs[3] && method === 'GET') {
+          const state = sandbox.getJobState(projectId, jobId);
+          return state ? send(200, state) : send(404, { error: `job ${jobId} not found in project ${projectId}` });
+        }
+      }
+      return send(404, { error: `no sandbox control route ${method} ${path}` });
+    } catch (error) {
+      const message = v.isValiError(error)
+        ? error.issues.map((issue) => `${v.getDotPath(issue) ?? 'body'}: ${issue.message}`).join('; ')
+        : describeError(error);
+      return send(400, { error: message });
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = req.method ?? 'GET';
+    const rawBody = await readBody(req);
+    if (url.pathname.startsWith('/_sandbox/')) {
+      if (rawBody === undefined) return write(res, { status: 413, body: { error: 'body too large' } });
+      return handleControl(req, res, url, rawBody);
+    }
+    const target = matchRoute(method, url.pathname);
+    const query: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) if (!SECRET_PARAM.test(name)) query[name] = value;
+    const entry: RequestLogEntry = {
+      method,
+      route: target.route,
+      ...(target.projectId !== undefined ? { projectId: target.projectId } : {}),
+      ...(target.jobId !== undefined ? { jobId: target.jobId } : {}),
+      query,
+      status: 0,
+      startedAt: now(),
+    };
+    log(entry);
+    await sleep(latencyDelay());
+    const send = (answer: Answer): void => {
+      entry.status = answer.status;
+      write(res, answer);
+    };
+    if (target.route === 'other') return send({ status: target.status, body: { error: target.error } });
+    const denied = authError(req.headers.authorization);
+    if (denied) return send(denied);
+    if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
+    const projectId = target.projectId as string;
+    if (target.route === 'visitors') return handleVisitors(projectId, url, req, res, entry);
+    return handleAgent(target.route, projectId, target.jobId as string, rawBody, req, res, entry);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A bug in the sandbox: answer 500 without echoing request data.
+      if (!res.headersSent && !res.destroyed) {
+        write(res, { status: 500, body: { error: 'sandbox internal error', details: [{ message: describeError(error) }] } });
+      }
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const sandbox: Sandbox = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    apiKey,
+    projectIds: projects.map((project) => project.id),
+    requests,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const [timer, wake] of pending) {
+        clearTimeout(timer);
+        wake();
+      }
+      pending.clear();
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await stopped;
+    },
+    clearRequests() {
+      requests.length = 0;
+    },
+    addFault(rule) {
+      faults.add(rule);
+    },
+    clearFaults() {
+      faults.clear();
+    },
+    expectedDay(projectId, day) {
+      const days = [parseDay(day, 'day')];
+      const count = data.rowCount(projectId, days);
+      const visitors: PageVisitors[] = [];
+      for (let i = 0; i < count; i++) visitors.push(data.row(projectId, days, i));
+      return { totals: data.totals(projectId, days), visitors };
+    },
+    createJob(projectId, job) {
+      agent.createJob(projectId, job);
+    },
+    scriptNextRun(projectId, jobId, script) {
+      agent.scriptNextRun(projectId, jobId, script);
+    },
+    getJobState(projectId, jobId) {
+      return agent.getJobState(projectId, jobId);
+    },
+  };
+  return sandbox;
+}
+
+type RouteMatch =
+  | { route: 'visitors'; projectId: string; jobId?: undefined }
+  | { route: 'agent-message' | 'agent-get'; projectId: string; jobId: string }
+  | { route: 'other'; status: number; error: string; projectId?: string; jobId?: undefined };
+
+function matchRoute(method: string, pathname: string): RouteMatch {
+  const decode = (segment: string): string | undefined => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+  };
+  const notFound: RouteMatch = { route: 'other', status: 404, error: `no such endpoint: ${method} ${pathname}` };
+  const wrongMethod = (allowed: string, projectId: string | undefined): RouteMatch => ({
+    route: 'other',
+    status: 405,
+    error: `method ${method} not allowed here: use ${allowed}`,
+    ...(projectId !== undefined ? { projectId } : {}),
+  });
+
+  const visitors = /^\/v1\/analytics\/([^/]+)\/visitors\/?$/.exec(pathname);
+  if (visitors) {
+    const projectId = decode(visitors[1] as string);
+    if (projectId === undefined) return notFound;
+    return method === 'GET' ? { route: 'visitors', projectId } : wrongMethod('GET', projectId);
+  }
+  const agent = /^\/v2\/agent\/([^/]+)\/job\/([^/]+)(\/message)?\/?$/.exec(pathname);
+  if (agent) {
+    const projectId = decode(agent[1] as string);
+    const jobId = decode(agent[2] as string);
+    if (projectId === undefined || jobId === undefined) return notFound;
+    if (agent[3]) return method === 'POST' ? { route: 'agent-message', projectId, jobId } : wrongMethod('POST', projectId);
+    return method === 'GET' ? { route: 'agent-get', projectId, jobId } : wrongMethod('GET', projectId);
+  }
+  return notFound;
+}
+
+/** The request body as text; undefined when it exceeds MAX_BODY_BYTES. */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) tooLarge = true;
+    else chunks.push(chunk);
+  }
+  return tooLarge ? undefined : Buffer.concat(chunks).toString('utf8');
+}

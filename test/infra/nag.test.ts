@@ -1,0 +1,47 @@
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { synthStack } from '../helpers/synth.js';
+
+/** Every finding (error or warning) cdk-nag reports and nobody acknowledged, as `rule @ path`. */
+function unacknowledgedFindings(context: Record<string, unknown>): string[] {
+  const { stack } = synthStack(context);
+  const report = new AwsSolutionsChecks().validateScope(stack);
+  return report.violations.flatMap((violation) =>
+    violation.violatingResources.map((resource) => `${violation.ruleName} @ ${resource.constructPath ?? resource.resourceLogicalId}`),
+  );
+}
+
+describe('cdk-nag AwsSolutions checks', () => {
+  it('reports no unacknowledged finding for the default deployment (new bucket, new secret)', () => {
+    expect(unacknowledgedFindings({ projectIds: 'proj_a' })).toEqual([]);
+  });
+
+  it('reports no unacknowledged finding with an existing bucket, secret and an alarm e-mail', () => {
+    const findings = unacknowledgedFindings({
+      projectIds: 'proj_a,proj_b',
+      bucketName: 'corp-data-lake',
+      prefix: 'analytics/mintlify',
+      apiKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key-AbC123',
+      alarmEmail: 'docs-team@example.com',
+    });
+    expect(findings).toEqual([]);
+  });
+
+  it('still reports a new wildcard on a function role, beyond the acknowledged key-pattern grants', () => {
+    const { stack } = synthStack({ projectIds: 'proj_a' });
+    stack.visitorsExport.function.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }),
+    );
+    const rules = new AwsSolutionsChecks().validateScope(stack).violations.map((violation) => violation.ruleName);
+    expect(rules).toContain('AwsSolutions-IAM5[Resource::*]');
+  });
+
+  it('still reports an unacknowledged resource added to the stack', () => {
+    const { stack } = synthStack({ projectIds: 'proj_a' });
+    new sqs.Queue(stack, 'Unchecked', { enforceSSL: false });
+    const rules = new AwsSolutionsChecks().validateScope(stack).violations.map((violation) => violation.ruleName);
+    expect(rules).toContain('AwsSolutions-SQS4');
+  });
+});

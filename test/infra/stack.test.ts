@@ -1,0 +1,442 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnType } from '../../functions/shared/tables.js';
+import { ContextConfigError, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
+import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+
+const defaults = synthStack({ projectIds: 'proj_a,proj_b' });
+
+/** The one resource of `type` whose properties match `props` (fails otherwise). */
+function only(template: Template, type: string, props?: Record<string, unknown>): [string, Resource] {
+  const found = Object.entries(template.findResources(type, props ? { Properties: Match.objectLike(props) } : undefined));
+  expect(found, `${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0] as [string, Resource];
+}
+
+/** The Lambda function whose POWERTOOLS_SERVICE_NAME is `service`. */
+function lambdaOf(template: Template, service: string): [string, Resource] {
+  return only(template, 'AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: service }) },
+  });
+}
+
+/** Every statement of the inline policies attached to the role of function `fn`. */
+function statementsOf(template: Template, fn: Resource): Statement[] {
+  const roleRef = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+    .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleRef))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
+const resourcesOf = (statement: Statement): string => JSON.stringify(statement.Resource);
+
+const GLUE_TYPE: Record<ColumnType, string> = {
+  string: 'string',
+  date: 'date',
+  int64: 'bigint',
+  timestamp_ms: 'timestamp',
+  boolean: 'boolean',
+};
+
+describe('export schedule and function', () => {
+  it('runs the export nightly at 02:30 UTC by default', () => {
+    const [exportId] = lambdaOf(defaults.template, 'mintlify-export');
+    defaults.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(30 2 * * ? *)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [exportId, 'Arn'] } })],
+    });
+  });
+
+  it('takes the schedule from the "schedule" context value', () => {
+    const { template } = synthStack({ projectIds: 'p', schedule: 'cron(0 5 * * ? *)' });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 5 * * ? *)' });
+  });
+
+  it('gives the export 15 minutes, 512 MB and a single concurrent run on Node 24 ARM', () => {
+    const [, fn] = lambdaOf(defaults.template, 'mintlify-export');
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Timeout: 900,
+      MemorySize: 512,
+      ReservedConcurrentExecutions: 1,
+      Handler: 'index.handler',
+    });
+  });
+
+  it('retries a failed export twice, then sends it to the failure queue', () => {
+    const [exportId] = lambdaOf(defaults.template, 'mintlify-export');
+    const [queueId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: Match.absent(), VisibilityTimeout: Match.absent() });
+    defaults.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: exportId },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+  });
+
+  it('passes project ids, destination, secret ARN and tuning through the environment only', () => {
+    const [, fn] = lambdaOf(defaults.template, 'mintlify-export');
+    const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    expect(fn.Properties.Environment.Variables).toEqual({
+      MINTLIFY_API_KEY_SECRET_ARN: { Ref: secretId },
+      MINTLIFY_PROJECT_IDS: 'proj_a,proj_b',
+      EXPORT_DESTINATION: { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, '/mintlify']] },
+      POWERTOOLS_SERVICE_NAME: 'mintlify-export',
+      POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporter',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      EXPORT_HEAL_DAYS: '7',
+      EXPORT_PAGE_LIMIT: '250',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  it('sets MINTLIFY_API_URL only when the apiUrl context value overrides it', () => {
+    expect(lambdaOf(defaults.template, 'mintlify-export')[1].Properties.Environment.Variables).not.toHaveProperty('MINTLIFY_API_URL');
+    const { template } = synthStack({ projectIds: 'p', apiUrl: 'https://api.example.test' });
+    for (const service of ['mintlify-export', 'mintlify-followup']) {
+      expect(lambdaOf(template, service)[1].Properties.Environment.Variables.MINTLIFY_API_URL).toBe('https://api.example.test');
+    }
+  });
+
+  it('creates the secret without any value in the template', () => {
+    const [, secret] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    expect(secret.Properties).not.toHaveProperty('SecretString');
+    expect(JSON.stringify(defaults.template.toJSON())).not.toMatch(/mint_[A-Za-z0-9]/);
+  });
+
+  it('uses an existing secret given by apiKeySecretArn instead of creating one', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key-AbC123';
+    const { template } = synthStack({ projectIds: 'p', apiKeySecretArn: arn });
+    expect(template.findResources('AWS::SecretsManager::Secret')).toEqual({});
+    const [, fn] = lambdaOf(template, 'mintlify-export');
+    expect(fn.Properties.Environment.Variables.MINTLIFY_API_KEY_SECRET_ARN).toBe(arn);
+    const secretStatement = statementsOf(template, fn).find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
+    expect(secretStatement?.Resource).toBe(arn);
+  });
+});
+
+describe('follow-up queue and consumer', () => {
+  const [consumerId, consumer] = lambdaOf(defaults.template, 'mintlify-followup');
+  const [queueId, queue] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: Match.anyValue() });
+  const [dlqId, dlq] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: Match.absent() });
+
+  it('runs the consumer on Node 24 ARM with a 2-minute timeout', () => {
+    expect(consumer.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 120 });
+  });
+
+  it('keeps messages invisible for at least 6 times the consumer timeout', () => {
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * (consumer.Properties.Timeout as number));
+  });
+
+  it('uses FIFO queues without content-based deduplication for the queue and its dead-letter queue', () => {
+    expect(queue.Properties).toMatchObject({ FifoQueue: true, ContentBasedDeduplication: false });
+    expect(dlq.Properties).toMatchObject({ FifoQueue: true, ContentBasedDeduplication: false });
+  });
+
+  it('dead-letters a message after 200 receives by default, as a last resort', () => {
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+      maxReceiveCount: 200,
+    });
+  });
+
+  it('takes maxReceiveCount from context', () => {
+    const { template } = synthStack({ projectIds: 'p', maxReceiveCount: '50' });
+    const [, custom] = only(template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+    expect(custom.Properties.RedrivePolicy.maxReceiveCount).toBe(50);
+  });
+
+  it('feeds the consumer batches of 10 with partial batch failures and at most 2 concurrent batches', () => {
+    defaults.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: consumerId },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+  });
+
+  it('keeps consumer state in an on-demand table keyed by pk with TTL, PITR and retention on delete', () => {
+    const [, table] = only(defaults.template, 'AWS::DynamoDB::Table');
+    expect(table.Properties).toMatchObject({
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    expect(table.DeletionPolicy).toBe('Retain');
+  });
+
+  it('tells the consumer its table, dead-letter queue and maximum wait', () => {
+    const [tableId] = only(defaults.template, 'AWS::DynamoDB::Table');
+    expect(consumer.Properties.Environment.Variables).toMatchObject({
+      FOLLOWUP_STATE_TABLE: { Ref: tableId },
+      FOLLOWUP_DEAD_LETTER_QUEUE_URL: { Ref: dlqId },
+      FOLLOWUP_MAX_WAIT_HOURS: '24',
+      POWERTOOLS_SERVICE_NAME: 'mintlify-followup',
+      MINTLIFY_PROJECT_IDS: 'proj_a,proj_b',
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const [, exportFn] = lambdaOf(defaults.template, 'mintlify-export');
+  const [, consumer] = lambdaOf(defaults.template, 'mintlify-followup');
+  const [tableId] = only(defaults.template, 'AWS::DynamoDB::Table');
+  const [queueId] = only(defaults.template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+  const [dlqId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: Match.absent() });
+
+  it('grants no action on Resource "*" in any IAM policy', () => {
+    const statements = Object.values(defaults.template.findResources('AWS::IAM::Policy') as Record<string, Resource>).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+    );
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.filter((s) => [s.Resource].flat().includes('*'))).toEqual([]);
+  });
+
+  it('keeps the export away from the state table, the follow-up queues and the outcomes', () => {
+    const text = JSON.stringify(statementsOf(defaults.template, exportFn));
+    expect(text).not.toContain(tableId);
+    expect(text).not.toContain(queueId);
+    expect(text).not.toContain(dlqId);
+    expect(text).not.toContain(FOLLOWUP_OUTCOMES.prefix);
+    expect(text.match(/dynamodb:/)).toBeNull();
+  });
+
+  it('scopes the export S3 access to the visitors tables and their manifests', () => {
+    const s3 = statementsOf(defaults.template, exportFn).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    const objectPatterns = s3.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r)).filter((r) => r.includes('/'));
+    expect(objectPatterns.sort()).toEqual(
+      [`/mintlify/_manifests/visitors/*`, `/mintlify/${VISITORS_PAGES.prefix}/*`, `/mintlify/${VISITORS_TOTALS.prefix}/*`].map((suffix) =>
+        expect.stringContaining(`"${suffix}"`),
+      ),
+    );
+  });
+
+  it('lets the consumer only put outcome records in the bucket, never read visitors data', () => {
+    const s3 = statementsOf(defaults.template, consumer).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    expect(s3.flatMap(actionsOf).filter((a) => /^s3:(Get|List|Delete)/.test(a))).toEqual([]);
+    expect(s3.map(resourcesOf).join()).not.toMatch(/visitors_|_manifests/);
+    expect(s3.map(resourcesOf)).toEqual([expect.stringContaining(`/mintlify/${FOLLOWUP_OUTCOMES.prefix}/*`)]);
+  });
+
+  it('lets the consumer change visibility on its queue, send to its dead-letter queue and use its table', () => {
+    const statements = statementsOf(defaults.template, consumer);
+    const on = (id: string) => statements.filter((s) => resourcesOf(s).includes(`"${id}"`)).flatMap(actionsOf);
+    expect(on(queueId)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
+    expect(on(dlqId)).toContain('sqs:SendMessage');
+    expect(on(tableId)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+  });
+
+  it('lets both functions read the API key secret', () => {
+    const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    for (const fn of [exportFn, consumer]) {
+      const statement = statementsOf(defaults.template, fn).find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
+      expect(statement?.Resource).toEqual({ Ref: secretId });
+    }
+  });
+
+  it('writes logs only to each function\'s own log group, kept 30 days', () => {
+    for (const fn of [exportFn, consumer]) {
+      const logGroupId = (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref;
+      expect(defaults.template.toJSON().Resources[logGroupId].Properties.RetentionInDays).toBe(30);
+      const logs = statementsOf(defaults.template, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+      expect(logs.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [logGroupId, 'Arn'] }]);
+    }
+    const roles = Object.values(defaults.template.findResources('AWS::IAM::Role') as Record<string, Resource>);
+    expect(roles.filter((role) => JSON.stringify(role.Properties.ManagedPolicyArns ?? []).includes('AWSLambdaBasicExecutionRole'))).toEqual([]);
+  });
+});
+
+describe('warehouse', () => {
+  it.each(TABLES.map((def) => [def.name, def] as const))('defines the Glue table %s column for column from tables.ts', (name, def) => {
+    const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
+    const input = table.Properties.TableInput;
+    expect(input.StorageDescriptor.Columns).toEqual(
+      def.columns.map((column) => ({ Name: column.name, Type: GLUE_TYPE[column.type], Comment: column.comment })),
+    );
+    expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
+  });
+
+  it.each(TABLES.map((def) => [def.name, def] as const))('projects the dt partitions of %s so Athena needs no crawler', (name, def) => {
+    const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
+    const input = table.Properties.TableInput;
+    expect(input.Parameters).toMatchObject({
+      'projection.enabled': 'true',
+      'projection.dt.type': 'date',
+      'projection.dt.format': 'yyyy-MM-dd',
+      'projection.dt.range': '2024-01-01,NOW',
+      'projection.dt.interval': '1',
+      'projection.dt.interval.unit': 'DAYS',
+      'storage.location.template': { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/dt=\${dt}/`]] },
+    });
+    expect(input.StorageDescriptor.Location).toEqual({ 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/`]] });
+  });
+
+  it('reads visitors tables as Parquet and outcomes as one JSON object per file (OpenX SerDe)', () => {
+    const serdeOf = (name: string) =>
+      only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) })[1].Properties.TableInput.StorageDescriptor
+        .SerdeInfo.SerializationLibrary;
+    expect(serdeOf(VISITORS_TOTALS.name)).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
+    expect(serdeOf(VISITORS_PAGES.name)).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
+    expect(serdeOf(FOLLOWUP_OUTCOMES.name)).toBe('org.openx.data.jsonserde.JsonSerDe');
+  });
+
+  it('parses the ISO-8601 timestamps of outcome records (Date#toISOString)', () => {
+    const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: FOLLOWUP_OUTCOMES.name }) });
+    const formats = String(table.Properties.TableInput.StorageDescriptor.SerdeInfo.Parameters['timestamp.formats']).split(',');
+    expect(formats).toContain("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'");
+  });
+
+  it('keeps the data bucket private, encrypted, TLS-only and versioned with noncurrent versions expiring', () => {
+    const [bucketId, bucket] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: expect.objectContaining({ DestinationBucketName: expect.anything() }),
+    });
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' }),
+    );
+    defaults.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('writes into an existing bucket and prefix given by context, without creating a data bucket', () => {
+    const { template } = synthStack({ projectIds: 'p', bucketName: 'corp-data-lake', prefix: '/analytics/mintlify/' });
+    expect(template.findResources('AWS::S3::Bucket')).toEqual({});
+    const [, fn] = lambdaOf(template, 'mintlify-export');
+    expect(fn.Properties.Environment.Variables.EXPORT_DESTINATION).toBe('s3://corp-data-lake/analytics/mintlify');
+    const [, table] = only(template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: VISITORS_PAGES.name }) });
+    expect(table.Properties.TableInput.StorageDescriptor.Location).toBe('s3://corp-data-lake/analytics/mintlify/visitors_pages/');
+  });
+
+  it('runs Athena engine v3 with an enforced, encrypted results location under athena-results/', () => {
+    const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    defaults.template.hasResourceProperties('AWS::Athena::WorkGroup', {
+      WorkGroupConfiguration: Match.objectLike({
+        EnforceWorkGroupConfiguration: true,
+        EngineVersion: { SelectedEngineVersion: 'Athena engine version 3' },
+        ResultConfiguration: {
+          OutputLocation: { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, '/mintlify/athena-results/']] },
+          EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
+        },
+      }),
+    });
+  });
+
+  it('saves the three named queries, each on a table the stack defines', () => {
+    const queries = Object.values(defaults.template.findResources('AWS::Athena::NamedQuery') as Record<string, Resource>);
+    const byName = Object.fromEntries(queries.map((q) => [q.Properties.Name as string, q.Properties.QueryString as string]));
+    expect(byName["Yesterday's top pages"]).toMatch(new RegExp(`FROM ${VISITORS_PAGES.name}\\b`));
+    expect(byName['Human vs AI visitors, last 30 days']).toMatch(new RegExp(`FROM ${VISITORS_TOTALS.name}\\b`));
+    expect(byName['Follow-up outcomes by status']).toMatch(new RegExp(`FROM ${FOLLOWUP_OUTCOMES.name}\\b[\\s\\S]*GROUP BY status`));
+  });
+});
+
+describe('operations', () => {
+  const alarmOn = (metricName: string, dimensions?: Record<string, unknown>) =>
+    only(defaults.template, 'AWS::CloudWatch::Alarm', {
+      MetricName: metricName,
+      ...(dimensions ? { Dimensions: [dimensions] } : {}),
+    })[1].Properties;
+
+  it('alarms when a nightly run leaves a day of the heal window without a manifest', () => {
+    expect(alarmOn('MissingDays')).toMatchObject({
+      Namespace: 'MintlifyExporter',
+      Dimensions: [{ Name: 'service', Value: 'mintlify-export' }],
+      Statistic: 'Maximum',
+      Period: 86_400,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
+  it('alarms on the first uncertain prompt', () => {
+    expect(alarmOn('PromptsUncertain')).toMatchObject({
+      Namespace: 'MintlifyExporter',
+      Dimensions: [{ Name: 'service', Value: 'mintlify-followup' }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+  });
+
+  it('alarms on any error of either function', () => {
+    for (const service of ['mintlify-export', 'mintlify-followup']) {
+      const [fnId] = lambdaOf(defaults.template, service);
+      expect(alarmOn('Errors', { Name: 'FunctionName', Value: { Ref: fnId } })).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+      });
+    }
+  });
+
+  it('alarms on one message in the follow-up dead-letter queue or the export failure queue', () => {
+    const [dlqId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: Match.absent() });
+    const [failureId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: Match.absent(), VisibilityTimeout: Match.absent() });
+    for (const queueId of [dlqId, failureId]) {
+      expect(
+        alarmOn('ApproximateNumberOfMessagesVisible', { Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }),
+      ).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1 });
+    }
+  });
+
+  it('notifies an encrypted topic from every alarm', () => {
+    const [topicId, topic] = only(defaults.template, 'AWS::SNS::Topic');
+    expect(topic.Properties.KmsMasterKeyId).toBeDefined();
+    const alarms = Object.values(defaults.template.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>);
+    expect(alarms.filter((alarm) => JSON.stringify(alarm.Properties.AlarmActions) !== JSON.stringify([{ Ref: topicId }]))).toEqual([]);
+  });
+
+  it('subscribes the alarmEmail context value to the topic, and nobody by default', () => {
+    expect(defaults.template.findResources('AWS::SNS::Subscription')).toEqual({});
+    const { template } = synthStack({ projectIds: 'p', alarmEmail: 'docs-team@example.com' });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'docs-team@example.com' });
+  });
+});
+
+describe('context configuration', () => {
+  const configOf = (context: Record<string, unknown>) => configFromContext(new App({ context }));
+
+  it('accepts project ids as a comma list or an array', () => {
+    expect(configOf({ projectIds: ' proj_a, proj_b ,' }).projectIds).toEqual(['proj_a', 'proj_b']);
+    expect(configOf({ projectIds: ['proj_a', 'proj_b'] }).projectIds).toEqual(['proj_a', 'proj_b']);
+  });
+
+  it.each([
+    ['schedule', 'every night', /"schedule".*cron\(/],
+    ['projectIds', 'proj a', /"projectIds\.0"/],
+    ['apiUrl', 'http://api.mintlify.com', /"apiUrl".*https/],
+    ['apiKeySecretArn', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key', /"apiKeySecretArn".*complete ARN/],
+    ['alarmEmail', 'nobody', /"alarmEmail"/],
+    ['maxReceiveCount', '0', /"maxReceiveCount"/],
+  ])('refuses an invalid %s with an error naming the key', (key, value, message) => {
+    expect(() => configOf({ [key]: value })).toThrow(ContextConfigError);
+    expect(() => configOf({ [key]: value })).toThrow(message);
+  });
+
+  it('fails the synth when the app-level cdk-nag plugin finds an unacknowledged issue', () => {
+    const app = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], projectIds: 'p' } });
+    const stack = new MintlifyExporterStack(app, 'MintlifyExporter', { config: configFromContext(app) });
+    new sqs.Queue(stack, 'NotTlsOnly', { enforceSSL: false });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+  });
+});

@@ -1,0 +1,320 @@
+/**
+ * The real `cdk synth` (CLI, local esbuild bundling, cdk-nag plugin) run once, then a smoke test
+ * of each bundled handler: loaded from the cloud assembly in a separate Node process, with the
+ * environment the template gives it, against the API sandbox and the S3/SQS/DynamoDB emulators.
+ * It catches what template tests cannot: a bundle that does not load (ESM/CJS, a missing
+ * `require`), env names the functions do not read, a dependency left out of the bundle.
+ */
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+
+const run = promisify(execFile);
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const STACK = 'MintlifyExporter';
+const PROJECT = 'proj_smoke';
+const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:mintlify-smoke-AbCdEf';
+
+type Template = { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
+
+let outDir: string;
+let synthOutput: string;
+let template: Template;
+let bundles: Record<'export' | 'followUp', string>;
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
+  const { stdout, stderr } = await run('npx', ['cdk', 'synth', '-q', '-o', outDir, '-c', `projectIds=${PROJECT}`], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
+    timeout: 150_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  synthOutput = stdout + stderr;
+  template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as Template;
+  // The bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
+  // repository's node_modules plays that part.
+  await symlink(join(REPO_ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  const assets = JSON.parse(await readFile(join(outDir, `${STACK}.assets.json`), 'utf8')) as {
+    files: Record<string, { displayName?: string; source: { path: string } }>;
+  };
+  const assetDir = (displayName: string): string => {
+    const entry = Object.values(assets.files).find((file) => file.displayName === displayName);
+    if (!entry) throw new Error(`no asset "${displayName}" in ${STACK}.assets.json`);
+    return join(outDir, entry.source.path);
+  };
+  bundles = {
+    export: join(assetDir('Export/Handler/Function/Code'), 'index.js'),
+    followUp: join(assetDir('FollowUps/Handler/Function/Code'), 'index.js'),
+  };
+}, 180_000);
+
+afterAll(async () => {
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+/** The synthesized environment of the function whose POWERTOOLS_SERVICE_NAME is `service`, tokens replaced. */
+function environmentOf(service: string, tokens: Record<string, string>): Record<string, string> {
+  const fn = Object.values(template.Resources).find(
+    (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === service,
+  );
+  if (!fn) throw new Error(`no function for ${service}`);
+  return Object.fromEntries(
+    Object.entries(fn.Properties.Environment.Variables as Record<string, unknown>).map(([name, value]) => {
+      if (typeof value === 'string') return [name, value];
+      const replacement = tokens[name];
+      if (replacement === undefined) throw new Error(`${service}: ${name} is a CloudFormation token the smoke test does not map`);
+      return [name, replacement];
+    }),
+  );
+}
+
+/**
+ * Runs `handler(event, context)` of a bundle in a fresh Node process and returns what it
+ * resolved to. The process may only open connections to loopback: everything else is refused,
+ * so a missed endpoint override fails the test instead of reaching AWS.
+ */
+async function invokeBundle(bundle: string, event: unknown, env: Record<string, string>): Promise<{ result?: unknown; error?: string; logs: string }> {
+  const runner = join(outDir, `invoke-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
+  await writeFile(
+    runner,
+    `import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+const loopback = new Set(['127.0.0.1', '::1', 'localhost']);
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...args) {
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+  const options = typeof first === 'object' && first !== null ? first : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined };
+  const host = options.host ?? 'localhost';
+  if (options.path === undefined && !loopback.has(host)) {
+    process.nextTick(() => this.destroy(new Error('smoke test: connection to ' + host + ' refused (loopback only)')));
+    return this;
+  }
+  return connect.apply(this, args);
+};
+const [bundle, eventJson] = process.argv.slice(2);
+const { handler } = await import(pathToFileURL(bundle).href);
+const context = { awsRequestId: 'smoke-request', functionName: 'smoke', getRemainingTimeInMillis: () => 60_000 };
+try {
+  const result = await handler(JSON.parse(eventJson), context);
+  process.stdout.write('\\n@@RESULT ' + JSON.stringify({ result }) + '\\n');
+} catch (error) {
+  process.stdout.write('\\n@@RESULT ' + JSON.stringify({ error: String(error) }) + '\\n');
+}
+`,
+  );
+  const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event)], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      AWS_CONFIG_FILE: join(outDir, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(outDir, 'no-aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_REGION: TEST_REGION,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+      AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+      ...env,
+    },
+    timeout: 90_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const marker = stdout.lastIndexOf('@@RESULT ');
+  if (marker < 0) throw new Error(`the bundle printed no result:\n${stdout}\n${stderr}`);
+  return { ...(JSON.parse(stdout.slice(marker + 9).trim()) as { result?: unknown; error?: string }), logs: stdout.slice(0, marker) + stderr };
+}
+
+/**
+ * The metrics a bundle published as CloudWatch EMF log lines, as `Namespace/service/MetricName`:
+ * what the alarms of infra/constructs/operations.ts watch.
+ */
+function emfMetrics(logs: string): string[] {
+  const metrics: string[] = [];
+  for (const line of logs.split('\n')) {
+    if (!line.includes('"_aws"')) continue;
+    let record: { _aws?: { CloudWatchMetrics?: { Namespace: string; Metrics: { Name: string }[] }[] }; service?: string };
+    try {
+      record = JSON.parse(line.slice(line.indexOf('{'))) as typeof record;
+    } catch {
+      continue;
+    }
+    for (const directive of record._aws?.CloudWatchMetrics ?? []) {
+      for (const metric of directive.Metrics) metrics.push(`${directive.Namespace}/${record.service}/${metric.Name}`);
+    }
+  }
+  return metrics;
+}
+
+/** A stand-in for Secrets Manager's GetSecretValue (JSON protocol) on loopback. */
+async function startFakeSecretsManager(secretString: string): Promise<{ endpoint: string; targets: string[]; close(): Promise<void> }> {
+  const targets: string[] = [];
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const target = String(request.headers['x-amz-target'] ?? '');
+      targets.push(target);
+      response.setHeader('content-type', 'application/x-amz-json-1.1');
+      if (target !== 'secretsmanager.GetSecretValue') {
+        response.statusCode = 400;
+        response.end(JSON.stringify({ __type: 'InvalidRequestException', message: `unexpected ${target}` }));
+        return;
+      }
+      response.end(
+        JSON.stringify({ ARN: SECRET_ARN, Name: 'mintlify-smoke', SecretString: secretString, VersionId: 'v1', VersionStages: ['AWSCURRENT'], CreatedDate: 1_700_000_000 }),
+      );
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    targets,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('cdk synth (CLI, offline, with bundling)', () => {
+  it('synthesizes with no unacknowledged cdk-nag finding', async () => {
+    expect(synthOutput).not.toMatch(/AwsSolutions-/);
+    const report = JSON.parse(await readFile(join(outDir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { pluginName: string; conclusion: string }[];
+    };
+    expect(report.pluginReports.filter((plugin) => plugin.conclusion !== 'success')).toEqual([]);
+    expect(Object.values(template.Resources).some((resource) => resource.Type === 'AWS::Lambda::Function')).toBe(true);
+  });
+
+  it('bundles each handler with the AWS SDK left to the Lambda runtime', async () => {
+    const clients = {
+      export: { specifier: '@aws-sdk/client-s3', exception: '"S3ServiceException"' },
+      followUp: { specifier: '@aws-sdk/client-sqs', exception: '"SQSServiceException"' },
+    } as const;
+    for (const [name, bundle] of Object.entries(bundles) as ['export' | 'followUp', string][]) {
+      const code = await readFile(bundle, 'utf8');
+      expect(code).toContain(`require("${clients[name].specifier}")`);
+      // The client's own code (its service exception class) is not inlined.
+      expect(code).not.toContain(clients[name].exception);
+    }
+  });
+});
+
+describe('bundled handlers against the sandbox and emulators', () => {
+  let sandbox: Sandbox;
+  let aws: S3Sqs;
+  let dynamo: Dynamo;
+  let secrets: Awaited<ReturnType<typeof startFakeSecretsManager>>;
+  let bucket: string;
+  let endpoints: Record<string, string>;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 40, exact: true }] });
+    [aws, dynamo, secrets] = await Promise.all([startS3Sqs(), startDynamo(), startFakeSecretsManager(sandbox.apiKey)]);
+    bucket = await aws.createBucket();
+    endpoints = {
+      AWS_ENDPOINT_URL_S3: aws.endpoint,
+      AWS_ENDPOINT_URL_SQS: aws.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      MINTLIFY_API_URL: sandbox.url,
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close()]);
+  });
+
+  it('the export bundle writes a day of Parquet files and its manifest to S3', async () => {
+    const env = environmentOf('mintlify-export', {
+      MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
+      EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+    });
+
+    const { result, error, logs } = await invokeBundle(bundles.export, { date: '2026-01-15', projects: [PROJECT] }, { ...env, ...endpoints });
+
+    expect(error, logs).toBeUndefined();
+    expect(result).toBeDefined();
+    expect(secrets.targets).toContain('secretsmanager.GetSecretValue');
+    const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
+    const keys = (listed.Contents ?? []).map((object) => object.Key);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        `mintlify/visitors_totals/dt=2026-01-15/${PROJECT}.parquet`,
+        `mintlify/visitors_pages/dt=2026-01-15/${PROJECT}.parquet`,
+        `mintlify/_manifests/visitors/dt=2026-01-15/${PROJECT}.json`,
+      ]),
+    );
+    const pages = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: `mintlify/visitors_pages/dt=2026-01-15/${PROJECT}.parquet` }));
+    const bytes = await pages.Body!.transformToByteArray();
+    expect(Buffer.from(bytes.subarray(0, 4)).toString()).toBe('PAR1');
+    expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(expect.arrayContaining(['MintlifyExporter/mintlify-export/DaysExported']));
+    expect(logs).not.toContain(sandbox.apiKey);
+  });
+
+  it('the follow-up bundle sends one queued prompt to its job, once', async () => {
+    sandbox.createJob(PROJECT, { id: 'job_smoke', status: 'completed' });
+    sandbox.scriptNextRun(PROJECT, 'job_smoke', { outcome: 'completed', prLink: 'https://github.com/acme/docs/pull/7', activeMs: 0 });
+    const table = `followup-state-${Date.now()}`;
+    await dynamo.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    const deadLetterUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
+    const queueUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
+    const body = JSON.stringify({ projectId: PROJECT, jobId: 'job_smoke', prompt: 'Fix the typo on the quickstart page.', requestId: 'req-smoke-1' });
+    await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: 'job_smoke', MessageDeduplicationId: 'req-smoke-1' }));
+    const { Messages } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, AttributeNames: ['All'] }));
+    const message = Messages?.[0];
+    expect(message).toBeDefined();
+    const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    const event = {
+      Records: [
+        {
+          messageId: message!.MessageId,
+          receiptHandle: message!.ReceiptHandle,
+          body: message!.Body,
+          attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'job_smoke', MessageDeduplicationId: 'req-smoke-1', SentTimestamp: String(Date.now()) },
+          messageAttributes: {},
+          md5OfBody: message!.MD5OfBody,
+          eventSource: 'aws:sqs',
+          eventSourceARN: Attributes?.['QueueArn'],
+          awsRegion: TEST_REGION,
+        },
+      ],
+    };
+    const env = environmentOf('mintlify-followup', {
+      MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
+      EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+      FOLLOWUP_STATE_TABLE: table,
+      FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
+    });
+
+    const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints });
+
+    expect(error, logs).toBeUndefined();
+    expect(result).toEqual({ batchItemFailures: expect.any(Array) });
+    const job = sandbox.getJobState(PROJECT, 'job_smoke');
+    expect(job?.prompts).toHaveLength(1);
+    expect(job?.violations).toEqual([]);
+    const outcomes = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/followup_outcomes/' }));
+    expect((outcomes.Contents ?? []).map((object) => object.Key)).toEqual([expect.stringMatching(/^mintlify\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/req-smoke-1\.json$/)]);
+    expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(expect.arrayContaining(['MintlifyExporter/mintlify-followup/PromptsSent']));
+    expect(logs).not.toContain('Fix the typo on the quickstart page.');
+    expect(logs).not.toContain(sandbox.apiKey);
+  });
+});

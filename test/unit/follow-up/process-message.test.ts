@@ -1,0 +1,288 @@
+import { createHash } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AgentJob, ApiClient } from '../../../functions/shared/api-types.js';
+import { ApiError, NetworkError, RateLimitedError, SendUncertainError } from '../../../functions/shared/errors.js';
+import { FOLLOWUP_OUTCOMES } from '../../../functions/shared/tables.js';
+import type { DeadLetterEntry } from '../../../functions/follow-up/dead-letter.js';
+import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
+import { processMessage, type FollowUpDeps, type FollowUpMetric, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';
+import type { FollowUpState, StateStore } from '../../../functions/follow-up/state.js';
+
+const PROMPT = 'Please rewrite the quickstart — SECRET-PROMPT-MARKER';
+const OLD_PR = 'https://github.com/acme/docs/pull/1';
+const NEW_PR = 'https://github.com/acme/docs/pull/2';
+const job = (status: AgentJob['status'], prLink: string | null = OLD_PR): AgentJob => ({ id: 'job_1', status, prLink });
+
+/** An in-memory compare-and-swap store with the StateStore contract. */
+function memoryStore(): StateStore & { records: Map<string, FollowUpState> } {
+  const records = new Map<string, FollowUpState>();
+  return {
+    records,
+    async get(id) {
+      return records.get(id);
+    },
+    async put(draft, expected) {
+      const current = records.get(draft.requestId);
+      if ((current?.version) !== expected) return undefined;
+      const state = JSON.parse(JSON.stringify({ ...draft, version: (expected ?? 0) + 1 })) as FollowUpState;
+      records.set(draft.requestId, state);
+      return state;
+    },
+    async delete(id, expected) {
+      if (records.get(id)?.version !== expected) return false;
+      records.delete(id);
+      return true;
+    },
+  };
+}
+
+/** A scripted fake API: `reads` answers GETs in order (the last one repeats). */
+function fakeApi(script: { reads: (AgentJob | Error)[]; sends?: (AgentJob | Error)[] }) {
+  const calls = { gets: 0, sends: 0 };
+  const api: Pick<ApiClient, 'getJob' | 'sendMessage'> = {
+    async getJob() {
+      const answer = script.reads[Math.min(calls.gets, script.reads.length - 1)] as AgentJob | Error;
+      calls.gets++;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+    async sendMessage() {
+      const answer = script.sends?.[Math.min(calls.sends, script.sends.length - 1)] ?? job('active', null);
+      calls.sends++;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  return { api, calls };
+}
+
+let clock: number;
+let store: ReturnType<typeof memoryStore>;
+let outcomes: FollowUpOutcome[];
+let dead: DeadLetterEntry[];
+let logs: string[];
+let metrics: Partial<Record<FollowUpMetric, number>>;
+
+beforeEach(() => {
+  clock = Date.UTC(2026, 0, 15, 12);
+  store = memoryStore();
+  outcomes = [];
+  dead = [];
+  logs = [];
+  metrics = {};
+});
+
+function deps(api: Pick<ApiClient, 'getJob' | 'sendMessage'>): FollowUpDeps {
+  const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => logs.push(JSON.stringify({ level, message, extra }));
+  return {
+    api,
+    store,
+    outcomes: { write: async (o) => void outcomes.push(o) },
+    deadLetter: async (e) => void dead.push(e),
+    logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    metrics: { count: (name, value = 1) => void (metrics[name] = (metrics[name] ?? 0) + value) },
+    now: () => clock,
+    sleep: async (ms) => void (clock += ms),
+    random: () => 0,
+  };
+}
+
+const settings: FollowUpSettings = { projectIds: ['proj_a'], pollBudgetMs: 60_000 };
+const message = (extra: object = {}) => ({
+  messageId: 'msg-1',
+  body: JSON.stringify({ projectId: 'proj_a', jobId: 'job_1', prompt: PROMPT, requestId: 'req-1', ...extra }),
+});
+
+describe('processMessage', () => {
+  it('sends once, polls until the run ends and records the outcome with exactly the table columns', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed'), job('active', null), job('completed', NEW_PR)] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'completed', prLink: NEW_PR, polls: 2 });
+    expect(calls.sends).toBe(1);
+    expect(outcomes).toHaveLength(1);
+    expect(Object.keys(outcomes[0] as object)).toEqual(FOLLOWUP_OUTCOMES.columns.map((c) => c.name));
+    expect(outcomes[0]).toMatchObject({ request_id: 'req-1', status: 'completed', pr_link: NEW_PR, attempts: 1, polls: 2, prompt_length: PROMPT.length });
+    expect(store.records.get('req-1')?.phase).toBe('done');
+    expect(metrics).toMatchObject({ PromptsSent: 1, OutcomesRecorded: 1 });
+  });
+
+  it('drops a redelivered message whose request is done, without any request', async () => {
+    const first = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)] });
+    await processMessage(message(), deps(first.api), settings);
+    const second = fakeApi({ reads: [job('completed')] });
+
+    const result = await processMessage(message(), deps(second.api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'duplicate' });
+    expect(second.calls).toEqual({ gets: 0, sends: 0 });
+  });
+
+  it('defers without sending while the job is active', async () => {
+    const { api, calls } = fakeApi({ reads: [job('active', null)] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', sent: false, reason: 'job is active' });
+    expect(calls.sends).toBe(0);
+    expect(metrics.PromptsDeferred).toBe(1);
+  });
+
+  it('defers a rate-limited prompt by Retry-After and sends it once later', async () => {
+    const { api, calls } = fakeApi({
+      reads: [job('completed'), job('completed'), job('completed', NEW_PR)],
+      sends: [new RateLimitedError('rate limited', { retryAfterMs: 42_000 }), job('active', null)],
+    });
+
+    const deferred = await processMessage(message(), deps(api), settings);
+    expect(deferred).toMatchObject({ action: 'defer', delayMs: 42_000, sent: false });
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'pending', attempts: 1 });
+
+    const done = await processMessage(message(), deps(api), settings);
+    expect(done).toMatchObject({ action: 'handled', status: 'completed' });
+    expect(calls.sends).toBe(2);
+    expect(outcomes[0]).toMatchObject({ attempts: 2 });
+  });
+
+  it('records uncertain and dead-letters when the send may have gone through, and never resends', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed')], sends: [new SendUncertainError('timeout after send')] });
+
+    const result = await processMessage(message(), deps(api), settings);
+    const again = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'uncertain' });
+    expect(again).toMatchObject({ status: 'duplicate' });
+    expect(calls.sends).toBe(1);
+    expect(dead[0]?.reason).toMatch(/^uncertain/);
+    expect(outcomes[0]).toMatchObject({ status: 'uncertain', sent_at: null });
+    expect(metrics).toMatchObject({ PromptsUncertain: 1, MessagesDeadLettered: 1 });
+  });
+
+  it('treats a claim whose lease expired as uncertain without sending', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed')] });
+    await store.put(
+      { requestId: 'req-1', phase: 'claimed', projectId: 'proj_a', jobId: 'job_1', promptLength: PROMPT.length, promptSha256: sha(PROMPT), failures: 0, attempts: 0, polls: 0, owner: 'crashed', leaseExpiresAt: clock - 1, expiresAt: 0 },
+      undefined,
+    );
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ status: 'uncertain' });
+    expect(calls).toEqual({ gets: 0, sends: 0 });
+  });
+
+  it('defers a concurrent duplicate while another consumer holds a live claim', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed')] });
+    await store.put(
+      { requestId: 'req-1', phase: 'claimed', projectId: 'proj_a', jobId: 'job_1', promptLength: PROMPT.length, promptSha256: sha(PROMPT), failures: 0, attempts: 0, polls: 0, owner: 'other', leaseExpiresAt: clock + 30_000, expiresAt: 0 },
+      undefined,
+    );
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', delayMs: 31_000 });
+    expect(calls.sends).toBe(0);
+  });
+
+  it('defers with the next poll interval when the job outlives the poll budget, then resumes', async () => {
+    const reads = [job('completed'), ...Array.from({ length: 30 }, () => job('active', null)), job('completed', NEW_PR)];
+    const { api, calls } = fakeApi({ reads });
+
+    const first = await processMessage(message(), deps(api), settings);
+    expect(first).toMatchObject({ action: 'defer', sent: true });
+    const saved = store.records.get('req-1');
+    expect(saved).toMatchObject({ phase: 'sent', sawActive: true });
+    expect(saved?.polls).toBeGreaterThan(0);
+
+    let result = first;
+    for (let i = 0; i < 10 && result.action === 'defer'; i++) {
+      clock += result.delayMs;
+      result = await processMessage(message(), deps(api), settings);
+    }
+    expect(result).toMatchObject({ action: 'handled', status: 'completed', prLink: NEW_PR, polls: 31 });
+    expect(calls.sends).toBe(1);
+  });
+
+  it('does not take a stale terminal read for the end of the new run', async () => {
+    const { api } = fakeApi({
+      reads: [job('completed'), job('completed'), job('completed'), job('active', null), job('failed', OLD_PR)],
+      sends: [job('completed')],
+    });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'failed' });
+  });
+
+  it('ends as timed_out once the maximum wait has passed', async () => {
+    const { api } = fakeApi({ reads: [job('completed'), job('active', null)] });
+    const short = { ...settings, maxWaitMs: 120_000 };
+
+    let result = await processMessage(message(), deps(api), short);
+    for (let i = 0; i < 10 && result.action === 'defer'; i++) {
+      clock += result.delayMs;
+      result = await processMessage(message(), deps(api), short);
+    }
+
+    expect(result).toMatchObject({ action: 'handled', status: 'timed_out' });
+    expect(outcomes[0]?.detail).toContain('FOLLOWUP_MAX_WAIT_HOURS');
+  });
+
+  it('dead-letters an unknown job as rejected', async () => {
+    const { api, calls } = fakeApi({ reads: [new ApiError('job job_1 not found in project proj_a', 404)] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'rejected' });
+    expect(calls.sends).toBe(0);
+    expect(dead[0]).toMatchObject({ requestId: 'req-1', groupId: 'job_1', reason: expect.stringContaining('404') });
+  });
+
+  it('dead-letters a malformed message at once without an outcome record', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed')] });
+
+    const result = await processMessage({ messageId: 'msg-2', body: 'not json' }, deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'rejected' });
+    expect(dead).toEqual([expect.objectContaining({ body: 'not json', reason: 'malformed message: body is not JSON', requestId: 'msg-2' })]);
+    expect(outcomes).toEqual([]);
+    expect(calls.gets).toBe(0);
+  });
+
+  it('counts failures, backs off, and dead-letters after the limit', async () => {
+    const { api } = fakeApi({ reads: [new NetworkError('connection reset', false)] });
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await processMessage(message(), deps(api), settings));
+
+    expect(results.slice(0, 4).map((r) => r.action === 'defer' && r.delayMs)).toEqual([10_000, 20_000, 40_000, 80_000]);
+    expect(results[4]).toMatchObject({ action: 'handled', status: 'rejected' });
+    expect(dead[0]?.reason).toContain('gave up after 5 failed attempts');
+  });
+
+  it('refuses a requestId already used for a different prompt', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)] });
+    await processMessage(message(), deps(api), settings);
+
+    const result = await processMessage(message({ prompt: 'another prompt' }), deps(api), settings);
+
+    expect(result).toMatchObject({ status: 'rejected' });
+    expect(calls.sends).toBe(1);
+    expect(store.records.get('req-1')?.outcome).toBe('completed');
+  });
+
+  it('never writes the prompt text in logs, outcomes, state or dead-letter reasons', async () => {
+    const { api } = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)] });
+    await processMessage(message(), deps(api), settings);
+    await processMessage({ messageId: 'm3', body: JSON.stringify({ jobId: 'bad id', prompt: PROMPT }) }, deps(api), settings);
+
+    const written = JSON.stringify({ logs, outcomes, state: [...store.records.values()], reasons: dead.map((d) => d.reason) });
+    expect(logs.length).toBeGreaterThan(2);
+    expect(written).not.toContain('SECRET-PROMPT-MARKER');
+    expect(written).toContain(sha(PROMPT));
+  });
+});
+
+function sha(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,472 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../../functions/shared/api-client.js';
+import type { ApiClientOptions } from '../../../functions/shared/api-client.js';
+import {
+  ApiError,
+  ConfigError,
+  DeadlineExceededError,
+  MalformedResponseError,
+  NetworkError,
+  RateLimitedError,
+  SendUncertainError,
+} from '../../../functions/shared/errors.js';
+
+const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
+const PROMPT = 'Please rewrite the quickstart so it mentions the new CLI flags and the sandbox.';
+const QUERY = { dateFrom: '2026-01-15', dateTo: '2026-01-16', limit: 250, offset: 0 } as const;
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+type Reply = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+/**
+ * A loopback API whose replies are scripted per test, in order; it records every request.
+ * Every reply closes its connection, so no test reuses a socket another test left behind.
+ */
+let server: Server;
+let baseUrl: string;
+let replies: Reply[] = [];
+const seen: Seen[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const reply = replies.shift() ?? json(500, { error: 'no scripted reply' });
+      reply(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(() => {
+  replies = [];
+  seen.length = 0;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+}
+const html = (status: number): Reply => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'text/html', connection: 'close' });
+  res.end('<html><body><h1>Bad gateway</h1></body></html>');
+};
+/** Reads the request, then drops the connection without answering. */
+const hangUp: Reply = (req) => req.socket.destroy();
+/** Answers after `ms` of real time (the per-request timeout is a real timer). */
+const slow = (ms: number, reply: Reply): Reply => (req, res, body) => {
+  const timer = setTimeout(() => reply(req, res, body), ms);
+  res.on('close', () => clearTimeout(timer));
+};
+
+const page = (hasMore = false) => ({
+  totals: { human: 3, ai: 1, total: 4 },
+  visitors: [{ path: '/intro', human: 3, ai: 1, total: 4 }],
+  hasMore,
+});
+const job = (status = 'active') => ({ id: 'job_1', status, prLink: null });
+
+/** A fake clock: sleeping advances it instantly and is recorded. */
+function makeClient(overrides: Partial<ApiClientOptions> = {}) {
+  let time = 1_700_000_000_000;
+  const waits: number[] = [];
+  const logs: { level: string; message: string; extra: unknown[] }[] = [];
+  const record =
+    (level: string) =>
+    (message: unknown, ...extra: unknown[]) =>
+      logs.push({ level, message: String(message), extra });
+  const client = createApiClient({
+    baseUrl,
+    apiKey: KEY,
+    timeoutMs: 2_000,
+    now: () => time,
+    sleep: async (ms) => {
+      waits.push(ms);
+      time += ms;
+    },
+    random: () => 0,
+    logger: { debug: record('debug'), info: record('info'), warn: record('warn') } as never,
+    ...overrides,
+  });
+  return { client, waits, logs, now: () => time };
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return error as Error;
+}
+
+/** Everything a failure could leak through: message, cause chain, logs and stats. */
+function leakSurface(error: unknown, logs: unknown, stats: unknown): string {
+  const parts: string[] = [JSON.stringify(logs), JSON.stringify(stats)];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    parts.push(current.message, String(current.stack));
+    current = current.cause;
+  }
+  return parts.join('\n');
+}
+
+describe('requests', () => {
+  it('sends the key as a bearer token, asks for JSON and builds the query', async () => {
+    replies = [json(200, page())];
+    const { client } = makeClient();
+    await client.getVisitors('proj_1', { ...QUERY, offset: 500 });
+    const [request] = seen;
+    expect(request?.method).toBe('GET');
+    expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request?.headers.accept).toBe('application/json');
+    expect(request?.url).toBe('/v1/analytics/proj_1/visitors?dateFrom=2026-01-15&dateTo=2026-01-16&limit=250&offset=500');
+  });
+
+  it('encodes path parameters', async () => {
+    replies = [json(200, job())];
+    const { client } = makeClient();
+    await client.getJob('proj 1', 'job/../x');
+    expect(seen[0]?.url).toBe('/v2/agent/proj%201/job/job%2F..%2Fx');
+  });
+
+  it('posts the prompt as JSON to the message endpoint', async () => {
+    replies = [json(200, job())];
+    const { client } = makeClient();
+    const result = await client.sendMessage('proj_1', 'job_1', PROMPT);
+    expect(result.status).toBe('active');
+    expect(seen[0]?.method).toBe('POST');
+    expect(seen[0]?.url).toBe('/v2/agent/proj_1/job/job_1/message');
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ prompt: PROMPT });
+  });
+
+  it('counts requests, retries and successes', async () => {
+    replies = [json(503, { error: 'busy' }), json(200, page())];
+    const { client } = makeClient();
+    await client.getVisitors('proj_1', QUERY);
+    expect(client.stats).toEqual({ requests: 2, retries: 1, successes: 1 });
+  });
+
+  it('refuses an empty prompt before sending anything', async () => {
+    const { client } = makeClient();
+    await expect(client.sendMessage('proj_1', 'job_1', '')).rejects.toBeInstanceOf(ConfigError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a page limit the API does not accept before sending anything', async () => {
+    const { client } = makeClient();
+    await expect(client.getVisitors('proj_1', { ...QUERY, limit: 500 })).rejects.toBeInstanceOf(ConfigError);
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('creating a client', () => {
+  it('refuses an assistant key', () => {
+    expect(() => createApiClient({ baseUrl, apiKey: 'mint_dsc_abcdef' })).toThrow(ConfigError);
+  });
+
+  it('refuses a key without the mint_ prefix', () => {
+    expect(() => createApiClient({ baseUrl, apiKey: 'abcdef' })).toThrow(/starting with mint_/);
+  });
+
+  it('refuses plain http off loopback', () => {
+    expect(() => createApiClient({ baseUrl: 'http://api.mintlify.com', apiKey: KEY })).toThrow(ConfigError);
+  });
+
+  it('accepts plain http on 127.0.0.1', () => {
+    expect(() => createApiClient({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY })).not.toThrow();
+  });
+});
+
+describe('reads', () => {
+  it.each([429, 500, 502, 503, 504])('retries a read after HTTP %i', async (status) => {
+    replies = [json(status, { error: 'try later' }), json(200, page())];
+    const { client, waits } = makeClient();
+    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    expect(seen).toHaveLength(2);
+    expect(waits).toHaveLength(1);
+  });
+
+  it('honours Retry-After on a 429', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '3' }), json(200, job())];
+    const { client, waits } = makeClient();
+    await client.getJob('proj_1', 'job_1');
+    expect(waits).toEqual([3_000]);
+  });
+
+  it('uses the backoff when Retry-After is 0', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '0' }), json(200, job())];
+    const { client, waits } = makeClient({ minDelayMs: 800 });
+    await client.getJob('proj_1', 'job_1');
+    expect(waits).toEqual([400]);
+  });
+
+  it('retries a read after the server drops the connection', async () => {
+    replies = [hangUp, json(200, page())];
+    const { client } = makeClient();
+    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('retries a read that timed out', async () => {
+    replies = [slow(1_000, json(200, page())), json(200, page())];
+    const { client } = makeClient({ timeoutMs: 100 });
+    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    expect(client.stats.retries).toBe(1);
+  });
+
+  it('retries a read whose 2xx body is malformed', async () => {
+    replies = [json(200, { ...page(), hasMore: 'yes' }), json(200, page())];
+    const { client } = makeClient();
+    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+  });
+
+  it('gives up with a MalformedResponseError when a 2xx body stays HTML', async () => {
+    replies = [html(200), html(200), html(200)];
+    const { client } = makeClient({ maxRetries: 2 });
+    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toContain('not JSON');
+    expect(error.message).not.toContain('<html>');
+  });
+
+  it('reports an HTML error page as an ApiError with its status', async () => {
+    replies = [html(502)];
+    const { client } = makeClient({ maxRetries: 0 });
+    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(502);
+    expect(error.message).not.toContain('<html>');
+  });
+
+  it('throws a network error after the retries are spent on a closed port', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const { client, waits } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2 });
+    const error = await failureOf(client.getJob('proj_1', 'job_1'));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).beforeSend).toBe(true);
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(waits).toHaveLength(2);
+  });
+
+  it('stops retrying when the next wait would pass the deadline', async () => {
+    replies = Array.from({ length: 10 }, () => json(503, { error: 'down' }));
+    const { client, waits, now } = makeClient({ minDelayMs: 1_000 });
+    const deadline = now() + 5_000;
+    const error = await failureOf(client.getVisitors('proj_1', QUERY, { deadline }));
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error.cause).toBeInstanceOf(ApiError);
+    expect(now()).toBeLessThanOrEqual(deadline);
+    expect(waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(5_000);
+  });
+
+  it('sends nothing when the deadline has already passed', async () => {
+    const { client, now } = makeClient();
+    await expect(client.getJob('proj_1', 'job_1', { deadline: now() - 1 })).rejects.toBeInstanceOf(DeadlineExceededError);
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('errors that say what to fix', () => {
+  it('fails at once on 401 and says to create a new admin key', async () => {
+    replies = [json(401, { error: 'unauthorized' })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toContain('API key rejected (401)');
+    expect(error.message).toContain('admin key');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('fails at once on 403 and names scope, plan and IP allowlist', async () => {
+    replies = [json(403, { error: 'forbidden' })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getJob('proj_1', 'job_1'));
+    expect(error.message).toMatch(/scope.*plan.*IP allowlist/);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('fails at once on a visitors 404 and points to MINTLIFY_PROJECT_IDS', async () => {
+    replies = [json(404, { error: 'not found' })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getVisitors('proj_missing', QUERY));
+    expect(error.message).toContain('project "proj_missing" not found');
+    expect(error.message).toContain('MINTLIFY_PROJECT_IDS');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('fails at once on a job 404 and names the job and the project', async () => {
+    replies = [json(404, { error: 'not found' })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getJob('proj_1', 'job_gone'));
+    expect((error as ApiError).status).toBe(404);
+    expect(error.message).toContain('job "job_gone" not found in project "proj_1"');
+  });
+
+  it("fails at once on 400 and includes the server's error and details", async () => {
+    replies = [json(400, { error: 'Invalid query', details: [{ message: 'dateTo must be after dateFrom' }] })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    expect(error.message).toContain('Invalid query');
+    expect(error.message).toContain('dateTo must be after dateFrom');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not follow a redirect and points to MINTLIFY_API_URL', async () => {
+    replies = [json(301, {}, { location: 'https://elsewhere.example.com/v1' })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    expect((error as ApiError).status).toBe(301);
+    expect(error.message).toContain('MINTLIFY_API_URL');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('cuts a long server message short', async () => {
+    replies = [json(400, { error: 'x'.repeat(10_000) })];
+    const { client } = makeClient();
+    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    expect(error.message.length).toBeLessThan(500);
+  });
+});
+
+describe('the follow-up POST', () => {
+  it('is retried after a 429 and honours Retry-After', async () => {
+    replies = [json(429, { error: 'rate limited' }, { 'retry-after': '2' }), json(200, job())];
+    const { client, waits } = makeClient();
+    await expect(client.sendMessage('proj_1', 'job_1', PROMPT)).resolves.toMatchObject({ id: 'job_1' });
+    expect(seen.filter((r) => r.method === 'POST')).toHaveLength(2);
+    expect(waits).toEqual([2_000]);
+  });
+
+  it('is retried after a connection refused, which proves nothing was sent', async () => {
+    const target = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => json(200, job())(req, res, ''));
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const port = (target.address() as AddressInfo).port;
+    await new Promise((resolve) => target.close(resolve));
+    // Start listening on the same port only once the first attempt has been refused.
+    const sleep = async () => {
+      await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
+    };
+    const { client } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, sleep });
+    try {
+      await expect(client.sendMessage('proj_1', 'job_1', PROMPT)).resolves.toMatchObject({ id: 'job_1' });
+      expect(client.stats).toMatchObject({ requests: 2, retries: 1, successes: 1 });
+    } finally {
+      target.closeAllConnections();
+      await new Promise((resolve) => target.close(resolve));
+    }
+  });
+
+  it.each([500, 502, 503])('is never resent after HTTP %i: the send is uncertain', async (status) => {
+    replies = [json(status, { error: 'oops' }), json(200, job())];
+    const { client } = makeClient();
+    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    expect(error).toBeInstanceOf(SendUncertainError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('is never resent after the connection drops once the request was read', async () => {
+    replies = [hangUp, json(200, job())];
+    const { client } = makeClient();
+    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    expect(error).toBeInstanceOf(SendUncertainError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('is never resent after a timeout', async () => {
+    replies = [slow(1_000, json(200, job())), json(200, job())];
+    const { client } = makeClient({ timeoutMs: 100 });
+    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    expect(error).toBeInstanceOf(SendUncertainError);
+    expect(error.message).toContain('timed out');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('is never resent when a 2xx body is unreadable, since the service accepted it', async () => {
+    replies = [html(200), json(200, job())];
+    const { client } = makeClient();
+    await expect(client.sendMessage('proj_1', 'job_1', PROMPT)).rejects.toBeInstanceOf(SendUncertainError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('fails as rejected (not uncertain) on a 404', async () => {
+    replies = [json(404, { error: 'no such job' })];
+    const { client } = makeClient();
+    const error = await failureOf(client.sendMessage('proj_1', 'job_x', PROMPT));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).not.toBeInstanceOf(SendUncertainError);
+    expect(error.message).toContain('job "job_x" not found in project "proj_1"');
+  });
+
+  it('throws RateLimitedError with the wait when 429s outlast the retries', async () => {
+    replies = [json(429, {}, { 'retry-after': '5' }), json(429, {}, { 'retry-after': '5' })];
+    const { client } = makeClient({ maxRetries: 1 });
+    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(5_000);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('throws RateLimitedError at once when Retry-After would pass the deadline', async () => {
+    replies = [json(429, {}, { 'retry-after': '3600' })];
+    const { client, now, waits } = makeClient();
+    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT, { deadline: now() + 60_000 }));
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(3_600_000);
+    expect(waits).toEqual([]);
+  });
+});
+
+describe('secrets', () => {
+  it('keeps the key and the prompt out of errors, logs and stats', async () => {
+    replies = [json(503, { error: `upstream echoed ${KEY}` }), json(400, { error: 'bad', details: [{ message: `auth was Bearer ${KEY}` }] })];
+    const { client, logs } = makeClient();
+    const readError = await failureOf(client.getVisitors('proj_1', QUERY));
+    replies = [json(400, { error: `prompt rejected: ${PROMPT}`, details: [{ message: `auth was Bearer ${KEY}` }] })];
+    const sendError = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    replies = [hangUp];
+    const uncertain = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    expect(logs.some((entry) => entry.level === 'warn')).toBe(true);
+    for (const error of [readError, sendError, uncertain]) {
+      const surface = leakSurface(error, logs, client.stats);
+      expect(surface).not.toContain(KEY);
+      expect(surface).not.toContain(PROMPT);
+    }
+    expect(readError.message).toContain('[redacted]');
+  });
+
+  it('logs each retry at warn with the operation and the delay', async () => {
+    replies = [json(503, { error: 'busy' }), json(200, page())];
+    const { client, logs } = makeClient();
+    await client.getVisitors('proj_1', QUERY);
+    const warnings = logs.filter((entry) => entry.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.extra[0]).toMatchObject({ operation: 'getVisitors', attempt: 1, delayMs: 250, status: 503 });
+  });
+});

@@ -1,0 +1,303 @@
+import { inspect } from 'node:util';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
+import { ConfigError } from '../../../functions/shared/errors.js';
+import { createLogger } from '../../../functions/shared/logger.js';
+import { clearApiKeyCache, resolveApiKey } from '../../../functions/shared/secrets.js';
+
+const KEY = 'mint_Zq8xSecretTestKey1234567890';
+const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-admin-key-AbCdEf';
+
+function configErrorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      apiUrl: 'https://api.mintlify.com',
+      projectIds: [],
+      destination: './data',
+      pageLimit: 250,
+      healDays: 7,
+      maxPages: 10_000,
+      apiTimeoutMs: 30_000,
+      followUpMaxWaitHours: 24,
+    });
+    expect(config.apiKey).toBeUndefined();
+    expect(config.followUpStateTable).toBeUndefined();
+  });
+
+  it('reads every variable it knows', () => {
+    const config = loadConfig({
+      MINTLIFY_API_KEY: KEY,
+      MINTLIFY_API_KEY_SECRET_ARN: ARN,
+      MINTLIFY_API_URL: 'http://127.0.0.1:4010/',
+      MINTLIFY_PROJECT_IDS: 'proj_a, proj-b',
+      EXPORT_DESTINATION: 's3://warehouse-bucket/mintlify',
+      EXPORT_PAGE_LIMIT: '100',
+      EXPORT_HEAL_DAYS: '0',
+      EXPORT_MAX_PAGES: '50',
+      API_TIMEOUT_MS: '5000',
+      FOLLOWUP_STATE_TABLE: 'followup-state',
+      FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/followups-dlq',
+      FOLLOWUP_MAX_WAIT_HOURS: '0.5',
+    });
+    expect(config).toMatchObject({
+      apiKey: KEY,
+      apiKeySecretArn: ARN,
+      apiUrl: 'http://127.0.0.1:4010',
+      projectIds: ['proj_a', 'proj-b'],
+      destination: 's3://warehouse-bucket/mintlify',
+      pageLimit: 100,
+      healDays: 0,
+      maxPages: 50,
+      apiTimeoutMs: 5000,
+      followUpStateTable: 'followup-state',
+      followUpDeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/followups-dlq',
+      followUpMaxWaitHours: 0.5,
+    });
+  });
+
+  it('treats a blank variable as unset', () => {
+    expect(loadConfig({ MINTLIFY_API_KEY: '', EXPORT_PAGE_LIMIT: '  ' })).toMatchObject({ pageLimit: 250 });
+    expect(loadConfig({ MINTLIFY_API_KEY: '' }).apiKey).toBeUndefined();
+  });
+
+  it('trims project ids, drops empty entries and removes duplicates', () => {
+    expect(loadConfig({ MINTLIFY_PROJECT_IDS: ' a1 ,b2,, a1,' }).projectIds).toEqual(['a1', 'b2']);
+  });
+
+  it('refuses a project id with characters a path cannot carry', () => {
+    const error = configErrorOf(() => loadConfig({ MINTLIFY_PROJECT_IDS: 'ok,bad/id' }));
+    expect(error.message).toContain('MINTLIFY_PROJECT_IDS');
+    expect(error.message).toContain('bad/id');
+  });
+
+  it.each([
+    ['EXPORT_PAGE_LIMIT', '0'],
+    ['EXPORT_PAGE_LIMIT', '251'],
+    ['EXPORT_PAGE_LIMIT', '25x'],
+    ['EXPORT_HEAL_DAYS', '32'],
+    ['EXPORT_MAX_PAGES', '-1'],
+    ['API_TIMEOUT_MS', '1e4'],
+    ['FOLLOWUP_MAX_WAIT_HOURS', '0'],
+    ['FOLLOWUP_MAX_WAIT_HOURS', 'forever'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    const error = configErrorOf(() => loadConfig({ [name]: value }));
+    expect(error.message).toContain(name);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('refuses a malformed secret ARN, queue URL, table name and s3 destination', () => {
+    expect(configErrorOf(() => loadConfig({ MINTLIFY_API_KEY_SECRET_ARN: 'my-secret' })).message).toContain(
+      'MINTLIFY_API_KEY_SECRET_ARN',
+    );
+    expect(configErrorOf(() => loadConfig({ FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'queue' })).message).toContain(
+      'FOLLOWUP_DEAD_LETTER_QUEUE_URL',
+    );
+    expect(configErrorOf(() => loadConfig({ FOLLOWUP_STATE_TABLE: 'a b' })).message).toContain('FOLLOWUP_STATE_TABLE');
+    expect(configErrorOf(() => loadConfig({ EXPORT_DESTINATION: 's3://' })).message).toContain('EXPORT_DESTINATION');
+  });
+
+  it('refuses an assistant key without echoing it', () => {
+    const assistantKey = 'mint_dsc_Zq8xSecretAssistant99';
+    const error = configErrorOf(() => loadConfig({ MINTLIFY_API_KEY: assistantKey }));
+    expect(error.message).toContain('MINTLIFY_API_KEY');
+    expect(error.message).not.toContain(assistantKey);
+  });
+
+  it('returns a frozen config', () => {
+    const config = loadConfig({ MINTLIFY_PROJECT_IDS: 'a' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.projectIds)).toBe(true);
+  });
+
+  it('hides the key when the config is logged as JSON or inspected', () => {
+    const config = loadConfig({ MINTLIFY_API_KEY: KEY });
+    expect(JSON.stringify(config)).not.toContain(KEY);
+    expect(inspect(config)).not.toContain(KEY);
+    expect(JSON.stringify(config)).toContain('[redacted]');
+  });
+
+  it('keeps the key in a spread copy', () => {
+    const config = loadConfig({ MINTLIFY_API_KEY: KEY });
+    expect({ ...config }.apiKey).toBe(KEY);
+  });
+});
+
+describe('validateApiKey', () => {
+  it('accepts an admin key and trims surrounding whitespace', () => {
+    expect(validateApiKey(`  ${KEY}\n`)).toBe(KEY);
+  });
+
+  it('refuses an assistant key and points to the dashboard', () => {
+    const error = configErrorOf(() => validateApiKey('mint_dsc_abcdef123456'));
+    expect(error.message).toContain('assistant key');
+    expect(error.message).toContain('create an admin key');
+    expect(error.message).toContain('API keys page');
+    expect(error.message).not.toContain('abcdef123456');
+  });
+
+  it('refuses a key without the mint_ prefix without echoing it', () => {
+    const error = configErrorOf(() => validateApiKey('sk_live_Zq8xNotMintlify'));
+    expect(error.message).toContain('MINTLIFY_API_KEY must be an admin API key starting with mint_');
+    expect(error.message).not.toContain('Zq8xNotMintlify');
+  });
+
+  it('refuses an empty key', () => {
+    expect(configErrorOf(() => validateApiKey('   ')).message).toContain('empty');
+  });
+
+  it('refuses a key with inner whitespace, which cannot go into a header', () => {
+    const error = configErrorOf(() => validateApiKey('mint_abc def'));
+    expect(error.message).not.toContain('abc def');
+  });
+
+  it('names the source it was given', () => {
+    expect(configErrorOf(() => validateApiKey('nope', 'the secret X')).message).toContain('the secret X');
+  });
+});
+
+describe('validateApiUrl', () => {
+  it('accepts https and removes trailing slashes', () => {
+    expect(validateApiUrl('https://api.mintlify.com///')).toBe('https://api.mintlify.com');
+  });
+
+  it('keeps a base path', () => {
+    expect(validateApiUrl('https://proxy.example.com/mintlify/')).toBe('https://proxy.example.com/mintlify');
+  });
+
+  it.each(['http://127.0.0.1:4010', 'http://127.8.9.10', 'http://localhost:3000', 'http://[::1]:8080'])(
+    'allows plain http on loopback (%s)',
+    (url) => {
+      expect(validateApiUrl(url)).toBe(url);
+    },
+  );
+
+  it.each(['http://api.mintlify.com', 'http://10.0.0.5:4010', 'http://128.0.0.1', 'http://127.0.0.1.evil.com'])(
+    'refuses plain http off loopback (%s)',
+    (url) => {
+      expect(configErrorOf(() => validateApiUrl(url)).message).toContain('https');
+    },
+  );
+
+  it('refuses other schemes, credentials, queries and non-URLs', () => {
+    expect(configErrorOf(() => validateApiUrl('ftp://api.mintlify.com')).message).toContain('MINTLIFY_API_URL');
+    expect(configErrorOf(() => validateApiUrl('https://u:p@api.mintlify.com')).message).toContain('credentials');
+    expect(configErrorOf(() => validateApiUrl('https://api.mintlify.com/?x=1')).message).toContain('query');
+    expect(configErrorOf(() => validateApiUrl('api.mintlify.com')).message).toContain('not a URL');
+  });
+});
+
+describe('resolveApiKey', () => {
+  beforeEach(() => clearApiKeyCache());
+
+  /** A Secrets Manager stand-in that answers every GetSecretValue with `output`. */
+  function fakeSecrets(output: Record<string, unknown> | Error) {
+    const calls: unknown[] = [];
+    return {
+      calls,
+      client: {
+        send: async (command: { input: unknown }) => {
+          calls.push(command.input);
+          if (output instanceof Error) throw output;
+          return output;
+        },
+      } as never,
+    };
+  }
+
+  it('prefers MINTLIFY_API_KEY and never reads the secret', async () => {
+    const secrets = fakeSecrets({ SecretString: 'mint_other' });
+    await expect(resolveApiKey({ apiKey: KEY, apiKeySecretArn: ARN }, { secrets: secrets.client })).resolves.toBe(KEY);
+    expect(secrets.calls).toHaveLength(0);
+  });
+
+  it('reads a raw key from the secret', async () => {
+    const secrets = fakeSecrets({ SecretString: `${KEY}\n` });
+    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client })).resolves.toBe(KEY);
+    expect(secrets.calls).toEqual([{ SecretId: ARN }]);
+  });
+
+  it('reads the apiKey field of a JSON secret', async () => {
+    const secrets = fakeSecrets({ SecretString: JSON.stringify({ apiKey: KEY }) });
+    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client })).resolves.toBe(KEY);
+  });
+
+  it('reads the secret once per process', async () => {
+    const secrets = fakeSecrets({ SecretString: KEY });
+    await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client });
+    await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client });
+    expect(secrets.calls).toHaveLength(1);
+  });
+
+  it('tries the secret again after a failed read', async () => {
+    const failing = fakeSecrets(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
+    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: failing.client })).rejects.toThrow('ThrottlingException');
+    const working = fakeSecrets({ SecretString: KEY });
+    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: working.client })).resolves.toBe(KEY);
+  });
+
+  it('explains an access problem as a configuration error', async () => {
+    const secrets = fakeSecrets(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
+    const error = await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('GetSecretValue');
+  });
+
+  it('fails clearly when neither the key nor the secret is configured', async () => {
+    const error = await resolveApiKey({}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('MINTLIFY_API_KEY_SECRET_ARN');
+  });
+
+  it('fails clearly when the secret is empty', async () => {
+    const secrets = fakeSecrets({ SecretString: '  ' });
+    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client })).rejects.toThrow('is empty');
+  });
+
+  it('refuses an assistant key stored in the secret without echoing it', async () => {
+    const assistantKey = 'mint_dsc_Zq8xStoredAssistant';
+    const secrets = fakeSecrets({ SecretString: JSON.stringify({ apiKey: assistantKey }) });
+    const error = await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('assistant key');
+    expect((error as Error).message).not.toContain(assistantKey);
+  });
+
+  it('refuses JSON without an apiKey field without echoing the secret', async () => {
+    const secrets = fakeSecrets({ SecretString: JSON.stringify({ key: KEY }) });
+    const error = await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain('"apiKey"');
+    expect((error as Error).message).not.toContain(KEY);
+  });
+});
+
+describe('logger', () => {
+  it('creates a Powertools logger that writes JSON lines with the service name', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ serviceName: 'test-service', persistentKeys: { component: 'unit' } });
+    const original = process.stdout.write.bind(process.stdout);
+    // Powertools writes through console (stdout); capture it for this one call.
+    const spy = (chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    (process.stdout as { write: unknown }).write = spy;
+    try {
+      logger.info('hello', { rows: 3 });
+    } finally {
+      (process.stdout as { write: unknown }).write = original;
+    }
+    const record = JSON.parse(lines.join('').trim()) as Record<string, unknown>;
+    expect(record).toMatchObject({ message: 'hello', service: 'test-service', component: 'unit', rows: 3, level: 'INFO' });
+  });
+});
