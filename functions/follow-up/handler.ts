@@ -9,6 +9,7 @@
  * comes back after the delay, without a Lambda sleeping. Deferrals are not failures; the core
  * counts real failures in its state record and dead-letters explicitly.
  */
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -93,8 +94,8 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const config = loadConfig(env);
   if (!config.followUpStateTable) throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
-  const logger = createLogger({ serviceName: 'follow-up' });
-  const metrics = new Metrics({ serviceName: 'follow-up' });
+  const logger = createLogger({ serviceName: 'mintlify-followup' });
+  const metrics = new Metrics({ serviceName: 'mintlify-followup', namespace: 'MintlifyExporter' });
   const sqs = new SQSClient({});
   const apiKey = await resolveApiKey(config);
   const followUp: FollowUpDeps = {
@@ -106,7 +107,8 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
     metrics: powertoolsMetrics(metrics),
     now: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    owner: `lambda:${hostname()}`,
+    // Lambda hostnames can repeat across execution environments; the UUID keeps owners unique.
+    owner: `lambda:${hostname()}:${randomUUID()}`,
   };
   return createHandler({ followUp, settings: settingsFromConfig(config), sqs, flushMetrics: () => metrics.publishStoredMetrics() });
 }
