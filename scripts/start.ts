@@ -41,7 +41,7 @@ async function showWarehouse(dir: string, date: string): Promise<void> {
     for (const [title, sql] of queries) {
       const reader = await connection.runAndReadAll(sql);
       io.stdout.write(`\n${title}  (DuckDB: ${sql.replace(/\s+/g, ' ')})\n`);
-      io.stdout.write(`${formatTable(reader.columnNames(), reader.getRowsJS())}\n`);
+      io.stdout.write(`${formatTable(reader.columnNames(), reader.getRowsJson())}\n`);
     }
     const glob = toSqlString(path.join(dir, 'visitors_pages', '*', '*.parquet'));
     io.stdout.write(`\nEvery day, from any DuckDB: SELECT dt, project_id, count(*) AS pages FROM read_parquet(${glob}, hive_partitioning = true) GROUP BY ALL ORDER BY ALL;\n`);
