@@ -11,7 +11,7 @@ import parquet from 'parquetjs-lite';
 import type { ParquetFieldDefinition, ParquetSchema, ParquetWriter } from 'parquetjs-lite';
 import { Writable } from 'node:stream';
 import type { PendingWrite } from '../shared/destination.js';
-import { ConfigError, DestinationError, ExporterError } from '../shared/errors.js';
+import { ConfigError, DestinationError, ExporterError, InvalidRowError } from '../shared/errors.js';
 import type { ColumnDef, ColumnType, TableDef } from '../shared/tables.js';
 
 /** Rows per row group: large enough for readers, small enough to bound memory (~MBs). */
@@ -24,14 +24,6 @@ const PARQUET_TYPES: Record<ColumnType, ParquetFieldDefinition['type']> = {
   timestamp_ms: 'TIMESTAMP_MILLIS',
   boolean: 'BOOLEAN',
 };
-
-/**
- * A row does not fit its table (missing column, wrong type, unknown column). It is a bug in
- * the caller or bad upstream data, so retrying cannot help.
- */
-export class InvalidRowError extends ExporterError {
-  readonly retryable = false;
-}
 
 /** The parquetjs-lite schema of `table`: one SNAPPY-compressed column per `ColumnDef`. */
 export function parquetSchemaFor(table: TableDef): ParquetSchema {

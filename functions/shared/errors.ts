@@ -67,6 +67,14 @@ export class PaginationError extends ExporterError {
   readonly retryable = true;
 }
 
+/**
+ * A row does not fit its table (missing column, wrong type, unknown column). It is a bug in
+ * the caller or bad upstream data, so retrying cannot help.
+ */
+export class InvalidRowError extends ExporterError {
+  readonly retryable = false;
+}
+
 /** Writing to the destination (local directory or S3) failed. */
 export class DestinationError extends ExporterError {
   readonly retryable = true;
