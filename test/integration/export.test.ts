@@ -1,0 +1,276 @@
+/**
+ * The nightly export end to end over real HTTP on 127.0.0.1: the sandbox API, a local
+ * directory and an S3-compatible server (fauxqs) as destinations, every Parquet file read
+ * back with DuckDB and compared value for value with the sandbox's data.
+ */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { exportDay, runExport, type Manifest } from '../../functions/export-visitors/run.js';
+import type { Destination } from '../../functions/shared/destination.js';
+import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createS3Destination } from '../../functions/shared/destination-s3.js';
+import type { AppLogger } from '../../functions/shared/logger.js';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { queryDuckDb, readParquet, readParquetBytes } from '../helpers/duckdb.js';
+import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import {
+  PAGES_COLUMNS,
+  dayFiles,
+  expectDayMatches,
+  fastApiClient,
+  filesContaining,
+  listFiles,
+  makeTempDir,
+  readDestinationDay,
+  readLocalDay,
+  recordingSleep,
+  removeTempDirs,
+  successfulOffsets,
+  visitorRequests,
+} from '../helpers/export-fixtures.js';
+
+/** A distinctive key, so any leak of it is easy to find. */
+const API_KEY = 'mint_exporttest_S3CR3T_9f8e7d6c5b4a';
+const DAY = '2026-02-10';
+const NEXT_DAY = '2026-02-11';
+const EXPORTED_AT = Date.parse('2026-02-12T02:30:00.000Z');
+
+let sandbox: Sandbox;
+let aws: S3Sqs;
+
+beforeAll(async () => {
+  [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY }), startS3Sqs()]);
+});
+
+afterEach(async () => {
+  sandbox.clearFaults();
+  sandbox.clearRequests();
+  await removeTempDirs();
+});
+
+afterAll(async () => {
+  await Promise.all([sandbox?.close(), aws?.close()]);
+});
+
+const settings = { projectIds: [] as string[], healDays: 0, pageLimit: 250, maxPages: 10_000 };
+
+async function exportLocal(projectId: string, day: string, dir: string, now = EXPORTED_AT): Promise<Manifest> {
+  return exportDay(
+    { projectId, day },
+    { limit: 250, maxPages: 10_000, exportedAt: now },
+    { api: fastApiClient(sandbox), destination: createLocalDestination(dir), now: () => now },
+  );
+}
+
+describe('export to a local directory', () => {
+  it('writes a day whose Parquet files hold exactly the sandbox rows and totals', async () => {
+    const dir = await makeTempDir();
+
+    await exportLocal('proj_small', DAY, dir);
+
+    const exportedAt = expectDayMatches(await readLocalDay(dir, 'proj_small', DAY), sandbox, 'proj_small', DAY);
+    expect(exportedAt).toBe(new Date(EXPORTED_AT).toISOString());
+  });
+
+  it('writes the two Parquet files and the manifest at the documented keys and nothing else', async () => {
+    const dir = await makeTempDir();
+
+    await exportLocal('proj_small', DAY, dir);
+
+    expect(await listFiles(dir)).toEqual([
+      `_manifests/visitors/dt=${DAY}/proj_small.json`,
+      `visitors_pages/dt=${DAY}/proj_small.parquet`,
+      `visitors_totals/dt=${DAY}/proj_small.parquet`,
+    ]);
+  });
+
+  it('records the day, its totals, its row count and its requests in the manifest', async () => {
+    const dir = await makeTempDir();
+    const expected = sandbox.expectedDay('proj_small', DAY);
+
+    await exportLocal('proj_small', DAY, dir);
+
+    const manifest = JSON.parse(await readFile(dayFiles(dir, 'proj_small', DAY).manifest, 'utf8')) as Manifest;
+    expect(manifest).toMatchObject({
+      version: 1,
+      projectId: 'proj_small',
+      date: DAY,
+      window: { dateFrom: DAY, dateTo: NEXT_DAY },
+      exportedAt: new Date(EXPORTED_AT).toISOString(),
+      totals: expected.totals,
+      rows: { totals: 1, pages: expected.visitors.length },
+      files: { pages: `visitors_pages/dt=${DAY}/proj_small.parquet`, totals: `visitors_totals/dt=${DAY}/proj_small.parquet` },
+      requests: { successful: Math.ceil(expected.visitors.length / 250), sent: Math.ceil(expected.visitors.length / 250), retried: 0 },
+    });
+  });
+
+  it('asks for the window [D, D+1) with limit=250 and consecutive offsets', async () => {
+    const dir = await makeTempDir();
+    const rows = sandbox.expectedDay('proj_medium', DAY).visitors.length;
+
+    await exportLocal('proj_medium', DAY, dir);
+
+    const requests = visitorRequests(sandbox, { projectId: 'proj_medium' });
+    expect(requests.map((entry) => entry.query)).toEqual(
+      Array.from({ length: Math.ceil(rows / 250) }, (_, page) => ({
+        dateFrom: DAY,
+        dateTo: NEXT_DAY,
+        limit: '250',
+        offset: String(page * 250),
+      })),
+    );
+  });
+
+  it('reads back with hive_partitioning as VARCHAR, DATE, BIGINT and TIMESTAMP columns plus dt', async () => {
+    const dir = await makeTempDir();
+    await exportLocal('proj_small', DAY, dir);
+    await exportLocal('proj_small', NEXT_DAY, dir);
+
+    const pages = await readParquet(path.join(dir, 'visitors_pages', '*', '*.parquet'), { hivePartitioning: true, orderBy: 'dt, path' });
+    const totals = await readParquet(path.join(dir, 'visitors_totals', '*', '*.parquet'), { hivePartitioning: true, orderBy: 'dt' });
+
+    expect(pages.columns.slice(0, PAGES_COLUMNS.length)).toEqual(PAGES_COLUMNS);
+    expect(pages.columns.map((column) => column.name)).toContain('dt');
+    expect(totals.columns.map((column) => column.name)).toContain('dt');
+    const expectedCount = sandbox.expectedDay('proj_small', DAY).visitors.length + sandbox.expectedDay('proj_small', NEXT_DAY).visitors.length;
+    expect(pages.rows.length).toBe(expectedCount);
+    for (const row of [...pages.rows, ...totals.rows]) expect(row['dt']).toBe(row['date']);
+    expect(totals.rows.map((row) => row['dt'])).toEqual([DAY, NEXT_DAY]);
+  });
+
+  it('exports the 20,000-path day of proj_large with exactly 80 successful page requests and no offset fetched twice', async () => {
+    const dir = await makeTempDir();
+
+    await exportLocal('proj_large', DAY, dir);
+
+    const requests = visitorRequests(sandbox, { projectId: 'proj_large' });
+    expect(requests).toHaveLength(80);
+    expect(successfulOffsets(requests)).toEqual(Array.from({ length: 80 }, (_, page) => page * 250));
+    expectDayMatches(await readLocalDay(dir, 'proj_large', DAY), sandbox, 'proj_large', DAY);
+  });
+
+  it('replaces a day on re-run: same row count, not doubled, with the new exported_at', async () => {
+    const dir = await makeTempDir();
+    const later = EXPORTED_AT + 3_600_000;
+    await exportLocal('proj_small', DAY, dir);
+    const before = await listFiles(dir);
+
+    await exportLocal('proj_small', DAY, dir, later);
+
+    expect(await listFiles(dir)).toEqual(before);
+    const [count] = await queryDuckDb(
+      `SELECT count(*) AS n FROM read_parquet('${path.join(dir, 'visitors_pages', '**', '*.parquet').replaceAll("'", "''")}')`,
+    );
+    expect(count?.['n']).toBe(sandbox.expectedDay('proj_small', DAY).visitors.length);
+    const exportedAt = expectDayMatches(await readLocalDay(dir, 'proj_small', DAY), sandbox, 'proj_small', DAY);
+    expect(exportedAt).toBe(new Date(later).toISOString());
+  });
+
+  it('runs several projects and days in one request and writes every one of them', async () => {
+    const dir = await makeTempDir();
+    const destination = createLocalDestination(dir);
+
+    const result = await runExport(
+      { kind: 'days', days: [DAY, NEXT_DAY], projects: ['proj_small', 'proj_medium'] },
+      settings,
+      { api: fastApiClient(sandbox), destination, now: () => EXPORTED_AT },
+    );
+
+    expect(result).toMatchObject({ ok: true, exported: 4, failed: 0 });
+    for (const day of [DAY, NEXT_DAY]) {
+      for (const projectId of ['proj_small', 'proj_medium']) {
+        expectDayMatches(await readLocalDay(dir, projectId, day), sandbox, projectId, day);
+      }
+    }
+  });
+});
+
+describe('export to S3 (fauxqs on loopback)', () => {
+  async function s3Destination(prefix: string): Promise<{ bucket: string; destination: Destination }> {
+    const bucket = await aws.createBucket();
+    return { bucket, destination: createS3Destination({ bucket, prefix, client: aws.s3 }) };
+  }
+
+  async function keysOf(bucket: string): Promise<string[]> {
+    const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+    return (listed.Contents ?? []).map((object) => object.Key ?? '').sort();
+  }
+
+  async function object(bucket: string, key: string): Promise<Uint8Array> {
+    const response = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return response.Body!.transformToByteArray();
+  }
+
+  it('writes a day under the prefix whose files read back equal to the sandbox data', async () => {
+    const { bucket, destination } = await s3Destination('warehouse/mintlify');
+
+    await exportDay(
+      { projectId: 'proj_medium', day: DAY },
+      { limit: 250, maxPages: 10_000, exportedAt: EXPORTED_AT },
+      { api: fastApiClient(sandbox), destination, now: () => EXPORTED_AT },
+    );
+
+    expect(await keysOf(bucket)).toEqual([
+      `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`,
+      `warehouse/mintlify/visitors_pages/dt=${DAY}/proj_medium.parquet`,
+      `warehouse/mintlify/visitors_totals/dt=${DAY}/proj_medium.parquet`,
+    ]);
+    const exported = {
+      pages: await readParquetBytes(await object(bucket, `warehouse/mintlify/visitors_pages/dt=${DAY}/proj_medium.parquet`)),
+      totals: await readParquetBytes(await object(bucket, `warehouse/mintlify/visitors_totals/dt=${DAY}/proj_medium.parquet`)),
+    };
+    expectDayMatches(exported, sandbox, 'proj_medium', DAY);
+    const manifest = JSON.parse(Buffer.from(await object(bucket, `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`)).toString('utf8')) as Manifest;
+    expect(manifest.rows.pages).toBe(sandbox.expectedDay('proj_medium', DAY).visitors.length);
+  });
+
+  it('replaces a day on re-run in S3 with the same objects and the new export', async () => {
+    const { bucket, destination } = await s3Destination('again');
+    const run = (now: number) =>
+      runExport({ kind: 'days', days: [DAY], projects: ['proj_small'] }, settings, {
+        api: fastApiClient(sandbox),
+        destination,
+        now: () => now,
+      });
+    await run(EXPORTED_AT);
+    const before = await keysOf(bucket);
+
+    const result = await run(EXPORTED_AT + 60_000);
+
+    expect(result.ok).toBe(true);
+    expect(await keysOf(bucket)).toEqual(before);
+    const exportedAt = expectDayMatches(await readDestinationDay(destination, 'proj_small', DAY), sandbox, 'proj_small', DAY);
+    expect(exportedAt).toBe(new Date(EXPORTED_AT + 60_000).toISOString());
+  });
+});
+
+describe('the API key', () => {
+  it('appears in no file written and no log line, even when requests are retried', async () => {
+    const dir = await makeTempDir();
+    const lines: string[] = [];
+    const capture = (level: string) => (...args: unknown[]) => {
+      lines.push(`${level} ${JSON.stringify(args, (_key, value: unknown) => (value instanceof Error ? `${value.name}: ${value.message} ${String(value.stack)}` : value))}`);
+    };
+    const logger: AppLogger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
+    sandbox.addFault({ route: 'visitors', kind: 'rate-limit', offset: 250 });
+    sandbox.addFault({ route: 'visitors', kind: 'status', status: 401, projectId: 'proj_medium' });
+    const { sleep } = recordingSleep();
+
+    const result = await runExport({ kind: 'days', days: [DAY], projects: ['proj_small', 'proj_medium'] }, settings, {
+      api: fastApiClient(sandbox, { logger, sleep }),
+      destination: createLocalDestination(dir),
+      now: () => EXPORTED_AT,
+      logger,
+    });
+
+    expect(result.days.map((day) => day.ok)).toEqual([true, false]);
+    expect(lines.some((line) => line.includes('retrying API request'))).toBe(true);
+    expect(lines.some((line) => line.includes('day failed'))).toBe(true);
+    expect(lines.filter((line) => line.includes(API_KEY))).toEqual([]);
+    expect(JSON.stringify(result)).not.toContain(API_KEY);
+    expect(await listFiles(dir)).toContain(`_manifests/visitors/dt=${DAY}/proj_small.json`);
+    expect(await filesContaining(dir, API_KEY)).toEqual([]);
+  });
+});
