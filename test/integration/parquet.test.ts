@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -9,6 +9,7 @@ import type { Destination, PendingWrite } from '../../functions/shared/destinati
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../functions/shared/tables.js';
 import { parquetRowGroups, readParquet } from '../helpers/duckdb.js';
+import { listFiles, TOTALS_COLUMNS } from '../helpers/export-fixtures.js';
 
 const EXPORTED_AT = new Date('2026-01-31T02:15:30.123Z');
 
@@ -24,12 +25,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Every file under `dir`, temp files included, as relative paths. */
-async function filesIn(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)));
-}
-
 describe('openTableWriter', () => {
   it('writes visitors_totals that DuckDB reads as VARCHAR, DATE, BIGINT and TIMESTAMP', async () => {
     const writer = await openTableWriter(VISITORS_TOTALS, await destination.openWrite('totals.parquet'));
@@ -38,16 +33,8 @@ describe('openTableWriter', () => {
 
     const { columns } = await readParquet(path.join(dir, 'totals.parquet'));
 
-    expect(columns).toEqual([
-      { name: 'project_id', type: 'VARCHAR' },
-      { name: 'date', type: 'DATE' },
-      { name: 'human', type: 'BIGINT' },
-      { name: 'ai', type: 'BIGINT' },
-      { name: 'total', type: 'BIGINT' },
-      { name: 'pages', type: 'BIGINT' },
-      // Legacy TIMESTAMP_MILLIS is UTC-normalised; DuckDB maps it to a plain TIMESTAMP.
-      { name: 'exported_at', type: 'TIMESTAMP' },
-    ]);
+    // Legacy TIMESTAMP_MILLIS is UTC-normalised; DuckDB maps it to a plain TIMESTAMP.
+    expect(columns).toEqual(TOTALS_COLUMNS);
   });
 
   it('reads back every totals value as written, dates not shifted', async () => {
@@ -235,7 +222,7 @@ describe('row validation', () => {
 
     await writer.abort(new Error('bad row'));
 
-    expect(await filesIn(dir)).toEqual([]);
+    expect(await listFiles(dir)).toEqual([]);
     expect(await destination.exists('dt=2026-01-30/proj.parquet')).toBe(false);
   });
 
@@ -250,7 +237,7 @@ describe('row validation', () => {
 
     const { rows } = await readParquet(path.join(dir, 'keep.parquet'));
     expect(rows.map((row) => row['path'])).toEqual(['/a']);
-    expect(await filesIn(dir)).toEqual(['keep.parquet']);
+    expect(await listFiles(dir)).toEqual(['keep.parquet']);
   });
 });
 
