@@ -1,0 +1,106 @@
+/**
+ * Figure 4 — memory. Peak RSS of a whole export of a day of 10k, 100k and 1M paths, each in
+ * its own child process (the bundled bench/child/export.ts), so the RSS is the export's own;
+ * the sandbox and the S3 emulator (fauxqs) stay in this process. Once to a local directory,
+ * once to S3. Goal: flat (1M ≤ 1.3 × 10k + 100 MB) and under 256 MB, so the function fits a
+ * 512 MB Lambda with room to spare.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startSandbox } from '../sandbox/index.js';
+import { startS3Sqs } from '../test/helpers/emulators.js';
+import type { ExportChildInput, ExportChildOutput } from './child/export.js';
+import { bundleLikeLambda } from './lib/bundle.js';
+import { info, judged, median, progress, type BenchResult, type Figures } from './lib/figures.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const MIB = 1024;
+export const MEMORY_SIZES = [
+  { paths: 10_000, runs: 3, label: '10k' },
+  { paths: 100_000, runs: 3, label: '100k' },
+  { paths: 1_000_000, runs: 1, label: '1M' },
+] as const;
+const CEILING_MB = 256;
+/**
+ * V8 collects lazily while the heap is far below its limit (several GB on a big machine), so
+ * maxRSS with the default limit includes garbage. This cap shows what the export needs when
+ * V8 must collect, as in a small Lambda (whose runtime caps the heap from the memory size).
+ */
+const CAPPED_HEAP_FLAG = '--max-old-space-size=160';
+
+async function runChild(bundle: string, input: ExportChildInput, nodeFlags: readonly string[] = []): Promise<ExportChildOutput> {
+  const { stdout } = await run(process.execPath, [...nodeFlags, bundle, JSON.stringify(input)], {
+    cwd: ROOT,
+    // No AWS configuration from the machine: the child only talks to loopback.
+    env: { PATH: process.env['PATH'] ?? '', AWS_EC2_METADATA_DISABLED: 'true', NODE_NO_WARNINGS: '1' },
+    timeout: 300_000,
+    maxBuffer: 1024 * 1024,
+  });
+  const output = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as ExportChildOutput;
+  if (!output.ok) throw new Error(`export child for ${input.projectId} failed: ${output.error ?? 'unknown error'}`);
+  return output;
+}
+
+export async function benchMemory(outDir: string): Promise<BenchResult> {
+  const bundle = await bundleLikeLambda(path.join(ROOT, 'bench/child/export.ts'), path.join(outDir, 'bundles', 'export-child.cjs'));
+  const [sandbox, aws] = await Promise.all([startSandbox(), startS3Sqs()]);
+  const dir = await mkdtemp(path.join(tmpdir(), 'mintlify-bench-memory-'));
+  const figures: Figures = {};
+  const details: Record<string, unknown> = {};
+  try {
+    const bucket = await aws.createBucket();
+    const targets = [
+      { name: 'local', destination: dir, extra: {} },
+      { name: 's3', destination: `s3://${bucket}/exports`, extra: { s3Endpoint: aws.endpoint } },
+    ] as const;
+    for (const target of targets) {
+      const peaks: Record<string, number> = {};
+      for (const { paths, runs, label } of MEMORY_SIZES) {
+        progress(`memory: export of ${label} paths to ${target.name}, ${runs} child run(s)`);
+        const samples: ExportChildOutput[] = [];
+        for (let i = 0; i < runs; i++) {
+          sandbox.clearRequests();
+          samples.push(
+            await runChild(bundle.file, {
+              apiUrl: sandbox.url,
+              apiKey: sandbox.apiKey,
+              projectId: `proj_synth_${paths}`,
+              day: '2026-01-15',
+              destination: target.destination,
+              ...target.extra,
+            }),
+          );
+          if (samples.at(-1)?.rows !== paths) throw new Error(`memory: ${label} export wrote ${samples.at(-1)?.rows} rows`);
+        }
+        const peakMb = median(samples.map((s) => s.maxRssKiB)) / MIB;
+        peaks[label] = peakMb;
+        figures[`memory.${target.name}.${label}.peak_rss`] = judged(peakMb, 'MB', '<=', CEILING_MB, `child maxRSS, median of ${runs}; export ${(median(samples.map((s) => s.ms)) / 1000).toFixed(1)} s`);
+        details[`memory.${target.name}.${label}`] = samples;
+      }
+      const small = peaks['10k'] ?? NaN;
+      const large = peaks['1M'] ?? NaN;
+      figures[`memory.${target.name}.flat`] = judged(large, 'MB', '<=', 1.3 * small + 100, '1M peak vs 1.3 × 10k peak + 100 MB');
+      figures[`memory.${target.name}.growth_1M_vs_10k`] = info(large - small, 'MB', 'peak RSS added by 100× the rows');
+      if (target.name === 'local') {
+        progress(`memory: export of 1M paths to local with ${CAPPED_HEAP_FLAG}`);
+        const capped = await runChild(
+          bundle.file,
+          { apiUrl: sandbox.url, apiKey: sandbox.apiKey, projectId: 'proj_synth_1000000', day: '2026-01-15', destination: target.destination },
+          [CAPPED_HEAP_FLAG],
+        );
+        figures['memory.local.1M.peak_rss_heap160'] = judged(capped.maxRssKiB / MIB, 'MB', '<=', CEILING_MB, `same export, ${CAPPED_HEAP_FLAG} (completes: live data fits)`);
+        details['memory.local.1M.heap160'] = capped;
+      }
+    }
+  } finally {
+    sandbox.clearRequests();
+    await Promise.all([sandbox.close(), aws.close()]);
+    await rm(dir, { recursive: true, force: true });
+  }
+  return { figures, details };
+}

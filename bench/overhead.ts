@@ -1,0 +1,61 @@
+/**
+ * Figure 2 — overhead over the API's own latency. With a fixed latency L per request, a
+ * 20,000-path day cannot take less than pages × L (the requests are sequential, the budget
+ * forbids parallel ones). The pager prefetches the next page while the current one is
+ * encoded, so the export should add at most 15 % to that floor.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApiClient } from '../functions/shared/api-client.js';
+import { openDestination } from '../functions/shared/destinations.js';
+import { exportDay } from '../functions/export-visitors/run.js';
+import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
+import { startSandboxProcess } from './lib/sandbox-process.js';
+
+export const OVERHEAD_PATHS = 20_000;
+export const OVERHEAD_LATENCY_MS = 50;
+const PAGE = 250;
+
+export interface OverheadResult extends BenchResult {
+  /** Median wall time of one export (ms), the denominator of figure 3's goal. */
+  readonly wallMs: number;
+}
+
+export async function benchOverhead(runs = 3): Promise<OverheadResult> {
+  // In its own process: its latency timers must not wait behind the export's encoding work.
+  const sandbox = await startSandboxProcess({ latencyMs: OVERHEAD_LATENCY_MS });
+  const dir = await mkdtemp(path.join(tmpdir(), 'mintlify-bench-overhead-'));
+  const pages = Math.ceil(OVERHEAD_PATHS / PAGE);
+  const floorMs = pages * OVERHEAD_LATENCY_MS;
+  try {
+    const api = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+    const destination = openDestination(dir);
+    progress(`overhead: ${runs} exports of ${OVERHEAD_PATHS} paths at ${OVERHEAD_LATENCY_MS} ms per request`);
+    const exportOnce = async () => {
+      const { ms } = await timed(() =>
+        exportDay(
+          { projectId: `proj_synth_${OVERHEAD_PATHS}`, day: '2026-01-15' },
+          { limit: PAGE, maxPages: 10_000, exportedAt: Date.now() },
+          { api, destination, now: Date.now },
+        ),
+      );
+      return ms;
+    };
+    await exportOnce(); // warm-up: JIT, connection, module init
+    const samples = await repeat(runs, exportOnce);
+    const wallMs = median(samples);
+    return {
+      wallMs,
+      figures: {
+        'overhead.wall': info(wallMs, 'ms', `20k paths, L=${OVERHEAD_LATENCY_MS} ms, local dest, median of ${runs}`),
+        'overhead.floor': info(floorMs, 'ms', `${pages} pages × ${OVERHEAD_LATENCY_MS} ms`),
+        'overhead.ratio': judged(wallMs / floorMs, 'x floor', '<=', 1.15, 'wall ÷ (pages × L)'),
+      },
+      details: { overheadSamplesMs: samples, floorMs, pages },
+    };
+  } finally {
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

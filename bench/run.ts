@@ -1,0 +1,65 @@
+/**
+ * `npm run bench`: runs every benchmark in order, prints one table and writes
+ * bench/out/results.json (`{ name: { value, unit, goal, holds } }`) plus details.json.
+ *
+ * `npm run bench -- requests polling` runs only the named benchmarks (handy while tuning);
+ * figure 3's goal needs figure 2's wall time, so `encoding` runs `overhead` first.
+ * Never part of `npm test`.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchColdStart } from './cold-start.js';
+import { benchEncoding } from './encoding.js';
+import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
+import { benchMemory } from './memory.js';
+import { benchOverhead } from './overhead.js';
+import { benchPolling } from './polling.js';
+import { benchRequests } from './requests.js';
+
+const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling'] as const;
+type Name = (typeof ALL)[number];
+
+async function main(argv: readonly string[]): Promise<number> {
+  const unknown = argv.filter((arg) => !(ALL as readonly string[]).includes(arg));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown benchmark(s) ${unknown.join(', ')}: choose from ${ALL.join(', ')}\n`);
+    return 2;
+  }
+  const selected = new Set<Name>(argv.length === 0 ? ALL : (argv as Name[]));
+  if (selected.has('encoding')) selected.add('overhead');
+  const started = performance.now();
+  const figures: Figures = {};
+  const details: Record<string, unknown> = { startedAt: new Date().toISOString(), node: process.version };
+  const add = (result: { figures: Figures; details?: Record<string, unknown> }) => {
+    Object.assign(figures, result.figures);
+    Object.assign(details, result.details ?? {});
+  };
+
+  if (selected.has('requests')) add(await benchRequests());
+  let overheadWallMs: number | undefined;
+  if (selected.has('overhead')) {
+    const overhead = await benchOverhead();
+    overheadWallMs = overhead.wallMs;
+    add(overhead);
+  }
+  if (selected.has('encoding') && overheadWallMs !== undefined) add(await benchEncoding(overheadWallMs));
+  if (selected.has('memory')) add(await benchMemory(OUT_DIR));
+  if (selected.has('cold-start')) add(await benchColdStart(OUT_DIR));
+  if (selected.has('polling')) add(await benchPolling());
+
+  const seconds = (performance.now() - started) / 1000;
+  details['durationS'] = Math.round(seconds);
+  const file = await saveResults(OUT_DIR, figures, details);
+  process.stdout.write(`${formatTable(figures)}\n\n`);
+  const missed = Object.entries(figures).filter(([, f]) => f.holds === false).map(([name]) => name);
+  process.stdout.write(
+    `${Object.keys(figures).length} figures, ${missed.length} goal(s) missed${missed.length ? `: ${missed.join(', ')}` : ''}; ` +
+      `${seconds.toFixed(0)} s; written to ${path.relative(process.cwd(), file)}\n`,
+  );
+  progress('done');
+  // A missed goal is a result, not a failure of the benchmark run.
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
