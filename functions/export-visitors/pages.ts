@@ -6,6 +6,7 @@
 import type { ApiClient, CallOptions, PageVisitors, VisitorCounts, VisitorsPage } from '../shared/api-types.js';
 import type { DayWindow } from '../shared/dates.js';
 import { PaginationError } from '../shared/errors.js';
+import { PathSet } from './path-set.js';
 
 export interface PagingOptions {
   /** Rows per request, 1–250. The API's maximum keeps requests (a scarce budget) minimal. @default 250 */
@@ -44,7 +45,7 @@ export async function* fetchDayPages(
   const { limit, maxPages } = options;
   const call: CallOptions = options.deadline === undefined ? {} : { deadline: options.deadline };
   const where = `${projectId} ${window.from}`;
-  const seenPaths = new Set<string>();
+  const seenPaths = new PathSet();
   let first: VisitorCounts | undefined;
   let previousSignature: string | undefined;
 
@@ -88,12 +89,11 @@ export async function* fetchDayPages(
     }
 
     for (const row of page.visitors) {
-      if (seenPaths.has(row.path)) {
+      if (!seenPaths.add(row.path)) {
         throw new PaginationError(
           `${where}: path ${JSON.stringify(row.path)} appeared again on the page at offset ${offset}; rows shifted between pages, so one may be missing — re-run the day`,
         );
       }
-      seenPaths.add(row.path);
     }
 
     if (page.hasMore) {
