@@ -10,7 +10,8 @@
  * counts real failures in its state record and dead-letters explicitly.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -100,7 +101,7 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const apiKey = await resolveApiKey(config);
   const followUp: FollowUpDeps = {
     api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-    store: await openStateStore(config, { dynamo: new DynamoDBClient({}), localDir: '/tmp/followup-state' }),
+    store: await openStateStore(config, { dynamo: new DynamoDBClient({}), localDir: path.join(tmpdir(), 'followup-state') }),
     outcomes: createOutcomeSink(openDestination(config.destination)),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
     logger,
