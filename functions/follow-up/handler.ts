@@ -32,6 +32,9 @@ import { openStateStore } from './state.js';
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
 
+/** The least time a record of a batch is given to send and poll (ms). */
+const MIN_RECORD_SHARE_MS = 15_000;
+
 /** Thrown after a deferral so Powertools reports the record as a batch item failure. */
 export class DeferredError extends ExporterError {
   readonly retryable = true;
@@ -62,8 +65,16 @@ export function createHandler(deps: HandlerDeps) {
   const queueUrlOf = deps.queueUrlOf ?? ((record: SQSRecord) => queueUrlFromArn(record.eventSourceARN));
   return async (event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
     const deadline = now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+    let unstarted = event.Records.length;
     const recordHandler = async (record: SQSRecord): Promise<void> => {
-      const result = await processMessage({ messageId: record.messageId, body: record.body }, deps.followUp, deps.settings, { deadline });
+      // Records run one after another: share the time left among those not started yet, so
+      // one long poll cannot starve the rest of the batch (a record left without time is
+      // handed back untouched by processMessage).
+      const share = Math.max(MIN_RECORD_SHARE_MS, (deadline - now()) / Math.max(1, unstarted--));
+      const recordDeadline = Math.min(deadline, now() + share);
+      const result = await processMessage({ messageId: record.messageId, body: record.body }, deps.followUp, deps.settings, {
+        deadline: recordDeadline,
+      });
       if (result.action === 'handled') return;
       await deps.sqs.send(
         new ChangeMessageVisibilityCommand({

@@ -66,7 +66,11 @@ export interface FollowUpSettings {
   readonly grace?: StaleReadGrace;
   /** Claim lease (ms): longer than a POST can take. An expired claim means a crash: `uncertain`. @default 120_000 */
   readonly leaseMs?: number;
-  /** Consumer failures (not deferrals) before the message is dead-lettered. @default 5 */
+  /**
+   * Consumer failures (not deferrals) before the message is dead-lettered. With the doubling
+   * backoff (10 s … 15 min) the default rides out an API or DynamoDB outage of about 50 min.
+   * @default 10
+   */
   readonly maxFailures?: number;
   /** Delay while the job is active before the send (ms). @default 15_000 */
   readonly activeDeferMs?: number;
@@ -124,9 +128,17 @@ export async function processMessage(
     await deadLetter(deps, input, parsed.requestId, parsed.jobId, `malformed message: ${parsed.reason}`);
     return { action: 'handled', requestId: parsed.requestId, status: 'rejected' };
   }
+  if (options.deadline !== undefined && deps.now() > options.deadline - MIN_MESSAGE_TIME_MS) {
+    // Too little time left to read the job, claim and send: hand the message back untouched
+    // rather than count an attempt the invocation's clock made fail.
+    return { action: 'defer', requestId: parsed.message.requestId, delayMs: 0, reason: 'no time left in this invocation', sent: false };
+  }
   const run = new Run(input, parsed.message, deps, settings, options);
   return run.execute();
 }
+
+/** Time a message needs at least (GET job, claim, POST, record), else it waits for the next call. */
+export const MIN_MESSAGE_TIME_MS = 2_000;
 
 class Run {
   private readonly fingerprint: PromptFingerprint;
@@ -356,7 +368,7 @@ class Run {
   /** Counts a consumer failure; dead-letters at the limit, else defers with backoff. */
   private async recordFailure(state: FollowUpState | undefined, base: StateDraft, error: unknown): Promise<Step> {
     const failures = (state?.failures ?? 0) + 1;
-    const maxFailures = this.settings.maxFailures ?? 5;
+    const maxFailures = this.settings.maxFailures ?? 10;
     const description = describeError(error);
     if (failures >= maxFailures) {
       return this.finish({ ...base, version: state?.version ?? 0, failures } as FollowUpState, 'rejected', {

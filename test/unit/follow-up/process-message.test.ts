@@ -253,11 +253,24 @@ describe('processMessage', () => {
   it('counts failures, backs off, and dead-letters after the limit', async () => {
     const { api } = fakeApi({ reads: [new NetworkError('connection reset', false)] });
     const results = [];
-    for (let i = 0; i < 5; i++) results.push(await processMessage(message(), deps(api), settings));
+    for (let i = 0; i < 10; i++) results.push(await processMessage(message(), deps(api), settings));
 
-    expect(results.slice(0, 4).map((r) => r.action === 'defer' && r.delayMs)).toEqual([10_000, 20_000, 40_000, 80_000]);
-    expect(results[4]).toMatchObject({ action: 'handled', status: 'rejected' });
-    expect(dead[0]?.reason).toContain('gave up after 5 failed attempts');
+    expect(results.slice(0, 9).map((r) => r.action === 'defer' && r.delayMs)).toEqual([
+      10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 900_000, 900_000,
+    ]);
+    expect(results[9]).toMatchObject({ action: 'handled', status: 'rejected' });
+    expect(dead[0]?.reason).toContain('gave up after 10 failed attempts');
+  });
+
+  it('hands a message back untouched, without counting a failure, when the invocation has no time left', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed')] });
+    const d = deps(api);
+
+    const result = await processMessage(message(), d, settings, { deadline: d.now() + 1_000 });
+
+    expect(result).toMatchObject({ action: 'defer', delayMs: 0, sent: false, reason: 'no time left in this invocation' });
+    expect(calls.gets + calls.sends).toBe(0);
+    expect(await d.store.get('req-1')).toBeUndefined();
   });
 
   it('refuses a requestId already used for a different prompt', async () => {
