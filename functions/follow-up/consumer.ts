@@ -116,7 +116,15 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
       }
     }
     if (result?.action === 'handled') {
-      await options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receiptHandle }));
+      try {
+        await options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receiptHandle }));
+      } catch (error) {
+        // Harmless: the message reappears and its state record ("done") turns it into a no-op.
+        options.logger.warn('deleting a handled message failed; its redelivery will be a no-op', {
+          messageId: message.MessageId,
+          error: describeError(error),
+        });
+      }
       stats.handled++;
       continue;
     }
