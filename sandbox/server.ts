@@ -185,6 +185,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     res.end(text);
   };
 
+  /** Writes an answer and records its status in the request log. */
+  const answerTo =
+    (res: ServerResponse, entry: RequestLogEntry) =>
+    (answer: Answer): void => {
+      entry.status = answer.status;
+      write(res, answer);
+    };
+
   /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
   const genericFault = async (
     rule: FaultRule,
@@ -239,10 +247,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     res: ServerResponse,
     entry: RequestLogEntry,
   ): Promise<void> => {
-    const send = (answer: Answer): void => {
-      entry.status = answer.status;
-      write(res, answer);
-    };
+    const send = answerTo(res, entry);
     if (!data.hasProject(projectId)) {
       return send({ status: 404, body: { error: `project ${projectId} not found: check the project id on the API keys page` } });
     }
@@ -311,10 +316,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     res: ServerResponse,
     entry: RequestLogEntry,
   ): Promise<void> => {
-    const send = (answer: Answer): void => {
-      entry.status = answer.status;
-      write(res, answer);
-    };
+    const send = answerTo(res, entry);
     let prompt = '';
     if (route === 'agent-message') {
       let json: unknown;
@@ -435,10 +437,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     };
     log(entry);
     await sleep(latencyDelay());
-    const send = (answer: Answer): void => {
-      entry.status = answer.status;
-      write(res, answer);
-    };
+    const send = answerTo(res, entry);
     if (target.route === 'other') return send({ status: target.status, body: { error: target.error } });
     const denied = authError(req.headers.authorization);
     if (denied) return send(denied);
