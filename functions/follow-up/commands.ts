@@ -143,7 +143,7 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
   const target = await io.resolveApiTarget(config);
   const stop = abortOn(io.stopSignal);
   try {
-    const sqs = io.clients?.sqs ?? new SQSClient({});
+    const sqs = io.clients?.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
     const logger = createLogger({ serviceName: 'follow-up-consumer' });
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
     const deps: FollowUpDeps = {

@@ -108,7 +108,7 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
   const logger = createLogger({ serviceName: 'mintlify-followup' });
   const metrics = new Metrics({ serviceName: 'mintlify-followup', namespace: 'MintlifyExporter' });
-  const sqs = new SQSClient({});
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
   const apiKey = await resolveApiKey(config);
   const followUp: FollowUpDeps = {
     api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),

@@ -40,6 +40,12 @@ export interface Config {
   readonly followUpDeadLetterQueueUrl?: string;
   /** How long a follow-up is polled before it is recorded as `timed_out`, hours. @default 24 */
   readonly followUpMaxWaitHours: number;
+  /**
+   * `AWS_ENDPOINT_URL_SQS` (or `AWS_ENDPOINT_URL`) is set: SQS calls must go to that endpoint,
+   * not to the host a queue URL names (the SDK prefers the queue URL's host unless told
+   * otherwise, and emulators name hosts that do not resolve).
+   */
+  readonly sqsEndpointOverridden: boolean;
 }
 
 // --- validators shared with the CLI and the API client ------------------------------------
@@ -223,6 +229,9 @@ const EnvSchema = v.object({
     ),
   ),
   FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, 24),
+  // Read by the AWS SDK itself; only their presence matters here.
+  AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
+  AWS_ENDPOINT_URL: v.optional(v.string()),
 });
 
 /**
@@ -257,6 +266,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     ...(e.FOLLOWUP_STATE_TABLE !== undefined ? { followUpStateTable: e.FOLLOWUP_STATE_TABLE } : {}),
     ...(e.FOLLOWUP_DEAD_LETTER_QUEUE_URL !== undefined ? { followUpDeadLetterQueueUrl: e.FOLLOWUP_DEAD_LETTER_QUEUE_URL } : {}),
     followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,
+    sqsEndpointOverridden: e.AWS_ENDPOINT_URL_SQS !== undefined || e.AWS_ENDPOINT_URL !== undefined,
   };
   return Object.freeze(hideKey(config));
 }

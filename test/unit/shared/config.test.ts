@@ -66,6 +66,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('notes an SQS endpoint set for the AWS SDK, so queue URLs do not override it', () => {
+    expect(loadConfig({}).sqsEndpointOverridden).toBe(false);
+    expect(loadConfig({ AWS_ENDPOINT_URL_SQS: 'http://127.0.0.1:4566' }).sqsEndpointOverridden).toBe(true);
+    expect(loadConfig({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' }).sqsEndpointOverridden).toBe(true);
+  });
+
   it('treats a blank variable as unset', () => {
     expect(loadConfig({ MINTLIFY_API_KEY: '', EXPORT_PAGE_LIMIT: '  ' })).toMatchObject({ pageLimit: 250 });
     expect(loadConfig({ MINTLIFY_API_KEY: '' }).apiKey).toBeUndefined();
