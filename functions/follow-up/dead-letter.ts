@@ -13,7 +13,7 @@ import {
 import { ConfigError } from '../shared/errors.js';
 
 export interface DeadLetterEntry {
-  /** The original SQS body, unchanged, so the message can be fixed and re-driven. */
+  /** The original SQS body, so the message can be fixed and re-driven (see `withRequestId`). */
   readonly body: string;
   /** One line, never the prompt text. */
   readonly reason: string;
@@ -34,7 +34,7 @@ export function createSqsDeadLetter(options: { readonly sqs: Pick<SQSClient, 'se
     await options.sqs.send(
       new SendMessageCommand({
         QueueUrl: options.queueUrl,
-        MessageBody: entry.body.length > 0 ? entry.body : '(empty body)',
+        MessageBody: entry.body.length > 0 ? withRequestId(entry.body, entry.requestId) : '(empty body)',
         MessageAttributes: {
           reason: { DataType: 'String', StringValue: entry.reason.slice(0, MAX_REASON) },
           requestId: { DataType: 'String', StringValue: entry.requestId },
@@ -50,6 +50,25 @@ export function createSqsDeadLetter(options: { readonly sqs: Pick<SQSClient, 'se
       }),
     );
   };
+}
+
+/**
+ * The body with its request id made explicit. A redriven copy gets a new SQS message id, so
+ * a message that relied on the default (`requestId` = message id) would otherwise come back
+ * as a new request and could be sent a second time. Bodies that are not JSON objects, or that
+ * carry a requestId already, stay as they are.
+ */
+export function withRequestId(body: string, requestId: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
+  // A caller's own requestId (even an invalid one, to be fixed before the redrive) is kept.
+  if ('requestId' in parsed) return body;
+  return JSON.stringify({ ...parsed, requestId });
 }
 
 /**
