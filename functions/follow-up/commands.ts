@@ -19,7 +19,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { AgentJob } from '../shared/api-types.js';
 import { createApiClient } from '../shared/api-client.js';
-import { loadConfig, type Config } from '../shared/config.js';
+import { isLoopback, loadConfig, type Config } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger, silentLogger } from '../shared/logger.js';
@@ -140,6 +140,11 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
 /** Runs the consumer until the stop signal; exit code 0 after a clean stop. */
 export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommandIo): Promise<number> {
   const config = loadConfig(io.env);
+  if (config.apiKey === undefined && !isLoopback(queueHost(flags.queueUrl))) {
+    // Without a key the prompts would go to the embedded sandbox, which rejects jobs it does
+    // not know: a real queue's prompts would all be dead-lettered.
+    throw new ConfigError('MINTLIFY_API_KEY is not set: consuming a remote queue needs the admin key (the embedded sandbox is for loopback queues only)');
+  }
   const target = await io.resolveApiTarget(config);
   const stop = abortOn(io.stopSignal);
   try {
@@ -207,4 +212,12 @@ function waitArg(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 20) throw new InvalidArgumentError('use a whole number of seconds from 0 to 20');
   return n;
+}
+
+function queueHost(queueUrl: string): string {
+  try {
+    return new URL(queueUrl).hostname;
+  } catch {
+    throw new ConfigError(`--queue-url "${queueUrl}" is not a URL: use the queue URL SQS gives (https://sqs.<region>.amazonaws.com/<account>/<name>)`);
+  }
 }

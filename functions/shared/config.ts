@@ -82,8 +82,9 @@ export function validateApiKey(key: string, source = 'MINTLIFY_API_KEY'): string
   return trimmed;
 }
 
-function isLoopback(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]') return true;
+/** 127.0.0.0/8, localhost (and `*.localhost`, RFC 6761) or [::1]: this machine only. */
+export function isLoopback(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]') return true;
   const octets = hostname.split('.');
   return octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { runFollowUpCommand, type FollowUpCommandIo } from '../../functions/follow-up/commands.js';
+import { runConsumeCommand, runFollowUpCommand, type FollowUpCommandIo } from '../../functions/follow-up/commands.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -74,5 +74,16 @@ describe('follow-up command', () => {
     sandbox.clearRequests();
     await expect(runFollowUpCommand({ project: 'proj_small', job: 'job_demo_1', prompt: ' ', wait: true }, value)).rejects.toThrow(/--prompt is empty/);
     expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('refuses to consume a remote queue without an API key, before touching the queue or the sandbox', async () => {
+    const { value } = io();
+    let targets = 0;
+    const guarded = { ...value, resolveApiTarget: async () => ((targets += 1), value.resolveApiTarget({} as never)) };
+
+    await expect(
+      runConsumeCommand({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/prompts.fifo' }, guarded),
+    ).rejects.toThrow(/MINTLIFY_API_KEY is not set: consuming a remote queue needs the admin key/);
+    expect(targets).toBe(0);
   });
 });
