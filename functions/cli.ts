@@ -16,7 +16,7 @@ import { runExport, type DayEvent, type RunResult } from './export-visitors/run.
 import { registerFollowUpCommands } from './follow-up/commands.js';
 import { createApiClient } from './shared/api-client.js';
 import { loadConfig, validateApiKey, type Config } from './shared/config.js';
-import { daysBetween, parseDay, previousDay } from './shared/dates.js';
+import { assertFinishedDays, daysBetween, parseDay, previousDay } from './shared/dates.js';
 import { openDestination } from './shared/destinations.js';
 import { ConfigError, describeError } from './shared/errors.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
@@ -79,7 +79,9 @@ export function exportRequestFromFlags(flags: ExportFlags, now: number): ExportR
   const projects = flags.project.length > 0 ? { projects: flags.project } : {};
   if (flags.date !== undefined) {
     if (flags.from !== undefined || flags.to !== undefined) throw new ConfigError('use either --date or --from/--to, not both');
-    return { kind: 'days', days: [parseDay(flags.date, '--date')], ...projects };
+    const day = parseDay(flags.date, '--date');
+    assertFinishedDays([day], now, '--date');
+    return { kind: 'days', days: [day], ...projects };
   }
   if (flags.from !== undefined || flags.to !== undefined) {
     if (flags.from === undefined || flags.to === undefined) {
@@ -87,6 +89,7 @@ export function exportRequestFromFlags(flags: ExportFlags, now: number): ExportR
     }
     const days = daysBetween(flags.from, flags.to);
     if (days.length === 0) throw new ConfigError(`--from ${flags.from} --to ${flags.to} is empty: --to is exclusive, use the day after`);
+    assertFinishedDays(days, now, 'day');
     return { kind: 'days', days, ...projects };
   }
   return { kind: 'days', days: [previousDay(now)], ...projects };

@@ -4,7 +4,7 @@
  * `{projects}` (a backfill or a re-run).
  */
 import * as v from 'valibot';
-import { daysBetween, parseDay } from '../shared/dates.js';
+import { assertFinishedDays, daysBetween, parseDay } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
 
 export type ExportRequest =
@@ -45,11 +45,15 @@ export function parseExportEvent(event: unknown, now: number): ExportRequest {
   const scope = projects ? { projects } : {};
   if (date !== undefined) {
     if (from !== undefined || to !== undefined) throw new ConfigError('give either "date" or "from"/"to", not both');
-    return { kind: 'days', days: [parseDay(date, 'date')], ...scope };
+    const day = parseDay(date, 'date');
+    assertFinishedDays([day], now, 'date');
+    return { kind: 'days', days: [day], ...scope };
   }
   if (from !== undefined || to !== undefined) {
     if (from === undefined || to === undefined) throw new ConfigError('"from" and "to" go together ("to" is exclusive)');
-    return { kind: 'days', days: daysBetween(from, to), ...scope };
+    const days = daysBetween(from, to);
+    assertFinishedDays(days, now, 'day');
+    return { kind: 'days', days, ...scope };
   }
   // A bare manual invoke behaves like tonight's scheduled run.
   return { kind: 'nightly', time: new Date(now).toISOString(), ...scope };

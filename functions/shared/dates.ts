@@ -61,3 +61,17 @@ export function daysBetween(from: string, to: string): string[] {
   for (let t = start; t < end; t += DAY_MS) days.push(formatDay(t));
   return days;
 }
+
+/**
+ * Refuses a day that is not over yet (UTC) at `now`: its data is still growing, and a
+ * manifest would mark a partial day complete, which the nightly heal would then never redo.
+ */
+export function assertFinishedDays(days: readonly string[], now: number, what = 'date'): void {
+  const today = formatDay(now);
+  const unfinished = days.find((day) => day >= today);
+  if (unfinished !== undefined) {
+    throw new ConfigError(
+      `${what} ${unfinished} is not over yet (UTC): export finished days only, the latest is ${addDays(today, -1)}`,
+    );
+  }
+}

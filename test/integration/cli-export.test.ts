@@ -89,6 +89,8 @@ describe('mintlify-exporter export: bad input', () => {
     ['--from after --to', ['--from', '2026-03-05', '--to', '2026-03-01'], {}],
     ['--date with --from', ['--date', '2026-03-01', '--from', '2026-02-01', '--to', '2026-02-02'], {}],
     ['--from without --to', ['--from', '2026-03-01'], {}],
+    ['a day that is not over yet', ['--date', new Date(NOW).toISOString().slice(0, 10)], {}],
+    ['a range reaching into today', ['--from', '2026-03-01', '--to', new Date(NOW + 86_400_000).toISOString().slice(0, 10)], {}],
     ['a project id that is not one', ['--project', 'proj/../x'], {}],
     ['a key without mint_', [], { MINTLIFY_API_KEY: 'sk_live_0123456789' }],
     ['an assistant (mint_dsc_) key', [], { MINTLIFY_API_KEY: 'mint_dsc_0123456789' }],

@@ -38,6 +38,12 @@ describe('parseExportEvent', () => {
     expect(() => parseExportEvent({ date: '2026-02-30' }, NOW)).toThrow(/does not exist/);
   });
 
+  it('refuses a day that is not over yet (UTC), today included', () => {
+    expect(() => parseExportEvent({ date: '2026-11-23' }, NOW)).toThrow(/date 2026-11-23 is not over yet \(UTC\).*the latest is 2026-11-22/);
+    expect(() => parseExportEvent({ from: '2026-11-20', to: '2026-11-25' }, NOW)).toThrow(/day 2026-11-23 is not over yet/);
+    expect(parseExportEvent({ from: '2026-11-20', to: '2026-11-23' }, NOW)).toEqual({ kind: 'days', days: ['2026-11-20', '2026-11-21', '2026-11-22'] });
+  });
+
   it('refuses a malformed project id', () => {
     expect(() => parseExportEvent({ projects: ['../etc'] }, NOW)).toThrow(ConfigError);
   });
