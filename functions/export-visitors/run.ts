@@ -80,19 +80,19 @@ export async function exportDay(task: DayTask, options: ExportOptions, deps: Exp
   const before = { ...api.stats };
   const window = dayWindow(day);
   const exportedAt = new Date(options.exportedAt);
-  const date = day;
   const pagesKey = partitionKey(VISITORS_PAGES, day, `${projectId}.parquet`);
   const totalsKey = partitionKey(VISITORS_TOTALS, day, `${projectId}.parquet`);
 
   const pagesWriter = await openTableWriter(VISITORS_PAGES, await destination.openWrite(pagesKey));
   let totals: VisitorCounts | undefined;
+  let pages: { rows: number; bytes: number };
   try {
     for await (const page of fetchDayPages(api, projectId, window, options)) {
       totals = page.totals;
       for (const row of page.visitors) {
         await pagesWriter.append({
           project_id: projectId,
-          date,
+          date: day,
           path: row.path,
           human: row.human,
           ai: row.ai,
@@ -101,22 +101,21 @@ export async function exportDay(task: DayTask, options: ExportOptions, deps: Exp
         });
       }
     }
+    // The generator yields at least one page or throws; this only narrows the type.
+    if (!totals) throw new PaginationError(`${projectId} ${day}: the API returned no page`);
+    await destination.delete(manifestKey(day, projectId));
+    pages = await pagesWriter.close();
   } catch (error) {
     await pagesWriter.abort(error);
     throw error;
   }
-  // The generator yields at least one page or throws; this only narrows the type.
-  if (!totals) throw new PaginationError(`${projectId} ${day}: the API returned no page`);
-
-  await destination.delete(manifestKey(day, projectId));
-  const pages = await pagesWriter.close();
 
   const totalsWriter = await openTableWriter(VISITORS_TOTALS, await destination.openWrite(totalsKey));
   let totalsFile;
   try {
     await totalsWriter.append({
       project_id: projectId,
-      date,
+      date: day,
       human: totals.human,
       ai: totals.ai,
       total: totals.total,
