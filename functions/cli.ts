@@ -15,7 +15,7 @@ import type { ExportRequest } from './export-visitors/event.js';
 import { runExport, type DayEvent, type RunResult } from './export-visitors/run.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
 import { createApiClient } from './shared/api-client.js';
-import { loadConfig, validateApiKey, type Config } from './shared/config.js';
+import { loadConfig, PROJECT_ID_PATTERN, validateApiKey, type Config } from './shared/config.js';
 import { assertFinishedDays, daysBetween, parseDay, previousDay } from './shared/dates.js';
 import { openDestination } from './shared/destinations.js';
 import { ConfigError, describeError } from './shared/errors.js';
@@ -96,7 +96,7 @@ export function exportRequestFromFlags(flags: ExportFlags, now: number): ExportR
 }
 
 function collectProject(value: string, previous: string[]): string[] {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) {
+  if (!PROJECT_ID_PATTERN.test(value)) {
     throw new InvalidArgumentError('a project id is letters, digits, "_" and "-" (copy it from the dashboard)');
   }
   return [...previous, value];
@@ -105,7 +105,6 @@ function collectProject(value: string, previous: string[]): string[] {
 async function runExportCommand(flags: ExportFlags, io: CliIo): Promise<number> {
   const config = loadConfig(io.env);
   const request = exportRequestFromFlags(flags, io.now());
-  if (config.apiKey !== undefined) validateApiKey(config.apiKey);
   const destination = openDestination(flags.out ?? config.destination);
   const target = await resolveApiTarget(config, io);
   try {

@@ -5,13 +5,14 @@
  */
 import * as v from 'valibot';
 import { assertFinishedDays, daysBetween, parseDay } from '../shared/dates.js';
+import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
 
 export type ExportRequest =
   | { readonly kind: 'nightly'; readonly time: string; readonly projects?: readonly string[] }
   | { readonly kind: 'days'; readonly days: readonly string[]; readonly projects?: readonly string[] };
 
-const ProjectsSchema = v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,128}$/))), v.minLength(1)));
+const ProjectsSchema = v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(PROJECT_ID_PATTERN))), v.minLength(1)));
 
 const ManualSchema = v.strictObject({
   date: v.optional(v.string()),
