@@ -12,7 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as v from 'valibot';
-import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
+import { JOB_STATUSES, type JobStatus, type PageVisitors, type VisitorCounts } from '../functions/shared/api-types.js';
 import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
 import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
@@ -105,7 +105,7 @@ interface Answer {
 const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
 const JobSeedBody = v.object({
   id: v.pipe(v.string(), v.minLength(1)),
-  status: v.optional(v.picklist(['active', 'completed', 'archived', 'failed'])),
+  status: v.optional(v.picklist(JOB_STATUSES)),
   prLink: v.optional(v.nullable(v.string())),
 });
 const RunScriptBody = v.object({

@@ -32,8 +32,9 @@ export interface VisitorsQuery {
   readonly offset: number;
 }
 
-export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'archived', 'failed'];
+/** Every job status of the spec; `active` is the only one that is not terminal. */
+export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** An agent job record, validated. Fields the spec leaves unsure are optional. */
 export interface AgentJob {

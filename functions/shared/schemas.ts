@@ -4,7 +4,7 @@
  * INT64. A failure names the field and never echoes more than a few characters of the body.
  */
 import * as v from 'valibot';
-import type { AgentJob, JobStatus, VisitorsPage } from './api-types.js';
+import { JOB_STATUSES, type AgentJob, type VisitorsPage } from './api-types.js';
 import { MalformedResponseError } from './errors.js';
 
 const COUNT_MESSAGE = 'must be an integer ≥ 0';
@@ -40,8 +40,6 @@ export const VisitorsPageSchema = v.object(
   },
   'must be a JSON object',
 );
-
-export const JOB_STATUSES: readonly JobStatus[] = ['active', 'completed', 'archived', 'failed'];
 
 /**
  * The fields of an agent job the consumer decides on. `prLink` absent is read as `null` (the
