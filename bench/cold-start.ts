@@ -20,7 +20,7 @@ const MAX_BYTES = 1_000_000;
 const MAX_LOAD_MS = 150;
 
 export const HANDLERS = [
-  { name: 'export', entry: 'functions/export-visitors/handler.ts' },
+  { name: 'export', entry: 'functions/export/handler.ts' },
   { name: 'follow-up', entry: 'functions/follow-up/handler.ts' },
 ] as const;
 

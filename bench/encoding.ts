@@ -1,6 +1,6 @@
 /**
  * Figure 3 — Parquet encoding. The project's writer (parquetjs-lite behind
- * functions/export-visitors/parquet.ts) side by side, in the same run, with hyparquet-writer
+ * functions/export/parquet.ts) side by side, in the same run, with hyparquet-writer
  * and with DuckDB (Appender load + `COPY … (FORMAT parquet)`, the practical upper bound), on
  * the same rows (the sandbox's own generator). Each writer's file is then read back by
  * DuckDB to check the warehouse sees the right column types.
@@ -17,7 +17,7 @@ import type { PageVisitors } from '../functions/shared/api-types.js';
 import type { PendingWrite } from '../functions/shared/destination.js';
 import { createLocalDestination } from '../functions/shared/destination-local.js';
 import { VISITORS_PAGES } from '../functions/shared/tables.js';
-import { openTableWriter } from '../functions/export-visitors/parquet.js';
+import { openTableWriter } from '../functions/export/parquet.js';
 import { DEFAULT_PROJECTS, VisitorData } from '../sandbox/data.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult, type Figures } from './lib/figures.js';
 import { nullPendingWrite } from './lib/null-destination.js';

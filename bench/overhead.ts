@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiClient } from '../functions/shared/api-client.js';
 import { openDestination } from '../functions/shared/destinations.js';
-import { exportDay } from '../functions/export-visitors/run.js';
+import { exportDay } from '../functions/export/run.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 

@@ -5,7 +5,7 @@
  * attempts, not extra pages).
  */
 import { createApiClient } from '../functions/shared/api-client.js';
-import { exportDay } from '../functions/export-visitors/run.js';
+import { exportDay } from '../functions/export/run.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { judged, median, progress, repeat, type BenchResult, type Figures } from './lib/figures.js';
 import { nullDestination } from './lib/null-destination.js';

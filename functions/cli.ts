@@ -11,8 +11,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { ExportRequest } from './export-visitors/event.js';
-import { runExport, type DayEvent, type RunResult } from './export-visitors/run.js';
+import type { ExportRequest } from './export/event.js';
+import { runExport, type DayEvent, type RunResult } from './export/run.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
 import { createApiClient } from './shared/api-client.js';
 import { loadConfig, PROJECT_ID_PATTERN, validateApiKey, type Config } from './shared/config.js';

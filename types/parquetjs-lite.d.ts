@@ -3,7 +3,7 @@
  * CommonJS: import it as `import parquet from 'parquetjs-lite'` (esModuleInterop), which
  * works under tsx, vitest and esbuild bundles alike.
  *
- * Beware (see functions/export-visitors/parquet.ts): the writer converts values with
+ * Beware (see functions/export/parquet.ts): the writer converts values with
  * `parseInt` and friends, so a string in a DATE/TIMESTAMP/INT64 column is stored as a wrong
  * number instead of being refused. Callers must pass `Date` objects and safe integers.
  */

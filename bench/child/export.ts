@@ -7,7 +7,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { createApiClient } from '../../functions/shared/api-client.js';
 import { openDestination } from '../../functions/shared/destinations.js';
-import { exportDays } from '../../functions/export-visitors/run.js';
+import { exportDays } from '../../functions/export/run.js';
 
 export interface ExportChildInput {
   readonly apiUrl: string;

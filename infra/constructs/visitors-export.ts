@@ -74,7 +74,7 @@ export class VisitorsExport extends Construct {
     });
 
     const bundled = new BundledFunction(this, 'Handler', {
-      entry: 'functions/export-visitors/handler.ts',
+      entry: 'functions/export/handler.ts',
       description: 'Nightly export of Mintlify unique visitors to Parquet',
       timeout: props.timeout ?? Duration.minutes(15),
       memorySize: props.memorySize ?? 512,

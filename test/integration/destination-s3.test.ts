@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTableWriter } from '../../functions/export-visitors/parquet.js';
+import { openTableWriter } from '../../functions/export/parquet.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createS3Destination, PART_SIZE } from '../../functions/shared/destination-s3.js';
 import { openDestination } from '../../functions/shared/destinations.js';

@@ -8,7 +8,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { exportDay, exportDays, type ExportDeps, type Manifest } from '../../functions/export-visitors/run.js';
+import { exportDay, exportDays, type ExportDeps, type Manifest } from '../../functions/export/run.js';
 import type { ApiClient } from '../../functions/shared/api-types.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';

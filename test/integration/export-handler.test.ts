@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunResult } from '../../functions/export-visitors/run.js';
+import type { RunResult } from '../../functions/export/run.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startS3Sqs, TEST_REGION, type S3Sqs } from '../helpers/emulators.js';
@@ -84,7 +84,7 @@ async function loadHandler(destination: string, env: Record<string, string> = {}
     ...env,
   });
   vi.resetModules();
-  const module = await import('../../functions/export-visitors/handler.js');
+  const module = await import('../../functions/export/handler.js');
   return module.handler as Handler;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openTableWriter } from '../../functions/export-visitors/parquet.js';
+import { openTableWriter } from '../../functions/export/parquet.js';
 import { InvalidRowError } from '../../functions/shared/errors.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';

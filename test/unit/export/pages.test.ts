@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchDayPages, type FetchedPage } from '../../../functions/export-visitors/pages.js';
+import { fetchDayPages, type FetchedPage } from '../../../functions/export/pages.js';
 import type { PageVisitors, VisitorsPage, VisitorsQuery } from '../../../functions/shared/api-types.js';
 import { PaginationError } from '../../../functions/shared/errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parquetSchemaFor } from '../../../functions/export-visitors/parquet.js';
+import { parquetSchemaFor } from '../../../functions/export/parquet.js';
 import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS, type TableDef } from '../../../functions/shared/tables.js';
 
 const fieldsOf = (table: TableDef) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PathSet } from '../../../functions/export-visitors/path-set.js';
+import { PathSet } from '../../../functions/export/path-set.js';
 
 describe('PathSet', () => {
   it('accepts a path once and refuses it the second time', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExportEvent } from '../../../functions/export-visitors/event.js';
+import { parseExportEvent } from '../../../functions/export/event.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
