@@ -88,6 +88,27 @@ export class SendUncertainError extends ExporterError {
   readonly retryable = false;
 }
 
+/**
+ * The request budget has no room for another analytics request before the run's deadline.
+ * Not a failure: the unit keeps its checkpoint and a later run continues it.
+ */
+export class BudgetExhaustedError extends ExporterError {
+  readonly retryable = true;
+  constructor(
+    message: string,
+    /** Epoch ms when the next request may start. */
+    readonly nextStartAt: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Another run took over a unit's lease (ours expired): stop writing that unit at once. */
+export class LeaseLostError extends ExporterError {
+  readonly retryable = true;
+}
+
 /** A short, secret-free description of any thrown value, for logs and summaries. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
