@@ -116,7 +116,7 @@ async function runExportCommand(flags: ExportFlags, io: CliIo): Promise<number> 
     const progress = flags.json ? undefined : createProgress(io);
     const result = await runExport(
       { ...request, projects: projectIds },
-      { projectIds, healDays: config.healDays, pageLimit: config.pageLimit, maxPages: config.maxPages },
+      { projectIds, healDays: config.healDays, pageLimit: config.pageLimit ?? 250, maxPages: config.maxPages },
       { api, destination, now: io.now, ...(progress ? { onDay: progress } : {}) },
     );
     if (flags.json) io.stdout.write(`${JSON.stringify(jsonSummary(result, destination.url))}\n`);

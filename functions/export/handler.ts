@@ -47,7 +47,7 @@ export const handler = async (event: unknown, context: Pick<Context, 'getRemaini
     {
       projectIds: config.projectIds,
       healDays: config.healDays,
-      pageLimit: config.pageLimit,
+      pageLimit: config.pageLimit ?? 250,
       maxPages: config.maxPages,
       deadline: Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
     },

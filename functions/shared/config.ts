@@ -8,6 +8,8 @@
  */
 import { inspect } from 'node:util';
 import * as v from 'valibot';
+import { DEFAULT_BUDGET, parseBudget, type BudgetSpec } from './budget-spec.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from './dataset-names.js';
 import { ConfigError } from './errors.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
@@ -26,14 +28,34 @@ export interface Config {
   readonly projectIds: readonly string[];
   /** `s3://bucket/prefix` or a local directory. @default './data' */
   readonly destination: string;
-  /** Visitors page size, 1–250. @default 250 (every request counts against a small budget) */
-  readonly pageLimit: number;
+  /**
+   * Caps the rows asked for per request (1–1000). Unset: each endpoint's largest `limit`
+   * (250, 100 or 1000), which is what production wants — every request counts against a
+   * small budget. Tests and benchmarks set it to make many pages out of little data.
+   */
+  readonly pageLimit?: number;
   /** Recent days without a manifest that the nightly run re-exports, 0–31. @default 7 */
   readonly healDays: number;
   /** Hard cap of pages per project per day; passing it fails the day. @default 10_000 */
   readonly maxPages: number;
   /** Per-request timeout, ms. @default 30_000 */
   readonly apiTimeoutMs: number;
+  /** `ANALYTICS_BUDGET`: analytics requests allowed to start in any sliding window. @default 90/1h */
+  readonly budget: BudgetSpec;
+  /** `EXPORT_SETTLE_HOURS`: a day is due this long after it ends (late events), 0–72. @default 2 */
+  readonly settleHours: number;
+  /** `EXPORT_DATASETS`: datasets to export, in the given order. @default every dataset */
+  readonly datasets: readonly DatasetName[];
+  /** `EXPORT_FEEDBACK_CONTACT`: write feedback's `contact` (personal data). @default false */
+  readonly feedbackContact: boolean;
+  /** `EXPORT_REFRESH_DAYS`: recent days whose `feedback` is re-exported once a day (status changes later), 0–31. @default 7 */
+  readonly refreshDays: number;
+  /** `EXPORT_CHECKPOINT_MAX_AGE_HOURS`: an older checkpoint restarts its unit, 1–168. @default 24 */
+  readonly checkpointMaxAgeHours: number;
+  /** `EXPORT_STATE_TABLE`: DynamoDB table of the budget ledger, leases and backlog (AWS). */
+  readonly stateTable?: string;
+  /** `EXPORT_STATE_DIR`: local folder of the budget ledger and leases when there is no table. */
+  readonly stateDir?: string;
   /** DynamoDB table holding follow-up state, when the consumer runs with one. */
   readonly followUpStateTable?: string;
   /** Queue where malformed follow-up messages are sent at once. */
@@ -135,16 +157,31 @@ function fail(message: string): never {
   throw new ConfigError(message);
 }
 
+function wholeNumber(name: string, raw: string, min: number, max: number, fallback: number | string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    fail(`${name} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 20)}"): fix or unset it (default ${fallback})`);
+  }
+  return Number(raw);
+}
+
 function integerVar(name: string, min: number, max: number, fallback: number) {
   return v.pipe(
     v.optional(v.string(), String(fallback)),
-    v.transform((raw) => {
-      if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-        fail(`${name} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 20)}"): fix or unset it (default ${fallback})`);
-      }
-      return Number(raw);
-    }),
+    v.transform((raw) => wholeNumber(name, raw, min, max, fallback)),
   );
+}
+
+/** A comma-separated list of dataset names (duplicates dropped, order kept). */
+export function parseDatasets(raw: string, source: string): DatasetName[] {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.find((name) => !isDatasetName(name));
+  if (unknown !== undefined || names.length === 0) {
+    fail(`${source} ${unknown === undefined ? 'is empty' : `names an unknown dataset "${unknown.slice(0, 30)}"`}: use a comma-separated list of ${DATASET_NAMES.join(', ')}`);
+  }
+  return [...new Set(names as DatasetName[])];
 }
 
 function numberVar(name: string, min: number, max: number, fallback: number) {
@@ -199,7 +236,33 @@ const EnvSchema = v.object({
         : fail('EXPORT_DESTINATION is not a valid s3:// URL: use s3://bucket/prefix (a lowercase bucket name) or a local directory'),
     ),
   ),
-  EXPORT_PAGE_LIMIT: integerVar('EXPORT_PAGE_LIMIT', 1, 250, 250),
+  EXPORT_PAGE_LIMIT: v.optional(v.pipe(v.string(), v.transform((raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, 'each endpoint\'s maximum')))),
+  ANALYTICS_BUDGET: v.pipe(
+    v.optional(v.string(), DEFAULT_BUDGET),
+    v.transform((raw) => parseBudget(raw)),
+  ),
+  EXPORT_SETTLE_HOURS: integerVar('EXPORT_SETTLE_HOURS', 0, 72, 2),
+  EXPORT_DATASETS: v.pipe(
+    v.optional(v.string(), DATASET_NAMES.join(',')),
+    v.transform((raw) => parseDatasets(raw, 'EXPORT_DATASETS')),
+  ),
+  EXPORT_FEEDBACK_CONTACT: v.pipe(
+    v.optional(v.string(), 'false'),
+    v.transform((raw) =>
+      raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`),
+    ),
+  ),
+  EXPORT_REFRESH_DAYS: integerVar('EXPORT_REFRESH_DAYS', 0, 31, 7),
+  EXPORT_CHECKPOINT_MAX_AGE_HOURS: integerVar('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, 24),
+  EXPORT_STATE_TABLE: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) =>
+        TABLE_NAME.test(raw) ? raw : fail('EXPORT_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'),
+      ),
+    ),
+  ),
+  EXPORT_STATE_DIR: v.optional(v.string()),
   EXPORT_HEAL_DAYS: integerVar('EXPORT_HEAL_DAYS', 0, 31, 7),
   EXPORT_MAX_PAGES: integerVar('EXPORT_MAX_PAGES', 1, 1_000_000, 10_000),
   API_TIMEOUT_MS: integerVar('API_TIMEOUT_MS', 100, 900_000, 30_000),
@@ -260,10 +323,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     apiUrl: e.MINTLIFY_API_URL,
     projectIds: Object.freeze(e.MINTLIFY_PROJECT_IDS),
     destination: e.EXPORT_DESTINATION,
-    pageLimit: e.EXPORT_PAGE_LIMIT,
+    ...(e.EXPORT_PAGE_LIMIT !== undefined ? { pageLimit: e.EXPORT_PAGE_LIMIT } : {}),
     healDays: e.EXPORT_HEAL_DAYS,
     maxPages: e.EXPORT_MAX_PAGES,
     apiTimeoutMs: e.API_TIMEOUT_MS,
+    budget: e.ANALYTICS_BUDGET,
+    settleHours: e.EXPORT_SETTLE_HOURS,
+    datasets: Object.freeze(e.EXPORT_DATASETS),
+    feedbackContact: e.EXPORT_FEEDBACK_CONTACT,
+    refreshDays: e.EXPORT_REFRESH_DAYS,
+    checkpointMaxAgeHours: e.EXPORT_CHECKPOINT_MAX_AGE_HOURS,
+    ...(e.EXPORT_STATE_TABLE !== undefined ? { stateTable: e.EXPORT_STATE_TABLE } : {}),
+    ...(e.EXPORT_STATE_DIR !== undefined ? { stateDir: e.EXPORT_STATE_DIR } : {}),
     ...(e.FOLLOWUP_STATE_TABLE !== undefined ? { followUpStateTable: e.FOLLOWUP_STATE_TABLE } : {}),
     ...(e.FOLLOWUP_DEAD_LETTER_QUEUE_URL !== undefined ? { followUpDeadLetterQueueUrl: e.FOLLOWUP_DEAD_LETTER_QUEUE_URL } : {}),
     followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,

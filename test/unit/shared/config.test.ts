@@ -25,12 +25,20 @@ describe('loadConfig', () => {
       apiUrl: 'https://api.mintlify.com',
       projectIds: [],
       destination: './data',
-      pageLimit: 250,
       healDays: 7,
       maxPages: 10_000,
       apiTimeoutMs: 30_000,
       followUpMaxWaitHours: 24,
+      budget: { requests: 90, windowMs: 3_600_000, text: '90/1h' },
+      settleHours: 2,
+      datasets: ['visitors', 'views', 'searches', 'feedback', 'feedback_by_page', 'assistant', 'caller_stats'],
+      feedbackContact: false,
+      refreshDays: 7,
+      checkpointMaxAgeHours: 24,
     });
+    // Unset: every dataset asks for its endpoint's largest page.
+    expect(config.pageLimit).toBeUndefined();
+    expect(config.stateTable).toBeUndefined();
     expect(config.apiKey).toBeUndefined();
     expect(config.followUpStateTable).toBeUndefined();
   });
@@ -49,6 +57,14 @@ describe('loadConfig', () => {
       FOLLOWUP_STATE_TABLE: 'followup-state',
       FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/followups-dlq',
       FOLLOWUP_MAX_WAIT_HOURS: '0.5',
+      ANALYTICS_BUDGET: '10/30m',
+      EXPORT_SETTLE_HOURS: '0',
+      EXPORT_DATASETS: 'views, searches,views',
+      EXPORT_FEEDBACK_CONTACT: 'true',
+      EXPORT_REFRESH_DAYS: '3',
+      EXPORT_CHECKPOINT_MAX_AGE_HOURS: '6',
+      EXPORT_STATE_TABLE: 'exporter-state',
+      EXPORT_STATE_DIR: '/var/tmp/state',
     });
     expect(config).toMatchObject({
       apiKey: KEY,
@@ -63,6 +79,14 @@ describe('loadConfig', () => {
       followUpStateTable: 'followup-state',
       followUpDeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/followups-dlq',
       followUpMaxWaitHours: 0.5,
+      budget: { requests: 10, windowMs: 1_800_000, text: '10/30m' },
+      settleHours: 0,
+      datasets: ['views', 'searches'],
+      feedbackContact: true,
+      refreshDays: 3,
+      checkpointMaxAgeHours: 6,
+      stateTable: 'exporter-state',
+      stateDir: '/var/tmp/state',
     });
   });
 
@@ -73,7 +97,8 @@ describe('loadConfig', () => {
   });
 
   it('treats a blank variable as unset', () => {
-    expect(loadConfig({ MINTLIFY_API_KEY: '', EXPORT_PAGE_LIMIT: '  ' })).toMatchObject({ pageLimit: 250 });
+    expect(loadConfig({ MINTLIFY_API_KEY: '', EXPORT_PAGE_LIMIT: '  ' })).toMatchObject({ healDays: 7 });
+    expect(loadConfig({ EXPORT_PAGE_LIMIT: '  ' }).pageLimit).toBeUndefined();
     expect(loadConfig({ MINTLIFY_API_KEY: '' }).apiKey).toBeUndefined();
   });
 
@@ -89,7 +114,17 @@ describe('loadConfig', () => {
 
   it.each([
     ['EXPORT_PAGE_LIMIT', '0'],
-    ['EXPORT_PAGE_LIMIT', '251'],
+    ['EXPORT_PAGE_LIMIT', '1001'],
+    ['ANALYTICS_BUDGET', '90'],
+    ['ANALYTICS_BUDGET', '0/1h'],
+    ['ANALYTICS_BUDGET', '90/1w'],
+    ['EXPORT_SETTLE_HOURS', '73'],
+    ['EXPORT_DATASETS', 'visitors,pageviews'],
+    ['EXPORT_DATASETS', ' , '],
+    ['EXPORT_FEEDBACK_CONTACT', 'yes'],
+    ['EXPORT_REFRESH_DAYS', '32'],
+    ['EXPORT_CHECKPOINT_MAX_AGE_HOURS', '0'],
+    ['EXPORT_STATE_TABLE', 'a'],
     ['EXPORT_PAGE_LIMIT', '25x'],
     ['EXPORT_HEAL_DAYS', '32'],
     ['EXPORT_MAX_PAGES', '-1'],
