@@ -12,6 +12,7 @@ import { openDestination } from '../shared/destinations.js';
 import { ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { resolveApiKey } from '../shared/secrets.js';
+import { EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
 
@@ -19,8 +20,8 @@ import { runExport, type RunResult } from './run.js';
 const DEADLINE_MARGIN_MS = 20_000;
 
 const config = loadConfig(process.env);
-const logger = createLogger({ serviceName: 'mintlify-export' });
-const metrics = new Metrics({ serviceName: 'mintlify-export', namespace: 'MintlifyExporter' });
+const logger = createLogger({ serviceName: EXPORT_SERVICE });
+const metrics = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
 const destination: Destination = openDestination(config.destination);
 let api: Promise<ApiClient> | undefined;
 

@@ -103,7 +103,7 @@ export async function exportDay(task: DayTask, options: ExportOptions, deps: Exp
     }
     // The generator yields at least one page or throws; this only narrows the type.
     if (!totals) throw new PaginationError(`${projectId} ${day}: the API returned no page`);
-    await destination.delete(manifestKey(day, projectId));
+    await destination.delete(manifestKey('visitors', day, projectId));
     pages = await pagesWriter.close();
   } catch (error) {
     await pagesWriter.abort(error);
@@ -146,7 +146,7 @@ export async function exportDay(task: DayTask, options: ExportOptions, deps: Exp
     },
     durationsMs: { total: now() - started },
   };
-  await destination.put(manifestKey(day, projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
+  await destination.put(manifestKey('visitors', day, projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
     contentType: 'application/json',
   });
   return manifest;
@@ -222,7 +222,7 @@ export async function planNightly(
   for (let back = healDays; back >= 1; back--) {
     const day = addDays(target, -back);
     for (const projectId of projectIds) {
-      if (!(await destination.exists(manifestKey(day, projectId)))) tasks.push({ projectId, day });
+      if (!(await destination.exists(manifestKey('visitors', day, projectId)))) tasks.push({ projectId, day });
     }
   }
   for (const projectId of projectIds) tasks.push({ projectId, day: target });
@@ -245,7 +245,7 @@ export async function countMissingDays(
   for (let back = healDays; back >= 0; back--) {
     const day = addDays(lastDay, -back);
     for (const projectId of projectIds) {
-      if (!(await destination.exists(manifestKey(day, projectId)))) missing++;
+      if (!(await destination.exists(manifestKey('visitors', day, projectId)))) missing++;
     }
   }
   return missing;

@@ -28,6 +28,7 @@ import { visibilitySeconds } from './consumer.js';
 import { createOutcomeSink } from './outcome.js';
 import { processMessage, settingsFromConfig, type FollowUpDeps, type FollowUpMetrics, type FollowUpSettings } from './process-message.js';
 import { openStateStore } from './state.js';
+import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
@@ -106,8 +107,8 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const config = loadConfig(env);
   if (!config.followUpStateTable) throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
-  const logger = createLogger({ serviceName: 'mintlify-followup' });
-  const metrics = new Metrics({ serviceName: 'mintlify-followup', namespace: 'MintlifyExporter' });
+  const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });
+  const metrics = new Metrics({ serviceName: FOLLOWUP_SERVICE, namespace: METRICS_NAMESPACE });
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
   const apiKey = await resolveApiKey(config);
   const followUp: FollowUpDeps = {

@@ -3,6 +3,8 @@
  * the Glue tables (infra) are all generated from these definitions, so they cannot drift.
  */
 
+import type { DatasetName } from './dataset-names.js';
+
 /** Logical column types, mapped to Parquet logical types and to Glue/Hive types. */
 export type ColumnType = 'string' | 'date' | 'int64' | 'timestamp_ms' | 'boolean';
 
@@ -89,7 +91,10 @@ export function partitionKey(table: TableDef, day: string, fileName: string): st
   return `${table.prefix}/dt=${day}/${fileName}`;
 }
 
-/** Where the commit marker of one exported day lives; written after both Parquet files. */
-export function manifestKey(day: string, projectId: string): string {
-  return `_manifests/visitors/dt=${day}/${projectId}.json`;
+/** Folder of the commit markers: `<dest>/_manifests/<dataset>/dt=YYYY-MM-DD/<projectId>.json`. */
+export const MANIFESTS_PREFIX = '_manifests';
+
+/** Where the commit marker of one unit lives; written after every table file of the unit. */
+export function manifestKey(dataset: DatasetName, day: string, projectId: string): string {
+  return `${MANIFESTS_PREFIX}/${dataset}/dt=${day}/${projectId}.json`;
 }

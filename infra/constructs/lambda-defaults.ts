@@ -11,6 +11,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { EXPORT_SERVICE, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 
 /** The repository root (NodejsFunction's `projectRoot`), computed from this file's location. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,12 +22,12 @@ export function repoPath(relative: string): string {
 }
 
 /** CloudWatch namespace of the EMF metrics both functions emit (`POWERTOOLS_METRICS_NAMESPACE`). */
-export const METRICS_NAMESPACE = 'MintlifyExporter';
+export { METRICS_NAMESPACE };
 
 /** `POWERTOOLS_SERVICE_NAME` of each function; also the `service` dimension of its metrics. */
 export const SERVICE_NAMES = {
-  export: 'mintlify-export',
-  followUp: 'mintlify-followup',
+  export: EXPORT_SERVICE,
+  followUp: FOLLOWUP_SERVICE,
 } as const;
 
 /** Powertools log levels accepted by `POWERTOOLS_LOG_LEVEL`. */

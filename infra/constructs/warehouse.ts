@@ -17,7 +17,7 @@ import {
   TABLES,
   VISITORS_PAGES,
   VISITORS_TOTALS,
-  manifestKey,
+  MANIFESTS_PREFIX,
   type ColumnType,
   type TableDef,
 } from '../../functions/shared/tables.js';
@@ -296,10 +296,9 @@ ORDER BY requests DESC;`,
   }
 }
 
-/** `_manifests/visitors/`: the folder of the manifests, derived from the contract's key function. */
+/** `_manifests/visitors/`: the folder of the visitors manifests. */
 function manifestsPrefix(): string {
-  const key = manifestKey('2000-01-01', 'p');
-  return key.slice(0, key.indexOf('dt='));
+  return `${MANIFESTS_PREFIX}/visitors/`;
 }
 
 /** `visitors_totals` → `VisitorsTotalsTable`. */

@@ -118,7 +118,7 @@ export function dayFiles(root: string, projectId: string, day: string) {
   return {
     pages: path.join(root, 'visitors_pages', `dt=${day}`, `${projectId}.parquet`),
     totals: path.join(root, 'visitors_totals', `dt=${day}`, `${projectId}.parquet`),
-    manifest: path.join(root, ...manifestKey(day, projectId).split('/')),
+    manifest: path.join(root, ...manifestKey('visitors', day, projectId).split('/')),
   };
 }
 

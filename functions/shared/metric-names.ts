@@ -1,0 +1,30 @@
+/**
+ * Names that both the functions (which publish) and the infra (alarms, dashboard) use, kept
+ * in one place so a widget or an alarm can never watch a metric nobody publishes.
+ */
+
+/** CloudWatch namespace of every EMF metric. */
+export const METRICS_NAMESPACE = 'MintlifyExporter';
+
+/** Powertools service names (a metric's `service` dimension). */
+export const EXPORT_SERVICE = 'mintlify-export';
+export const FOLLOWUP_SERVICE = 'mintlify-followup';
+
+/** Metrics the export function publishes once per run (unit: Count unless noted). */
+export const EXPORT_METRICS = {
+  /** Analytics requests started in this run (every attempt). */
+  requests: 'AnalyticsRequests',
+  /** 429s received (someone else spent the budget). */
+  rateLimited: 'RateLimited',
+  /** Times the run waited for budget, and how long in total (Milliseconds). */
+  budgetWaits: 'BudgetWaits',
+  budgetWaitMs: 'BudgetWaitMs',
+  /** Requests still needed by the units left to do (estimate). */
+  backlogRequests: 'BacklogRequests',
+  unitsCompleted: 'UnitsCompleted',
+  /** Units left with a checkpoint (budget or time ran out): not a failure. */
+  unitsPartial: 'UnitsPartial',
+  unitsFailed: 'UnitsFailed',
+  /** Units of the heal window that are due and still have no manifest. */
+  missingDays: 'MissingDays',
+} as const;
