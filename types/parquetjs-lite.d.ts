@@ -5,7 +5,8 @@
  *
  * Beware (see functions/export/parquet.ts): the writer converts values with
  * `parseInt` and friends, so a string in a DATE/TIMESTAMP/INT64 column is stored as a wrong
- * number instead of being refused. Callers must pass `Date` objects and safe integers.
+ * number instead of being refused (DOUBLE uses `parseFloat`: `'1.5abc'` becomes 1.5, and
+ * Infinity passes). Callers must pass `Date` objects, safe integers and finite numbers.
  */
 declare module 'parquetjs-lite' {
   type ParquetLogicalType =

@@ -21,6 +21,7 @@ const PARQUET_TYPES: Record<ColumnType, ParquetFieldDefinition['type']> = {
   string: 'UTF8',
   date: 'DATE',
   int64: 'INT64',
+  double: 'DOUBLE',
   timestamp_ms: 'TIMESTAMP_MILLIS',
   boolean: 'BOOLEAN',
 };
@@ -294,6 +295,12 @@ function toInt64(value: unknown, column: ColumnDef, at: string): number {
   );
 }
 
+/** NaN and ±Infinity are refused: Athena and most readers treat them unlike any number the API meant. */
+function toDouble(value: unknown, column: ColumnDef, at: string): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  throw new InvalidRowError(`${at}: column "${column.name}" (double) got ${describe(value)}: use a finite number`);
+}
+
 function toUtf8(value: unknown, column: ColumnDef, at: string): string {
   if (typeof value === 'string') return value;
   throw new InvalidRowError(`${at}: column "${column.name}" (string) got ${describe(value)}: use a string`);
@@ -309,6 +316,7 @@ const CONVERTERS: Record<ColumnType, Converter> = {
   string: toUtf8,
   date: dayConverter(),
   int64: toInt64,
+  double: toDouble,
   timestamp_ms: toTimestamp,
   boolean: toBoolean,
 };

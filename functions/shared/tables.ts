@@ -5,8 +5,12 @@
 
 import type { DatasetName } from './dataset-names.js';
 
-/** Logical column types, mapped to Parquet logical types and to Glue/Hive types. */
-export type ColumnType = 'string' | 'date' | 'int64' | 'timestamp_ms' | 'boolean';
+/**
+ * Logical column types, mapped to Parquet logical types and to Glue/Hive types:
+ * `string` UTF8/string, `date` DATE/date, `int64` INT64/bigint, `double` DOUBLE/double
+ * (finite values only), `timestamp_ms` TIMESTAMP_MILLIS/timestamp (UTC), `boolean`.
+ */
+export type ColumnType = 'string' | 'date' | 'int64' | 'double' | 'timestamp_ms' | 'boolean';
 
 export interface ColumnDef {
   readonly name: string;
@@ -84,7 +88,209 @@ export const FOLLOWUP_OUTCOMES: TableDef = {
   ],
 };
 
-export const TABLES = [VISITORS_TOTALS, VISITORS_PAGES, FOLLOWUP_OUTCOMES] as const;
+/** The two columns every analytics table starts with. */
+const PROJECT_ID: ColumnDef = { name: 'project_id', type: 'string', comment: 'Mintlify project id' };
+const WINDOW_DAY: ColumnDef = {
+  name: 'date',
+  type: 'date',
+  comment: 'UTC day of the API window the row comes from ([date, date+1))',
+};
+/** The column every analytics table ends with. */
+const EXPORTED_AT: ColumnDef = { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' };
+
+export const VIEWS_TOTALS: TableDef = {
+  name: 'views_totals',
+  prefix: 'views_totals',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment: 'Site-wide content views per project per UTC day, as reported by the API.',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'human', type: 'int64', comment: 'Content views by humans' },
+    { name: 'ai', type: 'int64', comment: 'Content views by AI agents' },
+    { name: 'total', type: 'int64', comment: 'Content views, deduplicated across human and AI by the API (not human+ai)' },
+    { name: 'pages', type: 'int64', comment: 'Per-page rows written for that day' },
+    EXPORTED_AT,
+  ],
+};
+
+export const VIEWS_PAGES: TableDef = {
+  name: 'views_pages',
+  prefix: 'views_pages',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment: 'Content views per page per project per UTC day.',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'path', type: 'string', comment: 'Page path' },
+    { name: 'human', type: 'int64', comment: 'Content views of the page by humans' },
+    { name: 'ai', type: 'int64', comment: 'Content views of the page by AI agents' },
+    { name: 'total', type: 'int64', comment: 'Content views of the page, deduplicated across human and AI by the API (not human+ai)' },
+    EXPORTED_AT,
+  ],
+};
+
+export const SEARCHES_TOTALS: TableDef = {
+  name: 'searches_totals',
+  prefix: 'searches_totals',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment: 'Search volume per project per UTC day: one row per project and day.',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'total_searches', type: 'int64', comment: 'Search events in the day (the sum of hits, not the number of terms)' },
+    { name: 'terms', type: 'int64', comment: 'Distinct search terms written to the searches table for that day' },
+    EXPORTED_AT,
+  ],
+};
+
+export const SEARCHES: TableDef = {
+  name: 'searches',
+  prefix: 'searches',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment: 'One row per distinct search term (case-insensitive) per project per UTC day.',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'search_query', type: 'string', comment: 'The search term' },
+    { name: 'hits', type: 'int64', comment: 'Times the term was searched that day' },
+    { name: 'ctr', type: 'double', comment: 'Click-through rate stored as the API sends it (scale 0-1 or 0-100 undocumented)' },
+    { name: 'top_clicked_page', type: 'string', optional: true, comment: 'Result page clicked most often; null when none was clicked' },
+    { name: 'last_searched_at', type: 'timestamp_ms', optional: true, comment: 'Last time the term was searched in the window (UTC); null when not sent' },
+    EXPORTED_AT,
+  ],
+};
+
+export const FEEDBACK: TableDef = {
+  name: 'feedback',
+  prefix: 'feedback',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment:
+    'One row per feedback item created in the UTC day. status changes later in the dashboard: recent days are re-exported (EXPORT_REFRESH_DAYS).',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'feedback_id', type: 'string', comment: 'Feedback item id (the API id)' },
+    { name: 'path', type: 'string', comment: 'Page path or URL the feedback is about' },
+    { name: 'source', type: 'string', comment: 'code_snippet | contextual | agent | thumbs_only' },
+    { name: 'status', type: 'string', comment: 'pending | in_progress | resolved | dismissed, as of exported_at' },
+    { name: 'comment', type: 'string', optional: true, comment: 'Free-text comment; null when none' },
+    { name: 'created_at', type: 'timestamp_ms', optional: true, comment: 'When the feedback was given (UTC); null when not sent' },
+    { name: 'helpful', type: 'boolean', optional: true, comment: 'Thumbs up (true) or down (false), contextual feedback; null otherwise' },
+    {
+      name: 'contact',
+      type: 'string',
+      optional: true,
+      comment: 'E-mail left with contextual feedback (personal data): null unless EXPORT_FEEDBACK_CONTACT=true',
+    },
+    { name: 'code', type: 'string', optional: true, comment: 'The code snippet, code_snippet feedback; null otherwise' },
+    { name: 'filename', type: 'string', optional: true, comment: 'File name of the snippet, code_snippet feedback; null otherwise' },
+    { name: 'lang', type: 'string', optional: true, comment: 'Language of the snippet, code_snippet feedback; null otherwise' },
+    EXPORTED_AT,
+  ],
+};
+
+export const FEEDBACK_BY_PAGE: TableDef = {
+  name: 'feedback_by_page',
+  prefix: 'feedback_by_page',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment:
+    'Feedback counts per page per project per UTC day. At most 100 pages per day (the API cannot page): the manifest says truncated when rows were left out.',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'path', type: 'string', comment: 'Page path' },
+    { name: 'thumbs_up', type: 'int64', comment: 'Contextual feedback marked helpful' },
+    { name: 'thumbs_down', type: 'int64', comment: 'Contextual feedback marked not helpful' },
+    { name: 'code', type: 'int64', comment: 'Code-snippet feedback' },
+    { name: 'total', type: 'int64', comment: 'All feedback on the page, as the API totals it' },
+    EXPORTED_AT,
+  ],
+};
+
+export const ASSISTANT_CONVERSATIONS: TableDef = {
+  name: 'assistant_conversations',
+  prefix: 'assistant_conversations',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment: 'One row per user turn with the docs assistant, per project per UTC day. Row key: (conversation_id, asked_at).',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    {
+      name: 'conversation_id',
+      type: 'string',
+      comment: 'Conversation id: repeats on every turn of a conversation, so not a row key alone',
+    },
+    { name: 'asked_at', type: 'timestamp_ms', comment: 'When the user asked (UTC)' },
+    { name: 'query', type: 'string', comment: 'What the user asked' },
+    { name: 'response', type: 'string', comment: "The assistant's answer" },
+    { name: 'response_type', type: 'string', comment: 'answer | clarifying_question (answer when the API leaves it out)' },
+    {
+      name: 'resolution_status',
+      type: 'string',
+      optional: true,
+      comment: 'answered | unanswered (the exporter always fills it; nullable per the table contract)',
+    },
+    { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null when none' },
+    { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown' },
+    { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
+    { name: 'sources_json', type: 'string', comment: 'Cited sources as a JSON array of {title,url} ([] when none)' },
+    EXPORTED_AT,
+  ],
+};
+
+export const ASSISTANT_CALLER_STATS: TableDef = {
+  name: 'assistant_caller_stats',
+  prefix: 'assistant_caller_stats',
+  format: 'parquet',
+  partitionKey: 'dt',
+  comment: 'Assistant queries per caller per project per UTC day: one row per project and day.',
+  columns: [
+    PROJECT_ID,
+    WINDOW_DAY,
+    { name: 'web', type: 'int64', comment: 'Assistant queries from the docs site' },
+    { name: 'api', type: 'int64', comment: 'Assistant queries from direct API calls' },
+    { name: 'other', type: 'int64', comment: 'Assistant queries from other integrations' },
+    { name: 'total', type: 'int64', comment: 'All assistant queries, as the API sends it (documented as web+api+other; not checked)' },
+    EXPORTED_AT,
+  ],
+};
+
+/** Every table of the warehouse; the Glue tables are generated from this list. */
+export const TABLES = [
+  VISITORS_TOTALS,
+  VISITORS_PAGES,
+  FOLLOWUP_OUTCOMES,
+  VIEWS_TOTALS,
+  VIEWS_PAGES,
+  SEARCHES_TOTALS,
+  SEARCHES,
+  FEEDBACK,
+  FEEDBACK_BY_PAGE,
+  ASSISTANT_CONVERSATIONS,
+  ASSISTANT_CALLER_STATS,
+] as const;
+
+/**
+ * The tables each dataset writes, one file each per (project, day), all before the unit's
+ * manifest. A complete unit has every one of them, even when a file has no rows.
+ */
+export const DATASET_TABLES: Readonly<Record<DatasetName, readonly TableDef[]>> = {
+  visitors: [VISITORS_TOTALS, VISITORS_PAGES],
+  views: [VIEWS_TOTALS, VIEWS_PAGES],
+  searches: [SEARCHES_TOTALS, SEARCHES],
+  feedback: [FEEDBACK],
+  feedback_by_page: [FEEDBACK_BY_PAGE],
+  assistant: [ASSISTANT_CONVERSATIONS],
+  caller_stats: [ASSISTANT_CALLER_STATS],
+};
 
 /** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file. */
 export function partitionKey(table: TableDef, day: string, fileName: string): string {
@@ -97,4 +303,15 @@ export const MANIFESTS_PREFIX = '_manifests';
 /** Where the commit marker of one unit lives; written after every table file of the unit. */
 export function manifestKey(dataset: DatasetName, day: string, projectId: string): string {
   return `${MANIFESTS_PREFIX}/${dataset}/dt=${day}/${projectId}.json`;
+}
+
+/**
+ * Folder of the checkpoints of units in progress: never under a table's prefix, so a reader
+ * of `<table>/**` never sees a partial day.
+ */
+export const STAGING_PREFIX = '_staging';
+
+/** `_staging/<dataset>/dt=YYYY-MM-DD/<projectId>/`: the pages kept for one unit until it is complete. */
+export function stagingPrefix(dataset: DatasetName, day: string, projectId: string): string {
+  return `${STAGING_PREFIX}/${dataset}/dt=${day}/${projectId}/`;
 }
