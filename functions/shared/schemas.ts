@@ -4,7 +4,21 @@
  * INT64. A failure names the field and never echoes more than a few characters of the body.
  */
 import * as v from 'valibot';
-import { JOB_STATUSES, type AgentJob, type VisitorsPage } from './api-types.js';
+import {
+  ASSISTANT_RESPONSE_TYPES,
+  FEEDBACK_SOURCES,
+  FEEDBACK_STATUSES,
+  JOB_STATUSES,
+  RESOLUTION_STATUSES,
+  type AgentJob,
+  type AssistantPage,
+  type CallerStats,
+  type FeedbackByPage,
+  type FeedbackPage,
+  type SearchesPage,
+  type ViewsPage,
+  type VisitorsPage,
+} from './api-types.js';
 import { MalformedResponseError } from './errors.js';
 
 const COUNT_MESSAGE = 'must be an integer ≥ 0';
@@ -38,6 +52,224 @@ export const VisitorsPageSchema = v.object(
     ),
     hasMore: v.boolean('must be true or false'),
   },
+  'must be a JSON object',
+);
+
+/** A string that identifies something (a path, an id, a search term): never empty. */
+const Identifier = v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string'));
+
+/** A string that may be null; absent reads as null. */
+const OptionalText = v.optional(v.nullable(v.string('must be a string or null')), null);
+
+/**
+ * A paging cursor: a non-empty string, or null on the last page; absent reads as null. An
+ * empty string is refused rather than read as "no more pages": it would end the unit early
+ * without a word, and sent back it is no cursor at all.
+ */
+const NextCursor = v.optional(
+  v.nullable(v.pipe(v.string('must be a string or null'), v.minLength(1, 'must be a non-empty string or null'))),
+  null,
+);
+
+/**
+ * `hasMore` of the cursor-paged endpoints (feedback, assistant): `true`/`false`, or null when
+ * left out (or sent as null). ⚠ The docs list it, but the searches endpoint has none at all;
+ * the pager then decides on `nextCursor` alone rather than failing a whole unit.
+ */
+const OptionalHasMore = v.optional(v.nullable(v.boolean('must be true, false or null')), null);
+
+/**
+ * `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fraction]]` and `Z` or `±HH[:]MM`.
+ * Groups: year, month, day, hour, minute, second, zone.
+ */
+const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Epoch ms of an ISO 8601 timestamp, or undefined when `text` is not one. `Date.parse` alone
+ * is not enough: it accepts non-ISO forms ("Jan 15 2026") and rolls `2026-02-30` over to
+ * March, and it reads a date-time without offset as the machine's local time.
+ * ⚠ The docs say "ISO timestamp" without an offset rule: a date-time without one is read as
+ * UTC (the service works in UTC), so the result never depends on the machine's time zone; a
+ * date alone is UTC midnight.
+ */
+export function isoTimestampToEpochMs(text: string): number | undefined {
+  const match = ISO_TIMESTAMP.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, zone] = match;
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  const calendar = new Date(Date.UTC(y, m - 1, d));
+  if (calendar.getUTCFullYear() !== y || calendar.getUTCMonth() !== m - 1 || calendar.getUTCDate() !== d) return undefined;
+  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return undefined;
+  const ms = Date.parse(hour !== undefined && zone === undefined ? `${text}Z` : text);
+  return Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+const TIMESTAMP_MESSAGE = 'must be an ISO 8601 timestamp';
+
+/** An ISO 8601 timestamp string, converted to epoch ms (UTC). */
+const Timestamp = v.pipe(
+  v.string(TIMESTAMP_MESSAGE),
+  v.check((text) => isoTimestampToEpochMs(text) !== undefined, TIMESTAMP_MESSAGE),
+  v.transform((text) => isoTimestampToEpochMs(text) as number),
+);
+
+/** A timestamp that may be null; absent reads as null. */
+const OptionalTimestamp = v.optional(v.nullable(Timestamp), null);
+
+/** `v.picklist` with a message that lists the allowed values. */
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return v.picklist(values, `must be one of ${values.join(', ')}`);
+}
+
+/**
+ * `GET /v1/analytics/{projectId}/views`: the visitors shape with `views` for `visitors`.
+ * ⚠ Row order is undocumented: nothing here relies on it.
+ */
+export const ViewsPageSchema = v.object(
+  {
+    totals: v.object(Counts, 'must be an object'),
+    views: v.array(v.object({ path: Identifier, ...Counts }, 'must be an object'), 'must be an array'),
+    hasMore: v.boolean('must be true or false'),
+  },
+  'must be a JSON object',
+);
+
+/**
+ * `GET /v1/analytics/{projectId}/searches`.
+ * - ⚠ `ctr`'s scale (0–1 or 0–100) is undocumented: any finite number ≥ 0 is kept exactly as
+ *   sent (no rescaling, no upper bound), so a reader can tell the scale from the data.
+ * - `topClickedPage` and `lastSearchedAt` may be null or absent (both read as null).
+ * - There is no `hasMore`: `nextCursor` null (or absent) marks the last page.
+ */
+export const SearchesPageSchema = v.object(
+  {
+    searches: v.array(
+      v.object(
+        {
+          searchQuery: Identifier,
+          hits: Count,
+          ctr: v.pipe(
+            v.number('must be a number ≥ 0'),
+            v.finite('must be a finite number ≥ 0'),
+            v.minValue(0, 'must be a number ≥ 0'),
+          ),
+          topClickedPage: OptionalText,
+          lastSearchedAt: OptionalTimestamp,
+        },
+        'must be an object',
+      ),
+      'must be an array',
+    ),
+    totalSearches: Count,
+    nextCursor: NextCursor,
+  },
+  'must be a JSON object',
+);
+
+/**
+ * One feedback item. `comment` and `createdAt` are documented as always present (string or
+ * null); absent is read as null too, since nothing downstream distinguishes the two. The
+ * source-specific fields (`helpful`, `contact`, `code`, `filename`, `lang`) may be absent,
+ * null or of their type, whatever the `source`: they are not cross-checked against it.
+ */
+const FeedbackRowSchema = v.object(
+  {
+    id: Identifier,
+    path: Identifier,
+    comment: OptionalText,
+    createdAt: OptionalTimestamp,
+    source: oneOf(FEEDBACK_SOURCES),
+    status: oneOf(FEEDBACK_STATUSES),
+    helpful: v.optional(v.nullable(v.boolean('must be true, false or null')), null),
+    contact: OptionalText,
+    code: OptionalText,
+    filename: OptionalText,
+    lang: OptionalText,
+  },
+  'must be an object',
+);
+
+/** `GET /v1/analytics/{projectId}/feedback` (cursor paging; `hasMore` may be absent). */
+export const FeedbackPageSchema = v.object(
+  {
+    feedback: v.array(FeedbackRowSchema, 'must be an array'),
+    nextCursor: NextCursor,
+    hasMore: OptionalHasMore,
+  },
+  'must be a JSON object',
+);
+
+/**
+ * `GET /v1/analytics/{projectId}/feedback/by-page`: one request, no paging. `hasMore` is
+ * required: it is the only sign that rows were left out, and guessing `false` would hide a
+ * truncation. `total` is not checked against the other counts.
+ */
+export const FeedbackByPageSchema = v.object(
+  {
+    feedback: v.array(
+      v.object({ path: Identifier, thumbsUp: Count, thumbsDown: Count, code: Count, total: Count }, 'must be an object'),
+      'must be an array',
+    ),
+    hasMore: v.boolean('must be true or false'),
+  },
+  'must be a JSON object',
+);
+
+const AssistantSourceSchema = v.object(
+  { title: v.string('must be a string'), url: v.string('must be a string') },
+  'must be an object',
+);
+
+/**
+ * One assistant turn.
+ * - ⚠ `id` is the conversation's id and repeats on every turn: it is not checked for
+ *   uniqueness (the row key is `id` + `timestamp`).
+ * - `responseType` absent (or null) means `answer`, as documented.
+ * - ⚠ `sources` absent or null reads as `[]`: a turn that cites nothing is still a turn, and
+ *   the docs do not say whether an answer without sources carries the field.
+ * - `query` and `response` must be strings but may be empty (an answer can be empty).
+ * - `queryCategory` and `pageUrl` may be null or absent (both read as null).
+ */
+const AssistantTurnSchema = v.object(
+  {
+    id: Identifier,
+    timestamp: Timestamp,
+    query: v.string('must be a string'),
+    response: v.string('must be a string'),
+    responseType: v.optional(v.nullable(oneOf(ASSISTANT_RESPONSE_TYPES), 'answer'), 'answer'),
+    sources: v.optional(v.nullable(v.array(AssistantSourceSchema, 'must be an array'), []), []),
+    resolutionStatus: oneOf(RESOLUTION_STATUSES),
+    queryCategory: OptionalText,
+    pageUrl: OptionalText,
+  },
+  'must be an object',
+);
+
+/**
+ * `GET /v1/analytics/{projectId}/assistant` (cursor paging; `hasMore` may be absent).
+ * ⚠ Row order is undocumented: nothing here assumes ascending timestamps.
+ */
+export const AssistantPageSchema = v.object(
+  {
+    conversations: v.array(AssistantTurnSchema, 'must be an array'),
+    nextCursor: NextCursor,
+    hasMore: OptionalHasMore,
+  },
+  'must be a JSON object',
+);
+
+/**
+ * `GET /v1/analytics/{projectId}/assistant/caller-stats`.
+ * ⚠ `total` is documented as `web + api + other` but is not checked: refusing the answer would
+ * fail the whole day over a counter the service may compute differently (late events, callers
+ * it does not classify), and the counts as sent are more useful than no row; a reader can
+ * compare the columns.
+ */
+export const CallerStatsSchema = v.object(
+  { web: Count, api: Count, other: Count, total: Count },
   'must be a JSON object',
 );
 
@@ -89,6 +321,36 @@ function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown, what:
 /** Validates one visitors page; throws `MalformedResponseError` naming the first bad field. */
 export function parseVisitorsPage(body: unknown): VisitorsPage {
   return parseOrThrow(VisitorsPageSchema, body, 'visitors');
+}
+
+/** Validates one views page; throws `MalformedResponseError` naming the first bad field. */
+export function parseViewsPage(body: unknown): ViewsPage {
+  return parseOrThrow(ViewsPageSchema, body, 'views');
+}
+
+/** Validates one searches page (timestamps to epoch ms, absent fields to null). */
+export function parseSearchesPage(body: unknown): SearchesPage {
+  return parseOrThrow(SearchesPageSchema, body, 'searches');
+}
+
+/** Validates one feedback page (timestamps to epoch ms, absent fields to null). */
+export function parseFeedbackPage(body: unknown): FeedbackPage {
+  return parseOrThrow(FeedbackPageSchema, body, 'feedback');
+}
+
+/** Validates the feedback-by-page answer. */
+export function parseFeedbackByPage(body: unknown): FeedbackByPage {
+  return parseOrThrow(FeedbackByPageSchema, body, 'feedback by page');
+}
+
+/** Validates one assistant conversations page (timestamps to epoch ms, defaults filled in). */
+export function parseAssistantPage(body: unknown): AssistantPage {
+  return parseOrThrow(AssistantPageSchema, body, 'assistant');
+}
+
+/** Validates the assistant caller stats. */
+export function parseCallerStats(body: unknown): CallerStats {
+  return parseOrThrow(CallerStatsSchema, body, 'assistant caller stats');
 }
 
 /**
