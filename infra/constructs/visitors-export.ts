@@ -99,7 +99,7 @@ export class VisitorsExport extends Construct {
       onFailure: new SqsDestination(this.failureQueue),
     });
 
-    props.warehouse.grantVisitorsReadWrite(this.function);
+    props.warehouse.grantExportReadWrite(this.function);
     props.apiKeySecret.grantRead(this.function);
 
     this.rule = new events.Rule(this, 'Schedule', {

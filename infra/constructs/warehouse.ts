@@ -13,11 +13,17 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { asInterface } from './as-interface.js';
 import {
+  ASSISTANT_CONVERSATIONS,
+  DATASET_TABLES,
+  FEEDBACK,
+  FEEDBACK_BY_PAGE,
   FOLLOWUP_OUTCOMES,
+  MANIFESTS_PREFIX,
+  SEARCHES,
+  STAGING_PREFIX,
   TABLES,
   VISITORS_PAGES,
   VISITORS_TOTALS,
-  MANIFESTS_PREFIX,
   type ColumnType,
   type TableDef,
 } from '../../functions/shared/tables.js';
@@ -27,6 +33,7 @@ export const GLUE_TYPES: Readonly<Record<ColumnType, glue.Type>> = {
   string: glue.Schema.STRING,
   date: glue.Schema.DATE,
   int64: glue.Schema.BIG_INT,
+  double: glue.Schema.DOUBLE,
   timestamp_ms: glue.Schema.TIMESTAMP,
   boolean: glue.Schema.BOOLEAN,
 };
@@ -90,7 +97,7 @@ export class Warehouse extends Construct {
 
     this.database = new glue.Database(this, 'Database', {
       databaseName: props.databaseName ?? 'mintlify_analytics',
-      description: 'Mintlify visitor analytics and follow-up outcomes (mintlify-exporter).',
+      description: 'Mintlify analytics (visitors, views, searches, feedback, assistant) and follow-up outcomes (mintlify-exporter).',
     });
 
     const tables: Record<string, glue.S3Table> = {};
@@ -117,21 +124,21 @@ export class Warehouse extends Construct {
   }
 
   /**
-   * Export: read/write the two visitors tables and the visitors manifests (the heal step reads
-   * them), nothing else. `s3:List*` is on the bucket: HeadObject on a missing key answers 403
-   * instead of 404 without `s3:ListBucket`, and "no manifest yet" must read as absent.
+   * Export: read/write the tables of every dataset (tables.ts `DATASET_TABLES`), every
+   * dataset's manifests (`_manifests/*`: the heal step and `status` read them) and the
+   * checkpoints of units in progress (`_staging/*`: written, read on resume, deleted once the
+   * unit is complete) — nothing else (not the follow-up outcomes, not Athena results).
+   * `s3:List*` is on the bucket: HeadObject on a missing key answers 403 instead of 404
+   * without `s3:ListBucket`, and "no manifest yet" must read as absent.
    */
-  grantVisitorsReadWrite(grantee: iam.IGrantable): void {
-    const patterns = [
-      ...[VISITORS_TOTALS, VISITORS_PAGES].map((def) => `${this.keyPrefix}${def.prefix}/*`),
-      `${this.keyPrefix}${manifestsPrefix()}*`,
-    ];
+  grantExportReadWrite(grantee: iam.IGrantable): void {
+    const patterns = exportKeyPatterns().map((pattern) => `${this.keyPrefix}${pattern}`);
     for (const pattern of patterns) this.bucket.grantReadWrite(grantee, pattern);
     this.acknowledgeKeyPatternGrant(
       grantee,
       patterns,
       ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
-      'The export reads and replaces whole days under its own table and manifest prefixes only (grantReadWrite with a key pattern); the wildcards are the object-key suffix within those prefixes and the S3 action families grantReadWrite uses.',
+      'The export reads and replaces whole days under its own table, manifest and staging prefixes only (grantReadWrite with a key pattern); the wildcards are the object-key suffix within those prefixes and the S3 action families grantReadWrite uses.',
     );
   }
 
@@ -283,6 +290,71 @@ WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
 GROUP BY status
 ORDER BY requests DESC;`,
       },
+      {
+        id: 'SearchesWithoutClicks',
+        name: 'Searches with many hits and no clicks',
+        description:
+          'Search terms of the last 14 days that people searched often on days when no result was clicked (ctr = 0 or no top clicked page): content to write or pages to make findable. ctr is stored as the API sends it (0-1 or 0-100).',
+        sql: `SELECT project_id, search_query,
+       sum(hits) AS hits_without_clicks,
+       count(*) AS days,
+       max(last_searched_at) AS last_searched_at
+FROM ${SEARCHES.name}
+WHERE dt >= date_format(current_date - interval '14' day, '%Y-%m-%d')
+  AND (ctr = 0 OR top_clicked_page IS NULL)
+GROUP BY project_id, search_query
+HAVING sum(hits) >= 10
+ORDER BY hits_without_clicks DESC
+LIMIT 100;`,
+      },
+      {
+        id: 'UnansweredAssistantQuestions',
+        name: 'Unanswered assistant questions by category',
+        description:
+          'Assistant questions of the last 30 days the assistant could not answer, by query category, with a few example questions: the gaps in the docs users hit.',
+        sql: `SELECT project_id,
+       coalesce(query_category, '(no category)') AS query_category,
+       count(*) AS unanswered,
+       count(DISTINCT conversation_id) AS conversations,
+       slice(array_agg(DISTINCT query), 1, 5) AS example_queries
+FROM ${ASSISTANT_CONVERSATIONS.name}
+WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
+  AND resolution_status = 'unanswered'
+GROUP BY project_id, coalesce(query_category, '(no category)')
+ORDER BY unanswered DESC
+LIMIT 100;`,
+      },
+      {
+        id: 'PagesWithNegativeFeedback',
+        name: 'Pages with the most negative feedback',
+        description:
+          'Pages with the most thumbs-down over the last 30 days (feedback_by_page keeps at most 100 pages per day), with the share of thumbs-down and a few comments left with not-helpful feedback.',
+        sql: `WITH votes AS (
+  SELECT project_id, path,
+         sum(thumbs_down) AS thumbs_down,
+         sum(thumbs_up) AS thumbs_up
+  FROM ${FEEDBACK_BY_PAGE.name}
+  WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
+  GROUP BY project_id, path
+),
+comments AS (
+  SELECT project_id, path,
+         count(*) AS not_helpful_items,
+         slice(array_agg(comment) FILTER (WHERE comment IS NOT NULL), 1, 3) AS example_comments
+  FROM ${FEEDBACK.name}
+  WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
+    AND helpful = false
+  GROUP BY project_id, path
+)
+SELECT v.project_id, v.path, v.thumbs_down, v.thumbs_up,
+       round(100.0 * v.thumbs_down / nullif(v.thumbs_down + v.thumbs_up, 0), 1) AS thumbs_down_pct,
+       c.not_helpful_items, c.example_comments
+FROM votes v
+LEFT JOIN comments c ON c.project_id = v.project_id AND c.path = v.path
+WHERE v.thumbs_down > 0
+ORDER BY v.thumbs_down DESC
+LIMIT 50;`,
+      },
     ];
     for (const query of queries) {
       new athena.CfnNamedQuery(this, query.id, {
@@ -296,9 +368,14 @@ ORDER BY requests DESC;`,
   }
 }
 
-/** `_manifests/visitors/`: the folder of the visitors manifests. */
-function manifestsPrefix(): string {
-  return `${MANIFESTS_PREFIX}/visitors/`;
+/**
+ * The key patterns (under the app's prefix) the export reads and writes: each dataset table's
+ * folder, every manifest and every checkpoint. Derived from tables.ts so a new dataset is
+ * covered the day it is added.
+ */
+export function exportKeyPatterns(): string[] {
+  const tablePrefixes = [...new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.prefix)))];
+  return [...tablePrefixes.map((prefix) => `${prefix}/*`), `${MANIFESTS_PREFIX}/*`, `${STAGING_PREFIX}/*`];
 }
 
 /** `visitors_totals` → `VisitorsTotalsTable`. */
