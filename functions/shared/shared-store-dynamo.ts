@@ -1,0 +1,145 @@
+/**
+ * The shared store on DynamoDB, for every Lambda invocation (and CLI pointed at AWS) of one
+ * deployment. Item: `{ pk: keyPrefix + key, doc: <JSON text>, version: <number> }`.
+ *
+ * An update is optimistic: a strongly consistent GetItem, then a PutItem (or DeleteItem)
+ * conditional on the version it read — `attribute_not_exists(pk)` when there was none. When
+ * another writer got in between, the condition fails and the whole read-change-write runs
+ * again after a short random pause, so two invocations can never both spend the last request
+ * of the budget or both take one lease. The document is stored as one JSON string rather than
+ * as DynamoDB attributes: it round-trips exactly as the other stores keep it, whatever its shape.
+ *
+ * The table also holds the follow-up consumer's `followup#…` items: every key this store reads,
+ * writes, deletes or lists starts with `keyPrefix`, so it never touches them.
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ConfigError, ExporterError } from './errors.js';
+import { checkStoreKey, type SharedStore } from './shared-store.js';
+
+interface DynamoStoreOptions {
+  readonly tableName: string;
+  readonly client: DynamoDBClient;
+  /** Prepended to every key; keeps this store's items apart from others in the table. @default 'export#' */
+  readonly keyPrefix?: string;
+}
+
+/** Attempts of one update before giving up: contention that long means something is wrong. */
+const MAX_ATTEMPTS = 50;
+
+/**
+ * An update lost the race to other writers `MAX_ATTEMPTS` times in a row. Retryable: it only
+ * means the table is very busy. (Local to this module: nothing else throws or catches it.)
+ */
+class StoreContentionError extends ExporterError {
+  readonly retryable = true;
+}
+
+export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
+  const keyPrefix = options.keyPrefix ?? 'export#';
+  // An empty prefix would let `list('')` and updates reach the follow-up consumer's items.
+  if (keyPrefix === '') throw new ConfigError('keyPrefix of the DynamoDB shared store must not be empty');
+  const TableName = options.tableName;
+  const doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
+  const description = `dynamodb://${TableName}`;
+
+  function parse(item: Record<string, unknown>): { value: unknown; version: number; text: string } {
+    const { pk, doc: text, version } = item;
+    if (typeof text === 'string' && typeof version === 'number') {
+      try {
+        return { value: JSON.parse(text) as unknown, version, text };
+      } catch {
+        // falls through to the error below
+      }
+    }
+    throw new ConfigError(
+      `item ${String(pk)} of ${description} is not a state document of this exporter: delete it (the ledger or lease it held is rebuilt)`,
+    );
+  }
+
+  async function read(key: string) {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: { pk: keyPrefix + key }, ConsistentRead: true }));
+    return Item ? parse(Item) : undefined;
+  }
+
+  /** Writes `value` if the item is still at `expected` (undefined: still absent). */
+  async function write(key: string, value: unknown, expected: number | undefined): Promise<void> {
+    const pk = keyPrefix + key;
+    const condition =
+      expected === undefined
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: '#version = :expected',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':expected': expected },
+          };
+    if (value === undefined) {
+      await doc.send(new DeleteCommand({ TableName, Key: { pk }, ...condition }));
+    } else {
+      const Item = { pk, doc: JSON.stringify(value), version: (expected ?? 0) + 1 };
+      await doc.send(new PutCommand({ TableName, Item, ...condition }));
+    }
+  }
+
+  return {
+    description,
+
+    async get<T>(key: string) {
+      return (await read(checkStoreKey(key)))?.value as T | undefined;
+    },
+
+    async update<T, R>(key: string, change: (current: T | undefined) => { readonly value: T | undefined; readonly result: R }) {
+      checkStoreKey(key);
+      for (let attempt = 1; ; attempt++) {
+        const current = await read(key);
+        const { value, result } = change(current?.value as T | undefined);
+        // Nothing to write (absent stays absent, or the same JSON): the consistent read was the
+        // linearization point. A refused budget request so costs no write and no contention.
+        if (value === undefined ? current === undefined : current?.text === JSON.stringify(value)) return result;
+        try {
+          await write(key, value, current?.version);
+          return result;
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new StoreContentionError(
+            `${description}: the update of "${key}" lost to other writers ${MAX_ATTEMPTS} times in a row; try again later`,
+          );
+        }
+        // Full jitter, growing to at most 100 ms: contenders spread out instead of colliding again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * 2 ** attempt)));
+      }
+    },
+
+    async list<T>(prefix: string) {
+      // A prefix is acceptable when some valid key starts with it.
+      if (prefix !== '') checkStoreKey(`${prefix}x`);
+      const found: Array<{ key: string; value: T }> = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new ScanCommand({
+            TableName,
+            ConsistentRead: true,
+            FilterExpression: 'begins_with(pk, :prefix)',
+            ExpressionAttributeValues: { ':prefix': keyPrefix + prefix },
+            ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          found.push({ key: String(item['pk']).slice(keyPrefix.length), value: parse(item).value as T });
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return found;
+    },
+  };
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
+}
