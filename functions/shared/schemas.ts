@@ -305,7 +305,9 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   const field = fieldName(issue);
   if (issue.kind === 'schema' && issue.received === 'undefined') return `${field} is missing`;
   const message = issue.message.startsWith('Invalid ') ? `is invalid (expected ${issue.expected ?? '?'})` : issue.message;
-  return `${field} ${message} (got ${shortReceived(issue.received)})`;
+  // A length check reports the length as `received`: show the string itself ("got \"\"", not "got 0").
+  const received = issue.type === 'min_length' && typeof issue.input === 'string' ? JSON.stringify(issue.input) : issue.received;
+  return `${field} ${message} (got ${shortReceived(received)})`;
 }
 
 function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown, what: string): v.InferOutput<S> {
