@@ -1,8 +1,10 @@
 /**
  * The command line: the same domain functions as the Lambdas, other wiring.
  *
- *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--out DEST] [--json]
- *   mintlify-exporter sandbox [--port N] [--latency MS]
+ *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
+ *   mintlify-exporter plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *   mintlify-exporter status [--days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]]
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
  *   mintlify-exporter consume --queue-url URL
  *
@@ -11,14 +13,12 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { ExportRequest } from './export/event.js';
-import { runExport, type DayEvent, type RunResult } from './export/run.js';
+import { registerExportCommands } from './export/commands.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
-import { createApiClient } from './shared/api-client.js';
-import { loadConfig, PROJECT_ID_PATTERN, validateApiKey, type Config } from './shared/config.js';
-import { assertFinishedDays, daysBetween, parseDay, previousDay } from './shared/dates.js';
-import { openDestination } from './shared/destinations.js';
+import { validateApiKey, type Config } from './shared/config.js';
 import { ConfigError, describeError } from './shared/errors.js';
+import type { Sleep } from './shared/retry.js';
+import { DEFAULT_PROJECTS } from '../sandbox/data.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 
 /** What the CLI reads and writes; tests pass their own. */
@@ -29,6 +29,8 @@ export interface CliIo {
   readonly now: () => number;
   /** Resolves when the user asks to stop (SIGINT/SIGTERM); long-running commands await it. */
   readonly stopSignal: Promise<void>;
+  /** Test hook: a fake clock's sleep for the budget and retries. @default a real timer */
+  readonly sleep?: Sleep;
 }
 
 /** Where the API calls go: the real service with a key, or the embedded sandbox without one. */
@@ -62,128 +64,6 @@ export async function resolveApiTarget(config: Config, io: CliIo): Promise<ApiTa
     defaultProjects: config.projectIds.length > 0 ? config.projectIds : sandbox.projectIds,
     sandbox,
     close: () => sandbox.close(),
-  };
-}
-
-interface ExportFlags {
-  date?: string;
-  from?: string;
-  to?: string;
-  project: string[];
-  out?: string;
-  json?: boolean;
-}
-
-/** Builds the export request from flags, validating everything before any request is sent. */
-export function exportRequestFromFlags(flags: ExportFlags, now: number): ExportRequest {
-  const projects = flags.project.length > 0 ? { projects: flags.project } : {};
-  if (flags.date !== undefined) {
-    if (flags.from !== undefined || flags.to !== undefined) throw new ConfigError('use either --date or --from/--to, not both');
-    const day = parseDay(flags.date, '--date');
-    assertFinishedDays([day], now, '--date');
-    return { kind: 'days', days: [day], ...projects };
-  }
-  if (flags.from !== undefined || flags.to !== undefined) {
-    if (flags.from === undefined || flags.to === undefined) {
-      throw new ConfigError('--from and --to go together (--to is exclusive): e.g. --from 2026-01-01 --to 2026-02-01');
-    }
-    const days = daysBetween(flags.from, flags.to);
-    if (days.length === 0) throw new ConfigError(`--from ${flags.from} --to ${flags.to} is empty: --to is exclusive, use the day after`);
-    assertFinishedDays(days, now, 'day');
-    return { kind: 'days', days, ...projects };
-  }
-  return { kind: 'days', days: [previousDay(now)], ...projects };
-}
-
-function collectProject(value: string, previous: string[]): string[] {
-  if (!PROJECT_ID_PATTERN.test(value)) {
-    throw new InvalidArgumentError('a project id is letters, digits, "_" and "-" (copy it from the dashboard)');
-  }
-  return [...previous, value];
-}
-
-async function runExportCommand(flags: ExportFlags, io: CliIo): Promise<number> {
-  const config = loadConfig(io.env);
-  const request = exportRequestFromFlags(flags, io.now());
-  const destination = openDestination(flags.out ?? config.destination);
-  const target = await resolveApiTarget(config, io);
-  try {
-    const projectIds = request.projects ?? target.defaultProjects;
-    if (projectIds.length === 0) {
-      throw new ConfigError('no project to export: pass --project ID or set MINTLIFY_PROJECT_IDS');
-    }
-    const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs });
-    const progress = flags.json ? undefined : createProgress(io);
-    const result = await runExport(
-      { ...request, projects: projectIds },
-      { projectIds, healDays: config.healDays, pageLimit: config.pageLimit ?? 250, maxPages: config.maxPages },
-      { api, destination, now: io.now, ...(progress ? { onDay: progress } : {}) },
-    );
-    if (flags.json) io.stdout.write(`${JSON.stringify(jsonSummary(result, destination.url))}\n`);
-    else printSummary(result, destination.url, io);
-    return result.ok ? 0 : 1;
-  } finally {
-    await target.close();
-  }
-}
-
-function jsonSummary(result: RunResult, destination: string) {
-  return {
-    ok: result.ok,
-    destination,
-    exported: result.exported,
-    failed: result.failed,
-    requests: result.requests,
-    days: result.days.map((d) =>
-      d.ok
-        ? {
-            projectId: d.projectId,
-            date: d.day,
-            ok: true,
-            pages: d.manifest.rows.pages,
-            totals: d.manifest.totals,
-            requests: d.manifest.requests.successful,
-            files: d.manifest.files,
-          }
-        : { projectId: d.projectId, date: d.day, ok: false, error: d.error },
-    ),
-  };
-}
-
-function printSummary(result: RunResult, destination: string, io: CliIo): void {
-  for (const day of result.days) {
-    if (day.ok) {
-      const m = day.manifest;
-      io.stdout.write(
-        `ok     ${day.projectId} ${day.day}: ${m.rows.pages} paths, totals human=${m.totals.human} ai=${m.totals.ai} total=${m.totals.total}, ${m.requests.successful} requests, ${m.durationsMs.total} ms\n`,
-      );
-    } else {
-      io.stdout.write(`FAILED ${day.projectId} ${day.day}: ${day.error}\n`);
-    }
-  }
-  io.stdout.write(
-    `${result.exported} of ${result.days.length} day(s) exported to ${destination} with ${result.requests} API request(s)${result.failed > 0 ? `; ${result.failed} failed` : ''}\n`,
-  );
-  if (result.failed > 0) {
-    const names = result.days.filter((d) => !d.ok).map((d) => `${d.projectId} ${d.day}`);
-    io.stderr.write(`Export incomplete: ${names.join(', ')} failed; re-run those days with --date or --from/--to\n`);
-  }
-}
-
-/** A progress bar on a terminal; plain lines otherwise (CI logs, pipes). */
-function createProgress(io: CliIo): (event: DayEvent) => void {
-  const tty = io.stderr.isTTY === true;
-  return (event) => {
-    const done = event.kind === 'done' ? event.position + 1 : event.position;
-    const label = event.kind === 'start' ? `${event.projectId} ${event.day}` : `${event.result.projectId} ${event.result.day}`;
-    if (tty) {
-      const width = 24;
-      const filled = Math.round((done / event.count) * width);
-      io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${event.count} ${label}\x1b[K`);
-      if (event.kind === 'done' && done === event.count) io.stderr.write('\n');
-    } else if (event.kind === 'start') {
-      io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label}\n`);
-    }
   };
 }
 
@@ -230,18 +110,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       outputError: (text, write) => write(text.split('\n')[0] + '\n'),
     });
 
-  program
-    .command('export')
-    .description('Export each day in [--from, --to) (default: yesterday, UTC) to Parquet.')
-    .option('--date <YYYY-MM-DD>', 'export this one day')
-    .option('--from <YYYY-MM-DD>', 'first day to export (inclusive)')
-    .option('--to <YYYY-MM-DD>', 'day after the last one to export (exclusive)')
-    .option('--project <id>', 'project to export (repeatable; default MINTLIFY_PROJECT_IDS)', collectProject, [])
-    .option('--out <dest>', 'directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
-    .option('--json', 'print one JSON summary on stdout')
-    .action(async (flags: ExportFlags) => {
-      exitCode = await runExportCommand(flags, io);
-    });
+  const setExitCode = (code: number) => {
+    exitCode = code;
+  };
+  registerExportCommands(program, {
+    ...io,
+    resolveApiTarget: (config: Config) => resolveApiTarget(config, io),
+    sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id),
+    setExitCode,
+  });
 
   program
     .command('sandbox')
@@ -255,9 +132,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   registerFollowUpCommands(program, {
     ...io,
     resolveApiTarget: (config: Config) => resolveApiTarget(config, io),
-    setExitCode: (code: number) => {
-      exitCode = code;
-    },
+    setExitCode,
   });
 
   try {

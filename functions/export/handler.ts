@@ -1,41 +1,41 @@
 /**
- * Lambda entry of the nightly export: wiring only. Config is parsed and clients are built
- * once per cold start; the key is read from Secrets Manager once and cached.
+ * Lambda entry of the export, run hourly: wiring only. Each run drains what the request budget
+ * and its 15 minutes allow, checkpoints and returns; the next hour goes on. Waiting for budget
+ * is not an error (no alarm); a unit that truly fails makes the invocation throw, so the error
+ * alarm fires. Config is parsed and clients built once per cold start.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { createApiClient } from '../shared/api-client.js';
-import type { ApiClient } from '../shared/api-types.js';
+import { createBudgetGate } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
-import type { Destination } from '../shared/destination.js';
 import { openDestination } from '../shared/destinations.js';
-import { ExporterError } from '../shared/errors.js';
+import { ConfigError, ExporterError } from '../shared/errors.js';
+import { createLeases } from '../shared/leases.js';
 import { createLogger } from '../shared/logger.js';
+import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
+import { realSleep } from '../shared/retry.js';
 import { resolveApiKey } from '../shared/secrets.js';
-import { EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
+import { openLedger, openSharedStore, runSettings } from './runtime.js';
+import { unitLabel } from './staging.js';
 
-/** Stop starting new work this long before the Lambda would be killed. */
+/** Stop starting new requests this long before the Lambda would be killed. */
 const DEADLINE_MARGIN_MS = 20_000;
 
 const config = loadConfig(process.env);
+if (config.stateTable === undefined) {
+  throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
+}
 const logger = createLogger({ serviceName: EXPORT_SERVICE });
 const metrics = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
-const destination: Destination = openDestination(config.destination);
-let api: Promise<ApiClient> | undefined;
+const destination = openDestination(config.destination);
+const store = openSharedStore(config, { dynamo: () => new DynamoDBClient({}) });
+const ledger = openLedger(config, store, Date.now);
 
-function apiClient(): Promise<ApiClient> {
-  api ??= resolveApiKey(config).then((apiKey) =>
-    createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-  );
-  api.catch(() => {
-    api = undefined;
-  });
-  return api;
-}
-
-/** Thrown so the platform retries the invocation and the error alarm fires. */
+/** Thrown so the error alarm fires: a unit failed for a reason other than waiting. */
 export class ExportIncompleteError extends ExporterError {
   readonly retryable = true;
 }
@@ -43,26 +43,48 @@ export class ExportIncompleteError extends ExporterError {
 export const handler = async (event: unknown, context: Pick<Context, 'getRemainingTimeInMillis' | 'awsRequestId'>): Promise<RunResult> => {
   logger.appendKeys({ correlationId: context.awsRequestId });
   const request = parseExportEvent(event, Date.now());
-  const result = await runExport(
-    request,
-    {
-      projectIds: config.projectIds,
-      healDays: config.healDays,
-      pageLimit: config.pageLimit ?? 250,
-      maxPages: config.maxPages,
-      deadline: Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
-    },
-    { api: await apiClient(), destination, now: Date.now, logger },
-  );
-  metrics.addMetric('DaysExported', MetricUnit.Count, result.exported);
-  metrics.addMetric('DaysFailed', MetricUnit.Count, result.failed);
-  metrics.addMetric('ApiRequests', MetricUnit.Count, result.requests);
-  if (result.missingDays !== undefined) metrics.addMetric('MissingDays', MetricUnit.Count, result.missingDays);
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+  await destination.probe();
+  const gate = createBudgetGate(ledger, {
+    now: Date.now,
+    sleep: realSleep,
+    onWait: (wait) => logger.info('waiting for the request budget', { waitMs: wait.waitMs, reason: wait.reason }),
+  });
+  const apiKey = await resolveApiKey(config);
+  const api = createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger, budget: gate });
+  const leases = createLeases(store, { owner: `lambda:${context.awsRequestId}` });
+  const result = await runExport(request, runSettings(config, { deadline }), {
+    api,
+    gate,
+    destination,
+    leases,
+    store,
+    now: Date.now,
+    logger,
+  });
+
+  const count = (name: string, value: number) => metrics.addMetric(name, MetricUnit.Count, value);
+  count(EXPORT_METRICS.requests, result.requests);
+  count(EXPORT_METRICS.rateLimited, result.rateLimited);
+  count(EXPORT_METRICS.budgetWaits, result.budgetWaits);
+  metrics.addMetric(EXPORT_METRICS.budgetWaitMs, MetricUnit.Milliseconds, result.budgetWaitMs);
+  count(EXPORT_METRICS.backlogRequests, result.backlogRequests);
+  count(EXPORT_METRICS.unitsCompleted, result.completed);
+  count(EXPORT_METRICS.unitsPartial, result.partial + result.pending);
+  count(EXPORT_METRICS.unitsFailed, result.failed);
+  if (result.missingDays !== undefined) count(EXPORT_METRICS.missingDays, result.missingDays);
   metrics.publishStoredMetrics();
-  logger.info('export finished', { exported: result.exported, failed: result.failed, requests: result.requests });
-  if (!result.ok) {
-    const failed = result.days.filter((d) => !d.ok).map((d) => `${d.projectId} ${d.day}`);
-    throw new ExportIncompleteError(`${result.failed} day(s) failed: ${failed.join(', ')}; see the log for each error`);
+  logger.info('export run finished', {
+    completed: result.completed,
+    partial: result.partial,
+    pending: result.pending,
+    failed: result.failed,
+    requests: result.requests,
+    backlogRequests: result.backlogRequests,
+  });
+  if (result.failed > 0) {
+    const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
+    throw new ExportIncompleteError(`${result.failed} unit(s) failed: ${failed.join(', ')}; see the log for each error`);
   }
   return result;
 };

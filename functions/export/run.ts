@@ -1,291 +1,273 @@
 /**
- * The nightly export as plain functions with injected dependencies. The Lambda handler and
- * the CLI both wire these; neither contains export logic.
+ * A run: planned units exported one at a time, each under its lease, until they are done or
+ * the budget, the deadline or a stop ends the run. The hourly Lambda, a manual invoke and the
+ * CLI all come through `runUnits`; they differ only in how they plan.
+ *
+ * One at a time because the budget is small and shared: parallel requests would only trade
+ * one wait for another. Once a unit stops for budget, time or a stop signal, the run ends —
+ * the units after it would only wait for the same budget — and they are reported `pending`.
  */
-import type { ApiClient, VisitorCounts } from '../shared/api-types.js';
-import { addDays, dayWindow, previousDay } from '../shared/dates.js';
+import { randomUUID } from 'node:crypto';
+import type { AnalyticsApi } from '../shared/api-client.js';
+import type { BudgetGate } from '../shared/budget.js';
+import type { DatasetName } from '../shared/dataset-names.js';
 import type { Destination } from '../shared/destination.js';
-import { ConfigError, describeError, DeadlineExceededError, ExporterError, PaginationError } from '../shared/errors.js';
+import { describeError } from '../shared/errors.js';
+import type { Leases } from '../shared/leases.js';
 import type { AppLogger } from '../shared/logger.js';
-import { manifestKey, partitionKey, VISITORS_PAGES, VISITORS_TOTALS } from '../shared/tables.js';
-import type { ExportRequest } from './event.js';
-import { fetchDayPages, type PagingOptions } from './pages.js';
-import { openTableWriter } from './parquet.js';
-
-
-export interface ExportDeps {
-  readonly api: Pick<ApiClient, 'getVisitors' | 'stats'>;
-  readonly destination: Destination;
-  /** Epoch ms. */
-  readonly now: () => number;
-  readonly logger?: AppLogger;
-  /** Called as each day starts and ends (CLI progress, metrics). */
-  readonly onDay?: (event: DayEvent) => void;
-}
-
-export interface ExportOptions extends PagingOptions {
-  /** Stamped into every row's `exported_at`; one value per run. */
-  readonly exportedAt: number;
-}
-
-export type DayEvent =
-  | { readonly kind: 'start'; readonly projectId: string; readonly day: string; readonly position: number; readonly count: number }
-  | { readonly kind: 'done'; readonly result: DayResult; readonly position: number; readonly count: number };
-
-/** The commit marker of one day, written last; its presence means the day is complete. */
-export interface Manifest {
-  readonly version: 1;
-  readonly projectId: string;
-  readonly date: string;
-  readonly window: { readonly dateFrom: string; readonly dateTo: string };
-  readonly exportedAt: string;
-  readonly totals: { readonly human: number; readonly ai: number; readonly total: number };
-  readonly rows: { readonly totals: 1; readonly pages: number };
-  readonly files: { readonly totals: string; readonly pages: string };
-  readonly bytes: { readonly totals: number; readonly pages: number };
-  readonly requests: { readonly successful: number; readonly sent: number; readonly retried: number };
-  readonly durationsMs: { readonly total: number };
-}
-
-export type DayResult =
-  | { readonly ok: true; readonly projectId: string; readonly day: string; readonly manifest: Manifest }
-  | { readonly ok: false; readonly projectId: string; readonly day: string; readonly error: string; readonly retryable: boolean };
-
-export interface RunSummary {
-  readonly ok: boolean;
-  readonly days: readonly DayResult[];
-  readonly exported: number;
-  readonly failed: number;
-  /** Requests sent to the API during the run (every attempt). */
-  readonly requests: number;
-}
-
-/** One day of one project to export. */
-export interface DayTask {
-  readonly projectId: string;
-  readonly day: string;
-}
-
-/**
- * Exports `[day, day+1)` for one project: streams every page into the pages file, then
- * writes the totals file, then the manifest. The old manifest is removed only after every
- * page has arrived, just before the first file is replaced, so a failure while paging leaves
- * the previous export of the day untouched; a failure while replacing leaves the day with no
- * manifest, which the next nightly run heals.
- */
-export async function exportDay(task: DayTask, options: ExportOptions, deps: ExportDeps): Promise<Manifest> {
-  const { projectId, day } = task;
-  const { api, destination, now } = deps;
-  const started = now();
-  const before = { ...api.stats };
-  const window = dayWindow(day);
-  const exportedAt = new Date(options.exportedAt);
-  const pagesKey = partitionKey(VISITORS_PAGES, day, `${projectId}.parquet`);
-  const totalsKey = partitionKey(VISITORS_TOTALS, day, `${projectId}.parquet`);
-
-  const pagesWriter = await openTableWriter(VISITORS_PAGES, await destination.openWrite(pagesKey));
-  let totals: VisitorCounts | undefined;
-  let pages: { rows: number; bytes: number };
-  try {
-    for await (const page of fetchDayPages(api, projectId, window, options)) {
-      totals = page.totals;
-      for (const row of page.visitors) {
-        await pagesWriter.append({
-          project_id: projectId,
-          date: day,
-          path: row.path,
-          human: row.human,
-          ai: row.ai,
-          total: row.total,
-          exported_at: exportedAt,
-        });
-      }
-    }
-    // The generator yields at least one page or throws; this only narrows the type.
-    if (!totals) throw new PaginationError(`${projectId} ${day}: the API returned no page`);
-    await destination.delete(manifestKey('visitors', day, projectId));
-    pages = await pagesWriter.close();
-  } catch (error) {
-    await pagesWriter.abort(error);
-    throw error;
-  }
-
-  const totalsWriter = await openTableWriter(VISITORS_TOTALS, await destination.openWrite(totalsKey));
-  let totalsFile;
-  try {
-    await totalsWriter.append({
-      project_id: projectId,
-      date: day,
-      human: totals.human,
-      ai: totals.ai,
-      total: totals.total,
-      pages: pages.rows,
-      exported_at: exportedAt,
-    });
-    totalsFile = await totalsWriter.close();
-  } catch (error) {
-    await totalsWriter.abort(error);
-    throw error;
-  }
-
-  const after = api.stats;
-  const manifest: Manifest = {
-    version: 1,
-    projectId,
-    date: day,
-    window: { dateFrom: window.from, dateTo: window.to },
-    exportedAt: exportedAt.toISOString(),
-    totals: { human: totals.human, ai: totals.ai, total: totals.total },
-    rows: { totals: 1, pages: pages.rows },
-    files: { totals: totalsKey, pages: pagesKey },
-    bytes: { totals: totalsFile.bytes, pages: pages.bytes },
-    requests: {
-      successful: after.successes - before.successes,
-      sent: after.requests - before.requests,
-      retried: after.retries - before.retries,
-    },
-    durationsMs: { total: now() - started },
-  };
-  await destination.put(manifestKey('visitors', day, projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
-    contentType: 'application/json',
-  });
-  return manifest;
-}
-
-/**
- * Exports each task in order, one at a time (the API's request budget is small and shared,
- * so parallel requests would only trade one 429 for another). A failed day is recorded and
- * the run goes on with the next one; the summary says what failed.
- */
-export async function exportDays(tasks: readonly DayTask[], options: ExportOptions, deps: ExportDeps): Promise<RunSummary> {
-  const results: DayResult[] = [];
-  const requestsBefore = deps.api.stats.requests;
-  for (const [position, task] of tasks.entries()) {
-    deps.onDay?.({ kind: 'start', ...task, position, count: tasks.length });
-    let result: DayResult;
-    if (options.deadline !== undefined && deps.now() >= options.deadline) {
-      const error = new DeadlineExceededError('no time left in this invocation; the next run exports this day');
-      result = failure(task, error);
-    } else {
-      try {
-        const manifest = await exportDay(task, options, deps);
-        result = { ok: true, ...task, manifest };
-        deps.logger?.info('day exported', {
-          projectId: task.projectId,
-          day: task.day,
-          pages: manifest.rows.pages,
-          requests: manifest.requests.successful,
-          durationMs: manifest.durationsMs.total,
-        });
-      } catch (error) {
-        const failed = failure(task, error);
-        result = failed;
-        deps.logger?.error('day failed', { projectId: task.projectId, day: task.day, error: failed.error });
-      }
-    }
-    results.push(result);
-    deps.onDay?.({ kind: 'done', result, position, count: tasks.length });
-  }
-  const failed = results.filter((r) => !r.ok).length;
-  return {
-    ok: failed === 0,
-    days: results,
-    exported: results.length - failed,
-    failed,
-    requests: deps.api.stats.requests - requestsBefore,
-  };
-}
-
-function failure(task: DayTask, error: unknown): Extract<DayResult, { ok: false }> {
-  return {
-    ok: false,
-    ...task,
-    error: describeError(error),
-    retryable: error instanceof ExporterError ? error.retryable : true,
-  };
-}
-
-/**
- * The nightly plan: the day before the schedule event's own `time` (so a retry after
- * midnight still exports the same day) for every project, plus any of the `healDays` days
- * before it that has no manifest — an outage heals itself on the next night.
- * Oldest first, so a backlog fills in order.
- */
-export async function planNightly(
-  eventTime: string | number,
-  projectIds: readonly string[],
-  healDays: number,
-  destination: Pick<Destination, 'exists'>,
-): Promise<DayTask[]> {
-  const target = previousDay(eventTime);
-  const tasks: DayTask[] = [];
-  for (let back = healDays; back >= 1; back--) {
-    const day = addDays(target, -back);
-    for (const projectId of projectIds) {
-      if (!(await destination.exists(manifestKey('visitors', day, projectId)))) tasks.push({ projectId, day });
-    }
-  }
-  for (const projectId of projectIds) tasks.push({ projectId, day: target });
-  return tasks;
-}
-
-/** Every (project, day) pair, days oldest first. */
-export function planDays(days: readonly string[], projectIds: readonly string[]): DayTask[] {
-  return days.flatMap((day) => projectIds.map((projectId) => ({ projectId, day })));
-}
-
-/** Days of the heal window that still have no manifest (the `MissingDays` metric). */
-export async function countMissingDays(
-  lastDay: string,
-  projectIds: readonly string[],
-  healDays: number,
-  destination: Pick<Destination, 'exists'>,
-): Promise<number> {
-  let missing = 0;
-  for (let back = healDays; back >= 0; back--) {
-    const day = addDays(lastDay, -back);
-    for (const projectId of projectIds) {
-      if (!(await destination.exists(manifestKey('visitors', day, projectId)))) missing++;
-    }
-  }
-  return missing;
-}
+import type { SharedStore } from '../shared/shared-store.js';
+import {
+  BACKLOG_PREFIX,
+  countMissing,
+  doneSince,
+  planRequested,
+  planScheduled,
+  unitsOf,
+  type BacklogEntry,
+  type PlannedUnit,
+  type UnitState,
+} from './plan.js';
+import { unitKey, unitLabel } from './staging.js';
+import { exportUnit, type Manifest, type UnitOutcome } from './unit.js';
 
 export interface RunSettings {
-  /** Projects exported when the request names none (MINTLIFY_PROJECT_IDS). */
+  /** Projects when the request names none (MINTLIFY_PROJECT_IDS). */
   readonly projectIds: readonly string[];
-  /** Earlier days re-exported when they have no manifest (EXPORT_HEAL_DAYS). */
+  /** Datasets when the request names none (EXPORT_DATASETS). */
+  readonly datasets: readonly DatasetName[];
   readonly healDays: number;
-  readonly pageLimit: number;
+  readonly refreshDays: number;
+  readonly settleHours: number;
   readonly maxPages: number;
-  /** Epoch ms; from the Lambda context's remaining time, minus a margin. */
+  readonly pageLimit?: number;
+  readonly feedbackContact: boolean;
+  readonly checkpointMaxAgeMs: number;
+  /** Epoch ms after which no request may start (the Lambda's remaining time). */
   readonly deadline?: number;
 }
 
-export interface RunResult extends RunSummary {
-  readonly request: ExportRequest;
-  /** Nightly runs only: days of the heal window still without a manifest afterwards. */
+export interface RunDeps {
+  readonly api: AnalyticsApi;
+  readonly gate: BudgetGate;
+  readonly destination: Destination;
+  readonly leases: Leases;
+  /** Backlog entries (manual requests that did not fit) live here. */
+  readonly store: SharedStore;
+  readonly now: () => number;
+  readonly logger?: AppLogger;
+  /** Stops the run (Ctrl-C, SIGTERM): the unit in progress keeps its checkpoint. */
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: RunEvent) => void;
+}
+
+export type UnitResult = PlannedUnit &
+  (
+    | { readonly status: 'complete'; readonly manifest: Manifest }
+    | { readonly status: 'partial'; readonly pages: number; readonly why: Extract<UnitOutcome, { status: 'partial' }>['reason'] }
+    | { readonly status: 'failed'; readonly error: string }
+    /** Another run holds the unit's lease. */
+    | { readonly status: 'skipped' }
+    /** Not reached: the budget, the time or a stop ended the run first. */
+    | { readonly status: 'pending' }
+  );
+
+export type RunEvent =
+  | { readonly kind: 'plan'; readonly units: readonly PlannedUnit[] }
+  | { readonly kind: 'start'; readonly unit: PlannedUnit; readonly position: number; readonly count: number }
+  | { readonly kind: 'page'; readonly unit: PlannedUnit; readonly pages: number }
+  | { readonly kind: 'done'; readonly result: UnitResult; readonly position: number; readonly count: number };
+
+export interface RunSummary {
+  /** Every planned unit is complete. */
+  readonly ok: boolean;
+  readonly units: readonly UnitResult[];
+  readonly completed: number;
+  readonly partial: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly pending: number;
+  /** Analytics requests started in this run (every attempt). */
+  readonly requests: number;
+  /** 429s received. */
+  readonly rateLimited: number;
+  readonly budgetWaits: number;
+  readonly budgetWaitMs: number;
+  /** Requests the units left to do are expected to need. */
+  readonly backlogRequests: number;
+  /** The run was stopped by its signal. */
+  readonly stopped: boolean;
+  /** Scheduled runs: units of the heal window still without a manifest. */
   readonly missingDays?: number;
 }
 
-/** Plans and runs one export request (nightly or explicit days); never throws for a failed day. */
-export async function runExport(request: ExportRequest, settings: RunSettings, deps: ExportDeps): Promise<RunResult> {
-  const projectIds = request.projects ?? settings.projectIds;
-  if (projectIds.length === 0) {
-    throw new ConfigError('no project to export: set MINTLIFY_PROJECT_IDS (comma-separated) or pass projects');
+/** Exports `planned` in order; never throws for a unit (its result says what happened). */
+export async function runUnits(planned: readonly PlannedUnit[], settings: RunSettings, deps: RunDeps): Promise<RunSummary> {
+  const { api, gate, now, signal, logger } = deps;
+  const before = { requests: api.stats.requests, ...gate.stats };
+  const exportedAt = now();
+  const results: UnitResult[] = [];
+  let halted = false;
+  deps.onEvent?.({ kind: 'plan', units: planned });
+
+  for (const [position, unit] of planned.entries()) {
+    const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
+    if (halted || signal?.aborted || outOfTime) {
+      results.push({ ...unit, status: 'pending' });
+      continue;
+    }
+    deps.onEvent?.({ kind: 'start', unit, position, count: planned.length });
+    const result = await runOne(unit, settings, deps, exportedAt);
+    if (result.status === 'partial' && result.why !== 'lease') halted = true;
+    results.push(result);
+    deps.onEvent?.({ kind: 'done', result, position, count: planned.length });
+    logResult(result, logger);
   }
-  const tasks =
-    request.kind === 'nightly'
-      ? await planNightly(request.time, projectIds, settings.healDays, deps.destination)
-      : planDays(request.days, projectIds);
-  const options: ExportOptions = {
-    limit: settings.pageLimit,
-    maxPages: settings.maxPages,
-    exportedAt: deps.now(),
-    ...(settings.deadline === undefined ? {} : { deadline: settings.deadline }),
+
+  const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
+  const backlogRequests = results.reduce((sum, r) => {
+    if (r.status === 'pending' || r.status === 'skipped') return sum + r.estimate;
+    if (r.status === 'partial' || r.status === 'failed') return sum + Math.max(1, r.estimate - (r.status === 'partial' ? r.pages : 0));
+    return sum;
+  }, 0);
+  return {
+    ok: results.every((r) => r.status === 'complete'),
+    units: results,
+    completed: count('complete'),
+    partial: count('partial'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    pending: count('pending'),
+    requests: api.stats.requests - before.requests,
+    rateLimited: gate.stats.rateLimited - before.rateLimited,
+    budgetWaits: gate.stats.waits - before.waits,
+    budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
+    backlogRequests,
+    stopped: signal?.aborted === true,
   };
-  const summary = await exportDays(tasks, options, deps);
-  if (request.kind !== 'nightly') return { ...summary, request };
-  const missingDays = await countMissingDays(previousDay(request.time), projectIds, settings.healDays, deps.destination);
+}
+
+async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, exportedAt: number): Promise<UnitResult> {
+  let lease;
+  try {
+    lease = await deps.leases.tryAcquire(unitKey(unit));
+  } catch (error) {
+    return { ...unit, status: 'failed', error: `could not take the unit's lease: ${describeError(error)}` };
+  }
+  if (!lease) return { ...unit, status: 'skipped' };
+  try {
+    const outcome = await exportUnit(
+      unit,
+      {
+        ...(settings.pageLimit !== undefined ? { pageLimit: settings.pageLimit } : {}),
+        maxPages: settings.maxPages,
+        exportedAt,
+        feedbackContact: settings.feedbackContact,
+        checkpointMaxAgeMs: settings.checkpointMaxAgeMs,
+        ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}),
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      },
+      {
+        api: deps.api,
+        destination: deps.destination,
+        now: deps.now,
+        lease,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+        onPage: (_unit, pages) => deps.onEvent?.({ kind: 'page', unit, pages }),
+      },
+    );
+    return outcome.status === 'complete'
+      ? { ...unit, status: 'complete', manifest: outcome.manifest }
+      : { ...unit, status: 'partial', pages: outcome.pages, why: outcome.reason };
+  } catch (error) {
+    return { ...unit, status: 'failed', error: describeError(error) };
+  } finally {
+    await lease.release().catch(() => undefined);
+  }
+}
+
+function logResult(result: UnitResult, logger: AppLogger | undefined): void {
+  const unit = unitLabel(result);
+  switch (result.status) {
+    case 'complete':
+      logger?.info('unit exported', {
+        unit,
+        reason: result.reason,
+        pages: result.manifest.pages,
+        requests: result.manifest.requests.sent,
+        runs: result.manifest.runs,
+        ...(result.manifest.truncated ? { truncated: true } : {}),
+      });
+      return;
+    case 'partial':
+      logger?.info('unit checkpointed', { unit, pages: result.pages, why: result.why });
+      return;
+    case 'failed':
+      logger?.error('unit failed', { unit, error: result.error });
+      return;
+    case 'skipped':
+      logger?.info('unit skipped: another run holds its lease', { unit });
+      return;
+    case 'pending':
+      return;
+  }
+}
+
+/** What a run asks for. */
+export type RunRequest =
+  /** The hourly schedule: latest due day, partial, missing, backfill, refresh. `time` fixes "now". */
+  | { readonly kind: 'scheduled'; readonly time: number; readonly projects?: readonly string[]; readonly datasets?: readonly DatasetName[] }
+  /** Explicit days (CLI, manual invoke). */
+  | {
+      readonly kind: 'days';
+      readonly days: readonly string[];
+      readonly projects?: readonly string[];
+      readonly datasets?: readonly DatasetName[];
+      /** Export complete units again. */
+      readonly force?: boolean;
+      /** Keep what does not fit in this run as a backlog entry that later runs drain (Lambda). */
+      readonly backlog?: boolean;
+    };
+
+export interface RunResult extends RunSummary {
+  readonly request: RunRequest;
+}
+
+/** Plans and runs one request. */
+export async function runExport(request: RunRequest, settings: RunSettings, deps: RunDeps): Promise<RunResult> {
+  const projects = request.projects ?? settings.projectIds;
+  const datasets = request.datasets ?? settings.datasets;
+  if (request.kind === 'days') {
+    let entry: BacklogEntry | undefined;
+    if (request.backlog) {
+      entry = { id: `${new Date(deps.now()).toISOString().slice(0, 19)}-${randomUUID().slice(0, 8)}`, createdAt: deps.now(), days: request.days, projects, datasets };
+      await deps.store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${entry.id}`, () => ({ value: entry, result: undefined }));
+    }
+    const plan = await planRequested({ days: request.days, projects, datasets, force: request.force === true || entry !== undefined }, deps.destination);
+    const summary = await runUnits(plan.units, settings, deps);
+    if (entry && summary.units.every((u) => u.status === 'complete')) await removeBacklog(deps.store, entry.id);
+    return { ...summary, request };
+  }
+
+  const backlog = (await deps.store.list<BacklogEntry>(BACKLOG_PREFIX)).map((item) => item.value);
+  const input = { now: request.time, settleHours: settings.settleHours, healDays: settings.healDays, refreshDays: settings.refreshDays, projects, datasets, backlog };
+  const plan = await planScheduled(input, deps.destination);
+  const summary = await runUnits(plan.units, settings, deps);
+
+  // What this run completed counts for the backlog and the missing days.
+  const states = new Map<string, UnitState>(plan.states);
+  for (const result of summary.units) {
+    if (result.status === 'complete') states.set(unitKey(result), { kind: 'complete', manifest: result.manifest });
+  }
+  for (const entry of backlog) {
+    const units = unitsOf(entry.days, entry.projects, entry.datasets);
+    if (units.every((unit) => doneSince(states.get(unitKey(unit)) ?? { kind: 'missing' }, entry.createdAt))) {
+      await removeBacklog(deps.store, entry.id);
+    }
+  }
+  const missingDays = countMissing({ ...plan, states }, input);
   return { ...summary, request, missingDays };
+}
+
+async function removeBacklog(store: SharedStore, id: string): Promise<void> {
+  await store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${id}`, () => ({ value: undefined, result: undefined }));
 }

@@ -1,8 +1,14 @@
 /**
  * The Mintlify API client: fetch + per-request timeout + retries + response validation.
  *
- * Two retry policies, because the operations differ in what a repeat can do:
- * - reads (visitors, get job) are retried on 429, 408, 5xx, network errors, timeouts and
+ * Three retry policies, because the operations differ in what a repeat can do:
+ * - analytics reads go through the request budget (`BudgetGate`) before EVERY attempt, the
+ *   only way to reach an analytics endpoint from this code; they are retried on 408, 5xx,
+ *   network errors, timeouts and malformed bodies, and a 429 is not an error but a signal:
+ *   the gate pauses every analytics request of the deployment until `Retry-After` (or a
+ *   backoff), then the request goes on, however long that takes — only the caller's deadline
+ *   or signal ends the wait;
+ * - the agent read (get job) is retried on 429, 408, 5xx, network errors, timeouts and
  *   malformed bodies;
  * - the follow-up POST is retried only where the service cannot have acted on it (429, or a
  *   connection that failed before the request was sent). Anything that leaves the send
@@ -11,7 +17,8 @@
  * The key goes only into the Authorization header. Every message built from a server's reply
  * is cut short and scrubbed of the key and the prompt before it reaches an error or a log.
  */
-import type { AgentJob, ApiClient, ApiStats, CallOptions, VisitorsPage, VisitorsQuery } from './api-types.js';
+import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
+import type { BudgetGate } from './budget.js';
 import { validateApiKey, validateApiUrl } from './config.js';
 import {
   ApiError,
@@ -25,8 +32,11 @@ import {
 } from './errors.js';
 import type { AppLogger } from './logger.js';
 import { isRetryableRead, isRetryableSend, parseRetryAfter, realSleep, retry } from './retry.js';
+
+/** Analytics reads: like any read, except a 429, which the budget handles (see getAnalytics). */
+const isRetryableAnalyticsRead = (error: unknown): boolean => !(error instanceof RateLimitedError) && isRetryableRead(error);
 import type { Sleep } from './retry.js';
-import { parseAgentJob, parseVisitorsPage } from './schemas.js';
+import { parseAgentJob } from './schemas.js';
 
 export interface ApiClientOptions {
   /** API base URL; https, or http on loopback. */
@@ -54,7 +64,36 @@ export interface ApiClientOptions {
   readonly logger?: Pick<AppLogger, 'debug' | 'info' | 'warn'>;
   /** @default 'mintlify-exporter/0.1' */
   readonly userAgent?: string;
+  /**
+   * The request budget every analytics request passes before each attempt. Without it the
+   * client refuses analytics calls: there is no way around the budget.
+   */
+  readonly budget?: BudgetGate;
 }
+
+/** Query of an analytics endpoint: the window (always both ends) plus its paging parameters. */
+export interface AnalyticsQuery {
+  /** `YYYY-MM-DD`, inclusive. */
+  readonly dateFrom: string;
+  /** `YYYY-MM-DD`, exclusive. */
+  readonly dateTo: string;
+  readonly [param: string]: string | number | undefined;
+}
+
+/** The analytics side of the client: one method for every `/v1/analytics/{projectId}/…` endpoint. */
+export interface AnalyticsApi {
+  /**
+   * GET `/v1/analytics/{projectId}/{endpoint}?{query}`, validated by `parse`. Every attempt
+   * first takes a start from the budget (which may wait, or throw `BudgetExhaustedError` when
+   * the wait would pass `options.deadline`); 429s pause the budget and are never failures.
+   */
+  getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: (body: unknown) => T, options?: CallOptions): Promise<T>;
+  /** Counters since the client was created. */
+  readonly stats: ApiStats;
+}
+
+/** What `createApiClient` returns: the agent operations and the analytics reads. */
+export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'> & AnalyticsApi;
 
 /** Error codes (from undici's `cause`) that prove the request never left this machine. */
 const BEFORE_SEND_CODES = new Set([
@@ -68,7 +107,10 @@ const BEFORE_SEND_CODES = new Set([
 
 const MAX_SERVER_TEXT = 300;
 
-type Operation = 'getVisitors' | 'getJob' | 'sendMessage';
+type Operation = 'getAnalytics' | 'getJob' | 'sendMessage';
+
+/** Endpoint names as the API spells them after `/v1/analytics/{projectId}/`. */
+const ENDPOINT_PATTERN = /^[a-z]+(?:[/-][a-z]+)*$/;
 
 interface RawResponse {
   readonly status: number;
@@ -99,7 +141,7 @@ function causeCodes(error: unknown): string[] {
 }
 
 /** Creates the client. Validates the key and URL now, so a typo fails before any request. */
-export function createApiClient(options: ApiClientOptions): ApiClient {
+export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const apiKey = validateApiKey(options.apiKey);
   const baseUrl = validateApiUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
@@ -214,7 +256,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           status,
         );
       case 404:
-        return op === 'getVisitors'
+        return op === 'getAnalytics'
           ? new ApiError(
               `project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`,
               status,
@@ -319,27 +361,47 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   return {
     stats,
 
-    async getVisitors(projectId: string, query: VisitorsQuery, call: CallOptions = {}): Promise<VisitorsPage> {
+    async getAnalytics<T>(
+      endpoint: string,
+      projectId: string,
+      query: AnalyticsQuery,
+      parse: (body: unknown) => T,
+      call: CallOptions = {},
+    ): Promise<T> {
+      const { budget } = options;
+      if (!budget) {
+        throw new ConfigError('analytics requests need the request budget: pass `budget` (ANALYTICS_BUDGET) to createApiClient');
+      }
+      if (!ENDPOINT_PATTERN.test(endpoint)) throw new ConfigError(`"${endpoint.slice(0, 40)}" is not an analytics endpoint name`);
       const project = checkId('project id', projectId);
-      if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > 250) {
-        throw new ConfigError(`visitors limit must be an integer from 1 to 250 (got ${query.limit})`);
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries(query)) {
+        if (value === undefined) continue;
+        if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < 0)) {
+          throw new ConfigError(`analytics parameter ${name} must be a whole number ≥ 0 (got ${value})`);
+        }
+        search.set(name, String(value));
       }
-      if (!Number.isInteger(query.offset) || query.offset < 0) {
-        throw new ConfigError(`visitors offset must be an integer ≥ 0 (got ${query.offset})`);
+      const path = `/v1/analytics/${project}/${endpoint}?${search.toString()}`;
+      const once = async (): Promise<T> => {
+        await budget.take(call);
+        return attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call);
+      };
+      // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
+      // the whole deployment through the ledger, and the request goes on once the pause ends.
+      for (;;) {
+        try {
+          return await run('getAnalytics', once, isRetryableAnalyticsRead, call);
+        } catch (error) {
+          if (!(error instanceof RateLimitedError)) throw error;
+          stats.retries += 1;
+          logger?.warn('analytics rate limited (429): pausing every analytics request', {
+            endpoint,
+            retryAfterMs: error.retryAfterMs ?? null,
+          });
+          await budget.rateLimited(error.retryAfterMs);
+        }
       }
-      const search = new URLSearchParams({
-        dateFrom: query.dateFrom,
-        dateTo: query.dateTo,
-        limit: String(query.limit),
-        offset: String(query.offset),
-      });
-      const path = `/v1/analytics/${project}/visitors?${search.toString()}`;
-      return run(
-        'getVisitors',
-        () => attempt('getVisitors', 'GET', path, undefined, { projectId }, parseVisitorsPage, call),
-        isRetryableRead,
-        call,
-      );
     },
 
     async getJob(projectId: string, jobId: string, call: CallOptions = {}): Promise<AgentJob> {

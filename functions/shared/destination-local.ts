@@ -8,11 +8,12 @@
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import type { Destination, PendingWrite } from './destination.js';
+import { probeKey, type Destination, type PendingWrite } from './destination.js';
 import { ConfigError, DestinationError } from './errors.js';
+import { STAGING_PREFIX } from './tables.js';
 
 /**
  * Refuses keys that could escape the destination or name nothing: empty, absolute,
@@ -100,6 +101,23 @@ export function createLocalDestination(dir: string): Destination {
         if (codeOf(error) === 'ENOENT') return;
         throw failure('delete', file, error);
       }
+      // A unit's staging folder goes with its last file (S3 has no folders to leave behind).
+      // Only that leaf: it belongs to the one run holding the unit's lease, so no other run
+      // can be creating a file in it.
+      if (key.startsWith(`${STAGING_PREFIX}/`)) await rmdir(path.dirname(file)).catch(() => undefined);
+    },
+
+    async probe() {
+      const key = probeKey();
+      const pending = await openWrite(key);
+      pending.stream.end('probe');
+      await pending.commit();
+      const file = fileOf(key);
+      try {
+        await unlink(file);
+      } catch (error) {
+        throw failure('delete', file, error);
+      }
     },
   };
 }
@@ -156,6 +174,8 @@ function failure(action: string, file: string, error: unknown): DestinationError
   const hint =
     code === 'EACCES' || code === 'EPERM'
       ? 'check the permissions of the directory'
+      : code === 'EROFS'
+        ? 'the file system is read-only: choose another directory with --out or EXPORT_DESTINATION'
       : code === 'ENOSPC' || code === 'EDQUOT'
         ? 'free some disk space'
         : code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST'

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, Writable } from 'node:stream';
-import type { Destination, PendingWrite } from './destination.js';
+import { probeKey, type Destination, type PendingWrite } from './destination.js';
 import { checkKey } from './destination-local.js';
 import { DestinationError } from './errors.js';
 
@@ -88,6 +88,15 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
         if (isNotFound(error)) return;
         throw s3Failure('DeleteObject', bucket, target, error);
       }
+    },
+
+    async probe() {
+      const key = probeKey();
+      await this.put(key, 'probe', { contentType: 'text/plain' });
+      if ((await this.get(key)) === undefined) {
+        throw new DestinationError(`S3 probe of s3://${bucket}/${keyOf(key)} failed: the object just written cannot be read; check the bucket policy and the endpoint`);
+      }
+      await this.delete(key);
     },
   };
 }

@@ -28,4 +28,16 @@ export interface Destination {
   exists(key: string): Promise<boolean>;
   /** Removes the object; no error when it is already absent. */
   delete(key: string): Promise<void>;
+  /**
+   * Proves the destination can be written, read and deleted (a small object under
+   * `_staging/`), so a bad destination — no bucket, no credentials, no permission, not a
+   * directory, read-only — fails in one line before any API request spends the budget.
+   * Throws DestinationError saying what to check.
+   */
+  probe(): Promise<void>;
+}
+
+/** The key `probe()` writes and deletes, unique per call. */
+export function probeKey(): string {
+  return `_staging/.probe-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }

@@ -1,0 +1,506 @@
+/**
+ * CLI commands of the export, registered on the CLI's commander program:
+ *
+ *   export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
+ *   plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *   status [--days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *
+ * `export` paces itself through the same budget ledger as every other run of this machine
+ * (a countdown while it waits), skips complete units (`--force` re-exports them), resumes
+ * partial ones, and leaves a checkpoint on the first Ctrl-C/SIGTERM. `plan` and `status` read
+ * the destination and the ledger only: they send no API request.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { createApiClient } from '../shared/api-client.js';
+import { createBudgetGate, createBudgetLedger, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
+import { formatWindow } from '../shared/budget-spec.js';
+import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
+import { addDays } from '../shared/dates.js';
+import type { Destination } from '../shared/destination.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLeases, newLeaseOwner } from '../shared/leases.js';
+import { realSleep, type Sleep } from '../shared/retry.js';
+import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
+import { DATASETS } from './datasets.js';
+import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
+import { dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
+import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
+import { openSharedStore, runSettings } from './runtime.js';
+import { unitKey, unitLabel } from './staging.js';
+
+/** What the export commands need from the CLI. */
+export interface ExportCommandIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
+  readonly env: Record<string, string | undefined>;
+  readonly now: () => number;
+  /** Resolves on the first SIGINT/SIGTERM: `export` stops and leaves a checkpoint. */
+  readonly stopSignal: Promise<void>;
+  /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
+  resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; readonly defaultProjects: readonly string[]; readonly sandbox?: unknown; close(): Promise<void> }>;
+  /** Projects of the embedded sandbox (plan/status without a key and without MINTLIFY_PROJECT_IDS). */
+  readonly sandboxProjects: readonly string[];
+  setExitCode(code: number): void;
+  /** Test hooks. */
+  readonly sleep?: Sleep;
+  readonly clients?: { readonly s3?: S3Client; readonly dynamo?: DynamoDBClient };
+}
+
+interface ScopeFlags {
+  readonly date?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly project: string[];
+  readonly dataset: string[];
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+interface ExportFlags extends ScopeFlags {
+  readonly force?: boolean;
+}
+
+interface StatusFlags {
+  readonly days: number;
+  readonly project: string[];
+  readonly dataset: string[];
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+/** Exit code of an export stopped by the user (128 + SIGINT). */
+export const EXIT_STOPPED = 130;
+
+function collectProject(value: string, previous: string[]): string[] {
+  if (!PROJECT_ID_PATTERN.test(value)) {
+    throw new InvalidArgumentError('a project id is letters, digits, "_" and "-" (copy it from the dashboard)');
+  }
+  return [...previous, value];
+}
+
+function collectDataset(value: string, previous: string[]): string[] {
+  if (!isDatasetName(value)) throw new InvalidArgumentError(`use one of ${DATASET_NAMES.join(', ')}`);
+  return [...previous, value];
+}
+
+function parseDays(value: string): number {
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > 366) throw new InvalidArgumentError('use a whole number of days from 1 to 366');
+  return days;
+}
+
+function scopeOptions(command: Command, withDates: boolean): Command {
+  if (withDates) {
+    command
+      .option('--date <YYYY-MM-DD>', 'this one day')
+      .option('--from <YYYY-MM-DD>', 'first day (inclusive)')
+      .option('--to <YYYY-MM-DD>', 'day after the last one (exclusive)');
+  }
+  return command
+    .option('--project <id>', 'project (repeatable; default MINTLIFY_PROJECT_IDS)', collectProject, [])
+    .option('--dataset <name>', `dataset (repeatable; default EXPORT_DATASETS: ${DATASET_NAMES.join(', ')})`, collectDataset, [])
+    .option('--out <dest>', 'directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
+    .option('--json', 'print one JSON object on stdout');
+}
+
+export function registerExportCommands(program: Command, io: ExportCommandIo): void {
+  scopeOptions(program.command('export').description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'), true)
+    .option('--force', 'export complete units again')
+    .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
+
+  scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).'), true)
+    .action(async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)));
+
+  scopeOptions(program.command('status').description('Show complete / partial / missing / failed units per day, project and dataset, and the budget (sends no request).'), false)
+    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day').argParser(parseDays).default(7))
+    .action(async (flags: StatusFlags) => io.setExitCode(await runStatusCommand(flags, io)));
+}
+
+function datasetsOf(flags: { dataset: string[] }, config: Config): readonly DatasetName[] {
+  return flags.dataset.length > 0 ? [...new Set(flags.dataset as DatasetName[])] : config.datasets;
+}
+
+/** Projects for plan/status: flags, else the configured ones, else (no key) the sandbox's. */
+function projectsOf(flags: { project: string[] }, config: Config, io: ExportCommandIo): readonly string[] {
+  if (flags.project.length > 0) return flags.project;
+  if (config.projectIds.length > 0) return config.projectIds;
+  if (config.apiKey === undefined) return io.sandboxProjects;
+  throw new ConfigError('no project given: pass --project ID or set MINTLIFY_PROJECT_IDS');
+}
+
+function storeOf(config: Config, io: ExportCommandIo, out: string | undefined): SharedStore {
+  const dynamo = io.clients?.dynamo;
+  return openSharedStore(config, { ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}) });
+}
+
+function destinationOf(config: Config, io: ExportCommandIo, out: string | undefined): Destination {
+  return openDestination(out ?? config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
+}
+
+async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
+  const datasets = datasetsOf(flags, config);
+  const destination = destinationOf(config, io, flags.out);
+  // Before any request: a destination that cannot be written must not cost budget.
+  await destination.probe();
+  const target = await io.resolveApiTarget(config);
+  try {
+    const projects = flags.project.length > 0 ? flags.project : target.defaultProjects;
+    if (projects.length === 0) throw new ConfigError('no project to export: pass --project ID or set MINTLIFY_PROJECT_IDS');
+    // The embedded sandbox is not the organisation's API: it has no limit, and spending the
+    // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
+    const sandboxed = target.sandbox !== undefined && io.env.ANALYTICS_BUDGET === undefined;
+    const store = sandboxed ? createMemoryStore() : storeOf(config, io, flags.out);
+    const spec = sandboxed ? { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } : config.budget;
+    const ledger = createBudgetLedger(store, spec, { now: io.now });
+    const progress = flags.json ? undefined : createProgress(io, spec.text);
+    const gate = createBudgetGate(ledger, { now: io.now, sleep: io.sleep ?? realSleep, ...(progress ? { onWait: progress.onWait } : {}) });
+    const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, ...(io.sleep ? { sleep: io.sleep } : {}) });
+    const controller = new AbortController();
+    void io.stopSignal.then(() => controller.abort(new Error('stopped by the user')));
+    let result: RunResult;
+    try {
+      result = await runExport(
+        { kind: 'days', days, projects, datasets, force: flags.force === true },
+        runSettings(config),
+        {
+          api,
+          gate,
+          destination,
+          leases: createLeases(store, { owner: newLeaseOwner(), now: io.now }),
+          store,
+          now: io.now,
+          signal: controller.signal,
+          ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
+        },
+      );
+    } finally {
+      progress?.close();
+    }
+    if (flags.json) io.stdout.write(`${JSON.stringify(jsonSummary(result, destination.url))}\n`);
+    else printSummary(result, destination.url, io);
+    if (result.ok) return 0;
+    return result.stopped ? EXIT_STOPPED : 1;
+  } finally {
+    await target.close();
+  }
+}
+
+function rowsOf(result: Extract<UnitResult, { status: 'complete' }>): number {
+  return result.manifest.rows[DATASETS[result.dataset].table.name] ?? 0;
+}
+
+function jsonSummary(result: RunResult, destination: string) {
+  return {
+    ok: result.ok,
+    destination,
+    completed: result.completed,
+    partial: result.partial,
+    failed: result.failed,
+    skipped: result.skipped,
+    pending: result.pending,
+    requests: result.requests,
+    rateLimited: result.rateLimited,
+    budgetWaitMs: result.budgetWaitMs,
+    backlogRequests: result.backlogRequests,
+    stopped: result.stopped,
+    units: result.units.map((u) => {
+      const base = { dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, status: u.status };
+      switch (u.status) {
+        case 'complete':
+          return {
+            ...base,
+            rows: rowsOf(u),
+            pages: u.manifest.pages,
+            requests: u.manifest.requests.sent,
+            runs: u.manifest.runs,
+            ...(u.manifest.truncated ? { truncated: true } : {}),
+            files: u.manifest.files,
+          };
+        case 'partial':
+          return { ...base, pages: u.pages, why: u.why };
+        case 'failed':
+          return { ...base, error: u.error };
+        default:
+          return { ...base, estimate: u.estimate };
+      }
+    }),
+  };
+}
+
+const PARTIAL_WHY: Record<Extract<UnitResult, { status: 'partial' }>['why'], string> = {
+  budget: 'the request budget has no room before the deadline',
+  deadline: 'out of time',
+  stopped: 'stopped',
+  lease: 'another run took the unit over',
+};
+
+function printSummary(result: RunResult, destination: string, io: ExportCommandIo): void {
+  for (const u of result.units) {
+    const label = unitLabel(u);
+    switch (u.status) {
+      case 'complete': {
+        const m = u.manifest;
+        const runs = m.runs > 1 ? `, finished in ${m.runs} runs` : '';
+        const truncated = m.truncated ? ' — TRUNCATED: the API had more rows than one request returns' : '';
+        io.stdout.write(`ok       ${label}: ${rowsOf(u)} rows, ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
+        break;
+      }
+      case 'partial':
+        io.stdout.write(`partial  ${label}: ${u.pages} page(s) staged (${PARTIAL_WHY[u.why]}); a re-run resumes it\n`);
+        break;
+      case 'failed':
+        io.stdout.write(`FAILED   ${label}: ${u.error}\n`);
+        break;
+      case 'skipped':
+        io.stdout.write(`skipped  ${label}: another run is exporting it\n`);
+        break;
+      case 'pending':
+        io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
+        break;
+    }
+  }
+  const parts = [
+    `${result.completed} of ${result.units.length} unit(s) exported to ${destination} with ${result.requests} API request(s)`,
+    ...(result.rateLimited > 0 ? [`${result.rateLimited} rate-limited (429)`] : []),
+    ...(result.budgetWaitMs > 0 ? [`waited ${formatDuration(result.budgetWaitMs)} for budget`] : []),
+  ];
+  io.stdout.write(`${parts.join('; ')}\n`);
+  if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
+  if (result.failed > 0) {
+    io.stderr.write(`Export incomplete: ${result.failed} unit(s) failed (see FAILED above); a re-run retries them\n`);
+  } else if (!result.ok) {
+    io.stderr.write(`Export ${result.stopped ? 'stopped' : 'incomplete'}: re-run the same command to resume (complete units are skipped)\n`);
+  }
+}
+
+interface Progress {
+  onEvent(event: RunEvent, requests: number): void;
+  onWait(wait: BudgetWait): void;
+  close(): void;
+}
+
+/** A progress bar with a budget countdown on a terminal; plain lines otherwise (CI logs, pipes). */
+function createProgress(io: ExportCommandIo, budgetText: string): Progress {
+  const tty = io.stderr.isTTY === true;
+  let count = 0;
+  let done = 0;
+  let requests = 0;
+  let label = '';
+  let waitUntil = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const render = () => {
+    const width = 20;
+    const filled = count === 0 ? 0 : Math.round((done / count) * width);
+    const waiting = waitUntil > io.now() ? ` · waiting ${formatClock(waitUntil - io.now())} for budget` : '';
+    io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${label}${waiting}\x1b[K`);
+  };
+  const stopTimer = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    onEvent(event, spent) {
+      requests = spent;
+      if (event.kind === 'plan') {
+        count = event.units.length;
+        const estimate = event.units.reduce((sum, u) => sum + u.estimate, 0);
+        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${estimate} request(s); budget ${budgetText}\n`);
+        return;
+      }
+      waitUntil = 0;
+      stopTimer();
+      if (event.kind === 'start') {
+        label = unitLabel(event.unit);
+        if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label}\n`);
+      } else if (event.kind === 'page') {
+        label = `${unitLabel(event.unit)} p.${event.pages}`;
+      } else {
+        done += 1;
+      }
+      if (tty) render();
+    },
+    onWait(wait) {
+      waitUntil = io.now() + wait.waitMs;
+      const why = wait.reason === 'paused' ? 'the API answered 429 (someone else spent the budget)' : `budget ${budgetText} is spent`;
+      if (tty) {
+        stopTimer();
+        timer = setInterval(render, 1000);
+        timer.unref();
+        render();
+      } else {
+        io.stderr.write(`waiting ${formatDuration(wait.waitMs)} for the request budget (${why}): next request at ${new Date(waitUntil).toISOString().slice(11, 19)}Z\n`);
+      }
+    },
+    close() {
+      stopTimer();
+      if (tty && count > 0) io.stderr.write('\n');
+    },
+  };
+}
+
+/** Time the budget needs for `requests` more, from a ledger snapshot (an upper bound: the window slides). */
+export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: number): { readonly startsAt: number; readonly ms: number } {
+  const { requests: per, windowMs } = snapshot.spec;
+  const free = Math.max(0, per - snapshot.used);
+  const startsAt = Math.max(now, snapshot.nextStartAt);
+  if (requests <= free) return { startsAt, ms: startsAt - now };
+  const windows = Math.ceil((requests - free) / per);
+  return { startsAt, ms: startsAt - now + windows * windowMs };
+}
+
+async function ledgerOf(config: Config, io: ExportCommandIo, out: string | undefined): Promise<BudgetLedger> {
+  return createBudgetLedger(storeOf(config, io, out), config.budget, { now: io.now });
+}
+
+async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const now = io.now();
+  const days = requestedDays(flags, now, FLAG_NAMES);
+  const projects = projectsOf(flags, config, io);
+  const datasets = datasetsOf(flags, config);
+  const destination = destinationOf(config, io, flags.out);
+  const store = storeOf(config, io, flags.out);
+  const plan =
+    days === undefined
+      ? await planScheduled(
+          { now, settleHours: config.settleHours, healDays: config.healDays, refreshDays: config.refreshDays, projects, datasets, backlog: (await store.list<never>('backlog/')).map((i) => i.value) },
+          destination,
+        )
+      : await planRequested({ days, projects, datasets, force: false }, destination);
+  const snapshot = await (await ledgerOf(config, io, flags.out)).snapshot();
+  const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
+  const time = budgetTime(snapshot, requests, now);
+  if (flags.json) {
+    io.stdout.write(
+      `${JSON.stringify({
+        destination: destination.url,
+        units: plan.units.map((u) => ({ dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, estimate: u.estimate })),
+        requests,
+        budget: budgetJson(snapshot, now),
+        budgetMs: time.ms,
+      })}\n`,
+    );
+    return 0;
+  }
+  io.stdout.write(`Plan for ${destination.url}: ${plan.units.length} unit(s), about ${requests} request(s)\n`);
+  for (const u of plan.units) {
+    io.stdout.write(`  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ~${u.estimate} request(s)\n`);
+  }
+  io.stdout.write(`${budgetLine(snapshot, now)}\n`);
+  if (requests > 0) {
+    io.stdout.write(`The budget needs ${time.ms === 0 ? 'no wait' : `up to ${formatDuration(time.ms)}`} for these requests${days === undefined ? ` (the hourly run does them; ${lastDueDay(now, config.settleHours)} is the latest due day)` : ''}.\n`);
+  }
+  return 0;
+}
+
+async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const now = io.now();
+  const projects = projectsOf(flags, config, io);
+  const datasets = datasetsOf(flags, config);
+  const destination = destinationOf(config, io, flags.out);
+  const last = lastDueDay(now, config.settleHours);
+  const days = Array.from({ length: flags.days }, (_, i) => addDays(last, i - flags.days + 1));
+  const units = unitsOf(days, projects, datasets);
+  const states = await readUnitStates(destination, units);
+  const snapshot = await (await ledgerOf(config, io, flags.out)).snapshot();
+  const cell = (state: UnitState | undefined, unit: PlannedUnit | (typeof units)[number]): StatusCell => {
+    if (!state || state.kind === 'missing') return { state: 'missing' };
+    if (state.kind === 'complete') {
+      const m = state.manifest;
+      return { state: 'complete', rows: m.rows[DATASETS[m.dataset].table.name] ?? 0, requests: m.requests.sent, ...(m.truncated ? { truncated: true } : {}) };
+    }
+    if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at };
+    const pages = state.checkpoint.state.pages;
+    return { state: 'partial', pages, estimate: pages + estimateOf(unit, states), ...(state.failure ? { error: state.failure.error } : {}) };
+  };
+  const rows = units.map((unit) => ({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day, ...cell(states.get(unitKey(unit)), unit) }));
+  if (flags.json) {
+    io.stdout.write(`${JSON.stringify({ destination: destination.url, days, nextDueAt: new Date(dueAt(addDays(last, 1), config.settleHours)).toISOString(), units: rows, budget: budgetJson(snapshot, now) })}\n`);
+    return 0;
+  }
+  io.stdout.write(`Status of ${destination.url} — UTC days ${days[0]} … ${last} (a day is due ${config.settleHours} h after it ends)\n`);
+  const width = Math.max(12, ...datasets.map((d) => d.length + 1));
+  io.stdout.write(`${'day'.padEnd(11)} ${'project'.padEnd(14)} ${datasets.map((d) => d.padEnd(width)).join(' ')}\n`);
+  for (const day of days) {
+    for (const projectId of projects) {
+      const cells = datasets.map((dataset) => {
+        const row = rows.find((r) => r.date === day && r.projectId === projectId && r.dataset === dataset);
+        return cellText(row).padEnd(width);
+      });
+      io.stdout.write(`${day.padEnd(11)} ${projectId.padEnd(14)} ${cells.join(' ')}\n`);
+    }
+  }
+  const failures = rows.filter((r) => r.error !== undefined);
+  if (failures.length > 0) {
+    io.stdout.write('Failures (the next run retries them):\n');
+    for (const r of failures) io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}\n`);
+  }
+  io.stdout.write(`${budgetLine(snapshot, now)}\n`);
+  return 0;
+}
+
+type StatusCell =
+  | { readonly state: 'complete'; readonly rows: number; readonly requests: number; readonly truncated?: boolean; readonly error?: undefined }
+  | { readonly state: 'partial'; readonly pages: number; readonly estimate: number; readonly error?: string }
+  | { readonly state: 'failed'; readonly error: string; readonly at: string }
+  | { readonly state: 'missing'; readonly error?: undefined };
+
+function cellText(cell: StatusCell | undefined): string {
+  if (!cell) return '';
+  switch (cell.state) {
+    case 'complete':
+      return cell.truncated ? 'complete*' : 'complete';
+    case 'partial':
+      return `partial ${cell.pages}/~${cell.estimate}`;
+    case 'failed':
+      return 'FAILED';
+    case 'missing':
+      return 'missing';
+  }
+}
+
+function budgetJson(snapshot: BudgetSnapshot, now: number) {
+  return {
+    budget: snapshot.spec.text,
+    used: snapshot.used,
+    nextStartAt: new Date(Math.max(now, snapshot.nextStartAt)).toISOString(),
+    pausedUntil: snapshot.pausedUntil > now ? new Date(snapshot.pausedUntil).toISOString() : null,
+    rateLimited: snapshot.rateLimited,
+  };
+}
+
+function budgetLine(snapshot: BudgetSnapshot, now: number): string {
+  const { spec } = snapshot;
+  const next =
+    snapshot.nextStartAt <= now
+      ? 'the next request may start now'
+      : `the next request may start at ${new Date(snapshot.nextStartAt).toISOString().slice(0, 19)}Z (in ${formatDuration(snapshot.nextStartAt - now)})${snapshot.pausedUntil > now ? ', after a 429' : ''}`;
+  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.`;
+}
+
+/** `1 h 05 min`, `3 min 20 s`, `12 s`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
+  if (m > 0) return `${m} min ${String(s).padStart(2, '0')} s`;
+  return `${s} s`;
+}
+
+/** `12:34` or `1:02:03`: a countdown. */
+function formatClock(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = String(seconds % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

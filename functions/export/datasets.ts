@@ -1,0 +1,290 @@
+/**
+ * Every analytics dataset as a table definition: its endpoint, its paging, its response
+ * schema, and how a page becomes warehouse rows. The export loop (`unit.ts`) knows none of
+ * them by name; adding an endpoint is a schema, a `TableDef` in `tables.ts` and an entry here.
+ */
+import type {
+  AssistantPage,
+  AssistantTurn,
+  CallerStats,
+  FeedbackByPage,
+  FeedbackByPageRow,
+  FeedbackPage,
+  FeedbackRow,
+  PageVisitors,
+  SearchesPage,
+  SearchRow,
+  ViewsPage,
+  VisitorsPage,
+} from '../shared/api-types.js';
+import type { DatasetName } from '../shared/dataset-names.js';
+import {
+  parseAssistantPage,
+  parseCallerStats,
+  parseFeedbackByPage,
+  parseFeedbackPage,
+  parseSearchesPage,
+  parseViewsPage,
+  parseVisitorsPage,
+} from '../shared/schemas.js';
+import {
+  ASSISTANT_CALLER_STATS,
+  ASSISTANT_CONVERSATIONS,
+  FEEDBACK,
+  FEEDBACK_BY_PAGE,
+  SEARCHES,
+  SEARCHES_TOTALS,
+  VIEWS_PAGES,
+  VIEWS_TOTALS,
+  VISITORS_PAGES,
+  VISITORS_TOTALS,
+  type TableDef,
+} from '../shared/tables.js';
+import type { PageView, PagingKind } from './paging.js';
+
+/** What every row of a unit shares. */
+export interface RowContext {
+  readonly projectId: string;
+  /** The unit's UTC day, `YYYY-MM-DD`. */
+  readonly date: string;
+  /** One value per run, stamped into every row's `exported_at`. */
+  readonly exportedAt: Date;
+  /** EXPORT_FEEDBACK_CONTACT: write feedback's `contact` (personal data). */
+  readonly feedbackContact: boolean;
+}
+
+/** A row of a table, keys exactly its column names. */
+export type TableRow = Record<string, unknown>;
+
+/**
+ * One dataset. Methods (not function properties) so that a `DatasetDef<VisitorsPage, …>` is
+ * usable where the loop only knows `DatasetDef` — the loop passes each page back to the same
+ * definition that parsed it.
+ */
+export interface DatasetDef<Page = unknown, Row = unknown> {
+  readonly name: DatasetName;
+  /** Path after `/v1/analytics/{projectId}/`. */
+  readonly endpoint: string;
+  readonly paging: PagingKind;
+  /** The largest `limit` the endpoint allows (always asked for); undefined: no `limit`. */
+  readonly maxLimit: number | undefined;
+  /** The table that gets one row per API row, streamed as pages arrive. */
+  readonly table: TableDef;
+  /** A one-row table written when the unit is complete (site totals), if any. */
+  readonly summaryTable?: TableDef;
+  /** Validates a response body (throws `MalformedResponseError`). */
+  parse(body: unknown): Page;
+  /** What the pager checks. */
+  view(page: Page): PageView;
+  rows(page: Page): readonly Row[];
+  toRow(row: Row, context: RowContext): TableRow;
+  /** The summary table's row, from the first page's totals and the rows written. */
+  summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
+}
+
+function defineDataset<Page, Row>(def: DatasetDef<Page, Row>): DatasetDef {
+  return def as unknown as DatasetDef;
+}
+
+const base = (context: RowContext) => ({ project_id: context.projectId, date: context.date });
+
+/** Cheap identity of an offset page (row count, first and last rows). */
+function signatureOf(rows: readonly unknown[]): string {
+  return rows.length === 0 ? 'empty' : JSON.stringify([rows.length, rows[0], rows[rows.length - 1]]);
+}
+
+/** visitors and views: the same shape and paging, another array name. */
+function pathCounts<Page extends { totals: { human: number; ai: number; total: number }; hasMore: boolean }>(spec: {
+  name: DatasetName;
+  endpoint: string;
+  table: TableDef;
+  summaryTable: TableDef;
+  parse: (body: unknown) => Page;
+  rows: (page: Page) => readonly PageVisitors[];
+}): DatasetDef {
+  return defineDataset<Page, PageVisitors>({
+    name: spec.name,
+    endpoint: spec.endpoint,
+    paging: 'offset',
+    maxLimit: 250,
+    table: spec.table,
+    summaryTable: spec.summaryTable,
+    parse: spec.parse,
+    rows: spec.rows,
+    view(page) {
+      const rows = spec.rows(page);
+      const { human, ai, total } = page.totals;
+      return {
+        rowCount: rows.length,
+        hasMore: page.hasMore,
+        totals: { human, ai, total },
+        rowKeys: () => rows.map((row) => row.path),
+        signature: () => signatureOf(rows),
+      };
+    },
+    toRow(row, context) {
+      return { ...base(context), path: row.path, human: row.human, ai: row.ai, total: row.total, exported_at: context.exportedAt };
+    },
+    summaryRow(totals, rows, context) {
+      return { ...base(context), human: totals.human, ai: totals.ai, total: totals.total, pages: rows, exported_at: context.exportedAt };
+    },
+  });
+}
+
+const visitors = pathCounts<VisitorsPage>({
+  name: 'visitors',
+  endpoint: 'visitors',
+  table: VISITORS_PAGES,
+  summaryTable: VISITORS_TOTALS,
+  parse: parseVisitorsPage,
+  rows: (page) => page.visitors,
+});
+
+const views = pathCounts<ViewsPage>({
+  name: 'views',
+  endpoint: 'views',
+  table: VIEWS_PAGES,
+  summaryTable: VIEWS_TOTALS,
+  parse: parseViewsPage,
+  rows: (page) => page.views,
+});
+
+const searches = defineDataset<SearchesPage, SearchRow>({
+  name: 'searches',
+  endpoint: 'searches',
+  paging: 'cursor',
+  maxLimit: 100,
+  table: SEARCHES,
+  summaryTable: SEARCHES_TOTALS,
+  parse: parseSearchesPage,
+  rows: (page) => page.searches,
+  // No `hasMore` on this endpoint: the cursor alone ends it.
+  view: (page) => ({
+    rowCount: page.searches.length,
+    hasMore: null,
+    nextCursor: page.nextCursor,
+    totals: { totalSearches: page.totalSearches },
+  }),
+  toRow: (row, context) => ({
+    ...base(context),
+    search_query: row.searchQuery,
+    hits: row.hits,
+    ctr: row.ctr,
+    top_clicked_page: row.topClickedPage,
+    last_searched_at: row.lastSearchedAt,
+    exported_at: context.exportedAt,
+  }),
+  summaryRow: (totals, rows, context) => ({
+    ...base(context),
+    total_searches: totals.totalSearches,
+    terms: rows,
+    exported_at: context.exportedAt,
+  }),
+});
+
+const feedback = defineDataset<FeedbackPage, FeedbackRow>({
+  name: 'feedback',
+  endpoint: 'feedback',
+  paging: 'cursor',
+  maxLimit: 100,
+  table: FEEDBACK,
+  parse: parseFeedbackPage,
+  rows: (page) => page.feedback,
+  view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
+  toRow: (row, context) => ({
+    ...base(context),
+    feedback_id: row.id,
+    path: row.path,
+    source: row.source,
+    status: row.status,
+    comment: row.comment,
+    created_at: row.createdAt,
+    helpful: row.helpful,
+    // Personal data: written only when the deployment opted in.
+    contact: context.feedbackContact ? row.contact : null,
+    code: row.code,
+    filename: row.filename,
+    lang: row.lang,
+    exported_at: context.exportedAt,
+  }),
+});
+
+const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>({
+  name: 'feedback_by_page',
+  endpoint: 'feedback/by-page',
+  paging: 'single',
+  maxLimit: 100,
+  table: FEEDBACK_BY_PAGE,
+  parse: parseFeedbackByPage,
+  rows: (page) => page.feedback,
+  view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore }),
+  toRow: (row, context) => ({
+    ...base(context),
+    path: row.path,
+    thumbs_up: row.thumbsUp,
+    thumbs_down: row.thumbsDown,
+    code: row.code,
+    total: row.total,
+    exported_at: context.exportedAt,
+  }),
+});
+
+const assistant = defineDataset<AssistantPage, AssistantTurn>({
+  name: 'assistant',
+  endpoint: 'assistant',
+  paging: 'cursor',
+  maxLimit: 1000,
+  table: ASSISTANT_CONVERSATIONS,
+  parse: parseAssistantPage,
+  rows: (page) => page.conversations,
+  view: (page) => ({ rowCount: page.conversations.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
+  toRow: (row, context) => ({
+    ...base(context),
+    conversation_id: row.id,
+    asked_at: row.timestamp,
+    query: row.query,
+    response: row.response,
+    response_type: row.responseType,
+    resolution_status: row.resolutionStatus,
+    query_category: row.queryCategory,
+    page_url: row.pageUrl,
+    source_count: row.sources.length,
+    sources_json: JSON.stringify(row.sources.map(({ title, url }) => ({ title, url }))),
+    exported_at: context.exportedAt,
+  }),
+});
+
+const callerStats = defineDataset<CallerStats, CallerStats>({
+  name: 'caller_stats',
+  endpoint: 'assistant/caller-stats',
+  paging: 'single',
+  maxLimit: undefined,
+  table: ASSISTANT_CALLER_STATS,
+  parse: parseCallerStats,
+  rows: (page) => [page],
+  view: () => ({ rowCount: 1, hasMore: false }),
+  toRow: (row, context) => ({
+    ...base(context),
+    web: row.web,
+    api: row.api,
+    other: row.other,
+    total: row.total,
+    exported_at: context.exportedAt,
+  }),
+});
+
+/** Every dataset, by name. */
+export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
+  visitors,
+  views,
+  searches,
+  feedback,
+  feedback_by_page: feedbackByPage,
+  assistant,
+  caller_stats: callerStats,
+};
+
+/** The tables of a dataset, the streamed one last (the order files are replaced in). */
+export function tablesOf(dataset: DatasetDef): readonly TableDef[] {
+  return dataset.summaryTable ? [dataset.summaryTable, dataset.table] : [dataset.table];
+}

@@ -1,0 +1,228 @@
+/**
+ * Paging as a strategy, so one export loop serves every dataset (the way dlt's REST client
+ * separates its paginators from the loop): the loop asks a `Pager` for the parameters of the
+ * next request and hands it each page; the pager applies the stop rules and says what comes
+ * next. Its position is a plain JSON `PagerState`, so a unit can stop after any page, be
+ * checkpointed, and resume in another run without fetching a page twice.
+ *
+ * Three kinds:
+ * - **offset** (`visitors`, `views`): `offset += limit` while `hasMore`. Fails on a page with
+ *   more rows than `limit`, an empty page that says `hasMore`, a page that repeats the
+ *   previous one, site totals that change between pages, a row key (path) seen twice — with
+ *   offsets a duplicate means rows shifted, so another row may have been skipped — and a
+ *   passed page cap. Never truncates.
+ * - **cursor** (`searches`, `feedback`, `assistant`): follow `nextCursor`. Ends on
+ *   `nextCursor: null` (searches has no `hasMore`) or `hasMore: false` with no cursor. Fails
+ *   on a repeated cursor, a passed page cap, totals that change, and an answer that
+ *   contradicts itself (`hasMore: true` without a cursor, `hasMore: false` with one). An
+ *   empty page that still carries a cursor is followed (it counts against the cap).
+ * - **single** (`feedback_by_page`, `caller_stats`): one request. A `hasMore` there means
+ *   rows were left out that no request can fetch: reported as truncated, never hidden.
+ */
+import { PaginationError } from '../shared/errors.js';
+import { PathSet } from './path-set.js';
+
+export type PagingKind = 'offset' | 'cursor' | 'single';
+
+/** What the pager needs to know of a page, extracted by the dataset definition. */
+export interface PageView {
+  /** Number of rows on the page. */
+  readonly rowCount: number;
+  /** Offset paging: `hasMore`. Cursor paging: `hasMore` when the endpoint sends one, else null. */
+  readonly hasMore: boolean | null;
+  /** Cursor paging: `nextCursor`. */
+  readonly nextCursor?: string | null;
+  /** Site-wide figures every page repeats (totals); must not change between pages. */
+  readonly totals?: Readonly<Record<string, number>>;
+  /** Offset paging: the key of each row, for duplicate detection (path). */
+  readonly rowKeys?: () => Iterable<string>;
+  /** Cheap identity of the page's rows, to detect an API that ignores `offset`. */
+  readonly signature?: () => string;
+}
+
+/** Where a unit's paging stands; JSON, stored in its checkpoint. */
+export interface PagerState {
+  /** Pages already accepted. */
+  readonly pages: number;
+  /** Offset of the next request (offset paging). */
+  readonly offset?: number;
+  /** Cursor of the next request (cursor paging; absent for the first page). */
+  readonly cursor?: string;
+  /** Cursors already followed, to detect a loop (cursor paging). */
+  readonly cursors?: readonly string[];
+  /** Signature of the previous page (offset paging). */
+  readonly signature?: string;
+  /** Totals of the first page. */
+  readonly totals?: Readonly<Record<string, number>>;
+  /** Single request: the API said rows were left out. */
+  readonly truncated?: boolean;
+}
+
+export interface PagerOptions {
+  /** Rows asked for per request; undefined for an endpoint without `limit` (caller stats). */
+  readonly limit?: number;
+  /** Hard page cap; passing it fails the unit. */
+  readonly maxPages: number;
+  /** For messages: `<dataset> <project> <day>`. */
+  readonly where: string;
+}
+
+export interface Pager {
+  readonly kind: PagingKind;
+  /** Paging parameters of the next request (besides the window). */
+  params(state: PagerState): Readonly<Record<string, string | number>>;
+  /**
+   * Checks `page` (fetched with `params(state)`) against the stop rules and returns the state
+   * after it, with `done` when it was the last page. Throws `PaginationError` on a broken rule.
+   */
+  accept(state: PagerState, page: PageView): { readonly state: PagerState; readonly done: boolean };
+}
+
+export const INITIAL_STATE: PagerState = { pages: 0 };
+
+/** The pager of `kind`. Keeps the duplicate-key set in memory: replay staged pages through
+ * `accept` to rebuild it when a unit resumes. */
+export function createPager(kind: PagingKind, options: PagerOptions): Pager {
+  switch (kind) {
+    case 'offset':
+      return offsetPager(options);
+    case 'cursor':
+      return cursorPager(options);
+    case 'single':
+      return singlePager(options);
+  }
+}
+
+function checkRowCount(page: PageView, options: PagerOptions, at: string): void {
+  if (options.limit !== undefined && page.rowCount > options.limit) {
+    throw new PaginationError(
+      `${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${options.limit}; the API did not honour the limit`,
+    );
+  }
+}
+
+function checkTotals(state: PagerState, page: PageView, options: PagerOptions, at: string): void {
+  if (!state.totals || !page.totals) return;
+  if (!sameTotals(state.totals, page.totals)) {
+    throw new PaginationError(
+      `${options.where}: the totals changed between pages (first page: ${totalsText(state.totals)}, page ${at}: ${totalsText(page.totals)}); the day's data changed while paging — it is exported again from the start`,
+    );
+  }
+}
+
+function checkCap(state: PagerState, options: PagerOptions): void {
+  if (state.pages + 1 >= options.maxPages) {
+    throw new PaginationError(
+      `${options.where}: still more pages after ${options.maxPages} (EXPORT_MAX_PAGES); raise the cap if the day really has more than ${options.maxPages * (options.limit ?? 1)} rows`,
+    );
+  }
+}
+
+function offsetPager(options: PagerOptions): Pager {
+  const { where } = options;
+  const limit = requireLimit(options);
+  const seen = new PathSet();
+  return {
+    kind: 'offset',
+    params: (state) => ({ limit, offset: state.offset ?? 0 }),
+    accept(state, page) {
+      const offset = state.offset ?? 0;
+      const at = `at offset ${offset}`;
+      checkRowCount(page, options, at);
+      if (page.hasMore === true && page.rowCount === 0) {
+        throw new PaginationError(
+          `${where}: the page at offset ${offset} is empty but says hasMore=true; refusing to loop or truncate — it is tried again later`,
+        );
+      }
+      const signature = page.signature?.();
+      if (state.pages > 0 && signature !== undefined && signature === state.signature) {
+        throw new PaginationError(`${where}: the page at offset ${offset} repeats the previous page; the API ignored the offset`);
+      }
+      checkTotals(state, page, options, at);
+      for (const key of page.rowKeys?.() ?? []) {
+        if (!seen.add(key)) {
+          throw new PaginationError(
+            `${where}: ${clip(JSON.stringify(key))} appeared again on the page at offset ${offset}; rows shifted between pages, so one may be missing — the day is exported again`,
+          );
+        }
+      }
+      const next: PagerState = {
+        pages: state.pages + 1,
+        offset: offset + limit,
+        ...(signature !== undefined ? { signature } : {}),
+        ...(state.totals ?? page.totals ? { totals: state.totals ?? page.totals } : {}),
+      };
+      if (page.hasMore !== true) return { state: next, done: true };
+      checkCap(state, options);
+      return { state: next, done: false };
+    },
+  };
+}
+
+/** Cursors kept in a checkpoint to detect loops; a longer loop still ends at the page cap. */
+const MAX_REMEMBERED_CURSORS = 1_000;
+
+function cursorPager(options: PagerOptions): Pager {
+  const { where } = options;
+  const limit = requireLimit(options);
+  return {
+    kind: 'cursor',
+    params: (state) => (state.cursor === undefined ? { limit } : { limit, cursor: state.cursor }),
+    accept(state, page) {
+      const at = `${state.pages + 1}`;
+      checkRowCount(page, options, at);
+      checkTotals(state, page, options, at);
+      const cursor = page.nextCursor ?? null;
+      if (page.hasMore === true && cursor === null) {
+        throw new PaginationError(`${where}: page ${at} says hasMore=true but has no nextCursor; the answer contradicts itself`);
+      }
+      if (page.hasMore === false && cursor !== null) {
+        throw new PaginationError(`${where}: page ${at} says hasMore=false but carries a nextCursor; the answer contradicts itself`);
+      }
+      const totals = state.totals ?? page.totals;
+      const base = { pages: state.pages + 1, ...(totals ? { totals } : {}) };
+      if (cursor === null) return { state: base, done: true };
+      const followed = state.cursors ?? [];
+      if (cursor === state.cursor || followed.includes(cursor)) {
+        throw new PaginationError(`${where}: page ${at} returned a cursor that was already followed; the API is looping`);
+      }
+      checkCap(state, options);
+      const cursors = [...followed, ...(state.cursor === undefined ? [] : [state.cursor])].slice(-MAX_REMEMBERED_CURSORS);
+      return { state: { ...base, cursor, cursors }, done: false };
+    },
+  };
+}
+
+function singlePager(options: PagerOptions): Pager {
+  const { limit } = options;
+  return {
+    kind: 'single',
+    params: () => (limit === undefined ? {} : { limit }),
+    accept(state, page) {
+      checkRowCount(page, options, '1');
+      return { state: { pages: state.pages + 1, ...(page.hasMore === true ? { truncated: true } : {}) }, done: true };
+    },
+  };
+}
+
+function requireLimit(options: PagerOptions): number {
+  if (options.limit === undefined) throw new Error(`${options.where}: paged endpoints need a limit`);
+  return options.limit;
+}
+
+/** Whether two totals objects hold the same figures. */
+export function sameTotals(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+function totalsText(totals: Readonly<Record<string, number>>): string {
+  return Object.entries(totals)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+}
+
+/** Keys are data (paths) and may be long: keep messages one short line. */
+function clip(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}

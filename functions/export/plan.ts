@@ -1,0 +1,217 @@
+/**
+ * The planner: which units to do, in which order, and what each will cost. It reads the
+ * destination (manifests, checkpoints, failure records) and sends no API request, so `plan`
+ * and `status` are free, and the exporter takes units one at a time in this order:
+ *
+ * 1. `latest` — the latest due day (a day is due `EXPORT_SETTLE_HOURS` after it ends);
+ * 2. `partial` — units with a checkpoint (finish what was paid for);
+ * 3. `missing` — days of the heal window with no manifest (an outage heals itself);
+ * 4. `backfill` — units of backlog entries (manual requests that did not fit in their run);
+ * 5. `refresh` — `feedback` of recent days, once a day: its `status` changes later.
+ *
+ * A unit's estimate is the pages its dataset and project needed on the latest day exported
+ * (from that manifest), else 1; a partial unit's estimate is what is left of that.
+ */
+import type { DatasetName } from '../shared/dataset-names.js';
+import { addDays, previousDay } from '../shared/dates.js';
+import type { Destination } from '../shared/destination.js';
+import { manifestKey } from '../shared/tables.js';
+import { unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
+import type { Manifest } from './unit.js';
+
+export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
+
+export interface PlannedUnit extends Unit {
+  readonly reason: UnitReason;
+  /** Requests the unit is expected to need (at least 1). */
+  readonly estimate: number;
+  /** Export again even when it is complete (refresh, --force, a manual request). */
+  readonly force: boolean;
+}
+
+/** What the destination says of one unit. */
+export type UnitState =
+  | { readonly kind: 'complete'; readonly manifest: Manifest }
+  | { readonly kind: 'partial'; readonly checkpoint: Checkpoint; readonly failure?: UnitFailure }
+  | { readonly kind: 'failed'; readonly failure: UnitFailure }
+  | { readonly kind: 'missing' };
+
+/** A manual request that did not fit in its run, kept in the shared store until done. */
+export interface BacklogEntry {
+  readonly id: string;
+  /** Epoch ms; a unit whose manifest is older than this is still to do. */
+  readonly createdAt: number;
+  readonly days: readonly string[];
+  readonly projects: readonly string[];
+  readonly datasets: readonly DatasetName[];
+}
+
+/** Store key prefix of backlog entries. */
+export const BACKLOG_PREFIX = 'backlog/';
+
+const HOUR_MS = 3_600_000;
+/** A refreshed day is refreshed again once its manifest is this old. */
+const REFRESH_AFTER_MS = 20 * HOUR_MS;
+/** Destination reads in flight at once while reading unit states. */
+const READ_CONCURRENCY = 16;
+
+/** The latest UTC day that is due at `now`: over for at least `settleHours`. */
+export function lastDueDay(now: number, settleHours: number): string {
+  return previousDay(now - settleHours * HOUR_MS);
+}
+
+/** When `day` becomes due, epoch ms. */
+export function dueAt(day: string, settleHours: number): number {
+  return Date.parse(`${addDays(day, 1)}T00:00:00Z`) + settleHours * HOUR_MS;
+}
+
+/** Every unit of days × projects × datasets, days oldest first. */
+export function unitsOf(days: readonly string[], projects: readonly string[], datasets: readonly DatasetName[]): Unit[] {
+  return days.flatMap((day) => projects.flatMap((projectId) => datasets.map((dataset) => ({ dataset, projectId, day }))));
+}
+
+/** Reads the state of one unit: manifest, else checkpoint, else failure record. */
+export async function readUnitState(destination: Destination, unit: Unit): Promise<UnitState> {
+  const manifestBytes = await destination.get(manifestKey(unit.dataset, unit.day, unit.projectId));
+  if (manifestBytes !== undefined) {
+    const manifest = parseJson<Manifest>(manifestBytes);
+    if (manifest) return { kind: 'complete', manifest };
+  }
+  const staging = unitStaging(destination, unit);
+  const [checkpoint, failure] = await Promise.all([staging.readCheckpoint(), staging.readFailure()]);
+  if (checkpoint) return { kind: 'partial', checkpoint, ...(failure ? { failure } : {}) };
+  if (failure) return { kind: 'failed', failure };
+  return { kind: 'missing' };
+}
+
+/** The states of many units, read with bounded concurrency; keyed by `unitKey`. */
+export async function readUnitStates(destination: Destination, units: readonly Unit[]): Promise<Map<string, UnitState>> {
+  const states = new Map<string, UnitState>();
+  let next = 0;
+  const worker = async () => {
+    while (next < units.length) {
+      const unit = units[next++] as Unit;
+      states.set(unitKey(unit), await readUnitState(destination, unit));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
+  return states;
+}
+
+/**
+ * Requests a unit is expected to need: the pages of the latest complete day of the same
+ * dataset and project among `states` (at least 1), less what a checkpoint already holds.
+ */
+export function estimateOf(unit: Unit, states: ReadonlyMap<string, UnitState>): number {
+  let latest: Manifest | undefined;
+  for (const state of states.values()) {
+    if (state.kind !== 'complete') continue;
+    const m = state.manifest;
+    if (m.dataset === unit.dataset && m.projectId === unit.projectId && (!latest || m.date > latest.date)) latest = m;
+  }
+  const full = Math.max(1, latest?.pages ?? 1);
+  const state = states.get(unitKey(unit));
+  if (state?.kind === 'partial') return Math.max(1, full - state.checkpoint.state.pages);
+  return full;
+}
+
+export interface ScheduleInput {
+  readonly now: number;
+  readonly settleHours: number;
+  readonly healDays: number;
+  readonly refreshDays: number;
+  readonly projects: readonly string[];
+  readonly datasets: readonly DatasetName[];
+  readonly backlog: readonly BacklogEntry[];
+}
+
+export interface Plan {
+  readonly units: readonly PlannedUnit[];
+  /** Every unit looked at, keyed by `unitKey`. */
+  readonly states: ReadonlyMap<string, UnitState>;
+  /** The latest due day. */
+  readonly lastDay: string;
+}
+
+/** The scheduled plan (the hourly run): latest day, partial, missing, backfill, refresh. */
+export async function planScheduled(input: ScheduleInput, destination: Destination): Promise<Plan> {
+  const lastDay = lastDueDay(input.now, input.settleHours);
+  const healDays = Array.from({ length: input.healDays }, (_, i) => addDays(lastDay, i - input.healDays));
+  const windowUnits = unitsOf([...healDays, lastDay], input.projects, input.datasets);
+  const backlogUnits = input.backlog.flatMap((entry) => unitsOf(entry.days, entry.projects, entry.datasets));
+  const states = await readUnitStates(destination, dedupe([...windowUnits, ...backlogUnits]));
+
+  const planned: PlannedUnit[] = [];
+  const taken = new Set<string>();
+  const add = (unit: Unit, reason: UnitReason, force = false) => {
+    const key = unitKey(unit);
+    if (taken.has(key)) return;
+    taken.add(key);
+    planned.push({ ...unit, reason, estimate: estimateOf(unit, states), force });
+  };
+  const stateOf = (unit: Unit) => states.get(unitKey(unit)) ?? { kind: 'missing' as const };
+
+  for (const unit of unitsOf([lastDay], input.projects, input.datasets)) {
+    if (stateOf(unit).kind !== 'complete') add(unit, 'latest');
+  }
+  for (const unit of windowUnits) if (stateOf(unit).kind === 'partial') add(unit, 'partial');
+  for (const unit of windowUnits) if (stateOf(unit).kind !== 'complete') add(unit, 'missing');
+  for (const entry of [...input.backlog].sort((a, b) => a.createdAt - b.createdAt)) {
+    for (const unit of unitsOf(entry.days, entry.projects, entry.datasets)) {
+      if (!doneSince(stateOf(unit), entry.createdAt)) add(unit, 'backfill', true);
+    }
+  }
+  if (input.datasets.includes('feedback')) {
+    const refreshDays = Array.from({ length: input.refreshDays }, (_, i) => addDays(lastDay, i - input.refreshDays));
+    for (const unit of unitsOf(refreshDays, input.projects, ['feedback'])) {
+      const state = stateOf(unit);
+      if (state.kind === 'complete' && input.now - Date.parse(state.manifest.finishedAt) >= REFRESH_AFTER_MS) {
+        add(unit, 'refresh', true);
+      }
+    }
+  }
+  return { units: planned, states, lastDay };
+}
+
+export interface RequestedInput {
+  readonly days: readonly string[];
+  readonly projects: readonly string[];
+  readonly datasets: readonly DatasetName[];
+  /** Export complete units again. */
+  readonly force: boolean;
+}
+
+/** Units of an explicit request (CLI days, a manual invoke): complete ones skipped unless forced. */
+export async function planRequested(input: RequestedInput, destination: Destination): Promise<Plan> {
+  const units = unitsOf(input.days, input.projects, input.datasets);
+  const states = await readUnitStates(destination, units);
+  const planned = units
+    .filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete')
+    .map((unit) => ({ ...unit, reason: 'requested' as const, estimate: estimateOf(unit, states), force: input.force }));
+  return { units: planned, states, lastDay: input.days[input.days.length - 1] ?? '' };
+}
+
+/** Whether a unit has a manifest written at or after `since` (epoch ms). */
+export function doneSince(state: UnitState, since: number): boolean {
+  return state.kind === 'complete' && Date.parse(state.manifest.finishedAt) >= since;
+}
+
+/** Units of the heal window (before the latest due day) that are due and have no manifest. */
+export function countMissing(plan: Plan, input: Pick<ScheduleInput, 'healDays' | 'projects' | 'datasets'>): number {
+  const days = Array.from({ length: input.healDays }, (_, i) => addDays(plan.lastDay, i - input.healDays));
+  return unitsOf(days, input.projects, input.datasets).filter((unit) => plan.states.get(unitKey(unit))?.kind !== 'complete').length;
+}
+
+function dedupe(units: readonly Unit[]): Unit[] {
+  const seen = new Map<string, Unit>();
+  for (const unit of units) seen.set(unitKey(unit), unit);
+  return [...seen.values()];
+}
+
+function parseJson<T>(bytes: Uint8Array): T | undefined {
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}

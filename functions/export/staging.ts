@@ -1,0 +1,136 @@
+/**
+ * The staging area of one unit, `<dest>/_staging/<dataset>/dt=<day>/<projectId>/` — never
+ * under a table's prefix, so no warehouse query ever sees it:
+ *
+ * - `page-000000.json` … one file per page that arrived, as validated, written before the
+ *   next request is sent: a unit stopped for any reason (budget, deadline, Ctrl-C, a crash, a
+ *   failed write) resumes after its last staged page and never pays for a page twice;
+ * - `checkpoint.json`: where paging stands (next offset or cursor, the first page's totals),
+ *   written after each page file;
+ * - `failure.json`: why the last attempt failed, for `status` (removed when the unit completes).
+ *
+ * When the unit completes, its tables and manifest are written and the staging is removed.
+ */
+import type { DatasetName } from '../shared/dataset-names.js';
+import type { Destination } from '../shared/destination.js';
+import { DestinationError } from '../shared/errors.js';
+import { stagingPrefix } from '../shared/tables.js';
+import type { PagerState } from './paging.js';
+
+/** One (dataset, project, day). */
+export interface Unit {
+  readonly dataset: DatasetName;
+  readonly projectId: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  readonly day: string;
+}
+
+/** `visitors/proj_a/2026-11-22`: the unit's key in leases and logs. */
+export function unitKey(unit: Unit): string {
+  return `${unit.dataset}/${unit.projectId}/${unit.day}`;
+}
+
+/** `visitors proj_a 2026-11-22`, for people. */
+export function unitLabel(unit: Unit): string {
+  return `${unit.dataset} ${unit.projectId} ${unit.day}`;
+}
+
+/** Requests spent on a unit so far. */
+export interface RequestCounts {
+  /** Successful (2xx, valid) responses. */
+  readonly successful: number;
+  /** HTTP requests sent (every attempt). */
+  readonly sent: number;
+  /** Attempts that were retried (429s included). */
+  readonly retried: number;
+}
+
+export const CHECKPOINT_VERSION = 1;
+
+export interface Checkpoint {
+  readonly version: typeof CHECKPOINT_VERSION;
+  readonly dataset: DatasetName;
+  readonly projectId: string;
+  readonly date: string;
+  /** `limit` the pages were asked with; another limit means other offsets: restart. */
+  readonly limit: number | null;
+  /** When the unit was first started (ISO); an old checkpoint restarts its unit. */
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  /** Paging after the last staged page; `state.pages` files are staged. */
+  readonly state: PagerState;
+  /** Requests spent by earlier runs on this unit. */
+  readonly requests: RequestCounts;
+  /** Runs that worked on the unit before this one. */
+  readonly runs: number;
+}
+
+export interface UnitFailure {
+  readonly error: string;
+  /** ISO time of the failure. */
+  readonly at: string;
+}
+
+export interface UnitStaging {
+  /** `_staging/<dataset>/dt=<day>/<projectId>/`. */
+  readonly prefix: string;
+  readCheckpoint(): Promise<Checkpoint | undefined>;
+  writeCheckpoint(checkpoint: Checkpoint): Promise<void>;
+  writePage(index: number, page: unknown): Promise<void>;
+  /** A staged page; throws DestinationError when it is missing or unreadable (restart the unit). */
+  readPage(index: number): Promise<unknown>;
+  readFailure(): Promise<UnitFailure | undefined>;
+  writeFailure(failure: UnitFailure): Promise<void>;
+  /** Removes `pages` page files (and one more: a page staged just before a crash), the checkpoint and the failure record. */
+  clear(pages: number): Promise<void>;
+}
+
+const json = { contentType: 'application/json' };
+
+export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
+  const prefix = stagingPrefix(unit.dataset, unit.day, unit.projectId);
+  const pageKey = (index: number) => `${prefix}page-${String(index).padStart(6, '0')}.json`;
+  const checkpointKey = `${prefix}checkpoint.json`;
+  const failureKey = `${prefix}failure.json`;
+
+  const readJson = async <T>(key: string): Promise<T | undefined> => {
+    const bytes = await destination.get(key);
+    if (bytes === undefined) return undefined;
+    try {
+      return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+    } catch {
+      return undefined;
+    }
+  };
+
+  return {
+    prefix,
+
+    async readCheckpoint() {
+      const checkpoint = await readJson<Checkpoint>(checkpointKey);
+      return checkpoint?.version === CHECKPOINT_VERSION ? checkpoint : undefined;
+    },
+
+    writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), json),
+
+    writePage: (index, page) => destination.put(pageKey(index), JSON.stringify(page), json),
+
+    async readPage(index) {
+      const page = await readJson<unknown>(pageKey(index));
+      if (page === undefined) {
+        throw new DestinationError(`staged page ${pageKey(index)} is missing or unreadable: the unit starts again`);
+      }
+      return page;
+    },
+
+    readFailure: () => readJson<UnitFailure>(failureKey),
+
+    writeFailure: (failure) => destination.put(failureKey, JSON.stringify(failure), json),
+
+    async clear(pages) {
+      for (let index = 0; index <= pages; index++) await destination.delete(pageKey(index));
+      await destination.delete(checkpointKey);
+      await destination.delete(failureKey);
+    },
+  };
+}

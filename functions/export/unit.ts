@@ -1,0 +1,351 @@
+/**
+ * Exports one unit — one dataset of one project for one UTC day — with any dataset's paging,
+ * resuming from its checkpoint. The Lambda handler, the CLI and the benchmarks all come
+ * through here; the loop knows datasets only through their definition (`datasets.ts`).
+ *
+ * A unit ends one of three ways:
+ * - **complete**: every page arrived; the tables' files are replaced (the previous manifest
+ *   removed just before), the manifest is written last, the staging removed;
+ * - **partial**: the budget has no room before the deadline, the deadline came, the run was
+ *   stopped, or another run took the lease. What arrived stays staged; nothing under the
+ *   tables changes. Not a failure: a later run resumes it;
+ * - **failed** (throws): a broken stop rule, a malformed answer, a refused request, a failed
+ *   write. The reason is kept in the staging for `status`. Pages that broke a stop rule are
+ *   suspect and dropped; otherwise the staged pages stay for the next attempt.
+ */
+import type { AnalyticsApi } from '../shared/api-client.js';
+import { dayWindow } from '../shared/dates.js';
+import type { Destination } from '../shared/destination.js';
+import {
+  ApiError,
+  BudgetExhaustedError,
+  DeadlineExceededError,
+  DestinationError,
+  LeaseLostError,
+  PaginationError,
+  describeError,
+} from '../shared/errors.js';
+import type { AppLogger } from '../shared/logger.js';
+import { manifestKey, partitionKey, type TableDef } from '../shared/tables.js';
+import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
+import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
+import { openTableWriter, type TableWriter } from './parquet.js';
+import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
+
+/** The commit marker of one unit, written last; its presence means the unit is complete. */
+export interface Manifest {
+  readonly version: 2;
+  readonly dataset: Unit['dataset'];
+  readonly projectId: string;
+  readonly date: string;
+  readonly window: { readonly dateFrom: string; readonly dateTo: string };
+  /** The `exported_at` stamped into every row (the run's start). */
+  readonly exportedAt: string;
+  /** When this manifest was written. */
+  readonly finishedAt: string;
+  /** The first page's site totals, for datasets that have them. */
+  readonly totals?: Readonly<Record<string, number>>;
+  /** Rows, keys and bytes of each table file, by table name. */
+  readonly rows: Readonly<Record<string, number>>;
+  readonly files: Readonly<Record<string, string>>;
+  readonly bytes: Readonly<Record<string, number>>;
+  /** Pages fetched (= successful requests when nothing was retried). */
+  readonly pages: number;
+  /** `feedback_by_page` only: the API had more rows than one request can return. */
+  readonly truncated?: true;
+  /** Requests spent on the unit, over every run that worked on it. */
+  readonly requests: RequestCounts;
+  /** Runs that worked on the unit (1 = finished in one go). */
+  readonly runs: number;
+  readonly durationsMs: { readonly total: number };
+}
+
+export type UnitOutcome =
+  | { readonly status: 'complete'; readonly manifest: Manifest }
+  | {
+      readonly status: 'partial';
+      /** Pages staged so far. */
+      readonly pages: number;
+      readonly reason: 'budget' | 'deadline' | 'stopped' | 'lease';
+      /** Budget: when the next request may start (epoch ms). */
+      readonly nextStartAt?: number;
+    };
+
+export interface UnitOptions {
+  /** Caps `limit` below each endpoint's maximum (EXPORT_PAGE_LIMIT); unset: the maximum. */
+  readonly pageLimit?: number;
+  /** Hard page cap per unit (EXPORT_MAX_PAGES). */
+  readonly maxPages: number;
+  /** Stamped into every row's `exported_at`; one value per run. */
+  readonly exportedAt: number;
+  readonly feedbackContact: boolean;
+  /** A checkpoint older than this restarts its unit (EXPORT_CHECKPOINT_MAX_AGE_HOURS), ms. */
+  readonly checkpointMaxAgeMs: number;
+  /** Epoch ms after which no request may start. */
+  readonly deadline?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface UnitDeps {
+  readonly api: AnalyticsApi;
+  readonly destination: Destination;
+  /** Epoch ms. */
+  readonly now: () => number;
+  readonly logger?: AppLogger;
+  /** The unit's lease, renewed after each page and before the commit. */
+  readonly lease?: { renew(): Promise<void> };
+  /** Called after each page is accepted (progress). */
+  readonly onPage?: (unit: Unit, pages: number) => void;
+}
+
+/** The rows of `def.table`'s file of `unit`. */
+function tableKey(table: TableDef, unit: Unit): string {
+  return partitionKey(table, unit.day, `${unit.projectId}.parquet`);
+}
+
+/** Thrown inside `runOnce` when the checkpoint no longer fits the day's data: start over. */
+class RestartUnit extends Error {}
+
+export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
+  const def = DATASETS[unit.dataset];
+  const limit = def.maxLimit === undefined ? undefined : Math.min(def.maxLimit, options.pageLimit ?? def.maxLimit);
+  const staging = unitStaging(deps.destination, unit);
+  const label = unitLabel(unit);
+
+  let checkpoint = await staging.readCheckpoint();
+  if (checkpoint) {
+    const why = unusable(checkpoint, limit ?? null, deps.now(), options.checkpointMaxAgeMs);
+    if (why) {
+      deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason: why });
+      await staging.clear(checkpoint.state.pages);
+      checkpoint = undefined;
+    }
+  }
+  try {
+    try {
+      return await runOnce(unit, def, limit, checkpoint, staging, options, deps);
+    } catch (error) {
+      if (!(error instanceof RestartUnit) || !checkpoint) throw error;
+      deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason: error.message });
+      await staging.clear(checkpoint.state.pages);
+      return await runOnce(unit, def, limit, undefined, staging, options, deps);
+    }
+  } catch (error) {
+    const partial = partialOutcome(error, options.signal);
+    if (partial) {
+      const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
+      return { ...partial, pages: staged };
+    }
+    // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
+    if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
+    await staging
+      .writeFailure({ error: describeError(error), at: new Date(deps.now()).toISOString() })
+      .catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Why a checkpoint cannot be resumed, or undefined when it can. */
+function unusable(checkpoint: Checkpoint, limit: number | null, now: number, maxAgeMs: number): string | undefined {
+  if (checkpoint.limit !== limit) return `it was paged with limit=${checkpoint.limit}, this run uses ${limit}`;
+  const started = Date.parse(checkpoint.startedAt);
+  if (!(now - started < maxAgeMs)) {
+    return `it is older than ${Math.round(maxAgeMs / 3_600_000)} h (EXPORT_CHECKPOINT_MAX_AGE_HOURS): the day's data may have changed since`;
+  }
+  return undefined;
+}
+
+function partialOutcome(error: unknown, signal: AbortSignal | undefined): Omit<Extract<UnitOutcome, { status: 'partial' }>, 'pages'> | undefined {
+  if (error instanceof BudgetExhaustedError) return { status: 'partial', reason: 'budget', nextStartAt: error.nextStartAt };
+  if (error instanceof LeaseLostError) return { status: 'partial', reason: 'lease' };
+  if (signal?.aborted) return { status: 'partial', reason: 'stopped' };
+  if (error instanceof DeadlineExceededError) return { status: 'partial', reason: 'deadline' };
+  return undefined;
+}
+
+async function runOnce(
+  unit: Unit,
+  def: DatasetDef,
+  limit: number | undefined,
+  checkpoint: Checkpoint | undefined,
+  staging: UnitStaging,
+  options: UnitOptions,
+  deps: UnitDeps,
+): Promise<UnitOutcome> {
+  const { api, destination, now } = deps;
+  const label = unitLabel(unit);
+  const started = now();
+  const statsBefore = { ...api.stats };
+  const window = dayWindow(unit.day);
+  const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
+  const context: RowContext = {
+    projectId: unit.projectId,
+    date: unit.day,
+    exportedAt: new Date(options.exportedAt),
+    feedbackContact: options.feedbackContact,
+  };
+  const call = {
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const fetchPage = (state: PagerState): Promise<unknown> => {
+    const pending = api.getAnalytics(
+      def.endpoint,
+      unit.projectId,
+      { dateFrom: window.from, dateTo: window.to, ...pager.params(state) },
+      (body) => def.parse(body),
+      call,
+    );
+    // A prefetched page may be abandoned when the unit stops early: never leave it unhandled.
+    pending.catch(() => undefined);
+    return pending;
+  };
+  const spent = (): RequestCounts => {
+    const after = api.stats;
+    const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
+    return {
+      successful: earlier.successful + after.successes - statsBefore.successes,
+      sent: earlier.sent + after.requests - statsBefore.requests,
+      retried: earlier.retried + after.retries - statsBefore.retries,
+    };
+  };
+
+  const writer = await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit)));
+  try {
+    let state: PagerState = INITIAL_STATE;
+    let rows = 0;
+    const append = async (page: unknown) => {
+      for (const row of def.rows(page)) {
+        await writer.append(def.toRow(row, context));
+        rows += 1;
+      }
+    };
+
+    // Resume: replay the staged pages through the same rules (rebuilding duplicate detection)
+    // and into the file, then carry on where the checkpoint stands.
+    if (checkpoint) {
+      for (let index = 0; index < checkpoint.state.pages; index++) {
+        let page: unknown;
+        try {
+          page = await staging.readPage(index);
+        } catch (error) {
+          if (error instanceof DestinationError) throw new RestartUnit(error.message);
+          throw error;
+        }
+        state = pager.accept(state, def.view(page)).state;
+        await append(page);
+      }
+    }
+    const resumedTotals = checkpoint?.state.totals;
+    if (checkpoint) state = checkpoint.state;
+    const startedAt = checkpoint?.startedAt ?? new Date(started).toISOString();
+    const runs = (checkpoint?.runs ?? 0) + 1;
+
+    let pending = fetchPage(state);
+    let first = true;
+    for (;;) {
+      let page: unknown;
+      try {
+        page = await pending;
+      } catch (error) {
+        // A cursor may expire between runs: a 400 on the first request of a resumed unit
+        // restarts it rather than failing the day.
+        if (first && checkpoint && error instanceof ApiError && error.status === 400) {
+          throw new RestartUnit(`the API refused the checkpoint's position (${error.message})`);
+        }
+        throw error;
+      }
+      const view = def.view(page);
+      if (first && resumedTotals && view.totals && !sameTotals(resumedTotals, view.totals)) {
+        throw new RestartUnit('the day\'s totals changed since the checkpoint was written');
+      }
+      first = false;
+      const accepted = pager.accept(state, view);
+      if (!accepted.done) {
+        // Durable before the next request: a stop from here on never re-fetches this page.
+        await staging.writePage(state.pages, page);
+        await staging.writeCheckpoint({
+          version: CHECKPOINT_VERSION,
+          dataset: unit.dataset,
+          projectId: unit.projectId,
+          date: unit.day,
+          limit: limit ?? null,
+          startedAt,
+          updatedAt: new Date(now()).toISOString(),
+          state: accepted.state,
+          requests: spent(),
+          runs: runs - 1,
+        });
+        pending = fetchPage(accepted.state);
+      }
+      await append(page);
+      state = accepted.state;
+      deps.onPage?.(unit, state.pages);
+      await deps.lease?.renew();
+      if (accepted.done) break;
+    }
+
+    // Commit: the previous manifest goes first, so no manifest ever describes a mix of files.
+    await deps.lease?.renew();
+    await destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId));
+    const main = await writer.close();
+    const files: Record<string, string> = {};
+    const rowCounts: Record<string, number> = {};
+    const bytes: Record<string, number> = {};
+    if (def.summaryTable && def.summaryRow) {
+      if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
+      const summaryKey = tableKey(def.summaryTable, unit);
+      const summary = await openTableWriter(def.summaryTable, await destination.openWrite(summaryKey));
+      try {
+        await summary.append(def.summaryRow(state.totals, rows, context));
+      } catch (error) {
+        await summary.abort(error);
+        throw error;
+      }
+      const written = await summary.close();
+      files[def.summaryTable.name] = summaryKey;
+      rowCounts[def.summaryTable.name] = 1;
+      bytes[def.summaryTable.name] = written.bytes;
+    }
+    files[def.table.name] = tableKey(def.table, unit);
+    rowCounts[def.table.name] = main.rows;
+    bytes[def.table.name] = main.bytes;
+
+    if (state.truncated) {
+      deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
+        unit: label,
+        rows,
+      });
+    }
+    const manifest: Manifest = {
+      version: 2,
+      dataset: unit.dataset,
+      projectId: unit.projectId,
+      date: unit.day,
+      window: { dateFrom: window.from, dateTo: window.to },
+      exportedAt: context.exportedAt.toISOString(),
+      finishedAt: new Date(now()).toISOString(),
+      ...(state.totals ? { totals: state.totals } : {}),
+      rows: rowCounts,
+      files,
+      bytes,
+      pages: state.pages,
+      ...(state.truncated ? { truncated: true as const } : {}),
+      requests: spent(),
+      runs,
+      durationsMs: { total: now() - started },
+    };
+    await destination.put(manifestKey(unit.dataset, unit.day, unit.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
+      contentType: 'application/json',
+    });
+    await staging.clear(state.pages);
+    return { status: 'complete', manifest };
+  } catch (error) {
+    await abortQuietly(writer, error);
+    throw error;
+  }
+}
+
+async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {
+  await writer.abort(reason).catch(() => undefined);
+}
