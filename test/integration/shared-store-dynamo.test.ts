@@ -1,0 +1,188 @@
+import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
+import { parseBudget } from '../../functions/shared/budget-spec.js';
+import { createLeases } from '../../functions/shared/leases.js';
+import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
+import { emulatorDynamoConfig, startDynamo, type Dynamo } from '../helpers/emulators.js';
+import { describeSharedStoreContract } from '../helpers/shared-store-cases.js';
+
+const TABLE = 'export-state';
+let dynamo: Dynamo;
+const clients: DynamoDBClient[] = [];
+
+beforeAll(async () => {
+  dynamo = await startDynamo();
+  await dynamo.client.send(
+    new CreateTableCommand({
+      TableName: TABLE,
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+});
+
+afterAll(async () => {
+  for (const client of clients) client.destroy();
+  await dynamo?.close();
+});
+
+/** A client of its own, as each concurrent Lambda invocation has. */
+function newClient(): DynamoDBClient {
+  const client = new DynamoDBClient(emulatorDynamoConfig(dynamo.endpoint));
+  clients.push(client);
+  return client;
+}
+
+let prefixes = 0;
+/** A key prefix no other test uses. */
+const newPrefix = () => `test${++prefixes}#`;
+const isolatedStore = (client: DynamoDBClient = dynamo.client) => createDynamoStore({ tableName: TABLE, client, keyPrefix: newPrefix() });
+
+/** Adds 10 to a counter document behind the store's back, as a competing writer would. */
+async function bumpCounter(pk: string): Promise<void> {
+  const { Item } = await dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: pk } }, ConsistentRead: true }));
+  const value = Number(Item?.['doc']?.S ?? '0') + 10;
+  await dynamo.client.send(
+    new UpdateItemCommand({
+      TableName: TABLE,
+      Key: { pk: { S: pk } },
+      UpdateExpression: 'SET doc = :doc, version = version + :one',
+      ExpressionAttributeValues: { ':doc': { S: JSON.stringify(value) }, ':one': { N: '1' } },
+    }),
+  );
+}
+
+/** The most starts found in any half-open window [s, s + windowMs). */
+function maxInAnyWindow(starts: readonly number[], windowMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let max = 0;
+  for (let first = 0, last = 0; last < sorted.length; last++) {
+    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first++;
+    max = Math.max(max, last - first + 1);
+  }
+  return max;
+}
+
+describe('DynamoDB shared store', () => {
+  it('never lets concurrent gates, each with its own client, start more than B requests in any window', async () => {
+    const keyPrefix = newPrefix();
+    const spec = parseBudget('10/1s');
+    const runs = Array.from({ length: 5 }, async () => {
+      let stamped = 0;
+      const store = createDynamoStore({ tableName: TABLE, client: newClient(), keyPrefix });
+      const ledger = createBudgetLedger(store, spec, { now: () => (stamped = Date.now()) });
+      const gate = createBudgetGate(ledger, { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+      const starts: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        await gate.take();
+        starts.push(stamped);
+      }
+      return starts;
+    });
+    const all = (await Promise.all(runs)).flat();
+    expect(all).toHaveLength(40);
+    expect(maxInAnyWindow(all, 1_000)).toBe(10);
+    const last = Math.max(...all);
+    const ledger = await createDynamoStore({ tableName: TABLE, client: dynamo.client, keyPrefix }).get<LedgerDoc>(LEDGER_KEY);
+    expect(ledger?.starts).toEqual(all.filter((start) => start > last - 1_000).sort((a, b) => a - b));
+  });
+
+  it('loses no increment when several clients update one document at once', async () => {
+    const keyPrefix = newPrefix();
+    const stores = Array.from({ length: 4 }, () => createDynamoStore({ tableName: TABLE, client: newClient(), keyPrefix }));
+    await Promise.all(
+      stores.flatMap((store) =>
+        Array.from({ length: 10 }, () => store.update<number, void>('counter', (n) => ({ value: (n ?? 0) + 1, result: undefined }))),
+      ),
+    );
+    expect(await stores[0]?.get('counter')).toBe(40);
+  });
+
+  it('gives a contended lease to exactly one of several clients', async () => {
+    const keyPrefix = newPrefix();
+    const contenders = Array.from({ length: 6 }, (_, i) =>
+      createLeases(createDynamoStore({ tableName: TABLE, client: newClient(), keyPrefix }), { owner: `lambda-${i}` }),
+    );
+    const won = await Promise.all(contenders.map((leases) => leases.tryAcquire('visitors/2025-01-15/proj')));
+    expect(won.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('keeps its items under the default export# prefix and never lists or touches follow-up items', async () => {
+    await dynamo.client.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: 'followup#req-1' }, phase: { S: 'sent' } } }));
+    const store = createDynamoStore({ tableName: TABLE, client: dynamo.client });
+    await store.update('lease/unit', () => ({ value: { owner: 'a' }, result: undefined }));
+    const listed = await store.list('');
+    expect(listed).toEqual([{ key: 'lease/unit', value: { owner: 'a' } }]);
+    const raw = await dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'export#lease/unit' } } }));
+    expect(raw.Item).toEqual({ pk: { S: 'export#lease/unit' }, doc: { S: '{"owner":"a"}' }, version: { N: '1' } });
+    const followUp = await dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'followup#req-1' } } }));
+    expect(followUp.Item).toEqual({ pk: { S: 'followup#req-1' }, phase: { S: 'sent' } });
+  });
+
+  it('pages through a scan larger than one response', async () => {
+    const client = newClient();
+    let scans = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ScanCommand') scans += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const store = isolatedStore(client);
+    const big = 'x'.repeat(100_000);
+    for (let i = 0; i < 12; i++) await store.update(`backlog/${i}`, () => ({ value: { big, i }, result: undefined }));
+    const listed = await store.list<{ i: number }>('backlog/');
+    expect(listed.map((entry) => entry.value.i).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(scans).toBeGreaterThan(1);
+  });
+
+  it('retries an update that lost a race, deciding again on the document the winner wrote', async () => {
+    const client = newClient();
+    const keyPrefix = newPrefix();
+    const store = createDynamoStore({ tableName: TABLE, client, keyPrefix });
+    await store.update('counter', () => ({ value: 1, result: undefined }));
+    // Another writer gets in between the store's read and its write, twice.
+    let interferences = 2;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand' && interferences-- > 0) await bumpCounter(`${keyPrefix}counter`);
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const seen: Array<number | undefined> = [];
+    await store.update<number, void>('counter', (n) => {
+      seen.push(n);
+      return { value: (n ?? 0) + 1, result: undefined };
+    });
+    expect(seen).toEqual([1, 11, 21]);
+    expect(await store.get('counter')).toBe(22);
+  });
+
+  it('gives up with a clear error when it loses every race, after a bounded number of tries', async () => {
+    const client = newClient();
+    const keyPrefix = newPrefix();
+    const store = createDynamoStore({ tableName: TABLE, client, keyPrefix });
+    await store.update('counter', () => ({ value: 1, result: undefined }));
+    let puts = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand') {
+          puts += 1;
+          await bumpCounter(`${keyPrefix}counter`);
+        }
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    await expect(store.update<number, void>('counter', (n) => ({ value: (n ?? 0) + 1, result: undefined }))).rejects.toThrow(
+      /lost to other writers 50 times in a row/,
+    );
+    expect(puts).toBe(50);
+  });
+});
+
+describeSharedStoreContract('DynamoDB', () => isolatedStore());
