@@ -1,0 +1,292 @@
+/**
+ * The warehouse as synthesized: one Glue table per entry of tables.ts `TABLES` matching the
+ * table contract of DESIGN.md column for column, partition projection on `dt`, the saved
+ * Athena queries, and the export's S3 grant (every dataset table, manifests, staging).
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { describe, expect, it } from 'vitest';
+import {
+  ASSISTANT_CONVERSATIONS,
+  DATASET_TABLES,
+  FEEDBACK,
+  FEEDBACK_BY_PAGE,
+  FOLLOWUP_OUTCOMES,
+  SEARCHES,
+  TABLES,
+  type TableDef,
+} from '../../functions/shared/tables.js';
+import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
+import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
+import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+
+/** `[name, Glue type]` pairs with the `project_id`/`date` head and `exported_at` tail of every analytics table. */
+function analytics(...pairs: [string, string][]): [string, string][] {
+  return [['project_id', 'string'], ['date', 'date'], ...pairs, ['exported_at', 'timestamp']];
+}
+
+/** DESIGN.md's table contract, written out here so that a drift in tables.ts fails this test. */
+const CONTRACT: Readonly<Record<string, [string, string][]>> = {
+  visitors_totals: analytics(['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint'], ['pages', 'bigint']),
+  visitors_pages: analytics(['path', 'string'], ['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint']),
+  views_totals: analytics(['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint'], ['pages', 'bigint']),
+  views_pages: analytics(['path', 'string'], ['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint']),
+  searches_totals: analytics(['total_searches', 'bigint'], ['terms', 'bigint']),
+  searches: analytics(
+    ['search_query', 'string'],
+    ['hits', 'bigint'],
+    ['ctr', 'double'],
+    ['top_clicked_page', 'string'],
+    ['last_searched_at', 'timestamp'],
+  ),
+  feedback: analytics(
+    ['feedback_id', 'string'],
+    ['path', 'string'],
+    ['source', 'string'],
+    ['status', 'string'],
+    ['comment', 'string'],
+    ['created_at', 'timestamp'],
+    ['helpful', 'boolean'],
+    ['contact', 'string'],
+    ['code', 'string'],
+    ['filename', 'string'],
+    ['lang', 'string'],
+  ),
+  feedback_by_page: analytics(['path', 'string'], ['thumbs_up', 'bigint'], ['thumbs_down', 'bigint'], ['code', 'bigint'], ['total', 'bigint']),
+  assistant_conversations: analytics(
+    ['conversation_id', 'string'],
+    ['asked_at', 'timestamp'],
+    ['query', 'string'],
+    ['response', 'string'],
+    ['response_type', 'string'],
+    ['resolution_status', 'string'],
+    ['query_category', 'string'],
+    ['page_url', 'string'],
+    ['source_count', 'bigint'],
+    ['sources_json', 'string'],
+  ),
+  assistant_caller_stats: analytics(['web', 'bigint'], ['api', 'bigint'], ['other', 'bigint'], ['total', 'bigint']),
+  followup_outcomes: [
+    ['request_id', 'string'],
+    ['project_id', 'string'],
+    ['job_id', 'string'],
+    ['prompt_length', 'bigint'],
+    ['prompt_sha256', 'string'],
+    ['status', 'string'],
+    ['pr_link', 'string'],
+    ['sent_at', 'timestamp'],
+    ['finished_at', 'timestamp'],
+    ['polls', 'bigint'],
+    ['attempts', 'bigint'],
+    ['detail', 'string'],
+  ],
+};
+
+/** Columns the contract says may be null (Glue has no nullability: this checks tables.ts). */
+const NULLABLE: Readonly<Record<string, readonly string[]>> = {
+  searches: ['top_clicked_page', 'last_searched_at'],
+  feedback: ['comment', 'created_at', 'helpful', 'contact', 'code', 'filename', 'lang'],
+  assistant_conversations: ['resolution_status', 'query_category', 'page_url'],
+  followup_outcomes: ['pr_link', 'sent_at', 'detail'],
+};
+
+const { template } = synthStack({ projectIds: 'proj_a' });
+
+/** The one resource of `type` whose properties match `props` (fails otherwise). */
+function only(tpl: Template, type: string, props: Record<string, unknown>): [string, Resource] {
+  const found = Object.entries(tpl.findResources(type, { Properties: Match.objectLike(props) })) as [string, Resource][];
+  expect(found, `${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0] as [string, Resource];
+}
+
+function glueTable(name: string): Record<string, any> {
+  return only(template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) })[1].Properties.TableInput;
+}
+
+/** Every statement of the policies attached to the role `roleRef` (a logical id). */
+function statementsOfRole(tpl: Template, roleRef: string): Statement[] {
+  return Object.values(tpl.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+    .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleRef))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** The object-key suffixes (`/…/*`) `action` is allowed on, from statements whose resources are `Fn::Join`s or strings. */
+function keysAllowed(statements: Statement[], action: string): string[] {
+  const matches = (granted: string) => granted === action || (granted.endsWith('*') && action.startsWith(granted.slice(0, -1)));
+  return statements
+    .filter((statement) => statement.Effect === 'Allow' && [statement.Action].flat().some(matches))
+    .flatMap((statement) => [statement.Resource].flat())
+    .map((resource) => {
+      const parts = typeof resource === 'string' ? [resource] : ((resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1] ?? []);
+      const last = parts[parts.length - 1];
+      // `<bucket ARN>/<key pattern>`: the bucket ARN itself (no slash) grants no key.
+      return typeof last === 'string' && last.includes('/') ? last.slice(last.indexOf('/')) : '';
+    })
+    .filter((suffix) => suffix !== '');
+}
+
+const exportRoleRef = (() => {
+  const [, fn] = only(template, 'AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: SERVICE_NAMES.export }) },
+  });
+  return (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+})();
+
+describe('Glue tables', () => {
+  it('has a contract entry for every table of tables.ts and a Glue table for each, nothing more', () => {
+    const names = Object.values(template.findResources('AWS::Glue::Table') as Record<string, Resource>).map(
+      (table) => table.Properties.TableInput.Name as string,
+    );
+
+    expect(TABLES.map((def) => def.name).sort()).toEqual(Object.keys(CONTRACT).sort());
+    expect(names.sort()).toEqual(Object.keys(CONTRACT).sort());
+  });
+
+  it.each(TABLES.map((def) => [def.name, def] as const))('defines %s with the contract columns, in order, with Glue types', (name, def) => {
+    const columns = glueTable(name).StorageDescriptor.Columns as { Name: string; Type: string; Comment: string }[];
+
+    expect(columns.map((column) => [column.Name, column.Type])).toEqual(CONTRACT[name]);
+    expect(columns.map((column) => column.Comment)).toEqual(def.columns.map((column) => column.comment));
+  });
+
+  it.each(TABLES.map((def) => [def.name, def] as const))('marks exactly the contract nullable columns of %s optional', (name, def) => {
+    const optional = def.columns.filter((column) => column.optional === true).map((column) => column.name);
+
+    expect(optional).toEqual(NULLABLE[name] ?? []);
+  });
+
+  it.each(TABLES.map((def) => [def.name, def] as const))('comments every column of %s in a few words Glue accepts', (_name, def) => {
+    for (const column of def.columns) {
+      expect(column.comment.length, column.name).toBeGreaterThan(5);
+      expect(column.comment.length, column.name).toBeLessThanOrEqual(255);
+    }
+  });
+
+  it.each(TABLES.map((def) => [def.name, def] as const))('projects the dt partitions of %s under its own prefix', (name, def) => {
+    const input = glueTable(name);
+    const [bucketId] = only(template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+
+    expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
+    expect(input.Parameters).toMatchObject({
+      'projection.enabled': 'true',
+      'projection.dt.type': 'date',
+      'projection.dt.format': 'yyyy-MM-dd',
+      'projection.dt.range': '2024-01-01,NOW',
+      'projection.dt.interval': '1',
+      'projection.dt.interval.unit': 'DAYS',
+      'storage.location.template': { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/dt=\${dt}/`]] },
+    });
+    expect(input.StorageDescriptor.Location).toEqual({ 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/`]] });
+  });
+
+  it.each(Object.values(DATASET_TABLES).flat().map((def) => [def.name] as const))('reads %s as Parquet', (name) => {
+    expect(glueTable(name).StorageDescriptor.SerdeInfo.SerializationLibrary).toBe(
+      'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+    );
+  });
+});
+
+describe('saved Athena queries', () => {
+  const queries = Object.values(template.findResources('AWS::Athena::NamedQuery') as Record<string, Resource>).map(
+    (query) => query.Properties,
+  );
+  const byName = (name: string) => {
+    const found = queries.filter((query) => query.Name === name);
+    expect(found, name).toHaveLength(1);
+    return found[0] as Record<string, any>;
+  };
+
+  it('keeps the existing queries and adds three over searches, assistant and feedback', () => {
+    expect(queries.map((query) => query.Name).sort()).toEqual(
+      [
+        "Yesterday's top pages",
+        'Human vs AI visitors, last 30 days',
+        'Follow-up outcomes by status',
+        'Searches with many hits and no clicks',
+        'Unanswered assistant questions by category',
+        'Pages with the most negative feedback',
+      ].sort(),
+    );
+  });
+
+  it('finds searches with many recent hits and no clicks', () => {
+    const sql = byName('Searches with many hits and no clicks').QueryString as string;
+
+    expect(sql).toContain(`FROM ${SEARCHES.name}`);
+    expect(sql).toMatch(/ctr = 0 OR top_clicked_page IS NULL/);
+    expect(sql).toMatch(/WHERE dt >= date_format\(current_date - interval '\d+' day/);
+    expect(sql).toMatch(/ORDER BY hits_without_clicks DESC/);
+  });
+
+  it('groups unanswered assistant questions by category with example queries', () => {
+    const sql = byName('Unanswered assistant questions by category').QueryString as string;
+
+    expect(sql).toContain(`FROM ${ASSISTANT_CONVERSATIONS.name}`);
+    expect(sql).toContain("resolution_status = 'unanswered'");
+    expect(sql).toMatch(/GROUP BY project_id, coalesce\(query_category/);
+    expect(sql).toMatch(/array_agg\(DISTINCT query\)/);
+  });
+
+  it('ranks pages by thumbs-down, with comments of not-helpful feedback', () => {
+    const sql = byName('Pages with the most negative feedback').QueryString as string;
+
+    expect(sql).toContain(`FROM ${FEEDBACK_BY_PAGE.name}`);
+    expect(sql).toContain(`FROM ${FEEDBACK.name}`);
+    expect(sql).toContain('helpful = false');
+    expect(sql).toMatch(/ORDER BY v\.thumbs_down DESC/);
+  });
+
+  it('runs every saved query in the warehouse database and workgroup', () => {
+    const [workGroupId] = only(template, 'AWS::Athena::WorkGroup', { Name: 'mintlify-exporter' });
+    const [databaseId] = only(template, 'AWS::Glue::Database', { DatabaseInput: Match.objectLike({ Name: 'mintlify_analytics' }) });
+    for (const query of queries) {
+      expect(query, query.Name).toMatchObject({ Database: { Ref: databaseId }, WorkGroup: { Ref: workGroupId } });
+    }
+  });
+});
+
+describe('export S3 grant', () => {
+  const statements = statementsOfRole(template, exportRoleRef);
+  const tablePrefixes = [...new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def: TableDef) => def.prefix)))];
+
+  it('lets the export write, read and delete checkpoints under _staging/*', () => {
+    for (const action of ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']) {
+      expect(keysAllowed(statements, action), action).toContain('/mintlify/_staging/*');
+    }
+  });
+
+  it('lets the export write and replace every dataset table and every dataset manifest', () => {
+    const writable = keysAllowed(statements, 's3:PutObject');
+
+    expect(writable.sort()).toEqual([...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*'].sort());
+    expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(writable.sort());
+  });
+
+  it('gives the export nothing under the follow-up outcomes or the Athena results', () => {
+    const text = JSON.stringify(statements);
+
+    expect(text).not.toContain(`/${FOLLOWUP_OUTCOMES.prefix}/`);
+    expect(text).not.toContain('athena-results');
+  });
+
+  it('scopes the grant to the app prefix of an existing bucket, and to the bucket root without a prefix', () => {
+    const keysFor = (props: { bucketName?: string; prefix?: string }) => {
+      const stack = new Stack(new App({ context: CDK_JSON_CONTEXT }), 'GrantTest');
+      const warehouse = new Warehouse(stack, 'Warehouse', props);
+      const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+      warehouse.grantExportReadWrite(role);
+      const tpl = Template.fromStack(stack);
+      const roleId = stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
+      return keysAllowed(statementsOfRole(tpl, roleId), 's3:PutObject').sort();
+    };
+
+    expect(keysFor({ bucketName: 'corp-data-lake', prefix: 'analytics/mintlify' })).toEqual(
+      exportKeyPatterns().map((pattern) => `/analytics/mintlify/${pattern}`).sort(),
+    );
+    expect(keysFor({ prefix: '' })).toEqual(exportKeyPatterns().map((pattern) => `/${pattern}`).sort());
+  });
+});
