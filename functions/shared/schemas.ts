@@ -23,7 +23,7 @@ import { MalformedResponseError } from './errors.js';
 
 const COUNT_MESSAGE = 'must be an integer ≥ 0';
 
-/** A visitor count: a JSON number that is a non-negative integer (not "12", not 1.5). */
+/** A count (visitors, views, hits, feedback, queries): a JSON number that is a non-negative safe integer (not "12", not 1.5). */
 const Count = v.pipe(
   v.number(COUNT_MESSAGE),
   v.integer(COUNT_MESSAGE),
