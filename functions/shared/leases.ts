@@ -60,16 +60,15 @@ export function createLeases(store: SharedStore, options: { owner: string; ttlMs
       key,
       owner,
       async renew() {
-        const taker = await store.update<LeaseDoc, string | undefined>(storeKey, (current) =>
+        const outcome = await store.update<LeaseDoc, { readonly ours: boolean; readonly holder?: string }>(storeKey, (current) =>
           // Still ours, even past its expiry: nobody took it, so nobody else has written the unit.
           current?.token === token
-            ? { value: { ...current, expiresAt: now() + ttlMs }, result: undefined }
-            : { value: current, result: current?.owner ?? '(nobody: it was released)' },
+            ? { value: { ...current, expiresAt: now() + ttlMs }, result: { ours: true } }
+            : { value: current, result: current ? { ours: false, holder: current.owner } : { ours: false } },
         );
-        if (taker !== undefined) {
-          throw new LeaseLostError(
-            `The lease on ${key} expired and is now held by ${taker}: stop writing this unit; the run holding it (or a later one) finishes it`,
-          );
+        if (!outcome.ours) {
+          const what = outcome.holder === undefined ? 'is gone' : `expired and is now held by ${outcome.holder}`;
+          throw new LeaseLostError(`The lease on ${key} ${what}: stop writing this unit; the run holding it (or a later one) finishes it`);
         }
       },
       async release() {

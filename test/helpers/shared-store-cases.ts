@@ -154,6 +154,7 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
       clock.t = T0 + TTL;
       await theirs.tryAcquire('unit');
       await expect(lease?.renew()).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(lease?.renew()).rejects.toThrow(/held by host-b:2:bbbb/);
       await lease?.release();
       expect((await mine.holder('unit'))?.owner).toBe('host-b:2:bbbb');
     });
