@@ -23,7 +23,11 @@ import type { BudgetSpec } from './budget-spec.js';
 import { BudgetExhaustedError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
 
-/** The shared ledger document. */
+/**
+ * The shared ledger document. `consecutive429` shows in status output how many 429s piled up
+ * since the last admitted start; the gate's backoff series is counted per run (see
+ * {@link createBudgetGate}), since a count that every admitted start resets could never double.
+ */
 export interface LedgerDoc {
   /** Epoch ms of each request start still inside the window, oldest first. */
   readonly starts: readonly number[];
