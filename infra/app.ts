@@ -7,7 +7,11 @@
  * | key             | meaning                                                                 | default                          |
  * |-----------------|-------------------------------------------------------------------------|----------------------------------|
  * | projectIds      | Mintlify project ids to export, comma-separated (`proj_a,proj_b`)        | none: the export has nothing to do |
- * | schedule        | EventBridge expression of the nightly export, UTC                        | `cron(30 2 * * ? *)` (02:30 UTC)  |
+ * | schedule        | EventBridge expression of the export runs, UTC                           | `cron(5 * * * ? *)` (hourly)      |
+ * | datasets        | datasets to export, comma-separated (`visitors,views,…`)                 | every dataset                     |
+ * | feedbackContact | `true` writes feedback's contact e-mail addresses (personal data)        | `false`                           |
+ * | budget          | analytics requests per sliding window, shared by every run (`90/1h`)     | `90/1h`                           |
+ * | settleHours     | hours after a UTC day ends before it is exported                          | `2`                               |
  * | bucketName      | existing S3 bucket to write into (not managed by this stack)             | a new versioned, encrypted bucket |
  * | prefix          | key prefix of everything written: `s3://<bucket>/<prefix>/visitors_…`   | `mintlify`                        |
  * | apiKeySecretArn | complete ARN of an existing Secrets Manager secret holding the key       | a new secret (put the key in it)  |
@@ -26,7 +30,7 @@ import { MintlifyExporterStack, configFromContext } from './stack.js';
 const app = new App();
 const stackName: unknown = app.node.tryGetContext('stackName');
 new MintlifyExporterStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MintlifyExporter', {
-  description: 'mintlify-exporter: nightly Mintlify visitors export to Parquet, follow-up prompt consumer',
+  description: 'mintlify-exporter: hourly Mintlify analytics export to Parquet, follow-up prompt consumer',
   config: configFromContext(app),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

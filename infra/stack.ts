@@ -5,19 +5,28 @@
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
+import { DATASET_NAMES, type DatasetName } from '../functions/shared/dataset-names.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { FollowUps } from './constructs/follow-ups.js';
 import type { LogLevel } from './constructs/lambda-defaults.js';
 import { Operations } from './constructs/operations.js';
-import { DEFAULT_EXPORT_SCHEDULE, VisitorsExport } from './constructs/visitors-export.js';
+import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
 
 /** Deployment settings, usually read from CDK context by {@link configFromContext}. */
 export interface ExporterConfig {
   /** Mintlify project ids exported nightly (`MINTLIFY_PROJECT_IDS`). @default [] */
   readonly projectIds: readonly string[];
-  /** @default 'cron(30 2 * * ? *)' */
+  /** @default 'cron(5 * * * ? *)' (hourly) */
   readonly schedule?: string | undefined;
+  /** `EXPORT_DATASETS`. @default - every dataset */
+  readonly datasets?: readonly DatasetName[] | undefined;
+  /** `EXPORT_FEEDBACK_CONTACT`. @default false */
+  readonly feedbackContact?: boolean | undefined;
+  /** `ANALYTICS_BUDGET`. @default '90/1h' */
+  readonly budget?: string | undefined;
+  /** `EXPORT_SETTLE_HOURS`. @default 2 */
+  readonly settleHours?: number | undefined;
   /** @default - a new bucket */
   readonly bucketName?: string | undefined;
   /** @default 'mintlify' */
@@ -40,7 +49,7 @@ export interface MintlifyExporterStackProps extends StackProps {
 
 export class MintlifyExporterStack extends Stack {
   readonly warehouse: Warehouse;
-  readonly visitorsExport: VisitorsExport;
+  readonly analyticsExport: AnalyticsExport;
   readonly followUps: FollowUps;
   readonly operations: Operations;
 
@@ -64,19 +73,26 @@ export class MintlifyExporterStack extends Stack {
       logLevel: config.logLevel,
     };
 
-    this.visitorsExport = new VisitorsExport(this, 'Export', {
-      ...api,
-      warehouse: this.warehouse,
-      schedule: config.schedule,
-    });
     this.followUps = new FollowUps(this, 'FollowUps', {
       ...api,
       warehouse: this.warehouse,
       maxReceiveCount: config.maxReceiveCount,
     });
+    this.analyticsExport = new AnalyticsExport(this, 'Export', {
+      ...api,
+      warehouse: this.warehouse,
+      // One state table for the deployment: follow-up records (`followup#…`) and the export's
+      // ledger, leases and backlog (`export#…`) never share a key.
+      stateTable: this.followUps.stateTable,
+      schedule: config.schedule,
+      datasets: config.datasets,
+      feedbackContact: config.feedbackContact,
+      budget: config.budget,
+      settleHours: config.settleHours,
+    });
     this.operations = new Operations(this, 'Operations', {
-      exportFunction: this.visitorsExport.function,
-      exportFailureQueue: this.visitorsExport.failureQueue,
+      exportFunction: this.analyticsExport.function,
+      exportFailureQueue: this.analyticsExport.failureQueue,
       followUpFunction: this.followUps.function,
       followUpDeadLetterQueue: this.followUps.deadLetterQueue,
       alarmEmail: config.alarmEmail,
@@ -84,9 +100,9 @@ export class MintlifyExporterStack extends Stack {
 
     // What the README's runbook needs: where to put the key, where to send prompts, what to run.
     new CfnOutput(this, 'ApiKeySecretArn', { value: secret.secretArn });
-    new CfnOutput(this, 'ExportFunctionName', { value: this.visitorsExport.function.functionName });
+    new CfnOutput(this, 'ExportFunctionName', { value: this.analyticsExport.function.functionName });
     new CfnOutput(this, 'ExportDestination', { value: this.warehouse.destination });
-    new CfnOutput(this, 'ExportFailureQueueUrl', { value: this.visitorsExport.failureQueue.queueUrl });
+    new CfnOutput(this, 'ExportFailureQueueUrl', { value: this.analyticsExport.failureQueue.queueUrl });
     new CfnOutput(this, 'FollowUpQueueUrl', { value: this.followUps.queue.queueUrl });
     new CfnOutput(this, 'FollowUpDeadLetterQueueUrl', { value: this.followUps.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'FollowUpDeadLetterQueueArn', { value: this.followUps.deadLetterQueue.queueArn });
@@ -115,7 +131,34 @@ const ContextSchema = v.object({
     ),
     [],
   ),
-  schedule: optionalString(/^(cron|rate)\(.+\)$/, 'an EventBridge expression such as cron(30 2 * * ? *) or rate(1 day)'),
+  schedule: optionalString(/^(cron|rate)\(.+\)$/, 'an EventBridge expression such as cron(5 * * * ? *) or rate(1 hour)'),
+  datasets: v.optional(
+    v.pipe(
+      v.union([v.string(), v.array(v.string())]),
+      v.transform((value) => (Array.isArray(value) ? value : value.split(',')).map((name) => name.trim()).filter((name) => name !== '')),
+      v.array(v.picklist(DATASET_NAMES, `dataset names: ${DATASET_NAMES.join(', ')}`)),
+      v.minLength(1, `at least one of ${DATASET_NAMES.join(', ')}`),
+    ),
+  ),
+  feedbackContact: v.optional(
+    v.pipe(
+      v.union([v.boolean(), v.string()]),
+      v.transform((value) => String(value)),
+      v.picklist(['true', 'false'], 'true or false'),
+      v.transform((value) => value === 'true'),
+    ),
+  ),
+  budget: optionalString(/^\d{1,6}\/\d{0,6}[smhd]$/, 'a budget such as 90/1h or 30/30m'),
+  settleHours: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number(),
+      v.integer('a whole number'),
+      v.minValue(0, 'between 0 and 72'),
+      v.maxValue(72, 'between 0 and 72'),
+    ),
+  ),
   bucketName: optionalString(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name (lowercase, 3-63 characters)'),
   prefix: optionalString(/^[A-Za-z0-9!_.*'()/-]*$/, 'a key prefix such as mintlify or exports/mintlify'),
   apiKeySecretArn: optionalString(

@@ -31,7 +31,7 @@ describe('cdk-nag AwsSolutions checks', () => {
 
   it('still reports a new wildcard on a function role, beyond the acknowledged key-pattern grants', () => {
     const { stack } = synthStack({ projectIds: 'proj_a' });
-    stack.visitorsExport.function.addToRolePolicy(
+    stack.analyticsExport.function.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }),
     );
     const rules = new AwsSolutionsChecks().validateScope(stack).violations.map((violation) => violation.ruleName);

@@ -41,15 +41,16 @@ const GLUE_TYPE: Record<ColumnType, string> = {
   string: 'string',
   date: 'date',
   int64: 'bigint',
+  double: 'double',
   timestamp_ms: 'timestamp',
   boolean: 'boolean',
 };
 
 describe('export schedule and function', () => {
-  it('runs the export nightly at 02:30 UTC by default', () => {
+  it('runs the export hourly (at :05) by default', () => {
     const [exportId] = lambdaOf(defaults.template, 'mintlify-export');
     defaults.template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'cron(30 2 * * ? *)',
+      ScheduleExpression: 'cron(5 * * * ? *)',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [exportId, 'Arn'] } })],
     });
   });
@@ -71,19 +72,20 @@ describe('export schedule and function', () => {
     });
   });
 
-  it('retries a failed export twice, then sends it to the failure queue', () => {
+  it('does not retry a failed run at once (the next hourly run plans its units again) and records it in the failure queue', () => {
     const [exportId] = lambdaOf(defaults.template, 'mintlify-export');
     const [queueId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: Match.absent(), VisibilityTimeout: Match.absent() });
     defaults.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: exportId },
-      MaximumRetryAttempts: 2,
+      MaximumRetryAttempts: 0,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
     });
   });
 
-  it('passes project ids, destination, secret ARN and tuning through the environment only', () => {
+  it('passes project ids, destination, secret ARN, state table, datasets, budget and tuning through the environment only', () => {
     const [, fn] = lambdaOf(defaults.template, 'mintlify-export');
     const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    const [tableId] = only(defaults.template, 'AWS::DynamoDB::Table');
     const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
     expect(fn.Properties.Environment.Variables).toEqual({
       MINTLIFY_API_KEY_SECRET_ARN: { Ref: secretId },
@@ -92,10 +94,34 @@ describe('export schedule and function', () => {
       POWERTOOLS_SERVICE_NAME: 'mintlify-export',
       POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporter',
       POWERTOOLS_LOG_LEVEL: 'INFO',
+      EXPORT_STATE_TABLE: { Ref: tableId },
       EXPORT_HEAL_DAYS: '7',
-      EXPORT_PAGE_LIMIT: '250',
+      EXPORT_DATASETS: 'visitors,views,searches,feedback,feedback_by_page,assistant,caller_stats',
+      EXPORT_FEEDBACK_CONTACT: 'false',
+      ANALYTICS_BUDGET: '90/1h',
+      EXPORT_SETTLE_HOURS: '2',
+      EXPORT_REFRESH_DAYS: '7',
       NODE_OPTIONS: '--enable-source-maps',
     });
+  });
+
+  it('takes datasets, feedbackContact, budget and settleHours from context', () => {
+    const { template } = synthStack({ projectIds: 'p', datasets: 'views,searches', feedbackContact: 'true', budget: '40/1h', settleHours: '4' });
+    expect(lambdaOf(template, 'mintlify-export')[1].Properties.Environment.Variables).toMatchObject({
+      EXPORT_DATASETS: 'views,searches',
+      EXPORT_FEEDBACK_CONTACT: 'true',
+      ANALYTICS_BUDGET: '40/1h',
+      EXPORT_SETTLE_HOURS: '4',
+    });
+  });
+
+  it.each([
+    ['datasets', 'visitors,pageviews'],
+    ['feedbackContact', 'yes'],
+    ['budget', '90 per hour'],
+    ['settleHours', '100'],
+  ])('refuses the context value %s=%s, naming the key', (key, value) => {
+    expect(() => synthStack({ projectIds: 'p', [key]: value })).toThrow(new RegExp(`Invalid CDK context "${key}`));
   });
 
   it('sets MINTLIFY_API_URL only when the apiUrl context value overrides it', () => {
@@ -203,23 +229,29 @@ describe('least privilege', () => {
     expect(statements.filter((s) => [s.Resource].flat().includes('*'))).toEqual([]);
   });
 
-  it('keeps the export away from the state table, the follow-up queues and the outcomes', () => {
+  it('keeps the export away from the follow-up queues and the outcomes', () => {
     const text = JSON.stringify(statementsOf(defaults.template, exportFn));
-    expect(text).not.toContain(tableId);
     expect(text).not.toContain(queueId);
     expect(text).not.toContain(dlqId);
     expect(text).not.toContain(FOLLOWUP_OUTCOMES.prefix);
-    expect(text.match(/dynamodb:/)).toBeNull();
   });
 
-  it('scopes the export S3 access to the visitors tables and their manifests', () => {
+  it('lets the export use the state table for its budget ledger, leases and backlog', () => {
+    const statements = statementsOf(defaults.template, exportFn);
+    const onTable = statements.filter((s) => resourcesOf(s).includes(`"${tableId}"`)).flatMap(actionsOf);
+    expect(onTable).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Scan']));
+  });
+
+  it('scopes the export S3 access to the dataset tables, the manifests and the staging area', () => {
     const s3 = statementsOf(defaults.template, exportFn).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
     const objectPatterns = s3.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r)).filter((r) => r.includes('/'));
-    expect(objectPatterns.sort()).toEqual(
-      [`/mintlify/_manifests/visitors/*`, `/mintlify/${VISITORS_PAGES.prefix}/*`, `/mintlify/${VISITORS_TOTALS.prefix}/*`].map((suffix) =>
-        expect.stringContaining(`"${suffix}"`),
-      ),
-    );
+    const expected = [
+      ...TABLES.filter((def) => def.format === 'parquet').map((def) => `/mintlify/${def.prefix}/*`),
+      '/mintlify/_manifests/*',
+      '/mintlify/_staging/*',
+    ];
+    expect(objectPatterns).toHaveLength(expected.length);
+    for (const suffix of expected) expect(objectPatterns).toContainEqual(expect.stringContaining(`"${suffix}"`));
   });
 
   it('lets the consumer only put outcome records in the bucket, never read visitors data', () => {
