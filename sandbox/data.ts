@@ -19,16 +19,56 @@
  *
  * A multi-day range lists the union of the days' catalogue entries in catalogue order,
  * with per-path sums; its totals are the sums of the daily totals.
+ *
+ * The views endpoint uses a second instance with a `salt` and a `scale`: the same catalogue
+ * of paths (same site), other per-day counts.
  */
 import type { PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
+import { createRandom, hashString, mix, shuffled, unit } from './hash.js';
+
+export { createRandom } from './hash.js';
 
 /** A project the sandbox serves. */
 export interface ProjectSeed {
   readonly id: string;
   /** Paths per day; varies by ±5 % from day to day unless `exact` is true. */
   readonly paths: number;
-  /** When true, every day has exactly `paths` rows. */
+  /** When true, every day has exactly `paths` rows (and the other datasets their base counts). */
   readonly exact?: boolean;
+  /**
+   * Rows per day of the other datasets, exactly, every day. Defaults derive from `paths`
+   * (views ≈ paths, searches ≈ paths/4, feedback ≈ paths×0.06, assistant ≈ paths/5, each
+   * varying by day unless `exact`). `feedback: 0` stands for an organisation that has not
+   * switched feedback on.
+   */
+  readonly rows?: {
+    readonly views?: number;
+    readonly searches?: number;
+    readonly feedback?: number;
+    readonly assistant?: number;
+  };
+}
+
+/** The datasets whose rows per day a `ProjectSeed` sizes (visitors: `paths`). */
+export type SizedDataset = 'views' | 'searches' | 'feedback' | 'assistant';
+
+/** Default rows per day relative to `paths`, before the daily variation. */
+const ROWS_PER_PATH: Readonly<Record<SizedDataset, number>> = { views: 1, searches: 0.25, feedback: 0.06, assistant: 0.2 };
+
+/**
+ * A project's base rows per day of `dataset`, and whether every day has exactly that many
+ * (`exact` projects and explicit `rows` counts) rather than a count varying around it.
+ */
+export function baseRows(seed: ProjectSeed, dataset: SizedDataset): { readonly rows: number; readonly exact: boolean } {
+  const explicit = seed.rows?.[dataset];
+  if (explicit !== undefined) return { rows: explicit, exact: true };
+  return { rows: Math.max(1, Math.round(seed.paths * ROWS_PER_PATH[dataset])), exact: seed.exact === true };
+}
+
+/** Rows of one day: the base count, or within ±`spread` of it (by the day's key) unless exact. */
+export function dailyRows(base: { readonly rows: number; readonly exact: boolean }, dayKey: number, spread: number): number {
+  if (base.exact) return base.rows;
+  return Math.max(1, Math.round(base.rows * (1 - spread + 2 * spread * unit(mix(dayKey, 1)))));
 }
 
 /** The default projects: small, medium, and a large one with a fixed row count. */
@@ -38,11 +78,24 @@ export const DEFAULT_PROJECTS: readonly ProjectSeed[] = [
   { id: 'proj_large', paths: 20_000, exact: true },
 ];
 
-/** `proj_synth_<N>`: a project with exactly N paths every day (benchmarks). */
+/**
+ * `proj_synth_<N>`: a project with exactly N rows every day in every paged dataset — N
+ * visitor paths, N view paths, N search terms, N feedback rows, N assistant turns (so
+ * caller-stats `total` is N) — for tests and benchmarks. Rows are generated lazily.
+ */
 const SYNTH_PATTERN = /^proj_synth_([1-9]\d{0,8})$/;
 
-/** The largest synthetic project (paths per day), to keep counts within safe integers. */
+/** The largest synthetic project (rows per day), to keep counts within safe integers. */
 export const MAX_SYNTH_PATHS = 100_000_000;
+
+/** The seed of `proj_synth_<N>`; undefined when `projectId` is not one (or N is too large). */
+export function synthProjectSeed(projectId: string): ProjectSeed | undefined {
+  const synth = SYNTH_PATTERN.exec(projectId);
+  if (!synth) return undefined;
+  const rows = Number(synth[1]);
+  if (rows > MAX_SYNTH_PATHS) return undefined;
+  return { id: projectId, paths: rows, exact: true, rows: { views: rows, searches: rows, feedback: rows, assistant: rows } };
+}
 
 /** Rows at the top of a day checked when making the site totals at least the largest page. */
 const TOP_ROWS_CHECKED = 16;
@@ -77,62 +130,6 @@ const SECOND_WORDS = [
 const PATH_COMBINATIONS = SECTIONS.length * FIRST_WORDS.length * SECOND_WORDS.length;
 /** A prime that divides no PATH_COMBINATIONS factor, so `k ↦ k·m mod C` is a bijection. */
 const PATH_MULTIPLIER = 7_919;
-
-// --- hashing -------------------------------------------------------------------------
-
-/** FNV-1a over UTF-16 code units: stable across runs and platforms. */
-function hashString(value: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < value.length; i++) {
-    h ^= value.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** Murmur3's finaliser: a good 32-bit avalanche. */
-function fmix32(value: number): number {
-  let h = value >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** Combines a key with an integer (row index, salt) into a new well-mixed key. */
-function mix(key: number, value: number): number {
-  const lo = value >>> 0;
-  const hi = Math.floor(value / 0x1_0000_0000) >>> 0;
-  return fmix32(key ^ fmix32(lo + 0x9e3779b9) ^ Math.imul(fmix32(hi + 0x7f4a7c15), 0x27d4eb2f));
-}
-
-/** A uniform number in [0, 1) from a key. */
-function unit(key: number): number {
-  return key / 0x1_0000_0000;
-}
-
-/** A seeded PRNG (mulberry32), for latency jitter and shuffles. */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
 
 // --- the model -----------------------------------------------------------------------
 
@@ -170,12 +167,33 @@ function split(total: number, key: number, aiShareMin: number, aiShareSpan: numb
 export class VisitorData {
   private readonly projects = new Map<string, ProjectModel>();
   private readonly days = new Map<string, DayModel>();
+  private readonly salt: number;
+  private readonly scale: number;
+  private readonly sizeOf: (seed: ProjectSeed) => { readonly rows: number; readonly exact: boolean };
 
+  /**
+   * @param options.salt Varies the per-day counts while keeping each project's catalogue of
+   *   paths; default 0 (the visitors data).
+   * @param options.scale Multiplies the traffic; default 1.
+   * @param options.dataset Sizes the days by `baseRows(seed, dataset)`; default: `paths`, ±5 %
+   *   by day unless `exact` (the visitors data).
+   */
   constructor(
     private readonly seed: number,
     seeds: readonly ProjectSeed[],
+    options: { readonly salt?: number; readonly scale?: number; readonly dataset?: SizedDataset } = {},
   ) {
+    this.salt = options.salt ?? 0;
+    this.scale = options.scale ?? 1;
+    const dataset = options.dataset;
+    this.sizeOf =
+      dataset === undefined ? (project) => ({ rows: project.paths, exact: project.exact === true }) : (project) => baseRows(project, dataset);
     for (const project of seeds) this.projects.set(project.id, this.model(project));
+  }
+
+  /** Path of catalogue entry `k` of a project (the same site-wide catalogue for every day). */
+  catalogPath(projectId: string, k: number): string {
+    return this.path(this.require(projectId), k);
   }
 
   /** Whether `projectId` exists: a configured project or `proj_synth_<N>`. */
@@ -230,6 +248,7 @@ export class VisitorData {
   }
 
   private dayTotals(project: ProjectModel, day: DayModel): VisitorCounts {
+    if (day.pathCount === 0) return { human: 0, ai: 0, total: 0 };
     // Unique visitors of the site ≈ 35–55 % of the sum of page uniques (≈ T0 · H(P)).
     const harmonic = Math.log(day.pathCount) + 0.58;
     const estimate = Math.round(day.top * harmonic * (0.35 + 0.2 * unit(mix(day.key, 4))));
@@ -286,14 +305,13 @@ export class VisitorData {
     const cacheKey = `${project.seed.id}\u0000${day}`;
     const cached = this.days.get(cacheKey);
     if (cached) return cached;
-    const key = mix(project.key, hashString(day));
-    const base = project.seed.paths;
-    const pathCount = project.seed.exact
-      ? base
-      : Math.max(1, Math.round(base * (0.95 + 0.1 * unit(mix(key, 1)))));
+    const key = mix(this.salt === 0 ? project.key : mix(project.key, this.salt), hashString(day));
+    const size = this.sizeOf(project.seed);
+    const base = size.rows;
+    const pathCount = size.exact ? base : Math.max(1, Math.round(base * (0.95 + 0.1 * unit(mix(key, 1)))));
     // Weekly-ish variation of traffic; T0 grows sub-linearly with the size of the site.
     const dayFactor = 0.75 + 0.5 * unit(mix(key, 2));
-    const top = Math.max(1, Math.round((40 + 3 * Math.pow(base, 0.75)) * dayFactor));
+    const top = Math.max(1, Math.round((40 + 3 * Math.pow(Math.max(1, base), 0.75)) * dayFactor * this.scale));
     const model = { key, pathCount, top };
     if (this.days.size > 10_000) this.days.clear();
     this.days.set(cacheKey, model);
@@ -303,11 +321,9 @@ export class VisitorData {
   private project(projectId: string): ProjectModel | undefined {
     const known = this.projects.get(projectId);
     if (known) return known;
-    const synth = SYNTH_PATTERN.exec(projectId);
+    const synth = synthProjectSeed(projectId);
     if (!synth) return undefined;
-    const paths = Number(synth[1]);
-    if (paths > MAX_SYNTH_PATHS) return undefined;
-    const model = this.model({ id: projectId, paths, exact: true });
+    const model = this.model(synth);
     this.projects.set(projectId, model);
     return model;
   }
@@ -322,6 +338,11 @@ export class VisitorData {
     if (!Number.isSafeInteger(seed.paths) || seed.paths < 1) {
       throw new RangeError(`project "${seed.id}": paths must be a positive integer`);
     }
+    for (const [dataset, rows] of Object.entries(seed.rows ?? {})) {
+      if (!Number.isSafeInteger(rows) || rows < 0 || rows > MAX_SYNTH_PATHS) {
+        throw new RangeError(`project "${seed.id}": rows.${dataset} must be an integer from 0 to ${MAX_SYNTH_PATHS}`);
+      }
+    }
     const key = mix(this.seed >>> 0, hashString(seed.id));
     const random = createRandom(key);
     return {
@@ -332,5 +353,50 @@ export class VisitorData {
       secondWords: shuffled(SECOND_WORDS, random),
       pathOffset: mix(key, 4) % PATH_COMBINATIONS,
     };
+  }
+}
+
+/** A project as the other datasets' generators see it: its seed and a key per dataset. */
+export interface ProjectEntry {
+  readonly seed: ProjectSeed;
+  /** mix(data seed, project id): the root of every generated value of the project. */
+  readonly key: number;
+}
+
+/** Resolves project ids (configured ones and `proj_synth_<N>`) for the dataset generators. */
+export class ProjectRegistry {
+  private readonly projects = new Map<string, ProjectEntry>();
+
+  constructor(
+    private readonly seed: number,
+    seeds: readonly ProjectSeed[],
+  ) {
+    for (const project of seeds) this.projects.set(project.id, this.entry(project));
+  }
+
+  has(projectId: string): boolean {
+    return this.find(projectId) !== undefined;
+  }
+
+  find(projectId: string): ProjectEntry | undefined {
+    const known = this.projects.get(projectId);
+    if (known) return known;
+    const synth = synthProjectSeed(projectId);
+    if (!synth) return undefined;
+    const entry = this.entry(synth);
+    if (this.projects.size > 10_000) this.projects.clear();
+    this.projects.set(projectId, entry);
+    return entry;
+  }
+
+  /** The project, or a RangeError naming it (callers check `has` first). */
+  require(projectId: string): ProjectEntry {
+    const project = this.find(projectId);
+    if (!project) throw new RangeError(`unknown sandbox project "${projectId}"`);
+    return project;
+  }
+
+  private entry(seed: ProjectSeed): ProjectEntry {
+    return { seed, key: mix(this.seed >>> 0, hashString(seed.id)) };
   }
 }

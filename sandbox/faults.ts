@@ -4,9 +4,15 @@
  */
 import * as v from 'valibot';
 import { ConfigError } from '../functions/shared/errors.js';
+import { AGENT_ROUTES, ANALYTICS_ROUTES, type ApiRoute } from './routes.js';
 
 /** The API routes a fault can target. */
-export type FaultRoute = 'visitors' | 'agent-message' | 'agent-get';
+export type FaultRoute = ApiRoute;
+
+/** Routes paged by `offset` (`FaultMatch.offset` applies to them only). */
+const OFFSET_ROUTES: readonly FaultRoute[] = ['visitors', 'views'];
+/** Routes paged by `cursor`. */
+const CURSOR_ROUTES: readonly FaultRoute[] = ['searches', 'feedback', 'assistant'];
 
 /** Which requests a rule applies to, and how many times. */
 export interface FaultMatch {
@@ -14,8 +20,13 @@ export interface FaultMatch {
   readonly route?: FaultRoute;
   /** Default: any project. */
   readonly projectId?: string;
-  /** Visitors only: the `offset` query value (missing offset counts as 0). Default: any. */
+  /** Offset routes only (visitors, views): the `offset` query value (missing counts as 0). Default: any. */
   readonly offset?: number;
+  /**
+   * Cursor routes only (searches, feedback, assistant): true = only requests that carry a
+   * `cursor` (pages after the first), false = only first pages. Default: any.
+   */
+  readonly hasCursor?: boolean;
   /** Matching requests to affect; default 1, `Infinity` until cleared. */
   readonly times?: number;
 }
@@ -34,16 +45,37 @@ export type FaultSpec =
   | { readonly kind: 'drop' }
   /** 200 with a truncated JSON body (for the POST: the prompt IS accepted). */
   | { readonly kind: 'malformed-json' }
-  /** 200 JSON with wrong types (string or negative counts; bad job status). POST: accepted. */
+  /**
+   * 200 JSON with wrong types: string or negative counts (visitors, views, by-page, caller
+   * stats), string hits and a percent-string ctr (searches), numeric timestamps and values
+   * outside the enums (feedback, assistant), a bad job status (agent; the POST is accepted).
+   */
   | { readonly kind: 'wrong-types' }
-  /** Visitors: 200 `{totals, visitors: [], hasMore: true}`. */
+  /**
+   * Visitors, views: 200 `{totals, <rows>: [], hasMore: true}`. Feedback, assistant: 200
+   * `{<rows>: [], nextCursor: null, hasMore: true}` (an answer that contradicts itself).
+   */
   | { readonly kind: 'empty-page-has-more' }
-  /** Visitors: 200 with the same body as the previous page served for that project. */
+  /** Paged routes: 200 with the same body as the previous page served for that route and project. */
   | { readonly kind: 'repeat-page' }
-  /** Visitors: 200 page whose totals differ from the other pages'. */
+  /** Visitors, views: 200 page whose totals differ from the other pages'. */
   | { readonly kind: 'totals-change' }
-  /** Visitors: 200 page whose first row repeats the path of row `offset - 1`. */
+  /** Visitors, views: 200 page whose first row repeats the path of row `offset - 1`. */
   | { readonly kind: 'duplicate-paths' }
+  /** Cursor routes, requests with a cursor: the page's rows, with `nextCursor` = the request's cursor. */
+  | { readonly kind: 'repeat-cursor' }
+  /** Cursor routes, requests with a cursor: 400 invalid cursor (the documented shape) for a valid one. */
+  | { readonly kind: 'invalid-cursor' }
+  /**
+   * Cursor routes: a 200 page with no rows that still carries a valid, new `nextCursor` (and
+   * `hasMore: true`) pointing where the request pointed: following it loses no row.
+   */
+  | { readonly kind: 'empty-page-cursor' }
+  /**
+   * Cursor routes: a fresh `nextCursor` (and `hasMore: true`) even on the last page; past the
+   * end, empty pages with fresh cursors. With `times: Infinity` the pages never end.
+   */
+  | { readonly kind: 'endless-cursor' }
   /** Any status with an `{error}` body (e.g. 400, 401, 403, 404). */
   | { readonly kind: 'status'; readonly status: number; readonly error?: string }
   /** Agent message: accepts the prompt, then destroys the socket without a response. */
@@ -52,20 +84,33 @@ export type FaultSpec =
 export type FaultRule = FaultMatch & FaultSpec;
 export type FaultKind = FaultSpec['kind'];
 
-const VISITORS_ONLY = new Set<FaultKind>(['empty-page-has-more', 'repeat-page', 'totals-change', 'duplicate-paths']);
+/** The routes a kind means something on; absent kinds apply to every route. */
+const KIND_ROUTES: Partial<Record<FaultKind, readonly FaultRoute[]>> = {
+  'empty-page-has-more': [...OFFSET_ROUTES, 'feedback', 'assistant'],
+  'repeat-page': [...OFFSET_ROUTES, ...CURSOR_ROUTES],
+  'totals-change': OFFSET_ROUTES,
+  'duplicate-paths': OFFSET_ROUTES,
+  'repeat-cursor': CURSOR_ROUTES,
+  'invalid-cursor': CURSOR_ROUTES,
+  'empty-page-cursor': CURSOR_ROUTES,
+  'endless-cursor': CURSOR_ROUTES,
+  'drop-after-accept': ['agent-message'],
+};
+
+/** Kinds that need the request's cursor. */
+const NEEDS_CURSOR = new Set<FaultKind>(['repeat-cursor', 'invalid-cursor']);
 
 /** Whether a kind means anything on a route (a visitors-only kind never hits an agent call). */
 export function faultApplies(kind: FaultKind, route: FaultRoute): boolean {
-  if (VISITORS_ONLY.has(kind)) return route === 'visitors';
-  if (kind === 'drop-after-accept') return route === 'agent-message';
-  return true;
+  return KIND_ROUTES[kind]?.includes(route) ?? true;
 }
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const common = {
-  route: v.optional(v.picklist(['visitors', 'agent-message', 'agent-get'])),
+  route: v.optional(v.picklist([...ANALYTICS_ROUTES, ...AGENT_ROUTES])),
   projectId: v.optional(v.pipe(v.string(), v.minLength(1))),
   offset: v.optional(count),
+  hasCursor: v.optional(v.boolean()),
   // JSON has no Infinity: the control API accepts "Infinity" (or -1) for "until cleared".
   times: v.optional(
     v.union([
@@ -93,6 +138,10 @@ const FaultRuleSchema = v.variant('kind', [
   v.object({ ...common, kind: v.literal('repeat-page') }),
   v.object({ ...common, kind: v.literal('totals-change') }),
   v.object({ ...common, kind: v.literal('duplicate-paths') }),
+  v.object({ ...common, kind: v.literal('repeat-cursor') }),
+  v.object({ ...common, kind: v.literal('invalid-cursor') }),
+  v.object({ ...common, kind: v.literal('empty-page-cursor') }),
+  v.object({ ...common, kind: v.literal('endless-cursor') }),
   v.object({
     ...common,
     kind: v.literal('status'),
@@ -119,7 +168,10 @@ export function parseFaultRule(input: unknown): FaultRule {
 export interface FaultTarget {
   readonly route: FaultRoute;
   readonly projectId: string;
+  /** The request's offset (offset routes). */
   readonly offset?: number;
+  /** Whether the request carries a cursor (cursor routes). */
+  readonly hasCursor?: boolean;
 }
 
 /** Active rules in the order added, each with the uses it has left. */
@@ -155,6 +207,9 @@ function matches(rule: FaultRule, target: FaultTarget): boolean {
   if (!faultApplies(rule.kind, target.route)) return false;
   if (rule.route !== undefined && rule.route !== target.route) return false;
   if (rule.projectId !== undefined && rule.projectId !== target.projectId) return false;
-  if (rule.offset !== undefined && (target.route !== 'visitors' || rule.offset !== (target.offset ?? 0))) return false;
+  if (rule.offset !== undefined && (!OFFSET_ROUTES.includes(target.route) || rule.offset !== (target.offset ?? 0))) return false;
+  const cursorRoute = CURSOR_ROUTES.includes(target.route);
+  if (rule.hasCursor !== undefined && (!cursorRoute || rule.hasCursor !== (target.hasCursor === true))) return false;
+  if (NEEDS_CURSOR.has(rule.kind) && target.hasCursor !== true) return false;
   return true;
 }

@@ -1,12 +1,28 @@
 /**
- * The local API sandbox: one node:http server on 127.0.0.1 implementing both endpoints of
- * the service (visitors, agent follow-ups), with seeded data, optional latency, fault
- * injection and a request log, plus a small unauthenticated control API under
- * `/_sandbox/` for out-of-process use (benchmarks run the sandbox in another process).
+ * The local API sandbox: one node:http server on 127.0.0.1 implementing every analytics
+ * endpoint of the service (visitors, views, searches, feedback, feedback by page, assistant
+ * conversations and caller stats) and the agent follow-up endpoints, with seeded data,
+ * optional latency, fault injection, an optional request budget and a request log, plus a
+ * small unauthenticated control API under `/_sandbox/` for out-of-process use (benchmarks
+ * run the sandbox in another process).
  *
- * Order of checks for an API request: route → auth (401/403) → project and input (404/400)
- * → the next matching fault, if any → the normal answer. So a fault never hides a bad key
- * or a bad query, and faults are only consumed by requests that would otherwise succeed.
+ * Order of checks for an API request: route → auth (401/403) → the request budget
+ * (analytics only: 429 beyond it) → project and input (404/400) → the next matching fault,
+ * if any → the normal answer. So a fault never hides a bad key or a bad query, faults are
+ * only consumed by requests that would otherwise succeed, and every authenticated analytics
+ * request spends budget, as at the service.
+ *
+ * Control API (JSON bodies; no auth):
+ * - `POST|GET|DELETE /_sandbox/faults` arm, list, clear fault rules (`FaultRule`, or an array).
+ * - `GET|DELETE /_sandbox/requests` the request log.
+ * - `POST /_sandbox/jobs/{projectId}` (`{id, status?, prLink?}`), `GET /_sandbox/jobs/{projectId}/{jobId}`,
+ *   `POST /_sandbox/jobs/{projectId}/{jobId}/script` (`RunScript`).
+ * - `GET /_sandbox/budget` → `{budget: BudgetState | null}`; `POST /_sandbox/budget` with
+ *   `BudgetOptions` (plus `"reset": true` to forget what was counted); `DELETE` = no budget;
+ *   `POST /_sandbox/budget/spend` `{count}` spends budget as another client would → `{spent, budget}`.
+ * - `GET /_sandbox/clock` → `{now, offsetMs}`; `POST /_sandbox/clock` `{advanceMs}` or `{now}`
+ *   (epoch ms or ISO) moves the sandbox's clock (an offset on the `now` option).
+ * - `POST /_sandbox/feedback/{projectId}/{feedbackId}` `{status}` changes a feedback row's status.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,9 +32,23 @@ import { JOB_STATUSES, type JobStatus, type PageVisitors, type VisitorCounts } f
 import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
 import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
-import { createRandom, DEFAULT_PROJECTS, VisitorData, type ProjectSeed } from './data.js';
+import { createAssistantEndpoint } from './assistant.js';
+import { parseBudgetOptions, RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
+import { createCallerStatsEndpoint } from './caller-stats.js';
+import { FEEDBACK_STATUSES, type FeedbackStatus } from './data-feedback.js';
+import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
+import { Datasets, type SandboxData } from './datasets.js';
+import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
+import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
+import { createFeedbackEndpoint } from './feedback.js';
 import { FaultQueue, parseFaultRule, type FaultKind, type FaultRule } from './faults.js';
-import { buildPage, parseVisitorsQuery, type VisitorsPageBody } from './visitors.js';
+import { createRandom } from './hash.js';
+import { ANALYTICS_PATHS, type AgentRoute, type AnalyticsRoute, type SandboxRoute } from './routes.js';
+import { createSearchesEndpoint } from './searches.js';
+import { createViewsEndpoint } from './views.js';
+import { createOffsetEndpoint } from './visitors.js';
+
+export type { SandboxRoute } from './routes.js';
 
 /** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
 export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';
@@ -34,8 +64,19 @@ export interface SandboxOptions {
   readonly projects?: readonly ProjectSeed[];
   /** Delay before each API response, ms (fixed or uniform in [min, max]); default 0. */
   readonly latencyMs?: number | { readonly min: number; readonly max: number };
-  /** Clock of the agent state machine, the rate limit and the request log; default Date.now. */
+  /**
+   * The sandbox's clock, epoch ms; default Date.now. Drives everything time-dependent: the
+   * request budget and its Retry-After, the agent state machine and its rate limit, the
+   * request log, the default date window (through today), HTTP-date Retry-After of faults.
+   * (Latency and `slow` faults are real delays.) `POST /_sandbox/clock` adds an offset to it.
+   */
   readonly now?: () => number;
+  /**
+   * The service's shared analytics rate limit (every analytics endpoint together, not the
+   * agent ones): beyond `requests` per window, 429 `{error}`. Default: none (unlimited).
+   * Changeable at run time (`setBudget`, `POST /_sandbox/budget`). See budget.ts.
+   */
+  readonly budget?: BudgetOptions;
   readonly agent?: {
     /** How long a run stays `active`, ms; default 2000. */
     readonly activeMs?: number;
@@ -47,8 +88,6 @@ export interface SandboxOptions {
   /** Oldest request-log entries are dropped beyond this many; default 100,000. */
   readonly requestLogLimit?: number;
 }
-
-export type SandboxRoute = 'visitors' | 'agent-message' | 'agent-get' | 'other';
 
 /** One API request as the sandbox saw it. Never holds the Authorization header or a prompt. */
 export interface RequestLogEntry {
@@ -64,6 +103,8 @@ export interface RequestLogEntry {
   readonly startedAt: number;
   /** The injected fault that shaped the answer, if any. */
   fault?: FaultKind;
+  /** True when the request budget refused the request (429). */
+  overBudget?: boolean;
 }
 
 export interface Sandbox {
@@ -81,8 +122,29 @@ export interface Sandbox {
   /** Arms a fault; throws ConfigError when the rule is invalid. */
   addFault(rule: FaultRule): void;
   clearFaults(): void;
-  /** What a correct export of `[day, day+1)` must contain: totals and every row, in API order. */
+  /** What a correct visitors export of `[day, day+1)` must contain: totals and every row, in API order. */
   expectedDay(projectId: string, day: string): { totals: VisitorCounts; visitors: PageVisitors[] };
+  /**
+   * The expected rows of every dataset for a (dataset, project, day), computed like the
+   * endpoints compute them: e.g. `sandbox.data.rows('assistant', 'proj_small', '2026-01-14')`.
+   */
+  readonly data: SandboxData;
+  /** A feedback row's status changes, as when a person changes it in the dashboard. */
+  setFeedbackStatus(projectId: string, feedbackId: string, status: FeedbackStatus): void;
+  /** Replaces the request budget (null: unlimited); what was counted still counts. Throws ConfigError when invalid. */
+  setBudget(budget: BudgetOptions | null): void;
+  /** The budget by the sandbox's clock; null when unlimited. */
+  budgetState(): BudgetState | null;
+  /** Forgets every request counted against the budget. */
+  resetBudget(): void;
+  /**
+   * Spends `count` (default 1) requests of the budget now, as another tool of the
+   * organisation would (not logged); returns how many fitted. Calling any analytics
+   * endpoint with the key spends budget the same way.
+   */
+  spendBudget(count?: number): number;
+  /** The sandbox's clock now (the `now` option plus any offset set over the control API). */
+  now(): number;
   /** Adds or replaces a job (default status `completed`, no PR). */
   createJob(projectId: string, job: { id: string; status?: JobStatus; prLink?: string | null }): void;
   /** Scripts the outcome of the next accepted prompt on a job. */
@@ -95,12 +157,6 @@ const MAX_BODY_BYTES = 1_048_576;
 const SECRET_PARAM = /key|token|secret|auth|password|signature/i;
 const HTML_502 =
   '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
-
-interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
 
 const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
 const JobSeedBody = v.object({
@@ -115,13 +171,25 @@ const RunScriptBody = v.object({
   staleReads: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
 
+const BudgetControlBody = v.looseObject({ reset: v.optional(v.boolean()) });
+const SpendBody = v.object({ count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1) });
+const ClockBody = v.object({
+  advanceMs: v.optional(v.pipe(v.number(), v.integer())),
+  now: v.optional(v.union([v.pipe(v.number(), v.integer()), v.string()])),
+});
+const FeedbackStatusBody = v.object({ status: v.picklist(FEEDBACK_STATUSES) });
+
 /** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const now = options.now ?? Date.now;
+  const baseNow = options.now ?? Date.now;
+  let clockOffsetMs = 0;
+  const now = (): number => baseNow() + clockOffsetMs;
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const seed = options.seed ?? 42;
   const projects = options.projects ?? DEFAULT_PROJECTS;
-  const data = new VisitorData(seed, projects);
+  const data = new Datasets({ seed, projects });
+  const endpoints = createEndpoints(data);
+  const budget = new RequestBudget(now, options.budget);
   const agent = new AgentStore({
     now,
     activeMs: options.agent?.activeMs ?? 2_000,
@@ -132,7 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultQueue();
   const requests: RequestLogEntry[] = [];
   const requestLogLimit = options.requestLogLimit ?? 100_000;
-  /** The last normal visitors page body per project, for `repeat-page`. */
+  /** The last normal page body per route and project, for `repeat-page`. */
   const lastPages = new Map<string, string>();
   const random = createRandom(seed ^ 0x5eed);
   const latency = options.latencyMs ?? 0;
@@ -240,7 +308,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   };
 
-  const handleVisitors = async (
+  const handleAnalytics = async (
+    route: AnalyticsRoute,
     projectId: string,
     url: URL,
     req: IncomingMessage,
@@ -248,67 +317,41 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     entry: RequestLogEntry,
   ): Promise<void> => {
     const send = answerTo(res, entry);
+    const refused = budget.take();
+    if (refused) {
+      entry.overBudget = true;
+      return send(refused);
+    }
     if (!data.hasProject(projectId)) {
       return send({ status: 404, body: { error: `project ${projectId} not found: check the project id on the API keys page` } });
     }
-    const parsed = parseVisitorsQuery(url.searchParams, now());
-    if (!parsed.ok) {
-      return send({
-        status: 400,
-        body: { error: 'Invalid query parameters', details: parsed.messages.map((message) => ({ message })) },
-      });
-    }
-    const request = parsed.value;
-    const page = (): VisitorsPageBody => buildPage(data, projectId, request);
-    const rule = faults.take({ route: 'visitors', projectId, offset: request.offset });
+    const prepared = endpoints[route].prepare(projectId, url.searchParams, now());
+    if (!prepared.ok) return send(badRequest(prepared.error, prepared.messages));
+    const request = prepared.value;
+    const pageKey = `${route}\u0000${projectId}`;
+    const rule = faults.take({
+      route,
+      projectId,
+      ...(request.offset !== undefined ? { offset: request.offset } : {}),
+      ...(request.hasCursor !== undefined ? { hasCursor: request.hasCursor } : {}),
+    });
     if (!rule) {
-      const body = page();
-      lastPages.set(projectId, JSON.stringify(body));
+      const body = request.page();
+      lastPages.set(pageKey, JSON.stringify(body));
       return send({ status: 200, body });
     }
     entry.fault = rule.kind;
-    if (await genericFault(rule, () => ({ status: 200, body: page() }), req, res, entry)) return;
-    const body = page();
-    switch (rule.kind) {
-      case 'wrong-types': {
-        const broken: Record<string, unknown> = { ...body, totals: { ...body.totals, human: String(body.totals.human) } };
-        const rows: Record<string, unknown>[] = body.visitors.map((row) => ({ ...row }));
-        if (rows[0]) rows[0].human = String(rows[0].human);
-        const last = rows.at(-1);
-        if (last) last.ai = -1 - Number(last.ai);
-        broken.visitors = rows;
-        return send({ status: 200, body: broken });
-      }
-      case 'empty-page-has-more':
-        return send({ status: 200, body: { totals: body.totals, visitors: [], hasMore: true } });
-      case 'repeat-page': {
-        const previous = lastPages.get(projectId);
-        return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
-      }
-      case 'totals-change': {
-        const { human, ai, total } = body.totals;
-        const totals = { human: human + 1 + Math.floor(human / 10), ai: ai + 1, total: total + 1 + Math.floor(total / 10) };
-        return send({ status: 200, body: { ...body, totals } });
-      }
-      case 'duplicate-paths': {
-        const visitors = [...body.visitors];
-        const first = visitors[0];
-        if (first) {
-          // Row offset-1 was on an earlier page; at offset 0 the page repeats its own first row.
-          const earlier =
-            request.offset > 0 ? data.row(projectId, request.days, request.offset - 1).path : visitors[1]?.path;
-          if (request.offset > 0) visitors[0] = { ...first, path: earlier ?? first.path };
-          else if (visitors[1]) visitors[1] = { ...visitors[1], path: first.path };
-        }
-        return send({ status: 200, body: { ...body, visitors } });
-      }
-      default:
-        return send({ status: 200, body });
+    if (await genericFault(rule, () => ({ status: 200, body: request.page() }), req, res, entry)) return;
+    const body = request.page();
+    if (rule.kind === 'repeat-page') {
+      const previous = lastPages.get(pageKey);
+      return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
     }
+    return send(request.fault(rule, body) ?? { status: 200, body });
   };
 
   const handleAgent = async (
-    route: 'agent-message' | 'agent-get',
+    route: AgentRoute,
     projectId: string,
     jobId: string,
     rawBody: string,
@@ -383,6 +426,41 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           return send(204);
         }
       }
+      if (path === '/_sandbox/budget') {
+        if (method === 'GET') return send(200, { budget: budget.state() });
+        if (method === 'POST') {
+          const { reset, ...options } = v.parse(BudgetControlBody, json());
+          budget.set(parseBudgetOptions(options));
+          if (reset) budget.reset();
+          return send(200, { budget: budget.state() });
+        }
+        if (method === 'DELETE') {
+          budget.set(null);
+          return send(204);
+        }
+      }
+      if (path === '/_sandbox/budget/spend' && method === 'POST') {
+        const { count } = v.parse(SpendBody, json() ?? {});
+        return send(200, { spent: budget.spend(count), budget: budget.state() });
+      }
+      if (path === '/_sandbox/clock') {
+        if (method === 'POST') {
+          const body = v.parse(ClockBody, json());
+          if (body.advanceMs !== undefined) clockOffsetMs += body.advanceMs;
+          if (body.now !== undefined) {
+            const target = typeof body.now === 'number' ? body.now : Date.parse(body.now);
+            if (Number.isNaN(target)) return send(400, { error: 'now: use epoch ms or an ISO 8601 timestamp' });
+            clockOffsetMs += target - now();
+          }
+        }
+        if (method === 'GET' || method === 'POST') return send(200, { now: now(), offsetMs: clockOffsetMs });
+      }
+      const feedback = /^\/_sandbox\/feedback\/([^/]+)\/([^/]+)$/.exec(path);
+      if (feedback && method === 'POST') {
+        const { status } = v.parse(FeedbackStatusBody, json());
+        sandbox.setFeedbackStatus(decodeURIComponent(feedback[1] as string), decodeURIComponent(feedback[2] as string), status);
+        return send(204);
+      }
       const jobs = /^\/_sandbox\/jobs\/([^/]+)(?:\/([^/]+)(\/script)?)?$/.exec(path);
       if (jobs) {
         const projectId = decodeURIComponent(jobs[1] as string);
@@ -438,13 +516,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log(entry);
     await sleep(latencyDelay());
     const send = answerTo(res, entry);
-    if (target.route === 'other') return send({ status: target.status, body: { error: target.error } });
+    if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
     const denied = authError(req.headers.authorization);
     if (denied) return send(denied);
     if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
-    const projectId = target.projectId as string;
-    if (target.route === 'visitors') return handleVisitors(projectId, url, req, res, entry);
-    return handleAgent(target.route, projectId, target.jobId as string, rawBody, req, res, entry);
+    if (target.kind === 'analytics') return handleAnalytics(target.route, target.projectId, url, req, res, entry);
+    return handleAgent(target.route, target.projectId, target.jobId, rawBody, req, res, entry);
   };
 
   const server = createServer((req, res) => {
@@ -494,12 +571,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       faults.clear();
     },
     expectedDay(projectId, day) {
-      const days = [parseDay(day, 'day')];
-      const count = data.rowCount(projectId, days);
-      const visitors: PageVisitors[] = [];
-      for (let i = 0; i < count; i++) visitors.push(data.row(projectId, days, i));
-      return { totals: data.totals(projectId, days), visitors };
+      const { totals, rows } = data.day('visitors', projectId, parseDay(day, 'day'));
+      return { totals, visitors: rows };
     },
+    data,
+    setFeedbackStatus(projectId, feedbackId, status) {
+      data.setFeedbackStatus(projectId, feedbackId, status);
+    },
+    setBudget(options) {
+      budget.set(options);
+    },
+    budgetState() {
+      return budget.state();
+    },
+    resetBudget() {
+      budget.reset();
+    },
+    spendBudget(count = 1) {
+      return budget.spend(count);
+    },
+    now,
     createJob(projectId, job) {
       agent.createJob(projectId, job);
     },
@@ -514,9 +605,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 type RouteMatch =
-  | { route: 'visitors'; projectId: string; jobId?: undefined }
-  | { route: 'agent-message' | 'agent-get'; projectId: string; jobId: string }
-  | { route: 'other'; status: number; error: string; projectId?: string; jobId?: undefined };
+  | { kind: 'analytics'; route: AnalyticsRoute; projectId: string; jobId?: undefined }
+  | { kind: 'agent'; route: AgentRoute; projectId: string; jobId: string }
+  | { kind: 'other'; route: 'other'; status: number; error: string; projectId?: string; jobId?: undefined };
 
 function matchRoute(method: string, pathname: string): RouteMatch {
   const decode = (segment: string): string | undefined => {
@@ -526,29 +617,44 @@ function matchRoute(method: string, pathname: string): RouteMatch {
       return undefined;
     }
   };
-  const notFound: RouteMatch = { route: 'other', status: 404, error: `no such endpoint: ${method} ${pathname}` };
+  const notFound: RouteMatch = { kind: 'other', route: 'other', status: 404, error: `no such endpoint: ${method} ${pathname}` };
   const wrongMethod = (allowed: string, projectId: string | undefined): RouteMatch => ({
+    kind: 'other',
     route: 'other',
     status: 405,
     error: `method ${method} not allowed here: use ${allowed}`,
     ...(projectId !== undefined ? { projectId } : {}),
   });
 
-  const visitors = /^\/v1\/analytics\/([^/]+)\/visitors\/?$/.exec(pathname);
-  if (visitors) {
-    const projectId = decode(visitors[1] as string);
+  const analytics = /^\/v1\/analytics\/([^/]+)\/(.+?)\/?$/.exec(pathname);
+  const route = analytics ? ANALYTICS_PATHS[analytics[2] as string] : undefined;
+  if (analytics && route) {
+    const projectId = decode(analytics[1] as string);
     if (projectId === undefined) return notFound;
-    return method === 'GET' ? { route: 'visitors', projectId } : wrongMethod('GET', projectId);
+    return method === 'GET' ? { kind: 'analytics', route, projectId } : wrongMethod('GET', projectId);
   }
   const agent = /^\/v2\/agent\/([^/]+)\/job\/([^/]+)(\/message)?\/?$/.exec(pathname);
   if (agent) {
     const projectId = decode(agent[1] as string);
     const jobId = decode(agent[2] as string);
     if (projectId === undefined || jobId === undefined) return notFound;
-    if (agent[3]) return method === 'POST' ? { route: 'agent-message', projectId, jobId } : wrongMethod('POST', projectId);
-    return method === 'GET' ? { route: 'agent-get', projectId, jobId } : wrongMethod('GET', projectId);
+    if (agent[3]) return method === 'POST' ? { kind: 'agent', route: 'agent-message', projectId, jobId } : wrongMethod('POST', projectId);
+    return method === 'GET' ? { kind: 'agent', route: 'agent-get', projectId, jobId } : wrongMethod('GET', projectId);
   }
   return notFound;
+}
+
+/** One module per analytics endpoint, over the shared data. */
+function createEndpoints(data: Datasets): Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>> {
+  return {
+    visitors: createOffsetEndpoint('visitors', data.visitors),
+    views: createViewsEndpoint(data.views),
+    searches: createSearchesEndpoint(data.searches, data.seed),
+    feedback: createFeedbackEndpoint(data.feedback, data.seed),
+    'feedback-by-page': createFeedbackByPageEndpoint(data.feedback),
+    assistant: createAssistantEndpoint(data.assistant, data.seed),
+    'caller-stats': createCallerStatsEndpoint(data.assistant),
+  };
 }
 
 /** The request body as text; undefined when it exceeds MAX_BODY_BYTES. */

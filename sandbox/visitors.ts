@@ -1,112 +1,127 @@
 /**
- * `GET /v1/analytics/{projectId}/visitors`: query validation with the documented 400 shape
- * and page assembly from the lazily generated data.
+ * `GET /v1/analytics/{projectId}/visitors` — and the offset paging it shares with `/views`:
+ * query validation with the documented 400 shape, page assembly from the lazily generated
+ * data, and the offset-specific fault kinds.
  */
 import * as v from 'valibot';
 import type { PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
-import { formatDay } from '../functions/shared/dates.js';
 import type { VisitorData } from './data.js';
+import type { AnalyticsEndpoint, Answer, PreparedRequest } from './endpoint.js';
+import type { FaultRule } from './faults.js';
+import { DATE_FIELDS, integerParam, limitParam, parseParams, windowDays, type Parsed } from './query.js';
 
-const DAY_MS = 86_400_000;
-/** Guards the sandbox against absurd ranges (each row costs O(days)). */
-export const MAX_RANGE_DAYS = 3_660;
-/** Range used when `dateFrom` is absent, ending at `dateTo`. */
-export const DEFAULT_RANGE_DAYS = 30;
+export { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from './query.js';
 
-/** A validated visitors request. */
-export interface VisitorsRequest {
+/** A validated offset request. */
+export interface OffsetRequest {
   /** The UTC days of `[dateFrom, dateTo)`, oldest first. */
   readonly days: readonly string[];
   readonly limit: number;
   readonly offset: number;
 }
 
-/** The response body of one page. */
+/** The response body of one visitors page. */
 export interface VisitorsPageBody {
   totals: VisitorCounts;
   visitors: PageVisitors[];
   hasMore: boolean;
 }
 
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$/;
-
-/** ISO 8601 date or date-time (UTC when no offset) → epoch ms; undefined when not a real date. */
-export function parseInstant(value: string): number | undefined {
-  const match = DATE_ONLY.exec(value) ?? DATE_TIME.exec(value);
-  if (!match) return undefined;
-  const [, y, mo, d, h = '00', mi = '00', s = '00'] = match;
-  const dayMs = Date.UTC(Number(y), Number(mo) - 1, Number(d));
-  // Date.UTC rolls 2026-02-30 over to March: a real date formats back to itself.
-  if (formatDay(dayMs) !== `${y}-${mo}-${d}`) return undefined;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  const dateOnly = !value.includes('T');
-  const iso = dateOnly ? `${value}T00:00:00Z` : match[7] ? value : `${value}Z`;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
-function integerParam(name: string, min: number, max?: number) {
-  const range = max === undefined ? `${min} or greater` : `from ${min} to ${max}`;
-  const message = `${name} must be an integer ${range}`;
-  return v.pipe(
-    v.string(),
-    v.regex(/^\d{1,15}$/, message),
-    v.transform(Number),
-    v.minValue(min, message),
-    v.maxValue(max ?? Number.MAX_SAFE_INTEGER, message),
-  );
-}
-
-function dateParam(name: string) {
-  return v.pipe(
-    v.string(),
-    v.transform(parseInstant),
-    v.number(`${name} must be a real date in ISO 8601 or YYYY-MM-DD format, e.g. 2026-01-31`),
-  );
-}
-
-const QuerySchema = v.object({
-  limit: v.optional(integerParam('limit', 1, 250), '50'),
+const OFFSET_FIELDS = {
+  limit: limitParam(250, 50),
   offset: v.optional(integerParam('offset', 0), '0'),
-  dateFrom: v.optional(dateParam('dateFrom')),
-  dateTo: v.optional(dateParam('dateTo')),
-});
+  ...DATE_FIELDS,
+};
 
-/**
- * Validates the query. Missing `dateTo` means "through today" (UTC, by `now`); missing
- * `dateFrom` means `DEFAULT_RANGE_DAYS` before `dateTo`. A date-time `dateFrom` starts on
- * its UTC day, a date-time `dateTo` ends after the UTC day it falls in (unless midnight).
- */
-export function parseVisitorsQuery(
-  params: URLSearchParams,
-  now: number,
-): { ok: true; value: VisitorsRequest } | { ok: false; messages: string[] } {
-  const result = v.safeParse(QuerySchema, Object.fromEntries(params), { abortPipeEarly: true });
-  if (!result.success) return { ok: false, messages: result.issues.map((issue) => issue.message) };
-  const { limit, offset, dateFrom, dateTo } = result.output;
-  const toMs = dateTo ?? Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-  const fromMs = dateFrom ?? Math.floor(toMs / DAY_MS) * DAY_MS - DEFAULT_RANGE_DAYS * DAY_MS;
-  if (fromMs >= toMs) return { ok: false, messages: ['dateFrom must be before dateTo (dateTo is exclusive)'] };
-  const firstDay = Math.floor(fromMs / DAY_MS) * DAY_MS;
-  const endDay = Math.ceil(toMs / DAY_MS) * DAY_MS;
-  if ((endDay - firstDay) / DAY_MS > MAX_RANGE_DAYS) {
-    return { ok: false, messages: [`the date range may span at most ${MAX_RANGE_DAYS} days`] };
-  }
-  const days: string[] = [];
-  for (let t = firstDay; t < endDay; t += DAY_MS) days.push(formatDay(t));
-  return { ok: true, value: { days, limit, offset } };
+/** Validates `limit` (1–250, default 50), `offset` (≥ 0, default 0) and the date window. */
+export function parseOffsetQuery(params: URLSearchParams, now: number): Parsed<OffsetRequest> {
+  const parsed = parseParams(OFFSET_FIELDS, params);
+  if (!parsed.ok) return parsed;
+  const { limit, offset, dateFrom, dateTo } = parsed.value;
+  const days = windowDays(dateFrom, dateTo, now);
+  if (!days.ok) return days;
+  return { ok: true, value: { days: days.value, limit, offset } };
 }
 
-/** Rows `[offset, offset + limit)` of the range, with the range's totals. */
-export function buildPage(data: VisitorData, projectId: string, request: VisitorsRequest): VisitorsPageBody {
+/** Rows `[offset, offset + limit)` of the window, with the window's totals, under `key`. */
+export function buildOffsetPage<K extends string>(
+  data: VisitorData,
+  key: K,
+  projectId: string,
+  request: OffsetRequest,
+): { totals: VisitorCounts } & Record<K, PageVisitors[]> & { hasMore: boolean } {
   const rowCount = data.rowCount(projectId, request.days);
   const end = Math.min(rowCount, request.offset + request.limit);
-  const visitors: PageVisitors[] = [];
-  for (let i = request.offset; i < end; i++) visitors.push(data.row(projectId, request.days, i));
+  const rows: PageVisitors[] = [];
+  for (let i = request.offset; i < end; i++) rows.push(data.row(projectId, request.days, i));
   return {
     totals: data.totals(projectId, request.days),
-    visitors,
+    [key]: rows,
     hasMore: request.offset + request.limit < rowCount,
+  } as { totals: VisitorCounts } & Record<K, PageVisitors[]> & { hasMore: boolean };
+}
+
+/**
+ * An offset-paged endpoint (`visitors` or `views`): `{totals, <route>: rows, hasMore}`,
+ * `totals` site-wide whatever the offset.
+ */
+export function createOffsetEndpoint(route: 'visitors' | 'views', data: VisitorData): AnalyticsEndpoint {
+  return {
+    route,
+    prepare(projectId, params, now) {
+      const parsed = parseOffsetQuery(params, now);
+      if (!parsed.ok) return parsed;
+      const request = parsed.value;
+      const prepared: PreparedRequest = {
+        offset: request.offset,
+        page: () => buildOffsetPage(data, route, projectId, request),
+        fault: (rule, body) => offsetFault(rule, body as OffsetBody, data, route, projectId, request),
+      };
+      return { ok: true, value: prepared };
+    },
   };
+}
+
+type OffsetBody = { totals: VisitorCounts; hasMore: boolean } & Record<string, PageVisitors[]>;
+
+function offsetFault(
+  rule: FaultRule,
+  body: OffsetBody,
+  data: VisitorData,
+  key: string,
+  projectId: string,
+  request: OffsetRequest,
+): Answer | undefined {
+  const rows = body[key] as PageVisitors[];
+  switch (rule.kind) {
+    case 'wrong-types': {
+      const broken: Record<string, unknown> = { ...body, totals: { ...body.totals, human: String(body.totals.human) } };
+      const brokenRows: Record<string, unknown>[] = rows.map((row) => ({ ...row }));
+      if (brokenRows[0]) brokenRows[0].human = String(brokenRows[0].human);
+      const last = brokenRows.at(-1);
+      if (last) last.ai = -1 - Number(last.ai);
+      broken[key] = brokenRows;
+      return { status: 200, body: broken };
+    }
+    case 'empty-page-has-more':
+      return { status: 200, body: { totals: body.totals, [key]: [], hasMore: true } };
+    case 'totals-change': {
+      const { human, ai, total } = body.totals;
+      const totals = { human: human + 1 + Math.floor(human / 10), ai: ai + 1, total: total + 1 + Math.floor(total / 10) };
+      return { status: 200, body: { ...body, totals } };
+    }
+    case 'duplicate-paths': {
+      const changed = [...rows];
+      const first = changed[0];
+      if (first) {
+        // Row offset-1 was on an earlier page; at offset 0 the page repeats its own first row.
+        const earlier = request.offset > 0 ? data.row(projectId, request.days, request.offset - 1).path : changed[1]?.path;
+        if (request.offset > 0) changed[0] = { ...first, path: earlier ?? first.path };
+        else if (changed[1]) changed[1] = { ...changed[1], path: first.path };
+      }
+      return { status: 200, body: { ...body, [key]: changed } };
+    }
+    default:
+      return undefined;
+  }
 }

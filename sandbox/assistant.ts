@@ -1,0 +1,53 @@
+/**
+ * `GET /v1/analytics/{projectId}/assistant`: `{conversations, nextCursor, hasMore}`, one row
+ * per user turn, `limit` 1–1000 (default 100), a ULID `cursor`. Several turns share one `id`
+ * (multi-turn conversations), so the row key is (`id`, `timestamp`); rows are not in
+ * timestamp order.
+ */
+import * as v from 'valibot';
+import type { AssistantData, ConversationTurn } from './data-assistant.js';
+import { prepareCursorRequest, ulidCursor } from './cursor.js';
+import type { AnalyticsEndpoint } from './endpoint.js';
+import { DATE_FIELDS, limitParam, parseParams, windowDays } from './query.js';
+
+/** The response body of one assistant page. */
+export interface AssistantPageBody {
+  conversations: ConversationTurn[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+const FIELDS = { limit: limitParam(1000, 100), cursor: v.optional(v.string()), ...DATE_FIELDS };
+
+export function createAssistantEndpoint(data: AssistantData, seed: number): AnalyticsEndpoint {
+  return {
+    route: 'assistant',
+    prepare(projectId, params, now) {
+      const parsed = parseParams(FIELDS, params);
+      if (!parsed.ok) return parsed;
+      const { limit, cursor, dateFrom, dateTo } = parsed.value;
+      const window = windowDays(dateFrom, dateTo, now);
+      if (!window.ok) return window;
+      const days = window.value;
+      return prepareCursorRequest<ConversationTurn>({
+        codec: ulidCursor,
+        scope: { seed, dataset: 'assistant', projectId, days, filter: '' },
+        cursor,
+        limit,
+        source: { count: data.rowCount(projectId, days), row: (index) => data.row(projectId, days, index) },
+        render: (rows, nextCursor, hasMore): AssistantPageBody => ({ conversations: [...rows], nextCursor, hasMore }),
+        breakTypes: (body) => {
+          const page = body as AssistantPageBody;
+          const rows: Record<string, unknown>[] = page.conversations.map((row) => ({ ...row }));
+          if (rows[0]) {
+            rows[0].timestamp = Date.parse(String(rows[0].timestamp));
+            rows[0].sources = 'none';
+          }
+          const last = rows.at(-1);
+          if (last) last.responseType = 'maybe';
+          return { ...page, conversations: rows };
+        },
+      });
+    },
+  };
+}

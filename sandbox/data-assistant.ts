@@ -1,0 +1,182 @@
+/**
+ * Deterministic, lazily generated assistant conversations: one row per user turn, and the
+ * caller statistics derived from the same turns.
+ *
+ * Per project and UTC day there are A_d turns (`baseRows(…, 'assistant')`, ±10 % by day
+ * unless exact). Turns are grouped into conversations of 1–4 consecutive turns that share
+ * one `id` (a turn starts a new conversation with probability ½, and at least every fourth
+ * turn does, so finding a turn's conversation looks back at most 3 turns). A conversation
+ * starts at a random time of the day and its turns follow 20 s – 5 min apart, so every
+ * timestamp is inside the day, but rows are NOT in timestamp order (⚠ the real order is
+ * undocumented). A multi-day window lists its days newest first.
+ *
+ * Caller stats: every turn of the window is one assistant query; each day's turns are split
+ * into `web` (≈ 70–85 %), `api` and `other`, so `total` = the window's turns.
+ */
+import { dayStart } from '../functions/shared/dates.js';
+import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
+import { ANSWERS, CLARIFICATIONS, QUERIES, QUERY_CATEGORIES, SEARCH_HEADS, SOURCE_TITLES } from './text.js';
+
+/** One row (one user turn) of `GET /v1/analytics/{projectId}/assistant`. */
+export interface ConversationTurn {
+  /** The conversation's id: the same on every turn of a conversation (not a row key). */
+  readonly id: string;
+  /** When the user asked: ISO 8601 with milliseconds. */
+  readonly timestamp: string;
+  readonly query: string;
+  readonly response: string;
+  /** Absent on about half the answers (absent means `answer`). */
+  readonly responseType?: 'answer' | 'clarifying_question';
+  /** 0–4 sources. */
+  readonly sources: readonly { readonly title: string; readonly url: string }[];
+  readonly resolutionStatus: 'answered' | 'unanswered';
+  readonly queryCategory: string | null;
+  readonly pageUrl: string | null;
+}
+
+/** `GET /v1/analytics/{projectId}/assistant/caller-stats`. */
+export interface CallerStats {
+  readonly web: number;
+  readonly api: number;
+  readonly other: number;
+  /** web + api + other. */
+  readonly total: number;
+}
+
+const DAY_MS = 86_400_000;
+const SALT = 0xa55157;
+const MAX_TURNS = 4;
+const MIN_GAP_MS = 20_000;
+const MAX_GAP_MS = 300_000;
+
+interface Project {
+  readonly entry: ProjectEntry;
+  readonly key: number;
+  readonly origin: string;
+  readonly pageRange: number;
+}
+
+interface Day {
+  readonly key: number;
+  readonly start: number;
+  readonly count: number;
+  readonly tag: number;
+}
+
+export class AssistantData {
+  private readonly projects = new Map<string, Project>();
+  private readonly days = new Map<string, Day>();
+
+  constructor(
+    private readonly registry: ProjectRegistry,
+    private readonly pages: VisitorData,
+  ) {}
+
+  /** Turns of the window `days` (UTC days, oldest first). */
+  rowCount(projectId: string, days: readonly string[]): number {
+    const project = this.project(projectId);
+    let count = 0;
+    for (const day of days) count += this.day(project, day).count;
+    return count;
+  }
+
+  /** Turn `index` (< rowCount) of the window in API order. */
+  row(projectId: string, days: readonly string[], index: number): ConversationTurn {
+    const project = this.project(projectId);
+    let rest = index;
+    for (let d = days.length - 1; d >= 0; d--) {
+      const day = this.day(project, days[d] as string);
+      if (rest < day.count) return this.turnOf(project, day, rest);
+      rest -= day.count;
+    }
+    throw new RangeError(`assistant turn ${index} is beyond the window of ${projectId}`);
+  }
+
+  /** Queries of the window by caller; `total` equals rowCount. */
+  callerStats(projectId: string, days: readonly string[]): CallerStats {
+    const project = this.project(projectId);
+    let web = 0;
+    let api = 0;
+    let other = 0;
+    for (const dayString of days) {
+      const day = this.day(project, dayString);
+      const dayWeb = Math.round(day.count * (0.7 + 0.15 * unit(mix(day.key, 1))));
+      const dayApi = Math.min(day.count - dayWeb, Math.round(day.count * (0.08 + 0.12 * unit(mix(day.key, 2)))));
+      web += dayWeb;
+      api += dayApi;
+      other += day.count - dayWeb - dayApi;
+    }
+    return { web, api, other, total: web + api + other };
+  }
+
+  private turnOf(project: Project, day: Day, i: number): ConversationTurn {
+    let first = i;
+    while (first > 0 && !startsConversation(day, first)) first -= 1;
+    const conversation = mix(day.key, first);
+    const startedAt = day.start + Math.floor(unit(mix(conversation, 1)) * (DAY_MS - MAX_TURNS * MAX_GAP_MS));
+    let time = startedAt;
+    for (let turn = first + 1; turn <= i; turn++) time += MIN_GAP_MS + Math.floor(unit(mix(mix(day.key, turn), 2)) * (MAX_GAP_MS - MIN_GAP_MS));
+    const id = `${hex(Math.floor(startedAt / 1000), 8)}${hex(day.tag, 6)}${hex(scramble(first, day.tag), 10)}`;
+
+    const key = mix(day.key, i);
+    const clarifying = unit(mix(key, 3)) < 0.15;
+    const topic = pick(SEARCH_HEADS, mix(key, 4));
+    const sourceCount = clarifying ? mix(key, 5) % 2 : mix(key, 5) % 5;
+    const sources: { title: string; url: string }[] = [];
+    for (let s = 0; s < sourceCount; s++) {
+      const rank = mix(key, 10 + s) % project.pageRange;
+      sources.push({ title: pick(SOURCE_TITLES, mix(key, 20 + s)), url: `${project.origin}${this.pages.catalogPath(project.entry.seed.id, rank)}` });
+    }
+    const typeDraw = unit(mix(key, 6));
+    const answered = unit(mix(key, 7)) < (clarifying ? 0.3 : 0.8);
+    const base = {
+      id,
+      timestamp: new Date(time).toISOString(),
+      query: pick(QUERIES, mix(key, 8)).replace('{topic}', () => topic),
+      response: clarifying ? pick(CLARIFICATIONS, mix(key, 9)) : pick(ANSWERS, mix(key, 9)),
+    };
+    const rest = {
+      sources,
+      resolutionStatus: answered ? ('answered' as const) : ('unanswered' as const),
+      queryCategory: unit(mix(key, 30)) < 0.25 ? null : pick(QUERY_CATEGORIES, mix(key, 31)),
+      pageUrl:
+        unit(mix(key, 32)) < 0.3
+          ? null
+          : `${project.origin}${this.pages.catalogPath(project.entry.seed.id, mix(key, 33) % project.pageRange)}`,
+    };
+    if (clarifying) return { ...base, responseType: 'clarifying_question', ...rest };
+    return typeDraw < 0.5 ? { ...base, ...rest } : { ...base, responseType: 'answer', ...rest };
+  }
+
+  private project(projectId: string): Project {
+    const cached = this.projects.get(projectId);
+    if (cached) return cached;
+    const entry = this.registry.require(projectId);
+    const project: Project = {
+      entry,
+      key: mix(entry.key, SALT),
+      origin: `https://docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
+      pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 10_000)),
+    };
+    if (this.projects.size > 10_000) this.projects.clear();
+    this.projects.set(projectId, project);
+    return project;
+  }
+
+  private day(project: Project, day: string): Day {
+    const cacheKey = `${project.entry.seed.id}\u0000${day}`;
+    const cached = this.days.get(cacheKey);
+    if (cached) return cached;
+    const key = mix(project.key, hashString(day));
+    const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'assistant'), key, 0.1), tag: mix(key, 99) & 0xffffff };
+    if (this.days.size > 10_000) this.days.clear();
+    this.days.set(cacheKey, model);
+    return model;
+  }
+}
+
+/** Whether turn `i` of a day opens a conversation (at least every MAX_TURNS-th turn does). */
+function startsConversation(day: Day, i: number): boolean {
+  return i % MAX_TURNS === 0 || (mix(mix(day.key, i), 40) & 1) === 0;
+}

@@ -1,0 +1,42 @@
+/**
+ * What an analytics endpoint module gives the server: validation of one request, its normal
+ * answer, and its answers to the fault kinds that are specific to the route. The server
+ * does the rest (route, auth, budget, project, generic faults, request log) the same way for
+ * every endpoint, so each module stays small.
+ */
+import type { FaultRule } from './faults.js';
+import type { Parsed } from './query.js';
+import type { AnalyticsRoute } from './routes.js';
+
+/** An HTTP answer. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A validated request, ready to be answered. */
+export interface PreparedRequest {
+  /** The request's offset (offset-paged routes), for fault rules that match on it. */
+  readonly offset?: number;
+  /** Whether the request carries a cursor (cursor-paged routes). */
+  readonly hasCursor?: boolean;
+  /** The normal 200 body. */
+  page(): unknown;
+  /**
+   * The answer to a route-specific fault kind, given the normal body; undefined when the kind
+   * means nothing here (the normal body is sent).
+   */
+  fault(rule: FaultRule, body: unknown): Answer | undefined;
+}
+
+export interface AnalyticsEndpoint {
+  readonly route: AnalyticsRoute;
+  /** Validates the query of an existing project; a failure becomes a 400 `{error, details}`. */
+  prepare(projectId: string, params: URLSearchParams, now: number): Parsed<PreparedRequest>;
+}
+
+/** The documented 400 body. */
+export function badRequest(error: string, messages: readonly string[]): Answer {
+  return { status: 400, body: { error, details: messages.map((message) => ({ message })) } };
+}
