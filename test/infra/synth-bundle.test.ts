@@ -14,10 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
@@ -217,11 +218,21 @@ describe('bundled handlers against the sandbox and emulators', () => {
   let secrets: Awaited<ReturnType<typeof startFakeSecretsManager>>;
   let bucket: string;
   let endpoints: Record<string, string>;
+  /** The deployment's one state table (follow-up records and the export's ledger). */
+  const table = `state-${Date.now()}`;
 
   beforeAll(async () => {
     sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 40, exact: true }] });
     [aws, dynamo, secrets] = await Promise.all([startS3Sqs(), startDynamo(), startFakeSecretsManager(sandbox.apiKey)]);
     bucket = await aws.createBucket();
+    await dynamo.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
     endpoints = {
       AWS_ENDPOINT_URL_S3: aws.endpoint,
       AWS_ENDPOINT_URL_SQS: aws.endpoint,
@@ -235,13 +246,18 @@ describe('bundled handlers against the sandbox and emulators', () => {
     await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close()]);
   });
 
-  it('the export bundle writes a day of Parquet files and its manifest to S3', async () => {
+  it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table', async () => {
     const env = environmentOf('mintlify-export', {
       MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
       EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+      EXPORT_STATE_TABLE: table,
     });
 
-    const { result, error, logs } = await invokeBundle(bundles.export, { date: '2026-01-15', projects: [PROJECT] }, { ...env, ...endpoints });
+    const { result, error, logs } = await invokeBundle(
+      bundles.export,
+      { date: '2026-01-15', projects: [PROJECT], datasets: ['visitors'] },
+      { ...env, ...endpoints },
+    );
 
     expect(error, logs).toBeUndefined();
     expect(result).toBeDefined();
@@ -258,22 +274,17 @@ describe('bundled handlers against the sandbox and emulators', () => {
     const pages = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: `mintlify/visitors_pages/dt=2026-01-15/${PROJECT}.parquet` }));
     const bytes = await pages.Body!.transformToByteArray();
     expect(Buffer.from(bytes.subarray(0, 4)).toString()).toBe('PAR1');
-    expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(expect.arrayContaining(['MintlifyExporter/mintlify-export/DaysExported']));
+    expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(
+      expect.arrayContaining([`MintlifyExporter/mintlify-export/${EXPORT_METRICS.unitsCompleted}`, `MintlifyExporter/mintlify-export/${EXPORT_METRICS.requests}`]),
+    );
+    const ledger = await dynamo.client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'export#budget/ledger' } }, ConsistentRead: true }));
+    expect(ledger.Item, 'the budget ledger item').toBeDefined();
     expect(logs).not.toContain(sandbox.apiKey);
   });
 
   it('the follow-up bundle sends one queued prompt to its job, once', async () => {
     sandbox.createJob(PROJECT, { id: 'job_smoke', status: 'completed' });
     sandbox.scriptNextRun(PROJECT, 'job_smoke', { outcome: 'completed', prLink: 'https://github.com/acme/docs/pull/7', activeMs: 0 });
-    const table = `followup-state-${Date.now()}`;
-    await dynamo.client.send(
-      new CreateTableCommand({
-        TableName: table,
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
     const deadLetterUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
     const queueUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
     const body = JSON.stringify({ projectId: PROJECT, jobId: 'job_smoke', prompt: 'Fix the typo on the quickstart page.', requestId: 'req-smoke-1' });
