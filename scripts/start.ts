@@ -9,13 +9,6 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { main, processIo } from '../functions/cli.js';
 import { previousDay } from '../functions/shared/dates.js';
 
-const io = processIo();
-const out = io.env.EXPORT_DESTINATION ?? './data';
-const day = previousDay(io.now());
-const code = await main(['export', '--date', day, '--out', out], io);
-
-if (code === 0 && !out.startsWith('s3://')) await showWarehouse(out, day);
-process.exitCode = code;
 
 /** One question per dataset, each answered from that day's Parquet files. */
 const QUESTIONS: readonly { readonly table: string; readonly title: string; readonly sql: (from: string) => string }[] = [
@@ -97,3 +90,11 @@ function formatTable(columns: string[], rows: unknown[][]): string {
   const widths = columns.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   return cells.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`).join('\n');
 }
+
+const io = processIo();
+const out = io.env.EXPORT_DESTINATION ?? './data';
+const day = previousDay(io.now());
+const code = await main(['export', '--date', day, '--out', out], io);
+
+if (code === 0 && !out.startsWith('s3://')) await showWarehouse(out, day);
+process.exitCode = code;

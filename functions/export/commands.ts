@@ -248,7 +248,7 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
         const m = u.manifest;
         const runs = m.runs > 1 ? `, finished in ${m.runs} runs` : '';
         const truncated = m.truncated ? ' — TRUNCATED: the API had more rows than one request returns' : '';
-        io.stdout.write(`ok       ${label}: ${rowsOf(u)} rows, ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
+        io.stdout.write(`ok       ${label}: ${rowsOf(u)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
         break;
       }
       case 'partial':
