@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../functions/shared/api-client.js';
 import type { ApiClientOptions } from '../../../functions/shared/api-client.js';
+import type { BudgetGate } from '../../../functions/shared/budget.js';
 import {
   ApiError,
+  BudgetExhaustedError,
   ConfigError,
   DeadlineExceededError,
   MalformedResponseError,
@@ -13,6 +15,7 @@ import {
   RateLimitedError,
   SendUncertainError,
 } from '../../../functions/shared/errors.js';
+import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
 
 const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
 const PROMPT = 'Please rewrite the quickstart so it mentions the new CLI flags and the sandbox.';
@@ -34,6 +37,8 @@ let server: Server;
 let baseUrl: string;
 let replies: Reply[] = [];
 const seen: Seen[] = [];
+/** Budget takes and requests, interleaved in the order they happened. */
+const order: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -42,6 +47,7 @@ beforeAll(async () => {
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      order.push('request');
       const reply = replies.shift() ?? json(500, { error: 'no scripted reply' });
       reply(req, res, body);
     });
@@ -53,6 +59,7 @@ beforeAll(async () => {
 afterEach(() => {
   replies = [];
   seen.length = 0;
+  order.length = 0;
 });
 
 afterAll(async () => {
@@ -85,7 +92,31 @@ const page = (hasMore = false) => ({
 });
 const job = (status = 'active') => ({ id: 'job_1', status, prLink: null });
 
-/** A fake clock: sleeping advances it instantly and is recorded. */
+/**
+ * A budget that always admits at once and records what the client asks of it. The client
+ * only ever calls `take` and `rateLimited`; the rest of a gate is not needed here.
+ */
+function fakeBudget(refuse?: Error) {
+  const takes: { deadline?: number; signal?: AbortSignal }[] = [];
+  const rateLimited: (number | undefined)[] = [];
+  const gate: Pick<BudgetGate, 'take' | 'rateLimited'> = {
+    async take(options = {}) {
+      takes.push({ ...options });
+      order.push('take');
+      if (refuse) throw refuse;
+    },
+    async rateLimited(retryAfterMs) {
+      rateLimited.push(retryAfterMs);
+    },
+  };
+  return { gate: gate as BudgetGate, takes, rateLimited };
+}
+
+/** The visitors endpoint through the analytics method, as the export calls it. */
+const visitors = (client: ReturnType<typeof makeClient>['client'], projectId = 'proj_1', query: Record<string, string | number> = QUERY, options = {}) =>
+  client.getAnalytics('visitors', projectId, { ...QUERY, ...query }, parseVisitorsPage, options);
+
+/** A fake clock: sleeping advances it instantly and is recorded. A budget that admits at once. */
 function makeClient(overrides: Partial<ApiClientOptions> = {}) {
   let time = 1_700_000_000_000;
   const waits: number[] = [];
@@ -94,10 +125,12 @@ function makeClient(overrides: Partial<ApiClientOptions> = {}) {
     (level: string) =>
     (message: unknown, ...extra: unknown[]) =>
       logs.push({ level, message: String(message), extra });
+  const budget = fakeBudget();
   const client = createApiClient({
     baseUrl,
     apiKey: KEY,
     timeoutMs: 2_000,
+    budget: budget.gate,
     now: () => time,
     sleep: async (ms) => {
       waits.push(ms);
@@ -107,7 +140,7 @@ function makeClient(overrides: Partial<ApiClientOptions> = {}) {
     logger: { debug: record('debug'), info: record('info'), warn: record('warn') } as never,
     ...overrides,
   });
-  return { client, waits, logs, now: () => time };
+  return { client, waits, logs, now: () => time, budget };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<Error> {
@@ -134,7 +167,7 @@ describe('requests', () => {
   it('sends the key as a bearer token, asks for JSON and builds the query', async () => {
     replies = [json(200, page())];
     const { client } = makeClient();
-    await client.getVisitors('proj_1', { ...QUERY, offset: 500 });
+    await visitors(client, 'proj_1', { offset: 500 });
     const [request] = seen;
     expect(request?.method).toBe('GET');
     expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -163,7 +196,7 @@ describe('requests', () => {
   it('counts requests, retries and successes', async () => {
     replies = [json(503, { error: 'busy' }), json(200, page())];
     const { client } = makeClient();
-    await client.getVisitors('proj_1', QUERY);
+    await visitors(client);
     expect(client.stats).toEqual({ requests: 2, retries: 1, successes: 1 });
   });
 
@@ -173,10 +206,26 @@ describe('requests', () => {
     expect(seen).toHaveLength(0);
   });
 
-  it('refuses a page limit the API does not accept before sending anything', async () => {
+  it.each([
+    ['a negative limit', { limit: -1 }],
+    ['a fractional offset', { offset: 1.5 }],
+  ])('refuses %s before sending anything', async (_name, query) => {
     const { client } = makeClient();
-    await expect(client.getVisitors('proj_1', { ...QUERY, limit: 500 })).rejects.toBeInstanceOf(ConfigError);
+    await expect(visitors(client, 'proj_1', query)).rejects.toBeInstanceOf(ConfigError);
     expect(seen).toHaveLength(0);
+  });
+
+  it('refuses an analytics endpoint name that is not one before sending anything', async () => {
+    const { client } = makeClient();
+    await expect(client.getAnalytics('../agent', 'proj_1', QUERY, parseVisitorsPage)).rejects.toBeInstanceOf(ConfigError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('asks for a nested analytics endpoint under the project', async () => {
+    replies = [json(200, { web: 1, api: 2, other: 0, total: 3 })];
+    const { client } = makeClient();
+    await client.getAnalytics('assistant/caller-stats', 'proj_1', { dateFrom: '2026-01-15', dateTo: '2026-01-16' }, (body) => body);
+    expect(seen[0]?.url).toBe('/v1/analytics/proj_1/assistant/caller-stats?dateFrom=2026-01-15&dateTo=2026-01-16');
   });
 });
 
@@ -199,10 +248,10 @@ describe('creating a client', () => {
 });
 
 describe('reads', () => {
-  it.each([429, 500, 502, 503, 504])('retries a read after HTTP %i', async (status) => {
+  it.each([500, 502, 503, 504])('retries an analytics read after HTTP %i', async (status) => {
     replies = [json(status, { error: 'try later' }), json(200, page())];
     const { client, waits } = makeClient();
-    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
     expect(seen).toHaveLength(2);
     expect(waits).toHaveLength(1);
   });
@@ -224,27 +273,27 @@ describe('reads', () => {
   it('retries a read after the server drops the connection', async () => {
     replies = [hangUp, json(200, page())];
     const { client } = makeClient();
-    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
     expect(seen).toHaveLength(2);
   });
 
   it('retries a read that timed out', async () => {
     replies = [slow(1_000, json(200, page())), json(200, page())];
     const { client } = makeClient({ timeoutMs: 100 });
-    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
     expect(client.stats.retries).toBe(1);
   });
 
   it('retries a read whose 2xx body is malformed', async () => {
     replies = [json(200, { ...page(), hasMore: 'yes' }), json(200, page())];
     const { client } = makeClient();
-    await expect(client.getVisitors('proj_1', QUERY)).resolves.toMatchObject({ hasMore: false });
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
   });
 
   it('gives up with a MalformedResponseError when a 2xx body stays HTML', async () => {
     replies = [html(200), html(200), html(200)];
     const { client } = makeClient({ maxRetries: 2 });
-    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    const error = await failureOf(visitors(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('not JSON');
     expect(error.message).not.toContain('<html>');
@@ -253,7 +302,7 @@ describe('reads', () => {
   it('reports an HTML error page as an ApiError with its status', async () => {
     replies = [html(502)];
     const { client } = makeClient({ maxRetries: 0 });
-    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    const error = await failureOf(visitors(client));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(502);
     expect(error.message).not.toContain('<html>');
@@ -276,7 +325,7 @@ describe('reads', () => {
     replies = Array.from({ length: 10 }, () => json(503, { error: 'down' }));
     const { client, waits, now } = makeClient({ minDelayMs: 1_000 });
     const deadline = now() + 5_000;
-    const error = await failureOf(client.getVisitors('proj_1', QUERY, { deadline }));
+    const error = await failureOf(visitors(client, 'proj_1', QUERY, { deadline }));
     expect(error).toBeInstanceOf(DeadlineExceededError);
     expect(error.cause).toBeInstanceOf(ApiError);
     expect(now()).toBeLessThanOrEqual(deadline);
@@ -290,11 +339,84 @@ describe('reads', () => {
   });
 });
 
+describe('the request budget', () => {
+  it('refuses analytics without a budget, before sending anything', async () => {
+    const client = createApiClient({ baseUrl, apiKey: KEY });
+    const error = await failureOf(client.getAnalytics('visitors', 'proj_1', QUERY, parseVisitorsPage));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toContain('budget');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('takes a start from the budget before every attempt, retries included', async () => {
+    replies = [json(503, { error: 'busy' }), hangUp, json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(order).toEqual(['take', 'request', 'take', 'request', 'take', 'request']);
+    expect(budget.takes).toHaveLength(3);
+  });
+
+  it("passes the call's deadline to the budget", async () => {
+    replies = [json(200, page())];
+    const { client, budget, now } = makeClient();
+    const deadline = now() + 60_000;
+    await visitors(client, 'proj_1', QUERY, { deadline });
+    expect(budget.takes).toEqual([{ deadline }]);
+  });
+
+  it("ends the call with the budget's refusal, without sending anything", async () => {
+    const refusal = new BudgetExhaustedError('no room before the deadline', 1_700_000_360_000);
+    const { gate } = fakeBudget(refusal);
+    const { client } = makeClient({ budget: gate });
+    await expect(visitors(client)).rejects.toBe(refusal);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("reports a 429 to the budget with the server's Retry-After, then sends the request again", async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '3' }), json(200, page())];
+    const { client, budget, waits } = makeClient();
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
+    expect(budget.rateLimited).toEqual([3_000]);
+    expect(waits).toEqual([]);
+    expect(order).toEqual(['take', 'request', 'take', 'request']);
+  });
+
+  it('reports a 429 whose Retry-After is 0 or absent as one without a wait, so the budget backs off', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '0' }), json(429, { error: 'slow down' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([undefined, undefined]);
+  });
+
+  it('goes on through any number of 429s without counting them against maxRetries', async () => {
+    replies = [...Array.from({ length: 6 }, () => json(429, { error: 'slow down' }, { 'retry-after': '1' })), json(200, page())];
+    const { client, budget } = makeClient({ maxRetries: 1 });
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
+    expect(budget.rateLimited).toHaveLength(6);
+    expect(seen).toHaveLength(7);
+  });
+
+  it('still gives up on 5xx after maxRetries once a 429 has passed', async () => {
+    replies = [json(429, { error: 'slow down' }), json(503, { error: 'busy' }), json(503, { error: 'busy' }), json(200, page())];
+    const { client } = makeClient({ maxRetries: 1 });
+    const error = await failureOf(visitors(client));
+    expect((error as ApiError).status).toBe(503);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('counts a 429 as a retry in the stats', async () => {
+    replies = [json(429, { error: 'slow down' }), json(200, page())];
+    const { client } = makeClient();
+    await visitors(client);
+    expect(client.stats).toEqual({ requests: 2, retries: 1, successes: 1 });
+  });
+});
+
 describe('errors that say what to fix', () => {
   it('fails at once on 401 and says to create a new admin key', async () => {
     replies = [json(401, { error: 'unauthorized' })];
     const { client } = makeClient();
-    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    const error = await failureOf(visitors(client));
     expect(error).toBeInstanceOf(ApiError);
     expect(error.message).toContain('API key rejected (401)');
     expect(error.message).toContain('admin key');
@@ -309,10 +431,10 @@ describe('errors that say what to fix', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('fails at once on a visitors 404 and points to MINTLIFY_PROJECT_IDS', async () => {
+  it('fails at once on an analytics 404 and points to MINTLIFY_PROJECT_IDS', async () => {
     replies = [json(404, { error: 'not found' })];
     const { client } = makeClient();
-    const error = await failureOf(client.getVisitors('proj_missing', QUERY));
+    const error = await failureOf(visitors(client, 'proj_missing'));
     expect(error.message).toContain('project "proj_missing" not found');
     expect(error.message).toContain('MINTLIFY_PROJECT_IDS');
     expect(seen).toHaveLength(1);
@@ -329,7 +451,7 @@ describe('errors that say what to fix', () => {
   it("fails at once on 400 and includes the server's error and details", async () => {
     replies = [json(400, { error: 'Invalid query', details: [{ message: 'dateTo must be after dateFrom' }] })];
     const { client } = makeClient();
-    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    const error = await failureOf(visitors(client));
     expect(error.message).toContain('Invalid query');
     expect(error.message).toContain('dateTo must be after dateFrom');
     expect(seen).toHaveLength(1);
@@ -338,7 +460,7 @@ describe('errors that say what to fix', () => {
   it('does not follow a redirect and points to MINTLIFY_API_URL', async () => {
     replies = [json(301, {}, { location: 'https://elsewhere.example.com/v1' })];
     const { client } = makeClient();
-    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    const error = await failureOf(visitors(client));
     expect((error as ApiError).status).toBe(301);
     expect(error.message).toContain('MINTLIFY_API_URL');
     expect(seen).toHaveLength(1);
@@ -347,7 +469,7 @@ describe('errors that say what to fix', () => {
   it('cuts a long server message short', async () => {
     replies = [json(400, { error: 'x'.repeat(10_000) })];
     const { client } = makeClient();
-    const error = await failureOf(client.getVisitors('proj_1', QUERY));
+    const error = await failureOf(visitors(client));
     expect(error.message.length).toBeLessThan(500);
   });
 });
@@ -447,7 +569,7 @@ describe('secrets', () => {
   it('keeps the key and the prompt out of errors, logs and stats', async () => {
     replies = [json(503, { error: `upstream echoed ${KEY}` }), json(400, { error: 'bad', details: [{ message: `auth was Bearer ${KEY}` }] })];
     const { client, logs } = makeClient();
-    const readError = await failureOf(client.getVisitors('proj_1', QUERY));
+    const readError = await failureOf(visitors(client));
     replies = [json(400, { error: `prompt rejected: ${PROMPT}`, details: [{ message: `auth was Bearer ${KEY}` }] })];
     const sendError = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     replies = [hangUp];
@@ -464,9 +586,9 @@ describe('secrets', () => {
   it('logs each retry at warn with the operation and the delay', async () => {
     replies = [json(503, { error: 'busy' }), json(200, page())];
     const { client, logs } = makeClient();
-    await client.getVisitors('proj_1', QUERY);
+    await visitors(client);
     const warnings = logs.filter((entry) => entry.level === 'warn');
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.extra[0]).toMatchObject({ operation: 'getVisitors', attempt: 1, delayMs: 250, status: 503 });
+    expect(warnings[0]?.extra[0]).toMatchObject({ operation: 'getAnalytics', attempt: 1, delayMs: 250, status: 503 });
   });
 });
