@@ -18,6 +18,7 @@ import { registerFollowUpCommands } from './follow-up/commands.js';
 import { validateApiKey, type Config } from './shared/config.js';
 import { ConfigError, describeError } from './shared/errors.js';
 import type { Sleep } from './shared/retry.js';
+import { parseBudget, type BudgetSpec } from './shared/budget-spec.js';
 import { DEFAULT_PROJECTS } from '../sandbox/data.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 
@@ -67,12 +68,24 @@ export async function resolveApiTarget(config: Config, io: CliIo): Promise<ApiTa
   };
 }
 
-async function runSandboxCommand(flags: { port: number; latency?: number }, io: CliIo): Promise<number> {
-  const sandbox = await startSandbox({ port: flags.port, ...(flags.latency === undefined ? {} : { latencyMs: flags.latency }) });
+interface SandboxFlags {
+  port: number;
+  latency?: number;
+  budget?: BudgetSpec;
+  window: 'fixed' | 'rolling';
+}
+
+async function runSandboxCommand(flags: SandboxFlags, io: CliIo): Promise<number> {
+  const sandbox = await startSandbox({
+    port: flags.port,
+    ...(flags.latency === undefined ? {} : { latencyMs: flags.latency }),
+    ...(flags.budget ? { budget: { requests: flags.budget.requests, windowMs: flags.budget.windowMs, window: flags.window } } : {}),
+  });
   io.stdout.write(
     [
       `Sandbox API listening on ${sandbox.url}`,
       `Projects: ${sandbox.projectIds.join(', ')}`,
+      ...(flags.budget ? [`Analytics budget: ${flags.budget.text} (${flags.window} window); beyond it: 429 with Retry-After`] : []),
       'Use it from another terminal with:',
       `  export MINTLIFY_API_URL=${sandbox.url} MINTLIFY_API_KEY=${sandbox.apiKey}`,
       '  mintlify-exporter export --project proj_large',
@@ -89,6 +102,14 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535');
   return port;
+}
+
+function parseBudgetFlag(value: string): BudgetSpec {
+  try {
+    return parseBudget(value, '--budget');
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function parseMs(value: string): number {
@@ -125,7 +146,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .description('Run the local API sandbox (both endpoints, seeded data, faults) on 127.0.0.1.')
     .addOption(new Option('--port <n>', 'port to listen on').argParser(parsePort).default(4010))
     .addOption(new Option('--latency <ms>', 'latency added to every response').argParser(parseMs))
-    .action(async (flags: { port: number; latency?: number }) => {
+    .addOption(new Option('--budget <n/window>', 'answer 429 beyond this many analytics requests per window, e.g. 100/1h').argParser(parseBudgetFlag))
+    .addOption(new Option('--window <kind>', 'how the budget window moves').choices(['fixed', 'rolling']).default('rolling'))
+    .action(async (flags: SandboxFlags) => {
       exitCode = await runSandboxCommand(flags, io);
     });
 
