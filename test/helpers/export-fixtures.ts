@@ -1,18 +1,30 @@
 /**
- * Shared factories for the export's integration tests: temp folders, an API client with
- * tiny backoffs and a recorded (not slept) clock, reading an exported day back with DuckDB
- * and comparing it with the sandbox's own data, schedule events and Lambda contexts, and a
- * destination wrapper that fails in the middle of a write.
+ * Shared factories for the export's tests: temp folders, a fake clock whose sleep advances
+ * its time, an API client with tiny backoffs behind a generous in-memory request budget, the
+ * dependencies and settings of a run (`exportDeps`, `testSettings`), units, reading an
+ * exported day back with DuckDB and comparing it with the sandbox's own data, schedule events
+ * and Lambda contexts, and a destination wrapper that fails in the middle of a write.
  */
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
-import { createApiClient, type ApiClientOptions } from '../../functions/shared/api-client.js';
-import type { ApiClient } from '../../functions/shared/api-types.js';
+import type { PlannedUnit } from '../../functions/export/plan.js';
+import type { RunDeps, RunEvent, RunSettings, RunSummary, UnitResult } from '../../functions/export/run.js';
+import type { Unit } from '../../functions/export/staging.js';
+import type { Manifest } from '../../functions/export/unit.js';
+import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api-client.js';
+import { createBudgetGate, createBudgetLedger, type BudgetGate } from '../../functions/shared/budget.js';
+import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
-import { manifestKey } from '../../functions/shared/tables.js';
+import { createLeases } from '../../functions/shared/leases.js';
+import type { AppLogger } from '../../functions/shared/logger.js';
+import type { Sleep } from '../../functions/shared/retry.js';
+import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
+import { manifestKey, STAGING_PREFIX } from '../../functions/shared/tables.js';
 import type { RequestLogEntry, Sandbox } from '../../sandbox/index.js';
 import { readParquet, readParquetBytes, type ParquetContents } from './duckdb.js';
 
@@ -73,30 +85,65 @@ export async function filesContaining(root: string, needle: string): Promise<str
   return hits;
 }
 
-/** The waits the client asked for, recorded instead of slept (a fake clock for backoff). */
-export interface RecordedSleeps {
-  readonly sleep: (ms: number) => Promise<void>;
-  readonly waits: number[];
+/** Files under `root` outside the staging area: what a warehouse query could see. */
+export async function tableFiles(root: string): Promise<string[]> {
+  return (await listFiles(root)).filter((file) => !file.startsWith(`${STAGING_PREFIX}/`));
 }
 
-export function recordingSleep(): RecordedSleeps {
-  const waits: number[] = [];
+/** Files of the staging area under `root` (pages, checkpoints, failure records). */
+export async function stagingFiles(root: string): Promise<string[]> {
+  return (await listFiles(root)).filter((file) => file.startsWith(`${STAGING_PREFIX}/`));
+}
+
+/**
+ * A fake clock: time moves only when something sleeps on it (the budget gate, the client's
+ * backoff) or when a test calls `advance`; every sleep is recorded. A sleep honours its abort
+ * signal like the real one.
+ */
+export interface FakeClock {
+  readonly now: () => number;
+  readonly sleep: Sleep;
+  /** Every wait asked for, in order, ms. */
+  readonly sleeps: number[];
+  advance(ms: number): void;
+}
+
+export function fakeClock(start: number): FakeClock {
+  let time = start;
+  const sleeps: number[] = [];
   return {
-    waits,
-    sleep: async (ms: number) => {
-      waits.push(ms);
+    now: () => time,
+    sleeps,
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted();
+      sleeps.push(ms);
+      time += ms;
+    },
+    advance(ms) {
+      time += ms;
     },
   };
 }
 
+/** A budget no test run comes near: a million requests an hour. */
+export const GENEROUS_BUDGET: BudgetSpec = { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' };
+
+/** A budget gate on an in-memory ledger (or `store`), on `clock`. */
+export function budgetGate(
+  clock: Pick<FakeClock, 'now' | 'sleep'>,
+  options: { readonly spec?: BudgetSpec; readonly store?: SharedStore } = {},
+): BudgetGate {
+  const ledger = createBudgetLedger(options.store ?? createMemoryStore(), options.spec ?? GENEROUS_BUDGET, { now: clock.now });
+  return createBudgetGate(ledger, { now: clock.now, sleep: clock.sleep });
+}
+
 /**
  * A client on the sandbox with tiny backoffs and a short per-request timeout, so a retried
- * fault costs milliseconds. Waits go to `sleeps` when given (then nothing really sleeps).
+ * fault costs milliseconds. Unless `overrides` say otherwise it waits on a fake clock (nothing
+ * really sleeps) and passes a generous in-memory budget gate on the same clock.
  */
-export function fastApiClient(
-  sandbox: Pick<Sandbox, 'url' | 'apiKey'>,
-  overrides: Partial<ApiClientOptions> = {},
-): ApiClient {
+export function fastApiClient(sandbox: Pick<Sandbox, 'url' | 'apiKey'>, overrides: Partial<ApiClientOptions> = {}): MintlifyClient {
+  const clock = overrides.now && overrides.sleep ? { now: overrides.now, sleep: overrides.sleep } : fakeClock(Date.now());
   return createApiClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.apiKey,
@@ -104,8 +151,98 @@ export function fastApiClient(
     minDelayMs: 1,
     maxDelayMs: 5,
     maxRetries: 4,
+    now: clock.now,
+    sleep: clock.sleep,
+    budget: budgetGate(clock),
     ...overrides,
   });
+}
+
+export interface ExportDepsOptions {
+  readonly sandbox: Pick<Sandbox, 'url' | 'apiKey'>;
+  readonly destination: Destination;
+  /** Shared by the run, the client, the budget gate and the leases. @default fakeClock(2026-01-01) */
+  readonly clock?: FakeClock;
+  /** Client options over `fastApiClient`'s (its clock and gate are always the run's). */
+  readonly client?: Partial<Omit<ApiClientOptions, 'now' | 'sleep' | 'budget'>>;
+  /** @default GENEROUS_BUDGET */
+  readonly budget?: BudgetSpec;
+  /** Ledger, leases and backlog. @default a fresh memory store */
+  readonly store?: SharedStore;
+  readonly logger?: AppLogger;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: RunEvent) => void;
+  /** Lease owner. @default a random one per call: two `exportDeps` are two runs */
+  readonly owner?: string;
+}
+
+/** The dependencies of `runExport`/`runUnits`, every one on the same clock. */
+export function exportDeps(options: ExportDepsOptions): RunDeps & { readonly clock: FakeClock; readonly api: MintlifyClient } {
+  const clock = options.clock ?? fakeClock(Date.parse('2026-01-01T00:00:00Z'));
+  const store = options.store ?? createMemoryStore();
+  const gate = budgetGate(clock, { store, ...(options.budget ? { spec: options.budget } : {}) });
+  const api = fastApiClient(options.sandbox, { ...options.client, now: clock.now, sleep: clock.sleep, budget: gate });
+  return {
+    api,
+    gate,
+    destination: options.destination,
+    leases: createLeases(store, { owner: options.owner ?? `test-run-${randomBytes(4).toString('hex')}`, now: clock.now }),
+    store,
+    now: clock.now,
+    clock,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  };
+}
+
+/** Run settings of a test: visitors only, no heal window, no refresh, the default caps. */
+export function testSettings(overrides: Partial<RunSettings> = {}): RunSettings {
+  return {
+    projectIds: [],
+    datasets: ['visitors'],
+    healDays: 0,
+    refreshDays: 0,
+    settleHours: 2,
+    maxPages: 10_000,
+    feedbackContact: false,
+    checkpointMaxAgeMs: 24 * 3_600_000,
+    ...overrides,
+  };
+}
+
+/** A unit (visitors unless said otherwise). */
+export function unitOf(projectId: string, day: string, dataset: Unit['dataset'] = 'visitors'): Unit {
+  return { dataset, projectId, day };
+}
+
+/** A planned unit as `plan.ts` makes them: requested, forced, one request expected, unless overridden. */
+export function plannedUnit(unit: Unit & Partial<Pick<PlannedUnit, 'reason' | 'estimate' | 'force'>>): PlannedUnit {
+  return { reason: 'requested', estimate: 1, force: true, ...unit };
+}
+
+/** The manifest of a unit result, failing the test with the result when it is not complete. */
+export function manifestOf(result: UnitResult | undefined): Manifest {
+  expect(result).toMatchObject({ status: 'complete' });
+  return (result as Extract<UnitResult, { status: 'complete' }>).manifest;
+}
+
+/** `status` of each unit of a run, as `<dataset> <project> <day> <status>`. */
+export function statuses(summary: Pick<RunSummary, 'units'>): string[] {
+  return summary.units.map((u) => `${u.dataset} ${u.projectId} ${u.day} ${u.status}`);
+}
+
+/** Creates a DynamoDB table shaped like the export's state table (`pk` string key); returns its name. */
+export async function createStateTable(client: DynamoDBClient, name = `export-state-${randomBytes(4).toString('hex')}`): Promise<string> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  return name;
 }
 
 /** What DuckDB reads back from one exported day in a local destination. */
@@ -209,7 +346,7 @@ export function successfulOffsets(entries: readonly RequestLogEntry[]): number[]
   return entries.filter((entry) => entry.status === 200 && entry.fault === undefined).map((entry) => Number(entry.query['offset']));
 }
 
-/** An EventBridge scheduled event as the nightly rule sends it. */
+/** An EventBridge scheduled event as the hourly rule sends it. */
 export function scheduledEvent(time: string) {
   return {
     version: '0',
@@ -219,7 +356,7 @@ export function scheduledEvent(time: string) {
     account: '123456789012',
     time,
     region: 'us-east-1',
-    resources: ['arn:aws:events:us-east-1:123456789012:rule/mintlify-nightly-export'],
+    resources: ['arn:aws:events:us-east-1:123456789012:rule/mintlify-hourly-export'],
     detail: {},
   };
 }
@@ -243,6 +380,7 @@ export function failingDestination(inner: Destination, options: { keyPattern: Re
     get: (key) => inner.get(key),
     exists: (key) => inner.exists(key),
     delete: (key) => inner.delete(key),
+    probe: () => inner.probe(),
     async openWrite(key, writeOptions) {
       const pending = await inner.openWrite(key, writeOptions);
       if (!options.keyPattern.test(key)) return pending;

@@ -1,13 +1,15 @@
 /**
- * The nightly export end to end over real HTTP on 127.0.0.1: the sandbox API, a local
- * directory and an S3-compatible server (fauxqs) as destinations, every Parquet file read
- * back with DuckDB and compared value for value with the sandbox's data.
+ * The visitors export end to end over real HTTP on 127.0.0.1: `runExport` against the sandbox
+ * API, a local directory and an S3-compatible server (fauxqs) as destinations, every Parquet
+ * file read back with DuckDB and compared value for value with the sandbox's data. Runs use
+ * a generous in-memory request budget on a fake clock (`exportDeps`).
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { exportDay, runExport, type Manifest } from '../../functions/export/run.js';
+import { runExport, type RunResult } from '../../functions/export/run.js';
+import type { Manifest } from '../../functions/export/unit.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
@@ -19,15 +21,18 @@ import {
   PAGES_COLUMNS,
   dayFiles,
   expectDayMatches,
-  fastApiClient,
+  exportDeps,
+  fakeClock,
   filesContaining,
   listFiles,
   makeTempDir,
+  manifestOf,
   readDestinationDay,
   readLocalDay,
-  recordingSleep,
   removeTempDirs,
+  statuses,
   successfulOffsets,
+  testSettings,
   visitorRequests,
 } from '../helpers/export-fixtures.js';
 
@@ -54,14 +59,28 @@ afterAll(async () => {
   await Promise.all([sandbox?.close(), aws?.close()]);
 });
 
-const settings = { projectIds: [] as string[], healDays: 0, pageLimit: 250, maxPages: 10_000 };
+const settings = testSettings();
 
+/** Exports `days` × `projects` (visitors) to `destination` in one run starting at `now`. */
+function exportTo(
+  destination: Destination,
+  days: string[],
+  projects: string[],
+  options: { readonly now?: number; readonly force?: boolean; readonly logger?: AppLogger } = {},
+): Promise<RunResult> {
+  const deps = exportDeps({
+    sandbox,
+    destination,
+    clock: fakeClock(options.now ?? EXPORTED_AT),
+    ...(options.logger ? { logger: options.logger, client: { logger: options.logger } } : {}),
+  });
+  return runExport({ kind: 'days', days, projects, force: options.force ?? true }, settings, deps);
+}
+
+/** Exports one day of one project to a local directory (again, when it is complete) and returns its manifest. */
 async function exportLocal(projectId: string, day: string, dir: string, now = EXPORTED_AT): Promise<Manifest> {
-  return exportDay(
-    { projectId, day },
-    { limit: 250, maxPages: 10_000, exportedAt: now },
-    { api: fastApiClient(sandbox), destination: createLocalDestination(dir), now: () => now },
-  );
+  const result = await exportTo(createLocalDestination(dir), [day], [projectId], { now });
+  return manifestOf(result.units[0]);
 }
 
 describe('export to a local directory', () => {
@@ -86,23 +105,30 @@ describe('export to a local directory', () => {
     ]);
   });
 
-  it('records the day, its totals, its row count and its requests in the manifest', async () => {
+  it('records the unit, its totals, its rows, files and bytes per table and its requests in the manifest', async () => {
     const dir = await makeTempDir();
     const expected = sandbox.expectedDay('proj_small', DAY);
+    const pages = Math.ceil(expected.visitors.length / 250);
 
     await exportLocal('proj_small', DAY, dir);
 
-    const manifest = JSON.parse(await readFile(dayFiles(dir, 'proj_small', DAY).manifest, 'utf8')) as Manifest;
+    const files = dayFiles(dir, 'proj_small', DAY);
+    const manifest = JSON.parse(await readFile(files.manifest, 'utf8')) as Manifest;
     expect(manifest).toMatchObject({
-      version: 1,
+      version: 2,
+      dataset: 'visitors',
       projectId: 'proj_small',
       date: DAY,
       window: { dateFrom: DAY, dateTo: NEXT_DAY },
       exportedAt: new Date(EXPORTED_AT).toISOString(),
+      finishedAt: new Date(EXPORTED_AT).toISOString(),
       totals: expected.totals,
-      rows: { totals: 1, pages: expected.visitors.length },
-      files: { pages: `visitors_pages/dt=${DAY}/proj_small.parquet`, totals: `visitors_totals/dt=${DAY}/proj_small.parquet` },
-      requests: { successful: Math.ceil(expected.visitors.length / 250), sent: Math.ceil(expected.visitors.length / 250), retried: 0 },
+      rows: { visitors_totals: 1, visitors_pages: expected.visitors.length },
+      files: { visitors_pages: `visitors_pages/dt=${DAY}/proj_small.parquet`, visitors_totals: `visitors_totals/dt=${DAY}/proj_small.parquet` },
+      bytes: { visitors_pages: (await stat(files.pages)).size, visitors_totals: (await stat(files.totals)).size },
+      pages,
+      requests: { successful: pages, sent: pages, retried: 0 },
+      runs: 1,
     });
   });
 
@@ -151,7 +177,7 @@ describe('export to a local directory', () => {
     expectDayMatches(await readLocalDay(dir, 'proj_large', DAY), sandbox, 'proj_large', DAY);
   });
 
-  it('replaces a day on re-run: same row count, not doubled, with the new exported_at', async () => {
+  it('replaces a day on a forced re-run: same row count, not doubled, with the new exported_at', async () => {
     const dir = await makeTempDir();
     const later = EXPORTED_AT + 3_600_000;
     await exportLocal('proj_small', DAY, dir);
@@ -168,17 +194,25 @@ describe('export to a local directory', () => {
     expect(exportedAt).toBe(new Date(later).toISOString());
   });
 
+  it('skips a complete day without a request when the re-run is not forced', async () => {
+    const dir = await makeTempDir();
+    await exportLocal('proj_small', DAY, dir);
+    const before = await readFile(dayFiles(dir, 'proj_small', DAY).manifest);
+    sandbox.clearRequests();
+
+    const result = await exportTo(createLocalDestination(dir), [DAY], ['proj_small'], { now: EXPORTED_AT + 60_000, force: false });
+
+    expect(result).toMatchObject({ ok: true, units: [], requests: 0 });
+    expect(sandbox.requests).toEqual([]);
+    expect(await readFile(dayFiles(dir, 'proj_small', DAY).manifest)).toEqual(before);
+  });
+
   it('runs several projects and days in one request and writes every one of them', async () => {
     const dir = await makeTempDir();
-    const destination = createLocalDestination(dir);
 
-    const result = await runExport(
-      { kind: 'days', days: [DAY, NEXT_DAY], projects: ['proj_small', 'proj_medium'] },
-      settings,
-      { api: fastApiClient(sandbox), destination, now: () => EXPORTED_AT },
-    );
+    const result = await exportTo(createLocalDestination(dir), [DAY, NEXT_DAY], ['proj_small', 'proj_medium']);
 
-    expect(result).toMatchObject({ ok: true, exported: 4, failed: 0 });
+    expect(result).toMatchObject({ ok: true, completed: 4, failed: 0 });
     for (const day of [DAY, NEXT_DAY]) {
       for (const projectId of ['proj_small', 'proj_medium']) {
         expectDayMatches(await readLocalDay(dir, projectId, day), sandbox, projectId, day);
@@ -206,11 +240,7 @@ describe('export to S3 (fauxqs on loopback)', () => {
   it('writes a day under the prefix whose files read back equal to the sandbox data', async () => {
     const { bucket, destination } = await s3Destination('warehouse/mintlify');
 
-    await exportDay(
-      { projectId: 'proj_medium', day: DAY },
-      { limit: 250, maxPages: 10_000, exportedAt: EXPORTED_AT },
-      { api: fastApiClient(sandbox), destination, now: () => EXPORTED_AT },
-    );
+    await exportTo(destination, [DAY], ['proj_medium']);
 
     expect(await keysOf(bucket)).toEqual([
       `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`,
@@ -223,17 +253,12 @@ describe('export to S3 (fauxqs on loopback)', () => {
     };
     expectDayMatches(exported, sandbox, 'proj_medium', DAY);
     const manifest = JSON.parse(Buffer.from(await object(bucket, `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`)).toString('utf8')) as Manifest;
-    expect(manifest.rows.pages).toBe(sandbox.expectedDay('proj_medium', DAY).visitors.length);
+    expect(manifest.rows['visitors_pages']).toBe(sandbox.expectedDay('proj_medium', DAY).visitors.length);
   });
 
-  it('replaces a day on re-run in S3 with the same objects and the new export', async () => {
+  it('replaces a day on a forced re-run in S3 with the same objects and the new export', async () => {
     const { bucket, destination } = await s3Destination('again');
-    const run = (now: number) =>
-      runExport({ kind: 'days', days: [DAY], projects: ['proj_small'] }, settings, {
-        api: fastApiClient(sandbox),
-        destination,
-        now: () => now,
-      });
+    const run = (now: number) => exportTo(destination, [DAY], ['proj_small'], { now });
     await run(EXPORTED_AT);
     const before = await keysOf(bucket);
 
@@ -247,27 +272,23 @@ describe('export to S3 (fauxqs on loopback)', () => {
 });
 
 describe('the API key', () => {
-  it('appears in no file written and no log line, even when requests are retried', async () => {
+  it('appears in no file written and no log line, even when requests are retried, rate limited or refused', async () => {
     const dir = await makeTempDir();
     const lines: string[] = [];
     const capture = (level: string) => (...args: unknown[]) => {
       lines.push(`${level} ${JSON.stringify(args, (_key, value: unknown) => (value instanceof Error ? `${value.name}: ${value.message} ${String(value.stack)}` : value))}`);
     };
     const logger: AppLogger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
-    sandbox.addFault({ route: 'visitors', kind: 'rate-limit', offset: 250 });
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_small', kind: 'server-error', offset: 0 });
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_small', kind: 'rate-limit', offset: 250 });
     sandbox.addFault({ route: 'visitors', kind: 'status', status: 401, projectId: 'proj_medium' });
-    const { sleep } = recordingSleep();
 
-    const result = await runExport({ kind: 'days', days: [DAY], projects: ['proj_small', 'proj_medium'] }, settings, {
-      api: fastApiClient(sandbox, { logger, sleep }),
-      destination: createLocalDestination(dir),
-      now: () => EXPORTED_AT,
-      logger,
-    });
+    const result = await exportTo(createLocalDestination(dir), [DAY], ['proj_small', 'proj_medium'], { logger });
 
-    expect(result.days.map((day) => day.ok)).toEqual([true, false]);
+    expect(statuses(result)).toEqual([`visitors proj_small ${DAY} complete`, `visitors proj_medium ${DAY} failed`]);
     expect(lines.some((line) => line.includes('retrying API request'))).toBe(true);
-    expect(lines.some((line) => line.includes('day failed'))).toBe(true);
+    expect(lines.some((line) => line.includes('analytics rate limited (429)'))).toBe(true);
+    expect(lines.some((line) => line.includes('unit failed'))).toBe(true);
     expect(lines.filter((line) => line.includes(API_KEY))).toEqual([]);
     expect(JSON.stringify(result)).not.toContain(API_KEY);
     expect(await listFiles(dir)).toContain(`_manifests/visitors/dt=${DAY}/proj_small.json`);
