@@ -181,10 +181,19 @@ export interface RequestedInput {
   readonly force: boolean;
 }
 
+/** Days before a request read only to estimate its units from the latest manifests. */
+const REFERENCE_DAYS = 7;
+
 /** Units of an explicit request (CLI days, a manual invoke): complete ones skipped unless forced. */
 export async function planRequested(input: RequestedInput, destination: Destination): Promise<Plan> {
   const units = unitsOf(input.days, input.projects, input.datasets);
-  const states = await readUnitStates(destination, units);
+  const last = input.days[input.days.length - 1];
+  const requested = new Set(input.days);
+  const reference =
+    last === undefined
+      ? []
+      : Array.from({ length: REFERENCE_DAYS }, (_, i) => addDays(last, -1 - i)).filter((day) => !requested.has(day));
+  const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
   const planned = units
     .filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete')
     .map((unit) => ({ ...unit, reason: 'requested' as const, estimate: estimateOf(unit, states), force: input.force }));

@@ -124,9 +124,13 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   }
 
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
+  // What this run learnt (pages of units it completed) sharpens the estimate of what is left.
+  const learnt = new Map<string, number>();
+  for (const r of results) if (r.status === 'complete') learnt.set(`${r.dataset}/${r.projectId}`, r.manifest.pages);
+  const estimate = (r: UnitResult) => Math.max(r.estimate, learnt.get(`${r.dataset}/${r.projectId}`) ?? 1);
   const backlogRequests = results.reduce((sum, r) => {
-    if (r.status === 'pending' || r.status === 'skipped') return sum + r.estimate;
-    if (r.status === 'partial' || r.status === 'failed') return sum + Math.max(1, r.estimate - (r.status === 'partial' ? r.pages : 0));
+    if (r.status === 'pending' || r.status === 'skipped' || r.status === 'failed') return sum + estimate(r);
+    if (r.status === 'partial') return sum + Math.max(1, estimate(r) - r.pages);
     return sum;
   }, 0);
   return {
