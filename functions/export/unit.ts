@@ -274,7 +274,7 @@ async function runOnce(
           updatedAt: new Date(now()).toISOString(),
           state: accepted.state,
           requests: spent(),
-          runs: runs - 1,
+          runs,
         });
         pending = fetchPage(accepted.state);
       }
