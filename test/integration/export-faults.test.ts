@@ -1,15 +1,17 @@
 /**
- * Every sandbox fault against the export, over real HTTP on 127.0.0.1. A day either comes
- * out exactly right (the retries recover) or fails cleanly: no manifest and no half file,
- * and a previous complete export of the day is kept or loses only its manifest, as the
- * TSDoc of `exportDay` promises. The client runs with tiny backoffs and its waits are
- * recorded instead of slept, so Retry-After is checked without waiting for it.
+ * Every sandbox fault against the export of one unit (visitors of one project for one day),
+ * over real HTTP on 127.0.0.1. A unit either comes out exactly right (the retries and the
+ * budget recover) or ends cleanly: no manifest and no half file under the tables, the pages
+ * that arrived kept in the staging area for the next run (or dropped when they broke a stop
+ * rule), and a previous complete export of the day kept, or losing only its manifest when the
+ * new files were being written. The run's clock is fake: budget pauses and backoffs are
+ * recorded, not slept.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { exportDay, exportDays, type ExportDeps, type Manifest } from '../../functions/export/run.js';
-import type { ApiClient } from '../../functions/shared/api-types.js';
+import type { PlannedUnit } from '../../functions/export/plan.js';
+import { runUnits, type RunDeps, type RunSettings, type RunSummary } from '../../functions/export/run.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
@@ -18,15 +20,24 @@ import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import {
   dayFiles,
   expectDayMatches,
+  exportDeps,
   failingDestination,
-  fastApiClient,
+  fakeClock,
   listFiles,
   makeTempDir,
+  manifestOf,
+  plannedUnit,
   readLocalDay,
-  recordingSleep,
   removeTempDirs,
+  stagingFiles,
+  statuses,
   successfulOffsets,
+  tableFiles,
+  testSettings,
+  unitOf,
   visitorRequests,
+  type ExportDepsOptions,
+  type FakeClock,
 } from '../helpers/export-fixtures.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';
@@ -35,6 +46,9 @@ const PROJECT = 'proj_faults';
 const DAY = '2026-01-20';
 const EXPORTED_AT = Date.parse('2026-01-21T02:30:00.000Z');
 const ALL_OFFSETS = [0, 250, 500];
+const UNIT = unitOf(PROJECT, DAY);
+/** The unit's staging folder. */
+const STAGING = `_staging/visitors/dt=${DAY}/${PROJECT}/`;
 
 let sandbox: Sandbox;
 let aws: S3Sqs;
@@ -56,15 +70,34 @@ afterAll(async () => {
   await Promise.all([sandbox?.close(), aws?.close()]);
 });
 
-const options = { limit: 250, maxPages: 10_000, exportedAt: EXPORTED_AT };
+interface RunOptions {
+  readonly clock?: FakeClock;
+  readonly client?: ExportDepsOptions['client'];
+  readonly settings?: Partial<RunSettings>;
+  readonly units?: readonly PlannedUnit[];
+}
 
-function deps(destination: Destination, api: ApiClient = fastApiClient(sandbox)): ExportDeps {
-  return { api, destination, now: () => EXPORTED_AT };
+/** One run of `units` (default: the unit) on a fresh budget, with its deps for inspection. */
+async function run(destination: Destination, options: RunOptions = {}): Promise<{ summary: RunSummary; deps: RunDeps & { clock: FakeClock } }> {
+  const deps = exportDeps({
+    sandbox,
+    destination,
+    clock: options.clock ?? fakeClock(EXPORTED_AT),
+    ...(options.client ? { client: options.client } : {}),
+  });
+  const summary = await runUnits(options.units ?? [plannedUnit(UNIT)], testSettings(options.settings), deps);
+  return { summary, deps };
+}
+
+/** The offsets of the unit's requests, in order, faulted ones included. */
+function requestedOffsets(): number[] {
+  return visitorRequests(sandbox, { projectId: PROJECT }).map((entry) => Number(entry.query['offset']));
 }
 
 /** A complete export of the day, to check what a failed re-run does to it. */
 async function exportCleanDay(dir: string): Promise<Record<string, Buffer>> {
-  await exportDay({ projectId: PROJECT, day: DAY }, options, deps(createLocalDestination(dir)));
+  const { summary } = await run(createLocalDestination(dir));
+  manifestOf(summary.units[0]);
   sandbox.clearRequests();
   const files = dayFiles(dir, PROJECT, DAY);
   return {
@@ -74,7 +107,7 @@ async function exportCleanDay(dir: string): Promise<Record<string, Buffer>> {
   };
 }
 
-describe('faults the retries recover from', () => {
+describe('faults the retries and the budget recover from', () => {
   const recoverable: { name: string; rule: FaultRule; clientTimeoutMs?: number }[] = [
     { name: '429 without Retry-After', rule: { kind: 'rate-limit' } },
     { name: '429 with Retry-After 0', rule: { kind: 'rate-limit', retryAfter: 0 } },
@@ -91,55 +124,73 @@ describe('faults the retries recover from', () => {
   it.each(recoverable)('a $name at offset 250 still yields the exact day, each page fetched successfully once', async ({ rule, clientTimeoutMs }) => {
     const dir = await makeTempDir();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, ...rule });
-    const api = fastApiClient(sandbox, { sleep: recordingSleep().sleep, ...(clientTimeoutMs ? { timeoutMs: clientTimeoutMs } : {}) });
 
-    const manifest = await exportDay({ projectId: PROJECT, day: DAY }, options, deps(createLocalDestination(dir), api));
+    const { summary } = await run(createLocalDestination(dir), clientTimeoutMs ? { client: { timeoutMs: clientTimeoutMs } } : {});
 
+    const manifest = manifestOf(summary.units[0]);
     const requests = visitorRequests(sandbox, { projectId: PROJECT });
     const times = rule.times ?? 1;
     expect(requests.filter((entry) => entry.fault === rule.kind)).toHaveLength(times);
     expect(successfulOffsets(requests)).toEqual(ALL_OFFSETS);
-    expect(manifest.requests).toMatchObject({ successful: 3, retried: times });
+    expect(manifest.requests).toEqual({ successful: 3, sent: 3 + times, retried: times });
     expectDayMatches(await readLocalDay(dir, PROJECT, DAY), sandbox, PROJECT, DAY);
   });
 
-  it('waits exactly the Retry-After the server asked for, and backs off when it says 0 or nothing', async () => {
-    const waitsFor = async (rule: FaultRule): Promise<number[]> => {
-      sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, ...rule });
-      const recorded = recordingSleep();
-      await exportDay({ projectId: PROJECT, day: DAY }, options, deps(createLocalDestination(await makeTempDir()), fastApiClient(sandbox, { sleep: recorded.sleep })));
-      return recorded.waits;
-    };
+  it('pauses every request for exactly the Retry-After the server asked for', async () => {
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, kind: 'rate-limit', retryAfter: 7 });
 
-    expect(await waitsFor({ kind: 'rate-limit', retryAfter: 7 })).toEqual([7_000]);
-    const [afterZero, ...restZero] = await waitsFor({ kind: 'rate-limit', retryAfter: 0 });
-    const [afterNone, ...restNone] = await waitsFor({ kind: 'rate-limit' });
+    const { deps } = await run(createLocalDestination(await makeTempDir()));
 
-    expect(restZero).toEqual([]);
-    expect(restNone).toEqual([]);
-    // Backoff of the first retry with minDelayMs 1, maxDelayMs 5: equal jitter in [0.5, 1] ms.
-    expect(afterZero).toBeLessThanOrEqual(5);
-    expect(afterNone).toBeLessThanOrEqual(5);
+    expect(deps.clock.sleeps).toEqual([7_000]);
+  });
+
+  it.each([
+    ['0', { retryAfter: 0 }],
+    ['nothing', {}],
+  ])('backs off 30 s when a 429 says %s for Retry-After', async (_name, retryAfter) => {
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, kind: 'rate-limit', ...retryAfter });
+
+    const { deps } = await run(createLocalDestination(await makeTempDir()));
+
+    expect(deps.clock.sleeps).toEqual([30_000]);
+  });
+
+  it('takes every attempt from the budget, the failed ones included', async () => {
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'server-error', times: 2 });
+
+    const { summary, deps } = await run(createLocalDestination(await makeTempDir()));
+
+    expect(summary.requests).toBe(5);
+    expect(deps.gate.stats.admitted).toBe(visitorRequests(sandbox, { projectId: PROJECT }).length);
+    expect(deps.gate.stats.admitted).toBe(5);
   });
 });
 
-describe('faults that fail the day cleanly', () => {
+describe('faults that fail the unit cleanly', () => {
   const inconsistent: { name: string; rule: FaultRule; message: RegExp }[] = [
     { name: 'an empty page with hasMore:true', rule: { kind: 'empty-page-has-more' }, message: /empty but says hasMore=true/ },
     { name: 'a repeated page', rule: { kind: 'repeat-page' }, message: /repeats the previous page/ },
-    { name: 'totals that change between pages', rule: { kind: 'totals-change' }, message: /site totals changed between pages/ },
+    { name: 'totals that change between pages', rule: { kind: 'totals-change' }, message: /totals changed between pages/ },
     { name: 'a duplicate path', rule: { kind: 'duplicate-paths' }, message: /appeared again/ },
   ];
 
-  it.each(inconsistent)('$name fails with a PaginationError, stops paging and leaves no file', async ({ rule, message }) => {
+  it.each(inconsistent)('$name fails the unit with a PaginationError and stops paging', async ({ rule, message }) => {
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, ...rule });
+
+    const { summary } = await run(createLocalDestination(await makeTempDir()));
+
+    expect(summary).toMatchObject({ ok: false, failed: 1, units: [{ status: 'failed', error: expect.stringMatching(/^PaginationError: /) }] });
+    expect(summary.units[0]).toMatchObject({ error: expect.stringMatching(message) });
+    expect(requestedOffsets()).toEqual([0, 250]);
+  });
+
+  it.each(inconsistent)('$name leaves no table file and drops the staged pages, keeping only the failure for status', async ({ rule }) => {
     const dir = await makeTempDir();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, ...rule });
 
-    const failure = exportDay({ projectId: PROJECT, day: DAY }, options, deps(createLocalDestination(dir)));
+    await run(createLocalDestination(dir));
 
-    await expect(failure).rejects.toMatchObject({ name: 'PaginationError', message: expect.stringMatching(message) });
-    expect(visitorRequests(sandbox, { projectId: PROJECT }).map((entry) => Number(entry.query['offset']))).toEqual([0, 250]);
-    expect(await listFiles(dir)).toEqual([]);
+    expect(await listFiles(dir)).toEqual([`${STAGING}failure.json`]);
   });
 
   it.each(inconsistent)('$name during a re-run keeps the previous complete export of the day byte for byte', async ({ rule }) => {
@@ -147,8 +198,9 @@ describe('faults that fail the day cleanly', () => {
     const before = await exportCleanDay(dir);
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, ...rule });
 
-    await expect(exportDay({ projectId: PROJECT, day: DAY }, { ...options, exportedAt: EXPORTED_AT + 1 }, deps(createLocalDestination(dir)))).rejects.toThrow();
+    const { summary } = await run(createLocalDestination(dir), { clock: fakeClock(EXPORTED_AT + 1) });
 
+    expect(summary.failed).toBe(1);
     const files = dayFiles(dir, PROJECT, DAY);
     expect(await readFile(files.pages)).toEqual(before['pages']);
     expect(await readFile(files.totals)).toEqual(before['totals']);
@@ -159,75 +211,134 @@ describe('faults that fail the day cleanly', () => {
   it('fails with the last error when the retries are exhausted, after 1 + maxRetries attempts', async () => {
     const dir = await makeTempDir();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'server-error', status: 503, times: Infinity });
-    const api = fastApiClient(sandbox, { maxRetries: 2, sleep: recordingSleep().sleep });
 
-    const failure = exportDay({ projectId: PROJECT, day: DAY }, options, deps(createLocalDestination(dir), api));
+    const { summary } = await run(createLocalDestination(dir), { client: { maxRetries: 2 } });
 
-    await expect(failure).rejects.toMatchObject({ name: 'ApiError', status: 503 });
+    expect(summary.units[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/^ApiError: HTTP 503/) });
     expect(visitorRequests(sandbox, { projectId: PROJECT }).filter((entry) => entry.query['offset'] === '250')).toHaveLength(3);
-    expect(await listFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
-  it('fails at once, without sleeping, when the Retry-After would pass the deadline', async () => {
+  it('keeps the pages that arrived before a failed request, for the next run', async () => {
     const dir = await makeTempDir();
-    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'rate-limit', retryAfter: 60, times: Infinity });
-    const recorded = recordingSleep();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'server-error', status: 503, times: Infinity });
 
-    const failure = exportDay(
-      { projectId: PROJECT, day: DAY },
-      { ...options, deadline: Date.now() + 10_000 },
-      deps(createLocalDestination(dir), fastApiClient(sandbox, { sleep: recorded.sleep })),
-    );
+    await run(createLocalDestination(dir), { client: { maxRetries: 2 } });
 
-    await expect(failure).rejects.toMatchObject({ name: 'RateLimitedError' });
-    expect(recorded.waits).toEqual([]);
-    expect(visitorRequests(sandbox, { projectId: PROJECT }).filter((entry) => entry.query['offset'] === '250')).toHaveLength(1);
-    expect(await listFiles(dir)).toEqual([]);
+    expect(await stagingFiles(dir)).toEqual([`${STAGING}checkpoint.json`, `${STAGING}failure.json`, `${STAGING}page-000000.json`]);
   });
 
-  it('starts no day and sends no request once the deadline has passed', async () => {
+  it('finishes a failed unit in the next run without fetching its staged pages again', async () => {
     const dir = await makeTempDir();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'server-error', status: 503, times: Infinity });
+    await run(createLocalDestination(dir), { client: { maxRetries: 2 } });
+    sandbox.clearFaults();
+    sandbox.clearRequests();
 
-    const summary = await exportDays([{ projectId: PROJECT, day: DAY }], { ...options, deadline: Date.now() - 1 }, deps(createLocalDestination(dir)));
+    const { summary } = await run(createLocalDestination(dir), { clock: fakeClock(EXPORTED_AT + 3_600_000) });
 
-    expect(summary).toMatchObject({ ok: false, failed: 1, exported: 0, requests: 0 });
-    expect(summary.days[0]).toMatchObject({ ok: false, error: expect.stringMatching(/^DeadlineExceededError/) });
-    expect(sandbox.requests).toEqual([]);
-    expect(await listFiles(dir)).toEqual([]);
+    expect(requestedOffsets()).toEqual([250, 500]);
+    expect(manifestOf(summary.units[0])).toMatchObject({ pages: 3, runs: 2 });
+    expectDayMatches(await readLocalDay(dir, PROJECT, DAY), sandbox, PROJECT, DAY);
+    expect(await stagingFiles(dir)).toEqual([]);
+  });
+
+  it('counts the requests of every run that worked on a unit in its manifest', async () => {
+    const dir = await makeTempDir();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'server-error', status: 503, times: Infinity });
+    await run(createLocalDestination(dir), { client: { maxRetries: 2 } });
+    sandbox.clearFaults();
+
+    const { summary } = await run(createLocalDestination(dir), { clock: fakeClock(EXPORTED_AT + 3_600_000) });
+
+    const sent = visitorRequests(sandbox, { projectId: PROJECT }).length;
+    expect(sent).toBe(6);
+    expect(manifestOf(summary.units[0]).requests).toEqual({ successful: 3, sent, retried: 2 });
   });
 
   it('fails at once on a 403 without retrying and names what to fix', async () => {
     const dir = await makeTempDir();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, kind: 'status', status: 403 });
 
-    const failure = exportDay({ projectId: PROJECT, day: DAY }, options, deps(createLocalDestination(dir)));
+    const { summary } = await run(createLocalDestination(dir));
 
-    await expect(failure).rejects.toMatchObject({ name: 'ApiError', status: 403, message: expect.stringMatching(/scope/) });
+    expect(summary.units[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/^ApiError: access denied \(403\).*scope/) });
     expect(visitorRequests(sandbox, { projectId: PROJECT })).toHaveLength(1);
+    expect(await listFiles(dir)).toEqual([`${STAGING}failure.json`]);
+  });
+});
+
+describe('a run that runs out of budget or time', () => {
+  it('stops a unit without sleeping when the Retry-After would pass the deadline, keeping its pages', async () => {
+    const dir = await makeTempDir();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'rate-limit', retryAfter: 60, times: Infinity });
+    const clock = fakeClock(EXPORTED_AT);
+
+    const { summary } = await run(createLocalDestination(dir), { clock, settings: { deadline: EXPORTED_AT + 10_000 } });
+
+    expect(summary).toMatchObject({ ok: false, failed: 0, partial: 1, units: [{ status: 'partial', why: 'budget', pages: 1 }] });
+    expect(clock.sleeps).toEqual([]);
+    expect(requestedOffsets()).toEqual([0, 250]);
+    expect(await listFiles(dir)).toEqual([`${STAGING}checkpoint.json`, `${STAGING}page-000000.json`]);
+  });
+
+  it('finishes a unit stopped by the budget in a later run without fetching a page twice', async () => {
+    const dir = await makeTempDir();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'rate-limit', retryAfter: 60, times: 1 });
+    await run(createLocalDestination(dir), { settings: { deadline: EXPORTED_AT + 10_000 } });
+    sandbox.clearRequests();
+
+    const { summary } = await run(createLocalDestination(dir), { clock: fakeClock(EXPORTED_AT + 3_600_000) });
+
+    expect(successfulOffsets(visitorRequests(sandbox, { projectId: PROJECT }))).toEqual([250, 500]);
+    expect(manifestOf(summary.units[0])).toMatchObject({ pages: 3, runs: 2 });
+    expectDayMatches(await readLocalDay(dir, PROJECT, DAY), sandbox, PROJECT, DAY);
+    expect(await stagingFiles(dir)).toEqual([]);
+  });
+
+  it('reports the units after a unit stopped by the budget as pending, without a request', async () => {
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, kind: 'rate-limit', retryAfter: 60, times: 1 });
+    const units = [plannedUnit(UNIT), plannedUnit(unitOf(PROJECT, '2026-01-21'))];
+
+    const { summary } = await run(createLocalDestination(await makeTempDir()), { units, settings: { deadline: EXPORTED_AT + 10_000 } });
+
+    expect(statuses(summary)).toEqual([`visitors ${PROJECT} ${DAY} partial`, `visitors ${PROJECT} 2026-01-21 pending`]);
+    expect(visitorRequests(sandbox, { projectId: PROJECT, day: '2026-01-21' })).toEqual([]);
+  });
+
+  it('starts no unit and sends no request once the deadline has passed', async () => {
+    const dir = await makeTempDir();
+
+    const { summary } = await run(createLocalDestination(dir), { settings: { deadline: EXPORTED_AT - 1 } });
+
+    expect(summary).toMatchObject({ ok: false, failed: 0, completed: 0, pending: 1, requests: 0 });
+    expect(summary.units[0]).toMatchObject({ status: 'pending' });
+    expect(sandbox.requests).toEqual([]);
     expect(await listFiles(dir)).toEqual([]);
   });
 });
 
-describe('a destination that fails in the middle of a day', () => {
-  it('leaves no manifest and no file when the pages file fails after its first bytes', async () => {
+describe('a destination that fails in the middle of a unit', () => {
+  it('leaves no manifest and no table file when the pages file fails after its first bytes', async () => {
     const dir = await makeTempDir();
     const destination = failingDestination(createLocalDestination(dir), { keyPattern: /^visitors_pages\//, afterBytes: 1_000 });
 
-    await expect(exportDay({ projectId: PROJECT, day: DAY }, options, deps(destination))).rejects.toThrow();
+    const { summary } = await run(destination);
 
+    expect(summary.units[0]).toMatchObject({ status: 'failed' });
     expect(destination.failures).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`]);
-    expect(await listFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
-  it('on a re-run, removes the manifest and keeps the previous pages file whole when the new one fails', async () => {
+  it('on a forced re-run, removes the manifest and keeps the previous pages file whole when the new one fails', async () => {
     const dir = await makeTempDir();
     const before = await exportCleanDay(dir);
     const destination = failingDestination(createLocalDestination(dir), { keyPattern: /^visitors_pages\//, afterBytes: 1_000 });
 
-    await expect(exportDay({ projectId: PROJECT, day: DAY }, options, deps(destination))).rejects.toThrow();
+    await run(destination);
 
     const files = dayFiles(dir, PROJECT, DAY);
-    expect(await listFiles(dir)).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`, `visitors_totals/dt=${DAY}/${PROJECT}.parquet`]);
+    expect(await tableFiles(dir)).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`, `visitors_totals/dt=${DAY}/${PROJECT}.parquet`]);
     expect(await readFile(files.pages)).toEqual(before['pages']);
   });
 
@@ -235,45 +346,49 @@ describe('a destination that fails in the middle of a day', () => {
     const dir = await makeTempDir();
     const destination = failingDestination(createLocalDestination(dir), { keyPattern: /^visitors_totals\//, afterBytes: 10 });
 
-    await expect(exportDay({ projectId: PROJECT, day: DAY }, options, deps(destination))).rejects.toThrow();
+    await run(destination);
 
     expect(destination.failures).toEqual([`visitors_totals/dt=${DAY}/${PROJECT}.parquet`]);
-    expect(await listFiles(dir)).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`]);
+    expect(await tableFiles(dir)).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`]);
   });
 
-  it('leaves no manifest and no object in S3 when the upload of the pages file fails', async () => {
+  it('finishes the unit in the next run from its staged pages, fetching only the page that was never staged', async () => {
+    const dir = await makeTempDir();
+    await run(failingDestination(createLocalDestination(dir), { keyPattern: /^visitors_pages\//, afterBytes: 1_000 }));
+    sandbox.clearRequests();
+
+    const { summary } = await run(createLocalDestination(dir));
+
+    expect(requestedOffsets()).toEqual([500]);
+    manifestOf(summary.units[0]);
+    expectDayMatches(await readLocalDay(dir, PROJECT, DAY), sandbox, PROJECT, DAY);
+  });
+
+  it('leaves no manifest and no table object in S3 when the upload of the pages file fails', async () => {
     const bucket = await aws.createBucket();
     const destination = failingDestination(createS3Destination({ bucket, prefix: 'exports', client: aws.s3 }), {
       keyPattern: /^visitors_pages\//,
       afterBytes: 1_000,
     });
 
-    await expect(exportDay({ projectId: PROJECT, day: DAY }, options, deps(destination))).rejects.toThrow();
+    await run(destination);
 
     expect(destination.failures).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`]);
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-    expect(listed.Contents ?? []).toEqual([]);
+    expect((listed.Contents ?? []).map((object) => object.Key).filter((key) => !key?.startsWith('exports/_staging/'))).toEqual([]);
   });
 
-  it('writes the other days of the run when one day fails', async () => {
+  it('writes the other units of the run when one unit fails', async () => {
     const dir = await makeTempDir();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, kind: 'empty-page-has-more' });
     const nextDay = '2026-01-21';
 
-    const summary = await exportDays(
-      [
-        { projectId: PROJECT, day: DAY },
-        { projectId: PROJECT, day: nextDay },
-      ],
-      options,
-      deps(createLocalDestination(dir)),
-    );
+    const { summary } = await run(createLocalDestination(dir), { units: [plannedUnit(UNIT), plannedUnit(unitOf(PROJECT, nextDay))] });
 
-    expect(summary).toMatchObject({ ok: false, exported: 1, failed: 1 });
-    expect(summary.days.map((day) => day.ok)).toEqual([false, true]);
-    const manifest = JSON.parse(await readFile(dayFiles(dir, PROJECT, nextDay).manifest, 'utf8')) as Manifest;
-    expect(manifest.date).toBe(nextDay);
-    expect((await listFiles(dir)).some((file) => file.includes(`dt=${DAY}`))).toBe(false);
+    expect(summary).toMatchObject({ ok: false, completed: 1, failed: 1 });
+    expect(statuses(summary)).toEqual([`visitors ${PROJECT} ${DAY} failed`, `visitors ${PROJECT} ${nextDay} complete`]);
+    expect(manifestOf(summary.units[1]).date).toBe(nextDay);
+    expect((await tableFiles(dir)).some((file) => file.includes(`dt=${DAY}`))).toBe(false);
     expectDayMatches(await readLocalDay(dir, PROJECT, nextDay), sandbox, PROJECT, nextDay);
   });
 });
