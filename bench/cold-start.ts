@@ -37,6 +37,8 @@ const LOAD_ENV: Record<string, string> = {
   MINTLIFY_PROJECT_IDS: 'proj_bench',
   MINTLIFY_API_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:bench-AbCdEf',
   EXPORT_DESTINATION: 's3://bench-bucket/exports',
+  // The hourly export keeps its budget ledger and leases in this table (required at cold start).
+  EXPORT_STATE_TABLE: 'bench-export-state',
   NODE_NO_WARNINGS: '1',
 };
 

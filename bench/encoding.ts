@@ -1,6 +1,6 @@
 /**
  * Figure 3 — Parquet encoding. The project's writer (parquetjs-lite behind
- * functions/export/parquet.ts) side by side, in the same run, with hyparquet-writer
+ * functions/export/parquet.ts, fed by the visitors dataset's row conversion) side by side, in the same run, with hyparquet-writer
  * and with DuckDB (Appender load + `COPY … (FORMAT parquet)`, the practical upper bound), on
  * the same rows (the sandbox's own generator). Each writer's file is then read back by
  * DuckDB to check the warehouse sees the right column types.
@@ -16,7 +16,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { PageVisitors } from '../functions/shared/api-types.js';
 import type { PendingWrite } from '../functions/shared/destination.js';
 import { createLocalDestination } from '../functions/shared/destination-local.js';
-import { VISITORS_PAGES } from '../functions/shared/tables.js';
+import { DATASETS, type RowContext } from '../functions/export/datasets.js';
 import { openTableWriter } from '../functions/export/parquet.js';
 import { DEFAULT_PROJECTS, VisitorData } from '../sandbox/data.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult, type Figures } from './lib/figures.js';
@@ -46,12 +46,17 @@ export function sampleRows(count: number): PageVisitors[] {
   return rows;
 }
 
-/** The project's writer, rows appended exactly as run.ts appends them, by default to a null sink. */
+const VISITORS = DATASETS.visitors;
+const CONTEXT: RowContext = { projectId: PROJECT, date: DAY, exportedAt: EXPORTED_AT, feedbackContact: false };
+
+/**
+ * The project's writer, rows converted and appended exactly as the engine does it
+ * (functions/export/unit.ts: the dataset's `toRow`, one awaited `append` per row), by default
+ * to a null sink.
+ */
 async function encodeProject(rows: readonly PageVisitors[], pending: PendingWrite = nullPendingWrite()): Promise<{ bytes: number }> {
-  const writer = await openTableWriter(VISITORS_PAGES, pending);
-  for (const row of rows) {
-    await writer.append({ project_id: PROJECT, date: DAY, path: row.path, human: row.human, ai: row.ai, total: row.total, exported_at: EXPORTED_AT });
-  }
+  const writer = await openTableWriter(VISITORS.table, pending);
+  for (const row of rows) await writer.append(VISITORS.toRow(row, CONTEXT));
   return { bytes: (await writer.close()).bytes };
 }
 

@@ -1,9 +1,12 @@
 /**
  * Figure 4 — memory. Peak RSS of a whole export of a day of 10k, 100k and 1M paths, each in
- * its own child process (the bundled bench/child/export.ts), so the RSS is the export's own;
+ * its own child process (the bundled bench/child/export.ts: the engine wired as the Lambda
+ * wires it, pages staged in the destination as they arrive), so the RSS is the export's own;
  * the sandbox and the S3 emulator (fauxqs) stay in this process. Once to a local directory,
- * once to S3. Goal: flat (1M ≤ 1.3 × 10k + 100 MB) and under 256 MB, so the function fits a
- * 512 MB Lambda with room to spare.
+ * once to S3. Then (issue 9) an `assistant` day of 200,000 conversation turns — 200 pages of
+ * 1,000 turns with long texts, about 0.5 KB a row — against one of 2,000. Goal: flat (largest
+ * ≤ 1.3 × smallest + 100 MB) and under 256 MB, so the function fits a 512 MB Lambda with room
+ * to spare.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,6 +27,11 @@ export const MEMORY_SIZES = [
   { paths: 10_000, runs: 3, label: '10k' },
   { paths: 100_000, runs: 3, label: '100k' },
   { paths: 1_000_000, runs: 1, label: '1M' },
+] as const;
+/** Assistant turns per day (issue 9): the large day and the small one it is compared with. */
+export const ASSISTANT_SIZES = [
+  { turns: 2_000, runs: 3, label: '2k' },
+  { turns: 200_000, runs: 1, label: '200k' },
 ] as const;
 const CEILING_MB = 256;
 /**
@@ -97,6 +105,40 @@ export async function benchMemory(outDir: string): Promise<BenchResult> {
         details['memory.local.1M.heap160'] = capped;
       }
     }
+
+    const peaks: Record<string, number> = {};
+    for (const { turns, runs, label } of ASSISTANT_SIZES) {
+      progress(`memory: assistant day of ${label} turns to local, ${runs} child run(s)`);
+      const samples: ExportChildOutput[] = [];
+      for (let i = 0; i < runs; i++) {
+        sandbox.clearRequests();
+        const output = await runChild(bundle.file, {
+          apiUrl: sandbox.url,
+          apiKey: sandbox.apiKey,
+          dataset: 'assistant',
+          projectId: `proj_synth_${turns}`,
+          day: '2026-01-15',
+          destination: dir,
+        });
+        if (output.rows !== turns) throw new Error(`memory: assistant ${label} export wrote ${output.rows} rows`);
+        samples.push(output);
+      }
+      const peakMb = median(samples.map((s) => s.maxRssKiB)) / MIB;
+      peaks[label] = peakMb;
+      const sample = samples[0] as ExportChildOutput;
+      figures[`memory.assistant.${label}.peak_rss`] = judged(
+        peakMb,
+        'MB',
+        '<=',
+        CEILING_MB,
+        `child maxRSS, median of ${runs}; ${sample.requests} requests, ${(sample.bytes / 1_048_576).toFixed(0)} MB Parquet, export ${(median(samples.map((s) => s.ms)) / 1000).toFixed(1)} s`,
+      );
+      details[`memory.assistant.${label}`] = samples;
+    }
+    const small = peaks['2k'] ?? NaN;
+    const large = peaks['200k'] ?? NaN;
+    figures['memory.assistant.flat'] = judged(large, 'MB', '<=', 1.3 * small + 100, '200k-turn peak vs 1.3 × 2k peak + 100 MB');
+    figures['memory.assistant.growth_200k_vs_2k'] = info(large - small, 'MB', 'peak RSS added by 100× the turns');
   } finally {
     sandbox.clearRequests();
     await Promise.all([sandbox.close(), aws.close()]);

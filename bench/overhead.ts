@@ -7,9 +7,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApiClient } from '../functions/shared/api-client.js';
 import { openDestination } from '../functions/shared/destinations.js';
-import { exportDay } from '../functions/export/run.js';
+import { createEngine, manifestOf, unitOf } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 
@@ -29,17 +28,15 @@ export async function benchOverhead(runs = 3): Promise<OverheadResult> {
   const pages = Math.ceil(OVERHEAD_PATHS / PAGE);
   const floorMs = pages * OVERHEAD_LATENCY_MS;
   try {
-    const api = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+    // Wired as the CLI wires a run: the budget gate (never waiting here) in front of every
+    // request, unit leases, pages staged in the destination as they arrive.
     const destination = openDestination(dir);
+    const engine = createEngine({ apiUrl: sandbox.url, apiKey: sandbox.apiKey, destination });
+    const unit = unitOf('visitors', `proj_synth_${OVERHEAD_PATHS}`, '2026-01-15');
     progress(`overhead: ${runs} exports of ${OVERHEAD_PATHS} paths at ${OVERHEAD_LATENCY_MS} ms per request`);
     const exportOnce = async () => {
-      const { ms } = await timed(() =>
-        exportDay(
-          { projectId: `proj_synth_${OVERHEAD_PATHS}`, day: '2026-01-15' },
-          { limit: PAGE, maxPages: 10_000, exportedAt: Date.now() },
-          { api, destination, now: Date.now },
-        ),
-      );
+      const { ms, result } = await timed(() => engine.run([unit]));
+      if (manifestOf(result.units[0]).pages !== pages) throw new Error(`overhead: the export fetched ${result.requests} pages, not ${pages}`);
       return ms;
     };
     await exportOnce(); // warm-up: JIT, connection, module init

@@ -1,17 +1,21 @@
 /**
- * Child process of figure 4: one whole export of one day, wired as the Lambda wires it
- * (`createApiClient` + `openDestination` + `exportDays`), then its own peak RSS. Bundled like
- * a handler (bench/lib/bundle.ts) so the process holds what a Lambda holds, no TypeScript
+ * Child process of figure 4: one whole unit exported, wired as the Lambda wires a run
+ * (`openDestination` + budget ledger and gate + `createApiClient({ budget })` + leases +
+ * `runUnits`, production defaults from `loadConfig`), then its own peak RSS. Bundled like a
+ * handler (bench/lib/bundle.ts) so the process holds what a Lambda holds, no TypeScript
  * loader. Input: one JSON argument; output: one JSON line on stdout.
  */
 import { S3Client } from '@aws-sdk/client-s3';
-import { createApiClient } from '../../functions/shared/api-client.js';
+import { DATASETS } from '../../functions/export/datasets.js';
+import type { DatasetName } from '../../functions/shared/dataset-names.js';
 import { openDestination } from '../../functions/shared/destinations.js';
-import { exportDays } from '../../functions/export/run.js';
+import { createEngine, unitOf } from '../lib/engine.js';
 
 export interface ExportChildInput {
   readonly apiUrl: string;
   readonly apiKey: string;
+  /** @default 'visitors' */
+  readonly dataset?: DatasetName;
   readonly projectId: string;
   readonly day: string;
   /** A local directory or `s3://bucket/prefix`. */
@@ -23,6 +27,7 @@ export interface ExportChildInput {
 export interface ExportChildOutput {
   readonly ok: boolean;
   readonly error?: string;
+  /** Rows of the dataset's streamed table (visitors_pages, assistant_conversations, …). */
   readonly rows: number;
   readonly bytes: number;
   readonly requests: number;
@@ -33,6 +38,7 @@ export interface ExportChildOutput {
 
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as ExportChildInput;
+  const dataset = input.dataset ?? 'visitors';
   // The emulator settings of test/helpers/emulators.ts (emulatorS3Config), inlined so the
   // bundle does not pull in the emulators themselves.
   const s3Client = input.s3Endpoint
@@ -46,20 +52,18 @@ async function main(): Promise<void> {
       })
     : undefined;
   const destination = openDestination(input.destination, s3Client ? { s3Client } : {});
-  const api = createApiClient({ baseUrl: input.apiUrl, apiKey: input.apiKey });
   const started = performance.now();
-  const summary = await exportDays(
-    [{ projectId: input.projectId, day: input.day }],
-    { limit: 250, maxPages: 10_000, exportedAt: Date.now() },
-    { api, destination, now: Date.now },
-  );
+  await destination.probe();
+  const engine = createEngine({ apiUrl: input.apiUrl, apiKey: input.apiKey, destination });
+  const summary = await engine.run([unitOf(dataset, input.projectId, input.day)]);
   const ms = performance.now() - started;
-  const day = summary.days[0];
+  const unit = summary.units[0];
+  const table = DATASETS[dataset].table.name;
   const output: ExportChildOutput = {
     ok: summary.ok,
-    ...(day && !day.ok ? { error: day.error } : {}),
-    rows: day?.ok ? day.manifest.rows.pages : 0,
-    bytes: day?.ok ? day.manifest.bytes.pages : 0,
+    ...(unit?.status === 'failed' ? { error: unit.error } : unit && unit.status !== 'complete' ? { error: unit.status } : {}),
+    rows: unit?.status === 'complete' ? (unit.manifest.rows[table] ?? 0) : 0,
+    bytes: unit?.status === 'complete' ? (unit.manifest.bytes[table] ?? 0) : 0,
     requests: summary.requests,
     ms,
     maxRssKiB: process.resourceUsage().maxRSS,

@@ -57,5 +57,8 @@ export function nullDestination(): Destination & { readonly written: Map<string,
     async delete(key) {
       written.delete(key);
     },
+    async probe() {
+      // Nothing can fail: there is nothing behind it.
+    },
   };
 }
