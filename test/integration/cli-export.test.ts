@@ -1,9 +1,12 @@
 /**
  * `mintlify-exporter export`: `main(argv, io)` in process with captured io against the
- * sandbox over real HTTP on 127.0.0.1, plus one spawn of the real bin to prove it works end
- * to end. Bad input must exit 2 with one line on stderr before any request is sent.
+ * sandbox over real HTTP on 127.0.0.1, on a fake clock (budget waits are not slept), plus one
+ * spawn of the real bin to prove it works end to end. Bad input must exit 2 with one line on
+ * stderr before any request is sent; exit 0 means every unit is complete, 1 that one is not,
+ * 130 that the user stopped the run. Visitors only (`EXPORT_DATASETS`).
  */
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -13,11 +16,13 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { readParquet } from '../helpers/duckdb.js';
 import {
   expectDayMatches,
+  fakeClock,
   filesContaining,
   listFiles,
   makeTempDir,
   readLocalDay,
   removeTempDirs,
+  successfulOffsets,
   visitorRequests,
 } from '../helpers/export-fixtures.js';
 
@@ -55,16 +60,18 @@ interface Captured {
   readonly stderr: () => string;
 }
 
-function captureIo(env: Record<string, string | undefined>): Captured {
+function captureIo(env: Record<string, string | undefined>, stopSignal: Promise<void>): Captured {
   let out = '';
   let err = '';
+  const clock = fakeClock(NOW);
   return {
     io: {
       stdout: { write: (text: string) => (out += text) },
       stderr: { write: (text: string) => (err += text), isTTY: false },
       env,
-      now: () => NOW,
-      stopSignal: new Promise<void>(() => undefined),
+      now: clock.now,
+      sleep: clock.sleep,
+      stopSignal,
     },
     stdout: () => out,
     stderr: () => err,
@@ -73,13 +80,26 @@ function captureIo(env: Record<string, string | undefined>): Captured {
 
 /** The environment of a user pointing the CLI at the sandbox with a key. */
 function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: API_KEY, API_TIMEOUT_MS: '5000', ...extra };
+  return { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: API_KEY, API_TIMEOUT_MS: '5000', EXPORT_DATASETS: 'visitors', ...extra };
 }
 
-async function runCli(argv: string[], env: Record<string, string | undefined> = sandboxEnv()) {
-  const captured = captureIo(env);
+async function runCli(argv: string[], env: Record<string, string | undefined> = sandboxEnv(), stopSignal = new Promise<void>(() => undefined)) {
+  const captured = captureIo(env, stopSignal);
   const code = await main(argv, captured.io);
   return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+}
+
+/** Resolves once the sandbox has seen a request matching `match` (polled: the sandbox runs in this process). */
+function once(match: (entry: (typeof sandbox.requests)[number]) => boolean): { readonly seen: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const seen = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      if (!sandbox.requests.some(match)) return;
+      clearInterval(timer);
+      resolve();
+    }, 5);
+  });
+  return { seen, cancel: () => clearInterval(timer) };
 }
 
 describe('mintlify-exporter export: bad input', () => {
@@ -89,6 +109,8 @@ describe('mintlify-exporter export: bad input', () => {
     ['--from after --to', ['--from', '2026-03-05', '--to', '2026-03-01'], {}],
     ['--date with --from', ['--date', '2026-03-01', '--from', '2026-02-01', '--to', '2026-02-02'], {}],
     ['--from without --to', ['--from', '2026-03-01'], {}],
+    ['an empty --from/--to range', ['--from', '2026-03-01', '--to', '2026-03-01'], {}],
+    ['an unknown --dataset', ['--dataset', 'visits'], {}],
     ['a day that is not over yet', ['--date', new Date(NOW).toISOString().slice(0, 10)], {}],
     ['a range reaching into today', ['--from', '2026-03-01', '--to', new Date(NOW + 86_400_000).toISOString().slice(0, 10)], {}],
     ['a project id that is not one', ['--project', 'proj/../x'], {}],
@@ -128,9 +150,23 @@ describe('mintlify-exporter export', () => {
     const summary = JSON.parse(stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({
       ok: true,
-      exported: 1,
+      completed: 1,
       failed: 0,
-      days: [{ projectId: 'proj_b', date: '2026-02-01', ok: true, pages: 40, totals: sandbox.expectedDay('proj_b', '2026-02-01').totals }],
+      requests: 1,
+      units: [
+        {
+          dataset: 'visitors',
+          projectId: 'proj_b',
+          date: '2026-02-01',
+          reason: 'requested',
+          status: 'complete',
+          rows: 40,
+          pages: 1,
+          requests: 1,
+          runs: 1,
+          files: { visitors_pages: 'visitors_pages/dt=2026-02-01/proj_b.parquet', visitors_totals: 'visitors_totals/dt=2026-02-01/proj_b.parquet' },
+        },
+      ],
     });
   });
 
@@ -152,29 +188,106 @@ describe('mintlify-exporter export', () => {
     const { code, stdout } = await runCli(['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out]);
 
     expect(code).toBe(0);
-    expect(stdout).toContain('2 of 2 day(s) exported');
+    expect(stdout).toContain('2 of 2 unit(s) exported');
     for (const projectId of ['proj_a', 'proj_b']) expectDayMatches(await readLocalDay(out, projectId, '2026-02-01'), sandbox, projectId, '2026-02-01');
   });
 
-  it('exits 1 naming the failed day when a fault makes it fail, after writing the others', async () => {
+  it('exits 1 naming the failed unit when a fault makes it fail, after writing the others', async () => {
     const out = await makeTempDir('cli');
     sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'repeat-page', offset: 250, times: Infinity });
 
     const { code, stdout, stderr } = await runCli(['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out]);
 
     expect(code).toBe(1);
-    expect(stderr).toContain('proj_a 2026-02-01');
-    expect(stdout).toMatch(/FAILED proj_a 2026-02-01: PaginationError/);
+    expect(stdout).toMatch(/FAILED +visitors proj_a 2026-02-01: PaginationError/);
+    expect(stderr).toContain('Export incomplete: 1 unit(s) failed');
     expect((await listFiles(out)).filter((file) => file.startsWith('_manifests/'))).toEqual(['_manifests/visitors/dt=2026-02-01/proj_b.json']);
     expect(`${stdout}${stderr}`).not.toContain(API_KEY);
     expect(await filesContaining(out, API_KEY)).toEqual([]);
+  });
+
+  it('skips a complete unit on a re-run and sends no request', async () => {
+    const out = await makeTempDir('cli');
+    const argv = ['export', '--date', '2026-02-01', '--project', 'proj_b', '--out', out];
+    await runCli(argv);
+    sandbox.clearRequests();
+
+    const { code, stdout } = await runCli(argv);
+
+    expect(code).toBe(0);
+    expect(stdout).toContain('Nothing to do: every unit is complete (--force exports them again).');
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('exports a complete unit again with --force', async () => {
+    const out = await makeTempDir('cli');
+    const argv = ['export', '--date', '2026-02-01', '--project', 'proj_b', '--out', out];
+    await runCli(argv);
+    sandbox.clearRequests();
+
+    const { code, stdout } = await runCli([...argv, '--force']);
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/ok +visitors proj_b 2026-02-01: 40 row/);
+    expect(visitorRequests(sandbox, { projectId: 'proj_b' })).toHaveLength(1);
+    expectDayMatches(await readLocalDay(out, 'proj_b', '2026-02-01'), sandbox, 'proj_b', '2026-02-01');
+  });
+
+  it('exits 130 when stopped in the middle of a unit, keeping its pages for a re-run', async () => {
+    const out = await makeTempDir('cli');
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
+    const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
+
+    const { code, stdout, stderr } = await runCli(
+      ['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out],
+      sandboxEnv(),
+      stop.seen,
+    ).finally(() => stop.cancel());
+
+    expect(code).toBe(130);
+    expect(stdout).toMatch(/partial +visitors proj_a 2026-02-01: 1 page\(s\) staged \(stopped\); a re-run resumes it/);
+    expect(stdout).toMatch(/pending +visitors proj_b 2026-02-01: not started/);
+    expect(stderr).toContain('Export stopped: re-run the same command to resume');
+    expect((await listFiles(out)).filter((file) => !file.startsWith('.state/'))).toEqual([
+      '_staging/visitors/dt=2026-02-01/proj_a/checkpoint.json',
+      '_staging/visitors/dt=2026-02-01/proj_a/page-000000.json',
+    ]);
+  });
+
+  it('resumes a stopped unit on re-run without fetching its staged pages again', async () => {
+    const out = await makeTempDir('cli');
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
+    const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
+    const argv = ['export', '--date', '2026-02-01', '--project', 'proj_a', '--out', out];
+    await runCli(argv, sandboxEnv(), stop.seen).finally(() => stop.cancel());
+    sandbox.clearFaults();
+    sandbox.clearRequests();
+
+    const { code } = await runCli(argv);
+
+    expect(code).toBe(0);
+    expect(successfulOffsets(visitorRequests(sandbox, { projectId: 'proj_a' }))).toEqual([250]);
+    expectDayMatches(await readLocalDay(out, 'proj_a', '2026-02-01'), sandbox, 'proj_a', '2026-02-01');
+  });
+
+  it('fails in one line before any request when --out cannot be written', async () => {
+    const dir = await makeTempDir('cli');
+    const notADirectory = path.join(dir, 'a-file');
+    await writeFile(notADirectory, 'not a directory');
+
+    const { code, stderr } = await runCli(['export', '--date', '2026-02-01', '--project', 'proj_b', '--out', notADirectory]);
+
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: DestinationError: /);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(sandbox.requests).toEqual([]);
   });
 
   it('without MINTLIFY_API_KEY starts the embedded sandbox and exports yesterday relative to now', async () => {
     const out = await makeTempDir('cli');
     const reference = await startSandbox();
     try {
-      const { code, stderr } = await runCli(['export', '--project', 'proj_small', '--out', out], { MINTLIFY_PROJECT_IDS: undefined });
+      const { code, stderr } = await runCli(['export', '--project', 'proj_small', '--out', out], { MINTLIFY_PROJECT_IDS: undefined, EXPORT_DATASETS: 'visitors' });
 
       expect(code).toBe(0);
       expect(stderr).toContain('embedded sandbox');
@@ -203,7 +316,7 @@ describe('mintlify-exporter export', () => {
       },
     );
 
-    expect(JSON.parse(stdout)).toMatchObject({ ok: true, exported: 1, days: [{ projectId: 'proj_b', date: '2026-02-01', ok: true }] });
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, completed: 1, units: [{ dataset: 'visitors', projectId: 'proj_b', date: '2026-02-01', status: 'complete' }] });
     expect(`${stdout}${stderr}`).not.toContain(API_KEY);
     expect(visitorRequests(sandbox, { projectId: 'proj_b' })).toHaveLength(1);
     expectDayMatches(await readLocalDay(out, 'proj_b', '2026-02-01'), sandbox, 'proj_b', '2026-02-01');
