@@ -1,0 +1,292 @@
+/**
+ * Helpers of the budget-schedule tests: what the sandbox's request log says about pacing and
+ * paging (starts per window, pages fetched more than once), the expected warehouse rows of a
+ * unit computed from `sandbox.data`, reading a unit's tables back with DuckDB (local globs or
+ * any `Destination`), checking a manifest against the files it describes, the CLI in process
+ * on a fake clock, and the CLI as a real child process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { main, type CliIo } from '../../functions/cli.js';
+import { DATASETS, tablesOf } from '../../functions/export/datasets.js';
+import type { Checkpoint, Unit } from '../../functions/export/staging.js';
+import type { Manifest } from '../../functions/export/unit.js';
+import type { Destination } from '../../functions/shared/destination.js';
+import type { Sleep } from '../../functions/shared/retry.js';
+import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
+import type { RequestLogEntry, SandboxData } from '../../sandbox/index.js';
+import { queryDuckDb, readParquetBytes } from './duckdb.js';
+
+/** The repository root, for child processes (`node --import tsx functions/cli.ts …`). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const HOUR_MS = 3_600_000;
+
+// --- the request log --------------------------------------------------------------------------
+
+const ANALYTICS = new Set(['visitors', 'views', 'searches', 'feedback', 'feedback-by-page', 'assistant', 'caller-stats']);
+
+/** Analytics requests of the log, optionally of one project. */
+export function analyticsRequests(entries: readonly RequestLogEntry[], projectId?: string): RequestLogEntry[] {
+  return entries.filter((entry) => ANALYTICS.has(entry.route) && (projectId === undefined || entry.projectId === projectId));
+}
+
+/**
+ * The page a request asked for: `<route> <project> <day> <position>`, the position being the
+ * offset (offset paging) or the cursor (cursor paging; `first` for the first page).
+ */
+export function pageOf(entry: RequestLogEntry): string {
+  const position = entry.query['offset'] !== undefined ? `offset=${entry.query['offset']}` : entry.query['cursor'] !== undefined ? `cursor=${entry.query['cursor']}` : 'first';
+  return `${entry.route} ${entry.projectId ?? '?'} ${entry.query['dateFrom'] ?? '?'} ${position}`;
+}
+
+/** Pages the API answered (HTTP 200), in request order: what the budget paid data for. */
+export function pagesServed(entries: readonly RequestLogEntry[]): string[] {
+  return analyticsRequests(entries)
+    .filter((entry) => entry.status === 200)
+    .map(pageOf);
+}
+
+/** Pages answered more than once, each named once, in order of first repetition. */
+export function repeatedPages(entries: readonly RequestLogEntry[]): string[] {
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  for (const page of pagesServed(entries)) {
+    if (seen.has(page) && !repeated.includes(page)) repeated.push(page);
+    seen.add(page);
+  }
+  return repeated;
+}
+
+/** Requests the API refused with 429. */
+export function rateLimited(entries: readonly RequestLogEntry[]): RequestLogEntry[] {
+  return analyticsRequests(entries).filter((entry) => entry.status === 429);
+}
+
+/** The most analytics requests (any answer) that started within one window `[t, t + windowMs)`. */
+export function mostStartsInAnyWindow(entries: readonly RequestLogEntry[], windowMs: number): number {
+  const starts = analyticsRequests(entries)
+    .map((entry) => entry.startedAt)
+    .sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < starts.length; last++) {
+    while ((starts[last] as number) - (starts[first] as number) >= windowMs) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+// --- expected rows ----------------------------------------------------------------------------
+
+/** Datasets whose expected rows these helpers compute. */
+export type CheckedDataset = 'visitors' | 'views' | 'searches' | 'assistant';
+
+/** Rows of each table of a unit, without `exported_at`, by table name. */
+export type UnitTables = Record<string, Record<string, unknown>[]>;
+
+const iso = (text: string | null): string | null => (text === null ? null : new Date(Date.parse(text)).toISOString());
+
+/** What a correct export of `unit` holds, computed from the sandbox's own data. */
+export function expectedTables(data: SandboxData, unit: Unit & { readonly dataset: CheckedDataset }): UnitTables {
+  const { projectId, day } = unit;
+  const base = { project_id: projectId, date: day };
+  switch (unit.dataset) {
+    case 'visitors':
+    case 'views': {
+      const expected = data.day(unit.dataset, projectId, day);
+      const prefix = unit.dataset;
+      return {
+        [`${prefix}_totals`]: [{ ...base, human: expected.totals.human, ai: expected.totals.ai, total: expected.totals.total, pages: expected.rows.length }],
+        [`${prefix}_pages`]: expected.rows.map((row) => ({ ...base, path: row.path, human: row.human, ai: row.ai, total: row.total })),
+      };
+    }
+    case 'searches': {
+      const expected = data.day('searches', projectId, day);
+      return {
+        searches_totals: [{ ...base, total_searches: expected.totalSearches, terms: expected.rows.length }],
+        searches: expected.rows.map((row) => ({
+          ...base,
+          search_query: row.searchQuery,
+          hits: row.hits,
+          ctr: row.ctr,
+          top_clicked_page: row.topClickedPage,
+          last_searched_at: iso(row.lastSearchedAt),
+        })),
+      };
+    }
+    case 'assistant':
+      return {
+        assistant_conversations: data.rows('assistant', projectId, day).map((row) => ({
+          ...base,
+          conversation_id: row.id,
+          asked_at: iso(row.timestamp),
+          query: row.query,
+          response: row.response,
+          response_type: row.responseType ?? 'answer',
+          resolution_status: row.resolutionStatus,
+          query_category: row.queryCategory,
+          page_url: row.pageUrl,
+          source_count: row.sources.length,
+          sources_json: JSON.stringify(row.sources.map(({ title, url }) => ({ title, url }))),
+        })),
+      };
+  }
+}
+
+/**
+ * Strips `exported_at` (and DuckDB's `dt`, `file_row_number`) from rows read back, after
+ * checking that every row of the unit carries one and the same `exported_at`.
+ */
+function withoutRunColumns(tables: UnitTables): UnitTables {
+  const stamps = new Set(Object.values(tables).flatMap((rows) => rows.map((row) => row['exported_at'])));
+  expect(stamps.size, 'every row of a unit carries the one exported_at of its run').toBeLessThanOrEqual(1);
+  for (const stamp of stamps) expect(typeof stamp).toBe('string');
+  return Object.fromEntries(
+    Object.entries(tables).map(([name, rows]) => [
+      name,
+      rows.map(({ exported_at: _e, dt: _dt, file_row_number: _n, ...rest }) => rest),
+    ]),
+  );
+}
+
+/** The tables of one unit read back with DuckDB through any destination (S3 included). */
+export async function readUnitTables(destination: Destination, unit: Unit): Promise<UnitTables> {
+  const tables: UnitTables = {};
+  for (const table of tablesOf(DATASETS[unit.dataset])) {
+    const key = partitionKey(table, unit.day, `${unit.projectId}.parquet`);
+    const bytes = await destination.get(key);
+    if (bytes === undefined) throw new Error(`${key} is missing in ${destination.url}`);
+    tables[table.name] = (await readParquetBytes(bytes)).rows;
+  }
+  return withoutRunColumns(tables);
+}
+
+/**
+ * Every day of one dataset and project under a local destination, read with one DuckDB query
+ * per table (a glob over the `dt=` folders, rows in file order): by day, then table name.
+ */
+export async function readLocalDays(root: string, dataset: CheckedDataset, projectId: string): Promise<Map<string, UnitTables>> {
+  const days = new Map<string, UnitTables>();
+  for (const table of tablesOf(DATASETS[dataset])) {
+    const glob = path.join(root, table.prefix, 'dt=*', `${projectId}.parquet`).replaceAll("'", "''");
+    const rows = await queryDuckDb(
+      `SELECT * FROM read_parquet('${glob}', hive_partitioning = true, file_row_number = true) ORDER BY dt, file_row_number`,
+    );
+    for (const row of rows) {
+      const day = String(row['dt']);
+      const tables = days.get(day) ?? {};
+      (tables[table.name] ??= []).push(row);
+      days.set(day, tables);
+    }
+  }
+  return new Map([...days].map(([day, tables]) => [day, withoutRunColumns(tables)]));
+}
+
+// --- manifests and staging --------------------------------------------------------------------
+
+/**
+ * Checks that a unit's manifest describes exactly the table files in place: one file per table
+ * of the dataset at its documented key, with the manifest's byte size and DuckDB row count.
+ * Returns the manifest.
+ */
+export async function expectManifestDescribesFiles(destination: Destination, unit: Unit): Promise<Manifest> {
+  const bytes = await destination.get(manifestKey(unit.dataset, unit.day, unit.projectId));
+  expect(bytes, `manifest of ${unit.dataset} ${unit.projectId} ${unit.day}`).toBeDefined();
+  const manifest = JSON.parse(Buffer.from(bytes as Uint8Array).toString('utf8')) as Manifest;
+  expect(manifest).toMatchObject({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day });
+  const tables = tablesOf(DATASETS[unit.dataset]);
+  expect(Object.keys(manifest.files).sort()).toEqual(tables.map((t) => t.name).sort());
+  for (const table of tables) {
+    const key = partitionKey(table, unit.day, `${unit.projectId}.parquet`);
+    expect(manifest.files[table.name]).toBe(key);
+    const file = await destination.get(key);
+    expect(file, key).toBeDefined();
+    expect(manifest.bytes[table.name], `bytes of ${key}`).toBe(file?.byteLength);
+    expect(manifest.rows[table.name], `rows of ${key}`).toBe((await readParquetBytes(file as Uint8Array)).rows.length);
+  }
+  return manifest;
+}
+
+/** The checkpoint of a unit in a local destination, or undefined. */
+export async function readCheckpointFile(root: string, unit: Unit): Promise<Checkpoint | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(root, stagingPrefix(unit.dataset, unit.day, unit.projectId), 'checkpoint.json'), 'utf8')) as Checkpoint;
+  } catch {
+    return undefined;
+  }
+}
+
+// --- the CLI ----------------------------------------------------------------------------------
+
+export interface InProcessCli {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `main(argv)` in this process with captured output, `env` as the whole environment, and
+ * a clock (`now`, and `sleep` for the budget and retries: a fake one that advances `now`).
+ */
+export async function runCliInProcess(
+  argv: readonly string[],
+  options: { readonly env: Record<string, string | undefined>; readonly now: () => number; readonly sleep?: Sleep; readonly stopSignal?: Promise<void>; readonly extra?: object },
+): Promise<InProcessCli> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    env: options.env,
+    now: options.now,
+    stopSignal: options.stopSignal ?? new Promise<void>(() => undefined),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    // Test hooks the export commands read (e.g. `clients` for an emulator's S3 client).
+    ...options.extra,
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
+
+export interface CliChild {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * The real CLI in a child process: `node --import tsx functions/cli.ts <args>`, with `env` as
+ * its whole environment (plus PATH), optionally as another user (`uid`, for permission tests).
+ */
+export function spawnCli(args: readonly string[], env: Record<string, string>, options: { readonly uid?: number; readonly gid?: number } = {}): CliChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'functions/cli.ts', ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.gid !== undefined ? { gid: options.gid } : {}),
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Polls `predicate` every few ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
