@@ -220,6 +220,13 @@ class Run {
       if (error instanceof ApiError && error.status === 404) {
         return this.finish(state ?? base, 'rejected', { detail: 'job not found (404)', deadLetter: true });
       }
+      if (error instanceof RateLimitedError) {
+        // Like a 429 on the POST: the service said "later", which is not a failure of ours.
+        const delay = error.retryAfterMs ?? this.settings.rateLimitDeferMs ?? 60_000;
+        this.deps.metrics.count('PromptsDeferred');
+        this.log.warn('rate limited (429) reading the job; deferring the prompt', { delayMs: delay });
+        return this.defer(delay, 'rate limited', false);
+      }
       return this.recordFailure(state, base, error);
     }
     this.lastJob = job;
@@ -345,6 +352,11 @@ class Run {
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) {
           return this.finish({ ...current, polls }, 'failed', { detail: 'the job disappeared while polling (404)' });
+        }
+        if (error instanceof RateLimitedError) {
+          const wait = error.retryAfterMs ?? this.settings.rateLimitDeferMs ?? 60_000;
+          this.log.warn('rate limited (429) reading the job; polling continues later', { delayMs: wait });
+          return persistAndDefer(wait, 'rate limited');
         }
         this.log.warn('reading the job failed; polling continues later', { error: describeError(error) });
         return persistAndDefer(nextPollDelay(now - sentAt, this.schedule, this.random), 'job read failed');

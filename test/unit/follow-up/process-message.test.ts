@@ -145,6 +145,37 @@ describe('processMessage', () => {
     expect(outcomes[0]).toMatchObject({ attempts: 2 });
   });
 
+  it('defers a prompt whose job read is rate limited by the Retry-After, without counting a failure', async () => {
+    const { api, calls } = fakeApi({ reads: [new RateLimitedError('rate limited', { retryAfterMs: 42_000 })] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', delayMs: 42_000, sent: false });
+    expect(store.records.get('req-1')?.failures ?? 0).toBe(0);
+    expect(calls.sends).toBe(0);
+  });
+
+  it('never dead-letters a prompt because its job reads keep being rate limited', async () => {
+    const { api } = fakeApi({ reads: [new RateLimitedError('rate limited')] });
+
+    const results = [];
+    for (let i = 0; i < 12; i++) results.push(await processMessage(message(), deps(api), settings));
+
+    expect(results.map((r) => r.action)).toEqual(Array.from({ length: 12 }, () => 'defer'));
+    expect(results[0]).toMatchObject({ delayMs: 60_000 });
+    expect(dead).toEqual([]);
+  });
+
+  it('defers by the Retry-After when a job read is rate limited while polling', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed'), new RateLimitedError('rate limited', { retryAfterMs: 300_000 })] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', sent: true, delayMs: 300_000 });
+    expect(calls.sends).toBe(1);
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'sent', failures: 0 });
+  });
+
   it('records uncertain and dead-letters when the send may have gone through, and never resends', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')], sends: [new SendUncertainError('timeout after send')] });
 
