@@ -383,10 +383,10 @@ class Run {
     const maxFailures = this.settings.maxFailures ?? 10;
     const description = describeError(error);
     if (failures >= maxFailures) {
-      return this.finish({ ...base, version: state?.version ?? 0, failures } as FollowUpState, 'rejected', {
+      // No record yet (the first failure with maxFailures 1): finish creates one, as `done`.
+      return this.finish(state ? { ...state, failures } : { ...base, failures }, 'rejected', {
         detail: `gave up after ${failures} failed attempts: ${description}`,
         deadLetter: true,
-        expectedVersion: state?.version,
       });
     }
     const saved = await this.deps.store.put({ ...base, phase: 'pending', failures }, state?.version);
@@ -403,10 +403,10 @@ class Run {
   private async finish(
     state: FollowUpState | StateDraft,
     status: OutcomeStatus,
-    extra: { detail?: string; prLink?: string | null; deadLetter?: boolean; expectedVersion?: number | undefined },
+    extra: { detail?: string; prLink?: string | null; deadLetter?: boolean },
   ): Promise<Step> {
     const finishedAt = this.deps.now();
-    const expectedVersion = 'version' in state ? (extra.expectedVersion ?? state.version) : undefined;
+    const expectedVersion = 'version' in state ? state.version : undefined;
     const base = 'version' in state ? stripVersion(state) : state;
     const outcome = buildOutcome({
       requestId: this.message.requestId,

@@ -293,6 +293,20 @@ describe('processMessage', () => {
     expect(dead[0]?.reason).toContain('gave up after 10 failed attempts');
   });
 
+  it('records a request rejected at its first failure as done, so a redelivery sends nothing', async () => {
+    const once = { ...settings, maxFailures: 1 };
+    const failing = fakeApi({ reads: [new NetworkError('connection reset', false)] });
+    const rejected = await processMessage(message(), deps(failing.api), once);
+    const working = fakeApi({ reads: [job('completed')] });
+
+    const again = await processMessage(message(), deps(working.api), once);
+
+    expect(rejected).toMatchObject({ action: 'handled', status: 'rejected' });
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'done', outcome: 'rejected', failures: 1 });
+    expect(again).toMatchObject({ action: 'handled', status: 'duplicate' });
+    expect(working.calls).toEqual({ gets: 0, sends: 0 });
+  });
+
   it('hands a message back untouched, without counting a failure, when the invocation has no time left', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')] });
     const d = deps(api);
