@@ -18,6 +18,7 @@ import {
   RateLimitedError,
   describeError,
 } from '../shared/errors.js';
+import { sameJobOnly, type AgentApi } from './agent-api.js';
 import type { DeadLetter } from './dead-letter.js';
 import { fingerprintPrompt, parseFollowUpMessage, type FollowUpMessage, type PromptFingerprint } from './message.js';
 import { buildOutcome, type OutcomeSink } from './outcome.js';
@@ -149,6 +150,7 @@ class Run {
   private readonly schedule: PollSchedule;
   private readonly grace: StaleReadGrace;
   private readonly random: () => number;
+  private readonly api: AgentApi;
   private lastJob: AgentJob | undefined;
 
   constructor(
@@ -172,6 +174,7 @@ class Run {
     this.schedule = settings.schedule ?? DEFAULT_POLL_SCHEDULE;
     this.grace = settings.grace ?? DEFAULT_GRACE;
     this.random = deps.random ?? Math.random;
+    this.api = sameJobOnly(deps.api);
   }
 
   async execute(): Promise<ProcessResult> {
@@ -215,7 +218,7 @@ class Run {
     const base = this.draftFrom(state);
     let job: AgentJob;
     try {
-      job = await this.deps.api.getJob(this.message.projectId, this.message.jobId, this.callOptions());
+      job = await this.api.getJob(this.message.projectId, this.message.jobId, this.callOptions());
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         return this.finish(state ?? base, 'rejected', { detail: 'job not found (404)', deadLetter: true });
@@ -245,7 +248,7 @@ class Run {
 
     let response: AgentJob;
     try {
-      response = await this.deps.api.sendMessage(this.message.projectId, this.message.jobId, this.message.prompt, this.callOptions());
+      response = await this.api.sendMessage(this.message.projectId, this.message.jobId, this.message.prompt, this.callOptions());
     } catch (error) {
       return this.afterSendError(claimed, error);
     }
@@ -348,7 +351,7 @@ class Run {
       let job: AgentJob;
       try {
         polls++;
-        job = await this.deps.api.getJob(this.message.projectId, this.message.jobId, this.callOptions());
+        job = await this.api.getJob(this.message.projectId, this.message.jobId, this.callOptions());
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) {
           return this.finish({ ...current, polls }, 'failed', { detail: 'the job disappeared while polling (404)' });

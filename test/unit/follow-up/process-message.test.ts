@@ -260,6 +260,35 @@ describe('processMessage', () => {
     expect(outcomes[0]?.detail).toContain('FOLLOWUP_MAX_WAIT_HOURS');
   });
 
+  it('refuses a job read that answers for another job as malformed, and does not send', async () => {
+    const { api, calls } = fakeApi({ reads: [{ ...job('completed'), id: 'job_2' }] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', sent: false, reason: expect.stringContaining('MalformedResponseError') });
+    expect(calls.sends).toBe(0);
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'pending', failures: 1 });
+  });
+
+  it('does not take a poll answer for another job as the end of the run', async () => {
+    const { api } = fakeApi({ reads: [job('completed'), { ...job('completed', NEW_PR), id: 'job_2' }] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', sent: true, reason: 'job read failed' });
+    expect(outcomes).toEqual([]);
+  });
+
+  it('records uncertain when the POST answers for another job', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)], sends: [{ ...job('active', null), id: 'job_2' }] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'uncertain' });
+    expect(calls.sends).toBe(1);
+    expect(outcomes[0]?.detail).toContain('job_2');
+  });
+
   it('dead-letters an unknown job as rejected', async () => {
     const { api, calls } = fakeApi({ reads: [new ApiError('job job_1 not found in project proj_a', 404)] });
 
