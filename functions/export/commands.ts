@@ -273,7 +273,9 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
   io.stdout.write(`${parts.join('; ')}\n`);
   if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
   if (result.failed > 0) {
-    io.stderr.write(`Export incomplete: ${result.failed} unit(s) failed (see FAILED above); a re-run retries them\n`);
+    const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
+    const named = failed.length > 5 ? `${failed.slice(0, 5).join(', ')} and ${failed.length - 5} more` : failed.join(', ');
+    io.stderr.write(`Export incomplete: ${named} failed (see FAILED above); a re-run retries them\n`);
   } else if (!result.ok) {
     io.stderr.write(`Export ${result.stopped ? 'stopped' : 'incomplete'}: re-run the same command to resume (complete units are skipped)\n`);
   }

@@ -99,7 +99,7 @@ export function parseExportEvent(event: unknown, now: number): RunRequest {
   const scope = { ...(projects ? { projects } : {}), ...(datasets ? { datasets: datasets as DatasetName[] } : {}) };
   const days = requestedDays(manual.output, now, EVENT_FIELDS);
   // A bare manual invoke behaves like this hour's scheduled run.
-  if (days === undefined) return { kind: 'scheduled', time: now, ...scope };
+  if (days === undefined) return { kind: 'scheduled', time: now, manual: true, ...scope };
   return { kind: 'days', days, force: true, backlog: true, ...scope };
 }
 

@@ -12,12 +12,12 @@ import type { ParquetFieldDefinition, ParquetSchema, ParquetWriter } from 'parqu
 import { Writable } from 'node:stream';
 import type { PendingWrite } from '../shared/destination.js';
 import { ConfigError, DestinationError, ExporterError, InvalidRowError } from '../shared/errors.js';
-import type { ColumnDef, ColumnType, TableDef } from '../shared/tables.js';
+import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../shared/tables.js';
 
 /** Rows per row group: large enough for readers, small enough to bound memory (~MBs). */
 export const DEFAULT_ROW_GROUP_SIZE = 20_000;
 
-const PARQUET_TYPES: Record<ColumnType, ParquetFieldDefinition['type']> = {
+const PARQUET_TYPES: Record<ScalarColumnType, ParquetFieldDefinition['type']> = {
   string: 'UTF8',
   date: 'DATE',
   int64: 'INT64',
@@ -30,6 +30,9 @@ const PARQUET_TYPES: Record<ColumnType, ParquetFieldDefinition['type']> = {
 export function parquetSchemaFor(table: TableDef): ParquetSchema {
   const fields: Record<string, ParquetFieldDefinition> = {};
   for (const column of table.columns) {
+    if (column.type === 'record_list') {
+      throw new ConfigError(`${table.name}.${column.name}: record_list columns are for JSON tables only`);
+    }
     fields[column.name] = {
       type: PARQUET_TYPES[column.type],
       optional: column.optional === true,
@@ -313,6 +316,9 @@ function toBoolean(value: unknown, column: ColumnDef, at: string): boolean {
 
 /** `date` is replaced per writer by `dayConverter()`, which keeps a small cache. */
 const CONVERTERS: Record<ColumnType, Converter> = {
+  record_list: (_value, column, at) => {
+    throw new InvalidRowError(`${at}: column "${column.name}" is a record_list, which only JSON tables hold`);
+  },
   string: toUtf8,
   date: dayConverter(),
   int64: toInt64,

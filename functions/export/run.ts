@@ -27,6 +27,7 @@ import {
   type PlannedUnit,
   type UnitState,
 } from './plan.js';
+import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
 import { unitKey, unitLabel } from './staging.js';
 import { exportUnit, type Manifest, type UnitOutcome } from './unit.js';
 
@@ -219,7 +220,14 @@ function logResult(result: UnitResult, logger: AppLogger | undefined): void {
 /** What a run asks for. */
 export type RunRequest =
   /** The hourly schedule: latest due day, partial, missing, backfill, refresh. `time` fixes "now". */
-  | { readonly kind: 'scheduled'; readonly time: number; readonly projects?: readonly string[]; readonly datasets?: readonly DatasetName[] }
+  | {
+      readonly kind: 'scheduled';
+      readonly time: number;
+      readonly projects?: readonly string[];
+      readonly datasets?: readonly DatasetName[];
+      /** Invoked by hand (`{}`) rather than by the schedule; for the run log. */
+      readonly manual?: boolean;
+    }
   /** Explicit days (CLI, manual invoke). */
   | {
       readonly kind: 'days';
@@ -234,10 +242,46 @@ export type RunRequest =
 
 export interface RunResult extends RunSummary {
   readonly request: RunRequest;
+  /** The run's id in the run log (`export_runs`). */
+  readonly runId: string;
 }
 
-/** Plans and runs one request. */
+/**
+ * Plans and runs one request, and appends its record to the run log (`export_runs`) when it
+ * ends — also when it throws. Never throws for a unit: its result says what happened.
+ */
 export async function runExport(request: RunRequest, settings: RunSettings, deps: RunDeps): Promise<RunResult> {
+  const startedAt = deps.now();
+  const runId = newRunId(startedAt);
+  const trigger: RunTrigger = request.kind === 'scheduled' ? (request.manual ? 'manual' : 'schedule') : request.backlog ? 'manual' : 'cli';
+  const before = { requests: deps.api.stats.requests, retries: deps.api.stats.retries, ...deps.gate.stats };
+  const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: deps.api.stats.retries - before.retries });
+  let result: Omit<RunResult, 'runId'>;
+  try {
+    result = await planAndRun(request, settings, deps);
+  } catch (error) {
+    const counters = {
+      requests: deps.api.stats.requests - before.requests,
+      rateLimited: deps.gate.stats.rateLimited - before.rateLimited,
+      budgetWaitMs: deps.gate.stats.waitedMs - before.waitedMs,
+    };
+    await logRun(deps, recordOfFailedRun(base(), counters, error));
+    throw error;
+  }
+  await logRun(deps, recordOfRun(base(), result));
+  return { ...result, runId };
+}
+
+/** The run log must never turn a finished run into a failed one: a failed write is logged. */
+async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
+  try {
+    await writeRunRecord(deps.destination, record);
+  } catch (error) {
+    deps.logger?.warn('could not write the run record', { runId: record.run_id, error: describeError(error) });
+  }
+}
+
+async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunDeps): Promise<Omit<RunResult, 'runId'>> {
   const projects = request.projects ?? settings.projectIds;
   const datasets = request.datasets ?? settings.datasets;
   if (request.kind === 'days') {

@@ -211,6 +211,8 @@ async function runOnce(
   };
 
   const writer = await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit)));
+  /** The checkpoint as last written (by this run, or the one it resumed). */
+  let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
     let state: PagerState = INITIAL_STATE;
     let rows = 0;
@@ -264,7 +266,7 @@ async function runOnce(
       if (!accepted.done) {
         // Durable before the next request: a stop from here on never re-fetches this page.
         await staging.writePage(state.pages, page);
-        await staging.writeCheckpoint({
+        lastCheckpoint = {
           version: CHECKPOINT_VERSION,
           dataset: unit.dataset,
           projectId: unit.projectId,
@@ -275,7 +277,8 @@ async function runOnce(
           state: accepted.state,
           requests: spent(),
           runs,
-        });
+        };
+        await staging.writeCheckpoint(lastCheckpoint);
         pending = fetchPage(accepted.state);
       }
       await append(page);
@@ -342,6 +345,9 @@ async function runOnce(
     return { status: 'complete', manifest };
   } catch (error) {
     await abortQuietly(writer, error);
+    // Attempts made since the last page was staged (retries, the failed request) count too:
+    // the manifest reports every request the unit cost, over every run.
+    if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: spent() }).catch(() => undefined);
     throw error;
   }
 }

@@ -1,22 +1,18 @@
 /**
  * Per-request state that makes each follow-up "at most once" (DESIGN.md "Retry safety").
  *
- * One record per requestId moves through phases, each move a compare-and-swap on `version`:
+ * One record per requestId moves through phases. Every move is a conditional write that
+ * succeeds only if the record is still at the `version` the writer read (a compare-and-swap),
+ * so two consumers can never both claim, or both advance, one request:
  *
  *   (absent | pending) ──claim──▶ claimed ──POST ok──▶ sent ──terminal/timeout──▶ done
- *                                   │ 429: release (back to pending, then defer)
- *                                   └ send unknown / lease expired ──▶ done (uncertain)
+ *                                   │ 429/409: release (back to pending, then defer)
+ *                                   └ send unknown / claim expired ──▶ done (uncertain)
  *
- * `pending` only carries the consumer's own failure counter (deferrals are not failures).
- * `claimed` carries an owner and a lease: a redelivery that finds a live lease is a
- * concurrent duplicate (defer); an expired lease means a crash between claim and result, so
- * nobody can know whether the POST went through: the request becomes `uncertain`.
- * `sent` carries the pre-send job snapshot and the poll progress, so polling resumes in a
- * later invocation without ever POSTing again. The record never holds the prompt text.
+ * Each phase is its own type below, so the compiler knows that `sent` has a `sentAt` and
+ * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
 import type { JobStatus } from '../shared/api-types.js';
-
-export type Phase = 'pending' | 'claimed' | 'sent' | 'done';
 
 /** Final statuses of a request (the `status` column of followup_outcomes). */
 export type OutcomeStatus = 'completed' | 'archived' | 'failed' | 'timed_out' | 'uncertain' | 'rejected';
@@ -27,10 +23,10 @@ export interface JobSnapshot {
   readonly prLink: string | null;
 }
 
-export interface FollowUpState {
+/** Fields of every phase. */
+interface RecordBase {
   /** The requestId (the DynamoDB partition key is derived from it). */
   readonly requestId: string;
-  readonly phase: Phase;
   /** Incremented by every successful write; the compare-and-swap token. */
   readonly version: number;
   readonly projectId: string;
@@ -39,35 +35,78 @@ export interface FollowUpState {
   readonly promptSha256: string;
   /** Consumer failures so far (not deferrals); dead-lettered at the limit. */
   readonly failures: number;
-  /** Who holds the claim or the poll lease, and until when (epoch ms). */
-  readonly owner?: string | undefined;
-  readonly leaseExpiresAt?: number | undefined;
   /** POST attempts made (at most one of them accepted). */
   readonly attempts: number;
-  /** Epoch ms when the POST was accepted. */
-  readonly sentAt?: number | undefined;
-  readonly before?: JobSnapshot | undefined;
-  /** GET job requests made after the send. */
-  readonly polls: number;
-  /** The job was seen `active` after the send: the next terminal status is this run's. */
-  readonly sawActive?: boolean | undefined;
-  /** Last status/prLink observed, for status-change reporting and the stale-read rule. */
-  readonly lastStatus?: JobStatus | undefined;
-  readonly lastPrLink?: string | null | undefined;
-  /** Epoch ms of the first poll in the current unbroken run of terminal reads. */
-  readonly terminalSince?: number | undefined;
-  /** Polls in the current unbroken run of terminal reads. */
-  readonly terminalReads?: number | undefined;
-  readonly outcome?: OutcomeStatus | undefined;
-  readonly prLink?: string | null | undefined;
-  readonly detail?: string | undefined;
-  readonly finishedAt?: number | undefined;
-  /** Epoch SECONDS after which the store may delete the record (DynamoDB TTL). */
+  /** Epoch SECONDS after which DynamoDB's time-to-live may delete the record. */
   readonly expiresAt: number;
 }
 
-/** What a writer supplies; the store sets `version`. */
-export type StateDraft = Omit<FollowUpState, 'version'>;
+/** The right to act on a request until `leaseExpiresAt` (epoch ms): a claim, or the right to poll. */
+export interface Lease {
+  readonly owner: string;
+  readonly leaseExpiresAt: number;
+}
+
+interface NoLease {
+  readonly owner?: undefined;
+  readonly leaseExpiresAt?: undefined;
+}
+
+/** Not sent yet, and nobody sending: deferred (job active, rate limited) or after a failure. */
+export interface PendingState extends RecordBase {
+  readonly phase: 'pending';
+  /** Epoch ms of the first attempt: FOLLOWUP_MAX_DEFER_MINUTES counts from here. */
+  readonly pendingSince: number;
+}
+
+/** One consumer is sending: a live lease means "wait", an expired one means "it stopped: uncertain". */
+export interface ClaimedState extends RecordBase, Lease {
+  readonly phase: 'claimed';
+  readonly pendingSince: number;
+  readonly before: JobSnapshot;
+}
+
+interface SentFields extends RecordBase {
+  readonly phase: 'sent';
+  /** Epoch ms when the POST was accepted. */
+  readonly sentAt: number;
+  readonly before: JobSnapshot;
+  /** GET job requests made after the send. */
+  readonly polls: number;
+  /** The job was seen `active` after the send: its next terminal status is this run's. */
+  readonly sawActive: boolean;
+  /** Polls in the current unbroken run of terminal reads (the stale-read rule, poll.ts). */
+  readonly terminalReads: number;
+  /** Last status and prLink seen, for reporting changes. */
+  readonly lastStatus: JobStatus;
+  readonly lastPrLink: string | null;
+}
+
+/** Sent; polling, by the lease holder if there is one, else by whoever reads it next. */
+export type SentState = (SentFields & Lease) | (SentFields & NoLease);
+
+/** Finished: a redelivery is dropped as a duplicate. */
+export interface DoneState extends RecordBase {
+  readonly phase: 'done';
+  readonly outcome: OutcomeStatus;
+  readonly prLink: string | null;
+  readonly detail?: string | undefined;
+  readonly sentAt?: number | undefined;
+  readonly polls: number;
+  readonly finishedAt: number;
+}
+
+export type FollowUpState = PendingState | ClaimedState | SentState | DoneState;
+export type Phase = FollowUpState['phase'];
+
+/** A record without its `version`, per phase: what a writer supplies; the store sets `version`. */
+export type StateDraft = FollowUpState extends infer S ? (S extends FollowUpState ? Omit<S, 'version'> : never) : never;
+
+/** The fields a draft of any phase keeps from the record it replaces. */
+export function baseOf(state: FollowUpState): Omit<RecordBase, 'version'> {
+  const { requestId, projectId, jobId, promptLength, promptSha256, failures, attempts, expiresAt } = state;
+  return { requestId, projectId, jobId, promptLength, promptSha256, failures, attempts, expiresAt };
+}
 
 /**
  * A tiny compare-and-swap store. Implementations: DynamoDB (state-dynamo.ts) for Lambda and
@@ -79,9 +118,7 @@ export interface StateStore {
    * Writes `draft` if the stored record is absent (`expectedVersion` undefined) or still at
    * `expectedVersion`. Returns the stored record, or undefined when another writer won.
    */
-  put(draft: StateDraft, expectedVersion: number | undefined): Promise<FollowUpState | undefined>;
-  /** Deletes the record if still at `expectedVersion`; false when another writer won. */
-  delete(requestId: string, expectedVersion: number): Promise<boolean>;
+  put<D extends StateDraft>(draft: D, expectedVersion: number | undefined): Promise<(D & { readonly version: number }) | undefined>;
 }
 
 /** Keeps records past SQS's longest retention (14 days) plus the longest poll, so a late duplicate still finds `done`. */
@@ -89,21 +126,4 @@ export const STATE_RETENTION_MS = 15 * 86_400_000;
 
 export function expiresAtFor(nowMs: number, maxWaitMs: number): number {
   return Math.ceil((nowMs + maxWaitMs + STATE_RETENTION_MS) / 1000);
-}
-
-/**
- * The store a deployment uses: DynamoDB when FOLLOWUP_STATE_TABLE is set (Lambda, or several
- * machines), else files under `localDir` (one machine, the CLI).
- */
-export async function openStateStore(
-  config: { readonly followUpStateTable?: string },
-  options: { readonly dynamo?: import('@aws-sdk/client-dynamodb').DynamoDBClient; readonly localDir: string },
-): Promise<StateStore> {
-  if (config.followUpStateTable) {
-    const { createDynamoStateStore } = await import('./state-dynamo.js');
-    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    return createDynamoStateStore({ tableName: config.followUpStateTable, client: options.dynamo ?? new DynamoDBClient({}) });
-  }
-  const { createLocalStateStore } = await import('./state-local.js');
-  return createLocalStateStore(options.localDir);
 }

@@ -327,9 +327,15 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     return value;
   }
 
-  function run<T>(op: Operation, fn: () => Promise<T>, shouldRetry: (error: unknown) => boolean, call: CallOptions): Promise<T> {
+  function run<T>(
+    op: Operation,
+    fn: () => Promise<T>,
+    shouldRetry: (error: unknown) => boolean,
+    call: CallOptions,
+    retries: number = maxRetries,
+  ): Promise<T> {
     return retry(() => fn(), {
-      retries: maxRetries,
+      retries,
       minMs: minDelayMs,
       maxMs: maxDelayMs,
       random,
@@ -389,11 +395,15 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       };
       // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
       // the whole deployment through the ledger, and the request goes on once the pause ends.
+      // Other failures keep their count across 429s, so alternating 5xx and 429 still ends.
+      let retriesUsed = 0;
       for (;;) {
+        const retriesBefore = stats.retries;
         try {
-          return await run('getAnalytics', once, isRetryableAnalyticsRead, call);
+          return await run('getAnalytics', once, isRetryableAnalyticsRead, call, maxRetries - retriesUsed);
         } catch (error) {
           if (!(error instanceof RateLimitedError)) throw error;
+          retriesUsed += stats.retries - retriesBefore;
           stats.retries += 1;
           logger?.warn('analytics rate limited (429): pausing every analytics request', {
             endpoint,

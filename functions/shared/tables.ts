@@ -10,7 +10,10 @@ import type { DatasetName } from './dataset-names.js';
  * `string` UTF8/string, `date` DATE/date, `int64` INT64/bigint, `double` DOUBLE/double
  * (finite values only), `timestamp_ms` TIMESTAMP_MILLIS/timestamp (UTC), `boolean`.
  */
-export type ColumnType = 'string' | 'date' | 'int64' | 'double' | 'timestamp_ms' | 'boolean';
+export type ColumnType = 'string' | 'date' | 'int64' | 'double' | 'timestamp_ms' | 'boolean' | 'record_list';
+
+/** Column types a Parquet file can hold (`record_list` is for JSON tables only). */
+export type ScalarColumnType = Exclude<ColumnType, 'record_list'>;
 
 export interface ColumnDef {
   readonly name: string;
@@ -18,6 +21,8 @@ export interface ColumnDef {
   /** Whether the value may be absent (null). */
   readonly optional?: boolean;
   readonly comment: string;
+  /** `record_list` only: the fields of each record (a Glue `array<struct<…>>`). */
+  readonly fields?: readonly { readonly name: string; readonly type: ScalarColumnType }[];
 }
 
 export interface TableDef {
@@ -264,10 +269,49 @@ export const ASSISTANT_CALLER_STATS: TableDef = {
 };
 
 /** Every table of the warehouse; the Glue tables are generated from this list. */
+/**
+ * One JSON object per export run (Lambda or CLI), written when the run ends or fails: the
+ * history of the pipeline, queryable next to the data (what dlt's load table is for dlt).
+ */
+export const EXPORT_RUNS: TableDef = {
+  name: 'export_runs',
+  prefix: 'export_runs',
+  format: 'json',
+  partitionKey: 'dt',
+  comment: 'One record per export run (hourly Lambda, manual invoke or CLI), written when the run ends.',
+  columns: [
+    { name: 'run_id', type: 'string', comment: 'Unique id of the run' },
+    { name: 'trigger', type: 'string', comment: 'schedule | manual | cli' },
+    { name: 'started_at', type: 'timestamp_ms', comment: 'When the run started (UTC)' },
+    { name: 'finished_at', type: 'timestamp_ms', comment: 'When the run ended (UTC)' },
+    { name: 'units_done', type: 'int64', comment: 'Units completed (manifest written)' },
+    { name: 'units_partial', type: 'int64', comment: 'Units left with a checkpoint (budget, time or a stop): resumed later, not failed' },
+    { name: 'units_failed', type: 'int64', comment: 'Units that failed (see failures)' },
+    { name: 'units_skipped', type: 'int64', comment: 'Units planned but not worked on: leased by another run, or not reached before the budget or time ran out' },
+    { name: 'requests', type: 'int64', comment: 'Analytics requests started (every attempt)' },
+    { name: 'retries', type: 'int64', comment: 'Attempts retried (429s included)' },
+    { name: 'rate_limited', type: 'int64', comment: '429s received (someone else spent the budget)' },
+    { name: 'budget_wait_ms', type: 'int64', comment: 'Time spent waiting for the request budget, ms' },
+    { name: 'backlog_requests', type: 'int64', comment: 'Requests the units left to do are expected to need' },
+    {
+      name: 'failures',
+      type: 'record_list',
+      comment: 'Why units failed (or the run itself, with null dataset): errors scrubbed like every message',
+      fields: [
+        { name: 'dataset', type: 'string' },
+        { name: 'project_id', type: 'string' },
+        { name: 'date', type: 'string' },
+        { name: 'error', type: 'string' },
+      ],
+    },
+  ],
+};
+
 export const TABLES = [
   VISITORS_TOTALS,
   VISITORS_PAGES,
   FOLLOWUP_OUTCOMES,
+  EXPORT_RUNS,
   VIEWS_TOTALS,
   VIEWS_PAGES,
   SEARCHES_TOTALS,

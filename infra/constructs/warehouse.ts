@@ -24,12 +24,13 @@ import {
   TABLES,
   VISITORS_PAGES,
   VISITORS_TOTALS,
-  type ColumnType,
+  type ColumnDef,
+  type ScalarColumnType,
   type TableDef,
 } from '../../functions/shared/tables.js';
 
-/** Glue/Hive type of each logical column type of tables.ts. */
-export const GLUE_TYPES: Readonly<Record<ColumnType, glue.Type>> = {
+/** Glue/Hive type of each scalar column type of tables.ts. */
+export const GLUE_TYPES: Readonly<Record<ScalarColumnType, glue.Type>> = {
   string: glue.Schema.STRING,
   date: glue.Schema.DATE,
   int64: glue.Schema.BIG_INT,
@@ -37,6 +38,12 @@ export const GLUE_TYPES: Readonly<Record<ColumnType, glue.Type>> = {
   timestamp_ms: glue.Schema.TIMESTAMP,
   boolean: glue.Schema.BOOLEAN,
 };
+
+/** Glue/Hive type of a column: a scalar, or `array<struct<…>>` for a record list. */
+export function glueTypeOf(column: ColumnDef): glue.Type {
+  if (column.type !== 'record_list') return GLUE_TYPES[column.type];
+  return glue.Schema.array(glue.Schema.struct((column.fields ?? []).map((field) => ({ name: field.name, type: GLUE_TYPES[field.type] }))));
+}
 
 /** First day partition projection enumerates (`projection.dt.range` is `<this>,NOW`). */
 export const PROJECTION_START = '2024-01-01';
@@ -226,7 +233,7 @@ export class Warehouse extends Construct {
       s3Prefix: `${this.keyPrefix}${def.prefix}/`,
       columns: def.columns.map((column) => ({
         name: column.name,
-        type: GLUE_TYPES[column.type],
+        type: glueTypeOf(column),
         comment: column.comment,
       })),
       // `dt` is the Hive folder name (`dt=YYYY-MM-DD`), a string; projection treats it as a date.

@@ -3,7 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnType } from '../../functions/shared/tables.js';
+import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnDef, type ColumnType } from '../../functions/shared/tables.js';
 import { ContextConfigError, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
 import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
 
@@ -44,7 +44,14 @@ const GLUE_TYPE: Record<ColumnType, string> = {
   double: 'double',
   timestamp_ms: 'timestamp',
   boolean: 'boolean',
+  record_list: 'array<struct<…>>',
 };
+
+/** The Glue type a column must have: scalars from the map, record lists spelled out. */
+function glueTypeOf(column: ColumnDef): string {
+  if (column.type !== 'record_list') return GLUE_TYPE[column.type];
+  return `array<struct<${(column.fields ?? []).map((field) => `${field.name}:${GLUE_TYPE[field.type]}`).join(',')}>>`;
+}
 
 describe('export schedule and function', () => {
   it('runs the export hourly (at :05) by default', () => {
@@ -294,7 +301,7 @@ describe('warehouse', () => {
     const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
     const input = table.Properties.TableInput;
     expect(input.StorageDescriptor.Columns).toEqual(
-      def.columns.map((column) => ({ Name: column.name, Type: GLUE_TYPE[column.type], Comment: column.comment })),
+      def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: column.comment })),
     );
     expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
   });

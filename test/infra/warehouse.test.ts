@@ -84,6 +84,22 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['attempts', 'bigint'],
     ['detail', 'string'],
   ],
+  export_runs: [
+    ['run_id', 'string'],
+    ['trigger', 'string'],
+    ['started_at', 'timestamp'],
+    ['finished_at', 'timestamp'],
+    ['units_done', 'bigint'],
+    ['units_partial', 'bigint'],
+    ['units_failed', 'bigint'],
+    ['units_skipped', 'bigint'],
+    ['requests', 'bigint'],
+    ['retries', 'bigint'],
+    ['rate_limited', 'bigint'],
+    ['budget_wait_ms', 'bigint'],
+    ['backlog_requests', 'bigint'],
+    ['failures', 'array<struct<dataset:string,project_id:string,date:string,error:string>>'],
+  ],
 };
 
 /** Columns the contract says may be null (Glue has no nullability: this checks tables.ts). */

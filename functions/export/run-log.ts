@@ -1,0 +1,108 @@
+/**
+ * The run log: one JSON record per export run — hourly Lambda, manual invoke or CLI — under
+ * `<dest>/export_runs/dt=YYYY-MM-DD/<runId>.json` (the day the run started), written when the
+ * run ends and also when it fails. With the `export_runs` Glue table it answers "did the last
+ * runs land, and if not why" next to the data, without reading logs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Destination } from '../shared/destination.js';
+import { describeError } from '../shared/errors.js';
+import { EXPORT_RUNS, partitionKey } from '../shared/tables.js';
+import type { RunSummary } from './run.js';
+
+export type RunTrigger = 'schedule' | 'manual' | 'cli';
+
+/** One row of `export_runs`; keys exactly its columns (tables.ts). */
+export interface RunRecord {
+  readonly run_id: string;
+  readonly trigger: RunTrigger;
+  /** ISO 8601, UTC. */
+  readonly started_at: string;
+  readonly finished_at: string;
+  readonly units_done: number;
+  readonly units_partial: number;
+  readonly units_failed: number;
+  readonly units_skipped: number;
+  readonly requests: number;
+  readonly retries: number;
+  readonly rate_limited: number;
+  readonly budget_wait_ms: number;
+  readonly backlog_requests: number;
+  readonly failures: readonly RunFailure[];
+}
+
+export interface RunFailure {
+  /** Null when the run itself failed rather than one unit. */
+  readonly dataset: string | null;
+  readonly project_id: string | null;
+  readonly date: string | null;
+  readonly error: string;
+}
+
+/** `2026-11-23T02-05-00Z-1a2b3c4d`: sorts by start time, unique per run. */
+export function newRunId(startedAt: number): string {
+  return `${new Date(startedAt).toISOString().slice(0, 19).replace(/:/g, '-')}Z-${randomUUID().slice(0, 8)}`;
+}
+
+export function runRecordKey(record: Pick<RunRecord, 'run_id' | 'started_at'>): string {
+  return partitionKey(EXPORT_RUNS, record.started_at.slice(0, 10), `${record.run_id}.json`);
+}
+
+/** The record of a run that ended (whatever its units' outcomes). */
+export function recordOfRun(
+  base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
+  summary: RunSummary,
+): RunRecord {
+  return {
+    ...header(base),
+    units_done: summary.completed,
+    units_partial: summary.partial,
+    units_failed: summary.failed,
+    units_skipped: summary.skipped + summary.pending,
+    requests: summary.requests,
+    retries: base.retries,
+    rate_limited: summary.rateLimited,
+    budget_wait_ms: summary.budgetWaitMs,
+    backlog_requests: summary.backlogRequests,
+    failures: summary.units.flatMap((unit) =>
+      unit.status === 'failed' ? [{ dataset: unit.dataset, project_id: unit.projectId, date: unit.day, error: unit.error }] : [],
+    ),
+  };
+}
+
+/** The record of a run that threw before it could summarise its units. */
+export function recordOfFailedRun(
+  base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
+  counters: { readonly requests: number; readonly rateLimited: number; readonly budgetWaitMs: number },
+  error: unknown,
+): RunRecord {
+  return {
+    ...header(base),
+    units_done: 0,
+    units_partial: 0,
+    units_failed: 0,
+    units_skipped: 0,
+    requests: counters.requests,
+    retries: base.retries,
+    rate_limited: counters.rateLimited,
+    budget_wait_ms: counters.budgetWaitMs,
+    backlog_requests: 0,
+    failures: [{ dataset: null, project_id: null, date: null, error: describeError(error) }],
+  };
+}
+
+function header(base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number }) {
+  return {
+    run_id: base.runId,
+    trigger: base.trigger,
+    started_at: new Date(base.startedAt).toISOString(),
+    finished_at: new Date(base.finishedAt).toISOString(),
+  };
+}
+
+/** Writes the record as one line of JSON (the OpenX SerDe reads one object per line). */
+export async function writeRunRecord(destination: Pick<Destination, 'put'>, record: RunRecord): Promise<string> {
+  const key = runRecordKey(record);
+  await destination.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
+  return key;
+}
