@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { main, type CliIo } from '../../functions/cli.js';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { RunDeps, RunSettings, UnitResult } from '../../functions/export/run.js';
 import type { Manifest } from '../../functions/export/unit.js';
@@ -24,6 +25,7 @@ import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import type { AnalyticsRoute, RequestLogEntry, SandboxData } from '../../sandbox/index.js';
 import { readParquetBytes, type ParquetColumn, type ParquetContents } from './duckdb.js';
+import { makeTempDir } from './export-fixtures.js';
 
 export const ALL_DATASETS = [
   'visitors',
@@ -514,4 +516,43 @@ export async function startEmptyVisitorsApi(apiKey: string): Promise<EmptyVisito
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+// --- the CLI in process ----------------------------------------------------------------------
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * `main(argv)` in this process against `api` (the sandbox), as cli-export.test.ts runs it:
+ * the clock stands at `now`, sleeps return at once, the budget is far above what a test
+ * spends, and the ledger lives in a fresh state folder. `env` adds or overrides variables.
+ */
+export async function runCliAt(
+  api: { readonly url: string; readonly apiKey: string },
+  argv: readonly string[],
+  options: { readonly now: number; readonly env?: Record<string, string> },
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    env: {
+      MINTLIFY_API_URL: api.url,
+      MINTLIFY_API_KEY: api.apiKey,
+      API_TIMEOUT_MS: '5000',
+      ANALYTICS_BUDGET: '100000/1h',
+      EXPORT_STATE_DIR: await makeTempDir('datasets-state'),
+      ...options.env,
+    },
+    now: () => options.now,
+    sleep: async () => undefined,
+    stopSignal: new Promise<void>(() => undefined),
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
 }

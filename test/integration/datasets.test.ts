@@ -14,7 +14,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../functions/export/run.js';
-import { main, type CliIo } from '../../functions/cli.js';
 import type { DatasetName } from '../../functions/shared/dataset-names.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
@@ -34,6 +33,7 @@ import {
   readManifest,
   readTable,
   recordingLogger,
+  runCliAt,
   ROUTE_OF,
   startEmptyVisitorsApi,
   tableKey,
@@ -493,26 +493,9 @@ describe('logs never carry what people wrote', () => {
   });
 });
 
-/** `main()` in process against the sandbox, on the run's clock, with a fake sleep and its own state folder. */
+/** The CLI in process against the sandbox at START; its requests are not kept in the log. */
 async function runCli(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text), isTTY: false },
-    env: {
-      MINTLIFY_API_URL: sandbox.url,
-      MINTLIFY_API_KEY: API_KEY,
-      API_TIMEOUT_MS: '5000',
-      ANALYTICS_BUDGET: '100000/1h',
-      EXPORT_STATE_DIR: await makeTempDir('datasets-state'),
-      ...env,
-    },
-    now: () => START,
-    sleep: async () => undefined,
-    stopSignal: new Promise<void>(() => undefined),
-  };
-  const code = await main(argv, io);
+  const run = await runCliAt(sandbox, argv, { now: START, env });
   sandbox.clearRequests();
-  return { code, stdout, stderr };
+  return run;
 }
