@@ -3,8 +3,9 @@
  * under a table's prefix, so no warehouse query ever sees it:
  *
  * - `page-000000.json` … one file per page that arrived, as validated, written before the
- *   next request is sent: a unit stopped for any reason (budget, deadline, Ctrl-C, a crash, a
- *   failed write) resumes after its last staged page and never pays for a page twice;
+ *   next request is sent (the last page before the tables are written): a unit stopped for
+ *   any reason (budget, deadline, Ctrl-C, a crash, a failed write) resumes after its last
+ *   staged page and never pays again for a page that was staged;
  * - `checkpoint.json`: where paging stands (next offset or cursor, the first page's totals),
  *   written after each page file;
  * - `failure.json`: why the last attempt failed, for `status` (removed when the unit completes).
@@ -59,6 +60,11 @@ export interface Checkpoint {
   readonly updatedAt: string;
   /** Paging after the last staged page; `state.pages` files are staged. */
   readonly state: PagerState;
+  /**
+   * Every page is staged, the last one included: only the commit (tables, manifest) is left,
+   * so a resume sends no request.
+   */
+  readonly complete?: true;
   /** Requests spent by earlier runs on this unit. */
   readonly requests: RequestCounts;
   /** Runs that worked on the unit before this one. */

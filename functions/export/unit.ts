@@ -243,9 +243,10 @@ async function runOnce(
     const startedAt = checkpoint?.startedAt ?? new Date(started).toISOString();
     const runs = (checkpoint?.runs ?? 0) + 1;
 
-    let pending = fetchPage(state);
+    // A checkpoint that holds every page (a commit that failed) needs no request at all.
+    let pending: Promise<unknown> | undefined = checkpoint?.complete ? undefined : fetchPage(state);
     let first = true;
-    for (;;) {
+    while (pending) {
       let page: unknown;
       try {
         page = await pending;
@@ -263,29 +264,28 @@ async function runOnce(
       }
       first = false;
       const accepted = pager.accept(state, view);
-      if (!accepted.done) {
-        // Durable before the next request: a stop from here on never re-fetches this page.
-        await staging.writePage(state.pages, page);
-        lastCheckpoint = {
-          version: CHECKPOINT_VERSION,
-          dataset: unit.dataset,
-          projectId: unit.projectId,
-          date: unit.day,
-          limit: limit ?? null,
-          startedAt,
-          updatedAt: new Date(now()).toISOString(),
-          state: accepted.state,
-          requests: spent(),
-          runs,
-        };
-        await staging.writeCheckpoint(lastCheckpoint);
-        pending = fetchPage(accepted.state);
-      }
+      // Durable before the next request — and the last page before the commit: a stop or a
+      // failure from here on never re-fetches this page.
+      await staging.writePage(state.pages, page);
+      lastCheckpoint = {
+        version: CHECKPOINT_VERSION,
+        dataset: unit.dataset,
+        projectId: unit.projectId,
+        date: unit.day,
+        limit: limit ?? null,
+        startedAt,
+        updatedAt: new Date(now()).toISOString(),
+        state: accepted.state,
+        ...(accepted.done ? { complete: true as const } : {}),
+        requests: spent(),
+        runs,
+      };
+      await staging.writeCheckpoint(lastCheckpoint);
+      pending = accepted.done ? undefined : fetchPage(accepted.state);
       await append(page);
       state = accepted.state;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
-      if (accepted.done) break;
     }
 
     // Commit: the previous manifest goes first, so no manifest ever describes a mix of files.
