@@ -96,6 +96,41 @@ export async function stagingFiles(root: string): Promise<string[]> {
 }
 
 /**
+ * The run log's layout (issue 11), written out here rather than imported so that a change of
+ * it fails the tests: `<dest>/export_runs/dt=<UTC day the run started>/<runId>.json`, the run
+ * id being the start time to the second (colons as dashes), `Z` and 8 hex digits.
+ */
+const RUN_LOG_FOLDER = 'export_runs';
+
+/**
+ * The key of a run's record under `prefix` (`''` or ending in `/`): the run that started at
+ * `startedAt` (epoch ms), or without it any run whose folder day is the day of its id.
+ */
+export function runRecordPattern(startedAt?: number, prefix = ''): RegExp {
+  const head = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (startedAt === undefined) {
+    return new RegExp(`^${head}${RUN_LOG_FOLDER}/dt=(\\d{4}-\\d{2}-\\d{2})/\\1T\\d{2}-\\d{2}-\\d{2}Z-[0-9a-f]{8}\\.json$`);
+  }
+  const iso = new Date(startedAt).toISOString();
+  return new RegExp(`^${head}${RUN_LOG_FOLDER}/dt=${iso.slice(0, 10)}/${iso.slice(0, 19).replaceAll(':', '-')}Z-[0-9a-f]{8}\\.json$`);
+}
+
+/** An asymmetric matcher for the key of a run's record, for `toEqual` over a list of keys. */
+export function aRunRecord(startedAt?: number, prefix = ''): unknown {
+  return expect.stringMatching(runRecordPattern(startedAt, prefix));
+}
+
+/** The keys of `keys` under the run log (`<prefix>export_runs/`). */
+export function runRecordsIn(keys: readonly string[], prefix = ''): string[] {
+  return keys.filter((key) => key.startsWith(`${prefix}${RUN_LOG_FOLDER}/`));
+}
+
+/** The keys of `keys` outside the run log. */
+export function withoutRunRecords(keys: readonly string[], prefix = ''): string[] {
+  return keys.filter((key) => !key.startsWith(`${prefix}${RUN_LOG_FOLDER}/`));
+}
+
+/**
  * A fake clock: time moves only when something sleeps on it (the budget gate, the client's
  * backoff) or when a test calls `advance`; every sleep is recorded. A sleep honours its abort
  * signal like the real one.

@@ -15,6 +15,7 @@ import { main, type CliIo } from '../../functions/cli.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { readParquet } from '../helpers/duckdb.js';
 import {
+  aRunRecord,
   expectDayMatches,
   fakeClock,
   filesContaining,
@@ -22,6 +23,7 @@ import {
   makeTempDir,
   readLocalDay,
   removeTempDirs,
+  runRecordsIn,
   successfulOffsets,
   visitorRequests,
 } from '../helpers/export-fixtures.js';
@@ -200,8 +202,10 @@ describe('mintlify-exporter export', () => {
 
     expect(code).toBe(1);
     expect(stdout).toMatch(/FAILED +visitors proj_a 2026-02-01: PaginationError/);
-    expect(stderr).toContain('Export incomplete: 1 unit(s) failed');
-    expect((await listFiles(out)).filter((file) => file.startsWith('_manifests/'))).toEqual(['_manifests/visitors/dt=2026-02-01/proj_b.json']);
+    expect(stderr).toContain('Export incomplete: visitors proj_a 2026-02-01 failed (see FAILED above); a re-run retries them\n');
+    const files = await listFiles(out);
+    expect(files.filter((file) => file.startsWith('_manifests/'))).toEqual(['_manifests/visitors/dt=2026-02-01/proj_b.json']);
+    expect(runRecordsIn(files)).toEqual([aRunRecord(NOW)]);
     expect(`${stdout}${stderr}`).not.toContain(API_KEY);
     expect(await filesContaining(out, API_KEY)).toEqual([]);
   });
@@ -233,7 +237,7 @@ describe('mintlify-exporter export', () => {
     expectDayMatches(await readLocalDay(out, 'proj_b', '2026-02-01'), sandbox, 'proj_b', '2026-02-01');
   });
 
-  it('exits 130 when stopped in the middle of a unit, keeping its pages for a re-run', async () => {
+  it('exits 130 when stopped in the middle of a unit, keeping its pages for a re-run and recording the run', async () => {
     const out = await makeTempDir('cli');
     sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
     const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
@@ -251,6 +255,7 @@ describe('mintlify-exporter export', () => {
     expect((await listFiles(out)).filter((file) => !file.startsWith('.state/'))).toEqual([
       '_staging/visitors/dt=2026-02-01/proj_a/checkpoint.json',
       '_staging/visitors/dt=2026-02-01/proj_a/page-000000.json',
+      aRunRecord(NOW),
     ]);
   });
 
@@ -294,6 +299,7 @@ describe('mintlify-exporter export', () => {
       expect(sandbox.requests).toEqual([]);
       expect(await listFiles(out)).toEqual([
         `_manifests/visitors/dt=${YESTERDAY}/proj_small.json`,
+        aRunRecord(NOW),
         `visitors_pages/dt=${YESTERDAY}/proj_small.parquet`,
         `visitors_totals/dt=${YESTERDAY}/proj_small.parquet`,
       ]);

@@ -18,6 +18,7 @@ import type { SharedStore } from '../../functions/shared/shared-store.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import {
+  aRunRecord,
   createStateTable,
   dayFiles,
   expectDayMatches,
@@ -220,15 +221,17 @@ describe('the hourly run', () => {
     expect(sandbox.requests).toHaveLength(3);
   });
 
-  it('starts no unit when the invocation has too little time left, and returns them pending without an error', async () => {
+  it('starts no unit when the invocation has too little time left, and returns them pending without an error, writing only the run record', async () => {
     const dir = await makeTempDir();
     const { handler } = await loadHandler(dir);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(EVENT_TIME));
 
     const result = await handler(scheduledEvent(EVENT_TIME), lambdaContext(15_000));
 
     expect(result).toMatchObject({ ok: false, failed: 0, pending: 2, requests: 0 });
     expect(sandbox.requests).toEqual([]);
-    expect(await listFiles(dir)).toEqual([]);
+    expect(await listFiles(dir)).toEqual([aRunRecord(Date.parse(EVENT_TIME))]);
   });
 
   it('throws after writing the other units when one fails, naming the failed one', async () => {

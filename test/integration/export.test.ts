@@ -19,6 +19,7 @@ import { queryDuckDb, readParquet, readParquetBytes } from '../helpers/duckdb.js
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import {
   PAGES_COLUMNS,
+  aRunRecord,
   dayFiles,
   expectDayMatches,
   exportDeps,
@@ -30,10 +31,12 @@ import {
   readDestinationDay,
   readLocalDay,
   removeTempDirs,
+  runRecordsIn,
   statuses,
   successfulOffsets,
   testSettings,
   visitorRequests,
+  withoutRunRecords,
 } from '../helpers/export-fixtures.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
@@ -93,13 +96,14 @@ describe('export to a local directory', () => {
     expect(exportedAt).toBe(new Date(EXPORTED_AT).toISOString());
   });
 
-  it('writes the two Parquet files and the manifest at the documented keys and nothing else', async () => {
+  it('writes the two Parquet files, the manifest and the run record at the documented keys and nothing else', async () => {
     const dir = await makeTempDir();
 
     await exportLocal('proj_small', DAY, dir);
 
     expect(await listFiles(dir)).toEqual([
       `_manifests/visitors/dt=${DAY}/proj_small.json`,
+      aRunRecord(EXPORTED_AT),
       `visitors_pages/dt=${DAY}/proj_small.parquet`,
       `visitors_totals/dt=${DAY}/proj_small.parquet`,
     ]);
@@ -177,7 +181,7 @@ describe('export to a local directory', () => {
     expectDayMatches(await readLocalDay(dir, 'proj_large', DAY), sandbox, 'proj_large', DAY);
   });
 
-  it('replaces a day on a forced re-run: same row count, not doubled, with the new exported_at', async () => {
+  it('replaces a day on a forced re-run: same files and one more run record, same row count, not doubled, with the new exported_at', async () => {
     const dir = await makeTempDir();
     const later = EXPORTED_AT + 3_600_000;
     await exportLocal('proj_small', DAY, dir);
@@ -185,7 +189,9 @@ describe('export to a local directory', () => {
 
     await exportLocal('proj_small', DAY, dir, later);
 
-    expect(await listFiles(dir)).toEqual(before);
+    const after = await listFiles(dir);
+    expect(withoutRunRecords(after)).toEqual(withoutRunRecords(before));
+    expect(runRecordsIn(after)).toEqual([aRunRecord(EXPORTED_AT), aRunRecord(later)]);
     const [count] = await queryDuckDb(
       `SELECT count(*) AS n FROM read_parquet('${path.join(dir, 'visitors_pages', '**', '*.parquet').replaceAll("'", "''")}')`,
     );
@@ -244,6 +250,7 @@ describe('export to S3 (fauxqs on loopback)', () => {
 
     expect(await keysOf(bucket)).toEqual([
       `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`,
+      aRunRecord(EXPORTED_AT, 'warehouse/mintlify/'),
       `warehouse/mintlify/visitors_pages/dt=${DAY}/proj_medium.parquet`,
       `warehouse/mintlify/visitors_totals/dt=${DAY}/proj_medium.parquet`,
     ]);
@@ -256,7 +263,7 @@ describe('export to S3 (fauxqs on loopback)', () => {
     expect(manifest.rows['visitors_pages']).toBe(sandbox.expectedDay('proj_medium', DAY).visitors.length);
   });
 
-  it('replaces a day on a forced re-run in S3 with the same objects and the new export', async () => {
+  it('replaces a day on a forced re-run in S3 with the same objects, one more run record and the new export', async () => {
     const { bucket, destination } = await s3Destination('again');
     const run = (now: number) => exportTo(destination, [DAY], ['proj_small'], { now });
     await run(EXPORTED_AT);
@@ -265,7 +272,9 @@ describe('export to S3 (fauxqs on loopback)', () => {
     const result = await run(EXPORTED_AT + 60_000);
 
     expect(result.ok).toBe(true);
-    expect(await keysOf(bucket)).toEqual(before);
+    const after = await keysOf(bucket);
+    expect(withoutRunRecords(after, 'again/')).toEqual(withoutRunRecords(before, 'again/'));
+    expect(runRecordsIn(after, 'again/')).toEqual([aRunRecord(EXPORTED_AT, 'again/'), aRunRecord(EXPORTED_AT + 60_000, 'again/')]);
     const exportedAt = expectDayMatches(await readDestinationDay(destination, 'proj_small', DAY), sandbox, 'proj_small', DAY);
     expect(exportedAt).toBe(new Date(EXPORTED_AT + 60_000).toISOString());
   });
