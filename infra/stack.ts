@@ -9,7 +9,9 @@ import { DATASET_NAMES, type DatasetName } from '../functions/shared/dataset-nam
 import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { FollowUps } from './constructs/follow-ups.js';
 import type { LogLevel } from './constructs/lambda-defaults.js';
+import { OperationsDashboard } from './constructs/dashboard.js';
 import { Operations } from './constructs/operations.js';
+import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/budget-spec.js';
 import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
 
@@ -52,6 +54,7 @@ export class MintlifyExporterStack extends Stack {
   readonly analyticsExport: AnalyticsExport;
   readonly followUps: FollowUps;
   readonly operations: Operations;
+  readonly dashboard: OperationsDashboard;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -90,12 +93,22 @@ export class MintlifyExporterStack extends Stack {
       budget: config.budget,
       settleHours: config.settleHours,
     });
+    const budget = parseBudget(config.budget ?? DEFAULT_BUDGET, 'budget');
     this.operations = new Operations(this, 'Operations', {
       exportFunction: this.analyticsExport.function,
       exportFailureQueue: this.analyticsExport.failureQueue,
       followUpFunction: this.followUps.function,
       followUpDeadLetterQueue: this.followUps.deadLetterQueue,
+      budget,
       alarmEmail: config.alarmEmail,
+    });
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', {
+      exportFunction: this.analyticsExport.function,
+      exportFailureQueue: this.analyticsExport.failureQueue,
+      followUpFunction: this.followUps.function,
+      followUpDeadLetterQueue: this.followUps.deadLetterQueue,
+      budget,
+      alarms: Object.values(this.operations.alarms),
     });
 
     // What the README's runbook needs: where to put the key, where to send prompts, what to run.
@@ -110,6 +123,7 @@ export class MintlifyExporterStack extends Stack {
     new CfnOutput(this, 'GlueDatabase', { value: this.warehouse.database.databaseName });
     new CfnOutput(this, 'AthenaWorkGroup', { value: this.warehouse.workGroup.ref });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
+    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url });
   }
 }
 

@@ -205,10 +205,22 @@ export function doneSince(state: UnitState, since: number): boolean {
   return state.kind === 'complete' && Date.parse(state.manifest.finishedAt) >= since;
 }
 
-/** Units of the heal window (before the latest due day) that are due and have no manifest. */
-export function countMissing(plan: Plan, input: Pick<ScheduleInput, 'healDays' | 'projects' | 'datasets'>): number {
+/**
+ * Units of the heal window (before the latest due day) that have no manifest and are
+ * overdue: `waiting` names those a run left for lack of budget or time, which are not missing
+ * yet — they are the schedule working. A unit that failed, or that a run never reached while
+ * budget was left, counts.
+ */
+export function countMissing(
+  plan: Plan,
+  input: Pick<ScheduleInput, 'healDays' | 'projects' | 'datasets'>,
+  waiting: ReadonlySet<string> = new Set(),
+): number {
   const days = Array.from({ length: input.healDays }, (_, i) => addDays(plan.lastDay, i - input.healDays));
-  return unitsOf(days, input.projects, input.datasets).filter((unit) => plan.states.get(unitKey(unit))?.kind !== 'complete').length;
+  return unitsOf(days, input.projects, input.datasets).filter((unit) => {
+    const key = unitKey(unit);
+    return plan.states.get(key)?.kind !== 'complete' && !waiting.has(key);
+  }).length;
 }
 
 function dedupe(units: readonly Unit[]): Unit[] {

@@ -312,7 +312,13 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
       await removeBacklog(deps.store, entry.id);
     }
   }
-  const missingDays = countMissing({ ...plan, states }, input);
+  // Units left for budget or time are waiting, not missing: the alarm is for overdue ones.
+  const waiting = new Set(
+    summary.units
+      .filter((u) => u.status === 'pending' || (u.status === 'partial' && u.why !== 'lease'))
+      .map((u) => unitKey(u)),
+  );
+  const missingDays = countMissing({ ...plan, states }, input, waiting);
   return { ...summary, request, missingDays };
 }
 

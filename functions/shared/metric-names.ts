@@ -28,3 +28,17 @@ export const EXPORT_METRICS = {
   /** Units of the heal window that are due and still have no manifest. */
   missingDays: 'MissingDays',
 } as const;
+
+/** Metrics the follow-up consumer publishes (unit: Count). */
+export const FOLLOWUP_METRICS = {
+  /** Prompts accepted by the API (at most once per request). */
+  sent: 'PromptsSent',
+  /** Prompts put back for later (job active, 429): never lost, not a failure. */
+  deferred: 'PromptsDeferred',
+  /** Prompts whose send may or may not have reached the job (never re-sent). */
+  uncertain: 'PromptsUncertain',
+  /** Outcome records written (any status). */
+  outcomes: 'OutcomesRecorded',
+  /** Messages moved to the dead-letter queue (malformed, rejected, uncertain). */
+  deadLettered: 'MessagesDeadLettered',
+} as const;

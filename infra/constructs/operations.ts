@@ -1,6 +1,7 @@
 /**
  * Operations: the alarms that tell a human something needs doing, and the SNS topic they
- * notify. Each alarm maps to one action in the README's runbook.
+ * notify. Each alarm's description names the likely cause and the first step, and points at
+ * its entry in the README's runbook (Operations → Runbook).
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -12,7 +13,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
+import { EXPORT_METRICS, FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
 import { METRICS_NAMESPACE, SERVICE_NAMES } from './lambda-defaults.js';
+
+/** Where every alarm's description sends the reader. */
+export const RUNBOOK = 'README → Operations → Runbook';
 
 /** Props of {@link Operations}. */
 export interface OperationsProps {
@@ -21,6 +27,8 @@ export interface OperationsProps {
   readonly exportFailureQueue: sqs.IQueue;
   readonly followUpFunction: lambda.IFunction;
   readonly followUpDeadLetterQueue: sqs.IQueue;
+  /** The export's request budget: the backlog alarm fires when more than a day of it is queued. */
+  readonly budget: BudgetSpec;
   /**
    * E-mail address subscribed to the alarm topic (the recipient must confirm the subscription).
    * @default - no subscription; subscribe to the topic yourself
@@ -33,6 +41,7 @@ export class Operations extends Construct {
   readonly alarms: {
     readonly exportErrors: cloudwatch.Alarm;
     readonly missingDays: cloudwatch.Alarm;
+    readonly backlog: cloudwatch.Alarm;
     readonly exportFailures: cloudwatch.Alarm;
     readonly followUpErrors: cloudwatch.Alarm;
     readonly followUpDeadLetters: cloudwatch.Alarm;
@@ -65,39 +74,47 @@ export class Operations extends Construct {
     }
 
     const fiveMinutes = Duration.minutes(5);
+    const hour = Duration.hours(1);
+    const budgetPerDay = Math.floor((props.budget.requests * 86_400_000) / props.budget.windowMs);
     this.alarms = {
       exportErrors: this.alarm('ExportErrors', {
-        description: 'The nightly export failed (an error or a day not fully written). See the export log group; Lambda retries twice.',
+        description: `Export: a unit failed (a broken paging rule, a malformed answer, a refused request or a failed write); waiting for budget never raises this. First step: \`mintlify-exporter status\` or the Athena query "Last 14 runs" names the unit and its error; the next hourly run retries it. Runbook: ${RUNBOOK}: ExportErrors.`,
         metric: props.exportFunction.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
         threshold: 1,
       }),
       missingDays: this.alarm('MissingDays', {
-        description:
-          'At the end of the last export run, some day of the heal window still had no manifest (no complete export). The next nightly run retries it; check the export log for why it failed.',
-        // Evaluated per UTC day: the nightly run publishes one value; no run = no datapoint.
-        metric: exporterMetric('MissingDays', SERVICE_NAMES.export, 'Maximum', Duration.days(1)),
+        description: `Export: units of the heal window are still without a manifest although the budget could have carried them (they failed, or were never reached while budget was left). First step: \`mintlify-exporter status --days 8\` for the reasons. Runbook: ${RUNBOOK}: MissingDays.`,
+        // Every hourly run publishes one value; units merely waiting for budget are not counted.
+        metric: exporterMetric(EXPORT_METRICS.missingDays, SERVICE_NAMES.export, 'Maximum', hour),
         threshold: 0,
+        evaluationPeriods: 3,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
+      backlog: this.alarm('Backlog', {
+        description: `Export: more than a day of request budget (${budgetPerDay} requests) is queued for 6 hours: the budget cannot carry the configured projects and datasets, so the backlog only grows. First step: \`mintlify-exporter plan\`; then export fewer datasets (EXPORT_DATASETS), raise ANALYTICS_BUDGET if the organisation's other tools leave room, or accept a slower backfill. Runbook: ${RUNBOOK}: Backlog.`,
+        metric: exporterMetric(EXPORT_METRICS.backlogRequests, SERVICE_NAMES.export, 'Minimum', hour),
+        threshold: budgetPerDay,
+        evaluationPeriods: 6,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       }),
       exportFailures: this.alarm('ExportFailureQueue', {
-        description: 'An export invocation was abandoned after its retries (or the schedule could not invoke it): see the export failure queue.',
+        description: `Export: an invocation failed (its units are retried by the next hourly run) or EventBridge could not invoke the function. First step: read the message in the export failure queue (ExportFailureQueueUrl), then the function's log. Runbook: ${RUNBOOK}: ExportFailureQueue.`,
         metric: props.exportFailureQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
         threshold: 1,
       }),
       followUpErrors: this.alarm('FollowUpErrors', {
-        description: 'The follow-up consumer threw (a whole batch failed). See its log group.',
+        description: `Follow-ups: the consumer threw (a whole batch failed; its messages come back after the visibility timeout). First step: the follow-up function's log group. Runbook: ${RUNBOOK}: FollowUpErrors.`,
         metric: props.followUpFunction.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
         threshold: 1,
       }),
       followUpDeadLetters: this.alarm('FollowUpDeadLetters', {
-        description: 'Follow-up messages are in the dead-letter queue (each carries a reason attribute). Fix and redrive, or delete.',
+        description: `Follow-ups: messages are in the dead-letter queue (malformed, rejected by the API, or uncertain). First step: read their "reason" attribute (FollowUpDeadLetterQueueUrl), fix, then redrive or delete. Runbook: ${RUNBOOK}: FollowUpDeadLetters.`,
         metric: props.followUpDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
         threshold: 1,
       }),
       promptsUncertain: this.alarm('PromptsUncertain', {
-        description:
-          'A follow-up prompt may or may not have reached its job (timeout or 5xx after sending); it was not re-sent. Check the job and resend by hand if needed.',
-        metric: exporterMetric('PromptsUncertain', SERVICE_NAMES.followUp, 'Sum', fiveMinutes),
+        description: `Follow-ups: a prompt may or may not have reached its job (timeout or 5xx after sending); it was not re-sent. First step: check the job in the dashboard and re-enqueue under a new requestId only if it never arrived. Runbook: ${RUNBOOK}: PromptsUncertain.`,
+        metric: exporterMetric(FOLLOWUP_METRICS.uncertain, SERVICE_NAMES.followUp, 'Sum', fiveMinutes),
         threshold: 1,
       }),
     };
@@ -110,6 +127,8 @@ export class Operations extends Construct {
       metric: cloudwatch.IMetric;
       threshold: number;
       comparisonOperator?: cloudwatch.ComparisonOperator;
+      /** @default 1 */
+      evaluationPeriods?: number;
     },
   ): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
@@ -118,7 +137,7 @@ export class Operations extends Construct {
       threshold: options.threshold,
       comparisonOperator:
         options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
       // No datapoint means nothing happened (no error, no message), not an outage.
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
@@ -128,11 +147,12 @@ export class Operations extends Construct {
 }
 
 /** A metric the functions publish through Powertools (EMF), dimensioned by `service`. */
-function exporterMetric(
+export function exporterMetric(
   metricName: string,
   service: string,
   statistic: string,
   period: Duration,
+  label?: string,
 ): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: METRICS_NAMESPACE,
@@ -140,5 +160,6 @@ function exporterMetric(
     dimensionsMap: { service },
     statistic,
     period,
+    ...(label !== undefined ? { label } : {}),
   });
 }

@@ -15,6 +15,7 @@ import { asInterface } from './as-interface.js';
 import {
   ASSISTANT_CONVERSATIONS,
   DATASET_TABLES,
+  EXPORT_RUNS,
   FEEDBACK,
   FEEDBACK_BY_PAGE,
   FOLLOWUP_OUTCOMES,
@@ -134,9 +135,10 @@ export class Warehouse extends Construct {
    * Export: read/write the tables of every dataset (tables.ts `DATASET_TABLES`), every
    * dataset's manifests (`_manifests/*`: the heal step and `status` read them) and the
    * checkpoints of units in progress (`_staging/*`: written, read on resume, deleted once the
-   * unit is complete) — nothing else (not the follow-up outcomes, not Athena results).
-   * `s3:List*` is on the bucket: HeadObject on a missing key answers 403 instead of 404
-   * without `s3:ListBucket`, and "no manifest yet" must read as absent.
+   * unit is complete) — and put (only) its run records (`export_runs/*`: appended, never
+   * read or deleted by the export); nothing else (not the follow-up outcomes, not Athena
+   * results). `s3:List*` is on the bucket: HeadObject on a missing key answers 403 instead of
+   * 404 without `s3:ListBucket`, and "no manifest yet" must read as absent.
    */
   grantExportReadWrite(grantee: iam.IGrantable): void {
     const patterns = exportKeyPatterns().map((pattern) => `${this.keyPrefix}${pattern}`);
@@ -146,6 +148,15 @@ export class Warehouse extends Construct {
       patterns,
       ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
       'The export reads and replaces whole days under its own table, manifest and staging prefixes only (grantReadWrite with a key pattern); the wildcards are the object-key suffix within those prefixes and the S3 action families grantReadWrite uses.',
+    );
+    // Without it every run record is refused (AccessDenied) and only logged as a warning.
+    const runLog = `${this.keyPrefix}${EXPORT_RUNS.prefix}/*`;
+    this.bucket.grantPut(grantee, runLog);
+    this.acknowledgeKeyPatternGrant(
+      grantee,
+      [runLog],
+      ['s3:Abort*'],
+      'The export only appends its run records under the export_runs prefix (grantPut with a key pattern); s3:Abort* lets it abort its own failed multipart uploads.',
     );
   }
 
@@ -361,6 +372,21 @@ LEFT JOIN comments c ON c.project_id = v.project_id AND c.path = v.path
 WHERE v.thumbs_down > 0
 ORDER BY v.thumbs_down DESC
 LIMIT 50;`,
+      },
+      {
+        id: 'LastExportRuns',
+        name: 'Last 14 runs',
+        description:
+          'The 14 latest export runs of the last 30 days (hourly Lambda, manual invoke or CLI), newest first: what each completed, left partial, failed or did not reach, the requests it spent, the 429s it met, its wait for budget, the requests still to do and why units failed.',
+        sql: `SELECT run_id, "trigger", started_at, finished_at,
+       date_diff('second', started_at, finished_at) AS duration_s,
+       units_done, units_partial, units_failed, units_skipped,
+       requests, retries, rate_limited, budget_wait_ms, backlog_requests,
+       failures
+FROM ${EXPORT_RUNS.name}
+WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
+ORDER BY started_at DESC
+LIMIT 14;`,
       },
     ];
     for (const query of queries) {

@@ -396,14 +396,27 @@ describe('operations', () => {
       ...(dimensions ? { Dimensions: [dimensions] } : {}),
     })[1].Properties;
 
-  it('alarms when a nightly run leaves a day of the heal window without a manifest', () => {
+  it('alarms when three hourly runs in a row leave overdue units of the heal window without a manifest', () => {
     expect(alarmOn('MissingDays')).toMatchObject({
       Namespace: 'MintlifyExporter',
       Dimensions: [{ Name: 'service', Value: 'mintlify-export' }],
       Statistic: 'Maximum',
-      Period: 86_400,
+      Period: 3_600,
+      EvaluationPeriods: 3,
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 0,
+    });
+  });
+
+  it('alarms when more than a day of budget stays queued for six hours', () => {
+    expect(alarmOn('BacklogRequests')).toMatchObject({
+      Namespace: 'MintlifyExporter',
+      Dimensions: [{ Name: 'service', Value: 'mintlify-export' }],
+      Statistic: 'Minimum',
+      Period: 3_600,
+      EvaluationPeriods: 6,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 90 * 24,
     });
   });
 

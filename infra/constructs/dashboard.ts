@@ -1,0 +1,131 @@
+/**
+ * The on-call view: one CloudWatch dashboard that answers "did last night's data land, what
+ * is still waiting for budget, and why did something fail" in a minute. Every metric widget
+ * reads a metric the functions publish, by the names in `functions/shared/metric-names.ts`.
+ */
+import { Aws, Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
+import { EXPORT_METRICS, FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
+import { exporterMetric } from './operations.js';
+import { SERVICE_NAMES } from './lambda-defaults.js';
+
+/** Props of {@link OperationsDashboard}. */
+export interface OperationsDashboardProps {
+  readonly exportFunction: lambda.IFunction;
+  readonly followUpFunction: lambda.IFunction;
+  readonly followUpDeadLetterQueue: sqs.IQueue;
+  readonly exportFailureQueue: sqs.IQueue;
+  /** The export's budget: drawn as a line on the requests graph. */
+  readonly budget: BudgetSpec;
+  /** Alarms shown in the status widget at the top. */
+  readonly alarms: readonly cloudwatch.IAlarm[];
+}
+
+const HOUR = Duration.hours(1);
+const FIVE_MINUTES = Duration.minutes(5);
+
+export class OperationsDashboard extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+  /** The console address of the dashboard (stack output `DashboardUrl`). */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
+    super(scope, id);
+    const exported = (name: string, statistic = 'Sum', period = HOUR, label?: string) =>
+      exporterMetric(name, SERVICE_NAMES.export, statistic, period, label);
+    const followUp = (name: string, label?: string) => exporterMetric(name, SERVICE_NAMES.followUp, 'Sum', FIVE_MINUTES, label);
+    const perHour = Math.floor((props.budget.requests * 3_600_000) / props.budget.windowMs);
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `${Aws.STACK_NAME}-operations`,
+      defaultInterval: Duration.days(3),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        width: 24,
+        height: 3,
+        markdown: [
+          '## mintlify-exporter',
+          'The export runs hourly: **partial** units are waiting for budget (not failing); **failed** units name their reason in `export_runs` (Athena saved query *Last 14 runs*) and in `mintlify-exporter status`.',
+          'Runbook: README → *Operations* → *Runbook*, one entry per alarm.',
+        ].join('\n\n'),
+      }),
+    );
+    this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', width: 24, height: 3, alarms: [...props.alarms] }));
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Export units per hour',
+        width: 8,
+        stacked: true,
+        left: [
+          exported(EXPORT_METRICS.unitsCompleted, 'Sum', HOUR, 'completed'),
+          exported(EXPORT_METRICS.unitsPartial, 'Sum', HOUR, 'partial (waiting)'),
+          exported(EXPORT_METRICS.unitsFailed, 'Sum', HOUR, 'failed'),
+        ],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Analytics requests per hour vs the budget',
+        width: 8,
+        left: [exported(EXPORT_METRICS.requests, 'Sum', HOUR, 'requests'), exported(EXPORT_METRICS.rateLimited, 'Sum', HOUR, '429s')],
+        leftAnnotations: [{ value: perHour, label: `budget ${props.budget.text}`, color: cloudwatch.Color.RED }],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Backlog and missing days',
+        width: 8,
+        left: [exported(EXPORT_METRICS.backlogRequests, 'Maximum', HOUR, 'requests still needed')],
+        right: [exported(EXPORT_METRICS.missingDays, 'Maximum', HOUR, 'missing units (overdue)')],
+        leftAnnotations: [{ value: perHour * 24, label: 'one day of budget' }],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Budget waits and 429s',
+        width: 8,
+        left: [exported(EXPORT_METRICS.budgetWaits, 'Sum', HOUR, 'waits'), exported(EXPORT_METRICS.rateLimited, 'Sum', HOUR, '429s')],
+        right: [exported(EXPORT_METRICS.budgetWaitMs, 'Sum', HOUR, 'ms waited')],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Follow-ups: sent, deferred, uncertain, dead-lettered',
+        width: 8,
+        left: [
+          followUp(FOLLOWUP_METRICS.sent, 'sent'),
+          followUp(FOLLOWUP_METRICS.deferred, 'deferred'),
+          followUp(FOLLOWUP_METRICS.uncertain, 'uncertain'),
+          followUp(FOLLOWUP_METRICS.deadLettered, 'dead-lettered'),
+          followUp(FOLLOWUP_METRICS.outcomes, 'outcomes recorded'),
+        ],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Queues: follow-up dead letters, export failures',
+        width: 8,
+        left: [
+          props.followUpDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'follow-up DLQ' }),
+          props.exportFailureQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'export failures' }),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Function errors',
+        width: 12,
+        left: [
+          props.exportFunction.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum', label: 'export' }),
+          props.followUpFunction.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum', label: 'follow-up' }),
+        ],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Function duration (max)',
+        width: 12,
+        left: [
+          props.exportFunction.metricDuration({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'export' }),
+          props.followUpFunction.metricDuration({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'follow-up' }),
+        ],
+      }),
+    );
+    this.url = `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${Aws.STACK_NAME}-operations`;
+  }
+}
