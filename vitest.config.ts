@@ -2,11 +2,16 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration tests start real servers (sandbox, fauxqs, dynalite) on loopback; keep
     // parallelism within what a 2-core CI machine handles.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // `npm test` runs all three; `npm run test:unit` (seconds) etc. run one.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+    ],
   },
 });
