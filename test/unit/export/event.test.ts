@@ -43,14 +43,15 @@ describe('parseExportEvent', () => {
     });
   });
 
-  it('treats an empty manual invoke as this hour’s scheduled run', () => {
-    expect(parseExportEvent({}, NOW)).toEqual({ kind: 'scheduled', time: NOW });
+  it('treats an empty manual invoke as this hour’s scheduled run, marked manual for the run log', () => {
+    expect(parseExportEvent({}, NOW)).toEqual({ kind: 'scheduled', time: NOW, manual: true });
   });
 
   it('keeps the projects and datasets of a manual invoke without days on the scheduled run', () => {
     expect(parseExportEvent({ projects: ['proj_a'], datasets: ['views'] }, NOW)).toEqual({
       kind: 'scheduled',
       time: NOW,
+      manual: true,
       projects: ['proj_a'],
       datasets: ['views'],
     });
