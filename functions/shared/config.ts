@@ -63,6 +63,11 @@ export interface Config {
   /** How long a follow-up is polled before it is recorded as `timed_out`, hours. @default 24 */
   readonly followUpMaxWaitHours: number;
   /**
+   * `FOLLOWUP_MAX_DEFER_MINUTES`: a follow-up not sent this long after its first attempt is
+   * rejected. Unset: the follow-up consumer's default (functions/follow-up/settings.ts).
+   */
+  readonly followUpMaxDeferMinutes?: number;
+  /**
    * `AWS_ENDPOINT_URL_SQS` (or `AWS_ENDPOINT_URL`) is set: SQS calls must go to that endpoint,
    * not to the host a queue URL names (the SDK prefers the queue URL's host unless told
    * otherwise, and emulators name hosts that do not resolve).
@@ -293,6 +298,9 @@ const EnvSchema = v.object({
     ),
   ),
   FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, 24),
+  FOLLOWUP_MAX_DEFER_MINUTES: v.optional(
+    v.pipe(v.string(), v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, 120))),
+  ),
   // Read by the AWS SDK itself; only their presence matters here.
   AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
   AWS_ENDPOINT_URL: v.optional(v.string()),
@@ -338,6 +346,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     ...(e.FOLLOWUP_STATE_TABLE !== undefined ? { followUpStateTable: e.FOLLOWUP_STATE_TABLE } : {}),
     ...(e.FOLLOWUP_DEAD_LETTER_QUEUE_URL !== undefined ? { followUpDeadLetterQueueUrl: e.FOLLOWUP_DEAD_LETTER_QUEUE_URL } : {}),
     followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,
+    ...(e.FOLLOWUP_MAX_DEFER_MINUTES !== undefined ? { followUpMaxDeferMinutes: e.FOLLOWUP_MAX_DEFER_MINUTES } : {}),
     sqsEndpointOverridden: e.AWS_ENDPOINT_URL_SQS !== undefined || e.AWS_ENDPOINT_URL !== undefined,
   };
   return Object.freeze(hideKey(config));
