@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ASSISTANT_CONVERSATIONS,
   DATASET_TABLES,
+  EXPORT_RUNS,
   FEEDBACK,
   FEEDBACK_BY_PAGE,
   FOLLOWUP_OUTCOMES,
@@ -216,7 +217,7 @@ describe('saved Athena queries', () => {
     return found[0] as Record<string, any>;
   };
 
-  it('keeps the existing queries and adds three over searches, assistant and feedback', () => {
+  it('keeps the existing queries and adds three over searches, assistant and feedback and one over the run log', () => {
     expect(queries.map((query) => query.Name).sort()).toEqual(
       [
         "Yesterday's top pages",
@@ -225,8 +226,23 @@ describe('saved Athena queries', () => {
         'Searches with many hits and no clicks',
         'Unanswered assistant questions by category',
         'Pages with the most negative feedback',
+        'Last 14 runs',
       ].sort(),
     );
+  });
+
+  it('lists the 14 latest export runs newest first with their unit counts, requests, 429s, budget wait, backlog and failures', () => {
+    const sql = byName('Last 14 runs').QueryString as string;
+    const shown = ['units_done', 'units_partial', 'units_failed', 'units_skipped', 'requests', 'rate_limited', 'budget_wait_ms', 'backlog_requests', 'failures'];
+    const select = sql.slice(0, sql.indexOf('FROM'));
+
+    expect(sql).toContain(`FROM ${EXPORT_RUNS.name}\n`);
+    expect(sql).toMatch(/ORDER BY started_at DESC\s+LIMIT 14;$/);
+    expect(sql).toMatch(/WHERE dt >= date_format\(current_date - interval '\d+' day/);
+    for (const column of shown) {
+      expect(select, column).toMatch(new RegExp(`\\b${column}\\b`));
+      expect(EXPORT_RUNS.columns.map((def) => def.name), column).toContain(column);
+    }
   });
 
   it('finds searches with many recent hits and no clicks', () => {
@@ -276,10 +292,21 @@ describe('export S3 grant', () => {
   });
 
   it('lets the export write and replace every dataset table and every dataset manifest', () => {
-    const writable = keysAllowed(statements, 's3:PutObject');
+    const replaceable = [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*'];
 
-    expect(writable.sort()).toEqual([...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*'].sort());
-    expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(writable.sort());
+    expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(replaceable.sort());
+    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual(replaceable.sort());
+    expect(keysAllowed(statements, 's3:PutObject')).toEqual(expect.arrayContaining(replaceable));
+  });
+
+  it('lets the export put its run records under export_runs/* without reading or deleting them', () => {
+    const runLog = `/mintlify/${EXPORT_RUNS.prefix}/*`;
+
+    expect(keysAllowed(statements, 's3:PutObject').sort()).toEqual(
+      [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*', runLog].sort(),
+    );
+    expect(keysAllowed(statements, 's3:GetObject')).not.toContain(runLog);
+    expect(keysAllowed(statements, 's3:DeleteObject')).not.toContain(runLog);
   });
 
   it('gives the export nothing under the follow-up outcomes or the Athena results', () => {
@@ -300,9 +327,11 @@ describe('export S3 grant', () => {
       return keysAllowed(statementsOfRole(tpl, roleId), 's3:PutObject').sort();
     };
 
+    const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`];
+
     expect(keysFor({ bucketName: 'corp-data-lake', prefix: 'analytics/mintlify' })).toEqual(
-      exportKeyPatterns().map((pattern) => `/analytics/mintlify/${pattern}`).sort(),
+      patterns.map((pattern) => `/analytics/mintlify/${pattern}`).sort(),
     );
-    expect(keysFor({ prefix: '' })).toEqual(exportKeyPatterns().map((pattern) => `/${pattern}`).sort());
+    expect(keysFor({ prefix: '' })).toEqual(patterns.map((pattern) => `/${pattern}`).sort());
   });
 });
