@@ -51,8 +51,12 @@ export interface TableWriterOptions {
 export interface TableWriter {
   /** Checks and converts `row`, then buffers it; flushes a row group when one is full. */
   append(row: Record<string, unknown>): Promise<void>;
-  /** Writes the footer, ends the stream and commits the file. On failure nothing is committed. */
-  close(): Promise<{ rows: number; bytes: number }>;
+  /**
+   * Writes the footer, ends the stream and commits the file. On failure nothing is committed.
+   * `beforeCommit` runs once the new file is complete, just before it replaces the old one
+   * (e.g. removing the manifest that describes the old one); its failure aborts the commit.
+   */
+  close(options?: { readonly beforeCommit?: () => Promise<void> }): Promise<{ rows: number; bytes: number }>;
   /** Discards the file (the key keeps its previous content). Safe to call more than once. */
   abort(reason?: unknown): Promise<void>;
 }
@@ -112,13 +116,14 @@ export async function openTableWriter(
       state = 'open';
     },
 
-    async close() {
+    async close(options = {}) {
       if (state !== 'open') throw misuse(table, state, 'close', guard.failure());
       state = 'closed';
       try {
         await writer.close();
         const failure = guard.failure();
         if (failure) throw failure;
+        await options.beforeCommit?.();
         const { bytes } = await pending.commit();
         return { rows, bytes };
       } catch (error) {

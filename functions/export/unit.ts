@@ -288,10 +288,11 @@ async function runOnce(
       await deps.lease?.renew();
     }
 
-    // Commit: the previous manifest goes first, so no manifest ever describes a mix of files.
+    // Commit: the previous manifest goes once the new file is complete and just before it
+    // replaces the old one, so no manifest ever describes a mix of files, and a write that
+    // fails before that leaves the previous export whole, manifest included.
     await deps.lease?.renew();
-    await destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId));
-    const main = await writer.close();
+    const main = await writer.close({ beforeCommit: () => destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId)) });
     const files: Record<string, string> = {};
     const rowCounts: Record<string, number> = {};
     const bytes: Record<string, number> = {};

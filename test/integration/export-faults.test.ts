@@ -330,7 +330,7 @@ describe('a destination that fails in the middle of a unit', () => {
     expect(await tableFiles(dir)).toEqual([]);
   });
 
-  it('on a forced re-run, removes the manifest and keeps the previous pages file whole when the new one fails', async () => {
+  it('on a forced re-run, keeps the previous pages file and its manifest whole when the new file fails while it is written', async () => {
     const dir = await makeTempDir();
     const before = await exportCleanDay(dir);
     const destination = failingDestination(createLocalDestination(dir), { keyPattern: /^visitors_pages\//, afterBytes: 1_000 });
@@ -338,8 +338,31 @@ describe('a destination that fails in the middle of a unit', () => {
     await run(destination);
 
     const files = dayFiles(dir, PROJECT, DAY);
-    expect(await tableFiles(dir)).toEqual([`visitors_pages/dt=${DAY}/${PROJECT}.parquet`, `visitors_totals/dt=${DAY}/${PROJECT}.parquet`]);
+    expect(await tableFiles(dir)).toEqual([
+      `_manifests/visitors/dt=${DAY}/${PROJECT}.json`,
+      `visitors_pages/dt=${DAY}/${PROJECT}.parquet`,
+      `visitors_totals/dt=${DAY}/${PROJECT}.parquet`,
+    ]);
     expect(await readFile(files.pages)).toEqual(before['pages']);
+    expect(await readFile(files.manifest)).toEqual(before['manifest']);
+  });
+
+  it('keeps the previous manifest and files of a complete day when the new pages file fails at its last bytes', async () => {
+    const dir = await makeTempDir();
+    const before = await exportCleanDay(dir);
+    // Fail while the footer is written: every page arrived, the new file is not complete.
+    const destination = failingDestination(createLocalDestination(dir), {
+      keyPattern: /^visitors_pages\//,
+      afterBytes: before['pages']!.length - 16,
+    });
+
+    const { summary } = await run(destination, { clock: fakeClock(EXPORTED_AT + 1) });
+
+    expect(summary.failed).toBe(1);
+    const files = dayFiles(dir, PROJECT, DAY);
+    expect(await readFile(files.manifest)).toEqual(before['manifest']);
+    expect(await readFile(files.pages)).toEqual(before['pages']);
+    expect(await readFile(files.totals)).toEqual(before['totals']);
   });
 
   it('leaves no manifest when the totals file fails after the pages file was written', async () => {
