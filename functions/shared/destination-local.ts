@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { probeKey, type Destination, type PendingWrite } from './destination.js';
@@ -50,6 +50,7 @@ export function createLocalDestination(dir: string): Destination {
     } catch (error) {
       throw failure('create the folder of', file, error);
     }
+    await removeStaleTemps(file);
     // 'wx': never reuse (or follow a link at) an existing name. flush: fsync before close,
     // so the rename publishes bytes that are on disk.
     const stream = createWriteStream(temp, { flags: 'wx', flush: true });
@@ -120,6 +121,32 @@ export function createLocalDestination(dir: string): Destination {
       }
     },
   };
+}
+
+/** A temp file this old belongs to a writer that was killed: nobody will commit it. */
+const STALE_TEMP_MS = 10 * 60_000;
+
+/**
+ * Removes the temp files a killed writer left beside `file` (`.<name>.<12 hex>.tmp`, older
+ * than STALE_TEMP_MS). Only this key's: they are hidden from readers anyway, but they would
+ * pile up forever. A young one may be a live writer's, so it stays.
+ */
+async function removeStaleTemps(file: string): Promise<void> {
+  const folder = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return;
+  }
+  const cutoff = Date.now() - STALE_TEMP_MS;
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
+    const temp = path.join(folder, name);
+    const info = await stat(temp).catch(() => undefined);
+    if (info && info.mtimeMs < cutoff) await unlink(temp).catch(() => undefined);
+  }
 }
 
 function pendingFileWrite(stream: WriteStream, temp: string, file: string): PendingWrite {

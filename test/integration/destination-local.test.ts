@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -171,5 +171,22 @@ describe('createLocalDestination', () => {
 
     expect(error).toBeInstanceOf(DestinationError);
     expect((error as Error).message).toContain(path.join(dir, 'blocker'));
+  });
+
+  it('removes the stale temp files a killed writer left beside a key when that key is written again', async () => {
+    const folder = path.join(dir, 'data', 'visitors_pages', 'dt=2026-01-01');
+    await mkdir(folder, { recursive: true });
+    const stale = path.join(folder, '.proj_a.parquet.0123456789ab.tmp');
+    const fresh = path.join(folder, '.proj_a.parquet.ba9876543210.tmp');
+    const other = path.join(folder, '.proj_b.parquet.0123456789ab.tmp');
+    for (const file of [stale, fresh, other]) await writeFile(file, 'half a file');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(stale, hourAgo, hourAgo);
+    await utimes(other, hourAgo, hourAgo);
+
+    await destination.put('visitors_pages/dt=2026-01-01/proj_a.parquet', 'new');
+
+    // The fresh one may be another writer's work in progress; another key's temp is its own business.
+    expect(await filesIn(folder)).toEqual(['.proj_a.parquet.ba9876543210.tmp', '.proj_b.parquet.0123456789ab.tmp', 'proj_a.parquet']);
   });
 });
