@@ -22,6 +22,7 @@ import {
   doneSince,
   planRequested,
   planScheduled,
+  readUnitState,
   unitsOf,
   type BacklogEntry,
   type PlannedUnit,
@@ -160,6 +161,14 @@ async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, e
   }
   if (!lease) return { ...unit, status: 'skipped' };
   try {
+    // Another run may have finished the unit between this run's plan and its lease (the
+    // lease is free again once the manifest is written): exporting it again would pay for
+    // every page twice. A forced unit was done by another run if its manifest is newer than
+    // this run's start.
+    const state = await readUnitState(deps.destination, unit);
+    if (state.kind === 'complete' && (!unit.force || Date.parse(state.manifest.finishedAt) > exportedAt)) {
+      return { ...unit, status: 'skipped' };
+    }
     const outcome = await exportUnit(
       unit,
       {
