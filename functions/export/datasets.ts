@@ -80,6 +80,11 @@ export interface DatasetDef<Page = unknown, Row = unknown> {
   toRow(row: Row, context: RowContext): TableRow;
   /** The summary table's row, from the first page's totals and the rows written. */
   summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
+  /**
+   * Something odd but possibly legitimate about a page, worth a warning (not a failure), or
+   * undefined. Never includes row data: the message goes to the log.
+   */
+  oddity?(page: Page): string | undefined;
 }
 
 function defineDataset<Page, Row>(def: DatasetDef<Page, Row>): DatasetDef {
@@ -127,6 +132,12 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
     },
     summaryRow(totals, rows, context) {
       return { ...base(context), human: totals.human, ai: totals.ai, total: totals.total, pages: rows, exported_at: context.exportedAt };
+    },
+    // Approximate distinct counts may make a page count above the site's legitimate; a
+    // warning lets someone look without failing the day.
+    oddity(page) {
+      const above = spec.rows(page).filter((row) => row.total > page.totals.total).length;
+      return above === 0 ? undefined : `${above} row(s) have a total above the site total (${page.totals.total}); the API's counts are approximate`;
     },
   });
 }

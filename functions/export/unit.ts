@@ -246,6 +246,8 @@ async function runOnce(
     // A checkpoint that holds every page (a commit that failed) needs no request at all.
     let pending: Promise<unknown> | undefined = checkpoint?.complete ? undefined : fetchPage(state);
     let first = true;
+    /** One warning per unit is enough. */
+    let oddityNoted = false;
     while (pending) {
       let page: unknown;
       try {
@@ -264,6 +266,11 @@ async function runOnce(
       }
       first = false;
       const accepted = pager.accept(state, view);
+      const oddity = oddityNoted ? undefined : def.oddity?.(page);
+      if (oddity !== undefined) {
+        oddityNoted = true;
+        deps.logger?.warn('odd answer from the API (kept)', { unit: label, page: state.pages + 1, detail: oddity });
+      }
       // Durable before the next request — and the last page before the commit: a stop or a
       // failure from here on never re-fetches this page.
       await staging.writePage(state.pages, page);
