@@ -27,15 +27,16 @@ import { abortableSleep, runConsumer } from './consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from './dead-letter.js';
 import { ID_PATTERN, MAX_PROMPT_LENGTH } from './message.js';
 import { createOutcomeSink } from './outcome.js';
-import { processMessage, settingsFromConfig, type FollowUpDeps, type FollowUpSettings, type ProcessResult } from './process-message.js';
-import { openStateStore } from './state.js';
+import { openStateStore } from './open-state-store.js';
+import { processMessage, type FollowUpDeps, type ProcessResult } from './process-message.js';
+import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
 
 /** What the commands need from the CLI (functions/cli.ts passes its CliIo plus two hooks). */
 export interface FollowUpCommandIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
   readonly env: Record<string, string | undefined>;
-  /** @default Date.now */
+  /** Default: Date.now. */
   readonly now?: () => number;
   /** Resolves on SIGINT/SIGTERM; `consume` stops, `follow-up` stops waiting. */
   readonly stopSignal?: Promise<void>;
@@ -47,6 +48,9 @@ export interface FollowUpCommandIo {
   readonly sleep?: (ms: number) => Promise<void>;
   readonly settings?: Partial<FollowUpSettings>;
 }
+
+/** How often a `follow-up` that finds another consumer holding its request reads the record again (ms). */
+const HELD_RECHECK_MS = 1_000;
 
 export interface FollowUpFlags {
   readonly project: string;
@@ -71,7 +75,7 @@ export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo
     .addOption(new Option('--job <id>', 'agent job id').argParser(idArg).makeOptionMandatory())
     .requiredOption('--prompt <text>', 'the follow-up instruction')
     .addOption(new Option('--request-id <id>', 'idempotency key (default: a new UUID); re-use it to resume').argParser(idArg))
-    .option('--no-wait', 'return once the prompt is sent')
+    .option('--no-wait', 'return once the prompt is sent or deferred, without waiting for the job')
     .option('--json', 'print one JSON object on stdout')
     .action(async (flags: FollowUpFlags) => {
       io.setExitCode(await runFollowUpCommand(flags, io));
@@ -107,27 +111,30 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
       sleep,
       onJob: (job, info) => statusLine(job, info.polls),
     };
-    const settings: FollowUpSettings = {
-      ...settingsFromConfig(config),
-      ...io.settings,
-      projectIds: [flags.project],
-      // The CLI waits in-process for as long as the job may run (or not at all with --no-wait).
-      pollBudgetMs: flags.wait ? config.followUpMaxWaitHours * 3_600_000 + 60_000 : 0,
-    };
-    const message = { messageId: requestId, body: JSON.stringify({ projectId: flags.project, jobId: flags.job, prompt: flags.prompt, requestId }) };
+    const base = resolveSettings({ ...settingsFromConfig(config), ...io.settings, projectIds: [flags.project] });
+    // The CLI waits in-process for as long as the job may run (or not at all with --no-wait).
+    const settings = resolveSettings({ ...base, pollBudgetMs: flags.wait ? base.maxWaitMs + 60_000 : 0 });
+    const body = JSON.stringify({ projectId: flags.project, jobId: flags.job, prompt: flags.prompt, requestId });
     let result: ProcessResult;
-    for (;;) {
-      result = await processMessage(message, deps, settings, { stopSignal: stop.signal });
-      if (result.action === 'handled' || (result.sent && !flags.wait) || stop.signal.aborted) break;
-      if (!result.sent) io.stderr.write(`waiting ${Math.ceil(result.delayMs / 1000)} s: ${result.reason}\n`);
-      await sleep(result.delayMs);
+    let told = '';
+    for (let deliveries = 1; ; deliveries++) {
+      result = await processMessage({ messageId: requestId, body, deliveries }, deps, settings, { stopSignal: stop.signal });
+      // --no-wait returns once the prompt is sent or deferred: nothing would send it later.
+      if (result.action === 'handled' || !flags.wait || stop.signal.aborted) break;
+      if (!result.sent && result.reason !== told) io.stderr.write(`waiting ${Math.ceil(result.delayMs / 1000)} s: ${result.reason}\n`);
+      told = result.reason;
+      // Another consumer holding the request may finish any moment: read its record again soon
+      // rather than wait out its lease.
+      await sleep(result.cause === 'held' ? Math.min(result.delayMs, HELD_RECHECK_MS) : result.delayMs);
     }
     const status = result.action === 'handled' ? result.status : result.sent ? 'sent' : 'not_sent';
     const prLink = result.action === 'handled' ? (result.prLink ?? null) : null;
+    const reason = result.action === 'defer' && !result.sent ? result.reason : undefined;
     if (flags.json) {
-      io.stdout.write(`${JSON.stringify({ requestId, status, prLink, polls: result.polls ?? 0, job: result.job ?? null })}\n`);
+      io.stdout.write(`${JSON.stringify({ requestId, status, prLink, polls: result.polls ?? 0, job: result.job ?? null, ...(reason === undefined ? {} : { reason }) })}\n`);
     } else {
-      io.stdout.write(`${status}${prLink ? ` ${prLink}` : ''} (request ${requestId})\n`);
+      const next = reason === undefined ? '' : `: ${reason}; run the command again with --request-id ${requestId} to go on`;
+      io.stdout.write(`${status}${prLink ? ` ${prLink}` : ''} (request ${requestId})${next}\n`);
     }
     if (status === 'completed' || status === 'archived' || status === 'sent' || status === 'duplicate') return 0;
     return 1;
@@ -157,7 +164,7 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
       sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
     };
-    const settings: FollowUpSettings = { ...settingsFromConfig(config), ...io.settings };
+    const settings = resolveSettings({ ...settingsFromConfig(config), ...io.settings });
     io.stderr.write(`consuming ${flags.queueUrl} (dead-letter queue ${deadLetterUrl}); stop with Ctrl-C\n`);
     const stats = await runConsumer({
       queueUrl: flags.queueUrl,
@@ -165,7 +172,7 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       logger,
       stop: stop.signal,
       waitTimeSeconds: flags.waitSeconds ?? 20,
-      ...(settings.pollBudgetMs === undefined ? {} : { messageBudgetMs: settings.pollBudgetMs }),
+      messageBudgetMs: settings.pollBudgetMs,
       process: (message, options) => processMessage(message, deps, settings, options),
     });
     io.stderr.write(`stopped: ${stats.received} received, ${stats.handled} handled, ${stats.deferred} deferred, ${stats.failed} failed\n`);

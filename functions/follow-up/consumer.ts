@@ -6,23 +6,10 @@
  * messages finish or defer (polling stops at its next wait), and returns: a message is never
  * lost, at worst it reappears when its visibility timeout ends.
  */
-import {
-  ChangeMessageVisibilityCommand,
-  DeleteMessageCommand,
-  ReceiveMessageCommand,
-  type Message,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeError } from '../shared/errors.js';
 import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from './process-message.js';
-
-/** SQS's longest visibility timeout (12 h), in seconds. */
-export const MAX_VISIBILITY_SECONDS = 43_200;
-
-/** Whole seconds for ChangeMessageVisibility: rounded DOWN so a poll is never later than planned. */
-export function visibilitySeconds(delayMs: number): number {
-  return Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.floor(delayMs / 1000)));
-}
+import { deferMessage } from './visibility.js';
 
 export interface ConsumerOptions {
   readonly queueUrl: string;
@@ -36,8 +23,8 @@ export interface ConsumerOptions {
   readonly waitTimeSeconds?: number;
   /** @default 10 */
   readonly maxMessages?: number;
-  /** Per-message time limit for polling before deferring (ms). @default 60_000 */
-  readonly messageBudgetMs?: number;
+  /** Per-message time limit for polling before deferring (ms): the settings' `pollBudgetMs`. */
+  readonly messageBudgetMs: number;
   /** Called after each batch (tests, progress). */
   readonly onBatch?: (stats: ConsumerStats) => void;
   readonly now?: () => number;
@@ -103,9 +90,10 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
     let result: ProcessResult | undefined;
     if (!options.stop.aborted) {
       try {
+        const deliveries = Number(message.Attributes?.ApproximateReceiveCount);
         result = await options.process(
-          { messageId: message.MessageId ?? '', body: message.Body ?? '' },
-          { deadline: now() + (options.messageBudgetMs ?? 60_000) + 1_000, stopSignal: options.stop },
+          { messageId: message.MessageId ?? '', body: message.Body ?? '', ...(deliveries >= 1 ? { deliveries } : {}) },
+          { deadline: now() + options.messageBudgetMs + 1_000, stopSignal: options.stop },
         );
       } catch (error) {
         stats.failed++;
@@ -129,24 +117,15 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
       continue;
     }
     if (result?.action === 'defer') {
-      await changeVisibility(options, receiptHandle, visibilitySeconds(result.delayMs));
+      await deferMessage(options.sqs, { queueUrl: options.queueUrl, receiptHandle }, result.delayMs, options.logger);
       stats.deferred++;
     }
     // The head of this group was deferred, failed or skipped on stop: release the rest at once
     // (a FIFO group stays blocked behind its in-flight head, so order holds).
-    for (const rest of group.slice(i + 1)) await changeVisibility(options, rest.ReceiptHandle ?? '', 0);
+    for (const rest of group.slice(i + 1)) {
+      await deferMessage(options.sqs, { queueUrl: options.queueUrl, receiptHandle: rest.ReceiptHandle ?? '' }, 0, options.logger);
+    }
     return;
-  }
-}
-
-async function changeVisibility(options: ConsumerOptions, receiptHandle: string, seconds: number): Promise<void> {
-  try {
-    await options.sqs.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
-    );
-  } catch (error) {
-    // The message still reappears after its current visibility timeout: later, never lost.
-    options.logger.warn('changing message visibility failed', { error: describeError(error) });
   }
 }
 

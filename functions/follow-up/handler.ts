@@ -10,10 +10,9 @@
  * counts real failures in its state record and dead-letters explicitly.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname, tmpdir } from 'node:os';
-import path from 'node:path';
+import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -23,12 +22,13 @@ import { openDestination } from '../shared/destinations.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { resolveApiKey } from '../shared/secrets.js';
-import { createSqsDeadLetter } from './dead-letter.js';
-import { visibilitySeconds } from './consumer.js';
-import { createOutcomeSink } from './outcome.js';
-import { processMessage, settingsFromConfig, type FollowUpDeps, type FollowUpMetrics, type FollowUpSettings } from './process-message.js';
-import { openStateStore } from './state.js';
 import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
+import { createSqsDeadLetter } from './dead-letter.js';
+import { createOutcomeSink } from './outcome.js';
+import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
+import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
+import { createDynamoStateStore } from './state-dynamo.js';
+import { deferMessage } from './visibility.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
@@ -43,6 +43,7 @@ export class DeferredError extends ExporterError {
 
 export interface HandlerDeps {
   readonly followUp: FollowUpDeps;
+  /** Resolved once, when the handler is created. */
   readonly settings: FollowUpSettings;
   readonly sqs: Pick<SQSClient, 'send'>;
   /** Published after each batch (Powertools Metrics); optional in tests. */
@@ -64,6 +65,7 @@ export function queueUrlFromArn(arn: string): string {
 export function createHandler(deps: HandlerDeps) {
   const now = deps.now ?? Date.now;
   const queueUrlOf = deps.queueUrlOf ?? ((record: SQSRecord) => queueUrlFromArn(record.eventSourceARN));
+  const settings = resolveSettings(deps.settings);
   return async (event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
     const deadline = now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
     let unstarted = event.Records.length;
@@ -73,17 +75,17 @@ export function createHandler(deps: HandlerDeps) {
       // handed back untouched by processMessage).
       const share = Math.max(MIN_RECORD_SHARE_MS, (deadline - now()) / Math.max(1, unstarted--));
       const recordDeadline = Math.min(deadline, now() + share);
-      const result = await processMessage({ messageId: record.messageId, body: record.body }, deps.followUp, deps.settings, {
-        deadline: recordDeadline,
-      });
-      if (result.action === 'handled') return;
-      await deps.sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: queueUrlOf(record),
-          ReceiptHandle: record.receiptHandle,
-          VisibilityTimeout: visibilitySeconds(result.delayMs),
-        }),
+      const deliveries = Number(record.attributes.ApproximateReceiveCount);
+      const result = await processMessage(
+        { messageId: record.messageId, body: record.body, ...(deliveries >= 1 ? { deliveries } : {}) },
+        deps.followUp,
+        settings,
+        { deadline: recordDeadline },
       );
+      if (result.action === 'handled') return;
+      // A failed visibility change still ends in a batch item failure: the message comes back
+      // when its visibility timeout ends instead.
+      await deferMessage(deps.sqs, { queueUrl: queueUrlOf(record), receiptHandle: record.receiptHandle }, result.delayMs, deps.followUp.logger);
       throw new DeferredError(`deferred ${Math.round(result.delayMs / 1000)} s: ${result.reason}`);
     };
     try {
@@ -113,7 +115,7 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const apiKey = await resolveApiKey(config);
   const followUp: FollowUpDeps = {
     api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-    store: await openStateStore(config, { dynamo: new DynamoDBClient({}), localDir: path.join(tmpdir(), 'followup-state') }),
+    store: createDynamoStateStore({ tableName: config.followUpStateTable, client: new DynamoDBClient({}) }),
     outcomes: createOutcomeSink(openDestination(config.destination)),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
     logger,

@@ -1,5 +1,5 @@
 /**
- * The follow-up queue message (DESIGN.md "Follow-up queue message"): validated once, at the
+ * The follow-up queue message (docs/design.md §2.4): validated once, at the
  * edge, so the rest of the consumer works on a typed, trusted value. Validation never
  * throws: a bad message is a normal outcome (dead-lettered with the reason), not a crash.
  */

@@ -1,10 +1,10 @@
 /**
  * The state store on DynamoDB (table with partition key `pk` string, TTL attribute
- * `expiresAt` in epoch seconds). Every write is a conditional PutItem/DeleteItem on
- * `version`, so two consumers can never both claim or both advance one request.
+ * `expiresAt` in epoch seconds). Every write is a conditional PutItem on `version`, so two
+ * consumers can never both claim or both advance one request.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { FollowUpState, StateDraft, StateStore } from './state.js';
 
 export interface DynamoStateStoreOptions {
@@ -47,24 +47,6 @@ export function createDynamoStateStore(options: DynamoStateStoreOptions): StateS
         return state;
       } catch (error) {
         if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
-    },
-
-    async delete(requestId, expectedVersion) {
-      try {
-        await doc.send(
-          new DeleteCommand({
-            TableName,
-            Key: { pk: pkOf(requestId) },
-            ConditionExpression: '#version = :expected',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':expected': expectedVersion },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
         throw error;
       }
     },

@@ -1,8 +1,8 @@
 /**
  * The state store in a local directory, for the CLI on one machine: one JSON file per
  * request. Creation is `link(temp, file)` (fails if the file exists, and never exposes a
- * half-written file); updates and deletes take a per-key lock file opened with `wx`, compare
- * the version, then write a temp file and `rename` it over the record.
+ * half-written file); updates take a per-key lock file (created exclusively: opening fails
+ * if it exists), compare the version, then `rename` a temp file over the record.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -87,16 +87,6 @@ export function createLocalStateStore(dir: string, options: LocalStateStoreOptio
         }
         await rename(temp, fileOf(draft.requestId));
         return state;
-      });
-    },
-
-    async delete(requestId, expectedVersion) {
-      await ensureDir();
-      return withLock(requestId, async () => {
-        const current = await read(requestId);
-        if (current?.version !== expectedVersion) return false;
-        await unlink(fileOf(requestId));
-        return true;
       });
     },
   };

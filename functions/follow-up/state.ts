@@ -1,5 +1,5 @@
 /**
- * Per-request state that makes each follow-up "at most once" (DESIGN.md "Retry safety").
+ * Per-request state that makes each follow-up "at most once" (docs/design.md §3.4).
  *
  * One record per requestId moves through phases. Every move is a conditional write that
  * succeeds only if the record is still at the `version` the writer read (a compare-and-swap),
@@ -118,7 +118,7 @@ export interface StateStore {
    * Writes `draft` if the stored record is absent (`expectedVersion` undefined) or still at
    * `expectedVersion`. Returns the stored record, or undefined when another writer won.
    */
-  put<D extends StateDraft>(draft: D, expectedVersion: number | undefined): Promise<(D & { readonly version: number }) | undefined>;
+  put(draft: StateDraft, expectedVersion: number | undefined): Promise<FollowUpState | undefined>;
 }
 
 /** Keeps records past SQS's longest retention (14 days) plus the longest poll, so a late duplicate still finds `done`. */

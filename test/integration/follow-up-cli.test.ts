@@ -1,8 +1,8 @@
 /** The `follow-up` command against the sandbox on 127.0.0.1, with the local state store. */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runConsumeCommand, runFollowUpCommand, type FollowUpCommandIo } from '../../functions/follow-up/commands.js';
 
@@ -17,7 +17,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function io() {
+afterEach(() => {
+  sandbox.clearFaults();
+});
+
+/**
+ * The command's IO. `stopAfterMs` presses Ctrl-C after that long — also a safety net, so a
+ * command that would wait for minutes ends within the test.
+ */
+function io(options: { stopAfterMs?: number; settings?: FollowUpCommandIo['settings'] } = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const value: FollowUpCommandIo = {
@@ -26,9 +34,18 @@ function io() {
     env: { EXPORT_DESTINATION: dir },
     resolveApiTarget: async () => ({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, close: async () => undefined }),
     setExitCode: () => undefined,
-    settings: { schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0 }, grace: { ms: 300, reads: 3 }, activeDeferMs: 50 },
+    settings: { schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0 }, grace: { ms: 300, reads: 3 }, activeDeferMs: 50, ...options.settings },
+    ...(options.stopAfterMs === undefined ? {} : { stopSignal: new Promise<void>((resolve) => setTimeout(resolve, options.stopAfterMs).unref()) }),
   };
   return { value, out, err };
+}
+
+async function phaseOf(requestId: string): Promise<string | undefined> {
+  try {
+    return (JSON.parse(await readFile(join(dir, '.followup-state', `${requestId}.json`), 'utf8')) as { phase?: string }).phase;
+  } catch {
+    return undefined;
+  }
 }
 
 describe('follow-up command', () => {
@@ -67,6 +84,65 @@ describe('follow-up command', () => {
     expect(code).toBe(0);
     expect(out.join('')).toMatch(/^sent/);
     expect(sandbox.getJobState('proj_small', 'job_cli_3')?.prompts).toHaveLength(1);
+  });
+
+  it('returns at once with --no-wait when the job is active, saying the prompt is not sent and how to go on', async () => {
+    sandbox.createJob('proj_small', { id: 'job_cli_busy', status: 'active' });
+    const { value, out } = io({ stopAfterMs: 5_000 });
+    const started = Date.now();
+
+    const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_busy', prompt: 'x', requestId: 'req-cli-busy', wait: false, json: true }, value);
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(code).toBe(1);
+    expect(JSON.parse(out.join(''))).toMatchObject({ requestId: 'req-cli-busy', status: 'not_sent', reason: 'job is active' });
+    expect(await phaseOf('req-cli-busy')).toBe('pending');
+    expect(sandbox.getJobState('proj_small', 'job_cli_busy')?.prompts).toHaveLength(0);
+  });
+
+  it('gives a prompt up, exit 1, when the job stays active past the defer bound', async () => {
+    sandbox.createJob('proj_small', { id: 'job_cli_stuck', status: 'active' });
+    const { value, out, err } = io({ stopAfterMs: 5_000, settings: { maxDeferMs: 300 } });
+    const started = Date.now();
+
+    const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_stuck', prompt: 'x', wait: true }, value);
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(code).toBe(1);
+    expect(out.join('')).toMatch(/^rejected/);
+    expect(err.join('')).toContain('not sent within 300 ms (FOLLOWUP_MAX_DEFER_MINUTES): job is active');
+    expect(sandbox.getJobState('proj_small', 'job_cli_stuck')?.prompts).toHaveLength(0);
+  });
+
+  it('stops at once on Ctrl-C while the job read is being retried, without counting a failure', async () => {
+    sandbox.createJob('proj_small', { id: 'job_cli_down', status: 'completed' });
+    sandbox.addFault({ kind: 'server-error', route: 'agent-get', times: Infinity });
+    const { value, out } = io({ stopAfterMs: 300 });
+    const started = Date.now();
+
+    const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_down', prompt: 'x', requestId: 'req-cli-down', wait: true }, value);
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(code).toBe(1);
+    expect(out.join('')).toMatch(/^not_sent/);
+    expect(await phaseOf('req-cli-down')).toBeUndefined();
+  });
+
+  it('returns a second run of the same request as soon as the first has finished, not after the first one\'s lease', async () => {
+    sandbox.createJob('proj_small', { id: 'job_cli_twice', status: 'completed', prLink: null });
+    const flags = { project: 'proj_small', job: 'job_cli_twice', prompt: 'tidy the glossary', requestId: 'req-cli-twice', wait: true, json: true };
+    const first = runFollowUpCommand(flags, io().value);
+    while ((await phaseOf('req-cli-twice')) !== 'sent') await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = io({ stopAfterMs: 10_000 });
+    const started = Date.now();
+
+    const code = await runFollowUpCommand(flags, second.value);
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(code).toBe(0);
+    expect(JSON.parse(second.out.join(''))).toMatchObject({ status: 'duplicate' });
+    expect(await first).toBe(0);
+    expect(sandbox.getJobState('proj_small', 'job_cli_twice')?.prompts).toHaveLength(1);
   });
 
   it('refuses an empty prompt before any request', async () => {

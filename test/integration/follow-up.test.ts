@@ -109,24 +109,44 @@ async function enqueue(queueUrl: string, body: object | string, groupId?: string
 }
 
 /** Runs the consumer until `done()` holds (checked after each batch) or the time is up. */
-async function consumeUntil(queueUrl: string, deadLetterUrl: string, done: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
+async function consumeUntil(
+  queueUrl: string,
+  deadLetterUrl: string,
+  done: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+  overrides: { store?: StateStore; settings?: Partial<FollowUpSettings> } = {},
+) {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), timeoutMs);
-  const d = deps(deadLetterUrl);
+  const d = { ...deps(deadLetterUrl), ...(overrides.store ? { store: overrides.store } : {}) };
+  const settings = { ...SETTINGS, ...overrides.settings };
   const stats = await runConsumer({
     queueUrl,
     sqs: aws.sqs,
     logger,
     stop: stop.signal,
     waitTimeSeconds: 1,
-    messageBudgetMs: SETTINGS.pollBudgetMs ?? 3_000,
-    process: (message, options) => processMessage(message, d, SETTINGS, options),
+    messageBudgetMs: 3_000,
+    process: (message, options) => processMessage(message, d, settings, options),
     onBatch: () => {
       void Promise.resolve(done()).then((ok) => ok && stop.abort());
     },
   });
   clearTimeout(timer);
   return stats;
+}
+
+/** The state table, failing its first `failures` calls as an unreachable table does. */
+function failingStore(failures: number): StateStore {
+  let calls = 0;
+  const maybeFail = () => {
+    calls += 1;
+    if (calls <= failures) throw new Error('ServiceUnavailable: the state table is not reachable');
+  };
+  return {
+    get: async (requestId) => (maybeFail(), store.get(requestId)),
+    put: async (draft, expectedVersion) => (maybeFail(), store.put(draft, expectedVersion)),
+  };
 }
 
 async function deadLetters(url: string) {
@@ -276,6 +296,44 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
       expect.stringMatching(/^rejected: job not found \(404\)/),
     ]);
     expect((await outcome(`good-${jobId}`))?.status).toBe('completed');
+  });
+
+  it('defers a Lambda record by the failure backoff when the state table fails, so it comes back after that delay', async () => {
+    const { queue, dlq } = await queues(true);
+    const jobId = newJob();
+    await enqueue(queue, msg(jobId, `table-down-${jobId}`), jobId);
+    const handler = createHandler({
+      followUp: { ...deps(dlq), store: failingStore(Infinity) },
+      settings: { ...SETTINGS, failureBackoffMs: 1_000 },
+      sqs: aws.sqs,
+      queueUrlOf: () => queue,
+    });
+    const received = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+    const messageId = received.Messages?.[0]?.MessageId;
+
+    const response = await handler(sqsEvent((received.Messages ?? []).map((m) => recordFromMessage(m))), lambdaContext(30_000));
+    const again = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['All'] }));
+
+    expect(messageId).toBeDefined();
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: messageId }]);
+    expect(again.Messages?.map((m) => m.MessageId)).toEqual([messageId]);
+    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(0);
+  });
+
+  it('consume defers a message by the failure backoff while the state table fails, and sends it once when the table is back', async () => {
+    const { queue, dlq } = await queues(false);
+    const jobId = newJob();
+    await enqueue(queue, msg(jobId, `table-back-${jobId}`));
+
+    const stats = await consumeUntil(queue, dlq, async () => (await outcome(`table-back-${jobId}`)) !== undefined, 15_000, {
+      store: failingStore(2),
+      settings: { failureBackoffMs: 1_000 },
+    });
+
+    expect(stats).toMatchObject({ failed: 0 });
+    expect(stats.deferred).toBeGreaterThanOrEqual(2);
+    expect((await outcome(`table-back-${jobId}`))?.status).toBe('completed');
+    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
   });
 
   it('never writes the API key or the prompt text to logs or outcome records', async () => {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AgentJob, ApiClient } from '../../../functions/shared/api-types.js';
+import type { AgentJob, ApiClient, CallOptions } from '../../../functions/shared/api-types.js';
 import { ApiError, NetworkError, RateLimitedError, SendUncertainError } from '../../../functions/shared/errors.js';
 import { FOLLOWUP_OUTCOMES } from '../../../functions/shared/tables.js';
 import type { DeadLetterEntry } from '../../../functions/follow-up/dead-letter.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetric, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';
-import type { FollowUpState, StateStore } from '../../../functions/follow-up/state.js';
+import type { FollowUpState, StateDraft, StateStore } from '../../../functions/follow-up/state.js';
 
 const PROMPT = 'Please rewrite the quickstart — SECRET-PROMPT-MARKER';
 const OLD_PR = 'https://github.com/acme/docs/pull/1';
@@ -27,11 +27,6 @@ function memoryStore(): StateStore & { records: Map<string, FollowUpState> } {
       const state = JSON.parse(JSON.stringify({ ...draft, version: (expected ?? 0) + 1 })) as FollowUpState;
       records.set(draft.requestId, state);
       return state;
-    },
-    async delete(id, expected) {
-      if (records.get(id)?.version !== expected) return false;
-      records.delete(id);
-      return true;
     },
   };
 }
@@ -193,7 +188,7 @@ describe('processMessage', () => {
   it('treats a claim whose lease expired as uncertain without sending', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')] });
     await store.put(
-      { requestId: 'req-1', phase: 'claimed', projectId: 'proj_a', jobId: 'job_1', promptLength: PROMPT.length, promptSha256: sha(PROMPT), failures: 0, attempts: 0, polls: 0, owner: 'crashed', leaseExpiresAt: clock - 1, expiresAt: 0 },
+      claimedRecord({ owner: 'crashed', leaseExpiresAt: clock - 1 }),
       undefined,
     );
 
@@ -206,7 +201,7 @@ describe('processMessage', () => {
   it('defers a concurrent duplicate while another consumer holds a live claim', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')] });
     await store.put(
-      { requestId: 'req-1', phase: 'claimed', projectId: 'proj_a', jobId: 'job_1', promptLength: PROMPT.length, promptSha256: sha(PROMPT), failures: 0, attempts: 0, polls: 0, owner: 'other', leaseExpiresAt: clock + 30_000, expiresAt: 0 },
+      claimedRecord({ owner: 'other', leaseExpiresAt: clock + 30_000 }),
       undefined,
     );
 
@@ -224,7 +219,7 @@ describe('processMessage', () => {
     expect(first).toMatchObject({ action: 'defer', sent: true });
     const saved = store.records.get('req-1');
     expect(saved).toMatchObject({ phase: 'sent', sawActive: true });
-    expect(saved?.polls).toBeGreaterThan(0);
+    expect(saved?.phase === 'sent' && saved.polls).toBeGreaterThan(0);
 
     let result = first;
     for (let i = 0; i < 10 && result.action === 'defer'; i++) {
@@ -347,6 +342,99 @@ describe('processMessage', () => {
     expect(await d.store.get('req-1')).toBeUndefined();
   });
 
+  it('defers with the failure backoff by the message\'s deliveries, instead of throwing, when the state store fails', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed')] });
+    const failing: StateStore = { get: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')), put: store.put };
+
+    const result = await processMessage({ ...message(), deliveries: 3 }, { ...deps(api), store: failing }, settings);
+
+    expect(result).toMatchObject({ action: 'defer', cause: 'storage', delayMs: 40_000, sent: false, reason: expect.stringContaining('ProvisionedThroughputExceededException') });
+    expect(calls).toEqual({ gets: 0, sends: 0 });
+    expect(dead).toEqual([]);
+  });
+
+  it('defers a sent prompt, instead of throwing, when its outcome cannot be written, and records it on a later delivery', async () => {
+    const { api, calls } = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)] });
+    const failingOnce = { ...deps(api), outcomes: { write: async () => Promise.reject(new Error('SlowDown')) } };
+
+    const first = await processMessage(message(), failingOnce, settings);
+    let result = first;
+    for (let i = 0; i < 5 && result.action === 'defer'; i++) {
+      clock += result.delayMs;
+      result = await processMessage(message(), deps(api), settings);
+    }
+
+    expect(first).toMatchObject({ action: 'defer', cause: 'storage', sent: true, delayMs: 10_000 });
+    expect(result).toMatchObject({ action: 'handled', status: 'completed' });
+    expect(calls.sends).toBe(1);
+  });
+
+  it('rejects a prompt still not sent after maxDeferMs, with the last reason, at the bound', async () => {
+    const { api, calls } = fakeApi({ reads: [job('active', null)] });
+    const bounded = { ...settings, maxDeferMs: 60_000 };
+    const started = clock;
+
+    let result = await processMessage(message(), deps(api), bounded);
+    for (let i = 0; i < 20 && result.action === 'defer'; i++) {
+      clock += result.delayMs;
+      result = await processMessage(message(), deps(api), bounded);
+    }
+
+    expect(result).toMatchObject({ action: 'handled', status: 'rejected' });
+    expect(clock - started).toBe(60_000);
+    expect(calls.sends).toBe(0);
+    expect(outcomes[0]?.detail).toBe('not sent within 1 min (FOLLOWUP_MAX_DEFER_MINUTES): job is active');
+    expect(dead).toHaveLength(1);
+  });
+
+  it('ends the retries of a job read before the send at the defer bound', async () => {
+    const seen: CallOptions[] = [];
+    const { api } = fakeApi({ reads: [job('active', null)] });
+    const spy = { ...api, getJob: (p: string, j: string, o?: CallOptions) => (seen.push(o ?? {}), api.getJob(p, j, o)) };
+
+    await processMessage(message(), deps(spy), { ...settings, maxDeferMs: 600_000 });
+
+    expect(seen[0]?.deadline).toBe(clock + 600_000);
+  });
+
+  it('passes the stop signal to job reads, so their retries end when the consumer stops', async () => {
+    const stop = new AbortController();
+    const seen: CallOptions[] = [];
+    const { api } = fakeApi({ reads: [job('active', null)] });
+    const spy = { ...api, getJob: (p: string, j: string, o?: CallOptions) => (seen.push(o ?? {}), api.getJob(p, j, o)) };
+
+    await processMessage(message(), deps(spy), settings, { stopSignal: stop.signal });
+
+    expect(seen[0]?.signal).toBe(stop.signal);
+  });
+
+  it('defers without counting a failure when the stop signal ends a job read', async () => {
+    const stop = new AbortController();
+    const api = {
+      ...fakeApi({ reads: [job('completed')] }).api,
+      getJob: async () => {
+        stop.abort();
+        throw stop.signal.reason;
+      },
+    };
+
+    const result = await processMessage(message(), deps(api), settings, { stopSignal: stop.signal });
+
+    expect(result).toMatchObject({ action: 'defer', cause: 'stopping', sent: false });
+    expect(store.records.get('req-1')?.failures ?? 0).toBe(0);
+  });
+
+  it('ends the POST, retries included, before its claim runs out, and does not abort it on stop', async () => {
+    const seen: CallOptions[] = [];
+    const { api } = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)] });
+    const spy = { ...api, sendMessage: (p: string, j: string, t: string, o?: CallOptions) => (seen.push(o ?? {}), api.sendMessage(p, j, t, o)) };
+    const claimedAt = clock;
+
+    await processMessage(message(), deps(spy), { ...settings, leaseMs: 120_000 }, { stopSignal: new AbortController().signal });
+
+    expect(seen).toEqual([{ deadline: claimedAt + 119_000 }]);
+  });
+
   it('refuses a requestId already used for a different prompt', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed'), job('completed', NEW_PR)] });
     await processMessage(message(), deps(api), settings);
@@ -355,7 +443,7 @@ describe('processMessage', () => {
 
     expect(result).toMatchObject({ status: 'rejected' });
     expect(calls.sends).toBe(1);
-    expect(store.records.get('req-1')?.outcome).toBe('completed');
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'done', outcome: 'completed' });
   });
 
   it('never writes the prompt text in logs, outcomes, state or dead-letter reasons', async () => {
@@ -369,6 +457,14 @@ describe('processMessage', () => {
     expect(written).toContain(sha(PROMPT));
   });
 });
+
+/** A claim on req-1 held by another consumer. */
+function claimedRecord(lease: { owner: string; leaseExpiresAt: number }): StateDraft {
+  return {
+    requestId: 'req-1', phase: 'claimed', projectId: 'proj_a', jobId: 'job_1', promptLength: PROMPT.length, promptSha256: sha(PROMPT),
+    failures: 0, attempts: 0, expiresAt: 0, pendingSince: clock, before: { status: 'completed', prLink: OLD_PR }, ...lease,
+  };
+}
 
 function sha(text: string): string {
   return createHash('sha256').update(text).digest('hex');

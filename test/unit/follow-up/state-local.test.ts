@@ -13,33 +13,33 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const draft = (extra: Partial<StateDraft> = {}): StateDraft => ({
-  requestId: 'req-1', phase: 'claimed', projectId: 'p', jobId: 'j', promptLength: 1, promptSha256: 'x', failures: 0, attempts: 0, polls: 0, expiresAt: 0, ...extra,
-});
+const common = { requestId: 'req-1', projectId: 'p', jobId: 'j', promptLength: 1, promptSha256: 'x', failures: 0, attempts: 0, expiresAt: 0 };
+const claimed = (owner = 'o'): StateDraft => ({ ...common, phase: 'claimed', owner, leaseExpiresAt: 0, pendingSince: 0, before: { status: 'completed', prLink: null } });
+const pending = (): StateDraft => ({ ...common, phase: 'pending', pendingSince: 0 });
 
 describe('local state store', () => {
   it('lets exactly one of many concurrent creators claim a request', async () => {
     const store = createLocalStateStore(dir);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.put(draft({ owner: `o${i}` }), undefined)));
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.put(claimed(`o${i}`), undefined)));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await store.get('req-1'))?.version).toBe(1);
   });
 
   it('updates only from the expected version', async () => {
     const store = createLocalStateStore(dir);
-    await store.put(draft(), undefined);
-    const [a, b] = await Promise.all([store.put(draft({ phase: 'sent' }), 1), store.put(draft({ phase: 'pending' }), 1)]);
+    await store.put(claimed(), undefined);
+    const [a, b] = await Promise.all([store.put(pending(), 1), store.put(claimed('other'), 1)]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
-    expect(await store.put(draft(), 1)).toBeUndefined();
+    expect(await store.put(pending(), 1)).toBeUndefined();
     expect((await store.get('req-1'))?.version).toBe(2);
   });
 
-  it('deletes only from the expected version and leaves no temp or lock files', async () => {
+  it('leaves no temp or lock files after won and lost writes', async () => {
     const store = createLocalStateStore(dir);
-    await store.put(draft(), undefined);
-    expect(await store.delete('req-1', 7)).toBe(false);
-    expect(await store.delete('req-1', 1)).toBe(true);
-    expect(await store.get('req-1')).toBeUndefined();
-    expect(await readdir(dir)).toEqual([]);
+    await store.put(claimed(), undefined);
+    await store.put(claimed('late'), undefined);
+    await store.put(pending(), 1);
+    await store.put(pending(), 7);
+    expect(await readdir(dir)).toEqual(['req-1.json']);
   });
 });

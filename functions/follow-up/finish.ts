@@ -1,0 +1,132 @@
+/**
+ * How a request ends, or waits before its send: the outcome record, dead-lettering, counted
+ * failures, and deferrals bounded by FOLLOWUP_MAX_DEFER_MINUTES.
+ */
+import { describeError } from '../shared/errors.js';
+import { buildOutcome } from './outcome.js';
+import { failureBackoff } from './settings.js';
+import { baseOf, type ClaimedState, type DoneState, type FollowUpState, type OutcomeStatus, type PendingState } from './state.js';
+import { LOST_RACE, deferred, firstRecord, write, type Run, type Step } from './run.js';
+import type { DeferCause, FollowUpDeps, IncomingMessage } from './types.js';
+
+/** Counters that change with the step that ends or defers a request. */
+export interface Counts {
+  readonly failures?: number;
+  readonly attempts?: number;
+  readonly polls?: number;
+}
+
+/**
+ * Records the final status: dead-letter (uncertain/rejected) and outcome file first (both
+ * idempotent), then `done` in the state, so a crash in between only repeats them.
+ * `from` is the record replaced (its version guards the write), undefined when there is none.
+ */
+export async function finish(
+  run: Run,
+  from: FollowUpState | undefined,
+  status: OutcomeStatus,
+  extra: Counts & { readonly detail?: string; readonly prLink?: string | null; readonly deadLetter?: boolean },
+): Promise<Step> {
+  const { deps, message } = run;
+  const finishedAt = deps.now();
+  const done: Omit<DoneState, 'version'> = {
+    ...(from ? baseOf(from) : firstRecord(run)),
+    ...(extra.failures === undefined ? {} : { failures: extra.failures }),
+    ...(extra.attempts === undefined ? {} : { attempts: extra.attempts }),
+    phase: 'done',
+    outcome: status,
+    prLink: extra.prLink ?? null,
+    detail: extra.detail,
+    sentAt: from?.phase === 'sent' ? from.sentAt : undefined,
+    polls: extra.polls ?? (from?.phase === 'sent' ? from.polls : 0),
+    finishedAt,
+  };
+  if (status === 'uncertain') {
+    deps.metrics.count('PromptsUncertain');
+    run.log.error('follow-up send is uncertain; it will not be sent again', { detail: extra.detail });
+    await deadLetter(deps, run.input, message.requestId, message.jobId, `uncertain: ${extra.detail ?? ''}`);
+  } else if (extra.deadLetter) {
+    await deadLetter(deps, run.input, message.requestId, message.jobId, `${status}: ${extra.detail ?? ''}`);
+  }
+  await deps.outcomes.write(
+    buildOutcome({
+      requestId: message.requestId,
+      projectId: message.projectId,
+      jobId: message.jobId,
+      promptLength: run.fingerprint.length,
+      promptSha256: run.fingerprint.sha256,
+      status,
+      prLink: done.prLink,
+      sentAt: done.sentAt,
+      finishedAt,
+      polls: done.polls,
+      attempts: done.attempts,
+      detail: extra.detail,
+    }),
+  );
+  deps.metrics.count('OutcomesRecorded');
+  if (!(await write(run, done, from?.version))) run.log.warn('state changed while recording the outcome; the outcome file stands');
+  run.log.info('follow-up finished', { status, polls: done.polls, attempts: done.attempts });
+  return {
+    action: 'handled',
+    requestId: message.requestId,
+    status,
+    prLink: done.prLink,
+    polls: done.polls,
+    ...(run.lastJob ? { job: run.lastJob } : {}),
+  };
+}
+
+/** Counts a consumer failure before the send: rejected at `maxFailures`, else deferred with backoff. */
+export async function recordFailure(run: Run, from: PendingState | ClaimedState | undefined, error: unknown, counts: Counts = {}): Promise<Step> {
+  const failures = (from?.failures ?? 0) + 1;
+  const { maxFailures } = run.settings;
+  const description = describeError(error);
+  if (failures >= maxFailures) {
+    return finish(run, from, 'rejected', { ...counts, failures, detail: `gave up after ${failures} failed attempts: ${description}`, deadLetter: true });
+  }
+  const delay = failureBackoff(failures, run.settings);
+  run.log.warn('processing failed; will retry', { error: description, failures, delayMs: delay });
+  return deferUnsent(run, from, delay, `failure ${failures}/${maxFailures}: ${description}`, 'failure', { ...counts, failures });
+}
+
+/**
+ * Defers a prompt that is not sent yet. Its record (pending, or released from a claim)
+ * remembers since when it waits; once FOLLOWUP_MAX_DEFER_MINUTES have passed, the prompt is
+ * rejected with the last reason instead of waiting on. The delay never passes that bound, so
+ * the last attempt happens at it.
+ */
+export async function deferUnsent(
+  run: Run,
+  from: PendingState | ClaimedState | undefined,
+  delayMs: number,
+  reason: string,
+  cause: DeferCause,
+  counts: Counts = {},
+): Promise<Step> {
+  const now = run.deps.now();
+  const pendingSince = from?.pendingSince ?? now;
+  const bound = pendingSince + run.settings.maxDeferMs;
+  if (now >= bound) {
+    const within = duration(run.settings.maxDeferMs);
+    return finish(run, from, 'rejected', { ...counts, detail: `not sent within ${within} (FOLLOWUP_MAX_DEFER_MINUTES): ${reason}`, deadLetter: true });
+  }
+  if (from?.phase !== 'pending' || counts.failures !== undefined || counts.attempts !== undefined) {
+    const pending = { ...(from ? baseOf(from) : firstRecord(run)), ...counts, phase: 'pending', pendingSince } as const;
+    if (!(await write(run, pending, from?.version))) return LOST_RACE;
+  }
+  if (cause !== 'failure') run.deps.metrics.count('PromptsDeferred');
+  return deferred(run, Math.min(delayMs, bound - now), reason, cause);
+}
+
+export async function deadLetter(deps: FollowUpDeps, input: IncomingMessage, requestId: string, jobId: string | undefined, reason: string): Promise<void> {
+  await deps.deadLetter({ body: input.body, reason, requestId, messageId: input.messageId, groupId: jobId });
+  deps.metrics.count('MessagesDeadLettered');
+  deps.logger.warn('message dead-lettered', { correlationId: requestId, reason, messageId: input.messageId });
+}
+
+/** `90 min`, `45 s`, `300 ms`: the unit the setting was likely given in. */
+function duration(ms: number): string {
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;
+  return ms >= 1_000 ? `${Math.round(ms / 1_000)} s` : `${ms} ms`;
+}

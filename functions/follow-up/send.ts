@@ -1,0 +1,133 @@
+/**
+ * The send protocol: read the job (never send while it is `active`), claim the request, POST
+ * once, record `sent`, then poll. Whatever leaves the POST's fate unknown ends as `uncertain`,
+ * never as a second POST (docs/design.md §3.4).
+ */
+import type { AgentJob } from '../shared/api-types.js';
+import { ApiError, ConfigError, DeadlineExceededError, NetworkError, RateLimitedError, describeError } from '../shared/errors.js';
+import { deferUnsent, finish, recordFailure } from './finish.js';
+import { pollJob } from './poll-job.js';
+import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
+import { baseOf, type ClaimedState, type PendingState } from './state.js';
+
+/** Time kept between the end of a POST call and the end of its claim (ms). */
+const CLAIM_MARGIN_MS = 1_000;
+
+/** Time given to the one read made at the defer bound, which decides between sending and giving up (ms). */
+const LAST_READ_MS = 2_000;
+
+/** Reads the job and, if it may be sent to now, claims and sends. */
+export async function trySend(run: Run, state: PendingState | undefined): Promise<Step> {
+  const { settings, message } = run;
+  const now = run.deps.now();
+  const bound = (state?.pendingSince ?? now) + settings.maxDeferMs;
+  let job: AgentJob;
+  try {
+    // Retries of this read end at the defer bound, so the bound holds even while reads fail.
+    job = await run.api.getJob(message.projectId, message.jobId, readOptions(run, Math.max(bound, now + LAST_READ_MS)));
+  } catch (error) {
+    if (stopping(run)) return deferred(run, 0, 'consumer stopping', 'stopping');
+    if (error instanceof ApiError && error.status === 404) {
+      return finish(run, state, 'rejected', { detail: 'job not found (404)', deadLetter: true });
+    }
+    if (error instanceof RateLimitedError) {
+      // The service said "later": not a failure of ours, like a 429 on the POST.
+      run.log.warn('rate limited (429) reading the job; deferring the prompt');
+      return deferUnsent(run, state, error.retryAfterMs ?? settings.rateLimitDeferMs, 'rate limited', 'rate-limited');
+    }
+    return recordFailure(run, state, error);
+  }
+  run.lastJob = job;
+  if (job.status === 'active') {
+    run.log.info('job is active; deferring the prompt until its run ends');
+    return deferUnsent(run, state, settings.activeDeferMs, 'job is active', 'job-active');
+  }
+  return claimAndSend(run, state, job);
+}
+
+async function claimAndSend(run: Run, state: PendingState | undefined, job: AgentJob): Promise<Step> {
+  const { deps, message, settings } = run;
+  const now = deps.now();
+  const claimed = await write(
+    run,
+    {
+      ...(state ? baseOf(state) : firstRecord(run)),
+      phase: 'claimed',
+      pendingSince: state?.pendingSince ?? now,
+      owner: run.owner,
+      leaseExpiresAt: now + settings.leaseMs,
+      before: { status: job.status, prLink: job.prLink ?? null },
+    },
+    state?.version,
+  );
+  if (!claimed) return LOST_RACE;
+
+  let response: AgentJob;
+  try {
+    // No stop signal: aborting a POST in flight would make a send that probably went through
+    // uncertain. The claim bounds the call instead, so it ends (a 429 wait included) before
+    // anyone could take the claim for a crash.
+    const deadline = Math.min(run.options.deadline ?? Infinity, claimed.leaseExpiresAt - CLAIM_MARGIN_MS);
+    response = await run.api.sendMessage(message.projectId, message.jobId, message.prompt, { deadline });
+  } catch (error) {
+    return afterSendError(run, claimed, error);
+  }
+
+  run.sent = true;
+  run.lastJob = response;
+  deps.metrics.count('PromptsSent');
+  run.log.info('prompt sent', { responseStatus: response.status });
+  const sent = await write(
+    run,
+    {
+      ...baseOf(claimed),
+      attempts: claimed.attempts + 1,
+      phase: 'sent',
+      // The claim's lease carries over: it covers the first polls of this call.
+      owner: claimed.owner,
+      leaseExpiresAt: claimed.leaseExpiresAt,
+      sentAt: deps.now(),
+      before: claimed.before,
+      polls: 0,
+      sawActive: response.status === 'active',
+      terminalReads: 0,
+      lastStatus: response.status,
+      lastPrLink: response.prLink ?? null,
+    },
+    claimed.version,
+  );
+  if (!sent) {
+    // Only possible if our claim expired and someone recorded `uncertain`: never POST again.
+    run.log.error('prompt was sent but the state record changed meanwhile; not polling');
+    return LOST_RACE;
+  }
+  deps.onJob?.(response, { requestId: message.requestId, polls: 0 });
+  return pollJob(run, sent, true);
+}
+
+async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): Promise<Step> {
+  const attempts = claimed.attempts + 1;
+  if (error instanceof RateLimitedError) {
+    // The service refused the POST: safe to send later. The deferral releases the claim.
+    run.log.warn('rate limited (429); deferring the prompt');
+    return deferUnsent(run, claimed, error.retryAfterMs ?? run.settings.rateLimitDeferMs, 'rate limited', 'rate-limited', { attempts });
+  }
+  if (error instanceof ApiError && error.status === 409) {
+    run.log.warn('job busy (409); deferring the prompt');
+    return deferUnsent(run, claimed, run.settings.activeDeferMs, 'job is active', 'job-active', { attempts });
+  }
+  if (error instanceof ApiError && (error.status === 400 || error.status === 404)) {
+    return finish(run, claimed, 'rejected', { attempts, detail: `the API refused the prompt (${error.status}): ${error.message}`, deadLetter: true });
+  }
+  if (provablyNotSent(error)) return recordFailure(run, claimed, error, { attempts });
+  return finish(run, claimed, 'uncertain', { attempts, detail: `the send may or may not have been accepted: ${describeError(error)}` });
+}
+
+/** True when the service provably did not act on the POST, so a later send is still "at most once". */
+function provablyNotSent(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.beforeSend;
+  if (error instanceof ConfigError) return true;
+  if (error instanceof ApiError) return error.status >= 400 && error.status < 500;
+  if (error instanceof DeadlineExceededError) return provablyNotSent(error.cause) || error.cause === undefined;
+  return false;
+}
