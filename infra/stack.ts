@@ -5,6 +5,7 @@
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
+import { PROJECT_ID_PATTERN } from '../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../functions/shared/dataset-names.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { FollowUps } from './constructs/follow-ups.js';
@@ -141,7 +142,7 @@ const ContextSchema = v.object({
     v.pipe(
       v.union([v.string(), v.array(v.string())]),
       v.transform((value) => (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim()).filter((id) => id !== '')),
-      v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,128}$/, 'project ids are letters, digits, _ and -'))),
+      v.array(v.pipe(v.string(), v.regex(PROJECT_ID_PATTERN, 'project ids are letters, digits, _ and -'))),
     ),
     [],
   ),

@@ -14,8 +14,23 @@ import { ConfigError } from './errors.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 
-/** Project ids as the API's paths accept them (and as they are safe in S3 keys and file names). */
-export const PROJECT_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/**
+ * Ids (projects, jobs, request ids) as the API's paths accept them, and as they are safe in
+ * S3 keys and file names. The one pattern for the functions and the infra.
+ */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+export const PROJECT_ID_PATTERN = ID_PATTERN;
+
+/**
+ * Defaults of the settings the infra also passes to the functions: one place, so a deploy
+ * without a context value gets exactly what a local run gets.
+ */
+export const CONFIG_DEFAULTS = {
+  healDays: 7,
+  refreshDays: 7,
+  settleHours: 2,
+  followUpMaxWaitHours: 24,
+} as const;
 
 export interface Config {
   /** Admin key from `MINTLIFY_API_KEY` (CLI/local). Absent: use the secret, or the sandbox. */
@@ -246,7 +261,7 @@ const EnvSchema = v.object({
     v.optional(v.string(), DEFAULT_BUDGET),
     v.transform((raw) => parseBudget(raw)),
   ),
-  EXPORT_SETTLE_HOURS: integerVar('EXPORT_SETTLE_HOURS', 0, 72, 2),
+  EXPORT_SETTLE_HOURS: integerVar('EXPORT_SETTLE_HOURS', 0, 72, CONFIG_DEFAULTS.settleHours),
   EXPORT_DATASETS: v.pipe(
     v.optional(v.string(), DATASET_NAMES.join(',')),
     v.transform((raw) => parseDatasets(raw, 'EXPORT_DATASETS')),
@@ -257,7 +272,7 @@ const EnvSchema = v.object({
       raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`),
     ),
   ),
-  EXPORT_REFRESH_DAYS: integerVar('EXPORT_REFRESH_DAYS', 0, 31, 7),
+  EXPORT_REFRESH_DAYS: integerVar('EXPORT_REFRESH_DAYS', 0, 31, CONFIG_DEFAULTS.refreshDays),
   EXPORT_CHECKPOINT_MAX_AGE_HOURS: integerVar('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, 24),
   EXPORT_STATE_TABLE: v.optional(
     v.pipe(
@@ -268,7 +283,7 @@ const EnvSchema = v.object({
     ),
   ),
   EXPORT_STATE_DIR: v.optional(v.string()),
-  EXPORT_HEAL_DAYS: integerVar('EXPORT_HEAL_DAYS', 0, 31, 7),
+  EXPORT_HEAL_DAYS: integerVar('EXPORT_HEAL_DAYS', 0, 31, CONFIG_DEFAULTS.healDays),
   EXPORT_MAX_PAGES: integerVar('EXPORT_MAX_PAGES', 1, 1_000_000, 10_000),
   API_TIMEOUT_MS: integerVar('API_TIMEOUT_MS', 100, 900_000, 30_000),
   FOLLOWUP_STATE_TABLE: v.optional(
@@ -297,7 +312,7 @@ const EnvSchema = v.object({
       }),
     ),
   ),
-  FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, 24),
+  FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, CONFIG_DEFAULTS.followUpMaxWaitHours),
   FOLLOWUP_MAX_DEFER_MINUTES: v.optional(
     v.pipe(v.string(), v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, 120))),
   ),

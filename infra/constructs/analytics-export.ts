@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 import { DEFAULT_BUDGET } from '../../functions/shared/budget-spec.js';
+import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/shared/dataset-names.js';
 
 /**
@@ -116,12 +117,12 @@ export class AnalyticsExport extends Construct {
       environment: {
         ...commonEnvironment(props, SERVICE_NAMES.export, props.warehouse.destination),
         EXPORT_STATE_TABLE: props.stateTable.tableName,
-        EXPORT_HEAL_DAYS: String(props.healDays ?? 7),
+        EXPORT_HEAL_DAYS: String(props.healDays ?? CONFIG_DEFAULTS.healDays),
         EXPORT_DATASETS: (props.datasets ?? DATASET_NAMES).join(','),
         EXPORT_FEEDBACK_CONTACT: String(props.feedbackContact ?? false),
         ANALYTICS_BUDGET: props.budget ?? DEFAULT_BUDGET,
-        EXPORT_SETTLE_HOURS: String(props.settleHours ?? 2),
-        EXPORT_REFRESH_DAYS: String(props.refreshDays ?? 7),
+        EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
+        EXPORT_REFRESH_DAYS: String(props.refreshDays ?? CONFIG_DEFAULTS.refreshDays),
       },
     });
     this.function = bundled.function;

@@ -15,6 +15,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -108,7 +109,7 @@ export class FollowUps extends Construct {
         ...commonEnvironment(props, SERVICE_NAMES.followUp, props.warehouse.destination),
         FOLLOWUP_STATE_TABLE: this.stateTable.tableName,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
-        FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? 24),
+        FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? CONFIG_DEFAULTS.followUpMaxWaitHours),
       },
     });
     this.function = bundled.function;
