@@ -19,9 +19,9 @@ export interface ConsumerOptions {
   readonly logger: FollowUpLogger;
   /** Resolves (or is aborted) when the consumer should stop. */
   readonly stop: AbortSignal;
-  /** Long-poll wait. @default 20 */
+  /** Long-poll wait: how long one ReceiveMessage waits for messages (s). @default 20 */
   readonly waitTimeSeconds?: number;
-  /** @default 10 */
+  /** Messages per ReceiveMessage (SQS allows 1–10). @default 10 */
   readonly maxMessages?: number;
   /** Per-message time limit for polling before deferring (ms): the settings' `pollBudgetMs`. */
   readonly messageBudgetMs: number;

@@ -1,6 +1,7 @@
 /**
- * Explicit dead-lettering. The queue's own redrive (maxReceiveCount) cannot tell deferrals
- * from failures, so the consumer sends bad or hopeless messages to the DLQ itself, at once,
+ * Explicit dead-lettering. The queue's own redrive (moving a message to the dead-letter queue
+ * after maxReceiveCount deliveries) cannot tell deferrals from failures, so the consumer
+ * sends bad or hopeless messages to the dead-letter queue itself, at once,
  * with the reason as a message attribute, and then treats the original as handled.
  */
 import { createHash } from 'node:crypto';
@@ -72,7 +73,7 @@ export function withRequestId(body: string, requestId: string): string {
 }
 
 /**
- * The DLQ of `queueUrl`: FOLLOWUP_DEAD_LETTER_QUEUE_URL when set, else the queue's own
+ * The dead-letter queue of `queueUrl`: FOLLOWUP_DEAD_LETTER_QUEUE_URL when set, else the queue's own
  * RedrivePolicy target. Throws ConfigError when there is neither (a bad message must never be
  * dropped silently).
  */

@@ -10,14 +10,15 @@
 import type { AgentJob } from '../shared/api-types.js';
 import type { JobSnapshot } from './state.js';
 
+/** Every field is required; DEFAULT_POLL_SCHEDULE holds the values used unless a setting replaces them. */
 export interface PollSchedule {
-  /** Shortest interval (ms). @default 5_000 */
+  /** Shortest interval (ms). */
   readonly minIntervalMs: number;
-  /** Interval as a share of the time since the send. @default 0.1 */
+  /** Interval as a share of the time since the send. */
   readonly fraction: number;
-  /** Longest interval (ms); SQS visibility allows 12 h. @default 7_200_000 (2 h) */
+  /** Longest interval (ms); SQS visibility allows 12 h. */
   readonly maxIntervalMs: number;
-  /** Downward jitter share, spreads many consumers' polls. @default 0.05 */
+  /** Downward jitter share, spreads many consumers' polls. */
   readonly jitter: number;
 }
 
@@ -44,10 +45,11 @@ export function nextPollDelay(elapsedMs: number, schedule: PollSchedule = DEFAUL
  * Rule 3 delays such outcomes by up to `graceMs`; it is the price of never taking a stale read
  * for completion while stale reads last shorter than that.
  */
+/** Values used unless a setting replaces them: DEFAULT_GRACE. */
 export interface StaleReadGrace {
-  /** @default 60_000 */
+  /** Least time since the send (ms). */
   readonly ms: number;
-  /** @default 3 */
+  /** Least terminal-and-unchanged reads in a row. */
   readonly reads: number;
 }
 

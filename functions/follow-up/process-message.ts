@@ -38,7 +38,7 @@ export async function processMessage(
   const resolved = resolveSettings(settings);
   const parsed = parseFollowUpMessage(input.body, { messageId: input.messageId, projectIds: resolved.projectIds });
   if (!parsed.ok) {
-    // No outcome record: ids may be missing or invalid; the DLQ message carries the reason.
+    // No outcome record: ids may be missing or invalid; the dead-lettered message carries the reason.
     try {
       await deadLetter(deps, input, parsed.requestId, parsed.jobId, `malformed message: ${parsed.reason}`);
     } catch (error) {

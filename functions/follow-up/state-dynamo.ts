@@ -1,5 +1,5 @@
 /**
- * The state store on DynamoDB (table with partition key `pk` string, TTL attribute
+ * The state store on DynamoDB (table with partition key `pk` string, time-to-live attribute
  * `expiresAt` in epoch seconds). Every write is a conditional PutItem on `version`, so two
  * consumers can never both claim or both advance one request.
  */
