@@ -249,13 +249,14 @@ describe('least privilege', () => {
     expect(onTable).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Scan']));
   });
 
-  it('scopes the export S3 access to the dataset tables, the manifests and the staging area', () => {
+  it('scopes the export S3 access to the dataset tables, the manifests, the staging area and the run log', () => {
     const s3 = statementsOf(defaults.template, exportFn).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
     const objectPatterns = s3.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r)).filter((r) => r.includes('/'));
     const expected = [
       ...TABLES.filter((def) => def.format === 'parquet').map((def) => `/mintlify/${def.prefix}/*`),
       '/mintlify/_manifests/*',
       '/mintlify/_staging/*',
+      '/mintlify/export_runs/*',
     ];
     expect(objectPatterns).toHaveLength(expected.length);
     for (const suffix of expected) expect(objectPatterns).toContainEqual(expect.stringContaining(`"${suffix}"`));
