@@ -6,9 +6,9 @@
  *
  * Both run the same core as the Lambda (process-message.ts) with the same safety rules.
  * Status changes go to stderr, the result to stdout (`--json`: exactly one JSON object), so
- * stdout stays machine-readable. Exit codes: 0 completed/archived (or sent with --no-wait),
- * 1 failed/timed_out/uncertain/rejected, 2 bad input before any request (ConfigError thrown
- * to the caller, which prints one line).
+ * stdout stays machine-readable. Exit codes: 0 completed/archived/duplicate (or sent with
+ * --no-wait), 1 failed/timed_out/uncertain/rejected/not_sent, 2 bad input before any request
+ * (ConfigError thrown to the caller, which prints one line).
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';

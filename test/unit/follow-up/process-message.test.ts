@@ -230,6 +230,26 @@ describe('processMessage', () => {
     expect(calls.sends).toBe(1);
   });
 
+  it('keeps its poll lease ahead of every read while one call polls for longer than the lease', async () => {
+    const reads = [job('completed'), ...Array.from({ length: 40 }, () => job('active', null)), job('completed', NEW_PR)];
+    const { api } = fakeApi({ reads });
+    const leaseAtReads: number[] = [];
+    const watched = {
+      ...api,
+      getJob: async (p: string, j: string, o?: CallOptions) => {
+        const state = store.records.get('req-1');
+        if (state?.phase === 'sent') leaseAtReads.push((state.leaseExpiresAt ?? 0) - clock);
+        return api.getJob(p, j, o);
+      },
+    };
+
+    const result = await processMessage(message(), deps(watched), { ...settings, pollBudgetMs: 3_600_000, leaseMs: 20_000 });
+
+    expect(result).toMatchObject({ action: 'handled', status: 'completed' });
+    expect(leaseAtReads.length).toBeGreaterThan(30);
+    expect(Math.min(...leaseAtReads)).toBeGreaterThan(0);
+  });
+
   it('does not take a stale terminal read for the end of the new run', async () => {
     const { api } = fakeApi({
       reads: [job('completed'), job('completed'), job('completed'), job('active', null), job('failed', OLD_PR)],
