@@ -31,11 +31,9 @@ import {
   describeError,
 } from './errors.js';
 import type { AppLogger } from './logger.js';
-import { isRetryableRead, isRetryableSend, parseRetryAfter, realSleep, retry } from './retry.js';
-
-/** Analytics reads: like any read, except a 429, which the budget handles (see getAnalytics). */
-const isRetryableAnalyticsRead = (error: unknown): boolean => !(error instanceof RateLimitedError) && isRetryableRead(error);
+import { parseRetryAfter, realSleep, retry } from './retry.js';
 import type { Sleep } from './retry.js';
+import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob } from './schemas.js';
 
 export interface ApiClientOptions {
@@ -239,7 +237,6 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       return new ApiError(
         `unexpected redirect (${status}) from the API: check MINTLIFY_API_URL (it should be the API's base URL, e.g. https://api.mintlify.com)`,
         status,
-        { retryable: false },
       );
     }
     switch (status) {
@@ -330,12 +327,14 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   function run<T>(
     op: Operation,
     fn: () => Promise<T>,
-    shouldRetry: (error: unknown) => boolean,
+    shouldRetry: (error: unknown, earlier: readonly unknown[]) => boolean,
     call: CallOptions,
     retries: number = maxRetries,
+    failures: unknown[] = [],
   ): Promise<T> {
     return retry(() => fn(), {
       retries,
+      failures,
       minMs: minDelayMs,
       maxMs: maxDelayMs,
       random,
@@ -397,10 +396,11 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       // the whole deployment through the ledger, and the request goes on once the pause ends.
       // Other failures keep their count across 429s, so alternating 5xx and 429 still ends.
       let retriesUsed = 0;
+      const failures: unknown[] = [];
       for (;;) {
         const retriesBefore = stats.retries;
         try {
-          return await run('getAnalytics', once, isRetryableAnalyticsRead, call, maxRetries - retriesUsed);
+          return await run('getAnalytics', once, isRetryableAnalyticsRead, call, maxRetries - retriesUsed, failures);
         } catch (error) {
           if (!(error instanceof RateLimitedError)) throw error;
           retriesUsed += stats.retries - retriesBefore;
@@ -434,6 +434,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         try {
           return await attempt('sendMessage', 'POST', path, body, { projectId, jobId }, parseAgentJob, call, [prompt]);
         } catch (error) {
+          if (call.signal?.aborted && error === call.signal.reason) throw error;
           throw uncertainOrAsIs(error, (text) => scrub(text, [prompt]));
         }
       };
@@ -443,29 +444,20 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
 }
 
 /**
- * For the POST: an error after which the service may have acted becomes `SendUncertainError`
- * (never resent). Kept as is: 429, a connection that failed before sending, other 4xx (the
- * service refused it), the caller's abort and a deadline reached before sending.
+ * For the POST: an error after which the service may have acted (retry-policy's `uncertain`)
+ * becomes `SendUncertainError`, which is never resent. The others are kept as they are: 429, a
+ * connection that failed before sending, other 4xx (the service refused it), a deadline
+ * reached before sending.
  */
 function uncertainOrAsIs(error: unknown, scrub: (text: string) => string): unknown {
-  if (error instanceof NetworkError) {
-    if (error.beforeSend) return error;
-    return new SendUncertainError(
-      `the follow-up may or may not have been received (${error.message}): it is not sent again`,
-      { cause: error },
-    );
-  }
-  if (error instanceof ApiError && !(error instanceof RateLimitedError) && (error.status >= 500 || error.status === 408)) {
-    return new SendUncertainError(
-      `the follow-up may or may not have been processed (HTTP ${error.status}): it is not sent again`,
-      { cause: error },
-    );
-  }
-  if (error instanceof MalformedResponseError) {
-    return new SendUncertainError(
-      `the API accepted the follow-up but its response was unreadable (${scrub(error.message)}): it is not sent again`,
-      { cause: error },
-    );
-  }
-  return error;
+  if (!isUncertainSend(error) || error instanceof SendUncertainError) return error;
+  const what =
+    error instanceof MalformedResponseError
+      ? 'the API accepted the follow-up but its response was unreadable'
+      : error instanceof ApiError
+        ? `the follow-up may or may not have been processed (HTTP ${error.status})`
+        : 'the follow-up may or may not have been received';
+  return new SendUncertainError(`${what} (${scrub(error instanceof Error ? error.message : String(error))}): it is not sent again`, {
+    cause: error,
+  });
 }

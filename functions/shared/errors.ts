@@ -1,10 +1,9 @@
 /**
  * One error hierarchy for the whole project. Every message says what to do next and never
- * contains the API key or a prompt's text. `retryable` tells retry loops (and the Lambda
- * platform, through the handler) whether trying again can help.
+ * contains the API key or a prompt's text. Whether a failure may be tried (or sent) again is
+ * not a property of the error but the policy's answer: see retry-policy.ts.
  */
 export abstract class ExporterError extends Error {
-  abstract readonly retryable: boolean;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -12,20 +11,16 @@ export abstract class ExporterError extends Error {
 }
 
 /** Bad configuration, flags or input: fix the input; exit code 2 in the CLI. */
-export class ConfigError extends ExporterError {
-  readonly retryable = false;
-}
+export class ConfigError extends ExporterError {}
 
 /** The API answered with an HTTP error status. */
 export class ApiError extends ExporterError {
-  readonly retryable: boolean;
   constructor(
     message: string,
     readonly status: number,
-    options?: { cause?: unknown; retryable?: boolean; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
     super(message, options);
-    this.retryable = options?.retryable ?? (status === 429 || status >= 500);
     this.retryAfterMs = options?.retryAfterMs;
   }
   /** Delay the server asked for (Retry-After), in ms; undefined when absent or 0. */
@@ -35,13 +30,12 @@ export class ApiError extends ExporterError {
 /** 429 from the API: wait and try again (Retry-After when given, otherwise backoff). */
 export class RateLimitedError extends ApiError {
   constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
-    super(message, 429, { ...options, retryable: true });
+    super(message, 429, options);
   }
 }
 
 /** The connection failed, was reset, or the per-request timeout fired. */
 export class NetworkError extends ExporterError {
-  readonly retryable = true;
   constructor(
     message: string,
     /** True when the request provably never reached the server (e.g. ECONNREFUSED, DNS). */
@@ -53,47 +47,34 @@ export class NetworkError extends ExporterError {
 }
 
 /** The response was not what the spec promises (not JSON, wrong types, negative counts). */
-export class MalformedResponseError extends ExporterError {
-  readonly retryable = true;
-}
+export class MalformedResponseError extends ExporterError {}
 
 /** Waiting longer would pass the caller's deadline (e.g. the Lambda's remaining time). */
-export class DeadlineExceededError extends ExporterError {
-  readonly retryable = true;
-}
+export class DeadlineExceededError extends ExporterError {}
 
 /** Pagination broke one of its stop rules; the day is not written. */
-export class PaginationError extends ExporterError {
-  readonly retryable = true;
-}
+export class PaginationError extends ExporterError {}
 
 /**
  * A row does not fit its table (missing column, wrong type, unknown column). It is a bug in
  * the caller or bad upstream data, so retrying cannot help.
  */
-export class InvalidRowError extends ExporterError {
-  readonly retryable = false;
-}
+export class InvalidRowError extends ExporterError {}
 
 /** Writing to the destination (local directory or S3) failed. */
-export class DestinationError extends ExporterError {
-  readonly retryable = true;
-}
+export class DestinationError extends ExporterError {}
 
 /**
  * A follow-up POST may or may not have reached the service (timeout, reset after sending,
  * 5xx). It must never be sent again: the request is recorded as `uncertain`.
  */
-export class SendUncertainError extends ExporterError {
-  readonly retryable = false;
-}
+export class SendUncertainError extends ExporterError {}
 
 /**
  * The request budget has no room for another analytics request before the run's deadline.
  * Not a failure: the unit keeps its checkpoint and a later run continues it.
  */
 export class BudgetExhaustedError extends ExporterError {
-  readonly retryable = true;
   constructor(
     message: string,
     /** Epoch ms when the next request may start. */
@@ -105,9 +86,7 @@ export class BudgetExhaustedError extends ExporterError {
 }
 
 /** Another run took over a unit's lease (ours expired): stop writing that unit at once. */
-export class LeaseLostError extends ExporterError {
-  readonly retryable = true;
-}
+export class LeaseLostError extends ExporterError {}
 
 /** A short, secret-free description of any thrown value, for logs and summaries. */
 export function describeError(error: unknown): string {

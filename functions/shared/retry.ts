@@ -1,6 +1,7 @@
 /**
- * Retry policy: Retry-After parsing, backoff with jitter, which failures are worth another
- * attempt, and a deadline-bounded retry loop built on p-retry.
+ * Retry mechanics: Retry-After parsing, backoff with jitter and a deadline-bounded retry loop
+ * built on p-retry. Which failures are worth another attempt is retry-policy.ts's answer, passed
+ * in as `shouldRetry`.
  *
  * Why the waiting happens here and not inside p-retry: p-retry sleeps with the global
  * `setTimeout` and knows nothing about `Retry-After` or a wall-clock deadline. We run it with
@@ -10,14 +11,7 @@
  */
 import pRetry, { AbortError } from 'p-retry';
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  ApiError,
-  DeadlineExceededError,
-  MalformedResponseError,
-  NetworkError,
-  RateLimitedError,
-  describeError,
-} from './errors.js';
+import { ApiError, DeadlineExceededError, RateLimitedError, describeError } from './errors.js';
 
 /** Sleeps `ms` milliseconds; rejects when `signal` aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -84,27 +78,6 @@ export function backoffDelay(attempt: number, options: BackoffOptions = {}): num
   return Math.round(half + r * half);
 }
 
-/**
- * Whether a failed **read** (GET visitors, GET job) is worth another attempt: 429, 408, 5xx,
- * network errors, timeouts and malformed bodies. 400/401/403/404 and everything we do not
- * recognise fail at once — retrying them only burns the request budget.
- */
-export function isRetryableRead(error: unknown): boolean {
-  if (error instanceof ApiError) return error.status === 429 || error.status === 408 || error.status >= 500;
-  return error instanceof NetworkError || error instanceof MalformedResponseError;
-}
-
-/**
- * Whether a failed **follow-up POST** may be sent again: only when the service cannot have
- * acted on it — a 429 (it refused the request) or a connection that failed before the
- * request was sent (refused, DNS). Timeouts, resets after sending and 5xx are never resent:
- * the client turns them into `SendUncertainError` before they reach the retry loop.
- */
-export function isRetryableSend(error: unknown): boolean {
-  if (error instanceof RateLimitedError) return true;
-  return error instanceof NetworkError && error.beforeSend;
-}
-
 /** What the retry loop tells its observer before each wait. */
 export interface RetryEvent {
   readonly error: unknown;
@@ -119,8 +92,17 @@ export interface RetryEvent {
 export interface RetryOptions extends BackoffOptions {
   /** Retries after the first attempt. @default 8 */
   readonly retries?: number;
-  /** Which errors get another attempt. */
-  readonly shouldRetry: (error: unknown) => boolean;
+  /**
+   * Which errors get another attempt (a retry-policy.ts function). `earlier` holds the failures
+   * of the attempts before this one, oldest first.
+   */
+  readonly shouldRetry: (error: unknown, earlier: readonly unknown[]) => boolean;
+  /**
+   * The list the loop appends every failure to (after asking `shouldRetry` about it). Pass the
+   * same array to several loops of one call to carry the history over, e.g. across the pauses
+   * of an analytics call after a 429. @default a new list
+   */
+  readonly failures?: unknown[];
   /**
    * Epoch ms (by `now`) after which no attempt starts and no wait may end. When the next
    * wait would end at or after it, the loop stops: a `RateLimitedError` is rethrown as is (the
@@ -168,6 +150,7 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
   const { deadline, signal } = options;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
   let lastError: unknown;
+  const failures = options.failures ?? [];
 
   return pRetry(
     async (attempt) => {
@@ -190,7 +173,9 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
         lastError = error;
       },
       shouldRetry: async ({ error, attemptNumber, retriesConsumed }) => {
-        if (!options.shouldRetry(error)) return false;
+        const retryable = options.shouldRetry(error, [...failures]);
+        failures.push(error);
+        if (!retryable) return false;
         const retryAfter = retryAfterOf(error);
         if (retryAfter !== undefined && retryAfter > maxRetryAfterMs) throw error;
         const delayMs = retryAfter ?? backoffDelay(retriesConsumed + 1, options);

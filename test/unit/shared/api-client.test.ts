@@ -290,6 +290,28 @@ describe('reads', () => {
     await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
   });
 
+  it('retries a 2xx body that stays malformed only once, however many retries are left', async () => {
+    replies = Array.from({ length: 9 }, () => json(200, { ...page(), hasMore: 'yes' }));
+    const { client } = makeClient({ maxRetries: 8 });
+    const error = await failureOf(visitors(client));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('retries a malformed job read only once', async () => {
+    replies = Array.from({ length: 9 }, () => html(200));
+    const { client } = makeClient({ maxRetries: 8 });
+    await expect(client.getJob('proj_1', 'job_1')).rejects.toBeInstanceOf(MalformedResponseError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('counts a malformed body before a 429 pause against the one retry', async () => {
+    replies = [json(200, { ...page(), hasMore: 'yes' }), json(429, { error: 'slow down' }), json(200, { ...page(), hasMore: 'yes' }), json(200, page())];
+    const { client } = makeClient();
+    await expect(visitors(client)).rejects.toBeInstanceOf(MalformedResponseError);
+    expect(seen).toHaveLength(3);
+  });
+
   it('gives up with a MalformedResponseError when a 2xx body stays HTML', async () => {
     replies = [html(200), html(200), html(200)];
     const { client } = makeClient({ maxRetries: 2 });

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  ConfigError,
-  DeadlineExceededError,
-  MalformedResponseError,
-  NetworkError,
-  RateLimitedError,
-} from '../../../functions/shared/errors.js';
-import {
-  backoffDelay,
-  isRetryableRead,
-  isRetryableSend,
-  parseRetryAfter,
-  retry,
-} from '../../../functions/shared/retry.js';
+import { ApiError, DeadlineExceededError, MalformedResponseError, NetworkError, RateLimitedError } from '../../../functions/shared/errors.js';
+import { isRetryableRead, isRetryableSend } from '../../../functions/shared/retry-policy.js';
+import { backoffDelay, parseRetryAfter, retry } from '../../../functions/shared/retry.js';
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeClock(start = 1_000_000) {
@@ -111,38 +99,6 @@ describe('backoffDelay', () => {
   });
 });
 
-describe('retry classification', () => {
-  it.each([429, 408, 500, 502, 503, 504])('retries a read that got HTTP %i', (status) => {
-    expect(isRetryableRead(new ApiError('x', status))).toBe(true);
-  });
-
-  it.each([400, 401, 403, 404, 422])('does not retry a read that got HTTP %i', (status) => {
-    expect(isRetryableRead(new ApiError('x', status))).toBe(false);
-  });
-
-  it('retries a read after a network error, a timeout or a malformed body', () => {
-    expect(isRetryableRead(new NetworkError('reset', false))).toBe(true);
-    expect(isRetryableRead(new MalformedResponseError('bad'))).toBe(true);
-  });
-
-  it('does not retry a read after a configuration error or an unknown error', () => {
-    expect(isRetryableRead(new ConfigError('bad'))).toBe(false);
-    expect(isRetryableRead(new Error('?'))).toBe(false);
-  });
-
-  it('resends a POST only after a 429 or a failure before sending', () => {
-    expect(isRetryableSend(new RateLimitedError('slow down'))).toBe(true);
-    expect(isRetryableSend(new NetworkError('refused', true))).toBe(true);
-  });
-
-  it('never resends a POST after a 5xx, a reset after sending or a malformed body', () => {
-    expect(isRetryableSend(new ApiError('x', 500))).toBe(false);
-    expect(isRetryableSend(new ApiError('x', 503))).toBe(false);
-    expect(isRetryableSend(new NetworkError('reset', false))).toBe(false);
-    expect(isRetryableSend(new MalformedResponseError('bad'))).toBe(false);
-  });
-});
-
 describe('retry', () => {
   it('returns the first success after retryable failures', async () => {
     const clock = fakeClock();
@@ -221,6 +177,31 @@ describe('retry', () => {
       DeadlineExceededError,
     );
     expect(calls()).toBe(0);
+  });
+
+  it('asks shouldRetry with the failures of the earlier attempts', async () => {
+    const clock = fakeClock();
+    const first = new ApiError('x', 503);
+    const second = new MalformedResponseError('bad');
+    const { fn } = failingThen([first, second]);
+    const asked: unknown[][] = [];
+    await retry(fn, {
+      ...clock,
+      shouldRetry: (_error, earlier) => {
+        asked.push([...earlier]);
+        return true;
+      },
+    });
+    expect(asked).toEqual([[], [first]]);
+  });
+
+  it('carries the failures over from an earlier loop of the same call', async () => {
+    const clock = fakeClock();
+    const failures: unknown[] = [new MalformedResponseError('bad')];
+    const { fn, calls } = failingThen([new MalformedResponseError('bad again')]);
+    await expect(retry(fn, { ...clock, shouldRetry: isRetryableRead, failures })).rejects.toBeInstanceOf(MalformedResponseError);
+    expect(calls()).toBe(1);
+    expect(failures).toHaveLength(2);
   });
 
   it('reports each retry with its delay before waiting', async () => {
