@@ -78,7 +78,12 @@ export async function finish(
 }
 
 /** Counts a consumer failure before the send: rejected at `maxFailures`, else deferred with backoff. */
-export async function recordFailure(run: Run, from: PendingState | ClaimedState | undefined, error: unknown, counts: Counts = {}): Promise<Step> {
+export async function recordFailure(
+  run: Run,
+  from: PendingState | ClaimedState | undefined,
+  error: unknown,
+  counts: Pick<Counts, 'attempts'> = {},
+): Promise<Step> {
   const failures = (from?.failures ?? 0) + 1;
   const { maxFailures } = run.settings;
   const description = describeError(error);
@@ -102,7 +107,7 @@ export async function deferUnsent(
   delayMs: number,
   reason: string,
   cause: DeferCause,
-  counts: Counts = {},
+  counts: Pick<Counts, 'failures' | 'attempts'> = {},
 ): Promise<Step> {
   const now = run.deps.now();
   const pendingSince = from?.pendingSince ?? now;

@@ -62,7 +62,7 @@ const resolvedObjects = new WeakSet<object>();
 
 /** Fills in the defaults and checks every value; a resolved object is returned as it is. */
 export function resolveSettings(settings: FollowUpSettings): ResolvedSettings {
-  if (resolvedObjects.has(settings)) return settings as ResolvedSettings;
+  if (isResolved(settings)) return settings;
   const defined = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
   const s: ResolvedSettings = { ...FOLLOW_UP_DEFAULTS, ...defined, projectIds: settings.projectIds };
   atLeast('maxWaitMs', s.maxWaitMs, 0);
@@ -83,6 +83,10 @@ export function resolveSettings(settings: FollowUpSettings): ResolvedSettings {
   const frozen = Object.freeze(s);
   resolvedObjects.add(frozen);
   return frozen;
+}
+
+function isResolved(settings: FollowUpSettings): settings is ResolvedSettings {
+  return resolvedObjects.has(settings);
 }
 
 /** The delay after the `failures`-th consumer failure: doubling from the base, capped. */
