@@ -189,26 +189,29 @@ export async function readLocalDays(root: string, dataset: CheckedDataset, proje
 // --- manifests and staging --------------------------------------------------------------------
 
 /**
- * Checks that a unit's manifest describes exactly the table files in place: one file per table
- * of the dataset at its documented key, with the manifest's byte size and DuckDB row count.
- * Returns the manifest.
+ * Reads an exported unit back and checks that its manifest describes exactly the table files
+ * in place: one file per table of the dataset at its documented key, with the manifest's byte
+ * size and row count (counted by DuckDB). Returns the manifest and the tables' rows (without
+ * `exported_at`, checked to be one value for the whole unit).
  */
-export async function expectManifestDescribesFiles(destination: Destination, unit: Unit): Promise<Manifest> {
+export async function readExportedUnit(destination: Destination, unit: Unit): Promise<{ readonly manifest: Manifest; readonly tables: UnitTables }> {
   const bytes = await destination.get(manifestKey(unit.dataset, unit.day, unit.projectId));
   expect(bytes, `manifest of ${unit.dataset} ${unit.projectId} ${unit.day}`).toBeDefined();
   const manifest = JSON.parse(Buffer.from(bytes as Uint8Array).toString('utf8')) as Manifest;
   expect(manifest).toMatchObject({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day });
   const tables = tablesOf(DATASETS[unit.dataset]);
   expect(Object.keys(manifest.files).sort()).toEqual(tables.map((t) => t.name).sort());
+  const rows: UnitTables = {};
   for (const table of tables) {
     const key = partitionKey(table, unit.day, `${unit.projectId}.parquet`);
     expect(manifest.files[table.name]).toBe(key);
     const file = await destination.get(key);
     expect(file, key).toBeDefined();
     expect(manifest.bytes[table.name], `bytes of ${key}`).toBe(file?.byteLength);
-    expect(manifest.rows[table.name], `rows of ${key}`).toBe((await readParquetBytes(file as Uint8Array)).rows.length);
+    rows[table.name] = (await readParquetBytes(file as Uint8Array)).rows;
+    expect(manifest.rows[table.name], `rows of ${key}`).toBe(rows[table.name]?.length);
   }
-  return manifest;
+  return { manifest, tables: withoutRunColumns(rows) };
 }
 
 /** The checkpoint of a unit in a local destination, or undefined. */
@@ -283,9 +286,9 @@ export function spawnCli(args: readonly string[], env: Record<string, string>, o
 }
 
 /** Polls `predicate` every few ms until it holds; throws naming `what` after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitUntil(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
