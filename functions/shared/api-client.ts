@@ -53,6 +53,13 @@ export interface ApiClientOptions {
   readonly maxDelayMs?: number;
   /** Longest Retry-After slept through, ms; longer ones end the call. @default 300_000 */
   readonly maxRetryAfterMs?: number;
+  /**
+   * Largest 2xx body read, in bytes after decompression. The body is streamed and reading stops
+   * at the cap: a larger answer is a `MalformedResponseError` (retried once), never buffered
+   * whole. The largest page the export asks for (1000 assistant turns) is a few MB at most.
+   * @default 16 MiB
+   */
+  readonly maxResponseBytes?: number;
   /** @default Date.now */
   readonly now?: () => number;
   /** @default a real timer */
@@ -105,6 +112,12 @@ const BEFORE_SEND_CODES = new Set([
 
 const MAX_SERVER_TEXT = 300;
 
+/** @see ApiClientOptions.maxResponseBytes */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** Of an error body only the start is read: its message is cut to MAX_SERVER_TEXT anyway. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
 type Operation = 'getAnalytics' | 'getJob' | 'sendMessage';
 
 /** Endpoint names as the API spells them after `/v1/analytics/{projectId}/`. */
@@ -113,7 +126,51 @@ const ENDPOINT_PATTERN = /^[a-z]+(?:[/-][a-z]+)*$/;
 interface RawResponse {
   readonly status: number;
   readonly headers: Headers;
-  readonly text: string;
+  /** The body (2xx: all of it, at most maxResponseBytes; otherwise its first bytes). */
+  readonly bytes: Uint8Array;
+}
+
+const isSuccess = (status: number): boolean => status >= 200 && status <= 299;
+
+/** The body is larger than the cap: thrown by `readBody`, reported as malformed. */
+class BodyTooLarge extends Error {}
+
+/**
+ * Reads `response`'s body as a stream, up to `maxBytes`. Past the cap it cancels the stream
+ * (undici then drops the connection) and throws `BodyTooLarge`, or with `truncate` returns the
+ * first `maxBytes` bytes. Nothing beyond the cap is ever held in memory.
+ */
+async function readBody(response: Response, maxBytes: number, truncate: boolean): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  const encoded = (response.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
+  if (!truncate && !encoded && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new BodyTooLarge();
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      if (!truncate) throw new BodyTooLarge();
+      chunks.push(value.subarray(0, maxBytes - size));
+      size = maxBytes;
+      break;
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 0): number {
@@ -148,6 +205,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, 500);
   const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, 30_000);
   const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, 300_000);
+  const maxResponseBytes = positiveInteger('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
   const random = options.random ?? Math.random;
@@ -200,11 +258,21 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         ...(body !== undefined ? { body } : {}),
       });
       status = response.status;
-      const text = await response.text();
-      logger?.debug('api response', { method, path, status, ms: now() - started });
-      return { status, headers: response.headers, text };
+      const ok = isSuccess(status);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBody(response, ok ? maxResponseBytes : MAX_ERROR_BODY_BYTES, !ok);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        throw new MalformedResponseError(
+          `${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes: the API did not answer as documented (if it really sends pages this large, lower EXPORT_PAGE_LIMIT)`,
+        );
+      }
+      logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
+      return { status, headers: response.headers, bytes };
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
+      if (error instanceof MalformedResponseError) throw error;
       const stage = status === undefined ? 'before a response arrived' : `while reading the HTTP ${status} response`;
       if (timedOut) {
         throw new NetworkError(`${method} ${path} timed out after ${limitMs} ms ${stage}`, false, { cause: error });
@@ -223,7 +291,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     const { status } = response;
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
     const retryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
-    const detail = serverDetail(response.text, secrets);
+    const detail = serverDetail(new TextDecoder().decode(response.bytes), secrets);
     const suffix = detail ? `: ${detail}` : '';
     const project = JSON.stringify(ids.projectId.slice(0, 128));
     const job = JSON.stringify((ids.jobId ?? '').slice(0, 128));
@@ -291,15 +359,24 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     return scrub(parts.join('; '), secrets);
   }
 
-  /** Parses a 2xx body as JSON, then with the operation's schema. */
+  /** Decodes a 2xx body as strict UTF-8, parses it as JSON, then with the operation's schema. */
   function parseBody<T>(op: Operation, response: RawResponse, parse: (body: unknown) => T): T {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(response.bytes);
+    } catch (error) {
+      throw new MalformedResponseError(
+        `${op} got an HTTP ${response.status} response that is not valid UTF-8 (${response.bytes.byteLength} bytes): the API did not answer as documented`,
+        { cause: error },
+      );
+    }
     let body: unknown;
     try {
-      body = JSON.parse(response.text);
+      body = JSON.parse(text);
     } catch (error) {
       const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
       throw new MalformedResponseError(
-        `${op} got an HTTP ${response.status} response that is not JSON (${type}, ${response.text.length} bytes): the API did not answer as documented`,
+        `${op} got an HTTP ${response.status} response that is not JSON (${type}, ${response.bytes.byteLength} bytes): the API did not answer as documented`,
         { cause: error },
       );
     }
@@ -318,7 +395,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     secrets: readonly string[] = [],
   ): Promise<T> {
     const response = await send(method, path, body, call);
-    if (response.status < 200 || response.status >= 300) throw httpError(op, response, ids, secrets);
+    if (!isSuccess(response.status)) throw httpError(op, response, ids, secrets);
     const value = parseBody(op, response, parse);
     stats.successes += 1;
     return value;

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -612,5 +613,109 @@ describe('secrets', () => {
     const warnings = logs.filter((entry) => entry.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.extra[0]).toMatchObject({ operation: 'getAnalytics', attempt: 1, delayMs: 250, status: 503 });
+  });
+});
+
+/**
+ * A fetch that answers every request with a body streamed in `chunk`-byte pieces, `total` bytes
+ * in all, and counts what the client pulled from it. No server: the body is generated on demand.
+ */
+function streamingFetch(options: { status?: number; total: number; chunk?: number; byte?: number; headers?: Record<string, string> }) {
+  const { status = 200, total, chunk = 64 * 1024, byte = 0x20, headers = {} } = options;
+  const pulled = { bytes: 0, cancelled: false };
+  const fetchImpl = (async () => {
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= total) return controller.close();
+        const size = Math.min(chunk, total - sent);
+        sent += size;
+        pulled.bytes += size;
+        controller.enqueue(new Uint8Array(size).fill(byte));
+      },
+      cancel() {
+        pulled.cancelled = true;
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
+  }) as typeof fetch;
+  return { fetch: fetchImpl, pulled };
+}
+
+/** A fetch that answers every request with exactly these bytes. */
+function bytesFetch(bytes: Uint8Array, status = 200) {
+  return (async () => new Response(bytes, { status, headers: { 'content-type': 'application/json' } })) as typeof fetch;
+}
+
+describe('response bodies', () => {
+  const MiB = 1024 * 1024;
+
+  it('refuses a 2xx body larger than maxResponseBytes as malformed', async () => {
+    const fake = streamingFetch({ total: 4 * MiB });
+    const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB, maxRetries: 0 });
+    const error = await failureOf(visitors(client));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toContain('larger than 1048576 bytes');
+  });
+
+  it('stops reading a 2xx body at the cap instead of buffering it first', async () => {
+    const fake = streamingFetch({ total: 64 * MiB });
+    const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB, maxRetries: 0 });
+    await failureOf(visitors(client));
+    expect(fake.pulled.bytes).toBeLessThanOrEqual(MiB + 64 * 1024);
+    expect(fake.pulled.cancelled).toBe(true);
+  });
+
+  it('refuses a body whose Content-Length is over the cap without reading it', async () => {
+    const fake = streamingFetch({ total: 2 * MiB, headers: { 'content-length': String(2 * MiB) } });
+    const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB, maxRetries: 0 });
+    const error = await failureOf(visitors(client));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(fake.pulled.bytes).toBe(0);
+  });
+
+  it('retries a body over the cap once, then gives up', async () => {
+    const fake = streamingFetch({ total: 2 * MiB });
+    const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB });
+    await expect(visitors(client)).rejects.toBeInstanceOf(MalformedResponseError);
+    expect(client.stats.requests).toBe(2);
+  });
+
+  it('caps the inflated size of a gzip body, not its size on the wire', async () => {
+    const inflated = Buffer.alloc(8 * MiB, 0x20);
+    const compressed = gzipSync(inflated);
+    replies = [
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(compressed.length), connection: 'close' });
+        res.end(compressed);
+      },
+    ];
+    const { client } = makeClient({ maxResponseBytes: MiB, maxRetries: 0 });
+    const error = await failureOf(visitors(client));
+    expect(compressed.length).toBeLessThan(MiB);
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toContain('larger than 1048576 bytes');
+  });
+
+  it('reads only the start of a large error body and still reports the status', async () => {
+    const fake = streamingFetch({ status: 503, total: 64 * MiB });
+    const { client } = makeClient({ fetch: fake.fetch, maxRetries: 0 });
+    const error = await failureOf(visitors(client));
+    expect((error as ApiError).status).toBe(503);
+    expect(fake.pulled.bytes).toBeLessThanOrEqual(MiB);
+  });
+
+  it('refuses a 2xx body that is not valid UTF-8 instead of reading U+FFFD into the data', async () => {
+    const text = JSON.stringify({ ...page(), visitors: [{ path: '/intro-@', human: 3, ai: 1, total: 4 }] });
+    const bytes = new TextEncoder().encode(text);
+    bytes[bytes.indexOf(0x40)] = 0xff;
+    const { client } = makeClient({ fetch: bytesFetch(bytes), maxRetries: 0 });
+    const error = await failureOf(visitors(client));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toContain('UTF-8');
+  });
+
+  it.each([0, -1, 1.5])('refuses a maxResponseBytes of %s', (maxResponseBytes) => {
+    expect(() => createApiClient({ baseUrl, apiKey: KEY, maxResponseBytes })).toThrow(ConfigError);
   });
 });
