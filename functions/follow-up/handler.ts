@@ -37,9 +37,7 @@ export const DEADLINE_MARGIN_MS = 10_000;
 const MIN_RECORD_SHARE_MS = 15_000;
 
 /** Thrown after a deferral so Powertools reports the record as a batch item failure. */
-export class DeferredError extends ExporterError {
-  readonly retryable = true;
-}
+export class DeferredError extends ExporterError {}
 
 export interface HandlerDeps {
   readonly followUp: FollowUpDeps;

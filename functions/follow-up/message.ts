@@ -5,9 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
+import { ID_PATTERN } from '../shared/config.js';
 
-/** Ids used in URLs and state keys: the same rule as MINTLIFY_PROJECT_IDS. */
-export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/** Ids used in URLs and state keys: the one pattern of the functions and the infra. */
+export { ID_PATTERN };
+
 /** Longest prompt accepted, in characters (the API documents no maximum; this bounds abuse). */
 export const MAX_PROMPT_LENGTH = 100_000;
 

@@ -19,9 +19,7 @@ export type Step = ProcessResult | typeof LOST_RACE;
  * Our own storage (state store, outcome destination, dead-letter queue) failed. Not the
  * prompt's fault nor the API's: the message is deferred without counting a failure.
  */
-export class StorageError extends ExporterError {
-  readonly retryable = true;
-}
+export class StorageError extends ExporterError {}
 
 export interface Run {
   readonly input: IncomingMessage;

@@ -4,7 +4,8 @@
  * never as a second POST (docs/design.md §3.4).
  */
 import type { AgentJob } from '../shared/api-types.js';
-import { ApiError, ConfigError, DeadlineExceededError, NetworkError, RateLimitedError, describeError } from '../shared/errors.js';
+import { ApiError, RateLimitedError, describeError } from '../shared/errors.js';
+import { provablyNotSent } from '../shared/retry-policy.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
 import { pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
@@ -121,13 +122,4 @@ async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): 
   }
   if (provablyNotSent(error)) return recordFailure(run, claimed, error, { attempts });
   return finish(run, claimed, 'uncertain', { attempts, detail: `the send may or may not have been accepted: ${describeError(error)}` });
-}
-
-/** True when the service provably did not act on the POST, so a later send is still "at most once". */
-function provablyNotSent(error: unknown): boolean {
-  if (error instanceof NetworkError) return error.beforeSend;
-  if (error instanceof ConfigError) return true;
-  if (error instanceof ApiError) return error.status >= 400 && error.status < 500;
-  if (error instanceof DeadlineExceededError) return provablyNotSent(error.cause) || error.cause === undefined;
-  return false;
 }

@@ -3,6 +3,7 @@
  * (the way ky's `normalize` turns options into a complete object), so no code further in
  * carries a `?? 15_000` of its own.
  */
+import { CONFIG_DEFAULTS } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { DEFAULT_GRACE, DEFAULT_POLL_SCHEDULE, type PollSchedule, type StaleReadGrace } from './poll.js';
 
@@ -42,7 +43,7 @@ export interface FollowUpSettings {
 export type ResolvedSettings = { readonly [K in keyof FollowUpSettings]-?: Exclude<FollowUpSettings[K], undefined> };
 
 export const FOLLOW_UP_DEFAULTS = {
-  maxWaitMs: 24 * 3_600_000,
+  maxWaitMs: CONFIG_DEFAULTS.followUpMaxWaitHours * 3_600_000,
   // Longer than the API's rate-limit window (100 follow-ups per project per hour), so a 429
   // alone never turns into a rejection.
   maxDeferMs: 120 * 60_000,
