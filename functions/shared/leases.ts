@@ -45,15 +45,26 @@ interface LeaseDoc {
 
 const DEFAULT_TTL_MS = 10 * 60_000;
 
-/** Lease documents live under `lease/<key>` in the store. owner: e.g. `${hostname}:${pid}:${random}`. ttlMs default 10 minutes. */
-export function createLeases(store: SharedStore, options: { owner: string; ttlMs?: number; now?: () => number }): Leases {
+/**
+ * Lease documents live under `lease/<key>` in the store. owner: e.g. `${hostname}:${pid}:${random}`. ttlMs default 10 minutes.
+ *
+ * A lease whose holder ran on this machine and whose process is gone (killed, crashed) is free
+ * at once rather than after its expiry: otherwise a re-run right after a `kill -9` would skip
+ * the unit for ten minutes. Holders elsewhere (another machine, a Lambda) only expire.
+ */
+export function createLeases(
+  store: SharedStore,
+  options: { owner: string; ttlMs?: number; now?: () => number; isHolderGone?: (owner: string) => boolean },
+): Leases {
   const { owner } = options;
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   const now = options.now ?? Date.now;
   if (owner.trim() === '') throw new ConfigError('a lease owner must not be empty: use newLeaseOwner()');
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new ConfigError(`lease ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
   const docKey = (key: string) => checkStoreKey(`lease/${key}`);
-  const isLive = (doc: LeaseDoc | undefined, at: number): doc is LeaseDoc => doc !== undefined && doc.expiresAt > at;
+  const isHolderGone = options.isHolderGone ?? isLocalProcessGone;
+  const isLive = (doc: LeaseDoc | undefined, at: number): doc is LeaseDoc =>
+    doc !== undefined && doc.expiresAt > at && !isHolderGone(doc.owner);
 
   function handle(key: string, storeKey: string, token: string): Lease {
     return {
@@ -97,6 +108,24 @@ export function createLeases(store: SharedStore, options: { owner: string; ttlMs
       return isLive(doc, now()) ? { owner: doc.owner, expiresAt: doc.expiresAt } : undefined;
     },
   };
+}
+
+/**
+ * Whether `owner` (as made by `newLeaseOwner`) is a process of this machine that no longer
+ * exists. Anything else — another host, a Lambda's owner, a live process — is not gone.
+ */
+export function isLocalProcessGone(owner: string): boolean {
+  const match = /^(.+):(\d+):[0-9a-f]+$/.exec(owner);
+  if (!match || match[1] !== hostname()) return false;
+  const pid = Number(match[2]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /** `<hostname>:<pid>:<random>`: names the run in status output; unique even across machines. */
