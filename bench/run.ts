@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchBudget } from './budget.js';
 import { benchColdStart } from './cold-start.js';
 import { benchEncoding } from './encoding.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
@@ -17,7 +18,7 @@ import { benchPolling } from './polling.js';
 import { benchRequests } from './requests.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling'] as const;
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget'] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -47,6 +48,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('memory')) add(await benchMemory(OUT_DIR));
   if (selected.has('cold-start')) add(await benchColdStart(OUT_DIR));
   if (selected.has('polling')) add(await benchPolling());
+  if (selected.has('budget')) add(await benchBudget());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

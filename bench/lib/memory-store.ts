@@ -14,11 +14,6 @@ export function memoryStateStore(): StateStore {
       records.set(draft.requestId, state);
       return state;
     },
-    async delete(requestId, expectedVersion) {
-      if (records.get(requestId)?.version !== expectedVersion) return false;
-      records.delete(requestId);
-      return true;
-    },
   };
 }
 
