@@ -18,7 +18,7 @@
  * | alarmEmail      | e-mail subscribed to the alarm topic (confirm the subscription mail)     | no subscription                   |
  * | apiUrl          | Mintlify API base URL (https)                                            | `https://api.mintlify.com`        |
  * | logLevel        | Powertools log level of both functions: DEBUG, INFO, WARN, ERROR         | `INFO`                            |
- * | maxReceiveCount | receives before SQS dead-letters a follow-up (last-resort net)          | `200`                             |
+ * | maxReceiveCount | receives before SQS dead-letters a follow-up (last-resort net)          | `1000`                            |
  * | stackName       | CloudFormation stack name (deploy twice with two names for two setups)   | `MintlifyExporter`                |
  *
  * The API key itself is never a context value: it goes into the secret after the first deploy.

@@ -42,7 +42,7 @@ export interface ExporterConfig {
   readonly apiUrl?: string | undefined;
   /** @default 'INFO' */
   readonly logLevel?: LogLevel | undefined;
-  /** Follow-up queue's maxReceiveCount (last-resort redrive). @default 200 */
+  /** Follow-up queue's maxReceiveCount (last-resort redrive). @default 1000 */
   readonly maxReceiveCount?: number | undefined;
 }
 

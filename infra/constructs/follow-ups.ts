@@ -29,8 +29,10 @@ export interface FollowUpsProps extends ApiSettings {
    * Receives after which SQS itself dead-letters a message. The consumer keeps a message of a
    * long-running job in flight by reporting it failed after `ChangeMessageVisibility`, so the
    * receive count grows with the job's duration; it dead-letters bad messages itself (with a
-   * reason). This is only the last-resort net for a consumer that keeps crashing on a message.
-   * @default 200
+   * reason). This is only the last-resort net for a consumer that keeps crashing on a message,
+   * so it must outlast the consumer's own bounds: a prompt deferred every 15 s while its job
+   * stays active reaches ~480 receives within FOLLOWUP_MAX_DEFER_MINUTES' 2 hours.
+   * @default 1000 (the most SQS allows)
    */
   readonly maxReceiveCount?: number | undefined;
   /**
@@ -87,7 +89,7 @@ export class FollowUps extends Construct {
       visibilityTimeout: Duration.seconds(timeout.toSeconds() * VISIBILITY_TIMEOUT_FACTOR),
       // A prompt may wait behind a long job of its group (FIFO blocks the group meanwhile).
       retentionPeriod: Duration.days(14),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 200 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 1000 },
     });
 
     this.stateTable = new dynamodb.Table(this, 'State', {

@@ -174,10 +174,10 @@ describe('follow-up queue and consumer', () => {
     expect(dlq.Properties).toMatchObject({ FifoQueue: true, ContentBasedDeduplication: false });
   });
 
-  it('dead-letters a message after 200 receives by default, as a last resort', () => {
+  it('dead-letters a message after 1000 receives by default, as a last resort', () => {
     expect(queue.Properties.RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
-      maxReceiveCount: 200,
+      maxReceiveCount: 1000,
     });
   });
 
