@@ -14,8 +14,14 @@
  *   connection that failed before the request was sent). Anything that leaves the send
  *   unknown becomes `SendUncertainError` at once, so a prompt is never POSTed twice.
  *
- * The key goes only into the Authorization header. Every message built from a server's reply
- * is cut short and scrubbed of the key and the prompt before it reaches an error or a log.
+ * The key goes only into the Authorization header, and this client is the one place that keeps
+ * it (and a prompt) out of everything built from a reply:
+ * - a 2xx body has every occurrence of the key replaced by `[redacted]` right after parsing, so
+ *   no value taken from it — a row written to a file, a path in a paging error, a `prLink` —
+ *   can carry the key;
+ * - an error text (non-2xx body) or a piece of a 2xx body quoted by a parse error is redacted
+ *   of the key and the prompt before it is cut short, and loses its control characters (ESC,
+ *   BEL, C1), so nothing the server sends can drive the terminal it is printed on.
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
 import type { BudgetGate } from './budget.js';
@@ -24,17 +30,20 @@ import {
   ApiError,
   ConfigError,
   DeadlineExceededError,
+  REDACTED,
   MalformedResponseError,
   NetworkError,
   RateLimitedError,
   SendUncertainError,
   describeError,
+  redactSecrets,
+  scrubText,
 } from './errors.js';
 import type { AppLogger } from './logger.js';
 import { parseRetryAfter, realSleep, retry } from './retry.js';
 import type { Sleep } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
-import { parseAgentJob } from './schemas.js';
+import { parseAgentJob, type ParseOptions } from './schemas.js';
 
 export interface ApiClientOptions {
   /** API base URL; https, or http on loopback. */
@@ -92,10 +101,16 @@ export interface AnalyticsApi {
    * first takes a start from the budget (which may wait, or throw `BudgetExhaustedError` when
    * the wait would pass `options.deadline`); 429s pause the budget and are never failures.
    */
-  getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: (body: unknown) => T, options?: CallOptions): Promise<T>;
+  getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: BodyParser<T>, options?: CallOptions): Promise<T>;
   /** Counters since the client was created. */
   readonly stats: ApiStats;
 }
+
+/**
+ * Validates a parsed 2xx body (a schemas.ts function). `options.redact` keeps the key and the
+ * prompt out of what its error quotes.
+ */
+export type BodyParser<T> = (body: unknown, options: ParseOptions) => T;
 
 /** What `createApiClient` returns: the agent operations and the analytics reads. */
 export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'> & AnalyticsApi;
@@ -213,15 +228,9 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const userAgent = options.userAgent ?? 'mintlify-exporter/0.1';
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
 
-  /** Cuts server text short and removes anything secret from it. */
-  const scrub = (text: string, secrets: readonly string[] = []): string => {
-    let out = text;
-    for (const secret of [apiKey, ...secrets]) {
-      if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-    }
-    out = out.replace(/\s+/g, ' ').trim();
-    return out.length > MAX_SERVER_TEXT ? `${out.slice(0, MAX_SERVER_TEXT - 3)}...` : out;
-  };
+  /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
+  const scrub = (text: string, secrets: readonly string[] = []): string =>
+    scrubText(text, { secrets: [apiKey, ...secrets], maxLength: MAX_SERVER_TEXT });
 
   /** One HTTP exchange. Throws NetworkError (or the caller's abort reason). */
   async function send(
@@ -360,7 +369,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   }
 
   /** Decodes a 2xx body as strict UTF-8, parses it as JSON, then with the operation's schema. */
-  function parseBody<T>(op: Operation, response: RawResponse, parse: (body: unknown) => T): T {
+  function parseBody<T>(op: Operation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[]): T {
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(response.bytes);
@@ -380,7 +389,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         { cause: error },
       );
     }
-    return parse(body);
+    return parse(redactInPlace(body, apiKey), { redact: (text) => redactSecrets(text, [apiKey, ...secrets]) });
   }
 
   /** One attempt: request, classify, validate. */
@@ -390,13 +399,13 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     path: string,
     body: string | undefined,
     ids: { projectId: string; jobId?: string },
-    parse: (body: unknown) => T,
+    parse: BodyParser<T>,
     call: CallOptions,
     secrets: readonly string[] = [],
   ): Promise<T> {
     const response = await send(method, path, body, call);
     if (!isSuccess(response.status)) throw httpError(op, response, ids, secrets);
-    const value = parseBody(op, response, parse);
+    const value = parseBody(op, response, parse, secrets);
     stats.successes += 1;
     return value;
   }
@@ -447,7 +456,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       endpoint: string,
       projectId: string,
       query: AnalyticsQuery,
-      parse: (body: unknown) => T,
+      parse: BodyParser<T>,
       call: CallOptions = {},
     ): Promise<T> {
       const { budget } = options;
@@ -518,6 +527,35 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       return run('sendMessage', once, isRetryableSend, call);
     },
   };
+}
+
+/**
+ * Replaces every occurrence of `secret` in the strings and keys of a freshly parsed JSON value,
+ * in place (the value is ours), and returns it. Iterative: a deeply nested body cannot
+ * overflow the stack.
+ */
+function redactInPlace(root: unknown, secret: string): unknown {
+  const redact = (text: string): string => (text.includes(secret) ? text.split(secret).join(REDACTED) : text);
+  if (typeof root === 'string') return redact(root);
+  const pending: object[] = typeof root === 'object' && root !== null ? [root] : [];
+  const set = (node: object, key: string, value: unknown) =>
+    Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const value = record[key];
+      const safe = typeof value === 'string' ? redact(value) : value;
+      if (typeof value === 'object' && value !== null) pending.push(value);
+      const safeKey = Array.isArray(node) ? key : redact(key);
+      if (safeKey !== key) {
+        delete record[key];
+        set(node, safeKey, safe);
+      } else if (safe !== value) {
+        set(node, key, safe);
+      }
+    }
+  }
+  return root;
 }
 
 /**

@@ -1,11 +1,48 @@
 /**
+ * The project's one error hierarchy, and the helpers that keep what a message shows safe: no
+ * secret (the key, a prompt) and no terminal control character in anything printed or stored.
+ */
+/** What a secret is replaced with wherever it would be shown or stored. */
+export const REDACTED = '[redacted]';
+
+/** C0 and C1 control characters and DEL, except tab, line feed and carriage return. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/** `text` without the control characters a terminal would act on (ESC, BEL, CSI, …). */
+export function stripControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, '');
+}
+
+/** Every occurrence of each secret (of 4 characters or more) in `text` replaced by `[redacted]`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Makes text that came from a server safe to show on one line: secrets redacted first (so no
+ * cut can leave a fragment of one), control characters removed, whitespace runs made one
+ * space, then cut to `maxLength` characters.
+ */
+export function scrubText(text: string, options: { readonly secrets?: readonly string[]; readonly maxLength?: number } = {}): string {
+  const { secrets = [], maxLength = Infinity } = options;
+  const out = stripControlCharacters(redactSecrets(text, secrets).replace(/\s+/g, ' ')).trim();
+  return out.length > maxLength ? `${out.slice(0, Math.max(0, maxLength - 3))}...` : out;
+}
+
+/**
  * One error hierarchy for the whole project. Every message says what to do next and never
  * contains the API key or a prompt's text. Whether a failure may be tried (or sent) again is
  * not a property of the error but the policy's answer: see retry-policy.ts.
  */
 export abstract class ExporterError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    // Messages quote server data (error texts, wrong values, paths) and end up on terminals:
+    // none may carry a character a terminal acts on.
+    super(stripControlCharacters(message), options);
     this.name = new.target.name;
   }
 }
@@ -90,6 +127,5 @@ export class LeaseLostError extends ExporterError {}
 
 /** A short, secret-free description of any thrown value, for logs and summaries. */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  return stripControlCharacters(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }

@@ -19,7 +19,16 @@ import {
   type ViewsPage,
   type VisitorsPage,
 } from './api-types.js';
-import { MalformedResponseError } from './errors.js';
+import { MalformedResponseError, stripControlCharacters } from './errors.js';
+
+/** How a caller that knows secrets (the API client) keeps them out of a parse error. */
+export interface ParseOptions {
+  /**
+   * Applied to every piece of the body an error shows, before it is cut short, so not even a
+   * fragment of a secret survives the cut. @default none
+   */
+  readonly redact?: (text: string) => string;
+}
 
 const COUNT_MESSAGE = 'must be an integer ≥ 0';
 
@@ -273,23 +282,45 @@ export const CallerStatsSchema = v.object(
   'must be a JSON object',
 );
 
+const PR_LINK_MESSAGE = 'must be an https:// URL or null';
+
+/**
+ * An https URL without credentials, spaces or control characters. A pull request link is
+ * printed and stored as it is: anything else (a `javascript:` link, an escape sequence, any
+ * string at all) is refused rather than passed on.
+ */
+function isHttpsUrl(text: string): boolean {
+  if (text.length > 2_048 || /[\s\u0000-\u001f\u007f-\u009f]/.test(text)) return false;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
+}
+
 /**
  * The fields of an agent job the consumer decides on. `prLink` absent is read as `null` (the
  * spec says it is null until a PR exists, and is vague on which fields are always present);
- * a `prLink` of the wrong type is still an error.
+ * a `prLink` that is not an https URL is an error.
  */
 const AgentJobCoreSchema = v.object(
   {
     id: v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string')),
     status: v.picklist(JOB_STATUSES, `must be one of ${JOB_STATUSES.join(', ')}`),
-    prLink: v.optional(v.nullable(v.string('must be a string or null')), null),
+    prLink: v.optional(v.nullable(v.pipe(v.string(PR_LINK_MESSAGE), v.check(isHttpsUrl, PR_LINK_MESSAGE))), null),
   },
   'must be a JSON object',
 );
 
-/** `received` as valibot renders it, cut short so a large or hostile body is never echoed. */
-function shortReceived(received: string): string {
-  return received.length > 40 ? `${received.slice(0, 37)}...` : received;
+/**
+ * `received` as valibot renders it: secrets redacted, control characters removed, then cut
+ * short so a large or hostile body is never echoed.
+ */
+function shortReceived(received: string, options: ParseOptions): string {
+  const shown = stripControlCharacters(options.redact ? options.redact(received) : received);
+  return shown.length > 40 ? `${shown.slice(0, 37)}...` : shown;
 }
 
 /** `visitors.3.human` → `visitors[3].human`; the root is `body`. */
@@ -301,58 +332,58 @@ function fieldName(issue: v.BaseIssue<unknown>): string {
     .join('');
 }
 
-function describeIssue(issue: v.BaseIssue<unknown>): string {
+function describeIssue(issue: v.BaseIssue<unknown>, options: ParseOptions): string {
   const field = fieldName(issue);
   if (issue.kind === 'schema' && issue.received === 'undefined') return `${field} is missing`;
   const message = issue.message.startsWith('Invalid ') ? `is invalid (expected ${issue.expected ?? '?'})` : issue.message;
   // A length check reports the length as `received`: show the string itself ("got \"\"", not "got 0").
   const received = issue.type === 'min_length' && typeof issue.input === 'string' ? JSON.stringify(issue.input) : issue.received;
-  return `${field} ${message} (got ${shortReceived(received)})`;
+  return `${field} ${message} (got ${shortReceived(received, options)})`;
 }
 
-function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown, what: string): v.InferOutput<S> {
+function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown, what: string, options: ParseOptions = {}): v.InferOutput<S> {
   const result = v.safeParse(schema, body, { abortPipeEarly: true });
   if (result.success) return result.output;
   const [first, ...rest] = result.issues;
   const more = rest.length > 0 ? ` (and ${rest.length} more problem(s))` : '';
   throw new MalformedResponseError(
-    `${what} response is malformed: ${first ? describeIssue(first) : 'invalid'}${more}; the API did not answer as documented`,
+    `${what} response is malformed: ${first ? describeIssue(first, options) : 'invalid'}${more}; the API did not answer as documented`,
   );
 }
 
 /** Validates one visitors page; throws `MalformedResponseError` naming the first bad field. */
-export function parseVisitorsPage(body: unknown): VisitorsPage {
-  return parseOrThrow(VisitorsPageSchema, body, 'visitors');
+export function parseVisitorsPage(body: unknown, options: ParseOptions = {}): VisitorsPage {
+  return parseOrThrow(VisitorsPageSchema, body, 'visitors', options);
 }
 
 /** Validates one views page; throws `MalformedResponseError` naming the first bad field. */
-export function parseViewsPage(body: unknown): ViewsPage {
-  return parseOrThrow(ViewsPageSchema, body, 'views');
+export function parseViewsPage(body: unknown, options: ParseOptions = {}): ViewsPage {
+  return parseOrThrow(ViewsPageSchema, body, 'views', options);
 }
 
 /** Validates one searches page (timestamps to epoch ms, absent fields to null). */
-export function parseSearchesPage(body: unknown): SearchesPage {
-  return parseOrThrow(SearchesPageSchema, body, 'searches');
+export function parseSearchesPage(body: unknown, options: ParseOptions = {}): SearchesPage {
+  return parseOrThrow(SearchesPageSchema, body, 'searches', options);
 }
 
 /** Validates one feedback page (timestamps to epoch ms, absent fields to null). */
-export function parseFeedbackPage(body: unknown): FeedbackPage {
-  return parseOrThrow(FeedbackPageSchema, body, 'feedback');
+export function parseFeedbackPage(body: unknown, options: ParseOptions = {}): FeedbackPage {
+  return parseOrThrow(FeedbackPageSchema, body, 'feedback', options);
 }
 
 /** Validates the feedback-by-page answer. */
-export function parseFeedbackByPage(body: unknown): FeedbackByPage {
-  return parseOrThrow(FeedbackByPageSchema, body, 'feedback by page');
+export function parseFeedbackByPage(body: unknown, options: ParseOptions = {}): FeedbackByPage {
+  return parseOrThrow(FeedbackByPageSchema, body, 'feedback by page', options);
 }
 
 /** Validates one assistant conversations page (timestamps to epoch ms, defaults filled in). */
-export function parseAssistantPage(body: unknown): AssistantPage {
-  return parseOrThrow(AssistantPageSchema, body, 'assistant');
+export function parseAssistantPage(body: unknown, options: ParseOptions = {}): AssistantPage {
+  return parseOrThrow(AssistantPageSchema, body, 'assistant', options);
 }
 
 /** Validates the assistant caller stats. */
-export function parseCallerStats(body: unknown): CallerStats {
-  return parseOrThrow(CallerStatsSchema, body, 'assistant caller stats');
+export function parseCallerStats(body: unknown, options: ParseOptions = {}): CallerStats {
+  return parseOrThrow(CallerStatsSchema, body, 'assistant caller stats', options);
 }
 
 /**
@@ -361,8 +392,8 @@ export function parseCallerStats(body: unknown): CallerStats {
  * and dropped otherwise, because nothing decides on them and a change there must not stop
  * the consumer.
  */
-export function parseAgentJob(body: unknown): AgentJob {
-  const core = parseOrThrow(AgentJobCoreSchema, body, 'agent job');
+export function parseAgentJob(body: unknown, options: ParseOptions = {}): AgentJob {
+  const core = parseOrThrow(AgentJobCoreSchema, body, 'agent job', options);
   const raw = body as Record<string, unknown>;
   const job: { -readonly [K in keyof AgentJob]: AgentJob[K] } = { id: core.id, status: core.status, prLink: core.prLink };
   if (typeof raw.model === 'string') job.model = raw.model;

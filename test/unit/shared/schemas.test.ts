@@ -84,6 +84,21 @@ describe('parseVisitorsPage', () => {
     expect(malformedMessage(() => parseVisitorsPage(body))).toContain('visitors[0].path');
   });
 
+  it('passes what it shows of a wrong value through the redact hook before cutting it short', () => {
+    const secret = 'mint_Zq8xTopSecretAdminKey0123456789';
+    const message = malformedMessage(() =>
+      parseVisitorsPage(visitorsBody({ hasMore: `${secret}${'x'.repeat(50)}` }), { redact: (text) => text.split(secret).join('[redacted]') }),
+    );
+    expect(message).toContain('(got "[redacted]xxx');
+    expect(message).not.toContain('Zq8xTop');
+  });
+
+  it('shows no control character of a wrong value, C1 included', () => {
+    const message = malformedMessage(() => parseVisitorsPage(visitorsBody({ hasMore: 'a\u009b31mb' })));
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(message).toContain('(got "a31mb")');
+  });
+
   it('refuses an HTML page without echoing it', () => {
     const html = `<html><body>${'x'.repeat(5_000)}</body></html>`;
     const message = malformedMessage(() => parseVisitorsPage(html));
@@ -108,6 +123,18 @@ describe('parseAgentJob', () => {
 
   it('refuses a prLink that is neither a string nor null', () => {
     expect(malformedMessage(() => parseAgentJob(jobBody({ prLink: 42 })))).toContain('prLink');
+  });
+
+  it.each([
+    ['http://github.com/acme/docs/pull/7', 'plain http'],
+    ['javascript:alert(1)', 'another scheme'],
+    ['github.com/acme/docs/pull/7', 'no scheme'],
+    ['mint_Zq8xTopSecretAdminKey0123456789', 'any other string'],
+    ['https://github.com/acme/docs/pull/7\u001b]8;;https://evil.example\u0007', 'an escape sequence'],
+    ['https://user:pass@github.com/acme/docs/pull/7', 'credentials'],
+    ['https://github.com/acme/docs/pull/7 extra', 'a space'],
+  ])('refuses a prLink %j (%s)', (prLink) => {
+    expect(malformedMessage(() => parseAgentJob(jobBody({ prLink })))).toContain('prLink must be an https:// URL');
   });
 
   it('refuses a job without an id', () => {
