@@ -8,6 +8,7 @@ import { failureBackoff } from './settings.js';
 import { baseOf, type ClaimedState, type DoneState, type FollowUpState, type OutcomeStatus, type PendingState } from './state.js';
 import { LOST_RACE, deferred, firstRecord, write, type Run, type Step } from './run.js';
 import type { DeferCause, FollowUpDeps, IncomingMessage } from './types.js';
+import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
 /** Counters that change with the step that ends or defers a request. */
 export interface Counts {
@@ -42,7 +43,7 @@ export async function finish(
     finishedAt,
   };
   if (status === 'uncertain') {
-    deps.metrics.count('PromptsUncertain');
+    deps.metrics.count(FOLLOWUP_METRICS.uncertain);
     run.log.error('follow-up send is uncertain; it will not be sent again', { detail: extra.detail });
     await deadLetter(deps, run.input, message.requestId, message.jobId, `uncertain: ${extra.detail ?? ''}`);
   } else if (extra.deadLetter) {
@@ -64,7 +65,7 @@ export async function finish(
       detail: extra.detail,
     }),
   );
-  deps.metrics.count('OutcomesRecorded');
+  deps.metrics.count(FOLLOWUP_METRICS.outcomes);
   if (!(await write(run, done, from?.version))) run.log.warn('state changed while recording the outcome; the outcome file stands');
   run.log.info('follow-up finished', { status, polls: done.polls, attempts: done.attempts });
   return {
@@ -120,13 +121,13 @@ export async function deferUnsent(
     const pending = { ...(from ? baseOf(from) : firstRecord(run)), ...counts, phase: 'pending', pendingSince } as const;
     if (!(await write(run, pending, from?.version))) return LOST_RACE;
   }
-  if (cause !== 'failure') run.deps.metrics.count('PromptsDeferred');
+  if (cause !== 'failure') run.deps.metrics.count(FOLLOWUP_METRICS.deferred);
   return deferred(run, Math.min(delayMs, bound - now), reason, cause);
 }
 
 export async function deadLetter(deps: FollowUpDeps, input: IncomingMessage, requestId: string, jobId: string | undefined, reason: string): Promise<void> {
   await deps.deadLetter({ body: input.body, reason, requestId, messageId: input.messageId, groupId: jobId });
-  deps.metrics.count('MessagesDeadLettered');
+  deps.metrics.count(FOLLOWUP_METRICS.deadLettered);
   deps.logger.warn('message dead-lettered', { correlationId: requestId, reason, messageId: input.messageId });
 }
 

@@ -12,6 +12,7 @@ import { judgeRead, nextPollDelay } from './poll.js';
 import { LOST_RACE, deferred, readOptions, stopping, write, type Run, type Step } from './run.js';
 import { baseOf, type Lease, type SentState, type StateDraft } from './state.js';
 import type { DeferCause } from './types.js';
+import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
 /** Time kept between the end of a poll call and its deadline, to save the progress (ms). */
 const SAVE_MARGIN_MS = 1_000;
@@ -42,7 +43,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
   };
   const release = async (delayMs: number, reason: string, cause: DeferCause): Promise<Step> => {
     if (!(await save(undefined))) return LOST_RACE;
-    deps.metrics.count('PromptsDeferred');
+    deps.metrics.count(FOLLOWUP_METRICS.deferred);
     return deferred(run, delayMs, reason, cause, progress.polls);
   };
 

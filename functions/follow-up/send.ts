@@ -10,6 +10,7 @@ import { deferUnsent, finish, recordFailure } from './finish.js';
 import { pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
 import { baseOf, type ClaimedState, type PendingState } from './state.js';
+import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
 /** Time kept between the end of a POST call and the end of its claim (ms). */
 const CLAIM_MARGIN_MS = 1_000;
@@ -76,7 +77,7 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
 
   run.sent = true;
   run.lastJob = response;
-  deps.metrics.count('PromptsSent');
+  deps.metrics.count(FOLLOWUP_METRICS.sent);
   run.log.info('prompt sent', { responseStatus: response.status });
   const sent = await write(
     run,

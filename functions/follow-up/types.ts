@@ -4,9 +4,10 @@ import type { AgentApi } from './agent-api.js';
 import type { DeadLetter } from './dead-letter.js';
 import type { OutcomeSink } from './outcome.js';
 import type { OutcomeStatus, StateStore } from './state.js';
+import type { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
-/** Metric names (Powertools Metrics, unit Count). */
-export type FollowUpMetric = 'PromptsSent' | 'PromptsUncertain' | 'MessagesDeadLettered' | 'PromptsDeferred' | 'OutcomesRecorded';
+/** Metric names (Powertools Metrics, unit Count): the ones the alarms and the dashboard read. */
+export type FollowUpMetric = (typeof FOLLOWUP_METRICS)[keyof typeof FOLLOWUP_METRICS];
 
 export interface FollowUpMetrics {
   count(name: FollowUpMetric, value?: number): void;
