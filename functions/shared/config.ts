@@ -124,9 +124,25 @@ export function validateApiKey(key: string, source = 'MINTLIFY_API_KEY'): string
   return trimmed;
 }
 
-/** 127.0.0.0/8, localhost (and `*.localhost`, RFC 6761) or [::1]: this machine only. */
+/**
+ * Whether `hostname` names this machine by convention: 127.0.0.0/8, `localhost`, `*.localhost`
+ * (RFC 6761) or [::1]. A name is not checked against what it resolves to: fine for choosing a
+ * local default (the follow-up consumer's sandbox for an emulator's queue), never enough to
+ * send a bearer token over plain http — see `allowsPlainHttp`.
+ */
 export function isLoopback(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]') return true;
+  return allowsPlainHttp(hostname) || hostname.endsWith('.localhost');
+}
+
+/**
+ * Whether the key may travel over plain http to `hostname` (a WHATWG URL's hostname, so numeric
+ * forms like `127.1` are already `127.0.0.1`): only a literal loopback address (127.0.0.0/8,
+ * [::1]) or `localhost`, which resolvers answer with loopback themselves. Other `*.localhost`
+ * names are refused: nothing here checks what they resolve to, and resolving at start-up would
+ * not bind the connection made later to that answer.
+ */
+export function allowsPlainHttp(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]') return true;
   const octets = hostname.split('.');
   return octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
 }
@@ -146,9 +162,9 @@ export function validateApiUrl(url: string, source = 'MINTLIFY_API_URL'): string
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new ConfigError(`${source} must use https (got ${parsed.protocol}): use e.g. ${DEFAULT_API_URL}`);
   }
-  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+  if (parsed.protocol === 'http:' && !allowsPlainHttp(parsed.hostname)) {
     throw new ConfigError(
-      `${source} uses plain http for ${parsed.hostname}: use https (http is allowed only for 127.0.0.1, localhost and [::1])`,
+      `${source} uses plain http for ${parsed.hostname}: use https (http is allowed only for 127.0.0.0/8, localhost and [::1]; other *.localhost names are not)`,
     );
   }
   if (parsed.username || parsed.password) {

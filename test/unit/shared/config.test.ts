@@ -230,6 +230,17 @@ describe('validateApiUrl', () => {
     },
   );
 
+  it.each(['http://api.localhost:4010', 'http://sqs.us-east-1.localhost', 'http://localhost.:3000'])(
+    'refuses plain http to a name that only claims to be loopback (%s): its address is not checked',
+    (url) => {
+      expect(configErrorOf(() => validateApiUrl(url)).message).toContain('https');
+    },
+  );
+
+  it('reads numeric loopback forms as the address they are (http://127.1 is 127.0.0.1)', () => {
+    expect(validateApiUrl('http://127.1:4010')).toBe('http://127.0.0.1:4010');
+  });
+
   it('refuses other schemes, credentials, queries and non-URLs', () => {
     expect(configErrorOf(() => validateApiUrl('ftp://api.mintlify.com')).message).toContain('MINTLIFY_API_URL');
     expect(configErrorOf(() => validateApiUrl('https://u:p@api.mintlify.com')).message).toContain('credentials');
