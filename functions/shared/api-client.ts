@@ -25,6 +25,7 @@
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
 import type { BudgetGate } from './budget.js';
+import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
 import {
   ApiError,
@@ -48,8 +49,11 @@ import { parseAgentJob, type ParseOptions } from './schemas.js';
 export interface ApiClientOptions {
   /** API base URL; https, or http on loopback. */
   readonly baseUrl: string;
-  /** Admin key (`mint_…`). */
-  readonly apiKey: string;
+  /**
+   * Admin key (`mint_…`), or a source of it (secrets.ts `createApiKeyProvider`): then a 401 makes
+   * the client read the key again and, if it changed (a rotation), send the request once more.
+   */
+  readonly apiKey: string | ApiKeySource;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
   /** Per-request timeout (headers and body), ms; also cut to the call's deadline. @default 30_000 */
@@ -212,7 +216,10 @@ function causeCodes(error: unknown): string[] {
 
 /** Creates the client. Validates the key and URL now, so a typo fails before any request. */
 export function createApiClient(options: ApiClientOptions): MintlifyClient {
-  const apiKey = validateApiKey(options.apiKey);
+  const keySource: ApiKeySource =
+    typeof options.apiKey === 'string' ? fixedKey(validateApiKey(options.apiKey)) : options.apiKey;
+  /** Every key this client has sent or been given: all of them are kept out of messages and data. */
+  const knownKeys = new Set<string>(typeof options.apiKey === 'string' ? [validateApiKey(options.apiKey)] : []);
   const baseUrl = validateApiUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000, 1);
@@ -230,7 +237,39 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
 
   /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
   const scrub = (text: string, secrets: readonly string[] = []): string =>
-    scrubText(text, { secrets: [apiKey, ...secrets], maxLength: MAX_SERVER_TEXT });
+    scrubText(text, { secrets: [...knownKeys, ...secrets], maxLength: MAX_SERVER_TEXT });
+
+  /** The key to send (read again from its source with `fresh`), remembered for scrubbing. */
+  async function keyToSend(fresh: boolean): Promise<string> {
+    const key = validateApiKey(await (fresh ? keySource.refresh() : keySource.get()));
+    knownKeys.add(key);
+    return key;
+  }
+
+  /**
+   * Runs an attempt with the current key. After a 401 it reads the key again and, only when
+   * that gives another key (the secret was rotated), runs the attempt once more with it: the
+   * service refused the first request, so even a POST may be sent again.
+   */
+  async function withKey<T>(op: Operation, fn: (key: string) => Promise<T>): Promise<T> {
+    const key = await keyToSend(false);
+    try {
+      return await fn(key);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      let fresh: string;
+      try {
+        fresh = await keyToSend(true);
+      } catch (readError) {
+        logger?.warn('could not read the API key again after a 401', { operation: op, reason: describeError(readError) });
+        throw error;
+      }
+      if (fresh === key) throw error;
+      stats.retries += 1;
+      logger?.warn('API key rejected (401): sending once more with the key read again', { operation: op });
+      return fn(fresh);
+    }
+  }
 
   /** One HTTP exchange. Throws NetworkError (or the caller's abort reason). */
   async function send(
@@ -238,6 +277,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     path: string,
     body: string | undefined,
     call: CallOptions,
+    key: string,
   ): Promise<RawResponse> {
     const remaining = call.deadline === undefined ? Infinity : call.deadline - now();
     if (remaining <= 0) throw new DeadlineExceededError('no time left before the deadline: the request was not sent');
@@ -250,7 +290,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     }, limitMs);
     const signal = call.signal ? AbortSignal.any([controller.signal, call.signal]) : controller.signal;
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${apiKey}`,
+      Authorization: `Bearer ${key}`,
       Accept: 'application/json',
       'User-Agent': userAgent,
     };
@@ -389,7 +429,8 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         { cause: error },
       );
     }
-    return parse(redactInPlace(body, apiKey), { redact: (text) => redactSecrets(text, [apiKey, ...secrets]) });
+    for (const key of knownKeys) body = redactInPlace(body, key);
+    return parse(body, { redact: (text) => redactSecrets(text, [...knownKeys, ...secrets]) });
   }
 
   /** One attempt: request, classify, validate. */
@@ -401,9 +442,10 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     ids: { projectId: string; jobId?: string },
     parse: BodyParser<T>,
     call: CallOptions,
+    key: string,
     secrets: readonly string[] = [],
   ): Promise<T> {
-    const response = await send(method, path, body, call);
+    const response = await send(method, path, body, call, key);
     if (!isSuccess(response.status)) throw httpError(op, response, ids, secrets);
     const value = parseBody(op, response, parse, secrets);
     stats.successes += 1;
@@ -412,6 +454,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
 
   function run<T>(
     op: Operation,
+    request: string,
     fn: () => Promise<T>,
     shouldRetry: (error: unknown, earlier: readonly unknown[]) => boolean,
     call: CallOptions,
@@ -432,8 +475,9 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       ...(call.signal ? { signal: call.signal } : {}),
       onRetry: ({ error, attempt: failed, delayMs, fromRetryAfter }) => {
         stats.retries += 1;
-        logger?.warn('retrying API request', {
+        logger?.warn(RETRY_LOG_MESSAGE, {
           operation: op,
+          request,
           attempt: failed,
           delayMs,
           fromRetryAfter,
@@ -474,10 +518,11 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         search.set(name, String(value));
       }
       const path = `/v1/analytics/${project}/${endpoint}?${search.toString()}`;
-      const once = async (): Promise<T> => {
-        await budget.take(call);
-        return attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call);
-      };
+      const once = (): Promise<T> =>
+        withKey('getAnalytics', async (key) => {
+          await budget.take(call);
+          return attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+        });
       // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
       // the whole deployment through the ledger, and the request goes on once the pause ends.
       // Other failures keep their count across 429s, so alternating 5xx and 429 still ends.
@@ -486,7 +531,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       for (;;) {
         const retriesBefore = stats.retries;
         try {
-          return await run('getAnalytics', once, isRetryableAnalyticsRead, call, maxRetries - retriesUsed, failures);
+          return await run('getAnalytics', `GET /v1/analytics/${project}/${endpoint}`, once, isRetryableAnalyticsRead, call, maxRetries - retriesUsed, failures);
         } catch (error) {
           if (!(error instanceof RateLimitedError)) throw error;
           retriesUsed += stats.retries - retriesBefore;
@@ -504,7 +549,8 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       const path = `/v2/agent/${checkId('project id', projectId)}/job/${checkId('job id', jobId)}`;
       return run(
         'getJob',
-        () => attempt('getJob', 'GET', path, undefined, { projectId, jobId }, parseAgentJob, call),
+        `GET ${path}`,
+        () => withKey('getJob', (key) => attempt('getJob', 'GET', path, undefined, { projectId, jobId }, parseAgentJob, call, key)),
         isRetryableRead,
         call,
       );
@@ -518,15 +564,71 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       const body = JSON.stringify({ prompt });
       const once = async (): Promise<AgentJob> => {
         try {
-          return await attempt('sendMessage', 'POST', path, body, { projectId, jobId }, parseAgentJob, call, [prompt]);
+          return await withKey('sendMessage', (key) =>
+            attempt('sendMessage', 'POST', path, body, { projectId, jobId }, parseAgentJob, call, key, [prompt]),
+          );
         } catch (error) {
           if (call.signal?.aborted && error === call.signal.reason) throw error;
           throw uncertainOrAsIs(error, (text) => scrub(text, [prompt]));
         }
       };
-      return run('sendMessage', once, isRetryableSend, call);
+      return run('sendMessage', `POST ${path}`, once, isRetryableSend, call);
     },
   };
+}
+
+/** The message of the warn record the client logs before each retry wait. */
+export const RETRY_LOG_MESSAGE = 'retrying API request';
+
+/** What `retryLinePrinter` reads from a retry record (see `run`). */
+interface RetryRecord {
+  readonly request?: unknown;
+  readonly attempt?: unknown;
+  readonly delayMs?: unknown;
+  readonly fromRetryAfter?: unknown;
+  readonly reason?: unknown;
+}
+
+const MAX_RETRY_LINE = 200;
+
+/**
+ * A `logger` for `createApiClient` that turns each retry into one short line — the request,
+ * how long the client waits and what failed — written with `write` (the CLI passes stderr), so
+ * a run that retries does not sit silent for minutes. Everything else is dropped. On a
+ * terminal (`tty`) the line first clears the progress bar the line may share.
+ */
+export function retryLinePrinter(
+  write: (line: string) => unknown,
+  options: { readonly tty?: boolean } = {},
+): Pick<AppLogger, 'debug' | 'info' | 'warn'> {
+  const ignore = (): void => {};
+  return {
+    debug: ignore,
+    info: ignore,
+    warn: (message: unknown, ...extra: unknown[]) => {
+      if (message !== RETRY_LOG_MESSAGE) return;
+      const record = (extra[0] ?? {}) as RetryRecord;
+      const delayMs = typeof record.delayMs === 'number' ? record.delayMs : 0;
+      const asked = record.fromRetryAfter === true ? ', as the API asked' : '';
+      const reason = String(record.reason ?? 'an error').replace(/^[A-Za-z]*Error: /, '');
+      const line = scrubText(`retrying ${String(record.request)} in ${formatWait(delayMs)}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
+        maxLength: MAX_RETRY_LINE - 1,
+      });
+      write(`${options.tty ? '\r\u001b[K' : ''}${line})\n`);
+    },
+  } as Pick<AppLogger, 'debug' | 'info' | 'warn'>;
+}
+
+/** 250 → "0.3 s", 12_000 → "12 s", 300_000 → "5 min". */
+function formatWait(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+/** A key that never changes (MINTLIFY_API_KEY, tests): reading it again gives the same key. */
+function fixedKey(key: string): ApiKeySource {
+  return { get: async () => key, refresh: async () => key };
 }
 
 /**

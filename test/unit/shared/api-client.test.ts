@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../functions/shared/api-client.js';
+import { createApiClient, retryLinePrinter } from '../../../functions/shared/api-client.js';
 import type { ApiClientOptions } from '../../../functions/shared/api-client.js';
 import type { BudgetGate } from '../../../functions/shared/budget.js';
 import {
@@ -811,5 +811,143 @@ describe('terminal escapes in answers', () => {
     const error = await failureOf(client.getJob('proj_1', 'job_1'));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).not.toMatch(ESCAPES);
+  });
+});
+
+/** A key source whose secret an operator can rotate; counts its reads. */
+function rotatingKeys(first: string) {
+  let stored = first;
+  let cached = first;
+  const counts = { gets: 0, refreshes: 0 };
+  return {
+    counts,
+    rotate(next: string) {
+      stored = next;
+    },
+    source: {
+      async get() {
+        counts.gets += 1;
+        return cached;
+      },
+      async refresh() {
+        counts.refreshes += 1;
+        cached = stored;
+        return cached;
+      },
+    },
+  };
+}
+
+describe('a rotated key', () => {
+  const NEW_KEY = 'mint_Zq8xRotatedAdminKey9876543210';
+  const authorizations = () => seen.map((request) => request.headers.authorization);
+
+  it('is read again after a 401 and the read is sent once more with it', async () => {
+    const keys = rotatingKeys(KEY);
+    keys.rotate(NEW_KEY);
+    replies = [json(401, { error: 'unauthorized' }), json(200, page())];
+    const { client } = makeClient({ apiKey: keys.source });
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
+    expect(authorizations()).toEqual([`Bearer ${KEY}`, `Bearer ${NEW_KEY}`]);
+    expect(keys.counts.refreshes).toBe(1);
+  });
+
+  it('takes the second attempt of an analytics read from the budget too', async () => {
+    const keys = rotatingKeys(KEY);
+    keys.rotate(NEW_KEY);
+    replies = [json(401, { error: 'unauthorized' }), json(200, page())];
+    const { client, budget } = makeClient({ apiKey: keys.source });
+    await visitors(client);
+    expect(budget.takes).toHaveLength(2);
+  });
+
+  it('is not tried when reading the key again gives the same key: the 401 fails the call at once', async () => {
+    const keys = rotatingKeys(KEY);
+    replies = [json(401, { error: 'unauthorized' }), json(200, page())];
+    const { client } = makeClient({ apiKey: keys.source });
+    const error = await failureOf(visitors(client));
+    expect((error as ApiError).status).toBe(401);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('is tried only once: a second 401 fails the call', async () => {
+    const keys = rotatingKeys(KEY);
+    keys.rotate(NEW_KEY);
+    replies = [json(401, { error: 'unauthorized' }), json(401, { error: 'unauthorized' }), json(200, page())];
+    const { client } = makeClient({ apiKey: keys.source });
+    const error = await failureOf(visitors(client));
+    expect((error as ApiError).status).toBe(401);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('re-sends a follow-up POST after a 401, which the service refused', async () => {
+    const keys = rotatingKeys(KEY);
+    keys.rotate(NEW_KEY);
+    replies = [json(401, { error: 'unauthorized' }), json(200, job())];
+    const { client } = makeClient({ apiKey: keys.source });
+    await expect(client.sendMessage('proj_1', 'job_1', PROMPT)).resolves.toMatchObject({ id: 'job_1' });
+    expect(seen.filter((request) => request.method === 'POST')).toHaveLength(2);
+  });
+
+  it('that cannot be read before a POST leaves the follow-up not sent, not uncertain', async () => {
+    const source = {
+      get: async () => {
+        throw new NetworkError('could not read the API key secret (ThrottlingException): try again', true);
+      },
+      refresh: async () => KEY,
+    };
+    const { client } = makeClient({ apiKey: source, maxRetries: 0 });
+    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    expect(error).not.toBeInstanceOf(SendUncertainError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('and the old one both stay out of messages', async () => {
+    const keys = rotatingKeys(KEY);
+    keys.rotate(NEW_KEY);
+    replies = [json(401, { error: `bad key ${KEY}` }), json(400, { error: `still bad ${NEW_KEY} after ${KEY}` })];
+    const { client, logs } = makeClient({ apiKey: keys.source });
+    const error = await failureOf(visitors(client));
+    const surface = leakSurface(error, logs, client.stats);
+    expect(surface).not.toContain(KEY);
+    expect(surface).not.toContain(NEW_KEY);
+  });
+});
+
+describe('retryLinePrinter', () => {
+  it('prints one line per retry: the request, what failed and how long it waits', async () => {
+    replies = [json(503, { error: 'busy' }), json(429, { error: 'slow down' }, { 'retry-after': '12' }), json(200, job())];
+    const lines: string[] = [];
+    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line)) });
+    await client.getJob('proj_1', 'job_1');
+    expect(lines).toEqual([
+      'retrying GET /v2/agent/proj_1/job/job_1 in 0.3 s (attempt 1 failed: HTTP 503 from the API (server error): busy)\n',
+      'retrying GET /v2/agent/proj_1/job/job_1 in 12 s, as the API asked (attempt 2 failed: rate limited (429) by the API, retry after 12000 ms: slow down)\n',
+    ]);
+  });
+
+  it('prints nothing for a request that needs no retry', async () => {
+    replies = [json(200, page())];
+    const lines: string[] = [];
+    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line)) });
+    await visitors(client);
+    expect(lines).toEqual([]);
+  });
+
+  it('leaves the query out of an analytics request and keeps the line short', async () => {
+    replies = [json(500, { error: 'x'.repeat(5_000) }), json(200, page())];
+    const lines: string[] = [];
+    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line)) });
+    await visitors(client);
+    expect(lines[0]).toMatch(/^retrying GET \/v1\/analytics\/proj_1\/visitors in 0\.3 s \(attempt 1 failed: HTTP 500/);
+    expect(lines[0]?.length).toBeLessThanOrEqual(201);
+  });
+
+  it('clears a progress line on a terminal before printing', async () => {
+    replies = [json(503, { error: 'busy' }), json(200, page())];
+    const lines: string[] = [];
+    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line), { tty: true }) });
+    await visitors(client);
+    expect(lines[0]?.startsWith('\r\u001b[K')).toBe(true);
   });
 });

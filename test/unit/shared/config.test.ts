@@ -1,9 +1,8 @@
 import { inspect } from 'node:util';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 import { createLogger } from '../../../functions/shared/logger.js';
-import { clearApiKeyCache, resolveApiKey } from '../../../functions/shared/secrets.js';
 
 const KEY = 'mint_Zq8xSecretTestKey1234567890';
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-admin-key-AbCdEf';
@@ -246,90 +245,6 @@ describe('validateApiUrl', () => {
     expect(configErrorOf(() => validateApiUrl('https://u:p@api.mintlify.com')).message).toContain('credentials');
     expect(configErrorOf(() => validateApiUrl('https://api.mintlify.com/?x=1')).message).toContain('query');
     expect(configErrorOf(() => validateApiUrl('api.mintlify.com')).message).toContain('not a URL');
-  });
-});
-
-describe('resolveApiKey', () => {
-  beforeEach(() => clearApiKeyCache());
-
-  /** A Secrets Manager stand-in that answers every GetSecretValue with `output`. */
-  function fakeSecrets(output: Record<string, unknown> | Error) {
-    const calls: unknown[] = [];
-    return {
-      calls,
-      client: {
-        send: async (command: { input: unknown }) => {
-          calls.push(command.input);
-          if (output instanceof Error) throw output;
-          return output;
-        },
-      } as never,
-    };
-  }
-
-  it('prefers MINTLIFY_API_KEY and never reads the secret', async () => {
-    const secrets = fakeSecrets({ SecretString: 'mint_other' });
-    await expect(resolveApiKey({ apiKey: KEY, apiKeySecretArn: ARN }, { secrets: secrets.client })).resolves.toBe(KEY);
-    expect(secrets.calls).toHaveLength(0);
-  });
-
-  it('reads a raw key from the secret', async () => {
-    const secrets = fakeSecrets({ SecretString: `${KEY}\n` });
-    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client })).resolves.toBe(KEY);
-    expect(secrets.calls).toEqual([{ SecretId: ARN }]);
-  });
-
-  it('reads the apiKey field of a JSON secret', async () => {
-    const secrets = fakeSecrets({ SecretString: JSON.stringify({ apiKey: KEY }) });
-    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client })).resolves.toBe(KEY);
-  });
-
-  it('reads the secret once per process', async () => {
-    const secrets = fakeSecrets({ SecretString: KEY });
-    await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client });
-    await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client });
-    expect(secrets.calls).toHaveLength(1);
-  });
-
-  it('tries the secret again after a failed read', async () => {
-    const failing = fakeSecrets(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
-    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: failing.client })).rejects.toThrow('ThrottlingException');
-    const working = fakeSecrets({ SecretString: KEY });
-    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: working.client })).resolves.toBe(KEY);
-  });
-
-  it('explains an access problem as a configuration error', async () => {
-    const secrets = fakeSecrets(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
-    const error = await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toContain('GetSecretValue');
-  });
-
-  it('fails clearly when neither the key nor the secret is configured', async () => {
-    const error = await resolveApiKey({}).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toContain('MINTLIFY_API_KEY_SECRET_ARN');
-  });
-
-  it('fails clearly when the secret is empty', async () => {
-    const secrets = fakeSecrets({ SecretString: '  ' });
-    await expect(resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client })).rejects.toThrow('is empty');
-  });
-
-  it('refuses an assistant key stored in the secret without echoing it', async () => {
-    const assistantKey = 'mint_dsc_Zq8xStoredAssistant';
-    const secrets = fakeSecrets({ SecretString: JSON.stringify({ apiKey: assistantKey }) });
-    const error = await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toContain('assistant key');
-    expect((error as Error).message).not.toContain(assistantKey);
-  });
-
-  it('refuses JSON without an apiKey field without echoing the secret', async () => {
-    const secrets = fakeSecrets({ SecretString: JSON.stringify({ key: KEY }) });
-    const error = await resolveApiKey({ apiKeySecretArn: ARN }, { secrets: secrets.client }).catch((e: unknown) => e);
-    expect((error as Error).message).toContain('"apiKey"');
-    expect((error as Error).message).not.toContain(KEY);
   });
 });
 
