@@ -13,7 +13,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { createApiClient } from '../shared/api-client.js';
+import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
 import { createBudgetGate, createBudgetLedger, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
@@ -160,7 +160,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     const ledger = createBudgetLedger(store, spec, { now: io.now });
     const progress = flags.json ? undefined : createProgress(io, spec.text);
     const gate = createBudgetGate(ledger, { now: io.now, sleep: io.sleep ?? realSleep, ...(progress ? { onWait: progress.onWait } : {}) });
-    const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, ...(io.sleep ? { sleep: io.sleep } : {}) });
+    const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }), ...(io.sleep ? { sleep: io.sleep } : {}) });
     const controller = new AbortController();
     void io.stopSignal.then(() => controller.abort(new Error('stopped by the user')));
     let result: RunResult;

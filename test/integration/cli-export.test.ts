@@ -210,6 +210,16 @@ describe('mintlify-exporter export', () => {
     expect(await filesContaining(out, API_KEY)).toEqual([]);
   });
 
+  it('prints a line on stderr for each retry: the request, the wait and what failed', async () => {
+    const out = await makeTempDir('cli');
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_b', kind: 'server-error', status: 503, times: 1 });
+
+    const { code, stderr } = await runCli(['export', '--date', '2026-02-01', '--project', 'proj_b', '--out', out]);
+
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/^retrying GET \/v1\/analytics\/proj_b\/visitors in \d+(\.\d)? s \(attempt 1 failed: HTTP 503 from the API \(server error\)/m);
+  });
+
   it('skips a complete unit on a re-run and sends no request', async () => {
     const out = await makeTempDir('cli');
     const argv = ['export', '--date', '2026-02-01', '--project', 'proj_b', '--out', out];
