@@ -243,7 +243,6 @@ describe('the hourly run', () => {
 
     await expect(invocation).rejects.toMatchObject({
       name: 'ExportIncompleteError',
-      retryable: true,
       message: expect.stringContaining(`visitors proj_a ${TARGET_DAY}`),
     });
     expect(await manifests(dir)).toEqual([`_manifests/visitors/dt=${TARGET_DAY}/proj_b.json`]);
@@ -369,12 +368,14 @@ describe('refusals', () => {
     expect(await listFiles(dir)).toEqual([]);
   });
 
-  it('refuses to load without EXPORT_STATE_TABLE, where its budget ledger lives', async () => {
+  it('refuses to run without EXPORT_STATE_TABLE, where its budget ledger lives, before any request', async () => {
     const dir = await makeTempDir();
+    const { handler } = await loadHandler(dir, { EXPORT_STATE_TABLE: undefined });
 
-    const loading = loadHandler(dir, { EXPORT_STATE_TABLE: undefined });
+    const invocation = handler(scheduledEvent(EVENT_TIME), lambdaContext());
 
-    await expect(loading).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining('EXPORT_STATE_TABLE') });
+    await expect(invocation).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining('EXPORT_STATE_TABLE') });
+    expect(sandbox.requests).toEqual([]);
   });
 
   it('fails before any request when the destination cannot be written', async () => {
