@@ -1,5 +1,5 @@
 /**
- * The service's resources (spec/service-api.md) and the client the jobs use. The
+ * The service's resources (docs/design.md §1) and the client the jobs use. The
  * implementation lives in api-client.ts; the domain code depends only on `ApiClient`.
  */
 

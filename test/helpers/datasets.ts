@@ -119,7 +119,7 @@ export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = {
   caller_stats: 'caller-stats',
 };
 
-/** Each endpoint's largest `limit` (spec/analytics-endpoints.md); caller stats takes none. */
+/** Each endpoint's largest `limit` (docs/design.md §1.1); caller stats takes none. */
 export const MAX_LIMIT: Readonly<Record<DatasetName, number | undefined>> = {
   visitors: 250,
   views: 250,
@@ -258,7 +258,7 @@ export function expectedTables(
           asked_at: row.timestamp,
           query: row.query,
           response: row.response,
-          // Absent means `answer` (spec/analytics-endpoints.md).
+          // Absent means `answer` (docs/design.md §1.1).
           response_type: row.responseType ?? 'answer',
           resolution_status: row.resolutionStatus,
           query_category: row.queryCategory,

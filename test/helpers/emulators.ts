@@ -11,7 +11,7 @@
  * it('…', async () => { const bucket = await aws.createBucket(); … });
  * ```
  *
- * Known emulator limits (TOOLCHAIN.md): fauxqs caps single PUT bodies at 11 MiB (multipart
+ * Known emulator limits (measured on this project's machines): fauxqs caps single PUT bodies at 11 MiB (multipart
  * is fine), ignores `IfNoneMatch`, has no ListMultipartUploads; FIFO receives return one
  * message per group per call. dynalite ignores TTL and has no TransactWriteItems.
  */

@@ -28,7 +28,7 @@ import { manifestKey, STAGING_PREFIX } from '../../functions/shared/tables.js';
 import type { RequestLogEntry, Sandbox } from '../../sandbox/index.js';
 import { readParquet, readParquetBytes, type ParquetContents } from './duckdb.js';
 
-/** The types a warehouse must see, in column order (DESIGN.md "Warehouse layout"). */
+/** The types a warehouse must see, in column order (docs/design.md §2.3). */
 export const PAGES_COLUMNS = [
   { name: 'project_id', type: 'VARCHAR' },
   { name: 'date', type: 'DATE' },

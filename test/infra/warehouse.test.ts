@@ -1,6 +1,6 @@
 /**
  * The warehouse as synthesized: one Glue table per entry of tables.ts `TABLES` matching the
- * table contract of DESIGN.md column for column, partition projection on `dt`, the saved
+ * table contract of docs/design.md column for column, partition projection on `dt`, the saved
  * Athena queries, and the export's S3 grant (every dataset table, manifests, staging).
  */
 import { App, Stack } from 'aws-cdk-lib';
@@ -30,7 +30,7 @@ function analytics(...pairs: [string, string][]): [string, string][] {
   return [['project_id', 'string'], ['date', 'date'], ...pairs, ['exported_at', 'timestamp']];
 }
 
-/** DESIGN.md's table contract, written out here so that a drift in tables.ts fails this test. */
+/** docs/design.md's table contract, written out here so that a drift in tables.ts fails this test. */
 const CONTRACT: Readonly<Record<string, [string, string][]>> = {
   visitors_totals: analytics(['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint'], ['pages', 'bigint']),
   visitors_pages: analytics(['path', 'string'], ['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint']),

@@ -1,5 +1,5 @@
 /**
- * The request budget is a schedule, not an error (DESIGN.md): a backlog larger than one
+ * The request budget is a schedule, not an error (docs/design.md): a backlog larger than one
  * window's budget completes by waiting, not by failing — on a fake clock that the sandbox, the
  * budget gate and the API client share, so hours of schedule take milliseconds. The sandbox
  * runs in budget mode (it answers 429 beyond its budget, as the service does) and its request
