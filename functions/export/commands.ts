@@ -138,7 +138,7 @@ function storeOf(config: Config, io: ExportCommandIo, out: string | undefined): 
 }
 
 function destinationOf(config: Config, io: ExportCommandIo, out: string | undefined): Destination {
-  return openDestination(out ?? config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
+  return openDestination(out ?? config.destination, { source: out === undefined ? 'EXPORT_DESTINATION' : '--out', ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
 }
 
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {

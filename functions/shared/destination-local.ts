@@ -46,7 +46,7 @@ export function createLocalDestination(dir: string): Destination {
     const file = fileOf(key);
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      await mkdir(path.dirname(file), { recursive: true });
+      await createFolder(path.dirname(file));
     } catch (error) {
       throw failure('create the folder of', file, error);
     }
@@ -190,6 +190,35 @@ function pendingFileWrite(stream: WriteStream, temp: string, file: string): Pend
       await discard();
     },
   };
+}
+
+/**
+ * `mkdir -p` that reports the real cause. Node's recursive mkdir answers ENOENT when a folder
+ * cannot be created for another reason it does not list (EROFS on a read-only file system):
+ * it stats the missing folder after the failure and returns that error. Then the missing
+ * folders are created one by one, which fails with the real code.
+ */
+async function createFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    return;
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+  }
+  const missing: string[] = [];
+  for (let at = dir; ; at = path.dirname(at)) {
+    const found = await stat(at).then(
+      () => true,
+      () => false,
+    );
+    if (found || path.dirname(at) === at) break;
+    missing.unshift(at);
+  }
+  for (const folder of missing) {
+    await mkdir(folder).catch((error: unknown) => {
+      if (codeOf(error) !== 'EEXIST') throw error;
+    });
+  }
 }
 
 function codeOf(error: unknown): string | undefined {

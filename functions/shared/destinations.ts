@@ -12,6 +12,8 @@ import { ConfigError } from './errors.js';
 export interface DestinationDeps {
   /** Used for `s3://` targets; default: a client configured from the environment (region, role). */
   readonly s3Client?: S3Client;
+  /** Where the target came from, named in messages (`--out` for the CLI flag). @default 'EXPORT_DESTINATION' */
+  readonly source?: string;
 }
 
 /** Parsed form of an `s3://` target. */
@@ -30,21 +32,21 @@ const SCHEME_PATTERN = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
  * Parses `s3://bucket/prefix`. Throws `ConfigError` with a one-line fix for a missing or
  * invalid bucket name or a prefix with `.`/`..` parts.
  */
-export function parseS3Target(target: string): S3Target {
+export function parseS3Target(target: string, source = 'EXPORT_DESTINATION'): S3Target {
   const rest = target.replace(SCHEME_PATTERN, '');
   const slash = rest.indexOf('/');
   const bucket = slash === -1 ? rest : rest.slice(0, slash);
   const prefix = slash === -1 ? '' : rest.slice(slash + 1);
   if (bucket === '') {
-    throw new ConfigError(`EXPORT_DESTINATION "${target}" has no bucket: use s3://bucket/prefix`);
+    throw new ConfigError(`${source} "${target}" has no bucket: use s3://bucket/prefix`);
   }
   if (!BUCKET_PATTERN.test(bucket) || bucket.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
     throw new ConfigError(
-      `EXPORT_DESTINATION "${target}": "${bucket}" is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens`,
+      `${source} "${target}": "${bucket}" is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens`,
     );
   }
   if (prefix.split('/').some((part) => part === '.' || part === '..')) {
-    throw new ConfigError(`EXPORT_DESTINATION "${target}": the prefix may not contain "." or ".." parts`);
+    throw new ConfigError(`${source} "${target}": the prefix may not contain "." or ".." parts`);
   }
   return { bucket, prefix: normalisePrefix(prefix) };
 }
@@ -54,13 +56,14 @@ export function parseS3Target(target: string): S3Target {
  * creates folders (local) or fails with a message naming bucket and key (S3).
  */
 export function openDestination(target: string, deps: DestinationDeps = {}): Destination {
+  const source = deps.source ?? 'EXPORT_DESTINATION';
   const trimmed = target.trim();
   if (trimmed === '') {
-    throw new ConfigError('EXPORT_DESTINATION is empty: use s3://bucket/prefix or a local directory such as ./data');
+    throw new ConfigError(`${source} is empty: use s3://bucket/prefix or a local directory such as ./data`);
   }
   const scheme = SCHEME_PATTERN.exec(trimmed)?.[1]?.toLowerCase();
   if (scheme === 's3') {
-    const { bucket, prefix } = parseS3Target(trimmed);
+    const { bucket, prefix } = parseS3Target(trimmed, source);
     const client = deps.s3Client ?? new S3Client({});
     return createS3Destination({ bucket, prefix, client });
   }
@@ -69,7 +72,7 @@ export function openDestination(target: string, deps: DestinationDeps = {}): Des
   }
   if (scheme !== undefined) {
     throw new ConfigError(
-      `EXPORT_DESTINATION "${trimmed}" uses an unsupported scheme "${scheme}://": use s3://bucket/prefix or a local directory`,
+      `${source} "${trimmed}" uses an unsupported scheme "${scheme}://": use s3://bucket/prefix or a local directory`,
     );
   }
   return createLocalDestination(trimmed);

@@ -131,6 +131,14 @@ describe('mintlify-exporter export: bad input', () => {
     expect(await listFiles(out)).toEqual([]);
   });
 
+  it("names --out, not EXPORT_DESTINATION, when --out is ''", async () => {
+    const { code, stderr } = await runCli(['export', '--project', 'proj_a', '--out', '']);
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error: --out is empty: /);
+    expect(sandbox.requests).toEqual([]);
+  });
+
   it('never echoes a rejected key on stderr', async () => {
     const { code, stderr } = await runCli(['export', '--project', 'proj_a'], sandboxEnv({ MINTLIFY_API_KEY: 'sk_live_NOT_A_MINT_KEY_42' }));
 
