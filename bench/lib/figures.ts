@@ -105,7 +105,9 @@ export interface BenchResult {
   readonly details?: Record<string, unknown>;
 }
 
-/** Progress on stderr, so stdout keeps only the table. */
+const STARTED = performance.now();
+
+/** Progress on stderr, so stdout keeps only the table; with the seconds since the start, to see where the time goes. */
 export function progress(message: string): void {
-  process.stderr.write(`[bench] ${message}\n`);
+  process.stderr.write(`[bench ${Math.round((performance.now() - STARTED) / 1000)}s] ${message}\n`);
 }
