@@ -16,7 +16,7 @@ import { createLeases } from '../shared/leases.js';
 import { createLogger } from '../shared/logger.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { realSleep } from '../shared/retry.js';
-import { resolveApiKey } from '../shared/secrets.js';
+import { createApiKeyProvider } from '../shared/secrets.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
 import { openLedger, openSharedStore, runSettings } from './runtime.js';
@@ -41,6 +41,7 @@ function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const destination = openDestination(config.destination);
   const store = openSharedStore(config, { dynamo: () => new DynamoDBClient({}) });
   const ledger = openLedger(config, store, Date.now);
+  const apiKey = createApiKeyProvider(config);
 
   return async (event: unknown, context: ExportContext): Promise<RunResult> => {
     logger.appendKeys({ correlationId: context.awsRequestId });
@@ -52,7 +53,7 @@ function handlerFromEnvironment(env: Record<string, string | undefined>) {
       sleep: realSleep,
       onWait: (wait) => logger.info('waiting for the request budget', { waitMs: wait.waitMs, reason: wait.reason }),
     });
-    const apiKey = await resolveApiKey(config);
+    await apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
     const api = createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger, budget: gate });
     const leases = createLeases(store, { owner: `lambda:${context.awsRequestId}` });
     const result = await runExport(request, runSettings(config, { deadline }), { api, gate, destination, leases, store, now: Date.now, logger });

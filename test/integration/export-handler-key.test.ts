@@ -1,0 +1,103 @@
+/**
+ * The export Lambda's API key after a rotation: the handler in process, its key in a Secrets
+ * Manager stand-in on 127.0.0.1 (read by the real SDK client through Powertools Parameters),
+ * the sandbox over HTTP, the state table in dynalite. A warm instance must not keep failing
+ * with 401 once the secret holds the new key.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RunResult } from '../../functions/export/run.js';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
+import { createStateTable, lambdaContext, makeTempDir, removeTempDirs, scheduledEvent } from '../helpers/export-fixtures.js';
+
+const API_KEY = 'mint_keytest_S3CR3T_0a1b2c3d4e5f';
+const OLD_KEY = 'mint_keytest_REVOKED_9f8e7d6c5b4a';
+const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:mintlify-key-test-AbCdEf';
+const EVENT_TIME = '2026-03-01T02:30:00Z';
+
+type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<RunResult>;
+
+let sandbox: Sandbox;
+let dynamo: Dynamo;
+let secrets: Server;
+let secretsEndpoint: string;
+/** What the stand-in's secret holds now; a test changes it the way `put-secret-value` does. */
+let secretString = OLD_KEY;
+const savedEnv = new Map<string, string | undefined>();
+
+beforeAll(async () => {
+  [sandbox, dynamo] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: [{ id: 'proj_a', paths: 40, exact: true }] }), startDynamo()]);
+  secrets = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.setHeader('content-type', 'application/x-amz-json-1.1');
+      response.end(JSON.stringify({ ARN: SECRET_ARN, Name: 'mintlify-key-test', SecretString: secretString, VersionId: 'v1' }));
+    });
+  });
+  secrets.listen(0, '127.0.0.1');
+  await once(secrets, 'listening');
+  secretsEndpoint = `http://127.0.0.1:${(secrets.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  for (const [name, value] of savedEnv) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  savedEnv.clear();
+  await removeTempDirs();
+});
+
+afterAll(async () => {
+  secrets?.closeAllConnections();
+  await Promise.all([sandbox?.close(), dynamo?.close(), new Promise((resolve) => secrets?.close(resolve))]);
+});
+
+function setEnv(env: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (!savedEnv.has(name)) savedEnv.set(name, process.env[name]);
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+
+async function loadHandler(): Promise<Handler> {
+  setEnv({
+    MINTLIFY_API_KEY: undefined,
+    MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
+    MINTLIFY_API_URL: sandbox.url,
+    MINTLIFY_PROJECT_IDS: 'proj_a',
+    EXPORT_DESTINATION: await makeTempDir('key-rotation'),
+    EXPORT_DATASETS: 'visitors',
+    EXPORT_SETTLE_HOURS: '2',
+    EXPORT_HEAL_DAYS: '0',
+    EXPORT_REFRESH_DAYS: '0',
+    EXPORT_STATE_TABLE: await createStateTable(dynamo.client),
+    ANALYTICS_BUDGET: '1000/1h',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+    AWS_REGION: TEST_REGION,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporterTest',
+  });
+  vi.resetModules();
+  return (await import('../../functions/export/handler.js')).handler as Handler;
+}
+
+describe('the export Lambda after a key rotation', () => {
+  it('uses the new key on the next run of the same warm instance, without waiting for the cache to expire', async () => {
+    secretString = OLD_KEY;
+    const handler = await loadHandler();
+    await expect(handler(scheduledEvent(EVENT_TIME), lambdaContext())).rejects.toMatchObject({ name: 'ExportIncompleteError' });
+
+    secretString = API_KEY;
+    const result = await handler(scheduledEvent(EVENT_TIME), lambdaContext());
+
+    expect(result).toMatchObject({ ok: true, failed: 0, completed: 1 });
+  });
+});
