@@ -82,11 +82,10 @@ interface Outcome {
  * A simulated clock whose sleep advances it; `atWindowStart` runs at every window start the
  * clock reaches or passes (with the clock set to that instant), before the sleeper wakes.
  */
-function simulatedClock(start: number, windowMs: number, atWindowStart: (at: number) => void): Clock & { time(): number } {
+function simulatedClock(start: number, windowMs: number, atWindowStart: (at: number) => void): Clock {
   let time = start;
   return {
     now: () => time,
-    time: () => time,
     async sleep(ms, signal) {
       signal?.throwIfAborted();
       const end = time + Math.max(0, ms);
@@ -101,21 +100,18 @@ function simulatedClock(start: number, windowMs: number, atWindowStart: (at: num
 
 async function runBacklog(budget: BudgetCase, kind: WindowKind, competitorShare: number, retryAfter = true): Promise<Outcome> {
   const spent: number[] = [];
-  let clockRef: { time(): number } | undefined;
-  const sandboxClock = () => clockRef?.time() ?? T0;
+  let competitor = (_at: number): void => undefined;
+  const clock = simulatedClock(T0, budget.windowMs, (at) => competitor(at));
   const sandbox: Sandbox = await startSandbox({
-    now: sandboxClock,
+    now: clock.now,
     budget: { requests: budget.requests, windowMs: budget.windowMs, window: kind, retryAfter },
   });
   try {
-    const competitor = (at: number) => {
-      const wanted = Math.round(budget.requests * competitorShare);
-      if (wanted === 0) return;
-      const got = sandbox.spendBudget(wanted);
+    // Another tool of the organisation: spends its share at each window start, the first one included.
+    competitor = (at) => {
+      const got = sandbox.spendBudget(Math.round(budget.requests * competitorShare));
       for (let i = 0; i < got; i++) spent.push(at);
     };
-    const clock = simulatedClock(T0, budget.windowMs, competitor);
-    clockRef = clock;
     competitor(T0);
 
     const spec: BudgetSpec = { requests: budget.requests, windowMs: budget.windowMs, text: `${budget.requests}/${budget.windowMs / HOUR_MS}h` };
