@@ -1,15 +1,16 @@
 /**
  * The Mintlify API client: fetch + per-request timeout + retries + response validation.
  *
- * Three retry policies, because the operations differ in what a repeat can do:
+ * Three uses of the one retry policy (retry-policy.ts), because the operations differ in what a
+ * repeat can do:
  * - analytics reads go through the request budget (`BudgetGate`) before EVERY attempt, the
  *   only way to reach an analytics endpoint from this code; they are retried on 408, 5xx,
- *   network errors, timeouts and malformed bodies, and a 429 is not an error but a signal:
+ *   network errors and timeouts, a malformed body once, and a 429 is not an error but a signal:
  *   the gate pauses every analytics request of the deployment until `Retry-After` (or a
  *   backoff), then the request goes on, however long that takes — only the caller's deadline
  *   or signal ends the wait;
- * - the agent read (get job) is retried on 429, 408, 5xx, network errors, timeouts and
- *   malformed bodies;
+ * - the agent read (get job) is retried on 429, 408, 5xx, network errors and timeouts, a
+ *   malformed body once;
  * - the follow-up POST is retried only where the service cannot have acted on it (429, or a
  *   connection that failed before the request was sent). Anything that leaves the send
  *   unknown becomes `SendUncertainError` at once, so a prompt is never POSTed twice.
@@ -216,10 +217,10 @@ function causeCodes(error: unknown): string[] {
 
 /** Creates the client. Validates the key and URL now, so a typo fails before any request. */
 export function createApiClient(options: ApiClientOptions): MintlifyClient {
-  const keySource: ApiKeySource =
-    typeof options.apiKey === 'string' ? fixedKey(validateApiKey(options.apiKey)) : options.apiKey;
+  const givenKey = typeof options.apiKey === 'string' ? validateApiKey(options.apiKey) : undefined;
+  const keySource: ApiKeySource = givenKey !== undefined ? fixedKey(givenKey) : (options.apiKey as ApiKeySource);
   /** Every key this client has sent or been given: all of them are kept out of messages and data. */
-  const knownKeys = new Set<string>(typeof options.apiKey === 'string' ? [validateApiKey(options.apiKey)] : []);
+  const knownKeys = new Set<string>(givenKey !== undefined ? [givenKey] : []);
   const baseUrl = validateApiUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000, 1);
