@@ -21,7 +21,7 @@ import { loadConfig } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
-import { resolveApiKey } from '../shared/secrets.js';
+import { createApiKeyProvider } from '../shared/secrets.js';
 import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createSqsDeadLetter } from './dead-letter.js';
 import { createOutcomeSink } from './outcome.js';
@@ -110,7 +110,10 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });
   const metrics = new Metrics({ serviceName: FOLLOWUP_SERVICE, namespace: METRICS_NAMESPACE });
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
-  const apiKey = await resolveApiKey(config);
+  // Read through a cache with an expiry, and again after a 401: a rotated key is picked up
+  // without waiting for a cold start. A missing or unreadable secret fails the cold start.
+  const apiKey = createApiKeyProvider(config);
+  await apiKey.get();
   const followUp: FollowUpDeps = {
     api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
     store: createDynamoStateStore({ tableName: config.followUpStateTable, client: new DynamoDBClient({}) }),

@@ -28,12 +28,10 @@ interface DynamoStoreOptions {
 const MAX_ATTEMPTS = 50;
 
 /**
- * An update lost the race to other writers `MAX_ATTEMPTS` times in a row. Retryable: it only
- * means the table is very busy. (Local to this module: nothing else throws or catches it.)
+ * An update lost the race to other writers `MAX_ATTEMPTS` times in a row: the table is very
+ * busy; a later run simply tries again. (Local to this module: nothing else catches it.)
  */
-class StoreContentionError extends ExporterError {
-  readonly retryable = true;
-}
+class StoreContentionError extends ExporterError {}
 
 export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
   const keyPrefix = options.keyPrefix ?? 'export#';

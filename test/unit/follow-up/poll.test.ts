@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GRACE, DEFAULT_POLL_SCHEDULE, judgeRead, nextPollDelay } from '../../../functions/follow-up/poll.js';
+import { formatWait } from '../../../functions/follow-up/poll-job.js';
 
 /** Simulates polling a job that ends `durationMs` after the send; returns GETs and the lag of the outcome. */
 function simulate(durationMs: number, random: () => number) {
@@ -90,3 +91,12 @@ function mulberry(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
+
+describe('formatWait', () => {
+  it('writes a short FOLLOWUP_MAX_WAIT_HOURS in minutes, never as "0 h"', () => {
+    expect(formatWait(0.05 * 3_600_000)).toBe('3 min');
+    expect(formatWait(1_000)).toBe('1 min');
+    expect(formatWait(1.5 * 3_600_000)).toBe('1.5 h');
+    expect(formatWait(24 * 3_600_000)).toBe('24 h');
+  });
+});
