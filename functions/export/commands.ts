@@ -348,7 +348,8 @@ function createProgress(io: ExportCommandIo, budgetText: string): Progress {
 
 /** Time the budget needs for `requests` more, from a ledger snapshot (an upper bound: the window slides). */
 export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: number): { readonly startsAt: number; readonly ms: number } {
-  const { requests: per, windowMs } = snapshot.spec;
+  const { windowMs } = snapshot.spec;
+  const per = snapshot.limit;
   const free = Math.max(0, per - snapshot.used);
   const startsAt = Math.max(now, snapshot.nextStartAt);
   if (requests <= free) return { startsAt, ms: startsAt - now };
@@ -475,6 +476,7 @@ function budgetJson(snapshot: BudgetSnapshot, now: number) {
     nextStartAt: new Date(Math.max(now, snapshot.nextStartAt)).toISOString(),
     pausedUntil: snapshot.pausedUntil > now ? new Date(snapshot.pausedUntil).toISOString() : null,
     rateLimited: snapshot.rateLimited,
+    limit: snapshot.limit,
   };
 }
 
@@ -484,7 +486,11 @@ function budgetLine(snapshot: BudgetSnapshot, now: number): string {
     snapshot.nextStartAt <= now
       ? 'the next request may start now'
       : `the next request may start at ${new Date(snapshot.nextStartAt).toISOString().slice(0, 19)}Z (in ${formatDuration(snapshot.nextStartAt - now)})${snapshot.pausedUntil > now ? ', after a 429' : ''}`;
-  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.`;
+  const learnt =
+    snapshot.limit < spec.requests
+      ? ` Since a 429, ${snapshot.limit} per ${formatWindow(spec.windowMs)} for now: the organisation's other tools take the rest.`
+      : '';
+  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.${learnt}`;
 }
 
 /** `1 h 05 min`, `3 min 20 s`, `12 s`. */

@@ -36,9 +36,35 @@ export interface LedgerDoc {
   /** 429s recorded so far, and the consecutive ones since the last admitted start (drives backoff). */
   readonly rateLimited: number;
   readonly consecutive429: number;
+  /**
+   * What the last 429 taught: the organisation's other tools were spending part of the
+   * budget, so the deployment allowed itself only `limit` starts per window from `at` on (see
+   * {@link limitAt}). Absent: the whole budget.
+   */
+  readonly learnt?: { readonly limit: number; readonly at: number };
 }
 
 const EMPTY_LEDGER: LedgerDoc = { starts: [], pausedUntil: 0, rateLimited: 0, consecutive429: 0 };
+
+/** Clean windows (no 429) before the learnt limit grows by a step; the step doubles each time. */
+export const RECOVERY_WINDOWS = 4;
+
+/**
+ * The starts allowed per window at `now`. A 429 means the organisation's other tools spent
+ * part of the budget, and they usually keep doing so: after one, the ledger allows what got
+ * through in that window (the starts in it but the refused one), so the next windows send no
+ * more than fits instead of meeting a 429 in each. It probes upwards slowly — a step of
+ * B/10 (at least 1) after RECOVERY_WINDOWS clean windows, then 2, 4, 8 steps — so a steady
+ * competitor costs about one 429 per five windows, while a one-off burst is forgotten within
+ * about sixteen windows. Another 429 lowers it again.
+ */
+export function limitAt(doc: LedgerDoc, spec: BudgetSpec, now: number): number {
+  if (!doc.learnt) return spec.requests;
+  const periods = Math.max(0, Math.floor((now - doc.learnt.at) / (RECOVERY_WINDOWS * spec.windowMs)));
+  if (periods >= 30) return spec.requests;
+  const step = Math.max(1, Math.floor(spec.requests / 10));
+  return Math.min(spec.requests, doc.learnt.limit + step * (2 ** periods - 1));
+}
 
 /**
  * Pure sliding-window decision at `now`: admitted (waitMs 0, `now` appended to starts, starts
@@ -57,7 +83,7 @@ export function admit(
   const current = normalizeLedger(doc);
   // Starts ahead of `now` (another run's clock a little fast) stay: they are in the window.
   const starts = current.starts.filter((start) => start > now - spec.windowMs);
-  const excess = starts.length - spec.requests;
+  const excess = starts.length - limitAt(current, spec, now);
   // starts[excess] is the start whose leaving brings the window below B.
   const roomAt = excess >= 0 ? (starts[excess] ?? now) + spec.windowMs : now;
   const until = Math.max(roomAt, current.pausedUntil);
@@ -81,6 +107,8 @@ export interface BudgetSnapshot {
   readonly nextStartAt: number;
   readonly pausedUntil: number;
   readonly rateLimited: number;
+  /** Starts allowed per window now: below `spec.requests` for a while after a 429 (see `limitAt`). */
+  readonly limit: number;
 }
 
 export interface BudgetLedger {
@@ -124,6 +152,10 @@ export function createBudgetLedger(
       if (!Number.isFinite(untilMs)) throw new RangeError(`pause needs an epoch ms time, got ${untilMs}`);
       await store.update<LedgerDoc, void>(key, (current) => {
         const doc = normalizeLedger(current);
+        const at = now();
+        // Ours that got through in this window: every start in it but the one refused.
+        const ours = doc.starts.filter((start) => start > at - spec.windowMs && start <= at).length - 1;
+        const limit = Math.max(1, Math.min(ours, limitAt(doc, spec, at)));
         return {
           value: {
             ...doc,
@@ -131,6 +163,7 @@ export function createBudgetLedger(
             pausedUntil: Math.max(doc.pausedUntil, untilMs),
             rateLimited: doc.rateLimited + 1,
             consecutive429: doc.consecutive429 + 1,
+            learnt: { limit, at },
           },
           result: undefined,
         };
@@ -147,6 +180,7 @@ export function createBudgetLedger(
         nextStartAt: at + waitMs,
         pausedUntil: doc.pausedUntil,
         rateLimited: doc.rateLimited,
+        limit: limitAt(doc, spec, at),
       };
     },
   };
@@ -274,5 +308,18 @@ function normalizeLedger(doc: LedgerDoc | undefined): LedgerDoc {
     pausedUntil: typeof doc.pausedUntil === 'number' && Number.isFinite(doc.pausedUntil) ? doc.pausedUntil : 0,
     rateLimited: count(doc.rateLimited),
     consecutive429: count(doc.consecutive429),
+    ...(isLearnt(doc.learnt) ? { learnt: { limit: doc.learnt.limit, at: doc.learnt.at } } : {}),
   };
+}
+
+function isLearnt(value: unknown): value is { limit: number; at: number } {
+  const learnt = value as { limit?: unknown; at?: unknown } | undefined;
+  return (
+    typeof learnt === 'object' &&
+    learnt !== null &&
+    Number.isSafeInteger(learnt.limit) &&
+    (learnt.limit as number) >= 1 &&
+    typeof learnt.at === 'number' &&
+    Number.isFinite(learnt.at)
+  );
 }

@@ -102,7 +102,7 @@ describe('mintlify-exporter status', () => {
         unit('2026-10-08', 'visitors', { state: 'missing' }),
         unit('2026-10-08', 'searches', { state: 'missing' }),
       ],
-      budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0 },
+      budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0, limit: 18 },
     });
   });
 
@@ -156,7 +156,7 @@ describe('mintlify-exporter plan', () => {
         unit('2026-10-08', 'searches', 6),
       ],
       requests: 32,
-      budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0 },
+      budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0, limit: 18 },
       // 50 min until the window has room, then two windows of 18 for 32 requests (an upper bound).
       budgetMs: 50 * 60_000 + 2 * HOUR_MS,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admit, createBudgetGate, createBudgetLedger, LEDGER_KEY, type BudgetWait, type LedgerDoc } from '../../../functions/shared/budget.js';
+import { admit, createBudgetGate, createBudgetLedger, LEDGER_KEY, limitAt, type BudgetWait, type LedgerDoc } from '../../../functions/shared/budget.js';
 import { parseBudget } from '../../../functions/shared/budget-spec.js';
 import { BudgetExhaustedError } from '../../../functions/shared/errors.js';
 import { createMemoryStore, type SharedStore } from '../../../functions/shared/shared-store.js';
@@ -158,7 +158,7 @@ describe('budget ledger', () => {
     await ledger.tryStart();
     await ledger.tryStart();
     clock.t += 1_000;
-    expect(await ledger.snapshot()).toEqual({ spec, used: 3, nextStartAt: T0 + MINUTE, pausedUntil: 0, rateLimited: 0 });
+    expect(await ledger.snapshot()).toEqual({ spec, used: 3, nextStartAt: T0 + MINUTE, pausedUntil: 0, rateLimited: 0, limit: spec.requests });
     expect((await ledger.snapshot()).used).toBe(3);
   });
 
@@ -295,8 +295,57 @@ describe('budget gate', () => {
     await gate.take();
     await gate.rateLimited(20_000);
     await gate.take();
-    expect(gate.stats).toEqual({ admitted: 4, waits: 2, waitedMs: MINUTE + 20_000, rateLimited: 1 });
+    // The 429 also taught the ledger that only one of ours fits a minute (the other got the
+    // 429): the fourth start waits for the third to leave the window, past the 20 s pause.
+    expect(gate.stats).toEqual({ admitted: 4, waits: 2, waitedMs: MINUTE + MINUTE, rateLimited: 1 });
   });
 });
 
 describeSharedStoreContract('memory', () => createMemoryStore());
+
+describe('what a 429 teaches the ledger', () => {
+  const spec = parseBudget('10/1h');
+  const HOUR = 3_600_000;
+
+  it('allows per window only what got through before the 429, so a steady competitor causes no 429 in the next windows', () => {
+    let doc: LedgerDoc | undefined;
+    for (let i = 0; i < 6; i++) doc = admit(doc, spec, T0 + i).doc;
+    // The sixth start was refused by the API: five of ours fit beside the other tool's share.
+    const learnt = { ...(doc as LedgerDoc), learnt: { limit: 5, at: T0 + 5 } };
+
+    expect(limitAt(learnt, spec, T0 + HOUR)).toBe(5);
+    const fifthInNextHour = [0, 1, 2, 3, 4].reduce<LedgerDoc>((d, i) => admit(d, spec, T0 + HOUR + 10 + i).doc, learnt);
+    expect(admit(fifthInNextHour, spec, T0 + HOUR + 20).waitMs).toBeGreaterThan(0);
+  });
+
+  it('probes upwards by a tenth of the budget after four clean windows, then two, four and eight tenths', () => {
+    const doc: LedgerDoc = { starts: [], pausedUntil: 0, rateLimited: 1, consecutive429: 0, learnt: { limit: 1, at: T0 } };
+    const at = (windows: number) => limitAt(doc, spec, T0 + windows * HOUR);
+
+    expect([at(0), at(3.9), at(4), at(8), at(12), at(16)]).toEqual([1, 1, 2, 4, 8, 10]);
+  });
+
+  it('uses the whole budget again once the learnt limit has grown back to it', () => {
+    const doc: LedgerDoc = { starts: [], pausedUntil: 0, rateLimited: 1, consecutive429: 0, learnt: { limit: 5, at: T0 } };
+    expect(limitAt(doc, spec, T0 + 400 * HOUR)).toBe(10);
+    expect(limitAt({ ...doc, learnt: undefined } as never, spec, T0)).toBe(10);
+  });
+
+  it('records the limit when the gate reports a 429: the starts in the window but the refused one', async () => {
+    const { gate, ledger } = setup('10/1h');
+    for (let i = 0; i < 4; i++) await gate.take();
+
+    await gate.rateLimited(1_000);
+
+    expect((await ledger.snapshot()).limit).toBe(3);
+  });
+
+  it('never learns a limit below one start per window', async () => {
+    const { gate, ledger } = setup('10/1h');
+    await gate.take();
+
+    await gate.rateLimited(1_000);
+
+    expect((await ledger.snapshot()).limit).toBe(1);
+  });
+});
