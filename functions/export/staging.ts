@@ -92,6 +92,8 @@ export interface UnitStaging {
 }
 
 const json = { contentType: 'application/json' };
+/** Staging needs to survive the process, not a power loss (see `WriteOptions.durable`). */
+const staged = { ...json, durable: false };
 
 export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
   const prefix = stagingPrefix(unit.dataset, unit.day, unit.projectId);
@@ -117,9 +119,9 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
       return checkpoint?.version === CHECKPOINT_VERSION ? checkpoint : undefined;
     },
 
-    writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), json),
+    writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), staged),
 
-    writePage: (index, page) => destination.put(pageKey(index), JSON.stringify(page), json),
+    writePage: (index, page) => destination.put(pageKey(index), JSON.stringify(page), staged),
 
     async readPage(index) {
       const page = await readJson<unknown>(pageKey(index));

@@ -11,7 +11,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { probeKey, type Destination, type PendingWrite } from './destination.js';
+import { probeKey, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
 import { ConfigError, DestinationError } from './errors.js';
 import { STAGING_PREFIX } from './tables.js';
 
@@ -42,7 +42,7 @@ export function createLocalDestination(dir: string): Destination {
   const root = path.resolve(dir);
   const fileOf = (key: string) => path.join(root, ...checkKey(key).split('/'));
 
-  const openWrite = async (key: string): Promise<PendingWrite> => {
+  const openWrite = async (key: string, options: WriteOptions = {}): Promise<PendingWrite> => {
     const file = fileOf(key);
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
     try {
@@ -50,10 +50,12 @@ export function createLocalDestination(dir: string): Destination {
     } catch (error) {
       throw failure('create the folder of', file, error);
     }
-    await removeStaleTemps(file);
+    // Table files only: a staging folder goes whole with its unit, and a readdir per staged
+    // page would be work on the hot path for nothing.
+    if (!key.startsWith(`${STAGING_PREFIX}/`)) await removeStaleTemps(file);
     // 'wx': never reuse (or follow a link at) an existing name. flush: fsync before close,
     // so the rename publishes bytes that are on disk.
-    const stream = createWriteStream(temp, { flags: 'wx', flush: true });
+    const stream = createWriteStream(temp, { flags: 'wx', flush: options.durable !== false });
     try {
       await once(stream, 'open');
     } catch (error) {
@@ -67,8 +69,8 @@ export function createLocalDestination(dir: string): Destination {
 
     openWrite,
 
-    async put(key, body) {
-      const pending = await openWrite(key);
+    async put(key, body, options) {
+      const pending = await openWrite(key, options);
       pending.stream.end(body);
       await pending.commit();
     },

@@ -16,13 +16,24 @@ export interface PendingWrite {
   abort(reason?: unknown): Promise<void>;
 }
 
+export interface WriteOptions {
+  readonly contentType?: string;
+  /**
+   * Whether the write must survive a power loss once it returns (local: fsync before the
+   * rename). Default true. Staging files say false: they only need to survive the process —
+   * a machine crash that loses one makes its unit start again, never a wrong table — and an
+   * fsync per page would put disk latency between every two API requests.
+   */
+  readonly durable?: boolean;
+}
+
 export interface Destination {
   /** Where it writes, for humans: an absolute directory or `s3://bucket/prefix`. */
   readonly url: string;
   /** Starts a streamed, atomic write of `key`. */
-  openWrite(key: string, options?: { contentType?: string }): Promise<PendingWrite>;
+  openWrite(key: string, options?: WriteOptions): Promise<PendingWrite>;
   /** Writes a small object (JSON, text) atomically in one call. */
-  put(key: string, body: string | Uint8Array, options?: { contentType?: string }): Promise<void>;
+  put(key: string, body: string | Uint8Array, options?: WriteOptions): Promise<void>;
   /** The object's content, or undefined when it does not exist. */
   get(key: string): Promise<Uint8Array | undefined>;
   exists(key: string): Promise<boolean>;
