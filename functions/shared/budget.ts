@@ -52,11 +52,11 @@ export const RECOVERY_WINDOWS = 4;
 /**
  * The starts allowed per window at `now`. A 429 means the organisation's other tools spent
  * part of the budget, and they usually keep doing so: after one, the ledger allows what got
- * through in that window (the starts in it but the refused one), so the next windows send no
- * more than fits instead of meeting a 429 in each. It probes upwards slowly — a step of
- * B/10 (at least 1) after RECOVERY_WINDOWS clean windows, then 2, 4, 8 steps — so a steady
- * competitor costs about one 429 per five windows, while a one-off burst is forgotten within
- * about sixteen windows. Another 429 lowers it again.
+ * through in that window (the starts in it but the refused one, and at least half the
+ * budget), so the next windows send no more than fits instead of meeting a 429 in each. It
+ * probes upwards slowly — a step of B/10 (at least 1) after RECOVERY_WINDOWS clean windows,
+ * then 2, 4, 8 steps — so a steady competitor costs about one 429 per five windows, while a
+ * one-off burst is forgotten within about twelve windows. Another 429 lowers it again.
  */
 export function limitAt(doc: LedgerDoc, spec: BudgetSpec, now: number): number {
   if (!doc.learnt) return spec.requests;
@@ -153,9 +153,12 @@ export function createBudgetLedger(
       await store.update<LedgerDoc, void>(key, (current) => {
         const doc = normalizeLedger(current);
         const at = now();
-        // Ours that got through in this window: every start in it but the one refused.
+        // Ours that got through in this window: every start in it but the one refused. Never
+        // below half the budget: a 429 after few of ours is a burst of someone else's (or a
+        // hiccup), which the pause and the backoff handle; assuming it lasts would only slow
+        // the export for hours.
         const ours = doc.starts.filter((start) => start > at - spec.windowMs && start <= at).length - 1;
-        const limit = Math.max(1, Math.min(ours, limitAt(doc, spec, at)));
+        const limit = Math.max(Math.ceil(spec.requests / 2), Math.min(ours, limitAt(doc, spec, at)));
         return {
           value: {
             ...doc,

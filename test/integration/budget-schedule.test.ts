@@ -151,15 +151,13 @@ describe('a competing client of the same organisation', () => {
       [200, '2026-10-01T00:37:00.000Z'],
       [200, '2026-10-01T00:37:00.000Z'],
       [429, '2026-10-01T00:37:00.000Z'],
-      // Retry-After said 01:00 (the fixed window's end); the ledger also learnt that only 2 of
-      // ours fit in an hour while the other tool keeps its share, so the next start waits until
-      // our first two leave the (sliding) hour: never a second 429.
-      [200, '2026-10-01T01:37:00.000Z'],
+      // Retry-After: 23 min until the fixed window ends; not one request before it.
+      [200, '2026-10-01T01:00:00.000Z'],
     ]);
     await expectDaysMatch(out, sandbox, days.slice(0, 1));
   });
 
-  it('without Retry-After pauses, then waits for room in the window instead of probing: one 429, never failing for it (429s are not retries)', async () => {
+  it('without Retry-After backs off 30 s, 60 s, 120 s …, then waits for room in the window, never failing for it (429s are not retries)', async () => {
     const start = Date.parse('2026-10-01T00:37:00.000Z');
     const clock = fakeClock(start);
     const sandbox = await budgetSandbox(clock, 'rolling', { retryAfter: false });
@@ -172,10 +170,12 @@ describe('a competing client of the same organisation', () => {
     const result = await runExport({ kind: 'days', days: days.slice(0, 1), projects: [PROJECT], datasets: ['visitors'] }, testSettings(), deps);
 
     expect(result.ok).toBe(true);
-    // The 429 taught the ledger that nothing of ours fit this hour: it waits for the window
-    // instead of probing every 30 s, 60 s, … (each probe would cost a request and a 429).
-    expect(rateLimited(sandbox.requests)).toHaveLength(1);
-    // The first request after it is admitted at or after 01:37.
+    const refused = rateLimited(sandbox.requests);
+    const gaps = refused.slice(1).map((entry, i) => (entry.startedAt - (refused[i] as (typeof refused)[number]).startedAt) / 1000);
+    // Then the window holds as many of ours (the refused probes count: every attempt does) as
+    // the ledger now allows beside the other tool, so it waits for room instead of probing.
+    expect(gaps).toEqual([30, 60, 120, 240]);
+    // The first request after the backoff series is admitted, at or after 01:37.
     const firstServed = analyticsRequests(sandbox.requests).find((entry) => entry.status === 200);
     expect(firstServed?.startedAt).toBeGreaterThanOrEqual(start + HOUR_MS);
     expect(repeatedPages(sandbox.requests)).toEqual([]);
@@ -184,7 +184,7 @@ describe('a competing client of the same organisation', () => {
 });
 
 describe('mintlify-exporter export: a 7-day backfill against an API that allows 10 requests an hour', () => {
-  it('finishes all 7 days in one run, learning the API\'s limit from its one 429, and fetches each page once', async () => {
+  it('finishes all 7 days in one run, pausing at each 429 until Retry-After, and fetches each page once', async () => {
     const start = Date.parse('2026-10-09T06:20:00.000Z');
     const clock = fakeClock(start);
     const sandbox = await budgetSandbox(clock, 'fixed');
@@ -203,13 +203,16 @@ describe('mintlify-exporter export: a 7-day backfill against an API that allows 
     );
 
     expect({ code, stderr: stderr.split('\n').filter((line) => /error|FAILED/i.test(line)) }).toEqual({ code: 0, stderr: [] });
-    expect(stdout).toContain(`7 of 7 unit(s) exported to ${out} with 22 API request(s); 1 rate-limited (429)`);
-    // 21 pages: 10 at 06:20, then the 429 taught the ledger the API's real 10 an hour, so the
-    // rest went 10 per sliding hour (07:20, 08:20) without another 429.
-    expect(rateLimited(sandbox.requests).map((entry) => new Date(entry.startedAt).toISOString())).toEqual(['2026-10-09T06:20:00.000Z']);
+    expect(stdout).toContain(`7 of 7 unit(s) exported to ${out} with 23 API request(s); 2 rate-limited (429)`);
+    // 21 pages: 10 in the 06:00 hour, 10 in the 07:00 hour, 1 at 08:00; each 429 paused us
+    // until the next clock hour, exactly.
+    expect(rateLimited(sandbox.requests).map((entry) => new Date(entry.startedAt).toISOString())).toEqual([
+      '2026-10-09T06:20:00.000Z',
+      '2026-10-09T07:00:00.000Z',
+    ]);
     expect(pagesServed(sandbox.requests)).toHaveLength(7 * PAGES_PER_DAY);
     expect(repeatedPages(sandbox.requests)).toEqual([]);
-    expect(clock.now()).toBe(Date.parse('2026-10-09T08:20:00.000Z'));
+    expect(clock.now()).toBe(Date.parse('2026-10-09T08:00:00.000Z'));
     await expectDaysMatch(out, sandbox, days);
   });
 });

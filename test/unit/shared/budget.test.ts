@@ -295,8 +295,8 @@ describe('budget gate', () => {
     await gate.take();
     await gate.rateLimited(20_000);
     await gate.take();
-    // The 429 also taught the ledger that only one of ours fits a minute (the other got the
-    // 429): the fourth start waits for the third to leave the window, past the 20 s pause.
+    // The 429 also taught the ledger that one of ours fits a minute beside the other tool
+    // (half the budget): the fourth start waits for the third to leave, past the 20 s pause.
     expect(gate.stats).toEqual({ admitted: 4, waits: 2, waitedMs: MINUTE + MINUTE, rateLimited: 1 });
   });
 });
@@ -318,11 +318,11 @@ describe('what a 429 teaches the ledger', () => {
     expect(admit(fifthInNextHour, spec, T0 + HOUR + 20).waitMs).toBeGreaterThan(0);
   });
 
-  it('probes upwards by a tenth of the budget after four clean windows, then two, four and eight tenths', () => {
-    const doc: LedgerDoc = { starts: [], pausedUntil: 0, rateLimited: 1, consecutive429: 0, learnt: { limit: 1, at: T0 } };
+  it('probes upwards by a tenth of the budget after four clean windows, then two and four tenths', () => {
+    const doc: LedgerDoc = { starts: [], pausedUntil: 0, rateLimited: 1, consecutive429: 0, learnt: { limit: 5, at: T0 } };
     const at = (windows: number) => limitAt(doc, spec, T0 + windows * HOUR);
 
-    expect([at(0), at(3.9), at(4), at(8), at(12), at(16)]).toEqual([1, 1, 2, 4, 8, 10]);
+    expect([at(0), at(3.9), at(4), at(8), at(12)]).toEqual([5, 5, 6, 8, 10]);
   });
 
   it('uses the whole budget again once the learnt limit has grown back to it', () => {
@@ -333,19 +333,19 @@ describe('what a 429 teaches the ledger', () => {
 
   it('records the limit when the gate reports a 429: the starts in the window but the refused one', async () => {
     const { gate, ledger } = setup('10/1h');
-    for (let i = 0; i < 4; i++) await gate.take();
+    for (let i = 0; i < 9; i++) await gate.take();
 
     await gate.rateLimited(1_000);
 
-    expect((await ledger.snapshot()).limit).toBe(3);
+    expect((await ledger.snapshot()).limit).toBe(8);
   });
 
-  it('never learns a limit below one start per window', async () => {
+  it('never learns a limit below half the budget: a 429 after few of ours is a burst, which the pause handles', async () => {
     const { gate, ledger } = setup('10/1h');
     await gate.take();
 
     await gate.rateLimited(1_000);
 
-    expect((await ledger.snapshot()).limit).toBe(1);
+    expect((await ledger.snapshot()).limit).toBe(5);
   });
 });
