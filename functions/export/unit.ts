@@ -112,22 +112,22 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
   const staging = unitStaging(deps.destination, unit);
   const label = unitLabel(unit);
 
+  const discard = async (stale: Checkpoint, reason: string) => {
+    deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason });
+    await staging.clear(stale.state.pages);
+  };
   let checkpoint = await staging.readCheckpoint();
-  if (checkpoint) {
-    const why = unusable(checkpoint, limit ?? null, deps.now(), options.checkpointMaxAgeMs);
-    if (why) {
-      deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason: why });
-      await staging.clear(checkpoint.state.pages);
-      checkpoint = undefined;
-    }
+  const why = checkpoint && unusable(checkpoint, limit ?? null, deps.now(), options.checkpointMaxAgeMs);
+  if (checkpoint && why) {
+    await discard(checkpoint, why);
+    checkpoint = undefined;
   }
   try {
     try {
       return await runOnce(unit, def, limit, checkpoint, staging, options, deps);
     } catch (error) {
       if (!(error instanceof RestartUnit) || !checkpoint) throw error;
-      deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason: error.message });
-      await staging.clear(checkpoint.state.pages);
+      await discard(checkpoint, error.message);
       return await runOnce(unit, def, limit, undefined, staging, options, deps);
     }
   } catch (error) {
@@ -271,8 +271,10 @@ async function runOnce(
         oddityNoted = true;
         deps.logger?.warn('odd answer from the API (kept)', { unit: label, page: state.pages + 1, detail: oddity });
       }
-      // Durable before the next request — and the last page before the commit: a stop or a
-      // failure from here on never re-fetches this page.
+      // The page is staged before the next request — and the last one before the commit: a
+      // stop or a failure from here on never re-fetches it. The checkpoint that counts it is
+      // written while the next page is on its way: if that write fails, the next run resumes
+      // from the previous checkpoint and fetches this page again (once), never a wrong one.
       await staging.writePage(state.pages, page);
       lastCheckpoint = {
         version: CHECKPOINT_VERSION,
@@ -287,8 +289,9 @@ async function runOnce(
         requests: spent(),
         runs,
       };
-      await staging.writeCheckpoint(lastCheckpoint);
+      const checkpointed = staging.writeCheckpoint(lastCheckpoint);
       pending = accepted.done ? undefined : fetchPage(accepted.state);
+      await checkpointed;
       await append(page);
       state = accepted.state;
       deps.onPage?.(unit, state.pages);
