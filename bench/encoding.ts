@@ -34,7 +34,7 @@ export const ENCODING_SIZES = [
 ] as const;
 const GOAL_ROWS = 20_000;
 
-/** The types a warehouse must see, in column order (DESIGN.md). */
+/** The types a warehouse must see, in column order (docs/design.md §2.3). */
 const EXPECTED_TYPES = ['VARCHAR', 'DATE', 'VARCHAR', 'BIGINT', 'BIGINT', 'BIGINT', 'TIMESTAMP'];
 
 /** `count` rows of a synthetic project, from the sandbox's generator (realistic paths and counts). */
