@@ -81,6 +81,25 @@ export async function benchColdStart(outDir: string): Promise<BenchResult> {
       loads.push(Number(stdout));
       sdkLoads.push(Number((await wallOf(['-e', SDK_LOADER], sdkEnv)).stdout));
     }
+    // The same handler with the SDK clients bundled in (tree-shaken, minified) instead of
+    // the runtime's copy, loaded alternately with the other so both see the same load.
+    const inlined = await bundleLikeLambda(path.join(ROOT, handler.entry), path.join(dir, `${handler.name}.sdk-bundled.cjs`), 'bundled');
+    const inlinedEnv = { ...LOAD_ENV, BENCH_BUNDLE: inlined.file };
+    const inlinedLoads: number[] = [];
+    const externalLoads: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      externalLoads.push(Number((await wallOf(['-e', LOADER], env)).stdout));
+      inlinedLoads.push(Number((await wallOf(['-e', LOADER], inlinedEnv)).stdout));
+    }
+    const ratio = median(inlinedLoads) / median(externalLoads);
+    figures[`cold_start.${handler.name}.sdk_bundled.bytes`] = info(inlined.bytes, 'bytes', 'the same handler with the @aws-sdk clients bundled in');
+    figures[`cold_start.${handler.name}.sdk_bundled.require`] = info(median(inlinedLoads), 'ms', `require() with the SDK bundled in, median of ${RUNS}`);
+    figures[`cold_start.${handler.name}.sdk_bundled_vs_external`] = info(
+      ratio,
+      'ratio',
+      `load time, SDK bundled in ÷ the runtime's copy (${Math.round(median(externalLoads))} ms), measured alternately; the infra keeps the faster: ${ratio < 1 ? 'bundled' : 'external'}`,
+    );
+    details[`cold_start.${handler.name}.sdk_bundled`] = { bytes: inlined.bytes, requireMs: inlinedLoads, externalRequireMs: externalLoads };
     const top = topInputs(bundle.metafile);
     figures[`cold_start.${handler.name}.bytes`] = judged(bundle.bytes, 'bytes', '<=', MAX_BYTES, `minified; top: ${top.slice(0, 3).map((t) => `${t.input} ${Math.round(t.bytes / 1024)}K`).join(', ')}`);
     figures[`cold_start.${handler.name}.require`] = judged(median(loads), 'ms', '<=', MAX_LOAD_MS, `require() in a fresh node, median of ${RUNS}`);

@@ -17,7 +17,11 @@ export interface Bundle {
   readonly metafile: Metafile;
 }
 
-export async function bundleLikeLambda(entry: string, outfile: string): Promise<Bundle> {
+/**
+ * `sdk: 'external'` (the default, what the CDK app does) leaves `@aws-sdk/*` to the runtime's
+ * copy; `'bundled'` tree-shakes and minifies the SDK clients into the bundle, to compare.
+ */
+export async function bundleLikeLambda(entry: string, outfile: string, sdk: 'external' | 'bundled' = 'external'): Promise<Bundle> {
   const result = await build({
     entryPoints: [entry],
     outfile,
@@ -28,7 +32,7 @@ export async function bundleLikeLambda(entry: string, outfile: string): Promise<
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    external: ['@aws-sdk/*'],
+    external: sdk === 'external' ? ['@aws-sdk/*'] : [],
     tsconfigRaw: { compilerOptions: { alwaysStrict: false, verbatimModuleSyntax: true, useDefineForClassFields: true } },
     metafile: true,
     logLevel: 'silent',
