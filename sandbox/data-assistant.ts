@@ -14,7 +14,7 @@
  * into `web` (≈ 70–85 %), `api` and `other`, so `total` = the window's turns.
  */
 import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { baseRows, dailyRows, locateInWindow, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
 import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
 import { ANSWERS, CLARIFICATIONS, QUERIES, QUERY_CATEGORIES, SEARCH_HEADS, SOURCE_TITLES } from './text.js';
 
@@ -76,21 +76,15 @@ export class AssistantData {
   /** Turns of the window `days` (UTC days, oldest first). */
   rowCount(projectId: string, days: readonly string[]): number {
     const project = this.project(projectId);
-    let count = 0;
-    for (const day of days) count += this.day(project, day).count;
-    return count;
+    return windowRowCount(days, (day) => this.day(project, day).count);
   }
 
   /** Turn `index` (< rowCount) of the window in API order. */
   row(projectId: string, days: readonly string[], index: number): ConversationTurn {
     const project = this.project(projectId);
-    let rest = index;
-    for (let d = days.length - 1; d >= 0; d--) {
-      const day = this.day(project, days[d] as string);
-      if (rest < day.count) return this.turnOf(project, day, rest);
-      rest -= day.count;
-    }
-    throw new RangeError(`assistant turn ${index} is beyond the window of ${projectId}`);
+    const at = locateInWindow(days, index, (day) => this.day(project, day).count);
+    if (!at) throw new RangeError(`assistant turn ${index} is beyond the window of ${projectId}`);
+    return this.turnOf(project, this.day(project, at.day), at.rest);
   }
 
   /** Queries of the window by caller; `total` equals rowCount. */

@@ -13,7 +13,7 @@
  * status, as if someone had just changed it (no modification time is exposed, as in the API).
  */
 import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { baseRows, dailyRows, locateInWindow, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
 import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
 import { COMMENTS, CONTACTS, SNIPPETS } from './text.js';
 
@@ -99,21 +99,15 @@ export class FeedbackData {
   /** Rows of the window `days` (UTC days, oldest first), before any filter. */
   rowCount(projectId: string, days: readonly string[]): number {
     const project = this.project(projectId);
-    let count = 0;
-    for (const day of days) count += this.day(project, day).count;
-    return count;
+    return windowRowCount(days, (day) => this.day(project, day).count);
   }
 
   /** Row `index` (< rowCount) of the window in API order: newest day first, newest row first. */
   row(projectId: string, days: readonly string[], index: number): FeedbackRow {
     const project = this.project(projectId);
-    let rest = index;
-    for (let d = days.length - 1; d >= 0; d--) {
-      const day = this.day(project, days[d] as string);
-      if (rest < day.count) return this.rowOf(project, day, rest);
-      rest -= day.count;
-    }
-    throw new RangeError(`feedback row ${index} is beyond the window of ${projectId}`);
+    const at = locateInWindow(days, index, (day) => this.day(project, day).count);
+    if (!at) throw new RangeError(`feedback row ${index} is beyond the window of ${projectId}`);
+    return this.rowOf(project, this.day(project, at.day), at.rest);
   }
 
   /** Whether a row passes the endpoint's `source` and `status` filters. */

@@ -72,6 +72,32 @@ export function dailyRows(base: { readonly rows: number; readonly exact: boolean
 }
 
 /** The default projects: small, medium, and a large one with a fixed row count. */
+/** Rows of a window whose days hold `countOf(day)` rows each. */
+export function windowRowCount(days: readonly string[], countOf: (day: string) => number): number {
+  let count = 0;
+  for (const day of days) count += countOf(day);
+  return count;
+}
+
+/**
+ * Where row `index` of a window falls when the API lists its days newest first: the day and
+ * the row's index within it; undefined past the window's end.
+ */
+export function locateInWindow(
+  days: readonly string[],
+  index: number,
+  countOf: (day: string) => number,
+): { readonly day: string; readonly rest: number } | undefined {
+  let rest = index;
+  for (let d = days.length - 1; d >= 0; d--) {
+    const day = days[d] as string;
+    const count = countOf(day);
+    if (rest < count) return { day, rest };
+    rest -= count;
+  }
+  return undefined;
+}
+
 export const DEFAULT_PROJECTS: readonly ProjectSeed[] = [
   { id: 'proj_small', paths: 300 },
   { id: 'proj_medium', paths: 2_500 },
