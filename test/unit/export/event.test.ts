@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { FLAG_NAMES, parseExportEvent, requestedDays } from '../../../functions/export/event.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
+import { configErrorOf } from '../../helpers/errors.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
 
 /** The ConfigError `fn` throws (the test fails when it throws anything else or nothing). */
-function configErrorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
-}
-
 describe('parseExportEvent', () => {
   it('reads a scheduled event as the hourly run at the event time', () => {
     const event = { 'detail-type': 'Scheduled Event', source: 'aws.events', time: '2026-11-23T02:30:00Z', detail: {} };

@@ -3,19 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 import { createLogger } from '../../../functions/shared/logger.js';
+import { configErrorOf } from '../../helpers/errors.js';
 
 const KEY = 'mint_Zq8xSecretTestKey1234567890';
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-admin-key-AbCdEf';
-
-function configErrorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {

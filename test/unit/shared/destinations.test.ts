@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDestination } from '../../../functions/shared/destinations.js';
 import { ConfigError, DestinationError } from '../../../functions/shared/errors.js';
+import { configErrorOf } from '../../helpers/errors.js';
 
 async function failureOf(promise: Promise<unknown>): Promise<Error> {
   const error = await promise.then(
@@ -13,16 +14,6 @@ async function failureOf(promise: Promise<unknown>): Promise<Error> {
   );
   expect(error).toBeInstanceOf(Error);
   return error as Error;
-}
-
-function configErrorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 describe('openDestination', () => {
