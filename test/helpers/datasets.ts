@@ -25,7 +25,7 @@ import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import type { AnalyticsRoute, RequestLogEntry, SandboxData } from '../../sandbox/index.js';
 import { readParquetBytes, type ParquetColumn, type ParquetContents } from './duckdb.js';
-import { makeTempDir } from './export-fixtures.js';
+import { fakeClock, makeTempDir, type FakeClock } from './export-fixtures.js';
 
 export const ALL_DATASETS = [
   'visitors',
@@ -354,28 +354,7 @@ export function failureOf(result: UnitResult | undefined): string {
   return (result as Extract<UnitResult, { status: 'failed' }>).error;
 }
 
-// --- a run on a fake clock -------------------------------------------------------------
-
-/** Time moves only when something sleeps on it; every sleep is recorded. */
-export interface TestClock {
-  readonly now: () => number;
-  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly sleeps: number[];
-}
-
-export function testClock(start: number): TestClock {
-  let time = start;
-  const sleeps: number[] = [];
-  return {
-    now: () => time,
-    sleeps,
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted();
-      sleeps.push(ms);
-      time += ms;
-    },
-  };
-}
+// --- a run on a fake clock (export-fixtures' fakeClock) ----------------------------------
 
 export interface DatasetRunOptions {
   /** The API: the sandbox's `url` and `apiKey`, or another server's. */
@@ -394,8 +373,8 @@ export interface DatasetRunOptions {
  * budget gate far above what a test spends over an in-memory ledger, leases in the same
  * store, everything on one fake clock.
  */
-export function datasetRunDeps(options: DatasetRunOptions): RunDeps & { readonly api: MintlifyClient; readonly clock: TestClock } {
-  const clock = testClock(options.start);
+export function datasetRunDeps(options: DatasetRunOptions): RunDeps & { readonly api: MintlifyClient; readonly clock: FakeClock } {
+  const clock = fakeClock(options.start);
   const store = createMemoryStore();
   const ledger = createBudgetLedger(store, { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' }, { now: clock.now });
   const gate = createBudgetGate(ledger, { now: clock.now, sleep: clock.sleep });
