@@ -39,7 +39,10 @@ async function runCounter(count: number) {
 }
 
 async function runLeases(keys: readonly string[]) {
-  const leases = createLeases(store, { owner: newLeaseOwner() });
+  // Contention between live holders only: a child that has printed its result and exited
+  // would otherwise free its leases to the other (a dead local holder's leases are free at
+  // once — leases-dead-owner.test.ts covers that).
+  const leases = createLeases(store, { owner: newLeaseOwner(), isHolderGone: () => false });
   const acquired = await Promise.all(keys.map((key) => leases.tryAcquire(key)));
   return { won: acquired.flatMap((lease) => (lease ? [lease.key] : [])) };
 }
