@@ -226,6 +226,8 @@ function jsonSummary(result: RunResult, destination: string) {
           return { ...base, pages: u.pages, why: u.why };
         case 'failed':
           return { ...base, error: u.error };
+        case 'skipped':
+          return { ...base, why: u.why, estimate: u.estimate };
         default:
           return { ...base, estimate: u.estimate };
       }
@@ -258,7 +260,7 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
         io.stdout.write(`FAILED   ${label}: ${u.error}\n`);
         break;
       case 'skipped':
-        io.stdout.write(`skipped  ${label}: another run is exporting it\n`);
+        io.stdout.write(`skipped  ${label}: ${u.why === 'complete' ? 'another run exported it meanwhile' : 'another run is exporting it'}\n`);
         break;
       case 'pending':
         io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
@@ -421,7 +423,9 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     }
     if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at };
     const pages = state.checkpoint.state.pages;
-    return { state: 'partial', pages, estimate: pages + estimateOf(unit, states), ...(state.failure ? { error: state.failure.error } : {}) };
+    // Every page staged (only the commit failed): nothing left to fetch.
+    const estimate = state.checkpoint.complete ? pages : pages + estimateOf(unit, states);
+    return { state: 'partial', pages, estimate, ...(state.failure ? { error: state.failure.error } : {}) };
   };
   const rows = units.map((unit) => ({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day, ...cell(states.get(unitKey(unit)), unit) }));
   if (flags.json) {

@@ -67,8 +67,8 @@ export type UnitResult = PlannedUnit &
     | { readonly status: 'complete'; readonly manifest: Manifest }
     | { readonly status: 'partial'; readonly pages: number; readonly why: Extract<UnitOutcome, { status: 'partial' }>['reason'] }
     | { readonly status: 'failed'; readonly error: string }
-    /** Another run holds the unit's lease. */
-    | { readonly status: 'skipped' }
+    /** Another run holds the unit's lease (`leased`), or finished it since this run planned it (`complete`). */
+    | { readonly status: 'skipped'; readonly why: 'leased' | 'complete' }
     /** Not reached: the budget, the time or a stop ended the run first. */
     | { readonly status: 'pending' }
   );
@@ -131,12 +131,14 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   for (const r of results) if (r.status === 'complete') learnt.set(`${r.dataset}/${r.projectId}`, r.manifest.pages);
   const estimate = (r: UnitResult) => Math.max(r.estimate, learnt.get(`${r.dataset}/${r.projectId}`) ?? 1);
   const backlogRequests = results.reduce((sum, r) => {
+    if (r.status === 'skipped' && r.why === 'complete') return sum;
     if (r.status === 'pending' || r.status === 'skipped' || r.status === 'failed') return sum + estimate(r);
     if (r.status === 'partial') return sum + Math.max(1, estimate(r) - r.pages);
     return sum;
   }, 0);
   return {
-    ok: results.every((r) => r.status === 'complete'),
+    // A unit another run finished meanwhile is as good as done.
+    ok: results.every((r) => r.status === 'complete' || (r.status === 'skipped' && r.why === 'complete')),
     units: results,
     completed: count('complete'),
     partial: count('partial'),
@@ -159,7 +161,7 @@ async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, e
   } catch (error) {
     return { ...unit, status: 'failed', error: `could not take the unit's lease: ${describeError(error)}` };
   }
-  if (!lease) return { ...unit, status: 'skipped' };
+  if (!lease) return { ...unit, status: 'skipped', why: 'leased' };
   try {
     // Another run may have finished the unit between this run's plan and its lease (the
     // lease is free again once the manifest is written): exporting it again would pay for
@@ -167,7 +169,7 @@ async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, e
     // this run's start.
     const state = await readUnitState(deps.destination, unit);
     if (state.kind === 'complete' && (!unit.force || Date.parse(state.manifest.finishedAt) > exportedAt)) {
-      return { ...unit, status: 'skipped' };
+      return { ...unit, status: 'skipped', why: 'complete' };
     }
     const outcome = await exportUnit(
       unit,
@@ -219,7 +221,7 @@ function logResult(result: UnitResult, logger: AppLogger | undefined): void {
       logger?.error('unit failed', { unit, error: result.error });
       return;
     case 'skipped':
-      logger?.info('unit skipped: another run holds its lease', { unit });
+      logger?.info(result.why === 'complete' ? 'unit skipped: another run finished it' : 'unit skipped: another run holds its lease', { unit });
       return;
     case 'pending':
       return;

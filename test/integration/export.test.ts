@@ -8,7 +8,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runExport, type RunResult } from '../../functions/export/run.js';
+import { runExport, runUnits, type RunResult } from '../../functions/export/run.js';
 import type { Manifest } from '../../functions/export/unit.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
@@ -28,6 +28,7 @@ import {
   listFiles,
   makeTempDir,
   manifestOf,
+  plannedUnit,
   readDestinationDay,
   readLocalDay,
   removeTempDirs,
@@ -211,6 +212,21 @@ describe('export to a local directory', () => {
     expect(result).toMatchObject({ ok: true, units: [], requests: 0 });
     expect(sandbox.requests).toEqual([]);
     expect(await readFile(dayFiles(dir, 'proj_small', DAY).manifest)).toEqual(before);
+  });
+
+  it('counts a unit another run finished after this run planned it as done, without a request', async () => {
+    const dir = await makeTempDir();
+    await exportLocal('proj_small', DAY, dir);
+    sandbox.clearRequests();
+    // Planned while it was missing; by the time this run holds its lease, its manifest is there.
+    const planned = plannedUnit({ dataset: 'visitors', projectId: 'proj_small', day: DAY, reason: 'missing', force: false });
+    const deps = exportDeps({ sandbox, destination: createLocalDestination(dir), clock: fakeClock(EXPORTED_AT + 60_000) });
+
+    const summary = await runUnits([planned], settings, deps);
+
+    expect(summary.units).toEqual([expect.objectContaining({ status: 'skipped', why: 'complete' })]);
+    expect(summary).toMatchObject({ ok: true, requests: 0, backlogRequests: 0 });
+    expect(sandbox.requests).toEqual([]);
   });
 
   it('runs several projects and days in one request and writes every one of them', async () => {
