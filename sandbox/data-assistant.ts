@@ -14,7 +14,7 @@
  * into `web` (≈ 70–85 %), `api` and `other`, so `total` = the window's turns.
  */
 import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, locateInWindow, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { baseRows, dailyRows, locateInWindow, memo, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
 import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
 import { ANSWERS, CLARIFICATIONS, QUERIES, QUERY_CATEGORIES, SEARCH_HEADS, SOURCE_TITLES } from './text.js';
 
@@ -144,29 +144,25 @@ export class AssistantData {
   }
 
   private project(projectId: string): Project {
-    const cached = this.projects.get(projectId);
-    if (cached) return cached;
-    const entry = this.registry.require(projectId);
-    const project: Project = {
-      entry,
-      key: mix(entry.key, SALT),
-      origin: `https://docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
-      pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 10_000)),
-    };
-    if (this.projects.size > 10_000) this.projects.clear();
-    this.projects.set(projectId, project);
-    return project;
+    return memo(this.projects, projectId, () => {
+      const entry = this.registry.require(projectId);
+      const project: Project = {
+        entry,
+        key: mix(entry.key, SALT),
+        origin: `https://docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
+        pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 10_000)),
+      };
+      return project;
+    });
   }
 
   private day(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
-    const cached = this.days.get(cacheKey);
-    if (cached) return cached;
-    const key = mix(project.key, hashString(day));
-    const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'assistant'), key, 0.1), tag: mix(key, 99) & 0xffffff };
-    if (this.days.size > 10_000) this.days.clear();
-    this.days.set(cacheKey, model);
-    return model;
+    return memo(this.days, cacheKey, () => {
+      const key = mix(project.key, hashString(day));
+      const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'assistant'), key, 0.1), tag: mix(key, 99) & 0xffffff };
+      return model;
+    });
   }
 }
 

@@ -13,7 +13,7 @@
  * status, as if someone had just changed it (no modification time is exposed, as in the API).
  */
 import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, locateInWindow, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { baseRows, dailyRows, locateInWindow, memo, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
 import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
 import { COMMENTS, CONTACTS, SNIPPETS } from './text.js';
 
@@ -203,28 +203,24 @@ export class FeedbackData {
   }
 
   private project(projectId: string): Project {
-    const cached = this.projects.get(projectId);
-    if (cached) return cached;
-    const entry = this.registry.require(projectId);
-    const project: Project = {
-      entry,
-      key: mix(entry.key, SALT),
-      host: `docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
-      pageRange: Math.max(1, baseRows(entry.seed, 'views').rows),
-    };
-    if (this.projects.size > 10_000) this.projects.clear();
-    this.projects.set(projectId, project);
-    return project;
+    return memo(this.projects, projectId, () => {
+      const entry = this.registry.require(projectId);
+      const project: Project = {
+        entry,
+        key: mix(entry.key, SALT),
+        host: `docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
+        pageRange: Math.max(1, baseRows(entry.seed, 'views').rows),
+      };
+      return project;
+    });
   }
 
   private day(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
-    const cached = this.days.get(cacheKey);
-    if (cached) return cached;
-    const key = mix(project.key, hashString(day));
-    const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'feedback'), key, 0.2), tag: mix(key, 99) & 0xffffff };
-    if (this.days.size > 10_000) this.days.clear();
-    this.days.set(cacheKey, model);
-    return model;
+    return memo(this.days, cacheKey, () => {
+      const key = mix(project.key, hashString(day));
+      const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'feedback'), key, 0.2), tag: mix(key, 99) & 0xffffff };
+      return model;
+    });
   }
 }

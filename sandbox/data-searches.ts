@@ -16,7 +16,7 @@
  * window in memory, so it is capped at `MAX_MERGED_TERMS` terms.
  */
 import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { baseRows, dailyRows, memo, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
 import { createRandom, hashString, mix, pick, shuffled, unit } from './hash.js';
 import { SEARCH_HEADS, SEARCH_TAILS } from './text.js';
 
@@ -185,37 +185,33 @@ export class SearchData {
   }
 
   private project(projectId: string): Project {
-    const cached = this.projects.get(projectId);
-    if (cached) return cached;
-    const entry = this.registry.require(projectId);
-    const key = mix(entry.key, SALT);
-    const random = createRandom(key);
-    const project: Project = {
-      entry,
-      key,
-      exponent: 0.9 + 0.3 * unit(mix(key, 1)),
-      heads: shuffled(SEARCH_HEADS, random),
-      tails: shuffled(SEARCH_TAILS, random),
-      offset: mix(key, 2) % COMBINATIONS,
-      pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 5_000)),
-    };
-    if (this.projects.size > 10_000) this.projects.clear();
-    this.projects.set(projectId, project);
-    return project;
+    return memo(this.projects, projectId, () => {
+      const entry = this.registry.require(projectId);
+      const key = mix(entry.key, SALT);
+      const random = createRandom(key);
+      const project: Project = {
+        entry,
+        key,
+        exponent: 0.9 + 0.3 * unit(mix(key, 1)),
+        heads: shuffled(SEARCH_HEADS, random),
+        tails: shuffled(SEARCH_TAILS, random),
+        offset: mix(key, 2) % COMBINATIONS,
+        pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 5_000)),
+      };
+      return project;
+    });
   }
 
   private day(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
-    const cached = this.days.get(cacheKey);
-    if (cached) return cached;
-    const key = mix(project.key, hashString(day));
-    const base = baseRows(project.entry.seed, 'searches');
-    const count = dailyRows(base, key, 0.1);
-    const top = Math.max(1, Math.round((20 + 2 * Math.pow(Math.max(1, base.rows), 0.7)) * (0.7 + 0.6 * unit(mix(key, 2)))));
-    const model = { key, start: dayStart(day), count, top };
-    if (this.days.size > 10_000) this.days.clear();
-    this.days.set(cacheKey, model);
-    return model;
+    return memo(this.days, cacheKey, () => {
+      const key = mix(project.key, hashString(day));
+      const base = baseRows(project.entry.seed, 'searches');
+      const count = dailyRows(base, key, 0.1);
+      const top = Math.max(1, Math.round((20 + 2 * Math.pow(Math.max(1, base.rows), 0.7)) * (0.7 + 0.6 * unit(mix(key, 2)))));
+      const model = { key, start: dayStart(day), count, top };
+      return model;
+    });
   }
 }
 
