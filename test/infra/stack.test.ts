@@ -307,22 +307,6 @@ describe('warehouse', () => {
     expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
   });
 
-  it.each(TABLES.map((def) => [def.name, def] as const))('projects the dt partitions of %s so Athena needs no crawler', (name, def) => {
-    const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
-    const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
-    const input = table.Properties.TableInput;
-    expect(input.Parameters).toMatchObject({
-      'projection.enabled': 'true',
-      'projection.dt.type': 'date',
-      'projection.dt.format': 'yyyy-MM-dd',
-      'projection.dt.range': '2024-01-01,NOW',
-      'projection.dt.interval': '1',
-      'projection.dt.interval.unit': 'DAYS',
-      'storage.location.template': { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/dt=\${dt}/`]] },
-    });
-    expect(input.StorageDescriptor.Location).toEqual({ 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/`]] });
-  });
-
   it('reads visitors tables as Parquet and outcomes as one JSON object per file (OpenX SerDe)', () => {
     const serdeOf = (name: string) =>
       only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) })[1].Properties.TableInput.StorageDescriptor

@@ -24,63 +24,22 @@ import {
   partitionKey,
   type TableDef,
 } from '../../functions/shared/tables.js';
+import { CONTRACT_COLUMNS } from '../helpers/datasets.js';
 import { readParquet, type ParquetColumn } from '../helpers/duckdb.js';
 
 const DAY = '2026-01-15';
 const EXPORTED_AT = new Date('2026-01-16T03:05:07.089Z');
 const EXPORTED_AT_ISO = EXPORTED_AT.toISOString();
 
-/** `[name, DuckDB type]` pairs as DuckDB's DESCRIBE must report them, in file order. */
-function columns(...pairs: [string, string][]): ParquetColumn[] {
-  return [['project_id', 'VARCHAR'], ['date', 'DATE'], ...pairs, ['exported_at', 'TIMESTAMP']].map(([name, type]) => ({
-    name: name as string,
-    type: type as string,
-  }));
-}
-
-/** The contract, written out independently of tables.ts so that a drift there fails here. */
-const CONTRACT: ReadonlyMap<TableDef, ParquetColumn[]> = new Map([
-  [VIEWS_TOTALS, columns(['human', 'BIGINT'], ['ai', 'BIGINT'], ['total', 'BIGINT'], ['pages', 'BIGINT'])],
-  [VIEWS_PAGES, columns(['path', 'VARCHAR'], ['human', 'BIGINT'], ['ai', 'BIGINT'], ['total', 'BIGINT'])],
-  [SEARCHES_TOTALS, columns(['total_searches', 'BIGINT'], ['terms', 'BIGINT'])],
-  [
-    SEARCHES,
-    columns(['search_query', 'VARCHAR'], ['hits', 'BIGINT'], ['ctr', 'DOUBLE'], ['top_clicked_page', 'VARCHAR'], ['last_searched_at', 'TIMESTAMP']),
-  ],
-  [
-    FEEDBACK,
-    columns(
-      ['feedback_id', 'VARCHAR'],
-      ['path', 'VARCHAR'],
-      ['source', 'VARCHAR'],
-      ['status', 'VARCHAR'],
-      ['comment', 'VARCHAR'],
-      ['created_at', 'TIMESTAMP'],
-      ['helpful', 'BOOLEAN'],
-      ['contact', 'VARCHAR'],
-      ['code', 'VARCHAR'],
-      ['filename', 'VARCHAR'],
-      ['lang', 'VARCHAR'],
-    ),
-  ],
-  [FEEDBACK_BY_PAGE, columns(['path', 'VARCHAR'], ['thumbs_up', 'BIGINT'], ['thumbs_down', 'BIGINT'], ['code', 'BIGINT'], ['total', 'BIGINT'])],
-  [
-    ASSISTANT_CONVERSATIONS,
-    columns(
-      ['conversation_id', 'VARCHAR'],
-      ['asked_at', 'TIMESTAMP'],
-      ['query', 'VARCHAR'],
-      ['response', 'VARCHAR'],
-      ['response_type', 'VARCHAR'],
-      ['resolution_status', 'VARCHAR'],
-      ['query_category', 'VARCHAR'],
-      ['page_url', 'VARCHAR'],
-      ['source_count', 'BIGINT'],
-      ['sources_json', 'VARCHAR'],
-    ),
-  ],
-  [ASSISTANT_CALLER_STATS, columns(['web', 'BIGINT'], ['api', 'BIGINT'], ['other', 'BIGINT'], ['total', 'BIGINT'])],
-]);
+/**
+ * The contract for the tables this file writes: the datasets helpers' copy, written out
+ * independently of tables.ts so that a drift there fails here.
+ */
+const CONTRACT: ReadonlyMap<TableDef, ParquetColumn[]> = new Map(
+  [VIEWS_TOTALS, VIEWS_PAGES, SEARCHES_TOTALS, SEARCHES, FEEDBACK, FEEDBACK_BY_PAGE, ASSISTANT_CONVERSATIONS, ASSISTANT_CALLER_STATS].map(
+    (table) => [table, CONTRACT_COLUMNS[table.name] ?? []],
+  ),
+);
 
 const SOURCES = [
   { title: 'Clés API — rotation', url: 'https://docs.example.com/fr/clés' },
