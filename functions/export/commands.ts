@@ -14,7 +14,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
-import { createBudgetGate, createBudgetLedger, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
+import { createBudgetGate, createBudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
@@ -29,7 +29,7 @@ import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
 import { dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
-import { openSharedStore, runSettings } from './runtime.js';
+import { openLedger, openSharedStore, runSettings } from './runtime.js';
 import { unitKey, unitLabel } from './staging.js';
 
 /** What the export commands need from the CLI. */
@@ -359,10 +359,6 @@ export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: numb
   return { startsAt, ms: startsAt - now + windows * windowMs };
 }
 
-async function ledgerOf(config: Config, io: ExportCommandIo, out: string | undefined): Promise<BudgetLedger> {
-  return createBudgetLedger(storeOf(config, io, out), config.budget, { now: io.now });
-}
-
 async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   const now = io.now();
@@ -378,7 +374,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
           destination,
         )
       : await planRequested({ days, projects, datasets, force: false }, destination);
-  const snapshot = await (await ledgerOf(config, io, flags.out)).snapshot();
+  const snapshot = await openLedger(config, store, io.now).snapshot();
   const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
   const time = budgetTime(snapshot, requests, now);
   if (flags.json) {
@@ -414,7 +410,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const days = Array.from({ length: flags.days }, (_, i) => addDays(last, i - flags.days + 1));
   const units = unitsOf(days, projects, datasets);
   const states = await readUnitStates(destination, units);
-  const snapshot = await (await ledgerOf(config, io, flags.out)).snapshot();
+  const snapshot = await openLedger(config, storeOf(config, io, flags.out), io.now).snapshot();
   const cell = (state: UnitState | undefined, unit: PlannedUnit | (typeof units)[number]): StatusCell => {
     if (!state || state.kind === 'missing') return { state: 'missing' };
     if (state.kind === 'complete') {
