@@ -27,7 +27,7 @@ import { realSleep, type Sleep } from '../shared/retry.js';
 import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import { dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
+import { daysBefore, dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
 import { openLedger, openSharedStore, runSettings } from './runtime.js';
 import { unitKey, unitLabel } from './staging.js';
@@ -407,7 +407,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const datasets = datasetsOf(flags, config);
   const destination = destinationOf(config, io, flags.out);
   const last = lastDueDay(now, config.settleHours);
-  const days = Array.from({ length: flags.days }, (_, i) => addDays(last, i - flags.days + 1));
+  const days = [...daysBefore(last, flags.days - 1), last];
   const units = unitsOf(days, projects, datasets);
   const states = await readUnitStates(destination, units);
   const snapshot = await openLedger(config, storeOf(config, io, flags.out), io.now).snapshot();

@@ -65,6 +65,11 @@ export function dueAt(day: string, settleHours: number): number {
   return Date.parse(`${addDays(day, 1)}T00:00:00Z`) + settleHours * HOUR_MS;
 }
 
+/** The `count` days before `day`, oldest first. */
+export function daysBefore(day: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => addDays(day, i - count));
+}
+
 /** Every unit of days × projects × datasets, days oldest first. */
 export function unitsOf(days: readonly string[], projects: readonly string[], datasets: readonly DatasetName[]): Unit[] {
   return days.flatMap((day) => projects.flatMap((projectId) => datasets.map((dataset) => ({ dataset, projectId, day }))));
@@ -136,7 +141,7 @@ export interface Plan {
 /** The scheduled plan (the hourly run): latest day, partial, missing, backfill, refresh. */
 export async function planScheduled(input: ScheduleInput, destination: Destination): Promise<Plan> {
   const lastDay = lastDueDay(input.now, input.settleHours);
-  const healDays = Array.from({ length: input.healDays }, (_, i) => addDays(lastDay, i - input.healDays));
+  const healDays = daysBefore(lastDay, input.healDays);
   const windowUnits = unitsOf([...healDays, lastDay], input.projects, input.datasets);
   const backlogUnits = input.backlog.flatMap((entry) => unitsOf(entry.days, entry.projects, entry.datasets));
   const states = await readUnitStates(destination, dedupe([...windowUnits, ...backlogUnits]));
@@ -162,7 +167,7 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
     }
   }
   if (input.datasets.includes('feedback')) {
-    const refreshDays = Array.from({ length: input.refreshDays }, (_, i) => addDays(lastDay, i - input.refreshDays));
+    const refreshDays = daysBefore(lastDay, input.refreshDays);
     for (const unit of unitsOf(refreshDays, input.projects, ['feedback'])) {
       const state = stateOf(unit);
       if (state.kind === 'complete' && input.now - Date.parse(state.manifest.finishedAt) >= REFRESH_AFTER_MS) {
@@ -192,7 +197,7 @@ export async function planRequested(input: RequestedInput, destination: Destinat
   const reference =
     last === undefined
       ? []
-      : Array.from({ length: REFERENCE_DAYS }, (_, i) => addDays(last, -1 - i)).filter((day) => !requested.has(day));
+      : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
   const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
   const planned = units
     .filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete')
@@ -216,7 +221,7 @@ export function countMissing(
   input: Pick<ScheduleInput, 'healDays' | 'projects' | 'datasets'>,
   waiting: ReadonlySet<string> = new Set(),
 ): number {
-  const days = Array.from({ length: input.healDays }, (_, i) => addDays(plan.lastDay, i - input.healDays));
+  const days = daysBefore(plan.lastDay, input.healDays);
   return unitsOf(days, input.projects, input.datasets).filter((unit) => {
     const key = unitKey(unit);
     return plan.states.get(key)?.kind !== 'complete' && !waiting.has(key);
