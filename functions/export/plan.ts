@@ -16,7 +16,7 @@ import type { DatasetName } from '../shared/dataset-names.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { manifestKey } from '../shared/tables.js';
-import { unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
+import { readJsonObject, unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
 import type { Manifest } from './unit.js';
 
 export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
@@ -77,11 +77,8 @@ export function unitsOf(days: readonly string[], projects: readonly string[], da
 
 /** Reads the state of one unit: manifest, else checkpoint, else failure record. */
 export async function readUnitState(destination: Destination, unit: Unit): Promise<UnitState> {
-  const manifestBytes = await destination.get(manifestKey(unit.dataset, unit.day, unit.projectId));
-  if (manifestBytes !== undefined) {
-    const manifest = parseJson<Manifest>(manifestBytes);
-    if (manifest) return { kind: 'complete', manifest };
-  }
+  const manifest = await readJsonObject<Manifest>(destination, manifestKey(unit.dataset, unit.day, unit.projectId));
+  if (manifest) return { kind: 'complete', manifest };
   const staging = unitStaging(destination, unit);
   const [checkpoint, failure] = await Promise.all([staging.readCheckpoint(), staging.readFailure()]);
   if (checkpoint) return { kind: 'partial', checkpoint, ...(failure ? { failure } : {}) };
@@ -232,12 +229,4 @@ function dedupe(units: readonly Unit[]): Unit[] {
   const seen = new Map<string, Unit>();
   for (const unit of units) seen.set(unitKey(unit), unit);
   return [...seen.values()];
-}
-
-function parseJson<T>(bytes: Uint8Array): T | undefined {
-  try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
-  } catch {
-    return undefined;
-  }
 }

@@ -95,21 +95,27 @@ const json = { contentType: 'application/json' };
 /** Staging needs to survive the process, not a power loss (see `WriteOptions.durable`). */
 const staged = { ...json, durable: false };
 
+/**
+ * A small JSON document of the destination, or undefined when it is absent or unreadable (a
+ * half-written or foreign file reads as absent: the unit is then redone, never misread).
+ */
+export async function readJsonObject<T>(destination: Pick<Destination, 'get'>, key: string): Promise<T | undefined> {
+  const bytes = await destination.get(key);
+  if (bytes === undefined) return undefined;
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
   const prefix = stagingPrefix(unit.dataset, unit.day, unit.projectId);
   const pageKey = (index: number) => `${prefix}page-${String(index).padStart(6, '0')}.json`;
   const checkpointKey = `${prefix}checkpoint.json`;
   const failureKey = `${prefix}failure.json`;
 
-  const readJson = async <T>(key: string): Promise<T | undefined> => {
-    const bytes = await destination.get(key);
-    if (bytes === undefined) return undefined;
-    try {
-      return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
-    } catch {
-      return undefined;
-    }
-  };
+  const readJson = <T>(key: string): Promise<T | undefined> => readJsonObject<T>(destination, key);
 
   return {
     prefix,
