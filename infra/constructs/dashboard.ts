@@ -51,7 +51,7 @@ export class OperationsDashboard extends Construct {
         markdown: [
           '## mintlify-exporter',
           'The export runs hourly: **partial** units are waiting for budget (not failing); **failed** units name their reason in `export_runs` (Athena saved query *Last 14 runs*) and in `mintlify-exporter status`.',
-          'Runbook: README → *Operations* → *Runbook*, one entry per alarm.',
+          'Runbook: docs/operations.md → *Runbook*, one entry per alarm.',
         ].join('\n\n'),
       }),
     );

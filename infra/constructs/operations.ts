@@ -1,7 +1,7 @@
 /**
  * Operations: the alarms that tell a human something needs doing, and the SNS topic they
  * notify. Each alarm's description names the likely cause and the first step, and points at
- * its entry in the README's runbook (Operations → Runbook).
+ * its entry in the runbook of docs/operations.md.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -18,7 +18,7 @@ import { EXPORT_METRICS, FOLLOWUP_METRICS } from '../../functions/shared/metric-
 import { METRICS_NAMESPACE, SERVICE_NAMES } from './lambda-defaults.js';
 
 /** Where every alarm's description sends the reader. */
-export const RUNBOOK = 'README → Operations → Runbook';
+export const RUNBOOK = 'docs/operations.md → Runbook';
 
 /** Props of {@link Operations}. */
 export interface OperationsProps {

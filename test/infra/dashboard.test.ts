@@ -87,23 +87,23 @@ describe('operations dashboard', () => {
 describe('alarm descriptions', () => {
   const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
 
-  it('each name its cause, a first step and its runbook entry in the README', () => {
+  it('each name its cause, a first step and its runbook entry in docs/operations.md', () => {
     expect(alarms.length).toBeGreaterThanOrEqual(7);
     for (const alarm of alarms) {
       const description = String(alarm.Properties.AlarmDescription);
       expect(description, description).toMatch(/First step: /);
-      expect(description, description).toMatch(/Runbook: README → Operations → Runbook: [A-Za-z]+\./);
+      expect(description, description).toMatch(/Runbook: docs\/operations\.md → Runbook: [A-Za-z]+\./);
     }
   });
 
-  it('point at runbook entries that exist in the README', async () => {
+  it('point at runbook entries that exist in docs/operations.md', async () => {
     const { readFile } = await import('node:fs/promises');
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const runbook = readme.slice(readme.indexOf('### Runbook'));
+    const readme = await readFile(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const runbook = readme.slice(readme.indexOf('## Runbook'));
     for (const alarm of alarms) {
       const entry = /Runbook: [A-Za-z]+$/.exec(String(alarm.Properties.AlarmDescription).replace(/\.$/, ''))?.[0].split(': ')[1];
       expect(entry).toBeDefined();
-      expect(runbook, `README has no runbook entry "${entry}"`).toMatch(new RegExp(`^- \\*\\*${entry}\\*\\*`, 'm'));
+      expect(runbook, `docs/operations.md has no runbook entry "${entry}"`).toMatch(new RegExp(`^- \\*\\*${entry}\\*\\*`, 'm'));
     }
   });
 
