@@ -16,7 +16,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { registerExportCommands } from './export/commands.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
 import { validateApiKey, type Config } from './shared/config.js';
-import { ConfigError, describeError } from './shared/errors.js';
+import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
 import type { Sleep } from './shared/retry.js';
 import { parseBudget, type BudgetSpec } from './shared/budget-spec.js';
 import { DEFAULT_PROJECTS } from '../sandbox/data.js';
@@ -166,13 +166,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       // Help and version are not errors; everything else is a usage error, already printed.
       return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
     }
-    if (error instanceof ConfigError) {
-      io.stderr.write(`error: ${error.message}\n`);
-      return 2;
-    }
-    io.stderr.write(`error: ${describeError(error)}\n`);
-    return 1;
+    // One line saying what to fix: a class name ("DestinationError: …") tells a user nothing.
+    // A destination error that reaches this far came before any unit: the setup is wrong.
+    io.stderr.write(`error: ${messageOf(error)}\n`);
+    return error instanceof ConfigError || error instanceof DestinationError ? 2 : 1;
   }
+}
+
+function messageOf(error: unknown): string {
+  return stripControlCharacters(error instanceof Error ? error.message : String(error));
 }
 
 /** The process-level wiring: real streams, env, clock and signals. */
@@ -185,7 +187,10 @@ export function processIo(): CliIo {
 }
 
 export async function runCli(): Promise<void> {
-  process.exitCode = await main(process.argv.slice(2), processIo());
+  const code = await main(process.argv.slice(2), processIo());
+  process.exitCode = code;
+  // Nothing is left to do: a socket a timed-out probe left open must not keep the process alive.
+  setTimeout(() => process.exit(code), 1_000).unref();
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

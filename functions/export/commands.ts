@@ -29,7 +29,8 @@ import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
 import { daysBefore, dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
-import { openLedger, openSharedStore, runSettings } from './runtime.js';
+import { probeSetup } from './probe.js';
+import { localStateDir, openLedger, openSharedStore, runSettings } from './runtime.js';
 import { unitKey, unitLabel } from './staging.js';
 
 /** What the export commands need from the CLI. */
@@ -48,6 +49,8 @@ export interface ExportCommandIo {
   /** Test hooks. */
   readonly sleep?: Sleep;
   readonly clients?: { readonly s3?: S3Client; readonly dynamo?: DynamoDBClient };
+  /** Time limit of the configuration probe, ms. @default PROBE_TIMEOUT_MS */
+  readonly probeTimeoutMs?: number;
 }
 
 interface ScopeFlags {
@@ -137,6 +140,23 @@ function storeOf(config: Config, io: ExportCommandIo, out: string | undefined): 
   return openSharedStore(config, { ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}) });
 }
 
+/** What the probe checks: the destination, and the local state folder when the run uses one. */
+function probeInput(config: Config, io: ExportCommandIo, out: string | undefined, destination: Destination, usesState: boolean) {
+  const state =
+    usesState && config.stateTable === undefined
+      ? {
+          dir: localStateDir(config, out),
+          source: config.stateDir !== undefined ? 'EXPORT_STATE_DIR' : 'the state folder (the default beside the destination; EXPORT_STATE_DIR moves it)',
+        }
+      : undefined;
+  return {
+    destination,
+    source: out === undefined ? 'EXPORT_DESTINATION' : '--out',
+    ...(state ? { state } : {}),
+    ...(io.probeTimeoutMs !== undefined ? { timeoutMs: io.probeTimeoutMs } : {}),
+  };
+}
+
 function destinationOf(config: Config, io: ExportCommandIo, out: string | undefined): Destination {
   return openDestination(out ?? config.destination, { source: out === undefined ? 'EXPORT_DESTINATION' : '--out', ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
 }
@@ -146,8 +166,9 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
   const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
   const datasets = datasetsOf(flags, config);
   const destination = destinationOf(config, io, flags.out);
-  // Before any request: a destination that cannot be written must not cost budget.
-  await destination.probe();
+  // Before any request: a destination or state folder that cannot be written must not cost budget.
+  const sandboxBudget = config.apiKey === undefined && io.env.ANALYTICS_BUDGET === undefined;
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, !sandboxBudget), mode: 'write' });
   const target = await io.resolveApiTarget(config);
   try {
     const projects = flags.project.length > 0 ? flags.project : target.defaultProjects;
@@ -366,6 +387,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
   const destination = destinationOf(config, io, flags.out);
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
   const store = storeOf(config, io, flags.out);
   const plan =
     days === undefined
@@ -406,6 +428,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
   const destination = destinationOf(config, io, flags.out);
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
   const last = lastDueDay(now, config.settleHours);
   const days = [...daysBefore(last, flags.days - 1), last];
   const units = unitsOf(days, projects, datasets);

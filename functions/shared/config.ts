@@ -10,6 +10,7 @@ import { inspect } from 'node:util';
 import * as v from 'valibot';
 import { DEFAULT_BUDGET, parseBudget, type BudgetSpec } from './budget-spec.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from './dataset-names.js';
+import { parseDestinationTarget } from './destination-target.js';
 import { ConfigError } from './errors.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
@@ -234,7 +235,6 @@ function numberVar(name: string, min: number, max: number, fallback: number) {
 }
 
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
-const S3_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](?:\/.*)?$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 const EnvSchema = v.object({
@@ -266,11 +266,10 @@ const EnvSchema = v.object({
   ),
   EXPORT_DESTINATION: v.pipe(
     v.optional(v.string(), './data'),
-    v.transform((raw) =>
-      !raw.startsWith('s3://') || S3_URL.test(raw)
-        ? raw
-        : fail('EXPORT_DESTINATION is not a valid s3:// URL: use s3://bucket/prefix (a lowercase bucket name) or a local directory'),
-    ),
+    v.transform((raw) => {
+      parseDestinationTarget(raw, 'EXPORT_DESTINATION');
+      return raw;
+    }),
   ),
   EXPORT_PAGE_LIMIT: v.optional(v.pipe(v.string(), v.transform((raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, 'each endpoint\'s maximum')))),
   ANALYTICS_BUDGET: v.pipe(

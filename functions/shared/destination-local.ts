@@ -195,32 +195,24 @@ function pendingFileWrite(stream: WriteStream, temp: string, file: string): Pend
 }
 
 /**
- * `mkdir -p` that reports the real cause. Node's recursive mkdir answers ENOENT when a folder
- * cannot be created for another reason it does not list (EROFS on a read-only file system):
- * it stats the missing folder after the failure and returns that error. Then the missing
- * folders are created one by one, which fails with the real code.
+ * `mkdir -p` that reports the real cause and always ends. Node's recursive mkdir answers ENOENT
+ * when a folder cannot be created for another reason it does not list (EROFS on a read-only
+ * file system), and on a pseudo-file system such as /proc it never returns at all (it retries
+ * the ENOENT forever at 100 % CPU). So folders are made one level at a time: the deepest first
+ * (the common case: only the leaf is missing), then, on ENOENT, its parent first.
  */
-async function createFolder(dir: string): Promise<void> {
+export async function createFolder(dir: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir);
     return;
   } catch (error) {
-    if (codeOf(error) !== 'ENOENT') throw error;
+    if (codeOf(error) === 'EEXIST') return;
+    if (codeOf(error) !== 'ENOENT' || path.dirname(dir) === dir) throw error;
   }
-  const missing: string[] = [];
-  for (let at = dir; ; at = path.dirname(at)) {
-    const found = await stat(at).then(
-      () => true,
-      () => false,
-    );
-    if (found || path.dirname(at) === at) break;
-    missing.unshift(at);
-  }
-  for (const folder of missing) {
-    await mkdir(folder).catch((error: unknown) => {
-      if (codeOf(error) !== 'EEXIST') throw error;
-    });
-  }
+  await createFolder(path.dirname(dir));
+  await mkdir(dir).catch((error: unknown) => {
+    if (codeOf(error) !== 'EEXIST') throw error;
+  });
 }
 
 function codeOf(error: unknown): string | undefined {
@@ -238,6 +230,8 @@ function failure(action: string, file: string, error: unknown): DestinationError
         ? 'free some disk space'
         : code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST'
           ? 'a file and a folder have the same name there; move one away'
-          : 'check that the directory is writable';
+          : code === 'ENOENT'
+            ? 'no folder can be created there (a pseudo-file system such as /proc?): choose a directory on a disk'
+            : 'check that the directory is writable';
   return new DestinationError(`Could not ${action} ${file} (${code ?? 'error'}): ${hint}`, { cause: error });
 }

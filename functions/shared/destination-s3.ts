@@ -15,6 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, Writable } from 'node:stream';
 import { probeKey, type Destination, type PendingWrite } from './destination.js';
 import { checkKey } from './destination-local.js';
+import { normalisePrefix } from './destination-target.js';
 import { DestinationError } from './errors.js';
 
 /** Multipart part size: the S3 minimum is 5 MiB; 8 MiB keeps parts few and memory small. */
@@ -99,12 +100,6 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
       await this.delete(key);
     },
   };
-}
-
-/** `''` or `a/b/`: no leading slash, no empty segments, exactly one trailing slash. */
-export function normalisePrefix(prefix: string): string {
-  const parts = prefix.split('/').filter((part) => part !== '');
-  return parts.length === 0 ? '' : `${parts.join('/')}/`;
 }
 
 /**
@@ -210,22 +205,30 @@ function isNotFound(error: unknown): boolean {
 function s3Failure(operation: string, bucket: string, key: string, error: unknown): DestinationError {
   const name = error instanceof Error ? error.name : 'Error';
   const status = statusOf(error);
+  const message = error instanceof Error ? error.message : '';
   const hint =
-    name === 'NoSuchBucket'
+    /region is missing/i.test(message)
+      ? 'no AWS region is set: set AWS_REGION to the bucket\'s region (e.g. AWS_REGION=us-east-1), or a region in the AWS profile'
+      : name === 'CredentialsProviderError' || /could not load credentials/i.test(message)
+        ? 'no AWS credentials were found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run with an IAM role'
+        : name === 'NoSuchBucket'
       ? `check that bucket "${bucket}" exists`
       : name === 'AccessDenied' || status === 403
         ? `check the IAM permissions (s3:${operation === 'Upload' ? 'PutObject' : operation}) on s3://${bucket}/* and the bucket policy` +
           (operation === 'HeadObject' ? '; without s3:ListBucket, S3 answers 403 for a missing key' : '')
         : name === 'PermanentRedirect' || name === 'AuthorizationHeaderMalformed'
           ? `check the region: bucket "${bucket}" is in another one than the client's`
-          : name === 'CredentialsProviderError' || name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'ExpiredToken'
-            ? 'check the AWS credentials available to this process'
+          : name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'ExpiredToken'
+            ? 'the AWS credentials were refused: check AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (expired? another account?)'
             : status !== undefined && status >= 500
               ? 'S3 failed on its side; try again'
               : 'check the network path to S3 and the endpoint configuration';
-  const detail = error instanceof Error && error.message ? `: ${clip(error.message)}` : '';
+  // The S3 error code (NoSuchBucket, AccessDenied) helps a search; a bare "Error" does not.
+  const what = [name === 'Error' ? undefined : name, status].filter((part) => part !== undefined).join(' ');
+  const detail = message ? clip(message) : '';
+  const why = [what, detail].filter((part) => part !== '').join(': ');
   return new DestinationError(
-    `S3 ${operation} of s3://${bucket}/${key} failed (${name}${status ? ` ${status}` : ''}${detail}); ${hint}`,
+    `S3 ${operation} of s3://${bucket}/${key} failed${why ? ` (${why})` : ''}; ${hint}`,
     { cause: error },
   );
 }

@@ -112,7 +112,7 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
 
     async get<T>(key: string) {
       checkStoreKey(key);
-      await ensureDir();
+      // A read creates nothing: `plan` and `status` leave a new folder as they found it.
       return (await read<T>(pathOf(key), key))?.value;
     },
 
@@ -151,11 +151,14 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     async list<T>(prefix: string) {
       // A prefix is acceptable when some valid key starts with it.
       if (prefix !== '') checkStoreKey(`${prefix}x`);
-      await ensureDir();
       // The encoding maps each character on its own, so a key starts with `prefix` exactly when
       // its readable file name starts with the encoded prefix; hashed names must be opened.
       const encodedPrefix = encodeKey(prefix);
-      const names = (await readdir(dir)).filter(
+      const all = await readdir(dir).catch((error: unknown) => {
+        if (isCode(error, 'ENOENT')) return [] as string[];
+        throw error;
+      });
+      const names = all.filter(
         (name) => name.endsWith('.json') && (name.startsWith(encodedPrefix) || name.includes(HASH_MARK)),
       );
       const documents = await Promise.all(names.map((name) => read<T>(join(dir, name), undefined)));

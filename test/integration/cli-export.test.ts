@@ -300,8 +300,8 @@ describe('mintlify-exporter export', () => {
 
     const { code, stderr } = await runCli(['export', '--date', '2026-02-01', '--project', 'proj_b', '--out', notADirectory]);
 
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/^error: DestinationError: /);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error: --out: Could not .*a-file.*\(ENOTDIR\)/);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(sandbox.requests).toEqual([]);
   });

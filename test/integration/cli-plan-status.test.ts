@@ -202,8 +202,7 @@ describe('mintlify-exporter plan', () => {
 describe('mintlify-exporter export: a destination it cannot write costs no request', () => {
   /** Asserts a non-zero exit, one clear line on stderr naming `what`, and no API request. */
   function expectRefusedBeforeAnyRequest(result: { code: number | null; stdout: string; stderr: string }, what: RegExp): void {
-    expect(result.code).not.toBe(0);
-    expect(result.code).not.toBeNull();
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.endsWith('\n')).toBe(true);
     expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(what)]);
@@ -212,17 +211,17 @@ describe('mintlify-exporter export: a destination it cannot write costs no reque
 
   const exportTo = (dest: string) => ['export', '--date', '2026-10-08', '--project', PROJECT, '--dataset', 'visitors', '--out', dest];
 
-  it('--out naming a file: one line about the file, exit non-zero', async () => {
+  it('--out naming a file: one line about the file, exit 2', async () => {
     const file = path.join(await makeTempDir('probe'), 'not-a-directory');
     await writeFile(file, 'a file where a directory should be\n');
 
     const result = await cli(exportTo(file));
 
-    expectRefusedBeforeAnyRequest(result, /^error: DestinationError: Could not .*not-a-directory.*\(ENOTDIR\): a file and a folder have the same name there/);
+    expectRefusedBeforeAnyRequest(result, /^error: --out: Could not .*not-a-directory.*\(ENOTDIR\): a file and a folder have the same name there/);
     expect(await listFiles(path.dirname(file))).toEqual(['not-a-directory']);
   });
 
-  it('--out naming a read-only directory (as a user who cannot write it): one line about permissions, exit non-zero', async () => {
+  it('--out naming a read-only directory (as a user who cannot write it): one line about permissions, exit 2', async () => {
     const parent = await makeTempDir('probe');
     const readOnly = path.join(parent, 'read-only');
     await mkdir(readOnly);
@@ -236,11 +235,11 @@ describe('mintlify-exporter export: a destination it cannot write costs no reque
     const child = spawnCli(exportTo(readOnly), { ...env, HOME: home, EXPORT_STATE_DIR: home }, asUser);
     const { code } = await child.exited;
 
-    expectRefusedBeforeAnyRequest({ code, stdout: child.stdout(), stderr: child.stderr() }, /^error: DestinationError: Could not .*read-only.*\((EACCES|EPERM)\): check the permissions of the directory/);
+    expectRefusedBeforeAnyRequest({ code, stdout: child.stdout(), stderr: child.stderr() }, /^error: --out: Could not .*read-only.*\((EACCES|EPERM)\): check the permissions of the directory/);
     expect(await listFiles(readOnly)).toEqual([]);
   });
 
-  it('--out naming an S3 bucket that does not exist: one line naming the bucket, exit non-zero', async () => {
+  it('--out naming an S3 bucket that does not exist: one line naming the bucket, exit 2', async () => {
     const result = await runCliInProcess(exportTo('s3://no-such-bucket-here/exports'), {
       env,
       now: () => NOW,
@@ -248,6 +247,6 @@ describe('mintlify-exporter export: a destination it cannot write costs no reque
       extra: { clients: { s3: aws.s3 } },
     });
 
-    expectRefusedBeforeAnyRequest(result, /^error: DestinationError: .*no-such-bucket-here/);
+    expectRefusedBeforeAnyRequest(result, /^error: --out: S3 .*no-such-bucket-here/);
   });
 });

@@ -70,3 +70,39 @@ describe('a local destination on a read-only file system', () => {
     }
   });
 });
+
+describe('a target that looks like a mistyped URL is refused with the correct form', () => {
+  it.each([
+    ['s3:/bucket/exports', '--out "s3:/bucket/exports" is not an S3 URL: write s3://bucket/exports (two slashes); for a local folder of that name write ./s3:/bucket/exports'],
+    ['s3:bucket', '--out "s3:bucket" is not an S3 URL: write s3://bucket (two slashes); for a local folder of that name write ./s3:bucket'],
+    ['s3:', '--out "s3:" is not an S3 URL: write s3://bucket/prefix (two slashes); for a local folder of that name write ./s3:'],
+    ['S3://bucket/x', '--out "S3://bucket/x" is not an S3 URL: write s3://bucket/x (lowercase s3); for a local folder of that name write ./S3://bucket/x'],
+  ])('%s', (target, message) => {
+    expect(configErrorOf(() => openDestination(target, { source: '--out' })).message).toBe(message);
+  });
+
+  it('turns an https URL of an S3 bucket into its s3:// form', () => {
+    expect(configErrorOf(() => openDestination('https://my-bucket.s3.eu-west-1.amazonaws.com/exports/mintlify')).message).toBe(
+      'EXPORT_DESTINATION "https://my-bucket.s3.eu-west-1.amazonaws.com/exports/mintlify" is a web address, not a destination: write s3://my-bucket/exports/mintlify',
+    );
+    expect(configErrorOf(() => openDestination('https://s3.us-east-1.amazonaws.com/my-bucket/x')).message).toContain('write s3://my-bucket/x');
+  });
+
+  it('refuses any other https URL, saying what a destination is', () => {
+    expect(configErrorOf(() => openDestination('https://example.com/data', { source: '--out' })).message).toBe(
+      '--out "https://example.com/data" is a web address, not a destination: write s3://bucket/prefix or a local directory such as ./data',
+    );
+  });
+
+  it('refuses another scheme, keeping ./ as the way to name a local folder with a colon', () => {
+    expect(configErrorOf(() => openDestination('gs:/bucket', { source: '--out' })).message).toBe(
+      '--out "gs:/bucket" uses an unsupported scheme "gs:": write s3://bucket/prefix or a local directory (./gs:/bucket for a local folder of that name)',
+    );
+  });
+
+  it('accepts ./ before a name with a colon, s3:// and file:// targets', () => {
+    expect(openDestination('./s3:/bucket').url).toBe(path.resolve('s3:/bucket'));
+    expect(openDestination('s3://bucket/x').url).toBe('s3://bucket/x');
+    expect(openDestination('file:///srv/data').url).toBe('/srv/data');
+  });
+});

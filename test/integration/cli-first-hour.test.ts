@@ -1,0 +1,232 @@
+/**
+ * The first hour of a new user (issue 15): every configuration mistake — a mistyped URL, a
+ * destination or state folder that cannot be used, no AWS region, no AWS credentials, a
+ * destination that never answers — is one line naming the fix, exit 2, and costs no request;
+ * `plan` and `status` create nothing.
+ *
+ * The real CLI (the bin) runs as a child process in a fresh folder with an environment of its
+ * own (no AWS files, no instance metadata, every endpoint on 127.0.0.1); the probe's time limit
+ * is tested in process, where a test may shorten it.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server, type Socket } from 'node:net';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { TEST_REGION } from '../helpers/emulators.js';
+import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { runCliInProcess } from '../helpers/schedule.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mintlify-exporter.js', import.meta.url));
+const PROJECT = 'proj_small';
+const DAY = '2026-11-01';
+
+let sandbox: Sandbox;
+/** A TCP server that accepts connections and never answers. */
+let silent: Server;
+let silentUrl: string;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  silent = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const address = silent.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  silentUrl = `http://127.0.0.1:${address.port}`;
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await Promise.all([sandbox?.close(), new Promise((resolve) => silent?.close(resolve))]);
+  await removeTempDirs();
+});
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stderr without the AWS SDK's Node version notice (not ours, printed when a client is built). */
+  readonly errorLines: string[];
+}
+
+/** Runs the bin in `cwd` with `env` as its whole environment (PATH and AWS isolation added). */
+async function cli(args: readonly string[], options: { readonly cwd: string; readonly env?: Record<string, string> }): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}),
+      HOME: options.cwd,
+      AWS_CONFIG_FILE: path.join(options.cwd, '..', 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(options.cwd, '..', 'no-aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      // Nothing may leave the machine: S3 calls, if any, go to a closed port.
+      AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1',
+      MINTLIFY_API_URL: sandbox.url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+      ...options.env,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  const errorLines = stderr
+    .split('\n')
+    .filter((line) => line !== '' && !/NodeVersionSupportWarning|node >=22|upgrade to node|a\.co\/|trace-warnings|first week of January|To continue receiving|^\s*$/.test(line));
+  return { code, stdout, stderr, errorLines };
+}
+
+/** A fresh working folder (inside a scratch folder, so siblings stay out of its listing). */
+async function freshFolder(): Promise<string> {
+  const dir = path.join(await makeTempDir('first-hour'), 'cwd');
+  await mkdir(dir);
+  return dir;
+}
+
+function expectOneLine(run: Run, message: RegExp): void {
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.errorLines).toEqual([expect.stringMatching(message)]);
+  expect(run.errorLines[0]).not.toMatch(/^error: [A-Za-z]*Error: /);
+}
+
+describe('a destination that looks like a mistyped URL is refused with the correct form, exit 2', () => {
+  it('--out s3:/bucket (one slash): plan, status and export refuse it and create no folder', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+
+    const runs = await Promise.all([
+      cli(['plan', '--date', DAY, '--project', PROJECT, '--out', 's3:/bucket/exports'], { cwd }),
+      cli(['status', '--project', PROJECT, '--out', 's3:/bucket/exports'], { cwd }),
+      cli(['export', '--date', DAY, '--project', PROJECT, '--out', 's3:/bucket/exports'], { cwd }),
+    ]);
+
+    for (const run of runs) {
+      expectOneLine(run, /^error: --out "s3:\/bucket\/exports" is not an S3 URL: write s3:\/\/bucket\/exports \(two slashes\)/);
+    }
+    expect(await readdir(cwd)).toEqual([]);
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('EXPORT_DESTINATION=S3://… or an https address of a bucket: named, with the s3:// form', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+
+    const [upper, https] = await Promise.all([
+      cli(['export', '--date', DAY, '--project', PROJECT], { cwd, env: { EXPORT_DESTINATION: 'S3://bucket/exports' } }),
+      cli(['plan', '--date', DAY, '--project', PROJECT], { cwd, env: { EXPORT_DESTINATION: 'https://my-bucket.s3.amazonaws.com/exports' } }),
+    ]);
+
+    expectOneLine(upper, /^error: EXPORT_DESTINATION "S3:\/\/bucket\/exports" is not an S3 URL: write s3:\/\/bucket\/exports \(lowercase s3\)/);
+    expectOneLine(https, /^error: EXPORT_DESTINATION "https:\/\/my-bucket\.s3\.amazonaws\.com\/exports" is a web address, not a destination: write s3:\/\/my-bucket\/exports$/);
+    expect(await readdir(cwd)).toEqual([]);
+    expect(sandbox.requests).toEqual([]);
+  });
+});
+
+describe('plan and status create nothing', () => {
+  it('on a destination and state folder that do not exist yet, they answer and leave no file or folder', async () => {
+    const cwd = await freshFolder();
+
+    const [plan, status] = await Promise.all([
+      cli(['plan', '--date', DAY, '--project', PROJECT, '--out', './data'], { cwd }),
+      cli(['status', '--project', PROJECT, '--out', './data'], { cwd }),
+    ]);
+
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/^Plan for .*data: 7 unit\(s\)/);
+    expect(status.code, status.stderr).toBe(0);
+    expect(await readdir(cwd)).toEqual([]);
+  });
+});
+
+describe('every configuration mistake is found by the probe before any request: named, one line, exit 2', () => {
+  it('--out on a pseudo-file system (/proc) ends at once instead of hanging', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+
+    const started = Date.now();
+    const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--out', '/proc/self/mintlify-data'], { cwd });
+
+    expectOneLine(run, /^error: --out: Could not create .*\/proc\/self\/mintlify-data.*\(ENOENT\): no folder can be created there/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('--out naming a file', async () => {
+    const cwd = await freshFolder();
+    await writeFile(path.join(cwd, 'exports'), 'a file\n');
+    sandbox.clearRequests();
+
+    const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--out', 'exports'], { cwd });
+
+    expectOneLine(run, /^error: --out: Could not .*exports.*\(ENOTDIR\): a file and a folder have the same name there/);
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('EXPORT_STATE_DIR naming a file: export, plan and status name the variable', async () => {
+    const cwd = await freshFolder();
+    await writeFile(path.join(cwd, 'state'), 'a file\n');
+    sandbox.clearRequests();
+    const env = { EXPORT_STATE_DIR: path.join(cwd, 'state', 'ledger') };
+
+    const runs = await Promise.all([
+      cli(['export', '--date', DAY, '--project', PROJECT, '--out', 'data'], { cwd, env }),
+      cli(['plan', '--date', DAY, '--project', PROJECT, '--out', 'data'], { cwd, env }),
+      cli(['status', '--project', PROJECT, '--out', 'data'], { cwd, env }),
+    ]);
+
+    for (const run of runs) {
+      expectOneLine(run, /^error: EXPORT_STATE_DIR .*state\/ledger cannot hold the budget ledger and leases \(ENOTDIR: a file is where the folder should be\): choose a writable folder$/);
+    }
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('an S3 destination without a region names AWS_REGION', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+
+    const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--out', 's3://my-bucket/exports'], {
+      cwd,
+      env: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
+    });
+
+    expectOneLine(run, /^error: --out: S3 PutObject of s3:\/\/my-bucket\/exports\/_staging\/\.probe-\S+ failed \(Region is missing\); no AWS region is set: set AWS_REGION/);
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('an S3 destination without credentials names the variables that give them', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+
+    const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--out', 's3://my-bucket/exports'], { cwd, env: { AWS_REGION: TEST_REGION } });
+
+    expectOneLine(run, /no AWS credentials were found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('an S3 endpoint that never answers ends the probe at its time limit', async () => {
+    sandbox.clearRequests();
+    const s3 = new S3Client({ endpoint: silentUrl, region: TEST_REGION, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    try {
+      const run = await runCliInProcess(['export', '--date', DAY, '--project', PROJECT, '--out', 's3://my-bucket/exports'], {
+        env: { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('first-hour-state') },
+        now: Date.now,
+        extra: { clients: { s3 }, probeTimeoutMs: 300 },
+      });
+
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe('error: --out s3://my-bucket/exports did not answer within 0.3 s: choose a directory on a disk (not a pseudo-file system such as /proc) or check the S3 endpoint, region and network\n');
+      expect(sandbox.requests).toEqual([]);
+    } finally {
+      s3.destroy();
+    }
+  });
+});
