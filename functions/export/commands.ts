@@ -14,7 +14,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
-import { createBudgetGate, createBudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
+import { createBudgetGate, createBudgetLedger, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
@@ -27,7 +27,7 @@ import { realSleep, type Sleep } from '../shared/retry.js';
 import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import { daysBefore, dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
+import { daysBefore, dueAt, estimateUnit, lastDueDay, readKnownPages, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
 import { probeSetup } from './probe.js';
 import { localStateDir, openLedger, openSharedStore, runSettings } from './runtime.js';
@@ -67,8 +67,8 @@ interface ExportFlags extends ScopeFlags {
   readonly force?: boolean;
 }
 
-interface StatusFlags {
-  readonly days: number;
+interface StatusFlags extends ScopeFlags {
+  readonly days?: number;
   readonly project: string[];
   readonly dataset: string[];
   readonly out?: string;
@@ -118,8 +118,8 @@ export function registerExportCommands(program: Command, io: ExportCommandIo): v
   scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).'), true)
     .action(async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)));
 
-  scopeOptions(program.command('status').description('Show complete / partial / missing / failed units per day, project and dataset, and the budget (sends no request).'), false)
-    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day').argParser(parseDays).default(7))
+  scopeOptions(program.command('status').description('Show complete / partial / missing / failed units per day, project and dataset, what is left to do and the budget (sends no request).'), true)
+    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day (default 7)').argParser(parseDays))
     .action(async (flags: StatusFlags) => io.setExitCode(await runStatusCommand(flags, io)));
 }
 
@@ -179,7 +179,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     const store = sandboxed ? createMemoryStore() : storeOf(config, io, flags.out);
     const spec = sandboxed ? { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } : config.budget;
     const ledger = createBudgetLedger(store, spec, { now: io.now });
-    const progress = flags.json ? undefined : createProgress(io, spec.text);
+    const progress = flags.json ? undefined : createProgress(io, spec.text, ledger, await ledger.snapshot());
     const gate = createBudgetGate(ledger, { now: io.now, sleep: io.sleep ?? realSleep, ...(progress ? { onWait: progress.onWait } : {}) });
     const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }), ...(io.sleep ? { sleep: io.sleep } : {}) });
     const controller = new AbortController();
@@ -310,8 +310,12 @@ interface Progress {
   close(): void;
 }
 
-/** A progress bar with a budget countdown on a terminal; plain lines otherwise (CI logs, pipes). */
-function createProgress(io: ExportCommandIo, budgetText: string): Progress {
+/**
+ * A progress bar with a budget countdown on a terminal; plain lines otherwise (CI logs, pipes).
+ * Both say what is left: the requests the units still to do are expected to need (refreshed as
+ * units finish) and the time the budget needs for them.
+ */
+function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<BudgetLedger, 'snapshot'>, initial: BudgetSnapshot): Progress {
   const tty = io.stderr.isTTY === true;
   let count = 0;
   let done = 0;
@@ -319,11 +323,28 @@ function createProgress(io: ExportCommandIo, budgetText: string): Progress {
   let label = '';
   let waitUntil = 0;
   let timer: NodeJS.Timeout | undefined;
+  /** Requests still needed: the units after the current one, and what is left of it. */
+  let queued = 0;
+  let current = { estimate: 0, pages: 0 };
+  let snapshot: BudgetSnapshot = initial;
+  const refreshBudget = () => {
+    void ledger.snapshot().then(
+      (s) => (snapshot = s),
+      () => undefined,
+    );
+  };
+  const toGo = () => queued + Math.max(0, current.estimate - current.pages);
+  const left = () => {
+    const requestsLeft = toGo();
+    const time = budgetTime(snapshot, requestsLeft, io.now()).ms;
+    const budget = time === 0 ? ', no wait for budget' : `, the budget needs ~${formatDuration(time)}`;
+    return `~${requestsLeft} request(s) to go${budget}`;
+  };
   const render = () => {
     const width = 20;
     const filled = count === 0 ? 0 : Math.round((done / count) * width);
     const waiting = waitUntil > io.now() ? ` · waiting ${formatClock(waitUntil - io.now())} for budget` : '';
-    io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${label}${waiting}\x1b[K`);
+    io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${left()} · ${label}${waiting}\x1b[K`);
   };
   const stopTimer = () => {
     if (timer) clearInterval(timer);
@@ -334,19 +355,26 @@ function createProgress(io: ExportCommandIo, budgetText: string): Progress {
       requests = spent;
       if (event.kind === 'plan') {
         count = event.units.length;
-        const estimate = event.units.reduce((sum, u) => sum + u.estimate, 0);
-        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${estimate} request(s); budget ${budgetText}\n`);
+        queued = event.units.reduce((sum, u) => sum + u.estimate, 0);
+        refreshBudget();
+        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${queued} request(s); budget ${budgetText}\n`);
         return;
       }
       waitUntil = 0;
       stopTimer();
       if (event.kind === 'start') {
         label = unitLabel(event.unit);
-        if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label}\n`);
+        current = { estimate: event.unit.estimate, pages: 0 };
+        queued = event.remaining - event.unit.estimate;
+        if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label} (${left()})\n`);
       } else if (event.kind === 'page') {
         label = `${unitLabel(event.unit)} p.${event.pages}`;
+        current = { ...current, pages: event.pages };
       } else {
         done += 1;
+        current = { estimate: 0, pages: 0 };
+        queued = event.remaining;
+        refreshBudget();
       }
       if (tty) render();
     },
@@ -374,7 +402,8 @@ export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: numb
   const { windowMs } = snapshot.spec;
   const per = snapshot.limit;
   const free = Math.max(0, per - snapshot.used);
-  const startsAt = Math.max(now, snapshot.nextStartAt);
+  // The snapshot was taken a moment after `now`: a start less than a second away is now.
+  const startsAt = snapshot.nextStartAt - now < 1_000 ? now : snapshot.nextStartAt;
   if (requests <= free) return { startsAt, ms: startsAt - now };
   const windows = Math.ceil((requests - free) / per);
   return { startsAt, ms: startsAt - now + windows * windowMs };
@@ -403,7 +432,15 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
     io.stdout.write(
       `${JSON.stringify({
         destination: destination.url,
-        units: plan.units.map((u) => ({ dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, estimate: u.estimate })),
+        units: plan.units.map((u) => ({
+          dataset: u.dataset,
+          projectId: u.projectId,
+          date: u.day,
+          reason: u.reason,
+          estimate: u.estimate,
+          ...(u.estimateFrom ? { estimateFrom: { projectId: u.estimateFrom.projectId, date: u.estimateFrom.day } } : {}),
+          ...(u.guess ? { guess: true } : {}),
+        })),
         requests,
         budget: budgetJson(snapshot, now),
         budgetMs: time.ms,
@@ -413,7 +450,12 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   }
   io.stdout.write(`Plan for ${destination.url}: ${plan.units.length} unit(s), about ${requests} request(s)\n`);
   for (const u of plan.units) {
-    io.stdout.write(`  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ~${u.estimate} request(s)\n`);
+    const guess = !u.guess ? '' : u.estimateFrom ? ` (a guess: from ${u.estimateFrom.projectId} ${u.estimateFrom.day})` : ' (a guess: nothing of this dataset exported yet)';
+    io.stdout.write(`  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ~${u.estimate} request(s)${guess}\n`);
+  }
+  const guesses = plan.units.filter((u) => u.guess).length;
+  if (guesses > 0) {
+    io.stdout.write(`${guesses} estimate(s) are guesses (no day of that dataset and project exported yet): export one day of each first for a firm plan; a run refreshes its estimates as units finish.\n`);
   }
   io.stdout.write(`${budgetLine(snapshot, now)}\n`);
   if (requests > 0) {
@@ -425,14 +467,24 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
 async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   const now = io.now();
+  const requested = requestedDays(flags, now, FLAG_NAMES);
+  if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
   const destination = destinationOf(config, io, flags.out);
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
-  const last = lastDueDay(now, config.settleHours);
-  const days = [...daysBefore(last, flags.days - 1), last];
+  const latest = lastDueDay(now, config.settleHours);
+  const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
+  const last = days[days.length - 1] as string;
   const units = unitsOf(days, projects, datasets);
   const states = await readUnitStates(destination, units);
+  const todo = units.filter((unit) => states.get(unitKey(unit))?.kind !== 'complete');
+  const known = await readKnownPages(destination, todo, states);
+  const todoRequests = todo.reduce((sum, unit) => {
+    const state = states.get(unitKey(unit));
+    // Every page staged (only the commit failed): nothing left to fetch.
+    return sum + (state?.kind === 'partial' && state.checkpoint.complete ? 0 : estimateUnit(unit, states, known).estimate);
+  }, 0);
   const snapshot = await openLedger(config, storeOf(config, io, flags.out), io.now).snapshot();
   const cell = (state: UnitState | undefined, unit: PlannedUnit | (typeof units)[number]): StatusCell => {
     if (!state || state.kind === 'missing') return { state: 'missing' };
@@ -443,12 +495,13 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at };
     const pages = state.checkpoint.state.pages;
     // Every page staged (only the commit failed): nothing left to fetch.
-    const estimate = state.checkpoint.complete ? pages : pages + estimateOf(unit, states);
+    const estimate = state.checkpoint.complete ? pages : pages + estimateUnit(unit, states, known).estimate;
     return { state: 'partial', pages, estimate, ...(state.failure ? { error: state.failure.error } : {}) };
   };
   const rows = units.map((unit) => ({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day, ...cell(states.get(unitKey(unit)), unit) }));
   if (flags.json) {
-    io.stdout.write(`${JSON.stringify({ destination: destination.url, days, nextDueAt: new Date(dueAt(addDays(last, 1), config.settleHours)).toISOString(), units: rows, budget: budgetJson(snapshot, now) })}\n`);
+    const todoJson = { units: todo.length, requests: todoRequests, budgetMs: budgetTime(snapshot, todoRequests, now).ms };
+    io.stdout.write(`${JSON.stringify({ destination: destination.url, days, nextDueAt: new Date(dueAt(addDays(latest, 1), config.settleHours)).toISOString(), units: rows, todo: todoJson, budget: budgetJson(snapshot, now) })}\n`);
     return 0;
   }
   io.stdout.write(`Status of ${destination.url} — UTC days ${days[0]} … ${last} (a day is due ${config.settleHours} h after it ends)\n`);
@@ -468,6 +521,12 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     io.stdout.write('Failures (the next run retries them):\n');
     for (const r of failures) io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}\n`);
   }
+  const time = budgetTime(snapshot, todoRequests, now).ms;
+  io.stdout.write(
+    todo.length === 0
+      ? `All ${units.length} unit(s) complete.\n`
+      : `${units.length - todo.length} of ${units.length} unit(s) complete; ${todo.length} to do, about ${todoRequests} request(s): the budget needs ${time === 0 ? 'no wait' : `up to ${formatDuration(time)}`}.\n`,
+  );
   io.stdout.write(`${budgetLine(snapshot, now)}\n`);
   return 0;
 }
@@ -506,7 +565,7 @@ function budgetJson(snapshot: BudgetSnapshot, now: number) {
 function budgetLine(snapshot: BudgetSnapshot, now: number): string {
   const { spec } = snapshot;
   const next =
-    snapshot.nextStartAt <= now
+    snapshot.nextStartAt - now < 1_000
       ? 'the next request may start now'
       : `the next request may start at ${new Date(snapshot.nextStartAt).toISOString().slice(0, 19)}Z (in ${formatDuration(snapshot.nextStartAt - now)})${snapshot.pausedUntil > now ? ', after a 429' : ''}`;
   const learnt =

@@ -9,13 +9,15 @@
  * 4. `backfill` — units of backlog entries (manual requests that did not fit in their run);
  * 5. `refresh` — `feedback` of recent days, once a day: its `status` changes later.
  *
- * A unit's estimate is the pages its dataset and project needed on the latest day exported
- * (from that manifest), else 1; a partial unit's estimate is what is left of that.
+ * A unit's estimate is the pages its dataset and project needed on the nearest day exported
+ * (before or after it: a backfill of March is estimated from March, not from yesterday), found
+ * by listing the manifests; else the most another project needed on its nearest day — a
+ * guess, and said so —; else 1, also a guess. A partial unit's estimate is what is left.
  */
 import type { DatasetName } from '../shared/dataset-names.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestKey } from '../shared/tables.js';
+import { MANIFESTS_PREFIX, manifestKey } from '../shared/tables.js';
 import { readJsonObject, unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
 import type { Manifest } from './unit.js';
 
@@ -27,7 +29,14 @@ export interface PlannedUnit extends Unit {
   readonly estimate: number;
   /** Export again even when it is complete (refresh, --force, a manual request). */
   readonly force: boolean;
+  /** The manifest the estimate comes from; absent when nothing of the dataset is known. */
+  readonly estimateFrom?: { readonly projectId: string; readonly day: string };
+  /** The estimate is not from this project's own pages (another project's, or none at all). */
+  readonly guess?: true;
 }
+
+/** Pages of complete units, by dataset, then project, then day: what estimates are made from. */
+export type KnownPages = Map<string, Map<string, Map<string, number>>>;
 
 /** What the destination says of one unit. */
 export type UnitState =
@@ -100,21 +109,116 @@ export async function readUnitStates(destination: Destination, units: readonly U
   return states;
 }
 
+/** What estimating `unit` gives: the requests, and where they come from. */
+export type Estimate = Pick<PlannedUnit, 'estimate' | 'estimateFrom' | 'guess'>;
+
 /**
- * Requests a unit is expected to need: the pages of the latest complete day of the same
- * dataset and project among `states` (at least 1), less what a checkpoint already holds.
+ * Requests a unit is expected to need: the pages of the nearest complete day of the same
+ * dataset and project (at least 1), less what a checkpoint already holds; else the most any
+ * other project needed on its nearest day (a guess); else 1 (a guess). `known` (from
+ * `readKnownPages`, which includes `states`) adds days found beyond them.
  */
-export function estimateOf(unit: Unit, states: ReadonlyMap<string, UnitState>): number {
-  let latest: Manifest | undefined;
-  for (const state of states.values()) {
-    if (state.kind !== 'complete') continue;
-    const m = state.manifest;
-    if (m.dataset === unit.dataset && m.projectId === unit.projectId && (!latest || m.date > latest.date)) latest = m;
+export function estimateOf(unit: Unit, states: ReadonlyMap<string, UnitState>, known?: KnownPages): number {
+  return estimateUnit(unit, states, known).estimate;
+}
+
+/** `estimateOf` with where the estimate comes from. */
+export function estimateUnit(unit: Unit, states: ReadonlyMap<string, UnitState>, known: KnownPages = knownPagesOf(states)): Estimate {
+  const byProject = known.get(unit.dataset) ?? new Map<string, Map<string, number>>();
+  const own = nearest(byProject.get(unit.projectId), unit.day);
+  let full: { pages: number; projectId: string; day: string } | undefined = own && { ...own, projectId: unit.projectId };
+  if (!full) {
+    for (const [projectId, days] of byProject) {
+      const other = nearest(days, unit.day);
+      if (other && (!full || other.pages > full.pages)) full = { ...other, projectId };
+    }
   }
-  const full = Math.max(1, latest?.pages ?? 1);
+  const pages = Math.max(1, full?.pages ?? 1);
   const state = states.get(unitKey(unit));
-  if (state?.kind === 'partial') return Math.max(1, full - state.checkpoint.state.pages);
-  return full;
+  const estimate = state?.kind === 'partial' ? Math.max(1, pages - state.checkpoint.state.pages) : pages;
+  return {
+    estimate,
+    ...(full ? { estimateFrom: { projectId: full.projectId, day: full.day } } : {}),
+    ...(own ? {} : { guess: true as const }),
+  };
+}
+
+/** The day of `days` nearest to `day` (the later one on a tie), with its pages. */
+function nearest(days: ReadonlyMap<string, number> | undefined, day: string): { day: string; pages: number } | undefined {
+  let best: { day: string; pages: number; distance: number } | undefined;
+  const at = Date.parse(`${day}T00:00:00Z`);
+  for (const [known, pages] of days ?? []) {
+    const distance = Math.abs(Date.parse(`${known}T00:00:00Z`) - at);
+    if (!best || distance < best.distance || (distance === best.distance && known > best.day)) best = { day: known, pages, distance };
+  }
+  return best && { day: best.day, pages: best.pages };
+}
+
+function addKnown(known: KnownPages, manifest: Manifest): void {
+  const projects = known.get(manifest.dataset) ?? new Map<string, Map<string, number>>();
+  const days = projects.get(manifest.projectId) ?? new Map<string, number>();
+  days.set(manifest.date, manifest.pages);
+  projects.set(manifest.projectId, days);
+  known.set(manifest.dataset, projects);
+}
+
+/** The pages of every complete unit among `states`. */
+export function knownPagesOf(states: ReadonlyMap<string, UnitState>): KnownPages {
+  const known: KnownPages = new Map();
+  for (const state of states.values()) if (state.kind === 'complete') addKnown(known, state.manifest);
+  return known;
+}
+
+/** A known day this close to a unit is as good an estimate as any further one. */
+const NEAR_ENOUGH_MS = 7 * 24 * HOUR_MS;
+
+const MANIFEST_NAME = /^dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
+
+/**
+ * The pages of the complete days nearest to `units`, wherever they are in time: the manifests
+ * of each dataset are listed (one listing per dataset) and only the nearest of each project
+ * read. Without a listing (a destination that cannot list, or a listing refused) the result is
+ * what `states` holds.
+ */
+export async function readKnownPages(destination: Destination, units: readonly Unit[], states: ReadonlyMap<string, UnitState>): Promise<KnownPages> {
+  const known = knownPagesOf(states);
+  const list = destination.list?.bind(destination);
+  if (!list || units.length === 0) return known;
+  const toRead = new Map<string, Unit>();
+  // A unit with a known day of its own within a week needs no listing (the hourly run's case).
+  const near = (unit: Unit) => {
+    const found = nearest(known.get(unit.dataset)?.get(unit.projectId), unit.day);
+    return found !== undefined && Math.abs(Date.parse(`${found.day}T00:00:00Z`) - Date.parse(`${unit.day}T00:00:00Z`)) <= NEAR_ENOUGH_MS;
+  };
+  for (const dataset of new Set(units.filter((u) => !near(u)).map((u) => u.dataset))) {
+    let keys: string[];
+    try {
+      keys = await list(`${MANIFESTS_PREFIX}/${dataset}/`);
+    } catch {
+      continue;
+    }
+    const index = new Map<string, Map<string, number>>();
+    const prefix = `${MANIFESTS_PREFIX}/${dataset}/`;
+    for (const key of keys) {
+      const match = MANIFEST_NAME.exec(key.slice(prefix.length));
+      if (!key.startsWith(prefix) || !match) continue;
+      const [, day, projectId] = match as unknown as [string, string, string];
+      const days = index.get(projectId) ?? new Map<string, number>();
+      days.set(day, 0);
+      index.set(projectId, days);
+    }
+    for (const unit of units.filter((u) => u.dataset === dataset)) {
+      const projects = index.has(unit.projectId) ? [unit.projectId] : [...index.keys()];
+      for (const projectId of projects) {
+        const day = nearest(index.get(projectId), unit.day)?.day;
+        if (day === undefined || known.get(dataset)?.get(projectId)?.has(day)) continue;
+        toRead.set(manifestKey(dataset, day, projectId), { dataset, projectId, day });
+      }
+    }
+  }
+  const manifests = await readUnitStates(destination, [...toRead.values()]);
+  for (const state of manifests.values()) if (state.kind === 'complete') addKnown(known, state.manifest);
+  return known;
 }
 
 export interface ScheduleInput {
@@ -142,6 +246,7 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
   const windowUnits = unitsOf([...healDays, lastDay], input.projects, input.datasets);
   const backlogUnits = input.backlog.flatMap((entry) => unitsOf(entry.days, entry.projects, entry.datasets));
   const states = await readUnitStates(destination, dedupe([...windowUnits, ...backlogUnits]));
+  const known = await readKnownPages(destination, dedupe([...windowUnits, ...backlogUnits]), states);
 
   const planned: PlannedUnit[] = [];
   const taken = new Set<string>();
@@ -149,7 +254,7 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
     const key = unitKey(unit);
     if (taken.has(key)) return;
     taken.add(key);
-    planned.push({ ...unit, reason, estimate: estimateOf(unit, states), force });
+    planned.push({ ...unit, reason, ...estimateUnit(unit, states, known), force });
   };
   const stateOf = (unit: Unit) => states.get(unitKey(unit)) ?? { kind: 'missing' as const };
 
@@ -196,9 +301,9 @@ export async function planRequested(input: RequestedInput, destination: Destinat
       ? []
       : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
   const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
-  const planned = units
-    .filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete')
-    .map((unit) => ({ ...unit, reason: 'requested' as const, estimate: estimateOf(unit, states), force: input.force }));
+  const todo = units.filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete');
+  const known = await readKnownPages(destination, todo, states);
+  const planned = todo.map((unit) => ({ ...unit, reason: 'requested' as const, ...estimateUnit(unit, states, known), force: input.force }));
   return { units: planned, states, lastDay: input.days[input.days.length - 1] ?? '' };
 }
 

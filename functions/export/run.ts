@@ -75,9 +75,11 @@ export type UnitResult = PlannedUnit &
 
 export type RunEvent =
   | { readonly kind: 'plan'; readonly units: readonly PlannedUnit[] }
-  | { readonly kind: 'start'; readonly unit: PlannedUnit; readonly position: number; readonly count: number }
+  /** `unit.estimate` is refreshed from the units this run finished; `remaining` counts this unit and the ones after it. */
+  | { readonly kind: 'start'; readonly unit: PlannedUnit; readonly position: number; readonly count: number; readonly remaining: number }
   | { readonly kind: 'page'; readonly unit: PlannedUnit; readonly pages: number }
-  | { readonly kind: 'done'; readonly result: UnitResult; readonly position: number; readonly count: number };
+  /** `remaining`: requests the units after this one are expected to need, refreshed. */
+  | { readonly kind: 'done'; readonly result: UnitResult; readonly position: number; readonly count: number; readonly remaining: number };
 
 export interface RunSummary {
   /** Every planned unit is complete. */
@@ -111,25 +113,35 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   let halted = false;
   deps.onEvent?.({ kind: 'plan', units: planned });
 
+  // What this run learns (the pages of the units it completes) refreshes the estimates of the
+  // units still to do: the same dataset and project, or — for a guess — the same dataset.
+  const learnt = new Map<string, number>();
+  const learntOfDataset = new Map<string, number>();
+  const estimate = (u: PlannedUnit): number => {
+    const full = learnt.get(`${u.dataset}/${u.projectId}`) ?? (u.guess ? learntOfDataset.get(u.dataset) : undefined);
+    return full === undefined ? u.estimate : Math.max(1, full);
+  };
+  const remainingFrom = (position: number) => planned.slice(position).reduce((sum, u) => sum + estimate(u), 0);
+
   for (const [position, unit] of planned.entries()) {
     const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
     if (halted || signal?.aborted || outOfTime) {
       results.push({ ...unit, status: 'pending' });
       continue;
     }
-    deps.onEvent?.({ kind: 'start', unit, position, count: planned.length });
+    deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
     const result = await runOne(unit, settings, deps, exportedAt);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
+    if (result.status === 'complete') {
+      learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);
+      learntOfDataset.set(result.dataset, Math.max(learntOfDataset.get(result.dataset) ?? 0, result.manifest.pages));
+    }
     results.push(result);
-    deps.onEvent?.({ kind: 'done', result, position, count: planned.length });
+    deps.onEvent?.({ kind: 'done', result, position, count: planned.length, remaining: remainingFrom(position + 1) });
     logResult(result, logger);
   }
 
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
-  // What this run learnt (pages of units it completed) sharpens the estimate of what is left.
-  const learnt = new Map<string, number>();
-  for (const r of results) if (r.status === 'complete') learnt.set(`${r.dataset}/${r.projectId}`, r.manifest.pages);
-  const estimate = (r: UnitResult) => Math.max(r.estimate, learnt.get(`${r.dataset}/${r.projectId}`) ?? 1);
   const backlogRequests = results.reduce((sum, r) => {
     if (r.status === 'skipped' && r.why === 'complete') return sum;
     if (r.status === 'pending' || r.status === 'skipped' || r.status === 'failed') return sum + estimate(r);

@@ -110,6 +110,21 @@ export function createLocalDestination(dir: string): Destination {
       if (key.startsWith(`${STAGING_PREFIX}/`)) await rmdir(path.dirname(file)).catch(() => undefined);
     },
 
+    async list(prefix) {
+      const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
+      let entries;
+      try {
+        entries = await readdir(folder, { recursive: true, withFileTypes: true });
+      } catch (error) {
+        if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return [];
+        throw failure('list', folder, error);
+      }
+      // Hidden names are temp files of writes in progress (and crash leftovers), not keys.
+      return entries
+        .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
+        .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+    },
+
     async probe() {
       const key = probeKey();
       const pending = await openWrite(key);

@@ -8,6 +8,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -89,6 +90,22 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
         if (isNotFound(error)) return;
         throw s3Failure('DeleteObject', bucket, target, error);
       }
+    },
+
+    async list(listPrefix) {
+      const target = keyOf(listPrefix.replace(/\/+$/, ''));
+      const keys: string[] = [];
+      let token: string | undefined;
+      try {
+        do {
+          const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${target}/`, ...(token ? { ContinuationToken: token } : {}) }));
+          for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(prefix.length));
+          token = page.IsTruncated ? page.NextContinuationToken : undefined;
+        } while (token);
+      } catch (error) {
+        throw s3Failure('ListObjectsV2', bucket, `${target}/`, error);
+      }
+      return keys;
     },
 
     async probe() {

@@ -40,6 +40,12 @@ export interface Destination {
   /** Removes the object; no error when it is already absent. */
   delete(key: string): Promise<void>;
   /**
+   * Every key under `prefix` (a folder, ending in `/`), in no particular order; none when the
+   * folder does not exist. Optional: a destination without it gives `plan` fewer facts (the
+   * planner then looks only near the days asked for).
+   */
+  list?(prefix: string): Promise<string[]>;
+  /**
    * Proves the destination can be written, read and deleted (a small object under
    * `_staging/`), so a bad destination — no bucket, no credentials, no permission, not a
    * directory, read-only — fails in one line before any API request spends the budget.

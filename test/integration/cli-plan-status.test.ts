@@ -102,6 +102,8 @@ describe('mintlify-exporter status', () => {
         unit('2026-10-08', 'visitors', { state: 'missing' }),
         unit('2026-10-08', 'searches', { state: 'missing' }),
       ],
+      // What is left, estimated as `plan` does: 7 units, 32 requests, 50 min + two windows of 18.
+      todo: { units: 7, requests: 32, budgetMs: 50 * 60_000 + 2 * HOUR_MS },
       budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0, limit: 18 },
     });
   });
@@ -123,7 +125,44 @@ describe('mintlify-exporter status', () => {
       expect.stringMatching(new RegExp(`^  visitors ${PROJECT} 2026-10-06: ApiError: access denied \\(403\\)`)),
       expect.stringMatching(new RegExp(`^  visitors ${PROJECT} 2026-10-07: ApiError: access denied \\(403\\)`)),
     ]);
+    expect(lines.at(-2)).toBe('3 of 10 unit(s) complete; 7 to do, about 32 request(s): the budget needs up to 2 h 50 min.');
     expect(lines.at(-1)).toBe('Budget 18/1h: 18 request(s) in the last 1h; the next request may start at 2026-10-09T06:50:00Z (in 50 min 00 s).');
+  });
+
+  it('--from/--to shows exactly that range, whenever it was, with what is left of it; no request sent', async () => {
+    // A month later: --days would have to count back 35 days to reach these.
+    const later = NOW + 30 * 24 * HOUR_MS;
+    const { code, stdout, requests } = await cli(['status', '--from', '2026-10-05', '--to', '2026-10-07', '--project', PROJECT, '--dataset', 'visitors', '--dataset', 'searches', '--out', out, '--json'], { now: later });
+
+    expect(code).toBe(0);
+    expect(requests).toBe(0);
+    const status = JSON.parse(stdout) as { days: string[]; units: { date: string; dataset: string; state: string }[]; todo: unknown };
+    expect(status.days).toEqual(['2026-10-05', '2026-10-06']);
+    expect(status.units.map((u) => `${u.date} ${u.dataset} ${u.state}`)).toEqual([
+      '2026-10-05 visitors complete',
+      '2026-10-05 searches complete',
+      '2026-10-06 visitors partial',
+      '2026-10-06 searches missing',
+    ]);
+    // The partial unit's 2 pages left and the searches day's 6; the window of the setup is long past.
+    expect(status.todo).toEqual({ units: 2, requests: 8, budgetMs: 0 });
+  });
+
+  it('--date shows one day', async () => {
+    const { code, stdout } = await cli(['status', '--date', '2026-10-07', '--project', PROJECT, '--dataset', 'visitors', '--out', out]);
+
+    expect(code).toBe(0);
+    const rows = stdout.split('\n').filter((line) => /^\d{4}-/.test(line));
+    expect(rows.map((line) => line.split(/\s+/).slice(0, 3))).toEqual([['2026-10-07', PROJECT, 'FAILED']]);
+    expect(stdout).toContain('0 of 1 unit(s) complete; 1 to do, about 3 request(s)');
+  });
+
+  it('refuses --days with --from/--to, exit 2, before reading anything', async () => {
+    const { code, stdout, stderr } = await cli(['status', '--days', '3', '--from', '2026-10-05', '--to', '2026-10-07', '--project', PROJECT, '--out', out]);
+
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('error: give --days or --date / --from --to, not both\n');
   });
 
   it('says the next request may start now once the window has passed', async () => {
@@ -136,18 +175,26 @@ describe('mintlify-exporter status', () => {
 });
 
 describe('mintlify-exporter plan', () => {
-  it('--json lists the units still to do with estimates from the latest manifest, the budget and the time it needs; no request sent', async () => {
+  it('--json lists the units still to do with estimates from the nearest manifest, the budget and the time it needs; no request sent', async () => {
     const { code, stdout, requests } = await cli(['plan', '--from', '2026-10-04', '--to', '2026-10-09', '--project', PROJECT, '--dataset', 'visitors', '--dataset', 'searches', '--out', out, '--json']);
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
     expect(stdout.trimEnd().split('\n')).toHaveLength(1);
-    const unit = (date: string, dataset: string, estimate: number) => ({ dataset, projectId: PROJECT, date, reason: 'requested', estimate });
+    const unit = (date: string, dataset: string, estimate: number) => ({
+      dataset,
+      projectId: PROJECT,
+      date,
+      reason: 'requested',
+      estimate,
+      // The nearest complete day of the same dataset and project.
+      estimateFrom: { projectId: PROJECT, date: '2026-10-05' },
+    });
     expect(JSON.parse(stdout)).toEqual({
       destination: out,
       units: [
         unit('2026-10-04', 'searches', 6),
-        // Partial: what is left of the latest manifest's 3 pages.
+        // Partial: what is left of the nearest manifest's 3 pages.
         unit('2026-10-06', 'visitors', 2),
         unit('2026-10-06', 'searches', 6),
         unit('2026-10-07', 'visitors', 3),
@@ -191,9 +238,10 @@ describe('mintlify-exporter plan', () => {
     expect(units.map((u) => `${u.reason} ${u.date} ~${u.estimate}`)).toEqual([
       'latest 2026-10-08 ~3',
       'partial 2026-10-06 ~2',
-      'missing 2026-10-01 ~3',
-      'missing 2026-10-02 ~3',
-      'missing 2026-10-03 ~3',
+      // Nearest to these days is 2026-10-04 (6 pages of 100 rows), not the latest manifest.
+      'missing 2026-10-01 ~6',
+      'missing 2026-10-02 ~6',
+      'missing 2026-10-03 ~6',
       'missing 2026-10-07 ~3',
     ]);
   });
