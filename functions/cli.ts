@@ -13,7 +13,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { registerExportCommands } from './export/commands.js';
+import { EXIT_STOPPED, registerExportCommands } from './export/commands.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
 import { validateApiKey, type Config } from './shared/config.js';
 import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
@@ -30,6 +30,8 @@ export interface CliIo {
   readonly now: () => number;
   /** Resolves when the user asks to stop (SIGINT/SIGTERM); long-running commands await it. */
   readonly stopSignal: Promise<void>;
+  /** Resolves when the user asks a second time: stop at once, whatever it costs. */
+  readonly forceStopSignal?: Promise<void>;
   /** Test hook: a fake clock's sleep for the budget and retries. @default a real timer */
   readonly sleep?: Sleep;
 }
@@ -179,11 +181,25 @@ function messageOf(error: unknown): string {
 
 /** The process-level wiring: real streams, env, clock and signals. */
 export function processIo(): CliIo {
-  const stopSignal = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: Date.now, stopSignal };
+  let stop = (): void => undefined;
+  let force = (): void => undefined;
+  const stopSignal = new Promise<void>((resolve) => (stop = resolve));
+  const forceStopSignal = new Promise<void>((resolve) => (force = resolve));
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    if (signals === 1) return stop();
+    // A command that does not stop at once on the second signal is ended; a third ends it now.
+    if (signals === 2) {
+      force();
+      setTimeout(() => process.exit(EXIT_STOPPED), 5_000).unref();
+      return;
+    }
+    process.exit(EXIT_STOPPED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: Date.now, stopSignal, forceStopSignal };
 }
 
 export async function runCli(): Promise<void> {

@@ -39,8 +39,13 @@ export interface ExportCommandIo {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
   readonly env: Record<string, string | undefined>;
   readonly now: () => number;
-  /** Resolves on the first SIGINT/SIGTERM: `export` stops and leaves a checkpoint. */
+  /**
+   * Resolves on the first SIGINT/SIGTERM: `export` lets the request in flight finish (bounded
+   * by its timeout), stages its page, and stops with a checkpoint.
+   */
   readonly stopSignal: Promise<void>;
+  /** Resolves on the second one: `export` stops at once; a page on its way is lost. */
+  readonly forceStopSignal?: Promise<void>;
   /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
   resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; readonly defaultProjects: readonly string[]; readonly sandbox?: unknown; close(): Promise<void> }>;
   /** Projects of the embedded sandbox (plan/status without a key and without MINTLIFY_PROJECT_IDS). */
@@ -182,8 +187,18 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     const progress = flags.json ? undefined : createProgress(io, spec.text, ledger, await ledger.snapshot());
     const gate = createBudgetGate(ledger, { now: io.now, sleep: io.sleep ?? realSleep, ...(progress ? { onWait: progress.onWait } : {}) });
     const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }), ...(io.sleep ? { sleep: io.sleep } : {}) });
+    const stop = new AbortController();
     const controller = new AbortController();
-    void io.stopSignal.then(() => controller.abort(new Error('stopped by the user')));
+    let running = true;
+    const say = (line: string) => running && io.stderr.write(`${io.stderr.isTTY === true ? '\r\x1b[K' : ''}${line}\n`);
+    void io.stopSignal.then(() => {
+      say(`Stopping: the request in flight finishes (at most ${formatDuration(config.apiTimeoutMs)}) and its page is kept. Ctrl-C again stops at once, but that page is then fetched (and paid) again by the next run.`);
+      stop.abort(new Error('stopped by the user'));
+    });
+    void io.forceStopSignal?.then(() => {
+      say('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
+      controller.abort(new Error('stopped by the user'));
+    });
     let result: RunResult;
     try {
       result = await runExport(
@@ -197,10 +212,12 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
           store,
           now: io.now,
           signal: controller.signal,
+          stop: stop.signal,
           ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
         },
       );
     } finally {
+      running = false;
       progress?.close();
     }
     if (flags.json) io.stdout.write(`${JSON.stringify(jsonSummary(result, destination.url))}\n`);

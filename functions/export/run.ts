@@ -57,8 +57,10 @@ export interface RunDeps {
   readonly store: SharedStore;
   readonly now: () => number;
   readonly logger?: AppLogger;
-  /** Stops the run (Ctrl-C, SIGTERM): the unit in progress keeps its checkpoint. */
+  /** Stops the run at once (a second Ctrl-C): the unit in progress keeps its checkpoint; a page on its way is lost. */
   readonly signal?: AbortSignal;
+  /** Stops the run gently (a first Ctrl-C, SIGTERM): the page on its way arrives and is staged first. */
+  readonly stop?: AbortSignal;
   readonly onEvent?: (event: RunEvent) => void;
 }
 
@@ -125,7 +127,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
 
   for (const [position, unit] of planned.entries()) {
     const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
-    if (halted || signal?.aborted || outOfTime) {
+    if (halted || signal?.aborted || deps.stop?.aborted || outOfTime) {
       results.push({ ...unit, status: 'pending' });
       continue;
     }
@@ -162,7 +164,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     budgetWaits: gate.stats.waits - before.waits,
     budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
     backlogRequests,
-    stopped: signal?.aborted === true,
+    stopped: signal?.aborted === true || deps.stop?.aborted === true,
   };
 }
 
@@ -193,6 +195,7 @@ async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, e
         checkpointMaxAgeMs: settings.checkpointMaxAgeMs,
         ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
+        ...(deps.stop ? { stop: deps.stop } : {}),
       },
       {
         api: deps.api,

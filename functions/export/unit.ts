@@ -83,7 +83,10 @@ export interface UnitOptions {
   readonly checkpointMaxAgeMs: number;
   /** Epoch ms after which no request may start. */
   readonly deadline?: number;
+  /** Stops at once: a page on its way is lost (and fetched again by the next run). */
   readonly signal?: AbortSignal;
+  /** Stops gently: the page on its way arrives and is staged, then the unit stops (partial). */
+  readonly stop?: AbortSignal;
 }
 
 export interface UnitDeps {
@@ -131,7 +134,7 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       return await runOnce(unit, def, limit, undefined, staging, options, deps);
     }
   } catch (error) {
-    const partial = partialOutcome(error, options.signal);
+    const partial = partialOutcome(error, options);
     if (partial) {
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
@@ -155,10 +158,10 @@ function unusable(checkpoint: Checkpoint, limit: number | null, now: number, max
   return undefined;
 }
 
-function partialOutcome(error: unknown, signal: AbortSignal | undefined): Omit<Extract<UnitOutcome, { status: 'partial' }>, 'pages'> | undefined {
+function partialOutcome(error: unknown, options: Pick<UnitOptions, 'signal' | 'stop'>): Omit<Extract<UnitOutcome, { status: 'partial' }>, 'pages'> | undefined {
   if (error instanceof BudgetExhaustedError) return { status: 'partial', reason: 'budget', nextStartAt: error.nextStartAt };
   if (error instanceof LeaseLostError) return { status: 'partial', reason: 'lease' };
-  if (signal?.aborted) return { status: 'partial', reason: 'stopped' };
+  if (options.signal?.aborted || options.stop?.aborted) return { status: 'partial', reason: 'stopped' };
   if (error instanceof DeadlineExceededError) return { status: 'partial', reason: 'deadline' };
   return undefined;
 }
@@ -187,6 +190,7 @@ async function runOnce(
   const call = {
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.stop ? { stop: options.stop } : {}),
   };
   const fetchPage = (state: PagerState): Promise<unknown> => {
     const pending = api.getAnalytics(
@@ -290,12 +294,15 @@ async function runOnce(
         runs,
       };
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
-      pending = accepted.done ? undefined : fetchPage(accepted.state);
+      // A gentle stop: this page is staged, no further one is asked for.
+      const stopping = !accepted.done && options.stop?.aborted === true;
+      pending = accepted.done || stopping ? undefined : fetchPage(accepted.state);
       await checkpointed;
       await append(page);
       state = accepted.state;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
+      if (stopping) throw options.stop?.reason;
     }
 
     // Commit: the previous manifest goes once the new file is complete and just before it

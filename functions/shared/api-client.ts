@@ -474,6 +474,8 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       shouldRetry,
       ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
       ...(call.signal ? { signal: call.signal } : {}),
+      // The backoff before a retry ends at a stop too (the retry would not be sent anyway).
+      ...(call.stop ? { sleep: (ms: number, signal?: AbortSignal) => sleep(ms, signal ? AbortSignal.any([signal, call.stop as AbortSignal]) : call.stop) } : {}),
       onRetry: ({ error, attempt: failed, delayMs, fromRetryAfter }) => {
         stats.retries += 1;
         logger?.warn(RETRY_LOG_MESSAGE, {
@@ -519,9 +521,12 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         search.set(name, String(value));
       }
       const path = `/v1/analytics/${project}/${endpoint}?${search.toString()}`;
+      // A stop ends waits and keeps new attempts from starting; the attempt in flight goes on.
+      const waits = call.stop ? { ...call, signal: call.signal ? AbortSignal.any([call.signal, call.stop]) : call.stop } : call;
       const once = (): Promise<T> =>
         withKey('getAnalytics', async (key) => {
-          await budget.take(call);
+          call.stop?.throwIfAborted();
+          await budget.take(waits);
           return attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
         });
       // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses

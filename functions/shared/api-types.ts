@@ -181,7 +181,14 @@ export interface CallOptions {
    * Lambda's deadline minus a safety margin). Default: no deadline beyond the retry count.
    */
   readonly deadline?: number;
+  /** Ends the call at once, a request in flight included (its page is lost). */
   readonly signal?: AbortSignal;
+  /**
+   * A gentle stop (a first Ctrl-C): no attempt starts and no wait (budget, backoff) goes on once
+   * it fires, but an attempt already sent is left to finish, bounded by its timeout, so a page
+   * that is paid for arrives. The call then ends with the stop's reason.
+   */
+  readonly stop?: AbortSignal;
 }
 
 export interface ApiClient {

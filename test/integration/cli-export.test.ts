@@ -62,7 +62,7 @@ interface Captured {
   readonly stderr: () => string;
 }
 
-function captureIo(env: Record<string, string | undefined>, stopSignal: Promise<void>): Captured {
+function captureIo(env: Record<string, string | undefined>, stopSignal: Promise<void>, forceStopSignal?: Promise<unknown>): Captured {
   let out = '';
   let err = '';
   const clock = fakeClock(NOW);
@@ -74,6 +74,7 @@ function captureIo(env: Record<string, string | undefined>, stopSignal: Promise<
       now: clock.now,
       sleep: clock.sleep,
       stopSignal,
+      ...(forceStopSignal ? { forceStopSignal: forceStopSignal.then(() => undefined) } : {}),
     },
     stdout: () => out,
     stderr: () => err,
@@ -255,40 +256,55 @@ describe('mintlify-exporter export', () => {
     expectDayMatches(await readLocalDay(out, 'proj_b', '2026-02-01'), sandbox, 'proj_b', '2026-02-01');
   });
 
-  it('exits 130 when stopped in the middle of a unit, keeping its pages for a re-run and recording the run', async () => {
+  it('a stop while a page is on its way lets it arrive and keeps it: exit 130, and the re-run pays for no page twice', async () => {
     const out = await makeTempDir('cli');
     sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
     const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
+    const argv = ['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out];
 
-    const { code, stdout, stderr } = await runCli(
-      ['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out],
-      sandboxEnv(),
-      stop.seen,
-    ).finally(() => stop.cancel());
+    const { code, stdout, stderr } = await runCli(argv, sandboxEnv(), stop.seen).finally(() => stop.cancel());
+
+    // The page at offset 250 was on its way: it arrived and was the last one of proj_a.
+    expect(code).toBe(130);
+    expect(stdout).toMatch(/ok +visitors proj_a 2026-02-01: 300 row\(s\), 2 page\(s\), 2 request\(s\)/);
+    expect(stdout).toMatch(/pending +visitors proj_b 2026-02-01: not started/);
+    expect(stderr).toContain('Stopping: the request in flight finishes (at most 5 s) and its page is kept. Ctrl-C again stops at once');
+    expect(stderr).toContain('Export stopped: re-run the same command to resume');
+    sandbox.clearFaults();
+    sandbox.clearRequests();
+
+    const rerun = await runCli(argv);
+
+    expect(rerun.code).toBe(0);
+    expect(successfulOffsets(visitorRequests(sandbox, { projectId: 'proj_a' }))).toEqual([]);
+    expectDayMatches(await readLocalDay(out, 'proj_a', '2026-02-01'), sandbox, 'proj_a', '2026-02-01');
+  });
+
+  it('a second stop ends at once, says what it costs, and the re-run fetches only the page that was dropped', async () => {
+    const out = await makeTempDir('cli');
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
+    const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
+    const argv = ['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out];
+    const captured = captureIo(sandboxEnv(), stop.seen, stop.seen.then(() => new Promise((resolve) => setTimeout(resolve, 50))));
+
+    const started = Date.now();
+    const code = await main(argv, captured.io).finally(() => stop.cancel());
 
     expect(code).toBe(130);
-    expect(stdout).toMatch(/partial +visitors proj_a 2026-02-01: 1 page\(s\) staged \(stopped\); a re-run resumes it/);
-    expect(stdout).toMatch(/pending +visitors proj_b 2026-02-01: not started/);
-    expect(stderr).toContain('Export stopped: re-run the same command to resume');
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(captured.stdout()).toMatch(/partial +visitors proj_a 2026-02-01: 1 page\(s\) staged \(stopped\); a re-run resumes it/);
+    expect(captured.stderr()).toContain('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
     expect((await listFiles(out)).filter((file) => !file.startsWith('.state/'))).toEqual([
       '_staging/visitors/dt=2026-02-01/proj_a/checkpoint.json',
       '_staging/visitors/dt=2026-02-01/proj_a/page-000000.json',
       aRunRecord(NOW),
     ]);
-  });
-
-  it('resumes a stopped unit on re-run without fetching its staged pages again', async () => {
-    const out = await makeTempDir('cli');
-    sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
-    const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
-    const argv = ['export', '--date', '2026-02-01', '--project', 'proj_a', '--out', out];
-    await runCli(argv, sandboxEnv(), stop.seen).finally(() => stop.cancel());
     sandbox.clearFaults();
     sandbox.clearRequests();
 
-    const { code } = await runCli(argv);
+    const rerun = await runCli(argv);
 
-    expect(code).toBe(0);
+    expect(rerun.code).toBe(0);
     expect(successfulOffsets(visitorRequests(sandbox, { projectId: 'proj_a' }))).toEqual([250]);
     expectDayMatches(await readLocalDay(out, 'proj_a', '2026-02-01'), sandbox, 'proj_a', '2026-02-01');
   });

@@ -54,7 +54,10 @@ interface Run {
 }
 
 /** Runs the bin in `cwd` with `env` as its whole environment (PATH and AWS isolation added). */
-async function cli(args: readonly string[], options: { readonly cwd: string; readonly env?: Record<string, string> }): Promise<Run> {
+async function cli(
+  args: readonly string[],
+  options: { readonly cwd: string; readonly env?: Record<string, string>; readonly onSpawn?: (child: ReturnType<typeof spawn>) => void },
+): Promise<Run> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,6 +75,7 @@ async function cli(args: readonly string[], options: { readonly cwd: string; rea
       ...options.env,
     },
   });
+  options.onSpawn?.(child);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -227,6 +231,53 @@ describe('every configuration mistake is found by the probe before any request: 
       expect(sandbox.requests).toEqual([]);
     } finally {
       s3.destroy();
+    }
+  });
+});
+
+describe('Ctrl-C never pays for a page twice', () => {
+  /** Sends `count` SIGINTs once the sandbox has seen the (slow) request for offset 250. */
+  function interruptAtOffset250(count: number) {
+    return (child: ReturnType<typeof spawn>) => {
+      const timer = setInterval(() => {
+        if (!sandbox.requests.some((r) => r.route === 'visitors' && r.query['offset'] === '250')) return;
+        clearInterval(timer);
+        for (let i = 0; i < count; i++) setTimeout(() => child.kill('SIGINT'), 50 * i);
+      }, 5);
+      child.once('close', () => clearInterval(timer));
+    };
+  }
+
+  it('the first Ctrl-C lets the page on its way arrive and keeps it; exit 130', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, kind: 'slow', delayMs: 1_500, offset: 250 });
+    try {
+      const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--project', 'proj_medium', '--dataset', 'visitors', '--out', 'data'], { cwd, onSpawn: interruptAtOffset250(1) });
+
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toContain('Stopping: the request in flight finishes (at most 30 s) and its page is kept.');
+      expect(run.stdout).toMatch(new RegExp(`ok +visitors ${PROJECT} ${DAY}: \\d+ row\\(s\\), 2 page\\(s\\)`));
+      expect(run.stdout).toMatch(/pending +visitors proj_medium/);
+    } finally {
+      sandbox.clearFaults();
+    }
+  });
+
+  it('a second Ctrl-C stops at once and says the dropped page is fetched again', async () => {
+    const cwd = await freshFolder();
+    sandbox.clearRequests();
+    sandbox.addFault({ route: 'visitors', projectId: PROJECT, kind: 'slow', delayMs: 5_000, offset: 250 });
+    try {
+      const started = Date.now();
+      const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', 'data'], { cwd, onSpawn: interruptAtOffset250(2) });
+
+      expect(run.code, run.stderr).toBe(130);
+      expect(Date.now() - started).toBeLessThan(5_000 + 3_000);
+      expect(run.stderr).toContain('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
+      expect(run.stdout).toMatch(new RegExp(`partial +visitors ${PROJECT} ${DAY}: 1 page\\(s\\) staged \\(stopped\\)`));
+    } finally {
+      sandbox.clearFaults();
     }
   });
 });
