@@ -11,14 +11,15 @@
  * (ConfigError thrown to the caller, which prints one line).
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { AgentJob } from '../shared/api-types.js';
-import { createApiClient } from '../shared/api-client.js';
+import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
 import { isLoopback, loadConfig, type Config } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
@@ -41,7 +42,7 @@ export interface FollowUpCommandIo {
   /** Resolves on SIGINT/SIGTERM; `consume` stops, `follow-up` stops waiting. */
   readonly stopSignal?: Promise<void>;
   /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
-  resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; close(): Promise<void> }>;
+  resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; readonly sandbox?: unknown; close(): Promise<void> }>;
   setExitCode(code: number): void;
   /** Test hooks: clients (emulators), sleep, and setting overrides (short poll intervals). */
   readonly clients?: { readonly sqs?: SQSClient; readonly dynamo?: DynamoDBClient; readonly s3?: S3Client };
@@ -98,13 +99,23 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
   const config = loadConfig(io.env);
   const requestId = flags.requestId ?? randomUUID();
   const target = await io.resolveApiTarget(config);
+  // The embedded sandbox lives as long as this command: a job it runs cannot be followed
+  // later, and a state record of it would describe a job no later sandbox has.
+  const embedded = target.sandbox !== undefined;
+  if (embedded && !flags.wait) {
+    await target.close();
+    throw new ConfigError(
+      '--no-wait cannot be used with the embedded sandbox (no MINTLIFY_API_KEY): it stops with this command, so nothing could follow the job later; drop --no-wait, or start `npx mintlify-exporter sandbox` in another terminal and set MINTLIFY_API_URL and MINTLIFY_API_KEY as it says',
+    );
+  }
+  const privateState = embedded ? await mkdtemp(join(tmpdir(), 'mintlify-followup-sandbox-')) : undefined;
   const stop = abortOn(io.stopSignal);
   const sleep = io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal));
   try {
     const statusLine = (job: AgentJob, polls: number) =>
       io.stderr.write(`${new Date((io.now ?? Date.now)()).toISOString()} ${flags.job}: ${job.status}${job.prLink ? ` ${job.prLink}` : ''} (polls ${polls})\n`);
     const deps: FollowUpDeps = {
-      ...(await localDeps(config, io, target)),
+      ...(await localDeps(config, io, target, { ...(privateState ? { stateDir: privateState } : {}), retryLines: true })),
       deadLetter: async (entry) => {
         io.stderr.write(`not sent: ${entry.reason}\n`);
       },
@@ -141,6 +152,7 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
   } finally {
     stop.dispose();
     await target.close();
+    if (privateState) await rm(privateState, { recursive: true, force: true });
   }
 }
 
@@ -187,12 +199,22 @@ async function localDeps(
   config: Config,
   io: FollowUpCommandIo,
   target: { readonly baseUrl: string; readonly apiKey: string },
+  options: {
+    /** Keep the state records here instead of `<local destination>/.followup-state`. */
+    readonly stateDir?: string;
+    /** Print each retry wait (a 429's included) on stderr. */
+    readonly retryLines?: boolean;
+  } = {},
 ): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
   const destination = openDestination(config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
+  const retryLogger = options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {};
   return {
-    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs }),
-    store: await openStateStore(config, { ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}), localDir: join(localRoot, '.followup-state') }),
+    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
+    store: await openStateStore(config, {
+      ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),
+      localDir: options.stateDir ?? join(localRoot, '.followup-state'),
+    }),
     outcomes: createOutcomeSink(destination),
     logger: silentLogger,
     metrics: { count: () => undefined },

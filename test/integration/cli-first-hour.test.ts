@@ -281,3 +281,30 @@ describe('Ctrl-C never pays for a page twice', () => {
     }
   });
 });
+
+describe('follow-up with the embedded sandbox (no MINTLIFY_API_KEY), which lives one command', () => {
+  const noKey = { MINTLIFY_API_KEY: '', MINTLIFY_API_URL: '' };
+
+  it('refuses --no-wait, exit 2, naming the way to a sandbox that outlives the command', async () => {
+    const cwd = await freshFolder();
+
+    const run = await cli(['follow-up', '--project', 'proj_small', '--job', 'job_demo_1', '--prompt', 'Add a FAQ page', '--no-wait'], { cwd, env: noKey });
+
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^error: --no-wait cannot be used with the embedded sandbox \(no MINTLIFY_API_KEY\): .*npx mintlify-exporter sandbox/m);
+  });
+
+  it('a re-run with the same --request-id reports the job of its own sandbox, not the previous one', async () => {
+    const cwd = await freshFolder();
+    const args = ['follow-up', '--project', 'proj_small', '--job', 'job_demo_1', '--prompt', 'Add a FAQ page', '--request-id', 'req-first-hour', '--json'];
+
+    const first = await cli(args, { cwd, env: noKey });
+    const second = await cli(args, { cwd, env: noKey });
+
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ requestId: 'req-first-hour', status: 'completed' });
+    // Not "duplicate": that record belonged to a sandbox that is gone.
+    expect(JSON.parse(second.stdout)).toMatchObject({ requestId: 'req-first-hour', status: 'completed', polls: expect.any(Number) });
+  }, 60_000);
+});

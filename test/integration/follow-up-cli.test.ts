@@ -64,6 +64,17 @@ describe('follow-up command', () => {
     expect(await readdir(join(dir, 'followup_outcomes'))).toHaveLength(1);
   });
 
+  it('says how long it waits when the API answers 429, instead of sitting silent', async () => {
+    sandbox.createJob('proj_small', { id: 'job_cli_429', status: 'completed', prLink: null });
+    sandbox.addFault({ route: 'agent-message', kind: 'rate-limit', retryAfter: 1 });
+    const { value, err } = io();
+
+    const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_429', prompt: 'tidy the FAQ', wait: true, json: true }, value);
+
+    expect(code).toBe(0);
+    expect(err.join('')).toMatch(/^retrying POST \/v2\/agent\/proj_small\/job\/job_cli_429\/message in 1\.0 s, as the API asked \(attempt 1 failed: rate limited \(429\)/m);
+  });
+
   it('exits 1 when the job ends failed', async () => {
     sandbox.createJob('proj_small', { id: 'job_cli_2', status: 'completed', prLink: null });
     sandbox.scriptNextRun('proj_small', 'job_cli_2', { outcome: 'failed' });
