@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { main, processIo } from '../functions/cli.js';
-import { previousDay } from '../functions/shared/dates.js';
+import { addDays, previousDay } from '../functions/shared/dates.js';
 
 
 /** One question per dataset, each answered from that day's Parquet files. */
@@ -38,10 +38,11 @@ const QUESTIONS: readonly { readonly table: string; readonly title: string; read
         GROUP BY ALL ORDER BY unanswered DESC, category LIMIT 8`,
   },
   {
-    table: 'feedback_by_page',
+    // From every feedback item: feedback_by_page keeps at most 100 pages a day.
+    table: 'feedback',
     title: 'Feedback: pages with the most thumbs down',
-    sql: (from) => `SELECT project_id, path, thumbs_down, thumbs_up, code FROM ${from}
-        ORDER BY thumbs_down DESC, path LIMIT 8`,
+    sql: (from) => `SELECT project_id, path, count_if(helpful = false) AS thumbs_down, count_if(helpful) AS thumbs_up
+        FROM ${from} GROUP BY ALL HAVING thumbs_down > 0 ORDER BY thumbs_down DESC, path LIMIT 8`,
   },
   {
     table: 'feedback',
@@ -91,10 +92,25 @@ function formatTable(columns: string[], rows: unknown[][]): string {
   return cells.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')}`).join('\n');
 }
 
+/** The value of the last `--name V` or `--name=V` among `args` (commander keeps the last one). */
+function flagValue(args: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  args.forEach((arg, i) => {
+    if (arg === name) value = args[i + 1];
+    else if (arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
+  });
+  return value;
+}
+
 const io = processIo();
-const out = io.env.EXPORT_DESTINATION ?? './data';
-const day = previousDay(io.now());
-const code = await main(['export', '--date', day, '--out', out], io);
+// `npm start -- --force` (or --project, --dataset, --date, --out …): the export's own flags,
+// after the defaults so that they win.
+const extra = process.argv.slice(2);
+const out = flagValue(extra, '--out') ?? io.env.EXPORT_DESTINATION ?? './data';
+const to = flagValue(extra, '--to');
+const day = flagValue(extra, '--date') ?? (to !== undefined ? addDays(to, -1) : previousDay(io.now()));
+const dated = extra.some((arg) => /^--(date|from|to)(=|$)/.test(arg));
+const code = await main(['export', ...(dated ? [] : ['--date', day]), '--out', out, ...extra], io);
 
 if (code === 0 && !out.startsWith('s3://')) await showWarehouse(out, day);
 process.exitCode = code;

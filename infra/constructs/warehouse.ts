@@ -17,7 +17,6 @@ import {
   DATASET_TABLES,
   EXPORT_RUNS,
   FEEDBACK,
-  FEEDBACK_BY_PAGE,
   FOLLOWUP_OUTCOMES,
   MANIFESTS_PREFIX,
   SEARCHES,
@@ -346,31 +345,17 @@ LIMIT 100;`,
         id: 'PagesWithNegativeFeedback',
         name: 'Pages with the most negative feedback',
         description:
-          'Pages with the most thumbs-down over the last 30 days (feedback_by_page keeps at most 100 pages per day), with the share of thumbs-down and a few comments left with not-helpful feedback.',
-        sql: `WITH votes AS (
-  SELECT project_id, path,
-         sum(thumbs_down) AS thumbs_down,
-         sum(thumbs_up) AS thumbs_up
-  FROM ${FEEDBACK_BY_PAGE.name}
-  WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-  GROUP BY project_id, path
-),
-comments AS (
-  SELECT project_id, path,
-         count(*) AS not_helpful_items,
-         slice(array_agg(comment) FILTER (WHERE comment IS NOT NULL), 1, 3) AS example_comments
-  FROM ${FEEDBACK.name}
-  WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-    AND helpful = false
-  GROUP BY project_id, path
-)
-SELECT v.project_id, v.path, v.thumbs_down, v.thumbs_up,
-       round(100.0 * v.thumbs_down / nullif(v.thumbs_down + v.thumbs_up, 0), 1) AS thumbs_down_pct,
-       c.not_helpful_items, c.example_comments
-FROM votes v
-LEFT JOIN comments c ON c.project_id = v.project_id AND c.path = v.path
-WHERE v.thumbs_down > 0
-ORDER BY v.thumbs_down DESC
+          'Pages with the most thumbs-down over the last 30 days, counted from every feedback item (not from feedback_by_page, which keeps at most 100 pages per day), with the share of thumbs-down and a few comments left with them.',
+        sql: `SELECT project_id, path,
+       count_if(helpful = false) AS thumbs_down,
+       count_if(helpful = true) AS thumbs_up,
+       round(100.0 * count_if(helpful = false) / nullif(count_if(helpful IS NOT NULL), 0), 1) AS thumbs_down_pct,
+       slice(array_agg(comment) FILTER (WHERE helpful = false AND comment IS NOT NULL), 1, 3) AS example_comments
+FROM ${FEEDBACK.name}
+WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
+GROUP BY project_id, path
+HAVING count_if(helpful = false) > 0
+ORDER BY thumbs_down DESC
 LIMIT 50;`,
       },
       {

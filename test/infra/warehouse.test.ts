@@ -263,13 +263,13 @@ describe('saved Athena queries', () => {
     expect(sql).toMatch(/array_agg\(DISTINCT query\)/);
   });
 
-  it('ranks pages by thumbs-down, with comments of not-helpful feedback', () => {
+  it('ranks pages by thumbs-down counted from every feedback item, not from the truncated feedback_by_page', () => {
     const sql = byName('Pages with the most negative feedback').QueryString as string;
 
-    expect(sql).toContain(`FROM ${FEEDBACK_BY_PAGE.name}`);
-    expect(sql).toContain(`FROM ${FEEDBACK.name}`);
-    expect(sql).toContain('helpful = false');
-    expect(sql).toMatch(/ORDER BY v\.thumbs_down DESC/);
+    expect(sql).toContain(`FROM ${FEEDBACK.name}\n`);
+    expect(sql).not.toContain(FEEDBACK_BY_PAGE.name);
+    expect(sql).toContain('count_if(helpful = false) AS thumbs_down');
+    expect(sql).toMatch(/ORDER BY thumbs_down DESC/);
   });
 
   it('runs every saved query in the warehouse database and workgroup', () => {

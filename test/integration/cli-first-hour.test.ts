@@ -308,3 +308,40 @@ describe('follow-up with the embedded sandbox (no MINTLIFY_API_KEY), which lives
     expect(JSON.parse(second.stdout)).toMatchObject({ requestId: 'req-first-hour', status: 'completed', polls: expect.any(Number) });
   }, 60_000);
 });
+
+describe('npm start', () => {
+  const START = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
+  /** tsx's loader by path: `--import tsx` would be looked up from the fresh folder. */
+  const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+  /** `npm start -- ARGS` as npm runs it (`tsx scripts/start.ts ARGS`), in `cwd`, without a key. */
+  async function start(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', TSX, START, ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '', HOME: cwd, ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}) },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    return { code, stdout, stderr };
+  }
+
+  it('passes the export flags on: -- --force exports a complete day again', async () => {
+    const cwd = await freshFolder();
+    const flags = ['--project', PROJECT, '--dataset', 'visitors'];
+
+    const first = await start(flags, cwd);
+    const again = await start(flags, cwd);
+    const forced = await start([...flags, '--force'], cwd);
+
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^ok +visitors proj_small /m);
+    expect(first.stdout).not.toMatch(/proj_medium|views/);
+    expect(again.stdout).toContain('Nothing to do: every unit is complete (--force exports them again).');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toMatch(/^ok +visitors proj_small /m);
+  }, 90_000);
+});
