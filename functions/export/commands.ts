@@ -374,7 +374,9 @@ function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<Bu
         count = event.units.length;
         queued = event.units.reduce((sum, u) => sum + u.estimate, 0);
         refreshBudget();
-        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${queued} request(s); budget ${budgetText}\n`);
+        const guesses = event.units.filter((u) => u.guess).length;
+        const guessed = guesses === 0 ? '' : ` (${guesses === count ? 'every' : guesses} estimate a guess: refreshed as units finish)`;
+        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${queued} request(s)${guessed}; budget ${budgetText}\n`);
         return;
       }
       waitUntil = 0;

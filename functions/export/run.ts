@@ -128,7 +128,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   for (const [position, unit] of planned.entries()) {
     const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
     if (halted || signal?.aborted || deps.stop?.aborted || outOfTime) {
-      results.push({ ...unit, status: 'pending' });
+      results.push({ ...unit, estimate: estimate(unit), status: 'pending' });
       continue;
     }
     deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });

@@ -26,6 +26,7 @@ import { ConfigError } from '../shared/errors.js';
 import { createLogger, silentLogger } from '../shared/logger.js';
 import { abortableSleep, runConsumer } from './consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from './dead-letter.js';
+import { humanLogger } from './human-log.js';
 import { ID_PATTERN, MAX_PROMPT_LENGTH } from './message.js';
 import { createOutcomeSink } from './outcome.js';
 import { openStateStore } from './open-state-store.js';
@@ -34,7 +35,7 @@ import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './se
 
 /** What the commands need from the CLI (functions/cli.ts passes its CliIo plus two hooks). */
 export interface FollowUpCommandIo {
-  readonly stdout: { write(text: string): unknown };
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown };
   readonly env: Record<string, string | undefined>;
   /** Default: Date.now. */
@@ -66,6 +67,8 @@ export interface FollowUpFlags {
 export interface ConsumeFlags {
   readonly queueUrl: string;
   readonly waitSeconds?: number;
+  /** JSON log records on stdout even on a terminal (they are the default elsewhere). */
+  readonly json?: boolean;
 }
 
 export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo): void {
@@ -87,6 +90,7 @@ export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo
     .description('Run the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM.')
     .requiredOption('--queue-url <url>', 'the queue to consume')
     .addOption(new Option('--wait-seconds <n>', 'long-poll wait (0–20)').argParser(waitArg).default(20))
+    .option('--json', 'JSON log records on stdout (the default when stdout is not a terminal)')
     .action(async (flags: ConsumeFlags) => {
       io.setExitCode(await runConsumeCommand(flags, io));
     });
@@ -168,7 +172,8 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
   const stop = abortOn(io.stopSignal);
   try {
     const sqs = io.clients?.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
-    const logger = createLogger({ serviceName: 'follow-up-consumer' });
+    // A person at a terminal reads lines; a file or a log collector gets JSON records.
+    const logger = flags.json === true || io.stdout.isTTY !== true ? createLogger({ serviceName: 'follow-up-consumer' }) : humanLogger((text) => io.stdout.write(text), io.now);
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
     const deps: FollowUpDeps = {
       ...(await localDeps(config, io, target)),

@@ -42,7 +42,7 @@ beforeAll(async () => {
   for (const unit of (JSON.parse(run.stdout) as { units: { dataset: string; pages: number }[] }).units) knownPages[unit.dataset] = unit.pages;
   expect(knownPages['visitors']).toBeGreaterThan(10);
   sandbox.clearRequests();
-});
+}, 120_000);
 
 afterAll(async () => {
   await sandbox?.close();
@@ -70,19 +70,21 @@ describe('plan estimates a backfill from the nearest known day', () => {
   });
 
   it('the estimate holds: the export of the range costs about what plan said', async () => {
-    const planned = JSON.parse((await cli(['plan', ...week, '--project', 'proj_large', '--json'])).stdout) as PlanJson;
+    const range = ['--from', '2026-11-01', '--to', '2026-11-03', '--dataset', 'visitors', '--project', 'proj_large'];
+    const planned = JSON.parse((await cli(['plan', ...range, '--json'])).stdout) as PlanJson;
     const dest = await makeTempDir('estimates-copy');
-    // The known day's manifests in a second destination, so the export below leaves `out` as it is.
-    await cli(['export', '--date', KNOWN_DAY, '--project', 'proj_large', '--dataset', 'visitors', '--dataset', 'searches'], dest);
+    // The known day's manifest in a second destination, so the export below leaves `out` as it is.
+    await cli(['export', '--date', KNOWN_DAY, '--project', 'proj_large', '--dataset', 'visitors'], dest);
     sandbox.clearRequests();
 
-    const run = await cli(['export', ...week, '--project', 'proj_large'], dest);
+    const run = await cli(['export', ...range], dest);
 
     expect(run.code, run.stderr).toBe(0);
     const spent = analyticsRequests(sandbox.requests).length;
+    expect(planned.requests).toBe(2 * (knownPages['visitors'] as number));
     expect(planned.requests).toBeGreaterThan(spent * 0.8);
     expect(planned.requests).toBeLessThan(spent * 1.25);
-  });
+  }, 120_000);
 
   it('estimates a project with nothing exported from another project, and says it is a guess', async () => {
     const [json, text] = await Promise.all([

@@ -1,0 +1,172 @@
+/**
+ * The local recipe of `docs/follow-ups.md` ("Try it locally") works as written: its three shell
+ * blocks — the emulator with a FIFO queue and its dead-letter queue, the consumer, one prompt —
+ * run with bash from the repository folder, on a free port instead of 4566 and with the
+ * destination in a scratch folder. And `consume` on a terminal
+ * prints lines a person reads, not JSON records.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runConsumeCommand } from '../../functions/follow-up/commands.js';
+import { startSandbox } from '../../sandbox/index.js';
+import { startS3Sqs, TEST_REGION } from '../helpers/emulators.js';
+import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  }
+  await removeTempDirs();
+});
+
+/** The ```sh blocks of the "Try it locally" section, in order. */
+async function recipeBlocks(): Promise<string[]> {
+  const doc = await readFile(path.join(REPO, 'docs', 'follow-ups.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Try it locally'));
+  const end = section.indexOf('\n## ', 5);
+  return [...(end === -1 ? section : section.slice(0, end)).matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Runs a block with bash in the repository folder (its own process group, so it can be stopped whole). */
+function bash(block: string, env: Record<string, string>): { child: ChildProcess; output(): string; exited: Promise<number | null> } {
+  const child = spawn('bash', ['-e', '-c', block], { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, context: () => string, timeoutMs = 40_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`${what}: not seen after ${timeoutMs} ms\n${context()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the local consume recipe of docs/follow-ups.md', () => {
+  it('runs as written: the prompt is sent once to the sandbox job and its outcome recorded', async () => {
+    // Prepare
+    const blocks = await recipeBlocks();
+    expect(blocks).toHaveLength(3);
+    const port = await freePort();
+    const scratch = await makeTempDir('recipe');
+    const adapt = (block: string) => block.replaceAll('4566', String(port));
+    const env = {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? scratch,
+      ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}),
+      // Isolation from this machine's AWS set-up, and the outcome out of the repository.
+      AWS_CONFIG_FILE: path.join(scratch, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(scratch, 'no-aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      EXPORT_DESTINATION: path.join(scratch, 'data'),
+    };
+
+    // Act
+    const emulator = bash(adapt(blocks[0] as string), env);
+    await waitFor('the emulator', async () => ((await listening(port)) ? true : undefined), emulator.output);
+    const consumer = bash(adapt(blocks[1] as string), env);
+    const enqueue = bash(adapt(blocks[2] as string), env);
+    const enqueued = await enqueue.exited;
+    const outcomeDir = path.join(scratch, 'data', 'followup_outcomes');
+    const outcome = await waitFor(
+      'the outcome record',
+      async () => {
+        const days = await readdir(outcomeDir).catch(() => []);
+        for (const day of days) {
+          const text = await readFile(path.join(outcomeDir, day, 'first-prompt.json'), 'utf8').catch(() => undefined);
+          if (text !== undefined) return JSON.parse(text) as Record<string, unknown>;
+        }
+        return undefined;
+      },
+      () => `--- consumer\n${consumer.output()}\n--- enqueue\n${enqueue.output()}\n--- emulator\n${emulator.output().slice(-2000)}`,
+    );
+    process.kill(-(consumer.child.pid as number), 'SIGINT');
+    await consumer.exited;
+    process.kill(-(emulator.child.pid as number), 'SIGTERM');
+
+    // Assess
+    expect(enqueued, enqueue.output()).toBe(0);
+    expect(enqueue.output()).toContain('enqueued first-prompt');
+    expect(outcome).toMatchObject({ request_id: 'first-prompt', project_id: 'proj_small', job_id: 'job_demo_1', status: 'completed', attempts: 1 });
+    expect(consumer.output()).toContain('No MINTLIFY_API_KEY set: using the embedded sandbox API');
+    expect(emulator.output()).toMatch(/^queue http:\/\/sqs\.us-east-1\.localhost:\d+\/000000000000\/prompts\.fifo dead-letter queue /m);
+    expect(consumer.output()).toMatch(/consuming http:\/\/sqs\.us-east-1\.localhost:\d+\/000000000000\/prompts\.fifo \(dead-letter queue \S*prompts-dlq\.fifo\)/);
+    // Ctrl-C in the terminal: the consumer stops cleanly (npx's own exit status is npm's business).
+    expect(consumer.output()).toMatch(/^stopped: \d+ received, 1 handled, 0 deferred, 0 failed$/m);
+    await rm(path.join(scratch, 'data'), { recursive: true, force: true });
+  }, 90_000);
+});
+
+describe('consume on a terminal', () => {
+  it('prints one line per event instead of JSON records', async () => {
+    // Prepare
+    const [sandbox, aws] = await Promise.all([startSandbox({ agent: { activeMs: 200 } }), startS3Sqs()]);
+    try {
+      const queueUrl = await aws.createQueue('human-lines.fifo', { FifoQueue: 'true' });
+      const deadLetterUrl = await aws.createQueue('human-lines-dlq.fifo', { FifoQueue: 'true' });
+      const body = { projectId: 'proj_small', jobId: 'job_demo_2', prompt: 'Link the SSO FAQ from the quickstart', requestId: 'req-human' };
+      await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageGroupId: body.jobId, MessageDeduplicationId: body.requestId, MessageBody: JSON.stringify(body) }));
+      const dest = await makeTempDir('human-lines');
+      let out = '';
+      let stop = (): void => undefined;
+      const stopSignal = new Promise<void>((resolve) => (stop = resolve));
+      const watcher = setInterval(() => out.includes('follow-up finished') && stop(), 20);
+
+      // Act
+      const code = await runConsumeCommand(
+        { queueUrl, waitSeconds: 0 },
+        {
+          stdout: { write: (text: string) => (out += text), isTTY: true },
+          stderr: { write: () => undefined },
+          env: { EXPORT_DESTINATION: dest, FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl, AWS_REGION: TEST_REGION },
+          stopSignal,
+          resolveApiTarget: async () => ({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, close: async () => undefined }),
+          setExitCode: () => undefined,
+          clients: { sqs: aws.sqs, s3: aws.s3 },
+          settings: { schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 200, jitter: 0 }, grace: { ms: 100, reads: 2 } },
+        },
+      ).finally(() => clearInterval(watcher));
+
+      // Assess
+      expect(code).toBe(0);
+      const lines = out.trimEnd().split('\n');
+      expect(lines.some((line) => line.startsWith('{'))).toBe(false);
+      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: prompt sent \(responseStatus \w+\)$/));
+      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: follow-up finished \(status completed, polls \d+, attempts 1\)$/));
+      expect(out).not.toContain(body.prompt);
+    } finally {
+      await Promise.all([sandbox.close(), aws.close()]);
+    }
+  }, 30_000);
+});
