@@ -3,13 +3,13 @@
  *
  *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
  *   mintlify-exporter plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   mintlify-exporter status [--days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *   mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
  *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]]
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
- *   mintlify-exporter consume --queue-url URL
+ *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--json]
  *
- * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input (one line, before
- * any request is sent).
+ * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input or configuration
+ * (one line naming the fix, before any request is sent), 130 stopped (Ctrl-C).
  */
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -90,7 +90,7 @@ async function runSandboxCommand(flags: SandboxFlags, io: CliIo): Promise<number
       ...(flags.budget ? [`Analytics budget: ${flags.budget.text} (${flags.window} window); beyond it: 429 with Retry-After`] : []),
       'Use it from another terminal with:',
       `  export MINTLIFY_API_URL=${sandbox.url} MINTLIFY_API_KEY=${sandbox.apiKey}`,
-      '  mintlify-exporter export --project proj_large',
+      '  npx mintlify-exporter export --project proj_large',
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),

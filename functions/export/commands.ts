@@ -3,12 +3,14 @@
  *
  *   export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
  *   plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   status [--days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *   status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
  *
  * `export` paces itself through the same budget ledger as every other run of this machine
  * (a countdown while it waits), skips complete units (`--force` re-exports them), resumes
- * partial ones, and leaves a checkpoint on the first Ctrl-C/SIGTERM. `plan` and `status` read
- * the destination and the ledger only: they send no API request.
+ * partial ones, and on the first Ctrl-C/SIGTERM lets the request in flight arrive, stages it
+ * and stops (a second stops at once). `plan` and `status` read the destination and the ledger
+ * only: they send no API request and create nothing. Every command first checks its
+ * configuration (probe.ts): a mistake is one line, exit 2, before any request.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
