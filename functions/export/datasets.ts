@@ -19,6 +19,19 @@ import type {
 } from '../shared/api-types.js';
 import type { DatasetName } from '../shared/dataset-names.js';
 import {
+  AssistantPageSchema,
+  AssistantTurnSchema,
+  CallerStatsSchema,
+  FeedbackByPageRowSchema,
+  FeedbackByPageSchema,
+  FeedbackPageSchema,
+  FeedbackRowSchema,
+  PathCountsRowSchema,
+  SearchesPageSchema,
+  SearchRowSchema,
+  TotalsSchema,
+  ViewsPageSchema,
+  VisitorsPageSchema,
   parseAssistantPage,
   parseCallerStats,
   parseFeedbackByPage,
@@ -26,6 +39,8 @@ import {
   parseSearchesPage,
   parseViewsPage,
   parseVisitorsPage,
+  unknownFieldsOf,
+  type KnownFields,
 } from '../shared/schemas.js';
 import {
   ASSISTANT_CALLER_STATS,
@@ -81,6 +96,15 @@ export interface DatasetDef<Page = unknown, Row = unknown> {
   /** The summary table's row, from the first page's totals and the rows written. */
   summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
   /**
+   * The fields of an API row this version does not know, as sent (its `unknown_fields`), or
+   * undefined. The loop adds the column: `toRow` never writes it.
+   */
+  unknownFields(row: Row): Record<string, unknown> | undefined;
+  /** The unknown fields of a page's `totals` object (the summary row's `unknown_fields`). */
+  totalsUnknownFields?(page: Page): Record<string, unknown> | undefined;
+  /** Names of a page's top-level fields this version does not know (named in the manifest). */
+  unknownTopLevelFields(page: Page): readonly string[];
+  /**
    * Something odd but possibly legitimate about a page, worth a warning (not a failure), or
    * undefined. Never includes row data: the message goes to the log.
    */
@@ -92,6 +116,18 @@ function defineDataset<Page, Row>(def: DatasetDef<Page, Row>): DatasetDef {
 }
 
 const base = (context: RowContext) => ({ project_id: context.projectId, date: context.date });
+
+/** `unknownFields` of rows validated by `schema`. */
+const unknownOf =
+  (schema: KnownFields) =>
+  (row: unknown): Record<string, unknown> | undefined =>
+    unknownFieldsOf(row as object, schema);
+
+/** `unknownTopLevelFields` of pages validated by `schema`. */
+const topLevelOf =
+  (schema: KnownFields) =>
+  (page: unknown): readonly string[] =>
+    Object.keys(unknownFieldsOf(page as object, schema) ?? {});
 
 /** Cheap identity of an offset page (row count, first and last rows). */
 function signatureOf(rows: readonly unknown[]): string {
@@ -105,6 +141,7 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
   table: TableDef;
   summaryTable: TableDef;
   parse: (body: unknown) => Page;
+  pageSchema: KnownFields;
   rows: (page: Page) => readonly PageVisitors[];
 }): DatasetDef {
   return defineDataset<Page, PageVisitors>({
@@ -116,6 +153,9 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
     summaryTable: spec.summaryTable,
     parse: spec.parse,
     rows: spec.rows,
+    unknownFields: unknownOf(PathCountsRowSchema),
+    totalsUnknownFields: (page) => unknownFieldsOf(page.totals, TotalsSchema),
+    unknownTopLevelFields: topLevelOf(spec.pageSchema),
     view(page) {
       const rows = spec.rows(page);
       const { human, ai, total } = page.totals;
@@ -148,6 +188,7 @@ const visitors = pathCounts<VisitorsPage>({
   table: VISITORS_PAGES,
   summaryTable: VISITORS_TOTALS,
   parse: parseVisitorsPage,
+  pageSchema: VisitorsPageSchema,
   rows: (page) => page.visitors,
 });
 
@@ -157,6 +198,7 @@ const views = pathCounts<ViewsPage>({
   table: VIEWS_PAGES,
   summaryTable: VIEWS_TOTALS,
   parse: parseViewsPage,
+  pageSchema: ViewsPageSchema,
   rows: (page) => page.views,
 });
 
@@ -169,6 +211,8 @@ const searches = defineDataset<SearchesPage, SearchRow>({
   summaryTable: SEARCHES_TOTALS,
   parse: parseSearchesPage,
   rows: (page) => page.searches,
+  unknownFields: unknownOf(SearchRowSchema),
+  unknownTopLevelFields: topLevelOf(SearchesPageSchema),
   // No `hasMore` on this endpoint: the cursor alone ends it.
   view: (page) => ({
     rowCount: page.searches.length,
@@ -201,6 +245,8 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>({
   table: FEEDBACK,
   parse: parseFeedbackPage,
   rows: (page) => page.feedback,
+  unknownFields: unknownOf(FeedbackRowSchema),
+  unknownTopLevelFields: topLevelOf(FeedbackPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
     ...base(context),
@@ -228,6 +274,8 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>({
   table: FEEDBACK_BY_PAGE,
   parse: parseFeedbackByPage,
   rows: (page) => page.feedback,
+  unknownFields: unknownOf(FeedbackByPageRowSchema),
+  unknownTopLevelFields: topLevelOf(FeedbackByPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore }),
   toRow: (row, context) => ({
     ...base(context),
@@ -248,6 +296,8 @@ const assistant = defineDataset<AssistantPage, AssistantTurn>({
   table: ASSISTANT_CONVERSATIONS,
   parse: parseAssistantPage,
   rows: (page) => page.conversations,
+  unknownFields: unknownOf(AssistantTurnSchema),
+  unknownTopLevelFields: topLevelOf(AssistantPageSchema),
   view: (page) => ({ rowCount: page.conversations.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
     ...base(context),
@@ -273,6 +323,9 @@ const callerStats = defineDataset<CallerStats, CallerStats>({
   table: ASSISTANT_CALLER_STATS,
   parse: parseCallerStats,
   rows: (page) => [page],
+  // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.
+  unknownFields: unknownOf(CallerStatsSchema),
+  unknownTopLevelFields: () => [],
   view: () => ({ rowCount: 1, hasMore: false }),
   toRow: (row, context) => ({
     ...base(context),

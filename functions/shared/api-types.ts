@@ -51,6 +51,13 @@ export interface SearchesPage {
   readonly nextCursor: string | null;
 }
 
+/**
+ * A field the docs give as an enum, kept open: the service adds values (feedback `source`
+ * `agent` in April 2026, `responseType` in August), so a value this version does not know is
+ * kept as sent, never refused. `T` names the values it knows (autocompletion, docs).
+ */
+export type OpenValue<T extends string> = T | (string & {});
+
 export const FEEDBACK_SOURCES = ['code_snippet', 'contextual', 'agent', 'thumbs_only'] as const;
 export type FeedbackSource = (typeof FEEDBACK_SOURCES)[number];
 
@@ -67,8 +74,8 @@ export interface FeedbackRow {
   readonly comment: string | null;
   /** Epoch ms (UTC), or null. */
   readonly createdAt: number | null;
-  readonly source: FeedbackSource;
-  readonly status: FeedbackStatus;
+  readonly source: OpenValue<FeedbackSource>;
+  readonly status: OpenValue<FeedbackStatus>;
   readonly helpful: boolean | null;
   /** An e-mail address: personal data, exported only when `EXPORT_FEEDBACK_CONTACT=true`. */
   readonly contact: string | null;
@@ -124,9 +131,9 @@ export interface AssistantTurn {
   readonly timestamp: number;
   readonly query: string;
   readonly response: string;
-  readonly responseType: 'answer' | 'clarifying_question';
+  readonly responseType: OpenValue<AssistantResponseType>;
   readonly sources: readonly AssistantSource[];
-  readonly resolutionStatus: 'answered' | 'unanswered';
+  readonly resolutionStatus: OpenValue<ResolutionStatus>;
   readonly queryCategory: string | null;
   readonly pageUrl: string | null;
 }
@@ -161,7 +168,25 @@ export interface VisitorsQuery {
 
 /** Every job status of the spec; `active` is the only one that is not terminal. */
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+/**
+ * A job status as read: one of the spec's, or a newer one the service added. An unknown
+ * status is not terminal (`isTerminalJobStatus`): the consumer keeps polling, never sends.
+ */
+export type JobStatus = OpenValue<(typeof JOB_STATUSES)[number]>;
+
+/** The statuses that end a job's run. */
+export const TERMINAL_JOB_STATUSES = ['completed', 'archived', 'failed'] as const;
+export type TerminalJobStatus = (typeof TERMINAL_JOB_STATUSES)[number];
+
+/** Whether `status` ends the run: only the spec's terminal ones; `active` and any unknown status do not. */
+export function isTerminalJobStatus(status: string): status is TerminalJobStatus {
+  return (TERMINAL_JOB_STATUSES as readonly string[]).includes(status);
+}
+
+/** Whether this version knows `status` (an unknown one is logged once, then polled through). */
+export function isKnownJobStatus(status: string): boolean {
+  return (JOB_STATUSES as readonly string[]).includes(status);
+}
 
 /** An agent job record, validated. Fields the spec leaves unsure are optional. */
 export interface AgentJob {

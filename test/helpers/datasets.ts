@@ -37,9 +37,9 @@ export const ALL_DATASETS = [
   'caller_stats',
 ] as const satisfies readonly DatasetName[];
 
-/** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`. */
+/** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`, `unknown_fields`. */
 function contract(...pairs: [string, string][]): ParquetColumn[] {
-  return [['project_id', 'VARCHAR'], ['date', 'DATE'], ...pairs, ['exported_at', 'TIMESTAMP']].map(([name, type]) => ({
+  return [['project_id', 'VARCHAR'], ['date', 'DATE'], ...pairs, ['exported_at', 'TIMESTAMP'], ['unknown_fields', 'VARCHAR']].map(([name, type]) => ({
     name: name as string,
     type: type as string,
   }));
@@ -194,7 +194,7 @@ export function expectedTables(
   options: ExpectedOptions,
 ): Record<string, PlainRow[]> {
   const head = { project_id: projectId, date: day };
-  const tail = { exported_at: options.exportedAt };
+  const tail = { exported_at: options.exportedAt, unknown_fields: null };
   switch (dataset) {
     case 'visitors':
     case 'views': {

@@ -354,7 +354,8 @@ describe('sandbox agent jobs', () => {
 
       const body = (await (await get('job_demo_1')).json()) as Record<string, unknown>;
 
-      expect(body.status).not.toMatch(/^(active|completed|archived|failed)$/);
+      // A new status string is not a wrong type (see drift): the status is not a string at all.
+      expect(typeof body.status).toBe('number');
       expect(typeof body.prLink).toBe('number');
     });
 
