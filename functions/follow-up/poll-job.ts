@@ -86,12 +86,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     if (job.status !== progress.lastStatus || (job.prLink ?? null) !== progress.lastPrLink) {
       run.log.info('job status changed', { status: job.status, polls: progress.polls });
       // Said once: the next reads carry the same status, and `lastStatus` survives deferrals.
-      if (job.status !== progress.lastStatus && !isKnownJobStatus(job.status)) {
-        run.log.warn('the job reports a status this version does not know: taken as not finished, polling goes on', {
-          status: stripControlCharacters(job.status).slice(0, 40),
-          maxWaitMs: settings.maxWaitMs,
-        });
-      }
+      if (job.status !== progress.lastStatus) noteUnknownStatus(run, job.status);
       deps.onJob?.(job, { requestId: message.requestId, polls: progress.polls });
     }
     progress.lastStatus = job.status;
@@ -104,6 +99,19 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     }
     delay = nextPollDelay(deps.now() - current.sentAt, settings.schedule, run.random);
   }
+}
+
+/**
+ * Logs a job status this version does not know (the service may add one): it is taken as not
+ * finished, and polling goes on until a terminal status or FOLLOWUP_MAX_WAIT_HOURS. Called
+ * when the status is first seen (the POST's answer, or a read that changed it).
+ */
+export function noteUnknownStatus(run: Run, status: string): void {
+  if (isKnownJobStatus(status)) return;
+  run.log.warn('the job reports a status this version does not know: taken as not finished, polling goes on', {
+    status: stripControlCharacters(status).slice(0, 40),
+    maxWaitMs: run.settings.maxWaitMs,
+  });
 }
 
 /** `6 min`, `1.5 h`, `24 h`: a wait as people write it (never "0 h"). */

@@ -7,7 +7,7 @@ import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
 import { ApiError, RateLimitedError, describeError, stripControlCharacters } from '../shared/errors.js';
 import { provablyNotSent } from '../shared/retry-policy.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
-import { pollJob } from './poll-job.js';
+import { noteUnknownStatus, pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
 import { baseOf, type ClaimedState, type PendingState } from './state.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
@@ -81,6 +81,7 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
   run.lastJob = response;
   deps.metrics.count(FOLLOWUP_METRICS.sent);
   run.log.info('prompt sent', { responseStatus: response.status });
+  noteUnknownStatus(run, response.status);
   const sent = await write(
     run,
     {
