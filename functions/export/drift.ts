@@ -110,10 +110,15 @@ function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])].sort();
 }
 
-/** An enum value as a log line may show it: one short line, no control character. */
+/** A name or an enum value as a log line may show it: one short line, no control character. */
+function clipped(text: string): string {
+  const clean = stripControlCharacters(text).replace(/\s+/g, ' ');
+  return clean.length > 40 ? `${clean.slice(0, 37)}...` : clean;
+}
+
+/** An enum value, quoted (it may hold spaces or commas). */
 function shown(value: string): string {
-  const clean = stripControlCharacters(value).replace(/\s+/g, ' ');
-  return JSON.stringify(clean.length > 40 ? `${clean.slice(0, 37)}...` : clean);
+  return JSON.stringify(clipped(value));
 }
 
 /**
@@ -121,14 +126,14 @@ function shown(value: string): string {
  * never any other value (a query, a comment, an address stays in the table).
  */
 export function describeDrift(dataset: string, drift: Drift, units: number): string {
-  const fields = Object.entries(drift.tables).flatMap(([table, entry]) => entry.fields.map((field) => `${table}.${field}`));
+  const fields = Object.entries(drift.tables).flatMap(([table, entry]) => entry.fields.map((field) => `${table}.${clipped(field)}`));
   const values = Object.entries(drift.tables).flatMap(([table, entry]) =>
     Object.entries(entry.values).map(([column, list]) => `${table}.${column} ${list.map(shown).join(', ')}`),
   );
   const parts = [
-    ...(fields.length > 0 ? [`new field(s) ${fields.map((name) => stripControlCharacters(name)).join(', ')} (kept in unknown_fields)`] : []),
+    ...(fields.length > 0 ? [`new field(s) ${fields.join(', ')} (kept in unknown_fields)`] : []),
     ...(values.length > 0 ? [`new value(s) ${values.join('; ')} (kept as sent)`] : []),
-    ...(drift.topLevelFields.length > 0 ? [`new top-level field(s) ${drift.topLevelFields.map((name) => stripControlCharacters(name)).join(', ')} (named in the manifest)`] : []),
+    ...(drift.topLevelFields.length > 0 ? [`new top-level field(s) ${drift.topLevelFields.map(clipped).join(', ')} (named in the manifest)`] : []),
   ];
   return `the API's ${dataset} answers changed in ${units} unit(s): ${parts.join('; ')}; nothing was lost (see SchemaDrift in docs/operations.md)`;
 }
