@@ -29,6 +29,14 @@ export interface Drift {
  */
 export const MAX_VALUES = 20;
 
+/**
+ * What an enum value looks like (`widget`, `tool_call`, `in-review`). A new value that does
+ * not — free text, an address — is never copied into a manifest or a log line: it is listed as
+ * `HIDDEN_VALUE` (the row keeps it as sent).
+ */
+const ENUM_VALUE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+export const HIDDEN_VALUE = '(not an identifier: see the table)';
+
 /** The JSON of `unknown_fields`: null when the row had no unknown field. */
 export function unknownFieldsColumn(fields: Record<string, unknown> | undefined): string | null {
   return fields === undefined ? null : JSON.stringify(fields);
@@ -48,7 +56,7 @@ export class DriftRecorder {
       if (typeof value !== 'string' || column.known.has(value)) continue;
       const values = this.entry(table).values;
       const seen = values.get(column.name) ?? new Set<string>();
-      if (seen.size < MAX_VALUES) seen.add(value);
+      if (seen.size < MAX_VALUES) seen.add(ENUM_VALUE.test(value) ? value : HIDDEN_VALUE);
       values.set(column.name, seen);
     }
   }

@@ -337,8 +337,12 @@ function isHttpsUrl(text: string): boolean {
 const AgentJobCoreSchema = v.object(
   {
     id: v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string')),
-    // Open: a status this version does not know is kept and treated as not terminal.
-    status: openEnum(JOB_STATUSES),
+    // Open: a status this version does not know is kept and treated as not terminal — if it
+    // looks like a status (an identifier); anything else (text, an echo of the prompt) is malformed.
+    status: v.pipe(
+      openEnum(JOB_STATUSES),
+      v.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be a job status (an identifier such as completed)'),
+    ),
     prLink: v.optional(v.nullable(v.pipe(v.string(PR_LINK_MESSAGE), v.check(isHttpsUrl, PR_LINK_MESSAGE))), null),
   },
   'must be a JSON object',

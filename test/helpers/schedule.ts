@@ -93,7 +93,8 @@ const iso = (text: string | null): string | null => (text === null ? null : new 
 /** What a correct export of `unit` holds, computed from the sandbox's own data. */
 export function expectedTables(data: SandboxData, unit: Unit & { readonly dataset: CheckedDataset }): UnitTables {
   const { projectId, day } = unit;
-  const base = { project_id: projectId, date: day };
+  // The sandbox sends no field this version does not know: `unknown_fields` is null.
+  const base = { project_id: projectId, date: day, unknown_fields: null };
   switch (unit.dataset) {
     case 'visitors':
     case 'views': {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DriftRecorder, MAX_VALUES, describeDrift, mergeDrift, unknownFieldsColumn } from '../../../functions/export/drift.js';
+import { DriftRecorder, HIDDEN_VALUE, MAX_VALUES, describeDrift, mergeDrift, unknownFieldsColumn } from '../../../functions/export/drift.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, VISITORS_PAGES } from '../../../functions/shared/tables.js';
 
 const feedbackRow = (source: string, status = 'pending') => ({ source, status, comment: 'a comment nobody may log' });
@@ -41,6 +41,13 @@ describe('DriftRecorder', () => {
     drift.row(VISITORS_PAGES, { path: '/anything', human: 1 }, undefined);
 
     expect(drift.result()).toBeUndefined();
+  });
+
+  it('never copies a new value that is not an identifier (free text) into the drift', () => {
+    const drift = new DriftRecorder();
+    drift.row(FEEDBACK, feedbackRow('Call me at jane@example.com please'), undefined);
+
+    expect(drift.result()?.tables['feedback']?.values['source']).toEqual([HIDDEN_VALUE]);
   });
 });
 
