@@ -4,7 +4,8 @@
  * from too, so the docs, the files and Athena cannot disagree. `npm run docs` writes it
  * between the markers; a test fails when the file holds another text.
  */
-import { DATASET_TABLES, TABLES, type ColumnDef, type TableDef } from '../functions/shared/tables.js';
+import { DATASET_TABLES } from '../functions/shared/catalog.js';
+import { TABLES, type ColumnDef, type TableDef } from '../functions/shared/tables.js';
 
 export const BEGIN_MARKER = '<!-- column-reference:begin (generated from functions/shared/tables.ts by `npm run docs`; do not edit) -->';
 export const END_MARKER = '<!-- column-reference:end -->';

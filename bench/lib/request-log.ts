@@ -2,7 +2,7 @@
  * What the sandbox's request log says about an export: the requests of one dataset, pages
  * answered more than once, and the most requests started within any window.
  */
-import type { DatasetName } from '../../functions/shared/dataset-names.js';
+import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { AnalyticsRoute, RequestLogEntry } from '../../sandbox/index.js';
 
 /** The sandbox's route of each dataset. */

@@ -17,7 +17,7 @@ import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
 import { createBudgetGate, createBudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { openDestination } from '../shared/destinations.js';

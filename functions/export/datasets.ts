@@ -17,7 +17,7 @@ import type {
   ViewsPage,
   VisitorsPage,
 } from '../shared/api-types.js';
-import type { DatasetName } from '../shared/dataset-names.js';
+import type { DatasetName } from '../shared/catalog.js';
 import {
   AssistantPageSchema,
   AssistantTurnSchema,

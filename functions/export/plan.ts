@@ -12,7 +12,7 @@
  * A unit's estimate is the pages its dataset and project needed on the latest day exported
  * (from that manifest), else 1; a partial unit's estimate is what is left of that.
  */
-import type { DatasetName } from '../shared/dataset-names.js';
+import type { DatasetName } from '../shared/catalog.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { manifestKey } from '../shared/tables.js';

@@ -9,7 +9,7 @@
 import { inspect } from 'node:util';
 import * as v from 'valibot';
 import { DEFAULT_BUDGET, parseBudget, type BudgetSpec } from './budget-spec.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from './dataset-names.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from './catalog.js';
 import { ConfigError } from './errors.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

@@ -9,7 +9,7 @@ import {
   FEEDBACK_STATUSES,
   RESOLUTION_STATUSES,
 } from './api-types.js';
-import type { DatasetName } from './dataset-names.js';
+import type { DatasetName } from './catalog.js';
 
 /**
  * Logical column types, mapped to Parquet logical types and to Glue/Hive types:
@@ -375,20 +375,6 @@ export const TABLES = [
   ASSISTANT_CONVERSATIONS,
   ASSISTANT_CALLER_STATS,
 ] as const;
-
-/**
- * The tables each dataset writes, one file each per (project, day), all before the unit's
- * manifest. A complete unit has every one of them, even when a file has no rows.
- */
-export const DATASET_TABLES: Readonly<Record<DatasetName, readonly TableDef[]>> = {
-  visitors: [VISITORS_TOTALS, VISITORS_PAGES],
-  views: [VIEWS_TOTALS, VIEWS_PAGES],
-  searches: [SEARCHES_TOTALS, SEARCHES],
-  feedback: [FEEDBACK],
-  feedback_by_page: [FEEDBACK_BY_PAGE],
-  assistant: [ASSISTANT_CONVERSATIONS],
-  caller_stats: [ASSISTANT_CALLER_STATS],
-};
 
 /** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file. */
 export function partitionKey(table: TableDef, day: string, fileName: string): string {

@@ -18,7 +18,7 @@ import type { RunDeps, RunSettings, UnitResult } from '../../functions/export/ru
 import type { Manifest } from '../../functions/export/unit.js';
 import { createApiClient, type MintlifyClient } from '../../functions/shared/api-client.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
-import type { DatasetName } from '../../functions/shared/dataset-names.js';
+import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';

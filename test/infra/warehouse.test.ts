@@ -9,7 +9,6 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import {
   ASSISTANT_CONVERSATIONS,
-  DATASET_TABLES,
   EXPORT_RUNS,
   FEEDBACK,
   FEEDBACK_BY_PAGE,
@@ -18,6 +17,7 @@ import {
   TABLES,
   type TableDef,
 } from '../../functions/shared/tables.js';
+import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
 import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
