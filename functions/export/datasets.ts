@@ -1,7 +1,8 @@
 /**
- * Every analytics dataset as a table definition: its endpoint, its paging, its response
- * schema, and how a page becomes warehouse rows. The export loop (`unit.ts`) knows none of
- * them by name; adding an endpoint is a schema, a `TableDef` in `tables.ts` and an entry here.
+ * How each analytics dataset of the catalog (`shared/catalog.ts`: name, endpoint, paging,
+ * limit, tables) is read: its response schema, and how a page becomes warehouse rows. The
+ * export loop (`unit.ts`) knows none of them by name; adding an endpoint is a catalog entry,
+ * a schema, its tables and an entry here (the catalog's header says it all).
  */
 import type {
   AssistantPage,
@@ -17,7 +18,7 @@ import type {
   ViewsPage,
   VisitorsPage,
 } from '../shared/api-types.js';
-import type { DatasetName } from '../shared/catalog.js';
+import { DATASET_CATALOG, type CatalogEntry, type DatasetName } from '../shared/catalog.js';
 import {
   AssistantPageSchema,
   AssistantTurnSchema,
@@ -42,20 +43,7 @@ import {
   unknownFieldsOf,
   type KnownFields,
 } from '../shared/schemas.js';
-import {
-  ASSISTANT_CALLER_STATS,
-  ASSISTANT_CONVERSATIONS,
-  FEEDBACK,
-  FEEDBACK_BY_PAGE,
-  SEARCHES,
-  SEARCHES_TOTALS,
-  VIEWS_PAGES,
-  VIEWS_TOTALS,
-  VISITORS_PAGES,
-  VISITORS_TOTALS,
-  type TableDef,
-} from '../shared/tables.js';
-import type { PageView, PagingKind } from './paging.js';
+import type { PageView } from './paging.js';
 
 /** What every row of a unit shares. */
 export interface RowContext {
@@ -76,17 +64,8 @@ export type TableRow = Record<string, unknown>;
  * usable where the loop only knows `DatasetDef` — the loop passes each page back to the same
  * definition that parsed it.
  */
-export interface DatasetDef<Page = unknown, Row = unknown> {
+export interface DatasetDef<Page = unknown, Row = unknown> extends Omit<CatalogEntry, 'name'> {
   readonly name: DatasetName;
-  /** Path after `/v1/analytics/{projectId}/`. */
-  readonly endpoint: string;
-  readonly paging: PagingKind;
-  /** The largest `limit` the endpoint allows (always asked for); undefined: no `limit`. */
-  readonly maxLimit: number | undefined;
-  /** The table that gets one row per API row, streamed as pages arrive. */
-  readonly table: TableDef;
-  /** A one-row table written when the unit is complete (site totals), if any. */
-  readonly summaryTable?: TableDef;
   /** Validates a response body (throws `MalformedResponseError`). */
   parse(body: unknown): Page;
   /** What the pager checks. */
@@ -111,7 +90,22 @@ export interface DatasetDef<Page = unknown, Row = unknown> {
   oddity?(page: Page): string | undefined;
 }
 
-function defineDataset<Page, Row>(def: DatasetDef<Page, Row>): DatasetDef {
+/** What a dataset adds to its catalog entry: how its answers are read. */
+type DatasetBehaviour<Page, Row> = Omit<DatasetDef<Page, Row>, keyof CatalogEntry>;
+
+/** A dataset: its catalog entry (endpoint, paging, limit, tables) and how it reads its answers. */
+function defineDataset<Page, Row>(name: DatasetName, behaviour: DatasetBehaviour<Page, Row>): DatasetDef {
+  const entry: CatalogEntry = DATASET_CATALOG[name];
+  const def: DatasetDef<Page, Row> = {
+    ...behaviour,
+    name,
+    endpoint: entry.endpoint,
+    route: entry.route,
+    paging: entry.paging,
+    maxLimit: entry.maxLimit,
+    table: entry.table,
+    ...(entry.summaryTable ? { summaryTable: entry.summaryTable } : {}),
+  };
   return def as unknown as DatasetDef;
 }
 
@@ -136,21 +130,12 @@ function signatureOf(rows: readonly unknown[]): string {
 
 /** visitors and views: the same shape and paging, another array name. */
 function pathCounts<Page extends { totals: { human: number; ai: number; total: number }; hasMore: boolean }>(spec: {
-  name: DatasetName;
-  endpoint: string;
-  table: TableDef;
-  summaryTable: TableDef;
+  name: 'visitors' | 'views';
   parse: (body: unknown) => Page;
   pageSchema: KnownFields;
   rows: (page: Page) => readonly PageVisitors[];
 }): DatasetDef {
-  return defineDataset<Page, PageVisitors>({
-    name: spec.name,
-    endpoint: spec.endpoint,
-    paging: 'offset',
-    maxLimit: 250,
-    table: spec.table,
-    summaryTable: spec.summaryTable,
+  return defineDataset<Page, PageVisitors>(spec.name, {
     parse: spec.parse,
     rows: spec.rows,
     unknownFields: unknownOf(PathCountsRowSchema),
@@ -184,9 +169,6 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
 
 const visitors = pathCounts<VisitorsPage>({
   name: 'visitors',
-  endpoint: 'visitors',
-  table: VISITORS_PAGES,
-  summaryTable: VISITORS_TOTALS,
   parse: parseVisitorsPage,
   pageSchema: VisitorsPageSchema,
   rows: (page) => page.visitors,
@@ -194,21 +176,12 @@ const visitors = pathCounts<VisitorsPage>({
 
 const views = pathCounts<ViewsPage>({
   name: 'views',
-  endpoint: 'views',
-  table: VIEWS_PAGES,
-  summaryTable: VIEWS_TOTALS,
   parse: parseViewsPage,
   pageSchema: ViewsPageSchema,
   rows: (page) => page.views,
 });
 
-const searches = defineDataset<SearchesPage, SearchRow>({
-  name: 'searches',
-  endpoint: 'searches',
-  paging: 'cursor',
-  maxLimit: 100,
-  table: SEARCHES,
-  summaryTable: SEARCHES_TOTALS,
+const searches = defineDataset<SearchesPage, SearchRow>('searches', {
   parse: parseSearchesPage,
   rows: (page) => page.searches,
   unknownFields: unknownOf(SearchRowSchema),
@@ -237,12 +210,7 @@ const searches = defineDataset<SearchesPage, SearchRow>({
   }),
 });
 
-const feedback = defineDataset<FeedbackPage, FeedbackRow>({
-  name: 'feedback',
-  endpoint: 'feedback',
-  paging: 'cursor',
-  maxLimit: 100,
-  table: FEEDBACK,
+const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
   parse: parseFeedbackPage,
   rows: (page) => page.feedback,
   unknownFields: unknownOf(FeedbackRowSchema),
@@ -266,12 +234,7 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>({
   }),
 });
 
-const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>({
-  name: 'feedback_by_page',
-  endpoint: 'feedback/by-page',
-  paging: 'single',
-  maxLimit: 100,
-  table: FEEDBACK_BY_PAGE,
+const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedback_by_page', {
   parse: parseFeedbackByPage,
   rows: (page) => page.feedback,
   unknownFields: unknownOf(FeedbackByPageRowSchema),
@@ -288,12 +251,7 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>({
   }),
 });
 
-const assistant = defineDataset<AssistantPage, AssistantTurn>({
-  name: 'assistant',
-  endpoint: 'assistant',
-  paging: 'cursor',
-  maxLimit: 1000,
-  table: ASSISTANT_CONVERSATIONS,
+const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
   parse: parseAssistantPage,
   rows: (page) => page.conversations,
   unknownFields: unknownOf(AssistantTurnSchema),
@@ -315,12 +273,7 @@ const assistant = defineDataset<AssistantPage, AssistantTurn>({
   }),
 });
 
-const callerStats = defineDataset<CallerStats, CallerStats>({
-  name: 'caller_stats',
-  endpoint: 'assistant/caller-stats',
-  paging: 'single',
-  maxLimit: undefined,
-  table: ASSISTANT_CALLER_STATS,
+const callerStats = defineDataset<CallerStats, CallerStats>('caller_stats', {
   parse: parseCallerStats,
   rows: (page) => [page],
   // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.
@@ -349,6 +302,4 @@ export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
 };
 
 /** The tables of a dataset, the streamed one last (the order files are replaced in). */
-export function tablesOf(dataset: DatasetDef): readonly TableDef[] {
-  return dataset.summaryTable ? [dataset.summaryTable, dataset.table] : [dataset.table];
-}
+export { tablesOf } from '../shared/catalog.js';
