@@ -3,16 +3,17 @@
  * replace the next matching responses with a failure, in the order the rules were added.
  */
 import * as v from 'valibot';
+import { CATALOG } from '../functions/shared/catalog.js';
 import { ConfigError } from '../functions/shared/errors.js';
 import { AGENT_ROUTES, ANALYTICS_ROUTES, type ApiRoute } from './routes.js';
 
 /** The API routes a fault can target. */
 export type FaultRoute = ApiRoute;
 
-/** Routes paged by `offset` (`FaultMatch.offset` applies to them only). */
-const OFFSET_ROUTES: readonly FaultRoute[] = ['visitors', 'views'];
-/** Routes paged by `cursor`. */
-const CURSOR_ROUTES: readonly FaultRoute[] = ['searches', 'feedback', 'assistant'];
+/** Routes paged by `offset` (`FaultMatch.offset` applies to them only), from the catalog. */
+const OFFSET_ROUTES: readonly FaultRoute[] = CATALOG.filter((entry) => entry.paging === 'offset').map((entry) => entry.route);
+/** Routes paged by `cursor`, from the catalog. */
+const CURSOR_ROUTES: readonly FaultRoute[] = CATALOG.filter((entry) => entry.paging === 'cursor').map((entry) => entry.route);
 
 /** Which requests a rule applies to, and how many times. */
 export interface FaultMatch {
