@@ -4,7 +4,7 @@
  *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
  *   mintlify-exporter plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
  *   mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]]
+ *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]] [--drift]
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
  *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--json]
  *
@@ -75,6 +75,7 @@ interface SandboxFlags {
   latency?: number;
   budget?: BudgetSpec;
   window: 'fixed' | 'rolling';
+  drift?: boolean;
 }
 
 async function runSandboxCommand(flags: SandboxFlags, io: CliIo): Promise<number> {
@@ -82,12 +83,14 @@ async function runSandboxCommand(flags: SandboxFlags, io: CliIo): Promise<number
     port: flags.port,
     ...(flags.latency === undefined ? {} : { latencyMs: flags.latency }),
     ...(flags.budget ? { budget: { requests: flags.budget.requests, windowMs: flags.budget.windowMs, window: flags.window } } : {}),
+    ...(flags.drift === true ? { drift: true } : {}),
   });
   io.stdout.write(
     [
       `Sandbox API listening on ${sandbox.url}`,
       `Projects: ${sandbox.projectIds.join(', ')}`,
       ...(flags.budget ? [`Analytics budget: ${flags.budget.text} (${flags.window} window); beyond it: 429 with Retry-After`] : []),
+      ...(flags.drift === true ? ['Drift mode: every answer carries fields and enum values this version does not know (as after an API change)'] : []),
       'Use it from another terminal with:',
       `  export MINTLIFY_API_URL=${sandbox.url} MINTLIFY_API_KEY=${sandbox.apiKey}`,
       '  npx mintlify-exporter export --project proj_large',
@@ -150,6 +153,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .addOption(new Option('--latency <ms>', 'latency added to every response').argParser(parseMs))
     .addOption(new Option('--budget <n/window>', 'answer 429 beyond this many analytics requests per window, e.g. 100/1h').argParser(parseBudgetFlag))
     .addOption(new Option('--window <kind>', 'how the budget window moves').choices(['fixed', 'rolling']).default('rolling'))
+    .option('--drift', 'answer as after an API change: new fields on every dataset and the agent job, new enum values')
     .action(async (flags: SandboxFlags) => {
       exitCode = await runSandboxCommand(flags, io);
     });

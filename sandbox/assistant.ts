@@ -44,7 +44,7 @@ export function createAssistantEndpoint(data: AssistantData, seed: number): Anal
             rows[0].sources = 'none';
           }
           const last = rows.at(-1);
-          if (last) last.responseType = 'maybe';
+          if (last) last.responseType = 7;
           return { ...page, conversations: rows };
         },
       });

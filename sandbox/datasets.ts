@@ -3,7 +3,7 @@
  * benchmarks read the expected rows of a (dataset, project, day) from it without HTTP.
  */
 import type { PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
-import type { DatasetName } from '../functions/shared/dataset-names.js';
+import type { DatasetName } from '../functions/shared/catalog.js';
 import { parseDay } from '../functions/shared/dates.js';
 import { AssistantData, type CallerStats, type ConversationTurn } from './data-assistant.js';
 import { FeedbackData, type FeedbackByPageRow, type FeedbackRow, type FeedbackStatus } from './data-feedback.js';

@@ -3,16 +3,17 @@
  * replace the next matching responses with a failure, in the order the rules were added.
  */
 import * as v from 'valibot';
+import { CATALOG } from '../functions/shared/catalog.js';
 import { ConfigError } from '../functions/shared/errors.js';
 import { AGENT_ROUTES, ANALYTICS_ROUTES, type ApiRoute } from './routes.js';
 
 /** The API routes a fault can target. */
 export type FaultRoute = ApiRoute;
 
-/** Routes paged by `offset` (`FaultMatch.offset` applies to them only). */
-const OFFSET_ROUTES: readonly FaultRoute[] = ['visitors', 'views'];
-/** Routes paged by `cursor`. */
-const CURSOR_ROUTES: readonly FaultRoute[] = ['searches', 'feedback', 'assistant'];
+/** Routes paged by `offset` (`FaultMatch.offset` applies to them only), from the catalog. */
+const OFFSET_ROUTES: readonly FaultRoute[] = CATALOG.filter((entry) => entry.paging === 'offset').map((entry) => entry.route);
+/** Routes paged by `cursor`, from the catalog. */
+const CURSOR_ROUTES: readonly FaultRoute[] = CATALOG.filter((entry) => entry.paging === 'cursor').map((entry) => entry.route);
 
 /** Which requests a rule applies to, and how many times. */
 export interface FaultMatch {
@@ -47,8 +48,9 @@ export type FaultSpec =
   | { readonly kind: 'malformed-json' }
   /**
    * 200 JSON with wrong types: string or negative counts (visitors, views, by-page, caller
-   * stats), string hits and a percent-string ctr (searches), numeric timestamps and values
-   * outside the enums (feedback, assistant), a bad job status (agent; the POST is accepted).
+   * stats), string hits and a percent-string ctr (searches), numeric timestamps and enum
+   * fields sent as numbers (feedback, assistant), a numeric job status and prLink (agent; the
+   * POST is accepted). A new enum *value* is not a wrong type: see `drift`.
    */
   | { readonly kind: 'wrong-types' }
   /**
@@ -79,7 +81,12 @@ export type FaultSpec =
   /** Any status with an `{error}` body (e.g. 400, 401, 403, 404). */
   | { readonly kind: 'status'; readonly status: number; readonly error?: string }
   /** Agent message: accepts the prompt, then destroys the socket without a response. */
-  | { readonly kind: 'drop-after-accept' };
+  | { readonly kind: 'drop-after-accept' }
+  /**
+   * 200 as after the service's next change (drift.ts): new fields on every dataset and the
+   * agent job, new enum values. With `times: Infinity`, like `SandboxOptions.drift`.
+   */
+  | { readonly kind: 'drift' };
 
 export type FaultRule = FaultMatch & FaultSpec;
 export type FaultKind = FaultSpec['kind'];
@@ -149,6 +156,7 @@ const FaultRuleSchema = v.variant('kind', [
     error: v.optional(v.string()),
   }),
   v.object({ ...common, kind: v.literal('drop-after-accept') }),
+  v.object({ ...common, kind: v.literal('drift') }),
 ]);
 
 /** Validates a rule (from a test or from JSON); throws ConfigError naming the problem. */

@@ -64,11 +64,11 @@ export function createFeedbackEndpoint(data: FeedbackData, seed: number): Analyt
           const rows: Record<string, unknown>[] = page.feedback.map((row) => ({ ...row }));
           if (rows[0]) {
             rows[0].createdAt = Date.parse(String(rows[0].createdAt));
-            rows[0].source = 'email';
+            rows[0].source = 42;
           }
           const last = rows.at(-1);
           if (last) {
-            last.status = 'open';
+            last.status = null;
             last.helpful = 'yes';
           }
           return { ...page, feedback: rows, hasMore: String(page.hasMore) };

@@ -38,6 +38,7 @@ import { createCallerStatsEndpoint } from './caller-stats.js';
 import { FEEDBACK_STATUSES, type FeedbackStatus } from './data-feedback.js';
 import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
 import { Datasets, type SandboxData } from './datasets.js';
+import { driftBody } from './drift.js';
 import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
 import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
 import { createFeedbackEndpoint } from './feedback.js';
@@ -85,6 +86,11 @@ export interface SandboxOptions {
     /** Retry-After of the agent rate limit: default seconds until a slot frees; null = no header. */
     readonly retryAfterSeconds?: number | null;
   };
+  /**
+   * Drift mode: every answer as after the service's next change (new fields and enum values,
+   * `drift.ts`); the `drift` fault kind does the same for matching requests only. Default false.
+   */
+  readonly drift?: boolean;
   /** Oldest request-log entries are dropped beyond this many; default 100,000. */
   readonly requestLogLimit?: number;
 }
@@ -335,14 +341,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ...(request.offset !== undefined ? { offset: request.offset } : {}),
       ...(request.hasCursor !== undefined ? { hasCursor: request.hasCursor } : {}),
     });
-    if (!rule) {
-      const body = request.page();
+    const page = (): unknown => (options.drift === true || rule?.kind === 'drift' ? driftBody(route, request.page()) : request.page());
+    if (!rule || rule.kind === 'drift') {
+      const body = page();
       lastPages.set(pageKey, JSON.stringify(body));
+      if (rule) entry.fault = rule.kind;
       return send({ status: 200, body });
     }
     entry.fault = rule.kind;
-    if (await genericFault(rule, () => ({ status: 200, body: request.page() }), req, res, entry)) return;
-    const body = request.page();
+    if (await genericFault(rule, () => ({ status: 200, body: page() }), req, res, entry)) return;
+    const body = page();
     if (rule.kind === 'repeat-page') {
       const previous = lastPages.get(pageKey);
       return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
@@ -373,13 +381,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       prompt = parsed.output.prompt;
     }
     const act = (): AgentResponse => (route === 'agent-message' ? agent.send(projectId, jobId, prompt) : agent.get(projectId, jobId));
+    const rule = faults.take({ route, projectId });
+    const drifting = options.drift === true || rule?.kind === 'drift';
     const toAnswer = (response: AgentResponse): Answer => ({
       status: response.status,
-      body: response.body,
+      body: drifting && response.status === 200 ? driftBody(route, response.body) : response.body,
       ...(response.headers ? { headers: { ...response.headers } } : {}),
     });
-    const rule = faults.take({ route, projectId });
-    if (!rule) return send(toAnswer(act()));
+    if (!rule || rule.kind === 'drift') {
+      if (rule) entry.fault = rule.kind;
+      return send(toAnswer(act()));
+    }
     entry.fault = rule.kind;
     if (await genericFault(rule, () => toAnswer(act()), req, res, entry)) return;
     const response = act();
@@ -389,7 +401,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     if (rule.kind === 'wrong-types' && response.status === 200) {
-      return send({ status: 200, body: { ...response.body, status: 'in_progress', prLink: 12_345 } });
+      return send({ status: 200, body: { ...response.body, status: 17, prLink: 12_345 } });
     }
     return send(toAnswer(response));
   };

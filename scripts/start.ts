@@ -65,11 +65,11 @@ async function showWarehouse(dir: string, date: string): Promise<void> {
     for (const question of QUESTIONS) {
       const folder = path.join(dir, question.table, `dt=${date}`);
       if (!existsSync(folder)) continue;
-      const reader = await connection.runAndReadAll(question.sql(`read_parquet(${toSqlString(path.join(folder, '*.parquet'))})`));
+      const reader = await connection.runAndReadAll(question.sql(`read_parquet(${toSqlString(path.join(folder, '*.parquet'))}, union_by_name = true)`));
       io.stdout.write(`\n${question.title}\n${formatTable(reader.columnNames(), reader.getRowsJson())}\n`);
     }
     const glob = toSqlString(path.join(dir, 'visitors_pages', '*', '*.parquet'));
-    io.stdout.write(`\nEvery day, from any DuckDB: SELECT dt, project_id, count(*) AS paths FROM read_parquet(${glob}, hive_partitioning = true) GROUP BY ALL ORDER BY ALL;\n`);
+    io.stdout.write(`\nEvery day, from any DuckDB: SELECT dt, project_id, count(*) AS paths FROM read_parquet(${glob}, hive_partitioning = true, union_by_name = true) GROUP BY ALL ORDER BY ALL;\n`);
   } finally {
     connection.closeSync();
     instance.closeSync();

@@ -2,23 +2,12 @@
  * What the sandbox's request log says about an export: the requests of one dataset, pages
  * answered more than once, and the most requests started within any window.
  */
-import type { DatasetName } from '../../functions/shared/dataset-names.js';
-import type { AnalyticsRoute, RequestLogEntry } from '../../sandbox/index.js';
-
-/** The sandbox's route of each dataset. */
-export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = {
-  visitors: 'visitors',
-  views: 'views',
-  searches: 'searches',
-  feedback: 'feedback',
-  feedback_by_page: 'feedback-by-page',
-  assistant: 'assistant',
-  caller_stats: 'caller-stats',
-};
+import { DATASET_CATALOG, type DatasetName } from '../../functions/shared/catalog.js';
+import type { RequestLogEntry } from '../../sandbox/index.js';
 
 /** Every analytics request the log holds for `dataset` (and `projectId`, when given). */
 export function requestsOf(log: readonly RequestLogEntry[], dataset: DatasetName, projectId?: string): RequestLogEntry[] {
-  const route = ROUTE_OF[dataset];
+  const route = DATASET_CATALOG[dataset].route;
   return log.filter((entry) => entry.route === route && (projectId === undefined || entry.projectId === projectId));
 }
 

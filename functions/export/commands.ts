@@ -19,7 +19,7 @@ import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
 import { createBudgetGate, createBudgetLedger, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { openDestination } from '../shared/destinations.js';
@@ -28,6 +28,7 @@ import { createLeases, newLeaseOwner } from '../shared/leases.js';
 import { realSleep, type Sleep } from '../shared/retry.js';
 import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
+import type { Drift } from './drift.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
 import { daysBefore, dueAt, estimateUnit, lastDueDay, readKnownPages, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
@@ -249,6 +250,7 @@ function jsonSummary(result: RunResult, destination: string) {
     budgetWaitMs: result.budgetWaitMs,
     backlogRequests: result.backlogRequests,
     stopped: result.stopped,
+    driftUnits: result.driftUnits,
     units: result.units.map((u) => {
       const base = { dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, status: u.status };
       switch (u.status) {
@@ -260,6 +262,7 @@ function jsonSummary(result: RunResult, destination: string) {
             requests: u.manifest.requests.sent,
             runs: u.manifest.runs,
             ...(u.manifest.truncated ? { truncated: true } : {}),
+            ...(u.manifest.drift ? { drift: u.manifest.drift } : {}),
             files: u.manifest.files,
           };
         case 'partial':
@@ -313,6 +316,7 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
     ...(result.budgetWaitMs > 0 ? [`waited ${formatDuration(result.budgetWaitMs)} for budget`] : []),
   ];
   io.stdout.write(`${parts.join('; ')}\n`);
+  for (const entry of result.drift) io.stderr.write(`warning: ${entry.message}\n`);
   if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
   if (result.failed > 0) {
     const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
@@ -511,7 +515,13 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     if (!state || state.kind === 'missing') return { state: 'missing' };
     if (state.kind === 'complete') {
       const m = state.manifest;
-      return { state: 'complete', rows: m.rows[DATASETS[m.dataset].table.name] ?? 0, requests: m.requests.sent, ...(m.truncated ? { truncated: true } : {}) };
+      return {
+        state: 'complete',
+        rows: m.rows[DATASETS[m.dataset].table.name] ?? 0,
+        requests: m.requests.sent,
+        ...(m.truncated ? { truncated: true } : {}),
+        ...(m.drift ? { drift: m.drift } : {}),
+      };
     }
     if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at };
     const pages = state.checkpoint.state.pages;
@@ -537,6 +547,10 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
       io.stdout.write(`${day.padEnd(11)} ${projectId.padEnd(14)} ${cells.join(' ')}\n`);
     }
   }
+  const drifted = rows.filter((r) => r.state === 'complete' && r.drift !== undefined);
+  if (drifted.length > 0) {
+    io.stdout.write(`~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`);
+  }
   const failures = rows.filter((r) => r.error !== undefined);
   if (failures.length > 0) {
     io.stdout.write('Failures (the next run retries them):\n');
@@ -553,7 +567,15 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
 }
 
 type StatusCell =
-  | { readonly state: 'complete'; readonly rows: number; readonly requests: number; readonly truncated?: boolean; readonly error?: undefined }
+  | {
+      readonly state: 'complete';
+      readonly rows: number;
+      readonly requests: number;
+      readonly truncated?: boolean;
+      /** The manifest's drift: fields or values this version does not know (kept). */
+      readonly drift?: Drift;
+      readonly error?: undefined;
+    }
   | { readonly state: 'partial'; readonly pages: number; readonly estimate: number; readonly error?: string }
   | { readonly state: 'failed'; readonly error: string; readonly at: string }
   | { readonly state: 'missing'; readonly error?: undefined };
@@ -562,7 +584,7 @@ function cellText(cell: StatusCell | undefined): string {
   if (!cell) return '';
   switch (cell.state) {
     case 'complete':
-      return cell.truncated ? 'complete*' : 'complete';
+      return `complete${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
     case 'partial':
       return `partial ${cell.pages}/~${cell.estimate}`;
     case 'failed':

@@ -1,7 +1,8 @@
 /**
- * Every analytics dataset as a table definition: its endpoint, its paging, its response
- * schema, and how a page becomes warehouse rows. The export loop (`unit.ts`) knows none of
- * them by name; adding an endpoint is a schema, a `TableDef` in `tables.ts` and an entry here.
+ * How each analytics dataset of the catalog (`shared/catalog.ts`: name, endpoint, paging,
+ * limit, tables) is read: its response schema, and how a page becomes warehouse rows. The
+ * export loop (`unit.ts`) knows none of them by name; adding an endpoint is a catalog entry,
+ * a schema, its tables and an entry here (the catalog's header says it all).
  */
 import type {
   AssistantPage,
@@ -17,8 +18,21 @@ import type {
   ViewsPage,
   VisitorsPage,
 } from '../shared/api-types.js';
-import type { DatasetName } from '../shared/dataset-names.js';
+import { DATASET_CATALOG, type CatalogEntry, type DatasetName } from '../shared/catalog.js';
 import {
+  AssistantPageSchema,
+  AssistantTurnSchema,
+  CallerStatsSchema,
+  FeedbackByPageRowSchema,
+  FeedbackByPageSchema,
+  FeedbackPageSchema,
+  FeedbackRowSchema,
+  PathCountsRowSchema,
+  SearchesPageSchema,
+  SearchRowSchema,
+  TotalsSchema,
+  ViewsPageSchema,
+  VisitorsPageSchema,
   parseAssistantPage,
   parseCallerStats,
   parseFeedbackByPage,
@@ -26,21 +40,10 @@ import {
   parseSearchesPage,
   parseViewsPage,
   parseVisitorsPage,
+  unknownFieldsOf,
+  type KnownFields,
 } from '../shared/schemas.js';
-import {
-  ASSISTANT_CALLER_STATS,
-  ASSISTANT_CONVERSATIONS,
-  FEEDBACK,
-  FEEDBACK_BY_PAGE,
-  SEARCHES,
-  SEARCHES_TOTALS,
-  VIEWS_PAGES,
-  VIEWS_TOTALS,
-  VISITORS_PAGES,
-  VISITORS_TOTALS,
-  type TableDef,
-} from '../shared/tables.js';
-import type { PageView, PagingKind } from './paging.js';
+import type { PageView } from './paging.js';
 
 /** What every row of a unit shares. */
 export interface RowContext {
@@ -61,17 +64,8 @@ export type TableRow = Record<string, unknown>;
  * usable where the loop only knows `DatasetDef` — the loop passes each page back to the same
  * definition that parsed it.
  */
-export interface DatasetDef<Page = unknown, Row = unknown> {
+export interface DatasetDef<Page = unknown, Row = unknown> extends Omit<CatalogEntry, 'name'> {
   readonly name: DatasetName;
-  /** Path after `/v1/analytics/{projectId}/`. */
-  readonly endpoint: string;
-  readonly paging: PagingKind;
-  /** The largest `limit` the endpoint allows (always asked for); undefined: no `limit`. */
-  readonly maxLimit: number | undefined;
-  /** The table that gets one row per API row, streamed as pages arrive. */
-  readonly table: TableDef;
-  /** A one-row table written when the unit is complete (site totals), if any. */
-  readonly summaryTable?: TableDef;
   /** Validates a response body (throws `MalformedResponseError`). */
   parse(body: unknown): Page;
   /** What the pager checks. */
@@ -81,17 +75,53 @@ export interface DatasetDef<Page = unknown, Row = unknown> {
   /** The summary table's row, from the first page's totals and the rows written. */
   summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
   /**
+   * The fields of an API row this version does not know, as sent (its `unknown_fields`), or
+   * undefined. The loop adds the column: `toRow` never writes it.
+   */
+  unknownFields(row: Row): Record<string, unknown> | undefined;
+  /** The unknown fields of a page's `totals` object (the summary row's `unknown_fields`). */
+  totalsUnknownFields?(page: Page): Record<string, unknown> | undefined;
+  /** Names of a page's top-level fields this version does not know (named in the manifest). */
+  unknownTopLevelFields(page: Page): readonly string[];
+  /**
    * Something odd but possibly legitimate about a page, worth a warning (not a failure), or
    * undefined. Never includes row data: the message goes to the log.
    */
   oddity?(page: Page): string | undefined;
 }
 
-function defineDataset<Page, Row>(def: DatasetDef<Page, Row>): DatasetDef {
+/** What a dataset adds to its catalog entry: how its answers are read. */
+type DatasetBehaviour<Page, Row> = Omit<DatasetDef<Page, Row>, keyof CatalogEntry>;
+
+/** A dataset: its catalog entry (endpoint, paging, limit, tables) and how it reads its answers. */
+function defineDataset<Page, Row>(name: DatasetName, behaviour: DatasetBehaviour<Page, Row>): DatasetDef {
+  const entry: CatalogEntry = DATASET_CATALOG[name];
+  const def: DatasetDef<Page, Row> = {
+    ...behaviour,
+    name,
+    endpoint: entry.endpoint,
+    route: entry.route,
+    paging: entry.paging,
+    maxLimit: entry.maxLimit,
+    table: entry.table,
+    ...(entry.summaryTable ? { summaryTable: entry.summaryTable } : {}),
+  };
   return def as unknown as DatasetDef;
 }
 
 const base = (context: RowContext) => ({ project_id: context.projectId, date: context.date });
+
+/** `unknownFields` of rows validated by `schema`. */
+const unknownOf =
+  (schema: KnownFields) =>
+  (row: unknown): Record<string, unknown> | undefined =>
+    unknownFieldsOf(row as object, schema);
+
+/** `unknownTopLevelFields` of pages validated by `schema`. */
+const topLevelOf =
+  (schema: KnownFields) =>
+  (page: unknown): readonly string[] =>
+    Object.keys(unknownFieldsOf(page as object, schema) ?? {});
 
 /** Cheap identity of an offset page (row count, first and last rows). */
 function signatureOf(rows: readonly unknown[]): string {
@@ -100,22 +130,17 @@ function signatureOf(rows: readonly unknown[]): string {
 
 /** visitors and views: the same shape and paging, another array name. */
 function pathCounts<Page extends { totals: { human: number; ai: number; total: number }; hasMore: boolean }>(spec: {
-  name: DatasetName;
-  endpoint: string;
-  table: TableDef;
-  summaryTable: TableDef;
+  name: 'visitors' | 'views';
   parse: (body: unknown) => Page;
+  pageSchema: KnownFields;
   rows: (page: Page) => readonly PageVisitors[];
 }): DatasetDef {
-  return defineDataset<Page, PageVisitors>({
-    name: spec.name,
-    endpoint: spec.endpoint,
-    paging: 'offset',
-    maxLimit: 250,
-    table: spec.table,
-    summaryTable: spec.summaryTable,
+  return defineDataset<Page, PageVisitors>(spec.name, {
     parse: spec.parse,
     rows: spec.rows,
+    unknownFields: unknownOf(PathCountsRowSchema),
+    totalsUnknownFields: (page) => unknownFieldsOf(page.totals, TotalsSchema),
+    unknownTopLevelFields: topLevelOf(spec.pageSchema),
     view(page) {
       const rows = spec.rows(page);
       const { human, ai, total } = page.totals;
@@ -144,31 +169,23 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
 
 const visitors = pathCounts<VisitorsPage>({
   name: 'visitors',
-  endpoint: 'visitors',
-  table: VISITORS_PAGES,
-  summaryTable: VISITORS_TOTALS,
   parse: parseVisitorsPage,
+  pageSchema: VisitorsPageSchema,
   rows: (page) => page.visitors,
 });
 
 const views = pathCounts<ViewsPage>({
   name: 'views',
-  endpoint: 'views',
-  table: VIEWS_PAGES,
-  summaryTable: VIEWS_TOTALS,
   parse: parseViewsPage,
+  pageSchema: ViewsPageSchema,
   rows: (page) => page.views,
 });
 
-const searches = defineDataset<SearchesPage, SearchRow>({
-  name: 'searches',
-  endpoint: 'searches',
-  paging: 'cursor',
-  maxLimit: 100,
-  table: SEARCHES,
-  summaryTable: SEARCHES_TOTALS,
+const searches = defineDataset<SearchesPage, SearchRow>('searches', {
   parse: parseSearchesPage,
   rows: (page) => page.searches,
+  unknownFields: unknownOf(SearchRowSchema),
+  unknownTopLevelFields: topLevelOf(SearchesPageSchema),
   // No `hasMore` on this endpoint: the cursor alone ends it.
   view: (page) => ({
     rowCount: page.searches.length,
@@ -193,14 +210,11 @@ const searches = defineDataset<SearchesPage, SearchRow>({
   }),
 });
 
-const feedback = defineDataset<FeedbackPage, FeedbackRow>({
-  name: 'feedback',
-  endpoint: 'feedback',
-  paging: 'cursor',
-  maxLimit: 100,
-  table: FEEDBACK,
+const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
   parse: parseFeedbackPage,
   rows: (page) => page.feedback,
+  unknownFields: unknownOf(FeedbackRowSchema),
+  unknownTopLevelFields: topLevelOf(FeedbackPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
     ...base(context),
@@ -220,14 +234,11 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>({
   }),
 });
 
-const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>({
-  name: 'feedback_by_page',
-  endpoint: 'feedback/by-page',
-  paging: 'single',
-  maxLimit: 100,
-  table: FEEDBACK_BY_PAGE,
+const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedback_by_page', {
   parse: parseFeedbackByPage,
   rows: (page) => page.feedback,
+  unknownFields: unknownOf(FeedbackByPageRowSchema),
+  unknownTopLevelFields: topLevelOf(FeedbackByPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore }),
   toRow: (row, context) => ({
     ...base(context),
@@ -240,14 +251,11 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>({
   }),
 });
 
-const assistant = defineDataset<AssistantPage, AssistantTurn>({
-  name: 'assistant',
-  endpoint: 'assistant',
-  paging: 'cursor',
-  maxLimit: 1000,
-  table: ASSISTANT_CONVERSATIONS,
+const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
   parse: parseAssistantPage,
   rows: (page) => page.conversations,
+  unknownFields: unknownOf(AssistantTurnSchema),
+  unknownTopLevelFields: topLevelOf(AssistantPageSchema),
   view: (page) => ({ rowCount: page.conversations.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
     ...base(context),
@@ -265,14 +273,12 @@ const assistant = defineDataset<AssistantPage, AssistantTurn>({
   }),
 });
 
-const callerStats = defineDataset<CallerStats, CallerStats>({
-  name: 'caller_stats',
-  endpoint: 'assistant/caller-stats',
-  paging: 'single',
-  maxLimit: undefined,
-  table: ASSISTANT_CALLER_STATS,
+const callerStats = defineDataset<CallerStats, CallerStats>('caller_stats', {
   parse: parseCallerStats,
   rows: (page) => [page],
+  // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.
+  unknownFields: unknownOf(CallerStatsSchema),
+  unknownTopLevelFields: () => [],
   view: () => ({ rowCount: 1, hasMore: false }),
   toRow: (row, context) => ({
     ...base(context),
@@ -296,6 +302,4 @@ export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
 };
 
 /** The tables of a dataset, the streamed one last (the order files are replaced in). */
-export function tablesOf(dataset: DatasetDef): readonly TableDef[] {
-  return dataset.summaryTable ? [dataset.summaryTable, dataset.table] : [dataset.table];
-}
+export { tablesOf } from '../shared/catalog.js';

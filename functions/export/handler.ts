@@ -86,6 +86,7 @@ function publishMetrics(metrics: Metrics, result: RunResult): void {
   count(EXPORT_METRICS.unitsPartial, result.partial + result.pending);
   count(EXPORT_METRICS.unitsFailed, result.failed);
   if (result.missingDays !== undefined) count(EXPORT_METRICS.missingDays, result.missingDays);
+  count(EXPORT_METRICS.schemaDrift, result.driftUnits);
   metrics.publishStoredMetrics();
 }
 

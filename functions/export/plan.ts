@@ -14,7 +14,7 @@
  * by listing the manifests; else the most another project needed on its nearest day — a
  * guess, and said so —; else 1, also a guess. A partial unit's estimate is what is left.
  */
-import type { DatasetName } from '../shared/dataset-names.js';
+import type { DatasetName } from '../shared/catalog.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { MANIFESTS_PREFIX, manifestKey } from '../shared/tables.js';

@@ -29,6 +29,8 @@ export interface RunRecord {
   readonly budget_wait_ms: number;
   readonly backlog_requests: number;
   readonly failures: readonly RunFailure[];
+  /** Units completed whose answers held fields or values this version does not know. */
+  readonly units_drift: number;
 }
 
 export interface RunFailure {
@@ -67,6 +69,7 @@ export function recordOfRun(
     failures: summary.units.flatMap((unit) =>
       unit.status === 'failed' ? [{ dataset: unit.dataset, project_id: unit.projectId, date: unit.day, error: unit.error }] : [],
     ),
+    units_drift: summary.driftUnits,
   };
 }
 
@@ -88,6 +91,7 @@ export function recordOfFailedRun(
     budget_wait_ms: counters.budgetWaitMs,
     backlog_requests: 0,
     failures: [{ dataset: null, project_id: null, date: null, error: describeError(error) }],
+    units_drift: 0,
   };
 }
 

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnalyticsApi } from '../shared/api-client.js';
 import type { BudgetGate } from '../shared/budget.js';
-import type { DatasetName } from '../shared/dataset-names.js';
+import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { describeError } from '../shared/errors.js';
 import type { Leases } from '../shared/leases.js';
@@ -28,6 +28,7 @@ import {
   type PlannedUnit,
   type UnitState,
 } from './plan.js';
+import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
 import { unitKey, unitLabel } from './staging.js';
 import { exportUnit, type Manifest, type UnitOutcome } from './unit.js';
@@ -104,6 +105,36 @@ export interface RunSummary {
   readonly stopped: boolean;
   /** Scheduled runs: units of the heal window still without a manifest. */
   readonly missingDays?: number;
+  /** Units completed in this run whose answers held fields or values this version does not know. */
+  readonly driftUnits: number;
+  /** Per dataset with drift in this run: what changed, and the one warning line that names it. */
+  readonly drift: readonly DatasetDrift[];
+}
+
+/** The drift of one dataset over the units of a run. */
+export interface DatasetDrift {
+  readonly dataset: DatasetName;
+  /** Units with drift. */
+  readonly units: number;
+  readonly drift: Drift;
+  /** The warning (names and enum values only). */
+  readonly message: string;
+}
+
+/** One entry per dataset whose completed units drifted, in the order of the datasets' first unit. */
+export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
+  const byDataset = new Map<DatasetName, { units: number; drift: Drift | undefined }>();
+  for (const result of results) {
+    if (result.status !== 'complete' || !result.manifest.drift) continue;
+    const entry = byDataset.get(result.dataset) ?? { units: 0, drift: undefined };
+    byDataset.set(result.dataset, { units: entry.units + 1, drift: mergeDrift(entry.drift, result.manifest.drift) });
+  }
+  return [...byDataset].map(([dataset, { units, drift }]) => ({
+    dataset,
+    units,
+    drift: drift as Drift,
+    message: describeDrift(dataset, drift as Drift, units),
+  }));
 }
 
 /** Exports `planned` in order; never throws for a unit (its result says what happened). */
@@ -144,6 +175,9 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   }
 
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
+  // One warning per dataset, not per unit: a change of the API shows in every project and day.
+  const drift = driftOf(results);
+  for (const entry of drift) logger?.warn(entry.message, { dataset: entry.dataset, units: entry.units, drift: entry.drift });
   const backlogRequests = results.reduce((sum, r) => {
     if (r.status === 'skipped' && r.why === 'complete') return sum;
     if (r.status === 'pending' || r.status === 'skipped' || r.status === 'failed') return sum + estimate(r);
@@ -165,6 +199,8 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
     backlogRequests,
     stopped: signal?.aborted === true || deps.stop?.aborted === true,
+    driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
+    drift,
   };
 }
 
@@ -227,6 +263,7 @@ function logResult(result: UnitResult, logger: AppLogger | undefined): void {
         requests: result.manifest.requests.sent,
         runs: result.manifest.runs,
         ...(result.manifest.truncated ? { truncated: true } : {}),
+        ...(result.manifest.drift ? { drift: true } : {}),
       });
       return;
     case 'partial':

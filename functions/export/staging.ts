@@ -12,7 +12,7 @@
  *
  * When the unit completes, its tables and manifest are written and the staging is removed.
  */
-import type { DatasetName } from '../shared/dataset-names.js';
+import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { stagingPrefix } from '../shared/tables.js';

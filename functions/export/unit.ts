@@ -28,6 +28,7 @@ import {
 import type { AppLogger } from '../shared/logger.js';
 import { manifestKey, partitionKey, type TableDef } from '../shared/tables.js';
 import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
+import { DriftRecorder, unknownFieldsColumn, type Drift } from './drift.js';
 import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
@@ -53,6 +54,11 @@ export interface Manifest {
   readonly pages: number;
   /** `feedback_by_page` only: the API had more rows than one request can return. */
   readonly truncated?: true;
+  /**
+   * What the answers held that this version does not know (fields, enum values, top-level
+   * fields), all kept; absent when nothing. Field names and enum values only.
+   */
+  readonly drift?: Drift;
   /** Requests spent on the unit, over every run that worked on it. */
   readonly requests: RequestCounts;
   /** Runs that worked on the unit (1 = finished in one go). */
@@ -220,9 +226,17 @@ async function runOnce(
   try {
     let state: PagerState = INITIAL_STATE;
     let rows = 0;
-    const append = async (page: unknown) => {
+    const drift = new DriftRecorder();
+    /** The first page's `totals` fields this version does not know: the summary row's. */
+    let totalsUnknown: Record<string, unknown> | undefined;
+    const append = async (page: unknown, index: number) => {
+      if (index === 0) totalsUnknown = def.totalsUnknownFields?.(page);
+      drift.topLevelFields(def.unknownTopLevelFields(page));
       for (const row of def.rows(page)) {
-        await writer.append(def.toRow(row, context));
+        const unknown = def.unknownFields(row);
+        const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
+        await writer.append(tableRow);
+        drift.row(def.table, tableRow, unknown);
         rows += 1;
       }
     };
@@ -239,7 +253,7 @@ async function runOnce(
           throw error;
         }
         state = pager.accept(state, def.view(page)).state;
-        await append(page);
+        await append(page, index);
       }
     }
     const resumedTotals = checkpoint?.state.totals;
@@ -298,7 +312,7 @@ async function runOnce(
       const stopping = !accepted.done && options.stop?.aborted === true;
       pending = accepted.done || stopping ? undefined : fetchPage(accepted.state);
       await checkpointed;
-      await append(page);
+      await append(page, state.pages);
       state = accepted.state;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
@@ -318,7 +332,9 @@ async function runOnce(
       const summaryKey = tableKey(def.summaryTable, unit);
       const summary = await openTableWriter(def.summaryTable, await destination.openWrite(summaryKey));
       try {
-        await summary.append(def.summaryRow(state.totals, rows, context));
+        const summaryRow = { ...def.summaryRow(state.totals, rows, context), unknown_fields: unknownFieldsColumn(totalsUnknown) };
+        await summary.append(summaryRow);
+        drift.row(def.summaryTable, summaryRow, totalsUnknown);
       } catch (error) {
         await summary.abort(error);
         throw error;
@@ -332,6 +348,7 @@ async function runOnce(
     rowCounts[def.table.name] = main.rows;
     bytes[def.table.name] = main.bytes;
 
+    const drifted = drift.result();
     if (state.truncated) {
       deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
         unit: label,
@@ -352,6 +369,7 @@ async function runOnce(
       bytes,
       pages: state.pages,
       ...(state.truncated ? { truncated: true as const } : {}),
+      ...(drifted ? { drift: drifted } : {}),
       requests: spent(),
       runs,
       durationsMs: { total: now() - started },

@@ -5,8 +5,8 @@
  * keeps two consumers from polling one request at once; it is renewed before a wait could
  * outlast it.
  */
-import type { AgentJob } from '../shared/api-types.js';
-import { ApiError, RateLimitedError, describeError } from '../shared/errors.js';
+import { isKnownJobStatus, isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
+import { ApiError, RateLimitedError, describeError, stripControlCharacters } from '../shared/errors.js';
 import { finish } from './finish.js';
 import { judgeRead, nextPollDelay } from './poll.js';
 import { LOST_RACE, deferred, readOptions, stopping, write, type Run, type Step } from './run.js';
@@ -85,6 +85,8 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     run.lastJob = job;
     if (job.status !== progress.lastStatus || (job.prLink ?? null) !== progress.lastPrLink) {
       run.log.info('job status changed', { status: job.status, polls: progress.polls });
+      // Said once: the next reads carry the same status, and `lastStatus` survives deferrals.
+      if (job.status !== progress.lastStatus) noteUnknownStatus(run, job.status);
       deps.onJob?.(job, { requestId: message.requestId, polls: progress.polls });
     }
     progress.lastStatus = job.status;
@@ -92,11 +94,24 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     const judged = judgeRead(progress, job, { before: current.before, sinceSendMs: deps.now() - current.sentAt, grace: settings.grace });
     progress.sawActive = judged.evidence.sawActive;
     progress.terminalReads = judged.evidence.terminalReads;
-    if (judged.finished && job.status !== 'active') {
+    if (judged.finished && isTerminalJobStatus(job.status)) {
       return finish(run, current, job.status, { prLink: job.prLink ?? null, polls: progress.polls });
     }
     delay = nextPollDelay(deps.now() - current.sentAt, settings.schedule, run.random);
   }
+}
+
+/**
+ * Logs a job status this version does not know (the service may add one): it is taken as not
+ * finished, and polling goes on until a terminal status or FOLLOWUP_MAX_WAIT_HOURS. Called
+ * when the status is first seen (the POST's answer, or a read that changed it).
+ */
+export function noteUnknownStatus(run: Run, status: string): void {
+  if (isKnownJobStatus(status)) return;
+  run.log.warn('the job reports a status this version does not know: taken as not finished, polling goes on', {
+    status: stripControlCharacters(status).slice(0, 40),
+    maxWaitMs: run.settings.maxWaitMs,
+  });
 }
 
 /** `6 min`, `1.5 h`, `24 h`: a wait as people write it (never "0 h"). */

@@ -7,7 +7,7 @@
  * outcome lands at most `max(5 s, 10 % × T)` after the end; a 2 h job costs about 65 GETs.
  * Long waits are not slept in a Lambda: the consumer defers the message with that interval.
  */
-import type { AgentJob } from '../shared/api-types.js';
+import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
 import type { JobSnapshot } from './state.js';
 
 /** Every field is required; DEFAULT_POLL_SCHEDULE holds the values used unless a setting replaces them. */
@@ -44,6 +44,8 @@ export function nextPollDelay(elapsedMs: number, schedule: PollSchedule = DEFAUL
  *    terminal-and-unchanged for at least `graceMs` since the send AND `graceReads` times in a row.
  * Rule 3 delays such outcomes by up to `graceMs`; it is the price of never taking a stale read
  * for completion while stale reads last shorter than that.
+ * A status this version does not know (the service may add one) is not terminal: it counts as
+ * `active` does, so the job is polled on until a terminal status or FOLLOWUP_MAX_WAIT_HOURS.
  */
 /** Values used unless a setting replaces them: DEFAULT_GRACE. */
 export interface StaleReadGrace {
@@ -65,7 +67,7 @@ export function judgeRead(
   job: Pick<AgentJob, 'status' | 'prLink'>,
   context: { readonly before: JobSnapshot; readonly sinceSendMs: number; readonly grace: StaleReadGrace },
 ): { readonly evidence: RunEvidence; readonly finished: boolean } {
-  if (job.status === 'active') return { evidence: { sawActive: true, terminalReads: 0 }, finished: false };
+  if (!isTerminalJobStatus(job.status)) return { evidence: { sawActive: true, terminalReads: 0 }, finished: false };
   if (evidence.sawActive) return { evidence, finished: true };
   const changed = job.status !== context.before.status || (job.prLink ?? null) !== (context.before.prLink ?? null);
   if (changed) return { evidence, finished: true };

@@ -3,11 +3,11 @@
  * once, record `sent`, then poll. Whatever leaves the POST's fate unknown ends as `uncertain`,
  * never as a second POST (docs/design.md §3.4).
  */
-import type { AgentJob } from '../shared/api-types.js';
-import { ApiError, RateLimitedError, describeError } from '../shared/errors.js';
+import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
+import { ApiError, RateLimitedError, describeError, stripControlCharacters } from '../shared/errors.js';
 import { provablyNotSent } from '../shared/retry-policy.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
-import { pollJob } from './poll-job.js';
+import { noteUnknownStatus, pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
 import { baseOf, type ClaimedState, type PendingState } from './state.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
@@ -40,8 +40,10 @@ export async function trySend(run: Run, state: PendingState | undefined): Promis
     return recordFailure(run, state, error);
   }
   run.lastJob = job;
-  if (job.status === 'active') {
-    run.log.info('job is active; deferring the prompt until its run ends');
+  // A status this version does not know may be a running job: the safe path is to wait.
+  if (!isTerminalJobStatus(job.status)) {
+    if (job.status === 'active') run.log.info('job is active; deferring the prompt until its run ends');
+    else run.log.warn('the job reports a status this version does not know: taken as running, the prompt waits', { status: stripControlCharacters(job.status).slice(0, 40) });
     return deferUnsent(run, state, settings.activeDeferMs, 'job is active', 'job-active');
   }
   return claimAndSend(run, state, job);
@@ -79,6 +81,7 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
   run.lastJob = response;
   deps.metrics.count(FOLLOWUP_METRICS.sent);
   run.log.info('prompt sent', { responseStatus: response.status });
+  noteUnknownStatus(run, response.status);
   const sent = await write(
     run,
     {
@@ -91,7 +94,7 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
       sentAt: deps.now(),
       before: claimed.before,
       polls: 0,
-      sawActive: response.status === 'active',
+      sawActive: !isTerminalJobStatus(response.status),
       terminalReads: 0,
       lastStatus: response.status,
       lastPrLink: response.prLink ?? null,

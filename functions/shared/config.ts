@@ -9,7 +9,7 @@
 import { inspect } from 'node:util';
 import * as v from 'valibot';
 import { DEFAULT_BUDGET, parseBudget, type BudgetSpec } from './budget-spec.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from './dataset-names.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from './catalog.js';
 import { parseDestinationTarget } from './destination-target.js';
 import { ConfigError } from './errors.js';
 

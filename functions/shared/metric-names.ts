@@ -27,6 +27,11 @@ export const EXPORT_METRICS = {
   unitsFailed: 'UnitsFailed',
   /** Units of the heal window that are due and still have no manifest. */
   missingDays: 'MissingDays',
+  /**
+   * Units completed whose answers held fields or values this version does not know: kept in
+   * `unknown_fields` and as sent, nothing lost (low severity; docs/operations.md).
+   */
+  schemaDrift: 'SchemaDrift',
 } as const;
 
 /** Metrics the follow-up consumer publishes (unit: Count). */

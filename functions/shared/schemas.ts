@@ -11,6 +11,7 @@ import {
   JOB_STATUSES,
   RESOLUTION_STATUSES,
   type AgentJob,
+  type OpenValue,
   type AssistantPage,
   type CallerStats,
   type FeedbackByPage,
@@ -41,28 +42,6 @@ const Count = v.pipe(
 );
 
 const Counts = { human: Count, ai: Count, total: Count };
-
-/**
- * `GET /v1/analytics/{projectId}/visitors`. `total` is not checked against `human + ai`: the
- * service deduplicates it across both, so any relation between them is legitimate.
- */
-export const VisitorsPageSchema = v.object(
-  {
-    totals: v.object(Counts, 'must be an object'),
-    visitors: v.array(
-      v.object(
-        {
-          path: v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string')),
-          ...Counts,
-        },
-        'must be an object',
-      ),
-      'must be an array',
-    ),
-    hasMore: v.boolean('must be true or false'),
-  },
-  'must be a JSON object',
-);
 
 /** A string that identifies something (a path, an id, a search term): never empty. */
 const Identifier = v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string'));
@@ -128,19 +107,69 @@ const Timestamp = v.pipe(
 /** A timestamp that may be null; absent reads as null. */
 const OptionalTimestamp = v.optional(v.nullable(Timestamp), null);
 
-/** `v.picklist` with a message that lists the allowed values. */
-function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return v.picklist(values, `must be one of ${values.join(', ')}`);
+/**
+ * A field the docs give as an enum (`values`), kept open: any string is accepted and kept as
+ * sent, since the service adds values without notice. The known values serve the drift report
+ * (tables.ts `knownValues`); a value of another type (a number, null) is still an error.
+ */
+function openEnum<const T extends readonly [string, ...string[]]>(_values: T) {
+  return v.string('must be a string') as v.GenericSchema<string, OpenValue<T[number]>>;
 }
+
+/**
+ * An object of the answer whose fields this version does not know are kept, as sent (nested
+ * values whole), beside the validated ones: they end up in the `unknown_fields` column
+ * (`unknownFieldsOf`), never dropped. valibot skips `__proto__`, `prototype` and
+ * `constructor`.
+ */
+const openObject = v.looseObject;
+
+/** What `unknownFieldsOf` needs of an object schema: the names of the fields it declares. */
+export interface KnownFields {
+  readonly entries: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The fields of `value` (an object validated by `schema`) that the schema does not declare,
+ * as sent; undefined when there are none.
+ */
+export function unknownFieldsOf(value: object, schema: KnownFields): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> | undefined;
+  for (const [key, field] of Object.entries(value)) {
+    if (Object.hasOwn(schema.entries, key)) continue;
+    extra ??= {};
+    extra[key] = field;
+  }
+  return extra;
+}
+
+/** The site totals of visitors and views (`totals`). */
+export const TotalsSchema = openObject(Counts, 'must be an object');
+
+/** One page's counts (visitors, views). */
+export const PathCountsRowSchema = openObject({ path: Identifier, ...Counts }, 'must be an object');
+
+/**
+ * `GET /v1/analytics/{projectId}/visitors`. `total` is not checked against `human + ai`: the
+ * service deduplicates it across both, so any relation between them is legitimate.
+ */
+export const VisitorsPageSchema = openObject(
+  {
+    totals: TotalsSchema,
+    visitors: v.array(PathCountsRowSchema, 'must be an array'),
+    hasMore: v.boolean('must be true or false'),
+  },
+  'must be a JSON object',
+);
 
 /**
  * `GET /v1/analytics/{projectId}/views`: the visitors shape with `views` for `visitors`.
  * ⚠ Row order is undocumented: nothing here relies on it.
  */
-export const ViewsPageSchema = v.object(
+export const ViewsPageSchema = openObject(
   {
-    totals: v.object(Counts, 'must be an object'),
-    views: v.array(v.object({ path: Identifier, ...Counts }, 'must be an object'), 'must be an array'),
+    totals: TotalsSchema,
+    views: v.array(PathCountsRowSchema, 'must be an array'),
     hasMore: v.boolean('must be true or false'),
   },
   'must be a JSON object',
@@ -153,25 +182,20 @@ export const ViewsPageSchema = v.object(
  * - `topClickedPage` and `lastSearchedAt` may be null or absent (both read as null).
  * - There is no `hasMore`: `nextCursor` null (or absent) marks the last page.
  */
-export const SearchesPageSchema = v.object(
+export const SearchRowSchema = openObject(
   {
-    searches: v.array(
-      v.object(
-        {
-          searchQuery: Identifier,
-          hits: Count,
-          ctr: v.pipe(
-            v.number('must be a number ≥ 0'),
-            v.finite('must be a finite number ≥ 0'),
-            v.minValue(0, 'must be a number ≥ 0'),
-          ),
-          topClickedPage: OptionalText,
-          lastSearchedAt: OptionalTimestamp,
-        },
-        'must be an object',
-      ),
-      'must be an array',
-    ),
+    searchQuery: Identifier,
+    hits: Count,
+    ctr: v.pipe(v.number('must be a number ≥ 0'), v.finite('must be a finite number ≥ 0'), v.minValue(0, 'must be a number ≥ 0')),
+    topClickedPage: OptionalText,
+    lastSearchedAt: OptionalTimestamp,
+  },
+  'must be an object',
+);
+
+export const SearchesPageSchema = openObject(
+  {
+    searches: v.array(SearchRowSchema, 'must be an array'),
     totalSearches: Count,
     nextCursor: NextCursor,
   },
@@ -183,15 +207,16 @@ export const SearchesPageSchema = v.object(
  * null); absent is read as null too, since nothing downstream distinguishes the two. The
  * source-specific fields (`helpful`, `contact`, `code`, `filename`, `lang`) may be absent,
  * null or of their type, whatever the `source`: they are not cross-checked against it.
+ * `source` and `status` are open (`openEnum`).
  */
-const FeedbackRowSchema = v.object(
+export const FeedbackRowSchema = openObject(
   {
     id: Identifier,
     path: Identifier,
     comment: OptionalText,
     createdAt: OptionalTimestamp,
-    source: oneOf(FEEDBACK_SOURCES),
-    status: oneOf(FEEDBACK_STATUSES),
+    source: openEnum(FEEDBACK_SOURCES),
+    status: openEnum(FEEDBACK_STATUSES),
     helpful: v.optional(v.nullable(v.boolean('must be true, false or null')), null),
     contact: OptionalText,
     code: OptionalText,
@@ -202,7 +227,7 @@ const FeedbackRowSchema = v.object(
 );
 
 /** `GET /v1/analytics/{projectId}/feedback` (cursor paging; `hasMore` may be absent). */
-export const FeedbackPageSchema = v.object(
+export const FeedbackPageSchema = openObject(
   {
     feedback: v.array(FeedbackRowSchema, 'must be an array'),
     nextCursor: NextCursor,
@@ -211,17 +236,20 @@ export const FeedbackPageSchema = v.object(
   'must be a JSON object',
 );
 
+/** One page's feedback counts. */
+export const FeedbackByPageRowSchema = openObject(
+  { path: Identifier, thumbsUp: Count, thumbsDown: Count, code: Count, total: Count },
+  'must be an object',
+);
+
 /**
  * `GET /v1/analytics/{projectId}/feedback/by-page`: one request, no paging. `hasMore` is
  * required: it is the only sign that rows were left out, and guessing `false` would hide a
  * truncation. `total` is not checked against the other counts.
  */
-export const FeedbackByPageSchema = v.object(
+export const FeedbackByPageSchema = openObject(
   {
-    feedback: v.array(
-      v.object({ path: Identifier, thumbsUp: Count, thumbsDown: Count, code: Count, total: Count }, 'must be an object'),
-      'must be an array',
-    ),
+    feedback: v.array(FeedbackByPageRowSchema, 'must be an array'),
     hasMore: v.boolean('must be true or false'),
   },
   'must be a JSON object',
@@ -236,21 +264,22 @@ const AssistantSourceSchema = v.object(
  * One assistant turn.
  * - ⚠ `id` is the conversation's id and repeats on every turn: it is not checked for
  *   uniqueness (the row key is `id` + `timestamp`).
- * - `responseType` absent (or null) means `answer`, as documented.
+ * - `responseType` absent (or null) means `answer`, as documented; `responseType` and
+ *   `resolutionStatus` are open (`openEnum`).
  * - ⚠ `sources` absent or null reads as `[]`: a turn that cites nothing is still a turn, and
  *   the docs do not say whether an answer without sources carries the field.
  * - `query` and `response` must be strings but may be empty (an answer can be empty).
  * - `queryCategory` and `pageUrl` may be null or absent (both read as null).
  */
-const AssistantTurnSchema = v.object(
+export const AssistantTurnSchema = openObject(
   {
     id: Identifier,
     timestamp: Timestamp,
     query: v.string('must be a string'),
     response: v.string('must be a string'),
-    responseType: v.optional(v.nullable(oneOf(ASSISTANT_RESPONSE_TYPES), 'answer'), 'answer'),
+    responseType: v.optional(v.nullable(openEnum(ASSISTANT_RESPONSE_TYPES), 'answer'), 'answer'),
     sources: v.optional(v.nullable(v.array(AssistantSourceSchema, 'must be an array'), []), []),
-    resolutionStatus: oneOf(RESOLUTION_STATUSES),
+    resolutionStatus: openEnum(RESOLUTION_STATUSES),
     queryCategory: OptionalText,
     pageUrl: OptionalText,
   },
@@ -261,7 +290,7 @@ const AssistantTurnSchema = v.object(
  * `GET /v1/analytics/{projectId}/assistant` (cursor paging; `hasMore` may be absent).
  * ⚠ Row order is undocumented: nothing here assumes ascending timestamps.
  */
-export const AssistantPageSchema = v.object(
+export const AssistantPageSchema = openObject(
   {
     conversations: v.array(AssistantTurnSchema, 'must be an array'),
     nextCursor: NextCursor,
@@ -277,7 +306,7 @@ export const AssistantPageSchema = v.object(
  * it does not classify), and the counts as sent are more useful than no row; a reader can
  * compare the columns.
  */
-export const CallerStatsSchema = v.object(
+export const CallerStatsSchema = openObject(
   { web: Count, api: Count, other: Count, total: Count },
   'must be a JSON object',
 );
@@ -308,7 +337,12 @@ function isHttpsUrl(text: string): boolean {
 const AgentJobCoreSchema = v.object(
   {
     id: v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string')),
-    status: v.picklist(JOB_STATUSES, `must be one of ${JOB_STATUSES.join(', ')}`),
+    // Open: a status this version does not know is kept and treated as not terminal — if it
+    // looks like a status (an identifier); anything else (text, an echo of the prompt) is malformed.
+    status: v.pipe(
+      openEnum(JOB_STATUSES),
+      v.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be a job status (an identifier such as completed)'),
+    ),
     prLink: v.optional(v.nullable(v.pipe(v.string(PR_LINK_MESSAGE), v.check(isHttpsUrl, PR_LINK_MESSAGE))), null),
   },
   'must be a JSON object',

@@ -3,7 +3,13 @@
  * the Glue tables (infra) are all generated from these definitions, so they cannot drift.
  */
 
-import type { DatasetName } from './dataset-names.js';
+import {
+  ASSISTANT_RESPONSE_TYPES,
+  FEEDBACK_SOURCES,
+  FEEDBACK_STATUSES,
+  RESOLUTION_STATUSES,
+} from './api-types.js';
+import type { DatasetName } from './catalog.js';
 
 /**
  * Logical column types, mapped to Parquet logical types and to Glue/Hive types:
@@ -23,6 +29,11 @@ export interface ColumnDef {
   readonly comment: string;
   /** `record_list` only: the fields of each record (a Glue `array<struct<…>>`). */
   readonly fields?: readonly { readonly name: string; readonly type: ScalarColumnType }[];
+  /**
+   * `string` columns the docs give as an enum: the values this version knows. The column is
+   * open: another value is written as sent and reported as drift (the manifest's `drift`).
+   */
+  readonly knownValues?: readonly string[];
 }
 
 export interface TableDef {
@@ -35,6 +46,18 @@ export interface TableDef {
   readonly partitionKey: 'dt';
   readonly comment: string;
 }
+
+/**
+ * The column every analytics table ends with: what the API sent that this version does not
+ * know, so a new field is kept rather than dropped. Columns are only ever appended (never
+ * renamed, retyped or removed): a file written before a column existed reads it as null.
+ */
+export const UNKNOWN_FIELDS: ColumnDef = {
+  name: 'unknown_fields',
+  type: 'string',
+  optional: true,
+  comment: 'Fields the API sent that this version does not know, as a JSON object (values as sent); null when none',
+};
 
 export const VISITORS_TOTALS: TableDef = {
   name: 'visitors_totals',
@@ -50,6 +73,7 @@ export const VISITORS_TOTALS: TableDef = {
     { name: 'total', type: 'int64', comment: 'Unique visitors, deduplicated across human and AI (not human+ai)' },
     { name: 'pages', type: 'int64', comment: 'Per-page rows written for that day' },
     { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' },
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -67,6 +91,7 @@ export const VISITORS_PAGES: TableDef = {
     { name: 'ai', type: 'int64', comment: 'Unique AI visitors of the page' },
     { name: 'total', type: 'int64', comment: 'Unique visitors of the page, deduplicated across human and AI' },
     { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' },
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -117,6 +142,7 @@ export const VIEWS_TOTALS: TableDef = {
     { name: 'total', type: 'int64', comment: 'Content views, deduplicated across human and AI by the API (not human+ai)' },
     { name: 'pages', type: 'int64', comment: 'Per-page rows written for that day' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -134,6 +160,7 @@ export const VIEWS_PAGES: TableDef = {
     { name: 'ai', type: 'int64', comment: 'Content views of the page by AI agents' },
     { name: 'total', type: 'int64', comment: 'Content views of the page, deduplicated across human and AI by the API (not human+ai)' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -149,6 +176,7 @@ export const SEARCHES_TOTALS: TableDef = {
     { name: 'total_searches', type: 'int64', comment: 'Search events in the day (the sum of hits, not the number of terms)' },
     { name: 'terms', type: 'int64', comment: 'Distinct search terms written to the searches table for that day' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -167,6 +195,7 @@ export const SEARCHES: TableDef = {
     { name: 'top_clicked_page', type: 'string', optional: true, comment: 'Result page clicked most often; null when none was clicked' },
     { name: 'last_searched_at', type: 'timestamp_ms', optional: true, comment: 'Last time the term was searched in the window (UTC); null when not sent' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -182,8 +211,18 @@ export const FEEDBACK: TableDef = {
     WINDOW_DAY,
     { name: 'feedback_id', type: 'string', comment: 'Feedback item id (the API id)' },
     { name: 'path', type: 'string', comment: 'Page path or URL the feedback is about' },
-    { name: 'source', type: 'string', comment: 'code_snippet | contextual | agent | thumbs_only' },
-    { name: 'status', type: 'string', comment: 'pending | in_progress | resolved | dismissed, as of exported_at' },
+    {
+      name: 'source',
+      type: 'string',
+      comment: 'code_snippet | contextual | agent | thumbs_only, or a newer value as sent',
+      knownValues: FEEDBACK_SOURCES,
+    },
+    {
+      name: 'status',
+      type: 'string',
+      comment: 'pending | in_progress | resolved | dismissed (or a newer value as sent), as of exported_at',
+      knownValues: FEEDBACK_STATUSES,
+    },
     { name: 'comment', type: 'string', optional: true, comment: 'Free-text comment; null when none' },
     { name: 'created_at', type: 'timestamp_ms', optional: true, comment: 'When the feedback was given (UTC); null when not sent' },
     { name: 'helpful', type: 'boolean', optional: true, comment: 'Thumbs up (true) or down (false), contextual feedback; null otherwise' },
@@ -197,6 +236,7 @@ export const FEEDBACK: TableDef = {
     { name: 'filename', type: 'string', optional: true, comment: 'File name of the snippet, code_snippet feedback; null otherwise' },
     { name: 'lang', type: 'string', optional: true, comment: 'Language of the snippet, code_snippet feedback; null otherwise' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -216,6 +256,7 @@ export const FEEDBACK_BY_PAGE: TableDef = {
     { name: 'code', type: 'int64', comment: 'Code-snippet feedback' },
     { name: 'total', type: 'int64', comment: 'All feedback on the page, as the API totals it' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -236,18 +277,25 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
     { name: 'asked_at', type: 'timestamp_ms', comment: 'When the user asked (UTC)' },
     { name: 'query', type: 'string', comment: 'What the user asked' },
     { name: 'response', type: 'string', comment: "The assistant's answer" },
-    { name: 'response_type', type: 'string', comment: 'answer | clarifying_question (answer when the API leaves it out)' },
+    {
+      name: 'response_type',
+      type: 'string',
+      comment: 'answer | clarifying_question, or a newer value as sent (answer when the API leaves it out)',
+      knownValues: ASSISTANT_RESPONSE_TYPES,
+    },
     {
       name: 'resolution_status',
       type: 'string',
       optional: true,
-      comment: 'answered | unanswered (the exporter always fills it; nullable per the table contract)',
+      comment: 'answered | unanswered, or a newer value as sent (always filled; nullable per the table contract)',
+      knownValues: RESOLUTION_STATUSES,
     },
     { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null when none' },
     { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown' },
     { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
     { name: 'sources_json', type: 'string', comment: 'Cited sources as a JSON array of {title,url} ([] when none)' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -265,6 +313,7 @@ export const ASSISTANT_CALLER_STATS: TableDef = {
     { name: 'other', type: 'int64', comment: 'Assistant queries from other integrations' },
     { name: 'total', type: 'int64', comment: 'All assistant queries, as the API sends it (documented as web+api+other; not checked)' },
     EXPORTED_AT,
+    UNKNOWN_FIELDS,
   ],
 };
 
@@ -304,6 +353,11 @@ export const EXPORT_RUNS: TableDef = {
         { name: 'error', type: 'string' },
       ],
     },
+    {
+      name: 'units_drift',
+      type: 'int64',
+      comment: 'Units completed whose answers had fields or values this version does not know (kept, see the manifests)',
+    },
   ],
 };
 
@@ -321,20 +375,6 @@ export const TABLES = [
   ASSISTANT_CONVERSATIONS,
   ASSISTANT_CALLER_STATS,
 ] as const;
-
-/**
- * The tables each dataset writes, one file each per (project, day), all before the unit's
- * manifest. A complete unit has every one of them, even when a file has no rows.
- */
-export const DATASET_TABLES: Readonly<Record<DatasetName, readonly TableDef[]>> = {
-  visitors: [VISITORS_TOTALS, VISITORS_PAGES],
-  views: [VIEWS_TOTALS, VIEWS_PAGES],
-  searches: [SEARCHES_TOTALS, SEARCHES],
-  feedback: [FEEDBACK],
-  feedback_by_page: [FEEDBACK_BY_PAGE],
-  assistant: [ASSISTANT_CONVERSATIONS],
-  caller_stats: [ASSISTANT_CALLER_STATS],
-};
 
 /** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file. */
 export function partitionKey(table: TableDef, day: string, fileName: string): string {

@@ -17,7 +17,7 @@ import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } f
 import type { Warehouse } from './warehouse.js';
 import { DEFAULT_BUDGET } from '../../functions/shared/budget-spec.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
-import { DATASET_NAMES, type DatasetName } from '../../functions/shared/dataset-names.js';
+import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
 
 /**
  * The default schedule: every hour at :05. Each run spends what the budget allows and

@@ -66,6 +66,8 @@ export class OperationsDashboard extends Construct {
           exported(EXPORT_METRICS.unitsPartial, 'Sum', HOUR, 'partial (waiting)'),
           exported(EXPORT_METRICS.unitsFailed, 'Sum', HOUR, 'failed'),
         ],
+        // Completed units whose answers had new fields or values (kept): a subset, so apart.
+        right: [exported(EXPORT_METRICS.schemaDrift, 'Sum', HOUR, 'with schema drift (kept)')],
       }),
       new cloudwatch.GraphWidget({
         title: 'Analytics requests per hour vs the budget',

@@ -46,6 +46,7 @@ export class Operations extends Construct {
     readonly followUpErrors: cloudwatch.Alarm;
     readonly followUpDeadLetters: cloudwatch.Alarm;
     readonly promptsUncertain: cloudwatch.Alarm;
+    readonly schemaDrift: cloudwatch.Alarm;
   };
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
@@ -115,6 +116,12 @@ export class Operations extends Construct {
       promptsUncertain: this.alarm('PromptsUncertain', {
         description: `Follow-ups: a prompt may or may not have reached its job (timeout or 5xx after sending); it was not re-sent. First step: check the job in the dashboard and re-enqueue under a new requestId only if it never arrived. Runbook: ${RUNBOOK}: PromptsUncertain.`,
         metric: exporterMetric(FOLLOWUP_METRICS.uncertain, SERVICE_NAMES.followUp, 'Sum', fiveMinutes),
+        threshold: 1,
+      }),
+      // Low severity: nothing was lost and nothing failed; someone should look within days.
+      schemaDrift: this.alarm('SchemaDrift', {
+        description: `Export (low severity, nothing lost): the API sent fields or enum values this version does not know; the rows were written, new fields kept in the unknown_fields column, new values as sent. First step: the run's warning or a manifest's "drift" names them; query unknown_fields; an upgrade may turn them into typed columns. Runbook: ${RUNBOOK}: SchemaDrift.`,
+        metric: exporterMetric(EXPORT_METRICS.schemaDrift, SERVICE_NAMES.export, 'Sum', hour),
         threshold: 1,
       }),
     };

@@ -14,7 +14,6 @@ import { Construct } from 'constructs';
 import { asInterface } from './as-interface.js';
 import {
   ASSISTANT_CONVERSATIONS,
-  DATASET_TABLES,
   EXPORT_RUNS,
   FEEDBACK,
   FOLLOWUP_OUTCOMES,
@@ -28,6 +27,7 @@ import {
   type ScalarColumnType,
   type TableDef,
 } from '../../functions/shared/tables.js';
+import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 
 /** Glue/Hive type of each scalar column type of tables.ts. */
 export const GLUE_TYPES: Readonly<Record<ScalarColumnType, glue.Type>> = {

@@ -18,7 +18,7 @@ import type { RunDeps, RunSettings, UnitResult } from '../../functions/export/ru
 import type { Manifest } from '../../functions/export/unit.js';
 import { createApiClient, type MintlifyClient } from '../../functions/shared/api-client.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
-import type { DatasetName } from '../../functions/shared/dataset-names.js';
+import { CATALOG, DATASET_NAMES, type DatasetName, type PagingKind } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
@@ -27,19 +27,11 @@ import type { AnalyticsRoute, RequestLogEntry, SandboxData } from '../../sandbox
 import { readParquetBytes, type ParquetColumn, type ParquetContents } from './duckdb.js';
 import { fakeClock, makeTempDir, type FakeClock } from './export-fixtures.js';
 
-export const ALL_DATASETS = [
-  'visitors',
-  'views',
-  'searches',
-  'feedback',
-  'feedback_by_page',
-  'assistant',
-  'caller_stats',
-] as const satisfies readonly DatasetName[];
+export const ALL_DATASETS = DATASET_NAMES;
 
-/** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`. */
+/** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`, `unknown_fields`. */
 function contract(...pairs: [string, string][]): ParquetColumn[] {
-  return [['project_id', 'VARCHAR'], ['date', 'DATE'], ...pairs, ['exported_at', 'TIMESTAMP']].map(([name, type]) => ({
+  return [['project_id', 'VARCHAR'], ['date', 'DATE'], ...pairs, ['exported_at', 'TIMESTAMP'], ['unknown_fields', 'VARCHAR']].map(([name, type]) => ({
     name: name as string,
     type: type as string,
   }));
@@ -92,15 +84,9 @@ export const CONTRACT_COLUMNS: Readonly<Record<string, ParquetColumn[]>> = {
 };
 
 /** Each dataset's tables: the one-row summary (if any) and the table with one row per API row. */
-export const TABLES_OF: Readonly<Record<DatasetName, { readonly summary?: string; readonly rows: string }>> = {
-  visitors: { summary: 'visitors_totals', rows: 'visitors_pages' },
-  views: { summary: 'views_totals', rows: 'views_pages' },
-  searches: { summary: 'searches_totals', rows: 'searches' },
-  feedback: { rows: 'feedback' },
-  feedback_by_page: { rows: 'feedback_by_page' },
-  assistant: { rows: 'assistant_conversations' },
-  caller_stats: { rows: 'assistant_caller_stats' },
-};
+export const TABLES_OF: Readonly<Record<DatasetName, { readonly summary?: string; readonly rows: string }>> = Object.fromEntries(
+  CATALOG.map((entry) => [entry.name, { rows: entry.table.name, ...('summaryTable' in entry ? { summary: entry.summaryTable.name } : {}) }]),
+) as Record<DatasetName, { readonly summary?: string; readonly rows: string }>;
 
 /** Every table name of a dataset, summary first. */
 export function tableNames(dataset: DatasetName): string[] {
@@ -108,37 +94,20 @@ export function tableNames(dataset: DatasetName): string[] {
   return summary === undefined ? [rows] : [summary, rows];
 }
 
-/** The sandbox's route (request log, fault rules) of each dataset. */
-export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = {
-  visitors: 'visitors',
-  views: 'views',
-  searches: 'searches',
-  feedback: 'feedback',
-  feedback_by_page: 'feedback-by-page',
-  assistant: 'assistant',
-  caller_stats: 'caller-stats',
-};
+/** The sandbox's route (request log, fault rules) of each dataset, from the catalog. */
+export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = Object.fromEntries(
+  CATALOG.map((entry) => [entry.name, entry.route]),
+) as Record<DatasetName, AnalyticsRoute>;
 
-/** Each endpoint's largest `limit` (docs/design.md §1.1); caller stats takes none. */
-export const MAX_LIMIT: Readonly<Record<DatasetName, number | undefined>> = {
-  visitors: 250,
-  views: 250,
-  searches: 100,
-  feedback: 100,
-  feedback_by_page: 100,
-  assistant: 1000,
-  caller_stats: undefined,
-};
+/** Each endpoint's largest `limit` (docs/design.md §1.1), from the catalog; caller stats takes none. */
+export const MAX_LIMIT: Readonly<Record<DatasetName, number | undefined>> = Object.fromEntries(
+  CATALOG.map((entry) => [entry.name, entry.maxLimit]),
+) as Record<DatasetName, number | undefined>;
 
-export const PAGING_OF: Readonly<Record<DatasetName, 'offset' | 'cursor' | 'single'>> = {
-  visitors: 'offset',
-  views: 'offset',
-  searches: 'cursor',
-  feedback: 'cursor',
-  feedback_by_page: 'single',
-  assistant: 'cursor',
-  caller_stats: 'single',
-};
+/** Each dataset's paging, from the catalog. */
+export const PAGING_OF: Readonly<Record<DatasetName, PagingKind>> = Object.fromEntries(
+  CATALOG.map((entry) => [entry.name, entry.paging]),
+) as Record<DatasetName, PagingKind>;
 
 /**
  * The fewest requests that can export `rows` rows of `dataset` for one day.
@@ -194,7 +163,7 @@ export function expectedTables(
   options: ExpectedOptions,
 ): Record<string, PlainRow[]> {
   const head = { project_id: projectId, date: day };
-  const tail = { exported_at: options.exportedAt };
+  const tail = { exported_at: options.exportedAt, unknown_fields: null };
   switch (dataset) {
     case 'visitors':
     case 'views': {

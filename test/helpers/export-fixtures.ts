@@ -37,6 +37,7 @@ export const PAGES_COLUMNS = [
   { name: 'ai', type: 'BIGINT' },
   { name: 'total', type: 'BIGINT' },
   { name: 'exported_at', type: 'TIMESTAMP' },
+  { name: 'unknown_fields', type: 'VARCHAR' },
 ];
 export const TOTALS_COLUMNS = [
   { name: 'project_id', type: 'VARCHAR' },
@@ -46,6 +47,7 @@ export const TOTALS_COLUMNS = [
   { name: 'total', type: 'BIGINT' },
   { name: 'pages', type: 'BIGINT' },
   { name: 'exported_at', type: 'TIMESTAMP' },
+  { name: 'unknown_fields', type: 'VARCHAR' },
 ];
 
 /** Temp folders made by `makeTempDir`, removed by `removeTempDirs`. */
@@ -335,6 +337,7 @@ export function expectDayMatches(exported: ExportedDay, sandbox: Pick<Sandbox, '
       ai: row.ai,
       total: row.total,
       exported_at: exportedAt,
+      unknown_fields: null,
     })),
   );
   expect(exported.totals.rows).toEqual([
@@ -346,6 +349,7 @@ export function expectDayMatches(exported: ExportedDay, sandbox: Pick<Sandbox, '
       total: expected.totals.total,
       pages: expected.visitors.length,
       exported_at: exportedAt,
+      unknown_fields: null,
     },
   ]);
   return exportedAt as string;

@@ -17,6 +17,7 @@ import type { Manifest } from '../../functions/export/unit.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import type { Sleep } from '../../functions/shared/retry.js';
 import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
+import { CATALOG } from '../../functions/shared/catalog.js';
 import type { RequestLogEntry, SandboxData } from '../../sandbox/index.js';
 import { queryDuckDb, readParquetBytes } from './duckdb.js';
 
@@ -27,7 +28,8 @@ export const HOUR_MS = 3_600_000;
 
 // --- the request log --------------------------------------------------------------------------
 
-const ANALYTICS = new Set(['visitors', 'views', 'searches', 'feedback', 'feedback-by-page', 'assistant', 'caller-stats']);
+/** The analytics routes of the sandbox: the dataset catalog's. */
+const ANALYTICS = new Set<string>(CATALOG.map((entry) => entry.route));
 
 /** Analytics requests of the log, optionally of one project. */
 export function analyticsRequests(entries: readonly RequestLogEntry[], projectId?: string): RequestLogEntry[] {
@@ -93,7 +95,8 @@ const iso = (text: string | null): string | null => (text === null ? null : new 
 /** What a correct export of `unit` holds, computed from the sandbox's own data. */
 export function expectedTables(data: SandboxData, unit: Unit & { readonly dataset: CheckedDataset }): UnitTables {
   const { projectId, day } = unit;
-  const base = { project_id: projectId, date: day };
+  // The sandbox sends no field this version does not know: `unknown_fields` is null.
+  const base = { project_id: projectId, date: day, unknown_fields: null };
   switch (unit.dataset) {
     case 'visitors':
     case 'views': {

@@ -414,6 +414,21 @@ describe('operations', () => {
     });
   });
 
+  it('alarms, at low severity, on the first unit with schema drift in an hour', () => {
+    const alarm = alarmOn('SchemaDrift');
+
+    expect(alarm).toMatchObject({
+      Namespace: 'MintlifyExporter',
+      Dimensions: [{ Name: 'service', Value: 'mintlify-export' }],
+      Statistic: 'Sum',
+      Period: 3_600,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+    expect(alarm.AlarmDescription).toMatch(/low severity, nothing lost/);
+    expect(alarm.AlarmDescription).toMatch(/unknown_fields/);
+  });
+
   it('alarms on any error of either function', () => {
     for (const service of ['mintlify-export', 'mintlify-followup']) {
       const [fnId] = lambdaOf(defaults.template, service);

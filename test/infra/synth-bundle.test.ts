@@ -275,7 +275,11 @@ describe('bundled handlers against the sandbox and emulators', () => {
     const bytes = await pages.Body!.transformToByteArray();
     expect(Buffer.from(bytes.subarray(0, 4)).toString()).toBe('PAR1');
     expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(
-      expect.arrayContaining([`MintlifyExporter/mintlify-export/${EXPORT_METRICS.unitsCompleted}`, `MintlifyExporter/mintlify-export/${EXPORT_METRICS.requests}`]),
+      expect.arrayContaining([
+        `MintlifyExporter/mintlify-export/${EXPORT_METRICS.unitsCompleted}`,
+        `MintlifyExporter/mintlify-export/${EXPORT_METRICS.requests}`,
+        `MintlifyExporter/mintlify-export/${EXPORT_METRICS.schemaDrift}`,
+      ]),
     );
     const ledger = await dynamo.client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'export#budget/ledger' } }, ConsistentRead: true }));
     expect(ledger.Item, 'the budget ledger item').toBeDefined();

@@ -9,7 +9,6 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import {
   ASSISTANT_CONVERSATIONS,
-  DATASET_TABLES,
   EXPORT_RUNS,
   FEEDBACK,
   FEEDBACK_BY_PAGE,
@@ -18,6 +17,7 @@ import {
   TABLES,
   type TableDef,
 } from '../../functions/shared/tables.js';
+import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
 import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
@@ -25,9 +25,9 @@ import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 
-/** `[name, Glue type]` pairs with the `project_id`/`date` head and `exported_at` tail of every analytics table. */
+/** `[name, Glue type]` pairs with the `project_id`/`date` head and `exported_at`, `unknown_fields` tail of every analytics table. */
 function analytics(...pairs: [string, string][]): [string, string][] {
-  return [['project_id', 'string'], ['date', 'date'], ...pairs, ['exported_at', 'timestamp']];
+  return [['project_id', 'string'], ['date', 'date'], ...pairs, ['exported_at', 'timestamp'], ['unknown_fields', 'string']];
 }
 
 /** docs/design.md's table contract, written out here so that a drift in tables.ts fails this test. */
@@ -100,14 +100,22 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['budget_wait_ms', 'bigint'],
     ['backlog_requests', 'bigint'],
     ['failures', 'array<struct<dataset:string,project_id:string,date:string,error:string>>'],
+    ['units_drift', 'bigint'],
   ],
 };
 
 /** Columns the contract says may be null (Glue has no nullability: this checks tables.ts). */
 const NULLABLE: Readonly<Record<string, readonly string[]>> = {
-  searches: ['top_clicked_page', 'last_searched_at'],
-  feedback: ['comment', 'created_at', 'helpful', 'contact', 'code', 'filename', 'lang'],
-  assistant_conversations: ['resolution_status', 'query_category', 'page_url'],
+  visitors_totals: ['unknown_fields'],
+  visitors_pages: ['unknown_fields'],
+  views_totals: ['unknown_fields'],
+  views_pages: ['unknown_fields'],
+  searches_totals: ['unknown_fields'],
+  searches: ['top_clicked_page', 'last_searched_at', 'unknown_fields'],
+  feedback: ['comment', 'created_at', 'helpful', 'contact', 'code', 'filename', 'lang', 'unknown_fields'],
+  feedback_by_page: ['unknown_fields'],
+  assistant_conversations: ['resolution_status', 'query_category', 'page_url', 'unknown_fields'],
+  assistant_caller_stats: ['unknown_fields'],
   followup_outcomes: ['pr_link', 'sent_at', 'detail'],
 };
 

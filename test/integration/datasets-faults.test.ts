@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSettings, type UnitResult } from '../../functions/export/run.js';
-import type { DatasetName } from '../../functions/shared/dataset-names.js';
+import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';

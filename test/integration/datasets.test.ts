@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../functions/export/run.js';
-import type { DatasetName } from '../../functions/shared/dataset-names.js';
+import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
@@ -148,7 +148,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
 
       const { rows } = await readTable(destination, TABLES_OF[dataset].summary as string, DAY, RICH);
 
-      expect(rows).toEqual([{ project_id: RICH, date: DAY, ...row, exported_at: EXPORTED_AT }]);
+      expect(rows).toEqual([{ project_id: RICH, date: DAY, ...row, exported_at: EXPORTED_AT, unknown_fields: null }]);
       expect(completeManifest(resultOf(dataset, RICH)).totals).toEqual(totals);
     },
   );
@@ -348,7 +348,7 @@ describe('an empty day still gets its files', () => {
       const totals = await readTable(target, 'visitors_totals', DAY, QUIET);
       expect(totals).toEqual({
         columns: CONTRACT_COLUMNS['visitors_totals'],
-        rows: [{ project_id: QUIET, date: DAY, human: 0, ai: 0, total: 0, pages: 0, exported_at: EXPORTED_AT }],
+        rows: [{ project_id: QUIET, date: DAY, human: 0, ai: 0, total: 0, pages: 0, exported_at: EXPORTED_AT, unknown_fields: null }],
       });
       expect(await listFiles(out)).toEqual(unitKeys('visitors', DAY, QUIET).sort());
       expect(empty.requests.map((request) => request.query['limit'])).toEqual(['250']);

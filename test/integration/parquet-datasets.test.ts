@@ -14,7 +14,6 @@ import { InvalidRowError } from '../../functions/shared/errors.js';
 import {
   ASSISTANT_CALLER_STATS,
   ASSISTANT_CONVERSATIONS,
-  DATASET_TABLES,
   FEEDBACK,
   FEEDBACK_BY_PAGE,
   SEARCHES,
@@ -24,6 +23,7 @@ import {
   partitionKey,
   type TableDef,
 } from '../../functions/shared/tables.js';
+import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { CONTRACT_COLUMNS } from '../helpers/datasets.js';
 import { readParquet, type ParquetColumn } from '../helpers/duckdb.js';
 

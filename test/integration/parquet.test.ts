@@ -50,7 +50,7 @@ describe('openTableWriter', () => {
     const read = await readParquet(path.join(dir, 'totals.parquet'));
 
     expect(result.rows).toBe(3);
-    expect(read.rows).toEqual(rows.map((row) => ({ ...row, exported_at: EXPORTED_AT.toISOString() })));
+    expect(read.rows).toEqual(rows.map((row) => ({ ...row, exported_at: EXPORTED_AT.toISOString(), unknown_fields: null })));
   });
 
   it('reads back visitors_pages with unicode paths value for value', async () => {
@@ -63,6 +63,7 @@ describe('openTableWriter', () => {
       ai: i,
       total: i * 10 + (i % 2),
       exported_at: EXPORTED_AT.getTime(),
+      unknown_fields: i % 2 === 0 ? null : JSON.stringify({ sessions: i, tags: ['ü', { deep: [i] }] }),
     }));
     const writer = await openTableWriter(VISITORS_PAGES, await destination.openWrite('pages.parquet'));
     for (const row of rows) await writer.append(row);
@@ -70,7 +71,7 @@ describe('openTableWriter', () => {
 
     const read = await readParquet(path.join(dir, 'pages.parquet'));
 
-    expect(read.columns.map((column) => column.type)).toEqual(['VARCHAR', 'DATE', 'VARCHAR', 'BIGINT', 'BIGINT', 'BIGINT', 'TIMESTAMP']);
+    expect(read.columns.map((column) => column.type)).toEqual(['VARCHAR', 'DATE', 'VARCHAR', 'BIGINT', 'BIGINT', 'BIGINT', 'TIMESTAMP', 'VARCHAR']);
     expect(read.rows).toEqual(rows.map((row) => ({ ...row, exported_at: EXPORTED_AT.toISOString() })));
     expect(bytes).toBeGreaterThan(0);
   });
@@ -212,7 +213,7 @@ describe('row validation', () => {
 
     const { rows } = await readParquet(path.join(dir, 'mixed.parquet'));
 
-    expect(rows).toEqual([{ ...good, exported_at: EXPORTED_AT.toISOString() }]);
+    expect(rows).toEqual([{ ...good, exported_at: EXPORTED_AT.toISOString(), unknown_fields: null }]);
   });
 
   it('leaves no file at all when a write with a bad row is aborted', async () => {

@@ -253,6 +253,7 @@ function expectedRow(fields: Partial<RunRecord>): Record<string, unknown> {
     budget_wait_ms: 0,
     backlog_requests: 0,
     failures: [],
+    units_drift: 0,
     ...fields,
     dt: RUN_DAY,
   };
@@ -293,6 +294,17 @@ describe.each([
         failures: [{ dataset: 'visitors', project_id: TWO_PAGES, date: DAY, error: expect.stringMatching(/^PaginationError: visitors proj_a 2026-02-10: /) }],
       }),
     ]);
+  });
+
+  it('counts the units whose answers had fields or values this version does not know', async () => {
+    const target = await openTarget();
+    sandbox.addFault({ route: 'visitors', projectId: TWO_PAGES, kind: 'drift', times: Infinity });
+
+    const result = await exportRun(target.destination, [DAY], [TWO_PAGES, ONE_PAGE]);
+
+    expect(result.driftUnits).toBe(1);
+    const rows = await readRunLog(await target.copy());
+    expect(rows).toEqual([expectedRow({ run_id: result.runId, units_done: 2, requests: 3, units_drift: 1 })]);
   });
 
   it('never writes the API key, even when the failed request answered with it', async () => {

@@ -18,7 +18,7 @@ describe('parquetSchemaFor', () => {
     }
   });
 
-  it('maps visitors_pages to UTF8, DATE, INT64 and TIMESTAMP_MILLIS, all required', () => {
+  it('maps visitors_pages to UTF8, DATE, INT64 and TIMESTAMP_MILLIS, all required but the appended unknown_fields', () => {
     expect(fieldsOf(VISITORS_PAGES)).toEqual([
       { name: 'project_id', primitiveType: 'BYTE_ARRAY', originalType: 'UTF8', repetitionType: 'REQUIRED', compression: 'SNAPPY' },
       { name: 'date', primitiveType: 'INT32', originalType: 'DATE', repetitionType: 'REQUIRED', compression: 'SNAPPY' },
@@ -33,6 +33,7 @@ describe('parquetSchemaFor', () => {
         repetitionType: 'REQUIRED',
         compression: 'SNAPPY',
       },
+      { name: 'unknown_fields', primitiveType: 'BYTE_ARRAY', originalType: 'UTF8', repetitionType: 'OPTIONAL', compression: 'SNAPPY' },
     ]);
   });
 

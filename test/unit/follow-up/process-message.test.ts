@@ -275,6 +275,41 @@ describe('processMessage', () => {
     expect(outcomes[0]?.detail).toContain('FOLLOWUP_MAX_WAIT_HOURS');
   });
 
+  it('keeps polling through a job status it does not know until it becomes completed, saying so once in the log', async () => {
+    const { api, calls } = fakeApi({
+      reads: [job('completed'), job('queued', null), job('queued', null), job('queued', null), job('completed', NEW_PR)],
+      sends: [job('queued', null)],
+    });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'handled', status: 'completed', prLink: NEW_PR, polls: 4 });
+    expect(calls.sends).toBe(1);
+    expect(logs.filter((line) => line.includes('a status this version does not know'))).toHaveLength(1);
+  });
+
+  it('ends an unknown job status that never ends as timed_out at the maximum wait, never as finished', async () => {
+    const { api } = fakeApi({ reads: [job('completed'), job('paused', null)] });
+    const short = { ...settings, maxWaitMs: 120_000 };
+
+    let result = await processMessage(message(), deps(api), short);
+    for (let i = 0; i < 10 && result.action === 'defer'; i++) {
+      clock += result.delayMs;
+      result = await processMessage(message(), deps(api), short);
+    }
+
+    expect(result).toMatchObject({ action: 'handled', status: 'timed_out' });
+  });
+
+  it('does not send while the job reports a status it does not know (it may be running)', async () => {
+    const { api, calls } = fakeApi({ reads: [job('queued', null)] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer' });
+    expect(calls.sends).toBe(0);
+  });
+
   it('refuses a job read that answers for another job as malformed, and does not send', async () => {
     const { api, calls } = fakeApi({ reads: [{ ...job('completed'), id: 'job_2' }] });
 

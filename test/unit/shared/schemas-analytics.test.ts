@@ -8,6 +8,10 @@ import {
   parseFeedbackPage,
   parseSearchesPage,
   parseViewsPage,
+  PathCountsRowSchema,
+  TotalsSchema,
+  unknownFieldsOf,
+  ViewsPageSchema,
 } from '../../../functions/shared/schemas.js';
 
 /** The message of the `MalformedResponseError` that `fn` throws (fails the test otherwise). */
@@ -60,7 +64,24 @@ describe('parseViewsPage', () => {
   };
 
   it('accepts the documented example, total not checked against human + ai', () => {
-    expect(parseViewsPage({ ...body, extra: 'ignored' })).toEqual(body);
+    expect(parseViewsPage(body)).toEqual(body);
+  });
+
+  it('keeps fields it does not know, as sent, at every level (for unknown_fields and the manifest)', () => {
+    const drifted = {
+      ...body,
+      generatedAt: { at: '2026-01-01', zone: 'UTC' },
+      totals: { ...body.totals, sessions: 12 },
+      views: body.views.map((row) => ({ ...row, sessions: [1, { nested: true }] })),
+    };
+
+    const page = parseViewsPage(drifted);
+
+    expect(page).toEqual(drifted);
+    expect(unknownFieldsOf(page, ViewsPageSchema)).toEqual({ generatedAt: { at: '2026-01-01', zone: 'UTC' } });
+    expect(unknownFieldsOf(page.totals, TotalsSchema)).toEqual({ sessions: 12 });
+    expect(unknownFieldsOf(page.views[0] as object, PathCountsRowSchema)).toEqual({ sessions: [1, { nested: true }] });
+    expect(unknownFieldsOf(parseViewsPage(body), ViewsPageSchema)).toBeUndefined();
   });
 
   it('refuses a negative count, naming the field', () => {
@@ -197,14 +218,18 @@ describe('parseFeedbackPage', () => {
     expect(parseFeedbackPage({ feedback: rows, nextCursor: null, hasMore: false }).feedback).toHaveLength(16);
   });
 
-  it('refuses an unknown source, naming the field and the allowed values', () => {
-    const message = malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, source: 'email' }] }));
-    expect(message).toContain('feedback[0].source must be one of code_snippet, contextual, agent, thumbs_only');
+  it('keeps a source or status it does not know, as sent (the enums are open)', () => {
+    const page = parseFeedbackPage({ ...body, feedback: [{ ...contextual, source: 'widget', status: 'archived' }] });
+
+    expect(page.feedback[0]).toMatchObject({ source: 'widget', status: 'archived' });
   });
 
-  it('refuses an unknown status', () => {
-    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, status: 'open' }] }))).toContain(
-      'feedback[0].status must be one of',
+  it('refuses a source or status that is not a string, naming the field', () => {
+    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, source: 3 }] }))).toContain(
+      'feedback[0].source must be a string',
+    );
+    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, status: null }] }))).toContain(
+      'feedback[0].status must be a string',
     );
   });
 
@@ -307,12 +332,24 @@ describe('parseAssistantPage', () => {
     ]);
   });
 
-  it('refuses an unknown responseType or resolutionStatus, naming the field', () => {
-    expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, responseType: 'refusal' }] }))).toContain(
-      'conversations[0].responseType must be one of answer, clarifying_question',
+  it('keeps a responseType or resolutionStatus it does not know, as sent; absent responseType is still answer', () => {
+    const page = parseAssistantPage({
+      ...body,
+      conversations: [{ ...turn, responseType: 'tool_call', resolutionStatus: 'escalated' }, without(turn, 'responseType')],
+    });
+
+    expect(page.conversations.map((t) => [t.responseType, t.resolutionStatus])).toEqual([
+      ['tool_call', 'escalated'],
+      ['answer', turn.resolutionStatus],
+    ]);
+  });
+
+  it('refuses a responseType or resolutionStatus that is not a string, naming the field', () => {
+    expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, responseType: 7 }] }))).toContain(
+      'conversations[0].responseType',
     );
-    expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, resolutionStatus: 'partial' }] }))).toContain(
-      'conversations[0].resolutionStatus must be one of answered, unanswered',
+    expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, resolutionStatus: false }] }))).toContain(
+      'conversations[0].resolutionStatus must be a string',
     );
   });
 

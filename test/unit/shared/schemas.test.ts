@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../../functions/shared/errors.js';
+import { isTerminalJobStatus } from '../../../functions/shared/api-types.js';
 import { parseAgentJob, parseVisitorsPage } from '../../../functions/shared/schemas.js';
 
 function visitorsBody(overrides: Record<string, unknown> = {}) {
@@ -117,8 +118,17 @@ describe('parseAgentJob', () => {
     expect(parseAgentJob(body).prLink).toBeNull();
   });
 
-  it('refuses an unknown status and names the field', () => {
-    expect(malformedMessage(() => parseAgentJob(jobBody({ status: 'running' })))).toContain('status');
+  it('keeps a status it does not know, as sent, and does not take it for terminal', () => {
+    const job = parseAgentJob(jobBody({ status: 'queued' }));
+
+    expect(job.status).toBe('queued');
+    expect(isTerminalJobStatus(job.status)).toBe(false);
+    expect(['completed', 'archived', 'failed'].every(isTerminalJobStatus)).toBe(true);
+    expect(isTerminalJobStatus('active')).toBe(false);
+  });
+
+  it('refuses a status that is not a string and names the field', () => {
+    expect(malformedMessage(() => parseAgentJob(jobBody({ status: 3 })))).toContain('status must be a string');
   });
 
   it('refuses a prLink that is neither a string nor null', () => {

@@ -1,0 +1,70 @@
+/**
+ * The column reference of docs/warehouse.md, generated from the one table definition
+ * (`functions/shared/tables.ts`) that the Parquet writer and the Glue tables are generated
+ * from too, so the docs, the files and Athena cannot disagree. `npm run docs` writes it
+ * between the markers; a test fails when the file holds another text.
+ */
+import { DATASET_TABLES } from '../functions/shared/catalog.js';
+import { TABLES, type ColumnDef, type TableDef } from '../functions/shared/tables.js';
+
+export const BEGIN_MARKER = '<!-- column-reference:begin (generated from functions/shared/tables.ts by `npm run docs`; do not edit) -->';
+export const END_MARKER = '<!-- column-reference:end -->';
+
+/** The type as DuckDB reads it back from Parquet (Athena: string, date, bigint, double, timestamp, boolean). */
+function sqlType(column: ColumnDef): string {
+  switch (column.type) {
+    case 'string':
+      return 'VARCHAR';
+    case 'date':
+      return 'DATE';
+    case 'int64':
+      return 'BIGINT';
+    case 'double':
+      return 'DOUBLE';
+    case 'timestamp_ms':
+      return 'TIMESTAMP';
+    case 'boolean':
+      return 'BOOLEAN';
+    case 'record_list':
+      return `array<struct<${(column.fields ?? []).map((field) => field.name).join(', ')}>>`;
+  }
+}
+
+/** A table cell: no line breaks, no pipe that would end the cell. */
+function cell(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+}
+
+function tableSection(table: TableDef, datasets: readonly string[]): string {
+  const origin = datasets.length > 0 ? `dataset ${datasets.map((name) => `\`${name}\``).join(', ')}` : 'not an analytics dataset';
+  const lines = [
+    `### \`${table.name}\``,
+    '',
+    `${cell(table.comment)} (${table.format === 'parquet' ? 'Parquet' : 'JSON, one object per line'}; ${origin}; \`${table.prefix}/dt=YYYY-MM-DD/\`)`,
+    '',
+    '| column | type | null | meaning |',
+    '|---|---|---|---|',
+    ...table.columns.map((column) => {
+      const known = column.knownValues ? ` Known values: ${column.knownValues.map((value) => `\`${value}\``).join(', ')}; others are kept as sent.` : '';
+      return `| \`${column.name}\` | ${sqlType(column)} | ${column.optional ? 'yes' : ''} | ${cell(column.comment)}.${known} |`;
+    }),
+  ];
+  return lines.join('\n');
+}
+
+/** The generated reference: one section per table of `TABLES`, in its order. */
+export function columnReference(): string {
+  const datasetsOf = (table: TableDef) =>
+    Object.entries(DATASET_TABLES)
+      .filter(([, tables]) => tables.includes(table))
+      .map(([name]) => name);
+  return TABLES.map((table) => tableSection(table, datasetsOf(table))).join('\n\n');
+}
+
+/** `doc` with the text between the markers replaced by the current reference; throws without both markers. */
+export function withColumnReference(doc: string): string {
+  const begin = doc.indexOf(BEGIN_MARKER);
+  const end = doc.indexOf(END_MARKER);
+  if (begin < 0 || end < begin) throw new Error(`the document has no ${BEGIN_MARKER} … ${END_MARKER} block`);
+  return `${doc.slice(0, begin + BEGIN_MARKER.length)}\n\n${columnReference()}\n\n${doc.slice(end)}`;
+}

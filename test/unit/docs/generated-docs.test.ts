@@ -1,0 +1,53 @@
+/**
+ * What the manual shows that the code defines: the column reference of docs/warehouse.md is
+ * the one `npm run docs` generates from functions/shared/tables.ts, and every DuckDB query the
+ * project shows reads Parquet with `union_by_name = true` (columns are only ever appended:
+ * older files lack the newer columns).
+ */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { BEGIN_MARKER, END_MARKER, columnReference, withColumnReference } from '../../../scripts/column-reference.js';
+import { TABLES } from '../../../functions/shared/tables.js';
+
+const read = (relative: string) => readFile(new URL(`../../../${relative}`, import.meta.url), 'utf8');
+
+describe('the column reference of docs/warehouse.md', () => {
+  it('is the one generated from tables.ts (run `npm run docs` after changing a table)', async () => {
+    const doc = await read('docs/warehouse.md');
+
+    expect(doc.includes(BEGIN_MARKER) && doc.includes(END_MARKER), 'docs/warehouse.md keeps its markers').toBe(true);
+    expect(withColumnReference(doc) === doc, 'docs/warehouse.md is stale: run `npm run docs`').toBe(true);
+  });
+
+  it('names every column of every table, with its type, in order', () => {
+    const reference = columnReference();
+
+    for (const table of TABLES) {
+      const section = reference.slice(reference.indexOf(`### \`${table.name}\``)).split('\n### ')[0] as string;
+      const names = [...section.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((match) => match[1]);
+      expect(names, table.name).toEqual(table.columns.map((column) => column.name));
+    }
+  });
+
+  it('is replaced, not appended to, when regenerated', () => {
+    const stale = `intro\n${BEGIN_MARKER}\nold text\n${END_MARKER}\noutro\n`;
+
+    const fresh = withColumnReference(stale);
+
+    expect(fresh).not.toContain('old text');
+    expect(withColumnReference(fresh)).toBe(fresh);
+    expect(fresh.startsWith('intro\n') && fresh.endsWith(`${END_MARKER}\noutro\n`)).toBe(true);
+  });
+});
+
+describe('DuckDB queries the project shows', () => {
+  it.each(['README.md', 'docs/warehouse.md', 'docs/operations.md', 'docs/sandbox.md', 'docs/cli.md', 'scripts/start.ts'])(
+    '%s reads every Parquet glob with union_by_name = true',
+    async (file) => {
+      const text = await read(file).catch(() => '');
+      const calls = [...text.matchAll(/read_parquet\([^\n`]*/g)].map((match) => match[0]);
+
+      expect(calls.filter((call) => !call.includes('union_by_name = true'))).toEqual([]);
+    },
+  );
+});
