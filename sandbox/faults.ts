@@ -79,7 +79,12 @@ export type FaultSpec =
   /** Any status with an `{error}` body (e.g. 400, 401, 403, 404). */
   | { readonly kind: 'status'; readonly status: number; readonly error?: string }
   /** Agent message: accepts the prompt, then destroys the socket without a response. */
-  | { readonly kind: 'drop-after-accept' };
+  | { readonly kind: 'drop-after-accept' }
+  /**
+   * Agent message: 402 `{"error": "Insufficient AI credits"}`, as the service once documented
+   * for an organisation out of agent credits; the prompt is not accepted.
+   */
+  | { readonly kind: 'insufficient-credits' };
 
 export type FaultRule = FaultMatch & FaultSpec;
 export type FaultKind = FaultSpec['kind'];
@@ -95,6 +100,7 @@ const KIND_ROUTES: Partial<Record<FaultKind, readonly FaultRoute[]>> = {
   'empty-page-cursor': CURSOR_ROUTES,
   'endless-cursor': CURSOR_ROUTES,
   'drop-after-accept': ['agent-message'],
+  'insufficient-credits': ['agent-message'],
 };
 
 /** Kinds that need the request's cursor. */
@@ -149,6 +155,7 @@ const FaultRuleSchema = v.variant('kind', [
     error: v.optional(v.string()),
   }),
   v.object({ ...common, kind: v.literal('drop-after-accept') }),
+  v.object({ ...common, kind: v.literal('insufficient-credits') }),
 ]);
 
 /** Validates a rule (from a test or from JSON); throws ConfigError naming the problem. */
