@@ -18,13 +18,14 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(unacknowledgedFindings({ projectIds: 'proj_a' })).toEqual([]);
   });
 
-  it('reports no unacknowledged finding with an existing bucket, secret and an alarm e-mail', () => {
+  it('reports no unacknowledged finding with an existing bucket, secret, an alarm e-mail and an outcome e-mail', () => {
     const findings = unacknowledgedFindings({
       projectIds: 'proj_a,proj_b',
       bucketName: 'corp-data-lake',
       prefix: 'analytics/mintlify',
       apiKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key-AbC123',
       alarmEmail: 'docs-team@example.com',
+      outcomeEmail: 'docs-oncall@example.com',
     });
     expect(findings).toEqual([]);
   });
