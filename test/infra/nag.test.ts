@@ -13,7 +13,9 @@ function unacknowledgedFindings(context: Record<string, unknown>): string[] {
   );
 }
 
-describe('cdk-nag AwsSolutions checks', () => {
+// A synth plus every AwsSolutions rule over the whole stack: seconds alone, but past the default
+// 30 s when the machine's two cores are shared with the rest of the suite.
+describe('cdk-nag AwsSolutions checks', { timeout: 120_000 }, () => {
   it('reports no unacknowledged finding for the default deployment (new bucket, new secret)', () => {
     expect(unacknowledgedFindings({ projectIds: 'proj_a' })).toEqual([]);
   });
