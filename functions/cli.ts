@@ -6,7 +6,8 @@
  *   mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
  *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]] [--drift]
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
- *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--json]
+ *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]
+ *   mintlify-exporter enqueue --queue-url URL (--job ID --prompt TEXT [--project ID] [--request-id ID] | --file PATH|-) [--json]
  *
  * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input or configuration
  * (one line naming the fix, before any request is sent), 130 stopped (Ctrl-C).
@@ -15,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { EXIT_STOPPED, registerExportCommands } from './export/commands.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
+import { registerEnqueueCommand } from './producer/command.js';
 import { validateApiKey, type Config } from './shared/config.js';
 import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
 import type { Sleep } from './shared/retry.js';
@@ -163,6 +165,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     resolveApiTarget: (config: Config) => resolveApiTarget(config, io),
     setExitCode,
   });
+
+  registerEnqueueCommand(program, { ...io, setExitCode });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -19,6 +19,7 @@
  * | apiUrl          | Mintlify API base URL (https)                                            | `https://api.mintlify.com`        |
  * | logLevel        | Powertools log level of both functions: DEBUG, INFO, WARN, ERROR         | `INFO`                            |
  * | maxReceiveCount | receives before SQS dead-letters a follow-up (last-resort net)          | `1000`                            |
+ * | outcomeEmail    | e-mail subscribed to the follow-up outcomes topic (failed, uncertain, rejected) | no subscription          |
  * | stackName       | CloudFormation stack name (deploy twice with two names for two setups)   | `MintlifyExporter`                |
  *
  * The API key itself is never a context value: it goes into the secret after the first deploy.

@@ -44,6 +44,8 @@ export interface ExporterConfig {
   readonly logLevel?: LogLevel | undefined;
   /** Follow-up queue's maxReceiveCount (last-resort redrive). @default 1000 */
   readonly maxReceiveCount?: number | undefined;
+  /** E-mail subscribed to the outcomes topic, filtered on failed/uncertain/rejected. @default - none */
+  readonly outcomeEmail?: string | undefined;
 }
 
 export interface MintlifyExporterStackProps extends StackProps {
@@ -81,6 +83,7 @@ export class MintlifyExporterStack extends Stack {
       ...api,
       warehouse: this.warehouse,
       maxReceiveCount: config.maxReceiveCount,
+      outcomeEmail: config.outcomeEmail,
     });
     this.analyticsExport = new AnalyticsExport(this, 'Export', {
       ...api,
@@ -121,6 +124,7 @@ export class MintlifyExporterStack extends Stack {
     new CfnOutput(this, 'FollowUpDeadLetterQueueUrl', { value: this.followUps.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'FollowUpDeadLetterQueueArn', { value: this.followUps.deadLetterQueue.queueArn });
     new CfnOutput(this, 'FollowUpQueueArn', { value: this.followUps.queue.queueArn });
+    new CfnOutput(this, 'FollowUpOutcomesTopicArn', { value: this.followUps.outcomesTopic.topicArn });
     new CfnOutput(this, 'GlueDatabase', { value: this.warehouse.database.databaseName });
     new CfnOutput(this, 'AthenaWorkGroup', { value: this.warehouse.workGroup.ref });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
@@ -181,6 +185,7 @@ const ContextSchema = v.object({
     'the complete ARN of a Secrets Manager secret (with its 6-character suffix)',
   ),
   alarmEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  outcomeEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
   apiUrl: optionalString(/^https:\/\/[^\s]+$/, 'an https:// URL'),
   logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'one of DEBUG, INFO, WARN, ERROR')),
   maxReceiveCount: v.optional(

@@ -86,7 +86,12 @@ export type FaultSpec =
    * 200 as after the service's next change (drift.ts): new fields on every dataset and the
    * agent job, new enum values. With `times: Infinity`, like `SandboxOptions.drift`.
    */
-  | { readonly kind: 'drift' };
+  | { readonly kind: 'drift' }
+  /**
+   * Agent message: 402 `{"error": "Insufficient AI credits"}`, as the service once documented
+   * for an organisation out of agent credits; the prompt is not accepted.
+   */
+  | { readonly kind: 'insufficient-credits' };
 
 export type FaultRule = FaultMatch & FaultSpec;
 export type FaultKind = FaultSpec['kind'];
@@ -102,6 +107,7 @@ const KIND_ROUTES: Partial<Record<FaultKind, readonly FaultRoute[]>> = {
   'empty-page-cursor': CURSOR_ROUTES,
   'endless-cursor': CURSOR_ROUTES,
   'drop-after-accept': ['agent-message'],
+  'insufficient-credits': ['agent-message'],
 };
 
 /** Kinds that need the request's cursor. */
@@ -157,6 +163,7 @@ const FaultRuleSchema = v.variant('kind', [
   }),
   v.object({ ...common, kind: v.literal('drop-after-accept') }),
   v.object({ ...common, kind: v.literal('drift') }),
+  v.object({ ...common, kind: v.literal('insufficient-credits') }),
 ]);
 
 /** Validates a rule (from a test or from JSON); throws ConfigError naming the problem. */

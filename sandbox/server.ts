@@ -296,6 +296,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return send({ status: 502, body: undefined }, { text: HTML_502, contentType: 'text/html; charset=utf-8' });
       case 'status':
         return send({ status: rule.status, body: { error: rule.error ?? `sandbox: injected status ${rule.status}` } });
+      case 'insufficient-credits':
+        return send({ status: 402, body: { error: 'Insufficient AI credits' } });
       case 'drop':
         entry.status = 0;
         req.socket.destroy();

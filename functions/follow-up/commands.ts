@@ -2,7 +2,7 @@
  * CLI commands of the follow-up consumer, registered on the lead's commander program:
  *
  *   follow-up --project ID --job ID --prompt TEXT [--request-id ID] [--no-wait] [--json]
- *   consume --queue-url URL [--wait-seconds N]
+ *   consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN]
  *
  * Both run the same core as the Lambda (process-message.ts) with the same safety rules.
  * Status changes go to stderr, the result to stdout (`--json`: exactly one JSON object), so
@@ -16,11 +16,12 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { AgentJob } from '../shared/api-types.js';
 import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
-import { isLoopback, loadConfig, type Config } from '../shared/config.js';
+import { isLoopback, loadConfig, validateTopicArn, type Config } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger, silentLogger } from '../shared/logger.js';
@@ -28,6 +29,7 @@ import { abortableSleep, runConsumer } from './consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from './dead-letter.js';
 import { humanLogger } from './human-log.js';
 import { ID_PATTERN, MAX_PROMPT_LENGTH } from './message.js';
+import { createSnsNotifier } from './notify.js';
 import { createOutcomeSink } from './outcome.js';
 import { openStateStore } from './open-state-store.js';
 import { processMessage, type FollowUpDeps, type ProcessResult } from './process-message.js';
@@ -46,7 +48,7 @@ export interface FollowUpCommandIo {
   resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; readonly sandbox?: unknown; close(): Promise<void> }>;
   setExitCode(code: number): void;
   /** Test hooks: clients (emulators), sleep, and setting overrides (short poll intervals). */
-  readonly clients?: { readonly sqs?: SQSClient; readonly dynamo?: DynamoDBClient; readonly s3?: S3Client };
+  readonly clients?: { readonly sqs?: SQSClient; readonly dynamo?: DynamoDBClient; readonly s3?: S3Client; readonly sns?: SNSClient };
   readonly sleep?: (ms: number) => Promise<void>;
   readonly settings?: Partial<FollowUpSettings>;
 }
@@ -69,6 +71,8 @@ export interface ConsumeFlags {
   readonly waitSeconds?: number;
   /** JSON log records on stdout even on a terminal (they are the default elsewhere). */
   readonly json?: boolean;
+  /** SNS topic every outcome is published to; overrides FOLLOWUP_OUTCOMES_TOPIC_ARN. */
+  readonly outcomesTopic?: string;
 }
 
 export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo): void {
@@ -91,6 +95,9 @@ export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo
     .requiredOption('--queue-url <url>', 'the queue to consume')
     .addOption(new Option('--wait-seconds <n>', 'long-poll wait (0–20)').argParser(waitArg).default(20))
     .option('--json', 'JSON log records on stdout (the default when stdout is not a terminal)')
+    .addOption(
+      new Option('--outcomes-topic <arn>', 'SNS topic every outcome is also published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN)').argParser(topicArg),
+    )
     .action(async (flags: ConsumeFlags) => {
       io.setExitCode(await runConsumeCommand(flags, io));
     });
@@ -175,14 +182,16 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     // A person at a terminal reads lines; a file or a log collector gets JSON records.
     const logger = flags.json === true || io.stdout.isTTY !== true ? createLogger({ serviceName: 'follow-up-consumer' }) : humanLogger((text) => io.stdout.write(text), io.now);
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
+    const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
     const deps: FollowUpDeps = {
-      ...(await localDeps(config, io, target)),
+      ...(await localDeps(config, io, target, { outcomesTopic })),
       logger,
       deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
       sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
     };
     const settings = resolveSettings({ ...settingsFromConfig(config), ...io.settings });
     io.stderr.write(`consuming ${flags.queueUrl} (dead-letter queue ${deadLetterUrl}); stop with Ctrl-C\n`);
+    if (outcomesTopic) io.stderr.write(`publishing every outcome to ${outcomesTopic}\n`);
     const stats = await runConsumer({
       queueUrl: flags.queueUrl,
       sqs,
@@ -209,12 +218,16 @@ async function localDeps(
     readonly stateDir?: string;
     /** Print each retry wait (a 429's included) on stderr. */
     readonly retryLines?: boolean;
+    /** SNS topic every outcome is published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN). */
+    readonly outcomesTopic?: string | undefined;
   } = {},
 ): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
   const destination = openDestination(config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
+  const outcomesTopic = options.outcomesTopic ?? config.followUpOutcomesTopicArn;
   const retryLogger = options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {};
   return {
+    ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient({}), topicArn: outcomesTopic }) } : {}),
     api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
     store: await openStateStore(config, {
       ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),
@@ -240,6 +253,14 @@ function abortOn(signal: Promise<void> | undefined): { signal: AbortSignal; disp
 function idArg(value: string): string {
   if (!ID_PATTERN.test(value)) throw new InvalidArgumentError('use letters, digits, "_" and "-" (at most 128)');
   return value;
+}
+
+function topicArg(value: string): string {
+  try {
+    return validateTopicArn(value, '--outcomes-topic');
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function waitArg(value: string): number {

@@ -3,10 +3,10 @@
  * failures, and deferrals bounded by FOLLOWUP_MAX_DEFER_MINUTES.
  */
 import { describeError } from '../shared/errors.js';
-import { buildOutcome } from './outcome.js';
+import { buildOutcome, type FollowUpOutcome } from './outcome.js';
 import { failureBackoff } from './settings.js';
 import { baseOf, type ClaimedState, type DoneState, type FollowUpState, type OutcomeStatus, type PendingState } from './state.js';
-import { LOST_RACE, deferred, firstRecord, write, type Run, type Step } from './run.js';
+import { LOST_RACE, StorageError, deferred, firstRecord, write, type Run, type Step } from './run.js';
 import type { DeferCause, FollowUpDeps, IncomingMessage } from './types.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
@@ -19,7 +19,10 @@ export interface Counts {
 
 /**
  * Records the final status: dead-letter (uncertain/rejected) and outcome file first (both
- * idempotent), then `done` in the state, so a crash in between only repeats them.
+ * idempotent), then `done` in the state, so a crash in between only repeats them. With an
+ * outcomes topic, `done` says `notified: false` and the outcome is published after it (see
+ * notifyOutcome): publishing never delays the outcome record, and a failed publish is retried
+ * on the redelivery from the `done` record, without writing the record again.
  * `from` is the record replaced (its version guards the write), undefined when there is none.
  */
 export async function finish(
@@ -41,6 +44,7 @@ export async function finish(
     sentAt: from?.phase === 'sent' ? from.sentAt : undefined,
     polls: extra.polls ?? (from?.phase === 'sent' ? from.polls : 0),
     finishedAt,
+    ...(deps.notify ? { notified: false } : {}),
   };
   if (status === 'uncertain') {
     deps.metrics.count(FOLLOWUP_METRICS.uncertain);
@@ -49,24 +53,11 @@ export async function finish(
   } else if (extra.deadLetter) {
     await deadLetter(deps, run.input, message.requestId, message.jobId, `${status}: ${extra.detail ?? ''}`);
   }
-  await deps.outcomes.write(
-    buildOutcome({
-      requestId: message.requestId,
-      projectId: message.projectId,
-      jobId: message.jobId,
-      promptLength: run.fingerprint.length,
-      promptSha256: run.fingerprint.sha256,
-      status,
-      prLink: done.prLink,
-      sentAt: done.sentAt,
-      finishedAt,
-      polls: done.polls,
-      attempts: done.attempts,
-      detail: extra.detail,
-    }),
-  );
+  await deps.outcomes.write(outcomeOf(done));
   deps.metrics.count(FOLLOWUP_METRICS.outcomes);
-  if (!(await write(run, done, from?.version))) run.log.warn('state changed while recording the outcome; the outcome file stands');
+  const stored = await write(run, done, from?.version);
+  if (!stored) run.log.warn('state changed while recording the outcome; the outcome file stands');
+  else if (stored.notified === false) await notifyOutcome(run, stored);
   run.log.info('follow-up finished', { status, polls: done.polls, attempts: done.attempts });
   return {
     action: 'handled',
@@ -76,6 +67,49 @@ export async function finish(
     polls: done.polls,
     ...(run.lastJob ? { job: run.lastJob } : {}),
   };
+}
+
+/** The outcome record of a `done` record: the file, and the same JSON as its notification. */
+export function outcomeOf(done: Omit<DoneState, 'version'>): FollowUpOutcome {
+  return buildOutcome({
+    requestId: done.requestId,
+    projectId: done.projectId,
+    jobId: done.jobId,
+    promptLength: done.promptLength,
+    promptSha256: done.promptSha256,
+    status: done.outcome,
+    prLink: done.prLink,
+    sentAt: done.sentAt,
+    finishedAt: done.finishedAt,
+    polls: done.polls,
+    attempts: done.attempts,
+    detail: done.detail,
+  });
+}
+
+/**
+ * Publishes a `done` record's outcome, then marks the record `notified: true`. A failed
+ * publish is counted and thrown as a StorageError: the message is deferred like any failure
+ * of our own storage, and its redelivery (dispatch, `done` with `notified: false`) publishes
+ * again. The mark is written only after the topic took the message, and a failure to write it
+ * is not retried (that would publish twice): only a crash between the two can repeat a publish.
+ */
+export async function notifyOutcome(run: Run, done: DoneState): Promise<void> {
+  const { deps } = run;
+  if (!deps.notify) return;
+  try {
+    await deps.notify(outcomeOf(done));
+  } catch (error) {
+    deps.metrics.count(FOLLOWUP_METRICS.notifyFailures);
+    throw new StorageError(`publishing the outcome to the outcomes topic failed: ${describeError(error)}`, { cause: error });
+  }
+  deps.metrics.count(FOLLOWUP_METRICS.notified);
+  const { version, ...published } = done;
+  try {
+    if (!(await write(run, { ...published, notified: true }, version))) run.log.warn('state changed while marking the outcome published');
+  } catch (error) {
+    run.log.warn('the outcome was published but could not be marked so; a later duplicate delivery may publish it again', { error: describeError(error) });
+  }
 }
 
 /** Counts a consumer failure before the send: rejected at `maxFailures`, else deferred with backoff. */

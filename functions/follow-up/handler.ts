@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
@@ -24,6 +25,7 @@ import { createLogger } from '../shared/logger.js';
 import { createApiKeyProvider } from '../shared/secrets.js';
 import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createSqsDeadLetter } from './dead-letter.js';
+import { createSnsNotifier } from './notify.js';
 import { createOutcomeSink } from './outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
@@ -119,6 +121,9 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
     store: createDynamoStateStore({ tableName: config.followUpStateTable, client: new DynamoDBClient({}) }),
     outcomes: createOutcomeSink(openDestination(config.destination)),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
+    ...(config.followUpOutcomesTopicArn
+      ? { notify: createSnsNotifier({ sns: new SNSClient({}), topicArn: config.followUpOutcomesTopicArn }) }
+      : {}),
     logger,
     metrics: powertoolsMetrics(metrics),
     now: Date.now,

@@ -12,7 +12,7 @@
  * The steps live beside this file: send.ts (read, claim, POST), poll-job.ts (polling),
  * finish.ts (outcomes, failures, deferrals before the send).
  */
-import { deadLetter, finish } from './finish.js';
+import { deadLetter, finish, notifyOutcome } from './finish.js';
 import { parseFollowUpMessage } from './message.js';
 import { pollJob } from './poll-job.js';
 import { LOST_RACE, StorageError, deferred, startRun, type Run, type Step } from './run.js';
@@ -87,6 +87,12 @@ async function dispatch(run: Run, state: FollowUpState | undefined): Promise<Ste
     case 'sent':
       return pollJob(run, state, false);
     case 'done':
+      if (state.notified === false && run.deps.notify) {
+        // Finished earlier, but its outcome was not published (the topic failed): publish now.
+        await notifyOutcome(run, state);
+        run.log.info('published the outcome of a request finished earlier', { status: state.outcome });
+        return { action: 'handled', requestId: state.requestId, status: state.outcome, prLink: state.prLink, polls: state.polls };
+      }
       run.log.info('request already handled; dropping duplicate delivery', { status: state.outcome });
       return { action: 'handled', requestId: state.requestId, status: 'duplicate', prLink: state.prLink, polls: state.polls };
   }

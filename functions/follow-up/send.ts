@@ -5,7 +5,7 @@
  */
 import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
 import { ApiError, RateLimitedError, describeError, stripControlCharacters } from '../shared/errors.js';
-import { provablyNotSent } from '../shared/retry-policy.js';
+import { isOutOfCredits, provablyNotSent } from '../shared/retry-policy.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
 import { noteUnknownStatus, pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
@@ -116,6 +116,13 @@ async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): 
     // The service refused the POST: safe to send later. The deferral releases the claim.
     run.log.warn('rate limited (429); deferring the prompt');
     return deferUnsent(run, claimed, error.retryAfterMs ?? run.settings.rateLimitDeferMs, 'rate limited', 'rate-limited', { attempts });
+  }
+  if (isOutOfCredits(error)) {
+    // Credits do not come back within the hour: retrying would only be refused again. Final,
+    // like any rejection: a redelivery is a duplicate, so it is never sent twice.
+    run.log.error('the organisation is out of agent credits; the prompt is rejected');
+    const detail = error.status === 402 ? error.message : `out of agent credits (${error.status}): ${error.message}`;
+    return finish(run, claimed, 'rejected', { attempts, detail, deadLetter: true });
   }
   if (error instanceof ApiError && error.status === 409) {
     run.log.warn('job busy (409); deferring the prompt');

@@ -94,6 +94,12 @@ export interface DoneState extends RecordBase {
   readonly sentAt?: number | undefined;
   readonly polls: number;
   readonly finishedAt: number;
+  /**
+   * Only when outcomes are published (an outcomes topic): false from the `done` write until
+   * the outcome was published, then true, so a redelivery publishes what is missing and
+   * nothing twice. Absent: nothing to publish.
+   */
+  readonly notified?: boolean | undefined;
 }
 
 export type FollowUpState = PendingState | ClaimedState | SentState | DoneState;

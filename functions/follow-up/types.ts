@@ -2,6 +2,7 @@
 import type { AgentJob } from '../shared/api-types.js';
 import type { AgentApi } from './agent-api.js';
 import type { DeadLetter } from './dead-letter.js';
+import type { OutcomeNotifier } from './notify.js';
 import type { OutcomeSink } from './outcome.js';
 import type { OutcomeStatus, StateStore } from './state.js';
 import type { FOLLOWUP_METRICS } from '../shared/metric-names.js';
@@ -26,6 +27,8 @@ export interface FollowUpDeps {
   readonly store: StateStore;
   readonly outcomes: OutcomeSink;
   readonly deadLetter: DeadLetter;
+  /** Publishes each outcome record (the outcomes topic); absent: outcomes are only written. */
+  readonly notify?: OutcomeNotifier | undefined;
   readonly logger: FollowUpLogger;
   readonly metrics: FollowUpMetrics;
   readonly now: () => number;

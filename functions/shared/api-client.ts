@@ -360,6 +360,11 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     switch (status) {
       case 400:
         return new ApiError(`request refused as invalid (400)${suffix || ': no details given'}`, status);
+      case 402:
+        return new ApiError(
+          `out of agent credits (402)${suffix}: the organisation has no credits left for agent jobs; add credits on the Mintlify dashboard, then enqueue the prompt again under a new requestId`,
+          status,
+        );
       case 401:
         return new ApiError(
           'API key rejected (401): it may be expired or wrong; create a new admin key on the dashboard\'s API keys page and update MINTLIFY_API_KEY or the secret',

@@ -84,6 +84,11 @@ export interface Config {
    */
   readonly followUpMaxDeferMinutes?: number;
   /**
+   * `FOLLOWUP_OUTCOMES_TOPIC_ARN`: SNS topic every follow-up outcome record is also published
+   * to (attributes `status`, `projectId`, `jobId`). Unset: outcomes are not published.
+   */
+  readonly followUpOutcomesTopicArn?: string;
+  /**
    * `AWS_ENDPOINT_URL_SQS` (or `AWS_ENDPOINT_URL`) is set: SQS calls must go to that endpoint,
    * not to the host a queue URL names (the SDK prefers the queue URL's host unless told
    * otherwise, and emulators name hosts that do not resolve).
@@ -175,6 +180,19 @@ export function validateApiUrl(url: string, source = 'MINTLIFY_API_URL'): string
     throw new ConfigError(`${source} must not have a query or fragment: give only the base URL, e.g. ${DEFAULT_API_URL}`);
   }
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(?:\.fifo)?$/;
+
+/** Checks an SNS topic ARN (the outcomes topic) and returns it trimmed. */
+export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN'): string {
+  const trimmed = arn.trim();
+  if (!TOPIC_ARN.test(trimmed)) {
+    throw new ConfigError(
+      `${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output FollowUpOutcomesTopicArn)`,
+    );
+  }
+  return trimmed;
 }
 
 /** Validates one project id (the same rule the config applies to MINTLIFY_PROJECT_IDS). */
@@ -331,6 +349,7 @@ const EnvSchema = v.object({
   FOLLOWUP_MAX_DEFER_MINUTES: v.optional(
     v.pipe(v.string(), v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, 120))),
   ),
+  FOLLOWUP_OUTCOMES_TOPIC_ARN: v.optional(v.pipe(v.string(), v.transform((raw) => validateTopicArn(raw)))),
   // Read by the AWS SDK itself; only their presence matters here.
   AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
   AWS_ENDPOINT_URL: v.optional(v.string()),
@@ -377,6 +396,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     ...(e.FOLLOWUP_DEAD_LETTER_QUEUE_URL !== undefined ? { followUpDeadLetterQueueUrl: e.FOLLOWUP_DEAD_LETTER_QUEUE_URL } : {}),
     followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,
     ...(e.FOLLOWUP_MAX_DEFER_MINUTES !== undefined ? { followUpMaxDeferMinutes: e.FOLLOWUP_MAX_DEFER_MINUTES } : {}),
+    ...(e.FOLLOWUP_OUTCOMES_TOPIC_ARN !== undefined ? { followUpOutcomesTopicArn: e.FOLLOWUP_OUTCOMES_TOPIC_ARN } : {}),
     sqsEndpointOverridden: e.AWS_ENDPOINT_URL_SQS !== undefined || e.AWS_ENDPOINT_URL !== undefined,
   };
   return Object.freeze(hideKey(config));

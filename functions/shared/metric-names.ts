@@ -46,4 +46,8 @@ export const FOLLOWUP_METRICS = {
   outcomes: 'OutcomesRecorded',
   /** Messages moved to the dead-letter queue (malformed, rejected, uncertain). */
   deadLettered: 'MessagesDeadLettered',
+  /** Outcome records published to the outcomes topic (FOLLOWUP_OUTCOMES_TOPIC_ARN). */
+  notified: 'OutcomesNotified',
+  /** Publishes to the outcomes topic that failed (each is retried with a redelivery). */
+  notifyFailures: 'OutcomeNotifyFailures',
 } as const;

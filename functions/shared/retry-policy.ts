@@ -35,6 +35,15 @@ export const UNCERTAIN_SEND_STATUSES: readonly number[] = Object.freeze([408]);
 /** Statuses after which a send is sent again (after the wait): the service refused it for now. */
 export const RESEND_STATUSES: readonly number[] = Object.freeze([429]);
 
+/**
+ * Statuses that say the organisation is out of agent credits (the service once documented
+ * `402 "Insufficient AI credits"`). Not worth another attempt within the hour: see isOutOfCredits.
+ */
+export const OUT_OF_CREDITS_STATUSES: readonly number[] = Object.freeze([402]);
+
+/** How an error text names credits ("Insufficient AI credits", "no agent credits left"). */
+const NAMES_CREDITS = /\bcredits?\b/i;
+
 /** Retries granted to a failed 2xx body (malformed, too large, not UTF-8) within one call. */
 export const MAX_MALFORMED_RETRIES = 1;
 
@@ -93,6 +102,19 @@ export function isUncertainSend(error: unknown): boolean {
 /** The service provably did not act on the POST, so a later send is still "at most once". */
 export function provablyNotSent(error: unknown): boolean {
   return sendOutcome(error) !== 'uncertain';
+}
+
+/**
+ * Whether the service refused a send because the organisation ran out of agent credits: a 402,
+ * or another 4xx (not 408 or 429, which keep their own meaning) whose error names credits.
+ * Such a prompt is rejected at once — credits do not come back within the hour on their own.
+ */
+export function isOutOfCredits(error: unknown): error is ApiError {
+  if (!(error instanceof ApiError)) return false;
+  const { status } = error;
+  if (OUT_OF_CREDITS_STATUSES.includes(status)) return true;
+  const other4xx = status >= 400 && status <= 499 && !UNCERTAIN_SEND_STATUSES.includes(status) && !RESEND_STATUSES.includes(status);
+  return other4xx && NAMES_CREDITS.test(error.message);
 }
 
 /**

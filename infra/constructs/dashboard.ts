@@ -99,6 +99,8 @@ export class OperationsDashboard extends Construct {
           followUp(FOLLOWUP_METRICS.uncertain, 'uncertain'),
           followUp(FOLLOWUP_METRICS.deadLettered, 'dead-lettered'),
           followUp(FOLLOWUP_METRICS.outcomes, 'outcomes recorded'),
+          followUp(FOLLOWUP_METRICS.notified, 'outcomes published'),
+          followUp(FOLLOWUP_METRICS.notifyFailures, 'publish failures'),
         ],
       }),
       new cloudwatch.GraphWidget({

@@ -1,6 +1,7 @@
 /**
  * The follow-up prompts: a FIFO queue producers write to, its dead-letter queue, the consumer
- * function and the DynamoDB table where it records what it sent (the at-most-once guarantee).
+ * function, the DynamoDB table where it records what it sent (the at-most-once guarantee) and
+ * the SNS topic every outcome record is published to (subscribers filter on `status`).
  *
  * Producers' contract (for the README):
  * - `MessageGroupId` = the agent job id. FIFO delivers one group's messages in order, one
@@ -10,11 +11,15 @@
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ALERT_STATUSES } from '../../functions/follow-up/notify.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
@@ -56,12 +61,20 @@ export interface FollowUpsProps extends ApiSettings {
   readonly maxConcurrency?: number | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays | undefined;
+  /**
+   * E-mail address subscribed to the outcomes topic with a filter policy on the statuses
+   * someone should look at (`failed`, `uncertain`, `rejected`); the recipient must confirm.
+   * @default - no subscription; subscribe to `outcomesTopic` yourself
+   */
+  readonly outcomeEmail?: string | undefined;
 }
 
 export class FollowUps extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly stateTable: dynamodb.Table;
+  /** Every outcome record, as the message; attributes `status`, `projectId`, `jobId`. */
+  readonly outcomesTopic: sns.Topic;
   readonly function: NodejsFunction;
   readonly logGroup: logs.LogGroup;
 
@@ -101,6 +114,21 @@ export class FollowUps extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    this.outcomesTopic = new sns.Topic(this, 'Outcomes', {
+      displayName: 'mintlify-exporter follow-up outcomes',
+      // A key of our own: grantPublish then names it exactly (with the AWS-managed
+      // alias/aws/sns it can only grant on every key of the account).
+      masterKey: new kms.Key(this, 'OutcomesKey', { description: 'Encrypts the mintlify-exporter follow-up outcomes topic', enableKeyRotation: true }),
+      enforceSSL: true,
+    });
+    if (props.outcomeEmail !== undefined) {
+      this.outcomesTopic.addSubscription(
+        new subscriptions.EmailSubscription(props.outcomeEmail, {
+          filterPolicy: { status: sns.SubscriptionFilter.stringFilter({ allowlist: [...ALERT_STATUSES] }) },
+        }),
+      );
+    }
+
     const bundled = new BundledFunction(this, 'Handler', {
       entry: 'functions/follow-up/handler.ts',
       description: 'Sends queued follow-up prompts to Mintlify agent jobs and records outcomes',
@@ -112,6 +140,7 @@ export class FollowUps extends Construct {
         FOLLOWUP_STATE_TABLE: this.stateTable.tableName,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
         FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? CONFIG_DEFAULTS.followUpMaxWaitHours),
+        FOLLOWUP_OUTCOMES_TOPIC_ARN: this.outcomesTopic.topicArn,
       },
     });
     this.function = bundled.function;
@@ -127,6 +156,11 @@ export class FollowUps extends Construct {
     );
     this.deadLetterQueue.grantSendMessages(this.function);
     this.stateTable.grantReadWriteData(this.function);
+    this.outcomesTopic.grantPublish(this.function);
+    Validations.of(bundled.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      reason: 'Publishing to the encrypted outcomes topic: kms:GenerateDataKey* on that topic\'s own key only (grantPublish names the key exactly).',
+    });
     props.warehouse.grantOutcomesWrite(this.function);
     props.apiKeySecret.grantRead(this.function);
   }

@@ -13,18 +13,21 @@ function unacknowledgedFindings(context: Record<string, unknown>): string[] {
   );
 }
 
-describe('cdk-nag AwsSolutions checks', () => {
+// A synth plus every AwsSolutions rule over the whole stack: seconds alone, but past the default
+// 30 s when the machine's two cores are shared with the rest of the suite.
+describe('cdk-nag AwsSolutions checks', { timeout: 120_000 }, () => {
   it('reports no unacknowledged finding for the default deployment (new bucket, new secret)', () => {
     expect(unacknowledgedFindings({ projectIds: 'proj_a' })).toEqual([]);
   });
 
-  it('reports no unacknowledged finding with an existing bucket, secret and an alarm e-mail', () => {
+  it('reports no unacknowledged finding with an existing bucket, secret, an alarm e-mail and an outcome e-mail', () => {
     const findings = unacknowledgedFindings({
       projectIds: 'proj_a,proj_b',
       bucketName: 'corp-data-lake',
       prefix: 'analytics/mintlify',
       apiKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key-AbC123',
       alarmEmail: 'docs-team@example.com',
+      outcomeEmail: 'docs-oncall@example.com',
     });
     expect(findings).toEqual([]);
   });

@@ -451,7 +451,7 @@ describe('operations', () => {
   });
 
   it('notifies an encrypted topic from every alarm', () => {
-    const [topicId, topic] = only(defaults.template, 'AWS::SNS::Topic');
+    const [topicId, topic] = only(defaults.template, 'AWS::SNS::Topic', { DisplayName: 'mintlify-exporter alarms' });
     expect(topic.Properties.KmsMasterKeyId).toBeDefined();
     const alarms = Object.values(defaults.template.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>);
     expect(alarms.filter((alarm) => JSON.stringify(alarm.Properties.AlarmActions) !== JSON.stringify([{ Ref: topicId }]))).toEqual([]);

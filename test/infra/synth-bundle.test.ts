@@ -16,11 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { TEST_REGION, emulatorSqsConfig, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -236,6 +237,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
     endpoints = {
       AWS_ENDPOINT_URL_S3: aws.endpoint,
       AWS_ENDPOINT_URL_SQS: aws.endpoint,
+      AWS_ENDPOINT_URL_SNS: aws.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
       MINTLIFY_API_URL: sandbox.url,
@@ -297,6 +299,12 @@ describe('bundled handlers against the sandbox and emulators', () => {
     const message = Messages?.[0];
     expect(message).toBeDefined();
     const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    const sns = new SNSClient(emulatorSqsConfig(aws.endpoint));
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: 'smoke-outcomes' }));
+    const subscriber = await aws.createQueue();
+    const subscriberArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: subscriber, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'];
+    await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: subscriberArn }));
+    sns.destroy();
     const event = {
       Records: [
         {
@@ -317,6 +325,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
       EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
       FOLLOWUP_STATE_TABLE: table,
       FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
+      FOLLOWUP_OUTCOMES_TOPIC_ARN: TopicArn ?? '',
     });
 
     const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints });
@@ -328,7 +337,13 @@ describe('bundled handlers against the sandbox and emulators', () => {
     expect(job?.violations).toEqual([]);
     const outcomes = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/followup_outcomes/' }));
     expect((outcomes.Contents ?? []).map((object) => object.Key)).toEqual([expect.stringMatching(/^mintlify\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/req-smoke-1\.json$/)]);
-    expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(expect.arrayContaining(['MintlifyExporter/mintlify-followup/PromptsSent']));
+    expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(
+      expect.arrayContaining(['MintlifyExporter/mintlify-followup/PromptsSent', 'MintlifyExporter/mintlify-followup/OutcomesNotified']),
+    );
+    const notified = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: subscriber, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    expect((notified.Messages ?? []).map((m) => (JSON.parse(m.Body ?? '{}') as { MessageAttributes?: Record<string, { Value: string }> }).MessageAttributes?.['status']?.Value)).toEqual([
+      'completed',
+    ]);
     expect(logs).not.toContain('Fix the typo on the quickstart page.');
     expect(logs).not.toContain(sandbox.apiKey);
   });

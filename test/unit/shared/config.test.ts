@@ -86,6 +86,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' }).sqsEndpointOverridden).toBe(true);
   });
 
+  it('reads the outcomes topic and refuses what is not an SNS topic ARN, naming the variable', () => {
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:MintlifyExporter-FollowUpOutcomes';
+    expect(loadConfig({ FOLLOWUP_OUTCOMES_TOPIC_ARN: arn }).followUpOutcomesTopicArn).toBe(arn);
+    expect(loadConfig({}).followUpOutcomesTopicArn).toBeUndefined();
+    expect(configErrorOf(() => loadConfig({ FOLLOWUP_OUTCOMES_TOPIC_ARN: 'arn:aws:sqs:eu-west-1:123456789012:q' })).message).toMatch(
+      /^FOLLOWUP_OUTCOMES_TOPIC_ARN is not an SNS topic ARN: .*FollowUpOutcomesTopicArn/,
+    );
+  });
+
   it('treats a blank variable as unset', () => {
     expect(loadConfig({ MINTLIFY_API_KEY: '', EXPORT_PAGE_LIMIT: '  ' })).toMatchObject({ healDays: 7 });
     expect(loadConfig({ EXPORT_PAGE_LIMIT: '  ' }).pageLimit).toBeUndefined();

@@ -10,6 +10,7 @@ import {
   SendUncertainError,
 } from '../../../functions/shared/errors.js';
 import {
+  isOutOfCredits,
   isRetryableAnalyticsRead,
   isRetryableRead,
   isRetryableSend,
@@ -129,6 +130,26 @@ describe('sending again', () => {
   it('does not happen after a refusal that a second identical request cannot change', () => {
     expect(isRetryableSend(new ApiError('x', 400))).toBe(false);
     expect(isRetryableSend(new ApiError('x', 404))).toBe(false);
+  });
+});
+
+describe('out of credits', () => {
+  it('is any 402, whatever its text', () => {
+    expect(isOutOfCredits(new ApiError('HTTP 402 from the API', 402))).toBe(true);
+    expect(isRetryableSend(new ApiError('HTTP 402 from the API', 402))).toBe(false);
+  });
+
+  it('is another 4xx whose error names credits', () => {
+    expect(isOutOfCredits(new ApiError('access denied (403): Insufficient AI credits', 403))).toBe(true);
+    expect(isOutOfCredits(new ApiError('request refused as invalid (400): no agent credit left', 400))).toBe(true);
+  });
+
+  it('is not a 4xx that does not name credits, nor a 408, a 429 or a 5xx that does', () => {
+    expect(isOutOfCredits(new ApiError('request refused as invalid (400): prompt too long', 400))).toBe(false);
+    expect(isOutOfCredits(new ApiError('timeout (408): credits service slow', 408))).toBe(false);
+    expect(isOutOfCredits(new RateLimitedError('rate limited (429): credits refill hourly'))).toBe(false);
+    expect(isOutOfCredits(new ApiError('HTTP 500: credits service down', 500))).toBe(false);
+    expect(isOutOfCredits(new NetworkError('credits', true))).toBe(false);
   });
 });
 

@@ -1,0 +1,54 @@
+/**
+ * Outcome notifications: every outcome record is also published to an SNS topic, so a caller
+ * reacts to it (posts the PR link in chat, pages someone on `uncertain`) without polling S3.
+ * The message is the record itself (the same JSON as `followup_outcomes/…/<requestId>.json`),
+ * with the message attributes `status`, `projectId` and `jobId` for subscription filter
+ * policies, e.g. `{"status": ["failed", "uncertain", "rejected"]}`.
+ *
+ * When it is published, and why never twice: finish.ts and process-message.ts.
+ */
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { FollowUpOutcome } from './outcome.js';
+import type { OutcomeStatus } from './state.js';
+
+/**
+ * The statuses someone should look at: the filter of the deployment's optional e-mail
+ * subscription (context `outcomeEmail`) and the example filter in docs/follow-ups.md.
+ */
+export const ALERT_STATUSES = ['failed', 'uncertain', 'rejected'] as const satisfies readonly OutcomeStatus[];
+
+/** Publishes one outcome record; throws when the topic did not take it. */
+export type OutcomeNotifier = (outcome: FollowUpOutcome) => Promise<void>;
+
+/** SNS subjects are at most 100 printable ASCII characters (e-mail subscriptions show them). */
+const MAX_SUBJECT = 100;
+
+/** The Publish request of an outcome (without the topic): the record, its attributes, a subject. */
+export function notificationOf(outcome: FollowUpOutcome) {
+  return {
+    Message: JSON.stringify(outcome),
+    Subject: `mintlify-exporter follow-up ${outcome.status}: job ${outcome.job_id} (${outcome.project_id})`.slice(0, MAX_SUBJECT),
+    MessageAttributes: {
+      status: { DataType: 'String', StringValue: outcome.status },
+      projectId: { DataType: 'String', StringValue: outcome.project_id },
+      jobId: { DataType: 'String', StringValue: outcome.job_id },
+    },
+  } as const;
+}
+
+/**
+ * A notifier publishing to `topicArn`. A FIFO topic (`….fifo`) gets the job as its group and
+ * the request id as its deduplication id, so SNS itself drops a repeat within five minutes.
+ */
+export function createSnsNotifier(options: { readonly sns: Pick<SNSClient, 'send'>; readonly topicArn: string }): OutcomeNotifier {
+  const fifo = options.topicArn.endsWith('.fifo');
+  return async (outcome) => {
+    await options.sns.send(
+      new PublishCommand({
+        TopicArn: options.topicArn,
+        ...notificationOf(outcome),
+        ...(fifo ? { MessageGroupId: outcome.job_id, MessageDeduplicationId: outcome.request_id } : {}),
+      }),
+    );
+  };
+}
