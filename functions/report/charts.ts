@@ -16,7 +16,7 @@ export const CHART_WIDTH = 880;
 
 export const COLORS = { human: '#2563eb', ai: '#d97706', bar: '#0f766e', bad: '#b91c1c', muted: '#64748b' } as const;
 
-const TEXT = { color: '#1e293b', fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', fontSize: 12 } as const;
+const TEXT = { color: '#1e293b', fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif', fontSize: 12 } as const;
 
 function render(option: Record<string, unknown>, height: number): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height });

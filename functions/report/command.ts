@@ -91,7 +91,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
   try {
     report = await buildReport(
       { destination, period, projects: [...new Set(flags.project)] },
-      { now: io.now, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) },
+      { now: io.now, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}), ...(io.cwd !== undefined ? { cwd: io.cwd } : {}) },
     );
   } catch (error) {
     if (!(error instanceof NoDataError)) throw error;

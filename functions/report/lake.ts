@@ -20,7 +20,7 @@ import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/tables.js';
 
 /** A warehouse as local files. */
 export interface Lake {
-  /** The destination as the user named it (`s3://bucket/prefix` or an absolute folder). */
+  /** The destination as the user named it (`s3://bucket/prefix`, or the folder as given). */
   readonly url: string;
   /** The local folder laid out like the destination. */
   readonly root: string;
@@ -41,6 +41,8 @@ export interface LakeDeps {
   readonly s3Client?: S3Client;
   /** Objects downloaded at once. @default 16 */
   readonly concurrency?: number;
+  /** Where a relative folder starts. @default process.cwd() */
+  readonly cwd?: string;
 }
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
@@ -53,8 +55,8 @@ export function isS3Target(target: string): boolean {
 export async function openLake(target: string, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
   const trimmed = target.trim();
   if (!isS3Target(trimmed)) {
-    const root = path.resolve(trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed);
-    return { url: root, root, close: async () => undefined };
+    const root = path.resolve(deps.cwd ?? process.cwd(), trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed);
+    return { url: trimmed, root, close: async () => undefined };
   }
   const { bucket, prefix } = parseS3Target(trimmed, '--out');
   const client = deps.s3Client ?? new S3Client({});

@@ -28,12 +28,14 @@ export interface ReportRequest {
 export interface ReportDeps {
   readonly now: () => number;
   readonly s3Client?: S3Client;
+  /** Where a relative destination starts. @default process.cwd() */
+  readonly cwd?: string;
 }
 
 export interface BuiltReport {
   readonly html: string;
   readonly figures: Figures;
-  /** The destination as a reader would name it (an absolute folder or `s3://…`). */
+  /** The destination as the user named it (the folder as given, or `s3://bucket/prefix`). */
   readonly destination: string;
   /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
   readonly mirrorMs: number;
@@ -50,7 +52,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const lake = await openLake(
     request.destination,
     { from: previous.from, to: runsTo, prefixes: [...prefixes.both, ...prefixes.period] },
-    deps.s3Client ? { s3Client: deps.s3Client } : {},
+    { ...(deps.s3Client ? { s3Client: deps.s3Client } : {}), ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}) },
   );
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
   try {
