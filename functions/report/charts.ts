@@ -16,6 +16,9 @@ export const CHART_WIDTH = 880;
 
 export const COLORS = { human: '#2563eb', ai: '#d97706', bar: '#0f766e', bad: '#b91c1c', muted: '#64748b' } as const;
 
+/** Axis labels inside the chart: the grid shrinks to fit them (ECharts 6's successor of `containLabel`). */
+const CONTAIN_LABELS = { outerBoundsMode: 'same', outerBoundsContain: 'axisLabel' } as const;
+
 const TEXT = { color: '#1e293b', fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif', fontSize: 12 } as const;
 
 function render(option: Record<string, unknown>, height: number): string {
@@ -40,7 +43,7 @@ export function lineChart(categories: readonly string[], series: readonly LineSe
   return render(
     {
       legend: { top: 0, textStyle: TEXT },
-      grid: { left: 16, right: 24, top: 36, bottom: 8 },
+      grid: { left: 16, right: 24, top: 36, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'category', data: [...categories], boundaryGap: false, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1 },
       series: series.map((s) => ({
@@ -71,7 +74,7 @@ export function barChart(bars: readonly Bar[], color: string): string {
   const height = 40 + bars.length * 30;
   return render(
     {
-      grid: { left: 16, right: 150, top: 8, bottom: 8 },
+      grid: { left: 16, right: 150, top: 8, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'value', minInterval: 1, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'category', inverse: true, data: bars.map((b) => b.label), axisTick: { show: false } },
       series: [
@@ -92,7 +95,7 @@ export function barChart(bars: readonly Bar[], color: string): string {
 export function columnChart(categories: readonly string[], values: readonly number[], color: string, height = 240): string {
   return render(
     {
-      grid: { left: 16, right: 24, top: 16, bottom: 8 },
+      grid: { left: 16, right: 24, top: 16, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'category', data: [...categories], axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1 },
       series: [{ type: 'bar', data: [...values], color, barMaxWidth: 18 }],

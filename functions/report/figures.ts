@@ -187,46 +187,94 @@ export async function discoverProjects(root: string, period: Period): Promise<st
   return [...found].sort();
 }
 
-/** Reads every figure of the report from the warehouse under `root`. */
-export async function readFigures(root: string, scope: FigureScope): Promise<Figures> {
-  const { period } = scope;
+/**
+ * Every SQL query of the report, over the views `openReportDb` creates (one per table, holding
+ * the files of the previous period and the period). Named so the benchmark times DuckDB alone
+ * on exactly these.
+ */
+export function reportQueries(period: Period) {
+  const current = `date >= DATE '${period.from}' AS current`;
+  const inPeriod = `date >= DATE '${period.from}'`;
+  return {
+    visitors: `SELECT project_id, ${current}, sum(human) AS human, sum(ai) AS ai, count(DISTINCT date) AS days FROM visitors_totals GROUP BY ALL`,
+    views: `SELECT project_id, ${current}, sum(total) AS views FROM views_totals GROUP BY ALL`,
+    searches: `SELECT project_id, ${current}, sum(total_searches) AS searches FROM searches_totals GROUP BY ALL`,
+    assistant: `SELECT project_id, ${current}, count(*) AS questions,
+        count(*) FILTER (WHERE resolution_status = 'unanswered') AS unanswered FROM assistant_conversations GROUP BY ALL`,
+    feedback: `SELECT project_id, ${current}, count(*) FILTER (WHERE helpful = false) AS thumbs_down FROM feedback GROUP BY ALL`,
+    days: `SELECT ${current}, count(DISTINCT date) AS days FROM visitors_totals GROUP BY ALL`,
+    perDay: `SELECT strftime(date, '%Y-%m-%d') AS day, sum(human) AS human, sum(ai) AS ai FROM visitors_totals WHERE ${inPeriod} GROUP BY ALL`,
+    topPages: `SELECT project_id, path, sum(total) AS views, sum(human) AS human, sum(ai) AS ai FROM views_pages
+        GROUP BY ALL ORDER BY views DESC, project_id, path LIMIT ${LIMITS.pages}`,
+    unclicked: `SELECT project_id, min(search_query) AS query, sum(hits) AS hits, count(DISTINCT date) AS days FROM searches
+        GROUP BY project_id, lower(search_query) HAVING count(top_clicked_page) = 0
+        ORDER BY hits DESC, query, project_id LIMIT ${LIMITS.searches}`,
+    categories: `SELECT coalesce(query_category, '') AS category, count(*) AS questions FROM assistant_conversations
+        WHERE ${inPeriod} AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY questions DESC, category`,
+    examples: `SELECT category, query FROM (
+          SELECT category, query, row_number() OVER (PARTITION BY category ORDER BY last DESC, query) AS n FROM (
+            SELECT coalesce(query_category, '') AS category, query, max(asked_at) AS last FROM assistant_conversations
+            WHERE ${inPeriod} AND resolution_status = 'unanswered' GROUP BY ALL))
+        WHERE n <= ${LIMITS.examples} ORDER BY category, n`,
+    thumbsDown: `SELECT project_id, path, count(*) AS thumbs_down FROM feedback WHERE ${inPeriod} AND helpful = false
+        GROUP BY ALL ORDER BY thumbs_down DESC, project_id, path LIMIT ${LIMITS.thumbsDown}`,
+  } as const;
+}
+
+export type ReportQueries = ReturnType<typeof reportQueries>;
+
+/** An in-memory DuckDB with one view per table the report reads; `query` runs one statement at a time. */
+export interface ReportDb {
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  close(): void;
+}
+
+export async function openReportDb(root: string, period: Period, projects: readonly string[]): Promise<ReportDb> {
   const previous = previousPeriod(period);
-  const projects = scope.projects.length > 0 ? [...scope.projects] : await discoverProjects(root, period);
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
     const both = [...previous.days, ...period.days];
     for (const table of HEADLINE_TABLES) await createView(connection, root, table, both, projects);
     for (const table of PERIOD_TABLES) await createView(connection, root, table, period.days, projects);
-    // One connection runs one statement at a time: queue them, keep Promise.all readable.
-    let queue: Promise<unknown> = Promise.resolve();
-    const query: Query = (sql) => {
+  } catch (error) {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+  // One connection runs one statement at a time: queue them, so callers may use Promise.all.
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    query(sql) {
       const result = queue.then(() => queryRows(connection, sql));
       queue = result.catch(() => undefined);
       return result;
-    };
+    },
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
 
+/** Reads every figure of the report from the warehouse under `root`. */
+export async function readFigures(root: string, scope: FigureScope): Promise<Figures> {
+  const { period } = scope;
+  const previous = previousPeriod(period);
+  const projects = scope.projects.length > 0 ? [...scope.projects] : await discoverProjects(root, period);
+  const db = await openReportDb(root, period, projects);
+  const query: Query = (text) => db.query(text);
+  try {
+    const sql = reportQueries(period);
     const [perProject, days, perDay, topPages, unclicked, categories, examples, thumbsDown, health, requests] = await Promise.all([
-      readHeadlines(query, period),
-      query(`SELECT date >= DATE '${period.from}' AS current, count(DISTINCT date) AS days FROM visitors_totals GROUP BY ALL`),
-      query(`SELECT strftime(date, '%Y-%m-%d') AS day, sum(human) AS human, sum(ai) AS ai FROM visitors_totals
-             WHERE date >= DATE '${period.from}' GROUP BY ALL`),
-      query(`SELECT project_id, path, sum(total) AS views, sum(human) AS human, sum(ai) AS ai FROM views_pages
-             GROUP BY ALL ORDER BY views DESC, project_id, path LIMIT ${LIMITS.pages}`),
-      query(`SELECT project_id, min(search_query) AS query, sum(hits) AS hits, count(DISTINCT date) AS days FROM searches
-             GROUP BY project_id, lower(search_query) HAVING count(top_clicked_page) = 0
-             ORDER BY hits DESC, query, project_id LIMIT ${LIMITS.searches}`),
-      query(`SELECT coalesce(query_category, '') AS category, count(*) AS questions FROM assistant_conversations
-             WHERE date >= DATE '${period.from}' AND resolution_status = 'unanswered'
-             GROUP BY ALL ORDER BY questions DESC, category`),
-      query(`SELECT category, query FROM (
-               SELECT category, query, row_number() OVER (PARTITION BY category ORDER BY last DESC, query) AS n FROM (
-                 SELECT coalesce(query_category, '') AS category, query, max(asked_at) AS last FROM assistant_conversations
-                 WHERE date >= DATE '${period.from}' AND resolution_status = 'unanswered' GROUP BY ALL))
-             WHERE n <= ${LIMITS.examples} ORDER BY category, n`),
-      query(`SELECT project_id, path, count(*) AS thumbs_down FROM feedback
-             WHERE date >= DATE '${period.from}' AND helpful = false
-             GROUP BY ALL ORDER BY thumbs_down DESC, project_id, path LIMIT ${LIMITS.thumbsDown}`),
+      readHeadlines(query, sql),
+      query(sql.days),
+      query(sql.perDay),
+      query(sql.topPages),
+      query(sql.unclicked),
+      query(sql.categories),
+      query(sql.examples),
+      query(sql.thumbsDown),
       readHealth(root, period, projects),
       readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to)),
     ]);
@@ -259,8 +307,7 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       requestsPerDay: requests,
     };
   } finally {
-    connection.closeSync();
-    instance.closeSync();
+    db.close();
   }
 }
 
@@ -280,15 +327,13 @@ interface ProjectPeriodRow {
 type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /** Per project and period (current or previous), every headline count. */
-async function readHeadlines(query: Query, period: Period): Promise<ProjectPeriodRow[]> {
-  const current = `date >= DATE '${period.from}' AS current`;
+async function readHeadlines(query: Query, sql: ReportQueries): Promise<ProjectPeriodRow[]> {
   const [visitors, views, searches, assistant, feedback] = await Promise.all([
-    query(`SELECT project_id, ${current}, sum(human) AS human, sum(ai) AS ai, count(DISTINCT date) AS days FROM visitors_totals GROUP BY ALL`),
-    query(`SELECT project_id, ${current}, sum(total) AS views FROM views_totals GROUP BY ALL`),
-    query(`SELECT project_id, ${current}, sum(total_searches) AS searches FROM searches_totals GROUP BY ALL`),
-    query(`SELECT project_id, ${current}, count(*) AS questions,
-             count(*) FILTER (WHERE resolution_status = 'unanswered') AS unanswered FROM assistant_conversations GROUP BY ALL`),
-    query(`SELECT project_id, ${current}, count(*) FILTER (WHERE helpful = false) AS thumbs_down FROM feedback GROUP BY ALL`),
+    query(sql.visitors),
+    query(sql.views),
+    query(sql.searches),
+    query(sql.assistant),
+    query(sql.feedback),
   ]);
   const rows = new Map<string, { readonly projectId: string; readonly current: boolean; readonly counts: Record<string, number> }>();
   const add = (result: Record<string, unknown>[], fields: Record<string, string>) => {

@@ -342,8 +342,8 @@ table.data .num { text-align: right; font-variant-numeric: tabular-nums; white-s
 .calendar-wrap { overflow-x: auto; }
 table.calendar { border-collapse: separate; border-spacing: 2px; font-size: 10px; }
 table.calendar th { font-weight: normal; color: var(--muted); text-align: right; padding: 0 4px 0 0; white-space: nowrap; }
-table.calendar thead th { text-align: center; padding: 0; min-width: 14px; }
-table.calendar td { width: 14px; height: 16px; border-radius: 2px; }
+table.calendar thead th { text-align: center; padding: 0; min-width: 18px; }
+table.calendar td { width: 18px; height: 18px; border-radius: 3px; }
 .s-complete { background: #16a34a; } .s-drift { background: #7c3aed; } .s-partial { background: #f59e0b; }
 .s-missing { background: #cbd5e1; } .s-failed { background: #dc2626; }
 .legend { margin-right: 12px; font-size: 12px; } .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
