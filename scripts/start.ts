@@ -1,13 +1,14 @@
 /**
  * `npm start`: the export of yesterday — every dataset, every project — into ./data (or
  * EXPORT_DESTINATION), against the embedded sandbox when no MINTLIFY_API_KEY is set, then a
- * first look at the result through DuckDB: what a docs team would ask the warehouse first.
+ * first look at the result through DuckDB: what a docs team would ask the warehouse first, and
+ * the HTML report of the week ending with that day (`mintlify-exporter report`).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { main, processIo } from '../functions/cli.js';
-import { previousDay } from '../functions/shared/dates.js';
+import { addDays, previousDay } from '../functions/shared/dates.js';
 
 
 /** One question per dataset, each answered from that day's Parquet files. */
@@ -97,4 +98,6 @@ const day = previousDay(io.now());
 const code = await main(['export', '--date', day, '--out', out], io);
 
 if (code === 0 && !out.startsWith('s3://')) await showWarehouse(out, day);
-process.exitCode = code;
+// Then the page a docs team looks at: the week ending with the day just exported (its path is printed).
+const reported = code === 0 ? await main(['report', '--from', addDays(day, -6), '--to', addDays(day, 1), '--out', out], io) : 0;
+process.exitCode = code === 0 ? reported : code;
