@@ -40,19 +40,24 @@ import {
 } from '../shared/tables.js';
 
 /**
- * The columns the report reads of each table. Each table is loaded once into DuckDB's memory
- * with only these (Parquet is columnar: the others are never read), so a table several
- * queries use — and, with `union_by_name`, every file footer — is read once, not per query.
+ * The columns the report reads of each table (Parquet is columnar: the others are never read),
+ * as SQL expressions. A table several queries use is loaded once into DuckDB's memory — and,
+ * with `union_by_name`, its file footers read once, not per query; a table one query uses
+ * (`views_pages`, `searches`: the largest) stays a view over the files, read once anyway.
  */
 const COLUMNS: Readonly<Record<string, readonly string[]>> = {
   visitors_totals: ['project_id', 'date', 'human', 'ai'],
   views_totals: ['project_id', 'date', 'total'],
   searches_totals: ['project_id', 'date', 'total_searches'],
-  assistant_conversations: ['project_id', 'date', 'asked_at', 'query', 'resolution_status', 'query_category'],
+  // The question's text only where the report shows it: examples of unanswered questions.
+  assistant_conversations: ['project_id', 'date', 'asked_at', "CASE WHEN resolution_status = 'unanswered' THEN query END AS query", 'resolution_status', 'query_category'],
   feedback: ['project_id', 'date', 'path', 'helpful'],
   views_pages: ['project_id', 'date', 'path', 'human', 'ai', 'total'],
   searches: ['project_id', 'date', 'search_query', 'hits', 'top_clicked_page'],
 };
+
+/** Tables read by one query only: a view, not a copy in memory. */
+const SINGLE_USE = new Set(['views_pages', 'searches']);
 
 /** Tables the report reads over both periods. */
 const HEADLINE_TABLES = [VISITORS_TOTALS, VIEWS_TOTALS, SEARCHES_TOTALS, ASSISTANT_CONVERSATIONS, FEEDBACK] as const;
@@ -521,16 +526,18 @@ async function loadTable(connection: DuckDBConnection, root: string, table: Tabl
       }),
     )
   ).flat();
-  const names = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
+  const expressions = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
+  // An expression `… AS name` yields the column `name`.
+  const names = expressions.map((e) => /\bAS (\w+)$/.exec(e)?.[1] ?? e);
   const columns = table.columns.filter((c) => names.includes(c.name));
   const first = days[0];
   const after = days.length > 0 ? addDays(days[days.length - 1] as string, 1) : undefined;
   const body =
     files.length === 0 || first === undefined || after === undefined
       ? `SELECT ${columns.map((c) => `NULL::${DUCKDB_TYPES[c.type]} AS ${c.name}`).join(', ')} WHERE false`
-      : `SELECT ${columns.map((c) => c.name).join(', ')} FROM read_parquet([${files.map(sqlString).join(', ')}], union_by_name = true)
+      : `SELECT ${expressions.join(', ')} FROM read_parquet([${files.map(sqlString).join(', ')}], union_by_name = true)
          WHERE date >= DATE '${first}' AND date < DATE '${after}'`;
-  await connection.run(`CREATE TABLE ${table.name} AS ${body}`);
+  await connection.run(`CREATE ${SINGLE_USE.has(table.name) ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
 }
 
 async function queryRows(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
