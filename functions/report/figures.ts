@@ -225,8 +225,12 @@ export function reportQueries(period: Period) {
     perDay: `SELECT strftime(date, '%Y-%m-%d') AS day, sum(human) AS human, sum(ai) AS ai FROM visitors_totals WHERE ${inPeriod} GROUP BY ALL`,
     topPages: `SELECT project_id, path, sum(total) AS views, sum(human) AS human, sum(ai) AS ai FROM views_pages
         GROUP BY ALL ORDER BY views DESC, project_id, path LIMIT ${LIMITS.pages}`,
-    unclicked: `SELECT project_id, min(search_query) AS query, sum(hits) AS hits, count(DISTINCT date) AS days FROM searches
-        GROUP BY project_id, lower(search_query) HAVING count(top_clicked_page) = 0
+    // Two steps: by exact term first (cheap), then case-insensitively on the few distinct terms
+    // (lower() on every row cost three times as much). A day has one row per term
+    // case-insensitively (the API merges them), so the rows of a term are its days.
+    unclicked: `SELECT project_id, min(search_query) AS query, sum(hits) AS hits, sum(days) AS days FROM (
+          SELECT project_id, search_query, sum(hits) AS hits, count(top_clicked_page) AS clicks, count(*) AS days FROM searches GROUP BY ALL)
+        GROUP BY project_id, lower(search_query) HAVING sum(clicks) = 0
         ORDER BY hits DESC, query, project_id LIMIT ${LIMITS.searches}`,
     categories: `SELECT coalesce(query_category, '') AS category, count(*) AS questions FROM assistant_conversations
         WHERE ${inPeriod} AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY questions DESC, category`,
