@@ -74,7 +74,8 @@ export function barChart(bars: readonly Bar[], color: string): string {
   const height = 40 + bars.length * 30;
   return render(
     {
-      grid: { left: 16, right: 150, top: 8, bottom: 8, ...CONTAIN_LABELS },
+      // Slack on the left: without a canvas, ECharts estimates label widths and may come short.
+      grid: { left: 56, right: 150, top: 8, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'value', minInterval: 1, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'category', inverse: true, data: bars.map((b) => b.label), axisTick: { show: false } },
       series: [
