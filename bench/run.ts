@@ -15,10 +15,11 @@ import { formatTable, progress, saveResults, type Figures } from './lib/figures.
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPolling } from './polling.js';
+import { benchReport } from './report.js';
 import { benchRequests } from './requests.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget'] as const;
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report'] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -49,6 +50,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('cold-start')) add(await benchColdStart(OUT_DIR));
   if (selected.has('polling')) add(await benchPolling());
   if (selected.has('budget')) add(await benchBudget());
+  if (selected.has('report')) add(await benchReport());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

@@ -4,6 +4,7 @@
  *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
  *   mintlify-exporter plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
  *   mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
+ *   mintlify-exporter report [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--file PATH]
  *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]] [--drift]
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
  *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]
@@ -17,6 +18,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { EXIT_STOPPED, registerExportCommands } from './export/commands.js';
 import { registerFollowUpCommands } from './follow-up/commands.js';
 import { registerEnqueueCommand } from './producer/command.js';
+import { registerReportCommand } from './report/command.js';
 import { validateApiKey, type Config } from './shared/config.js';
 import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
 import type { Sleep } from './shared/retry.js';
@@ -147,6 +149,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id),
     setExitCode,
   });
+
+  registerReportCommand(program, { ...io, setExitCode });
 
   program
     .command('sandbox')

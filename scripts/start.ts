@@ -1,7 +1,8 @@
 /**
  * `npm start`: the export of yesterday — every dataset, every project — into ./data (or
  * EXPORT_DESTINATION), against the embedded sandbox when no MINTLIFY_API_KEY is set, then a
- * first look at the result through DuckDB: what a docs team would ask the warehouse first.
+ * first look at the result through DuckDB: what a docs team would ask the warehouse first, and
+ * the HTML report of the week ending with that day (`mintlify-exporter report`).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -113,4 +114,6 @@ const dated = extra.some((arg) => /^--(date|from|to)(=|$)/.test(arg));
 const code = await main(['export', ...(dated ? [] : ['--date', day]), '--out', out, ...extra], io);
 
 if (code === 0 && !out.startsWith('s3://')) await showWarehouse(out, day);
-process.exitCode = code;
+// Then the page a docs team looks at: the week ending with the day just exported (its path is printed).
+const reported = code === 0 ? await main(['report', '--from', addDays(day, -6), '--to', addDays(day, 1), '--out', out], io) : 0;
+process.exitCode = code === 0 ? reported : code;

@@ -125,6 +125,9 @@ export class BudgetExhaustedError extends ExporterError {
 /** Another run took over a unit's lease (ours expired): stop writing that unit at once. */
 export class LeaseLostError extends ExporterError {}
 
+/** A report found nothing exported for the days and projects asked for: export first, or ask for other days. */
+export class NoDataError extends ExporterError {}
+
 /** A short, secret-free description of any thrown value, for logs and summaries. */
 export function describeError(error: unknown): string {
   return stripControlCharacters(error instanceof Error ? `${error.name}: ${error.message}` : String(error));

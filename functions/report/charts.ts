@@ -1,0 +1,106 @@
+/**
+ * Charts drawn on the server as SVG strings (Apache ECharts' server-side SVG renderer, no DOM,
+ * no JavaScript in the page). ECharts escapes every text it draws (`<` becomes `&lt;`), so user
+ * text in labels cannot become markup. Each chart is disposed once rendered: a live ECharts
+ * instance keeps a timer that stops the Node process from exiting.
+ */
+import { BarChart, LineChart } from 'echarts/charts';
+import { GridComponent, LegendComponent } from 'echarts/components';
+import * as echarts from 'echarts/core';
+import { SVGRenderer } from 'echarts/renderers';
+
+echarts.use([BarChart, LineChart, GridComponent, LegendComponent, SVGRenderer]);
+
+/** Width of every chart, px; the page is laid out for it. */
+export const CHART_WIDTH = 880;
+
+export const COLORS = { human: '#2563eb', ai: '#d97706', bar: '#0f766e', bad: '#b91c1c', muted: '#64748b' } as const;
+
+/** Axis labels inside the chart: the grid shrinks to fit them (ECharts 6's successor of `containLabel`). */
+const CONTAIN_LABELS = { outerBoundsMode: 'same', outerBoundsContain: 'axisLabel' } as const;
+
+const TEXT = { color: '#1e293b', fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif', fontSize: 12 } as const;
+
+function render(option: Record<string, unknown>, height: number): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height });
+  try {
+    chart.setOption({ animation: false, textStyle: TEXT, ...option });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+export interface LineSeries {
+  readonly name: string;
+  readonly color: string;
+  /** One value per category; null draws a gap (a day without data). */
+  readonly values: readonly (number | null)[];
+}
+
+/** Lines over categories (days), with a legend. */
+export function lineChart(categories: readonly string[], series: readonly LineSeries[], height = 320): string {
+  return render(
+    {
+      legend: { top: 0, textStyle: TEXT },
+      grid: { left: 16, right: 24, top: 36, bottom: 8, ...CONTAIN_LABELS },
+      xAxis: { type: 'category', data: [...categories], boundaryGap: false, axisLabel: { hideOverlap: true } },
+      yAxis: { type: 'value', minInterval: 1 },
+      series: series.map((s) => ({
+        name: s.name,
+        type: 'line',
+        data: [...s.values],
+        color: s.color,
+        showSymbol: categories.length <= 45,
+        symbolSize: 5,
+        lineStyle: { width: 2 },
+        connectNulls: false,
+      })),
+    },
+    height,
+  );
+}
+
+export interface Bar {
+  /** Shown on the axis (already shortened for display). */
+  readonly label: string;
+  readonly value: number;
+  /** Shown at the end of the bar. */
+  readonly note: string;
+}
+
+/** Horizontal bars, the first one on top; height grows with the number of bars. */
+export function barChart(bars: readonly Bar[], color: string): string {
+  const height = 40 + bars.length * 30;
+  return render(
+    {
+      // Slack on the left: without a canvas, ECharts estimates label widths and may come short.
+      grid: { left: 56, right: 150, top: 8, bottom: 8, ...CONTAIN_LABELS },
+      xAxis: { type: 'value', minInterval: 1, axisLabel: { hideOverlap: true } },
+      yAxis: { type: 'category', inverse: true, data: bars.map((b) => b.label), axisTick: { show: false } },
+      series: [
+        {
+          type: 'bar',
+          data: bars.map((b) => b.value),
+          color,
+          barMaxWidth: 20,
+          label: { show: true, position: 'right', formatter: ({ dataIndex }: { dataIndex: number }) => bars[dataIndex]?.note ?? '', ...TEXT },
+        },
+      ],
+    },
+    height,
+  );
+}
+
+/** Vertical bars over categories (days), e.g. requests per day. */
+export function columnChart(categories: readonly string[], values: readonly number[], color: string, height = 240): string {
+  return render(
+    {
+      grid: { left: 16, right: 24, top: 16, bottom: 8, ...CONTAIN_LABELS },
+      xAxis: { type: 'category', data: [...categories], axisLabel: { hideOverlap: true } },
+      yAxis: { type: 'value', minInterval: 1 },
+      series: [{ type: 'bar', data: [...values], color, barMaxWidth: 18 }],
+    },
+    height,
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * The `report` command, registered on the CLI's commander program:
+ *
+ *   report [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--file PATH]
+ *
+ * Reads the warehouse (`--out`, else EXPORT_DESTINATION, else ./data) and writes one
+ * self-contained HTML page: `--file`, else `<dest>/report.html` for a local destination, else
+ * `./report.html` (the current folder) for an `s3://` one. Sends no API request.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { FLAG_NAMES, requestedDays } from '../export/event.js';
+import { daysBefore, lastDueDay } from '../export/plan.js';
+import { loadConfig, validateProjectId } from '../shared/config.js';
+import { addDays } from '../shared/dates.js';
+import { ConfigError, NoDataError } from '../shared/errors.js';
+import type { Period } from './figures.js';
+
+/** Days of a report when none are given. */
+export const DEFAULT_REPORT_DAYS = 30;
+
+export interface ReportCommandIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: Record<string, string | undefined>;
+  readonly now: () => number;
+  setExitCode(code: number): void;
+  /** Where relative paths start. @default process.cwd() */
+  readonly cwd?: string;
+  /** Test hook: an emulator's S3 client. */
+  readonly clients?: { readonly s3?: S3Client };
+}
+
+interface ReportFlags {
+  readonly days?: number;
+  readonly from?: string;
+  readonly to?: string;
+  readonly project: string[];
+  readonly out?: string;
+  readonly file?: string;
+}
+
+function collectProject(value: string, previous: string[]): string[] {
+  try {
+    return [...previous, validateProjectId(value, '--project')];
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function parseDays(value: string): number {
+  const days = Number(value);
+  if (!/^\d+$/.test(value) || days < 1 || days > 366) throw new InvalidArgumentError('use a whole number of days from 1 to 366');
+  return days;
+}
+
+export function registerReportCommand(program: Command, io: ReportCommandIo): void {
+  program
+    .command('report')
+    .description('Write one self-contained HTML report of the warehouse: visitors, pages, searches, assistant, feedback and export health (sends no request).')
+    .addOption(new Option('--days <n>', `the last N due days (default ${DEFAULT_REPORT_DAYS})`).argParser(parseDays).conflicts(['from', 'to']))
+    .option('--from <YYYY-MM-DD>', 'first day (inclusive)')
+    .option('--to <YYYY-MM-DD>', 'day after the last one (exclusive)')
+    .option('--project <id>', 'project (repeatable; default every project found in the period)', collectProject, [])
+    .option('--out <dest>', 'warehouse to read: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
+    .option('--file <path>', 'where to write the page (default <dest>/report.html; ./report.html for s3://)')
+    .action(async (flags: ReportFlags) => io.setExitCode(await runReportCommand(flags, io)));
+}
+
+/** The period a report covers: --from/--to, else the last --days due days. */
+export function reportPeriod(flags: Pick<ReportFlags, 'days' | 'from' | 'to'>, now: number, settleHours: number): Period {
+  const requested = requestedDays({ from: flags.from, to: flags.to }, now, FLAG_NAMES);
+  const days = requested ?? (() => {
+    const last = lastDueDay(now, settleHours);
+    return [...daysBefore(last, (flags.days ?? DEFAULT_REPORT_DAYS) - 1), last];
+  })();
+  const first = days[0];
+  const last = days[days.length - 1];
+  if (first === undefined || last === undefined) throw new ConfigError('the report covers no day: give --days N or --from D1 --to D2');
+  return { from: first, to: addDays(last, 1), days };
+}
+
+async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const period = reportPeriod(flags, io.now(), config.settleHours);
+  const destination = flags.out ?? config.destination;
+  const started = performance.now();
+  // Loaded on use: ECharts and DuckDB cost every other command nothing.
+  const { buildReport, reportFileOf, writeReportFile } = await import('./report.js');
+  let report;
+  try {
+    report = await buildReport(
+      { destination, period, projects: [...new Set(flags.project)] },
+      { now: io.now, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}), ...(io.cwd !== undefined ? { cwd: io.cwd } : {}) },
+    );
+  } catch (error) {
+    if (!(error instanceof NoDataError)) throw error;
+    io.stderr.write(`No report: ${error.message}\n`);
+    return 1;
+  }
+  const file = reportFileOf(destination, flags.file, io.cwd ?? process.cwd());
+  await writeReportFile(file, report.html);
+  const kb = Math.ceil(Buffer.byteLength(report.html) / 1024);
+  const last = period.days[period.days.length - 1];
+  io.stdout.write(
+    `Report of ${report.destination}, ${period.from} to ${last} (${report.figures.projects.length} project(s)), written to ${file} (${kb} KB, ${Math.round(performance.now() - started)} ms)\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,130 @@
+/**
+ * The part of a warehouse a report reads, as files in a local folder: DuckDB then reads them
+ * there, and `status`'s own code (`readUnitStates`) reads manifests, checkpoints and failure
+ * records through a local destination on the same folder.
+ *
+ * A local destination is read in place. An `s3://` one is mirrored to a temporary folder with
+ * the AWS SDK the export already uses — only the keys of the days asked for, and of `_staging`
+ * only the checkpoints and failure records, never the staged pages — because DuckDB's `httpfs`
+ * extension is downloaded at run time, which neither CI nor a locked-down machine allows.
+ */
+import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/client-s3';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DATASET_NAMES } from '../shared/dataset-names.js';
+import { parseS3Target } from '../shared/destinations.js';
+import { DestinationError } from '../shared/errors.js';
+import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/tables.js';
+
+/** A warehouse as local files. */
+export interface Lake {
+  /** The destination as the user named it (`s3://bucket/prefix`, or the folder as given). */
+  readonly url: string;
+  /** The local folder laid out like the destination. */
+  readonly root: string;
+  /** Removes the mirror of an `s3://` destination; nothing for a local one. */
+  close(): Promise<void>;
+}
+
+/** Which part of the warehouse to mirror: these table folders over the UTC days `[from, to)`. */
+export interface LakeScope {
+  readonly from: string;
+  readonly to: string;
+  /** Table folders (`visitors_totals`, `export_runs`, …). Manifests and staging come too. */
+  readonly prefixes: readonly string[];
+}
+
+export interface LakeDeps {
+  /** For `s3://` destinations. @default a client configured from the environment */
+  readonly s3Client?: S3Client;
+  /** Objects downloaded at once. @default 16 */
+  readonly concurrency?: number;
+  /** Where a relative folder starts. @default process.cwd() */
+  readonly cwd?: string;
+}
+
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+
+export function isS3Target(target: string): boolean {
+  return SCHEME.exec(target.trim())?.[1]?.toLowerCase() === 's3';
+}
+
+/** Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`) for reading the days of `scope`. */
+export async function openLake(target: string, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
+  const trimmed = target.trim();
+  if (!isS3Target(trimmed)) {
+    const root = path.resolve(deps.cwd ?? process.cwd(), trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed);
+    return { url: trimmed, root, close: async () => undefined };
+  }
+  const { bucket, prefix } = parseS3Target(trimmed, '--out');
+  const client = deps.s3Client ?? new S3Client({});
+  const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
+  try {
+    const folders = [
+      ...scope.prefixes.map((p) => `${p}/`),
+      ...DATASET_NAMES.map((d) => `${MANIFESTS_PREFIX}/${d}/`),
+      ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
+    ];
+    const keys = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, scope)))).flat();
+    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16);
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+  const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
+  return { url, root, close: () => rm(root, { recursive: true, force: true }) };
+}
+
+/**
+ * Keys (relative to the destination's prefix) under `folder`'s `dt=` partitions of
+ * `[from, to)`: the listing starts at the first day and stops past the last, so a lake of
+ * years costs a report of a month a few list requests.
+ */
+async function listDays(client: S3Client, bucket: string, prefix: string, folder: string, scope: LakeScope): Promise<string[]> {
+  const base = `${prefix}${folder}`;
+  const staging = folder.startsWith(`${STAGING_PREFIX}/`);
+  const keys: string[] = [];
+  try {
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: `${base}dt=${scope.from}` })) {
+      for (const object of page.Contents ?? []) {
+        const key = object.Key;
+        if (key === undefined) continue;
+        const day = /^dt=(\d{4}-\d{2}-\d{2})\//.exec(key.slice(base.length))?.[1];
+        if (day === undefined) continue;
+        if (day >= scope.to) return keys;
+        if (day < scope.from) continue;
+        if (staging && !/\/(checkpoint|failure)\.json$/.test(key)) continue;
+        keys.push(key.slice(prefix.length));
+      }
+    }
+  } catch (error) {
+    throw new DestinationError(`cannot list s3://${bucket}/${base}: ${describeS3(error)}; check the bucket name, the region and s3:ListBucket permission`, { cause: error });
+  }
+  return keys;
+}
+
+async function download(client: S3Client, bucket: string, prefix: string, keys: readonly string[], root: string, concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < keys.length) {
+      const key = keys[next++] as string;
+      let bytes: Uint8Array;
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }));
+        bytes = (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
+      } catch (error) {
+        throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
+      }
+      const file = path.join(root, ...key.split('/'));
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, bytes);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, worker));
+}
+
+function describeS3(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

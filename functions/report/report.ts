@@ -1,0 +1,108 @@
+/**
+ * Builds the report of a warehouse: mirror what it needs (S3) or read it in place (local),
+ * read every figure, render one HTML page, write it atomically. Reads the warehouse only:
+ * no API request, no key.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { addDays, formatDay } from '../shared/dates.js';
+import { NoDataError } from '../shared/errors.js';
+import { previousPeriod, readFigures, reportPrefixes, type Figures, type Period } from './figures.js';
+import { renderReport } from './html.js';
+import { isS3Target, openLake } from './lake.js';
+
+/** The file name of the report, in the local destination (or the current folder for S3). */
+export const REPORT_FILE = 'report.html';
+
+export interface ReportRequest {
+  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
+  readonly destination: string;
+  readonly period: Period;
+  /** Projects to report; empty: every project found in the period. */
+  readonly projects: readonly string[];
+}
+
+export interface ReportDeps {
+  readonly now: () => number;
+  readonly s3Client?: S3Client;
+  /** Where a relative destination starts. @default process.cwd() */
+  readonly cwd?: string;
+}
+
+export interface BuiltReport {
+  readonly html: string;
+  readonly figures: Figures;
+  /** The destination as the user named it (the folder as given, or `s3://bucket/prefix`). */
+  readonly destination: string;
+  /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
+  readonly mirrorMs: number;
+}
+
+/** Builds the page; throws NoDataError when no project has data in the period. */
+export async function buildReport(request: ReportRequest, deps: ReportDeps): Promise<BuiltReport> {
+  const { period } = request;
+  const previous = previousPeriod(period);
+  const prefixes = reportPrefixes();
+  const started = performance.now();
+  const today = formatDay(deps.now());
+  const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
+  const lake = await openLake(
+    request.destination,
+    { from: previous.from, to: runsTo, prefixes: [...prefixes.both, ...prefixes.period] },
+    { ...(deps.s3Client ? { s3Client: deps.s3Client } : {}), ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}) },
+  );
+  const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
+  try {
+    const figures = await readFigures(lake.root, { period, projects: request.projects, runsTo });
+    const last = period.days[period.days.length - 1] ?? period.from;
+    if (figures.projects.length === 0) {
+      throw new NoDataError(
+        `nothing exported in ${lake.url} from ${period.from} to ${last}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
+      );
+    }
+    if (!hasAnyData(figures)) {
+      throw new NoDataError(
+        `nothing exported in ${lake.url} from ${period.from} to ${last} for ${figures.projects.join(', ')}: run "mintlify-exporter export" first, or choose other days or projects`,
+      );
+    }
+    return { html: renderReport(figures, { destination: lake.url, generatedAt: deps.now() }), figures, destination: lake.url, mirrorMs };
+  } finally {
+    await lake.close();
+  }
+}
+
+/** Whether the period holds anything at all: a table row, a unit's state, a logged run. */
+function hasAnyData(figures: Figures): boolean {
+  const h = figures.headline.current;
+  return (
+    h.daysWithData > 0 ||
+    h.views + h.searches + h.questions + h.thumbsDown > 0 ||
+    figures.health.some((c) => c.state !== 'missing') ||
+    figures.requestsPerDay.some((d) => d.runs > 0)
+  );
+}
+
+/** Where the report goes: `--file`, else `<dest>/report.html` for a folder, else `./report.html` for S3. */
+export function reportFileOf(destination: string, file: string | undefined, cwd: string): string {
+  if (file !== undefined) return path.resolve(cwd, file);
+  if (isS3Target(destination)) return path.resolve(cwd, REPORT_FILE);
+  const trimmed = destination.trim();
+  const folder = trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed;
+  return path.resolve(cwd, folder, REPORT_FILE);
+}
+
+/** Writes `html` to `file` atomically (a reader sees the previous report or the new one). */
+export async function writeReportFile(file: string, html: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, html, { flag: 'wx' });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * `mintlify-exporter report` over a sandbox export (test/helpers/report-fixture.ts): every number
+ * equal to an independent DuckDB query over the Parquet files, the export-health calendar as
+ * `status` reads the units (missing, failed, partial, drift), user text escaped, no contact
+ * address, empty sections said in a sentence, and no API request.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFigures, type Figures } from '../../functions/report/figures.js';
+import { buildReport } from '../../functions/report/report.js';
+import { CONTACTS } from '../../sandbox/text.js';
+import { queryDuckDb } from '../helpers/duckdb.js';
+import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import {
+  buildReportLake,
+  DRIFT,
+  FAILED,
+  HOSTILE_HITS,
+  HOSTILE_TEXT,
+  MISSING_DAY,
+  NOW,
+  PARTIAL,
+  PERIOD,
+  PREVIOUS,
+  PROJECTS,
+  sumOf,
+  type ReportLake,
+} from '../helpers/report-fixture.js';
+import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
+
+let lake: ReportLake;
+let figures: Figures;
+const days = (from: string, count: number) => Array.from({ length: count }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
+const period = { from: PERIOD.from, to: PERIOD.to, days: days(PERIOD.from, 6) };
+
+beforeAll(async () => {
+  lake = await buildReportLake();
+  figures = await readFigures(lake.out, { period, projects: [] });
+});
+
+afterAll(async () => {
+  await lake?.sandbox.close();
+  await removeTempDirs();
+});
+
+describe('report figures', () => {
+  it('finds every project of the period and reads the previous period as the six days before', () => {
+    expect(figures.projects).toEqual([...PROJECTS]);
+    expect(figures.previous).toMatchObject({ from: PREVIOUS.from, to: PREVIOUS.to });
+  });
+
+  it.each([
+    ['current', PERIOD],
+    ['previous', PREVIOUS],
+  ] as const)('the %s headline equals independent queries over the Parquet files', async (which, range) => {
+    const expected = {
+      human: await sumOf(lake.out, 'visitors_totals', 'sum(human)', range),
+      ai: await sumOf(lake.out, 'visitors_totals', 'sum(ai)', range),
+      views: await sumOf(lake.out, 'views_totals', 'sum(total)', range),
+      searches: await sumOf(lake.out, 'searches_totals', 'sum(total_searches)', range),
+      questions: await sumOf(lake.out, 'assistant_conversations', 'count(*)', range),
+      unanswered: await sumOf(lake.out, 'assistant_conversations', 'count(*)', range, "resolution_status = 'unanswered'"),
+      thumbsDown: await sumOf(lake.out, 'feedback', 'count(*)', range, 'helpful = false'),
+      daysWithData: await sumOf(lake.out, 'visitors_totals', 'count(DISTINCT date)', range),
+    };
+    const headline = figures.headline[which];
+    expect(headline).toMatchObject(expected);
+    expect(expected.human).toBeGreaterThan(0);
+    expect(expected.thumbsDown).toBeGreaterThan(0);
+    expect(headline.aiShare).toBeCloseTo(expected.ai / (expected.human + expected.ai), 12);
+    expect(headline.unansweredShare).toBeCloseTo(expected.unanswered / expected.questions, 12);
+  });
+
+  it('visitors are site totals, not pages summed', async () => {
+    const pagesSummed = await sumOf(lake.out, 'visitors_pages', 'sum(human)', PERIOD);
+    expect(figures.headline.current.human).not.toBe(pagesSummed);
+  });
+
+  it('the per-project breakdown adds up to the headline and equals each project\'s own query', async () => {
+    for (const { projectId, current } of figures.byProject) {
+      expect(current.human).toBe(await sumOf(lake.out, 'visitors_totals', 'sum(human)', PERIOD, `project_id = '${projectId}'`));
+      expect(current.questions).toBe(await sumOf(lake.out, 'assistant_conversations', 'count(*)', PERIOD, `project_id = '${projectId}'`));
+    }
+    expect(figures.byProject.reduce((sum, p) => sum + p.current.views, 0)).toBe(figures.headline.current.views);
+  });
+
+  it('visitors per day are the daily site totals, with a gap on no day (both projects never miss the same day)', async () => {
+    const rows = await queryDuckDb(
+      `SELECT strftime(date, '%Y-%m-%d') AS day, sum(human) AS human, sum(ai) AS ai FROM read_parquet('${lake.out}/visitors_totals/*/*.parquet')
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' GROUP BY ALL ORDER BY day`,
+    );
+    expect(figures.visitorsPerDay).toEqual(rows);
+    expect(figures.visitorsPerDay).toHaveLength(6);
+  });
+
+  it('the most viewed pages and their AI share equal an independent query (the drifted file read by name)', async () => {
+    const rows = await queryDuckDb(
+      `SELECT project_id AS "projectId", path, sum(total) AS views, sum(human) AS human, sum(ai) AS ai
+       FROM read_parquet('${lake.out}/views_pages/*/*.parquet', union_by_name = true)
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' GROUP BY ALL ORDER BY views DESC, project_id, path LIMIT 15`,
+    );
+    expect(figures.topPages.map(({ aiShare: _, ...page }) => page)).toEqual(rows);
+    expect(rows).toHaveLength(15);
+    for (const page of figures.topPages) expect(page.aiShare).toBeCloseTo(page.ai / (page.human + page.ai), 12);
+  });
+
+  it('searches nobody clicked are the terms with no click on any day, by searches', async () => {
+    const rows = await queryDuckDb(
+      `SELECT project_id AS "projectId", min(search_query) AS query, sum(hits) AS hits, count(DISTINCT date) AS days
+       FROM read_parquet('${lake.out}/searches/*/*.parquet') WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}'
+       GROUP BY project_id, lower(search_query) HAVING bool_and(top_clicked_page IS NULL) ORDER BY hits DESC, query, project_id LIMIT 20`,
+    );
+    expect(rows.length).toBeGreaterThan(1);
+    expect(figures.unclickedSearches).toEqual(rows);
+    expect(figures.unclickedSearches[0]).toMatchObject({ query: HOSTILE_TEXT, hits: HOSTILE_HITS, projectId: DRIFT.projectId });
+  });
+
+  it('unanswered questions by category count every unanswered turn, with up to three examples each', async () => {
+    const rows = await queryDuckDb(
+      `SELECT coalesce(query_category, '') AS category, count(*) AS questions FROM read_parquet('${lake.out}/assistant_conversations/*/*.parquet')
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY questions DESC, category`,
+    );
+    expect(figures.unansweredByCategory.map(({ examples: _, ...c }) => c)).toEqual(rows);
+    expect(figures.unansweredByCategory.reduce((sum, c) => sum + c.questions, 0)).toBe(figures.headline.current.unanswered);
+    for (const category of figures.unansweredByCategory) {
+      expect(category.examples.length).toBeGreaterThan(0);
+      expect(category.examples.length).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('pages with the most thumbs down count feedback items with helpful = false', async () => {
+    const rows = await queryDuckDb(
+      `SELECT project_id AS "projectId", path, count(*) AS "thumbsDown" FROM read_parquet('${lake.out}/feedback/*/*.parquet')
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND helpful = false GROUP BY ALL ORDER BY 3 DESC, 1, 2 LIMIT 10`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(figures.thumbsDownPages).toEqual(rows);
+  });
+
+  it('the calendar shows each unit as status reads it: the missing day, the failed, the partial and the drifted unit', () => {
+    const cell = (dataset: string, day: string) => figures.health.find((c) => c.dataset === dataset && c.day === day);
+    const project = (dataset: string, day: string, projectId: string) => cell(dataset, day)?.projects.find((p) => p.projectId === projectId);
+    expect(cell('visitors', MISSING_DAY)?.state).toBe('missing');
+    expect(project('visitors', MISSING_DAY, 'proj_small')?.state).toBe('complete');
+    expect(cell(FAILED.dataset, FAILED.day)).toMatchObject({ state: 'failed' });
+    expect(project(FAILED.dataset, FAILED.day, FAILED.projectId)?.detail).toBe(FAILED.error);
+    expect(cell(PARTIAL.dataset, PARTIAL.day)?.state).toBe('partial');
+    expect(cell(DRIFT.dataset, DRIFT.day)?.state).toBe('drift');
+    expect(project(DRIFT.dataset, DRIFT.day, DRIFT.projectId)?.detail).toBe('views_pages: new field sentiment; new value source = widget · answer: new field newKey');
+    const others = figures.health.filter((c) => ![`visitors ${MISSING_DAY}`, `${FAILED.dataset} ${FAILED.day}`, `${PARTIAL.dataset} ${PARTIAL.day}`, `${DRIFT.dataset} ${DRIFT.day}`].includes(`${c.dataset} ${c.day}`) && c.day !== MISSING_DAY);
+    expect(new Set(others.map((c) => c.state))).toEqual(new Set(['complete']));
+    expect(figures.health).toHaveLength(6 * 7);
+  });
+
+  it('requests per day are the run log\'s, by the day each run started, up to the day of the report', async () => {
+    const withRuns = await readFigures(lake.out, { period, projects: [], runsTo: '2026-10-21' });
+    const [logged] = await queryDuckDb(`SELECT sum(requests) AS requests, count(*) AS runs FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`);
+    expect(withRuns.requestsPerDay.map((d) => d.day)).toEqual([...period.days, '2026-10-20']);
+    expect(withRuns.requestsPerDay.at(-1)).toMatchObject({ day: '2026-10-20', requests: logged?.['requests'], runs: logged?.['runs'] });
+    expect(withRuns.requestsPerDay.slice(0, -1).every((d) => d.runs === 0)).toBe(true);
+  });
+});
+
+describe('report page', () => {
+  let html: string;
+  beforeAll(async () => {
+    html = (await buildReport({ destination: lake.out, period, projects: [] }, { now: () => NOW })).html;
+  });
+
+  it('escapes every text value: a search term of markup shows as text', () => {
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;amp; &lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('never shows a contact e-mail address nor the API key, though the contact column was exported', async () => {
+    const [exported] = await queryDuckDb(`SELECT count(contact) AS n FROM read_parquet('${lake.out}/feedback/*/*.parquet')`);
+    expect(Number(exported?.['n'])).toBeGreaterThan(0);
+    for (const contact of CONTACTS) {
+      expect(html).not.toContain(contact);
+      expect(html).not.toContain(contact.replace("'", '&#39;'));
+    }
+    expect(html).not.toMatch(/@example\./);
+    expect(html).not.toContain(lake.env['MINTLIFY_API_KEY']);
+  });
+
+  it('is self-contained: no script, no external style, font or image', () => {
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|<object|@import|@font-face/i);
+    // url(#…) points inside the page (an SVG clip path); nothing else may.
+    expect(html).not.toMatch(/url\((?!#)/i);
+    // Attribute values are well-formed: no quote inside a double-quoted attribute.
+    expect(html).not.toMatch(/style="[^"]*"[^ >/]/);
+    expect(html).not.toMatch(/<[^>]+\s(?:src|href)=/i);
+    expect(html.match(/<svg/g)?.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('marks the calendar cells with their state and names the drift and the failure', () => {
+    expect(html).toContain(`data-day="${DRIFT.day}" data-dataset="views" data-state="drift"`);
+    expect(html).toContain(`data-day="${MISSING_DAY}" data-dataset="visitors" data-state="missing"`);
+    expect(html).toContain(`data-day="${FAILED.day}" data-dataset="feedback" data-state="failed"`);
+    expect(html).toContain('new field sentiment');
+    expect(html).toContain('access denied (403)');
+  });
+
+  it('says in a sentence when a section has nothing to show', async () => {
+    const { html: sparse } = await buildReport({ destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] }, { now: () => NOW });
+    expect(sparse).toContain('No visitors data was exported for this period.');
+    expect(sparse).toContain('No page views were exported for this period.');
+    expect(sparse).toContain('The assistant answered every question of this period (or no conversation was exported).');
+    expect(sparse).toContain('No page got a thumbs down in this period (or no feedback was exported).');
+    expect(sparse).toContain('data-state="missing"');
+  });
+});
+
+describe('mintlify-exporter report', () => {
+  it('writes <dest>/report.html for the last --days due days and prints its path, sending no API request', async () => {
+    lake.sandbox.clearRequests();
+    const result = await runCliInProcess(['report', '--days', '6', '--out', './data'], { env: lake.env, now: () => NOW, extra: { cwd: lake.root } });
+    expect(result.code, result.stderr).toBe(0);
+    const file = path.join(lake.out, 'report.html');
+    expect(result.stdout).toContain('Report of ./data, ');
+    expect(result.stdout).toContain(`${PERIOD.from} to 2026-10-19 (2 project(s)), written to ${file}`);
+    expect(await readFile(file, 'utf8')).toContain('<h1>Docs analytics, 2026-10-14 to 2026-10-19</h1>');
+    expect(lake.sandbox.requests).toHaveLength(0);
+  });
+
+  it('--file writes elsewhere and --project narrows the report to one project', async () => {
+    const dir = await makeTempDir('report-file');
+    const file = path.join(dir, 'nested', 'weekly.html');
+    const result = await runCliInProcess(['report', '--from', PERIOD.from, '--to', PERIOD.to, '--project', 'proj_small', '--out', lake.out, '--file', file], { env: lake.env, now: () => NOW });
+    expect(result.code, result.stderr).toBe(0);
+    const html = await readFile(file, 'utf8');
+    expect(html).toContain('<span class="project">proj_small</span>');
+    expect(html).not.toContain('<span class="project">proj_api</span>');
+  });
+
+  it('refuses --days with --from/--to, and a bad project id, in one line with exit code 2', async () => {
+    const both = await runCliInProcess(['report', '--days', '3', '--from', PERIOD.from, '--to', PERIOD.to, '--out', lake.out], { env: lake.env, now: () => NOW });
+    expect(both.code).toBe(2);
+    expect(both.stderr.trim().split('\n')).toHaveLength(1);
+    const bad = await runCliInProcess(['report', '--project', '../x', '--out', lake.out], { env: lake.env, now: () => NOW });
+    expect(bad.code).toBe(2);
+  });
+
+  it('a destination with no data gives one clear line and exit code 1 (the real process)', async () => {
+    const empty = await makeTempDir('report-empty');
+    const child = spawnCli(['report', '--out', empty], {});
+    const { code } = await child.exited;
+    expect(code).toBe(1);
+    expect(child.stderr().trim().split('\n')).toEqual([expect.stringMatching(/^No report: nothing exported in .+ from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: run "mintlify-exporter export" first/)]);
+    expect(existsSync(path.join(empty, 'report.html'))).toBe(false);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { describeDrift, previousPeriod } from '../../../functions/report/figures.js';
+import { escapeHtml, formatCount, formatShare, userText } from '../../../functions/report/html.js';
+import { reportFileOf } from '../../../functions/report/report.js';
+import { reportPeriod } from '../../../functions/report/command.js';
+import { ConfigError } from '../../../functions/shared/errors.js';
+
+describe('escapeHtml', () => {
+  it('escapes the five characters that can end text or an attribute', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&amp;</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;');
+  });
+});
+
+describe('userText', () => {
+  it('masks e-mail addresses, including non-ASCII and plus addresses', () => {
+    expect(userText('write to renée.dupont@example.fr or dev+docs@example.org please')).toBe('write to [e-mail removed] or [e-mail removed] please');
+  });
+
+  it('removes terminal control characters and folds whitespace', () => {
+    expect(userText('a\u001b[31mb\tc\n\nd')).toBe('a[31mb c d');
+  });
+
+  it('cuts long text with an ellipsis at the limit', () => {
+    expect(userText('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+});
+
+describe('numbers', () => {
+  it('shows counts in full with thousands separators and shares to a tenth of a per cent', () => {
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatShare(0.12345)).toBe('12.3 %');
+    expect(formatShare(null)).toBe('—');
+  });
+});
+
+describe('describeDrift', () => {
+  it('names new fields and values per table, and new top-level fields', () => {
+    expect(describeDrift({ tables: { feedback: { fields: ['sentiment'], values: { source: ['widget', 'slack'] } } }, topLevelFields: ['newKey'] })).toBe(
+      'feedback: new field sentiment; new value source = widget, slack · answer: new field newKey',
+    );
+  });
+
+  it('reads an absent, empty or malformed drift as no drift', () => {
+    for (const drift of [undefined, null, 'x', {}, { tables: {} }, { tables: { t: {} } }, { topLevelFields: [] }, { tables: { t: { fields: 'oops' } } }]) {
+      expect(describeDrift(drift)).toBeUndefined();
+    }
+  });
+});
+
+describe('periods and files', () => {
+  const now = Date.parse('2026-10-20T06:00:00Z');
+
+  it('defaults to the last 30 due days and compares with the 30 before', () => {
+    const period = reportPeriod({}, now, 2);
+    expect(period).toMatchObject({ from: '2026-09-20', to: '2026-10-20' });
+    expect(period.days).toHaveLength(30);
+    expect(previousPeriod(period)).toMatchObject({ from: '2026-08-21', to: '2026-09-20' });
+  });
+
+  it('takes --from/--to as given (--to exclusive) and refuses a day not over yet', () => {
+    expect(reportPeriod({ from: '2026-10-01', to: '2026-10-08' }, now, 2).days).toHaveLength(7);
+    expect(() => reportPeriod({ from: '2026-10-19', to: '2026-10-22' }, now, 2)).toThrow(ConfigError);
+  });
+
+  it('writes into the local destination, or the current folder for S3, unless --file says', () => {
+    expect(reportFileOf('./data', undefined, '/home/me')).toBe('/home/me/data/report.html');
+    expect(reportFileOf('file:///srv/lake', undefined, '/home/me')).toBe('/srv/lake/report.html');
+    expect(reportFileOf('s3://bucket/prefix', undefined, '/home/me')).toBe('/home/me/report.html');
+    expect(reportFileOf('s3://bucket/prefix', 'out/weekly.html', '/home/me')).toBe('/home/me/out/weekly.html');
+  });
+});
