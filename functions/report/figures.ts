@@ -21,7 +21,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readUnitStates, unitsOf, type UnitState } from '../export/plan.js';
 import { unitKey } from '../export/staging.js';
-import { DATASET_NAMES, type DatasetName } from '../shared/dataset-names.js';
+import { DATASET_NAMES, type DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { createLocalDestination } from '../shared/destination-local.js';
 import {

@@ -4,7 +4,7 @@
  * e-mail attachment. Every text value is HTML-escaped (search terms, questions and paths are
  * user text), e-mail addresses in user text are masked, and no key is ever read.
  */
-import { DATASET_NAMES } from '../shared/dataset-names.js';
+import { DATASET_NAMES } from '../shared/catalog.js';
 import { stripControlCharacters } from '../shared/errors.js';
 import { barChart, COLORS, columnChart, lineChart } from './charts.js';
 import type { Figures, Headline, HealthState } from './figures.js';

@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DATASET_NAMES } from '../shared/dataset-names.js';
+import { DATASET_NAMES } from '../shared/catalog.js';
 import { parseS3Target } from '../shared/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/tables.js';

@@ -19,8 +19,8 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { DATASET_NAMES } from '../../functions/shared/dataset-names.js';
-import { DATASET_TABLES, manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
+import { DATASET_NAMES, DATASET_TABLES } from '../../functions/shared/catalog.js';
+import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from './duckdb.js';
 import { makeTempDir } from './export-fixtures.js';
