@@ -13,23 +13,22 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
-import { createBudgetGate, createBudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
+import { retryLinePrinter } from '../shared/api-client.js';
+import type { BudgetSnapshot, BudgetWait } from '../shared/budget.js';
 import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
 import { addDays } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
-import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
-import { createLeases, newLeaseOwner } from '../shared/leases.js';
-import { realSleep, type Sleep } from '../shared/retry.js';
-import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
+import { newLeaseOwner } from '../shared/leases.js';
+import type { Sleep } from '../shared/retry.js';
+import { createMemoryStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
 import { daysBefore, dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
-import { openLedger, openSharedStore, runSettings } from './runtime.js';
+import { createExportDeps, openExportDestination, type ExportOverrides } from './deps.js';
+import { runSettings } from './runtime.js';
 import { unitKey, unitLabel } from './staging.js';
 
 /** What the export commands need from the CLI. */
@@ -132,20 +131,18 @@ function projectsOf(flags: { project: string[] }, config: Config, io: ExportComm
   throw new ConfigError('no project given: pass --project ID or set MINTLIFY_PROJECT_IDS');
 }
 
-function storeOf(config: Config, io: ExportCommandIo, out: string | undefined): SharedStore {
-  const dynamo = io.clients?.dynamo;
-  return openSharedStore(config, { ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}) });
-}
-
-function destinationOf(config: Config, io: ExportCommandIo, out: string | undefined): Destination {
-  return openDestination(out ?? config.destination, { source: out === undefined ? 'EXPORT_DESTINATION' : '--out', ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
+/** The test hooks' clients as `createExportDeps` overrides; the rest comes from the environment. */
+function clientOverrides(io: ExportCommandIo, out: string | undefined): ExportOverrides {
+  const { s3, dynamo } = io.clients ?? {};
+  return { ...(s3 ? { s3 } : {}), ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}), now: io.now, ...(io.sleep ? { sleep: io.sleep } : {}) };
 }
 
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
   const datasets = datasetsOf(flags, config);
-  const destination = destinationOf(config, io, flags.out);
+  const clients = clientOverrides(io, flags.out);
+  const destination = openExportDestination(config, clients);
   // Before any request: a destination that cannot be written must not cost budget.
   await destination.probe();
   const target = await io.resolveApiTarget(config);
@@ -155,12 +152,17 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     // The embedded sandbox is not the organisation's API: it has no limit, and spending the
     // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
     const sandboxed = target.sandbox !== undefined && io.env.ANALYTICS_BUDGET === undefined;
-    const store = sandboxed ? createMemoryStore() : storeOf(config, io, flags.out);
-    const spec = sandboxed ? { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } : config.budget;
-    const ledger = createBudgetLedger(store, spec, { now: io.now });
+    const deps = createExportDeps(config, {
+      ...clients,
+      destination,
+      apiUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } } : {}),
+    });
+    const spec = deps.ledger.spec;
     const progress = flags.json ? undefined : createProgress(io, spec.text);
-    const gate = createBudgetGate(ledger, { now: io.now, sleep: io.sleep ?? realSleep, ...(progress ? { onWait: progress.onWait } : {}) });
-    const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }), ...(io.sleep ? { sleep: io.sleep } : {}) });
+    const gate = deps.createGate(progress?.onWait);
+    const api = deps.createApi(gate, { logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
     const controller = new AbortController();
     void io.stopSignal.then(() => controller.abort(new Error('stopped by the user')));
     let result: RunResult;
@@ -172,8 +174,8 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
           api,
           gate,
           destination,
-          leases: createLeases(store, { owner: newLeaseOwner(), now: io.now }),
-          store,
+          leases: deps.createLeases(newLeaseOwner()),
+          store: deps.store,
           now: io.now,
           signal: controller.signal,
           ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
@@ -365,8 +367,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const days = requestedDays(flags, now, FLAG_NAMES);
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
-  const destination = destinationOf(config, io, flags.out);
-  const store = storeOf(config, io, flags.out);
+  const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   const plan =
     days === undefined
       ? await planScheduled(
@@ -374,7 +375,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
           destination,
         )
       : await planRequested({ days, projects, datasets, force: false }, destination);
-  const snapshot = await openLedger(config, store, io.now).snapshot();
+  const snapshot = await ledger.snapshot();
   const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
   const time = budgetTime(snapshot, requests, now);
   if (flags.json) {
@@ -405,12 +406,12 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const now = io.now();
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
-  const destination = destinationOf(config, io, flags.out);
+  const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   const last = lastDueDay(now, config.settleHours);
   const days = [...daysBefore(last, flags.days - 1), last];
   const units = unitsOf(days, projects, datasets);
   const states = await readUnitStates(destination, units);
-  const snapshot = await openLedger(config, storeOf(config, io, flags.out), io.now).snapshot();
+  const snapshot = await ledger.snapshot();
   const cell = (state: UnitState | undefined, unit: PlannedUnit | (typeof units)[number]): StatusCell => {
     if (!state || state.kind === 'missing') return { state: 'missing' };
     if (state.kind === 'complete') {
