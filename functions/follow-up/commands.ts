@@ -192,7 +192,7 @@ async function localDeps(
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
   return {
     api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs }),
-    store: await openStateStore(config, { ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}), localDir: join(localRoot, '.followup-state') }),
+    store: openStateStore(config, { ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}), localDir: join(localRoot, '.followup-state') }),
     outcomes: createOutcomeSink(destination),
     logger: silentLogger,
     metrics: { count: () => undefined },
