@@ -197,7 +197,9 @@ async function localDeps(
     logger: silentLogger,
     metrics: { count: () => undefined },
     now: io.now ?? Date.now,
-    owner: `cli:${hostname()}:${process.pid}`,
+    // `<hostname>:<pid>` (each call adds `:<hex>`): the next run on this machine sees when this
+    // process is gone (killed during a POST) and does not wait out its claim.
+    owner: `${hostname()}:${process.pid}`,
   };
 }
 

@@ -9,7 +9,7 @@ import type { AgentJob } from '../shared/api-types.js';
 import { ApiError, RateLimitedError, describeError } from '../shared/errors.js';
 import { finish } from './finish.js';
 import { judgeRead, nextPollDelay } from './poll.js';
-import { LOST_RACE, deferred, readOptions, stopping, write, type Run, type Step } from './run.js';
+import { LOST_RACE, deferred, isOwnerGone, readOptions, stopping, write, type Run, type Step } from './run.js';
 import { baseOf, type Lease, type SentState, type StateDraft } from './state.js';
 import type { DeferCause } from './types.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
@@ -21,7 +21,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
   const { deps, settings, message } = run;
   run.sent = true;
   let now = deps.now();
-  if (!fresh && state.owner !== undefined && state.leaseExpiresAt > now) {
+  if (!fresh && state.owner !== undefined && state.leaseExpiresAt > now && !isOwnerGone(run, state.owner)) {
     return deferred(run, state.leaseExpiresAt - now + 1_000, 'another consumer is polling', 'held');
   }
   const budgetEnd = Math.min(now + settings.pollBudgetMs, (run.options.deadline ?? Infinity) - SAVE_MARGIN_MS);
