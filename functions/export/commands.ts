@@ -15,10 +15,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { retryLinePrinter } from '../shared/api-client.js';
 import type { BudgetSnapshot, BudgetWait } from '../shared/budget.js';
-import { formatWindow } from '../shared/budget-spec.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/dataset-names.js';
 import { addDays } from '../shared/dates.js';
+import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
 import { newLeaseOwner } from '../shared/leases.js';
 import type { Sleep } from '../shared/retry.js';
@@ -303,7 +303,7 @@ function createProgress(io: ExportCommandIo, budgetText: string): Progress {
   const render = () => {
     const width = 20;
     const filled = count === 0 ? 0 : Math.round((done / count) * width);
-    const waiting = waitUntil > io.now() ? ` · waiting ${formatClock(waitUntil - io.now())} for budget` : '';
+    const waiting = waitUntil > io.now() ? ` · waiting ${formatDuration(waitUntil - io.now(), 'clock')} for budget` : '';
     io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${label}${waiting}\x1b[K`);
   };
   const stopTimer = () => {
@@ -489,27 +489,7 @@ function budgetLine(snapshot: BudgetSnapshot, now: number): string {
       : `the next request may start at ${new Date(snapshot.nextStartAt).toISOString().slice(0, 19)}Z (in ${formatDuration(snapshot.nextStartAt - now)})${snapshot.pausedUntil > now ? ', after a 429' : ''}`;
   const learnt =
     snapshot.limit < spec.requests
-      ? ` Since a 429, ${snapshot.limit} per ${formatWindow(spec.windowMs)} for now: the organisation's other tools take the rest.`
+      ? ` Since a 429, ${snapshot.limit} per ${formatDuration(spec.windowMs, 'window')} for now: the organisation's other tools take the rest.`
       : '';
-  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.${learnt}`;
-}
-
-/** `1 h 05 min`, `3 min 20 s`, `12 s`. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
-  if (m > 0) return `${m} min ${String(s).padStart(2, '0')} s`;
-  return `${s} s`;
-}
-
-/** `12:34` or `1:02:03`: a countdown. */
-function formatClock(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = String(seconds % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}`;
 }

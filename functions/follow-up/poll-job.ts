@@ -6,6 +6,7 @@
  * outlast it.
  */
 import type { AgentJob } from '../shared/api-types.js';
+import { formatDuration } from '../shared/durations.js';
 import { ApiError, RateLimitedError, describeError } from '../shared/errors.js';
 import { finish } from './finish.js';
 import { judgeRead, nextPollDelay } from './poll.js';
@@ -60,7 +61,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     now = deps.now();
     if (now - current.sentAt >= settings.maxWaitMs) {
       return finish(run, current, 'timed_out', {
-        detail: `the job did not finish within ${formatWait(settings.maxWaitMs)} (FOLLOWUP_MAX_WAIT_HOURS)`,
+        detail: `the job did not finish within ${formatDuration(settings.maxWaitMs, 'coarse')} (FOLLOWUP_MAX_WAIT_HOURS)`,
         prLink: progress.lastPrLink,
         polls: progress.polls,
       });
@@ -97,12 +98,4 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     }
     delay = nextPollDelay(deps.now() - current.sentAt, settings.schedule, run.random);
   }
-}
-
-/** `6 min`, `1.5 h`, `24 h`: a wait as people write it (never "0 h"). */
-export function formatWait(ms: number): string {
-  const minutes = ms / 60_000;
-  if (minutes < 60) return `${Math.max(1, Math.round(minutes))} min`;
-  const hours = Math.round((minutes / 60) * 10) / 10;
-  return `${hours} h`;
 }

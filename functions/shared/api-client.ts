@@ -28,6 +28,7 @@ import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js'
 import type { BudgetGate } from './budget.js';
 import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
+import { formatDuration } from './durations.js';
 import {
   ApiError,
   ConfigError,
@@ -612,19 +613,12 @@ export function retryLinePrinter(
       const delayMs = typeof record.delayMs === 'number' ? record.delayMs : 0;
       const asked = record.fromRetryAfter === true ? ', as the API asked' : '';
       const reason = String(record.reason ?? 'an error').replace(/^[A-Za-z]*Error: /, '');
-      const line = scrubText(`retrying ${String(record.request)} in ${formatWait(delayMs)}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
+      const line = scrubText(`retrying ${String(record.request)} in ${formatDuration(delayMs, 'retry')}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
         maxLength: MAX_RETRY_LINE - 1,
       });
       write(`${options.tty ? '\r\u001b[K' : ''}${line})\n`);
     },
   } as Pick<AppLogger, 'debug' | 'info' | 'warn'>;
-}
-
-/** 250 → "0.3 s", 12_000 → "12 s", 300_000 → "5 min". */
-function formatWait(ms: number): string {
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
-  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
-  return `${Math.round(ms / 60_000)} min`;
 }
 
 /** A key that never changes (MINTLIFY_API_KEY, tests): reading it again gives the same key. */
