@@ -7,7 +7,8 @@
  */
 import type { AgentJob } from '../shared/api-types.js';
 import { formatDuration } from '../shared/durations.js';
-import { ApiError, RateLimitedError, describeError } from '../shared/errors.js';
+import { describeError } from '../shared/errors.js';
+import { errorAction, retryAfterOf } from './error-actions.js';
 import { finish } from './finish.js';
 import { judgeRead, nextPollDelay } from './poll.js';
 import { LOST_RACE, deferred, isOwnerGone, readOptions, stopping, write, type Run, type Step } from './run.js';
@@ -71,12 +72,13 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
       progress.polls++;
       job = await run.api.getJob(message.projectId, message.jobId, readOptions(run));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
+      const action = errorAction('poll', error);
+      if (action === 'fail') {
         return finish(run, current, 'failed', { detail: 'the job disappeared while polling (404)', polls: progress.polls });
       }
       if (stopping(run)) return release(0, 'consumer stopping', 'stopping');
-      if (error instanceof RateLimitedError) {
-        const wait = error.retryAfterMs ?? settings.rateLimitDeferMs;
+      if (action === 'defer-rate-limited') {
+        const wait = retryAfterOf(error) ?? settings.rateLimitDeferMs;
         run.log.warn('rate limited (429) reading the job; polling continues later', { delayMs: wait });
         return release(wait, 'rate limited', 'rate-limited');
       }
