@@ -43,7 +43,7 @@ import {
   scrubText,
 } from './errors.js';
 import type { AppLogger } from './logger.js';
-import { parseRetryAfter, realSleep, retry } from './retry.js';
+import { parseRetryAfter, realSleep, retry, RETRY_DEFAULTS } from './retry.js';
 import type { Sleep } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob, type ParseOptions } from './schemas.js';
@@ -225,10 +225,10 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const baseUrl = validateApiUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000, 1);
-  const maxRetries = positiveInteger('maxRetries', options.maxRetries, 8);
-  const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, 500);
-  const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, 30_000);
-  const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, 300_000);
+  const maxRetries = positiveInteger('maxRetries', options.maxRetries, RETRY_DEFAULTS.retries);
+  const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, RETRY_DEFAULTS.minMs);
+  const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxMs);
+  const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, RETRY_DEFAULTS.maxRetryAfterMs);
   const maxResponseBytes = positiveInteger('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
