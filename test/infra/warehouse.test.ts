@@ -263,10 +263,11 @@ describe('saved Athena queries', () => {
     expect(sql).toMatch(/array_agg\(DISTINCT query\)/);
   });
 
-  it('ranks pages by thumbs-down, with comments of not-helpful feedback', () => {
+  it('ranks pages by thumbs-down, with comments of not-helpful feedback, from every feedback item', () => {
     const sql = byName('Pages with the most negative feedback').QueryString as string;
 
-    expect(sql).toContain(`FROM ${FEEDBACK_BY_PAGE.name}`);
+    // feedback_by_page keeps at most 100 pages a day: summing it would undercount (issue 15).
+    expect(sql).not.toContain(FEEDBACK_BY_PAGE.name);
     expect(sql).toContain(`FROM ${FEEDBACK.name}`);
     expect(sql).toContain('helpful = false');
     expect(sql).toMatch(/ORDER BY v\.thumbs_down DESC/);
