@@ -5,7 +5,7 @@
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { PROJECT_ID_PATTERN } from '../functions/shared/config.js';
+import { BUCKET_NAME_PATTERN, PROJECT_ID_PATTERN, SECRET_ARN_PATTERN } from '../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../functions/shared/catalog.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { FollowUps } from './constructs/follow-ups.js';
@@ -137,6 +137,16 @@ export class ContextConfigError extends Error {
   override readonly name = 'ContextConfigError';
 }
 
+/** Whether `parse` returns rather than throws (a validator of functions/shared/config.ts). */
+function acceptedBy(parse: () => unknown): boolean {
+  try {
+    parse();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `-c key=value` gives strings; cdk.json may give arrays or numbers. */
 const optionalString = (pattern: RegExp, hint: string) =>
   v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
@@ -167,7 +177,8 @@ const ContextSchema = v.object({
       v.transform((value) => value === 'true'),
     ),
   ),
-  budget: optionalString(/^\d{1,6}\/\d{0,6}[smhd]$/, 'a budget such as 90/1h or 30/30m'),
+  // The functions' own rule (parseBudget), so a budget they would refuse never deploys.
+  budget: v.optional(v.pipe(v.string(), v.trim(), v.check((raw) => acceptedBy(() => parseBudget(raw, 'budget')), 'a budget such as 90/1h or 30/30m'))),
   settleHours: v.optional(
     v.pipe(
       v.union([v.number(), v.string()]),
@@ -178,11 +189,17 @@ const ContextSchema = v.object({
       v.maxValue(72, 'between 0 and 72'),
     ),
   ),
-  bucketName: optionalString(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name (lowercase, 3-63 characters)'),
+  bucketName: optionalString(BUCKET_NAME_PATTERN, 'an S3 bucket name (lowercase, 3-63 characters)'),
   prefix: optionalString(/^[A-Za-z0-9!_.*'()/-]*$/, 'a key prefix such as mintlify or exports/mintlify'),
-  apiKeySecretArn: optionalString(
-    /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/,
-    'the complete ARN of a Secrets Manager secret (with its 6-character suffix)',
+  // The functions' rule (MINTLIFY_API_KEY_SECRET_ARN), plus the suffix a complete ARN has:
+  // the stack grants access to exactly that secret.
+  apiKeySecretArn: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(SECRET_ARN_PATTERN, 'the complete ARN of a Secrets Manager secret (with its 6-character suffix)'),
+      v.regex(/-[A-Za-z0-9]{6}$/, 'the complete ARN of a Secrets Manager secret (with its 6-character suffix)'),
+    ),
   ),
   alarmEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
   outcomeEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),

@@ -1,20 +1,9 @@
-/** An in-memory compare-and-swap `StateStore` (the same contract as the DynamoDB one). */
-import type { FollowUpState, StateStore } from '../../functions/follow-up/state.js';
+/** The follow-up records in memory: the typed layer of state.ts over the shared memory store. */
+import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
+import { createMemoryStore } from '../../functions/shared/shared-store.js';
 
 export function memoryStateStore(): StateStore {
-  const records = new Map<string, FollowUpState>();
-  return {
-    async get(requestId) {
-      return records.get(requestId);
-    },
-    async put(draft, expectedVersion) {
-      if (records.get(draft.requestId)?.version !== expectedVersion) return undefined;
-      // A JSON round trip drops `undefined` fields, as a real store does.
-      const state = JSON.parse(JSON.stringify({ ...draft, version: (expectedVersion ?? 0) + 1 })) as FollowUpState;
-      records.set(draft.requestId, state);
-      return state;
-    },
-  };
+  return createStateStore(createMemoryStore());
 }
 
 /** A small seeded PRNG (mulberry32), so runs with jitter are repeatable. */

@@ -15,25 +15,25 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { createApiClient, retryLinePrinter } from '../shared/api-client.js';
-import { createBudgetGate, createBudgetLedger, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
-import { formatWindow } from '../shared/budget-spec.js';
+import { retryLinePrinter } from '../shared/api-client.js';
+import type { Destination } from '../shared/destination.js';
+import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/budget.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
-import { openDestination } from '../shared/destinations.js';
+import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
-import { createLeases, newLeaseOwner } from '../shared/leases.js';
-import { realSleep, type Sleep } from '../shared/retry.js';
-import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
+import { newLeaseOwner } from '../shared/leases.js';
+import type { Sleep } from '../shared/retry.js';
+import { createMemoryStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import type { Drift } from './drift.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
 import { daysBefore, dueAt, estimateUnit, lastDueDay, readKnownPages, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
+import { createExportDeps, openExportDestination, type ExportOverrides } from './deps.js';
 import { probeSetup } from './probe.js';
-import { localStateDir, openLedger, openSharedStore, runSettings } from './runtime.js';
+import { localStateDir, runSettings } from './runtime.js';
 import { unitKey, unitLabel } from './staging.js';
 
 /** What the export commands need from the CLI. */
@@ -143,9 +143,10 @@ function projectsOf(flags: { project: string[] }, config: Config, io: ExportComm
   throw new ConfigError('no project given: pass --project ID or set MINTLIFY_PROJECT_IDS');
 }
 
-function storeOf(config: Config, io: ExportCommandIo, out: string | undefined): SharedStore {
-  const dynamo = io.clients?.dynamo;
-  return openSharedStore(config, { ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}) });
+/** The test hooks' clients as `createExportDeps` overrides; the rest comes from the environment. */
+function clientOverrides(io: ExportCommandIo, out: string | undefined): ExportOverrides {
+  const { s3, dynamo } = io.clients ?? {};
+  return { ...(s3 ? { s3 } : {}), ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}), now: io.now, ...(io.sleep ? { sleep: io.sleep } : {}) };
 }
 
 /** What the probe checks: the destination, and the local state folder when the run uses one. */
@@ -165,15 +166,12 @@ function probeInput(config: Config, io: ExportCommandIo, out: string | undefined
   };
 }
 
-function destinationOf(config: Config, io: ExportCommandIo, out: string | undefined): Destination {
-  return openDestination(out ?? config.destination, { source: out === undefined ? 'EXPORT_DESTINATION' : '--out', ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
-}
-
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
   const datasets = datasetsOf(flags, config);
-  const destination = destinationOf(config, io, flags.out);
+  const clients = clientOverrides(io, flags.out);
+  const destination = openExportDestination(config, clients);
   // Before any request: a destination or state folder that cannot be written must not cost budget.
   const sandboxBudget = config.apiKey === undefined && io.env.ANALYTICS_BUDGET === undefined;
   await probeSetup({ ...probeInput(config, io, flags.out, destination, !sandboxBudget), mode: 'write' });
@@ -184,12 +182,17 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     // The embedded sandbox is not the organisation's API: it has no limit, and spending the
     // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
     const sandboxed = target.sandbox !== undefined && io.env.ANALYTICS_BUDGET === undefined;
-    const store = sandboxed ? createMemoryStore() : storeOf(config, io, flags.out);
-    const spec = sandboxed ? { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } : config.budget;
-    const ledger = createBudgetLedger(store, spec, { now: io.now });
-    const progress = flags.json ? undefined : createProgress(io, spec.text, ledger, await ledger.snapshot());
-    const gate = createBudgetGate(ledger, { now: io.now, sleep: io.sleep ?? realSleep, ...(progress ? { onWait: progress.onWait } : {}) });
-    const api = createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, budget: gate, logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }), ...(io.sleep ? { sleep: io.sleep } : {}) });
+    const deps = createExportDeps(config, {
+      ...clients,
+      destination,
+      apiUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } } : {}),
+    });
+    const spec = deps.ledger.spec;
+    const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());
+    const gate = deps.createGate(progress?.onWait);
+    const api = deps.createApi(gate, { logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
     const stop = new AbortController();
     const controller = new AbortController();
     let running = true;
@@ -211,8 +214,8 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
           api,
           gate,
           destination,
-          leases: createLeases(store, { owner: newLeaseOwner(), now: io.now }),
-          store,
+          leases: deps.createLeases(newLeaseOwner()),
+          store: deps.store,
           now: io.now,
           signal: controller.signal,
           stop: stop.signal,
@@ -366,7 +369,7 @@ function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<Bu
   const render = () => {
     const width = 20;
     const filled = count === 0 ? 0 : Math.round((done / count) * width);
-    const waiting = waitUntil > io.now() ? ` · waiting ${formatClock(waitUntil - io.now())} for budget` : '';
+    const waiting = waitUntil > io.now() ? ` · waiting ${formatDuration(waitUntil - io.now(), 'clock')} for budget` : '';
     io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${left()} · ${label}${waiting}\x1b[K`);
   };
   const stopTimer = () => {
@@ -440,9 +443,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const days = requestedDays(flags, now, FLAG_NAMES);
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
-  const destination = destinationOf(config, io, flags.out);
+  const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
-  const store = storeOf(config, io, flags.out);
   const plan =
     days === undefined
       ? await planScheduled(
@@ -450,7 +452,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
           destination,
         )
       : await planRequested({ days, projects, datasets, force: false }, destination);
-  const snapshot = await openLedger(config, store, io.now).snapshot();
+  const snapshot = await ledger.snapshot();
   const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
   const time = budgetTime(snapshot, requests, now);
   if (flags.json) {
@@ -496,7 +498,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
   const projects = projectsOf(flags, config, io);
   const datasets = datasetsOf(flags, config);
-  const destination = destinationOf(config, io, flags.out);
+  const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
@@ -510,7 +512,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     // Every page staged (only the commit failed): nothing left to fetch.
     return sum + (state?.kind === 'partial' && state.checkpoint.complete ? 0 : estimateUnit(unit, states, known).estimate);
   }, 0);
-  const snapshot = await openLedger(config, storeOf(config, io, flags.out), io.now).snapshot();
+  const snapshot = await ledger.snapshot();
   const cell = (state: UnitState | undefined, unit: PlannedUnit | (typeof units)[number]): StatusCell => {
     if (!state || state.kind === 'missing') return { state: 'missing' };
     if (state.kind === 'complete') {
@@ -613,27 +615,7 @@ function budgetLine(snapshot: BudgetSnapshot, now: number): string {
       : `the next request may start at ${new Date(snapshot.nextStartAt).toISOString().slice(0, 19)}Z (in ${formatDuration(snapshot.nextStartAt - now)})${snapshot.pausedUntil > now ? ', after a 429' : ''}`;
   const learnt =
     snapshot.limit < spec.requests
-      ? ` Since a 429, ${snapshot.limit} per ${formatWindow(spec.windowMs)} for now: the organisation's other tools take the rest.`
+      ? ` Since a 429, ${snapshot.limit} per ${formatDuration(spec.windowMs, 'window')} for now: the organisation's other tools take the rest.`
       : '';
-  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.${learnt}`;
-}
-
-/** `1 h 05 min`, `3 min 20 s`, `12 s`. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
-  if (m > 0) return `${m} min ${String(s).padStart(2, '0')} s`;
-  return `${s} s`;
-}
-
-/** `12:34` or `1:02:03`: a countdown. */
-function formatClock(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = String(seconds % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}`;
 }

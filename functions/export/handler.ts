@@ -2,24 +2,18 @@
  * Lambda entry of the export, run hourly: wiring only. Each run drains what the request budget
  * and its 15 minutes allow, checkpoints and returns; the next hour goes on. Waiting for budget
  * is not an error (no alarm); a unit that truly fails makes the invocation throw, so the error
- * alarm fires. Config is parsed and clients built once per cold start, on the first invocation.
+ * alarm fires. Config is parsed and clients built once per cold start, on the first invocation
+ * (deps.ts builds them, as it does for the CLI).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { createApiClient } from '../shared/api-client.js';
-import { createBudgetGate } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
-import { openDestination } from '../shared/destinations.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
-import { createLeases } from '../shared/leases.js';
-import { createLogger } from '../shared/logger.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
-import { realSleep } from '../shared/retry.js';
-import { createApiKeyProvider } from '../shared/secrets.js';
+import { createExportDeps, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
-import { openLedger, openSharedStore, runSettings } from './runtime.js';
+import { runSettings } from './runtime.js';
 import { unitLabel } from './staging.js';
 
 /** Stop starting new requests this long before the Lambda would be killed. */
@@ -28,35 +22,27 @@ const DEADLINE_MARGIN_MS = 20_000;
 /** Thrown so the error alarm fires: a unit failed for a reason other than waiting. */
 export class ExportIncompleteError extends ExporterError {}
 
-type ExportContext = Pick<Context, 'getRemainingTimeInMillis' | 'awsRequestId'>;
+export type ExportContext = Pick<Context, 'getRemainingTimeInMillis' | 'awsRequestId'>;
 
-/** Reads the configuration and builds the clients once (per cold start); returns the per-invocation work. */
-function handlerFromEnvironment(env: Record<string, string | undefined>) {
-  const config = loadConfig(env);
-  if (config.stateTable === undefined) {
-    throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
-  }
-  const logger = createLogger({ serviceName: EXPORT_SERVICE });
-  const metrics = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
-  const destination = openDestination(config.destination);
-  const store = openSharedStore(config, { dynamo: () => new DynamoDBClient({}) });
-  const ledger = openLedger(config, store, Date.now);
-  const apiKey = createApiKeyProvider(config);
+export interface HandlerDeps extends ExportDeps {
+  /** Published after each run. @default Powertools Metrics of the export service */
+  readonly metrics?: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
+}
 
+/** The handler for given dependencies (tests call this with emulator clients). */
+export function createHandler(deps: HandlerDeps) {
+  const { config, destination, logger, now } = deps;
+  const metrics = deps.metrics ?? new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
   return async (event: unknown, context: ExportContext): Promise<RunResult> => {
     logger.appendKeys({ correlationId: context.awsRequestId });
-    const request = parseExportEvent(event, Date.now());
-    const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+    const request = parseExportEvent(event, now());
+    const deadline = now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
     await destination.probe();
-    const gate = createBudgetGate(ledger, {
-      now: Date.now,
-      sleep: realSleep,
-      onWait: (wait) => logger.info('waiting for the request budget', { waitMs: wait.waitMs, reason: wait.reason }),
-    });
-    await apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
-    const api = createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger, budget: gate });
-    const leases = createLeases(store, { owner: `lambda:${context.awsRequestId}` });
-    const result = await runExport(request, runSettings(config, { deadline }), { api, gate, destination, leases, store, now: Date.now, logger });
+    const gate = deps.createGate((wait) => logger.info('waiting for the request budget', { waitMs: wait.waitMs, reason: wait.reason }));
+    await deps.apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
+    const api = deps.createApi(gate);
+    const leases = deps.createLeases(`lambda:${context.awsRequestId}`);
+    const result = await runExport(request, runSettings(config, { deadline }), { api, gate, destination, leases, store: deps.store, now, logger });
     publishMetrics(metrics, result);
     logger.info('export run finished', {
       runId: result.runId,
@@ -75,7 +61,7 @@ function handlerFromEnvironment(env: Record<string, string | undefined>) {
   };
 }
 
-function publishMetrics(metrics: Metrics, result: RunResult): void {
+function publishMetrics(metrics: NonNullable<HandlerDeps['metrics']>, result: RunResult): void {
   const count = (name: string, value: number) => metrics.addMetric(name, MetricUnit.Count, value);
   count(EXPORT_METRICS.requests, result.requests);
   count(EXPORT_METRICS.rateLimited, result.rateLimited);
@@ -90,10 +76,25 @@ function publishMetrics(metrics: Metrics, result: RunResult): void {
   metrics.publishStoredMetrics();
 }
 
-let cold: ReturnType<typeof handlerFromEnvironment> | undefined;
+/**
+ * The deployed handler for `env`: it reads the configuration and builds its clients from the
+ * environment on its first invocation (a cold start), so creating it reads nothing. The Lambda
+ * keeps its budget ledger and leases in the state table, never in a local folder that dies with
+ * the instance.
+ */
+export function handlerFromEnvironment(env: Record<string, string | undefined>) {
+  let cold: ReturnType<typeof createHandler> | undefined;
+  return async (event: unknown, context: ExportContext): Promise<RunResult> => {
+    if (cold === undefined) {
+      const config = loadConfig(env);
+      if (config.stateTable === undefined) {
+        throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
+      }
+      cold = createHandler(createExportDeps(config));
+    }
+    return cold(event, context);
+  };
+}
 
 /** The Lambda entry point. Built on first use, like the follow-up handler: importing reads nothing. */
-export const handler = async (event: unknown, context: ExportContext): Promise<RunResult> => {
-  cold ??= handlerFromEnvironment(process.env);
-  return cold(event, context);
-};
+export const handler = handlerFromEnvironment(process.env);

@@ -229,7 +229,7 @@ async function localDeps(
   return {
     ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient({}), topicArn: outcomesTopic }) } : {}),
     api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
-    store: await openStateStore(config, {
+    store: openStateStore(config, {
       ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),
       localDir: options.stateDir ?? join(localRoot, '.followup-state'),
     }),
@@ -237,7 +237,9 @@ async function localDeps(
     logger: silentLogger,
     metrics: { count: () => undefined },
     now: io.now ?? Date.now,
-    owner: `cli:${hostname()}:${process.pid}`,
+    // `<hostname>:<pid>` (each call adds `:<hex>`): the next run on this machine sees when this
+    // process is gone (killed during a POST) and does not wait out its claim.
+    owner: `${hostname()}:${process.pid}`,
   };
 }
 

@@ -29,7 +29,8 @@ import { createSnsNotifier } from './notify.js';
 import { createOutcomeSink } from './outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
-import { createDynamoStateStore } from './state-dynamo.js';
+import { createStateStore } from './state.js';
+import { followUpTableStore } from './open-state-store.js';
 import { deferMessage } from './visibility.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
@@ -118,7 +119,7 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   await apiKey.get();
   const followUp: FollowUpDeps = {
     api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-    store: createDynamoStateStore({ tableName: config.followUpStateTable, client: new DynamoDBClient({}) }),
+    store: createStateStore(followUpTableStore(config.followUpStateTable, new DynamoDBClient({}))),
     outcomes: createOutcomeSink(openDestination(config.destination)),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
     ...(config.followUpOutcomesTopicArn

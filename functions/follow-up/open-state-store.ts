@@ -1,20 +1,28 @@
 /**
- * The state store of a CLI run: DynamoDB when FOLLOWUP_STATE_TABLE is set (several machines
- * share it), else files under `localDir` (one machine). The Lambda always uses DynamoDB and
- * builds it directly (handler.ts).
+ * Where the follow-up records live: the DynamoDB table `FOLLOWUP_STATE_TABLE` (the Lambda, and
+ * a CLI sharing the deployment's records), else a local folder (one machine). Both are the
+ * shared store the export uses, with the typed layer of state.ts on top.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { StateStore } from './state.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SharedStore } from '../shared/shared-store.js';
+import { createDynamoStore } from '../shared/shared-store-dynamo.js';
+import { createLocalStore } from '../shared/shared-store-local.js';
+import { createStateStore, type StateStore } from './state.js';
 
-export async function openStateStore(
+/**
+ * The follow-up records in `tableName`: items `{ pk: 'followup#<requestId>', ...record }` —
+ * the layout they have had since the first release, so a deployment's existing records read.
+ */
+export function followUpTableStore(tableName: string, client: DynamoDBClient): SharedStore {
+  return createDynamoStore({ tableName, client, keyPrefix: 'followup#', layout: 'attributes' });
+}
+
+export function openStateStore(
   config: { readonly followUpStateTable?: string },
   options: { readonly dynamo?: DynamoDBClient; readonly localDir: string },
-): Promise<StateStore> {
+): StateStore {
   if (config.followUpStateTable) {
-    const { createDynamoStateStore } = await import('./state-dynamo.js');
-    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    return createDynamoStateStore({ tableName: config.followUpStateTable, client: options.dynamo ?? new DynamoDBClient({}) });
+    return createStateStore(followUpTableStore(config.followUpStateTable, options.dynamo ?? new DynamoDBClient({})));
   }
-  const { createLocalStateStore } = await import('./state-local.js');
-  return createLocalStateStore(options.localDir);
+  return createStateStore(createLocalStore(options.localDir));
 }

@@ -6,10 +6,12 @@
  * outlast it.
  */
 import { isKnownJobStatus, isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
-import { ApiError, RateLimitedError, describeError, stripControlCharacters } from '../shared/errors.js';
+import { formatDuration } from '../shared/durations.js';
+import { describeError, stripControlCharacters } from '../shared/errors.js';
+import { errorAction, retryAfterOf } from './error-actions.js';
 import { finish } from './finish.js';
 import { judgeRead, nextPollDelay } from './poll.js';
-import { LOST_RACE, deferred, readOptions, stopping, write, type Run, type Step } from './run.js';
+import { LOST_RACE, deferred, isOwnerGone, readOptions, stopping, write, type Run, type Step } from './run.js';
 import { baseOf, type Lease, type SentState, type StateDraft } from './state.js';
 import type { DeferCause } from './types.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
@@ -21,7 +23,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
   const { deps, settings, message } = run;
   run.sent = true;
   let now = deps.now();
-  if (!fresh && state.owner !== undefined && state.leaseExpiresAt > now) {
+  if (!fresh && state.owner !== undefined && state.leaseExpiresAt > now && !isOwnerGone(run, state.owner)) {
     return deferred(run, state.leaseExpiresAt - now + 1_000, 'another consumer is polling', 'held');
   }
   const budgetEnd = Math.min(now + settings.pollBudgetMs, (run.options.deadline ?? Infinity) - SAVE_MARGIN_MS);
@@ -60,7 +62,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     now = deps.now();
     if (now - current.sentAt >= settings.maxWaitMs) {
       return finish(run, current, 'timed_out', {
-        detail: `the job did not finish within ${formatWait(settings.maxWaitMs)} (FOLLOWUP_MAX_WAIT_HOURS)`,
+        detail: `the job did not finish within ${formatDuration(settings.maxWaitMs, 'coarse')} (FOLLOWUP_MAX_WAIT_HOURS)`,
         prLink: progress.lastPrLink,
         polls: progress.polls,
       });
@@ -70,12 +72,13 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
       progress.polls++;
       job = await run.api.getJob(message.projectId, message.jobId, readOptions(run));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
+      const action = errorAction('poll', error);
+      if (action === 'fail') {
         return finish(run, current, 'failed', { detail: 'the job disappeared while polling (404)', polls: progress.polls });
       }
       if (stopping(run)) return release(0, 'consumer stopping', 'stopping');
-      if (error instanceof RateLimitedError) {
-        const wait = error.retryAfterMs ?? settings.rateLimitDeferMs;
+      if (action === 'defer-rate-limited') {
+        const wait = retryAfterOf(error) ?? settings.rateLimitDeferMs;
         run.log.warn('rate limited (429) reading the job; polling continues later', { delayMs: wait });
         return release(wait, 'rate limited', 'rate-limited');
       }
@@ -112,12 +115,4 @@ export function noteUnknownStatus(run: Run, status: string): void {
     status: stripControlCharacters(status).slice(0, 40),
     maxWaitMs: run.settings.maxWaitMs,
   });
-}
-
-/** `6 min`, `1.5 h`, `24 h`: a wait as people write it (never "0 h"). */
-export function formatWait(ms: number): string {
-  const minutes = ms / 60_000;
-  if (minutes < 60) return `${Math.max(1, Math.round(minutes))} min`;
-  const hours = Math.round((minutes / 60) * 10) / 10;
-  return `${hours} h`;
 }

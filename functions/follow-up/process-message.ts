@@ -15,7 +15,7 @@
 import { deadLetter, finish, notifyOutcome } from './finish.js';
 import { parseFollowUpMessage } from './message.js';
 import { pollJob } from './poll-job.js';
-import { LOST_RACE, StorageError, deferred, startRun, type Run, type Step } from './run.js';
+import { LOST_RACE, StorageError, deferred, isOwnerGone, startRun, type Run, type Step } from './run.js';
 import { trySend } from './send.js';
 import { failureBackoff, resolveSettings, type FollowUpSettings, type ResolvedSettings } from './settings.js';
 import type { FollowUpState } from './state.js';
@@ -77,7 +77,8 @@ async function dispatch(run: Run, state: FollowUpState | undefined): Promise<Ste
     case 'pending':
       return trySend(run, state);
     case 'claimed':
-      if (state.leaseExpiresAt > now) {
+      // A claimant whose process is gone (killed during the POST) will never record the send.
+      if (state.leaseExpiresAt > now && !isOwnerGone(run, state.owner)) {
         run.log.info('request is being sent by another consumer; deferring');
         return deferred(run, state.leaseExpiresAt - now + 1_000, 'claimed by another consumer', 'held');
       }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentJob, CallOptions } from '../shared/api-types.js';
 import { ExporterError, describeError } from '../shared/errors.js';
+import { isLocalProcessGone } from '../shared/leases.js';
 import { sameJobOnly, type AgentApi } from './agent-api.js';
 import { fingerprintPrompt, type FollowUpMessage, type PromptFingerprint } from './message.js';
 import type { ResolvedSettings } from './settings.js';
@@ -69,6 +70,11 @@ export function startRun(
     lastJob: undefined,
     sent: false,
   };
+}
+
+/** Whether the lease holder `owner` is known to be gone (FollowUpDeps.isOwnerGone). */
+export function isOwnerGone(run: Run, owner: string): boolean {
+  return (run.deps.isOwnerGone ?? isLocalProcessGone)(owner);
 }
 
 /** A `defer` result (with the last job seen, for the CLI). */

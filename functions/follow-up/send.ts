@@ -4,8 +4,8 @@
  * never as a second POST (docs/design.md §3.4).
  */
 import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
-import { ApiError, RateLimitedError, describeError, stripControlCharacters } from '../shared/errors.js';
-import { isOutOfCredits, provablyNotSent } from '../shared/retry-policy.js';
+import { ApiError, describeError, stripControlCharacters } from '../shared/errors.js';
+import { errorAction, retryAfterOf } from './error-actions.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
 import { noteUnknownStatus, pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
@@ -29,15 +29,16 @@ export async function trySend(run: Run, state: PendingState | undefined): Promis
     job = await run.api.getJob(message.projectId, message.jobId, readOptions(run, Math.max(bound, now + LAST_READ_MS)));
   } catch (error) {
     if (stopping(run)) return deferred(run, 0, 'consumer stopping', 'stopping');
-    if (error instanceof ApiError && error.status === 404) {
-      return finish(run, state, 'rejected', { detail: 'job not found (404)', deadLetter: true });
+    switch (errorAction('read', error)) {
+      case 'reject':
+        return finish(run, state, 'rejected', { detail: 'job not found (404)', deadLetter: true });
+      case 'defer-rate-limited':
+        // The service said "later": not a failure of ours, like a 429 on the POST.
+        run.log.warn('rate limited (429) reading the job; deferring the prompt');
+        return deferUnsent(run, state, retryAfterOf(error) ?? settings.rateLimitDeferMs, 'rate limited', 'rate-limited');
+      default:
+        return recordFailure(run, state, error);
     }
-    if (error instanceof RateLimitedError) {
-      // The service said "later": not a failure of ours, like a 429 on the POST.
-      run.log.warn('rate limited (429) reading the job; deferring the prompt');
-      return deferUnsent(run, state, error.retryAfterMs ?? settings.rateLimitDeferMs, 'rate limited', 'rate-limited');
-    }
-    return recordFailure(run, state, error);
   }
   run.lastJob = job;
   // A status this version does not know may be a running job: the safe path is to wait.
@@ -112,25 +113,31 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
 
 async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): Promise<Step> {
   const attempts = claimed.attempts + 1;
-  if (error instanceof RateLimitedError) {
-    // The service refused the POST: safe to send later. The deferral releases the claim.
-    run.log.warn('rate limited (429); deferring the prompt');
-    return deferUnsent(run, claimed, error.retryAfterMs ?? run.settings.rateLimitDeferMs, 'rate limited', 'rate-limited', { attempts });
+  switch (errorAction('send', error)) {
+    case 'defer-rate-limited':
+      // The service refused the POST: safe to send later. The deferral releases the claim.
+      run.log.warn('rate limited (429); deferring the prompt');
+      return deferUnsent(run, claimed, retryAfterOf(error) ?? run.settings.rateLimitDeferMs, 'rate limited', 'rate-limited', { attempts });
+    case 'defer-job-active':
+      run.log.warn('job busy (409); deferring the prompt');
+      return deferUnsent(run, claimed, run.settings.activeDeferMs, 'job is active', 'job-active', { attempts });
+    case 'reject':
+      return finish(run, claimed, 'rejected', { attempts, detail: `the API refused the prompt ${refusal(error)}`, deadLetter: true });
+    case 'reject-out-of-credits': {
+      // Credits do not come back within the hour: retrying would only be refused again. Final,
+      // like any rejection: a redelivery is a duplicate, so it is never sent twice.
+      run.log.error('the organisation is out of agent credits; the prompt is rejected');
+      const detail = error instanceof ApiError && error.status !== 402 ? `out of agent credits ${refusal(error)}` : error instanceof ApiError ? error.message : describeError(error);
+      return finish(run, claimed, 'rejected', { attempts, detail, deadLetter: true });
+    }
+    case 'retry-later':
+      return recordFailure(run, claimed, error, { attempts });
+    default:
+      return finish(run, claimed, 'uncertain', { attempts, detail: `the send may or may not have been accepted: ${describeError(error)}` });
   }
-  if (isOutOfCredits(error)) {
-    // Credits do not come back within the hour: retrying would only be refused again. Final,
-    // like any rejection: a redelivery is a duplicate, so it is never sent twice.
-    run.log.error('the organisation is out of agent credits; the prompt is rejected');
-    const detail = error.status === 402 ? error.message : `out of agent credits (${error.status}): ${error.message}`;
-    return finish(run, claimed, 'rejected', { attempts, detail, deadLetter: true });
-  }
-  if (error instanceof ApiError && error.status === 409) {
-    run.log.warn('job busy (409); deferring the prompt');
-    return deferUnsent(run, claimed, run.settings.activeDeferMs, 'job is active', 'job-active', { attempts });
-  }
-  if (error instanceof ApiError && (error.status === 400 || error.status === 404)) {
-    return finish(run, claimed, 'rejected', { attempts, detail: `the API refused the prompt (${error.status}): ${error.message}`, deadLetter: true });
-  }
-  if (provablyNotSent(error)) return recordFailure(run, claimed, error, { attempts });
-  return finish(run, claimed, 'uncertain', { attempts, detail: `the send may or may not have been accepted: ${describeError(error)}` });
+}
+
+/** `(404): <message>` for an API refusal. */
+function refusal(error: unknown): string {
+  return error instanceof ApiError ? `(${error.status}): ${error.message}` : `: ${describeError(error)}`;
 }

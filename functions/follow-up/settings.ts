@@ -46,7 +46,7 @@ export const FOLLOW_UP_DEFAULTS = {
   maxWaitMs: CONFIG_DEFAULTS.followUpMaxWaitHours * 3_600_000,
   // Longer than the API's rate-limit window (100 follow-ups per project per hour), so a 429
   // alone never turns into a rejection.
-  maxDeferMs: 120 * 60_000,
+  maxDeferMs: CONFIG_DEFAULTS.followUpMaxDeferMinutes * 60_000,
   pollBudgetMs: 60_000,
   schedule: DEFAULT_POLL_SCHEDULE,
   grace: DEFAULT_GRACE,

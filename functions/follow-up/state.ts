@@ -13,6 +13,7 @@
  * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
 import type { JobStatus } from '../shared/api-types.js';
+import type { SharedStore } from '../shared/shared-store.js';
 
 /** Final statuses of a request (the `status` column of followup_outcomes). */
 export type OutcomeStatus = 'completed' | 'archived' | 'failed' | 'timed_out' | 'uncertain' | 'rejected';
@@ -115,8 +116,9 @@ export function baseOf(state: FollowUpState): Omit<RecordBase, 'version'> {
 }
 
 /**
- * A tiny compare-and-swap store. Implementations: DynamoDB (state-dynamo.ts) for Lambda and
- * any multi-machine setup, a local directory (state-local.ts) for the single-machine CLI.
+ * The follow-up records' compare-and-swap, typed: a layer over the shared store
+ * (`createStateStore`), so the follow-ups and the export share one lock, one DynamoDB adapter
+ * and one contract suite.
  */
 export interface StateStore {
   get(requestId: string): Promise<FollowUpState | undefined>;
@@ -125,6 +127,24 @@ export interface StateStore {
    * `expectedVersion`. Returns the stored record, or undefined when another writer won.
    */
   put(draft: StateDraft, expectedVersion: number | undefined): Promise<FollowUpState | undefined>;
+}
+
+/**
+ * Follow-up records on `shared`, one document per request id (the key). `version` counts the
+ * record's writes; a put compares it inside the store's atomic update, so of two writers that
+ * read one version exactly one writes. In DynamoDB the store is the deployment's table with
+ * `keyPrefix: 'followup#'` and the `attributes` layout (open-state-store.ts).
+ */
+export function createStateStore(shared: SharedStore): StateStore {
+  return {
+    get: (requestId) => shared.get<FollowUpState>(requestId),
+    put: (draft, expectedVersion) =>
+      shared.update<FollowUpState, FollowUpState | undefined>(draft.requestId, (current) => {
+        if (current?.version !== expectedVersion) return { value: current, result: undefined };
+        const state = { ...draft, version: (expectedVersion ?? 0) + 1 } as FollowUpState;
+        return { value: state, result: state };
+      }),
+  };
 }
 
 /** Keeps records past SQS's longest retention (14 days) plus the longest poll, so a late duplicate still finds `done`. */

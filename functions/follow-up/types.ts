@@ -37,6 +37,12 @@ export interface FollowUpDeps {
   readonly random?: () => number;
   /** Identifies this process/invocation in leases (each call adds a unique suffix). */
   readonly owner?: string;
+  /**
+   * Whether the holder of a claim or polling lease is known to be gone: its lease is then free
+   * at once instead of at its expiry. @default `isLocalProcessGone` (a process of this machine,
+   * owner `<hostname>:<pid>`, that no longer exists — the export's leases use the same rule)
+   */
+  readonly isOwnerGone?: (owner: string) => boolean;
   /** Called with every job record read after the send (the CLI prints status changes). */
   readonly onJob?: (job: AgentJob, info: { readonly requestId: string; readonly polls: number }) => void;
 }

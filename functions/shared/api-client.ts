@@ -28,6 +28,7 @@ import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js'
 import type { BudgetGate } from './budget.js';
 import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
+import { formatDuration } from './durations.js';
 import {
   ApiError,
   ConfigError,
@@ -42,7 +43,7 @@ import {
   scrubText,
 } from './errors.js';
 import type { AppLogger } from './logger.js';
-import { parseRetryAfter, realSleep, retry } from './retry.js';
+import { parseRetryAfter, realSleep, retry, RETRY_DEFAULTS } from './retry.js';
 import type { Sleep } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob, type ParseOptions } from './schemas.js';
@@ -224,10 +225,10 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const baseUrl = validateApiUrl(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000, 1);
-  const maxRetries = positiveInteger('maxRetries', options.maxRetries, 8);
-  const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, 500);
-  const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, 30_000);
-  const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, 300_000);
+  const maxRetries = positiveInteger('maxRetries', options.maxRetries, RETRY_DEFAULTS.retries);
+  const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, RETRY_DEFAULTS.minMs);
+  const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxMs);
+  const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, RETRY_DEFAULTS.maxRetryAfterMs);
   const maxResponseBytes = positiveInteger('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
@@ -622,19 +623,12 @@ export function retryLinePrinter(
       const delayMs = typeof record.delayMs === 'number' ? record.delayMs : 0;
       const asked = record.fromRetryAfter === true ? ', as the API asked' : '';
       const reason = String(record.reason ?? 'an error').replace(/^[A-Za-z]*Error: /, '');
-      const line = scrubText(`retrying ${String(record.request)} in ${formatWait(delayMs)}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
+      const line = scrubText(`retrying ${String(record.request)} in ${formatDuration(delayMs, 'retry')}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
         maxLength: MAX_RETRY_LINE - 1,
       });
       write(`${options.tty ? '\r\u001b[K' : ''}${line})\n`);
     },
   } as Pick<AppLogger, 'debug' | 'info' | 'warn'>;
-}
-
-/** 250 → "0.3 s", 12_000 → "12 s", 300_000 → "5 min". */
-function formatWait(ms: number): string {
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
-  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
-  return `${Math.round(ms / 60_000)} min`;
 }
 
 /** A key that never changes (MINTLIFY_API_KEY, tests): reading it again gives the same key. */

@@ -34,10 +34,3 @@ export function parseBudget(text: string, source = 'ANALYTICS_BUDGET'): BudgetSp
   return { requests, windowMs: count * UNIT_MS[unit], text: `${requests}/${count}${unit}` };
 }
 
-/** `1h`, `30m`, `20s`: the window as a short text. */
-export function formatWindow(windowMs: number): string {
-  for (const [unit, ms] of [['d', UNIT_MS.d], ['h', UNIT_MS.h], ['m', UNIT_MS.m]] as const) {
-    if (windowMs % ms === 0) return `${windowMs / ms}${unit}`;
-  }
-  return `${Math.round(windowMs / 1000)}s`;
-}

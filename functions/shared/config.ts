@@ -23,14 +23,23 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const PROJECT_ID_PATTERN = ID_PATTERN;
 
 /**
- * Defaults of the settings the infra also passes to the functions: one place, so a deploy
- * without a context value gets exactly what a local run gets.
+ * Every default of the configuration, in one place: the schema below, the infra (which passes
+ * some of them to the functions, so a deploy without a context value gets exactly what a local
+ * run gets) and the docs read them here.
  */
 export const CONFIG_DEFAULTS = {
+  apiUrl: DEFAULT_API_URL,
+  destination: './data',
+  budget: DEFAULT_BUDGET,
   healDays: 7,
   refreshDays: 7,
   settleHours: 2,
+  maxPages: 10_000,
+  apiTimeoutMs: 30_000,
+  checkpointMaxAgeHours: 24,
+  feedbackContact: false,
   followUpMaxWaitHours: 24,
+  followUpMaxDeferMinutes: 120,
 } as const;
 
 export interface Config {
@@ -252,7 +261,11 @@ function numberVar(name: string, min: number, max: number, fallback: number) {
   );
 }
 
-const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
+/** A Secrets Manager secret ARN (the infra's context also requires the complete ARN's 6-character suffix). */
+export const SECRET_ARN_PATTERN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
+/** An S3 bucket name: 3–63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
+export const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const SECRET_ARN = SECRET_ARN_PATTERN;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 const EnvSchema = v.object({
@@ -268,7 +281,7 @@ const EnvSchema = v.object({
     ),
   ),
   MINTLIFY_API_URL: v.pipe(
-    v.optional(v.string(), DEFAULT_API_URL),
+    v.optional(v.string(), CONFIG_DEFAULTS.apiUrl),
     v.transform((raw) => validateApiUrl(raw)),
   ),
   MINTLIFY_PROJECT_IDS: v.pipe(
@@ -283,7 +296,7 @@ const EnvSchema = v.object({
     }),
   ),
   EXPORT_DESTINATION: v.pipe(
-    v.optional(v.string(), './data'),
+    v.optional(v.string(), CONFIG_DEFAULTS.destination),
     v.transform((raw) => {
       parseDestinationTarget(raw, 'EXPORT_DESTINATION');
       return raw;
@@ -291,7 +304,7 @@ const EnvSchema = v.object({
   ),
   EXPORT_PAGE_LIMIT: v.optional(v.pipe(v.string(), v.transform((raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, 'each endpoint\'s maximum')))),
   ANALYTICS_BUDGET: v.pipe(
-    v.optional(v.string(), DEFAULT_BUDGET),
+    v.optional(v.string(), CONFIG_DEFAULTS.budget),
     v.transform((raw) => parseBudget(raw)),
   ),
   EXPORT_SETTLE_HOURS: integerVar('EXPORT_SETTLE_HOURS', 0, 72, CONFIG_DEFAULTS.settleHours),
@@ -300,13 +313,13 @@ const EnvSchema = v.object({
     v.transform((raw) => parseDatasets(raw, 'EXPORT_DATASETS')),
   ),
   EXPORT_FEEDBACK_CONTACT: v.pipe(
-    v.optional(v.string(), 'false'),
+    v.optional(v.string(), String(CONFIG_DEFAULTS.feedbackContact)),
     v.transform((raw) =>
       raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`),
     ),
   ),
   EXPORT_REFRESH_DAYS: integerVar('EXPORT_REFRESH_DAYS', 0, 31, CONFIG_DEFAULTS.refreshDays),
-  EXPORT_CHECKPOINT_MAX_AGE_HOURS: integerVar('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, 24),
+  EXPORT_CHECKPOINT_MAX_AGE_HOURS: integerVar('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, CONFIG_DEFAULTS.checkpointMaxAgeHours),
   EXPORT_STATE_TABLE: v.optional(
     v.pipe(
       v.string(),
@@ -317,8 +330,8 @@ const EnvSchema = v.object({
   ),
   EXPORT_STATE_DIR: v.optional(v.string()),
   EXPORT_HEAL_DAYS: integerVar('EXPORT_HEAL_DAYS', 0, 31, CONFIG_DEFAULTS.healDays),
-  EXPORT_MAX_PAGES: integerVar('EXPORT_MAX_PAGES', 1, 1_000_000, 10_000),
-  API_TIMEOUT_MS: integerVar('API_TIMEOUT_MS', 100, 900_000, 30_000),
+  EXPORT_MAX_PAGES: integerVar('EXPORT_MAX_PAGES', 1, 1_000_000, CONFIG_DEFAULTS.maxPages),
+  API_TIMEOUT_MS: integerVar('API_TIMEOUT_MS', 100, 900_000, CONFIG_DEFAULTS.apiTimeoutMs),
   FOLLOWUP_STATE_TABLE: v.optional(
     v.pipe(
       v.string(),
@@ -347,13 +360,19 @@ const EnvSchema = v.object({
   ),
   FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, CONFIG_DEFAULTS.followUpMaxWaitHours),
   FOLLOWUP_MAX_DEFER_MINUTES: v.optional(
-    v.pipe(v.string(), v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, 120))),
+    v.pipe(v.string(), v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, CONFIG_DEFAULTS.followUpMaxDeferMinutes))),
   ),
   FOLLOWUP_OUTCOMES_TOPIC_ARN: v.optional(v.pipe(v.string(), v.transform((raw) => validateTopicArn(raw)))),
   // Read by the AWS SDK itself; only their presence matters here.
   AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
   AWS_ENDPOINT_URL: v.optional(v.string()),
 });
+
+/** The name of every variable `loadConfig` reads: the infra sets the functions' environment with these. */
+export type EnvName = keyof typeof EnvSchema.entries;
+
+/** A function's environment as the infra writes it: only names the functions read. */
+export type ConfigEnvironment = Partial<Record<EnvName, string>>;
 
 /**
  * Reads and validates the configuration from `env` (normally `process.env`).

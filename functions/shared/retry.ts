@@ -49,6 +49,23 @@ export function parseRetryAfter(header: string | null | undefined, nowMs: number
   return ms > 0 ? ms : undefined;
 }
 
+/**
+ * The retry defaults, once: `retry`/`backoffDelay` below and the API client's options
+ * (api-client.ts) fall back to these.
+ */
+export const RETRY_DEFAULTS = {
+  /** Retries after the first attempt. */
+  retries: 8,
+  /** Base delay of the first retry, ms. */
+  minMs: 500,
+  /** Cap of any single backoff delay, ms. */
+  maxMs: 30_000,
+  /** Growth per retry. */
+  factor: 2,
+  /** The longest Retry-After slept through, ms. */
+  maxRetryAfterMs: 300_000,
+} as const;
+
 export interface BackoffOptions {
   /** Base delay of the first retry, ms. @default 500 */
   readonly minMs?: number;
@@ -70,7 +87,7 @@ export interface BackoffOptions {
  * spreads concurrent clients over half the window.
  */
 export function backoffDelay(attempt: number, options: BackoffOptions = {}): number {
-  const { minMs = 500, maxMs = 30_000, factor = 2, random = Math.random } = options;
+  const { minMs = RETRY_DEFAULTS.minMs, maxMs = RETRY_DEFAULTS.maxMs, factor = RETRY_DEFAULTS.factor, random = Math.random } = options;
   const exponent = Math.max(0, Math.floor(attempt) - 1);
   const cap = Math.min(maxMs, minMs * factor ** exponent);
   const half = cap / 2;
@@ -148,7 +165,7 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
   const { deadline, signal } = options;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? RETRY_DEFAULTS.maxRetryAfterMs;
   let lastError: unknown;
   const failures = options.failures ?? [];
 
@@ -164,7 +181,7 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
       return fn(attempt);
     },
     {
-      retries: options.retries ?? 8,
+      retries: options.retries ?? RETRY_DEFAULTS.retries,
       // p-retry must not sleep: every wait happens in shouldRetry below, with the injected clock.
       minTimeout: 0,
       maxTimeout: 0,

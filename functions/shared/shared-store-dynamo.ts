@@ -10,7 +10,10 @@
  * as DynamoDB attributes: it round-trips exactly as the other stores keep it, whatever its shape.
  *
  * The table also holds the follow-up consumer's `followup#…` items: every key this store reads,
- * writes, deletes or lists starts with `keyPrefix`, so it never touches them.
+ * writes, deletes or lists starts with `keyPrefix`, so the export's store never touches them.
+ * The follow-up state is this same store with `keyPrefix: 'followup#'` and the `attributes`
+ * layout — `{ pk, ...document }`, the document's `version` being the store's — the layout its
+ * items have had since the first release, so existing items read and TTL (`expiresAt`) works.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -22,6 +25,14 @@ interface DynamoStoreOptions {
   readonly client: DynamoDBClient;
   /** Prepended to every key; keeps this store's items apart from others in the table. @default 'export#' */
   readonly keyPrefix?: string;
+  /**
+   * How a document is kept in its item. `json`: `{ pk, doc: <JSON text>, version }`, any JSON
+   * value. `attributes`: `{ pk, ...document, version }` — documents must be objects, their own
+   * `version` field is the store's (the follow-up records' layout, so each field is an
+   * attribute: `expiresAt` drives the table's TTL).
+   * @default 'json'
+   */
+  readonly layout?: 'json' | 'attributes';
 }
 
 /** Attempts of one update before giving up: contention that long means something is wrong. */
@@ -40,10 +51,15 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
   const TableName = options.tableName;
   const doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
   const description = `dynamodb://${TableName}`;
+  const attributes = options.layout === 'attributes';
 
   function parse(item: Record<string, unknown>): { value: unknown; version: number; text: string } {
-    const { pk, doc: text, version } = item;
-    if (typeof text === 'string' && typeof version === 'number') {
+    if (attributes) {
+      const { pk: _pk, ...value } = item;
+      if (typeof value['version'] === 'number') return { value, version: value['version'], text: JSON.stringify(value) };
+    }
+    const { doc: text, version } = item;
+    if (!attributes && typeof text === 'string' && typeof version === 'number') {
       try {
         return { value: JSON.parse(text) as unknown, version, text };
       } catch {
@@ -51,7 +67,7 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
       }
     }
     throw new ConfigError(
-      `item ${String(pk)} of ${description} is not a state document of this exporter: delete it (the ledger or lease it held is rebuilt)`,
+      `item ${String(item['pk'])} of ${description} is not a state document of this exporter: delete it (the ledger or lease it held is rebuilt)`,
     );
   }
 
@@ -74,7 +90,8 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
     if (value === undefined) {
       await doc.send(new DeleteCommand({ TableName, Key: { pk }, ...condition }));
     } else {
-      const Item = { pk, doc: JSON.stringify(value), version: (expected ?? 0) + 1 };
+      const version = (expected ?? 0) + 1;
+      const Item = attributes ? { ...documentObject(value, key), pk, version } : { pk, doc: JSON.stringify(value), version };
       await doc.send(new PutCommand({ TableName, Item, ...condition }));
     }
   }
@@ -133,6 +150,14 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
       return found;
     },
   };
+}
+
+/** A document of the `attributes` layout: an object, its fields stored as attributes. */
+function documentObject(value: unknown, key: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`the document "${key}" is not an object: a store with the attributes layout keeps objects only`);
+  }
+  return value as Record<string, unknown>;
 }
 
 function isConditionFailure(error: unknown): boolean {

@@ -11,6 +11,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import type { ConfigEnvironment } from '../../functions/shared/config.js';
 import { EXPORT_SERVICE, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 
 /** The repository root (NodejsFunction's `projectRoot`), computed from this file's location. */
@@ -53,12 +54,19 @@ export interface ApiSettings {
   readonly logLevel?: LogLevel | undefined;
 }
 
-/** The environment variables common to both functions (names are a contract with functions/shared/config.ts). */
+/**
+ * A function's environment: the names `loadConfig` reads (functions/shared/config.ts, so a
+ * misspelt or removed name fails to compile here) and the runtime's own.
+ */
+export type FunctionEnvironment = ConfigEnvironment &
+  Partial<Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS', string>>;
+
+/** The environment variables common to both functions. */
 export function commonEnvironment(
   settings: ApiSettings,
   serviceName: string,
   destination: string,
-): Record<string, string> {
+): FunctionEnvironment {
   return {
     MINTLIFY_API_KEY_SECRET_ARN: settings.apiKeySecret.secretArn,
     ...(settings.apiUrl === undefined ? {} : { MINTLIFY_API_URL: settings.apiUrl }),
@@ -80,7 +88,7 @@ export interface BundledFunctionProps {
   readonly timeout: Duration;
   /** @default 256 */
   readonly memorySize?: number | undefined;
-  readonly environment: Record<string, string>;
+  readonly environment: FunctionEnvironment;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays | undefined;
   /** @default - no reservation */

@@ -11,18 +11,14 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { QUESTIONS, questionSql } from '../../queries/questions.js';
 import { asInterface } from './as-interface.js';
 import {
-  ASSISTANT_CONVERSATIONS,
   EXPORT_RUNS,
-  FEEDBACK,
   FOLLOWUP_OUTCOMES,
   MANIFESTS_PREFIX,
-  SEARCHES,
   STAGING_PREFIX,
   TABLES,
-  VISITORS_PAGES,
-  VISITORS_TOTALS,
   type ColumnDef,
   type ScalarColumnType,
   type TableDef,
@@ -274,113 +270,15 @@ export class Warehouse extends Construct {
     return table;
   }
 
+  /** The saved questions of queries/ (the same SQL `npm start` asks DuckDB), in Athena's dialect. */
   private addNamedQueries(): void {
-    const queries: { id: string; name: string; description: string; sql: string }[] = [
-      {
-        id: 'TopPagesYesterday',
-        name: "Yesterday's top pages",
-        description: 'The 50 most visited pages of yesterday (UTC), per project.',
-        sql: `SELECT project_id, path, human, ai, total
-FROM ${VISITORS_PAGES.name}
-WHERE dt = date_format(current_date - interval '1' day, '%Y-%m-%d')
-ORDER BY total DESC
-LIMIT 50;`,
-      },
-      {
-        id: 'HumanVsAiTrend',
-        name: 'Human vs AI visitors, last 30 days',
-        description: 'Daily site totals split into human and AI traffic (total is deduplicated, not human + ai).',
-        sql: `SELECT date, project_id, human, ai, total,
-       round(100.0 * ai / nullif(human + ai, 0), 1) AS ai_share_pct
-FROM ${VISITORS_TOTALS.name}
-WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-ORDER BY date, project_id;`,
-      },
-      {
-        id: 'FollowUpOutcomesByStatus',
-        name: 'Follow-up outcomes by status',
-        description: 'Follow-up prompts of the last 30 days by final status, with how many opened a PR.',
-        sql: `SELECT status, count(*) AS requests, count(pr_link) AS with_pr,
-       min(finished_at) AS first_finished, max(finished_at) AS last_finished
-FROM ${FOLLOWUP_OUTCOMES.name}
-WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-GROUP BY status
-ORDER BY requests DESC;`,
-      },
-      {
-        id: 'SearchesWithoutClicks',
-        name: 'Searches with many hits and no clicks',
-        description:
-          'Search terms of the last 14 days that people searched often on days when no result was clicked (ctr = 0 or no top clicked page): content to write or pages to make findable. ctr is stored as the API sends it (0-1 or 0-100).',
-        sql: `SELECT project_id, search_query,
-       sum(hits) AS hits_without_clicks,
-       count(*) AS days,
-       max(last_searched_at) AS last_searched_at
-FROM ${SEARCHES.name}
-WHERE dt >= date_format(current_date - interval '14' day, '%Y-%m-%d')
-  AND (ctr = 0 OR top_clicked_page IS NULL)
-GROUP BY project_id, search_query
-HAVING sum(hits) >= 10
-ORDER BY hits_without_clicks DESC
-LIMIT 100;`,
-      },
-      {
-        id: 'UnansweredAssistantQuestions',
-        name: 'Unanswered assistant questions by category',
-        description:
-          'Assistant questions of the last 30 days the assistant could not answer, by query category, with a few example questions: the gaps in the docs users hit.',
-        sql: `SELECT project_id,
-       coalesce(query_category, '(no category)') AS query_category,
-       count(*) AS unanswered,
-       count(DISTINCT conversation_id) AS conversations,
-       slice(array_agg(DISTINCT query), 1, 5) AS example_queries
-FROM ${ASSISTANT_CONVERSATIONS.name}
-WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-  AND resolution_status = 'unanswered'
-GROUP BY project_id, coalesce(query_category, '(no category)')
-ORDER BY unanswered DESC
-LIMIT 100;`,
-      },
-      {
-        id: 'PagesWithNegativeFeedback',
-        name: 'Pages with the most negative feedback',
-        description:
-          'Pages with the most thumbs-down over the last 30 days, counted from every feedback item (not from feedback_by_page, which keeps at most 100 pages per day), with the share of thumbs-down and a few comments left with them.',
-        sql: `SELECT project_id, path,
-       count_if(helpful = false) AS thumbs_down,
-       count_if(helpful = true) AS thumbs_up,
-       round(100.0 * count_if(helpful = false) / nullif(count_if(helpful IS NOT NULL), 0), 1) AS thumbs_down_pct,
-       slice(array_agg(comment) FILTER (WHERE helpful = false AND comment IS NOT NULL), 1, 3) AS example_comments
-FROM ${FEEDBACK.name}
-WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-GROUP BY project_id, path
-HAVING count_if(helpful = false) > 0
-ORDER BY thumbs_down DESC
-LIMIT 50;`,
-      },
-      {
-        id: 'LastExportRuns',
-        name: 'Last 14 runs',
-        description:
-          'The 14 latest export runs of the last 30 days (hourly Lambda, manual invoke or CLI), newest first: what each completed, left partial, failed or did not reach, the requests it spent, the 429s it met, its wait for budget, the requests still to do and why units failed.',
-        sql: `SELECT run_id, "trigger", started_at, finished_at,
-       date_diff('second', started_at, finished_at) AS duration_s,
-       units_done, units_partial, units_failed, units_skipped,
-       requests, retries, rate_limited, budget_wait_ms, backlog_requests,
-       failures
-FROM ${EXPORT_RUNS.name}
-WHERE dt >= date_format(current_date - interval '30' day, '%Y-%m-%d')
-ORDER BY started_at DESC
-LIMIT 14;`,
-      },
-    ];
-    for (const query of queries) {
-      new athena.CfnNamedQuery(this, query.id, {
-        name: query.name,
-        description: query.description,
+    for (const question of QUESTIONS.filter((q) => q.saved)) {
+      new athena.CfnNamedQuery(this, question.id, {
+        name: question.name,
+        description: question.description,
         database: this.database.databaseName,
         workGroup: this.workGroup.ref,
-        queryString: query.sql,
+        queryString: questionSql(question, 'athena'),
       });
     }
   }

@@ -1,9 +1,11 @@
 /**
- * The contract every SharedStore keeps, and the leases built on it, as test cases run against
- * each implementation (memory in the unit tests, a local directory and dynalite in the
- * integration tests). `makeStore` must return a fresh, empty store each call.
+ * The contract every SharedStore keeps, and the two layers built on it — the export's leases
+ * and the follow-up records — as test cases run against each implementation (memory in the
+ * unit tests, a local directory and dynalite in the integration tests). `makeStore` must
+ * return a fresh, empty store each call.
  */
 import { describe, expect, it } from 'vitest';
+import { createStateStore, type StateDraft } from '../../functions/follow-up/state.js';
 import { ConfigError, LeaseLostError } from '../../functions/shared/errors.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import type { SharedStore } from '../../functions/shared/shared-store.js';
@@ -190,6 +192,47 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
       const contenders = Array.from({ length: 8 }, (_, i) => createLeases(store, { owner: `host:${i}:x`, ttlMs: TTL, now: () => T0 }));
       const won = await Promise.all(contenders.map((leases) => leases.tryAcquire('unit')));
       expect(won.filter(Boolean)).toHaveLength(1);
+    });
+  });
+
+  describeStateStoreContract(name, makeStore);
+}
+
+const common = { requestId: 'req-1', projectId: 'p', jobId: 'j', promptLength: 1, promptSha256: 'x', failures: 0, attempts: 0, expiresAt: 0 };
+const claimed = (owner = 'o'): StateDraft => ({ ...common, phase: 'claimed', owner, leaseExpiresAt: 0, pendingSince: 0, before: { status: 'completed', prLink: null } });
+const pending = (): StateDraft => ({ ...common, phase: 'pending', pendingSince: 0 });
+
+/** The follow-up records' compare-and-swap on a store (any store: objects only, keyed by request id). */
+export function describeStateStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`follow-up records on the ${name} shared store`, () => {
+    it('reads a record never written as undefined', async () => {
+      const store = createStateStore(await makeStore());
+      expect(await store.get('req-1')).toBeUndefined();
+    });
+
+    it('lets exactly one of many concurrent creators claim a request', async () => {
+      const store = createStateStore(await makeStore());
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.put(claimed(`o${i}`), undefined)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.get('req-1')).toEqual(results.find(Boolean));
+      expect((await store.get('req-1'))?.version).toBe(1);
+    });
+
+    it('updates only from the expected version', async () => {
+      const store = createStateStore(await makeStore());
+      await store.put(claimed(), undefined);
+      const [a, b] = await Promise.all([store.put(pending(), 1), store.put(claimed('other'), 1)]);
+      expect([a, b].filter(Boolean)).toHaveLength(1);
+      expect(await store.put(pending(), 1)).toBeUndefined();
+      expect(await store.put(pending(), undefined)).toBeUndefined();
+      expect((await store.get('req-1'))?.version).toBe(2);
+    });
+
+    it('returns the record as stored, every field of its phase kept', async () => {
+      const store = createStateStore(await makeStore());
+      const written = await store.put({ ...common, phase: 'done', outcome: 'completed', prLink: 'https://github.com/o/r/pull/1', polls: 3, finishedAt: 5, sentAt: 4 }, undefined);
+      expect(written).toMatchObject({ phase: 'done', version: 1 });
+      expect(await store.get('req-1')).toEqual(written);
     });
   });
 }

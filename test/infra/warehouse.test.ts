@@ -271,13 +271,14 @@ describe('saved Athena queries', () => {
     expect(sql).toMatch(/array_agg\(DISTINCT query\)/);
   });
 
-  it('ranks pages by thumbs-down counted from every feedback item, not from the truncated feedback_by_page', () => {
+  it('ranks pages by thumbs-down, with comments of not-helpful feedback, from every feedback item', () => {
     const sql = byName('Pages with the most negative feedback').QueryString as string;
 
-    expect(sql).toContain(`FROM ${FEEDBACK.name}\n`);
+    // feedback_by_page keeps at most 100 pages a day: summing it would undercount (issue 15).
     expect(sql).not.toContain(FEEDBACK_BY_PAGE.name);
-    expect(sql).toContain('count_if(helpful = false) AS thumbs_down');
-    expect(sql).toMatch(/ORDER BY thumbs_down DESC/);
+    expect(sql).toContain(`FROM ${FEEDBACK.name}`);
+    expect(sql).toContain('helpful = false');
+    expect(sql).toMatch(/ORDER BY v\.thumbs_down DESC/);
   });
 
   it('runs every saved query in the warehouse database and workgroup', () => {

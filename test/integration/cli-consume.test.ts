@@ -18,6 +18,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startS3Sqs, TEST_REGION, type S3Sqs } from '../helpers/emulators.js';
 
@@ -187,12 +188,9 @@ async function outcomesIn(dir: string): Promise<Map<string, Record<string, unkno
   return outcomes;
 }
 
+/** The follow-up record the CLI keeps for `requestId` in its local state folder. */
 async function stateOf(dir: string, requestId: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dir, '.followup-state', `${encodeURIComponent(requestId)}.json`), 'utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+  return createLocalStore(join(dir, '.followup-state')).get<Record<string, unknown>>(requestId);
 }
 
 /** Visible plus in-flight messages of a queue. */

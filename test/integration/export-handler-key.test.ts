@@ -7,8 +7,12 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createExportDeps } from '../../functions/export/deps.js';
+import { createHandler } from '../../functions/export/handler.js';
 import type { RunResult } from '../../functions/export/run.js';
+import { loadConfig } from '../../functions/shared/config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
 import { createStateTable, lambdaContext, makeTempDir, removeTempDirs, scheduledEvent } from '../helpers/export-fixtures.js';
@@ -26,7 +30,7 @@ let secrets: Server;
 let secretsEndpoint: string;
 /** What the stand-in's secret holds now; a test changes it the way `put-secret-value` does. */
 let secretString = OLD_KEY;
-const savedEnv = new Map<string, string | undefined>();
+const secretsClients: SecretsManagerClient[] = [];
 
 beforeAll(async () => {
   [sandbox, dynamo] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: [{ id: 'proj_a', paths: 40, exact: true }] }), startDynamo()]);
@@ -43,11 +47,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const [name, value] of savedEnv) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  savedEnv.clear();
+  for (const client of secretsClients.splice(0)) client.destroy();
   await removeTempDirs();
 });
 
@@ -56,17 +56,9 @@ afterAll(async () => {
   await Promise.all([sandbox?.close(), dynamo?.close(), new Promise((resolve) => secrets?.close(resolve))]);
 });
 
-function setEnv(env: Record<string, string | undefined>): void {
-  for (const [name, value] of Object.entries(env)) {
-    if (!savedEnv.has(name)) savedEnv.set(name, process.env[name]);
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-}
-
+/** The handler as deployed, its key in the stand-in's secret, read by a real SDK client. */
 async function loadHandler(): Promise<Handler> {
-  setEnv({
-    MINTLIFY_API_KEY: undefined,
+  const config = loadConfig({
     MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
     MINTLIFY_API_URL: sandbox.url,
     MINTLIFY_PROJECT_IDS: 'proj_a',
@@ -77,16 +69,10 @@ async function loadHandler(): Promise<Handler> {
     EXPORT_REFRESH_DAYS: '0',
     EXPORT_STATE_TABLE: await createStateTable(dynamo.client),
     ANALYTICS_BUDGET: '1000/1h',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-    AWS_REGION: TEST_REGION,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporterTest',
   });
-  vi.resetModules();
-  return (await import('../../functions/export/handler.js')).handler as Handler;
+  const secrets = new SecretsManagerClient({ endpoint: secretsEndpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  secretsClients.push(secrets);
+  return createHandler(createExportDeps(config, { dynamo: () => dynamo.client, secrets }));
 }
 
 describe('the export Lambda after a key rotation', () => {

@@ -1,16 +1,20 @@
 /**
  * The hourly export's Lambda handler, in process, against the sandbox over real HTTP on
  * 127.0.0.1, a local directory or the S3 emulator, and its state table (budget ledger, unit
- * leases, backlog) in dynalite. The handler reads its configuration from `process.env` when
- * it is imported, so each test sets the environment — with a fresh state table — and imports
- * a fresh copy of the module. Visitors only (`EXPORT_DATASETS`), the day due two hours after
- * it ends (`EXPORT_SETTLE_HOURS`), no heal window unless a test asks for one.
+ * leases, backlog) in dynalite. Each test builds the handler from the configuration the deployed
+ * function would have — with a fresh state table — and the emulators' clients
+ * (`createExportDeps`); the tests of the deployed wiring itself (`handlerFromEnvironment`) give
+ * the SDK its endpoints through the environment. Visitors only (`EXPORT_DATASETS`), the day due
+ * two hours after it ends (`EXPORT_SETTLE_HOURS`), no heal window unless a test asks for one.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BacklogEntry } from '../../functions/export/plan.js';
+import { createExportDeps } from '../../functions/export/deps.js';
+import { createHandler, handlerFromEnvironment } from '../../functions/export/handler.js';
 import type { RunResult } from '../../functions/export/run.js';
+import { loadConfig } from '../../functions/shared/config.js';
 import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
@@ -88,13 +92,9 @@ function setEnv(env: Record<string, string | undefined>): void {
   }
 }
 
-/**
- * Sets the environment the deployed function would have, with a new state table, and imports
- * a fresh handler. Returns the handler and the state table as a store, to look into.
- */
-async function loadHandler(destination: string, env: Record<string, string | undefined> = {}): Promise<{ handler: Handler; state: SharedStore }> {
-  const table = await createStateTable(dynamo.client);
-  setEnv({
+/** The configuration of the deployed function, writing to `destination`, its ledger in `table`. */
+function functionEnv(destination: string, table: string, env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return {
     MINTLIFY_API_KEY: API_KEY,
     MINTLIFY_API_URL: sandbox.url,
     MINTLIFY_PROJECT_IDS: PROJECTS.join(','),
@@ -105,17 +105,37 @@ async function loadHandler(destination: string, env: Record<string, string | und
     EXPORT_REFRESH_DAYS: '0',
     EXPORT_STATE_TABLE: table,
     ANALYTICS_BUDGET: '1000/1h',
+    ...env,
+  };
+}
+
+/**
+ * The handler with the configuration the deployed function would have, a new state table and
+ * the emulators' clients. Returns the handler and the state table as a store, to look into.
+ */
+async function loadHandler(destination: string, env: Record<string, string | undefined> = {}): Promise<{ handler: Handler; state: SharedStore }> {
+  const table = await createStateTable(dynamo.client);
+  const config = loadConfig(functionEnv(destination, table, env));
+  const handler = createHandler(createExportDeps(config, { dynamo: () => dynamo.client, s3: aws.s3 }));
+  return { handler, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
+}
+
+/**
+ * The deployed wiring: the handler reads `env` on its first invocation and the SDK clients
+ * find the emulators through the process environment (`AWS_ENDPOINT_URL_*`), as in Lambda.
+ */
+async function loadDeployedHandler(destination: string, env: Record<string, string | undefined> = {}): Promise<Handler> {
+  const table = await createStateTable(dynamo.client);
+  setEnv({
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_REGION: TEST_REGION,
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
     AWS_EC2_METADATA_DISABLED: 'true',
     POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporterTest',
-    ...env,
+    ...Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('AWS_'))),
   });
-  vi.resetModules();
-  const module = await import('../../functions/export/handler.js');
-  return { handler: module.handler as Handler, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
+  return handlerFromEnvironment(functionEnv(destination, table, env));
 }
 
 /** The distinct `dateFrom` of the visitors requests the sandbox saw, sorted. */
@@ -251,7 +271,7 @@ describe('the hourly run', () => {
 
   it('writes the day to s3://bucket/prefix with the SDK configured from the environment', async () => {
     const bucket = await aws.createBucket();
-    const { handler } = await loadHandler(`s3://${bucket}/hourly`, {
+    const handler = await loadDeployedHandler(`s3://${bucket}/hourly`, {
       AWS_ENDPOINT_URL_S3: aws.endpoint,
       AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
       AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
@@ -370,7 +390,7 @@ describe('refusals', () => {
 
   it('refuses to run without EXPORT_STATE_TABLE, where its budget ledger lives, before any request', async () => {
     const dir = await makeTempDir();
-    const { handler } = await loadHandler(dir, { EXPORT_STATE_TABLE: undefined });
+    const handler = await loadDeployedHandler(dir, { EXPORT_STATE_TABLE: undefined });
 
     const invocation = handler(scheduledEvent(EVENT_TIME), lambdaContext());
 

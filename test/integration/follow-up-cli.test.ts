@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runConsumeCommand, runFollowUpCommand, type FollowUpCommandIo } from '../../functions/follow-up/commands.js';
 
@@ -40,12 +41,9 @@ function io(options: { stopAfterMs?: number; settings?: FollowUpCommandIo['setti
   return { value, out, err };
 }
 
+/** The phase of the record the command keeps for `requestId` in its local state folder. */
 async function phaseOf(requestId: string): Promise<string | undefined> {
-  try {
-    return (JSON.parse(await readFile(join(dir, '.followup-state', `${requestId}.json`), 'utf8')) as { phase?: string }).phase;
-  } catch {
-    return undefined;
-  }
+  return (await createLocalStore(join(dir, '.followup-state')).get<{ phase?: string }>(requestId))?.phase;
 }
 
 describe('follow-up command', () => {

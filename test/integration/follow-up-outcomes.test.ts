@@ -17,8 +17,8 @@ import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
 import { createSnsNotifier, type OutcomeNotifier } from '../../functions/follow-up/notify.js';
 import { createOutcomeSink, type FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../functions/follow-up/process-message.js';
-import { createDynamoStateStore } from '../../functions/follow-up/state-dynamo.js';
-import type { StateStore } from '../../functions/follow-up/state.js';
+import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
+import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
 import { FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
 import { emulatorSqsConfig, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
@@ -51,7 +51,7 @@ beforeAll(async () => {
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
-  store = createDynamoStateStore({ tableName: 'followup-state', client: dynamo.client });
+  store = createStateStore(followUpTableStore('followup-state', dynamo.client));
   bucket = await aws.createBucket();
   sns = new SNSClient(emulatorSqsConfig(aws.endpoint));
 });

@@ -11,9 +11,12 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createExportDeps } from '../../functions/export/deps.js';
+import { createHandler } from '../../functions/export/handler.js';
 import type { RunRecord } from '../../functions/export/run-log.js';
 import { runExport, type RunRequest, type RunResult, type RunSettings } from '../../functions/export/run.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
+import { loadConfig } from '../../functions/shared/config.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
@@ -23,7 +26,7 @@ import { glueTypeOf } from '../../infra/constructs/warehouse.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
-import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import {
   aRunRecord,
   createStateTable,
@@ -74,7 +77,6 @@ beforeAll(async () => {
 
 afterEach(async () => {
   vi.useRealTimers();
-  restoreEnv();
   sandbox.clearFaults();
   sandbox.clearRequests();
   await removeTempDirs();
@@ -432,29 +434,11 @@ describe('the numbers of a run', () => {
 
 // --- triggers ----------------------------------------------------------------------------------
 
-const savedEnv = new Map<string, string | undefined>();
-
-function setEnv(env: Record<string, string | undefined>): void {
-  for (const [name, value] of Object.entries(env)) {
-    if (!savedEnv.has(name)) savedEnv.set(name, process.env[name]);
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-}
-
-function restoreEnv(): void {
-  for (const [name, value] of savedEnv) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  savedEnv.clear();
-}
-
 type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<RunResult>;
 
 /** The export Lambda as deployed (state table in dynalite) writing into `dir`, its clock at EVENT_TIME. */
 async function loadHandler(dir: string): Promise<Handler> {
-  setEnv({
+  const config = loadConfig({
     MINTLIFY_API_KEY: API_KEY,
     MINTLIFY_API_URL: sandbox.url,
     MINTLIFY_PROJECT_IDS: ONE_PAGE,
@@ -465,18 +449,11 @@ async function loadHandler(dir: string): Promise<Handler> {
     EXPORT_REFRESH_DAYS: '0',
     EXPORT_STATE_TABLE: await createStateTable(dynamo.client),
     ANALYTICS_BUDGET: '1000/1h',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    AWS_REGION: TEST_REGION,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporterTest',
   });
-  vi.resetModules();
-  const module = await import('../../functions/export/handler.js');
+  const handler = createHandler(createExportDeps(config, { dynamo: () => dynamo.client }));
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(new Date(EVENT_TIME));
-  return module.handler as Handler;
+  return handler;
 }
 
 /** Silences the handler's log lines and metrics (stdout) for the duration of `work`. */

@@ -1,11 +1,14 @@
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
+import { createStateStore, type SentState } from '../../functions/follow-up/state.js';
 import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
 import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
 import { emulatorDynamoConfig, startDynamo, type Dynamo } from '../helpers/emulators.js';
-import { describeSharedStoreContract } from '../helpers/shared-store-cases.js';
+import { describeSharedStoreContract, describeStateStoreContract } from '../helpers/shared-store-cases.js';
 
 const TABLE = 'export-state';
 let dynamo: Dynamo;
@@ -186,3 +189,44 @@ describe('DynamoDB shared store', () => {
 });
 
 describeSharedStoreContract('DynamoDB', () => isolatedStore());
+
+describe('follow-up records in the deployment table', () => {
+  it('reads a record in the item layout of earlier releases, and writes that layout', async () => {
+    const doc = DynamoDBDocumentClient.from(dynamo.client);
+    // As the first releases wrote it: `{ pk, ...record }`, one attribute per field.
+    const record: SentState = {
+      requestId: 'req-compat',
+      version: 3,
+      projectId: 'proj_a',
+      jobId: 'job_1',
+      promptLength: 12,
+      promptSha256: 'ab'.repeat(32),
+      failures: 0,
+      attempts: 1,
+      expiresAt: 1_800_000_000,
+      phase: 'sent',
+      sentAt: 1_700_000_000_000,
+      before: { status: 'completed', prLink: null },
+      polls: 2,
+      sawActive: true,
+      terminalReads: 0,
+      lastStatus: 'active',
+      lastPrLink: null,
+    };
+    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'followup#req-compat', ...record } }));
+    const store = createStateStore(followUpTableStore(TABLE, dynamo.client));
+
+    const read = await store.get('req-compat');
+    const { version: _version, ...draft } = record;
+    const written = await store.put({ ...draft, polls: 3 }, 3);
+
+    expect(read).toEqual(record);
+    expect(written).toEqual({ ...record, polls: 3, version: 4 });
+    const raw = await doc.send(new GetCommand({ TableName: TABLE, Key: { pk: 'followup#req-compat' }, ConsistentRead: true }));
+    expect(raw.Item).toEqual({ pk: 'followup#req-compat', ...record, polls: 3, version: 4 });
+  });
+});
+
+describeStateStoreContract('DynamoDB (follow-up item layout)', () =>
+  createDynamoStore({ tableName: TABLE, client: dynamo.client, keyPrefix: newPrefix(), layout: 'attributes' }),
+);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GRACE, DEFAULT_POLL_SCHEDULE, judgeRead, nextPollDelay } from '../../../functions/follow-up/poll.js';
-import { formatWait } from '../../../functions/follow-up/poll-job.js';
+import { formatDuration } from '../../../functions/shared/durations.js';
+
+/** The follow-up's long waits (FOLLOWUP_MAX_WAIT_HOURS in a timed_out detail). */
+const formatWait = (ms: number) => formatDuration(ms, 'coarse');
 
 /** Simulates polling a job that ends `durationMs` after the send; returns GETs and the lag of the outcome. */
 function simulate(durationMs: number, random: () => number) {

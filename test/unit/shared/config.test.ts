@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
+import { FOLLOW_UP_DEFAULTS } from '../../../functions/follow-up/settings.js';
+import { CONFIG_DEFAULTS, loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 import { createLogger } from '../../../functions/shared/logger.js';
 import { configErrorOf } from '../../helpers/errors.js';
@@ -31,6 +32,16 @@ describe('loadConfig', () => {
     expect(config.stateTable).toBeUndefined();
     expect(config.apiKey).toBeUndefined();
     expect(config.followUpStateTable).toBeUndefined();
+  });
+
+  it('takes every default from CONFIG_DEFAULTS, the one list the infra and the follow-up settings also read', () => {
+    const config = loadConfig({});
+    const { budget, followUpMaxDeferMinutes, ...plain } = CONFIG_DEFAULTS;
+    expect(config).toMatchObject(plain);
+    expect(config.budget.text).toBe(budget);
+    // Unset here: the follow-up settings apply it (functions/follow-up/settings.ts).
+    expect(config.followUpMaxDeferMinutes).toBeUndefined();
+    expect(FOLLOW_UP_DEFAULTS.maxDeferMs).toBe(followUpMaxDeferMinutes * 60_000);
   });
 
   it('reads every variable it knows', () => {

@@ -1,0 +1,141 @@
+/**
+ * The export's wiring, in one place for the Lambda (handler.ts) and the CLI (commands.ts):
+ * where the warehouse is written, the state every run shares (the budget ledger, unit leases,
+ * the backlog), where the API key comes from, and — per run — a budget gate over the ledger,
+ * an API client paced by that gate, and leases.
+ *
+ * In AWS the shared state is a DynamoDB table (`EXPORT_STATE_TABLE`); on a laptop, files in a
+ * local folder (`EXPORT_STATE_DIR`, default `<local destination>/.state`) that two CLI runs
+ * share. A CLI with `EXPORT_STATE_TABLE` uses the deployment's table, as the Lambda does: its
+ * DynamoDB client is built from the environment (region, credentials, and
+ * `AWS_ENDPOINT_URL_DYNAMODB`, which the SDK reads itself).
+ *
+ * Nothing here touches a file or the network: clients are built lazily on first use.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api-client.js';
+import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/budget.js';
+import type { BudgetSpec } from '../shared/budget-spec.js';
+import type { Config } from '../shared/config.js';
+import type { Destination } from '../shared/destination.js';
+import { openDestination } from '../shared/destinations.js';
+import { createLeases, type Leases } from '../shared/leases.js';
+import { createLogger } from '../shared/logger.js';
+import { EXPORT_SERVICE } from '../shared/metric-names.js';
+import { realSleep, type Sleep } from '../shared/retry.js';
+import { createApiKeyProvider, type ApiKeySource } from '../shared/secrets.js';
+import type { SharedStore } from '../shared/shared-store.js';
+import { createDynamoStore } from '../shared/shared-store-dynamo.js';
+import { createLocalStore } from '../shared/shared-store-local.js';
+import { localStateDir } from './runtime.js';
+
+/** What a caller may give instead of what `createExportDeps` would build from the config. */
+export interface ExportOverrides {
+  /**
+   * The client of `EXPORT_STATE_TABLE`, built when the store is first needed.
+   * @default a `DynamoDBClient` configured from the environment
+   */
+  readonly dynamo?: () => DynamoDBClient;
+  /** @default an `S3Client` configured from the environment (s3:// destinations only) */
+  readonly s3?: S3Client;
+  /** The Secrets Manager client reading `MINTLIFY_API_KEY_SECRET_ARN`. @default one from the environment */
+  readonly secrets?: SecretsManagerClient;
+  /** A destination other than `EXPORT_DESTINATION` (the CLI's `--out`); also where the local state lives. */
+  readonly out?: string;
+  /** An already opened destination (the CLI probes it before it starts anything else). */
+  readonly destination?: Destination;
+  /** A store other than the configured one (the CLI's embedded sandbox: a memory store). */
+  readonly store?: SharedStore;
+  /** @default config.budget */
+  readonly budget?: BudgetSpec;
+  /** @default config.apiUrl */
+  readonly apiUrl?: string;
+  /** @default `config.apiKey`, else the secret `config.apiKeySecretArn` */
+  readonly apiKey?: string | ApiKeySource;
+  /** @default a Powertools logger of the export service */
+  readonly logger?: Logger;
+  /** @default `() => Date.now()` (read at each call, so a test's fake Date is seen) */
+  readonly now?: () => number;
+  /** @default a real timer */
+  readonly sleep?: Sleep;
+}
+
+/** Everything a run of the export needs, built once per process (Lambda cold start, CLI command). */
+export interface ExportDeps {
+  readonly config: Config;
+  readonly destination: Destination;
+  /** Ledger, leases and backlog of every run of the deployment. */
+  readonly store: SharedStore;
+  readonly ledger: BudgetLedger;
+  readonly apiKey: ApiKeySource;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly sleep: Sleep;
+  /** One run's gate over the ledger (its counters are that run's); `onWait` hears each wait. */
+  createGate(onWait?: (wait: BudgetWait) => void): BudgetGate;
+  /** An API client whose analytics requests pass `gate`; `logger` hears its retries. @default logger this deps' logger */
+  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger'] }): MintlifyClient;
+  /** The unit leases of a run named `owner`. */
+  createLeases(owner: string): Leases;
+}
+
+/**
+ * The destination a run writes: `overrides.out` (named `--out` in messages), else
+ * `config.destination` (`EXPORT_DESTINATION`).
+ */
+export function openExportDestination(config: Pick<Config, 'destination'>, overrides: Pick<ExportOverrides, 'out' | 's3'> = {}): Destination {
+  const { out, s3 } = overrides;
+  return openDestination(out ?? config.destination, { source: out === undefined ? 'EXPORT_DESTINATION' : '--out', ...(s3 ? { s3Client: s3 } : {}) });
+}
+
+/** The shared store: the DynamoDB table when configured, else a local folder. */
+export function openSharedStore(
+  config: Pick<Config, 'stateTable' | 'stateDir' | 'destination'>,
+  overrides: Pick<ExportOverrides, 'dynamo' | 'out'> = {},
+): SharedStore {
+  if (config.stateTable !== undefined) {
+    const client = overrides.dynamo?.() ?? new DynamoDBClient({});
+    return createDynamoStore({ tableName: config.stateTable, client });
+  }
+  return createLocalStore(localStateDir(config, overrides.out));
+}
+
+/** Builds the export's dependencies from `config`, with `overrides` taking the place of any part. */
+export function createExportDeps(config: Config, overrides: ExportOverrides = {}): ExportDeps {
+  const now = overrides.now ?? (() => Date.now());
+  const sleep = overrides.sleep ?? realSleep;
+  const logger = overrides.logger ?? createLogger({ serviceName: EXPORT_SERVICE });
+  const destination = overrides.destination ?? openExportDestination(config, overrides);
+  const store = overrides.store ?? openSharedStore(config, overrides);
+  const ledger = createBudgetLedger(store, overrides.budget ?? config.budget, { now });
+  const apiKey = typeof overrides.apiKey === 'string' ? fixedKey(overrides.apiKey) : (overrides.apiKey ?? createApiKeyProvider(config, overrides.secrets ? { secrets: overrides.secrets } : {}));
+  const baseUrl = overrides.apiUrl ?? config.apiUrl;
+  return {
+    config,
+    destination,
+    store,
+    ledger,
+    apiKey,
+    logger,
+    now,
+    sleep,
+    createGate: (onWait) => createBudgetGate(ledger, { now, sleep, ...(onWait ? { onWait } : {}) }),
+    createApi: (gate, options = {}) =>
+      createApiClient({
+        baseUrl,
+        apiKey: typeof overrides.apiKey === 'string' ? overrides.apiKey : apiKey,
+        timeoutMs: config.apiTimeoutMs,
+        budget: gate,
+        logger: options.logger ?? logger,
+        ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
+      }),
+    createLeases: (owner) => createLeases(store, { owner, now }),
+  };
+}
+
+function fixedKey(key: string): ApiKeySource {
+  return { get: async () => key, refresh: async () => key };
+}
