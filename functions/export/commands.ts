@@ -477,8 +477,12 @@ function budgetJson(snapshot: BudgetSnapshot, now: number) {
     pausedUntil: snapshot.pausedUntil > now ? new Date(snapshot.pausedUntil).toISOString() : null,
     rateLimited: snapshot.rateLimited,
     limit: snapshot.limit,
+    pauseBeyondWindow: snapshot.pauseBeyondWindow !== undefined ? new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString() : null,
   };
 }
+
+/** The latest time a Date can show (a ledger may hold anything). */
+const MAX_DATE_MS = 8.64e15;
 
 function budgetLine(snapshot: BudgetSnapshot, now: number): string {
   const { spec } = snapshot;
@@ -490,7 +494,11 @@ function budgetLine(snapshot: BudgetSnapshot, now: number): string {
     snapshot.limit < spec.requests
       ? ` Since a 429, ${snapshot.limit} per ${formatWindow(spec.windowMs)} for now: the organisation's other tools take the rest.`
       : '';
-  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.${learnt}`;
+  const problem =
+    snapshot.pauseBeyondWindow !== undefined
+      ? `\nPROBLEM: the ledger holds a pause until ${new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString().slice(0, 19)}Z, longer than the budget window (${formatWindow(spec.windowMs)}): an absurd Retry-After or a clock far ahead wrote it. The next export cuts it to one window; nothing else is needed.`
+      : '';
+  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.${learnt}${problem}`;
 }
 
 /** `1 h 05 min`, `3 min 20 s`, `12 s`. */

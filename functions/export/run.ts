@@ -92,6 +92,8 @@ export interface RunSummary {
   readonly requests: number;
   /** 429s received. */
   readonly rateLimited: number;
+  /** 429s whose wait was longer than the budget window (cut to the window). */
+  readonly rateLimitWaitsCut: number;
   readonly budgetWaits: number;
   readonly budgetWaitMs: number;
   /** Requests the units left to do are expected to need. */
@@ -147,6 +149,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     pending: count('pending'),
     requests: api.stats.requests - before.requests,
     rateLimited: gate.stats.rateLimited - before.rateLimited,
+    rateLimitWaitsCut: gate.stats.waitsCut - before.waitsCut,
     budgetWaits: gate.stats.waits - before.waits,
     budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
     backlogRequests,

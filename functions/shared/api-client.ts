@@ -42,7 +42,8 @@ import {
   scrubText,
 } from './errors.js';
 import type { AppLogger } from './logger.js';
-import { parseRetryAfter, realSleep, retry } from './retry.js';
+import { rateLimitWait } from './rate-limit-headers.js';
+import { realSleep, retry } from './retry.js';
 import type { Sleep } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob, type ParseOptions } from './schemas.js';
@@ -339,8 +340,9 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   /** Turns a non-2xx response into the error that says what to fix. */
   function httpError(op: Operation, response: RawResponse, ids: { projectId: string; jobId?: string }, secrets: readonly string[]): ApiError {
     const { status } = response;
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
-    const retryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
+    const wait = rateLimitWait(response.headers, now());
+    const retryAfterMs = wait?.ms;
+    const retryAfter = wait !== undefined ? { retryAfterMs: wait.ms, waitHeader: wait.header } : {};
     const detail = serverDetail(new TextDecoder().decode(response.bytes), secrets);
     const suffix = detail ? `: ${detail}` : '';
     const project = JSON.stringify(ids.projectId.slice(0, 128));
@@ -386,14 +388,17 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     }
   }
 
-  /** The server's `error` and `details[].message`, or a note when the body is not JSON. */
+  /**
+   * The server's `error` and `details[].message`; a plain-text body (a 429 from the service or a
+   * proxy: "Too many requests, please try again later.") as it is; a note for an HTML page.
+   */
   function serverDetail(text: string, secrets: readonly string[]): string {
     if (text.trim() === '') return '';
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return 'the body is not JSON';
+      return /^\s*</.test(text) ? 'the body is an HTML page, not JSON' : scrub(text, secrets);
     }
     if (typeof body !== 'object' || body === null) return '';
     const { error, message, details } = body as { error?: unknown; message?: unknown; details?: unknown };
@@ -541,7 +546,15 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
             endpoint,
             retryAfterMs: error.retryAfterMs ?? null,
           });
-          await budget.rateLimited(error.retryAfterMs);
+          const pause = await budget.rateLimited(error.retryAfterMs);
+          if (pause.askedMs !== undefined) {
+            logger?.warn(WAIT_CUT_LOG_MESSAGE, {
+              endpoint,
+              header: error.waitHeader ?? null,
+              askedMs: pause.askedMs,
+              pausedMs: pause.pausedMs,
+            });
+          }
         }
       }
     },
@@ -581,6 +594,9 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
 /** The message of the warn record the client logs before each retry wait. */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
 
+/** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
+export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
+
 /** What `retryLinePrinter` reads from a retry record (see `run`). */
 interface RetryRecord {
   readonly request?: unknown;
@@ -607,15 +623,29 @@ export function retryLinePrinter(
     debug: ignore,
     info: ignore,
     warn: (message: unknown, ...extra: unknown[]) => {
+      const clear = options.tty ? '\r\u001b[K' : '';
+      if (message === WAIT_CUT_LOG_MESSAGE) {
+        const record = (extra[0] ?? {}) as { header?: unknown; askedMs?: unknown; pausedMs?: unknown };
+        const header = typeof record.header === 'string' ? `"${record.header}"` : 'a wait';
+        const asked = typeof record.askedMs === 'number' ? formatWait(record.askedMs) : 'longer';
+        const paused = typeof record.pausedMs === 'number' ? formatWait(record.pausedMs) : 'one window';
+        write(`${clear}${scrubText(`warning: a 429 asked to wait ${asked} (${header}), longer than the budget window: pausing ${paused} instead (a proxy's or a CDN's header, or a unit mix-up)`, { maxLength: 300 })}\n`);
+        return;
+      }
       if (message !== RETRY_LOG_MESSAGE) return;
       const record = (extra[0] ?? {}) as RetryRecord;
       const delayMs = typeof record.delayMs === 'number' ? record.delayMs : 0;
       const asked = record.fromRetryAfter === true ? ', as the API asked' : '';
-      const reason = String(record.reason ?? 'an error').replace(/^[A-Za-z]*Error: /, '');
-      const line = scrubText(`retrying ${String(record.request)} in ${formatWait(delayMs)}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
+      const request = String(record.request);
+      // The reason repeats the request (with its query): drop it, so the line keeps the cause
+      // (`ECONNREFUSED`, the status) rather than losing it to the cut.
+      const reason = String(record.reason ?? 'an error')
+        .replace(/^[A-Za-z]*Error: /, '')
+        .replace(/^(GET|POST) \S+ /, '');
+      const line = scrubText(`retrying ${request} in ${formatWait(delayMs)}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
         maxLength: MAX_RETRY_LINE - 1,
       });
-      write(`${options.tty ? '\r\u001b[K' : ''}${line})\n`);
+      write(`${clear}${line})\n`);
     },
   } as Pick<AppLogger, 'debug' | 'info' | 'warn'>;
 }

@@ -55,18 +55,24 @@ export class ApiError extends ExporterError {
   constructor(
     message: string,
     readonly status: number,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; waitHeader?: string },
   ) {
     super(message, options);
     this.retryAfterMs = options?.retryAfterMs;
+    this.waitHeader = options?.waitHeader;
   }
-  /** Delay the server asked for (Retry-After), in ms; undefined when absent or 0. */
+  /**
+   * Delay the server asked for (Retry-After, else RateLimit-Reset / X-RateLimit-Reset), in ms;
+   * undefined when absent or 0.
+   */
   readonly retryAfterMs: number | undefined;
+  /** The header that gave `retryAfterMs`, as sent (e.g. `Retry-After: 120`), for messages. */
+  readonly waitHeader: string | undefined;
 }
 
 /** 429 from the API: wait and try again (Retry-After when given, otherwise backoff). */
 export class RateLimitedError extends ApiError {
-  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number; waitHeader?: string }) {
     super(message, 429, options);
   }
 }

@@ -109,6 +109,7 @@ function fakeBudget(refuse?: Error) {
     },
     async rateLimited(retryAfterMs) {
       rateLimited.push(retryAfterMs);
+      return { pausedMs: retryAfterMs ?? 0 };
     },
   };
   return { gate: gate as BudgetGate, takes, rateLimited };
@@ -949,5 +950,75 @@ describe('retryLinePrinter', () => {
     const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line), { tty: true }) });
     await visitors(client);
     expect(lines[0]?.startsWith('\r\u001b[K')).toBe(true);
+  });
+});
+
+describe('other rate-limit signals', () => {
+  const text = (status: number, body: string, headers: Record<string, string> = {}): Reply => (_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/plain', connection: 'close', ...headers });
+    res.end(body);
+  };
+
+  it('reads RateLimit-Reset on a plain-text 429 without Retry-After', async () => {
+    replies = [text(429, 'Too many requests, please try again later.', { 'ratelimit-reset': '3' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
+    expect(budget.rateLimited).toEqual([3_000]);
+  });
+
+  it('reads an X-RateLimit-Reset that large as the epoch second the window resets at', async () => {
+    const { client, budget, now } = makeClient();
+    const resetAt = Math.floor(now() / 1000) + 42;
+    replies = [json(429, { error: 'slow down' }, { 'x-ratelimit-reset': String(resetAt) }), json(200, page())];
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([resetAt * 1000 - now()]);
+  });
+
+  it('reads the reset of a structured RateLimit field', async () => {
+    replies = [json(429, { error: 'slow down' }, { ratelimit: 'limit=100, remaining=0, reset=7' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([7_000]);
+  });
+
+  it('prefers Retry-After when both are sent', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '5', 'ratelimit-reset': '50' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([5_000]);
+  });
+
+  it("quotes a plain-text error body instead of saying it is not JSON", async () => {
+    replies = [text(400, 'dateFrom must be a date')];
+    const { client } = makeClient();
+    const error = await failureOf(visitors(client));
+    expect(error.message).toBe('request refused as invalid (400): dateFrom must be a date');
+  });
+
+  it('warns with the header when the budget cut an absurd wait to its window', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '99999999' }), json(200, page())];
+    const lines: string[] = [];
+    const gate = {
+      async take() {},
+      async rateLimited(ms: number | undefined) {
+        return { pausedMs: 3_600_000, ...(ms !== undefined ? { askedMs: ms } : {}) };
+      },
+    } as unknown as BudgetGate;
+    const { client } = makeClient({ budget: gate, logger: retryLinePrinter((line) => lines.push(line)) });
+    await visitors(client);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^warning: a 429 asked to wait .* \("Retry-After: 99999999"\), longer than the budget window: pausing 60 min instead/);
+  });
+
+  it('keeps the cause in the retry line of an analytics request that found no server', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const lines: string[] = [];
+    const { client } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, logger: retryLinePrinter((line) => lines.push(line)) });
+    await failureOf(visitors(client));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('(ECONNREFUSED)');
   });
 });
