@@ -209,6 +209,8 @@ function jsonSummary(result: RunResult, destination: string) {
     budgetWaitMs: result.budgetWaitMs,
     backlogRequests: result.backlogRequests,
     stopped: result.stopped,
+    stops: result.stops,
+    failedRequests: result.failedRequests,
     units: result.units.map((u) => {
       const base = { dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, status: u.status };
       switch (u.status) {
@@ -229,7 +231,7 @@ function jsonSummary(result: RunResult, destination: string) {
         case 'skipped':
           return { ...base, why: u.why, estimate: u.estimate };
         default:
-          return { ...base, estimate: u.estimate };
+          return { ...base, estimate: u.estimate, ...(u.blocked !== undefined ? { blocked: u.blocked } : {}) };
       }
     }),
   };
@@ -263,7 +265,8 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
         io.stdout.write(`skipped  ${label}: ${u.why === 'complete' ? 'another run exported it meanwhile' : 'another run is exporting it'}\n`);
         break;
       case 'pending':
-        io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
+        // Units a stop left untried are summed up once, with the stop, below.
+        if (u.blocked === undefined) io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
         break;
     }
   }
@@ -274,6 +277,10 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
   ];
   io.stdout.write(`${parts.join('; ')}\n`);
   if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
+  for (const stop of result.stops) {
+    const untried = result.units.filter((u) => u.status === 'pending' && u.blocked === stop).length;
+    io.stderr.write(`Stopped early: ${stop}${untried > 0 ? ` (${untried} more unit(s) not tried)` : ''}\n`);
+  }
   if (result.failed > 0) {
     const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
     const named = failed.length > 5 ? `${failed.slice(0, 5).join(', ')} and ${failed.length - 5} more` : failed.join(', ');
@@ -477,7 +484,8 @@ function budgetJson(snapshot: BudgetSnapshot, now: number) {
     pausedUntil: snapshot.pausedUntil > now ? new Date(snapshot.pausedUntil).toISOString() : null,
     rateLimited: snapshot.rateLimited,
     limit: snapshot.limit,
-    pauseBeyondWindow: snapshot.pauseBeyondWindow !== undefined ? new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString() : null,
+    // A problem, shown only when there is one: a stored pause longer than the window.
+    ...(snapshot.pauseBeyondWindow !== undefined ? { pauseBeyondWindow: new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString() } : {}),
   };
 }
 

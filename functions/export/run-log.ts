@@ -29,6 +29,8 @@ export interface RunRecord {
   readonly budget_wait_ms: number;
   readonly backlog_requests: number;
   readonly failures: readonly RunFailure[];
+  /** Of `requests`: those spent on units that failed. */
+  readonly failed_requests: number;
 }
 
 export interface RunFailure {
@@ -67,6 +69,7 @@ export function recordOfRun(
     failures: summary.units.flatMap((unit) =>
       unit.status === 'failed' ? [{ dataset: unit.dataset, project_id: unit.projectId, date: unit.day, error: unit.error }] : [],
     ),
+    failed_requests: summary.failedRequests,
   };
 }
 
@@ -88,6 +91,7 @@ export function recordOfFailedRun(
     budget_wait_ms: counters.budgetWaitMs,
     backlog_requests: 0,
     failures: [{ dataset: null, project_id: null, date: null, error: describeError(error) }],
+    failed_requests: 0,
   };
 }
 

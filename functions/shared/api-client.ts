@@ -26,6 +26,7 @@
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
 import type { BudgetGate } from './budget.js';
+import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.js';
 import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
 import {
@@ -89,6 +90,11 @@ export interface ApiClientOptions {
    * client refuses analytics calls: there is no way around the budget.
    */
   readonly budget?: BudgetGate;
+  /**
+   * Stops analytics requests after a storm of server failures across calls. @default a new
+   * breaker per client (`createCircuitBreaker()`)
+   */
+  readonly circuitBreaker?: CircuitBreaker;
 }
 
 /** Query of an analytics endpoint: the window (always both ends) plus its paging parameters. */
@@ -236,6 +242,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const logger = options.logger;
   const userAgent = options.userAgent ?? 'mintlify-exporter/0.1';
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
+  const breaker = options.circuitBreaker ?? createCircuitBreaker();
 
   /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
   const scrub = (text: string, secrets: readonly string[] = []): string =>
@@ -526,8 +533,19 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       const path = `/v1/analytics/${project}/${endpoint}?${search.toString()}`;
       const once = (): Promise<T> =>
         withKey('getAnalytics', async (key) => {
+          breaker.check();
           await budget.take(call);
-          return attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+          try {
+            const value = await attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+            breaker.succeeded();
+            return value;
+          } catch (error) {
+            breaker.failed(error);
+            // A connection refused or a name that does not resolve never reached the service:
+            // it spent none of the organisation's budget, so it gives the start back.
+            if (error instanceof NetworkError && error.beforeSend) await budget.refund();
+            throw error;
+          }
         });
       // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
       // the whole deployment through the ledger, and the request goes on once the pause ends.

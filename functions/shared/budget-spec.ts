@@ -25,8 +25,6 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
  */
 export const MAX_WINDOW_MS = UNIT_MS.d;
 
-/** The most requests a window may allow: the ledger keeps a timestamp per start (budget.ts). */
-export const MAX_BUDGET_REQUESTS = 10_000;
 const BUDGET_PATTERN = /^(\d{1,6})\s*\/\s*(\d{1,6})?\s*([smhd])$/;
 
 /** Parses `<requests>/<window>`; throws a one-line ConfigError naming `source` and the fix. */
@@ -46,11 +44,6 @@ export function parseBudget(text: string, source = 'ANALYTICS_BUDGET'): BudgetSp
   if (windowMs > MAX_WINDOW_MS) {
     throw new ConfigError(
       `${source} "${normalized}" cannot be honoured: its window is longer than 24h (the service's limit is per hour, and the ledger keeps one day); use a window of at most 24h, e.g. ${DEFAULT_BUDGET}`,
-    );
-  }
-  if (requests > MAX_BUDGET_REQUESTS) {
-    throw new ConfigError(
-      `${source} "${normalized}" cannot be honoured: at most ${MAX_BUDGET_REQUESTS} requests per window (the ledger keeps one entry per request); the service allows 100 per hour`,
     );
   }
   return { requests, windowMs, text: normalized };

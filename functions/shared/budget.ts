@@ -161,8 +161,13 @@ export interface BudgetSnapshot {
 
 export interface BudgetLedger {
   readonly spec: BudgetSpec;
-  /** Reserves a start now (waitMs 0), or says how long to wait (nothing reserved). */
-  tryStart(): Promise<{ readonly waitMs: number; readonly reason: 'budget' | 'paused' | 'free' }>;
+  /**
+   * Reserves a start now (waitMs 0, `at` = the instant recorded), or says how long to wait
+   * (nothing reserved).
+   */
+  tryStart(): Promise<{ readonly waitMs: number; readonly reason: 'budget' | 'paused' | 'free'; readonly at?: number }>;
+  /** Removes the start recorded at `at` (a request that provably never left this machine). */
+  unstart(at: number): Promise<void>;
   /** Records a 429: nobody of the deployment starts an analytics request before `untilMs`; also counts it. */
   pause(untilMs: number): Promise<void>;
   snapshot(): Promise<BudgetSnapshot>;
@@ -187,15 +192,25 @@ export function createBudgetLedger(
     spec,
 
     tryStart() {
-      return store.update<LedgerDoc, { waitMs: number; reason: 'budget' | 'paused' | 'free' }>(key, (current) => {
+      return store.update<LedgerDoc, { waitMs: number; reason: 'budget' | 'paused' | 'free'; at?: number }>(key, (current) => {
         const at = now();
         const { doc, clamped } = clampLedger(normalizeLedger(current), spec, at);
         const decision = decide(doc, spec, at);
-        const result = { waitMs: decision.waitMs, reason: decision.reason };
+        const result = { waitMs: decision.waitMs, reason: decision.reason, ...(decision.waitMs === 0 ? { at } : {}) };
         // A refusal leaves the document as it was — the stores skip the write, so runs waiting
         // for budget do not contend with the one being admitted — unless a time in it had to
         // be cut: that cut is stored, or it would slide with the clock and never end.
         return { value: decision.waitMs === 0 || clamped ? decision.doc : (current ?? decision.doc), result };
+      });
+    },
+
+    async unstart(at) {
+      await store.update<LedgerDoc, void>(key, (current) => {
+        if (current === undefined) return { value: current, result: undefined };
+        const doc = normalizeLedger(current);
+        const index = doc.starts.lastIndexOf(at);
+        if (index === -1) return { value: current, result: undefined };
+        return { value: { ...doc, starts: [...doc.starts.slice(0, index), ...doc.starts.slice(index + 1)] }, result: undefined };
       });
     },
 
@@ -286,6 +301,11 @@ export interface BudgetGate {
    * The result says so (`askedMs`), for a warning that names the header.
    */
   rateLimited(retryAfterMs: number | undefined): Promise<RateLimitPause>;
+  /**
+   * Gives back the start `take` last admitted: its request provably never left this machine
+   * (connection refused, a name that does not resolve), so it spent none of the budget.
+   */
+  refund(): Promise<void>;
 }
 
 /** First backoff after a 429 without Retry-After; doubles with each consecutive one. */
@@ -315,6 +335,7 @@ export function createBudgetGate(
   const stats: BudgetGateStats = { admitted: 0, waits: 0, waitedMs: 0, rateLimited: 0, waitsCut: 0 };
   let consecutive429 = 0;
   let rateLimitedSinceStart = false;
+  let lastStart: number | undefined;
 
   return {
     ledger,
@@ -326,6 +347,7 @@ export function createBudgetGate(
         const decision = await ledger.tryStart();
         if (decision.reason === 'free' || decision.waitMs <= 0) {
           stats.admitted += 1;
+          lastStart = decision.at;
           if (!rateLimitedSinceStart) consecutive429 = 0;
           rateLimitedSinceStart = false;
           return;
@@ -350,6 +372,14 @@ export function createBudgetGate(
         }
         stats.waitedMs += waitMs;
       }
+    },
+
+    async refund() {
+      const at = lastStart;
+      lastStart = undefined;
+      if (at === undefined) return;
+      stats.admitted -= 1;
+      await ledger.unstart(at);
     },
 
     async rateLimited(retryAfterMs) {

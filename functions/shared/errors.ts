@@ -128,6 +128,12 @@ export class BudgetExhaustedError extends ExporterError {
   }
 }
 
+/**
+ * The analytics API failed so many requests in a row, across units, that the run stops early
+ * (circuit-breaker.ts) rather than paying every unit's retries. The next run tries again.
+ */
+export class CircuitOpenError extends ExporterError {}
+
 /** Another run took over a unit's lease (ours expired): stop writing that unit at once. */
 export class LeaseLostError extends ExporterError {}
 

@@ -304,6 +304,7 @@ export const EXPORT_RUNS: TableDef = {
         { name: 'error', type: 'string' },
       ],
     },
+    { name: 'failed_requests', type: 'int64', comment: 'Of requests: those spent on units that failed (a unit that keeps failing shows here)' },
   ],
 };
 

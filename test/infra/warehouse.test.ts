@@ -100,6 +100,7 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['budget_wait_ms', 'bigint'],
     ['backlog_requests', 'bigint'],
     ['failures', 'array<struct<dataset:string,project_id:string,date:string,error:string>>'],
+    ['failed_requests', 'bigint'],
   ],
 };
 

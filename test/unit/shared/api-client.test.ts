@@ -101,7 +101,8 @@ const job = (status = 'active') => ({ id: 'job_1', status, prLink: null });
 function fakeBudget(refuse?: Error) {
   const takes: { deadline?: number; signal?: AbortSignal }[] = [];
   const rateLimited: (number | undefined)[] = [];
-  const gate: Pick<BudgetGate, 'take' | 'rateLimited'> = {
+  const refunds: string[] = [];
+  const gate: Pick<BudgetGate, 'take' | 'rateLimited' | 'refund'> = {
     async take(options = {}) {
       takes.push({ ...options });
       order.push('take');
@@ -111,8 +112,12 @@ function fakeBudget(refuse?: Error) {
       rateLimited.push(retryAfterMs);
       return { pausedMs: retryAfterMs ?? 0 };
     },
+    async refund() {
+      refunds.push('refund');
+      order.push('refund');
+    },
   };
-  return { gate: gate as BudgetGate, takes, rateLimited };
+  return { gate: gate as BudgetGate, takes, rateLimited, refunds };
 }
 
 /** The visitors endpoint through the analytics method, as the export calls it. */
@@ -1000,6 +1005,7 @@ describe('other rate-limit signals', () => {
     const lines: string[] = [];
     const gate = {
       async take() {},
+      async refund() {},
       async rateLimited(ms: number | undefined) {
         return { pausedMs: 3_600_000, ...(ms !== undefined ? { askedMs: ms } : {}) };
       },
@@ -1020,5 +1026,48 @@ describe('other rate-limit signals', () => {
     await failureOf(visitors(client));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('(ECONNREFUSED)');
+  });
+});
+
+describe('a request that never reached the service', () => {
+  it('gives its budget start back when the connection is refused, and keeps the cause', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const { client, budget } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2 });
+    const error = await failureOf(visitors(client));
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(budget.takes).toHaveLength(3);
+    expect(budget.refunds).toHaveLength(3);
+  });
+
+  it('keeps the start of a request the service answered, even with an error', async () => {
+    replies = [json(503, { error: 'busy' }), hangUp, json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.refunds).toEqual([]);
+  });
+});
+
+describe('the circuit breaker', () => {
+  it('stops sending after a storm of server failures across calls, and says why', async () => {
+    replies = Array.from({ length: 20 }, () => json(503, { error: 'down' }));
+    const { client } = makeClient({ maxRetries: 8 });
+    expect((await failureOf(visitors(client))).message).toContain('HTTP 503');
+    expect(seen).toHaveLength(9);
+    const second = await failureOf(visitors(client));
+    expect(second.name).toBe('CircuitOpenError');
+    expect(second.message).toMatch(/the API failed 12 requests in a row across units \(last: HTTP 503/);
+    expect(seen).toHaveLength(12);
+  });
+
+  it('closes again after a success', async () => {
+    replies = [...Array.from({ length: 9 }, () => json(503, { error: 'down' })), json(200, page()), ...Array.from({ length: 9 }, () => json(503, { error: 'down' }))];
+    const { client } = makeClient({ maxRetries: 8 });
+    await failureOf(visitors(client));
+    await visitors(client);
+    expect((await failureOf(visitors(client))).name).toBe('ApiError');
+    expect(seen).toHaveLength(19);
   });
 });
