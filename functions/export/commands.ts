@@ -27,10 +27,10 @@ import { realSleep, type Sleep } from '../shared/retry.js';
 import { createMemoryStore, type SharedStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import { daysBefore, dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
+import { daysBefore, dueAt, estimateOf, lastDueDay, planRequested, planScheduled, readUnitStates, retryAfter, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
 import { openLedger, openSharedStore, runSettings } from './runtime.js';
-import { unitKey, unitLabel } from './staging.js';
+import { unitKey, unitLabel, type UnitFailure } from './staging.js';
 
 /** What the export commands need from the CLI. */
 export interface ExportCommandIo {
@@ -424,7 +424,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
       const m = state.manifest;
       return { state: 'complete', rows: m.rows[DATASETS[m.dataset].table.name] ?? 0, requests: m.requests.sent, ...(m.truncated ? { truncated: true } : {}) };
     }
-    if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at };
+    if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at, ...failureFacts(state.failure) };
     const pages = state.checkpoint.state.pages;
     // Every page staged (only the commit failed): nothing left to fetch.
     const estimate = state.checkpoint.complete ? pages : pages + estimateOf(unit, states);
@@ -449,8 +449,14 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   }
   const failures = rows.filter((r) => r.error !== undefined);
   if (failures.length > 0) {
-    io.stdout.write('Failures (the next run retries them):\n');
-    for (const r of failures) io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}\n`);
+    io.stdout.write('Failures (the hourly run retries them, backing off after each failure):\n');
+    for (const r of failures) {
+      const facts =
+        r.state === 'failed' && r.attempts !== undefined
+          ? ` [failed ${r.attempts}× in a row, ${r.requests ?? 0} request(s) spent${r.retryAfter !== undefined ? `; next try after ${r.retryAfter.slice(0, 16).replace('T', ' ')}Z` : ''}]`
+          : '';
+      io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}${facts}\n`);
+    }
   }
   io.stdout.write(`${budgetLine(snapshot, now)}\n`);
   return 0;
@@ -459,7 +465,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
 type StatusCell =
   | { readonly state: 'complete'; readonly rows: number; readonly requests: number; readonly truncated?: boolean; readonly error?: undefined }
   | { readonly state: 'partial'; readonly pages: number; readonly estimate: number; readonly error?: string }
-  | { readonly state: 'failed'; readonly error: string; readonly at: string }
+  | { readonly state: 'failed'; readonly error: string; readonly at: string; readonly attempts?: number; readonly requests?: number; readonly retryAfter?: string }
   | { readonly state: 'missing'; readonly error?: undefined };
 
 function cellText(cell: StatusCell | undefined): string {
@@ -507,6 +513,17 @@ function budgetLine(snapshot: BudgetSnapshot, now: number): string {
       ? `\nPROBLEM: the ledger holds a pause until ${new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString().slice(0, 19)}Z, longer than the budget window (${formatWindow(spec.windowMs)}): an absurd Retry-After or a clock far ahead wrote it. The next export cuts it to one window; nothing else is needed.`
       : '';
   return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatWindow(spec.windowMs)}; ${next}.${learnt}${problem}`;
+}
+
+/** What a failure record says about its unit's backoff, for status (absent in older records). */
+function failureFacts(failure: UnitFailure): { attempts?: number; requests?: number; retryAfter?: string } {
+  if (failure.attempts === undefined) return {};
+  const at = retryAfter(failure);
+  return {
+    attempts: failure.attempts,
+    requests: failure.requests ?? 0,
+    ...(at !== undefined ? { retryAfter: new Date(at).toISOString() } : {}),
+  };
 }
 
 /** `1 h 05 min`, `3 min 20 s`, `12 s`. */

@@ -15,7 +15,8 @@
  *   `nextCursor: null` (searches has no `hasMore`) or `hasMore: false` with no cursor. Fails
  *   on a repeated cursor, a passed page cap, totals that change, and an answer that
  *   contradicts itself (`hasMore: true` without a cursor, `hasMore: false` with one). An
- *   empty page that still carries a cursor is followed (it counts against the cap).
+ *   empty page that still carries a cursor is followed (it counts against the cap), but
+ *   not {@link MAX_EMPTY_PAGES_IN_ROW} of them in a row: that is a loop with fresh cursors.
  * - **single** (`feedback_by_page`, `caller_stats`): one request. A `hasMore` there means
  *   rows were left out that no request can fetch: reported as truncated, never hidden.
  */
@@ -50,6 +51,8 @@ export interface PagerState {
   readonly cursor?: string;
   /** Cursors already followed, to detect a loop (cursor paging). */
   readonly cursors?: readonly string[];
+  /** Empty pages in a row that still carried a cursor (cursor paging). */
+  readonly emptyInRow?: number;
   /** Signature of the previous page (offset paging). */
   readonly signature?: string;
   /** Totals of the first page. */
@@ -162,6 +165,13 @@ function offsetPager(options: PagerOptions): Pager {
 /** Cursors kept in a checkpoint to detect loops; a longer loop still ends at the page cap. */
 const MAX_REMEMBERED_CURSORS = 1_000;
 
+/**
+ * Empty pages in a row that may still carry a cursor. One or two happen (a page of rows all
+ * filtered out on the service's side); an endless run of fresh cursors on empty pages would
+ * otherwise be followed up to EXPORT_MAX_PAGES — days of budget for one unit.
+ */
+export const MAX_EMPTY_PAGES_IN_ROW = 3;
+
 function cursorPager(options: PagerOptions): Pager {
   const { where } = options;
   const limit = requireLimit(options);
@@ -186,9 +196,15 @@ function cursorPager(options: PagerOptions): Pager {
       if (cursor === state.cursor || followed.includes(cursor)) {
         throw new PaginationError(`${where}: page ${at} returned a cursor that was already followed; the API is looping`);
       }
+      const emptyInRow = page.rowCount === 0 ? (state.emptyInRow ?? 0) + 1 : 0;
+      if (emptyInRow >= MAX_EMPTY_PAGES_IN_ROW) {
+        throw new PaginationError(
+          `${where}: ${emptyInRow} empty pages in a row still carry a new cursor; the API is not getting anywhere — the unit fails rather than follow it up to EXPORT_MAX_PAGES, and is tried again later`,
+        );
+      }
       checkCap(state, options);
       const cursors = [...followed, ...(state.cursor === undefined ? [] : [state.cursor])].slice(-MAX_REMEMBERED_CURSORS);
-      return { state: { ...base, cursor, cursors }, done: false };
+      return { state: { ...base, cursor, cursors, ...(emptyInRow > 0 ? { emptyInRow } : {}) }, done: false };
     },
   };
 }

@@ -355,7 +355,7 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   }
 
   const backlog = (await deps.store.list<BacklogEntry>(BACKLOG_PREFIX)).map((item) => item.value);
-  const input = { now: request.time, settleHours: settings.settleHours, healDays: settings.healDays, refreshDays: settings.refreshDays, projects, datasets, backlog };
+  const input = { now: request.time, clock: deps.now(), settleHours: settings.settleHours, healDays: settings.healDays, refreshDays: settings.refreshDays, projects, datasets, backlog };
   const plan = await planScheduled(input, deps.destination);
   const summary = await runUnits(plan.units, settings, deps);
 

@@ -75,6 +75,10 @@ export interface UnitFailure {
   readonly error: string;
   /** ISO time of the failure. */
   readonly at: string;
+  /** Failures in a row (1 = the first); drives the backoff of the scheduled runs (plan.ts). */
+  readonly attempts?: number;
+  /** Requests spent on the unit's failed attempts, all of them (every attempt counted). */
+  readonly requests?: number;
 }
 
 export interface UnitStaging {

@@ -112,6 +112,7 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
   const staging = unitStaging(deps.destination, unit);
   const label = unitLabel(unit);
 
+  const requestsBefore = deps.api.stats.requests;
   const discard = async (stale: Checkpoint, reason: string) => {
     deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason });
     await staging.clear(stale.state.pages);
@@ -136,10 +137,17 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
     }
+    // Read before a clear removes it: the failures in a row drive the unit's backoff.
+    const previous = await staging.readFailure().catch(() => undefined);
     // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
     if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
     await staging
-      .writeFailure({ error: describeError(error), at: new Date(deps.now()).toISOString() })
+      .writeFailure({
+        error: describeError(error),
+        at: new Date(deps.now()).toISOString(),
+        attempts: (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+        requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
+      })
       .catch(() => undefined);
     throw error;
   }
