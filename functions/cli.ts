@@ -170,7 +170,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stderr.write(`error: ${error.message}\n`);
       return 2;
     }
-    io.stderr.write(`error: ${describeError(error)}\n`);
+    // A bare Error's name says nothing ("error: Error: …"): its message alone.
+    io.stderr.write(`error: ${error instanceof Error && error.name === 'Error' ? describeError(error).replace(/^Error: /, '') : describeError(error)}\n`);
     return 1;
   }
 }

@@ -20,7 +20,8 @@ export function createLocalStateStore(dir: string, options: LocalStateStoreOptio
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const fileOf = (requestId: string) => join(dir, `${encodeURIComponent(requestId)}.json`);
   let ready: Promise<unknown> | undefined;
-  const ensureDir = () => (ready ??= mkdir(dir, { recursive: true }));
+  // Private (0700/0600): the state names jobs and holds what the service answered.
+  const ensureDir = () => (ready ??= mkdir(dir, { recursive: true, mode: 0o700 }));
 
   async function read(requestId: string): Promise<FollowUpState | undefined> {
     try {
@@ -33,7 +34,7 @@ export function createLocalStateStore(dir: string, options: LocalStateStoreOptio
 
   async function writeTemp(requestId: string, state: FollowUpState): Promise<string> {
     const temp = join(dir, `.${encodeURIComponent(requestId)}.${randomBytes(6).toString('hex')}.tmp`);
-    await writeFile(temp, JSON.stringify(state), { flag: 'wx' });
+    await writeFile(temp, JSON.stringify(state), { flag: 'wx', mode: 0o600 });
     return temp;
   }
 
@@ -41,7 +42,7 @@ export function createLocalStateStore(dir: string, options: LocalStateStoreOptio
     const lock = `${fileOf(requestId)}.lock`;
     for (;;) {
       try {
-        const handle = await open(lock, 'wx');
+        const handle = await open(lock, 'wx', 0o600);
         await handle.close();
         break;
       } catch (error) {
