@@ -69,6 +69,13 @@ export interface Checkpoint {
   readonly requests: RequestCounts;
   /** Runs that worked on the unit before this one. */
   readonly runs: number;
+  /**
+   * When the staged pages arrived: the `exported_at` of the run that fetched pages `from` on
+   * (until the next entry). A resumed unit stamps each row with its page's run, so a row's
+   * `exported_at` always goes with the values (a feedback `status`) it was read with.
+   * Absent in checkpoints of older versions: their pages take the resuming run's time.
+   */
+  readonly stamps?: ReadonlyArray<{ readonly from: number; readonly at: string }>;
 }
 
 export interface UnitFailure {

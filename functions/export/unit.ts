@@ -224,11 +224,18 @@ async function runOnce(
   try {
     let state: PagerState = INITIAL_STATE;
     let rows = 0;
-    const append = async (page: unknown) => {
+    const append = async (page: unknown, rowContext: RowContext = context) => {
       for (const row of def.rows(page)) {
-        await writer.append(def.toRow(row, context));
+        await writer.append(def.toRow(row, rowContext));
         rows += 1;
       }
+    };
+    const stamps = [...(checkpoint?.stamps ?? [])];
+    /** The context of a staged page: stamped with the time of the run that fetched it. */
+    const stagedContext = (index: number): RowContext => {
+      const stamp = stamps.filter((s) => s.from <= index).at(-1);
+      const at = stamp === undefined ? Number.NaN : Date.parse(stamp.at);
+      return Number.isFinite(at) ? { ...context, exportedAt: new Date(at) } : context;
     };
 
     // Resume: replay the staged pages through the same rules (rebuilding duplicate detection)
@@ -243,9 +250,19 @@ async function runOnce(
           throw error;
         }
         state = pager.accept(state, def.view(page)).state;
-        await append(page);
+        await append(page, stagedContext(index));
+      }
+      // The position the staged pages lead to must be the checkpoint's: a checkpoint that
+      // points elsewhere (written by another version, edited, half of a crash) would skip or
+      // repeat rows silently.
+      if (state.offset !== checkpoint.state.offset || state.cursor !== checkpoint.state.cursor) {
+        throw new RestartUnit(
+          `the checkpoint's position (${positionText(checkpoint.state)}) does not follow from its ${checkpoint.state.pages} staged page(s) (${positionText(state)})`,
+        );
       }
     }
+    const runStamp = context.exportedAt.toISOString();
+    if (stamps.at(-1)?.at !== runStamp) stamps.push({ from: checkpoint?.state.pages ?? 0, at: runStamp });
     const resumedTotals = checkpoint?.state.totals;
     if (checkpoint) state = checkpoint.state;
     const startedAt = checkpoint?.startedAt ?? new Date(started).toISOString();
@@ -296,6 +313,7 @@ async function runOnce(
         ...(accepted.done ? { complete: true as const } : {}),
         requests: spent(),
         runs,
+        stamps,
       };
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
       pending = accepted.done ? undefined : fetchPage(accepted.state);
@@ -369,6 +387,12 @@ async function runOnce(
     if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: spent() }).catch(() => undefined);
     throw error;
   }
+}
+
+/** `offset 500` or `cursor "abc"`, for messages. */
+function positionText(state: PagerState): string {
+  if (state.cursor !== undefined) return `cursor ${JSON.stringify(state.cursor.slice(0, 40))}`;
+  return state.offset !== undefined ? `offset ${state.offset}` : `${state.pages} page(s)`;
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {
