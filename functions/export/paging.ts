@@ -59,6 +59,11 @@ export interface PagerState {
   readonly totals?: Readonly<Record<string, number>>;
   /** Single request: the API said rows were left out. */
   readonly truncated?: boolean;
+  /**
+   * The `limit` of the requests from here on, when an answer was too large to read and the
+   * export asked again for less (below the unit's `limit`). Offsets then advance by it.
+   */
+  readonly pageLimit?: number;
 }
 
 export interface PagerOptions {
@@ -96,10 +101,18 @@ export function createPager(kind: PagingKind, options: PagerOptions): Pager {
   }
 }
 
-function checkRowCount(page: PageView, options: PagerOptions, at: string): void {
-  if (options.limit !== undefined && page.rowCount > options.limit) {
+/** The `limit` the request of `state` was sent with. */
+function limitOf(state: PagerState, options: PagerOptions): number | undefined {
+  return state.pageLimit ?? options.limit;
+}
+
+/** `pageLimit` carried into the next state, when lowered. */
+const keepLimit = (state: PagerState) => (state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {});
+
+function checkRowCount(page: PageView, options: PagerOptions, at: string, limit = options.limit): void {
+  if (limit !== undefined && page.rowCount > limit) {
     throw new PaginationError(
-      `${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${options.limit}; the API did not honour the limit`,
+      `${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${limit}; the API did not honour the limit`,
     );
   }
 }
@@ -127,11 +140,12 @@ function offsetPager(options: PagerOptions): Pager {
   const seen = new PathSet();
   return {
     kind: 'offset',
-    params: (state) => ({ limit, offset: state.offset ?? 0 }),
+    params: (state) => ({ limit: state.pageLimit ?? limit, offset: state.offset ?? 0 }),
     accept(state, page) {
       const offset = state.offset ?? 0;
       const at = `at offset ${offset}`;
-      checkRowCount(page, options, at);
+      const step = state.pageLimit ?? limit;
+      checkRowCount(page, options, at, step);
       if (page.hasMore === true && page.rowCount === 0) {
         throw new PaginationError(
           `${where}: the page at offset ${offset} is empty but says hasMore=true; refusing to loop or truncate — it is tried again later`,
@@ -151,7 +165,8 @@ function offsetPager(options: PagerOptions): Pager {
       }
       const next: PagerState = {
         pages: state.pages + 1,
-        offset: offset + limit,
+        offset: offset + step,
+        ...keepLimit(state),
         ...(signature !== undefined ? { signature } : {}),
         ...(state.totals ?? page.totals ? { totals: state.totals ?? page.totals } : {}),
       };
@@ -177,10 +192,10 @@ function cursorPager(options: PagerOptions): Pager {
   const limit = requireLimit(options);
   return {
     kind: 'cursor',
-    params: (state) => (state.cursor === undefined ? { limit } : { limit, cursor: state.cursor }),
+    params: (state) => (state.cursor === undefined ? { limit: state.pageLimit ?? limit } : { limit: state.pageLimit ?? limit, cursor: state.cursor }),
     accept(state, page) {
       const at = `${state.pages + 1}`;
-      checkRowCount(page, options, at);
+      checkRowCount(page, options, at, limitOf(state, options));
       checkTotals(state, page, options, at);
       const cursor = page.nextCursor ?? null;
       if (page.hasMore === true && cursor === null) {
@@ -190,7 +205,7 @@ function cursorPager(options: PagerOptions): Pager {
         throw new PaginationError(`${where}: page ${at} says hasMore=false but carries a nextCursor; the answer contradicts itself`);
       }
       const totals = state.totals ?? page.totals;
-      const base = { pages: state.pages + 1, ...(totals ? { totals } : {}) };
+      const base = { pages: state.pages + 1, ...(totals ? { totals } : {}), ...keepLimit(state) };
       if (cursor === null) return { state: base, done: true };
       const followed = state.cursors ?? [];
       if (cursor === state.cursor || followed.includes(cursor)) {
@@ -213,9 +228,9 @@ function singlePager(options: PagerOptions): Pager {
   const { limit } = options;
   return {
     kind: 'single',
-    params: () => (limit === undefined ? {} : { limit }),
+    params: (state) => (limitOf(state, options) === undefined ? {} : { limit: limitOf(state, options) as number }),
     accept(state, page) {
-      checkRowCount(page, options, '1');
+      checkRowCount(page, options, '1', limitOf(state, options));
       return { state: { pages: state.pages + 1, ...(page.hasMore === true ? { truncated: true } : {}) }, done: true };
     },
   };

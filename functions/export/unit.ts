@@ -23,6 +23,7 @@ import {
   DestinationError,
   LeaseLostError,
   PaginationError,
+  ResponseTooLargeError,
   describeError,
 } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
@@ -53,6 +54,10 @@ export interface Manifest {
   readonly pages: number;
   /** `feedback_by_page` only: the API had more rows than one request can return. */
   readonly truncated?: true;
+  /** Set when an answer was too large to read and the unit was paged with this smaller limit. */
+  readonly pageLimit?: number;
+  /** Invalid UTF-8 sequences the API sent, kept as U+FFFD (this run's pages). */
+  readonly invalidUtf8?: number;
   /** Requests spent on the unit, over every run that worked on it. */
   readonly requests: RequestCounts;
   /** Runs that worked on the unit (1 = finished in one go). */
@@ -208,6 +213,8 @@ async function runOnce(
     pending.catch(() => undefined);
     return pending;
   };
+  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api-client.ts). */
+  const invalidUtf8 = (): number => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0);
   const spent = (): RequestCounts => {
     const after = api.stats;
     const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
@@ -278,6 +285,16 @@ async function runOnce(
       try {
         page = await pending;
       } catch (error) {
+        // An answer too large to read: ask for the same rows in smaller pages (half the
+        // limit, down to 1) rather than fail the day on every run.
+        if (error instanceof ResponseTooLargeError) {
+          const current = state.pageLimit ?? limit;
+          if (current === undefined || current <= 1) throw tooLarge(error, label, current);
+          state = { ...state, pageLimit: Math.ceil(current / 2) };
+          deps.logger?.warn('an answer was too large to read: asking again with a smaller limit', { unit: label, page: state.pages + 1, limit: state.pageLimit });
+          pending = fetchPage(state);
+          continue;
+        }
         // A cursor may expire between runs: a 400 on the first request of a resumed unit
         // restarts it rather than failing the day.
         if (first && checkpoint && error instanceof ApiError && error.status === 400) {
@@ -371,6 +388,8 @@ async function runOnce(
       bytes,
       pages: state.pages,
       ...(state.truncated ? { truncated: true as const } : {}),
+      ...(state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {}),
+      ...(invalidUtf8() > 0 ? { invalidUtf8: invalidUtf8() } : {}),
       requests: spent(),
       runs,
       durationsMs: { total: now() - started },
@@ -387,6 +406,15 @@ async function runOnce(
     if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: spent() }).catch(() => undefined);
     throw error;
   }
+}
+
+/** The failure of a unit whose answer is too large even one row at a time (or unpaged). */
+function tooLarge(error: Error, label: string, limit: number | undefined): PaginationError {
+  const what = limit === undefined ? 'the answer (this endpoint has no limit to lower)' : 'a single row';
+  return new PaginationError(
+    `${label}: ${what} is larger than the 16 MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
+    { cause: error },
+  );
 }
 
 /** `offset 500` or `cursor "abc"`, for messages. */

@@ -37,6 +37,7 @@ import {
   MalformedResponseError,
   NetworkError,
   RateLimitedError,
+  ResponseTooLargeError,
   SendUncertainError,
   describeError,
   redactSecrets,
@@ -322,9 +323,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         bytes = await readBody(response, ok ? maxResponseBytes : MAX_ERROR_BODY_BYTES, !ok);
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
-        throw new MalformedResponseError(
-          `${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes: the API did not answer as documented (if it really sends pages this large, lower EXPORT_PAGE_LIMIT)`,
-        );
+        throw new ResponseTooLargeError(`${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes`);
       }
       logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
       return { status, headers: response.headers, bytes };
@@ -421,16 +420,20 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     return scrub(parts.join('; '), secrets);
   }
 
-  /** Decodes a 2xx body as strict UTF-8, parses it as JSON, then with the operation's schema. */
-  function parseBody<T>(op: Operation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[]): T {
+  /**
+   * Decodes a 2xx body as UTF-8, parses it as JSON, then with the operation's schema. Invalid
+   * UTF-8 (one bad byte in a comment) becomes U+FFFD, counted and warned about: failing the day
+   * over it would fail it on every run forever.
+   */
+  function parseBody<T>(op: Operation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[], path: string): T {
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(response.bytes);
-    } catch (error) {
-      throw new MalformedResponseError(
-        `${op} got an HTTP ${response.status} response that is not valid UTF-8 (${response.bytes.byteLength} bytes): the API did not answer as documented`,
-        { cause: error },
-      );
+    } catch {
+      text = new TextDecoder('utf-8').decode(response.bytes);
+      const replaced = countReplacements(text) - countEncodedReplacements(response.bytes);
+      stats.invalidUtf8 = (stats.invalidUtf8 ?? 0) + replaced;
+      logger?.warn(INVALID_UTF8_LOG_MESSAGE, { operation: op, request: path.split('?')[0], replaced });
     }
     let body: unknown;
     try {
@@ -460,7 +463,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   ): Promise<T> {
     const response = await send(method, path, body, call, key);
     if (!isSuccess(response.status)) throw httpError(op, response, ids, secrets);
-    const value = parseBody(op, response, parse, secrets);
+    const value = parseBody(op, response, parse, secrets, path);
     stats.successes += 1;
     return value;
   }
@@ -609,6 +612,24 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   };
 }
 
+/** The warn record of a 2xx body with invalid UTF-8 (replaced by U+FFFD, kept). */
+export const INVALID_UTF8_LOG_MESSAGE = 'the API answered with invalid UTF-8: replaced by U+FFFD';
+
+const REPLACEMENT = '\uFFFD';
+
+function countReplacements(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf(REPLACEMENT); at !== -1; at = text.indexOf(REPLACEMENT, at + 1)) count += 1;
+  return count;
+}
+
+/** U+FFFD the body really sent (EF BF BD), which are not replacements. */
+function countEncodedReplacements(bytes: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i + 2 < bytes.length; i++) if (bytes[i] === 0xef && bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) count += 1;
+  return count;
+}
+
 /** The message of the warn record the client logs before each retry wait. */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
 
@@ -648,6 +669,11 @@ export function retryLinePrinter(
         const asked = typeof record.askedMs === 'number' ? formatWait(record.askedMs) : 'longer';
         const paused = typeof record.pausedMs === 'number' ? formatWait(record.pausedMs) : 'one window';
         write(`${clear}${scrubText(`warning: a 429 asked to wait ${asked} (${header}), longer than the budget window: pausing ${paused} instead (a proxy's or a CDN's header, or a unit mix-up)`, { maxLength: 300 })}\n`);
+        return;
+      }
+      if (message === INVALID_UTF8_LOG_MESSAGE) {
+        const record = (extra[0] ?? {}) as { request?: unknown; replaced?: unknown };
+        write(`${clear}${scrubText(`warning: ${String(record.request)} answered with ${String(record.replaced)} invalid UTF-8 sequence(s): kept as U+FFFD (counted in the manifest)`, { maxLength: 300 })}\n`);
         return;
       }
       if (message !== RETRY_LOG_MESSAGE) return;

@@ -92,6 +92,12 @@ export class NetworkError extends ExporterError {
 /** The response was not what the spec promises (not JSON, wrong types, negative counts). */
 export class MalformedResponseError extends ExporterError {}
 
+/**
+ * A 2xx body larger than the client reads (16 MiB): asking the same again gives the same
+ * answer, so it is not retried; the export asks again with a smaller `limit` instead.
+ */
+export class ResponseTooLargeError extends MalformedResponseError {}
+
 /** Waiting longer would pass the caller's deadline (e.g. the Lambda's remaining time). */
 export class DeadlineExceededError extends ExporterError {}
 

@@ -14,6 +14,7 @@ import {
   MalformedResponseError,
   NetworkError,
   RateLimitedError,
+  ResponseTooLargeError,
   SendUncertainError,
 } from '../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
@@ -681,11 +682,13 @@ describe('response bodies', () => {
     expect(fake.pulled.bytes).toBe(0);
   });
 
-  it('retries a body over the cap once, then gives up', async () => {
+  it('does not ask the same again after a body over the cap: the same request gets the same answer (the export asks for less)', async () => {
     const fake = streamingFetch({ total: 2 * MiB });
     const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB });
-    await expect(visitors(client)).rejects.toBeInstanceOf(MalformedResponseError);
-    expect(client.stats.requests).toBe(2);
+    const error = await failureOf(visitors(client));
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error.message).not.toContain('EXPORT_PAGE_LIMIT');
+    expect(client.stats.requests).toBe(1);
   });
 
   it('caps the inflated size of a gzip body, not its size on the wire', async () => {
@@ -712,14 +715,15 @@ describe('response bodies', () => {
     expect(fake.pulled.bytes).toBeLessThanOrEqual(MiB);
   });
 
-  it('refuses a 2xx body that is not valid UTF-8 instead of reading U+FFFD into the data', async () => {
-    const text = JSON.stringify({ ...page(), visitors: [{ path: '/intro-@', human: 3, ai: 1, total: 4 }] });
+  it('reads invalid UTF-8 in a 2xx body as U+FFFD, counts it and warns, instead of failing the day forever', async () => {
+    const text = JSON.stringify({ ...page(), visitors: [{ path: '/intro-@-\uFFFD', human: 3, ai: 1, total: 4 }] });
     const bytes = new TextEncoder().encode(text);
     bytes[bytes.indexOf(0x40)] = 0xff;
-    const { client } = makeClient({ fetch: bytesFetch(bytes), maxRetries: 0 });
-    const error = await failureOf(visitors(client));
-    expect(error).toBeInstanceOf(MalformedResponseError);
-    expect(error.message).toContain('UTF-8');
+    const { client, logs } = makeClient({ fetch: bytesFetch(bytes), maxRetries: 0 });
+    const body = await visitors(client);
+    expect(body.visitors[0]?.path).toBe('/intro-\uFFFD-\uFFFD');
+    expect(client.stats.invalidUtf8).toBe(1);
+    expect(logs.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual(['the API answered with invalid UTF-8: replaced by U+FFFD']);
   });
 
   it.each([0, -1, 1.5])('refuses a maxResponseBytes of %s', (maxResponseBytes) => {
