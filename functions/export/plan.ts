@@ -75,6 +75,8 @@ export function retryAfter(failure: UnitFailure | undefined): number | undefined
   if (!failure) return undefined;
   const at = Date.parse(failure.at);
   if (!Number.isFinite(at)) return undefined;
+  // 0: a failure the unit shares with every other (run-stops.ts): no backoff.
+  if (failure.attempts === 0) return undefined;
   const attempts = Math.max(1, Math.min(30, failure.attempts ?? 1));
   return at + Math.min(MAX_FAILURE_BACKOFF_MS, HOUR_MS * 2 ** (attempts - 1)) - SCHEDULE_SLACK_MS;
 }

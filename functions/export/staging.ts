@@ -82,7 +82,10 @@ export interface UnitFailure {
   readonly error: string;
   /** ISO time of the failure. */
   readonly at: string;
-  /** Failures in a row (1 = the first); drives the backoff of the scheduled runs (plan.ts). */
+  /**
+   * Failures in a row (1 = the first); drives the backoff of the scheduled runs (plan.ts). 0:
+   * the failure was not the unit's own (a 401, an unreachable API, a 403): no backoff.
+   */
   readonly attempts?: number;
   /** Requests spent on the unit's failed attempts, all of them (every attempt counted). */
   readonly requests?: number;

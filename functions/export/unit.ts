@@ -29,6 +29,7 @@ import {
 import type { AppLogger } from '../shared/logger.js';
 import { manifestKey, partitionKey, type TableDef } from '../shared/tables.js';
 import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
+import { stopOf } from './run-stops.js';
 import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
@@ -150,7 +151,9 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       .writeFailure({
         error: describeError(error),
         at: new Date(deps.now()).toISOString(),
-        attempts: (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+        // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
+        // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
+        attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
         requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
       })
       .catch(() => undefined);
