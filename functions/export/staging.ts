@@ -156,9 +156,11 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
     writeFailure: (failure) => destination.put(failureKey, JSON.stringify(failure), json),
 
     async clear(pages) {
-      for (let index = 0; index <= pages; index++) await destination.delete(pageKey(index));
+      // The checkpoint first: a clear cut short (a kill, a failed delete) then leaves page
+      // files nobody reads, never a checkpoint that outlives its unit.
       await destination.delete(checkpointKey);
       await destination.delete(failureKey);
+      for (let index = 0; index <= pages; index++) await destination.delete(pageKey(index));
     },
   };
 }

@@ -400,7 +400,11 @@ async function runOnce(
     await destination.put(manifestKey(unit.dataset, unit.day, unit.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
       contentType: 'application/json',
     });
-    await staging.clear(state.pages);
+    // The unit is complete once its manifest is written: a staging that cannot be removed
+    // now is left for later (it is never read again), not a failed unit.
+    await staging.clear(state.pages).catch((error: unknown) => {
+      deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
+    });
     return { status: 'complete', manifest };
   } catch (error) {
     await abortQuietly(writer, error);

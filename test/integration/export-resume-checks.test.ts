@@ -7,7 +7,13 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { exportUnit } from '../../functions/export/unit.js';
+import { createApiClient } from '../../functions/shared/api-client.js';
+import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
+import { parseBudget } from '../../functions/shared/budget-spec.js';
+import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createMemoryStore } from '../../functions/shared/shared-store.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_synth_600';
@@ -65,5 +71,33 @@ describe('a resumed feedback unit', () => {
     );
     expect(rows.map((r) => Number(r['at']))).toEqual([T1, T2]);
     expect(Number(rows[0]?.['n'])).toBe(100);
+  });
+});
+
+describe('a complete unit whose staging cannot be removed', () => {
+  it('is complete, and leaves no checkpoint to outlive it', async () => {
+    const dir = await makeTempDir('staging-left');
+    const local = createLocalDestination(dir);
+    // Deleting a staged page fails (an S3 hiccup, a kill in the middle of the clear).
+    const destination = {
+      ...local,
+      delete: async (key: string) => {
+        if (/page-\d+\.json$/.test(key) && key.startsWith('_staging/')) throw new Error('injected delete failure');
+        await local.delete(key);
+      },
+    };
+    const gate = createBudgetGate(createBudgetLedger(createMemoryStore(), parseBudget('1000/1h')), { now: Date.now, sleep: async () => undefined });
+    const api = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, budget: gate });
+
+    const outcome = await exportUnit(
+      { dataset: 'visitors', projectId: PROJECT, day: DAY },
+      { maxPages: 100, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+      { api, destination, now: Date.now },
+    );
+
+    expect(outcome.status).toBe('complete');
+    const staged = (await listFiles(dir)).filter((file) => file.startsWith('_staging/'));
+    expect(staged.length).toBeGreaterThan(0);
+    expect(staged.filter((file) => file.endsWith('checkpoint.json'))).toEqual([]);
   });
 });
