@@ -29,12 +29,12 @@ import { createMemoryStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import type { Drift } from './drift.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import { daysBefore, dueAt, estimateUnit, lastDueDay, readKnownPages, planRequested, planScheduled, readUnitStates, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
+import { daysBefore, dueAt, estimateUnit, lastDueDay, readKnownPages, planRequested, planScheduled, readUnitStates, retryAfter, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
 import { createExportDeps, openExportDestination, type ExportOverrides } from './deps.js';
 import { probeSetup } from './probe.js';
 import { localStateDir, runSettings } from './runtime.js';
-import { unitKey, unitLabel } from './staging.js';
+import { unitKey, unitLabel, type UnitFailure } from './staging.js';
 
 /** What the export commands need from the CLI. */
 export interface ExportCommandIo {
@@ -254,6 +254,8 @@ function jsonSummary(result: RunResult, destination: string) {
     backlogRequests: result.backlogRequests,
     stopped: result.stopped,
     driftUnits: result.driftUnits,
+    stops: result.stops,
+    failedRequests: result.failedRequests,
     units: result.units.map((u) => {
       const base = { dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, status: u.status };
       switch (u.status) {
@@ -275,7 +277,7 @@ function jsonSummary(result: RunResult, destination: string) {
         case 'skipped':
           return { ...base, why: u.why, estimate: u.estimate };
         default:
-          return { ...base, estimate: u.estimate };
+          return { ...base, estimate: u.estimate, ...(u.blocked !== undefined ? { blocked: u.blocked } : {}) };
       }
     }),
   };
@@ -309,7 +311,8 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
         io.stdout.write(`skipped  ${label}: ${u.why === 'complete' ? 'another run exported it meanwhile' : 'another run is exporting it'}\n`);
         break;
       case 'pending':
-        io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
+        // Units a stop left untried are summed up once, with the stop, below.
+        if (u.blocked === undefined) io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
         break;
     }
   }
@@ -321,6 +324,10 @@ function printSummary(result: RunResult, destination: string, io: ExportCommandI
   io.stdout.write(`${parts.join('; ')}\n`);
   for (const entry of result.drift) io.stderr.write(`warning: ${entry.message}\n`);
   if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
+  for (const stop of result.stops) {
+    const untried = result.units.filter((u) => u.status === 'pending' && u.blocked === stop).length;
+    io.stderr.write(`Stopped early: ${stop}${untried > 0 ? ` (${untried} more unit(s) not tried)` : ''}\n`);
+  }
   if (result.failed > 0) {
     const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
     const named = failed.length > 5 ? `${failed.slice(0, 5).join(', ')} and ${failed.length - 5} more` : failed.join(', ');
@@ -525,7 +532,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
         ...(m.drift ? { drift: m.drift } : {}),
       };
     }
-    if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at };
+    if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at, ...failureFacts(state.failure) };
     const pages = state.checkpoint.state.pages;
     // Every page staged (only the commit failed): nothing left to fetch.
     const estimate = state.checkpoint.complete ? pages : pages + estimateUnit(unit, states, known).estimate;
@@ -555,8 +562,14 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   }
   const failures = rows.filter((r) => r.error !== undefined);
   if (failures.length > 0) {
-    io.stdout.write('Failures (the next run retries them):\n');
-    for (const r of failures) io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}\n`);
+    io.stdout.write('Failures (the hourly run retries them, backing off after each failure):\n');
+    for (const r of failures) {
+      const facts =
+        r.state === 'failed' && r.attempts !== undefined
+          ? ` [failed ${r.attempts}× in a row, ${r.requests ?? 0} request(s) spent${r.retryAfter !== undefined ? `; next try after ${r.retryAfter.slice(0, 16).replace('T', ' ')}Z` : ''}]`
+          : '';
+      io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}${facts}\n`);
+    }
   }
   const time = budgetTime(snapshot, todoRequests, now).ms;
   io.stdout.write(
@@ -579,7 +592,7 @@ type StatusCell =
       readonly error?: undefined;
     }
   | { readonly state: 'partial'; readonly pages: number; readonly estimate: number; readonly error?: string }
-  | { readonly state: 'failed'; readonly error: string; readonly at: string }
+  | { readonly state: 'failed'; readonly error: string; readonly at: string; readonly attempts?: number; readonly requests?: number; readonly retryAfter?: string }
   | { readonly state: 'missing'; readonly error?: undefined };
 
 function cellText(cell: StatusCell | undefined): string {
@@ -604,8 +617,13 @@ function budgetJson(snapshot: BudgetSnapshot, now: number) {
     pausedUntil: snapshot.pausedUntil > now ? new Date(snapshot.pausedUntil).toISOString() : null,
     rateLimited: snapshot.rateLimited,
     limit: snapshot.limit,
+    // A problem, shown only when there is one: a stored pause longer than the window.
+    ...(snapshot.pauseBeyondWindow !== undefined ? { pauseBeyondWindow: new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString() } : {}),
   };
 }
+
+/** The latest time a Date can show (a ledger may hold anything). */
+const MAX_DATE_MS = 8.64e15;
 
 function budgetLine(snapshot: BudgetSnapshot, now: number): string {
   const { spec } = snapshot;
@@ -617,5 +635,20 @@ function budgetLine(snapshot: BudgetSnapshot, now: number): string {
     snapshot.limit < spec.requests
       ? ` Since a 429, ${snapshot.limit} per ${formatDuration(spec.windowMs, 'window')} for now: the organisation's other tools take the rest.`
       : '';
-  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}`;
+  const problem =
+    snapshot.pauseBeyondWindow !== undefined
+      ? `\nPROBLEM: the ledger holds a pause until ${new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString().slice(0, 19)}Z, longer than the budget window (${formatDuration(spec.windowMs, 'window')}): an absurd Retry-After or a clock far ahead wrote it. The next export cuts it to one window; nothing else is needed.`
+      : '';
+  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}${problem}`;
+}
+
+/** What a failure record says about its unit's backoff, for status (absent in older records). */
+function failureFacts(failure: UnitFailure): { attempts?: number; requests?: number; retryAfter?: string } {
+  if (failure.attempts === undefined) return {};
+  const at = retryAfter(failure);
+  return {
+    attempts: failure.attempts,
+    requests: failure.requests ?? 0,
+    ...(at !== undefined ? { retryAfter: new Date(at).toISOString() } : {}),
+  };
 }

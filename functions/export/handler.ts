@@ -65,6 +65,7 @@ function publishMetrics(metrics: NonNullable<HandlerDeps['metrics']>, result: Ru
   const count = (name: string, value: number) => metrics.addMetric(name, MetricUnit.Count, value);
   count(EXPORT_METRICS.requests, result.requests);
   count(EXPORT_METRICS.rateLimited, result.rateLimited);
+  count(EXPORT_METRICS.rateLimitWaitsCut, result.rateLimitWaitsCut);
   count(EXPORT_METRICS.budgetWaits, result.budgetWaits);
   metrics.addMetric(EXPORT_METRICS.budgetWaitMs, MetricUnit.Milliseconds, result.budgetWaitMs);
   count(EXPORT_METRICS.backlogRequests, result.backlogRequests);

@@ -15,7 +15,8 @@
  *   `nextCursor: null` (searches has no `hasMore`) or `hasMore: false` with no cursor. Fails
  *   on a repeated cursor, a passed page cap, totals that change, and an answer that
  *   contradicts itself (`hasMore: true` without a cursor, `hasMore: false` with one). An
- *   empty page that still carries a cursor is followed (it counts against the cap).
+ *   empty page that still carries a cursor is followed (it counts against the cap), but
+ *   not {@link MAX_EMPTY_PAGES_IN_ROW} of them in a row: that is a loop with fresh cursors.
  * - **single** (`feedback_by_page`, `caller_stats`): one request. A `hasMore` there means
  *   rows were left out that no request can fetch: reported as truncated, never hidden.
  */
@@ -51,12 +52,19 @@ export interface PagerState {
   readonly cursor?: string;
   /** Cursors already followed, to detect a loop (cursor paging). */
   readonly cursors?: readonly string[];
+  /** Empty pages in a row that still carried a cursor (cursor paging). */
+  readonly emptyInRow?: number;
   /** Signature of the previous page (offset paging). */
   readonly signature?: string;
   /** Totals of the first page. */
   readonly totals?: Readonly<Record<string, number>>;
   /** Single request: the API said rows were left out. */
   readonly truncated?: boolean;
+  /**
+   * The `limit` of the requests from here on, when an answer was too large to read and the
+   * export asked again for less (below the unit's `limit`). Offsets then advance by it.
+   */
+  readonly pageLimit?: number;
 }
 
 export interface PagerOptions {
@@ -94,10 +102,18 @@ export function createPager(kind: PagingKind, options: PagerOptions): Pager {
   }
 }
 
-function checkRowCount(page: PageView, options: PagerOptions, at: string): void {
-  if (options.limit !== undefined && page.rowCount > options.limit) {
+/** The `limit` the request of `state` was sent with. */
+function limitOf(state: PagerState, options: PagerOptions): number | undefined {
+  return state.pageLimit ?? options.limit;
+}
+
+/** `pageLimit` carried into the next state, when lowered. */
+const keepLimit = (state: PagerState) => (state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {});
+
+function checkRowCount(page: PageView, options: PagerOptions, at: string, limit = options.limit): void {
+  if (limit !== undefined && page.rowCount > limit) {
     throw new PaginationError(
-      `${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${options.limit}; the API did not honour the limit`,
+      `${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${limit}; the API did not honour the limit`,
     );
   }
 }
@@ -125,11 +141,12 @@ function offsetPager(options: PagerOptions): Pager {
   const seen = new PathSet();
   return {
     kind: 'offset',
-    params: (state) => ({ limit, offset: state.offset ?? 0 }),
+    params: (state) => ({ limit: state.pageLimit ?? limit, offset: state.offset ?? 0 }),
     accept(state, page) {
       const offset = state.offset ?? 0;
       const at = `at offset ${offset}`;
-      checkRowCount(page, options, at);
+      const step = state.pageLimit ?? limit;
+      checkRowCount(page, options, at, step);
       if (page.hasMore === true && page.rowCount === 0) {
         throw new PaginationError(
           `${where}: the page at offset ${offset} is empty but says hasMore=true; refusing to loop or truncate — it is tried again later`,
@@ -149,7 +166,8 @@ function offsetPager(options: PagerOptions): Pager {
       }
       const next: PagerState = {
         pages: state.pages + 1,
-        offset: offset + limit,
+        offset: offset + step,
+        ...keepLimit(state),
         ...(signature !== undefined ? { signature } : {}),
         ...(state.totals ?? page.totals ? { totals: state.totals ?? page.totals } : {}),
       };
@@ -163,15 +181,22 @@ function offsetPager(options: PagerOptions): Pager {
 /** Cursors kept in a checkpoint to detect loops; a longer loop still ends at the page cap. */
 const MAX_REMEMBERED_CURSORS = 1_000;
 
+/**
+ * Empty pages in a row that may still carry a cursor. One or two happen (a page of rows all
+ * filtered out on the service's side); an endless run of fresh cursors on empty pages would
+ * otherwise be followed up to EXPORT_MAX_PAGES — days of budget for one unit.
+ */
+export const MAX_EMPTY_PAGES_IN_ROW = 3;
+
 function cursorPager(options: PagerOptions): Pager {
   const { where } = options;
   const limit = requireLimit(options);
   return {
     kind: 'cursor',
-    params: (state) => (state.cursor === undefined ? { limit } : { limit, cursor: state.cursor }),
+    params: (state) => (state.cursor === undefined ? { limit: state.pageLimit ?? limit } : { limit: state.pageLimit ?? limit, cursor: state.cursor }),
     accept(state, page) {
       const at = `${state.pages + 1}`;
-      checkRowCount(page, options, at);
+      checkRowCount(page, options, at, limitOf(state, options));
       checkTotals(state, page, options, at);
       const cursor = page.nextCursor ?? null;
       if (page.hasMore === true && cursor === null) {
@@ -181,15 +206,21 @@ function cursorPager(options: PagerOptions): Pager {
         throw new PaginationError(`${where}: page ${at} says hasMore=false but carries a nextCursor; the answer contradicts itself`);
       }
       const totals = state.totals ?? page.totals;
-      const base = { pages: state.pages + 1, ...(totals ? { totals } : {}) };
+      const base = { pages: state.pages + 1, ...(totals ? { totals } : {}), ...keepLimit(state) };
       if (cursor === null) return { state: base, done: true };
       const followed = state.cursors ?? [];
       if (cursor === state.cursor || followed.includes(cursor)) {
         throw new PaginationError(`${where}: page ${at} returned a cursor that was already followed; the API is looping`);
       }
+      const emptyInRow = page.rowCount === 0 ? (state.emptyInRow ?? 0) + 1 : 0;
+      if (emptyInRow >= MAX_EMPTY_PAGES_IN_ROW) {
+        throw new PaginationError(
+          `${where}: ${emptyInRow} empty pages in a row still carry a new cursor; the API is not getting anywhere — the unit fails rather than follow it up to EXPORT_MAX_PAGES, and is tried again later`,
+        );
+      }
       checkCap(state, options);
       const cursors = [...followed, ...(state.cursor === undefined ? [] : [state.cursor])].slice(-MAX_REMEMBERED_CURSORS);
-      return { state: { ...base, cursor, cursors }, done: false };
+      return { state: { ...base, cursor, cursors, ...(emptyInRow > 0 ? { emptyInRow } : {}) }, done: false };
     },
   };
 }
@@ -198,9 +229,9 @@ function singlePager(options: PagerOptions): Pager {
   const { limit } = options;
   return {
     kind: 'single',
-    params: () => (limit === undefined ? {} : { limit }),
+    params: (state) => (limitOf(state, options) === undefined ? {} : { limit: limitOf(state, options) as number }),
     accept(state, page) {
-      checkRowCount(page, options, '1');
+      checkRowCount(page, options, '1', limitOf(state, options));
       return { state: { pages: state.pages + 1, ...(page.hasMore === true ? { truncated: true } : {}) }, done: true };
     },
   };

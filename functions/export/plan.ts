@@ -13,6 +13,10 @@
  * (before or after it: a backfill of March is estimated from March, not from yesterday), found
  * by listing the manifests; else the most another project needed on its nearest day — a
  * guess, and said so —; else 1, also a guess. A partial unit's estimate is what is left.
+ *
+ * A unit that keeps failing must not starve the others (a partial unit is taken before every
+ * missing day): after a failure the scheduled runs leave it for 1 h, then 2 h, 4 h … (at most a
+ * day; see {@link retryAfter}) — within the heal window it is still tried, just not every hour.
  */
 import type { DatasetName } from '../shared/catalog.js';
 import { addDays, previousDay } from '../shared/dates.js';
@@ -63,6 +67,33 @@ const HOUR_MS = 3_600_000;
 const REFRESH_AFTER_MS = 20 * HOUR_MS;
 /** Destination reads in flight at once while reading unit states. */
 const READ_CONCURRENCY = 16;
+
+/** The longest a failing unit is left alone by the scheduled runs. */
+const MAX_FAILURE_BACKOFF_MS = 24 * HOUR_MS;
+/**
+ * Hourly runs start a few minutes apart from one hour to the next: a unit due again "in one
+ * hour" must not miss the next run by a minute and wait two.
+ */
+const SCHEDULE_SLACK_MS = 15 * 60_000;
+
+/**
+ * When the scheduled runs try a failed unit again (epoch ms): 1 h after its first failure in a
+ * row, 2 h after the second, 4 h … capped at a day. Undefined: it has not failed.
+ */
+export function retryAfter(failure: UnitFailure | undefined): number | undefined {
+  if (!failure) return undefined;
+  const at = Date.parse(failure.at);
+  if (!Number.isFinite(at)) return undefined;
+  // 0: a failure the unit shares with every other (run-stops.ts): no backoff.
+  if (failure.attempts === 0) return undefined;
+  const attempts = Math.max(1, Math.min(30, failure.attempts ?? 1));
+  return at + Math.min(MAX_FAILURE_BACKOFF_MS, HOUR_MS * 2 ** (attempts - 1)) - SCHEDULE_SLACK_MS;
+}
+
+/** The failure record of a unit's state, if any. */
+export function failureOf(state: UnitState | undefined): UnitFailure | undefined {
+  return state?.kind === 'failed' || state?.kind === 'partial' ? state.failure : undefined;
+}
 
 /** The latest UTC day that is due at `now`: over for at least `settleHours`. */
 export function lastDueDay(now: number, settleHours: number): string {
@@ -222,7 +253,13 @@ export async function readKnownPages(destination: Destination, units: readonly U
 }
 
 export interface ScheduleInput {
+  /** The schedule's time (the event's): fixes the days. */
   readonly now: number;
+  /**
+   * The wall clock, for the backoff of failed units: an event retried a day later plans the
+   * days of its own time but must not think its failures are an hour old. @default now
+   */
+  readonly clock?: number;
   readonly settleHours: number;
   readonly healDays: number;
   readonly refreshDays: number;
@@ -254,6 +291,9 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
     const key = unitKey(unit);
     if (taken.has(key)) return;
     taken.add(key);
+    // Backing off after failures: not this run (it stays missing for the alarm).
+    const retryAt = retryAfter(failureOf(states.get(key)));
+    if (retryAt !== undefined && (input.clock ?? input.now) < retryAt) return;
     planned.push({ ...unit, reason, ...estimateUnit(unit, states, known), force });
   };
   const stateOf = (unit: Unit) => states.get(unitKey(unit)) ?? { kind: 'missing' as const };

@@ -77,7 +77,8 @@ async function readable(destination: Destination): Promise<void> {
 async function writableFolder(state: StateFolder): Promise<void> {
   const file = path.join(state.dir, `.probe-${process.pid}-${Date.now().toString(36)}`);
   try {
-    await createFolder(state.dir);
+    // Private like everything the shared store writes there (budget ledger, leases).
+    await createFolder(state.dir, 0o700);
     await writeFile(file, 'probe', { flag: 'wx' });
     await unlink(file);
   } catch (error) {

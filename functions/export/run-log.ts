@@ -31,6 +31,8 @@ export interface RunRecord {
   readonly failures: readonly RunFailure[];
   /** Units completed whose answers held fields or values this version does not know. */
   readonly units_drift: number;
+  /** Of `requests`: those spent on units that failed. */
+  readonly failed_requests: number;
 }
 
 export interface RunFailure {
@@ -70,6 +72,7 @@ export function recordOfRun(
       unit.status === 'failed' ? [{ dataset: unit.dataset, project_id: unit.projectId, date: unit.day, error: unit.error }] : [],
     ),
     units_drift: summary.driftUnits,
+    failed_requests: summary.failedRequests,
   };
 }
 
@@ -92,6 +95,7 @@ export function recordOfFailedRun(
     backlog_requests: 0,
     failures: [{ dataset: null, project_id: null, date: null, error: describeError(error) }],
     units_drift: 0,
+    failed_requests: 0,
   };
 }
 

@@ -31,6 +31,7 @@ import {
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
 import { unitKey, unitLabel } from './staging.js';
+import { stopOf } from './run-stops.js';
 import { exportUnit, type Manifest, type UnitOutcome } from './unit.js';
 
 export interface RunSettings {
@@ -72,8 +73,12 @@ export type UnitResult = PlannedUnit &
     | { readonly status: 'failed'; readonly error: string }
     /** Another run holds the unit's lease (`leased`), or finished it since this run planned it (`complete`). */
     | { readonly status: 'skipped'; readonly why: 'leased' | 'complete' }
-    /** Not reached: the budget, the time or a stop ended the run first. */
-    | { readonly status: 'pending' }
+    /**
+     * Not reached: the budget, the time or a stop ended the run first — or, with `blocked`,
+     * another unit's failure that this one would meet too (a 401, a 403 of its dataset, an API
+     * that cannot be reached): then it is not waiting but stopped, and counts as missing.
+     */
+    | { readonly status: 'pending'; readonly blocked?: string }
   );
 
 export type RunEvent =
@@ -97,12 +102,21 @@ export interface RunSummary {
   readonly requests: number;
   /** 429s received. */
   readonly rateLimited: number;
+  /** 429s whose wait was longer than the budget window (cut to the window). */
+  readonly rateLimitWaitsCut: number;
   readonly budgetWaits: number;
   readonly budgetWaitMs: number;
   /** Requests the units left to do are expected to need. */
   readonly backlogRequests: number;
   /** The run was stopped by its signal. */
   readonly stopped: boolean;
+  /**
+   * Why the run (or some of its datasets) stopped early, one line each: a failure every other
+   * unit would have met too (see run-stops.ts). Empty when nothing stopped early.
+   */
+  readonly stops: readonly string[];
+  /** Requests spent on units that failed (every attempt, this run). */
+  readonly failedRequests: number;
   /** Scheduled runs: units of the heal window still without a manifest. */
   readonly missingDays?: number;
   /** Units completed in this run whose answers held fields or values this version does not know. */
@@ -144,6 +158,11 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   const exportedAt = now();
   const results: UnitResult[] = [];
   let halted = false;
+  /** A failure every unit would meet: the run stops (why, for the units left). */
+  let runStop: string | undefined;
+  /** Datasets a 403 stopped, with the reason. */
+  const datasetStops = new Map<DatasetName, string>();
+  let failedRequests = 0;
   deps.onEvent?.({ kind: 'plan', units: planned });
 
   // What this run learns (the pages of the units it completes) refreshes the estimates of the
@@ -158,13 +177,26 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
 
   for (const [position, unit] of planned.entries()) {
     const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
+    const blocked = runStop ?? datasetStops.get(unit.dataset);
+    if (blocked !== undefined) {
+      results.push({ ...unit, estimate: estimate(unit), status: 'pending', blocked });
+      continue;
+    }
     if (halted || signal?.aborted || deps.stop?.aborted || outOfTime) {
       results.push({ ...unit, estimate: estimate(unit), status: 'pending' });
       continue;
     }
     deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
-    const result = await runOne(unit, settings, deps, exportedAt);
+    const requestsBefore = api.stats.requests;
+    const { result, error } = await runOne(unit, settings, deps, exportedAt);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
+    if (result.status === 'failed') {
+      failedRequests += api.stats.requests - requestsBefore;
+      const stop = stopOf(error, unit.dataset);
+      if (stop?.scope === 'run') runStop = stop.reason;
+      else if (stop?.scope === 'dataset') datasetStops.set(stop.dataset, stop.reason);
+      if (stop) logger?.error('units stopped early', { scope: stop.scope, reason: stop.reason });
+    }
     if (result.status === 'complete') {
       learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);
       learntOfDataset.set(result.dataset, Math.max(learntOfDataset.get(result.dataset) ?? 0, result.manifest.pages));
@@ -195,16 +227,33 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     pending: count('pending'),
     requests: api.stats.requests - before.requests,
     rateLimited: gate.stats.rateLimited - before.rateLimited,
+    rateLimitWaitsCut: gate.stats.waitsCut - before.waitsCut,
     budgetWaits: gate.stats.waits - before.waits,
     budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
     backlogRequests,
     stopped: signal?.aborted === true || deps.stop?.aborted === true,
     driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
     drift,
+    stops: [...(runStop !== undefined ? [runStop] : []), ...datasetStops.values()],
+    failedRequests,
   };
 }
 
-async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, exportedAt: number): Promise<UnitResult> {
+/** One unit's result, with the error of a failed one (what it says about the other units). */
+async function runOne(
+  unit: PlannedUnit,
+  settings: RunSettings,
+  deps: RunDeps,
+  exportedAt: number,
+): Promise<{ readonly result: UnitResult; readonly error?: unknown }> {
+  try {
+    return { result: await exportLeased(unit, settings, deps, exportedAt) };
+  } catch (error) {
+    return { result: { ...unit, status: 'failed', error: describeError(error) }, error };
+  }
+}
+
+async function exportLeased(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, exportedAt: number): Promise<UnitResult> {
   let lease;
   try {
     lease = await deps.leases.tryAcquire(unitKey(unit));
@@ -245,8 +294,6 @@ async function runOne(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, e
     return outcome.status === 'complete'
       ? { ...unit, status: 'complete', manifest: outcome.manifest }
       : { ...unit, status: 'partial', pages: outcome.pages, why: outcome.reason };
-  } catch (error) {
-    return { ...unit, status: 'failed', error: describeError(error) };
   } finally {
     await lease.release().catch(() => undefined);
   }
@@ -360,7 +407,7 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   }
 
   const backlog = (await deps.store.list<BacklogEntry>(BACKLOG_PREFIX)).map((item) => item.value);
-  const input = { now: request.time, settleHours: settings.settleHours, healDays: settings.healDays, refreshDays: settings.refreshDays, projects, datasets, backlog };
+  const input = { now: request.time, clock: deps.now(), settleHours: settings.settleHours, healDays: settings.healDays, refreshDays: settings.refreshDays, projects, datasets, backlog };
   const plan = await planScheduled(input, deps.destination);
   const summary = await runUnits(plan.units, settings, deps);
 
@@ -378,7 +425,7 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   // Units left for budget or time are waiting, not missing: the alarm is for overdue ones.
   const waiting = new Set(
     summary.units
-      .filter((u) => u.status === 'pending' || (u.status === 'partial' && u.why !== 'lease'))
+      .filter((u) => (u.status === 'pending' && u.blocked === undefined) || (u.status === 'partial' && u.why !== 'lease'))
       .map((u) => unitKey(u)),
   );
   const missingDays = countMissing({ ...plan, states }, input, waiting);

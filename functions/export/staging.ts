@@ -69,12 +69,26 @@ export interface Checkpoint {
   readonly requests: RequestCounts;
   /** Runs that worked on the unit before this one. */
   readonly runs: number;
+  /**
+   * When the staged pages arrived: the `exported_at` of the run that fetched pages `from` on
+   * (until the next entry). A resumed unit stamps each row with its page's run, so a row's
+   * `exported_at` always goes with the values (a feedback `status`) it was read with.
+   * Absent in checkpoints of older versions: their pages take the resuming run's time.
+   */
+  readonly stamps?: ReadonlyArray<{ readonly from: number; readonly at: string }>;
 }
 
 export interface UnitFailure {
   readonly error: string;
   /** ISO time of the failure. */
   readonly at: string;
+  /**
+   * Failures in a row (1 = the first); drives the backoff of the scheduled runs (plan.ts). 0:
+   * the failure was not the unit's own (a 401, an unreachable API, a 403): no backoff.
+   */
+  readonly attempts?: number;
+  /** Requests spent on the unit's failed attempts, all of them (every attempt counted). */
+  readonly requests?: number;
 }
 
 export interface UnitStaging {
@@ -142,9 +156,11 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
     writeFailure: (failure) => destination.put(failureKey, JSON.stringify(failure), json),
 
     async clear(pages) {
-      for (let index = 0; index <= pages; index++) await destination.delete(pageKey(index));
+      // The checkpoint first: a clear cut short (a kill, a failed delete) then leaves page
+      // files nobody reads, never a checkpoint that outlives its unit.
       await destination.delete(checkpointKey);
       await destination.delete(failureKey);
+      for (let index = 0; index <= pages; index++) await destination.delete(pageKey(index));
     },
   };
 }

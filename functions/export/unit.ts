@@ -23,12 +23,14 @@ import {
   DestinationError,
   LeaseLostError,
   PaginationError,
+  ResponseTooLargeError,
   describeError,
 } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { manifestKey, partitionKey, type TableDef } from '../shared/tables.js';
 import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn, type Drift } from './drift.js';
+import { stopOf } from './run-stops.js';
 import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
@@ -59,6 +61,10 @@ export interface Manifest {
    * fields), all kept; absent when nothing. Field names and enum values only.
    */
   readonly drift?: Drift;
+  /** Set when an answer was too large to read and the unit was paged with this smaller limit. */
+  readonly pageLimit?: number;
+  /** Invalid UTF-8 sequences the API sent, kept as U+FFFD (this run's pages). */
+  readonly invalidUtf8?: number;
   /** Requests spent on the unit, over every run that worked on it. */
   readonly requests: RequestCounts;
   /** Runs that worked on the unit (1 = finished in one go). */
@@ -121,6 +127,7 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
   const staging = unitStaging(deps.destination, unit);
   const label = unitLabel(unit);
 
+  const requestsBefore = deps.api.stats.requests;
   const discard = async (stale: Checkpoint, reason: string) => {
     deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason });
     await staging.clear(stale.state.pages);
@@ -145,10 +152,19 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
     }
+    // Read before a clear removes it: the failures in a row drive the unit's backoff.
+    const previous = await staging.readFailure().catch(() => undefined);
     // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
     if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
     await staging
-      .writeFailure({ error: describeError(error), at: new Date(deps.now()).toISOString() })
+      .writeFailure({
+        error: describeError(error),
+        at: new Date(deps.now()).toISOString(),
+        // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
+        // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
+        attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+        requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
+      })
       .catch(() => undefined);
     throw error;
   }
@@ -210,6 +226,8 @@ async function runOnce(
     pending.catch(() => undefined);
     return pending;
   };
+  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api-client.ts). */
+  const invalidUtf8 = (): number => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0);
   const spent = (): RequestCounts => {
     const after = api.stats;
     const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
@@ -229,16 +247,23 @@ async function runOnce(
     const drift = new DriftRecorder();
     /** The first page's `totals` fields this version does not know: the summary row's. */
     let totalsUnknown: Record<string, unknown> | undefined;
-    const append = async (page: unknown, index: number) => {
+    const append = async (page: unknown, index: number, rowContext: RowContext = context) => {
       if (index === 0) totalsUnknown = def.totalsUnknownFields?.(page);
       drift.topLevelFields(def.unknownTopLevelFields(page));
       for (const row of def.rows(page)) {
         const unknown = def.unknownFields(row);
-        const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
+        const tableRow = { ...def.toRow(row, rowContext), unknown_fields: unknownFieldsColumn(unknown) };
         await writer.append(tableRow);
         drift.row(def.table, tableRow, unknown);
         rows += 1;
       }
+    };
+    const stamps = [...(checkpoint?.stamps ?? [])];
+    /** The context of a staged page: stamped with the time of the run that fetched it. */
+    const stagedContext = (index: number): RowContext => {
+      const stamp = stamps.filter((s) => s.from <= index).at(-1);
+      const at = stamp === undefined ? Number.NaN : Date.parse(stamp.at);
+      return Number.isFinite(at) ? { ...context, exportedAt: new Date(at) } : context;
     };
 
     // Resume: replay the staged pages through the same rules (rebuilding duplicate detection)
@@ -253,9 +278,19 @@ async function runOnce(
           throw error;
         }
         state = pager.accept(state, def.view(page)).state;
-        await append(page, index);
+        await append(page, index, stagedContext(index));
+      }
+      // The position the staged pages lead to must be the checkpoint's: a checkpoint that
+      // points elsewhere (written by another version, edited, half of a crash) would skip or
+      // repeat rows silently.
+      if (state.offset !== checkpoint.state.offset || state.cursor !== checkpoint.state.cursor) {
+        throw new RestartUnit(
+          `the checkpoint's position (${positionText(checkpoint.state)}) does not follow from its ${checkpoint.state.pages} staged page(s) (${positionText(state)})`,
+        );
       }
     }
+    const runStamp = context.exportedAt.toISOString();
+    if (stamps.at(-1)?.at !== runStamp) stamps.push({ from: checkpoint?.state.pages ?? 0, at: runStamp });
     const resumedTotals = checkpoint?.state.totals;
     if (checkpoint) state = checkpoint.state;
     const startedAt = checkpoint?.startedAt ?? new Date(started).toISOString();
@@ -271,6 +306,16 @@ async function runOnce(
       try {
         page = await pending;
       } catch (error) {
+        // An answer too large to read: ask for the same rows in smaller pages (half the
+        // limit, down to 1) rather than fail the day on every run.
+        if (error instanceof ResponseTooLargeError) {
+          const current = state.pageLimit ?? limit;
+          if (current === undefined || current <= 1) throw tooLarge(error, label, current);
+          state = { ...state, pageLimit: Math.ceil(current / 2) };
+          deps.logger?.warn('an answer was too large to read: asking again with a smaller limit', { unit: label, page: state.pages + 1, limit: state.pageLimit });
+          pending = fetchPage(state);
+          continue;
+        }
         // A cursor may expire between runs: a 400 on the first request of a resumed unit
         // restarts it rather than failing the day.
         if (first && checkpoint && error instanceof ApiError && error.status === 400) {
@@ -306,6 +351,7 @@ async function runOnce(
         ...(accepted.done ? { complete: true as const } : {}),
         requests: spent(),
         runs,
+        stamps,
       };
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
       // A gentle stop: this page is staged, no further one is asked for.
@@ -370,6 +416,8 @@ async function runOnce(
       pages: state.pages,
       ...(state.truncated ? { truncated: true as const } : {}),
       ...(drifted ? { drift: drifted } : {}),
+      ...(state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {}),
+      ...(invalidUtf8() > 0 ? { invalidUtf8: invalidUtf8() } : {}),
       requests: spent(),
       runs,
       durationsMs: { total: now() - started },
@@ -377,7 +425,11 @@ async function runOnce(
     await destination.put(manifestKey(unit.dataset, unit.day, unit.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
       contentType: 'application/json',
     });
-    await staging.clear(state.pages);
+    // The unit is complete once its manifest is written: a staging that cannot be removed
+    // now is left for later (it is never read again), not a failed unit.
+    await staging.clear(state.pages).catch((error: unknown) => {
+      deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
+    });
     return { status: 'complete', manifest };
   } catch (error) {
     await abortQuietly(writer, error);
@@ -386,6 +438,21 @@ async function runOnce(
     if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: spent() }).catch(() => undefined);
     throw error;
   }
+}
+
+/** The failure of a unit whose answer is too large even one row at a time (or unpaged). */
+function tooLarge(error: Error, label: string, limit: number | undefined): PaginationError {
+  const what = limit === undefined ? 'the answer (this endpoint has no limit to lower)' : 'a single row';
+  return new PaginationError(
+    `${label}: ${what} is larger than the 16 MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
+    { cause: error },
+  );
+}
+
+/** `offset 500` or `cursor "abc"`, for messages. */
+function positionText(state: PagerState): string {
+  if (state.cursor !== undefined) return `cursor ${JSON.stringify(state.cursor.slice(0, 40))}`;
+  return state.offset !== undefined ? `offset ${state.offset}` : `${state.pages} page(s)`;
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {

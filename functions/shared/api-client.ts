@@ -26,6 +26,7 @@
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
 import type { BudgetGate } from './budget.js';
+import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.js';
 import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
 import { formatDuration } from './durations.js';
@@ -37,13 +38,15 @@ import {
   MalformedResponseError,
   NetworkError,
   RateLimitedError,
+  ResponseTooLargeError,
   SendUncertainError,
   describeError,
   redactSecrets,
   scrubText,
 } from './errors.js';
 import type { AppLogger } from './logger.js';
-import { parseRetryAfter, realSleep, retry, RETRY_DEFAULTS } from './retry.js';
+import { rateLimitWait } from './rate-limit-headers.js';
+import { realSleep, retry, RETRY_DEFAULTS } from './retry.js';
 import type { Sleep } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob, type ParseOptions } from './schemas.js';
@@ -89,6 +92,11 @@ export interface ApiClientOptions {
    * client refuses analytics calls: there is no way around the budget.
    */
   readonly budget?: BudgetGate;
+  /**
+   * Stops analytics requests after a storm of server failures across calls. @default a new
+   * breaker per client (`createCircuitBreaker()`)
+   */
+  readonly circuitBreaker?: CircuitBreaker;
 }
 
 /** Query of an analytics endpoint: the window (always both ends) plus its paging parameters. */
@@ -236,6 +244,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const logger = options.logger;
   const userAgent = options.userAgent ?? 'mintlify-exporter/0.1';
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
+  const breaker = options.circuitBreaker ?? createCircuitBreaker();
 
   /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
   const scrub = (text: string, secrets: readonly string[] = []): string =>
@@ -315,9 +324,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         bytes = await readBody(response, ok ? maxResponseBytes : MAX_ERROR_BODY_BYTES, !ok);
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
-        throw new MalformedResponseError(
-          `${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes: the API did not answer as documented (if it really sends pages this large, lower EXPORT_PAGE_LIMIT)`,
-        );
+        throw new ResponseTooLargeError(`${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes`);
       }
       logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
       return { status, headers: response.headers, bytes };
@@ -340,8 +347,9 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   /** Turns a non-2xx response into the error that says what to fix. */
   function httpError(op: Operation, response: RawResponse, ids: { projectId: string; jobId?: string }, secrets: readonly string[]): ApiError {
     const { status } = response;
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
-    const retryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
+    const wait = rateLimitWait(response.headers, now());
+    const retryAfterMs = wait?.ms;
+    const retryAfter = wait !== undefined ? { retryAfterMs: wait.ms, waitHeader: wait.header } : {};
     const detail = serverDetail(new TextDecoder().decode(response.bytes), secrets);
     const suffix = detail ? `: ${detail}` : '';
     const project = JSON.stringify(ids.projectId.slice(0, 128));
@@ -392,14 +400,17 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     }
   }
 
-  /** The server's `error` and `details[].message`, or a note when the body is not JSON. */
+  /**
+   * The server's `error` and `details[].message`; a plain-text body (a 429 from the service or a
+   * proxy: "Too many requests, please try again later.") as it is; a note for an HTML page.
+   */
   function serverDetail(text: string, secrets: readonly string[]): string {
     if (text.trim() === '') return '';
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return 'the body is not JSON';
+      return /^\s*</.test(text) ? 'the body is an HTML page, not JSON' : scrub(text, secrets);
     }
     if (typeof body !== 'object' || body === null) return '';
     const { error, message, details } = body as { error?: unknown; message?: unknown; details?: unknown };
@@ -415,16 +426,20 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     return scrub(parts.join('; '), secrets);
   }
 
-  /** Decodes a 2xx body as strict UTF-8, parses it as JSON, then with the operation's schema. */
-  function parseBody<T>(op: Operation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[]): T {
+  /**
+   * Decodes a 2xx body as UTF-8, parses it as JSON, then with the operation's schema. Invalid
+   * UTF-8 (one bad byte in a comment) becomes U+FFFD, counted and warned about: failing the day
+   * over it would fail it on every run forever.
+   */
+  function parseBody<T>(op: Operation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[], path: string): T {
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(response.bytes);
-    } catch (error) {
-      throw new MalformedResponseError(
-        `${op} got an HTTP ${response.status} response that is not valid UTF-8 (${response.bytes.byteLength} bytes): the API did not answer as documented`,
-        { cause: error },
-      );
+    } catch {
+      text = new TextDecoder('utf-8').decode(response.bytes);
+      const replaced = countReplacements(text) - countEncodedReplacements(response.bytes);
+      stats.invalidUtf8 = (stats.invalidUtf8 ?? 0) + replaced;
+      logger?.warn(INVALID_UTF8_LOG_MESSAGE, { operation: op, request: path.split('?')[0], replaced });
     }
     let body: unknown;
     try {
@@ -454,7 +469,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   ): Promise<T> {
     const response = await send(method, path, body, call, key);
     if (!isSuccess(response.status)) throw httpError(op, response, ids, secrets);
-    const value = parseBody(op, response, parse, secrets);
+    const value = parseBody(op, response, parse, secrets, path);
     stats.successes += 1;
     return value;
   }
@@ -532,8 +547,19 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       const once = (): Promise<T> =>
         withKey('getAnalytics', async (key) => {
           call.stop?.throwIfAborted();
+          breaker.check();
           await budget.take(waits);
-          return attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+          try {
+            const value = await attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+            breaker.succeeded();
+            return value;
+          } catch (error) {
+            breaker.failed(error);
+            // A connection refused or a name that does not resolve never reached the service:
+            // it spent none of the organisation's budget, so it gives the start back.
+            if (error instanceof NetworkError && error.beforeSend) await budget.refund();
+            throw error;
+          }
         });
       // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
       // the whole deployment through the ledger, and the request goes on once the pause ends.
@@ -552,7 +578,15 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
             endpoint,
             retryAfterMs: error.retryAfterMs ?? null,
           });
-          await budget.rateLimited(error.retryAfterMs);
+          const pause = await budget.rateLimited(error.retryAfterMs);
+          if (pause.askedMs !== undefined) {
+            logger?.warn(WAIT_CUT_LOG_MESSAGE, {
+              endpoint,
+              header: error.waitHeader ?? null,
+              askedMs: pause.askedMs,
+              pausedMs: pause.pausedMs,
+            });
+          }
         }
       }
     },
@@ -589,8 +623,29 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   };
 }
 
+/** The warn record of a 2xx body with invalid UTF-8 (replaced by U+FFFD, kept). */
+export const INVALID_UTF8_LOG_MESSAGE = 'the API answered with invalid UTF-8: replaced by U+FFFD';
+
+const REPLACEMENT = '\uFFFD';
+
+function countReplacements(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf(REPLACEMENT); at !== -1; at = text.indexOf(REPLACEMENT, at + 1)) count += 1;
+  return count;
+}
+
+/** U+FFFD the body really sent (EF BF BD), which are not replacements. */
+function countEncodedReplacements(bytes: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i + 2 < bytes.length; i++) if (bytes[i] === 0xef && bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) count += 1;
+  return count;
+}
+
 /** The message of the warn record the client logs before each retry wait. */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
+
+/** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
+export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
 
 /** What `retryLinePrinter` reads from a retry record (see `run`). */
 interface RetryRecord {
@@ -618,15 +673,34 @@ export function retryLinePrinter(
     debug: ignore,
     info: ignore,
     warn: (message: unknown, ...extra: unknown[]) => {
+      const clear = options.tty ? '\r\u001b[K' : '';
+      if (message === WAIT_CUT_LOG_MESSAGE) {
+        const record = (extra[0] ?? {}) as { header?: unknown; askedMs?: unknown; pausedMs?: unknown };
+        const header = typeof record.header === 'string' ? `"${record.header}"` : 'a wait';
+        const asked = typeof record.askedMs === 'number' ? formatDuration(record.askedMs, 'retry') : 'longer';
+        const paused = typeof record.pausedMs === 'number' ? formatDuration(record.pausedMs, 'retry') : 'one window';
+        write(`${clear}${scrubText(`warning: a 429 asked to wait ${asked} (${header}), longer than the budget window: pausing ${paused} instead (a proxy's or a CDN's header, or a unit mix-up)`, { maxLength: 300 })}\n`);
+        return;
+      }
+      if (message === INVALID_UTF8_LOG_MESSAGE) {
+        const record = (extra[0] ?? {}) as { request?: unknown; replaced?: unknown };
+        write(`${clear}${scrubText(`warning: ${String(record.request)} answered with ${String(record.replaced)} invalid UTF-8 sequence(s): kept as U+FFFD (counted in the manifest)`, { maxLength: 300 })}\n`);
+        return;
+      }
       if (message !== RETRY_LOG_MESSAGE) return;
       const record = (extra[0] ?? {}) as RetryRecord;
       const delayMs = typeof record.delayMs === 'number' ? record.delayMs : 0;
       const asked = record.fromRetryAfter === true ? ', as the API asked' : '';
-      const reason = String(record.reason ?? 'an error').replace(/^[A-Za-z]*Error: /, '');
-      const line = scrubText(`retrying ${String(record.request)} in ${formatDuration(delayMs, 'retry')}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
+      const request = String(record.request);
+      // The reason repeats the request (with its query): drop it, so the line keeps the cause
+      // (`ECONNREFUSED`, the status) rather than losing it to the cut.
+      const reason = String(record.reason ?? 'an error')
+        .replace(/^[A-Za-z]*Error: /, '')
+        .replace(/^(GET|POST) \S+ /, '');
+      const line = scrubText(`retrying ${request} in ${formatDuration(delayMs, 'retry')}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
         maxLength: MAX_RETRY_LINE - 1,
       });
-      write(`${options.tty ? '\r\u001b[K' : ''}${line})\n`);
+      write(`${clear}${line})\n`);
     },
   } as Pick<AppLogger, 'debug' | 'info' | 'warn'>;
 }

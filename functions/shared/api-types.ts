@@ -141,4 +141,6 @@ export interface ApiStats {
   retries: number;
   /** Successful (2xx, valid) responses. */
   successes: number;
+  /** Invalid UTF-8 sequences replaced by U+FFFD in 2xx bodies (absent: none). */
+  invalidUtf8?: number;
 }

@@ -17,6 +17,14 @@ export interface BudgetSpec {
 export const DEFAULT_BUDGET = '90/1h';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * The longest window a budget may have: the service's limit is hourly, and the ledger keeps a
+ * day of starts. A longer window (`1/30d`) would be a wait nobody can see through — a run
+ * that sleeps for weeks — not a budget.
+ */
+export const MAX_WINDOW_MS = UNIT_MS.d;
+
 const BUDGET_PATTERN = /^(\d{1,6})\s*\/\s*(\d{1,6})?\s*([smhd])$/;
 
 /** Parses `<requests>/<window>`; throws a one-line ConfigError naming `source` and the fix. */
@@ -31,6 +39,13 @@ export function parseBudget(text: string, source = 'ANALYTICS_BUDGET'): BudgetSp
       `${source} "${trimmed.slice(0, 30)}" is not a budget: use <requests>/<window> with a window in s, m, h or d, e.g. ${DEFAULT_BUDGET} or 30/30m`,
     );
   }
-  return { requests, windowMs: count * UNIT_MS[unit], text: `${requests}/${count}${unit}` };
+  const windowMs = count * UNIT_MS[unit];
+  const normalized = `${requests}/${count}${unit}`;
+  if (windowMs > MAX_WINDOW_MS) {
+    throw new ConfigError(
+      `${source} "${normalized}" cannot be honoured: its window is longer than 24h (the service's limit is per hour, and the ledger keeps one day); use a window of at most 24h, e.g. ${DEFAULT_BUDGET}`,
+    );
+  }
+  return { requests, windowMs, text: normalized };
 }
 

@@ -15,11 +15,17 @@
  * reserves a start; the request leaves a few milliseconds later, and run clocks differ by
  * milliseconds (NTP): the default budget's headroom (90 of 100) absorbs both.
  *
- * The ledger keeps one timestamp per start still in the window (about 14 bytes each), so a
- * budget of tens of thousands of requests per window would outgrow a DynamoDB item (400 KB);
- * the service's 100 per hour is far from that.
+ * The ledger keeps one timestamp per start of the last {@link LEDGER_RETENTION_MS} (24 h, the
+ * longest window a budget may have), not only of the window of the run that writes: runs of
+ * one deployment with different budgets (`12/30s` for a test, `90/1h` for the schedule) then
+ * share one truth about what was spent. At about 14 bytes a start, at most
+ * {@link MAX_KEPT_STARTS} of them are kept (a DynamoDB item holds 400 KB).
+ *
+ * Times in the ledger come from other processes' clocks and from answers of the API: reading
+ * it, no start or pause lies further ahead than one window (see {@link clampLedger}), so one
+ * wrong clock or one absurd `Retry-After` can hold the deployment back for one window at most.
  */
-import type { BudgetSpec } from './budget-spec.js';
+import { MAX_WINDOW_MS, type BudgetSpec } from './budget-spec.js';
 import { BudgetExhaustedError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
 
@@ -45,6 +51,33 @@ export interface LedgerDoc {
 }
 
 const EMPTY_LEDGER: LedgerDoc = { starts: [], pausedUntil: 0, rateLimited: 0, consecutive429: 0 };
+
+/** Starts older than this leave the ledger: the longest window a budget may have (budget-spec.ts). */
+export const LEDGER_RETENTION_MS = MAX_WINDOW_MS;
+
+/** The most starts the ledger keeps (the newest); never fewer than one window's. */
+export const MAX_KEPT_STARTS = 10_000;
+
+/**
+ * The ledger as this process may trust it at `now`: no start and no pause further ahead than
+ * `now + windowMs` (a clock far ahead elsewhere, an absurd Retry-After recorded by an older
+ * version), starts older than the retention dropped. `clamped` says a time was cut, so the cut
+ * is written back (a cut that is not stored would slide with the clock and never end).
+ */
+export function clampLedger(doc: LedgerDoc, spec: BudgetSpec, now: number): { readonly doc: LedgerDoc; readonly clamped: boolean } {
+  const latest = now + spec.windowMs;
+  let clamped = doc.pausedUntil > latest;
+  const starts = doc.starts
+    .filter((start) => start > now - Math.max(LEDGER_RETENTION_MS, spec.windowMs))
+    .map((start) => {
+      if (start <= latest) return start;
+      clamped = true;
+      return latest;
+    });
+  const inWindow = starts.filter((start) => start > now - spec.windowMs).length;
+  const kept = starts.slice(-Math.max(MAX_KEPT_STARTS, inWindow));
+  return { doc: { ...doc, starts: kept, pausedUntil: Math.min(doc.pausedUntil, latest) }, clamped };
+}
 
 /** Clean windows (no 429) before the learnt limit grows by a step; the step doubles each time. */
 export const RECOVERY_WINDOWS = 4;
@@ -80,8 +113,17 @@ export function admit(
   spec: BudgetSpec,
   now: number,
 ): { readonly doc: LedgerDoc; readonly waitMs: number; readonly reason: 'budget' | 'paused' | 'free' } {
-  const current = normalizeLedger(doc);
+  return decide(clampLedger(normalizeLedger(doc), spec, now).doc, spec, now);
+}
+
+/** `admit` on a ledger already normalized and clamped at `now`. */
+function decide(
+  current: LedgerDoc,
+  spec: BudgetSpec,
+  now: number,
+): { readonly doc: LedgerDoc; readonly waitMs: number; readonly reason: 'budget' | 'paused' | 'free' } {
   // Starts ahead of `now` (another run's clock a little fast) stay: they are in the window.
+  // Older starts stay in the document (other runs may use a longer window), not in the count.
   const starts = current.starts.filter((start) => start > now - spec.windowMs);
   const excess = starts.length - limitAt(current, spec, now);
   // starts[excess] is the start whose leaving brings the window below B.
@@ -89,14 +131,15 @@ export function admit(
   const until = Math.max(roomAt, current.pausedUntil);
   if (until > now) {
     return {
-      doc: { ...current, starts },
+      doc: current,
       waitMs: until - now,
       reason: current.pausedUntil >= roomAt ? 'paused' : 'budget',
     };
   }
-  const at = starts.findIndex((start) => start > now);
-  const admitted = at === -1 ? [...starts, now] : [...starts.slice(0, at), now, ...starts.slice(at)];
-  return { doc: { ...current, starts: admitted, consecutive429: 0 }, waitMs: 0, reason: 'free' };
+  const all = current.starts;
+  const at = all.findIndex((start) => start > now);
+  const admitted = at === -1 ? [...all, now] : [...all.slice(0, at), now, ...all.slice(at)];
+  return { doc: { ...current, starts: admitted.slice(-Math.max(MAX_KEPT_STARTS, starts.length + 1)), consecutive429: 0 }, waitMs: 0, reason: 'free' };
 }
 
 export interface BudgetSnapshot {
@@ -109,12 +152,22 @@ export interface BudgetSnapshot {
   readonly rateLimited: number;
   /** Starts allowed per window now: below `spec.requests` for a while after a 429 (see `limitAt`). */
   readonly limit: number;
+  /**
+   * The stored pause ends more than one window from now (an absurd Retry-After written by an
+   * older version, a clock far ahead): a problem, not waiting. Epoch ms of that pause, as stored.
+   */
+  readonly pauseBeyondWindow?: number;
 }
 
 export interface BudgetLedger {
   readonly spec: BudgetSpec;
-  /** Reserves a start now (waitMs 0), or says how long to wait (nothing reserved). */
-  tryStart(): Promise<{ readonly waitMs: number; readonly reason: 'budget' | 'paused' | 'free' }>;
+  /**
+   * Reserves a start now (waitMs 0, `at` = the instant recorded), or says how long to wait
+   * (nothing reserved).
+   */
+  tryStart(): Promise<{ readonly waitMs: number; readonly reason: 'budget' | 'paused' | 'free'; readonly at?: number }>;
+  /** Removes the start recorded at `at` (a request that provably never left this machine). */
+  unstart(at: number): Promise<void>;
   /** Records a 429: nobody of the deployment starts an analytics request before `untilMs`; also counts it. */
   pause(untilMs: number): Promise<void>;
   snapshot(): Promise<BudgetSnapshot>;
@@ -139,20 +192,33 @@ export function createBudgetLedger(
     spec,
 
     tryStart() {
-      return store.update<LedgerDoc, { waitMs: number; reason: 'budget' | 'paused' | 'free' }>(key, (current) => {
-        const decision = admit(current, spec, now());
-        const result = { waitMs: decision.waitMs, reason: decision.reason };
-        // A refusal leaves the document as it was: the stores skip the write, so runs waiting
-        // for budget do not contend with the one being admitted.
-        return { value: decision.waitMs === 0 ? decision.doc : (current ?? decision.doc), result };
+      return store.update<LedgerDoc, { waitMs: number; reason: 'budget' | 'paused' | 'free'; at?: number }>(key, (current) => {
+        const at = now();
+        const { doc, clamped } = clampLedger(normalizeLedger(current), spec, at);
+        const decision = decide(doc, spec, at);
+        const result = { waitMs: decision.waitMs, reason: decision.reason, ...(decision.waitMs === 0 ? { at } : {}) };
+        // A refusal leaves the document as it was — the stores skip the write, so runs waiting
+        // for budget do not contend with the one being admitted — unless a time in it had to
+        // be cut: that cut is stored, or it would slide with the clock and never end.
+        return { value: decision.waitMs === 0 || clamped ? decision.doc : (current ?? decision.doc), result };
+      });
+    },
+
+    async unstart(at) {
+      await store.update<LedgerDoc, void>(key, (current) => {
+        if (current === undefined) return { value: current, result: undefined };
+        const doc = normalizeLedger(current);
+        const index = doc.starts.lastIndexOf(at);
+        if (index === -1) return { value: current, result: undefined };
+        return { value: { ...doc, starts: [...doc.starts.slice(0, index), ...doc.starts.slice(index + 1)] }, result: undefined };
       });
     },
 
     async pause(untilMs) {
       if (!Number.isFinite(untilMs)) throw new RangeError(`pause needs an epoch ms time, got ${untilMs}`);
       await store.update<LedgerDoc, void>(key, (current) => {
-        const doc = normalizeLedger(current);
         const at = now();
+        const doc = clampLedger(normalizeLedger(current), spec, at).doc;
         // Ours that got through in this window: every start in it but the one refused. Never
         // below half the budget: a 429 after few of ours is a burst of someone else's (or a
         // hiccup), which the pause and the backoff handle; assuming it lasts would only slow
@@ -162,8 +228,8 @@ export function createBudgetLedger(
         return {
           value: {
             ...doc,
-            // Never shortens a longer pause another run recorded.
-            pausedUntil: Math.max(doc.pausedUntil, untilMs),
+            // Never shortens a longer pause another run recorded; never longer than a window.
+            pausedUntil: Math.min(Math.max(doc.pausedUntil, untilMs), at + spec.windowMs),
             rateLimited: doc.rateLimited + 1,
             consecutive429: doc.consecutive429 + 1,
             learnt: { limit, at },
@@ -175,7 +241,8 @@ export function createBudgetLedger(
 
     async snapshot() {
       const at = now();
-      const doc = normalizeLedger(await store.get<LedgerDoc>(key));
+      const stored = normalizeLedger(await store.get<LedgerDoc>(key));
+      const doc = clampLedger(stored, spec, at).doc;
       const { waitMs } = admit(doc, spec, at);
       return {
         spec,
@@ -184,6 +251,7 @@ export function createBudgetLedger(
         pausedUntil: doc.pausedUntil,
         rateLimited: doc.rateLimited,
         limit: limitAt(doc, spec, at),
+        ...(stored.pausedUntil > at + spec.windowMs ? { pauseBeyondWindow: stored.pausedUntil } : {}),
       };
     },
   };
@@ -201,6 +269,16 @@ export interface BudgetGateStats {
   waits: number;
   waitedMs: number;
   rateLimited: number;
+  /** 429s that asked for a wait longer than the window (cut to the window). */
+  waitsCut: number;
+}
+
+/** What a 429 did to the deployment's pause. */
+export interface RateLimitPause {
+  /** How long every analytics request now pauses, ms. */
+  readonly pausedMs: number;
+  /** Set when the answer asked for longer than the budget window: what it asked for, ms. */
+  readonly askedMs?: number;
 }
 
 export interface BudgetGate {
@@ -217,8 +295,17 @@ export interface BudgetGate {
    * A 429 was received: pause the whole deployment until now + retryAfterMs, or, when the
    * server gave none (absent or 0), a backoff that doubles with consecutive 429s: 30 s, 60 s, …
    * capped at the window length. Counted in stats.rateLimited and in the ledger.
+   *
+   * A wait longer than the budget window is cut to the window: the service's limit is hourly,
+   * so a longer one is a proxy's, a CDN's or a unit mix-up (`Retry-After: 99999999`, 3 years).
+   * The result says so (`askedMs`), for a warning that names the header.
    */
-  rateLimited(retryAfterMs: number | undefined): Promise<void>;
+  rateLimited(retryAfterMs: number | undefined): Promise<RateLimitPause>;
+  /**
+   * Gives back the start `take` last admitted: its request provably never left this machine
+   * (connection refused, a name that does not resolve), so it spent none of the budget.
+   */
+  refund(): Promise<void>;
 }
 
 /** First backoff after a 429 without Retry-After; doubles with each consecutive one. */
@@ -245,9 +332,10 @@ export function createBudgetGate(
   },
 ): BudgetGate {
   const { now, sleep, onWait } = options;
-  const stats: BudgetGateStats = { admitted: 0, waits: 0, waitedMs: 0, rateLimited: 0 };
+  const stats: BudgetGateStats = { admitted: 0, waits: 0, waitedMs: 0, rateLimited: 0, waitsCut: 0 };
   let consecutive429 = 0;
   let rateLimitedSinceStart = false;
+  let lastStart: number | undefined;
 
   return {
     ledger,
@@ -259,6 +347,7 @@ export function createBudgetGate(
         const decision = await ledger.tryStart();
         if (decision.reason === 'free' || decision.waitMs <= 0) {
           stats.admitted += 1;
+          lastStart = decision.at;
           if (!rateLimitedSinceStart) consecutive429 = 0;
           rateLimitedSinceStart = false;
           return;
@@ -285,13 +374,25 @@ export function createBudgetGate(
       }
     },
 
+    async refund() {
+      const at = lastStart;
+      lastStart = undefined;
+      if (at === undefined) return;
+      stats.admitted -= 1;
+      await ledger.unstart(at);
+    },
+
     async rateLimited(retryAfterMs) {
       stats.rateLimited += 1;
       const serverAsked = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0;
-      const delay = serverAsked ? retryAfterMs : Math.min(BACKOFF_START_MS * 2 ** consecutive429, ledger.spec.windowMs);
+      const { windowMs } = ledger.spec;
+      const asked = serverAsked ? retryAfterMs : Math.min(BACKOFF_START_MS * 2 ** consecutive429, windowMs);
+      const delay = Math.min(asked, windowMs);
       consecutive429 += 1;
       rateLimitedSinceStart = true;
+      if (asked > delay) stats.waitsCut += 1;
       await ledger.pause(now() + delay);
+      return { pausedMs: delay, ...(asked > delay ? { askedMs: asked } : {}) };
     },
   };
 }
@@ -307,7 +408,7 @@ function normalizeLedger(doc: LedgerDoc | undefined): LedgerDoc {
     ? doc.starts.filter((start): start is number => typeof start === 'number' && Number.isFinite(start))
     : [];
   return {
-    starts: [...starts].sort((a, b) => a - b),
+    starts: starts.every((start, i) => i === 0 || (starts[i - 1] as number) <= start) ? starts : [...starts].sort((a, b) => a - b),
     pausedUntil: typeof doc.pausedUntil === 'number' && Number.isFinite(doc.pausedUntil) ? doc.pausedUntil : 0,
     rateLimited: count(doc.rateLimited),
     consecutive429: count(doc.consecutive429),

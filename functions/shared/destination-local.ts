@@ -61,7 +61,7 @@ export function createLocalDestination(dir: string): Destination {
     } catch (error) {
       throw failure('create', temp, error);
     }
-    return pendingFileWrite(stream, temp, file);
+    return pendingFileWrite(stream, temp, file, !key.startsWith(`${STAGING_PREFIX}/`));
   };
 
   return {
@@ -104,10 +104,16 @@ export function createLocalDestination(dir: string): Destination {
         if (codeOf(error) === 'ENOENT') return;
         throw failure('delete', file, error);
       }
-      // A unit's staging folder goes with its last file (S3 has no folders to leave behind).
-      // Only that leaf: it belongs to the one run holding the unit's lease, so no other run
-      // can be creating a file in it.
-      if (key.startsWith(`${STAGING_PREFIX}/`)) await rmdir(path.dirname(file)).catch(() => undefined);
+      // A unit's staging folder goes with its last file (S3 has no folders to leave behind),
+      // and so do the day's, the dataset's and `_staging` itself once empty. rmdir removes
+      // only an empty folder: another unit's folder keeps its parents; a run creating one just
+      // then recreates what it misses (createFolder).
+      if (key.startsWith(`${STAGING_PREFIX}/`)) {
+        let folder = path.dirname(file);
+        for (let level = 0; level < 4 && folder.startsWith(root) && folder !== root; level++, folder = path.dirname(folder)) {
+          if (!(await rmdir(folder).then(() => true, () => false))) break;
+        }
+      }
     },
 
     async list(prefix) {
@@ -148,7 +154,7 @@ const STALE_TEMP_MS = 10 * 60_000;
  * than STALE_TEMP_MS). Only this key's: they are hidden from readers anyway, but they would
  * pile up forever. A young one may be a live writer's, so it stays.
  */
-async function removeStaleTemps(file: string): Promise<void> {
+async function removeStaleTemps(file: string, olderThanMs = STALE_TEMP_MS): Promise<void> {
   const folder = path.dirname(file);
   const prefix = `.${path.basename(file)}.`;
   let names: string[];
@@ -157,7 +163,7 @@ async function removeStaleTemps(file: string): Promise<void> {
   } catch {
     return;
   }
-  const cutoff = Date.now() - STALE_TEMP_MS;
+  const cutoff = Date.now() - olderThanMs;
   for (const name of names) {
     if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
     const temp = path.join(folder, name);
@@ -166,7 +172,13 @@ async function removeStaleTemps(file: string): Promise<void> {
   }
 }
 
-function pendingFileWrite(stream: WriteStream, temp: string, file: string): PendingWrite {
+/**
+ * @param sweep after the commit, remove every other temp file of this key, whatever its age:
+ * whoever commits a table file or manifest holds its unit's lease, so no other writer of it is
+ * alive — a temp left by one killed minutes ago (too young for `openWrite`'s sweep) would
+ * otherwise stay beside a finished unit forever.
+ */
+function pendingFileWrite(stream: WriteStream, temp: string, file: string, sweep: boolean): PendingWrite {
   // Errors surface through write callbacks and commit(); this only keeps an error emitted
   // while nobody writes from crashing the process.
   stream.on('error', () => undefined);
@@ -193,6 +205,7 @@ function pendingFileWrite(stream: WriteStream, temp: string, file: string): Pend
         await finished(stream);
         await rename(temp, file);
         state = 'committed';
+        if (sweep) await removeStaleTemps(file, 0);
         return { bytes: stream.bytesWritten };
       } catch (error) {
         state = 'aborted';
@@ -214,18 +227,20 @@ function pendingFileWrite(stream: WriteStream, temp: string, file: string): Pend
  * when a folder cannot be created for another reason it does not list (EROFS on a read-only
  * file system), and on a pseudo-file system such as /proc it never returns at all (it retries
  * the ENOENT forever at 100 % CPU). So folders are made one level at a time: the deepest first
- * (the common case: only the leaf is missing), then, on ENOENT, its parent first.
+ * (the common case: only the leaf is missing), then, on ENOENT, its parent first. `mode` is the
+ * leaf's (the parents get the umask's default).
  */
-export async function createFolder(dir: string): Promise<void> {
+export async function createFolder(dir: string, mode?: number): Promise<void> {
+  const options = mode === undefined ? {} : { mode };
   try {
-    await mkdir(dir);
+    await mkdir(dir, options);
     return;
   } catch (error) {
     if (codeOf(error) === 'EEXIST') return;
     if (codeOf(error) !== 'ENOENT' || path.dirname(dir) === dir) throw error;
   }
   await createFolder(path.dirname(dir));
-  await mkdir(dir).catch((error: unknown) => {
+  await mkdir(dir, options).catch((error: unknown) => {
     if (codeOf(error) !== 'EEXIST') throw error;
   });
 }

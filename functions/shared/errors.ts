@@ -55,18 +55,24 @@ export class ApiError extends ExporterError {
   constructor(
     message: string,
     readonly status: number,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; waitHeader?: string },
   ) {
     super(message, options);
     this.retryAfterMs = options?.retryAfterMs;
+    this.waitHeader = options?.waitHeader;
   }
-  /** Delay the server asked for (Retry-After), in ms; undefined when absent or 0. */
+  /**
+   * Delay the server asked for (Retry-After, else RateLimit-Reset / X-RateLimit-Reset), in ms;
+   * undefined when absent or 0.
+   */
   readonly retryAfterMs: number | undefined;
+  /** The header that gave `retryAfterMs`, as sent (e.g. `Retry-After: 120`), for messages. */
+  readonly waitHeader: string | undefined;
 }
 
 /** 429 from the API: wait and try again (Retry-After when given, otherwise backoff). */
 export class RateLimitedError extends ApiError {
-  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number; waitHeader?: string }) {
     super(message, 429, options);
   }
 }
@@ -85,6 +91,12 @@ export class NetworkError extends ExporterError {
 
 /** The response was not what the spec promises (not JSON, wrong types, negative counts). */
 export class MalformedResponseError extends ExporterError {}
+
+/**
+ * A 2xx body larger than the client reads (16 MiB): asking the same again gives the same
+ * answer, so it is not retried; the export asks again with a smaller `limit` instead.
+ */
+export class ResponseTooLargeError extends MalformedResponseError {}
 
 /** Waiting longer would pass the caller's deadline (e.g. the Lambda's remaining time). */
 export class DeadlineExceededError extends ExporterError {}
@@ -121,6 +133,12 @@ export class BudgetExhaustedError extends ExporterError {
     super(message, options);
   }
 }
+
+/**
+ * The analytics API failed so many requests in a row, across units, that the run stops early
+ * (circuit-breaker.ts) rather than paying every unit's retries. The next run tries again.
+ */
+export class CircuitOpenError extends ExporterError {}
 
 /** Another run took over a unit's lease (ours expired): stop writing that unit at once. */
 export class LeaseLostError extends ExporterError {}

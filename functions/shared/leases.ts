@@ -46,6 +46,14 @@ interface LeaseDoc {
 const DEFAULT_TTL_MS = 10 * 60_000;
 
 /**
+ * How long past its expiry another owner's lease still counts as held: runs of one deployment
+ * read each other's times with their own clocks (a laptop sharing the Lambda's ledger), and a
+ * clock a little fast must not take a unit another run is still writing. Clocks further off
+ * are corrected or refused from the API's `Date` header (clock-skew.ts).
+ */
+export const LEASE_SKEW_TOLERANCE_MS = 2 * 60_000;
+
+/**
  * Lease documents live under `lease/<key>` in the store. owner: e.g. `${hostname}:${pid}:${random}`. ttlMs default 10 minutes.
  *
  * A lease whose holder ran on this machine and whose process is gone (killed, crashed) is free
@@ -64,7 +72,7 @@ export function createLeases(
   const docKey = (key: string) => checkStoreKey(`lease/${key}`);
   const isHolderGone = options.isHolderGone ?? isLocalProcessGone;
   const isLive = (doc: LeaseDoc | undefined, at: number): doc is LeaseDoc =>
-    doc !== undefined && doc.expiresAt > at && !isHolderGone(doc.owner);
+    doc !== undefined && doc.expiresAt + LEASE_SKEW_TOLERANCE_MS > at && !isHolderGone(doc.owner);
 
   function handle(key: string, storeKey: string, token: string): Lease {
     return {

@@ -16,6 +16,8 @@ export const EXPORT_METRICS = {
   requests: 'AnalyticsRequests',
   /** 429s received (someone else spent the budget). */
   rateLimited: 'RateLimited',
+  /** 429s that asked for a wait longer than the budget window (cut to the window): a problem, not waiting. */
+  rateLimitWaitsCut: 'RateLimitWaitsCut',
   /** Times the run waited for budget, and how long in total (Milliseconds). */
   budgetWaits: 'BudgetWaits',
   budgetWaitMs: 'BudgetWaitMs',

@@ -19,6 +19,7 @@ import {
   DeadlineExceededError,
   MalformedResponseError,
   NetworkError,
+  ResponseTooLargeError,
   SendUncertainError,
 } from './errors.js';
 
@@ -57,6 +58,8 @@ const isRedirect = (status: number): boolean => status >= 300 && status <= 399;
 export function isRetryableRead(error: unknown, earlier: readonly unknown[] = []): boolean {
   if (error instanceof ApiError) return RETRYABLE_READ_STATUSES.includes(error.status) || isServerError(error.status);
   if (error instanceof NetworkError) return true;
+  // The same request would get the same oversized answer: the caller asks for less instead.
+  if (error instanceof ResponseTooLargeError) return false;
   if (error instanceof MalformedResponseError) {
     return earlier.filter((e) => e instanceof MalformedResponseError).length < MAX_MALFORMED_RETRIES;
   }

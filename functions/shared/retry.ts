@@ -16,9 +16,20 @@ import { ApiError, DeadlineExceededError, RateLimitedError, describeError } from
 /** Sleeps `ms` milliseconds; rejects when `signal` aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** The real sleep (node:timers/promises); tests inject a fake one. */
+/**
+ * The longest single timer Node keeps: a longer delay overflows to 1 ms (with a warning), so a
+ * wait of weeks would turn into a busy loop.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** The real sleep (node:timers/promises), in timer-sized chunks; tests inject a fake one. */
 export const realSleep: Sleep = async (ms, signal) => {
-  await delay(ms, undefined, signal ? { signal } : undefined);
+  let left = Math.max(0, ms);
+  do {
+    const chunk = Math.min(left, MAX_TIMER_MS);
+    await delay(chunk, undefined, signal ? { signal } : undefined);
+    left -= chunk;
+  } while (left > 0);
 };
 
 const HTTP_DATE_HINT = /[A-Za-z]/;

@@ -36,7 +36,8 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
   }
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let ready: Promise<unknown> | undefined;
-  const ensureDir = () => (ready ??= mkdir(dir, { recursive: true }));
+  // Private (0700/0600): the ledger and leases name this machine's runs and its hostname.
+  const ensureDir = () => (ready ??= mkdir(dir, { recursive: true, mode: 0o700 }));
   const pathOf = (key: string) => join(dir, `${fileNameOf(key)}.json`);
 
   async function read<T>(file: string, key: string | undefined): Promise<{ readonly key: string; readonly value: T } | undefined> {
@@ -61,7 +62,7 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     const token = randomBytes(8).toString('hex');
     for (;;) {
       try {
-        await writeFile(lockFile, token, { flag: 'wx' });
+        await writeFile(lockFile, token, { flag: 'wx', mode: 0o600 });
         return token;
       } catch (error) {
         if (!isCode(error, 'EEXIST')) throw error;
@@ -96,7 +97,7 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
 
   async function writeTemp(file: string, text: string): Promise<string> {
     const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await open(temp, 'wx');
+    const handle = await open(temp, 'wx', 0o600);
     try {
       await handle.writeFile(text, 'utf8');
       // Durable before it becomes visible: after a crash the ledger is old or new, never empty.

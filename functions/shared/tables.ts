@@ -358,6 +358,7 @@ export const EXPORT_RUNS: TableDef = {
       type: 'int64',
       comment: 'Units completed whose answers had fields or values this version does not know (kept, see the manifests)',
     },
+    { name: 'failed_requests', type: 'int64', comment: 'Of requests: those spent on units that failed (a unit that keeps failing shows here)' },
   ],
 };
 

@@ -87,7 +87,12 @@ export class OperationsDashboard extends Construct {
       new cloudwatch.GraphWidget({
         title: 'Budget waits and 429s',
         width: 8,
-        left: [exported(EXPORT_METRICS.budgetWaits, 'Sum', HOUR, 'waits'), exported(EXPORT_METRICS.rateLimited, 'Sum', HOUR, '429s')],
+        left: [
+          exported(EXPORT_METRICS.budgetWaits, 'Sum', HOUR, 'waits'),
+          exported(EXPORT_METRICS.rateLimited, 'Sum', HOUR, '429s'),
+          // Not waiting but a problem: a 429 asked for longer than the window (cut to it).
+          exported(EXPORT_METRICS.rateLimitWaitsCut, 'Sum', HOUR, '429 waits beyond the window (problem)'),
+        ],
         right: [exported(EXPORT_METRICS.budgetWaitMs, 'Sum', HOUR, 'ms waited')],
       }),
       new cloudwatch.GraphWidget({

@@ -142,12 +142,12 @@ export function expectedTables(data: SandboxData, unit: Unit & { readonly datase
 
 /**
  * Strips `exported_at` (and DuckDB's `dt`, `file_row_number`) from rows read back, after
- * checking that every row of the unit carries one and the same `exported_at`.
+ * checking that every row carries one. A resumed unit's rows carry the time of the run that
+ * fetched their page (export-resume-checks.test.ts), so a unit may hold several.
  */
 function withoutRunColumns(tables: UnitTables): UnitTables {
   const stamps = new Set(Object.values(tables).flatMap((rows) => rows.map((row) => row['exported_at'])));
-  expect(stamps.size, 'every row of a unit carries the one exported_at of its run').toBeLessThanOrEqual(1);
-  for (const stamp of stamps) expect(typeof stamp).toBe('string');
+  for (const stamp of stamps) expect(typeof stamp, 'every row carries the exported_at of the run that fetched it').toBe('string');
   return Object.fromEntries(
     Object.entries(tables).map(([name, rows]) => [
       name,

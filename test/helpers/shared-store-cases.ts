@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStateStore, type StateDraft } from '../../functions/follow-up/state.js';
 import { ConfigError, LeaseLostError } from '../../functions/shared/errors.js';
-import { createLeases } from '../../functions/shared/leases.js';
+import { createLeases, LEASE_SKEW_TOLERANCE_MS } from '../../functions/shared/leases.js';
 import type { SharedStore } from '../../functions/shared/shared-store.js';
 
 type MakeStore = () => SharedStore | Promise<SharedStore>;
@@ -123,7 +123,7 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
       const lease = await mine.tryAcquire('visitors/2025-01-15/proj');
       expect(lease?.owner).toBe('host-a:1:aaaa');
       expect(await mine.holder('visitors/2025-01-15/proj')).toEqual({ owner: 'host-a:1:aaaa', expiresAt: T0 + TTL });
-      clock.t = T0 + TTL;
+      clock.t = T0 + TTL + LEASE_SKEW_TOLERANCE_MS;
       expect(await mine.holder('visitors/2025-01-15/proj')).toBeUndefined();
     });
 
@@ -133,10 +133,17 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
       expect(await mine.tryAcquire('unit')).toBeUndefined();
     });
 
+    it('does not take a lease that expired less than the skew tolerance ago (a clock a little fast)', async () => {
+      const { mine, theirs, clock } = await setup();
+      await theirs.tryAcquire('unit');
+      clock.t = T0 + TTL + LEASE_SKEW_TOLERANCE_MS - 1;
+      expect(await mine.tryAcquire('unit')).toBeUndefined();
+    });
+
     it('takes over a unit whose lease expired', async () => {
       const { mine, theirs, clock } = await setup();
       await theirs.tryAcquire('unit');
-      clock.t = T0 + TTL;
+      clock.t = T0 + TTL + LEASE_SKEW_TOLERANCE_MS;
       expect((await mine.tryAcquire('unit'))?.owner).toBe('host-a:1:aaaa');
       expect((await mine.holder('unit'))?.owner).toBe('host-a:1:aaaa');
     });
@@ -153,7 +160,7 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
     it('throws LeaseLostError on renewing a lease another owner took over, and leaves theirs alone', async () => {
       const { mine, theirs, clock } = await setup();
       const lease = await mine.tryAcquire('unit');
-      clock.t = T0 + TTL;
+      clock.t = T0 + TTL + LEASE_SKEW_TOLERANCE_MS;
       await theirs.tryAcquire('unit');
       await expect(lease?.renew()).rejects.toBeInstanceOf(LeaseLostError);
       await expect(lease?.renew()).rejects.toThrow(/held by host-b:2:bbbb/);

@@ -101,6 +101,7 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['backlog_requests', 'bigint'],
     ['failures', 'array<struct<dataset:string,project_id:string,date:string,error:string>>'],
     ['units_drift', 'bigint'],
+    ['failed_requests', 'bigint'],
   ],
 };
 

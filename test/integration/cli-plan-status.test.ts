@@ -97,7 +97,14 @@ describe('mintlify-exporter status', () => {
         // 1 page staged of the 3 the latest manifest (2026-10-05, not 2026-10-04's 6) needed.
         unit('2026-10-06', 'visitors', { state: 'partial', pages: 1, estimate: 3, error: expect.stringMatching(FORBIDDEN) }),
         unit('2026-10-06', 'searches', { state: 'missing' }),
-        unit('2026-10-07', 'visitors', { state: 'failed', error: expect.stringMatching(FORBIDDEN), at: new Date(SETUP_AT).toISOString() }),
+        unit('2026-10-07', 'visitors', {
+          state: 'failed',
+          error: expect.stringMatching(FORBIDDEN),
+          at: new Date(SETUP_AT).toISOString(),
+          // A 403 is the dataset's, not the unit's: no backoff (the next run tries again).
+          attempts: 0,
+          requests: 1,
+        }),
         unit('2026-10-07', 'searches', { state: 'missing' }),
         unit('2026-10-08', 'visitors', { state: 'missing' }),
         unit('2026-10-08', 'searches', { state: 'missing' }),
@@ -269,22 +276,30 @@ describe('mintlify-exporter export: a destination it cannot write costs no reque
     expect(await listFiles(path.dirname(file))).toEqual(['not-a-directory']);
   });
 
-  it('--out naming a read-only directory (as a user who cannot write it): one line about permissions, exit 2', async () => {
+  it('--out naming a directory the CLI cannot write: one line naming the cause, exit 2 (the real process, wherever the repository lives)', async () => {
+    // The real CLI runs as the user running the tests, so it can read the repository wherever
+    // it was cloned (a 0700 folder, as root). Permission bits stop anyone but root; nothing
+    // stops root but the file system itself, so as root the folder lies under a regular file:
+    // no user can create it (ENOTDIR), which is as unwritable as a destination gets.
     const parent = await makeTempDir('probe');
-    const readOnly = path.join(parent, 'read-only');
-    await mkdir(readOnly);
-    await chmod(parent, 0o755);
-    await chmod(readOnly, 0o555);
-    // Root ignores permission bits: the CLI runs as an unprivileged user then.
-    const asUser = process.getuid?.() === 0 ? { uid: 65_534, gid: 65_534 } : {};
+    const asRoot = process.getuid?.() === 0;
+    let unwritable: string;
+    if (asRoot) {
+      await writeFile(path.join(parent, 'a-file'), 'a file where a folder should be\n');
+      unwritable = path.join(parent, 'a-file', 'read-only');
+    } else {
+      unwritable = path.join(parent, 'read-only');
+      await mkdir(unwritable);
+      await chmod(unwritable, 0o555);
+    }
     const home = await makeTempDir('probe-home');
-    await chmod(home, 0o777);
 
-    const child = spawnCli(exportTo(readOnly), { ...env, HOME: home, EXPORT_STATE_DIR: home }, asUser);
+    const child = spawnCli(exportTo(unwritable), { ...env, HOME: home, EXPORT_STATE_DIR: home });
     const { code } = await child.exited;
 
-    expectRefusedBeforeAnyRequest({ code, stdout: child.stdout(), stderr: child.stderr() }, /^error: --out: Could not .*read-only.*\((EACCES|EPERM)\): check the permissions of the directory/);
-    expect(await listFiles(readOnly)).toEqual([]);
+    const cause = asRoot ? /\(ENOTDIR\): a file and a folder have the same name there/ : /\((EACCES|EPERM)\): check the permissions of the directory/;
+    expectRefusedBeforeAnyRequest({ code, stdout: child.stdout(), stderr: child.stderr() }, new RegExp(`^error: --out: Could not .*read-only.*${cause.source}`));
+    expect(await listFiles(parent)).toEqual(asRoot ? ['a-file'] : []);
   });
 
   it('--out naming an S3 bucket that does not exist: one line naming the bucket, exit 2', async () => {

@@ -186,7 +186,30 @@ describe('createLocalDestination', () => {
 
     await destination.put('visitors_pages/dt=2026-01-01/proj_a.parquet', 'new');
 
-    // The fresh one may be another writer's work in progress; another key's temp is its own business.
-    expect(await filesIn(folder)).toEqual(['.proj_a.parquet.ba9876543210.tmp', '.proj_b.parquet.0123456789ab.tmp', 'proj_a.parquet']);
+    // Once the key is committed even a fresh temp of it is dead (whoever commits a table file
+    // holds its unit's lease: no other writer of it is alive); another key's temp is its own business.
+    expect(await filesIn(folder)).toEqual(['.proj_b.parquet.0123456789ab.tmp', 'proj_a.parquet']);
+  });
+
+  it('keeps a fresh temp file of a key while that key is being written (it may be a live writer)', async () => {
+    const folder = path.join(dir, 'data', 'visitors_pages', 'dt=2026-01-02');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, '.proj_a.parquet.ba9876543210.tmp'), 'half a file');
+
+    const pending = await destination.openWrite('visitors_pages/dt=2026-01-02/proj_a.parquet');
+
+    expect((await filesIn(folder)).filter((name) => name.includes('ba9876543210'))).toEqual(['.proj_a.parquet.ba9876543210.tmp']);
+    await pending.abort();
+  });
+
+  it("removes a unit's empty staging folders up to _staging with its last staged file", async () => {
+    await destination.put('_staging/visitors/dt=2026-01-01/proj_a/page-000000.json', '{}');
+    await destination.put('_staging/visitors/dt=2026-01-01/proj_b/page-000000.json', '{}');
+
+    await destination.delete('_staging/visitors/dt=2026-01-01/proj_a/page-000000.json');
+    expect(await readdir(path.join(dir, 'data', '_staging', 'visitors', 'dt=2026-01-01'))).toEqual(['proj_b']);
+    await destination.delete('_staging/visitors/dt=2026-01-01/proj_b/page-000000.json');
+
+    expect(await readdir(path.join(dir, 'data'))).not.toContain('_staging');
   });
 });

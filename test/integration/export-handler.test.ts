@@ -422,8 +422,9 @@ describe('the API key', () => {
         return true;
       });
     }
-    sandbox.addFault({ route: 'visitors', projectId: 'proj_b', kind: 'server-error', offset: 0 });
-    sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'status', status: 401 });
+    // The 401 comes last: it stops the run (every unit would get it), after proj_a's retry.
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'server-error', offset: 0 });
+    sandbox.addFault({ route: 'visitors', projectId: 'proj_b', kind: 'status', status: 401 });
 
     const error = await handler(scheduledEvent(EVENT_TIME), lambdaContext()).then(
       () => undefined,
@@ -438,6 +439,6 @@ describe('the API key', () => {
     expect(logs).not.toContain(API_KEY);
     expect(String((error as Error).message)).not.toContain(API_KEY);
     expect(await filesContaining(dir, API_KEY)).toEqual([]);
-    expect((await tableFiles(dir)).filter((file) => file.startsWith('_manifests/'))).toEqual([`_manifests/visitors/dt=${TARGET_DAY}/proj_b.json`]);
+    expect((await tableFiles(dir)).filter((file) => file.startsWith('_manifests/'))).toEqual([`_manifests/visitors/dt=${TARGET_DAY}/proj_a.json`]);
   });
 });

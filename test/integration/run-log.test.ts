@@ -256,6 +256,7 @@ function expectedRow(fields: Partial<RunRecord>): Record<string, unknown> {
     backlog_requests: 0,
     failures: [],
     units_drift: 0,
+    failed_requests: 0,
     ...fields,
     dt: RUN_DAY,
   };
@@ -294,6 +295,8 @@ describe.each([
         // A unit that failed is still to do: its estimate stays in the backlog.
         backlog_requests: 1,
         failures: [{ dataset: 'visitors', project_id: TWO_PAGES, date: DAY, error: expect.stringMatching(/^PaginationError: visitors proj_a 2026-02-10: /) }],
+        // Both pages of the failed unit (the second repeats the first).
+        failed_requests: 2,
       }),
     ]);
   });

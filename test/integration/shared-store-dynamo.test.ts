@@ -87,9 +87,9 @@ describe('DynamoDB shared store', () => {
     const all = (await Promise.all(runs)).flat();
     expect(all).toHaveLength(40);
     expect(maxInAnyWindow(all, 1_000)).toBe(10);
-    const last = Math.max(...all);
     const ledger = await createDynamoStore({ tableName: TABLE, client: dynamo.client, keyPrefix }).get<LedgerDoc>(LEDGER_KEY);
-    expect(ledger?.starts).toEqual(all.filter((start) => start > last - 1_000).sort((a, b) => a - b));
+    // The ledger keeps a day of starts: every start of both runs is in it.
+    expect(ledger?.starts).toEqual([...all].sort((a, b) => a - b));
   });
 
   it('loses no increment when several clients update one document at once', async () => {

@@ -196,6 +196,22 @@ describe('cursor paging', () => {
     expect(run.done).toBe(true);
   });
 
+  it('fails on three empty pages in a row that still carry new cursors, long before the page cap', () => {
+    const pages = [cursorPage(2, 'c1'), ...Array.from({ length: 20 }, (_, i) => cursorPage(0, `e${i}`))];
+
+    const error = errorOf(() => drive(pagerOf('cursor', { maxPages: 10_000 }), pages));
+
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(error.message).toMatch(/page|3 empty pages in a row still carry a new cursor/);
+    expect(error.message).toContain('3 empty pages in a row');
+  });
+
+  it('follows two empty pages in a row, and counts afresh after a page with rows', () => {
+    const run = drive(pagerOf('cursor'), [cursorPage(2, 'c1'), cursorPage(0, 'c2'), cursorPage(0, 'c3'), cursorPage(1, 'c4'), cursorPage(0, 'c5'), cursorPage(0, 'c6'), cursorPage(1, null, false)]);
+
+    expect(run.done).toBe(true);
+  });
+
   it('counts empty pages that carry a cursor against the page cap', () => {
     const pager = pagerOf('cursor', { maxPages: 3 });
 

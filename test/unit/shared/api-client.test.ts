@@ -14,6 +14,7 @@ import {
   MalformedResponseError,
   NetworkError,
   RateLimitedError,
+  ResponseTooLargeError,
   SendUncertainError,
 } from '../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
@@ -101,7 +102,8 @@ const job = (status = 'active') => ({ id: 'job_1', status, prLink: null });
 function fakeBudget(refuse?: Error) {
   const takes: { deadline?: number; signal?: AbortSignal }[] = [];
   const rateLimited: (number | undefined)[] = [];
-  const gate: Pick<BudgetGate, 'take' | 'rateLimited'> = {
+  const refunds: string[] = [];
+  const gate: Pick<BudgetGate, 'take' | 'rateLimited' | 'refund'> = {
     async take(options = {}) {
       takes.push({ ...options });
       order.push('take');
@@ -109,9 +111,14 @@ function fakeBudget(refuse?: Error) {
     },
     async rateLimited(retryAfterMs) {
       rateLimited.push(retryAfterMs);
+      return { pausedMs: retryAfterMs ?? 0 };
+    },
+    async refund() {
+      refunds.push('refund');
+      order.push('refund');
     },
   };
-  return { gate: gate as BudgetGate, takes, rateLimited };
+  return { gate: gate as BudgetGate, takes, rateLimited, refunds };
 }
 
 /** The visitors endpoint through the analytics method, as the export calls it. */
@@ -675,11 +682,13 @@ describe('response bodies', () => {
     expect(fake.pulled.bytes).toBe(0);
   });
 
-  it('retries a body over the cap once, then gives up', async () => {
+  it('does not ask the same again after a body over the cap: the same request gets the same answer (the export asks for less)', async () => {
     const fake = streamingFetch({ total: 2 * MiB });
     const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB });
-    await expect(visitors(client)).rejects.toBeInstanceOf(MalformedResponseError);
-    expect(client.stats.requests).toBe(2);
+    const error = await failureOf(visitors(client));
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error.message).not.toContain('EXPORT_PAGE_LIMIT');
+    expect(client.stats.requests).toBe(1);
   });
 
   it('caps the inflated size of a gzip body, not its size on the wire', async () => {
@@ -706,14 +715,15 @@ describe('response bodies', () => {
     expect(fake.pulled.bytes).toBeLessThanOrEqual(MiB);
   });
 
-  it('refuses a 2xx body that is not valid UTF-8 instead of reading U+FFFD into the data', async () => {
-    const text = JSON.stringify({ ...page(), visitors: [{ path: '/intro-@', human: 3, ai: 1, total: 4 }] });
+  it('reads invalid UTF-8 in a 2xx body as U+FFFD, counts it and warns, instead of failing the day forever', async () => {
+    const text = JSON.stringify({ ...page(), visitors: [{ path: '/intro-@-\uFFFD', human: 3, ai: 1, total: 4 }] });
     const bytes = new TextEncoder().encode(text);
     bytes[bytes.indexOf(0x40)] = 0xff;
-    const { client } = makeClient({ fetch: bytesFetch(bytes), maxRetries: 0 });
-    const error = await failureOf(visitors(client));
-    expect(error).toBeInstanceOf(MalformedResponseError);
-    expect(error.message).toContain('UTF-8');
+    const { client, logs } = makeClient({ fetch: bytesFetch(bytes), maxRetries: 0 });
+    const body = await visitors(client);
+    expect(body.visitors[0]?.path).toBe('/intro-\uFFFD-\uFFFD');
+    expect(client.stats.invalidUtf8).toBe(1);
+    expect(logs.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual(['the API answered with invalid UTF-8: replaced by U+FFFD']);
   });
 
   it.each([0, -1, 1.5])('refuses a maxResponseBytes of %s', (maxResponseBytes) => {
@@ -949,5 +959,119 @@ describe('retryLinePrinter', () => {
     const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line), { tty: true }) });
     await visitors(client);
     expect(lines[0]?.startsWith('\r\u001b[K')).toBe(true);
+  });
+});
+
+describe('other rate-limit signals', () => {
+  const text = (status: number, body: string, headers: Record<string, string> = {}): Reply => (_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/plain', connection: 'close', ...headers });
+    res.end(body);
+  };
+
+  it('reads RateLimit-Reset on a plain-text 429 without Retry-After', async () => {
+    replies = [text(429, 'Too many requests, please try again later.', { 'ratelimit-reset': '3' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
+    expect(budget.rateLimited).toEqual([3_000]);
+  });
+
+  it('reads an X-RateLimit-Reset that large as the epoch second the window resets at', async () => {
+    const { client, budget, now } = makeClient();
+    const resetAt = Math.floor(now() / 1000) + 42;
+    replies = [json(429, { error: 'slow down' }, { 'x-ratelimit-reset': String(resetAt) }), json(200, page())];
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([resetAt * 1000 - now()]);
+  });
+
+  it('reads the reset of a structured RateLimit field', async () => {
+    replies = [json(429, { error: 'slow down' }, { ratelimit: 'limit=100, remaining=0, reset=7' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([7_000]);
+  });
+
+  it('prefers Retry-After when both are sent', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '5', 'ratelimit-reset': '50' }), json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.rateLimited).toEqual([5_000]);
+  });
+
+  it("quotes a plain-text error body instead of saying it is not JSON", async () => {
+    replies = [text(400, 'dateFrom must be a date')];
+    const { client } = makeClient();
+    const error = await failureOf(visitors(client));
+    expect(error.message).toBe('request refused as invalid (400): dateFrom must be a date');
+  });
+
+  it('warns with the header when the budget cut an absurd wait to its window', async () => {
+    replies = [json(429, { error: 'slow down' }, { 'retry-after': '99999999' }), json(200, page())];
+    const lines: string[] = [];
+    const gate = {
+      async take() {},
+      async refund() {},
+      async rateLimited(ms: number | undefined) {
+        return { pausedMs: 3_600_000, ...(ms !== undefined ? { askedMs: ms } : {}) };
+      },
+    } as unknown as BudgetGate;
+    const { client } = makeClient({ budget: gate, logger: retryLinePrinter((line) => lines.push(line)) });
+    await visitors(client);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^warning: a 429 asked to wait .* \("Retry-After: 99999999"\), longer than the budget window: pausing 60 min instead/);
+  });
+
+  it('keeps the cause in the retry line of an analytics request that found no server', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const lines: string[] = [];
+    const { client } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, logger: retryLinePrinter((line) => lines.push(line)) });
+    await failureOf(visitors(client));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('(ECONNREFUSED)');
+  });
+});
+
+describe('a request that never reached the service', () => {
+  it('gives its budget start back when the connection is refused, and keeps the cause', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const { client, budget } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2 });
+    const error = await failureOf(visitors(client));
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(budget.takes).toHaveLength(3);
+    expect(budget.refunds).toHaveLength(3);
+  });
+
+  it('keeps the start of a request the service answered, even with an error', async () => {
+    replies = [json(503, { error: 'busy' }), hangUp, json(200, page())];
+    const { client, budget } = makeClient();
+    await visitors(client);
+    expect(budget.refunds).toEqual([]);
+  });
+});
+
+describe('the circuit breaker', () => {
+  it('stops sending after a storm of server failures across calls, and says why', async () => {
+    replies = Array.from({ length: 20 }, () => json(503, { error: 'down' }));
+    const { client } = makeClient({ maxRetries: 8 });
+    expect((await failureOf(visitors(client))).message).toContain('HTTP 503');
+    expect(seen).toHaveLength(9);
+    const second = await failureOf(visitors(client));
+    expect(second.name).toBe('CircuitOpenError');
+    expect(second.message).toMatch(/the API failed 12 requests in a row across units \(last: HTTP 503/);
+    expect(seen).toHaveLength(12);
+  });
+
+  it('closes again after a success', async () => {
+    replies = [...Array.from({ length: 9 }, () => json(503, { error: 'down' })), json(200, page()), ...Array.from({ length: 9 }, () => json(503, { error: 'down' }))];
+    const { client } = makeClient({ maxRetries: 8 });
+    await failureOf(visitors(client));
+    await visitors(client);
+    expect((await failureOf(visitors(client))).name).toBe('ApiError');
+    expect(seen).toHaveLength(19);
   });
 });

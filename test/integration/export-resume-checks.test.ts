@@ -1,0 +1,103 @@
+/**
+ * A resumed unit trusts its checkpoint only as far as its staged pages prove it, and stamps
+ * each row with the time of the run that fetched its page.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { queryDuckDb } from '../helpers/duckdb.js';
+import { exportUnit } from '../../functions/export/unit.js';
+import { createApiClient } from '../../functions/shared/api-client.js';
+import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
+import { parseBudget } from '../../functions/shared/budget-spec.js';
+import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createMemoryStore } from '../../functions/shared/shared-store.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { runCliInProcess } from '../helpers/schedule.js';
+
+const PROJECT = 'proj_synth_600';
+const DAY = '2026-10-08';
+const T1 = Date.parse('2026-10-09T06:00:00.000Z');
+const T2 = Date.parse('2026-10-09T09:00:00.000Z');
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterEach(() => sandbox.clearFaults());
+afterAll(async () => {
+  await sandbox?.close();
+  await removeTempDirs();
+});
+
+async function setup(dataset: string) {
+  const out = await makeTempDir('resume-checks');
+  const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('resume-state'), EXPORT_PAGE_LIMIT: '100' };
+  const run = (at: number) =>
+    runCliInProcess(['export', '--date', DAY, '--project', PROJECT, '--dataset', dataset, '--out', out], { env, now: () => at, sleep: async () => undefined });
+  return { out, run, staging: path.join(out, '_staging', dataset, `dt=${DAY}`, PROJECT) };
+}
+
+describe('a checkpoint whose position does not follow from its staged pages', () => {
+  it('is discarded: the unit starts again and loses no row', async () => {
+    const { out, run, staging } = await setup('visitors');
+    sandbox.addFault({ route: 'visitors', kind: 'server-error', offset: 300, times: Infinity });
+    expect((await run(T1)).code).toBe(1);
+    sandbox.clearFaults();
+    const file = path.join(staging, 'checkpoint.json');
+    const checkpoint = JSON.parse(await readFile(file, 'utf8')) as { state: { pages: number; offset: number } };
+    expect(checkpoint.state).toMatchObject({ pages: 3, offset: 300 });
+    await writeFile(file, JSON.stringify({ ...checkpoint, state: { ...checkpoint.state, offset: 500 } }));
+
+    expect((await run(T2)).code).toBe(0);
+
+    const manifest = JSON.parse(await readFile(path.join(out, '_manifests', 'visitors', `dt=${DAY}`, `${PROJECT}.json`), 'utf8')) as { rows: Record<string, number> };
+    expect(manifest.rows['visitors_pages']).toBe(600);
+  });
+});
+
+describe('a resumed feedback unit', () => {
+  it("stamps each row with the time of the run that fetched its page, not the resuming run's", async () => {
+    const { out, run } = await setup('feedback');
+    sandbox.addFault({ route: 'feedback', kind: 'server-error', hasCursor: true, times: Infinity });
+    expect((await run(T1)).code).toBe(1);
+    sandbox.clearFaults();
+
+    expect((await run(T2)).code).toBe(0);
+
+    const rows = await queryDuckDb(
+      `SELECT epoch_ms(exported_at) AS at, count(*) AS n FROM read_parquet('${path.join(out, 'feedback', `dt=${DAY}`, `${PROJECT}.parquet`)}') GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows.map((r) => Number(r['at']))).toEqual([T1, T2]);
+    expect(Number(rows[0]?.['n'])).toBe(100);
+  });
+});
+
+describe('a complete unit whose staging cannot be removed', () => {
+  it('is complete, and leaves no checkpoint to outlive it', async () => {
+    const dir = await makeTempDir('staging-left');
+    const local = createLocalDestination(dir);
+    // Deleting a staged page fails (an S3 hiccup, a kill in the middle of the clear).
+    const destination = {
+      ...local,
+      delete: async (key: string) => {
+        if (/page-\d+\.json$/.test(key) && key.startsWith('_staging/')) throw new Error('injected delete failure');
+        await local.delete(key);
+      },
+    };
+    const gate = createBudgetGate(createBudgetLedger(createMemoryStore(), parseBudget('1000/1h')), { now: Date.now, sleep: async () => undefined });
+    const api = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, budget: gate });
+
+    const outcome = await exportUnit(
+      { dataset: 'visitors', projectId: PROJECT, day: DAY },
+      { maxPages: 100, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+      { api, destination, now: Date.now },
+    );
+
+    expect(outcome.status).toBe('complete');
+    const staged = (await listFiles(dir)).filter((file) => file.startsWith('_staging/'));
+    expect(staged.length).toBeGreaterThan(0);
+    expect(staged.filter((file) => file.endsWith('checkpoint.json'))).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * A failure every other unit would meet too stops the units that share its cause, at its first
+ * occurrence: a refused key (401) stops the run, a 403 stops its dataset, an API nobody listens
+ * on stops the run without spending budget, and a storm of server errors across units trips
+ * the circuit breaker. The CLI runs in process against the sandbox, on a fake clock.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+
+const PROJECT = 'proj_synth_600';
+const NOW = Date.parse('2026-10-09T06:00:00.000Z');
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterEach(() => {
+  sandbox.clearFaults();
+  sandbox.clearRequests();
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await removeTempDirs();
+});
+
+async function exportDays(args: readonly string[], extraEnv: Record<string, string> = {}) {
+  const env = {
+    MINTLIFY_API_URL: sandbox.url,
+    MINTLIFY_API_KEY: sandbox.apiKey,
+    EXPORT_STATE_DIR: await makeTempDir('stops-state'),
+    ANALYTICS_BUDGET: '90/1h',
+    ...extraEnv,
+  };
+  const out = await makeTempDir('stops');
+  let t = NOW;
+  const result = await runCliInProcess(['export', '--from', '2026-10-05', '--to', '2026-10-08', '--project', PROJECT, ...args, '--out', out], {
+    env,
+    now: () => t,
+    sleep: async (ms) => {
+      t += ms;
+    },
+  });
+  const status = await runCliInProcess(['status', '--json', '--days', '1', '--project', PROJECT, '--out', out], { env, now: () => t });
+  return { ...result, budgetUsed: (JSON.parse(status.stdout) as { budget: { used: number } }).budget.used };
+}
+
+const failedLines = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('FAILED'));
+
+describe('a refused key (401)', () => {
+  it('stops the run at the first unit: one request, one FAILED line, one line saying why', async () => {
+    sandbox.addFault({ kind: 'status', status: 401, error: 'Invalid API key', times: Infinity });
+
+    const result = await exportDays(['--dataset', 'visitors', '--dataset', 'searches']);
+
+    expect(result.code).toBe(1);
+    expect(analyticsRequests(sandbox.requests)).toHaveLength(1);
+    expect(failedLines(result.stdout)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^Stopped early: API key rejected \(401\): .*\(5 more unit\(s\) not tried\)$/m);
+  });
+});
+
+describe('a forbidden dataset (403)', () => {
+  it('stops the units of that dataset and exports the others', async () => {
+    sandbox.addFault({ route: 'visitors', kind: 'status', status: 403, error: 'Forbidden', times: Infinity });
+
+    const result = await exportDays(['--dataset', 'visitors', '--dataset', 'searches']);
+
+    expect(result.code).toBe(1);
+    const requests = analyticsRequests(sandbox.requests);
+    expect(requests.filter((r) => r.route === 'visitors')).toHaveLength(1);
+    expect(result.stdout.split('\n').filter((line) => line.startsWith('ok ') && line.includes('searches'))).toHaveLength(3);
+    expect(failedLines(result.stdout)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^Stopped early: visitors: access denied \(403\) .*scope.*plan.*IP allowlist.* \(2 more unit\(s\) not tried\)$/m);
+  });
+});
+
+describe('an API nobody listens on', () => {
+  it('spends no budget, stops after the first unit naming MINTLIFY_API_URL and the cause, and keeps the cause in retry lines', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+
+    const result = await exportDays(['--dataset', 'visitors'], { MINTLIFY_API_URL: url });
+
+    expect(result.code).toBe(1);
+    expect(failedLines(result.stdout)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^Stopped early: the API could not be reached \(ECONNREFUSED\): .*MINTLIFY_API_URL.* \(2 more unit\(s\) not tried\)$/m);
+    const retries = result.stderr.split('\n').filter((line) => line.startsWith('retrying'));
+    expect(retries).toHaveLength(8);
+    for (const line of retries) expect(line).toContain('ECONNREFUSED');
+    expect(result.budgetUsed).toBe(0);
+  });
+});
+
+describe('a storm of server errors', () => {
+  it('trips the circuit breaker instead of paying nine attempts per unit', async () => {
+    sandbox.addFault({ kind: 'server-error', status: 503, times: Infinity });
+
+    const result = await exportDays(['--dataset', 'visitors', '--dataset', 'searches']);
+
+    expect(result.code).toBe(1);
+    expect(analyticsRequests(sandbox.requests)).toHaveLength(12);
+    expect(result.stderr).toMatch(/^Stopped early: the API failed 12 requests in a row across units \(last: HTTP 503.* \(4 more unit\(s\) not tried\)$/m);
+  });
+});
