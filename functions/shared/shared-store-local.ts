@@ -17,6 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from './errors.js';
+import { isLocalProcessGone, newLeaseOwner } from './leases.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
 
 interface LocalStoreOptions {
@@ -57,9 +58,13 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     return parsed as { key: string; value: T };
   }
 
-  /** Takes the key's lock; resolves with the token written into it. */
+  /**
+   * Takes the key's lock; resolves with the token written into it. The token names the holder
+   * (`<hostname>:<pid>:<random>`), so a lock whose holder died on this machine (`kill -9`
+   * between its write and its unlock) is broken at once instead of after `staleLockMs`.
+   */
   async function lock(lockFile: string): Promise<string> {
-    const token = randomBytes(8).toString('hex');
+    const token = newLeaseOwner();
     for (;;) {
       try {
         await writeFile(lockFile, token, { flag: 'wx', mode: 0o600 });
@@ -68,13 +73,14 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
         if (!isCode(error, 'EEXIST')) throw error;
       }
       const age = await stat(lockFile).then((s) => Date.now() - s.mtimeMs, () => undefined);
-      if (age !== undefined && age > staleLockMs) await breakLock(lockFile);
+      const holderGone = age !== undefined && isLocalProcessGone(await readFile(lockFile, 'utf8').catch(() => ''));
+      if (age !== undefined && (age > staleLockMs || holderGone)) await breakLock(lockFile, holderGone);
       // Jitter keeps two processes from retrying in lockstep.
       else await sleep(2 + Math.random() * 8);
     }
   }
 
-  async function breakLock(lockFile: string): Promise<void> {
+  async function breakLock(lockFile: string, holderGone = false): Promise<void> {
     const aside = `${lockFile}.${randomBytes(6).toString('hex')}.broken`;
     try {
       await rename(lockFile, aside);
@@ -85,7 +91,8 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     const age = await stat(aside).then((s) => Date.now() - s.mtimeMs, () => Infinity);
     // Between our stat and our rename another waiter may have broken the stale lock and taken
     // a fresh one, which we just moved: put it back unless someone has locked since.
-    if (age <= staleLockMs) await link(aside, lockFile).catch(() => undefined);
+    const stillDead = holderGone && isLocalProcessGone(await readFile(aside, 'utf8').catch(() => ''));
+    if (age <= staleLockMs && !stillDead) await link(aside, lockFile).catch(() => undefined);
     await unlink(aside).catch(() => undefined);
   }
 

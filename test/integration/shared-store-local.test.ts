@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,33 @@ describe('local shared store files', () => {
     const store = createLocalStore(dir, { staleLockMs: 30_000, sleep: () => Promise.reject(new Error('should not wait')) });
     await store.update('budget/ledger', () => ({ value: 2, result: undefined }));
     expect(await store.get('budget/ledger')).toBe(2);
+  });
+
+  it('breaks at once a fresh lock whose holder on this machine is gone (kill -9 inside an update)', async () => {
+    const dir = await freshDir();
+    const lock = await lockOf(dir, 'budget/ledger');
+    const child = spawn(process.execPath, ['-e', '']);
+    const pid = child.pid;
+    await new Promise((resolve) => child.on('exit', resolve));
+    await writeFile(lock, `${hostname()}:${pid}:0badc0de`, { flag: 'wx' });
+    const store = createLocalStore(dir, { staleLockMs: 30_000, sleep: () => Promise.reject(new Error('should not wait')) });
+    await store.update('budget/ledger', () => ({ value: 3, result: undefined }));
+    expect(await store.get('budget/ledger')).toBe(3);
+  });
+
+  it('waits for a fresh lock whose holder is alive', async () => {
+    const dir = await freshDir();
+    const lock = await lockOf(dir, 'budget/ledger');
+    await writeFile(lock, `${hostname()}:${process.ppid}:0badc0de`, { flag: 'wx' });
+    let sleeps = 0;
+    const store = createLocalStore(dir, {
+      staleLockMs: 30_000,
+      sleep: async () => {
+        if (++sleeps === 2) await rm(lock);
+      },
+    });
+    await store.update('budget/ledger', () => ({ value: 4, result: undefined }));
+    expect(sleeps).toBe(2);
   });
 
   it('leaves only document files behind: no temp, lock or broken-lock files', async () => {
