@@ -136,8 +136,14 @@ async function runBacklog(budget: BudgetCase, kind: WindowKind, competitorShare:
       rateLimited: entries.filter((entry) => entry.status === 429).length,
       refetched: refetchedPages(entries),
       windows: Math.floor((last - T0) / budget.windowMs) + 1,
-      maxPerWindow: maxInAnyWindow(entries.map((entry) => entry.startedAt), budget.windowMs),
-      maxOkPerWindow: maxInAnyWindow(ok.map((entry) => entry.startedAt), budget.windowMs),
+      maxPerWindow: maxInAnyWindow(
+        entries.map((entry) => entry.startedAt),
+        budget.windowMs,
+      ),
+      maxOkPerWindow: maxInAnyWindow(
+        ok.map((entry) => entry.startedAt),
+        budget.windowMs,
+      ),
       competitorSpent: spent.length,
       hours: (last - T0) / HOUR_MS,
       wallMs,
@@ -152,8 +158,20 @@ async function runBacklog(budget: BudgetCase, kind: WindowKind, competitorShare:
 function sharedFigures(figures: Figures, key: string, shared: Outcome, budget: BudgetCase, share: number, note = ''): void {
   const left = budget.requests - Math.round(budget.requests * share);
   const ideal = Math.ceil(shared.backlog / left);
-  figures[`${key}.windows_ratio`] = judged(shared.windows / ideal, 'ratio', '<=', 1.1, `${shared.windows} windows ÷ ceil(N=${shared.backlog} / ${left} left per window) = ${ideal}`);
-  figures[`${key}.rate_limited_share`] = judged(shared.rateLimited / shared.sent, 'ratio', '<=', 0.05, `${shared.rateLimited} 429s of ${shared.sent} requests sent${note}`);
+  figures[`${key}.windows_ratio`] = judged(
+    shared.windows / ideal,
+    'ratio',
+    '<=',
+    1.1,
+    `${shared.windows} windows ÷ ceil(N=${shared.backlog} / ${left} left per window) = ${ideal}`,
+  );
+  figures[`${key}.rate_limited_share`] = judged(
+    shared.rateLimited / shared.sent,
+    'ratio',
+    '<=',
+    0.05,
+    `${shared.rateLimited} 429s of ${shared.sent} requests sent${note}`,
+  );
   figures[`${key}.refetched`] = judged(shared.refetched, 'pages', '==', 0, 'pages answered 200 twice');
 }
 
@@ -169,7 +187,13 @@ export async function benchBudget(budget: BudgetCase = BUDGET_CASE, atDefault: B
     const alone = await runBacklog(budget, kind, 0);
     const ideal = Math.ceil(alone.backlog / B);
     const key = `budget.alone.${kind}`;
-    figures[`${key}.windows_ratio`] = judged(alone.windows / ideal, 'ratio', '<=', 1.05, `${alone.windows} windows ÷ ceil(N=${alone.backlog} / ${spec}) = ${ideal}`);
+    figures[`${key}.windows_ratio`] = judged(
+      alone.windows / ideal,
+      'ratio',
+      '<=',
+      1.05,
+      `${alone.windows} windows ÷ ceil(N=${alone.backlog} / ${spec}) = ${ideal}`,
+    );
     figures[`${key}.max_per_window`] = judged(alone.maxPerWindow, 'requests', '<=', B, `most starts in any ${budget.windowMs / 60_000} min (sandbox log)`);
     figures[`${key}.rate_limited`] = judged(alone.rateLimited, '429s', '==', 0, `${alone.sent} requests sent`);
     figures[`${key}.refetched`] = judged(alone.refetched, 'pages', '==', 0, 'pages answered 200 twice');
@@ -184,14 +208,20 @@ export async function benchBudget(budget: BudgetCase = BUDGET_CASE, atDefault: B
       const key = `budget.shared.${kind}${retryAfter ? '' : '.no_retry_after'}`;
       sharedFigures(figures, key, shared, budget, share, variant);
       if (retryAfter) {
-        figures[`${key}.max_ok_per_window`] = info(shared.maxOkPerWindow, 'requests', `most 200s in any window; the other tool spent ${shared.competitorSpent}`);
+        figures[`${key}.max_ok_per_window`] = info(
+          shared.maxOkPerWindow,
+          'requests',
+          `most 200s in any window; the other tool spent ${shared.competitorSpent}`,
+        );
       }
       details[key] = shared;
     }
   }
 
   // The same sharing at the deployment's default budget (fixed windows: rolling ones behaved the same above).
-  progress(`budget: ${atDefault.days} days of ${atDefault.project} sharing ${specText(atDefault)} with a tool spending ${atDefault.requests * share} at each window start`);
+  progress(
+    `budget: ${atDefault.days} days of ${atDefault.project} sharing ${specText(atDefault)} with a tool spending ${atDefault.requests * share} at each window start`,
+  );
   const shared = await runBacklog(atDefault, 'fixed', share);
   sharedFigures(figures, 'budget.shared_default.fixed', shared, atDefault, share, `, ${specText(atDefault)}`);
   details['budget.shared_default.fixed'] = shared;

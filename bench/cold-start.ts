@@ -64,7 +64,9 @@ export async function benchColdStart(outDir: string): Promise<BenchResult> {
     const env = { ...LOAD_ENV, BENCH_BUNDLE: bundle.file };
     const sdkModules = [
       ...new Set(
-        Object.values(bundle.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external && i.path.startsWith('@aws-sdk/')).map((i) => i.path)),
+        Object.values(bundle.metafile.outputs).flatMap((output) =>
+          output.imports.filter((i) => i.external && i.path.startsWith('@aws-sdk/')).map((i) => i.path),
+        ),
       ),
     ];
     const sdkEnv = { ...env, BENCH_SDK: JSON.stringify(sdkModules) };
@@ -101,11 +103,32 @@ export async function benchColdStart(outDir: string): Promise<BenchResult> {
     );
     details[`cold_start.${handler.name}.sdk_bundled`] = { bytes: inlined.bytes, requireMs: inlinedLoads, externalRequireMs: externalLoads };
     const top = topInputs(bundle.metafile);
-    figures[`cold_start.${handler.name}.bytes`] = judged(bundle.bytes, 'bytes', '<=', MAX_BYTES, `minified; top: ${top.slice(0, 3).map((t) => `${t.input} ${Math.round(t.bytes / 1024)}K`).join(', ')}`);
+    figures[`cold_start.${handler.name}.bytes`] = judged(
+      bundle.bytes,
+      'bytes',
+      '<=',
+      MAX_BYTES,
+      `minified; top: ${top
+        .slice(0, 3)
+        .map((t) => `${t.input} ${Math.round(t.bytes / 1024)}K`)
+        .join(', ')}`,
+    );
     figures[`cold_start.${handler.name}.require`] = judged(median(loads), 'ms', '<=', MAX_LOAD_MS, `require() in a fresh node, median of ${RUNS}`);
-    figures[`cold_start.${handler.name}.process_delta`] = info(median(walls) - median(baselines), 'ms', `process wall − empty node (${Math.round(median(baselines))} ms)`);
+    figures[`cold_start.${handler.name}.process_delta`] = info(
+      median(walls) - median(baselines),
+      'ms',
+      `process wall − empty node (${Math.round(median(baselines))} ms)`,
+    );
     figures[`cold_start.${handler.name}.aws_sdk_require`] = info(median(sdkLoads), 'ms', `of which the external ${sdkModules.join(', ')} alone`);
-    details[`cold_start.${handler.name}`] = { sdkModules, sdkRequireMs: sdkLoads, bytes: bundle.bytes, topInputs: top, requireMs: loads, wallMs: walls, baselineMs: baselines };
+    details[`cold_start.${handler.name}`] = {
+      sdkModules,
+      sdkRequireMs: sdkLoads,
+      bytes: bundle.bytes,
+      topInputs: top,
+      requireMs: loads,
+      wallMs: walls,
+      baselineMs: baselines,
+    };
   }
   return { figures, details };
 }

@@ -108,7 +108,11 @@ function encodeHyparquet(rows: readonly PageVisitors[]): Uint8Array {
 }
 
 /** DuckDB: Appender load, then COPY to a Parquet file; both timed. */
-async function encodeDuckDb(connection: DuckDBConnection, rows: readonly PageVisitors[], file: string): Promise<{ loadMs: number; copyMs: number; bytes: number }> {
+async function encodeDuckDb(
+  connection: DuckDBConnection,
+  rows: readonly PageVisitors[],
+  file: string,
+): Promise<{ loadMs: number; copyMs: number; bytes: number }> {
   await connection.run(
     'CREATE OR REPLACE TABLE pages (project_id VARCHAR, date DATE, path VARCHAR, human BIGINT, ai BIGINT, total BIGINT, exported_at TIMESTAMP)',
   );
@@ -154,7 +158,13 @@ export async function benchEncoding(overheadWallMs: number): Promise<BenchResult
     const goalSamples = await repeat(5, async () => (await timed(() => encodeProject(goalRows))).ms);
     const goalMs = median(goalSamples);
     figures['encoding.project.20k.ms'] = info(goalMs, 'ms', 'project writer, 20k rows, median of 5');
-    figures['encoding.share_of_export'] = judged(goalMs / overheadWallMs, 'ratio', '<=', 0.1, `20k-row encoding ÷ figure-2 wall (${Math.round(overheadWallMs)} ms)`);
+    figures['encoding.share_of_export'] = judged(
+      goalMs / overheadWallMs,
+      'ratio',
+      '<=',
+      0.1,
+      `20k-row encoding ÷ figure-2 wall (${Math.round(overheadWallMs)} ms)`,
+    );
     details['encoding.goal'] = { goalSamples, overheadWallMs };
 
     for (const { rows: count, runs, label } of ENCODING_SIZES) {
@@ -181,11 +191,7 @@ export async function benchEncoding(overheadWallMs: number): Promise<BenchResult
       figures[`encoding.project.${label}.rows_per_s`] = info(projectRate, 'rows/s', note);
       figures[`encoding.hyparquet.${label}.rows_per_s`] = info(hyparquetRate, 'rows/s', note);
       figures[`encoding.duckdb.${label}.rows_per_s`] = info(duckdbRate, 'rows/s', `Appender load + COPY, ${note}`);
-      figures[`encoding.duckdb.${label}.copy_share`] = info(
-        median(duckdb.map((d) => d.copyMs / d.ms)),
-        'ratio',
-        'COPY ÷ (load + COPY)',
-      );
+      figures[`encoding.duckdb.${label}.copy_share`] = info(median(duckdb.map((d) => d.copyMs / d.ms)), 'ratio', 'COPY ÷ (load + COPY)');
       figures[`encoding.project_vs_hyparquet.${label}.speed`] = info(projectRate / hyparquetRate, 'ratio', 'rows/s, project ÷ hyparquet');
       figures[`encoding.project_vs_duckdb.${label}.speed`] = info(projectRate / duckdbRate, 'ratio', 'rows/s, project ÷ DuckDB');
       figures[`encoding.project.${label}.bytes`] = info(bytes(project), 'bytes');

@@ -104,7 +104,13 @@ export async function benchMemory(outDir: string): Promise<BenchResult> {
         }
         const peakMb = median(samples.map((s) => s.maxRssKiB)) / MIB;
         peaks[label] = peakMb;
-        figures[`memory.${target.name}.${label}.peak_rss`] = judged(peakMb, 'MB', '<=', CEILING_MB, `child maxRSS, median of ${runs}; export ${(median(samples.map((s) => s.ms)) / 1000).toFixed(1)} s`);
+        figures[`memory.${target.name}.${label}.peak_rss`] = judged(
+          peakMb,
+          'MB',
+          '<=',
+          CEILING_MB,
+          `child maxRSS, median of ${runs}; export ${(median(samples.map((s) => s.ms)) / 1000).toFixed(1)} s`,
+        );
         details[`memory.${target.name}.${label}`] = samples;
       }
       const small = peaks['10k'] ?? NaN;
@@ -118,7 +124,13 @@ export async function benchMemory(outDir: string): Promise<BenchResult> {
           { apiUrl: sandbox.url, apiKey: sandbox.apiKey, projectId: 'proj_synth_1000000', day: '2026-01-15', destination: target.destination },
           [CAPPED_HEAP_FLAG],
         );
-        figures['memory.local.1M.peak_rss_heap160'] = judged(capped.maxRssKiB / MIB, 'MB', '<=', CEILING_MB, `same export, ${CAPPED_HEAP_FLAG} (completes: live data fits)`);
+        figures['memory.local.1M.peak_rss_heap160'] = judged(
+          capped.maxRssKiB / MIB,
+          'MB',
+          '<=',
+          CEILING_MB,
+          `same export, ${CAPPED_HEAP_FLAG} (completes: live data fits)`,
+        );
         details['memory.local.1M.heap160'] = capped;
       }
     }

@@ -108,9 +108,7 @@ export async function benchPolling(): Promise<BenchResult> {
       const posts = Math.max(...samples.map((s) => s.posts));
       const statuses = [...new Set(samples.map((s) => s.status))].join(',');
       figures[`polling.${label}.gets`] =
-        label === '2h'
-          ? judged(gets, 'GETs', '<=', MAX_GETS_2H, `median of ${RUNS}`)
-          : info(gets, 'GETs', `median of ${RUNS}`);
+        label === '2h' ? judged(gets, 'GETs', '<=', MAX_GETS_2H, `median of ${RUNS}`) : info(gets, 'GETs', `median of ${RUNS}`);
       figures[`polling.${label}.posts`] = judged(posts, 'POSTs', '==', 1, `worst of ${RUNS}; outcome ${statuses}`);
       figures[`polling.${label}.delay`] = judged(delay / 1000, 's', '<=', delayGoal / 1000, `median of ${RUNS}; worst ${(worstDelay / 1000).toFixed(1)} s`);
       figures[`polling.${label}.delay_worst`] = judged(worstDelay / 1000, 's', '<=', delayGoal / 1000, `worst of ${RUNS}`);

@@ -45,7 +45,11 @@ export async function benchReport(): Promise<BenchResult> {
   // A RAM-backed folder when there is one, as the memory benchmark: disk noise of a shared machine out.
   const root = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mintlify-bench-report-'));
   try {
-    const period: Period = { from: addDays(LAST_DAY, 1 - REPORT_DAYS), to: addDays(LAST_DAY, 1), days: Array.from({ length: REPORT_DAYS }, (_, i) => addDays(LAST_DAY, i + 1 - REPORT_DAYS)) };
+    const period: Period = {
+      from: addDays(LAST_DAY, 1 - REPORT_DAYS),
+      to: addDays(LAST_DAY, 1),
+      days: Array.from({ length: REPORT_DAYS }, (_, i) => addDays(LAST_DAY, i + 1 - REPORT_DAYS)),
+    };
     const lake = await buildLake(root, period);
     const now = () => Date.parse(`${period.to}T06:00:00Z`);
 
@@ -80,13 +84,27 @@ export async function benchReport(): Promise<BenchResult> {
       figures: {
         'report.90d.build_ms': judged(buildMs, 'ms', '<=', 3000, `buildReport, 3 projects × 90 days (+90 compared), median of ${RUNS}`),
         'report.90d.bytes': judged(bytes, 'bytes', '<=', 1_000_000, 'the HTML file, charts inline'),
-        'report.90d.build_cpu_ms': info(buildCpuMs, 'ms', 'CPU time of one build (every thread), mean of the runs: less sensitive than wall time to a busy machine'),
+        'report.90d.build_cpu_ms': info(
+          buildCpuMs,
+          'ms',
+          'CPU time of one build (every thread), mean of the runs: less sensitive than wall time to a busy machine',
+        ),
         'report.90d.duckdb_ms': info(duckdbMs, 'ms', `the report's ${sql.length} queries alone on the same views, median of ${RUNS}`),
         'report.90d.build_vs_duckdb': info(buildMs / duckdbMs, 'x', 'build time ÷ DuckDB-alone time (the rest: unit states, run log, charts, HTML)'),
         'report.90d.cli_ms': info(cli.ms, 'ms', 'mintlify-exporter report in a fresh node process (tsx, module loading included), once'),
         'report.lake.views_pages_rows': info(lake.viewsPagesRows, 'rows', 'rows the top-pages query scans'),
       },
-      details: { report: { loadAverage: loadavg(), buildsMs: builds.map((b) => b.ms), duckdbMs: duckdb.map((d) => d.ms), cliMs: cli.ms, bytes, seedDays: SEED_DAYS, lakeFiles: lake.files } },
+      details: {
+        report: {
+          loadAverage: loadavg(),
+          buildsMs: builds.map((b) => b.ms),
+          duckdbMs: duckdb.map((d) => d.ms),
+          cliMs: cli.ms,
+          bytes,
+          seedDays: SEED_DAYS,
+          lakeFiles: lake.files,
+        },
+      },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -138,12 +156,20 @@ async function buildLake(root: string, period: Period): Promise<{ readonly files
           await writeFile(target, JSON.stringify({ ...manifest, date: day, window: { dateFrom: day, dateTo: addDays(day, 1) } }));
         }
       }
-      const run = { run_id: `${day}T02-05-00Z-bench000`, trigger: 'schedule', started_at: `${addDays(day, 1)}T02:05:00.000Z`, requests: requestsBySeed.get(seed) ?? 0, units_failed: 0 };
+      const run = {
+        run_id: `${day}T02-05-00Z-bench000`,
+        trigger: 'schedule',
+        started_at: `${addDays(day, 1)}T02:05:00.000Z`,
+        requests: requestsBySeed.get(seed) ?? 0,
+        units_failed: 0,
+      };
       const runFile = path.join(root, 'export_runs', `dt=${addDays(day, 1)}`, `${run.run_id}.json`);
       await mkdir(path.dirname(runFile), { recursive: true });
       await writeFile(runFile, `${JSON.stringify(run)}\n`);
     }
-    const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${path.join(root, 'views_pages', '*', '*.parquet')}') WHERE date >= DATE '${period.from}'`);
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*) AS n FROM read_parquet('${path.join(root, 'views_pages', '*', '*.parquet')}') WHERE date >= DATE '${period.from}'`,
+    );
     return { files, viewsPagesRows: Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0) };
   } finally {
     connection.closeSync();

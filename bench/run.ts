@@ -56,7 +56,9 @@ async function main(argv: readonly string[]): Promise<number> {
   details['durationS'] = Math.round(seconds);
   const file = await saveResults(OUT_DIR, figures, details);
   process.stdout.write(`${formatTable(figures)}\n\n`);
-  const missed = Object.entries(figures).filter(([, f]) => f.holds === false).map(([name]) => name);
+  const missed = Object.entries(figures)
+    .filter(([, f]) => f.holds === false)
+    .map(([name]) => name);
   process.stdout.write(
     `${Object.keys(figures).length} figures, ${missed.length} goal(s) missed${missed.length ? `: ${missed.join(', ')}` : ''}; ` +
       `${seconds.toFixed(0)} s; written to ${path.relative(process.cwd(), file)}\n`,

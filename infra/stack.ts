@@ -148,8 +148,7 @@ function acceptedBy(parse: () => unknown): boolean {
 }
 
 /** `-c key=value` gives strings; cdk.json may give arrays or numbers. */
-const optionalString = (pattern: RegExp, hint: string) =>
-  v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
+const optionalString = (pattern: RegExp, hint: string) => v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
 
 const ContextSchema = v.object({
   projectIds: v.optional(
@@ -178,7 +177,13 @@ const ContextSchema = v.object({
     ),
   ),
   // The functions' own rule (parseBudget), so a budget they would refuse never deploys.
-  budget: v.optional(v.pipe(v.string(), v.trim(), v.check((raw) => acceptedBy(() => parseBudget(raw, 'budget')), 'a budget such as 90/1h or 30/30m'))),
+  budget: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check((raw) => acceptedBy(() => parseBudget(raw, 'budget')), 'a budget such as 90/1h or 30/30m'),
+    ),
+  ),
   settleHours: v.optional(
     v.pipe(
       v.union([v.number(), v.string()]),

@@ -134,10 +134,7 @@ export class AssistantData {
       sources,
       resolutionStatus: answered ? ('answered' as const) : ('unanswered' as const),
       queryCategory: unit(mix(key, 30)) < 0.25 ? null : pick(QUERY_CATEGORIES, mix(key, 31)),
-      pageUrl:
-        unit(mix(key, 32)) < 0.3
-          ? null
-          : `${project.origin}${this.pages.catalogPath(project.entry.seed.id, mix(key, 33) % project.pageRange)}`,
+      pageUrl: unit(mix(key, 32)) < 0.3 ? null : `${project.origin}${this.pages.catalogPath(project.entry.seed.id, mix(key, 33) % project.pageRange)}`,
     };
     if (clarifying) return { ...base, responseType: 'clarifying_question', ...rest };
     return typeDraw < 0.5 ? { ...base, ...rest } : { ...base, responseType: 'answer', ...rest };

@@ -160,8 +160,7 @@ export class FeedbackData {
     const created = Math.floor(day.start + DAY_MS - (i + unit(mix(key, 1))) * slice);
     const id = `${hex(Math.floor(created / 1000), 8)}${hex(day.tag, 6)}${hex(scramble(i, day.tag), 10)}`;
     const sourceDraw = unit(mix(key, 2));
-    const source: FeedbackSource =
-      sourceDraw < 0.4 ? 'contextual' : sourceDraw < 0.7 ? 'thumbs_only' : sourceDraw < 0.85 ? 'code_snippet' : 'agent';
+    const source: FeedbackSource = sourceDraw < 0.4 ? 'contextual' : sourceDraw < 0.7 ? 'thumbs_only' : sourceDraw < 0.85 ? 'code_snippet' : 'agent';
     const statusDraw = unit(mix(key, 3));
     const status =
       this.statuses.get(`${project.entry.seed.id}\u0000${id}`) ??

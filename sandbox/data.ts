@@ -142,31 +142,74 @@ export function synthProjectSeed(projectId: string): ProjectSeed | undefined {
 /** Rows at the top of a day checked when making the site totals at least the largest page. */
 const TOP_ROWS_CHECKED = 16;
 
-const SECTIONS = [
-  'getting-started',
-  'guides',
-  'api-reference',
-  'components',
-  'integrations',
-  'deploy',
-  'settings',
-  'changelog',
-  'ai',
-  'référence',
-] as const;
+const SECTIONS = ['getting-started', 'guides', 'api-reference', 'components', 'integrations', 'deploy', 'settings', 'changelog', 'ai', 'référence'] as const;
 
 const FIRST_WORDS = [
-  'quickstart', 'install', 'authentication', 'webhooks', 'pagination', 'errors', 'rate-limits',
-  'analytics', 'search', 'navigation', 'themes', 'custom-domain', 'redirects', 'versioning',
-  'openapi', 'snippets', 'callouts', 'code-blocks', 'tabs', 'accordions', 'cards', 'images',
-  'überblick', 'café', 'naïve', 'getting%20started', '日本語', 'sso', 'scim', 'audit-logs',
-  'feedback', 'llms-txt', 'mcp', 'agents', 'workflows', 'preview', 'github', 'gitlab',
+  'quickstart',
+  'install',
+  'authentication',
+  'webhooks',
+  'pagination',
+  'errors',
+  'rate-limits',
+  'analytics',
+  'search',
+  'navigation',
+  'themes',
+  'custom-domain',
+  'redirects',
+  'versioning',
+  'openapi',
+  'snippets',
+  'callouts',
+  'code-blocks',
+  'tabs',
+  'accordions',
+  'cards',
+  'images',
+  'überblick',
+  'café',
+  'naïve',
+  'getting%20started',
+  '日本語',
+  'sso',
+  'scim',
+  'audit-logs',
+  'feedback',
+  'llms-txt',
+  'mcp',
+  'agents',
+  'workflows',
+  'preview',
+  'github',
+  'gitlab',
 ] as const;
 
 const SECOND_WORDS = [
-  'overview', 'setup', 'reference', 'examples', 'faq', 'migration', 'best-practices',
-  'troubleshooting', 'limits', 'configuration', 'concepts', 'tutorial', 'api', 'cli', 'sdk',
-  'v1', 'v2', 'advanced', 'basics', 'security', 'pricing', 'changelog', 'guide', 'intro',
+  'overview',
+  'setup',
+  'reference',
+  'examples',
+  'faq',
+  'migration',
+  'best-practices',
+  'troubleshooting',
+  'limits',
+  'configuration',
+  'concepts',
+  'tutorial',
+  'api',
+  'cli',
+  'sdk',
+  'v1',
+  'v2',
+  'advanced',
+  'basics',
+  'security',
+  'pricing',
+  'changelog',
+  'guide',
+  'intro',
 ] as const;
 
 const PATH_COMBINATIONS = SECTIONS.length * FIRST_WORDS.length * SECOND_WORDS.length;
@@ -228,8 +271,7 @@ export class VisitorData {
     this.salt = options.salt ?? 0;
     this.scale = options.scale ?? 1;
     const dataset = options.dataset;
-    this.sizeOf =
-      dataset === undefined ? (project) => ({ rows: project.paths, exact: project.exact === true }) : (project) => baseRows(project, dataset);
+    this.sizeOf = dataset === undefined ? (project) => ({ rows: project.paths, exact: project.exact === true }) : (project) => baseRows(project, dataset);
     for (const project of seeds) this.projects.set(project.id, this.model(project));
   }
 

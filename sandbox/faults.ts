@@ -128,8 +128,14 @@ const common = {
   times: v.optional(
     v.union([
       v.literal(Infinity),
-      v.pipe(v.literal('Infinity'), v.transform(() => Infinity)),
-      v.pipe(v.literal(-1), v.transform(() => Infinity)),
+      v.pipe(
+        v.literal('Infinity'),
+        v.transform(() => Infinity),
+      ),
+      v.pipe(
+        v.literal(-1),
+        v.transform(() => Infinity),
+      ),
       v.pipe(v.number(), v.integer(), v.minValue(1)),
     ]),
   ),

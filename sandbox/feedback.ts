@@ -5,13 +5,7 @@
  */
 import * as v from 'valibot';
 import { opaqueCursor, prepareCursorRequest } from './cursor.js';
-import {
-  FEEDBACK_SOURCES,
-  FEEDBACK_STATUSES,
-  FeedbackData,
-  type FeedbackFilter,
-  type FeedbackRow,
-} from './data-feedback.js';
+import { FEEDBACK_SOURCES, FEEDBACK_STATUSES, FeedbackData, type FeedbackFilter, type FeedbackRow } from './data-feedback.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
 import { DATE_FIELDS, limitParam, listParam, parseParams, windowDays } from './query.js';
 

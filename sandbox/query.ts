@@ -42,13 +42,7 @@ export function parseInstant(value: string): number | undefined {
 export function integerParam(name: string, min: number, max?: number) {
   const range = max === undefined ? `${min} or greater` : `from ${min} to ${max}`;
   const message = `${name} must be an integer ${range}`;
-  return v.pipe(
-    v.string(),
-    v.regex(/^\d{1,15}$/, message),
-    v.transform(Number),
-    v.minValue(min, message),
-    v.maxValue(max ?? Number.MAX_SAFE_INTEGER, message),
-  );
+  return v.pipe(v.string(), v.regex(/^\d{1,15}$/, message), v.transform(Number), v.minValue(min, message), v.maxValue(max ?? Number.MAX_SAFE_INTEGER, message));
 }
 
 /** `limit`: an integer in `[1, max]`, `fallback` when absent. */
@@ -57,11 +51,7 @@ export function limitParam(max: number, fallback: number) {
 }
 
 function dateParam(name: string) {
-  return v.pipe(
-    v.string(),
-    v.transform(parseInstant),
-    v.number(`${name} must be a real date in ISO 8601 or YYYY-MM-DD format, e.g. 2026-01-31`),
-  );
+  return v.pipe(v.string(), v.transform(parseInstant), v.number(`${name} must be a real date in ISO 8601 or YYYY-MM-DD format, e.g. 2026-01-31`));
 }
 
 /** `dateFrom` and `dateTo`, as epoch ms; resolve them with `windowDays`. */

@@ -15,9 +15,7 @@ export type ApiRoute = AnalyticsRoute | AgentRoute;
 export type SandboxRoute = ApiRoute | 'other';
 
 /** Path segment(s) after `/v1/analytics/{projectId}/` of each analytics route (the catalog's endpoints). */
-export const ANALYTICS_PATHS: Readonly<Record<string, AnalyticsRoute>> = Object.fromEntries(
-  CATALOG.map((entry) => [entry.endpoint, entry.route]),
-);
+export const ANALYTICS_PATHS: Readonly<Record<string, AnalyticsRoute>> = Object.fromEntries(CATALOG.map((entry) => [entry.endpoint, entry.route]));
 
 export function isAnalyticsRoute(route: string): route is AnalyticsRoute {
   return (ANALYTICS_ROUTES as readonly string[]).includes(route);

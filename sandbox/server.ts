@@ -223,8 +223,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           }, ms);
           pending.set(timer, resolve);
         });
-  const latencyDelay = (): number =>
-    typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min);
+  const latencyDelay = (): number => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
 
   const validKey = Buffer.from(apiKey);
   const authError = (header: string | undefined): Answer | undefined => {
@@ -268,13 +267,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     };
 
   /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
-  const genericFault = async (
-    rule: FaultRule,
-    normal: () => Answer,
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: RequestLogEntry,
-  ): Promise<boolean> => {
+  const genericFault = async (rule: FaultRule, normal: () => Answer, req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry): Promise<boolean> => {
     const send = (answer: Answer, raw?: { text: string; contentType: string }): true => {
       entry.status = answer.status;
       write(res, answer, raw);

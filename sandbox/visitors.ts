@@ -84,14 +84,7 @@ export function createOffsetEndpoint(route: 'visitors' | 'views', data: VisitorD
 
 type OffsetBody = { totals: VisitorCounts; hasMore: boolean } & Record<string, PageVisitors[]>;
 
-function offsetFault(
-  rule: FaultRule,
-  body: OffsetBody,
-  data: VisitorData,
-  key: string,
-  projectId: string,
-  request: OffsetRequest,
-): Answer | undefined {
+function offsetFault(rule: FaultRule, body: OffsetBody, data: VisitorData, key: string, projectId: string, request: OffsetRequest): Answer | undefined {
   const rows = body[key] as PageVisitors[];
   switch (rule.kind) {
     case 'wrong-types': {

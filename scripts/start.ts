@@ -28,7 +28,9 @@ async function showWarehouse(dir: string): Promise<void> {
       io.stdout.write(`\n${question.name}\n${formatTable(reader.columnNames(), rows.slice(0, SHOWN_ROWS))}${more}\n`);
     }
     const glob = toSqlString(path.join(dir, 'visitors_pages', '*', '*.parquet'));
-    io.stdout.write(`\nEvery day, from any DuckDB: SELECT dt, project_id, count(*) AS paths FROM read_parquet(${glob}, hive_partitioning = true, union_by_name = true) GROUP BY ALL ORDER BY ALL;\n`);
+    io.stdout.write(
+      `\nEvery day, from any DuckDB: SELECT dt, project_id, count(*) AS paths FROM read_parquet(${glob}, hive_partitioning = true, union_by_name = true) GROUP BY ALL ORDER BY ALL;\n`,
+    );
   } finally {
     connection.closeSync();
     instance.closeSync();

@@ -75,11 +75,7 @@ declare module 'parquetjs-lite' {
 
   class ParquetWriter {
     /** Writes the magic header at once; flushes a row group every `rowGroupSize` rows. */
-    static openStream(
-      schema: ParquetSchema,
-      stream: import('node:stream').Writable,
-      options?: ParquetWriterOptions,
-    ): Promise<ParquetWriter>;
+    static openStream(schema: ParquetSchema, stream: import('node:stream').Writable, options?: ParquetWriterOptions): Promise<ParquetWriter>;
     /** Throws strings (not Errors) on bad values, e.g. `missing required field: x`. */
     appendRow(row: Record<string, unknown>): Promise<void>;
     /** Writes the last row group and the footer, then ends the stream. Call once. */

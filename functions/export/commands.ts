@@ -29,7 +29,20 @@ import { createMemoryStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import type { Drift } from './drift.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import { daysBefore, dueAt, estimateUnit, lastDueDay, readKnownPages, planRequested, planScheduled, readUnitStates, retryAfter, unitsOf, type PlannedUnit, type UnitState } from './plan.js';
+import {
+  daysBefore,
+  dueAt,
+  estimateUnit,
+  lastDueDay,
+  readKnownPages,
+  planRequested,
+  planScheduled,
+  readUnitStates,
+  retryAfter,
+  unitsOf,
+  type PlannedUnit,
+  type UnitState,
+} from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
 import { createExportDeps, openExportDestination, type ExportOverrides } from './deps.js';
 import { probeSetup } from './probe.js';
@@ -50,7 +63,15 @@ export interface ExportCommandIo {
   /** Resolves on the second one: `export` stops at once; a page on its way is lost. */
   readonly forceStopSignal?: Promise<void>;
   /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
-  resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; readonly defaultProjects: readonly string[]; readonly sandbox?: unknown; close(): Promise<void> }>;
+  resolveApiTarget(
+    config: Config,
+  ): Promise<{
+    readonly baseUrl: string;
+    readonly apiKey: string;
+    readonly defaultProjects: readonly string[];
+    readonly sandbox?: unknown;
+    close(): Promise<void>;
+  }>;
   /** Projects of the embedded sandbox (plan/status without a key and without MINTLIFY_PROJECT_IDS). */
   readonly sandboxProjects: readonly string[];
   setExitCode(code: number): void;
@@ -119,14 +140,26 @@ function scopeOptions(command: Command, withDates: boolean): Command {
 }
 
 export function registerExportCommands(program: Command, io: ExportCommandIo): void {
-  scopeOptions(program.command('export').description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'), true)
+  scopeOptions(
+    program
+      .command('export')
+      .description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'),
+    true,
+  )
     .option('--force', 'export complete units again')
     .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
 
-  scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).'), true)
-    .action(async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)));
+  scopeOptions(
+    program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).'),
+    true,
+  ).action(async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)));
 
-  scopeOptions(program.command('status').description('Show complete / partial / missing / failed units per day, project and dataset, what is left to do and the budget (sends no request).'), true)
+  scopeOptions(
+    program
+      .command('status')
+      .description('Show complete / partial / missing / failed units per day, project and dataset, what is left to do and the budget (sends no request).'),
+    true,
+  )
     .addOption(new Option('--days <n>', 'days to show, ending with the latest due day (default 7)').argParser(parseDays))
     .action(async (flags: StatusFlags) => io.setExitCode(await runStatusCommand(flags, io)));
 }
@@ -146,7 +179,13 @@ function projectsOf(flags: { project: string[] }, config: Config, io: ExportComm
 /** The test hooks' clients as `createExportDeps` overrides; the rest comes from the environment. */
 function clientOverrides(io: ExportCommandIo, out: string | undefined): ExportOverrides {
   const { s3, dynamo } = io.clients ?? {};
-  return { ...(s3 ? { s3 } : {}), ...(dynamo ? { dynamo: () => dynamo } : {}), ...(out !== undefined ? { out } : {}), now: io.now, ...(io.sleep ? { sleep: io.sleep } : {}) };
+  return {
+    ...(s3 ? { s3 } : {}),
+    ...(dynamo ? { dynamo: () => dynamo } : {}),
+    ...(out !== undefined ? { out } : {}),
+    now: io.now,
+    ...(io.sleep ? { sleep: io.sleep } : {}),
+  };
 }
 
 /** What the probe checks: the destination, and the local state folder when the run uses one. */
@@ -198,7 +237,9 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     let running = true;
     const say = (line: string) => running && io.stderr.write(`${io.stderr.isTTY === true ? '\r\x1b[K' : ''}${line}\n`);
     void io.stopSignal.then(() => {
-      say(`Stopping: the request in flight finishes (at most ${formatDuration(config.apiTimeoutMs)}) and its page is kept. Ctrl-C again stops at once, but that page is then fetched (and paid) again by the next run.`);
+      say(
+        `Stopping: the request in flight finishes (at most ${formatDuration(config.apiTimeoutMs)}) and its page is kept. Ctrl-C again stops at once, but that page is then fetched (and paid) again by the next run.`,
+      );
       stop.abort(new Error('stopped by the user'));
     });
     void io.forceStopSignal?.then(() => {
@@ -207,21 +248,17 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     });
     let result: RunResult;
     try {
-      result = await runExport(
-        { kind: 'days', days, projects, datasets, force: flags.force === true },
-        runSettings(config),
-        {
-          api,
-          gate,
-          destination,
-          leases: deps.createLeases(newLeaseOwner()),
-          store: deps.store,
-          now: io.now,
-          signal: controller.signal,
-          stop: stop.signal,
-          ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
-        },
-      );
+      result = await runExport({ kind: 'days', days, projects, datasets, force: flags.force === true }, runSettings(config), {
+        api,
+        gate,
+        destination,
+        leases: deps.createLeases(newLeaseOwner()),
+        store: deps.store,
+        now: io.now,
+        signal: controller.signal,
+        stop: stop.signal,
+        ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
+      });
     } finally {
       running = false;
       progress?.close();
@@ -377,7 +414,9 @@ function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<Bu
     const width = 20;
     const filled = count === 0 ? 0 : Math.round((done / count) * width);
     const waiting = waitUntil > io.now() ? ` · waiting ${formatDuration(waitUntil - io.now(), 'clock')} for budget` : '';
-    io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${left()} · ${label}${waiting}\x1b[K`);
+    io.stderr.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${left()} · ${label}${waiting}\x1b[K`,
+    );
   };
   const stopTimer = () => {
     if (timer) clearInterval(timer);
@@ -422,7 +461,9 @@ function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<Bu
         timer.unref();
         render();
       } else {
-        io.stderr.write(`waiting ${formatDuration(wait.waitMs)} for the request budget (${why}): next request at ${new Date(waitUntil).toISOString().slice(11, 19)}Z\n`);
+        io.stderr.write(
+          `waiting ${formatDuration(wait.waitMs)} for the request budget (${why}): next request at ${new Date(waitUntil).toISOString().slice(11, 19)}Z\n`,
+        );
       }
     },
     close() {
@@ -455,7 +496,15 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const plan =
     days === undefined
       ? await planScheduled(
-          { now, settleHours: config.settleHours, healDays: config.healDays, refreshDays: config.refreshDays, projects, datasets, backlog: (await store.list<never>('backlog/')).map((i) => i.value) },
+          {
+            now,
+            settleHours: config.settleHours,
+            healDays: config.healDays,
+            refreshDays: config.refreshDays,
+            projects,
+            datasets,
+            backlog: (await store.list<never>('backlog/')).map((i) => i.value),
+          },
           destination,
         )
       : await planRequested({ days, projects, datasets, force: false }, destination);
@@ -484,16 +533,24 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   }
   io.stdout.write(`Plan for ${destination.url}: ${plan.units.length} unit(s), about ${requests} request(s)\n`);
   for (const u of plan.units) {
-    const guess = !u.guess ? '' : u.estimateFrom ? ` (a guess: from ${u.estimateFrom.projectId} ${u.estimateFrom.day})` : ' (a guess: nothing of this dataset exported yet)';
+    const guess = !u.guess
+      ? ''
+      : u.estimateFrom
+        ? ` (a guess: from ${u.estimateFrom.projectId} ${u.estimateFrom.day})`
+        : ' (a guess: nothing of this dataset exported yet)';
     io.stdout.write(`  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ~${u.estimate} request(s)${guess}\n`);
   }
   const guesses = plan.units.filter((u) => u.guess).length;
   if (guesses > 0) {
-    io.stdout.write(`${guesses} estimate(s) are guesses (no day of that dataset and project exported yet): export one day of each first for a firm plan; a run refreshes its estimates as units finish.\n`);
+    io.stdout.write(
+      `${guesses} estimate(s) are guesses (no day of that dataset and project exported yet): export one day of each first for a firm plan; a run refreshes its estimates as units finish.\n`,
+    );
   }
   io.stdout.write(`${budgetLine(snapshot, now)}\n`);
   if (requests > 0) {
-    io.stdout.write(`The budget needs ${time.ms === 0 ? 'no wait' : `up to ${formatDuration(time.ms)}`} for these requests${days === undefined ? ` (the hourly run does them; ${lastDueDay(now, config.settleHours)} is the latest due day)` : ''}.\n`);
+    io.stdout.write(
+      `The budget needs ${time.ms === 0 ? 'no wait' : `up to ${formatDuration(time.ms)}`} for these requests${days === undefined ? ` (the hourly run does them; ${lastDueDay(now, config.settleHours)} is the latest due day)` : ''}.\n`,
+    );
   }
   return 0;
 }
@@ -541,7 +598,9 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const rows = units.map((unit) => ({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day, ...cell(states.get(unitKey(unit)), unit) }));
   if (flags.json) {
     const todoJson = { units: todo.length, requests: todoRequests, budgetMs: budgetTime(snapshot, todoRequests, now).ms };
-    io.stdout.write(`${JSON.stringify({ destination: destination.url, days, nextDueAt: new Date(dueAt(addDays(latest, 1), config.settleHours)).toISOString(), units: rows, todo: todoJson, budget: budgetJson(snapshot, now) })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ destination: destination.url, days, nextDueAt: new Date(dueAt(addDays(latest, 1), config.settleHours)).toISOString(), units: rows, todo: todoJson, budget: budgetJson(snapshot, now) })}\n`,
+    );
     return 0;
   }
   io.stdout.write(`Status of ${destination.url} — UTC days ${days[0]} … ${last} (a day is due ${config.settleHours} h after it ends)\n`);
@@ -558,7 +617,9 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   }
   const drifted = rows.filter((r) => r.state === 'complete' && r.drift !== undefined);
   if (drifted.length > 0) {
-    io.stdout.write(`~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`);
+    io.stdout.write(
+      `~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`,
+    );
   }
   const failures = rows.filter((r) => r.error !== undefined);
   if (failures.length > 0) {
@@ -592,7 +653,14 @@ type StatusCell =
       readonly error?: undefined;
     }
   | { readonly state: 'partial'; readonly pages: number; readonly estimate: number; readonly error?: string }
-  | { readonly state: 'failed'; readonly error: string; readonly at: string; readonly attempts?: number; readonly requests?: number; readonly retryAfter?: string }
+  | {
+      readonly state: 'failed';
+      readonly error: string;
+      readonly at: string;
+      readonly attempts?: number;
+      readonly requests?: number;
+      readonly retryAfter?: string;
+    }
   | { readonly state: 'missing'; readonly error?: undefined };
 
 function cellText(cell: StatusCell | undefined): string {

@@ -111,7 +111,10 @@ export function createExportDeps(config: Config, overrides: ExportOverrides = {}
   const destination = overrides.destination ?? openExportDestination(config, overrides);
   const store = overrides.store ?? openSharedStore(config, overrides);
   const ledger = createBudgetLedger(store, overrides.budget ?? config.budget, { now });
-  const apiKey = typeof overrides.apiKey === 'string' ? fixedKey(overrides.apiKey) : (overrides.apiKey ?? createApiKeyProvider(config, overrides.secrets ? { secrets: overrides.secrets } : {}));
+  const apiKey =
+    typeof overrides.apiKey === 'string'
+      ? fixedKey(overrides.apiKey)
+      : (overrides.apiKey ?? createApiKeyProvider(config, overrides.secrets ? { secrets: overrides.secrets } : {}));
   const baseUrl = overrides.apiUrl ?? config.apiUrl;
   return {
     config,

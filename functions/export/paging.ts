@@ -112,9 +112,7 @@ const keepLimit = (state: PagerState) => (state.pageLimit !== undefined ? { page
 
 function checkRowCount(page: PageView, options: PagerOptions, at: string, limit = options.limit): void {
   if (limit !== undefined && page.rowCount > limit) {
-    throw new PaginationError(
-      `${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${limit}; the API did not honour the limit`,
-    );
+    throw new PaginationError(`${options.where}: the page ${at} has ${page.rowCount} rows, more than limit=${limit}; the API did not honour the limit`);
   }
 }
 
@@ -169,7 +167,7 @@ function offsetPager(options: PagerOptions): Pager {
         offset: offset + step,
         ...keepLimit(state),
         ...(signature !== undefined ? { signature } : {}),
-        ...(state.totals ?? page.totals ? { totals: state.totals ?? page.totals } : {}),
+        ...((state.totals ?? page.totals) ? { totals: state.totals ?? page.totals } : {}),
       };
       if (page.hasMore !== true) return { state: next, done: true };
       checkCap(state, options);

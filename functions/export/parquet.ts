@@ -69,11 +69,7 @@ export interface TableWriter {
  * An `InvalidRowError` from `append` leaves the writer usable (the row was not buffered);
  * any other failure leaves it broken: call `abort()`.
  */
-export async function openTableWriter(
-  table: TableDef,
-  pending: PendingWrite,
-  options: TableWriterOptions = {},
-): Promise<TableWriter> {
+export async function openTableWriter(table: TableDef, pending: PendingWrite, options: TableWriterOptions = {}): Promise<TableWriter> {
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) {
     throw new ConfigError(`rowGroupSize must be a positive integer, got ${rowGroupSize}`);
@@ -249,8 +245,7 @@ function rowConverter(table: TableDef): (row: Record<string, unknown>, index: nu
     if (seen !== Object.keys(row).length) {
       const unknown = Object.keys(row).filter((key) => !known.has(key));
       throw new InvalidRowError(
-        `${table.name} row ${index}: unknown column(s) ${unknown.map((key) => `"${key}"`).join(', ')}; ` +
-          `the table has ${[...known].join(', ')}`,
+        `${table.name} row ${index}: unknown column(s) ${unknown.map((key) => `"${key}"`).join(', ')}; ` + `the table has ${[...known].join(', ')}`,
       );
     }
     return record;
@@ -277,30 +272,22 @@ function dayConverter(): Converter {
           return date;
         }
       }
-      throw new InvalidRowError(
-        `${at}: column "${column.name}" (date) got "${clip(value)}": use an existing day as YYYY-MM-DD`,
-      );
+      throw new InvalidRowError(`${at}: column "${column.name}" (date) got "${clip(value)}": use an existing day as YYYY-MM-DD`);
     }
     if (value instanceof Date && value.getTime() % DAY_MS === 0) return value;
-    throw new InvalidRowError(
-      `${at}: column "${column.name}" (date) got ${describe(value)}: use a YYYY-MM-DD string (or a Date at UTC midnight)`,
-    );
+    throw new InvalidRowError(`${at}: column "${column.name}" (date) got ${describe(value)}: use a YYYY-MM-DD string (or a Date at UTC midnight)`);
   };
 }
 
 function toTimestamp(value: unknown, column: ColumnDef, at: string): Date {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
   if (typeof value === 'number' && Number.isSafeInteger(value)) return new Date(value);
-  throw new InvalidRowError(
-    `${at}: column "${column.name}" (timestamp_ms) got ${describe(value)}: use a Date or integer epoch milliseconds`,
-  );
+  throw new InvalidRowError(`${at}: column "${column.name}" (timestamp_ms) got ${describe(value)}: use a Date or integer epoch milliseconds`);
 }
 
 function toInt64(value: unknown, column: ColumnDef, at: string): number {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  throw new InvalidRowError(
-    `${at}: column "${column.name}" (int64) got ${describe(value)}: use an integer number (a safe integer, |n| < 2^53)`,
-  );
+  throw new InvalidRowError(`${at}: column "${column.name}" (int64) got ${describe(value)}: use an integer number (a safe integer, |n| < 2^53)`);
 }
 
 /** NaN and ±Infinity are refused: Athena and most readers treat them unlike any number the API meant. */

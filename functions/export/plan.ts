@@ -336,10 +336,7 @@ export async function planRequested(input: RequestedInput, destination: Destinat
   const units = unitsOf(input.days, input.projects, input.datasets);
   const last = input.days[input.days.length - 1];
   const requested = new Set(input.days);
-  const reference =
-    last === undefined
-      ? []
-      : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
+  const reference = last === undefined ? [] : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
   const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
   const todo = units.filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete');
   const known = await readKnownPages(destination, todo, states);
@@ -358,11 +355,7 @@ export function doneSince(state: UnitState, since: number): boolean {
  * yet — they are the schedule working. A unit that failed, or that a run never reached while
  * budget was left, counts.
  */
-export function countMissing(
-  plan: Plan,
-  input: Pick<ScheduleInput, 'healDays' | 'projects' | 'datasets'>,
-  waiting: ReadonlySet<string> = new Set(),
-): number {
+export function countMissing(plan: Plan, input: Pick<ScheduleInput, 'healDays' | 'projects' | 'datasets'>, waiting: ReadonlySet<string> = new Set()): number {
   const days = daysBefore(plan.lastDay, input.healDays);
   return unitsOf(days, input.projects, input.datasets).filter((unit) => {
     const key = unitKey(unit);

@@ -109,7 +109,9 @@ function stateError(state: StateFolder, error: unknown): ConfigError {
           : code === 'ENOENT'
             ? 'no folder can be created there'
             : 'it cannot be written';
-  return new ConfigError(`${state.source} ${state.dir} cannot hold the budget ledger and leases (${code}: ${hint}): choose a writable folder`, { cause: error });
+  return new ConfigError(`${state.source} ${state.dir} cannot hold the budget ledger and leases (${code}: ${hint}): choose a writable folder`, {
+    cause: error,
+  });
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -397,7 +397,13 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   if (request.kind === 'days') {
     let entry: BacklogEntry | undefined;
     if (request.backlog) {
-      entry = { id: `${new Date(deps.now()).toISOString().slice(0, 19)}-${randomUUID().slice(0, 8)}`, createdAt: deps.now(), days: request.days, projects, datasets };
+      entry = {
+        id: `${new Date(deps.now()).toISOString().slice(0, 19)}-${randomUUID().slice(0, 8)}`,
+        createdAt: deps.now(),
+        days: request.days,
+        projects,
+        datasets,
+      };
       await deps.store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${entry.id}`, () => ({ value: entry, result: undefined }));
     }
     const plan = await planRequested({ days: request.days, projects, datasets, force: request.force === true || entry !== undefined }, deps.destination);
@@ -407,7 +413,16 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   }
 
   const backlog = (await deps.store.list<BacklogEntry>(BACKLOG_PREFIX)).map((item) => item.value);
-  const input = { now: request.time, clock: deps.now(), settleHours: settings.settleHours, healDays: settings.healDays, refreshDays: settings.refreshDays, projects, datasets, backlog };
+  const input = {
+    now: request.time,
+    clock: deps.now(),
+    settleHours: settings.settleHours,
+    healDays: settings.healDays,
+    refreshDays: settings.refreshDays,
+    projects,
+    datasets,
+    backlog,
+  };
   const plan = await planScheduled(input, deps.destination);
   const summary = await runUnits(plan.units, settings, deps);
 
@@ -424,9 +439,7 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   }
   // Units left for budget or time are waiting, not missing: the alarm is for overdue ones.
   const waiting = new Set(
-    summary.units
-      .filter((u) => (u.status === 'pending' && u.blocked === undefined) || (u.status === 'partial' && u.why !== 'lease'))
-      .map((u) => unitKey(u)),
+    summary.units.filter((u) => (u.status === 'pending' && u.blocked === undefined) || (u.status === 'partial' && u.why !== 'lease')).map((u) => unitKey(u)),
   );
   const missingDays = countMissing({ ...plan, states }, input, waiting);
   return { ...summary, request, missingDays };

@@ -312,7 +312,11 @@ async function runOnce(
           const current = state.pageLimit ?? limit;
           if (current === undefined || current <= 1) throw tooLarge(error, label, current);
           state = { ...state, pageLimit: Math.ceil(current / 2) };
-          deps.logger?.warn('an answer was too large to read: asking again with a smaller limit', { unit: label, page: state.pages + 1, limit: state.pageLimit });
+          deps.logger?.warn('an answer was too large to read: asking again with a smaller limit', {
+            unit: label,
+            page: state.pages + 1,
+            limit: state.pageLimit,
+          });
           pending = fetchPage(state);
           continue;
         }
@@ -325,7 +329,7 @@ async function runOnce(
       }
       const view = def.view(page);
       if (first && resumedTotals && view.totals && !sameTotals(resumedTotals, view.totals)) {
-        throw new RestartUnit('the day\'s totals changed since the checkpoint was written');
+        throw new RestartUnit("the day's totals changed since the checkpoint was written");
       }
       first = false;
       const accepted = pager.accept(state, view);

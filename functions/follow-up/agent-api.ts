@@ -12,8 +12,7 @@ export type AgentApi = Pick<ApiClient, 'getJob' | 'sendMessage'>;
 export function sameJobOnly(api: AgentApi): AgentApi {
   return {
     getJob: async (projectId, jobId, options) => expectJob(jobId, await api.getJob(projectId, jobId, options)),
-    sendMessage: async (projectId, jobId, prompt, options) =>
-      expectJob(jobId, await api.sendMessage(projectId, jobId, prompt, options)),
+    sendMessage: async (projectId, jobId, prompt, options) => expectJob(jobId, await api.sendMessage(projectId, jobId, prompt, options)),
   };
 }
 

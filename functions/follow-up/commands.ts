@@ -95,9 +95,7 @@ export function registerFollowUpCommands(program: Command, io: FollowUpCommandIo
     .requiredOption('--queue-url <url>', 'the queue to consume')
     .addOption(new Option('--wait-seconds <n>', 'long-poll wait (0–20)').argParser(waitArg).default(20))
     .option('--json', 'JSON log records on stdout (the default when stdout is not a terminal)')
-    .addOption(
-      new Option('--outcomes-topic <arn>', 'SNS topic every outcome is also published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN)').argParser(topicArg),
-    )
+    .addOption(new Option('--outcomes-topic <arn>', 'SNS topic every outcome is also published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN)').argParser(topicArg))
     .action(async (flags: ConsumeFlags) => {
       io.setExitCode(await runConsumeCommand(flags, io));
     });
@@ -153,7 +151,9 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
     const prLink = result.action === 'handled' ? (result.prLink ?? null) : null;
     const reason = result.action === 'defer' && !result.sent ? result.reason : undefined;
     if (flags.json) {
-      io.stdout.write(`${JSON.stringify({ requestId, status, prLink, polls: result.polls ?? 0, job: result.job ?? null, ...(reason === undefined ? {} : { reason }) })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ requestId, status, prLink, polls: result.polls ?? 0, job: result.job ?? null, ...(reason === undefined ? {} : { reason }) })}\n`,
+      );
     } else {
       const next = reason === undefined ? '' : `: ${reason}; run the command again with --request-id ${requestId} to go on`;
       io.stdout.write(`${status}${prLink ? ` ${prLink}` : ''} (request ${requestId})${next}\n`);
@@ -180,7 +180,10 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
   try {
     const sqs = io.clients?.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
     // A person at a terminal reads lines; a file or a log collector gets JSON records.
-    const logger = flags.json === true || io.stdout.isTTY !== true ? createLogger({ serviceName: 'follow-up-consumer' }) : humanLogger((text) => io.stdout.write(text), io.now);
+    const logger =
+      flags.json === true || io.stdout.isTTY !== true
+        ? createLogger({ serviceName: 'follow-up-consumer' })
+        : humanLogger((text) => io.stdout.write(text), io.now);
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
     const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
     const deps: FollowUpDeps = {

@@ -62,9 +62,7 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerSta
       continue;
     }
     stats.received += messages.length;
-    await Promise.all(
-      [...groupsOf(messages).values()].map((group) => processGroup(group, options, stats, now)),
-    );
+    await Promise.all([...groupsOf(messages).values()].map((group) => processGroup(group, options, stats, now)));
     options.onBatch?.({ ...stats });
   }
   log.info('consumer stopped', { ...stats });

@@ -5,12 +5,7 @@
  * with the reason as a message attribute, and then treats the original as handled.
  */
 import { createHash } from 'node:crypto';
-import {
-  GetQueueAttributesCommand,
-  GetQueueUrlCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigError } from '../shared/errors.js';
 
 export interface DeadLetterEntry {
@@ -77,20 +72,14 @@ export function withRequestId(body: string, requestId: string): string {
  * RedrivePolicy target. Throws ConfigError when there is neither (a bad message must never be
  * dropped silently).
  */
-export async function resolveDeadLetterQueueUrl(
-  sqs: Pick<SQSClient, 'send'>,
-  queueUrl: string,
-  configured: string | undefined,
-): Promise<string> {
+export async function resolveDeadLetterQueueUrl(sqs: Pick<SQSClient, 'send'>, queueUrl: string, configured: string | undefined): Promise<string> {
   if (configured) return configured;
   const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }));
   const policy = attributes.Attributes?.RedrivePolicy;
   const arn = policy ? (JSON.parse(policy) as { deadLetterTargetArn?: string }).deadLetterTargetArn : undefined;
   const name = arn?.split(':').pop();
   if (!name) {
-    throw new ConfigError(
-      'the queue has no dead-letter queue: set FOLLOWUP_DEAD_LETTER_QUEUE_URL or give the queue a redrive policy',
-    );
+    throw new ConfigError('the queue has no dead-letter queue: set FOLLOWUP_DEAD_LETTER_QUEUE_URL or give the queue a redrive policy');
   }
   const found = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
   if (!found.QueueUrl) throw new ConfigError(`dead-letter queue ${name} not found: set FOLLOWUP_DEAD_LETTER_QUEUE_URL`);

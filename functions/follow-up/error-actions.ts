@@ -36,7 +36,11 @@ const status = (code: number) => (error: unknown) => error instanceof ApiError &
 
 /** The rules, first match wins. */
 export const ERROR_RULES: readonly ErrorRule[] = [
-  { when: '429 rate limited', matches: (error) => error instanceof RateLimitedError, actions: { read: 'defer-rate-limited', send: 'defer-rate-limited', poll: 'defer-rate-limited' } },
+  {
+    when: '429 rate limited',
+    matches: (error) => error instanceof RateLimitedError,
+    actions: { read: 'defer-rate-limited', send: 'defer-rate-limited', poll: 'defer-rate-limited' },
+  },
   { when: 'out of agent credits (402, or a 4xx naming credits)', matches: isOutOfCredits, actions: { send: 'reject-out-of-credits' } },
   { when: '404 job not found', matches: status(404), actions: { read: 'reject', send: 'reject', poll: 'fail' } },
   { when: '409 job busy', matches: status(409), actions: { send: 'defer-job-active' } },

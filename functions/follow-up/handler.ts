@@ -122,9 +122,7 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
     store: createStateStore(followUpTableStore(config.followUpStateTable, new DynamoDBClient({}))),
     outcomes: createOutcomeSink(openDestination(config.destination)),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
-    ...(config.followUpOutcomesTopicArn
-      ? { notify: createSnsNotifier({ sns: new SNSClient({}), topicArn: config.followUpOutcomesTopicArn }) }
-      : {}),
+    ...(config.followUpOutcomesTopicArn ? { notify: createSnsNotifier({ sns: new SNSClient({}), topicArn: config.followUpOutcomesTopicArn }) } : {}),
     logger,
     metrics: powertoolsMetrics(metrics),
     now: Date.now,

@@ -14,11 +14,7 @@ export { ID_PATTERN };
 export const MAX_PROMPT_LENGTH = 100_000;
 
 const id = (field: string) =>
-  v.pipe(
-    v.string(`${field} must be a string`),
-    v.nonEmpty(`${field} is empty`),
-    v.regex(ID_PATTERN, `${field} must match ${ID_PATTERN.source}`),
-  );
+  v.pipe(v.string(`${field} must be a string`), v.nonEmpty(`${field} is empty`), v.regex(ID_PATTERN, `${field} must match ${ID_PATTERN.source}`));
 
 const BodySchema = v.object({
   projectId: v.optional(id('projectId')),
@@ -56,10 +52,7 @@ export type ParseResult =
  * Parses an SQS body. `requestId` defaults to the SQS `messageId`; `projectId` may be left
  * out only when exactly one project is configured (MINTLIFY_PROJECT_IDS).
  */
-export function parseFollowUpMessage(
-  body: string,
-  context: { readonly messageId: string; readonly projectIds: readonly string[] },
-): ParseResult {
+export function parseFollowUpMessage(body: string, context: { readonly messageId: string; readonly projectIds: readonly string[] }): ParseResult {
   const fallbackId = ID_PATTERN.test(context.messageId) ? context.messageId : sanitizeId(context.messageId);
   let json: unknown;
   try {

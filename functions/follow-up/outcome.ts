@@ -72,7 +72,6 @@ export interface OutcomeSink {
 
 export function createOutcomeSink(destination: Pick<Destination, 'put'>): OutcomeSink {
   return {
-    write: (outcome) =>
-      destination.put(outcomeKey(outcome), `${JSON.stringify(outcome)}\n`, { contentType: 'application/json' }),
+    write: (outcome) => destination.put(outcomeKey(outcome), `${JSON.stringify(outcome)}\n`, { contentType: 'application/json' }),
   };
 }

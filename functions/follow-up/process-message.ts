@@ -104,7 +104,14 @@ async function dispatch(run: Run, state: FollowUpState | undefined): Promise<Ste
  * Not counted toward maxFailures — the counter lives in the state store, which may be the
  * part that fails; the queue's own redrive (maxReceiveCount) is the last bound.
  */
-function storageDeferral(input: IncomingMessage, requestId: string, error: StorageError, deps: FollowUpDeps, settings: ResolvedSettings, sent: boolean): ProcessResult {
+function storageDeferral(
+  input: IncomingMessage,
+  requestId: string,
+  error: StorageError,
+  deps: FollowUpDeps,
+  settings: ResolvedSettings,
+  sent: boolean,
+): ProcessResult {
   const delayMs = failureBackoff(input.deliveries ?? 1, settings);
   deps.logger.error('storage failed; the message will be retried', { correlationId: requestId, error: error.message, delayMs });
   return { action: 'defer', requestId, delayMs, reason: error.message, cause: 'storage', sent };

@@ -42,13 +42,7 @@ export interface Run {
   sent: boolean;
 }
 
-export function startRun(
-  input: IncomingMessage,
-  message: FollowUpMessage,
-  deps: FollowUpDeps,
-  settings: ResolvedSettings,
-  options: ProcessOptions,
-): Run {
+export function startRun(input: IncomingMessage, message: FollowUpMessage, deps: FollowUpDeps, settings: ResolvedSettings, options: ProcessOptions): Run {
   const fingerprint = fingerprintPrompt(message.prompt);
   return {
     input,
@@ -95,7 +89,11 @@ export function deferred(run: Run, delayMs: number, reason: string, cause: Defer
  * Writes `draft` if the record is still at `expectedVersion`; returns it with its new
  * version (typed as the phase written), or undefined when another writer won.
  */
-export async function write<D extends StateDraft>(run: Run, draft: D, expectedVersion: number | undefined): Promise<(D & { readonly version: number }) | undefined> {
+export async function write<D extends StateDraft>(
+  run: Run,
+  draft: D,
+  expectedVersion: number | undefined,
+): Promise<(D & { readonly version: number }) | undefined> {
   const stored = await run.deps.store.put(draft, expectedVersion);
   return stored && { ...draft, version: stored.version };
 }

@@ -44,7 +44,10 @@ export async function trySend(run: Run, state: PendingState | undefined): Promis
   // A status this version does not know may be a running job: the safe path is to wait.
   if (!isTerminalJobStatus(job.status)) {
     if (job.status === 'active') run.log.info('job is active; deferring the prompt until its run ends');
-    else run.log.warn('the job reports a status this version does not know: taken as running, the prompt waits', { status: stripControlCharacters(job.status).slice(0, 40) });
+    else
+      run.log.warn('the job reports a status this version does not know: taken as running, the prompt waits', {
+        status: stripControlCharacters(job.status).slice(0, 40),
+      });
     return deferUnsent(run, state, settings.activeDeferMs, 'job is active', 'job-active');
   }
   return claimAndSend(run, state, job);
@@ -127,7 +130,12 @@ async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): 
       // Credits do not come back within the hour: retrying would only be refused again. Final,
       // like any rejection: a redelivery is a duplicate, so it is never sent twice.
       run.log.error('the organisation is out of agent credits; the prompt is rejected');
-      const detail = error instanceof ApiError && error.status !== 402 ? `out of agent credits ${refusal(error)}` : error instanceof ApiError ? error.message : describeError(error);
+      const detail =
+        error instanceof ApiError && error.status !== 402
+          ? `out of agent credits ${refusal(error)}`
+          : error instanceof ApiError
+            ? error.message
+            : describeError(error);
       return finish(run, claimed, 'rejected', { attempts, detail, deadLetter: true });
     }
     case 'retry-later':

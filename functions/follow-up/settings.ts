@@ -78,7 +78,8 @@ export function resolveSettings(settings: FollowUpSettings): ResolvedSettings {
   atLeast('schedule.minIntervalMs', s.schedule.minIntervalMs, 1);
   atLeast('schedule.maxIntervalMs', s.schedule.maxIntervalMs, s.schedule.minIntervalMs);
   atLeast('schedule.fraction', s.schedule.fraction, 0);
-  if (!(s.schedule.jitter >= 0 && s.schedule.jitter < 1)) throw new ConfigError(`follow-up setting schedule.jitter must be in [0, 1) (got ${s.schedule.jitter})`);
+  if (!(s.schedule.jitter >= 0 && s.schedule.jitter < 1))
+    throw new ConfigError(`follow-up setting schedule.jitter must be in [0, 1) (got ${s.schedule.jitter})`);
   atLeast('grace.ms', s.grace.ms, 0);
   atLeast('grace.reads', s.grace.reads, 1, true);
   const frozen = Object.freeze(s);

@@ -71,7 +71,12 @@ function fromFlags(flags: EnqueueFlags, projectIds: readonly string[]): CheckedP
     throw new ConfigError('give --job and --prompt (and --project unless MINTLIFY_PROJECT_IDS names one project), or --file with one message per line');
   }
   const result = checkPrompt(
-    { jobId: flags.job, prompt: flags.prompt, ...(flags.project === undefined ? {} : { projectId: flags.project }), ...(flags.requestId === undefined ? {} : { requestId: flags.requestId }) },
+    {
+      jobId: flags.job,
+      prompt: flags.prompt,
+      ...(flags.project === undefined ? {} : { projectId: flags.project }),
+      ...(flags.requestId === undefined ? {} : { requestId: flags.requestId }),
+    },
     1,
     { projectIds },
   );
@@ -88,7 +93,8 @@ async function fromFile(file: string, projectIds: readonly string[], io: Enqueue
     text = file === '-' ? await readAll(io.stdin ?? process.stdin) : await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') throw new ConfigError(`--file ${file} cannot be read (${code}): give a JSONL file, or - for stdin`);
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')
+      throw new ConfigError(`--file ${file} cannot be read (${code}): give a JSONL file, or - for stdin`);
     throw error;
   }
   const { inputs, makeRequestId } = promptLines(text);
@@ -121,7 +127,9 @@ function print(report: EnqueueReport, flags: EnqueueFlags, io: EnqueueCommandIo)
         `Enqueue ${fromFile ? 'the same file' : `it with --request-id ${report.notSent[0]?.requestId}`} again: no request id is ever sent twice.\n`,
     );
   } else if (!fromFile && report.enqueued[0]?.requestIdMade) {
-    io.stderr.write(`request id ${report.enqueued[0].requestId} was made for this prompt: pass --request-id ${report.enqueued[0].requestId} to enqueue it again safely\n`);
+    io.stderr.write(
+      `request id ${report.enqueued[0].requestId} was made for this prompt: pass --request-id ${report.enqueued[0].requestId} to enqueue it again safely\n`,
+    );
   } else {
     io.stderr.write(`${total} prompt(s) enqueued on ${flags.queueUrl}\n`);
   }
@@ -132,7 +140,9 @@ function queueHost(queueUrl: string): void {
   try {
     url = new URL(queueUrl);
   } catch {
-    throw new ConfigError(`--queue-url "${queueUrl.slice(0, 80)}" is not a URL: use the stack output FollowUpQueueUrl (https://sqs.<region>.amazonaws.com/<account>/<name>.fifo)`);
+    throw new ConfigError(
+      `--queue-url "${queueUrl.slice(0, 80)}" is not a URL: use the stack output FollowUpQueueUrl (https://sqs.<region>.amazonaws.com/<account>/<name>.fifo)`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(`--queue-url must be an http(s) URL: use the stack output FollowUpQueueUrl`);

@@ -79,7 +79,10 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
   const tooLarge = prompts.filter((p) => Buffer.byteLength(p.body, 'utf8') > maxBytes);
   if (tooLarge.length > 0) {
     throw new InvalidPromptsError(
-      tooLarge.map((p) => ({ line: p.line, reason: `the message is ${Buffer.byteLength(p.body, 'utf8')} bytes, more than the queue's MaximumMessageSize (${maxBytes})` })),
+      tooLarge.map((p) => ({
+        line: p.line,
+        reason: `the message is ${Buffer.byteLength(p.body, 'utf8')} bytes, more than the queue's MaximumMessageSize (${maxBytes})`,
+      })),
       'prompts',
     );
   }
@@ -96,7 +99,10 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
     for (const prompt of batch) {
       const heldBy = heldJobs.get(prompt.jobId);
       if (heldBy === undefined) pending.push(prompt);
-      else notSent.push(notSentOf(prompt, `held back: the earlier prompt to job ${prompt.jobId} on line ${heldBy} was not sent, and one job's prompts keep their order`));
+      else
+        notSent.push(
+          notSentOf(prompt, `held back: the earlier prompt to job ${prompt.jobId} on line ${heldBy} was not sent, and one job's prompts keep their order`),
+        );
     }
     for (let attempt = 1; pending.length > 0; attempt++) {
       const last = attempt >= maxAttempts;
@@ -146,9 +152,7 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
 async function fifoQueueLimit(sqs: Pick<SQSClient, 'send'>, queueUrl: string): Promise<number> {
   let attributes: Record<string, string> | undefined;
   try {
-    ({ Attributes: attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['FifoQueue', 'MaximumMessageSize'] }),
-    ));
+    ({ Attributes: attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['FifoQueue', 'MaximumMessageSize'] })));
   } catch (error) {
     if (/NonExistentQueue|QueueDoesNotExist/i.test(errorName(error))) {
       throw new ConfigError(`queue ${queueUrl} does not exist: use the stack output FollowUpQueueUrl`);

@@ -70,10 +70,12 @@ export function registerReportCommand(program: Command, io: ReportCommandIo): vo
 /** The period a report covers: --from/--to, else the last --days due days. */
 export function reportPeriod(flags: Pick<ReportFlags, 'days' | 'from' | 'to'>, now: number, settleHours: number): Period {
   const requested = requestedDays({ from: flags.from, to: flags.to }, now, FLAG_NAMES);
-  const days = requested ?? (() => {
-    const last = lastDueDay(now, settleHours);
-    return [...daysBefore(last, (flags.days ?? DEFAULT_REPORT_DAYS) - 1), last];
-  })();
+  const days =
+    requested ??
+    (() => {
+      const last = lastDueDay(now, settleHours);
+      return [...daysBefore(last, (flags.days ?? DEFAULT_REPORT_DAYS) - 1), last];
+    })();
   const first = days[0];
   const last = days[days.length - 1];
   if (first === undefined || last === undefined) throw new ConfigError('the report covers no day: give --days N or --from D1 --to D2');

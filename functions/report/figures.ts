@@ -50,7 +50,14 @@ const COLUMNS: Readonly<Record<string, readonly string[]>> = {
   views_totals: ['project_id', 'date', 'total'],
   searches_totals: ['project_id', 'date', 'total_searches'],
   // The question's text only where the report shows it: examples of unanswered questions.
-  assistant_conversations: ['project_id', 'date', 'asked_at', "CASE WHEN resolution_status = 'unanswered' THEN query END AS query", 'resolution_status', 'query_category'],
+  assistant_conversations: [
+    'project_id',
+    'date',
+    'asked_at',
+    "CASE WHEN resolution_status = 'unanswered' THEN query END AS query",
+    'resolution_status',
+    'query_category',
+  ],
   feedback: ['project_id', 'date', 'path', 'helpful'],
   views_pages: ['project_id', 'date', 'path', 'human', 'ai', 'total'],
   searches: ['project_id', 'date', 'search_query', 'hits', 'top_clicked_page'],
@@ -306,7 +313,10 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
 
     const daysOf = (current: boolean) => Number(days.find((r) => r['current'] === current)?.['days'] ?? 0);
     const headlineOf = (current: boolean, projectId?: string) =>
-      headline(perProject.filter((r) => r.current === current && (projectId === undefined || r.projectId === projectId)), projectId === undefined ? daysOf(current) : undefined);
+      headline(
+        perProject.filter((r) => r.current === current && (projectId === undefined || r.projectId === projectId)),
+        projectId === undefined ? daysOf(current) : undefined,
+      );
     const dayRows = new Map(perDay.map((r) => [String(r['day']), r]));
     const examplesOf = (category: string) => examples.filter((r) => r['category'] === category).map((r) => String(r['query']));
 
@@ -325,8 +335,17 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
         const ai = Number(r['ai']);
         return { projectId: String(r['project_id']), path: String(r['path']), views: Number(r['views']), human, ai, aiShare: share(ai, human + ai) };
       }),
-      unclickedSearches: unclicked.map((r) => ({ projectId: String(r['project_id']), query: String(r['query']), hits: Number(r['hits']), days: Number(r['days']) })),
-      unansweredByCategory: categories.map((r) => ({ category: String(r['category']), questions: Number(r['questions']), examples: examplesOf(String(r['category'])) })),
+      unclickedSearches: unclicked.map((r) => ({
+        projectId: String(r['project_id']),
+        query: String(r['query']),
+        hits: Number(r['hits']),
+        days: Number(r['days']),
+      })),
+      unansweredByCategory: categories.map((r) => ({
+        category: String(r['category']),
+        questions: Number(r['questions']),
+        examples: examplesOf(String(r['category'])),
+      })),
       thumbsDownPages: thumbsDown.map((r) => ({ projectId: String(r['project_id']), path: String(r['path']), thumbsDown: Number(r['thumbs_down']) })),
       health,
       requestsPerDay: requests,
@@ -432,7 +451,8 @@ export function describeDrift(drift: unknown): string | undefined {
   for (const [table, change] of Object.entries(tables ?? {})) {
     const fields = Array.isArray(change?.fields) ? change.fields.map(String) : [];
     const values = Object.entries(change?.values ?? {}).map(([field, list]) => `${field} = ${(Array.isArray(list) ? list : []).map(String).join(', ')}`);
-    if (fields.length + values.length > 0) parts.push(`${table}: ${[...fields.map((f) => `new field ${f}`), ...values.map((v) => `new value ${v}`)].join('; ')}`);
+    if (fields.length + values.length > 0)
+      parts.push(`${table}: ${[...fields.map((f) => `new field ${f}`), ...values.map((v) => `new value ${v}`)].join('; ')}`);
   }
   const top = Array.isArray(topLevelFields) ? topLevelFields.map(String) : [];
   if (top.length > 0) parts.push(`answer: new field ${top.join(', ')}`);

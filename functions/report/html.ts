@@ -137,14 +137,25 @@ export function renderReport(figures: Figures, context: PageContext): string {
       figures.topPages.length > 0
         ? chart(
             barChart(
-              figures.topPages.map((p) => ({ label: pageLabel(p.projectId, p.path), value: p.views, note: `${formatCount(p.views)} · ${formatShare(p.aiShare)} AI` })),
+              figures.topPages.map((p) => ({
+                label: pageLabel(p.projectId, p.path),
+                value: p.views,
+                note: `${formatCount(p.views)} · ${formatShare(p.aiShare)} AI`,
+              })),
               COLORS.bar,
             ),
             'Most viewed pages',
           ) +
             table(
               ['Page', ...(many ? ['Project'] : []), 'Views', 'Human', 'AI', 'AI share'],
-              figures.topPages.map((p) => [userText(p.path), ...(many ? [p.projectId] : []), formatCount(p.views), formatCount(p.human), formatCount(p.ai), formatShare(p.aiShare)]),
+              figures.topPages.map((p) => [
+                userText(p.path),
+                ...(many ? [p.projectId] : []),
+                formatCount(p.views),
+                formatCount(p.human),
+                formatCount(p.ai),
+                formatShare(p.aiShare),
+              ]),
               'top-pages',
             )
         : empty('No page views were exported for this period.'),
@@ -164,7 +175,9 @@ export function renderReport(figures: Figures, context: PageContext): string {
     section(
       'assistant',
       'Questions the assistant could not answer, by category',
-      figures.unansweredByCategory.length > 0 ? unansweredBody(figures) : empty('The assistant answered every question of this period (or no conversation was exported).'),
+      figures.unansweredByCategory.length > 0
+        ? unansweredBody(figures)
+        : empty('The assistant answered every question of this period (or no conversation was exported).'),
     ),
     section(
       'thumbs-down',
@@ -176,7 +189,8 @@ export function renderReport(figures: Figures, context: PageContext): string {
               COLORS.bad,
             ),
             'Pages with the most thumbs down',
-          ) + `<p class="note">Counted from every feedback item (<code>feedback</code>, <code>helpful = false</code>), not from <code>feedback_by_page</code>, which holds at most 100 pages a day.</p>`
+          ) +
+            `<p class="note">Counted from every feedback item (<code>feedback</code>, <code>helpful = false</code>), not from <code>feedback_by_page</code>, which holds at most 100 pages a day.</p>`
         : empty('No page got a thumbs down in this period (or no feedback was exported).'),
     ),
     healthSection(figures),
@@ -240,14 +254,19 @@ function unansweredBody(figures: Figures): string {
   const more = figures.unansweredByCategory.length > 12 ? `<p class="note">And ${figures.unansweredByCategory.length - 12} more categor(ies).</p>` : '';
   const examples = figures.unansweredByCategory
     .slice(0, 6)
-    .map((c) => `<li><strong>${escapeHtml(label(c.category))}</strong><ul>${c.examples.map((q) => `<li class="quote">${escapeHtml(userText(q))}</li>`).join('')}</ul></li>`)
+    .map(
+      (c) =>
+        `<li><strong>${escapeHtml(label(c.category))}</strong><ul>${c.examples.map((q) => `<li class="quote">${escapeHtml(userText(q))}</li>`).join('')}</ul></li>`,
+    )
     .join('');
   return `${bars}${more}<h3>Examples (the latest questions of each category)</h3><ul class="examples">${examples}</ul>`;
 }
 
 function healthSection(figures: Figures): string {
   const days = figures.period.days;
-  const head = days.map((day) => `<th scope="col" title="${day}">${day.endsWith('-01') || day === days[0] ? escapeHtml(day.slice(5)) : escapeHtml(day.slice(8))}</th>`).join('');
+  const head = days
+    .map((day) => `<th scope="col" title="${day}">${day.endsWith('-01') || day === days[0] ? escapeHtml(day.slice(5)) : escapeHtml(day.slice(8))}</th>`)
+    .join('');
   const rows = DATASET_NAMES.map((dataset) => {
     const cells = days
       .map((day) => {
@@ -268,7 +287,14 @@ function healthSection(figures: Figures): string {
   const runs = requests.reduce((sum, d) => sum + d.runs, 0);
   const requestChart =
     runs > 0
-      ? chart(columnChart(requests.map((d) => d.day.slice(5)), requests.map((d) => d.requests), COLORS.muted), 'API requests per day') +
+      ? chart(
+          columnChart(
+            requests.map((d) => d.day.slice(5)),
+            requests.map((d) => d.requests),
+            COLORS.muted,
+          ),
+          'API requests per day',
+        ) +
         `<p class="note">${formatCount(spent)} analytics request(s) in ${formatCount(runs)} run(s), from the run log <code>export_runs</code>, by the UTC day each run started (up to the day the report was built: a day is exported after it ends).</p>`
       : empty('No export run was logged from the first day of the period to the day of the report (the run log export_runs has no record for these days).');
   return section(

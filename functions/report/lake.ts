@@ -100,7 +100,9 @@ async function listDays(client: S3Client, bucket: string, prefix: string, folder
       }
     }
   } catch (error) {
-    throw new DestinationError(`cannot list s3://${bucket}/${base}: ${describeS3(error)}; check the bucket name, the region and s3:ListBucket permission`, { cause: error });
+    throw new DestinationError(`cannot list s3://${bucket}/${base}: ${describeS3(error)}; check the bucket name, the region and s3:ListBucket permission`, {
+      cause: error,
+    });
   }
   return keys;
 }

@@ -130,14 +130,7 @@ export type BodyParser<T> = (body: unknown, options: ParseOptions) => T;
 export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'> & AnalyticsApi;
 
 /** Error codes (from undici's `cause`) that prove the request never left this machine. */
-const BEFORE_SEND_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const MAX_SERVER_TEXT = 300;
 
@@ -247,8 +240,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const breaker = options.circuitBreaker ?? createCircuitBreaker();
 
   /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
-  const scrub = (text: string, secrets: readonly string[] = []): string =>
-    scrubText(text, { secrets: [...knownKeys, ...secrets], maxLength: MAX_SERVER_TEXT });
+  const scrub = (text: string, secrets: readonly string[] = []): string => scrubText(text, { secrets: [...knownKeys, ...secrets], maxLength: MAX_SERVER_TEXT });
 
   /** The key to send (read again from its source with `fresh`), remembered for scrubbing. */
   async function keyToSend(fresh: boolean): Promise<string> {
@@ -283,13 +275,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   }
 
   /** One HTTP exchange. Throws NetworkError (or the caller's abort reason). */
-  async function send(
-    method: 'GET' | 'POST',
-    path: string,
-    body: string | undefined,
-    call: CallOptions,
-    key: string,
-  ): Promise<RawResponse> {
+  async function send(method: 'GET' | 'POST', path: string, body: string | undefined, call: CallOptions, key: string): Promise<RawResponse> {
     const remaining = call.deadline === undefined ? Infinity : call.deadline - now();
     if (remaining <= 0) throw new DeadlineExceededError('no time left before the deadline: the request was not sent');
     const limitMs = Math.max(1, Math.min(timeoutMs, remaining));
@@ -355,10 +341,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     const project = JSON.stringify(ids.projectId.slice(0, 128));
     const job = JSON.stringify((ids.jobId ?? '').slice(0, 128));
     if (status === 429) {
-      return new RateLimitedError(
-        `rate limited (429) by the API${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${suffix}`,
-        retryAfter,
-      );
+      return new RateLimitedError(`rate limited (429) by the API${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${suffix}`, retryAfter);
     }
     if (status >= 300 && status < 400) {
       return new ApiError(
@@ -376,7 +359,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         );
       case 401:
         return new ApiError(
-          'API key rejected (401): it may be expired or wrong; create a new admin key on the dashboard\'s API keys page and update MINTLIFY_API_KEY or the secret',
+          "API key rejected (401): it may be expired or wrong; create a new admin key on the dashboard's API keys page and update MINTLIFY_API_KEY or the secret",
           status,
         );
       case 403:
@@ -386,17 +369,10 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         );
       case 404:
         return op === 'getAnalytics'
-          ? new ApiError(
-              `project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`,
-              status,
-            )
+          ? new ApiError(`project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`, status)
           : new ApiError(`job ${job} not found in project ${project} (404): check the job and project ids`, status);
       default:
-        return new ApiError(
-          `HTTP ${status} from the API${status >= 500 ? ' (server error)' : ''}${suffix}`,
-          status,
-          retryAfter,
-        );
+        return new ApiError(`HTTP ${status} from the API${status >= 500 ? ' (server error)' : ''}${suffix}`, status, retryAfter);
     }
   }
 
@@ -496,7 +472,9 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
       ...(call.signal ? { signal: call.signal } : {}),
       // The backoff before a retry ends at a stop too (the retry would not be sent anyway).
-      ...(call.stop ? { sleep: (ms: number, signal?: AbortSignal) => sleep(ms, signal ? AbortSignal.any([signal, call.stop as AbortSignal]) : call.stop) } : {}),
+      ...(call.stop
+        ? { sleep: (ms: number, signal?: AbortSignal) => sleep(ms, signal ? AbortSignal.any([signal, call.stop as AbortSignal]) : call.stop) }
+        : {}),
       onRetry: ({ error, attempt: failed, delayMs, fromRetryAfter }) => {
         stats.retries += 1;
         logger?.warn(RETRY_LOG_MESSAGE, {
@@ -520,13 +498,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   return {
     stats,
 
-    async getAnalytics<T>(
-      endpoint: string,
-      projectId: string,
-      query: AnalyticsQuery,
-      parse: BodyParser<T>,
-      call: CallOptions = {},
-    ): Promise<T> {
+    async getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: BodyParser<T>, call: CallOptions = {}): Promise<T> {
       const { budget } = options;
       if (!budget) {
         throw new ConfigError('analytics requests need the request budget: pass `budget` (ANALYTICS_BUDGET) to createApiClient');
@@ -569,7 +541,15 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       for (;;) {
         const retriesBefore = stats.retries;
         try {
-          return await run('getAnalytics', `GET /v1/analytics/${project}/${endpoint}`, once, isRetryableAnalyticsRead, call, maxRetries - retriesUsed, failures);
+          return await run(
+            'getAnalytics',
+            `GET /v1/analytics/${project}/${endpoint}`,
+            once,
+            isRetryableAnalyticsRead,
+            call,
+            maxRetries - retriesUsed,
+            failures,
+          );
         } catch (error) {
           if (!(error instanceof RateLimitedError)) throw error;
           retriesUsed += stats.retries - retriesBefore;
@@ -610,9 +590,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       const body = JSON.stringify({ prompt });
       const once = async (): Promise<AgentJob> => {
         try {
-          return await withKey('sendMessage', (key) =>
-            attempt('sendMessage', 'POST', path, body, { projectId, jobId }, parseAgentJob, call, key, [prompt]),
-          );
+          return await withKey('sendMessage', (key) => attempt('sendMessage', 'POST', path, body, { projectId, jobId }, parseAgentJob, call, key, [prompt]));
         } catch (error) {
           if (call.signal?.aborted && error === call.signal.reason) throw error;
           throw uncertainOrAsIs(error, (text) => scrub(text, [prompt]));
@@ -664,10 +642,7 @@ const MAX_RETRY_LINE = 200;
  * a run that retries does not sit silent for minutes. Everything else is dropped. On a
  * terminal (`tty`) the line first clears the progress bar the line may share.
  */
-export function retryLinePrinter(
-  write: (line: string) => unknown,
-  options: { readonly tty?: boolean } = {},
-): Pick<AppLogger, 'debug' | 'info' | 'warn'> {
+export function retryLinePrinter(write: (line: string) => unknown, options: { readonly tty?: boolean } = {}): Pick<AppLogger, 'debug' | 'info' | 'warn'> {
   const ignore = (): void => {};
   return {
     debug: ignore,
@@ -679,12 +654,16 @@ export function retryLinePrinter(
         const header = typeof record.header === 'string' ? `"${record.header}"` : 'a wait';
         const asked = typeof record.askedMs === 'number' ? formatDuration(record.askedMs, 'retry') : 'longer';
         const paused = typeof record.pausedMs === 'number' ? formatDuration(record.pausedMs, 'retry') : 'one window';
-        write(`${clear}${scrubText(`warning: a 429 asked to wait ${asked} (${header}), longer than the budget window: pausing ${paused} instead (a proxy's or a CDN's header, or a unit mix-up)`, { maxLength: 300 })}\n`);
+        write(
+          `${clear}${scrubText(`warning: a 429 asked to wait ${asked} (${header}), longer than the budget window: pausing ${paused} instead (a proxy's or a CDN's header, or a unit mix-up)`, { maxLength: 300 })}\n`,
+        );
         return;
       }
       if (message === INVALID_UTF8_LOG_MESSAGE) {
         const record = (extra[0] ?? {}) as { request?: unknown; replaced?: unknown };
-        write(`${clear}${scrubText(`warning: ${String(record.request)} answered with ${String(record.replaced)} invalid UTF-8 sequence(s): kept as U+FFFD (counted in the manifest)`, { maxLength: 300 })}\n`);
+        write(
+          `${clear}${scrubText(`warning: ${String(record.request)} answered with ${String(record.replaced)} invalid UTF-8 sequence(s): kept as U+FFFD (counted in the manifest)`, { maxLength: 300 })}\n`,
+        );
         return;
       }
       if (message !== RETRY_LOG_MESSAGE) return;
@@ -719,8 +698,7 @@ function redactInPlace(root: unknown, secret: string): unknown {
   const redact = (text: string): string => (text.includes(secret) ? text.split(secret).join(REDACTED) : text);
   if (typeof root === 'string') return redact(root);
   const pending: object[] = typeof root === 'object' && root !== null ? [root] : [];
-  const set = (node: object, key: string, value: unknown) =>
-    Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
+  const set = (node: object, key: string, value: unknown) => Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     const record = node as Record<string, unknown>;
     for (const key of Object.keys(record)) {

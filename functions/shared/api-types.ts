@@ -49,7 +49,6 @@ export type AssistantPage = v.InferOutput<typeof AssistantPageSchema>;
 /** `GET /v1/analytics/{projectId}/assistant/caller-stats`: assistant queries by caller (`total` as sent). */
 export type CallerStats = v.InferOutput<typeof CallerStatsSchema>;
 
-
 /**
  * A field the docs give as an enum, kept open: the service adds values (feedback `source`
  * `agent` in April 2026, `responseType` in August), so a value this version does not know is

@@ -48,4 +48,3 @@ export function parseBudget(text: string, source = 'ANALYTICS_BUDGET'): BudgetSp
   }
   return { requests, windowMs, text: normalized };
 }
-

@@ -180,11 +180,7 @@ export const LEDGER_KEY = 'budget/ledger';
  * `now` (default `Date.now`) is read inside each atomic update, so a retried update decides
  * on the time it commits at, not on the time of an attempt that lost.
  */
-export function createBudgetLedger(
-  store: SharedStore,
-  spec: BudgetSpec,
-  options: { now?: () => number; key?: string } = {},
-): BudgetLedger {
+export function createBudgetLedger(store: SharedStore, spec: BudgetSpec, options: { now?: () => number; key?: string } = {}): BudgetLedger {
   const now = options.now ?? Date.now;
   const key = checkStoreKey(options.key ?? LEDGER_KEY);
 
@@ -404,9 +400,7 @@ export function createBudgetGate(
 function normalizeLedger(doc: LedgerDoc | undefined): LedgerDoc {
   if (doc === undefined || typeof doc !== 'object' || doc === null) return EMPTY_LEDGER;
   const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
-  const starts = Array.isArray(doc.starts)
-    ? doc.starts.filter((start): start is number => typeof start === 'number' && Number.isFinite(start))
-    : [];
+  const starts = Array.isArray(doc.starts) ? doc.starts.filter((start): start is number => typeof start === 'number' && Number.isFinite(start)) : [];
   return {
     starts: starts.every((start, i) => i === 0 || (starts[i - 1] as number) <= start) ? starts : [...starts].sort((a, b) => a - b),
     pausedUntil: typeof doc.pausedUntil === 'number' && Number.isFinite(doc.pausedUntil) ? doc.pausedUntil : 0,

@@ -122,9 +122,7 @@ export function validateApiKey(key: string, source = 'MINTLIFY_API_KEY'): string
   const trimmed = key.trim();
   if (trimmed === '') throw new ConfigError(`${source} is empty: set it to an admin API key (mint_…)`);
   if (trimmed.startsWith(ASSISTANT_KEY_PREFIX)) {
-    throw new ConfigError(
-      `${source} is an assistant key (mint_dsc_…), which cannot call the admin API: create an admin key on the dashboard's API keys page`,
-    );
+    throw new ConfigError(`${source} is an assistant key (mint_dsc_…), which cannot call the admin API: create an admin key on the dashboard's API keys page`);
   }
   if (!trimmed.startsWith(KEY_PREFIX)) {
     throw new ConfigError(
@@ -197,9 +195,7 @@ const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(?:
 export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN'): string {
   const trimmed = arn.trim();
   if (!TOPIC_ARN.test(trimmed)) {
-    throw new ConfigError(
-      `${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output FollowUpOutcomesTopicArn)`,
-    );
+    throw new ConfigError(`${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output FollowUpOutcomesTopicArn)`);
   }
   return trimmed;
 }
@@ -207,9 +203,7 @@ export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_
 /** Validates one project id (the same rule the config applies to MINTLIFY_PROJECT_IDS). */
 export function validateProjectId(id: string, source = 'project id'): string {
   if (!PROJECT_ID_PATTERN.test(id)) {
-    throw new ConfigError(
-      `${source} "${id.slice(0, 40)}" is not a project id: use 1–128 letters, digits, _ or - (copy it from the dashboard's API keys page)`,
-    );
+    throw new ConfigError(`${source} "${id.slice(0, 40)}" is not a project id: use 1–128 letters, digits, _ or - (copy it from the dashboard's API keys page)`);
   }
   return id;
 }
@@ -243,7 +237,9 @@ export function parseDatasets(raw: string, source: string): DatasetName[] {
     .filter((name) => name !== '');
   const unknown = names.find((name) => !isDatasetName(name));
   if (unknown !== undefined || names.length === 0) {
-    fail(`${source} ${unknown === undefined ? 'is empty' : `names an unknown dataset "${unknown.slice(0, 30)}"`}: use a comma-separated list of ${DATASET_NAMES.join(', ')}`);
+    fail(
+      `${source} ${unknown === undefined ? 'is empty' : `names an unknown dataset "${unknown.slice(0, 30)}"`}: use a comma-separated list of ${DATASET_NAMES.join(', ')}`,
+    );
   }
   return [...new Set(names as DatasetName[])];
 }
@@ -269,7 +265,12 @@ const SECRET_ARN = SECRET_ARN_PATTERN;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 const EnvSchema = v.object({
-  MINTLIFY_API_KEY: v.optional(v.pipe(v.string(), v.transform((raw) => validateApiKey(raw)))),
+  MINTLIFY_API_KEY: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) => validateApiKey(raw)),
+    ),
+  ),
   MINTLIFY_API_KEY_SECRET_ARN: v.optional(
     v.pipe(
       v.string(),
@@ -302,7 +303,12 @@ const EnvSchema = v.object({
       return raw;
     }),
   ),
-  EXPORT_PAGE_LIMIT: v.optional(v.pipe(v.string(), v.transform((raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, 'each endpoint\'s maximum')))),
+  EXPORT_PAGE_LIMIT: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, "each endpoint's maximum")),
+    ),
+  ),
   ANALYTICS_BUDGET: v.pipe(
     v.optional(v.string(), CONFIG_DEFAULTS.budget),
     v.transform((raw) => parseBudget(raw)),
@@ -314,18 +320,14 @@ const EnvSchema = v.object({
   ),
   EXPORT_FEEDBACK_CONTACT: v.pipe(
     v.optional(v.string(), String(CONFIG_DEFAULTS.feedbackContact)),
-    v.transform((raw) =>
-      raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`),
-    ),
+    v.transform((raw) => (raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`))),
   ),
   EXPORT_REFRESH_DAYS: integerVar('EXPORT_REFRESH_DAYS', 0, 31, CONFIG_DEFAULTS.refreshDays),
   EXPORT_CHECKPOINT_MAX_AGE_HOURS: integerVar('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, CONFIG_DEFAULTS.checkpointMaxAgeHours),
   EXPORT_STATE_TABLE: v.optional(
     v.pipe(
       v.string(),
-      v.transform((raw) =>
-        TABLE_NAME.test(raw) ? raw : fail('EXPORT_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'),
-      ),
+      v.transform((raw) => (TABLE_NAME.test(raw) ? raw : fail('EXPORT_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'))),
     ),
   ),
   EXPORT_STATE_DIR: v.optional(v.string()),
@@ -335,11 +337,7 @@ const EnvSchema = v.object({
   FOLLOWUP_STATE_TABLE: v.optional(
     v.pipe(
       v.string(),
-      v.transform((raw) =>
-        TABLE_NAME.test(raw)
-          ? raw
-          : fail('FOLLOWUP_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'),
-      ),
+      v.transform((raw) => (TABLE_NAME.test(raw) ? raw : fail('FOLLOWUP_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'))),
     ),
   ),
   FOLLOWUP_DEAD_LETTER_QUEUE_URL: v.optional(
@@ -360,9 +358,17 @@ const EnvSchema = v.object({
   ),
   FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, CONFIG_DEFAULTS.followUpMaxWaitHours),
   FOLLOWUP_MAX_DEFER_MINUTES: v.optional(
-    v.pipe(v.string(), v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, CONFIG_DEFAULTS.followUpMaxDeferMinutes))),
+    v.pipe(
+      v.string(),
+      v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, CONFIG_DEFAULTS.followUpMaxDeferMinutes)),
+    ),
   ),
-  FOLLOWUP_OUTCOMES_TOPIC_ARN: v.optional(v.pipe(v.string(), v.transform((raw) => validateTopicArn(raw)))),
+  FOLLOWUP_OUTCOMES_TOPIC_ARN: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) => validateTopicArn(raw)),
+    ),
+  ),
   // Read by the AWS SDK itself; only their presence matters here.
   AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
   AWS_ENDPOINT_URL: v.optional(v.string()),

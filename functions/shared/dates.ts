@@ -70,8 +70,6 @@ export function assertFinishedDays(days: readonly string[], now: number, what = 
   const today = formatDay(now);
   const unfinished = days.find((day) => day >= today);
   if (unfinished !== undefined) {
-    throw new ConfigError(
-      `${what} ${unfinished} is not over yet (UTC): export finished days only, the latest is ${addDays(today, -1)}`,
-    );
+    throw new ConfigError(`${what} ${unfinished} is not over yet (UTC): export finished days only, the latest is ${addDays(today, -1)}`);
   }
 }

@@ -30,8 +30,7 @@ export function checkKey(key: string): string {
     key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
   if (bad) {
     throw new ConfigError(
-      `destination key "${key}" is not a relative path inside the destination: ` +
-        'check the project id (no "/", "..", "\\" or empty parts)',
+      `destination key "${key}" is not a relative path inside the destination: ` + 'check the project id (no "/", "..", "\\" or empty parts)',
     );
   }
   return key;
@@ -111,7 +110,13 @@ export function createLocalDestination(dir: string): Destination {
       if (key.startsWith(`${STAGING_PREFIX}/`)) {
         let folder = path.dirname(file);
         for (let level = 0; level < 4 && folder.startsWith(root) && folder !== root; level++, folder = path.dirname(folder)) {
-          if (!(await rmdir(folder).then(() => true, () => false))) break;
+          if (
+            !(await rmdir(folder).then(
+              () => true,
+              () => false,
+            ))
+          )
+            break;
         }
       }
     },
@@ -256,12 +261,12 @@ function failure(action: string, file: string, error: unknown): DestinationError
       ? 'check the permissions of the directory'
       : code === 'EROFS'
         ? 'the file system is read-only: choose another directory with --out or EXPORT_DESTINATION'
-      : code === 'ENOSPC' || code === 'EDQUOT'
-        ? 'free some disk space'
-        : code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST'
-          ? 'a file and a folder have the same name there; move one away'
-          : code === 'ENOENT'
-            ? 'no folder can be created there (a pseudo-file system such as /proc?): choose a directory on a disk'
-            : 'check that the directory is writable';
+        : code === 'ENOSPC' || code === 'EDQUOT'
+          ? 'free some disk space'
+          : code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST'
+            ? 'a file and a folder have the same name there; move one away'
+            : code === 'ENOENT'
+              ? 'no folder can be created there (a pseudo-file system such as /proc?): choose a directory on a disk'
+              : 'check that the directory is writable';
   return new DestinationError(`Could not ${action} ${file} (${code ?? 'error'}): ${hint}`, { cause: error });
 }

@@ -4,14 +4,7 @@
  * large ones; either way the object appears only when the upload completes, so readers
  * never see half a file, and an aborted write leaves no object and no orphaned parts.
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, Writable } from 'node:stream';
 import { probeKey, type Destination, type PendingWrite } from './destination.js';
@@ -112,7 +105,9 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
       const key = probeKey();
       await this.put(key, 'probe', { contentType: 'text/plain' });
       if ((await this.get(key)) === undefined) {
-        throw new DestinationError(`S3 probe of s3://${bucket}/${keyOf(key)} failed: the object just written cannot be read; check the bucket policy and the endpoint`);
+        throw new DestinationError(
+          `S3 probe of s3://${bucket}/${keyOf(key)} failed: the object just written cannot be read; check the bucket policy and the endpoint`,
+        );
       }
       await this.delete(key);
     },
@@ -223,31 +218,27 @@ function s3Failure(operation: string, bucket: string, key: string, error: unknow
   const name = error instanceof Error ? error.name : 'Error';
   const status = statusOf(error);
   const message = error instanceof Error ? error.message : '';
-  const hint =
-    /region is missing/i.test(message)
-      ? 'no AWS region is set: set AWS_REGION to the bucket\'s region (e.g. AWS_REGION=us-east-1), or a region in the AWS profile'
-      : name === 'CredentialsProviderError' || /could not load credentials/i.test(message)
-        ? 'no AWS credentials were found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run with an IAM role'
-        : name === 'NoSuchBucket'
-      ? `check that bucket "${bucket}" exists`
-      : name === 'AccessDenied' || status === 403
-        ? `check the IAM permissions (s3:${operation === 'Upload' ? 'PutObject' : operation}) on s3://${bucket}/* and the bucket policy` +
-          (operation === 'HeadObject' ? '; without s3:ListBucket, S3 answers 403 for a missing key' : '')
-        : name === 'PermanentRedirect' || name === 'AuthorizationHeaderMalformed'
-          ? `check the region: bucket "${bucket}" is in another one than the client's`
-          : name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'ExpiredToken'
-            ? 'the AWS credentials were refused: check AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (expired? another account?)'
-            : status !== undefined && status >= 500
-              ? 'S3 failed on its side; try again'
-              : 'check the network path to S3 and the endpoint configuration';
+  const hint = /region is missing/i.test(message)
+    ? "no AWS region is set: set AWS_REGION to the bucket's region (e.g. AWS_REGION=us-east-1), or a region in the AWS profile"
+    : name === 'CredentialsProviderError' || /could not load credentials/i.test(message)
+      ? 'no AWS credentials were found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run with an IAM role'
+      : name === 'NoSuchBucket'
+        ? `check that bucket "${bucket}" exists`
+        : name === 'AccessDenied' || status === 403
+          ? `check the IAM permissions (s3:${operation === 'Upload' ? 'PutObject' : operation}) on s3://${bucket}/* and the bucket policy` +
+            (operation === 'HeadObject' ? '; without s3:ListBucket, S3 answers 403 for a missing key' : '')
+          : name === 'PermanentRedirect' || name === 'AuthorizationHeaderMalformed'
+            ? `check the region: bucket "${bucket}" is in another one than the client's`
+            : name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'ExpiredToken'
+              ? 'the AWS credentials were refused: check AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (expired? another account?)'
+              : status !== undefined && status >= 500
+                ? 'S3 failed on its side; try again'
+                : 'check the network path to S3 and the endpoint configuration';
   // The S3 error code (NoSuchBucket, AccessDenied) helps a search; a bare "Error" does not.
   const what = [name === 'Error' ? undefined : name, status].filter((part) => part !== undefined).join(' ');
   const detail = message ? clip(message) : '';
   const why = [what, detail].filter((part) => part !== '').join(': ');
-  return new DestinationError(
-    `S3 ${operation} of s3://${bucket}/${key} failed${why ? ` (${why})` : ''}; ${hint}`,
-    { cause: error },
-  );
+  return new DestinationError(`S3 ${operation} of s3://${bucket}/${key} failed${why ? ` (${why})` : ''}; ${hint}`, { cause: error });
 }
 
 function clip(text: string): string {

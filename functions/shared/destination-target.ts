@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from './errors.js';
 
 export type DestinationTarget =
-  | { readonly kind: 's3'; readonly bucket: string; /** `''` or a prefix ending in `/`. */ readonly prefix: string }
+  | { readonly kind: 's3'; readonly bucket: string /** `''` or a prefix ending in `/`. */; readonly prefix: string }
   | { readonly kind: 'local'; readonly dir: string };
 
 /** Parsed form of an `s3://` target. */
@@ -48,9 +48,7 @@ export function parseS3Target(target: string, source = 'EXPORT_DESTINATION'): S3
     throw new ConfigError(`${source} "${target}" has no bucket: use s3://bucket/prefix`);
   }
   if (!BUCKET_PATTERN.test(bucket) || bucket.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
-    throw new ConfigError(
-      `${source} "${target}": "${bucket}" is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens`,
-    );
+    throw new ConfigError(`${source} "${target}": "${bucket}" is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens`);
   }
   if (prefix.split('/').some((part) => part === '.' || part === '..')) {
     throw new ConfigError(`${source} "${target}": the prefix may not contain "." or ".." parts`);
@@ -77,7 +75,9 @@ export function parseDestinationTarget(target: string, source = 'EXPORT_DESTINAT
   if (scheme.toLowerCase() === 's3') {
     const path = rest.replace(/^\/+/, '');
     const why = scheme === 's3' ? 'two slashes' : 'lowercase s3';
-    throw new ConfigError(`${quoted} is not an S3 URL: write s3://${path === '' ? 'bucket/prefix' : path} (${why}); for a local folder of that name write ${local}`);
+    throw new ConfigError(
+      `${quoted} is not an S3 URL: write s3://${path === '' ? 'bucket/prefix' : path} (${why}); for a local folder of that name write ${local}`,
+    );
   }
   if (scheme === 'file' && rest.startsWith('//')) {
     try {
@@ -87,10 +87,14 @@ export function parseDestinationTarget(target: string, source = 'EXPORT_DESTINAT
     }
   }
   if (/^https?$/i.test(scheme)) {
-    throw new ConfigError(`${quoted} is a web address, not a destination: write ${s3FormOf(trimmed) ?? 's3://bucket/prefix or a local directory such as ./data'}`);
+    throw new ConfigError(
+      `${quoted} is a web address, not a destination: write ${s3FormOf(trimmed) ?? 's3://bucket/prefix or a local directory such as ./data'}`,
+    );
   }
   const shown = rest.startsWith('//') ? `${scheme}://` : `${scheme}:`;
-  throw new ConfigError(`${quoted} uses an unsupported scheme "${shown}": write s3://bucket/prefix or a local directory (${local} for a local folder of that name)`);
+  throw new ConfigError(
+    `${quoted} uses an unsupported scheme "${shown}": write s3://bucket/prefix or a local directory (${local} for a local folder of that name)`,
+  );
 }
 
 /** The `s3://bucket/prefix` an S3 web address (virtual-hosted or path style) stands for. */

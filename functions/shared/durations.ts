@@ -48,7 +48,11 @@ export function formatDuration(ms: number, style: DurationStyle = 'precise'): st
       return h > 0 ? `${h}:${pad(m)}:${s}` : `${m}:${s}`;
     }
     case 'window':
-      for (const [unit, size] of [['d', DAY], ['h', HOUR], ['m', MINUTE]] as const) {
+      for (const [unit, size] of [
+        ['d', DAY],
+        ['h', HOUR],
+        ['m', MINUTE],
+      ] as const) {
         if (ms % size === 0) return `${ms / size}${unit}`;
       }
       return `${Math.round(ms / SECOND)}s`;

@@ -54,10 +54,7 @@ const OptionalText = v.optional(v.nullable(v.string('must be a string or null'))
  * empty string is refused rather than read as "no more pages": it would end the unit early
  * without a word, and sent back it is no cursor at all.
  */
-const NextCursor = v.optional(
-  v.nullable(v.pipe(v.string('must be a string or null'), v.minLength(1, 'must be a non-empty string or null'))),
-  null,
-);
+const NextCursor = v.optional(v.nullable(v.pipe(v.string('must be a string or null'), v.minLength(1, 'must be a non-empty string or null'))), null);
 
 /**
  * `hasMore` of the cursor-paged endpoints (feedback, assistant): `true`/`false`, or null when
@@ -70,8 +67,7 @@ const OptionalHasMore = v.optional(v.nullable(v.boolean('must be true, false or 
  * `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fraction]]` and `Z` or `±HH[:]MM`.
  * Groups: year, month, day, hour, minute, second, zone.
  */
-const ISO_TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * Epoch ms of an ISO 8601 timestamp, or undefined when `text` is not one. `Date.parse` alone
@@ -237,10 +233,7 @@ export const FeedbackPageSchema = openObject(
 );
 
 /** One page's feedback counts. */
-export const FeedbackByPageRowSchema = openObject(
-  { path: Identifier, thumbsUp: Count, thumbsDown: Count, code: Count, total: Count },
-  'must be an object',
-);
+export const FeedbackByPageRowSchema = openObject({ path: Identifier, thumbsUp: Count, thumbsDown: Count, code: Count, total: Count }, 'must be an object');
 
 /**
  * `GET /v1/analytics/{projectId}/feedback/by-page`: one request, no paging. `hasMore` is
@@ -255,10 +248,7 @@ export const FeedbackByPageSchema = openObject(
   'must be a JSON object',
 );
 
-const AssistantSourceSchema = v.object(
-  { title: v.string('must be a string'), url: v.string('must be a string') },
-  'must be an object',
-);
+const AssistantSourceSchema = v.object({ title: v.string('must be a string'), url: v.string('must be a string') }, 'must be an object');
 
 /**
  * One assistant turn.
@@ -306,10 +296,7 @@ export const AssistantPageSchema = openObject(
  * it does not classify), and the counts as sent are more useful than no row; a reader can
  * compare the columns.
  */
-export const CallerStatsSchema = openObject(
-  { web: Count, api: Count, other: Count, total: Count },
-  'must be a JSON object',
-);
+export const CallerStatsSchema = openObject({ web: Count, api: Count, other: Count, total: Count }, 'must be a JSON object');
 
 const PR_LINK_MESSAGE = 'must be an https:// URL or null';
 
@@ -339,10 +326,7 @@ const AgentJobCoreSchema = v.object(
     id: v.pipe(v.string('must be a string'), v.minLength(1, 'must be a non-empty string')),
     // Open: a status this version does not know is kept and treated as not terminal — if it
     // looks like a status (an identifier); anything else (text, an echo of the prompt) is malformed.
-    status: v.pipe(
-      openEnum(JOB_STATUSES),
-      v.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be a job status (an identifier such as completed)'),
-    ),
+    status: v.pipe(openEnum(JOB_STATUSES), v.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be a job status (an identifier such as completed)')),
     prLink: v.optional(v.nullable(v.pipe(v.string(PR_LINK_MESSAGE), v.check(isHttpsUrl, PR_LINK_MESSAGE))), null),
   },
   'must be a JSON object',
@@ -361,9 +345,7 @@ function shortReceived(received: string, options: ParseOptions): string {
 function fieldName(issue: v.BaseIssue<unknown>): string {
   const keys = issue.path?.map((item) => item.key) ?? [];
   if (keys.length === 0) return 'body';
-  return keys
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
-    .join('');
+  return keys.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 function describeIssue(issue: v.BaseIssue<unknown>, options: ParseOptions): string {

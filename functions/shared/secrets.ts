@@ -33,8 +33,7 @@ export interface SecretsDeps {
 /** @see SecretsDeps.maxAgeSeconds */
 export const DEFAULT_KEY_MAX_AGE_SECONDS = 300;
 
-const NO_KEY_MESSAGE =
-  'no API key configured: set MINTLIFY_API_KEY (CLI) or MINTLIFY_API_KEY_SECRET_ARN (Lambda) to an admin key (mint_…)';
+const NO_KEY_MESSAGE = 'no API key configured: set MINTLIFY_API_KEY (CLI) or MINTLIFY_API_KEY_SECRET_ARN (Lambda) to an admin key (mint_…)';
 
 /**
  * The key source for `config`: `config.apiKey` when set (it never changes, so `refresh()`

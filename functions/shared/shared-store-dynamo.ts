@@ -118,9 +118,7 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
           if (!isConditionFailure(error)) throw error;
         }
         if (attempt >= MAX_ATTEMPTS) {
-          throw new StoreContentionError(
-            `${description}: the update of "${key}" lost to other writers ${MAX_ATTEMPTS} times in a row; try again later`,
-          );
+          throw new StoreContentionError(`${description}: the update of "${key}" lost to other writers ${MAX_ATTEMPTS} times in a row; try again later`);
         }
         // Full jitter, growing to at most 100 ms: contenders spread out instead of colliding again.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * 2 ** attempt)));
@@ -161,8 +159,5 @@ function documentObject(value: unknown, key: string): Record<string, unknown> {
 }
 
 function isConditionFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-  );
+  return error instanceof ConditionalCheckFailedException || (error instanceof Error && error.name === 'ConditionalCheckFailedException');
 }

@@ -72,7 +72,10 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
       } catch (error) {
         if (!isCode(error, 'EEXIST')) throw error;
       }
-      const age = await stat(lockFile).then((s) => Date.now() - s.mtimeMs, () => undefined);
+      const age = await stat(lockFile).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => undefined,
+      );
       const holderGone = age !== undefined && isLocalProcessGone(await readFile(lockFile, 'utf8').catch(() => ''));
       if (age !== undefined && (age > staleLockMs || holderGone)) await breakLock(lockFile, holderGone);
       // Jitter keeps two processes from retrying in lockstep.
@@ -88,7 +91,10 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
       if (isCode(error, 'ENOENT')) return; // another waiter broke it first
       throw error;
     }
-    const age = await stat(aside).then((s) => Date.now() - s.mtimeMs, () => Infinity);
+    const age = await stat(aside).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => Infinity,
+    );
     // Between our stat and our rename another waiter may have broken the stale lock and taken
     // a fresh one, which we just moved: put it back unless someone has locked since.
     const stillDead = holderGone && isLocalProcessGone(await readFile(aside, 'utf8').catch(() => ''));
@@ -96,7 +102,11 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     await unlink(aside).catch(() => undefined);
   }
 
-  const holds = (lockFile: string, token: string) => readFile(lockFile, 'utf8').then((text) => text === token, () => false);
+  const holds = (lockFile: string, token: string) =>
+    readFile(lockFile, 'utf8').then(
+      (text) => text === token,
+      () => false,
+    );
 
   async function unlock(lockFile: string, token: string): Promise<void> {
     if (await holds(lockFile, token)) await unlink(lockFile).catch(() => undefined);
@@ -166,9 +176,7 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
         if (isCode(error, 'ENOENT')) return [] as string[];
         throw error;
       });
-      const names = all.filter(
-        (name) => name.endsWith('.json') && (name.startsWith(encodedPrefix) || name.includes(HASH_MARK)),
-      );
+      const names = all.filter((name) => name.endsWith('.json') && (name.startsWith(encodedPrefix) || name.includes(HASH_MARK)));
       const documents = await Promise.all(names.map((name) => read<T>(join(dir, name), undefined)));
       return documents.filter((doc): doc is { key: string; value: T } => doc !== undefined && doc.key.startsWith(prefix));
     },

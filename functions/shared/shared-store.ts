@@ -32,9 +32,7 @@ const KEY_PATTERN = /^[A-Za-z0-9_./:#=-]{1,512}$/;
 export function checkStoreKey(key: string): string {
   const badSegment = key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
   if (!KEY_PATTERN.test(key) || badSegment) {
-    throw new ConfigError(
-      `"${key.slice(0, 60)}" is not a state key: use 1–512 letters, digits or _ . / : # = -, with no empty, "." or ".." part between "/"`,
-    );
+    throw new ConfigError(`"${key.slice(0, 60)}" is not a state key: use 1–512 letters, digits or _ . / : # = -, with no empty, "." or ".." part between "/"`);
   }
   return key;
 }
@@ -71,9 +69,7 @@ export function createMemoryStore(): SharedStore {
     async list<T>(prefix: string) {
       // A prefix is acceptable when some valid key starts with it.
       if (prefix !== '') checkStoreKey(`${prefix}x`);
-      return [...documents.keys()]
-        .filter((key) => key.startsWith(prefix))
-        .map((key) => ({ key, value: read<T>(key) as T }));
+      return [...documents.keys()].filter((key) => key.startsWith(prefix)).map((key) => ({ key, value: read<T>(key) as T }));
     },
   };
 }

@@ -3,12 +3,7 @@
  * the Glue tables (infra) are all generated from these definitions, so they cannot drift.
  */
 
-import {
-  ASSISTANT_RESPONSE_TYPES,
-  FEEDBACK_SOURCES,
-  FEEDBACK_STATUSES,
-  RESOLUTION_STATUSES,
-} from './api-types.js';
+import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTION_STATUSES } from './api-types.js';
 import type { DatasetName } from './catalog.js';
 
 /**
@@ -204,8 +199,7 @@ export const FEEDBACK: TableDef = {
   prefix: 'feedback',
   format: 'parquet',
   partitionKey: 'dt',
-  comment:
-    'One row per feedback item created in the UTC day. status changes later in the dashboard: recent days are re-exported (EXPORT_REFRESH_DAYS).',
+  comment: 'One row per feedback item created in the UTC day. status changes later in the dashboard: recent days are re-exported (EXPORT_REFRESH_DAYS).',
   columns: [
     PROJECT_ID,
     WINDOW_DAY,
@@ -336,7 +330,11 @@ export const EXPORT_RUNS: TableDef = {
     { name: 'units_done', type: 'int64', comment: 'Units completed (manifest written)' },
     { name: 'units_partial', type: 'int64', comment: 'Units left with a checkpoint (budget, time or a stop): resumed later, not failed' },
     { name: 'units_failed', type: 'int64', comment: 'Units that failed (see failures)' },
-    { name: 'units_skipped', type: 'int64', comment: 'Units planned but not worked on: leased by another run, or not reached before the budget or time ran out' },
+    {
+      name: 'units_skipped',
+      type: 'int64',
+      comment: 'Units planned but not worked on: leased by another run, or not reached before the budget or time ran out',
+    },
     { name: 'requests', type: 'int64', comment: 'Analytics requests started (every attempt)' },
     { name: 'retries', type: 'int64', comment: 'Attempts retried (429s included)' },
     { name: 'rate_limited', type: 'int64', comment: '429s received (someone else spent the budget)' },

@@ -28,8 +28,7 @@ export class ApiKeySecret extends Construct {
     super(scope, id);
     if (props.secretArn === undefined) {
       const secret = new secretsmanager.Secret(this, 'Secret', {
-        description:
-          'Mintlify admin API key (mint_…). Created with a random placeholder: replace it with `aws secretsmanager put-secret-value`.',
+        description: 'Mintlify admin API key (mint_…). Created with a random placeholder: replace it with `aws secretsmanager put-secret-value`.',
       });
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',

@@ -35,8 +35,7 @@ export class OperationsDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const exported = (name: string, statistic = 'Sum', period = HOUR, label?: string) =>
-      exporterMetric(name, SERVICE_NAMES.export, statistic, period, label);
+    const exported = (name: string, statistic = 'Sum', period = HOUR, label?: string) => exporterMetric(name, SERVICE_NAMES.export, statistic, period, label);
     const followUp = (name: string, label?: string) => exporterMetric(name, SERVICE_NAMES.followUp, 'Sum', FIVE_MINUTES, label);
     const perHour = Math.floor((props.budget.requests * 3_600_000) / props.budget.windowMs);
 

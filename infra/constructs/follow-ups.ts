@@ -159,7 +159,7 @@ export class FollowUps extends Construct {
     this.outcomesTopic.grantPublish(this.function);
     Validations.of(bundled.role).acknowledge({
       id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-      reason: 'Publishing to the encrypted outcomes topic: kms:GenerateDataKey* on that topic\'s own key only (grantPublish names the key exactly).',
+      reason: "Publishing to the encrypted outcomes topic: kms:GenerateDataKey* on that topic's own key only (grantPublish names the key exactly).",
     });
     props.warehouse.grantOutcomesWrite(this.function);
     props.apiKeySecret.grantRead(this.function);

@@ -62,11 +62,7 @@ export type FunctionEnvironment = ConfigEnvironment &
   Partial<Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS', string>>;
 
 /** The environment variables common to both functions. */
-export function commonEnvironment(
-  settings: ApiSettings,
-  serviceName: string,
-  destination: string,
-): FunctionEnvironment {
+export function commonEnvironment(settings: ApiSettings, serviceName: string, destination: string): FunctionEnvironment {
   return {
     MINTLIFY_API_KEY_SECRET_ARN: settings.apiKeySecret.secretArn,
     ...(settings.apiUrl === undefined ? {} : { MINTLIFY_API_URL: settings.apiUrl }),
@@ -133,9 +129,7 @@ export class BundledFunction extends Construct {
       environment: props.environment,
       logGroup: this.logGroup,
       role: this.role,
-      ...(props.reservedConcurrentExecutions === undefined
-        ? {}
-        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
+      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       bundling: {
         target: 'node20',
         // parquetjs-lite's generated Thrift code assigns undeclared globals

@@ -142,8 +142,7 @@ export class Operations extends Construct {
       alarmDescription: options.description,
       metric: options.metric,
       threshold: options.threshold,
-      comparisonOperator:
-        options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      comparisonOperator: options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: options.evaluationPeriods ?? 1,
       // No datapoint means nothing happened (no error, no message), not an outage.
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -154,13 +153,7 @@ export class Operations extends Construct {
 }
 
 /** A metric the functions publish through Powertools (EMF), dimensioned by `service`. */
-export function exporterMetric(
-  metricName: string,
-  service: string,
-  statistic: string,
-  period: Duration,
-  label?: string,
-): cloudwatch.Metric {
+export function exporterMetric(metricName: string, service: string, statistic: string, period: Duration, label?: string): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: METRICS_NAMESPACE,
     metricName,

@@ -93,9 +93,7 @@ export class Warehouse extends Construct {
     const retention = props.retention ?? Duration.days(30);
 
     this.bucket =
-      props.bucketName === undefined
-        ? asInterface<s3.IBucket>(this.createBucket(retention))
-        : s3.Bucket.fromBucketName(this, 'Bucket', props.bucketName);
+      props.bucketName === undefined ? asInterface<s3.IBucket>(this.createBucket(retention)) : s3.Bucket.fromBucketName(this, 'Bucket', props.bucketName);
     this.destination = `s3://${this.bucket.bucketName}${prefix === '' ? '' : `/${prefix}`}`;
 
     this.database = new glue.Database(this, 'Database', {
@@ -171,22 +169,14 @@ export class Warehouse extends Construct {
    * Acknowledges exactly the IAM5 findings a key-pattern grant produces (each action family and
    * each `<bucket>/<pattern>` resource), so any other wildcard added later still fails cdk-nag.
    */
-  private acknowledgeKeyPatternGrant(
-    grantee: iam.IGrantable,
-    patterns: readonly string[],
-    actionFamilies: readonly string[],
-    reason: string,
-  ): void {
+  private acknowledgeKeyPatternGrant(grantee: iam.IGrantable, patterns: readonly string[], actionFamilies: readonly string[], reason: string): void {
     const principal = grantee.grantPrincipal;
     if (!Construct.isConstruct(principal)) return;
     const bucketArn =
       this.bucket instanceof s3.Bucket
         ? `<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>`
         : `arn:<AWS::Partition>:s3:::${this.bucket.bucketName}`;
-    const findings = [
-      ...actionFamilies.map((action) => `Action::${action}`),
-      ...patterns.map((pattern) => `Resource::${bucketArn}/${pattern}`),
-    ];
+    const findings = [...actionFamilies.map((action) => `Action::${action}`), ...patterns.map((pattern) => `Resource::${bucketArn}/${pattern}`)];
     for (const finding of findings) {
       Validations.of(principal).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
     }
@@ -203,8 +193,7 @@ export class Warehouse extends Construct {
     });
     Validations.of(accessLogs).acknowledge({
       id: 'AwsSolutions-S1',
-      reason:
-        'This is the server access log bucket of the data bucket; logging it into itself would loop and logging it elsewhere only moves the problem.',
+      reason: 'This is the server access log bucket of the data bucket; logging it into itself would loop and logging it elsewhere only moves the problem.',
     });
 
     return new s3.Bucket(this, 'Data', {

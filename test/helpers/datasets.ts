@@ -47,13 +47,7 @@ export const CONTRACT_COLUMNS: Readonly<Record<string, ParquetColumn[]>> = {
   views_totals: contract(['human', 'BIGINT'], ['ai', 'BIGINT'], ['total', 'BIGINT'], ['pages', 'BIGINT']),
   views_pages: contract(['path', 'VARCHAR'], ['human', 'BIGINT'], ['ai', 'BIGINT'], ['total', 'BIGINT']),
   searches_totals: contract(['total_searches', 'BIGINT'], ['terms', 'BIGINT']),
-  searches: contract(
-    ['search_query', 'VARCHAR'],
-    ['hits', 'BIGINT'],
-    ['ctr', 'DOUBLE'],
-    ['top_clicked_page', 'VARCHAR'],
-    ['last_searched_at', 'TIMESTAMP'],
-  ),
+  searches: contract(['search_query', 'VARCHAR'], ['hits', 'BIGINT'], ['ctr', 'DOUBLE'], ['top_clicked_page', 'VARCHAR'], ['last_searched_at', 'TIMESTAMP']),
   feedback: contract(
     ['feedback_id', 'VARCHAR'],
     ['path', 'VARCHAR'],
@@ -95,19 +89,22 @@ export function tableNames(dataset: DatasetName): string[] {
 }
 
 /** The sandbox's route (request log, fault rules) of each dataset, from the catalog. */
-export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = Object.fromEntries(
-  CATALOG.map((entry) => [entry.name, entry.route]),
-) as Record<DatasetName, AnalyticsRoute>;
+export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry.route])) as Record<
+  DatasetName,
+  AnalyticsRoute
+>;
 
 /** Each endpoint's largest `limit` (docs/design.md §1.1), from the catalog; caller stats takes none. */
-export const MAX_LIMIT: Readonly<Record<DatasetName, number | undefined>> = Object.fromEntries(
-  CATALOG.map((entry) => [entry.name, entry.maxLimit]),
-) as Record<DatasetName, number | undefined>;
+export const MAX_LIMIT: Readonly<Record<DatasetName, number | undefined>> = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry.maxLimit])) as Record<
+  DatasetName,
+  number | undefined
+>;
 
 /** Each dataset's paging, from the catalog. */
-export const PAGING_OF: Readonly<Record<DatasetName, PagingKind>> = Object.fromEntries(
-  CATALOG.map((entry) => [entry.name, entry.paging]),
-) as Record<DatasetName, PagingKind>;
+export const PAGING_OF: Readonly<Record<DatasetName, PagingKind>> = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry.paging])) as Record<
+  DatasetName,
+  PagingKind
+>;
 
 /**
  * The fewest requests that can export `rows` rows of `dataset` for one day.
@@ -155,13 +152,7 @@ export type PlainRow = Record<string, unknown>;
  * reads them back — from the sandbox's data, mapped here by hand from the API fields to the
  * contract's columns. `sources_json` is given parsed (compare with `withParsedJson`).
  */
-export function expectedTables(
-  data: SandboxData,
-  dataset: DatasetName,
-  projectId: string,
-  day: string,
-  options: ExpectedOptions,
-): Record<string, PlainRow[]> {
+export function expectedTables(data: SandboxData, dataset: DatasetName, projectId: string, day: string, options: ExpectedOptions): Record<string, PlainRow[]> {
   const head = { project_id: projectId, date: day };
   const tail = { exported_at: options.exportedAt, unknown_fields: null };
   switch (dataset) {
@@ -253,9 +244,7 @@ export function expectedTables(
 
 /** Rows with `sources_json` parsed (it must be valid JSON); other tables unchanged. */
 export function withParsedJson(rows: readonly PlainRow[]): PlainRow[] {
-  return rows.map((row) =>
-    typeof row['sources_json'] === 'string' ? { ...row, sources_json: JSON.parse(row['sources_json']) as unknown } : { ...row },
-  );
+  return rows.map((row) => (typeof row['sources_json'] === 'string' ? { ...row, sources_json: JSON.parse(row['sources_json']) as unknown } : { ...row }));
 }
 
 // --- reading a unit back ---------------------------------------------------------------

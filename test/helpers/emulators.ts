@@ -86,9 +86,7 @@ export async function startS3Sqs(): Promise<S3Sqs> {
     },
     async createQueue(name = uniqueName('queue'), attributes) {
       const queueName = attributes?.['FifoQueue'] === 'true' && !name.endsWith('.fifo') ? `${name}.fifo` : name;
-      const { QueueUrl } = await sqs.send(
-        new CreateQueueCommand({ QueueName: queueName, ...(attributes ? { Attributes: attributes } : {}) }),
-      );
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queueName, ...(attributes ? { Attributes: attributes } : {}) }));
       if (!QueueUrl) throw new Error(`fauxqs returned no URL for queue ${queueName}`);
       return QueueUrl;
     },

@@ -166,10 +166,7 @@ export function fakeClock(start: number): FakeClock {
 export const GENEROUS_BUDGET: BudgetSpec = { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' };
 
 /** A budget gate on an in-memory ledger (or `store`), on `clock`. */
-export function budgetGate(
-  clock: Pick<FakeClock, 'now' | 'sleep'>,
-  options: { readonly spec?: BudgetSpec; readonly store?: SharedStore } = {},
-): BudgetGate {
+export function budgetGate(clock: Pick<FakeClock, 'now' | 'sleep'>, options: { readonly spec?: BudgetSpec; readonly store?: SharedStore } = {}): BudgetGate {
   const ledger = createBudgetLedger(options.store ?? createMemoryStore(), options.spec ?? GENEROUS_BUDGET, { now: clock.now });
   return createBudgetGate(ledger, { now: clock.now, sleep: clock.sleep });
 }

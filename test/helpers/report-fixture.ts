@@ -33,7 +33,12 @@ export const NOW = Date.parse('2026-10-20T06:00:00.000Z');
 export const PERIOD = { from: '2026-10-14', to: '2026-10-20' } as const;
 export const PREVIOUS = { from: '2026-10-08', to: '2026-10-14' } as const;
 export const MISSING_DAY = '2026-10-16';
-export const FAILED = { dataset: 'feedback', projectId: 'proj_api', day: '2026-10-17', error: 'feedback: access denied (403): the key lacks the analytics scope' } as const;
+export const FAILED = {
+  dataset: 'feedback',
+  projectId: 'proj_api',
+  day: '2026-10-17',
+  error: 'feedback: access denied (403): the key lacks the analytics scope',
+} as const;
 export const PARTIAL = { dataset: 'assistant', projectId: 'proj_api', day: '2026-10-18' } as const;
 export const DRIFT = { dataset: 'views', projectId: 'proj_small', day: '2026-10-15' } as const;
 /** A search term that is markup, searched more than any other and never clicked. */
@@ -51,7 +56,12 @@ export interface ReportLake {
 }
 
 export async function buildReportLake(): Promise<ReportLake> {
-  const sandbox = await startSandbox({ projects: [{ id: 'proj_small', paths: 300 }, { id: 'proj_api', paths: 80 }] });
+  const sandbox = await startSandbox({
+    projects: [
+      { id: 'proj_small', paths: 300 },
+      { id: 'proj_api', paths: 80 },
+    ],
+  });
   const root = await makeTempDir('report');
   const out = path.join(root, 'data');
   const env = {
@@ -62,10 +72,10 @@ export async function buildReportLake(): Promise<ReportLake> {
     // A budget the export never meets: its waits would never end on the fixed clock.
     ANALYTICS_BUDGET: '100000/1h',
   };
-  const exported = await runCliInProcess(
-    ['export', '--from', PREVIOUS.from, '--to', PERIOD.to, ...PROJECTS.flatMap((p) => ['--project', p]), '--out', out],
-    { env, now: () => NOW },
-  );
+  const exported = await runCliInProcess(['export', '--from', PREVIOUS.from, '--to', PERIOD.to, ...PROJECTS.flatMap((p) => ['--project', p]), '--out', out], {
+    env,
+    now: () => NOW,
+  });
   expect(exported.code, exported.stderr).toBe(0);
 
   for (const dataset of DATASET_NAMES) await removeUnit(out, { dataset, projectId: 'proj_api', day: MISSING_DAY });

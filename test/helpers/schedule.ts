@@ -41,7 +41,8 @@ export function analyticsRequests(entries: readonly RequestLogEntry[], projectId
  * offset (offset paging) or the cursor (cursor paging; `first` for the first page).
  */
 export function pageOf(entry: RequestLogEntry): string {
-  const position = entry.query['offset'] !== undefined ? `offset=${entry.query['offset']}` : entry.query['cursor'] !== undefined ? `cursor=${entry.query['cursor']}` : 'first';
+  const position =
+    entry.query['offset'] !== undefined ? `offset=${entry.query['offset']}` : entry.query['cursor'] !== undefined ? `cursor=${entry.query['cursor']}` : 'first';
   return `${entry.route} ${entry.projectId ?? '?'} ${entry.query['dateFrom'] ?? '?'} ${position}`;
 }
 
@@ -149,10 +150,7 @@ function withoutRunColumns(tables: UnitTables): UnitTables {
   const stamps = new Set(Object.values(tables).flatMap((rows) => rows.map((row) => row['exported_at'])));
   for (const stamp of stamps) expect(typeof stamp, 'every row carries the exported_at of the run that fetched it').toBe('string');
   return Object.fromEntries(
-    Object.entries(tables).map(([name, rows]) => [
-      name,
-      rows.map(({ exported_at: _e, dt: _dt, file_row_number: _n, ...rest }) => rest),
-    ]),
+    Object.entries(tables).map(([name, rows]) => [name, rows.map(({ exported_at: _e, dt: _dt, file_row_number: _n, ...rest }) => rest)]),
   );
 }
 
@@ -176,9 +174,7 @@ export async function readLocalDays(root: string, dataset: CheckedDataset, proje
   const days = new Map<string, UnitTables>();
   for (const table of tablesOf(DATASETS[dataset])) {
     const glob = path.join(root, table.prefix, 'dt=*', `${projectId}.parquet`).replaceAll("'", "''");
-    const rows = await queryDuckDb(
-      `SELECT * FROM read_parquet('${glob}', hive_partitioning = true, file_row_number = true) ORDER BY dt, file_row_number`,
-    );
+    const rows = await queryDuckDb(`SELECT * FROM read_parquet('${glob}', hive_partitioning = true, file_row_number = true) ORDER BY dt, file_row_number`);
     for (const row of rows) {
       const day = String(row['dt']);
       const tables = days.get(day) ?? {};
@@ -240,7 +236,13 @@ export interface InProcessCli {
  */
 export async function runCliInProcess(
   argv: readonly string[],
-  options: { readonly env: Record<string, string | undefined>; readonly now: () => number; readonly sleep?: Sleep; readonly stopSignal?: Promise<void>; readonly extra?: object },
+  options: {
+    readonly env: Record<string, string | undefined>;
+    readonly now: () => number;
+    readonly sleep?: Sleep;
+    readonly stopSignal?: Promise<void>;
+    readonly extra?: object;
+  },
 ): Promise<InProcessCli> {
   let stdout = '';
   let stderr = '';

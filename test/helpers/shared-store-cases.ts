@@ -81,7 +81,10 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
       const store = await makeStore();
       for (const key of ['', '/a', 'a/', 'a//b', 'a/./b', 'a/../b', '..', 'a b', 'a\\b', 'é', 'x'.repeat(513)]) {
         await expect(store.get(key), key).rejects.toBeInstanceOf(ConfigError);
-        await expect(store.update(key, () => ({ value: 1, result: undefined })), key).rejects.toBeInstanceOf(ConfigError);
+        await expect(
+          store.update(key, () => ({ value: 1, result: undefined })),
+          key,
+        ).rejects.toBeInstanceOf(ConfigError);
       }
     });
 
@@ -206,7 +209,14 @@ export function describeSharedStoreContract(name: string, makeStore: MakeStore):
 }
 
 const common = { requestId: 'req-1', projectId: 'p', jobId: 'j', promptLength: 1, promptSha256: 'x', failures: 0, attempts: 0, expiresAt: 0 };
-const claimed = (owner = 'o'): StateDraft => ({ ...common, phase: 'claimed', owner, leaseExpiresAt: 0, pendingSince: 0, before: { status: 'completed', prLink: null } });
+const claimed = (owner = 'o'): StateDraft => ({
+  ...common,
+  phase: 'claimed',
+  owner,
+  leaseExpiresAt: 0,
+  pendingSince: 0,
+  before: { status: 'completed', prLink: null },
+});
 const pending = (): StateDraft => ({ ...common, phase: 'pending', pendingSince: 0 });
 
 /** The follow-up records' compare-and-swap on a store (any store: objects only, keyed by request id). */
@@ -237,7 +247,10 @@ export function describeStateStoreContract(name: string, makeStore: MakeStore): 
 
     it('returns the record as stored, every field of its phase kept', async () => {
       const store = createStateStore(await makeStore());
-      const written = await store.put({ ...common, phase: 'done', outcome: 'completed', prLink: 'https://github.com/o/r/pull/1', polls: 3, finishedAt: 5, sentAt: 4 }, undefined);
+      const written = await store.put(
+        { ...common, phase: 'done', outcome: 'completed', prLink: 'https://github.com/o/r/pull/1', polls: 3, finishedAt: 5, sentAt: 4 },
+        undefined,
+      );
       expect(written).toMatchObject({ phase: 'done', version: 1 });
       expect(await store.get('req-1')).toEqual(written);
     });

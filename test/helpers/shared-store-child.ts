@@ -51,9 +51,5 @@ process.stdout.write('ready\n');
 await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
 process.stdin.pause();
 const output =
-  mode === 'ledger'
-    ? await runLedger(rest[0] ?? '', Number(rest[1]))
-    : mode === 'counter'
-      ? await runCounter(Number(rest[0]))
-      : await runLeases(rest);
+  mode === 'ledger' ? await runLedger(rest[0] ?? '', Number(rest[1])) : mode === 'counter' ? await runCounter(Number(rest[0])) : await runLeases(rest);
 process.stdout.write(`${JSON.stringify(output)}\n`);

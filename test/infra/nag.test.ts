@@ -34,9 +34,7 @@ describe('cdk-nag AwsSolutions checks', { timeout: 120_000 }, () => {
 
   it('still reports a new wildcard on a function role, beyond the acknowledged key-pattern grants', () => {
     const { stack } = synthStack({ projectIds: 'proj_a' });
-    stack.analyticsExport.function.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }),
-    );
+    stack.analyticsExport.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }));
     const rules = new AwsSolutionsChecks().validateScope(stack).violations.map((violation) => violation.ruleName);
     expect(rules).toContain('AwsSolutions-IAM5[Resource::*]');
   });

@@ -254,7 +254,10 @@ describe('least privilege', () => {
 
   it('scopes the export S3 access to the dataset tables, the manifests, the staging area and the run log', () => {
     const s3 = statementsOf(defaults.template, exportFn).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
-    const objectPatterns = s3.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r)).filter((r) => r.includes('/'));
+    const objectPatterns = s3
+      .flatMap((s) => [s.Resource].flat())
+      .map((r) => JSON.stringify(r))
+      .filter((r) => r.includes('/'));
     const expected = [
       ...TABLES.filter((def) => def.format === 'parquet').map((def) => `/mintlify/${def.prefix}/*`),
       '/mintlify/_manifests/*',
@@ -288,7 +291,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('writes logs only to each function\'s own log group, kept 30 days', () => {
+  it("writes logs only to each function's own log group, kept 30 days", () => {
     for (const fn of [exportFn, consumer]) {
       const logGroupId = (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref;
       expect(defaults.template.toJSON().Resources[logGroupId].Properties.RetentionInDays).toBe(30);
@@ -304,16 +307,14 @@ describe('warehouse', () => {
   it.each(TABLES.map((def) => [def.name, def] as const))('defines the Glue table %s column for column from tables.ts', (name, def) => {
     const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
     const input = table.Properties.TableInput;
-    expect(input.StorageDescriptor.Columns).toEqual(
-      def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: column.comment })),
-    );
+    expect(input.StorageDescriptor.Columns).toEqual(def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: column.comment })));
     expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
   });
 
   it('reads visitors tables as Parquet and outcomes as one JSON object per file (OpenX SerDe)', () => {
     const serdeOf = (name: string) =>
-      only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) })[1].Properties.TableInput.StorageDescriptor
-        .SerdeInfo.SerializationLibrary;
+      only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) })[1].Properties.TableInput.StorageDescriptor.SerdeInfo
+        .SerializationLibrary;
     expect(serdeOf(VISITORS_TOTALS.name)).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
     expect(serdeOf(VISITORS_PAGES.name)).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
     expect(serdeOf(FOLLOWUP_OUTCOMES.name)).toBe('org.openx.data.jsonserde.JsonSerDe');
@@ -338,9 +339,7 @@ describe('warehouse', () => {
     defaults.template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
   });
@@ -447,9 +446,10 @@ describe('operations', () => {
     const [dlqId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: Match.absent() });
     const [failureId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: Match.absent(), VisibilityTimeout: Match.absent() });
     for (const queueId of [dlqId, failureId]) {
-      expect(
-        alarmOn('ApproximateNumberOfMessagesVisible', { Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }),
-      ).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1 });
+      expect(alarmOn('ApproximateNumberOfMessagesVisible', { Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } })).toMatchObject({
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+      });
     }
   });
 

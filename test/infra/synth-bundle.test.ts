@@ -174,7 +174,14 @@ async function startFakeSecretsManager(secretString: string): Promise<{ endpoint
         return;
       }
       response.end(
-        JSON.stringify({ ARN: SECRET_ARN, Name: 'mintlify-smoke', SecretString: secretString, VersionId: 'v1', VersionStages: ['AWSCURRENT'], CreatedDate: 1_700_000_000 }),
+        JSON.stringify({
+          ARN: SECRET_ARN,
+          Name: 'mintlify-smoke',
+          SecretString: secretString,
+          VersionId: 'v1',
+          VersionStages: ['AWSCURRENT'],
+          CreatedDate: 1_700_000_000,
+        }),
       );
     });
   });
@@ -336,14 +343,18 @@ describe('bundled handlers against the sandbox and emulators', () => {
     expect(job?.prompts).toHaveLength(1);
     expect(job?.violations).toEqual([]);
     const outcomes = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/followup_outcomes/' }));
-    expect((outcomes.Contents ?? []).map((object) => object.Key)).toEqual([expect.stringMatching(/^mintlify\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/req-smoke-1\.json$/)]);
+    expect((outcomes.Contents ?? []).map((object) => object.Key)).toEqual([
+      expect.stringMatching(/^mintlify\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/req-smoke-1\.json$/),
+    ]);
     expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(
       expect.arrayContaining(['MintlifyExporter/mintlify-followup/PromptsSent', 'MintlifyExporter/mintlify-followup/OutcomesNotified']),
     );
     const notified = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: subscriber, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-    expect((notified.Messages ?? []).map((m) => (JSON.parse(m.Body ?? '{}') as { MessageAttributes?: Record<string, { Value: string }> }).MessageAttributes?.['status']?.Value)).toEqual([
-      'completed',
-    ]);
+    expect(
+      (notified.Messages ?? []).map(
+        (m) => (JSON.parse(m.Body ?? '{}') as { MessageAttributes?: Record<string, { Value: string }> }).MessageAttributes?.['status']?.Value,
+      ),
+    ).toEqual(['completed']);
     expect(logs).not.toContain('Fix the typo on the quickstart page.');
     expect(logs).not.toContain(sandbox.apiKey);
   });

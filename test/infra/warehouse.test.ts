@@ -37,13 +37,7 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
   views_totals: analytics(['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint'], ['pages', 'bigint']),
   views_pages: analytics(['path', 'string'], ['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint']),
   searches_totals: analytics(['total_searches', 'bigint'], ['terms', 'bigint']),
-  searches: analytics(
-    ['search_query', 'string'],
-    ['hits', 'bigint'],
-    ['ctr', 'double'],
-    ['top_clicked_page', 'string'],
-    ['last_searched_at', 'timestamp'],
-  ),
+  searches: analytics(['search_query', 'string'], ['hits', 'bigint'], ['ctr', 'double'], ['top_clicked_page', 'string'], ['last_searched_at', 'timestamp']),
   feedback: analytics(
     ['feedback_id', 'string'],
     ['path', 'string'],
@@ -209,17 +203,17 @@ describe('Glue tables', () => {
     expect(input.StorageDescriptor.Location).toEqual({ 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/`]] });
   });
 
-  it.each(Object.values(DATASET_TABLES).flat().map((def) => [def.name] as const))('reads %s as Parquet', (name) => {
-    expect(glueTable(name).StorageDescriptor.SerdeInfo.SerializationLibrary).toBe(
-      'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
-    );
+  it.each(
+    Object.values(DATASET_TABLES)
+      .flat()
+      .map((def) => [def.name] as const),
+  )('reads %s as Parquet', (name) => {
+    expect(glueTable(name).StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
   });
 });
 
 describe('saved Athena queries', () => {
-  const queries = Object.values(template.findResources('AWS::Athena::NamedQuery') as Record<string, Resource>).map(
-    (query) => query.Properties,
-  );
+  const queries = Object.values(template.findResources('AWS::Athena::NamedQuery') as Record<string, Resource>).map((query) => query.Properties);
   const byName = (name: string) => {
     const found = queries.filter((query) => query.Name === name);
     expect(found, name).toHaveLength(1);
@@ -242,7 +236,17 @@ describe('saved Athena queries', () => {
 
   it('lists the 14 latest export runs newest first with their unit counts, requests, 429s, budget wait, backlog and failures', () => {
     const sql = byName('Last 14 runs').QueryString as string;
-    const shown = ['units_done', 'units_partial', 'units_failed', 'units_skipped', 'requests', 'rate_limited', 'budget_wait_ms', 'backlog_requests', 'failures'];
+    const shown = [
+      'units_done',
+      'units_partial',
+      'units_failed',
+      'units_skipped',
+      'requests',
+      'rate_limited',
+      'budget_wait_ms',
+      'backlog_requests',
+      'failures',
+    ];
     const select = sql.slice(0, sql.indexOf('FROM'));
 
     expect(sql).toContain(`FROM ${EXPORT_RUNS.name}\n`);
@@ -250,7 +254,10 @@ describe('saved Athena queries', () => {
     expect(sql).toMatch(/WHERE dt >= date_format\(current_date - interval '\d+' day/);
     for (const column of shown) {
       expect(select, column).toMatch(new RegExp(`\\b${column}\\b`));
-      expect(EXPORT_RUNS.columns.map((def) => def.name), column).toContain(column);
+      expect(
+        EXPORT_RUNS.columns.map((def) => def.name),
+        column,
+      ).toContain(column);
     }
   });
 
@@ -339,9 +346,7 @@ describe('export S3 grant', () => {
 
     const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`];
 
-    expect(keysFor({ bucketName: 'corp-data-lake', prefix: 'analytics/mintlify' })).toEqual(
-      patterns.map((pattern) => `/analytics/mintlify/${pattern}`).sort(),
-    );
+    expect(keysFor({ bucketName: 'corp-data-lake', prefix: 'analytics/mintlify' })).toEqual(patterns.map((pattern) => `/analytics/mintlify/${pattern}`).sort());
     expect(keysFor({ prefix: '' })).toEqual(patterns.map((pattern) => `/${pattern}`).sort());
   });
 });

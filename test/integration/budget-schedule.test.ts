@@ -117,7 +117,15 @@ describe('a competing client of the same organisation', () => {
       budget: BUDGET_10_PER_HOUR,
       // Before our 3rd request the other tool spends 4: our 7th is one too many for the hour.
       // Then again before our 11th (the first of the next hour, counting the retried 7th).
-      client: { fetch: competingFetch(sandbox, new Map([[3, 4], [11, 4]])) },
+      client: {
+        fetch: competingFetch(
+          sandbox,
+          new Map([
+            [3, 4],
+            [11, 4],
+          ]),
+        ),
+      },
     });
 
     const result = await runExport({ kind: 'days', days, projects: [PROJECT], datasets: ['visitors'] }, testSettings(), deps);

@@ -12,11 +12,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-} from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
@@ -76,10 +72,7 @@ const destinations: string[] = [];
 const prompts: string[] = [];
 
 beforeAll(async () => {
-  [sandbox, aws] = await Promise.all([
-    startSandbox({ apiKey, agent: { activeMs: 200 }, now: () => Date.now() + clockOffsetMs }),
-    startS3Sqs(),
-  ]);
+  [sandbox, aws] = await Promise.all([startSandbox({ apiKey, agent: { activeMs: 200 }, now: () => Date.now() + clockOffsetMs }), startS3Sqs()]);
   scratch = await mkdtemp(join(tmpdir(), 'cli-consume-'));
   preloads = { dotLocalhost: join(scratch, 'loopback-dot-localhost.mjs'), strict: join(scratch, 'loopback-strict.mjs') };
   await writeFile(preloads.dotLocalhost, loopbackOnly(true));
@@ -198,7 +191,10 @@ async function messagesIn(queueUrl: string): Promise<{ visible: number; inFlight
   const { Attributes } = await aws.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
   );
-  return { visible: Number(Attributes?.['ApproximateNumberOfMessages'] ?? NaN), inFlight: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible'] ?? NaN) };
+  return {
+    visible: Number(Attributes?.['ApproximateNumberOfMessages'] ?? NaN),
+    inFlight: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible'] ?? NaN),
+  };
 }
 
 async function enqueue(queueUrl: string, groupId: string, dedupId: string, body: string): Promise<void> {
@@ -232,19 +228,33 @@ describe('mintlify-exporter consume (a real process)', () => {
     const second = `Link the new SSO FAQ from the quickstart, marker ${tag}-two`;
     await enqueue(queueUrl, jobId, `req-${tag}-1`, followUp(jobId, `req-${tag}-1`, first));
     await enqueue(queueUrl, jobId, `req-${tag}-2`, followUp(jobId, `req-${tag}-2`, second));
-    await enqueue(queueUrl, 'job_malformed', `req-${tag}-bad`, JSON.stringify({ projectId: PROJECT, jobId: 'job_malformed', prompt: '   ', requestId: `req-${tag}-bad` }));
+    await enqueue(
+      queueUrl,
+      'job_malformed',
+      `req-${tag}-bad`,
+      JSON.stringify({ projectId: PROJECT, jobId: 'job_malformed', prompt: '   ', requestId: `req-${tag}-bad` }),
+    );
     const dest = await newDestination();
 
     // Act
     const consumer = startConsumer(queueUrl, { EXPORT_DESTINATION: dest, FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl });
-    const outcomes = await waitFor('two outcome files', async () => {
-      const found = await outcomesIn(dest);
-      return found.size >= 2 ? found : undefined;
-    }, consumer, 25_000);
-    await waitFor('an empty source queue', async () => {
-      const count = await messagesIn(queueUrl);
-      return count.visible === 0 && count.inFlight === 0 ? count : undefined;
-    }, consumer);
+    const outcomes = await waitFor(
+      'two outcome files',
+      async () => {
+        const found = await outcomesIn(dest);
+        return found.size >= 2 ? found : undefined;
+      },
+      consumer,
+      25_000,
+    );
+    await waitFor(
+      'an empty source queue',
+      async () => {
+        const count = await messagesIn(queueUrl);
+        return count.visible === 0 && count.inFlight === 0 ? count : undefined;
+      },
+      consumer,
+    );
     const exit = await consumer.stop('SIGTERM');
 
     // Assess
@@ -254,13 +264,20 @@ describe('mintlify-exporter consume (a real process)', () => {
     expect(sandbox.requests.filter((r) => r.route === 'agent-message' && r.jobId === jobId)).toHaveLength(2);
     expect([...outcomes.keys()].sort()).toEqual([`req-${tag}-1`, `req-${tag}-2`]);
     for (const outcome of outcomes.values()) {
-      expect(outcome).toMatchObject({ project_id: PROJECT, job_id: jobId, status: 'completed', pr_link: expect.stringMatching(/^https:\/\/github\.com\/.+\/pull\/\d+$/) });
+      expect(outcome).toMatchObject({
+        project_id: PROJECT,
+        job_id: jobId,
+        status: 'completed',
+        pr_link: expect.stringMatching(/^https:\/\/github\.com\/.+\/pull\/\d+$/),
+      });
     }
     expect(outcomes.get(`req-${tag}-1`)?.['prompt_sha256']).toBe(sha256(first));
-    const { Messages } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
-    expect(Messages?.map((m) => ({ requestId: m.MessageAttributes?.['requestId']?.StringValue, reason: m.MessageAttributes?.['reason']?.StringValue }))).toEqual([
-      { requestId: `req-${tag}-bad`, reason: expect.stringMatching(/^malformed message: .*prompt is empty/) },
-    ]);
+    const { Messages } = await aws.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+    );
+    expect(
+      Messages?.map((m) => ({ requestId: m.MessageAttributes?.['requestId']?.StringValue, reason: m.MessageAttributes?.['reason']?.StringValue })),
+    ).toEqual([{ requestId: `req-${tag}-bad`, reason: expect.stringMatching(/^malformed message: .*prompt is empty/) }]);
     expect(exit, consumer.stderr()).toEqual({ code: 0, signal: null, ms: expect.any(Number) });
     expect(exit.ms).toBeLessThan(3_000);
   });
@@ -303,10 +320,14 @@ describe('mintlify-exporter consume (a real process)', () => {
     clockOffsetMs += 61_000;
     const second = startConsumer(queueUrl, { EXPORT_DESTINATION: dest });
     const outcome = await waitFor('the outcome file', async () => (await outcomesIn(dest)).get(requestId), second, 45_000);
-    await waitFor('an empty source queue', async () => {
-      const count = await messagesIn(queueUrl);
-      return count.visible === 0 && count.inFlight === 0 ? count : undefined;
-    }, second);
+    await waitFor(
+      'an empty source queue',
+      async () => {
+        const count = await messagesIn(queueUrl);
+        return count.visible === 0 && count.inFlight === 0 ? count : undefined;
+      },
+      second,
+    );
     const stopped = await second.stop('SIGTERM');
 
     // Assess 2: one POST in all, the outcome of that run recorded
@@ -331,10 +352,15 @@ describe('mintlify-exporter consume (a real process)', () => {
 
     // Act
     const consumer = startConsumer(queueUrl, { EXPORT_DESTINATION: dest, FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl }, { dotLocalhost: false });
-    const deadLettered = await waitFor('the malformed message in the dead-letter queue', async () => {
-      const count = await messagesIn(deadLetterUrl);
-      return count.visible > 0 ? count.visible : undefined;
-    }, consumer, 8_000).finally(() => consumer.stop('SIGTERM'));
+    const deadLettered = await waitFor(
+      'the malformed message in the dead-letter queue',
+      async () => {
+        const count = await messagesIn(deadLetterUrl);
+        return count.visible > 0 ? count.visible : undefined;
+      },
+      consumer,
+      8_000,
+    ).finally(() => consumer.stop('SIGTERM'));
 
     // Assess
     expect(deadLettered).toBe(1);

@@ -58,13 +58,19 @@ describe('export against an API that changed (sandbox --drift)', () => {
     expect(warnings.find((line) => line.includes("API's caller_stats answers"))).toContain('new field(s) assistant_caller_stats.mcp');
   });
 
-  it('status marks the units with drift and --json carries each manifest\'s drift', async () => {
+  it("status marks the units with drift and --json carries each manifest's drift", async () => {
     const argv = ['status', '--days', '1', '--project', PROJECT, '--dataset', 'feedback', '--dataset', 'views', '--out', out];
 
     const text = await runCliInProcess(argv, { env, now: () => NOW });
     const json = await runCliInProcess([...argv, '--json'], { env, now: () => NOW });
 
-    expect(text.stdout.split('\n').find((line) => line.startsWith(DAY))?.trim().split(/\s+/)).toEqual([DAY, PROJECT, 'complete~', 'complete~']);
+    expect(
+      text.stdout
+        .split('\n')
+        .find((line) => line.startsWith(DAY))
+        ?.trim()
+        .split(/\s+/),
+    ).toEqual([DAY, PROJECT, 'complete~', 'complete~']);
     expect(text.stdout).toContain('~ 2 unit(s) had fields or values this version does not know');
     const units = (JSON.parse(json.stdout) as { units: { dataset: string; drift?: unknown }[] }).units;
     expect(units.find((unit) => unit.dataset === 'feedback')?.drift).toEqual({

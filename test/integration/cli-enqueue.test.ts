@@ -158,7 +158,11 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     ).toEqual(
       [
         { group: 'job_a', dedup: 'faq-sso-1', body: { projectId: PROJECT, jobId: 'job_a', prompt: 'Add a FAQ page about SSO', requestId: 'faq-sso-1' } },
-        { group: 'job_a', dedup: 'faq-sso-2', body: { projectId: PROJECT, jobId: 'job_a', prompt: 'Link the FAQ from the quickstart', requestId: 'faq-sso-2' } },
+        {
+          group: 'job_a',
+          dedup: 'faq-sso-2',
+          body: { projectId: PROJECT, jobId: 'job_a', prompt: 'Link the FAQ from the quickstart', requestId: 'faq-sso-2' },
+        },
         { group: 'job_b', dedup: made, body: { projectId: PROJECT, jobId: 'job_b', prompt: 'Document the new rate limits', requestId: made } },
       ].sort((a, b) => String(a.dedup).localeCompare(String(b.dedup))),
     );
@@ -167,7 +171,9 @@ describe('mintlify-exporter enqueue (a real process)', () => {
   it('enqueues one prompt given by flags and prints the request id it made', async () => {
     const queueUrl = await fifoQueue();
 
-    const run = await cli(['enqueue', '--queue-url', queueUrl, '--job', 'job_flags', '--prompt', 'Add a changelog entry'], { env: { MINTLIFY_PROJECT_IDS: PROJECT } });
+    const run = await cli(['enqueue', '--queue-url', queueUrl, '--job', 'job_flags', '--prompt', 'Add a changelog entry'], {
+      env: { MINTLIFY_PROJECT_IDS: PROJECT },
+    });
 
     expect(run.code, run.stderr).toBe(0);
     const requestId = /^enqueued request (\S+) for job job_flags \(project proj_small\)\n$/.exec(run.stdout)?.[1];

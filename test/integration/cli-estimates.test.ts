@@ -87,14 +87,16 @@ describe('plan estimates a backfill from the nearest known day', () => {
   }, 120_000);
 
   it('estimates a project with nothing exported from another project, and says it is a guess', async () => {
-    const [json, text] = await Promise.all([
-      cli(['plan', ...week, '--project', 'proj_medium', '--json']),
-      cli(['plan', ...week, '--project', 'proj_medium']),
-    ]);
+    const [json, text] = await Promise.all([cli(['plan', ...week, '--project', 'proj_medium', '--json']), cli(['plan', ...week, '--project', 'proj_medium'])]);
 
     const plan = JSON.parse(json.stdout) as PlanJson;
     for (const unit of plan.units) {
-      expect(unit).toMatchObject({ projectId: 'proj_medium', estimate: knownPages[unit.dataset], estimateFrom: { projectId: 'proj_large', date: KNOWN_DAY }, guess: true });
+      expect(unit).toMatchObject({
+        projectId: 'proj_medium',
+        estimate: knownPages[unit.dataset],
+        estimateFrom: { projectId: 'proj_large', date: KNOWN_DAY },
+        guess: true,
+      });
     }
     expect(text.stdout).toContain(`~${knownPages['visitors']} request(s) (a guess: from proj_large ${KNOWN_DAY})`);
     expect(text.stdout).toContain('4 estimate(s) are guesses (no day of that dataset and project exported yet)');
@@ -133,7 +135,10 @@ describe('a run refreshes its estimates as units finish', () => {
     const dest = await makeTempDir('estimates-budget');
     // 2026-11-01 known (2 pages), then 2026-11-02 under a budget of 1 request per hour with a
     // ledger of its own: the second page must wait for the next window.
-    const first = await runCliInProcess(['export', '--date', '2026-11-01', '--project', 'proj_small', '--dataset', 'visitors', '--out', dest], { env, now: () => NOW });
+    const first = await runCliInProcess(['export', '--date', '2026-11-01', '--project', 'proj_small', '--dataset', 'visitors', '--out', dest], {
+      env,
+      now: () => NOW,
+    });
     expect(first.code).toBe(0);
     let stop = (): void => undefined;
     const stopSignal = new Promise<void>((resolve) => (stop = resolve));

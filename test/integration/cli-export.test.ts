@@ -285,7 +285,11 @@ describe('mintlify-exporter export', () => {
     sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
     const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
     const argv = ['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out];
-    const captured = captureIo(sandboxEnv(), stop.seen, stop.seen.then(() => new Promise((resolve) => setTimeout(resolve, 50))));
+    const captured = captureIo(
+      sandboxEnv(),
+      stop.seen,
+      stop.seen.then(() => new Promise((resolve) => setTimeout(resolve, 50))),
+    );
 
     const started = Date.now();
     const code = await main(argv, captured.io).finally(() => stop.cancel());
@@ -326,7 +330,10 @@ describe('mintlify-exporter export', () => {
     const out = await makeTempDir('cli');
     const reference = await startSandbox();
     try {
-      const { code, stderr } = await runCli(['export', '--project', 'proj_small', '--out', out], { MINTLIFY_PROJECT_IDS: undefined, EXPORT_DATASETS: 'visitors' });
+      const { code, stderr } = await runCli(['export', '--project', 'proj_small', '--out', out], {
+        MINTLIFY_PROJECT_IDS: undefined,
+        EXPORT_DATASETS: 'visitors',
+      });
 
       expect(code).toBe(0);
       expect(stderr).toContain('embedded sandbox');
@@ -356,7 +363,11 @@ describe('mintlify-exporter export', () => {
       },
     );
 
-    expect(JSON.parse(stdout)).toMatchObject({ ok: true, completed: 1, units: [{ dataset: 'visitors', projectId: 'proj_b', date: '2026-02-01', status: 'complete' }] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: true,
+      completed: 1,
+      units: [{ dataset: 'visitors', projectId: 'proj_b', date: '2026-02-01', status: 'complete' }],
+    });
     expect(`${stdout}${stderr}`).not.toContain(API_KEY);
     expect(visitorRequests(sandbox, { projectId: 'proj_b' })).toHaveLength(1);
     expectDayMatches(await readLocalDay(out, 'proj_b', '2026-02-01'), sandbox, 'proj_b', '2026-02-01');

@@ -83,7 +83,11 @@ async function cli(
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   const errorLines = stderr
     .split('\n')
-    .filter((line) => line !== '' && !/NodeVersionSupportWarning|node >=22|upgrade to node|a\.co\/|trace-warnings|first week of January|To continue receiving|^\s*$/.test(line));
+    .filter(
+      (line) =>
+        line !== '' &&
+        !/NodeVersionSupportWarning|node >=22|upgrade to node|a\.co\/|trace-warnings|first week of January|To continue receiving|^\s*$/.test(line),
+    );
   return { code, stdout, stderr, errorLines };
 }
 
@@ -129,7 +133,10 @@ describe('a destination that looks like a mistyped URL is refused with the corre
     ]);
 
     expectOneLine(upper, /^error: EXPORT_DESTINATION "S3:\/\/bucket\/exports" is not an S3 URL: write s3:\/\/bucket\/exports \(lowercase s3\)/);
-    expectOneLine(https, /^error: EXPORT_DESTINATION "https:\/\/my-bucket\.s3\.amazonaws\.com\/exports" is a web address, not a destination: write s3:\/\/my-bucket\/exports$/);
+    expectOneLine(
+      https,
+      /^error: EXPORT_DESTINATION "https:\/\/my-bucket\.s3\.amazonaws\.com\/exports" is a web address, not a destination: write s3:\/\/my-bucket\/exports$/,
+    );
     expect(await readdir(cwd)).toEqual([]);
     expect(sandbox.requests).toEqual([]);
   });
@@ -188,7 +195,10 @@ describe('every configuration mistake is found by the probe before any request: 
     ]);
 
     for (const run of runs) {
-      expectOneLine(run, /^error: EXPORT_STATE_DIR .*state\/ledger cannot hold the budget ledger and leases \(ENOTDIR: a file is where the folder should be\): choose a writable folder$/);
+      expectOneLine(
+        run,
+        /^error: EXPORT_STATE_DIR .*state\/ledger cannot hold the budget ledger and leases \(ENOTDIR: a file is where the folder should be\): choose a writable folder$/,
+      );
     }
     expect(sandbox.requests).toEqual([]);
   });
@@ -202,7 +212,10 @@ describe('every configuration mistake is found by the probe before any request: 
       env: { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
     });
 
-    expectOneLine(run, /^error: --out: S3 PutObject of s3:\/\/my-bucket\/exports\/_staging\/\.probe-\S+ failed \(Region is missing\); no AWS region is set: set AWS_REGION/);
+    expectOneLine(
+      run,
+      /^error: --out: S3 PutObject of s3:\/\/my-bucket\/exports\/_staging\/\.probe-\S+ failed \(Region is missing\); no AWS region is set: set AWS_REGION/,
+    );
     expect(sandbox.requests).toEqual([]);
   });
 
@@ -227,7 +240,9 @@ describe('every configuration mistake is found by the probe before any request: 
       });
 
       expect(run.code).toBe(2);
-      expect(run.stderr).toBe('error: --out s3://my-bucket/exports did not answer within 0.3 s: choose a directory on a disk (not a pseudo-file system such as /proc) or check the S3 endpoint, region and network\n');
+      expect(run.stderr).toBe(
+        'error: --out s3://my-bucket/exports did not answer within 0.3 s: choose a directory on a disk (not a pseudo-file system such as /proc) or check the S3 endpoint, region and network\n',
+      );
       expect(sandbox.requests).toEqual([]);
     } finally {
       s3.destroy();
@@ -253,7 +268,10 @@ describe('Ctrl-C never pays for a page twice', () => {
     sandbox.clearRequests();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, kind: 'slow', delayMs: 1_500, offset: 250 });
     try {
-      const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--project', 'proj_medium', '--dataset', 'visitors', '--out', 'data'], { cwd, onSpawn: interruptAtOffset250(1) });
+      const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--project', 'proj_medium', '--dataset', 'visitors', '--out', 'data'], {
+        cwd,
+        onSpawn: interruptAtOffset250(1),
+      });
 
       expect(run.code, run.stderr).toBe(130);
       expect(run.stderr).toContain('Stopping: the request in flight finishes (at most 30 s) and its page is kept.');
@@ -270,7 +288,10 @@ describe('Ctrl-C never pays for a page twice', () => {
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, kind: 'slow', delayMs: 5_000, offset: 250 });
     try {
       const started = Date.now();
-      const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', 'data'], { cwd, onSpawn: interruptAtOffset250(2) });
+      const run = await cli(['export', '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', 'data'], {
+        cwd,
+        onSpawn: interruptAtOffset250(2),
+      });
 
       expect(run.code, run.stderr).toBe(130);
       expect(Date.now() - started).toBeLessThan(5_000 + 3_000);

@@ -81,12 +81,17 @@ describe('a broken ledger', () => {
     const result = await status(stateDir);
 
     expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: .*budget%2Fledger\.json is not a state document of this exporter: delete it/)]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^error: .*budget%2Fledger\.json is not a state document of this exporter: delete it/),
+    ]);
   });
 
   it('that holds times no clock can show: status says so, no RangeError', async () => {
     const stateDir = await makeTempDir('absurd-ledger');
-    await createLocalStore(stateDir).update(LEDGER_KEY, () => ({ value: { starts: [1e20, -1e20], pausedUntil: 1e300, rateLimited: 1, consecutive429: 1 }, result: undefined }));
+    await createLocalStore(stateDir).update(LEDGER_KEY, () => ({
+      value: { starts: [1e20, -1e20], pausedUntil: 1e300, rateLimited: 1, consecutive429: 1 },
+      result: undefined,
+    }));
 
     const result = await status(stateDir);
 

@@ -139,7 +139,10 @@ describe('mintlify-exporter status', () => {
   it('--from/--to shows exactly that range, whenever it was, with what is left of it; no request sent', async () => {
     // A month later: --days would have to count back 35 days to reach these.
     const later = NOW + 30 * 24 * HOUR_MS;
-    const { code, stdout, requests } = await cli(['status', '--from', '2026-10-05', '--to', '2026-10-07', '--project', PROJECT, '--dataset', 'visitors', '--dataset', 'searches', '--out', out, '--json'], { now: later });
+    const { code, stdout, requests } = await cli(
+      ['status', '--from', '2026-10-05', '--to', '2026-10-07', '--project', PROJECT, '--dataset', 'visitors', '--dataset', 'searches', '--out', out, '--json'],
+      { now: later },
+    );
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
@@ -183,7 +186,22 @@ describe('mintlify-exporter status', () => {
 
 describe('mintlify-exporter plan', () => {
   it('--json lists the units still to do with estimates from the nearest manifest, the budget and the time it needs; no request sent', async () => {
-    const { code, stdout, requests } = await cli(['plan', '--from', '2026-10-04', '--to', '2026-10-09', '--project', PROJECT, '--dataset', 'visitors', '--dataset', 'searches', '--out', out, '--json']);
+    const { code, stdout, requests } = await cli([
+      'plan',
+      '--from',
+      '2026-10-04',
+      '--to',
+      '2026-10-09',
+      '--project',
+      PROJECT,
+      '--dataset',
+      'visitors',
+      '--dataset',
+      'searches',
+      '--out',
+      out,
+      '--json',
+    ]);
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
@@ -217,7 +235,21 @@ describe('mintlify-exporter plan', () => {
   });
 
   it('prints the units, their estimates, the budget line and the time the budget needs; no request sent', async () => {
-    const { code, stdout, requests } = await cli(['plan', '--from', '2026-10-04', '--to', '2026-10-09', '--project', PROJECT, '--dataset', 'visitors', '--dataset', 'searches', '--out', out]);
+    const { code, stdout, requests } = await cli([
+      'plan',
+      '--from',
+      '2026-10-04',
+      '--to',
+      '2026-10-09',
+      '--project',
+      PROJECT,
+      '--dataset',
+      'visitors',
+      '--dataset',
+      'searches',
+      '--out',
+      out,
+    ]);
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
@@ -298,7 +330,10 @@ describe('mintlify-exporter export: a destination it cannot write costs no reque
     const { code } = await child.exited;
 
     const cause = asRoot ? /\(ENOTDIR\): a file and a folder have the same name there/ : /\((EACCES|EPERM)\): check the permissions of the directory/;
-    expectRefusedBeforeAnyRequest({ code, stdout: child.stdout(), stderr: child.stderr() }, new RegExp(`^error: --out: Could not .*read-only.*${cause.source}`));
+    expectRefusedBeforeAnyRequest(
+      { code, stdout: child.stdout(), stderr: child.stderr() },
+      new RegExp(`^error: --out: Could not .*read-only.*${cause.source}`),
+    );
     expect(await listFiles(parent)).toEqual(asRoot ? ['a-file'] : []);
   });
 

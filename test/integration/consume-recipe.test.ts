@@ -121,7 +121,9 @@ describe('the local consume recipe of docs/follow-ups.md', () => {
     expect(outcome).toMatchObject({ request_id: 'first-prompt', project_id: 'proj_small', job_id: 'job_demo_1', status: 'completed', attempts: 1 });
     expect(consumer.output()).toContain('No MINTLIFY_API_KEY set: using the embedded sandbox API');
     expect(emulator.output()).toMatch(/^queue http:\/\/sqs\.us-east-1\.localhost:\d+\/000000000000\/prompts\.fifo dead-letter queue /m);
-    expect(consumer.output()).toMatch(/consuming http:\/\/sqs\.us-east-1\.localhost:\d+\/000000000000\/prompts\.fifo \(dead-letter queue \S*prompts-dlq\.fifo\)/);
+    expect(consumer.output()).toMatch(
+      /consuming http:\/\/sqs\.us-east-1\.localhost:\d+\/000000000000\/prompts\.fifo \(dead-letter queue \S*prompts-dlq\.fifo\)/,
+    );
     // Ctrl-C in the terminal: the consumer stops cleanly (npx's own exit status is npm's business).
     expect(consumer.output()).toMatch(/^stopped: \d+ received, 1 handled, 0 deferred, 0 failed$/m);
     await rm(path.join(scratch, 'data'), { recursive: true, force: true });
@@ -136,7 +138,9 @@ describe('consume on a terminal', () => {
       const queueUrl = await aws.createQueue('human-lines.fifo', { FifoQueue: 'true' });
       const deadLetterUrl = await aws.createQueue('human-lines-dlq.fifo', { FifoQueue: 'true' });
       const body = { projectId: 'proj_small', jobId: 'job_demo_2', prompt: 'Link the SSO FAQ from the quickstart', requestId: 'req-human' };
-      await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageGroupId: body.jobId, MessageDeduplicationId: body.requestId, MessageBody: JSON.stringify(body) }));
+      await aws.sqs.send(
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageGroupId: body.jobId, MessageDeduplicationId: body.requestId, MessageBody: JSON.stringify(body) }),
+      );
       const dest = await makeTempDir('human-lines');
       let out = '';
       let stop = (): void => undefined;
@@ -163,7 +167,9 @@ describe('consume on a terminal', () => {
       const lines = out.trimEnd().split('\n');
       expect(lines.some((line) => line.startsWith('{'))).toBe(false);
       expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: prompt sent \(responseStatus \w+\)$/));
-      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: follow-up finished \(status completed, polls \d+, attempts 1\)$/));
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: follow-up finished \(status completed, polls \d+, attempts 1\)$/),
+      );
       expect(out).not.toContain(body.prompt);
     } finally {
       await Promise.all([sandbox.close(), aws.close()]);

@@ -168,9 +168,7 @@ describe('a cursor that never ends', () => {
 
     const { result, requests } = await exportUnit(dataset, [{ kind: 'endless-cursor', times: Infinity }], { settings: { maxPages: CAP } });
 
-    expect(failureOf(result)).toMatch(
-      new RegExp(`^PaginationError: ${dataset} ${PROJECT} ${DAY}: still more pages after ${CAP} \\(EXPORT_MAX_PAGES\\)`),
-    );
+    expect(failureOf(result)).toMatch(new RegExp(`^PaginationError: ${dataset} ${PROJECT} ${DAY}: still more pages after ${CAP} \\(EXPORT_MAX_PAGES\\)`));
     expect(requests).toHaveLength(CAP);
   });
 

@@ -134,24 +134,24 @@ describe('every dataset exported over HTTP into a local directory', () => {
     expect(await listFiles(dir)).toEqual(keys);
   });
 
-  it.each(ALL_DATASETS)('%s: every table reads back equal to the sandbox rows, value for value, with the contract column order and DuckDB types', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
-    for (const table of tableNames(dataset)) expect(tables[table]?.length, `${table} has rows to compare`).toBeGreaterThan(0);
-
-    await expectUnitMatches(destination, sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
-  });
-
-  it.each(['visitors', 'views', 'searches'] as const)(
-    '%s: the summary table holds the first page totals and the number of rows written',
+  it.each(ALL_DATASETS)(
+    '%s: every table reads back equal to the sandbox rows, value for value, with the contract column order and DuckDB types',
     async (dataset) => {
-      const { row, totals } = expectedSummary(dataset);
+      const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+      for (const table of tableNames(dataset)) expect(tables[table]?.length, `${table} has rows to compare`).toBeGreaterThan(0);
 
-      const { rows } = await readTable(destination, TABLES_OF[dataset].summary as string, DAY, RICH);
-
-      expect(rows).toEqual([{ project_id: RICH, date: DAY, ...row, exported_at: EXPORTED_AT, unknown_fields: null }]);
-      expect(completeManifest(resultOf(dataset, RICH)).totals).toEqual(totals);
+      await expectUnitMatches(destination, sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
     },
   );
+
+  it.each(['visitors', 'views', 'searches'] as const)('%s: the summary table holds the first page totals and the number of rows written', async (dataset) => {
+    const { row, totals } = expectedSummary(dataset);
+
+    const { rows } = await readTable(destination, TABLES_OF[dataset].summary as string, DAY, RICH);
+
+    expect(rows).toEqual([{ project_id: RICH, date: DAY, ...row, exported_at: EXPORTED_AT, unknown_fields: null }]);
+    expect(completeManifest(resultOf(dataset, RICH)).totals).toEqual(totals);
+  });
 
   it.each(ALL_DATASETS)('%s: the manifest records the window, exported_at, the files and the rows of each table', async (dataset) => {
     const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
@@ -182,14 +182,14 @@ describe('the values that break naive pipelines survive the round trip', () => {
     expect(new Set(bySource('contextual').map((row) => row['helpful']))).toEqual(new Set([true, false]));
     expect(rows.filter((row) => row['source'] !== 'contextual').every((row) => row['helpful'] === null)).toBe(true);
     expect(bySource('code_snippet').every((row) => typeof row['code'] === 'string')).toBe(true);
-    expect(rows.filter((row) => row['source'] !== 'code_snippet').every((row) => row['code'] === null && row['filename'] === null && row['lang'] === null)).toBe(true);
+    expect(
+      rows.filter((row) => row['source'] !== 'code_snippet').every((row) => row['code'] === null && row['filename'] === null && row['lang'] === null),
+    ).toBe(true);
     for (const column of ['comment', 'created_at']) {
       expect(new Set(rows.map((row) => (row[column] === null ? 'null' : typeof row[column]))), column).toEqual(new Set(['null', 'string']));
     }
     for (const column of ['filename', 'lang']) {
-      expect(new Set(bySource('code_snippet').map((row) => (row[column] === null ? 'null' : typeof row[column]))), column).toEqual(
-        new Set(['null', 'string']),
-      );
+      expect(new Set(bySource('code_snippet').map((row) => (row[column] === null ? 'null' : typeof row[column]))), column).toEqual(new Set(['null', 'string']));
     }
   });
 
@@ -340,7 +340,11 @@ describe('an empty day still gets its files', () => {
       const out = await makeTempDir('datasets-empty');
       const target = createLocalDestination(out);
 
-      const run = await runUnits(plannedUnits(['visitors'], [QUIET], DAY), datasetSettings(), datasetRunDeps({ api: empty, destination: target, start: START }));
+      const run = await runUnits(
+        plannedUnits(['visitors'], [QUIET], DAY),
+        datasetSettings(),
+        datasetRunDeps({ api: empty, destination: target, start: START }),
+      );
 
       expect(completeManifest(run.units[0]).rows).toEqual({ visitors_totals: 1, visitors_pages: 0 });
       const pages = await readTable(target, 'visitors_pages', DAY, QUIET);
@@ -359,8 +363,7 @@ describe('an empty day still gets its files', () => {
 });
 
 describe('feedback contact (personal data)', () => {
-  const contacts = () =>
-    sandbox.data.rows('feedback', RICH, DAY).flatMap((row) => (row.source === 'contextual' && row.contact !== null ? [row.contact] : []));
+  const contacts = () => sandbox.data.rows('feedback', RICH, DAY).flatMap((row) => (row.source === 'contextual' && row.contact !== null ? [row.contact] : []));
 
   it('is null in every row by default, although the API sent e-mail addresses', async () => {
     expect(contacts().length).toBeGreaterThan(0);
@@ -381,14 +384,21 @@ describe('feedback contact (personal data)', () => {
     );
 
     completeManifest(run.units[0]);
-    const read = await expectUnitMatches(out, sandbox.data, { dataset: 'feedback', projectId: RICH, day: DAY }, { exportedAt: EXPORTED_AT, feedbackContact: true });
+    const read = await expectUnitMatches(
+      out,
+      sandbox.data,
+      { dataset: 'feedback', projectId: RICH, day: DAY },
+      { exportedAt: EXPORTED_AT, feedbackContact: true },
+    );
     expect(read['feedback']?.rows.flatMap((row) => (row['contact'] === null ? [] : [row['contact']]))).toEqual(contacts());
   });
 
   it('is written by the CLI with EXPORT_FEEDBACK_CONTACT=true', async () => {
     const out = await makeTempDir('datasets-cli');
 
-    const cli = await runCli(['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json'], { EXPORT_FEEDBACK_CONTACT: 'true' });
+    const cli = await runCli(['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json'], {
+      EXPORT_FEEDBACK_CONTACT: 'true',
+    });
 
     expect(cli.code).toBe(0);
     const { rows } = await readTable(createLocalDestination(out), 'feedback', DAY, RICH);

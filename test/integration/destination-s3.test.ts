@@ -40,9 +40,7 @@ const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined
 async function writeBytes(stream: Writable, bytes: Buffer): Promise<void> {
   const chunk = 1024 * 1024;
   for (let offset = 0; offset < bytes.length; offset += chunk) {
-    await new Promise<void>((resolve, reject) =>
-      stream.write(bytes.subarray(offset, offset + chunk), (error) => (error ? reject(error) : resolve())),
-    );
+    await new Promise<void>((resolve, reject) => stream.write(bytes.subarray(offset, offset + chunk), (error) => (error ? reject(error) : resolve())));
   }
 }
 
@@ -181,9 +179,7 @@ describe('createS3Destination', () => {
     for (const row of rows) await writer.append(row);
     await writer.close();
 
-    const stored = await aws.s3.send(
-      new GetObjectCommand({ Bucket: bucket, Key: 'warehouse/visitors_pages/dt=2024-02-29/proj_1.parquet' }),
-    );
+    const stored = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'warehouse/visitors_pages/dt=2024-02-29/proj_1.parquet' }));
     const read = await readParquetBytes(await stored.Body!.transformToByteArray());
 
     expect(read.columns.map((column) => column.type)).toEqual(['VARCHAR', 'DATE', 'VARCHAR', 'BIGINT', 'BIGINT', 'BIGINT', 'TIMESTAMP', 'VARCHAR']);
@@ -194,9 +190,7 @@ describe('createS3Destination', () => {
     const { bucket, destination } = await newDestination('/exports//mintlify');
     await destination.put('_manifests/visitors/dt=2026-01-30/p.json', '{"ok":true}', { contentType: 'application/json' });
 
-    const head = await aws.s3.send(
-      new HeadObjectCommand({ Bucket: bucket, Key: 'exports/mintlify/_manifests/visitors/dt=2026-01-30/p.json' }),
-    );
+    const head = await aws.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'exports/mintlify/_manifests/visitors/dt=2026-01-30/p.json' }));
     expect(head.ContentType).toBe('application/json');
     expect(text(await destination.get('_manifests/visitors/dt=2026-01-30/p.json'))).toBe('{"ok":true}');
     expect(await destination.exists('_manifests/visitors/dt=2026-01-30/p.json')).toBe(true);

@@ -51,11 +51,7 @@ beforeAll(async () => {
   destination = createLocalDestination(await makeTempDir('drift'));
   logger = recordingLogger();
   // Sizes above one page (but assistant's): drift is gathered over several answers.
-  summary = await runUnits(
-    plannedUnits(ALL_DATASETS, [PROJECT], DAY),
-    datasetSettings(),
-    datasetRunDeps({ api: sandbox, destination, start: START, logger }),
-  );
+  summary = await runUnits(plannedUnits(ALL_DATASETS, [PROJECT], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination, start: START, logger }));
 });
 
 afterAll(async () => {

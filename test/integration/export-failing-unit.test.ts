@@ -50,15 +50,29 @@ describe('an endless cursor', () => {
 describe('a unit that keeps failing', () => {
   const DAY = '2026-10-08';
   const failing: Unit = { dataset: 'visitors', projectId: PROJECT, day: DAY };
-  const input = (now: number) => ({ now, settleHours: 2, healDays: 7, refreshDays: 0, projects: [PROJECT], datasets: ['visitors', 'views'] as const, backlog: [] });
+  const input = (now: number) => ({
+    now,
+    settleHours: 2,
+    healDays: 7,
+    refreshDays: 0,
+    projects: [PROJECT],
+    datasets: ['visitors', 'views'] as const,
+    backlog: [],
+  });
   const planned = async (dir: string, now: number) =>
-    (await planScheduled({ ...input(now), datasets: [...input(now).datasets] }, createLocalDestination(dir))).units.filter((u) => u.day === DAY).map((u) => u.dataset);
+    (await planScheduled({ ...input(now), datasets: [...input(now).datasets] }, createLocalDestination(dir))).units
+      .filter((u) => u.day === DAY)
+      .map((u) => u.dataset);
 
   it('is left alone for an hour after its first failure, two after its second, four after its third', async () => {
     const dir = await makeTempDir('backoff');
     const staging = unitStaging(createLocalDestination(dir), failing);
     const failedAt = NOW;
-    for (const [attempts, hours] of [[1, 1], [2, 2], [3, 4]] as const) {
+    for (const [attempts, hours] of [
+      [1, 1],
+      [2, 2],
+      [3, 4],
+    ] as const) {
       await staging.writeFailure({ error: 'PaginationError: endless', at: new Date(failedAt).toISOString(), attempts, requests: 4 * attempts });
       expect(await planned(dir, failedAt + hours * HOUR - 20 * 60_000)).toEqual(['views']);
       expect(await planned(dir, failedAt + hours * HOUR - 5 * 60_000)).toEqual(['visitors', 'views']);

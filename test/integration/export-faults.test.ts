@@ -54,10 +54,7 @@ let sandbox: Sandbox;
 let aws: S3Sqs;
 
 beforeAll(async () => {
-  [sandbox, aws] = await Promise.all([
-    startSandbox({ apiKey: API_KEY, projects: [{ id: PROJECT, paths: 600, exact: true }] }),
-    startS3Sqs(),
-  ]);
+  [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: [{ id: PROJECT, paths: 600, exact: true }] }), startS3Sqs()]);
 });
 
 afterEach(async () => {

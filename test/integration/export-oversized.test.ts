@@ -41,7 +41,11 @@ async function exportWith(options: { readonly maxResponseBytes?: number; readonl
     ...options,
   });
   sandbox.clearRequests();
-  const run = exportUnit(UNIT, { maxPages: 10_000, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 }, { api, destination: createLocalDestination(dir), now: Date.now });
+  const run = exportUnit(
+    UNIT,
+    { maxPages: 10_000, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+    { api, destination: createLocalDestination(dir), now: Date.now },
+  );
   return { dir, run, warnings };
 }
 
@@ -97,8 +101,12 @@ describe('invalid UTF-8 in an answer', () => {
 
     expect(outcome.status).toBe('complete');
     expect((outcome as { manifest: Manifest }).manifest.invalidUtf8).toBe(1);
-    expect(warnings.filter((line) => line.startsWith('warning:'))).toEqual([expect.stringMatching(/answered with 1 invalid UTF-8 sequence\(s\): kept as U\+FFFD/)]);
-    const rows = await queryDuckDb(`SELECT count(*) AS n FROM read_parquet('${dir}/visitors_pages/dt=${UNIT.day}/${PROJECT}.parquet') WHERE path LIKE '%\uFFFD%'`);
+    expect(warnings.filter((line) => line.startsWith('warning:'))).toEqual([
+      expect.stringMatching(/answered with 1 invalid UTF-8 sequence\(s\): kept as U\+FFFD/),
+    ]);
+    const rows = await queryDuckDb(
+      `SELECT count(*) AS n FROM read_parquet('${dir}/visitors_pages/dt=${UNIT.day}/${PROJECT}.parquet') WHERE path LIKE '%\uFFFD%'`,
+    );
     expect(Number(rows[0]?.['n'])).toBe(1);
   });
 });

@@ -33,7 +33,12 @@ afterAll(async () => {
 
 async function setup(dataset: string) {
   const out = await makeTempDir('resume-checks');
-  const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('resume-state'), EXPORT_PAGE_LIMIT: '100' };
+  const env = {
+    MINTLIFY_API_URL: sandbox.url,
+    MINTLIFY_API_KEY: sandbox.apiKey,
+    EXPORT_STATE_DIR: await makeTempDir('resume-state'),
+    EXPORT_PAGE_LIMIT: '100',
+  };
   const run = (at: number) =>
     runCliInProcess(['export', '--date', DAY, '--project', PROJECT, '--dataset', dataset, '--out', out], { env, now: () => at, sleep: async () => undefined });
   return { out, run, staging: path.join(out, '_staging', dataset, `dt=${DAY}`, PROJECT) };
@@ -52,7 +57,9 @@ describe('a checkpoint whose position does not follow from its staged pages', ()
 
     expect((await run(T2)).code).toBe(0);
 
-    const manifest = JSON.parse(await readFile(path.join(out, '_manifests', 'visitors', `dt=${DAY}`, `${PROJECT}.json`), 'utf8')) as { rows: Record<string, number> };
+    const manifest = JSON.parse(await readFile(path.join(out, '_manifests', 'visitors', `dt=${DAY}`, `${PROJECT}.json`), 'utf8')) as {
+      rows: Record<string, number>;
+    };
     expect(manifest.rows['visitors_pages']).toBe(600);
   });
 });

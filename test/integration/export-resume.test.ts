@@ -145,9 +145,7 @@ function after(entries: readonly RequestLogEntry[], count: number): RequestLogEn
  */
 async function visibleUnitFiles(root: string, dataset: CheckedDataset): Promise<string[]> {
   const prefixes = [...tablesOf(DATASETS[dataset]).map((table) => `${table.prefix}/`), `_manifests/${dataset}/`];
-  return (await listFiles(root)).filter(
-    (file) => prefixes.some((prefix) => file.startsWith(prefix)) && !(file.split('/').pop() ?? '').startsWith('.'),
-  );
+  return (await listFiles(root)).filter((file) => prefixes.some((prefix) => file.startsWith(prefix)) && !(file.split('/').pop() ?? '').startsWith('.'));
 }
 
 async function s3Keys(bucket: string, prefix: string): Promise<string[]> {
@@ -339,38 +337,44 @@ describe('a day whose data changed between the interrupted run and the resume', 
   it.each([
     ['visitors', 'its totals changed'],
     ['searches', 'the API refuses its cursor'],
-  ] as const)('%s: a checkpoint that no longer fits (%s) restarts the unit: the files hold only the new data and the manifest describes them', async (dataset, _why) => {
-    const clock = fakeClock(START);
-    const before = await sandboxOn(clock, { seed: 42 });
-    // The same API later: the day's data was recomputed (another seed: other totals, other cursors).
-    const later = await sandboxOn(clock, { seed: 43 });
-    const unit = unitOf(dataset);
-    expect(expectedTables(later.data, unit)).not.toEqual(expectedTables(before.data, unit));
-    const out = await makeTempDir('resume');
-    const destination = createLocalDestination(out);
-    const first = await runUnit(before, destination, clock, dataset, { deadline: START + 5 * MINUTE, fetch: slowRequest(clock, 2, 10 * MINUTE) });
-    expect(first.units).toMatchObject([{ status: 'partial', pages: 2 }]);
-    const checkpoint = await readCheckpointFile(out, unit);
-    const position = dataset === 'visitors' ? `offset=${checkpoint?.state.offset}` : `cursor=${checkpoint?.state.cursor}`;
+  ] as const)(
+    '%s: a checkpoint that no longer fits (%s) restarts the unit: the files hold only the new data and the manifest describes them',
+    async (dataset, _why) => {
+      const clock = fakeClock(START);
+      const before = await sandboxOn(clock, { seed: 42 });
+      // The same API later: the day's data was recomputed (another seed: other totals, other cursors).
+      const later = await sandboxOn(clock, { seed: 43 });
+      const unit = unitOf(dataset);
+      expect(expectedTables(later.data, unit)).not.toEqual(expectedTables(before.data, unit));
+      const out = await makeTempDir('resume');
+      const destination = createLocalDestination(out);
+      const first = await runUnit(before, destination, clock, dataset, { deadline: START + 5 * MINUTE, fetch: slowRequest(clock, 2, 10 * MINUTE) });
+      expect(first.units).toMatchObject([{ status: 'partial', pages: 2 }]);
+      const checkpoint = await readCheckpointFile(out, unit);
+      const position = dataset === 'visitors' ? `offset=${checkpoint?.state.offset}` : `cursor=${checkpoint?.state.cursor}`;
 
-    const second = await runUnit(later, destination, clock, dataset);
+      const second = await runUnit(later, destination, clock, dataset);
 
-    expect(second.ok).toBe(true);
-    // The first request checks the checkpoint against the day and finds it stale (other
-    // totals; or a 400 for a cursor the API no longer knows); then the unit starts over.
-    const requests = analyticsRequests(later.requests);
-    expect(requests.map((entry) => [pageOf(entry), entry.status])[0]).toEqual([`${dataset} ${PROJECT} ${DAY} ${position}`, dataset === 'visitors' ? 200 : 400]);
-    expect(requests.slice(1).map(pageOf)[0]).toBe(dataset === 'visitors' ? `visitors ${PROJECT} ${DAY} offset=0` : `searches ${PROJECT} ${DAY} first`);
-    expect(requests.slice(1).filter((entry) => entry.status === 200)).toHaveLength(6);
-    expect(repeatedPages(requests.slice(1))).toEqual([]);
-    const { manifest, tables } = await readExportedUnit(destination, unit);
-    expect(manifest.pages).toBe(6);
-    expect(tables).toEqual(expectedTables(later.data, unit));
-    expect(manifest.totals).toEqual(
-      dataset === 'visitors' ? later.data.day('visitors', PROJECT, DAY).totals : { totalSearches: later.data.day('searches', PROJECT, DAY).totalSearches },
-    );
-    expect(await stagingFiles(out)).toEqual([]);
-  });
+      expect(second.ok).toBe(true);
+      // The first request checks the checkpoint against the day and finds it stale (other
+      // totals; or a 400 for a cursor the API no longer knows); then the unit starts over.
+      const requests = analyticsRequests(later.requests);
+      expect(requests.map((entry) => [pageOf(entry), entry.status])[0]).toEqual([
+        `${dataset} ${PROJECT} ${DAY} ${position}`,
+        dataset === 'visitors' ? 200 : 400,
+      ]);
+      expect(requests.slice(1).map(pageOf)[0]).toBe(dataset === 'visitors' ? `visitors ${PROJECT} ${DAY} offset=0` : `searches ${PROJECT} ${DAY} first`);
+      expect(requests.slice(1).filter((entry) => entry.status === 200)).toHaveLength(6);
+      expect(repeatedPages(requests.slice(1))).toEqual([]);
+      const { manifest, tables } = await readExportedUnit(destination, unit);
+      expect(manifest.pages).toBe(6);
+      expect(tables).toEqual(expectedTables(later.data, unit));
+      expect(manifest.totals).toEqual(
+        dataset === 'visitors' ? later.data.day('visitors', PROJECT, DAY).totals : { totalSearches: later.data.day('searches', PROJECT, DAY).totalSearches },
+      );
+      expect(await stagingFiles(out)).toEqual([]);
+    },
+  );
 });
 
 describe('a checkpoint older than EXPORT_CHECKPOINT_MAX_AGE_HOURS', () => {

@@ -80,7 +80,10 @@ describe('two export processes on the same units', () => {
     for (const day of DAYS) {
       const outcomes = reports.map((report) => report.units.find((unit) => unit.date === day)?.status ?? 'not planned').sort();
       expect(outcomes, day).toEqual(expect.arrayContaining(['complete']));
-      expect(outcomes.filter((status) => status === 'complete'), day).toHaveLength(1);
+      expect(
+        outcomes.filter((status) => status === 'complete'),
+        day,
+      ).toHaveLength(1);
       expect(['skipped', 'not planned'], day).toContain(outcomes.find((status) => status !== 'complete'));
     }
     // Both did part of the work, and met at least once on a unit the other held.

@@ -193,9 +193,7 @@ describe('export to a local directory', () => {
     const after = await listFiles(dir);
     expect(withoutRunRecords(after)).toEqual(withoutRunRecords(before));
     expect(runRecordsIn(after)).toEqual([aRunRecord(EXPORTED_AT), aRunRecord(later)]);
-    const [count] = await queryDuckDb(
-      `SELECT count(*) AS n FROM read_parquet('${path.join(dir, 'visitors_pages', '**', '*.parquet').replaceAll("'", "''")}')`,
-    );
+    const [count] = await queryDuckDb(`SELECT count(*) AS n FROM read_parquet('${path.join(dir, 'visitors_pages', '**', '*.parquet').replaceAll("'", "''")}')`);
     expect(count?.['n']).toBe(sandbox.expectedDay('proj_small', DAY).visitors.length);
     const exportedAt = expectDayMatches(await readLocalDay(dir, 'proj_small', DAY), sandbox, 'proj_small', DAY);
     expect(exportedAt).toBe(new Date(later).toISOString());
@@ -275,7 +273,9 @@ describe('export to S3 (fauxqs on loopback)', () => {
       totals: await readParquetBytes(await object(bucket, `warehouse/mintlify/visitors_totals/dt=${DAY}/proj_medium.parquet`)),
     };
     expectDayMatches(exported, sandbox, 'proj_medium', DAY);
-    const manifest = JSON.parse(Buffer.from(await object(bucket, `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`)).toString('utf8')) as Manifest;
+    const manifest = JSON.parse(
+      Buffer.from(await object(bucket, `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`)).toString('utf8'),
+    ) as Manifest;
     expect(manifest.rows['visitors_pages']).toBe(sandbox.expectedDay('proj_medium', DAY).visitors.length);
   });
 
@@ -300,9 +300,13 @@ describe('the API key', () => {
   it('appears in no file written and no log line, even when requests are retried, rate limited or refused', async () => {
     const dir = await makeTempDir();
     const lines: string[] = [];
-    const capture = (level: string) => (...args: unknown[]) => {
-      lines.push(`${level} ${JSON.stringify(args, (_key, value: unknown) => (value instanceof Error ? `${value.name}: ${value.message} ${String(value.stack)}` : value))}`);
-    };
+    const capture =
+      (level: string) =>
+      (...args: unknown[]) => {
+        lines.push(
+          `${level} ${JSON.stringify(args, (_key, value: unknown) => (value instanceof Error ? `${value.name}: ${value.message} ${String(value.stack)}` : value))}`,
+        );
+      };
     const logger: AppLogger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
     sandbox.addFault({ route: 'visitors', projectId: 'proj_small', kind: 'server-error', offset: 0 });
     sandbox.addFault({ route: 'visitors', projectId: 'proj_small', kind: 'rate-limit', offset: 250 });

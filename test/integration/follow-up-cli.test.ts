@@ -35,7 +35,12 @@ function io(options: { stopAfterMs?: number; settings?: FollowUpCommandIo['setti
     env: { EXPORT_DESTINATION: dir },
     resolveApiTarget: async () => ({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, close: async () => undefined }),
     setExitCode: () => undefined,
-    settings: { schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0 }, grace: { ms: 300, reads: 3 }, activeDeferMs: 50, ...options.settings },
+    settings: {
+      schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0 },
+      grace: { ms: 300, reads: 3 },
+      activeDeferMs: 50,
+      ...options.settings,
+    },
     ...(options.stopAfterMs === undefined ? {} : { stopSignal: new Promise<void>((resolve) => setTimeout(resolve, options.stopAfterMs).unref()) }),
   };
   return { value, out, err };
@@ -70,7 +75,9 @@ describe('follow-up command', () => {
     const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_429', prompt: 'tidy the FAQ', wait: true, json: true }, value);
 
     expect(code).toBe(0);
-    expect(err.join('')).toMatch(/^retrying POST \/v2\/agent\/proj_small\/job\/job_cli_429\/message in 1\.0 s, as the API asked \(attempt 1 failed: rate limited \(429\)/m);
+    expect(err.join('')).toMatch(
+      /^retrying POST \/v2\/agent\/proj_small\/job\/job_cli_429\/message in 1\.0 s, as the API asked \(attempt 1 failed: rate limited \(429\)/m,
+    );
   });
 
   it('exits 1 when the job ends failed', async () => {
@@ -100,7 +107,10 @@ describe('follow-up command', () => {
     const { value, out } = io({ stopAfterMs: 5_000 });
     const started = Date.now();
 
-    const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_busy', prompt: 'x', requestId: 'req-cli-busy', wait: false, json: true }, value);
+    const code = await runFollowUpCommand(
+      { project: 'proj_small', job: 'job_cli_busy', prompt: 'x', requestId: 'req-cli-busy', wait: false, json: true },
+      value,
+    );
 
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(code).toBe(1);
@@ -137,7 +147,7 @@ describe('follow-up command', () => {
     expect(await phaseOf('req-cli-down')).toBeUndefined();
   });
 
-  it('returns a second run of the same request as soon as the first has finished, not after the first one\'s lease', async () => {
+  it("returns a second run of the same request as soon as the first has finished, not after the first one's lease", async () => {
     sandbox.createJob('proj_small', { id: 'job_cli_twice', status: 'completed', prLink: null });
     const flags = { project: 'proj_small', job: 'job_cli_twice', prompt: 'tidy the glossary', requestId: 'req-cli-twice', wait: true, json: true };
     const first = runFollowUpCommand(flags, io().value);
@@ -166,9 +176,9 @@ describe('follow-up command', () => {
     let targets = 0;
     const guarded = { ...value, resolveApiTarget: async () => ((targets += 1), value.resolveApiTarget({} as never)) };
 
-    await expect(
-      runConsumeCommand({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/prompts.fifo' }, guarded),
-    ).rejects.toThrow(/MINTLIFY_API_KEY is not set: consuming a remote queue needs the admin key/);
+    await expect(runConsumeCommand({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/prompts.fifo' }, guarded)).rejects.toThrow(
+      /MINTLIFY_API_KEY is not set: consuming a remote queue needs the admin key/,
+    );
     expect(targets).toBe(0);
   });
 });

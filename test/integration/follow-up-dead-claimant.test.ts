@@ -36,7 +36,11 @@ describe('a follow-up whose claimant was killed during the POST', () => {
     const args = ['follow-up', '--project', PROJECT, '--job', JOB, '--prompt', 'tidy the FAQ', '--request-id', REQUEST, '--json'];
     const records = createLocalStore(join(dest, '.followup-state'));
     const first = spawnCli(args, env);
-    await waitUntil(async () => (await records.get<{ phase: string }>(REQUEST))?.phase === 'claimed' && sandbox.requests.some((r) => r.route === 'agent-message'), 'the first run claimed and posted', 30_000);
+    await waitUntil(
+      async () => (await records.get<{ phase: string }>(REQUEST))?.phase === 'claimed' && sandbox.requests.some((r) => r.route === 'agent-message'),
+      'the first run claimed and posted',
+      30_000,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     sandbox.clearFaults();

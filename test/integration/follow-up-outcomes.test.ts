@@ -197,7 +197,11 @@ describe('outcome notifications', () => {
     sandbox.scriptNextRun(PROJECT, bad, { outcome: 'failed', activeMs: 100 });
 
     await processMessage({ messageId: 'm-1', body: JSON.stringify({ projectId: PROJECT, jobId: ok, prompt: 'fine', requestId: `req_${ok}` }) }, d, SETTINGS);
-    await processMessage({ messageId: 'm-2', body: JSON.stringify({ projectId: PROJECT, jobId: bad, prompt: 'breaks', requestId: `req_${bad}` }) }, d, SETTINGS);
+    await processMessage(
+      { messageId: 'm-2', body: JSON.stringify({ projectId: PROJECT, jobId: bad, prompt: 'breaks', requestId: `req_${bad}` }) },
+      d,
+      SETTINGS,
+    );
 
     const received = await notifications(subscriber);
     expect(received.map((n) => n.attributes)).toEqual([{ status: 'failed', projectId: PROJECT, jobId: bad }]);
@@ -235,7 +239,14 @@ describe('credits', () => {
   it('treats another 4xx whose error names credits the same way', async () => {
     const dlq = await aws.createQueue(undefined, {});
     const jobId = newJob();
-    sandbox.addFault({ kind: 'status', status: 403, error: 'Your organization has no agent credits left', route: 'agent-message', projectId: PROJECT, times: 1 });
+    sandbox.addFault({
+      kind: 'status',
+      status: 403,
+      error: 'Your organization has no agent credits left',
+      route: 'agent-message',
+      projectId: PROJECT,
+      times: 1,
+    });
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Fix the typo', requestId: `req_${jobId}` });
 
     const result = await processMessage({ messageId: 'm-1', body }, deps(dlq), SETTINGS);

@@ -104,7 +104,11 @@ async function queues(fifo: boolean) {
 
 async function enqueue(queueUrl: string, body: object | string, groupId?: string) {
   await aws.sqs.send(
-    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body), ...(groupId ? { MessageGroupId: groupId } : {}) }),
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: typeof body === 'string' ? body : JSON.stringify(body),
+      ...(groupId ? { MessageGroupId: groupId } : {}),
+    }),
   );
 }
 
@@ -151,7 +155,11 @@ function failingStore(failures: number): StateStore {
 
 async function deadLetters(url: string) {
   const out = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
-  return (out.Messages ?? []).map((m) => ({ body: m.Body ?? '', reason: m.MessageAttributes?.['reason']?.StringValue ?? '', requestId: m.MessageAttributes?.['requestId']?.StringValue }));
+  return (out.Messages ?? []).map((m) => ({
+    body: m.Body ?? '',
+    reason: m.MessageAttributes?.['reason']?.StringValue ?? '',
+    requestId: m.MessageAttributes?.['requestId']?.StringValue,
+  }));
 }
 
 async function outcome(requestId: string): Promise<FollowUpOutcome | undefined> {
@@ -230,7 +238,9 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
 
     const responses = [];
     for (let i = 0; i < 20 && !(await outcome(`long-${jobId}`)); i++) {
-      const received = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+      const received = await aws.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }),
+      );
       if (!received.Messages?.length) continue;
       responses.push(await handler(sqsEvent(received.Messages.map((m) => recordFromMessage(m))), lambdaContext(30_000)));
     }

@@ -36,9 +36,10 @@ const EXPORTED_AT_ISO = EXPORTED_AT.toISOString();
  * independently of tables.ts so that a drift there fails here.
  */
 const CONTRACT: ReadonlyMap<TableDef, ParquetColumn[]> = new Map(
-  [VIEWS_TOTALS, VIEWS_PAGES, SEARCHES_TOTALS, SEARCHES, FEEDBACK, FEEDBACK_BY_PAGE, ASSISTANT_CONVERSATIONS, ASSISTANT_CALLER_STATS].map(
-    (table) => [table, CONTRACT_COLUMNS[table.name] ?? []],
-  ),
+  [VIEWS_TOTALS, VIEWS_PAGES, SEARCHES_TOTALS, SEARCHES, FEEDBACK, FEEDBACK_BY_PAGE, ASSISTANT_CONVERSATIONS, ASSISTANT_CALLER_STATS].map((table) => [
+    table,
+    CONTRACT_COLUMNS[table.name] ?? [],
+  ]),
 );
 
 const SOURCES = [
@@ -48,10 +49,7 @@ const SOURCES = [
 
 /** A few rows per table: nulls in every nullable column, unicode, extremes. */
 const ROWS: ReadonlyMap<TableDef, Record<string, unknown>[]> = new Map([
-  [
-    VIEWS_TOTALS,
-    [{ project_id: 'proj_ü', date: DAY, human: 2 ** 40, ai: 0, total: 2 ** 40 - 3, pages: 2, exported_at: EXPORTED_AT }],
-  ],
+  [VIEWS_TOTALS, [{ project_id: 'proj_ü', date: DAY, human: 2 ** 40, ai: 0, total: 2 ** 40 - 3, pages: 2, exported_at: EXPORTED_AT }]],
   [
     VIEWS_PAGES,
     [
@@ -194,11 +192,7 @@ afterEach(async () => {
  * Writes `rows` to `key` and returns the file's path. The default key is outside any `dt=`
  * folder: DuckDB adds Hive partition columns on its own when a path has one.
  */
-async function writeTable(
-  table: TableDef,
-  rows: readonly Record<string, unknown>[],
-  key = `${table.name}.parquet`,
-): Promise<string> {
+async function writeTable(table: TableDef, rows: readonly Record<string, unknown>[], key = `${table.name}.parquet`): Promise<string> {
   const writer = await openTableWriter(table, await destination.openWrite(key));
   for (const row of rows) await writer.append(row);
   const result = await writer.close();

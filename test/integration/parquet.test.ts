@@ -167,9 +167,7 @@ describe('row validation', () => {
     const error = await appendOne({ ...good, human: '12' });
 
     expect(error).toBeInstanceOf(InvalidRowError);
-    expect((error as Error).message).toBe(
-      'visitors_pages row 0: column "human" (int64) got string "12": use an integer number (a safe integer, |n| < 2^53)',
-    );
+    expect((error as Error).message).toBe('visitors_pages row 0: column "human" (int64) got string "12": use an integer number (a safe integer, |n| < 2^53)');
   });
 
   it('refuses a fractional or unsafe int64 value', async () => {

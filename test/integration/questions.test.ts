@@ -26,7 +26,19 @@ beforeAll(async () => {
   const { code, stderr } = await runCliAt(sandbox, ['export', '--date', previousDay(now), '--project', PROJECT, '--out', root], { now });
   expect(code, stderr).toBe(0);
   await createOutcomeSink(openDestination(root)).write(
-    buildOutcome({ requestId: 'req-1', projectId: PROJECT, jobId: 'job_1', promptLength: 5, promptSha256: 'ab'.repeat(32), status: 'completed', prLink: 'https://github.com/o/r/pull/1', sentAt: now - 60_000, finishedAt: now, polls: 3, attempts: 1 }),
+    buildOutcome({
+      requestId: 'req-1',
+      projectId: PROJECT,
+      jobId: 'job_1',
+      promptLength: 5,
+      promptSha256: 'ab'.repeat(32),
+      status: 'completed',
+      prLink: 'https://github.com/o/r/pull/1',
+      sentAt: now - 60_000,
+      finishedAt: now,
+      polls: 3,
+      attempts: 1,
+    }),
   );
 }, 120_000);
 

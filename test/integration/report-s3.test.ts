@@ -27,11 +27,20 @@ let lake: string;
 
 beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox({ projects: [{ id: PROJECT, paths: 120 }] }), startS3Sqs()]);
-  env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('report-s3-state'), ANALYTICS_BUDGET: '100000/1h' };
+  env = {
+    MINTLIFY_API_URL: sandbox.url,
+    MINTLIFY_API_KEY: sandbox.apiKey,
+    EXPORT_STATE_DIR: await makeTempDir('report-s3-state'),
+    ANALYTICS_BUDGET: '100000/1h',
+  };
   local = await makeTempDir('report-s3-local');
   lake = `s3://${await aws.createBucket()}/lake`;
   for (const out of [local, lake]) {
-    const result = await runCliInProcess(['export', '--from', FROM, '--to', TO, '--project', PROJECT, '--out', out], { env, now: () => NOW, extra: { clients: { s3: aws.s3 } } });
+    const result = await runCliInProcess(['export', '--from', FROM, '--to', TO, '--project', PROJECT, '--out', out], {
+      env,
+      now: () => NOW,
+      extra: { clients: { s3: aws.s3 } },
+    });
     expect(result.code, result.stderr).toBe(0);
   }
   sandbox.clearRequests();
@@ -55,7 +64,11 @@ describe('report on S3', () => {
 
   it('the CLI writes ./report.html in the current folder when the destination is s3:// and no --file is given', async () => {
     const cwd = await makeTempDir('report-s3-cwd');
-    const result = await runCliInProcess(['report', '--from', FROM, '--to', TO, '--out', lake], { env, now: () => NOW, extra: { clients: { s3: aws.s3 }, cwd } });
+    const result = await runCliInProcess(['report', '--from', FROM, '--to', TO, '--out', lake], {
+      env,
+      now: () => NOW,
+      extra: { clients: { s3: aws.s3 }, cwd },
+    });
     expect(result.code, result.stderr).toBe(0);
     const file = path.join(cwd, 'report.html');
     expect(result.stdout).toContain(`Report of ${lake}, ${FROM} to 2026-10-19 (1 project(s)), written to ${file}`);

@@ -32,7 +32,8 @@ import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
 
 let lake: ReportLake;
 let figures: Figures;
-const days = (from: string, count: number) => Array.from({ length: count }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
+const days = (from: string, count: number) =>
+  Array.from({ length: count }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
 const period = { from: PERIOD.from, to: PERIOD.to, days: days(PERIOD.from, 6) };
 
 beforeAll(async () => {
@@ -78,7 +79,7 @@ describe('report figures', () => {
     expect(figures.headline.current.human).not.toBe(pagesSummed);
   });
 
-  it('the per-project breakdown adds up to the headline and equals each project\'s own query', async () => {
+  it("the per-project breakdown adds up to the headline and equals each project's own query", async () => {
     for (const { projectId, current } of figures.byProject) {
       expect(current.human).toBe(await sumOf(lake.out, 'visitors_totals', 'sum(human)', PERIOD, `project_id = '${projectId}'`));
       expect(current.questions).toBe(await sumOf(lake.out, 'assistant_conversations', 'count(*)', PERIOD, `project_id = '${projectId}'`));
@@ -148,15 +149,24 @@ describe('report figures', () => {
     expect(project(FAILED.dataset, FAILED.day, FAILED.projectId)?.detail).toBe(FAILED.error);
     expect(cell(PARTIAL.dataset, PARTIAL.day)?.state).toBe('partial');
     expect(cell(DRIFT.dataset, DRIFT.day)?.state).toBe('drift');
-    expect(project(DRIFT.dataset, DRIFT.day, DRIFT.projectId)?.detail).toBe('views_pages: new field sentiment; new value source = widget · answer: new field newKey');
-    const others = figures.health.filter((c) => ![`visitors ${MISSING_DAY}`, `${FAILED.dataset} ${FAILED.day}`, `${PARTIAL.dataset} ${PARTIAL.day}`, `${DRIFT.dataset} ${DRIFT.day}`].includes(`${c.dataset} ${c.day}`) && c.day !== MISSING_DAY);
+    expect(project(DRIFT.dataset, DRIFT.day, DRIFT.projectId)?.detail).toBe(
+      'views_pages: new field sentiment; new value source = widget · answer: new field newKey',
+    );
+    const others = figures.health.filter(
+      (c) =>
+        ![`visitors ${MISSING_DAY}`, `${FAILED.dataset} ${FAILED.day}`, `${PARTIAL.dataset} ${PARTIAL.day}`, `${DRIFT.dataset} ${DRIFT.day}`].includes(
+          `${c.dataset} ${c.day}`,
+        ) && c.day !== MISSING_DAY,
+    );
     expect(new Set(others.map((c) => c.state))).toEqual(new Set(['complete']));
     expect(figures.health).toHaveLength(6 * 7);
   });
 
-  it('requests per day are the run log\'s, by the day each run started, up to the day of the report', async () => {
+  it("requests per day are the run log's, by the day each run started, up to the day of the report", async () => {
     const withRuns = await readFigures(lake.out, { period, projects: [], runsTo: '2026-10-21' });
-    const [logged] = await queryDuckDb(`SELECT sum(requests) AS requests, count(*) AS runs FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`);
+    const [logged] = await queryDuckDb(
+      `SELECT sum(requests) AS requests, count(*) AS runs FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`,
+    );
     expect(withRuns.requestsPerDay.map((d) => d.day)).toEqual([...period.days, '2026-10-20']);
     expect(withRuns.requestsPerDay.at(-1)).toMatchObject({ day: '2026-10-20', requests: logged?.['requests'], runs: logged?.['runs'] });
     expect(withRuns.requestsPerDay.slice(0, -1).every((d) => d.runs === 0)).toBe(true);
@@ -205,7 +215,10 @@ describe('report page', () => {
   });
 
   it('says in a sentence when a section has nothing to show', async () => {
-    const { html: sparse } = await buildReport({ destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] }, { now: () => NOW });
+    const { html: sparse } = await buildReport(
+      { destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] },
+      { now: () => NOW },
+    );
     expect(sparse).toContain('No visitors data was exported for this period.');
     expect(sparse).toContain('No page views were exported for this period.');
     expect(sparse).toContain('The assistant answered every question of this period (or no conversation was exported).');
@@ -229,7 +242,10 @@ describe('mintlify-exporter report', () => {
   it('--file writes elsewhere and --project narrows the report to one project', async () => {
     const dir = await makeTempDir('report-file');
     const file = path.join(dir, 'nested', 'weekly.html');
-    const result = await runCliInProcess(['report', '--from', PERIOD.from, '--to', PERIOD.to, '--project', 'proj_small', '--out', lake.out, '--file', file], { env: lake.env, now: () => NOW });
+    const result = await runCliInProcess(['report', '--from', PERIOD.from, '--to', PERIOD.to, '--project', 'proj_small', '--out', lake.out, '--file', file], {
+      env: lake.env,
+      now: () => NOW,
+    });
     expect(result.code, result.stderr).toBe(0);
     const html = await readFile(file, 'utf8');
     expect(html).toContain('<span class="project">proj_small</span>');
@@ -237,7 +253,10 @@ describe('mintlify-exporter report', () => {
   });
 
   it('refuses --days with --from/--to, and a bad project id, in one line with exit code 2', async () => {
-    const both = await runCliInProcess(['report', '--days', '3', '--from', PERIOD.from, '--to', PERIOD.to, '--out', lake.out], { env: lake.env, now: () => NOW });
+    const both = await runCliInProcess(['report', '--days', '3', '--from', PERIOD.from, '--to', PERIOD.to, '--out', lake.out], {
+      env: lake.env,
+      now: () => NOW,
+    });
     expect(both.code).toBe(2);
     expect(both.stderr.trim().split('\n')).toHaveLength(1);
     const bad = await runCliInProcess(['report', '--project', '../x', '--out', lake.out], { env: lake.env, now: () => NOW });
@@ -249,7 +268,9 @@ describe('mintlify-exporter report', () => {
     const child = spawnCli(['report', '--out', empty], {});
     const { code } = await child.exited;
     expect(code).toBe(1);
-    expect(child.stderr().trim().split('\n')).toEqual([expect.stringMatching(/^No report: nothing exported in .+ from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: run "mintlify-exporter export" first/)]);
+    expect(child.stderr().trim().split('\n')).toEqual([
+      expect.stringMatching(/^No report: nothing exported in .+ from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: run "mintlify-exporter export" first/),
+    ]);
     expect(existsSync(path.join(empty, 'report.html'))).toBe(false);
   });
 });

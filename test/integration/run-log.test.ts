@@ -320,7 +320,9 @@ describe.each([
 
     const copy = await target.copy();
     const [row] = await readRunLog(copy);
-    expect(row?.['failures']).toEqual([{ dataset: 'visitors', project_id: ONE_PAGE, date: DAY, error: expect.stringContaining('invalid key [redacted] for this project') }]);
+    expect(row?.['failures']).toEqual([
+      { dataset: 'visitors', project_id: ONE_PAGE, date: DAY, error: expect.stringContaining('invalid key [redacted] for this project') },
+    ]);
     expect(await filesContaining(copy, API_KEY)).toEqual([]);
   });
 

@@ -30,8 +30,7 @@ async function startHarness(options: Omit<SandboxOptions, 'now'> = {}): Promise<
     advance: (ms) => {
       clock += ms;
     },
-    send: (jobId, prompt, projectId = PROJECT) =>
-      fetch(`${jobUrl(projectId, jobId)}/message`, { method: 'POST', headers, body: JSON.stringify({ prompt }) }),
+    send: (jobId, prompt, projectId = PROJECT) => fetch(`${jobUrl(projectId, jobId)}/message`, { method: 'POST', headers, body: JSON.stringify({ prompt }) }),
     get: (jobId, projectId = PROJECT) => fetch(jobUrl(projectId, jobId), { headers }),
   };
 }
@@ -244,9 +243,7 @@ describe('sandbox agent jobs', () => {
     await send('job_demo_1', prompt);
 
     const state = sandbox.getJobState(PROJECT, 'job_demo_1');
-    expect(state?.prompts).toEqual([
-      { promptSha256: createHash('sha256').update(prompt).digest('hex'), acceptedAt: START },
-    ]);
+    expect(state?.prompts).toEqual([{ promptSha256: createHash('sha256').update(prompt).digest('hex'), acceptedAt: START }]);
     expect(JSON.stringify(state)).not.toContain(prompt);
     expect(JSON.stringify(sandbox.requests)).not.toContain(prompt);
     expect(JSON.stringify(sandbox.requests)).not.toContain(sandbox.apiKey);

@@ -19,12 +19,7 @@ function visitorsUrl(sandbox: Sandbox, projectId: string, query: Record<string, 
   return `${sandbox.url}/v1/analytics/${encodeURIComponent(projectId)}/visitors?${params}`;
 }
 
-async function getVisitors(
-  sandbox: Sandbox,
-  projectId: string,
-  query: Record<string, string | number>,
-  init: RequestInit = {},
-): Promise<Response> {
+async function getVisitors(sandbox: Sandbox, projectId: string, query: Record<string, string | number>, init: RequestInit = {}): Promise<Response> {
   return fetch(visitorsUrl(sandbox, projectId, query), {
     headers: { authorization: `Bearer ${sandbox.apiKey}` },
     ...init,
@@ -185,23 +180,13 @@ describe('sandbox visitors endpoint', () => {
     });
 
     it('answers 401 for a wrong admin key', async () => {
-      const response = await getVisitors(
-        sandbox,
-        'proj_small',
-        { dateFrom: DAY },
-        { headers: { authorization: 'Bearer mint_wrong_1111111111111111' } },
-      );
+      const response = await getVisitors(sandbox, 'proj_small', { dateFrom: DAY }, { headers: { authorization: 'Bearer mint_wrong_1111111111111111' } });
 
       expect(response.status).toBe(401);
     });
 
     it('answers 403 for an assistant key', async () => {
-      const response = await getVisitors(
-        sandbox,
-        'proj_small',
-        { dateFrom: DAY },
-        { headers: { authorization: 'Bearer mint_dsc_0000000000000000' } },
-      );
+      const response = await getVisitors(sandbox, 'proj_small', { dateFrom: DAY }, { headers: { authorization: 'Bearer mint_dsc_0000000000000000' } });
 
       expect(response.status).toBe(403);
       expect(((await response.json()) as { error: string }).error).toMatch(/assistant/);
@@ -249,9 +234,7 @@ describe('sandbox visitors endpoint', () => {
     });
 
     it('varies the path count of proj_medium by at most 5% from day to day', () => {
-      const counts = ['2026-01-10', '2026-01-11', '2026-01-12', '2026-01-13', DAY].map(
-        (day) => sandbox.expectedDay('proj_medium', day).visitors.length,
-      );
+      const counts = ['2026-01-10', '2026-01-11', '2026-01-12', '2026-01-13', DAY].map((day) => sandbox.expectedDay('proj_medium', day).visitors.length);
 
       expect(new Set(counts).size).toBeGreaterThan(1);
       for (const count of counts) expect(Math.abs(count - 2_500)).toBeLessThanOrEqual(125);

@@ -96,9 +96,7 @@ describe('DynamoDB shared store', () => {
     const keyPrefix = newPrefix();
     const stores = Array.from({ length: 4 }, () => createDynamoStore({ tableName: TABLE, client: newClient(), keyPrefix }));
     await Promise.all(
-      stores.flatMap((store) =>
-        Array.from({ length: 10 }, () => store.update<number, void>('counter', (n) => ({ value: (n ?? 0) + 1, result: undefined }))),
-      ),
+      stores.flatMap((store) => Array.from({ length: 10 }, () => store.update<number, void>('counter', (n) => ({ value: (n ?? 0) + 1, result: undefined })))),
     );
     expect(await stores[0]?.get('counter')).toBe(40);
   });

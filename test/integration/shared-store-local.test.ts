@@ -163,7 +163,9 @@ describe('local shared store files', () => {
   it('leaves only document files behind: no temp, lock or broken-lock files', async () => {
     const dir = await freshDir();
     const store = createLocalStore(dir);
-    await Promise.all(Array.from({ length: 10 }, (_, i) => store.update(`k/${i % 3}`, (n: number | undefined) => ({ value: (n ?? 0) + 1, result: undefined }))));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => store.update(`k/${i % 3}`, (n: number | undefined) => ({ value: (n ?? 0) + 1, result: undefined }))),
+    );
     await store.update('k/0', () => ({ value: undefined, result: undefined }));
     expect((await readdir(dir)).sort()).toEqual(['k%2F1.json', 'k%2F2.json']);
   });

@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DATASETS } from '../../../functions/export/datasets.js';
-import { createPager, INITIAL_STATE, type PageView, type Pager, type PagerOptions, type PagerState, type PagingKind } from '../../../functions/export/paging.js';
+import {
+  createPager,
+  INITIAL_STATE,
+  type PageView,
+  type Pager,
+  type PagerOptions,
+  type PagerState,
+  type PagingKind,
+} from '../../../functions/export/paging.js';
 import type { FeedbackByPage, PageVisitors, SearchesPage, VisitorsPage } from '../../../functions/shared/api-types.js';
 import { PaginationError } from '../../../functions/shared/errors.js';
 
@@ -109,9 +117,7 @@ describe('offset paging', () => {
   });
 
   it('fails when the site totals change between pages', () => {
-    const error = errorOf(() =>
-      drive(pagerOf('offset'), [visitorsPage(rows(0, 2), true), visitorsPage(rows(2, 2), false, { ...TOTALS, total: 1101 })]),
-    );
+    const error = errorOf(() => drive(pagerOf('offset'), [visitorsPage(rows(0, 2), true), visitorsPage(rows(2, 2), false, { ...TOTALS, total: 1101 })]));
 
     expect(error).toBeInstanceOf(PaginationError);
     expect(error.message).toMatch(/totals changed between pages \(first page: human=900 ai=300 total=1100, page at offset 2: .*total=1101\)/);
@@ -207,7 +213,15 @@ describe('cursor paging', () => {
   });
 
   it('follows two empty pages in a row, and counts afresh after a page with rows', () => {
-    const run = drive(pagerOf('cursor'), [cursorPage(2, 'c1'), cursorPage(0, 'c2'), cursorPage(0, 'c3'), cursorPage(1, 'c4'), cursorPage(0, 'c5'), cursorPage(0, 'c6'), cursorPage(1, null, false)]);
+    const run = drive(pagerOf('cursor'), [
+      cursorPage(2, 'c1'),
+      cursorPage(0, 'c2'),
+      cursorPage(0, 'c3'),
+      cursorPage(1, 'c4'),
+      cursorPage(0, 'c5'),
+      cursorPage(0, 'c6'),
+      cursorPage(1, null, false),
+    ]);
 
     expect(run.done).toBe(true);
   });

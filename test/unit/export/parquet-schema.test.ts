@@ -49,9 +49,7 @@ describe('parquetSchemaFor', () => {
       ...VISITORS_TOTALS,
       columns: [{ name: 'flag', type: 'boolean', optional: true, comment: 'a flag' }],
     };
-    expect(fieldsOf(table)).toEqual([
-      { name: 'flag', primitiveType: 'BOOLEAN', originalType: undefined, repetitionType: 'OPTIONAL', compression: 'SNAPPY' },
-    ]);
+    expect(fieldsOf(table)).toEqual([{ name: 'flag', primitiveType: 'BOOLEAN', originalType: undefined, repetitionType: 'OPTIONAL', compression: 'SNAPPY' }]);
   });
 
   it('compresses every column with SNAPPY', () => {

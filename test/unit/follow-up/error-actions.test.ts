@@ -22,10 +22,11 @@ const TABLE: ReadonlyArray<readonly [string, unknown, Record<CallSite, ErrorActi
 ];
 
 describe('the follow-up error → action table', () => {
-  it.each(TABLE.flatMap(([name, error, actions]) => (Object.entries(actions) as [CallSite, ErrorAction][]).map(([site, action]) => [name, site, action, error] as const)))(
-    '%s at %s: %s',
-    (_name, site, action, error) => {
-      expect(errorAction(site, error)).toBe(action);
-    },
-  );
+  it.each(
+    TABLE.flatMap(([name, error, actions]) =>
+      (Object.entries(actions) as [CallSite, ErrorAction][]).map(([site, action]) => [name, site, action, error] as const),
+    ),
+  )('%s at %s: %s', (_name, site, action, error) => {
+    expect(errorAction(site, error)).toBe(action);
+  });
 });

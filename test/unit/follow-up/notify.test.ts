@@ -45,7 +45,14 @@ function setup(store: StateStore, notify?: FollowUpDeps['notify']) {
     store,
     outcomes: { write: async () => undefined },
     deadLetter: async () => undefined,
-    ...(notify === undefined ? {} : { notify: async (outcome: FollowUpOutcome) => { await notify(outcome); published.push(outcome); } }),
+    ...(notify === undefined
+      ? {}
+      : {
+          notify: async (outcome: FollowUpOutcome) => {
+            await notify(outcome);
+            published.push(outcome);
+          },
+        }),
     logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     metrics: { count: (name, value = 1) => void counts.set(name, (counts.get(name) ?? 0) + value) },
     now: () => clock,

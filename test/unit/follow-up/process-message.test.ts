@@ -23,7 +23,7 @@ function memoryStore(): StateStore & { records: Map<string, FollowUpState> } {
     },
     async put(draft, expected) {
       const current = records.get(draft.requestId);
-      if ((current?.version) !== expected) return undefined;
+      if (current?.version !== expected) return undefined;
       const state = JSON.parse(JSON.stringify({ ...draft, version: (expected ?? 0) + 1 })) as FollowUpState;
       records.set(draft.requestId, state);
       return state;
@@ -68,7 +68,10 @@ beforeEach(() => {
 });
 
 function deps(api: Pick<ApiClient, 'getJob' | 'sendMessage'>): FollowUpDeps {
-  const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => logs.push(JSON.stringify({ level, message, extra }));
+  const log =
+    (level: string) =>
+    (message: string, ...extra: Record<string, unknown>[]) =>
+      logs.push(JSON.stringify({ level, message, extra }));
   return {
     api,
     store,
@@ -187,10 +190,7 @@ describe('processMessage', () => {
 
   it('treats a claim whose lease expired as uncertain without sending', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')] });
-    await store.put(
-      claimedRecord({ owner: 'crashed', leaseExpiresAt: clock - 1 }),
-      undefined,
-    );
+    await store.put(claimedRecord({ owner: 'crashed', leaseExpiresAt: clock - 1 }), undefined);
 
     const result = await processMessage(message(), deps(api), settings);
 
@@ -200,10 +200,7 @@ describe('processMessage', () => {
 
   it('defers a concurrent duplicate while another consumer holds a live claim', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')] });
-    await store.put(
-      claimedRecord({ owner: 'other', leaseExpiresAt: clock + 30_000 }),
-      undefined,
-    );
+    await store.put(claimedRecord({ owner: 'other', leaseExpiresAt: clock + 30_000 }), undefined);
 
     const result = await processMessage(message(), deps(api), settings);
 
@@ -397,13 +394,19 @@ describe('processMessage', () => {
     expect(await d.store.get('req-1')).toBeUndefined();
   });
 
-  it('defers with the failure backoff by the message\'s deliveries, instead of throwing, when the state store fails', async () => {
+  it("defers with the failure backoff by the message's deliveries, instead of throwing, when the state store fails", async () => {
     const { api, calls } = fakeApi({ reads: [job('completed')] });
     const failing: StateStore = { get: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')), put: store.put };
 
     const result = await processMessage({ ...message(), deliveries: 3 }, { ...deps(api), store: failing }, settings);
 
-    expect(result).toMatchObject({ action: 'defer', cause: 'storage', delayMs: 40_000, sent: false, reason: expect.stringContaining('ProvisionedThroughputExceededException') });
+    expect(result).toMatchObject({
+      action: 'defer',
+      cause: 'storage',
+      delayMs: 40_000,
+      sent: false,
+      reason: expect.stringContaining('ProvisionedThroughputExceededException'),
+    });
     expect(calls).toEqual({ gets: 0, sends: 0 });
     expect(dead).toEqual([]);
   });
@@ -516,8 +519,18 @@ describe('processMessage', () => {
 /** A claim on req-1 held by another consumer. */
 function claimedRecord(lease: { owner: string; leaseExpiresAt: number }): StateDraft {
   return {
-    requestId: 'req-1', phase: 'claimed', projectId: 'proj_a', jobId: 'job_1', promptLength: PROMPT.length, promptSha256: sha(PROMPT),
-    failures: 0, attempts: 0, expiresAt: 0, pendingSince: clock, before: { status: 'completed', prLink: OLD_PR }, ...lease,
+    requestId: 'req-1',
+    phase: 'claimed',
+    projectId: 'proj_a',
+    jobId: 'job_1',
+    promptLength: PROMPT.length,
+    promptSha256: sha(PROMPT),
+    failures: 0,
+    attempts: 0,
+    expiresAt: 0,
+    pendingSince: clock,
+    before: { status: 'completed', prLink: OLD_PR },
+    ...lease,
   };
 }
 

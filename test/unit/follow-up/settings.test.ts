@@ -43,7 +43,7 @@ describe('follow-up settings', () => {
     expect(settings.maxDeferMs).toBe(300_000);
   });
 
-  it('keeps the default defer bound of 2 h, longer than the API\'s rate-limit hour, when FOLLOWUP_MAX_DEFER_MINUTES is unset', () => {
+  it("keeps the default defer bound of 2 h, longer than the API's rate-limit hour, when FOLLOWUP_MAX_DEFER_MINUTES is unset", () => {
     const settings = resolveSettings(settingsFromConfig(loadConfig({})));
 
     expect(settings.maxDeferMs).toBe(120 * 60_000);

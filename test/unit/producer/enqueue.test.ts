@@ -3,12 +3,7 @@
  * stand-in: the emulator cannot be told to throttle one entry). The real queue is exercised in
  * test/integration/cli-enqueue.test.ts and producer-module.test.ts.
  */
-import {
-  GetQueueAttributesCommand,
-  SendMessageBatchCommand,
-  type SendMessageBatchCommandInput,
-  type SendMessageBatchCommandOutput,
-} from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageBatchCommand, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { enqueuePrompts, type EnqueueOptions } from '../../../functions/producer/enqueue.js';
 import { InvalidPromptsError } from '../../../functions/producer/prompts.js';
@@ -18,7 +13,9 @@ type Entry = NonNullable<SendMessageBatchCommandInput['Entries']>[number];
 type Failure = { Code: string; SenderFault: boolean };
 
 /** An SQS stand-in: a FIFO queue (or not) whose entries fail as `failOnce`/`failAlways` say. */
-function fakeSqs(options: { fifo?: boolean; maxBytes?: number; failOnce?: Record<string, Failure>; failAlways?: Record<string, Failure>; throwFirst?: number } = {}) {
+function fakeSqs(
+  options: { fifo?: boolean; maxBytes?: number; failOnce?: Record<string, Failure>; failAlways?: Record<string, Failure>; throwFirst?: number } = {},
+) {
   const batches: Entry[][] = [];
   const queued: Entry[] = [];
   const failedOnce = new Set<string>();
@@ -115,15 +112,17 @@ describe('enqueuePrompts', () => {
     const aws = fakeSqs({ maxBytes: 1_024 });
     const big = { ...prompt('job_b', 'r2'), prompt: 'é'.repeat(600) };
     await expect(enqueuePrompts([prompt('job_a', 'r1'), big], { queueUrl: 'q', sqs: aws.sqs })).rejects.toThrow(InvalidPromptsError);
-    await expect(enqueuePrompts([prompt('job_a', 'r1'), big], { queueUrl: 'q', sqs: aws.sqs })).rejects.toThrow(/line 2: the message is \d+ bytes, more than the queue's MaximumMessageSize \(1024\)/);
+    await expect(enqueuePrompts([prompt('job_a', 'r1'), big], { queueUrl: 'q', sqs: aws.sqs })).rejects.toThrow(
+      /line 2: the message is \d+ bytes, more than the queue's MaximumMessageSize \(1024\)/,
+    );
     expect(aws.batches).toEqual([]);
   });
 
   it('refuses every prompt when one is bad, before sending', async () => {
     const aws = fakeSqs();
-    await expect(enqueuePrompts([prompt('job_a', 'r1'), { jobId: 'job_b', prompt: '' }], { queueUrl: 'q', sqs: aws.sqs, projectIds: ['proj_a'] })).rejects.toThrow(
-      'prompts refused, nothing was sent: line 2: prompt is empty',
-    );
+    await expect(
+      enqueuePrompts([prompt('job_a', 'r1'), { jobId: 'job_b', prompt: '' }], { queueUrl: 'q', sqs: aws.sqs, projectIds: ['proj_a'] }),
+    ).rejects.toThrow('prompts refused, nothing was sent: line 2: prompt is empty');
     expect(aws.batches).toEqual([]);
   });
 });

@@ -76,17 +76,21 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
 }
-const html = (status: number): Reply => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'text/html', connection: 'close' });
-  res.end('<html><body><h1>Bad gateway</h1></body></html>');
-};
+const html =
+  (status: number): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/html', connection: 'close' });
+    res.end('<html><body><h1>Bad gateway</h1></body></html>');
+  };
 /** Reads the request, then drops the connection without answering. */
 const hangUp: Reply = (req) => req.socket.destroy();
 /** Answers after `ms` of real time (the per-request timeout is a real timer). */
-const slow = (ms: number, reply: Reply): Reply => (req, res, body) => {
-  const timer = setTimeout(() => reply(req, res, body), ms);
-  res.on('close', () => clearTimeout(timer));
-};
+const slow =
+  (ms: number, reply: Reply): Reply =>
+  (req, res, body) => {
+    const timer = setTimeout(() => reply(req, res, body), ms);
+    res.on('close', () => clearTimeout(timer));
+  };
 
 const page = (hasMore = false) => ({
   totals: { human: 3, ai: 1, total: 4 },
@@ -633,18 +637,21 @@ function streamingFetch(options: { status?: number; total: number; chunk?: numbe
   const pulled = { bytes: 0, cancelled: false };
   const fetchImpl = (async () => {
     let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent >= total) return controller.close();
-        const size = Math.min(chunk, total - sent);
-        sent += size;
-        pulled.bytes += size;
-        controller.enqueue(new Uint8Array(size).fill(byte));
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (sent >= total) return controller.close();
+          const size = Math.min(chunk, total - sent);
+          sent += size;
+          pulled.bytes += size;
+          controller.enqueue(new Uint8Array(size).fill(byte));
+        },
+        cancel() {
+          pulled.cancelled = true;
+        },
       },
-      cancel() {
-        pulled.cancelled = true;
-      },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     return new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
   }) as typeof fetch;
   return { fetch: fetchImpl, pulled };
@@ -696,7 +703,12 @@ describe('response bodies', () => {
     const compressed = gzipSync(inflated);
     replies = [
       (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(compressed.length), connection: 'close' });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'content-length': String(compressed.length),
+          connection: 'close',
+        });
         res.end(compressed);
       },
     ];
@@ -963,10 +975,12 @@ describe('retryLinePrinter', () => {
 });
 
 describe('other rate-limit signals', () => {
-  const text = (status: number, body: string, headers: Record<string, string> = {}): Reply => (_req, res) => {
-    res.writeHead(status, { 'content-type': 'text/plain', connection: 'close', ...headers });
-    res.end(body);
-  };
+  const text =
+    (status: number, body: string, headers: Record<string, string> = {}): Reply =>
+    (_req, res) => {
+      res.writeHead(status, { 'content-type': 'text/plain', connection: 'close', ...headers });
+      res.end(body);
+    };
 
   it('reads RateLimit-Reset on a plain-text 429 without Retry-After', async () => {
     replies = [text(429, 'Too many requests, please try again later.', { 'ratelimit-reset': '3' }), json(200, page())];
@@ -997,7 +1011,7 @@ describe('other rate-limit signals', () => {
     expect(budget.rateLimited).toEqual([5_000]);
   });
 
-  it("quotes a plain-text error body instead of saying it is not JSON", async () => {
+  it('quotes a plain-text error body instead of saying it is not JSON', async () => {
     replies = [text(400, 'dateFrom must be a date')];
     const { client } = makeClient();
     const error = await failureOf(visitors(client));
@@ -1067,7 +1081,11 @@ describe('the circuit breaker', () => {
   });
 
   it('closes again after a success', async () => {
-    replies = [...Array.from({ length: 9 }, () => json(503, { error: 'down' })), json(200, page()), ...Array.from({ length: 9 }, () => json(503, { error: 'down' }))];
+    replies = [
+      ...Array.from({ length: 9 }, () => json(503, { error: 'down' })),
+      json(200, page()),
+      ...Array.from({ length: 9 }, () => json(503, { error: 'down' })),
+    ];
     const { client } = makeClient({ maxRetries: 8 });
     await failureOf(visitors(client));
     await visitors(client);

@@ -49,7 +49,10 @@ describe('a 429 asking to wait for years', () => {
 describe('times in the ledger from elsewhere', () => {
   it('cuts a stored pause years ahead to one window, stores the cut, and is free again after it', async () => {
     const { store, ledger, clock } = setup();
-    await store.update<LedgerDoc, void>(LEDGER_KEY, () => ({ value: { starts: [], pausedUntil: T0 + YEARS_3, rateLimited: 1, consecutive429: 1 }, result: undefined }));
+    await store.update<LedgerDoc, void>(LEDGER_KEY, () => ({
+      value: { starts: [], pausedUntil: T0 + YEARS_3, rateLimited: 1, consecutive429: 1 },
+      result: undefined,
+    }));
     const first = await ledger.tryStart();
     expect(first).toMatchObject({ waitMs: HOUR, reason: 'paused' });
     expect((await store.get<LedgerDoc>(LEDGER_KEY))?.pausedUntil).toBe(T0 + HOUR);
@@ -59,7 +62,10 @@ describe('times in the ledger from elsewhere', () => {
 
   it('shows a stored pause longer than the window as a problem in the snapshot', async () => {
     const { store, ledger } = setup();
-    await store.update<LedgerDoc, void>(LEDGER_KEY, () => ({ value: { starts: [], pausedUntil: T0 + YEARS_3, rateLimited: 1, consecutive429: 1 }, result: undefined }));
+    await store.update<LedgerDoc, void>(LEDGER_KEY, () => ({
+      value: { starts: [], pausedUntil: T0 + YEARS_3, rateLimited: 1, consecutive429: 1 },
+      result: undefined,
+    }));
     const snapshot = await ledger.snapshot();
     expect(snapshot.pauseBeyondWindow).toBe(T0 + YEARS_3);
     expect(snapshot.nextStartAt).toBe(T0 + HOUR);
@@ -67,7 +73,10 @@ describe('times in the ledger from elsewhere', () => {
 
   it('counts a start stamped far ahead (a clock hours fast) as no later than one window ahead', async () => {
     const { store, ledger, clock } = setup('1/1h');
-    await store.update<LedgerDoc, void>(LEDGER_KEY, () => ({ value: { starts: [T0 + 10 * HOUR], pausedUntil: 0, rateLimited: 0, consecutive429: 0 }, result: undefined }));
+    await store.update<LedgerDoc, void>(LEDGER_KEY, () => ({
+      value: { starts: [T0 + 10 * HOUR], pausedUntil: 0, rateLimited: 0, consecutive429: 0 },
+      result: undefined,
+    }));
     expect((await ledger.tryStart()).waitMs).toBe(2 * HOUR);
     clock.t = T0 + 2 * HOUR;
     expect((await ledger.tryStart()).waitMs).toBe(0);

@@ -148,12 +148,8 @@ describe('loadConfig', () => {
   });
 
   it('refuses a malformed secret ARN, queue URL, table name and s3 destination', () => {
-    expect(configErrorOf(() => loadConfig({ MINTLIFY_API_KEY_SECRET_ARN: 'my-secret' })).message).toContain(
-      'MINTLIFY_API_KEY_SECRET_ARN',
-    );
-    expect(configErrorOf(() => loadConfig({ FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'queue' })).message).toContain(
-      'FOLLOWUP_DEAD_LETTER_QUEUE_URL',
-    );
+    expect(configErrorOf(() => loadConfig({ MINTLIFY_API_KEY_SECRET_ARN: 'my-secret' })).message).toContain('MINTLIFY_API_KEY_SECRET_ARN');
+    expect(configErrorOf(() => loadConfig({ FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'queue' })).message).toContain('FOLLOWUP_DEAD_LETTER_QUEUE_URL');
     expect(configErrorOf(() => loadConfig({ FOLLOWUP_STATE_TABLE: 'a b' })).message).toContain('FOLLOWUP_STATE_TABLE');
     expect(configErrorOf(() => loadConfig({ EXPORT_DESTINATION: 's3://' })).message).toContain('EXPORT_DESTINATION');
   });
@@ -226,12 +222,9 @@ describe('validateApiUrl', () => {
     expect(validateApiUrl('https://proxy.example.com/mintlify/')).toBe('https://proxy.example.com/mintlify');
   });
 
-  it.each(['http://127.0.0.1:4010', 'http://127.8.9.10', 'http://localhost:3000', 'http://[::1]:8080'])(
-    'allows plain http on loopback (%s)',
-    (url) => {
-      expect(validateApiUrl(url)).toBe(url);
-    },
-  );
+  it.each(['http://127.0.0.1:4010', 'http://127.8.9.10', 'http://localhost:3000', 'http://[::1]:8080'])('allows plain http on loopback (%s)', (url) => {
+    expect(validateApiUrl(url)).toBe(url);
+  });
 
   it.each(['http://api.mintlify.com', 'http://10.0.0.5:4010', 'http://128.0.0.1', 'http://127.0.0.1.evil.com'])(
     'refuses plain http off loopback (%s)',

@@ -73,7 +73,10 @@ describe('a local destination on a read-only file system', () => {
 
 describe('a target that looks like a mistyped URL is refused with the correct form', () => {
   it.each([
-    ['s3:/bucket/exports', '--out "s3:/bucket/exports" is not an S3 URL: write s3://bucket/exports (two slashes); for a local folder of that name write ./s3:/bucket/exports'],
+    [
+      's3:/bucket/exports',
+      '--out "s3:/bucket/exports" is not an S3 URL: write s3://bucket/exports (two slashes); for a local folder of that name write ./s3:/bucket/exports',
+    ],
     ['s3:bucket', '--out "s3:bucket" is not an S3 URL: write s3://bucket (two slashes); for a local folder of that name write ./s3:bucket'],
     ['s3:', '--out "s3:" is not an S3 URL: write s3://bucket/prefix (two slashes); for a local folder of that name write ./s3:'],
     ['S3://bucket/x', '--out "S3://bucket/x" is not an S3 URL: write s3://bucket/x (lowercase s3); for a local folder of that name write ./S3://bucket/x'],

@@ -173,9 +173,7 @@ describe('retry', () => {
   it('starts no attempt when the deadline has already passed', async () => {
     const clock = fakeClock();
     const { fn, calls } = failingThen([]);
-    await expect(retry(fn, { shouldRetry: isRetryableRead, ...clock, deadline: clock.now() - 1 })).rejects.toBeInstanceOf(
-      DeadlineExceededError,
-    );
+    await expect(retry(fn, { shouldRetry: isRetryableRead, ...clock, deadline: clock.now() - 1 })).rejects.toBeInstanceOf(DeadlineExceededError);
     expect(calls()).toBe(0);
   });
 

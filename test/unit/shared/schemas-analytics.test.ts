@@ -126,7 +126,13 @@ describe('parseSearchesPage', () => {
   });
 
   it('keeps ctr exactly as sent, on either scale', () => {
-    const page = parseSearchesPage({ ...body, searches: [{ ...row, ctr: 0 }, { ...row, searchQuery: 'b', ctr: 87.5 }] });
+    const page = parseSearchesPage({
+      ...body,
+      searches: [
+        { ...row, ctr: 0 },
+        { ...row, searchQuery: 'b', ctr: 87.5 },
+      ],
+    });
     expect(page.searches.map((search) => search.ctr)).toEqual([0, 87.5]);
   });
 
@@ -157,9 +163,7 @@ describe('parseSearchesPage', () => {
   });
 
   it('refuses an empty cursor string instead of reading it as the last page', () => {
-    expect(malformedMessage(() => parseSearchesPage({ ...body, nextCursor: '' }))).toContain(
-      'nextCursor must be a non-empty string or null (got "")',
-    );
+    expect(malformedMessage(() => parseSearchesPage({ ...body, nextCursor: '' }))).toContain('nextCursor must be a non-empty string or null (got "")');
   });
 
   it('refuses a body without totalSearches', () => {
@@ -225,27 +229,19 @@ describe('parseFeedbackPage', () => {
   });
 
   it('refuses a source or status that is not a string, naming the field', () => {
-    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, source: 3 }] }))).toContain(
-      'feedback[0].source must be a string',
-    );
+    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, source: 3 }] }))).toContain('feedback[0].source must be a string');
     expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, status: null }] }))).toContain(
       'feedback[0].status must be a string',
     );
   });
 
   it('refuses helpful sent as a string', () => {
-    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, helpful: 'no' }] }))).toContain(
-      'feedback[0].helpful',
-    );
+    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, helpful: 'no' }] }))).toContain('feedback[0].helpful');
   });
 
   it('refuses a contact or code that is neither a string nor null', () => {
-    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, contact: 7 }] }))).toContain(
-      'feedback[0].contact',
-    );
-    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [codeSnippet, { ...codeSnippet, code: {} }] }))).toContain(
-      'feedback[1].code',
-    );
+    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [{ ...contextual, contact: 7 }] }))).toContain('feedback[0].contact');
+    expect(malformedMessage(() => parseFeedbackPage({ ...body, feedback: [codeSnippet, { ...codeSnippet, code: {} }] }))).toContain('feedback[1].code');
   });
 
   it('refuses a createdAt that is not an ISO timestamp', () => {
@@ -288,9 +284,7 @@ describe('parseFeedbackByPage', () => {
   });
 
   it('refuses an empty path', () => {
-    expect(malformedMessage(() => parseFeedbackByPage({ ...body, feedback: [{ ...body.feedback[0], path: '' }] }))).toContain(
-      'feedback[0].path',
-    );
+    expect(malformedMessage(() => parseFeedbackByPage({ ...body, feedback: [{ ...body.feedback[0], path: '' }] }))).toContain('feedback[0].path');
   });
 });
 
@@ -345,9 +339,7 @@ describe('parseAssistantPage', () => {
   });
 
   it('refuses a responseType or resolutionStatus that is not a string, naming the field', () => {
-    expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, responseType: 7 }] }))).toContain(
-      'conversations[0].responseType',
-    );
+    expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, responseType: 7 }] }))).toContain('conversations[0].responseType');
     expect(malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, resolutionStatus: false }] }))).toContain(
       'conversations[0].resolutionStatus must be a string',
     );
@@ -363,9 +355,7 @@ describe('parseAssistantPage', () => {
   });
 
   it('refuses a source without a string url, naming it', () => {
-    const message = malformedMessage(() =>
-      parseAssistantPage({ ...body, conversations: [{ ...turn, sources: [turn.sources[0], { title: 'x', url: 3 }] }] }),
-    );
+    const message = malformedMessage(() => parseAssistantPage({ ...body, conversations: [{ ...turn, sources: [turn.sources[0], { title: 'x', url: 3 }] }] }));
     expect(message).toContain('conversations[0].sources[1].url');
   });
 

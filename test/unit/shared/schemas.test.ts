@@ -69,9 +69,7 @@ describe('parseVisitorsPage', () => {
   });
 
   it('refuses a fractional count', () => {
-    expect(malformedMessage(() => parseVisitorsPage(visitorsBody({ totals: { human: 1.5, ai: 0, total: 1 } })))).toContain(
-      'totals.human',
-    );
+    expect(malformedMessage(() => parseVisitorsPage(visitorsBody({ totals: { human: 1.5, ai: 0, total: 1 } })))).toContain('totals.human');
   });
 
   it('refuses a page without hasMore', () => {
