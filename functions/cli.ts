@@ -137,7 +137,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(text.split('\n')[0] + '\n'),
+      outputError: (text, write) => write(`${text.split('\n')[0]}\n`),
     });
 
   const setExitCode = (code: number) => {

@@ -208,7 +208,7 @@ export class SearchData {
       const key = mix(project.key, hashString(day));
       const base = baseRows(project.entry.seed, 'searches');
       const count = dailyRows(base, key, 0.1);
-      const top = Math.max(1, Math.round((20 + 2 * Math.pow(Math.max(1, base.rows), 0.7)) * (0.7 + 0.6 * unit(mix(key, 2)))));
+      const top = Math.max(1, Math.round((20 + 2 * Math.max(1, base.rows) ** 0.7) * (0.7 + 0.6 * unit(mix(key, 2)))));
       const model = { key, start: dayStart(day), count, top };
       return model;
     });
@@ -216,7 +216,7 @@ export class SearchData {
 }
 
 function hitsAt(project: Project, day: Day, rank: number): number {
-  return Math.max(1, Math.round(day.top / Math.pow(rank + 1, project.exponent)));
+  return Math.max(1, Math.round(day.top / (rank + 1) ** project.exponent));
 }
 
 /** Rank ↔ catalogue entry (an involution): some neighbouring pairs swap, differently each day. */

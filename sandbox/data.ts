@@ -355,7 +355,7 @@ export class VisitorData {
 
   /** The page at `rank` of a day, which lists catalogue entry `catalog`. */
   private pageAt(project: ProjectModel, day: DayModel, rank: number, catalog: number): PageVisitors {
-    const total = Math.max(1, Math.round(day.top / Math.pow(rank + 1, project.exponent)));
+    const total = Math.max(1, Math.round(day.top / (rank + 1) ** project.exponent));
     const counts = split(total, mix(day.key, 1_000 + catalog), 0.1, 0.5, 0.25);
     return { path: this.path(project, catalog), ...counts };
   }
@@ -395,7 +395,7 @@ export class VisitorData {
     const pathCount = size.exact ? base : Math.max(1, Math.round(base * (0.95 + 0.1 * unit(mix(key, 1)))));
     // Weekly-ish variation of traffic; T0 grows sub-linearly with the size of the site.
     const dayFactor = 0.75 + 0.5 * unit(mix(key, 2));
-    const top = Math.max(1, Math.round((40 + 3 * Math.pow(Math.max(1, base), 0.75)) * dayFactor * this.scale));
+    const top = Math.max(1, Math.round((40 + 3 * Math.max(1, base) ** 0.75) * dayFactor * this.scale));
     const model = { key, pathCount, top };
     if (this.days.size > 10_000) this.days.clear();
     this.days.set(cacheKey, model);

@@ -65,7 +65,7 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
 
 /** `value` (a non-negative integer below 2^53) as `digits` lowercase hex digits, high digits dropped. */
 export function hex(value: number, digits: number): string {
-  return (value % Math.pow(16, digits)).toString(16).padStart(digits, '0');
+  return (value % 16 ** digits).toString(16).padStart(digits, '0');
 }
 
 /** A bijection of 32-bit integers keyed by `key`: distinct `value`s stay distinct but look unrelated. */

@@ -63,9 +63,7 @@ export interface ExportCommandIo {
   /** Resolves on the second one: `export` stops at once; a page on its way is lost. */
   readonly forceStopSignal?: Promise<void>;
   /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
-  resolveApiTarget(
-    config: Config,
-  ): Promise<{
+  resolveApiTarget(config: Config): Promise<{
     readonly baseUrl: string;
     readonly apiKey: string;
     readonly defaultProjects: readonly string[];

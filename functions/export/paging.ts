@@ -224,7 +224,6 @@ function cursorPager(options: PagerOptions): Pager {
 }
 
 function singlePager(options: PagerOptions): Pager {
-  const { limit } = options;
   return {
     kind: 'single',
     params: (state) => (limitOf(state, options) === undefined ? {} : { limit: limitOf(state, options) as number }),

@@ -48,6 +48,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const prefixes = reportPrefixes();
   const started = performance.now();
   const today = formatDay(deps.now());
+  // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,

@@ -29,9 +29,7 @@ export function checkKey(key: string): string {
     /^[A-Za-z]:/.test(key) ||
     key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
   if (bad) {
-    throw new ConfigError(
-      `destination key "${key}" is not a relative path inside the destination: ` + 'check the project id (no "/", "..", "\\" or empty parts)',
-    );
+    throw new ConfigError(`destination key "${key}" is not a relative path inside the destination: check the project id (no "/", "..", "\\" or empty parts)`);
   }
   return key;
 }

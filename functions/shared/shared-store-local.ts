@@ -178,7 +178,7 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
       });
       const names = all.filter((name) => name.endsWith('.json') && (name.startsWith(encodedPrefix) || name.includes(HASH_MARK)));
       const documents = await Promise.all(names.map((name) => read<T>(join(dir, name), undefined)));
-      return documents.filter((doc): doc is { key: string; value: T } => doc !== undefined && doc.key.startsWith(prefix));
+      return documents.filter((doc): doc is { key: string; value: T } => doc?.key.startsWith(prefix) === true);
     },
   };
 }

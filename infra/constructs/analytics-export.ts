@@ -15,7 +15,6 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
-import { DEFAULT_BUDGET } from '../../functions/shared/budget-spec.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
 

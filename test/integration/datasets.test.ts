@@ -41,7 +41,6 @@ import {
   TABLES_OF,
   unitKeys,
   unitRequests,
-  withParsedJson,
   type RecordingLogger,
 } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';

@@ -135,7 +135,7 @@ function slowRequest(clock: FakeClock, at: number, ms: number): typeof fetch {
 }
 
 /** Entries logged after the first `count` (the requests of a later run). */
-function after(entries: readonly RequestLogEntry[], count: number): RequestLogEntry[] {
+function entriesAfter(entries: readonly RequestLogEntry[], count: number): RequestLogEntry[] {
   return entries.slice(count);
 }
 
@@ -198,7 +198,7 @@ describe('a hard kill (SIGKILL) of the CLI in the middle of a unit', () => {
       // The one exception to "never a page twice": the request in flight when the process was
       // killed was paid for, but its answer never arrived.
       expect(repeatedPages(sandbox.requests)).toEqual(inFlight);
-      expect(pageOf(after(analyticsRequests(sandbox.requests), killed.length)[0] as RequestLogEntry)).toBe(
+      expect(pageOf(entriesAfter(analyticsRequests(sandbox.requests), killed.length)[0] as RequestLogEntry)).toBe(
         pageOf(killed[checkpoint?.state.pages ?? 0] as RequestLogEntry),
       );
       const destination = createLocalDestination(out);
@@ -260,7 +260,7 @@ describe('an S3 write that fails in the middle of a unit (fauxqs)', () => {
       const second = await runUnit(sandbox, s3, clock, dataset);
 
       expect(second.ok).toBe(true);
-      const rerun = after(analyticsRequests(sandbox.requests), beforeRerun.length);
+      const rerun = entriesAfter(analyticsRequests(sandbox.requests), beforeRerun.length);
       // The third page arrived but its staging write failed, so it was never kept: the
       // re-run starts with it, and it is the only page fetched twice.
       expect(rerun.map(pageOf)[0]).toBe(pageOf(beforeRerun[2] as RequestLogEntry));
@@ -407,7 +407,7 @@ describe('a checkpoint older than EXPORT_CHECKPOINT_MAX_AGE_HOURS', () => {
     const rerun = await runCliInProcess(argv, { env, now: () => START + 3 * 3_600_000 });
 
     expect(rerun.code).toBe(0);
-    const pages = after(analyticsRequests(sandbox.requests), earlier).map(pageOf);
+    const pages = entriesAfter(analyticsRequests(sandbox.requests), earlier).map(pageOf);
     expect(pages).toEqual([0, 100, 200, 300, 400, 500].map((offset) => `visitors ${PROJECT} ${DAY} offset=${offset}`));
     const destination = createLocalDestination(out);
     const { manifest, tables } = await readExportedUnit(destination, unitOf('visitors'));
@@ -423,7 +423,7 @@ describe('a checkpoint older than EXPORT_CHECKPOINT_MAX_AGE_HOURS', () => {
     const rerun = await runCliInProcess(argv, { env, now: () => START + 2 * 3_600_000 - 1 });
 
     expect(rerun.code).toBe(0);
-    const pages = after(analyticsRequests(sandbox.requests), earlier).map(pageOf);
+    const pages = entriesAfter(analyticsRequests(sandbox.requests), earlier).map(pageOf);
     expect(pages).toEqual([200, 300, 400, 500].map((offset) => `visitors ${PROJECT} ${DAY} offset=${offset}`));
   });
 });

@@ -76,7 +76,7 @@ describe('two export processes on the same units', () => {
 
     // Both ran (neither crashed); one that found a unit leased by the other reports it skipped.
     const reports = children.map((child) => JSON.parse(child.stdout()) as { ok: boolean; units: JsonUnit[] });
-    exits.forEach((exit, i) => expect(exit.code).toBe(reports[i]?.ok ? 0 : 1));
+    for (const [i, exit] of exits.entries()) expect(exit.code).toBe(reports[i]?.ok ? 0 : 1);
     for (const day of DAYS) {
       const outcomes = reports.map((report) => report.units.find((unit) => unit.date === day)?.status ?? 'not planned').sort();
       expect(outcomes, day).toEqual(expect.arrayContaining(['complete']));

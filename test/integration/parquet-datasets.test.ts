@@ -29,7 +29,6 @@ import { readParquet, type ParquetColumn } from '../helpers/duckdb.js';
 
 const DAY = '2026-01-15';
 const EXPORTED_AT = new Date('2026-01-16T03:05:07.089Z');
-const EXPORTED_AT_ISO = EXPORTED_AT.toISOString();
 
 /**
  * The contract for the tables this file writes: the datasets helpers' copy, written out

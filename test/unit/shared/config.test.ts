@@ -2,7 +2,6 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FOLLOW_UP_DEFAULTS } from '../../../functions/follow-up/settings.js';
 import { CONFIG_DEFAULTS, loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
-import { ConfigError } from '../../../functions/shared/errors.js';
 import { createLogger } from '../../../functions/shared/logger.js';
 import { configErrorOf } from '../../helpers/errors.js';
 

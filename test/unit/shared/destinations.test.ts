@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDestination } from '../../../functions/shared/destinations.js';
-import { ConfigError, DestinationError } from '../../../functions/shared/errors.js';
+import { DestinationError } from '../../../functions/shared/errors.js';
 import { configErrorOf } from '../../helpers/errors.js';
 
 async function failureOf(promise: Promise<unknown>): Promise<Error> {
