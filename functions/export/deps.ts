@@ -31,6 +31,7 @@ import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
 import { localStateDir } from './runtime.js';
+import { createSkewClock } from '../shared/clock-skew.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {
@@ -105,7 +106,10 @@ export function openSharedStore(
 
 /** Builds the export's dependencies from `config`, with `overrides` taking the place of any part. */
 export function createExportDeps(config: Config, overrides: ExportOverrides = {}): ExportDeps {
-  const now = overrides.now ?? (() => Date.now());
+  // The API's Date header corrects this clock (clock-skew.ts): what the ledger, gate and leases
+  // read is the API's time, so a run on a machine whose clock is off shares the ledger safely.
+  const clock = createSkewClock(overrides.now ?? (() => Date.now()));
+  const now = clock.now;
   const sleep = overrides.sleep ?? realSleep;
   const logger = overrides.logger ?? createLogger({ serviceName: EXPORT_SERVICE });
   const destination = overrides.destination ?? openExportDestination(config, overrides);
@@ -132,6 +136,7 @@ export function createExportDeps(config: Config, overrides: ExportOverrides = {}
         apiKey: typeof overrides.apiKey === 'string' ? overrides.apiKey : apiKey,
         timeoutMs: config.apiTimeoutMs,
         budget: gate,
+        clock,
         logger: options.logger ?? logger,
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       }),

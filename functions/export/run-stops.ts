@@ -11,10 +11,10 @@
  *   units of the dataset would get it too; the other datasets may work and go on.
  */
 import type { DatasetName } from '../shared/catalog.js';
-import { ApiError, CircuitOpenError, DeadlineExceededError, NetworkError } from '../shared/errors.js';
+import { ApiError, CircuitOpenError, ClockSkewError, DeadlineExceededError, NetworkError } from '../shared/errors.js';
 
 export type UnitStop =
-  | { readonly scope: 'run'; readonly why: 'key' | 'unreachable' | 'outage'; readonly reason: string }
+  | { readonly scope: 'run'; readonly why: 'key' | 'unreachable' | 'outage' | 'clock'; readonly reason: string }
   | { readonly scope: 'dataset'; readonly dataset: DatasetName; readonly reason: string };
 
 /** The error at the end of a cause chain that a deadline wrapped, or the error itself. */
@@ -41,6 +41,8 @@ export function stopOf(error: unknown, dataset: DatasetName): UnitStop | undefin
     };
   }
   if (root instanceof CircuitOpenError) return { scope: 'run', why: 'outage', reason: root.message };
+  // Every unit of the run reads the same clock.
+  if (root instanceof ClockSkewError) return { scope: 'run', why: 'clock', reason: root.message };
   if (root instanceof ApiError && root.status === 403) {
     return { scope: 'dataset', dataset, reason: `${dataset}: ${root.message}` };
   }

@@ -27,10 +27,12 @@
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
 import type { BudgetGate } from './budget.js';
 import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.js';
+import { describeSkew, type SkewClock } from './clock-skew.js';
 import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
 import { formatDuration } from './durations.js';
 import {
+  ClockSkewError,
   ApiError,
   ConfigError,
   DeadlineExceededError,
@@ -97,6 +99,11 @@ export interface ApiClientOptions {
    * breaker per client (`createCircuitBreaker()`)
    */
   readonly circuitBreaker?: CircuitBreaker;
+  /**
+   * Hears every answer's `Date` header: measures how far this machine's clock is off the API's,
+   * corrects what it serves (`now()`) and refuses a clock far off (clock-skew.ts). @default none
+   */
+  readonly clock?: SkewClock;
 }
 
 /** Query of an analytics endpoint: the window (always both ends) plus its paging parameters. */
@@ -313,10 +320,12 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         throw new ResponseTooLargeError(`${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes`);
       }
       logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
+      const offsetMs = options.clock?.observe(response.headers.get('date'));
+      if (offsetMs !== undefined) logger?.warn(CLOCK_SKEW_LOG_MESSAGE, { offsetMs, skew: describeSkew(offsetMs) });
       return { status, headers: response.headers, bytes };
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      if (error instanceof MalformedResponseError) throw error;
+      if (error instanceof MalformedResponseError || error instanceof ClockSkewError) throw error;
       const stage = status === undefined ? 'before a response arrived' : `while reading the HTTP ${status} response`;
       if (timedOut) {
         throw new NetworkError(`${method} ${path} timed out after ${limitMs} ms ${stage}`, false, { cause: error });
@@ -623,6 +632,9 @@ function countEncodedReplacements(bytes: Uint8Array): number {
 export const RETRY_LOG_MESSAGE = 'retrying API request';
 
 /** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
+/** Logged when the measured clock offset changes (clock-skew.ts); the CLI prints it as one line. */
+export const CLOCK_SKEW_LOG_MESSAGE = "this machine's clock is off the API's: the budget ledger and leases use the API's time";
+
 export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
 
 /** What `retryLinePrinter` reads from a retry record (see `run`). */
@@ -649,6 +661,15 @@ export function retryLinePrinter(write: (line: string) => unknown, options: { re
     info: ignore,
     warn: (message: unknown, ...extra: unknown[]) => {
       const clear = options.tty ? '\r\u001b[K' : '';
+      if (message === CLOCK_SKEW_LOG_MESSAGE) {
+        const record = (extra[0] ?? {}) as { skew?: unknown; offsetMs?: unknown };
+        const text =
+          record.offsetMs === 0
+            ? "warning: this machine's clock agrees with the API's again: no more correction"
+            : `warning: this machine's clock is ${String(record.skew)} the API's (its Date header): the budget ledger and leases use the API's time; set the clock right (e.g. enable NTP)`;
+        write(`${clear}${scrubText(text, { maxLength: 300 })}\n`);
+        return;
+      }
       if (message === WAIT_CUT_LOG_MESSAGE) {
         const record = (extra[0] ?? {}) as { header?: unknown; askedMs?: unknown; pausedMs?: unknown };
         const header = typeof record.header === 'string' ? `"${record.header}"` : 'a wait';

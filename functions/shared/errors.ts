@@ -150,3 +150,9 @@ export class NoDataError extends ExporterError {}
 export function describeError(error: unknown): string {
   return stripControlCharacters(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
+
+/**
+ * This machine's clock is further from the API's (its `Date` header) than a run sharing the
+ * deployment's ledger may be: fix the clock. A configuration mistake of the machine (exit 2).
+ */
+export class ClockSkewError extends ConfigError {}
