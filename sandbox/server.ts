@@ -401,6 +401,133 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return send(toAnswer(response));
   };
 
+  /** One control request, as a route's handler sees it. */
+  interface ControlRequest {
+    readonly method: string;
+    /** The path pattern's groups, URI-decoded (undefined where an optional group did not match). */
+    readonly params: readonly (string | undefined)[];
+    /** The body as JSON (undefined when empty); throws on malformed JSON (a 400). */
+    json(): unknown;
+  }
+  interface ControlRoute {
+    readonly methods: readonly string[];
+    readonly path: RegExp;
+    handle(request: ControlRequest): { readonly status: number; readonly body?: unknown };
+  }
+
+  /** The control API (see the header), one row per route; a path and method no row matches is a 404. */
+  const controlRoutes: readonly ControlRoute[] = [
+    {
+      methods: ['POST'],
+      path: /^\/_sandbox\/faults$/,
+      handle: ({ json }) => {
+        const input = json();
+        for (const rule of (Array.isArray(input) ? input : [input]).map(parseFaultRule)) faults.add(rule);
+        return { status: 201, body: { faults: faults.list() } };
+      },
+    },
+    { methods: ['GET'], path: /^\/_sandbox\/faults$/, handle: () => ({ status: 200, body: { faults: faults.list() } }) },
+    {
+      methods: ['DELETE'],
+      path: /^\/_sandbox\/faults$/,
+      handle: () => {
+        faults.clear();
+        return { status: 204 };
+      },
+    },
+    { methods: ['GET'], path: /^\/_sandbox\/requests$/, handle: () => ({ status: 200, body: requests }) },
+    {
+      methods: ['DELETE'],
+      path: /^\/_sandbox\/requests$/,
+      handle: () => {
+        requests.length = 0;
+        return { status: 204 };
+      },
+    },
+    { methods: ['GET'], path: /^\/_sandbox\/budget$/, handle: () => ({ status: 200, body: { budget: budget.state() } }) },
+    {
+      methods: ['POST'],
+      path: /^\/_sandbox\/budget$/,
+      handle: ({ json }) => {
+        const { reset, ...options } = v.parse(BudgetControlBody, json());
+        budget.set(parseBudgetOptions(options));
+        if (reset) budget.reset();
+        return { status: 200, body: { budget: budget.state() } };
+      },
+    },
+    {
+      methods: ['DELETE'],
+      path: /^\/_sandbox\/budget$/,
+      handle: () => {
+        budget.set(null);
+        return { status: 204 };
+      },
+    },
+    {
+      methods: ['POST'],
+      path: /^\/_sandbox\/budget\/spend$/,
+      handle: ({ json }) => {
+        const { count } = v.parse(SpendBody, json() ?? {});
+        return { status: 200, body: { spent: budget.spend(count), budget: budget.state() } };
+      },
+    },
+    {
+      methods: ['GET', 'POST'],
+      path: /^\/_sandbox\/clock$/,
+      handle: ({ method, json }) => {
+        if (method === 'POST') {
+          const body = v.parse(ClockBody, json());
+          if (body.advanceMs !== undefined) clockOffsetMs += body.advanceMs;
+          if (body.now !== undefined) {
+            const target = typeof body.now === 'number' ? body.now : Date.parse(body.now);
+            if (Number.isNaN(target)) return { status: 400, body: { error: 'now: use epoch ms or an ISO 8601 timestamp' } };
+            clockOffsetMs += target - now();
+          }
+        }
+        return { status: 200, body: { now: now(), offsetMs: clockOffsetMs } };
+      },
+    },
+    {
+      methods: ['POST'],
+      path: /^\/_sandbox\/feedback\/([^/]+)\/([^/]+)$/,
+      handle: ({ params: [projectId, feedbackId], json }) => {
+        const { status } = v.parse(FeedbackStatusBody, json());
+        sandbox.setFeedbackStatus(projectId as string, feedbackId as string, status);
+        return { status: 204 };
+      },
+    },
+    {
+      methods: ['POST'],
+      path: /^\/_sandbox\/jobs\/([^/]+)$/,
+      handle: ({ params: [projectId], json }) => {
+        const job = v.parse(JobSeedBody, json());
+        sandbox.createJob(projectId as string, {
+          id: job.id,
+          ...(job.status ? { status: job.status } : {}),
+          ...(job.prLink !== undefined ? { prLink: job.prLink } : {}),
+        });
+        return { status: 201, body: sandbox.getJobState(projectId as string, job.id) };
+      },
+    },
+    {
+      methods: ['POST'],
+      path: /^\/_sandbox\/jobs\/([^/]+)\/([^/]+)\/script$/,
+      handle: ({ params: [projectId, jobId], json }) => {
+        const script = v.parse(RunScriptBody, json());
+        sandbox.scriptNextRun(projectId as string, jobId as string, script as RunScript);
+        return { status: 204 };
+      },
+    },
+    {
+      methods: ['GET'],
+      path: /^\/_sandbox\/jobs\/([^/]+)\/([^/]+)$/,
+      handle: ({ params: [projectId, jobId] }) => {
+        const state = sandbox.getJobState(projectId as string, jobId as string);
+        return state ? { status: 200, body: state } : { status: 404, body: { error: `job ${jobId} not found in project ${projectId}` } };
+      },
+    },
+  ];
+
   const handleControl = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string): Promise<void> => {
     const send = (status: number, body?: unknown): void => {
       if (body === undefined) {
@@ -413,83 +540,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const path = url.pathname.replace(/\/+$/, '');
     const method = req.method ?? 'GET';
     try {
-      if (path === '/_sandbox/faults') {
-        if (method === 'POST') {
-          const input = json();
-          const rules = (Array.isArray(input) ? input : [input]).map(parseFaultRule);
-          for (const rule of rules) faults.add(rule);
-          return send(201, { faults: faults.list() });
-        }
-        if (method === 'GET') return send(200, { faults: faults.list() });
-        if (method === 'DELETE') {
-          faults.clear();
-          return send(204);
-        }
-      }
-      if (path === '/_sandbox/requests') {
-        if (method === 'GET') return send(200, requests);
-        if (method === 'DELETE') {
-          requests.length = 0;
-          return send(204);
-        }
-      }
-      if (path === '/_sandbox/budget') {
-        if (method === 'GET') return send(200, { budget: budget.state() });
-        if (method === 'POST') {
-          const { reset, ...options } = v.parse(BudgetControlBody, json());
-          budget.set(parseBudgetOptions(options));
-          if (reset) budget.reset();
-          return send(200, { budget: budget.state() });
-        }
-        if (method === 'DELETE') {
-          budget.set(null);
-          return send(204);
-        }
-      }
-      if (path === '/_sandbox/budget/spend' && method === 'POST') {
-        const { count } = v.parse(SpendBody, json() ?? {});
-        return send(200, { spent: budget.spend(count), budget: budget.state() });
-      }
-      if (path === '/_sandbox/clock') {
-        if (method === 'POST') {
-          const body = v.parse(ClockBody, json());
-          if (body.advanceMs !== undefined) clockOffsetMs += body.advanceMs;
-          if (body.now !== undefined) {
-            const target = typeof body.now === 'number' ? body.now : Date.parse(body.now);
-            if (Number.isNaN(target)) return send(400, { error: 'now: use epoch ms or an ISO 8601 timestamp' });
-            clockOffsetMs += target - now();
-          }
-        }
-        if (method === 'GET' || method === 'POST') return send(200, { now: now(), offsetMs: clockOffsetMs });
-      }
-      const feedback = /^\/_sandbox\/feedback\/([^/]+)\/([^/]+)$/.exec(path);
-      if (feedback && method === 'POST') {
-        const { status } = v.parse(FeedbackStatusBody, json());
-        sandbox.setFeedbackStatus(decodeURIComponent(feedback[1] as string), decodeURIComponent(feedback[2] as string), status);
-        return send(204);
-      }
-      const jobs = /^\/_sandbox\/jobs\/([^/]+)(?:\/([^/]+)(\/script)?)?$/.exec(path);
-      if (jobs) {
-        const projectId = decodeURIComponent(jobs[1] as string);
-        const jobId = jobs[2] === undefined ? undefined : decodeURIComponent(jobs[2]);
-        if (jobId === undefined && method === 'POST') {
-          const job = v.parse(JobSeedBody, json());
-          sandbox.createJob(projectId, {
-            id: job.id,
-            ...(job.status ? { status: job.status } : {}),
-            ...(job.prLink !== undefined ? { prLink: job.prLink } : {}),
-          });
-          return send(201, sandbox.getJobState(projectId, job.id));
-        }
-        if (jobId !== undefined && jobs[3] && method === 'POST') {
-          const script = v.parse(RunScriptBody, json());
-          sandbox.scriptNextRun(projectId, jobId, script as RunScript);
-          return send(204);
-        }
-        if (jobId !== undefined && !jobs[3] && method === 'GET') {
-          const state = sandbox.getJobState(projectId, jobId);
-          return state ? send(200, state) : send(404, { error: `job ${jobId} not found in project ${projectId}` });
-        }
+      for (const route of controlRoutes) {
+        if (!route.methods.includes(method)) continue;
+        const match = route.path.exec(path);
+        if (!match) continue;
+        const params = match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+        const answer = route.handle({ method, params, json });
+        return answer.body === undefined ? send(answer.status) : send(answer.status, answer.body);
       }
       return send(404, { error: `no sandbox control route ${method} ${path}` });
     } catch (error) {
