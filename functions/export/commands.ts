@@ -15,7 +15,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { retryLinePrinter } from '../shared/api-client.js';
+import { retryLinePrinter } from '../cli/retry-lines.js';
 import type { Destination } from '../shared/destination.js';
 import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/budget.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';

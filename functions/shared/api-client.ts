@@ -30,7 +30,6 @@ import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.js'
 import { describeSkew, type SkewClock } from './clock-skew.js';
 import type { ApiKeySource } from './secrets.js';
 import { validateApiKey, validateApiUrl } from './config.js';
-import { formatDuration } from './durations.js';
 import {
   ClockSkewError,
   ApiError,
@@ -631,79 +630,11 @@ function countEncodedReplacements(bytes: Uint8Array): number {
 /** The message of the warn record the client logs before each retry wait. */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
 
-/** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
 /** Logged when the measured clock offset changes (clock-skew.ts); the CLI prints it as one line. */
 export const CLOCK_SKEW_LOG_MESSAGE = "this machine's clock is off the API's: the budget ledger and leases use the API's time";
 
+/** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
 export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
-
-/** What `retryLinePrinter` reads from a retry record (see `run`). */
-interface RetryRecord {
-  readonly request?: unknown;
-  readonly attempt?: unknown;
-  readonly delayMs?: unknown;
-  readonly fromRetryAfter?: unknown;
-  readonly reason?: unknown;
-}
-
-const MAX_RETRY_LINE = 200;
-
-/**
- * A `logger` for `createApiClient` that turns each retry into one short line — the request,
- * how long the client waits and what failed — written with `write` (the CLI passes stderr), so
- * a run that retries does not sit silent for minutes. Everything else is dropped. On a
- * terminal (`tty`) the line first clears the progress bar the line may share.
- */
-export function retryLinePrinter(write: (line: string) => unknown, options: { readonly tty?: boolean } = {}): Pick<AppLogger, 'debug' | 'info' | 'warn'> {
-  const ignore = (): void => {};
-  return {
-    debug: ignore,
-    info: ignore,
-    warn: (message: unknown, ...extra: unknown[]) => {
-      const clear = options.tty ? '\r\u001b[K' : '';
-      if (message === CLOCK_SKEW_LOG_MESSAGE) {
-        const record = (extra[0] ?? {}) as { skew?: unknown; offsetMs?: unknown };
-        const text =
-          record.offsetMs === 0
-            ? "warning: this machine's clock agrees with the API's again: no more correction"
-            : `warning: this machine's clock is ${String(record.skew)} the API's (its Date header): the budget ledger and leases use the API's time; set the clock right (e.g. enable NTP)`;
-        write(`${clear}${scrubText(text, { maxLength: 300 })}\n`);
-        return;
-      }
-      if (message === WAIT_CUT_LOG_MESSAGE) {
-        const record = (extra[0] ?? {}) as { header?: unknown; askedMs?: unknown; pausedMs?: unknown };
-        const header = typeof record.header === 'string' ? `"${record.header}"` : 'a wait';
-        const asked = typeof record.askedMs === 'number' ? formatDuration(record.askedMs, 'retry') : 'longer';
-        const paused = typeof record.pausedMs === 'number' ? formatDuration(record.pausedMs, 'retry') : 'one window';
-        write(
-          `${clear}${scrubText(`warning: a 429 asked to wait ${asked} (${header}), longer than the budget window: pausing ${paused} instead (a proxy's or a CDN's header, or a unit mix-up)`, { maxLength: 300 })}\n`,
-        );
-        return;
-      }
-      if (message === INVALID_UTF8_LOG_MESSAGE) {
-        const record = (extra[0] ?? {}) as { request?: unknown; replaced?: unknown };
-        write(
-          `${clear}${scrubText(`warning: ${String(record.request)} answered with ${String(record.replaced)} invalid UTF-8 sequence(s): kept as U+FFFD (counted in the manifest)`, { maxLength: 300 })}\n`,
-        );
-        return;
-      }
-      if (message !== RETRY_LOG_MESSAGE) return;
-      const record = (extra[0] ?? {}) as RetryRecord;
-      const delayMs = typeof record.delayMs === 'number' ? record.delayMs : 0;
-      const asked = record.fromRetryAfter === true ? ', as the API asked' : '';
-      const request = String(record.request);
-      // The reason repeats the request (with its query): drop it, so the line keeps the cause
-      // (`ECONNREFUSED`, the status) rather than losing it to the cut.
-      const reason = String(record.reason ?? 'an error')
-        .replace(/^[A-Za-z]*Error: /, '')
-        .replace(/^(GET|POST) \S+ /, '');
-      const line = scrubText(`retrying ${request} in ${formatDuration(delayMs, 'retry')}${asked} (attempt ${String(record.attempt)} failed: ${reason}`, {
-        maxLength: MAX_RETRY_LINE - 1,
-      });
-      write(`${clear}${line})\n`);
-    },
-  } as Pick<AppLogger, 'debug' | 'info' | 'warn'>;
-}
 
 /** A key that never changes (MINTLIFY_API_KEY, tests): reading it again gives the same key. */
 function fixedKey(key: string): ApiKeySource {

@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, retryLinePrinter } from '../../../functions/shared/api-client.js';
+import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
+import { createApiClient } from '../../../functions/shared/api-client.js';
 import type { ApiClientOptions } from '../../../functions/shared/api-client.js';
 import type { BudgetGate } from '../../../functions/shared/budget.js';
 import {
