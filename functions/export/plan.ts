@@ -147,13 +147,9 @@ export type Estimate = Pick<PlannedUnit, 'estimate' | 'estimateFrom' | 'guess'>;
  * Requests a unit is expected to need: the pages of the nearest complete day of the same
  * dataset and project (at least 1), less what a checkpoint already holds; else the most any
  * other project needed on its nearest day (a guess); else 1 (a guess). `known` (from
- * `readKnownPages`, which includes `states`) adds days found beyond them.
+ * `readKnownPages`, which includes `states`) adds days found beyond them. Says where the
+ * estimate comes from, and whether it is a guess.
  */
-export function estimateOf(unit: Unit, states: ReadonlyMap<string, UnitState>, known?: KnownPages): number {
-  return estimateUnit(unit, states, known).estimate;
-}
-
-/** `estimateOf` with where the estimate comes from. */
 export function estimateUnit(unit: Unit, states: ReadonlyMap<string, UnitState>, known: KnownPages = knownPagesOf(states)): Estimate {
   const byProject = known.get(unit.dataset) ?? new Map<string, Map<string, number>>();
   const own = nearest(byProject.get(unit.projectId), unit.day);
