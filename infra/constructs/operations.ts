@@ -46,6 +46,7 @@ export class Operations extends Construct {
     readonly followUpErrors: cloudwatch.Alarm;
     readonly followUpDeadLetters: cloudwatch.Alarm;
     readonly promptsUncertain: cloudwatch.Alarm;
+    readonly outcomesNotDelivered: cloudwatch.Alarm;
     readonly schemaDrift: cloudwatch.Alarm;
   };
 
@@ -117,6 +118,14 @@ export class Operations extends Construct {
         description: `Follow-ups: a prompt may or may not have reached its job (timeout or 5xx after sending); it was not re-sent. First step: check the job in the dashboard and re-enqueue under a new requestId only if it never arrived. Runbook: ${RUNBOOK}: PromptsUncertain.`,
         metric: exporterMetric(FOLLOWUP_METRICS.uncertain, SERVICE_NAMES.followUp, 'Sum', fiveMinutes),
         threshold: 1,
+      }),
+      // One failed publish is retried on the message's redelivery; only a steady failure (the
+      // topic, its key or the role's permission broken) needs a human.
+      outcomesNotDelivered: this.alarm('OutcomeNotifyFailures', {
+        description: `Follow-ups: outcomes have failed to reach the outcomes topic for 15 minutes; their messages are deferred and retried, and go to the dead-letter queue once the queue's maxReceiveCount runs out, so producers hear nothing meanwhile. First step: the follow-up function's log names the publish error (the topic's KMS key policy, the role's sns:Publish, the topic deleted). Runbook: ${RUNBOOK}: OutcomeNotifyFailures.`,
+        metric: exporterMetric(FOLLOWUP_METRICS.notifyFailures, SERVICE_NAMES.followUp, 'Sum', fiveMinutes),
+        threshold: 1,
+        evaluationPeriods: 3,
       }),
       // Low severity: nothing was lost and nothing failed; someone should look within days.
       schemaDrift: this.alarm('SchemaDrift', {

@@ -416,6 +416,21 @@ describe('operations', () => {
     });
   });
 
+  it('alarms when outcomes fail to reach the outcomes topic for fifteen minutes in a row', () => {
+    const alarm = alarmOn('OutcomeNotifyFailures');
+
+    expect(alarm).toMatchObject({
+      Namespace: 'MintlifyExporter',
+      Dimensions: [{ Name: 'service', Value: 'mintlify-followup' }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+    expect(alarm.AlarmDescription).toMatch(/sns:Publish/);
+  });
+
   it('alarms, at low severity, on the first unit with schema drift in an hour', () => {
     const alarm = alarmOn('SchemaDrift');
 
