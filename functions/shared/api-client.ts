@@ -25,11 +25,9 @@
  *   BEL, C1), so nothing the server sends can drive the terminal it is printed on.
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
-import type { BudgetGate } from './budget.js';
-import { createCircuitBreaker, type CircuitBreaker } from './circuit-breaker.js';
-import { describeSkew, type SkewClock } from './clock-skew.js';
-import type { ApiKeySource } from './secrets.js';
-import { validateApiKey, validateApiUrl } from './config.js';
+import { describeSkew } from './clock-skew.js';
+import { validateApiKey } from './config.js';
+import { resolveApiOptions, type ApiClientOptions } from './api/options.js';
 import {
   ClockSkewError,
   ApiError,
@@ -45,65 +43,10 @@ import {
   redactSecrets,
   scrubText,
 } from './errors.js';
-import type { AppLogger } from './logger.js';
 import { rateLimitWait } from './rate-limit-headers.js';
-import { realSleep, retry, RETRY_DEFAULTS } from './retry.js';
-import type { Sleep } from './retry.js';
+import { retry } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob, type ParseOptions } from './schemas.js';
-
-export interface ApiClientOptions {
-  /** API base URL; https, or http on loopback. */
-  readonly baseUrl: string;
-  /**
-   * Admin key (`mint_…`), or a source of it (secrets.ts `createApiKeyProvider`): then a 401 makes
-   * the client read the key again and, if it changed (a rotation), send the request once more.
-   */
-  readonly apiKey: string | ApiKeySource;
-  /** @default globalThis.fetch */
-  readonly fetch?: typeof fetch;
-  /** Per-request timeout (headers and body), ms; also cut to the call's deadline. @default 30_000 */
-  readonly timeoutMs?: number;
-  /** Retries after the first attempt. @default 8 */
-  readonly maxRetries?: number;
-  /** Backoff base, ms. @default 500 */
-  readonly minDelayMs?: number;
-  /** Backoff cap, ms. @default 30_000 */
-  readonly maxDelayMs?: number;
-  /** Longest Retry-After slept through, ms; longer ones end the call. @default 300_000 */
-  readonly maxRetryAfterMs?: number;
-  /**
-   * Largest 2xx body read, in bytes after decompression. The body is streamed and reading stops
-   * at the cap: a larger answer is a `MalformedResponseError` (retried once), never buffered
-   * whole. The largest page the export asks for (1000 assistant turns) is a few MB at most.
-   * @default 16 MiB
-   */
-  readonly maxResponseBytes?: number;
-  /** @default Date.now */
-  readonly now?: () => number;
-  /** @default a real timer */
-  readonly sleep?: Sleep;
-  /** @default Math.random */
-  readonly random?: () => number;
-  readonly logger?: Pick<AppLogger, 'debug' | 'info' | 'warn'>;
-  /** @default 'mintlify-exporter/0.1' */
-  readonly userAgent?: string;
-  /**
-   * The request budget every analytics request passes before each attempt. Without it the
-   * client refuses analytics calls: there is no way around the budget.
-   */
-  readonly budget?: BudgetGate;
-  /**
-   * Stops analytics requests after a storm of server failures across calls. @default a new
-   * breaker per client (`createCircuitBreaker()`)
-   */
-  readonly circuitBreaker?: CircuitBreaker;
-  /**
-   * Hears every answer's `Date` header: measures how far this machine's clock is off the API's,
-   * corrects what it serves (`now()`) and refuses a clock far off (clock-skew.ts). @default none
-   */
-  readonly clock?: SkewClock;
-}
 
 /** Query of an analytics endpoint: the window (always both ends) plus its paging parameters. */
 export interface AnalyticsQuery {
@@ -139,9 +82,6 @@ export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'>
 const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const MAX_SERVER_TEXT = 300;
-
-/** @see ApiClientOptions.maxResponseBytes */
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Of an error body only the start is read: its message is cut to MAX_SERVER_TEXT anyway. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -201,12 +141,6 @@ async function readBody(response: Response, maxBytes: number, truncate: boolean)
   return bytes;
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min} (got ${value})`);
-  return value;
-}
-
 /** Every `code` on an error's cause chain (undici nests them; AggregateError lists several). */
 function causeCodes(error: unknown): string[] {
   const codes: string[] = [];
@@ -223,27 +157,16 @@ function causeCodes(error: unknown): string[] {
   return codes;
 }
 
+export type { ApiClientOptions } from './api/options.js';
+
 /** Creates the client. Validates the key and URL now, so a typo fails before any request. */
 export function createApiClient(options: ApiClientOptions): MintlifyClient {
-  const givenKey = typeof options.apiKey === 'string' ? validateApiKey(options.apiKey) : undefined;
-  const keySource: ApiKeySource = givenKey !== undefined ? fixedKey(givenKey) : (options.apiKey as ApiKeySource);
+  const resolved = resolveApiOptions(options);
+  const { apiKey: keySource, baseUrl, fetch: fetchImpl, timeoutMs, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, maxResponseBytes } = resolved;
+  const { now, sleep, random, logger, userAgent, circuitBreaker: breaker } = resolved;
   /** Every key this client has sent or been given: all of them are kept out of messages and data. */
-  const knownKeys = new Set<string>(givenKey !== undefined ? [givenKey] : []);
-  const baseUrl = validateApiUrl(options.baseUrl);
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 30_000, 1);
-  const maxRetries = positiveInteger('maxRetries', options.maxRetries, RETRY_DEFAULTS.retries);
-  const minDelayMs = positiveInteger('minDelayMs', options.minDelayMs, RETRY_DEFAULTS.minMs);
-  const maxDelayMs = positiveInteger('maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxMs);
-  const maxRetryAfterMs = positiveInteger('maxRetryAfterMs', options.maxRetryAfterMs, RETRY_DEFAULTS.maxRetryAfterMs);
-  const maxResponseBytes = positiveInteger('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1);
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? realSleep;
-  const random = options.random ?? Math.random;
-  const logger = options.logger;
-  const userAgent = options.userAgent ?? 'mintlify-exporter/0.1';
+  const knownKeys = new Set<string>(resolved.givenKey !== undefined ? [resolved.givenKey] : []);
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
-  const breaker = options.circuitBreaker ?? createCircuitBreaker();
 
   /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
   const scrub = (text: string, secrets: readonly string[] = []): string => scrubText(text, { secrets: [...knownKeys, ...secrets], maxLength: MAX_SERVER_TEXT });
@@ -319,7 +242,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         throw new ResponseTooLargeError(`${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes`);
       }
       logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
-      const offsetMs = options.clock?.observe(response.headers.get('date'));
+      const offsetMs = resolved.clock?.observe(response.headers.get('date'));
       if (offsetMs !== undefined) logger?.warn(CLOCK_SKEW_LOG_MESSAGE, { offsetMs, skew: describeSkew(offsetMs) });
       return { status, headers: response.headers, bytes };
     } catch (error) {
@@ -507,7 +430,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     stats,
 
     async getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: BodyParser<T>, call: CallOptions = {}): Promise<T> {
-      const { budget } = options;
+      const { budget } = resolved;
       if (!budget) {
         throw new ConfigError('analytics requests need the request budget: pass `budget` (ANALYTICS_BUDGET) to createApiClient');
       }
@@ -635,11 +558,6 @@ export const CLOCK_SKEW_LOG_MESSAGE = "this machine's clock is off the API's: th
 
 /** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
 export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
-
-/** A key that never changes (MINTLIFY_API_KEY, tests): reading it again gives the same key. */
-function fixedKey(key: string): ApiKeySource {
-  return { get: async () => key, refresh: async () => key };
-}
 
 /**
  * Replaces every occurrence of `secret` in the strings and keys of a freshly parsed JSON value,
