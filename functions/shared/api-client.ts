@@ -15,33 +15,25 @@
  *   connection that failed before the request was sent). Anything that leaves the send
  *   unknown becomes `SendUncertainError` at once, so a prompt is never POSTed twice.
  *
- * The key goes only into the Authorization header, and this client is the one place that keeps
- * it (and a prompt) out of everything built from a reply:
- * - a 2xx body has every occurrence of the key replaced by `[redacted]` right after parsing, so
- *   no value taken from it — a row written to a file, a path in a paging error, a `prLink` —
- *   can carry the key;
- * - an error text (non-2xx body) or a piece of a 2xx body quoted by a parse error is redacted
- *   of the key and the prompt before it is cut short, and loses its control characters (ESC,
- *   BEL, C1), so nothing the server sends can drive the terminal it is printed on.
+ * The key goes only into the Authorization header; api/redact.ts keeps it (and a prompt) out of
+ * everything built from a reply.
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
 import { describeSkew } from './clock-skew.js';
 import { validateApiKey } from './config.js';
 import { resolveApiOptions, type ApiClientOptions } from './api/options.js';
+import { createRedactor } from './api/redact.js';
 import {
   ClockSkewError,
   ApiError,
   ConfigError,
   DeadlineExceededError,
-  REDACTED,
   MalformedResponseError,
   NetworkError,
   RateLimitedError,
   ResponseTooLargeError,
   SendUncertainError,
   describeError,
-  redactSecrets,
-  scrubText,
 } from './errors.js';
 import { rateLimitWait } from './rate-limit-headers.js';
 import { retry } from './retry.js';
@@ -80,8 +72,6 @@ export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'>
 
 /** Error codes (from undici's `cause`) that prove the request never left this machine. */
 const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-const MAX_SERVER_TEXT = 300;
 
 /** Of an error body only the start is read: its message is cut to MAX_SERVER_TEXT anyway. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -164,17 +154,15 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const resolved = resolveApiOptions(options);
   const { apiKey: keySource, baseUrl, fetch: fetchImpl, timeoutMs, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, maxResponseBytes } = resolved;
   const { now, sleep, random, logger, userAgent, circuitBreaker: breaker } = resolved;
-  /** Every key this client has sent or been given: all of them are kept out of messages and data. */
-  const knownKeys = new Set<string>(resolved.givenKey !== undefined ? [resolved.givenKey] : []);
+  const redactor = createRedactor(resolved.givenKey !== undefined ? [resolved.givenKey] : []);
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
 
-  /** Server text made safe to show: the key and `secrets` redacted, no control characters, cut short. */
-  const scrub = (text: string, secrets: readonly string[] = []): string => scrubText(text, { secrets: [...knownKeys, ...secrets], maxLength: MAX_SERVER_TEXT });
+  const { scrub } = redactor;
 
   /** The key to send (read again from its source with `fresh`), remembered for scrubbing. */
   async function keyToSend(fresh: boolean): Promise<string> {
     const key = validateApiKey(await (fresh ? keySource.refresh() : keySource.get()));
-    knownKeys.add(key);
+    redactor.remember(key);
     return key;
   }
 
@@ -358,8 +346,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
         { cause: error },
       );
     }
-    for (const key of knownKeys) body = redactInPlace(body, key);
-    return parse(body, { redact: (text) => redactSecrets(text, [...knownKeys, ...secrets]) });
+    return parse(redactor.redactBody(body), { redact: (text) => redactor.redact(text, secrets) });
   }
 
   /** One attempt: request, classify, validate. */
@@ -558,34 +545,6 @@ export const CLOCK_SKEW_LOG_MESSAGE = "this machine's clock is off the API's: th
 
 /** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
 export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
-
-/**
- * Replaces every occurrence of `secret` in the strings and keys of a freshly parsed JSON value,
- * in place (the value is ours), and returns it. Iterative: a deeply nested body cannot
- * overflow the stack.
- */
-function redactInPlace(root: unknown, secret: string): unknown {
-  const redact = (text: string): string => (text.includes(secret) ? text.split(secret).join(REDACTED) : text);
-  if (typeof root === 'string') return redact(root);
-  const pending: object[] = typeof root === 'object' && root !== null ? [root] : [];
-  const set = (node: object, key: string, value: unknown) => Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    const record = node as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const value = record[key];
-      const safe = typeof value === 'string' ? redact(value) : value;
-      if (typeof value === 'object' && value !== null) pending.push(value);
-      const safeKey = Array.isArray(node) ? key : redact(key);
-      if (safeKey !== key) {
-        delete record[key];
-        set(node, safeKey, safe);
-      } else if (safe !== value) {
-        set(node, key, safe);
-      }
-    }
-  }
-  return root;
-}
 
 /**
  * For the POST: an error after which the service may have acted (retry-policy's `uncertain`)
