@@ -19,22 +19,12 @@
  * everything built from a reply.
  */
 import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
-import { describeSkew } from './clock-skew.js';
 import { validateApiKey } from './config.js';
 import { resolveApiOptions, type ApiClientOptions } from './api/options.js';
 import { createRedactor } from './api/redact.js';
-import {
-  ClockSkewError,
-  ApiError,
-  ConfigError,
-  DeadlineExceededError,
-  MalformedResponseError,
-  NetworkError,
-  RateLimitedError,
-  ResponseTooLargeError,
-  SendUncertainError,
-  describeError,
-} from './errors.js';
+import { createTransport, isSuccess, type RawResponse } from './api/transport.js';
+export { CLOCK_SKEW_LOG_MESSAGE } from './api/transport.js';
+import { ApiError, ConfigError, MalformedResponseError, NetworkError, RateLimitedError, SendUncertainError, describeError } from './errors.js';
 import { rateLimitWait } from './rate-limit-headers.js';
 import { retry } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
@@ -70,94 +60,22 @@ export type BodyParser<T> = (body: unknown, options: ParseOptions) => T;
 /** What `createApiClient` returns: the agent operations and the analytics reads. */
 export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'> & AnalyticsApi;
 
-/** Error codes (from undici's `cause`) that prove the request never left this machine. */
-const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-/** Of an error body only the start is read: its message is cut to MAX_SERVER_TEXT anyway. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
 type Operation = 'getAnalytics' | 'getJob' | 'sendMessage';
 
 /** Endpoint names as the API spells them after `/v1/analytics/{projectId}/`. */
 const ENDPOINT_PATTERN = /^[a-z]+(?:[/-][a-z]+)*$/;
-
-interface RawResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  /** The body (2xx: all of it, at most maxResponseBytes; otherwise its first bytes). */
-  readonly bytes: Uint8Array;
-}
-
-const isSuccess = (status: number): boolean => status >= 200 && status <= 299;
-
-/** The body is larger than the cap: thrown by `readBody`, reported as malformed. */
-class BodyTooLarge extends Error {}
-
-/**
- * Reads `response`'s body as a stream, up to `maxBytes`. Past the cap it cancels the stream
- * (undici then drops the connection) and throws `BodyTooLarge`, or with `truncate` returns the
- * first `maxBytes` bytes. Nothing beyond the cap is ever held in memory.
- */
-async function readBody(response: Response, maxBytes: number, truncate: boolean): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  const encoded = (response.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
-  if (!truncate && !encoded && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new BodyTooLarge();
-  }
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      if (!truncate) throw new BodyTooLarge();
-      chunks.push(value.subarray(0, maxBytes - size));
-      size = maxBytes;
-      break;
-    }
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
-}
-
-/** Every `code` on an error's cause chain (undici nests them; AggregateError lists several). */
-function causeCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  const seen = new Set<unknown>();
-  const visit = (value: unknown, depth: number): void => {
-    if (depth > 5 || typeof value !== 'object' || value === null || seen.has(value)) return;
-    seen.add(value);
-    const { code, cause, errors } = value as { code?: unknown; cause?: unknown; errors?: unknown };
-    if (typeof code === 'string') codes.push(code);
-    visit(cause, depth + 1);
-    if (Array.isArray(errors)) for (const inner of errors) visit(inner, depth + 1);
-  };
-  visit(error, 0);
-  return codes;
-}
 
 export type { ApiClientOptions } from './api/options.js';
 
 /** Creates the client. Validates the key and URL now, so a typo fails before any request. */
 export function createApiClient(options: ApiClientOptions): MintlifyClient {
   const resolved = resolveApiOptions(options);
-  const { apiKey: keySource, baseUrl, fetch: fetchImpl, timeoutMs, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, maxResponseBytes } = resolved;
-  const { now, sleep, random, logger, userAgent, circuitBreaker: breaker } = resolved;
+  const { apiKey: keySource, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, now, sleep, random, logger, circuitBreaker: breaker } = resolved;
   const redactor = createRedactor(resolved.givenKey !== undefined ? [resolved.givenKey] : []);
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
 
   const { scrub } = redactor;
+  const send = createTransport(resolved, stats);
 
   /** The key to send (read again from its source with `fresh`), remembered for scrubbing. */
   async function keyToSend(fresh: boolean): Promise<string> {
@@ -188,64 +106,6 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
       stats.retries += 1;
       logger?.warn('API key rejected (401): sending once more with the key read again', { operation: op });
       return fn(fresh);
-    }
-  }
-
-  /** One HTTP exchange. Throws NetworkError (or the caller's abort reason). */
-  async function send(method: 'GET' | 'POST', path: string, body: string | undefined, call: CallOptions, key: string): Promise<RawResponse> {
-    const remaining = call.deadline === undefined ? Infinity : call.deadline - now();
-    if (remaining <= 0) throw new DeadlineExceededError('no time left before the deadline: the request was not sent');
-    const limitMs = Math.max(1, Math.min(timeoutMs, remaining));
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, limitMs);
-    const signal = call.signal ? AbortSignal.any([controller.signal, call.signal]) : controller.signal;
-    const headers: Record<string, string> = {
-      Authorization: `Bearer ${key}`,
-      Accept: 'application/json',
-      'User-Agent': userAgent,
-    };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    stats.requests += 1;
-    const started = now();
-    let status: number | undefined;
-    try {
-      const response = await fetchImpl(`${baseUrl}${path}`, {
-        method,
-        headers,
-        redirect: 'manual',
-        signal,
-        ...(body !== undefined ? { body } : {}),
-      });
-      status = response.status;
-      const ok = isSuccess(status);
-      let bytes: Uint8Array;
-      try {
-        bytes = await readBody(response, ok ? maxResponseBytes : MAX_ERROR_BODY_BYTES, !ok);
-      } catch (error) {
-        if (!(error instanceof BodyTooLarge)) throw error;
-        throw new ResponseTooLargeError(`${method} ${path} got an HTTP ${status} response larger than ${maxResponseBytes} bytes`);
-      }
-      logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
-      const offsetMs = resolved.clock?.observe(response.headers.get('date'));
-      if (offsetMs !== undefined) logger?.warn(CLOCK_SKEW_LOG_MESSAGE, { offsetMs, skew: describeSkew(offsetMs) });
-      return { status, headers: response.headers, bytes };
-    } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason;
-      if (error instanceof MalformedResponseError || error instanceof ClockSkewError) throw error;
-      const stage = status === undefined ? 'before a response arrived' : `while reading the HTTP ${status} response`;
-      if (timedOut) {
-        throw new NetworkError(`${method} ${path} timed out after ${limitMs} ms ${stage}`, false, { cause: error });
-      }
-      const codes = causeCodes(error);
-      const beforeSend = status === undefined && codes.length > 0 && codes.every((code) => BEFORE_SEND_CODES.has(code));
-      const code = codes[codes.length - 1] ?? (error instanceof Error ? error.name : 'unknown');
-      throw new NetworkError(`${method} ${path} failed ${stage} (${code})`, beforeSend, { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -539,9 +399,6 @@ function countEncodedReplacements(bytes: Uint8Array): number {
 
 /** The message of the warn record the client logs before each retry wait. */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
-
-/** Logged when the measured clock offset changes (clock-skew.ts); the CLI prints it as one line. */
-export const CLOCK_SKEW_LOG_MESSAGE = "this machine's clock is off the API's: the budget ledger and leases use the API's time";
 
 /** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
 export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
