@@ -18,14 +18,14 @@
  * The key goes only into the Authorization header; api/redact.ts keeps it (and a prompt) out of
  * everything built from a reply.
  */
-import type { AgentJob, ApiClient, ApiStats, CallOptions } from './api-types.js';
+import type { AgentJob, ApiClient, ApiOperation, ApiStats, CallOptions } from './api-types.js';
 import { validateApiKey } from './config.js';
 import { resolveApiOptions, type ApiClientOptions } from './api/options.js';
 import { createRedactor } from './api/redact.js';
+import { httpError, type RequestIds } from './api/status-messages.js';
 import { createTransport, isSuccess, type RawResponse } from './api/transport.js';
 export { CLOCK_SKEW_LOG_MESSAGE } from './api/transport.js';
 import { ApiError, ConfigError, MalformedResponseError, NetworkError, RateLimitedError, SendUncertainError, describeError } from './errors.js';
-import { rateLimitWait } from './rate-limit-headers.js';
 import { retry } from './retry.js';
 import { isRetryableAnalyticsRead, isRetryableRead, isRetryableSend, isUncertainSend } from './retry-policy.js';
 import { parseAgentJob, type ParseOptions } from './schemas.js';
@@ -60,8 +60,6 @@ export type BodyParser<T> = (body: unknown, options: ParseOptions) => T;
 /** What `createApiClient` returns: the agent operations and the analytics reads. */
 export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'> & AnalyticsApi;
 
-type Operation = 'getAnalytics' | 'getJob' | 'sendMessage';
-
 /** Endpoint names as the API spells them after `/v1/analytics/{projectId}/`. */
 const ENDPOINT_PATTERN = /^[a-z]+(?:[/-][a-z]+)*$/;
 
@@ -89,7 +87,7 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
    * that gives another key (the secret was rotated), runs the attempt once more with it: the
    * service refused the first request, so even a POST may be sent again.
    */
-  async function withKey<T>(op: Operation, fn: (key: string) => Promise<T>): Promise<T> {
+  async function withKey<T>(op: ApiOperation, fn: (key: string) => Promise<T>): Promise<T> {
     const key = await keyToSend(false);
     try {
       return await fn(key);
@@ -109,84 +107,12 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
     }
   }
 
-  /** Turns a non-2xx response into the error that says what to fix. */
-  function httpError(op: Operation, response: RawResponse, ids: { projectId: string; jobId?: string }, secrets: readonly string[]): ApiError {
-    const { status } = response;
-    const wait = rateLimitWait(response.headers, now());
-    const retryAfterMs = wait?.ms;
-    const retryAfter = wait !== undefined ? { retryAfterMs: wait.ms, waitHeader: wait.header } : {};
-    const detail = serverDetail(new TextDecoder().decode(response.bytes), secrets);
-    const suffix = detail ? `: ${detail}` : '';
-    const project = JSON.stringify(ids.projectId.slice(0, 128));
-    const job = JSON.stringify((ids.jobId ?? '').slice(0, 128));
-    if (status === 429) {
-      return new RateLimitedError(`rate limited (429) by the API${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}${suffix}`, retryAfter);
-    }
-    if (status >= 300 && status < 400) {
-      return new ApiError(
-        `unexpected redirect (${status}) from the API: check MINTLIFY_API_URL (it should be the API's base URL, e.g. https://api.mintlify.com)`,
-        status,
-      );
-    }
-    switch (status) {
-      case 400:
-        return new ApiError(`request refused as invalid (400)${suffix || ': no details given'}`, status);
-      case 402:
-        return new ApiError(
-          `out of agent credits (402)${suffix}: the organisation has no credits left for agent jobs; add credits on the Mintlify dashboard, then enqueue the prompt again under a new requestId`,
-          status,
-        );
-      case 401:
-        return new ApiError(
-          "API key rejected (401): it may be expired or wrong; create a new admin key on the dashboard's API keys page and update MINTLIFY_API_KEY or the secret",
-          status,
-        );
-      case 403:
-        return new ApiError(
-          `access denied (403) for project ${project}: the key is missing a scope, the plan does not include this API, or an IP allowlist blocks this caller; check the key's settings on the dashboard's API keys page${suffix}`,
-          status,
-        );
-      case 404:
-        return op === 'getAnalytics'
-          ? new ApiError(`project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`, status)
-          : new ApiError(`job ${job} not found in project ${project} (404): check the job and project ids`, status);
-      default:
-        return new ApiError(`HTTP ${status} from the API${status >= 500 ? ' (server error)' : ''}${suffix}`, status, retryAfter);
-    }
-  }
-
-  /**
-   * The server's `error` and `details[].message`; a plain-text body (a 429 from the service or a
-   * proxy: "Too many requests, please try again later.") as it is; a note for an HTML page.
-   */
-  function serverDetail(text: string, secrets: readonly string[]): string {
-    if (text.trim() === '') return '';
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return /^\s*</.test(text) ? 'the body is an HTML page, not JSON' : scrub(text, secrets);
-    }
-    if (typeof body !== 'object' || body === null) return '';
-    const { error, message, details } = body as { error?: unknown; message?: unknown; details?: unknown };
-    const parts: string[] = [];
-    if (typeof error === 'string') parts.push(error);
-    else if (typeof message === 'string') parts.push(message);
-    if (Array.isArray(details)) {
-      for (const item of details) {
-        const m = (item as { message?: unknown } | null)?.message;
-        if (typeof m === 'string') parts.push(m);
-      }
-    }
-    return scrub(parts.join('; '), secrets);
-  }
-
   /**
    * Decodes a 2xx body as UTF-8, parses it as JSON, then with the operation's schema. Invalid
    * UTF-8 (one bad byte in a comment) becomes U+FFFD, counted and warned about: failing the day
    * over it would fail it on every run forever.
    */
-  function parseBody<T>(op: Operation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[], path: string): T {
+  function parseBody<T>(op: ApiOperation, response: RawResponse, parse: BodyParser<T>, secrets: readonly string[], path: string): T {
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(response.bytes);
@@ -211,25 +137,25 @@ export function createApiClient(options: ApiClientOptions): MintlifyClient {
 
   /** One attempt: request, classify, validate. */
   async function attempt<T>(
-    op: Operation,
+    op: ApiOperation,
     method: 'GET' | 'POST',
     path: string,
     body: string | undefined,
-    ids: { projectId: string; jobId?: string },
+    ids: RequestIds,
     parse: BodyParser<T>,
     call: CallOptions,
     key: string,
     secrets: readonly string[] = [],
   ): Promise<T> {
     const response = await send(method, path, body, call, key);
-    if (!isSuccess(response.status)) throw httpError(op, response, ids, secrets);
+    if (!isSuccess(response.status)) throw httpError(op, response, ids, now(), (text) => scrub(text, secrets));
     const value = parseBody(op, response, parse, secrets, path);
     stats.successes += 1;
     return value;
   }
 
   function run<T>(
-    op: Operation,
+    op: ApiOperation,
     request: string,
     fn: () => Promise<T>,
     shouldRetry: (error: unknown, earlier: readonly unknown[]) => boolean,

@@ -118,6 +118,9 @@ export interface CallOptions {
   readonly stop?: AbortSignal;
 }
 
+/** The client's operations, as its log records (`operation`) and messages name them. */
+export type ApiOperation = 'getAnalytics' | 'getJob' | 'sendMessage';
+
 /** The agent operations (the analytics reads are `AnalyticsApi`, api-client.ts). */
 export interface ApiClient {
   /**
