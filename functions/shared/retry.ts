@@ -62,7 +62,7 @@ export function parseRetryAfter(header: string | null | undefined, nowMs: number
 
 /**
  * The retry defaults, once: `retry`/`backoffDelay` below and the API client's options
- * (api-client.ts) fall back to these.
+ * (api/options.ts) fall back to these.
  */
 export const RETRY_DEFAULTS = {
   /** Retries after the first attempt. */

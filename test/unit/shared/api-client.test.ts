@@ -4,8 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
-import { createApiClient } from '../../../functions/shared/api-client.js';
-import type { ApiClientOptions } from '../../../functions/shared/api-client.js';
+import { createApiClient } from '../../../functions/shared/api/index.js';
+import type { ApiClientOptions } from '../../../functions/shared/api/index.js';
 import type { BudgetGate } from '../../../functions/shared/budget.js';
 import {
   ApiError,
