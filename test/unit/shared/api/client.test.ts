@@ -3,10 +3,10 @@ import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
-import { createApiClient } from '../../../functions/shared/api/index.js';
-import type { ApiClientOptions } from '../../../functions/shared/api/index.js';
-import type { BudgetGate } from '../../../functions/shared/budget.js';
+import { retryLinePrinter } from '../../../../functions/cli/retry-lines.js';
+import { createApiClient } from '../../../../functions/shared/api/index.js';
+import type { ApiClientOptions } from '../../../../functions/shared/api/index.js';
+import type { BudgetGate } from '../../../../functions/shared/budget.js';
 import {
   ApiError,
   BudgetExhaustedError,
@@ -17,9 +17,9 @@ import {
   RateLimitedError,
   ResponseTooLargeError,
   SendUncertainError,
-} from '../../../functions/shared/errors.js';
-import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
-import { INITIAL_STATE, createPager } from '../../../functions/export/paging.js';
+} from '../../../../functions/shared/errors.js';
+import { parseVisitorsPage } from '../../../../functions/shared/schemas.js';
+import { INITIAL_STATE, createPager } from '../../../../functions/export/paging.js';
 
 const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
 const PROMPT = 'Please rewrite the quickstart so it mentions the new CLI flags and the sandbox.';
