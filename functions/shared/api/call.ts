@@ -13,7 +13,7 @@
 import type { ApiOperation, ApiStats, CallOptions } from '../api-types.js';
 import { validateApiKey } from '../config.js';
 import { ApiError, ConfigError, describeError } from '../errors.js';
-import { retry } from '../retry.js';
+import { type RetryOptions, retry } from '../retry.js';
 import { type BodyParser, parseBody } from './body.js';
 import type { ResolvedApiOptions } from './options.js';
 import { createRedactor, type Redactor } from './redact.js';
@@ -22,9 +22,6 @@ import { createTransport, isSuccess } from './transport.js';
 
 /** The message of the warn record the client logs before each retry wait. */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
-
-/** Which failures get another attempt (a retry-policy.ts function). */
-export type ShouldRetry = (error: unknown, earlier: readonly unknown[]) => boolean;
 
 /** The steps of a call, and what one client's operations share: its options, counters and redactor. */
 export interface CallSteps {
@@ -58,7 +55,7 @@ export interface CallSteps {
     op: ApiOperation,
     request: string,
     fn: () => Promise<T>,
-    shouldRetry: ShouldRetry,
+    shouldRetry: RetryOptions['shouldRetry'],
     call: CallOptions,
     retries?: number,
     failures?: unknown[],
