@@ -5,7 +5,7 @@
  * exactly its `delayMs`, as SQS would. Measured: GETs and POSTs per prompt, and the delay
  * between the run's real end and the moment the outcome is recorded.
  */
-import { createApiClient } from '../functions/shared/api-client.js';
+import { createApiClient } from '../functions/shared/api/index.js';
 import type { FollowUpOutcome } from '../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../functions/follow-up/process-message.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';

@@ -12,7 +12,7 @@ import { runUnits, type RunDeps, type RunSettings, type RunSummary, type UnitRes
 import { runSettings } from '../../functions/export/runtime.js';
 import type { Unit } from '../../functions/export/staging.js';
 import type { Manifest } from '../../functions/export/unit.js';
-import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api-client.js';
+import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/budget.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
 import { loadConfig } from '../../functions/shared/config.js';

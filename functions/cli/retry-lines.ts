@@ -1,10 +1,11 @@
 /**
  * What the CLI prints of the API client's log records: each retry, a cut 429 wait, invalid UTF-8
  * kept as U+FFFD and a corrected clock, one short line each on stderr. The client logs them
- * (api-client.ts names the records); how a person reads them lives here, with the CLI.
+ * (shared/api/index.ts exports the records' names); how a person reads them lives here, with
+ * the CLI.
  */
 import type { AppLogger } from '../shared/logger.js';
-import { CLOCK_SKEW_LOG_MESSAGE, INVALID_UTF8_LOG_MESSAGE, RETRY_LOG_MESSAGE, WAIT_CUT_LOG_MESSAGE } from '../shared/api-client.js';
+import { CLOCK_SKEW_LOG_MESSAGE, INVALID_UTF8_LOG_MESSAGE, RETRY_LOG_MESSAGE, WAIT_CUT_LOG_MESSAGE } from '../shared/api/index.js';
 import { formatDuration } from '../shared/durations.js';
 import { scrubText } from '../shared/errors.js';
 

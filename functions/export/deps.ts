@@ -16,7 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api-client.js';
+import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/budget.js';
 import type { BudgetSpec } from '../shared/budget-spec.js';
 import type { Config } from '../shared/config.js';

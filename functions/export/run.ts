@@ -8,7 +8,7 @@
  * the units after it would only wait for the same budget — and they are reported `pending`.
  */
 import { randomUUID } from 'node:crypto';
-import type { AnalyticsApi } from '../shared/api-client.js';
+import type { AnalyticsApi } from '../shared/api/index.js';
 import type { BudgetGate } from '../shared/budget.js';
 import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';

@@ -13,7 +13,7 @@
  *   write. The reason is kept in the staging for `status`. Pages that broke a stop rule are
  *   suspect and dropped; otherwise the staged pages stay for the next attempt.
  */
-import type { AnalyticsApi } from '../shared/api-client.js';
+import type { AnalyticsApi } from '../shared/api/index.js';
 import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import {
@@ -226,7 +226,7 @@ async function runOnce(
     pending.catch(() => undefined);
     return pending;
   };
-  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api-client.ts). */
+  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api/body.ts). */
   const invalidUtf8 = (): number => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0);
   const spent = (): RequestCounts => {
     const after = api.stats;

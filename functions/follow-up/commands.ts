@@ -20,7 +20,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { AgentJob } from '../shared/api-types.js';
-import { createApiClient } from '../shared/api-client.js';
+import { createApiClient } from '../shared/api/index.js';
 import { retryLinePrinter } from '../cli/retry-lines.js';
 import { isLoopback, loadConfig, validateTopicArn, type Config } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';

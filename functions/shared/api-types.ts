@@ -1,7 +1,7 @@
 /**
  * The service's resources (docs/design.md §1) and the client the jobs use. The analytics
  * answers' types are inferred from their valibot schemas (`schemas.ts`), so a type and its
- * check cannot disagree; the implementation lives in api-client.ts.
+ * check cannot disagree; the implementation lives in api/.
  */
 import type * as v from 'valibot';
 import type {
@@ -118,7 +118,10 @@ export interface CallOptions {
   readonly stop?: AbortSignal;
 }
 
-/** The agent operations (the analytics reads are `AnalyticsApi`, api-client.ts). */
+/** The client's operations, as its log records (`operation`) and messages name them. */
+export type ApiOperation = 'getAnalytics' | 'getJob' | 'sendMessage';
+
+/** The agent operations (the analytics reads are `AnalyticsApi`, api/analytics.ts). */
 export interface ApiClient {
   /**
    * Sends a follow-up prompt. Retried ONLY where the service cannot have acted on it (429,

@@ -62,7 +62,7 @@ export function parseRetryAfter(header: string | null | undefined, nowMs: number
 
 /**
  * The retry defaults, once: `retry`/`backoffDelay` below and the API client's options
- * (api-client.ts) fall back to these.
+ * (api/options.ts) fall back to these.
  */
 export const RETRY_DEFAULTS = {
   /** Retries after the first attempt. */
@@ -78,11 +78,11 @@ export const RETRY_DEFAULTS = {
 } as const;
 
 export interface BackoffOptions {
-  /** Base delay of the first retry, ms. @default 500 */
+  /** Base delay of the first retry, ms. @default RETRY_DEFAULTS.minMs */
   readonly minMs?: number;
-  /** Cap of any single backoff delay, ms. @default 30_000 */
+  /** Cap of any single backoff delay, ms. @default RETRY_DEFAULTS.maxMs */
   readonly maxMs?: number;
-  /** Growth per retry. @default 2 */
+  /** Growth per retry. @default RETRY_DEFAULTS.factor */
   readonly factor?: number;
   /** A random number in [0, 1). @default Math.random */
   readonly random?: () => number;
@@ -118,7 +118,7 @@ export interface RetryEvent {
 }
 
 export interface RetryOptions extends BackoffOptions {
-  /** Retries after the first attempt. @default 8 */
+  /** Retries after the first attempt. @default RETRY_DEFAULTS.retries */
   readonly retries?: number;
   /**
    * Which errors get another attempt (a retry-policy.ts function). `earlier` holds the failures
@@ -141,7 +141,7 @@ export interface RetryOptions extends BackoffOptions {
   /**
    * The longest Retry-After we are willing to sleep through, ms. A longer one ends the loop
    * with the error itself (it carries `retryAfterMs`), so a CLI without a deadline never
-   * sits silently for an hour. @default 300_000
+   * sits silently for an hour. @default RETRY_DEFAULTS.maxRetryAfterMs
    */
   readonly maxRetryAfterMs?: number;
   readonly signal?: AbortSignal;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { exportUnit, type Manifest } from '../../functions/export/unit.js';
 import { retryLinePrinter } from '../../functions/cli/retry-lines.js';
-import { createApiClient } from '../../functions/shared/api-client.js';
+import { createApiClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
 import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
 import { exportUnit } from '../../functions/export/unit.js';
-import { createApiClient } from '../../functions/shared/api-client.js';
+import { createApiClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
 import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';

@@ -11,7 +11,7 @@ import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client
 import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { createApiClient } from '../../functions/shared/api-client.js';
+import { createApiClient } from '../../functions/shared/api/index.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
 import { createSnsNotifier, type OutcomeNotifier } from '../../functions/follow-up/notify.js';

@@ -9,7 +9,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { createApiClient } from '../../functions/shared/api-client.js';
+import { createApiClient } from '../../functions/shared/api/index.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { runConsumer } from '../../functions/follow-up/consumer.js';
 import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';

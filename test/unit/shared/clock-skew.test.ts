@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stopOf } from '../../../functions/export/run-stops.js';
 import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
-import { createApiClient } from '../../../functions/shared/api-client.js';
+import { createApiClient } from '../../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/budget.js';
 import { parseBudget } from '../../../functions/shared/budget-spec.js';
 import { createSkewClock, MAX_SKEW_MS, SKEW_TOLERANCE_MS } from '../../../functions/shared/clock-skew.js';

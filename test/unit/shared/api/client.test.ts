@@ -3,10 +3,10 @@ import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
-import { createApiClient } from '../../../functions/shared/api-client.js';
-import type { ApiClientOptions } from '../../../functions/shared/api-client.js';
-import type { BudgetGate } from '../../../functions/shared/budget.js';
+import { retryLinePrinter } from '../../../../functions/cli/retry-lines.js';
+import { createApiClient } from '../../../../functions/shared/api/index.js';
+import type { ApiClientOptions } from '../../../../functions/shared/api/index.js';
+import type { BudgetGate } from '../../../../functions/shared/budget.js';
 import {
   ApiError,
   BudgetExhaustedError,
@@ -17,9 +17,9 @@ import {
   RateLimitedError,
   ResponseTooLargeError,
   SendUncertainError,
-} from '../../../functions/shared/errors.js';
-import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
-import { INITIAL_STATE, createPager } from '../../../functions/export/paging.js';
+} from '../../../../functions/shared/errors.js';
+import { parseVisitorsPage } from '../../../../functions/shared/schemas.js';
+import { INITIAL_STATE, createPager } from '../../../../functions/export/paging.js';
 
 const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
 const PROMPT = 'Please rewrite the quickstart so it mentions the new CLI flags and the sandbox.';
@@ -85,6 +85,8 @@ const html =
   };
 /** Reads the request, then drops the connection without answering. */
 const hangUp: Reply = (req) => req.socket.destroy();
+/** Reads the request and never answers: only the client's timeout (or abort) ends the exchange. */
+const silent: Reply = () => undefined;
 /** Answers after `ms` of real time (the per-request timeout is a real timer). */
 const slow =
   (ms: number, reply: Reply): Reply =>
@@ -292,10 +294,19 @@ describe('reads', () => {
   });
 
   it('retries a read that timed out', async () => {
-    replies = [slow(1_000, json(200, page())), json(200, page())];
-    const { client } = makeClient({ timeoutMs: 100 });
+    // The first attempt goes to a server that never answers, so it ends by the timeout however
+    // slow the machine is; the retry is answered from memory, within microtasks, so no timer
+    // can fire before it (a second loopback request could outlast 100 ms under load).
+    replies = [silent];
+    let calls = 0;
+    const fetchImpl = ((url: string | URL | Request, init?: RequestInit) =>
+      calls++ === 0 ? fetch(url, init) : Promise.resolve(Response.json(page()))) as typeof fetch;
+    const { client, logs } = makeClient({ fetch: fetchImpl, timeoutMs: 100 });
     await expect(visitors(client)).resolves.toMatchObject({ hasMore: false });
     expect(client.stats.retries).toBe(1);
+    expect(logs.filter((entry) => entry.message === 'retrying API request').map((entry) => entry.extra[0])).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining('timed out after 100 ms') }),
+    ]);
   });
 
   it('retries a read whose 2xx body is malformed', async () => {

@@ -1,0 +1,122 @@
+/**
+ * The analytics read: GET `/v1/analytics/{projectId}/{endpoint}`, one method for every endpoint
+ * (the catalog, catalog.ts, names them and their schemas).
+ *
+ * Every attempt goes through the request budget (`BudgetGate`) first, the only way to reach an
+ * analytics endpoint from this code, and through the circuit breaker. A read is retried on 408,
+ * 5xx, network errors and timeouts, a malformed body once (retry-policy.ts
+ * `isRetryableAnalyticsRead`), and a 429 is not an error but a signal: the gate pauses every
+ * analytics request of the deployment until `Retry-After` (or a backoff), then the request goes
+ * on, however long that takes — only the caller's deadline or signal ends the wait.
+ */
+import type { ApiStats, CallOptions } from '../api-types.js';
+import { ConfigError, NetworkError, RateLimitedError } from '../errors.js';
+import { isRetryableAnalyticsRead } from '../retry-policy.js';
+import type { BodyParser } from './body.js';
+import { type CallSteps, checkId } from './call.js';
+
+/** Query of an analytics endpoint: the window (always both ends) plus its paging parameters. */
+export interface AnalyticsQuery {
+  /** `YYYY-MM-DD`, inclusive. */
+  readonly dateFrom: string;
+  /** `YYYY-MM-DD`, exclusive. */
+  readonly dateTo: string;
+  readonly [param: string]: string | number | undefined;
+}
+
+/** The analytics side of the client: one method for every `/v1/analytics/{projectId}/…` endpoint. */
+export interface AnalyticsApi {
+  /**
+   * GET `/v1/analytics/{projectId}/{endpoint}?{query}`, validated by `parse`. Every attempt
+   * first takes a start from the budget (which may wait, or throw `BudgetExhaustedError` when
+   * the wait would pass `options.deadline`); 429s pause the budget and are never failures.
+   */
+  getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: BodyParser<T>, options?: CallOptions): Promise<T>;
+  /** Counters since the client was created. */
+  readonly stats: ApiStats;
+}
+
+/** The warn record of a 429 that asked for longer than the budget window (the wait was cut). */
+export const WAIT_CUT_LOG_MESSAGE = 'a 429 asked for a wait longer than the budget window: pausing one window instead';
+
+/** Endpoint names as the API spells them after `/v1/analytics/{projectId}/`. */
+const ENDPOINT_PATTERN = /^[a-z]+(?:[/-][a-z]+)*$/;
+
+/** The analytics read over `steps`. */
+export function analyticsOperations(steps: CallSteps): Pick<AnalyticsApi, 'getAnalytics'> {
+  const { stats, withKey, attempt, run } = steps;
+  const { budget, circuitBreaker: breaker, maxRetries, logger } = steps.options;
+  return {
+    async getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: BodyParser<T>, call: CallOptions = {}): Promise<T> {
+      if (!budget) {
+        throw new ConfigError('analytics requests need the request budget: pass `budget` (ANALYTICS_BUDGET) to createApiClient');
+      }
+      if (!ENDPOINT_PATTERN.test(endpoint)) throw new ConfigError(`"${endpoint.slice(0, 40)}" is not an analytics endpoint name`);
+      const project = checkId('project id', projectId);
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries(query)) {
+        if (value === undefined) continue;
+        if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < 0)) {
+          throw new ConfigError(`analytics parameter ${name} must be a whole number ≥ 0 (got ${value})`);
+        }
+        search.set(name, String(value));
+      }
+      const path = `/v1/analytics/${project}/${endpoint}?${search.toString()}`;
+      // A stop ends waits and keeps new attempts from starting; the attempt in flight goes on.
+      const waits = call.stop ? { ...call, signal: call.signal ? AbortSignal.any([call.signal, call.stop]) : call.stop } : call;
+      const once = (): Promise<T> =>
+        withKey('getAnalytics', async (key) => {
+          call.stop?.throwIfAborted();
+          breaker.check();
+          await budget.take(waits);
+          try {
+            const value = await attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+            breaker.succeeded();
+            return value;
+          } catch (error) {
+            breaker.failed(error);
+            // A connection refused or a name that does not resolve never reached the service:
+            // it spent none of the organisation's budget, so it gives the start back.
+            if (error instanceof NetworkError && error.beforeSend) await budget.refund();
+            throw error;
+          }
+        });
+      // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
+      // the whole deployment through the ledger, and the request goes on once the pause ends.
+      // Other failures keep their count across 429s, so alternating 5xx and 429 still ends.
+      let retriesUsed = 0;
+      const failures: unknown[] = [];
+      for (;;) {
+        const retriesBefore = stats.retries;
+        try {
+          return await run(
+            'getAnalytics',
+            `GET /v1/analytics/${project}/${endpoint}`,
+            once,
+            isRetryableAnalyticsRead,
+            call,
+            maxRetries - retriesUsed,
+            failures,
+          );
+        } catch (error) {
+          if (!(error instanceof RateLimitedError)) throw error;
+          retriesUsed += stats.retries - retriesBefore;
+          stats.retries += 1;
+          logger?.warn('analytics rate limited (429): pausing every analytics request', {
+            endpoint,
+            retryAfterMs: error.retryAfterMs ?? null,
+          });
+          const pause = await budget.rateLimited(error.retryAfterMs);
+          if (pause.askedMs !== undefined) {
+            logger?.warn(WAIT_CUT_LOG_MESSAGE, {
+              endpoint,
+              header: error.waitHeader ?? null,
+              askedMs: pause.askedMs,
+              pausedMs: pause.pausedMs,
+            });
+          }
+        }
+      }
+    },
+  };
+}

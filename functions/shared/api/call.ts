@@ -1,0 +1,150 @@
+/**
+ * One call of an operation, in the steps every operation shares:
+ * - `withKey` runs an attempt with the current key; after a 401 it reads the key again and,
+ *   only when that gives another key (a rotation), runs the attempt once more with it;
+ * - `attempt` sends one request through the transport (transport.ts); a non-2xx answer becomes
+ *   the error that says what to fix (status-messages.ts), a 2xx body its checked value (body.ts);
+ * - `run` is the retry loop (retry.ts) with the client's numbers, the call's deadline, signal
+ *   and stop, and one warn record before each wait (the CLI prints it: functions/cli/retry-lines.ts).
+ *
+ * Which failures get another attempt is each operation's choice, a retry-policy.ts function
+ * (analytics.ts, agent.ts).
+ */
+import type { ApiOperation, ApiStats, CallOptions } from '../api-types.js';
+import { validateApiKey } from '../config.js';
+import { ApiError, ConfigError, describeError } from '../errors.js';
+import { type RetryOptions, retry } from '../retry.js';
+import { type BodyParser, parseBody } from './body.js';
+import type { ResolvedApiOptions } from './options.js';
+import { createRedactor, type Redactor } from './redact.js';
+import { httpError, type RequestIds } from './status-messages.js';
+import { createTransport, isSuccess } from './transport.js';
+
+/** The message of the warn record the client logs before each retry wait. */
+export const RETRY_LOG_MESSAGE = 'retrying API request';
+
+/** The steps of a call, and what one client's operations share: its options, counters and redactor. */
+export interface CallSteps {
+  readonly options: ResolvedApiOptions;
+  /** Counters since the client was created. */
+  readonly stats: ApiStats;
+  readonly redactor: Redactor;
+  /**
+   * Runs an attempt with the current key. After a 401 it reads the key again and, only when
+   * that gives another key (the secret was rotated), runs the attempt once more with it: the
+   * service refused the first request, so even a POST may be sent again.
+   */
+  withKey<T>(op: ApiOperation, fn: (key: string) => Promise<T>): Promise<T>;
+  /** One attempt: request, classify, validate. `secrets` (a prompt) are kept out of its errors. */
+  attempt<T>(
+    op: ApiOperation,
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    ids: RequestIds,
+    parse: BodyParser<T>,
+    call: CallOptions,
+    key: string,
+    secrets?: readonly string[],
+  ): Promise<T>;
+  /**
+   * Runs `fn` in the retry loop. `request` names it in the retry records; `retries` defaults to
+   * the client's `maxRetries`; `failures` carries the history over from an earlier loop.
+   */
+  run<T>(
+    op: ApiOperation,
+    request: string,
+    fn: () => Promise<T>,
+    shouldRetry: RetryOptions['shouldRetry'],
+    call: CallOptions,
+    retries?: number,
+    failures?: unknown[],
+  ): Promise<T>;
+}
+
+/** The steps for one client: a transport, a redactor and counters of its own. */
+export function createCallSteps(options: ResolvedApiOptions): CallSteps {
+  const { apiKey: keySource, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, now, sleep, random, logger } = options;
+  const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
+  const redactor = createRedactor(options.givenKey !== undefined ? [options.givenKey] : []);
+  const send = createTransport(options, stats);
+
+  /** The key to send (read again from its source with `fresh`), remembered for scrubbing. */
+  async function keyToSend(fresh: boolean): Promise<string> {
+    const key = validateApiKey(await (fresh ? keySource.refresh() : keySource.get()));
+    redactor.remember(key);
+    return key;
+  }
+
+  return {
+    options,
+    stats,
+    redactor,
+
+    async withKey(op, fn) {
+      const key = await keyToSend(false);
+      try {
+        return await fn(key);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 401)) throw error;
+        let fresh: string;
+        try {
+          fresh = await keyToSend(true);
+        } catch (readError) {
+          logger?.warn('could not read the API key again after a 401', { operation: op, reason: describeError(readError) });
+          throw error;
+        }
+        if (fresh === key) throw error;
+        stats.retries += 1;
+        logger?.warn('API key rejected (401): sending once more with the key read again', { operation: op });
+        return fn(fresh);
+      }
+    },
+
+    async attempt(op, method, path, body, ids, parse, call, key, secrets = []) {
+      const response = await send(method, path, body, call, key);
+      if (!isSuccess(response.status)) throw httpError(op, response, ids, now(), (text) => redactor.scrub(text, secrets));
+      const value = parseBody(response, parse, { op, path, redactor, secrets, stats, logger });
+      stats.successes += 1;
+      return value;
+    },
+
+    run(op, request, fn, shouldRetry, call, retries = maxRetries, failures = []) {
+      return retry(() => fn(), {
+        retries,
+        failures,
+        minMs: minDelayMs,
+        maxMs: maxDelayMs,
+        random,
+        now,
+        sleep,
+        maxRetryAfterMs,
+        shouldRetry,
+        ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
+        ...(call.signal ? { signal: call.signal } : {}),
+        // The backoff before a retry ends at a stop too (the retry would not be sent anyway).
+        ...(call.stop
+          ? { sleep: (ms: number, signal?: AbortSignal) => sleep(ms, signal ? AbortSignal.any([signal, call.stop as AbortSignal]) : call.stop) }
+          : {}),
+        onRetry: ({ error, attempt: failed, delayMs, fromRetryAfter }) => {
+          stats.retries += 1;
+          logger?.warn(RETRY_LOG_MESSAGE, {
+            operation: op,
+            request,
+            attempt: failed,
+            delayMs,
+            fromRetryAfter,
+            ...(error instanceof ApiError ? { status: error.status } : {}),
+            reason: describeError(error),
+          });
+        },
+      });
+    },
+  };
+}
+
+/** An id as a path segment: refused when empty, otherwise percent-encoded. */
+export function checkId(what: string, id: string): string {
+  if (typeof id !== 'string' || id === '') throw new ConfigError(`${what} is empty: pass the id from the dashboard`);
+  return encodeURIComponent(id);
+}
