@@ -26,7 +26,7 @@ import { createLeases, type Leases } from '../shared/leases.js';
 import { createLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
 import { realSleep, type Sleep } from '../shared/retry.js';
-import { createApiKeyProvider, type ApiKeySource } from '../shared/secrets.js';
+import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
@@ -142,8 +142,4 @@ export function createExportDeps(config: Config, overrides: ExportOverrides = {}
       }),
     createLeases: (owner) => createLeases(store, { owner, now }),
   };
-}
-
-function fixedKey(key: string): ApiKeySource {
-  return { get: async () => key, refresh: async () => key };
 }

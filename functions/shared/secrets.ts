@@ -20,6 +20,11 @@ export interface ApiKeySource {
   refresh(): Promise<string>;
 }
 
+/** A key that never changes (MINTLIFY_API_KEY, a test's key): reading it again gives the same key. */
+export function fixedKey(key: string): ApiKeySource {
+  return { get: async () => key, refresh: async () => key };
+}
+
 export interface SecretsDeps {
   /**
    * Passed to Powertools' `SecretsProvider` as its `awsSdkV3Client` (it must be an SDK client).

@@ -15,7 +15,7 @@ import { CONFIG_DEFAULTS, validateApiKey, validateApiUrl } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
 import { realSleep, RETRY_DEFAULTS, type Sleep } from '../retry.js';
-import type { ApiKeySource } from '../secrets.js';
+import { fixedKey, type ApiKeySource } from '../secrets.js';
 
 export interface ApiClientOptions {
   /** API base URL; https, or http on loopback. */
@@ -130,9 +130,4 @@ function integerOption(name: string, value: number | undefined, fallback: number
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min} (got ${value})`);
   return value;
-}
-
-/** A key that never changes (MINTLIFY_API_KEY, tests): reading it again gives the same key. */
-function fixedKey(key: string): ApiKeySource {
-  return { get: async () => key, refresh: async () => key };
 }
