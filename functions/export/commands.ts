@@ -210,7 +210,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
   const clients = clientOverrides(io, flags.out);
   const destination = openExportDestination(config, clients);
   // Before any request: a destination or state folder that cannot be written must not cost budget.
-  const sandboxBudget = config.apiKey === undefined && io.env.ANALYTICS_BUDGET === undefined;
+  const sandboxBudget = config.apiKey === undefined && !config.budgetSet;
   await probeSetup({ ...probeInput(config, io, flags.out, destination, !sandboxBudget), mode: 'write' });
   const target = await io.resolveApiTarget(config);
   try {
@@ -218,7 +218,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     if (projects.length === 0) throw new ConfigError('no project to export: pass --project ID or set MINTLIFY_PROJECT_IDS');
     // The embedded sandbox is not the organisation's API: it has no limit, and spending the
     // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
-    const sandboxed = target.sandbox !== undefined && io.env.ANALYTICS_BUDGET === undefined;
+    const sandboxed = target.sandbox !== undefined && !config.budgetSet;
     const deps = createExportDeps(config, {
       ...clients,
       destination,
