@@ -17,7 +17,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { retryLinePrinter } from '../cli/retry-lines.js';
 import type { Destination } from '../shared/destination.js';
-import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/budget.js';
+import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
@@ -469,18 +469,6 @@ function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<Bu
       if (tty && count > 0) io.stderr.write('\n');
     },
   };
-}
-
-/** Time the budget needs for `requests` more, from a ledger snapshot (an upper bound: the window slides). */
-export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: number): { readonly startsAt: number; readonly ms: number } {
-  const { windowMs } = snapshot.spec;
-  const per = snapshot.limit;
-  const free = Math.max(0, per - snapshot.used);
-  // The snapshot was taken a moment after `now`: a start less than a second away is now.
-  const startsAt = snapshot.nextStartAt - now < 1_000 ? now : snapshot.nextStartAt;
-  if (requests <= free) return { startsAt, ms: startsAt - now };
-  const windows = Math.ceil((requests - free) / per);
-  return { startsAt, ms: startsAt - now + windows * windowMs };
 }
 
 async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<number> {
