@@ -15,6 +15,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { EXIT_STOPPED } from '../cli/io.js';
 import { retryLinePrinter } from '../cli/retry-lines.js';
 import type { Destination } from '../shared/destination.js';
 import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
@@ -101,9 +102,6 @@ interface StatusFlags extends ScopeFlags {
   readonly out?: string;
   readonly json?: boolean;
 }
-
-/** Exit code of an export stopped by the user (128 + SIGINT). */
-export const EXIT_STOPPED = 130;
 
 function collectProject(value: string, previous: string[]): string[] {
   if (!PROJECT_ID_PATTERN.test(value)) {

@@ -1,0 +1,40 @@
+/**
+ * The commander program: every command registered on it, in the order `--help` lists them.
+ * Each command sets the exit code through `setExitCode`; errors it throws reach the caller
+ * (functions/cli.ts), which turns them into one line and an exit code.
+ */
+import { Command } from 'commander';
+import type { Config } from '../shared/config.js';
+import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
+import { registerExportCommands } from '../export/commands.js';
+import { registerFollowUpCommands } from '../follow-up/commands.js';
+import { registerEnqueueCommand } from '../producer/command.js';
+import { registerReportCommand } from '../report/command.js';
+import { resolveApiTarget } from './api-target.js';
+import type { CliIo } from './io.js';
+import { registerSandboxCommand } from './sandbox.js';
+
+export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('mintlify-exporter')
+    .description('Export Mintlify visitor analytics to Parquet and run follow-up prompts on agent jobs.')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`${text.split('\n')[0]}\n`),
+    });
+  const target = (config: Config) => resolveApiTarget(config, io);
+
+  registerExportCommands(program, {
+    ...io,
+    resolveApiTarget: target,
+    sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id),
+    setExitCode,
+  });
+  registerReportCommand(program, { ...io, setExitCode });
+  registerSandboxCommand(program, { ...io, setExitCode });
+  registerFollowUpCommands(program, { ...io, resolveApiTarget: target, setExitCode });
+  registerEnqueueCommand(program, { ...io, setExitCode });
+  return program;
+}
