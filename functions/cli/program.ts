@@ -13,6 +13,7 @@ import { registerReportCommand } from '../report/command.js';
 import { resolveApiTarget } from './api-target.js';
 import type { CliIo } from './io.js';
 import { registerSandboxCommand } from './sandbox.js';
+import { registerStatusCommand } from './status.js';
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('mintlify-exporter')
@@ -26,12 +27,9 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     });
   const target = (config: Config) => resolveApiTarget(config, io);
 
-  registerExportCommands(program, {
-    ...io,
-    resolveApiTarget: target,
-    sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id),
-    setExitCode,
-  });
+  const exportIo = { ...io, resolveApiTarget: target, sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id), setExitCode };
+  registerExportCommands(program, exportIo);
+  registerStatusCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerSandboxCommand(program, { ...io, setExitCode });
   registerFollowUpCommands(program, { ...io, resolveApiTarget: target, setExitCode });

@@ -12,127 +12,28 @@
  * only: they send no API request and create nothing. Every command first checks its
  * configuration (probe.ts): a mistake is one line, exit 2, before any request.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { EXIT_STOPPED } from '../cli/io.js';
+import { budgetJson, budgetLine, budgetNeeds } from '../cli/render/budget.js';
 import { retryLinePrinter } from '../cli/retry-lines.js';
-import type { Destination } from '../shared/destination.js';
+import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from '../cli/scope.js';
 import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
-import { loadConfig, PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
-import { addDays } from '../shared/dates.js';
+import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
 import { newLeaseOwner } from '../shared/leases.js';
-import type { Sleep } from '../shared/retry.js';
 import { createMemoryStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
-import type { Drift } from './drift.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import {
-  daysBefore,
-  dueAt,
-  estimateUnit,
-  lastDueDay,
-  readKnownPages,
-  planRequested,
-  planScheduled,
-  readUnitStates,
-  retryAfter,
-  unitsOf,
-  type PlannedUnit,
-  type UnitState,
-} from './plan.js';
+import { lastDueDay, planRequested, planScheduled } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
-import { createExportDeps, openExportDestination, type ExportOverrides } from './deps.js';
+import { createExportDeps, openExportDestination } from './deps.js';
 import { probeSetup } from './probe.js';
-import { localStateDir, runSettings } from './runtime.js';
-import { unitKey, unitLabel, type UnitFailure } from './staging.js';
-
-/** What the export commands need from the CLI. */
-export interface ExportCommandIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
-  readonly env: Record<string, string | undefined>;
-  readonly now: () => number;
-  /**
-   * Resolves on the first SIGINT/SIGTERM: `export` lets the request in flight finish (bounded
-   * by its timeout), stages its page, and stops with a checkpoint.
-   */
-  readonly stopSignal: Promise<void>;
-  /** Resolves on the second one: `export` stops at once; a page on its way is lost. */
-  readonly forceStopSignal?: Promise<void>;
-  /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
-  resolveApiTarget(config: Config): Promise<{
-    readonly baseUrl: string;
-    readonly apiKey: string;
-    readonly defaultProjects: readonly string[];
-    readonly sandbox?: unknown;
-    close(): Promise<void>;
-  }>;
-  /** Projects of the embedded sandbox (plan/status without a key and without MINTLIFY_PROJECT_IDS). */
-  readonly sandboxProjects: readonly string[];
-  setExitCode(code: number): void;
-  /** Test hooks. */
-  readonly sleep?: Sleep;
-  readonly clients?: { readonly s3?: S3Client; readonly dynamo?: DynamoDBClient };
-  /** Time limit of the configuration probe, ms. @default PROBE_TIMEOUT_MS */
-  readonly probeTimeoutMs?: number;
-}
-
-interface ScopeFlags {
-  readonly date?: string;
-  readonly from?: string;
-  readonly to?: string;
-  readonly project: string[];
-  readonly dataset: string[];
-  readonly out?: string;
-  readonly json?: boolean;
-}
+import { runSettings } from './runtime.js';
+import { unitLabel } from './staging.js';
 
 interface ExportFlags extends ScopeFlags {
   readonly force?: boolean;
-}
-
-interface StatusFlags extends ScopeFlags {
-  readonly days?: number;
-  readonly project: string[];
-  readonly dataset: string[];
-  readonly out?: string;
-  readonly json?: boolean;
-}
-
-function collectProject(value: string, previous: string[]): string[] {
-  if (!PROJECT_ID_PATTERN.test(value)) {
-    throw new InvalidArgumentError('a project id is letters, digits, "_" and "-" (copy it from the dashboard)');
-  }
-  return [...previous, value];
-}
-
-function collectDataset(value: string, previous: string[]): string[] {
-  if (!isDatasetName(value)) throw new InvalidArgumentError(`use one of ${DATASET_NAMES.join(', ')}`);
-  return [...previous, value];
-}
-
-function parseDays(value: string): number {
-  const days = Number(value);
-  if (!Number.isInteger(days) || days < 1 || days > 366) throw new InvalidArgumentError('use a whole number of days from 1 to 366');
-  return days;
-}
-
-function scopeOptions(command: Command, withDates: boolean): Command {
-  if (withDates) {
-    command
-      .option('--date <YYYY-MM-DD>', 'this one day')
-      .option('--from <YYYY-MM-DD>', 'first day (inclusive)')
-      .option('--to <YYYY-MM-DD>', 'day after the last one (exclusive)');
-  }
-  return command
-    .option('--project <id>', 'project (repeatable; default MINTLIFY_PROJECT_IDS)', collectProject, [])
-    .option('--dataset <name>', `dataset (repeatable; default EXPORT_DATASETS: ${DATASET_NAMES.join(', ')})`, collectDataset, [])
-    .option('--out <dest>', 'directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
-    .option('--json', 'print one JSON object on stdout');
 }
 
 export function registerExportCommands(program: Command, io: ExportCommandIo): void {
@@ -140,65 +41,13 @@ export function registerExportCommands(program: Command, io: ExportCommandIo): v
     program
       .command('export')
       .description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'),
-    true,
   )
     .option('--force', 'export complete units again')
     .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
 
-  scopeOptions(
-    program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).'),
-    true,
-  ).action(async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)));
-
-  scopeOptions(
-    program
-      .command('status')
-      .description('Show complete / partial / missing / failed units per day, project and dataset, what is left to do and the budget (sends no request).'),
-    true,
-  )
-    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day (default 7)').argParser(parseDays))
-    .action(async (flags: StatusFlags) => io.setExitCode(await runStatusCommand(flags, io)));
-}
-
-function datasetsOf(flags: { dataset: string[] }, config: Config): readonly DatasetName[] {
-  return flags.dataset.length > 0 ? [...new Set(flags.dataset as DatasetName[])] : config.datasets;
-}
-
-/** Projects for plan/status: flags, else the configured ones, else (no key) the sandbox's. */
-function projectsOf(flags: { project: string[] }, config: Config, io: ExportCommandIo): readonly string[] {
-  if (flags.project.length > 0) return flags.project;
-  if (config.projectIds.length > 0) return config.projectIds;
-  if (config.apiKey === undefined) return io.sandboxProjects;
-  throw new ConfigError('no project given: pass --project ID or set MINTLIFY_PROJECT_IDS');
-}
-
-/** The test hooks' clients as `createExportDeps` overrides; the rest comes from the environment. */
-function clientOverrides(io: ExportCommandIo, out: string | undefined): ExportOverrides {
-  const { s3, dynamo } = io.clients ?? {};
-  return {
-    ...(s3 ? { s3 } : {}),
-    ...(dynamo ? { dynamo: () => dynamo } : {}),
-    ...(out !== undefined ? { out } : {}),
-    now: io.now,
-    ...(io.sleep ? { sleep: io.sleep } : {}),
-  };
-}
-
-/** What the probe checks: the destination, and the local state folder when the run uses one. */
-function probeInput(config: Config, io: ExportCommandIo, out: string | undefined, destination: Destination, usesState: boolean) {
-  const state =
-    usesState && config.stateTable === undefined
-      ? {
-          dir: localStateDir(config, out),
-          source: config.stateDir !== undefined ? 'EXPORT_STATE_DIR' : 'the state folder (the default beside the destination; EXPORT_STATE_DIR moves it)',
-        }
-      : undefined;
-  return {
-    destination,
-    source: out === undefined ? 'EXPORT_DESTINATION' : '--out',
-    ...(state ? { state } : {}),
-    ...(io.probeTimeoutMs !== undefined ? { timeoutMs: io.probeTimeoutMs } : {}),
-  };
+  scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).')).action(
+    async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)),
+  );
 }
 
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
@@ -533,174 +382,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   io.stdout.write(`${budgetLine(snapshot, now)}\n`);
   if (requests > 0) {
     io.stdout.write(
-      `The budget needs ${time.ms === 0 ? 'no wait' : `up to ${formatDuration(time.ms)}`} for these requests${days === undefined ? ` (the hourly run does them; ${lastDueDay(now, config.settleHours)} is the latest due day)` : ''}.\n`,
+      `The budget needs ${budgetNeeds(time.ms)} for these requests${days === undefined ? ` (the hourly run does them; ${lastDueDay(now, config.settleHours)} is the latest due day)` : ''}.\n`,
     );
   }
   return 0;
-}
-
-async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promise<number> {
-  const config = loadConfig(io.env);
-  const now = io.now();
-  const requested = requestedDays(flags, now, FLAG_NAMES);
-  if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
-  const projects = projectsOf(flags, config, io);
-  const datasets = datasetsOf(flags, config);
-  const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
-  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
-  const latest = lastDueDay(now, config.settleHours);
-  const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
-  const last = days[days.length - 1] as string;
-  const units = unitsOf(days, projects, datasets);
-  const states = await readUnitStates(destination, units);
-  const todo = units.filter((unit) => states.get(unitKey(unit))?.kind !== 'complete');
-  const known = await readKnownPages(destination, todo, states);
-  const todoRequests = todo.reduce((sum, unit) => {
-    const state = states.get(unitKey(unit));
-    // Every page staged (only the commit failed): nothing left to fetch.
-    return sum + (state?.kind === 'partial' && state.checkpoint.complete ? 0 : estimateUnit(unit, states, known).estimate);
-  }, 0);
-  const snapshot = await ledger.snapshot();
-  const cell = (state: UnitState | undefined, unit: PlannedUnit | (typeof units)[number]): StatusCell => {
-    if (!state || state.kind === 'missing') return { state: 'missing' };
-    if (state.kind === 'complete') {
-      const m = state.manifest;
-      return {
-        state: 'complete',
-        rows: m.rows[DATASETS[m.dataset].table.name] ?? 0,
-        requests: m.requests.sent,
-        ...(m.truncated ? { truncated: true } : {}),
-        ...(m.drift ? { drift: m.drift } : {}),
-      };
-    }
-    if (state.kind === 'failed') return { state: 'failed', error: state.failure.error, at: state.failure.at, ...failureFacts(state.failure) };
-    const pages = state.checkpoint.state.pages;
-    // Every page staged (only the commit failed): nothing left to fetch.
-    const estimate = state.checkpoint.complete ? pages : pages + estimateUnit(unit, states, known).estimate;
-    return { state: 'partial', pages, estimate, ...(state.failure ? { error: state.failure.error } : {}) };
-  };
-  const rows = units.map((unit) => ({ dataset: unit.dataset, projectId: unit.projectId, date: unit.day, ...cell(states.get(unitKey(unit)), unit) }));
-  if (flags.json) {
-    const todoJson = { units: todo.length, requests: todoRequests, budgetMs: budgetTime(snapshot, todoRequests, now).ms };
-    io.stdout.write(
-      `${JSON.stringify({ destination: destination.url, days, nextDueAt: new Date(dueAt(addDays(latest, 1), config.settleHours)).toISOString(), units: rows, todo: todoJson, budget: budgetJson(snapshot, now) })}\n`,
-    );
-    return 0;
-  }
-  io.stdout.write(`Status of ${destination.url} — UTC days ${days[0]} … ${last} (a day is due ${config.settleHours} h after it ends)\n`);
-  const width = Math.max(12, ...datasets.map((d) => d.length + 1));
-  io.stdout.write(`${'day'.padEnd(11)} ${'project'.padEnd(14)} ${datasets.map((d) => d.padEnd(width)).join(' ')}\n`);
-  for (const day of days) {
-    for (const projectId of projects) {
-      const cells = datasets.map((dataset) => {
-        const row = rows.find((r) => r.date === day && r.projectId === projectId && r.dataset === dataset);
-        return cellText(row).padEnd(width);
-      });
-      io.stdout.write(`${day.padEnd(11)} ${projectId.padEnd(14)} ${cells.join(' ')}\n`);
-    }
-  }
-  const drifted = rows.filter((r) => r.state === 'complete' && r.drift !== undefined);
-  if (drifted.length > 0) {
-    io.stdout.write(
-      `~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`,
-    );
-  }
-  const failures = rows.filter((r) => r.error !== undefined);
-  if (failures.length > 0) {
-    io.stdout.write('Failures (the hourly run retries them, backing off after each failure):\n');
-    for (const r of failures) {
-      const facts =
-        r.state === 'failed' && r.attempts !== undefined
-          ? ` [failed ${r.attempts}× in a row, ${r.requests ?? 0} request(s) spent${r.retryAfter !== undefined ? `; next try after ${r.retryAfter.slice(0, 16).replace('T', ' ')}Z` : ''}]`
-          : '';
-      io.stdout.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}${facts}\n`);
-    }
-  }
-  const time = budgetTime(snapshot, todoRequests, now).ms;
-  io.stdout.write(
-    todo.length === 0
-      ? `All ${units.length} unit(s) complete.\n`
-      : `${units.length - todo.length} of ${units.length} unit(s) complete; ${todo.length} to do, about ${todoRequests} request(s): the budget needs ${time === 0 ? 'no wait' : `up to ${formatDuration(time)}`}.\n`,
-  );
-  io.stdout.write(`${budgetLine(snapshot, now)}\n`);
-  return 0;
-}
-
-type StatusCell =
-  | {
-      readonly state: 'complete';
-      readonly rows: number;
-      readonly requests: number;
-      readonly truncated?: boolean;
-      /** The manifest's drift: fields or values this version does not know (kept). */
-      readonly drift?: Drift;
-      readonly error?: undefined;
-    }
-  | { readonly state: 'partial'; readonly pages: number; readonly estimate: number; readonly error?: string }
-  | {
-      readonly state: 'failed';
-      readonly error: string;
-      readonly at: string;
-      readonly attempts?: number;
-      readonly requests?: number;
-      readonly retryAfter?: string;
-    }
-  | { readonly state: 'missing'; readonly error?: undefined };
-
-function cellText(cell: StatusCell | undefined): string {
-  if (!cell) return '';
-  switch (cell.state) {
-    case 'complete':
-      return `complete${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
-    case 'partial':
-      return `partial ${cell.pages}/~${cell.estimate}`;
-    case 'failed':
-      return 'FAILED';
-    case 'missing':
-      return 'missing';
-  }
-}
-
-function budgetJson(snapshot: BudgetSnapshot, now: number) {
-  return {
-    budget: snapshot.spec.text,
-    used: snapshot.used,
-    nextStartAt: new Date(Math.max(now, snapshot.nextStartAt)).toISOString(),
-    pausedUntil: snapshot.pausedUntil > now ? new Date(snapshot.pausedUntil).toISOString() : null,
-    rateLimited: snapshot.rateLimited,
-    limit: snapshot.limit,
-    // A problem, shown only when there is one: a stored pause longer than the window.
-    ...(snapshot.pauseBeyondWindow !== undefined ? { pauseBeyondWindow: new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString() } : {}),
-  };
-}
-
-/** The latest time a Date can show (a ledger may hold anything). */
-const MAX_DATE_MS = 8.64e15;
-
-function budgetLine(snapshot: BudgetSnapshot, now: number): string {
-  const { spec } = snapshot;
-  const next =
-    snapshot.nextStartAt - now < 1_000
-      ? 'the next request may start now'
-      : `the next request may start at ${new Date(snapshot.nextStartAt).toISOString().slice(0, 19)}Z (in ${formatDuration(snapshot.nextStartAt - now)})${snapshot.pausedUntil > now ? ', after a 429' : ''}`;
-  const learnt =
-    snapshot.limit < spec.requests
-      ? ` Since a 429, ${snapshot.limit} per ${formatDuration(spec.windowMs, 'window')} for now: the organisation's other tools take the rest.`
-      : '';
-  const problem =
-    snapshot.pauseBeyondWindow !== undefined
-      ? `\nPROBLEM: the ledger holds a pause until ${new Date(Math.min(snapshot.pauseBeyondWindow, MAX_DATE_MS)).toISOString().slice(0, 19)}Z, longer than the budget window (${formatDuration(spec.windowMs, 'window')}): an absurd Retry-After or a clock far ahead wrote it. The next export cuts it to one window; nothing else is needed.`
-      : '';
-  return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}${problem}`;
-}
-
-/** What a failure record says about its unit's backoff, for status (absent in older records). */
-function failureFacts(failure: UnitFailure): { attempts?: number; requests?: number; retryAfter?: string } {
-  if (failure.attempts === undefined) return {};
-  const at = retryAfter(failure);
-  return {
-    attempts: failure.attempts,
-    requests: failure.requests ?? 0,
-    ...(at !== undefined ? { retryAfter: new Date(at).toISOString() } : {}),
-  };
 }
