@@ -12,6 +12,7 @@ import { registerEnqueueCommand } from '../producer/command.js';
 import { registerReportCommand } from '../report/command.js';
 import { resolveApiTarget } from './api-target.js';
 import type { CliIo } from './io.js';
+import { registerPlanCommand } from './plan.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStatusCommand } from './status.js';
 
@@ -29,6 +30,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
 
   const exportIo = { ...io, resolveApiTarget: target, sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id), setExitCode };
   registerExportCommands(program, exportIo);
+  registerPlanCommand(program, exportIo);
   registerStatusCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerSandboxCommand(program, { ...io, setExitCode });

@@ -14,9 +14,8 @@
  */
 import type { Command } from 'commander';
 import { EXIT_STOPPED } from '../cli/io.js';
-import { budgetJson, budgetLine, budgetNeeds } from '../cli/render/budget.js';
 import { retryLinePrinter } from '../cli/retry-lines.js';
-import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from '../cli/scope.js';
+import { clientOverrides, datasetsOf, probeInput, scopeOptions, type ExportCommandIo, type ScopeFlags } from '../cli/scope.js';
 import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
@@ -25,7 +24,6 @@ import { newLeaseOwner } from '../shared/leases.js';
 import { createMemoryStore } from '../shared/shared-store.js';
 import { DATASETS } from './datasets.js';
 import { FLAG_NAMES, requestedDays, yesterday } from './event.js';
-import { lastDueDay, planRequested, planScheduled } from './plan.js';
 import { runExport, type RunEvent, type RunResult, type UnitResult } from './run.js';
 import { createExportDeps, openExportDestination } from './deps.js';
 import { probeSetup } from './probe.js';
@@ -44,10 +42,6 @@ export function registerExportCommands(program: Command, io: ExportCommandIo): v
   )
     .option('--force', 'export complete units again')
     .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
-
-  scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).')).action(
-    async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)),
-  );
 }
 
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
@@ -316,74 +310,4 @@ function createProgress(io: ExportCommandIo, budgetText: string, ledger: Pick<Bu
       if (tty && count > 0) io.stderr.write('\n');
     },
   };
-}
-
-async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<number> {
-  const config = loadConfig(io.env);
-  const now = io.now();
-  const days = requestedDays(flags, now, FLAG_NAMES);
-  const projects = projectsOf(flags, config, io);
-  const datasets = datasetsOf(flags, config);
-  const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
-  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
-  const plan =
-    days === undefined
-      ? await planScheduled(
-          {
-            now,
-            settleHours: config.settleHours,
-            healDays: config.healDays,
-            refreshDays: config.refreshDays,
-            projects,
-            datasets,
-            backlog: (await store.list<never>('backlog/')).map((i) => i.value),
-          },
-          destination,
-        )
-      : await planRequested({ days, projects, datasets, force: false }, destination);
-  const snapshot = await ledger.snapshot();
-  const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
-  const time = budgetTime(snapshot, requests, now);
-  if (flags.json) {
-    io.stdout.write(
-      `${JSON.stringify({
-        destination: destination.url,
-        units: plan.units.map((u) => ({
-          dataset: u.dataset,
-          projectId: u.projectId,
-          date: u.day,
-          reason: u.reason,
-          estimate: u.estimate,
-          ...(u.estimateFrom ? { estimateFrom: { projectId: u.estimateFrom.projectId, date: u.estimateFrom.day } } : {}),
-          ...(u.guess ? { guess: true } : {}),
-        })),
-        requests,
-        budget: budgetJson(snapshot, now),
-        budgetMs: time.ms,
-      })}\n`,
-    );
-    return 0;
-  }
-  io.stdout.write(`Plan for ${destination.url}: ${plan.units.length} unit(s), about ${requests} request(s)\n`);
-  for (const u of plan.units) {
-    const guess = !u.guess
-      ? ''
-      : u.estimateFrom
-        ? ` (a guess: from ${u.estimateFrom.projectId} ${u.estimateFrom.day})`
-        : ' (a guess: nothing of this dataset exported yet)';
-    io.stdout.write(`  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ~${u.estimate} request(s)${guess}\n`);
-  }
-  const guesses = plan.units.filter((u) => u.guess).length;
-  if (guesses > 0) {
-    io.stdout.write(
-      `${guesses} estimate(s) are guesses (no day of that dataset and project exported yet): export one day of each first for a firm plan; a run refreshes its estimates as units finish.\n`,
-    );
-  }
-  io.stdout.write(`${budgetLine(snapshot, now)}\n`);
-  if (requests > 0) {
-    io.stdout.write(
-      `The budget needs ${budgetNeeds(time.ms)} for these requests${days === undefined ? ` (the hourly run does them; ${lastDueDay(now, config.settleHours)} is the latest due day)` : ''}.\n`,
-    );
-  }
-  return 0;
 }
