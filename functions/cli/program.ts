@@ -6,11 +6,11 @@
 import { Command } from 'commander';
 import type { Config } from '../shared/config.js';
 import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
-import { registerExportCommands } from '../export/commands.js';
 import { registerFollowUpCommands } from '../follow-up/commands.js';
 import { registerEnqueueCommand } from '../producer/command.js';
 import { registerReportCommand } from '../report/command.js';
 import { resolveApiTarget } from './api-target.js';
+import { registerExportCommand } from './export.js';
 import type { CliIo } from './io.js';
 import { registerPlanCommand } from './plan.js';
 import { registerSandboxCommand } from './sandbox.js';
@@ -29,7 +29,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   const target = (config: Config) => resolveApiTarget(config, io);
 
   const exportIo = { ...io, resolveApiTarget: target, sandboxProjects: DEFAULT_PROJECTS.map((project) => project.id), setExitCode };
-  registerExportCommands(program, exportIo);
+  registerExportCommand(program, exportIo);
   registerPlanCommand(program, exportIo);
   registerStatusCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
