@@ -8,11 +8,11 @@ import type { Config } from '../shared/config.js';
 import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
 import { registerFollowUpCommands } from '../follow-up/commands.js';
 import { registerEnqueueCommand } from '../producer/command.js';
-import { registerReportCommand } from '../report/command.js';
 import { resolveApiTarget } from './api-target.js';
 import { registerExportCommand } from './export.js';
 import type { CliIo } from './io.js';
 import { registerPlanCommand } from './plan.js';
+import { registerReportCommand } from './report.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStatusCommand } from './status.js';
 
