@@ -6,10 +6,11 @@
 import { Command } from 'commander';
 import type { Config } from '../shared/config.js';
 import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
-import { registerFollowUpCommands } from '../follow-up/commands.js';
 import { registerEnqueueCommand } from '../producer/command.js';
 import { resolveApiTarget } from './api-target.js';
+import { registerConsumeCommand } from './consume.js';
 import { registerExportCommand } from './export.js';
+import { registerFollowUpCommand } from './follow-up.js';
 import type { CliIo } from './io.js';
 import { registerPlanCommand } from './plan.js';
 import { registerReportCommand } from './report.js';
@@ -34,7 +35,9 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerStatusCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerSandboxCommand(program, { ...io, setExitCode });
-  registerFollowUpCommands(program, { ...io, resolveApiTarget: target, setExitCode });
+  const followUpIo = { ...io, resolveApiTarget: target, setExitCode };
+  registerFollowUpCommand(program, followUpIo);
+  registerConsumeCommand(program, followUpIo);
   registerEnqueueCommand(program, { ...io, setExitCode });
   return program;
 }
