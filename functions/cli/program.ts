@@ -6,9 +6,9 @@
 import { Command } from 'commander';
 import type { Config } from '../shared/config.js';
 import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
-import { registerEnqueueCommand } from '../producer/command.js';
 import { resolveApiTarget } from './api-target.js';
 import { registerConsumeCommand } from './consume.js';
+import { registerEnqueueCommand } from './enqueue.js';
 import { registerExportCommand } from './export.js';
 import { registerFollowUpCommand } from './follow-up.js';
 import type { CliIo } from './io.js';
