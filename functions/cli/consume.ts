@@ -5,7 +5,7 @@
  * before any request.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { abortableSleep, runConsumer } from '../follow-up/consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
 import { humanLogger } from '../follow-up/human-log.js';
@@ -14,6 +14,7 @@ import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
+import { validatedArg, wholeNumberArg } from './args.js';
 import { abortOn, localDeps, type FollowUpCommandIo } from './follow-up-deps.js';
 
 export interface ConsumeFlags {
@@ -24,6 +25,9 @@ export interface ConsumeFlags {
   /** SNS topic every outcome is published to; overrides FOLLOWUP_OUTCOMES_TOPIC_ARN. */
   readonly outcomesTopic?: string;
 }
+
+const waitArg = wholeNumberArg(0, 20, 'use a whole number of seconds from 0 to 20');
+const topicArg = validatedArg((value) => validateTopicArn(value, '--outcomes-topic'));
 
 export function registerConsumeCommand(program: Command, io: FollowUpCommandIo): void {
   program
@@ -81,20 +85,6 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     stop.dispose();
     await target.close();
   }
-}
-
-function topicArg(value: string): string {
-  try {
-    return validateTopicArn(value, '--outcomes-topic');
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-function waitArg(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 20) throw new InvalidArgumentError('use a whole number of seconds from 0 to 20');
-  return n;
 }
 
 function queueHost(queueUrl: string): string {

@@ -12,6 +12,7 @@ import { loadConfig, validateProjectId } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import type { Period } from '../report/figures.js';
+import { validatedArg } from './args.js';
 import type { CliIo } from './io.js';
 
 /** Days of a report when none are given. */
@@ -34,12 +35,10 @@ interface ReportFlags {
   readonly file?: string;
 }
 
+const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
+
 function collectProject(value: string, previous: string[]): string[] {
-  try {
-    return [...previous, validateProjectId(value, '--project')];
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
+  return [...previous, projectArg(value)];
 }
 
 function parseDays(value: string): number {

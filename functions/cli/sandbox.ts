@@ -2,9 +2,10 @@
  * `mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]] [--drift]`:
  * the local API sandbox on 127.0.0.1 until Ctrl-C.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { parseBudget, type BudgetSpec } from '../shared/budget-spec.js';
 import { startSandbox } from '../../sandbox/index.js';
+import { validatedArg, wholeNumberArg } from './args.js';
 import type { CliIo } from './io.js';
 
 export interface SandboxCommandIo extends Pick<CliIo, 'stdout' | 'stopSignal'> {
@@ -19,13 +20,17 @@ interface SandboxFlags {
   drift?: boolean;
 }
 
+const portArg = wholeNumberArg(0, 65_535, 'use a port from 0 to 65535');
+const msArg = wholeNumberArg(0, Number.POSITIVE_INFINITY, 'use a whole number of milliseconds');
+const budgetArg = validatedArg((value) => parseBudget(value, '--budget'));
+
 export function registerSandboxCommand(program: Command, io: SandboxCommandIo): void {
   program
     .command('sandbox')
     .description('Run the local API sandbox (both endpoints, seeded data, faults) on 127.0.0.1.')
-    .addOption(new Option('--port <n>', 'port to listen on').argParser(parsePort).default(4010))
-    .addOption(new Option('--latency <ms>', 'latency added to every response').argParser(parseMs))
-    .addOption(new Option('--budget <n/window>', 'answer 429 beyond this many analytics requests per window, e.g. 100/1h').argParser(parseBudgetFlag))
+    .addOption(new Option('--port <n>', 'port to listen on').argParser(portArg).default(4010))
+    .addOption(new Option('--latency <ms>', 'latency added to every response').argParser(msArg))
+    .addOption(new Option('--budget <n/window>', 'answer 429 beyond this many analytics requests per window, e.g. 100/1h').argParser(budgetArg))
     .addOption(new Option('--window <kind>', 'how the budget window moves').choices(['fixed', 'rolling']).default('rolling'))
     .option('--drift', 'answer as after an API change: new fields on every dataset and the agent job, new enum values')
     .action(async (flags: SandboxFlags) => io.setExitCode(await runSandboxCommand(flags, io)));
@@ -54,24 +59,4 @@ async function runSandboxCommand(flags: SandboxFlags, io: SandboxCommandIo): Pro
   await io.stopSignal;
   await sandbox.close();
   return 0;
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535');
-  return port;
-}
-
-function parseBudgetFlag(value: string): BudgetSpec {
-  try {
-    return parseBudget(value, '--budget');
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-function parseMs(value: string): number {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError('use a whole number of milliseconds');
-  return ms;
 }

@@ -3,7 +3,7 @@
  * complete / partial / missing / failed units per day, project and dataset, what is left to do
  * and the budget. Reads the destination and the ledger only: sends no API request.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { daysBefore, dueAt, lastDueDay, unitsOf } from '../export/plan.js';
@@ -13,6 +13,7 @@ import { budgetTime } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
+import { wholeNumberArg } from './args.js';
 import { writeJson } from './render/json.js';
 import { printStatus, statusJson } from './render/status.js';
 import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
@@ -21,20 +22,16 @@ interface StatusFlags extends ScopeFlags {
   readonly days?: number;
 }
 
+const daysArg = wholeNumberArg(1, 366, 'use a whole number of days from 1 to 366');
+
 export function registerStatusCommand(program: Command, io: ExportCommandIo): void {
   scopeOptions(
     program
       .command('status')
       .description('Show complete / partial / missing / failed units per day, project and dataset, what is left to do and the budget (sends no request).'),
   )
-    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day (default 7)').argParser(parseDays))
+    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day (default 7)').argParser(daysArg))
     .action(async (flags: StatusFlags) => io.setExitCode(await runStatusCommand(flags, io)));
-}
-
-function parseDays(value: string): number {
-  const days = Number(value);
-  if (!Number.isInteger(days) || days < 1 || days > 366) throw new InvalidArgumentError('use a whole number of days from 1 to 366');
-  return days;
 }
 
 async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promise<number> {
