@@ -14,7 +14,7 @@ import type { Destination } from '../shared/destination.js';
 import { ConfigError } from '../shared/errors.js';
 import type { CliIo } from './io.js';
 
-/** What the export commands need from the CLI. */
+/** What `export`, `plan` and `status` need from the CLI. */
 export interface ExportCommandIo extends CliIo {
   /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
   resolveApiTarget(config: Config): Promise<{
