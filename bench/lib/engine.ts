@@ -1,6 +1,6 @@
 /**
  * The export engine wired for a benchmark the way the Lambda handler and the CLI wire it
- * (functions/export/handler.ts, commands.ts): a budget ledger on a shared store, the budget
+ * (functions/export/handler.ts, functions/cli/export.ts): a budget ledger on a shared store, the budget
  * gate in front of every analytics request, the API client, unit leases, and `runUnits` over
  * planned units. Only what a benchmark must control is a parameter: the clock (a simulated
  * one for the budget figures), the budget, the destination and the client's backoff.

@@ -1,5 +1,5 @@
 /**
- * The export's wiring, in one place for the Lambda (handler.ts) and the CLI (commands.ts):
+ * The export's wiring, in one place for the Lambda (handler.ts) and the CLI (functions/cli/):
  * where the warehouse is written, the state every run shares (the budget ledger, unit leases,
  * the backlog), where the API key comes from, and — per run — a budget gate over the ledger,
  * an API client paced by that gate, and leases.

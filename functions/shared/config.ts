@@ -67,6 +67,11 @@ export interface Config {
   readonly apiTimeoutMs: number;
   /** `ANALYTICS_BUDGET`: analytics requests allowed to start in any sliding window. @default 90/1h */
   readonly budget: BudgetSpec;
+  /**
+   * `ANALYTICS_BUDGET` is set (not blank): `budget` is what the user asked for, not the default.
+   * The CLI's export against the embedded sandbox runs unpaced unless it is.
+   */
+  readonly budgetSet: boolean;
   /** `EXPORT_SETTLE_HOURS`: a day is due this long after it ends (late events), 0–72. @default 2 */
   readonly settleHours: number;
   /** `EXPORT_DATASETS`: datasets to export, in the given order. @default every dataset */
@@ -410,6 +415,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     maxPages: e.EXPORT_MAX_PAGES,
     apiTimeoutMs: e.API_TIMEOUT_MS,
     budget: e.ANALYTICS_BUDGET,
+    budgetSet: present['ANALYTICS_BUDGET'] !== undefined,
     settleHours: e.EXPORT_SETTLE_HOURS,
     datasets: Object.freeze(e.EXPORT_DATASETS),
     feedbackContact: e.EXPORT_FEEDBACK_CONTACT,

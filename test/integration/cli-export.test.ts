@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../../functions/cli.js';
+import { main } from '../../functions/cli.js';
+import type { CliIo } from '../../functions/cli/io.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { readParquet } from '../helpers/duckdb.js';
 import {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConsumeCommand } from '../../functions/follow-up/commands.js';
+import { runConsumeCommand } from '../../functions/cli/consume.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { startS3Sqs, TEST_REGION } from '../helpers/emulators.js';
 import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { runConsumeCommand, runFollowUpCommand, type FollowUpCommandIo } from '../../functions/follow-up/commands.js';
+import { runConsumeCommand } from '../../functions/cli/consume.js';
+import { runFollowUpCommand } from '../../functions/cli/follow-up.js';
+import type { FollowUpCommandIo } from '../../functions/cli/follow-up-deps.js';
 
 let sandbox: Sandbox;
 let dir: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeDrift, previousPeriod } from '../../../functions/report/figures.js';
 import { escapeHtml, formatCount, formatShare, userText } from '../../../functions/report/html.js';
 import { reportFileOf } from '../../../functions/report/report.js';
-import { reportPeriod } from '../../../functions/report/command.js';
+import { reportPeriod } from '../../../functions/cli/report.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 
 describe('escapeHtml', () => {

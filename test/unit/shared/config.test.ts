@@ -90,6 +90,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('says whether ANALYTICS_BUDGET was set, a blank value counting as unset', () => {
+    expect(loadConfig({}).budgetSet).toBe(false);
+    expect(loadConfig({ ANALYTICS_BUDGET: ' ' }).budgetSet).toBe(false);
+    expect(loadConfig({ ANALYTICS_BUDGET: '90/1h' }).budgetSet).toBe(true);
+  });
+
   it('notes an SQS endpoint set for the AWS SDK, so queue URLs do not override it', () => {
     expect(loadConfig({}).sqsEndpointOverridden).toBe(false);
     expect(loadConfig({ AWS_ENDPOINT_URL_SQS: 'http://127.0.0.1:4566' }).sqsEndpointOverridden).toBe(true);

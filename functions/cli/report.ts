@@ -1,9 +1,6 @@
 /**
- * The `report` command, registered on the CLI's commander program:
- *
- *   report [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--file PATH]
- *
- * Reads the warehouse (`--out`, else EXPORT_DESTINATION, else ./data) and writes one
+ * `mintlify-exporter report [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--file PATH]`:
+ * reads the warehouse (`--out`, else EXPORT_DESTINATION, else ./data) and writes one
  * self-contained HTML page: `--file`, else `<dest>/report.html` for a local destination, else
  * `./report.html` (the current folder) for an `s3://` one. Sends no API request.
  */
@@ -14,16 +11,14 @@ import { daysBefore, lastDueDay } from '../export/plan.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
-import type { Period } from './figures.js';
+import type { Period } from '../report/figures.js';
+import { validatedArg } from './args.js';
+import type { CliIo } from './io.js';
 
 /** Days of a report when none are given. */
 export const DEFAULT_REPORT_DAYS = 30;
 
-export interface ReportCommandIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
-  readonly env: Record<string, string | undefined>;
-  readonly now: () => number;
+export interface ReportCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'> {
   setExitCode(code: number): void;
   /** Where relative paths start. @default process.cwd() */
   readonly cwd?: string;
@@ -40,12 +35,10 @@ interface ReportFlags {
   readonly file?: string;
 }
 
+const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
+
 function collectProject(value: string, previous: string[]): string[] {
-  try {
-    return [...previous, validateProjectId(value, '--project')];
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
+  return [...previous, projectArg(value)];
 }
 
 function parseDays(value: string): number {
@@ -88,7 +81,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
   const destination = flags.out ?? config.destination;
   const started = performance.now();
   // Loaded on use: ECharts and DuckDB cost every other command nothing.
-  const { buildReport, reportFileOf, writeReportFile } = await import('./report.js');
+  const { buildReport, reportFileOf, writeReportFile } = await import('../report/report.js');
   let report;
   try {
     report = await buildReport(

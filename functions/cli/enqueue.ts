@@ -14,13 +14,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { sendPrompts, type EnqueueReport } from './enqueue.js';
-import { checkPrompt, checkPrompts, promptLines, type CheckedPrompt } from './prompts.js';
+import { sendPrompts } from '../producer/enqueue.js';
+import { checkPrompt, checkPrompts, promptLines, type CheckedPrompt } from '../producer/prompts.js';
+import type { CliIo } from './io.js';
+import { printEnqueue } from './render/enqueue.js';
 
-export interface EnqueueCommandIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
-  readonly env: Record<string, string | undefined>;
+export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env'> {
   /** What `--file -` reads. @default process.stdin */
   readonly stdin?: AsyncIterable<string | Buffer>;
   setExitCode(code: number): void;
@@ -62,7 +61,7 @@ export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandI
   const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds)] : await fromFile(flags.file, config.projectIds, io);
   const sqs = io.clients?.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
   const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, ...(io.sleep ? { sleep: io.sleep } : {}) });
-  print(report, flags, io);
+  printEnqueue(report, flags, io);
   return report.notSent.length > 0 ? 1 : 0;
 }
 
@@ -105,34 +104,6 @@ async function readAll(stream: AsyncIterable<string | Buffer>): Promise<string> 
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function print(report: EnqueueReport, flags: EnqueueFlags, io: EnqueueCommandIo): void {
-  const fromFile = flags.file !== undefined;
-  if (flags.json) {
-    io.stdout.write(`${JSON.stringify({ queueUrl: flags.queueUrl, enqueued: report.enqueued, notSent: report.notSent })}\n`);
-  } else {
-    const where = (line: number) => (fromFile ? `line ${line}: ` : '');
-    const rows = [
-      ...report.enqueued.map((p) => ({ line: p.line, text: `${where(p.line)}enqueued request ${p.requestId} for job ${p.jobId} (project ${p.projectId})` })),
-      ...report.notSent.map((p) => ({ line: p.line, text: `${where(p.line)}NOT SENT request ${p.requestId} for job ${p.jobId}: ${p.reason}` })),
-    ].sort((a, b) => a.line - b.line);
-    for (const row of rows) io.stdout.write(`${row.text}\n`);
-  }
-  const total = report.enqueued.length + report.notSent.length;
-  if (report.notSent.length > 0) {
-    const lines = report.notSent.map((p) => p.line).join(', ');
-    io.stderr.write(
-      `${report.enqueued.length} of ${total} prompt(s) enqueued; not sent: ${fromFile ? `line(s) ${lines}` : 'the prompt'}. ` +
-        `Enqueue ${fromFile ? 'the same file' : `it with --request-id ${report.notSent[0]?.requestId}`} again: no request id is ever sent twice.\n`,
-    );
-  } else if (!fromFile && report.enqueued[0]?.requestIdMade) {
-    io.stderr.write(
-      `request id ${report.enqueued[0].requestId} was made for this prompt: pass --request-id ${report.enqueued[0].requestId} to enqueue it again safely\n`,
-    );
-  } else {
-    io.stderr.write(`${total} prompt(s) enqueued on ${flags.queueUrl}\n`);
-  }
 }
 
 function queueHost(queueUrl: string): void {

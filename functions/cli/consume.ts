@@ -1,0 +1,96 @@
+/**
+ * `mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]`:
+ * the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM, through the same
+ * core as the Lambda (process-message.ts). Exit code 0 after a clean stop; 2 for bad input
+ * before any request.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Option, type Command } from 'commander';
+import { abortableSleep, runConsumer } from '../follow-up/consumer.js';
+import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
+import { humanLogger } from '../follow-up/human-log.js';
+import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
+import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
+import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { validatedArg, wholeNumberArg } from './args.js';
+import { abortOn, localDeps, type FollowUpCommandIo } from './follow-up-deps.js';
+
+export interface ConsumeFlags {
+  readonly queueUrl: string;
+  readonly waitSeconds?: number;
+  /** JSON log records on stdout even on a terminal (they are the default elsewhere). */
+  readonly json?: boolean;
+  /** SNS topic every outcome is published to; overrides FOLLOWUP_OUTCOMES_TOPIC_ARN. */
+  readonly outcomesTopic?: string;
+}
+
+const waitArg = wholeNumberArg(0, 20, 'use a whole number of seconds from 0 to 20');
+const topicArg = validatedArg((value) => validateTopicArn(value, '--outcomes-topic'));
+
+export function registerConsumeCommand(program: Command, io: FollowUpCommandIo): void {
+  program
+    .command('consume')
+    .description('Run the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM.')
+    .requiredOption('--queue-url <url>', 'the queue to consume')
+    .addOption(new Option('--wait-seconds <n>', 'long-poll wait (0–20)').argParser(waitArg).default(20))
+    .option('--json', 'JSON log records on stdout (the default when stdout is not a terminal)')
+    .addOption(new Option('--outcomes-topic <arn>', 'SNS topic every outcome is also published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN)').argParser(topicArg))
+    .action(async (flags: ConsumeFlags) => {
+      io.setExitCode(await runConsumeCommand(flags, io));
+    });
+}
+
+/** Runs the consumer until the stop signal; exit code 0 after a clean stop. */
+export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  if (config.apiKey === undefined && !isLoopback(queueHost(flags.queueUrl))) {
+    // Without a key the prompts would go to the embedded sandbox, which rejects jobs it does
+    // not know: a real queue's prompts would all be dead-lettered.
+    throw new ConfigError('MINTLIFY_API_KEY is not set: consuming a remote queue needs the admin key (the embedded sandbox is for loopback queues only)');
+  }
+  const target = await io.resolveApiTarget(config);
+  const stop = abortOn(io.stopSignal);
+  try {
+    const sqs = io.clients?.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
+    // A person at a terminal reads lines; a file or a log collector gets JSON records.
+    const logger =
+      flags.json === true || io.stdout.isTTY !== true
+        ? createLogger({ serviceName: 'follow-up-consumer' })
+        : humanLogger((text) => io.stdout.write(text), io.now);
+    const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
+    const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
+    const deps: FollowUpDeps = {
+      ...(await localDeps(config, io, target, { outcomesTopic })),
+      logger,
+      deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
+      sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
+    };
+    const settings = resolveSettings({ ...settingsFromConfig(config), ...io.settings });
+    io.stderr.write(`consuming ${flags.queueUrl} (dead-letter queue ${deadLetterUrl}); stop with Ctrl-C\n`);
+    if (outcomesTopic) io.stderr.write(`publishing every outcome to ${outcomesTopic}\n`);
+    const stats = await runConsumer({
+      queueUrl: flags.queueUrl,
+      sqs,
+      logger,
+      stop: stop.signal,
+      waitTimeSeconds: flags.waitSeconds ?? 20,
+      messageBudgetMs: settings.pollBudgetMs,
+      process: (message, options) => processMessage(message, deps, settings, options),
+    });
+    io.stderr.write(`stopped: ${stats.received} received, ${stats.handled} handled, ${stats.deferred} deferred, ${stats.failed} failed\n`);
+    return 0;
+  } finally {
+    stop.dispose();
+    await target.close();
+  }
+}
+
+function queueHost(queueUrl: string): string {
+  try {
+    return new URL(queueUrl).hostname;
+  } catch {
+    throw new ConfigError(`--queue-url "${queueUrl}" is not a URL: use the queue URL SQS gives (https://sqs.<region>.amazonaws.com/<account>/<name>)`);
+  }
+}

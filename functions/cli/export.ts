@@ -1,0 +1,105 @@
+/**
+ * `mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]`:
+ * each dataset of each day (default: yesterday, UTC) to Parquet. Paces itself through the same
+ * budget ledger as every other run of this machine (a countdown while it waits), skips complete
+ * units (`--force` re-exports them), resumes partial ones, and on the first Ctrl-C/SIGTERM lets
+ * the request in flight arrive, stages it and stops (a second stops at once).
+ */
+import type { Command } from 'commander';
+import { createExportDeps, openExportDestination } from '../export/deps.js';
+import { FLAG_NAMES, requestedDays, yesterday } from '../export/event.js';
+import { probeSetup } from '../export/probe.js';
+import { runExport, type RunEvent, type RunResult } from '../export/run.js';
+import { runSettings } from '../export/runtime.js';
+import { loadConfig } from '../shared/config.js';
+import { formatDuration } from '../shared/durations.js';
+import { ConfigError } from '../shared/errors.js';
+import { newLeaseOwner } from '../shared/leases.js';
+import { createMemoryStore } from '../shared/shared-store.js';
+import { EXIT_STOPPED } from './io.js';
+import { createProgress } from './progress.js';
+import { exportJson, printExport } from './render/export.js';
+import { writeJson } from './render/json.js';
+import { retryLinePrinter } from './retry-lines.js';
+import { clientOverrides, datasetsOf, probeInput, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+
+interface ExportFlags extends ScopeFlags {
+  readonly force?: boolean;
+}
+
+export function registerExportCommand(program: Command, io: ExportCommandIo): void {
+  scopeOptions(
+    program
+      .command('export')
+      .description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'),
+  )
+    .option('--force', 'export complete units again')
+    .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
+}
+
+async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
+  const datasets = datasetsOf(flags, config);
+  const clients = clientOverrides(io, flags.out);
+  const destination = openExportDestination(config, clients);
+  // Before any request: a destination or state folder that cannot be written must not cost budget.
+  const sandboxBudget = config.apiKey === undefined && !config.budgetSet;
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, !sandboxBudget), mode: 'write' });
+  const target = await io.resolveApiTarget(config);
+  try {
+    const projects = flags.project.length > 0 ? flags.project : target.defaultProjects;
+    if (projects.length === 0) throw new ConfigError('no project to export: pass --project ID or set MINTLIFY_PROJECT_IDS');
+    // The embedded sandbox is not the organisation's API: it has no limit, and spending the
+    // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
+    const sandboxed = target.sandbox !== undefined && !config.budgetSet;
+    const deps = createExportDeps(config, {
+      ...clients,
+      destination,
+      apiUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } } : {}),
+    });
+    const spec = deps.ledger.spec;
+    const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());
+    const gate = deps.createGate(progress?.onWait);
+    const api = deps.createApi(gate, { logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
+    const stop = new AbortController();
+    const controller = new AbortController();
+    let running = true;
+    const say = (line: string) => running && io.stderr.write(`${io.stderr.isTTY === true ? '\r\x1b[K' : ''}${line}\n`);
+    void io.stopSignal.then(() => {
+      say(
+        `Stopping: the request in flight finishes (at most ${formatDuration(config.apiTimeoutMs)}) and its page is kept. Ctrl-C again stops at once, but that page is then fetched (and paid) again by the next run.`,
+      );
+      stop.abort(new Error('stopped by the user'));
+    });
+    void io.forceStopSignal?.then(() => {
+      say('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
+      controller.abort(new Error('stopped by the user'));
+    });
+    let result: RunResult;
+    try {
+      result = await runExport({ kind: 'days', days, projects, datasets, force: flags.force === true }, runSettings(config), {
+        api,
+        gate,
+        destination,
+        leases: deps.createLeases(newLeaseOwner()),
+        store: deps.store,
+        now: io.now,
+        signal: controller.signal,
+        stop: stop.signal,
+        ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
+      });
+    } finally {
+      running = false;
+      progress?.close();
+    }
+    if (flags.json) writeJson(io.stdout, exportJson(result, destination.url));
+    else printExport(result, destination.url, io);
+    if (result.ok) return 0;
+    return result.stopped ? EXIT_STOPPED : 1;
+  } finally {
+    await target.close();
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * What `follow-up` and `consume` share: their io, and the dependencies of the follow-up core
+ * (process-message.ts) as the CLI builds them — the same core and safety rules as the Lambda,
+ * with local state, the local outcome sink and the API target the CLI resolved.
+ */
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { createSnsNotifier } from '../follow-up/notify.js';
+import { openStateStore } from '../follow-up/open-state-store.js';
+import { createOutcomeSink } from '../follow-up/outcome.js';
+import type { FollowUpDeps } from '../follow-up/process-message.js';
+import type { FollowUpSettings } from '../follow-up/settings.js';
+import { createApiClient } from '../shared/api/index.js';
+import type { Config } from '../shared/config.js';
+import { openDestination } from '../shared/destinations.js';
+import { silentLogger } from '../shared/logger.js';
+import { retryLinePrinter } from './retry-lines.js';
+
+/** What `follow-up` and `consume` need from the CLI (cli/program.ts passes its CliIo plus two hooks). */
+export interface FollowUpCommandIo {
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: Record<string, string | undefined>;
+  /** Default: Date.now. */
+  readonly now?: () => number;
+  /** Resolves on SIGINT/SIGTERM; `consume` stops, `follow-up` stops waiting. */
+  readonly stopSignal?: Promise<void>;
+  /** Where API calls go (the real service, or the embedded sandbox when no key is set). */
+  resolveApiTarget(config: Config): Promise<{ readonly baseUrl: string; readonly apiKey: string; readonly sandbox?: unknown; close(): Promise<void> }>;
+  setExitCode(code: number): void;
+  /** Test hooks: clients (emulators), sleep, and setting overrides (short poll intervals). */
+  readonly clients?: { readonly sqs?: SQSClient; readonly dynamo?: DynamoDBClient; readonly s3?: S3Client; readonly sns?: SNSClient };
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly settings?: Partial<FollowUpSettings>;
+}
+
+/** The follow-up core's dependencies, but for the dead-letter and the sleep, which each command chooses. */
+export async function localDeps(
+  config: Config,
+  io: FollowUpCommandIo,
+  target: { readonly baseUrl: string; readonly apiKey: string },
+  options: {
+    /** Keep the state records here instead of `<local destination>/.followup-state`. */
+    readonly stateDir?: string;
+    /** Print each retry wait (a 429's included) on stderr. */
+    readonly retryLines?: boolean;
+    /** SNS topic every outcome is published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN). */
+    readonly outcomesTopic?: string | undefined;
+  } = {},
+): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
+  const destination = openDestination(config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
+  const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
+  const outcomesTopic = options.outcomesTopic ?? config.followUpOutcomesTopicArn;
+  const retryLogger = options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {};
+  return {
+    ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient({}), topicArn: outcomesTopic }) } : {}),
+    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
+    store: openStateStore(config, {
+      ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),
+      localDir: options.stateDir ?? join(localRoot, '.followup-state'),
+    }),
+    outcomes: createOutcomeSink(destination),
+    logger: silentLogger,
+    metrics: { count: () => undefined },
+    now: io.now ?? Date.now,
+    // `<hostname>:<pid>` (each call adds `:<hex>`): the next run on this machine sees when this
+    // process is gone (killed during a POST) and does not wait out its claim.
+    owner: `${hostname()}:${process.pid}`,
+  };
+}
+
+/** An AbortSignal that aborts when `signal` resolves, until disposed. */
+export function abortOn(signal: Promise<void> | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  let disposed = false;
+  void signal?.then(() => {
+    if (!disposed) controller.abort();
+  });
+  return { signal: controller.signal, dispose: () => (disposed = true) };
+}

@@ -1,0 +1,23 @@
+/**
+ * What the command line reads and writes. `functions/cli.ts` builds the process's (real
+ * streams, env, clock, signals); tests pass their own.
+ */
+import type { Sleep } from '../shared/retry.js';
+
+/** What the CLI reads and writes; tests pass their own. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
+  /** Handed to `loadConfig` only: nothing else reads the environment. */
+  readonly env: Record<string, string | undefined>;
+  readonly now: () => number;
+  /** Resolves when the user asks to stop (SIGINT/SIGTERM); long-running commands await it. */
+  readonly stopSignal: Promise<void>;
+  /** Resolves when the user asks a second time: stop at once, whatever it costs. */
+  readonly forceStopSignal?: Promise<void>;
+  /** Test hook: a fake clock's sleep for the budget and retries. @default a real timer */
+  readonly sleep?: Sleep;
+}
+
+/** Exit code of a command stopped by the user (128 + SIGINT). */
+export const EXIT_STOPPED = 130;

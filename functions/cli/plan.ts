@@ -1,0 +1,60 @@
+/**
+ * `mintlify-exporter plan [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]`:
+ * the units to do, their estimated requests and the time the budget needs. Without days, the
+ * hourly run's plan. Reads the destination and the ledger only: sends no API request.
+ */
+import type { Command } from 'commander';
+import { createExportDeps } from '../export/deps.js';
+import { FLAG_NAMES, requestedDays } from '../export/event.js';
+import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
+import { probeSetup } from '../export/probe.js';
+import { budgetTime } from '../shared/budget.js';
+import { loadConfig } from '../shared/config.js';
+import { writeJson } from './render/json.js';
+import { planJson, printPlan } from './render/plan.js';
+import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+
+export function registerPlanCommand(program: Command, io: ExportCommandIo): void {
+  scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).')).action(
+    async (flags: ScopeFlags) => io.setExitCode(await runPlanCommand(flags, io)),
+  );
+}
+
+async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const now = io.now();
+  const days = requestedDays(flags, now, FLAG_NAMES);
+  const projects = projectsOf(flags, config, io);
+  const datasets = datasetsOf(flags, config);
+  const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  const plan =
+    days === undefined
+      ? await planScheduled(
+          {
+            now,
+            settleHours: config.settleHours,
+            healDays: config.healDays,
+            refreshDays: config.refreshDays,
+            projects,
+            datasets,
+            backlog: (await store.list<never>(BACKLOG_PREFIX)).map((i) => i.value),
+          },
+          destination,
+        )
+      : await planRequested({ days, projects, datasets, force: false }, destination);
+  const snapshot = await ledger.snapshot();
+  const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
+  const view = {
+    destination: destination.url,
+    units: plan.units,
+    requests,
+    budgetMs: budgetTime(snapshot, requests, now).ms,
+    snapshot,
+    now,
+    ...(days === undefined ? { scheduledLastDay: lastDueDay(now, config.settleHours) } : {}),
+  };
+  if (flags.json) writeJson(io.stdout, planJson(view));
+  else printPlan(view, io.stdout);
+  return 0;
+}

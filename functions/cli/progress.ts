@@ -1,0 +1,110 @@
+/** `export`'s progress on stderr, apart from the command that feeds it run events and budget waits. */
+import type { RunEvent } from '../export/run.js';
+import { unitLabel } from '../export/staging.js';
+import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
+import { formatDuration } from '../shared/durations.js';
+import type { CliIo } from './io.js';
+
+export interface Progress {
+  onEvent(event: RunEvent, requests: number): void;
+  onWait(wait: BudgetWait): void;
+  close(): void;
+}
+
+/**
+ * A progress bar with a budget countdown on a terminal; plain lines otherwise (CI logs, pipes).
+ * Both say what is left: the requests the units still to do are expected to need (refreshed as
+ * units finish) and the time the budget needs for them.
+ */
+export function createProgress(
+  io: Pick<CliIo, 'stderr' | 'now'>,
+  budgetText: string,
+  ledger: Pick<BudgetLedger, 'snapshot'>,
+  initial: BudgetSnapshot,
+): Progress {
+  const tty = io.stderr.isTTY === true;
+  let count = 0;
+  let done = 0;
+  let requests = 0;
+  let label = '';
+  let waitUntil = 0;
+  let timer: NodeJS.Timeout | undefined;
+  /** Requests still needed: the units after the current one, and what is left of it. */
+  let queued = 0;
+  let current = { estimate: 0, pages: 0 };
+  let snapshot: BudgetSnapshot = initial;
+  const refreshBudget = () => {
+    void ledger.snapshot().then(
+      (s) => (snapshot = s),
+      () => undefined,
+    );
+  };
+  const toGo = () => queued + Math.max(0, current.estimate - current.pages);
+  const left = () => {
+    const requestsLeft = toGo();
+    const time = budgetTime(snapshot, requestsLeft, io.now()).ms;
+    const budget = time === 0 ? ', no wait for budget' : `, the budget needs ~${formatDuration(time)}`;
+    return `~${requestsLeft} request(s) to go${budget}`;
+  };
+  const render = () => {
+    const width = 20;
+    const filled = count === 0 ? 0 : Math.round((done / count) * width);
+    const waiting = waitUntil > io.now() ? ` · waiting ${formatDuration(waitUntil - io.now(), 'clock')} for budget` : '';
+    io.stderr.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${left()} · ${label}${waiting}\x1b[K`,
+    );
+  };
+  const stopTimer = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    onEvent(event, spent) {
+      requests = spent;
+      if (event.kind === 'plan') {
+        count = event.units.length;
+        queued = event.units.reduce((sum, u) => sum + u.estimate, 0);
+        refreshBudget();
+        const guesses = event.units.filter((u) => u.guess).length;
+        const guessed = guesses === 0 ? '' : ` (${guesses === count ? 'every' : guesses} estimate a guess: refreshed as units finish)`;
+        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${queued} request(s)${guessed}; budget ${budgetText}\n`);
+        return;
+      }
+      waitUntil = 0;
+      stopTimer();
+      if (event.kind === 'start') {
+        label = unitLabel(event.unit);
+        current = { estimate: event.unit.estimate, pages: 0 };
+        queued = event.remaining - event.unit.estimate;
+        if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label} (${left()})\n`);
+      } else if (event.kind === 'page') {
+        label = `${unitLabel(event.unit)} p.${event.pages}`;
+        current = { ...current, pages: event.pages };
+      } else {
+        done += 1;
+        current = { estimate: 0, pages: 0 };
+        queued = event.remaining;
+        refreshBudget();
+      }
+      if (tty) render();
+    },
+    onWait(wait) {
+      waitUntil = io.now() + wait.waitMs;
+      const why = wait.reason === 'paused' ? 'the API answered 429 (someone else spent the budget)' : `budget ${budgetText} is spent`;
+      if (tty) {
+        stopTimer();
+        timer = setInterval(render, 1000);
+        timer.unref();
+        render();
+      } else {
+        io.stderr.write(
+          `waiting ${formatDuration(wait.waitMs)} for the request budget (${why}): next request at ${new Date(waitUntil).toISOString().slice(11, 19)}Z\n`,
+        );
+      }
+    },
+    close() {
+      stopTimer();
+      if (tty && count > 0) io.stderr.write('\n');
+    },
+  };
+}

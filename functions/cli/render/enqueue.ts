@@ -1,0 +1,36 @@
+/**
+ * What `enqueue` prints: one line per prompt on stdout (`--json`: one JSON object), then a
+ * summary on stderr saying what to do about prompts not sent.
+ */
+import type { EnqueueReport } from '../../producer/enqueue.js';
+import type { EnqueueFlags } from '../enqueue.js';
+import type { CliIo } from '../io.js';
+import { writeJson } from './json.js';
+
+export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'queueUrl' | 'file' | 'json'>, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
+  const fromFile = flags.file !== undefined;
+  if (flags.json) {
+    writeJson(io.stdout, { queueUrl: flags.queueUrl, enqueued: report.enqueued, notSent: report.notSent });
+  } else {
+    const where = (line: number) => (fromFile ? `line ${line}: ` : '');
+    const rows = [
+      ...report.enqueued.map((p) => ({ line: p.line, text: `${where(p.line)}enqueued request ${p.requestId} for job ${p.jobId} (project ${p.projectId})` })),
+      ...report.notSent.map((p) => ({ line: p.line, text: `${where(p.line)}NOT SENT request ${p.requestId} for job ${p.jobId}: ${p.reason}` })),
+    ].sort((a, b) => a.line - b.line);
+    for (const row of rows) io.stdout.write(`${row.text}\n`);
+  }
+  const total = report.enqueued.length + report.notSent.length;
+  if (report.notSent.length > 0) {
+    const lines = report.notSent.map((p) => p.line).join(', ');
+    io.stderr.write(
+      `${report.enqueued.length} of ${total} prompt(s) enqueued; not sent: ${fromFile ? `line(s) ${lines}` : 'the prompt'}. ` +
+        `Enqueue ${fromFile ? 'the same file' : `it with --request-id ${report.notSent[0]?.requestId}`} again: no request id is ever sent twice.\n`,
+    );
+  } else if (!fromFile && report.enqueued[0]?.requestIdMade) {
+    io.stderr.write(
+      `request id ${report.enqueued[0].requestId} was made for this prompt: pass --request-id ${report.enqueued[0].requestId} to enqueue it again safely\n`,
+    );
+  } else {
+    io.stderr.write(`${total} prompt(s) enqueued on ${flags.queueUrl}\n`);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * What `export` prints when it is done: a line per unit on stdout, then the totals; warnings,
+ * stops and what to do next on stderr. `--json`: one JSON object instead of the lines.
+ */
+import { DATASETS } from '../../export/datasets.js';
+import type { RunResult, UnitResult } from '../../export/run.js';
+import { unitLabel } from '../../export/staging.js';
+import { formatDuration } from '../../shared/durations.js';
+import type { CliIo } from '../io.js';
+
+function rowsOf(result: Extract<UnitResult, { status: 'complete' }>): number {
+  return result.manifest.rows[DATASETS[result.dataset].table.name] ?? 0;
+}
+
+export function exportJson(result: RunResult, destination: string) {
+  return {
+    ok: result.ok,
+    destination,
+    completed: result.completed,
+    partial: result.partial,
+    failed: result.failed,
+    skipped: result.skipped,
+    pending: result.pending,
+    requests: result.requests,
+    rateLimited: result.rateLimited,
+    budgetWaitMs: result.budgetWaitMs,
+    backlogRequests: result.backlogRequests,
+    stopped: result.stopped,
+    driftUnits: result.driftUnits,
+    stops: result.stops,
+    failedRequests: result.failedRequests,
+    units: result.units.map((u) => {
+      const base = { dataset: u.dataset, projectId: u.projectId, date: u.day, reason: u.reason, status: u.status };
+      switch (u.status) {
+        case 'complete':
+          return {
+            ...base,
+            rows: rowsOf(u),
+            pages: u.manifest.pages,
+            requests: u.manifest.requests.sent,
+            runs: u.manifest.runs,
+            ...(u.manifest.truncated ? { truncated: true } : {}),
+            ...(u.manifest.drift ? { drift: u.manifest.drift } : {}),
+            files: u.manifest.files,
+          };
+        case 'partial':
+          return { ...base, pages: u.pages, why: u.why };
+        case 'failed':
+          return { ...base, error: u.error };
+        case 'skipped':
+          return { ...base, why: u.why, estimate: u.estimate };
+        default:
+          return { ...base, estimate: u.estimate, ...(u.blocked !== undefined ? { blocked: u.blocked } : {}) };
+      }
+    }),
+  };
+}
+
+const PARTIAL_WHY: Record<Extract<UnitResult, { status: 'partial' }>['why'], string> = {
+  budget: 'the request budget has no room before the deadline',
+  deadline: 'out of time',
+  stopped: 'stopped',
+  lease: 'another run took the unit over',
+};
+
+export function printExport(result: RunResult, destination: string, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
+  for (const u of result.units) {
+    const label = unitLabel(u);
+    switch (u.status) {
+      case 'complete': {
+        const m = u.manifest;
+        const runs = m.runs > 1 ? `, finished in ${m.runs} runs` : '';
+        const truncated = m.truncated ? ' — TRUNCATED: the API had more rows than one request returns' : '';
+        io.stdout.write(`ok       ${label}: ${rowsOf(u)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
+        break;
+      }
+      case 'partial':
+        io.stdout.write(`partial  ${label}: ${u.pages} page(s) staged (${PARTIAL_WHY[u.why]}); a re-run resumes it\n`);
+        break;
+      case 'failed':
+        io.stdout.write(`FAILED   ${label}: ${u.error}\n`);
+        break;
+      case 'skipped':
+        io.stdout.write(`skipped  ${label}: ${u.why === 'complete' ? 'another run exported it meanwhile' : 'another run is exporting it'}\n`);
+        break;
+      case 'pending':
+        // Units a stop left untried are summed up once, with the stop, below.
+        if (u.blocked === undefined) io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
+        break;
+    }
+  }
+  const parts = [
+    `${result.completed} of ${result.units.length} unit(s) exported to ${destination} with ${result.requests} API request(s)`,
+    ...(result.rateLimited > 0 ? [`${result.rateLimited} rate-limited (429)`] : []),
+    ...(result.budgetWaitMs > 0 ? [`waited ${formatDuration(result.budgetWaitMs)} for budget`] : []),
+  ];
+  io.stdout.write(`${parts.join('; ')}\n`);
+  for (const entry of result.drift) io.stderr.write(`warning: ${entry.message}\n`);
+  if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
+  for (const stop of result.stops) {
+    const untried = result.units.filter((u) => u.status === 'pending' && u.blocked === stop).length;
+    io.stderr.write(`Stopped early: ${stop}${untried > 0 ? ` (${untried} more unit(s) not tried)` : ''}\n`);
+  }
+  if (result.failed > 0) {
+    const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
+    const named = failed.length > 5 ? `${failed.slice(0, 5).join(', ')} and ${failed.length - 5} more` : failed.join(', ');
+    io.stderr.write(`Export incomplete: ${named} failed (see FAILED above); a re-run retries them\n`);
+  } else if (!result.ok) {
+    io.stderr.write(`Export ${result.stopped ? 'stopped' : 'incomplete'}: re-run the same command to resume (complete units are skipped)\n`);
+  }
+}

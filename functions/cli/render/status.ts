@@ -1,0 +1,88 @@
+/** `status` on stdout: a table of units per day, project and dataset, or one JSON object. */
+import type { StatusCell, ExportStatus } from '../../export/status.js';
+import type { BudgetSnapshot } from '../../shared/budget.js';
+import type { DatasetName } from '../../shared/catalog.js';
+import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
+
+export interface StatusView {
+  /** The destination's URL. */
+  readonly destination: string;
+  readonly days: readonly string[];
+  readonly projects: readonly string[];
+  readonly datasets: readonly DatasetName[];
+  /** A day is due this long after it ends, hours. */
+  readonly settleHours: number;
+  /** When the day after the latest due one is due, epoch ms. */
+  readonly nextDueAt: number;
+  readonly status: ExportStatus;
+  /** Time the budget needs for the requests left, ms. */
+  readonly budgetMs: number;
+  readonly snapshot: BudgetSnapshot;
+  readonly now: number;
+}
+
+export function statusJson(view: StatusView) {
+  const { status } = view;
+  return {
+    destination: view.destination,
+    days: view.days,
+    nextDueAt: new Date(view.nextDueAt).toISOString(),
+    units: status.units,
+    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs },
+    budget: budgetJson(view.snapshot, view.now),
+  };
+}
+
+export function printStatus(view: StatusView, out: { write(text: string): unknown }): void {
+  const { days, datasets, status } = view;
+  const rows = status.units;
+  out.write(`Status of ${view.destination} — UTC days ${days[0]} … ${days[days.length - 1]} (a day is due ${view.settleHours} h after it ends)\n`);
+  const width = Math.max(12, ...datasets.map((d) => d.length + 1));
+  out.write(`${'day'.padEnd(11)} ${'project'.padEnd(14)} ${datasets.map((d) => d.padEnd(width)).join(' ')}\n`);
+  for (const day of days) {
+    for (const projectId of view.projects) {
+      const cells = datasets.map((dataset) => {
+        const row = rows.find((r) => r.date === day && r.projectId === projectId && r.dataset === dataset);
+        return cellText(row).padEnd(width);
+      });
+      out.write(`${day.padEnd(11)} ${projectId.padEnd(14)} ${cells.join(' ')}\n`);
+    }
+  }
+  const drifted = rows.filter((r) => r.state === 'complete' && r.drift !== undefined);
+  if (drifted.length > 0) {
+    out.write(
+      `~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`,
+    );
+  }
+  const failures = rows.filter((r) => r.error !== undefined);
+  if (failures.length > 0) {
+    out.write('Failures (the hourly run retries them, backing off after each failure):\n');
+    for (const r of failures) {
+      const facts =
+        r.state === 'failed' && r.attempts !== undefined
+          ? ` [failed ${r.attempts}× in a row, ${r.requests ?? 0} request(s) spent${r.retryAfter !== undefined ? `; next try after ${r.retryAfter.slice(0, 16).replace('T', ' ')}Z` : ''}]`
+          : '';
+      out.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}${facts}\n`);
+    }
+  }
+  out.write(
+    status.todo === 0
+      ? `All ${rows.length} unit(s) complete.\n`
+      : `${rows.length - status.todo} of ${rows.length} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs)}.\n`,
+  );
+  out.write(`${budgetLine(view.snapshot, view.now)}\n`);
+}
+
+function cellText(cell: StatusCell | undefined): string {
+  if (!cell) return '';
+  switch (cell.state) {
+    case 'complete':
+      return `complete${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
+    case 'partial':
+      return `partial ${cell.pages}/~${cell.estimate}`;
+    case 'failed':
+      return 'FAILED';
+    case 'missing':
+      return 'missing';
+  }
+}

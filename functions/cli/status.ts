@@ -1,0 +1,65 @@
+/**
+ * `mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]`:
+ * complete / partial / missing / failed units per day, project and dataset, what is left to do
+ * and the budget. Reads the destination and the ledger only: sends no API request.
+ */
+import { Option, type Command } from 'commander';
+import { createExportDeps } from '../export/deps.js';
+import { FLAG_NAMES, requestedDays } from '../export/event.js';
+import { daysBefore, dueAt, lastDueDay, unitsOf } from '../export/plan.js';
+import { probeSetup } from '../export/probe.js';
+import { readExportStatus } from '../export/status.js';
+import { budgetTime } from '../shared/budget.js';
+import { loadConfig } from '../shared/config.js';
+import { addDays } from '../shared/dates.js';
+import { ConfigError } from '../shared/errors.js';
+import { wholeNumberArg } from './args.js';
+import { writeJson } from './render/json.js';
+import { printStatus, statusJson } from './render/status.js';
+import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+
+interface StatusFlags extends ScopeFlags {
+  readonly days?: number;
+}
+
+const daysArg = wholeNumberArg(1, 366, 'use a whole number of days from 1 to 366');
+
+export function registerStatusCommand(program: Command, io: ExportCommandIo): void {
+  scopeOptions(
+    program
+      .command('status')
+      .description('Show complete / partial / missing / failed units per day, project and dataset, what is left to do and the budget (sends no request).'),
+  )
+    .addOption(new Option('--days <n>', 'days to show, ending with the latest due day (default 7)').argParser(daysArg))
+    .action(async (flags: StatusFlags) => io.setExitCode(await runStatusCommand(flags, io)));
+}
+
+async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const now = io.now();
+  const requested = requestedDays(flags, now, FLAG_NAMES);
+  if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
+  const projects = projectsOf(flags, config, io);
+  const datasets = datasetsOf(flags, config);
+  const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  const latest = lastDueDay(now, config.settleHours);
+  const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
+  const status = await readExportStatus(destination, unitsOf(days, projects, datasets));
+  const snapshot = await ledger.snapshot();
+  const view = {
+    destination: destination.url,
+    days,
+    projects,
+    datasets,
+    settleHours: config.settleHours,
+    nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
+    status,
+    budgetMs: budgetTime(snapshot, status.requests, now).ms,
+    snapshot,
+    now,
+  };
+  if (flags.json) writeJson(io.stdout, statusJson(view));
+  else printStatus(view, io.stdout);
+  return 0;
+}
