@@ -23,7 +23,7 @@ import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { MANIFESTS_PREFIX, manifestKey } from '../shared/tables.js';
 import { readJsonObject, unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
-import type { Manifest } from './unit.js';
+import type { Manifest } from './manifest.js';
 
 export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
 

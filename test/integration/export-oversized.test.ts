@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { exportUnit, type Manifest } from '../../functions/export/unit.js';
+import type { Manifest } from '../../functions/export/manifest.js';
+import { exportUnit } from '../../functions/export/unit.js';
 import { retryLinePrinter } from '../../functions/cli/retry-lines.js';
 import { createApiClient } from '../../functions/shared/api-client.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
