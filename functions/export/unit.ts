@@ -27,10 +27,10 @@ import {
   describeError,
 } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
-import { manifestKey, partitionKey, type TableDef } from '../shared/tables.js';
+import { partitionKey, type TableDef } from '../shared/tables.js';
 import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
-import type { Manifest } from './manifest.js';
+import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { stopOf } from './run-stops.js';
 import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
@@ -337,10 +337,8 @@ async function runOnce(
     // replaces the old one, so no manifest ever describes a mix of files, and a write that
     // fails before that leaves the previous export whole, manifest included.
     await deps.lease?.renew();
-    const main = await writer.close({ beforeCommit: () => destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId)) });
-    const files: Record<string, string> = {};
-    const rowCounts: Record<string, number> = {};
-    const bytes: Record<string, number> = {};
+    const main = await writer.close({ beforeCommit: () => removeManifest(destination, unit) });
+    const tables: TableFile[] = [];
     if (def.summaryTable && def.summaryRow) {
       if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
       const summaryKey = tableKey(def.summaryTable, unit);
@@ -354,45 +352,30 @@ async function runOnce(
         throw error;
       }
       const written = await summary.close();
-      files[def.summaryTable.name] = summaryKey;
-      rowCounts[def.summaryTable.name] = 1;
-      bytes[def.summaryTable.name] = written.bytes;
+      tables.push({ table: def.summaryTable.name, key: summaryKey, rows: 1, bytes: written.bytes });
     }
-    files[def.table.name] = tableKey(def.table, unit);
-    rowCounts[def.table.name] = main.rows;
-    bytes[def.table.name] = main.bytes;
+    tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
 
-    const drifted = drift.result();
     if (state.truncated) {
       deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
         unit: label,
         rows,
       });
     }
-    const manifest: Manifest = {
-      version: 2,
-      dataset: unit.dataset,
-      projectId: unit.projectId,
-      date: unit.day,
-      window: { dateFrom: window.from, dateTo: window.to },
-      exportedAt: context.exportedAt.toISOString(),
-      finishedAt: new Date(now()).toISOString(),
-      ...(state.totals ? { totals: state.totals } : {}),
-      rows: rowCounts,
-      files,
-      bytes,
-      pages: state.pages,
-      ...(state.truncated ? { truncated: true as const } : {}),
-      ...(drifted ? { drift: drifted } : {}),
-      ...(state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {}),
-      ...(invalidUtf8() > 0 ? { invalidUtf8: invalidUtf8() } : {}),
+    const finishedAt = now();
+    const manifest = manifestOf({
+      unit,
+      state,
+      tables,
+      drift: drift.result(),
+      exportedAt: context.exportedAt,
+      finishedAt,
+      durationMs: now() - started,
+      invalidUtf8: invalidUtf8(),
       requests: spent(),
       runs,
-      durationsMs: { total: now() - started },
-    };
-    await destination.put(manifestKey(unit.dataset, unit.day, unit.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
-      contentType: 'application/json',
     });
+    await writeManifest(destination, manifest);
     // The unit is complete once its manifest is written: a staging that cannot be removed
     // now is left for later (it is never read again), not a failed unit.
     await staging.clear(state.pages).catch((error: unknown) => {
