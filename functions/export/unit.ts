@@ -152,6 +152,130 @@ function partialOutcome(error: unknown, options: Pick<UnitOptions, 'signal' | 's
   return undefined;
 }
 
+/**
+ * One run's work on a unit: what its rows, checkpoints and manifest are made with, besides the
+ * pages themselves.
+ */
+interface UnitRun {
+  readonly unit: Unit;
+  readonly def: DatasetDef;
+  readonly staging: UnitStaging;
+  /** The `limit` the unit is paged with (a checkpoint's; null: the endpoint has none). */
+  readonly limit: number | null;
+  /** The context of this run's rows (`exported_at` = the run's time). */
+  readonly context: RowContext;
+  /** When this run started on the unit, epoch ms. */
+  readonly started: number;
+  /** When the unit was first started (ISO), by this run or the one whose checkpoint it resumes. */
+  readonly startedAt: string;
+  /** Runs that worked on the unit, this one included. */
+  readonly runs: number;
+  /** When the staged pages arrived (`Checkpoint.stamps`), this run's pages included. */
+  readonly stamps: NonNullable<Checkpoint['stamps']>;
+  /** Requests spent on the unit, by earlier runs and this one. */
+  spent(): RequestCounts;
+  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api-client.ts). */
+  invalidUtf8(): number;
+}
+
+function startRun(
+  unit: Unit,
+  def: DatasetDef,
+  limit: number | undefined,
+  checkpoint: Checkpoint | undefined,
+  staging: UnitStaging,
+  options: UnitOptions,
+  deps: UnitDeps,
+): UnitRun {
+  const { api, now } = deps;
+  const started = now();
+  const statsBefore = { ...api.stats };
+  const context: RowContext = {
+    projectId: unit.projectId,
+    date: unit.day,
+    exportedAt: new Date(options.exportedAt),
+    feedbackContact: options.feedbackContact,
+  };
+  const stamps = checkpoint?.stamps ?? [];
+  const runStamp = context.exportedAt.toISOString();
+  return {
+    unit,
+    def,
+    staging,
+    limit: limit ?? null,
+    context,
+    started,
+    startedAt: checkpoint?.startedAt ?? new Date(started).toISOString(),
+    runs: (checkpoint?.runs ?? 0) + 1,
+    stamps: stamps.at(-1)?.at === runStamp ? stamps : [...stamps, { from: checkpoint?.state.pages ?? 0, at: runStamp }],
+    spent() {
+      const after = api.stats;
+      const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
+      return {
+        successful: earlier.successful + after.successes - statsBefore.successes,
+        sent: earlier.sent + after.requests - statsBefore.requests,
+        retried: earlier.retried + after.retries - statsBefore.retries,
+      };
+    },
+    invalidUtf8: () => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0),
+  };
+}
+
+/** The context of a staged page's rows: stamped with the time of the run that fetched it. */
+function stagedContext(run: UnitRun, index: number): RowContext {
+  const stamp = run.stamps.filter((s) => s.from <= index).at(-1);
+  const at = stamp === undefined ? Number.NaN : Date.parse(stamp.at);
+  return Number.isFinite(at) ? { ...run.context, exportedAt: new Date(at) } : run.context;
+}
+
+/** The checkpoint of `run` once the page that led to `state` is staged. */
+function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: number): Checkpoint {
+  return {
+    version: CHECKPOINT_VERSION,
+    dataset: run.unit.dataset,
+    projectId: run.unit.projectId,
+    date: run.unit.day,
+    limit: run.limit,
+    startedAt: run.startedAt,
+    updatedAt: new Date(now).toISOString(),
+    state,
+    ...(done ? { complete: true as const } : {}),
+    requests: run.spent(),
+    runs: run.runs,
+    stamps: run.stamps,
+  };
+}
+
+/**
+ * The unit's main table file while its pages arrive: every page, staged or fetched, goes
+ * through `append`; the commit reads what they added up to.
+ */
+class UnitRows {
+  /** Rows appended. */
+  count = 0;
+  readonly drift = new DriftRecorder();
+  /** The first page's `totals` fields this version does not know: the summary row's. */
+  totalsUnknown: Record<string, unknown> | undefined;
+
+  constructor(
+    private readonly def: DatasetDef,
+    readonly writer: TableWriter,
+  ) {}
+
+  async append(page: unknown, index: number, context: RowContext): Promise<void> {
+    const def = this.def;
+    if (index === 0) this.totalsUnknown = def.totalsUnknownFields?.(page);
+    this.drift.topLevelFields(def.unknownTopLevelFields(page));
+    for (const row of def.rows(page)) {
+      const unknown = def.unknownFields(row);
+      const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
+      await this.writer.append(tableRow);
+      this.drift.row(def.table, tableRow, unknown);
+      this.count += 1;
+    }
+  }
+}
+
 async function runOnce(
   unit: Unit,
   def: DatasetDef,
@@ -163,16 +287,9 @@ async function runOnce(
 ): Promise<UnitOutcome> {
   const { api, destination, now } = deps;
   const label = unitLabel(unit);
-  const started = now();
-  const statsBefore = { ...api.stats };
+  const run = startRun(unit, def, limit, checkpoint, staging, options, deps);
   const window = dayWindow(unit.day);
   const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
-  const context: RowContext = {
-    projectId: unit.projectId,
-    date: unit.day,
-    exportedAt: new Date(options.exportedAt),
-    feedbackContact: options.feedbackContact,
-  };
   const call = {
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -190,45 +307,12 @@ async function runOnce(
     pending.catch(() => undefined);
     return pending;
   };
-  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api-client.ts). */
-  const invalidUtf8 = (): number => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0);
-  const spent = (): RequestCounts => {
-    const after = api.stats;
-    const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
-    return {
-      successful: earlier.successful + after.successes - statsBefore.successes,
-      sent: earlier.sent + after.requests - statsBefore.requests,
-      retried: earlier.retried + after.retries - statsBefore.retries,
-    };
-  };
 
-  const writer = await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit)));
+  const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))));
   /** The checkpoint as last written (by this run, or the one it resumed). */
   let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
     let state: PagerState = INITIAL_STATE;
-    let rows = 0;
-    const drift = new DriftRecorder();
-    /** The first page's `totals` fields this version does not know: the summary row's. */
-    let totalsUnknown: Record<string, unknown> | undefined;
-    const append = async (page: unknown, index: number, rowContext: RowContext = context) => {
-      if (index === 0) totalsUnknown = def.totalsUnknownFields?.(page);
-      drift.topLevelFields(def.unknownTopLevelFields(page));
-      for (const row of def.rows(page)) {
-        const unknown = def.unknownFields(row);
-        const tableRow = { ...def.toRow(row, rowContext), unknown_fields: unknownFieldsColumn(unknown) };
-        await writer.append(tableRow);
-        drift.row(def.table, tableRow, unknown);
-        rows += 1;
-      }
-    };
-    const stamps = [...(checkpoint?.stamps ?? [])];
-    /** The context of a staged page: stamped with the time of the run that fetched it. */
-    const stagedContext = (index: number): RowContext => {
-      const stamp = stamps.filter((s) => s.from <= index).at(-1);
-      const at = stamp === undefined ? Number.NaN : Date.parse(stamp.at);
-      return Number.isFinite(at) ? { ...context, exportedAt: new Date(at) } : context;
-    };
 
     // Resume: replay the staged pages through the same rules (rebuilding duplicate detection)
     // and into the file, then carry on where the checkpoint stands.
@@ -242,7 +326,7 @@ async function runOnce(
           throw error;
         }
         state = pager.accept(state, def.view(page)).state;
-        await append(page, index, stagedContext(index));
+        await rows.append(page, index, stagedContext(run, index));
       }
       // The position the staged pages lead to must be the checkpoint's: a checkpoint that
       // points elsewhere (written by another version, edited, half of a crash) would skip or
@@ -253,12 +337,8 @@ async function runOnce(
         );
       }
     }
-    const runStamp = context.exportedAt.toISOString();
-    if (stamps.at(-1)?.at !== runStamp) stamps.push({ from: checkpoint?.state.pages ?? 0, at: runStamp });
     const resumedTotals = checkpoint?.state.totals;
     if (checkpoint) state = checkpoint.state;
-    const startedAt = checkpoint?.startedAt ?? new Date(started).toISOString();
-    const runs = (checkpoint?.runs ?? 0) + 1;
 
     // A checkpoint that holds every page (a commit that failed) needs no request at all.
     let pending: Promise<unknown> | undefined = checkpoint?.complete ? undefined : fetchPage(state);
@@ -307,26 +387,13 @@ async function runOnce(
       // written while the next page is on its way: if that write fails, the next run resumes
       // from the previous checkpoint and fetches this page again (once), never a wrong one.
       await staging.writePage(state.pages, page);
-      lastCheckpoint = {
-        version: CHECKPOINT_VERSION,
-        dataset: unit.dataset,
-        projectId: unit.projectId,
-        date: unit.day,
-        limit: limit ?? null,
-        startedAt,
-        updatedAt: new Date(now()).toISOString(),
-        state: accepted.state,
-        ...(accepted.done ? { complete: true as const } : {}),
-        requests: spent(),
-        runs,
-        stamps,
-      };
+      lastCheckpoint = checkpointOf(run, accepted.state, accepted.done, now());
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
       // A gentle stop: this page is staged, no further one is asked for.
       const stopping = !accepted.done && options.stop?.aborted === true;
       pending = accepted.done || stopping ? undefined : fetchPage(accepted.state);
       await checkpointed;
-      await append(page, state.pages);
+      await rows.append(page, state.pages, run.context);
       state = accepted.state;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
@@ -337,16 +404,16 @@ async function runOnce(
     // replaces the old one, so no manifest ever describes a mix of files, and a write that
     // fails before that leaves the previous export whole, manifest included.
     await deps.lease?.renew();
-    const main = await writer.close({ beforeCommit: () => removeManifest(destination, unit) });
+    const main = await rows.writer.close({ beforeCommit: () => removeManifest(destination, unit) });
     const tables: TableFile[] = [];
     if (def.summaryTable && def.summaryRow) {
       if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
       const summaryKey = tableKey(def.summaryTable, unit);
       const summary = await openTableWriter(def.summaryTable, await destination.openWrite(summaryKey));
       try {
-        const summaryRow = { ...def.summaryRow(state.totals, rows, context), unknown_fields: unknownFieldsColumn(totalsUnknown) };
+        const summaryRow = { ...def.summaryRow(state.totals, rows.count, run.context), unknown_fields: unknownFieldsColumn(rows.totalsUnknown) };
         await summary.append(summaryRow);
-        drift.row(def.summaryTable, summaryRow, totalsUnknown);
+        rows.drift.row(def.summaryTable, summaryRow, rows.totalsUnknown);
       } catch (error) {
         await summary.abort(error);
         throw error;
@@ -359,7 +426,7 @@ async function runOnce(
     if (state.truncated) {
       deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
         unit: label,
-        rows,
+        rows: rows.count,
       });
     }
     const finishedAt = now();
@@ -367,13 +434,13 @@ async function runOnce(
       unit,
       state,
       tables,
-      drift: drift.result(),
-      exportedAt: context.exportedAt,
+      drift: rows.drift.result(),
+      exportedAt: run.context.exportedAt,
       finishedAt,
-      durationMs: now() - started,
-      invalidUtf8: invalidUtf8(),
-      requests: spent(),
-      runs,
+      durationMs: now() - run.started,
+      invalidUtf8: run.invalidUtf8(),
+      requests: run.spent(),
+      runs: run.runs,
     });
     await writeManifest(destination, manifest);
     // The unit is complete once its manifest is written: a staging that cannot be removed
@@ -383,10 +450,10 @@ async function runOnce(
     });
     return { status: 'complete', manifest };
   } catch (error) {
-    await abortQuietly(writer, error);
+    await abortQuietly(rows.writer, error);
     // Attempts made since the last page was staged (retries, the failed request) count too:
     // the manifest reports every request the unit cost, over every run.
-    if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: spent() }).catch(() => undefined);
+    if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: run.spent() }).catch(() => undefined);
     throw error;
   }
 }
