@@ -28,7 +28,7 @@ import {
 } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../shared/tables.js';
-import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
+import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { stopOf } from './run-stops.js';
@@ -400,55 +400,7 @@ async function runOnce(
       if (stopping) throw options.stop?.reason;
     }
 
-    // Commit: the previous manifest goes once the new file is complete and just before it
-    // replaces the old one, so no manifest ever describes a mix of files, and a write that
-    // fails before that leaves the previous export whole, manifest included.
-    await deps.lease?.renew();
-    const main = await rows.writer.close({ beforeCommit: () => removeManifest(destination, unit) });
-    const tables: TableFile[] = [];
-    if (def.summaryTable && def.summaryRow) {
-      if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
-      const summaryKey = tableKey(def.summaryTable, unit);
-      const summary = await openTableWriter(def.summaryTable, await destination.openWrite(summaryKey));
-      try {
-        const summaryRow = { ...def.summaryRow(state.totals, rows.count, run.context), unknown_fields: unknownFieldsColumn(rows.totalsUnknown) };
-        await summary.append(summaryRow);
-        rows.drift.row(def.summaryTable, summaryRow, rows.totalsUnknown);
-      } catch (error) {
-        await summary.abort(error);
-        throw error;
-      }
-      const written = await summary.close();
-      tables.push({ table: def.summaryTable.name, key: summaryKey, rows: 1, bytes: written.bytes });
-    }
-    tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
-
-    if (state.truncated) {
-      deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
-        unit: label,
-        rows: rows.count,
-      });
-    }
-    const finishedAt = now();
-    const manifest = manifestOf({
-      unit,
-      state,
-      tables,
-      drift: rows.drift.result(),
-      exportedAt: run.context.exportedAt,
-      finishedAt,
-      durationMs: now() - run.started,
-      invalidUtf8: run.invalidUtf8(),
-      requests: run.spent(),
-      runs: run.runs,
-    });
-    await writeManifest(destination, manifest);
-    // The unit is complete once its manifest is written: a staging that cannot be removed
-    // now is left for later (it is never read again), not a failed unit.
-    await staging.clear(state.pages).catch((error: unknown) => {
-      deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
-    });
-    return { status: 'complete', manifest };
+    return { status: 'complete', manifest: await commit(run, rows, state, deps) };
   } catch (error) {
     await abortQuietly(rows.writer, error);
     // Attempts made since the last page was staged (retries, the failed request) count too:
@@ -456,6 +408,69 @@ async function runOnce(
     if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: run.spent() }).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The commit: every page is staged and appended; the unit's table files are written, then its
+ * manifest, and the unit is complete. The previous manifest goes once the new file is complete
+ * and just before it replaces the old one, so no manifest ever describes a mix of files, and a
+ * write that fails before that leaves the previous export whole, manifest included.
+ */
+async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: UnitDeps): Promise<Manifest> {
+  const { unit, def, context } = run;
+  const { destination, now } = deps;
+  const label = unitLabel(unit);
+  await deps.lease?.renew();
+  const main = await rows.writer.close({ beforeCommit: () => removeManifest(destination, unit) });
+  const tables: TableFile[] = [];
+  if (def.summaryTable && def.summaryRow) {
+    if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
+    tables.push(await writeSummary(unit, rows, def.summaryTable, def.summaryRow(state.totals, rows.count, context), destination));
+  }
+  tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
+
+  if (state.truncated) {
+    deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
+      unit: label,
+      rows: rows.count,
+    });
+  }
+  const finishedAt = now();
+  const manifest = manifestOf({
+    unit,
+    state,
+    tables,
+    drift: rows.drift.result(),
+    exportedAt: context.exportedAt,
+    finishedAt,
+    durationMs: now() - run.started,
+    invalidUtf8: run.invalidUtf8(),
+    requests: run.spent(),
+    runs: run.runs,
+  });
+  await writeManifest(destination, manifest);
+  // The unit is complete once its manifest is written: a staging that cannot be removed
+  // now is left for later (it is never read again), not a failed unit.
+  await run.staging.clear(state.pages).catch((error: unknown) => {
+    deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
+  });
+  return manifest;
+}
+
+/** The summary table's file of the unit: its one row (from the first page's totals and the rows written), with the unknown fields of those totals. */
+async function writeSummary(unit: Unit, rows: UnitRows, table: TableDef, row: TableRow, destination: Destination): Promise<TableFile> {
+  const key = tableKey(table, unit);
+  const summary = await openTableWriter(table, await destination.openWrite(key));
+  try {
+    const summaryRow = { ...row, unknown_fields: unknownFieldsColumn(rows.totalsUnknown) };
+    await summary.append(summaryRow);
+    rows.drift.row(table, summaryRow, rows.totalsUnknown);
+  } catch (error) {
+    await summary.abort(error);
+    throw error;
+  }
+  const written = await summary.close();
+  return { table: table.name, key, rows: 1, bytes: written.bytes };
 }
 
 /** The failure of a unit whose answer is too large even one row at a time (or unpaged). */
