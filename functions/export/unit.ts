@@ -20,7 +20,6 @@ import {
   ApiError,
   BudgetExhaustedError,
   DeadlineExceededError,
-  DestinationError,
   LeaseLostError,
   PaginationError,
   ResponseTooLargeError,
@@ -33,6 +32,7 @@ import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { stopOf } from './run-stops.js';
 import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
+import { RestartUnit, stagedPages } from './pages.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
 
@@ -81,9 +81,6 @@ export interface UnitDeps {
 function tableKey(table: TableDef, unit: Unit): string {
   return partitionKey(table, unit.day, `${unit.projectId}.parquet`);
 }
-
-/** Thrown inside `runOnce` when the checkpoint no longer fits the day's data: start over. */
-class RestartUnit extends Error {}
 
 export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
   const def = DATASETS[unit.dataset];
@@ -312,33 +309,13 @@ async function runOnce(
   /** The checkpoint as last written (by this run, or the one it resumed). */
   let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
-    let state: PagerState = INITIAL_STATE;
-
-    // Resume: replay the staged pages through the same rules (rebuilding duplicate detection)
-    // and into the file, then carry on where the checkpoint stands.
+    // Resume: the staged pages go through the same rules (rebuilding duplicate detection) and
+    // into the file, then the unit carries on where the checkpoint stands.
     if (checkpoint) {
-      for (let index = 0; index < checkpoint.state.pages; index++) {
-        let page: unknown;
-        try {
-          page = await staging.readPage(index);
-        } catch (error) {
-          if (error instanceof DestinationError) throw new RestartUnit(error.message);
-          throw error;
-        }
-        state = pager.accept(state, def.view(page)).state;
-        await rows.append(page, index, stagedContext(run, index));
-      }
-      // The position the staged pages lead to must be the checkpoint's: a checkpoint that
-      // points elsewhere (written by another version, edited, half of a crash) would skip or
-      // repeat rows silently.
-      if (state.offset !== checkpoint.state.offset || state.cursor !== checkpoint.state.cursor) {
-        throw new RestartUnit(
-          `the checkpoint's position (${positionText(checkpoint.state)}) does not follow from its ${checkpoint.state.pages} staged page(s) (${positionText(state)})`,
-        );
-      }
+      for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
     }
+    let state: PagerState = checkpoint?.state ?? INITIAL_STATE;
     const resumedTotals = checkpoint?.state.totals;
-    if (checkpoint) state = checkpoint.state;
 
     // A checkpoint that holds every page (a commit that failed) needs no request at all.
     let pending: Promise<unknown> | undefined = checkpoint?.complete ? undefined : fetchPage(state);
@@ -480,12 +457,6 @@ function tooLarge(error: Error, label: string, limit: number | undefined): Pagin
     `${label}: ${what} is larger than the 16 MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
     { cause: error },
   );
-}
-
-/** `offset 500` or `cursor "abc"`, for messages. */
-function positionText(state: PagerState): string {
-  if (state.cursor !== undefined) return `cursor ${JSON.stringify(state.cursor.slice(0, 40))}`;
-  return state.offset !== undefined ? `offset ${state.offset}` : `${state.pages} page(s)`;
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {
