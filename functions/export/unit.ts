@@ -14,25 +14,16 @@
  *   suspect and dropped; otherwise the staged pages stay for the next attempt.
  */
 import type { AnalyticsApi } from '../shared/api-client.js';
-import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import {
-  ApiError,
-  BudgetExhaustedError,
-  DeadlineExceededError,
-  LeaseLostError,
-  PaginationError,
-  ResponseTooLargeError,
-  describeError,
-} from '../shared/errors.js';
+import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../shared/tables.js';
 import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { stopOf } from './run-stops.js';
-import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
-import { RestartUnit, stagedPages } from './pages.js';
+import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
+import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
 
@@ -285,25 +276,14 @@ async function runOnce(
   const { api, destination, now } = deps;
   const label = unitLabel(unit);
   const run = startRun(unit, def, limit, checkpoint, staging, options, deps);
-  const window = dayWindow(unit.day);
   const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
   const call = {
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stop ? { stop: options.stop } : {}),
   };
-  const fetchPage = (state: PagerState): Promise<unknown> => {
-    const pending = api.getAnalytics(
-      def.endpoint,
-      unit.projectId,
-      { dateFrom: window.from, dateTo: window.to, ...pager.params(state) },
-      (body) => def.parse(body),
-      call,
-    );
-    // A prefetched page may be abandoned when the unit stops early: never leave it unhandled.
-    pending.catch(() => undefined);
-    return pending;
-  };
+  /** Set when this run gives up on the unit: a page still on its way is dropped. */
+  const abandon = new AbortController();
 
   const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))));
   /** The checkpoint as last written (by this run, or the one it resumed). */
@@ -315,70 +295,37 @@ async function runOnce(
       for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
     }
     let state: PagerState = checkpoint?.state ?? INITIAL_STATE;
-    const resumedTotals = checkpoint?.state.totals;
-
-    // A checkpoint that holds every page (a commit that failed) needs no request at all.
-    let pending: Promise<unknown> | undefined = checkpoint?.complete ? undefined : fetchPage(state);
-    let first = true;
-    /** One warning per unit is enough. */
-    let oddityNoted = false;
-    while (pending) {
-      let page: unknown;
-      try {
-        page = await pending;
-      } catch (error) {
-        // An answer too large to read: ask for the same rows in smaller pages (half the
-        // limit, down to 1) rather than fail the day on every run.
-        if (error instanceof ResponseTooLargeError) {
-          const current = state.pageLimit ?? limit;
-          if (current === undefined || current <= 1) throw tooLarge(error, label, current);
-          state = { ...state, pageLimit: Math.ceil(current / 2) };
-          deps.logger?.warn('an answer was too large to read: asking again with a smaller limit', {
-            unit: label,
-            page: state.pages + 1,
-            limit: state.pageLimit,
-          });
-          pending = fetchPage(state);
-          continue;
-        }
-        // A cursor may expire between runs: a 400 on the first request of a resumed unit
-        // restarts it rather than failing the day.
-        if (first && checkpoint && error instanceof ApiError && error.status === 400) {
-          throw new RestartUnit(`the API refused the checkpoint's position (${error.message})`);
-        }
-        throw error;
-      }
-      const view = def.view(page);
-      if (first && resumedTotals && view.totals && !sameTotals(resumedTotals, view.totals)) {
-        throw new RestartUnit("the day's totals changed since the checkpoint was written");
-      }
-      first = false;
-      const accepted = pager.accept(state, view);
-      const oddity = oddityNoted ? undefined : def.oddity?.(page);
-      if (oddity !== undefined) {
-        oddityNoted = true;
-        deps.logger?.warn('odd answer from the API (kept)', { unit: label, page: state.pages + 1, detail: oddity });
-      }
+    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal }, checkpoint);
+    /** The next page: asking for it sends its request (unless the paging is over or stopped). */
+    const ask = () => {
+      const next = pages.next();
+      // Its failure is seen once this page is done with — or never, when the unit fails first.
+      next.catch(() => undefined);
+      return next;
+    };
+    let next = ask();
+    for (;;) {
+      const fetched = await next;
+      if (fetched.done) break;
+      const { page, index, state: after, done } = fetched.value;
       // The page is staged before the next request — and the last one before the commit: a
       // stop or a failure from here on never re-fetches it. The checkpoint that counts it is
       // written while the next page is on its way: if that write fails, the next run resumes
       // from the previous checkpoint and fetches this page again (once), never a wrong one.
-      await staging.writePage(state.pages, page);
-      lastCheckpoint = checkpointOf(run, accepted.state, accepted.done, now());
+      await staging.writePage(index, page);
+      lastCheckpoint = checkpointOf(run, after, done, now());
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
-      // A gentle stop: this page is staged, no further one is asked for.
-      const stopping = !accepted.done && options.stop?.aborted === true;
-      pending = accepted.done || stopping ? undefined : fetchPage(accepted.state);
+      next = ask();
       await checkpointed;
-      await rows.append(page, state.pages, run.context);
-      state = accepted.state;
+      await rows.append(page, index, run.context);
+      state = after;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
-      if (stopping) throw options.stop?.reason;
     }
 
     return { status: 'complete', manifest: await commit(run, rows, state, deps) };
   } catch (error) {
+    abandon.abort();
     await abortQuietly(rows.writer, error);
     // Attempts made since the last page was staged (retries, the failed request) count too:
     // the manifest reports every request the unit cost, over every run.
@@ -448,15 +395,6 @@ async function writeSummary(unit: Unit, rows: UnitRows, table: TableDef, row: Ta
   }
   const written = await summary.close();
   return { table: table.name, key, rows: 1, bytes: written.bytes };
-}
-
-/** The failure of a unit whose answer is too large even one row at a time (or unpaged). */
-function tooLarge(error: Error, label: string, limit: number | undefined): PaginationError {
-  const what = limit === undefined ? 'the answer (this endpoint has no limit to lower)' : 'a single row';
-  return new PaginationError(
-    `${label}: ${what} is larger than the 16 MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
-    { cause: error },
-  );
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {
