@@ -3,6 +3,10 @@
  * resuming from its checkpoint. The Lambda handler, the CLI and the benchmarks all come
  * through here; the loop knows datasets only through their definition (`datasets.ts`).
  *
+ * Its pages come from `pages.ts` — the ones staged by earlier runs (`stagedPages`), then the
+ * ones fetched now (`pagesOf`); `runOnce` stages and checkpoints each page and appends its rows,
+ * and `commit` turns them into the table files and the manifest (`manifest.ts`).
+ *
  * A unit ends one of three ways:
  * - **complete**: every page arrived; the tables' files are replaced (the previous manifest
  *   removed just before), the manifest is written last, the staging removed;
@@ -166,6 +170,7 @@ interface UnitRun {
   invalidUtf8(): number;
 }
 
+/** Starts this run's work on the unit (its clock and request counters start here). */
 function startRun(
   unit: Unit,
   def: DatasetDef,
@@ -264,6 +269,11 @@ class UnitRows {
   }
 }
 
+/**
+ * One attempt at the unit, from `checkpoint` (or from its first page): replays the staged
+ * pages, stages and checkpoints each page fetched, then commits. Throws `RestartUnit` when the
+ * checkpoint no longer fits the day's data.
+ */
 async function runOnce(
   unit: Unit,
   def: DatasetDef,
