@@ -108,22 +108,31 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
     }
-    // Read before a clear removes it: the failures in a row drive the unit's backoff.
-    const previous = await staging.readFailure().catch(() => undefined);
-    // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
-    if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
-    await staging
-      .writeFailure({
-        error: describeError(error),
-        at: new Date(deps.now()).toISOString(),
-        // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
-        // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
-        attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
-        requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
-      })
-      .catch(() => undefined);
+    await recordFailure(error, unit, staging, deps, requestsBefore);
     throw error;
   }
+}
+
+/**
+ * Keeps why the unit failed for `status`, with the failures in a row that drive its backoff
+ * (plan.ts) and the requests its failed attempts cost (`deps.api`'s, since `requestsBefore`).
+ * Never throws: the unit's own error is what the caller sees.
+ */
+async function recordFailure(error: unknown, unit: Unit, staging: UnitStaging, deps: UnitDeps, requestsBefore: number): Promise<void> {
+  // Read before a clear removes it: the failures in a row drive the unit's backoff.
+  const previous = await staging.readFailure().catch(() => undefined);
+  // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
+  if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
+  await staging
+    .writeFailure({
+      error: describeError(error),
+      at: new Date(deps.now()).toISOString(),
+      // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
+      // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
+      attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+      requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
+    })
+    .catch(() => undefined);
 }
 
 /** Why a checkpoint cannot be resumed, or undefined when it can. */
