@@ -94,13 +94,14 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
     await discard(checkpoint, why);
     checkpoint = undefined;
   }
+  const attempt = (from: Checkpoint | undefined) => runOnce(startRun(unit, def, limit, from, staging, options, deps), options, deps);
   try {
     try {
-      return await runOnce(unit, def, limit, checkpoint, staging, options, deps);
+      return await attempt(checkpoint);
     } catch (error) {
       if (!(error instanceof RestartUnit) || !checkpoint) throw error;
       await discard(checkpoint, error.message);
-      return await runOnce(unit, def, limit, undefined, staging, options, deps);
+      return await attempt(undefined);
     }
   } catch (error) {
     const partial = partialOutcome(error, options);
@@ -161,8 +162,10 @@ interface UnitRun {
   readonly unit: Unit;
   readonly def: DatasetDef;
   readonly staging: UnitStaging;
-  /** The `limit` the unit is paged with (a checkpoint's; null: the endpoint has none). */
-  readonly limit: number | null;
+  /** The `limit` the unit is paged with; undefined for an endpoint without one. */
+  readonly limit: number | undefined;
+  /** The checkpoint this run resumes; undefined: the unit starts from its first page. */
+  readonly checkpoint: Checkpoint | undefined;
   /** The context of this run's rows (`exported_at` = the run's time). */
   readonly context: RowContext;
   /** When this run started on the unit, epoch ms. */
@@ -204,7 +207,8 @@ function startRun(
     unit,
     def,
     staging,
-    limit: limit ?? null,
+    limit,
+    checkpoint,
     context,
     started,
     startedAt: checkpoint?.startedAt ?? new Date(started).toISOString(),
@@ -237,7 +241,7 @@ function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: numbe
     dataset: run.unit.dataset,
     projectId: run.unit.projectId,
     date: run.unit.day,
-    limit: run.limit,
+    limit: run.limit ?? null,
     startedAt: run.startedAt,
     updatedAt: new Date(now).toISOString(),
     state,
@@ -279,22 +283,14 @@ class UnitRows {
 }
 
 /**
- * One attempt at the unit, from `checkpoint` (or from its first page): replays the staged
+ * One attempt at the unit, from its checkpoint (or from its first page): replays the staged
  * pages, stages and checkpoints each page fetched, then commits. Throws `RestartUnit` when the
  * checkpoint no longer fits the day's data.
  */
-async function runOnce(
-  unit: Unit,
-  def: DatasetDef,
-  limit: number | undefined,
-  checkpoint: Checkpoint | undefined,
-  staging: UnitStaging,
-  options: UnitOptions,
-  deps: UnitDeps,
-): Promise<UnitOutcome> {
+async function runOnce(run: UnitRun, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
+  const { unit, def, limit, checkpoint, staging } = run;
   const { api, destination, now } = deps;
   const label = unitLabel(unit);
-  const run = startRun(unit, def, limit, checkpoint, staging, options, deps);
   const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
   const call = {
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
