@@ -22,8 +22,8 @@ import type { DatasetName } from '../shared/catalog.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { MANIFESTS_PREFIX, manifestKey } from '../shared/tables.js';
-import { readJsonObject, unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
-import type { Manifest } from './unit.js';
+import { unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
+import { readManifest, type Manifest } from './manifest.js';
 
 export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
 
@@ -117,7 +117,7 @@ export function unitsOf(days: readonly string[], projects: readonly string[], da
 
 /** Reads the state of one unit: manifest, else checkpoint, else failure record. */
 export async function readUnitState(destination: Destination, unit: Unit): Promise<UnitState> {
-  const manifest = await readJsonObject<Manifest>(destination, manifestKey(unit.dataset, unit.day, unit.projectId));
+  const manifest = await readManifest(destination, unit);
   if (manifest) return { kind: 'complete', manifest };
   const staging = unitStaging(destination, unit);
   const [checkpoint, failure] = await Promise.all([staging.readCheckpoint(), staging.readFailure()]);

@@ -32,7 +32,8 @@ import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
 import { unitKey, unitLabel } from './staging.js';
 import { stopOf } from './run-stops.js';
-import { exportUnit, type Manifest, type UnitOutcome } from './unit.js';
+import type { Manifest } from './manifest.js';
+import { exportUnit, type UnitOutcome } from './unit.js';
 
 export interface RunSettings {
   /** Projects when the request names none (MINTLIFY_PROJECT_IDS). */

@@ -3,6 +3,10 @@
  * resuming from its checkpoint. The Lambda handler, the CLI and the benchmarks all come
  * through here; the loop knows datasets only through their definition (`datasets.ts`).
  *
+ * Its pages come from `pages.ts` — the ones staged by earlier runs (`stagedPages`), then the
+ * ones fetched now (`pagesOf`); `runOnce` stages and checkpoints each page and appends its rows,
+ * and `commit` turns them into the table files and the manifest (`manifest.ts`).
+ *
  * A unit ends one of three ways:
  * - **complete**: every page arrived; the tables' files are replaced (the previous manifest
  *   removed just before), the manifest is written last, the staging removed;
@@ -14,63 +18,18 @@
  *   suspect and dropped; otherwise the staged pages stay for the next attempt.
  */
 import type { AnalyticsApi } from '../shared/api/index.js';
-import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import {
-  ApiError,
-  BudgetExhaustedError,
-  DeadlineExceededError,
-  DestinationError,
-  LeaseLostError,
-  PaginationError,
-  ResponseTooLargeError,
-  describeError,
-} from '../shared/errors.js';
+import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
-import { manifestKey, partitionKey, type TableDef } from '../shared/tables.js';
-import { DATASETS, type DatasetDef, type RowContext } from './datasets.js';
-import { DriftRecorder, unknownFieldsColumn, type Drift } from './drift.js';
+import { partitionKey, type TableDef } from '../shared/tables.js';
+import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
+import { DriftRecorder, unknownFieldsColumn } from './drift.js';
+import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { stopOf } from './run-stops.js';
-import { createPager, INITIAL_STATE, sameTotals, type PagerState } from './paging.js';
+import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
+import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
-
-/** The commit marker of one unit, written last; its presence means the unit is complete. */
-export interface Manifest {
-  readonly version: 2;
-  readonly dataset: Unit['dataset'];
-  readonly projectId: string;
-  readonly date: string;
-  readonly window: { readonly dateFrom: string; readonly dateTo: string };
-  /** The `exported_at` stamped into every row (the run's start). */
-  readonly exportedAt: string;
-  /** When this manifest was written. */
-  readonly finishedAt: string;
-  /** The first page's site totals, for datasets that have them. */
-  readonly totals?: Readonly<Record<string, number>>;
-  /** Rows, keys and bytes of each table file, by table name. */
-  readonly rows: Readonly<Record<string, number>>;
-  readonly files: Readonly<Record<string, string>>;
-  readonly bytes: Readonly<Record<string, number>>;
-  /** Pages fetched (= successful requests when nothing was retried). */
-  readonly pages: number;
-  /** `feedback_by_page` only: the API had more rows than one request can return. */
-  readonly truncated?: true;
-  /**
-   * What the answers held that this version does not know (fields, enum values, top-level
-   * fields), all kept; absent when nothing. Field names and enum values only.
-   */
-  readonly drift?: Drift;
-  /** Set when an answer was too large to read and the unit was paged with this smaller limit. */
-  readonly pageLimit?: number;
-  /** Invalid UTF-8 sequences the API sent, kept as U+FFFD (this run's pages). */
-  readonly invalidUtf8?: number;
-  /** Requests spent on the unit, over every run that worked on it. */
-  readonly requests: RequestCounts;
-  /** Runs that worked on the unit (1 = finished in one go). */
-  readonly runs: number;
-  readonly durationsMs: { readonly total: number };
-}
 
 export type UnitOutcome =
   | { readonly status: 'complete'; readonly manifest: Manifest }
@@ -118,9 +77,6 @@ function tableKey(table: TableDef, unit: Unit): string {
   return partitionKey(table, unit.day, `${unit.projectId}.parquet`);
 }
 
-/** Thrown inside `runOnce` when the checkpoint no longer fits the day's data: start over. */
-class RestartUnit extends Error {}
-
 export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
   const def = DATASETS[unit.dataset];
   const limit = def.maxLimit === undefined ? undefined : Math.min(def.maxLimit, options.pageLimit ?? def.maxLimit);
@@ -138,13 +94,14 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
     await discard(checkpoint, why);
     checkpoint = undefined;
   }
+  const attempt = (from: Checkpoint | undefined) => runOnce(startRun(unit, def, limit, from, staging, options, deps), options, deps);
   try {
     try {
-      return await runOnce(unit, def, limit, checkpoint, staging, options, deps);
+      return await attempt(checkpoint);
     } catch (error) {
       if (!(error instanceof RestartUnit) || !checkpoint) throw error;
       await discard(checkpoint, error.message);
-      return await runOnce(unit, def, limit, undefined, staging, options, deps);
+      return await attempt(undefined);
     }
   } catch (error) {
     const partial = partialOutcome(error, options);
@@ -152,22 +109,31 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
     }
-    // Read before a clear removes it: the failures in a row drive the unit's backoff.
-    const previous = await staging.readFailure().catch(() => undefined);
-    // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
-    if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
-    await staging
-      .writeFailure({
-        error: describeError(error),
-        at: new Date(deps.now()).toISOString(),
-        // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
-        // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
-        attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
-        requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
-      })
-      .catch(() => undefined);
+    await recordFailure(error, unit, staging, deps, requestsBefore);
     throw error;
   }
+}
+
+/**
+ * Keeps why the unit failed for `status`, with the failures in a row that drive its backoff
+ * (plan.ts) and the requests its failed attempts cost (`deps.api`'s, since `requestsBefore`).
+ * Never throws: the unit's own error is what the caller sees.
+ */
+async function recordFailure(error: unknown, unit: Unit, staging: UnitStaging, deps: UnitDeps, requestsBefore: number): Promise<void> {
+  // Read before a clear removes it: the failures in a row drive the unit's backoff.
+  const previous = await staging.readFailure().catch(() => undefined);
+  // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
+  if (error instanceof PaginationError) await staging.clear((await staging.readCheckpoint())?.state.pages ?? 0).catch(() => undefined);
+  await staging
+    .writeFailure({
+      error: describeError(error),
+      at: new Date(deps.now()).toISOString(),
+      // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
+      // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
+      attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+      requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
+    })
+    .catch(() => undefined);
 }
 
 /** Why a checkpoint cannot be resumed, or undefined when it can. */
@@ -188,7 +154,36 @@ function partialOutcome(error: unknown, options: Pick<UnitOptions, 'signal' | 's
   return undefined;
 }
 
-async function runOnce(
+/**
+ * One run's work on a unit: what its rows, checkpoints and manifest are made with, besides the
+ * pages themselves.
+ */
+interface UnitRun {
+  readonly unit: Unit;
+  readonly def: DatasetDef;
+  readonly staging: UnitStaging;
+  /** The `limit` the unit is paged with; undefined for an endpoint without one. */
+  readonly limit: number | undefined;
+  /** The checkpoint this run resumes; undefined: the unit starts from its first page. */
+  readonly checkpoint: Checkpoint | undefined;
+  /** The context of this run's rows (`exported_at` = the run's time). */
+  readonly context: RowContext;
+  /** When this run started on the unit, epoch ms. */
+  readonly started: number;
+  /** When the unit was first started (ISO), by this run or the one whose checkpoint it resumes. */
+  readonly startedAt: string;
+  /** Runs that worked on the unit, this one included. */
+  readonly runs: number;
+  /** When the staged pages arrived (`Checkpoint.stamps`), this run's pages included. */
+  readonly stamps: NonNullable<Checkpoint['stamps']>;
+  /** Requests spent on the unit, by earlier runs and this one. */
+  spent(): RequestCounts;
+  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api/body.ts). */
+  invalidUtf8(): number;
+}
+
+/** Starts this run's work on the unit (its clock and request counters start here). */
+function startRun(
   unit: Unit,
   def: DatasetDef,
   limit: number | undefined,
@@ -196,267 +191,225 @@ async function runOnce(
   staging: UnitStaging,
   options: UnitOptions,
   deps: UnitDeps,
-): Promise<UnitOutcome> {
-  const { api, destination, now } = deps;
-  const label = unitLabel(unit);
+): UnitRun {
+  const { api, now } = deps;
   const started = now();
   const statsBefore = { ...api.stats };
-  const window = dayWindow(unit.day);
-  const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
   const context: RowContext = {
     projectId: unit.projectId,
     date: unit.day,
     exportedAt: new Date(options.exportedAt),
     feedbackContact: options.feedbackContact,
   };
+  const stamps = checkpoint?.stamps ?? [];
+  const runStamp = context.exportedAt.toISOString();
+  return {
+    unit,
+    def,
+    staging,
+    limit,
+    checkpoint,
+    context,
+    started,
+    startedAt: checkpoint?.startedAt ?? new Date(started).toISOString(),
+    runs: (checkpoint?.runs ?? 0) + 1,
+    stamps: stamps.at(-1)?.at === runStamp ? stamps : [...stamps, { from: checkpoint?.state.pages ?? 0, at: runStamp }],
+    spent() {
+      const after = api.stats;
+      const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
+      return {
+        successful: earlier.successful + after.successes - statsBefore.successes,
+        sent: earlier.sent + after.requests - statsBefore.requests,
+        retried: earlier.retried + after.retries - statsBefore.retries,
+      };
+    },
+    invalidUtf8: () => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0),
+  };
+}
+
+/** The context of a staged page's rows: stamped with the time of the run that fetched it. */
+function stagedContext(run: UnitRun, index: number): RowContext {
+  const stamp = run.stamps.filter((s) => s.from <= index).at(-1);
+  const at = stamp === undefined ? Number.NaN : Date.parse(stamp.at);
+  return Number.isFinite(at) ? { ...run.context, exportedAt: new Date(at) } : run.context;
+}
+
+/** The checkpoint of `run` once the page that led to `state` is staged. */
+function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: number): Checkpoint {
+  return {
+    version: CHECKPOINT_VERSION,
+    dataset: run.unit.dataset,
+    projectId: run.unit.projectId,
+    date: run.unit.day,
+    limit: run.limit ?? null,
+    startedAt: run.startedAt,
+    updatedAt: new Date(now).toISOString(),
+    state,
+    ...(done ? { complete: true as const } : {}),
+    requests: run.spent(),
+    runs: run.runs,
+    stamps: run.stamps,
+  };
+}
+
+/**
+ * The unit's main table file while its pages arrive: every page, staged or fetched, goes
+ * through `append`; the commit reads what they added up to.
+ */
+class UnitRows {
+  /** Rows appended. */
+  count = 0;
+  readonly drift = new DriftRecorder();
+  /** The first page's `totals` fields this version does not know: the summary row's. */
+  totalsUnknown: Record<string, unknown> | undefined;
+
+  constructor(
+    private readonly def: DatasetDef,
+    readonly writer: TableWriter,
+  ) {}
+
+  async append(page: unknown, index: number, context: RowContext): Promise<void> {
+    const def = this.def;
+    if (index === 0) this.totalsUnknown = def.totalsUnknownFields?.(page);
+    this.drift.topLevelFields(def.unknownTopLevelFields(page));
+    for (const row of def.rows(page)) {
+      const unknown = def.unknownFields(row);
+      const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
+      await this.writer.append(tableRow);
+      this.drift.row(def.table, tableRow, unknown);
+      this.count += 1;
+    }
+  }
+}
+
+/**
+ * One attempt at the unit, from its checkpoint (or from its first page): replays the staged
+ * pages, stages and checkpoints each page fetched, then commits. Throws `RestartUnit` when the
+ * checkpoint no longer fits the day's data.
+ */
+async function runOnce(run: UnitRun, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
+  const { unit, def, limit, checkpoint, staging } = run;
+  const { api, destination, now } = deps;
+  const label = unitLabel(unit);
+  const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
   const call = {
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.stop ? { stop: options.stop } : {}),
   };
-  const fetchPage = (state: PagerState): Promise<unknown> => {
-    const pending = api.getAnalytics(
-      def.endpoint,
-      unit.projectId,
-      { dateFrom: window.from, dateTo: window.to, ...pager.params(state) },
-      (body) => def.parse(body),
-      call,
-    );
-    // A prefetched page may be abandoned when the unit stops early: never leave it unhandled.
-    pending.catch(() => undefined);
-    return pending;
-  };
-  /** Invalid UTF-8 sequences replaced by U+FFFD in this run's answers (api/body.ts). */
-  const invalidUtf8 = (): number => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0);
-  const spent = (): RequestCounts => {
-    const after = api.stats;
-    const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
-    return {
-      successful: earlier.successful + after.successes - statsBefore.successes,
-      sent: earlier.sent + after.requests - statsBefore.requests,
-      retried: earlier.retried + after.retries - statsBefore.retries,
-    };
-  };
+  /** Set when this run gives up on the unit: a page still on its way is dropped. */
+  const abandon = new AbortController();
 
-  const writer = await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit)));
+  const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))));
   /** The checkpoint as last written (by this run, or the one it resumed). */
   let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
-    let state: PagerState = INITIAL_STATE;
-    let rows = 0;
-    const drift = new DriftRecorder();
-    /** The first page's `totals` fields this version does not know: the summary row's. */
-    let totalsUnknown: Record<string, unknown> | undefined;
-    const append = async (page: unknown, index: number, rowContext: RowContext = context) => {
-      if (index === 0) totalsUnknown = def.totalsUnknownFields?.(page);
-      drift.topLevelFields(def.unknownTopLevelFields(page));
-      for (const row of def.rows(page)) {
-        const unknown = def.unknownFields(row);
-        const tableRow = { ...def.toRow(row, rowContext), unknown_fields: unknownFieldsColumn(unknown) };
-        await writer.append(tableRow);
-        drift.row(def.table, tableRow, unknown);
-        rows += 1;
-      }
-    };
-    const stamps = [...(checkpoint?.stamps ?? [])];
-    /** The context of a staged page: stamped with the time of the run that fetched it. */
-    const stagedContext = (index: number): RowContext => {
-      const stamp = stamps.filter((s) => s.from <= index).at(-1);
-      const at = stamp === undefined ? Number.NaN : Date.parse(stamp.at);
-      return Number.isFinite(at) ? { ...context, exportedAt: new Date(at) } : context;
-    };
-
-    // Resume: replay the staged pages through the same rules (rebuilding duplicate detection)
-    // and into the file, then carry on where the checkpoint stands.
+    // Resume: the staged pages go through the same rules (rebuilding duplicate detection) and
+    // into the file, then the unit carries on where the checkpoint stands.
     if (checkpoint) {
-      for (let index = 0; index < checkpoint.state.pages; index++) {
-        let page: unknown;
-        try {
-          page = await staging.readPage(index);
-        } catch (error) {
-          if (error instanceof DestinationError) throw new RestartUnit(error.message);
-          throw error;
-        }
-        state = pager.accept(state, def.view(page)).state;
-        await append(page, index, stagedContext(index));
-      }
-      // The position the staged pages lead to must be the checkpoint's: a checkpoint that
-      // points elsewhere (written by another version, edited, half of a crash) would skip or
-      // repeat rows silently.
-      if (state.offset !== checkpoint.state.offset || state.cursor !== checkpoint.state.cursor) {
-        throw new RestartUnit(
-          `the checkpoint's position (${positionText(checkpoint.state)}) does not follow from its ${checkpoint.state.pages} staged page(s) (${positionText(state)})`,
-        );
-      }
+      for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
     }
-    const runStamp = context.exportedAt.toISOString();
-    if (stamps.at(-1)?.at !== runStamp) stamps.push({ from: checkpoint?.state.pages ?? 0, at: runStamp });
-    const resumedTotals = checkpoint?.state.totals;
-    if (checkpoint) state = checkpoint.state;
-    const startedAt = checkpoint?.startedAt ?? new Date(started).toISOString();
-    const runs = (checkpoint?.runs ?? 0) + 1;
-
-    // A checkpoint that holds every page (a commit that failed) needs no request at all.
-    let pending: Promise<unknown> | undefined = checkpoint?.complete ? undefined : fetchPage(state);
-    let first = true;
-    /** One warning per unit is enough. */
-    let oddityNoted = false;
-    while (pending) {
-      let page: unknown;
-      try {
-        page = await pending;
-      } catch (error) {
-        // An answer too large to read: ask for the same rows in smaller pages (half the
-        // limit, down to 1) rather than fail the day on every run.
-        if (error instanceof ResponseTooLargeError) {
-          const current = state.pageLimit ?? limit;
-          if (current === undefined || current <= 1) throw tooLarge(error, label, current);
-          state = { ...state, pageLimit: Math.ceil(current / 2) };
-          deps.logger?.warn('an answer was too large to read: asking again with a smaller limit', {
-            unit: label,
-            page: state.pages + 1,
-            limit: state.pageLimit,
-          });
-          pending = fetchPage(state);
-          continue;
-        }
-        // A cursor may expire between runs: a 400 on the first request of a resumed unit
-        // restarts it rather than failing the day.
-        if (first && checkpoint && error instanceof ApiError && error.status === 400) {
-          throw new RestartUnit(`the API refused the checkpoint's position (${error.message})`);
-        }
-        throw error;
-      }
-      const view = def.view(page);
-      if (first && resumedTotals && view.totals && !sameTotals(resumedTotals, view.totals)) {
-        throw new RestartUnit("the day's totals changed since the checkpoint was written");
-      }
-      first = false;
-      const accepted = pager.accept(state, view);
-      const oddity = oddityNoted ? undefined : def.oddity?.(page);
-      if (oddity !== undefined) {
-        oddityNoted = true;
-        deps.logger?.warn('odd answer from the API (kept)', { unit: label, page: state.pages + 1, detail: oddity });
-      }
+    let state: PagerState = checkpoint?.state ?? INITIAL_STATE;
+    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal }, checkpoint);
+    /** The next page: asking for it sends its request (unless the paging is over or stopped). */
+    const ask = () => {
+      const next = pages.next();
+      // Its failure is seen once this page is done with — or never, when the unit fails first.
+      next.catch(() => undefined);
+      return next;
+    };
+    let next = ask();
+    for (;;) {
+      const fetched = await next;
+      if (fetched.done) break;
+      const { page, index, state: after, done } = fetched.value;
       // The page is staged before the next request — and the last one before the commit: a
       // stop or a failure from here on never re-fetches it. The checkpoint that counts it is
       // written while the next page is on its way: if that write fails, the next run resumes
       // from the previous checkpoint and fetches this page again (once), never a wrong one.
-      await staging.writePage(state.pages, page);
-      lastCheckpoint = {
-        version: CHECKPOINT_VERSION,
-        dataset: unit.dataset,
-        projectId: unit.projectId,
-        date: unit.day,
-        limit: limit ?? null,
-        startedAt,
-        updatedAt: new Date(now()).toISOString(),
-        state: accepted.state,
-        ...(accepted.done ? { complete: true as const } : {}),
-        requests: spent(),
-        runs,
-        stamps,
-      };
+      await staging.writePage(index, page);
+      lastCheckpoint = checkpointOf(run, after, done, now());
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
-      // A gentle stop: this page is staged, no further one is asked for.
-      const stopping = !accepted.done && options.stop?.aborted === true;
-      pending = accepted.done || stopping ? undefined : fetchPage(accepted.state);
+      next = ask();
       await checkpointed;
-      await append(page, state.pages);
-      state = accepted.state;
+      await rows.append(page, index, run.context);
+      state = after;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
-      if (stopping) throw options.stop?.reason;
     }
 
-    // Commit: the previous manifest goes once the new file is complete and just before it
-    // replaces the old one, so no manifest ever describes a mix of files, and a write that
-    // fails before that leaves the previous export whole, manifest included.
-    await deps.lease?.renew();
-    const main = await writer.close({ beforeCommit: () => destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId)) });
-    const files: Record<string, string> = {};
-    const rowCounts: Record<string, number> = {};
-    const bytes: Record<string, number> = {};
-    if (def.summaryTable && def.summaryRow) {
-      if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
-      const summaryKey = tableKey(def.summaryTable, unit);
-      const summary = await openTableWriter(def.summaryTable, await destination.openWrite(summaryKey));
-      try {
-        const summaryRow = { ...def.summaryRow(state.totals, rows, context), unknown_fields: unknownFieldsColumn(totalsUnknown) };
-        await summary.append(summaryRow);
-        drift.row(def.summaryTable, summaryRow, totalsUnknown);
-      } catch (error) {
-        await summary.abort(error);
-        throw error;
-      }
-      const written = await summary.close();
-      files[def.summaryTable.name] = summaryKey;
-      rowCounts[def.summaryTable.name] = 1;
-      bytes[def.summaryTable.name] = written.bytes;
-    }
-    files[def.table.name] = tableKey(def.table, unit);
-    rowCounts[def.table.name] = main.rows;
-    bytes[def.table.name] = main.bytes;
-
-    const drifted = drift.result();
-    if (state.truncated) {
-      deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
-        unit: label,
-        rows,
-      });
-    }
-    const manifest: Manifest = {
-      version: 2,
-      dataset: unit.dataset,
-      projectId: unit.projectId,
-      date: unit.day,
-      window: { dateFrom: window.from, dateTo: window.to },
-      exportedAt: context.exportedAt.toISOString(),
-      finishedAt: new Date(now()).toISOString(),
-      ...(state.totals ? { totals: state.totals } : {}),
-      rows: rowCounts,
-      files,
-      bytes,
-      pages: state.pages,
-      ...(state.truncated ? { truncated: true as const } : {}),
-      ...(drifted ? { drift: drifted } : {}),
-      ...(state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {}),
-      ...(invalidUtf8() > 0 ? { invalidUtf8: invalidUtf8() } : {}),
-      requests: spent(),
-      runs,
-      durationsMs: { total: now() - started },
-    };
-    await destination.put(manifestKey(unit.dataset, unit.day, unit.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
-      contentType: 'application/json',
-    });
-    // The unit is complete once its manifest is written: a staging that cannot be removed
-    // now is left for later (it is never read again), not a failed unit.
-    await staging.clear(state.pages).catch((error: unknown) => {
-      deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
-    });
-    return { status: 'complete', manifest };
+    return { status: 'complete', manifest: await commit(run, rows, state, deps) };
   } catch (error) {
-    await abortQuietly(writer, error);
+    abandon.abort();
+    await abortQuietly(rows.writer, error);
     // Attempts made since the last page was staged (retries, the failed request) count too:
     // the manifest reports every request the unit cost, over every run.
-    if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: spent() }).catch(() => undefined);
+    if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: run.spent() }).catch(() => undefined);
     throw error;
   }
 }
 
-/** The failure of a unit whose answer is too large even one row at a time (or unpaged). */
-function tooLarge(error: Error, label: string, limit: number | undefined): PaginationError {
-  const what = limit === undefined ? 'the answer (this endpoint has no limit to lower)' : 'a single row';
-  return new PaginationError(
-    `${label}: ${what} is larger than the 16 MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
-    { cause: error },
-  );
+/**
+ * The commit: every page is staged and appended; the unit's table files are written, then its
+ * manifest, and the unit is complete. The previous manifest goes once the new file is complete
+ * and just before it replaces the old one, so no manifest ever describes a mix of files, and a
+ * write that fails before that leaves the previous export whole, manifest included.
+ */
+async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: UnitDeps): Promise<Manifest> {
+  const { unit, def, context } = run;
+  const { destination, now } = deps;
+  const label = unitLabel(unit);
+  await deps.lease?.renew();
+  const main = await rows.writer.close({ beforeCommit: () => removeManifest(destination, unit) });
+  const tables: TableFile[] = [];
+  if (def.summaryTable && def.summaryRow) {
+    if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
+    tables.push(await writeSummary(unit, rows, def.summaryTable, def.summaryRow(state.totals, rows.count, context), destination));
+  }
+  tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
+
+  if (state.truncated) {
+    deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
+      unit: label,
+      rows: rows.count,
+    });
+  }
+  const finishedAt = now();
+  const manifest = manifestOf({
+    unit,
+    state,
+    tables,
+    drift: rows.drift.result(),
+    exportedAt: context.exportedAt,
+    finishedAt,
+    durationMs: now() - run.started,
+    invalidUtf8: run.invalidUtf8(),
+    requests: run.spent(),
+    runs: run.runs,
+  });
+  await writeManifest(destination, manifest);
+  // The unit is complete once its manifest is written: a staging that cannot be removed
+  // now is left for later (it is never read again), not a failed unit.
+  await run.staging.clear(state.pages).catch((error: unknown) => {
+    deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
+  });
+  return manifest;
 }
 
-/** `offset 500` or `cursor "abc"`, for messages. */
-function positionText(state: PagerState): string {
-  if (state.cursor !== undefined) return `cursor ${JSON.stringify(state.cursor.slice(0, 40))}`;
-  return state.offset !== undefined ? `offset ${state.offset}` : `${state.pages} page(s)`;
+/** The summary table's file of the unit: its one row (from the first page's totals and the rows written), with the unknown fields of those totals. */
+async function writeSummary(unit: Unit, rows: UnitRows, table: TableDef, row: TableRow, destination: Destination): Promise<TableFile> {
+  const key = tableKey(table, unit);
+  const summary = await openTableWriter(table, await destination.openWrite(key));
+  try {
+    const summaryRow = { ...row, unknown_fields: unknownFieldsColumn(rows.totalsUnknown) };
+    await summary.append(summaryRow);
+    rows.drift.row(table, summaryRow, rows.totalsUnknown);
+  } catch (error) {
+    await summary.abort(error);
+    throw error;
+  }
+  const written = await summary.close();
+  return { table: table.name, key, rows: 1, bytes: written.bytes };
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {

@@ -16,7 +16,7 @@ import { main } from '../../functions/cli.js';
 import type { CliIo } from '../../functions/cli/io.js';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { RunDeps, RunSettings, UnitResult } from '../../functions/export/run.js';
-import type { Manifest } from '../../functions/export/unit.js';
+import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
 import { CATALOG, DATASET_NAMES, type DatasetName, type PagingKind } from '../../functions/shared/catalog.js';

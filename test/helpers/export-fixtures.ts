@@ -15,7 +15,7 @@ import { expect } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { RunDeps, RunEvent, RunSettings, RunSummary, UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/staging.js';
-import type { Manifest } from '../../functions/export/unit.js';
+import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate } from '../../functions/shared/budget.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';

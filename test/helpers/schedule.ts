@@ -14,7 +14,7 @@ import { main } from '../../functions/cli.js';
 import type { CliIo } from '../../functions/cli/io.js';
 import { DATASETS, tablesOf } from '../../functions/export/datasets.js';
 import type { Checkpoint, Unit } from '../../functions/export/staging.js';
-import type { Manifest } from '../../functions/export/unit.js';
+import type { Manifest } from '../../functions/export/manifest.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import type { Sleep } from '../../functions/shared/retry.js';
 import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';

@@ -1,18 +1,24 @@
 /**
  * Days that could never be exported: an answer larger than the client reads is asked again in
  * smaller pages (half the limit, down to 1) before the unit gives up with a message that can
- * help; invalid UTF-8 becomes U+FFFD, counted in the manifest and warned about.
+ * help; invalid UTF-8 becomes U+FFFD, counted in the manifest and warned about. And an answer
+ * that arrives after its unit failed is dropped unseen, whatever it is.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { exportUnit, type Manifest } from '../../functions/export/unit.js';
+import type { Manifest } from '../../functions/export/manifest.js';
+import { exportUnit } from '../../functions/export/unit.js';
 import { retryLinePrinter } from '../../functions/cli/retry-lines.js';
 import { createApiClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
 import { parseBudget } from '../../functions/shared/budget-spec.js';
+import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { DestinationError } from '../../functions/shared/errors.js';
+import type { AppLogger } from '../../functions/shared/logger.js';
 import { realSleep } from '../../functions/shared/retry.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
+import { recordingLogger } from '../helpers/datasets.js';
 import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
 import { analyticsRequests } from '../helpers/schedule.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
@@ -29,7 +35,13 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-async function exportWith(options: { readonly maxResponseBytes?: number; readonly fetch?: typeof fetch }) {
+/** What the unit writes to and logs to, when a test needs more than a local folder and silence. */
+interface UnitSide {
+  readonly destination?: (local: Destination) => Destination;
+  readonly logger?: AppLogger;
+}
+
+async function exportWith(options: { readonly maxResponseBytes?: number; readonly fetch?: typeof fetch }, side: UnitSide = {}) {
   const dir = await makeTempDir('oversized');
   const warnings: string[] = [];
   const gate = createBudgetGate(createBudgetLedger(createMemoryStore(), parseBudget('10000/1h')), { now: Date.now, sleep: realSleep });
@@ -45,7 +57,12 @@ async function exportWith(options: { readonly maxResponseBytes?: number; readonl
   const run = exportUnit(
     UNIT,
     { maxPages: 10_000, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
-    { api, destination: createLocalDestination(dir), now: Date.now },
+    {
+      api,
+      destination: (side.destination ?? ((local) => local))(createLocalDestination(dir)),
+      now: Date.now,
+      ...(side.logger ? { logger: side.logger } : {}),
+    },
   );
   return { dir, run, warnings };
 }
@@ -109,5 +126,40 @@ describe('invalid UTF-8 in an answer', () => {
       `SELECT count(*) AS n FROM read_parquet('${dir}/visitors_pages/dt=${UNIT.day}/${PROJECT}.parquet') WHERE path LIKE '%\uFFFD%'`,
     );
     expect(Number(rows[0]?.['n'])).toBe(1);
+  });
+});
+
+/** `inner`, except that every checkpoint write fails. */
+function failingCheckpoints(inner: Destination): Destination {
+  return {
+    ...inner,
+    put: (key, body, options) =>
+      key.endsWith('/checkpoint.json') ? Promise.reject(new DestinationError(`cannot write ${key}`)) : inner.put(key, body, options),
+  };
+}
+
+describe('a page on its way when its unit fails', () => {
+  it('is dropped unseen: no warning, and no request asks for it again with a smaller limit', async () => {
+    const maxResponseBytes = 200_000;
+    let sent = 0;
+    // The second answer arrives late (after the unit failed) and is too large to read.
+    const slowOversized: typeof fetch = async (input, init) => {
+      sent += 1;
+      if (sent === 1) return fetch(input, init);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return new Response(' '.repeat(maxResponseBytes + 1), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const logger = recordingLogger();
+    const { run } = await exportWith({ fetch: slowOversized, maxResponseBytes }, { destination: failingCheckpoints, logger });
+
+    const error = await run.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(error?.message).toMatch(/cannot write .*checkpoint\.json/);
+    expect(sent).toBe(2);
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([]);
   });
 });

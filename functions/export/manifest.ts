@@ -1,0 +1,123 @@
+/**
+ * The manifest of a unit, `<dest>/_manifests/<dataset>/dt=<day>/<projectId>.json`: its commit
+ * marker, written last, after every table file of the unit (docs/design.md §2.3). Its presence
+ * means the unit is complete; its figures (pages, requests) are what the planner estimates
+ * other units from.
+ */
+import type { DatasetName } from '../shared/catalog.js';
+import { dayWindow } from '../shared/dates.js';
+import type { Destination } from '../shared/destination.js';
+import { manifestKey } from '../shared/tables.js';
+import type { Drift } from './drift.js';
+import type { PagerState } from './paging.js';
+import { readJsonObject, type RequestCounts, type Unit } from './staging.js';
+
+/** The commit marker of one unit, written last; its presence means the unit is complete. */
+export interface Manifest {
+  readonly version: 2;
+  readonly dataset: DatasetName;
+  readonly projectId: string;
+  readonly date: string;
+  readonly window: { readonly dateFrom: string; readonly dateTo: string };
+  /** The `exported_at` stamped into every row (the run's start). */
+  readonly exportedAt: string;
+  /** When this manifest was written. */
+  readonly finishedAt: string;
+  /** The first page's site totals, for datasets that have them. */
+  readonly totals?: Readonly<Record<string, number>>;
+  /** Rows, keys and bytes of each table file, by table name. */
+  readonly rows: Readonly<Record<string, number>>;
+  readonly files: Readonly<Record<string, string>>;
+  readonly bytes: Readonly<Record<string, number>>;
+  /** Pages fetched (= successful requests when nothing was retried). */
+  readonly pages: number;
+  /** `feedback_by_page` only: the API had more rows than one request can return. */
+  readonly truncated?: true;
+  /**
+   * What the answers held that this version does not know (fields, enum values, top-level
+   * fields), all kept; absent when nothing. Field names and enum values only.
+   */
+  readonly drift?: Drift;
+  /** Set when an answer was too large to read and the unit was paged with this smaller limit. */
+  readonly pageLimit?: number;
+  /** Invalid UTF-8 sequences the API sent, kept as U+FFFD (this run's pages). */
+  readonly invalidUtf8?: number;
+  /** Requests spent on the unit, over every run that worked on it. */
+  readonly requests: RequestCounts;
+  /** Runs that worked on the unit (1 = finished in one go). */
+  readonly runs: number;
+  readonly durationsMs: { readonly total: number };
+}
+
+/** One table file of a unit, as its manifest lists it. */
+export interface TableFile {
+  /** The table's name. */
+  readonly table: string;
+  readonly key: string;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+/** What a complete unit's manifest is made of. */
+export interface ManifestFacts {
+  readonly unit: Unit;
+  /** Paging after the last page: pages, the first page's totals, truncation, a lowered limit. */
+  readonly state: PagerState;
+  /** The unit's table files, in the order the manifest lists them. */
+  readonly tables: readonly TableFile[];
+  readonly drift: Drift | undefined;
+  /** The `exported_at` of this run's rows. */
+  readonly exportedAt: Date;
+  /** When the manifest is written, epoch ms. */
+  readonly finishedAt: number;
+  readonly durationMs: number;
+  /** Invalid UTF-8 sequences in this run's answers. */
+  readonly invalidUtf8: number;
+  readonly requests: RequestCounts;
+  readonly runs: number;
+}
+
+/** The manifest of a complete unit; a field that would say nothing (no drift, no truncation) is absent. */
+export function manifestOf(facts: ManifestFacts): Manifest {
+  const { unit, state } = facts;
+  const window = dayWindow(unit.day);
+  const byTable = <T>(value: (file: TableFile) => T): Record<string, T> => Object.fromEntries(facts.tables.map((file) => [file.table, value(file)]));
+  return {
+    version: 2,
+    dataset: unit.dataset,
+    projectId: unit.projectId,
+    date: unit.day,
+    window: { dateFrom: window.from, dateTo: window.to },
+    exportedAt: facts.exportedAt.toISOString(),
+    finishedAt: new Date(facts.finishedAt).toISOString(),
+    ...(state.totals ? { totals: state.totals } : {}),
+    rows: byTable((file) => file.rows),
+    files: byTable((file) => file.key),
+    bytes: byTable((file) => file.bytes),
+    pages: state.pages,
+    ...(state.truncated ? { truncated: true as const } : {}),
+    ...(facts.drift ? { drift: facts.drift } : {}),
+    ...(state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {}),
+    ...(facts.invalidUtf8 > 0 ? { invalidUtf8: facts.invalidUtf8 } : {}),
+    requests: facts.requests,
+    runs: facts.runs,
+    durationsMs: { total: facts.durationMs },
+  };
+}
+
+/** The manifest of `unit`, or undefined when it has none (or one that cannot be read: the unit is then redone). */
+export function readManifest(destination: Pick<Destination, 'get'>, unit: Unit): Promise<Manifest | undefined> {
+  return readJsonObject<Manifest>(destination, manifestKey(unit.dataset, unit.day, unit.projectId));
+}
+
+/** Writes the commit marker: the unit is complete from here on. */
+export function writeManifest(destination: Pick<Destination, 'put'>, manifest: Manifest): Promise<void> {
+  return destination.put(manifestKey(manifest.dataset, manifest.date, manifest.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
+    contentType: 'application/json',
+  });
+}
+
+/** Removes the manifest of `unit`: it no longer describes the unit's files (they are being replaced). */
+export function removeManifest(destination: Pick<Destination, 'delete'>, unit: Unit): Promise<void> {
+  return destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId));
+}
