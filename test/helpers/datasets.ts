@@ -18,14 +18,15 @@ import type { RunDeps, RunSettings, UnitResult } from '../../functions/export/ru
 import type { Manifest } from '../../functions/export/unit.js';
 import { createApiClient, type MintlifyClient } from '../../functions/shared/api-client.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
-import { CATALOG, DATASET_NAMES, type DatasetName, type PagingKind } from '../../functions/shared/catalog.js';
+import { CATALOG, DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
-import type { AnalyticsRoute, RequestLogEntry, SandboxData } from '../../sandbox/index.js';
+import type { SandboxData } from '../../sandbox/index.js';
 import { readParquetBytes, type ParquetColumn, type ParquetContents } from './duckdb.js';
-import { fakeClock, makeTempDir, type FakeClock } from './export-fixtures.js';
+import { fakeClock, type FakeClock } from './clock.js';
+import { makeTempDir } from './export-fixtures.js';
 
 export const ALL_DATASETS = DATASET_NAMES;
 
@@ -86,53 +87,6 @@ export const TABLES_OF: Readonly<Record<DatasetName, { readonly summary?: string
 export function tableNames(dataset: DatasetName): string[] {
   const { summary, rows } = TABLES_OF[dataset];
   return summary === undefined ? [rows] : [summary, rows];
-}
-
-/** The sandbox's route (request log, fault rules) of each dataset, from the catalog. */
-export const ROUTE_OF: Readonly<Record<DatasetName, AnalyticsRoute>> = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry.route])) as Record<
-  DatasetName,
-  AnalyticsRoute
->;
-
-/** Each endpoint's largest `limit` (docs/design.md §1.1), from the catalog; caller stats takes none. */
-export const MAX_LIMIT: Readonly<Record<DatasetName, number | undefined>> = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry.maxLimit])) as Record<
-  DatasetName,
-  number | undefined
->;
-
-/** Each dataset's paging, from the catalog. */
-export const PAGING_OF: Readonly<Record<DatasetName, PagingKind>> = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry.paging])) as Record<
-  DatasetName,
-  PagingKind
->;
-
-/**
- * The fewest requests that can export `rows` rows of `dataset` for one day.
- *
- * - One-request datasets (feedback_by_page, caller_stats): exactly 1.
- * - Offset paging: the sandbox, like the service, answers `hasMore = offset + limit < rows`,
- *   so the page holding the last row already says there is no more: ceil(rows / 250), and 1
- *   for an empty day (one request must be sent to learn it is empty).
- * - Cursor paging: the sandbox knows the window's row count and hands out no `nextCursor` on
- *   the page that holds the last row (cursor.ts `collectPage`), even when `rows` is an exact
- *   multiple of the limit. So no request is spent on an empty last page: ceil(rows / limit),
- *   at least 1. (An API that only discovered the end by reading past it would need one more
- *   request on exact multiples; the sandbox's contract does not, so neither may the export.)
- */
-export function minimumRequests(dataset: DatasetName, rows: number): number {
-  const limit = MAX_LIMIT[dataset];
-  if (PAGING_OF[dataset] === 'single' || limit === undefined) return 1;
-  return Math.max(1, Math.ceil(rows / limit));
-}
-
-/** The sandbox's logged requests of one unit (route, project, `dateFrom` = the day). */
-export function unitRequests(log: readonly RequestLogEntry[], dataset: DatasetName, projectId: string, day: string): RequestLogEntry[] {
-  return log.filter((entry) => entry.route === ROUTE_OF[dataset] && entry.projectId === projectId && entry.query['dateFrom'] === day);
-}
-
-/** What identifies a request's page: its offset or cursor (the first cursor page has none). */
-export function pagePosition(entry: RequestLogEntry): string {
-  return entry.query['offset'] ?? entry.query['cursor'] ?? '(first page)';
 }
 
 // --- expected rows -------------------------------------------------------------------

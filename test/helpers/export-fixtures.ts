@@ -22,10 +22,10 @@ import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
-import type { Sleep } from '../../functions/shared/retry.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
 import { manifestKey, STAGING_PREFIX } from '../../functions/shared/tables.js';
-import type { RequestLogEntry, Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import { fakeClock, type FakeClock } from './clock.js';
 import { readParquet, readParquetBytes, type ParquetContents } from './duckdb.js';
 
 /** The types a warehouse must see, in column order (docs/design.md §2.3). */
@@ -130,36 +130,6 @@ export function runRecordsIn(keys: readonly string[], prefix = ''): string[] {
 /** The keys of `keys` outside the run log. */
 export function withoutRunRecords(keys: readonly string[], prefix = ''): string[] {
   return keys.filter((key) => !key.startsWith(`${prefix}${RUN_LOG_FOLDER}/`));
-}
-
-/**
- * A fake clock: time moves only when something sleeps on it (the budget gate, the client's
- * backoff) or when a test calls `advance`; every sleep is recorded. A sleep honours its abort
- * signal like the real one.
- */
-export interface FakeClock {
-  readonly now: () => number;
-  readonly sleep: Sleep;
-  /** Every wait asked for, in order, ms. */
-  readonly sleeps: number[];
-  advance(ms: number): void;
-}
-
-export function fakeClock(start: number): FakeClock {
-  let time = start;
-  const sleeps: number[] = [];
-  return {
-    now: () => time,
-    sleeps,
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted();
-      sleeps.push(ms);
-      time += ms;
-    },
-    advance(ms) {
-      time += ms;
-    },
-  };
 }
 
 /** A budget no test run comes near: a million requests an hour. */
@@ -368,21 +338,6 @@ function withoutPartition(contents: ParquetContents, day: string): ParquetConten
     columns: contents.columns.filter((column) => column.name !== 'dt'),
     rows: contents.rows.map(({ dt: _dt, ...rest }) => rest),
   };
-}
-
-/** Visitors requests the sandbox logged, optionally for one project and/or day. */
-export function visitorRequests(sandbox: Pick<Sandbox, 'requests'>, filter: { projectId?: string; day?: string } = {}): RequestLogEntry[] {
-  return sandbox.requests.filter(
-    (entry) =>
-      entry.route === 'visitors' &&
-      (filter.projectId === undefined || entry.projectId === filter.projectId) &&
-      (filter.day === undefined || entry.query['dateFrom'] === filter.day),
-  );
-}
-
-/** Offsets of the successful (200, unfaulted) visitors requests, in request order. */
-export function successfulOffsets(entries: readonly RequestLogEntry[]): number[] {
-  return entries.filter((entry) => entry.status === 200 && entry.fault === undefined).map((entry) => Number(entry.query['offset']));
 }
 
 /** An EventBridge scheduled event as the hourly rule sends it. */

@@ -17,71 +17,11 @@ import type { Manifest } from '../../functions/export/unit.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import type { Sleep } from '../../functions/shared/retry.js';
 import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
-import { CATALOG } from '../../functions/shared/catalog.js';
-import type { RequestLogEntry, SandboxData } from '../../sandbox/index.js';
+import type { SandboxData } from '../../sandbox/index.js';
 import { queryDuckDb, readParquetBytes } from './duckdb.js';
 
 /** The repository root, for child processes (`node --import tsx functions/cli.ts …`). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-export const HOUR_MS = 3_600_000;
-
-// --- the request log --------------------------------------------------------------------------
-
-/** The analytics routes of the sandbox: the dataset catalog's. */
-const ANALYTICS = new Set<string>(CATALOG.map((entry) => entry.route));
-
-/** Analytics requests of the log, optionally of one project. */
-export function analyticsRequests(entries: readonly RequestLogEntry[], projectId?: string): RequestLogEntry[] {
-  return entries.filter((entry) => ANALYTICS.has(entry.route) && (projectId === undefined || entry.projectId === projectId));
-}
-
-/**
- * The page a request asked for: `<route> <project> <day> <position>`, the position being the
- * offset (offset paging) or the cursor (cursor paging; `first` for the first page).
- */
-export function pageOf(entry: RequestLogEntry): string {
-  const position =
-    entry.query['offset'] !== undefined ? `offset=${entry.query['offset']}` : entry.query['cursor'] !== undefined ? `cursor=${entry.query['cursor']}` : 'first';
-  return `${entry.route} ${entry.projectId ?? '?'} ${entry.query['dateFrom'] ?? '?'} ${position}`;
-}
-
-/** Pages the API answered (HTTP 200), in request order: what the budget paid data for. */
-export function pagesServed(entries: readonly RequestLogEntry[]): string[] {
-  return analyticsRequests(entries)
-    .filter((entry) => entry.status === 200)
-    .map(pageOf);
-}
-
-/** Pages answered more than once, each named once, in order of first repetition. */
-export function repeatedPages(entries: readonly RequestLogEntry[]): string[] {
-  const seen = new Set<string>();
-  const repeated: string[] = [];
-  for (const page of pagesServed(entries)) {
-    if (seen.has(page) && !repeated.includes(page)) repeated.push(page);
-    seen.add(page);
-  }
-  return repeated;
-}
-
-/** Requests the API refused with 429. */
-export function rateLimited(entries: readonly RequestLogEntry[]): RequestLogEntry[] {
-  return analyticsRequests(entries).filter((entry) => entry.status === 429);
-}
-
-/** The most analytics requests (any answer) that started within one window `[t, t + windowMs)`. */
-export function mostStartsInAnyWindow(entries: readonly RequestLogEntry[], windowMs: number): number {
-  const starts = analyticsRequests(entries)
-    .map((entry) => entry.startedAt)
-    .sort((a, b) => a - b);
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < starts.length; last++) {
-    while ((starts[last] as number) - (starts[first] as number) >= windowMs) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
 
 // --- expected rows ----------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess } from '../helpers/schedule.js';
 
 /** Late November: the backfill below is three weeks back, the known day eight. */
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');

@@ -13,20 +13,19 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../functions/cli.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { fakeClock } from '../helpers/clock.js';
 import { readParquet } from '../helpers/duckdb.js';
 import {
   aRunRecord,
   expectDayMatches,
-  fakeClock,
   filesContaining,
   listFiles,
   makeTempDir,
   readLocalDay,
   removeTempDirs,
   runRecordsIn,
-  successfulOffsets,
-  visitorRequests,
 } from '../helpers/export-fixtures.js';
+import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

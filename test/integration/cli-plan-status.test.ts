@@ -10,9 +10,11 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { HOUR_MS } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, HOUR_MS, runCliInProcess, spawnCli } from '../helpers/schedule.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_synth_600';
 /** 06:00 UTC: with the default 2 settle hours, 2026-10-08 is the latest due day. */

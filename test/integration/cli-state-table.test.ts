@@ -10,7 +10,8 @@ import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
 import { createStateTable, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, spawnCli } from '../helpers/schedule.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { spawnCli } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_small';
 const DAY = '2026-02-10';

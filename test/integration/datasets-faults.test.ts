@@ -12,22 +12,9 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  PAGING_OF,
-  ROUTE_OF,
-  completeManifest,
-  datasetRunDeps,
-  datasetSettings,
-  expectUnitMatches,
-  failureOf,
-  minimumRequests,
-  pagePosition,
-  plannedUnits,
-  runCliAt,
-  unitRequests,
-} from '../helpers/datasets.js';
+import { ALL_DATASETS, completeManifest, datasetRunDeps, datasetSettings, expectUnitMatches, failureOf, plannedUnits, runCliAt } from '../helpers/datasets.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';
 const DAY = '2026-02-10';

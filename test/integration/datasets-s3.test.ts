@@ -16,17 +16,17 @@ import {
   ALL_DATASETS,
   datasetRunDeps,
   datasetSettings,
-  expectUnitMatches,
   expectedTables,
+  expectUnitMatches,
   failureOf,
   plannedUnits,
   readManifest,
-  ROUTE_OF,
   tableKey,
   tableNames,
   unitKeys,
 } from '../helpers/datasets.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { ROUTE_OF } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_s3_0123456789abcdef';
 const DAY = '2026-02-10';

@@ -20,31 +20,27 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
 import {
   ALL_DATASETS,
-  CONTRACT_COLUMNS,
-  MAX_LIMIT,
   completeManifest,
+  CONTRACT_COLUMNS,
   datasetRunDeps,
   datasetSettings,
-  expectUnitMatches,
   expectedTables,
-  minimumRequests,
-  pagePosition,
+  expectUnitMatches,
   plannedUnits,
   readManifest,
   readTable,
   recordingLogger,
   runCliAt,
-  ROUTE_OF,
   startEmptyVisitorsApi,
   tableKey,
   tableNames,
   TABLES_OF,
   unitKeys,
-  unitRequests,
   type RecordingLogger,
 } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
 const DAY = '2026-02-10';

@@ -17,8 +17,8 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
 import {
   ALL_DATASETS,
-  CONTRACT_COLUMNS,
   completeManifest,
+  CONTRACT_COLUMNS,
   datasetRunDeps,
   datasetSettings,
   expectedTables,
@@ -26,13 +26,13 @@ import {
   plannedUnits,
   readTable,
   recordingLogger,
-  ROUTE_OF,
   tableNames,
   withParsedJson,
   type PlainRow,
   type RecordingLogger,
 } from '../helpers/datasets.js';
 import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { ROUTE_OF } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_drift_test_0123456789abcdef';
 const DAY = '2026-02-10';

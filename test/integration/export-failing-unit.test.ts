@@ -10,7 +10,8 @@ import { planScheduled } from '../../functions/export/plan.js';
 import { unitStaging, type Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');

@@ -16,13 +16,13 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type FaultRule, type Sandbox } from '../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import {
   dayFiles,
   expectDayMatches,
   exportDeps,
   failingDestination,
-  fakeClock,
   listFiles,
   makeTempDir,
   manifestOf,
@@ -31,14 +31,12 @@ import {
   removeTempDirs,
   stagingFiles,
   statuses,
-  successfulOffsets,
   tableFiles,
   testSettings,
   unitOf,
-  visitorRequests,
   type ExportDepsOptions,
-  type FakeClock,
 } from '../helpers/export-fixtures.js';
+import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';
 /** 600 rows: pages at offsets 0, 250 and 500; faults hit the middle one. */

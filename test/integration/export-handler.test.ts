@@ -36,8 +36,8 @@ import {
   scheduledEvent,
   statuses,
   tableFiles,
-  visitorRequests,
 } from '../helpers/export-fixtures.js';
+import { visitorRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_handlertest_S3CR3T_4a5b6c7d8e9f';
 const PROJECTS = ['proj_a', 'proj_b'];

@@ -13,9 +13,9 @@ import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { realSleep } from '../../functions/shared/retry.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests } from '../helpers/schedule.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
+import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { analyticsRequests } from '../helpers/request-log.js';
 
 const PROJECT = 'proj_synth_600';
 const UNIT = { dataset: 'visitors', projectId: PROJECT, day: '2026-10-08' } as const;

@@ -19,27 +19,15 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { DestinationError } from '../../functions/shared/errors.js';
 import { startSandbox, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { exportDeps, failingDestination, listFiles, makeTempDir, removeTempDirs, stagingFiles, statuses, testSettings } from '../helpers/export-fixtures.js';
+import { analyticsRequests, pageOf, repeatedPages } from '../helpers/request-log.js';
 import {
-  exportDeps,
-  failingDestination,
-  fakeClock,
-  listFiles,
-  makeTempDir,
-  removeTempDirs,
-  stagingFiles,
-  statuses,
-  testSettings,
-  type FakeClock,
-} from '../helpers/export-fixtures.js';
-import {
-  analyticsRequests,
   expectedTables,
-  readExportedUnit,
-  pageOf,
   readCheckpointFile,
+  readExportedUnit,
   readUnitTables,
-  repeatedPages,
   runCliInProcess,
   spawnCli,
   waitUntil,

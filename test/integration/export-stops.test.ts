@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');

@@ -14,17 +14,8 @@ import type { Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/export-fixtures.js';
-import {
-  analyticsRequests,
-  expectedTables,
-  readExportedUnit,
-  pageOf,
-  pagesServed,
-  readCheckpointFile,
-  repeatedPages,
-  spawnCli,
-  waitUntil,
-} from '../helpers/schedule.js';
+import { analyticsRequests, pageOf, pagesServed, repeatedPages } from '../helpers/request-log.js';
+import { expectedTables, readCheckpointFile, readExportedUnit, spawnCli, waitUntil } from '../helpers/schedule.js';
 
 /** 600 visitor paths a day; with EXPORT_PAGE_LIMIT=100, six pages per unit. */
 const PROJECT = 'proj_synth_600';

@@ -15,30 +15,29 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { fakeClock } from '../helpers/clock.js';
 import { queryDuckDb, readParquet, readParquetBytes } from '../helpers/duckdb.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import {
-  PAGES_COLUMNS,
   aRunRecord,
   dayFiles,
   expectDayMatches,
   exportDeps,
-  fakeClock,
   filesContaining,
   listFiles,
   makeTempDir,
   manifestOf,
+  PAGES_COLUMNS,
   plannedUnit,
   readDestinationDay,
   readLocalDay,
   removeTempDirs,
   runRecordsIn,
   statuses,
-  successfulOffsets,
   testSettings,
-  visitorRequests,
   withoutRunRecords,
 } from '../helpers/export-fixtures.js';
+import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_exporttest_S3CR3T_9f8e7d6c5b4a';

@@ -24,6 +24,7 @@ import { DestinationError } from '../../functions/shared/errors.js';
 import { EXPORT_RUNS } from '../../functions/shared/tables.js';
 import { glueTypeOf } from '../../infra/constructs/warehouse.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { runCliAt } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
@@ -31,7 +32,6 @@ import {
   aRunRecord,
   createStateTable,
   exportDeps,
-  fakeClock,
   filesContaining,
   lambdaContext,
   listFiles,
@@ -40,7 +40,6 @@ import {
   runRecordsIn,
   scheduledEvent,
   testSettings,
-  type FakeClock,
 } from '../helpers/export-fixtures.js';
 
 /** A distinctive key, so any leak of it is easy to find. */

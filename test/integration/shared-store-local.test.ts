@@ -8,6 +8,7 @@ import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
 import { ConfigError } from '../../functions/shared/errors.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { describeSharedStoreContract } from '../helpers/shared-store-cases.js';
+import { maxInAnyWindow } from '../helpers/request-log.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('../helpers/shared-store-child.ts', import.meta.url));
@@ -58,17 +59,6 @@ async function runTogether(...argLists: ReadonlyArray<readonly string[]>): Promi
   await Promise.all(children.map((child) => child.ready));
   for (const child of children) child.go();
   return Promise.all(children.map((child) => child.output));
-}
-
-/** The most starts found in any half-open window [s, s + windowMs). */
-function maxInAnyWindow(starts: readonly number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let max = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first++;
-    max = Math.max(max, last - first + 1);
-  }
-  return max;
 }
 
 describe('local shared store across processes', () => {
