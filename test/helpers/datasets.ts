@@ -24,9 +24,9 @@ import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import type { SandboxData } from '../../sandbox/index.js';
-import { readParquetBytes, type ParquetColumn, type ParquetContents } from './duckdb.js';
 import { fakeClock, type FakeClock } from './clock.js';
-import { makeTempDir } from './export-fixtures.js';
+import { readParquetBytes, type ParquetColumn, type ParquetContents } from './duckdb.js';
+import { makeTempDir } from './files.js';
 
 export const ALL_DATASETS = DATASET_NAMES;
 

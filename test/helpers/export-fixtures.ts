@@ -7,8 +7,6 @@
  */
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
@@ -23,7 +21,7 @@ import type { Destination, PendingWrite } from '../../functions/shared/destinati
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
-import { manifestKey, STAGING_PREFIX } from '../../functions/shared/tables.js';
+import { manifestKey } from '../../functions/shared/tables.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
 import { readParquet, readParquetBytes, type ParquetContents } from './duckdb.js';
@@ -49,53 +47,6 @@ export const TOTALS_COLUMNS = [
   { name: 'exported_at', type: 'TIMESTAMP' },
   { name: 'unknown_fields', type: 'VARCHAR' },
 ];
-
-/** Temp folders made by `makeTempDir`, removed by `removeTempDirs`. */
-const tempDirs: string[] = [];
-
-export async function makeTempDir(label = 'export'): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), `mintlify-${label}-`));
-  tempDirs.push(dir);
-  return dir;
-}
-
-export async function removeTempDirs(): Promise<void> {
-  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
-
-/** Every file under `root` (hidden temp files included), as sorted relative POSIX paths. */
-export async function listFiles(root: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(root, { recursive: true, withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
-    .sort();
-}
-
-/** Files under `root` whose bytes contain `needle` (e.g. the API key). */
-export async function filesContaining(root: string, needle: string): Promise<string[]> {
-  const hits: string[] = [];
-  for (const file of await listFiles(root)) {
-    const bytes = await readFile(path.join(root, file));
-    if (bytes.includes(needle)) hits.push(file);
-  }
-  return hits;
-}
-
-/** Files under `root` outside the staging area: what a warehouse query could see. */
-export async function tableFiles(root: string): Promise<string[]> {
-  return (await listFiles(root)).filter((file) => !file.startsWith(`${STAGING_PREFIX}/`));
-}
-
-/** Files of the staging area under `root` (pages, checkpoints, failure records). */
-export async function stagingFiles(root: string): Promise<string[]> {
-  return (await listFiles(root)).filter((file) => file.startsWith(`${STAGING_PREFIX}/`));
-}
 
 /**
  * The run log's layout (issue 11), written out here rather than imported so that a change of

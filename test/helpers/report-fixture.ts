@@ -23,7 +23,7 @@ import { DATASET_NAMES, DATASET_TABLES } from '../../functions/shared/catalog.js
 import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from './duckdb.js';
-import { makeTempDir } from './export-fixtures.js';
+import { makeTempDir } from './files.js';
 import { runCliInProcess } from './schedule.js';
 
 export const PROJECTS = ['proj_api', 'proj_small'] as const;

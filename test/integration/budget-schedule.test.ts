@@ -11,7 +11,8 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { addDays } from '../../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, HOUR_MS, type FakeClock } from '../helpers/clock.js';
-import { exportDeps, makeTempDir, removeTempDirs, statuses, testSettings } from '../helpers/export-fixtures.js';
+import { exportDeps, statuses, testSettings } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests, mostStartsInAnyWindow, pagesServed, rateLimited, repeatedPages } from '../helpers/request-log.js';
 import { expectedTables, readLocalDays, runCliInProcess } from '../helpers/schedule.js';
 

@@ -15,16 +15,8 @@ import { main, type CliIo } from '../../functions/cli.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock } from '../helpers/clock.js';
 import { readParquet } from '../helpers/duckdb.js';
-import {
-  aRunRecord,
-  expectDayMatches,
-  filesContaining,
-  listFiles,
-  makeTempDir,
-  readLocalDay,
-  removeTempDirs,
-  runRecordsIn,
-} from '../helpers/export-fixtures.js';
+import { aRunRecord, expectDayMatches, readLocalDay, runRecordsIn } from '../helpers/export-fixtures.js';
+import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 const run = promisify(execFile);

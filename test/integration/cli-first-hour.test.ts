@@ -17,7 +17,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { TEST_REGION } from '../helpers/emulators.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mintlify-exporter.js', import.meta.url));

@@ -12,7 +12,7 @@ import { main } from '../../functions/cli.js';
 import { openStateStore } from '../../functions/follow-up/open-state-store.js';
 import { LEDGER_KEY } from '../../functions/shared/budget.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_synth_600';

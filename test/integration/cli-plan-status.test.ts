@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { HOUR_MS } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
 

@@ -9,7 +9,8 @@ import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
-import { createStateTable, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { createStateTable } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 import { spawnCli } from '../helpers/schedule.js';
 

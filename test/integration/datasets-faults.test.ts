@@ -13,7 +13,7 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
 import { ALL_DATASETS, completeManifest, datasetRunDeps, datasetSettings, expectUnitMatches, failureOf, plannedUnits, runCliAt } from '../helpers/datasets.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
 import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';
@@ -72,11 +72,6 @@ async function exportUnit(
   return { result: summary.units[0], dir, destination, requests: unitRequests(sandbox.requests, dataset, PROJECT, DAY) };
 }
 
-/** Files a warehouse could see (tables, manifests): everything outside `_staging/`. */
-async function visibleFiles(dir: string): Promise<string[]> {
-  return (await listFiles(dir)).filter((file) => !file.startsWith('_staging/'));
-}
-
 const rowsOf = (dataset: DatasetName) => sandbox.data.rowCount(dataset, PROJECT, DAY);
 const expected = { exportedAt: EXPORTED_AT, feedbackContact: false };
 
@@ -113,7 +108,7 @@ describe('an invalid cursor (400)', () => {
   it.each(CURSOR_DATASETS)('%s: no table file and no manifest is written', async (dataset) => {
     const { dir } = await exportUnit(dataset, [{ kind: 'invalid-cursor' }]);
 
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it('a re-run finishes the unit exactly from its checkpoint, without fetching the first page again', async () => {
@@ -162,7 +157,7 @@ describe('a cursor that never ends', () => {
   it.each(CURSOR_DATASETS)('%s: nothing is written under a table and no manifest: never a silently truncated day', async (dataset) => {
     const { dir } = await exportUnit(dataset, [{ kind: 'endless-cursor', times: Infinity }], { settings: { maxPages: CAP } });
 
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it('the CLI with EXPORT_MAX_PAGES=3 exits 1 and names the unit and the cap', async () => {
@@ -206,7 +201,7 @@ describe('a malformed answer', () => {
   it.each(ALL_DATASETS)('%s: an answer that stays malformed leaves no table file and no manifest', async (dataset) => {
     const { dir } = await exportUnit(dataset, [{ kind: 'wrong-types', times: Infinity, ...laterPage(dataset) }]);
 
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it.each(ALL_DATASETS)('%s: a truncated JSON body is retried once, then the unit fails saying the answer is not JSON', async (dataset) => {
@@ -214,7 +209,7 @@ describe('a malformed answer', () => {
 
     expect(failureOf(result)).toMatch(/^MalformedResponseError: getAnalytics got an HTTP 200 response that is not JSON/);
     expect(requests.filter((entry) => entry.fault === 'malformed-json')).toHaveLength(MALFORMED_ATTEMPTS);
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it.each(ALL_DATASETS)('%s: one malformed answer is retried and the unit completes exactly, with one request more', async (dataset) => {

@@ -39,7 +39,7 @@ import {
   type RecordingLogger,
 } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';

@@ -31,7 +31,7 @@ import {
   type PlainRow,
   type RecordingLogger,
 } from '../helpers/datasets.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { ROUTE_OF } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_drift_test_0123456789abcdef';

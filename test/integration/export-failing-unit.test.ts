@@ -9,7 +9,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { planScheduled } from '../../functions/export/plan.js';
 import { unitStaging, type Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 

@@ -23,19 +23,15 @@ import {
   expectDayMatches,
   exportDeps,
   failingDestination,
-  listFiles,
-  makeTempDir,
   manifestOf,
   plannedUnit,
   readLocalDay,
-  removeTempDirs,
-  stagingFiles,
   statuses,
-  tableFiles,
   testSettings,
   unitOf,
   type ExportDepsOptions,
 } from '../helpers/export-fixtures.js';
+import { listFiles, makeTempDir, removeTempDirs, stagingFiles, tableFiles } from '../helpers/files.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';

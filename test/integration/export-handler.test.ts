@@ -26,17 +26,13 @@ import {
   createStateTable,
   dayFiles,
   expectDayMatches,
-  filesContaining,
   lambdaContext,
-  listFiles,
-  makeTempDir,
   readDestinationDay,
   readLocalDay,
-  removeTempDirs,
   scheduledEvent,
   statuses,
-  tableFiles,
 } from '../helpers/export-fixtures.js';
+import { filesContaining, listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
 import { visitorRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_handlertest_S3CR3T_4a5b6c7d8e9f';

@@ -14,7 +14,7 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { realSleep } from '../../functions/shared/retry.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 
 const PROJECT = 'proj_synth_600';

@@ -7,14 +7,14 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { runCliInProcess } from '../helpers/schedule.js';
 import { exportUnit } from '../../functions/export/unit.js';
 import { createApiClient } from '../../functions/shared/api-client.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
 import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { runCliInProcess } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_synth_600';
 const DAY = '2026-10-08';

@@ -21,7 +21,8 @@ import { DestinationError } from '../../functions/shared/errors.js';
 import { startSandbox, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { exportDeps, failingDestination, listFiles, makeTempDir, removeTempDirs, stagingFiles, statuses, testSettings } from '../helpers/export-fixtures.js';
+import { exportDeps, failingDestination, statuses, testSettings } from '../helpers/export-fixtures.js';
+import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
 import { analyticsRequests, pageOf, repeatedPages } from '../helpers/request-log.js';
 import {
   expectedTables,

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 

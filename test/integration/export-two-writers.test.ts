@@ -13,7 +13,7 @@ import type { UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
 import { analyticsRequests, pageOf, pagesServed, repeatedPages } from '../helpers/request-log.js';
 import { expectedTables, readCheckpointFile, readExportedUnit, spawnCli, waitUntil } from '../helpers/schedule.js';
 

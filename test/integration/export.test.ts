@@ -23,20 +23,17 @@ import {
   dayFiles,
   expectDayMatches,
   exportDeps,
-  filesContaining,
-  listFiles,
-  makeTempDir,
   manifestOf,
   PAGES_COLUMNS,
   plannedUnit,
   readDestinationDay,
   readLocalDay,
-  removeTempDirs,
   runRecordsIn,
   statuses,
   testSettings,
   withoutRunRecords,
 } from '../helpers/export-fixtures.js';
+import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 /** A distinctive key, so any leak of it is easy to find. */

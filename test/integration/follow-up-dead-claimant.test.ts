@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { spawnCli, waitUntil } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_small';

@@ -12,7 +12,7 @@ import { QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const PROJECT = 'proj_medium';
 

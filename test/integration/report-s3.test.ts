@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../functions/report/report.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 
 const PROJECT = 'proj_docs';

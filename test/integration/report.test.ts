@@ -12,7 +12,7 @@ import { readFigures, type Figures } from '../../functions/report/figures.js';
 import { buildReport } from '../../functions/report/report.js';
 import { CONTACTS } from '../../sandbox/text.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import {
   buildReportLake,
   DRIFT,

@@ -28,19 +28,8 @@ import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { runCliAt } from '../helpers/datasets.js';
 import { queryDuckDb } from '../helpers/duckdb.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import {
-  aRunRecord,
-  createStateTable,
-  exportDeps,
-  filesContaining,
-  lambdaContext,
-  listFiles,
-  makeTempDir,
-  removeTempDirs,
-  runRecordsIn,
-  scheduledEvent,
-  testSettings,
-} from '../helpers/export-fixtures.js';
+import { aRunRecord, createStateTable, exportDeps, lambdaContext, runRecordsIn, scheduledEvent, testSettings } from '../helpers/export-fixtures.js';
+import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_runlogtest_S3CR3T_7e6d5c4b3a29';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,19 +9,13 @@ import { ConfigError } from '../../functions/shared/errors.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { describeSharedStoreContract } from '../helpers/shared-store-cases.js';
 import { maxInAnyWindow } from '../helpers/request-log.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('../helpers/shared-store-child.ts', import.meta.url));
 
-const dirs: string[] = [];
-async function freshDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'shared-store-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const freshDir = () => makeTempDir('shared-store');
+afterAll(removeTempDirs);
 
 interface Child {
   readonly ready: Promise<void>;
