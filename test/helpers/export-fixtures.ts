@@ -7,7 +7,6 @@
  */
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
@@ -21,67 +20,8 @@ import type { Destination, PendingWrite } from '../../functions/shared/destinati
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
-import { manifestKey } from '../../functions/shared/tables.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
-import { readParquet, readParquetBytes, type ParquetContents } from './duckdb.js';
-
-/** The types a warehouse must see, in column order (docs/design.md §2.3). */
-export const PAGES_COLUMNS = [
-  { name: 'project_id', type: 'VARCHAR' },
-  { name: 'date', type: 'DATE' },
-  { name: 'path', type: 'VARCHAR' },
-  { name: 'human', type: 'BIGINT' },
-  { name: 'ai', type: 'BIGINT' },
-  { name: 'total', type: 'BIGINT' },
-  { name: 'exported_at', type: 'TIMESTAMP' },
-  { name: 'unknown_fields', type: 'VARCHAR' },
-];
-export const TOTALS_COLUMNS = [
-  { name: 'project_id', type: 'VARCHAR' },
-  { name: 'date', type: 'DATE' },
-  { name: 'human', type: 'BIGINT' },
-  { name: 'ai', type: 'BIGINT' },
-  { name: 'total', type: 'BIGINT' },
-  { name: 'pages', type: 'BIGINT' },
-  { name: 'exported_at', type: 'TIMESTAMP' },
-  { name: 'unknown_fields', type: 'VARCHAR' },
-];
-
-/**
- * The run log's layout (issue 11), written out here rather than imported so that a change of
- * it fails the tests: `<dest>/export_runs/dt=<UTC day the run started>/<runId>.json`, the run
- * id being the start time to the second (colons as dashes), `Z` and 8 hex digits.
- */
-const RUN_LOG_FOLDER = 'export_runs';
-
-/**
- * The key of a run's record under `prefix` (`''` or ending in `/`): the run that started at
- * `startedAt` (epoch ms), or without it any run whose folder day is the day of its id.
- */
-export function runRecordPattern(startedAt?: number, prefix = ''): RegExp {
-  const head = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  if (startedAt === undefined) {
-    return new RegExp(`^${head}${RUN_LOG_FOLDER}/dt=(\\d{4}-\\d{2}-\\d{2})/\\1T\\d{2}-\\d{2}-\\d{2}Z-[0-9a-f]{8}\\.json$`);
-  }
-  const iso = new Date(startedAt).toISOString();
-  return new RegExp(`^${head}${RUN_LOG_FOLDER}/dt=${iso.slice(0, 10)}/${iso.slice(0, 19).replaceAll(':', '-')}Z-[0-9a-f]{8}\\.json$`);
-}
-
-/** An asymmetric matcher for the key of a run's record, for `toEqual` over a list of keys. */
-export function aRunRecord(startedAt?: number, prefix = ''): unknown {
-  return expect.stringMatching(runRecordPattern(startedAt, prefix));
-}
-
-/** The keys of `keys` under the run log (`<prefix>export_runs/`). */
-export function runRecordsIn(keys: readonly string[], prefix = ''): string[] {
-  return keys.filter((key) => key.startsWith(`${prefix}${RUN_LOG_FOLDER}/`));
-}
-
-/** The keys of `keys` outside the run log. */
-export function withoutRunRecords(keys: readonly string[], prefix = ''): string[] {
-  return keys.filter((key) => !key.startsWith(`${prefix}${RUN_LOG_FOLDER}/`));
-}
 
 /** A budget no test run comes near: a million requests an hour. */
 export const GENEROUS_BUDGET: BudgetSpec = { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' };
@@ -198,97 +138,6 @@ export async function createStateTable(client: DynamoDBClient, name = `export-st
     }),
   );
   return name;
-}
-
-/** What DuckDB reads back from one exported day in a local destination. */
-export interface ExportedDay {
-  readonly pages: ParquetContents;
-  readonly totals: ParquetContents;
-}
-
-export function dayFiles(root: string, projectId: string, day: string) {
-  return {
-    pages: path.join(root, 'visitors_pages', `dt=${day}`, `${projectId}.parquet`),
-    totals: path.join(root, 'visitors_totals', `dt=${day}`, `${projectId}.parquet`),
-    manifest: path.join(root, ...manifestKey('visitors', day, projectId).split('/')),
-  };
-}
-
-export async function readLocalDay(root: string, projectId: string, day: string): Promise<ExportedDay> {
-  const files = dayFiles(root, projectId, day);
-  const [pages, totals] = await Promise.all([readParquet(files.pages), readParquet(files.totals)]);
-  return { pages, totals };
-}
-
-/** Reads one exported day through any `Destination` (S3 included). */
-export async function readDestinationDay(destination: Destination, projectId: string, day: string): Promise<ExportedDay> {
-  const get = async (key: string) => {
-    const bytes = await destination.get(key);
-    if (bytes === undefined) throw new Error(`${key} is missing in ${destination.url}`);
-    return readParquetBytes(bytes);
-  };
-  return {
-    pages: await get(`visitors_pages/dt=${day}/${projectId}.parquet`),
-    totals: await get(`visitors_totals/dt=${day}/${projectId}.parquet`),
-  };
-}
-
-/**
- * Asserts that an exported day equals the sandbox's data value for value: every page row in
- * API order, the site totals, the page count, one `exported_at` for all rows, and the types.
- * Returns the `exported_at` the rows carry.
- */
-export function expectDayMatches(exported: ExportedDay, sandbox: Pick<Sandbox, 'expectedDay'>, projectId: string, day: string): string {
-  const expected = sandbox.expectedDay(projectId, day);
-  exported = { pages: withoutPartition(exported.pages, day), totals: withoutPartition(exported.totals, day) };
-  expect(exported.pages.columns).toEqual(PAGES_COLUMNS);
-  expect(exported.totals.columns).toEqual(TOTALS_COLUMNS);
-  const exportedAt = exported.totals.rows[0]?.['exported_at'];
-  expect(typeof exportedAt).toBe('string');
-  expect(exported.pages.rows.length).toBe(expected.visitors.length);
-  expect(exported.pages.rows).toEqual(
-    expected.visitors.map((row) => ({
-      project_id: projectId,
-      date: day,
-      path: row.path,
-      human: row.human,
-      ai: row.ai,
-      total: row.total,
-      // A resumed unit's rows carry the time of the run that fetched their page: never later
-      // than the run that committed the day (the totals row's).
-      exported_at: expect.any(String),
-      unknown_fields: null,
-    })),
-  );
-  for (const row of exported.pages.rows) expect(String(row['exported_at']) <= String(exportedAt)).toBe(true);
-  expect(exported.totals.rows).toEqual([
-    {
-      project_id: projectId,
-      date: day,
-      human: expected.totals.human,
-      ai: expected.totals.ai,
-      total: expected.totals.total,
-      pages: expected.visitors.length,
-      exported_at: exportedAt,
-      unknown_fields: null,
-    },
-  ]);
-  return exportedAt as string;
-}
-
-/**
- * DuckDB adds the Hive partition column `dt` on its own when a file's path has `dt=…`
- * folders: check it is the DATE of the day, then drop it so the table columns compare.
- */
-function withoutPartition(contents: ParquetContents, day: string): ParquetContents {
-  const partition = contents.columns.find((column) => column.name === 'dt');
-  if (!partition) return contents;
-  expect(partition.type).toBe('DATE');
-  for (const row of contents.rows) expect(row['dt']).toBe(day);
-  return {
-    columns: contents.columns.filter((column) => column.name !== 'dt'),
-    rows: contents.rows.map(({ dt: _dt, ...rest }) => rest),
-  };
 }
 
 /** An EventBridge scheduled event as the hourly rule sends it. */

@@ -22,7 +22,7 @@ import { expect } from 'vitest';
 import { DATASET_NAMES, DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { queryDuckDb } from './duckdb.js';
+import { queryDuckDb } from './read-back.js';
 import { makeTempDir } from './files.js';
 import { runCliInProcess } from './schedule.js';
 

@@ -14,9 +14,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../functions/cli.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock } from '../helpers/clock.js';
-import { readParquet } from '../helpers/duckdb.js';
-import { aRunRecord, expectDayMatches, readLocalDay, runRecordsIn } from '../helpers/export-fixtures.js';
+import { expectDayMatches } from '../helpers/expected-rows.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
+import { readLocalDay, readParquet } from '../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 const run = promisify(execFile);

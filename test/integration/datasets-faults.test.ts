@@ -12,8 +12,10 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import { ALL_DATASETS, completeManifest, datasetRunDeps, datasetSettings, expectUnitMatches, failureOf, plannedUnits, runCliAt } from '../helpers/datasets.js';
+import { completeManifest, datasetRunDeps, datasetSettings, failureOf, plannedUnits, runCliAt } from '../helpers/datasets.js';
+import { expectUnitMatches } from '../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
+import { ALL_DATASETS } from '../helpers/layout.js';
 import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';

@@ -12,20 +12,11 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  datasetRunDeps,
-  datasetSettings,
-  expectedTables,
-  expectUnitMatches,
-  failureOf,
-  plannedUnits,
-  readManifest,
-  tableKey,
-  tableNames,
-  unitKeys,
-} from '../helpers/datasets.js';
+import { datasetRunDeps, datasetSettings, failureOf, plannedUnits } from '../helpers/datasets.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
+import { ALL_DATASETS, tableKey, tableNames, unitKeys } from '../helpers/layout.js';
+import { readManifest } from '../helpers/read-back.js';
 import { ROUTE_OF } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_s3_0123456789abcdef';
@@ -88,14 +79,14 @@ describe('every dataset exported into S3', () => {
   });
 
   it.each(ALL_DATASETS)('%s: every object reads back with DuckDB equal to the sandbox rows, value for value, with the contract types', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+    const tables = expectedTables(sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
     for (const table of tableNames(dataset)) expect(tables[table]?.length, `${table} has rows to compare`).toBeGreaterThan(0);
 
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
   });
 
   it.each(ALL_DATASETS)('%s: an empty day still has every object, with the full column set, and its manifest', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, QUIET, DAY, expected);
+    const tables = expectedTables(sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
 
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
 

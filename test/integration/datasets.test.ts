@@ -19,27 +19,19 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
 import {
-  ALL_DATASETS,
   completeManifest,
-  CONTRACT_COLUMNS,
   datasetRunDeps,
   datasetSettings,
-  expectedTables,
-  expectUnitMatches,
   plannedUnits,
-  readManifest,
-  readTable,
   recordingLogger,
   runCliAt,
   startEmptyVisitorsApi,
-  tableKey,
-  tableNames,
-  TABLES_OF,
-  unitKeys,
   type RecordingLogger,
 } from '../helpers/datasets.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { CONTRACT_COLUMNS, expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../helpers/layout.js';
+import { queryDuckDb, readManifest, readTable } from '../helpers/read-back.js';
 import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
@@ -132,7 +124,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
   it.each(ALL_DATASETS)(
     '%s: every table reads back equal to the sandbox rows, value for value, with the contract column order and DuckDB types',
     async (dataset) => {
-      const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+      const tables = expectedTables(sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
       for (const table of tableNames(dataset)) expect(tables[table]?.length, `${table} has rows to compare`).toBeGreaterThan(0);
 
       await expectUnitMatches(destination, sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
@@ -149,7 +141,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
   });
 
   it.each(ALL_DATASETS)('%s: the manifest records the window, exported_at, the files and the rows of each table', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+    const tables = expectedTables(sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
 
     const manifest = await readManifest(destination, dataset, DAY, RICH);
 
@@ -242,9 +234,12 @@ describe('the values that break naive pipelines survive the round trip', () => {
     const texts = (rows: readonly Record<string, unknown>[], columns: readonly string[]) =>
       rows.flatMap((row) => columns.map((column) => row[column])).filter((value): value is string => typeof value === 'string' && pattern.test(value));
     const sent = [
-      ...texts(expectedTables(sandbox.data, 'searches', RICH, DAY, expected)['searches'] ?? [], ['search_query']),
-      ...texts(expectedTables(sandbox.data, 'feedback', RICH, DAY, expected)['feedback'] ?? [], ['comment', 'code']),
-      ...texts(expectedTables(sandbox.data, 'assistant', RICH, DAY, expected)['assistant_conversations'] ?? [], ['query', 'response']),
+      ...texts(expectedTables(sandbox.data, { dataset: 'searches', projectId: RICH, day: DAY }, expected)['searches'] ?? [], ['search_query']),
+      ...texts(expectedTables(sandbox.data, { dataset: 'feedback', projectId: RICH, day: DAY }, expected)['feedback'] ?? [], ['comment', 'code']),
+      ...texts(expectedTables(sandbox.data, { dataset: 'assistant', projectId: RICH, day: DAY }, expected)['assistant_conversations'] ?? [], [
+        'query',
+        'response',
+      ]),
     ];
     expect(sent.length).toBeGreaterThan(0);
 
@@ -319,7 +314,7 @@ describe('an empty day still gets its files', () => {
   it.each(ALL_DATASETS.filter((dataset) => dataset !== 'visitors'))(
     '%s: every table file exists with the full column set and no API row, and the manifest is written',
     async (dataset) => {
-      const tables = expectedTables(sandbox.data, dataset, QUIET, DAY, expected);
+      const tables = expectedTables(sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
       expect(tables[TABLES_OF[dataset].rows]?.filter((row) => dataset !== 'caller_stats' || row['total'] !== 0)).toEqual([]);
 
       await expectUnitMatches(destination, sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);

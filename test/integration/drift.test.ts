@@ -15,23 +15,11 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  completeManifest,
-  CONTRACT_COLUMNS,
-  datasetRunDeps,
-  datasetSettings,
-  expectedTables,
-  failureOf,
-  plannedUnits,
-  readTable,
-  recordingLogger,
-  tableNames,
-  withParsedJson,
-  type PlainRow,
-  type RecordingLogger,
-} from '../helpers/datasets.js';
+import { completeManifest, datasetRunDeps, datasetSettings, failureOf, plannedUnits, recordingLogger, type RecordingLogger } from '../helpers/datasets.js';
+import { CONTRACT_COLUMNS, expectedTables, withParsedJson } from '../helpers/expected-rows.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { ALL_DATASETS, tableNames } from '../helpers/layout.js';
+import { readTable, type PlainRow } from '../helpers/read-back.js';
 import { ROUTE_OF } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_drift_test_0123456789abcdef';
@@ -130,14 +118,14 @@ describe('an export against an API that changed', () => {
   });
 
   it.each(ALL_DATASETS)('%s: every row is written with its values as sent and exactly its unknown fields, nothing else changed', async (dataset) => {
-    const normal = expectedTables(sandbox.data, dataset, PROJECT, DAY, { exportedAt: EXPORTED_AT, feedbackContact: false });
+    const normal = expectedTables(sandbox.data, { dataset, projectId: PROJECT, day: DAY }, { exportedAt: EXPORTED_AT, feedbackContact: false });
     const drift = expectedDrift(dataset);
 
     for (const table of tableNames(dataset)) {
       const spec = drift[table]?.[0];
       if (!spec) throw new Error(`no drift written out for ${table}`);
       const raws = rawRowsOf(dataset, table);
-      const expected = (normal[table] ?? []).map((row, index) => {
+      const expected = withParsedJson(normal[table] ?? []).map((row, index) => {
         const raw = raws[index] as Raw;
         const changed = spec.change ? spec.change(row, raw) : row;
         const unknown = spec.unknown(raw);

@@ -18,20 +18,11 @@ import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type FaultRule, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import {
-  dayFiles,
-  expectDayMatches,
-  exportDeps,
-  failingDestination,
-  manifestOf,
-  plannedUnit,
-  readLocalDay,
-  statuses,
-  testSettings,
-  unitOf,
-  type ExportDepsOptions,
-} from '../helpers/export-fixtures.js';
+import { expectDayMatches } from '../helpers/expected-rows.js';
+import { exportDeps, failingDestination, manifestOf, plannedUnit, statuses, testSettings, unitOf, type ExportDepsOptions } from '../helpers/export-fixtures.js';
 import { listFiles, makeTempDir, removeTempDirs, stagingFiles, tableFiles } from '../helpers/files.js';
+import { dayFiles } from '../helpers/layout.js';
+import { readLocalDay } from '../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';

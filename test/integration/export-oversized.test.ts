@@ -13,7 +13,7 @@ import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { realSleep } from '../../functions/shared/retry.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 import { exportUnit } from '../../functions/export/unit.js';

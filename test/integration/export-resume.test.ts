@@ -21,20 +21,12 @@ import { DestinationError } from '../../functions/shared/errors.js';
 import { startSandbox, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { expectedTables } from '../helpers/expected-rows.js';
 import { exportDeps, failingDestination, statuses, testSettings } from '../helpers/export-fixtures.js';
 import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
+import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../helpers/read-back.js';
 import { analyticsRequests, pageOf, repeatedPages } from '../helpers/request-log.js';
-import {
-  expectedTables,
-  readCheckpointFile,
-  readExportedUnit,
-  readUnitTables,
-  runCliInProcess,
-  spawnCli,
-  waitUntil,
-  type CheckedDataset,
-  type UnitTables,
-} from '../helpers/schedule.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../helpers/schedule.js';
 
 /** 600 rows a day in every dataset. */
 const PROJECT = 'proj_synth_600';
@@ -66,7 +58,7 @@ async function sandboxOn(clock?: FakeClock, options: { readonly seed?: number; r
   return sandbox;
 }
 
-function unitOf(dataset: CheckedDataset): Unit & { readonly dataset: CheckedDataset } {
+function unitOf(dataset: Unit['dataset']): Unit {
   return { dataset, projectId: PROJECT, day: DAY };
 }
 
@@ -75,7 +67,7 @@ async function runUnit(
   sandbox: Sandbox,
   destination: Destination,
   clock: FakeClock,
-  dataset: CheckedDataset,
+  dataset: Unit['dataset'],
   options: { readonly deadline?: number; readonly fetch?: typeof fetch; readonly pageLimit?: number } = {},
 ): Promise<RunResult> {
   const deps = exportDeps({ sandbox, destination, clock, ...(options.fetch ? { client: { fetch: options.fetch } } : {}) });
@@ -86,14 +78,14 @@ async function runUnit(
   return runExport({ kind: 'days', days: [DAY], projects: [PROJECT], datasets: [dataset] }, settings, deps);
 }
 
-const references = new Map<CheckedDataset, Promise<UnitTables>>();
+const references = new Map<Unit['dataset'], Promise<UnitTables>>();
 
 /**
  * The same unit exported without interruption (once per dataset for the whole file), from a
  * sandbox of the same seed — the same data, without the latency a test may have given its
  * own — and read back with DuckDB: the reference an interrupted export must equal.
  */
-function uninterruptedExport(dataset: CheckedDataset): Promise<UnitTables> {
+function uninterruptedExport(dataset: Unit['dataset']): Promise<UnitTables> {
   let reference = references.get(dataset);
   if (!reference) {
     reference = (async () => {
@@ -132,7 +124,7 @@ function entriesAfter(entries: readonly RequestLogEntry[], count: number): Reque
  * Files of the dataset's tables and manifests that a warehouse would see (hidden temp files
  * of an interrupted write are skipped by globs and by Athena).
  */
-async function visibleUnitFiles(root: string, dataset: CheckedDataset): Promise<string[]> {
+async function visibleUnitFiles(root: string, dataset: Unit['dataset']): Promise<string[]> {
   const prefixes = [...tablesOf(DATASETS[dataset]).map((table) => `${table.prefix}/`), `_manifests/${dataset}/`];
   return (await listFiles(root)).filter((file) => prefixes.some((prefix) => file.startsWith(prefix)) && !(file.split('/').pop() ?? '').startsWith('.'));
 }

@@ -16,24 +16,12 @@ import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock } from '../helpers/clock.js';
-import { queryDuckDb, readParquet, readParquetBytes } from '../helpers/duckdb.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import {
-  aRunRecord,
-  dayFiles,
-  expectDayMatches,
-  exportDeps,
-  manifestOf,
-  PAGES_COLUMNS,
-  plannedUnit,
-  readDestinationDay,
-  readLocalDay,
-  runRecordsIn,
-  statuses,
-  testSettings,
-  withoutRunRecords,
-} from '../helpers/export-fixtures.js';
+import { expectDayMatches, PAGES_COLUMNS } from '../helpers/expected-rows.js';
+import { exportDeps, manifestOf, plannedUnit, statuses, testSettings } from '../helpers/export-fixtures.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { aRunRecord, dayFiles, runRecordsIn, withoutRunRecords } from '../helpers/layout.js';
+import { queryDuckDb, readDestinationDay, readLocalDay, readParquet, readParquetBytes } from '../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
 
 /** A distinctive key, so any leak of it is easy to find. */

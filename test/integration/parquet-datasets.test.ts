@@ -24,8 +24,8 @@ import {
   type TableDef,
 } from '../../functions/shared/tables.js';
 import { DATASET_TABLES } from '../../functions/shared/catalog.js';
-import { CONTRACT_COLUMNS } from '../helpers/datasets.js';
-import { readParquet, type ParquetColumn } from '../helpers/duckdb.js';
+import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
+import { readParquet, type ParquetColumn } from '../helpers/read-back.js';
 
 const DAY = '2026-01-15';
 const EXPORTED_AT = new Date('2026-01-16T03:05:07.089Z');

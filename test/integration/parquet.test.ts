@@ -8,9 +8,9 @@ import { InvalidRowError } from '../../functions/shared/errors.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../functions/shared/tables.js';
-import { parquetRowGroups, readParquet } from '../helpers/duckdb.js';
-import { TOTALS_COLUMNS } from '../helpers/export-fixtures.js';
+import { TOTALS_COLUMNS } from '../helpers/expected-rows.js';
 import { listFiles } from '../helpers/files.js';
+import { parquetRowGroups, readParquet } from '../helpers/read-back.js';
 
 const EXPORTED_AT = new Date('2026-01-31T02:15:30.123Z');
 

@@ -11,7 +11,7 @@ import { openDestination } from '../../functions/shared/destinations.js';
 import { QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/datasets.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const PROJECT = 'proj_medium';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
 import { buildReport } from '../../functions/report/report.js';
 import { CONTACTS } from '../../sandbox/text.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import {
   buildReportLake,

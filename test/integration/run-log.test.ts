@@ -26,10 +26,11 @@ import { glueTypeOf } from '../../infra/constructs/warehouse.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { runCliAt } from '../helpers/datasets.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import { aRunRecord, createStateTable, exportDeps, lambdaContext, runRecordsIn, scheduledEvent, testSettings } from '../helpers/export-fixtures.js';
+import { createStateTable, exportDeps, lambdaContext, scheduledEvent, testSettings } from '../helpers/export-fixtures.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_runlogtest_S3CR3T_7e6d5c4b3a29';
