@@ -12,10 +12,10 @@ import { addDays } from '../../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, HOUR_MS, type FakeClock } from '../helpers/clock.js';
 import { expectedTables } from '../helpers/expected-rows.js';
-import { exportDeps, statuses, testSettings } from '../helpers/export-fixtures.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { readLocalDays } from '../helpers/read-back.js';
 import { analyticsRequests, mostStartsInAnyWindow, pagesServed, rateLimited, repeatedPages } from '../helpers/request-log.js';
+import { exportDeps, statuses, testSettings } from '../helpers/run-deps.js';
 import { runCliInProcess } from '../helpers/schedule.js';
 
 /** 600 visitor paths a day: three pages of 250 each. */

@@ -12,11 +12,12 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import { completeManifest, datasetRunDeps, datasetSettings, failureOf, plannedUnits, runCliAt } from '../helpers/datasets.js';
+import { runCliAt } from '../helpers/datasets.js';
 import { expectUnitMatches } from '../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
 import { ALL_DATASETS } from '../helpers/layout.js';
 import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, testSettings } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';
 const DAY = '2026-02-10';
@@ -68,8 +69,8 @@ async function exportUnit(
   sandbox.clearRequests();
   const summary = await runUnits(
     plannedUnits([dataset], [PROJECT], DAY),
-    datasetSettings(options.settings),
-    datasetRunDeps({ api: sandbox, destination, start: START, maxRetries: MAX_RETRIES }),
+    testSettings({ datasets: ALL_DATASETS, ...options.settings }),
+    exportDeps({ sandbox, destination, start: START, client: { ...DATASET_CLIENT, maxRetries: MAX_RETRIES } }),
   );
   return { result: summary.units[0], dir, destination, requests: unitRequests(sandbox.requests, dataset, PROJECT, DAY) };
 }
@@ -119,7 +120,7 @@ describe('an invalid cursor (400)', () => {
 
     const second = await exportUnit('searches', [], { dir: first.dir });
 
-    const manifest = completeManifest(second.result);
+    const manifest = manifestOf(second.result);
     expect(second.requests.map((entry) => entry.query['cursor'] === undefined)).toEqual([false, false]);
     expect(manifest).toMatchObject({ runs: 2, pages: 3, requests: { successful: 3, sent: 4, retried: 0 } });
     await expectUnitMatches(second.destination, sandbox.data, { dataset: 'searches', projectId: PROJECT, day: DAY }, expected);
@@ -130,7 +131,7 @@ describe('an empty page that still carries a cursor', () => {
   it.each(CURSOR_DATASETS)('%s: is followed, and the export is complete and exact', async (dataset) => {
     const { result, destination } = await exportUnit(dataset, [{ kind: 'empty-page-cursor', hasCursor: true }]);
 
-    completeManifest(result);
+    manifestOf(result);
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: PROJECT, day: DAY }, expected);
   });
 
@@ -140,7 +141,7 @@ describe('an empty page that still carries a cursor', () => {
     const needed = minimumRequests(dataset, rowsOf(dataset)) + 1;
     expect(requests.map((entry) => entry.fault ?? 'normal')).toEqual(['normal', 'empty-page-cursor', ...Array(needed - 2).fill('normal')]);
     expect(new Set(requests.map(pagePosition)).size).toBe(needed);
-    expect(completeManifest(result)).toMatchObject({ pages: needed, requests: { successful: needed, sent: needed, retried: 0 } });
+    expect(manifestOf(result)).toMatchObject({ pages: needed, requests: { successful: needed, sent: needed, retried: 0 } });
   });
 });
 
@@ -218,7 +219,7 @@ describe('a malformed answer', () => {
     const { result, destination, requests } = await exportUnit(dataset, [{ kind: 'wrong-types', ...laterPage(dataset) }]);
 
     const minimum = minimumRequests(dataset, rowsOf(dataset));
-    expect(completeManifest(result).requests).toEqual({ successful: minimum, sent: minimum + 1, retried: 1 });
+    expect(manifestOf(result).requests).toEqual({ successful: minimum, sent: minimum + 1, retried: 1 });
     expect(requests).toHaveLength(minimum + 1);
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: PROJECT, day: DAY }, expected);
   });

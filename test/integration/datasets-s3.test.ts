@@ -12,12 +12,12 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
-import { datasetRunDeps, datasetSettings, failureOf, plannedUnits } from '../helpers/datasets.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
 import { ALL_DATASETS, tableKey, tableNames, unitKeys } from '../helpers/layout.js';
 import { readManifest } from '../helpers/read-back.js';
 import { ROUTE_OF } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, plannedUnits, testSettings } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_datasets_s3_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: PROJECTS }), startS3Sqs()]);
   bucket = await aws.createBucket();
   destination = createS3Destination({ bucket, prefix: PREFIX, client: aws.s3 });
-  summary = await runUnits(UNITS, datasetSettings(), datasetRunDeps({ api: sandbox, destination, start: START }));
+  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT }));
 });
 
 afterAll(async () => {
@@ -104,7 +104,11 @@ describe('a unit that fails in S3', () => {
       const target = createS3Destination({ bucket: failing, prefix: PREFIX, client: aws.s3 });
       sandbox.addFault({ route: ROUTE_OF[dataset], projectId: RICH, kind: 'repeat-cursor' });
 
-      const run = await runUnits(plannedUnits([dataset], [RICH], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination: target, start: START }));
+      const run = await runUnits(
+        plannedUnits([dataset], [RICH], DAY),
+        testSettings({ datasets: ALL_DATASETS }),
+        exportDeps({ sandbox, destination: target, start: START, client: DATASET_CLIENT }),
+      );
 
       sandbox.clearFaults();
       expect(failureOf(run.units[0])).toMatch(/^PaginationError: /);

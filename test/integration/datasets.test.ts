@@ -18,21 +18,13 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import {
-  completeManifest,
-  datasetRunDeps,
-  datasetSettings,
-  plannedUnits,
-  recordingLogger,
-  runCliAt,
-  startEmptyVisitorsApi,
-  type RecordingLogger,
-} from '../helpers/datasets.js';
+import { runCliAt, startEmptyVisitorsApi } from '../helpers/datasets.js';
 import { CONTRACT_COLUMNS, expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../helpers/layout.js';
 import { queryDuckDb, readManifest, readTable } from '../helpers/read-back.js';
 import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, manifestOf, plannedUnits, recordingLogger, testSettings, type RecordingLogger } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -73,8 +65,8 @@ beforeAll(async () => {
   dir = await makeTempDir('datasets');
   destination = createLocalDestination(dir);
   logger = recordingLogger();
-  const deps = datasetRunDeps({ api: sandbox, destination, start: START, logger });
-  summary = await runUnits(UNITS, datasetSettings(), deps);
+  const deps = exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } });
+  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), deps);
   log = [...sandbox.requests];
   sandbox.clearRequests();
 });
@@ -137,7 +129,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
     const { rows } = await readTable(destination, TABLES_OF[dataset].summary as string, DAY, RICH);
 
     expect(rows).toEqual([{ project_id: RICH, date: DAY, ...row, exported_at: EXPORTED_AT, unknown_fields: null }]);
-    expect(completeManifest(resultOf(dataset, RICH)).totals).toEqual(totals);
+    expect(manifestOf(resultOf(dataset, RICH)).totals).toEqual(totals);
   });
 
   it.each(ALL_DATASETS)('%s: the manifest records the window, exported_at, the files and the rows of each table', async (dataset) => {
@@ -156,7 +148,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
       files: Object.fromEntries(tableNames(dataset).map((table) => [table, tableKey(table, DAY, RICH)])),
       rows: Object.fromEntries(tableNames(dataset).map((table) => [table, tables[table]?.length])),
     });
-    expect(manifest).toEqual(completeManifest(resultOf(dataset, RICH)));
+    expect(manifest).toEqual(manifestOf(resultOf(dataset, RICH)));
   });
 });
 
@@ -282,7 +274,7 @@ describe('requests: the fewest the paging allows, each at the endpoint largest l
 
     expect(sent.map((entry) => entry.status)).toEqual(Array(requests).fill(200));
     expect(new Set(sent.map(pagePosition)).size).toBe(requests);
-    const manifest = completeManifest(resultOf(dataset, projectId));
+    const manifest = manifestOf(resultOf(dataset, projectId));
     expect(manifest.requests).toEqual({ successful: requests, sent: requests, retried: 0 });
     expect(manifest.pages).toBe(requests);
   });
@@ -332,11 +324,11 @@ describe('an empty day still gets its files', () => {
 
       const run = await runUnits(
         plannedUnits(['visitors'], [QUIET], DAY),
-        datasetSettings(),
-        datasetRunDeps({ api: empty, destination: target, start: START }),
+        testSettings({ datasets: ALL_DATASETS }),
+        exportDeps({ sandbox: empty, destination: target, start: START, client: DATASET_CLIENT }),
       );
 
-      expect(completeManifest(run.units[0]).rows).toEqual({ visitors_totals: 1, visitors_pages: 0 });
+      expect(manifestOf(run.units[0]).rows).toEqual({ visitors_totals: 1, visitors_pages: 0 });
       const pages = await readTable(target, 'visitors_pages', DAY, QUIET);
       expect(pages).toEqual({ columns: CONTRACT_COLUMNS['visitors_pages'], rows: [] });
       const totals = await readTable(target, 'visitors_totals', DAY, QUIET);
@@ -369,11 +361,11 @@ describe('feedback contact (personal data)', () => {
 
     const run = await runUnits(
       plannedUnits(['feedback'], [RICH], DAY),
-      datasetSettings({ feedbackContact: true }),
-      datasetRunDeps({ api: sandbox, destination: out, start: START }),
+      testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
     );
 
-    completeManifest(run.units[0]);
+    manifestOf(run.units[0]);
     const read = await expectUnitMatches(
       out,
       sandbox.data,
@@ -481,8 +473,8 @@ describe('logs never carry what people wrote', () => {
 
     const run = await runUnits(
       plannedUnits(ALL_DATASETS, [RICH], DAY),
-      datasetSettings({ feedbackContact: true }),
-      datasetRunDeps({ api: sandbox, destination: out, start: START, logger: recorder, maxRetries: 3 }),
+      testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      exportDeps({ sandbox, destination: out, start: START, logger: recorder, client: { ...DATASET_CLIENT, maxRetries: 3, logger: recorder } }),
     );
 
     sandbox.clearFaults();

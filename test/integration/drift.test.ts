@@ -15,12 +15,12 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
-import { completeManifest, datasetRunDeps, datasetSettings, failureOf, plannedUnits, recordingLogger, type RecordingLogger } from '../helpers/datasets.js';
 import { CONTRACT_COLUMNS, expectedTables, withParsedJson } from '../helpers/expected-rows.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { ALL_DATASETS, tableNames } from '../helpers/layout.js';
 import { readTable, type PlainRow } from '../helpers/read-back.js';
 import { ROUTE_OF } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, recordingLogger, testSettings, type RecordingLogger } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_drift_test_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -39,7 +39,11 @@ beforeAll(async () => {
   destination = createLocalDestination(await makeTempDir('drift'));
   logger = recordingLogger();
   // Sizes above one page (but assistant's): drift is gathered over several answers.
-  summary = await runUnits(plannedUnits(ALL_DATASETS, [PROJECT], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination, start: START, logger }));
+  summary = await runUnits(
+    plannedUnits(ALL_DATASETS, [PROJECT], DAY),
+    testSettings({ datasets: ALL_DATASETS }),
+    exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } }),
+  );
 });
 
 afterAll(async () => {
@@ -169,7 +173,7 @@ describe('an export against an API that changed', () => {
     ['assistant', { assistant_conversations: { fields: ['searches'], values: { response_type: ['tool_call'] } } }, []],
     ['caller_stats', { assistant_caller_stats: { fields: ['mcp'], values: {} } }, []],
   ] as const)('%s: the manifest names the drift, per table, and the new top-level fields', (dataset, tables, topLevelFields) => {
-    expect(completeManifest(resultOf(dataset)).drift).toEqual({ tables, topLevelFields });
+    expect(manifestOf(resultOf(dataset)).drift).toEqual({ tables, topLevelFields });
   });
 
   it('warns once per dataset, naming the new fields and values', () => {
@@ -200,7 +204,11 @@ describe('a type change on an API that also drifted', () => {
     sandbox.addFault({ route: ROUTE_OF.caller_stats, kind: 'wrong-types', times: Infinity });
     const out = createLocalDestination(await makeTempDir('drift-type'));
 
-    const run = await runUnits(plannedUnits(ALL_DATASETS, [PROJECT], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination: out, start: START }));
+    const run = await runUnits(
+      plannedUnits(ALL_DATASETS, [PROJECT], DAY),
+      testSettings({ datasets: ALL_DATASETS }),
+      exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
+    );
     sandbox.clearFaults();
 
     expect(run.units.map((unit) => `${unit.dataset} ${unit.status}`)).toEqual(

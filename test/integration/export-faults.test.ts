@@ -19,11 +19,11 @@ import { startSandbox, type FaultRule, type Sandbox } from '../../sandbox/index.
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { expectDayMatches } from '../helpers/expected-rows.js';
-import { exportDeps, failingDestination, manifestOf, plannedUnit, statuses, testSettings, unitOf, type ExportDepsOptions } from '../helpers/export-fixtures.js';
 import { listFiles, makeTempDir, removeTempDirs, stagingFiles, tableFiles } from '../helpers/files.js';
 import { dayFiles } from '../helpers/layout.js';
 import { readLocalDay } from '../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
+import { exportDeps, failingDestination, manifestOf, plannedUnit, statuses, testSettings, unitOf, type ExportDepsOptions } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';
 /** 600 rows: pages at offsets 0, 250 and 500; faults hit the middle one. */

@@ -22,11 +22,12 @@ import type { SharedStore } from '../../functions/shared/shared-store.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { expectDayMatches } from '../helpers/expected-rows.js';
-import { createStateTable, lambdaContext, scheduledEvent, statuses } from '../helpers/export-fixtures.js';
+import { createStateTable, lambdaContext, scheduledEvent } from '../helpers/export-fixtures.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
 import { aRunRecord, dayFiles } from '../helpers/layout.js';
 import { readDestinationDay, readLocalDay } from '../helpers/read-back.js';
 import { visitorRequests } from '../helpers/request-log.js';
+import { statuses } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_handlertest_S3CR3T_4a5b6c7d8e9f';
 const PROJECTS = ['proj_a', 'proj_b'];

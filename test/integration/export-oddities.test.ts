@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits } from '../../functions/export/run.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
-import { exportDeps, manifestOf, plannedUnit, testSettings } from '../helpers/export-fixtures.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { exportDeps, manifestOf, plannedUnit, testSettings } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_oddities_0000000000000000';
 let server: Server;

@@ -22,10 +22,10 @@ import { startSandbox, type RequestLogEntry, type Sandbox } from '../../sandbox/
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { expectedTables } from '../helpers/expected-rows.js';
-import { exportDeps, failingDestination, statuses, testSettings } from '../helpers/export-fixtures.js';
 import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
 import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../helpers/read-back.js';
 import { analyticsRequests, pageOf, repeatedPages } from '../helpers/request-log.js';
+import { exportDeps, failingDestination, statuses, testSettings } from '../helpers/run-deps.js';
 import { runCliInProcess, spawnCli, waitUntil } from '../helpers/schedule.js';
 
 /** 600 rows a day in every dataset. */

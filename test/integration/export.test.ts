@@ -18,11 +18,11 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { expectDayMatches, PAGES_COLUMNS } from '../helpers/expected-rows.js';
-import { exportDeps, manifestOf, plannedUnit, statuses, testSettings } from '../helpers/export-fixtures.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { aRunRecord, dayFiles, runRecordsIn, withoutRunRecords } from '../helpers/layout.js';
 import { queryDuckDb, readDestinationDay, readLocalDay, readParquet, readParquetBytes } from '../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
+import { exportDeps, manifestOf, plannedUnit, statuses, testSettings } from '../helpers/run-deps.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_exporttest_S3CR3T_9f8e7d6c5b4a';

@@ -27,10 +27,11 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { runCliAt } from '../helpers/datasets.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import { createStateTable, exportDeps, lambdaContext, scheduledEvent, testSettings } from '../helpers/export-fixtures.js';
+import { createStateTable, lambdaContext, scheduledEvent } from '../helpers/export-fixtures.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
 import { queryDuckDb } from '../helpers/read-back.js';
+import { exportDeps, testSettings } from '../helpers/run-deps.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_runlogtest_S3CR3T_7e6d5c4b3a29';
