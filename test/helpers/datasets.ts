@@ -1,12 +1,10 @@
 /**
  * Factories for the integration tests of every analytics dataset (issue 9): a tiny API on
  * 127.0.0.1 that serves an empty visitors day (the sandbox cannot: every project has at least
- * one path) and the CLI in process.
+ * one path).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { main, type CliIo } from '../../functions/cli.js';
-import { makeTempDir } from './files.js';
 
 // --- an API with an empty visitors day ---------------------------------------------------
 
@@ -47,43 +45,4 @@ export async function startEmptyVisitorsApi(apiKey: string): Promise<EmptyVisito
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-// --- the CLI in process ----------------------------------------------------------------------
-
-export interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * `main(argv)` in this process against `api` (the sandbox), as cli-export.test.ts runs it:
- * the clock stands at `now`, sleeps return at once, the budget is far above what a test
- * spends, and the ledger lives in a fresh state folder. `env` adds or overrides variables.
- */
-export async function runCliAt(
-  api: { readonly url: string; readonly apiKey: string },
-  argv: readonly string[],
-  options: { readonly now: number; readonly env?: Record<string, string> },
-): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text), isTTY: false },
-    env: {
-      MINTLIFY_API_URL: api.url,
-      MINTLIFY_API_KEY: api.apiKey,
-      API_TIMEOUT_MS: '5000',
-      ANALYTICS_BUDGET: '100000/1h',
-      EXPORT_STATE_DIR: await makeTempDir('datasets-state'),
-      ...options.env,
-    },
-    now: () => options.now,
-    sleep: async () => undefined,
-    stopSignal: new Promise<void>(() => undefined),
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
 }

@@ -24,7 +24,8 @@ import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from './read-back.js';
 import { makeTempDir } from './files.js';
-import { runCliInProcess } from './schedule.js';
+import { runCliInProcess } from './cli.js';
+import { cliEnv } from './env.js';
 
 export const PROJECTS = ['proj_api', 'proj_small'] as const;
 /** 06:00 UTC: with the default 2 settle hours, 2026-10-19 is the latest due day. */
@@ -64,14 +65,11 @@ export async function buildReportLake(): Promise<ReportLake> {
   });
   const root = await makeTempDir('report');
   const out = path.join(root, 'data');
-  const env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('report-state'),
+  const env = await cliEnv(sandbox, {
     EXPORT_FEEDBACK_CONTACT: 'true',
     // A budget the export never meets: its waits would never end on the fixed clock.
     ANALYTICS_BUDGET: '100000/1h',
-  };
+  });
   const exported = await runCliInProcess(['export', '--from', PREVIOUS.from, '--to', PERIOD.to, ...PROJECTS.flatMap((p) => ['--project', p]), '--out', out], {
     env,
     now: () => NOW,

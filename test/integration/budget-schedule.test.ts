@@ -16,7 +16,7 @@ import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { readLocalDays } from '../helpers/read-back.js';
 import { analyticsRequests, mostStartsInAnyWindow, pagesServed, rateLimited, repeatedPages } from '../helpers/request-log.js';
 import { exportDeps, statuses, testSettings } from '../helpers/run-deps.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 /** 600 visitor paths a day: three pages of 250 each. */
 const PROJECT = 'proj_synth_600';

@@ -3,20 +3,18 @@
  * --outcomes-topic` as real processes (the bin), against fauxqs (SQS + SNS) and the API
  * sandbox on 127.0.0.1, with the environment a user would set.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { emulatorSqsConfig, startS3Sqs, TEST_REGION, type S3Sqs } from '../helpers/emulators.js';
+import { runSpawnedCli, spawnCli } from '../helpers/cli.js';
+import { emulatorSqsConfig, startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mintlify-exporter.js', import.meta.url));
-const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PROJECT = 'proj_small';
 
 let aws: S3Sqs;
@@ -37,21 +35,8 @@ afterAll(async () => {
 });
 
 /** The environment of a user pointing the CLI at the emulators: nothing from this machine's AWS setup. */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env['PATH'] ?? '',
-    ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}),
-    AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_REGION: TEST_REGION,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_SQS: aws.endpoint,
-    AWS_ENDPOINT_URL_SNS: aws.endpoint,
-    AWS_ENDPOINT_URL_S3: aws.endpoint,
-    ...extra,
-  };
+function userEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { ...hostEnv(), ...emulatorAwsEnv(aws.endpoint, scratch), ...extra };
 }
 
 interface Run {
@@ -61,14 +46,9 @@ interface Run {
 }
 
 /** Runs the bin to its end. */
-function cli(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: userEnv(options.env) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdin.end(options.stdin ?? '');
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr: withoutSdkNotice(stderr) })));
+async function cli(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
+  const { code, stdout, stderr } = await runSpawnedCli(args, userEnv(options.env), { entry: 'bin', stdin: options.stdin ?? '' });
+  return { code, stdout, stderr: withoutSdkNotice(stderr) };
 }
 
 /** The AWS SDK's one-time notice about Node 20 support is the SDK's, not the CLI's. */
@@ -239,14 +219,8 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     expect((await cli(['enqueue', '--queue-url', queueUrl, '--file', file])).code).toBe(0);
 
     // Act
-    const child = spawn(process.execPath, [BIN, 'consume', '--queue-url', queueUrl, '--wait-seconds', '1', '--outcomes-topic', TopicArn ?? ''], {
-      cwd: PROJECT_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: userEnv(env),
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const consumer = spawnCli(['consume', '--queue-url', queueUrl, '--wait-seconds', '1', '--outcomes-topic', TopicArn ?? ''], userEnv(env), { entry: 'bin' });
+    const { child } = consumer;
     const received: Message[] = [];
     const deadline = Date.now() + 30_000;
     while (received.length < 2 && Date.now() < deadline && child.exitCode === null) {
@@ -256,7 +230,8 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     // Nothing more arrives once both are done: no second publish of either outcome.
     const { Messages: late = [] } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: subscriber, MaxNumberOfMessages: 10, WaitTimeSeconds: 2 }));
     child.kill('SIGTERM');
-    const code = await exited;
+    const { code } = await consumer.exited;
+    const stderr = consumer.stderr();
 
     // Assess
     expect(code, stderr).toBe(0);

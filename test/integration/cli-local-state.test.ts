@@ -13,7 +13,8 @@ import { openStateStore } from '../../functions/follow-up/open-state-store.js';
 import { LEDGER_KEY } from '../../functions/shared/budget.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');
@@ -111,7 +112,7 @@ describe('an unexpected failure', () => {
         },
       },
       stderr: { write: (text: string) => (stderr += text) },
-      env: { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('epipe-state') },
+      env: await cliEnv(sandbox),
       now: () => NOW,
       stopSignal: new Promise<void>(() => undefined),
     });

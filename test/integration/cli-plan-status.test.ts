@@ -14,7 +14,8 @@ import { HOUR_MS } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
-import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
+import { runCliInProcess, spawnCli } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_synth_600';
 /** 06:00 UTC: with the default 2 settle hours, 2026-10-08 is the latest due day. */
@@ -43,12 +44,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox(), startS3Sqs()]);
   out = await makeTempDir('plan');
-  env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('plan-state'),
-    ANALYTICS_BUDGET: BUDGET,
-  };
+  env = await cliEnv(sandbox, { ANALYTICS_BUDGET: BUDGET });
   const exportDay = async (day: string, dataset: string, extraEnv: Record<string, string> = {}) =>
     runCliInProcess(['export', '--date', day, '--project', PROJECT, '--dataset', dataset, '--out', out], { env: { ...env, ...extraEnv }, now: () => SETUP_AT });
 

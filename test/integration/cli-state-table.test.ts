@@ -12,7 +12,7 @@ import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
 import { createStateTable } from '../helpers/export-fixtures.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
-import { spawnCli } from '../helpers/schedule.js';
+import { spawnCli } from '../helpers/cli.js';
 
 const PROJECT = 'proj_small';
 const DAY = '2026-02-10';

@@ -12,7 +12,7 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import { runCliAt } from '../helpers/datasets.js';
+import { runCliAt } from '../helpers/cli.js';
 import { expectUnitMatches } from '../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
 import { ALL_DATASETS } from '../helpers/layout.js';

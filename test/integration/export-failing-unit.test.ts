@@ -11,7 +11,8 @@ import { unitStaging, type Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');
@@ -30,7 +31,7 @@ describe('an endless cursor', () => {
   it('fails its unit after three empty pages in a row, and status says what it cost', async () => {
     sandbox.addFault({ route: 'searches', kind: 'endless-cursor', times: Infinity });
     const out = await makeTempDir('endless');
-    const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('endless-state') };
+    const env = await cliEnv(sandbox);
     const args = ['--project', PROJECT, '--dataset', 'searches', '--out', out];
 
     const result = await runCliInProcess(['export', '--date', '2026-10-08', ...args], { env, now: () => NOW, sleep: async () => undefined });

@@ -26,7 +26,8 @@ import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../helpers
 import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../helpers/read-back.js';
 import { analyticsRequests, pageOf, repeatedPages } from '../helpers/request-log.js';
 import { exportDeps, failingDestination, statuses, testSettings } from '../helpers/run-deps.js';
-import { runCliInProcess, spawnCli, waitUntil } from '../helpers/schedule.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 /** 600 rows a day in every dataset. */
 const PROJECT = 'proj_synth_600';
@@ -370,13 +371,7 @@ describe('a checkpoint older than EXPORT_CHECKPOINT_MAX_AGE_HOURS', () => {
   async function setUp() {
     const sandbox = await sandboxOn();
     const out = await makeTempDir('resume');
-    const env = {
-      MINTLIFY_API_URL: sandbox.url,
-      MINTLIFY_API_KEY: sandbox.apiKey,
-      EXPORT_STATE_DIR: await makeTempDir('resume-state'),
-      EXPORT_PAGE_LIMIT: String(PAGE_LIMIT),
-      EXPORT_CHECKPOINT_MAX_AGE_HOURS: '2',
-    };
+    const env = await cliEnv(sandbox, { EXPORT_PAGE_LIMIT: String(PAGE_LIMIT), EXPORT_CHECKPOINT_MAX_AGE_HOURS: '2' });
     await interruptedExport(sandbox, env, out);
     return { sandbox, out, env, argv: ['export', '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', out] };
   }

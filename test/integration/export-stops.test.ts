@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');
@@ -29,13 +30,7 @@ afterAll(async () => {
 });
 
 async function exportDays(args: readonly string[], extraEnv: Record<string, string> = {}) {
-  const env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('stops-state'),
-    ANALYTICS_BUDGET: '90/1h',
-    ...extraEnv,
-  };
+  const env = await cliEnv(sandbox, { ANALYTICS_BUDGET: '90/1h', ...extraEnv });
   const out = await makeTempDir('stops');
   let t = NOW;
   const result = await runCliInProcess(['export', '--from', '2026-10-05', '--to', '2026-10-08', '--project', PROJECT, ...args, '--out', out], {

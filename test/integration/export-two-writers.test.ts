@@ -17,7 +17,7 @@ import { expectedTables } from '../helpers/expected-rows.js';
 import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
 import { readCheckpointFile, readExportedUnit } from '../helpers/read-back.js';
 import { analyticsRequests, pageOf, pagesServed, repeatedPages } from '../helpers/request-log.js';
-import { spawnCli, waitUntil } from '../helpers/schedule.js';
+import { spawnCli, waitUntil } from '../helpers/cli.js';
 
 /** 600 visitor paths a day; with EXPORT_PAGE_LIMIT=100, six pages per unit. */
 const PROJECT = 'proj_synth_600';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
-import { spawnCli, waitUntil } from '../helpers/schedule.js';
+import { spawnCli, waitUntil } from '../helpers/cli.js';
 
 const PROJECT = 'proj_small';
 const JOB = 'job_dead_claimant';

@@ -18,7 +18,7 @@ import { formatCount, formatShare } from '../../functions/report/html.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { removeTempDirs } from '../helpers/files.js';
 import { buildReportLake, NOW, PERIOD, sumOf, type ReportLake } from '../helpers/report-fixture.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/report.png', import.meta.url));
 

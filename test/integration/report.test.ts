@@ -28,7 +28,7 @@ import {
   sumOf,
   type ReportLake,
 } from '../helpers/report-fixture.js';
-import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
+import { runCliInProcess, spawnCli } from '../helpers/cli.js';
 
 let lake: ReportLake;
 let figures: Figures;
