@@ -9,15 +9,16 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { REPO_ROOT, runCliInProcess } from '../helpers/cli.js';
 import { fakeClock } from '../helpers/clock.js';
 import { expectDayMatches } from '../helpers/expected-rows.js';
-import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { filesContaining, listFiles, makeTempDir } from '../helpers/files.js';
 import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
 import { readLocalDay, readParquet } from '../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
 const API_KEY = 'mint_clitest_S3CR3T_0f1e2d3c4b5a';
@@ -26,25 +27,17 @@ const YESTERDAY = '2026-03-09';
 
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({
+useSandbox(
+  {
     apiKey: API_KEY,
     projects: [
       { id: 'proj_a', paths: 300, exact: true },
       { id: 'proj_b', paths: 40, exact: true },
     ],
-  });
-});
-
-afterEach(async () => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-  await removeTempDirs();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+  },
+  (started) => (sandbox = started),
+  { clearAfterEach: true, removeTempDirsAfterEach: true },
+);
 
 /** The environment of a user pointing the CLI at the sandbox with a key. */
 function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -6,18 +6,19 @@
  * and no manifest: a repeated cursor, an invalid cursor, a cursor that never ends (at the
  * page cap), an answer that stays malformed. Never a silent cut.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runUnits, type RunSettings, type UnitResult } from '../../functions/export/run.js';
 import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
+import type { FaultRule, ProjectSeed, RequestLogEntry, Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';
 import { expectUnitMatches } from '../helpers/expected-rows.js';
-import { listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
+import { listFiles, makeTempDir, tableFiles } from '../helpers/files.js';
 import { ALL_DATASETS } from '../helpers/layout.js';
 import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
 import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, testSettings } from '../helpers/run-deps.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';
 const DAY = '2026-02-10';
@@ -35,19 +36,7 @@ const CURSOR_DATASETS = ALL_DATASETS.filter((dataset) => PAGING_OF[dataset] === 
 
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: API_KEY, projects: PROJECTS });
-});
-
-afterEach(async () => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-  await removeTempDirs();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+useSandbox({ apiKey: API_KEY, projects: PROJECTS }, (started) => (sandbox = started), { clearAfterEach: true, removeTempDirsAfterEach: true });
 
 interface Exported {
   readonly result: UnitResult | undefined;

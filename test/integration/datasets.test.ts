@@ -19,7 +19,7 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';
-import { startEmptyVisitorsApi } from '../helpers/datasets.js';
+import { startEmptyVisitorsApi } from '../helpers/emulators.js';
 import { CONTRACT_COLUMNS, expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../helpers/layout.js';

@@ -14,10 +14,10 @@ import { createHandler } from '../../functions/export/handler.js';
 import type { RunResult } from '../../functions/export/run.js';
 import { loadConfig } from '../../functions/shared/config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
-import { createStateTable, lambdaContext, scheduledEvent } from '../helpers/export-fixtures.js';
-import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
 import { exportFunctionEnv } from '../helpers/env.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { lambdaContext, scheduledEvent } from '../helpers/lambda-events.js';
 
 const API_KEY = 'mint_keytest_S3CR3T_0a1b2c3d4e5f';
 const OLD_KEY = 'mint_keytest_REVOKED_9f8e7d6c5b4a';

@@ -20,15 +20,15 @@ import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
 import type { SharedStore } from '../../functions/shared/shared-store.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { exportFunctionEnv } from '../helpers/env.js';
 import { expectDayMatches } from '../helpers/expected-rows.js';
-import { createStateTable, lambdaContext, scheduledEvent } from '../helpers/export-fixtures.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
+import { lambdaContext, scheduledEvent } from '../helpers/lambda-events.js';
 import { aRunRecord, dayFiles } from '../helpers/layout.js';
 import { readDestinationDay, readLocalDay } from '../helpers/read-back.js';
 import { visitorRequests } from '../helpers/request-log.js';
 import { statuses } from '../helpers/run-deps.js';
-import { exportFunctionEnv } from '../helpers/env.js';
 
 const API_KEY = 'mint_handlertest_S3CR3T_4a5b6c7d8e9f';
 const PROJECTS = ['proj_a', 'proj_b'];

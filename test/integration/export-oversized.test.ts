@@ -3,8 +3,8 @@
  * smaller pages (half the limit, down to 1) before the unit gives up with a message that can
  * help; invalid UTF-8 becomes U+FFFD, counted in the manifest and warned about.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import { exportUnit, type Manifest } from '../../functions/export/unit.js';
 import { retryLinePrinter } from '../../functions/cli/retry-lines.js';
 import { createApiClient } from '../../functions/shared/api-client.js';
@@ -14,20 +14,15 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { realSleep } from '../../functions/shared/retry.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import { queryDuckDb } from '../helpers/read-back.js';
-import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { makeTempDir } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const UNIT = { dataset: 'visitors', projectId: PROJECT, day: '2026-10-08' } as const;
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
+useSandbox({}, (started) => (sandbox = started));
 
 async function exportWith(options: { readonly maxResponseBytes?: number; readonly fetch?: typeof fetch }) {
   const dir = await makeTempDir('oversized');

@@ -4,10 +4,10 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from '../helpers/read-back.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { listFiles, makeTempDir } from '../helpers/files.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { exportUnit } from '../../functions/export/unit.js';
 import { createApiClient } from '../../functions/shared/api-client.js';
@@ -16,6 +16,7 @@ import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import { cliEnv } from '../helpers/env.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const DAY = '2026-10-08';
@@ -23,14 +24,8 @@ const T1 = Date.parse('2026-10-09T06:00:00.000Z');
 const T2 = Date.parse('2026-10-09T09:00:00.000Z');
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
+useSandbox({}, (started) => (sandbox = started));
 afterEach(() => sandbox.clearFaults());
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
 
 async function setup(dataset: string) {
   const out = await makeTempDir('resume-checks');

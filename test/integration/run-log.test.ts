@@ -26,13 +26,13 @@ import { glueTypeOf } from '../../infra/constructs/warehouse.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
-import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import { createStateTable, lambdaContext, scheduledEvent } from '../helpers/export-fixtures.js';
+import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { exportFunctionEnv } from '../helpers/env.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { lambdaContext, scheduledEvent } from '../helpers/lambda-events.js';
 import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { exportDeps, testSettings } from '../helpers/run-deps.js';
-import { exportFunctionEnv } from '../helpers/env.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_runlogtest_S3CR3T_7e6d5c4b3a29';
