@@ -164,14 +164,8 @@ async function stateOf(dir: string, requestId: string): Promise<Record<string, u
 }
 
 /** Visible plus in-flight messages of a queue. */
-async function messagesIn(queueUrl: string): Promise<{ visible: number; inFlight: number }> {
-  const { Attributes } = await aws.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-  );
-  return {
-    visible: Number(Attributes?.['ApproximateNumberOfMessages'] ?? NaN),
-    inFlight: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible'] ?? NaN),
-  };
+function messagesIn(queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number }> {
+  return aws.queueCounts(queueUrl);
 }
 
 async function enqueue(queueUrl: string, groupId: string, dedupId: string, body: string): Promise<void> {

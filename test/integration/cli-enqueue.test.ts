@@ -7,29 +7,25 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli, spawnCli } from '../helpers/cli.js';
-import { emulatorSqsConfig, startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_small';
 
 let aws: S3Sqs;
 let sandbox: Sandbox;
-let sns: SNSClient;
 let scratch: string;
 
 beforeAll(async () => {
   [aws, sandbox] = await Promise.all([startS3Sqs(), startSandbox({ agent: { activeMs: 100 } })]);
-  sns = new SNSClient(emulatorSqsConfig(aws.endpoint));
   scratch = await mkdtemp(join(tmpdir(), 'cli-enqueue-'));
 });
 
 afterAll(async () => {
-  sns?.destroy();
   await Promise.all([aws?.close(), sandbox?.close()]);
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
@@ -60,24 +56,10 @@ async function fifoQueue(): Promise<string> {
   return aws.createQueue(`enqueue-${randomBytes(4).toString('hex')}`, { FifoQueue: 'true' });
 }
 
+/** Messages in a queue, visible or in flight. */
 async function countIn(queueUrl: string): Promise<number> {
-  const { Attributes } = await aws.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-  );
-  return Number(Attributes?.['ApproximateNumberOfMessages']) + Number(Attributes?.['ApproximateNumberOfMessagesNotVisible']);
-}
-
-/** Every message of a queue, taken off it (a FIFO group gives its next message once the one before is deleted). */
-async function receiveAll(queueUrl: string): Promise<Message[]> {
-  const all: Message[] = [];
-  for (;;) {
-    const { Messages = [] } = await aws.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'] }),
-    );
-    if (Messages.length === 0) return all;
-    all.push(...Messages);
-    for (const message of Messages) await aws.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
-  }
+  const { visible, inFlight } = await aws.queueCounts(queueUrl);
+  return visible + inFlight;
 }
 
 async function jsonl(name: string, lines: readonly (object | string)[]): Promise<string> {
@@ -130,7 +112,7 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(first.stdout);
     expect(await countIn(queueUrl)).toBe(3);
-    const messages = await receiveAll(queueUrl);
+    const messages = await aws.takeAll(queueUrl);
     expect(
       messages
         .map((m) => ({ group: m.Attributes?.['MessageGroupId'], dedup: m.Attributes?.['MessageDeduplicationId'], body: JSON.parse(m.Body ?? '') as unknown }))
@@ -159,7 +141,7 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     const requestId = /^enqueued request (\S+) for job job_flags \(project proj_small\)\n$/.exec(run.stdout)?.[1];
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(run.stderr).toContain(`--request-id ${requestId}`);
-    const [message] = await receiveAll(queueUrl);
+    const [message] = await aws.takeAll(queueUrl);
     expect(JSON.parse(message?.Body ?? '')).toEqual({ projectId: PROJECT, jobId: 'job_flags', prompt: 'Add a changelog entry', requestId });
     expect(message?.Attributes).toMatchObject({ MessageGroupId: 'job_flags', MessageDeduplicationId: requestId });
   });
@@ -201,10 +183,7 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     sandbox.createJob(PROJECT, { id: bad });
     const queueUrl = await fifoQueue();
     const deadLetterUrl = await fifoQueue();
-    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `outcomes-${tag}` }));
-    const subscriber = await aws.createQueue(`subscriber-${tag}`);
-    const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: subscriber, AttributeNames: ['QueueArn'] }));
-    await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: Attributes?.['QueueArn'] }));
+    const { topicArn: TopicArn, subscriber } = await aws.createTopicWithSubscriber();
     const file = await jsonl(`notify-${tag}.jsonl`, [
       { projectId: PROJECT, jobId: ok, prompt: 'Add a page', requestId: `ok-${tag}` },
       { projectId: PROJECT, jobId: bad, prompt: 'Break it [fail]', requestId: `bad-${tag}` },
