@@ -1,9 +1,10 @@
 /**
- * Role: building an export run in this process and reading its summary. The dependencies of
- * `runExport`/`runUnits` — a real client over HTTP with tiny backoffs, a budget gate over an
- * in-memory ledger, leases, everything on one fake clock — its settings and units, the
+ * Role: building a run in this process and reading its result. The dependencies of the
+ * export's `runExport`/`runUnits` — a real client over HTTP with tiny backoffs, a budget gate
+ * over an in-memory ledger, leases, everything on one fake clock — its settings and units, the
  * manifest or error of a unit's result, a logger that keeps every line, and a destination
- * that fails in the middle of a write.
+ * that fails in the middle of a write. And the dependencies and settings of one follow-up
+ * message (`processMessage`) against the sandbox and the emulators, on short intervals.
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -12,16 +13,22 @@ import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { RunDeps, RunEvent, RunSettings, RunSummary, UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/staging.js';
 import type { Manifest } from '../../functions/export/unit.js';
+import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
+import { createOutcomeSink } from '../../functions/follow-up/outcome.js';
+import type { FollowUpDeps, FollowUpSettings } from '../../functions/follow-up/process-message.js';
+import type { StateStore } from '../../functions/follow-up/state.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api-client.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate } from '../../functions/shared/budget.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
 import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
+import { openDestination } from '../../functions/shared/destinations.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
+import type { S3Sqs } from './emulators.js';
 
 /** A budget no test run comes near: a million requests an hour. */
 export const GENEROUS_BUDGET: BudgetSpec = { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' };
@@ -218,5 +225,58 @@ export function failingDestination(inner: Destination, options: { keyPattern: Re
       };
       return wrapped;
     },
+  };
+}
+
+// --- a follow-up message ----------------------------------------------------------------------
+
+/** Follow-up settings for `projectIds` on short intervals (50 ms polls, a 400 ms grace), so a file runs in seconds. */
+export function fastFollowUpSettings(projectIds: readonly string[]): FollowUpSettings {
+  return {
+    projectIds,
+    pollBudgetMs: 3_000,
+    schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0.05 },
+    grace: { ms: 400, reads: 3 },
+    activeDeferMs: 100,
+    leaseMs: 5_000,
+  };
+}
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export interface FollowUpDepsOptions {
+  readonly sandbox: Pick<Sandbox, 'url' | 'apiKey'>;
+  readonly aws: Pick<S3Sqs, 's3' | 'sqs'>;
+  readonly store: StateStore;
+  /** Outcome records are written under `s3://<bucket>/warehouse`. */
+  readonly bucket: string;
+  readonly deadLetterUrl: string;
+  /** Given to the message's processing and to its API client. @default a silent logger, none for the client */
+  readonly logger?: FollowUpDeps['logger'];
+  /** API client options over the defaults (2 s timeout, 10–50 ms backoffs). */
+  readonly client?: Partial<ApiClientOptions>;
+}
+
+/** The dependencies of `processMessage`: a real client on the sandbox, outcomes in S3 and the dead-letter queue on fauxqs, the real clock; `extra` over them. */
+export function followUpDeps(options: FollowUpDepsOptions, extra: Partial<FollowUpDeps> = {}): FollowUpDeps {
+  return {
+    api: createApiClient({
+      baseUrl: options.sandbox.url,
+      apiKey: options.sandbox.apiKey,
+      timeoutMs: 2_000,
+      minDelayMs: 10,
+      maxDelayMs: 50,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...options.client,
+    }),
+    store: options.store,
+    outcomes: createOutcomeSink(openDestination(`s3://${options.bucket}/warehouse`, { s3Client: options.aws.s3 })),
+    deadLetter: createSqsDeadLetter({ sqs: options.aws.sqs, queueUrl: options.deadLetterUrl }),
+    logger: options.logger ?? silent,
+    metrics: { count: () => undefined },
+    now: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    owner: 'it',
+    ...extra,
   };
 }
