@@ -183,23 +183,24 @@ describe('mintlify-exporter status', () => {
 });
 
 describe('mintlify-exporter plan', () => {
+  const argv = () => [
+    'plan',
+    '--from',
+    '2026-10-04',
+    '--to',
+    '2026-10-09',
+    '--project',
+    PROJECT,
+    '--dataset',
+    'visitors',
+    '--dataset',
+    'searches',
+    '--out',
+    out,
+  ];
+
   it('--json lists the units still to do with estimates from the nearest manifest, the budget and the time it needs; no request sent', async () => {
-    const { code, stdout, requests } = await cli([
-      'plan',
-      '--from',
-      '2026-10-04',
-      '--to',
-      '2026-10-09',
-      '--project',
-      PROJECT,
-      '--dataset',
-      'visitors',
-      '--dataset',
-      'searches',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const { code, stdout, requests } = await cli([...argv(), '--json']);
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
@@ -233,21 +234,7 @@ describe('mintlify-exporter plan', () => {
   });
 
   it('prints the units, their estimates, the budget line and the time the budget needs; no request sent', async () => {
-    const { code, stdout, requests } = await cli([
-      'plan',
-      '--from',
-      '2026-10-04',
-      '--to',
-      '2026-10-09',
-      '--project',
-      PROJECT,
-      '--dataset',
-      'visitors',
-      '--dataset',
-      'searches',
-      '--out',
-      out,
-    ]);
+    const { code, stdout, requests } = await cli(argv());
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
