@@ -1,5 +1,5 @@
 /**
- * A warehouse for the report's tests: two sandbox projects exported by the real CLI over twelve
+ * Role: the report's lake fixture. A warehouse for the report's tests: two sandbox projects exported by the real CLI over twelve
  * days (a six-day report period and the six days before it), then given the states a real lake
  * has — every one of them written the way the exporter (or a newer version of it) writes it:
  *

@@ -40,7 +40,8 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-function recordingLogger(): AppLogger & { warnings: { message: string; extra: unknown[] }[] } {
+/** A logger that keeps only the warnings, each as its message and extra arguments. */
+function warningsLogger(): AppLogger & { warnings: { message: string; extra: unknown[] }[] } {
   const warnings: { message: string; extra: unknown[] }[] = [];
   const noop = () => undefined;
   return { warnings, debug: noop, info: noop, error: noop, warn: (message: string, ...extra: unknown[]) => warnings.push({ message, extra }) } as never;
@@ -48,7 +49,7 @@ function recordingLogger(): AppLogger & { warnings: { message: string; extra: un
 
 describe('odd answers', () => {
   it('keeps a page whose row total exceeds the site total and warns once, without row data', async () => {
-    const logger = recordingLogger();
+    const logger = warningsLogger();
     const dir = await makeTempDir();
     const deps = exportDeps({ sandbox: { url, apiKey: API_KEY }, destination: createLocalDestination(dir), logger });
 
