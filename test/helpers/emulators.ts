@@ -1,8 +1,10 @@
 /**
- * Real AWS-API emulators on loopback for integration tests: fauxqs (S3 + SQS) and dynalite
- * (DynamoDB). Each call starts a fresh, empty, in-memory server on 127.0.0.1 with a random
- * port, and SDK clients wired to it. Start one per test file (`beforeAll`) and `close()` it
- * in `afterAll`.
+ * Role: the servers integration tests talk to, on loopback. Real AWS-API emulators — fauxqs
+ * (S3 + SQS + SNS) and dynalite (DynamoDB) — with SDK clients wired to them, queue, topic and
+ * table set-up; the API sandbox for a test file (`useSandbox`); and a tiny stand-in API for
+ * what the sandbox cannot serve. Each start makes a fresh, empty, in-memory server on
+ * 127.0.0.1 with a random port. Start one per test file (`beforeAll`) and `close()` it in
+ * `afterAll`.
  *
  * ```ts
  * let aws: S3Sqs;
@@ -15,13 +17,17 @@
  * is fine), ignores `IfNoneMatch`, has no ListMultipartUploads; FIFO receives return one
  * message per group per call. dynalite ignores TTL and has no TransactWriteItems.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { removeTempDirs } from './files.js';
 
 /** The region every emulator client uses. */
 export const TEST_REGION = 'us-east-1';
@@ -37,10 +43,18 @@ export interface S3Sqs {
   readonly s3: S3Client;
   /** Explicit endpoint: fauxqs queue URLs may name hosts that do not resolve. */
   readonly sqs: SQSClient;
+  /** SNS on the same endpoint. */
+  readonly sns: SNSClient;
   /** Creates a bucket (a unique name by default) and returns its name. */
   createBucket(name?: string): Promise<string>;
   /** Creates a queue (a unique name by default) and returns its URL. */
   createQueue(name?: string, attributes?: Record<string, string>): Promise<string>;
+  /** Creates a topic with one new SQS queue subscribed (filtered by `filterPolicy` if given), as a caller would set it up. */
+  createTopicWithSubscriber(filterPolicy?: object): Promise<{ readonly topicArn: string; readonly subscriber: string }>;
+  /** Every message of a queue, taken off it (a FIFO group gives its next message once the one before is deleted). */
+  takeAll(queueUrl: string): Promise<Message[]>;
+  /** How many messages a queue holds: visible, and in flight (received, not yet deleted). */
+  queueCounts(queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number }>;
   /** Destroys the clients and stops the server. */
   close(): Promise<void>;
 }
@@ -74,25 +88,64 @@ export async function startS3Sqs(): Promise<S3Sqs> {
   const endpoint = `http://127.0.0.1:${port}`;
   const s3 = new S3Client(emulatorS3Config(endpoint));
   const sqs = new SQSClient(emulatorSqsConfig(endpoint));
+  const sns = new SNSClient(emulatorSqsConfig(endpoint));
+  const createQueue = async (name = uniqueName('queue'), attributes?: Record<string, string>) => {
+    const queueName = attributes?.['FifoQueue'] === 'true' && !name.endsWith('.fifo') ? `${name}.fifo` : name;
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queueName, ...(attributes ? { Attributes: attributes } : {}) }));
+    if (!QueueUrl) throw new Error(`fauxqs returned no URL for queue ${queueName}`);
+    return QueueUrl;
+  };
 
   return {
     endpoint,
     region: TEST_REGION,
     s3,
     sqs,
+    sns,
     async createBucket(name = uniqueName('bucket')) {
       await s3.send(new CreateBucketCommand({ Bucket: name }));
       return name;
     },
-    async createQueue(name = uniqueName('queue'), attributes) {
-      const queueName = attributes?.['FifoQueue'] === 'true' && !name.endsWith('.fifo') ? `${name}.fifo` : name;
-      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queueName, ...(attributes ? { Attributes: attributes } : {}) }));
-      if (!QueueUrl) throw new Error(`fauxqs returned no URL for queue ${queueName}`);
-      return QueueUrl;
+    createQueue,
+    async createTopicWithSubscriber(filterPolicy) {
+      const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: uniqueName('topic') }));
+      if (!TopicArn) throw new Error('fauxqs returned no topic ARN');
+      const subscriber = await createQueue();
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: subscriber, AttributeNames: ['QueueArn'] }));
+      await sns.send(
+        new SubscribeCommand({
+          TopicArn,
+          Protocol: 'sqs',
+          Endpoint: Attributes?.['QueueArn'],
+          ...(filterPolicy ? { Attributes: { FilterPolicy: JSON.stringify(filterPolicy) } } : {}),
+        }),
+      );
+      return { topicArn: TopicArn, subscriber };
+    },
+    async takeAll(queueUrl) {
+      const all: Message[] = [];
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'] }),
+        );
+        if (Messages.length === 0) return all;
+        all.push(...Messages);
+        for (const message of Messages) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+      }
+    },
+    async queueCounts(queueUrl) {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      );
+      return {
+        visible: Number(Attributes?.['ApproximateNumberOfMessages'] ?? Number.NaN),
+        inFlight: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible'] ?? Number.NaN),
+      };
     },
     async close() {
       s3.destroy();
       sqs.destroy();
+      sns.destroy();
       await app.close();
     },
   };
@@ -138,6 +191,100 @@ export async function startDynamo(): Promise<Dynamo> {
       client.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+/** Creates a DynamoDB table shaped like the state tables (`pk` string key); returns its name. */
+export async function createStateTable(client: DynamoDBClient, name = uniqueName('state')): Promise<string> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  return name;
+}
+
+// --- the API sandbox ----------------------------------------------------------------------------
+
+export interface SandboxHooks {
+  /** Clear the sandbox's faults and request log after each test. @default false */
+  readonly clearAfterEach?: boolean;
+  /** Remove the `makeTempDir` folders after each test instead of after all. @default false */
+  readonly removeTempDirsAfterEach?: boolean;
+}
+
+/**
+ * The API sandbox for the test file (or `describe` block) that calls this: started with
+ * `options` in `beforeAll` and handed to `use`, closed in `afterAll`, where the `makeTempDir`
+ * folders are removed too (unless `hooks` say after each test).
+ *
+ * ```ts
+ * let sandbox: Sandbox;
+ * useSandbox({ apiKey: API_KEY }, (started) => (sandbox = started), { clearAfterEach: true });
+ * ```
+ */
+export function useSandbox(options: SandboxOptions, use: (sandbox: Sandbox) => void, hooks: SandboxHooks = {}): void {
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox(options);
+    use(sandbox);
+  });
+  if (hooks.clearAfterEach || hooks.removeTempDirsAfterEach) {
+    afterEach(async () => {
+      if (hooks.clearAfterEach) {
+        sandbox?.clearFaults();
+        sandbox?.clearRequests();
+      }
+      if (hooks.removeTempDirsAfterEach) await removeTempDirs();
+    });
+  }
+  afterAll(async () => {
+    await sandbox?.close();
+    await removeTempDirs();
+  });
+}
+
+// --- a stand-in API ------------------------------------------------------------------------------
+
+export interface EmptyVisitorsApi {
+  readonly url: string;
+  readonly apiKey: string;
+  /** Query of every request, in order. */
+  readonly requests: { readonly path: string; readonly query: Readonly<Record<string, string>> }[];
+  close(): Promise<void>;
+}
+
+/**
+ * A minimal API on 127.0.0.1 whose visitors endpoint answers every day as empty, the way the
+ * service does for a site without traffic: `{totals: 0s, visitors: [], hasMore: false}`. The
+ * sandbox cannot serve such a day (its projects have at least one path), yet the contract
+ * says a complete empty day still gets its files. Anything else is a 404.
+ */
+export async function startEmptyVisitorsApi(apiKey: string): Promise<EmptyVisitorsApi> {
+  const requests: { path: string; query: Record<string, string> }[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams) });
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: 'invalid API key' });
+    if (!/^\/v1\/analytics\/[^/]+\/visitors$/.test(url.pathname)) return send(404, { error: 'no such endpoint' });
+    return send(200, { totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

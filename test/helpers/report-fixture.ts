@@ -1,5 +1,5 @@
 /**
- * A warehouse for the report's tests: two sandbox projects exported by the real CLI over twelve
+ * Role: the report's lake fixture. A warehouse for the report's tests: two sandbox projects exported by the real CLI over twelve
  * days (a six-day report period and the six days before it), then given the states a real lake
  * has — every one of them written the way the exporter (or a newer version of it) writes it:
  *
@@ -22,9 +22,10 @@ import { expect } from 'vitest';
 import { DATASET_NAMES, DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { manifestKey, partitionKey, stagingPrefix } from '../../functions/shared/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { queryDuckDb } from './duckdb.js';
-import { makeTempDir } from './export-fixtures.js';
-import { runCliInProcess } from './schedule.js';
+import { queryDuckDb } from './read-back.js';
+import { makeTempDir } from './files.js';
+import { runCliInProcess } from './cli.js';
+import { cliEnv } from './env.js';
 
 export const PROJECTS = ['proj_api', 'proj_small'] as const;
 /** 06:00 UTC: with the default 2 settle hours, 2026-10-19 is the latest due day. */
@@ -64,14 +65,11 @@ export async function buildReportLake(): Promise<ReportLake> {
   });
   const root = await makeTempDir('report');
   const out = path.join(root, 'data');
-  const env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('report-state'),
+  const env = await cliEnv(sandbox, {
     EXPORT_FEEDBACK_CONTACT: 'true',
     // A budget the export never meets: its waits would never end on the fixed clock.
     ANALYTICS_BUDGET: '100000/1h',
-  };
+  });
   const exported = await runCliInProcess(['export', '--from', PREVIOUS.from, '--to', PERIOD.to, ...PROJECTS.flatMap((p) => ['--project', p]), '--out', out], {
     env,
     now: () => NOW,

@@ -1,5 +1,5 @@
 /**
- * The contract every SharedStore keeps, and the two layers built on it — the export's leases
+ * Role: the shared-store contract cases. The contract every SharedStore keeps, and the two layers built on it — the export's leases
  * and the follow-up records — as test cases run against each implementation (memory in the
  * unit tests, a local directory and dynalite in the integration tests). `makeStore` must
  * return a fresh, empty store each call.

@@ -1,5 +1,5 @@
 /**
- * A second process for the local shared-store tests: `node --import tsx shared-store-child.ts
+ * Role: the other process of the local shared-store tests: `node --import tsx shared-store-child.ts
  * <mode> <dir> ...`. It prints `ready`, waits for `go` on stdin (so both processes start
  * contending at once, after their slow start-up), does its work and prints one JSON line.
  *

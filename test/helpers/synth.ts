@@ -1,5 +1,5 @@
 /**
- * Builds the stack in-process for template tests, with the context of cdk.json (feature flags
+ * Role: the synthesized stack. Builds it in-process for template tests, with the context of cdk.json (feature flags
  * included, so the template is the one `cdk synth` makes) and bundling skipped (a synth takes
  * tens of milliseconds instead of running esbuild).
  */

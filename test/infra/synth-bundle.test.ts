@@ -16,12 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { TEST_REGION, emulatorSqsConfig, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -306,12 +305,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
     const message = Messages?.[0];
     expect(message).toBeDefined();
     const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
-    const sns = new SNSClient(emulatorSqsConfig(aws.endpoint));
-    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: 'smoke-outcomes' }));
-    const subscriber = await aws.createQueue();
-    const subscriberArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: subscriber, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'];
-    await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: subscriberArn }));
-    sns.destroy();
+    const { topicArn: TopicArn, subscriber } = await aws.createTopicWithSubscriber();
     const event = {
       Records: [
         {

@@ -20,51 +20,33 @@ import {
 import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
+import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
 import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 
-/** `[name, Glue type]` pairs with the `project_id`/`date` head and `exported_at`, `unknown_fields` tail of every analytics table. */
-function analytics(...pairs: [string, string][]): [string, string][] {
-  return [['project_id', 'string'], ['date', 'date'], ...pairs, ['exported_at', 'timestamp'], ['unknown_fields', 'string']];
-}
+/** The Glue type of each DuckDB type the analytics contract uses. */
+const GLUE_TYPE_OF: Readonly<Record<string, string>> = {
+  VARCHAR: 'string',
+  DATE: 'date',
+  BIGINT: 'bigint',
+  DOUBLE: 'double',
+  BOOLEAN: 'boolean',
+  TIMESTAMP: 'timestamp',
+};
 
-/** docs/design.md's table contract, written out here so that a drift in tables.ts fails this test. */
+/**
+ * docs/design.md's table contract, written out (the analytics tables in expected-rows.ts, the
+ * others here) so that a drift in tables.ts fails this test.
+ */
 const CONTRACT: Readonly<Record<string, [string, string][]>> = {
-  visitors_totals: analytics(['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint'], ['pages', 'bigint']),
-  visitors_pages: analytics(['path', 'string'], ['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint']),
-  views_totals: analytics(['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint'], ['pages', 'bigint']),
-  views_pages: analytics(['path', 'string'], ['human', 'bigint'], ['ai', 'bigint'], ['total', 'bigint']),
-  searches_totals: analytics(['total_searches', 'bigint'], ['terms', 'bigint']),
-  searches: analytics(['search_query', 'string'], ['hits', 'bigint'], ['ctr', 'double'], ['top_clicked_page', 'string'], ['last_searched_at', 'timestamp']),
-  feedback: analytics(
-    ['feedback_id', 'string'],
-    ['path', 'string'],
-    ['source', 'string'],
-    ['status', 'string'],
-    ['comment', 'string'],
-    ['created_at', 'timestamp'],
-    ['helpful', 'boolean'],
-    ['contact', 'string'],
-    ['code', 'string'],
-    ['filename', 'string'],
-    ['lang', 'string'],
+  ...Object.fromEntries(
+    Object.entries(CONTRACT_COLUMNS).map(([table, columns]) => [
+      table,
+      columns.map((column): [string, string] => [column.name, GLUE_TYPE_OF[column.type] ?? column.type]),
+    ]),
   ),
-  feedback_by_page: analytics(['path', 'string'], ['thumbs_up', 'bigint'], ['thumbs_down', 'bigint'], ['code', 'bigint'], ['total', 'bigint']),
-  assistant_conversations: analytics(
-    ['conversation_id', 'string'],
-    ['asked_at', 'timestamp'],
-    ['query', 'string'],
-    ['response', 'string'],
-    ['response_type', 'string'],
-    ['resolution_status', 'string'],
-    ['query_category', 'string'],
-    ['page_url', 'string'],
-    ['source_count', 'bigint'],
-    ['sources_json', 'string'],
-  ),
-  assistant_caller_stats: analytics(['web', 'bigint'], ['api', 'bigint'], ['other', 'bigint'], ['total', 'bigint']),
   followup_outcomes: [
     ['request_id', 'string'],
     ['project_id', 'string'],

@@ -10,18 +10,13 @@ import { runExport } from '../../functions/export/run.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { addDays } from '../../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { exportDeps, fakeClock, makeTempDir, removeTempDirs, statuses, testSettings, type FakeClock } from '../helpers/export-fixtures.js';
-import {
-  analyticsRequests,
-  expectedTables,
-  HOUR_MS,
-  mostStartsInAnyWindow,
-  pagesServed,
-  rateLimited,
-  readLocalDays,
-  repeatedPages,
-  runCliInProcess,
-} from '../helpers/schedule.js';
+import { fakeClock, HOUR_MS, type FakeClock } from '../helpers/clock.js';
+import { expectedTables } from '../helpers/expected-rows.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { readLocalDays } from '../helpers/read-back.js';
+import { analyticsRequests, mostStartsInAnyWindow, pagesServed, rateLimited, repeatedPages } from '../helpers/request-log.js';
+import { exportDeps, statuses, testSettings } from '../helpers/run-deps.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 /** 600 visitor paths a day: three pages of 250 each. */
 const PROJECT = 'proj_synth_600';

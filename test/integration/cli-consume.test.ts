@@ -6,20 +6,19 @@
  * The child may only open connections to loopback (a preload refuses everything else), so a
  * missed endpoint override fails the test instead of reaching AWS or the real API.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startS3Sqs, TEST_REGION, type S3Sqs } from '../helpers/emulators.js';
+import { spawnCli, type CliChild } from '../helpers/cli.js';
+import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mintlify-exporter.js', import.meta.url));
-const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PROJECT = 'proj_small';
 
 /**
@@ -85,16 +84,9 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-interface Exit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
+type Exit = Awaited<CliChild['exited']>;
 
-interface Consumer {
-  readonly child: ChildProcess;
-  readonly exited: Promise<Exit>;
-  stdout(): string;
-  stderr(): string;
+interface Consumer extends CliChild {
   /** Sends `signal` and resolves with the exit and how long it took (ms). */
   stop(signal: NodeJS.Signals): Promise<Exit & { readonly ms: number }>;
 }
@@ -102,21 +94,12 @@ interface Consumer {
 /** Spawns `node bin/mintlify-exporter.js consume --queue-url URL --wait-seconds 1`. */
 function startConsumer(queueUrl: string, env: Record<string, string>, options: { readonly dotLocalhost?: boolean } = {}): Consumer {
   const preload = options.dotLocalhost === false ? preloads.strict : preloads.dotLocalhost;
-  const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, BIN, 'consume', '--queue-url', queueUrl, '--wait-seconds', '1'], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}),
+  const cli = spawnCli(
+    ['consume', '--queue-url', queueUrl, '--wait-seconds', '1'],
+    {
+      ...hostEnv(),
       // Nothing from this machine's AWS setup may leak in: dummy credentials, no files, no IMDS.
-      AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_REGION: TEST_REGION,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_SQS: aws.endpoint,
-      AWS_ENDPOINT_URL_S3: aws.endpoint,
+      ...emulatorAwsEnv(aws.endpoint, scratch),
       MINTLIFY_API_URL: sandbox.url,
       MINTLIFY_API_KEY: apiKey,
       MINTLIFY_PROJECT_IDS: PROJECT,
@@ -124,17 +107,11 @@ function startConsumer(queueUrl: string, env: Record<string, string>, options: {
       POWERTOOLS_LOG_LEVEL: 'DEBUG',
       ...env,
     },
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    { entry: 'bin', nodeArgs: ['--import', pathToFileURL(preload).href] },
+  );
+  const { child, exited } = cli;
   const consumer: Consumer = {
-    child,
-    exited,
-    stdout: () => out,
-    stderr: () => err,
+    ...cli,
     async stop(signal) {
       const started = Date.now();
       child.kill(signal);
@@ -187,14 +164,8 @@ async function stateOf(dir: string, requestId: string): Promise<Record<string, u
 }
 
 /** Visible plus in-flight messages of a queue. */
-async function messagesIn(queueUrl: string): Promise<{ visible: number; inFlight: number }> {
-  const { Attributes } = await aws.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-  );
-  return {
-    visible: Number(Attributes?.['ApproximateNumberOfMessages'] ?? NaN),
-    inFlight: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible'] ?? NaN),
-  };
+function messagesIn(queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number }> {
+  return aws.queueCounts(queueUrl);
 }
 
 async function enqueue(queueUrl: string, groupId: string, dedupId: string, body: string): Promise<void> {

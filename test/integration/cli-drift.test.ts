@@ -7,8 +7,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { runCliInProcess, spawnCli, waitUntil, type CliChild } from '../helpers/schedule.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { runCliInProcess, spawnCli, waitUntil, type CliChild } from '../helpers/cli.js';
 
 const PROJECT = 'proj_synth_120';
 const DAY = '2026-10-08';

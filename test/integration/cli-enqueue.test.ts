@@ -3,55 +3,36 @@
  * --outcomes-topic` as real processes (the bin), against fauxqs (SQS + SNS) and the API
  * sandbox on 127.0.0.1, with the environment a user would set.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { emulatorSqsConfig, startS3Sqs, TEST_REGION, type S3Sqs } from '../helpers/emulators.js';
+import { runSpawnedCli, spawnCli } from '../helpers/cli.js';
+import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mintlify-exporter.js', import.meta.url));
-const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PROJECT = 'proj_small';
 
 let aws: S3Sqs;
 let sandbox: Sandbox;
-let sns: SNSClient;
 let scratch: string;
 
 beforeAll(async () => {
   [aws, sandbox] = await Promise.all([startS3Sqs(), startSandbox({ agent: { activeMs: 100 } })]);
-  sns = new SNSClient(emulatorSqsConfig(aws.endpoint));
   scratch = await mkdtemp(join(tmpdir(), 'cli-enqueue-'));
 });
 
 afterAll(async () => {
-  sns?.destroy();
   await Promise.all([aws?.close(), sandbox?.close()]);
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 /** The environment of a user pointing the CLI at the emulators: nothing from this machine's AWS setup. */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env['PATH'] ?? '',
-    ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}),
-    AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_REGION: TEST_REGION,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_ENDPOINT_URL_SQS: aws.endpoint,
-    AWS_ENDPOINT_URL_SNS: aws.endpoint,
-    AWS_ENDPOINT_URL_S3: aws.endpoint,
-    ...extra,
-  };
+function userEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { ...hostEnv(), ...emulatorAwsEnv(aws.endpoint, scratch), ...extra };
 }
 
 interface Run {
@@ -61,14 +42,9 @@ interface Run {
 }
 
 /** Runs the bin to its end. */
-function cli(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: userEnv(options.env) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdin.end(options.stdin ?? '');
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr: withoutSdkNotice(stderr) })));
+async function cli(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
+  const { code, stdout, stderr } = await runSpawnedCli(args, userEnv(options.env), { entry: 'bin', stdin: options.stdin ?? '' });
+  return { code, stdout, stderr: withoutSdkNotice(stderr) };
 }
 
 /** The AWS SDK's one-time notice about Node 20 support is the SDK's, not the CLI's. */
@@ -80,24 +56,10 @@ async function fifoQueue(): Promise<string> {
   return aws.createQueue(`enqueue-${randomBytes(4).toString('hex')}`, { FifoQueue: 'true' });
 }
 
+/** Messages in a queue, visible or in flight. */
 async function countIn(queueUrl: string): Promise<number> {
-  const { Attributes } = await aws.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-  );
-  return Number(Attributes?.['ApproximateNumberOfMessages']) + Number(Attributes?.['ApproximateNumberOfMessagesNotVisible']);
-}
-
-/** Every message of a queue, taken off it (a FIFO group gives its next message once the one before is deleted). */
-async function receiveAll(queueUrl: string): Promise<Message[]> {
-  const all: Message[] = [];
-  for (;;) {
-    const { Messages = [] } = await aws.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'] }),
-    );
-    if (Messages.length === 0) return all;
-    all.push(...Messages);
-    for (const message of Messages) await aws.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
-  }
+  const { visible, inFlight } = await aws.queueCounts(queueUrl);
+  return visible + inFlight;
 }
 
 async function jsonl(name: string, lines: readonly (object | string)[]): Promise<string> {
@@ -150,7 +112,7 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(first.stdout);
     expect(await countIn(queueUrl)).toBe(3);
-    const messages = await receiveAll(queueUrl);
+    const messages = await aws.takeAll(queueUrl);
     expect(
       messages
         .map((m) => ({ group: m.Attributes?.['MessageGroupId'], dedup: m.Attributes?.['MessageDeduplicationId'], body: JSON.parse(m.Body ?? '') as unknown }))
@@ -179,7 +141,7 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     const requestId = /^enqueued request (\S+) for job job_flags \(project proj_small\)\n$/.exec(run.stdout)?.[1];
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(run.stderr).toContain(`--request-id ${requestId}`);
-    const [message] = await receiveAll(queueUrl);
+    const [message] = await aws.takeAll(queueUrl);
     expect(JSON.parse(message?.Body ?? '')).toEqual({ projectId: PROJECT, jobId: 'job_flags', prompt: 'Add a changelog entry', requestId });
     expect(message?.Attributes).toMatchObject({ MessageGroupId: 'job_flags', MessageDeduplicationId: requestId });
   });
@@ -221,10 +183,7 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     sandbox.createJob(PROJECT, { id: bad });
     const queueUrl = await fifoQueue();
     const deadLetterUrl = await fifoQueue();
-    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `outcomes-${tag}` }));
-    const subscriber = await aws.createQueue(`subscriber-${tag}`);
-    const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: subscriber, AttributeNames: ['QueueArn'] }));
-    await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: Attributes?.['QueueArn'] }));
+    const { topicArn: TopicArn, subscriber } = await aws.createTopicWithSubscriber();
     const file = await jsonl(`notify-${tag}.jsonl`, [
       { projectId: PROJECT, jobId: ok, prompt: 'Add a page', requestId: `ok-${tag}` },
       { projectId: PROJECT, jobId: bad, prompt: 'Break it [fail]', requestId: `bad-${tag}` },
@@ -239,14 +198,8 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     expect((await cli(['enqueue', '--queue-url', queueUrl, '--file', file])).code).toBe(0);
 
     // Act
-    const child = spawn(process.execPath, [BIN, 'consume', '--queue-url', queueUrl, '--wait-seconds', '1', '--outcomes-topic', TopicArn ?? ''], {
-      cwd: PROJECT_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: userEnv(env),
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const consumer = spawnCli(['consume', '--queue-url', queueUrl, '--wait-seconds', '1', '--outcomes-topic', TopicArn ?? ''], userEnv(env), { entry: 'bin' });
+    const { child } = consumer;
     const received: Message[] = [];
     const deadline = Date.now() + 30_000;
     while (received.length < 2 && Date.now() < deadline && child.exitCode === null) {
@@ -256,7 +209,8 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     // Nothing more arrives once both are done: no second publish of either outcome.
     const { Messages: late = [] } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: subscriber, MaxNumberOfMessages: 10, WaitTimeSeconds: 2 }));
     child.kill('SIGTERM');
-    const code = await exited;
+    const { code } = await consumer.exited;
+    const stderr = consumer.stderr();
 
     // Assess
     expect(code, stderr).toBe(0);

@@ -10,8 +10,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 /** Late November: the backfill below is three weeks back, the known day eight. */
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
@@ -31,12 +33,7 @@ interface PlanJson {
 beforeAll(async () => {
   sandbox = await startSandbox();
   out = await makeTempDir('estimates');
-  env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('estimates-state'),
-    ANALYTICS_BUDGET: '100000/1h',
-  };
+  env = await cliEnv(sandbox, { ANALYTICS_BUDGET: '100000/1h' });
   const run = await cli(['export', '--date', KNOWN_DAY, '--project', 'proj_large', '--dataset', 'visitors', '--dataset', 'searches', '--out', out, '--json']);
   expect(run.code, run.stderr).toBe(0);
   for (const unit of (JSON.parse(run.stdout) as { units: { dataset: string; pages: number }[] }).units) knownPages[unit.dataset] = unit.pages;

@@ -8,89 +8,52 @@
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../functions/cli.js';
-import type { CliIo } from '../../functions/cli/io.js';
+import { describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { readParquet } from '../helpers/duckdb.js';
-import {
-  aRunRecord,
-  expectDayMatches,
-  fakeClock,
-  filesContaining,
-  listFiles,
-  makeTempDir,
-  readLocalDay,
-  removeTempDirs,
-  runRecordsIn,
-  successfulOffsets,
-  visitorRequests,
-} from '../helpers/export-fixtures.js';
+import { REPO_ROOT, runCliInProcess } from '../helpers/cli.js';
+import { fakeClock } from '../helpers/clock.js';
+import { expectDayMatches } from '../helpers/expected-rows.js';
+import { filesContaining, listFiles, makeTempDir } from '../helpers/files.js';
+import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
+import { readLocalDay, readParquet } from '../helpers/read-back.js';
+import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const API_KEY = 'mint_clitest_S3CR3T_0f1e2d3c4b5a';
 const NOW = Date.parse('2026-03-10T05:00:00.000Z');
 const YESTERDAY = '2026-03-09';
 
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({
+useSandbox(
+  {
     apiKey: API_KEY,
     projects: [
       { id: 'proj_a', paths: 300, exact: true },
       { id: 'proj_b', paths: 40, exact: true },
     ],
-  });
-});
-
-afterEach(async () => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-  await removeTempDirs();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-interface Captured {
-  readonly io: CliIo;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-}
-
-function captureIo(env: Record<string, string | undefined>, stopSignal: Promise<void>, forceStopSignal?: Promise<unknown>): Captured {
-  let out = '';
-  let err = '';
-  const clock = fakeClock(NOW);
-  return {
-    io: {
-      stdout: { write: (text: string) => (out += text) },
-      stderr: { write: (text: string) => (err += text), isTTY: false },
-      env,
-      now: clock.now,
-      sleep: clock.sleep,
-      stopSignal,
-      ...(forceStopSignal ? { forceStopSignal: forceStopSignal.then(() => undefined) } : {}),
-    },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
+  },
+  (started) => (sandbox = started),
+  { clearAfterEach: true, removeTempDirsAfterEach: true },
+);
 
 /** The environment of a user pointing the CLI at the sandbox with a key. */
 function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: API_KEY, API_TIMEOUT_MS: '5000', EXPORT_DATASETS: 'visitors', ...extra };
 }
 
-async function runCli(argv: string[], env: Record<string, string | undefined> = sandboxEnv(), stopSignal = new Promise<void>(() => undefined)) {
-  const captured = captureIo(env, stopSignal);
-  const code = await main(argv, captured.io);
-  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+/** The CLI in process on a fresh fake clock at NOW (budget waits are not slept); `stopSignal` is the user's Ctrl-C. */
+function runCli(argv: string[], env: Record<string, string | undefined> = sandboxEnv(), stopSignal?: Promise<void>, forceStopSignal?: Promise<void>) {
+  const clock = fakeClock(NOW);
+  return runCliInProcess(argv, {
+    env,
+    now: clock.now,
+    sleep: clock.sleep,
+    ...(stopSignal ? { stopSignal } : {}),
+    ...(forceStopSignal ? { forceStopSignal } : {}),
+  });
 }
 
 /** Resolves once the sandbox has seen a request matching `match` (polled: the sandbox runs in this process). */
@@ -286,19 +249,15 @@ describe('mintlify-exporter export', () => {
     sandbox.addFault({ route: 'visitors', projectId: 'proj_a', kind: 'slow', delayMs: 2_000, offset: 250 });
     const stop = once((entry) => entry.projectId === 'proj_a' && entry.query['offset'] === '250');
     const argv = ['export', '--date', '2026-02-01', '--project', 'proj_a', '--project', 'proj_b', '--out', out];
-    const captured = captureIo(
-      sandboxEnv(),
-      stop.seen,
-      stop.seen.then(() => new Promise((resolve) => setTimeout(resolve, 50))),
-    );
+    const forceStop = stop.seen.then(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
 
     const started = Date.now();
-    const code = await main(argv, captured.io).finally(() => stop.cancel());
+    const { code, stdout, stderr } = await runCli(argv, sandboxEnv(), stop.seen, forceStop).finally(() => stop.cancel());
 
     expect(code).toBe(130);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect(captured.stdout()).toMatch(/partial +visitors proj_a 2026-02-01: 1 page\(s\) staged \(stopped\); a re-run resumes it/);
-    expect(captured.stderr()).toContain('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
+    expect(stdout).toMatch(/partial +visitors proj_a 2026-02-01: 1 page\(s\) staged \(stopped\); a re-run resumes it/);
+    expect(stderr).toContain('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
     expect((await listFiles(out)).filter((file) => !file.startsWith('.state/'))).toEqual([
       '_staging/visitors/dt=2026-02-01/proj_a/checkpoint.json',
       '_staging/visitors/dt=2026-02-01/proj_a/page-000000.json',

@@ -8,7 +8,7 @@
  * own (no AWS files, no instance metadata, every endpoint on 127.0.0.1); the probe's time limit
  * is tested in process, where a test may shorten it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,10 +17,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { TEST_REGION } from '../helpers/emulators.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { runCliInProcess, spawnCli } from '../helpers/cli.js';
+import { cliEnv, hostEnv, noAwsSetup } from '../helpers/env.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mintlify-exporter.js', import.meta.url));
 const PROJECT = 'proj_small';
 const DAY = '2026-11-01';
 
@@ -56,31 +56,26 @@ interface Run {
 /** Runs the bin in `cwd` with `env` as its whole environment (PATH and AWS isolation added). */
 async function cli(
   args: readonly string[],
-  options: { readonly cwd: string; readonly env?: Record<string, string>; readonly onSpawn?: (child: ReturnType<typeof spawn>) => void },
+  options: { readonly cwd: string; readonly env?: Record<string, string>; readonly onSpawn?: (child: ChildProcess) => void },
 ): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ...(process.env['TMPDIR'] ? { TMPDIR: process.env['TMPDIR'] } : {}),
+  const cli = spawnCli(
+    args,
+    {
+      ...hostEnv(),
       HOME: options.cwd,
-      AWS_CONFIG_FILE: path.join(options.cwd, '..', 'no-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: path.join(options.cwd, '..', 'no-aws-credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
+      ...noAwsSetup(path.join(options.cwd, '..')),
       // Nothing may leave the machine: S3 calls, if any, go to a closed port.
       AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1',
       MINTLIFY_API_URL: sandbox.url,
       MINTLIFY_API_KEY: sandbox.apiKey,
       ...options.env,
     },
-  });
-  options.onSpawn?.(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    { entry: 'bin', cwd: options.cwd },
+  );
+  options.onSpawn?.(cli.child);
+  const { code } = await cli.exited;
+  const stdout = cli.stdout();
+  const stderr = cli.stderr();
   const errorLines = stderr
     .split('\n')
     .filter(
@@ -234,7 +229,7 @@ describe('every configuration mistake is found by the probe before any request: 
     const s3 = new S3Client({ endpoint: silentUrl, region: TEST_REGION, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
     try {
       const run = await runCliInProcess(['export', '--date', DAY, '--project', PROJECT, '--out', 's3://my-bucket/exports'], {
-        env: { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('first-hour-state') },
+        env: await cliEnv(sandbox),
         now: Date.now,
         extra: { clients: { s3 }, probeTimeoutMs: 300 },
       });
@@ -253,7 +248,7 @@ describe('every configuration mistake is found by the probe before any request: 
 describe('Ctrl-C never pays for a page twice', () => {
   /** Sends `count` SIGINTs once the sandbox has seen the (slow) request for offset 250. */
   function interruptAtOffset250(count: number) {
-    return (child: ReturnType<typeof spawn>) => {
+    return (child: ChildProcess) => {
       const timer = setInterval(() => {
         if (!sandbox.requests.some((r) => r.route === 'visitors' && r.query['offset'] === '250')) return;
         clearInterval(timer);

@@ -6,26 +6,22 @@
  */
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import { main } from '../../functions/cli.js';
 import { openStateStore } from '../../functions/follow-up/open-state-store.js';
 import { LEDGER_KEY } from '../../functions/shared/budget.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { makeTempDir } from '../helpers/files.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
+useSandbox({}, (started) => (sandbox = started));
 
 const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
 
@@ -111,7 +107,7 @@ describe('an unexpected failure', () => {
         },
       },
       stderr: { write: (text: string) => (stderr += text) },
-      env: { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('epipe-state') },
+      env: await cliEnv(sandbox),
       now: () => NOW,
       stopSignal: new Promise<void>(() => undefined),
     });

@@ -10,9 +10,12 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { HOUR_MS } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, HOUR_MS, runCliInProcess, spawnCli } from '../helpers/schedule.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess, spawnCli } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_synth_600';
 /** 06:00 UTC: with the default 2 settle hours, 2026-10-08 is the latest due day. */
@@ -41,12 +44,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox(), startS3Sqs()]);
   out = await makeTempDir('plan');
-  env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('plan-state'),
-    ANALYTICS_BUDGET: BUDGET,
-  };
+  env = await cliEnv(sandbox, { ANALYTICS_BUDGET: BUDGET });
   const exportDay = async (day: string, dataset: string, extraEnv: Record<string, string> = {}) =>
     runCliInProcess(['export', '--date', day, '--project', PROJECT, '--dataset', dataset, '--out', out], { env: { ...env, ...extraEnv }, now: () => SETUP_AT });
 
@@ -185,23 +183,24 @@ describe('mintlify-exporter status', () => {
 });
 
 describe('mintlify-exporter plan', () => {
+  const argv = () => [
+    'plan',
+    '--from',
+    '2026-10-04',
+    '--to',
+    '2026-10-09',
+    '--project',
+    PROJECT,
+    '--dataset',
+    'visitors',
+    '--dataset',
+    'searches',
+    '--out',
+    out,
+  ];
+
   it('--json lists the units still to do with estimates from the nearest manifest, the budget and the time it needs; no request sent', async () => {
-    const { code, stdout, requests } = await cli([
-      'plan',
-      '--from',
-      '2026-10-04',
-      '--to',
-      '2026-10-09',
-      '--project',
-      PROJECT,
-      '--dataset',
-      'visitors',
-      '--dataset',
-      'searches',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const { code, stdout, requests } = await cli([...argv(), '--json']);
 
     expect(code).toBe(0);
     expect(requests).toBe(0);
@@ -235,21 +234,7 @@ describe('mintlify-exporter plan', () => {
   });
 
   it('prints the units, their estimates, the budget line and the time the budget needs; no request sent', async () => {
-    const { code, stdout, requests } = await cli([
-      'plan',
-      '--from',
-      '2026-10-04',
-      '--to',
-      '2026-10-09',
-      '--project',
-      PROJECT,
-      '--dataset',
-      'visitors',
-      '--dataset',
-      'searches',
-      '--out',
-      out,
-    ]);
+    const { code, stdout, requests } = await cli(argv());
 
     expect(code).toBe(0);
     expect(requests).toBe(0);

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
-import { createStateTable, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, spawnCli } from '../helpers/schedule.js';
+import { spawnCli } from '../helpers/cli.js';
+import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
 
 const PROJECT = 'proj_small';
 const DAY = '2026-02-10';

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runConsumeCommand } from '../../functions/cli/consume.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { startS3Sqs, TEST_REGION } from '../helpers/emulators.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];

@@ -6,28 +6,19 @@
  * and no manifest: a repeated cursor, an invalid cursor, a cursor that never ends (at the
  * page cap), an answer that stays malformed. Never a silent cut.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runUnits, type RunSettings, type UnitResult } from '../../functions/export/run.js';
 import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { startSandbox, type FaultRule, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  PAGING_OF,
-  ROUTE_OF,
-  completeManifest,
-  datasetRunDeps,
-  datasetSettings,
-  expectUnitMatches,
-  failureOf,
-  minimumRequests,
-  pagePosition,
-  plannedUnits,
-  runCliAt,
-  unitRequests,
-} from '../helpers/datasets.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import type { FaultRule, ProjectSeed, RequestLogEntry, Sandbox } from '../../sandbox/index.js';
+import { runCliAt } from '../helpers/cli.js';
+import { expectUnitMatches } from '../helpers/expected-rows.js';
+import { listFiles, makeTempDir, tableFiles } from '../helpers/files.js';
+import { ALL_DATASETS } from '../helpers/layout.js';
+import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, testSettings } from '../helpers/run-deps.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';
 const DAY = '2026-02-10';
@@ -45,19 +36,7 @@ const CURSOR_DATASETS = ALL_DATASETS.filter((dataset) => PAGING_OF[dataset] === 
 
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: API_KEY, projects: PROJECTS });
-});
-
-afterEach(async () => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-  await removeTempDirs();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+useSandbox({ apiKey: API_KEY, projects: PROJECTS }, (started) => (sandbox = started), { clearAfterEach: true, removeTempDirsAfterEach: true });
 
 interface Exported {
   readonly result: UnitResult | undefined;
@@ -79,15 +58,10 @@ async function exportUnit(
   sandbox.clearRequests();
   const summary = await runUnits(
     plannedUnits([dataset], [PROJECT], DAY),
-    datasetSettings(options.settings),
-    datasetRunDeps({ api: sandbox, destination, start: START, maxRetries: MAX_RETRIES }),
+    testSettings({ datasets: ALL_DATASETS, ...options.settings }),
+    exportDeps({ sandbox, destination, start: START, client: { ...DATASET_CLIENT, maxRetries: MAX_RETRIES } }),
   );
   return { result: summary.units[0], dir, destination, requests: unitRequests(sandbox.requests, dataset, PROJECT, DAY) };
-}
-
-/** Files a warehouse could see (tables, manifests): everything outside `_staging/`. */
-async function visibleFiles(dir: string): Promise<string[]> {
-  return (await listFiles(dir)).filter((file) => !file.startsWith('_staging/'));
 }
 
 const rowsOf = (dataset: DatasetName) => sandbox.data.rowCount(dataset, PROJECT, DAY);
@@ -126,7 +100,7 @@ describe('an invalid cursor (400)', () => {
   it.each(CURSOR_DATASETS)('%s: no table file and no manifest is written', async (dataset) => {
     const { dir } = await exportUnit(dataset, [{ kind: 'invalid-cursor' }]);
 
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it('a re-run finishes the unit exactly from its checkpoint, without fetching the first page again', async () => {
@@ -135,7 +109,7 @@ describe('an invalid cursor (400)', () => {
 
     const second = await exportUnit('searches', [], { dir: first.dir });
 
-    const manifest = completeManifest(second.result);
+    const manifest = manifestOf(second.result);
     expect(second.requests.map((entry) => entry.query['cursor'] === undefined)).toEqual([false, false]);
     expect(manifest).toMatchObject({ runs: 2, pages: 3, requests: { successful: 3, sent: 4, retried: 0 } });
     await expectUnitMatches(second.destination, sandbox.data, { dataset: 'searches', projectId: PROJECT, day: DAY }, expected);
@@ -146,7 +120,7 @@ describe('an empty page that still carries a cursor', () => {
   it.each(CURSOR_DATASETS)('%s: is followed, and the export is complete and exact', async (dataset) => {
     const { result, destination } = await exportUnit(dataset, [{ kind: 'empty-page-cursor', hasCursor: true }]);
 
-    completeManifest(result);
+    manifestOf(result);
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: PROJECT, day: DAY }, expected);
   });
 
@@ -156,7 +130,7 @@ describe('an empty page that still carries a cursor', () => {
     const needed = minimumRequests(dataset, rowsOf(dataset)) + 1;
     expect(requests.map((entry) => entry.fault ?? 'normal')).toEqual(['normal', 'empty-page-cursor', ...Array(needed - 2).fill('normal')]);
     expect(new Set(requests.map(pagePosition)).size).toBe(needed);
-    expect(completeManifest(result)).toMatchObject({ pages: needed, requests: { successful: needed, sent: needed, retried: 0 } });
+    expect(manifestOf(result)).toMatchObject({ pages: needed, requests: { successful: needed, sent: needed, retried: 0 } });
   });
 });
 
@@ -175,7 +149,7 @@ describe('a cursor that never ends', () => {
   it.each(CURSOR_DATASETS)('%s: nothing is written under a table and no manifest: never a silently truncated day', async (dataset) => {
     const { dir } = await exportUnit(dataset, [{ kind: 'endless-cursor', times: Infinity }], { settings: { maxPages: CAP } });
 
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it('the CLI with EXPORT_MAX_PAGES=3 exits 1 and names the unit and the cap', async () => {
@@ -219,7 +193,7 @@ describe('a malformed answer', () => {
   it.each(ALL_DATASETS)('%s: an answer that stays malformed leaves no table file and no manifest', async (dataset) => {
     const { dir } = await exportUnit(dataset, [{ kind: 'wrong-types', times: Infinity, ...laterPage(dataset) }]);
 
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it.each(ALL_DATASETS)('%s: a truncated JSON body is retried once, then the unit fails saying the answer is not JSON', async (dataset) => {
@@ -227,14 +201,14 @@ describe('a malformed answer', () => {
 
     expect(failureOf(result)).toMatch(/^MalformedResponseError: getAnalytics got an HTTP 200 response that is not JSON/);
     expect(requests.filter((entry) => entry.fault === 'malformed-json')).toHaveLength(MALFORMED_ATTEMPTS);
-    expect(await visibleFiles(dir)).toEqual([]);
+    expect(await tableFiles(dir)).toEqual([]);
   });
 
   it.each(ALL_DATASETS)('%s: one malformed answer is retried and the unit completes exactly, with one request more', async (dataset) => {
     const { result, destination, requests } = await exportUnit(dataset, [{ kind: 'wrong-types', ...laterPage(dataset) }]);
 
     const minimum = minimumRequests(dataset, rowsOf(dataset));
-    expect(completeManifest(result).requests).toEqual({ successful: minimum, sent: minimum + 1, retried: 1 });
+    expect(manifestOf(result).requests).toEqual({ successful: minimum, sent: minimum + 1, retried: 1 });
     expect(requests).toHaveLength(minimum + 1);
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: PROJECT, day: DAY }, expected);
   });

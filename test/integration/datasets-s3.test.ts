@@ -12,21 +12,12 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  datasetRunDeps,
-  datasetSettings,
-  expectUnitMatches,
-  expectedTables,
-  failureOf,
-  plannedUnits,
-  readManifest,
-  ROUTE_OF,
-  tableKey,
-  tableNames,
-  unitKeys,
-} from '../helpers/datasets.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
+import { ALL_DATASETS, tableKey, tableNames, unitKeys } from '../helpers/layout.js';
+import { readManifest } from '../helpers/read-back.js';
+import { ROUTE_OF } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, plannedUnits, testSettings } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_datasets_s3_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -53,7 +44,7 @@ beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: PROJECTS }), startS3Sqs()]);
   bucket = await aws.createBucket();
   destination = createS3Destination({ bucket, prefix: PREFIX, client: aws.s3 });
-  summary = await runUnits(UNITS, datasetSettings(), datasetRunDeps({ api: sandbox, destination, start: START }));
+  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT }));
 });
 
 afterAll(async () => {
@@ -88,14 +79,14 @@ describe('every dataset exported into S3', () => {
   });
 
   it.each(ALL_DATASETS)('%s: every object reads back with DuckDB equal to the sandbox rows, value for value, with the contract types', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+    const tables = expectedTables(sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
     for (const table of tableNames(dataset)) expect(tables[table]?.length, `${table} has rows to compare`).toBeGreaterThan(0);
 
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
   });
 
   it.each(ALL_DATASETS)('%s: an empty day still has every object, with the full column set, and its manifest', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, QUIET, DAY, expected);
+    const tables = expectedTables(sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
 
     await expectUnitMatches(destination, sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
 
@@ -113,7 +104,11 @@ describe('a unit that fails in S3', () => {
       const target = createS3Destination({ bucket: failing, prefix: PREFIX, client: aws.s3 });
       sandbox.addFault({ route: ROUTE_OF[dataset], projectId: RICH, kind: 'repeat-cursor' });
 
-      const run = await runUnits(plannedUnits([dataset], [RICH], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination: target, start: START }));
+      const run = await runUnits(
+        plannedUnits([dataset], [RICH], DAY),
+        testSettings({ datasets: ALL_DATASETS }),
+        exportDeps({ sandbox, destination: target, start: START, client: DATASET_CLIENT }),
+      );
 
       sandbox.clearFaults();
       expect(failureOf(run.units[0])).toMatch(/^PaginationError: /);

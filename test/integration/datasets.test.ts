@@ -18,33 +18,14 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  CONTRACT_COLUMNS,
-  MAX_LIMIT,
-  completeManifest,
-  datasetRunDeps,
-  datasetSettings,
-  expectUnitMatches,
-  expectedTables,
-  minimumRequests,
-  pagePosition,
-  plannedUnits,
-  readManifest,
-  readTable,
-  recordingLogger,
-  runCliAt,
-  ROUTE_OF,
-  startEmptyVisitorsApi,
-  tableKey,
-  tableNames,
-  TABLES_OF,
-  unitKeys,
-  unitRequests,
-  type RecordingLogger,
-} from '../helpers/datasets.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { runCliAt } from '../helpers/cli.js';
+import { startEmptyVisitorsApi } from '../helpers/emulators.js';
+import { CONTRACT_COLUMNS, expectedTables, expectUnitMatches } from '../helpers/expected-rows.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../helpers/layout.js';
+import { queryDuckDb, readManifest, readTable } from '../helpers/read-back.js';
+import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, manifestOf, plannedUnits, recordingLogger, testSettings, type RecordingLogger } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -85,8 +66,8 @@ beforeAll(async () => {
   dir = await makeTempDir('datasets');
   destination = createLocalDestination(dir);
   logger = recordingLogger();
-  const deps = datasetRunDeps({ api: sandbox, destination, start: START, logger });
-  summary = await runUnits(UNITS, datasetSettings(), deps);
+  const deps = exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } });
+  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), deps);
   log = [...sandbox.requests];
   sandbox.clearRequests();
 });
@@ -136,7 +117,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
   it.each(ALL_DATASETS)(
     '%s: every table reads back equal to the sandbox rows, value for value, with the contract column order and DuckDB types',
     async (dataset) => {
-      const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+      const tables = expectedTables(sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
       for (const table of tableNames(dataset)) expect(tables[table]?.length, `${table} has rows to compare`).toBeGreaterThan(0);
 
       await expectUnitMatches(destination, sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
@@ -149,11 +130,11 @@ describe('every dataset exported over HTTP into a local directory', () => {
     const { rows } = await readTable(destination, TABLES_OF[dataset].summary as string, DAY, RICH);
 
     expect(rows).toEqual([{ project_id: RICH, date: DAY, ...row, exported_at: EXPORTED_AT, unknown_fields: null }]);
-    expect(completeManifest(resultOf(dataset, RICH)).totals).toEqual(totals);
+    expect(manifestOf(resultOf(dataset, RICH)).totals).toEqual(totals);
   });
 
   it.each(ALL_DATASETS)('%s: the manifest records the window, exported_at, the files and the rows of each table', async (dataset) => {
-    const tables = expectedTables(sandbox.data, dataset, RICH, DAY, expected);
+    const tables = expectedTables(sandbox.data, { dataset, projectId: RICH, day: DAY }, expected);
 
     const manifest = await readManifest(destination, dataset, DAY, RICH);
 
@@ -168,7 +149,7 @@ describe('every dataset exported over HTTP into a local directory', () => {
       files: Object.fromEntries(tableNames(dataset).map((table) => [table, tableKey(table, DAY, RICH)])),
       rows: Object.fromEntries(tableNames(dataset).map((table) => [table, tables[table]?.length])),
     });
-    expect(manifest).toEqual(completeManifest(resultOf(dataset, RICH)));
+    expect(manifest).toEqual(manifestOf(resultOf(dataset, RICH)));
   });
 });
 
@@ -246,9 +227,12 @@ describe('the values that break naive pipelines survive the round trip', () => {
     const texts = (rows: readonly Record<string, unknown>[], columns: readonly string[]) =>
       rows.flatMap((row) => columns.map((column) => row[column])).filter((value): value is string => typeof value === 'string' && pattern.test(value));
     const sent = [
-      ...texts(expectedTables(sandbox.data, 'searches', RICH, DAY, expected)['searches'] ?? [], ['search_query']),
-      ...texts(expectedTables(sandbox.data, 'feedback', RICH, DAY, expected)['feedback'] ?? [], ['comment', 'code']),
-      ...texts(expectedTables(sandbox.data, 'assistant', RICH, DAY, expected)['assistant_conversations'] ?? [], ['query', 'response']),
+      ...texts(expectedTables(sandbox.data, { dataset: 'searches', projectId: RICH, day: DAY }, expected)['searches'] ?? [], ['search_query']),
+      ...texts(expectedTables(sandbox.data, { dataset: 'feedback', projectId: RICH, day: DAY }, expected)['feedback'] ?? [], ['comment', 'code']),
+      ...texts(expectedTables(sandbox.data, { dataset: 'assistant', projectId: RICH, day: DAY }, expected)['assistant_conversations'] ?? [], [
+        'query',
+        'response',
+      ]),
     ];
     expect(sent.length).toBeGreaterThan(0);
 
@@ -291,7 +275,7 @@ describe('requests: the fewest the paging allows, each at the endpoint largest l
 
     expect(sent.map((entry) => entry.status)).toEqual(Array(requests).fill(200));
     expect(new Set(sent.map(pagePosition)).size).toBe(requests);
-    const manifest = completeManifest(resultOf(dataset, projectId));
+    const manifest = manifestOf(resultOf(dataset, projectId));
     expect(manifest.requests).toEqual({ successful: requests, sent: requests, retried: 0 });
     expect(manifest.pages).toBe(requests);
   });
@@ -323,7 +307,7 @@ describe('an empty day still gets its files', () => {
   it.each(ALL_DATASETS.filter((dataset) => dataset !== 'visitors'))(
     '%s: every table file exists with the full column set and no API row, and the manifest is written',
     async (dataset) => {
-      const tables = expectedTables(sandbox.data, dataset, QUIET, DAY, expected);
+      const tables = expectedTables(sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
       expect(tables[TABLES_OF[dataset].rows]?.filter((row) => dataset !== 'caller_stats' || row['total'] !== 0)).toEqual([]);
 
       await expectUnitMatches(destination, sandbox.data, { dataset, projectId: QUIET, day: DAY }, expected);
@@ -341,11 +325,11 @@ describe('an empty day still gets its files', () => {
 
       const run = await runUnits(
         plannedUnits(['visitors'], [QUIET], DAY),
-        datasetSettings(),
-        datasetRunDeps({ api: empty, destination: target, start: START }),
+        testSettings({ datasets: ALL_DATASETS }),
+        exportDeps({ sandbox: empty, destination: target, start: START, client: DATASET_CLIENT }),
       );
 
-      expect(completeManifest(run.units[0]).rows).toEqual({ visitors_totals: 1, visitors_pages: 0 });
+      expect(manifestOf(run.units[0]).rows).toEqual({ visitors_totals: 1, visitors_pages: 0 });
       const pages = await readTable(target, 'visitors_pages', DAY, QUIET);
       expect(pages).toEqual({ columns: CONTRACT_COLUMNS['visitors_pages'], rows: [] });
       const totals = await readTable(target, 'visitors_totals', DAY, QUIET);
@@ -378,11 +362,11 @@ describe('feedback contact (personal data)', () => {
 
     const run = await runUnits(
       plannedUnits(['feedback'], [RICH], DAY),
-      datasetSettings({ feedbackContact: true }),
-      datasetRunDeps({ api: sandbox, destination: out, start: START }),
+      testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
     );
 
-    completeManifest(run.units[0]);
+    manifestOf(run.units[0]);
     const read = await expectUnitMatches(
       out,
       sandbox.data,
@@ -490,8 +474,8 @@ describe('logs never carry what people wrote', () => {
 
     const run = await runUnits(
       plannedUnits(ALL_DATASETS, [RICH], DAY),
-      datasetSettings({ feedbackContact: true }),
-      datasetRunDeps({ api: sandbox, destination: out, start: START, logger: recorder, maxRetries: 3 }),
+      testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      exportDeps({ sandbox, destination: out, start: START, logger: recorder, client: { ...DATASET_CLIENT, maxRetries: 3, logger: recorder } }),
     );
 
     sandbox.clearFaults();

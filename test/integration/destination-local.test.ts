@@ -1,32 +1,24 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { ConfigError, DestinationError } from '../../functions/shared/errors.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 let dir: string;
 let destination: Destination;
 
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'destination-local-'));
+  dir = await makeTempDir('destination-local');
   destination = createLocalDestination(path.join(dir, 'data'));
 });
 
 afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await removeTempDirs();
 });
 
 const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8'));
-
-async function filesIn(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
-    .sort();
-}
 
 describe('createLocalDestination', () => {
   it('reports its absolute directory as url', () => {
@@ -51,7 +43,7 @@ describe('createLocalDestination', () => {
 
     expect(bytes).toBe(22);
     expect(await readFile(path.join(dir, 'data', 'visitors_pages', 'dt=2026-01-30', 'p.parquet'), 'utf8')).toBe('first half second half');
-    expect(await filesIn(path.join(dir, 'data'))).toEqual(['visitors_pages/dt=2026-01-30/p.parquet']);
+    expect(await listFiles(path.join(dir, 'data'))).toEqual(['visitors_pages/dt=2026-01-30/p.parquet']);
   });
 
   it('leaves the key absent and no temp file when a write is aborted', async () => {
@@ -61,7 +53,7 @@ describe('createLocalDestination', () => {
     await pending.abort(new Error('upstream failed'));
 
     expect(await destination.exists('a/b.parquet')).toBe(false);
-    expect(await filesIn(path.join(dir, 'data'))).toEqual([]);
+    expect(await listFiles(path.join(dir, 'data'))).toEqual([]);
   });
 
   it('keeps the previous content when a rewrite is aborted', async () => {
@@ -82,14 +74,14 @@ describe('createLocalDestination', () => {
     await pending.commit();
 
     expect(text(await destination.get('a.json'))).toBe('new');
-    expect(await filesIn(path.join(dir, 'data'))).toEqual(['a.json']);
+    expect(await listFiles(path.join(dir, 'data'))).toEqual(['a.json']);
   });
 
   it('writes to a hidden temp file beside the key until commit', async () => {
     const pending = await destination.openWrite('dt=1/x.parquet');
     pending.stream.write('abc');
 
-    const [temp] = await filesIn(path.join(dir, 'data'));
+    const [temp] = await listFiles(path.join(dir, 'data'));
     await pending.abort();
 
     expect(temp).toMatch(/^dt=1\/\.x\.parquet\.[0-9a-f]{12}\.tmp$/);
@@ -157,7 +149,7 @@ describe('createLocalDestination', () => {
 
     await expect(destination.put('../outside', 'x')).rejects.toThrow(/not a relative path inside the destination/);
 
-    expect(await filesIn(dir)).toEqual(['data/inside']);
+    expect(await listFiles(dir)).toEqual(['data/inside']);
   });
 
   it('fails with a DestinationError naming the path when a folder cannot be created', async () => {
@@ -185,7 +177,7 @@ describe('createLocalDestination', () => {
 
     // Once the key is committed even a fresh temp of it is dead (whoever commits a table file
     // holds its unit's lease: no other writer of it is alive); another key's temp is its own business.
-    expect(await filesIn(folder)).toEqual(['.proj_b.parquet.0123456789ab.tmp', 'proj_a.parquet']);
+    expect(await listFiles(folder)).toEqual(['.proj_b.parquet.0123456789ab.tmp', 'proj_a.parquet']);
   });
 
   it('keeps a fresh temp file of a key while that key is being written (it may be a live writer)', async () => {
@@ -195,7 +187,7 @@ describe('createLocalDestination', () => {
 
     const pending = await destination.openWrite('visitors_pages/dt=2026-01-02/proj_a.parquet');
 
-    expect((await filesIn(folder)).filter((name) => name.includes('ba9876543210'))).toEqual(['.proj_a.parquet.ba9876543210.tmp']);
+    expect((await listFiles(folder)).filter((name) => name.includes('ba9876543210'))).toEqual(['.proj_a.parquet.ba9876543210.tmp']);
     await pending.abort();
   });
 

@@ -11,7 +11,7 @@ import { createS3Destination, PART_SIZE } from '../../functions/shared/destinati
 import { openDestination } from '../../functions/shared/destinations.js';
 import { ConfigError, DestinationError } from '../../functions/shared/errors.js';
 import { VISITORS_PAGES } from '../../functions/shared/tables.js';
-import { readParquetBytes } from '../helpers/duckdb.js';
+import { readParquetBytes } from '../helpers/read-back.js';
 import { emulatorS3Config, startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 
 let aws: S3Sqs;

@@ -15,24 +15,12 @@ import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
-import {
-  ALL_DATASETS,
-  CONTRACT_COLUMNS,
-  completeManifest,
-  datasetRunDeps,
-  datasetSettings,
-  expectedTables,
-  failureOf,
-  plannedUnits,
-  readTable,
-  recordingLogger,
-  ROUTE_OF,
-  tableNames,
-  withParsedJson,
-  type PlainRow,
-  type RecordingLogger,
-} from '../helpers/datasets.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { CONTRACT_COLUMNS, expectedTables, withParsedJson } from '../helpers/expected-rows.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { ALL_DATASETS, tableNames } from '../helpers/layout.js';
+import { readTable, type PlainRow } from '../helpers/read-back.js';
+import { ROUTE_OF } from '../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, recordingLogger, testSettings, type RecordingLogger } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_drift_test_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -51,7 +39,11 @@ beforeAll(async () => {
   destination = createLocalDestination(await makeTempDir('drift'));
   logger = recordingLogger();
   // Sizes above one page (but assistant's): drift is gathered over several answers.
-  summary = await runUnits(plannedUnits(ALL_DATASETS, [PROJECT], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination, start: START, logger }));
+  summary = await runUnits(
+    plannedUnits(ALL_DATASETS, [PROJECT], DAY),
+    testSettings({ datasets: ALL_DATASETS }),
+    exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } }),
+  );
 });
 
 afterAll(async () => {
@@ -130,14 +122,14 @@ describe('an export against an API that changed', () => {
   });
 
   it.each(ALL_DATASETS)('%s: every row is written with its values as sent and exactly its unknown fields, nothing else changed', async (dataset) => {
-    const normal = expectedTables(sandbox.data, dataset, PROJECT, DAY, { exportedAt: EXPORTED_AT, feedbackContact: false });
+    const normal = expectedTables(sandbox.data, { dataset, projectId: PROJECT, day: DAY }, { exportedAt: EXPORTED_AT, feedbackContact: false });
     const drift = expectedDrift(dataset);
 
     for (const table of tableNames(dataset)) {
       const spec = drift[table]?.[0];
       if (!spec) throw new Error(`no drift written out for ${table}`);
       const raws = rawRowsOf(dataset, table);
-      const expected = (normal[table] ?? []).map((row, index) => {
+      const expected = withParsedJson(normal[table] ?? []).map((row, index) => {
         const raw = raws[index] as Raw;
         const changed = spec.change ? spec.change(row, raw) : row;
         const unknown = spec.unknown(raw);
@@ -181,7 +173,7 @@ describe('an export against an API that changed', () => {
     ['assistant', { assistant_conversations: { fields: ['searches'], values: { response_type: ['tool_call'] } } }, []],
     ['caller_stats', { assistant_caller_stats: { fields: ['mcp'], values: {} } }, []],
   ] as const)('%s: the manifest names the drift, per table, and the new top-level fields', (dataset, tables, topLevelFields) => {
-    expect(completeManifest(resultOf(dataset)).drift).toEqual({ tables, topLevelFields });
+    expect(manifestOf(resultOf(dataset)).drift).toEqual({ tables, topLevelFields });
   });
 
   it('warns once per dataset, naming the new fields and values', () => {
@@ -212,7 +204,11 @@ describe('a type change on an API that also drifted', () => {
     sandbox.addFault({ route: ROUTE_OF.caller_stats, kind: 'wrong-types', times: Infinity });
     const out = createLocalDestination(await makeTempDir('drift-type'));
 
-    const run = await runUnits(plannedUnits(ALL_DATASETS, [PROJECT], DAY), datasetSettings(), datasetRunDeps({ api: sandbox, destination: out, start: START }));
+    const run = await runUnits(
+      plannedUnits(ALL_DATASETS, [PROJECT], DAY),
+      testSettings({ datasets: ALL_DATASETS }),
+      exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
+    );
     sandbox.clearFaults();
 
     expect(run.units.map((unit) => `${unit.dataset} ${unit.status}`)).toEqual(

@@ -4,32 +4,29 @@
  * for 1 h, 2 h, 4 h … so it never starves the others; status says how often it failed, what it
  * cost and when it is tried again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import { planScheduled } from '../../functions/export/plan.js';
 import { unitStaging, type Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+import { makeTempDir } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');
 const HOUR = 3_600_000;
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
+useSandbox({}, (started) => (sandbox = started));
 
 describe('an endless cursor', () => {
   it('fails its unit after three empty pages in a row, and status says what it cost', async () => {
     sandbox.addFault({ route: 'searches', kind: 'endless-cursor', times: Infinity });
     const out = await makeTempDir('endless');
-    const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_DIR: await makeTempDir('endless-state') };
+    const env = await cliEnv(sandbox);
     const args = ['--project', PROJECT, '--dataset', 'searches', '--out', out];
 
     const result = await runCliInProcess(['export', '--date', '2026-10-08', ...args], { env, now: () => NOW, sleep: async () => undefined });

@@ -9,36 +9,21 @@
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import { runUnits, type RunDeps, type RunSettings, type RunSummary } from '../../functions/export/run.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
-import { startSandbox, type FaultRule, type Sandbox } from '../../sandbox/index.js';
-import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import {
-  dayFiles,
-  expectDayMatches,
-  exportDeps,
-  failingDestination,
-  fakeClock,
-  listFiles,
-  makeTempDir,
-  manifestOf,
-  plannedUnit,
-  readLocalDay,
-  removeTempDirs,
-  stagingFiles,
-  statuses,
-  successfulOffsets,
-  tableFiles,
-  testSettings,
-  unitOf,
-  visitorRequests,
-  type ExportDepsOptions,
-  type FakeClock,
-} from '../helpers/export-fixtures.js';
+import type { FaultRule, Sandbox } from '../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
+import { startS3Sqs, useSandbox, type S3Sqs } from '../helpers/emulators.js';
+import { expectDayMatches } from '../helpers/expected-rows.js';
+import { listFiles, makeTempDir, stagingFiles, tableFiles } from '../helpers/files.js';
+import { dayFiles } from '../helpers/layout.js';
+import { readLocalDay } from '../helpers/read-back.js';
+import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
+import { exportDeps, failingDestination, manifestOf, plannedUnit, statuses, testSettings, unitOf, type ExportDepsOptions } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';
 /** 600 rows: pages at offsets 0, 250 and 500; faults hit the middle one. */
@@ -53,18 +38,17 @@ const STAGING = `_staging/visitors/dt=${DAY}/${PROJECT}/`;
 let sandbox: Sandbox;
 let aws: S3Sqs;
 
-beforeAll(async () => {
-  [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: [{ id: PROJECT, paths: 600, exact: true }] }), startS3Sqs()]);
+useSandbox({ apiKey: API_KEY, projects: [{ id: PROJECT, paths: 600, exact: true }] }, (started) => (sandbox = started), {
+  clearAfterEach: true,
+  removeTempDirsAfterEach: true,
 });
 
-afterEach(async () => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-  await removeTempDirs();
+beforeAll(async () => {
+  aws = await startS3Sqs();
 });
 
 afterAll(async () => {
-  await Promise.all([sandbox?.close(), aws?.close()]);
+  await aws?.close();
 });
 
 interface RunOptions {

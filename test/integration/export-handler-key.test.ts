@@ -14,8 +14,10 @@ import { createHandler } from '../../functions/export/handler.js';
 import type { RunResult } from '../../functions/export/run.js';
 import { loadConfig } from '../../functions/shared/config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
-import { createStateTable, lambdaContext, makeTempDir, removeTempDirs, scheduledEvent } from '../helpers/export-fixtures.js';
+import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
+import { exportFunctionEnv } from '../helpers/env.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { lambdaContext, scheduledEvent } from '../helpers/lambda-events.js';
 
 const API_KEY = 'mint_keytest_S3CR3T_0a1b2c3d4e5f';
 const OLD_KEY = 'mint_keytest_REVOKED_9f8e7d6c5b4a';
@@ -58,18 +60,11 @@ afterAll(async () => {
 
 /** The handler as deployed, its key in the stand-in's secret, read by a real SDK client. */
 async function loadHandler(): Promise<Handler> {
-  const config = loadConfig({
-    MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_PROJECT_IDS: 'proj_a',
-    EXPORT_DESTINATION: await makeTempDir('key-rotation'),
-    EXPORT_DATASETS: 'visitors',
-    EXPORT_SETTLE_HOURS: '2',
-    EXPORT_HEAL_DAYS: '0',
-    EXPORT_REFRESH_DAYS: '0',
-    EXPORT_STATE_TABLE: await createStateTable(dynamo.client),
-    ANALYTICS_BUDGET: '1000/1h',
-  });
+  const destination = await makeTempDir('key-rotation');
+  const stateTable = await createStateTable(dynamo.client);
+  const config = loadConfig(
+    exportFunctionEnv({ apiUrl: sandbox.url, projectIds: 'proj_a', destination, stateTable }, { MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN }),
+  );
   const secrets = new SecretsManagerClient({ endpoint: secretsEndpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   secretsClients.push(secrets);
   return createHandler(createExportDeps(config, { dynamo: () => dynamo.client, secrets }));

@@ -20,24 +20,15 @@ import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
 import type { SharedStore } from '../../functions/shared/shared-store.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import {
-  aRunRecord,
-  createStateTable,
-  dayFiles,
-  expectDayMatches,
-  filesContaining,
-  lambdaContext,
-  listFiles,
-  makeTempDir,
-  readDestinationDay,
-  readLocalDay,
-  removeTempDirs,
-  scheduledEvent,
-  statuses,
-  tableFiles,
-  visitorRequests,
-} from '../helpers/export-fixtures.js';
+import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { exportFunctionEnv } from '../helpers/env.js';
+import { expectDayMatches } from '../helpers/expected-rows.js';
+import { filesContaining, listFiles, makeTempDir, removeTempDirs, tableFiles } from '../helpers/files.js';
+import { lambdaContext, scheduledEvent } from '../helpers/lambda-events.js';
+import { aRunRecord, dayFiles } from '../helpers/layout.js';
+import { readDestinationDay, readLocalDay } from '../helpers/read-back.js';
+import { visitorRequests } from '../helpers/request-log.js';
+import { statuses } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_handlertest_S3CR3T_4a5b6c7d8e9f';
 const PROJECTS = ['proj_a', 'proj_b'];
@@ -94,19 +85,7 @@ function setEnv(env: Record<string, string | undefined>): void {
 
 /** The configuration of the deployed function, writing to `destination`, its ledger in `table`. */
 function functionEnv(destination: string, table: string, env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return {
-    MINTLIFY_API_KEY: API_KEY,
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_PROJECT_IDS: PROJECTS.join(','),
-    EXPORT_DESTINATION: destination,
-    EXPORT_DATASETS: 'visitors',
-    EXPORT_SETTLE_HOURS: '2',
-    EXPORT_HEAL_DAYS: '0',
-    EXPORT_REFRESH_DAYS: '0',
-    EXPORT_STATE_TABLE: table,
-    ANALYTICS_BUDGET: '1000/1h',
-    ...env,
-  };
+  return exportFunctionEnv({ apiUrl: sandbox.url, projectIds: PROJECTS.join(','), destination, stateTable: table }, { MINTLIFY_API_KEY: API_KEY, ...env });
 }
 
 /**

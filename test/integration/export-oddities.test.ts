@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits } from '../../functions/export/run.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
-import { exportDeps, makeTempDir, manifestOf, plannedUnit, removeTempDirs, testSettings } from '../helpers/export-fixtures.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { exportDeps, manifestOf, plannedUnit, testSettings } from '../helpers/run-deps.js';
 
 const API_KEY = 'mint_oddities_0000000000000000';
 let server: Server;
@@ -39,7 +40,8 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-function recordingLogger(): AppLogger & { warnings: { message: string; extra: unknown[] }[] } {
+/** A logger that keeps only the warnings, each as its message and extra arguments. */
+function warningsLogger(): AppLogger & { warnings: { message: string; extra: unknown[] }[] } {
   const warnings: { message: string; extra: unknown[] }[] = [];
   const noop = () => undefined;
   return { warnings, debug: noop, info: noop, error: noop, warn: (message: string, ...extra: unknown[]) => warnings.push({ message, extra }) } as never;
@@ -47,7 +49,7 @@ function recordingLogger(): AppLogger & { warnings: { message: string; extra: un
 
 describe('odd answers', () => {
   it('keeps a page whose row total exceeds the site total and warns once, without row data', async () => {
-    const logger = recordingLogger();
+    const logger = warningsLogger();
     const dir = await makeTempDir();
     const deps = exportDeps({ sandbox: { url, apiKey: API_KEY }, destination: createLocalDestination(dir), logger });
 

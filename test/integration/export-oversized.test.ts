@@ -4,8 +4,8 @@
  * help; invalid UTF-8 becomes U+FFFD, counted in the manifest and warned about. And an answer
  * that arrives after its unit failed is dropped unseen, whatever it is.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { exportUnit } from '../../functions/export/unit.js';
 import { retryLinePrinter } from '../../functions/cli/retry-lines.js';
@@ -18,22 +18,17 @@ import { DestinationError } from '../../functions/shared/errors.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { realSleep } from '../../functions/shared/retry.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
-import { recordingLogger } from '../helpers/datasets.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests } from '../helpers/schedule.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+import { makeTempDir } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { useSandbox } from '../helpers/emulators.js';
+import { recordingLogger } from '../helpers/run-deps.js';
 
 const PROJECT = 'proj_synth_600';
 const UNIT = { dataset: 'visitors', projectId: PROJECT, day: '2026-10-08' } as const;
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
+useSandbox({}, (started) => (sandbox = started));
 
 /** What the unit writes to and logs to, when a test needs more than a local folder and silence. */
 interface UnitSide {

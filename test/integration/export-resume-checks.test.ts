@@ -4,17 +4,19 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+import { listFiles, makeTempDir } from '../helpers/files.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { exportUnit } from '../../functions/export/unit.js';
 import { createApiClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
 import { parseBudget } from '../../functions/shared/budget-spec.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { cliEnv } from '../helpers/env.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const DAY = '2026-10-08';
@@ -22,23 +24,12 @@ const T1 = Date.parse('2026-10-09T06:00:00.000Z');
 const T2 = Date.parse('2026-10-09T09:00:00.000Z');
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
+useSandbox({}, (started) => (sandbox = started));
 afterEach(() => sandbox.clearFaults());
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
 
 async function setup(dataset: string) {
   const out = await makeTempDir('resume-checks');
-  const env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('resume-state'),
-    EXPORT_PAGE_LIMIT: '100',
-  };
+  const env = await cliEnv(sandbox, { EXPORT_PAGE_LIMIT: '100' });
   const run = (at: number) =>
     runCliInProcess(['export', '--date', DAY, '--project', PROJECT, '--dataset', dataset, '--out', out], { env, now: () => at, sleep: async () => undefined });
   return { out, run, staging: path.join(out, '_staging', dataset, `dt=${DAY}`, PROJECT) };

@@ -19,33 +19,15 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { DestinationError } from '../../functions/shared/errors.js';
 import { startSandbox, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import {
-  exportDeps,
-  failingDestination,
-  fakeClock,
-  listFiles,
-  makeTempDir,
-  removeTempDirs,
-  stagingFiles,
-  statuses,
-  testSettings,
-  type FakeClock,
-} from '../helpers/export-fixtures.js';
-import {
-  analyticsRequests,
-  expectedTables,
-  readExportedUnit,
-  pageOf,
-  readCheckpointFile,
-  readUnitTables,
-  repeatedPages,
-  runCliInProcess,
-  spawnCli,
-  waitUntil,
-  type CheckedDataset,
-  type UnitTables,
-} from '../helpers/schedule.js';
+import { expectedTables } from '../helpers/expected-rows.js';
+import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
+import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../helpers/read-back.js';
+import { analyticsRequests, pageOf, repeatedPages } from '../helpers/request-log.js';
+import { exportDeps, failingDestination, statuses, testSettings } from '../helpers/run-deps.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 /** 600 rows a day in every dataset. */
 const PROJECT = 'proj_synth_600';
@@ -77,7 +59,7 @@ async function sandboxOn(clock?: FakeClock, options: { readonly seed?: number; r
   return sandbox;
 }
 
-function unitOf(dataset: CheckedDataset): Unit & { readonly dataset: CheckedDataset } {
+function unitOf(dataset: Unit['dataset']): Unit {
   return { dataset, projectId: PROJECT, day: DAY };
 }
 
@@ -86,7 +68,7 @@ async function runUnit(
   sandbox: Sandbox,
   destination: Destination,
   clock: FakeClock,
-  dataset: CheckedDataset,
+  dataset: Unit['dataset'],
   options: { readonly deadline?: number; readonly fetch?: typeof fetch; readonly pageLimit?: number } = {},
 ): Promise<RunResult> {
   const deps = exportDeps({ sandbox, destination, clock, ...(options.fetch ? { client: { fetch: options.fetch } } : {}) });
@@ -97,14 +79,14 @@ async function runUnit(
   return runExport({ kind: 'days', days: [DAY], projects: [PROJECT], datasets: [dataset] }, settings, deps);
 }
 
-const references = new Map<CheckedDataset, Promise<UnitTables>>();
+const references = new Map<Unit['dataset'], Promise<UnitTables>>();
 
 /**
  * The same unit exported without interruption (once per dataset for the whole file), from a
  * sandbox of the same seed — the same data, without the latency a test may have given its
  * own — and read back with DuckDB: the reference an interrupted export must equal.
  */
-function uninterruptedExport(dataset: CheckedDataset): Promise<UnitTables> {
+function uninterruptedExport(dataset: Unit['dataset']): Promise<UnitTables> {
   let reference = references.get(dataset);
   if (!reference) {
     reference = (async () => {
@@ -143,7 +125,7 @@ function entriesAfter(entries: readonly RequestLogEntry[], count: number): Reque
  * Files of the dataset's tables and manifests that a warehouse would see (hidden temp files
  * of an interrupted write are skipped by globs and by Athena).
  */
-async function visibleUnitFiles(root: string, dataset: CheckedDataset): Promise<string[]> {
+async function visibleUnitFiles(root: string, dataset: Unit['dataset']): Promise<string[]> {
   const prefixes = [...tablesOf(DATASETS[dataset]).map((table) => `${table.prefix}/`), `_manifests/${dataset}/`];
   return (await listFiles(root)).filter((file) => prefixes.some((prefix) => file.startsWith(prefix)) && !(file.split('/').pop() ?? '').startsWith('.'));
 }
@@ -389,13 +371,7 @@ describe('a checkpoint older than EXPORT_CHECKPOINT_MAX_AGE_HOURS', () => {
   async function setUp() {
     const sandbox = await sandboxOn();
     const out = await makeTempDir('resume');
-    const env = {
-      MINTLIFY_API_URL: sandbox.url,
-      MINTLIFY_API_KEY: sandbox.apiKey,
-      EXPORT_STATE_DIR: await makeTempDir('resume-state'),
-      EXPORT_PAGE_LIMIT: String(PAGE_LIMIT),
-      EXPORT_CHECKPOINT_MAX_AGE_HOURS: '2',
-    };
+    const env = await cliEnv(sandbox, { EXPORT_PAGE_LIMIT: String(PAGE_LIMIT), EXPORT_CHECKPOINT_MAX_AGE_HOURS: '2' });
     await interruptedExport(sandbox, env, out);
     return { sandbox, out, env, argv: ['export', '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', out] };
   }

@@ -6,35 +6,22 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { analyticsRequests, runCliInProcess } from '../helpers/schedule.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
+import { makeTempDir } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(() => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
+useSandbox({}, (started) => (sandbox = started), { clearAfterEach: true });
 
 async function exportDays(args: readonly string[], extraEnv: Record<string, string> = {}) {
-  const env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('stops-state'),
-    ANALYTICS_BUDGET: '90/1h',
-    ...extraEnv,
-  };
+  const env = await cliEnv(sandbox, { ANALYTICS_BUDGET: '90/1h', ...extraEnv });
   const out = await makeTempDir('stops');
   let t = NOW;
   const result = await runCliInProcess(['export', '--from', '2026-10-05', '--to', '2026-10-08', '--project', PROJECT, ...args, '--out', out], {

@@ -13,18 +13,11 @@ import type { UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/staging.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/export-fixtures.js';
-import {
-  analyticsRequests,
-  expectedTables,
-  readExportedUnit,
-  pageOf,
-  pagesServed,
-  readCheckpointFile,
-  repeatedPages,
-  spawnCli,
-  waitUntil,
-} from '../helpers/schedule.js';
+import { expectedTables } from '../helpers/expected-rows.js';
+import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';
+import { readCheckpointFile, readExportedUnit } from '../helpers/read-back.js';
+import { analyticsRequests, pageOf, pagesServed, repeatedPages } from '../helpers/request-log.js';
+import { spawnCli, waitUntil } from '../helpers/cli.js';
 
 /** 600 visitor paths a day; with EXPORT_PAGE_LIMIT=100, six pages per unit. */
 const PROJECT = 'proj_synth_600';

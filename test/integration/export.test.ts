@@ -7,38 +7,22 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, runUnits, type RunResult } from '../../functions/export/run.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { queryDuckDb, readParquet, readParquetBytes } from '../helpers/duckdb.js';
-import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import {
-  PAGES_COLUMNS,
-  aRunRecord,
-  dayFiles,
-  expectDayMatches,
-  exportDeps,
-  fakeClock,
-  filesContaining,
-  listFiles,
-  makeTempDir,
-  manifestOf,
-  plannedUnit,
-  readDestinationDay,
-  readLocalDay,
-  removeTempDirs,
-  runRecordsIn,
-  statuses,
-  successfulOffsets,
-  testSettings,
-  visitorRequests,
-  withoutRunRecords,
-} from '../helpers/export-fixtures.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import { fakeClock } from '../helpers/clock.js';
+import { startS3Sqs, useSandbox, type S3Sqs } from '../helpers/emulators.js';
+import { expectDayMatches, PAGES_COLUMNS } from '../helpers/expected-rows.js';
+import { filesContaining, listFiles, makeTempDir } from '../helpers/files.js';
+import { aRunRecord, dayFiles, runRecordsIn, withoutRunRecords } from '../helpers/layout.js';
+import { queryDuckDb, readDestinationDay, readLocalDay, readParquet, readParquetBytes } from '../helpers/read-back.js';
+import { successfulOffsets, visitorRequests } from '../helpers/request-log.js';
+import { exportDeps, manifestOf, plannedUnit, statuses, testSettings } from '../helpers/run-deps.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_exporttest_S3CR3T_9f8e7d6c5b4a';
@@ -49,18 +33,14 @@ const EXPORTED_AT = Date.parse('2026-02-12T02:30:00.000Z');
 let sandbox: Sandbox;
 let aws: S3Sqs;
 
-beforeAll(async () => {
-  [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY }), startS3Sqs()]);
-});
+useSandbox({ apiKey: API_KEY }, (started) => (sandbox = started), { clearAfterEach: true, removeTempDirsAfterEach: true });
 
-afterEach(async () => {
-  sandbox.clearFaults();
-  sandbox.clearRequests();
-  await removeTempDirs();
+beforeAll(async () => {
+  aws = await startS3Sqs();
 });
 
 afterAll(async () => {
-  await Promise.all([sandbox?.close(), aws?.close()]);
+  await aws?.close();
 });
 
 const settings = testSettings();

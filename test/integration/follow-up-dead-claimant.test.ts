@@ -5,11 +5,12 @@
  * Real CLI processes against the sandbox on 127.0.0.1.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { spawnCli, waitUntil } from '../helpers/schedule.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import { makeTempDir } from '../helpers/files.js';
+import { spawnCli, waitUntil } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const PROJECT = 'proj_small';
 const JOB = 'job_dead_claimant';
@@ -17,14 +18,7 @@ const REQUEST = 'req-dead-claimant';
 
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  await removeTempDirs();
-});
+useSandbox({}, (started) => (sandbox = started));
 
 describe('a follow-up whose claimant was killed during the POST', () => {
   it('is recorded as uncertain by the next run at once, without waiting out the claim and without a second POST', async () => {

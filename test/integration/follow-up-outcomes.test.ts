@@ -5,77 +5,38 @@
  * Notifications: one message per outcome, with its attributes, never two across redeliveries.
  * Credits: a 402 on the POST ends the request `rejected` at once.
  */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { createApiClient } from '../../functions/shared/api/index.js';
-import { openDestination } from '../../functions/shared/destinations.js';
-import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
 import { createSnsNotifier, type OutcomeNotifier } from '../../functions/follow-up/notify.js';
-import { createOutcomeSink, type FollowUpOutcome } from '../../functions/follow-up/outcome.js';
+import type { FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../functions/follow-up/process-message.js';
 import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
 import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
 import { FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
-import { emulatorSqsConfig, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { fastFollowUpSettings, followUpDeps } from '../helpers/run-deps.js';
 
 const PROJECT = 'proj_small';
-const SETTINGS: FollowUpSettings = {
-  projectIds: [PROJECT],
-  pollBudgetMs: 3_000,
-  schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0.05 },
-  grace: { ms: 400, reads: 3 },
-  activeDeferMs: 100,
-  leaseMs: 5_000,
-};
+const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
 
 let sandbox: Sandbox;
 let aws: S3Sqs;
 let dynamo: Dynamo;
 let store: StateStore;
-let sns: SNSClient;
 let bucket: string;
 let jobCounter = 0;
-const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeAll(async () => {
   [sandbox, aws, dynamo] = await Promise.all([startSandbox({ agent: { activeMs: 200 } }), startS3Sqs(), startDynamo()]);
-  await dynamo.client.send(
-    new CreateTableCommand({
-      TableName: 'followup-state',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-  store = createStateStore(followUpTableStore('followup-state', dynamo.client));
+  store = createStateStore(followUpTableStore(await createStateTable(dynamo.client, 'followup-state'), dynamo.client));
   bucket = await aws.createBucket();
-  sns = new SNSClient(emulatorSqsConfig(aws.endpoint));
 });
 
 afterAll(async () => {
-  sns?.destroy();
   await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close()]);
 });
-
-/** A new topic with one SQS subscriber (optionally filtered), as a caller would set up. */
-async function topicWithSubscriber(filterPolicy?: object): Promise<{ topicArn: string; subscriber: string }> {
-  const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `outcomes-${Date.now()}-${Math.floor(Math.random() * 1e6)}` }));
-  const subscriber = await aws.createQueue(undefined, {});
-  const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: subscriber, AttributeNames: ['QueueArn'] }));
-  await sns.send(
-    new SubscribeCommand({
-      TopicArn,
-      Protocol: 'sqs',
-      Endpoint: Attributes?.['QueueArn'],
-      ...(filterPolicy ? { Attributes: { FilterPolicy: JSON.stringify(filterPolicy) } } : {}),
-    }),
-  );
-  return { topicArn: TopicArn!, subscriber };
-}
 
 /** The SNS envelopes that reached a subscriber queue (everything there now). */
 async function notifications(queueUrl: string): Promise<{ message: FollowUpOutcome; attributes: Record<string, string> }[]> {
@@ -103,18 +64,7 @@ function newJob(): string {
 }
 
 function deps(deadLetterUrl: string, extra: Partial<FollowUpDeps> = {}): FollowUpDeps {
-  return {
-    api: createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, timeoutMs: 2_000, minDelayMs: 10, maxDelayMs: 50 }),
-    store,
-    outcomes: createOutcomeSink(openDestination(`s3://${bucket}/warehouse`, { s3Client: aws.s3 })),
-    deadLetter: createSqsDeadLetter({ sqs: aws.sqs, queueUrl: deadLetterUrl }),
-    logger: silent,
-    metrics: { count: () => undefined },
-    now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    owner: 'it',
-    ...extra,
-  };
+  return followUpDeps({ sandbox, aws, store, bucket, deadLetterUrl }, extra);
 }
 
 async function outcomeOf(requestId: string): Promise<FollowUpOutcome | undefined> {
@@ -139,12 +89,12 @@ function postsTo(jobId: string): number {
 describe('outcome notifications', () => {
   it('publishes each outcome once, the record as the message with status, projectId and jobId as attributes', async () => {
     const dlq = await aws.createQueue(undefined, {});
-    const { topicArn, subscriber } = await topicWithSubscriber();
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
     const metrics = countingMetrics();
     const jobId = newJob();
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Add a FAQ page', requestId: `req_${jobId}` });
 
-    const result = await processMessage({ messageId: 'm-1', body }, deps(dlq, { notify: createSnsNotifier({ sns, topicArn }), metrics }), SETTINGS);
+    const result = await processMessage({ messageId: 'm-1', body }, deps(dlq, { notify: createSnsNotifier({ sns: aws.sns, topicArn }), metrics }), SETTINGS);
 
     expect(result).toMatchObject({ action: 'handled', status: 'completed' });
     const received = await notifications(subscriber);
@@ -157,9 +107,9 @@ describe('outcome notifications', () => {
 
   it('retries a failed publish on the redelivery, without writing the outcome again, and never publishes twice', async () => {
     const dlq = await aws.createQueue(undefined, {});
-    const { topicArn, subscriber } = await topicWithSubscriber();
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
     const metrics = countingMetrics();
-    const real = createSnsNotifier({ sns, topicArn });
+    const real = createSnsNotifier({ sns: aws.sns, topicArn });
     let failures = 1;
     const flaky: OutcomeNotifier = async (outcome) => {
       if (failures-- > 0) throw new Error('SNS unavailable');
@@ -190,8 +140,8 @@ describe('outcome notifications', () => {
 
   it('lets a subscription filter on status: only failed, uncertain and rejected reach it', async () => {
     const dlq = await aws.createQueue(undefined, {});
-    const { topicArn, subscriber } = await topicWithSubscriber({ status: ['failed', 'uncertain', 'rejected'] });
-    const d = deps(dlq, { notify: createSnsNotifier({ sns, topicArn }) });
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber({ status: ['failed', 'uncertain', 'rejected'] });
+    const d = deps(dlq, { notify: createSnsNotifier({ sns: aws.sns, topicArn }) });
     const ok = newJob();
     const bad = newJob();
     sandbox.scriptNextRun(PROJECT, bad, { outcome: 'failed', activeMs: 100 });
@@ -213,8 +163,8 @@ describe('credits', () => {
     const dlq = await aws.createQueue(undefined, {});
     const jobId = newJob();
     sandbox.addFault({ kind: 'insufficient-credits', route: 'agent-message', projectId: PROJECT, times: 1 });
-    const { topicArn, subscriber } = await topicWithSubscriber();
-    const d = deps(dlq, { notify: createSnsNotifier({ sns, topicArn }) });
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const d = deps(dlq, { notify: createSnsNotifier({ sns: aws.sns, topicArn }) });
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Add a page on SSO', requestId: `req_${jobId}` });
 
     const first = await processMessage({ messageId: 'm-1', body }, d, SETTINGS);

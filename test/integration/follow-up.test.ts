@@ -4,33 +4,23 @@
  * Intervals are shortened (50 ms polls, 0 s visibility delays) so the file runs in seconds.
  */
 import { createHash } from 'node:crypto';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { createApiClient } from '../../functions/shared/api/index.js';
-import { openDestination } from '../../functions/shared/destinations.js';
 import { runConsumer } from '../../functions/follow-up/consumer.js';
-import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
 import { createHandler } from '../../functions/follow-up/handler.js';
-import { createOutcomeSink, type FollowUpOutcome } from '../../functions/follow-up/outcome.js';
+import type { FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../functions/follow-up/process-message.js';
 import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
 import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
-import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import { lambdaContext, recordFromMessage, sqsEvent } from '../helpers/sqs-records.js';
+import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { lambdaContext, recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
+import { fastFollowUpSettings, followUpDeps } from '../helpers/run-deps.js';
 
 const PROJECT = 'proj_small';
 const PROMPT_MARKER = 'PROMPT-TEXT-MUST-NOT-LEAK';
-const SETTINGS: FollowUpSettings = {
-  projectIds: [PROJECT],
-  pollBudgetMs: 3_000,
-  schedule: { minIntervalMs: 50, fraction: 0.1, maxIntervalMs: 500, jitter: 0.05 },
-  grace: { ms: 400, reads: 3 },
-  activeDeferMs: 100,
-  leaseMs: 5_000,
-};
+const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
 
 let sandbox: Sandbox;
 let aws: S3Sqs;
@@ -42,15 +32,7 @@ let jobCounter = 0;
 
 beforeAll(async () => {
   [sandbox, aws, dynamo] = await Promise.all([startSandbox({ agent: { activeMs: 300 } }), startS3Sqs(), startDynamo()]);
-  await dynamo.client.send(
-    new CreateTableCommand({
-      TableName: 'followup-state',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-  store = createStateStore(followUpTableStore('followup-state', dynamo.client));
+  store = createStateStore(followUpTableStore(await createStateTable(dynamo.client, 'followup-state'), dynamo.client));
   bucket = await aws.createBucket();
 });
 
@@ -74,25 +56,10 @@ function capture(level: string) {
 const logger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
 
 function deps(deadLetterUrl: string, options: { maxRetries?: number; owner?: string } = {}): FollowUpDeps {
-  return {
-    api: createApiClient({
-      baseUrl: sandbox.url,
-      apiKey: sandbox.apiKey,
-      timeoutMs: 2_000,
-      minDelayMs: 10,
-      maxDelayMs: 50,
-      logger,
-      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    }),
-    store,
-    outcomes: createOutcomeSink(openDestination(`s3://${bucket}/warehouse`, { s3Client: aws.s3 })),
-    deadLetter: createSqsDeadLetter({ sqs: aws.sqs, queueUrl: deadLetterUrl }),
-    logger,
-    metrics: { count: () => undefined },
-    now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    owner: options.owner ?? 'it',
-  };
+  return followUpDeps(
+    { sandbox, aws, store, bucket, deadLetterUrl, logger, ...(options.maxRetries === undefined ? {} : { client: { maxRetries: options.maxRetries } }) },
+    options.owner === undefined ? {} : { owner: options.owner },
+  );
 }
 
 async function queues(fifo: boolean) {

@@ -24,8 +24,9 @@ import {
   type TableDef,
 } from '../../functions/shared/tables.js';
 import { DATASET_TABLES } from '../../functions/shared/catalog.js';
-import { CONTRACT_COLUMNS } from '../helpers/datasets.js';
-import { readParquet, type ParquetColumn } from '../helpers/duckdb.js';
+import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
+import { readParquet, type ParquetColumn } from '../helpers/read-back.js';
+import { appendError } from '../helpers/errors.js';
 
 const DAY = '2026-01-15';
 const EXPORTED_AT = new Date('2026-01-16T03:05:07.089Z');
@@ -288,17 +289,7 @@ describe('dataset tables in DuckDB', () => {
 describe('double columns', () => {
   const good = ROWS.get(SEARCHES)?.[0] ?? {};
 
-  async function appendOne(row: Record<string, unknown>): Promise<unknown> {
-    const writer = await openTableWriter(SEARCHES, await destination.openWrite('bad.parquet'));
-    try {
-      await writer.append(row);
-      return undefined;
-    } catch (error) {
-      return error;
-    } finally {
-      await writer.abort();
-    }
-  }
+  const appendOne = (row: Record<string, unknown>) => appendError(SEARCHES, destination, row);
 
   it('refuses a number sent as a string, naming the column', async () => {
     const error = await appendOne({ ...good, ctr: '0.3' });

@@ -8,8 +8,10 @@ import { InvalidRowError } from '../../functions/shared/errors.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../functions/shared/tables.js';
-import { parquetRowGroups, readParquet } from '../helpers/duckdb.js';
-import { listFiles, TOTALS_COLUMNS } from '../helpers/export-fixtures.js';
+import { TOTALS_COLUMNS } from '../helpers/expected-rows.js';
+import { listFiles } from '../helpers/files.js';
+import { parquetRowGroups, readParquet } from '../helpers/read-back.js';
+import { appendError } from '../helpers/errors.js';
 
 const EXPORTED_AT = new Date('2026-01-31T02:15:30.123Z');
 
@@ -151,17 +153,7 @@ describe('openTableWriter', () => {
 describe('row validation', () => {
   const good = { project_id: 'p', date: '2026-01-30', path: '/a', human: 1, ai: 2, total: 3, exported_at: EXPORTED_AT };
 
-  async function appendOne(row: Record<string, unknown>): Promise<unknown> {
-    const writer = await openTableWriter(VISITORS_PAGES, await destination.openWrite('bad.parquet'));
-    try {
-      await writer.append(row);
-      return undefined;
-    } catch (error) {
-      return error;
-    } finally {
-      await writer.abort();
-    }
-  }
+  const appendOne = (row: Record<string, unknown>) => appendError(VISITORS_PAGES, destination, row);
 
   it('refuses a string in an int64 column, naming the column', async () => {
     const error = await appendOne({ ...good, human: '12' });

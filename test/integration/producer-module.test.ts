@@ -1,8 +1,3 @@
-/**
- * The producer module as code that enqueues uses it: imported by the package's name
- * (`mintlify-exporter/producer`, package.json `exports`), typed, against fauxqs on 127.0.0.1.
- */
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, enqueuePrompts, InvalidPromptsError, type EnqueueReport, type FollowUpPrompt } from 'mintlify-exporter/producer';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
@@ -17,21 +12,9 @@ afterAll(async () => {
   await aws?.close();
 });
 
+/** Visible messages in a queue. */
 async function countIn(queueUrl: string): Promise<number> {
-  const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
-  return Number(Attributes?.['ApproximateNumberOfMessages']);
-}
-
-async function takeAll(queueUrl: string): Promise<Message[]> {
-  const all: Message[] = [];
-  for (;;) {
-    const { Messages = [] } = await aws.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'] }),
-    );
-    if (Messages.length === 0) return all;
-    all.push(...Messages);
-    for (const message of Messages) await aws.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
-  }
+  return (await aws.queueCounts(queueUrl)).visible;
 }
 
 describe('mintlify-exporter/producer', () => {
@@ -50,7 +33,7 @@ describe('mintlify-exporter/producer', () => {
       { line: 1, requestId: 'faq-sso-1', requestIdMade: false, projectId: 'proj_a', jobId: 'job_1', messageId: expect.any(String) },
       { line: 2, requestId: made, requestIdMade: true, projectId: 'proj_a', jobId: 'job_1', messageId: expect.any(String) },
     ]);
-    const messages = await takeAll(queueUrl);
+    const messages = await aws.takeAll(queueUrl);
     expect(messages.map((m) => [m.Attributes?.['MessageGroupId'], m.Attributes?.['MessageDeduplicationId'], JSON.parse(m.Body ?? '')])).toEqual([
       ['job_1', 'faq-sso-1', { projectId: 'proj_a', jobId: 'job_1', prompt: 'Add a FAQ page for SSO', requestId: 'faq-sso-1' }],
       ['job_1', made, { projectId: 'proj_a', jobId: 'job_1', prompt: 'Link it from the quickstart', requestId: made }],

@@ -10,9 +10,9 @@ import { previousDay } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { runCliAt } from '../helpers/datasets.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { runCliAt } from '../helpers/cli.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 
 const PROJECT = 'proj_medium';
 

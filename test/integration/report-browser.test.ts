@@ -15,10 +15,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCount, formatShare } from '../../functions/report/html.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
-import { removeTempDirs } from '../helpers/export-fixtures.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+import { removeTempDirs } from '../helpers/files.js';
 import { buildReportLake, NOW, PERIOD, sumOf, type ReportLake } from '../helpers/report-fixture.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/report.png', import.meta.url));
 

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../functions/report/report.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
-import { runCliInProcess } from '../helpers/schedule.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { cliEnv } from '../helpers/env.js';
 
 const PROJECT = 'proj_docs';
 const NOW = Date.parse('2026-10-20T06:00:00.000Z');
@@ -27,12 +28,7 @@ let lake: string;
 
 beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox({ projects: [{ id: PROJECT, paths: 120 }] }), startS3Sqs()]);
-  env = {
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_API_KEY: sandbox.apiKey,
-    EXPORT_STATE_DIR: await makeTempDir('report-s3-state'),
-    ANALYTICS_BUDGET: '100000/1h',
-  };
+  env = await cliEnv(sandbox, { ANALYTICS_BUDGET: '100000/1h' });
   local = await makeTempDir('report-s3-local');
   lake = `s3://${await aws.createBucket()}/lake`;
   for (const out of [local, lake]) {

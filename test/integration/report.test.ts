@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
 import { buildReport } from '../../functions/report/report.js';
 import { CONTACTS } from '../../sandbox/text.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
-import { makeTempDir, removeTempDirs } from '../helpers/export-fixtures.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import {
   buildReportLake,
   DRIFT,
@@ -28,7 +28,7 @@ import {
   sumOf,
   type ReportLake,
 } from '../helpers/report-fixture.js';
-import { runCliInProcess, spawnCli } from '../helpers/schedule.js';
+import { runCliInProcess, spawnCli } from '../helpers/cli.js';
 
 let lake: ReportLake;
 let figures: Figures;

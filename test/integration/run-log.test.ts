@@ -24,24 +24,15 @@ import { DestinationError } from '../../functions/shared/errors.js';
 import { EXPORT_RUNS } from '../../functions/shared/tables.js';
 import { glueTypeOf } from '../../infra/constructs/warehouse.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { runCliAt } from '../helpers/datasets.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
-import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import {
-  aRunRecord,
-  createStateTable,
-  exportDeps,
-  fakeClock,
-  filesContaining,
-  lambdaContext,
-  listFiles,
-  makeTempDir,
-  removeTempDirs,
-  runRecordsIn,
-  scheduledEvent,
-  testSettings,
-  type FakeClock,
-} from '../helpers/export-fixtures.js';
+import { runCliAt } from '../helpers/cli.js';
+import { fakeClock, type FakeClock } from '../helpers/clock.js';
+import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { exportFunctionEnv } from '../helpers/env.js';
+import { filesContaining, listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { lambdaContext, scheduledEvent } from '../helpers/lambda-events.js';
+import { aRunRecord, runRecordsIn } from '../helpers/layout.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+import { exportDeps, testSettings } from '../helpers/run-deps.js';
 
 /** A distinctive key, so any leak of it is easy to find. */
 const API_KEY = 'mint_runlogtest_S3CR3T_7e6d5c4b3a29';
@@ -443,18 +434,8 @@ type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Pr
 
 /** The export Lambda as deployed (state table in dynalite) writing into `dir`, its clock at EVENT_TIME. */
 async function loadHandler(dir: string): Promise<Handler> {
-  const config = loadConfig({
-    MINTLIFY_API_KEY: API_KEY,
-    MINTLIFY_API_URL: sandbox.url,
-    MINTLIFY_PROJECT_IDS: ONE_PAGE,
-    EXPORT_DESTINATION: dir,
-    EXPORT_DATASETS: 'visitors',
-    EXPORT_SETTLE_HOURS: '2',
-    EXPORT_HEAL_DAYS: '0',
-    EXPORT_REFRESH_DAYS: '0',
-    EXPORT_STATE_TABLE: await createStateTable(dynamo.client),
-    ANALYTICS_BUDGET: '1000/1h',
-  });
+  const stateTable = await createStateTable(dynamo.client);
+  const config = loadConfig(exportFunctionEnv({ apiUrl: sandbox.url, projectIds: ONE_PAGE, destination: dir, stateTable }, { MINTLIFY_API_KEY: API_KEY }));
   const handler = createHandler(createExportDeps(config, { dynamo: () => dynamo.client }));
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(new Date(EVENT_TIME));

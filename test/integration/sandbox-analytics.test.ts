@@ -5,7 +5,7 @@
  * cursor faults and the generic faults on the new routes. Expected values come from
  * `sandbox.data`, which the exporter's integration tests use the same way.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FEEDBACK_SOURCES,
   FEEDBACK_STATUSES,
@@ -16,6 +16,7 @@ import {
   type Sandbox,
   type SearchRow,
 } from '../../sandbox/index.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const DAY = '2026-01-14';
 const NEXT_DAY = '2026-01-15';
@@ -96,16 +97,7 @@ async function expectBadRequest(response: Response, mentioned: string | RegExp):
 describe('sandbox analytics endpoints', () => {
   let sandbox: Sandbox;
 
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-  });
-  afterEach(() => {
-    sandbox.clearFaults();
-    sandbox.clearRequests();
-  });
-  afterAll(async () => {
-    await sandbox.close();
-  });
+  useSandbox({}, (started) => (sandbox = started), { clearAfterEach: true });
 
   describe('auth, projects and validation', () => {
     it.each(ROUTES)('%s answers 401 with {error} without an Authorization header', async (route) => {

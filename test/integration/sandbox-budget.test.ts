@@ -5,26 +5,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type BudgetOptions, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { fakeClock } from '../helpers/clock.js';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 /** 2026-01-15T10:00:00Z: a whole hour, so fixed 1h windows start here. */
 const START = Date.UTC(2026, 0, 15, 10, 0, 0);
 const ONE_DAY = 'dateFrom=2026-01-14&dateTo=2026-01-15';
-
-/** A fake clock the sandbox reads through its `now` option. */
-function fakeClock(start = START) {
-  let time = start;
-  return {
-    now: () => time,
-    advance(ms: number) {
-      time += ms;
-    },
-    set(ms: number) {
-      time = ms;
-    },
-  };
-}
 
 const open: Sandbox[] = [];
 afterEach(async () => {
@@ -67,7 +54,7 @@ describe('sandbox request budget', () => {
     });
 
     it('logs the refused request with status 429 and overBudget', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(1, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(1, 'fixed') });
 
       await statuses(sandbox, 2);
 
@@ -91,7 +78,7 @@ describe('sandbox request budget', () => {
     });
 
     it('shares one budget among every analytics endpoint', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(6, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(6, 'fixed') });
       const paths = ['visitors', 'views', 'searches', 'feedback', 'feedback/by-page', 'assistant', 'assistant/caller-stats'];
 
       const answers: number[] = [];
@@ -102,7 +89,7 @@ describe('sandbox request budget', () => {
     });
 
     it('counts a 400 and a 404 against the budget, as the service counts every request', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(3, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(3, 'fixed') });
 
       const bad = await fetch(`${sandbox.url}/v1/analytics/proj_small/views?limit=0`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
       const unknown = await fetch(`${sandbox.url}/v1/analytics/proj_nope/views`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
@@ -112,7 +99,7 @@ describe('sandbox request budget', () => {
     });
 
     it('counts a request answered by an injected fault', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(3, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(3, 'fixed') });
       sandbox.addFault({ kind: 'server-error' });
 
       const faulted = await analytics(sandbox);
@@ -122,7 +109,7 @@ describe('sandbox request budget', () => {
     });
 
     it('spends nothing on a request with a bad key', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(3, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(3, 'fixed') });
 
       const rejected = await analytics(sandbox, 'views', 'mint_wrong_1111111111111111');
 
@@ -206,7 +193,7 @@ describe('sandbox request budget', () => {
 
   describe('Retry-After', () => {
     it.each(['fixed', 'rolling'] as const)('sends no Retry-After in a %s window when retryAfter is false', async (window) => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(1, window, { retryAfter: false }) });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(1, window, { retryAfter: false }) });
       await statuses(sandbox, 1);
 
       const refused = await analytics(sandbox);
@@ -229,7 +216,7 @@ describe('sandbox request budget', () => {
 
   describe('agent endpoints', () => {
     it('never counts agent requests against the analytics budget', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(1, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(1, 'fixed') });
       const headers = { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' };
 
       const agent: number[] = [];
@@ -249,7 +236,7 @@ describe('sandbox request budget', () => {
 
   describe('control', () => {
     it('has no budget unless one is configured', async () => {
-      const sandbox = await start({ now: fakeClock().now });
+      const sandbox = await start({ now: fakeClock(START).now });
 
       const answers = await statuses(sandbox, 5);
       const overHttp = await (await fetch(`${sandbox.url}/_sandbox/budget`)).json();
@@ -272,7 +259,7 @@ describe('sandbox request budget', () => {
     });
 
     it('sets a budget at run time over the control API, keeping what was already counted', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(10, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(10, 'fixed') });
       await statuses(sandbox, 2);
 
       const set = await fetch(`${sandbox.url}/_sandbox/budget`, {
@@ -287,7 +274,7 @@ describe('sandbox request budget', () => {
     });
 
     it('forgets what was counted when the control API is asked to reset', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(2, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(2, 'fixed') });
       await statuses(sandbox, 2);
 
       await fetch(`${sandbox.url}/_sandbox/budget`, { method: 'POST', body: JSON.stringify({ ...budget(2, 'fixed'), reset: true }) });
@@ -296,7 +283,7 @@ describe('sandbox request budget', () => {
     });
 
     it('removes the budget on DELETE', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(1, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(1, 'fixed') });
       await statuses(sandbox, 1);
 
       const removed = await fetch(`${sandbox.url}/_sandbox/budget`, { method: 'DELETE' });
@@ -306,7 +293,7 @@ describe('sandbox request budget', () => {
     });
 
     it('switches budgets in process with setBudget and resetBudget', async () => {
-      const sandbox = await start({ now: fakeClock().now });
+      const sandbox = await start({ now: fakeClock(START).now });
       sandbox.setBudget(budget(1, 'rolling'));
 
       const limited = await statuses(sandbox, 2);
@@ -320,7 +307,7 @@ describe('sandbox request budget', () => {
 
     it('refuses an invalid budget in the options, in setBudget and over the control API', async () => {
       await expect(startSandbox({ budget: { requests: 0, windowMs: HOUR, window: 'fixed' } })).rejects.toThrow(/requests/);
-      const sandbox = await start({ now: fakeClock().now });
+      const sandbox = await start({ now: fakeClock(START).now });
 
       expect(() => sandbox.setBudget({ requests: 5, windowMs: HOUR, window: 'sliding' as 'fixed' })).toThrow(/window/);
       const posted = await fetch(`${sandbox.url}/_sandbox/budget`, { method: 'POST', body: JSON.stringify({ requests: 5 }) });
@@ -331,7 +318,7 @@ describe('sandbox request budget', () => {
 
   describe('competing clients', () => {
     it('lets a competing client spend budget in process with spendBudget', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(5, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(5, 'fixed') });
 
       const spent = sandbox.spendBudget(4);
       const answers = await statuses(sandbox, 2);
@@ -342,7 +329,7 @@ describe('sandbox request budget', () => {
     });
 
     it('lets a competing client spend budget over the control API, and says how much fitted', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(3, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(3, 'fixed') });
       await statuses(sandbox, 1);
 
       const response = await fetch(`${sandbox.url}/_sandbox/budget/spend`, { method: 'POST', body: JSON.stringify({ count: 5 }) });
@@ -352,7 +339,7 @@ describe('sandbox request budget', () => {
     });
 
     it('counts a competing client that simply calls the API with the key', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(3, 'fixed') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(3, 'fixed') });
 
       await statuses(sandbox, 2, 'searches');
 
@@ -362,7 +349,7 @@ describe('sandbox request budget', () => {
 
   describe('clock', () => {
     it('moves the sandbox clock over the control API, so an out-of-process window passes', async () => {
-      const sandbox = await start({ now: fakeClock().now, budget: budget(1, 'rolling') });
+      const sandbox = await start({ now: fakeClock(START).now, budget: budget(1, 'rolling') });
       await statuses(sandbox, 1);
 
       const moved = await fetch(`${sandbox.url}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ advanceMs: HOUR }) });
@@ -373,7 +360,7 @@ describe('sandbox request budget', () => {
     });
 
     it('sets the sandbox clock to an ISO timestamp over the control API', async () => {
-      const sandbox = await start({ now: fakeClock().now });
+      const sandbox = await start({ now: fakeClock(START).now });
 
       const set = await fetch(`${sandbox.url}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ now: '2026-02-01T00:00:00Z' }) });
       const read = await (await fetch(`${sandbox.url}/_sandbox/clock`)).json();
@@ -383,7 +370,7 @@ describe('sandbox request budget', () => {
     });
 
     it('stamps the request log with the sandbox clock', async () => {
-      const sandbox = await start({ now: fakeClock().now });
+      const sandbox = await start({ now: fakeClock(START).now });
 
       await statuses(sandbox, 1);
 

@@ -2,8 +2,9 @@
  * The sandbox's visitors endpoint over real HTTP on 127.0.0.1: pagination, dates,
  * validation, auth, data shape, determinism, faults, the request log and the control API.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { useSandbox } from '../helpers/emulators.js';
 
 const DAY = '2026-01-14';
 const NEXT_DAY = '2026-01-15';
@@ -45,16 +46,7 @@ async function getAllPages(sandbox: Sandbox, projectId: string, dateFrom: string
 describe('sandbox visitors endpoint', () => {
   let sandbox: Sandbox;
 
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-  });
-  afterEach(() => {
-    sandbox.clearFaults();
-    sandbox.clearRequests();
-  });
-  afterAll(async () => {
-    await sandbox.close();
-  });
+  useSandbox({}, (started) => (sandbox = started), { clearAfterEach: true });
 
   describe('pagination', () => {
     it.each([

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTableWriter } from '../../functions/export/parquet.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { FEEDBACK, partitionKey, type TableDef } from '../../functions/shared/tables.js';
-import { queryDuckDb } from '../helpers/duckdb.js';
+import { queryDuckDb } from '../helpers/read-back.js';
 
 /** `feedback` as the previous version wrote it: every column but the appended `unknown_fields`. */
 const FEEDBACK_BEFORE: TableDef = { ...FEEDBACK, columns: FEEDBACK.columns.filter((column) => column.name !== 'unknown_fields') };

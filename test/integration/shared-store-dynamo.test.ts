@@ -9,6 +9,7 @@ import { createLeases } from '../../functions/shared/leases.js';
 import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
 import { emulatorDynamoConfig, startDynamo, type Dynamo } from '../helpers/emulators.js';
 import { describeSharedStoreContract, describeStateStoreContract } from '../helpers/shared-store-cases.js';
+import { maxInAnyWindow } from '../helpers/request-log.js';
 
 const TABLE = 'export-state';
 let dynamo: Dynamo;
@@ -55,17 +56,6 @@ async function bumpCounter(pk: string): Promise<void> {
       ExpressionAttributeValues: { ':doc': { S: JSON.stringify(value) }, ':one': { N: '1' } },
     }),
   );
-}
-
-/** The most starts found in any half-open window [s, s + windowMs). */
-function maxInAnyWindow(starts: readonly number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let max = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first++;
-    max = Math.max(max, last - first + 1);
-  }
-  return max;
 }
 
 describe('DynamoDB shared store', () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,19 +8,14 @@ import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
 import { ConfigError } from '../../functions/shared/errors.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
 import { describeSharedStoreContract } from '../helpers/shared-store-cases.js';
+import { maxInAnyWindow } from '../helpers/request-log.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('../helpers/shared-store-child.ts', import.meta.url));
 
-const dirs: string[] = [];
-async function freshDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'shared-store-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const freshDir = () => makeTempDir('shared-store');
+afterAll(removeTempDirs);
 
 interface Child {
   readonly ready: Promise<void>;
@@ -58,17 +53,6 @@ async function runTogether(...argLists: ReadonlyArray<readonly string[]>): Promi
   await Promise.all(children.map((child) => child.ready));
   for (const child of children) child.go();
   return Promise.all(children.map((child) => child.output));
-}
-
-/** The most starts found in any half-open window [s, s + windowMs). */
-function maxInAnyWindow(starts: readonly number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let max = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first++;
-    max = Math.max(max, last - first + 1);
-  }
-  return max;
 }
 
 describe('local shared store across processes', () => {

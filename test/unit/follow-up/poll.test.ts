@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GRACE, DEFAULT_POLL_SCHEDULE, judgeRead, nextPollDelay } from '../../../functions/follow-up/poll.js';
 import { formatDuration } from '../../../functions/shared/durations.js';
+import { seededRandom } from '../../helpers/random.js';
 
 /** The follow-up's long waits (FOLLOWUP_MAX_WAIT_HOURS in a timed_out detail). */
 const formatWait = (ms: number) => formatDuration(ms, 'coarse');
@@ -19,7 +20,7 @@ function simulate(durationMs: number, random: () => number) {
 const jitters: [string, () => number][] = [
   ['no jitter', () => 0],
   ['full jitter', () => 0.999],
-  ['random jitter', mulberry(7)],
+  ['random jitter', seededRandom(7)],
 ];
 
 describe('nextPollDelay', () => {
@@ -46,7 +47,7 @@ describe('nextPollDelay', () => {
   });
 
   it('records the outcome at most max(5 s, 10 % of the duration) after the job ends', () => {
-    const random = mulberry(3);
+    const random = seededRandom(3);
     for (const duration of [1_000, 30_000, 61_000, 600_000, 3_599_000, 7_200_000, 20 * 3_600_000]) {
       expect(simulate(duration, random).lagMs).toBeLessThanOrEqual(Math.max(5_000, 0.1 * duration));
     }
@@ -84,16 +85,6 @@ describe('judgeRead (stale reads)', () => {
     expect(judged.finished).toBe(true);
   });
 });
-
-function mulberry(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('formatWait', () => {
   it('writes a short FOLLOWUP_MAX_WAIT_HOURS in minutes, never as "0 h"', () => {

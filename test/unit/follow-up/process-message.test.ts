@@ -91,6 +91,17 @@ const message = (extra: object = {}) => ({
   body: JSON.stringify({ projectId: 'proj_a', jobId: 'job_1', prompt: PROMPT, requestId: 'req-1', ...extra }),
 });
 
+type Result = Awaited<ReturnType<typeof processMessage>>;
+
+/** Delivers the message again after each deferral, the clock moved by its delay, at most `times` times; the last result. */
+async function redeliverWhileDeferred(result: Result, api: Pick<ApiClient, 'getJob' | 'sendMessage'>, given: FollowUpSettings, times: number): Promise<Result> {
+  for (let i = 0; i < times && result.action === 'defer'; i++) {
+    clock += result.delayMs;
+    result = await processMessage(message(), deps(api), given);
+  }
+  return result;
+}
+
 describe('processMessage', () => {
   it('sends once, polls until the run ends and records the outcome with exactly the table columns', async () => {
     const { api, calls } = fakeApi({ reads: [job('completed'), job('active', null), job('completed', NEW_PR)] });
@@ -218,11 +229,7 @@ describe('processMessage', () => {
     expect(saved).toMatchObject({ phase: 'sent', sawActive: true });
     expect(saved?.phase === 'sent' && saved.polls).toBeGreaterThan(0);
 
-    let result = first;
-    for (let i = 0; i < 10 && result.action === 'defer'; i++) {
-      clock += result.delayMs;
-      result = await processMessage(message(), deps(api), settings);
-    }
+    const result = await redeliverWhileDeferred(first, api, settings, 10);
     expect(result).toMatchObject({ action: 'handled', status: 'completed', prLink: NEW_PR, polls: 31 });
     expect(calls.sends).toBe(1);
   });
@@ -262,11 +269,7 @@ describe('processMessage', () => {
     const { api } = fakeApi({ reads: [job('completed'), job('active', null)] });
     const short = { ...settings, maxWaitMs: 120_000 };
 
-    let result = await processMessage(message(), deps(api), short);
-    for (let i = 0; i < 10 && result.action === 'defer'; i++) {
-      clock += result.delayMs;
-      result = await processMessage(message(), deps(api), short);
-    }
+    const result = await redeliverWhileDeferred(await processMessage(message(), deps(api), short), api, short, 10);
 
     expect(result).toMatchObject({ action: 'handled', status: 'timed_out' });
     expect(outcomes[0]?.detail).toContain('FOLLOWUP_MAX_WAIT_HOURS');
@@ -289,11 +292,7 @@ describe('processMessage', () => {
     const { api } = fakeApi({ reads: [job('completed'), job('paused', null)] });
     const short = { ...settings, maxWaitMs: 120_000 };
 
-    let result = await processMessage(message(), deps(api), short);
-    for (let i = 0; i < 10 && result.action === 'defer'; i++) {
-      clock += result.delayMs;
-      result = await processMessage(message(), deps(api), short);
-    }
+    const result = await redeliverWhileDeferred(await processMessage(message(), deps(api), short), api, short, 10);
 
     expect(result).toMatchObject({ action: 'handled', status: 'timed_out' });
   });
@@ -416,11 +415,7 @@ describe('processMessage', () => {
     const failingOnce = { ...deps(api), outcomes: { write: async () => Promise.reject(new Error('SlowDown')) } };
 
     const first = await processMessage(message(), failingOnce, settings);
-    let result = first;
-    for (let i = 0; i < 5 && result.action === 'defer'; i++) {
-      clock += result.delayMs;
-      result = await processMessage(message(), deps(api), settings);
-    }
+    const result = await redeliverWhileDeferred(first, api, settings, 5);
 
     expect(first).toMatchObject({ action: 'defer', cause: 'storage', sent: true, delayMs: 10_000 });
     expect(result).toMatchObject({ action: 'handled', status: 'completed' });
@@ -432,11 +427,7 @@ describe('processMessage', () => {
     const bounded = { ...settings, maxDeferMs: 60_000 };
     const started = clock;
 
-    let result = await processMessage(message(), deps(api), bounded);
-    for (let i = 0; i < 20 && result.action === 'defer'; i++) {
-      clock += result.delayMs;
-      result = await processMessage(message(), deps(api), bounded);
-    }
+    const result = await redeliverWhileDeferred(await processMessage(message(), deps(api), bounded), api, bounded, 20);
 
     expect(result).toMatchObject({ action: 'handled', status: 'rejected' });
     expect(clock - started).toBe(60_000);

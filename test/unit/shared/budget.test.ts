@@ -4,6 +4,8 @@ import { parseBudget } from '../../../functions/shared/budget-spec.js';
 import { BudgetExhaustedError } from '../../../functions/shared/errors.js';
 import { createMemoryStore, type SharedStore } from '../../../functions/shared/shared-store.js';
 import { describeSharedStoreContract } from '../../helpers/shared-store-cases.js';
+import { seededRandom } from '../../helpers/random.js';
+import { maxInAnyWindow } from '../../helpers/request-log.js';
 
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
@@ -33,28 +35,6 @@ function setup(budget = '3/1m', store: SharedStore = createMemoryStore()) {
 }
 
 const ledgerWith = (starts: number[], pausedUntil = 0): LedgerDoc => ({ starts, pausedUntil, rateLimited: 0, consecutive429: 0 });
-
-/** The most starts found in any half-open window [s, s + windowMs). */
-function maxInAnyWindow(starts: readonly number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let max = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first++;
-    max = Math.max(max, last - first + 1);
-  }
-  return max;
-}
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function seededRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('admit', () => {
   const spec = parseBudget('3/1m');

@@ -5,16 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDestination } from '../../../functions/shared/destinations.js';
 import { DestinationError } from '../../../functions/shared/errors.js';
-import { configErrorOf } from '../../helpers/errors.js';
-
-async function failureOf(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return error as Error;
-}
+import { configErrorOf, rejectionOf } from '../../helpers/errors.js';
 
 describe('openDestination', () => {
   it('names the source it was given when the target is empty', () => {
@@ -61,7 +52,7 @@ describe('a local destination on a read-only file system', () => {
     const mount = readOnlyMount();
     if (!mount) throw new Error('the read-only mount worked a moment ago');
     try {
-      const error = await failureOf(openDestination(path.join(mount.dir, 'data')).probe());
+      const error = await rejectionOf(openDestination(path.join(mount.dir, 'data')).probe());
       expect(error).toBeInstanceOf(DestinationError);
       expect(error.message).toContain('(EROFS)');
       expect(error.message).toContain('read-only');

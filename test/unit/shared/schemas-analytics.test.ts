@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { MalformedResponseError } from '../../../functions/shared/errors.js';
 import {
   isoTimestampToEpochMs,
   parseAssistantPage,
@@ -13,17 +12,7 @@ import {
   unknownFieldsOf,
   ViewsPageSchema,
 } from '../../../functions/shared/schemas.js';
-
-/** The message of the `MalformedResponseError` that `fn` throws (fails the test otherwise). */
-function malformedMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MalformedResponseError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a MalformedResponseError');
-}
+import { malformedMessage } from '../../helpers/errors.js';
 
 /** A copy of `body` with `key` left out. */
 function without<T extends Record<string, unknown>>(body: T, key: keyof T): Record<string, unknown> {

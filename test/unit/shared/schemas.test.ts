@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MalformedResponseError } from '../../../functions/shared/errors.js';
 import { isTerminalJobStatus } from '../../../functions/shared/api-types.js';
 import { parseAgentJob, parseVisitorsPage } from '../../../functions/shared/schemas.js';
+import { malformedMessage } from '../../helpers/errors.js';
 
 function visitorsBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -26,16 +26,6 @@ function jobBody(overrides: Record<string, unknown> = {}) {
     archivedAt: null,
     ...overrides,
   };
-}
-
-function malformedMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MalformedResponseError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a MalformedResponseError');
 }
 
 describe('parseVisitorsPage', () => {

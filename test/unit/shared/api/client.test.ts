@@ -20,6 +20,7 @@ import {
 } from '../../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../../functions/shared/schemas.js';
 import { INITIAL_STATE, createPager } from '../../../../functions/export/paging.js';
+import { rejectionOf } from '../../../helpers/errors.js';
 
 const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
 const PROMPT = 'Please rewrite the quickstart so it mentions the new CLI flags and the sandbox.';
@@ -157,15 +158,6 @@ function makeClient(overrides: Partial<ApiClientOptions> = {}) {
     ...overrides,
   });
   return { client, waits, logs, now: () => time, budget };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return error as Error;
 }
 
 /** Everything a failure could leak through: message, cause chain, logs and stats. */
@@ -318,7 +310,7 @@ describe('reads', () => {
   it('retries a 2xx body that stays malformed only once, however many retries are left', async () => {
     replies = Array.from({ length: 9 }, () => json(200, { ...page(), hasMore: 'yes' }));
     const { client } = makeClient({ maxRetries: 8 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(seen).toHaveLength(2);
   });
@@ -340,7 +332,7 @@ describe('reads', () => {
   it('gives up with a MalformedResponseError when a 2xx body stays HTML', async () => {
     replies = [html(200), html(200), html(200)];
     const { client } = makeClient({ maxRetries: 2 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('not JSON');
     expect(error.message).not.toContain('<html>');
@@ -349,7 +341,7 @@ describe('reads', () => {
   it('reports an HTML error page as an ApiError with its status', async () => {
     replies = [html(502)];
     const { client } = makeClient({ maxRetries: 0 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(502);
     expect(error.message).not.toContain('<html>');
@@ -361,7 +353,7 @@ describe('reads', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const { client, waits } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2 });
-    const error = await failureOf(client.getJob('proj_1', 'job_1'));
+    const error = await rejectionOf(client.getJob('proj_1', 'job_1'));
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).beforeSend).toBe(true);
     expect(error.message).toContain('ECONNREFUSED');
@@ -372,7 +364,7 @@ describe('reads', () => {
     replies = Array.from({ length: 10 }, () => json(503, { error: 'down' }));
     const { client, waits, now } = makeClient({ minDelayMs: 1_000 });
     const deadline = now() + 5_000;
-    const error = await failureOf(visitors(client, 'proj_1', QUERY, { deadline }));
+    const error = await rejectionOf(visitors(client, 'proj_1', QUERY, { deadline }));
     expect(error).toBeInstanceOf(DeadlineExceededError);
     expect(error.cause).toBeInstanceOf(ApiError);
     expect(now()).toBeLessThanOrEqual(deadline);
@@ -389,7 +381,7 @@ describe('reads', () => {
 describe('the request budget', () => {
   it('refuses analytics without a budget, before sending anything', async () => {
     const client = createApiClient({ baseUrl, apiKey: KEY });
-    const error = await failureOf(client.getAnalytics('visitors', 'proj_1', QUERY, parseVisitorsPage));
+    const error = await rejectionOf(client.getAnalytics('visitors', 'proj_1', QUERY, parseVisitorsPage));
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain('budget');
     expect(seen).toHaveLength(0);
@@ -446,7 +438,7 @@ describe('the request budget', () => {
   it('still gives up on 5xx after maxRetries once a 429 has passed', async () => {
     replies = [json(429, { error: 'slow down' }), json(503, { error: 'busy' }), json(503, { error: 'busy' }), json(200, page())];
     const { client } = makeClient({ maxRetries: 1 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect((error as ApiError).status).toBe(503);
     expect(seen).toHaveLength(3);
   });
@@ -463,7 +455,7 @@ describe('errors that say what to fix', () => {
   it('fails at once on 401 and says to create a new admin key', async () => {
     replies = [json(401, { error: 'unauthorized' })];
     const { client } = makeClient();
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(ApiError);
     expect(error.message).toContain('API key rejected (401)');
     expect(error.message).toContain('admin key');
@@ -473,7 +465,7 @@ describe('errors that say what to fix', () => {
   it('fails at once on 403 and names scope, plan and IP allowlist', async () => {
     replies = [json(403, { error: 'forbidden' })];
     const { client } = makeClient();
-    const error = await failureOf(client.getJob('proj_1', 'job_1'));
+    const error = await rejectionOf(client.getJob('proj_1', 'job_1'));
     expect(error.message).toMatch(/scope.*plan.*IP allowlist/);
     expect(seen).toHaveLength(1);
   });
@@ -481,7 +473,7 @@ describe('errors that say what to fix', () => {
   it('fails at once on an analytics 404 and points to MINTLIFY_PROJECT_IDS', async () => {
     replies = [json(404, { error: 'not found' })];
     const { client } = makeClient();
-    const error = await failureOf(visitors(client, 'proj_missing'));
+    const error = await rejectionOf(visitors(client, 'proj_missing'));
     expect(error.message).toContain('project "proj_missing" not found');
     expect(error.message).toContain('MINTLIFY_PROJECT_IDS');
     expect(seen).toHaveLength(1);
@@ -490,7 +482,7 @@ describe('errors that say what to fix', () => {
   it('fails at once on a job 404 and names the job and the project', async () => {
     replies = [json(404, { error: 'not found' })];
     const { client } = makeClient();
-    const error = await failureOf(client.getJob('proj_1', 'job_gone'));
+    const error = await rejectionOf(client.getJob('proj_1', 'job_gone'));
     expect((error as ApiError).status).toBe(404);
     expect(error.message).toContain('job "job_gone" not found in project "proj_1"');
   });
@@ -498,7 +490,7 @@ describe('errors that say what to fix', () => {
   it("fails at once on 400 and includes the server's error and details", async () => {
     replies = [json(400, { error: 'Invalid query', details: [{ message: 'dateTo must be after dateFrom' }] })];
     const { client } = makeClient();
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error.message).toContain('Invalid query');
     expect(error.message).toContain('dateTo must be after dateFrom');
     expect(seen).toHaveLength(1);
@@ -507,7 +499,7 @@ describe('errors that say what to fix', () => {
   it('does not follow a redirect and points to MINTLIFY_API_URL', async () => {
     replies = [json(301, {}, { location: 'https://elsewhere.example.com/v1' })];
     const { client } = makeClient();
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect((error as ApiError).status).toBe(301);
     expect(error.message).toContain('MINTLIFY_API_URL');
     expect(seen).toHaveLength(1);
@@ -516,7 +508,7 @@ describe('errors that say what to fix', () => {
   it('cuts a long server message short', async () => {
     replies = [json(400, { error: 'x'.repeat(10_000) })];
     const { client } = makeClient();
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error.message.length).toBeLessThan(500);
   });
 });
@@ -555,7 +547,7 @@ describe('the follow-up POST', () => {
   it.each([500, 502, 503])('is never resent after HTTP %i: the send is uncertain', async (status) => {
     replies = [json(status, { error: 'oops' }), json(200, job())];
     const { client } = makeClient();
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(error).toBeInstanceOf(SendUncertainError);
     expect(seen).toHaveLength(1);
   });
@@ -563,7 +555,7 @@ describe('the follow-up POST', () => {
   it('is never resent after the connection drops once the request was read', async () => {
     replies = [hangUp, json(200, job())];
     const { client } = makeClient();
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(error).toBeInstanceOf(SendUncertainError);
     expect(seen).toHaveLength(1);
   });
@@ -571,7 +563,7 @@ describe('the follow-up POST', () => {
   it('is never resent after a timeout', async () => {
     replies = [slow(1_000, json(200, job())), json(200, job())];
     const { client } = makeClient({ timeoutMs: 100 });
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(error).toBeInstanceOf(SendUncertainError);
     expect(error.message).toContain('timed out');
     expect(seen).toHaveLength(1);
@@ -587,7 +579,7 @@ describe('the follow-up POST', () => {
   it('fails as rejected (not uncertain) on a 404', async () => {
     replies = [json(404, { error: 'no such job' })];
     const { client } = makeClient();
-    const error = await failureOf(client.sendMessage('proj_1', 'job_x', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_x', PROMPT));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).not.toBeInstanceOf(SendUncertainError);
     expect(error.message).toContain('job "job_x" not found in project "proj_1"');
@@ -596,7 +588,7 @@ describe('the follow-up POST', () => {
   it('throws RateLimitedError with the wait when 429s outlast the retries', async () => {
     replies = [json(429, {}, { 'retry-after': '5' }), json(429, {}, { 'retry-after': '5' })];
     const { client } = makeClient({ maxRetries: 1 });
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(5_000);
     expect(seen).toHaveLength(2);
@@ -605,7 +597,7 @@ describe('the follow-up POST', () => {
   it('throws RateLimitedError at once when Retry-After would pass the deadline', async () => {
     replies = [json(429, {}, { 'retry-after': '3600' })];
     const { client, now, waits } = makeClient();
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT, { deadline: now() + 60_000 }));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT, { deadline: now() + 60_000 }));
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(3_600_000);
     expect(waits).toEqual([]);
@@ -616,11 +608,11 @@ describe('secrets', () => {
   it('keeps the key and the prompt out of errors, logs and stats', async () => {
     replies = [json(503, { error: `upstream echoed ${KEY}` }), json(400, { error: 'bad', details: [{ message: `auth was Bearer ${KEY}` }] })];
     const { client, logs } = makeClient();
-    const readError = await failureOf(visitors(client));
+    const readError = await rejectionOf(visitors(client));
     replies = [json(400, { error: `prompt rejected: ${PROMPT}`, details: [{ message: `auth was Bearer ${KEY}` }] })];
-    const sendError = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const sendError = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     replies = [hangUp];
-    const uncertain = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const uncertain = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(logs.some((entry) => entry.level === 'warn')).toBe(true);
     for (const error of [readError, sendError, uncertain]) {
       const surface = leakSurface(error, logs, client.stats);
@@ -680,7 +672,7 @@ describe('response bodies', () => {
   it('refuses a 2xx body larger than maxResponseBytes as malformed', async () => {
     const fake = streamingFetch({ total: 4 * MiB });
     const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB, maxRetries: 0 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('larger than 1048576 bytes');
   });
@@ -688,7 +680,7 @@ describe('response bodies', () => {
   it('stops reading a 2xx body at the cap instead of buffering it first', async () => {
     const fake = streamingFetch({ total: 64 * MiB });
     const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB, maxRetries: 0 });
-    await failureOf(visitors(client));
+    await rejectionOf(visitors(client));
     expect(fake.pulled.bytes).toBeLessThanOrEqual(MiB + 64 * 1024);
     expect(fake.pulled.cancelled).toBe(true);
   });
@@ -696,7 +688,7 @@ describe('response bodies', () => {
   it('refuses a body whose Content-Length is over the cap without reading it', async () => {
     const fake = streamingFetch({ total: 2 * MiB, headers: { 'content-length': String(2 * MiB) } });
     const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB, maxRetries: 0 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(fake.pulled.bytes).toBe(0);
   });
@@ -704,7 +696,7 @@ describe('response bodies', () => {
   it('does not ask the same again after a body over the cap: the same request gets the same answer (the export asks for less)', async () => {
     const fake = streamingFetch({ total: 2 * MiB });
     const { client } = makeClient({ fetch: fake.fetch, maxResponseBytes: MiB });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error.message).not.toContain('EXPORT_PAGE_LIMIT');
     expect(client.stats.requests).toBe(1);
@@ -725,7 +717,7 @@ describe('response bodies', () => {
       },
     ];
     const { client } = makeClient({ maxResponseBytes: MiB, maxRetries: 0 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(compressed.length).toBeLessThan(MiB);
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('larger than 1048576 bytes');
@@ -734,7 +726,7 @@ describe('response bodies', () => {
   it('reads only the start of a large error body and still reports the status', async () => {
     const fake = streamingFetch({ status: 503, total: 64 * MiB });
     const { client } = makeClient({ fetch: fake.fetch, maxRetries: 0 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect((error as ApiError).status).toBe(503);
     expect(fake.pulled.bytes).toBeLessThanOrEqual(MiB);
   });
@@ -772,7 +764,7 @@ describe('the key in a 2xx answer', () => {
   it('stays out of the schema error, the retry logs and the stats when a mistyped field echoes it', async () => {
     const fake = jsonFetch({ ...page(), hasMore: KEY });
     const { client, logs } = makeClient({ fetch: fake.fetch });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('hasMore');
     expect(leakSurface(error, logs, client.stats)).not.toContain(KEY_SECRET_PART);
@@ -797,7 +789,7 @@ describe('the key in a 2xx answer', () => {
     });
     const { state } = pager.accept(INITIAL_STATE, view(await visitors(client, 'proj_1', { limit: 1, offset: 0 })));
     const second = view(await visitors(client, 'proj_1', { limit: 1, offset: 1 }));
-    const error = await failureOf(Promise.resolve().then(() => pager.accept(state, second)));
+    const error = await rejectionOf(Promise.resolve().then(() => pager.accept(state, second)));
     expect(error.message).toContain('appeared again');
     expect(error.message).not.toContain(KEY_SECRET_PART);
   });
@@ -805,7 +797,7 @@ describe('the key in a 2xx answer', () => {
   it('in prLink makes the job malformed, and the error does not show it', async () => {
     const fake = jsonFetch({ id: 'job_1', status: 'completed', prLink: KEY });
     const { client } = makeClient({ fetch: fake.fetch, maxRetries: 0 });
-    const error = await failureOf(client.getJob('proj_1', 'job_1'));
+    const error = await rejectionOf(client.getJob('proj_1', 'job_1'));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toContain('prLink');
     expect(error.message).not.toContain(KEY_SECRET_PART);
@@ -814,7 +806,7 @@ describe('the key in a 2xx answer', () => {
   it('and the prompt stay out of the uncertain error when the POST answer echoes the prompt', async () => {
     const fake = jsonFetch({ id: 'job_1', status: PROMPT, prLink: null });
     const { client, logs } = makeClient({ fetch: fake.fetch });
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(error).toBeInstanceOf(SendUncertainError);
     expect(leakSurface(error, logs, client.stats)).not.toContain(PROMPT.slice(0, 20));
   });
@@ -826,7 +818,7 @@ describe('terminal escapes in answers', () => {
   it("are stripped from a 4xx error's text", async () => {
     const fake = jsonFetch({ error: 'bad \u001b]0;pwned\u0007 request \u001b[31mred\u009b0m' }, 400);
     const { client } = makeClient({ fetch: fake.fetch });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error.message).toContain('bad');
     expect(error.message).not.toMatch(ESCAPES);
   });
@@ -834,7 +826,7 @@ describe('terminal escapes in answers', () => {
   it('are stripped from a schema error showing a wrong value', async () => {
     const fake = jsonFetch({ ...page(), hasMore: '\u009b2J\u001b[2J' });
     const { client } = makeClient({ fetch: fake.fetch, maxRetries: 0 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error.message).toContain('hasMore');
     expect(error.message).not.toMatch(ESCAPES);
   });
@@ -842,7 +834,7 @@ describe('terminal escapes in answers', () => {
   it('in prLink make the job malformed instead of reaching the terminal', async () => {
     const fake = jsonFetch({ id: 'job_1', status: 'completed', prLink: 'https://github.com/acme/docs/pull/7\u001b[2J' });
     const { client } = makeClient({ fetch: fake.fetch, maxRetries: 0 });
-    const error = await failureOf(client.getJob('proj_1', 'job_1'));
+    const error = await rejectionOf(client.getJob('proj_1', 'job_1'));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).not.toMatch(ESCAPES);
   });
@@ -899,7 +891,7 @@ describe('a rotated key', () => {
     const keys = rotatingKeys(KEY);
     replies = [json(401, { error: 'unauthorized' }), json(200, page())];
     const { client } = makeClient({ apiKey: keys.source });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect((error as ApiError).status).toBe(401);
     expect(seen).toHaveLength(1);
   });
@@ -909,7 +901,7 @@ describe('a rotated key', () => {
     keys.rotate(NEW_KEY);
     replies = [json(401, { error: 'unauthorized' }), json(401, { error: 'unauthorized' }), json(200, page())];
     const { client } = makeClient({ apiKey: keys.source });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect((error as ApiError).status).toBe(401);
     expect(seen).toHaveLength(2);
   });
@@ -931,7 +923,7 @@ describe('a rotated key', () => {
       refresh: async () => KEY,
     };
     const { client } = makeClient({ apiKey: source, maxRetries: 0 });
-    const error = await failureOf(client.sendMessage('proj_1', 'job_1', PROMPT));
+    const error = await rejectionOf(client.sendMessage('proj_1', 'job_1', PROMPT));
     expect(error).not.toBeInstanceOf(SendUncertainError);
     expect(seen).toHaveLength(0);
   });
@@ -941,7 +933,7 @@ describe('a rotated key', () => {
     keys.rotate(NEW_KEY);
     replies = [json(401, { error: `bad key ${KEY}` }), json(400, { error: `still bad ${NEW_KEY} after ${KEY}` })];
     const { client, logs } = makeClient({ apiKey: keys.source });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     const surface = leakSurface(error, logs, client.stats);
     expect(surface).not.toContain(KEY);
     expect(surface).not.toContain(NEW_KEY);
@@ -1026,7 +1018,7 @@ describe('other rate-limit signals', () => {
   it('quotes a plain-text error body instead of saying it is not JSON', async () => {
     replies = [text(400, 'dateFrom must be a date')];
     const { client } = makeClient();
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error.message).toBe('request refused as invalid (400): dateFrom must be a date');
   });
 
@@ -1053,7 +1045,7 @@ describe('other rate-limit signals', () => {
     await new Promise((resolve) => closed.close(resolve));
     const lines: string[] = [];
     const { client } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, logger: retryLinePrinter((line) => lines.push(line)) });
-    await failureOf(visitors(client));
+    await rejectionOf(visitors(client));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('(ECONNREFUSED)');
   });
@@ -1066,7 +1058,7 @@ describe('a request that never reached the service', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const { client, budget } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2 });
-    const error = await failureOf(visitors(client));
+    const error = await rejectionOf(visitors(client));
     expect(error.message).toContain('ECONNREFUSED');
     expect(budget.takes).toHaveLength(3);
     expect(budget.refunds).toHaveLength(3);
@@ -1084,9 +1076,9 @@ describe('the circuit breaker', () => {
   it('stops sending after a storm of server failures across calls, and says why', async () => {
     replies = Array.from({ length: 20 }, () => json(503, { error: 'down' }));
     const { client } = makeClient({ maxRetries: 8 });
-    expect((await failureOf(visitors(client))).message).toContain('HTTP 503');
+    expect((await rejectionOf(visitors(client))).message).toContain('HTTP 503');
     expect(seen).toHaveLength(9);
-    const second = await failureOf(visitors(client));
+    const second = await rejectionOf(visitors(client));
     expect(second.name).toBe('CircuitOpenError');
     expect(second.message).toMatch(/the API failed 12 requests in a row across units \(last: HTTP 503/);
     expect(seen).toHaveLength(12);
@@ -1099,9 +1091,9 @@ describe('the circuit breaker', () => {
       ...Array.from({ length: 9 }, () => json(503, { error: 'down' })),
     ];
     const { client } = makeClient({ maxRetries: 8 });
-    await failureOf(visitors(client));
+    await rejectionOf(visitors(client));
     await visitors(client);
-    expect((await failureOf(visitors(client))).name).toBe('ApiError');
+    expect((await rejectionOf(visitors(client))).name).toBe('ApiError');
     expect(seen).toHaveLength(19);
   });
 });

@@ -1,6 +1,8 @@
 /**
- * Factories for Lambda SQS events: from scratch (unit tests) or from messages really
- * received from an emulator queue (integration tests, so receipt handles are valid).
+ * Role: what Lambda hands the handlers. SQS events for the follow-up function — from scratch
+ * (unit tests) or from messages really received from an emulator queue (integration tests,
+ * so receipt handles are valid) — EventBridge schedule events for the export function, and a
+ * Lambda context.
  */
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@aws-sdk/client-sqs';
@@ -44,8 +46,22 @@ export function sqsEvent(records: SQSRecord[]): SQSEvent {
   return { Records: records };
 }
 
-/** A Lambda context with `remainingMs` left. */
-export function lambdaContext(remainingMs = 60_000) {
-  const end = Date.now() + remainingMs;
-  return { getRemainingTimeInMillis: () => Math.max(0, end - Date.now()) };
+/** An EventBridge scheduled event as the hourly rule sends it. */
+export function scheduledEvent(time: string) {
+  return {
+    version: '0',
+    id: 'c0ffee00-0000-4000-8000-000000000000',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '123456789012',
+    time,
+    region: 'us-east-1',
+    resources: ['arn:aws:events:us-east-1:123456789012:rule/mintlify-hourly-export'],
+    detail: {},
+  };
+}
+
+/** The part of a Lambda context the handlers use; `remainingMs` is fixed (the handlers read it once, at the start). */
+export function lambdaContext(remainingMs = 900_000) {
+  return { awsRequestId: 'test-request', getRemainingTimeInMillis: () => remainingMs };
 }
