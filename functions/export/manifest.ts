@@ -4,7 +4,7 @@
  * means the unit is complete; its figures (pages, requests) are what the planner estimates
  * other units from.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import { DATASET_CATALOG, type DatasetName } from '../shared/catalog.js';
 import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { manifestKey } from '../shared/tables.js';
@@ -47,6 +47,11 @@ export interface Manifest {
   /** Runs that worked on the unit (1 = finished in one go). */
   readonly runs: number;
   readonly durationsMs: { readonly total: number };
+}
+
+/** Rows of the unit's main table (its pages, turns, searches…: not the one-row totals). */
+export function unitRows(manifest: Pick<Manifest, 'dataset' | 'rows'>): number {
+  return manifest.rows[DATASET_CATALOG[manifest.dataset].table.name] ?? 0;
 }
 
 /** One table file of a unit, as its manifest lists it. */

@@ -21,7 +21,7 @@
 import type { DatasetName } from '../shared/catalog.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import { MANIFESTS_PREFIX, manifestKey } from '../shared/tables.js';
+import { manifestKey, manifestsOf, parseManifestKey } from '../shared/tables.js';
 import { unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
 import { readManifest, type Manifest } from './manifest.js';
 
@@ -199,8 +199,6 @@ export function knownPagesOf(states: ReadonlyMap<string, UnitState>): KnownPages
 /** A known day this close to a unit is as good an estimate as any further one. */
 const NEAR_ENOUGH_MS = 7 * 24 * HOUR_MS;
 
-const MANIFEST_NAME = /^dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
-
 /**
  * The pages of the complete days nearest to `units`, wherever they are in time: the manifests
  * of each dataset are listed (one listing per dataset) and only the nearest of each project
@@ -220,16 +218,15 @@ export async function readKnownPages(destination: Destination, units: readonly U
   for (const dataset of new Set(units.filter((u) => !near(u)).map((u) => u.dataset))) {
     let keys: string[];
     try {
-      keys = await list(`${MANIFESTS_PREFIX}/${dataset}/`);
+      keys = await list(manifestsOf(dataset));
     } catch {
       continue;
     }
     const index = new Map<string, Map<string, number>>();
-    const prefix = `${MANIFESTS_PREFIX}/${dataset}/`;
     for (const key of keys) {
-      const match = MANIFEST_NAME.exec(key.slice(prefix.length));
-      if (!key.startsWith(prefix) || !match) continue;
-      const [, day, projectId] = match as unknown as [string, string, string];
+      const named = parseManifestKey(dataset, key);
+      if (!named) continue;
+      const { day, projectId } = named;
       const days = index.get(projectId) ?? new Map<string, number>();
       days.set(day, 0);
       index.set(projectId, days);

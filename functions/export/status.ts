@@ -4,7 +4,7 @@
  * the requests they are expected to need. Reads the destination only; nothing here renders.
  */
 import type { Destination } from '../shared/destination.js';
-import { DATASETS } from './datasets.js';
+import { unitRows } from './manifest.js';
 import type { Drift } from './drift.js';
 import { estimateUnit, readKnownPages, readUnitStates, retryAfter, type UnitState } from './plan.js';
 import { unitKey, type Unit, type UnitFailure } from './staging.js';
@@ -59,7 +59,7 @@ export async function readExportStatus(destination: Destination, units: readonly
       const m = state.manifest;
       return {
         state: 'complete',
-        rows: m.rows[DATASETS[m.dataset].table.name] ?? 0,
+        rows: unitRows(m),
         requests: m.requests.sent,
         ...(m.truncated ? { truncated: true } : {}),
         ...(m.drift ? { drift: m.drift } : {}),

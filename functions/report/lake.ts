@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { DATASET_NAMES } from '../shared/catalog.js';
 import { parseS3Target } from '../shared/destinations.js';
 import { DestinationError } from '../shared/errors.js';
-import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/tables.js';
+import { manifestsOf, STAGING_PREFIX } from '../shared/tables.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -62,11 +62,7 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
   const client = deps.s3Client ?? new S3Client({});
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
-    const folders = [
-      ...scope.prefixes.map((p) => `${p}/`),
-      ...DATASET_NAMES.map((d) => `${MANIFESTS_PREFIX}/${d}/`),
-      ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
-    ];
+    const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];
     const keys = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, scope)))).flat();
     await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16);
   } catch (error) {

@@ -385,7 +385,21 @@ export const MANIFESTS_PREFIX = '_manifests';
 
 /** Where the commit marker of one unit lives; written after every table file of the unit. */
 export function manifestKey(dataset: DatasetName, day: string, projectId: string): string {
-  return `${MANIFESTS_PREFIX}/${dataset}/dt=${day}/${projectId}.json`;
+  return `${manifestsOf(dataset)}dt=${day}/${projectId}.json`;
+}
+
+/** The folder of every manifest of `dataset` (what to list to find its complete units). */
+export function manifestsOf(dataset: DatasetName): string {
+  return `${MANIFESTS_PREFIX}/${dataset}/`;
+}
+
+const MANIFEST_NAME = /^dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
+
+/** The day and project a key of {@link manifestKey}'s names; undefined for any other key. */
+export function parseManifestKey(dataset: DatasetName, key: string): { readonly day: string; readonly projectId: string } | undefined {
+  const prefix = manifestsOf(dataset);
+  const match = key.startsWith(prefix) ? MANIFEST_NAME.exec(key.slice(prefix.length)) : null;
+  return match ? { day: match[1] as string, projectId: match[2] as string } : undefined;
 }
 
 /**

@@ -2,15 +2,11 @@
  * What `export` prints when it is done: a line per unit on stdout, then the totals; warnings,
  * stops and what to do next on stderr. `--json`: one JSON object instead of the lines.
  */
-import { DATASETS } from '../../export/datasets.js';
+import { unitRows } from '../../export/manifest.js';
 import type { RunResult, UnitResult } from '../../export/run.js';
 import { unitLabel } from '../../export/staging.js';
 import { formatDuration } from '../../shared/durations.js';
 import type { CliIo } from '../io.js';
-
-function rowsOf(result: Extract<UnitResult, { status: 'complete' }>): number {
-  return result.manifest.rows[DATASETS[result.dataset].table.name] ?? 0;
-}
 
 export function exportJson(result: RunResult, destination: string) {
   return {
@@ -35,7 +31,7 @@ export function exportJson(result: RunResult, destination: string) {
         case 'complete':
           return {
             ...base,
-            rows: rowsOf(u),
+            rows: unitRows(u.manifest),
             pages: u.manifest.pages,
             requests: u.manifest.requests.sent,
             runs: u.manifest.runs,
@@ -71,7 +67,7 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
         const m = u.manifest;
         const runs = m.runs > 1 ? `, finished in ${m.runs} runs` : '';
         const truncated = m.truncated ? ' — TRUNCATED: the API had more rows than one request returns' : '';
-        io.stdout.write(`ok       ${label}: ${rowsOf(u)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
+        io.stdout.write(`ok       ${label}: ${unitRows(u.manifest)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
         break;
       }
       case 'partial':
