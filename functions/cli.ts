@@ -48,6 +48,10 @@ function messageOf(error: unknown): string {
 
 /** The process-level wiring: real streams, env, clock and signals. */
 export function processIo(): CliIo {
+  // The AWS SDK's own switch for its notice that releases after January 2027 need Node 22:
+  // nine lines on stderr before the first S3/SQS/SNS command's output, about upgrading this
+  // package's runtime (package.json `engines`), which a user of the CLI cannot act on.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   let stop = (): void => undefined;
   let force = (): void => undefined;
   const stopSignal = new Promise<void>((resolve) => (stop = resolve));

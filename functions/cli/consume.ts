@@ -4,7 +4,6 @@
  * core as the Lambda (process-message.ts). Exit code 0 after a clean stop; 2 for bad input
  * before any request.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { Option, type Command } from 'commander';
 import { abortableSleep, runConsumer } from '../follow-up/consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
@@ -12,6 +11,7 @@ import { humanLogger } from '../follow-up/human-log.js';
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';
+import { sqsClientFor } from './sqs-client.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { validatedArg, wholeNumberArg } from './args.js';
@@ -53,7 +53,7 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
   const target = await io.resolveApiTarget(config);
   const stop = abortOn(io.stopSignal);
   try {
-    const sqs = io.clients?.sqs ?? new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
+    const sqs = io.clients?.sqs ?? sqsClientFor(flags.queueUrl, config);
     // A person at a terminal reads lines; a file or a log collector gets JSON records.
     const logger =
       flags.json === true || io.stdout.isTTY !== true

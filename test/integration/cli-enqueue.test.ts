@@ -44,12 +44,7 @@ interface Run {
 /** Runs the bin to its end. */
 async function cli(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
   const { code, stdout, stderr } = await runSpawnedCli(args, userEnv(options.env), { entry: 'bin', stdin: options.stdin ?? '' });
-  return { code, stdout, stderr: withoutSdkNotice(stderr) };
-}
-
-/** The AWS SDK's one-time notice about Node 20 support is the SDK's, not the CLI's. */
-function withoutSdkNotice(stderr: string): string {
-  return stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings[^\n]*\n/, '');
+  return { code, stdout, stderr };
 }
 
 async function fifoQueue(): Promise<string> {
@@ -170,6 +165,22 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     expect(run.stderr).toMatch(/^error: queue \S+ is not a FIFO queue: .*FollowUpQueueUrl.*\n$/);
     expect(run.stderr.split('\n')).toHaveLength(2);
     expect(await countIn(queueUrl)).toBe(0);
+  });
+
+  it("says only its own line when the queue is named by its URL alone (no AWS_ENDPOINT_URL_SQS): no notice of the SDK's", async () => {
+    // A queue URL on an emulator of this machine (one fauxqs does not hold: it names its own
+    // queues by a host that does not resolve here), and no endpoint variable beside it.
+    const queueUrl = `${aws.endpoint}/000000000000/missing-${randomBytes(4).toString('hex')}.fifo`;
+    const { AWS_ENDPOINT_URL_SQS: _, ...env } = userEnv();
+
+    const run = await runSpawnedCli(['enqueue', '--queue-url', queueUrl, '--project', PROJECT, '--job', 'job_e', '--prompt', 'x'], env, {
+      entry: 'bin',
+      stdin: '',
+    });
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: queue \S+ does not exist: .*FollowUpQueueUrl.*\n$/);
+    expect(run.stderr.split('\n')).toHaveLength(2);
   });
 });
 

@@ -76,13 +76,7 @@ async function cli(
   const { code } = await cli.exited;
   const stdout = cli.stdout();
   const stderr = cli.stderr();
-  const errorLines = stderr
-    .split('\n')
-    .filter(
-      (line) =>
-        line !== '' &&
-        !/NodeVersionSupportWarning|node >=22|upgrade to node|a\.co\/|trace-warnings|first week of January|To continue receiving|^\s*$/.test(line),
-    );
+  const errorLines = stderr.split('\n').filter((line) => line.trim() !== '');
   return { code, stdout, stderr, errorLines };
 }
 

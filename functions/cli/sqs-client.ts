@@ -1,0 +1,19 @@
+/**
+ * The SQS client of a command that names its queue by URL (`enqueue`, `consume`).
+ *
+ * With `AWS_ENDPOINT_URL_SQS` (an emulator) every request goes there. Without it, a request goes
+ * to the host of the queue URL it names, as the AWS CLI does; a URL outside AWS (an emulator
+ * named by its URL alone) is then made the client's endpoint, so the SDK does not print its
+ * several-line warning that the URL "differs from the resolved endpoint" before our one line.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Config } from '../shared/config.js';
+
+/** Hosts of AWS's own queue URLs (`sqs.<region>.amazonaws.com`, China's `.amazonaws.com.cn`). */
+const AWS_HOST = /(^|\.)amazonaws\.com(\.cn)?$/;
+
+export function sqsClientFor(queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): SQSClient {
+  if (config.sqsEndpointOverridden) return new SQSClient({ useQueueUrlAsEndpoint: false });
+  const url = new URL(queueUrl);
+  return AWS_HOST.test(url.hostname) ? new SQSClient({ useQueueUrlAsEndpoint: true }) : new SQSClient({ endpoint: url.origin });
+}
