@@ -17,7 +17,7 @@ import { ConfigError } from '../shared/errors.js';
 import { newLeaseOwner } from '../shared/leases.js';
 import { createMemoryStore } from '../shared/shared-store.js';
 import { EXIT_STOPPED } from './io.js';
-import { createProgress } from './progress.js';
+import { CLEAR_LINE, createProgress } from './progress.js';
 import { exportJson, printExport } from './render/export.js';
 import { writeJson } from './render/json.js';
 import { retryLinePrinter } from './retry-lines.js';
@@ -67,7 +67,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     const stop = new AbortController();
     const controller = new AbortController();
     let running = true;
-    const say = (line: string) => running && io.stderr.write(`${io.stderr.isTTY === true ? '\r\x1b[K' : ''}${line}\n`);
+    const say = (line: string) => running && io.stderr.write(`${io.stderr.isTTY === true ? CLEAR_LINE : ''}${line}\n`);
     void io.stopSignal.then(() => {
       say(
         `Stopping: the request in flight finishes (at most ${formatDuration(config.apiTimeoutMs)}) and its page is kept. Ctrl-C again stops at once, but that page is then fetched (and paid) again by the next run.`,

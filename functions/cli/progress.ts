@@ -5,6 +5,9 @@ import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } f
 import { formatDuration } from '../shared/durations.js';
 import type { CliIo } from './io.js';
 
+/** Moves to the start of the line and clears it: a line written over the progress bar. */
+export const CLEAR_LINE = '\r\x1b[K';
+
 export interface Progress {
   onEvent(event: RunEvent, requests: number): void;
   onWait(wait: BudgetWait): void;

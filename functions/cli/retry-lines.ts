@@ -8,6 +8,7 @@ import type { AppLogger } from '../shared/logger.js';
 import { CLOCK_SKEW_LOG_MESSAGE, INVALID_UTF8_LOG_MESSAGE, RETRY_LOG_MESSAGE, WAIT_CUT_LOG_MESSAGE } from '../shared/api/index.js';
 import { formatDuration } from '../shared/durations.js';
 import { scrubText } from '../shared/errors.js';
+import { CLEAR_LINE } from './progress.js';
 
 /** What `retryLinePrinter` reads from a retry record (see `run`). */
 interface RetryRecord {
@@ -32,7 +33,7 @@ export function retryLinePrinter(write: (line: string) => unknown, options: { re
     debug: ignore,
     info: ignore,
     warn: (message: unknown, ...extra: unknown[]) => {
-      const clear = options.tty ? '\r\u001b[K' : '';
+      const clear = options.tty ? CLEAR_LINE : '';
       if (message === CLOCK_SKEW_LOG_MESSAGE) {
         const record = (extra[0] ?? {}) as { skew?: unknown; offsetMs?: unknown };
         const text =
