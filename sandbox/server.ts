@@ -42,14 +42,13 @@ import { driftBody } from './drift.js';
 import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
 import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
 import { createFeedbackEndpoint } from './feedback.js';
-import { FaultQueue, parseFaultRule, type FaultKind, type FaultRule } from './faults.js';
+import { FaultQueue, parseFaultRule, type FaultRule } from './faults.js';
 import { createRandom } from './hash.js';
-import { ANALYTICS_PATHS, type AgentRoute, type AnalyticsRoute, type SandboxRoute } from './routes.js';
+import { createExchange, readBody, RequestLog, writeAnswer, type Exchange, type RawBody, type RequestLogEntry } from './http.js';
+import { ANALYTICS_PATHS, type AgentRoute, type AnalyticsRoute } from './routes.js';
 import { createSearchesEndpoint } from './searches.js';
 import { createViewsEndpoint } from './views.js';
 import { createOffsetEndpoint } from './visitors.js';
-
-export type { SandboxRoute } from './routes.js';
 
 /** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
 export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';
@@ -93,24 +92,6 @@ export interface SandboxOptions {
   readonly drift?: boolean;
   /** Oldest request-log entries are dropped beyond this many; default 100,000. */
   readonly requestLogLimit?: number;
-}
-
-/** One API request as the sandbox saw it. Never holds the Authorization header or a prompt. */
-export interface RequestLogEntry {
-  readonly method: string;
-  readonly route: SandboxRoute;
-  readonly projectId?: string;
-  readonly jobId?: string;
-  /** Query parameters, minus anything that looks like a credential. */
-  readonly query: Readonly<Record<string, string>>;
-  /** HTTP status sent; 0 when the connection was dropped without a response. */
-  status: number;
-  /** `now()` when the request arrived, epoch ms. */
-  readonly startedAt: number;
-  /** The injected fault that shaped the answer, if any. */
-  fault?: FaultKind;
-  /** True when the request budget refused the request (429). */
-  overBudget?: boolean;
 }
 
 export interface Sandbox {
@@ -159,8 +140,6 @@ export interface Sandbox {
   getJobState(projectId: string, jobId: string): JobState | undefined;
 }
 
-const MAX_BODY_BYTES = 1_048_576;
-const SECRET_PARAM = /key|token|secret|auth|password|signature/i;
 const HTML_502 =
   '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
 
@@ -204,8 +183,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     hasProject: (projectId) => data.hasProject(projectId),
   });
   const faults = new FaultQueue();
-  const requests: RequestLogEntry[] = [];
-  const requestLogLimit = options.requestLogLimit ?? 100_000;
+  const requests = new RequestLog(options.requestLogLimit ?? 100_000);
   /** The last normal page body per route and project, for `repeat-page`. */
   const lastPages = new Map<string, string>();
   const random = createRandom(seed ^ 0x5eed);
@@ -242,35 +220,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return undefined;
   };
 
-  const log = (entry: RequestLogEntry): void => {
-    requests.push(entry);
-    if (requests.length > requestLogLimit) requests.splice(0, requests.length - requestLogLimit);
-  };
-
-  const write = (res: ServerResponse, answer: Answer, raw?: { text: string; contentType: string }): void => {
-    if (res.destroyed || res.headersSent) return;
-    const text = raw?.text ?? JSON.stringify(answer.body);
-    res.writeHead(answer.status, {
-      'content-type': raw?.contentType ?? 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-      ...answer.headers,
-    });
-    res.end(text);
-  };
-
-  /** Writes an answer and records its status in the request log. */
-  const answerTo =
-    (res: ServerResponse, entry: RequestLogEntry) =>
-    (answer: Answer): void => {
-      entry.status = answer.status;
-      write(res, answer);
-    };
-
   /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
-  const genericFault = async (rule: FaultRule, normal: () => Answer, req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry): Promise<boolean> => {
-    const send = (answer: Answer, raw?: { text: string; contentType: string }): true => {
-      entry.status = answer.status;
-      write(res, answer, raw);
+  const genericFault = async (rule: FaultRule, normal: () => Answer, exchange: Exchange): Promise<boolean> => {
+    const send = (answer: Answer, raw?: RawBody): true => {
+      exchange.send(answer, raw);
       return true;
     };
     switch (rule.kind) {
@@ -292,8 +245,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       case 'insufficient-credits':
         return send({ status: 402, body: { error: 'Insufficient AI credits' } });
       case 'drop':
-        entry.status = 0;
-        req.socket.destroy();
+        exchange.drop();
         return true;
       case 'slow':
         await sleep(rule.delayMs);
@@ -309,15 +261,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   };
 
-  const handleAnalytics = async (
-    route: AnalyticsRoute,
-    projectId: string,
-    url: URL,
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: RequestLogEntry,
-  ): Promise<void> => {
-    const send = answerTo(res, entry);
+  const handleAnalytics = async (route: AnalyticsRoute, projectId: string, url: URL, exchange: Exchange): Promise<void> => {
+    const { entry, send } = exchange;
     const refused = budget.take();
     if (refused) {
       entry.overBudget = true;
@@ -344,7 +289,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return send({ status: 200, body });
     }
     entry.fault = rule.kind;
-    if (await genericFault(rule, () => ({ status: 200, body: page() }), req, res, entry)) return;
+    if (await genericFault(rule, () => ({ status: 200, body: page() }), exchange)) return;
     const body = page();
     if (rule.kind === 'repeat-page') {
       const previous = lastPages.get(pageKey);
@@ -353,16 +298,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return send(request.fault(rule, body) ?? { status: 200, body });
   };
 
-  const handleAgent = async (
-    route: AgentRoute,
-    projectId: string,
-    jobId: string,
-    rawBody: string,
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: RequestLogEntry,
-  ): Promise<void> => {
-    const send = answerTo(res, entry);
+  const handleAgent = async (route: AgentRoute, projectId: string, jobId: string, rawBody: string, exchange: Exchange): Promise<void> => {
+    const { entry, send } = exchange;
     let prompt = '';
     if (route === 'agent-message') {
       let json: unknown;
@@ -388,13 +325,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return send(toAnswer(act()));
     }
     entry.fault = rule.kind;
-    if (await genericFault(rule, () => toAnswer(act()), req, res, entry)) return;
+    if (await genericFault(rule, () => toAnswer(act()), exchange)) return;
     const response = act();
-    if (rule.kind === 'drop-after-accept' && response.accepted) {
-      entry.status = 0;
-      req.socket.destroy();
-      return;
-    }
+    if (rule.kind === 'drop-after-accept' && response.accepted) return exchange.drop();
     if (rule.kind === 'wrong-types' && response.status === 200) {
       return send({ status: 200, body: { ...response.body, status: 17, prLink: 12_345 } });
     }
@@ -435,12 +368,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return { status: 204 };
       },
     },
-    { methods: ['GET'], path: /^\/_sandbox\/requests$/, handle: () => ({ status: 200, body: requests }) },
+    { methods: ['GET'], path: /^\/_sandbox\/requests$/, handle: () => ({ status: 200, body: requests.entries }) },
     {
       methods: ['DELETE'],
       path: /^\/_sandbox\/requests$/,
       handle: () => {
-        requests.length = 0;
+        requests.clear();
         return { status: 204 };
       },
     },
@@ -534,7 +467,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         res.writeHead(status).end();
         return;
       }
-      write(res, { status, body });
+      writeAnswer(res, { status, body });
     };
     const json = (): unknown => (rawBody.trim() === '' ? undefined : JSON.parse(rawBody));
     const path = url.pathname.replace(/\/+$/, '');
@@ -562,37 +495,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const method = req.method ?? 'GET';
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/_sandbox/')) {
-      if (rawBody === undefined) return write(res, { status: 413, body: { error: 'body too large' } });
+      if (rawBody === undefined) return writeAnswer(res, { status: 413, body: { error: 'body too large' } });
       return handleControl(req, res, url, rawBody);
     }
     const target = matchRoute(method, url.pathname);
-    const query: Record<string, string> = {};
-    for (const [name, value] of url.searchParams) if (!SECRET_PARAM.test(name)) query[name] = value;
-    const entry: RequestLogEntry = {
-      method,
-      route: target.route,
-      ...(target.projectId !== undefined ? { projectId: target.projectId } : {}),
-      ...(target.jobId !== undefined ? { jobId: target.jobId } : {}),
-      query,
-      status: 0,
-      startedAt: now(),
-    };
-    log(entry);
+    const entry = requests.add(method, target, url.searchParams, now());
     await sleep(latencyDelay());
-    const send = answerTo(res, entry);
+    const exchange = createExchange(req, res, entry);
+    const { send } = exchange;
     if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
     const denied = authError(req.headers.authorization);
     if (denied) return send(denied);
     if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
-    if (target.kind === 'analytics') return handleAnalytics(target.route, target.projectId, url, req, res, entry);
-    return handleAgent(target.route, target.projectId, target.jobId, rawBody, req, res, entry);
+    if (target.kind === 'analytics') return handleAnalytics(target.route, target.projectId, url, exchange);
+    return handleAgent(target.route, target.projectId, target.jobId, rawBody, exchange);
   };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // A bug in the sandbox: answer 500 without echoing request data.
       if (!res.headersSent && !res.destroyed) {
-        write(res, { status: 500, body: { error: 'sandbox internal error', details: [{ message: describeError(error) }] } });
+        writeAnswer(res, { status: 500, body: { error: 'sandbox internal error', details: [{ message: describeError(error) }] } });
       }
     });
   });
@@ -612,7 +535,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port,
     apiKey,
     projectIds: projects.map((project) => project.id),
-    requests,
+    requests: requests.entries,
     async close() {
       if (closed) return;
       closed = true;
@@ -626,7 +549,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await stopped;
     },
     clearRequests() {
-      requests.length = 0;
+      requests.clear();
     },
     addFault(rule) {
       faults.add(rule);
@@ -719,17 +642,4 @@ function createEndpoints(data: Datasets): Readonly<Record<AnalyticsRoute, Analyt
     assistant: createAssistantEndpoint(data.assistant, data.seed),
     'caller-stats': createCallerStatsEndpoint(data.assistant),
   };
-}
-
-/** The request body as text; undefined when it exceeds MAX_BODY_BYTES. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) tooLarge = true;
-    else chunks.push(chunk);
-  }
-  return tooLarge ? undefined : Buffer.concat(chunks).toString('utf8');
 }
