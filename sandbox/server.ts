@@ -24,7 +24,6 @@
  *   (epoch ms or ISO) moves the sandbox's clock (an offset on the `now` option).
  * - `POST /_sandbox/feedback/{projectId}/{feedbackId}` `{status}` changes a feedback row's status.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as v from 'valibot';
@@ -33,6 +32,7 @@ import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
 import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
 import { createAssistantEndpoint } from './assistant.js';
+import { createAuthCheck, SANDBOX_API_KEY } from './auth.js';
 import { parseBudgetOptions, RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
 import { createCallerStatsEndpoint } from './caller-stats.js';
 import { FEEDBACK_STATUSES, type FeedbackStatus } from './data-feedback.js';
@@ -49,9 +49,6 @@ import { ANALYTICS_PATHS, type AgentRoute, type AnalyticsRoute } from './routes.
 import { createSearchesEndpoint } from './searches.js';
 import { createViewsEndpoint } from './views.js';
 import { createOffsetEndpoint } from './visitors.js';
-
-/** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
-export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';
 
 export interface SandboxOptions {
   /** TCP port; default 0 (ephemeral). The host is always 127.0.0.1. */
@@ -203,22 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         });
   const latencyDelay = (): number => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
 
-  const validKey = Buffer.from(apiKey);
-  const authError = (header: string | undefined): Answer | undefined => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    if (!match) {
-      return { status: 401, body: { error: 'missing or malformed Authorization header: send "Authorization: Bearer <admin API key>"' } };
-    }
-    const key = match[1] as string;
-    if (key.startsWith('mint_dsc_')) {
-      return { status: 403, body: { error: 'assistant API keys (mint_dsc_…) cannot call admin endpoints: use an admin API key' } };
-    }
-    const given = Buffer.from(key);
-    if (given.length !== validKey.length || !timingSafeEqual(given, validKey)) {
-      return { status: 401, body: { error: 'invalid API key: it may have been revoked or expired' } };
-    }
-    return undefined;
-  };
+  const authError = createAuthCheck(apiKey);
 
   /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
   const genericFault = async (rule: FaultRule, normal: () => Answer, exchange: Exchange): Promise<boolean> => {
