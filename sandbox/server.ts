@@ -45,7 +45,7 @@ import { createFeedbackEndpoint } from './feedback.js';
 import { FaultQueue, parseFaultRule, type FaultRule } from './faults.js';
 import { createRandom } from './hash.js';
 import { createExchange, readBody, RequestLog, writeAnswer, type Exchange, type RawBody, type RequestLogEntry } from './http.js';
-import { ANALYTICS_PATHS, type AgentRoute, type AnalyticsRoute } from './routes.js';
+import { matchRoute, type AgentRoute, type AnalyticsRoute } from './routes.js';
 import { createSearchesEndpoint } from './searches.js';
 import { createViewsEndpoint } from './views.js';
 import { createOffsetEndpoint } from './visitors.js';
@@ -571,46 +571,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   return sandbox;
-}
-
-type RouteMatch =
-  | { kind: 'analytics'; route: AnalyticsRoute; projectId: string; jobId?: undefined }
-  | { kind: 'agent'; route: AgentRoute; projectId: string; jobId: string }
-  | { kind: 'other'; route: 'other'; status: number; error: string; projectId?: string; jobId?: undefined };
-
-function matchRoute(method: string, pathname: string): RouteMatch {
-  const decode = (segment: string): string | undefined => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      return undefined;
-    }
-  };
-  const notFound: RouteMatch = { kind: 'other', route: 'other', status: 404, error: `no such endpoint: ${method} ${pathname}` };
-  const wrongMethod = (allowed: string, projectId: string | undefined): RouteMatch => ({
-    kind: 'other',
-    route: 'other',
-    status: 405,
-    error: `method ${method} not allowed here: use ${allowed}`,
-    ...(projectId !== undefined ? { projectId } : {}),
-  });
-
-  const analytics = /^\/v1\/analytics\/([^/]+)\/(.+?)\/?$/.exec(pathname);
-  const route = analytics ? ANALYTICS_PATHS[analytics[2] as string] : undefined;
-  if (analytics && route) {
-    const projectId = decode(analytics[1] as string);
-    if (projectId === undefined) return notFound;
-    return method === 'GET' ? { kind: 'analytics', route, projectId } : wrongMethod('GET', projectId);
-  }
-  const agent = /^\/v2\/agent\/([^/]+)\/job\/([^/]+)(\/message)?\/?$/.exec(pathname);
-  if (agent) {
-    const projectId = decode(agent[1] as string);
-    const jobId = decode(agent[2] as string);
-    if (projectId === undefined || jobId === undefined) return notFound;
-    if (agent[3]) return method === 'POST' ? { kind: 'agent', route: 'agent-message', projectId, jobId } : wrongMethod('POST', projectId);
-    return method === 'GET' ? { kind: 'agent', route: 'agent-get', projectId, jobId } : wrongMethod('GET', projectId);
-  }
-  return notFound;
 }
 
 /** One module per analytics endpoint, over the shared data. */
