@@ -45,6 +45,7 @@ import { createFeedbackEndpoint } from './feedback.js';
 import { FaultQueue, parseFaultRule, type FaultRule } from './faults.js';
 import { createRandom } from './hash.js';
 import { createExchange, readBody, RequestLog, writeAnswer, type Exchange, type RawBody, type RequestLogEntry } from './http.js';
+import { Delays, SandboxClock, type SandboxState } from './state.js';
 import { matchRoute, type AgentRoute, type AnalyticsRoute } from './routes.js';
 import { createSearchesEndpoint } from './searches.js';
 import { createViewsEndpoint } from './views.js';
@@ -163,42 +164,34 @@ const FeedbackStatusBody = v.object({ status: v.picklist(FEEDBACK_STATUSES) });
 
 /** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const baseNow = options.now ?? Date.now;
-  let clockOffsetMs = 0;
-  const now = (): number => baseNow() + clockOffsetMs;
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const seed = options.seed ?? 42;
   const projects = options.projects ?? DEFAULT_PROJECTS;
+  const clock = new SandboxClock(options.now ?? Date.now);
   const data = new Datasets({ seed, projects });
+  const state: SandboxState = {
+    clock,
+    delays: new Delays(),
+    data,
+    budget: new RequestBudget(clock.now, options.budget),
+    agent: new AgentStore({
+      now: clock.now,
+      activeMs: options.agent?.activeMs ?? 2_000,
+      rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
+      retryAfterSeconds: options.agent?.retryAfterSeconds,
+      hasProject: (projectId) => data.hasProject(projectId),
+    }),
+    faults: new FaultQueue(),
+    requests: new RequestLog(options.requestLogLimit ?? 100_000),
+    drift: options.drift === true,
+  };
+  const { now } = clock;
+  const { sleep } = state.delays;
+  const { budget, agent, faults, requests } = state;
   const endpoints = createEndpoints(data);
-  const budget = new RequestBudget(now, options.budget);
-  const agent = new AgentStore({
-    now,
-    activeMs: options.agent?.activeMs ?? 2_000,
-    rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
-    retryAfterSeconds: options.agent?.retryAfterSeconds,
-    hasProject: (projectId) => data.hasProject(projectId),
-  });
-  const faults = new FaultQueue();
-  const requests = new RequestLog(options.requestLogLimit ?? 100_000);
   /** The last normal page body per route and project, for `repeat-page`. */
   const lastPages = new Map<string, string>();
-  const random = createRandom(seed ^ 0x5eed);
-  const latency = options.latencyMs ?? 0;
-
-  const pending = new Map<NodeJS.Timeout, () => void>();
-  let closed = false;
-  const sleep = (ms: number): Promise<void> =>
-    ms <= 0 || closed
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const timer = setTimeout(() => {
-            pending.delete(timer);
-            resolve();
-          }, ms);
-          pending.set(timer, resolve);
-        });
-  const latencyDelay = (): number => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
+  const latencyDelay = createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed));
 
   const authError = createAuthCheck(apiKey);
 
@@ -263,7 +256,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ...(request.offset !== undefined ? { offset: request.offset } : {}),
       ...(request.hasCursor !== undefined ? { hasCursor: request.hasCursor } : {}),
     });
-    const page = (): unknown => (options.drift === true || rule?.kind === 'drift' ? driftBody(route, request.page()) : request.page());
+    const page = (): unknown => (state.drift || rule?.kind === 'drift' ? driftBody(route, request.page()) : request.page());
     if (!rule || rule.kind === 'drift') {
       const body = page();
       lastPages.set(pageKey, JSON.stringify(body));
@@ -296,7 +289,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const act = (): AgentResponse => (route === 'agent-message' ? agent.send(projectId, jobId, prompt) : agent.get(projectId, jobId));
     const rule = faults.take({ route, projectId });
-    const drifting = options.drift === true || rule?.kind === 'drift';
+    const drifting = state.drift || rule?.kind === 'drift';
     const toAnswer = (response: AgentResponse): Answer => ({
       status: response.status,
       body: drifting && response.status === 200 ? driftBody(route, response.body) : response.body,
@@ -392,14 +385,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       handle: ({ method, json }) => {
         if (method === 'POST') {
           const body = v.parse(ClockBody, json());
-          if (body.advanceMs !== undefined) clockOffsetMs += body.advanceMs;
+          if (body.advanceMs !== undefined) clock.advance(body.advanceMs);
           if (body.now !== undefined) {
             const target = typeof body.now === 'number' ? body.now : Date.parse(body.now);
             if (Number.isNaN(target)) return { status: 400, body: { error: 'now: use epoch ms or an ISO 8601 timestamp' } };
-            clockOffsetMs += target - now();
+            clock.moveTo(target);
           }
         }
-        return { status: 200, body: { now: now(), offsetMs: clockOffsetMs } };
+        return { status: 200, body: { now: now(), offsetMs: clock.offsetMs } };
       },
     },
     {
@@ -519,13 +512,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     projectIds: projects.map((project) => project.id),
     requests: requests.entries,
     async close() {
-      if (closed) return;
-      closed = true;
-      for (const [timer, wake] of pending) {
-        clearTimeout(timer);
-        wake();
-      }
-      pending.clear();
+      if (state.delays.closed) return;
+      state.delays.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await stopped;
@@ -571,6 +559,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   return sandbox;
+}
+
+/** The delay before each API response, ms: fixed, or uniform in [min, max] by the seeded `random`. */
+function createLatency(latency: NonNullable<SandboxOptions['latencyMs']>, random: () => number): () => number {
+  return () => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
 }
 
 /** One module per analytics endpoint, over the shared data. */
