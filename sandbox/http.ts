@@ -97,6 +97,11 @@ export function writeAnswer(res: ServerResponse, answer: Answer, raw?: RawBody):
   res.end(text);
 }
 
+/** An answer with no body and no headers (the control API's 204s). */
+export function writeEmpty(res: ServerResponse, status: number): void {
+  res.writeHead(status).end();
+}
+
 /** An API request being answered: each answer is written and recorded in its log entry. */
 export interface Exchange {
   readonly entry: RequestLogEntry;

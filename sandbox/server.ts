@@ -3,51 +3,39 @@
  * endpoint of the service (visitors, views, searches, feedback, feedback by page, assistant
  * conversations and caller stats) and the agent follow-up endpoints, with seeded data,
  * optional latency, fault injection, an optional request budget and a request log, plus a
- * small unauthenticated control API under `/_sandbox/` for out-of-process use (benchmarks
- * run the sandbox in another process).
+ * small unauthenticated control API under `/_sandbox/` for out-of-process use (control.ts).
  *
  * Order of checks for an API request: route → auth (401/403) → the request budget
  * (analytics only: 429 beyond it) → project and input (404/400) → the next matching fault,
  * if any → the normal answer. So a fault never hides a bad key or a bad query, faults are
  * only consumed by requests that would otherwise succeed, and every authenticated analytics
  * request spends budget, as at the service.
- *
- * Control API (JSON bodies; no auth):
- * - `POST|GET|DELETE /_sandbox/faults` arm, list, clear fault rules (`FaultRule`, or an array).
- * - `GET|DELETE /_sandbox/requests` the request log.
- * - `POST /_sandbox/jobs/{projectId}` (`{id, status?, prLink?}`), `GET /_sandbox/jobs/{projectId}/{jobId}`,
- *   `POST /_sandbox/jobs/{projectId}/{jobId}/script` (`RunScript`).
- * - `GET /_sandbox/budget` → `{budget: BudgetState | null}`; `POST /_sandbox/budget` with
- *   `BudgetOptions` (plus `"reset": true` to forget what was counted); `DELETE` = no budget;
- *   `POST /_sandbox/budget/spend` `{count}` spends budget as another client would → `{spent, budget}`.
- * - `GET /_sandbox/clock` → `{now, offsetMs}`; `POST /_sandbox/clock` `{advanceMs}` or `{now}`
- *   (epoch ms or ISO) moves the sandbox's clock (an offset on the `now` option).
- * - `POST /_sandbox/feedback/{projectId}/{feedbackId}` `{status}` changes a feedback row's status.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as v from 'valibot';
-import { JOB_STATUSES, type JobStatus, type PageVisitors, type VisitorCounts } from '../functions/shared/api-types.js';
+import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
 import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
 import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
 import { createAssistantEndpoint } from './assistant.js';
 import { createAuthCheck, SANDBOX_API_KEY } from './auth.js';
-import { parseBudgetOptions, RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
+import { RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
 import { createCallerStatsEndpoint } from './caller-stats.js';
-import { FEEDBACK_STATUSES, type FeedbackStatus } from './data-feedback.js';
+import { answerControl } from './control.js';
+import type { FeedbackStatus } from './data-feedback.js';
 import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
 import { Datasets, type SandboxData } from './datasets.js';
 import { driftBody } from './drift.js';
 import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
+import { FaultQueue, type FaultRule } from './faults.js';
 import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
 import { createFeedbackEndpoint } from './feedback.js';
-import { FaultQueue, parseFaultRule, type FaultRule } from './faults.js';
 import { createRandom } from './hash.js';
-import { createExchange, readBody, RequestLog, writeAnswer, type Exchange, type RawBody, type RequestLogEntry } from './http.js';
-import { Delays, SandboxClock, type SandboxState } from './state.js';
+import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type Exchange, type RawBody, type RequestLogEntry } from './http.js';
 import { matchRoute, type AgentRoute, type AnalyticsRoute } from './routes.js';
 import { createSearchesEndpoint } from './searches.js';
+import { Delays, SandboxClock, type SandboxState } from './state.js';
 import { createViewsEndpoint } from './views.js';
 import { createOffsetEndpoint } from './visitors.js';
 
@@ -142,26 +130,6 @@ const HTML_502 =
   '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
 
 const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
-const JobSeedBody = v.object({
-  id: v.pipe(v.string(), v.minLength(1)),
-  status: v.optional(v.picklist(JOB_STATUSES)),
-  prLink: v.optional(v.nullable(v.string())),
-});
-const RunScriptBody = v.object({
-  outcome: v.picklist(['completed', 'failed', 'archived']),
-  prLink: v.optional(v.nullable(v.string())),
-  activeMs: v.optional(v.pipe(v.number(), v.minValue(0))),
-  staleReads: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-});
-
-const BudgetControlBody = v.looseObject({ reset: v.optional(v.boolean()) });
-const SpendBody = v.object({ count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1) });
-const ClockBody = v.object({
-  advanceMs: v.optional(v.pipe(v.number(), v.integer())),
-  now: v.optional(v.union([v.pipe(v.number(), v.integer()), v.string()])),
-});
-const FeedbackStatusBody = v.object({ status: v.picklist(FEEDBACK_STATUSES) });
-
 /** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
@@ -309,169 +277,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return send(toAnswer(response));
   };
 
-  /** One control request, as a route's handler sees it. */
-  interface ControlRequest {
-    readonly method: string;
-    /** The path pattern's groups, URI-decoded (undefined where an optional group did not match). */
-    readonly params: readonly (string | undefined)[];
-    /** The body as JSON (undefined when empty); throws on malformed JSON (a 400). */
-    json(): unknown;
-  }
-  interface ControlRoute {
-    readonly methods: readonly string[];
-    readonly path: RegExp;
-    handle(request: ControlRequest): { readonly status: number; readonly body?: unknown };
-  }
-
-  /** The control API (see the header), one row per route; a path and method no row matches is a 404. */
-  const controlRoutes: readonly ControlRoute[] = [
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/faults$/,
-      handle: ({ json }) => {
-        const input = json();
-        for (const rule of (Array.isArray(input) ? input : [input]).map(parseFaultRule)) faults.add(rule);
-        return { status: 201, body: { faults: faults.list() } };
-      },
-    },
-    { methods: ['GET'], path: /^\/_sandbox\/faults$/, handle: () => ({ status: 200, body: { faults: faults.list() } }) },
-    {
-      methods: ['DELETE'],
-      path: /^\/_sandbox\/faults$/,
-      handle: () => {
-        faults.clear();
-        return { status: 204 };
-      },
-    },
-    { methods: ['GET'], path: /^\/_sandbox\/requests$/, handle: () => ({ status: 200, body: requests.entries }) },
-    {
-      methods: ['DELETE'],
-      path: /^\/_sandbox\/requests$/,
-      handle: () => {
-        requests.clear();
-        return { status: 204 };
-      },
-    },
-    { methods: ['GET'], path: /^\/_sandbox\/budget$/, handle: () => ({ status: 200, body: { budget: budget.state() } }) },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/budget$/,
-      handle: ({ json }) => {
-        const { reset, ...options } = v.parse(BudgetControlBody, json());
-        budget.set(parseBudgetOptions(options));
-        if (reset) budget.reset();
-        return { status: 200, body: { budget: budget.state() } };
-      },
-    },
-    {
-      methods: ['DELETE'],
-      path: /^\/_sandbox\/budget$/,
-      handle: () => {
-        budget.set(null);
-        return { status: 204 };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/budget\/spend$/,
-      handle: ({ json }) => {
-        const { count } = v.parse(SpendBody, json() ?? {});
-        return { status: 200, body: { spent: budget.spend(count), budget: budget.state() } };
-      },
-    },
-    {
-      methods: ['GET', 'POST'],
-      path: /^\/_sandbox\/clock$/,
-      handle: ({ method, json }) => {
-        if (method === 'POST') {
-          const body = v.parse(ClockBody, json());
-          if (body.advanceMs !== undefined) clock.advance(body.advanceMs);
-          if (body.now !== undefined) {
-            const target = typeof body.now === 'number' ? body.now : Date.parse(body.now);
-            if (Number.isNaN(target)) return { status: 400, body: { error: 'now: use epoch ms or an ISO 8601 timestamp' } };
-            clock.moveTo(target);
-          }
-        }
-        return { status: 200, body: { now: now(), offsetMs: clock.offsetMs } };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/feedback\/([^/]+)\/([^/]+)$/,
-      handle: ({ params: [projectId, feedbackId], json }) => {
-        const { status } = v.parse(FeedbackStatusBody, json());
-        sandbox.setFeedbackStatus(projectId as string, feedbackId as string, status);
-        return { status: 204 };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/jobs\/([^/]+)$/,
-      handle: ({ params: [projectId], json }) => {
-        const job = v.parse(JobSeedBody, json());
-        sandbox.createJob(projectId as string, {
-          id: job.id,
-          ...(job.status ? { status: job.status } : {}),
-          ...(job.prLink !== undefined ? { prLink: job.prLink } : {}),
-        });
-        return { status: 201, body: sandbox.getJobState(projectId as string, job.id) };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/jobs\/([^/]+)\/([^/]+)\/script$/,
-      handle: ({ params: [projectId, jobId], json }) => {
-        const script = v.parse(RunScriptBody, json());
-        sandbox.scriptNextRun(projectId as string, jobId as string, script as RunScript);
-        return { status: 204 };
-      },
-    },
-    {
-      methods: ['GET'],
-      path: /^\/_sandbox\/jobs\/([^/]+)\/([^/]+)$/,
-      handle: ({ params: [projectId, jobId] }) => {
-        const state = sandbox.getJobState(projectId as string, jobId as string);
-        return state ? { status: 200, body: state } : { status: 404, body: { error: `job ${jobId} not found in project ${projectId}` } };
-      },
-    },
-  ];
-
-  const handleControl = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string): Promise<void> => {
-    const send = (status: number, body?: unknown): void => {
-      if (body === undefined) {
-        res.writeHead(status).end();
-        return;
-      }
-      writeAnswer(res, { status, body });
-    };
-    const json = (): unknown => (rawBody.trim() === '' ? undefined : JSON.parse(rawBody));
-    const path = url.pathname.replace(/\/+$/, '');
-    const method = req.method ?? 'GET';
-    try {
-      for (const route of controlRoutes) {
-        if (!route.methods.includes(method)) continue;
-        const match = route.path.exec(path);
-        if (!match) continue;
-        const params = match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
-        const answer = route.handle({ method, params, json });
-        return answer.body === undefined ? send(answer.status) : send(answer.status, answer.body);
-      }
-      return send(404, { error: `no sandbox control route ${method} ${path}` });
-    } catch (error) {
-      const message = v.isValiError(error)
-        ? error.issues.map((issue) => `${v.getDotPath(issue) ?? 'body'}: ${issue.message}`).join('; ')
-        : describeError(error);
-      return send(400, { error: message });
-    }
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/_sandbox/')) {
-      if (rawBody === undefined) return writeAnswer(res, { status: 413, body: { error: 'body too large' } });
-      return handleControl(req, res, url, rawBody);
+      const answer = rawBody === undefined ? { status: 413, body: { error: 'body too large' } } : answerControl(state, method, url.pathname, rawBody);
+      return answer.body === undefined ? writeEmpty(res, answer.status) : writeAnswer(res, { status: answer.status, body: answer.body });
     }
     const target = matchRoute(method, url.pathname);
     const entry = requests.add(method, target, url.searchParams, now());
