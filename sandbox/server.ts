@@ -28,11 +28,11 @@ import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
 import { Datasets, type SandboxData } from './datasets.js';
 import { driftBody } from './drift.js';
 import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
-import { FaultQueue, type FaultRule } from './faults.js';
+import { answerCommonFault, FaultQueue, type FaultRule } from './faults.js';
 import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
 import { createFeedbackEndpoint } from './feedback.js';
 import { createRandom } from './hash.js';
-import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type Exchange, type RawBody, type RequestLogEntry } from './http.js';
+import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type Exchange, type RequestLogEntry } from './http.js';
 import { matchRoute, type AgentRoute, type AnalyticsRoute } from './routes.js';
 import { createSearchesEndpoint } from './searches.js';
 import { Delays, SandboxClock, type SandboxState } from './state.js';
@@ -126,9 +126,6 @@ export interface Sandbox {
   getJobState(projectId: string, jobId: string): JobState | undefined;
 }
 
-const HTML_502 =
-  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
-
 const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
 /** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -163,47 +160,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const authError = createAuthCheck(apiKey);
 
-  /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
-  const genericFault = async (rule: FaultRule, normal: () => Answer, exchange: Exchange): Promise<boolean> => {
-    const send = (answer: Answer, raw?: RawBody): true => {
-      exchange.send(answer, raw);
-      return true;
-    };
-    switch (rule.kind) {
-      case 'rate-limit': {
-        const headers: Record<string, string> = {};
-        if (rule.retryAfter === 'http-date') headers['retry-after'] = new Date(now() + 1_000).toUTCString();
-        else if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
-        return send({ status: 429, body: { error: 'rate limit exceeded: retry later' }, headers });
-      }
-      case 'server-error':
-        return send({
-          status: rule.status ?? 500,
-          body: { error: 'Internal server error', details: [{ message: 'sandbox: injected server error' }] },
-        });
-      case 'html-error':
-        return send({ status: 502, body: undefined }, { text: HTML_502, contentType: 'text/html; charset=utf-8' });
-      case 'status':
-        return send({ status: rule.status, body: { error: rule.error ?? `sandbox: injected status ${rule.status}` } });
-      case 'insufficient-credits':
-        return send({ status: 402, body: { error: 'Insufficient AI credits' } });
-      case 'drop':
-        exchange.drop();
-        return true;
-      case 'slow':
-        await sleep(rule.delayMs);
-        return send(normal());
-      case 'malformed-json': {
-        const answer = normal();
-        if (answer.status !== 200) return send(answer);
-        const text = JSON.stringify(answer.body);
-        return send(answer, { text: text.slice(0, Math.max(1, Math.floor(text.length / 2))), contentType: 'application/json; charset=utf-8' });
-      }
-      default:
-        return false;
-    }
-  };
-
   const handleAnalytics = async (route: AnalyticsRoute, projectId: string, url: URL, exchange: Exchange): Promise<void> => {
     const { entry, send } = exchange;
     const refused = budget.take();
@@ -232,7 +188,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return send({ status: 200, body });
     }
     entry.fault = rule.kind;
-    if (await genericFault(rule, () => ({ status: 200, body: page() }), exchange)) return;
+    if (await answerCommonFault(rule, () => ({ status: 200, body: page() }), exchange, state)) return;
     const body = page();
     if (rule.kind === 'repeat-page') {
       const previous = lastPages.get(pageKey);
@@ -268,7 +224,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return send(toAnswer(act()));
     }
     entry.fault = rule.kind;
-    if (await genericFault(rule, () => toAnswer(act()), exchange)) return;
+    if (await answerCommonFault(rule, () => toAnswer(act()), exchange, state)) return;
     const response = act();
     if (rule.kind === 'drop-after-accept' && response.accepted) return exchange.drop();
     if (rule.kind === 'wrong-types' && response.status === 200) {
