@@ -18,26 +18,20 @@ import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared
 import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
 import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
-import { createAssistantEndpoint } from './assistant.js';
+import { AnalyticsRoutes } from './analytics-routes.js';
 import { createAuthCheck, SANDBOX_API_KEY } from './auth.js';
 import { RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
-import { createCallerStatsEndpoint } from './caller-stats.js';
 import { answerControl } from './control.js';
 import type { FeedbackStatus } from './data-feedback.js';
 import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
 import { Datasets, type SandboxData } from './datasets.js';
 import { driftBody } from './drift.js';
-import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
+import type { Answer } from './endpoint.js';
 import { answerCommonFault, FaultQueue, type FaultRule } from './faults.js';
-import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
-import { createFeedbackEndpoint } from './feedback.js';
 import { createRandom } from './hash.js';
 import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type Exchange, type RequestLogEntry } from './http.js';
-import { matchRoute, type AgentRoute, type AnalyticsRoute } from './routes.js';
-import { createSearchesEndpoint } from './searches.js';
+import { matchRoute, type AgentRoute } from './routes.js';
 import { Delays, SandboxClock, type SandboxState } from './state.js';
-import { createViewsEndpoint } from './views.js';
-import { createOffsetEndpoint } from './visitors.js';
 
 export interface SandboxOptions {
   /** TCP port; default 0 (ephemeral). The host is always 127.0.0.1. */
@@ -153,49 +147,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { now } = clock;
   const { sleep } = state.delays;
   const { budget, agent, faults, requests } = state;
-  const endpoints = createEndpoints(data);
-  /** The last normal page body per route and project, for `repeat-page`. */
-  const lastPages = new Map<string, string>();
+  const analytics = new AnalyticsRoutes(state);
   const latencyDelay = createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed));
 
   const authError = createAuthCheck(apiKey);
-
-  const handleAnalytics = async (route: AnalyticsRoute, projectId: string, url: URL, exchange: Exchange): Promise<void> => {
-    const { entry, send } = exchange;
-    const refused = budget.take();
-    if (refused) {
-      entry.overBudget = true;
-      return send(refused);
-    }
-    if (!data.hasProject(projectId)) {
-      return send({ status: 404, body: { error: `project ${projectId} not found: check the project id on the API keys page` } });
-    }
-    const prepared = endpoints[route].prepare(projectId, url.searchParams, now());
-    if (!prepared.ok) return send(badRequest(prepared.error, prepared.messages));
-    const request = prepared.value;
-    const pageKey = `${route}\u0000${projectId}`;
-    const rule = faults.take({
-      route,
-      projectId,
-      ...(request.offset !== undefined ? { offset: request.offset } : {}),
-      ...(request.hasCursor !== undefined ? { hasCursor: request.hasCursor } : {}),
-    });
-    const page = (): unknown => (state.drift || rule?.kind === 'drift' ? driftBody(route, request.page()) : request.page());
-    if (!rule || rule.kind === 'drift') {
-      const body = page();
-      lastPages.set(pageKey, JSON.stringify(body));
-      if (rule) entry.fault = rule.kind;
-      return send({ status: 200, body });
-    }
-    entry.fault = rule.kind;
-    if (await answerCommonFault(rule, () => ({ status: 200, body: page() }), exchange, state)) return;
-    const body = page();
-    if (rule.kind === 'repeat-page') {
-      const previous = lastPages.get(pageKey);
-      return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
-    }
-    return send(request.fault(rule, body) ?? { status: 200, body });
-  };
 
   const handleAgent = async (route: AgentRoute, projectId: string, jobId: string, rawBody: string, exchange: Exchange): Promise<void> => {
     const { entry, send } = exchange;
@@ -250,7 +205,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const denied = authError(req.headers.authorization);
     if (denied) return send(denied);
     if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
-    if (target.kind === 'analytics') return handleAnalytics(target.route, target.projectId, url, exchange);
+    if (target.kind === 'analytics') return analytics.answer(target.route, target.projectId, url.searchParams, exchange);
     return handleAgent(target.route, target.projectId, target.jobId, rawBody, exchange);
   };
 
@@ -332,17 +287,4 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 /** The delay before each API response, ms: fixed, or uniform in [min, max] by the seeded `random`. */
 function createLatency(latency: NonNullable<SandboxOptions['latencyMs']>, random: () => number): () => number {
   return () => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
-}
-
-/** One module per analytics endpoint, over the shared data. */
-function createEndpoints(data: Datasets): Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>> {
-  return {
-    visitors: createOffsetEndpoint('visitors', data.visitors),
-    views: createViewsEndpoint(data.views),
-    searches: createSearchesEndpoint(data.searches, data.seed),
-    feedback: createFeedbackEndpoint(data.feedback, data.seed),
-    'feedback-by-page': createFeedbackByPageEndpoint(data.feedback),
-    assistant: createAssistantEndpoint(data.assistant, data.seed),
-    'caller-stats': createCallerStatsEndpoint(data.assistant),
-  };
 }
