@@ -13,11 +13,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as v from 'valibot';
 import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
 import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
-import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
+import { AgentStore, type JobState, type RunScript } from './agent.js';
+import { answerAgent } from './agent-routes.js';
 import { AnalyticsRoutes } from './analytics-routes.js';
 import { createAuthCheck, SANDBOX_API_KEY } from './auth.js';
 import { RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
@@ -25,12 +25,10 @@ import { answerControl } from './control.js';
 import type { FeedbackStatus } from './data-feedback.js';
 import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
 import { Datasets, type SandboxData } from './datasets.js';
-import { driftBody } from './drift.js';
-import type { Answer } from './endpoint.js';
-import { answerCommonFault, FaultQueue, type FaultRule } from './faults.js';
+import { FaultQueue, type FaultRule } from './faults.js';
 import { createRandom } from './hash.js';
-import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type Exchange, type RequestLogEntry } from './http.js';
-import { matchRoute, type AgentRoute } from './routes.js';
+import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type RequestLogEntry } from './http.js';
+import { matchRoute } from './routes.js';
 import { Delays, SandboxClock, type SandboxState } from './state.js';
 
 export interface SandboxOptions {
@@ -120,7 +118,6 @@ export interface Sandbox {
   getJobState(projectId: string, jobId: string): JobState | undefined;
 }
 
-const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
 /** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
@@ -152,42 +149,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const authError = createAuthCheck(apiKey);
 
-  const handleAgent = async (route: AgentRoute, projectId: string, jobId: string, rawBody: string, exchange: Exchange): Promise<void> => {
-    const { entry, send } = exchange;
-    let prompt = '';
-    if (route === 'agent-message') {
-      let json: unknown;
-      try {
-        json = JSON.parse(rawBody);
-      } catch {
-        return send({ status: 400, body: { error: 'request body must be JSON: {"prompt": "<text>"}' } });
-      }
-      const parsed = v.safeParse(PromptBody, json);
-      if (!parsed.success) return send({ status: 400, body: { error: 'prompt is required and must be a non-empty string' } });
-      prompt = parsed.output.prompt;
-    }
-    const act = (): AgentResponse => (route === 'agent-message' ? agent.send(projectId, jobId, prompt) : agent.get(projectId, jobId));
-    const rule = faults.take({ route, projectId });
-    const drifting = state.drift || rule?.kind === 'drift';
-    const toAnswer = (response: AgentResponse): Answer => ({
-      status: response.status,
-      body: drifting && response.status === 200 ? driftBody(route, response.body) : response.body,
-      ...(response.headers ? { headers: { ...response.headers } } : {}),
-    });
-    if (!rule || rule.kind === 'drift') {
-      if (rule) entry.fault = rule.kind;
-      return send(toAnswer(act()));
-    }
-    entry.fault = rule.kind;
-    if (await answerCommonFault(rule, () => toAnswer(act()), exchange, state)) return;
-    const response = act();
-    if (rule.kind === 'drop-after-accept' && response.accepted) return exchange.drop();
-    if (rule.kind === 'wrong-types' && response.status === 200) {
-      return send({ status: 200, body: { ...response.body, status: 17, prLink: 12_345 } });
-    }
-    return send(toAnswer(response));
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
@@ -206,7 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (denied) return send(denied);
     if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
     if (target.kind === 'analytics') return analytics.answer(target.route, target.projectId, url.searchParams, exchange);
-    return handleAgent(target.route, target.projectId, target.jobId, rawBody, exchange);
+    return answerAgent(state, target.route, target.projectId, target.jobId, rawBody, exchange);
   };
 
   const server = createServer((req, res) => {
