@@ -9,8 +9,11 @@ import type { Answer } from './endpoint.js';
 /** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
 export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';
 
-/** Checks an Authorization header against `apiKey`: the 401/403 answer, or undefined when the key is accepted. */
-export function createAuthCheck(apiKey: string): (header: string | undefined) => Answer | undefined {
+/** Checks an Authorization header: the 401/403 answer, or undefined when the key is accepted. */
+export type AuthCheck = (header: string | undefined) => Answer | undefined;
+
+/** The check of the sandbox whose only key is `apiKey`. */
+export function createAuthCheck(apiKey: string): AuthCheck {
   const validKey = Buffer.from(apiKey);
   return (header) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');

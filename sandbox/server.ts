@@ -19,7 +19,7 @@ import { describeError } from '../functions/shared/errors.js';
 import { AgentStore, type JobState, type RunScript } from './agent.js';
 import { answerAgent } from './agent-routes.js';
 import { AnalyticsRoutes } from './analytics-routes.js';
-import { createAuthCheck, SANDBOX_API_KEY } from './auth.js';
+import { createAuthCheck, SANDBOX_API_KEY, type AuthCheck } from './auth.js';
 import { RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
 import { answerControl } from './control.js';
 import type { FeedbackStatus } from './data-feedback.js';
@@ -123,53 +123,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const seed = options.seed ?? 42;
   const projects = options.projects ?? DEFAULT_PROJECTS;
-  const clock = new SandboxClock(options.now ?? Date.now);
-  const data = new Datasets({ seed, projects });
-  const state: SandboxState = {
-    clock,
-    delays: new Delays(),
-    data,
-    budget: new RequestBudget(clock.now, options.budget),
-    agent: new AgentStore({
-      now: clock.now,
-      activeMs: options.agent?.activeMs ?? 2_000,
-      rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
-      retryAfterSeconds: options.agent?.retryAfterSeconds,
-      hasProject: (projectId) => data.hasProject(projectId),
-    }),
-    faults: new FaultQueue(),
-    requests: new RequestLog(options.requestLogLimit ?? 100_000),
-    drift: options.drift === true,
-  };
-  const { now } = clock;
-  const { sleep } = state.delays;
-  const { budget, agent, faults, requests } = state;
-  const analytics = new AnalyticsRoutes(state);
-  const latencyDelay = createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed));
-
-  const authError = createAuthCheck(apiKey);
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const method = req.method ?? 'GET';
-    const rawBody = await readBody(req);
-    if (url.pathname.startsWith('/_sandbox/')) {
-      const answer = rawBody === undefined ? { status: 413, body: { error: 'body too large' } } : answerControl(state, method, url.pathname, rawBody);
-      return answer.body === undefined ? writeEmpty(res, answer.status) : writeAnswer(res, { status: answer.status, body: answer.body });
-    }
-    const target = matchRoute(method, url.pathname);
-    const entry = requests.add(method, target, url.searchParams, now());
-    await sleep(latencyDelay());
-    const exchange = createExchange(req, res, entry);
-    const { send } = exchange;
-    if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
-    const denied = authError(req.headers.authorization);
-    if (denied) return send(denied);
-    if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
-    if (target.kind === 'analytics') return analytics.answer(target.route, target.projectId, url.searchParams, exchange);
-    return answerAgent(state, target.route, target.projectId, target.jobId, rawBody, exchange);
-  };
-
+  const state = createState(options, new Datasets({ seed, projects }));
+  const handle = createRequestHandler(state, createAuthCheck(apiKey), createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed)));
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // A bug in the sandbox: answer 500 without echoing request data.
@@ -189,6 +144,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const port = (server.address() as AddressInfo).port;
 
+  const { clock, delays, data, budget, agent, faults, requests } = state;
   const sandbox: Sandbox = {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -196,8 +152,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     projectIds: projects.map((project) => project.id),
     requests: requests.entries,
     async close() {
-      if (state.delays.closed) return;
-      state.delays.close();
+      if (delays.closed) return;
+      delays.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await stopped;
@@ -231,7 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     spendBudget(count = 1) {
       return budget.spend(count);
     },
-    now,
+    now: clock.now,
     createJob(projectId, job) {
       agent.createJob(projectId, job);
     },
@@ -243,6 +199,56 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   return sandbox;
+}
+
+/** The state every piece of the sandbox works on, from the options. */
+function createState(options: SandboxOptions, data: Datasets): SandboxState {
+  const clock = new SandboxClock(options.now ?? Date.now);
+  return {
+    clock,
+    delays: new Delays(),
+    data,
+    budget: new RequestBudget(clock.now, options.budget),
+    agent: new AgentStore({
+      now: clock.now,
+      activeMs: options.agent?.activeMs ?? 2_000,
+      rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
+      retryAfterSeconds: options.agent?.retryAfterSeconds,
+      hasProject: (projectId) => data.hasProject(projectId),
+    }),
+    faults: new FaultQueue(),
+    requests: new RequestLog(options.requestLogLimit ?? 100_000),
+    drift: options.drift === true,
+  };
+}
+
+/**
+ * The server's request handler: a control request goes to the control API; an API request
+ * is logged, waits the latency, then goes through the order of checks in the header (route,
+ * auth, body size) to the analytics or agent routes.
+ */
+function createRequestHandler(state: SandboxState, checkAuth: AuthCheck, latency: () => number): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const analytics = new AnalyticsRoutes(state);
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = req.method ?? 'GET';
+    const rawBody = await readBody(req);
+    if (url.pathname.startsWith('/_sandbox/')) {
+      const answer = rawBody === undefined ? { status: 413, body: { error: 'body too large' } } : answerControl(state, method, url.pathname, rawBody);
+      return answer.body === undefined ? writeEmpty(res, answer.status) : writeAnswer(res, { status: answer.status, body: answer.body });
+    }
+    const target = matchRoute(method, url.pathname);
+    const entry = state.requests.add(method, target, url.searchParams, state.clock.now());
+    await state.delays.sleep(latency());
+    const exchange = createExchange(req, res, entry);
+    const { send } = exchange;
+    if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
+    const denied = checkAuth(req.headers.authorization);
+    if (denied) return send(denied);
+    if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
+    if (target.kind === 'analytics') return analytics.answer(target.route, target.projectId, url.searchParams, exchange);
+    return answerAgent(state, target.route, target.projectId, target.jobId, rawBody, exchange);
+  };
 }
 
 /** The delay before each API response, ms: fixed, or uniform in [min, max] by the seeded `random`. */
