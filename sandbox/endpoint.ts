@@ -1,8 +1,8 @@
 /**
- * What an analytics endpoint module gives the server: validation of one request, its normal
- * answer, and its answers to the fault kinds that are specific to the route. The server
- * does the rest (route, auth, budget, project, generic faults, request log) the same way for
- * every endpoint, so each module stays small.
+ * What an analytics endpoint module gives the sandbox: validation of one request, its normal
+ * answer, and its answers to the fault kinds that are specific to the route. The rest (route,
+ * auth, request log: server.ts; budget, project, the faults every route shares:
+ * analytics-routes.ts) is done the same way for every endpoint, so each module stays small.
  */
 import type { FaultRule } from './faults.js';
 import type { Parsed } from './query.js';

@@ -3,15 +3,10 @@
  * 127.0.0.1 with seeded data, the follow-up state machine, fault injection and an optional
  * request budget. Used by tests, benchmarks, `npm start` and `mintlify-exporter sandbox`.
  */
-export {
-  SANDBOX_API_KEY,
-  startSandbox,
-  type RequestLogEntry,
-  type Sandbox,
-  type SandboxOptions,
-  type SandboxRoute,
-} from './server.js';
-export { ANALYTICS_ROUTES, type AnalyticsRoute } from './routes.js';
+export { startSandbox, type Sandbox, type SandboxOptions } from './server.js';
+export { SANDBOX_API_KEY } from './auth.js';
+export type { RequestLogEntry } from './http.js';
+export { ANALYTICS_ROUTES, type AnalyticsRoute, type SandboxRoute } from './routes.js';
 export { DEFAULT_PROJECTS, MAX_SYNTH_PATHS, type ProjectSeed } from './data.js';
 export {
   createSandboxData,

@@ -3,56 +3,33 @@
  * endpoint of the service (visitors, views, searches, feedback, feedback by page, assistant
  * conversations and caller stats) and the agent follow-up endpoints, with seeded data,
  * optional latency, fault injection, an optional request budget and a request log, plus a
- * small unauthenticated control API under `/_sandbox/` for out-of-process use (benchmarks
- * run the sandbox in another process).
+ * small unauthenticated control API under `/_sandbox/` for out-of-process use (control.ts).
  *
  * Order of checks for an API request: route → auth (401/403) → the request budget
  * (analytics only: 429 beyond it) → project and input (404/400) → the next matching fault,
  * if any → the normal answer. So a fault never hides a bad key or a bad query, faults are
  * only consumed by requests that would otherwise succeed, and every authenticated analytics
  * request spends budget, as at the service.
- *
- * Control API (JSON bodies; no auth):
- * - `POST|GET|DELETE /_sandbox/faults` arm, list, clear fault rules (`FaultRule`, or an array).
- * - `GET|DELETE /_sandbox/requests` the request log.
- * - `POST /_sandbox/jobs/{projectId}` (`{id, status?, prLink?}`), `GET /_sandbox/jobs/{projectId}/{jobId}`,
- *   `POST /_sandbox/jobs/{projectId}/{jobId}/script` (`RunScript`).
- * - `GET /_sandbox/budget` → `{budget: BudgetState | null}`; `POST /_sandbox/budget` with
- *   `BudgetOptions` (plus `"reset": true` to forget what was counted); `DELETE` = no budget;
- *   `POST /_sandbox/budget/spend` `{count}` spends budget as another client would → `{spent, budget}`.
- * - `GET /_sandbox/clock` → `{now, offsetMs}`; `POST /_sandbox/clock` `{advanceMs}` or `{now}`
- *   (epoch ms or ISO) moves the sandbox's clock (an offset on the `now` option).
- * - `POST /_sandbox/feedback/{projectId}/{feedbackId}` `{status}` changes a feedback row's status.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as v from 'valibot';
-import { JOB_STATUSES, type JobStatus, type PageVisitors, type VisitorCounts } from '../functions/shared/api-types.js';
+import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
 import { parseDay } from '../functions/shared/dates.js';
 import { describeError } from '../functions/shared/errors.js';
-import { AgentStore, type AgentResponse, type JobState, type RunScript } from './agent.js';
-import { createAssistantEndpoint } from './assistant.js';
-import { parseBudgetOptions, RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
-import { createCallerStatsEndpoint } from './caller-stats.js';
-import { FEEDBACK_STATUSES, type FeedbackStatus } from './data-feedback.js';
+import { AgentStore, type JobState, type RunScript } from './agent.js';
+import { answerAgent } from './agent-routes.js';
+import { AnalyticsRoutes } from './analytics-routes.js';
+import { createAuthCheck, SANDBOX_API_KEY, type AuthCheck } from './auth.js';
+import { RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
+import { answerControl } from './control.js';
+import type { FeedbackStatus } from './data-feedback.js';
 import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
 import { Datasets, type SandboxData } from './datasets.js';
-import { driftBody } from './drift.js';
-import { badRequest, type AnalyticsEndpoint, type Answer } from './endpoint.js';
-import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
-import { createFeedbackEndpoint } from './feedback.js';
-import { FaultQueue, parseFaultRule, type FaultKind, type FaultRule } from './faults.js';
+import { FaultQueue, type FaultRule } from './faults.js';
 import { createRandom } from './hash.js';
-import { ANALYTICS_PATHS, type AgentRoute, type AnalyticsRoute, type SandboxRoute } from './routes.js';
-import { createSearchesEndpoint } from './searches.js';
-import { createViewsEndpoint } from './views.js';
-import { createOffsetEndpoint } from './visitors.js';
-
-export type { SandboxRoute } from './routes.js';
-
-/** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
-export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';
+import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type RequestLogEntry } from './http.js';
+import { matchRoute } from './routes.js';
+import { Delays, SandboxClock, type SandboxState } from './state.js';
 
 export interface SandboxOptions {
   /** TCP port; default 0 (ephemeral). The host is always 127.0.0.1. */
@@ -93,24 +70,6 @@ export interface SandboxOptions {
   readonly drift?: boolean;
   /** Oldest request-log entries are dropped beyond this many; default 100,000. */
   readonly requestLogLimit?: number;
-}
-
-/** One API request as the sandbox saw it. Never holds the Authorization header or a prompt. */
-export interface RequestLogEntry {
-  readonly method: string;
-  readonly route: SandboxRoute;
-  readonly projectId?: string;
-  readonly jobId?: string;
-  /** Query parameters, minus anything that looks like a credential. */
-  readonly query: Readonly<Record<string, string>>;
-  /** HTTP status sent; 0 when the connection was dropped without a response. */
-  status: number;
-  /** `now()` when the request arrived, epoch ms. */
-  readonly startedAt: number;
-  /** The injected fault that shaped the answer, if any. */
-  fault?: FaultKind;
-  /** True when the request budget refused the request (429). */
-  overBudget?: boolean;
 }
 
 export interface Sandbox {
@@ -159,440 +118,18 @@ export interface Sandbox {
   getJobState(projectId: string, jobId: string): JobState | undefined;
 }
 
-const MAX_BODY_BYTES = 1_048_576;
-const SECRET_PARAM = /key|token|secret|auth|password|signature/i;
-const HTML_502 =
-  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
-
-const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
-const JobSeedBody = v.object({
-  id: v.pipe(v.string(), v.minLength(1)),
-  status: v.optional(v.picklist(JOB_STATUSES)),
-  prLink: v.optional(v.nullable(v.string())),
-});
-const RunScriptBody = v.object({
-  outcome: v.picklist(['completed', 'failed', 'archived']),
-  prLink: v.optional(v.nullable(v.string())),
-  activeMs: v.optional(v.pipe(v.number(), v.minValue(0))),
-  staleReads: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-});
-
-const BudgetControlBody = v.looseObject({ reset: v.optional(v.boolean()) });
-const SpendBody = v.object({ count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 1) });
-const ClockBody = v.object({
-  advanceMs: v.optional(v.pipe(v.number(), v.integer())),
-  now: v.optional(v.union([v.pipe(v.number(), v.integer()), v.string()])),
-});
-const FeedbackStatusBody = v.object({ status: v.picklist(FEEDBACK_STATUSES) });
-
 /** Starts the sandbox on 127.0.0.1 and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const baseNow = options.now ?? Date.now;
-  let clockOffsetMs = 0;
-  const now = (): number => baseNow() + clockOffsetMs;
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const seed = options.seed ?? 42;
   const projects = options.projects ?? DEFAULT_PROJECTS;
-  const data = new Datasets({ seed, projects });
-  const endpoints = createEndpoints(data);
-  const budget = new RequestBudget(now, options.budget);
-  const agent = new AgentStore({
-    now,
-    activeMs: options.agent?.activeMs ?? 2_000,
-    rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
-    retryAfterSeconds: options.agent?.retryAfterSeconds,
-    hasProject: (projectId) => data.hasProject(projectId),
-  });
-  const faults = new FaultQueue();
-  const requests: RequestLogEntry[] = [];
-  const requestLogLimit = options.requestLogLimit ?? 100_000;
-  /** The last normal page body per route and project, for `repeat-page`. */
-  const lastPages = new Map<string, string>();
-  const random = createRandom(seed ^ 0x5eed);
-  const latency = options.latencyMs ?? 0;
-
-  const pending = new Map<NodeJS.Timeout, () => void>();
-  let closed = false;
-  const sleep = (ms: number): Promise<void> =>
-    ms <= 0 || closed
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const timer = setTimeout(() => {
-            pending.delete(timer);
-            resolve();
-          }, ms);
-          pending.set(timer, resolve);
-        });
-  const latencyDelay = (): number => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
-
-  const validKey = Buffer.from(apiKey);
-  const authError = (header: string | undefined): Answer | undefined => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    if (!match) {
-      return { status: 401, body: { error: 'missing or malformed Authorization header: send "Authorization: Bearer <admin API key>"' } };
-    }
-    const key = match[1] as string;
-    if (key.startsWith('mint_dsc_')) {
-      return { status: 403, body: { error: 'assistant API keys (mint_dsc_…) cannot call admin endpoints: use an admin API key' } };
-    }
-    const given = Buffer.from(key);
-    if (given.length !== validKey.length || !timingSafeEqual(given, validKey)) {
-      return { status: 401, body: { error: 'invalid API key: it may have been revoked or expired' } };
-    }
-    return undefined;
-  };
-
-  const log = (entry: RequestLogEntry): void => {
-    requests.push(entry);
-    if (requests.length > requestLogLimit) requests.splice(0, requests.length - requestLogLimit);
-  };
-
-  const write = (res: ServerResponse, answer: Answer, raw?: { text: string; contentType: string }): void => {
-    if (res.destroyed || res.headersSent) return;
-    const text = raw?.text ?? JSON.stringify(answer.body);
-    res.writeHead(answer.status, {
-      'content-type': raw?.contentType ?? 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-      ...answer.headers,
-    });
-    res.end(text);
-  };
-
-  /** Writes an answer and records its status in the request log. */
-  const answerTo =
-    (res: ServerResponse, entry: RequestLogEntry) =>
-    (answer: Answer): void => {
-      entry.status = answer.status;
-      write(res, answer);
-    };
-
-  /** Answers a fault that does not depend on the route; undefined for route-specific kinds. */
-  const genericFault = async (rule: FaultRule, normal: () => Answer, req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry): Promise<boolean> => {
-    const send = (answer: Answer, raw?: { text: string; contentType: string }): true => {
-      entry.status = answer.status;
-      write(res, answer, raw);
-      return true;
-    };
-    switch (rule.kind) {
-      case 'rate-limit': {
-        const headers: Record<string, string> = {};
-        if (rule.retryAfter === 'http-date') headers['retry-after'] = new Date(now() + 1_000).toUTCString();
-        else if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
-        return send({ status: 429, body: { error: 'rate limit exceeded: retry later' }, headers });
-      }
-      case 'server-error':
-        return send({
-          status: rule.status ?? 500,
-          body: { error: 'Internal server error', details: [{ message: 'sandbox: injected server error' }] },
-        });
-      case 'html-error':
-        return send({ status: 502, body: undefined }, { text: HTML_502, contentType: 'text/html; charset=utf-8' });
-      case 'status':
-        return send({ status: rule.status, body: { error: rule.error ?? `sandbox: injected status ${rule.status}` } });
-      case 'insufficient-credits':
-        return send({ status: 402, body: { error: 'Insufficient AI credits' } });
-      case 'drop':
-        entry.status = 0;
-        req.socket.destroy();
-        return true;
-      case 'slow':
-        await sleep(rule.delayMs);
-        return send(normal());
-      case 'malformed-json': {
-        const answer = normal();
-        if (answer.status !== 200) return send(answer);
-        const text = JSON.stringify(answer.body);
-        return send(answer, { text: text.slice(0, Math.max(1, Math.floor(text.length / 2))), contentType: 'application/json; charset=utf-8' });
-      }
-      default:
-        return false;
-    }
-  };
-
-  const handleAnalytics = async (
-    route: AnalyticsRoute,
-    projectId: string,
-    url: URL,
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: RequestLogEntry,
-  ): Promise<void> => {
-    const send = answerTo(res, entry);
-    const refused = budget.take();
-    if (refused) {
-      entry.overBudget = true;
-      return send(refused);
-    }
-    if (!data.hasProject(projectId)) {
-      return send({ status: 404, body: { error: `project ${projectId} not found: check the project id on the API keys page` } });
-    }
-    const prepared = endpoints[route].prepare(projectId, url.searchParams, now());
-    if (!prepared.ok) return send(badRequest(prepared.error, prepared.messages));
-    const request = prepared.value;
-    const pageKey = `${route}\u0000${projectId}`;
-    const rule = faults.take({
-      route,
-      projectId,
-      ...(request.offset !== undefined ? { offset: request.offset } : {}),
-      ...(request.hasCursor !== undefined ? { hasCursor: request.hasCursor } : {}),
-    });
-    const page = (): unknown => (options.drift === true || rule?.kind === 'drift' ? driftBody(route, request.page()) : request.page());
-    if (!rule || rule.kind === 'drift') {
-      const body = page();
-      lastPages.set(pageKey, JSON.stringify(body));
-      if (rule) entry.fault = rule.kind;
-      return send({ status: 200, body });
-    }
-    entry.fault = rule.kind;
-    if (await genericFault(rule, () => ({ status: 200, body: page() }), req, res, entry)) return;
-    const body = page();
-    if (rule.kind === 'repeat-page') {
-      const previous = lastPages.get(pageKey);
-      return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
-    }
-    return send(request.fault(rule, body) ?? { status: 200, body });
-  };
-
-  const handleAgent = async (
-    route: AgentRoute,
-    projectId: string,
-    jobId: string,
-    rawBody: string,
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: RequestLogEntry,
-  ): Promise<void> => {
-    const send = answerTo(res, entry);
-    let prompt = '';
-    if (route === 'agent-message') {
-      let json: unknown;
-      try {
-        json = JSON.parse(rawBody);
-      } catch {
-        return send({ status: 400, body: { error: 'request body must be JSON: {"prompt": "<text>"}' } });
-      }
-      const parsed = v.safeParse(PromptBody, json);
-      if (!parsed.success) return send({ status: 400, body: { error: 'prompt is required and must be a non-empty string' } });
-      prompt = parsed.output.prompt;
-    }
-    const act = (): AgentResponse => (route === 'agent-message' ? agent.send(projectId, jobId, prompt) : agent.get(projectId, jobId));
-    const rule = faults.take({ route, projectId });
-    const drifting = options.drift === true || rule?.kind === 'drift';
-    const toAnswer = (response: AgentResponse): Answer => ({
-      status: response.status,
-      body: drifting && response.status === 200 ? driftBody(route, response.body) : response.body,
-      ...(response.headers ? { headers: { ...response.headers } } : {}),
-    });
-    if (!rule || rule.kind === 'drift') {
-      if (rule) entry.fault = rule.kind;
-      return send(toAnswer(act()));
-    }
-    entry.fault = rule.kind;
-    if (await genericFault(rule, () => toAnswer(act()), req, res, entry)) return;
-    const response = act();
-    if (rule.kind === 'drop-after-accept' && response.accepted) {
-      entry.status = 0;
-      req.socket.destroy();
-      return;
-    }
-    if (rule.kind === 'wrong-types' && response.status === 200) {
-      return send({ status: 200, body: { ...response.body, status: 17, prLink: 12_345 } });
-    }
-    return send(toAnswer(response));
-  };
-
-  /** One control request, as a route's handler sees it. */
-  interface ControlRequest {
-    readonly method: string;
-    /** The path pattern's groups, URI-decoded (undefined where an optional group did not match). */
-    readonly params: readonly (string | undefined)[];
-    /** The body as JSON (undefined when empty); throws on malformed JSON (a 400). */
-    json(): unknown;
-  }
-  interface ControlRoute {
-    readonly methods: readonly string[];
-    readonly path: RegExp;
-    handle(request: ControlRequest): { readonly status: number; readonly body?: unknown };
-  }
-
-  /** The control API (see the header), one row per route; a path and method no row matches is a 404. */
-  const controlRoutes: readonly ControlRoute[] = [
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/faults$/,
-      handle: ({ json }) => {
-        const input = json();
-        for (const rule of (Array.isArray(input) ? input : [input]).map(parseFaultRule)) faults.add(rule);
-        return { status: 201, body: { faults: faults.list() } };
-      },
-    },
-    { methods: ['GET'], path: /^\/_sandbox\/faults$/, handle: () => ({ status: 200, body: { faults: faults.list() } }) },
-    {
-      methods: ['DELETE'],
-      path: /^\/_sandbox\/faults$/,
-      handle: () => {
-        faults.clear();
-        return { status: 204 };
-      },
-    },
-    { methods: ['GET'], path: /^\/_sandbox\/requests$/, handle: () => ({ status: 200, body: requests }) },
-    {
-      methods: ['DELETE'],
-      path: /^\/_sandbox\/requests$/,
-      handle: () => {
-        requests.length = 0;
-        return { status: 204 };
-      },
-    },
-    { methods: ['GET'], path: /^\/_sandbox\/budget$/, handle: () => ({ status: 200, body: { budget: budget.state() } }) },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/budget$/,
-      handle: ({ json }) => {
-        const { reset, ...options } = v.parse(BudgetControlBody, json());
-        budget.set(parseBudgetOptions(options));
-        if (reset) budget.reset();
-        return { status: 200, body: { budget: budget.state() } };
-      },
-    },
-    {
-      methods: ['DELETE'],
-      path: /^\/_sandbox\/budget$/,
-      handle: () => {
-        budget.set(null);
-        return { status: 204 };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/budget\/spend$/,
-      handle: ({ json }) => {
-        const { count } = v.parse(SpendBody, json() ?? {});
-        return { status: 200, body: { spent: budget.spend(count), budget: budget.state() } };
-      },
-    },
-    {
-      methods: ['GET', 'POST'],
-      path: /^\/_sandbox\/clock$/,
-      handle: ({ method, json }) => {
-        if (method === 'POST') {
-          const body = v.parse(ClockBody, json());
-          if (body.advanceMs !== undefined) clockOffsetMs += body.advanceMs;
-          if (body.now !== undefined) {
-            const target = typeof body.now === 'number' ? body.now : Date.parse(body.now);
-            if (Number.isNaN(target)) return { status: 400, body: { error: 'now: use epoch ms or an ISO 8601 timestamp' } };
-            clockOffsetMs += target - now();
-          }
-        }
-        return { status: 200, body: { now: now(), offsetMs: clockOffsetMs } };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/feedback\/([^/]+)\/([^/]+)$/,
-      handle: ({ params: [projectId, feedbackId], json }) => {
-        const { status } = v.parse(FeedbackStatusBody, json());
-        sandbox.setFeedbackStatus(projectId as string, feedbackId as string, status);
-        return { status: 204 };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/jobs\/([^/]+)$/,
-      handle: ({ params: [projectId], json }) => {
-        const job = v.parse(JobSeedBody, json());
-        sandbox.createJob(projectId as string, {
-          id: job.id,
-          ...(job.status ? { status: job.status } : {}),
-          ...(job.prLink !== undefined ? { prLink: job.prLink } : {}),
-        });
-        return { status: 201, body: sandbox.getJobState(projectId as string, job.id) };
-      },
-    },
-    {
-      methods: ['POST'],
-      path: /^\/_sandbox\/jobs\/([^/]+)\/([^/]+)\/script$/,
-      handle: ({ params: [projectId, jobId], json }) => {
-        const script = v.parse(RunScriptBody, json());
-        sandbox.scriptNextRun(projectId as string, jobId as string, script as RunScript);
-        return { status: 204 };
-      },
-    },
-    {
-      methods: ['GET'],
-      path: /^\/_sandbox\/jobs\/([^/]+)\/([^/]+)$/,
-      handle: ({ params: [projectId, jobId] }) => {
-        const state = sandbox.getJobState(projectId as string, jobId as string);
-        return state ? { status: 200, body: state } : { status: 404, body: { error: `job ${jobId} not found in project ${projectId}` } };
-      },
-    },
-  ];
-
-  const handleControl = async (req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string): Promise<void> => {
-    const send = (status: number, body?: unknown): void => {
-      if (body === undefined) {
-        res.writeHead(status).end();
-        return;
-      }
-      write(res, { status, body });
-    };
-    const json = (): unknown => (rawBody.trim() === '' ? undefined : JSON.parse(rawBody));
-    const path = url.pathname.replace(/\/+$/, '');
-    const method = req.method ?? 'GET';
-    try {
-      for (const route of controlRoutes) {
-        if (!route.methods.includes(method)) continue;
-        const match = route.path.exec(path);
-        if (!match) continue;
-        const params = match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
-        const answer = route.handle({ method, params, json });
-        return answer.body === undefined ? send(answer.status) : send(answer.status, answer.body);
-      }
-      return send(404, { error: `no sandbox control route ${method} ${path}` });
-    } catch (error) {
-      const message = v.isValiError(error)
-        ? error.issues.map((issue) => `${v.getDotPath(issue) ?? 'body'}: ${issue.message}`).join('; ')
-        : describeError(error);
-      return send(400, { error: message });
-    }
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const method = req.method ?? 'GET';
-    const rawBody = await readBody(req);
-    if (url.pathname.startsWith('/_sandbox/')) {
-      if (rawBody === undefined) return write(res, { status: 413, body: { error: 'body too large' } });
-      return handleControl(req, res, url, rawBody);
-    }
-    const target = matchRoute(method, url.pathname);
-    const query: Record<string, string> = {};
-    for (const [name, value] of url.searchParams) if (!SECRET_PARAM.test(name)) query[name] = value;
-    const entry: RequestLogEntry = {
-      method,
-      route: target.route,
-      ...(target.projectId !== undefined ? { projectId: target.projectId } : {}),
-      ...(target.jobId !== undefined ? { jobId: target.jobId } : {}),
-      query,
-      status: 0,
-      startedAt: now(),
-    };
-    log(entry);
-    await sleep(latencyDelay());
-    const send = answerTo(res, entry);
-    if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
-    const denied = authError(req.headers.authorization);
-    if (denied) return send(denied);
-    if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
-    if (target.kind === 'analytics') return handleAnalytics(target.route, target.projectId, url, req, res, entry);
-    return handleAgent(target.route, target.projectId, target.jobId, rawBody, req, res, entry);
-  };
-
+  const state = createState(options, new Datasets({ seed, projects }));
+  const handle = createRequestHandler(state, createAuthCheck(apiKey), createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed)));
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // A bug in the sandbox: answer 500 without echoing request data.
       if (!res.headersSent && !res.destroyed) {
-        write(res, { status: 500, body: { error: 'sandbox internal error', details: [{ message: describeError(error) }] } });
+        writeAnswer(res, { status: 500, body: { error: 'sandbox internal error', details: [{ message: describeError(error) }] } });
       }
     });
   });
@@ -607,26 +144,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const port = (server.address() as AddressInfo).port;
 
+  const { clock, delays, data, budget, agent, faults, requests } = state;
   const sandbox: Sandbox = {
     url: `http://127.0.0.1:${port}`,
     port,
     apiKey,
     projectIds: projects.map((project) => project.id),
-    requests,
+    requests: requests.entries,
     async close() {
-      if (closed) return;
-      closed = true;
-      for (const [timer, wake] of pending) {
-        clearTimeout(timer);
-        wake();
-      }
-      pending.clear();
+      if (delays.closed) return;
+      delays.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await stopped;
     },
     clearRequests() {
-      requests.length = 0;
+      requests.clear();
     },
     addFault(rule) {
       faults.add(rule);
@@ -654,7 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     spendBudget(count = 1) {
       return budget.spend(count);
     },
-    now,
+    now: clock.now,
     createJob(projectId, job) {
       agent.createJob(projectId, job);
     },
@@ -668,68 +201,57 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return sandbox;
 }
 
-type RouteMatch =
-  | { kind: 'analytics'; route: AnalyticsRoute; projectId: string; jobId?: undefined }
-  | { kind: 'agent'; route: AgentRoute; projectId: string; jobId: string }
-  | { kind: 'other'; route: 'other'; status: number; error: string; projectId?: string; jobId?: undefined };
-
-function matchRoute(method: string, pathname: string): RouteMatch {
-  const decode = (segment: string): string | undefined => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      return undefined;
-    }
-  };
-  const notFound: RouteMatch = { kind: 'other', route: 'other', status: 404, error: `no such endpoint: ${method} ${pathname}` };
-  const wrongMethod = (allowed: string, projectId: string | undefined): RouteMatch => ({
-    kind: 'other',
-    route: 'other',
-    status: 405,
-    error: `method ${method} not allowed here: use ${allowed}`,
-    ...(projectId !== undefined ? { projectId } : {}),
-  });
-
-  const analytics = /^\/v1\/analytics\/([^/]+)\/(.+?)\/?$/.exec(pathname);
-  const route = analytics ? ANALYTICS_PATHS[analytics[2] as string] : undefined;
-  if (analytics && route) {
-    const projectId = decode(analytics[1] as string);
-    if (projectId === undefined) return notFound;
-    return method === 'GET' ? { kind: 'analytics', route, projectId } : wrongMethod('GET', projectId);
-  }
-  const agent = /^\/v2\/agent\/([^/]+)\/job\/([^/]+)(\/message)?\/?$/.exec(pathname);
-  if (agent) {
-    const projectId = decode(agent[1] as string);
-    const jobId = decode(agent[2] as string);
-    if (projectId === undefined || jobId === undefined) return notFound;
-    if (agent[3]) return method === 'POST' ? { kind: 'agent', route: 'agent-message', projectId, jobId } : wrongMethod('POST', projectId);
-    return method === 'GET' ? { kind: 'agent', route: 'agent-get', projectId, jobId } : wrongMethod('GET', projectId);
-  }
-  return notFound;
-}
-
-/** One module per analytics endpoint, over the shared data. */
-function createEndpoints(data: Datasets): Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>> {
+/** The state every piece of the sandbox works on, from the options. */
+function createState(options: SandboxOptions, data: Datasets): SandboxState {
+  const clock = new SandboxClock(options.now ?? Date.now);
   return {
-    visitors: createOffsetEndpoint('visitors', data.visitors),
-    views: createViewsEndpoint(data.views),
-    searches: createSearchesEndpoint(data.searches, data.seed),
-    feedback: createFeedbackEndpoint(data.feedback, data.seed),
-    'feedback-by-page': createFeedbackByPageEndpoint(data.feedback),
-    assistant: createAssistantEndpoint(data.assistant, data.seed),
-    'caller-stats': createCallerStatsEndpoint(data.assistant),
+    clock,
+    delays: new Delays(),
+    data,
+    budget: new RequestBudget(clock.now, options.budget),
+    agent: new AgentStore({
+      now: clock.now,
+      activeMs: options.agent?.activeMs ?? 2_000,
+      rateLimitPerHour: options.agent?.rateLimitPerHour ?? 100,
+      retryAfterSeconds: options.agent?.retryAfterSeconds,
+      hasProject: (projectId) => data.hasProject(projectId),
+    }),
+    faults: new FaultQueue(),
+    requests: new RequestLog(options.requestLogLimit ?? 100_000),
+    drift: options.drift === true,
   };
 }
 
-/** The request body as text; undefined when it exceeds MAX_BODY_BYTES. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) tooLarge = true;
-    else chunks.push(chunk);
-  }
-  return tooLarge ? undefined : Buffer.concat(chunks).toString('utf8');
+/**
+ * The server's request handler: a control request goes to the control API; an API request
+ * is logged, waits the latency, then goes through the order of checks in the header (route,
+ * auth, body size) to the analytics or agent routes.
+ */
+function createRequestHandler(state: SandboxState, checkAuth: AuthCheck, latency: () => number): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const analytics = new AnalyticsRoutes(state);
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = req.method ?? 'GET';
+    const rawBody = await readBody(req);
+    if (url.pathname.startsWith('/_sandbox/')) {
+      const answer = rawBody === undefined ? { status: 413, body: { error: 'body too large' } } : answerControl(state, method, url.pathname, rawBody);
+      return answer.body === undefined ? writeEmpty(res, answer.status) : writeAnswer(res, { status: answer.status, body: answer.body });
+    }
+    const target = matchRoute(method, url.pathname);
+    const entry = state.requests.add(method, target, url.searchParams, state.clock.now());
+    await state.delays.sleep(latency());
+    const exchange = createExchange(req, res, entry);
+    const { send } = exchange;
+    if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
+    const denied = checkAuth(req.headers.authorization);
+    if (denied) return send(denied);
+    if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
+    if (target.kind === 'analytics') return analytics.answer(target.route, target.projectId, url.searchParams, exchange);
+    return answerAgent(state, target.route, target.projectId, target.jobId, rawBody, exchange);
+  };
+}
+
+/** The delay before each API response, ms: fixed, or uniform in [min, max] by the seeded `random`. */
+function createLatency(latency: NonNullable<SandboxOptions['latencyMs']>, random: () => number): () => number {
+  return () => (typeof latency === 'number' ? latency : latency.min + random() * Math.max(0, latency.max - latency.min));
 }

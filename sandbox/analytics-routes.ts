@@ -1,0 +1,83 @@
+/**
+ * The analytics routes: one endpoint module per route over the shared data, and what every
+ * analytics request goes through after auth — the request budget (429), the project (404),
+ * the module's validation (400), then the next matching fault or the normal page (in drift
+ * mode when asked). Kinds every route answers alike are answered by faults.ts, `repeat-page`
+ * here from the last normal page served, the rest by the endpoint module.
+ */
+import { createAssistantEndpoint } from './assistant.js';
+import { createCallerStatsEndpoint } from './caller-stats.js';
+import type { Datasets } from './datasets.js';
+import { driftBody } from './drift.js';
+import { badRequest, type AnalyticsEndpoint } from './endpoint.js';
+import { answerCommonFault } from './faults.js';
+import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
+import { createFeedbackEndpoint } from './feedback.js';
+import type { Exchange } from './http.js';
+import type { AnalyticsRoute } from './routes.js';
+import { createSearchesEndpoint } from './searches.js';
+import type { SandboxState } from './state.js';
+import { createViewsEndpoint } from './views.js';
+import { createOffsetEndpoint } from './visitors.js';
+
+export class AnalyticsRoutes {
+  private readonly endpoints: Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>>;
+  /** The last normal page body per route and project, for `repeat-page`. */
+  private readonly lastPages = new Map<string, string>();
+
+  constructor(private readonly state: SandboxState) {
+    this.endpoints = createEndpoints(state.data);
+  }
+
+  /** Answers an authenticated request to an analytics route. */
+  async answer(route: AnalyticsRoute, projectId: string, params: URLSearchParams, exchange: Exchange): Promise<void> {
+    const { budget, data, faults, clock } = this.state;
+    const { entry, send } = exchange;
+    const refused = budget.take();
+    if (refused) {
+      entry.overBudget = true;
+      return send(refused);
+    }
+    if (!data.hasProject(projectId)) {
+      return send({ status: 404, body: { error: `project ${projectId} not found: check the project id on the API keys page` } });
+    }
+    const prepared = this.endpoints[route].prepare(projectId, params, clock.now());
+    if (!prepared.ok) return send(badRequest(prepared.error, prepared.messages));
+    const request = prepared.value;
+    const pageKey = `${route}\u0000${projectId}`;
+    const rule = faults.take({
+      route,
+      projectId,
+      ...(request.offset !== undefined ? { offset: request.offset } : {}),
+      ...(request.hasCursor !== undefined ? { hasCursor: request.hasCursor } : {}),
+    });
+    const page = (): unknown => (this.state.drift || rule?.kind === 'drift' ? driftBody(route, request.page()) : request.page());
+    if (!rule || rule.kind === 'drift') {
+      const body = page();
+      this.lastPages.set(pageKey, JSON.stringify(body));
+      if (rule) entry.fault = rule.kind;
+      return send({ status: 200, body });
+    }
+    entry.fault = rule.kind;
+    if (await answerCommonFault(rule, () => ({ status: 200, body: page() }), exchange, this.state)) return;
+    const body = page();
+    if (rule.kind === 'repeat-page') {
+      const previous = this.lastPages.get(pageKey);
+      return send({ status: 200, body: previous === undefined ? body : JSON.parse(previous) });
+    }
+    return send(request.fault(rule, body) ?? { status: 200, body });
+  }
+}
+
+/** One module per analytics endpoint, over the shared data. */
+function createEndpoints(data: Datasets): Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>> {
+  return {
+    visitors: createOffsetEndpoint('visitors', data.visitors),
+    views: createViewsEndpoint(data.views),
+    searches: createSearchesEndpoint(data.searches, data.seed),
+    feedback: createFeedbackEndpoint(data.feedback, data.seed),
+    'feedback-by-page': createFeedbackByPageEndpoint(data.feedback),
+    assistant: createAssistantEndpoint(data.assistant, data.seed),
+    'caller-stats': createCallerStatsEndpoint(data.assistant),
+  };
+}
