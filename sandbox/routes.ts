@@ -17,10 +17,6 @@ export type SandboxRoute = ApiRoute | 'other';
 /** Path segment(s) after `/v1/analytics/{projectId}/` of each analytics route (the catalog's endpoints). */
 const ANALYTICS_PATHS: Readonly<Record<string, AnalyticsRoute>> = Object.fromEntries(CATALOG.map((entry) => [entry.endpoint, entry.route]));
 
-export function isAnalyticsRoute(route: string): route is AnalyticsRoute {
-  return (ANALYTICS_ROUTES as readonly string[]).includes(route);
-}
-
 /** What a request's method and path name: an analytics or agent route with its ids, or a 404/405. */
 export type RouteMatch =
   | { kind: 'analytics'; route: AnalyticsRoute; projectId: string; jobId?: undefined }
