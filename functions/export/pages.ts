@@ -10,7 +10,7 @@
  * Nothing here stages a page, writes a checkpoint or a row: the consumer does, page by page.
  * A checkpoint that no longer fits the day's data ends a generator with `RestartUnit`.
  */
-import type { AnalyticsApi } from '../shared/api/index.js';
+import { API_CLIENT_DEFAULTS, type AnalyticsApi } from '../shared/api/index.js';
 import type { CallOptions } from '../shared/api-types.js';
 import { dayWindow } from '../shared/dates.js';
 import { ApiError, DestinationError, PaginationError, ResponseTooLargeError } from '../shared/errors.js';
@@ -168,7 +168,7 @@ export async function* pagesOf(source: PageSource, checkpoint: Checkpoint | unde
 function tooLarge(error: Error, label: string, limit: number | undefined): PaginationError {
   const what = limit === undefined ? 'the answer (this endpoint has no limit to lower)' : 'a single row';
   return new PaginationError(
-    `${label}: ${what} is larger than the 16 MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
+    `${label}: ${what} is larger than the ${API_CLIENT_DEFAULTS.maxResponseBytes / 1_048_576} MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
     { cause: error },
   );
 }
