@@ -26,6 +26,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
+import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
 import { removeTempDirs } from './files.js';
 
@@ -291,4 +293,28 @@ export async function startEmptyVisitorsApi(apiKey: string): Promise<EmptyVisito
 
 function uniqueName(kind: string): string {
   return `test-${kind}-${randomBytes(4).toString('hex')}`;
+}
+
+/** What a follow-up test file runs against: the sandbox API, fauxqs, dynalite and its state table, a bucket for outcomes. */
+export interface FollowUpServers {
+  readonly sandbox: Sandbox;
+  readonly aws: S3Sqs;
+  readonly dynamo: Dynamo;
+  /** The follow-up state, in a fresh DynamoDB table. */
+  readonly store: StateStore;
+  readonly bucket: string;
+}
+
+/** Starts the servers of {@link FollowUpServers} before the file's tests, hands them to `use`, and closes them after. */
+export function useFollowUpServers(options: SandboxOptions, use: (servers: FollowUpServers) => void): void {
+  let servers: FollowUpServers | undefined;
+  beforeAll(async () => {
+    const [sandbox, aws, dynamo] = await Promise.all([startSandbox(options), startS3Sqs(), startDynamo()]);
+    const store = createStateStore(followUpTableStore(await createStateTable(dynamo.client, 'followup-state'), dynamo.client));
+    servers = { sandbox, aws, dynamo, store, bucket: await aws.createBucket() };
+    use(servers);
+  });
+  afterAll(async () => {
+    await Promise.all([servers?.sandbox.close(), servers?.aws.close(), servers?.dynamo.close()]);
+  });
 }

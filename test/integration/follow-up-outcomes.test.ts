@@ -7,15 +7,14 @@
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import { createSnsNotifier, type OutcomeNotifier } from '../../functions/follow-up/notify.js';
 import type { FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../functions/follow-up/process-message.js';
-import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
-import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
+import type { StateStore } from '../../functions/follow-up/state.js';
 import { FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
-import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { useFollowUpServers, type S3Sqs } from '../helpers/emulators.js';
 import { fastFollowUpSettings, followUpDeps } from '../helpers/run-deps.js';
 
 const PROJECT = 'proj_small';
@@ -23,19 +22,12 @@ const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
 
 let sandbox: Sandbox;
 let aws: S3Sqs;
-let dynamo: Dynamo;
 let store: StateStore;
 let bucket: string;
 let jobCounter = 0;
 
-beforeAll(async () => {
-  [sandbox, aws, dynamo] = await Promise.all([startSandbox({ agent: { activeMs: 200 } }), startS3Sqs(), startDynamo()]);
-  store = createStateStore(followUpTableStore(await createStateTable(dynamo.client, 'followup-state'), dynamo.client));
-  bucket = await aws.createBucket();
-});
-
-afterAll(async () => {
-  await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close()]);
+useFollowUpServers({ agent: { activeMs: 200 } }, (servers) => {
+  ({ sandbox, aws, store, bucket } = servers);
 });
 
 /** The SNS envelopes that reached a subscriber queue (everything there now). */

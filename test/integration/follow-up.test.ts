@@ -6,15 +6,14 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../sandbox/index.js';
 import { runConsumer } from '../../functions/follow-up/consumer.js';
 import { createHandler } from '../../functions/follow-up/handler.js';
 import type { FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../functions/follow-up/process-message.js';
-import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
-import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
-import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import type { StateStore } from '../../functions/follow-up/state.js';
+import { useFollowUpServers, type S3Sqs } from '../helpers/emulators.js';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
 import { fastFollowUpSettings, followUpDeps } from '../helpers/run-deps.js';
 
@@ -24,20 +23,13 @@ const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
 
 let sandbox: Sandbox;
 let aws: S3Sqs;
-let dynamo: Dynamo;
 let store: StateStore;
 let bucket: string;
 let logs: string[];
 let jobCounter = 0;
 
-beforeAll(async () => {
-  [sandbox, aws, dynamo] = await Promise.all([startSandbox({ agent: { activeMs: 300 } }), startS3Sqs(), startDynamo()]);
-  store = createStateStore(followUpTableStore(await createStateTable(dynamo.client, 'followup-state'), dynamo.client));
-  bucket = await aws.createBucket();
-});
-
-afterAll(async () => {
-  await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close()]);
+useFollowUpServers({ agent: { activeMs: 300 } }, (servers) => {
+  ({ sandbox, aws, store, bucket } = servers);
 });
 
 beforeEach(() => {
