@@ -463,7 +463,7 @@ export function describeDrift(drift: unknown): string | undefined {
 function healthOf(state: UnitState | undefined): { state: HealthState; detail?: string } {
   switch (state?.kind) {
     case 'complete': {
-      const drift = describeDrift((state.manifest as { readonly drift?: unknown }).drift);
+      const drift = describeDrift(state.manifest.drift);
       return drift === undefined ? { state: 'complete' } : { state: 'drift', detail: drift };
     }
     case 'partial':
