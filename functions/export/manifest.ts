@@ -10,7 +10,8 @@ import type { Destination } from '../shared/destination.js';
 import { manifestKey } from '../shared/tables.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
-import { readJsonObject, type RequestCounts, type Unit } from './staging.js';
+import { readJsonObject, type RequestCounts } from './staging.js';
+import type { Unit } from './units.js';
 
 /** The commit marker of one unit, written last; its presence means the unit is complete. */
 export interface Manifest {
