@@ -40,20 +40,21 @@ export type UnitState =
   | { readonly kind: 'complete'; readonly manifest: Manifest }
   | { readonly kind: 'partial'; readonly checkpoint: Checkpoint; readonly failure?: UnitFailure }
   | { readonly kind: 'failed'; readonly failure: UnitFailure }
-  | { readonly kind: 'missing' };
+  /** `problem`: a manifest is there but does not make the unit complete (it lacks fields, or names another unit). */
+  | { readonly kind: 'missing'; readonly problem?: string };
 
 /** Destination reads in flight at once while reading unit states. */
 const READ_CONCURRENCY = 16;
 
-/** Reads the state of one unit: manifest, else checkpoint, else failure record. */
+/** Reads the state of one unit: a valid manifest, else checkpoint, else failure record. */
 export async function readUnitState(destination: Destination, unit: Unit): Promise<UnitState> {
-  const manifest = await readManifest(destination, unit);
-  if (manifest) return { kind: 'complete', manifest };
+  const reading = await readManifest(destination, unit);
+  if (reading && 'manifest' in reading) return { kind: 'complete', manifest: reading.manifest };
   const staging = unitStaging(destination, unit);
   const [checkpoint, failure] = await Promise.all([staging.readCheckpoint(), staging.readFailure()]);
   if (checkpoint) return { kind: 'partial', checkpoint, ...(failure ? { failure } : {}) };
   if (failure) return { kind: 'failed', failure };
-  return { kind: 'missing' };
+  return reading ? { kind: 'missing', problem: reading.problem } : { kind: 'missing' };
 }
 
 /** The states of many units, read with bounded concurrency; keyed by `unitKey`. */
@@ -124,7 +125,8 @@ export type UnitView =
       readonly requests?: number;
       readonly retryAfter?: string;
     }
-  | { readonly state: 'missing'; readonly error?: undefined };
+  /** `error`: a manifest is there but does not make the unit complete (one line). */
+  | { readonly state: 'missing'; readonly error?: string };
 
 /**
  * The view of a unit's state. `left`: the requests a partial unit still needs, as the
@@ -133,8 +135,9 @@ export type UnitView =
 export function unitView(state: UnitState | undefined, left = 0): UnitView {
   switch (state?.kind) {
     case undefined:
-    case 'missing':
       return { state: 'missing' };
+    case 'missing':
+      return state.problem === undefined ? { state: 'missing' } : { state: 'missing', error: state.problem };
     case 'complete': {
       const m = state.manifest;
       return {
