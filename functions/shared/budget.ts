@@ -253,18 +253,6 @@ export function createBudgetLedger(store: SharedStore, spec: BudgetSpec, options
   };
 }
 
-/** Time the budget needs for `requests` more, from a ledger snapshot (an upper bound: the window slides). */
-export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: number): { readonly startsAt: number; readonly ms: number } {
-  const { windowMs } = snapshot.spec;
-  const per = snapshot.limit;
-  const free = Math.max(0, per - snapshot.used);
-  // The snapshot was taken a moment after `now`: a start less than a second away is now.
-  const startsAt = snapshot.nextStartAt - now < 1_000 ? now : snapshot.nextStartAt;
-  if (requests <= free) return { startsAt, ms: startsAt - now };
-  const windows = Math.ceil((requests - free) / per);
-  return { startsAt, ms: startsAt - now + windows * windowMs };
-}
-
 /** What a caller waiting for budget is told (CLI countdown, metrics). */
 export interface BudgetWait {
   readonly waitMs: number;
