@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
-import { probeSetup } from '../export/probe.js';
+import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { loadConfig } from '../shared/config.js';
 import { writeJson } from './render/json.js';

@@ -8,7 +8,7 @@ import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
-import { probeSetup } from '../export/probe.js';
+import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { readExportStatus } from '../export/status.js';
 import { loadConfig } from '../shared/config.js';
