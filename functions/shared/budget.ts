@@ -28,6 +28,7 @@
 import { MAX_WINDOW_MS, type BudgetSpec } from './budget-spec.js';
 import { BudgetExhaustedError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
+import { backoffDelay } from './time.js';
 
 /**
  * The shared ledger document. `consecutive429` shows in status output how many 429s piled up
@@ -382,7 +383,7 @@ export function createBudgetGate(
       stats.rateLimited += 1;
       const serverAsked = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0;
       const { windowMs } = ledger.spec;
-      const asked = serverAsked ? retryAfterMs : Math.min(BACKOFF_START_MS * 2 ** consecutive429, windowMs);
+      const asked = serverAsked ? retryAfterMs : backoffDelay(consecutive429 + 1, { baseMs: BACKOFF_START_MS, maxMs: windowMs });
       const delay = Math.min(asked, windowMs);
       consecutive429 += 1;
       rateLimitedSinceStart = true;

@@ -3,8 +3,8 @@
  * `[D, D+1)`: `dateTo` is exclusive, as the visitors endpoint defines it.
  */
 import { ConfigError } from './errors.js';
+import { DAY_MS } from './time.js';
 
-const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A day window: `from` inclusive, `to` exclusive, both `YYYY-MM-DD` (UTC). */
