@@ -5,10 +5,10 @@
  * timestamp order.
  */
 import * as v from 'valibot';
-import type { AssistantData, ConversationTurn } from './data-assistant.js';
+import type { AssistantData, ConversationTurn } from '../data/assistant.js';
 import { prepareCursorRequest, ulidCursor } from './cursor.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
-import { DATE_FIELDS, limitParam, parseParams, windowDays } from './query.js';
+import { limitParam, parseWindowQuery } from './query.js';
 
 /** The response body of one assistant page. */
 export interface AssistantPageBody {
@@ -17,18 +17,15 @@ export interface AssistantPageBody {
   hasMore: boolean;
 }
 
-const FIELDS = { limit: limitParam(1000, 100), cursor: v.optional(v.string()), ...DATE_FIELDS };
+const FIELDS = { limit: limitParam(1000, 100), cursor: v.optional(v.string()) };
 
 export function createAssistantEndpoint(data: AssistantData, seed: number): AnalyticsEndpoint {
   return {
-    route: 'assistant',
     prepare(projectId, params, now) {
-      const parsed = parseParams(FIELDS, params);
+      const parsed = parseWindowQuery(FIELDS, params, now);
       if (!parsed.ok) return parsed;
-      const { limit, cursor, dateFrom, dateTo } = parsed.value;
-      const window = windowDays(dateFrom, dateTo, now);
-      if (!window.ok) return window;
-      const days = window.value;
+      const { query, days } = parsed.value;
+      const { limit, cursor } = query;
       return prepareCursorRequest<ConversationTurn>({
         codec: ulidCursor,
         scope: { seed, dataset: 'assistant', projectId, days, filter: '' },

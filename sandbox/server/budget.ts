@@ -16,8 +16,8 @@
  *   oldest counted request leaves the window.
  */
 import * as v from 'valibot';
-import { ConfigError } from '../functions/shared/errors.js';
-import type { Answer } from './endpoint.js';
+import { ConfigError } from '../../functions/shared/errors.js';
+import type { Answer } from './http.js';
 
 export interface BudgetOptions {
   /** Analytics requests allowed per window (≥ 1). */

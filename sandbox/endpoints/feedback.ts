@@ -4,10 +4,11 @@
  * validated against the enums; a cursor is only valid with the filters it was issued for).
  */
 import * as v from 'valibot';
+import { FEEDBACK_SOURCES, FEEDBACK_STATUSES } from '../../functions/shared/api-types.js';
+import { FeedbackData, type FeedbackFilter, type FeedbackRow } from '../data/feedback.js';
 import { opaqueCursor, prepareCursorRequest } from './cursor.js';
-import { FEEDBACK_SOURCES, FEEDBACK_STATUSES, FeedbackData, type FeedbackFilter, type FeedbackRow } from './data-feedback.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
-import { DATE_FIELDS, limitParam, listParam, parseParams, windowDays } from './query.js';
+import { limitParam, listParam, parseWindowQuery } from './query.js';
 
 /** The response body of one feedback page. */
 export interface FeedbackPageBody {
@@ -21,19 +22,15 @@ const FIELDS = {
   cursor: v.optional(v.string()),
   source: v.optional(listParam('source', FEEDBACK_SOURCES)),
   status: v.optional(listParam('status', FEEDBACK_STATUSES)),
-  ...DATE_FIELDS,
 };
 
 export function createFeedbackEndpoint(data: FeedbackData, seed: number): AnalyticsEndpoint {
   return {
-    route: 'feedback',
     prepare(projectId, params, now) {
-      const parsed = parseParams(FIELDS, params);
+      const parsed = parseWindowQuery(FIELDS, params, now);
       if (!parsed.ok) return parsed;
-      const { limit, cursor, source, status, dateFrom, dateTo } = parsed.value;
-      const window = windowDays(dateFrom, dateTo, now);
-      if (!window.ok) return window;
-      const days = window.value;
+      const { query, days } = parsed.value;
+      const { limit, cursor, source, status } = query;
       const filter: FeedbackFilter = { ...(source ? { sources: source } : {}), ...(status ? { statuses: status } : {}) };
       const filtered = source !== undefined || status !== undefined;
       return prepareCursorRequest<FeedbackRow>({

@@ -2,19 +2,16 @@
  * `GET /v1/analytics/{projectId}/assistant/caller-stats`: `{web, api, other, total}` for the
  * window, one request, no paging; `total` = web + api + other = the window's assistant turns.
  */
-import type { AssistantData } from './data-assistant.js';
+import type { CallerStatsData } from '../data/caller-stats.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
-import { DATE_FIELDS, parseParams, windowDays } from './query.js';
+import { parseWindowQuery } from './query.js';
 
-export function createCallerStatsEndpoint(data: AssistantData): AnalyticsEndpoint {
+export function createCallerStatsEndpoint(data: CallerStatsData): AnalyticsEndpoint {
   return {
-    route: 'caller-stats',
     prepare(projectId, params, now) {
-      const parsed = parseParams(DATE_FIELDS, params);
+      const parsed = parseWindowQuery({}, params, now);
       if (!parsed.ok) return parsed;
-      const window = windowDays(parsed.value.dateFrom, parsed.value.dateTo, now);
-      if (!window.ok) return window;
-      const days = window.value;
+      const { days } = parsed.value;
       return {
         ok: true,
         value: {

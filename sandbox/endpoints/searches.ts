@@ -5,11 +5,10 @@
  * not the number of terms), the same on every page.
  */
 import * as v from 'valibot';
-import type { SearchData, SearchRow } from './data-searches.js';
-import { MAX_MERGED_TERMS } from './data-searches.js';
+import { MAX_MERGED_TERMS, type SearchData, type SearchRow } from '../data/searches.js';
 import { opaqueCursor, prepareCursorRequest } from './cursor.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
-import { DATE_FIELDS, invalidQuery, limitParam, parseParams, windowDays } from './query.js';
+import { invalidQuery, limitParam, parseWindowQuery } from './query.js';
 
 /** The response body of one searches page. */
 export interface SearchesPageBody {
@@ -18,18 +17,15 @@ export interface SearchesPageBody {
   nextCursor: string | null;
 }
 
-const FIELDS = { limit: limitParam(100, 50), cursor: v.optional(v.string()), ...DATE_FIELDS };
+const FIELDS = { limit: limitParam(100, 50), cursor: v.optional(v.string()) };
 
 export function createSearchesEndpoint(data: SearchData, seed: number): AnalyticsEndpoint {
   return {
-    route: 'searches',
     prepare(projectId, params, now) {
-      const parsed = parseParams(FIELDS, params);
+      const parsed = parseWindowQuery(FIELDS, params, now);
       if (!parsed.ok) return parsed;
-      const { limit, cursor, dateFrom, dateTo } = parsed.value;
-      const window = windowDays(dateFrom, dateTo, now);
-      if (!window.ok) return window;
-      const days = window.value;
+      const { query, days } = parsed.value;
+      const { limit, cursor } = query;
       const count = data.rowCount(projectId, days);
       if (days.length > 1 && count > MAX_MERGED_TERMS) {
         return invalidQuery([`the sandbox merges at most ${MAX_MERGED_TERMS} search terms over several days: ask for one day at a time`]);

@@ -11,16 +11,15 @@
  *
  * `status` is what people change later in the dashboard: `setStatus` overrides one row's
  * status, as if someone had just changed it (no modification time is exposed, as in the API).
+ * `/feedback/by-page` aggregates these rows (feedback-by-page.ts).
  */
-import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, locateInWindow, memo, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import type { FeedbackSource, FeedbackStatus } from '../../functions/shared/api-types.js';
+import { dayStart } from '../../functions/shared/dates.js';
 import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
+import type { SitePages } from './pages.js';
+import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
 import { COMMENTS, CONTACTS, SNIPPETS } from './text.js';
-
-export const FEEDBACK_SOURCES = ['code_snippet', 'contextual', 'agent', 'thumbs_only'] as const;
-export type FeedbackSource = (typeof FEEDBACK_SOURCES)[number];
-export const FEEDBACK_STATUSES = ['pending', 'in_progress', 'resolved', 'dismissed'] as const;
-export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
+import { DayByDayRows, memo } from './windowed.js';
 
 interface FeedbackCommon {
   /** 24 hex digits (its first 8: the creation second, as in a MongoDB ObjectId). */
@@ -44,27 +43,11 @@ export type FeedbackRow =
     })
   | (FeedbackCommon & { readonly source: 'agent' | 'thumbs_only' });
 
-/** One row of `GET /v1/analytics/{projectId}/feedback/by-page`. */
-export interface FeedbackByPageRow {
-  readonly path: string;
-  /** Contextual feedback with `helpful: true`. */
-  readonly thumbsUp: number;
-  /** Contextual feedback with `helpful: false`. */
-  readonly thumbsDown: number;
-  /** Code-snippet feedback. */
-  readonly code: number;
-  /** Every feedback row of the page, whatever its source. */
-  readonly total: number;
-}
-
 /** Filters of the feedback endpoint; undefined = every value. */
 export interface FeedbackFilter {
   readonly sources?: ReadonlySet<FeedbackSource>;
   readonly statuses?: ReadonlySet<FeedbackStatus>;
 }
-
-/** The most feedback rows the sandbox aggregates for `/feedback/by-page` in one window. */
-export const MAX_AGGREGATED_FEEDBACK = 2_000_000;
 
 const DAY_MS = 86_400_000;
 const SALT = 0xfeedbac;
@@ -73,7 +56,7 @@ interface Project {
   readonly entry: ProjectEntry;
   readonly key: number;
   readonly host: string;
-  /** Catalogue entries of the views data that feedback points at. */
+  /** Catalogue entries (the site's pages, as many as the views data lists) that feedback points at. */
   readonly pageRange: number;
 }
 
@@ -85,29 +68,17 @@ interface Day {
   readonly tag: number;
 }
 
-export class FeedbackData {
+export class FeedbackData extends DayByDayRows<FeedbackRow> {
+  protected readonly rowName = 'feedback row';
   private readonly projects = new Map<string, Project>();
   private readonly days = new Map<string, Day>();
-  private readonly byPages = new Map<string, readonly FeedbackByPageRow[]>();
   private readonly statuses = new Map<string, FeedbackStatus>();
 
   constructor(
     private readonly registry: ProjectRegistry,
-    private readonly pages: VisitorData,
-  ) {}
-
-  /** Rows of the window `days` (UTC days, oldest first), before any filter. */
-  rowCount(projectId: string, days: readonly string[]): number {
-    const project = this.project(projectId);
-    return windowRowCount(days, (day) => this.day(project, day).count);
-  }
-
-  /** Row `index` (< rowCount) of the window in API order: newest day first, newest row first. */
-  row(projectId: string, days: readonly string[], index: number): FeedbackRow {
-    const project = this.project(projectId);
-    const at = locateInWindow(days, index, (day) => this.day(project, day).count);
-    if (!at) throw new RangeError(`feedback row ${index} is beyond the window of ${projectId}`);
-    return this.rowOf(project, this.day(project, at.day), at.rest);
+    private readonly pages: SitePages,
+  ) {
+    super();
   }
 
   /** Whether a row passes the endpoint's `source` and `status` filters. */
@@ -115,46 +86,19 @@ export class FeedbackData {
     return (filter.sources?.has(row.source) ?? true) && (filter.statuses?.has(row.status) ?? true);
   }
 
-  /**
-   * Every page with feedback in the window, by `total` descending then path (code-unit
-   * order). ⚠ The real order is undocumented. Throws a RangeError beyond
-   * MAX_AGGREGATED_FEEDBACK rows.
-   */
-  byPage(projectId: string, days: readonly string[]): readonly FeedbackByPageRow[] {
-    const cacheKey = `${projectId}\u0000${days.join(',')}`;
-    const cached = this.byPages.get(cacheKey);
-    if (cached) return cached;
-    const count = this.rowCount(projectId, days);
-    if (count > MAX_AGGREGATED_FEEDBACK) {
-      throw new RangeError(`the sandbox aggregates at most ${MAX_AGGREGATED_FEEDBACK} feedback rows per window: ask for one day at a time`);
-    }
-    const counts = new Map<string, { thumbsUp: number; thumbsDown: number; code: number; total: number }>();
-    for (let i = 0; i < count; i++) {
-      const row = this.row(projectId, days, i);
-      let page = counts.get(row.path);
-      if (!page) {
-        page = { thumbsUp: 0, thumbsDown: 0, code: 0, total: 0 };
-        counts.set(row.path, page);
-      }
-      page.total += 1;
-      if (row.source === 'contextual') {
-        if (row.helpful) page.thumbsUp += 1;
-        else page.thumbsDown += 1;
-      } else if (row.source === 'code_snippet') page.code += 1;
-    }
-    const rows = [...counts].map(([path, page]): FeedbackByPageRow => ({ path, ...page }));
-    rows.sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    if (this.byPages.size >= 8) this.byPages.clear();
-    this.byPages.set(cacheKey, rows);
-    return rows;
-  }
-
   /** Overrides a row's status from now on (a person changed it in the dashboard). */
   setStatus(projectId: string, feedbackId: string, status: FeedbackStatus): void {
     this.statuses.set(`${projectId}\u0000${feedbackId}`, status);
   }
 
-  private rowOf(project: Project, day: Day, i: number): FeedbackRow {
+  protected countOf(projectId: string, day: string): number {
+    return this.dayModel(this.project(projectId), day).count;
+  }
+
+  /** Row `i` of a day: newest first. */
+  protected rowOf(projectId: string, dayString: string, i: number): FeedbackRow {
+    const project = this.project(projectId);
+    const day = this.dayModel(project, dayString);
     const key = mix(day.key, i);
     const slice = DAY_MS / day.count;
     const created = Math.floor(day.start + DAY_MS - (i + unit(mix(key, 1))) * slice);
@@ -167,7 +111,7 @@ export class FeedbackData {
       (statusDraw < 0.45 ? 'pending' : statusDraw < 0.55 ? 'in_progress' : statusDraw < 0.85 ? 'resolved' : 'dismissed');
     // Log-uniform rank: popular pages get most feedback, the long tail some.
     const rank = Math.min(project.pageRange - 1, Math.floor(Math.exp(unit(mix(key, 4)) * Math.log(project.pageRange + 1))) - 1);
-    const pagePath = this.pages.catalogPath(project.entry.seed.id, rank);
+    const pagePath = this.pages.path(project.entry.seed.id, rank);
     const path = unit(mix(key, 5)) < 0.1 ? `https://${project.host}${pagePath}` : pagePath;
     const nullComment = { thumbs_only: 0.85, contextual: 0.3, code_snippet: 0.2, agent: 0 }[source];
     const common = {
@@ -214,7 +158,7 @@ export class FeedbackData {
     });
   }
 
-  private day(project: Project, day: string): Day {
+  private dayModel(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
     return memo(this.days, cacheKey, () => {
       const key = mix(project.key, hashString(day));

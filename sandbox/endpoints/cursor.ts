@@ -9,9 +9,10 @@
  * and gets a 400. Cursors are stateless: they survive a sandbox restart with the same seed,
  * as a resumed export needs, and never expire.
  */
-import { badRequest, type Answer, type PreparedRequest } from './endpoint.js';
-import type { FaultRule } from './faults.js';
-import { hashString, mix } from './hash.js';
+import { hashString, mix } from '../data/hash.js';
+import type { FaultRule } from '../server/faults.js';
+import type { Answer } from '../server/http.js';
+import { badRequest, type PreparedRequest } from './endpoint.js';
 import type { Parsed } from './query.js';
 
 /** What a cursor is valid for. */

@@ -1,6 +1,6 @@
 /**
- * Deterministic, lazily generated assistant conversations: one row per user turn, and the
- * caller statistics derived from the same turns.
+ * Deterministic, lazily generated assistant conversations: one row per user turn (the
+ * caller statistics are derived from the same turns: caller-stats.ts).
  *
  * Per project and UTC day there are A_d turns (`baseRows(…, 'assistant')`, ±10 % by day
  * unless exact). Turns are grouped into conversations of 1–4 consecutive turns that share
@@ -9,14 +9,14 @@
  * starts at a random time of the day and its turns follow 20 s – 5 min apart, so every
  * timestamp is inside the day, but rows are NOT in timestamp order (⚠ the real order is
  * undocumented). A multi-day window lists its days newest first.
- *
- * Caller stats: every turn of the window is one assistant query; each day's turns are split
- * into `web` (≈ 70–85 %), `api` and `other`, so `total` = the window's turns.
  */
-import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, locateInWindow, memo, windowRowCount, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import type { AssistantResponseType, ResolutionStatus } from '../../functions/shared/api-types.js';
+import { dayStart } from '../../functions/shared/dates.js';
 import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
+import type { SitePages } from './pages.js';
+import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
 import { ANSWERS, CLARIFICATIONS, QUERIES, QUERY_CATEGORIES, SEARCH_HEADS, SOURCE_TITLES } from './text.js';
+import { DayByDayRows, memo } from './windowed.js';
 
 /** One row (one user turn) of `GET /v1/analytics/{projectId}/assistant`. */
 export interface ConversationTurn {
@@ -27,21 +27,12 @@ export interface ConversationTurn {
   readonly query: string;
   readonly response: string;
   /** Absent on about half the answers (absent means `answer`). */
-  readonly responseType?: 'answer' | 'clarifying_question';
+  readonly responseType?: AssistantResponseType;
   /** 0–4 sources. */
   readonly sources: readonly { readonly title: string; readonly url: string }[];
-  readonly resolutionStatus: 'answered' | 'unanswered';
+  readonly resolutionStatus: ResolutionStatus;
   readonly queryCategory: string | null;
   readonly pageUrl: string | null;
-}
-
-/** `GET /v1/analytics/{projectId}/assistant/caller-stats`. */
-export interface CallerStats {
-  readonly web: number;
-  readonly api: number;
-  readonly other: number;
-  /** web + api + other. */
-  readonly total: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -64,47 +55,31 @@ interface Day {
   readonly tag: number;
 }
 
-export class AssistantData {
+export class AssistantData extends DayByDayRows<ConversationTurn> {
+  protected readonly rowName = 'assistant turn';
   private readonly projects = new Map<string, Project>();
   private readonly days = new Map<string, Day>();
 
   constructor(
     private readonly registry: ProjectRegistry,
-    private readonly pages: VisitorData,
-  ) {}
-
-  /** Turns of the window `days` (UTC days, oldest first). */
-  rowCount(projectId: string, days: readonly string[]): number {
-    const project = this.project(projectId);
-    return windowRowCount(days, (day) => this.day(project, day).count);
+    private readonly pages: SitePages,
+  ) {
+    super();
   }
 
-  /** Turn `index` (< rowCount) of the window in API order. */
-  row(projectId: string, days: readonly string[], index: number): ConversationTurn {
+  /** Each day of the window with its turns and its key (for the caller stats, caller-stats.ts). */
+  turnsByDay(projectId: string, days: readonly string[]): readonly { readonly key: number; readonly count: number }[] {
     const project = this.project(projectId);
-    const at = locateInWindow(days, index, (day) => this.day(project, day).count);
-    if (!at) throw new RangeError(`assistant turn ${index} is beyond the window of ${projectId}`);
-    return this.turnOf(project, this.day(project, at.day), at.rest);
+    return days.map((day) => this.dayModel(project, day));
   }
 
-  /** Queries of the window by caller; `total` equals rowCount. */
-  callerStats(projectId: string, days: readonly string[]): CallerStats {
-    const project = this.project(projectId);
-    let web = 0;
-    let api = 0;
-    let other = 0;
-    for (const dayString of days) {
-      const day = this.day(project, dayString);
-      const dayWeb = Math.round(day.count * (0.7 + 0.15 * unit(mix(day.key, 1))));
-      const dayApi = Math.min(day.count - dayWeb, Math.round(day.count * (0.08 + 0.12 * unit(mix(day.key, 2)))));
-      web += dayWeb;
-      api += dayApi;
-      other += day.count - dayWeb - dayApi;
-    }
-    return { web, api, other, total: web + api + other };
+  protected countOf(projectId: string, day: string): number {
+    return this.dayModel(this.project(projectId), day).count;
   }
 
-  private turnOf(project: Project, day: Day, i: number): ConversationTurn {
+  protected rowOf(projectId: string, dayString: string, i: number): ConversationTurn {
+    const project = this.project(projectId);
+    const day = this.dayModel(project, dayString);
     let first = i;
     while (first > 0 && !startsConversation(day, first)) first -= 1;
     const conversation = mix(day.key, first);
@@ -120,7 +95,7 @@ export class AssistantData {
     const sources: { title: string; url: string }[] = [];
     for (let s = 0; s < sourceCount; s++) {
       const rank = mix(key, 10 + s) % project.pageRange;
-      sources.push({ title: pick(SOURCE_TITLES, mix(key, 20 + s)), url: `${project.origin}${this.pages.catalogPath(project.entry.seed.id, rank)}` });
+      sources.push({ title: pick(SOURCE_TITLES, mix(key, 20 + s)), url: `${project.origin}${this.pages.path(project.entry.seed.id, rank)}` });
     }
     const typeDraw = unit(mix(key, 6));
     const answered = unit(mix(key, 7)) < (clarifying ? 0.3 : 0.8);
@@ -134,7 +109,7 @@ export class AssistantData {
       sources,
       resolutionStatus: answered ? ('answered' as const) : ('unanswered' as const),
       queryCategory: unit(mix(key, 30)) < 0.25 ? null : pick(QUERY_CATEGORIES, mix(key, 31)),
-      pageUrl: unit(mix(key, 32)) < 0.3 ? null : `${project.origin}${this.pages.catalogPath(project.entry.seed.id, mix(key, 33) % project.pageRange)}`,
+      pageUrl: unit(mix(key, 32)) < 0.3 ? null : `${project.origin}${this.pages.path(project.entry.seed.id, mix(key, 33) % project.pageRange)}`,
     };
     if (clarifying) return { ...base, responseType: 'clarifying_question', ...rest };
     return typeDraw < 0.5 ? { ...base, ...rest } : { ...base, responseType: 'answer', ...rest };
@@ -153,7 +128,7 @@ export class AssistantData {
     });
   }
 
-  private day(project: Project, day: string): Day {
+  private dayModel(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
     return memo(this.days, cacheKey, () => {
       const key = mix(project.key, hashString(day));

@@ -15,10 +15,12 @@
  * latest) and sorts them by hits descending, then catalogue order; that needs the merged
  * window in memory, so it is capped at `MAX_MERGED_TERMS` terms.
  */
-import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, memo, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { dayStart } from '../../functions/shared/dates.js';
 import { createRandom, hashString, mix, pick, shuffled, unit } from './hash.js';
+import type { SitePages } from './pages.js';
+import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
 import { SEARCH_HEADS, SEARCH_TAILS } from './text.js';
+import { memo, type DatasetGenerator } from './windowed.js';
 
 /** One row of `GET /v1/analytics/{projectId}/searches`. */
 export interface SearchRow {
@@ -48,7 +50,7 @@ interface Project {
   readonly heads: readonly string[];
   readonly tails: readonly string[];
   readonly offset: number;
-  /** Catalogue entries of the views data that clicked results point to. */
+  /** Catalogue entries (the site's pages, as many as the views data lists, at most 5,000) that clicked results point to. */
   readonly pageRange: number;
 }
 
@@ -66,7 +68,7 @@ interface TermDay {
   readonly time: number;
 }
 
-export class SearchData {
+export class SearchData implements DatasetGenerator<SearchRow> {
   private readonly projects = new Map<string, Project>();
   private readonly days = new Map<string, Day>();
   private readonly sums = new Map<string, number>();
@@ -74,14 +76,14 @@ export class SearchData {
 
   constructor(
     private readonly registry: ProjectRegistry,
-    private readonly pages: VisitorData,
+    private readonly pages: SitePages,
   ) {}
 
   /** Terms of the window `days` (UTC days, oldest first). */
   rowCount(projectId: string, days: readonly string[]): number {
     const project = this.project(projectId);
     let count = 0;
-    for (const day of days) count = Math.max(count, this.day(project, day).count);
+    for (const day of days) count = Math.max(count, this.dayModel(project, day).count);
     return count;
   }
 
@@ -92,7 +94,7 @@ export class SearchData {
   row(projectId: string, days: readonly string[], index: number): SearchRow {
     const project = this.project(projectId);
     if (days.length === 1) {
-      const day = this.day(project, days[0] as string);
+      const day = this.dayModel(project, days[0] as string);
       const k = swapNeighbours(day, index);
       return this.toRow(project, k, this.termDay(project, day, k, index));
     }
@@ -101,7 +103,7 @@ export class SearchData {
     let clicks = 0;
     let time = 0;
     for (const dayString of days) {
-      const day = this.day(project, dayString);
+      const day = this.dayModel(project, dayString);
       if (k >= day.count) continue;
       const values = this.termDay(project, day, k, swapNeighbours(day, k));
       hits += values.hits;
@@ -116,7 +118,7 @@ export class SearchData {
     const project = this.project(projectId);
     let total = 0;
     for (const dayString of days) {
-      const day = this.day(project, dayString);
+      const day = this.dayModel(project, dayString);
       const cacheKey = `${projectId}\u0000${dayString}`;
       let sum = this.sums.get(cacheKey);
       if (sum === undefined) {
@@ -130,11 +132,15 @@ export class SearchData {
     return total;
   }
 
+  day(projectId: string, days: readonly string[], rows: SearchRow[]): { readonly totalSearches: number; readonly rows: SearchRow[] } {
+    return { totalSearches: this.totalSearches(projectId, days), rows };
+  }
+
   private toRow(project: Project, k: number, values: TermDay): SearchRow {
     const termKey = mix(project.key, k);
     let topClickedPage: string | null = null;
     if (values.clicks > 0) {
-      const path = this.pages.catalogPath(project.entry.seed.id, mix(termKey, 4) % project.pageRange);
+      const path = this.pages.path(project.entry.seed.id, mix(termKey, 4) % project.pageRange);
       topClickedPage = unit(mix(termKey, 5)) < 0.15 ? `${path}#${pick(['example', 'parameters', 'errors', 'réponse'], mix(termKey, 6))}` : path;
     }
     return {
@@ -167,7 +173,7 @@ export class SearchData {
     const cacheKey = `${project.entry.seed.id}\u0000${days.join(',')}`;
     const cached = this.merged.get(cacheKey);
     if (cached) return cached;
-    const models = days.map((day) => this.day(project, day));
+    const models = days.map((day) => this.dayModel(project, day));
     const union = Math.max(...models.map((day) => day.count));
     if (union > MAX_MERGED_TERMS) {
       throw new RangeError(`the sandbox merges at most ${MAX_MERGED_TERMS} search terms over several days: ask for one day at a time`);
@@ -202,7 +208,7 @@ export class SearchData {
     });
   }
 
-  private day(project: Project, day: string): Day {
+  private dayModel(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
     return memo(this.days, cacheKey, () => {
       const key = mix(project.key, hashString(day));
