@@ -5,7 +5,7 @@
  * timestamp order.
  */
 import * as v from 'valibot';
-import type { AssistantData, ConversationTurn } from '../data/assistant.js';
+import type { AssistantData, ConversationTurn } from '../generators/assistant.js';
 import { prepareCursorRequest, ulidCursor } from './cursor.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
 import { limitParam, parseWindowQuery } from './query.js';

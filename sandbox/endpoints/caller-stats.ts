@@ -2,7 +2,7 @@
  * `GET /v1/analytics/{projectId}/assistant/caller-stats`: `{web, api, other, total}` for the
  * window, one request, no paging; `total` = web + api + other = the window's assistant turns.
  */
-import type { CallerStatsData } from '../data/caller-stats.js';
+import type { CallerStatsData } from '../generators/caller-stats.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
 import { parseWindowQuery } from './query.js';
 

@@ -9,7 +9,7 @@
  * and gets a 400. Cursors are stateless: they survive a sandbox restart with the same seed,
  * as a resumed export needs, and never expire.
  */
-import { hashString, mix } from '../data/hash.js';
+import { hashString, mix } from '../generators/hash.js';
 import type { FaultRule } from '../server/faults.js';
 import type { Answer } from '../server/http.js';
 import { badRequest, type PreparedRequest } from './endpoint.js';

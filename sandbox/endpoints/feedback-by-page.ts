@@ -1,11 +1,11 @@
 /**
  * `GET /v1/analytics/{projectId}/feedback/by-page`: `{feedback: [{path, thumbsUp, thumbsDown,
  * code, total}], hasMore}` over the window, aggregated from the same rows `/feedback` serves
- * (data/feedback-by-page.ts). `limit` 1–100, default **10**; no cursor, no offset (⚠ `cursor`
+ * (generators/feedback-by-page.ts). `limit` 1–100, default **10**; no cursor, no offset (⚠ `cursor`
  * and `offset` are ignored like any unknown parameter): `hasMore: true` means pages were left
  * out and cannot be read.
  */
-import { MAX_AGGREGATED_FEEDBACK, type FeedbackByPageBody, type FeedbackByPageData } from '../data/feedback-by-page.js';
+import { MAX_AGGREGATED_FEEDBACK, type FeedbackByPageBody, type FeedbackByPageData } from '../generators/feedback-by-page.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
 import { invalidQuery, limitParam, parseWindowQuery } from './query.js';
 

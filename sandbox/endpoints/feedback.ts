@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { FEEDBACK_SOURCES, FEEDBACK_STATUSES } from '../../functions/shared/api-types.js';
-import { FeedbackData, type FeedbackFilter, type FeedbackRow } from '../data/feedback.js';
+import { FeedbackData, type FeedbackFilter, type FeedbackRow } from '../generators/feedback.js';
 import { opaqueCursor, prepareCursorRequest } from './cursor.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
 import { limitParam, listParam, parseWindowQuery } from './query.js';

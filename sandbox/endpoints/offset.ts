@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import type { PageVisitors, VisitorCounts } from '../../functions/shared/api-types.js';
-import type { WindowedRows } from '../data/windowed.js';
+import type { WindowedRows } from '../generators/windowed.js';
 import type { FaultRule } from '../server/faults.js';
 import type { Answer } from '../server/http.js';
 import type { AnalyticsEndpoint, PreparedRequest } from './endpoint.js';

@@ -5,7 +5,7 @@
  * not the number of terms), the same on every page.
  */
 import * as v from 'valibot';
-import { MAX_MERGED_TERMS, type SearchData, type SearchRow } from '../data/searches.js';
+import { MAX_MERGED_TERMS, type SearchData, type SearchRow } from '../generators/searches.js';
 import { opaqueCursor, prepareCursorRequest } from './cursor.js';
 import type { AnalyticsEndpoint } from './endpoint.js';
 import { invalidQuery, limitParam, parseWindowQuery } from './query.js';

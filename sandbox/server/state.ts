@@ -5,7 +5,7 @@
  * and the `Sandbox` object work on it.
  */
 import type { AgentStore } from '../agent.js';
-import type { Datasets } from '../data/registry.js';
+import type { Datasets } from '../generators/registry.js';
 import type { RequestBudget } from './budget.js';
 import type { FaultQueue } from './faults.js';
 import type { RequestLog } from './http.js';
