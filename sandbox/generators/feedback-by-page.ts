@@ -50,7 +50,11 @@ export class FeedbackByPageData implements DatasetGenerator<FeedbackByPageRow> {
    * `rows`: what the API serves with `limit=100`, the most it can; `hasMore`: whether pages
    * were left out; `pages`: how many pages had feedback in all.
    */
-  day(projectId: string, days: readonly string[], rows: FeedbackByPageRow[]): { readonly rows: FeedbackByPageRow[]; readonly hasMore: boolean; readonly pages: number } {
+  day(
+    projectId: string,
+    days: readonly string[],
+    rows: FeedbackByPageRow[],
+  ): { readonly rows: FeedbackByPageRow[]; readonly hasMore: boolean; readonly pages: number } {
     const pages = this.pages(projectId, days).length;
     return { rows, hasMore: pages > FEEDBACK_BY_PAGE_MAX, pages };
   }
