@@ -4,11 +4,9 @@
  * (multi-turn conversations), so the row key is (`id`, `timestamp`); rows are not in
  * timestamp order.
  */
-import * as v from 'valibot';
 import type { AssistantData, ConversationTurn } from '../generators/assistant.js';
-import { prepareCursorRequest, ulidCursor } from './cursor.js';
-import type { AnalyticsEndpoint } from './endpoint.js';
-import { limitParam, parseWindowQuery } from './query.js';
+import { cursorFields, prepareCursorRequest, ulidCursor } from './cursor.js';
+import { windowedEndpoint, type AnalyticsEndpoint } from './endpoint.js';
 
 /** The response body of one assistant page. */
 export interface AssistantPageBody {
@@ -17,34 +15,26 @@ export interface AssistantPageBody {
   hasMore: boolean;
 }
 
-const FIELDS = { limit: limitParam(1000, 100), cursor: v.optional(v.string()) };
-
 export function createAssistantEndpoint(data: AssistantData, seed: number): AnalyticsEndpoint {
-  return {
-    prepare(projectId, params, now) {
-      const parsed = parseWindowQuery(FIELDS, params, now);
-      if (!parsed.ok) return parsed;
-      const { query, days } = parsed.value;
-      const { limit, cursor } = query;
-      return prepareCursorRequest<ConversationTurn>({
-        codec: ulidCursor,
-        scope: { seed, dataset: 'assistant', projectId, days, filter: '' },
-        cursor,
-        limit,
-        source: { count: data.rowCount(projectId, days), row: (index) => data.row(projectId, days, index) },
-        render: (rows, nextCursor, hasMore): AssistantPageBody => ({ conversations: [...rows], nextCursor, hasMore }),
-        breakTypes: (body) => {
-          const page = body as AssistantPageBody;
-          const rows: Record<string, unknown>[] = page.conversations.map((row) => ({ ...row }));
-          if (rows[0]) {
-            rows[0].timestamp = Date.parse(String(rows[0].timestamp));
-            rows[0].sources = 'none';
-          }
-          const last = rows.at(-1);
-          if (last) last.responseType = 7;
-          return { ...page, conversations: rows };
-        },
-      });
-    },
-  };
+  return windowedEndpoint(cursorFields(1000, 100), (projectId, { query: { limit, cursor }, days }) =>
+    prepareCursorRequest<ConversationTurn>({
+      codec: ulidCursor,
+      scope: { seed, dataset: 'assistant', projectId, days, filter: '' },
+      cursor,
+      limit,
+      source: { count: data.rowCount(projectId, days), row: (index) => data.row(projectId, days, index) },
+      render: (rows, nextCursor, hasMore): AssistantPageBody => ({ conversations: [...rows], nextCursor, hasMore }),
+      breakTypes: (body) => {
+        const page = body as AssistantPageBody;
+        const rows: Record<string, unknown>[] = page.conversations.map((row) => ({ ...row }));
+        if (rows[0]) {
+          rows[0].timestamp = Date.parse(String(rows[0].timestamp));
+          rows[0].sources = 'none';
+        }
+        const last = rows.at(-1);
+        if (last) last.responseType = 7;
+        return { ...page, conversations: rows };
+      },
+    }),
+  );
 }

@@ -6,9 +6,9 @@
 import * as v from 'valibot';
 import { FEEDBACK_SOURCES, FEEDBACK_STATUSES } from '../../functions/shared/api-types.js';
 import { FeedbackData, type FeedbackFilter, type FeedbackRow } from '../generators/feedback.js';
-import { opaqueCursor, prepareCursorRequest } from './cursor.js';
-import type { AnalyticsEndpoint } from './endpoint.js';
-import { limitParam, listParam, parseWindowQuery } from './query.js';
+import { cursorFields, opaqueCursor, prepareCursorRequest } from './cursor.js';
+import { windowedEndpoint, type AnalyticsEndpoint } from './endpoint.js';
+import { listParam } from './query.js';
 
 /** The response body of one feedback page. */
 export interface FeedbackPageBody {
@@ -18,53 +18,46 @@ export interface FeedbackPageBody {
 }
 
 const FIELDS = {
-  limit: limitParam(100, 50),
-  cursor: v.optional(v.string()),
+  ...cursorFields(100, 50),
   source: v.optional(listParam('source', FEEDBACK_SOURCES)),
   status: v.optional(listParam('status', FEEDBACK_STATUSES)),
 };
 
 export function createFeedbackEndpoint(data: FeedbackData, seed: number): AnalyticsEndpoint {
-  return {
-    prepare(projectId, params, now) {
-      const parsed = parseWindowQuery(FIELDS, params, now);
-      if (!parsed.ok) return parsed;
-      const { query, days } = parsed.value;
-      const { limit, cursor, source, status } = query;
-      const filter: FeedbackFilter = { ...(source ? { sources: source } : {}), ...(status ? { statuses: status } : {}) };
-      const filtered = source !== undefined || status !== undefined;
-      return prepareCursorRequest<FeedbackRow>({
-        codec: opaqueCursor,
-        scope: {
-          seed,
-          dataset: 'feedback',
-          projectId,
-          days,
-          filter: `source=${[...(source ?? [])].sort().join(',')};status=${[...(status ?? [])].sort().join(',')}`,
-        },
-        cursor,
-        limit,
-        source: {
-          count: data.rowCount(projectId, days),
-          row: (index) => data.row(projectId, days, index),
-          ...(filtered ? { matches: (row: FeedbackRow) => FeedbackData.matches(row, filter) } : {}),
-        },
-        render: (rows, nextCursor, hasMore): FeedbackPageBody => ({ feedback: [...rows], nextCursor, hasMore }),
-        breakTypes: (body) => {
-          const page = body as FeedbackPageBody;
-          const rows: Record<string, unknown>[] = page.feedback.map((row) => ({ ...row }));
-          if (rows[0]) {
-            rows[0].createdAt = Date.parse(String(rows[0].createdAt));
-            rows[0].source = 42;
-          }
-          const last = rows.at(-1);
-          if (last) {
-            last.status = null;
-            last.helpful = 'yes';
-          }
-          return { ...page, feedback: rows, hasMore: String(page.hasMore) };
-        },
-      });
-    },
-  };
+  return windowedEndpoint(FIELDS, (projectId, { query: { limit, cursor, source, status }, days }) => {
+    const filter: FeedbackFilter = { ...(source ? { sources: source } : {}), ...(status ? { statuses: status } : {}) };
+    const filtered = source !== undefined || status !== undefined;
+    return prepareCursorRequest<FeedbackRow>({
+      codec: opaqueCursor,
+      scope: {
+        seed,
+        dataset: 'feedback',
+        projectId,
+        days,
+        filter: `source=${[...(source ?? [])].sort().join(',')};status=${[...(status ?? [])].sort().join(',')}`,
+      },
+      cursor,
+      limit,
+      source: {
+        count: data.rowCount(projectId, days),
+        row: (index) => data.row(projectId, days, index),
+        ...(filtered ? { matches: (row: FeedbackRow) => FeedbackData.matches(row, filter) } : {}),
+      },
+      render: (rows, nextCursor, hasMore): FeedbackPageBody => ({ feedback: [...rows], nextCursor, hasMore }),
+      breakTypes: (body) => {
+        const page = body as FeedbackPageBody;
+        const rows: Record<string, unknown>[] = page.feedback.map((row) => ({ ...row }));
+        if (rows[0]) {
+          rows[0].createdAt = Date.parse(String(rows[0].createdAt));
+          rows[0].source = 42;
+        }
+        const last = rows.at(-1);
+        if (last) {
+          last.status = null;
+          last.helpful = 'yes';
+        }
+        return { ...page, feedback: rows, hasMore: String(page.hasMore) };
+      },
+    });
+  });
 }

@@ -8,8 +8,8 @@ import type { PageVisitors, VisitorCounts } from '../../functions/shared/api-typ
 import type { WindowedRows } from '../generators/windowed.js';
 import type { FaultRule } from '../server/faults.js';
 import type { Answer } from '../server/http.js';
-import type { AnalyticsEndpoint, PreparedRequest } from './endpoint.js';
-import { integerParam, limitParam, parseWindowQuery, type WindowQuery } from './query.js';
+import { windowedEndpoint, type AnalyticsEndpoint } from './endpoint.js';
+import { integerParam, limitParam, type WindowQuery } from './query.js';
 
 /** Page counts of a window with its site totals (the visitors and views data). */
 export interface PageCountRows extends WindowedRows<PageVisitors> {
@@ -40,19 +40,14 @@ function buildOffsetPage(data: PageCountRows, key: string, projectId: string, { 
 
 /** An offset-paged endpoint whose body lists its rows under `key` (`visitors` or `views`). */
 export function createOffsetEndpoint(key: string, data: PageCountRows): AnalyticsEndpoint {
-  return {
-    prepare(projectId, params, now) {
-      const parsed = parseWindowQuery(OFFSET_FIELDS, params, now);
-      if (!parsed.ok) return parsed;
-      const request = parsed.value;
-      const prepared: PreparedRequest = {
-        offset: request.query.offset,
-        page: () => buildOffsetPage(data, key, projectId, request),
-        fault: (rule, body) => offsetFault(rule, body as OffsetBody, data, key, projectId, request),
-      };
-      return { ok: true, value: prepared };
+  return windowedEndpoint(OFFSET_FIELDS, (projectId, request) => ({
+    ok: true,
+    value: {
+      offset: request.query.offset,
+      page: () => buildOffsetPage(data, key, projectId, request),
+      fault: (rule, body) => offsetFault(rule, body as OffsetBody, data, key, projectId, request),
     },
-  };
+  }));
 }
 
 function offsetFault(

@@ -11,12 +11,11 @@
  * undocumented). A multi-day window lists its days newest first.
  */
 import type { AssistantResponseType, ResolutionStatus } from '../../functions/shared/api-types.js';
-import { dayStart } from '../../functions/shared/dates.js';
-import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
+import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';
-import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
+import type { ProjectRegistry } from './projects.js';
 import { ANSWERS, CLARIFICATIONS, QUERIES, QUERY_CATEGORIES, SEARCH_HEADS, SOURCE_TITLES } from './text.js';
-import { DayByDayRows, memo } from './windowed.js';
+import { DayByDayRows, type RowDay } from './windowed.js';
 
 /** One row (one user turn) of `GET /v1/analytics/{projectId}/assistant`. */
 export interface ConversationTurn {
@@ -36,50 +35,29 @@ export interface ConversationTurn {
 }
 
 const DAY_MS = 86_400_000;
-const SALT = 0xa55157;
 const MAX_TURNS = 4;
 const MIN_GAP_MS = 20_000;
 const MAX_GAP_MS = 300_000;
 
-interface Project {
-  readonly entry: ProjectEntry;
-  readonly key: number;
-  readonly origin: string;
-  readonly pageRange: number;
-}
-
-interface Day {
-  readonly key: number;
-  readonly start: number;
-  readonly count: number;
-  readonly tag: number;
-}
+/** Catalogue entries the assistant's sources and pages point at, at most. */
+const PAGES_POINTED_AT = 10_000;
 
 export class AssistantData extends DayByDayRows<ConversationTurn> {
-  protected readonly rowName = 'assistant turn';
-  private readonly projects = new Map<string, Project>();
-  private readonly days = new Map<string, Day>();
-
   constructor(
-    private readonly registry: ProjectRegistry,
+    registry: ProjectRegistry,
     private readonly pages: SitePages,
   ) {
-    super();
+    super(registry, { rowName: 'assistant turn', dataset: 'assistant', salt: 0xa55157, spread: 0.1 });
   }
 
   /** Each day of the window with its turns and its key (for the caller stats, caller-stats.ts). */
-  turnsByDay(projectId: string, days: readonly string[]): readonly { readonly key: number; readonly count: number }[] {
-    const project = this.project(projectId);
-    return days.map((day) => this.dayModel(project, day));
+  turnsByDay(projectId: string, days: readonly string[]): readonly RowDay[] {
+    return days.map((day) => this.dayOf(projectId, day));
   }
 
-  protected countOf(projectId: string, day: string): number {
-    return this.dayModel(this.project(projectId), day).count;
-  }
-
-  protected rowOf(projectId: string, dayString: string, i: number): ConversationTurn {
-    const project = this.project(projectId);
-    const day = this.dayModel(project, dayString);
+  protected rowOf(projectId: string, day: RowDay, i: number): ConversationTurn {
+    const origin = `https://${this.pages.host(projectId)}`;
+    const pageRange = this.pages.listed(projectId, PAGES_POINTED_AT);
     let first = i;
     while (first > 0 && !startsConversation(day, first)) first -= 1;
     const conversation = mix(day.key, first);
@@ -94,8 +72,8 @@ export class AssistantData extends DayByDayRows<ConversationTurn> {
     const sourceCount = clarifying ? mix(key, 5) % 2 : mix(key, 5) % 5;
     const sources: { title: string; url: string }[] = [];
     for (let s = 0; s < sourceCount; s++) {
-      const rank = mix(key, 10 + s) % project.pageRange;
-      sources.push({ title: pick(SOURCE_TITLES, mix(key, 20 + s)), url: `${project.origin}${this.pages.path(project.entry.seed.id, rank)}` });
+      const rank = mix(key, 10 + s) % pageRange;
+      sources.push({ title: pick(SOURCE_TITLES, mix(key, 20 + s)), url: `${origin}${this.pages.path(projectId, rank)}` });
     }
     const typeDraw = unit(mix(key, 6));
     const answered = unit(mix(key, 7)) < (clarifying ? 0.3 : 0.8);
@@ -109,36 +87,14 @@ export class AssistantData extends DayByDayRows<ConversationTurn> {
       sources,
       resolutionStatus: answered ? ('answered' as const) : ('unanswered' as const),
       queryCategory: unit(mix(key, 30)) < 0.25 ? null : pick(QUERY_CATEGORIES, mix(key, 31)),
-      pageUrl: unit(mix(key, 32)) < 0.3 ? null : `${project.origin}${this.pages.path(project.entry.seed.id, mix(key, 33) % project.pageRange)}`,
+      pageUrl: unit(mix(key, 32)) < 0.3 ? null : `${origin}${this.pages.path(projectId, mix(key, 33) % pageRange)}`,
     };
     if (clarifying) return { ...base, responseType: 'clarifying_question', ...rest };
     return typeDraw < 0.5 ? { ...base, ...rest } : { ...base, responseType: 'answer', ...rest };
   }
-
-  private project(projectId: string): Project {
-    return memo(this.projects, projectId, () => {
-      const entry = this.registry.require(projectId);
-      const project: Project = {
-        entry,
-        key: mix(entry.key, SALT),
-        origin: `https://docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
-        pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 10_000)),
-      };
-      return project;
-    });
-  }
-
-  private dayModel(project: Project, day: string): Day {
-    const cacheKey = `${project.entry.seed.id}\u0000${day}`;
-    return memo(this.days, cacheKey, () => {
-      const key = mix(project.key, hashString(day));
-      const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'assistant'), key, 0.1), tag: mix(key, 99) & 0xffffff };
-      return model;
-    });
-  }
 }
 
 /** Whether turn `i` of a day opens a conversation (at least every MAX_TURNS-th turn does). */
-function startsConversation(day: Day, i: number): boolean {
+function startsConversation(day: RowDay, i: number): boolean {
   return i % MAX_TURNS === 0 || (mix(mix(day.key, i), 40) & 1) === 0;
 }

@@ -1,7 +1,6 @@
 /**
  * Deterministic, lazily generated feedback: rows of every `source` with their
- * source-specific fields, every `status`, sometimes a null `comment` or `createdAt`, and the
- * per-page aggregate of `/feedback/by-page`.
+ * source-specific fields, every `status`, sometimes a null `comment` or `createdAt`.
  *
  * Per project and UTC day there are F_d rows (`baseRows(…, 'feedback')`, ±20 % by day unless
  * exact), newest first: row `i` was created in the i-th of F_d equal slices of the day,
@@ -14,12 +13,11 @@
  * `/feedback/by-page` aggregates these rows (feedback-by-page.ts).
  */
 import type { FeedbackSource, FeedbackStatus } from '../../functions/shared/api-types.js';
-import { dayStart } from '../../functions/shared/dates.js';
-import { hashString, hex, mix, pick, scramble, unit } from './hash.js';
+import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';
-import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
+import type { ProjectRegistry } from './projects.js';
 import { COMMENTS, CONTACTS, SNIPPETS } from './text.js';
-import { DayByDayRows, memo } from './windowed.js';
+import { DayByDayRows, type RowDay } from './windowed.js';
 
 interface FeedbackCommon {
   /** 24 hex digits (its first 8: the creation second, as in a MongoDB ObjectId). */
@@ -50,35 +48,15 @@ export interface FeedbackFilter {
 }
 
 const DAY_MS = 86_400_000;
-const SALT = 0xfeedbac;
-
-interface Project {
-  readonly entry: ProjectEntry;
-  readonly key: number;
-  readonly host: string;
-  /** Catalogue entries (the site's pages, as many as the views data lists) that feedback points at. */
-  readonly pageRange: number;
-}
-
-interface Day {
-  readonly key: number;
-  readonly start: number;
-  readonly count: number;
-  /** Distinguishes ids of different days and projects created in the same second. */
-  readonly tag: number;
-}
 
 export class FeedbackData extends DayByDayRows<FeedbackRow> {
-  protected readonly rowName = 'feedback row';
-  private readonly projects = new Map<string, Project>();
-  private readonly days = new Map<string, Day>();
   private readonly statuses = new Map<string, FeedbackStatus>();
 
   constructor(
-    private readonly registry: ProjectRegistry,
+    registry: ProjectRegistry,
     private readonly pages: SitePages,
   ) {
-    super();
+    super(registry, { rowName: 'feedback row', dataset: 'feedback', salt: 0xfeedbac, spread: 0.2 });
   }
 
   /** Whether a row passes the endpoint's `source` and `status` filters. */
@@ -91,14 +69,8 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
     this.statuses.set(`${projectId}\u0000${feedbackId}`, status);
   }
 
-  protected countOf(projectId: string, day: string): number {
-    return this.dayModel(this.project(projectId), day).count;
-  }
-
   /** Row `i` of a day: newest first. */
-  protected rowOf(projectId: string, dayString: string, i: number): FeedbackRow {
-    const project = this.project(projectId);
-    const day = this.dayModel(project, dayString);
+  protected rowOf(projectId: string, day: RowDay, i: number): FeedbackRow {
     const key = mix(day.key, i);
     const slice = DAY_MS / day.count;
     const created = Math.floor(day.start + DAY_MS - (i + unit(mix(key, 1))) * slice);
@@ -107,12 +79,13 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
     const source: FeedbackSource = sourceDraw < 0.4 ? 'contextual' : sourceDraw < 0.7 ? 'thumbs_only' : sourceDraw < 0.85 ? 'code_snippet' : 'agent';
     const statusDraw = unit(mix(key, 3));
     const status =
-      this.statuses.get(`${project.entry.seed.id}\u0000${id}`) ??
+      this.statuses.get(`${projectId}\u0000${id}`) ??
       (statusDraw < 0.45 ? 'pending' : statusDraw < 0.55 ? 'in_progress' : statusDraw < 0.85 ? 'resolved' : 'dismissed');
     // Log-uniform rank: popular pages get most feedback, the long tail some.
-    const rank = Math.min(project.pageRange - 1, Math.floor(Math.exp(unit(mix(key, 4)) * Math.log(project.pageRange + 1))) - 1);
-    const pagePath = this.pages.path(project.entry.seed.id, rank);
-    const path = unit(mix(key, 5)) < 0.1 ? `https://${project.host}${pagePath}` : pagePath;
+    const pageRange = this.pages.listed(projectId);
+    const rank = Math.min(pageRange - 1, Math.floor(Math.exp(unit(mix(key, 4)) * Math.log(pageRange + 1))) - 1);
+    const pagePath = this.pages.path(projectId, rank);
+    const path = unit(mix(key, 5)) < 0.1 ? `https://${this.pages.host(projectId)}${pagePath}` : pagePath;
     const nullComment = { thumbs_only: 0.85, contextual: 0.3, code_snippet: 0.2, agent: 0 }[source];
     const common = {
       id,
@@ -143,27 +116,5 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
       default:
         return { ...common, source, status };
     }
-  }
-
-  private project(projectId: string): Project {
-    return memo(this.projects, projectId, () => {
-      const entry = this.registry.require(projectId);
-      const project: Project = {
-        entry,
-        key: mix(entry.key, SALT),
-        host: `docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`,
-        pageRange: Math.max(1, baseRows(entry.seed, 'views').rows),
-      };
-      return project;
-    });
-  }
-
-  private dayModel(project: Project, day: string): Day {
-    const cacheKey = `${project.entry.seed.id}\u0000${day}`;
-    return memo(this.days, cacheKey, () => {
-      const key = mix(project.key, hashString(day));
-      const model = { key, start: dayStart(day), count: dailyRows(baseRows(project.entry.seed, 'feedback'), key, 0.2), tag: mix(key, 99) & 0xffffff };
-      return model;
-    });
   }
 }

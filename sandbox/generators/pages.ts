@@ -5,7 +5,7 @@
  * and the assistant point at them.
  */
 import { createRandom, mix, shuffled } from './hash.js';
-import type { ProjectRegistry } from './projects.js';
+import { baseRows, type ProjectRegistry } from './projects.js';
 import { memo } from './windowed.js';
 
 const SECTIONS = ['getting-started', 'guides', 'api-reference', 'components', 'integrations', 'deploy', 'settings', 'changelog', 'ai', 'référence'] as const;
@@ -111,6 +111,16 @@ export class SitePages {
     const second = catalogue.secondWords[q % catalogue.secondWords.length] as string;
     q = Math.floor(q / catalogue.secondWords.length);
     return `/docs/${section}/${first}-${second}${q > 0 ? `-${q + 1}` : ''}`;
+  }
+
+  /** The docs site's host name, e.g. `docs.small.example.com` for `proj_small`. */
+  host(projectId: string): string {
+    return `docs.${projectId.replace(/^proj_/, '').replace(/_/g, '-')}.example.com`;
+  }
+
+  /** Catalogue entries the views data lists on a day (its base rows), at least 1, at most `most`. */
+  listed(projectId: string, most = Number.POSITIVE_INFINITY): number {
+    return Math.max(1, Math.min(baseRows(this.registry.require(projectId).seed, 'views').rows, most));
   }
 
   private catalogue(projectId: string): Catalogue {

@@ -20,7 +20,7 @@ import { createRandom, hashString, mix, pick, shuffled, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
 import { SEARCH_HEADS, SEARCH_TAILS } from './text.js';
-import { memo, type DatasetGenerator } from './windowed.js';
+import { memo, swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
 
 /** One row of `GET /v1/analytics/{projectId}/searches`. */
 export interface SearchRow {
@@ -82,9 +82,7 @@ export class SearchData implements DatasetGenerator<SearchRow> {
   /** Terms of the window `days` (UTC days, oldest first). */
   rowCount(projectId: string, days: readonly string[]): number {
     const project = this.project(projectId);
-    let count = 0;
-    for (const day of days) count = Math.max(count, this.dayModel(project, day).count);
-    return count;
+    return unionRowCount(days, (day) => this.dayModel(project, day).count);
   }
 
   /**
@@ -95,7 +93,7 @@ export class SearchData implements DatasetGenerator<SearchRow> {
     const project = this.project(projectId);
     if (days.length === 1) {
       const day = this.dayModel(project, days[0] as string);
-      const k = swapNeighbours(day, index);
+      const k = catalogIndex(day, index);
       return this.toRow(project, k, this.termDay(project, day, k, index));
     }
     const k = this.mergedOrder(project, days)[index] as number;
@@ -105,7 +103,7 @@ export class SearchData implements DatasetGenerator<SearchRow> {
     for (const dayString of days) {
       const day = this.dayModel(project, dayString);
       if (k >= day.count) continue;
-      const values = this.termDay(project, day, k, swapNeighbours(day, k));
+      const values = this.termDay(project, day, k, catalogIndex(day, k));
       hits += values.hits;
       clicks += values.clicks;
       time = Math.max(time, values.time);
@@ -180,7 +178,7 @@ export class SearchData implements DatasetGenerator<SearchRow> {
     }
     const hits = new Float64Array(union);
     for (const day of models) {
-      for (let k = 0; k < day.count; k++) hits[k] = (hits[k] as number) + hitsAt(project, day, swapNeighbours(day, k));
+      for (let k = 0; k < day.count; k++) hits[k] = (hits[k] as number) + hitsAt(project, day, catalogIndex(day, k));
     }
     const order = new Uint32Array(union);
     for (let k = 0; k < union; k++) order[k] = k;
@@ -202,7 +200,7 @@ export class SearchData implements DatasetGenerator<SearchRow> {
         heads: shuffled(SEARCH_HEADS, random),
         tails: shuffled(SEARCH_TAILS, random),
         offset: mix(key, 2) % COMBINATIONS,
-        pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 5_000)),
+        pageRange: this.pages.listed(projectId, 5_000),
       };
       return project;
     });
@@ -225,9 +223,7 @@ function hitsAt(project: Project, day: Day, rank: number): number {
   return Math.max(1, Math.round(day.top / (rank + 1) ** project.exponent));
 }
 
-/** Rank ↔ catalogue entry (an involution): some neighbouring pairs swap, differently each day. */
-function swapNeighbours(day: Day, index: number): number {
-  const partner = index ^ 1;
-  if (partner >= day.count) return index;
-  return (mix(mix(day.key, 7), Math.floor(index / 2)) & 3) === 0 ? partner : index;
+/** Rank ↔ catalogue entry of a day. */
+function catalogIndex(day: Day, index: number): number {
+  return swapNeighbours(index, day.count, day.key, 7);
 }

@@ -24,7 +24,7 @@ import type { PageVisitors, VisitorCounts } from '../../functions/shared/api-typ
 import { hashString, mix, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import { baseRows, type BaseRows, type ProjectRegistry, type ProjectSeed, type SizedDataset } from './projects.js';
-import { memo, type DatasetGenerator } from './windowed.js';
+import { memo, swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
 
 /** Rows at the top of a day checked when making the site totals at least the largest page. */
 const TOP_ROWS_CHECKED = 16;
@@ -85,9 +85,7 @@ export class VisitorData implements DatasetGenerator<PageVisitors> {
   /** Rows of the range `days` (the days `[dateFrom, dateTo)`, oldest first). */
   rowCount(projectId: string, days: readonly string[]): number {
     const project = this.project(projectId);
-    let count = 0;
-    for (const day of days) count = Math.max(count, this.dayModel(project, day).pathCount);
-    return count;
+    return unionRowCount(days, (day) => this.dayModel(project, day).pathCount);
   }
 
   /** Row `index` (0-based, API order) of the range; `index` must be < rowCount. */
@@ -161,12 +159,9 @@ export class VisitorData implements DatasetGenerator<PageVisitors> {
     return { path: this.pages.path(project.id, catalog), ...counts };
   }
 
-  /** Rank → catalogue entry: some neighbouring pairs swap, differently each day. */
+  /** Rank ↔ catalogue entry of a day. */
   private catalogIndex(day: DayModel, rank: number): number {
-    const partner = rank ^ 1;
-    if (partner >= day.pathCount) return rank;
-    const swap = (mix(mix(day.key, 3), Math.floor(rank / 2)) & 3) === 0;
-    return swap ? partner : rank;
+    return swapNeighbours(rank, day.pathCount, day.key, 3);
   }
 
   private dayModel(project: ProjectModel, day: string): DayModel {
