@@ -5,8 +5,8 @@
  */
 import * as v from 'valibot';
 import { formatDay } from '../../functions/shared/dates.js';
+import { DAY_MS } from '../../functions/shared/time.js';
 
-const DAY_MS = 86_400_000;
 /** Guards the sandbox against absurd ranges (each row costs O(days)). */
 export const MAX_RANGE_DAYS = 3_660;
 /** Range used when `dateFrom` is absent, ending at `dateTo`. */

@@ -11,6 +11,7 @@
  * undocumented). A multi-day window lists its days newest first.
  */
 import type { AssistantResponseType, ResolutionStatus } from '../../functions/shared/api-types.js';
+import { DAY_MS } from '../../functions/shared/time.js';
 import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import type { ProjectRegistry } from './projects.js';
@@ -34,7 +35,6 @@ export interface ConversationTurn {
   readonly pageUrl: string | null;
 }
 
-const DAY_MS = 86_400_000;
 const MAX_TURNS = 4;
 const MIN_GAP_MS = 20_000;
 const MAX_GAP_MS = 300_000;

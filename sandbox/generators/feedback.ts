@@ -13,6 +13,7 @@
  * `/feedback/by-page` aggregates these rows (feedback-by-page.ts).
  */
 import type { FeedbackSource, FeedbackStatus } from '../../functions/shared/api-types.js';
+import { DAY_MS } from '../../functions/shared/time.js';
 import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import type { ProjectRegistry } from './projects.js';
@@ -46,8 +47,6 @@ export interface FeedbackFilter {
   readonly sources?: ReadonlySet<FeedbackSource>;
   readonly statuses?: ReadonlySet<FeedbackStatus>;
 }
-
-const DAY_MS = 86_400_000;
 
 export class FeedbackData extends DayByDayRows<FeedbackRow> {
   private readonly statuses = new Map<string, FeedbackStatus>();

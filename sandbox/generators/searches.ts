@@ -16,6 +16,7 @@
  * window in memory, so it is capped at `MAX_MERGED_TERMS` terms.
  */
 import { dayStart } from '../../functions/shared/dates.js';
+import { DAY_MS } from '../../functions/shared/time.js';
 import { createRandom, hashString, mix, pick, shuffled, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
@@ -37,7 +38,6 @@ export interface SearchRow {
 /** The largest multi-day window the sandbox merges (terms in the union of the days). */
 export const MAX_MERGED_TERMS = 2_000_000;
 
-const DAY_MS = 86_400_000;
 const SALT = 0x5ea7c4;
 const COMBINATIONS = SEARCH_HEADS.length * SEARCH_TAILS.length;
 /** A prime that divides no COMBINATIONS factor, so `k ↦ k·m mod C` is a bijection. */
