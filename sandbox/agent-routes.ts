@@ -2,16 +2,15 @@
  * The agent routes (`GET /v2/agent/{projectId}/job/{jobId}`, `POST …/message`) over the
  * sandbox's `AgentStore`: after auth, the prompt's validation (400), then the next matching
  * fault or the store's answer (in drift mode when asked). Kinds every route answers alike are
- * answered by faults.ts; `drop-after-accept` and `wrong-types` here.
+ * answered by server/fault-answers.ts; `drop-after-accept` and `wrong-types` here.
  */
 import * as v from 'valibot';
 import type { AgentResponse } from './agent.js';
-import { driftBody } from './drift.js';
-import type { Answer } from './endpoint.js';
-import { answerCommonFault } from './faults.js';
-import type { Exchange } from './http.js';
-import type { AgentRoute } from './routes.js';
-import type { SandboxState } from './state.js';
+import { driftBody } from './server/drift.js';
+import { answerCommonFault } from './server/fault-answers.js';
+import type { Answer, Exchange } from './server/http.js';
+import type { AgentRoute } from './server/routes.js';
+import type { SandboxState } from './server/state.js';
 
 const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
 

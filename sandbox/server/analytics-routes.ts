@@ -1,24 +1,18 @@
 /**
- * The analytics routes: one endpoint module per route over the shared data, and what every
- * analytics request goes through after auth — the request budget (429), the project (404),
- * the module's validation (400), then the next matching fault or the normal page (in drift
- * mode when asked). Kinds every route answers alike are answered by faults.ts, `repeat-page`
- * here from the last normal page served, the rest by the endpoint module.
+ * The analytics routes: one endpoint module per route over the shared data
+ * (endpoints/registry.ts), and what every analytics request goes through after auth — the
+ * request budget (429), the project (404), the module's validation (400), then the next
+ * matching fault or the normal page (in drift mode when asked). Kinds every route answers
+ * alike are answered by fault-answers.ts, `repeat-page` here from the last normal page
+ * served, the rest by the endpoint module.
  */
-import { createAssistantEndpoint } from './assistant.js';
-import { createCallerStatsEndpoint } from './caller-stats.js';
-import type { Datasets } from './datasets.js';
+import { badRequest, type AnalyticsEndpoint } from '../endpoints/endpoint.js';
+import { createEndpoints } from '../endpoints/registry.js';
 import { driftBody } from './drift.js';
-import { badRequest, type AnalyticsEndpoint } from './endpoint.js';
-import { answerCommonFault } from './faults.js';
-import { createFeedbackByPageEndpoint } from './feedback-by-page.js';
-import { createFeedbackEndpoint } from './feedback.js';
+import { answerCommonFault } from './fault-answers.js';
 import type { Exchange } from './http.js';
 import type { AnalyticsRoute } from './routes.js';
-import { createSearchesEndpoint } from './searches.js';
 import type { SandboxState } from './state.js';
-import { createViewsEndpoint } from './views.js';
-import { createOffsetEndpoint } from './visitors.js';
 
 export class AnalyticsRoutes {
   private readonly endpoints: Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>>;
@@ -67,17 +61,4 @@ export class AnalyticsRoutes {
     }
     return send(request.fault(rule, body) ?? { status: 200, body });
   }
-}
-
-/** One module per analytics endpoint, over the shared data. */
-function createEndpoints(data: Datasets): Readonly<Record<AnalyticsRoute, AnalyticsEndpoint>> {
-  return {
-    visitors: createOffsetEndpoint('visitors', data.visitors),
-    views: createViewsEndpoint(data.views),
-    searches: createSearchesEndpoint(data.searches, data.seed),
-    feedback: createFeedbackEndpoint(data.feedback, data.seed),
-    'feedback-by-page': createFeedbackByPageEndpoint(data.feedback),
-    assistant: createAssistantEndpoint(data.assistant, data.seed),
-    'caller-stats': createCallerStatsEndpoint(data.assistant),
-  };
 }

@@ -4,9 +4,15 @@
  * never hold a credential.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Answer } from './endpoint.js';
 import type { FaultKind } from './faults.js';
 import type { SandboxRoute } from './routes.js';
+
+/** An HTTP answer. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
 
 /** Request bodies beyond this many bytes are refused (413). */
 const MAX_BODY_BYTES = 1_048_576;

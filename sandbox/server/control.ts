@@ -13,11 +13,10 @@
  * - `POST /_sandbox/feedback/{projectId}/{feedbackId}` `{status}` changes a feedback row's status.
  */
 import * as v from 'valibot';
-import { JOB_STATUSES } from '../functions/shared/api-types.js';
-import { describeError } from '../functions/shared/errors.js';
-import type { RunScript } from './agent.js';
+import { FEEDBACK_STATUSES, JOB_STATUSES, TERMINAL_JOB_STATUSES } from '../../functions/shared/api-types.js';
+import { describeError } from '../../functions/shared/errors.js';
+import type { RunScript } from '../agent.js';
 import { parseBudgetOptions } from './budget.js';
-import { FEEDBACK_STATUSES } from './data-feedback.js';
 import { parseFaultRule } from './faults.js';
 import type { SandboxState } from './state.js';
 
@@ -48,7 +47,7 @@ const JobSeedBody = v.object({
   prLink: v.optional(v.nullable(v.string())),
 });
 const RunScriptBody = v.object({
-  outcome: v.picklist(['completed', 'failed', 'archived']),
+  outcome: v.picklist(TERMINAL_JOB_STATUSES),
   prLink: v.optional(v.nullable(v.string())),
   activeMs: v.optional(v.pipe(v.number(), v.minValue(0))),
   staleReads: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
@@ -138,7 +137,7 @@ const CONTROL_ROUTES: readonly ControlRoute[] = [
     path: /^\/_sandbox\/feedback\/([^/]+)\/([^/]+)$/,
     handle: ({ params: [projectId, feedbackId], json }, { data }) => {
       const { status } = v.parse(FeedbackStatusBody, json());
-      data.setFeedbackStatus(projectId as string, feedbackId as string, status);
+      data.generators.feedback.setStatus(projectId as string, feedbackId as string, status);
       return { status: 204 };
     },
   },

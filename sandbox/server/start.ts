@@ -13,20 +13,19 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JobStatus, PageVisitors, VisitorCounts } from '../functions/shared/api-types.js';
-import { parseDay } from '../functions/shared/dates.js';
-import { describeError } from '../functions/shared/errors.js';
-import { AgentStore, type JobState, type RunScript } from './agent.js';
-import { answerAgent } from './agent-routes.js';
+import type { FeedbackStatus, JobStatus, PageVisitors, VisitorCounts } from '../../functions/shared/api-types.js';
+import { parseDay } from '../../functions/shared/dates.js';
+import { describeError } from '../../functions/shared/errors.js';
+import { AgentStore, type JobState, type RunScript } from '../agent.js';
+import { answerAgent } from '../agent-routes.js';
+import { createRandom } from '../generators/hash.js';
+import { DEFAULT_PROJECTS, type ProjectSeed } from '../generators/projects.js';
+import { Datasets, type SandboxData } from '../generators/registry.js';
 import { AnalyticsRoutes } from './analytics-routes.js';
 import { createAuthCheck, SANDBOX_API_KEY, type AuthCheck } from './auth.js';
 import { RequestBudget, type BudgetOptions, type BudgetState } from './budget.js';
 import { answerControl } from './control.js';
-import type { FeedbackStatus } from './data-feedback.js';
-import { DEFAULT_PROJECTS, type ProjectSeed } from './data.js';
-import { Datasets, type SandboxData } from './datasets.js';
 import { FaultQueue, type FaultRule } from './faults.js';
-import { createRandom } from './hash.js';
 import { createExchange, readBody, RequestLog, writeAnswer, writeEmpty, type RequestLogEntry } from './http.js';
 import { matchRoute } from './routes.js';
 import { Delays, SandboxClock, type SandboxState } from './state.js';
@@ -173,7 +172,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     data,
     setFeedbackStatus(projectId, feedbackId, status) {
-      data.setFeedbackStatus(projectId, feedbackId, status);
+      data.generators.feedback.setStatus(projectId, feedbackId, status);
     },
     setBudget(options) {
       budget.set(options);

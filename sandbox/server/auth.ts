@@ -4,7 +4,7 @@
  * is 403. The key is compared in constant time.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Answer } from './endpoint.js';
+import type { Answer } from './http.js';
 
 /** The only key the sandbox accepts unless `apiKey` says otherwise. Not a secret. */
 export const SANDBOX_API_KEY = 'mint_sandbox_0000000000000000';

@@ -15,10 +15,13 @@
  * latest) and sorts them by hits descending, then catalogue order; that needs the merged
  * window in memory, so it is capped at `MAX_MERGED_TERMS` terms.
  */
-import { dayStart } from '../functions/shared/dates.js';
-import { baseRows, dailyRows, memo, type ProjectEntry, type ProjectRegistry, type VisitorData } from './data.js';
+import { dayStart } from '../../functions/shared/dates.js';
+import { DAY_MS } from '../../functions/shared/time.js';
 import { createRandom, hashString, mix, pick, shuffled, unit } from './hash.js';
+import type { SitePages } from './pages.js';
+import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
 import { SEARCH_HEADS, SEARCH_TAILS } from './text.js';
+import { memo, swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
 
 /** One row of `GET /v1/analytics/{projectId}/searches`. */
 export interface SearchRow {
@@ -35,7 +38,6 @@ export interface SearchRow {
 /** The largest multi-day window the sandbox merges (terms in the union of the days). */
 export const MAX_MERGED_TERMS = 2_000_000;
 
-const DAY_MS = 86_400_000;
 const SALT = 0x5ea7c4;
 const COMBINATIONS = SEARCH_HEADS.length * SEARCH_TAILS.length;
 /** A prime that divides no COMBINATIONS factor, so `k ↦ k·m mod C` is a bijection. */
@@ -48,7 +50,7 @@ interface Project {
   readonly heads: readonly string[];
   readonly tails: readonly string[];
   readonly offset: number;
-  /** Catalogue entries of the views data that clicked results point to. */
+  /** Catalogue entries (the site's pages, as many as the views data lists, at most 5,000) that clicked results point to. */
   readonly pageRange: number;
 }
 
@@ -66,7 +68,7 @@ interface TermDay {
   readonly time: number;
 }
 
-export class SearchData {
+export class SearchData implements DatasetGenerator<SearchRow> {
   private readonly projects = new Map<string, Project>();
   private readonly days = new Map<string, Day>();
   private readonly sums = new Map<string, number>();
@@ -74,15 +76,13 @@ export class SearchData {
 
   constructor(
     private readonly registry: ProjectRegistry,
-    private readonly pages: VisitorData,
+    private readonly pages: SitePages,
   ) {}
 
   /** Terms of the window `days` (UTC days, oldest first). */
   rowCount(projectId: string, days: readonly string[]): number {
     const project = this.project(projectId);
-    let count = 0;
-    for (const day of days) count = Math.max(count, this.day(project, day).count);
-    return count;
+    return unionRowCount(days, (day) => this.dayModel(project, day).count);
   }
 
   /**
@@ -92,8 +92,8 @@ export class SearchData {
   row(projectId: string, days: readonly string[], index: number): SearchRow {
     const project = this.project(projectId);
     if (days.length === 1) {
-      const day = this.day(project, days[0] as string);
-      const k = swapNeighbours(day, index);
+      const day = this.dayModel(project, days[0] as string);
+      const k = catalogIndex(day, index);
       return this.toRow(project, k, this.termDay(project, day, k, index));
     }
     const k = this.mergedOrder(project, days)[index] as number;
@@ -101,9 +101,9 @@ export class SearchData {
     let clicks = 0;
     let time = 0;
     for (const dayString of days) {
-      const day = this.day(project, dayString);
+      const day = this.dayModel(project, dayString);
       if (k >= day.count) continue;
-      const values = this.termDay(project, day, k, swapNeighbours(day, k));
+      const values = this.termDay(project, day, k, catalogIndex(day, k));
       hits += values.hits;
       clicks += values.clicks;
       time = Math.max(time, values.time);
@@ -116,7 +116,7 @@ export class SearchData {
     const project = this.project(projectId);
     let total = 0;
     for (const dayString of days) {
-      const day = this.day(project, dayString);
+      const day = this.dayModel(project, dayString);
       const cacheKey = `${projectId}\u0000${dayString}`;
       let sum = this.sums.get(cacheKey);
       if (sum === undefined) {
@@ -130,11 +130,15 @@ export class SearchData {
     return total;
   }
 
+  day(projectId: string, days: readonly string[], rows: SearchRow[]): { readonly totalSearches: number; readonly rows: SearchRow[] } {
+    return { totalSearches: this.totalSearches(projectId, days), rows };
+  }
+
   private toRow(project: Project, k: number, values: TermDay): SearchRow {
     const termKey = mix(project.key, k);
     let topClickedPage: string | null = null;
     if (values.clicks > 0) {
-      const path = this.pages.catalogPath(project.entry.seed.id, mix(termKey, 4) % project.pageRange);
+      const path = this.pages.path(project.entry.seed.id, mix(termKey, 4) % project.pageRange);
       topClickedPage = unit(mix(termKey, 5)) < 0.15 ? `${path}#${pick(['example', 'parameters', 'errors', 'réponse'], mix(termKey, 6))}` : path;
     }
     return {
@@ -167,14 +171,14 @@ export class SearchData {
     const cacheKey = `${project.entry.seed.id}\u0000${days.join(',')}`;
     const cached = this.merged.get(cacheKey);
     if (cached) return cached;
-    const models = days.map((day) => this.day(project, day));
+    const models = days.map((day) => this.dayModel(project, day));
     const union = Math.max(...models.map((day) => day.count));
     if (union > MAX_MERGED_TERMS) {
       throw new RangeError(`the sandbox merges at most ${MAX_MERGED_TERMS} search terms over several days: ask for one day at a time`);
     }
     const hits = new Float64Array(union);
     for (const day of models) {
-      for (let k = 0; k < day.count; k++) hits[k] = (hits[k] as number) + hitsAt(project, day, swapNeighbours(day, k));
+      for (let k = 0; k < day.count; k++) hits[k] = (hits[k] as number) + hitsAt(project, day, catalogIndex(day, k));
     }
     const order = new Uint32Array(union);
     for (let k = 0; k < union; k++) order[k] = k;
@@ -196,13 +200,13 @@ export class SearchData {
         heads: shuffled(SEARCH_HEADS, random),
         tails: shuffled(SEARCH_TAILS, random),
         offset: mix(key, 2) % COMBINATIONS,
-        pageRange: Math.max(1, Math.min(baseRows(entry.seed, 'views').rows, 5_000)),
+        pageRange: this.pages.listed(projectId, 5_000),
       };
       return project;
     });
   }
 
-  private day(project: Project, day: string): Day {
+  private dayModel(project: Project, day: string): Day {
     const cacheKey = `${project.entry.seed.id}\u0000${day}`;
     return memo(this.days, cacheKey, () => {
       const key = mix(project.key, hashString(day));
@@ -219,9 +223,7 @@ function hitsAt(project: Project, day: Day, rank: number): number {
   return Math.max(1, Math.round(day.top / (rank + 1) ** project.exponent));
 }
 
-/** Rank ↔ catalogue entry (an involution): some neighbouring pairs swap, differently each day. */
-function swapNeighbours(day: Day, index: number): number {
-  const partner = index ^ 1;
-  if (partner >= day.count) return index;
-  return (mix(mix(day.key, 7), Math.floor(index / 2)) & 3) === 0 ? partner : index;
+/** Rank ↔ catalogue entry of a day. */
+function catalogIndex(day: Day, index: number): number {
+  return swapNeighbours(index, day.count, day.key, 7);
 }

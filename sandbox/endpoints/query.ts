@@ -4,9 +4,9 @@
  * (`dateFrom` inclusive, `dateTo` exclusive, `YYYY-MM-DD` or ISO 8601).
  */
 import * as v from 'valibot';
-import { formatDay } from '../functions/shared/dates.js';
+import { formatDay } from '../../functions/shared/dates.js';
+import { DAY_MS } from '../../functions/shared/time.js';
 
-const DAY_MS = 86_400_000;
 /** Guards the sandbox against absurd ranges (each row costs O(days)). */
 export const MAX_RANGE_DAYS = 3_660;
 /** Range used when `dateFrom` is absent, ending at `dateTo`. */
@@ -55,7 +55,7 @@ function dateParam(name: string) {
 }
 
 /** `dateFrom` and `dateTo`, as epoch ms; resolve them with `windowDays`. */
-export const DATE_FIELDS = {
+const DATE_FIELDS = {
   dateFrom: v.optional(dateParam('dateFrom')),
   dateTo: v.optional(dateParam('dateTo')),
 };
@@ -99,4 +99,28 @@ export function windowDays(dateFrom: number | undefined, dateTo: number | undefi
   const days: string[] = [];
   for (let t = firstDay; t < endDay; t += DAY_MS) days.push(formatDay(t));
   return { ok: true, value: days };
+}
+
+/** A validated query of an analytics endpoint: its parameters and the UTC days of its window. */
+export interface WindowQuery<T> {
+  readonly query: T;
+  /** The UTC days of `[dateFrom, dateTo)`, oldest first. */
+  readonly days: readonly string[];
+}
+
+/**
+ * Validates `params` against `entries` plus `dateFrom` and `dateTo` (checked last, so the
+ * 400 lists the endpoint's own parameters first), then resolves the window (`windowDays`).
+ */
+export function parseWindowQuery<const TEntries extends v.ObjectEntries>(
+  entries: TEntries,
+  params: URLSearchParams,
+  now: number,
+): Parsed<WindowQuery<v.InferOutput<v.ObjectSchema<TEntries, undefined>>>> {
+  const parsed = parseParams({ ...entries, ...DATE_FIELDS }, params);
+  if (!parsed.ok) return parsed;
+  const { dateFrom, dateTo, ...query } = parsed.value;
+  const days = windowDays(dateFrom, dateTo, now);
+  if (!days.ok) return days;
+  return { ok: true, value: { query: query as v.InferOutput<v.ObjectSchema<TEntries, undefined>>, days: days.value } };
 }

@@ -1,19 +1,13 @@
 /**
  * What an analytics endpoint module gives the sandbox: validation of one request, its normal
  * answer, and its answers to the fault kinds that are specific to the route. The rest (route,
- * auth, request log: server.ts; budget, project, the faults every route shares:
- * analytics-routes.ts) is done the same way for every endpoint, so each module stays small.
+ * auth, request log: server/start.ts; budget, project, the faults every route shares:
+ * server/analytics-routes.ts) is done the same way for every endpoint, so each module stays small.
  */
-import type { FaultRule } from './faults.js';
-import type { Parsed } from './query.js';
-import type { AnalyticsRoute } from './routes.js';
-
-/** An HTTP answer. */
-export interface Answer {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-}
+import type * as v from 'valibot';
+import type { FaultRule } from '../server/faults.js';
+import type { Answer } from '../server/http.js';
+import { parseWindowQuery, type Parsed, type WindowQuery } from './query.js';
 
 /** A validated request, ready to be answered. */
 export interface PreparedRequest {
@@ -31,9 +25,24 @@ export interface PreparedRequest {
 }
 
 export interface AnalyticsEndpoint {
-  readonly route: AnalyticsRoute;
   /** Validates the query of an existing project; a failure becomes a 400 `{error, details}`. */
   prepare(projectId: string, params: URLSearchParams, now: number): Parsed<PreparedRequest>;
+}
+
+/**
+ * An endpoint whose query is `fields` plus `dateFrom`/`dateTo`: `prepare` sees the request
+ * once its query is valid and its window resolved (else the answer is a 400).
+ */
+export function windowedEndpoint<const TEntries extends v.ObjectEntries>(
+  fields: TEntries,
+  prepare: (projectId: string, request: WindowQuery<v.InferOutput<v.ObjectSchema<TEntries, undefined>>>) => Parsed<PreparedRequest>,
+): AnalyticsEndpoint {
+  return {
+    prepare(projectId, params, now) {
+      const parsed = parseWindowQuery(fields, params, now);
+      return parsed.ok ? prepare(projectId, parsed.value) : parsed;
+    },
+  };
 }
 
 /** The documented 400 body. */

@@ -4,9 +4,9 @@
  * `startSandbox` builds one `SandboxState`; the analytics and agent routes, the control API
  * and the `Sandbox` object work on it.
  */
-import type { AgentStore } from './agent.js';
+import type { AgentStore } from '../agent.js';
+import type { Datasets } from '../generators/registry.js';
 import type { RequestBudget } from './budget.js';
-import type { Datasets } from './datasets.js';
 import type { FaultQueue } from './faults.js';
 import type { RequestLog } from './http.js';
 

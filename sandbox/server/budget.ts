@@ -16,8 +16,9 @@
  *   oldest counted request leaves the window.
  */
 import * as v from 'valibot';
-import { ConfigError } from '../functions/shared/errors.js';
-import type { Answer } from './endpoint.js';
+import { ConfigError } from '../../functions/shared/errors.js';
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../../functions/shared/time.js';
+import type { Answer } from './http.js';
 
 export interface BudgetOptions {
   /** Analytics requests allowed per window (≥ 1). */
@@ -154,7 +155,7 @@ function windowStart(options: BudgetOptions, now: number): number {
 }
 
 function describeWindow(windowMs: number): string {
-  if (windowMs % 3_600_000 === 0) return windowMs === 3_600_000 ? 'hour' : `${windowMs / 3_600_000} hours`;
-  if (windowMs % 60_000 === 0) return `${windowMs / 60_000} min`;
-  return `${windowMs / 1000} s`;
+  if (windowMs % HOUR_MS === 0) return windowMs === HOUR_MS ? 'hour' : `${windowMs / HOUR_MS} hours`;
+  if (windowMs % MINUTE_MS === 0) return `${windowMs / MINUTE_MS} min`;
+  return `${windowMs / SECOND_MS} s`;
 }

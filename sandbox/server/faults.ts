@@ -1,16 +1,13 @@
 /**
  * Fault injection: rules switched on at run time (in-process or over the control API) that
- * replace the next matching responses with a failure, in the order the rules were added,
- * and the answers of the kinds every route answers alike (the route-specific ones are the
- * endpoint modules' `PreparedRequest.fault` and the agent routes').
+ * replace the next matching responses with a failure, in the order the rules were added.
+ * The kinds every route answers alike are answered by fault-answers.ts, the route-specific
+ * ones by the endpoint modules' `PreparedRequest.fault` and the agent routes.
  */
 import * as v from 'valibot';
-import { CATALOG } from '../functions/shared/catalog.js';
-import { ConfigError } from '../functions/shared/errors.js';
-import type { Answer } from './endpoint.js';
-import type { Exchange, RawBody } from './http.js';
+import { CATALOG } from '../../functions/shared/catalog.js';
+import { ConfigError } from '../../functions/shared/errors.js';
 import { AGENT_ROUTES, ANALYTICS_ROUTES, type ApiRoute } from './routes.js';
-import type { SandboxState } from './state.js';
 
 /** The API routes a fault can target. */
 export type FaultRoute = ApiRoute;
@@ -238,59 +235,4 @@ function matches(rule: FaultRule, target: FaultTarget): boolean {
   if (rule.hasCursor !== undefined && (!cursorRoute || rule.hasCursor !== (target.hasCursor === true))) return false;
   if (NEEDS_CURSOR.has(rule.kind) && target.hasCursor !== true) return false;
   return true;
-}
-
-/** A proxy's error page, the body of `html-error`. */
-const HTML_502 =
-  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>The upstream server returned an invalid response.</p></body></html>\n';
-
-/**
- * Answers a fault whose answer does not depend on the route (rate-limit, server-error,
- * html-error, status, insufficient-credits, drop, slow, malformed-json); false for the
- * route-specific kinds, which the route answers. `normal` is the request's normal answer,
- * computed only by the kinds that send it (`slow` after its real delay).
- */
-export async function answerCommonFault(
-  rule: FaultRule,
-  normal: () => Answer,
-  exchange: Exchange,
-  { clock, delays }: Pick<SandboxState, 'clock' | 'delays'>,
-): Promise<boolean> {
-  const send = (answer: Answer, raw?: RawBody): true => {
-    exchange.send(answer, raw);
-    return true;
-  };
-  switch (rule.kind) {
-    case 'rate-limit': {
-      const headers: Record<string, string> = {};
-      if (rule.retryAfter === 'http-date') headers['retry-after'] = new Date(clock.now() + 1_000).toUTCString();
-      else if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
-      return send({ status: 429, body: { error: 'rate limit exceeded: retry later' }, headers });
-    }
-    case 'server-error':
-      return send({
-        status: rule.status ?? 500,
-        body: { error: 'Internal server error', details: [{ message: 'sandbox: injected server error' }] },
-      });
-    case 'html-error':
-      return send({ status: 502, body: undefined }, { text: HTML_502, contentType: 'text/html; charset=utf-8' });
-    case 'status':
-      return send({ status: rule.status, body: { error: rule.error ?? `sandbox: injected status ${rule.status}` } });
-    case 'insufficient-credits':
-      return send({ status: 402, body: { error: 'Insufficient AI credits' } });
-    case 'drop':
-      exchange.drop();
-      return true;
-    case 'slow':
-      await delays.sleep(rule.delayMs);
-      return send(normal());
-    case 'malformed-json': {
-      const answer = normal();
-      if (answer.status !== 200) return send(answer);
-      const text = JSON.stringify(answer.body);
-      return send(answer, { text: text.slice(0, Math.max(1, Math.floor(text.length / 2))), contentType: 'application/json; charset=utf-8' });
-    }
-    default:
-      return false;
-  }
 }

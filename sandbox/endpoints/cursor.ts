@@ -9,10 +9,17 @@
  * and gets a 400. Cursors are stateless: they survive a sandbox restart with the same seed,
  * as a resumed export needs, and never expire.
  */
-import { badRequest, type Answer, type PreparedRequest } from './endpoint.js';
-import type { FaultRule } from './faults.js';
-import { hashString, mix } from './hash.js';
-import type { Parsed } from './query.js';
+import * as v from 'valibot';
+import { hashString, mix } from '../generators/hash.js';
+import type { FaultRule } from '../server/faults.js';
+import type { Answer } from '../server/http.js';
+import { badRequest, type PreparedRequest } from './endpoint.js';
+import { limitParam, type Parsed } from './query.js';
+
+/** What every cursor route takes: `limit` (1–`max`, `fallback` when absent) and an optional `cursor`. */
+export function cursorFields(max: number, fallback: number) {
+  return { limit: limitParam(max, fallback), cursor: v.optional(v.string()) };
+}
 
 /** What a cursor is valid for. */
 export interface CursorScope {
