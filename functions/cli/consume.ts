@@ -5,9 +5,9 @@
  * before any request.
  */
 import { Option, type Command } from 'commander';
-import { abortableSleep, runConsumer } from '../follow-up/consumer.js';
+import { abortableSleep, runConsumer } from './consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
-import { humanLogger } from '../follow-up/human-log.js';
+import { humanLogger } from './render/human-log.js';
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';

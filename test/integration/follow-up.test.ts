@@ -8,7 +8,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/index.js';
-import { runConsumer } from '../../functions/follow-up/consumer.js';
+import { runConsumer } from '../../functions/cli/consumer.js';
 import { createHandler } from '../../functions/follow-up/handler.js';
 import type { FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../functions/follow-up/process-message.js';

@@ -8,8 +8,8 @@
  */
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeError } from '../shared/errors.js';
-import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from './process-message.js';
-import { deferMessage } from './visibility.js';
+import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
+import { deferMessage } from '../follow-up/visibility.js';
 
 export interface ConsumerOptions {
   readonly queueUrl: string;

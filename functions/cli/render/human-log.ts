@@ -3,8 +3,8 @@
  * about, what happened and its details — instead of JSON log records. With `--json`, or when
  * stdout is not a terminal (a file, a pipe, a log collector), the JSON records stay.
  */
-import { scrubText } from '../shared/errors.js';
-import type { FollowUpLogger } from './types.js';
+import { scrubText } from '../../shared/errors.js';
+import type { FollowUpLogger } from '../../follow-up/types.js';
 
 /** Keys every record of a request carries that a person does not need on each line. */
 const QUIET_KEYS = new Set(['promptLength', 'promptSha256', 'projectId']);
