@@ -11,6 +11,7 @@ import { humanLogger } from './render/human-log.js';
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';
+import { checkSqsSettings } from './aws-settings.js';
 import { sqsClientFor } from './sqs-client.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -54,6 +55,7 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
   const stop = abortOn(io.stopSignal);
   try {
     const sqs = io.clients?.sqs ?? sqsClientFor(flags.queueUrl, config);
+    await checkSqsSettings(sqs, flags.queueUrl, config);
     // A person at a terminal reads lines; a file or a log collector gets JSON records.
     const logger =
       flags.json === true || io.stdout.isTTY !== true

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../shared/config.js';
+import { checkSqsSettings } from './aws-settings.js';
 import { sqsClientFor } from './sqs-client.js';
 import { ConfigError } from '../shared/errors.js';
 import { sendPrompts } from '../producer/enqueue.js';
@@ -61,6 +62,7 @@ export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandI
   queueHost(flags.queueUrl);
   const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds)] : await fromFile(flags.file, config.projectIds, io);
   const sqs = io.clients?.sqs ?? sqsClientFor(flags.queueUrl, config);
+  await checkSqsSettings(sqs, flags.queueUrl, config);
   const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, ...(io.sleep ? { sleep: io.sleep } : {}) });
   printEnqueue(report, flags, io);
   return report.notSent.length > 0 ? 1 : 0;
