@@ -9,7 +9,14 @@ import { isIP } from 'node:net';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { awsQueueRegion } from './sqs-client.js';
+import { awsQueueRegion, sqsClientFor } from './sqs-client.js';
+
+/** The SQS client of `queueUrl` (sqsClientFor), once its settings are checked. */
+export async function checkedSqsClient(queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): Promise<SQSClient> {
+  const sqs = sqsClientFor(queueUrl, config);
+  await checkSqsSettings(sqs, queueUrl, config);
+  return sqs;
+}
 
 /** Throws ConfigError (exit 2) naming what to set when `sqs` cannot reach `queueUrl`. */
 export async function checkSqsSettings(sqs: Pick<SQSClient, 'config'>, queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): Promise<void> {

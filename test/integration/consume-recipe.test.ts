@@ -145,7 +145,7 @@ describe('consume on a terminal', () => {
       let out = '';
       let stop = (): void => undefined;
       const stopSignal = new Promise<void>((resolve) => (stop = resolve));
-      const watcher = setInterval(() => out.includes('follow-up finished') && stop(), 20);
+      const watcher = setInterval(() => out.includes(': completed') && stop(), 20);
 
       // Act
       const code = await runConsumeCommand(
@@ -166,9 +166,17 @@ describe('consume on a terminal', () => {
       expect(code).toBe(0);
       const lines = out.trimEnd().split('\n');
       expect(lines.some((line) => line.startsWith('{'))).toBe(false);
-      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: prompt sent \(responseStatus \w+\)$/));
       expect(lines).toContainEqual(
-        expect.stringMatching(/^\d\d:\d\d:\d\d job job_demo_2, request req-human: follow-up finished \(status completed, polls \d+, attempts 1\)$/),
+        expect.stringMatching(/^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: prompt sent \(responseStatus \w+\)$/),
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: follow-up finished \(status completed, polls \d+, attempts 1\)$/,
+        ),
+      );
+      // The message's own line: its status and the pull request to review.
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: completed https:\/\/github\.com\/\S+\/pull\/\d+$/),
       );
       expect(out).not.toContain(body.prompt);
     } finally {
