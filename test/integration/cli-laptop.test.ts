@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli, spawnCli, waitUntil } from '../helpers/cli.js';
@@ -29,10 +30,10 @@ afterAll(async () => {
 });
 
 /** A FIFO queue whose redrive policy names a FIFO dead-letter queue, as the stack makes them. */
-async function queueWithDeadLetters(): Promise<{ readonly queueUrl: string; readonly deadLetterUrl: string }> {
+async function queueWithDeadLetters(maxReceiveCount = 5): Promise<{ readonly queueUrl: string; readonly deadLetterUrl: string }> {
   const tag = randomBytes(4).toString('hex');
   const deadLetterUrl = await aws.createQueue(`laptop-${tag}-dlq.fifo`, { FifoQueue: 'true' });
-  const redrive = JSON.stringify({ deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:laptop-${tag}-dlq.fifo`, maxReceiveCount: 5 });
+  const redrive = JSON.stringify({ deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:laptop-${tag}-dlq.fifo`, maxReceiveCount });
   const queueUrl = await aws.createQueue(`laptop-${tag}.fifo`, { FifoQueue: 'true', RedrivePolicy: redrive });
   return { queueUrl, deadLetterUrl };
 }
@@ -139,4 +140,80 @@ describe('consume', () => {
     expect(processed).toContainEqual(expect.objectContaining({ jobId: 'job_y', status: 'rejected' }));
     expect(consumer.stderr()).toMatch(/^stopped: 4 received — 1 completed, 1 failed, 2 rejected \(dead-lettered\)\n$/m);
   }, 40_000);
+});
+
+describe('dead-letters', () => {
+  /** A dead-letter queue as the consumer and SQS fill it: two prompts the consumer dead-lettered (one job), one SQS moved after its receives ran out. */
+  async function filledDeadLetterQueue() {
+    const { queueUrl, deadLetterUrl } = await queueWithDeadLetters(1);
+    const deadLetter = createSqsDeadLetter({ sqs: aws.sqs, queueUrl: deadLetterUrl });
+    const body = (requestId: string, prompt: string) => JSON.stringify({ projectId: PROJECT, jobId: 'job_a', prompt, requestId });
+    await deadLetter({
+      body: body('first', 'x'.repeat(3)),
+      reason: 'rejected: job job_a not found (404)',
+      requestId: 'first',
+      messageId: 'm-1',
+      groupId: 'job_a',
+    });
+    await deadLetter({ body: body('second', 'y'), reason: 'rejected: out of agent credits (402)', requestId: 'second', messageId: 'm-2', groupId: 'job_a' });
+    // Received twice and never deleted: SQS moves it (maxReceiveCount 1).
+    await send(queueUrl, 'job_b', 'moved-by-sqs', JSON.stringify({ projectId: PROJECT, jobId: 'job_b', prompt: 'z', requestId: 'moved-by-sqs' }));
+    for (let i = 0; i < 2; i++) await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, VisibilityTimeout: 0, WaitTimeSeconds: 0 }));
+    await waitUntil(async () => (await aws.queueCounts(deadLetterUrl)).visible === 3, 'SQS moved the third message');
+    return { queueUrl, deadLetterUrl };
+  }
+
+  it('list shows each message with its reason and leaves every message on the dead-letter queue', async () => {
+    const { queueUrl, deadLetterUrl } = await filledDeadLetterQueue();
+    const env = await consumerEnv();
+
+    const text = await runSpawnedCli(['dead-letters', 'list', '--queue-url', queueUrl], env, { entry: 'bin' });
+    const json = await runSpawnedCli(['dead-letters', 'list', '--queue-url', queueUrl, '--json'], env, { entry: 'bin' });
+
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('request first (project proj_small, job job_a');
+    expect(text.stdout).toContain(': rejected: job job_a not found (404)');
+    expect(text.stdout).toMatch(/request moved-by-sqs \(project proj_small, job job_b.*: moved by SQS after 1 receive\(s\) without a delete/);
+    // FIFO: the second prompt of job_a waits behind the first, and the listing says so.
+    expect(text.stdout).not.toContain('request second');
+    expect(text.stderr).toContain('3 message(s) on the dead-letter queue');
+    expect(text.stderr).toMatch(/1 more wait behind/);
+    expect(text.stderr).toContain(`mintlify-exporter dead-letters redrive --queue-url ${queueUrl}`);
+    expect(json.code, json.stderr).toBe(0);
+    const listed = JSON.parse(json.stdout) as { deadLetterQueueUrl: string; approximateTotal: number; messages: Record<string, unknown>[] };
+    expect(listed.deadLetterQueueUrl).toBe(deadLetterUrl);
+    expect(listed.approximateTotal).toBe(3);
+    expect(listed.messages).toContainEqual(
+      expect.objectContaining({
+        requestId: 'first',
+        projectId: PROJECT,
+        jobId: 'job_a',
+        groupId: 'job_a',
+        reason: 'rejected: job job_a not found (404)',
+        body: expect.any(String),
+      }),
+    );
+    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 3, inFlight: 0 });
+  }, 30_000);
+
+  it('redrive moves every message back to the queue in its message group, and empties the dead-letter queue', async () => {
+    const { queueUrl, deadLetterUrl } = await filledDeadLetterQueue();
+
+    const run = await runSpawnedCli(['dead-letters', 'redrive', '--queue-url', queueUrl], await consumerEnv(), { entry: 'bin' });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);
+    expect(run.stderr).toContain(`3 message(s) moved back to ${queueUrl}`);
+    expect(run.stderr).toContain('at least once');
+    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
+    const back = await aws.takeAll(queueUrl);
+    expect(back.map((m) => [m.Attributes?.['MessageGroupId'], JSON.parse(m.Body ?? '{}').requestId]).sort()).toEqual([
+      ['job_a', 'first'],
+      ['job_a', 'second'],
+      ['job_b', 'moved-by-sqs'],
+    ]);
+    // One job's prompts keep their order.
+    const jobA = back.filter((m) => m.Attributes?.['MessageGroupId'] === 'job_a').map((m) => JSON.parse(m.Body ?? '{}').requestId);
+    expect(jobA).toEqual(['first', 'second']);
+  }, 30_000);
 });
