@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { unitsOf } from '../functions/export/plan.js';
+import { unitsOf } from '../functions/export/units.js';
 import { openReportDb, reportQueries, type Period } from '../functions/report/figures.js';
 import { buildReport } from '../functions/report/report.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../functions/shared/catalog.js';

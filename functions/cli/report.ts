@@ -86,7 +86,12 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
   try {
     report = await buildReport(
       { destination, period, projects: [...new Set(flags.project)] },
-      { now: io.now, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}), ...(io.cwd !== undefined ? { cwd: io.cwd } : {}) },
+      {
+        now: io.now,
+        onWarning: (line) => io.stderr.write(`Warning: ${line}\n`),
+        ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
+        ...(io.cwd !== undefined ? { cwd: io.cwd } : {}),
+      },
     );
   } catch (error) {
     if (!(error instanceof NoDataError)) throw error;

@@ -14,7 +14,7 @@ import { createExportDeps, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
 import { runSettings } from './runtime.js';
-import { unitLabel } from './staging.js';
+import { unitLabel } from './units.js';
 
 /** Stop starting new requests this long before the Lambda would be killed. */
 const DEADLINE_MARGIN_MS = 20_000;

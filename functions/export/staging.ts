@@ -17,24 +17,7 @@ import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { stagingPrefix } from '../shared/tables.js';
 import type { PagerState } from './paging.js';
-
-/** One (dataset, project, day). */
-export interface Unit {
-  readonly dataset: DatasetName;
-  readonly projectId: string;
-  /** UTC day, `YYYY-MM-DD`. */
-  readonly day: string;
-}
-
-/** `visitors/proj_a/2026-11-22`: the unit's key in leases and logs. */
-export function unitKey(unit: Unit): string {
-  return `${unit.dataset}/${unit.projectId}/${unit.day}`;
-}
-
-/** `visitors proj_a 2026-11-22`, for people. */
-export function unitLabel(unit: Unit): string {
-  return `${unit.dataset} ${unit.projectId} ${unit.day}`;
-}
+import type { Unit } from './units.js';
 
 /** Requests spent on a unit so far. */
 export interface RequestCounts {
@@ -83,7 +66,7 @@ export interface UnitFailure {
   /** ISO time of the failure. */
   readonly at: string;
   /**
-   * Failures in a row (1 = the first); drives the backoff of the scheduled runs (plan.ts). 0:
+   * Failures in a row (1 = the first); drives the backoff of the scheduled runs (units.ts). 0:
    * the failure was not the unit's own (a 401, an unreachable API, a 403): no backoff.
    */
   readonly attempts?: number;

@@ -30,6 +30,8 @@ export interface ReportDeps {
   readonly s3Client?: S3Client;
   /** Where a relative destination starts. @default process.cwd() */
   readonly cwd?: string;
+  /** Told one line per thing left out of the report (a bucket key that is not mirrored). */
+  readonly onWarning?: (line: string) => void;
 }
 
 export interface BuiltReport {
@@ -53,7 +55,11 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const lake = await openLake(
     request.destination,
     { from: previous.from, to: runsTo, prefixes: [...prefixes.both, ...prefixes.period] },
-    { ...(deps.s3Client ? { s3Client: deps.s3Client } : {}), ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}) },
+    {
+      ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
+      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+    },
   );
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
   try {

@@ -1,5 +1,6 @@
 /** `status` on stdout: a table of units per day, project and dataset, or one JSON object. */
-import type { StatusCell, ExportStatus } from '../../export/status.js';
+import type { ExportStatus } from '../../export/status.js';
+import type { UnitView } from '../../export/units.js';
 import type { BudgetSnapshot } from '../../shared/budget.js';
 import type { DatasetName } from '../../shared/catalog.js';
 import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
@@ -73,7 +74,7 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
 }
 
-function cellText(cell: StatusCell | undefined): string {
+function cellText(cell: UnitView | undefined): string {
   if (!cell) return '';
   switch (cell.state) {
     case 'complete':
