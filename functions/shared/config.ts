@@ -40,6 +40,8 @@ export const CONFIG_DEFAULTS = {
   feedbackContact: false,
   followUpMaxWaitHours: 24,
   followUpMaxDeferMinutes: 120,
+  anomalyDrop: 0.5,
+  anomalyRise: 3,
 } as const;
 
 export interface Config {
@@ -102,6 +104,15 @@ export interface Config {
    * to (attributes `status`, `projectId`, `jobId`). Unset: outcomes are not published.
    */
   readonly followUpOutcomesTopicArn?: string;
+  /** `ANOMALY_DROP`: a day's figure below this times its usual level is an anomaly (0–1). @default 0.5 */
+  readonly anomalyDrop: number;
+  /** `ANOMALY_RISE`: a day's figure above this times its usual level is an anomaly (> 1). @default 3 */
+  readonly anomalyRise: number;
+  /**
+   * `INSIGHTS_TOPIC_ARN`: SNS topic of the weekly report digest, anomalies and stale datasets
+   * (attribute `kind`). Unset: the insights functions refuse to start.
+   */
+  readonly insightsTopicArn?: string;
   /**
    * `AWS_ENDPOINT_URL_SQS` (or `AWS_ENDPOINT_URL`) is set: SQS calls must go to that endpoint,
    * not to the host a queue URL names (the SDK prefers the queue URL's host unless told
@@ -196,11 +207,11 @@ export function validateApiUrl(url: string, source = 'MINTLIFY_API_URL'): string
 
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(?:\.fifo)?$/;
 
-/** Checks an SNS topic ARN (the outcomes topic) and returns it trimmed. */
-export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN'): string {
+/** Checks an SNS topic ARN (the outcomes or insights topic; `output` names the stack output) and returns it trimmed. */
+export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN', output = 'FollowUpOutcomesTopicArn'): string {
   const trimmed = arn.trim();
   if (!TOPIC_ARN.test(trimmed)) {
-    throw new ConfigError(`${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output FollowUpOutcomesTopicArn)`);
+    throw new ConfigError(`${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output ${output})`);
   }
   return trimmed;
 }
@@ -374,6 +385,24 @@ const EnvSchema = v.object({
       v.transform((raw) => validateTopicArn(raw)),
     ),
   ),
+  ANOMALY_DROP: v.pipe(
+    numberVar('ANOMALY_DROP', 0, 1, CONFIG_DEFAULTS.anomalyDrop),
+    v.transform((value) =>
+      value < 1 ? value : fail(`ANOMALY_DROP must be below 1 (got ${value}): a drop to half is 0.5; fix or unset it (default ${CONFIG_DEFAULTS.anomalyDrop})`),
+    ),
+  ),
+  ANOMALY_RISE: v.pipe(
+    numberVar('ANOMALY_RISE', 0, 1_000, CONFIG_DEFAULTS.anomalyRise),
+    v.transform((value) =>
+      value > 1 ? value : fail(`ANOMALY_RISE must be above 1 (got ${value}): a tripling is 3; fix or unset it (default ${CONFIG_DEFAULTS.anomalyRise})`),
+    ),
+  ),
+  INSIGHTS_TOPIC_ARN: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn')),
+    ),
+  ),
   // Read by the AWS SDK itself; only their presence matters here.
   AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
   AWS_ENDPOINT_URL: v.optional(v.string()),
@@ -428,6 +457,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,
     ...(e.FOLLOWUP_MAX_DEFER_MINUTES !== undefined ? { followUpMaxDeferMinutes: e.FOLLOWUP_MAX_DEFER_MINUTES } : {}),
     ...(e.FOLLOWUP_OUTCOMES_TOPIC_ARN !== undefined ? { followUpOutcomesTopicArn: e.FOLLOWUP_OUTCOMES_TOPIC_ARN } : {}),
+    anomalyDrop: e.ANOMALY_DROP,
+    anomalyRise: e.ANOMALY_RISE,
+    ...(e.INSIGHTS_TOPIC_ARN !== undefined ? { insightsTopicArn: e.INSIGHTS_TOPIC_ARN } : {}),
     sqsEndpointOverridden: e.AWS_ENDPOINT_URL_SQS !== undefined || e.AWS_ENDPOINT_URL !== undefined,
   };
   return Object.freeze(hideKey(config));
