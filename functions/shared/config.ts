@@ -113,10 +113,10 @@ export function validateApiUrl(url: string, source = 'MINTLIFY_API_URL'): string
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(?:\.fifo)?$/;
 
 /** Checks an SNS topic ARN (the outcomes topic) and returns it trimmed. */
-export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN'): string {
+export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN', output = 'FollowUpOutcomesTopicArn'): string {
   const trimmed = arn.trim();
   if (!TOPIC_ARN.test(trimmed)) {
-    throw new ConfigError(`${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output FollowUpOutcomesTopicArn)`);
+    throw new ConfigError(`${source} is not an SNS topic ARN: use arn:aws:sns:<region>:<account>:<topic> (the stack output ${output})`);
   }
   return trimmed;
 }
@@ -398,6 +398,31 @@ export const SETTINGS = {
     defaultDoc: 'unset: outcomes are not published',
     readBy: FOLLOW_UP,
     parse: (raw) => validateTopicArn(raw),
+  }),
+  anomalyDrop: setting({
+    env: 'ANOMALY_DROP',
+    doc: "a newly complete day's figure below this times the median of the same weekday over the 4 weeks before is an anomaly (a drop to half is `0.5`)",
+    default: '0.5',
+    range: { min: 0, max: 1, above: true },
+    readBy: EXPORT,
+    parse: (raw) => {
+      const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+      return value > 0 && value < 1
+        ? value
+        : fail(`ANOMALY_DROP must be a number above 0 and below 1 (got "${raw.slice(0, 20)}"): a drop to half is 0.5; fix or unset it (default 0.5)`);
+    },
+  }),
+  anomalyRise: decimal('ANOMALY_RISE', 1, 1_000, {
+    doc: "a newly complete day's figure above this times the median of the same weekday over the 4 weeks before is an anomaly (a tripling is `3`)",
+    default: '3',
+    readBy: EXPORT,
+  }),
+  insightsTopicArn: setting({
+    env: 'INSIGHTS_TOPIC_ARN',
+    doc: "SNS topic of the weekly report digest, anomalies and stale datasets (attribute `kind`); infra sets it to the stack's topic",
+    defaultDoc: 'unset: nothing is published',
+    readBy: EXPORT,
+    parse: (raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn'),
   }),
 } as const;
 
