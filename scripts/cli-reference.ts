@@ -23,13 +23,20 @@ function optionRow(option: Option): string {
   return `| \`${option.flags}\` | ${cell(`${option.description}${choices}${required}`)} | ${cell(fallback)} |`;
 }
 
+/** Every command, a command with subcommands as each of them (`dead-letters list`). */
+function commandsOf(command: Command, prefix = ''): { readonly name: string; readonly command: Command }[] {
+  const name = `${prefix}${command.name()}`;
+  return command.commands.length === 0 ? [{ name, command }] : command.commands.flatMap((sub) => commandsOf(sub, `${name} `));
+}
+
 /** The flags of every command, as Markdown: a heading and a table per command. */
 export function cliReference(): string {
   return program()
-    .commands.map((command) => {
+    .commands.flatMap((command) => commandsOf(command))
+    .map(({ name, command }) => {
       const rows = command.options.filter((option) => !option.hidden).map(optionRow);
       const table = rows.length === 0 ? 'No flags.' : ['| flag | meaning | default |', '|---|---|---|', ...rows].join('\n');
-      return `### \`${command.name()}\`\n\n${cell(command.description())}\n\n${table}`;
+      return `### \`${name}\`\n\n${cell(command.description())}\n\n${table}`;
     })
     .join('\n\n');
 }
