@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Destination } from '../shared/destination.js';
 import { describeError } from '../shared/errors.js';
 import { EXPORT_RUNS, partitionKey } from '../shared/tables.js';
-import type { RunSummary } from './run.js';
+import type { Unit } from './unit-id.js';
 
 export type RunTrigger = 'schedule' | 'manual' | 'cli';
 
@@ -53,9 +53,26 @@ export function runRecordKey(record: Pick<RunRecord, 'run_id' | 'started_at'>): 
 }
 
 /** The record of a run that ended (whatever its units' outcomes). */
+/** What a run's record is made of: its counters and its units (run.ts's `RunSummary` has them). */
+export interface RunCounts {
+  readonly completed: number;
+  readonly partial: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly pending: number;
+  readonly requests: number;
+  readonly rateLimited: number;
+  readonly budgetWaitMs: number;
+  readonly backlogRequests: number;
+  readonly driftUnits: number;
+  readonly failedRequests: number;
+  readonly units: readonly (Unit &
+    ({ readonly status: 'failed'; readonly error: string } | { readonly status: 'complete' | 'partial' | 'skipped' | 'pending' }))[];
+}
+
 export function recordOfRun(
   base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
-  summary: RunSummary,
+  summary: RunCounts,
 ): RunRecord {
   return {
     ...header(base),
