@@ -20,6 +20,7 @@ import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, 
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
 import { readUnitState, unitKey, unitLabel, unitsOf, type UnitState } from './units.js';
+import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf } from './run-stops.js';
 import type { Manifest } from './manifest.js';
 import { exportUnit, type UnitOutcome } from './unit.js';
@@ -144,7 +145,8 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
 /** Exports `planned` in order; never throws for a unit (its result says what happened). */
 export async function runUnits(planned: readonly PlannedUnit[], settings: RunSettings, deps: RunDeps): Promise<RunSummary> {
   const { api, gate, now, signal, logger } = deps;
-  const before = { requests: api.stats.requests, ...gate.stats };
+  const apiMeter = startMeter(api.stats, API_COUNTERS);
+  const gateMeter = startMeter(gate.stats, GATE_COUNTERS);
   const exportedAt = now();
   const results: UnitResult[] = [];
   let halted = false;
@@ -177,11 +179,11 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
       continue;
     }
     deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
-    const requestsBefore = api.stats.requests;
+    const unitMeter = startMeter(api.stats, API_COUNTERS);
     const { result, error } = await runOne(unit, settings, deps, exportedAt);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
     if (result.status === 'failed') {
-      failedRequests += api.stats.requests - requestsBefore;
+      failedRequests += unitMeter.read().requests;
       const stop = stopOf(error, unit.dataset);
       if (stop?.scope === 'run') runStop = stop.reason;
       else if (stop?.scope === 'dataset') datasetStops.set(stop.dataset, stop.reason);
@@ -215,11 +217,11 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     failed: count('failed'),
     skipped: count('skipped'),
     pending: count('pending'),
-    requests: api.stats.requests - before.requests,
-    rateLimited: gate.stats.rateLimited - before.rateLimited,
-    rateLimitWaitsCut: gate.stats.waitsCut - before.waitsCut,
-    budgetWaits: gate.stats.waits - before.waits,
-    budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
+    requests: apiMeter.read().requests,
+    rateLimited: gateMeter.read().rateLimited,
+    rateLimitWaitsCut: gateMeter.read().waitsCut,
+    budgetWaits: gateMeter.read().waits,
+    budgetWaitMs: gateMeter.read().waitedMs,
     backlogRequests,
     stopped: signal?.aborted === true || deps.stop?.aborted === true,
     driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
@@ -354,17 +356,14 @@ export async function runExport(request: RunRequest, settings: RunSettings, deps
   const startedAt = deps.now();
   const runId = newRunId(startedAt);
   const trigger: RunTrigger = request.kind === 'scheduled' ? (request.manual ? 'manual' : 'schedule') : request.backlog ? 'manual' : 'cli';
-  const before = { requests: deps.api.stats.requests, retries: deps.api.stats.retries, ...deps.gate.stats };
-  const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: deps.api.stats.retries - before.retries });
+  const apiMeter = startMeter(deps.api.stats, API_COUNTERS);
+  const gateMeter = startMeter(deps.gate.stats, GATE_COUNTERS);
+  const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: apiMeter.read().retries });
   let result: Omit<RunResult, 'runId'>;
   try {
     result = await planAndRun(request, settings, deps);
   } catch (error) {
-    const counters = {
-      requests: deps.api.stats.requests - before.requests,
-      rateLimited: deps.gate.stats.rateLimited - before.rateLimited,
-      budgetWaitMs: deps.gate.stats.waitedMs - before.waitedMs,
-    };
+    const counters = { requests: apiMeter.read().requests, rateLimited: gateMeter.read().rateLimited, budgetWaitMs: gateMeter.read().waitedMs };
     await logRun(deps, recordOfFailedRun(base(), counters, error));
     throw error;
   }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { estimateUnit } from '../../../functions/export/estimates.js';
 import type { Manifest } from '../../../functions/export/manifest.js';
 import { countMissing, daysBefore, doneSince, dueAt, lastDueDay, type Plan } from '../../../functions/export/plan.js';
+import { startMeter } from '../../../functions/export/request-meter.js';
 import { retryAfter, unitKey, unitsOf, type Unit, type UnitState } from '../../../functions/export/units.js';
 import { HOUR_MS, MINUTE_MS } from '../../../functions/shared/time.js';
 
@@ -105,5 +106,17 @@ describe('doneSince and countMissing', () => {
 
     expect(countMissing(plan, input)).toBe(2);
     expect(countMissing(plan, input, new Set([unitKey(visitors('a', '2026-11-18'))]))).toBe(1);
+  });
+});
+
+describe('startMeter', () => {
+  it('reads what each live counter gained since it started, an absent one counting as 0', () => {
+    const live: { requests: number; invalidUtf8?: number } = { requests: 5 };
+    const meter = startMeter(live, ['requests', 'invalidUtf8']);
+
+    live.requests += 3;
+    live.invalidUtf8 = 2;
+
+    expect(meter.read()).toEqual({ requests: 3, invalidUtf8: 2 });
   });
 });
