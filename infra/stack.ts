@@ -1,5 +1,5 @@
 /**
- * The one stack: composes the warehouse, the API key secret, the nightly export, the
+ * The one stack: composes the warehouse, the API key secret, the hourly export, the
  * follow-up consumer and the operations alarms, passing references between them.
  */
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
@@ -18,7 +18,7 @@ import { Warehouse } from './constructs/warehouse.js';
 
 /** Deployment settings, usually read from CDK context by {@link configFromContext}. */
 export interface ExporterConfig {
-  /** Mintlify project ids exported nightly (`MINTLIFY_PROJECT_IDS`). @default [] */
+  /** Mintlify project ids exported every hour (`MINTLIFY_PROJECT_IDS`). @default [] */
   readonly projectIds: readonly string[];
   /** @default 'cron(5 * * * ? *)' (hourly) */
   readonly schedule?: string | undefined;
