@@ -25,7 +25,8 @@ import type { PageVisitors, VisitorCounts } from '../../functions/shared/api-typ
 import { hashString, mix, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import { baseRows, type BaseRows, type ProjectRegistry, type ProjectSeed, type SizedDataset } from './projects.js';
-import { memo, swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
+import { memo } from './cache.js';
+import { swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
 
 /** Rows at the top of a day checked when making the site totals at least the largest page. */
 const TOP_ROWS_CHECKED = 16;

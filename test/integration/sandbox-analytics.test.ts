@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  createSandboxData,
   FEEDBACK_SOURCES,
   FEEDBACK_STATUSES,
   startSandbox,
@@ -100,6 +101,13 @@ describe('sandbox analytics endpoints', () => {
   useSandbox({}, (started) => (sandbox = started), { clearAfterEach: true });
 
   describe('auth, projects and validation', () => {
+    it('still serves the configured projects after more synthetic projects than its caches hold', async () => {
+      const data = createSandboxData({ projects: [{ id: 'proj_kept', paths: 3 }] });
+      for (let n = 1; n <= 10_050; n++) expect(data.hasProject(`proj_synth_${n}`)).toBe(true);
+      expect(data.hasProject('proj_kept')).toBe(true);
+      expect(data.rows('visitors', 'proj_kept', DAY)).toHaveLength(3);
+    });
+
     it.each(ROUTES)('%s answers 401 with {error} without an Authorization header', async (route) => {
       const response = await fetch(url(sandbox, 'proj_small', route, ONE_DAY));
 
