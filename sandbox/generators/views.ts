@@ -7,12 +7,12 @@
  */
 import type { SitePages } from './pages.js';
 import type { ProjectRegistry } from './projects.js';
-import { VisitorData } from './visitors.js';
+import { PageCountData } from './visitors.js';
 
-/** Salt and traffic factor of the views data (see `VisitorData`). */
+/** How the views data differs from the visitors data: its salt, traffic factor, size and kind of `total` (see `PageCountOptions`). */
 const VIEWS_DATA_OPTIONS = { salt: 0x71e35, scale: 2.5, dataset: 'views', total: 'sum' } as const;
 
 /** The views data of the sandbox's projects. */
-export function createViewsData(registry: ProjectRegistry, pages: SitePages): VisitorData {
-  return new VisitorData(registry, pages, VIEWS_DATA_OPTIONS);
+export function createViewsData(registry: ProjectRegistry, pages: SitePages): PageCountData {
+  return new PageCountData(registry, pages, VIEWS_DATA_OPTIONS);
 }

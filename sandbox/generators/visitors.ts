@@ -71,8 +71,8 @@ function split(total: number, key: number, aiShareMin: number, aiShareSpan: numb
   return { human: humanOnly + both, ai: aiOnly + both, total };
 }
 
-/** Page counts of a window, with the window's site totals. Per-project and per-day parameters are small and cached. */
-export class VisitorData implements DatasetGenerator<PageVisitors> {
+/** Page counts of a window (visitors, views), with the window's site totals. Per-project and per-day parameters are small and cached. */
+export class PageCountData implements DatasetGenerator<PageVisitors> {
   private readonly projects = new Map<string, ProjectModel>();
   private readonly days = new Map<string, DayModel>();
   private readonly salt: number;
