@@ -11,8 +11,10 @@
  * - feedback: every row `sentiment` (`"negative"` when `helpful` is false, else `"neutral"`);
  *   `source` `thumbs_only` is sent as `widget`, `status` `dismissed` as `archived`;
  * - feedback by page: every row `widget: 0`;
- * - assistant: every turn `searches: [{query, results}]` (the query and its sources count);
- *   a turn without `queryCategory` has `responseType: "tool_call"`;
+ * - assistant: every turn `searches: [{query, results}]` (the query and its sources count),
+ *   every cited source `score` (= `1 / (its index + 1)`, 3 decimals) — a new field inside an
+ *   array, which the export keeps in `sources_json` and names `sources[].score`; a turn
+ *   without `queryCategory` has `responseType: "tool_call"`;
  * - caller stats: a new caller kind, `mcp: 2` (`total` unchanged);
  * - agent job (GET and POST answers): `usage: {credits: 1}`, and `active` is sent as `queued`.
  */
@@ -52,10 +54,16 @@ export function driftRow(route: ApiRoute, row: Json): Json {
         ...row,
         ...(row.queryCategory === null ? { responseType: 'tool_call' } : {}),
         searches: [{ query: row.query, results: Array.isArray(row.sources) ? row.sources.length : 0 }],
+        ...(Array.isArray(row.sources) ? { sources: (row.sources as Json[]).map((source, index) => ({ ...source, score: driftScore(index) })) } : {}),
       };
     default:
       return row;
   }
+}
+
+/** The `score` drift mode gives the source at `index` of a turn's `sources`. */
+export function driftScore(index: number): number {
+  return Math.round(1000 / (index + 1)) / 1000;
 }
 
 /** The `totals` object of visitors and views in drift mode. */

@@ -52,7 +52,8 @@ export type FaultSpec =
    * 200 JSON with wrong types: string or negative counts (visitors, views, by-page, caller
    * stats), string hits and a percent-string ctr (searches), numeric timestamps and enum
    * fields sent as numbers (feedback, assistant), a numeric job status and prLink (agent; the
-   * POST is accepted). A new enum *value* is not a wrong type: see `drift`.
+   * POST is accepted), a 201 without the new job's `id` (job creation; the job IS created).
+   * A new enum *value* is not a wrong type: see `drift`.
    */
   | { readonly kind: 'wrong-types' }
   /**
@@ -82,7 +83,7 @@ export type FaultSpec =
   | { readonly kind: 'endless-cursor' }
   /** Any status with an `{error}` body (e.g. 400, 401, 403, 404). */
   | { readonly kind: 'status'; readonly status: number; readonly error?: string }
-  /** Agent message: accepts the prompt, then destroys the socket without a response. */
+  /** Agent message or job creation: accepts the prompt (creates the job), then destroys the socket without a response. */
   | { readonly kind: 'drop-after-accept' }
   /**
    * 200 as after the service's next change (drift.ts): new fields on every dataset and the
@@ -108,8 +109,8 @@ const KIND_ROUTES: Partial<Record<FaultKind, readonly FaultRoute[]>> = {
   'invalid-cursor': CURSOR_ROUTES,
   'empty-page-cursor': CURSOR_ROUTES,
   'endless-cursor': CURSOR_ROUTES,
-  'drop-after-accept': ['agent-message'],
-  'insufficient-credits': ['agent-message'],
+  'drop-after-accept': ['agent-message', 'agent-create'],
+  'insufficient-credits': ['agent-message', 'agent-create'],
 };
 
 /** Kinds that need the request's cursor. */

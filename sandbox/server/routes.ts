@@ -5,7 +5,7 @@ import { CATALOG, type CatalogRoute } from '../../functions/shared/catalog.js';
 export const ANALYTICS_ROUTES = CATALOG.map((entry) => entry.route) as readonly CatalogRoute[] as readonly [CatalogRoute, ...CatalogRoute[]];
 export type AnalyticsRoute = CatalogRoute;
 
-export const AGENT_ROUTES = ['agent-message', 'agent-get'] as const;
+export const AGENT_ROUTES = ['agent-message', 'agent-get', 'agent-create'] as const;
 export type AgentRoute = (typeof AGENT_ROUTES)[number];
 
 /** A route a fault rule can target. */
@@ -20,7 +20,8 @@ const ANALYTICS_PATHS: Readonly<Record<string, AnalyticsRoute>> = Object.fromEnt
 /** What a request's method and path name: an analytics or agent route with its ids, or a 404/405. */
 export type RouteMatch =
   | { kind: 'analytics'; route: AnalyticsRoute; projectId: string; jobId?: undefined }
-  | { kind: 'agent'; route: AgentRoute; projectId: string; jobId: string }
+  | { kind: 'agent'; route: Exclude<AgentRoute, 'agent-create'>; projectId: string; jobId: string }
+  | { kind: 'agent'; route: 'agent-create'; projectId: string; jobId?: undefined }
   | { kind: 'other'; route: 'other'; status: number; error: string; projectId?: string; jobId?: undefined };
 
 /** The route of an API request (a path segment that is not valid URI encoding is a 404). */
@@ -47,6 +48,12 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
     const projectId = decode(analytics[1] as string);
     if (projectId === undefined) return notFound;
     return method === 'GET' ? { kind: 'analytics', route, projectId } : wrongMethod('GET', projectId);
+  }
+  const create = /^\/v2\/agent\/([^/]+)\/job\/?$/.exec(pathname);
+  if (create) {
+    const projectId = decode(create[1] as string);
+    if (projectId === undefined) return notFound;
+    return method === 'POST' ? { kind: 'agent', route: 'agent-create', projectId } : wrongMethod('POST', projectId);
   }
   const agent = /^\/v2\/agent\/([^/]+)\/job\/([^/]+)(\/message)?\/?$/.exec(pathname);
   if (agent) {

@@ -8,8 +8,8 @@
  */
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeError } from '../shared/errors.js';
-import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from './process-message.js';
-import { deferMessage } from './visibility.js';
+import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
+import { deferMessage } from '../follow-up/visibility.js';
 
 export interface ConsumerOptions {
   readonly queueUrl: string;
@@ -27,18 +27,39 @@ export interface ConsumerOptions {
   readonly messageBudgetMs: number;
   /** Called after each batch (tests, progress). */
   readonly onBatch?: (stats: ConsumerStats) => void;
+  /** Called with what became of each message (consume prints it as a line). */
+  readonly onMessage?: (message: MessageReport) => void;
   readonly now?: () => number;
 }
 
+/** What became of one message: its ids as the body names them, and its outcome or deferral. */
+export interface MessageReport {
+  readonly messageId: string;
+  /** From the body (or the job the consumer read); undefined when the body does not say. */
+  readonly projectId?: string | undefined;
+  readonly jobId?: string | undefined;
+  readonly requestId?: string | undefined;
+  /** `follow_up` (the body names a job), `create` (a prompt without a job: one is created), undefined (unreadable). */
+  readonly kind?: 'follow_up' | 'create' | undefined;
+  /** The final status, `duplicate`, `deferred`, or `error` (processing threw; back after the visibility timeout). */
+  readonly status: OutcomeKind;
+  readonly prLink?: string | null | undefined;
+  /** Why it was deferred, or the error. */
+  readonly reason?: string | undefined;
+  readonly delayMs?: number | undefined;
+}
+
+/** Every way a delivered message can end in one pass, each counted apart. */
+export type OutcomeKind = Extract<ProcessResult, { action: 'handled' }>['status'] | 'deferred' | 'error';
+
 export interface ConsumerStats {
   received: number;
-  handled: number;
-  deferred: number;
-  failed: number;
+  /** Deliveries by what became of them: `completed`, `failed`, `rejected`, `deferred`, `error`… */
+  outcomes: Partial<Record<OutcomeKind, number>>;
 }
 
 export async function runConsumer(options: ConsumerOptions): Promise<ConsumerStats> {
-  const stats: ConsumerStats = { received: 0, handled: 0, deferred: 0, failed: 0 };
+  const stats: ConsumerStats = { received: 0, outcomes: {} };
   const now = options.now ?? Date.now;
   const log = options.logger;
   while (!options.stop.aborted) {
@@ -63,9 +84,9 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerSta
     }
     stats.received += messages.length;
     await Promise.all([...groupsOf(messages).values()].map((group) => processGroup(group, options, stats, now)));
-    options.onBatch?.({ ...stats });
+    options.onBatch?.({ received: stats.received, outcomes: { ...stats.outcomes } });
   }
-  log.info('consumer stopped', { ...stats });
+  log.info('consumer stopped', { received: stats.received, ...stats.outcomes });
   return stats;
 }
 
@@ -94,11 +115,12 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
           { deadline: now() + options.messageBudgetMs + 1_000, stopSignal: options.stop },
         );
       } catch (error) {
-        stats.failed++;
+        count(stats, 'error');
         options.logger.error('processing a message failed; it will reappear after its visibility timeout', {
           messageId: message.MessageId,
           error: describeError(error),
         });
+        options.onMessage?.({ ...idsOf(message), status: 'error', reason: describeError(error) });
       }
     }
     if (result?.action === 'handled') {
@@ -111,12 +133,14 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
           error: describeError(error),
         });
       }
-      stats.handled++;
+      count(stats, result.status);
+      options.onMessage?.({ ...idsOf(message, result), status: result.status, prLink: result.prLink });
       continue;
     }
     if (result?.action === 'defer') {
       await deferMessage(options.sqs, { queueUrl: options.queueUrl, receiptHandle }, result.delayMs, options.logger);
-      stats.deferred++;
+      count(stats, 'deferred');
+      options.onMessage?.({ ...idsOf(message, result), status: 'deferred', reason: result.reason, delayMs: result.delayMs });
     }
     // The head of this group was deferred, failed or skipped on stop: release the rest at once
     // (a FIFO group stays blocked behind its in-flight head, so order holds).
@@ -125,6 +149,33 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
     }
     return;
   }
+}
+
+function count(stats: ConsumerStats, kind: OutcomeKind): void {
+  stats.outcomes[kind] = (stats.outcomes[kind] ?? 0) + 1;
+}
+
+/**
+ * The ids a person needs to find a message again: the body's (a best effort: a malformed body
+ * may name none), the request id the core settled on, and the job it read.
+ */
+function idsOf(message: Message, result?: ProcessResult): Omit<MessageReport, 'status'> {
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(message.Body ?? '');
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: the message is dead-lettered as malformed, and only its message id is known.
+  }
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const jobId = text(result?.job?.id) ?? text(body['jobId']);
+  return {
+    messageId: message.MessageId ?? '',
+    kind: text(body['jobId']) ? 'follow_up' : text(body['prompt']) ? 'create' : undefined,
+    projectId: text(body['projectId']),
+    jobId,
+    requestId: result?.requestId ?? text(body['requestId']),
+  };
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
