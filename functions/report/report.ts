@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
-import { previousPeriod, readFigures, reportPrefixes, type Figures, type Period } from './figures.js';
+import { readFigures, type Figures } from './figures.js';
+import { lastDayOf, previousPeriod, type Period } from './period.js';
+import { REPORT_TABLES } from './warehouse.js';
+import { EXPORT_RUNS } from '../shared/tables.js';
 import { renderReport } from './html.js';
 import { isS3Target, openLake } from './lake.js';
 
@@ -49,14 +52,13 @@ export interface BuiltReport {
 export async function buildReport(request: ReportRequest, deps: ReportDeps): Promise<BuiltReport> {
   const { period } = request;
   const previous = previousPeriod(period);
-  const prefixes = reportPrefixes();
   const started = performance.now();
   const today = formatDay(deps.now());
   // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...prefixes.both, ...prefixes.period] },
+    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix] },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
@@ -67,9 +69,14 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
   try {
     await yieldTo(deps.signal);
-    const figures = await readFigures(lake.root, { period, projects: request.projects, runsTo });
+    const figures = await readFigures(lake.root, {
+      period,
+      projects: request.projects,
+      runsTo,
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+    });
     await yieldTo(deps.signal);
-    const last = period.days[period.days.length - 1] ?? period.from;
+    const last = lastDayOf(period);
     if (figures.projects.length === 0) {
       throw new NoDataError(
         `nothing exported in ${lake.url} from ${period.from} to ${last}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,

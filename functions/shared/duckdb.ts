@@ -98,13 +98,20 @@ const GLOB_CHARACTERS = /[*?[\]{}]/;
 /**
  * `read_parquet([...])` of `files` (relative to the session's root), with `dt` from the
  * `dt=` folder as text (as in Glue) and older files' missing columns as nulls.
- * @throws Error for a name DuckDB would expand as a glob (a caller's bug: names are built from validated parts).
  */
 export function parquetFiles(files: readonly string[]): string {
+  return `read_parquet(${fileList(files)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+}
+
+/**
+ * `['a', 'b']`: file names as a DuckDB list literal.
+ * @throws Error for a name DuckDB would expand as a glob (a caller's bug: names are built from validated parts).
+ */
+export function fileList(files: readonly string[]): string {
   for (const file of files) {
     if (GLOB_CHARACTERS.test(file)) throw new Error(`refused to read "${file}": DuckDB would expand it as a glob`);
   }
-  return `read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+  return `[${files.map(sqlString).join(', ')}]`;
 }
 
 /** An empty relation with `columns` of `table` (and `dt`), for a table with no file: every query runs the same on a lake with gaps. */
