@@ -230,14 +230,17 @@ describe('report page', () => {
 
   it('says in a sentence when a section has nothing to show', async () => {
     const { html: sparse } = await buildReport(
-      { destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] },
+      { destination: lake.out, period: { from: FAILED.day, to: '2026-10-18', days: [FAILED.day] }, projects: [FAILED.projectId] },
       { now: () => NOW },
     );
-    expect(sparse).toContain('No visitors data was exported for this period.');
-    expect(sparse).toContain('No page views were exported for this period.');
-    expect(sparse).toContain('The assistant answered every question of this period (or no conversation was exported).');
     expect(sparse).toContain('No page got a thumbs down in this period (or no feedback was exported).');
-    expect(sparse).toContain('data-state="missing"');
+    expect(sparse).toContain('data-state="failed"');
+  });
+
+  it('refuses a report of days and projects with nothing exported (NoDataError), though the run log has runs', async () => {
+    await expect(
+      buildReport({ destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] }, { now: () => NOW }),
+    ).rejects.toThrow(/^nothing exported in .+ from 2026-10-16 to 2026-10-16 for proj_api: /);
   });
 });
 
@@ -304,6 +307,47 @@ describe('mintlify-exporter report', () => {
     expect(both.stderr.trim().split('\n')).toHaveLength(1);
     const bad = await runCliInProcess(['report', '--project', '../x', '--out', lake.out], { env: lake.env, now: () => NOW });
     expect(bad.code).toBe(2);
+  });
+
+  it('a project with nothing exported: exit 1, one line naming it, the previous report untouched', async () => {
+    const dir = await makeTempDir('report-typo');
+    const file = path.join(dir, 'report.html');
+    await writeFile(file, 'the previous report');
+    const result = await runCliInProcess(['report', '--days', '6', '--project', 'proj_typo', '--out', lake.out, '--file', file], {
+      env: lake.env,
+      now: () => NOW,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^No report: nothing exported in .+ for proj_typo: /)]);
+    expect(await readFile(file, 'utf8')).toBe('the previous report');
+  });
+
+  it.each([
+    ['--file naming a folder', (dir: string) => ['--file', dir], /^error: --file .+ is a folder: name a file, e\.g\. --file .+report\.html$/],
+    ['--file under a file', (dir: string) => ['--file', path.join(dir, 'a-file', 'report.html')], /^error: --file .+: .+a-file is a file, not a folder/],
+    ['--out naming a file', (dir: string) => ['--out', path.join(dir, 'a-file')], /^error: --out .+a-file is a file, not a folder/],
+    ['--out with S3:// in capitals', () => ['--out', 'S3://bucket/lake'], /^error: --out "S3:\/\/bucket\/lake" is not an S3 URL: write s3:\/\/bucket\/lake/],
+    [
+      '--from 1950',
+      () => ['--from', '1950-01-01', '--to', PERIOD.to],
+      /^error: --from 1950-01-01 --to 2026-10-20 covers 28,051 days; a report covers at most 366 .+: choose a later --from, e\.g\. --from 2025-10-19$/,
+    ],
+  ])('%s: exit 2 before any work, one line naming what was typed', async (_what, flags, message) => {
+    const dir = await makeTempDir('report-mistake');
+    await writeFile(path.join(dir, 'a-file'), 'x');
+    const started = performance.now();
+    const args = flags(dir);
+    const result = await runCliInProcess(
+      ['report', ...(args.includes('--out') ? [] : ['--out', lake.out]), ...(args.includes('--from') ? [] : ['--days', '6']), ...args],
+      {
+        env: lake.env,
+        now: () => NOW,
+      },
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(existsSync(path.join(dir, 'report.html'))).toBe(false);
   });
 
   it('a stop (Ctrl-C) ends the report at once with exit code 130 and leaves the previous report untouched', async () => {
