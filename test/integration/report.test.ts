@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
 import { buildReport } from '../../functions/report/report.js';
-import { CONTACTS } from '../../sandbox/text.js';
+import { CONTACTS } from '../../sandbox/generators/text.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import {
