@@ -12,7 +12,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_NAMES } from '../shared/catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
-import { emptyRelation, fileList, openDuckDb, parquetFiles, sqlString, type DuckDbSession } from '../shared/duckdb.js';
+import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, sqlString, type DuckDbSession } from '../shared/duckdb.js';
 import {
   ASSISTANT_CONVERSATIONS,
   FEEDBACK,
@@ -26,11 +26,14 @@ import {
   type TableDef,
 } from '../shared/tables.js';
 
+/** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
+type ReadColumn = string | { readonly name: string; readonly sql: string; readonly reads: readonly string[] };
+
 /**
  * The columns the report's questions read of each table (Parquet is columnar: the others are
- * never read — the feedback contact among them), as SQL expressions; `dt` comes from the folder.
+ * never read — the feedback contact among them); `dt` comes from the folder.
  */
-const COLUMNS: Readonly<Record<string, readonly string[]>> = {
+const COLUMNS: Readonly<Record<string, readonly ReadColumn[]>> = {
   visitors_totals: ['project_id', 'date', 'human', 'ai', 'total'],
   views_totals: ['project_id', 'date', 'total'],
   searches_totals: ['project_id', 'date', 'total_searches'],
@@ -40,17 +43,28 @@ const COLUMNS: Readonly<Record<string, readonly string[]>> = {
     'date',
     'conversation_id',
     'asked_at',
-    "CASE WHEN resolution_status = 'unanswered' THEN query END AS query",
+    { name: 'query', sql: "CASE WHEN resolution_status = 'unanswered' THEN query END", reads: ['query', 'resolution_status'] },
     'resolution_status',
     'query_category',
   ],
-  feedback: ['project_id', 'date', 'path', 'helpful', 'created_at', 'CASE WHEN helpful = false THEN comment END AS comment'],
+  // A comment only where the report shows it: with a thumbs down.
+  feedback: [
+    'project_id',
+    'date',
+    'path',
+    'helpful',
+    'created_at',
+    { name: 'comment', sql: 'CASE WHEN helpful = false THEN comment END', reads: ['comment', 'helpful'] },
+  ],
   views_pages: ['project_id', 'date', 'path', 'human', 'ai', 'total'],
   searches: ['project_id', 'date', 'search_query', 'hits', 'top_clicked_page', 'last_searched_at'],
 };
 
 /** The tables the report reads, over the period and the one before it. */
 export const REPORT_TABLES: readonly TableDef[] = [VISITORS_TOTALS, VIEWS_TOTALS, SEARCHES_TOTALS, ASSISTANT_CONVERSATIONS, FEEDBACK, VIEWS_PAGES, SEARCHES];
+
+/** The tables of the daily totals (queries/daily-totals.sql): the headline, and the anomaly check's figures. */
+export const DAILY_TABLES: readonly TableDef[] = [VISITORS_TOTALS, VIEWS_TOTALS, SEARCHES_TOTALS, ASSISTANT_CONVERSATIONS, FEEDBACK];
 
 /** Tables read by one question only (the largest): a view over the files, not a copy in memory. */
 const SINGLE_USE = new Set([VIEWS_PAGES.name, SEARCHES.name]);
@@ -106,18 +120,31 @@ async function loadTable(session: DuckDbSession, root: string, table: TableDef, 
         ),
     )
   ).flat();
-  const expressions = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
+  const columns = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
   const readable = await readableFiles(session, files, scope.onWarning);
   const first = scope.days[0];
   const last = scope.days[scope.days.length - 1];
-  const body =
-    readable.length === 0 || first === undefined || last === undefined
-      ? `SELECT * FROM ${emptyRelation(
-          table,
-          expressions.map((e) => /\bAS (\w+)$/.exec(e)?.[1] ?? e),
-        )}`
-      : `SELECT ${expressions.join(', ')}, dt FROM ${parquetFiles(readable)} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
+  const names = columns.map((c) => (typeof c === 'string' ? c : c.name));
+  let body: string;
+  if (readable.length === 0 || first === undefined || last === undefined) {
+    body = `SELECT * FROM ${emptyRelation(table, names)}`;
+  } else {
+    // A column no file has yet (written by an older exporter, or a hand-made lake) reads as nulls.
+    const stored = new Set((await session.query(`DESCRIBE SELECT * FROM ${parquetFiles(readable)}`)).map((r) => String(r['column_name'])));
+    const select = columns.map((c) => {
+      const name = typeof c === 'string' ? c : c.name;
+      const reads = typeof c === 'string' ? [c] : c.reads;
+      if (!reads.every((column) => stored.has(column))) return `${nullOf(table, name)} AS ${name}`;
+      return typeof c === 'string' ? c : `${c.sql} AS ${name}`;
+    });
+    body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable)} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
+  }
   await session.run(`CREATE ${SINGLE_USE.has(table.name) ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
+}
+
+function nullOf(table: TableDef, name: string): string {
+  const column = table.columns.find((c) => c.name === name);
+  return `NULL::${column ? duckDbType(column) : 'VARCHAR'}`;
 }
 
 /**
