@@ -14,7 +14,7 @@ import { createStateStore, type StateStore } from './state.js';
  * the layout they have had since the first release, so a deployment's existing records read.
  */
 export function followUpTableStore(tableName: string, client: DynamoDBClient): SharedStore {
-  return createDynamoStore({ tableName, client, keyPrefix: 'followup#', layout: 'attributes' });
+  return createDynamoStore({ tableName, client, keyPrefix: 'followup#', layout: 'attributes', setting: 'FOLLOWUP_STATE_TABLE' });
 }
 
 export function openStateStore(
