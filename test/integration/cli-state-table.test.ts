@@ -89,7 +89,9 @@ describe('export, plan and status with EXPORT_STATE_TABLE', () => {
 
     const result = await run([command, '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', out], env);
 
-    expect(result.stderr).toMatch(/^error: the DynamoDB table no-such-table named by EXPORT_STATE_TABLE does not exist in us-east-1: set EXPORT_STATE_TABLE to /);
+    expect(result.stderr).toMatch(
+      /^error: the DynamoDB table no-such-table named by EXPORT_STATE_TABLE does not exist in us-east-1: set EXPORT_STATE_TABLE to /,
+    );
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.code).toBe(2);
     expect(analyticsRequests(sandbox.requests)).toEqual([]);
