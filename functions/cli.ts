@@ -11,6 +11,7 @@
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
  *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]
  *   mintlify-exporter enqueue --queue-url URL (--job ID --prompt TEXT [--project ID] [--request-id ID] | --file PATH|-) [--json]
+ *   mintlify-exporter dead-letters (list | redrive) --queue-url URL [--json]
  *
  * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input or configuration
  * (one line naming the fix, before any request is sent), 130 stopped (Ctrl-C).

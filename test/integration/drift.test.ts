@@ -6,7 +6,7 @@
  * dataset (no text value in it), in the run's count. A real type change still fails only its
  * own unit, naming the field.
  *
- * The drift the sandbox adds (sandbox/drift.ts) is written out here again, on its own, so a
+ * The drift the sandbox adds (sandbox/server/drift.ts) is written out here again, on its own, so a
  * change on either side fails a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
