@@ -16,7 +16,7 @@ import { loadConfig } from '../shared/config.js';
 import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { sendPrompts } from '../producer/enqueue.js';
-import { checkPrompt, checkPrompts, promptLines, type CheckedPrompt } from '../producer/prompts.js';
+import { checkPrompt, checkPrompts, decodePromptFile, promptLines, type CheckedPrompt } from '../producer/prompts.js';
 import type { CliIo } from './io.js';
 import { printEnqueue } from './render/enqueue.js';
 
@@ -88,23 +88,23 @@ const FLAG_OF: Record<string, string> = { projectId: '--project', jobId: '--job'
 
 async function fromFile(file: string, projectIds: readonly string[], io: EnqueueCommandIo): Promise<CheckedPrompt[]> {
   const name = file === '-' ? 'stdin' : file;
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = file === '-' ? await readAll(io.stdin ?? process.stdin) : await readFile(file, 'utf8');
+    bytes = file === '-' ? await readAll(io.stdin ?? process.stdin) : await readFile(file);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')
       throw new ConfigError(`--file ${file} cannot be read (${code}): give a JSONL file, or - for stdin`);
     throw error;
   }
-  const { inputs, makeRequestId } = promptLines(text);
+  const { inputs, makeRequestId } = promptLines(decodePromptFile(bytes, name));
   return checkPrompts(inputs, { projectIds, makeRequestId, what: name });
 }
 
-async function readAll(stream: AsyncIterable<string | Buffer>): Promise<string> {
+async function readAll(stream: AsyncIterable<string | Buffer>): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function queueHost(queueUrl: string): void {
