@@ -19,6 +19,7 @@ import type { Config } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { silentLogger } from '../shared/logger.js';
 import { retryLinePrinter } from './retry-lines.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** What `follow-up` and `consume` need from the CLI (cli/program.ts passes its CliIo plus two hooks). */
 export interface FollowUpCommandIo {
@@ -57,7 +58,7 @@ export async function localDeps(
   const outcomesTopic = options.outcomesTopic ?? config.followUpOutcomesTopicArn;
   const retryLogger = options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {};
   return {
-    ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient({}), topicArn: outcomesTopic }) } : {}),
+    ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient(awsClientConfig()), topicArn: outcomesTopic }) } : {}),
     api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
     store: openStateStore(config, {
       ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),

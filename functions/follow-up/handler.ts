@@ -32,6 +32,7 @@ import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './se
 import { createStateStore } from './state.js';
 import { followUpTableStore } from './open-state-store.js';
 import { deferMessage } from './visibility.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
@@ -112,17 +113,19 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
   const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });
   const metrics = new Metrics({ serviceName: FOLLOWUP_SERVICE, namespace: METRICS_NAMESPACE });
-  const sqs = new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
+  const sqs = new SQSClient(awsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));
   // Read through a cache with an expiry, and again after a 401: a rotated key is picked up
   // without waiting for a cold start. A missing or unreadable secret fails the cold start.
   const apiKey = createApiKeyProvider(config);
   await apiKey.get();
   const followUp: FollowUpDeps = {
     api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-    store: createStateStore(followUpTableStore(config.followUpStateTable, new DynamoDBClient({}))),
+    store: createStateStore(followUpTableStore(config.followUpStateTable, new DynamoDBClient(awsClientConfig()))),
     outcomes: createOutcomeSink(openDestination(config.destination)),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
-    ...(config.followUpOutcomesTopicArn ? { notify: createSnsNotifier({ sns: new SNSClient({}), topicArn: config.followUpOutcomesTopicArn }) } : {}),
+    ...(config.followUpOutcomesTopicArn
+      ? { notify: createSnsNotifier({ sns: new SNSClient(awsClientConfig()), topicArn: config.followUpOutcomesTopicArn }) }
+      : {}),
     logger,
     metrics: powertoolsMetrics(metrics),
     now: Date.now,

@@ -8,6 +8,7 @@ import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
 import { createStateStore, type StateStore } from './state.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /**
  * The follow-up records in `tableName`: items `{ pk: 'followup#<requestId>', ...record }` —
@@ -22,7 +23,7 @@ export function openStateStore(
   options: { readonly dynamo?: DynamoDBClient; readonly localDir: string },
 ): StateStore {
   if (config.followUpStateTable) {
-    return createStateStore(followUpTableStore(config.followUpStateTable, options.dynamo ?? new DynamoDBClient({})));
+    return createStateStore(followUpTableStore(config.followUpStateTable, options.dynamo ?? new DynamoDBClient(awsClientConfig())));
   }
   return createStateStore(createLocalStore(options.localDir));
 }

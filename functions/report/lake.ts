@@ -17,6 +17,7 @@ import { DATASET_NAMES } from '../shared/catalog.js';
 import { parseS3Target } from '../shared/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from '../shared/tables.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -63,7 +64,7 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
     return { url: trimmed, root, close: async () => undefined };
   }
   const { bucket, prefix } = parseS3Target(trimmed, '--out');
-  const client = deps.s3Client ?? new S3Client({});
+  const client = deps.s3Client ?? new S3Client(awsClientConfig());
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
     const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];
