@@ -17,10 +17,10 @@ import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { sendPrompts } from '../producer/enqueue.js';
 import { checkPrompt, checkPrompts, decodePromptFile, promptLines, type CheckedPrompt } from '../producer/prompts.js';
-import type { CliIo } from './io.js';
+import { EXIT_STOPPED, type CliIo } from './io.js';
 import { printEnqueue } from './render/enqueue.js';
 
-export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env'> {
+export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'stopSignal'> {
   /** What `--file -` reads. @default process.stdin */
   readonly stdin?: AsyncIterable<string | Buffer>;
   setExitCode(code: number): void;
@@ -61,8 +61,11 @@ export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandI
   queueHost(flags.queueUrl);
   const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds)] : await fromFile(flags.file, config.projectIds, io);
   const sqs = io.clients?.sqs ?? (await checkedSqsClient(flags.queueUrl, config));
-  const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, ...(io.sleep ? { sleep: io.sleep } : {}) });
+  const stop = new AbortController();
+  void io.stopSignal.then(() => stop.abort());
+  const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, stop: stop.signal, ...(io.sleep ? { sleep: io.sleep } : {}) });
   printEnqueue(report, flags, io);
+  if (report.stopped) return EXIT_STOPPED;
   return report.notSent.length > 0 ? 1 : 0;
 }
 
