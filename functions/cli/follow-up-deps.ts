@@ -55,10 +55,10 @@ export async function localDeps(
   const destination = openDestination(config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
   const outcomesTopic = options.outcomesTopic ?? config.followUpOutcomesTopicArn;
-  const retryLogger = options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {};
+  const retryLines = options.retryLines ? { events: retryLinePrinter((line) => io.stderr.write(line)) } : {};
   return {
     ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient({}), topicArn: outcomesTopic }) } : {}),
-    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
+    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLines }),
     store: openStateStore(config, {
       ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),
       localDir: options.stateDir ?? join(localRoot, '.followup-state'),

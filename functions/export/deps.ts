@@ -78,7 +78,7 @@ export interface ExportDeps {
   /** One run's gate over the ledger (its counters are that run's); `onWait` hears each wait. */
   createGate(onWait?: (wait: BudgetWait) => void): BudgetGate;
   /** An API client whose analytics requests pass `gate`; `logger` hears its retries. @default logger this deps' logger */
-  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger'] }): MintlifyClient;
+  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger']; readonly events?: ApiClientOptions['events'] }): MintlifyClient;
   /** The unit leases of a run named `owner`. */
   createLeases(owner: string): Leases;
 }
@@ -138,6 +138,7 @@ export function createExportDeps(config: Config, overrides: ExportOverrides = {}
         budget: gate,
         clock,
         logger: options.logger ?? logger,
+        ...(options.events ? { events: options.events } : {}),
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       }),
     createLeases: (owner) => createLeases(store, { owner, now }),

@@ -1,7 +1,7 @@
 /**
  * Retry mechanics: Retry-After parsing, backoff with jitter and a deadline-bounded retry loop
- * built on p-retry. Which failures are worth another attempt is retry-policy.ts's answer, passed
- * in as `shouldRetry`.
+ * built on p-retry. Which failures are worth another attempt — or a pause that is no failure at
+ * all (an analytics 429) — is retry-policy.ts's answer, passed in as `shouldRetry`.
  *
  * Why the waiting happens here and not inside p-retry: p-retry sleeps with the global
  * `setTimeout` and knows nothing about `Retry-After` or a wall-clock deadline. We run it with
@@ -117,20 +117,24 @@ export interface RetryEvent {
   readonly fromRetryAfter: boolean;
 }
 
+/**
+ * What the policy says of a failed attempt: `true` another attempt after the backoff (or the
+ * Retry-After), `false` none, `'pause'` another attempt after `onPause` — not a failure, so it
+ * spends none of `retries` and waits no backoff (an analytics 429: the budget pauses every
+ * request of the deployment, and the next attempt's budget gate waits the pause out).
+ */
+export type RetryDecision = boolean | 'pause';
+
 export interface RetryOptions extends BackoffOptions {
-  /** Retries after the first attempt. @default RETRY_DEFAULTS.retries */
+  /** Retries after the first attempt (pauses not counted). @default RETRY_DEFAULTS.retries */
   readonly retries?: number;
   /**
    * Which errors get another attempt (a retry-policy.ts function). `earlier` holds the failures
-   * of the attempts before this one, oldest first.
+   * of the attempts before this one, oldest first (pauses included).
    */
-  readonly shouldRetry: (error: unknown, earlier: readonly unknown[]) => boolean;
-  /**
-   * The list the loop appends every failure to (after asking `shouldRetry` about it). Pass the
-   * same array to several loops of one call to carry the history over, e.g. across the pauses
-   * of an analytics call after a 429. @default a new list
-   */
-  readonly failures?: unknown[];
+  readonly shouldRetry: (error: unknown, earlier: readonly unknown[]) => RetryDecision;
+  /** What a pause does before the next attempt starts (records the 429). @default nothing */
+  readonly onPause?: (error: unknown) => Promise<void>;
   /**
    * Epoch ms (by `now`) after which no attempt starts and no wait may end. When the next
    * wait would end at or after it, the loop stops: a `RateLimitedError` is rethrown as is (the
@@ -178,7 +182,10 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
   const { deadline, signal } = options;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? RETRY_DEFAULTS.maxRetryAfterMs;
   let lastError: unknown;
-  const failures = options.failures ?? [];
+  const failures: unknown[] = [];
+  const retries = options.retries ?? RETRY_DEFAULTS.retries;
+  /** Retries spent (pauses are not). */
+  let spent = 0;
 
   return pRetry(
     async (attempt) => {
@@ -192,7 +199,8 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
       return fn(attempt);
     },
     {
-      retries: options.retries ?? RETRY_DEFAULTS.retries,
+      // The retries are counted here, where a pause (which is not one) can be told apart.
+      retries: Number.POSITIVE_INFINITY,
       // p-retry must not sleep: every wait happens in shouldRetry below, with the injected clock.
       minTimeout: 0,
       maxTimeout: 0,
@@ -200,10 +208,16 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
       onFailedAttempt: ({ error }) => {
         lastError = error;
       },
-      shouldRetry: async ({ error, attemptNumber, retriesConsumed }) => {
-        const retryable = options.shouldRetry(error, [...failures]);
+      shouldRetry: async ({ error, attemptNumber }) => {
+        const decision = options.shouldRetry(error, [...failures]);
         failures.push(error);
-        if (!retryable) return false;
+        if (decision === 'pause') {
+          await options.onPause?.(error);
+          return true;
+        }
+        if (!decision || spent >= retries) return false;
+        const retriesConsumed = spent;
+        spent += 1;
         const retryAfter = retryAfterOf(error);
         if (retryAfter !== undefined && retryAfter > maxRetryAfterMs) throw error;
         const delayMs = retryAfter ?? backoffDelay(retriesConsumed + 1, options);

@@ -45,7 +45,7 @@ async function exportWith(options: { readonly maxResponseBytes?: number; readonl
     apiKey: sandbox.apiKey,
     budget: gate,
     sleep: async () => undefined,
-    logger: retryLinePrinter((line) => warnings.push(line)),
+    events: retryLinePrinter((line) => warnings.push(line)),
     ...options,
   });
   sandbox.clearRequests();
