@@ -5,7 +5,7 @@
  * user means the real API: without a key that is a configuration mistake (exit 2, no request),
  * not a cue to export the sandbox's data or to meet a 404 per unit.
  */
-import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/data.js';
+import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/generators/projects.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { DEFAULT_API_URL, validateApiKey, type Config } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
