@@ -25,7 +25,7 @@ import { openDestination } from '../shared/destinations.js';
 import { createLeases, type Leases } from '../shared/leases.js';
 import { createLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
-import { realSleep, type Sleep } from '../shared/retry.js';
+import { sleep as realSleep, type Sleep } from '../shared/time.js';
 import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';

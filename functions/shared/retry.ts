@@ -10,27 +10,8 @@
  * accounting and abort-signal handling while tests drive time with a fake clock.
  */
 import pRetry, { AbortError } from 'p-retry';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, DeadlineExceededError, RateLimitedError, describeError } from './errors.js';
-
-/** Sleeps `ms` milliseconds; rejects when `signal` aborts. */
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-/**
- * The longest single timer Node keeps: a longer delay overflows to 1 ms (with a warning), so a
- * wait of weeks would turn into a busy loop.
- */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** The real sleep (node:timers/promises), in timer-sized chunks; tests inject a fake one. */
-export const realSleep: Sleep = async (ms, signal) => {
-  let left = Math.max(0, ms);
-  do {
-    const chunk = Math.min(left, MAX_TIMER_MS);
-    await delay(chunk, undefined, signal ? { signal } : undefined);
-    left -= chunk;
-  } while (left > 0);
-};
+import { backoffDelay as timeBackoff, sleep as realSleep, type Sleep } from './time.js';
 
 const HTTP_DATE_HINT = /[A-Za-z]/;
 const DELTA_SECONDS = /^\d+(?:\.\d+)?$/;
@@ -99,11 +80,7 @@ export interface BackoffOptions {
  */
 export function backoffDelay(attempt: number, options: BackoffOptions = {}): number {
   const { minMs = RETRY_DEFAULTS.minMs, maxMs = RETRY_DEFAULTS.maxMs, factor = RETRY_DEFAULTS.factor, random = Math.random } = options;
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
-  const cap = Math.min(maxMs, minMs * factor ** exponent);
-  const half = cap / 2;
-  const r = Math.min(Math.max(random(), 0), 1);
-  return Math.round(half + r * half);
+  return timeBackoff(attempt, { baseMs: minMs, maxMs, factor, jitter: 'equal', random });
 }
 
 /** What the retry loop tells its observer before each wait. */
@@ -151,7 +128,7 @@ export interface RetryOptions extends BackoffOptions {
   readonly signal?: AbortSignal;
   /** @default Date.now */
   readonly now?: () => number;
-  /** @default realSleep */
+  /** @default time.ts `sleep` */
   readonly sleep?: Sleep;
   /** Called before each wait (logging, counters). */
   readonly onRetry?: (event: RetryEvent) => void;

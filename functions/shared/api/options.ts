@@ -15,7 +15,8 @@ import { CONFIG_DEFAULTS, validateApiKey, validateApiUrl } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
 import type { ApiEvents } from './events.js';
-import { realSleep, RETRY_DEFAULTS, type Sleep } from '../retry.js';
+import { RETRY_DEFAULTS } from '../retry.js';
+import { sleep as realSleep, type Sleep } from '../time.js';
 import { fixedKey, type ApiKeySource } from '../secrets.js';
 
 export interface ApiClientOptions {
