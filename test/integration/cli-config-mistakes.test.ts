@@ -131,6 +131,37 @@ describe('a project the key cannot see (404)', () => {
   });
 });
 
+describe('plan and status with a project never exported where others were', () => {
+  it('warn in one line naming the project and --project, send no request, and exit 0', async () => {
+    const scratch = await makeTempDir('mistakes-plan');
+    const env = {
+      MINTLIFY_API_URL: sandbox.url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+      EXPORT_DESTINATION: `${scratch}/data`,
+      EXPORT_STATE_DIR: `${scratch}/state`,
+      EXPORT_DATASETS: 'visitors',
+    };
+    const exported = await cli(['export', '--date', DAY, '--project', 'proj_small'], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    sandbox.clearRequests();
+
+    const [plan, status, known] = await Promise.all([
+      cli(['plan', '--date', DAY, '--project', 'proj_smal'], env),
+      cli(['status', '--date', DAY, '--project', 'proj_smal'], env),
+      cli(['status', '--date', DAY, '--project', 'proj_small'], env),
+    ]);
+
+    for (const run of [plan, status]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.lines).toEqual([
+        expect.stringMatching(/^warning: nothing of project "proj_smal" was ever exported to .* check --project; this command sends no request/),
+      ]);
+    }
+    expect(known.lines).toEqual([]);
+    expect(sandbox.requests).toEqual([]);
+  });
+});
+
 describe('an API nobody listens on', () => {
   it('a closed port: exit 2 within seconds, one line naming ECONNREFUSED, the URL and MINTLIFY_API_URL, no budget spent', async () => {
     const closed = createServer();
