@@ -20,7 +20,7 @@ import type { FollowUpDeps, FollowUpLogger, FollowUpMetrics } from './types.js';
 
 export interface FollowUpWiring {
   /** Where API calls go: the configured API and its key (Lambda), the target the CLI resolved. */
-  readonly api: Pick<ApiClientOptions, 'baseUrl' | 'apiKey'> & Partial<Pick<ApiClientOptions, 'logger'>>;
+  readonly api: Pick<ApiClientOptions, 'baseUrl' | 'apiKey'> & Partial<Pick<ApiClientOptions, 'logger' | 'events'>>;
   /** Folder of the state records when there is no `FOLLOWUP_STATE_TABLE` (the CLI); the Lambda has none. */
   readonly localStateDir?: string;
   /** SNS topic every outcome is published to. @default config.followUpOutcomesTopicArn */
