@@ -115,20 +115,46 @@ export class MintlifyExporterStack extends Stack {
       alarms: Object.values(this.operations.alarms),
     });
 
-    // What the README's runbook needs: where to put the key, where to send prompts, what to run.
-    new CfnOutput(this, 'ApiKeySecretArn', { value: secret.secretArn });
-    new CfnOutput(this, 'ExportFunctionName', { value: this.analyticsExport.function.functionName });
-    new CfnOutput(this, 'ExportDestination', { value: this.warehouse.destination });
-    new CfnOutput(this, 'ExportFailureQueueUrl', { value: this.analyticsExport.failureQueue.queueUrl });
-    new CfnOutput(this, 'FollowUpQueueUrl', { value: this.followUps.queue.queueUrl });
-    new CfnOutput(this, 'FollowUpDeadLetterQueueUrl', { value: this.followUps.deadLetterQueue.queueUrl });
-    new CfnOutput(this, 'FollowUpDeadLetterQueueArn', { value: this.followUps.deadLetterQueue.queueArn });
-    new CfnOutput(this, 'FollowUpQueueArn', { value: this.followUps.queue.queueArn });
-    new CfnOutput(this, 'FollowUpOutcomesTopicArn', { value: this.followUps.outcomesTopic.topicArn });
-    new CfnOutput(this, 'GlueDatabase', { value: this.warehouse.database.databaseName });
-    new CfnOutput(this, 'AthenaWorkGroup', { value: this.warehouse.workGroup.ref });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
-    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url });
+    // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).
+    const outputs: Record<string, { readonly value: string; readonly description: string }> = {
+      ApiKeySecretArn: { value: secret.secretArn, description: 'Secrets Manager secret to put the Mintlify admin key in (mint_…) after the first deploy' },
+      ExportFunctionName: { value: this.analyticsExport.function.functionName, description: 'The export Lambda: aws lambda invoke it to run an export now' },
+      ExportDestination: {
+        value: this.warehouse.destination,
+        description: 'Where the Parquet files go (s3://bucket/prefix): --out of the CLI status, plan and report',
+      },
+      StateTableName: {
+        value: this.followUps.stateTable.tableName,
+        description:
+          "DynamoDB state table (budget ledger, leases, backlog, follow-up records): EXPORT_STATE_TABLE for a laptop sharing the deployment's budget",
+      },
+      ExportFailureQueueUrl: {
+        value: this.analyticsExport.failureQueue.queueUrl,
+        description: 'Failed export invocations (the ExportFailureQueue alarm): read, then purge',
+      },
+      FollowUpQueueUrl: { value: this.followUps.queue.queueUrl, description: 'FIFO queue of follow-up prompts: --queue-url of enqueue and dead-letters' },
+      FollowUpQueueArn: {
+        value: this.followUps.queue.queueArn,
+        description: 'The follow-up queue by ARN: --destination-arn of aws sqs start-message-move-task',
+      },
+      FollowUpDeadLetterQueueUrl: {
+        value: this.followUps.deadLetterQueue.queueUrl,
+        description: 'Dead-lettered follow-ups, each with its reason (dead-letters list reads it through FollowUpQueueUrl)',
+      },
+      FollowUpDeadLetterQueueArn: {
+        value: this.followUps.deadLetterQueue.queueArn,
+        description: 'The dead-letter queue by ARN: --source-arn of aws sqs start-message-move-task',
+      },
+      FollowUpOutcomesTopicArn: {
+        value: this.followUps.outcomesTopic.topicArn,
+        description: 'SNS topic of every follow-up outcome (attributes status, projectId, jobId)',
+      },
+      GlueDatabase: { value: this.warehouse.database.databaseName, description: 'Glue database of the exported tables, for Athena' },
+      AthenaWorkGroup: { value: this.warehouse.workGroup.ref, description: 'Athena workgroup with the saved queries (results under <prefix>/athena-results/)' },
+      AlarmTopicArn: { value: this.operations.topic.topicArn, description: 'SNS topic of the alarms (alarmEmail subscribes an address)' },
+      DashboardUrl: { value: this.dashboard.url, description: 'CloudWatch dashboard of the export and the follow-ups' },
+    };
+    for (const [id, output] of Object.entries(outputs)) new CfnOutput(this, id, output);
   }
 }
 

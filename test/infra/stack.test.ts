@@ -510,3 +510,17 @@ describe('context configuration', () => {
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
   });
 });
+
+describe('stack outputs', () => {
+  it('name the state table, which a laptop sets as EXPORT_STATE_TABLE to share the deployment budget', () => {
+    const [tableId] = only(defaults.template, 'AWS::DynamoDB::Table');
+
+    defaults.template.hasOutput('StateTableName', { Value: { Ref: tableId } });
+  });
+
+  it('each have a description', () => {
+    const outputs = defaults.template.toJSON().Outputs as Record<string, { Description?: string }>;
+
+    expect(Object.entries(outputs).filter(([, output]) => !output.Description?.trim())).toEqual([]);
+  });
+});
