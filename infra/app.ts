@@ -26,12 +26,23 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { MintlifyExporterStack, configFromContext } from './stack.js';
+import { ContextConfigError, MintlifyExporterStack, configFromContext, type ExporterConfig } from './stack.js';
 
 const app = new App();
 const stackName: unknown = app.node.tryGetContext('stackName');
-new MintlifyExporterStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MintlifyExporter', {
-  description: 'mintlify-exporter: hourly Mintlify analytics export to Parquet, follow-up prompt consumer',
-  config: configFromContext(app),
-});
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+let config: ExporterConfig | undefined;
+try {
+  config = configFromContext(app);
+} catch (error) {
+  if (!(error instanceof ContextConfigError)) throw error;
+  // A mistyped -c value: its one line, not a stack trace; exit 2 like the CLI's configuration mistakes.
+  process.stderr.write(`${error.message}\n`);
+  process.exitCode = 2;
+}
+if (config) {
+  new MintlifyExporterStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MintlifyExporter', {
+    description: 'mintlify-exporter: hourly Mintlify analytics export to Parquet, follow-up prompt consumer',
+    config,
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}

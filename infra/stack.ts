@@ -264,8 +264,12 @@ export function configFromContext(scope: Construct): ExporterConfig {
   const parsed = v.safeParse(ContextSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const key = issue.path?.map((item) => String(item.key)).join('.') ?? 'context';
-    throw new ContextConfigError(`Invalid CDK context "${key}": expected ${issue.message}.`);
+    // The option and the value refused (an item of a list, not its position), and what is accepted.
+    const key = issue.path?.[0] === undefined ? 'context' : String(issue.path[0].key);
+    const value = JSON.stringify(issue.input) ?? String(issue.input);
+    throw new ContextConfigError(
+      `Invalid CDK context "${key}": ${value.length > 80 ? `${value.slice(0, 80)}…` : value} is not accepted (expected ${issue.message}).`,
+    );
   }
   return { ...parsed.output, schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE };
 }

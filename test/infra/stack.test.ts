@@ -492,7 +492,7 @@ describe('context configuration', () => {
 
   it.each([
     ['schedule', 'every night', /"schedule".*cron\(/],
-    ['projectIds', 'proj a', /"projectIds\.0"/],
+    ['projectIds', 'proj a', /"projectIds": "proj a" is not accepted/],
     ['apiUrl', 'http://api.mintlify.com', /"apiUrl".*https/],
     ['apiKeySecretArn', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key', /"apiKeySecretArn".*complete ARN/],
     ['alarmEmail', 'nobody', /"alarmEmail"/],
