@@ -71,7 +71,21 @@ export function processIo(): CliIo {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  endQuietlyWhenClosed(process.stdout);
+  endQuietlyWhenClosed(process.stderr);
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: Date.now, stopSignal, forceStopSignal };
+}
+
+/**
+ * A reader that went away (`status | head`, a closed terminal) ends the process at once, quietly
+ * and with exit 0: what it asked for, it read. Without a listener the failed write (EPIPE) is an
+ * uncaught error with a stack trace.
+ */
+function endQuietlyWhenClosed(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') process.exit(0);
+    throw error;
+  });
 }
 
 export async function runCli(): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import type { Config } from '../shared/config.js';
-import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
+import { DEFAULT_PROJECTS } from '../../sandbox/generators/projects.js';
 import { resolveApiTarget } from './api-target.js';
 import { registerConsumeCommand } from './consume.js';
 import { registerDeadLettersCommand } from './dead-letters.js';

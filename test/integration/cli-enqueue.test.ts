@@ -240,8 +240,8 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
       };
     });
     expect(notifications.map((n) => n.attributes).sort((a, b) => String(a['jobId']).localeCompare(String(b['jobId'])))).toEqual([
-      { status: 'failed', projectId: PROJECT, jobId: bad },
-      { status: 'completed', projectId: PROJECT, jobId: ok },
+      { status: 'failed', kind: 'follow_up', projectId: PROJECT, jobId: bad },
+      { status: 'completed', kind: 'follow_up', projectId: PROJECT, jobId: ok },
     ]);
     expect(notifications.find((n) => n.attributes['jobId'] === ok)?.record).toMatchObject({
       request_id: `ok-${tag}`,

@@ -22,8 +22,8 @@ export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'q
   } else {
     const where = (line: number) => (fromFile ? `line ${line}: ` : '');
     const rows = [
-      ...report.enqueued.map((p) => ({ line: p.line, text: `${where(p.line)}accepted request ${p.requestId} for job ${p.jobId} (project ${p.projectId})` })),
-      ...report.notSent.map((p) => ({ line: p.line, text: `${where(p.line)}NOT SENT request ${p.requestId} for job ${p.jobId}: ${p.reason}` })),
+      ...report.enqueued.map((p) => ({ line: p.line, text: `${where(p.line)}accepted request ${p.requestId} for ${jobOf(p)} (project ${p.projectId})` })),
+      ...report.notSent.map((p) => ({ line: p.line, text: `${where(p.line)}NOT SENT request ${p.requestId} for ${jobOf(p)}: ${p.reason}` })),
     ].sort((a, b) => a.line - b.line);
     for (const row of rows) io.stdout.write(`${row.text}\n`);
   }
@@ -41,4 +41,9 @@ export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'q
   } else {
     io.stderr.write(`${total} prompt(s) accepted by ${flags.queueUrl}; ${DEDUPLICATION}\n`);
   }
+}
+
+/** `job job_1`, or `a new job` for a message without one. */
+function jobOf(prompt: { readonly jobId?: string | undefined }): string {
+  return prompt.jobId === undefined ? 'a new job' : `job ${prompt.jobId}`;
 }
