@@ -48,6 +48,29 @@ export interface ExporterConfig {
   readonly outcomeEmail?: string | undefined;
 }
 
+/**
+ * The stack's outputs and what each is for: the template's descriptions and the outputs table
+ * of docs/deploy.md (`npm run docs`) come from here.
+ */
+export const STACK_OUTPUTS = {
+  ApiKeySecretArn: 'Secrets Manager secret to put the Mintlify admin key in (mint_…) after the first deploy',
+  ExportFunctionName: 'The export Lambda: aws lambda invoke it to run an export now',
+  ExportDestination: 'Where the Parquet files go (s3://<bucket>/<prefix>): --out of the CLI status, plan and report',
+  StateTableName: "DynamoDB state table (budget ledger, leases, backlog, follow-up records): EXPORT_STATE_TABLE for a laptop sharing the deployment's budget",
+  ExportFailureQueueUrl: 'Failed export invocations (the ExportFailureQueue alarm): read them, then purge',
+  FollowUpQueueUrl: 'FIFO queue of follow-up prompts: --queue-url of enqueue, consume and dead-letters',
+  FollowUpQueueArn: 'The follow-up queue by ARN: --destination-arn of aws sqs start-message-move-task',
+  FollowUpDeadLetterQueueUrl: 'Dead-lettered follow-ups, each with its reason (dead-letters list finds it through FollowUpQueueUrl)',
+  FollowUpDeadLetterQueueArn: 'The dead-letter queue by ARN: --source-arn of aws sqs start-message-move-task',
+  FollowUpOutcomesTopicArn: 'SNS topic of every follow-up outcome (message attributes status, projectId, jobId)',
+  GlueDatabase: 'Glue database of the exported tables, for Athena',
+  AthenaWorkGroup: 'Athena workgroup with the saved queries (results under <prefix>/athena-results/)',
+  AlarmTopicArn: 'SNS topic of the alarms (alarmEmail subscribes an address)',
+  DashboardUrl: 'CloudWatch dashboard of the export and the follow-ups',
+} as const;
+
+export type StackOutput = keyof typeof STACK_OUTPUTS;
+
 export interface MintlifyExporterStackProps extends StackProps {
   readonly config: ExporterConfig;
 }
@@ -116,45 +139,23 @@ export class MintlifyExporterStack extends Stack {
     });
 
     // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).
-    const outputs: Record<string, { readonly value: string; readonly description: string }> = {
-      ApiKeySecretArn: { value: secret.secretArn, description: 'Secrets Manager secret to put the Mintlify admin key in (mint_…) after the first deploy' },
-      ExportFunctionName: { value: this.analyticsExport.function.functionName, description: 'The export Lambda: aws lambda invoke it to run an export now' },
-      ExportDestination: {
-        value: this.warehouse.destination,
-        description: 'Where the Parquet files go (s3://bucket/prefix): --out of the CLI status, plan and report',
-      },
-      StateTableName: {
-        value: this.followUps.stateTable.tableName,
-        description:
-          "DynamoDB state table (budget ledger, leases, backlog, follow-up records): EXPORT_STATE_TABLE for a laptop sharing the deployment's budget",
-      },
-      ExportFailureQueueUrl: {
-        value: this.analyticsExport.failureQueue.queueUrl,
-        description: 'Failed export invocations (the ExportFailureQueue alarm): read, then purge',
-      },
-      FollowUpQueueUrl: { value: this.followUps.queue.queueUrl, description: 'FIFO queue of follow-up prompts: --queue-url of enqueue and dead-letters' },
-      FollowUpQueueArn: {
-        value: this.followUps.queue.queueArn,
-        description: 'The follow-up queue by ARN: --destination-arn of aws sqs start-message-move-task',
-      },
-      FollowUpDeadLetterQueueUrl: {
-        value: this.followUps.deadLetterQueue.queueUrl,
-        description: 'Dead-lettered follow-ups, each with its reason (dead-letters list reads it through FollowUpQueueUrl)',
-      },
-      FollowUpDeadLetterQueueArn: {
-        value: this.followUps.deadLetterQueue.queueArn,
-        description: 'The dead-letter queue by ARN: --source-arn of aws sqs start-message-move-task',
-      },
-      FollowUpOutcomesTopicArn: {
-        value: this.followUps.outcomesTopic.topicArn,
-        description: 'SNS topic of every follow-up outcome (attributes status, projectId, jobId)',
-      },
-      GlueDatabase: { value: this.warehouse.database.databaseName, description: 'Glue database of the exported tables, for Athena' },
-      AthenaWorkGroup: { value: this.warehouse.workGroup.ref, description: 'Athena workgroup with the saved queries (results under <prefix>/athena-results/)' },
-      AlarmTopicArn: { value: this.operations.topic.topicArn, description: 'SNS topic of the alarms (alarmEmail subscribes an address)' },
-      DashboardUrl: { value: this.dashboard.url, description: 'CloudWatch dashboard of the export and the follow-ups' },
+    const values: Record<StackOutput, string> = {
+      ApiKeySecretArn: secret.secretArn,
+      ExportFunctionName: this.analyticsExport.function.functionName,
+      ExportDestination: this.warehouse.destination,
+      StateTableName: this.followUps.stateTable.tableName,
+      ExportFailureQueueUrl: this.analyticsExport.failureQueue.queueUrl,
+      FollowUpQueueUrl: this.followUps.queue.queueUrl,
+      FollowUpQueueArn: this.followUps.queue.queueArn,
+      FollowUpDeadLetterQueueUrl: this.followUps.deadLetterQueue.queueUrl,
+      FollowUpDeadLetterQueueArn: this.followUps.deadLetterQueue.queueArn,
+      FollowUpOutcomesTopicArn: this.followUps.outcomesTopic.topicArn,
+      GlueDatabase: this.warehouse.database.databaseName,
+      AthenaWorkGroup: this.warehouse.workGroup.ref,
+      AlarmTopicArn: this.operations.topic.topicArn,
+      DashboardUrl: this.dashboard.url,
     };
-    for (const [id, output] of Object.entries(outputs)) new CfnOutput(this, id, output);
+    for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
 }
 
@@ -176,7 +177,8 @@ function acceptedBy(parse: () => unknown): boolean {
 /** `-c key=value` gives strings; cdk.json may give arrays or numbers. */
 const optionalString = (pattern: RegExp, hint: string) => v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
 
-const ContextSchema = v.object({
+/** The validators of every context option (docs/deploy.md's table lists what each accepts from them). */
+export const ContextSchema = v.object({
   projectIds: v.optional(
     v.pipe(
       v.union([v.string(), v.array(v.string())]),
