@@ -25,7 +25,7 @@ import { DATASET_NAMES, DATASET_TABLES } from '../functions/shared/catalog.js';
 import { addDays } from '../functions/shared/dates.js';
 import { createLocalDestination } from '../functions/shared/destination-local.js';
 import { manifestKey, partitionKey } from '../functions/shared/tables.js';
-import { DEFAULT_PROJECTS } from '../sandbox/data.js';
+import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { startSandbox } from '../sandbox/index.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';

@@ -2,19 +2,18 @@
  * The agent routes (`GET /v2/agent/{projectId}/job/{jobId}`, `POST …/message`, and the job
  * creation `POST /v2/agent/{projectId}/job`) over the sandbox's `AgentStore`: after auth, the
  * prompt's validation (400), then the next matching fault or the store's answer (in drift mode
- * when asked). Kinds every route answers alike are answered by faults.ts (429, 400 through
+ * when asked). Kinds every route answers alike are answered by server/fault-answers.ts (429, 400 through
  * `status`, `slow`, `drop`…); `drop-after-accept` (the job IS created, the answer is lost) and
  * `wrong-types` here. A slow job is scripted: `AgentStore.scriptNextRun(projectId,
  * NEXT_CREATED_JOB, {activeMs})`.
  */
 import * as v from 'valibot';
 import type { AgentResponse } from './agent.js';
-import { driftBody } from './drift.js';
-import type { Answer } from './endpoint.js';
-import { answerCommonFault } from './faults.js';
-import type { Exchange } from './http.js';
-import type { AgentRoute } from './routes.js';
-import type { SandboxState } from './state.js';
+import { driftBody } from './server/drift.js';
+import { answerCommonFault } from './server/fault-answers.js';
+import type { Answer, Exchange } from './server/http.js';
+import type { AgentRoute } from './server/routes.js';
+import type { SandboxState } from './server/state.js';
 
 const PromptBody = v.object({ prompt: v.pipe(v.string(), v.minLength(1)) });
 

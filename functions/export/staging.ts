@@ -15,6 +15,7 @@
 import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
+import { parseJson, stringifyJson } from '../shared/lossless-json.js';
 import { stagingPrefix } from '../shared/tables.js';
 import type { PagerState } from './paging.js';
 import type { Unit } from './units.js';
@@ -100,7 +101,7 @@ export async function readJsonObject<T>(destination: Pick<Destination, 'get'>, k
   const bytes = await destination.get(key);
   if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+    return parseJson(Buffer.from(bytes).toString('utf8')) as T;
   } catch {
     return undefined;
   }
@@ -124,7 +125,8 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
 
     writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), staged),
 
-    writePage: (index, page) => destination.put(pageKey(index), JSON.stringify(page), staged),
+    // A page keeps the exact digits of a large unknown integer (lossless-json.ts).
+    writePage: (index, page) => destination.put(pageKey(index), stringifyJson(page), staged),
 
     async readPage(index) {
       const page = await readJson<unknown>(pageKey(index));

@@ -277,7 +277,7 @@ class UnitRows {
       const unknown = def.unknownFields(row);
       const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
       await this.writer.append(tableRow);
-      this.drift.row(def.table, tableRow, unknown);
+      this.drift.row(def.table, tableRow, unknown, def.unknownNestedFields(row));
       this.count += 1;
     }
   }

@@ -45,6 +45,8 @@ export interface LakeDeps {
   readonly cwd?: string;
   /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
   readonly onWarning?: (line: string) => void;
+  /** Aborted when the user stops the run: no further object is downloaded. */
+  readonly signal?: AbortSignal;
 }
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
@@ -73,7 +75,7 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
       deps.onWarning?.(`skipped s3://${bucket}/${prefix}${key}: ${problem}; a mirrored key must be plain folder names (remove or rename the object)`);
       return false;
     });
-    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16);
+    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, deps.signal);
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;
@@ -112,10 +114,19 @@ async function listDays(client: S3Client, bucket: string, prefix: string, folder
   return keys;
 }
 
-async function download(client: S3Client, bucket: string, prefix: string, keys: readonly string[], root: string, concurrency: number): Promise<void> {
+async function download(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  keys: readonly string[],
+  root: string,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < keys.length) {
+      signal?.throwIfAborted();
       const key = keys[next++] as string;
       let bytes: Uint8Array;
       try {

@@ -32,6 +32,8 @@ export interface ReportDeps {
   readonly cwd?: string;
   /** Told one line per thing left out of the report (a bucket key that is not mirrored). */
   readonly onWarning?: (line: string) => void;
+  /** Aborted when the user stops the run: the build stops at its next step and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 export interface BuiltReport {
@@ -59,11 +61,14 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
     },
   );
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
   try {
+    await yieldTo(deps.signal);
     const figures = await readFigures(lake.root, { period, projects: request.projects, runsTo });
+    await yieldTo(deps.signal);
     const last = period.days[period.days.length - 1] ?? period.from;
     if (figures.projects.length === 0) {
       throw new NoDataError(
@@ -79,6 +84,12 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   } finally {
     await lake.close();
   }
+}
+
+/** Lets the event loop run (a stop signal's handler among others), then stops if the run was stopped. */
+export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal?.throwIfAborted();
 }
 
 /** Whether the period holds anything at all: a table row, a unit's state, a logged run. */

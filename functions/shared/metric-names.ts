@@ -53,3 +53,16 @@ export const FOLLOWUP_METRICS = {
   /** Publishes to the outcomes topic that failed (each is retried with a redelivery). */
   notifyFailures: 'OutcomeNotifyFailures',
 } as const;
+
+/** Service of the insights functions (the hourly checks and the weekly report). */
+export const INSIGHTS_SERVICE = 'mintlify-insights';
+
+/** Metrics the insights functions publish (unit: Count). */
+export const INSIGHTS_METRICS = {
+  /** Anomalies found and published (a day's figure far from the same weekday of the 4 weeks before). */
+  anomalies: 'Anomalies',
+  /** Datasets of a project that became stale (no complete day newer than settle hours + 24 h). */
+  staleDatasets: 'StaleDatasets',
+  /** Weekly reports written and published. */
+  weeklyReports: 'WeeklyReports',
+} as const;

@@ -1,0 +1,176 @@
+/**
+ * The hourly insights check, run after the export (its own schedule, a little later in the
+ * hour): which units completed since the last check (their manifests' `finishedAt`), the
+ * anomalies of those days, and the freshness of every configured project's dataset.
+ *
+ * Why a function of its own rather than a step of the export: the figures are read with DuckDB
+ * (the report's definitions, a native binary of ~70 MB for x86_64), which the hourly export —
+ * small, ARM, paced by a request budget — has no reason to load. The manifests tell exactly what
+ * the export completed, so nothing is handed over between the two.
+ *
+ * Nothing is told twice: anomalies and stale datasets are claimed in the shared state store
+ * before they are published, and the watermark (`checked`) only moves once a check succeeded.
+ */
+import type { DatasetName } from '../shared/catalog.js';
+import { addDays } from '../shared/dates.js';
+import { DestinationError } from '../shared/errors.js';
+import type { Destination } from '../shared/destination.js';
+import type { SharedStore } from '../shared/shared-store.js';
+import { manifestsOf, parseManifestKey } from '../shared/tables.js';
+import { readManifest } from '../export/manifest.js';
+import { lastDueDay } from '../export/plan.js';
+import type { Lake, LakeScope } from '../report/lake.js';
+import { reportPrefixes } from '../report/figures.js';
+import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
+import { FIGURE_DATASETS, FIGURE_NAMES, readDailyFigures, type FigureName } from './figures.js';
+import type { InsightMessage } from './publish.js';
+import { checkFreshness, type Freshness, type FreshnessResult } from './stale.js';
+
+/** Days back from the latest due day whose manifests are read for newly complete units. */
+export const RECENT_DAYS = 14;
+/** The watermark is set this far before the check started: a manifest written during the check is seen next time. */
+const WATERMARK_MARGIN_MS = 10 * 60_000;
+/** GETs of manifests at once. */
+const READ_CONCURRENCY = 16;
+
+export const WATERMARK_KEY = 'checked';
+
+export interface CheckSettings {
+  readonly projectIds: readonly string[];
+  readonly datasets: readonly DatasetName[];
+  readonly settleHours: number;
+  readonly thresholds: Thresholds;
+}
+
+export interface CheckDeps {
+  /** The warehouse (manifests). */
+  readonly destination: Destination;
+  /** Opens the warehouse's days for DuckDB (the report's lake: a mirror of S3 or the folder itself). */
+  readonly openLake: (scope: LakeScope) => Promise<Lake>;
+  readonly store: SharedStore;
+  readonly publish: (message: InsightMessage) => Promise<void>;
+  readonly now: () => number;
+}
+
+export interface CheckResult {
+  /** Project-days with newly complete figures. */
+  readonly newDays: readonly NewDay[];
+  /** Anomalies published by this check (not those published before). */
+  readonly anomalies: readonly Anomaly[];
+  readonly freshness: FreshnessResult;
+}
+
+interface Watermark {
+  readonly until: string;
+}
+
+/** One check: anomalies of newly complete days, then freshness; moves the watermark last. */
+export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps): Promise<CheckResult> {
+  const startedAt = deps.now();
+  const watermark = await deps.store.get<Watermark>(WATERMARK_KEY);
+  const since = watermark === undefined ? Number.NEGATIVE_INFINITY : Date.parse(watermark.until);
+  const latestDue = lastDueDay(startedAt, settings.settleHours);
+  const recent = Array.from({ length: RECENT_DAYS }, (_, i) => addDays(latestDue, i + 1 - RECENT_DAYS));
+
+  const complete = await listComplete(deps.destination, settings.datasets);
+  const figureDatasets = new Set<DatasetName>(Object.values(FIGURE_DATASETS));
+  const finished = await finishedTimes(
+    deps.destination,
+    recent.flatMap((day) =>
+      settings.projectIds.flatMap((projectId) =>
+        [...figureDatasets].filter((dataset) => complete.has(unitId(dataset, projectId, day))).map((dataset) => ({ dataset, projectId, day })),
+      ),
+    ),
+  );
+  const newDays: NewDay[] = [];
+  for (const day of recent) {
+    for (const projectId of settings.projectIds) {
+      const figures = FIGURE_NAMES.filter((figure) => (finished.get(unitId(FIGURE_DATASETS[figure], projectId, day)) ?? Number.NEGATIVE_INFINITY) > since);
+      if (figures.length > 0) newDays.push({ projectId, day, figures });
+    }
+  }
+
+  const anomalies = await checkAnomalies(newDays, complete, settings, deps);
+  const freshness = await checkFreshness(
+    settings.projectIds.flatMap((projectId) =>
+      settings.datasets.map((dataset): Freshness => ({ projectId, dataset, latest: latestComplete(complete, dataset, projectId) })),
+    ),
+    settings.settleHours,
+    deps,
+  );
+  await deps.store.update<Watermark, void>(WATERMARK_KEY, () => ({
+    value: { until: new Date(startedAt - WATERMARK_MARGIN_MS).toISOString() },
+    result: undefined,
+  }));
+  return { newDays, anomalies, freshness };
+}
+
+/** Reads the figures of the new days and of the weekdays they are compared with; publishes what is new. */
+async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<string>, settings: CheckSettings, deps: CheckDeps): Promise<Anomaly[]> {
+  if (newDays.length === 0) return [];
+  const days = newDays.map((d) => d.day).sort();
+  const first = addDays(days[0] as string, -7 * WEEKS_COMPARED);
+  const last = days[days.length - 1] as string;
+  const projects = [...new Set(newDays.map((d) => d.projectId))].sort();
+  const prefixes = reportPrefixes().both;
+  const lake = await deps.openLake({ from: first, to: addDays(last, 1), prefixes });
+  try {
+    const figures = await readDailyFigures(lake.root, first, last, projects);
+    const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitId(FIGURE_DATASETS[figure], projectId, day));
+    const found = findAnomalies(newDays, figures, isComplete, settings.thresholds);
+    return await publishAnomalies(found, settings.thresholds, deps);
+  } finally {
+    await lake.close();
+  }
+}
+
+function unitId(dataset: DatasetName, projectId: string, day: string): string {
+  return `${dataset}/${projectId}/${day}`;
+}
+
+/** Every complete unit of `datasets` (one listing of each dataset's manifests). */
+async function listComplete(destination: Destination, datasets: readonly DatasetName[]): Promise<Set<string>> {
+  const complete = new Set<string>();
+  if (destination.list === undefined) throw new DestinationError(`the insights check needs a destination it can list: ${destination.url} cannot be`);
+  const list = destination.list.bind(destination);
+  await Promise.all(
+    datasets.map(async (dataset) => {
+      for (const key of await list(manifestsOf(dataset))) {
+        const unit = parseManifestKey(dataset, key);
+        if (unit) complete.add(unitId(dataset, unit.projectId, unit.day));
+      }
+    }),
+  );
+  return complete;
+}
+
+/** The newest complete day of a project's dataset. */
+function latestComplete(complete: ReadonlySet<string>, dataset: DatasetName, projectId: string): string | undefined {
+  let latest: string | undefined;
+  const prefix = `${dataset}/${projectId}/`;
+  for (const id of complete) {
+    if (!id.startsWith(prefix)) continue;
+    const day = id.slice(prefix.length);
+    if (latest === undefined || day > latest) latest = day;
+  }
+  return latest;
+}
+
+/** `finishedAt` (epoch ms) of each unit's manifest. */
+async function finishedTimes(
+  destination: Destination,
+  units: readonly { dataset: DatasetName; projectId: string; day: string }[],
+): Promise<Map<string, number>> {
+  const times = new Map<string, number>();
+  let next = 0;
+  const worker = async () => {
+    while (next < units.length) {
+      const unit = units[next++] as (typeof units)[number];
+      const reading = await readManifest(destination, unit);
+      const at = reading !== undefined && 'manifest' in reading ? Date.parse(reading.manifest.finishedAt) : Number.NaN;
+      if (!Number.isNaN(at)) times.set(unitId(unit.dataset, unit.projectId, unit.day), at);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
+  return times;
+}

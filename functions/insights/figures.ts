@@ -1,0 +1,88 @@
+/**
+ * The five figures of a project's day that an anomaly is judged on, read from a warehouse laid
+ * out in a local folder (functions/report/lake.ts) with the report's own DuckDB session
+ * (`openReportDb`: the same tables, columns and day filters as the report) and the SQL of
+ * `queries/daily-figures.sql` — so a figure here is the figure the report shows for that day.
+ */
+import { readFileSync } from 'node:fs';
+import { openReportDb, type Period } from '../report/figures.js';
+import type { DatasetName } from '../shared/catalog.js';
+import { addDays, dayStart } from '../shared/dates.js';
+
+/** The figures compared, in the order messages list them. */
+export const FIGURE_NAMES = ['human', 'views', 'searches', 'questions', 'thumbsDown'] as const;
+export type FigureName = (typeof FIGURE_NAMES)[number];
+
+/** The dataset whose unit holds each figure: the figure of a day counts once that unit is complete. */
+export const FIGURE_DATASETS: Readonly<Record<FigureName, DatasetName>> = {
+  human: 'visitors',
+  views: 'views',
+  searches: 'searches',
+  questions: 'assistant',
+  thumbsDown: 'feedback',
+};
+
+/** How messages name each figure. */
+export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
+  human: 'human visitors',
+  views: 'page views',
+  searches: 'searches',
+  questions: 'assistant questions',
+  thumbsDown: 'thumbs down',
+};
+
+/** A figure of each name, null where the day's table holds no row (zero once its unit is complete). */
+export type DayFigures = Readonly<Record<FigureName, number | null>>;
+
+/** `project/day` → figures. */
+export type FigureTable = ReadonlyMap<string, DayFigures>;
+
+export function figureKey(projectId: string, day: string): string {
+  return `${projectId}/${day}`;
+}
+
+const COLUMNS: Readonly<Record<FigureName, string>> = {
+  human: 'human',
+  views: 'views',
+  searches: 'searches',
+  questions: 'questions',
+  thumbsDown: 'thumbs_down',
+};
+
+/** The SQL of queries/daily-figures.sql over the report session's tables (named as the warehouse's). */
+export function dailyFiguresSql(): string {
+  const text = readFileSync(new URL('../../queries/daily-figures.sql', import.meta.url), 'utf8');
+  return text.replace(/\{\{([a-z_]+)\}\}/g, (_placeholder, table: string) => table);
+}
+
+/**
+ * The report's session loads a period and the period before it, as long: the smallest period
+ * ending on `last` whose previous period starts on or before `first`.
+ */
+export function periodCovering(first: string, last: string): Period {
+  const span = Math.round((dayStart(last) - dayStart(first)) / 86_400_000) + 1;
+  const length = Math.ceil(span / 2);
+  const from = addDays(last, 1 - length);
+  return { from, to: addDays(last, 1), days: Array.from({ length }, (_, i) => addDays(from, i)) };
+}
+
+/** The figures of `projects` on every day from `first` to `last` (inclusive) under `root`. */
+export async function readDailyFigures(root: string, first: string, last: string, projects: readonly string[]): Promise<FigureTable> {
+  const db = await openReportDb(root, periodCovering(first, last), projects);
+  try {
+    const rows = await db.query(dailyFiguresSql());
+    const table = new Map<string, DayFigures>();
+    for (const row of rows) {
+      const figures = Object.fromEntries(
+        FIGURE_NAMES.map((name) => {
+          const value = row[COLUMNS[name]];
+          return [name, value === null || value === undefined ? null : Number(value)];
+        }),
+      ) as Record<FigureName, number | null>;
+      table.set(figureKey(String(row['project_id']), String(row['day'])), figures);
+    }
+    return table;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Lambda entry of the hourly insights check (check.ts), run by its own schedule a little after
+ * the export's: wiring only. Config is read and clients built on the first invocation. What it
+ * has told is kept in the deployment's state table under `insights#…` keys (never the export's
+ * `export#…` or the follow-ups' `followup#…`).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { openLake } from '../report/lake.js';
+import { loadConfig, type Config } from '../shared/config.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
+import { createDynamoStore } from '../shared/shared-store-dynamo.js';
+import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
+import { createInsightPublisher } from './publish.js';
+
+/** The key prefix of the insights' documents in the state table. */
+export const INSIGHTS_KEY_PREFIX = 'insights#';
+
+/** The topic the insights functions publish to; a deployment without it is misconfigured. */
+export function insightsTopicOf(config: Pick<Config, 'insightsTopicArn'>): string {
+  if (config.insightsTopicArn === undefined) {
+    throw new ConfigError('INSIGHTS_TOPIC_ARN is not set: the insights functions publish to that SNS topic (the stack output InsightsTopicArn)');
+  }
+  return config.insightsTopicArn;
+}
+
+export interface InsightsHandlerDeps extends CheckDeps {
+  readonly config: Config;
+  readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
+  readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
+}
+
+/** The handler for given dependencies (tests call it with emulator clients). */
+export function createInsightsHandler(deps: InsightsHandlerDeps) {
+  return async (): Promise<CheckResult> => {
+    const { config } = deps;
+    const result = await runInsightChecks(
+      {
+        projectIds: config.projectIds,
+        datasets: config.datasets,
+        settleHours: config.settleHours,
+        thresholds: { drop: config.anomalyDrop, rise: config.anomalyRise },
+      },
+      deps,
+    );
+    deps.metrics.addMetric(INSIGHTS_METRICS.anomalies, MetricUnit.Count, result.anomalies.length);
+    deps.metrics.addMetric(INSIGHTS_METRICS.staleDatasets, MetricUnit.Count, result.freshness.stale.length);
+    deps.metrics.publishStoredMetrics();
+    deps.logger.info('insights checked', {
+      newDays: result.newDays.length,
+      anomalies: result.anomalies.map((a) => `${a.projectId} ${a.day} ${a.figure}: ${a.value} vs ${a.usual}`),
+      stale: result.freshness.stale.map((s) => `${s.projectId} ${s.dataset}`),
+      recovered: result.freshness.recovered.map((s) => `${s.projectId} ${s.dataset}`),
+    });
+    return result;
+  };
+}
+
+/** Dependencies from the environment: the warehouse, the state table, the topic. */
+export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client; sns?: SNSClient; dynamo?: DynamoDBClient } = {}): InsightsHandlerDeps {
+  if (config.stateTable === undefined) {
+    throw new ConfigError('EXPORT_STATE_TABLE is not set: the insights check records what it told in that DynamoDB table');
+  }
+  const topicArn = insightsTopicOf(config);
+  const s3 = clients.s3 ?? new S3Client({});
+  return {
+    config,
+    destination: openDestination(config.destination, { s3Client: s3 }),
+    openLake: (scope) => openLake(config.destination, scope, { s3Client: s3 }),
+    store: createDynamoStore({ tableName: config.stateTable, client: clients.dynamo ?? new DynamoDBClient({}), keyPrefix: INSIGHTS_KEY_PREFIX }),
+    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient({}), topicArn }),
+    now: () => Date.now(),
+    metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
+    logger: createLogger({ serviceName: INSIGHTS_SERVICE }),
+  };
+}
+
+/** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
+export function handlerFromEnvironment(env: Record<string, string | undefined>) {
+  let cold: ReturnType<typeof createInsightsHandler> | undefined;
+  return async (): Promise<CheckResult> => {
+    cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfig(env)));
+    return cold();
+  };
+}
+
+export const handler = handlerFromEnvironment(process.env);
