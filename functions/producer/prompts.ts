@@ -99,9 +99,25 @@ export function checkPrompt(
       prompt,
       requestIdMade: made !== undefined,
       line,
-      body: JSON.stringify({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) }),
+      body: queueJson({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) }),
     },
   };
+}
+
+/**
+ * JSON text whose characters SQS takes: `JSON.stringify` leaves U+FFFE, U+FFFF and characters
+ * beyond U+FFFF (an emoji a reader typed) as they are, and SQS refuses the first two (emulators,
+ * and code counting UTF-16 units, refuse the others too); as `\uXXXX` escapes they are the
+ * same JSON, read back unchanged.
+ */
+export function queueJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u{FFFE}\u{FFFF}\u{10000}-\u{10FFFF}]/gu, (char) =>
+    // split('') yields UTF-16 code units: a pair of escapes for a character beyond U+FFFF.
+    char
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
 }
 
 /**
