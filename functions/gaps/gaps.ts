@@ -66,6 +66,7 @@ export type GapEvidence = UnansweredEvidence | SearchEvidence | ThumbsDownEviden
 /** A request already made for a gap, from the follow-up state or followup_outcomes. */
 export interface GapRequest {
   readonly requestId: string;
+  readonly projectId?: string | undefined;
   /** `in_flight`: not finished (pending, being sent, or its job polled); `done`: an outcome exists. */
   readonly state: 'in_flight' | 'done';
   readonly status?: OutcomeStatus | undefined;

@@ -15,7 +15,7 @@ import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
 import type { Destination } from '../shared/destination.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type ColumnType, type TableDef } from '../shared/tables.js';
-import type { GapEvidence, GapRequest } from './gaps.js';
+import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
 export const GAP_TABLES = [ASSISTANT_CONVERSATIONS, SEARCHES, FEEDBACK] as const;
@@ -36,50 +36,99 @@ export interface GapEvidenceRead {
   readonly found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[];
 }
 
-/** Runs the three gap questions over the period's files under `root`. */
-export async function readGapEvidence(root: string, scope: GapScope): Promise<GapEvidenceRead> {
+/** The gap tables of some days and projects, as views in one DuckDB session. */
+export interface GapTables {
+  /** The projects read (given, or found). */
+  readonly projects: readonly string[];
+  /** Table files read (0: nothing exported for these days and projects). */
+  readonly files: number;
+  readonly run: Run;
+  close(): void;
+}
+
+/** Opens a session with a view per gap table over its files of `scope`'s days and projects. */
+export async function openGapTables(root: string, scope: GapScope): Promise<GapTables> {
   const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(root, table, scope.days)));
   const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat().map((file) => file.projectId))].sort();
   const wanted = new Set(projects);
   const chosen = filesByTable.map((files) => files.filter((file) => wanted.has(file.projectId)).map((file) => file.path));
-  const files = chosen.reduce((sum, list) => sum + list.length, 0);
-  if (files === 0) return { projects, files, found: [] };
-  return withDuckDb(async (run) => {
-    for (const [i, table] of GAP_TABLES.entries()) await run(viewSql(table, chosen[i] ?? []));
-    const [unanswered, searches, thumbs] = await Promise.all([
-      run(gapQuery('gaps-unanswered-categories.sql')),
-      run(gapQuery('gaps-searches-without-clicks.sql')),
-      run(gapQuery('gaps-thumbs-down-pages.sql')),
-    ]);
-    const found: { projectId: string; evidence: GapEvidence }[] = [
-      ...unanswered.map((r) => ({
-        projectId: String(r['project_id']),
-        evidence: {
-          kind: 'unanswered_category' as const,
-          category: String(r['category']),
-          unanswered: Number(r['unanswered']),
-          questions: Number(r['questions']),
-          days: Number(r['days']),
-          examples: strings(r['examples']),
-        },
-      })),
-      ...searches.map((r) => ({
-        projectId: String(r['project_id']),
-        evidence: { kind: 'search_without_clicks' as const, query: String(r['query']), searches: Number(r['searches']), days: Number(r['days']) },
-      })),
-      ...thumbs.map((r) => ({
-        projectId: String(r['project_id']),
-        evidence: {
-          kind: 'thumbs_down_page' as const,
-          path: String(r['path']),
-          thumbsDown: Number(r['thumbs_down']),
-          thumbsUp: Number(r['thumbs_up']),
-          comments: strings(r['comments']),
-        },
-      })),
-    ];
-    return { projects, files, found };
-  });
+  const session = await openSession();
+  try {
+    for (const [i, table] of GAP_TABLES.entries()) await session.run(viewSql(table, chosen[i] ?? []));
+  } catch (error) {
+    session.close();
+    throw error;
+  }
+  return { projects, files: chosen.reduce((sum, list) => sum + list.length, 0), run: session.run, close: session.close };
+}
+
+/** Runs the three gap questions over the period's files under `root`. */
+export async function readGapEvidence(root: string, scope: GapScope): Promise<GapEvidenceRead> {
+  const tables = await openGapTables(root, scope);
+  try {
+    if (tables.files === 0) return { projects: tables.projects, files: 0, found: [] };
+    return { projects: tables.projects, files: tables.files, found: await evidenceOf(tables.run) };
+  } finally {
+    tables.close();
+  }
+}
+
+/** Every gap of the tables `run` reads, with its evidence. */
+export async function evidenceOf(run: Run): Promise<{ projectId: string; evidence: GapEvidence }[]> {
+  const [unanswered, searches, thumbs] = await Promise.all([
+    run(gapQuery('gaps-unanswered-categories.sql')),
+    run(gapQuery('gaps-searches-without-clicks.sql')),
+    run(gapQuery('gaps-thumbs-down-pages.sql')),
+  ]);
+  return [
+    ...unanswered.map((r) => ({
+      projectId: String(r['project_id']),
+      evidence: {
+        kind: 'unanswered_category' as const,
+        category: String(r['category']),
+        unanswered: Number(r['unanswered']),
+        questions: Number(r['questions']),
+        days: Number(r['days']),
+        examples: strings(r['examples']),
+      },
+    })),
+    ...searches.map((r) => ({
+      projectId: String(r['project_id']),
+      evidence: { kind: 'search_without_clicks' as const, query: String(r['query']), searches: Number(r['searches']), days: Number(r['days']) },
+    })),
+    ...thumbs.map((r) => ({
+      projectId: String(r['project_id']),
+      evidence: {
+        kind: 'thumbs_down_page' as const,
+        path: String(r['path']),
+        thumbsDown: Number(r['thumbs_down']),
+        thumbsUp: Number(r['thumbs_up']),
+        comments: strings(r['comments']),
+      },
+    })),
+  ];
+}
+
+/**
+ * The figure of each of `gaps` per day (`queries/gaps-figure-by-day.sql`), as
+ * `gapId → day → figure`; a day without a row is a day the figure was 0 or not exported.
+ */
+export async function dailyFigures(
+  run: Run,
+  gaps: readonly { readonly gapId: string; readonly kind: GapKind; readonly projectId: string; readonly key: string }[],
+): Promise<Map<string, Map<string, number>>> {
+  const byGap = new Map<string, Map<string, number>>();
+  if (gaps.length === 0) return byGap;
+  const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
+  await run('DROP TABLE IF EXISTS wanted_gaps');
+  await run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
+  for (const row of await run(gapQuery('gaps-figure-by-day.sql'))) {
+    const gapId = String(row['gap_id']);
+    const days = byGap.get(gapId) ?? new Map<string, number>();
+    days.set(String(row['day']), Number(row['figure']));
+    byGap.set(gapId, days);
+  }
+  return byGap;
 }
 
 /**
@@ -114,6 +163,7 @@ function parseOutcome(bytes: Uint8Array | undefined): { gapId: string; request: 
     gapId: record.gap_id,
     request: {
       requestId: record.request_id,
+      ...(typeof record.project_id === 'string' ? { projectId: record.project_id } : {}),
       state: 'done',
       ...(typeof record.status === 'string' ? { status: record.status as OutcomeStatus } : {}),
       ...(typeof record.job_id === 'string' ? { jobId: record.job_id } : {}),
@@ -179,9 +229,10 @@ function gapQuery(file: string): string {
   return readFileSync(new URL(`../../queries/${file}`, import.meta.url), 'utf8');
 }
 
-type Run = (sql: string) => Promise<Record<string, unknown>[]>;
+/** One statement's rows; statements of a session run one at a time, in call order. */
+export type Run = (sql: string) => Promise<Record<string, unknown>[]>;
 
-async function withDuckDb<T>(use: (run: Run) => Promise<T>): Promise<T> {
+async function openSession(): Promise<{ run: Run; close(): void }> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   let queue: Promise<unknown> = Promise.resolve();
@@ -190,12 +241,13 @@ async function withDuckDb<T>(use: (run: Run) => Promise<T>): Promise<T> {
     queue = result.catch(() => undefined);
     return result;
   };
-  try {
-    return await use(run);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+  return {
+    run,
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
 }
 
 async function rowsOf(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
