@@ -20,6 +20,10 @@
  * | logLevel        | Powertools log level of both functions: DEBUG, INFO, WARN, ERROR         | `INFO`                            |
  * | maxReceiveCount | receives before SQS dead-letters a follow-up (last-resort net)          | `1000`                            |
  * | outcomeEmail    | e-mail subscribed to the follow-up outcomes topic (failed, uncertain, rejected) | no subscription          |
+ * | reportSchedule  | EventBridge expression of the weekly report, UTC                         | `cron(0 6 ? * MON *)` (Monday 06:00) |
+ * | reportEmail     | e-mail subscribed to the insights topic (weekly digest, anomalies, stale) | no subscription                  |
+ * | anomalyDrop     | a day's figure below this times its usual level is an anomaly           | `0.5`                             |
+ * | anomalyRise     | a day's figure above this times its usual level is an anomaly           | `3`                               |
  * | stackName       | CloudFormation stack name (deploy twice with two names for two setups)   | `MintlifyExporter`                |
  *
  * The API key itself is never a context value: it goes into the secret after the first deploy.

@@ -17,9 +17,7 @@ import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
 import { createInsightPublisher } from './publish.js';
-
-/** The key prefix of the insights' documents in the state table. */
-export const INSIGHTS_KEY_PREFIX = 'insights#';
+import { INSIGHTS_KEY_PREFIX } from './state.js';
 
 /** The topic the insights functions publish to; a deployment without it is misconfigured. */
 export function insightsTopicOf(config: Pick<Config, 'insightsTopicArn'>): string {
@@ -27,6 +25,16 @@ export function insightsTopicOf(config: Pick<Config, 'insightsTopicArn'>): strin
     throw new ConfigError('INSIGHTS_TOPIC_ARN is not set: the insights functions publish to that SNS topic (the stack output InsightsTopicArn)');
   }
   return config.insightsTopicArn;
+}
+
+/**
+ * The run's "now": the scheduled event's `time` — so a retry of an event works on the days of
+ * the hour it was scheduled for — else the clock (an invocation by hand).
+ */
+export function scheduledTime(event: unknown, now: () => number): number {
+  const time = typeof event === 'object' && event !== null ? (event as { time?: unknown }).time : undefined;
+  const parsed = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+  return Number.isNaN(parsed) ? now() : parsed;
 }
 
 export interface InsightsHandlerDeps extends CheckDeps {
@@ -37,8 +45,9 @@ export interface InsightsHandlerDeps extends CheckDeps {
 
 /** The handler for given dependencies (tests call it with emulator clients). */
 export function createInsightsHandler(deps: InsightsHandlerDeps) {
-  return async (): Promise<CheckResult> => {
+  return async (event?: unknown): Promise<CheckResult> => {
     const { config } = deps;
+    const at = scheduledTime(event, deps.now);
     const result = await runInsightChecks(
       {
         projectIds: config.projectIds,
@@ -46,7 +55,7 @@ export function createInsightsHandler(deps: InsightsHandlerDeps) {
         settleHours: config.settleHours,
         thresholds: { drop: config.anomalyDrop, rise: config.anomalyRise },
       },
-      deps,
+      { ...deps, now: () => at },
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.anomalies, MetricUnit.Count, result.anomalies.length);
     deps.metrics.addMetric(INSIGHTS_METRICS.staleDatasets, MetricUnit.Count, result.freshness.stale.length);
@@ -83,9 +92,9 @@ export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client;
 /** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
 export function handlerFromEnvironment(env: Record<string, string | undefined>) {
   let cold: ReturnType<typeof createInsightsHandler> | undefined;
-  return async (): Promise<CheckResult> => {
+  return async (event?: unknown): Promise<CheckResult> => {
     cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfig(env)));
-    return cold();
+    return cold(event);
   };
 }
 

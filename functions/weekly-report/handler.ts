@@ -1,0 +1,72 @@
+/**
+ * Lambda entry of the weekly report (run.ts), run by its schedule (context `reportSchedule`,
+ * Monday 06:00 UTC by default): wiring only. A failure throws, so the report-failure alarm
+ * fires (docs/operations.md).
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
+import { createInsightPublisher } from '../insights/publish.js';
+import { isS3Target } from '../report/lake.js';
+import { loadConfig, type Config } from '../shared/config.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
+import { runWeeklyReport, type WeeklyDeps } from './run.js';
+
+/** What the invocation returns (the digest is on the topic; the page in the bucket). */
+export interface WeeklyAnswer {
+  readonly week: string;
+  readonly keys: readonly string[];
+  readonly subject: string;
+}
+
+export interface WeeklyHandlerDeps extends WeeklyDeps {
+  readonly config: Config;
+  readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
+  readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
+}
+
+export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
+  return async (event?: unknown): Promise<WeeklyAnswer> => {
+    const { config } = deps;
+    const at = scheduledTime(event, deps.now);
+    const result = await runWeeklyReport(
+      { destination: config.destination, settleHours: config.settleHours, projects: config.projectIds },
+      { ...deps, now: () => at },
+    );
+    deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);
+    deps.metrics.publishStoredMetrics();
+    deps.logger.info('weekly report written', { week: result.week, keys: result.keys, subject: result.digest.subject });
+    return { week: result.week, keys: result.keys, subject: result.digest.subject };
+  };
+}
+
+export function weeklyDepsFromConfig(config: Config, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
+  if (!isS3Target(config.destination)) {
+    throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
+  }
+  const s3 = clients.s3 ?? new S3Client({});
+  return {
+    config,
+    s3,
+    writeTo: openDestination(config.destination, { s3Client: s3 }),
+    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient({}), topicArn: insightsTopicOf(config) }),
+    now: () => Date.now(),
+    metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
+    logger: createLogger({ serviceName: INSIGHTS_SERVICE }),
+  };
+}
+
+/** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
+export function handlerFromEnvironment(env: Record<string, string | undefined>) {
+  let cold: ReturnType<typeof createWeeklyHandler> | undefined;
+  return async (event?: unknown): Promise<WeeklyAnswer> => {
+    cold ??= createWeeklyHandler(weeklyDepsFromConfig(loadConfig(env)));
+    return cold(event);
+  };
+}
+
+export const handler = handlerFromEnvironment(process.env);
