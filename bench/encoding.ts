@@ -18,7 +18,7 @@ import type { PendingWrite } from '../functions/shared/destination.js';
 import { createLocalDestination } from '../functions/shared/destination-local.js';
 import { DATASETS, type RowContext } from '../functions/export/datasets.js';
 import { openTableWriter } from '../functions/export/parquet.js';
-import { DEFAULT_PROJECTS, VisitorData } from '../sandbox/data.js';
+import { createSandboxData } from '../sandbox/index.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult, type Figures } from './lib/figures.js';
 import { nullPendingWrite } from './lib/null-destination.js';
 
@@ -44,11 +44,7 @@ const EXPECTED_TYPES_OF: Readonly<Record<string, readonly string[]>> = { project
 
 /** `count` rows of a synthetic project, from the sandbox's generator (realistic paths and counts). */
 export function sampleRows(count: number): PageVisitors[] {
-  const data = new VisitorData(42, DEFAULT_PROJECTS);
-  const projectId = `proj_synth_${count}`;
-  const rows: PageVisitors[] = new Array(count);
-  for (let i = 0; i < count; i++) rows[i] = data.row(projectId, [DAY], i);
-  return rows;
+  return createSandboxData({ seed: 42 }).rows('visitors', `proj_synth_${count}`, DAY);
 }
 
 const VISITORS = DATASETS.visitors;

@@ -11,6 +11,7 @@
  *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
  *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]
  *   mintlify-exporter enqueue --queue-url URL (--job ID --prompt TEXT [--project ID] [--request-id ID] | --file PATH|-) [--json]
+ *   mintlify-exporter dead-letters (list | redrive) --queue-url URL [--json]
  *
  * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input or configuration
  * (one line naming the fix, before any request is sent), 130 stopped (Ctrl-C).
@@ -70,7 +71,21 @@ export function processIo(): CliIo {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  endQuietlyWhenClosed(process.stdout);
+  endQuietlyWhenClosed(process.stderr);
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: Date.now, stopSignal, forceStopSignal };
+}
+
+/**
+ * A reader that went away (`status | head`, a closed terminal) ends the process at once, quietly
+ * and with exit 0: what it asked for, it read. Without a listener the failed write (EPIPE) is an
+ * uncaught error with a stack trace.
+ */
+function endQuietlyWhenClosed(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') process.exit(0);
+    throw error;
+  });
 }
 
 export async function runCli(): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * The agent-job side of the sandbox: jobs, the follow-up state machine and its rate limit.
+ * The agent-job side of the sandbox: jobs, the follow-up state machine, job creation and
+ * their rate limits.
  *
  * State is evaluated lazily from `now()`: an accepted prompt starts a run that is `active`
  * until `acceptedAt + activeMs`, then shows its outcome. Nothing is scheduled, so a fake
@@ -87,6 +88,14 @@ interface Job {
   readonly violations: string[];
 }
 
+/**
+ * The job id that scripts the next job CREATED in a project (`scriptNextRun(projectId,
+ * NEXT_CREATED_JOB, script)`, or `POST /_sandbox/jobs/{projectId}/@next/script`): a slow job
+ * (`activeMs`), a failure, no pull request. `@` is outside the ids' pattern, so no real job
+ * has it.
+ */
+export const NEXT_CREATED_JOB = '@next';
+
 const HOUR_MS = 3_600_000;
 const MODEL = 'claude-sonnet-4-5';
 const GITHUB_ORG = 'sandbox-docs';
@@ -96,7 +105,10 @@ const SEED_CREATED_AT = Date.UTC(2026, 0, 5, 9, 30);
 export class AgentStore {
   private readonly jobs = new Map<string, Map<string, Job>>();
   private readonly acceptedByProject = new Map<string, number[]>();
+  private readonly createdByProject = new Map<string, number[]>();
+  private readonly nextCreateScripts = new Map<string, RunScript>();
   private nextPullNumber = 101;
+  private nextCreatedJob = 1;
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -123,6 +135,11 @@ export class AgentStore {
 
   /** Scripts how the next accepted prompt on the job ends (overrides prompt markers). */
   scriptNextRun(projectId: string, jobId: string, script: RunScript): void {
+    if (jobId === NEXT_CREATED_JOB) {
+      if (!this.options.hasProject(projectId) && !this.jobs.has(projectId)) throw new RangeError(`unknown sandbox project ${projectId}`);
+      this.nextCreateScripts.set(projectId, script);
+      return;
+    }
     const job = this.find(projectId, jobId);
     if (!job) throw new RangeError(`unknown sandbox job ${projectId}/${jobId}`);
     job.nextScript = script;
@@ -173,21 +190,7 @@ export class AgentStore {
 
     const script = job.nextScript ?? scriptFromPrompt(prompt);
     job.nextScript = undefined;
-    const prLink =
-      script.outcome === 'completed'
-        ? script.prLink !== undefined
-          ? script.prLink
-          : `https://github.com/${job.repository}/pull/${this.nextPullNumber++}`
-        : null;
-    const run: Run = {
-      acceptedAt: now,
-      activeMs: Math.max(0, script.activeMs ?? this.options.activeMs),
-      outcome: script.outcome,
-      prLink,
-      previous: { status: current.status, prLink: current.prLink },
-      staleResponse: script.staleReads !== undefined,
-      staleReadsLeft: Math.max(0, script.staleReads ?? 0),
-    };
+    const run = this.startRun(job, script, { status: current.status, prLink: current.prLink }, now);
     job.run = run;
     job.prompts.push({ promptSha256: createHash('sha256').update(prompt).digest('hex'), acceptedAt: now });
     // rateLimit() above has just stored this project's trailing-hour list.
@@ -196,16 +199,63 @@ export class AgentStore {
     return { status: 200, body, accepted: true };
   }
 
-  private rateLimit(projectId: string, now: number): AgentResponse | undefined {
-    const recent = (this.acceptedByProject.get(projectId) ?? []).filter((at) => at > now - HOUR_MS);
-    this.acceptedByProject.set(projectId, recent);
+  /**
+   * `POST /v2/agent/{projectId}/job` with a validated, non-empty prompt: creates a job whose
+   * first run starts at once (`active`, then as scripted: `NEXT_CREATED_JOB`, else the prompt's
+   * markers), and answers 201 with it. 404 for an unknown project; 429 beyond the hourly limit
+   * (counted apart from follow-up messages, with the same number).
+   */
+  create(projectId: string, prompt: string): AgentResponse {
+    if (!this.options.hasProject(projectId) && !this.jobs.has(projectId)) {
+      return { status: 404, body: { error: `project ${projectId} not found` } };
+    }
+    const now = this.options.now();
+    const limited = this.rateLimit(projectId, now, this.createdByProject, 'new jobs');
+    if (limited) return limited;
+    const id = `job_new_${this.nextCreatedJob++}`;
+    this.createJob(projectId, { id, status: 'completed', prLink: null });
+    const job = this.find(projectId, id) as Job;
+    const script = this.nextCreateScripts.get(projectId) ?? scriptFromPrompt(prompt);
+    this.nextCreateScripts.delete(projectId);
+    job.run = this.startRun(job, script, { status: 'active', prLink: null }, now);
+    job.prompts.push({ promptSha256: createHash('sha256').update(prompt).digest('hex'), acceptedAt: now });
+    this.createdByProject.get(projectId)?.push(now);
+    return { status: 201, body: this.view(job, now), accepted: true };
+  }
+
+  /** The ids of the jobs created over the API in a project, oldest first. */
+  createdJobs(projectId: string): string[] {
+    return [...(this.jobs.get(projectId)?.keys() ?? [])].filter((id) => id.startsWith('job_new_'));
+  }
+
+  private startRun(job: Job, script: RunScript, previous: Run['previous'], now: number): Run {
+    const prLink =
+      script.outcome === 'completed'
+        ? script.prLink !== undefined
+          ? script.prLink
+          : `https://github.com/${job.repository}/pull/${this.nextPullNumber++}`
+        : null;
+    return {
+      acceptedAt: now,
+      activeMs: Math.max(0, script.activeMs ?? this.options.activeMs),
+      outcome: script.outcome,
+      prLink,
+      previous,
+      staleResponse: script.staleReads !== undefined,
+      staleReadsLeft: Math.max(0, script.staleReads ?? 0),
+    };
+  }
+
+  private rateLimit(projectId: string, now: number, accepted = this.acceptedByProject, what = 'follow-up messages'): AgentResponse | undefined {
+    const recent = (accepted.get(projectId) ?? []).filter((at) => at > now - HOUR_MS);
+    accepted.set(projectId, recent);
     if (recent.length < this.options.rateLimitPerHour) return undefined;
     const configured = this.options.retryAfterSeconds;
     const oldest = recent[0] ?? now;
     const seconds = configured === undefined ? Math.max(1, Math.ceil((oldest + HOUR_MS - now) / 1000)) : configured;
     return {
       status: 429,
-      body: { error: `rate limit exceeded: at most ${this.options.rateLimitPerHour} follow-up messages per project per hour` },
+      body: { error: `rate limit exceeded: at most ${this.options.rateLimitPerHour} ${what} per project per hour` },
       ...(seconds === null ? {} : { headers: { 'retry-after': String(seconds) } }),
     };
   }

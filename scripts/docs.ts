@@ -1,17 +1,28 @@
 /**
  * `npm run docs`: regenerates the parts of the manual that are generated from the code — the
- * column reference of docs/warehouse.md (from functions/shared/tables.ts). Run it after
- * changing a table; `npm test` fails while the file is stale.
+ * column reference of docs/warehouse.md (from functions/shared/tables.ts), the table of
+ * environment variables of docs/configuration.md (from the settings table of
+ * functions/shared/config.ts) and the flag tables of docs/cli.md (from the commander program,
+ * functions/cli/program.ts). Run it after changing any of them; `npm test` fails while a file
+ * is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { withColumnReference } from './column-reference.js';
+import { withSettingsReference } from './settings-reference.js';
 
-const file = new URL('../docs/warehouse.md', import.meta.url);
-const before = await readFile(file, 'utf8');
-const after = withColumnReference(before);
-if (after === before) {
-  process.stdout.write('docs/warehouse.md: the column reference is up to date\n');
-} else {
-  await writeFile(file, after);
-  process.stdout.write('docs/warehouse.md: column reference regenerated from functions/shared/tables.ts\n');
+const GENERATED: readonly { readonly file: string; readonly what: string; readonly regenerate: (doc: string) => string }[] = [
+  { file: 'docs/warehouse.md', what: 'column reference (functions/shared/tables.ts)', regenerate: withColumnReference },
+  { file: 'docs/configuration.md', what: 'table of variables (functions/shared/config.ts)', regenerate: withSettingsReference },
+];
+
+for (const { file, what, regenerate } of GENERATED) {
+  const url = new URL(`../${file}`, import.meta.url);
+  const before = await readFile(url, 'utf8');
+  const after = regenerate(before);
+  if (after === before) {
+    process.stdout.write(`${file}: the ${what} is up to date\n`);
+  } else {
+    await writeFile(url, after);
+    process.stdout.write(`${file}: ${what} regenerated\n`);
+  }
 }

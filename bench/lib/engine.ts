@@ -10,7 +10,7 @@
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import { runUnits, type RunDeps, type RunSettings, type RunSummary, type UnitResult } from '../../functions/export/run.js';
 import { runSettings } from '../../functions/export/runtime.js';
-import type { Unit } from '../../functions/export/staging.js';
+import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/budget.js';

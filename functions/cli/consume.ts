@@ -5,13 +5,13 @@
  * before any request.
  */
 import { Option, type Command } from 'commander';
-import { abortableSleep, runConsumer } from '../follow-up/consumer.js';
+import { abortableSleep, runConsumer } from './consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
-import { humanLogger } from '../follow-up/human-log.js';
+import { consumeSummary, humanLogger, messageLine } from './render/human-log.js';
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';
-import { sqsClientFor } from './sqs-client.js';
+import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { validatedArg, wholeNumberArg } from './args.js';
@@ -53,12 +53,10 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
   const target = await io.resolveApiTarget(config);
   const stop = abortOn(io.stopSignal);
   try {
-    const sqs = io.clients?.sqs ?? sqsClientFor(flags.queueUrl, config);
+    const sqs = io.clients?.sqs ?? (await checkedSqsClient(flags.queueUrl, config));
     // A person at a terminal reads lines; a file or a log collector gets JSON records.
-    const logger =
-      flags.json === true || io.stdout.isTTY !== true
-        ? createLogger({ serviceName: 'follow-up-consumer' })
-        : humanLogger((text) => io.stdout.write(text), io.now);
+    const human = flags.json !== true && io.stdout.isTTY === true;
+    const logger = human ? humanLogger((text) => io.stdout.write(text), io.now) : createLogger({ serviceName: 'follow-up-consumer' });
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
     const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
     const deps: FollowUpDeps = {
@@ -78,8 +76,9 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       waitTimeSeconds: flags.waitSeconds ?? 20,
       messageBudgetMs: settings.pollBudgetMs,
       process: (message, options) => processMessage(message, deps, settings, options),
+      onMessage: (report) => (human ? io.stdout.write(messageLine(report, io.now)) : logger.info('message processed', { ...report })),
     });
-    io.stderr.write(`stopped: ${stats.received} received, ${stats.handled} handled, ${stats.deferred} deferred, ${stats.failed} failed\n`);
+    io.stderr.write(consumeSummary(stats));
     return 0;
   } finally {
     stop.dispose();

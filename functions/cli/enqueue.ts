@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../shared/config.js';
-import { sqsClientFor } from './sqs-client.js';
+import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { sendPrompts } from '../producer/enqueue.js';
 import { checkPrompt, checkPrompts, promptLines, type CheckedPrompt } from '../producer/prompts.js';
@@ -60,7 +60,7 @@ export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandI
   const config = loadConfig(io.env);
   queueHost(flags.queueUrl);
   const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds)] : await fromFile(flags.file, config.projectIds, io);
-  const sqs = io.clients?.sqs ?? sqsClientFor(flags.queueUrl, config);
+  const sqs = io.clients?.sqs ?? (await checkedSqsClient(flags.queueUrl, config));
   const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, ...(io.sleep ? { sleep: io.sleep } : {}) });
   printEnqueue(report, flags, io);
   return report.notSent.length > 0 ? 1 : 0;

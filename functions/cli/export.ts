@@ -16,6 +16,7 @@ import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
 import { newLeaseOwner } from '../shared/leases.js';
 import { createMemoryStore } from '../shared/shared-store.js';
+import { missingKeyError } from './api-target.js';
 import { EXIT_STOPPED } from './io.js';
 import { CLEAR_LINE, createProgress } from './progress.js';
 import { exportJson, printExport } from './render/export.js';
@@ -46,6 +47,9 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
   // Before any request: a destination or state folder that cannot be written must not cost budget.
   const sandboxBudget = config.apiKey === undefined && !config.budgetSet;
   await probeSetup({ ...probeInput(config, io, flags.out, destination, !sandboxBudget), mode: 'write' });
+  // Without a key, a --project the embedded sandbox does not serve is meant for the real API.
+  const mistake = config.apiKey === undefined ? missingKeyError(config, flags.project, '--project') : undefined;
+  if (mistake) throw mistake;
   const target = await io.resolveApiTarget(config);
   try {
     const projects = flags.project.length > 0 ? flags.project : target.defaultProjects;

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { abortableSleep } from '../follow-up/consumer.js';
+import { abortableSleep } from './consumer.js';
 import { ID_PATTERN, MAX_PROMPT_LENGTH } from '../follow-up/message.js';
 import { processMessage, type FollowUpDeps, type ProcessResult } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';

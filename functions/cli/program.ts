@@ -5,9 +5,10 @@
  */
 import { Command } from 'commander';
 import type { Config } from '../shared/config.js';
-import { DEFAULT_PROJECTS } from '../../sandbox/data.js';
+import { DEFAULT_PROJECTS } from '../../sandbox/generators/projects.js';
 import { resolveApiTarget } from './api-target.js';
 import { registerConsumeCommand } from './consume.js';
+import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerEnqueueCommand } from './enqueue.js';
 import { registerExportCommand } from './export.js';
 import { registerFollowUpCommand } from './follow-up.js';
@@ -39,5 +40,6 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerFollowUpCommand(program, followUpIo);
   registerConsumeCommand(program, followUpIo);
   registerEnqueueCommand(program, { ...io, setExitCode });
+  registerDeadLettersCommand(program, { ...io, setExitCode });
   return program;
 }

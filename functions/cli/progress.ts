@@ -1,6 +1,6 @@
 /** `export`'s progress on stderr, apart from the command that feeds it run events and budget waits. */
 import type { RunEvent } from '../export/run.js';
-import { unitLabel } from '../export/staging.js';
+import { unitLabel } from '../export/units.js';
 import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
 import { formatDuration } from '../shared/durations.js';
 import type { CliIo } from './io.js';

@@ -13,12 +13,12 @@ import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import type { Period } from '../report/figures.js';
 import { validatedArg } from './args.js';
-import type { CliIo } from './io.js';
+import { EXIT_STOPPED, type CliIo } from './io.js';
 
 /** Days of a report when none are given. */
 export const DEFAULT_REPORT_DAYS = 30;
 
-export interface ReportCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'> {
+export interface ReportCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now' | 'stopSignal'> {
   setExitCode(code: number): void;
   /** Where relative paths start. @default process.cwd() */
   readonly cwd?: string;
@@ -75,24 +75,51 @@ export function reportPeriod(flags: Pick<ReportFlags, 'days' | 'from' | 'to'>, n
   return { from: first, to: addDays(last, 1), days };
 }
 
+/** The user stopped the run. */
+class StoppedError extends Error {
+  constructor() {
+    super('stopped by the user');
+    this.name = 'StoppedError';
+  }
+}
+
 async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   const period = reportPeriod(flags, io.now(), config.settleHours);
   const destination = flags.out ?? config.destination;
   const started = performance.now();
-  // Loaded on use: ECharts and DuckDB cost every other command nothing.
-  const { buildReport, reportFileOf, writeReportFile } = await import('../report/report.js');
+  const stop = new AbortController();
+  void io.stopSignal.then(() => stop.abort(new StoppedError()));
+  const building = (async () => {
+    // Loaded on use: ECharts and DuckDB cost every other command nothing.
+    const { buildReport } = await import('../report/report.js');
+    return buildReport(
+      { destination, period, projects: [...new Set(flags.project)] },
+      {
+        now: io.now,
+        signal: stop.signal,
+        onWarning: (line) => io.stderr.write(`Warning: ${line}\n`),
+        ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
+        ...(io.cwd !== undefined ? { cwd: io.cwd } : {}),
+      },
+    );
+  })();
+  // A DuckDB query cannot be cut short: a stop answers at once, and the build ends on its own.
+  building.catch(() => undefined);
+  const stopped = new Promise<StoppedError>((resolve) => stop.signal.addEventListener('abort', () => resolve(new StoppedError()), { once: true }));
   let report;
   try {
-    report = await buildReport(
-      { destination, period, projects: [...new Set(flags.project)] },
-      { now: io.now, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}), ...(io.cwd !== undefined ? { cwd: io.cwd } : {}) },
-    );
+    report = await Promise.race([building, stopped]);
   } catch (error) {
     if (!(error instanceof NoDataError)) throw error;
     io.stderr.write(`No report: ${error.message}\n`);
     return 1;
   }
+  if (report instanceof StoppedError) {
+    io.stderr.write('Stopped: no report written (a report already there is untouched).\n');
+    return EXIT_STOPPED;
+  }
+  const { reportFileOf, writeReportFile } = await import('../report/report.js');
   const file = reportFileOf(destination, flags.file, io.cwd ?? process.cwd());
   await writeReportFile(file, report.html);
   const kb = Math.ceil(Buffer.byteLength(report.html) / 1024);

@@ -7,6 +7,7 @@ import { parseBudget, type BudgetSpec } from '../shared/budget-spec.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import type { CliIo } from './io.js';
+import { listenOn } from './ports.js';
 
 export interface SandboxCommandIo extends Pick<CliIo, 'stdout' | 'stopSignal'> {
   setExitCode(code: number): void;
@@ -37,12 +38,14 @@ export function registerSandboxCommand(program: Command, io: SandboxCommandIo): 
 }
 
 async function runSandboxCommand(flags: SandboxFlags, io: SandboxCommandIo): Promise<number> {
-  const sandbox = await startSandbox({
-    port: flags.port,
-    ...(flags.latency === undefined ? {} : { latencyMs: flags.latency }),
-    ...(flags.budget ? { budget: { requests: flags.budget.requests, windowMs: flags.budget.windowMs, window: flags.window } } : {}),
-    ...(flags.drift === true ? { drift: true } : {}),
-  });
+  const sandbox = await listenOn(flags.port, '--port', () =>
+    startSandbox({
+      port: flags.port,
+      ...(flags.latency === undefined ? {} : { latencyMs: flags.latency }),
+      ...(flags.budget ? { budget: { requests: flags.budget.requests, windowMs: flags.budget.windowMs, window: flags.window } } : {}),
+      ...(flags.drift === true ? { drift: true } : {}),
+    }),
+  );
   io.stdout.write(
     [
       `Sandbox API listening on ${sandbox.url}`,

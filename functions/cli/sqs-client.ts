@@ -15,5 +15,13 @@ const AWS_HOST = /(^|\.)amazonaws\.com(\.cn)?$/;
 export function sqsClientFor(queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): SQSClient {
   if (config.sqsEndpointOverridden) return new SQSClient({ useQueueUrlAsEndpoint: false });
   const url = new URL(queueUrl);
-  return AWS_HOST.test(url.hostname) ? new SQSClient({ useQueueUrlAsEndpoint: true }) : new SQSClient({ endpoint: url.origin });
+  if (!AWS_HOST.test(url.hostname)) return new SQSClient({ endpoint: url.origin });
+  // The queue lives in the region its URL names, whatever AWS_REGION says (as the AWS CLI does).
+  const region = awsQueueRegion(url.hostname);
+  return new SQSClient({ useQueueUrlAsEndpoint: true, ...(region ? { region } : {}) });
+}
+
+/** The region of an AWS queue URL's host: `sqs.<region>.amazonaws.com`, or the older `<region>.queue.amazonaws.com`. */
+export function awsQueueRegion(hostname: string): string | undefined {
+  return AWS_HOST.test(hostname) ? /^(?:sqs\.)?([a-z]{2}(?:-[a-z]+)+-\d+)\./.exec(hostname)?.[1] : undefined;
 }

@@ -6,7 +6,8 @@
 import { Option, type Command } from 'commander';
 import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { daysBefore, dueAt, lastDueDay, unitsOf } from '../export/plan.js';
+import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
+import { unitsOf } from '../export/units.js';
 import { probeSetup } from '../export/probe.js';
 import { readExportStatus } from '../export/status.js';
 import { budgetTime } from '../shared/budget.js';

@@ -41,8 +41,10 @@ import {
   parseViewsPage,
   parseVisitorsPage,
   unknownFieldsOf,
+  unknownNestedFieldsOf,
   type KnownFields,
 } from '../shared/schemas.js';
+import { stringifyJson } from '../shared/lossless-json.js';
 import type { PageView } from './paging.js';
 
 /** What every row of a unit shares. */
@@ -79,6 +81,11 @@ export interface DatasetDef<Page = unknown, Row = unknown> extends Omit<CatalogE
    * undefined. The loop adds the column: `toRow` never writes it.
    */
   unknownFields(row: Row): Record<string, unknown> | undefined;
+  /**
+   * Names of the fields this version does not know inside a row's known fields
+   * (`sources[].score`): kept where the row keeps that field (as sent), named in the drift.
+   */
+  unknownNestedFields(row: Row): readonly string[];
   /** The unknown fields of a page's `totals` object (the summary row's `unknown_fields`). */
   totalsUnknownFields?(page: Page): Record<string, unknown> | undefined;
   /** Names of a page's top-level fields this version does not know (named in the manifest). */
@@ -111,11 +118,11 @@ function defineDataset<Page, Row>(name: DatasetName, behaviour: DatasetBehaviour
 
 const base = (context: RowContext) => ({ project_id: context.projectId, date: context.date });
 
-/** `unknownFields` of rows validated by `schema`. */
-const unknownOf =
-  (schema: KnownFields) =>
-  (row: unknown): Record<string, unknown> | undefined =>
-    unknownFieldsOf(row as object, schema);
+/** `unknownFields` and `unknownNestedFields` of rows validated by `schema`. */
+const unknownOf = (schema: KnownFields) => ({
+  unknownFields: (row: unknown): Record<string, unknown> | undefined => unknownFieldsOf(row as object, schema),
+  unknownNestedFields: (row: unknown): readonly string[] => unknownNestedFieldsOf(row as object, schema),
+});
 
 /** `unknownTopLevelFields` of pages validated by `schema`. */
 const topLevelOf =
@@ -125,7 +132,7 @@ const topLevelOf =
 
 /** Cheap identity of an offset page (row count, first and last rows). */
 function signatureOf(rows: readonly unknown[]): string {
-  return rows.length === 0 ? 'empty' : JSON.stringify([rows.length, rows[0], rows[rows.length - 1]]);
+  return rows.length === 0 ? 'empty' : stringifyJson([rows.length, rows[0], rows[rows.length - 1]]);
 }
 
 /** visitors and views: the same shape and paging, another array name. */
@@ -138,7 +145,7 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
   return defineDataset<Page, PageVisitors>(spec.name, {
     parse: spec.parse,
     rows: spec.rows,
-    unknownFields: unknownOf(PathCountsRowSchema),
+    ...unknownOf(PathCountsRowSchema),
     totalsUnknownFields: (page) => unknownFieldsOf(page.totals, TotalsSchema),
     unknownTopLevelFields: topLevelOf(spec.pageSchema),
     view(page) {
@@ -184,7 +191,7 @@ const views = pathCounts<ViewsPage>({
 const searches = defineDataset<SearchesPage, SearchRow>('searches', {
   parse: parseSearchesPage,
   rows: (page) => page.searches,
-  unknownFields: unknownOf(SearchRowSchema),
+  ...unknownOf(SearchRowSchema),
   unknownTopLevelFields: topLevelOf(SearchesPageSchema),
   // No `hasMore` on this endpoint: the cursor alone ends it.
   view: (page) => ({
@@ -213,7 +220,7 @@ const searches = defineDataset<SearchesPage, SearchRow>('searches', {
 const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
   parse: parseFeedbackPage,
   rows: (page) => page.feedback,
-  unknownFields: unknownOf(FeedbackRowSchema),
+  ...unknownOf(FeedbackRowSchema),
   unknownTopLevelFields: topLevelOf(FeedbackPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
@@ -237,7 +244,7 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
 const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedback_by_page', {
   parse: parseFeedbackByPage,
   rows: (page) => page.feedback,
-  unknownFields: unknownOf(FeedbackByPageRowSchema),
+  ...unknownOf(FeedbackByPageRowSchema),
   unknownTopLevelFields: topLevelOf(FeedbackByPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore }),
   toRow: (row, context) => ({
@@ -254,7 +261,7 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedbac
 const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
   parse: parseAssistantPage,
   rows: (page) => page.conversations,
-  unknownFields: unknownOf(AssistantTurnSchema),
+  ...unknownOf(AssistantTurnSchema),
   unknownTopLevelFields: topLevelOf(AssistantPageSchema),
   view: (page) => ({ rowCount: page.conversations.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
@@ -268,7 +275,8 @@ const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
     query_category: row.queryCategory,
     page_url: row.pageUrl,
     source_count: row.sources.length,
-    sources_json: JSON.stringify(row.sources.map(({ title, url }) => ({ title, url }))),
+    // Each source as sent, the fields this version does not know included.
+    sources_json: stringifyJson(row.sources),
     exported_at: context.exportedAt,
   }),
 });
@@ -277,7 +285,7 @@ const callerStats = defineDataset<CallerStats, CallerStats>('caller_stats', {
   parse: parseCallerStats,
   rows: (page) => [page],
   // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.
-  unknownFields: unknownOf(CallerStatsSchema),
+  ...unknownOf(CallerStatsSchema),
   unknownTopLevelFields: () => [],
   view: () => ({ rowCount: 1, hasMore: false }),
   toRow: (row, context) => ({

@@ -19,7 +19,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/budget.js';
 import type { BudgetSpec } from '../shared/budget-spec.js';
-import type { Config } from '../shared/config.js';
+import type { Config, ConfigOf } from '../shared/config.js';
 import type { Destination } from '../shared/destination.js';
 import { openDestination } from '../shared/destinations.js';
 import { createLeases, type Leases } from '../shared/leases.js';
@@ -66,7 +66,7 @@ export interface ExportOverrides {
 
 /** Everything a run of the export needs, built once per process (Lambda cold start, CLI command). */
 export interface ExportDeps {
-  readonly config: Config;
+  readonly config: ConfigOf<'export'>;
   readonly destination: Destination;
   /** Ledger, leases and backlog of every run of the deployment. */
   readonly store: SharedStore;
@@ -105,7 +105,7 @@ export function openSharedStore(
 }
 
 /** Builds the export's dependencies from `config`, with `overrides` taking the place of any part. */
-export function createExportDeps(config: Config, overrides: ExportOverrides = {}): ExportDeps {
+export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOverrides = {}): ExportDeps {
   // The API's Date header corrects this clock (clock-skew.ts): what the ledger, gate and leases
   // read is the API's time, so a run on a machine whose clock is off shares the ledger safely.
   const clock = createSkewClock(overrides.now ?? (() => Date.now()));

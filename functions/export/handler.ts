@@ -7,14 +7,14 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { loadConfig } from '../shared/config.js';
+import { loadConfigFor } from '../shared/config.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createExportDeps, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
 import { runSettings } from './runtime.js';
-import { unitLabel } from './staging.js';
+import { unitLabel } from './units.js';
 
 /** Stop starting new requests this long before the Lambda would be killed. */
 const DEADLINE_MARGIN_MS = 20_000;
@@ -87,7 +87,7 @@ export function handlerFromEnvironment(env: Record<string, string | undefined>) 
   let cold: ReturnType<typeof createHandler> | undefined;
   return async (event: unknown, context: ExportContext): Promise<RunResult> => {
     if (cold === undefined) {
-      const config = loadConfig(env);
+      const config = loadConfigFor(env, 'export');
       if (config.stateTable === undefined) {
         throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
       }

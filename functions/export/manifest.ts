@@ -4,13 +4,15 @@
  * means the unit is complete; its figures (pages, requests) are what the planner estimates
  * other units from.
  */
+import * as v from 'valibot';
 import { DATASET_CATALOG, type DatasetName } from '../shared/catalog.js';
 import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { manifestKey } from '../shared/tables.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
-import { readJsonObject, type RequestCounts, type Unit } from './staging.js';
+import { readJsonObject, type RequestCounts } from './staging.js';
+import type { Unit } from './units.js';
 
 /** The commit marker of one unit, written last; its presence means the unit is complete. */
 export interface Manifest {
@@ -110,9 +112,64 @@ export function manifestOf(facts: ManifestFacts): Manifest {
   };
 }
 
-/** The manifest of `unit`, or undefined when it has none (or one that cannot be read: the unit is then redone). */
-export function readManifest(destination: Pick<Destination, 'get'>, unit: Unit): Promise<Manifest | undefined> {
-  return readJsonObject<Manifest>(destination, manifestKey(unit.dataset, unit.day, unit.projectId));
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Counts = v.record(v.string(), Count);
+const Text = v.string();
+
+/**
+ * What a manifest must hold for its unit to be complete: the fields `status`, the planner and
+ * the report read. Loose: a field a later version adds is kept. Unit and table names are
+ * checked against the unit it is read for.
+ */
+const ManifestSchema = v.looseObject({
+  version: v.literal(2),
+  dataset: Text,
+  projectId: Text,
+  date: Text,
+  window: v.looseObject({ dateFrom: Text, dateTo: Text }),
+  exportedAt: Text,
+  finishedAt: v.pipe(
+    Text,
+    v.check((at) => Number.isFinite(Date.parse(at))),
+  ),
+  rows: Counts,
+  files: v.record(v.string(), Text),
+  bytes: Counts,
+  pages: Count,
+  requests: v.looseObject({ successful: Count, sent: Count, retried: Count }),
+  runs: Count,
+  durationsMs: v.looseObject({ total: v.number() }),
+});
+
+/** A manifest read for a unit: the manifest, or why it does not make the unit complete (one line). */
+export type ManifestReading = { readonly manifest: Manifest } | { readonly problem: string };
+
+/**
+ * Checks what a unit's manifest file holds: a manifest that is valid JSON but lacks fields (a
+ * hand edit, a foreign tool, a cut-short copy) or names another unit does not make the unit
+ * complete — the next export does it again — and the problem says so in one line.
+ */
+export function checkManifest(value: unknown, unit: Unit): ManifestReading {
+  const key = manifestKey(unit.dataset, unit.day, unit.projectId);
+  const redo = 'the next export does the unit again';
+  const parsed = v.safeParse(ManifestSchema, value);
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.issues.map((issue) => v.getDotPath(issue)?.split('.')[0] ?? '(not an object)'))];
+    return { problem: `manifest ${key} is incomplete (no valid ${fields.join(', ')}): ${redo}` };
+  }
+  const manifest = parsed.output as Manifest;
+  const other = (['dataset', 'projectId', 'date'] as const).filter((field) => manifest[field] !== (field === 'date' ? unit.day : unit[field]));
+  if (other.length > 0) return { problem: `manifest ${key} names another unit (its ${other.join(', ')} differ): ${redo}` };
+  return { manifest };
+}
+
+/**
+ * The manifest of `unit`: absent when it has none or one that cannot be parsed (a half-written
+ * file: the unit is then redone), else what {@link checkManifest} finds.
+ */
+export async function readManifest(destination: Pick<Destination, 'get'>, unit: Unit): Promise<ManifestReading | undefined> {
+  const value = await readJsonObject<unknown>(destination, manifestKey(unit.dataset, unit.day, unit.projectId));
+  return value === undefined ? undefined : checkManifest(value, unit);
 }
 
 /** Writes the commit marker: the unit is complete from here on. */

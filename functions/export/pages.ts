@@ -17,7 +17,8 @@ import { ApiError, DestinationError, PaginationError, ResponseTooLargeError } fr
 import type { AppLogger } from '../shared/logger.js';
 import type { DatasetDef } from './datasets.js';
 import { INITIAL_STATE, sameTotals, type Pager, type PagerState } from './paging.js';
-import { unitLabel, type Checkpoint, type Unit, type UnitStaging } from './staging.js';
+import type { Checkpoint, UnitStaging } from './staging.js';
+import { unitLabel, type Unit } from './units.js';
 
 /** The checkpoint no longer fits the day's data: the unit starts over (caught by `exportUnit`). */
 export class RestartUnit extends Error {}

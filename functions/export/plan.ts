@@ -16,14 +16,15 @@
  *
  * A unit that keeps failing must not starve the others (a partial unit is taken before every
  * missing day): after a failure the scheduled runs leave it for 1 h, then 2 h, 4 h … (at most a
- * day; see {@link retryAfter}) — within the heal window it is still tried, just not every hour.
+ * day; see `retryAfter` in units.ts) — within the heal window it is still tried, just not every hour.
  */
 import type { DatasetName } from '../shared/catalog.js';
 import { addDays, previousDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../shared/tables.js';
-import { unitKey, unitStaging, type Checkpoint, type Unit, type UnitFailure } from './staging.js';
-import { readManifest, type Manifest } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { DAY_MS, HOUR_MS } from '../shared/time.js';
+import { failureOf, readUnitStates, retryAfter, unitKey, unitsOf, type Unit, type UnitState } from './units.js';
 
 export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
 
@@ -42,13 +43,6 @@ export interface PlannedUnit extends Unit {
 /** Pages of complete units, by dataset, then project, then day: what estimates are made from. */
 export type KnownPages = Map<string, Map<string, Map<string, number>>>;
 
-/** What the destination says of one unit. */
-export type UnitState =
-  | { readonly kind: 'complete'; readonly manifest: Manifest }
-  | { readonly kind: 'partial'; readonly checkpoint: Checkpoint; readonly failure?: UnitFailure }
-  | { readonly kind: 'failed'; readonly failure: UnitFailure }
-  | { readonly kind: 'missing' };
-
 /** A manual request that did not fit in its run, kept in the shared store until done. */
 export interface BacklogEntry {
   readonly id: string;
@@ -62,39 +56,8 @@ export interface BacklogEntry {
 /** Store key prefix of backlog entries. */
 export const BACKLOG_PREFIX = 'backlog/';
 
-const HOUR_MS = 3_600_000;
 /** A refreshed day is refreshed again once its manifest is this old. */
 const REFRESH_AFTER_MS = 20 * HOUR_MS;
-/** Destination reads in flight at once while reading unit states. */
-const READ_CONCURRENCY = 16;
-
-/** The longest a failing unit is left alone by the scheduled runs. */
-const MAX_FAILURE_BACKOFF_MS = 24 * HOUR_MS;
-/**
- * Hourly runs start a few minutes apart from one hour to the next: a unit due again "in one
- * hour" must not miss the next run by a minute and wait two.
- */
-const SCHEDULE_SLACK_MS = 15 * 60_000;
-
-/**
- * When the scheduled runs try a failed unit again (epoch ms): 1 h after its first failure in a
- * row, 2 h after the second, 4 h … capped at a day. Undefined: it has not failed.
- */
-export function retryAfter(failure: UnitFailure | undefined): number | undefined {
-  if (!failure) return undefined;
-  const at = Date.parse(failure.at);
-  if (!Number.isFinite(at)) return undefined;
-  // 0: a failure the unit shares with every other (run-stops.ts): no backoff.
-  if (failure.attempts === 0) return undefined;
-  const attempts = Math.max(1, Math.min(30, failure.attempts ?? 1));
-  return at + Math.min(MAX_FAILURE_BACKOFF_MS, HOUR_MS * 2 ** (attempts - 1)) - SCHEDULE_SLACK_MS;
-}
-
-/** The failure record of a unit's state, if any. */
-export function failureOf(state: UnitState | undefined): UnitFailure | undefined {
-  return state?.kind === 'failed' || state?.kind === 'partial' ? state.failure : undefined;
-}
-
 /** The latest UTC day that is due at `now`: over for at least `settleHours`. */
 export function lastDueDay(now: number, settleHours: number): string {
   return previousDay(now - settleHours * HOUR_MS);
@@ -108,36 +71,6 @@ export function dueAt(day: string, settleHours: number): number {
 /** The `count` days before `day`, oldest first. */
 export function daysBefore(day: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => addDays(day, i - count));
-}
-
-/** Every unit of days × projects × datasets, days oldest first. */
-export function unitsOf(days: readonly string[], projects: readonly string[], datasets: readonly DatasetName[]): Unit[] {
-  return days.flatMap((day) => projects.flatMap((projectId) => datasets.map((dataset) => ({ dataset, projectId, day }))));
-}
-
-/** Reads the state of one unit: manifest, else checkpoint, else failure record. */
-export async function readUnitState(destination: Destination, unit: Unit): Promise<UnitState> {
-  const manifest = await readManifest(destination, unit);
-  if (manifest) return { kind: 'complete', manifest };
-  const staging = unitStaging(destination, unit);
-  const [checkpoint, failure] = await Promise.all([staging.readCheckpoint(), staging.readFailure()]);
-  if (checkpoint) return { kind: 'partial', checkpoint, ...(failure ? { failure } : {}) };
-  if (failure) return { kind: 'failed', failure };
-  return { kind: 'missing' };
-}
-
-/** The states of many units, read with bounded concurrency; keyed by `unitKey`. */
-export async function readUnitStates(destination: Destination, units: readonly Unit[]): Promise<Map<string, UnitState>> {
-  const states = new Map<string, UnitState>();
-  let next = 0;
-  const worker = async () => {
-    while (next < units.length) {
-      const unit = units[next++] as Unit;
-      states.set(unitKey(unit), await readUnitState(destination, unit));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
-  return states;
 }
 
 /** What estimating `unit` gives: the requests, and where they come from. */
@@ -197,7 +130,7 @@ export function knownPagesOf(states: ReadonlyMap<string, UnitState>): KnownPages
 }
 
 /** A known day this close to a unit is as good an estimate as any further one. */
-const NEAR_ENOUGH_MS = 7 * 24 * HOUR_MS;
+const NEAR_ENOUGH_MS = 7 * DAY_MS;
 
 /**
  * The pages of the complete days nearest to `units`, wherever they are in time: the manifests

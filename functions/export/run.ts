@@ -16,21 +16,10 @@ import { describeError } from '../shared/errors.js';
 import type { Leases } from '../shared/leases.js';
 import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/shared-store.js';
-import {
-  BACKLOG_PREFIX,
-  countMissing,
-  doneSince,
-  planRequested,
-  planScheduled,
-  readUnitState,
-  unitsOf,
-  type BacklogEntry,
-  type PlannedUnit,
-  type UnitState,
-} from './plan.js';
+import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, type BacklogEntry, type PlannedUnit } from './plan.js';
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
-import { unitKey, unitLabel } from './staging.js';
+import { readUnitState, unitKey, unitLabel, unitsOf, type UnitState } from './units.js';
 import { stopOf } from './run-stops.js';
 import type { Manifest } from './manifest.js';
 import { exportUnit, type UnitOutcome } from './unit.js';

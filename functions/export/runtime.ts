@@ -3,7 +3,8 @@
  * no table. The rest of the wiring is deps.ts.
  */
 import path from 'node:path';
-import type { Config } from '../shared/config.js';
+import type { Config, ConfigOf } from '../shared/config.js';
+import { HOUR_MS } from '../shared/time.js';
 import type { RunSettings } from './run.js';
 
 /** Where the CLI keeps its state when there is no table: beside a local destination, else `./data`. */
@@ -14,7 +15,7 @@ export function localStateDir(config: Pick<Config, 'stateDir' | 'destination'>, 
 }
 
 /** The settings of a run, from the configuration. */
-export function runSettings(config: Config, extra: { readonly deadline?: number } = {}): RunSettings {
+export function runSettings(config: ConfigOf<'export'>, extra: { readonly deadline?: number } = {}): RunSettings {
   return {
     projectIds: config.projectIds,
     datasets: config.datasets,
@@ -24,7 +25,7 @@ export function runSettings(config: Config, extra: { readonly deadline?: number 
     maxPages: config.maxPages,
     ...(config.pageLimit !== undefined ? { pageLimit: config.pageLimit } : {}),
     feedbackContact: config.feedbackContact,
-    checkpointMaxAgeMs: config.checkpointMaxAgeHours * 3_600_000,
+    checkpointMaxAgeMs: config.checkpointMaxAgeHours * HOUR_MS,
     ...(extra.deadline !== undefined ? { deadline: extra.deadline } : {}),
   };
 }

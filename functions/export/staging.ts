@@ -15,26 +15,10 @@
 import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
+import { parseJson, stringifyJson } from '../shared/lossless-json.js';
 import { stagingPrefix } from '../shared/tables.js';
 import type { PagerState } from './paging.js';
-
-/** One (dataset, project, day). */
-export interface Unit {
-  readonly dataset: DatasetName;
-  readonly projectId: string;
-  /** UTC day, `YYYY-MM-DD`. */
-  readonly day: string;
-}
-
-/** `visitors/proj_a/2026-11-22`: the unit's key in leases and logs. */
-export function unitKey(unit: Unit): string {
-  return `${unit.dataset}/${unit.projectId}/${unit.day}`;
-}
-
-/** `visitors proj_a 2026-11-22`, for people. */
-export function unitLabel(unit: Unit): string {
-  return `${unit.dataset} ${unit.projectId} ${unit.day}`;
-}
+import type { Unit } from './units.js';
 
 /** Requests spent on a unit so far. */
 export interface RequestCounts {
@@ -83,7 +67,7 @@ export interface UnitFailure {
   /** ISO time of the failure. */
   readonly at: string;
   /**
-   * Failures in a row (1 = the first); drives the backoff of the scheduled runs (plan.ts). 0:
+   * Failures in a row (1 = the first); drives the backoff of the scheduled runs (units.ts). 0:
    * the failure was not the unit's own (a 401, an unreachable API, a 403): no backoff.
    */
   readonly attempts?: number;
@@ -117,7 +101,7 @@ export async function readJsonObject<T>(destination: Pick<Destination, 'get'>, k
   const bytes = await destination.get(key);
   if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+    return parseJson(Buffer.from(bytes).toString('utf8')) as T;
   } catch {
     return undefined;
   }
@@ -141,7 +125,8 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
 
     writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), staged),
 
-    writePage: (index, page) => destination.put(pageKey(index), JSON.stringify(page), staged),
+    // A page keeps the exact digits of a large unknown integer (lossless-json.ts).
+    writePage: (index, page) => destination.put(pageKey(index), stringifyJson(page), staged),
 
     async readPage(index) {
       const page = await readJson<unknown>(pageKey(index));

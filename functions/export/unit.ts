@@ -29,7 +29,8 @@ import { stopOf } from './run-stops.js';
 import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
-import { CHECKPOINT_VERSION, unitLabel, unitStaging, type Checkpoint, type RequestCounts, type Unit, type UnitStaging } from './staging.js';
+import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
+import { unitLabel, type Unit } from './units.js';
 
 export type UnitOutcome =
   | { readonly status: 'complete'; readonly manifest: Manifest }
@@ -276,7 +277,7 @@ class UnitRows {
       const unknown = def.unknownFields(row);
       const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
       await this.writer.append(tableRow);
-      this.drift.row(def.table, tableRow, unknown);
+      this.drift.row(def.table, tableRow, unknown, def.unknownNestedFields(row));
       this.count += 1;
     }
   }

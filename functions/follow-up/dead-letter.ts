@@ -21,6 +21,9 @@ export interface DeadLetterEntry {
 
 export type DeadLetter = (entry: DeadLetterEntry) => Promise<void>;
 
+/** The message attributes a dead-lettered copy carries (read back by `dead-letters list`). */
+export const DEAD_LETTER_ATTRIBUTES = { reason: 'reason', requestId: 'requestId', sourceMessageId: 'sourceMessageId' } as const;
+
 /** SQS message attribute values are limited; reasons are one short line anyway. */
 const MAX_REASON = 512;
 
@@ -32,9 +35,9 @@ export function createSqsDeadLetter(options: { readonly sqs: Pick<SQSClient, 'se
         QueueUrl: options.queueUrl,
         MessageBody: entry.body.length > 0 ? withRequestId(entry.body, entry.requestId) : '(empty body)',
         MessageAttributes: {
-          reason: { DataType: 'String', StringValue: entry.reason.slice(0, MAX_REASON) },
-          requestId: { DataType: 'String', StringValue: entry.requestId },
-          sourceMessageId: { DataType: 'String', StringValue: entry.messageId },
+          [DEAD_LETTER_ATTRIBUTES.reason]: { DataType: 'String', StringValue: entry.reason.slice(0, MAX_REASON) },
+          [DEAD_LETTER_ATTRIBUTES.requestId]: { DataType: 'String', StringValue: entry.requestId },
+          [DEAD_LETTER_ATTRIBUTES.sourceMessageId]: { DataType: 'String', StringValue: entry.messageId },
         },
         ...(fifo
           ? {

@@ -3,9 +3,10 @@
  * failures, and deferrals bounded by FOLLOWUP_MAX_DEFER_MINUTES.
  */
 import { describeError } from '../shared/errors.js';
+import { messageGroupOf } from './message.js';
 import { buildOutcome, type FollowUpOutcome } from './outcome.js';
 import { failureBackoff } from './settings.js';
-import { baseOf, type ClaimedState, type DoneState, type FollowUpState, type OutcomeStatus, type PendingState } from './state.js';
+import { baseOf, kindOf, type ClaimedState, type DoneState, type FollowUpState, type OutcomeStatus, type PendingState } from './state.js';
 import { LOST_RACE, StorageError, deferred, firstRecord, write, type Run, type Step } from './run.js';
 import type { DeferCause, FollowUpDeps, IncomingMessage } from './types.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
@@ -49,9 +50,9 @@ export async function finish(
   if (status === 'uncertain') {
     deps.metrics.count(FOLLOWUP_METRICS.uncertain);
     run.log.error('follow-up send is uncertain; it will not be sent again', { detail: extra.detail });
-    await deadLetter(deps, run.input, message.requestId, message.jobId, `uncertain: ${extra.detail ?? ''}`);
+    await deadLetter(deps, run.input, message.requestId, messageGroupOf(message), `uncertain: ${extra.detail ?? ''}`);
   } else if (extra.deadLetter) {
-    await deadLetter(deps, run.input, message.requestId, message.jobId, `${status}: ${extra.detail ?? ''}`);
+    await deadLetter(deps, run.input, message.requestId, messageGroupOf(message), `${status}: ${extra.detail ?? ''}`);
   }
   await deps.outcomes.write(outcomeOf(done));
   deps.metrics.count(FOLLOWUP_METRICS.outcomes);
@@ -75,6 +76,8 @@ export function outcomeOf(done: Omit<DoneState, 'version'>): FollowUpOutcome {
     requestId: done.requestId,
     projectId: done.projectId,
     jobId: done.jobId,
+    kind: kindOf(done),
+    gapId: done.gapId,
     promptLength: done.promptLength,
     promptSha256: done.promptSha256,
     status: done.outcome,
@@ -159,8 +162,9 @@ export async function deferUnsent(
   return deferred(run, Math.min(delayMs, bound - now), reason, cause);
 }
 
-export async function deadLetter(deps: FollowUpDeps, input: IncomingMessage, requestId: string, jobId: string | undefined, reason: string): Promise<void> {
-  await deps.deadLetter({ body: input.body, reason, requestId, messageId: input.messageId, groupId: jobId });
+/** `groupId`: the dead-letter queue's FIFO group (the message's own group, messageGroupOf). */
+export async function deadLetter(deps: FollowUpDeps, input: IncomingMessage, requestId: string, groupId: string | undefined, reason: string): Promise<void> {
+  await deps.deadLetter({ body: input.body, reason, requestId, messageId: input.messageId, groupId });
   deps.metrics.count(FOLLOWUP_METRICS.deadLettered);
   deps.logger.warn('message dead-lettered', { correlationId: requestId, reason, messageId: input.messageId });
 }

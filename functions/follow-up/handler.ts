@@ -18,7 +18,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createApiClient } from '../shared/api/index.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfigFor } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -107,7 +107,7 @@ export function powertoolsMetrics(metrics: Metrics): FollowUpMetrics {
 }
 
 async function handlerFromEnvironment(env: Record<string, string | undefined>) {
-  const config = loadConfig(env);
+  const config = loadConfigFor(env, 'follow-up');
   if (!config.followUpStateTable) throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
   const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });

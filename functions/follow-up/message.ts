@@ -18,21 +18,45 @@ const id = (field: string) =>
 
 const BodySchema = v.object({
   projectId: v.optional(id('projectId')),
-  jobId: id('jobId'),
+  jobId: v.optional(id('jobId')),
   prompt: v.pipe(
     v.string('prompt must be a string'),
     v.check((p) => p.trim().length > 0, 'prompt is empty'),
     v.maxLength(MAX_PROMPT_LENGTH, `prompt is longer than ${MAX_PROMPT_LENGTH} characters`),
   ),
   requestId: v.optional(id('requestId')),
+  gapId: v.optional(id('gapId')),
 });
 
-/** A message that passed validation, with its defaults applied. */
-export interface FollowUpMessage {
+/**
+ * What a message asks for: `follow_up` sends the prompt to the existing job `jobId`;
+ * `create` (no `jobId`) creates a new job with the prompt. The `kind` column of
+ * followup_outcomes and the outcome message's `kind` attribute.
+ */
+export type RequestKind = 'create' | 'follow_up';
+
+interface MessageFields {
   readonly requestId: string;
   readonly projectId: string;
-  readonly jobId: string;
   readonly prompt: string;
+  /** The gap the prompt was written for (`gaps --prompts`), carried into the outcome. */
+  readonly gapId?: string | undefined;
+}
+
+/** A message that passed validation, with its defaults applied. */
+export type FollowUpMessage =
+  | (MessageFields & { readonly kind: 'follow_up'; readonly jobId: string })
+  | (MessageFields & { readonly kind: 'create'; readonly jobId?: undefined });
+
+/**
+ * The FIFO MessageGroupId of a message: a follow-up's job (one prompt per job at a time, in
+ * order: a job never gets a prompt while it runs), a new job's own request id. Not the
+ * project: a create message stays in flight while its job runs (hours, deferred between
+ * polls), and one group per project would make every other new job of the project wait for it.
+ * The service's 100 jobs per project per hour is kept by its 429, which defers the message.
+ */
+export function messageGroupOf(message: { readonly jobId?: string | undefined; readonly requestId: string }): string {
+  return message.jobId ?? message.requestId;
 }
 
 export type ParseResult =
@@ -77,7 +101,7 @@ export function parseFollowUpMessage(body: string, context: { readonly messageId
     const reason = issue.input === undefined && field ? `${field} is missing` : issue.message;
     return { ok: false, reason, ...known };
   }
-  const { jobId, prompt } = parsed.output;
+  const { jobId, prompt, gapId } = parsed.output;
   let projectId = parsed.output.projectId;
   if (projectId === undefined) {
     if (context.projectIds.length !== 1) {
@@ -92,10 +116,8 @@ export function parseFollowUpMessage(body: string, context: { readonly messageId
     }
     projectId = context.projectIds[0] as string;
   }
-  return {
-    ok: true,
-    message: { requestId: parsed.output.requestId ?? fallbackId, projectId, jobId, prompt },
-  };
+  const fields = { requestId: parsed.output.requestId ?? fallbackId, projectId, prompt, ...(gapId === undefined ? {} : { gapId }) };
+  return { ok: true, message: jobId === undefined ? { ...fields, kind: 'create' } : { ...fields, kind: 'follow_up', jobId } };
 }
 
 /** What may be logged or stored about a prompt: its length and SHA-256, never the text. */

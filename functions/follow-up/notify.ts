@@ -2,8 +2,9 @@
  * Outcome notifications: every outcome record is also published to an SNS topic, so a caller
  * reacts to it (posts the PR link in chat, pages someone on `uncertain`) without polling S3.
  * The message is the record itself (the same JSON as `followup_outcomes/…/<requestId>.json`),
- * with the message attributes `status`, `projectId` and `jobId` for subscription filter
- * policies, e.g. `{"status": ["failed", "uncertain", "rejected"]}`.
+ * with the message attributes `status`, `kind` (`create` | `follow_up`), `projectId` and `jobId`
+ * (absent when a new job's creation never named it) for subscription filter policies, e.g.
+ * `{"status": ["failed", "uncertain", "rejected"]}` or `{"kind": ["create"]}`.
  *
  * When it is published, and why never twice: finish.ts and process-message.ts.
  */
@@ -27,18 +28,24 @@ const MAX_SUBJECT = 100;
 export function notificationOf(outcome: FollowUpOutcome) {
   return {
     Message: JSON.stringify(outcome),
-    Subject: `mintlify-exporter follow-up ${outcome.status}: job ${outcome.job_id} (${outcome.project_id})`.slice(0, MAX_SUBJECT),
+    Subject:
+      `mintlify-exporter ${outcome.kind === 'create' ? 'new job' : 'follow-up'} ${outcome.status}: job ${outcome.job_id ?? '(unknown)'} (${outcome.project_id})`.slice(
+        0,
+        MAX_SUBJECT,
+      ),
     MessageAttributes: {
       status: { DataType: 'String', StringValue: outcome.status },
+      kind: { DataType: 'String', StringValue: outcome.kind },
       projectId: { DataType: 'String', StringValue: outcome.project_id },
-      jobId: { DataType: 'String', StringValue: outcome.job_id },
+      ...(outcome.job_id === null ? {} : { jobId: { DataType: 'String', StringValue: outcome.job_id } }),
     },
   } as const;
 }
 
 /**
- * A notifier publishing to `topicArn`. A FIFO topic (`….fifo`) gets the job as its group and
- * the request id as its deduplication id, so SNS itself drops a repeat within five minutes.
+ * A notifier publishing to `topicArn`. A FIFO topic (`….fifo`) gets the job as its group (the
+ * request for a new job that never named one) and the request id as its deduplication id, so
+ * SNS itself drops a repeat within five minutes.
  */
 export function createSnsNotifier(options: { readonly sns: Pick<SNSClient, 'send'>; readonly topicArn: string }): OutcomeNotifier {
   const fifo = options.topicArn.endsWith('.fifo');
@@ -47,7 +54,7 @@ export function createSnsNotifier(options: { readonly sns: Pick<SNSClient, 'send
       new PublishCommand({
         TopicArn: options.topicArn,
         ...notificationOf(outcome),
-        ...(fifo ? { MessageGroupId: outcome.job_id, MessageDeduplicationId: outcome.request_id } : {}),
+        ...(fifo ? { MessageGroupId: outcome.job_id ?? outcome.request_id, MessageDeduplicationId: outcome.request_id } : {}),
       }),
     );
   };

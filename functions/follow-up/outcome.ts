@@ -6,12 +6,14 @@
  */
 import type { Destination } from '../shared/destination.js';
 import { FOLLOWUP_OUTCOMES, partitionKey } from '../shared/tables.js';
+import type { RequestKind } from './message.js';
 import type { OutcomeStatus } from './state.js';
 
 export interface FollowUpOutcome {
   readonly request_id: string;
   readonly project_id: string;
-  readonly job_id: string;
+  /** Null only for a new job whose creation never named it (`uncertain`, `rejected`). */
+  readonly job_id: string | null;
   readonly prompt_length: number;
   readonly prompt_sha256: string;
   readonly status: OutcomeStatus;
@@ -23,12 +25,16 @@ export interface FollowUpOutcome {
   readonly polls: number;
   readonly attempts: number;
   readonly detail: string | null;
+  readonly kind: RequestKind;
+  readonly gap_id: string | null;
 }
 
 export interface OutcomeInput {
   readonly requestId: string;
   readonly projectId: string;
-  readonly jobId: string;
+  readonly jobId?: string | undefined;
+  readonly kind: RequestKind;
+  readonly gapId?: string | undefined;
   readonly promptLength: number;
   readonly promptSha256: string;
   readonly status: OutcomeStatus;
@@ -45,7 +51,7 @@ export function buildOutcome(input: OutcomeInput): FollowUpOutcome {
   const values: FollowUpOutcome = {
     request_id: input.requestId,
     project_id: input.projectId,
-    job_id: input.jobId,
+    job_id: input.jobId ?? null,
     prompt_length: input.promptLength,
     prompt_sha256: input.promptSha256,
     status: input.status,
@@ -55,6 +61,8 @@ export function buildOutcome(input: OutcomeInput): FollowUpOutcome {
     polls: input.polls,
     attempts: input.attempts,
     detail: input.detail ?? null,
+    kind: input.kind,
+    gap_id: input.gapId ?? null,
   };
   const ordered: Record<string, unknown> = {};
   for (const column of FOLLOWUP_OUTCOMES.columns) ordered[column.name] = values[column.name as keyof FollowUpOutcome];

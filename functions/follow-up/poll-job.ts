@@ -37,7 +37,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
   };
   /** Saves the progress, with or without a lease; false when another writer won. */
   const save = async (lease: Lease | undefined): Promise<boolean> => {
-    const fields = { ...baseOf(current), phase: 'sent', sentAt: current.sentAt, before: current.before, ...progress } as const;
+    const fields = { ...baseOf(current), jobId: current.jobId, phase: 'sent', sentAt: current.sentAt, before: current.before, ...progress } as const;
     const draft: Extract<StateDraft, { phase: 'sent' }> = lease ? { ...fields, ...lease } : fields;
     const saved = await write(run, draft, current.version);
     if (saved) current = saved;
@@ -70,7 +70,7 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
     let job: AgentJob;
     try {
       progress.polls++;
-      job = await run.api.getJob(message.projectId, message.jobId, readOptions(run));
+      job = await run.api.getJob(message.projectId, current.jobId, readOptions(run));
     } catch (error) {
       const action = errorAction('poll', error);
       if (action === 'fail') {

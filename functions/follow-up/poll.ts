@@ -40,9 +40,10 @@ export function nextPollDelay(elapsedMs: number, schedule: PollSchedule = DEFAUL
  * terminal status. A terminal read counts as this run's end when:
  * 1. the job was seen `active` since the send (the POST response included), or
  * 2. status or prLink differ from the pre-send snapshot (e.g. a new pull request), or
- * 3. (fallback, for a run too short to be seen active that changed nothing) the job has read
+ * 3. the job was created by the POST (`before` is null): there is no previous run, or
+ * 4. (fallback, for a run too short to be seen active that changed nothing) the job has read
  *    terminal-and-unchanged for at least `graceMs` since the send AND `graceReads` times in a row.
- * Rule 3 delays such outcomes by up to `graceMs`; it is the price of never taking a stale read
+ * Rule 4 delays such outcomes by up to `graceMs`; it is the price of never taking a stale read
  * for completion while stale reads last shorter than that.
  * A status this version does not know (the service may add one) is not terminal: it counts as
  * `active` does, so the job is polled on until a terminal status or FOLLOWUP_MAX_WAIT_HOURS.
@@ -65,10 +66,11 @@ export interface RunEvidence {
 export function judgeRead(
   evidence: RunEvidence,
   job: Pick<AgentJob, 'status' | 'prLink'>,
-  context: { readonly before: JobSnapshot; readonly sinceSendMs: number; readonly grace: StaleReadGrace },
+  context: { readonly before: JobSnapshot | null; readonly sinceSendMs: number; readonly grace: StaleReadGrace },
 ): { readonly evidence: RunEvidence; readonly finished: boolean } {
   if (!isTerminalJobStatus(job.status)) return { evidence: { sawActive: true, terminalReads: 0 }, finished: false };
-  if (evidence.sawActive) return { evidence, finished: true };
+  // A job created by our POST has no earlier run whose status could be read stale.
+  if (evidence.sawActive || context.before === null) return { evidence, finished: true };
   const changed = job.status !== context.before.status || (job.prLink ?? null) !== (context.before.prLink ?? null);
   if (changed) return { evidence, finished: true };
   const terminalReads = evidence.terminalReads + 1;

@@ -9,16 +9,18 @@
  * from the state record across invocations; bad messages are dead-lettered at once; a failure
  * of our own storage defers the message with backoff, it never escapes as an error.
  *
- * The steps live beside this file: send.ts (read, claim, POST), poll-job.ts (polling),
- * finish.ts (outcomes, failures, deferrals before the send).
+ * A message without `jobId` creates a job instead, with the same discipline (send.ts `tryCreate`).
+ *
+ * The steps live beside this file: send.ts (read, claim, POST; or claim, create),
+ * poll-job.ts (polling), finish.ts (outcomes, failures, deferrals before the send).
  */
 import { deadLetter, finish, notifyOutcome } from './finish.js';
-import { parseFollowUpMessage } from './message.js';
+import { messageGroupOf, parseFollowUpMessage } from './message.js';
 import { pollJob } from './poll-job.js';
 import { LOST_RACE, StorageError, deferred, isOwnerGone, startRun, type Run, type Step } from './run.js';
-import { trySend } from './send.js';
+import { tryCreate, trySend } from './send.js';
 import { failureBackoff, resolveSettings, type FollowUpSettings, type ResolvedSettings } from './settings.js';
-import type { FollowUpState } from './state.js';
+import { kindOf, type FollowUpState } from './state.js';
 import type { FollowUpDeps, IncomingMessage, ProcessOptions, ProcessResult } from './types.js';
 
 export type * from './types.js';
@@ -65,17 +67,17 @@ export async function processMessage(
 }
 
 async function dispatch(run: Run, state: FollowUpState | undefined): Promise<Step> {
-  const { message, fingerprint } = run;
-  if (state && (state.jobId !== message.jobId || state.projectId !== message.projectId || state.promptSha256 !== fingerprint.sha256)) {
+  const { message } = run;
+  if (state && !sameRequest(run, state)) {
     // Never overwrite another request's record: the caller reused an idempotency key.
-    await deadLetter(run.deps, run.input, message.requestId, message.jobId, 'requestId already used for a different job or prompt');
+    await deadLetter(run.deps, run.input, message.requestId, messageGroupOf(message), 'requestId already used for a different job or prompt');
     return { action: 'handled', requestId: message.requestId, status: 'rejected' };
   }
   const now = run.deps.now();
   switch (state?.phase) {
     case undefined:
     case 'pending':
-      return trySend(run, state);
+      return message.kind === 'create' ? tryCreate(run, state) : trySend(run, state, message.jobId);
     case 'claimed':
       // A claimant whose process is gone (killed during the POST) will never record the send.
       if (state.leaseExpiresAt > now && !isOwnerGone(run, state.owner)) {
@@ -97,6 +99,17 @@ async function dispatch(run: Run, state: FollowUpState | undefined): Promise<Ste
       run.log.info('request already handled; dropping duplicate delivery', { status: state.outcome });
       return { action: 'handled', requestId: state.requestId, status: 'duplicate', prLink: state.prLink, polls: state.polls };
   }
+}
+
+/**
+ * Whether `state` is this message's record: same project, prompt and kind, and for a
+ * follow-up the same job (a new job's record holds the job it created, which the message
+ * cannot name).
+ */
+function sameRequest(run: Run, state: FollowUpState): boolean {
+  const { message, fingerprint } = run;
+  if (state.projectId !== message.projectId || state.promptSha256 !== fingerprint.sha256 || kindOf(state) !== message.kind) return false;
+  return message.kind === 'create' || state.jobId === message.jobId;
 }
 
 /**

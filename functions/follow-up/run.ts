@@ -56,7 +56,9 @@ export function startRun(input: IncomingMessage, message: FollowUpMessage, deps:
     log: withKeys(deps.logger, {
       correlationId: message.requestId,
       projectId: message.projectId,
-      jobId: message.jobId,
+      ...(message.jobId === undefined ? {} : { jobId: message.jobId }),
+      kind: message.kind,
+      ...(message.gapId === undefined ? {} : { gapId: message.gapId }),
       promptLength: fingerprint.length,
       promptSha256: fingerprint.sha256,
     }),
@@ -103,7 +105,9 @@ export function firstRecord(run: Run) {
   return {
     requestId: run.message.requestId,
     projectId: run.message.projectId,
-    jobId: run.message.jobId,
+    ...(run.message.jobId === undefined ? {} : { jobId: run.message.jobId }),
+    kind: run.message.kind,
+    ...(run.message.gapId === undefined ? {} : { gapId: run.message.gapId }),
     promptLength: run.fingerprint.length,
     promptSha256: run.fingerprint.sha256,
     failures: 0,

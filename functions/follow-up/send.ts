@@ -1,6 +1,7 @@
 /**
  * The send protocol: read the job (never send while it is `active`), claim the request, POST
- * once, record `sent`, then poll. Whatever leaves the POST's fate unknown ends as `uncertain`,
+ * once, record `sent`, then poll. A new job skips the read: claim, POST the creation, record
+ * `sent` with the new job's id, then poll. Whatever leaves the POST's fate unknown ends as `uncertain`,
  * never as a second POST (docs/design.md §3.4).
  */
 import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
@@ -9,7 +10,7 @@ import { errorAction, retryAfterOf } from './error-actions.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
 import { noteUnknownStatus, pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
-import { baseOf, type ClaimedState, type PendingState } from './state.js';
+import { baseOf, type ClaimedState, type JobSnapshot, type PendingState } from './state.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
 /** Time kept between the end of a POST call and the end of its claim (ms). */
@@ -18,15 +19,15 @@ const CLAIM_MARGIN_MS = 1_000;
 /** Time given to the one read made at the defer bound, which decides between sending and giving up (ms). */
 const LAST_READ_MS = 2_000;
 
-/** Reads the job and, if it may be sent to now, claims and sends. */
-export async function trySend(run: Run, state: PendingState | undefined): Promise<Step> {
+/** Reads the job `jobId` (the message's) and, if it may be sent to now, claims and sends. */
+export async function trySend(run: Run, state: PendingState | undefined, jobId: string): Promise<Step> {
   const { settings, message } = run;
   const now = run.deps.now();
   const bound = (state?.pendingSince ?? now) + settings.maxDeferMs;
   let job: AgentJob;
   try {
     // Retries of this read end at the defer bound, so the bound holds even while reads fail.
-    job = await run.api.getJob(message.projectId, message.jobId, readOptions(run, Math.max(bound, now + LAST_READ_MS)));
+    job = await run.api.getJob(message.projectId, jobId, readOptions(run, Math.max(bound, now + LAST_READ_MS)));
   } catch (error) {
     if (stopping(run)) return deferred(run, 0, 'consumer stopping', 'stopping');
     switch (errorAction('read', error)) {
@@ -50,10 +51,31 @@ export async function trySend(run: Run, state: PendingState | undefined): Promis
       });
     return deferUnsent(run, state, settings.activeDeferMs, 'job is active', 'job-active');
   }
-  return claimAndSend(run, state, job);
+  return claimAndPost(run, state, { status: job.status, prLink: job.prLink ?? null }, (deadline) =>
+    run.api.sendMessage(message.projectId, jobId, message.prompt, { deadline }),
+  );
 }
 
-async function claimAndSend(run: Run, state: PendingState | undefined, job: AgentJob): Promise<Step> {
+/**
+ * A new job (a message without `jobId`): nothing to read first, so claim and POST the creation.
+ * The job id the answer names is recorded with `sent` before the first poll; an answer without
+ * one is uncertain (the client's SendUncertainError), never a second creation.
+ */
+export function tryCreate(run: Run, state: PendingState | undefined): Promise<Step> {
+  const { message } = run;
+  return claimAndPost(run, state, null, (deadline) => run.api.createJob(message.projectId, message.prompt, { deadline }));
+}
+
+/**
+ * Claims the request, POSTs once (`post`, bounded by `deadline`), records `sent` with the job
+ * the answer names, then polls. `before`: the job before the POST, null for a new job.
+ */
+async function claimAndPost(
+  run: Run,
+  state: PendingState | undefined,
+  before: JobSnapshot | null,
+  post: (deadline: number) => Promise<AgentJob>,
+): Promise<Step> {
   const { deps, message, settings } = run;
   const now = deps.now();
   const claimed = await write(
@@ -64,7 +86,7 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
       pendingSince: state?.pendingSince ?? now,
       owner: run.owner,
       leaseExpiresAt: now + settings.leaseMs,
-      before: { status: job.status, prLink: job.prLink ?? null },
+      before,
     },
     state?.version,
   );
@@ -76,7 +98,7 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
     // uncertain. The claim bounds the call instead, so it ends (a 429 wait included) before
     // anyone could take the claim for a crash.
     const deadline = Math.min(run.options.deadline ?? Infinity, claimed.leaseExpiresAt - CLAIM_MARGIN_MS);
-    response = await run.api.sendMessage(message.projectId, message.jobId, message.prompt, { deadline });
+    response = await post(deadline);
   } catch (error) {
     return afterSendError(run, claimed, error);
   }
@@ -84,12 +106,14 @@ async function claimAndSend(run: Run, state: PendingState | undefined, job: Agen
   run.sent = true;
   run.lastJob = response;
   deps.metrics.count(FOLLOWUP_METRICS.sent);
-  run.log.info('prompt sent', { responseStatus: response.status });
+  run.log.info(message.kind === 'create' ? 'job created' : 'prompt sent', { responseStatus: response.status, jobId: response.id });
   noteUnknownStatus(run, response.status);
   const sent = await write(
     run,
     {
       ...baseOf(claimed),
+      // A follow-up's job (the client checked the answer is about it), or the job just created.
+      jobId: response.id,
       attempts: claimed.attempts + 1,
       phase: 'sent',
       // The claim's lease carries over: it covers the first polls of this call.

@@ -9,11 +9,16 @@
  *                                   │ 429/409: release (back to pending, then defer)
  *                                   └ send unknown / claim expired ──▶ done (uncertain)
  *
+ * A new job (`kind: 'create'`, a message without `jobId`) takes the same path: its POST creates
+ * the job, and `sent` records the job id the service answered with before the first poll. Until
+ * then the record has no `jobId`; a `sent` record always has one.
+ *
  * Each phase is its own type below, so the compiler knows that `sent` has a `sentAt` and
  * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
 import type { JobStatus } from '../shared/api-types.js';
 import type { SharedStore } from '../shared/shared-store.js';
+import type { RequestKind } from './message.js';
 
 /** Final statuses of a request (the `status` column of followup_outcomes). */
 export type OutcomeStatus = 'completed' | 'archived' | 'failed' | 'timed_out' | 'uncertain' | 'rejected';
@@ -31,7 +36,12 @@ interface RecordBase {
   /** Incremented by every successful write; the compare-and-swap token. */
   readonly version: number;
   readonly projectId: string;
-  readonly jobId: string;
+  /** The job: a follow-up's from its message; a new job's once the create POST answered (absent before). */
+  readonly jobId?: string | undefined;
+  /** Absent in records written before new jobs existed: those are follow-ups. */
+  readonly kind?: RequestKind | undefined;
+  /** The gap the prompt was written for, carried into the outcome. */
+  readonly gapId?: string | undefined;
   readonly promptLength: number;
   readonly promptSha256: string;
   /** Consumer failures so far (not deferrals); dead-lettered at the limit. */
@@ -64,14 +74,17 @@ export interface PendingState extends RecordBase {
 export interface ClaimedState extends RecordBase, Lease {
   readonly phase: 'claimed';
   readonly pendingSince: number;
-  readonly before: JobSnapshot;
+  /** The job before the POST; null for a new job (it had no earlier run). */
+  readonly before: JobSnapshot | null;
 }
 
 interface SentFields extends RecordBase {
   readonly phase: 'sent';
+  readonly jobId: string;
   /** Epoch ms when the POST was accepted. */
   readonly sentAt: number;
-  readonly before: JobSnapshot;
+  /** The job before the POST; null for a new job: its first terminal read is its end. */
+  readonly before: JobSnapshot | null;
   /** GET job requests made after the send. */
   readonly polls: number;
   /** The job was seen `active` after the send: its next terminal status is this run's. */
@@ -111,8 +124,24 @@ export type StateDraft = FollowUpState extends infer S ? (S extends FollowUpStat
 
 /** The fields a draft of any phase keeps from the record it replaces. */
 export function baseOf(state: FollowUpState): Omit<RecordBase, 'version'> {
-  const { requestId, projectId, jobId, promptLength, promptSha256, failures, attempts, expiresAt } = state;
-  return { requestId, projectId, jobId, promptLength, promptSha256, failures, attempts, expiresAt };
+  const { requestId, projectId, jobId, kind, gapId, promptLength, promptSha256, failures, attempts, expiresAt } = state;
+  return {
+    requestId,
+    projectId,
+    ...(jobId === undefined ? {} : { jobId }),
+    ...(kind === undefined ? {} : { kind }),
+    ...(gapId === undefined ? {} : { gapId }),
+    promptLength,
+    promptSha256,
+    failures,
+    attempts,
+    expiresAt,
+  };
+}
+
+/** The kind of a record (records written before new jobs existed are follow-ups). */
+export function kindOf(state: Pick<FollowUpState, 'kind'>): RequestKind {
+  return state.kind ?? 'follow_up';
 }
 
 /**

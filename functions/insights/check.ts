@@ -166,8 +166,8 @@ async function finishedTimes(
   const worker = async () => {
     while (next < units.length) {
       const unit = units[next++] as (typeof units)[number];
-      const manifest = await readManifest(destination, unit);
-      const at = manifest === undefined ? Number.NaN : Date.parse(manifest.finishedAt);
+      const reading = await readManifest(destination, unit);
+      const at = reading !== undefined && 'manifest' in reading ? Date.parse(reading.manifest.finishedAt) : Number.NaN;
       if (!Number.isNaN(at)) times.set(unitId(unit.dataset, unit.projectId, unit.day), at);
     }
   };

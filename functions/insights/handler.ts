@@ -9,7 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../report/lake.js';
-import { loadConfig, type Config } from '../shared/config.js';
+import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -20,7 +20,7 @@ import { createInsightPublisher } from './publish.js';
 import { INSIGHTS_KEY_PREFIX } from './state.js';
 
 /** The topic the insights functions publish to; a deployment without it is misconfigured. */
-export function insightsTopicOf(config: Pick<Config, 'insightsTopicArn'>): string {
+export function insightsTopicOf(config: Pick<ConfigOf<'insights' | 'weekly-report'>, 'insightsTopicArn'>): string {
   if (config.insightsTopicArn === undefined) {
     throw new ConfigError('INSIGHTS_TOPIC_ARN is not set: the insights functions publish to that SNS topic (the stack output InsightsTopicArn)');
   }
@@ -38,7 +38,7 @@ export function scheduledTime(event: unknown, now: () => number): number {
 }
 
 export interface InsightsHandlerDeps extends CheckDeps {
-  readonly config: Config;
+  readonly config: ConfigOf<'insights'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
 }
@@ -71,7 +71,10 @@ export function createInsightsHandler(deps: InsightsHandlerDeps) {
 }
 
 /** Dependencies from the environment: the warehouse, the state table, the topic. */
-export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client; sns?: SNSClient; dynamo?: DynamoDBClient } = {}): InsightsHandlerDeps {
+export function insightsDepsFromConfig(
+  config: ConfigOf<'insights'>,
+  clients: { s3?: S3Client; sns?: SNSClient; dynamo?: DynamoDBClient } = {},
+): InsightsHandlerDeps {
   if (config.stateTable === undefined) {
     throw new ConfigError('EXPORT_STATE_TABLE is not set: the insights check records what it told in that DynamoDB table');
   }
@@ -93,7 +96,7 @@ export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client;
 export function handlerFromEnvironment(env: Record<string, string | undefined>) {
   let cold: ReturnType<typeof createInsightsHandler> | undefined;
   return async (event?: unknown): Promise<CheckResult> => {
-    cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfig(env)));
+    cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfigFor(env, 'insights')));
     return cold(event);
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Enqueueing follow-up prompts on the FIFO queue the consumer reads: every prompt checked
  * first (prompts.ts, all or nothing), then `SendMessageBatch` in batches of up to 10 with
- * `MessageGroupId` = the job id (one prompt per job at a time, in enqueue order) and
- * `MessageDeduplicationId` = the request id.
+ * `MessageGroupId` = the job id (one prompt per job at a time, in enqueue order; a new job's
+ * own request id, message.ts `messageGroupOf`) and `MessageDeduplicationId` = the request id.
  *
  * Sending again is always safe: SQS drops a repeated deduplication id for five minutes, and the
  * consumer sends each request id at most once after that. So entries that failed for the
@@ -38,7 +38,8 @@ export interface EnqueuedPrompt {
   readonly requestId: string;
   readonly requestIdMade: boolean;
   readonly projectId: string;
-  readonly jobId: string;
+  /** Absent for a new job. */
+  readonly jobId?: string | undefined;
   readonly messageId: string;
 }
 
@@ -48,7 +49,8 @@ export interface NotSentPrompt {
   readonly requestId: string;
   readonly requestIdMade: boolean;
   readonly projectId: string;
-  readonly jobId: string;
+  /** Absent for a new job. */
+  readonly jobId?: string | undefined;
   readonly reason: string;
 }
 
@@ -97,7 +99,7 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
   for (const batch of batchesOf(prompts, maxBytes)) {
     let pending: CheckedPrompt[] = [];
     for (const prompt of batch) {
-      const heldBy = heldJobs.get(prompt.jobId);
+      const heldBy = heldJobs.get(prompt.groupId);
       if (heldBy === undefined) pending.push(prompt);
       else
         notSent.push(
@@ -141,7 +143,7 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
 
   function fail(prompt: CheckedPrompt, reason: string): void {
     notSent.push(notSentOf(prompt, reason));
-    if (!heldJobs.has(prompt.jobId)) heldJobs.set(prompt.jobId, prompt.line);
+    if (!heldJobs.has(prompt.groupId)) heldJobs.set(prompt.groupId, prompt.line);
   }
 }
 
@@ -179,7 +181,7 @@ function batchesOf(prompts: readonly CheckedPrompt[], maxBytes: number): Checked
   let bytes = 0;
   for (const prompt of prompts) {
     const size = Buffer.byteLength(prompt.body, 'utf8');
-    const full = current.length === MAX_BATCH_ENTRIES || bytes + size > maxBytes || current.some((p) => p.jobId === prompt.jobId);
+    const full = current.length === MAX_BATCH_ENTRIES || bytes + size > maxBytes || current.some((p) => p.groupId === prompt.groupId);
     if (current.length > 0 && full) {
       batches.push(current);
       current = [];
@@ -200,14 +202,14 @@ function entryOf(prompt: CheckedPrompt): SendMessageBatchRequestEntry {
   return {
     Id: entryId(prompt),
     MessageBody: prompt.body,
-    MessageGroupId: prompt.jobId,
+    MessageGroupId: prompt.groupId,
     MessageDeduplicationId: prompt.requestId,
   };
 }
 
 function idsOf(prompt: CheckedPrompt) {
   const { line, requestId, requestIdMade, projectId, jobId } = prompt;
-  return { line, requestId, requestIdMade, projectId, jobId };
+  return { line, requestId, requestIdMade, projectId, ...(jobId === undefined ? {} : { jobId }) };
 }
 
 function notSentOf(prompt: CheckedPrompt, reason: string): NotSentPrompt {

@@ -5,25 +5,32 @@
  * one is refused before anything is sent, instead of turning up later in the dead-letter queue.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { parseFollowUpMessage } from '../follow-up/message.js';
+import { messageGroupOf, parseFollowUpMessage } from '../follow-up/message.js';
 import { ConfigError } from '../shared/errors.js';
 
 /** One prompt as a producer gives it: the queue message's fields. */
 export interface FollowUpPrompt {
   /** May be left out when `projectIds` (the deployment's MINTLIFY_PROJECT_IDS) has exactly one. */
   readonly projectId?: string | undefined;
-  readonly jobId: string;
+  /** The job to follow up; absent: the consumer creates a new job with the prompt. */
+  readonly jobId?: string | undefined;
   /** 1 to 100,000 characters. */
   readonly prompt: string;
   /** The idempotency key; made when absent (see `makeRequestId`). */
   readonly requestId?: string | undefined;
+  /** The gap the prompt was written for (`gaps --prompts`), carried into the outcome. */
+  readonly gapId?: string | undefined;
 }
 
 /** A prompt that passed, with its defaults applied: what is sent. */
 export interface CheckedPrompt {
   readonly requestId: string;
   readonly projectId: string;
-  readonly jobId: string;
+  /** Absent for a new job. */
+  readonly jobId?: string | undefined;
+  readonly gapId?: string | undefined;
+  /** The FIFO MessageGroupId (the job, or the request for a new job: messageGroupOf). */
+  readonly groupId: string;
   readonly prompt: string;
   /** Whether `requestId` was made here (print it: it is the handle on the request). */
   readonly requestIdMade: boolean;
@@ -41,7 +48,7 @@ export interface CheckOptions {
 }
 
 /** The fields of a queue message: anything else is most likely a misspelt one. */
-const FIELDS = ['projectId', 'jobId', 'prompt', 'requestId'] as const;
+const FIELDS = ['projectId', 'jobId', 'prompt', 'requestId', 'gapId'] as const;
 
 /** Bad prompts shown in one error, at most. */
 const MAX_PROBLEMS_SHOWN = 3;
@@ -82,10 +89,18 @@ export function checkPrompt(
   // The consumer's parser; a made id stands where the consumer would use the SQS message id.
   const parsed = parseFollowUpMessage(text, { messageId: made ?? 'unused', projectIds: options.projectIds ?? [] });
   if (!parsed.ok) return { ok: false, reason: parsed.reason };
-  const { requestId, projectId, jobId, prompt } = parsed.message;
+  const { requestId, projectId, jobId, prompt, gapId } = parsed.message;
+  const ids = { requestId, projectId, ...(jobId === undefined ? {} : { jobId }), ...(gapId === undefined ? {} : { gapId }) };
   return {
     ok: true,
-    prompt: { requestId, projectId, jobId, prompt, requestIdMade: made !== undefined, line, body: JSON.stringify({ projectId, jobId, prompt, requestId }) },
+    prompt: {
+      ...ids,
+      groupId: messageGroupOf(parsed.message),
+      prompt,
+      requestIdMade: made !== undefined,
+      line,
+      body: JSON.stringify({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) }),
+    },
   };
 }
 

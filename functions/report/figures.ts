@@ -19,8 +19,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readUnitStates, unitsOf, type UnitState } from '../export/plan.js';
-import { unitKey } from '../export/staging.js';
+import { readUnitStates, unitKey, unitsOf, type UnitState } from '../export/units.js';
 import { DATASET_NAMES, type DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { createLocalDestination } from '../shared/destination-local.js';

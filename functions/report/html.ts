@@ -23,16 +23,51 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
-const EMAIL = /[^\s@<>()[\]{}"',;:]+@[^\s@<>()[\]{}"',;:]+\.[^\s@<>()[\]{}"',;:]+/gu;
+/** What ends an e-mail-like token: whitespace and the punctuation that surrounds an address in prose. */
+const TOKEN_END = /([\s<>()[\]{}"',;:]+)/u;
+/** A token that holds an address: something, `@`, something with a dot. Linear: each `@` starts one scan that ends at the next `@`. */
+const ADDRESS = /[^@]@[^@]*\.[^@]/u;
+/** The start of an address, for a token the cut may have ended early. */
+const ADDRESS_START = /[^@]@/u;
+/** How far past the cut the text is cleaned, so a token straddling the cut is judged whole (an address is at most 254 characters). */
+const LOOKAHEAD = 320;
+/** Raw characters read for each character shown: control characters and whitespace runs may fold away. */
+const RAW_PER_SHOWN = 4;
+
+/**
+ * Every token that looks like an e-mail address replaced by `[e-mail removed]`; linear in the
+ * text's length. `cutShort`: the text was cut, so its last token may be an address's start.
+ */
+export function maskEmails(text: string, cutShort = false): string {
+  // Split with a capture: tokens at even indexes, the separators between them at odd ones.
+  const parts = text.split(TOKEN_END);
+  const last = parts.length - 1;
+  return parts
+    .map((part, i) => (i % 2 === 0 && (ADDRESS.test(part) || (i === last && cutShort && ADDRESS_START.test(part))) ? '[e-mail removed]' : part))
+    .join('');
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer rather than half an emoji (a surrogate pair). */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
 
 /**
  * User text (a search term, a question, a path) for display: control characters removed,
  * e-mail addresses masked (readers paste them into questions), whitespace runs made one space,
- * cut to `max` characters. Not escaped: `escapeHtml` does that where it is written.
+ * cut to `max` characters. It is cut before it is cleaned, so a value of megabytes costs what
+ * its first few hundred characters cost. Not escaped: the page's template does that.
  */
 export function userText(text: string, max = 160): string {
-  const clean = stripControlCharacters(text).replace(EMAIL, '[e-mail removed]').replace(/\s+/g, ' ').trim();
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  const window = max + LOOKAHEAD;
+  const head = cut(text, window * RAW_PER_SHOWN);
+  const folded = stripControlCharacters(head).replace(/\s+/g, ' ').trim();
+  const cutShort = head.length < text.length || folded.length > window;
+  const cleaned = maskEmails(cut(folded, window), cutShort);
+  const longer = cutShort || cleaned.length > max;
+  return longer ? `${cut(cleaned, max - 1)}…` : cleaned;
 }
 
 const NUMBER = new Intl.NumberFormat('en-US');

@@ -43,6 +43,10 @@ export interface LakeDeps {
   readonly concurrency?: number;
   /** Where a relative folder starts. @default process.cwd() */
   readonly cwd?: string;
+  /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
+  readonly onWarning?: (line: string) => void;
+  /** Aborted when the user stops the run: no further object is downloaded. */
+  readonly signal?: AbortSignal;
 }
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
@@ -63,8 +67,15 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
     const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];
-    const keys = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, scope)))).flat();
-    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16);
+    const listed = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, scope)))).flat();
+    const keys = listed.filter((key) => {
+      if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
+      const problem = unsafeKeyProblem(key);
+      if (problem === undefined) return true;
+      deps.onWarning?.(`skipped s3://${bucket}/${prefix}${key}: ${problem}; a mirrored key must be plain folder names (remove or rename the object)`);
+      return false;
+    });
+    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, deps.signal);
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;
@@ -103,10 +114,19 @@ async function listDays(client: S3Client, bucket: string, prefix: string, folder
   return keys;
 }
 
-async function download(client: S3Client, bucket: string, prefix: string, keys: readonly string[], root: string, concurrency: number): Promise<void> {
+async function download(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  keys: readonly string[],
+  root: string,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < keys.length) {
+      signal?.throwIfAborted();
       const key = keys[next++] as string;
       let bytes: Uint8Array;
       try {
@@ -115,12 +135,38 @@ async function download(client: S3Client, bucket: string, prefix: string, keys: 
       } catch (error) {
         throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
       }
-      const file = path.join(root, ...key.split('/'));
+      const file = mirrorPath(root, key);
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, bytes);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, worker));
+}
+
+/**
+ * Why `key` (relative to the destination's prefix) cannot be mirrored as a file path, or
+ * undefined when it can: every `/`-separated segment must be a plain name — not empty, not
+ * `.` or `..`, without a backslash (a separator on Windows) or a NUL.
+ */
+export function unsafeKeyProblem(key: string): string | undefined {
+  for (const segment of key.split('/')) {
+    if (segment === '') return 'it has an empty segment';
+    if (segment === '.' || segment === '..') return `it has a "${segment}" segment`;
+    if (segment.includes('\\')) return 'it holds a backslash';
+    if (segment.includes('\0')) return 'it holds a NUL character';
+  }
+  return undefined;
+}
+
+/** The file of `key` under `root`; throws when it would not resolve strictly inside `root` (checked for every write). */
+export function mirrorPath(root: string, key: string): string {
+  const problem = unsafeKeyProblem(key);
+  const file = path.resolve(root, ...key.split('/'));
+  const relative = path.relative(root, file);
+  if (problem !== undefined || relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    throw new DestinationError(`refused to mirror the key "${key}" outside ${root}${problem === undefined ? '' : `: ${problem}`}`);
+  }
+  return file;
 }
 
 function describeS3(error: unknown): string {

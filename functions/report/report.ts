@@ -30,6 +30,10 @@ export interface ReportDeps {
   readonly s3Client?: S3Client;
   /** Where a relative destination starts. @default process.cwd() */
   readonly cwd?: string;
+  /** Told one line per thing left out of the report (a bucket key that is not mirrored). */
+  readonly onWarning?: (line: string) => void;
+  /** Aborted when the user stops the run: the build stops at its next step and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 export interface BuiltReport {
@@ -53,11 +57,18 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const lake = await openLake(
     request.destination,
     { from: previous.from, to: runsTo, prefixes: [...prefixes.both, ...prefixes.period] },
-    { ...(deps.s3Client ? { s3Client: deps.s3Client } : {}), ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}) },
+    {
+      ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
+      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    },
   );
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
   try {
+    await yieldTo(deps.signal);
     const figures = await readFigures(lake.root, { period, projects: request.projects, runsTo });
+    await yieldTo(deps.signal);
     const last = period.days[period.days.length - 1] ?? period.from;
     if (figures.projects.length === 0) {
       throw new NoDataError(
@@ -73,6 +84,12 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   } finally {
     await lake.close();
   }
+}
+
+/** Lets the event loop run (a stop signal's handler among others), then stops if the run was stopped. */
+export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal?.throwIfAborted();
 }
 
 /** Whether the period holds anything at all: a table row, a unit's state, a logged run. */

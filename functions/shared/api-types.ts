@@ -119,7 +119,7 @@ export interface CallOptions {
 }
 
 /** The client's operations, as its log records (`operation`) and messages name them. */
-export type ApiOperation = 'getAnalytics' | 'getJob' | 'sendMessage';
+export type ApiOperation = 'getAnalytics' | 'getJob' | 'sendMessage' | 'createJob';
 
 /** The agent operations (the analytics reads are `AnalyticsApi`, api/analytics.ts). */
 export interface ApiClient {
@@ -130,6 +130,12 @@ export interface ApiClient {
    * `RateLimitedError` (safe to defer and send later).
    */
   sendMessage(projectId: string, jobId: string, prompt: string, options?: CallOptions): Promise<AgentJob>;
+  /**
+   * Creates a job with a prompt (201 with the job). The same rule as `sendMessage`: a repeat
+   * could create a second job, so what may have been accepted throws `SendUncertainError`, an
+   * answer without the new job's `id` included.
+   */
+  createJob(projectId: string, prompt: string, options?: CallOptions): Promise<AgentJob>;
   /** Reads a job. Retried freely (it is a read). 404 throws ApiError(404) at once. */
   getJob(projectId: string, jobId: string, options?: CallOptions): Promise<AgentJob>;
   /** Counters since the client was created (for manifests, metrics and benchmarks). */

@@ -1,14 +1,18 @@
 /**
- * The one place that reads the environment. Handlers and the CLI call `loadConfig(process.env)`
- * once and pass the typed, frozen `Config` on; nothing else looks at `process.env`.
+ * The one place that reads the environment, and the one table of its variables: each row
+ * (`SETTINGS`) gives a variable's name, its validator, its default (as the variable would hold
+ * it), its range, the line docs/configuration.md shows and which functions read it. `Config`,
+ * `loadConfig`, `CONFIG_DEFAULTS`, the names infra may set on each function and the table of
+ * docs/configuration.md (`npm run docs`) are derived from it: adding a variable is one row.
+ * Handlers and the CLI call `loadConfig(process.env)` (or `loadConfigFor(env, fn)`) once and
+ * pass the typed, frozen result on; nothing else looks at `process.env`.
  *
  * An empty or blank variable counts as unset (`FOO= cmd` is a common way to "unset" in a
  * shell). Every problem is a `ConfigError` with one line that names the variable and says
  * what to do; the API key is never echoed.
  */
 import { inspect } from 'node:util';
-import * as v from 'valibot';
-import { DEFAULT_BUDGET, parseBudget, type BudgetSpec } from './budget-spec.js';
+import { DEFAULT_BUDGET, parseBudget } from './budget-spec.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from './catalog.js';
 import { parseDestinationTarget } from './destination-target.js';
 import { ConfigError } from './errors.js';
@@ -21,105 +25,6 @@ export const DEFAULT_API_URL = 'https://api.mintlify.com';
  */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const PROJECT_ID_PATTERN = ID_PATTERN;
-
-/**
- * Every default of the configuration, in one place: the schema below, the infra (which passes
- * some of them to the functions, so a deploy without a context value gets exactly what a local
- * run gets) and the docs read them here.
- */
-export const CONFIG_DEFAULTS = {
-  apiUrl: DEFAULT_API_URL,
-  destination: './data',
-  budget: DEFAULT_BUDGET,
-  healDays: 7,
-  refreshDays: 7,
-  settleHours: 2,
-  maxPages: 10_000,
-  apiTimeoutMs: 30_000,
-  checkpointMaxAgeHours: 24,
-  feedbackContact: false,
-  followUpMaxWaitHours: 24,
-  followUpMaxDeferMinutes: 120,
-  anomalyDrop: 0.5,
-  anomalyRise: 3,
-} as const;
-
-export interface Config {
-  /** Admin key from `MINTLIFY_API_KEY` (CLI/local). Absent: use the secret, or the sandbox. */
-  readonly apiKey?: string;
-  /** Secrets Manager secret holding the key (Lambda), `MINTLIFY_API_KEY_SECRET_ARN`. */
-  readonly apiKeySecretArn?: string;
-  /** API base URL without a trailing slash. @default 'https://api.mintlify.com' */
-  readonly apiUrl: string;
-  /** Projects to export, trimmed, de-duplicated, in the given order. May be empty. */
-  readonly projectIds: readonly string[];
-  /** `s3://bucket/prefix` or a local directory. @default './data' */
-  readonly destination: string;
-  /**
-   * Caps the rows asked for per request (1–1000). Unset: each endpoint's largest `limit`
-   * (250, 100 or 1000), which is what production wants — every request counts against a
-   * small budget. Tests and benchmarks set it to make many pages out of little data.
-   */
-  readonly pageLimit?: number;
-  /** Recent days without a manifest that the nightly run re-exports, 0–31. @default 7 */
-  readonly healDays: number;
-  /** Hard cap of pages per project per day; passing it fails the day. @default 10_000 */
-  readonly maxPages: number;
-  /** Per-request timeout, ms. @default 30_000 */
-  readonly apiTimeoutMs: number;
-  /** `ANALYTICS_BUDGET`: analytics requests allowed to start in any sliding window. @default 90/1h */
-  readonly budget: BudgetSpec;
-  /**
-   * `ANALYTICS_BUDGET` is set (not blank): `budget` is what the user asked for, not the default.
-   * The CLI's export against the embedded sandbox runs unpaced unless it is.
-   */
-  readonly budgetSet: boolean;
-  /** `EXPORT_SETTLE_HOURS`: a day is due this long after it ends (late events), 0–72. @default 2 */
-  readonly settleHours: number;
-  /** `EXPORT_DATASETS`: datasets to export, in the given order. @default every dataset */
-  readonly datasets: readonly DatasetName[];
-  /** `EXPORT_FEEDBACK_CONTACT`: write feedback's `contact` (personal data). @default false */
-  readonly feedbackContact: boolean;
-  /** `EXPORT_REFRESH_DAYS`: recent days whose `feedback` is re-exported once a day (status changes later), 0–31. @default 7 */
-  readonly refreshDays: number;
-  /** `EXPORT_CHECKPOINT_MAX_AGE_HOURS`: an older checkpoint restarts its unit, 1–168. @default 24 */
-  readonly checkpointMaxAgeHours: number;
-  /** `EXPORT_STATE_TABLE`: DynamoDB table of the budget ledger, leases and backlog (AWS). */
-  readonly stateTable?: string;
-  /** `EXPORT_STATE_DIR`: local folder of the budget ledger and leases when there is no table. */
-  readonly stateDir?: string;
-  /** DynamoDB table holding follow-up state, when the consumer runs with one. */
-  readonly followUpStateTable?: string;
-  /** Queue where malformed follow-up messages are sent at once. */
-  readonly followUpDeadLetterQueueUrl?: string;
-  /** How long a follow-up is polled before it is recorded as `timed_out`, hours. @default 24 */
-  readonly followUpMaxWaitHours: number;
-  /**
-   * `FOLLOWUP_MAX_DEFER_MINUTES`: a follow-up not sent this long after its first attempt is
-   * rejected. Unset: the follow-up consumer's default (functions/follow-up/settings.ts).
-   */
-  readonly followUpMaxDeferMinutes?: number;
-  /**
-   * `FOLLOWUP_OUTCOMES_TOPIC_ARN`: SNS topic every follow-up outcome record is also published
-   * to (attributes `status`, `projectId`, `jobId`). Unset: outcomes are not published.
-   */
-  readonly followUpOutcomesTopicArn?: string;
-  /** `ANOMALY_DROP`: a day's figure below this times its usual level is an anomaly (0–1). @default 0.5 */
-  readonly anomalyDrop: number;
-  /** `ANOMALY_RISE`: a day's figure above this times its usual level is an anomaly (> 1). @default 3 */
-  readonly anomalyRise: number;
-  /**
-   * `INSIGHTS_TOPIC_ARN`: SNS topic of the weekly report digest, anomalies and stale datasets
-   * (attribute `kind`). Unset: the insights functions refuse to start.
-   */
-  readonly insightsTopicArn?: string;
-  /**
-   * `AWS_ENDPOINT_URL_SQS` (or `AWS_ENDPOINT_URL`) is set: SQS calls must go to that endpoint,
-   * not to the host a queue URL names (the SDK prefers the queue URL's host unless told
-   * otherwise, and emulators name hosts that do not resolve).
-   */
-  readonly sqsEndpointOverridden: boolean;
-}
 
 // --- validators shared with the CLI and the API client ------------------------------------
 
@@ -207,7 +112,7 @@ export function validateApiUrl(url: string, source = 'MINTLIFY_API_URL'): string
 
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(?:\.fifo)?$/;
 
-/** Checks an SNS topic ARN (the outcomes or insights topic; `output` names the stack output) and returns it trimmed. */
+/** Checks an SNS topic ARN (the outcomes topic) and returns it trimmed. */
 export function validateTopicArn(arn: string, source = 'FOLLOWUP_OUTCOMES_TOPIC_ARN', output = 'FollowUpOutcomesTopicArn'): string {
   const trimmed = arn.trim();
   if (!TOPIC_ARN.test(trimmed)) {
@@ -224,9 +129,44 @@ export function validateProjectId(id: string, source = 'project id'): string {
   return id;
 }
 
-// --- the environment schema ----------------------------------------------------------------
+// --- the table of variables ----------------------------------------------------------------
 
-/** Throws inside a valibot transform so the first problem becomes the message. */
+/**
+ * Who reads a variable: the export Lambda, the follow-up Lambda, the CLI (every command), the
+ * hourly insights check Lambda and the weekly report Lambda.
+ */
+export type SettingReader = 'export' | 'follow-up' | 'cli' | 'insights' | 'weekly-report';
+
+/** One environment variable. */
+export interface Setting<T, N extends string = string, R extends SettingReader = SettingReader> {
+  /** The variable's name. */
+  readonly env: N;
+  /** What it means, for docs/configuration.md (Markdown, one line). */
+  readonly doc: string;
+  /**
+   * The value used when it is unset or blank, as the variable would hold it (parsed like a
+   * set value). Absent: the setting is optional (`undefined` when unset).
+   */
+  readonly default?: string;
+  /** docs/configuration.md's default column, when it says more than the default itself. */
+  readonly defaultDoc?: string;
+  /** Bounds of a number, shown in the docs and checked by `parse` (`above`: the minimum itself is refused). */
+  readonly range?: { readonly min: number; readonly max: number; readonly above?: true };
+  /** The functions that read it (infra sets a Lambda only the names its function reads). */
+  readonly readBy: readonly R[];
+  /** Checks a value (trimmed, not blank); throws a ConfigError naming the variable and the fix. */
+  readonly parse: (raw: string) => T;
+}
+
+function setting<T, const N extends string, const R extends SettingReader>(
+  spec: Setting<T, N, R> & { readonly default: string },
+): Setting<T, N, R> & { readonly default: string };
+function setting<T, const N extends string, const R extends SettingReader>(spec: Setting<T, N, R>): Setting<T, N, R>;
+function setting<T, const N extends string, const R extends SettingReader>(spec: Setting<T, N, R>): Setting<T, N, R> {
+  return spec;
+}
+
+/** Throws the one line that says what is wrong and what to do. */
 function fail(message: string): never {
   throw new ConfigError(message);
 }
@@ -238,11 +178,40 @@ function wholeNumber(name: string, raw: string, min: number, max: number, fallba
   return Number(raw);
 }
 
-function integerVar(name: string, min: number, max: number, fallback: number) {
-  return v.pipe(
-    v.optional(v.string(), String(fallback)),
-    v.transform((raw) => wholeNumber(name, raw, min, max, fallback)),
-  );
+/** A whole-number variable from `min` to `max`. */
+function integer<const N extends string, const R extends SettingReader>(
+  env: N,
+  min: number,
+  max: number,
+  rest: { doc: string; default: string; readBy: readonly R[]; defaultDoc?: string },
+) {
+  return setting({ env, range: { min, max }, parse: (raw) => wholeNumber(env, raw, min, max, rest.default), ...rest });
+}
+
+/** A number variable above `min` and at most `max` (fractions allowed). */
+function decimal<const N extends string, const R extends SettingReader>(
+  env: N,
+  min: number,
+  max: number,
+  rest: { doc: string; default: string; readBy: readonly R[] },
+) {
+  return setting({
+    env,
+    range: { min, max, above: true },
+    parse: (raw) => {
+      const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!(value > min && value <= max)) {
+        fail(`${env} must be a number above ${min} and at most ${max} (got "${raw.slice(0, 20)}"): fix or unset it (default ${rest.default})`);
+      }
+      return value;
+    },
+    ...rest,
+  });
+}
+
+/** A DynamoDB table name. */
+function tableName(name: string, raw: string): string {
+  return TABLE_NAME.test(raw) ? raw : fail(`${name} is not a DynamoDB table name: use 3–255 letters, digits, _ . or -`);
 }
 
 /** A comma-separated list of dataset names (duplicates dropped, order kept). */
@@ -260,209 +229,292 @@ export function parseDatasets(raw: string, source: string): DatasetName[] {
   return [...new Set(names as DatasetName[])];
 }
 
-function numberVar(name: string, min: number, max: number, fallback: number) {
-  return v.pipe(
-    v.optional(v.string(), String(fallback)),
-    v.transform((raw) => {
-      const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!(value > min && value <= max)) {
-        fail(`${name} must be a number above ${min} and at most ${max} (got "${raw.slice(0, 20)}"): fix or unset it (default ${fallback})`);
-      }
-      return value;
-    }),
-  );
-}
-
 /** A Secrets Manager secret ARN (the infra's context also requires the complete ARN's 6-character suffix). */
 export const SECRET_ARN_PATTERN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 /** An S3 bucket name: 3–63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
 export const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-const SECRET_ARN = SECRET_ARN_PATTERN;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
-const EnvSchema = v.object({
-  MINTLIFY_API_KEY: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => validateApiKey(raw)),
-    ),
-  ),
-  MINTLIFY_API_KEY_SECRET_ARN: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) =>
-        SECRET_ARN.test(raw)
-          ? raw
-          : fail('MINTLIFY_API_KEY_SECRET_ARN is not a Secrets Manager ARN: use arn:aws:secretsmanager:<region>:<account>:secret:<name>'),
-      ),
-    ),
-  ),
-  MINTLIFY_API_URL: v.pipe(
-    v.optional(v.string(), CONFIG_DEFAULTS.apiUrl),
-    v.transform((raw) => validateApiUrl(raw)),
-  ),
-  MINTLIFY_PROJECT_IDS: v.pipe(
-    v.optional(v.string(), ''),
-    v.transform((raw) => {
+const ALL = ['export', 'follow-up', 'cli'] as const;
+const EXPORT = ['export', 'cli'] as const;
+const FOLLOW_UP = ['follow-up', 'cli'] as const;
+/** The warehouse's location and projects: every function reads them. */
+const EVERYONE = ['export', 'follow-up', 'cli', 'insights', 'weekly-report'] as const;
+
+/**
+ * Every variable the functions read, keyed by its `Config` field, in the order
+ * docs/configuration.md lists them.
+ */
+export const SETTINGS = {
+  apiKey: setting({
+    env: 'MINTLIFY_API_KEY',
+    doc: 'admin API key (`mint_…`; assistant keys `mint_dsc_…` are refused), CLI/local only',
+    defaultDoc: 'none → `export` and `follow-up` use the embedded sandbox; `consume` refuses a remote queue',
+    readBy: ALL,
+    parse: (raw) => validateApiKey(raw),
+  }),
+  apiKeySecretArn: setting({
+    env: 'MINTLIFY_API_KEY_SECRET_ARN',
+    doc: 'Secrets Manager secret holding the key (Lambda): the raw key or `{"apiKey":"mint_…"}`',
+    defaultDoc: 'none',
+    readBy: ALL,
+    parse: (raw) =>
+      SECRET_ARN_PATTERN.test(raw)
+        ? raw
+        : fail('MINTLIFY_API_KEY_SECRET_ARN is not a Secrets Manager ARN: use arn:aws:secretsmanager:<region>:<account>:secret:<name>'),
+  }),
+  apiUrl: setting({
+    env: 'MINTLIFY_API_URL',
+    doc: 'API base URL; https only, plain http only on loopback',
+    default: DEFAULT_API_URL,
+    readBy: ALL,
+    parse: (raw) => validateApiUrl(raw),
+  }),
+  projectIds: setting({
+    env: 'MINTLIFY_PROJECT_IDS',
+    doc: 'comma-separated projects to export',
+    default: '',
+    defaultDoc: 'none (CLI: `--project`; the embedded sandbox: its three projects)',
+    readBy: EVERYONE,
+    parse: (raw): readonly string[] => {
       const ids = raw
         .split(',')
         .map((id) => id.trim())
         .filter((id) => id !== '');
       for (const id of ids) validateProjectId(id, 'MINTLIFY_PROJECT_IDS entry');
-      return [...new Set(ids)];
-    }),
-  ),
-  EXPORT_DESTINATION: v.pipe(
-    v.optional(v.string(), CONFIG_DEFAULTS.destination),
-    v.transform((raw) => {
+      return Object.freeze([...new Set(ids)]);
+    },
+  }),
+  destination: setting({
+    env: 'EXPORT_DESTINATION',
+    doc: '`s3://bucket/prefix` (with `AWS_REGION` and AWS credentials), `file:///path` or a local directory. A mistyped URL (`s3:/bucket`, `s3:bucket`, `S3://…`, an `https://` address, another scheme) is refused with the form meant; write `./name:…` for a local folder whose name has a colon',
+    default: './data',
+    readBy: EVERYONE,
+    parse: (raw) => {
       parseDestinationTarget(raw, 'EXPORT_DESTINATION');
       return raw;
-    }),
-  ),
-  EXPORT_PAGE_LIMIT: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, "each endpoint's maximum")),
-    ),
-  ),
-  ANALYTICS_BUDGET: v.pipe(
-    v.optional(v.string(), CONFIG_DEFAULTS.budget),
-    v.transform((raw) => parseBudget(raw)),
-  ),
-  EXPORT_SETTLE_HOURS: integerVar('EXPORT_SETTLE_HOURS', 0, 72, CONFIG_DEFAULTS.settleHours),
-  EXPORT_DATASETS: v.pipe(
-    v.optional(v.string(), DATASET_NAMES.join(',')),
-    v.transform((raw) => parseDatasets(raw, 'EXPORT_DATASETS')),
-  ),
-  EXPORT_FEEDBACK_CONTACT: v.pipe(
-    v.optional(v.string(), String(CONFIG_DEFAULTS.feedbackContact)),
-    v.transform((raw) => (raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`))),
-  ),
-  EXPORT_REFRESH_DAYS: integerVar('EXPORT_REFRESH_DAYS', 0, 31, CONFIG_DEFAULTS.refreshDays),
-  EXPORT_CHECKPOINT_MAX_AGE_HOURS: integerVar('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, CONFIG_DEFAULTS.checkpointMaxAgeHours),
-  EXPORT_STATE_TABLE: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => (TABLE_NAME.test(raw) ? raw : fail('EXPORT_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'))),
-    ),
-  ),
-  EXPORT_STATE_DIR: v.optional(v.string()),
-  EXPORT_HEAL_DAYS: integerVar('EXPORT_HEAL_DAYS', 0, 31, CONFIG_DEFAULTS.healDays),
-  EXPORT_MAX_PAGES: integerVar('EXPORT_MAX_PAGES', 1, 1_000_000, CONFIG_DEFAULTS.maxPages),
-  API_TIMEOUT_MS: integerVar('API_TIMEOUT_MS', 100, 900_000, CONFIG_DEFAULTS.apiTimeoutMs),
-  FOLLOWUP_STATE_TABLE: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => (TABLE_NAME.test(raw) ? raw : fail('FOLLOWUP_STATE_TABLE is not a DynamoDB table name: use 3–255 letters, digits, _ . or -'))),
-    ),
-  ),
-  FOLLOWUP_DEAD_LETTER_QUEUE_URL: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => {
-        let url: URL | undefined;
-        try {
-          url = new URL(raw);
-        } catch {
-          url = undefined;
-        }
-        return url && (url.protocol === 'https:' || url.protocol === 'http:')
-          ? raw
-          : fail('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not a queue URL: use https://sqs.<region>.amazonaws.com/<account>/<queue>');
-      }),
-    ),
-  ),
-  FOLLOWUP_MAX_WAIT_HOURS: numberVar('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, CONFIG_DEFAULTS.followUpMaxWaitHours),
-  FOLLOWUP_MAX_DEFER_MINUTES: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => wholeNumber('FOLLOWUP_MAX_DEFER_MINUTES', raw, 1, 20_160, CONFIG_DEFAULTS.followUpMaxDeferMinutes)),
-    ),
-  ),
-  FOLLOWUP_OUTCOMES_TOPIC_ARN: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => validateTopicArn(raw)),
-    ),
-  ),
-  ANOMALY_DROP: v.pipe(
-    numberVar('ANOMALY_DROP', 0, 1, CONFIG_DEFAULTS.anomalyDrop),
-    v.transform((value) =>
-      value < 1 ? value : fail(`ANOMALY_DROP must be below 1 (got ${value}): a drop to half is 0.5; fix or unset it (default ${CONFIG_DEFAULTS.anomalyDrop})`),
-    ),
-  ),
-  ANOMALY_RISE: v.pipe(
-    numberVar('ANOMALY_RISE', 0, 1_000, CONFIG_DEFAULTS.anomalyRise),
-    v.transform((value) =>
-      value > 1 ? value : fail(`ANOMALY_RISE must be above 1 (got ${value}): a tripling is 3; fix or unset it (default ${CONFIG_DEFAULTS.anomalyRise})`),
-    ),
-  ),
-  INSIGHTS_TOPIC_ARN: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn')),
-    ),
-  ),
-  // Read by the AWS SDK itself; only their presence matters here.
-  AWS_ENDPOINT_URL_SQS: v.optional(v.string()),
-  AWS_ENDPOINT_URL: v.optional(v.string()),
-});
-
-/** The name of every variable `loadConfig` reads: the infra sets the functions' environment with these. */
-export type EnvName = keyof typeof EnvSchema.entries;
-
-/** A function's environment as the infra writes it: only names the functions read. */
-export type ConfigEnvironment = Partial<Record<EnvName, string>>;
+    },
+  }),
+  datasets: setting({
+    env: 'EXPORT_DATASETS',
+    doc: `datasets to export, comma-separated: ${DATASET_NAMES.map((name) => `\`${name}\``).join(', ')}`,
+    default: DATASET_NAMES.join(','),
+    defaultDoc: `all ${DATASET_NAMES.length === 7 ? 'seven' : DATASET_NAMES.length}`,
+    readBy: [...EXPORT, 'insights'],
+    parse: (raw): readonly DatasetName[] => Object.freeze(parseDatasets(raw, 'EXPORT_DATASETS')),
+  }),
+  budget: setting({
+    env: 'ANALYTICS_BUDGET',
+    doc: '`<requests>/<window>`: analytics requests that may start in any sliding window (`s`, `m`, `h`, `d`), every attempt counted, across every run that shares the ledger',
+    default: DEFAULT_BUDGET,
+    defaultDoc: `\`${DEFAULT_BUDGET}\` (the documented 100, minus headroom for your other tools)`,
+    readBy: EXPORT,
+    parse: (raw) => parseBudget(raw),
+  }),
+  settleHours: integer('EXPORT_SETTLE_HOURS', 0, 72, {
+    doc: 'a UTC day is exported this long after it ends (the service ingests late events), hours',
+    default: '2',
+    readBy: [...EXPORT, 'insights', 'weekly-report'],
+  }),
+  healDays: integer('EXPORT_HEAL_DAYS', 0, 31, { doc: 'earlier days whose missing units each run exports', default: '7', readBy: EXPORT }),
+  refreshDays: integer('EXPORT_REFRESH_DAYS', 0, 31, {
+    doc: 'recent days whose `feedback` is exported again once a day (people change its `status` later)',
+    default: '7',
+    readBy: EXPORT,
+  }),
+  feedbackContact: setting({
+    env: 'EXPORT_FEEDBACK_CONTACT',
+    doc: "`true` writes feedback's `contact` e-mail addresses (personal data)",
+    default: 'false',
+    defaultDoc: '`false` (the column is null)',
+    readBy: EXPORT,
+    parse: (raw) => (raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`)),
+  }),
+  stateTable: setting({
+    env: 'EXPORT_STATE_TABLE',
+    doc: "DynamoDB table of the budget ledger, unit leases and backlog (the Lambda requires it; infra sets it). Set for the CLI, `export`, `plan` and `status` share the deployment's ledger; their DynamoDB client takes its region, credentials and endpoint from the environment (as the AWS CLI does)",
+    defaultDoc: 'CLI: files in `EXPORT_STATE_DIR`',
+    readBy: [...EXPORT, 'insights'],
+    parse: (raw) => tableName('EXPORT_STATE_TABLE', raw),
+  }),
+  stateDir: setting({
+    env: 'EXPORT_STATE_DIR',
+    doc: 'local folder of the ledger and leases, shared by every CLI run that uses it',
+    defaultDoc: '`<local destination>/.state` (`./data/.state` for an `s3://` destination)',
+    readBy: EXPORT,
+    parse: (raw) => raw,
+  }),
+  checkpointMaxAgeHours: integer('EXPORT_CHECKPOINT_MAX_AGE_HOURS', 1, 168, {
+    doc: 'a checkpoint older than this restarts its unit from the first page, hours',
+    default: '24',
+    readBy: EXPORT,
+  }),
+  maxPages: integer('EXPORT_MAX_PAGES', 1, 1_000_000, {
+    doc: 'hard page cap per unit; passing it fails the unit, never truncates',
+    default: '10000',
+    readBy: EXPORT,
+  }),
+  pageLimit: setting({
+    env: 'EXPORT_PAGE_LIMIT',
+    doc: 'caps the rows asked for per request (tests use it to make many pages of little data)',
+    defaultDoc: "unset: each endpoint's maximum (250, 100 or 1000)",
+    range: { min: 1, max: 1000 },
+    readBy: EXPORT,
+    parse: (raw) => wholeNumber('EXPORT_PAGE_LIMIT', raw, 1, 1000, "each endpoint's maximum"),
+  }),
+  apiTimeoutMs: integer('API_TIMEOUT_MS', 100, 900_000, { doc: 'per-request timeout, ms', default: '30000', readBy: ALL }),
+  followUpStateTable: setting({
+    env: 'FOLLOWUP_STATE_TABLE',
+    doc: 'DynamoDB table of follow-up state; required by the Lambda (infra sets it)',
+    defaultDoc: 'CLI: a local store under `<destination>/.followup-state`',
+    readBy: FOLLOW_UP,
+    parse: (raw) => tableName('FOLLOWUP_STATE_TABLE', raw),
+  }),
+  followUpDeadLetterQueueUrl: setting({
+    env: 'FOLLOWUP_DEAD_LETTER_QUEUE_URL',
+    doc: 'where bad/uncertain follow-ups go; required by the Lambda (infra sets it)',
+    defaultDoc: "`consume`: the queue's redrive target",
+    readBy: FOLLOW_UP,
+    parse: (raw) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        url = undefined;
+      }
+      return url && (url.protocol === 'https:' || url.protocol === 'http:')
+        ? raw
+        : fail('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not a queue URL: use https://sqs.<region>.amazonaws.com/<account>/<queue>');
+    },
+  }),
+  followUpMaxWaitHours: decimal('FOLLOWUP_MAX_WAIT_HOURS', 0, 336, {
+    doc: 'give up polling a job after this long: outcome `timed_out`, hours',
+    default: '24',
+    readBy: FOLLOW_UP,
+  }),
+  followUpMaxDeferMinutes: integer('FOLLOWUP_MAX_DEFER_MINUTES', 1, 20_160, {
+    doc: 'a prompt not sent this long after its first attempt is `rejected` (see Follow-up prompts), minutes',
+    default: '120',
+    readBy: FOLLOW_UP,
+  }),
+  followUpOutcomesTopicArn: setting({
+    env: 'FOLLOWUP_OUTCOMES_TOPIC_ARN',
+    doc: "SNS topic every follow-up outcome record is also published to (attributes `status`, `projectId`, `jobId`); infra sets it to the stack's topic; `consume --outcomes-topic` overrides it",
+    defaultDoc: 'unset: outcomes are not published',
+    readBy: FOLLOW_UP,
+    parse: (raw) => validateTopicArn(raw),
+  }),
+  anomalyDrop: setting({
+    env: 'ANOMALY_DROP',
+    doc: "a newly complete day's figure below this times the median of the same weekday over the 4 weeks before is an anomaly (a drop to half is `0.5`)",
+    default: '0.5',
+    range: { min: 0, max: 1, above: true },
+    readBy: ['insights', 'cli'],
+    parse: (raw) => {
+      const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+      return value > 0 && value < 1
+        ? value
+        : fail(`ANOMALY_DROP must be a number above 0 and below 1 (got "${raw.slice(0, 20)}"): a drop to half is 0.5; fix or unset it (default 0.5)`);
+    },
+  }),
+  anomalyRise: decimal('ANOMALY_RISE', 1, 1_000, {
+    doc: "a newly complete day's figure above this times the median of the same weekday over the 4 weeks before is an anomaly (a tripling is `3`)",
+    default: '3',
+    readBy: ['insights', 'cli'],
+  }),
+  insightsTopicArn: setting({
+    env: 'INSIGHTS_TOPIC_ARN',
+    doc: "SNS topic of the weekly report digest, anomalies and stale datasets (attribute `kind`); infra sets it to the stack's topic",
+    defaultDoc: 'unset: nothing is published',
+    readBy: ['insights', 'weekly-report', 'cli'],
+    parse: (raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn'),
+  }),
+} as const;
 
 /**
- * Reads and validates the configuration from `env` (normally `process.env`).
+ * Variables the AWS SDK reads itself; the functions only look at whether they are set
+ * (`AWS_ENDPOINT_URL_SQS` or `AWS_ENDPOINT_URL`: SQS calls go to that endpoint, not to the
+ * host a queue URL names — the SDK prefers the queue URL's host unless told otherwise, and
+ * emulators name hosts that do not resolve).
+ */
+export const SDK_ENV_NAMES = ['AWS_ENDPOINT_URL_SQS', 'AWS_ENDPOINT_URL'] as const;
+
+type Table = typeof SETTINGS;
+type Field = keyof Table;
+type ValueOf<K extends Field> = ReturnType<Table[K]['parse']>;
+type WithDefault = { [K in Field]: Table[K] extends { readonly default: string } ? K : never }[Field];
+type ReadBy<R extends SettingReader> = { [K in Field]: R extends Table[K]['readBy'][number] ? K : never }[Field];
+
+/** What the table gives: a field per variable, present when it has a default or is set. */
+type SettingValues = { readonly [K in WithDefault]: ValueOf<K> } & { readonly [K in Exclude<Field, WithDefault>]?: ValueOf<K> };
+
+/** The whole configuration (what the CLI reads); see `SETTINGS` for each field's variable. */
+export type Config = SettingValues & {
+  /**
+   * `ANALYTICS_BUDGET` is set (not blank): `budget` is what the user asked for, not the default.
+   * The CLI's export against the embedded sandbox runs unpaced unless it is.
+   */
+  readonly budgetSet: boolean;
+  /** An `SDK_ENV_NAMES` variable is set: SQS calls must go to that endpoint. */
+  readonly sqsEndpointOverridden: boolean;
+};
+
+/** The part of the configuration function `R` reads: what its own variables give. */
+export type ConfigOf<R extends SettingReader> = Pick<Config, ReadBy<R> | 'budgetSet' | 'sqsEndpointOverridden'>;
+
+/** The name of every variable `loadConfig` reads. */
+export type EnvName = Table[Field]['env'] | (typeof SDK_ENV_NAMES)[number];
+
+/** The names of the variables function `R` reads: infra sets a Lambda's environment with these. */
+export type EnvNameOf<R extends SettingReader> = Table[ReadBy<R>]['env'];
+
+/** A function's environment as the infra writes it: only names function `R` reads. */
+export type ConfigEnvironment<R extends SettingReader = SettingReader> = Partial<Record<EnvNameOf<R>, string>>;
+
+/** Every default, as the variable would hold it (infra passes these to the functions). */
+export const ENV_DEFAULTS = Object.freeze(Object.fromEntries(Object.values(SETTINGS).flatMap((s) => ('default' in s ? [[s.env, s.default]] : [])))) as {
+  readonly [K in WithDefault as Table[K]['env']]: string;
+};
+
+/**
+ * Every default, parsed: what a field is when its variable is unset. The schema, the infra
+ * (which passes some of them to the functions, so a deploy without a context value gets
+ * exactly what a local run gets) and the docs read them here.
+ */
+export const CONFIG_DEFAULTS = Object.freeze(
+  Object.fromEntries(Object.entries(SETTINGS).flatMap(([field, s]) => ('default' in s ? [[field, (s.parse as (raw: string) => unknown)(s.default)]] : []))),
+) as { readonly [K in WithDefault]: ValueOf<K> };
+
+function parseSettings(env: Readonly<Record<string, string | undefined>>, fields: readonly Field[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const field of fields) {
+    const s: Setting<unknown> = SETTINGS[field];
+    // Blank counts as unset.
+    const raw = env[s.env]?.trim() || s.default;
+    if (raw !== undefined) values[field] = s.parse(raw);
+  }
+  values['budgetSet'] = Boolean(env[SETTINGS.budget.env]?.trim());
+  values['sqsEndpointOverridden'] = SDK_ENV_NAMES.some((name) => Boolean(env[name]?.trim()));
+  return values;
+}
+
+/**
+ * Reads and validates the whole configuration from `env` (normally `process.env`): what the
+ * CLI reads.
  * @throws ConfigError naming the first bad variable.
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
-  // Blank counts as unset; only the variables we know are looked at.
-  const present: Record<string, string> = {};
-  for (const name of Object.keys(EnvSchema.entries)) {
-    const value = env[name]?.trim();
-    if (value) present[name] = value;
-  }
-  const result = v.safeParse(EnvSchema, present);
-  if (!result.success) {
-    // Every transform throws its own ConfigError; this is only reached for type problems.
-    const issue = result.issues[0];
-    const name = issue?.path?.[0]?.key;
-    throw new ConfigError(`${typeof name === 'string' ? name : 'configuration'} is invalid: check its value`);
-  }
-  const e = result.output;
-  const config: Config = {
-    ...(e.MINTLIFY_API_KEY !== undefined ? { apiKey: e.MINTLIFY_API_KEY } : {}),
-    ...(e.MINTLIFY_API_KEY_SECRET_ARN !== undefined ? { apiKeySecretArn: e.MINTLIFY_API_KEY_SECRET_ARN } : {}),
-    apiUrl: e.MINTLIFY_API_URL,
-    projectIds: Object.freeze(e.MINTLIFY_PROJECT_IDS),
-    destination: e.EXPORT_DESTINATION,
-    ...(e.EXPORT_PAGE_LIMIT !== undefined ? { pageLimit: e.EXPORT_PAGE_LIMIT } : {}),
-    healDays: e.EXPORT_HEAL_DAYS,
-    maxPages: e.EXPORT_MAX_PAGES,
-    apiTimeoutMs: e.API_TIMEOUT_MS,
-    budget: e.ANALYTICS_BUDGET,
-    budgetSet: present['ANALYTICS_BUDGET'] !== undefined,
-    settleHours: e.EXPORT_SETTLE_HOURS,
-    datasets: Object.freeze(e.EXPORT_DATASETS),
-    feedbackContact: e.EXPORT_FEEDBACK_CONTACT,
-    refreshDays: e.EXPORT_REFRESH_DAYS,
-    checkpointMaxAgeHours: e.EXPORT_CHECKPOINT_MAX_AGE_HOURS,
-    ...(e.EXPORT_STATE_TABLE !== undefined ? { stateTable: e.EXPORT_STATE_TABLE } : {}),
-    ...(e.EXPORT_STATE_DIR !== undefined ? { stateDir: e.EXPORT_STATE_DIR } : {}),
-    ...(e.FOLLOWUP_STATE_TABLE !== undefined ? { followUpStateTable: e.FOLLOWUP_STATE_TABLE } : {}),
-    ...(e.FOLLOWUP_DEAD_LETTER_QUEUE_URL !== undefined ? { followUpDeadLetterQueueUrl: e.FOLLOWUP_DEAD_LETTER_QUEUE_URL } : {}),
-    followUpMaxWaitHours: e.FOLLOWUP_MAX_WAIT_HOURS,
-    ...(e.FOLLOWUP_MAX_DEFER_MINUTES !== undefined ? { followUpMaxDeferMinutes: e.FOLLOWUP_MAX_DEFER_MINUTES } : {}),
-    ...(e.FOLLOWUP_OUTCOMES_TOPIC_ARN !== undefined ? { followUpOutcomesTopicArn: e.FOLLOWUP_OUTCOMES_TOPIC_ARN } : {}),
-    anomalyDrop: e.ANOMALY_DROP,
-    anomalyRise: e.ANOMALY_RISE,
-    ...(e.INSIGHTS_TOPIC_ARN !== undefined ? { insightsTopicArn: e.INSIGHTS_TOPIC_ARN } : {}),
-    sqsEndpointOverridden: e.AWS_ENDPOINT_URL_SQS !== undefined || e.AWS_ENDPOINT_URL !== undefined,
-  };
-  return Object.freeze(hideKey(config));
+  return Object.freeze(hideKey(parseSettings(env, Object.keys(SETTINGS) as Field[]) as Config));
+}
+
+/**
+ * Reads and validates only the variables function `reader` reads: a Lambda is not stopped by
+ * a bad value of a variable it never uses.
+ * @throws ConfigError naming the first bad variable.
+ */
+export function loadConfigFor<R extends SettingReader>(env: Readonly<Record<string, string | undefined>>, reader: R): ConfigOf<R> {
+  const fields = (Object.keys(SETTINGS) as Field[]).filter((field) => (SETTINGS[field].readBy as readonly SettingReader[]).includes(reader));
+  return Object.freeze(hideKey(parseSettings(env, fields) as Config)) as ConfigOf<R>;
 }
 
 /**
@@ -470,7 +522,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
  * `util.inspect` (console.log) show `apiKey` as `[redacted]`. The helpers are non-enumerable,
  * so a spread copy (`{ ...config }`) keeps every field, the key included, but not the helpers.
  */
-function hideKey(config: Config): Config {
+function hideKey<C extends { readonly apiKey?: string }>(config: C): C {
   const redacted = () => ({ ...config, ...(config.apiKey !== undefined ? { apiKey: '[redacted]' } : {}) });
   Object.defineProperty(config, 'toJSON', { value: redacted, enumerable: false });
   Object.defineProperty(config, inspect.custom, { value: () => redacted(), enumerable: false });

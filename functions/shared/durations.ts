@@ -9,6 +9,10 @@
  * | `coarse`   | long limits (minutes to days)         | `6 min`, `1.5 h`, `24 h`         |
  * | `clock`    | a countdown that ticks                | `12:34`, `1:02:03`               |
  * | `window`   | a budget window, as `ANALYTICS_BUDGET` writes it | `1h`, `30m`, `20s`, `1d` |
+ *
+ * Durations come from outside too (a `Retry-After` of 10^26 ms, a date far away): from two days
+ * on they are written in days, and from `MAX_SHOWN_MS` on (or when not finite) as
+ * `over 999 days` — never `1.6666666666666665e+21 min`. A negative duration is 0.
  */
 
 export type DurationStyle = 'precise' | 'retry' | 'coarse' | 'clock' | 'window';
@@ -18,8 +22,14 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** The longest duration written as a number; anything longer (or not finite) is `over 999 days`. */
+export const MAX_SHOWN_MS = 999 * DAY;
+
 /** `ms` (milliseconds, ≥ 0) as text in `style`. @default style 'precise' */
-export function formatDuration(ms: number, style: DurationStyle = 'precise'): string {
+export function formatDuration(rawMs: number, style: DurationStyle = 'precise'): string {
+  if (!(rawMs <= MAX_SHOWN_MS)) return Number.isNaN(rawMs) ? '0 s' : 'over 999 days';
+  const ms = Math.max(0, rawMs);
+  if (ms >= 2 * DAY && style !== 'window') return days(ms);
   switch (style) {
     case 'precise': {
       const seconds = Math.ceil(ms / SECOND);
@@ -57,6 +67,12 @@ export function formatDuration(ms: number, style: DurationStyle = 'precise'): st
       }
       return `${Math.round(ms / SECOND)}s`;
   }
+}
+
+/** Two days or more: whole days and hours, `3 d 04 h`. */
+function days(ms: number): string {
+  const hours = Math.ceil(ms / HOUR);
+  return `${Math.floor(hours / 24)} d ${pad(hours % 24)} h`;
 }
 
 function pad(n: number): string {

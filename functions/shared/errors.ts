@@ -2,6 +2,8 @@
  * The project's one error hierarchy, and the helpers that keep what a message shows safe: no
  * secret (the key, a prompt) and no terminal control character in anything printed or stored.
  */
+import { displayLines, displayText } from './display.js';
+
 /** What a secret is replaced with wherever it would be shown or stored. */
 export const REDACTED = '[redacted]';
 
@@ -29,7 +31,7 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
  */
 export function scrubText(text: string, options: { readonly secrets?: readonly string[]; readonly maxLength?: number } = {}): string {
   const { secrets = [], maxLength = Infinity } = options;
-  const out = stripControlCharacters(redactSecrets(text, secrets).replace(/\s+/g, ' ')).trim();
+  const out = displayText(stripControlCharacters(redactSecrets(text, secrets).replace(/\s+/g, ' ')).trim());
   return out.length > maxLength ? `${out.slice(0, Math.max(0, maxLength - 3))}...` : out;
 }
 
@@ -42,7 +44,8 @@ export abstract class ExporterError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     // Messages quote server data (error texts, wrong values, paths) and end up on terminals:
     // none may carry a character a terminal acts on.
-    super(stripControlCharacters(message), options);
+    // Characters that reorder or hide text (a right-to-left override) are shown as escapes.
+    super(displayLines(stripControlCharacters(message)), options);
     this.name = new.target.name;
   }
 }

@@ -96,11 +96,11 @@ export const FOLLOWUP_OUTCOMES: TableDef = {
   prefix: 'followup_outcomes',
   format: 'json',
   partitionKey: 'dt',
-  comment: 'Outcome of each follow-up prompt sent to an agent job.',
+  comment: 'Outcome of each prompt sent to an agent: a follow-up to a job, or a new job.',
   columns: [
     { name: 'request_id', type: 'string', comment: 'Idempotency key (caller requestId or SQS message id)' },
     { name: 'project_id', type: 'string', comment: 'Mintlify project id' },
-    { name: 'job_id', type: 'string', comment: 'Agent job id' },
+    { name: 'job_id', type: 'string', optional: true, comment: 'Agent job id (null for a new job whose creation never named it)' },
     { name: 'prompt_length', type: 'int64', comment: 'Prompt length in characters (the text is never stored)' },
     { name: 'prompt_sha256', type: 'string', comment: 'SHA-256 of the prompt, hex' },
     { name: 'status', type: 'string', comment: 'completed | archived | failed | timed_out | uncertain | rejected' },
@@ -110,6 +110,9 @@ export const FOLLOWUP_OUTCOMES: TableDef = {
     { name: 'polls', type: 'int64', comment: 'GET job requests made for this prompt' },
     { name: 'attempts', type: 'int64', comment: 'POST attempts made (at most one accepted)' },
     { name: 'detail', type: 'string', optional: true, comment: 'Why the request ended this way, when not completed' },
+    // Appended (round four): older files lack them, and readers take a missing value as null.
+    { name: 'kind', type: 'string', optional: true, comment: 'create (a new job) | follow_up (a prompt to an existing job); null in outcomes written before' },
+    { name: 'gap_id', type: 'string', optional: true, comment: 'The gap the prompt was written for (gaps --prompts), when it has one' },
   ],
 };
 
@@ -287,7 +290,7 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
     { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null when none' },
     { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown' },
     { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
-    { name: 'sources_json', type: 'string', comment: 'Cited sources as a JSON array of {title,url} ([] when none)' },
+    { name: 'sources_json', type: 'string', comment: 'Cited sources as a JSON array, each object as sent: {title,url} and any field the service added ([] when none)' },
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],

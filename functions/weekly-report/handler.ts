@@ -9,7 +9,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
 import { createInsightPublisher } from '../insights/publish.js';
 import { isS3Target } from '../report/lake.js';
-import { loadConfig, type Config } from '../shared/config.js';
+import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -24,7 +24,7 @@ export interface WeeklyAnswer {
 }
 
 export interface WeeklyHandlerDeps extends WeeklyDeps {
-  readonly config: Config;
+  readonly config: ConfigOf<'weekly-report'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
 }
@@ -44,7 +44,7 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
   };
 }
 
-export function weeklyDepsFromConfig(config: Config, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
+export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
   if (!isS3Target(config.destination)) {
     throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
   }
@@ -64,7 +64,7 @@ export function weeklyDepsFromConfig(config: Config, clients: { s3?: S3Client; s
 export function handlerFromEnvironment(env: Record<string, string | undefined>) {
   let cold: ReturnType<typeof createWeeklyHandler> | undefined;
   return async (event?: unknown): Promise<WeeklyAnswer> => {
-    cold ??= createWeeklyHandler(weeklyDepsFromConfig(loadConfig(env)));
+    cold ??= createWeeklyHandler(weeklyDepsFromConfig(loadConfigFor(env, 'weekly-report')));
     return cold(event);
   };
 }

@@ -13,9 +13,9 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
+import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
-import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
+import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
 
 /**
@@ -119,10 +119,10 @@ export class AnalyticsExport extends Construct {
         EXPORT_HEAL_DAYS: String(props.healDays ?? CONFIG_DEFAULTS.healDays),
         EXPORT_DATASETS: (props.datasets ?? DATASET_NAMES).join(','),
         EXPORT_FEEDBACK_CONTACT: String(props.feedbackContact ?? CONFIG_DEFAULTS.feedbackContact),
-        ANALYTICS_BUDGET: props.budget ?? CONFIG_DEFAULTS.budget,
+        ANALYTICS_BUDGET: props.budget ?? ENV_DEFAULTS.ANALYTICS_BUDGET,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         EXPORT_REFRESH_DAYS: String(props.refreshDays ?? CONFIG_DEFAULTS.refreshDays),
-      },
+      } satisfies FunctionEnvironment<'export'>,
     });
     this.function = bundled.function;
     this.logGroup = bundled.logGroup;

@@ -21,7 +21,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ALERT_STATUSES } from '../../functions/follow-up/notify.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
-import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings } from './lambda-defaults.js';
+import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
 /** AWS's advice for SQS event sources: visibility timeout at least 6× the function timeout. */
@@ -141,7 +141,7 @@ export class FollowUps extends Construct {
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
         FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? CONFIG_DEFAULTS.followUpMaxWaitHours),
         FOLLOWUP_OUTCOMES_TOPIC_ARN: this.outcomesTopic.topicArn,
-      },
+      } satisfies FunctionEnvironment<'follow-up'>,
     });
     this.function = bundled.function;
     this.logGroup = bundled.logGroup;

@@ -11,7 +11,7 @@ import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aw
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { ConfigEnvironment } from '../../functions/shared/config.js';
+import type { ConfigEnvironment, SettingReader } from '../../functions/shared/config.js';
 import { EXPORT_SERVICE, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 
 /** The repository root (NodejsFunction's `projectRoot`), computed from this file's location. */
@@ -55,14 +55,19 @@ export interface ApiSettings {
 }
 
 /**
- * A function's environment: the names `loadConfig` reads (functions/shared/config.ts, so a
- * misspelt or removed name fails to compile here) and the runtime's own.
+ * A function's environment: the names function `R` reads (its rows of the settings table,
+ * functions/shared/config.ts, so a misspelt or removed name, or one the function does not
+ * read, fails to compile here) and the runtime's own.
  */
-export type FunctionEnvironment = ConfigEnvironment &
+export type FunctionEnvironment<R extends SettingReader = SettingReader> = ConfigEnvironment<R> &
   Partial<Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS' | 'HOME', string>>;
 
-/** The environment variables common to both functions. */
-export function commonEnvironment(settings: ApiSettings, serviceName: string, destination: string): FunctionEnvironment {
+/** The environment variables common to both functions (names both read). */
+export function commonEnvironment(
+  settings: ApiSettings,
+  serviceName: string,
+  destination: string,
+): FunctionEnvironment<'export'> & FunctionEnvironment<'follow-up'> {
   return {
     MINTLIFY_API_KEY_SECRET_ARN: settings.apiKeySecret.secretArn,
     ...(settings.apiUrl === undefined ? {} : { MINTLIFY_API_URL: settings.apiUrl }),

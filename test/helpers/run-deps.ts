@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { RunDeps, RunEvent, RunSettings, RunSummary, UnitResult } from '../../functions/export/run.js';
-import type { Unit } from '../../functions/export/staging.js';
+import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
 import { createOutcomeSink } from '../../functions/follow-up/outcome.js';

@@ -60,6 +60,8 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['polls', 'bigint'],
     ['attempts', 'bigint'],
     ['detail', 'string'],
+    ['kind', 'string'],
+    ['gap_id', 'string'],
   ],
   export_runs: [
     ['run_id', 'string'],
@@ -93,7 +95,7 @@ const NULLABLE: Readonly<Record<string, readonly string[]>> = {
   feedback_by_page: ['unknown_fields'],
   assistant_conversations: ['resolution_status', 'query_category', 'page_url', 'unknown_fields'],
   assistant_caller_stats: ['unknown_fields'],
-  followup_outcomes: ['pr_link', 'sent_at', 'detail'],
+  followup_outcomes: ['job_id', 'pr_link', 'sent_at', 'detail', 'kind', 'gap_id'],
 };
 
 const { template } = synthStack({ projectIds: 'proj_a' });

@@ -53,7 +53,7 @@ describe('export against an API that changed (sandbox --drift)', () => {
 
     expect(warnings).toHaveLength(7);
     expect(warnings.find((line) => line.includes("API's assistant answers"))).toBe(
-      'warning: the API\'s assistant answers changed in 1 unit(s): new field(s) assistant_conversations.searches (kept in unknown_fields); new value(s) assistant_conversations.response_type "tool_call" (kept as sent); nothing was lost (see SchemaDrift in docs/operations.md)',
+      'warning: the API\'s assistant answers changed in 1 unit(s): new field(s) assistant_conversations.searches, assistant_conversations.sources[].score (kept in unknown_fields; nested ones as sent in their column); new value(s) assistant_conversations.response_type "tool_call" (kept as sent); nothing was lost (see SchemaDrift in docs/operations.md)',
     );
     expect(warnings.find((line) => line.includes("API's caller_stats answers"))).toContain('new field(s) assistant_caller_stats.mcp');
   });

@@ -94,18 +94,24 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     const again = await cli(['enqueue', '--queue-url', queueUrl, '--file', file], { env });
 
     expect(first.code, first.stderr).toBe(0);
-    const made = /line 3: enqueued request (\S+) for job job_b/.exec(first.stdout)?.[1];
+    const made = /line 3: accepted request (\S+) for job job_b/.exec(first.stdout)?.[1];
     expect(made).toMatch(/^f[0-9a-f]{20}-3$/);
     expect(first.stdout).toBe(
       [
-        `line 1: enqueued request faq-sso-1 for job job_a (project ${PROJECT})`,
-        `line 3: enqueued request ${made} for job job_b (project ${PROJECT})`,
-        `line 4: enqueued request faq-sso-2 for job job_a (project ${PROJECT})`,
+        `line 1: accepted request faq-sso-1 for job job_a (project ${PROJECT})`,
+        `line 3: accepted request ${made} for job job_b (project ${PROJECT})`,
+        `line 4: accepted request faq-sso-2 for job job_a (project ${PROJECT})`,
         '',
       ].join('\n'),
     );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(first.stdout);
+    // SQS answers success for a deduplication id it took in the last 5 minutes and drops the
+    // message: the summary says so instead of counting the prompts as enqueued again.
+    expect(again.stderr).toBe(
+      `3 prompt(s) accepted by ${queueUrl}; the queue drops a request id it already took in the last 5 minutes (and answers success all the same), and the consumer never sends a request id twice\n`,
+    );
+    expect(again.stderr).not.toMatch(/enqueued/);
     expect(await countIn(queueUrl)).toBe(3);
     const messages = await aws.takeAll(queueUrl);
     expect(
@@ -133,7 +139,7 @@ describe('mintlify-exporter enqueue (a real process)', () => {
     });
 
     expect(run.code, run.stderr).toBe(0);
-    const requestId = /^enqueued request (\S+) for job job_flags \(project proj_small\)\n$/.exec(run.stdout)?.[1];
+    const requestId = /^accepted request (\S+) for job job_flags \(project proj_small\)\n$/.exec(run.stdout)?.[1];
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(run.stderr).toContain(`--request-id ${requestId}`);
     const [message] = await aws.takeAll(queueUrl);
@@ -234,8 +240,8 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
       };
     });
     expect(notifications.map((n) => n.attributes).sort((a, b) => String(a['jobId']).localeCompare(String(b['jobId'])))).toEqual([
-      { status: 'failed', projectId: PROJECT, jobId: bad },
-      { status: 'completed', projectId: PROJECT, jobId: ok },
+      { status: 'failed', kind: 'follow_up', projectId: PROJECT, jobId: bad },
+      { status: 'completed', kind: 'follow_up', projectId: PROJECT, jobId: ok },
     ]);
     expect(notifications.find((n) => n.attributes['jobId'] === ok)?.record).toMatchObject({
       request_id: `ok-${tag}`,

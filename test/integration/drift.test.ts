@@ -6,7 +6,7 @@
  * dataset (no text value in it), in the run's count. A real type change still fails only its
  * own unit, naming the field.
  *
- * The drift the sandbox adds (sandbox/drift.ts) is written out here again, on its own, so a
+ * The drift the sandbox adds (sandbox/server/drift.ts) is written out here again, on its own, so a
  * change on either side fails a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +91,12 @@ function expectedDrift(dataset: DatasetName): Record<string, { unknown: (raw: Ra
         assistant_conversations: [
           {
             unknown: (row) => ({ searches: [{ query: row.query, results: (row.sources as unknown[]).length }] }),
-            change: (row, raw) => (raw.queryCategory === null ? { ...row, response_type: 'tool_call' } : row),
+            // A new field inside each cited source is kept in sources_json, as sent.
+            change: (row, raw) => ({
+              ...row,
+              ...(raw.queryCategory === null ? { response_type: 'tool_call' } : {}),
+              sources_json: (raw.sources as Raw[]).map((source, index) => ({ ...source, score: Math.round(1000 / (index + 1)) / 1000 })),
+            }),
           },
         ],
       };
@@ -155,6 +160,18 @@ describe('an export against an API that changed', () => {
     expect(rows[0]?.['unknown_fields']).toBe(JSON.stringify({ searches: [{ query: raw.query, results: (raw.sources as unknown[]).length }] }));
   });
 
+  it('keeps a new field inside the cited sources in sources_json, as sent, and names it by path', async () => {
+    const { rows } = await readTable(destination, 'assistant_conversations', DAY, PROJECT);
+    const cited = rows.filter((row) => Number(row['source_count']) > 1);
+    const raw = sandbox.data.rows('assistant', PROJECT, DAY).find((row) => row.id === cited[0]?.['conversation_id']);
+
+    expect(cited.length).toBeGreaterThan(0);
+    expect(JSON.parse(String(cited[0]?.['sources_json']))).toEqual(
+      raw?.sources.map((source, index) => ({ ...source, score: Math.round(1000 / (index + 1)) / 1000 })),
+    );
+    expect(manifestOf(resultOf('assistant')).drift?.tables['assistant_conversations']?.fields).toContain('sources[].score');
+  });
+
   it('keeps the new enum values in their columns (feedback source and status, assistant response_type)', async () => {
     const feedback = (await readTable(destination, 'feedback', DAY, PROJECT)).rows;
     const assistant = (await readTable(destination, 'assistant_conversations', DAY, PROJECT)).rows;
@@ -170,7 +187,7 @@ describe('an export against an API that changed', () => {
     ['searches', { searches: { fields: ['refinements'], values: {} } }, ['engine']],
     ['feedback', { feedback: { fields: ['sentiment'], values: { source: ['widget'], status: ['archived'] } } }, []],
     ['feedback_by_page', { feedback_by_page: { fields: ['widget'], values: {} } }, []],
-    ['assistant', { assistant_conversations: { fields: ['searches'], values: { response_type: ['tool_call'] } } }, []],
+    ['assistant', { assistant_conversations: { fields: ['searches', 'sources[].score'], values: { response_type: ['tool_call'] } } }, []],
     ['caller_stats', { assistant_caller_stats: { fields: ['mcp'], values: {} } }, []],
   ] as const)('%s: the manifest names the drift, per table, and the new top-level fields', (dataset, tables, topLevelFields) => {
     expect(manifestOf(resultOf(dataset)).drift).toEqual({ tables, topLevelFields });

@@ -13,7 +13,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, tablesOf } from '../../functions/export/datasets.js';
 import { runExport, type RunResult } from '../../functions/export/run.js';
-import type { Unit } from '../../functions/export/staging.js';
+import type { Unit } from '../../functions/export/units.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';

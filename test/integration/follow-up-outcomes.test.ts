@@ -92,7 +92,7 @@ describe('outcome notifications', () => {
     const received = await notifications(subscriber);
     expect(received).toHaveLength(1);
     expect(received[0]?.message).toEqual(await outcomeOf(`req_${jobId}`));
-    expect(received[0]?.attributes).toEqual({ status: 'completed', projectId: PROJECT, jobId });
+    expect(received[0]?.attributes).toEqual({ status: 'completed', kind: 'follow_up', projectId: PROJECT, jobId });
     expect(metrics.counts.get(FOLLOWUP_METRICS.notified)).toBe(1);
     expect(await store.get(`req_${jobId}`)).toMatchObject({ phase: 'done', notified: true });
   });
@@ -146,7 +146,7 @@ describe('outcome notifications', () => {
     );
 
     const received = await notifications(subscriber);
-    expect(received.map((n) => n.attributes)).toEqual([{ status: 'failed', projectId: PROJECT, jobId: bad }]);
+    expect(received.map((n) => n.attributes)).toEqual([{ status: 'failed', kind: 'follow_up', projectId: PROJECT, jobId: bad }]);
   });
 });
 
@@ -174,7 +174,7 @@ describe('credits', () => {
     expect(dead[0]?.MessageAttributes?.['reason']?.StringValue).toMatch(/^rejected: .*credits/i);
     const received = await notifications(subscriber);
     expect(received).toHaveLength(1);
-    expect(received[0]?.attributes).toEqual({ status: 'rejected', projectId: PROJECT, jobId });
+    expect(received[0]?.attributes).toEqual({ status: 'rejected', kind: 'follow_up', projectId: PROJECT, jobId });
     expect(received[0]?.message).toEqual(outcome);
   });
 

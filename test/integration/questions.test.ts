@@ -30,6 +30,7 @@ beforeAll(async () => {
       requestId: 'req-1',
       projectId: PROJECT,
       jobId: 'job_1',
+      kind: 'follow_up',
       promptLength: 5,
       promptSha256: 'ab'.repeat(32),
       status: 'completed',

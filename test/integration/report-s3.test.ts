@@ -4,8 +4,10 @@
  * to a local folder. Without `--file` it lands in the current folder.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../functions/report/report.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
@@ -69,6 +71,46 @@ describe('report on S3', () => {
     const file = path.join(cwd, 'report.html');
     expect(result.stdout).toContain(`Report of ${lake}, ${FROM} to 2026-10-19 (1 project(s)), written to ${file}`);
     expect(await readFile(file, 'utf8')).toContain(`<code>${lake}</code>`);
+  });
+
+  it('a bucket key with "..", "." or empty segments or a backslash is skipped with a warning, and nothing is written outside the mirror', async () => {
+    const bucket = await aws.createBucket();
+    const evil = `s3://${bucket}/u`;
+    const result0 = await runCliInProcess(['export', '--from', FROM, '--to', TO, '--project', PROJECT, '--out', evil], {
+      env,
+      now: () => NOW,
+      extra: { clients: { s3: aws.s3 } },
+    });
+    expect(result0.code, result0.stderr).toBe(0);
+    const marker = `PWNED-${process.pid}-${Date.now()}.txt`;
+    const hostile = [
+      `u/visitors_totals/dt=2026-10-17/../../../${marker}`,
+      `u/visitors_totals/dt=2026-10-17/../../../../../../../../../../../../../../../../${marker}`,
+      `u/visitors_totals/dt=2026-10-17/./${marker}`,
+      `u/visitors_totals/dt=2026-10-17//${marker}`,
+      `u/visitors_totals/dt=2026-10-17/..\\..\\..\\${marker}`,
+    ];
+    for (const Key of hostile) await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body: 'echo pwned' }));
+    // A console's "folder" marker is no file and no threat: skipped without a word.
+    await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'u/visitors_totals/dt=2026-10-18/', Body: '' }));
+    const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'u/visitors_totals/dt=2026-10-17/' }));
+    expect(listed.Contents?.map((o) => o.Key)).toEqual(expect.arrayContaining(hostile));
+
+    const cwd = await makeTempDir('report-s3-hostile');
+    const result = await runCliInProcess(['report', '--from', FROM, '--to', TO, '--out', evil], {
+      env,
+      now: () => NOW,
+      extra: { clients: { s3: aws.s3 }, cwd },
+    });
+    const escaped = [tmpdir(), path.dirname(tmpdir()), path.parse(tmpdir()).root, cwd, path.dirname(cwd)].map((folder) => path.join(folder, marker));
+    const written = escaped.filter((file) => existsSync(file));
+    await Promise.all(written.map((file) => rm(file, { force: true }))); // a regression cleans up before it fails
+    expect(written).toEqual([]);
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = result.stderr.trim().split('\n');
+    expect(warnings).toHaveLength(hostile.length);
+    for (const key of hostile) expect(result.stderr).toContain(`Warning: skipped s3://${bucket}/${key}: `);
+    expect(await readFile(path.join(cwd, 'report.html'), 'utf8')).toContain(`<code>${evil}</code>`);
   });
 
   it('an empty prefix gives one line and exit code 1, and writes nothing', async () => {

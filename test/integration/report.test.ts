@@ -5,12 +5,12 @@
  * address, empty sections said in a sentence, and no API request.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
 import { buildReport } from '../../functions/report/report.js';
-import { CONTACTS } from '../../sandbox/text.js';
+import { CONTACTS } from '../../sandbox/generators/text.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import {
@@ -28,7 +28,7 @@ import {
   sumOf,
   type ReportLake,
 } from '../helpers/report-fixture.js';
-import { runCliInProcess, spawnCli } from '../helpers/cli.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../helpers/cli.js';
 
 let lake: ReportLake;
 let figures: Figures;
@@ -261,6 +261,43 @@ describe('mintlify-exporter report', () => {
     expect(both.stderr.trim().split('\n')).toHaveLength(1);
     const bad = await runCliInProcess(['report', '--project', '../x', '--out', lake.out], { env: lake.env, now: () => NOW });
     expect(bad.code).toBe(2);
+  });
+
+  it('a stop (Ctrl-C) ends the report at once with exit code 130 and leaves the previous report untouched', async () => {
+    const dir = await makeTempDir('report-stop');
+    const file = path.join(dir, 'report.html');
+    await writeFile(file, 'the previous report');
+    const result = await runCliInProcess(['report', '--from', PERIOD.from, '--to', PERIOD.to, '--out', lake.out, '--file', file], {
+      env: lake.env,
+      now: () => NOW,
+      stopSignal: Promise.resolve(),
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr.trim()).toBe('Stopped: no report written (a report already there is untouched).');
+    expect(await readFile(file, 'utf8')).toBe('the previous report');
+  });
+
+  it('SIGINT stops a long report of the real process within a second', async () => {
+    const dir = await makeTempDir('report-sigint');
+    const file = path.join(dir, 'report.html');
+    const args = ['report', '--from', '2025-10-19', '--to', PERIOD.to, '--out', lake.out, '--file', file];
+    // A year over a lake of twelve days: seconds of work, most of it reading what is not there.
+    // Told on stderr when the CLI starts listening for SIGINT: before that a signal ends Node itself.
+    const ready = `data:text/javascript,${encodeURIComponent("process.on('newListener', (e) => { if (e === 'SIGINT') process.stderr.write('listening\\n'); });")}`;
+    const child = spawnCli(args, {}, { nodeArgs: ['--import', ready] });
+    await waitUntil(() => child.stderr().includes('listening'), 'the CLI listening for SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.child.kill('SIGINT');
+    const signalledAt = performance.now();
+    let toldMs = Number.POSITIVE_INFINITY;
+    void waitUntil(() => child.stderr().includes('Stopped'), 'the stop told', 10_000).then(() => (toldMs = performance.now() - signalledAt));
+    const { code } = await child.exited;
+    expect(child.stderr()).toContain('Stopped: no report written');
+    expect(code).toBe(130);
+    expect(toldMs).toBeLessThan(1_000);
+    // The process ends once what it was loading is loaded, or after one more second.
+    expect(performance.now() - signalledAt).toBeLessThan(2_500);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('a destination with no data gives one clear line and exit code 1 (the real process)', async () => {

@@ -1,11 +1,19 @@
 /**
  * What `enqueue` prints: one line per prompt on stdout (`--json`: one JSON object), then a
  * summary on stderr saying what to do about prompts not sent.
+ *
+ * A prompt is "accepted", not "enqueued": a FIFO queue answers success for a deduplication id
+ * (our request id) it took in the last 5 minutes and drops the message, and its answer (the
+ * same message id and sequence number as the first send, or new ones) does not tell which.
  */
 import type { EnqueueReport } from '../../producer/enqueue.js';
 import type { EnqueueFlags } from '../enqueue.js';
 import type { CliIo } from '../io.js';
 import { writeJson } from './json.js';
+
+/** What a repeated request id does, said wherever the queue's success is reported. */
+const DEDUPLICATION =
+  'the queue drops a request id it already took in the last 5 minutes (and answers success all the same), and the consumer never sends a request id twice';
 
 export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'queueUrl' | 'file' | 'json'>, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
   const fromFile = flags.file !== undefined;
@@ -14,8 +22,8 @@ export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'q
   } else {
     const where = (line: number) => (fromFile ? `line ${line}: ` : '');
     const rows = [
-      ...report.enqueued.map((p) => ({ line: p.line, text: `${where(p.line)}enqueued request ${p.requestId} for job ${p.jobId} (project ${p.projectId})` })),
-      ...report.notSent.map((p) => ({ line: p.line, text: `${where(p.line)}NOT SENT request ${p.requestId} for job ${p.jobId}: ${p.reason}` })),
+      ...report.enqueued.map((p) => ({ line: p.line, text: `${where(p.line)}accepted request ${p.requestId} for ${jobOf(p)} (project ${p.projectId})` })),
+      ...report.notSent.map((p) => ({ line: p.line, text: `${where(p.line)}NOT SENT request ${p.requestId} for ${jobOf(p)}: ${p.reason}` })),
     ].sort((a, b) => a.line - b.line);
     for (const row of rows) io.stdout.write(`${row.text}\n`);
   }
@@ -23,7 +31,7 @@ export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'q
   if (report.notSent.length > 0) {
     const lines = report.notSent.map((p) => p.line).join(', ');
     io.stderr.write(
-      `${report.enqueued.length} of ${total} prompt(s) enqueued; not sent: ${fromFile ? `line(s) ${lines}` : 'the prompt'}. ` +
+      `${report.enqueued.length} of ${total} prompt(s) accepted by the queue; not sent: ${fromFile ? `line(s) ${lines}` : 'the prompt'}. ` +
         `Enqueue ${fromFile ? 'the same file' : `it with --request-id ${report.notSent[0]?.requestId}`} again: no request id is ever sent twice.\n`,
     );
   } else if (!fromFile && report.enqueued[0]?.requestIdMade) {
@@ -31,6 +39,11 @@ export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'q
       `request id ${report.enqueued[0].requestId} was made for this prompt: pass --request-id ${report.enqueued[0].requestId} to enqueue it again safely\n`,
     );
   } else {
-    io.stderr.write(`${total} prompt(s) enqueued on ${flags.queueUrl}\n`);
+    io.stderr.write(`${total} prompt(s) accepted by ${flags.queueUrl}; ${DEDUPLICATION}\n`);
   }
+}
+
+/** `job job_1`, or `a new job` for a message without one. */
+function jobOf(prompt: { readonly jobId?: string | undefined }): string {
+  return prompt.jobId === undefined ? 'a new job' : `job ${prompt.jobId}`;
 }

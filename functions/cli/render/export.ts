@@ -4,7 +4,7 @@
  */
 import { unitRows } from '../../export/manifest.js';
 import type { RunResult, UnitResult } from '../../export/run.js';
-import { unitLabel } from '../../export/staging.js';
+import { unitLabel } from '../../export/units.js';
 import { formatDuration } from '../../shared/durations.js';
 import type { CliIo } from '../io.js';
 

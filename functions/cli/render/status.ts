@@ -1,7 +1,9 @@
 /** `status` on stdout: a table of units per day, project and dataset, or one JSON object. */
-import type { StatusCell, ExportStatus } from '../../export/status.js';
+import type { ExportStatus } from '../../export/status.js';
+import type { UnitView } from '../../export/units.js';
 import type { BudgetSnapshot } from '../../shared/budget.js';
 import type { DatasetName } from '../../shared/catalog.js';
+import { displayText } from '../../shared/display.js';
 import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
 
 export interface StatusView {
@@ -62,7 +64,7 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
         r.state === 'failed' && r.attempts !== undefined
           ? ` [failed ${r.attempts}× in a row, ${r.requests ?? 0} request(s) spent${r.retryAfter !== undefined ? `; next try after ${r.retryAfter.slice(0, 16).replace('T', ' ')}Z` : ''}]`
           : '';
-      out.write(`  ${r.dataset} ${r.projectId} ${r.date}: ${r.error}${facts}\n`);
+      out.write(`  ${r.dataset} ${displayText(r.projectId)} ${r.date}: ${displayText(r.error ?? '')}${facts}\n`);
     }
   }
   out.write(
@@ -73,7 +75,7 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
 }
 
-function cellText(cell: StatusCell | undefined): string {
+function cellText(cell: UnitView | undefined): string {
   if (!cell) return '';
   switch (cell.state) {
     case 'complete':

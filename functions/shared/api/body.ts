@@ -8,6 +8,7 @@
 import type { ApiOperation, ApiStats } from '../api-types.js';
 import { MalformedResponseError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
+import { parseJson } from '../lossless-json.js';
 import type { ParseOptions } from '../schemas.js';
 import type { Redactor } from './redact.js';
 import type { RawResponse } from './transport.js';
@@ -48,7 +49,8 @@ export function parseBody<T>(response: RawResponse, parse: BodyParser<T>, contex
   }
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    // Exact digits for integers past 2^53 (kept in unknown_fields): lossless-json.ts.
+    body = parseJson(text);
   } catch (error) {
     const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
     throw new MalformedResponseError(

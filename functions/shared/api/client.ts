@@ -10,7 +10,7 @@ import { createCallSteps } from './call.js';
 import { type ApiClientOptions, resolveApiOptions } from './options.js';
 
 /** What `createApiClient` returns: the agent operations and the analytics reads. */
-export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'stats'> & AnalyticsApi;
+export type MintlifyClient = Pick<ApiClient, 'getJob' | 'sendMessage' | 'createJob' | 'stats'> & AnalyticsApi;
 
 /** Creates the client. Validates the key and URL now, so a typo fails before any request. */
 export function createApiClient(options: ApiClientOptions): MintlifyClient {

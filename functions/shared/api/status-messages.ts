@@ -57,7 +57,7 @@ export function httpError(op: ApiOperation, response: RawResponse, ids: RequestI
         status,
       );
     case 404:
-      return op === 'getAnalytics'
+      return op === 'getAnalytics' || op === 'createJob'
         ? new ApiError(`project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`, status)
         : new ApiError(`job ${job} not found in project ${project} (404): check the job and project ids`, status);
     default:

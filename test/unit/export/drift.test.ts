@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DriftRecorder, HIDDEN_VALUE, MAX_VALUES, describeDrift, mergeDrift, unknownFieldsColumn } from '../../../functions/export/drift.js';
+import {
+  DriftRecorder,
+  HIDDEN_VALUE,
+  MAX_FIELDS,
+  MAX_NAME_LENGTH,
+  MAX_VALUES,
+  describeDrift,
+  mergeDrift,
+  unknownFieldsColumn,
+} from '../../../functions/export/drift.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, VISITORS_PAGES } from '../../../functions/shared/tables.js';
 
 const feedbackRow = (source: string, status = 'pending') => ({ source, status, comment: 'a comment nobody may log' });
@@ -29,6 +38,22 @@ describe('DriftRecorder', () => {
     });
   });
 
+  it("names the new fields inside known ones by path (a cited source's score)", () => {
+    const drift = new DriftRecorder();
+    drift.row(ASSISTANT_CONVERSATIONS, { response_type: 'answer', resolution_status: 'answered' }, undefined, ['sources[].score']);
+
+    expect(drift.result()).toEqual({ tables: { assistant_conversations: { fields: ['sources[].score'], values: {} } }, topLevelFields: [] });
+  });
+
+  it('names fields called __proto__, constructor and prototype, and a long name cut short', () => {
+    const unknown = Object.create(null) as Record<string, unknown>;
+    for (const name of ['__proto__', 'constructor', 'prototype', 'x'.repeat(500)]) unknown[name] = 1;
+    const drift = new DriftRecorder();
+    drift.row(FEEDBACK, feedbackRow('contextual'), unknown);
+
+    expect(drift.result()?.tables['feedback']?.fields).toEqual(['__proto__', 'constructor', 'prototype', `${'x'.repeat(MAX_NAME_LENGTH - 1)}…`]);
+  });
+
   it(`keeps at most ${MAX_VALUES} new values per column (a column that turned into free text)`, () => {
     const drift = new DriftRecorder();
     for (let i = 0; i < 50; i++) drift.row(FEEDBACK, feedbackRow(`kind_${String(i).padStart(2, '0')}`), undefined);
@@ -52,6 +77,17 @@ describe('DriftRecorder', () => {
 });
 
 describe('mergeDrift', () => {
+  it('keeps the union bounded and the count of names left out', () => {
+    const names = (from: number) => Array.from({ length: MAX_FIELDS }, (_, i) => `f${String(from + i).padStart(4, '0')}`);
+    const a = { tables: { feedback: { fields: names(0), moreFields: 7, values: {} } }, topLevelFields: [] };
+    const b = { tables: { feedback: { fields: names(MAX_FIELDS), values: {} } }, topLevelFields: [] };
+
+    const merged = mergeDrift(a, b)?.tables['feedback'];
+
+    expect(merged?.fields).toEqual(names(0));
+    expect(merged?.moreFields).toBe(7 + MAX_FIELDS);
+  });
+
   it('unites the drift of two units', () => {
     const a = { tables: { feedback: { fields: ['sentiment'], values: { source: ['widget'] } } }, topLevelFields: [] };
     const b = { tables: { feedback: { fields: ['score'], values: { source: ['email'], status: ['archived'] } } }, topLevelFields: ['x'] };
@@ -74,9 +110,44 @@ describe('describeDrift', () => {
 
     expect(line).not.toMatch(/[\u0000-\u001f]/);
     expect(line).toContain('in 2 unit(s)');
-    expect(line).toContain('new field(s) feedback.senti[31mment (kept in unknown_fields)');
-    expect(line).toContain(`feedback.source "wid get", "${'x'.repeat(37)}..."`);
-    expect(line).toContain('new top-level field(s) meta (named in the manifest)');
+    expect(line).toContain('new field(s) feedback.senti\\u001B[31mment (kept in unknown_fields)');
+    expect(line).toContain(`feedback.source "wid\\\\u000Aget", "${'x'.repeat(37)}..."`);
+    expect(line).toContain('new top-level field(s) meta (named in the manifest; their values were not kept)');
+  });
+
+  it('says "nothing was lost" only when no top-level value was dropped', () => {
+    const fieldsOnly = describeDrift('feedback', { tables: { feedback: { fields: ['sentiment'], values: {} } }, topLevelFields: [] }, 1);
+    const withTop = describeDrift('feedback', { tables: {}, topLevelFields: ['meta'] }, 1);
+
+    expect(fieldsOnly).toContain('; nothing was lost');
+    expect(withTop).not.toContain('nothing was lost');
+    expect(withTop).toContain('their values were not kept); nothing else was lost');
+  });
+
+  it('shows a right-to-left override and a zero-width space as visible escapes, never raw', () => {
+    const line = describeDrift('feedback', { tables: { feedback: { fields: ['gnp\u202E.exe', 'a\u200Bb'], values: {} } }, topLevelFields: ['\u0085x'] }, 1);
+
+    expect(line).not.toMatch(/[\u202E\u200B\u0085]/);
+    expect(line).toContain('feedback.gnp\\u202E.exe');
+    expect(line).toContain('feedback.a\\u200Bb');
+    expect(line).toContain('\\u0085x');
+  });
+
+  it('lists a bounded number of names and says how many more', () => {
+    const recorder = new DriftRecorder();
+    recorder.row(FEEDBACK, feedbackRow('contextual'), Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`field_${String(i).padStart(5, '0')}`, i])));
+    recorder.topLevelFields(Array.from({ length: 10_000 }, (_, i) => `top_${i}`));
+    const drift = recorder.result();
+
+    const line = describeDrift('feedback', drift ?? { tables: {}, topLevelFields: [] }, 1);
+
+    expect(drift?.tables['feedback']?.fields).toHaveLength(MAX_FIELDS);
+    expect(drift?.tables['feedback']?.moreFields).toBe(10_000 - MAX_FIELDS);
+    expect(drift?.topLevelFields).toHaveLength(MAX_FIELDS);
+    expect(drift?.moreTopLevelFields).toBe(10_000 - MAX_FIELDS);
+    expect(JSON.stringify(drift).length).toBeLessThan(8_000);
+    expect(line.length).toBeLessThan(1_000);
+    expect(line).toContain(`feedback.field_00009 and ${10_000 - 10} more`);
   });
 });
 
@@ -84,5 +155,12 @@ describe('unknownFieldsColumn', () => {
   it('is null without unknown fields, else their JSON, nested values whole', () => {
     expect(unknownFieldsColumn(undefined)).toBeNull();
     expect(unknownFieldsColumn({ searches: [{ query: 'q', results: 2 }] })).toBe('{"searches":[{"query":"q","results":2}]}');
+  });
+
+  it('writes a large integer with every digit and a field named __proto__ as a field', () => {
+    const unknown = JSON.parse('{"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    unknown['id'] = 12345678901234567890123n;
+
+    expect(unknownFieldsColumn(unknown)).toBe('{"__proto__":{"polluted":true},"id":12345678901234567890123}');
   });
 });

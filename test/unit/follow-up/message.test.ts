@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PROMPT_LENGTH, fingerprintPrompt, parseFollowUpMessage } from '../../../functions/follow-up/message.js';
+import { MAX_PROMPT_LENGTH, fingerprintPrompt, messageGroupOf, parseFollowUpMessage } from '../../../functions/follow-up/message.js';
 
 const ctx = { messageId: 'msg-1', projectIds: ['proj_a'] };
 const body = (value: unknown) => JSON.stringify(value);
@@ -7,12 +7,22 @@ const body = (value: unknown) => JSON.stringify(value);
 describe('parseFollowUpMessage', () => {
   it('accepts a full message and keeps the caller requestId', () => {
     const result = parseFollowUpMessage(body({ projectId: 'proj_b', jobId: 'job_1', prompt: 'fix it', requestId: 'req-9' }), ctx);
-    expect(result).toEqual({ ok: true, message: { projectId: 'proj_b', jobId: 'job_1', prompt: 'fix it', requestId: 'req-9' } });
+    expect(result).toEqual({ ok: true, message: { kind: 'follow_up', projectId: 'proj_b', jobId: 'job_1', prompt: 'fix it', requestId: 'req-9' } });
   });
 
   it('defaults requestId to the SQS message id and projectId to the only configured project', () => {
     const result = parseFollowUpMessage(body({ jobId: 'job_1', prompt: 'x' }), ctx);
-    expect(result).toEqual({ ok: true, message: { projectId: 'proj_a', jobId: 'job_1', prompt: 'x', requestId: 'msg-1' } });
+    expect(result).toEqual({ ok: true, message: { kind: 'follow_up', projectId: 'proj_a', jobId: 'job_1', prompt: 'x', requestId: 'msg-1' } });
+  });
+
+  it('reads a message without jobId as a new job, and keeps its gapId', () => {
+    const result = parseFollowUpMessage(body({ projectId: 'proj_b', prompt: 'Document SSO', requestId: 'gap-1', gapId: 'gap_0123abcd' }), ctx);
+    expect(result).toEqual({ ok: true, message: { kind: 'create', projectId: 'proj_b', prompt: 'Document SSO', requestId: 'gap-1', gapId: 'gap_0123abcd' } });
+  });
+
+  it('groups a follow-up by its job and a new job by its own request id', () => {
+    expect(messageGroupOf({ jobId: 'job_1', requestId: 'req-1' })).toBe('job_1');
+    expect(messageGroupOf({ requestId: 'req-2' })).toBe('req-2');
   });
 
   it('refuses a missing projectId when several projects are configured', () => {
@@ -28,7 +38,7 @@ describe('parseFollowUpMessage', () => {
   it.each([
     ['not JSON', '{"jobId":', 'body is not JSON'],
     ['a JSON array', '[1]', 'not a JSON object'],
-    ['a missing jobId', body({ prompt: 'x' }), 'jobId is missing'],
+    ['a gapId with a space', body({ prompt: 'x', gapId: 'gap 1' }), 'gapId must match'],
     ['an empty prompt', body({ jobId: 'job_1', prompt: '' }), 'prompt is empty'],
     ['a blank prompt', body({ jobId: 'job_1', prompt: '  \n' }), 'prompt is empty'],
     ['a prompt over the limit', body({ jobId: 'job_1', prompt: 'x'.repeat(MAX_PROMPT_LENGTH + 1) }), 'longer than'],

@@ -41,7 +41,13 @@ function setup(store: StateStore, notify?: FollowUpDeps['notify']) {
   const counts = new Map<string, number>();
   const deps: FollowUpDeps = {
     // Idle (completed) before the send, active in the POST's answer, completed on the next read.
-    api: { getJob: async () => job('completed'), sendMessage: async () => job('active') },
+    api: {
+      getJob: async () => job('completed'),
+      sendMessage: async () => job('active'),
+      createJob: async () => {
+        throw new Error('no job is created here');
+      },
+    },
     store,
     outcomes: { write: async () => undefined },
     deadLetter: async () => undefined,
@@ -91,18 +97,31 @@ describe('the Publish request', () => {
     project_id: 'proj_a',
     job_id: `job_${'x'.repeat(120)}`,
     status: 'uncertain',
+    kind: 'follow_up',
   } as unknown as FollowUpOutcome;
 
-  it('carries the record as the message, the three attributes, and a subject SNS accepts', () => {
+  it('carries the record as the message, the four attributes, and a subject SNS accepts', () => {
     const request = notificationOf(outcome);
     expect(JSON.parse(request.Message)).toEqual(outcome);
     expect(request.MessageAttributes).toEqual({
       status: { DataType: 'String', StringValue: 'uncertain' },
+      kind: { DataType: 'String', StringValue: 'follow_up' },
       projectId: { DataType: 'String', StringValue: 'proj_a' },
       jobId: { DataType: 'String', StringValue: outcome.job_id },
     });
     expect(request.Subject.length).toBeLessThanOrEqual(100);
     expect(request.Subject).toMatch(/^mintlify-exporter follow-up uncertain: job /);
+  });
+
+  it('says a new job in the kind attribute, and leaves jobId out when its creation never named the job', () => {
+    const lost = { ...outcome, job_id: null, kind: 'create' } as FollowUpOutcome;
+    const request = notificationOf(lost);
+    expect(request.MessageAttributes).toEqual({
+      status: { DataType: 'String', StringValue: 'uncertain' },
+      kind: { DataType: 'String', StringValue: 'create' },
+      projectId: { DataType: 'String', StringValue: 'proj_a' },
+    });
+    expect(request.Subject).toBe('mintlify-exporter new job uncertain: job (unknown) (proj_a)');
   });
 
   it('sets the group and deduplication ids only for a FIFO topic', async () => {

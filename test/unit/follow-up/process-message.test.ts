@@ -67,13 +67,18 @@ beforeEach(() => {
   metrics = {};
 });
 
-function deps(api: Pick<ApiClient, 'getJob' | 'sendMessage'>): FollowUpDeps {
+function deps(api: Pick<ApiClient, 'getJob' | 'sendMessage'> & Partial<Pick<ApiClient, 'createJob'>>): FollowUpDeps {
   const log =
     (level: string) =>
     (message: string, ...extra: Record<string, unknown>[]) =>
       logs.push(JSON.stringify({ level, message, extra }));
   return {
-    api,
+    api: {
+      createJob: async () => {
+        throw new Error('this test creates no job');
+      },
+      ...api,
+    },
     store,
     outcomes: { write: async (o) => void outcomes.push(o) },
     deadLetter: async (e) => void dead.push(e),

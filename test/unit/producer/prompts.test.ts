@@ -38,6 +38,7 @@ describe('checkPrompt', () => {
         requestId: 'made-2',
         projectId: 'proj_a',
         jobId: 'job_1',
+        groupId: 'job_1',
         prompt: 'Add a FAQ',
         requestIdMade: true,
         line: 2,
@@ -46,10 +47,27 @@ describe('checkPrompt', () => {
     });
   });
 
+  it('takes a message without jobId as a new job, grouped by its request id, with its gapId in the body', () => {
+    const result = checkPrompt(body({ projectId: 'proj_a', prompt: 'Document SSO', requestId: 'gap-1', gapId: 'gap_1' }), 1);
+    expect(result).toEqual({
+      ok: true,
+      prompt: {
+        requestId: 'gap-1',
+        projectId: 'proj_a',
+        gapId: 'gap_1',
+        groupId: 'gap-1',
+        prompt: 'Document SSO',
+        requestIdMade: false,
+        line: 1,
+        body: body({ projectId: 'proj_a', prompt: 'Document SSO', requestId: 'gap-1', gapId: 'gap_1' }),
+      },
+    });
+  });
+
   it('refuses an unknown (most likely misspelt) field, naming it and the fields', () => {
     expect(checkPrompt(body({ projectId: 'p', jobId: 'j', prompt: 'x', requestID: 'r' }), 1)).toEqual({
       ok: false,
-      reason: 'unknown field "requestID" (the fields are projectId, jobId, prompt, requestId)',
+      reason: 'unknown field "requestID" (the fields are projectId, jobId, prompt, requestId, gapId)',
     });
   });
 });

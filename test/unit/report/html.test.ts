@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeDrift, previousPeriod } from '../../../functions/report/figures.js';
-import { escapeHtml, formatCount, formatShare, userText } from '../../../functions/report/html.js';
+import { escapeHtml, formatCount, formatShare, maskEmails, userText } from '../../../functions/report/html.js';
 import { reportFileOf } from '../../../functions/report/report.js';
 import { reportPeriod } from '../../../functions/cli/report.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
@@ -22,6 +22,42 @@ describe('userText', () => {
 
   it('cuts long text with an ellipsis at the limit', () => {
     expect(userText('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+
+  it("renders a 1 MB value of A's or of emoji in milliseconds, not minutes (cut first, then a linear mask)", () => {
+    for (const value of ['A'.repeat(1 << 20), '😀'.repeat(1 << 19), `${'a.b'.repeat(300_000)}@`, '@a.'.repeat(350_000), 'x@'.repeat(500_000)]) {
+      const started = performance.now();
+      const shown = userText(value);
+      expect(performance.now() - started, value.slice(0, 6)).toBeLessThan(50);
+      expect(shown.length).toBeLessThanOrEqual(160);
+      expect(shown.endsWith('…')).toBe(true);
+    }
+  });
+
+  it('never cuts an emoji in half', () => {
+    const shown = userText('😀'.repeat(100), 10);
+    expect(shown).toBe(`${'😀'.repeat(4)}…`);
+  });
+
+  it('masks an address that straddles the cut, and an address whose end was cut away before cleaning', () => {
+    expect(userText(`${'word '.repeat(30)}someone.private@example.com and more`, 160)).not.toContain('someone');
+    expect(userText(`${'word '.repeat(30)}someone.private@example.com and more`, 160)).toContain('[e-mail');
+    const huge = `${'\u0007'.repeat(1_800)}hello someone.private@exam${'ple'.repeat(1_000)}`;
+    expect(userText(huge)).toBe('hello [e-mail removed]…');
+  });
+
+  it('keeps what is not an address: handles, scoped packages, an @ with no dot after it', () => {
+    expect(userText('npm i @scope/pkg; ping @alice; v2@latest')).toBe('npm i @scope/pkg; ping @alice; v2@latest');
+  });
+});
+
+describe('maskEmails', () => {
+  it('masks every address-like token between separators, in linear time', () => {
+    expect(maskEmails('(a@b.co), <c.d@e.fr>; f@g')).toBe('([e-mail removed]), <[e-mail removed]>; f@g');
+    expect(maskEmails('cut here: john@exa', true)).toBe('cut here: [e-mail removed]');
+    const started = performance.now();
+    maskEmails('A'.repeat(1 << 20));
+    expect(performance.now() - started).toBeLessThan(200);
   });
 });
 

@@ -11,7 +11,7 @@ import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
 import { createApiClient } from '../../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/budget.js';
 import { parseBudget } from '../../../functions/shared/budget-spec.js';
-import { createSkewClock, MAX_SKEW_MS, SKEW_TOLERANCE_MS } from '../../../functions/shared/clock-skew.js';
+import { AGREEING_ANSWERS, createSkewClock, MAX_SKEW_MS, parseImfFixdate, SKEW_TOLERANCE_MS } from '../../../functions/shared/clock-skew.js';
 import { ClockSkewError } from '../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
 import { createMemoryStore } from '../../../functions/shared/shared-store.js';
@@ -22,26 +22,48 @@ const MINUTE = 60_000;
 const SYSTEM = Date.parse('2026-11-23T12:00:00.000Z');
 const header = (ms: number) => new Date(ms).toUTCString();
 
+/** `observe` the same header `times` times (the answers in a row it takes to agree), the last result. */
+function observeAgreeing(clock: ReturnType<typeof createSkewClock>, dateHeader: string, times = AGREEING_ANSWERS): number | undefined {
+  let result: number | undefined;
+  for (let i = 0; i < times; i++) result = clock.observe(dateHeader);
+  return result;
+}
+
 describe('the skew clock', () => {
   it('leaves a clock within the tolerance alone (the header has whole seconds, the answer a round trip)', () => {
     const clock = createSkewClock(
       () => 1_000,
       () => SYSTEM,
     );
-    expect(clock.observe(header(SYSTEM + SKEW_TOLERANCE_MS - 1_000))).toBeUndefined();
+    expect(observeAgreeing(clock, header(SYSTEM + SKEW_TOLERANCE_MS - 1_000))).toBeUndefined();
     expect(clock.offsetMs).toBe(0);
     expect(clock.now()).toBe(1_000);
   });
 
-  it('corrects the base clock by a measured offset, minutes ahead or behind', () => {
+  it(`corrects the base clock by an offset ${AGREEING_ANSWERS} answers in a row agree on, ahead or behind`, () => {
     const clock = createSkewClock(
       () => 1_000,
       () => SYSTEM,
     );
-    expect(clock.observe(header(SYSTEM + 10 * MINUTE))).toBe(10 * MINUTE + 500);
-    expect(clock.now()).toBe(1_000 + 10 * MINUTE + 500);
-    expect(clock.observe(header(SYSTEM - 3 * MINUTE))).toBe(-3 * MINUTE + 500);
-    expect(clock.now()).toBe(1_000 - 3 * MINUTE + 500);
+    expect(observeAgreeing(clock, header(SYSTEM + 40_000), AGREEING_ANSWERS - 1)).toBeUndefined();
+    expect(clock.offsetMs).toBe(0);
+    expect(clock.observe(header(SYSTEM + 40_000))).toBe(40_500);
+    expect(clock.now()).toBe(1_000 + 40_500);
+    expect(observeAgreeing(clock, header(SYSTEM - 30_000))).toBe(-29_500);
+    expect(clock.now()).toBe(1_000 - 29_500);
+  });
+
+  it('is not moved by one answer that disagrees with the others', () => {
+    const clock = createSkewClock(
+      () => 0,
+      () => SYSTEM,
+    );
+    clock.observe(header(SYSTEM));
+    clock.observe(header(SYSTEM - 14 * MINUTE));
+    clock.observe(header(SYSTEM));
+    clock.observe(header(SYSTEM - 14 * MINUTE));
+    clock.observe(header(SYSTEM));
+    expect(clock.offsetMs).toBe(0);
   });
 
   it('does not move the correction for a second of jitter', () => {
@@ -49,29 +71,49 @@ describe('the skew clock', () => {
       () => 0,
       () => SYSTEM,
     );
-    clock.observe(header(SYSTEM + 10 * MINUTE));
-    expect(clock.observe(header(SYSTEM + 10 * MINUTE + 1_000))).toBeUndefined();
-    expect(clock.offsetMs).toBe(10 * MINUTE + 500);
+    observeAgreeing(clock, header(SYSTEM + 40_000));
+    expect(clock.observe(header(SYSTEM + 41_000))).toBeUndefined();
+    expect(clock.offsetMs).toBe(40_500);
   });
 
-  it('ignores an absent or unparseable header', () => {
+  it.each([
+    null,
+    '',
+    'not a date',
+    '0',
+    '2026',
+    '1700000000',
+    '2026-11-23T12:00:00Z',
+    'Sunday, 06-Nov-94 08:49:37 GMT',
+    'Tue, 23 Nov 2026 12:00:00 GMT',
+    'Mon, 31 Feb 2026 12:00:00 GMT',
+  ])('ignores a header that is not an IMF-fixdate of a real day (%j), never blaming this clock', (value) => {
     const clock = createSkewClock(
       () => 0,
       () => SYSTEM,
     );
-    expect(clock.observe(null)).toBeUndefined();
-    expect(clock.observe('not a date')).toBeUndefined();
+    expect(observeAgreeing(clock, value as string)).toBeUndefined();
     expect(clock.offsetMs).toBe(0);
   });
 
-  it('refuses a clock further off than MAX_SKEW_MS with one line naming the fix', () => {
+  it('reads an IMF-fixdate exactly', () => {
+    expect(parseImfFixdate('Sun, 06 Nov 1994 08:49:37 GMT')).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
+    expect(parseImfFixdate('Tue, 23 Nov 2026 12:00:00 GMT')).toBeUndefined();
+    expect(parseImfFixdate(header(SYSTEM))).toBe(SYSTEM);
+  });
+
+  it(`refuses a clock further off than MAX_SKEW_MS once ${AGREEING_ANSWERS} answers agree, with one line naming the fix`, () => {
     const clock = createSkewClock(
       () => 0,
       () => SYSTEM,
     );
-    const refuse = () => clock.observe(header(SYSTEM - MAX_SKEW_MS - 5_000));
+    expect(observeAgreeing(clock, header(SYSTEM - 14 * MINUTE), AGREEING_ANSWERS - 1)).toBeUndefined();
+    const refuse = () => clock.observe(header(SYSTEM - 14 * MINUTE));
     expect(refuse).toThrow(ClockSkewError);
-    expect(refuse).toThrow(/^this machine's clock is 15 min 0[45] s ahead of the API's \(its Date header\): .*set the clock right/);
+    expect(refuse).toThrow(
+      /^this machine's clock is (13 min 5\d|14 min 00) s ahead of the API's, by its Date header on 3 answers in a row .*set the clock right/,
+    );
+    expect(MAX_SKEW_MS).toBeLessThanOrEqual(60_000);
   });
 });
 
@@ -101,23 +143,21 @@ describe('an API whose Date header says another time than this machine', () => {
     return { clock, store, client };
   }
 
-  it('10 minutes ahead: the ledger records the next start at the API time, and one line says so', async () => {
+  it('40 seconds ahead, agreed by three answers: the ledger records the next start at the API time, and one line says so', async () => {
     const lines: string[] = [];
-    const { clock, store, client } = wiredTo(await apiAt(10 * MINUTE), lines);
+    const { clock, store, client } = wiredTo(await apiAt(40_000), lines);
 
-    await client.getAnalytics('visitors', 'proj_1', QUERY, parseVisitorsPage);
-    await client.getAnalytics('visitors', 'proj_1', { ...QUERY, offset: 250 }, parseVisitorsPage);
+    for (let page = 0; page <= AGREEING_ANSWERS; page++) await client.getAnalytics('visitors', 'proj_1', { ...QUERY, offset: 250 * page }, parseVisitorsPage);
 
-    expect(clock.offsetMs).toBeGreaterThan(9 * MINUTE);
-    expect(clock.offsetMs).toBeLessThan(11 * MINUTE);
+    expect(clock.offsetMs).toBeGreaterThan(35_000);
+    expect(clock.offsetMs).toBeLessThan(45_000);
     const starts = (await store.get<LedgerDoc>(LEDGER_KEY))?.starts ?? [];
-    expect(starts).toHaveLength(2);
-    // The first start was taken before any answer came; the second on the API's time.
-    expect((starts[1] as number) - Date.now()).toBeGreaterThan(9 * MINUTE);
+    expect(starts).toHaveLength(AGREEING_ANSWERS + 1);
+    // The first starts were taken before the answers agreed; the last on the API's time.
+    expect((starts[AGREEING_ANSWERS - 1] as number) - Date.now()).toBeLessThan(5_000);
+    expect((starts[AGREEING_ANSWERS] as number) - Date.now()).toBeGreaterThan(35_000);
     expect(lines).toEqual([
-      expect.stringMatching(
-        /^warning: this machine's clock is 10 min 0\d s behind the API's \(its Date header\): the budget ledger and leases use the API's time/,
-      ),
+      expect.stringMatching(/^warning: this machine's clock is 4\d s behind the API's \(its Date header\): the budget ledger and leases use the API's time/),
     ]);
   });
 
@@ -125,6 +165,8 @@ describe('an API whose Date header says another time than this machine', () => {
     const lines: string[] = [];
     const { client } = wiredTo(await apiAt(-2 * 60 * MINUTE), lines);
 
+    for (let page = 0; page < AGREEING_ANSWERS - 1; page++)
+      await client.getAnalytics('visitors', 'proj_1', { ...QUERY, offset: 250 * page }, parseVisitorsPage);
     const error = await client.getAnalytics('visitors', 'proj_1', QUERY, parseVisitorsPage).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ClockSkewError);

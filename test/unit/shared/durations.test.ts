@@ -24,6 +24,18 @@ describe('formatDuration', () => {
     expect(formatDuration(ms, style)).toBe(text);
   });
 
+  it.each<DurationStyle>(['precise', 'retry', 'coarse', 'clock'])('writes a huge %s duration in days, bounded, never in exponent notation', (style) => {
+    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000, style)).toBe('3 d 04 h');
+    expect(formatDuration(1e26, style)).toBe('over 999 days');
+    expect(formatDuration(Number.POSITIVE_INFINITY, style)).toBe('over 999 days');
+    expect(formatDuration(Number.MAX_SAFE_INTEGER, style)).not.toMatch(/e\+/);
+  });
+
+  it('writes a negative or NaN duration as none', () => {
+    expect(formatDuration(-5_000)).toBe('0 s');
+    expect(formatDuration(Number.NaN)).toBe('0 s');
+  });
+
   it('is precise by default', () => {
     expect(formatDuration(200_000)).toBe('3 min 20 s');
   });

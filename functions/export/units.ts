@@ -1,0 +1,171 @@
+/**
+ * A unit — one (dataset, project, day) — and everything said about it in one place: its key
+ * and label, its state as read from the destination (manifest, else checkpoint, else failure
+ * record), the backoff of a failing unit, and the one view of that state that `status`, the
+ * report and `gaps` show. The files themselves are written by staging.ts (pages, checkpoint,
+ * failure record) and manifest.ts (the commit marker); this module only reads them.
+ */
+import type { DatasetName } from '../shared/catalog.js';
+import type { Destination } from '../shared/destination.js';
+import type { Drift } from './drift.js';
+import { readManifest, unitRows, type Manifest } from './manifest.js';
+import { unitStaging, type Checkpoint, type UnitFailure } from './staging.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, backoffDelay } from '../shared/time.js';
+
+/** One (dataset, project, day). */
+export interface Unit {
+  readonly dataset: DatasetName;
+  readonly projectId: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  readonly day: string;
+}
+
+/** `visitors/proj_a/2026-11-22`: the unit's key in leases, logs and state maps. */
+export function unitKey(unit: Unit): string {
+  return `${unit.dataset}/${unit.projectId}/${unit.day}`;
+}
+
+/** `visitors proj_a 2026-11-22`, for people. */
+export function unitLabel(unit: Unit): string {
+  return `${unit.dataset} ${unit.projectId} ${unit.day}`;
+}
+
+/** Every unit of days × projects × datasets, days oldest first. */
+export function unitsOf(days: readonly string[], projects: readonly string[], datasets: readonly DatasetName[]): Unit[] {
+  return days.flatMap((day) => projects.flatMap((projectId) => datasets.map((dataset) => ({ dataset, projectId, day }))));
+}
+
+/** What the destination says of one unit. */
+export type UnitState =
+  | { readonly kind: 'complete'; readonly manifest: Manifest }
+  | { readonly kind: 'partial'; readonly checkpoint: Checkpoint; readonly failure?: UnitFailure }
+  | { readonly kind: 'failed'; readonly failure: UnitFailure }
+  /** `problem`: a manifest is there but does not make the unit complete (it lacks fields, or names another unit). */
+  | { readonly kind: 'missing'; readonly problem?: string };
+
+/** Destination reads in flight at once while reading unit states. */
+const READ_CONCURRENCY = 16;
+
+/** Reads the state of one unit: a valid manifest, else checkpoint, else failure record. */
+export async function readUnitState(destination: Destination, unit: Unit): Promise<UnitState> {
+  const reading = await readManifest(destination, unit);
+  if (reading && 'manifest' in reading) return { kind: 'complete', manifest: reading.manifest };
+  const staging = unitStaging(destination, unit);
+  const [checkpoint, failure] = await Promise.all([staging.readCheckpoint(), staging.readFailure()]);
+  if (checkpoint) return { kind: 'partial', checkpoint, ...(failure ? { failure } : {}) };
+  if (failure) return { kind: 'failed', failure };
+  return reading ? { kind: 'missing', problem: reading.problem } : { kind: 'missing' };
+}
+
+/** The states of many units, read with bounded concurrency; keyed by `unitKey`. */
+export async function readUnitStates(destination: Destination, units: readonly Unit[]): Promise<Map<string, UnitState>> {
+  const states = new Map<string, UnitState>();
+  let next = 0;
+  const worker = async () => {
+    while (next < units.length) {
+      const unit = units[next++] as Unit;
+      states.set(unitKey(unit), await readUnitState(destination, unit));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
+  return states;
+}
+
+/** The failure record of a unit's state, if any. */
+export function failureOf(state: UnitState | undefined): UnitFailure | undefined {
+  return state?.kind === 'failed' || state?.kind === 'partial' ? state.failure : undefined;
+}
+
+/** The longest a failing unit is left alone by the scheduled runs. */
+const MAX_FAILURE_BACKOFF_MS = DAY_MS;
+/**
+ * Hourly runs start a few minutes apart from one hour to the next: a unit due again "in one
+ * hour" must not miss the next run by a minute and wait two.
+ */
+const SCHEDULE_SLACK_MS = 15 * MINUTE_MS;
+
+/**
+ * When the scheduled runs try a failed unit again (epoch ms): 1 h after its first failure in a
+ * row, 2 h after the second, 4 h … capped at a day. Undefined: it has not failed.
+ */
+export function retryAfter(failure: UnitFailure | undefined): number | undefined {
+  if (!failure) return undefined;
+  const at = Date.parse(failure.at);
+  if (!Number.isFinite(at)) return undefined;
+  // 0: a failure the unit shares with every other (run-stops.ts): no backoff.
+  if (failure.attempts === 0) return undefined;
+  const attempts = Math.max(1, Math.min(30, failure.attempts ?? 1));
+  return at + backoffDelay(attempts, { baseMs: HOUR_MS, maxMs: MAX_FAILURE_BACKOFF_MS }) - SCHEDULE_SLACK_MS;
+}
+
+/** One unit's state as `status`, the report and `gaps` show it. */
+export type UnitView =
+  | {
+      readonly state: 'complete';
+      readonly rows: number;
+      readonly requests: number;
+      readonly truncated?: boolean;
+      /** The manifest's drift: fields or values this version does not know (kept). */
+      readonly drift?: Drift;
+      readonly error?: undefined;
+    }
+  | {
+      readonly state: 'partial';
+      /** Pages staged. */
+      readonly pages: number;
+      /** Pages the unit is expected to have in all: staged + the requests still needed. */
+      readonly estimate: number;
+      readonly error?: string;
+    }
+  | {
+      readonly state: 'failed';
+      readonly error: string;
+      readonly at: string;
+      readonly attempts?: number;
+      readonly requests?: number;
+      readonly retryAfter?: string;
+    }
+  /** `error`: a manifest is there but does not make the unit complete (one line). */
+  | { readonly state: 'missing'; readonly error?: string };
+
+/**
+ * The view of a unit's state. `left`: the requests a partial unit still needs, as the
+ * estimator says (status.ts); without it a partial unit's `estimate` is what is staged.
+ */
+export function unitView(state: UnitState | undefined, left = 0): UnitView {
+  switch (state?.kind) {
+    case undefined:
+      return { state: 'missing' };
+    case 'missing':
+      return state.problem === undefined ? { state: 'missing' } : { state: 'missing', error: state.problem };
+    case 'complete': {
+      const m = state.manifest;
+      return {
+        state: 'complete',
+        rows: unitRows(m),
+        requests: m.requests.sent,
+        ...(m.truncated ? { truncated: true } : {}),
+        ...(m.drift ? { drift: m.drift } : {}),
+      };
+    }
+    case 'failed':
+      return { state: 'failed', error: state.failure.error, at: state.failure.at, ...failureFacts(state.failure) };
+    case 'partial': {
+      const pages = state.checkpoint.state.pages;
+      // Every page staged (only the commit failed): nothing left to fetch.
+      const estimate = state.checkpoint.complete ? pages : pages + left;
+      return { state: 'partial', pages, estimate, ...(state.failure ? { error: state.failure.error } : {}) };
+    }
+  }
+}
+
+/** What a failure record says about its unit's backoff (absent in older records). */
+function failureFacts(failure: UnitFailure): { attempts?: number; requests?: number; retryAfter?: string } {
+  if (failure.attempts === undefined) return {};
+  const at = retryAfter(failure);
+  return {
+    attempts: failure.attempts,
+    requests: failure.requests ?? 0,
+    ...(at !== undefined ? { retryAfter: new Date(at).toISOString() } : {}),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The table of environment variables of docs/configuration.md, generated from the settings
+ * table (functions/shared/config.ts `SETTINGS`): name, meaning with its range, default, and
+ * the functions that read it.
+ */
+import { SETTINGS, type Setting, type SettingReader } from '../functions/shared/config.js';
+import { blockMarkers, cell, withBlock } from './generated-block.js';
+
+export const SETTINGS_MARKERS = blockMarkers('settings-reference', 'functions/shared/config.ts');
+
+const READER_NAMES: Record<SettingReader, string> = {
+  export: 'export λ',
+  'follow-up': 'follow-up λ',
+  cli: 'CLI',
+  insights: 'insights λ',
+  'weekly-report': 'weekly report λ',
+};
+
+function rangeText(range: NonNullable<Setting<unknown>['range']>): string {
+  return range.above ? `above ${range.min}, at most ${range.max.toLocaleString('en-US')}` : `${range.min}–${range.max.toLocaleString('en-US')}`;
+}
+
+/** The Markdown table of every variable. */
+export function settingsReference(): string {
+  const rows = Object.values(SETTINGS).map((s: Setting<unknown>) => {
+    const meaning = s.range ? `${s.doc}, ${rangeText(s.range)}` : s.doc;
+    const fallback = s.defaultDoc ?? `\`${s.default}\``;
+    const readers = s.readBy.map((reader) => READER_NAMES[reader]).join(', ');
+    return `| \`${s.env}\` | ${cell(meaning)} | ${cell(fallback)} | ${readers} |`;
+  });
+  return ['| name | meaning | default | read by |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** docs/configuration.md with its table of variables regenerated. */
+export function withSettingsReference(doc: string): string {
+  return withBlock(doc, SETTINGS_MARKERS, settingsReference());
+}

@@ -1,0 +1,53 @@
+/**
+ * The settings table (functions/shared/config.ts `SETTINGS`) is the one place a variable is
+ * written: docs/configuration.md's table is the one `npm run docs` generates from it, each
+ * default is a value its own validator accepts, and each function parses only its own rows.
+ */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_DEFAULTS, ENV_DEFAULTS, SETTINGS, loadConfig, loadConfigFor } from '../../../functions/shared/config.js';
+import { SETTINGS_MARKERS, settingsReference, withSettingsReference } from '../../../scripts/settings-reference.js';
+
+const read = (relative: string) => readFile(new URL(`../../../${relative}`, import.meta.url), 'utf8');
+
+describe('the table of variables of docs/configuration.md', () => {
+  it('is the one generated from the settings table (run `npm run docs` after changing a variable)', async () => {
+    const doc = await read('docs/configuration.md');
+
+    expect(doc.includes(SETTINGS_MARKERS.begin) && doc.includes(SETTINGS_MARKERS.end), 'docs/configuration.md keeps its markers').toBe(true);
+    expect(withSettingsReference(doc) === doc, 'docs/configuration.md is stale: run `npm run docs`').toBe(true);
+  });
+
+  it('names every variable once, in the order of the table, with the functions that read it', () => {
+    const names = [...settingsReference().matchAll(/^\| `([A-Z0-9_]+)` \|.*\| ([^|]+) \|$/gm)].map((m) => [m[1], m[2]]);
+
+    expect(names.map(([name]) => name)).toEqual(Object.values(SETTINGS).map((s) => s.env));
+    expect(Object.fromEntries(names)).toMatchObject({ FOLLOWUP_STATE_TABLE: 'follow-up λ, CLI', EXPORT_HEAL_DAYS: 'export λ, CLI' });
+  });
+});
+
+describe('the settings table', () => {
+  it('gives every variable a default its own validator accepts, and the same value loadConfig uses when it is unset', () => {
+    const config = loadConfig({});
+
+    for (const [field, value] of Object.entries(CONFIG_DEFAULTS)) {
+      expect(config[field as keyof typeof config], field).toEqual(value);
+    }
+    expect(ENV_DEFAULTS.ANALYTICS_BUDGET).toBe('90/1h');
+    expect(CONFIG_DEFAULTS.healDays).toBe(7);
+  });
+
+  it('a function reads only its own variables: a bad export variable does not stop the follow-up Lambda, and is named to the export', () => {
+    const env = { EXPORT_HEAL_DAYS: 'many', FOLLOWUP_MAX_WAIT_HOURS: '2' };
+
+    const followUp = loadConfigFor(env, 'follow-up');
+
+    expect(followUp.followUpMaxWaitHours).toBe(2);
+    expect('healDays' in followUp).toBe(false);
+    expect(() => loadConfigFor(env, 'export')).toThrow(/^EXPORT_HEAL_DAYS must be a whole number from 0 to 31 \(got "many"\)/);
+  });
+
+  it('the CLI reads every variable', () => {
+    expect(() => loadConfig({ FOLLOWUP_MAX_WAIT_HOURS: '0' })).toThrow(/^FOLLOWUP_MAX_WAIT_HOURS must be a number above 0/);
+  });
+});

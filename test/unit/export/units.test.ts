@@ -1,0 +1,85 @@
+/**
+ * A unit's state as read from its manifest, checkpoint and failure record (functions/export/units.ts),
+ * on a local destination in a temp folder: a manifest that is valid JSON but lacks the fields a
+ * complete unit has is not complete — `status` says so in one line, and the export redoes it.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { planRequested } from '../../../functions/export/plan.js';
+import { readExportStatus } from '../../../functions/export/status.js';
+import { createLocalDestination } from '../../../functions/shared/destination-local.js';
+import { manifestKey } from '../../../functions/shared/tables.js';
+import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
+
+const UNIT = { dataset: 'visitors', projectId: 'proj_a', day: '2026-11-20' } as const;
+
+afterEach(removeTempDirs);
+
+async function withManifest(text: string) {
+  const root = await makeTempDir('units');
+  const key = manifestKey(UNIT.dataset, UNIT.day, UNIT.projectId);
+  await mkdir(path.dirname(path.join(root, key)), { recursive: true });
+  await writeFile(path.join(root, key), text);
+  return createLocalDestination(root);
+}
+
+describe('a manifest that is valid JSON but lacks fields', () => {
+  it('status shows the unit as missing with one line naming the manifest and what it lacks, instead of a TypeError', async () => {
+    const destination = await withManifest('{"version": 2, "dataset": "visitors"}\n');
+
+    const status = await readExportStatus(destination, [UNIT]);
+
+    expect(status.units).toEqual([
+      expect.objectContaining({
+        state: 'missing',
+        error: expect.stringMatching(/^manifest .*proj_a\.json is incomplete \(no .*rows.*\): the next export does the unit again$/),
+      }),
+    ]);
+    expect(status.units[0]?.error).not.toContain('\n');
+    expect(status.todo).toBe(1);
+  });
+
+  it('is not complete to the export: the unit is planned again', async () => {
+    const destination = await withManifest('{}');
+
+    const plan = await planRequested({ days: [UNIT.day], projects: [UNIT.projectId], datasets: [UNIT.dataset], force: false }, destination);
+
+    expect(plan.units.map((u) => `${u.dataset} ${u.projectId} ${u.day}`)).toEqual(['visitors proj_a 2026-11-20']);
+  });
+
+  it('a manifest of another unit (its dataset, project or day differ) is not this unit complete', async () => {
+    const destination = await withManifest(JSON.stringify({ ...validManifest(), projectId: 'proj_b' }));
+
+    const status = await readExportStatus(destination, [UNIT]);
+
+    expect(status.units[0]).toMatchObject({ state: 'missing', error: expect.stringContaining('projectId') });
+  });
+
+  it('a whole manifest is complete', async () => {
+    const destination = await withManifest(JSON.stringify(validManifest()));
+
+    const status = await readExportStatus(destination, [UNIT]);
+
+    expect(status.units[0]).toMatchObject({ state: 'complete', rows: 12, requests: 3 });
+  });
+});
+
+function validManifest() {
+  return {
+    version: 2,
+    dataset: 'visitors',
+    projectId: 'proj_a',
+    date: UNIT.day,
+    window: { dateFrom: '2026-11-20T00:00:00.000Z', dateTo: '2026-11-21T00:00:00.000Z' },
+    exportedAt: '2026-11-21T03:00:00.000Z',
+    finishedAt: '2026-11-21T03:00:05.000Z',
+    rows: { visitors_pages: 12, visitors_totals: 1 },
+    files: { visitors_pages: 'visitors_pages/dt=2026-11-20/proj_a.parquet', visitors_totals: 'visitors_totals/dt=2026-11-20/proj_a.parquet' },
+    bytes: { visitors_pages: 100, visitors_totals: 50 },
+    pages: 3,
+    requests: { successful: 3, sent: 3, retried: 0 },
+    runs: 1,
+    durationsMs: { total: 5000 },
+  };
+}
