@@ -39,7 +39,7 @@ export type HealthCounts = Readonly<Record<Exclude<HealthState, 'complete'>, num
 
 export interface DigestInput {
   readonly figures: Figures;
-  /** `2026-W47`. */
+  /** `2026-W47` (or the period's first and last day for another length). */
   readonly week: string;
   /** The pre-signed HTTPS link to the week's page. */
   readonly url: string;
@@ -92,15 +92,16 @@ export function digestOf(input: DigestInput): InsightMessage {
   const health = healthCounts(figures);
   const movers = moversOf(figures);
   const projects = figures.projects.length;
+  const columns = figures.period.days.length === 7 ? (['This week', 'Last week'] as const) : (['This period', 'Before'] as const);
 
   const lines = [
-    `Weekly docs analytics, ${week}: ${figures.period.from} to ${last} (UTC), against ${figures.previous.from} to ${previousLast}.`,
+    `Docs analytics, ${week}: ${figures.period.from} to ${last} (UTC), against ${figures.previous.from} to ${previousLast}.`,
     `${projects} project${projects === 1 ? '' : 's'}: ${figures.projects.join(', ')}.`,
     '',
-    `${'Figure'.padEnd(width)}  ${'This week'.padStart(10)}  ${'Last week'.padStart(10)}  Change`,
+    `${'Figure'.padEnd(width)}  ${columns[0].padStart(11)}  ${columns[1].padStart(11)}  Change`,
     ...DIGEST_FIGURES.map(
       ({ key, label: name }) =>
-        `${name.padEnd(width)}  ${count(current[key]).padStart(10)}  ${count(previous[key]).padStart(10)}  ${formatChange(current[key], previous[key])}`,
+        `${name.padEnd(width)}  ${count(current[key]).padStart(11)}  ${count(previous[key]).padStart(11)}  ${formatChange(current[key], previous[key])}`,
     ),
     '',
     'Biggest movers:',

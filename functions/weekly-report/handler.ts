@@ -29,12 +29,23 @@ export interface WeeklyHandlerDeps extends WeeklyDeps {
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
 }
 
+/** `{"days": N}` of an invocation by hand (1–366): a report of the last N complete days; none for the schedule's event. */
+export function daysAsked(event: unknown): number | undefined {
+  const days = typeof event === 'object' && event !== null ? (event as { days?: unknown }).days : undefined;
+  if (days === undefined) return undefined;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 366) {
+    throw new ConfigError(`"days" must be a whole number from 1 to 366 (got ${JSON.stringify(days)?.slice(0, 20)}): the last N complete days to report`);
+  }
+  return days;
+}
+
 export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
   return async (event?: unknown): Promise<WeeklyAnswer> => {
     const { config } = deps;
     const at = scheduledTime(event, deps.now);
+    const days = daysAsked(event);
     const result = await runWeeklyReport(
-      { destination: config.destination, settleHours: config.settleHours, projects: config.projectIds },
+      { destination: config.destination, settleHours: config.settleHours, projects: config.projectIds, ...(days !== undefined ? { days } : {}) },
       { ...deps, now: () => at },
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);

@@ -7,3 +7,8 @@ export const LATEST_KEY = `${REPORTS_PREFIX}latest.html`;
 export function weeklyKey(week: string): string {
   return `${REPORTS_PREFIX}weekly/${week}.html`;
 }
+
+/** The page of a period other than a week, asked for by hand (`{"days": 30}`). */
+export function rangeKey(first: string, last: string): string {
+  return `${REPORTS_PREFIX}range/${first}_${last}.html`;
+}

@@ -14,7 +14,7 @@ import { addDays, dayStart } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { parseS3Target } from '../shared/destinations.js';
 import { digestOf } from './digest.js';
-import { LATEST_KEY, weeklyKey } from './keys.js';
+import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
 
 /** Days of a week. */
 export const WEEK_DAYS = 7;
@@ -31,10 +31,10 @@ export function isoWeek(day: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
-/** The last 7 complete days at `now`: the 7 days ending with the latest due day. */
-export function weekPeriod(now: number, settleHours: number): Period {
+/** The last `days` complete days at `now` (7: the week), ending with the latest due day. */
+export function weekPeriod(now: number, settleHours: number, days = WEEK_DAYS): Period {
   const to = addDays(lastDueDay(now, settleHours), 1);
-  const from = addDays(to, -WEEK_DAYS);
+  const from = addDays(to, -days);
   return { from, to, days: daysFrom(from, to) };
 }
 
@@ -44,6 +44,12 @@ export interface WeeklySettings {
   readonly settleHours: number;
   /** Projects to report; empty: every project found. */
   readonly projects: readonly string[];
+  /**
+   * Days reported, against as many before. @default 7: the week, written as the week's page
+   * and `latest.html`. Any other length (an invocation by hand) is written as
+   * `reports/range/<first>_<last>.html` only: the week's pages are left alone.
+   */
+  readonly days?: number;
 }
 
 export interface WeeklyDeps {
@@ -55,6 +61,7 @@ export interface WeeklyDeps {
 }
 
 export interface WeeklyResult {
+  /** `2026-W47`, or `<first> to <last>` for a period other than a week. */
   readonly week: string;
   /** Keys written, relative to the destination. */
   readonly keys: readonly string[];
@@ -66,14 +73,17 @@ export interface WeeklyResult {
 /** Builds, writes and tells the week's report. Throws NoDataError when nothing was exported in the two weeks. */
 export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps): Promise<WeeklyResult> {
   const { bucket, prefix } = parseS3Target(settings.destination);
-  const period = weekPeriod(deps.now(), settings.settleHours);
-  const week = isoWeek(period.days[period.days.length - 1] as string);
+  const days = settings.days ?? WEEK_DAYS;
+  const period = weekPeriod(deps.now(), settings.settleHours, days);
+  const last = period.days[period.days.length - 1] as string;
+  const week = days === WEEK_DAYS ? isoWeek(last) : `${period.from} to ${last}`;
   const report = await buildReport({ destination: settings.destination, period, projects: settings.projects }, { now: deps.now, s3Client: deps.s3 });
-  const key = weeklyKey(week);
+  const key = days === WEEK_DAYS ? weeklyKey(week) : rangeKey(period.from, last);
+  const keys = days === WEEK_DAYS ? [key, LATEST_KEY] : [key];
   // The week's page first: latest.html never names a page that is not there.
-  for (const target of [key, LATEST_KEY]) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
+  for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
   const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }), { expiresIn: LINK_SECONDS });
   const digest = digestOf({ figures: report.figures, week, url, expiresAt: new Date(deps.now() + LINK_SECONDS * 1000).toISOString() });
   await deps.publish(digest);
-  return { week, keys: [key, LATEST_KEY], url, figures: report.figures, digest };
+  return { week, keys, url, figures: report.figures, digest };
 }
