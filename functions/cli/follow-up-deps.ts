@@ -50,7 +50,7 @@ export async function localDeps(
 ): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
   return createFollowUpDeps(config, {
-    api: { baseUrl: target.baseUrl, apiKey: target.apiKey, ...(options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {}) },
+    api: { baseUrl: target.baseUrl, apiKey: target.apiKey, ...(options.retryLines ? { events: retryLinePrinter((line) => io.stderr.write(line)) } : {}) },
     localStateDir: options.stateDir ?? join(localRoot, '.followup-state'),
     outcomesTopic: options.outcomesTopic,
     ...(io.clients ? { clients: io.clients } : {}),

@@ -12,7 +12,17 @@ import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { loadConfig } from '../shared/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
-import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import {
+  clientOverrides,
+  datasetsOf,
+  probeInput,
+  projectsOf,
+  scopeOptions,
+  unexportedProjects,
+  unexportedWarning,
+  type ExportCommandIo,
+  type ScopeFlags,
+} from './scope.js';
 
 export function registerPlanCommand(program: Command, io: ExportCommandIo): void {
   scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).')).action(
@@ -28,6 +38,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const datasets = datasetsOf(flags, config);
   const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  const unexported = await unexportedProjects(destination, projects);
+  if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const plan =
     days === undefined
       ? await planScheduled(

@@ -17,7 +17,17 @@ import { ConfigError } from '../shared/errors.js';
 import { wholeNumberArg } from './args.js';
 import { writeJson } from './render/json.js';
 import { printStatus, statusJson } from './render/status.js';
-import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import {
+  clientOverrides,
+  datasetsOf,
+  probeInput,
+  projectsOf,
+  scopeOptions,
+  unexportedProjects,
+  unexportedWarning,
+  type ExportCommandIo,
+  type ScopeFlags,
+} from './scope.js';
 
 interface StatusFlags extends ScopeFlags {
   readonly days?: number;
@@ -44,6 +54,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const datasets = datasetsOf(flags, config);
   const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  const unexported = await unexportedProjects(destination, projects);
+  if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });

@@ -54,7 +54,7 @@ export function runRecordKey(record: Pick<RunRecord, 'run_id' | 'started_at'>): 
 
 /** The record of a run that ended (whatever its units' outcomes). */
 /** What a run's record is made of: its counters and its units (run.ts's `RunSummary` has them). */
-export interface RunCounts {
+export interface RunTotals {
   readonly completed: number;
   readonly partial: number;
   readonly failed: number;
@@ -72,7 +72,7 @@ export interface RunCounts {
 
 export function recordOfRun(
   base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
-  summary: RunCounts,
+  summary: RunTotals,
 ): RunRecord {
   return {
     ...header(base),
@@ -130,4 +130,34 @@ export async function writeRunRecord(destination: Pick<Destination, 'put'>, reco
   const key = runRecordKey(record);
   await destination.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
   return key;
+}
+
+/** What a reader of the log (the report) counts of one run: older records may lack a field. */
+export interface RunCounts {
+  readonly requests: number;
+  readonly unitsFailed: number;
+}
+
+/**
+ * The runs of one run-log file's text: one JSON object per line (a record is one line; a file
+ * a tool concatenated holds several). A blank line, a line that is not JSON or a record without
+ * a finite `requests` is not a run.
+ */
+export function parseRunRecords(text: string): RunCounts[] {
+  const runs: RunCounts[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: { requests?: unknown; units_failed?: unknown };
+    try {
+      value = JSON.parse(line) as typeof value;
+    } catch {
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const requests = Number(value.requests);
+    if (!Number.isFinite(requests)) continue;
+    const unitsFailed = Number(value.units_failed);
+    runs.push({ requests, unitsFailed: Number.isFinite(unitsFailed) ? unitsFailed : 0 });
+  }
+  return runs;
 }

@@ -26,7 +26,7 @@ import { HOUR_MS } from '../shared/time.js';
 import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
-import { stopOf } from './run-stops.js';
+import { isSharedFailure } from './run-stops.js';
 import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
@@ -137,7 +137,8 @@ async function recordFailure(
       at: new Date(failed.now).toISOString(),
       // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
       // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
-      attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+      // An unknown project (404) is: a corrected id is another unit, so this one backs off.
+      attempts: isSharedFailure(error, unit) ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
       requests: (previous?.requests ?? 0) + failed.requests,
     })
     .catch(() => undefined);

@@ -10,6 +10,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
 import type { ConfigOf } from '../shared/config.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
 import { createSnsNotifier } from './notify.js';
@@ -19,7 +20,7 @@ import type { FollowUpDeps, FollowUpLogger, FollowUpMetrics } from './types.js';
 
 export interface FollowUpWiring {
   /** Where API calls go: the configured API and its key (Lambda), the target the CLI resolved. */
-  readonly api: Pick<ApiClientOptions, 'baseUrl' | 'apiKey'> & Partial<Pick<ApiClientOptions, 'logger'>>;
+  readonly api: Pick<ApiClientOptions, 'baseUrl' | 'apiKey'> & Partial<Pick<ApiClientOptions, 'logger' | 'events'>>;
   /** Folder of the state records when there is no `FOLLOWUP_STATE_TABLE` (the CLI); the Lambda has none. */
   readonly localStateDir?: string;
   /** SNS topic every outcome is published to. @default config.followUpOutcomesTopicArn */
@@ -54,7 +55,7 @@ export function createFollowUpDeps(
     api: createApiClient({ timeoutMs: config.apiTimeoutMs, ...wiring.api }),
     store: openStateStore(config, { ...(wiring.clients?.dynamo ? { dynamo: wiring.clients.dynamo } : {}), localDir: localDir ?? '' }),
     outcomes: createOutcomeSink(destination),
-    ...(topic ? { notify: createSnsNotifier({ sns: wiring.clients?.sns ?? new SNSClient({}), topicArn: topic }) } : {}),
+    ...(topic ? { notify: createSnsNotifier({ sns: wiring.clients?.sns ?? new SNSClient(awsClientConfig()), topicArn: topic }) } : {}),
     logger: wiring.logger,
     metrics: wiring.metrics,
     now: wiring.now ?? Date.now,
