@@ -18,7 +18,7 @@ import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, type BacklogEntry, type PlannedUnit } from './plan.js';
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
-import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
+import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTotals, type RunTrigger } from './run-log.js';
 import { readUnitState, unitKey, unitLabel, unitsOf, type UnitState } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
@@ -82,25 +82,13 @@ export type RunEvent =
   /** `remaining`: requests the units after this one are expected to need, refreshed. */
   | { readonly kind: 'done'; readonly result: UnitResult; readonly position: number; readonly count: number; readonly remaining: number };
 
-export interface RunSummary {
+export interface RunSummary extends RunTotals {
   /** Every planned unit is complete. */
   readonly ok: boolean;
   readonly units: readonly UnitResult[];
-  readonly completed: number;
-  readonly partial: number;
-  readonly failed: number;
-  readonly skipped: number;
-  readonly pending: number;
-  /** Analytics requests started in this run (every attempt). */
-  readonly requests: number;
-  /** 429s received. */
-  readonly rateLimited: number;
   /** 429s whose wait was longer than the budget window (cut to the window). */
   readonly rateLimitWaitsCut: number;
   readonly budgetWaits: number;
-  readonly budgetWaitMs: number;
-  /** Requests the units left to do are expected to need. */
-  readonly backlogRequests: number;
   /** The run was stopped by its signal. */
   readonly stopped: boolean;
   /**
@@ -112,12 +100,8 @@ export interface RunSummary {
   readonly runStop?: RunStop;
   /** Projects that answered 404 (the key cannot see them): each stopped after its first request. */
   readonly unknownProjects: readonly string[];
-  /** Requests spent on units that failed (every attempt, this run). */
-  readonly failedRequests: number;
   /** Scheduled runs: units of the heal window still without a manifest. */
   readonly missingDays?: number;
-  /** Units completed in this run whose answers held fields or values this version does not know. */
-  readonly driftUnits: number;
   /** Per dataset with drift in this run: what changed, and the one warning line that names it. */
   readonly drift: readonly DatasetDrift[];
 }
