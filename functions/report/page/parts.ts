@@ -39,6 +39,8 @@ export interface Column {
   readonly numeric?: boolean;
   /** The figure's definition id (a footnote). */
   readonly def?: string;
+  /** Long content (a list of comments): on a phone, below its label rather than beside it. */
+  readonly wide?: boolean;
 }
 
 /** A table; on a phone each row is a card with each cell labelled by its column. */
@@ -48,7 +50,8 @@ export function table(id: string, columns: readonly Column[], rows: readonly (re
     (row) =>
       html`<tr>${row.map((cell, i) => {
         const column = columns[i];
-        return html`<td${column?.numeric ? html` class="num"` : ''} data-label="${column?.title ?? ''}">${cell}</td>`;
+        const cls = column?.numeric ? 'num' : column?.wide ? 'wide' : '';
+        return html`<td${cls ? html` class="${cls}"` : ''} data-label="${column?.title ?? ''}">${cell}</td>`;
       })}</tr>`,
   );
   return html`<div class="table-wrap"><table class="data" id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;

@@ -36,8 +36,9 @@ figure.chart { margin: 0; }
 figure.chart svg { display: block; width: 100%; height: auto; }
 table.data { width: 100%; border-collapse: collapse; margin-top: 8px; font-size: 13px; table-layout: auto; }
 table.data th, table.data td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
-table.data th { font-size: 12px; font-weight: 600; }
-table.data .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.data th { font-size: 12px; font-weight: 600; white-space: normal; }
+table.data .num { text-align: right; font-variant-numeric: tabular-nums; }
+table.data td.num { white-space: nowrap; }
 table.data td:first-child { overflow-wrap: break-word; word-break: normal; min-width: 12ch; }
 .table-wrap { width: 100%; }
 .path, .term { overflow-wrap: break-word; }
@@ -58,7 +59,7 @@ ul.comments { margin: 0; padding-left: 16px; max-width: 36ch; }
 table.calendar { border-collapse: separate; border-spacing: 2px; font-size: 10px; width: 100%; table-layout: fixed; }
 table.calendar th { font-weight: normal; color: var(--muted); text-align: left; padding: 0 4px 0 0; white-space: nowrap; overflow: visible; }
 table.calendar thead th { text-align: left; padding: 0; }
-table.calendar tbody th { width: 72px; }
+table.calendar tbody th, table.calendar thead th:first-child { width: 112px; }
 table.calendar td { height: 16px; border-radius: 3px; min-width: 2px; }
 .s-complete { background: #16a34a; } .s-drift { background: #7c3aed; } .s-partial { background: #f59e0b; }
 .s-missing { background: #cbd5e1; } .s-failed { background: #dc2626; }
@@ -79,6 +80,8 @@ footer { padding-bottom: 24px; }
   table.data td:first-child { display: block; text-align: left; font-weight: 600; }
   table.data td:first-child::before { content: none; }
   table.data .num { white-space: normal; }
+  table.data td.wide { display: block; text-align: left; }
+  table.data td.wide::before { display: block; }
   ul.comments { max-width: none; text-align: left; }
   .bars li { grid-template-columns: minmax(0, 1fr) auto; }
   .bar-label { grid-column: 1 / -1; }

@@ -22,7 +22,7 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
             { title: 'Thumbs up', numeric: true },
             { title: 'Rate', numeric: true, def: 'thumbsDownRate' },
             { title: 'Change', numeric: true, def: 'change' },
-            { title: 'Latest comments' },
+            { title: 'Latest comments', wide: true },
           ],
           pages.map((p) => [
             label(p),
