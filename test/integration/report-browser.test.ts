@@ -74,7 +74,7 @@ describe('the report in a real browser', () => {
       await chart.scrollIntoViewIfNeeded();
       expect(await chart.isVisible()).toBe(true);
       const box = await chart.boundingBox();
-      const section = await chart.evaluate((svg) => (svg.closest('section') as HTMLElement).clientWidth);
+      const section = await chart.evaluate((svg) => (svg.closest('section') as unknown as { clientWidth: number }).clientWidth);
       expect(box?.width, `chart ${i} width`).toBeGreaterThanOrEqual(section - 48);
       expect(box?.height, `chart ${i} height`).toBeGreaterThanOrEqual(100);
       const label = chart.locator('text').first();
