@@ -3,15 +3,7 @@
  * program of functions/cli/ (one file per command), and exit codes. The commands call the same
  * domain functions as the Lambdas, with other wiring.
  *
- *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
- *   mintlify-exporter plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   mintlify-exporter report [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--file PATH]
- *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]] [--drift]
- *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
- *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]
- *   mintlify-exporter enqueue --queue-url URL (--job ID --prompt TEXT [--project ID] [--request-id ID] | --file PATH|-) [--json]
- *   mintlify-exporter dead-letters (list | redrive) --queue-url URL [--json]
+ * Every command and flag: docs/cli.md (its flag tables are generated from the program).
  *
  * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input or configuration
  * (one line naming the fix, before any request is sent), 130 stopped (Ctrl-C).

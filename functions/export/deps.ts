@@ -25,7 +25,7 @@ import { openDestination } from '../shared/destinations.js';
 import { createLeases, type Leases } from '../shared/leases.js';
 import { createLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
-import { realSleep, type Sleep } from '../shared/retry.js';
+import { sleep as realSleep, type Sleep } from '../shared/time.js';
 import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
@@ -79,7 +79,7 @@ export interface ExportDeps {
   /** One run's gate over the ledger (its counters are that run's); `onWait` hears each wait. */
   createGate(onWait?: (wait: BudgetWait) => void): BudgetGate;
   /** An API client whose analytics requests pass `gate`; `logger` hears its retries. @default logger this deps' logger */
-  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger'] }): MintlifyClient;
+  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger']; readonly events?: ApiClientOptions['events'] }): MintlifyClient;
   /** The unit leases of a run named `owner`. */
   createLeases(owner: string): Leases;
 }
@@ -139,6 +139,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
         budget: gate,
         clock,
         logger: options.logger ?? logger,
+        ...(options.events ? { events: options.events } : {}),
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       }),
     createLeases: (owner) => createLeases(store, { owner, now }),

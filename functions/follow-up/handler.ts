@@ -11,26 +11,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createApiClient } from '../shared/api/index.js';
 import { loadConfigFor } from '../shared/config.js';
-import { openDestination } from '../shared/destinations.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
+import { sleep } from '../shared/time.js';
 import { createApiKeyProvider } from '../shared/secrets.js';
 import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createSqsDeadLetter } from './dead-letter.js';
-import { createSnsNotifier } from './notify.js';
-import { createOutcomeSink } from './outcome.js';
+import { createFollowUpDeps } from './deps.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
-import { createStateStore } from './state.js';
-import { followUpTableStore } from './open-state-store.js';
 import { deferMessage } from './visibility.js';
 import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
 
@@ -119,19 +113,15 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   const apiKey = createApiKeyProvider(config);
   await apiKey.get();
   const followUp: FollowUpDeps = {
-    api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-    store: createStateStore(followUpTableStore(config.followUpStateTable, new DynamoDBClient(awsClientConfig()))),
-    outcomes: createOutcomeSink(openDestination(config.destination)),
+    ...createFollowUpDeps(config, {
+      api: { baseUrl: config.apiUrl, apiKey, logger },
+      logger,
+      metrics: powertoolsMetrics(metrics),
+      // Lambda hostnames can repeat across execution environments; the UUID keeps owners unique.
+      owner: `lambda:${hostname()}:${randomUUID()}`,
+    }),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
-    ...(config.followUpOutcomesTopicArn
-      ? { notify: createSnsNotifier({ sns: new SNSClient(awsClientConfig()), topicArn: config.followUpOutcomesTopicArn }) }
-      : {}),
-    logger,
-    metrics: powertoolsMetrics(metrics),
-    now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    // Lambda hostnames can repeat across execution environments; the UUID keeps owners unique.
-    owner: `lambda:${hostname()}:${randomUUID()}`,
+    sleep: (ms) => sleep(ms),
   };
   return createHandler({ followUp, settings: settingsFromConfig(config), sqs, flushMetrics: () => metrics.publishStoredMetrics() });
 }

@@ -12,6 +12,7 @@
  */
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { ConfigError, describeError } from '../shared/errors.js';
+import { retry } from '../shared/retry.js';
 import { checkPrompts, InvalidPromptsError, type CheckedPrompt, type CheckOptions, type FollowUpPrompt } from './prompts.js';
 import { sqsClientConfig } from '../shared/aws-clients.js';
 
@@ -69,6 +70,9 @@ export interface EnqueueReport {
   readonly stopped?: boolean;
 }
 
+/** Some entries of a batch were refused for now (throttling, SQS's own errors): the loop sends them again. */
+class EntriesNotTaken extends Error {}
+
 /**
  * Checks every prompt with the consumer's rules, then enqueues them in order. Throws
  * ConfigError (InvalidPromptsError for a bad prompt) before sending anything; a prompt SQS
@@ -98,7 +102,6 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
   }
   const maxAttempts = options.maxAttempts ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 200;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const enqueued: EnqueuedPrompt[] = [];
   const notSent: NotSentPrompt[] = [];
   /** Jobs with a prompt not sent: their later prompts wait, so one job's order never changes. */
@@ -120,37 +123,54 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
           notSentOf(prompt, `held back: the earlier prompt to job ${prompt.jobId} on line ${heldBy} was not sent, and one job's prompts keep their order`),
         );
     }
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const last = attempt >= maxAttempts;
-      const retry: CheckedPrompt[] = [];
-      let answer;
-      try {
-        answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: pending.map(entryOf) }));
-      } catch (error) {
-        // The whole call failed (the SDK has already retried it): it may or may not have
-        // reached SQS, and sending the same entries again is safe.
-        if (!last) {
-          await sleep(retryDelayMs * 2 ** (attempt - 1));
-          continue;
+    if (pending.length === 0) continue;
+    /** Why each entry SQS refused for now (throttling, its own errors) was not taken, by entry id. */
+    let refusedForNow = new Map<string, string>();
+    // The shared retry loop, without jitter: each attempt sends what is still pending.
+    await retry(
+      async () => {
+        const answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: pending.map(entryOf) }));
+        const byId = new Map(pending.map((prompt) => [entryId(prompt), prompt]));
+        for (const ok of answer.Successful ?? []) {
+          const prompt = byId.get(ok.Id ?? '');
+          if (prompt) enqueued.push({ ...idsOf(prompt), messageId: ok.MessageId ?? '' });
         }
-        for (const prompt of pending) fail(prompt, `SendMessageBatch failed: ${describeError(error)}`);
-        break;
+        refusedForNow = new Map();
+        const again: CheckedPrompt[] = [];
+        for (const failed of answer.Failed ?? []) {
+          const prompt = byId.get(failed.Id ?? '');
+          if (!prompt) continue;
+          const reason = `${failed.Code ?? 'failed'}: ${failed.Message ?? 'SQS did not take the message'}`;
+          const transient = failed.SenderFault !== true || /thrott/i.test(failed.Code ?? '');
+          if (!transient) fail(prompt, reason);
+          else {
+            again.push(prompt);
+            refusedForNow.set(entryId(prompt), reason);
+          }
+        }
+        pending = again;
+        if (pending.length > 0) throw new EntriesNotTaken();
+      },
+      {
+        retries: maxAttempts - 1,
+        minMs: retryDelayMs,
+        maxMs: Number.POSITIVE_INFINITY,
+        random: () => 1,
+        // The whole call failed (the SDK has already retried it): it may or may not have reached
+        // SQS, and sending the same entries again is safe (the dedup id is the request id).
+        shouldRetry: () => true,
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+      },
+    ).catch((error: unknown) => {
+      for (const prompt of pending) {
+        fail(
+          prompt,
+          error instanceof EntriesNotTaken
+            ? (refusedForNow.get(entryId(prompt)) ?? 'SQS did not take the message')
+            : `SendMessageBatch failed: ${describeError(error)}`,
+        );
       }
-      const byId = new Map(pending.map((prompt) => [entryId(prompt), prompt]));
-      for (const ok of answer.Successful ?? []) {
-        const prompt = byId.get(ok.Id ?? '');
-        if (prompt) enqueued.push({ ...idsOf(prompt), messageId: ok.MessageId ?? '' });
-      }
-      for (const failed of answer.Failed ?? []) {
-        const prompt = byId.get(failed.Id ?? '');
-        if (!prompt) continue;
-        const transient = failed.SenderFault !== true || /thrott/i.test(failed.Code ?? '');
-        if (transient && !last) retry.push(prompt);
-        else fail(prompt, `${failed.Code ?? 'failed'}: ${failed.Message ?? 'SQS did not take the message'}`);
-      }
-      pending = retry;
-      if (pending.length > 0) await sleep(retryDelayMs * 2 ** (attempt - 1));
-    }
+    });
   }
   const byLine = (a: { line: number }, b: { line: number }) => a.line - b.line;
   return { enqueued: enqueued.sort(byLine), notSent: notSent.sort(byLine), ...(stopped ? { stopped } : {}) };

@@ -91,9 +91,7 @@ export function checkPrompt(
   if (!parsed.ok) return { ok: false, reason: parsed.reason };
   const { requestId, projectId, jobId, prompt, gapId } = parsed.message;
   const ids = { requestId, projectId, ...(jobId === undefined ? {} : { jobId }), ...(gapId === undefined ? {} : { gapId }) };
-  const body = JSON.stringify({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) });
-  const refused = sqsRefusedCharacter(body);
-  if (refused !== undefined) return { ok: false, reason: refused };
+  const body = queueJson({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) });
   return {
     ok: true,
     prompt: {
@@ -108,22 +106,19 @@ export function checkPrompt(
 }
 
 /**
- * What SQS accepts in a message body (its MessageBody documentation): #x9 | #xA | #xD |
- * #x20–#xD7FF | #xE000–#xFFFD | #x10000–#x10FFFF. JSON.stringify escapes the C0 controls and lone
- * surrogates of a prompt, but writes U+FFFE and U+FFFF raw: SQS would refuse that one message
- * after the ones before it went out, and the file would no longer be all or nothing.
+ * JSON text whose characters SQS takes: `JSON.stringify` leaves U+FFFE, U+FFFF and characters
+ * beyond U+FFFF (an emoji a reader typed) as they are, and SQS refuses the first two (emulators,
+ * and code counting UTF-16 units, refuse the others too); as `\uXXXX` escapes they are the
+ * same JSON, read back unchanged.
  */
-const SQS_REFUSED = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-/**
- * Why SQS would refuse `body` (the message as sent), or undefined when it accepts it. The ids
- * are checked against their patterns: a refused character can only be in the prompt.
- */
-function sqsRefusedCharacter(body: string): string | undefined {
-  const match = SQS_REFUSED.exec(body);
-  if (!match) return undefined;
-  const code = (match[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-  return `prompt holds U+${code}, a character SQS does not accept in a message: remove it`;
+export function queueJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u{FFFE}\u{FFFF}\u{10000}-\u{10FFFF}]/gu, (char) =>
+    // split('') yields UTF-16 code units: a pair of escapes for a character beyond U+FFFF.
+    char
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
 }
 
 /**

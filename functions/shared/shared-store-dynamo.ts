@@ -19,6 +19,7 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ConfigError, ExporterError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
+import { backoffDelay, sleep } from './time.js';
 
 interface DynamoStoreOptions {
   readonly tableName: string;
@@ -144,7 +145,7 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
           throw new StoreContentionError(`${description}: the update of "${key}" lost to other writers ${MAX_ATTEMPTS} times in a row; try again later`);
         }
         // Full jitter, growing to at most 100 ms: contenders spread out instead of colliding again.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * 2 ** attempt)));
+        await sleep(backoffDelay(attempt + 1, { baseMs: 5, maxMs: 100, jitter: 'full' }));
       }
     },
 

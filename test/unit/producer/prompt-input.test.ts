@@ -30,10 +30,13 @@ describe('decodePromptFile', () => {
 });
 
 describe('characters SQS refuses', () => {
-  it.each(['\uFFFE', '\uFFFF', '\\uFFFF'])('refuses a prompt holding %j, naming the character', (text) => {
+  it.each(['\uFFFE', '\uFFFF', '\\uFFFF'])('sends a prompt holding %j as a JSON escape SQS accepts, which reads back unchanged', (text) => {
     const result = checkPrompt(`{"projectId":"proj_1","jobId":"job_1","prompt":"a${text}b","requestId":"r-1"}`, 3);
 
-    expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^prompt holds U\+FFF[EF], a character SQS does not accept in a message: remove it$/) });
+    expect(result.ok).toBe(true);
+    const body = result.ok ? result.prompt.body : '';
+    expect(body).toMatch(/^[\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd]*$/);
+    expect(JSON.parse(body).prompt).toMatch(/^a[\uFFFE\uFFFF]b$/);
   });
 
   it('accepts control characters and lone surrogates, which the JSON body escapes, and astral characters', () => {
@@ -42,9 +45,9 @@ describe('characters SQS refuses', () => {
     expect(result.ok).toBe(true);
   });
 
-  it('refuses the whole file before anything is sent when one line holds one', () => {
-    const { inputs, makeRequestId } = promptLines([line('fine', 'r-1'), line('bad \uFFFF', 'r-2')].join('\n'));
+  it('accepts the whole file when one line holds one: nothing in it is left for SQS to refuse', () => {
+    const { inputs, makeRequestId } = promptLines([line('fine', 'r-1'), line('odd \uFFFF', 'r-2')].join('\n'));
 
-    expect(() => checkPrompts(inputs, { makeRequestId, what: 'f.jsonl' })).toThrow(/^f\.jsonl refused, nothing was sent: line 2: prompt holds U\+FFFF/);
+    expect(checkPrompts(inputs, { makeRequestId, what: 'f.jsonl' })).toHaveLength(2);
   });
 });
