@@ -26,7 +26,7 @@ import { createFollowUpDeps } from './deps.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
 import { deferMessage } from './visibility.js';
-import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
+import { sqsClientConfig } from '../shared/aws-clients.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
