@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
