@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { createExportDeps, openExportDestination } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays, yesterday } from '../export/event.js';
-import { probeSetup } from '../export/probe.js';
+import { probeSetup } from './probe.js';
 import { runExport, type RunEvent, type RunResult } from '../export/run.js';
 import { unknownProjectReason } from '../export/run-stops.js';
 import { runSettings } from '../export/runtime.js';

@@ -7,8 +7,8 @@ import type { Command } from 'commander';
 import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
-import { probeSetup } from '../export/probe.js';
-import { budgetTime } from '../shared/budget.js';
+import { probeSetup } from './probe.js';
+import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { loadConfig } from '../shared/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
@@ -61,7 +61,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
     destination: destination.url,
     units: plan.units,
     requests,
-    budgetMs: budgetTime(snapshot, requests, now).ms,
+    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, requests, now).ms,
+    unpaced: runsUnpaced(config),
     snapshot,
     now,
     ...(days === undefined ? { scheduledLastDay: lastDueDay(now, config.settleHours) } : {}),

@@ -8,9 +8,9 @@ import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
-import { probeSetup } from '../export/probe.js';
+import { probeSetup } from './probe.js';
+import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { readExportStatus } from '../export/status.js';
-import { budgetTime } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
@@ -58,7 +58,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
-  const status = await readExportStatus(destination, unitsOf(days, projects, datasets));
+  const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
   const snapshot = await ledger.snapshot();
   const view = {
     destination: destination.url,
@@ -68,7 +68,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     settleHours: config.settleHours,
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
-    budgetMs: budgetTime(snapshot, status.requests, now).ms,
+    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, status.requests, now).ms,
+    unpaced: runsUnpaced(config),
     snapshot,
     now,
   };

@@ -32,6 +32,7 @@ import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
 import { localStateDir } from './runtime.js';
 import { createSkewClock } from '../shared/clock-skew.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {
@@ -98,7 +99,7 @@ export function openSharedStore(
   overrides: Pick<ExportOverrides, 'dynamo' | 'out'> = {},
 ): SharedStore {
   if (config.stateTable !== undefined) {
-    const client = overrides.dynamo?.() ?? new DynamoDBClient({});
+    const client = overrides.dynamo?.() ?? new DynamoDBClient(awsClientConfig());
     return createDynamoStore({ tableName: config.stateTable, client });
   }
   return createLocalStore(localStateDir(config, overrides.out));

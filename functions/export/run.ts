@@ -205,6 +205,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     logResult(result, logger);
   }
 
+  await settleLeasedUnits(results, deps.destination);
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
   // One warning per dataset, not per unit: a change of the API shows in every project and day.
   const drift = driftOf(results);
@@ -238,6 +239,19 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     unknownProjects: [...projectStops.keys()],
     failedRequests,
   };
+}
+
+/**
+ * A unit another run held when this run reached it counts as done once that run completed it:
+ * two runs that together exported every unit must not both end as failed. Read at the end of
+ * the run (one manifest read per such unit); one still in progress elsewhere stays `leased`.
+ */
+async function settleLeasedUnits(results: UnitResult[], destination: RunDeps['destination']): Promise<void> {
+  for (const [index, result] of results.entries()) {
+    if (result.status !== 'skipped' || result.why !== 'leased') continue;
+    const state = await readUnitState(destination, result).catch(() => undefined);
+    if (state?.kind === 'complete') results[index] = { ...result, why: 'complete' };
+  }
 }
 
 /** One unit's result, with the error of a failed one (what it says about the other units). */

@@ -22,6 +22,7 @@ import type { Destination } from '../shared/destination.js';
 import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../shared/tables.js';
+import { HOUR_MS } from '../shared/time.js';
 import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
@@ -143,7 +144,7 @@ function unusable(checkpoint: Checkpoint, limit: number | null, now: number, max
   if (checkpoint.limit !== limit) return `it was paged with limit=${checkpoint.limit}, this run uses ${limit}`;
   const started = Date.parse(checkpoint.startedAt);
   if (!(now - started < maxAgeMs)) {
-    return `it is older than ${Math.round(maxAgeMs / 3_600_000)} h (EXPORT_CHECKPOINT_MAX_AGE_HOURS): the day's data may have changed since`;
+    return `it is older than ${Math.round(maxAgeMs / HOUR_MS)} h (EXPORT_CHECKPOINT_MAX_AGE_HOURS): the day's data may have changed since`;
   }
   return undefined;
 }

@@ -14,6 +14,7 @@ import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type Sen
 import { ConfigError, describeError } from '../shared/errors.js';
 import { retry } from '../shared/retry.js';
 import { checkPrompts, InvalidPromptsError, type CheckedPrompt, type CheckOptions, type FollowUpPrompt } from './prompts.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** SQS's limit of entries per SendMessageBatch. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -31,6 +32,11 @@ export interface EnqueueOptions extends CheckOptions {
   /** Wait before the first re-send, doubled each time (ms). @default 200 */
   readonly retryDelayMs?: number | undefined;
   readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * Stops sending (a first Ctrl-C): no batch starts once it fires; the batch on its way is
+   * finished, and the prompts after it are reported in `notSent`. @default none
+   */
+  readonly stop?: AbortSignal | undefined;
 }
 
 /** A prompt on the queue. */
@@ -60,6 +66,8 @@ export interface EnqueueReport {
   readonly enqueued: readonly EnqueuedPrompt[];
   /** Empty when every prompt is on the queue. In input order. */
   readonly notSent: readonly NotSentPrompt[];
+  /** Whether `stop` ended the sending before the last prompt. */
+  readonly stopped?: boolean;
 }
 
 /** Some entries of a batch were refused for now (throttling, SQS's own errors): the loop sends them again. */
@@ -80,7 +88,7 @@ export async function enqueuePrompts(prompts: readonly (FollowUpPrompt | string)
 
 /** Enqueues prompts already checked (checkPrompts), in order. */
 export async function sendPrompts(prompts: readonly CheckedPrompt[], options: EnqueueOptions): Promise<EnqueueReport> {
-  const sqs = options.sqs ?? new SQSClient({});
+  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
   const maxBytes = await fifoQueueLimit(sqs, options.queueUrl);
   const tooLarge = prompts.filter((p) => Buffer.byteLength(p.body, 'utf8') > maxBytes);
   if (tooLarge.length > 0) {
@@ -99,7 +107,13 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
   /** Jobs with a prompt not sent: their later prompts wait, so one job's order never changes. */
   const heldJobs = new Map<string, number>();
 
+  let stopped = false;
   for (const batch of batchesOf(prompts, maxBytes)) {
+    if (options.stop?.aborted) {
+      stopped = true;
+      for (const prompt of batch) notSent.push(notSentOf(prompt, 'not sent: stopped by the user'));
+      continue;
+    }
     let pending: CheckedPrompt[] = [];
     for (const prompt of batch) {
       const heldBy = heldJobs.get(prompt.groupId);
@@ -159,7 +173,7 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
     });
   }
   const byLine = (a: { line: number }, b: { line: number }) => a.line - b.line;
-  return { enqueued: enqueued.sort(byLine), notSent: notSent.sort(byLine) };
+  return { enqueued: enqueued.sort(byLine), notSent: notSent.sort(byLine), ...(stopped ? { stopped } : {}) };
 
   function fail(prompt: CheckedPrompt, reason: string): void {
     notSent.push(notSentOf(prompt, reason));
