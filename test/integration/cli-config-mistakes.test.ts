@@ -131,7 +131,8 @@ describe('a project the key cannot see (404)', () => {
   });
 });
 
-describe('plan and status with a project never exported where others were', () => {
+// Four child processes, one after the other for the export: slow on a shared machine.
+describe('plan and status with a project never exported where others were', { timeout: 120_000 }, () => {
   it('warn in one line naming the project and --project, send no request, and exit 0', async () => {
     const scratch = await makeTempDir('mistakes-plan');
     const env = {
