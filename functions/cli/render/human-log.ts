@@ -10,8 +10,8 @@ import { formatDuration } from '../../shared/durations.js';
 import type { FollowUpLogger } from '../../follow-up/types.js';
 import type { ConsumerStats, MessageReport, OutcomeKind } from '../consumer.js';
 
-/** Keys every record of a request carries that a person does not need on each line (the message's own line says the kind). */
-const QUIET_KEYS = new Set(['promptLength', 'promptSha256', 'kind']);
+/** Keys every record of a request carries that a person does not need on each line. */
+const QUIET_KEYS = new Set(['promptLength', 'promptSha256']);
 
 export function humanLogger(write: (text: string) => unknown, now: () => number = Date.now): FollowUpLogger {
   const line =
