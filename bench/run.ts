@@ -16,10 +16,11 @@ import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
+import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report'] as const;
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'report-function'] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -51,6 +52,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('polling')) add(await benchPolling());
   if (selected.has('budget')) add(await benchBudget());
   if (selected.has('report')) add(await benchReport());
+  if (selected.has('report-function')) add(await benchReportFunction());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

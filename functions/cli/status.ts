@@ -10,6 +10,7 @@ import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
 import { probeSetup } from '../export/probe.js';
 import { readExportStatus } from '../export/status.js';
+import { readAnomalies } from '../insights/records.js';
 import { budgetTime } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
@@ -47,6 +48,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets));
+  const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
   const view = {
     destination: destination.url,
@@ -56,6 +58,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     settleHours: config.settleHours,
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
+    anomalies,
     budgetMs: budgetTime(snapshot, status.requests, now).ms,
     snapshot,
     now,
