@@ -308,7 +308,10 @@ function healthSection(figures: Figures): string {
         const cell = figures.health.find((c) => c.day === day && c.dataset === dataset);
         const state = cell?.state ?? 'missing';
         const detail = (cell?.projects ?? []).map((p) => `${p.projectId}: ${STATE_TEXT[p.state]}${p.detail ? ` (${userText(p.detail, 200)})` : ''}`).join('\n');
-        return `<td class="s-${state}" data-day="${day}" data-dataset="${dataset}" data-state="${state}" title="${escapeHtml(`${dataset} ${day}\n${detail}`)}"></td>`;
+        // An anomaly the hourly check found in this dataset's figures that day: a mark, named on hover.
+        const anomalies = cell?.anomalies ?? [];
+        const mark = anomalies.length > 0 ? `\nAnomaly: ${anomalies.map((a) => userText(a, 200)).join('\n')}` : '';
+        return `<td class="s-${state}${anomalies.length > 0 ? ' anomaly' : ''}" data-day="${day}" data-dataset="${dataset}" data-state="${state}"${anomalies.length > 0 ? ` data-anomalies="${anomalies.length}"` : ''} title="${escapeHtml(`${dataset} ${day}\n${detail}${mark}`)}">${anomalies.length > 0 ? '!' : ''}</td>`;
       })
       .join('');
     return `<tr><th scope="row">${escapeHtml(dataset)}</th>${cells}</tr>`;
@@ -317,6 +320,8 @@ function healthSection(figures: Figures): string {
     const n = figures.health.filter((c) => c.state === state).length;
     return `<span class="legend"><span class="swatch s-${state}"></span>${escapeHtml(state)}: ${n}</span>`;
   });
+  const anomalyCount = figures.health.reduce((n, c) => n + c.anomalies.length, 0);
+  if (anomalyCount > 0) counts.push(`<span class="legend">! anomaly: ${anomalyCount}</span>`);
   const requests = figures.requestsPerDay;
   const spent = requests.reduce((sum, d) => sum + d.requests, 0);
   const runs = requests.reduce((sum, d) => sum + d.runs, 0);
@@ -405,6 +410,7 @@ table.calendar { border-collapse: separate; border-spacing: 2px; font-size: 10px
 table.calendar th { font-weight: normal; color: var(--muted); text-align: right; padding: 0 4px 0 0; white-space: nowrap; }
 table.calendar thead th { text-align: center; padding: 0; min-width: 18px; }
 table.calendar td { width: 18px; height: 18px; border-radius: 3px; }
+table.calendar td.anomaly { color: #fff; font-weight: 700; text-align: center; font-size: 12px; line-height: 18px; }
 .s-complete { background: #16a34a; } .s-drift { background: #7c3aed; } .s-partial { background: #f59e0b; }
 .s-missing { background: #cbd5e1; } .s-failed { background: #dc2626; }
 .legend { margin-right: 12px; font-size: 12px; } .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runInsightChecks, type CheckDeps } from '../../functions/insights/check.js';
 import { createInsightPublisher } from '../../functions/insights/publish.js';
 import { openLake } from '../../functions/report/lake.js';
+import { buildReport } from '../../functions/report/report.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
@@ -108,6 +109,15 @@ describe('anomalies', () => {
     expect(status.stderr).toBe('');
     expect(status.stdout).toContain(`! anomaly ${LAST} proj_a: human visitors 50 vs usual 505 (10 %)\n`);
     expect(status.stdout.match(/! anomaly/g)).toHaveLength(1);
+
+    // And the report's calendar marks that day's visitors cell, naming it on hover.
+    const report = await buildReport(
+      { destination: s.root, period: { from: '2026-11-11', to: '2026-11-18', days: everyDays('2026-11-11', 7) }, projects: [] },
+      { now: () => NOW },
+    );
+    const cells = [...report.html.matchAll(/<td class="s-\w+ anomaly" data-day="([^"]+)" data-dataset="([^"]+)"[^>]*title="([^"]*)">!<\/td>/g)];
+    expect(cells.map((c) => [c[1], c[2]])).toEqual([[LAST, 'visitors']]);
+    expect(cells[0]?.[3]).toContain('Anomaly: proj_a: human visitors 50 vs usual 505 (10 %)');
 
     // The same hour again: nothing new since the watermark, and the claim holds anyway.
     const again = await runInsightChecks(SETTINGS, s.deps);
