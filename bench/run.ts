@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { benchBudget } from './budget.js';
 import { benchColdStart } from './cold-start.js';
 import { benchEncoding } from './encoding.js';
+import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
@@ -19,7 +20,7 @@ import { benchReport } from './report.js';
 import { benchRequests } from './requests.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report'] as const;
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'gaps'] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -51,6 +52,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('polling')) add(await benchPolling());
   if (selected.has('budget')) add(await benchBudget());
   if (selected.has('report')) add(await benchReport());
+  if (selected.has('gaps')) add(await benchGaps());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

@@ -1,5 +1,5 @@
 /**
- * The one stack: composes the warehouse, the API key secret, the nightly export, the
+ * The one stack: composes the warehouse, the API key secret, the hourly export, the
  * follow-up consumer and the operations alarms, passing references between them.
  */
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
@@ -15,10 +15,13 @@ import { Operations } from './constructs/operations.js';
 import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/budget-spec.js';
 import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
+import { Insights } from './constructs/insights.js';
+import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 
 /** Deployment settings, usually read from CDK context by {@link configFromContext}. */
 export interface ExporterConfig {
-  /** Mintlify project ids exported nightly (`MINTLIFY_PROJECT_IDS`). @default [] */
+  /** Mintlify project ids exported every hour (`MINTLIFY_PROJECT_IDS`). @default [] */
   readonly projectIds: readonly string[];
   /** @default 'cron(5 * * * ? *)' (hourly) */
   readonly schedule?: string | undefined;
@@ -46,7 +49,40 @@ export interface ExporterConfig {
   readonly maxReceiveCount?: number | undefined;
   /** E-mail subscribed to the outcomes topic, filtered on failed/uncertain/rejected. @default - none */
   readonly outcomeEmail?: string | undefined;
+  /** EventBridge expression of the weekly report. @default 'cron(0 6 ? * MON *)' (Monday 06:00 UTC) */
+  readonly reportSchedule?: string | undefined;
+  /** E-mail subscribed to the insights topic (weekly digest, anomalies, stale datasets). @default - none */
+  readonly reportEmail?: string | undefined;
+  /** `ANOMALY_DROP`. @default 0.5 */
+  readonly anomalyDrop?: number | undefined;
+  /** `ANOMALY_RISE`. @default 3 */
+  readonly anomalyRise?: number | undefined;
 }
+
+/**
+ * The stack's outputs and what each is for: the template's descriptions and the outputs table
+ * of docs/deploy.md (`npm run docs`) come from here.
+ */
+export const STACK_OUTPUTS = {
+  ApiKeySecretArn: 'Secrets Manager secret to put the Mintlify admin key in (mint_…) after the first deploy',
+  ExportFunctionName: 'The export Lambda: aws lambda invoke it to run an export now',
+  ExportDestination: 'Where the Parquet files go (s3://<bucket>/<prefix>): --out of the CLI status, plan and report',
+  StateTableName: "DynamoDB state table (budget ledger, leases, backlog, follow-up records): EXPORT_STATE_TABLE for a laptop sharing the deployment's budget",
+  ExportFailureQueueUrl: 'Failed export invocations (the ExportFailureQueue alarm): read them, then purge',
+  FollowUpQueueUrl: 'FIFO queue of follow-up prompts: --queue-url of enqueue, consume and dead-letters',
+  FollowUpQueueArn: 'The follow-up queue by ARN: --destination-arn of aws sqs start-message-move-task',
+  FollowUpDeadLetterQueueUrl: 'Dead-lettered follow-ups, each with its reason (dead-letters list finds it through FollowUpQueueUrl)',
+  FollowUpDeadLetterQueueArn: 'The dead-letter queue by ARN: --source-arn of aws sqs start-message-move-task',
+  FollowUpOutcomesTopicArn: 'SNS topic of every follow-up outcome (message attributes status, projectId, jobId)',
+  GlueDatabase: 'Glue database of the exported tables, for Athena',
+  AthenaWorkGroup: 'Athena workgroup with the saved queries (results under <prefix>/athena-results/)',
+  AlarmTopicArn: 'SNS topic of the alarms (alarmEmail subscribes an address)',
+  DashboardUrl: 'CloudWatch dashboard of the export and the follow-ups',
+  InsightsTopicArn:
+    'SNS topic of the weekly report digest, anomalies and stale datasets (attribute kind: weekly-report, anomaly, stale; reportEmail subscribes an address)',
+} as const;
+
+export type StackOutput = keyof typeof STACK_OUTPUTS;
 
 export interface MintlifyExporterStackProps extends StackProps {
   readonly config: ExporterConfig;
@@ -58,6 +94,8 @@ export class MintlifyExporterStack extends Stack {
   readonly followUps: FollowUps;
   readonly operations: Operations;
   readonly dashboard: OperationsDashboard;
+  readonly insights: Insights;
+  readonly weeklyReport: WeeklyReport;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -106,29 +144,55 @@ export class MintlifyExporterStack extends Stack {
       budget,
       alarmEmail: config.alarmEmail,
     });
+    this.insights = new Insights(this, 'Insights', {
+      warehouse: this.warehouse,
+      stateTable: this.followUps.stateTable,
+      projectIds: config.projectIds,
+      datasets: config.datasets,
+      settleHours: config.settleHours,
+      anomalyDrop: config.anomalyDrop,
+      anomalyRise: config.anomalyRise,
+      reportEmail: config.reportEmail,
+      logLevel: config.logLevel,
+    });
+    this.weeklyReport = new WeeklyReport(this, 'WeeklyReport', {
+      warehouse: this.warehouse,
+      insights: this.insights,
+      projectIds: config.projectIds,
+      schedule: config.reportSchedule,
+      settleHours: config.settleHours,
+      logLevel: config.logLevel,
+    });
+    const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures];
+    for (const alarm of insightAlarms) alarm.addAlarmAction(new actions.SnsAction(this.operations.topic));
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       exportFunction: this.analyticsExport.function,
       exportFailureQueue: this.analyticsExport.failureQueue,
       followUpFunction: this.followUps.function,
       followUpDeadLetterQueue: this.followUps.deadLetterQueue,
       budget,
-      alarms: Object.values(this.operations.alarms),
+      alarms: [...Object.values(this.operations.alarms), ...insightAlarms],
     });
 
-    // What the README's runbook needs: where to put the key, where to send prompts, what to run.
-    new CfnOutput(this, 'ApiKeySecretArn', { value: secret.secretArn });
-    new CfnOutput(this, 'ExportFunctionName', { value: this.analyticsExport.function.functionName });
-    new CfnOutput(this, 'ExportDestination', { value: this.warehouse.destination });
-    new CfnOutput(this, 'ExportFailureQueueUrl', { value: this.analyticsExport.failureQueue.queueUrl });
-    new CfnOutput(this, 'FollowUpQueueUrl', { value: this.followUps.queue.queueUrl });
-    new CfnOutput(this, 'FollowUpDeadLetterQueueUrl', { value: this.followUps.deadLetterQueue.queueUrl });
-    new CfnOutput(this, 'FollowUpDeadLetterQueueArn', { value: this.followUps.deadLetterQueue.queueArn });
-    new CfnOutput(this, 'FollowUpQueueArn', { value: this.followUps.queue.queueArn });
-    new CfnOutput(this, 'FollowUpOutcomesTopicArn', { value: this.followUps.outcomesTopic.topicArn });
-    new CfnOutput(this, 'GlueDatabase', { value: this.warehouse.database.databaseName });
-    new CfnOutput(this, 'AthenaWorkGroup', { value: this.warehouse.workGroup.ref });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
-    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url });
+    // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).
+    const values: Record<StackOutput, string> = {
+      ApiKeySecretArn: secret.secretArn,
+      ExportFunctionName: this.analyticsExport.function.functionName,
+      ExportDestination: this.warehouse.destination,
+      StateTableName: this.followUps.stateTable.tableName,
+      ExportFailureQueueUrl: this.analyticsExport.failureQueue.queueUrl,
+      FollowUpQueueUrl: this.followUps.queue.queueUrl,
+      FollowUpQueueArn: this.followUps.queue.queueArn,
+      FollowUpDeadLetterQueueUrl: this.followUps.deadLetterQueue.queueUrl,
+      FollowUpDeadLetterQueueArn: this.followUps.deadLetterQueue.queueArn,
+      FollowUpOutcomesTopicArn: this.followUps.outcomesTopic.topicArn,
+      GlueDatabase: this.warehouse.database.databaseName,
+      AthenaWorkGroup: this.warehouse.workGroup.ref,
+      AlarmTopicArn: this.operations.topic.topicArn,
+      DashboardUrl: this.dashboard.url,
+      InsightsTopicArn: this.insights.topic.topicArn,
+    };
+    for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
 }
 
@@ -150,7 +214,8 @@ function acceptedBy(parse: () => unknown): boolean {
 /** `-c key=value` gives strings; cdk.json may give arrays or numbers. */
 const optionalString = (pattern: RegExp, hint: string) => v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
 
-const ContextSchema = v.object({
+/** The validators of every context option (docs/deploy.md's table lists what each accepts from them). */
+export const ContextSchema = v.object({
   projectIds: v.optional(
     v.pipe(
       v.union([v.string(), v.array(v.string())]),
@@ -208,6 +273,25 @@ const ContextSchema = v.object({
   ),
   alarmEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
   outcomeEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  reportEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  reportSchedule: optionalString(/^(cron|rate)\(.+\)$/, 'an EventBridge expression such as cron(0 6 ? * MON *) or rate(7 days)'),
+  // The functions' own rules (ANOMALY_DROP, ANOMALY_RISE), so a threshold they would refuse never deploys.
+  anomalyDrop: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number('a number'),
+      v.check((value) => value > 0 && value < 1, 'a number above 0 and below 1, such as 0.5'),
+    ),
+  ),
+  anomalyRise: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number('a number'),
+      v.check((value) => value > 1 && value <= 1000, 'a number above 1 and at most 1000, such as 3'),
+    ),
+  ),
   apiUrl: optionalString(/^https:\/\/[^\s]+$/, 'an https:// URL'),
   logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'one of DEBUG, INFO, WARN, ERROR')),
   maxReceiveCount: v.optional(
@@ -238,8 +322,16 @@ export function configFromContext(scope: Construct): ExporterConfig {
   const parsed = v.safeParse(ContextSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const key = issue.path?.map((item) => String(item.key)).join('.') ?? 'context';
-    throw new ContextConfigError(`Invalid CDK context "${key}": expected ${issue.message}.`);
+    // The option and the value refused (an item of a list, not its position), and what is accepted.
+    const key = issue.path?.[0] === undefined ? 'context' : String(issue.path[0].key);
+    const value = JSON.stringify(issue.input) ?? String(issue.input);
+    throw new ContextConfigError(
+      `Invalid CDK context "${key}": ${value.length > 80 ? `${value.slice(0, 80)}…` : value} is not accepted (expected ${issue.message}).`,
+    );
   }
-  return { ...parsed.output, schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE };
+  return {
+    ...parsed.output,
+    schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE,
+    reportSchedule: parsed.output.reportSchedule ?? DEFAULT_REPORT_SCHEDULE,
+  };
 }

@@ -12,6 +12,7 @@ import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerEnqueueCommand } from './enqueue.js';
 import { registerExportCommand } from './export.js';
 import { registerFollowUpCommand } from './follow-up.js';
+import { registerGapsCommand } from './gaps.js';
 import type { CliIo } from './io.js';
 import { registerPlanCommand } from './plan.js';
 import { registerReportCommand } from './report.js';
@@ -20,7 +21,7 @@ import { registerStatusCommand } from './status.js';
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('mintlify-exporter')
-    .description('Export Mintlify visitor analytics to Parquet and run follow-up prompts on agent jobs.')
+    .description('Export Mintlify analytics (every dataset) to Parquet, report on them, and run follow-up prompts on agent jobs.')
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
@@ -35,6 +36,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerPlanCommand(program, exportIo);
   registerStatusCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
+  registerGapsCommand(program, { ...io, setExitCode });
   registerSandboxCommand(program, { ...io, setExitCode });
   const followUpIo = { ...io, resolveApiTarget: target, setExitCode };
   registerFollowUpCommand(program, followUpIo);

@@ -16,6 +16,7 @@ import { DATASET_NAMES } from '../shared/catalog.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from '../shared/tables.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -58,7 +59,7 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
     return { url: trimmed, root: path.resolve(deps.cwd ?? process.cwd(), parsed.dir), close: async () => undefined };
   }
   const { bucket, prefix } = parsed;
-  const client = deps.s3Client ?? new S3Client({});
+  const client = deps.s3Client ?? new S3Client(awsClientConfig());
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
     const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];

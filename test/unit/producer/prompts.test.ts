@@ -64,6 +64,16 @@ describe('checkPrompt', () => {
     });
   });
 
+  it('writes characters SQS refuses (U+FFFF) or emulators refuse (an emoji) as JSON escapes, which read back unchanged', () => {
+    const prompt = 'Readers wrote "not working 😕" and \uffff';
+    const result = checkPrompt(body({ projectId: 'proj_a', prompt, requestId: 'r-1' }), 1);
+
+    const sent = result.ok ? result.prompt.body : '';
+    expect(sent).toMatch(/^[\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd]*$/);
+    expect(sent).toContain('\\ud83d\\ude15');
+    expect(JSON.parse(sent).prompt).toBe(prompt);
+  });
+
   it('refuses an unknown (most likely misspelt) field, naming it and the fields', () => {
     expect(checkPrompt(body({ projectId: 'p', jobId: 'j', prompt: 'x', requestID: 'r' }), 1)).toEqual({
       ok: false,

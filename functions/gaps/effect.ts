@@ -1,0 +1,148 @@
+/**
+ * Whether a fix made a difference: for every completed job made for a gap (a followup_outcomes
+ * record with `gap_id` and status `completed`), the gap's own figure per day over the N days
+ * before the job completed and the N days after, N = min(28, whole days since). Before / after,
+ * not cause and effect: a figure also moves with traffic, seasons and releases.
+ *
+ * The day the job completed belongs to neither side (part of it was before the fix). "Whole
+ * days since" are the UTC days after that one that have ended by `now`; under 7 it is too early
+ * to tell. The gap is found again from its id by running the gap questions over the 90 days
+ * before the job completed and the days since (an id is a hash: it names a gap, it does not
+ * spell it).
+ */
+import { addDays, dayStart, formatDay } from '../shared/dates.js';
+import { DAY_MS } from '../shared/time.js';
+import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
+import { dailyFigures, evidenceOf, openGapTables } from './read.js';
+
+/** Days compared at most on each side. */
+export const EFFECT_MAX_DAYS = 28;
+/** Fewer whole days since the job completed than this: too early to tell. */
+export const EFFECT_MIN_DAYS = 7;
+/** How far before a job's completion its gap is looked for. */
+const LOOKBACK_DAYS = 90;
+
+/** One side of the comparison: the figure summed over `days` days, and per day. */
+export interface EffectWindow {
+  readonly from: string;
+  /** The last day (inclusive). */
+  readonly last: string;
+  readonly days: number;
+  readonly total: number;
+  /** total ÷ days, unrounded (the page rounds it). */
+  readonly perDay: number;
+}
+
+export interface GapEffect {
+  readonly gapId: string;
+  readonly projectId: string;
+  /** The gap as found again; absent when no day of the warehouse holds it. */
+  readonly gap?: { readonly kind: GapKind; readonly key: string; readonly title: string } | undefined;
+  readonly requestId: string;
+  readonly jobId?: string | undefined;
+  readonly prLink?: string | undefined;
+  /** UTC day the job completed. */
+  readonly completedDay: string;
+  /** Whole days since then, by `now`. */
+  readonly daysSince: number;
+  /** min(28, daysSince). */
+  readonly n: number;
+  readonly tooEarly: boolean;
+  /** Absent when n is 0. */
+  readonly before?: EffectWindow | undefined;
+  readonly after?: EffectWindow | undefined;
+}
+
+export interface Fixes {
+  /** Latest completion first. */
+  readonly effects: readonly GapEffect[];
+  /** The period's gaps without a completed job, ranked. */
+  readonly open: readonly Gap[];
+}
+
+export interface FixesScope {
+  /** The report's days (the open gaps are those of these days). */
+  readonly days: readonly string[];
+  readonly projects: readonly string[];
+  readonly now: number;
+  /** Open gaps listed at most. @default 10 */
+  readonly openLimit?: number;
+}
+
+/** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
+export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
+  const wanted = new Set(scope.projects);
+  const completed = [...requests.entries()]
+    .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
+    .filter((c): c is { gapId: string; request: GapRequest & { finishedAt: number; projectId: string } } => {
+      const r = c.request;
+      return r?.finishedAt !== undefined && r.projectId !== undefined && (wanted.size === 0 || wanted.has(r.projectId));
+    });
+  const today = formatDay(scope.now);
+  const effects = await measure(root, completed, today);
+  const open = await openGaps(root, requests, scope);
+  return { effects: effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0)), open };
+}
+
+async function measure(
+  root: string,
+  completed: readonly { readonly gapId: string; readonly request: GapRequest & { readonly finishedAt: number; readonly projectId: string } }[],
+  today: string,
+): Promise<GapEffect[]> {
+  if (completed.length === 0) return [];
+  const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
+  const first = completedDays.reduce((a, b) => (a < b ? a : b));
+  const days: string[] = [];
+  for (let day = addDays(first, -LOOKBACK_DAYS); day < today; day = addDays(day, 1)) days.push(day);
+  const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();
+  const tables = await openGapTables(root, { days, projects });
+  try {
+    const found = new Map<string, { kind: GapKind; key: string; title: string; projectId: string }>();
+    if (tables.files > 0) {
+      for (const gap of rankGaps(await evidenceOf(tables.run), new Map(), days.length)) found.set(gap.gapId, gap);
+    }
+    const known = completed.flatMap((c) => {
+      const gap = found.get(c.gapId);
+      return gap ? [{ gapId: c.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key }] : [];
+    });
+    const figures = await dailyFigures(tables.run, known);
+    return completed.map(({ gapId, request }, i): GapEffect => {
+      const completedDay = completedDays[i] as string;
+      const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
+      const n = Math.min(EFFECT_MAX_DAYS, daysSince);
+      const gap = found.get(gapId);
+      const perDay = figures.get(gapId) ?? new Map<string, number>();
+      const window = (from: string): EffectWindow => {
+        let total = 0;
+        for (let d = 0; d < n; d++) total += perDay.get(addDays(from, d)) ?? 0;
+        return { from, last: addDays(from, n - 1), days: n, total, perDay: total / n };
+      };
+      return {
+        gapId,
+        projectId: request.projectId,
+        ...(gap ? { gap: { kind: gap.kind, key: gap.key, title: gap.title } } : {}),
+        requestId: request.requestId,
+        ...(request.jobId ? { jobId: request.jobId } : {}),
+        ...(request.prLink ? { prLink: request.prLink } : {}),
+        completedDay,
+        daysSince,
+        n,
+        tooEarly: n < EFFECT_MIN_DAYS,
+        ...(n > 0 ? { before: window(addDays(completedDay, -n)), after: window(addDays(completedDay, 1)) } : {}),
+      };
+    });
+  } finally {
+    tables.close();
+  }
+}
+
+async function openGaps(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Gap[]> {
+  const tables = await openGapTables(root, { days: scope.days, projects: scope.projects });
+  try {
+    if (tables.files === 0) return [];
+    const ranked = rankGaps(await evidenceOf(tables.run), requests, scope.days.length);
+    return ranked.filter((gap) => !gap.requests.some((r) => r.state === 'done' && r.status === 'completed')).slice(0, scope.openLimit ?? 10);
+  } finally {
+    tables.close();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * `findGaps`: the ranked gaps of a warehouse over a period, each with the requests already made
+ * for it. Reads the warehouse only — no API request, no key:
+ * - the gap tables of the period (an `s3://` destination is mirrored for those days, lake.ts);
+ * - followup_outcomes through the destination (every day);
+ * - the follow-up state, when the caller passes it (the CLI: FOLLOWUP_STATE_TABLE, else the
+ *   local `.followup-state` folder `follow-up` and `consume` keep): a request enqueued and not
+ *   finished counts as in flight. Without it only finished requests are known, so a gap whose
+ *   job is still running would be prompted again: the CLI says so.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openLake } from '../report/lake.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
+import { addDays } from '../shared/dates.js';
+import { openDestination } from '../shared/destinations.js';
+import { NoDataError } from '../shared/errors.js';
+import type { SharedStore } from '../shared/shared-store.js';
+import { rankGaps, type Gap } from './gaps.js';
+import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests } from './read.js';
+
+export interface GapsRequest {
+  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
+  readonly destination: string;
+  /** UTC days, in order (one at least). */
+  readonly days: readonly string[];
+  /** Projects; empty: every project with data in the period. */
+  readonly projects: readonly string[];
+  /** Gaps kept, the highest ranked. @default every gap */
+  readonly top?: number;
+}
+
+export interface GapsDeps {
+  readonly s3Client?: S3Client;
+  /** Where a relative folder starts. @default process.cwd() */
+  readonly cwd?: string;
+  readonly onWarning?: (line: string) => void;
+  /** The follow-up state records (`list`), when reachable. */
+  readonly followUpState?: Pick<SharedStore, 'list' | 'description'>;
+}
+
+export interface GapsResult {
+  /** The destination as the user named it (`s3://bucket/prefix`, or the folder). */
+  readonly destination: string;
+  readonly from: string;
+  /** The last day (inclusive). */
+  readonly last: string;
+  readonly projects: readonly string[];
+  /** Gaps found before `top`. */
+  readonly total: number;
+  /** Ranked, at most `top`. */
+  readonly gaps: readonly Gap[];
+  /** Whether requests in flight were known (the follow-up state was read). */
+  readonly stateRead: boolean;
+}
+
+/** Throws NoDataError when nothing of the gap tables was exported for the days and projects. */
+export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promise<GapsResult> {
+  const from = request.days[0];
+  const last = request.days[request.days.length - 1];
+  if (from === undefined || last === undefined) throw new NoDataError('no day to look at: give --days N or --from D1 --to D2');
+  const after = addDays(last, 1);
+  const lake = await openLake(
+    request.destination,
+    { from, to: after, prefixes: GAP_TABLES.map((table) => table.prefix) },
+    {
+      ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
+      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+    },
+  );
+  try {
+    const read = await readGapEvidence(lake.root, { days: request.days, projects: request.projects });
+    if (read.files === 0) {
+      const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
+      throw new NoDataError(
+        `nothing exported in ${lake.url} from ${from} to ${last}${which}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
+      );
+    }
+    const destination =
+      parseDestinationTarget(request.destination, '--out').kind === 's3'
+        ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
+        : openDestination(lake.root);
+    const requests = await readOutcomeRequests(destination);
+    let stateRead = false;
+    if (deps.followUpState) {
+      try {
+        await addStateRequests(requests, deps.followUpState);
+        stateRead = true;
+      } catch (error) {
+        deps.onWarning?.(
+          `the follow-up state (${deps.followUpState.description}) could not be read, so gaps with a job in flight are not marked: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    const ranked = rankGaps(read.found, requests, request.days.length);
+    return {
+      destination: lake.url,
+      from,
+      last,
+      projects: read.projects,
+      total: ranked.length,
+      gaps: request.top === undefined ? ranked : ranked.slice(0, request.top),
+      stateRead,
+    };
+  } finally {
+    await lake.close();
+  }
+}
+
+/** The local folder of a destination that is not `s3://` (a `file://` URL or a path). */
+export function localFolderOf(destination: string, cwd: string): string {
+  const trimmed = destination.trim();
+  return path.resolve(cwd, trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed);
+}

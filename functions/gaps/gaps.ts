@@ -1,0 +1,197 @@
+/**
+ * Content gaps: where the docs failed their readers in a period, as the warehouse shows it.
+ * Three kinds, each counted by one query of `queries/` (read.ts runs them):
+ * - `unanswered_category`: assistant questions left unanswered, per question category;
+ * - `search_without_clicks`: a search term (case-insensitively) nobody clicked a result of;
+ * - `thumbs_down_page`: a page with thumbs down in contextual feedback.
+ *
+ * A gap's id is a hash of its kind, project and key (the category, the lower-cased term, the
+ * path): the same gap has the same id on any run, whatever the period, so a job made for it
+ * can be found again (`gap_id` of followup_outcomes) and its effect measured.
+ *
+ * The score is the number of readers' failed attempts the gap stands for in the period (an
+ * unanswered question, a search without a click, a thumbs down are one each): the rank says
+ * "this gap failed more readers", and the score's sentence says how many and how.
+ */
+import { createHash } from 'node:crypto';
+import type { OutcomeStatus } from '../follow-up/state.js';
+
+export const GAP_KINDS = ['unanswered_category', 'search_without_clicks', 'thumbs_down_page'] as const;
+export type GapKind = (typeof GAP_KINDS)[number];
+
+/** What a gap is measured by, per day (the report's "before / after" figure). */
+export const GAP_FIGURE: Readonly<Record<GapKind, string>> = {
+  unanswered_category: 'unanswered questions',
+  search_without_clicks: 'searches without a click',
+  thumbs_down_page: 'thumbs down',
+};
+
+/** The category key of questions the service gave no category. */
+export const NO_CATEGORY = '';
+
+export interface UnansweredEvidence {
+  readonly kind: 'unanswered_category';
+  /** The category as the service names it; '' for questions without one. */
+  readonly category: string;
+  readonly unanswered: number;
+  /** Questions asked in the category (answered or not). */
+  readonly questions: number;
+  /** Days with at least one unanswered question of the category. */
+  readonly days: number;
+  /** Up to three unanswered questions, the latest first. */
+  readonly examples: readonly string[];
+}
+
+export interface SearchEvidence {
+  readonly kind: 'search_without_clicks';
+  /** The term as first written (of its spellings, the smallest). */
+  readonly query: string;
+  /** Times it was searched in the period. */
+  readonly searches: number;
+  /** Days it was searched on. */
+  readonly days: number;
+}
+
+export interface ThumbsDownEvidence {
+  readonly kind: 'thumbs_down_page';
+  readonly path: string;
+  readonly thumbsDown: number;
+  readonly thumbsUp: number;
+  /** Up to three comments of thumbs down, the latest first. */
+  readonly comments: readonly string[];
+}
+
+export type GapEvidence = UnansweredEvidence | SearchEvidence | ThumbsDownEvidence;
+
+/** A request already made for a gap, from the follow-up state or followup_outcomes. */
+export interface GapRequest {
+  readonly requestId: string;
+  readonly projectId?: string | undefined;
+  /** `in_flight`: not finished (pending, being sent, or its job polled); `done`: an outcome exists. */
+  readonly state: 'in_flight' | 'done';
+  readonly status?: OutcomeStatus | undefined;
+  readonly jobId?: string | undefined;
+  readonly prLink?: string | undefined;
+  /** Epoch ms the outcome was recorded (done only). */
+  readonly finishedAt?: number | undefined;
+}
+
+export interface Gap {
+  readonly gapId: string;
+  readonly kind: GapKind;
+  readonly projectId: string;
+  /** What the id hashes besides kind and project: the category, the lower-cased term, the path. */
+  readonly key: string;
+  /** One line naming the gap for people. */
+  readonly title: string;
+  readonly score: number;
+  /** The score in words: how many readers, how they were failed, over how long. */
+  readonly because: string;
+  readonly evidence: GapEvidence;
+  /** The requests made for this gap so far, the latest first. */
+  readonly requests: readonly GapRequest[];
+  /** Whether `gaps --prompts` writes a prompt for it (no request in flight or done but failed/rejected). */
+  readonly promptable: boolean;
+}
+
+/** `gap_<16 hex>`: the same kind, project and key give the same id on any run. */
+export function gapIdOf(kind: GapKind, projectId: string, key: string): string {
+  return `gap_${createHash('sha256').update(`${kind}\u0000${projectId}\u0000${key}`, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
+/** The key of a piece of evidence (the part of the id that is not kind and project). */
+export function keyOf(evidence: GapEvidence): string {
+  switch (evidence.kind) {
+    case 'unanswered_category':
+      return evidence.category;
+    case 'search_without_clicks':
+      return evidence.query.toLowerCase();
+    case 'thumbs_down_page':
+      return evidence.path;
+  }
+}
+
+/** The gap's figure in the period (the score, and what the report follows per day). */
+export function figureOf(evidence: GapEvidence): number {
+  switch (evidence.kind) {
+    case 'unanswered_category':
+      return evidence.unanswered;
+    case 'search_without_clicks':
+      return evidence.searches;
+    case 'thumbs_down_page':
+      return evidence.thumbsDown;
+  }
+}
+
+/** Outcome statuses after which a gap may be prompted again: the job never ran to an end that may have changed the docs. */
+const PROMPT_AGAIN: ReadonlySet<OutcomeStatus> = new Set(['failed', 'rejected']);
+
+/**
+ * Gaps of `evidence` in `projectId`, with their requests (by gap id), ranked: highest score
+ * first, then kind, project and key, so equal scores keep one order on every run.
+ */
+export function rankGaps(
+  found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[],
+  requests: ReadonlyMap<string, readonly GapRequest[]>,
+  days: number,
+): Gap[] {
+  const gaps = found.map(({ projectId, evidence }): Gap => {
+    const key = keyOf(evidence);
+    const gapId = gapIdOf(evidence.kind, projectId, key);
+    const made = requests.get(gapId) ?? [];
+    const latest = made[0];
+    return {
+      gapId,
+      kind: evidence.kind,
+      projectId,
+      key,
+      title: titleOf(evidence),
+      score: figureOf(evidence),
+      because: becauseOf(evidence, days),
+      evidence,
+      requests: made,
+      promptable: latest === undefined || (latest.state === 'done' && latest.status !== undefined && PROMPT_AGAIN.has(latest.status)),
+    };
+  });
+  return gaps.sort(
+    (a, b) => b.score - a.score || GAP_KINDS.indexOf(a.kind) - GAP_KINDS.indexOf(b.kind) || compare(a.projectId, b.projectId) || compare(a.key, b.key),
+  );
+}
+
+function titleOf(evidence: GapEvidence): string {
+  switch (evidence.kind) {
+    case 'unanswered_category':
+      return evidence.category === NO_CATEGORY
+        ? 'Unanswered assistant questions without a category'
+        : `Unanswered assistant questions about "${evidence.category}"`;
+    case 'search_without_clicks':
+      return `Search "${evidence.query}" with no click`;
+    case 'thumbs_down_page':
+      return `Thumbs down on ${evidence.path}`;
+  }
+}
+
+function becauseOf(evidence: GapEvidence, days: number): string {
+  const over = `in ${days} day${days === 1 ? '' : 's'}`;
+  switch (evidence.kind) {
+    case 'unanswered_category':
+      return `${plural(evidence.unanswered, 'question')} left unanswered ${over} (${percent(evidence.unanswered, evidence.questions)} of ${plural(evidence.questions, 'question')} in the category), on ${plural(evidence.days, 'day')}`;
+    case 'search_without_clicks':
+      return `${plural(evidence.searches, 'search', 'searches')} ${over}, on ${plural(evidence.days, 'day')}, and not one click on a result`;
+    case 'thumbs_down_page':
+      return `${plural(evidence.thumbsDown, 'thumbs down', 'thumbs down')} ${over} against ${evidence.thumbsUp} up (${percent(evidence.thumbsDown, evidence.thumbsDown + evidence.thumbsUp)} down)`;
+  }
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** `38 %` (whole percent; `0 %` of nothing). */
+export function percent(part: number, whole: number): string {
+  return `${whole === 0 ? 0 : Math.round((100 * part) / whole)} %`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

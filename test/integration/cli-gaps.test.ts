@@ -1,0 +1,222 @@
+/**
+ * `mintlify-exporter gaps` as a real process over a sandbox export: the gaps and their numbers
+ * against independent DuckDB queries of the exported Parquet, ids stable across runs and
+ * periods, `--json` one document, `--prompts` lines the producer accepts as they are, gaps
+ * with a job in flight or done left out of the prompts, and the exit codes.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
+import { createStateStore } from '../../functions/follow-up/state.js';
+import type { Gap } from '../../functions/gaps/gaps.js';
+import { gapIdOf } from '../../functions/gaps/gaps.js';
+import { checkPrompts } from '../../functions/producer/prompts.js';
+import { openDestination } from '../../functions/shared/destinations.js';
+import { createLocalStore } from '../../functions/shared/shared-store-local.js';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { runCliAt, runSpawnedCli } from '../helpers/cli.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+
+const PROJECTS = ['proj_small', 'proj_medium'];
+const FROM = '2026-01-10';
+const TO = '2026-01-13';
+
+let sandbox: Sandbox;
+let root: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  root = await makeTempDir('gaps');
+  const args = ['export', '--from', FROM, '--to', TO, '--out', root, '--dataset', 'searches', '--dataset', 'feedback', '--dataset', 'assistant'];
+  const { code, stderr } = await runCliAt(sandbox, [...args, ...PROJECTS.flatMap((p) => ['--project', p])], { now: Date.UTC(2026, 0, 20) });
+  expect(code, stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await sandbox.close();
+  await removeTempDirs();
+});
+
+async function gaps(args: readonly string[], dir = root) {
+  return runSpawnedCli(['gaps', '--out', dir, ...args], { HOME: dir });
+}
+
+async function gapsJson(args: readonly string[]): Promise<{ total: number; gaps: Gap[]; projects: string[] }> {
+  const { code, stdout, stderr } = await gaps([...args, '--json']);
+  expect(code, stderr).toBe(0);
+  expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(stdout);
+}
+
+/** The gaps' figures computed apart from queries/: `kind|project|key` → figure. */
+async function independentFigures(): Promise<Map<string, number>> {
+  const files = (table: string) => `'${join(root, table, '*', '*.parquet').replace(/'/g, "''")}'`;
+  const inPeriod = `date >= DATE '${FROM}' AND date < DATE '${TO}'`;
+  const unanswered = await queryDuckDb(
+    `SELECT project_id, ifnull(query_category, '') AS k, count(*) AS n FROM read_parquet(${files('assistant_conversations')})
+     WHERE ${inPeriod} AND resolution_status = 'unanswered' GROUP BY 1, 2`,
+  );
+  const searches = await queryDuckDb(
+    `SELECT project_id, lower(search_query) AS k, sum(hits) AS n FROM read_parquet(${files('searches')})
+     WHERE ${inPeriod} GROUP BY 1, 2 HAVING bool_and(top_clicked_page IS NULL)`,
+  );
+  const thumbs = await queryDuckDb(
+    `SELECT project_id, path AS k, count(*) AS n FROM read_parquet(${files('feedback')})
+     WHERE ${inPeriod} AND helpful IS FALSE GROUP BY 1, 2`,
+  );
+  const figures = new Map<string, number>();
+  for (const [kind, rows] of [
+    ['unanswered_category', unanswered],
+    ['search_without_clicks', searches],
+    ['thumbs_down_page', thumbs],
+  ] as const) {
+    for (const row of rows) figures.set(`${kind}|${row['project_id']}|${row['k']}`, Number(row['n']));
+  }
+  return figures;
+}
+
+describe('mintlify-exporter gaps (a real process over a sandbox export)', () => {
+  it('lists every gap with the figure an independent query gives, ranked by score, in one JSON document', async () => {
+    const result = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
+    const expected = await independentFigures();
+
+    expect(result.projects).toEqual([...PROJECTS].sort());
+    expect(result.total).toBe(expected.size);
+    expect(new Map(result.gaps.map((g) => [`${g.kind}|${g.projectId}|${g.key}`, g.score]))).toEqual(expected);
+    const top = [...expected.values()].sort((a, b) => b - a)[0];
+    expect(result.gaps[0]?.score).toBe(top);
+    expect(result.gaps.map((g) => g.score)).toEqual(result.gaps.map((g) => g.score).sort((a, b) => b - a));
+    for (const gap of result.gaps) expect(gap.gapId).toBe(gapIdOf(gap.kind, gap.projectId, gap.key));
+    expect(new Set(result.gaps.map((g) => g.kind))).toEqual(new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']));
+  });
+
+  it('gives a gap the same id on every run and in another period', async () => {
+    const first = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
+    const again = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
+    const shorter = await gapsJson(['--from', FROM, '--to', '2026-01-11', '--top', '10000', '--project', 'proj_small']);
+
+    expect(again.gaps).toEqual(first.gaps);
+    const idOf = new Map(first.gaps.map((g) => [`${g.kind}|${g.projectId}|${g.key}`, g.gapId]));
+    const shared = shorter.gaps.filter((g) => idOf.has(`${g.kind}|${g.projectId}|${g.key}`));
+    expect(shared.length).toBeGreaterThan(0);
+    for (const gap of shared) expect(gap.gapId).toBe(idOf.get(`${gap.kind}|${gap.projectId}|${gap.key}`));
+  });
+
+  it('prints the ranked gaps with their evidence as text', async () => {
+    const { code, stdout } = await gaps(['--from', FROM, '--to', TO, '--top', '3']);
+    const { gaps: top } = await gapsJson(['--from', FROM, '--to', TO, '--top', '3']);
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^\\d+ gap\\(s\\) in .+, ${FROM} to 2026-01-12 \\(2 project\\(s\\)\\); the first 3\\n`));
+    for (const [i, gap] of top.entries()) expect(stdout).toContain(`${i + 1}. ${gap.title} — ${gap.projectId}, score ${gap.score} [${gap.kind} ${gap.gapId}]`);
+  });
+
+  it('writes prompts the producer accepts as they are, new jobs with their gap, and leaves out gaps with a job in flight or done', async () => {
+    const dir = await makeTempDir('gaps-prompts');
+    const file = join(dir, 'prompts.jsonl');
+    const { gaps: top } = await gapsJson(['--from', FROM, '--to', TO, '--top', '5']);
+    const [done, inFlight, failed] = top as [Gap, Gap, Gap];
+    // A finished job for the first gap, a request in flight for the second, a failed one for the third.
+    const sink = createOutcomeSink(openDestination(root));
+    const outcome = (gap: Gap, status: 'completed' | 'failed') =>
+      buildOutcome({
+        requestId: `${gap.gapId}-r1`,
+        projectId: gap.projectId,
+        jobId: `job_for_${gap.gapId}`,
+        kind: 'create',
+        gapId: gap.gapId,
+        promptLength: 10,
+        promptSha256: 'ab'.repeat(32),
+        status,
+        prLink: status === 'completed' ? 'https://github.com/o/r/pull/9' : null,
+        sentAt: Date.UTC(2026, 0, 14),
+        finishedAt: Date.UTC(2026, 0, 15),
+        polls: 2,
+        attempts: 1,
+      });
+    await sink.write(outcome(done, 'completed'));
+    await sink.write(outcome(failed, 'failed'));
+    const state = createStateStore(createLocalStore(join(root, '.followup-state')));
+    await state.put(
+      {
+        requestId: `${inFlight.gapId}-r1`,
+        projectId: inFlight.projectId,
+        kind: 'create',
+        gapId: inFlight.gapId,
+        promptLength: 10,
+        promptSha256: 'cd'.repeat(32),
+        failures: 0,
+        attempts: 0,
+        expiresAt: 2_000_000_000,
+        phase: 'pending',
+        pendingSince: Date.UTC(2026, 0, 16),
+      },
+      undefined,
+    );
+
+    const { code, stderr } = await gaps(['--from', FROM, '--to', TO, '--top', '5', '--prompts', file]);
+    const text = await readFile(file, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    const messages = lines.map((line) => JSON.parse(line) as Record<string, string>);
+    const { gaps: marked } = await gapsJson(['--from', FROM, '--to', TO, '--top', '5']);
+
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(`3 prompt(s) written to ${file} (2 gap(s) left out: a job in flight or done)`);
+    expect(messages.map((m) => m['gapId'])).toEqual([failed, ...top.slice(3)].map((g) => g.gapId));
+    expect(messages.find((m) => m['gapId'] === failed.gapId)?.['requestId']).toBe(`${failed.gapId}-r2`);
+    for (const message of messages) {
+      expect(Object.keys(message).sort()).toEqual(['gapId', 'projectId', 'prompt', 'requestId']);
+      expect(message['prompt']).toMatch(new RegExp(`between ${FROM} and 2026-01-12`));
+    }
+    expect(checkPrompts(lines.map((input, i) => ({ line: i + 1, input }))).map((p) => p.jobId)).toEqual(messages.map(() => undefined));
+    expect(marked.map((g) => g.requests[0]?.state ?? null)).toEqual(['done', 'in_flight', 'done', null, null]);
+    expect(marked.map((g) => g.promptable)).toEqual([false, false, true, true, true]);
+  });
+
+  it('exits 1 with one line when nothing was exported for the days asked', async () => {
+    const { code, stdout, stderr } = await gaps(['--from', '2025-03-01', '--to', '2025-03-05']);
+
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^No gaps: nothing exported in .+ from 2025-03-01 to 2025-03-04: run "mintlify-exporter export" first/),
+    ]);
+  });
+
+  it('exits 1 when the project asked for has nothing exported', async () => {
+    const { code, stderr } = await gaps(['--from', FROM, '--to', TO, '--project', 'proj_large']);
+
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^No gaps: nothing exported .* for proj_large/);
+  });
+
+  it.each([
+    [['--top', '0'], /--top/],
+    [['--days', 'x'], /--days/],
+    [['--days', '3', '--from', FROM], /--days.*--from|--from.*--days/],
+    [['--frm', FROM], /unknown option '--frm'/],
+  ])('exits 2 for the bad flag %j', async (args, message) => {
+    const { code, stderr } = await gaps(args);
+
+    expect(code).toBe(2);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(message);
+  });
+
+  it('exits 2 before any work when --prompts names a folder or a file in a missing folder', async () => {
+    const dir = await makeTempDir('gaps-bad-prompts');
+    await mkdir(join(dir, 'sub'));
+    await writeFile(join(dir, 'keep.txt'), 'x');
+
+    const folder = await gaps(['--from', FROM, '--to', TO, '--prompts', join(dir, 'sub')]);
+    const missing = await gaps(['--from', FROM, '--to', TO, '--prompts', join(dir, 'nope', 'p.jsonl')]);
+
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/--prompts .+ is a folder/);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--prompts .+ cannot be written/);
+    expect(folder.stdout + missing.stdout).toBe('');
+  });
+});
