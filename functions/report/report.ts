@@ -16,6 +16,7 @@ import { EXPORT_RUNS } from '../shared/tables.js';
 import { renderReport } from './page/page.js';
 import { openLake } from './lake.js';
 import { isS3Target } from './targets.js';
+import { ANOMALIES_PREFIX } from '../insights/state.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
@@ -59,7 +60,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix] },
+    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix, ANOMALIES_PREFIX] },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),

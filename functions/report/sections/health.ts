@@ -22,7 +22,12 @@ export function healthSection(figures: Figures): SafeHtml {
       const cell = figures.health.find((c) => c.day === day && c.dataset === dataset);
       const state = cell?.state ?? 'missing';
       const detail = (cell?.projects ?? []).map((p) => `${p.projectId}: ${STATE_TEXT[p.state]}${p.detail ? ` (${userText(p.detail, 200)})` : ''}`).join('\n');
-      return html`<td class="s-${state}" data-day="${day}" data-dataset="${dataset}" data-state="${state}" title="${`${dataset} ${day}\n${detail}`}"></td>`;
+      // An anomaly the deployment's hourly check found in this dataset's figures that day: a mark, named in the cell's title.
+      const anomalies = cell?.anomalies ?? [];
+      const mark = anomalies.length > 0 ? `\nAnomaly: ${anomalies.map((a) => userText(a, 200)).join('\n')}` : '';
+      return anomalies.length > 0
+        ? html`<td class="s-${state} anomaly" data-day="${day}" data-dataset="${dataset}" data-state="${state}" data-anomalies="${anomalies.length}" title="${`${dataset} ${day}\n${detail}${mark}`}">!</td>`
+        : html`<td class="s-${state}" data-day="${day}" data-dataset="${dataset}" data-state="${state}" title="${`${dataset} ${day}\n${detail}`}"></td>`;
     });
     return html`<tr><th scope="row">${dataset}</th>${cells}</tr>`;
   });
@@ -30,6 +35,8 @@ export function healthSection(figures: Figures): SafeHtml {
     const n = figures.health.filter((c) => c.state === state).length;
     return html`<span class="legend"><span class="swatch s-${state}"></span>${state}: ${n}</span>`;
   });
+  const anomalyCount = figures.health.reduce((n, c) => n + c.anomalies.length, 0);
+  if (anomalyCount > 0) counts.push(html`<span class="legend">! anomaly: ${anomalyCount}</span>`);
   const problems = figures.health
     .flatMap((c) => c.projects.filter((p) => p.state === 'failed' || p.state === 'partial').map((p) => ({ ...p, day: c.day, dataset: c.dataset })))
     .slice(0, 10);
