@@ -50,7 +50,7 @@ ul.comments { margin: 0; padding-left: 16px; max-width: 36ch; }
 .bar-label { overflow-wrap: break-word; font-size: 13px; min-width: 0; }
 .bar-track { background: var(--line); border-radius: 3px; height: 12px; overflow: hidden; }
 .bar { display: block; height: 100%; background: var(--bar); }
-.bars.bad .bar { background: var(--bad); } .bars.ai .bar { background: var(--ai); }
+.bars.tone-bad .bar { background: var(--bad); } .bars.tone-ai .bar { background: var(--ai); }
 .bar-value { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .movers { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; margin-top: 12px; }
 .movers ul { margin: 0; padding-left: 16px; font-size: 13px; }
