@@ -8,7 +8,8 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
 import { createInsightPublisher } from '../insights/publish.js';
-import { isS3Target } from '../report/targets.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
@@ -59,15 +60,15 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
 }
 
 export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
-  if (!isS3Target(config.destination)) {
+  if (parseDestinationTarget(config.destination).kind !== 's3') {
     throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
   }
-  const s3 = clients.s3 ?? new S3Client({});
+  const s3 = clients.s3 ?? new S3Client(awsClientConfig());
   return {
     config,
     s3,
     writeTo: openDestination(config.destination, { s3Client: s3 }),
-    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient({}), topicArn: insightsTopicOf(config) }),
+    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn: insightsTopicOf(config) }),
     now: () => Date.now(),
     metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
     logger: createLogger({ serviceName: INSIGHTS_SERVICE }),
