@@ -10,6 +10,7 @@ import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
 import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
+import { sandboxServes } from './api-target.js';
 import { readExportStatus } from '../export/status.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
@@ -60,6 +61,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
   const snapshot = await ledger.snapshot();
+  // The embedded sandbox (not paced) is what an export with this configuration would use.
+  const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
   const view = {
     destination: destination.url,
     days,
@@ -68,8 +71,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     settleHours: config.settleHours,
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
-    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, status.requests, now).ms,
-    unpaced: runsUnpaced(config),
+    budgetMs: unpaced ? 0 : budgetTime(snapshot, status.requests, now).ms,
+    unpaced,
     snapshot,
     now,
   };
