@@ -9,6 +9,7 @@ import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
 import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
+import { sandboxServes } from './api-target.js';
 import { loadConfig } from '../shared/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
@@ -56,13 +57,15 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
         )
       : await planRequested({ days, projects, datasets, force: false }, destination);
   const snapshot = await ledger.snapshot();
+  // The embedded sandbox (not paced) is what an export with this configuration would use.
+  const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
   const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
   const view = {
     destination: destination.url,
     units: plan.units,
     requests,
-    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, requests, now).ms,
-    unpaced: runsUnpaced(config),
+    budgetMs: unpaced ? 0 : budgetTime(snapshot, requests, now).ms,
+    unpaced,
     snapshot,
     now,
     ...(days === undefined ? { scheduledLastDay: lastDueDay(now, config.settleHours) } : {}),

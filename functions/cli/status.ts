@@ -10,6 +10,7 @@ import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
 import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
+import { sandboxServes } from './api-target.js';
 import { readExportStatus } from '../export/status.js';
 import { readAnomalies } from '../insights/records.js';
 import { loadConfig } from '../shared/config.js';
@@ -62,6 +63,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
   const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
+  // The embedded sandbox (not paced) is what an export with this configuration would use.
+  const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
   const view = {
     destination: destination.url,
     days,
@@ -71,8 +74,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
     anomalies,
-    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, status.requests, now).ms,
-    unpaced: runsUnpaced(config),
+    budgetMs: unpaced ? 0 : budgetTime(snapshot, status.requests, now).ms,
+    unpaced,
     snapshot,
     now,
   };

@@ -6,7 +6,7 @@
  * sandbox is not). Reads the destination only; sends no request.
  */
 import type { BudgetSnapshot } from '../shared/budget.js';
-import type { Config } from '../shared/config.js';
+import { DEFAULT_API_URL, type Config } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../shared/tables.js';
@@ -184,10 +184,18 @@ export function afterSpending(snapshot: BudgetSnapshot, spent: number, now: numb
 }
 
 /**
- * A CLI run against the embedded sandbox (no `MINTLIFY_API_KEY`) is not paced unless
- * `ANALYTICS_BUDGET` is set: the sandbox is not the organisation's API and has no limit. Every
- * estimate of such a run needs no wait.
+ * Whether the configuration leaves a CLI run to the embedded sandbox, which is not paced: no
+ * `MINTLIFY_API_KEY` (nor its secret), no `ANALYTICS_BUDGET`, and nothing that points at a real
+ * deployment — `MINTLIFY_API_URL` at the service, no `EXPORT_STATE_TABLE` (a deployment's
+ * ledger). The caller also checks that the sandbox serves the projects (cli/api-target.ts).
+ * Every estimate of such a run needs no wait.
  */
-export function runsUnpaced(config: Pick<Config, 'apiKey' | 'budgetSet'>): boolean {
-  return config.apiKey === undefined && !config.budgetSet;
+export function runsUnpaced(config: Pick<Config, 'apiKey' | 'apiKeySecretArn' | 'budgetSet' | 'stateTable' | 'apiUrl'>): boolean {
+  return (
+    config.apiKey === undefined &&
+    config.apiKeySecretArn === undefined &&
+    !config.budgetSet &&
+    config.stateTable === undefined &&
+    config.apiUrl === DEFAULT_API_URL
+  );
 }
