@@ -71,6 +71,8 @@ export interface FixesScope {
 
 /** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
 export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
+  // No job was ever made for a gap: nothing to show, and nothing read.
+  if (requests.size === 0) return { effects: [], open: [] };
   const wanted = new Set(scope.projects);
   const completed = [...requests.entries()]
     .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
@@ -91,7 +93,7 @@ async function measure(
 ): Promise<GapEffect[]> {
   if (completed.length === 0) return [];
   const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
-  const first = completedDays.reduce((a, b) => (a < b ? a : b));
+  const first = [...completedDays].sort()[0] as string;
   const days: string[] = [];
   for (let day = addDays(first, -LOOKBACK_DAYS); day < today; day = addDays(day, 1)) days.push(day);
   const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();

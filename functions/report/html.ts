@@ -14,6 +14,8 @@ export interface PageContext {
   readonly destination: string;
   /** When the report was built, epoch ms. */
   readonly generatedAt: number;
+  /** The section "Fixes and their effect" (fixes.ts), rendered; absent or '': none. */
+  readonly fixes?: string | undefined;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -228,6 +230,7 @@ export function renderReport(figures: Figures, context: PageContext): string {
             `<p class="note">Counted from every feedback item (<code>feedback</code>, <code>helpful = false</code>), not from <code>feedback_by_page</code>, which holds at most 100 pages a day.</p>`
         : empty('No page got a thumbs down in this period (or no feedback was exported).'),
     ),
+    context.fixes ?? '',
     healthSection(figures),
   ];
 

@@ -11,6 +11,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import { previousPeriod, readFigures, reportPrefixes, type Figures, type Period } from './figures.js';
+import { readFixes, type Fixes } from '../gaps/effect.js';
+import { readOutcomeRequests } from '../gaps/read.js';
+import { openDestination } from '../shared/destinations.js';
+import { renderFixes } from './fixes.js';
 import { renderReport } from './html.js';
 import { isS3Target, openLake } from './lake.js';
 
@@ -80,7 +84,13 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
         `nothing exported in ${lake.url} from ${period.from} to ${last} for ${figures.projects.join(', ')}: run "mintlify-exporter export" first, or choose other days or projects`,
       );
     }
-    return { html: renderReport(figures, { destination: lake.url, generatedAt: deps.now() }), figures, destination: lake.url, mirrorMs };
+    const fixes = await readReportFixes(request, lake.root, figures.projects, deps);
+    return {
+      html: renderReport(figures, { destination: lake.url, generatedAt: deps.now(), fixes: renderFixes(fixes, figures.projects.length > 1) }),
+      figures,
+      destination: lake.url,
+      mirrorMs,
+    };
   } finally {
     await lake.close();
   }
@@ -90,6 +100,19 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
 export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
+}
+
+/**
+ * The jobs made for gaps and their effect (gaps/effect.ts): the outcome records with a gap_id,
+ * read through the destination itself (every day: a job of last quarter still counts), and the
+ * gaps' figures from the local folder (for an `s3://` destination, the days the report mirrors).
+ */
+async function readReportFixes(request: ReportRequest, root: string, projects: readonly string[], deps: ReportDeps): Promise<Fixes> {
+  const destination = isS3Target(request.destination)
+    ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
+    : openDestination(root);
+  const requests = await readOutcomeRequests(destination);
+  return readFixes(root, requests, { days: request.period.days, projects, now: deps.now() });
 }
 
 /** Whether the period holds anything at all: a table row, a unit's state, a logged run. */
