@@ -44,7 +44,7 @@ export async function benchGaps(): Promise<BenchResult> {
 
     progress('gaps: 90 days of three projects, in process');
     const found = await repeat(RUNS, () => timed(() => findGaps({ destination: root, days, projects: [] })));
-    const total = found[0]?.result.total ?? 0;
+    const total = found[0]?.result.gaps.length ?? 0;
 
     progress('gaps: the CLI in a fresh process');
     const cli = await timed(() => runCli(['gaps', '--from', days[0] as string, '--to', addDays(LAST_DAY, 1), '--out', root, '--json']));

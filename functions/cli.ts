@@ -3,15 +3,7 @@
  * program of functions/cli/ (one file per command), and exit codes. The commands call the same
  * domain functions as the Lambdas, with other wiring.
  *
- *   mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]
- *   mintlify-exporter plan   [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   mintlify-exporter status [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--json]
- *   mintlify-exporter report [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--file PATH]
- *   mintlify-exporter sandbox [--port N] [--latency MS] [--budget N/WINDOW [--window fixed|rolling]] [--drift]
- *   mintlify-exporter follow-up --project ID --job ID --prompt TEXT [--no-wait] [--json]
- *   mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]
- *   mintlify-exporter enqueue --queue-url URL (--job ID --prompt TEXT [--project ID] [--request-id ID] | --file PATH|-) [--json]
- *   mintlify-exporter dead-letters (list | redrive) --queue-url URL [--json]
+ * Every command and flag: docs/cli.md (its flag tables are generated from the program).
  *
  * Exit codes: 0 success, 1 the work failed (named on stderr), 2 bad input or configuration
  * (one line naming the fix, before any request is sent), 130 stopped (Ctrl-C).
@@ -22,6 +14,14 @@ import { EXIT_STOPPED, type CliIo } from './cli/io.js';
 import { createProgram } from './cli/program.js';
 import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
 
+/**
+ * Commands that only read (a destination, a ledger): the first SIGINT/SIGTERM ends them at once
+ * with exit 130, since nothing of theirs needs finishing. The others listen to the stop signal
+ * themselves: `export` finishes its request in flight, `enqueue` sends no further batch and says
+ * what was queued, `consume` finishes its message.
+ */
+const STOP_AT_ONCE = new Set(['plan', 'status']);
+
 /** Runs the CLI and returns its exit code; never calls process.exit (tests call it in-process). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
@@ -29,8 +29,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     exitCode = code;
   });
   try {
-    await program.parseAsync([...argv], { from: 'user' });
-    return exitCode;
+    const run = program.parseAsync([...argv], { from: 'user' }).then(() => exitCode);
+    const command = argv.find((arg) => !arg.startsWith('-'));
+    if (command === undefined || !STOP_AT_ONCE.has(command)) return await run;
+    const stopped = io.stopSignal.then(() => {
+      io.stderr.write(`stopped: ${command} was interrupted before it finished; it changes nothing, run it again\n`);
+      return EXIT_STOPPED;
+    });
+    // Whichever comes first; a read still on its way after a stop is left to the process's end.
+    run.catch(() => undefined);
+    return await Promise.race([run, stopped]);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are not errors; everything else is a usage error, already printed.
@@ -91,6 +99,8 @@ function endQuietlyWhenClosed(stream: NodeJS.WriteStream): void {
 export async function runCli(): Promise<void> {
   const code = await main(process.argv.slice(2), processIo());
   process.exitCode = code;
+  // Stopped by the user: whatever is still on its way (a read that never answers) is not waited for.
+  if (code === EXIT_STOPPED) process.exit(code);
   // Nothing is left to do: a socket a timed-out probe left open must not keep the process alive.
   setTimeout(() => process.exit(code), 1_000).unref();
 }

@@ -1,5 +1,5 @@
 /**
- * The one stack: composes the warehouse, the API key secret, the nightly export, the
+ * The one stack: composes the warehouse, the API key secret, the hourly export, the
  * follow-up consumer and the operations alarms, passing references between them.
  */
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
@@ -18,7 +18,7 @@ import { Warehouse } from './constructs/warehouse.js';
 
 /** Deployment settings, usually read from CDK context by {@link configFromContext}. */
 export interface ExporterConfig {
-  /** Mintlify project ids exported nightly (`MINTLIFY_PROJECT_IDS`). @default [] */
+  /** Mintlify project ids exported every hour (`MINTLIFY_PROJECT_IDS`). @default [] */
   readonly projectIds: readonly string[];
   /** @default 'cron(5 * * * ? *)' (hourly) */
   readonly schedule?: string | undefined;
@@ -47,6 +47,29 @@ export interface ExporterConfig {
   /** E-mail subscribed to the outcomes topic, filtered on failed/uncertain/rejected. @default - none */
   readonly outcomeEmail?: string | undefined;
 }
+
+/**
+ * The stack's outputs and what each is for: the template's descriptions and the outputs table
+ * of docs/deploy.md (`npm run docs`) come from here.
+ */
+export const STACK_OUTPUTS = {
+  ApiKeySecretArn: 'Secrets Manager secret to put the Mintlify admin key in (mint_…) after the first deploy',
+  ExportFunctionName: 'The export Lambda: aws lambda invoke it to run an export now',
+  ExportDestination: 'Where the Parquet files go (s3://<bucket>/<prefix>): --out of the CLI status, plan and report',
+  StateTableName: "DynamoDB state table (budget ledger, leases, backlog, follow-up records): EXPORT_STATE_TABLE for a laptop sharing the deployment's budget",
+  ExportFailureQueueUrl: 'Failed export invocations (the ExportFailureQueue alarm): read them, then purge',
+  FollowUpQueueUrl: 'FIFO queue of follow-up prompts: --queue-url of enqueue, consume and dead-letters',
+  FollowUpQueueArn: 'The follow-up queue by ARN: --destination-arn of aws sqs start-message-move-task',
+  FollowUpDeadLetterQueueUrl: 'Dead-lettered follow-ups, each with its reason (dead-letters list finds it through FollowUpQueueUrl)',
+  FollowUpDeadLetterQueueArn: 'The dead-letter queue by ARN: --source-arn of aws sqs start-message-move-task',
+  FollowUpOutcomesTopicArn: 'SNS topic of every follow-up outcome (message attributes status, projectId, jobId)',
+  GlueDatabase: 'Glue database of the exported tables, for Athena',
+  AthenaWorkGroup: 'Athena workgroup with the saved queries (results under <prefix>/athena-results/)',
+  AlarmTopicArn: 'SNS topic of the alarms (alarmEmail subscribes an address)',
+  DashboardUrl: 'CloudWatch dashboard of the export and the follow-ups',
+} as const;
+
+export type StackOutput = keyof typeof STACK_OUTPUTS;
 
 export interface MintlifyExporterStackProps extends StackProps {
   readonly config: ExporterConfig;
@@ -115,20 +138,24 @@ export class MintlifyExporterStack extends Stack {
       alarms: Object.values(this.operations.alarms),
     });
 
-    // What the README's runbook needs: where to put the key, where to send prompts, what to run.
-    new CfnOutput(this, 'ApiKeySecretArn', { value: secret.secretArn });
-    new CfnOutput(this, 'ExportFunctionName', { value: this.analyticsExport.function.functionName });
-    new CfnOutput(this, 'ExportDestination', { value: this.warehouse.destination });
-    new CfnOutput(this, 'ExportFailureQueueUrl', { value: this.analyticsExport.failureQueue.queueUrl });
-    new CfnOutput(this, 'FollowUpQueueUrl', { value: this.followUps.queue.queueUrl });
-    new CfnOutput(this, 'FollowUpDeadLetterQueueUrl', { value: this.followUps.deadLetterQueue.queueUrl });
-    new CfnOutput(this, 'FollowUpDeadLetterQueueArn', { value: this.followUps.deadLetterQueue.queueArn });
-    new CfnOutput(this, 'FollowUpQueueArn', { value: this.followUps.queue.queueArn });
-    new CfnOutput(this, 'FollowUpOutcomesTopicArn', { value: this.followUps.outcomesTopic.topicArn });
-    new CfnOutput(this, 'GlueDatabase', { value: this.warehouse.database.databaseName });
-    new CfnOutput(this, 'AthenaWorkGroup', { value: this.warehouse.workGroup.ref });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
-    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url });
+    // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).
+    const values: Record<StackOutput, string> = {
+      ApiKeySecretArn: secret.secretArn,
+      ExportFunctionName: this.analyticsExport.function.functionName,
+      ExportDestination: this.warehouse.destination,
+      StateTableName: this.followUps.stateTable.tableName,
+      ExportFailureQueueUrl: this.analyticsExport.failureQueue.queueUrl,
+      FollowUpQueueUrl: this.followUps.queue.queueUrl,
+      FollowUpQueueArn: this.followUps.queue.queueArn,
+      FollowUpDeadLetterQueueUrl: this.followUps.deadLetterQueue.queueUrl,
+      FollowUpDeadLetterQueueArn: this.followUps.deadLetterQueue.queueArn,
+      FollowUpOutcomesTopicArn: this.followUps.outcomesTopic.topicArn,
+      GlueDatabase: this.warehouse.database.databaseName,
+      AthenaWorkGroup: this.warehouse.workGroup.ref,
+      AlarmTopicArn: this.operations.topic.topicArn,
+      DashboardUrl: this.dashboard.url,
+    };
+    for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
 }
 
@@ -150,7 +177,8 @@ function acceptedBy(parse: () => unknown): boolean {
 /** `-c key=value` gives strings; cdk.json may give arrays or numbers. */
 const optionalString = (pattern: RegExp, hint: string) => v.optional(v.pipe(v.string(), v.trim(), v.regex(pattern, hint)));
 
-const ContextSchema = v.object({
+/** The validators of every context option (docs/deploy.md's table lists what each accepts from them). */
+export const ContextSchema = v.object({
   projectIds: v.optional(
     v.pipe(
       v.union([v.string(), v.array(v.string())]),
@@ -238,8 +266,12 @@ export function configFromContext(scope: Construct): ExporterConfig {
   const parsed = v.safeParse(ContextSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const key = issue.path?.map((item) => String(item.key)).join('.') ?? 'context';
-    throw new ContextConfigError(`Invalid CDK context "${key}": expected ${issue.message}.`);
+    // The option and the value refused (an item of a list, not its position), and what is accepted.
+    const key = issue.path?.[0] === undefined ? 'context' : String(issue.path[0].key);
+    const value = JSON.stringify(issue.input) ?? String(issue.input);
+    throw new ContextConfigError(
+      `Invalid CDK context "${key}": ${value.length > 80 ? `${value.slice(0, 80)}…` : value} is not accepted (expected ${issue.message}).`,
+    );
   }
   return { ...parsed.output, schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE };
 }

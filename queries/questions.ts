@@ -6,11 +6,21 @@
  *
  * A SQL file names tables and the few things the two dialects spell differently as
  * placeholders, filled in by `questionSql`:
- * - `{{<table>}}` — the Glue table (Athena), or `read_parquet(…)`/`read_json(…)` of the table's
- *   files with `hive_partitioning` (`dt` kept as text, as in Glue) and `union_by_name` (older
- *   files lack newer columns) in DuckDB;
+ * - `{{<table>}}` — the Glue table (Athena); in DuckDB, `read_parquet(…)`/`read_json(…)` of the
+ *   table's files with `hive_partitioning` (`dt` kept as text, as in Glue) and `union_by_name`
+ *   (older files lack newer columns), or the relation a caller loaded (`DuckDbSource.tables`);
+ * - `{{from:N}}` — the first `dt` of the range, inclusive: `QuestionParams.from` as a literal,
+ *   else N days before today (UTC);
+ * - `{{to}}` — the `dt` after the last one, exclusive: `QuestionParams.to`, else tomorrow (no bound);
+ * - `{{projects}}` — a condition on `project_id`: `project_id IN (…)` of `QuestionParams.projects`,
+ *   else `true` (every project);
+ * - `{{limit:N}}` — the row limit: `QuestionParams.limit`, else N;
  * - `{{days_ago:N}}` — the `dt` (YYYY-MM-DD) of N days before today, UTC;
  * - `{{slice}}` — the array slice function (`slice` in Athena, `list_slice` in DuckDB).
+ *
+ * The report, `gaps` and the weekly report run the same files with a range and projects: one
+ * definition of "searches nobody clicked", "unanswered questions" and "pages with thumbs down"
+ * (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
 import { TABLES, type TableDef } from '../functions/shared/tables.js';
@@ -31,6 +41,23 @@ export interface Question {
 }
 
 export const QUESTIONS: readonly Question[] = [
+  {
+    id: 'DailyTotals',
+    file: 'daily-totals.sql',
+    name: 'Daily totals per project',
+    description:
+      'Per project and day: human and AI visitors (and their deduplicated total), page views, searches, assistant questions, unanswered ones and thumbs down — the figures of the report headline.',
+    saved: false,
+    summary: false,
+  },
+  {
+    id: 'TopPages',
+    file: 'top-pages.sql',
+    name: 'Most viewed pages',
+    description: 'Pages with the most views over the last 30 days (views_pages.total), with their human and AI views.',
+    saved: false,
+    summary: false,
+  },
   {
     id: 'TopPagesYesterday',
     file: 'top-pages-yesterday.sql',
@@ -66,9 +93,9 @@ export const QUESTIONS: readonly Question[] = [
   {
     id: 'SearchesWithoutClicks',
     file: 'searches-without-clicks.sql',
-    name: 'Searches with many hits and no clicks',
+    name: 'Searches nobody clicked',
     description:
-      'Search terms of the last 14 days that people searched often on days when no result was clicked (ctr = 0 or no top clicked page): content to write or pages to make findable. ctr is stored as the API sends it (0-1 or 0-100).',
+      'Search terms of the last 14 days (case-insensitively) whose results were never clicked on any day — no day has a top clicked page — ranked by searches: content to write or pages to make findable.',
     saved: true,
     summary: true,
   },
@@ -77,7 +104,7 @@ export const QUESTIONS: readonly Question[] = [
     file: 'unanswered-assistant-questions.sql',
     name: 'Unanswered assistant questions by category',
     description:
-      'Assistant questions of the last 30 days the assistant could not answer, by query category, with a few example questions: the gaps in the docs users hit.',
+      'Assistant questions of the last 30 days the assistant could not answer, by project and query category, with the three latest example questions: the gaps in the docs users hit.',
     saved: true,
     summary: true,
   },
@@ -86,7 +113,7 @@ export const QUESTIONS: readonly Question[] = [
     file: 'pages-with-negative-feedback.sql',
     name: 'Pages with the most negative feedback',
     description:
-      'Pages with the most not-helpful feedback over the last 30 days, counted from every feedback item (feedback_by_page keeps at most 100 pages a day), with the share of not-helpful votes and a few of their comments.',
+      'Pages with the most thumbs down (helpful = false) over the last 30 days, counted from every feedback item (feedback_by_page keeps at most 100 pages a day), with thumbs up, the share of thumbs down and the three latest comments.',
     saved: true,
     summary: true,
   },
@@ -117,9 +144,39 @@ export const QUESTIONS: readonly Question[] = [
   },
 ];
 
-/** Where a question's tables are read from in DuckDB: the local destination's root folder. */
-export interface DuckDbSource {
-  readonly root: string;
+/** The ids of the questions the report, `gaps` and the weekly report share. */
+export const QUESTION_IDS = {
+  dailyTotals: 'DailyTotals',
+  topPages: 'TopPages',
+  searchesWithoutClicks: 'SearchesWithoutClicks',
+  unansweredQuestions: 'UnansweredAssistantQuestions',
+  thumbsDownPages: 'PagesWithNegativeFeedback',
+} as const;
+
+/** The question of `id`; throws for an id no file has. */
+export function questionById(id: string): Question {
+  const found = QUESTIONS.find((q) => q.id === id);
+  if (found === undefined) throw new Error(`no question ${id} in queries/`);
+  return found;
+}
+
+/**
+ * Where a question's tables are read from in DuckDB: `root`, the local destination's folder
+ * (every file of each table, by glob), or `tables`, a relation per table name a caller has
+ * loaded (the report loads explicit file lists: see functions/shared/duckdb.ts).
+ */
+export type DuckDbSource = { readonly root: string } | { readonly tables: Readonly<Record<string, string>> };
+
+/** The range and projects a question is asked for; each absent one keeps the file's default. */
+export interface QuestionParams {
+  /** First day, `YYYY-MM-DD`, inclusive. */
+  readonly from?: string;
+  /** Day after the last one, `YYYY-MM-DD`, exclusive. */
+  readonly to?: string;
+  /** Only these projects (validated ids); empty or absent: every project. */
+  readonly projects?: readonly string[];
+  /** At most this many rows. */
+  readonly limit?: number;
 }
 
 /** The tables a question reads, by name. */
@@ -128,18 +185,41 @@ export function tablesOf(question: Question): TableDef[] {
   return TABLES.filter((table) => sql.includes(`{{${table.name}}}`));
 }
 
-/** The SQL of `question` in `dialect`; DuckDB reads the files under `source.root`. */
-export function questionSql(question: Question, dialect: Dialect, source?: DuckDbSource): string {
-  return rawSql(question).replace(/\{\{([a-z_]+)(?::(\d+))?\}\}/g, (placeholder, name: string, arg: string | undefined) => {
-    if (name === 'days_ago' && arg !== undefined) {
-      const day = `current_date - interval '${arg}' day`;
-      return dialect === 'athena' ? `date_format(${day}, '%Y-%m-%d')` : `strftime(${day}, '%Y-%m-%d')`;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The SQL of `question` in `dialect`, for `params`; DuckDB reads the tables from `source`. */
+export function questionSql(question: Question, dialect: Dialect, source?: DuckDbSource, params: QuestionParams = {}): string {
+  for (const day of [params.from, params.to]) {
+    if (day !== undefined && !DAY.test(day)) throw new Error(`${question.file}: "${day}" is not a YYYY-MM-DD day`);
+  }
+  for (const project of params.projects ?? []) {
+    if (!PROJECT.test(project)) throw new Error(`${question.file}: "${project}" is not a project id`);
+  }
+  if (params.limit !== undefined && !(Number.isInteger(params.limit) && params.limit > 0)) throw new Error(`${question.file}: limit ${params.limit}`);
+  const daysAgo = (n: string) => {
+    const day = `current_date - interval '${n}' day`;
+    return dialect === 'athena' ? `date_format(${day}, '%Y-%m-%d')` : `strftime(${day}, '%Y-%m-%d')`;
+  };
+  return rawSql(question).replace(/\{\{([a-z_]+)(?::(-?\d+))?\}\}/g, (placeholder, name: string, arg: string | undefined) => {
+    if (name === 'days_ago' && arg !== undefined) return daysAgo(arg);
+    if (name === 'from') return params.from !== undefined ? sqlString(params.from) : daysAgo(arg ?? '30');
+    if (name === 'to') return params.to !== undefined ? sqlString(params.to) : daysAgo('-1');
+    if (name === 'projects') {
+      const projects = params.projects ?? [];
+      return projects.length === 0 ? 'true' : `project_id IN (${projects.map(sqlString).join(', ')})`;
     }
+    if (name === 'limit') return String(params.limit ?? Number(arg ?? '100'));
     if (name === 'slice') return dialect === 'athena' ? 'slice' : 'list_slice';
     const table = TABLES.find((def) => def.name === name);
     if (table === undefined) throw new Error(`${question.file}: unknown placeholder ${placeholder}`);
     if (dialect === 'athena') return table.name;
     if (source === undefined) throw new Error(`${question.file}: DuckDB needs the folder the tables are in`);
+    if ('tables' in source) {
+      const relation = source.tables[table.name];
+      if (relation === undefined) throw new Error(`${question.file}: table ${table.name} was not loaded`);
+      return relation;
+    }
     const glob = sqlString(`${source.root.replace(/\/+$/, '')}/${table.prefix}/*/*.${table.format === 'json' ? 'json' : 'parquet'}`);
     return table.format === 'json'
       ? `read_json(${glob}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true, format = 'newline_delimited')`

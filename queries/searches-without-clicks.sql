@@ -1,11 +1,11 @@
-SELECT project_id, search_query,
-       sum(hits) AS hits_without_clicks,
-       count(*) AS days,
+-- Searches nobody clicked: a term (case-insensitively: the API merges a day's spellings) whose
+-- results were never clicked on any day of the range — no day has a top clicked page — ranked
+-- by how often it was searched. Candidates for a page, a synonym or a redirect.
+SELECT project_id, min(search_query) AS search_query, sum(hits) AS hits, count(*) AS days,
        max(last_searched_at) AS last_searched_at
 FROM {{searches}}
-WHERE dt >= {{days_ago:14}}
-  AND (ctr = 0 OR top_clicked_page IS NULL)
-GROUP BY project_id, search_query
-HAVING sum(hits) >= 10
-ORDER BY hits_without_clicks DESC
-LIMIT 100;
+WHERE dt >= {{from:14}} AND dt < {{to}} AND {{projects}}
+GROUP BY project_id, lower(search_query)
+HAVING count(top_clicked_page) = 0
+ORDER BY hits DESC, search_query, project_id
+LIMIT {{limit:100}};

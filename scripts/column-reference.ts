@@ -2,33 +2,15 @@
  * The column reference of docs/warehouse.md, generated from the one table definition
  * (`functions/shared/tables.ts`) that the Parquet writer and the Glue tables are generated
  * from too, so the docs, the files and Athena cannot disagree. `npm run docs` writes it
- * between the markers; a test fails when the file holds another text.
+ * between the markers; a test fails when the file holds another text. Types are DuckDB's, from
+ * the one type map (functions/shared/duckdb.ts) the report and `gaps` read with.
  */
 import { DATASET_TABLES } from '../functions/shared/catalog.js';
-import { TABLES, type ColumnDef, type TableDef } from '../functions/shared/tables.js';
+import { duckDbType } from '../functions/shared/duckdb.js';
+import { TABLES, type TableDef } from '../functions/shared/tables.js';
 
 export const BEGIN_MARKER = '<!-- column-reference:begin (generated from functions/shared/tables.ts by `npm run docs`; do not edit) -->';
 export const END_MARKER = '<!-- column-reference:end -->';
-
-/** The type as DuckDB reads it back from Parquet (Athena: string, date, bigint, double, timestamp, boolean). */
-function sqlType(column: ColumnDef): string {
-  switch (column.type) {
-    case 'string':
-      return 'VARCHAR';
-    case 'date':
-      return 'DATE';
-    case 'int64':
-      return 'BIGINT';
-    case 'double':
-      return 'DOUBLE';
-    case 'timestamp_ms':
-      return 'TIMESTAMP';
-    case 'boolean':
-      return 'BOOLEAN';
-    case 'record_list':
-      return `array<struct<${(column.fields ?? []).map((field) => field.name).join(', ')}>>`;
-  }
-}
 
 /** A table cell: no line breaks, no pipe that would end the cell. */
 function cell(text: string): string {
@@ -46,7 +28,7 @@ function tableSection(table: TableDef, datasets: readonly string[]): string {
     '|---|---|---|---|',
     ...table.columns.map((column) => {
       const known = column.knownValues ? ` Known values: ${column.knownValues.map((value) => `\`${value}\``).join(', ')}; others are kept as sent.` : '';
-      return `| \`${column.name}\` | ${sqlType(column)} | ${column.optional ? 'yes' : ''} | ${cell(column.comment)}.${known} |`;
+      return `| \`${column.name}\` | ${duckDbType(column)} | ${column.optional ? 'yes' : ''} | ${cell(column.comment)}.${known} |`;
     }),
   ];
   return lines.join('\n');

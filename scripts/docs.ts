@@ -7,12 +7,16 @@
  * is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
+import { withDeployReference } from './deploy-reference.js';
 import { withSettingsReference } from './settings-reference.js';
 
 const GENERATED: readonly { readonly file: string; readonly what: string; readonly regenerate: (doc: string) => string }[] = [
   { file: 'docs/warehouse.md', what: 'column reference (functions/shared/tables.ts)', regenerate: withColumnReference },
   { file: 'docs/configuration.md', what: 'table of variables (functions/shared/config.ts)', regenerate: withSettingsReference },
+  { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
+  { file: 'docs/deploy.md', what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts)', regenerate: withDeployReference },
 ];
 
 for (const { file, what, regenerate } of GENERATED) {

@@ -19,7 +19,7 @@ import { loadConfig } from '../../functions/shared/config.js';
 import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
-import { realSleep, type Sleep } from '../../functions/shared/retry.js';
+import { sleep as realSleep, type Sleep } from '../../functions/shared/time.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
 
 /** Time as the engine sees it: `now` and a `sleep` (real, or one that advances a simulated clock). */

@@ -19,7 +19,12 @@ export async function checkedSqsClient(queueUrl: string, config: Pick<Config, 's
 }
 
 /** Throws ConfigError (exit 2) naming what to set when `sqs` cannot reach `queueUrl`. */
-export async function checkSqsSettings(sqs: Pick<SQSClient, 'config'>, queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): Promise<void> {
+export async function checkSqsSettings(
+  sqs: { readonly config: { region(): Promise<string> } },
+  queueUrl: string,
+  config: Pick<Config, 'sqsEndpointOverridden'>,
+  lookupHost: (hostname: string) => Promise<unknown> = lookup,
+): Promise<void> {
   const url = new URL(queueUrl);
   const emulator = config.sqsEndpointOverridden ? '' : `, and for an emulator AWS_ENDPOINT_URL_SQS=${emulatorEndpoint(url)}`;
   try {
@@ -30,7 +35,7 @@ export async function checkSqsSettings(sqs: Pick<SQSClient, 'config'>, queueUrl:
   }
   if (config.sqsEndpointOverridden || isIP(url.hostname) !== 0 || awsQueueRegion(url.hostname) !== undefined) return;
   try {
-    await lookup(url.hostname);
+    await lookupHost(url.hostname);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new ConfigError(

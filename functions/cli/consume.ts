@@ -4,9 +4,12 @@
  * core as the Lambda (process-message.ts). Exit code 0 after a clean stop; 2 for bad input
  * before any request.
  */
+import { SNSClient } from '@aws-sdk/client-sns';
 import { Option, type Command } from 'commander';
 import { abortableSleep, runConsumer } from './consumer.js';
 import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
+import { checkOutcomesTopic } from '../follow-up/notify.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 import { consumeSummary, humanLogger, messageLine } from './render/human-log.js';
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
@@ -59,6 +62,8 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     const logger = human ? humanLogger((text) => io.stdout.write(text), io.now) : createLogger({ serviceName: 'follow-up-consumer' });
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
     const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
+    const topicSetting = flags.outcomesTopic !== undefined ? '--outcomes-topic' : 'FOLLOWUP_OUTCOMES_TOPIC_ARN';
+    if (outcomesTopic) await checkOutcomesTopic(io.clients?.sns ?? new SNSClient(awsClientConfig()), outcomesTopic, topicSetting);
     const deps: FollowUpDeps = {
       ...(await localDeps(config, io, target, { outcomesTopic })),
       logger,

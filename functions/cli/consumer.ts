@@ -160,22 +160,32 @@ function count(stats: ConsumerStats, kind: OutcomeKind): void {
  * may name none), the request id the core settled on, and the job it read.
  */
 function idsOf(message: Message, result?: ProcessResult): Omit<MessageReport, 'status'> {
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(message.Body ?? '');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-  } catch {
-    // Not JSON: the message is dead-lettered as malformed, and only its message id is known.
-  }
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const jobId = text(result?.job?.id) ?? text(body['jobId']);
+  const body = bodyIds(message.Body ?? '');
   return {
     messageId: message.MessageId ?? '',
-    kind: text(body['jobId']) ? 'follow_up' : text(body['prompt']) ? 'create' : undefined,
-    projectId: text(body['projectId']),
-    jobId,
-    requestId: result?.requestId ?? text(body['requestId']),
+    kind: body.jobId ? 'follow_up' : body.prompt ? 'create' : undefined,
+    projectId: body.projectId,
+    jobId: (result?.job?.id || undefined) ?? body.jobId,
+    requestId: result?.requestId ?? body.requestId,
   };
+}
+
+/** The string fields of a queue message's body that name it, as far as the body is readable (never throws). */
+export function bodyIds(body: string): { projectId?: string; jobId?: string; requestId?: string; prompt?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+  const fields = parsed as Record<string, unknown>;
+  const ids: { projectId?: string; jobId?: string; requestId?: string; prompt?: string } = {};
+  for (const key of ['projectId', 'jobId', 'requestId', 'prompt'] as const) {
+    const value = fields[key];
+    if (typeof value === 'string' && value !== '') ids[key] = value;
+  }
+  return ids;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

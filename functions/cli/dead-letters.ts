@@ -26,6 +26,7 @@ import { DEAD_LETTER_ATTRIBUTES, resolveDeadLetterQueueUrl } from '../follow-up/
 import { loadConfig } from '../shared/config.js';
 import { describeError } from '../shared/errors.js';
 import { checkedSqsClient } from './aws-settings.js';
+import { bodyIds } from './consumer.js';
 import type { CliIo } from './io.js';
 import { printDeadLetters, printRedrive } from './render/dead-letters.js';
 
@@ -204,23 +205,16 @@ async function sourceMaxReceiveCount(sqs: Pick<SQSClient, 'send'>, queueUrl: str
 
 function describeMessage(message: Message, maxReceiveCount: number | undefined): DeadLetterMessage {
   const attribute = (name: string) => message.MessageAttributes?.[name]?.StringValue;
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(message.Body ?? '');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-  } catch {
-    // A malformed body: the consumer's reason says why.
-  }
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const body = bodyIds(message.Body ?? '');
   const sent = Number(message.Attributes?.SentTimestamp);
   const reason =
     attribute(DEAD_LETTER_ATTRIBUTES.reason) ??
     `moved by SQS after ${maxReceiveCount ?? 'its'} receive(s) without a delete (the queue's maxReceiveCount): the consumer failed on it, deferred it or stopped that often`;
   return {
     messageId: message.MessageId ?? '',
-    requestId: attribute(DEAD_LETTER_ATTRIBUTES.requestId) ?? text(body['requestId']),
-    projectId: text(body['projectId']),
-    jobId: text(body['jobId']),
+    requestId: attribute(DEAD_LETTER_ATTRIBUTES.requestId) ?? body.requestId,
+    projectId: body.projectId,
+    jobId: body.jobId,
     groupId: message.Attributes?.MessageGroupId,
     deadLetteredAt: Number.isFinite(sent) && sent > 0 ? new Date(sent).toISOString() : undefined,
     reason,

@@ -16,11 +16,11 @@ import { loadConfig } from '../shared/config.js';
 import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { sendPrompts } from '../producer/enqueue.js';
-import { checkPrompt, checkPrompts, promptLines, type CheckedPrompt } from '../producer/prompts.js';
-import type { CliIo } from './io.js';
+import { checkPrompt, checkPrompts, decodePromptFile, promptLines, type CheckedPrompt } from '../producer/prompts.js';
+import { EXIT_STOPPED, type CliIo } from './io.js';
 import { printEnqueue } from './render/enqueue.js';
 
-export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env'> {
+export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'stopSignal'> {
   /** What `--file -` reads. @default process.stdin */
   readonly stdin?: AsyncIterable<string | Buffer>;
   setExitCode(code: number): void;
@@ -61,8 +61,11 @@ export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandI
   queueHost(flags.queueUrl);
   const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds)] : await fromFile(flags.file, config.projectIds, io);
   const sqs = io.clients?.sqs ?? (await checkedSqsClient(flags.queueUrl, config));
-  const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, ...(io.sleep ? { sleep: io.sleep } : {}) });
+  const stop = new AbortController();
+  void io.stopSignal.then(() => stop.abort());
+  const report = await sendPrompts(prompts, { queueUrl: flags.queueUrl, sqs, stop: stop.signal, ...(io.sleep ? { sleep: io.sleep } : {}) });
   printEnqueue(report, flags, io);
+  if (report.stopped) return EXIT_STOPPED;
   return report.notSent.length > 0 ? 1 : 0;
 }
 
@@ -88,23 +91,23 @@ const FLAG_OF: Record<string, string> = { projectId: '--project', jobId: '--job'
 
 async function fromFile(file: string, projectIds: readonly string[], io: EnqueueCommandIo): Promise<CheckedPrompt[]> {
   const name = file === '-' ? 'stdin' : file;
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = file === '-' ? await readAll(io.stdin ?? process.stdin) : await readFile(file, 'utf8');
+    bytes = file === '-' ? await readAll(io.stdin ?? process.stdin) : await readFile(file);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')
       throw new ConfigError(`--file ${file} cannot be read (${code}): give a JSONL file, or - for stdin`);
     throw error;
   }
-  const { inputs, makeRequestId } = promptLines(text);
+  const { inputs, makeRequestId } = promptLines(decodePromptFile(bytes, name));
   return checkPrompts(inputs, { projectIds, makeRequestId, what: name });
 }
 
-async function readAll(stream: AsyncIterable<string | Buffer>): Promise<string> {
+async function readAll(stream: AsyncIterable<string | Buffer>): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function queueHost(queueUrl: string): void {

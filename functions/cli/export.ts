@@ -8,13 +8,15 @@
 import type { Command } from 'commander';
 import { createExportDeps, openExportDestination } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays, yesterday } from '../export/event.js';
-import { probeSetup } from '../export/probe.js';
+import { probeSetup } from './probe.js';
 import { runExport, type RunEvent, type RunResult } from '../export/run.js';
+import { unknownProjectReason } from '../export/run-stops.js';
 import { runSettings } from '../export/runtime.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
 import { newLeaseOwner } from '../shared/leases.js';
+import { silentLogger } from '../shared/logger.js';
 import { createMemoryStore } from '../shared/shared-store.js';
 import { missingKeyError } from './api-target.js';
 import { EXIT_STOPPED } from './io.js';
@@ -53,6 +55,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
   const target = await io.resolveApiTarget(config);
   try {
     const projects = flags.project.length > 0 ? flags.project : target.defaultProjects;
+    const projectSource = flags.project.length > 0 ? '--project' : 'MINTLIFY_PROJECT_IDS';
     if (projects.length === 0) throw new ConfigError('no project to export: pass --project ID or set MINTLIFY_PROJECT_IDS');
     // The embedded sandbox is not the organisation's API: it has no limit, and spending the
     // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
@@ -67,7 +70,8 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     const spec = deps.ledger.spec;
     const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());
     const gate = deps.createGate(progress?.onWait);
-    const api = deps.createApi(gate, { logger: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
+    // The CLI's lines are the client's events; its log records (JSON, for the Lambda's logs) are not printed.
+    const api = deps.createApi(gate, { logger: silentLogger, events: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
     const stop = new AbortController();
     const controller = new AbortController();
     let running = true;
@@ -84,26 +88,55 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     });
     let result: RunResult;
     try {
-      result = await runExport({ kind: 'days', days, projects, datasets, force: flags.force === true }, runSettings(config), {
-        api,
-        gate,
-        destination,
-        leases: deps.createLeases(newLeaseOwner()),
-        store: deps.store,
-        now: io.now,
-        signal: controller.signal,
-        stop: stop.signal,
-        ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
-      });
+      result = await runExport(
+        { kind: 'days', days, projects, datasets, force: flags.force === true },
+        { ...runSettings(config), projectSource },
+        {
+          api,
+          gate,
+          destination,
+          leases: deps.createLeases(newLeaseOwner()),
+          store: deps.store,
+          now: io.now,
+          signal: controller.signal,
+          stop: stop.signal,
+          ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
+        },
+      );
     } finally {
       running = false;
       progress?.close();
     }
+    const mistake = configurationMistake(result, projects, projectSource, api.stats.successes > 0);
+    // A mistake that stopped everything before anything else happened is all there is to say.
+    if (mistake?.alone) throw new ConfigError(mistake.line);
     if (flags.json) writeJson(io.stdout, exportJson(result, destination.url));
     else printExport(result, destination.url, io);
+    if (mistake) return 2;
     if (result.ok) return 0;
     return result.stopped ? EXIT_STOPPED : 1;
   } finally {
     await target.close();
   }
+}
+
+/**
+ * A configuration mistake the run met, which exits 2 like one found before the first request:
+ * a refused key (401), an API that never answered (nothing reached the service: a wrong
+ * MINTLIFY_API_URL), projects the key cannot see (404). `alone`: nothing else happened (every
+ * unit failed for it or was stopped by it), so its one line is the whole answer.
+ */
+export function configurationMistake(
+  result: RunResult,
+  projects: readonly string[],
+  projectSource: string,
+  answered: boolean,
+): { readonly line: string; readonly alone: boolean } | undefined {
+  const onlyStops =
+    result.failed === result.stops.length && result.units.every((u) => u.status === 'failed' || (u.status === 'pending' && u.blocked !== undefined));
+  const { runStop, unknownProjects } = result;
+  if (runStop?.why === 'key' || (runStop?.why === 'unreachable' && !answered)) return { line: runStop.reason, alone: onlyStops };
+  if (unknownProjects.length === 0) return undefined;
+  const all = projects.every((project) => unknownProjects.includes(project));
+  return { line: unknownProjectReason(unknownProjects, projectSource), alone: all && onlyStops };
 }

@@ -7,16 +7,12 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { createSnsNotifier } from '../follow-up/notify.js';
-import { openStateStore } from '../follow-up/open-state-store.js';
-import { createOutcomeSink } from '../follow-up/outcome.js';
+import { createFollowUpDeps } from '../follow-up/deps.js';
 import type { FollowUpDeps } from '../follow-up/process-message.js';
 import type { FollowUpSettings } from '../follow-up/settings.js';
-import { createApiClient } from '../shared/api/index.js';
 import type { Config } from '../shared/config.js';
-import { openDestination } from '../shared/destinations.js';
 import { silentLogger } from '../shared/logger.js';
 import { retryLinePrinter } from './retry-lines.js';
 
@@ -52,25 +48,19 @@ export async function localDeps(
     readonly outcomesTopic?: string | undefined;
   } = {},
 ): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
-  const destination = openDestination(config.destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
-  const outcomesTopic = options.outcomesTopic ?? config.followUpOutcomesTopicArn;
-  const retryLogger = options.retryLines ? { logger: retryLinePrinter((line) => io.stderr.write(line)) } : {};
-  return {
-    ...(outcomesTopic ? { notify: createSnsNotifier({ sns: io.clients?.sns ?? new SNSClient({}), topicArn: outcomesTopic }) } : {}),
-    api: createApiClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, timeoutMs: config.apiTimeoutMs, ...retryLogger }),
-    store: openStateStore(config, {
-      ...(io.clients?.dynamo ? { dynamo: io.clients.dynamo } : {}),
-      localDir: options.stateDir ?? join(localRoot, '.followup-state'),
-    }),
-    outcomes: createOutcomeSink(destination),
+  return createFollowUpDeps(config, {
+    api: { baseUrl: target.baseUrl, apiKey: target.apiKey, ...(options.retryLines ? { events: retryLinePrinter((line) => io.stderr.write(line)) } : {}) },
+    localStateDir: options.stateDir ?? join(localRoot, '.followup-state'),
+    outcomesTopic: options.outcomesTopic,
+    ...(io.clients ? { clients: io.clients } : {}),
     logger: silentLogger,
     metrics: { count: () => undefined },
-    now: io.now ?? Date.now,
+    ...(io.now ? { now: io.now } : {}),
     // `<hostname>:<pid>` (each call adds `:<hex>`): the next run on this machine sees when this
     // process is gone (killed during a POST) and does not wait out its claim.
     owner: `${hostname()}:${process.pid}`,
-  };
+  });
 }
 
 /** An AbortSignal that aborts when `signal` resolves, until disposed. */

@@ -2,7 +2,7 @@
  * What the command line reads and writes. `functions/cli.ts` builds the process's (real
  * streams, env, clock, signals); tests pass their own.
  */
-import type { Sleep } from '../shared/retry.js';
+import type { Sleep } from '../shared/time.js';
 
 /** What the CLI reads and writes; tests pass their own. */
 export interface CliIo {

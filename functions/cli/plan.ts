@@ -7,12 +7,22 @@ import type { Command } from 'commander';
 import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
-import { probeSetup } from '../export/probe.js';
-import { budgetTime } from '../shared/budget.js';
+import { probeSetup } from './probe.js';
+import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { loadConfig } from '../shared/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
-import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import {
+  clientOverrides,
+  datasetsOf,
+  probeInput,
+  projectsOf,
+  scopeOptions,
+  unexportedProjects,
+  unexportedWarning,
+  type ExportCommandIo,
+  type ScopeFlags,
+} from './scope.js';
 
 export function registerPlanCommand(program: Command, io: ExportCommandIo): void {
   scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).')).action(
@@ -28,6 +38,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const datasets = datasetsOf(flags, config);
   const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  const unexported = await unexportedProjects(destination, projects);
+  if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const plan =
     days === undefined
       ? await planScheduled(
@@ -49,7 +61,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
     destination: destination.url,
     units: plan.units,
     requests,
-    budgetMs: budgetTime(snapshot, requests, now).ms,
+    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, requests, now).ms,
+    unpaced: runsUnpaced(config),
     snapshot,
     now,
     ...(days === undefined ? { scheduledLastDay: lastDueDay(now, config.settleHours) } : {}),

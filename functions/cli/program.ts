@@ -21,7 +21,7 @@ import { registerStatusCommand } from './status.js';
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('mintlify-exporter')
-    .description('Export Mintlify visitor analytics to Parquet and run follow-up prompts on agent jobs.')
+    .description('Export Mintlify analytics (every dataset) to Parquet, report on them, and run follow-up prompts on agent jobs.')
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({

@@ -1,7 +1,8 @@
 /** `export`'s progress on stderr, apart from the command that feeds it run events and budget waits. */
 import type { RunEvent } from '../export/run.js';
 import { unitLabel } from '../export/units.js';
-import { budgetTime, type BudgetLedger, type BudgetSnapshot, type BudgetWait } from '../shared/budget.js';
+import { afterSpending, budgetTime } from '../export/estimates.js';
+import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/budget.js';
 import { formatDuration } from '../shared/durations.js';
 import type { CliIo } from './io.js';
 
@@ -35,17 +36,26 @@ export function createProgress(
   /** Requests still needed: the units after the current one, and what is left of it. */
   let queued = 0;
   let current = { estimate: 0, pages: 0 };
+  /** The latest ledger snapshot, and this run's requests when it was asked for. */
   let snapshot: BudgetSnapshot = initial;
+  let spentAtSnapshot = 0;
   const refreshBudget = () => {
+    const spentBefore = requests;
     void ledger.snapshot().then(
-      (s) => (snapshot = s),
+      (s) => {
+        snapshot = s;
+        spentAtSnapshot = spentBefore;
+      },
       () => undefined,
     );
   };
   const toGo = () => queued + Math.max(0, current.estimate - current.pages);
   const left = () => {
     const requestsLeft = toGo();
-    const time = budgetTime(snapshot, requestsLeft, io.now()).ms;
+    // What this run spent since the snapshot counts at once: the next unit starts before a
+    // fresh snapshot arrives.
+    const now = io.now();
+    const time = budgetTime(afterSpending(snapshot, requests - spentAtSnapshot, now), requestsLeft, now).ms;
     const budget = time === 0 ? ', no wait for budget' : `, the budget needs ~${formatDuration(time)}`;
     return `~${requestsLeft} request(s) to go${budget}`;
   };
@@ -83,6 +93,11 @@ export function createProgress(
       } else if (event.kind === 'page') {
         label = `${unitLabel(event.unit)} p.${event.pages}`;
         current = { ...current, pages: event.pages };
+      } else if (event.result.status === 'partial') {
+        // Stopped (or left for lack of budget or time): not done, and what it still needs is left.
+        current = { estimate: event.result.estimate, pages: event.result.pages };
+        queued = event.remaining;
+        refreshBudget();
       } else {
         done += 1;
         current = { estimate: 0, pages: 0 };

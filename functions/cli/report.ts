@@ -11,7 +11,8 @@ import { daysBefore, lastDueDay } from '../export/plan.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
-import type { Period } from '../report/figures.js';
+import { MAX_REPORT_DAYS, type Period } from '../report/period.js';
+import { checkLakeTarget, checkReportFile, reportFileOf } from '../report/targets.js';
 import { validatedArg } from './args.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
 
@@ -43,7 +44,7 @@ function collectProject(value: string, previous: string[]): string[] {
 
 function parseDays(value: string): number {
   const days = Number(value);
-  if (!/^\d+$/.test(value) || days < 1 || days > 366) throw new InvalidArgumentError('use a whole number of days from 1 to 366');
+  if (!/^\d+$/.test(value) || days < 1 || days > MAX_REPORT_DAYS) throw new InvalidArgumentError(`use a whole number of days from 1 to ${MAX_REPORT_DAYS}`);
   return days;
 }
 
@@ -72,6 +73,11 @@ export function reportPeriod(flags: Pick<ReportFlags, 'days' | 'from' | 'to'>, n
   const first = days[0];
   const last = days[days.length - 1];
   if (first === undefined || last === undefined) throw new ConfigError('the report covers no day: give --days N or --from D1 --to D2');
+  if (days.length > MAX_REPORT_DAYS) {
+    throw new ConfigError(
+      `--from ${first} --to ${addDays(last, 1)} covers ${days.length.toLocaleString('en-US')} days; a report covers at most ${MAX_REPORT_DAYS} (it compares them with as many before): choose a later --from, e.g. --from ${addDays(last, 1 - MAX_REPORT_DAYS)}`,
+    );
+  }
   return { from: first, to: addDays(last, 1), days };
 }
 
@@ -88,6 +94,11 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
   const period = reportPeriod(flags, io.now(), config.settleHours);
   const destination = flags.out ?? config.destination;
   const started = performance.now();
+  const cwd = io.cwd ?? process.cwd();
+  // Every mistake of --out and --file before any work: exit 2 naming what the user typed.
+  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
+  const file = reportFileOf(destination, flags.file, cwd);
+  await checkReportFile(file, flags.file ?? file);
   const stop = new AbortController();
   void io.stopSignal.then(() => stop.abort(new StoppedError()));
   const building = (async () => {
@@ -119,8 +130,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
     io.stderr.write('Stopped: no report written (a report already there is untouched).\n');
     return EXIT_STOPPED;
   }
-  const { reportFileOf, writeReportFile } = await import('../report/report.js');
-  const file = reportFileOf(destination, flags.file, io.cwd ?? process.cwd());
+  const { writeReportFile } = await import('../report/report.js');
   await writeReportFile(file, report.html);
   const kb = Math.ceil(Buffer.byteLength(report.html) / 1024);
   const last = period.days[period.days.length - 1];

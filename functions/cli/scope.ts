@@ -9,6 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ExportOverrides } from '../export/deps.js';
 import { localStateDir } from '../export/runtime.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
+import { manifestsOf, parseManifestKey } from '../shared/tables.js';
 import { PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import type { Destination } from '../shared/destination.js';
 import { ConfigError } from '../shared/errors.js';
@@ -106,4 +107,32 @@ export function probeInput(config: Config, io: ExportCommandIo, out: string | un
     ...(state ? { state } : {}),
     ...(io.probeTimeoutMs !== undefined ? { timeoutMs: io.probeTimeoutMs } : {}),
   };
+}
+
+/**
+ * Projects of `projects` of which nothing was ever exported to `destination` while other projects
+ * were: what a mistyped id looks like to `plan` and `status`, which send no request and so cannot
+ * ask the API. None when the destination holds no export yet (a first run: every project is
+ * new) or cannot be listed.
+ */
+export async function unexportedProjects(destination: Destination, projects: readonly string[]): Promise<string[]> {
+  const list = destination.list?.bind(destination);
+  if (!list) return [];
+  const seen = new Set<string>();
+  for (const dataset of DATASET_NAMES) {
+    const keys = await list(manifestsOf(dataset)).catch(() => [] as string[]);
+    for (const key of keys) {
+      const named = parseManifestKey(dataset, key);
+      if (named) seen.add(named.projectId);
+    }
+  }
+  if (seen.size === 0) return [];
+  return projects.filter((project) => !seen.has(project));
+}
+
+/** The one warning line for `unexportedProjects`, naming where the ids came from. */
+export function unexportedWarning(projects: readonly string[], flags: { readonly project: readonly string[] }, destination: string): string {
+  const source = flags.project.length > 0 ? '--project' : 'MINTLIFY_PROJECT_IDS';
+  const named = projects.map((p) => JSON.stringify(p)).join(', ');
+  return `warning: nothing of project${projects.length === 1 ? '' : 's'} ${named} was ever exported to ${destination} (other projects were): if that is a typo, check ${source}; this command sends no request, so only export can ask the API\n`;
 }

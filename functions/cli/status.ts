@@ -8,16 +8,26 @@ import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
-import { probeSetup } from '../export/probe.js';
+import { probeSetup } from './probe.js';
+import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { readExportStatus } from '../export/status.js';
-import { budgetTime } from '../shared/budget.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
 import { wholeNumberArg } from './args.js';
 import { writeJson } from './render/json.js';
 import { printStatus, statusJson } from './render/status.js';
-import { clientOverrides, datasetsOf, probeInput, projectsOf, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import {
+  clientOverrides,
+  datasetsOf,
+  probeInput,
+  projectsOf,
+  scopeOptions,
+  unexportedProjects,
+  unexportedWarning,
+  type ExportCommandIo,
+  type ScopeFlags,
+} from './scope.js';
 
 interface StatusFlags extends ScopeFlags {
   readonly days?: number;
@@ -44,9 +54,11 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const datasets = datasetsOf(flags, config);
   const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  const unexported = await unexportedProjects(destination, projects);
+  if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
-  const status = await readExportStatus(destination, unitsOf(days, projects, datasets));
+  const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
   const snapshot = await ledger.snapshot();
   const view = {
     destination: destination.url,
@@ -56,7 +68,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     settleHours: config.settleHours,
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
-    budgetMs: budgetTime(snapshot, status.requests, now).ms,
+    budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, status.requests, now).ms,
+    unpaced: runsUnpaced(config),
     snapshot,
     now,
   };

@@ -25,13 +25,14 @@ import { openDestination } from '../shared/destinations.js';
 import { createLeases, type Leases } from '../shared/leases.js';
 import { createLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
-import { realSleep, type Sleep } from '../shared/retry.js';
+import { sleep as realSleep, type Sleep } from '../shared/time.js';
 import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
 import { localStateDir } from './runtime.js';
 import { createSkewClock } from '../shared/clock-skew.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {
@@ -78,7 +79,7 @@ export interface ExportDeps {
   /** One run's gate over the ledger (its counters are that run's); `onWait` hears each wait. */
   createGate(onWait?: (wait: BudgetWait) => void): BudgetGate;
   /** An API client whose analytics requests pass `gate`; `logger` hears its retries. @default logger this deps' logger */
-  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger'] }): MintlifyClient;
+  createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger']; readonly events?: ApiClientOptions['events'] }): MintlifyClient;
   /** The unit leases of a run named `owner`. */
   createLeases(owner: string): Leases;
 }
@@ -98,7 +99,7 @@ export function openSharedStore(
   overrides: Pick<ExportOverrides, 'dynamo' | 'out'> = {},
 ): SharedStore {
   if (config.stateTable !== undefined) {
-    const client = overrides.dynamo?.() ?? new DynamoDBClient({});
+    const client = overrides.dynamo?.() ?? new DynamoDBClient(awsClientConfig());
     return createDynamoStore({ tableName: config.stateTable, client });
   }
   return createLocalStore(localStateDir(config, overrides.out));
@@ -138,6 +139,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
         budget: gate,
         clock,
         logger: options.logger ?? logger,
+        ...(options.events ? { events: options.events } : {}),
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       }),
     createLeases: (owner) => createLeases(store, { owner, now }),

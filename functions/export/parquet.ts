@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import type { PendingWrite } from '../shared/destination.js';
 import { ConfigError, DestinationError, ExporterError, InvalidRowError } from '../shared/errors.js';
 import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../shared/tables.js';
+import { DAY_MS } from '../shared/time.js';
 
 /** Rows per row group: large enough for readers, small enough to bound memory (~MBs). */
 export const DEFAULT_ROW_GROUP_SIZE = 20_000;
@@ -253,7 +254,6 @@ function rowConverter(table: TableDef): (row: Record<string, unknown>, index: nu
 }
 
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DAY_MS = 86_400_000;
 
 /**
  * Converts `YYYY-MM-DD` to a `Date` at UTC midnight (the library divides its epoch ms by a

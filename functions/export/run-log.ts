@@ -114,3 +114,33 @@ export async function writeRunRecord(destination: Pick<Destination, 'put'>, reco
   await destination.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
   return key;
 }
+
+/** What a reader of the log (the report) counts of one run: older records may lack a field. */
+export interface RunCounts {
+  readonly requests: number;
+  readonly unitsFailed: number;
+}
+
+/**
+ * The runs of one run-log file's text: one JSON object per line (a record is one line; a file
+ * a tool concatenated holds several). A blank line, a line that is not JSON or a record without
+ * a finite `requests` is not a run.
+ */
+export function parseRunRecords(text: string): RunCounts[] {
+  const runs: RunCounts[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: { requests?: unknown; units_failed?: unknown };
+    try {
+      value = JSON.parse(line) as typeof value;
+    } catch {
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const requests = Number(value.requests);
+    if (!Number.isFinite(requests)) continue;
+    const unitsFailed = Number(value.units_failed);
+    runs.push({ requests, unitsFailed: Number.isFinite(unitsFailed) ? unitsFailed : 0 });
+  }
+  return runs;
+}

@@ -20,7 +20,7 @@ import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, 
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
 import { readUnitState, unitKey, unitLabel, unitsOf, type UnitState } from './units.js';
-import { stopOf } from './run-stops.js';
+import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
 import { exportUnit, type UnitOutcome } from './unit.js';
 
@@ -38,6 +38,8 @@ export interface RunSettings {
   readonly checkpointMaxAgeMs: number;
   /** Epoch ms after which no request may start (the Lambda's remaining time). */
   readonly deadline?: number;
+  /** Where the projects' ids came from, named when one is unknown (404). @default MINTLIFY_PROJECT_IDS */
+  readonly projectSource?: string;
 }
 
 export interface RunDeps {
@@ -105,6 +107,10 @@ export interface RunSummary {
    * unit would have met too (see run-stops.ts). Empty when nothing stopped early.
    */
   readonly stops: readonly string[];
+  /** The failure that stopped the whole run (a 401, an API that cannot be reached, …), if one did. */
+  readonly runStop?: RunStop;
+  /** Projects that answered 404 (the key cannot see them): each stopped after its first request. */
+  readonly unknownProjects: readonly string[];
   /** Requests spent on units that failed (every attempt, this run). */
   readonly failedRequests: number;
   /** Scheduled runs: units of the heal window still without a manifest. */
@@ -149,9 +155,11 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   const results: UnitResult[] = [];
   let halted = false;
   /** A failure every unit would meet: the run stops (why, for the units left). */
-  let runStop: string | undefined;
+  let runStop: RunStop | undefined;
   /** Datasets a 403 stopped, with the reason. */
   const datasetStops = new Map<DatasetName, string>();
+  /** Projects a 404 stopped, with the reason. */
+  const projectStops = new Map<string, string>();
   let failedRequests = 0;
   deps.onEvent?.({ kind: 'plan', units: planned });
 
@@ -167,7 +175,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
 
   for (const [position, unit] of planned.entries()) {
     const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
-    const blocked = runStop ?? datasetStops.get(unit.dataset);
+    const blocked = runStop?.reason ?? datasetStops.get(unit.dataset) ?? projectStops.get(unit.projectId);
     if (blocked !== undefined) {
       results.push({ ...unit, estimate: estimate(unit), status: 'pending', blocked });
       continue;
@@ -182,9 +190,10 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
     if (result.status === 'failed') {
       failedRequests += api.stats.requests - requestsBefore;
-      const stop = stopOf(error, unit.dataset);
-      if (stop?.scope === 'run') runStop = stop.reason;
+      const stop = stopOf(error, unit, settings.projectSource);
+      if (stop?.scope === 'run') runStop = stop;
       else if (stop?.scope === 'dataset') datasetStops.set(stop.dataset, stop.reason);
+      else if (stop?.scope === 'project') projectStops.set(stop.projectId, stop.reason);
       if (stop) logger?.error('units stopped early', { scope: stop.scope, reason: stop.reason });
     }
     if (result.status === 'complete') {
@@ -196,6 +205,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     logResult(result, logger);
   }
 
+  await settleLeasedUnits(results, deps.destination);
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
   // One warning per dataset, not per unit: a change of the API shows in every project and day.
   const drift = driftOf(results);
@@ -224,9 +234,24 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     stopped: signal?.aborted === true || deps.stop?.aborted === true,
     driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
     drift,
-    stops: [...(runStop !== undefined ? [runStop] : []), ...datasetStops.values()],
+    stops: [...(runStop !== undefined ? [runStop.reason] : []), ...datasetStops.values(), ...projectStops.values()],
+    ...(runStop !== undefined ? { runStop } : {}),
+    unknownProjects: [...projectStops.keys()],
     failedRequests,
   };
+}
+
+/**
+ * A unit another run held when this run reached it counts as done once that run completed it:
+ * two runs that together exported every unit must not both end as failed. Read at the end of
+ * the run (one manifest read per such unit); one still in progress elsewhere stays `leased`.
+ */
+async function settleLeasedUnits(results: UnitResult[], destination: RunDeps['destination']): Promise<void> {
+  for (const [index, result] of results.entries()) {
+    if (result.status !== 'skipped' || result.why !== 'leased') continue;
+    const state = await readUnitState(destination, result).catch(() => undefined);
+    if (state?.kind === 'complete') results[index] = { ...result, why: 'complete' };
+  }
 }
 
 /** One unit's result, with the error of a failed one (what it says about the other units). */

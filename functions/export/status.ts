@@ -4,7 +4,7 @@
  * requests they are expected to need. Reads the destination only; nothing here renders.
  */
 import type { Destination } from '../shared/destination.js';
-import { estimateUnit, readKnownPages } from './plan.js';
+import { estimateUnit, readKnownPages } from './estimates.js';
 import { readUnitStates, unitKey, unitView, type Unit, type UnitView } from './units.js';
 
 /** A unit and its view. */
@@ -19,11 +19,14 @@ export interface ExportStatus {
   readonly requests: number;
 }
 
-/** The state of each of `units` at `destination`, and what is left to do. */
-export async function readExportStatus(destination: Destination, units: readonly Unit[]): Promise<ExportStatus> {
+/**
+ * The state of each of `units` at `destination`, and what is left to do. `lastDay`: the latest
+ * due day (later days are never complete, so no listing is needed to know it).
+ */
+export async function readExportStatus(destination: Destination, units: readonly Unit[], options: { readonly lastDay?: string } = {}): Promise<ExportStatus> {
   const states = await readUnitStates(destination, units);
   const todo = units.filter((unit) => states.get(unitKey(unit))?.kind !== 'complete');
-  const known = await readKnownPages(destination, todo, states);
+  const known = await readKnownPages(destination, todo, states, options);
   const requests = todo.reduce((sum, unit) => {
     const state = states.get(unitKey(unit));
     // Every page staged (only the commit failed): nothing left to fetch.

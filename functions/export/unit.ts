@@ -22,10 +22,11 @@ import type { Destination } from '../shared/destination.js';
 import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../shared/tables.js';
+import { HOUR_MS } from '../shared/time.js';
 import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
-import { stopOf } from './run-stops.js';
+import { isSharedFailure } from './run-stops.js';
 import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
@@ -131,7 +132,8 @@ async function recordFailure(error: unknown, unit: Unit, staging: UnitStaging, d
       at: new Date(deps.now()).toISOString(),
       // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
       // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
-      attempts: stopOf(error, unit.dataset) !== undefined ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
+      // An unknown project (404) is: a corrected id is another unit, so this one backs off.
+      attempts: isSharedFailure(error, unit) ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
       requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
     })
     .catch(() => undefined);
@@ -142,7 +144,7 @@ function unusable(checkpoint: Checkpoint, limit: number | null, now: number, max
   if (checkpoint.limit !== limit) return `it was paged with limit=${checkpoint.limit}, this run uses ${limit}`;
   const started = Date.parse(checkpoint.startedAt);
   if (!(now - started < maxAgeMs)) {
-    return `it is older than ${Math.round(maxAgeMs / 3_600_000)} h (EXPORT_CHECKPOINT_MAX_AGE_HOURS): the day's data may have changed since`;
+    return `it is older than ${Math.round(maxAgeMs / HOUR_MS)} h (EXPORT_CHECKPOINT_MAX_AGE_HOURS): the day's data may have changed since`;
   }
   return undefined;
 }

@@ -11,27 +11,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createApiClient } from '../shared/api/index.js';
 import { loadConfigFor } from '../shared/config.js';
-import { openDestination } from '../shared/destinations.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
+import { sleep } from '../shared/time.js';
 import { createApiKeyProvider } from '../shared/secrets.js';
 import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createSqsDeadLetter } from './dead-letter.js';
-import { createSnsNotifier } from './notify.js';
-import { createOutcomeSink } from './outcome.js';
+import { createFollowUpDeps } from './deps.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
-import { createStateStore } from './state.js';
-import { followUpTableStore } from './open-state-store.js';
 import { deferMessage } from './visibility.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
@@ -112,23 +107,21 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
   const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });
   const metrics = new Metrics({ serviceName: FOLLOWUP_SERVICE, namespace: METRICS_NAMESPACE });
-  const sqs = new SQSClient({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden });
+  const sqs = new SQSClient(awsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));
   // Read through a cache with an expiry, and again after a 401: a rotated key is picked up
   // without waiting for a cold start. A missing or unreadable secret fails the cold start.
   const apiKey = createApiKeyProvider(config);
   await apiKey.get();
   const followUp: FollowUpDeps = {
-    api: createApiClient({ baseUrl: config.apiUrl, apiKey, timeoutMs: config.apiTimeoutMs, logger }),
-    store: createStateStore(followUpTableStore(config.followUpStateTable, new DynamoDBClient({}))),
-    outcomes: createOutcomeSink(openDestination(config.destination)),
+    ...createFollowUpDeps(config, {
+      api: { baseUrl: config.apiUrl, apiKey, logger },
+      logger,
+      metrics: powertoolsMetrics(metrics),
+      // Lambda hostnames can repeat across execution environments; the UUID keeps owners unique.
+      owner: `lambda:${hostname()}:${randomUUID()}`,
+    }),
     deadLetter: createSqsDeadLetter({ sqs, queueUrl: config.followUpDeadLetterQueueUrl }),
-    ...(config.followUpOutcomesTopicArn ? { notify: createSnsNotifier({ sns: new SNSClient({}), topicArn: config.followUpOutcomesTopicArn }) } : {}),
-    logger,
-    metrics: powertoolsMetrics(metrics),
-    now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    // Lambda hostnames can repeat across execution environments; the UUID keeps owners unique.
-    owner: `lambda:${hostname()}:${randomUUID()}`,
+    sleep: (ms) => sleep(ms),
   };
   return createHandler({ followUp, settings: settingsFromConfig(config), sqs, flushMetrics: () => metrics.publishStoredMetrics() });
 }

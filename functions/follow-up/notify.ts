@@ -7,8 +7,15 @@
  * `{"status": ["failed", "uncertain", "rejected"]}` or `{"kind": ["create"]}`.
  *
  * When it is published, and why never twice: finish.ts and process-message.ts.
+ *
+ * ⚠ A topic that refuses (deleted, no permission, unreachable) holds its job back: the message
+ * is not deleted until its outcome is published, so it is received again, and on a FIFO queue
+ * every later prompt of the same job (its message group) waits behind it until the topic takes
+ * the outcome or the message reaches the dead-letter queue (docs/follow-ups.md, "Outcomes topic").
+ * `checkOutcomesTopic` therefore checks the topic before the consumer takes any message.
  */
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import { GetTopicAttributesCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import { ConfigError } from '../shared/errors.js';
 import type { FollowUpOutcome } from './outcome.js';
 import type { OutcomeStatus } from './state.js';
 
@@ -58,4 +65,27 @@ export function createSnsNotifier(options: { readonly sns: Pick<SNSClient, 'send
       }),
     );
   };
+}
+
+/**
+ * Checks that the outcomes topic exists and this identity can read it, before any message is
+ * taken: one line naming the topic and the fix (`ConfigError`, exit 2) instead of every
+ * message of the queue failing, and its job's later prompts waiting, on the first Publish.
+ */
+export async function checkOutcomesTopic(sns: Pick<SNSClient, 'send'>, topicArn: string, setting: string): Promise<void> {
+  try {
+    await sns.send(new GetTopicAttributesCommand({ TopicArn: topicArn }));
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    const why =
+      name === 'NotFoundException' || name === 'NotFound'
+        ? 'does not exist'
+        : name === 'AuthorizationErrorException' || name === 'AccessDenied' || name === 'AccessDeniedException'
+          ? 'may not be used by this identity (it needs sns:GetTopicAttributes and sns:Publish on it)'
+          : `cannot be reached (${error instanceof Error ? error.message : String(error)})`;
+    throw new ConfigError(
+      `the outcomes topic ${topicArn} (${setting}) ${why}: give the FollowUpOutcomesTopicArn output of the deployment, or leave it out to publish no outcomes`,
+      { cause: error },
+    );
+  }
 }

@@ -8,13 +8,14 @@ import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
 import { createStateStore, type StateStore } from './state.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /**
  * The follow-up records in `tableName`: items `{ pk: 'followup#<requestId>', ...record }` —
  * the layout they have had since the first release, so a deployment's existing records read.
  */
 export function followUpTableStore(tableName: string, client: DynamoDBClient): SharedStore {
-  return createDynamoStore({ tableName, client, keyPrefix: 'followup#', layout: 'attributes' });
+  return createDynamoStore({ tableName, client, keyPrefix: 'followup#', layout: 'attributes', setting: 'FOLLOWUP_STATE_TABLE' });
 }
 
 export function openStateStore(
@@ -22,7 +23,7 @@ export function openStateStore(
   options: { readonly dynamo?: DynamoDBClient; readonly localDir: string },
 ): StateStore {
   if (config.followUpStateTable) {
-    return createStateStore(followUpTableStore(config.followUpStateTable, options.dynamo ?? new DynamoDBClient({})));
+    return createStateStore(followUpTableStore(config.followUpStateTable, options.dynamo ?? new DynamoDBClient(awsClientConfig())));
   }
   return createStateStore(createLocalStore(options.localDir));
 }

@@ -5,6 +5,7 @@
  */
 import { CONFIG_DEFAULTS } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
+import { backoffDelay, HOUR_MS, MINUTE_MS } from '../shared/time.js';
 import { DEFAULT_GRACE, DEFAULT_POLL_SCHEDULE, type PollSchedule, type StaleReadGrace } from './poll.js';
 
 /** What callers may set; everything but `projectIds` has a default in FOLLOW_UP_DEFAULTS. */
@@ -43,10 +44,10 @@ export interface FollowUpSettings {
 export type ResolvedSettings = { readonly [K in keyof FollowUpSettings]-?: Exclude<FollowUpSettings[K], undefined> };
 
 export const FOLLOW_UP_DEFAULTS = {
-  maxWaitMs: CONFIG_DEFAULTS.followUpMaxWaitHours * 3_600_000,
+  maxWaitMs: CONFIG_DEFAULTS.followUpMaxWaitHours * HOUR_MS,
   // Longer than the API's rate-limit window (100 follow-ups per project per hour), so a 429
   // alone never turns into a rejection.
-  maxDeferMs: CONFIG_DEFAULTS.followUpMaxDeferMinutes * 60_000,
+  maxDeferMs: CONFIG_DEFAULTS.followUpMaxDeferMinutes * MINUTE_MS,
   pollBudgetMs: 60_000,
   schedule: DEFAULT_POLL_SCHEDULE,
   grace: DEFAULT_GRACE,
@@ -93,7 +94,7 @@ function isResolved(settings: FollowUpSettings): settings is ResolvedSettings {
 
 /** The delay after the `failures`-th consumer failure: doubling from the base, capped. */
 export function failureBackoff(failures: number, settings: ResolvedSettings): number {
-  return Math.min(settings.failureBackoffCapMs, settings.failureBackoffMs * 2 ** Math.max(0, failures - 1));
+  return backoffDelay(failures, { baseMs: settings.failureBackoffMs, maxMs: settings.failureBackoffCapMs });
 }
 
 /** Settings from the validated configuration (MINTLIFY_PROJECT_IDS, FOLLOWUP_MAX_WAIT_HOURS, FOLLOWUP_MAX_DEFER_MINUTES). */
@@ -104,8 +105,8 @@ export function settingsFromConfig(config: {
 }): FollowUpSettings {
   return {
     projectIds: config.projectIds,
-    maxWaitMs: config.followUpMaxWaitHours * 3_600_000,
-    ...(config.followUpMaxDeferMinutes === undefined ? {} : { maxDeferMs: config.followUpMaxDeferMinutes * 60_000 }),
+    maxWaitMs: config.followUpMaxWaitHours * HOUR_MS,
+    ...(config.followUpMaxDeferMinutes === undefined ? {} : { maxDeferMs: config.followUpMaxDeferMinutes * MINUTE_MS }),
   };
 }
 

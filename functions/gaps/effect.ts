@@ -101,13 +101,13 @@ async function measure(
   try {
     const found = new Map<string, { kind: GapKind; key: string; title: string; projectId: string }>();
     if (tables.files > 0) {
-      for (const gap of rankGaps(await evidenceOf(tables.run), new Map(), days.length)) found.set(gap.gapId, gap);
+      for (const gap of rankGaps(await evidenceOf(tables), new Map(), days.length)) found.set(gap.gapId, gap);
     }
     const known = completed.flatMap((c) => {
       const gap = found.get(c.gapId);
       return gap ? [{ gapId: c.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key }] : [];
     });
-    const figures = await dailyFigures(tables.run, known);
+    const figures = await dailyFigures(tables, known);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
       const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
@@ -142,7 +142,7 @@ async function openGaps(root: string, requests: ReadonlyMap<string, readonly Gap
   const tables = await openGapTables(root, { days: scope.days, projects: scope.projects });
   try {
     if (tables.files === 0) return [];
-    const ranked = rankGaps(await evidenceOf(tables.run), requests, scope.days.length);
+    const ranked = rankGaps(await evidenceOf(tables), requests, scope.days.length);
     return ranked.filter((gap) => !gap.requests.some((r) => r.state === 'done' && r.status === 'completed')).slice(0, scope.openLimit ?? 10);
   } finally {
     tables.close();

@@ -20,7 +20,7 @@ import { manifestsOf, parseManifestKey } from '../shared/tables.js';
 import { readManifest } from '../export/manifest.js';
 import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../report/lake.js';
-import { reportPrefixes } from '../report/figures.js';
+import { DAILY_TABLES } from '../report/warehouse.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
 import { FIGURE_DATASETS, FIGURE_NAMES, readDailyFigures, type FigureName } from './figures.js';
 import type { InsightMessage } from './publish.js';
@@ -112,7 +112,7 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
   const first = addDays(days[0] as string, -7 * WEEKS_COMPARED);
   const last = days[days.length - 1] as string;
   const projects = [...new Set(newDays.map((d) => d.projectId))].sort();
-  const prefixes = reportPrefixes().both;
+  const prefixes = DAILY_TABLES.map((t) => t.prefix);
   const lake = await deps.openLake({ from: first, to: addDays(last, 1), prefixes });
   try {
     const figures = await readDailyFigures(lake.root, first, last, projects);

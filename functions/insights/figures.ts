@@ -1,11 +1,12 @@
 /**
  * The five figures of a project's day that an anomaly is judged on, read from a warehouse laid
- * out in a local folder (functions/report/lake.ts) with the report's own DuckDB session
- * (`openReportDb`: the same tables, columns and day filters as the report) and the SQL of
- * `queries/daily-figures.sql` — so a figure here is the figure the report shows for that day.
+ * out in a local folder (functions/report/lake.ts) with the report's own tables
+ * (`loadWarehouse`: the same files, columns and day filters as the report) and the report's
+ * question `queries/daily-totals.sql` — so a figure here is the figure the report shows for that day.
  */
-import { readFileSync } from 'node:fs';
-import { openReportDb, type Period } from '../report/figures.js';
+import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
+import { daysFrom, type Period } from '../report/period.js';
+import { loadWarehouse } from '../report/warehouse.js';
 import type { DatasetName } from '../shared/catalog.js';
 import { addDays, dayStart } from '../shared/dates.js';
 
@@ -49,12 +50,6 @@ const COLUMNS: Readonly<Record<FigureName, string>> = {
   thumbsDown: 'thumbs_down',
 };
 
-/** The SQL of queries/daily-figures.sql over the report session's tables (named as the warehouse's). */
-export function dailyFiguresSql(): string {
-  const text = readFileSync(new URL('../../queries/daily-figures.sql', import.meta.url), 'utf8');
-  return text.replace(/\{\{([a-z_]+)\}\}/g, (_placeholder, table: string) => table);
-}
-
 /**
  * The report's session loads a period and the period before it, as long: the smallest period
  * ending on `last` whose previous period starts on or before `first`.
@@ -68,9 +63,10 @@ export function periodCovering(first: string, last: string): Period {
 
 /** The figures of `projects` on every day from `first` to `last` (inclusive) under `root`. */
 export async function readDailyFigures(root: string, first: string, last: string, projects: readonly string[]): Promise<FigureTable> {
-  const db = await openReportDb(root, periodCovering(first, last), projects);
+  const warehouse = await loadWarehouse(root, { days: daysFrom(first, addDays(last, 1)), projects });
   try {
-    const rows = await db.query(dailyFiguresSql());
+    const params = { from: first, to: addDays(last, 1), projects };
+    const rows = await warehouse.session.query(questionSql(questionById(QUESTION_IDS.dailyTotals), 'duckdb', { tables: warehouse.tables }, params));
     const table = new Map<string, DayFigures>();
     for (const row of rows) {
       const figures = Object.fromEntries(
@@ -79,10 +75,10 @@ export async function readDailyFigures(root: string, first: string, last: string
           return [name, value === null || value === undefined ? null : Number(value)];
         }),
       ) as Record<FigureName, number | null>;
-      table.set(figureKey(String(row['project_id']), String(row['day'])), figures);
+      table.set(figureKey(String(row['project_id']), String(row['dt'])), figures);
     }
     return table;
   } finally {
-    db.close();
+    warehouse.close();
   }
 }

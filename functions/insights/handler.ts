@@ -17,6 +17,7 @@ import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
 import { createInsightPublisher } from './publish.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** The key prefix of the insights' documents in the state table. */
 export const INSIGHTS_KEY_PREFIX = 'insights#';
@@ -67,13 +68,13 @@ export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client;
     throw new ConfigError('EXPORT_STATE_TABLE is not set: the insights check records what it told in that DynamoDB table');
   }
   const topicArn = insightsTopicOf(config);
-  const s3 = clients.s3 ?? new S3Client({});
+  const s3 = clients.s3 ?? new S3Client(awsClientConfig());
   return {
     config,
     destination: openDestination(config.destination, { s3Client: s3 }),
     openLake: (scope) => openLake(config.destination, scope, { s3Client: s3 }),
-    store: createDynamoStore({ tableName: config.stateTable, client: clients.dynamo ?? new DynamoDBClient({}), keyPrefix: INSIGHTS_KEY_PREFIX }),
-    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient({}), topicArn }),
+    store: createDynamoStore({ tableName: config.stateTable, client: clients.dynamo ?? new DynamoDBClient(awsClientConfig()), keyPrefix: INSIGHTS_KEY_PREFIX }),
+    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn }),
     now: () => Date.now(),
     metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
     logger: createLogger({ serviceName: INSIGHTS_SERVICE }),

@@ -12,7 +12,9 @@
  */
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { ConfigError, describeError } from '../shared/errors.js';
+import { retry } from '../shared/retry.js';
 import { checkPrompts, InvalidPromptsError, type CheckedPrompt, type CheckOptions, type FollowUpPrompt } from './prompts.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** SQS's limit of entries per SendMessageBatch. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -30,6 +32,11 @@ export interface EnqueueOptions extends CheckOptions {
   /** Wait before the first re-send, doubled each time (ms). @default 200 */
   readonly retryDelayMs?: number | undefined;
   readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * Stops sending (a first Ctrl-C): no batch starts once it fires; the batch on its way is
+   * finished, and the prompts after it are reported in `notSent`. @default none
+   */
+  readonly stop?: AbortSignal | undefined;
 }
 
 /** A prompt on the queue. */
@@ -59,7 +66,12 @@ export interface EnqueueReport {
   readonly enqueued: readonly EnqueuedPrompt[];
   /** Empty when every prompt is on the queue. In input order. */
   readonly notSent: readonly NotSentPrompt[];
+  /** Whether `stop` ended the sending before the last prompt. */
+  readonly stopped?: boolean;
 }
+
+/** Some entries of a batch were refused for now (throttling, SQS's own errors): the loop sends them again. */
+class EntriesNotTaken extends Error {}
 
 /**
  * Checks every prompt with the consumer's rules, then enqueues them in order. Throws
@@ -76,7 +88,7 @@ export async function enqueuePrompts(prompts: readonly (FollowUpPrompt | string)
 
 /** Enqueues prompts already checked (checkPrompts), in order. */
 export async function sendPrompts(prompts: readonly CheckedPrompt[], options: EnqueueOptions): Promise<EnqueueReport> {
-  const sqs = options.sqs ?? new SQSClient({});
+  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
   const maxBytes = await fifoQueueLimit(sqs, options.queueUrl);
   const tooLarge = prompts.filter((p) => Buffer.byteLength(p.body, 'utf8') > maxBytes);
   if (tooLarge.length > 0) {
@@ -90,13 +102,18 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
   }
   const maxAttempts = options.maxAttempts ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 200;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const enqueued: EnqueuedPrompt[] = [];
   const notSent: NotSentPrompt[] = [];
   /** Jobs with a prompt not sent: their later prompts wait, so one job's order never changes. */
   const heldJobs = new Map<string, number>();
 
+  let stopped = false;
   for (const batch of batchesOf(prompts, maxBytes)) {
+    if (options.stop?.aborted) {
+      stopped = true;
+      for (const prompt of batch) notSent.push(notSentOf(prompt, 'not sent: stopped by the user'));
+      continue;
+    }
     let pending: CheckedPrompt[] = [];
     for (const prompt of batch) {
       const heldBy = heldJobs.get(prompt.groupId);
@@ -106,40 +123,57 @@ export async function sendPrompts(prompts: readonly CheckedPrompt[], options: En
           notSentOf(prompt, `held back: the earlier prompt to job ${prompt.jobId} on line ${heldBy} was not sent, and one job's prompts keep their order`),
         );
     }
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const last = attempt >= maxAttempts;
-      const retry: CheckedPrompt[] = [];
-      let answer;
-      try {
-        answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: pending.map(entryOf) }));
-      } catch (error) {
-        // The whole call failed (the SDK has already retried it): it may or may not have
-        // reached SQS, and sending the same entries again is safe.
-        if (!last) {
-          await sleep(retryDelayMs * 2 ** (attempt - 1));
-          continue;
+    if (pending.length === 0) continue;
+    /** Why each entry SQS refused for now (throttling, its own errors) was not taken, by entry id. */
+    let refusedForNow = new Map<string, string>();
+    // The shared retry loop, without jitter: each attempt sends what is still pending.
+    await retry(
+      async () => {
+        const answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: pending.map(entryOf) }));
+        const byId = new Map(pending.map((prompt) => [entryId(prompt), prompt]));
+        for (const ok of answer.Successful ?? []) {
+          const prompt = byId.get(ok.Id ?? '');
+          if (prompt) enqueued.push({ ...idsOf(prompt), messageId: ok.MessageId ?? '' });
         }
-        for (const prompt of pending) fail(prompt, `SendMessageBatch failed: ${describeError(error)}`);
-        break;
+        refusedForNow = new Map();
+        const again: CheckedPrompt[] = [];
+        for (const failed of answer.Failed ?? []) {
+          const prompt = byId.get(failed.Id ?? '');
+          if (!prompt) continue;
+          const reason = `${failed.Code ?? 'failed'}: ${failed.Message ?? 'SQS did not take the message'}`;
+          const transient = failed.SenderFault !== true || /thrott/i.test(failed.Code ?? '');
+          if (!transient) fail(prompt, reason);
+          else {
+            again.push(prompt);
+            refusedForNow.set(entryId(prompt), reason);
+          }
+        }
+        pending = again;
+        if (pending.length > 0) throw new EntriesNotTaken();
+      },
+      {
+        retries: maxAttempts - 1,
+        minMs: retryDelayMs,
+        maxMs: Number.POSITIVE_INFINITY,
+        random: () => 1,
+        // The whole call failed (the SDK has already retried it): it may or may not have reached
+        // SQS, and sending the same entries again is safe (the dedup id is the request id).
+        shouldRetry: () => true,
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+      },
+    ).catch((error: unknown) => {
+      for (const prompt of pending) {
+        fail(
+          prompt,
+          error instanceof EntriesNotTaken
+            ? (refusedForNow.get(entryId(prompt)) ?? 'SQS did not take the message')
+            : `SendMessageBatch failed: ${describeError(error)}`,
+        );
       }
-      const byId = new Map(pending.map((prompt) => [entryId(prompt), prompt]));
-      for (const ok of answer.Successful ?? []) {
-        const prompt = byId.get(ok.Id ?? '');
-        if (prompt) enqueued.push({ ...idsOf(prompt), messageId: ok.MessageId ?? '' });
-      }
-      for (const failed of answer.Failed ?? []) {
-        const prompt = byId.get(failed.Id ?? '');
-        if (!prompt) continue;
-        const transient = failed.SenderFault !== true || /thrott/i.test(failed.Code ?? '');
-        if (transient && !last) retry.push(prompt);
-        else fail(prompt, `${failed.Code ?? 'failed'}: ${failed.Message ?? 'SQS did not take the message'}`);
-      }
-      pending = retry;
-      if (pending.length > 0) await sleep(retryDelayMs * 2 ** (attempt - 1));
-    }
+    });
   }
   const byLine = (a: { line: number }, b: { line: number }) => a.line - b.line;
-  return { enqueued: enqueued.sort(byLine), notSent: notSent.sort(byLine) };
+  return { enqueued: enqueued.sort(byLine), notSent: notSent.sort(byLine), ...(stopped ? { stopped } : {}) };
 
   function fail(prompt: CheckedPrompt, reason: string): void {
     notSent.push(notSentOf(prompt, reason));

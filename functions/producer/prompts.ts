@@ -91,6 +91,7 @@ export function checkPrompt(
   if (!parsed.ok) return { ok: false, reason: parsed.reason };
   const { requestId, projectId, jobId, prompt, gapId } = parsed.message;
   const ids = { requestId, projectId, ...(jobId === undefined ? {} : { jobId }), ...(gapId === undefined ? {} : { gapId }) };
+  const body = queueJson({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) });
   return {
     ok: true,
     prompt: {
@@ -99,7 +100,7 @@ export function checkPrompt(
       prompt,
       requestIdMade: made !== undefined,
       line,
-      body: queueJson({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) }),
+      body,
     },
   };
 }
@@ -149,6 +150,37 @@ export function checkPrompts(
   }
   if (problems.length > 0) throw new InvalidPromptsError(problems, what);
   return checked;
+}
+
+/** A UTF-8 byte order mark: editors on Windows start a file with it. */
+const BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * A prompt file's bytes as text: UTF-8, a leading byte order mark accepted (and left out).
+ * Invalid UTF-8 is refused with the line it is on — never replaced by U+FFFD, which would send
+ * a prompt other than the one written. Throws `InvalidPromptsError`.
+ */
+export function decodePromptFile(bytes: Uint8Array, what: string): string {
+  const start = BOM.every((byte, i) => bytes[i] === byte) ? BOM.length : 0;
+  const body = bytes.subarray(start);
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  try {
+    return decoder.decode(body);
+  } catch {
+    // Decode line by line to name the first line that is not UTF-8.
+    let line = 1;
+    for (let from = 0; from <= body.length; line++) {
+      const end = body.indexOf(0x0a, from);
+      const to = end === -1 ? body.length : end;
+      try {
+        decoder.decode(body.subarray(from, to));
+      } catch {
+        throw new InvalidPromptsError([{ line, reason: 'is not valid UTF-8: save the file as UTF-8' }], what);
+      }
+      from = to + 1;
+    }
+    throw new InvalidPromptsError([{ line: 1, reason: 'is not valid UTF-8: save the file as UTF-8' }], what);
+  }
 }
 
 /**

@@ -12,11 +12,11 @@ import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/clie
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DATASET_NAMES } from '../shared/catalog.js';
-import { parseS3Target } from '../shared/destinations.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from '../shared/tables.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -43,27 +43,23 @@ export interface LakeDeps {
   readonly concurrency?: number;
   /** Where a relative folder starts. @default process.cwd() */
   readonly cwd?: string;
+  /** Where the target came from, named in messages. @default '--out' */
+  readonly source?: string;
   /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
   readonly onWarning?: (line: string) => void;
   /** Aborted when the user stops the run: no further object is downloaded. */
   readonly signal?: AbortSignal;
 }
 
-const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
-
-export function isS3Target(target: string): boolean {
-  return SCHEME.exec(target.trim())?.[1]?.toLowerCase() === 's3';
-}
-
 /** Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`) for reading the days of `scope`. */
 export async function openLake(target: string, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
   const trimmed = target.trim();
-  if (!isS3Target(trimmed)) {
-    const root = path.resolve(deps.cwd ?? process.cwd(), trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed);
-    return { url: trimmed, root, close: async () => undefined };
+  const parsed = parseDestinationTarget(trimmed, deps.source ?? '--out');
+  if (parsed.kind === 'local') {
+    return { url: trimmed, root: path.resolve(deps.cwd ?? process.cwd(), parsed.dir), close: async () => undefined };
   }
-  const { bucket, prefix } = parseS3Target(trimmed, '--out');
-  const client = deps.s3Client ?? new S3Client({});
+  const { bucket, prefix } = parsed;
+  const client = deps.s3Client ?? new S3Client(awsClientConfig());
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
     const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];

@@ -6,20 +6,22 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
-import { previousPeriod, readFigures, reportPrefixes, type Figures, type Period } from './figures.js';
+import { hasData, readFigures, type Figures } from './figures.js';
+import { lastDayOf, previousPeriod, type Period } from './period.js';
+import { REPORT_TABLES } from './warehouse.js';
+import { EXPORT_RUNS } from '../shared/tables.js';
 import { readFixes, type Fixes } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';
 import { renderFixes } from './fixes.js';
 import { renderReport } from './html.js';
-import { isS3Target, openLake } from './lake.js';
+import { openLake } from './lake.js';
+import { isS3Target } from './targets.js';
 
-/** The file name of the report, in the local destination (or the current folder for S3). */
-export const REPORT_FILE = 'report.html';
+export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
 export interface ReportRequest {
   /** `s3://bucket/prefix`, a folder or a `file://` URL. */
@@ -53,14 +55,13 @@ export interface BuiltReport {
 export async function buildReport(request: ReportRequest, deps: ReportDeps): Promise<BuiltReport> {
   const { period } = request;
   const previous = previousPeriod(period);
-  const prefixes = reportPrefixes();
   const started = performance.now();
   const today = formatDay(deps.now());
   // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...prefixes.both, ...prefixes.period] },
+    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix] },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
@@ -71,9 +72,14 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
   try {
     await yieldTo(deps.signal);
-    const figures = await readFigures(lake.root, { period, projects: request.projects, runsTo });
+    const figures = await readFigures(lake.root, {
+      period,
+      projects: request.projects,
+      runsTo,
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+    });
     await yieldTo(deps.signal);
-    const last = period.days[period.days.length - 1] ?? period.from;
+    const last = lastDayOf(period);
     if (figures.projects.length === 0) {
       throw new NoDataError(
         `nothing exported in ${lake.url} from ${period.from} to ${last}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
@@ -115,24 +121,12 @@ async function readReportFixes(request: ReportRequest, root: string, projects: r
   return readFixes(root, requests, { days: request.period.days, projects, now: deps.now() });
 }
 
-/** Whether the period holds anything at all: a table row, a unit's state, a logged run. */
+/**
+ * Whether the period holds anything of the report's projects: a table row or a unit's state.
+ * (The run log is the whole export's: a project nothing was exported for has no report.)
+ */
 function hasAnyData(figures: Figures): boolean {
-  const h = figures.headline.current;
-  return (
-    h.daysWithData > 0 ||
-    h.views + h.searches + h.questions + h.thumbsDown > 0 ||
-    figures.health.some((c) => c.state !== 'missing') ||
-    figures.requestsPerDay.some((d) => d.runs > 0)
-  );
-}
-
-/** Where the report goes: `--file`, else `<dest>/report.html` for a folder, else `./report.html` for S3. */
-export function reportFileOf(destination: string, file: string | undefined, cwd: string): string {
-  if (file !== undefined) return path.resolve(cwd, file);
-  if (isS3Target(destination)) return path.resolve(cwd, REPORT_FILE);
-  const trimmed = destination.trim();
-  const folder = trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed;
-  return path.resolve(cwd, folder, REPORT_FILE);
+  return hasData(figures.headline.current) || figures.health.some((c) => c.state !== 'missing');
 }
 
 /** Writes `html` to `file` atomically (a reader sees the previous report or the new one). */

@@ -4,6 +4,7 @@
  * headroom for the organisation's other tools), `30/30m`, `5/20s`.
  */
 import { ConfigError } from './errors.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './time.js';
 
 export interface BudgetSpec {
   /** Requests that may start within any window. */
@@ -16,7 +17,7 @@ export interface BudgetSpec {
 
 export const DEFAULT_BUDGET = '90/1h';
 
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS } as const;
 
 /**
  * The longest window a budget may have: the service's limit is hourly, and the ledger keeps a

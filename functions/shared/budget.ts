@@ -28,6 +28,7 @@
 import { MAX_WINDOW_MS, type BudgetSpec } from './budget-spec.js';
 import { BudgetExhaustedError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
+import { backoffDelay } from './time.js';
 
 /**
  * The shared ledger document. `consecutive429` shows in status output how many 429s piled up
@@ -253,18 +254,6 @@ export function createBudgetLedger(store: SharedStore, spec: BudgetSpec, options
   };
 }
 
-/** Time the budget needs for `requests` more, from a ledger snapshot (an upper bound: the window slides). */
-export function budgetTime(snapshot: BudgetSnapshot, requests: number, now: number): { readonly startsAt: number; readonly ms: number } {
-  const { windowMs } = snapshot.spec;
-  const per = snapshot.limit;
-  const free = Math.max(0, per - snapshot.used);
-  // The snapshot was taken a moment after `now`: a start less than a second away is now.
-  const startsAt = snapshot.nextStartAt - now < 1_000 ? now : snapshot.nextStartAt;
-  if (requests <= free) return { startsAt, ms: startsAt - now };
-  const windows = Math.ceil((requests - free) / per);
-  return { startsAt, ms: startsAt - now + windows * windowMs };
-}
-
 /** What a caller waiting for budget is told (CLI countdown, metrics). */
 export interface BudgetWait {
   readonly waitMs: number;
@@ -394,7 +383,7 @@ export function createBudgetGate(
       stats.rateLimited += 1;
       const serverAsked = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0;
       const { windowMs } = ledger.spec;
-      const asked = serverAsked ? retryAfterMs : Math.min(BACKOFF_START_MS * 2 ** consecutive429, windowMs);
+      const asked = serverAsked ? retryAfterMs : backoffDelay(consecutive429 + 1, { baseMs: BACKOFF_START_MS, maxMs: windowMs });
       const delay = Math.min(asked, windowMs);
       consecutive429 += 1;
       rateLimitedSinceStart = true;

@@ -9,7 +9,8 @@
  * 2. its response schema in `schemas.ts` (the types are inferred from it) and its tables in
  *    `tables.ts` (columns: the Parquet writer, Glue and docs/warehouse.md come from them);
  * 3. its rows: a `DatasetDef` in `functions/export/datasets.ts` (the compiler asks for one per
- *    name), and its generator in the sandbox.
+ *    name), and in the sandbox its generator (`sandbox/generators/<name>.ts`) and its endpoint
+ *    (`sandbox/endpoints/<name>.ts`), each listed in its folder's `registry.ts`.
  */
 import {
   ASSISTANT_CALLER_STATS,

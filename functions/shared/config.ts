@@ -412,10 +412,20 @@ export const SETTINGS = {
         : fail(`ANOMALY_DROP must be a number above 0 and below 1 (got "${raw.slice(0, 20)}"): a drop to half is 0.5; fix or unset it (default 0.5)`);
     },
   }),
-  anomalyRise: decimal('ANOMALY_RISE', 1, 1_000, {
+  anomalyRise: setting({
+    env: 'ANOMALY_RISE',
     doc: "a newly complete day's figure above this times the median of the same weekday over the 4 weeks before is an anomaly (a tripling is `3`)",
     default: '3',
+    range: { min: 1, max: 1_000, above: true },
     readBy: EXPORT,
+    parse: (raw) => {
+      const value = /^\d+(?:\.\d+)?$/.test(raw)
+        ? Number(raw)
+        : fail(`ANOMALY_RISE must be a number above 1 (got "${raw.slice(0, 20)}"): a tripling is 3; fix or unset it (default 3)`);
+      return value > 1 && value <= 1_000
+        ? value
+        : fail(`ANOMALY_RISE must be above 1 and at most 1000 (got ${value}): a tripling is 3; fix or unset it (default 3)`);
+    },
   }),
   insightsTopicArn: setting({
     env: 'INSIGHTS_TOPIC_ARN',

@@ -3,8 +3,8 @@
  * `[D, D+1)`: `dateTo` is exclusive, as the visitors endpoint defines it.
  */
 import { ConfigError } from './errors.js';
+import { DAY_MS } from './time.js';
 
-const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A day window: `from` inclusive, `to` exclusive, both `YYYY-MM-DD` (UTC). */
@@ -45,7 +45,7 @@ export function dayWindow(day: string): DayWindow {
   return { from: day, to: addDays(day, 1) };
 }
 
-/** The UTC day before the one containing `time` (the nightly export's target day). */
+/** The UTC day before the one containing `time` (the CLI's default day). */
 export function previousDay(time: number | string | Date): string {
   const ms = typeof time === 'number' ? time : new Date(time).getTime();
   if (Number.isNaN(ms)) throw new ConfigError(`time "${String(time)}" is not a valid timestamp: use ISO 8601`);
@@ -64,7 +64,7 @@ export function daysBetween(from: string, to: string): string[] {
 
 /**
  * Refuses a day that is not over yet (UTC) at `now`: its data is still growing, and a
- * manifest would mark a partial day complete, which the nightly heal would then never redo.
+ * manifest would mark a partial day complete, which the hourly runs' heal would then never redo.
  */
 export function assertFinishedDays(days: readonly string[], now: number, what = 'date'): void {
   const today = formatDay(now);

@@ -7,6 +7,7 @@ import type { Destination } from './destination.js';
 import { createLocalDestination } from './destination-local.js';
 import { createS3Destination } from './destination-s3.js';
 import { parseDestinationTarget } from './destination-target.js';
+import { awsClientConfig } from './aws-clients.js';
 
 export interface DestinationDeps {
   /** Used for `s3://` targets; default: a client configured from the environment (region, role). */
@@ -24,5 +25,5 @@ export { parseS3Target, type S3Target } from './destination-target.js';
 export function openDestination(target: string, deps: DestinationDeps = {}): Destination {
   const parsed = parseDestinationTarget(target, deps.source ?? 'EXPORT_DESTINATION');
   if (parsed.kind === 'local') return createLocalDestination(parsed.dir);
-  return createS3Destination({ bucket: parsed.bucket, prefix: parsed.prefix, client: deps.s3Client ?? new S3Client({}) });
+  return createS3Destination({ bucket: parsed.bucket, prefix: parsed.prefix, client: deps.s3Client ?? new S3Client(awsClientConfig()) });
 }

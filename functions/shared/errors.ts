@@ -92,6 +92,45 @@ export class NetworkError extends ExporterError {
   }
 }
 
+/**
+ * A request that never reached the service: the connection was refused, the host name did not
+ * resolve, TLS failed, or fetch refused the port. Nothing was sent, so it spent no budget; its
+ * cause is a setting (MINTLIFY_API_URL) or this machine's network far more often than a moment's
+ * hiccup, so it is tried again only a few times, within seconds (retry-policy.ts).
+ */
+export class UnreachableError extends NetworkError {
+  /** The code of a port the fetch standard blocks (9, 25, 6000, …): undici throws `fetch failed` caused by `Error: bad port`. */
+  static readonly BAD_PORT = 'bad port';
+
+  /** What failed, in words a person can act on, starting with the code: `ECONNREFUSED: nothing listens there`. */
+  readonly what: string;
+
+  constructor(
+    /** The request, e.g. `GET /v1/analytics/p/visitors?…`. */
+    request: string,
+    /** What failed: a system code (`ECONNREFUSED`, `ENOTFOUND`, `ERR_SSL_…`) or `bad port`. */
+    readonly code: string,
+    /** The API base URL that could not be reached, e.g. `http://127.0.0.1:9` (MINTLIFY_API_URL). */
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
+    const what = describeUnreachable(code);
+    super(`${request} never reached ${url} (${what})`, true, options);
+    this.what = what;
+  }
+}
+
+/** TLS handshake failures (a certificate, or https to a plain-http port) by their code. */
+export const TLS_FAILURE_CODE = /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$)/;
+
+function describeUnreachable(code: string): string {
+  if (code === UnreachableError.BAD_PORT) return 'bad port: fetch refuses to connect to this port; use the port the API listens on';
+  if (code === 'ECONNREFUSED') return 'ECONNREFUSED: nothing listens there';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `${code}: the host name does not resolve`;
+  if (TLS_FAILURE_CODE.test(code)) return `${code}: the TLS handshake failed`;
+  return code;
+}
+
 /** The response was not what the spec promises (not JSON, wrong types, negative counts). */
 export class MalformedResponseError extends ExporterError {}
 

@@ -5,7 +5,8 @@
  *
  * Two questions, because a read and a POST differ in what a repeat can do:
  * - a **read** (visitors, any analytics endpoint, get job) is repeated freely on a transient
- *   failure: 408, 429, every 5xx, any network failure or timeout; a malformed 2xx body only
+ *   failure: 408, 429, every 5xx, any network failure or timeout (one that never reached the
+ *   service only twice, within seconds); a malformed 2xx body only
  *   once (it may be a proxy's hiccup; twice is the API's answer and a third request only spends
  *   the hourly budget);
  * - a **send** (the follow-up POST) has an outcome — `not-sent`, `refused` or `uncertain` — and
@@ -21,7 +22,9 @@ import {
   NetworkError,
   ResponseTooLargeError,
   SendUncertainError,
+  UnreachableError,
 } from './errors.js';
+import type { RetryDecision } from './retry.js';
 
 /** Statuses after which a read is tried again, besides every 5xx. */
 export const RETRYABLE_READ_STATUSES: readonly number[] = Object.freeze([408, 429]);
@@ -48,6 +51,20 @@ const NAMES_CREDITS = /\bcredits?\b/i;
 /** Retries granted to a failed 2xx body (malformed, too large, not UTF-8) within one call. */
 export const MAX_MALFORMED_RETRIES = 1;
 
+/**
+ * Retries granted to a request that never reached the service (`UnreachableError`) within one
+ * call: with the backoff's first two waits (at most 0.5 s and 1 s) a refused connection or a name
+ * that does not resolve is given up within seconds — it is a setting far more often than a
+ * hiccup, and nine attempts over a minute only hide the cause. A port fetch refuses gets none.
+ */
+export const MAX_UNREACHABLE_RETRIES = 2;
+
+/** Whether an unreachable API is worth another attempt, given the call's earlier failures. */
+function mayRetryUnreachable(error: UnreachableError, earlier: readonly unknown[]): boolean {
+  if (error.code === UnreachableError.BAD_PORT) return false;
+  return earlier.filter((e) => e instanceof UnreachableError).length < MAX_UNREACHABLE_RETRIES;
+}
+
 const isServerError = (status: number): boolean => status >= 500 && status <= 599;
 const isRedirect = (status: number): boolean => status >= 300 && status <= 399;
 
@@ -57,6 +74,7 @@ const isRedirect = (status: number): boolean => status >= 300 && status <= 399;
  */
 export function isRetryableRead(error: unknown, earlier: readonly unknown[] = []): boolean {
   if (error instanceof ApiError) return RETRYABLE_READ_STATUSES.includes(error.status) || isServerError(error.status);
+  if (error instanceof UnreachableError) return mayRetryUnreachable(error, earlier);
   if (error instanceof NetworkError) return true;
   // The same request would get the same oversized answer: the caller asks for less instead.
   if (error instanceof ResponseTooLargeError) return false;
@@ -67,11 +85,13 @@ export function isRetryableRead(error: unknown, earlier: readonly unknown[] = []
 }
 
 /**
- * An analytics read: like any read, except a 429, which is no failure but the request
- * budget's business (it pauses every analytics request, then the request goes on).
+ * An analytics read: like any read, except a 429, which is no failure but a pause — the request
+ * budget's business: it pauses every analytics request of the deployment, then the request goes
+ * on, spending none of its retries.
  */
-export function isRetryableAnalyticsRead(error: unknown, earlier: readonly unknown[] = []): boolean {
-  return !(error instanceof ApiError && error.status === 429) && isRetryableRead(error, earlier);
+export function retryAnalyticsRead(error: unknown, earlier: readonly unknown[] = []): RetryDecision {
+  if (error instanceof ApiError && error.status === 429) return 'pause';
+  return isRetryableRead(error, earlier);
 }
 
 /**
@@ -125,7 +145,8 @@ export function isOutOfCredits(error: unknown): error is ApiError {
  * reach the service through a transient failure (a connection refused, DNS), or the service
  * refused it for now (429). Other refusals (400, 404, …) would only be refused again.
  */
-export function isRetryableSend(error: unknown): boolean {
+export function isRetryableSend(error: unknown, earlier: readonly unknown[] = []): boolean {
+  if (error instanceof UnreachableError) return mayRetryUnreachable(error, earlier);
   if (error instanceof NetworkError) return error.beforeSend;
   return error instanceof ApiError && RESEND_STATUSES.includes(error.status);
 }

@@ -1,7 +1,7 @@
 /**
  * Retry mechanics: Retry-After parsing, backoff with jitter and a deadline-bounded retry loop
- * built on p-retry. Which failures are worth another attempt is retry-policy.ts's answer, passed
- * in as `shouldRetry`.
+ * built on p-retry. Which failures are worth another attempt — or a pause that is no failure at
+ * all (an analytics 429) — is retry-policy.ts's answer, passed in as `shouldRetry`.
  *
  * Why the waiting happens here and not inside p-retry: p-retry sleeps with the global
  * `setTimeout` and knows nothing about `Retry-After` or a wall-clock deadline. We run it with
@@ -10,27 +10,8 @@
  * accounting and abort-signal handling while tests drive time with a fake clock.
  */
 import pRetry, { AbortError } from 'p-retry';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, DeadlineExceededError, RateLimitedError, describeError } from './errors.js';
-
-/** Sleeps `ms` milliseconds; rejects when `signal` aborts. */
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-/**
- * The longest single timer Node keeps: a longer delay overflows to 1 ms (with a warning), so a
- * wait of weeks would turn into a busy loop.
- */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** The real sleep (node:timers/promises), in timer-sized chunks; tests inject a fake one. */
-export const realSleep: Sleep = async (ms, signal) => {
-  let left = Math.max(0, ms);
-  do {
-    const chunk = Math.min(left, MAX_TIMER_MS);
-    await delay(chunk, undefined, signal ? { signal } : undefined);
-    left -= chunk;
-  } while (left > 0);
-};
+import { backoffDelay as timeBackoff, sleep as realSleep, type Sleep } from './time.js';
 
 const HTTP_DATE_HINT = /[A-Za-z]/;
 const DELTA_SECONDS = /^\d+(?:\.\d+)?$/;
@@ -99,11 +80,7 @@ export interface BackoffOptions {
  */
 export function backoffDelay(attempt: number, options: BackoffOptions = {}): number {
   const { minMs = RETRY_DEFAULTS.minMs, maxMs = RETRY_DEFAULTS.maxMs, factor = RETRY_DEFAULTS.factor, random = Math.random } = options;
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
-  const cap = Math.min(maxMs, minMs * factor ** exponent);
-  const half = cap / 2;
-  const r = Math.min(Math.max(random(), 0), 1);
-  return Math.round(half + r * half);
+  return timeBackoff(attempt, { baseMs: minMs, maxMs, factor, jitter: 'equal', random });
 }
 
 /** What the retry loop tells its observer before each wait. */
@@ -117,20 +94,24 @@ export interface RetryEvent {
   readonly fromRetryAfter: boolean;
 }
 
+/**
+ * What the policy says of a failed attempt: `true` another attempt after the backoff (or the
+ * Retry-After), `false` none, `'pause'` another attempt after `onPause` — not a failure, so it
+ * spends none of `retries` and waits no backoff (an analytics 429: the budget pauses every
+ * request of the deployment, and the next attempt's budget gate waits the pause out).
+ */
+export type RetryDecision = boolean | 'pause';
+
 export interface RetryOptions extends BackoffOptions {
-  /** Retries after the first attempt. @default RETRY_DEFAULTS.retries */
+  /** Retries after the first attempt (pauses not counted). @default RETRY_DEFAULTS.retries */
   readonly retries?: number;
   /**
    * Which errors get another attempt (a retry-policy.ts function). `earlier` holds the failures
-   * of the attempts before this one, oldest first.
+   * of the attempts before this one, oldest first (pauses included).
    */
-  readonly shouldRetry: (error: unknown, earlier: readonly unknown[]) => boolean;
-  /**
-   * The list the loop appends every failure to (after asking `shouldRetry` about it). Pass the
-   * same array to several loops of one call to carry the history over, e.g. across the pauses
-   * of an analytics call after a 429. @default a new list
-   */
-  readonly failures?: unknown[];
+  readonly shouldRetry: (error: unknown, earlier: readonly unknown[]) => RetryDecision;
+  /** What a pause does before the next attempt starts (records the 429). @default nothing */
+  readonly onPause?: (error: unknown) => Promise<void>;
   /**
    * Epoch ms (by `now`) after which no attempt starts and no wait may end. When the next
    * wait would end at or after it, the loop stops: a `RateLimitedError` is rethrown as is (the
@@ -147,7 +128,7 @@ export interface RetryOptions extends BackoffOptions {
   readonly signal?: AbortSignal;
   /** @default Date.now */
   readonly now?: () => number;
-  /** @default realSleep */
+  /** @default time.ts `sleep` */
   readonly sleep?: Sleep;
   /** Called before each wait (logging, counters). */
   readonly onRetry?: (event: RetryEvent) => void;
@@ -178,7 +159,10 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
   const { deadline, signal } = options;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? RETRY_DEFAULTS.maxRetryAfterMs;
   let lastError: unknown;
-  const failures = options.failures ?? [];
+  const failures: unknown[] = [];
+  const retries = options.retries ?? RETRY_DEFAULTS.retries;
+  /** Retries spent (pauses are not). */
+  let spent = 0;
 
   return pRetry(
     async (attempt) => {
@@ -192,7 +176,8 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
       return fn(attempt);
     },
     {
-      retries: options.retries ?? RETRY_DEFAULTS.retries,
+      // The retries are counted here, where a pause (which is not one) can be told apart.
+      retries: Number.POSITIVE_INFINITY,
       // p-retry must not sleep: every wait happens in shouldRetry below, with the injected clock.
       minTimeout: 0,
       maxTimeout: 0,
@@ -200,10 +185,16 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
       onFailedAttempt: ({ error }) => {
         lastError = error;
       },
-      shouldRetry: async ({ error, attemptNumber, retriesConsumed }) => {
-        const retryable = options.shouldRetry(error, [...failures]);
+      shouldRetry: async ({ error, attemptNumber }) => {
+        const decision = options.shouldRetry(error, [...failures]);
         failures.push(error);
-        if (!retryable) return false;
+        if (decision === 'pause') {
+          await options.onPause?.(error);
+          return true;
+        }
+        if (!decision || spent >= retries) return false;
+        const retriesConsumed = spent;
+        spent += 1;
         const retryAfter = retryAfterOf(error);
         if (retryAfter !== undefined && retryAfter > maxRetryAfterMs) throw error;
         const delayMs = retryAfter ?? backoffDelay(retriesConsumed + 1, options);

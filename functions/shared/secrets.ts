@@ -11,6 +11,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Config } from './config.js';
 import { validateApiKey } from './config.js';
 import { ConfigError, NetworkError } from './errors.js';
+import { awsClientConfig } from './aws-clients.js';
 
 /** The key the API client sends, and a way to read it again after a 401. */
 export interface ApiKeySource {
@@ -121,7 +122,7 @@ interface SecretsReader {
 /** Loaded on first use: the CLI never needs the SDK's Secrets Manager client. */
 async function createReader(client: SecretsManagerClient | undefined): Promise<SecretsReader> {
   const { SecretsProvider } = await import('@aws-lambda-powertools/parameters/secrets');
-  return new SecretsProvider(client ? { awsSdkV3Client: client } : {});
+  return new SecretsProvider(client ? { awsSdkV3Client: client } : { clientConfig: awsClientConfig() });
 }
 
 /** Failures of Secrets Manager itself (or of reaching it): worth trying again, not a configuration problem. */

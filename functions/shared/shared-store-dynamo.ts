@@ -19,6 +19,7 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ConfigError, ExporterError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
+import { backoffDelay, sleep } from './time.js';
 
 interface DynamoStoreOptions {
   readonly tableName: string;
@@ -33,6 +34,11 @@ interface DynamoStoreOptions {
    * @default 'json'
    */
   readonly layout?: 'json' | 'attributes';
+  /**
+   * The setting that names the table (`EXPORT_STATE_TABLE`), named by the one line a missing
+   * table gives. @default 'EXPORT_STATE_TABLE'
+   */
+  readonly setting?: string;
 }
 
 /** Attempts of one update before giving up: contention that long means something is wrong. */
@@ -50,6 +56,24 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
   if (keyPrefix === '') throw new ConfigError('keyPrefix of the DynamoDB shared store must not be empty');
   const TableName = options.tableName;
   const doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
+  const setting = options.setting ?? 'EXPORT_STATE_TABLE';
+  /**
+   * A request's answer; a table that does not exist (a typo, another region, a deployment not
+   * made yet) is a configuration mistake: one line naming the setting, exit 2 — not the SDK's
+   * "Requested resource not found".
+   */
+  async function guarded<T>(request: Promise<T>): Promise<T> {
+    try {
+      return await request;
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'ResourceNotFoundException')) throw error;
+      const region = await options.client.config.region().catch(() => undefined);
+      throw new ConfigError(
+        `the DynamoDB table ${TableName} named by ${setting} does not exist${region ? ` in ${region}` : ''}: set ${setting} to the deployment's StateTableName output (and AWS_REGION to its region), or leave it unset to keep the state in a local folder`,
+        { cause: error },
+      );
+    }
+  }
   const description = `dynamodb://${TableName}`;
   const attributes = options.layout === 'attributes';
 
@@ -72,7 +96,7 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
   }
 
   async function read(key: string) {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: { pk: keyPrefix + key }, ConsistentRead: true }));
+    const { Item } = await guarded(doc.send(new GetCommand({ TableName, Key: { pk: keyPrefix + key }, ConsistentRead: true })));
     return Item ? parse(Item) : undefined;
   }
 
@@ -88,11 +112,11 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
             ExpressionAttributeValues: { ':expected': expected },
           };
     if (value === undefined) {
-      await doc.send(new DeleteCommand({ TableName, Key: { pk }, ...condition }));
+      await guarded(doc.send(new DeleteCommand({ TableName, Key: { pk }, ...condition })));
     } else {
       const version = (expected ?? 0) + 1;
       const Item = attributes ? { ...documentObject(value, key), pk, version } : { pk, doc: JSON.stringify(value), version };
-      await doc.send(new PutCommand({ TableName, Item, ...condition }));
+      await guarded(doc.send(new PutCommand({ TableName, Item, ...condition })));
     }
   }
 
@@ -121,7 +145,7 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
           throw new StoreContentionError(`${description}: the update of "${key}" lost to other writers ${MAX_ATTEMPTS} times in a row; try again later`);
         }
         // Full jitter, growing to at most 100 ms: contenders spread out instead of colliding again.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * 2 ** attempt)));
+        await sleep(backoffDelay(attempt + 1, { baseMs: 5, maxMs: 100, jitter: 'full' }));
       }
     },
 
@@ -131,14 +155,16 @@ export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
       const found: Array<{ key: string; value: T }> = [];
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const page = await doc.send(
-          new ScanCommand({
-            TableName,
-            ConsistentRead: true,
-            FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: { ':prefix': keyPrefix + prefix },
-            ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
-          }),
+        const page = await guarded(
+          doc.send(
+            new ScanCommand({
+              TableName,
+              ConsistentRead: true,
+              FilterExpression: 'begins_with(pk, :prefix)',
+              ExpressionAttributeValues: { ':prefix': keyPrefix + prefix },
+              ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
+            }),
+          ),
         );
         for (const item of page.Items ?? []) {
           found.push({ key: String(item['pk']).slice(keyPrefix.length), value: parse(item).value as T });

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { ConfigError } from './errors.js';
 import { isLocalProcessGone, newLeaseOwner } from './leases.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
+import { sleep as realSleep } from './time.js';
 
 interface LocalStoreOptions {
   /** A lock file older than this is a crashed writer's and is broken (ms). @default 30_000 */
@@ -35,7 +36,7 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
   if (!Number.isFinite(staleLockMs) || staleLockMs <= 0) {
     throw new ConfigError(`staleLockMs must be a positive number of milliseconds, got ${staleLockMs}`);
   }
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? ((ms: number) => realSleep(ms));
   let ready: Promise<unknown> | undefined;
   // Private (0700/0600): the ledger and leases name this machine's runs and its hostname.
   const ensureDir = () => (ready ??= mkdir(dir, { recursive: true, mode: 0o700 }));

@@ -290,7 +290,11 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
     { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null when none' },
     { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown' },
     { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
-    { name: 'sources_json', type: 'string', comment: 'Cited sources as a JSON array, each object as sent: {title,url} and any field the service added ([] when none)' },
+    {
+      name: 'sources_json',
+      type: 'string',
+      comment: 'Cited sources as a JSON array, each object as sent: {title,url} and any field the service added ([] when none)',
+    },
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],

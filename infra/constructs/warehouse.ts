@@ -203,7 +203,7 @@ export class Warehouse extends Construct {
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       // Versioning: a re-run replaces a day's files; the previous version stays recoverable
       // (a bad re-run or a mistaken delete can be undone) for `retention`, then expires so
-      // nightly heal re-runs do not grow the bill forever.
+      // heal and refresh re-runs do not grow the bill forever.
       versioned: true,
       lifecycleRules: [
         { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: retention },

@@ -6,7 +6,7 @@
  */
 import { createRandom, mix, shuffled } from './hash.js';
 import { baseRows, type ProjectRegistry } from './projects.js';
-import { memo } from './windowed.js';
+import { memo } from './cache.js';
 
 const SECTIONS = ['getting-started', 'guides', 'api-reference', 'components', 'integrations', 'deploy', 'settings', 'changelog', 'ai', 'référence'] as const;
 

@@ -3,6 +3,7 @@
  * configured ones (`DEFAULT_PROJECTS` unless the options say otherwise) and `proj_synth_<N>`,
  * which exists in every sandbox. Every generator resolves a project id here.
  */
+import { memo } from './cache.js';
 import { hashString, mix, unit } from './hash.js';
 
 /** A project the sandbox serves. */
@@ -101,7 +102,10 @@ export interface ProjectEntry {
 
 /** Resolves project ids (configured ones and `proj_synth_<N>`) for the dataset generators. */
 export class ProjectRegistry {
-  private readonly projects = new Map<string, ProjectEntry>();
+  /** The configured projects, for the sandbox's lifetime. */
+  private readonly configured = new Map<string, ProjectEntry>();
+  /** The `proj_synth_<N>` asked for, a bounded cache (each can be made again). */
+  private readonly synthetic = new Map<string, ProjectEntry>();
 
   /** Throws a RangeError when a configured project is invalid (`checkProjectSeed`). */
   constructor(
@@ -110,7 +114,7 @@ export class ProjectRegistry {
   ) {
     for (const project of seeds) {
       checkProjectSeed(project);
-      this.projects.set(project.id, this.entry(project));
+      this.configured.set(project.id, this.entry(project));
     }
   }
 
@@ -119,14 +123,10 @@ export class ProjectRegistry {
   }
 
   find(projectId: string): ProjectEntry | undefined {
-    const known = this.projects.get(projectId);
+    const known = this.configured.get(projectId);
     if (known) return known;
     const synth = synthProjectSeed(projectId);
-    if (!synth) return undefined;
-    const entry = this.entry(synth);
-    if (this.projects.size > 10_000) this.projects.clear();
-    this.projects.set(projectId, entry);
-    return entry;
+    return synth ? memo(this.synthetic, projectId, () => this.entry(synth)) : undefined;
   }
 
   /** The project, or a RangeError naming it (callers check `has` first). */

@@ -15,7 +15,7 @@ import { SitePages } from './pages.js';
 import { DEFAULT_PROJECTS, ProjectRegistry, type ProjectSeed } from './projects.js';
 import { SearchData } from './searches.js';
 import { createViewsData } from './views.js';
-import { VisitorData } from './visitors.js';
+import { PageCountData } from './visitors.js';
 import type { DatasetGenerator, DayOf, RowOf } from './windowed.js';
 
 /** Options of `createSandboxData`, the same as the sandbox's. */
@@ -36,7 +36,7 @@ function createGenerators(seed: number, projects: readonly ProjectSeed[]) {
   return {
     registry,
     generators: {
-      visitors: new VisitorData(registry, pages),
+      visitors: new PageCountData(registry, pages),
       views,
       searches: new SearchData(registry, pages),
       feedback,

@@ -21,7 +21,8 @@ import { createRandom, hashString, mix, pick, shuffled, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import { baseRows, dailyRows, type ProjectEntry, type ProjectRegistry } from './projects.js';
 import { SEARCH_HEADS, SEARCH_TAILS } from './text.js';
-import { memo, swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
+import { memo } from './cache.js';
+import { swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
 
 /** One row of `GET /v1/analytics/{projectId}/searches`. */
 export interface SearchRow {

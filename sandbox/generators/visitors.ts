@@ -1,6 +1,6 @@
 /**
  * Deterministic, lazily generated page counts: the visitors data, and with other options
- * the views data (views.ts).
+ * the views data (views.ts: events, so `total` = human + ai there).
  *
  * Nothing is materialised: row `i` of a date range is computed on demand from a hash of
  * (seed, projectId, day, i), so a project with 1,000,000 paths per day costs no memory and
@@ -13,9 +13,10 @@
  *   ranks map to catalogue entries through a per-day involution (some neighbours swap), so
  *   days differ;
  * - each page splits its total into human-only, AI-only and both, so
- *   `max(human, ai) ≤ total ≤ human + ai` and usually `total < human + ai`;
+ *   `max(human, ai) ≤ total ≤ human + ai` and usually `total < human + ai` (a distinct
+ *   count); with `total: 'sum'` (views) `total` is then `human + ai`;
  * - site totals are unique visitors, so they are well below the sum of pages (a visitor
- *   reads several pages) but at least the largest page.
+ *   reads several pages) but at least the largest page (`total` as for a page).
  *
  * A multi-day range lists the union of the days' catalogue entries in catalogue order,
  * with per-path sums; its totals are the sums of the daily totals.
@@ -24,7 +25,8 @@ import type { PageVisitors, VisitorCounts } from '../../functions/shared/api-typ
 import { hashString, mix, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import { baseRows, type BaseRows, type ProjectRegistry, type ProjectSeed, type SizedDataset } from './projects.js';
-import { memo, swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
+import { memo } from './cache.js';
+import { swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed.js';
 
 /** Rows at the top of a day checked when making the site totals at least the largest page. */
 const TOP_ROWS_CHECKED = 16;
@@ -52,6 +54,12 @@ export interface PageCountOptions {
   readonly scale?: number;
   /** Sizes the days by `baseRows(seed, dataset)`; default: `paths`, ±5 % by day unless `exact` (the visitors data). */
   readonly dataset?: SizedDataset;
+  /**
+   * What `total` is: `distinct` (default, visitors) people counted once whether seen as human,
+   * AI or both, so `max(human, ai) ≤ total ≤ human + ai`; `sum` (views) events, each human or
+   * AI, so `total = human + ai`, as the dashboard's export defines total views.
+   */
+  readonly total?: 'distinct' | 'sum';
 }
 
 /** Splits `total` unique visitors into human/ai with an overlap (visitors counted in both). */
@@ -63,13 +71,14 @@ function split(total: number, key: number, aiShareMin: number, aiShareSpan: numb
   return { human: humanOnly + both, ai: aiOnly + both, total };
 }
 
-/** Page counts of a window, with the window's site totals. Per-project and per-day parameters are small and cached. */
-export class VisitorData implements DatasetGenerator<PageVisitors> {
+/** Page counts of a window (visitors, views), with the window's site totals. Per-project and per-day parameters are small and cached. */
+export class PageCountData implements DatasetGenerator<PageVisitors> {
   private readonly projects = new Map<string, ProjectModel>();
   private readonly days = new Map<string, DayModel>();
   private readonly salt: number;
   private readonly scale: number;
   private readonly sizeOf: (seed: ProjectSeed) => BaseRows;
+  private readonly summed: boolean;
 
   constructor(
     private readonly registry: ProjectRegistry,
@@ -78,6 +87,7 @@ export class VisitorData implements DatasetGenerator<PageVisitors> {
   ) {
     this.salt = options.salt ?? 0;
     this.scale = options.scale ?? 1;
+    this.summed = options.total === 'sum';
     const dataset = options.dataset;
     this.sizeOf = dataset === undefined ? (project) => ({ rows: project.paths, exact: project.exact === true }) : (project) => baseRows(project, dataset);
   }
@@ -148,15 +158,15 @@ export class VisitorData implements DatasetGenerator<PageVisitors> {
     }
     const human = Math.max(site.human, maxHuman);
     const ai = Math.max(site.ai, maxAi);
-    const total = Math.min(Math.max(site.total, human, ai), human + ai);
+    const total = this.summed ? human + ai : Math.min(Math.max(site.total, human, ai), human + ai);
     return { human, ai, total };
   }
 
   /** The page at `rank` of a day, which lists catalogue entry `catalog`. */
   private pageAt(project: ProjectModel, day: DayModel, rank: number, catalog: number): PageVisitors {
     const total = Math.max(1, Math.round(day.top / (rank + 1) ** project.exponent));
-    const counts = split(total, mix(day.key, 1_000 + catalog), 0.1, 0.5, 0.25);
-    return { path: this.pages.path(project.id, catalog), ...counts };
+    const { human, ai } = split(total, mix(day.key, 1_000 + catalog), 0.1, 0.5, 0.25);
+    return { path: this.pages.path(project.id, catalog), human, ai, total: this.summed ? human + ai : total };
   }
 
   /** Rank ↔ catalogue entry of a day. */

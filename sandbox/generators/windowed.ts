@@ -4,6 +4,7 @@
  * The registry (registry.ts) and the endpoints work on these types alone, whatever the dataset.
  */
 import { dayStart } from '../../functions/shared/dates.js';
+import { memo } from './cache.js';
 import { hashString, mix } from './hash.js';
 import { baseRows, dailyRows, type ProjectRegistry, type SizedDataset } from './projects.js';
 
@@ -28,22 +29,6 @@ export type RowOf<G> = G extends WindowedRows<infer Row> ? Row : never;
 
 /** What a correct export of one (project, day) of a generator's dataset holds. */
 export type DayOf<G> = G extends { day(projectId: string, days: readonly string[], rows: never[]): infer Day } ? Day : { readonly rows: RowOf<G>[] };
-
-/** Entries a sandbox cache keeps before it starts afresh: memory stays bounded whatever is asked. */
-const CACHE_LIMIT = 10_000;
-
-/**
- * `map`'s value for `key`, else `make()` stored under it. The map is emptied once it holds
- * CACHE_LIMIT entries: everything in it can be computed again, so a bound beats an LRU here.
- */
-export function memo<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  const hit = map.get(key);
-  if (hit !== undefined) return hit;
-  const value = make();
-  if (map.size > CACHE_LIMIT) map.clear();
-  map.set(key, value);
-  return value;
-}
 
 /** One UTC day of a day-by-day dataset for a project. */
 export interface RowDay {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../functions/cli.js';
 import type { CliIo } from '../../functions/cli/io.js';
-import type { Sleep } from '../../functions/shared/retry.js';
+import type { Sleep } from '../../functions/shared/time.js';
 import { cliEnv } from './env.js';
 
 /** The repository root, the working folder of child processes. */

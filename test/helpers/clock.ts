@@ -2,7 +2,7 @@
  * Role: fake clocks. Time moves only when the code under test sleeps on the clock (the budget
  * gate, the client's backoff) or when a test moves it, so hours of waiting take milliseconds.
  */
-import type { Sleep } from '../../functions/shared/retry.js';
+import type { Sleep } from '../../functions/shared/time.js';
 
 export const HOUR_MS = 3_600_000;
 

@@ -93,7 +93,7 @@ export async function writeLake(
             files: { [table]: key },
             bytes: { [table]: 1 },
             pages: 1,
-            requests: { sent: 1, retried: 0 },
+            requests: { successful: 1, sent: 1, retried: 0 },
             runs: 1,
             durationsMs: { total: 1 },
           }),

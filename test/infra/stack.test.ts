@@ -492,7 +492,7 @@ describe('context configuration', () => {
 
   it.each([
     ['schedule', 'every night', /"schedule".*cron\(/],
-    ['projectIds', 'proj a', /"projectIds\.0"/],
+    ['projectIds', 'proj a', /"projectIds": "proj a" is not accepted/],
     ['apiUrl', 'http://api.mintlify.com', /"apiUrl".*https/],
     ['apiKeySecretArn', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key', /"apiKeySecretArn".*complete ARN/],
     ['alarmEmail', 'nobody', /"alarmEmail"/],
@@ -508,5 +508,19 @@ describe('context configuration', () => {
     new sqs.Queue(stack, 'NotTlsOnly', { enforceSSL: false });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+  });
+});
+
+describe('stack outputs', () => {
+  it('name the state table, which a laptop sets as EXPORT_STATE_TABLE to share the deployment budget', () => {
+    const [tableId] = only(defaults.template, 'AWS::DynamoDB::Table');
+
+    defaults.template.hasOutput('StateTableName', { Value: { Ref: tableId } });
+  });
+
+  it('each have a description', () => {
+    const outputs = defaults.template.toJSON().Outputs as Record<string, { Description?: string }>;
+
+    expect(Object.entries(outputs).filter(([, output]) => !output.Description?.trim())).toEqual([]);
   });
 });

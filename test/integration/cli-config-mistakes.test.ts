@@ -11,6 +11,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli } from '../helpers/cli.js';
 import { hostEnv, noAwsSetup } from '../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { analyticsRequests } from '../helpers/request-log.js';
 
 const DAY = '2026-11-01';
 
@@ -86,5 +87,133 @@ describe('no MINTLIFY_API_KEY while something points at the real API', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('using the embedded sandbox API at');
+  });
+});
+
+/** The lines that are the export's progress (non-terminal), not what it reports. */
+const PROGRESS = /^(Plan: |\[\d+\/\d+\] exporting )/;
+
+describe('a project the key cannot see (404)', () => {
+  it('--project with a typo over three days: one request, exit 2, one line naming --project and no "re-run"', async () => {
+    sandbox.clearRequests();
+    const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey };
+
+    const run = await cli(['export', '--from', '2026-10-05', '--to', '2026-10-08', '--project', 'docs_acme', '--json'], env);
+
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.lines).toEqual([expect.stringMatching(/^error: project "docs_acme" not found \(404\): the key cannot see it; check the id in --project /)]);
+    expect(run.stderr).not.toMatch(/re-run|MINTLIFY_PROJECT_IDS/);
+    expect(analyticsRequests(sandbox.requests)).toHaveLength(1);
+  });
+
+  it('MINTLIFY_PROJECT_IDS with one unknown project beside a good one: the good one is exported, one request for the unknown one, exit 2', async () => {
+    sandbox.clearRequests();
+    const env = {
+      MINTLIFY_API_URL: sandbox.url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+      MINTLIFY_PROJECT_IDS: 'docs_acme,proj_small',
+      EXPORT_DATASETS: 'visitors,searches',
+    };
+
+    const run = await cli(['export', '--from', '2026-10-05', '--to', '2026-10-07'], env);
+
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('ok '))).toHaveLength(4);
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('FAILED'))).toHaveLength(1);
+    const reports = run.lines.filter((line) => !PROGRESS.test(line));
+    expect(reports[0]).toMatch(
+      /^Stopped early: project "docs_acme" not found \(404\): .*check the id in MINTLIFY_PROJECT_IDS .*\(3 more unit\(s\) not tried\)$/,
+    );
+    expect(run.stderr).not.toContain('a re-run retries them');
+    const requests = analyticsRequests(sandbox.requests);
+    expect(requests.filter((r) => r.projectId === 'docs_acme')).toHaveLength(1);
+  });
+});
+
+describe('plan and status with a project never exported where others were', () => {
+  it('warn in one line naming the project and --project, send no request, and exit 0', async () => {
+    const scratch = await makeTempDir('mistakes-plan');
+    const env = {
+      MINTLIFY_API_URL: sandbox.url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+      EXPORT_DESTINATION: `${scratch}/data`,
+      EXPORT_STATE_DIR: `${scratch}/state`,
+      EXPORT_DATASETS: 'visitors',
+    };
+    const exported = await cli(['export', '--date', DAY, '--project', 'proj_small'], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    sandbox.clearRequests();
+
+    const [plan, status, known] = await Promise.all([
+      cli(['plan', '--date', DAY, '--project', 'proj_smal'], env),
+      cli(['status', '--date', DAY, '--project', 'proj_smal'], env),
+      cli(['status', '--date', DAY, '--project', 'proj_small'], env),
+    ]);
+
+    for (const run of [plan, status]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.lines).toEqual([
+        expect.stringMatching(/^warning: nothing of project "proj_smal" was ever exported to .* check --project; this command sends no request/),
+      ]);
+    }
+    expect(known.lines).toEqual([]);
+    expect(sandbox.requests).toEqual([]);
+  });
+});
+
+describe('an API nobody listens on', () => {
+  it('a closed port: exit 2 within seconds, one line naming ECONNREFUSED, the URL and MINTLIFY_API_URL, no budget spent', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const started = Date.now();
+
+    const run = await cli(['export', '--from', '2026-10-05', '--to', '2026-10-08', '--project', 'proj_small', '--json'], {
+      MINTLIFY_API_URL: url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+    });
+
+    expect(run.code, run.stderr).toBe(2);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.stdout).toBe('');
+    expect(run.lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^error: the API at ${url} could not be reached \\(ECONNREFUSED: nothing listens there\\): .*no budget was spent; check MINTLIFY_API_URL`),
+      ),
+    ]);
+  });
+
+  it('without --json: the progress lines, then the cause said once', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+
+    const run = await cli(['export', '--date', DAY, '--project', 'proj_small', '--dataset', 'visitors'], {
+      MINTLIFY_API_URL: url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+    });
+
+    expect(run.code, run.stderr).toBe(2);
+    const reports = run.lines.filter((line) => !PROGRESS.test(line));
+    expect(reports).toEqual([expect.stringMatching(/^error: the API at \S+ could not be reached \(ECONNREFUSED/)]);
+    expect(run.stderr.match(/ECONNREFUSED/g)).toHaveLength(1);
+  });
+
+  it('a port fetch refuses (9): exit 2 at once, the cause named, not "(TypeError)"', async () => {
+    const run = await cli(['export', '--date', DAY, '--project', 'proj_small', '--json'], {
+      MINTLIFY_API_URL: 'http://127.0.0.1:9',
+      MINTLIFY_API_KEY: sandbox.apiKey,
+    });
+
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.lines).toEqual([
+      expect.stringMatching(
+        /^error: the API at http:\/\/127\.0\.0\.1:9 could not be reached \(bad port: fetch refuses to connect to this port.*MINTLIFY_API_URL/,
+      ),
+    ]);
+    expect(run.stderr).not.toContain('TypeError');
   });
 });

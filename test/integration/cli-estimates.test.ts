@@ -106,6 +106,36 @@ describe('plan estimates a backfill from the nearest known day', () => {
   });
 });
 
+describe('the embedded sandbox is not paced in any estimate', () => {
+  it('plan without MINTLIFY_API_KEY (and without ANALYTICS_BUDGET) says the budget needs no wait, however many requests', async () => {
+    const month = ['--from', '2026-10-02', '--to', '2026-11-01', '--project', 'proj_large', '--dataset', 'visitors'];
+
+    const { code, stdout } = await runCliInProcess(['plan', ...month, '--out', out], {
+      env: { EXPORT_STATE_DIR: await makeTempDir('estimates-unpaced') },
+      now: () => NOW,
+    });
+
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Plan for ${out}: 30 unit(s), about ${30 * (knownPages['visitors'] as number)} request(s)`);
+    expect(stdout).toContain('The budget needs no wait (the embedded sandbox is not paced; set ANALYTICS_BUDGET to pace it) for these requests.');
+  });
+
+  it('status without MINTLIFY_API_KEY says the same', async () => {
+    const { code, stdout } = await runCliInProcess(
+      ['status', '--from', '2026-10-02', '--to', '2026-11-01', '--project', 'proj_large', '--dataset', 'visitors', '--out', out],
+      {
+        env: { EXPORT_STATE_DIR: await makeTempDir('estimates-unpaced') },
+        now: () => NOW,
+      },
+    );
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /30 to do, about \d+ request\(s\): the budget needs no wait \(the embedded sandbox is not paced; set ANALYTICS_BUDGET to pace it\)\./,
+    );
+  });
+});
+
 describe('a run refreshes its estimates as units finish', () => {
   it('the progress line says the requests still to go and the time the budget needs, from the pages of the units done', async () => {
     const dest = await makeTempDir('estimates-run');

@@ -107,8 +107,8 @@ describe('mintlify-exporter status', () => {
         unit('2026-10-08', 'visitors', { state: 'missing' }),
         unit('2026-10-08', 'searches', { state: 'missing' }),
       ],
-      // What is left, estimated as `plan` does: 7 units, 32 requests, 50 min + two windows of 18.
-      todo: { units: 7, requests: 32, budgetMs: 50 * 60_000 + 2 * HOUR_MS },
+      // What is left, estimated as `plan` does: 7 units, 32 requests, 50 min until 18 may start, the other 14 a window later.
+      todo: { units: 7, requests: 32, budgetMs: 50 * 60_000 + HOUR_MS },
       budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0, limit: 18 },
     });
   });
@@ -130,7 +130,7 @@ describe('mintlify-exporter status', () => {
       expect.stringMatching(new RegExp(`^  visitors ${PROJECT} 2026-10-06: ApiError: access denied \\(403\\)`)),
       expect.stringMatching(new RegExp(`^  visitors ${PROJECT} 2026-10-07: ApiError: access denied \\(403\\)`)),
     ]);
-    expect(lines.at(-2)).toBe('3 of 10 unit(s) complete; 7 to do, about 32 request(s): the budget needs up to 2 h 50 min.');
+    expect(lines.at(-2)).toBe('3 of 10 unit(s) complete; 7 to do, about 32 request(s): the budget needs up to 1 h 50 min.');
     expect(lines.at(-1)).toBe('Budget 18/1h: 18 request(s) in the last 1h; the next request may start at 2026-10-09T06:50:00Z (in 50 min 00 s).');
   });
 
@@ -228,8 +228,8 @@ describe('mintlify-exporter plan', () => {
       ],
       requests: 32,
       budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0, limit: 18 },
-      // 50 min until the window has room, then two windows of 18 for 32 requests (an upper bound).
-      budgetMs: 50 * 60_000 + 2 * HOUR_MS,
+      // 50 min until the window has room for 18, then the other 14 a window after those.
+      budgetMs: 50 * 60_000 + HOUR_MS,
     });
   });
 
@@ -250,7 +250,7 @@ describe('mintlify-exporter plan', () => {
       ['requested', '2026-10-08', PROJECT, 'searches', '~6', 'request(s)'],
     ]);
     expect(lines[8]).toBe('Budget 18/1h: 18 request(s) in the last 1h; the next request may start at 2026-10-09T06:50:00Z (in 50 min 00 s).');
-    expect(lines[9]).toBe('The budget needs up to 2 h 50 min for these requests.');
+    expect(lines[9]).toBe('The budget needs up to 1 h 50 min for these requests.');
   });
 
   it('without dates lists the latest due day first, then the partial unit, then the missing days of the heal window; no request sent', async () => {

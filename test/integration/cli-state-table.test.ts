@@ -71,4 +71,29 @@ describe('export, plan and status with EXPORT_STATE_TABLE', () => {
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ budget: { budget: '50/1h', used: sent } });
   });
+
+  it.each(['status', 'plan', 'export'])('%s with a table that does not exist: one line naming EXPORT_STATE_TABLE, exit 2, no request sent', async (command) => {
+    const out = await makeTempDir('cli-no-table');
+    const env = {
+      MINTLIFY_API_URL: sandbox.url,
+      MINTLIFY_API_KEY: sandbox.apiKey,
+      EXPORT_STATE_TABLE: 'no-such-table',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_REGION: TEST_REGION,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      HOME: out,
+    };
+    sandbox.clearRequests();
+
+    const result = await run([command, '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', out], env);
+
+    expect(result.stderr).toMatch(
+      /^error: the DynamoDB table no-such-table named by EXPORT_STATE_TABLE does not exist in us-east-1: set EXPORT_STATE_TABLE to /,
+    );
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.code).toBe(2);
+    expect(analyticsRequests(sandbox.requests)).toEqual([]);
+  });
 });

@@ -178,11 +178,11 @@ describe('consume on a terminal', () => {
       const lines = out.trimEnd().split('\n');
       expect(lines.some((line) => line.startsWith('{'))).toBe(false);
       expect(lines).toContainEqual(
-        expect.stringMatching(/^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: prompt sent \(responseStatus \w+\)$/),
+        expect.stringMatching(/^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: prompt sent \(kind follow_up, responseStatus \w+\)$/),
       );
       expect(lines).toContainEqual(
         expect.stringMatching(
-          /^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: follow-up finished \(status completed, polls \d+, attempts 1\)$/,
+          /^\d\d:\d\d:\d\d project proj_small, job job_demo_2, request req-human: follow-up finished \(kind follow_up, status completed, polls \d+, attempts 1\)$/,
         ),
       );
       // The message's own line: its status and the pull request to review.

@@ -16,7 +16,7 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { DestinationError } from '../../functions/shared/errors.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
-import { realSleep } from '../../functions/shared/retry.js';
+import { sleep as realSleep } from '../../functions/shared/time.js';
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir } from '../helpers/files.js';
@@ -45,7 +45,7 @@ async function exportWith(options: { readonly maxResponseBytes?: number; readonl
     apiKey: sandbox.apiKey,
     budget: gate,
     sleep: async () => undefined,
-    logger: retryLinePrinter((line) => warnings.push(line)),
+    events: retryLinePrinter((line) => warnings.push(line)),
     ...options,
   });
   sandbox.clearRequests();

@@ -38,15 +38,28 @@ async function exportDays(args: readonly string[], extraEnv: Record<string, stri
 const failedLines = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('FAILED'));
 
 describe('a refused key (401)', () => {
-  it('stops the run at the first unit: one request, one FAILED line, one line saying why', async () => {
+  it('stops the run at the first unit: one request, and (nothing else done) one line saying why, exit 2', async () => {
     sandbox.addFault({ kind: 'status', status: 401, error: 'Invalid API key', times: Infinity });
 
     const result = await exportDays(['--dataset', 'visitors', '--dataset', 'searches']);
 
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(analyticsRequests(sandbox.requests)).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n').filter((line) => !/^(Plan: |\[\d+\/\d+\] exporting )/.test(line) && line !== '')).toEqual([
+      expect.stringMatching(/^error: API key rejected \(401\): .*MINTLIFY_API_KEY/),
+    ]);
+  });
+
+  it('a key refused after some units were exported: the summary with the stop, exit 2', async () => {
+    sandbox.addFault({ route: 'searches', kind: 'status', status: 401, error: 'Invalid API key', times: Infinity });
+
+    const result = await exportDays(['--dataset', 'visitors', '--dataset', 'searches']);
+
+    expect(result.code).toBe(2);
+    expect(result.stdout.split('\n').filter((line) => line.startsWith('ok '))).toEqual([expect.stringContaining('visitors proj_synth_600 2026-10-05')]);
     expect(failedLines(result.stdout)).toHaveLength(1);
-    expect(result.stderr).toMatch(/^Stopped early: API key rejected \(401\): .*\(5 more unit\(s\) not tried\)$/m);
+    expect(result.stderr).toMatch(/^Stopped early: API key rejected \(401\): .*\(4 more unit\(s\) not tried\)$/m);
   });
 });
 
@@ -66,7 +79,7 @@ describe('a forbidden dataset (403)', () => {
 });
 
 describe('an API nobody listens on', () => {
-  it('spends no budget, stops after the first unit naming MINTLIFY_API_URL and the cause, and keeps the cause in retry lines', async () => {
+  it('spends no budget, and says once, in one line, the URL, the cause and MINTLIFY_API_URL: exit 2', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
@@ -74,12 +87,10 @@ describe('an API nobody listens on', () => {
 
     const result = await exportDays(['--dataset', 'visitors'], { MINTLIFY_API_URL: url });
 
-    expect(result.code).toBe(1);
-    expect(failedLines(result.stdout)).toHaveLength(1);
-    expect(result.stderr).toMatch(/^Stopped early: the API could not be reached \(ECONNREFUSED\): .*MINTLIFY_API_URL.* \(2 more unit\(s\) not tried\)$/m);
-    const retries = result.stderr.split('\n').filter((line) => line.startsWith('retrying'));
-    expect(retries).toHaveLength(8);
-    for (const line of retries) expect(line).toContain('ECONNREFUSED');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const reports = result.stderr.split('\n').filter((line) => !/^(Plan: |\[\d+\/\d+\] exporting )/.test(line) && line !== '');
+    expect(reports).toEqual([expect.stringMatching(new RegExp(`^error: the API at ${url} could not be reached \\(ECONNREFUSED: .*MINTLIFY_API_URL`))]);
     expect(result.budgetUsed).toBe(0);
   });
 });

@@ -65,7 +65,8 @@ describe('two export processes on the same units', () => {
     const argv = ['export', '--from', DAYS[0] as string, '--to', '2026-10-05', '--project', PROJECT, '--dataset', 'visitors', '--out', out, '--json'];
 
     const children = [spawnCli(argv, env), spawnCli(argv, env)];
-    const exits = await Promise.all(children.map((child) => child.exited));
+    const exitOrder: number[] = [];
+    const exits = await Promise.all(children.map((child, i) => child.exited.then((exit) => (exitOrder.push(i), exit))));
 
     // Both ran (neither crashed); one that found a unit leased by the other reports it skipped.
     const reports = children.map((child) => JSON.parse(child.stdout()) as { ok: boolean; units: JsonUnit[] });
@@ -79,6 +80,10 @@ describe('two export processes on the same units', () => {
       ).toHaveLength(1);
       expect(['skipped', 'not planned'], day).toContain(outcomes.find((status) => status !== 'complete'));
     }
+    // The one that ended last saw every unit complete, its own or the other's: it succeeded.
+    const last = exitOrder[1] as number;
+    expect(exits[last]?.code, children[last]?.stderr()).toBe(0);
+    expect(reports[last]?.ok).toBe(true);
     // Both did part of the work, and met at least once on a unit the other held.
     for (const report of reports) expect(report.units.filter((unit) => unit.status === 'complete').length).toBeGreaterThan(0);
     expect(reports.flatMap((report) => report.units).filter((unit) => unit.status === 'skipped').length).toBeGreaterThan(0);

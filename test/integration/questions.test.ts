@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { previousDay } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/destinations.js';
-import { QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
+import { QUESTION_IDS, QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
+import { duckDbType } from '../../functions/shared/duckdb.js';
+import { TABLES } from '../../functions/shared/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
@@ -52,6 +54,7 @@ describe('the warehouse questions in DuckDB', () => {
   it('cover the saved Athena queries and the npm start summary, each with the tables it reads', () => {
     expect(QUESTIONS.filter((q) => q.saved).length).toBe(7);
     expect(QUESTIONS.filter((q) => q.summary).length).toBeGreaterThanOrEqual(7);
+    expect(new Set(QUESTIONS.map((q) => q.file)).size).toBe(QUESTIONS.length);
     for (const question of QUESTIONS) expect(tablesOf(question).length, question.file).toBeGreaterThan(0);
   });
 
@@ -60,4 +63,46 @@ describe('the warehouse questions in DuckDB', () => {
 
     expect(rows.length).toBeGreaterThan(0);
   });
+});
+
+describe('the questions asked for a range and projects (the report, gaps, the weekly report)', () => {
+  const ranged = QUESTIONS.filter((q) => questionSql(q, 'athena').includes("interval '-1' day"));
+
+  it("cover the report's shared definitions", () => {
+    expect(ranged.map((q) => q.id)).toEqual(expect.arrayContaining(Object.values(QUESTION_IDS)));
+  });
+
+  it.each(ranged.map((q) => [q.name, q] as const))(
+    '"%s" answers for the exported day and project, and nothing for another project or day',
+    async (_name, question) => {
+      const day = previousDay(Date.now());
+      const to = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      const asked = await queryDuckDb(questionSql(question, 'duckdb', { root }, { from: day, to, projects: [PROJECT] }));
+      const other = await queryDuckDb(questionSql(question, 'duckdb', { root }, { from: day, to, projects: ['proj_other'] }));
+      const before = await queryDuckDb(questionSql(question, 'duckdb', { root }, { from: '2020-01-01', to: day, projects: [PROJECT] }));
+      const limited = await queryDuckDb(questionSql(question, 'duckdb', { root }, { from: day, to, limit: 1 }));
+      expect(asked.length).toBeGreaterThan(0);
+      expect(other).toEqual([]);
+      expect(before).toEqual([]);
+      expect(limited.length).toBe(question.id === QUESTION_IDS.dailyTotals ? asked.length : 1);
+    },
+  );
+});
+
+describe('the one DuckDB type map', () => {
+  it.each(TABLES.filter((t) => t.name !== 'followup_outcomes').map((t) => [t.name, t] as const))(
+    'is how DuckDB reads %s back from the export',
+    async (_name, table) => {
+      const reader = table.format === 'json' ? 'read_json' : 'read_parquet';
+      const files = `'${root}/${table.prefix}/*/*.${table.format === 'json' ? 'json' : 'parquet'}'`;
+      const rows = await queryDuckDb(`DESCRIBE SELECT * FROM ${reader}(${files}, union_by_name = true)`);
+      const read = new Map(rows.map((r) => [String(r['column_name']), String(r['column_type'])]));
+      for (const column of table.columns) {
+        // A list that is empty in every record is guessed JSON[]: nothing to read its fields from.
+        const accepted = column.type === 'record_list' ? [duckDbType(column), 'JSON[]'] : [duckDbType(column)];
+        if (read.has(column.name)) expect(accepted, `${table.name}.${column.name}`).toContain(read.get(column.name));
+      }
+      expect(table.columns.filter((c) => read.has(c.name)).length, table.name).toBeGreaterThan(1);
+    },
+  );
 });

@@ -5,7 +5,7 @@
  * address, empty sections said in a sentence, and no API request.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
@@ -35,6 +35,7 @@ let figures: Figures;
 const days = (from: string, count: number) =>
   Array.from({ length: count }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
 const period = { from: PERIOD.from, to: PERIOD.to, days: days(PERIOD.from, 6) };
+const addOneDay = (day: string) => days(day, 2)[1] as string;
 
 beforeAll(async () => {
   lake = await buildReportLake();
@@ -102,8 +103,15 @@ describe('report figures', () => {
        FROM read_parquet('${lake.out}/views_pages/*/*.parquet', union_by_name = true)
        WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' GROUP BY ALL ORDER BY views DESC, project_id, path LIMIT 15`,
     );
-    expect(figures.topPages.map(({ aiShare: _, ...page }) => page)).toEqual(rows);
+    expect(figures.topPages.map(({ aiShare: _, previous: __, ...page }) => page)).toEqual(rows);
     expect(rows).toHaveLength(15);
+    const before = await queryDuckDb(
+      `SELECT project_id AS "projectId", path, sum(total) AS views FROM read_parquet('${lake.out}/views_pages/*/*.parquet', union_by_name = true)
+       WHERE date >= DATE '${PREVIOUS.from}' AND date < DATE '${PREVIOUS.to}' GROUP BY ALL`,
+    );
+    for (const page of figures.topPages) {
+      expect(page.previous, page.path).toBe(before.find((r) => r['projectId'] === page.projectId && r['path'] === page.path)?.['views'] ?? 0);
+    }
     for (const page of figures.topPages) expect(page.aiShare).toBeCloseTo(page.ai / (page.human + page.ai), 12);
   });
 
@@ -114,17 +122,18 @@ describe('report figures', () => {
        GROUP BY project_id, lower(search_query) HAVING bool_and(top_clicked_page IS NULL) ORDER BY hits DESC, query, project_id LIMIT 20`,
     );
     expect(rows.length).toBeGreaterThan(1);
-    expect(figures.unclickedSearches).toEqual(rows);
+    expect(figures.unclickedSearches.map(({ previous: _, ...search }) => search)).toEqual(rows);
     expect(figures.unclickedSearches[0]).toMatchObject({ query: HOSTILE_TEXT, hits: HOSTILE_HITS, projectId: DRIFT.projectId });
   });
 
   it('unanswered questions by category count every unanswered turn, with up to three examples each', async () => {
     const rows = await queryDuckDb(
-      `SELECT coalesce(query_category, '') AS category, count(*) AS questions FROM read_parquet('${lake.out}/assistant_conversations/*/*.parquet')
-       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY questions DESC, category`,
+      `SELECT project_id AS "projectId", coalesce(query_category, '') AS category, count(*) AS questions FROM read_parquet('${lake.out}/assistant_conversations/*/*.parquet')
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY questions DESC, category, 1 LIMIT 12`,
     );
-    expect(figures.unansweredByCategory.map(({ examples: _, ...c }) => c)).toEqual(rows);
-    expect(figures.unansweredByCategory.reduce((sum, c) => sum + c.questions, 0)).toBe(figures.headline.current.unanswered);
+    expect(figures.unansweredByCategory.map(({ examples: _, previous: __, ...c }) => c)).toEqual(rows);
+    const all = await sumOf(lake.out, 'assistant_conversations', 'count(*)', PERIOD, "resolution_status = 'unanswered'");
+    if (rows.length < 12) expect(figures.unansweredByCategory.reduce((sum, c) => sum + c.questions, 0)).toBe(all);
     for (const category of figures.unansweredByCategory) {
       expect(category.examples.length).toBeGreaterThan(0);
       expect(category.examples.length).toBeLessThanOrEqual(3);
@@ -133,11 +142,16 @@ describe('report figures', () => {
 
   it('pages with the most thumbs down count feedback items with helpful = false', async () => {
     const rows = await queryDuckDb(
-      `SELECT project_id AS "projectId", path, count(*) AS "thumbsDown" FROM read_parquet('${lake.out}/feedback/*/*.parquet')
-       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND helpful = false GROUP BY ALL ORDER BY 3 DESC, 1, 2 LIMIT 10`,
+      `SELECT project_id AS "projectId", path, count(*) FILTER (WHERE helpful = false) AS "thumbsDown", count(*) FILTER (WHERE helpful = true) AS "thumbsUp"
+       FROM read_parquet('${lake.out}/feedback/*/*.parquet')
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' GROUP BY ALL HAVING "thumbsDown" > 0 ORDER BY 3 DESC, 1, 2 LIMIT 10`,
     );
     expect(rows.length).toBeGreaterThan(0);
-    expect(figures.thumbsDownPages).toEqual(rows);
+    expect(figures.thumbsDownPages.map(({ projectId, path, thumbsDown, thumbsUp }) => ({ projectId, path, thumbsDown, thumbsUp }))).toEqual(rows);
+    for (const page of figures.thumbsDownPages) {
+      expect(page.rate).toBeCloseTo(page.thumbsDown / (page.thumbsDown + page.thumbsUp), 12);
+      expect(page.comments.length).toBeLessThanOrEqual(3);
+    }
   });
 
   it('the calendar shows each unit as status reads it: the missing day, the failed, the partial and the drifted unit', () => {
@@ -216,14 +230,46 @@ describe('report page', () => {
 
   it('says in a sentence when a section has nothing to show', async () => {
     const { html: sparse } = await buildReport(
-      { destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] },
+      { destination: lake.out, period: { from: FAILED.day, to: '2026-10-18', days: [FAILED.day] }, projects: [FAILED.projectId] },
       { now: () => NOW },
     );
-    expect(sparse).toContain('No visitors data was exported for this period.');
-    expect(sparse).toContain('No page views were exported for this period.');
-    expect(sparse).toContain('The assistant answered every question of this period (or no conversation was exported).');
     expect(sparse).toContain('No page got a thumbs down in this period (or no feedback was exported).');
-    expect(sparse).toContain('data-state="missing"');
+    expect(sparse).toContain('data-state="failed"');
+  });
+
+  it('refuses a report of days and projects with nothing exported (NoDataError), though the run log has runs', async () => {
+    await expect(
+      buildReport({ destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] }, { now: () => NOW }),
+    ).rejects.toThrow(/^nothing exported in .+ from 2026-10-16 to 2026-10-16 for proj_api: /);
+  });
+});
+
+describe('a warehouse with stray files', () => {
+  it('leaves out a corrupt Parquet file with a warning naming it, and reads every other', async () => {
+    const copy = path.join(await makeTempDir('report-corrupt'), 'data');
+    await cp(lake.out, copy, { recursive: true });
+    const bad = path.join('views_totals', `dt=${PERIOD.from}`, 'proj_api.parquet');
+    await writeFile(path.join(copy, bad), 'PAR1 this is not a parquet file');
+    const warnings: string[] = [];
+    const read = await readFigures(copy, { period, projects: [], onWarning: (line) => warnings.push(line) });
+    expect(warnings).toEqual([expect.stringContaining(`left out views_totals/dt=${PERIOD.from}/proj_api.parquet: not a readable Parquet file`)]);
+    const lost = await sumOf(lake.out, 'views_totals', 'sum(total)', { from: PERIOD.from, to: addOneDay(PERIOD.from) }, "project_id = 'proj_api'");
+    expect(lost).toBeGreaterThan(0);
+    expect(read.headline.current.views).toBe(figures.headline.current.views - lost);
+    expect(read.headline.current.human).toBe(figures.headline.current.human);
+  });
+
+  it('never reads a file name as a glob: a stray proj_small*.parquet is neither a project nor more pages', async () => {
+    const copy = path.join(await makeTempDir('report-glob'), 'data');
+    await cp(lake.out, copy, { recursive: true });
+    for (const day of period.days) {
+      const folder = path.join(copy, 'views_pages', `dt=${day}`);
+      await cp(path.join(folder, 'proj_small.parquet'), path.join(folder, 'proj_small*.parquet'));
+      await cp(path.join(folder, 'proj_small.parquet'), path.join(folder, 'proj_small-copy.parquet.bak'));
+    }
+    const read = await readFigures(copy, { period, projects: [] });
+    expect(read.projects).toEqual([...PROJECTS]);
+    expect(read.topPages).toEqual(figures.topPages);
   });
 });
 
@@ -261,6 +307,47 @@ describe('mintlify-exporter report', () => {
     expect(both.stderr.trim().split('\n')).toHaveLength(1);
     const bad = await runCliInProcess(['report', '--project', '../x', '--out', lake.out], { env: lake.env, now: () => NOW });
     expect(bad.code).toBe(2);
+  });
+
+  it('a project with nothing exported: exit 1, one line naming it, the previous report untouched', async () => {
+    const dir = await makeTempDir('report-typo');
+    const file = path.join(dir, 'report.html');
+    await writeFile(file, 'the previous report');
+    const result = await runCliInProcess(['report', '--days', '6', '--project', 'proj_typo', '--out', lake.out, '--file', file], {
+      env: lake.env,
+      now: () => NOW,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^No report: nothing exported in .+ for proj_typo: /)]);
+    expect(await readFile(file, 'utf8')).toBe('the previous report');
+  });
+
+  it.each([
+    ['--file naming a folder', (dir: string) => ['--file', dir], /^error: --file .+ is a folder: name a file, e\.g\. --file .+report\.html$/],
+    ['--file under a file', (dir: string) => ['--file', path.join(dir, 'a-file', 'report.html')], /^error: --file .+: .+a-file is a file, not a folder/],
+    ['--out naming a file', (dir: string) => ['--out', path.join(dir, 'a-file')], /^error: --out .+a-file is a file, not a folder/],
+    ['--out with S3:// in capitals', () => ['--out', 'S3://bucket/lake'], /^error: --out "S3:\/\/bucket\/lake" is not an S3 URL: write s3:\/\/bucket\/lake/],
+    [
+      '--from 1950',
+      () => ['--from', '1950-01-01', '--to', PERIOD.to],
+      /^error: --from 1950-01-01 --to 2026-10-20 covers 28,051 days; a report covers at most 366 .+: choose a later --from, e\.g\. --from 2025-10-19$/,
+    ],
+  ])('%s: exit 2 before any work, one line naming what was typed', async (_what, flags, message) => {
+    const dir = await makeTempDir('report-mistake');
+    await writeFile(path.join(dir, 'a-file'), 'x');
+    const started = performance.now();
+    const args = flags(dir);
+    const result = await runCliInProcess(
+      ['report', ...(args.includes('--out') ? [] : ['--out', lake.out]), ...(args.includes('--from') ? [] : ['--days', '6']), ...args],
+      {
+        env: lake.env,
+        now: () => NOW,
+      },
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(existsSync(path.join(dir, 'report.html'))).toBe(false);
   });
 
   it('a stop (Ctrl-C) ends the report at once with exit code 130 and leaves the previous report untouched', async () => {

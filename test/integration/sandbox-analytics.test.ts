@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  createSandboxData,
   FEEDBACK_SOURCES,
   FEEDBACK_STATUSES,
   startSandbox,
@@ -100,6 +101,13 @@ describe('sandbox analytics endpoints', () => {
   useSandbox({}, (started) => (sandbox = started), { clearAfterEach: true });
 
   describe('auth, projects and validation', () => {
+    it('still serves the configured projects after more synthetic projects than its caches hold', async () => {
+      const data = createSandboxData({ projects: [{ id: 'proj_kept', paths: 3 }] });
+      for (let n = 1; n <= 10_050; n++) expect(data.hasProject(`proj_synth_${n}`)).toBe(true);
+      expect(data.hasProject('proj_kept')).toBe(true);
+      expect(data.rows('visitors', 'proj_kept', DAY)).toHaveLength(3);
+    });
+
     it.each(ROUTES)('%s answers 401 with {error} without an Authorization header', async (route) => {
       const response = await fetch(url(sandbox, 'proj_small', route, ONE_DAY));
 
@@ -241,9 +249,26 @@ describe('sandbox analytics endpoints', () => {
       expect(pages.map((page) => page.totals)).toEqual(pages.map(() => expected.totals));
     });
 
-    it('serves the visitors shape with a total deduplicated across human and AI', () => {
+    it('counts view events as the dashboard export defines them: total = human + ai, per page and in the totals', async () => {
       const { rows, totals } = sandbox.data.day('views', 'proj_medium', DAY);
+      expect(rows.length).toBeGreaterThan(1_000);
+      for (const row of rows) expect(row.total).toBe(row.human + row.ai);
+      expect(totals.total).toBe(totals.human + totals.ai);
 
+      // Over HTTP and over several days (sums of the days) as well.
+      const page = await getBody<{ totals: { human: number; ai: number; total: number }; views: { human: number; ai: number; total: number }[] }>(
+        sandbox,
+        'proj_small',
+        'views',
+        { dateFrom: DAY, dateTo: DAY_AFTER, limit: 250 },
+      );
+      expect(page.views.length).toBe(250);
+      for (const row of page.views) expect(row.total).toBe(row.human + row.ai);
+      expect(page.totals.total).toBe(page.totals.human + page.totals.ai);
+    });
+
+    it("keeps visitors' total a deduplicated count, at most human + ai and usually below it", () => {
+      const { rows, totals } = sandbox.data.day('visitors', 'proj_medium', DAY);
       for (const row of rows) {
         expect(row.total).toBeGreaterThanOrEqual(Math.max(row.human, row.ai));
         expect(row.total).toBeLessThanOrEqual(row.human + row.ai);
@@ -251,7 +276,7 @@ describe('sandbox analytics endpoints', () => {
       const busy = rows.filter((row) => row.total >= 20);
       expect(busy.length).toBeGreaterThan(20);
       expect(busy.filter((row) => row.total < row.human + row.ai).length).toBeGreaterThan(busy.length / 2);
-      expect(totals.total).toBeLessThanOrEqual(totals.human + totals.ai);
+      expect(totals.total).toBeLessThan(totals.human + totals.ai);
     });
 
     it('differs from the visitors of the same day', () => {

@@ -35,7 +35,11 @@ export function budgetLine(snapshot: BudgetSnapshot, now: number): string {
   return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}${problem}`;
 }
 
-/** How long the budget needs, as plan and status say it: "no wait" or "up to 1h 5m". */
-export function budgetNeeds(ms: number): string {
+/**
+ * How long the budget needs, as plan and status say it: "no wait" or "up to 1h 5m"; a run
+ * against the embedded sandbox is not paced (estimates.ts `runsUnpaced`) and says so.
+ */
+export function budgetNeeds(ms: number, unpaced = false): string {
+  if (unpaced) return 'no wait (the embedded sandbox is not paced; set ANALYTICS_BUDGET to pace it)';
   return ms === 0 ? 'no wait' : `up to ${formatDuration(ms)}`;
 }

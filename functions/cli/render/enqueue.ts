@@ -28,7 +28,14 @@ export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'q
     for (const row of rows) io.stdout.write(`${row.text}\n`);
   }
   const total = report.enqueued.length + report.notSent.length;
-  if (report.notSent.length > 0) {
+  if (report.stopped && fromFile) {
+    io.stderr.write(
+      `Stopped: ${report.enqueued.length} of ${total} prompt(s) were accepted by the queue before the stop; the other ${report.notSent.length} were not sent. ` +
+        'Enqueuing the same, unchanged file again is safe: each line keeps its request id, the queue drops one it took in the last 5 minutes, and after that the consumer never sends a request id it already handled (it remembers them for 15 days).\n',
+    );
+  } else if (report.stopped) {
+    io.stderr.write('Stopped before the prompt was sent: nothing was queued.\n');
+  } else if (report.notSent.length > 0) {
     const lines = report.notSent.map((p) => p.line).join(', ');
     io.stderr.write(
       `${report.enqueued.length} of ${total} prompt(s) accepted by the queue; not sent: ${fromFile ? `line(s) ${lines}` : 'the prompt'}. ` +

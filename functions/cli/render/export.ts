@@ -97,10 +97,13 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
     const untried = result.units.filter((u) => u.status === 'pending' && u.blocked === stop).length;
     io.stderr.write(`Stopped early: ${stop}${untried > 0 ? ` (${untried} more unit(s) not tried)` : ''}\n`);
   }
-  if (result.failed > 0) {
-    const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));
+  // Units of a project the key cannot see fail again on a re-run: only a corrected id helps.
+  const failed = result.units.filter((u) => u.status === 'failed' && !result.unknownProjects.includes(u.projectId)).map((u) => unitLabel(u));
+  if (failed.length > 0 && result.runStop === undefined) {
     const named = failed.length > 5 ? `${failed.slice(0, 5).join(', ')} and ${failed.length - 5} more` : failed.join(', ');
     io.stderr.write(`Export incomplete: ${named} failed (see FAILED above); a re-run retries them\n`);
+  } else if (result.failed > 0) {
+    io.stderr.write('Export incomplete: fix what stopped it (said above), then re-run the same command (complete units are skipped)\n');
   } else if (!result.ok) {
     io.stderr.write(`Export ${result.stopped ? 'stopped' : 'incomplete'}: re-run the same command to resume (complete units are skipped)\n`);
   }

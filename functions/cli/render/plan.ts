@@ -11,6 +11,8 @@ export interface PlanView {
   readonly requests: number;
   /** Time the budget needs for them, ms. */
   readonly budgetMs: number;
+  /** The run would use the embedded sandbox, which is not paced: no wait. */
+  readonly unpaced?: boolean;
   readonly snapshot: BudgetSnapshot;
   readonly now: number;
   /** The latest due day, when the plan is the hourly run's (no day asked for). */
@@ -55,6 +57,6 @@ export function printPlan(view: PlanView, out: { write(text: string): unknown })
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
   if (requests > 0) {
     const scheduled = view.scheduledLastDay === undefined ? '' : ` (the hourly run does them; ${view.scheduledLastDay} is the latest due day)`;
-    out.write(`The budget needs ${budgetNeeds(view.budgetMs)} for these requests${scheduled}.\n`);
+    out.write(`The budget needs ${budgetNeeds(view.budgetMs, view.unpaced)} for these requests${scheduled}.\n`);
   }
 }

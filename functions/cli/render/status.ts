@@ -19,6 +19,8 @@ export interface StatusView {
   readonly status: ExportStatus;
   /** Time the budget needs for the requests left, ms. */
   readonly budgetMs: number;
+  /** The run would use the embedded sandbox, which is not paced: no wait. */
+  readonly unpaced?: boolean;
   readonly snapshot: BudgetSnapshot;
   readonly now: number;
 }
@@ -70,7 +72,7 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(
     status.todo === 0
       ? `All ${rows.length} unit(s) complete.\n`
-      : `${rows.length - status.todo} of ${rows.length} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs)}.\n`,
+      : `${rows.length - status.todo} of ${rows.length} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs, view.unpaced)}.\n`,
   );
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
 }

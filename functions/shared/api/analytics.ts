@@ -5,13 +5,13 @@
  * Every attempt goes through the request budget (`BudgetGate`) first, the only way to reach an
  * analytics endpoint from this code, and through the circuit breaker. A read is retried on 408,
  * 5xx, network errors and timeouts, a malformed body once (retry-policy.ts
- * `isRetryableAnalyticsRead`), and a 429 is not an error but a signal: the gate pauses every
+ * `retryAnalyticsRead`), and a 429 is not an error but a pause in the same loop: the gate pauses every
  * analytics request of the deployment until `Retry-After` (or a backoff), then the request goes
  * on, however long that takes — only the caller's deadline or signal ends the wait.
  */
 import type { ApiStats, CallOptions } from '../api-types.js';
 import { ConfigError, NetworkError, RateLimitedError } from '../errors.js';
-import { isRetryableAnalyticsRead } from '../retry-policy.js';
+import { retryAnalyticsRead } from '../retry-policy.js';
 import type { BodyParser } from './body.js';
 import { type CallSteps, checkId } from './call.js';
 
@@ -45,7 +45,7 @@ const ENDPOINT_PATTERN = /^[a-z]+(?:[/-][a-z]+)*$/;
 /** The analytics read over `steps`. */
 export function analyticsOperations(steps: CallSteps): Pick<AnalyticsApi, 'getAnalytics'> {
   const { stats, withKey, attempt, run } = steps;
-  const { budget, circuitBreaker: breaker, maxRetries, logger } = steps.options;
+  const { budget, circuitBreaker: breaker, logger, events } = steps.options;
   return {
     async getAnalytics<T>(endpoint: string, projectId: string, query: AnalyticsQuery, parse: BodyParser<T>, call: CallOptions = {}): Promise<T> {
       if (!budget) {
@@ -81,42 +81,27 @@ export function analyticsOperations(steps: CallSteps): Pick<AnalyticsApi, 'getAn
             throw error;
           }
         });
-      // A 429 leaves the retry loop at once (it is not counted against maxRetries): it pauses
-      // the whole deployment through the ledger, and the request goes on once the pause ends.
-      // Other failures keep their count across 429s, so alternating 5xx and 429 still ends.
-      let retriesUsed = 0;
-      const failures: unknown[] = [];
-      for (;;) {
-        const retriesBefore = stats.retries;
-        try {
-          return await run(
-            'getAnalytics',
-            `GET /v1/analytics/${project}/${endpoint}`,
-            once,
-            isRetryableAnalyticsRead,
-            call,
-            maxRetries - retriesUsed,
-            failures,
-          );
-        } catch (error) {
-          if (!(error instanceof RateLimitedError)) throw error;
-          retriesUsed += stats.retries - retriesBefore;
-          stats.retries += 1;
-          logger?.warn('analytics rate limited (429): pausing every analytics request', {
-            endpoint,
-            retryAfterMs: error.retryAfterMs ?? null,
-          });
-          const pause = await budget.rateLimited(error.retryAfterMs);
-          if (pause.askedMs !== undefined) {
-            logger?.warn(WAIT_CUT_LOG_MESSAGE, {
-              endpoint,
-              header: error.waitHeader ?? null,
-              askedMs: pause.askedMs,
-              pausedMs: pause.pausedMs,
-            });
-          }
+      // A 429 is a pause, not a failure (retry-policy.ts): it pauses the whole deployment
+      // through the ledger and spends none of the call's retries; the next attempt's budget
+      // gate waits the pause out. Other failures keep their count across 429s, so
+      // alternating 5xx and 429 still ends.
+      const pause = async (error: unknown): Promise<void> => {
+        const retryAfterMs = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+        const header = error instanceof RateLimitedError ? error.waitHeader : undefined;
+        stats.retries += 1;
+        logger?.warn('analytics rate limited (429): pausing every analytics request', { endpoint, retryAfterMs: retryAfterMs ?? null });
+        const paused = await budget.rateLimited(retryAfterMs);
+        if (paused.askedMs !== undefined) {
+          logger?.warn(WAIT_CUT_LOG_MESSAGE, { endpoint, header: header ?? null, askedMs: paused.askedMs, pausedMs: paused.pausedMs });
         }
-      }
+        events.onRateLimited?.({
+          endpoint,
+          pausedMs: paused.pausedMs,
+          ...(paused.askedMs !== undefined ? { askedMs: paused.askedMs } : {}),
+          ...(header !== undefined ? { header } : {}),
+        });
+      };
+      return run('getAnalytics', `GET /v1/analytics/${project}/${endpoint}`, once, retryAnalyticsRead, call, pause);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { ApiOperation, ApiStats } from '../api-types.js';
 import { MalformedResponseError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
 import { parseJson } from '../lossless-json.js';
+import type { ApiEvents } from './events.js';
 import type { ParseOptions } from '../schemas.js';
 import type { Redactor } from './redact.js';
 import type { RawResponse } from './transport.js';
@@ -33,11 +34,12 @@ export interface BodyContext {
   /** Counts replaced bytes in `invalidUtf8`. */
   readonly stats: ApiStats;
   readonly logger: Pick<AppLogger, 'warn'> | undefined;
+  readonly events: ApiEvents;
 }
 
 /** Decodes a 2xx body as UTF-8, parses it as JSON, redacts the keys, then checks it with `parse`. */
 export function parseBody<T>(response: RawResponse, parse: BodyParser<T>, context: BodyContext): T {
-  const { op, path, redactor, secrets, stats, logger } = context;
+  const { op, path, redactor, secrets, stats, logger, events } = context;
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(response.bytes);
@@ -45,7 +47,9 @@ export function parseBody<T>(response: RawResponse, parse: BodyParser<T>, contex
     text = new TextDecoder('utf-8').decode(response.bytes);
     const replaced = countReplacements(text) - countEncodedReplacements(response.bytes);
     stats.invalidUtf8 = (stats.invalidUtf8 ?? 0) + replaced;
-    logger?.warn(INVALID_UTF8_LOG_MESSAGE, { operation: op, request: path.split('?')[0], replaced });
+    const request = path.split('?')[0] as string;
+    logger?.warn(INVALID_UTF8_LOG_MESSAGE, { operation: op, request, replaced });
+    events.onInvalidUtf8?.({ request, replaced });
   }
   let body: unknown;
   try {

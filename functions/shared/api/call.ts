@@ -5,10 +5,11 @@
  * - `attempt` sends one request through the transport (transport.ts); a non-2xx answer becomes
  *   the error that says what to fix (status-messages.ts), a 2xx body its checked value (body.ts);
  * - `run` is the retry loop (retry.ts) with the client's numbers, the call's deadline, signal
- *   and stop, and one warn record before each wait (the CLI prints it: functions/cli/retry-lines.ts).
+ *   and stop, and before each wait a warn record (for logs) and an `onRetry` event (events.ts;
+ *   the CLI prints it: functions/cli/retry-lines.ts).
  *
- * Which failures get another attempt is each operation's choice, a retry-policy.ts function
- * (analytics.ts, agent.ts).
+ * Which failures get another attempt — or a pause — is each operation's choice, a
+ * retry-policy.ts function (analytics.ts, agent.ts).
  */
 import type { ApiOperation, ApiStats, CallOptions } from '../api-types.js';
 import { validateApiKey } from '../config.js';
@@ -20,7 +21,7 @@ import { createRedactor, type Redactor } from './redact.js';
 import { httpError, type RequestIds } from './status-messages.js';
 import { createTransport, isSuccess } from './transport.js';
 
-/** The message of the warn record the client logs before each retry wait. */
+/** The message of the warn record the client logs before each retry wait (for logs; the CLI reads `onRetry`). */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
 
 /** The steps of a call, and what one client's operations share: its options, counters and redactor. */
@@ -48,8 +49,8 @@ export interface CallSteps {
     secrets?: readonly string[],
   ): Promise<T>;
   /**
-   * Runs `fn` in the retry loop. `request` names it in the retry records; `retries` defaults to
-   * the client's `maxRetries`; `failures` carries the history over from an earlier loop.
+   * Runs `fn` in the retry loop. `request` names it in the retry records and events; `onPause`
+   * is what a pause of the policy does (an analytics 429).
    */
   run<T>(
     op: ApiOperation,
@@ -57,14 +58,13 @@ export interface CallSteps {
     fn: () => Promise<T>,
     shouldRetry: RetryOptions['shouldRetry'],
     call: CallOptions,
-    retries?: number,
-    failures?: unknown[],
+    onPause?: RetryOptions['onPause'],
   ): Promise<T>;
 }
 
 /** The steps for one client: a transport, a redactor and counters of its own. */
 export function createCallSteps(options: ResolvedApiOptions): CallSteps {
-  const { apiKey: keySource, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, now, sleep, random, logger } = options;
+  const { apiKey: keySource, maxRetries, minDelayMs, maxDelayMs, maxRetryAfterMs, now, sleep, random, logger, events } = options;
   const stats: ApiStats = { requests: 0, retries: 0, successes: 0 };
   const redactor = createRedactor(options.givenKey !== undefined ? [options.givenKey] : []);
   const send = createTransport(options, stats);
@@ -104,15 +104,15 @@ export function createCallSteps(options: ResolvedApiOptions): CallSteps {
     async attempt(op, method, path, body, ids, parse, call, key, secrets = []) {
       const response = await send(method, path, body, call, key);
       if (!isSuccess(response.status)) throw httpError(op, response, ids, now(), (text) => redactor.scrub(text, secrets));
-      const value = parseBody(response, parse, { op, path, redactor, secrets, stats, logger });
+      const value = parseBody(response, parse, { op, path, redactor, secrets, stats, logger, events });
       stats.successes += 1;
       return value;
     },
 
-    run(op, request, fn, shouldRetry, call, retries = maxRetries, failures = []) {
+    run(op, request, fn, shouldRetry, call, onPause) {
       return retry(() => fn(), {
-        retries,
-        failures,
+        retries: maxRetries,
+        ...(onPause ? { onPause } : {}),
         minMs: minDelayMs,
         maxMs: maxDelayMs,
         random,
@@ -137,6 +137,7 @@ export function createCallSteps(options: ResolvedApiOptions): CallSteps {
             ...(error instanceof ApiError ? { status: error.status } : {}),
             reason: describeError(error),
           });
+          events.onRetry?.({ operation: op, request, attempt: failed, delayMs, fromRetryAfter, error });
         },
       });
     },

@@ -12,14 +12,13 @@
  * - analytics.ts, agent.ts: the operations, each with the retry policy its repeats allow
  *   (retry-policy.ts): analytics reads through the request budget, a job read retried freely,
  *   the follow-up POST never sent twice;
+ * - events.ts: what the client tells its caller as it goes (a retry, a 429's pause, a clock
+ *   off, invalid UTF-8), typed: the CLI renders them (functions/cli/retry-lines.ts); its log
+ *   records are for logs only, and their wording is no API;
  * - client.ts: `createApiClient`, which composes them.
- *
- * The log records the client writes are named here too (the CLI prints them:
- * functions/cli/retry-lines.ts).
  */
-export { type AnalyticsApi, type AnalyticsQuery, WAIT_CUT_LOG_MESSAGE } from './analytics.js';
-export { type BodyParser, INVALID_UTF8_LOG_MESSAGE } from './body.js';
-export { RETRY_LOG_MESSAGE } from './call.js';
+export type { AnalyticsApi, AnalyticsQuery } from './analytics.js';
+export type { BodyParser } from './body.js';
 export { createApiClient, type MintlifyClient } from './client.js';
+export type { ApiEvents, ClockSkewEvent, InvalidUtf8Event, RateLimitEvent, RetryEvent } from './events.js';
 export { API_CLIENT_DEFAULTS, type ApiClientOptions } from './options.js';
-export { CLOCK_SKEW_LOG_MESSAGE } from './transport.js';

@@ -14,7 +14,9 @@ import type { SkewClock } from '../clock-skew.js';
 import { CONFIG_DEFAULTS, validateApiKey, validateApiUrl } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
-import { realSleep, RETRY_DEFAULTS, type Sleep } from '../retry.js';
+import type { ApiEvents } from './events.js';
+import { RETRY_DEFAULTS } from '../retry.js';
+import { sleep as realSleep, type Sleep } from '../time.js';
 import { fixedKey, type ApiKeySource } from '../secrets.js';
 
 export interface ApiClientOptions {
@@ -55,6 +57,8 @@ export interface ApiClientOptions {
   readonly random?: () => number;
   /** @default no logging */
   readonly logger?: Pick<AppLogger, 'debug' | 'info' | 'warn'>;
+  /** Typed events as the client goes (a retry, a 429's pause, a clock off, invalid UTF-8): events.ts. @default none */
+  readonly events?: ApiEvents;
   /** @default API_CLIENT_DEFAULTS.userAgent */
   readonly userAgent?: string;
   /**
@@ -119,6 +123,7 @@ export function resolveApiOptions(options: ApiClientOptions): ResolvedApiOptions
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
     logger: options.logger,
+    events: options.events ?? {},
     userAgent: options.userAgent ?? API_CLIENT_DEFAULTS.userAgent,
     budget: options.budget,
     circuitBreaker: options.circuitBreaker ?? createCircuitBreaker(),

@@ -4,7 +4,9 @@
  * timeout cut to the call's deadline, ends it when the caller aborts, and reads the body as a
  * stream up to a cap: all of a 2xx body (at most `maxResponseBytes`), the first 64 KiB of any
  * other. A failure becomes a `NetworkError` that says whether the request provably never left
- * this machine (`beforeSend`), which a POST needs to know. Every answer's `Date` header goes to
+ * this machine (`beforeSend`), which a POST needs to know; one that never reached the service (a
+ * connection refused, a name that does not resolve, TLS, a port fetch refuses) is an
+ * `UnreachableError` naming its cause and the URL. Every answer's `Date` header goes to
  * the skew clock.
  *
  * What a status means is status-messages.ts's business; retries, keys and parsing are the
@@ -12,7 +14,15 @@
  */
 import type { ApiStats, CallOptions } from '../api-types.js';
 import { describeSkew } from '../clock-skew.js';
-import { ClockSkewError, DeadlineExceededError, MalformedResponseError, NetworkError, ResponseTooLargeError } from '../errors.js';
+import {
+  ClockSkewError,
+  DeadlineExceededError,
+  MalformedResponseError,
+  NetworkError,
+  ResponseTooLargeError,
+  TLS_FAILURE_CODE,
+  UnreachableError,
+} from '../errors.js';
 import type { ResolvedApiOptions } from './options.js';
 
 /** Logged when the measured clock offset changes (clock-skew.ts); the CLI prints it as one line. */
@@ -47,7 +57,7 @@ export type Send = (method: 'GET' | 'POST', path: string, body: string | undefin
 
 /** The client's one way to the network; counts every request in `stats.requests`. */
 export function createTransport(options: ResolvedApiOptions, stats: ApiStats): Send {
-  const { baseUrl, fetch: fetchImpl, timeoutMs, maxResponseBytes, now, logger, userAgent, clock } = options;
+  const { baseUrl, fetch: fetchImpl, timeoutMs, maxResponseBytes, now, logger, events, userAgent, clock } = options;
   return async function send(method: 'GET' | 'POST', path: string, body: string | undefined, call: CallOptions, key: string): Promise<RawResponse> {
     const remaining = call.deadline === undefined ? Infinity : call.deadline - now();
     if (remaining <= 0) throw new DeadlineExceededError('no time left before the deadline: the request was not sent');
@@ -87,7 +97,11 @@ export function createTransport(options: ResolvedApiOptions, stats: ApiStats): S
       }
       logger?.debug('api response', { method, path, status, bytes: bytes.byteLength, ms: now() - started });
       const offsetMs = clock?.observe(response.headers.get('date'));
-      if (offsetMs !== undefined) logger?.warn(CLOCK_SKEW_LOG_MESSAGE, { offsetMs, skew: describeSkew(offsetMs) });
+      if (offsetMs !== undefined) {
+        const skew = describeSkew(offsetMs);
+        logger?.warn(CLOCK_SKEW_LOG_MESSAGE, { offsetMs, skew });
+        events.onClockSkew?.({ offsetMs, skew });
+      }
       return { status, headers: response.headers, bytes };
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
@@ -96,10 +110,20 @@ export function createTransport(options: ResolvedApiOptions, stats: ApiStats): S
       if (timedOut) {
         throw new NetworkError(`${method} ${path} timed out after ${limitMs} ms ${stage}`, false, { cause: error });
       }
-      const codes = causeCodes(error);
-      const beforeSend = status === undefined && codes.length > 0 && codes.every((code) => BEFORE_SEND_CODES.has(code));
-      const code = codes[codes.length - 1] ?? (error instanceof Error ? error.name : 'unknown');
-      throw new NetworkError(`${method} ${path} failed ${stage} (${code})`, beforeSend, { cause: error });
+      const { codes, messages } = causesOf(error);
+      if (status === undefined) {
+        const never = messages.includes(UnreachableError.BAD_PORT)
+          ? UnreachableError.BAD_PORT
+          : codes.length > 0 && codes.every((code) => BEFORE_SEND_CODES.has(code) || TLS_FAILURE_CODE.test(code))
+            ? (codes[codes.length - 1] as string)
+            : undefined;
+        if (never !== undefined) {
+          throw new UnreachableError(`${method} ${path}`, never, baseUrl, { cause: error });
+        }
+      }
+      // undici's own error says only "fetch failed": the innermost cause names what happened.
+      const code = codes[codes.length - 1] ?? messages[messages.length - 1] ?? (error instanceof Error ? error.name : 'unknown');
+      throw new NetworkError(`${method} ${path} failed ${stage} (${code})`, false, { cause: error });
     } finally {
       clearTimeout(timer);
     }
@@ -144,18 +168,23 @@ async function readBody(response: Response, maxBytes: number, truncate: boolean)
   return bytes;
 }
 
-/** Every `code` on an error's cause chain (undici nests them; AggregateError lists several). */
-function causeCodes(error: unknown): string[] {
+/**
+ * Every `code` on an error's cause chain (undici nests them; AggregateError lists several), and
+ * the messages of the causes below the error itself (undici's says only "fetch failed").
+ */
+function causesOf(error: unknown): { readonly codes: string[]; readonly messages: string[] } {
   const codes: string[] = [];
+  const messages: string[] = [];
   const seen = new Set<unknown>();
   const visit = (value: unknown, depth: number): void => {
     if (depth > 5 || typeof value !== 'object' || value === null || seen.has(value)) return;
     seen.add(value);
-    const { code, cause, errors } = value as { code?: unknown; cause?: unknown; errors?: unknown };
+    const { code, cause, errors, message } = value as { code?: unknown; cause?: unknown; errors?: unknown; message?: unknown };
     if (typeof code === 'string') codes.push(code);
+    if (depth > 0 && typeof message === 'string' && message !== '') messages.push(message.split('\n')[0] as string);
     visit(cause, depth + 1);
     if (Array.isArray(errors)) for (const inner of errors) visit(inner, depth + 1);
   };
   visit(error, 0);
-  return codes;
+  return { codes, messages };
 }

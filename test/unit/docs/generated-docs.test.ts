@@ -8,6 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { BEGIN_MARKER, END_MARKER, columnReference, withColumnReference } from '../../../scripts/column-reference.js';
 import { TABLES } from '../../../functions/shared/tables.js';
+import { CONTEXT_KEYS, STACK_OUTPUTS } from '../../../infra/stack.js';
+import { contextReference, outputsReference, withDeployReference } from '../../../scripts/deploy-reference.js';
 
 const read = (relative: string) => readFile(new URL(`../../../${relative}`, import.meta.url), 'utf8');
 
@@ -37,6 +39,30 @@ describe('the column reference of docs/warehouse.md', () => {
     expect(fresh).not.toContain('old text');
     expect(withColumnReference(fresh)).toBe(fresh);
     expect(fresh.startsWith('intro\n') && fresh.endsWith(`${END_MARKER}\noutro\n`)).toBe(true);
+  });
+});
+
+describe('the context options and stack outputs of docs/deploy.md', () => {
+  it('are the tables generated from infra/stack.ts and infra/context-options.ts (run `npm run docs` after changing either)', async () => {
+    const doc = await read('docs/deploy.md');
+
+    expect(withDeployReference(doc) === doc, 'docs/deploy.md is stale: run `npm run docs`').toBe(true);
+  });
+
+  it('list every context option the stack reads, with what its validators accept', () => {
+    const table = contextReference();
+    const options = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]);
+
+    expect(options.sort()).toEqual([...CONTEXT_KEYS, 'stackName'].sort());
+    expect(table).toMatch(/^\| `settleHours` \|.*\| a whole number; between 0 and 72 \|/m);
+    expect(table).toMatch(/^\| `budget` \|.*\| a budget such as 90\/1h or 30\/30m \|/m);
+  });
+
+  it('list every stack output with its description', () => {
+    const table = outputsReference();
+
+    for (const [id, description] of Object.entries(STACK_OUTPUTS))
+      expect(table).toContain(`| \`${id}\` | ${description.replaceAll('<', '&lt;').replaceAll('>', '&gt;')} |`);
   });
 });
 

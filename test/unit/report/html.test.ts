@@ -28,7 +28,7 @@ describe('userText', () => {
     for (const value of ['A'.repeat(1 << 20), '😀'.repeat(1 << 19), `${'a.b'.repeat(300_000)}@`, '@a.'.repeat(350_000), 'x@'.repeat(500_000)]) {
       const started = performance.now();
       const shown = userText(value);
-      expect(performance.now() - started, value.slice(0, 6)).toBeLessThan(50);
+      expect(performance.now() - started, value.slice(0, 6)).toBeLessThan(250);
       expect(shown.length).toBeLessThanOrEqual(160);
       expect(shown.endsWith('…')).toBe(true);
     }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/budget.js';
 import { parseBudget } from '../../../functions/shared/budget-spec.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
-import { MAX_TIMER_MS, realSleep } from '../../../functions/shared/retry.js';
+import { MAX_TIMER_MS, sleep as realSleep } from '../../../functions/shared/time.js';
 import { createMemoryStore } from '../../../functions/shared/shared-store.js';
 
 const T0 = 1_700_000_000_000;

@@ -139,7 +139,7 @@ describe('an API whose Date header says another time than this machine', () => {
     const store = createMemoryStore();
     const ledger = createBudgetLedger(store, parseBudget('90/1h'), { now: clock.now });
     const gate = createBudgetGate(ledger, { now: clock.now, sleep: async () => {} });
-    const client = createApiClient({ baseUrl, apiKey: KEY, budget: gate, clock, logger: retryLinePrinter((line) => lines.push(line)) });
+    const client = createApiClient({ baseUrl, apiKey: KEY, budget: gate, clock, events: retryLinePrinter((line) => lines.push(line)) });
     return { clock, store, client };
   }
 
@@ -171,6 +171,6 @@ describe('an API whose Date header says another time than this machine', () => {
 
     expect(error).toBeInstanceOf(ClockSkewError);
     expect(String((error as Error).message)).toMatch(/^this machine's clock is (1 h 59|2 h 00) min ahead of the API's/);
-    expect(stopOf(error, 'visitors')).toMatchObject({ scope: 'run', why: 'clock' });
+    expect(stopOf(error, { dataset: 'visitors', projectId: 'proj_1' })).toMatchObject({ scope: 'run', why: 'clock' });
   });
 });

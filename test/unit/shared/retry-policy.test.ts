@@ -11,7 +11,7 @@ import {
 } from '../../../functions/shared/errors.js';
 import {
   isOutOfCredits,
-  isRetryableAnalyticsRead,
+  retryAnalyticsRead,
   isRetryableRead,
   isRetryableSend,
   isUncertainSend,
@@ -54,17 +54,17 @@ describe('reads', () => {
 });
 
 describe('analytics reads', () => {
-  it('leave a 429 to the request budget instead of retrying it', () => {
-    expect(isRetryableAnalyticsRead(new RateLimitedError('slow down'))).toBe(false);
+  it("call a 429 a pause (the request budget's), not a retry", () => {
+    expect(retryAnalyticsRead(new RateLimitedError('slow down'))).toBe('pause');
   });
 
   it('are retried after what any read is retried after', () => {
-    expect(isRetryableAnalyticsRead(new ApiError('x', 503))).toBe(true);
-    expect(isRetryableAnalyticsRead(new ApiError('x', 408))).toBe(true);
+    expect(retryAnalyticsRead(new ApiError('x', 503))).toBe(true);
+    expect(retryAnalyticsRead(new ApiError('x', 408))).toBe(true);
   });
 
   it('retry a malformed body only once', () => {
-    expect(isRetryableAnalyticsRead(malformed(), [malformed()])).toBe(false);
+    expect(retryAnalyticsRead(malformed(), [malformed()])).toBe(false);
   });
 });
 

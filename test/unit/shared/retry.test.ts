@@ -193,13 +193,27 @@ describe('retry', () => {
     expect(asked).toEqual([[], [first]]);
   });
 
-  it('carries the failures over from an earlier loop of the same call', async () => {
+  it('treats a pause as no retry: onPause runs, no backoff is slept, and the retries stay for failures', async () => {
     const clock = fakeClock();
-    const failures: unknown[] = [new MalformedResponseError('bad')];
-    const { fn, calls } = failingThen([new MalformedResponseError('bad again')]);
-    await expect(retry(fn, { ...clock, shouldRetry: isRetryableRead, failures })).rejects.toBeInstanceOf(MalformedResponseError);
-    expect(calls()).toBe(1);
-    expect(failures).toHaveLength(2);
+    const slow = () => new RateLimitedError('slow');
+    const { fn, calls } = failingThen([slow(), new ApiError('x', 503), slow(), slow(), new ApiError('x', 503)]);
+    const paused: unknown[] = [];
+    const decide = (error: unknown) => (error instanceof RateLimitedError ? ('pause' as const) : isRetryableRead(error));
+
+    await expect(
+      retry(fn, {
+        ...clock,
+        retries: 1,
+        shouldRetry: decide,
+        onPause: async (error) => {
+          paused.push(error);
+        },
+      }),
+    ).rejects.toMatchObject({ status: 503 });
+
+    expect(calls()).toBe(5);
+    expect(paused).toHaveLength(3);
+    expect(clock.waits).toHaveLength(1);
   });
 
   it('reports each retry with its delay before waiting', async () => {

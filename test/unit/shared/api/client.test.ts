@@ -17,6 +17,7 @@ import {
   RateLimitedError,
   ResponseTooLargeError,
   SendUncertainError,
+  UnreachableError,
 } from '../../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../../functions/shared/schemas.js';
 import { INITIAL_STATE, createPager } from '../../../../functions/export/paging.js';
@@ -944,7 +945,7 @@ describe('retryLinePrinter', () => {
   it('prints one line per retry: the request, what failed and how long it waits', async () => {
     replies = [json(503, { error: 'busy' }), json(429, { error: 'slow down' }, { 'retry-after': '12' }), json(200, job())];
     const lines: string[] = [];
-    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line)) });
+    const { client } = makeClient({ events: retryLinePrinter((line) => lines.push(line)) });
     await client.getJob('proj_1', 'job_1');
     expect(lines).toEqual([
       'retrying GET /v2/agent/proj_1/job/job_1 in 0.3 s (attempt 1 failed: HTTP 503 from the API (server error): busy)\n',
@@ -955,7 +956,7 @@ describe('retryLinePrinter', () => {
   it('prints nothing for a request that needs no retry', async () => {
     replies = [json(200, page())];
     const lines: string[] = [];
-    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line)) });
+    const { client } = makeClient({ events: retryLinePrinter((line) => lines.push(line)) });
     await visitors(client);
     expect(lines).toEqual([]);
   });
@@ -963,7 +964,7 @@ describe('retryLinePrinter', () => {
   it('leaves the query out of an analytics request and keeps the line short', async () => {
     replies = [json(500, { error: 'x'.repeat(5_000) }), json(200, page())];
     const lines: string[] = [];
-    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line)) });
+    const { client } = makeClient({ events: retryLinePrinter((line) => lines.push(line)) });
     await visitors(client);
     expect(lines[0]).toMatch(/^retrying GET \/v1\/analytics\/proj_1\/visitors in 0\.3 s \(attempt 1 failed: HTTP 500/);
     expect(lines[0]?.length).toBeLessThanOrEqual(201);
@@ -972,7 +973,7 @@ describe('retryLinePrinter', () => {
   it('clears a progress line on a terminal before printing', async () => {
     replies = [json(503, { error: 'busy' }), json(200, page())];
     const lines: string[] = [];
-    const { client } = makeClient({ logger: retryLinePrinter((line) => lines.push(line), { tty: true }) });
+    const { client } = makeClient({ events: retryLinePrinter((line) => lines.push(line), { tty: true }) });
     await visitors(client);
     expect(lines[0]?.startsWith('\r\u001b[K')).toBe(true);
   });
@@ -1032,22 +1033,30 @@ describe('other rate-limit signals', () => {
         return { pausedMs: 3_600_000, ...(ms !== undefined ? { askedMs: ms } : {}) };
       },
     } as unknown as BudgetGate;
-    const { client } = makeClient({ budget: gate, logger: retryLinePrinter((line) => lines.push(line)) });
+    const { client } = makeClient({ budget: gate, events: retryLinePrinter((line) => lines.push(line)) });
     await visitors(client);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^warning: a 429 asked to wait .* \("Retry-After: 99999999"\), longer than the budget window: pausing 60 min instead/);
   });
 
-  it('keeps the cause in the retry line of an analytics request that found no server', async () => {
+  it('prints no retry line for an analytics request that found no server (the run says its cause once)', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const lines: string[] = [];
-    const { client } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, logger: retryLinePrinter((line) => lines.push(line)) });
+    const { client } = makeClient({ baseUrl: `http://127.0.0.1:${port}`, events: retryLinePrinter((line) => lines.push(line)) });
     await rejectionOf(visitors(client));
+    expect(lines).toEqual([]);
+  });
+
+  it('keeps the cause in the retry line of a connection dropped after sending', async () => {
+    replies = [hangUp, json(200, page())];
+    const lines: string[] = [];
+    const { client } = makeClient({ events: retryLinePrinter((line) => lines.push(line)) });
+    await visitors(client);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('(ECONNREFUSED)');
+    expect(lines[0]).toMatch(/^retrying GET \/v1\/analytics\/\S+ in .*\(attempt 1 failed: .*\((ECONNRESET|UND_ERR_SOCKET)\)\)\n$/);
   });
 });
 
@@ -1062,6 +1071,49 @@ describe('a request that never reached the service', () => {
     expect(error.message).toContain('ECONNREFUSED');
     expect(budget.takes).toHaveLength(3);
     expect(budget.refunds).toHaveLength(3);
+  });
+
+  it('is given up within seconds: three attempts (waits of at most 0.5 s and 1 s), an UnreachableError naming the URL and ECONNREFUSED', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const { client, budget, waits } = makeClient({ baseUrl: url, random: () => 1 });
+
+    const error = await rejectionOf(visitors(client));
+
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error.message).toMatch(new RegExp(`^GET /v1/analytics/\\S+ never reached ${url} \\(ECONNREFUSED: nothing listens there\\)$`));
+    expect(budget.takes).toHaveLength(3);
+    expect(waits).toEqual([500, 1_000]);
+  });
+
+  it('a port fetch refuses (9): one attempt, the cause named rather than "TypeError"', async () => {
+    const { client, budget } = makeClient({ baseUrl: 'http://127.0.0.1:9' });
+
+    const error = await rejectionOf(visitors(client));
+
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect((error as UnreachableError).code).toBe('bad port');
+    expect(error.message).toContain('never reached http://127.0.0.1:9 (bad port: fetch refuses to connect to this port');
+    expect(budget.takes).toHaveLength(1);
+    expect(budget.refunds).toHaveLength(1);
+  });
+
+  it('a TLS handshake that fails (https to a plain-http port): unreachable, named by its code', async () => {
+    const plain = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const { client, budget } = makeClient({ baseUrl: `https://127.0.0.1:${(plain.address() as AddressInfo).port}` });
+
+      const error = await rejectionOf(visitors(client));
+
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(error.message).toMatch(/\((ERR_SSL_\w+|EPROTO): the TLS handshake failed\)$/);
+      expect(budget.refunds).toHaveLength(budget.takes.length);
+    } finally {
+      await new Promise((resolve) => plain.close(resolve));
+    }
   });
 
   it('keeps the start of a request the service answered, even with an error', async () => {

@@ -1,0 +1,64 @@
+/**
+ * The follow-up core's dependencies (process-message.ts), wired once for the follow-up Lambda
+ * (handler.ts) and the CLI's `follow-up` and `consume` (cli/follow-up-deps.ts): the API client,
+ * the state records (the table `FOLLOWUP_STATE_TABLE`, else a local folder), the outcome sink
+ * beside the analytics and the outcomes topic. What differs between them is passed in: where
+ * API calls go and with which key, the logger and metrics, the clients (emulators in tests).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
+import type { ConfigOf } from '../shared/config.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError } from '../shared/errors.js';
+import { createSnsNotifier } from './notify.js';
+import { openStateStore } from './open-state-store.js';
+import { createOutcomeSink } from './outcome.js';
+import type { FollowUpDeps, FollowUpLogger, FollowUpMetrics } from './types.js';
+
+export interface FollowUpWiring {
+  /** Where API calls go: the configured API and its key (Lambda), the target the CLI resolved. */
+  readonly api: Pick<ApiClientOptions, 'baseUrl' | 'apiKey'> & Partial<Pick<ApiClientOptions, 'logger' | 'events'>>;
+  /** Folder of the state records when there is no `FOLLOWUP_STATE_TABLE` (the CLI); the Lambda has none. */
+  readonly localStateDir?: string;
+  /** SNS topic every outcome is published to. @default config.followUpOutcomesTopicArn */
+  readonly outcomesTopic?: string | undefined;
+  /** Clients to use instead of ones configured from the environment (emulators). */
+  readonly clients?: { readonly dynamo?: DynamoDBClient | undefined; readonly s3?: S3Client | undefined; readonly sns?: SNSClient | undefined };
+  readonly logger: FollowUpLogger;
+  readonly metrics: FollowUpMetrics;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** Identifies this process or invocation in leases. */
+  readonly owner: string;
+}
+
+/**
+ * The follow-up core's dependencies from the configuration, but for the dead-letter queue and
+ * the sleep, which each caller chooses (the Lambda's queue and the time module's sleep; a
+ * command's queue, or none, and a sleep its stop ends).
+ * @throws ConfigError when there is neither `FOLLOWUP_STATE_TABLE` nor a local folder.
+ */
+export function createFollowUpDeps(
+  config: Pick<ConfigOf<'follow-up'>, 'destination' | 'apiTimeoutMs' | 'followUpStateTable' | 'followUpOutcomesTopicArn'>,
+  wiring: FollowUpWiring,
+): Omit<FollowUpDeps, 'deadLetter' | 'sleep'> {
+  const localDir = wiring.localStateDir;
+  if (!config.followUpStateTable && localDir === undefined) {
+    throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
+  }
+  const destination = openDestination(config.destination, wiring.clients?.s3 ? { s3Client: wiring.clients.s3 } : {});
+  const topic = wiring.outcomesTopic ?? config.followUpOutcomesTopicArn;
+  return {
+    api: createApiClient({ timeoutMs: config.apiTimeoutMs, ...wiring.api }),
+    store: openStateStore(config, { ...(wiring.clients?.dynamo ? { dynamo: wiring.clients.dynamo } : {}), localDir: localDir ?? '' }),
+    outcomes: createOutcomeSink(destination),
+    ...(topic ? { notify: createSnsNotifier({ sns: wiring.clients?.sns ?? new SNSClient(awsClientConfig()), topicArn: topic }) } : {}),
+    logger: wiring.logger,
+    metrics: wiring.metrics,
+    now: wiring.now ?? Date.now,
+    owner: wiring.owner,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The export's health over a report's days: each unit's state as the export reads it
+ * (functions/export/units.ts: manifest, else checkpoint, else failure record) and the requests
+ * each run spent, from the run log as its owner parses it (functions/export/run-log.ts).
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseRunRecords } from '../export/run-log.js';
+import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
+import { DATASET_NAMES, type DatasetName } from '../shared/catalog.js';
+import { createLocalDestination } from '../shared/destination-local.js';
+import { EXPORT_RUNS } from '../shared/tables.js';
+import type { Period } from './period.js';
+import { list } from './warehouse.js';
+
+/** A unit's state in the calendar: `status`'s four, and complete-with-drift. */
+export type HealthState = 'complete' | 'drift' | 'partial' | 'missing' | 'failed';
+
+export interface HealthCell {
+  readonly day: string;
+  readonly dataset: DatasetName;
+  /** The worst state over the projects. */
+  readonly state: HealthState;
+  readonly projects: readonly { readonly projectId: string; readonly state: HealthState; readonly detail?: string }[];
+}
+
+export interface RequestsDay {
+  readonly day: string;
+  readonly requests: number;
+  readonly runs: number;
+  readonly failedUnits: number;
+}
+
+/** How bad a state is, for the worst of several projects. */
+const SEVERITY: Readonly<Record<HealthState, number>> = { complete: 0, drift: 1, partial: 2, missing: 3, failed: 4 };
+
+/** The drift a manifest names (docs/warehouse.md), read defensively: older manifests have none. */
+interface ManifestDrift {
+  readonly tables?: Readonly<Record<string, { readonly fields?: readonly string[]; readonly values?: Readonly<Record<string, readonly string[]>> }>>;
+  readonly topLevelFields?: readonly string[];
+}
+
+/** `views_pages: sentiment; source = widget` — names and enum values only (never text values). */
+export function describeDrift(drift: unknown): string | undefined {
+  if (drift === null || typeof drift !== 'object') return undefined;
+  const { tables, topLevelFields } = drift as ManifestDrift;
+  const parts: string[] = [];
+  for (const [table, change] of Object.entries(tables ?? {})) {
+    const fields = Array.isArray(change?.fields) ? change.fields.map(String) : [];
+    const values = Object.entries(change?.values ?? {}).map(([field, list]) => `${field} = ${(Array.isArray(list) ? list : []).map(String).join(', ')}`);
+    if (fields.length + values.length > 0)
+      parts.push(`${table}: ${[...fields.map((f) => `new field ${f}`), ...values.map((v) => `new value ${v}`)].join('; ')}`);
+  }
+  const top = Array.isArray(topLevelFields) ? topLevelFields.map(String) : [];
+  if (top.length > 0) parts.push(`answer: new field ${top.join(', ')}`);
+  return parts.length > 0 ? parts.join(' · ') : undefined;
+}
+
+/** A unit's state as the export's own view of it (`unitView`) says, complete units with drift told apart. */
+function healthOf(state: UnitState | undefined): { state: HealthState; detail?: string } {
+  const view = unitView(state);
+  switch (view.state) {
+    case 'complete': {
+      const drift = describeDrift(view.drift);
+      return drift === undefined ? { state: 'complete' } : { state: 'drift', detail: drift };
+    }
+    case 'partial':
+      return { state: 'partial', detail: `${view.pages} page(s) staged${view.error ? `; ${view.error}` : ''}` };
+    case 'failed':
+      return { state: 'failed', detail: view.error };
+    case 'missing':
+      return view.error === undefined ? { state: 'missing' } : { state: 'missing', detail: view.error };
+  }
+}
+
+/** Day × dataset, each the worst of its projects. */
+export async function readHealth(root: string, period: Period, projects: readonly string[]): Promise<HealthCell[]> {
+  const units = unitsOf(period.days, projects, DATASET_NAMES);
+  const states = await readUnitStates(createLocalDestination(root), units);
+  return period.days.flatMap((day) =>
+    DATASET_NAMES.map((dataset) => {
+      const cells = projects.map((projectId) => ({ projectId, ...healthOf(states.get(unitKey({ dataset, projectId, day }))) }));
+      const state = cells.reduce<HealthState>((worst, c) => (SEVERITY[c.state] > SEVERITY[worst] ? c.state : worst), 'complete');
+      return { day, dataset, state: cells.length === 0 ? 'missing' : state, projects: cells };
+    }),
+  );
+}
+
+/** Requests, runs and failed units per day a run started on, from `export_runs`. */
+export async function readRequests(root: string, days: readonly string[]): Promise<RequestsDay[]> {
+  const present = new Set(await list(path.join(root, EXPORT_RUNS.prefix)));
+  return Promise.all(
+    days.map(async (day) => {
+      const totals = { day, requests: 0, runs: 0, failedUnits: 0 };
+      if (!present.has(`dt=${day}`)) return totals;
+      const folder = path.join(root, EXPORT_RUNS.prefix, `dt=${day}`);
+      for (const name of await list(folder)) {
+        if (!name.endsWith('.json') || name.startsWith('.')) continue;
+        for (const run of parseRunRecords(await readFile(path.join(folder, name), 'utf8'))) {
+          totals.runs += 1;
+          totals.requests += run.requests;
+          totals.failedUnits += run.unitsFailed;
+        }
+      }
+      return totals;
+    }),
+  );
+}

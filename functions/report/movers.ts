@@ -1,0 +1,78 @@
+/**
+ * What moved between the period and the one before it, for one ranking (pages by views,
+ * searches nobody clicked by searches, unanswered categories, pages with thumbs down): what is
+ * new, what rose and what fell the most. Both periods are asked the same question of queries/.
+ */
+
+/** One ranked thing, in one period. */
+export interface Ranked {
+  readonly projectId: string;
+  /** What is ranked: a path, a search term (lower-cased), a category. */
+  readonly key: string;
+  /** As shown: the path, the term as searched, the category. */
+  readonly label: string;
+  readonly value: number;
+}
+
+export interface Move {
+  readonly projectId: string;
+  readonly key: string;
+  readonly label: string;
+  readonly current: number;
+  /** 0 when it was not there before. */
+  readonly previous: number;
+}
+
+export interface Movers {
+  /** Absent from the previous period (only when the previous period has data at all). */
+  readonly new: readonly Move[];
+  /** The biggest rises of things already there before. */
+  readonly risers: readonly Move[];
+  /** The biggest falls, down to nothing when the current ranking is complete. */
+  readonly fallers: readonly Move[];
+}
+
+/** Rows of each kind of movement shown. */
+export const MOVERS_SHOWN = 5;
+
+const id = (r: Pick<Ranked, 'projectId' | 'key'>) => `${r.projectId}\u0000${r.key}`;
+
+/**
+ * Movers of `current` against `previous`, each a ranking cut at `limit` rows: a thing below the
+ * cut is unknown, not zero, unless the ranking has fewer rows than the cut.
+ */
+export function moversOf(current: readonly Ranked[], previous: readonly Ranked[], limit: number): Movers {
+  if (previous.length === 0) return { new: [], risers: [], fallers: [] };
+  const before = new Map(previous.map((r) => [id(r), r]));
+  const now = new Map(current.map((r) => [id(r), r]));
+  const previousComplete = previous.length < limit;
+  const currentComplete = current.length < limit;
+  const fresh: Move[] = [];
+  const changed: Move[] = [];
+  for (const r of current) {
+    const old = before.get(id(r));
+    if (old === undefined) {
+      if (previousComplete) fresh.push({ projectId: r.projectId, key: r.key, label: r.label, current: r.value, previous: 0 });
+      continue;
+    }
+    changed.push({ projectId: r.projectId, key: r.key, label: r.label, current: r.value, previous: old.value });
+  }
+  if (currentComplete) {
+    for (const r of previous) {
+      if (!now.has(id(r))) changed.push({ projectId: r.projectId, key: r.key, label: r.label, current: 0, previous: r.value });
+    }
+  }
+  const delta = (m: Move) => m.current - m.previous;
+  const order = (a: Move, b: Move) => a.projectId.localeCompare(b.projectId) || a.key.localeCompare(b.key);
+  return {
+    new: fresh.sort((a, b) => b.current - a.current || order(a, b)).slice(0, MOVERS_SHOWN),
+    risers: changed
+      .filter((m) => delta(m) > 0)
+      .sort((a, b) => delta(b) - delta(a) || order(a, b))
+      .slice(0, MOVERS_SHOWN),
+    fallers: changed
+      .filter((m) => delta(m) < 0)
+      .sort((a, b) => delta(a) - delta(b) || order(a, b))
+      .slice(0, MOVERS_SHOWN),
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * The report's tables in one DuckDB session (functions/shared/duckdb.ts), from a warehouse laid
+ * out in a local folder (lake.ts): each table the columns the queries of queries/ read, of the
+ * files of the days and projects asked for — named one by one, never by glob — so every
+ * question runs on exactly those rows.
+ *
+ * A file DuckDB cannot read as Parquet (cut short, overwritten by something else) is left out
+ * with a warning naming it, and the report is built from the others; the export redoes a unit
+ * whose manifest is missing, and `status` shows the unit's state.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DATASET_NAMES } from '../shared/catalog.js';
+import { PROJECT_ID_PATTERN } from '../shared/config.js';
+import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, sqlString, type DuckDbSession } from '../shared/duckdb.js';
+import {
+  ASSISTANT_CONVERSATIONS,
+  FEEDBACK,
+  MANIFESTS_PREFIX,
+  SEARCHES,
+  SEARCHES_TOTALS,
+  STAGING_PREFIX,
+  VIEWS_PAGES,
+  VIEWS_TOTALS,
+  VISITORS_TOTALS,
+  type TableDef,
+} from '../shared/tables.js';
+
+/** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
+type ReadColumn = string | { readonly name: string; readonly sql: string; readonly reads: readonly string[] };
+
+/**
+ * The columns the report's questions read of each table (Parquet is columnar: the others are
+ * never read — the feedback contact among them); `dt` comes from the folder.
+ */
+const COLUMNS: Readonly<Record<string, readonly ReadColumn[]>> = {
+  visitors_totals: ['project_id', 'date', 'human', 'ai', 'total'],
+  views_totals: ['project_id', 'date', 'total'],
+  searches_totals: ['project_id', 'date', 'total_searches'],
+  // The question's text only where the report shows it: unanswered questions.
+  assistant_conversations: [
+    'project_id',
+    'date',
+    'conversation_id',
+    'asked_at',
+    { name: 'query', sql: "CASE WHEN resolution_status = 'unanswered' THEN query END", reads: ['query', 'resolution_status'] },
+    'resolution_status',
+    'query_category',
+  ],
+  // A comment only where the report shows it: with a thumbs down.
+  feedback: [
+    'project_id',
+    'date',
+    'path',
+    'helpful',
+    'created_at',
+    { name: 'comment', sql: 'CASE WHEN helpful = false THEN comment END', reads: ['comment', 'helpful'] },
+  ],
+  views_pages: ['project_id', 'date', 'path', 'human', 'ai', 'total'],
+  searches: ['project_id', 'date', 'search_query', 'hits', 'top_clicked_page', 'last_searched_at'],
+};
+
+/** The tables the report reads, over the period and the one before it. */
+export const REPORT_TABLES: readonly TableDef[] = [VISITORS_TOTALS, VIEWS_TOTALS, SEARCHES_TOTALS, ASSISTANT_CONVERSATIONS, FEEDBACK, VIEWS_PAGES, SEARCHES];
+
+/** The tables of the daily totals (queries/daily-totals.sql): the headline, and the anomaly check's figures. */
+export const DAILY_TABLES: readonly TableDef[] = [VISITORS_TOTALS, VIEWS_TOTALS, SEARCHES_TOTALS, ASSISTANT_CONVERSATIONS, FEEDBACK];
+
+/** Tables read by one question only (the largest): a view over the files, not a copy in memory. */
+const SINGLE_USE = new Set([VIEWS_PAGES.name, SEARCHES.name]);
+
+export interface WarehouseScope {
+  readonly days: readonly string[];
+  readonly projects: readonly string[];
+  readonly onWarning?: (line: string) => void;
+  /** The tables to load (`gaps` reads three). @default REPORT_TABLES */
+  readonly tables?: readonly TableDef[];
+}
+
+/** A session with the report's tables loaded; `tables` names each for `questionSql`. */
+export interface LoadedWarehouse {
+  readonly session: DuckDbSession;
+  readonly tables: Readonly<Record<string, string>>;
+  close(): void;
+}
+
+export async function loadWarehouse(root: string, scope: WarehouseScope): Promise<LoadedWarehouse> {
+  const session = await openDuckDb({ root });
+  try {
+    for (const table of scope.tables ?? REPORT_TABLES) await loadTable(session, root, table, scope);
+  } catch (error) {
+    session.close();
+    throw error;
+  }
+  return { session, tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])), close: () => session.close() };
+}
+
+/** Whether a file name is a project's Parquet file (`<project id>.parquet`): anything else in a table folder is not the export's. */
+function projectOfFile(name: string): string | undefined {
+  if (!name.endsWith('.parquet')) return undefined;
+  const id = name.slice(0, -'.parquet'.length);
+  return PROJECT_ID_PATTERN.test(id) ? id : undefined;
+}
+
+async function loadTable(session: DuckDbSession, root: string, table: TableDef, scope: WarehouseScope): Promise<void> {
+  const wanted = new Set(scope.projects);
+  const present = new Set(await list(path.join(root, table.prefix)));
+  const files = (
+    await Promise.all(
+      scope.days
+        .filter((day) => present.has(`dt=${day}`))
+        .map(async (day) =>
+          (
+            await list(path.join(root, table.prefix, `dt=${day}`))
+          )
+            .filter((name) => {
+              const project = projectOfFile(name);
+              return project !== undefined && wanted.has(project);
+            })
+            .sort()
+            .map((name) => `${table.prefix}/dt=${day}/${name}`),
+        ),
+    )
+  ).flat();
+  const columns = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
+  const readable = await readableFiles(session, files, scope.onWarning);
+  const first = scope.days[0];
+  const last = scope.days[scope.days.length - 1];
+  const names = columns.map((c) => (typeof c === 'string' ? c : c.name));
+  let body: string;
+  if (readable.length === 0 || first === undefined || last === undefined) {
+    body = `SELECT * FROM ${emptyRelation(table, names)}`;
+  } else {
+    // A column no file has yet (written by an older exporter, or a hand-made lake) reads as nulls.
+    const stored = new Set((await session.query(`DESCRIBE SELECT * FROM ${parquetFiles(readable)}`)).map((r) => String(r['column_name'])));
+    const select = columns.map((c) => {
+      const name = typeof c === 'string' ? c : c.name;
+      const reads = typeof c === 'string' ? [c] : c.reads;
+      if (!reads.every((column) => stored.has(column))) return `${nullOf(table, name)} AS ${name}`;
+      return typeof c === 'string' ? c : `${c.sql} AS ${name}`;
+    });
+    body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable)} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
+  }
+  await session.run(`CREATE ${SINGLE_USE.has(table.name) ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
+}
+
+function nullOf(table: TableDef, name: string): string {
+  const column = table.columns.find((c) => c.name === name);
+  return `NULL::${column ? duckDbType(column) : 'VARCHAR'}`;
+}
+
+/**
+ * `files` without those DuckDB cannot read as Parquet, each told to `onWarning`. Their footers
+ * are read at once (DuckDB reads them anyway to unite the columns); only when that fails is
+ * each file tried alone, to name the bad ones.
+ */
+async function readableFiles(session: DuckDbSession, files: readonly string[], onWarning: ((line: string) => void) | undefined): Promise<string[]> {
+  if (files.length === 0) return [];
+  const check = (names: readonly string[]) => session.query(`SELECT count(*) AS n FROM parquet_file_metadata(${fileList(names)})`);
+  try {
+    await check(files);
+    return [...files];
+  } catch {
+    const good: string[] = [];
+    for (const file of files) {
+      try {
+        await check([file]);
+        good.push(file);
+      } catch (error) {
+        const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/^[A-Za-z ]+Error: /, '');
+        onWarning?.(`left out ${file}: not a readable Parquet file (${why}); export its day again with --force to replace it`);
+      }
+    }
+    return good;
+  }
+}
+
+/** Projects with a table file, a manifest or a staged unit on a day of `days`; names that are not project ids are left out. */
+export async function discoverProjects(root: string, days: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  const folders = [
+    ...REPORT_TABLES.map((t) => ({ dir: t.prefix, suffix: '.parquet' })),
+    ...DATASET_NAMES.map((d) => ({ dir: `${MANIFESTS_PREFIX}/${d}`, suffix: '.json' })),
+    ...DATASET_NAMES.map((d) => ({ dir: `${STAGING_PREFIX}/${d}`, suffix: '' })),
+  ];
+  const wanted = new Set(days.map((day) => `dt=${day}`));
+  await Promise.all(
+    folders.map(async ({ dir, suffix }) => {
+      const present = (await list(path.join(root, dir))).filter((name) => wanted.has(name));
+      await Promise.all(
+        present.map(async (folder) => {
+          for (const name of await list(path.join(root, dir, folder))) {
+            if (suffix !== '' && !name.endsWith(suffix)) continue;
+            const id = suffix === '' ? name : name.slice(0, -suffix.length);
+            if (PROJECT_ID_PATTERN.test(id)) found.add(id);
+          }
+        }),
+      );
+    }),
+  );
+  return [...found].sort();
+}
+
+/** Names in a folder; none when it does not exist. */
+export async function list(folder: string): Promise<string[]> {
+  try {
+    return await readdir(folder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw error;
+  }
+}

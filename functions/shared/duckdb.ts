@@ -1,0 +1,129 @@
+/**
+ * The one DuckDB session of the project and its type map, beside the table definitions
+ * (tables.ts): the report, `gaps`, the weekly report function and the column reference read
+ * the warehouse through here.
+ *
+ * A session reads a warehouse laid out in a local folder (an `s3://` one is mirrored first:
+ * DuckDB's `httpfs` is downloaded at run time, which neither CI nor a locked-down machine
+ * allows). Its files are named relative to that folder through DuckDB's `file_search_path`,
+ * and only ever as an explicit list of names built from days and validated project ids: a
+ * stray `proj*.parquet` or a folder named `data[1]` is never read as a glob.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { ColumnDef, ScalarColumnType, TableDef } from './tables.js';
+
+/** How DuckDB reads each scalar column type back from Parquet (Athena: string, date, bigint, double, timestamp, boolean). */
+export const DUCKDB_TYPES: Readonly<Record<ScalarColumnType, string>> = {
+  string: 'VARCHAR',
+  date: 'DATE',
+  int64: 'BIGINT',
+  double: 'DOUBLE',
+  timestamp_ms: 'TIMESTAMP',
+  boolean: 'BOOLEAN',
+};
+
+/** The type of `column` as DuckDB reads it: a `record_list` (JSON tables) is a list of structs. */
+export function duckDbType(column: ColumnDef): string {
+  if (column.type !== 'record_list') return DUCKDB_TYPES[column.type];
+  return `STRUCT(${(column.fields ?? []).map((field) => `${field.name} ${DUCKDB_TYPES[field.type]}`).join(', ')})[]`;
+}
+
+/** A row as plain JavaScript: BIGINT as number (counts stay far below 2^53), dates as DuckDB gives them. */
+export type Row = Record<string, unknown>;
+
+export interface DuckDbSession {
+  /** Runs one statement and returns its rows; statements run one at a time, in call order. */
+  query(sql: string): Promise<Row[]>;
+  /** Runs one statement that returns nothing worth reading. */
+  run(sql: string): Promise<void>;
+  close(): void;
+}
+
+export interface DuckDbOptions {
+  /** The folder relative file names are read from (the warehouse's root). */
+  readonly root?: string;
+  /**
+   * Where DuckDB may write temporary files and look for extensions: its default is under
+   * `$HOME`, which is read-only in Lambda (use `/tmp` there). @default DuckDB's
+   */
+  readonly tempDirectory?: string;
+}
+
+/** An in-memory DuckDB over the warehouse folder `options.root`. */
+export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSession> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const close = () => {
+    connection.closeSync();
+    instance.closeSync();
+  };
+  try {
+    // Every query that needs an order says it: DuckDB may load and aggregate in any order.
+    await connection.run('SET preserve_insertion_order = false');
+    if (options.root !== undefined) await connection.run(`SET file_search_path = ${sqlString(options.root)}`);
+    if (options.tempDirectory !== undefined) {
+      await connection.run(`SET temp_directory = ${sqlString(options.tempDirectory)}`);
+      await connection.run(`SET home_directory = ${sqlString(options.tempDirectory)}`);
+    }
+  } catch (error) {
+    close();
+    throw error;
+  }
+  // One connection runs one statement at a time: queue them, so callers may use Promise.all.
+  let queue: Promise<unknown> = Promise.resolve();
+  const enqueue = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  return {
+    query: (sql) => enqueue(() => queryRows(connection, sql)),
+    run: (sql) => enqueue(async () => void (await connection.run(sql))),
+    close,
+  };
+}
+
+async function queryRows(connection: DuckDBConnection, sql: string): Promise<Row[]> {
+  const reader = await connection.runAndReadAll(sql);
+  return reader.getRowObjectsJS().map((row) => {
+    const plain: Row = {};
+    for (const [name, value] of Object.entries(row)) plain[name] = typeof value === 'bigint' ? Number(value) : value;
+    return plain;
+  });
+}
+
+/** A file name is read as a glob by DuckDB when it holds one of these. */
+const GLOB_CHARACTERS = /[*?[\]{}]/;
+
+/**
+ * `read_parquet([...])` of `files` (relative to the session's root), with `dt` from the
+ * `dt=` folder as text (as in Glue) and older files' missing columns as nulls.
+ */
+export function parquetFiles(files: readonly string[]): string {
+  return `read_parquet(${fileList(files)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+}
+
+/**
+ * `['a', 'b']`: file names as a DuckDB list literal.
+ * @throws Error for a name DuckDB would expand as a glob (a caller's bug: names are built from validated parts).
+ */
+export function fileList(files: readonly string[]): string {
+  for (const file of files) {
+    if (GLOB_CHARACTERS.test(file)) throw new Error(`refused to read "${file}": DuckDB would expand it as a glob`);
+  }
+  return `[${files.map(sqlString).join(', ')}]`;
+}
+
+/** An empty relation with `columns` of `table` (and `dt`), for a table with no file: every query runs the same on a lake with gaps. */
+export function emptyRelation(table: TableDef, columns: readonly string[]): string {
+  const defs = columns.map((name) => {
+    const column = table.columns.find((c) => c.name === name);
+    return `NULL::${column ? duckDbType(column) : 'VARCHAR'} AS ${name}`;
+  });
+  return `(SELECT ${[...defs, 'NULL::VARCHAR AS dt'].join(', ')} WHERE false)`;
+}
+
+/** A SQL string literal. */
+export function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

@@ -1,0 +1,40 @@
+/**
+ * What each CDK context option means and its default, beside the validators of infra/stack.ts
+ * (`ContextSchema`), which say what each accepts. docs/deploy.md's table of options is
+ * generated from both (`npm run docs`): an option added to the schema must be described here,
+ * or the type check fails.
+ */
+import { DEFAULT_BUDGET } from '../functions/shared/budget-spec.js';
+import { DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
+import type { CONTEXT_KEYS } from './stack.js';
+
+export interface ContextOption {
+  readonly meaning: string;
+  /** As a person reads it; code spans in backticks. */
+  readonly default: string;
+  /** What is accepted, for an option the app reads without a validator of ContextSchema. */
+  readonly accepts?: string;
+}
+
+/** Every option `cdk deploy -c key=value` (or cdk.json's "context") takes, in the order docs/deploy.md lists them. */
+export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName', ContextOption> = {
+  projectIds: { meaning: 'Mintlify project ids to export, comma-separated (`proj_a,proj_b`)', default: 'none: the export has nothing to do' },
+  schedule: { meaning: 'EventBridge expression of the export runs, UTC', default: `\`${DEFAULT_EXPORT_SCHEDULE}\` (hourly)` },
+  datasets: { meaning: 'datasets to export, comma-separated (`visitors,views,…`)', default: 'every dataset' },
+  feedbackContact: { meaning: "`true` writes feedback's contact e-mail addresses (personal data)", default: '`false`' },
+  budget: { meaning: 'analytics requests per sliding window, shared by every run and every laptop using the state table', default: `\`${DEFAULT_BUDGET}\`` },
+  settleHours: { meaning: 'hours after a UTC day ends before it is exported', default: '`2`' },
+  bucketName: { meaning: 'existing S3 bucket to write into (not managed by this stack)', default: 'a new versioned, encrypted bucket' },
+  prefix: { meaning: 'key prefix of everything written: `s3://<bucket>/<prefix>/visitors_…`', default: '`mintlify`' },
+  apiKeySecretArn: { meaning: 'complete ARN of an existing Secrets Manager secret holding the key', default: 'a new secret (put the key in it)' },
+  alarmEmail: { meaning: 'e-mail subscribed to the alarm topic (confirm the subscription mail)', default: 'no subscription' },
+  outcomeEmail: { meaning: 'e-mail subscribed to the follow-up outcomes topic (failed, uncertain, rejected)', default: 'no subscription' },
+  apiUrl: { meaning: 'Mintlify API base URL', default: '`https://api.mintlify.com`' },
+  logLevel: { meaning: 'Powertools log level of both functions', default: '`INFO`' },
+  maxReceiveCount: { meaning: 'receives before SQS itself dead-letters a follow-up (the last-resort net)', default: '`1000`' },
+  stackName: {
+    meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
+    default: '`MintlifyExporter`',
+    accepts: 'a CloudFormation stack name',
+  },
+};
