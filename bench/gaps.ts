@@ -9,12 +9,10 @@
  * rewritten. What gaps cost depends on the files and rows read, not on their values.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { unitsOf } from '../functions/export/units.js';
 import { findGaps } from '../functions/gaps/find.js';
 import { GAP_TABLES } from '../functions/gaps/read.js';
@@ -24,10 +22,10 @@ import { createLocalDestination } from '../functions/shared/destination-local.js
 import { partitionKey } from '../functions/shared/tables.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { startSandbox } from '../sandbox/index.js';
+import { runCli } from './lib/cli.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DAYS = 90;
 const SEED_DAYS = 3;
 const RUNS = 3;
@@ -110,15 +108,4 @@ async function buildLake(root: string, days: readonly string[]): Promise<{ reado
     connection.closeSync();
     instance.closeSync();
   }
-}
-
-/** Runs the CLI in a fresh process; rejects on a non-zero exit. */
-function runCli(args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'functions/cli.ts', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`gaps exited ${code}: ${stderr.trim()}`))));
-  });
 }
