@@ -15,6 +15,9 @@ import { Operations } from './constructs/operations.js';
 import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/budget-spec.js';
 import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
+import { Insights } from './constructs/insights.js';
+import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 
 /** Deployment settings, usually read from CDK context by {@link configFromContext}. */
 export interface ExporterConfig {
@@ -46,6 +49,14 @@ export interface ExporterConfig {
   readonly maxReceiveCount?: number | undefined;
   /** E-mail subscribed to the outcomes topic, filtered on failed/uncertain/rejected. @default - none */
   readonly outcomeEmail?: string | undefined;
+  /** EventBridge expression of the weekly report. @default 'cron(0 6 ? * MON *)' (Monday 06:00 UTC) */
+  readonly reportSchedule?: string | undefined;
+  /** E-mail subscribed to the insights topic (weekly digest, anomalies, stale datasets). @default - none */
+  readonly reportEmail?: string | undefined;
+  /** `ANOMALY_DROP`. @default 0.5 */
+  readonly anomalyDrop?: number | undefined;
+  /** `ANOMALY_RISE`. @default 3 */
+  readonly anomalyRise?: number | undefined;
 }
 
 /**
@@ -67,6 +78,8 @@ export const STACK_OUTPUTS = {
   AthenaWorkGroup: 'Athena workgroup with the saved queries (results under <prefix>/athena-results/)',
   AlarmTopicArn: 'SNS topic of the alarms (alarmEmail subscribes an address)',
   DashboardUrl: 'CloudWatch dashboard of the export and the follow-ups',
+  InsightsTopicArn:
+    'SNS topic of the weekly report digest, anomalies and stale datasets (attribute kind: weekly-report, anomaly, stale; reportEmail subscribes an address)',
 } as const;
 
 export type StackOutput = keyof typeof STACK_OUTPUTS;
@@ -81,6 +94,8 @@ export class MintlifyExporterStack extends Stack {
   readonly followUps: FollowUps;
   readonly operations: Operations;
   readonly dashboard: OperationsDashboard;
+  readonly insights: Insights;
+  readonly weeklyReport: WeeklyReport;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -129,13 +144,34 @@ export class MintlifyExporterStack extends Stack {
       budget,
       alarmEmail: config.alarmEmail,
     });
+    this.insights = new Insights(this, 'Insights', {
+      warehouse: this.warehouse,
+      stateTable: this.followUps.stateTable,
+      projectIds: config.projectIds,
+      datasets: config.datasets,
+      settleHours: config.settleHours,
+      anomalyDrop: config.anomalyDrop,
+      anomalyRise: config.anomalyRise,
+      reportEmail: config.reportEmail,
+      logLevel: config.logLevel,
+    });
+    this.weeklyReport = new WeeklyReport(this, 'WeeklyReport', {
+      warehouse: this.warehouse,
+      insights: this.insights,
+      projectIds: config.projectIds,
+      schedule: config.reportSchedule,
+      settleHours: config.settleHours,
+      logLevel: config.logLevel,
+    });
+    const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures];
+    for (const alarm of insightAlarms) alarm.addAlarmAction(new actions.SnsAction(this.operations.topic));
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       exportFunction: this.analyticsExport.function,
       exportFailureQueue: this.analyticsExport.failureQueue,
       followUpFunction: this.followUps.function,
       followUpDeadLetterQueue: this.followUps.deadLetterQueue,
       budget,
-      alarms: Object.values(this.operations.alarms),
+      alarms: [...Object.values(this.operations.alarms), ...insightAlarms],
     });
 
     // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).
@@ -154,6 +190,7 @@ export class MintlifyExporterStack extends Stack {
       AthenaWorkGroup: this.warehouse.workGroup.ref,
       AlarmTopicArn: this.operations.topic.topicArn,
       DashboardUrl: this.dashboard.url,
+      InsightsTopicArn: this.insights.topic.topicArn,
     };
     for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
@@ -236,6 +273,25 @@ export const ContextSchema = v.object({
   ),
   alarmEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
   outcomeEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  reportEmail: optionalString(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  reportSchedule: optionalString(/^(cron|rate)\(.+\)$/, 'an EventBridge expression such as cron(0 6 ? * MON *) or rate(7 days)'),
+  // The functions' own rules (ANOMALY_DROP, ANOMALY_RISE), so a threshold they would refuse never deploys.
+  anomalyDrop: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number('a number'),
+      v.check((value) => value > 0 && value < 1, 'a number above 0 and below 1, such as 0.5'),
+    ),
+  ),
+  anomalyRise: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number('a number'),
+      v.check((value) => value > 1 && value <= 1000, 'a number above 1 and at most 1000, such as 3'),
+    ),
+  ),
   apiUrl: optionalString(/^https:\/\/[^\s]+$/, 'an https:// URL'),
   logLevel: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'one of DEBUG, INFO, WARN, ERROR')),
   maxReceiveCount: v.optional(
@@ -273,5 +329,9 @@ export function configFromContext(scope: Construct): ExporterConfig {
       `Invalid CDK context "${key}": ${value.length > 80 ? `${value.slice(0, 80)}…` : value} is not accepted (expected ${issue.message}).`,
     );
   }
-  return { ...parsed.output, schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE };
+  return {
+    ...parsed.output,
+    schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE,
+    reportSchedule: parsed.output.reportSchedule ?? DEFAULT_REPORT_SCHEDULE,
+  };
 }

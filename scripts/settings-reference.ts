@@ -8,7 +8,13 @@ import { blockMarkers, cell, withBlock } from './generated-block.js';
 
 export const SETTINGS_MARKERS = blockMarkers('settings-reference', 'functions/shared/config.ts');
 
-const READER_NAMES: Record<SettingReader, string> = { export: 'export λ', 'follow-up': 'follow-up λ', cli: 'CLI' };
+const READER_NAMES: Record<SettingReader, string> = {
+  export: 'export λ',
+  'follow-up': 'follow-up λ',
+  cli: 'CLI',
+  insights: 'insights λ',
+  'weekly-report': 'weekly report λ',
+};
 
 function rangeText(range: NonNullable<Setting<unknown>['range']>): string {
   return range.above ? `above ${range.min}, at most ${range.max.toLocaleString('en-US')}` : `${range.min}–${range.max.toLocaleString('en-US')}`;

@@ -9,6 +9,8 @@
  * Exit 1 with one line when nothing was exported for the days and projects; 2 for a bad flag or
  * a `--prompts` file that cannot be written (found before any work).
  */
+import { awsClientConfig } from '../shared/aws-clients.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -81,8 +83,11 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts));
   // Loaded on use: DuckDB costs every other command nothing.
   const { findGaps, localFolderOf } = await import('../gaps/find.js');
-  const { isS3Target } = await import('../report/targets.js');
-  const followUpState = await openFollowUpState(config, isS3Target(destination) ? undefined : localFolderOf(destination, cwd), io);
+  const followUpState = await openFollowUpState(
+    config,
+    parseDestinationTarget(destination, '--out').kind === 's3' ? undefined : localFolderOf(destination, cwd),
+    io,
+  );
   let result;
   try {
     result = await findGaps(

@@ -12,7 +12,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLake } from '../report/lake.js';
-import { isS3Target } from '../report/targets.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
 import { addDays } from '../shared/dates.js';
 import { openDestination } from '../shared/destinations.js';
 import { NoDataError } from '../shared/errors.js';
@@ -80,9 +80,10 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
         `nothing exported in ${lake.url} from ${from} to ${last}${which}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
       );
     }
-    const destination = isS3Target(request.destination)
-      ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
-      : openDestination(lake.root);
+    const destination =
+      parseDestinationTarget(request.destination, '--out').kind === 's3'
+        ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
+        : openDestination(lake.root);
     const requests = await readOutcomeRequests(destination);
     let stateRead = false;
     if (deps.followUpState) {

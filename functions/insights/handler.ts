@@ -9,7 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../report/lake.js';
-import { loadConfig, type Config } from '../shared/config.js';
+import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -18,28 +18,37 @@ import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
 import { createInsightPublisher } from './publish.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
-
-/** The key prefix of the insights' documents in the state table. */
-export const INSIGHTS_KEY_PREFIX = 'insights#';
+import { INSIGHTS_KEY_PREFIX } from './state.js';
 
 /** The topic the insights functions publish to; a deployment without it is misconfigured. */
-export function insightsTopicOf(config: Pick<Config, 'insightsTopicArn'>): string {
+export function insightsTopicOf(config: Pick<ConfigOf<'insights' | 'weekly-report'>, 'insightsTopicArn'>): string {
   if (config.insightsTopicArn === undefined) {
     throw new ConfigError('INSIGHTS_TOPIC_ARN is not set: the insights functions publish to that SNS topic (the stack output InsightsTopicArn)');
   }
   return config.insightsTopicArn;
 }
 
+/**
+ * The run's "now": the scheduled event's `time` — so a retry of an event works on the days of
+ * the hour it was scheduled for — else the clock (an invocation by hand).
+ */
+export function scheduledTime(event: unknown, now: () => number): number {
+  const time = typeof event === 'object' && event !== null ? (event as { time?: unknown }).time : undefined;
+  const parsed = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+  return Number.isNaN(parsed) ? now() : parsed;
+}
+
 export interface InsightsHandlerDeps extends CheckDeps {
-  readonly config: Config;
+  readonly config: ConfigOf<'insights'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
 }
 
 /** The handler for given dependencies (tests call it with emulator clients). */
 export function createInsightsHandler(deps: InsightsHandlerDeps) {
-  return async (): Promise<CheckResult> => {
+  return async (event?: unknown): Promise<CheckResult> => {
     const { config } = deps;
+    const at = scheduledTime(event, deps.now);
     const result = await runInsightChecks(
       {
         projectIds: config.projectIds,
@@ -47,7 +56,7 @@ export function createInsightsHandler(deps: InsightsHandlerDeps) {
         settleHours: config.settleHours,
         thresholds: { drop: config.anomalyDrop, rise: config.anomalyRise },
       },
-      deps,
+      { ...deps, now: () => at },
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.anomalies, MetricUnit.Count, result.anomalies.length);
     deps.metrics.addMetric(INSIGHTS_METRICS.staleDatasets, MetricUnit.Count, result.freshness.stale.length);
@@ -63,7 +72,10 @@ export function createInsightsHandler(deps: InsightsHandlerDeps) {
 }
 
 /** Dependencies from the environment: the warehouse, the state table, the topic. */
-export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client; sns?: SNSClient; dynamo?: DynamoDBClient } = {}): InsightsHandlerDeps {
+export function insightsDepsFromConfig(
+  config: ConfigOf<'insights'>,
+  clients: { s3?: S3Client; sns?: SNSClient; dynamo?: DynamoDBClient } = {},
+): InsightsHandlerDeps {
   if (config.stateTable === undefined) {
     throw new ConfigError('EXPORT_STATE_TABLE is not set: the insights check records what it told in that DynamoDB table');
   }
@@ -84,9 +96,9 @@ export function insightsDepsFromConfig(config: Config, clients: { s3?: S3Client;
 /** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
 export function handlerFromEnvironment(env: Record<string, string | undefined>) {
   let cold: ReturnType<typeof createInsightsHandler> | undefined;
-  return async (): Promise<CheckResult> => {
-    cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfig(env)));
-    return cold();
+  return async (event?: unknown): Promise<CheckResult> => {
+    cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfigFor(env, 'insights')));
+    return cold(event);
   };
 }
 

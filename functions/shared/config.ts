@@ -131,8 +131,11 @@ export function validateProjectId(id: string, source = 'project id'): string {
 
 // --- the table of variables ----------------------------------------------------------------
 
-/** Who reads a variable: the export Lambda, the follow-up Lambda, the CLI (every command). */
-export type SettingReader = 'export' | 'follow-up' | 'cli';
+/**
+ * Who reads a variable: the export Lambda, the follow-up Lambda, the CLI (every command), the
+ * hourly insights check Lambda and the weekly report Lambda.
+ */
+export type SettingReader = 'export' | 'follow-up' | 'cli' | 'insights' | 'weekly-report';
 
 /** One environment variable. */
 export interface Setting<T, N extends string = string, R extends SettingReader = SettingReader> {
@@ -235,6 +238,8 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 const ALL = ['export', 'follow-up', 'cli'] as const;
 const EXPORT = ['export', 'cli'] as const;
 const FOLLOW_UP = ['follow-up', 'cli'] as const;
+/** The warehouse's location and projects: every function reads them. */
+const EVERYONE = ['export', 'follow-up', 'cli', 'insights', 'weekly-report'] as const;
 
 /**
  * Every variable the functions read, keyed by its `Config` field, in the order
@@ -270,7 +275,7 @@ export const SETTINGS = {
     doc: 'comma-separated projects to export',
     default: '',
     defaultDoc: 'none (CLI: `--project`; the embedded sandbox: its three projects)',
-    readBy: ALL,
+    readBy: EVERYONE,
     parse: (raw): readonly string[] => {
       const ids = raw
         .split(',')
@@ -284,7 +289,7 @@ export const SETTINGS = {
     env: 'EXPORT_DESTINATION',
     doc: '`s3://bucket/prefix` (with `AWS_REGION` and AWS credentials), `file:///path` or a local directory. A mistyped URL (`s3:/bucket`, `s3:bucket`, `S3://…`, an `https://` address, another scheme) is refused with the form meant; write `./name:…` for a local folder whose name has a colon',
     default: './data',
-    readBy: ALL,
+    readBy: EVERYONE,
     parse: (raw) => {
       parseDestinationTarget(raw, 'EXPORT_DESTINATION');
       return raw;
@@ -295,7 +300,7 @@ export const SETTINGS = {
     doc: `datasets to export, comma-separated: ${DATASET_NAMES.map((name) => `\`${name}\``).join(', ')}`,
     default: DATASET_NAMES.join(','),
     defaultDoc: `all ${DATASET_NAMES.length === 7 ? 'seven' : DATASET_NAMES.length}`,
-    readBy: EXPORT,
+    readBy: [...EXPORT, 'insights'],
     parse: (raw): readonly DatasetName[] => Object.freeze(parseDatasets(raw, 'EXPORT_DATASETS')),
   }),
   budget: setting({
@@ -309,7 +314,7 @@ export const SETTINGS = {
   settleHours: integer('EXPORT_SETTLE_HOURS', 0, 72, {
     doc: 'a UTC day is exported this long after it ends (the service ingests late events), hours',
     default: '2',
-    readBy: EXPORT,
+    readBy: [...EXPORT, 'insights', 'weekly-report'],
   }),
   healDays: integer('EXPORT_HEAL_DAYS', 0, 31, { doc: 'earlier days whose missing units each run exports', default: '7', readBy: EXPORT }),
   refreshDays: integer('EXPORT_REFRESH_DAYS', 0, 31, {
@@ -329,7 +334,7 @@ export const SETTINGS = {
     env: 'EXPORT_STATE_TABLE',
     doc: "DynamoDB table of the budget ledger, unit leases and backlog (the Lambda requires it; infra sets it). Set for the CLI, `export`, `plan` and `status` share the deployment's ledger; their DynamoDB client takes its region, credentials and endpoint from the environment (as the AWS CLI does)",
     defaultDoc: 'CLI: files in `EXPORT_STATE_DIR`',
-    readBy: EXPORT,
+    readBy: [...EXPORT, 'insights'],
     parse: (raw) => tableName('EXPORT_STATE_TABLE', raw),
   }),
   stateDir: setting({
@@ -404,7 +409,7 @@ export const SETTINGS = {
     doc: "a newly complete day's figure below this times the median of the same weekday over the 4 weeks before is an anomaly (a drop to half is `0.5`)",
     default: '0.5',
     range: { min: 0, max: 1, above: true },
-    readBy: EXPORT,
+    readBy: ['insights', 'cli'],
     parse: (raw) => {
       const value = /^\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
       return value > 0 && value < 1
@@ -417,7 +422,7 @@ export const SETTINGS = {
     doc: "a newly complete day's figure above this times the median of the same weekday over the 4 weeks before is an anomaly (a tripling is `3`)",
     default: '3',
     range: { min: 1, max: 1_000, above: true },
-    readBy: EXPORT,
+    readBy: ['insights', 'cli'],
     parse: (raw) => {
       const value = /^\d+(?:\.\d+)?$/.test(raw)
         ? Number(raw)
@@ -431,7 +436,7 @@ export const SETTINGS = {
     env: 'INSIGHTS_TOPIC_ARN',
     doc: "SNS topic of the weekly report digest, anomalies and stale datasets (attribute `kind`); infra sets it to the stack's topic",
     defaultDoc: 'unset: nothing is published',
-    readBy: EXPORT,
+    readBy: ['insights', 'weekly-report', 'cli'],
     parse: (raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn'),
   }),
 } as const;

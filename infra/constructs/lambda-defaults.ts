@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -60,7 +60,7 @@ export interface ApiSettings {
  * read, fails to compile here) and the runtime's own.
  */
 export type FunctionEnvironment<R extends SettingReader = SettingReader> = ConfigEnvironment<R> &
-  Partial<Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS', string>>;
+  Partial<Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS' | 'HOME', string>>;
 
 /** The environment variables common to both functions (names both read). */
 export function commonEnvironment(
@@ -94,6 +94,23 @@ export interface BundledFunctionProps {
   readonly logRetention?: logs.RetentionDays | undefined;
   /** @default - no reservation */
   readonly reservedConcurrentExecutions?: number | undefined;
+  /**
+   * A function with native packages (infra/constructs/duckdb-bundling.ts): its architecture,
+   * the packages kept out of the bundle and the steps that put them in the asset.
+   * @default - ARM, only `@aws-sdk/*` external, no extra step
+   */
+  readonly native?: NativeBundling | undefined;
+}
+
+/** What a function with a native package changes in the bundling. */
+export interface NativeBundling {
+  readonly architecture: lambda.Architecture;
+  /** Kept out of the bundle (besides `@aws-sdk/*`). */
+  readonly externalModules: readonly string[];
+  readonly commandHooks: ICommandHooks;
+  /** esbuild `--banner:js` and `--define` entries. */
+  readonly banner?: string;
+  readonly define?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -128,7 +145,7 @@ export class BundledFunction extends Construct {
       depsLockFilePath: repoPath('package-lock.json'),
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: props.native?.architecture ?? lambda.Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize ?? 256,
       environment: props.environment,
@@ -153,7 +170,14 @@ export class BundledFunction extends Construct {
         sourceMap: true,
         sourcesContent: false,
         // The Node 24 runtime ships the AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
+        externalModules: ['@aws-sdk/*', ...(props.native?.externalModules ?? [])],
+        ...(props.native
+          ? {
+              commandHooks: props.native.commandHooks,
+              ...(props.native.banner !== undefined ? { banner: props.native.banner } : {}),
+              ...(props.native.define !== undefined ? { define: { ...props.native.define } } : {}),
+            }
+          : {}),
       },
     });
   }

@@ -153,6 +153,34 @@ export class Warehouse extends Construct {
     );
   }
 
+  /**
+   * The weekly report and the insights check: read what the export wrote — every dataset's
+   * tables, manifests and checkpoints, and the run log — and nothing else (not the follow-up
+   * outcomes, not Athena results, not the reports).
+   */
+  grantWarehouseRead(grantee: iam.IGrantable): void {
+    const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`].map((pattern) => `${this.keyPrefix}${pattern}`);
+    for (const pattern of patterns) this.bucket.grantRead(grantee, pattern);
+    this.acknowledgeKeyPatternGrant(
+      grantee,
+      patterns,
+      ['s3:GetObject*', 's3:GetBucket*', 's3:List*'],
+      'The insights functions read the exported tables, manifests, checkpoints and run log only (grantRead with a key pattern); the wildcards are the object-key suffix within those prefixes and the S3 action families grantRead uses.',
+    );
+  }
+
+  /** The weekly report: put its pages under `<prefix>/<reports>` only (`reports` ends with `/`). */
+  grantReportsWrite(grantee: iam.IGrantable, reports: string): void {
+    const pattern = `${this.keyPrefix}${reports}*`;
+    this.bucket.grantPut(grantee, pattern);
+    this.acknowledgeKeyPatternGrant(
+      grantee,
+      [pattern],
+      ['s3:Abort*'],
+      'The weekly report only puts its pages under the reports prefix (grantPut with a key pattern); s3:Abort* lets it abort its own failed multipart uploads.',
+    );
+  }
+
   /** Follow-up consumer: write outcome records, nothing else (it never reads the bucket). */
   grantOutcomesWrite(grantee: iam.IGrantable): void {
     const pattern = `${this.keyPrefix}${FOLLOWUP_OUTCOMES.prefix}/*`;

@@ -63,7 +63,9 @@ describe('follow-up outcomes topic', () => {
     const consumerRole = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const onTopic = identityStatements(defaults.template).filter(({ statement }) => JSON.stringify(statement.Resource).includes(`"${topicId}"`));
     expect(onTopic).toEqual([{ roles: [consumerRole], statement: { Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: topicId } } }]);
-    const snsActions = identityStatements(defaults.template).filter(({ statement }) => [statement.Action].flat().some((a) => a.startsWith('sns:')));
+    const snsActions = identityStatements(defaults.template).filter(
+      ({ roles, statement }) => roles.includes(consumerRole) && [statement.Action].flat().some((a) => a.startsWith('sns:')),
+    );
     expect(snsActions).toHaveLength(1);
     // The topic's key: the consumer may encrypt for it (exactly that key), nobody else is granted.
     const [, topic] = outcomesTopic(defaults.template);

@@ -1,0 +1,128 @@
+/**
+ * The weekly digest: the message published with the weekly report, made from the report's own
+ * figures (functions/report/figures.ts: the same numbers the page shows) — a subject with the
+ * headline change, then a plain-text body: the headline figures (this week, last week, change),
+ * the biggest movers per project, data health and the link to the page.
+ */
+import type { Figures, Headline, HealthState } from '../report/figures.js';
+import type { InsightMessage } from '../insights/publish.js';
+
+/** The figures of the headline, in the order the body lists them. */
+export const DIGEST_FIGURES = [
+  { key: 'human', label: 'Human visitors' },
+  { key: 'ai', label: 'AI visitors' },
+  { key: 'views', label: 'Page views' },
+  { key: 'searches', label: 'Searches' },
+  { key: 'questions', label: 'Assistant questions' },
+  { key: 'unanswered', label: 'Unanswered questions' },
+  { key: 'thumbsDown', label: 'Thumbs down' },
+] as const satisfies readonly { key: keyof Headline; label: string }[];
+
+export type DigestFigure = (typeof DIGEST_FIGURES)[number]['key'];
+
+/** Movers listed. */
+export const MOVERS = 5;
+/** A project's figure below this last week is too small for a percentage to mean much: not a mover. */
+export const MOVER_MIN_BASE = 20;
+
+export interface Mover {
+  readonly projectId: string;
+  readonly figure: DigestFigure;
+  readonly current: number;
+  readonly previous: number;
+  /** current ÷ previous − 1. */
+  readonly change: number;
+}
+
+/** Units of the week by state, over every project and dataset. */
+export type HealthCounts = Readonly<Record<Exclude<HealthState, 'complete'>, number>>;
+
+export interface DigestInput {
+  readonly figures: Figures;
+  /** `2026-W47` (or the period's first and last day for another length). */
+  readonly week: string;
+  /** The pre-signed HTTPS link to the week's page. */
+  readonly url: string;
+  /** When the link stops working (ISO 8601). */
+  readonly expiresAt: string;
+}
+
+/** `+12 %`, `−40 %`, `new` (from 0), `0 %`. */
+export function formatChange(current: number, previous: number): string {
+  if (previous === 0) return current === 0 ? '0 %' : 'new';
+  const change = Math.round((100 * (current - previous)) / previous);
+  return `${change > 0 ? '+' : change < 0 ? '-' : ''}${Math.abs(change)} %`;
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** The projects' figures that moved most (relative change, either way), over a base large enough to mean something. */
+export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
+  const movers: Mover[] = [];
+  for (const project of figures.byProject) {
+    for (const { key } of DIGEST_FIGURES) {
+      const previous = project.previous[key];
+      const current = project.current[key];
+      if (previous < MOVER_MIN_BASE || current === previous) continue;
+      movers.push({ projectId: project.projectId, figure: key, current, previous, change: current / previous - 1 });
+    }
+  }
+  return movers.sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || a.projectId.localeCompare(b.projectId)).slice(0, limit);
+}
+
+/** Units (day × dataset × project) of the week that are not complete, or complete with drift. */
+export function healthCounts(figures: Figures): HealthCounts {
+  const counts = { drift: 0, partial: 0, missing: 0, failed: 0 };
+  for (const cell of figures.health) {
+    for (const project of cell.projects) if (project.state !== 'complete') counts[project.state] += 1;
+  }
+  return counts;
+}
+
+/** The digest: subject (< 100 characters, the headline change) and plain-text body. */
+export function digestOf(input: DigestInput): InsightMessage {
+  const { figures, week } = input;
+  const { current, previous } = figures.headline;
+  const last = figures.period.days[figures.period.days.length - 1] ?? figures.period.from;
+  const previousLast = figures.previous.days[figures.previous.days.length - 1] ?? figures.previous.from;
+  const label = (key: DigestFigure) => DIGEST_FIGURES.find((f) => f.key === key)?.label ?? key;
+  const width = Math.max(...DIGEST_FIGURES.map((f) => f.label.length));
+  const health = healthCounts(figures);
+  const movers = moversOf(figures);
+  const projects = figures.projects.length;
+  const columns = figures.period.days.length === 7 ? (['This week', 'Last week'] as const) : (['This period', 'Before'] as const);
+
+  const lines = [
+    `Docs analytics, ${week}: ${figures.period.from} to ${last} (UTC), against ${figures.previous.from} to ${previousLast}.`,
+    `${projects} project${projects === 1 ? '' : 's'}: ${figures.projects.join(', ')}.`,
+    '',
+    `${'Figure'.padEnd(width)}  ${columns[0].padStart(11)}  ${columns[1].padStart(11)}  Change`,
+    ...DIGEST_FIGURES.map(
+      ({ key, label: name }) =>
+        `${name.padEnd(width)}  ${count(current[key]).padStart(11)}  ${count(previous[key]).padStart(11)}  ${formatChange(current[key], previous[key])}`,
+    ),
+    '',
+    'Biggest movers:',
+    ...(movers.length === 0
+      ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed)`]
+      : movers.map(
+          (m) => `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${count(m.previous)} -> ${count(m.current)} (${formatChange(m.current, m.previous)})`,
+        )),
+    '',
+    'Data health (units of the week, day x dataset x project):',
+    `  missing ${health.missing}, failed ${health.failed}, partial ${health.partial}, drifted ${health.drift}`,
+    ...(health.missing + health.failed + health.partial > 0
+      ? ['  Figures of days with missing or failed units are incomplete: see the calendar in the report, or run mintlify-exporter status.']
+      : []),
+    '',
+    `The report: ${input.url}`,
+    `(the link works until ${input.expiresAt}; the page stays in the bucket under reports/)`,
+  ];
+  return {
+    kind: 'weekly-report',
+    subject: `Docs ${week}: human visitors ${count(current.human)} (${formatChange(current.human, previous.human)}), views ${count(current.views)} (${formatChange(current.views, previous.views)})`,
+    body: lines.join('\n'),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Lambda entry of the weekly report (run.ts), run by its schedule (context `reportSchedule`,
+ * Monday 06:00 UTC by default): wiring only. A failure throws, so the report-failure alarm
+ * fires (docs/operations.md).
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
+import { createInsightPublisher } from '../insights/publish.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
+import { awsClientConfig } from '../shared/aws-clients.js';
+import { loadConfigFor, type ConfigOf } from '../shared/config.js';
+import { openDestination } from '../shared/destinations.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
+import { runWeeklyReport, type WeeklyDeps } from './run.js';
+
+/** What the invocation returns (the digest is on the topic; the page in the bucket). */
+export interface WeeklyAnswer {
+  readonly week: string;
+  readonly keys: readonly string[];
+  readonly subject: string;
+}
+
+export interface WeeklyHandlerDeps extends WeeklyDeps {
+  readonly config: ConfigOf<'weekly-report'>;
+  readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
+  readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
+}
+
+/** `{"days": N}` of an invocation by hand (1–366): a report of the last N complete days; none for the schedule's event. */
+export function daysAsked(event: unknown): number | undefined {
+  const days = typeof event === 'object' && event !== null ? (event as { days?: unknown }).days : undefined;
+  if (days === undefined) return undefined;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 366) {
+    throw new ConfigError(`"days" must be a whole number from 1 to 366 (got ${JSON.stringify(days)?.slice(0, 20)}): the last N complete days to report`);
+  }
+  return days;
+}
+
+export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
+  return async (event?: unknown): Promise<WeeklyAnswer> => {
+    const { config } = deps;
+    const at = scheduledTime(event, deps.now);
+    const days = daysAsked(event);
+    const result = await runWeeklyReport(
+      { destination: config.destination, settleHours: config.settleHours, projects: config.projectIds, ...(days !== undefined ? { days } : {}) },
+      { ...deps, now: () => at },
+    );
+    deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);
+    deps.metrics.publishStoredMetrics();
+    deps.logger.info('weekly report written', { week: result.week, keys: result.keys, subject: result.digest.subject });
+    return { week: result.week, keys: result.keys, subject: result.digest.subject };
+  };
+}
+
+export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
+  if (parseDestinationTarget(config.destination).kind !== 's3') {
+    throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
+  }
+  const s3 = clients.s3 ?? new S3Client(awsClientConfig());
+  return {
+    config,
+    s3,
+    writeTo: openDestination(config.destination, { s3Client: s3 }),
+    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn: insightsTopicOf(config) }),
+    now: () => Date.now(),
+    metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
+    logger: createLogger({ serviceName: INSIGHTS_SERVICE }),
+  };
+}
+
+/** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
+export function handlerFromEnvironment(env: Record<string, string | undefined>) {
+  let cold: ReturnType<typeof createWeeklyHandler> | undefined;
+  return async (event?: unknown): Promise<WeeklyAnswer> => {
+    cold ??= createWeeklyHandler(weeklyDepsFromConfig(loadConfigFor(env, 'weekly-report')));
+    return cold(event);
+  };
+}
+
+export const handler = handlerFromEnvironment(process.env);

@@ -1,0 +1,89 @@
+/**
+ * The weekly report of a deployment: the report `mintlify-exporter report` builds (the same
+ * code, `buildReport`) over the last 7 complete days against the 7 before, every project, from
+ * the bucket; written to `<prefix>/reports/weekly/<YYYY>-W<ww>.html` and
+ * `<prefix>/reports/latest.html`, then told on the insights topic with a pre-signed link.
+ */
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { lastDueDay } from '../export/plan.js';
+import type { InsightMessage } from '../insights/publish.js';
+import { daysFrom, type Figures, type Period } from '../report/figures.js';
+import { buildReport } from '../report/report.js';
+import { addDays, dayStart } from '../shared/dates.js';
+import type { Destination } from '../shared/destination.js';
+import { parseS3Target } from '../shared/destinations.js';
+import { digestOf } from './digest.js';
+import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
+
+/** Days of a week. */
+export const WEEK_DAYS = 7;
+/** How long the digest's link works: 7 days, the most SigV4 allows. */
+export const LINK_SECONDS = 7 * 24 * 3600;
+
+/** The ISO 8601 week of `day` (`2026-W47`): weeks start on Monday; week 1 holds the year's first Thursday. */
+export function isoWeek(day: string): string {
+  const date = new Date(dayStart(day));
+  const weekday = (date.getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  const thursday = new Date(date.getTime() + (3 - weekday) * 86_400_000);
+  const year = thursday.getUTCFullYear();
+  const week = 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000));
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+/** The last `days` complete days at `now` (7: the week), ending with the latest due day. */
+export function weekPeriod(now: number, settleHours: number, days = WEEK_DAYS): Period {
+  const to = addDays(lastDueDay(now, settleHours), 1);
+  const from = addDays(to, -days);
+  return { from, to, days: daysFrom(from, to) };
+}
+
+export interface WeeklySettings {
+  /** `EXPORT_DESTINATION`: `s3://bucket/prefix`. */
+  readonly destination: string;
+  readonly settleHours: number;
+  /** Projects to report; empty: every project found. */
+  readonly projects: readonly string[];
+  /**
+   * Days reported, against as many before. @default 7: the week, written as the week's page
+   * and `latest.html`. Any other length (an invocation by hand) is written as
+   * `reports/range/<first>_<last>.html` only: the week's pages are left alone.
+   */
+  readonly days?: number;
+}
+
+export interface WeeklyDeps {
+  readonly s3: S3Client;
+  /** The same destination, to write the pages. */
+  readonly writeTo: Pick<Destination, 'put'>;
+  readonly publish: (message: InsightMessage) => Promise<void>;
+  readonly now: () => number;
+}
+
+export interface WeeklyResult {
+  /** `2026-W47`, or `<first> to <last>` for a period other than a week. */
+  readonly week: string;
+  /** Keys written, relative to the destination. */
+  readonly keys: readonly string[];
+  readonly url: string;
+  readonly figures: Figures;
+  readonly digest: InsightMessage;
+}
+
+/** Builds, writes and tells the week's report. Throws NoDataError when nothing was exported in the two weeks. */
+export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps): Promise<WeeklyResult> {
+  const { bucket, prefix } = parseS3Target(settings.destination);
+  const days = settings.days ?? WEEK_DAYS;
+  const period = weekPeriod(deps.now(), settings.settleHours, days);
+  const last = period.days[period.days.length - 1] as string;
+  const week = days === WEEK_DAYS ? isoWeek(last) : `${period.from} to ${last}`;
+  const report = await buildReport({ destination: settings.destination, period, projects: settings.projects }, { now: deps.now, s3Client: deps.s3 });
+  const key = days === WEEK_DAYS ? weeklyKey(week) : rangeKey(period.from, last);
+  const keys = days === WEEK_DAYS ? [key, LATEST_KEY] : [key];
+  // The week's page first: latest.html never names a page that is not there.
+  for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
+  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }), { expiresIn: LINK_SECONDS });
+  const digest = digestOf({ figures: report.figures, week, url, expiresAt: new Date(deps.now() + LINK_SECONDS * 1000).toISOString() });
+  await deps.publish(digest);
+  return { week, keys, url, figures: report.figures, digest };
+}

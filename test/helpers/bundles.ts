@@ -1,0 +1,159 @@
+/**
+ * Role: the synthesized functions as Lambda runs them. `synthAssembly` runs the real `cdk synth`
+ * (CLI, local esbuild, cdk-nag) into a temp folder; `functionEnvironment` gives a function's
+ * environment from the template with its tokens replaced; `invokeBundle` loads a bundle in a
+ * separate Node process that may only connect to loopback and runs its handler.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { TEST_REGION } from './emulators.js';
+
+const run = promisify(execFile);
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const STACK = 'MintlifyExporter';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Resources = Record<string, Resource>;
+
+export interface Assembly {
+  readonly outDir: string;
+  /** What `cdk synth` printed (cdk-nag findings would be here). */
+  readonly output: string;
+  readonly resources: Resources;
+  /** The folder of the asset CDK names `displayName` (e.g. `WeeklyReport/Handler/Function/Code`). */
+  assetDir(displayName: string): string;
+  close(): Promise<void>;
+}
+
+/** `cdk synth -q` with `-c key=value` for each of `context`, into a fresh temp folder. */
+export async function synthAssembly(context: Record<string, string>): Promise<Assembly> {
+  const outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
+  const { stdout, stderr } = await run(
+    'npx',
+    ['cdk', 'synth', '-q', '-o', outDir, ...Object.entries(context).flatMap(([key, value]) => ['-c', `${key}=${value}`])],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
+      timeout: 240_000,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  const template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as { Resources: Resources };
+  // Bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
+  // repository's node_modules plays that part.
+  await symlink(join(REPO_ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  const assets = JSON.parse(await readFile(join(outDir, `${STACK}.assets.json`), 'utf8')) as {
+    files: Record<string, { displayName?: string; source: { path: string } }>;
+  };
+  return {
+    outDir,
+    output: stdout + stderr,
+    resources: template.Resources,
+    assetDir(displayName) {
+      const entry = Object.values(assets.files).find((file) => file.displayName === displayName);
+      if (!entry) throw new Error(`no asset "${displayName}" in ${STACK}.assets.json`);
+      return join(outDir, entry.source.path);
+    },
+    close: () => rm(outDir, { recursive: true, force: true }),
+  };
+}
+
+/** The function whose description starts with `description`. */
+export function functionResource(resources: Resources, description: string): Resource {
+  const fn = Object.values(resources).find(
+    (resource) => resource.Type === 'AWS::Lambda::Function' && String(resource.Properties['Description'] ?? '').startsWith(description),
+  );
+  if (!fn) throw new Error(`no function described "${description}…"`);
+  return fn;
+}
+
+/** The synthesized environment of the function described `description`, tokens replaced by `tokens`. */
+export function functionEnvironment(resources: Resources, description: string, tokens: Record<string, string>): Record<string, string> {
+  const variables = (functionResource(resources, description).Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => {
+      if (typeof value === 'string') return [name, value];
+      const replacement = tokens[name];
+      if (replacement === undefined) throw new Error(`${description}: ${name} is a CloudFormation token the test does not map`);
+      return [name, replacement];
+    }),
+  );
+}
+
+export interface Invocation {
+  readonly result?: unknown;
+  readonly error?: string;
+  readonly logs: string;
+  /** Milliseconds from the process's start to the handler's module loaded (the cold load). */
+  readonly loadMs: number;
+  /** Milliseconds the handler ran. */
+  readonly runMs: number;
+  /** The process's peak resident memory, bytes. */
+  readonly maxRssBytes: number;
+}
+
+/**
+ * Runs `handler(event, context)` of a bundle in a fresh Node process (in `workDir`) with only
+ * `env` (plus dummy credentials and no AWS config of this machine). The process may only open
+ * connections to loopback: anything else is refused, so a missed endpoint override fails
+ * instead of reaching AWS.
+ */
+export async function invokeBundle(workDir: string, bundle: string, event: unknown, env: Record<string, string>): Promise<Invocation> {
+  const runner = join(workDir, `invoke-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
+  await writeFile(
+    runner,
+    `import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+const loopback = new Set(['127.0.0.1', '::1', 'localhost']);
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...args) {
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+  const options = typeof first === 'object' && first !== null ? first : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined };
+  const host = options.host ?? 'localhost';
+  if (options.path === undefined && !loopback.has(host)) {
+    process.nextTick(() => this.destroy(new Error('bundle test: connection to ' + host + ' refused (loopback only)')));
+    return this;
+  }
+  return connect.apply(this, args);
+};
+const [bundle, eventJson] = process.argv.slice(2);
+const { handler } = await import(pathToFileURL(bundle).href);
+const loadMs = performance.now();
+const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => 300_000 };
+const out = (value) => process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, loadMs, runMs: performance.now() - loadMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\\n');
+try {
+  out({ result: await handler(JSON.parse(eventJson), context) });
+} catch (error) {
+  out({ error: String(error) });
+}
+`,
+  );
+  try {
+    const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event)], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
+        AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_REGION: TEST_REGION,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+        AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+        ...env,
+      },
+      timeout: 120_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const marker = stdout.lastIndexOf('@@RESULT ');
+    if (marker < 0) throw new Error(`the bundle printed no result:\n${stdout}\n${stderr}`);
+    const parsed = JSON.parse(stdout.slice(marker + 9).trim()) as Omit<Invocation, 'logs'>;
+    return { ...parsed, logs: stdout.slice(0, marker) + stderr };
+  } finally {
+    await rm(runner, { force: true });
+  }
+}

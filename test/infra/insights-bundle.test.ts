@@ -1,0 +1,184 @@
+/**
+ * The insights functions as Lambda runs them: the real `cdk synth` (offline, local esbuild, the
+ * DuckDB packages copied into the asset), then each bundle loaded in a separate Node process
+ * against fauxqs (S3 + SNS). The weekly report writes both pages and publishes one digest whose
+ * figures equal an independent DuckDB query over the same lake and whose link is a pre-signed
+ * URL of the week's page; the hourly check tells a fallen Tuesday once.
+ */
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createS3Destination } from '../../functions/shared/destination-s3.js';
+import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
+import { functionEnvironment, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
+import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
+import { queryDuckDb } from '../helpers/read-back.js';
+
+const PROJECTS = ['proj_a', 'proj_b'] as const;
+/** Monday 06:00 UTC, the schedule's time: the week to Sunday 2026-11-22 (ISO 2026-W47) is complete. */
+const EVENT = { 'detail-type': 'Scheduled Event', source: 'aws.events', time: '2026-11-23T06:00:00Z' };
+const LAST_WEEK = everyDays('2026-11-09', 7);
+const THIS_WEEK = everyDays('2026-11-16', 7);
+const WEEKLY = 'Weekly: the report of the last 7 complete days';
+const CHECK = 'Hourly: anomalies of newly complete days';
+
+/** A different day for every project and day, so a wrong window or a lost project shows. */
+function figuresOf(projectId: string, day: string, thisWeek: boolean): LakeDay {
+  const n = Number(day.slice(8)) + (projectId === 'proj_b' ? 100 : 0);
+  return { ...FLAT_DAY, human: 400 + n * (thisWeek ? 3 : 2), views: 1_500 + n, searches: 200 + (thisWeek ? n : 0), thumbsDown: 3 + (n % 4) };
+}
+
+let assembly: Assembly;
+let aws: S3Sqs;
+let dynamo: Dynamo;
+let bucket: string;
+let localLake: string;
+
+beforeAll(async () => {
+  [assembly, aws, dynamo] = await Promise.all([synthAssembly({ projectIds: PROJECTS.join(',') }), startS3Sqs(), startDynamo()]);
+  bucket = await aws.createBucket();
+  localLake = await makeTempDir('insights-bundle');
+  const days = [...LAST_WEEK.map((day) => ({ day, thisWeek: false })), ...THIS_WEEK.map((day) => ({ day, thisWeek: true }))].flatMap(({ day, thisWeek }) =>
+    PROJECTS.map((projectId) => ({ projectId, day, figures: figuresOf(projectId, day, thisWeek) })),
+  );
+  const finishedAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000;
+  await writeLake(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), days, finishedAt);
+  await writeLake(createLocalDestination(localLake), days, finishedAt);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close()]);
+  await removeTempDirs();
+});
+
+describe('the synthesized insights functions', () => {
+  it('synthesize with no unacknowledged cdk-nag finding, DuckDB and the queries in their assets', () => {
+    expect(assembly.output).not.toMatch(/AwsSolutions-/);
+    for (const asset of ['WeeklyReport/Handler/Function/Code', 'Insights/Check/Function/Code']) {
+      const dir = assembly.assetDir(asset);
+      expect(existsSync(join(dir, 'node_modules/@duckdb/node-bindings-linux-x64/duckdb.node')), asset).toBe(true);
+      expect(existsSync(join(dir, 'queries/daily-figures.sql')), asset).toBe(true);
+    }
+  });
+
+  it('the weekly report writes both pages and publishes one digest with the figures of an independent query and a pre-signed link', async () => {
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const env = functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn });
+    const { result, error, logs } = await invokeBundle(assembly.outDir, join(assembly.assetDir('WeeklyReport/Handler/Function/Code'), 'index.js'), EVENT, {
+      ...env,
+      AWS_ENDPOINT_URL_S3: aws.endpoint,
+      AWS_ENDPOINT_URL_SNS: aws.endpoint,
+    });
+    expect(error, logs).toBeUndefined();
+    expect(result).toMatchObject({ week: '2026-W47', keys: ['reports/weekly/2026-W47.html', 'reports/latest.html'] });
+    expect(logs).toContain(`"${INSIGHTS_METRICS.weeklyReports}"`);
+
+    const page = async (key: string) =>
+      (await (await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: `mintlify/${key}` }))).Body?.transformToString()) ?? '';
+    const weekly = await page('reports/weekly/2026-W47.html');
+    expect(weekly).toMatch(/^<!doctype html>/i);
+    expect(weekly).toContain('2026-11-16');
+    expect(await page('reports/latest.html')).toBe(weekly);
+
+    const messages = await aws.takeAll(subscriber);
+    expect(messages).toHaveLength(1);
+    const sent = JSON.parse(messages[0]?.Body ?? '{}') as { Subject: string; Message: string; MessageAttributes: Record<string, { Value: string }> };
+    expect(sent.MessageAttributes['kind']?.Value).toBe('weekly-report');
+    expect(sent.Subject.length).toBeLessThan(100);
+
+    // The figures, read independently from the same lake.
+    const sums = async (column: string, table: string, from: string, to: string, where = 'true') =>
+      Number(
+        (
+          await queryDuckDb(
+            `SELECT ${column} AS n FROM read_parquet('${localLake}/${table}/*/*.parquet') WHERE date >= DATE '${from}' AND date < DATE '${to}' AND ${where}`,
+          )
+        )[0]?.['n'] ?? 0,
+      );
+    const expected = {
+      'Human visitors': [
+        await sums('sum(human)', 'visitors_totals', '2026-11-16', '2026-11-23'),
+        await sums('sum(human)', 'visitors_totals', '2026-11-09', '2026-11-16'),
+      ],
+      'Page views': [
+        await sums('sum(total)', 'views_totals', '2026-11-16', '2026-11-23'),
+        await sums('sum(total)', 'views_totals', '2026-11-09', '2026-11-16'),
+      ],
+      Searches: [
+        await sums('sum(total_searches)', 'searches_totals', '2026-11-16', '2026-11-23'),
+        await sums('sum(total_searches)', 'searches_totals', '2026-11-09', '2026-11-16'),
+      ],
+      'Thumbs down': [
+        await sums('count(*)', 'feedback', '2026-11-16', '2026-11-23', 'helpful = false'),
+        await sums('count(*)', 'feedback', '2026-11-09', '2026-11-16', 'helpful = false'),
+      ],
+    } as const;
+    for (const [label, [current, previous]] of Object.entries(expected)) {
+      const row = new RegExp(`^${label}\\s+([\\d,]+)\\s+([\\d,]+)\\s+(.+)$`, 'm').exec(sent.Message);
+      expect(row, `${label} row in:\n${sent.Message}`).not.toBeNull();
+      expect([Number(row?.[1]?.replaceAll(',', '')), Number(row?.[2]?.replaceAll(',', ''))], label).toEqual([current, previous]);
+      const change = Math.round((100 * (current - previous)) / previous);
+      expect(row?.[3], label).toBe(`${change > 0 ? '+' : change < 0 ? '-' : ''}${Math.abs(change)} %`);
+    }
+    const [human] = expected['Human visitors'];
+    expect(sent.Subject).toContain(`human visitors ${human.toLocaleString('en-US')}`);
+    // The lake holds five of the seven datasets: the other two are missing, 7 days × 2 projects each.
+    expect(sent.Message).toContain('missing 28, failed 0, partial 0, drifted 0');
+
+    // The link: a pre-signed GET of the week's page, valid 7 days.
+    const link = /^The report: (\S+)$/m.exec(sent.Message)?.[1] ?? '';
+    const url = new URL(link);
+    expect(url.pathname).toBe(`/${bucket}/mintlify/reports/weekly/2026-W47.html`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('604800');
+    expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    expect(await (await fetch(url)).text()).toBe(weekly);
+  }, 180_000);
+
+  it('the hourly check tells a fallen day once, from the bundle, keeping its claim in the state table', async () => {
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const table = `state-${Date.now()}`;
+    await dynamo.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    // A fourth Monday after three like it, at a tenth of their visitors (a fresh prefix).
+    const mondays = everyDays('2026-11-02', 4, 7);
+    await writeLake(
+      createS3Destination({ bucket, prefix: 'check', client: aws.s3 }),
+      mondays.map((day, i) => ({ projectId: 'proj_a', day, figures: { ...FLAT_DAY, human: i === 3 ? 40 : 400 } })),
+      (day) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000,
+    );
+    const env = {
+      ...functionEnvironment(assembly.resources, CHECK, {
+        EXPORT_DESTINATION: `s3://${bucket}/check`,
+        INSIGHTS_TOPIC_ARN: topicArn,
+        EXPORT_STATE_TABLE: table,
+      }),
+      MINTLIFY_PROJECT_IDS: 'proj_a',
+      EXPORT_DATASETS: 'visitors,views,searches,assistant,feedback',
+      AWS_ENDPOINT_URL_S3: aws.endpoint,
+      AWS_ENDPOINT_URL_SNS: aws.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    };
+    const bundle = join(assembly.assetDir('Insights/Check/Function/Code'), 'index.js');
+    const hour = { ...EVENT, time: '2026-11-24T06:35:00Z' };
+    const first = await invokeBundle(assembly.outDir, bundle, hour, env);
+    expect(first.error, first.logs).toBeUndefined();
+    const messages = await aws.takeAll(subscriber);
+    const subjects = messages.map((m) => (JSON.parse(m.Body ?? '{}') as { Subject: string }).Subject);
+    expect(subjects.filter((s) => s.includes('human visitors'))).toEqual(['proj_a: human visitors fell to 10 % on 2026-11-23 (40 vs 400)']);
+
+    const again = await invokeBundle(assembly.outDir, bundle, { ...hour, time: '2026-11-24T07:35:00Z' }, env);
+    expect(again.error, again.logs).toBeUndefined();
+    expect((await aws.takeAll(subscriber)).filter((m) => (m.Body ?? '').includes('anomaly'))).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,118 @@
+/**
+ * The weekly digest made from the report's figures: the ISO week of the page, the period, the
+ * headline table, the movers (over a base that means something), data health, and the days a
+ * hand invocation may ask for.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Figures, Headline, HealthCell } from '../../../functions/report/figures.js';
+import { digestOf, formatChange, healthCounts, moversOf } from '../../../functions/weekly-report/digest.js';
+import { daysAsked } from '../../../functions/weekly-report/handler.js';
+import { isoWeek, weekPeriod } from '../../../functions/weekly-report/run.js';
+
+const ZERO: Headline = {
+  human: 0,
+  ai: 0,
+  aiShare: null,
+  views: 0,
+  searches: 0,
+  questions: 0,
+  unanswered: 0,
+  unansweredShare: null,
+  thumbsDown: 0,
+  daysWithData: 7,
+};
+
+function figures(byProject: Figures['byProject'], health: HealthCell[] = []): Figures {
+  const sum = (side: 'current' | 'previous'): Headline => {
+    const total = (field: 'human' | 'views' | 'thumbsDown') => byProject.reduce((n, p) => n + p[side][field], 0);
+    return { ...ZERO, human: total('human'), views: total('views'), thumbsDown: total('thumbsDown') };
+  };
+  const period = weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 2);
+  return {
+    period,
+    previous: weekPeriod(Date.parse('2026-11-16T06:00:00Z'), 2),
+    projects: byProject.map((p) => p.projectId),
+    headline: { current: sum('current'), previous: sum('previous') },
+    byProject,
+    visitorsPerDay: [],
+    topPages: [],
+    unclickedSearches: [],
+    unansweredByCategory: [],
+    thumbsDownPages: [],
+    health,
+    requestsPerDay: [],
+  } as unknown as Figures;
+}
+
+describe('the week', () => {
+  it('is the last 7 complete days, named by ISO week', () => {
+    expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 2)).toMatchObject({ from: '2026-11-16', to: '2026-11-23' });
+    // 01:00 on Monday: Sunday is not due yet with 2 settle hours.
+    expect(weekPeriod(Date.parse('2026-11-23T01:00:00Z'), 2)).toMatchObject({ from: '2026-11-15', to: '2026-11-22' });
+    expect(isoWeek('2026-11-22')).toBe('2026-W47');
+    expect(isoWeek('2026-01-01')).toBe('2026-W01');
+    expect(isoWeek('2027-01-03')).toBe('2026-W53');
+    expect(isoWeek('2024-12-30')).toBe('2025-W01');
+  });
+
+  it('asks for other lengths only as a whole number of days from 1 to 366', () => {
+    expect(daysAsked({ time: '2026-11-23T06:00:00Z' })).toBeUndefined();
+    expect(daysAsked({ days: 90 })).toBe(90);
+    for (const bad of [0, 367, 1.5, '7']) expect(() => daysAsked({ days: bad }), String(bad)).toThrow(/^"days" must be a whole number from 1 to 366/);
+  });
+});
+
+describe('the digest', () => {
+  const a = {
+    projectId: 'proj_a',
+    current: { ...ZERO, human: 1_200, views: 5_000, thumbsDown: 10 },
+    previous: { ...ZERO, human: 1_000, views: 5_000, thumbsDown: 40 },
+    visitorsTotal: 2_000,
+  };
+  const b = { projectId: 'proj_b', current: { ...ZERO, human: 100, views: 30 }, previous: { ...ZERO, human: 10, views: 300 }, visitorsTotal: 100 };
+
+  it('says the change of each figure, and new for one from nothing', () => {
+    expect([formatChange(120, 100), formatChange(50, 100), formatChange(100, 100), formatChange(5, 0), formatChange(0, 0)]).toEqual([
+      '+20 %',
+      '-50 %',
+      '0 %',
+      'new',
+      '0 %',
+    ]);
+  });
+
+  it('lists the projects’ biggest relative moves over a base of at least 20, both ways', () => {
+    expect(moversOf(figures([a, b])).map((m) => `${m.projectId} ${m.figure} ${m.previous}->${m.current}`)).toEqual([
+      'proj_b views 300->30',
+      'proj_a thumbsDown 40->10',
+      'proj_a human 1000->1200',
+    ]);
+  });
+
+  it('counts the week’s units by state over every project', () => {
+    const cell = (state: HealthCell['state'], states: HealthCell['state'][]): HealthCell =>
+      ({ day: '2026-11-16', dataset: 'visitors', state, projects: states.map((s, i) => ({ projectId: `p${i}`, state: s })) }) as HealthCell;
+    expect(
+      healthCounts(figures([a], [cell('failed', ['failed', 'complete']), cell('missing', ['missing', 'missing']), cell('drift', ['drift', 'partial'])])),
+    ).toEqual({
+      drift: 1,
+      partial: 1,
+      missing: 2,
+      failed: 1,
+    });
+  });
+
+  it('puts the headline change in a subject under 100 characters and the link in the body', () => {
+    const digest = digestOf({
+      figures: figures([a, b]),
+      week: '2026-W47',
+      url: 'https://bucket.s3.amazonaws.com/r.html?X-Amz-Signature=x',
+      expiresAt: '2026-11-30T06:00:00.000Z',
+    });
+    expect(digest.kind).toBe('weekly-report');
+    expect(digest.subject).toBe('Docs 2026-W47: human visitors 1,300 (+29 %), views 5,030 (-5 %)');
+    expect(digest.body).toMatch(/^Human visitors\s+1,300\s+1,010\s+\+29 %$/m);
+    expect(digest.body).toContain('This week');
+    expect(digest.body).toContain('The report: https://bucket.s3.amazonaws.com/r.html?X-Amz-Signature=x');
+  });
+});
