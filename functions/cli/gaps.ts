@@ -128,7 +128,6 @@ async function openFollowUpState(
 ): Promise<Pick<SharedStore, 'list' | 'description'> | undefined> {
   if (config.followUpStateTable !== undefined) {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    const { awsClientConfig } = await import('../shared/aws-clients.js');
     const { followUpTableStore } = await import('../follow-up/open-state-store.js');
     return followUpTableStore(config.followUpStateTable, io.clients?.dynamo ?? new DynamoDBClient(awsClientConfig()));
   }
