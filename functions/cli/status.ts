@@ -11,6 +11,7 @@ import { unitsOf } from '../export/units.js';
 import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { readExportStatus } from '../export/status.js';
+import { readAnomalies } from '../insights/records.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
@@ -59,6 +60,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
+  const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
   const view = {
     destination: destination.url,
@@ -68,6 +70,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     settleHours: config.settleHours,
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
+    anomalies,
     budgetMs: runsUnpaced(config) ? 0 : budgetTime(snapshot, status.requests, now).ms,
     unpaced: runsUnpaced(config),
     snapshot,

@@ -12,7 +12,7 @@ import { manifestKey } from '../shared/tables.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
 import { readJsonObject, type RequestCounts } from './staging.js';
-import type { Unit } from './units.js';
+import type { Unit } from './unit-id.js';
 
 /** The commit marker of one unit, written last; its presence means the unit is complete. */
 export interface Manifest {

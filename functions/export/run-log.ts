@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Destination } from '../shared/destination.js';
 import { describeError } from '../shared/errors.js';
 import { EXPORT_RUNS, partitionKey } from '../shared/tables.js';
-import type { RunSummary } from './run.js';
+import type { Unit } from './unit-id.js';
 
 export type RunTrigger = 'schedule' | 'manual' | 'cli';
 
@@ -52,10 +52,32 @@ export function runRecordKey(record: Pick<RunRecord, 'run_id' | 'started_at'>): 
   return partitionKey(EXPORT_RUNS, record.started_at.slice(0, 10), `${record.run_id}.json`);
 }
 
+/** What a run's record is made of: its counters and its units (run.ts's `RunSummary` extends it). */
+export interface RunTotals {
+  readonly completed: number;
+  readonly partial: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly pending: number;
+  /** Analytics requests started in this run (every attempt). */
+  readonly requests: number;
+  /** 429s received. */
+  readonly rateLimited: number;
+  readonly budgetWaitMs: number;
+  /** Requests the units left to do are expected to need. */
+  readonly backlogRequests: number;
+  /** Units completed in this run whose answers held fields or values this version does not know. */
+  readonly driftUnits: number;
+  /** Requests spent on units that failed (every attempt, this run). */
+  readonly failedRequests: number;
+  readonly units: readonly (Unit &
+    ({ readonly status: 'failed'; readonly error: string } | { readonly status: 'complete' | 'partial' | 'skipped' | 'pending' }))[];
+}
+
 /** The record of a run that ended (whatever its units' outcomes). */
 export function recordOfRun(
   base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
-  summary: RunSummary,
+  summary: RunTotals,
 ): RunRecord {
   return {
     ...header(base),

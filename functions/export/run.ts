@@ -18,8 +18,9 @@ import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, type BacklogEntry, type PlannedUnit } from './plan.js';
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
-import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTrigger } from './run-log.js';
+import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTotals, type RunTrigger } from './run-log.js';
 import { readUnitState, unitKey, unitLabel, unitsOf, type UnitState } from './units.js';
+import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
 import { exportUnit, type UnitOutcome } from './unit.js';
@@ -81,25 +82,13 @@ export type RunEvent =
   /** `remaining`: requests the units after this one are expected to need, refreshed. */
   | { readonly kind: 'done'; readonly result: UnitResult; readonly position: number; readonly count: number; readonly remaining: number };
 
-export interface RunSummary {
+export interface RunSummary extends RunTotals {
   /** Every planned unit is complete. */
   readonly ok: boolean;
   readonly units: readonly UnitResult[];
-  readonly completed: number;
-  readonly partial: number;
-  readonly failed: number;
-  readonly skipped: number;
-  readonly pending: number;
-  /** Analytics requests started in this run (every attempt). */
-  readonly requests: number;
-  /** 429s received. */
-  readonly rateLimited: number;
   /** 429s whose wait was longer than the budget window (cut to the window). */
   readonly rateLimitWaitsCut: number;
   readonly budgetWaits: number;
-  readonly budgetWaitMs: number;
-  /** Requests the units left to do are expected to need. */
-  readonly backlogRequests: number;
   /** The run was stopped by its signal. */
   readonly stopped: boolean;
   /**
@@ -111,12 +100,8 @@ export interface RunSummary {
   readonly runStop?: RunStop;
   /** Projects that answered 404 (the key cannot see them): each stopped after its first request. */
   readonly unknownProjects: readonly string[];
-  /** Requests spent on units that failed (every attempt, this run). */
-  readonly failedRequests: number;
   /** Scheduled runs: units of the heal window still without a manifest. */
   readonly missingDays?: number;
-  /** Units completed in this run whose answers held fields or values this version does not know. */
-  readonly driftUnits: number;
   /** Per dataset with drift in this run: what changed, and the one warning line that names it. */
   readonly drift: readonly DatasetDrift[];
 }
@@ -150,7 +135,8 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
 /** Exports `planned` in order; never throws for a unit (its result says what happened). */
 export async function runUnits(planned: readonly PlannedUnit[], settings: RunSettings, deps: RunDeps): Promise<RunSummary> {
   const { api, gate, now, signal, logger } = deps;
-  const before = { requests: api.stats.requests, ...gate.stats };
+  const apiMeter = startMeter(api.stats, API_COUNTERS);
+  const gateMeter = startMeter(gate.stats, GATE_COUNTERS);
   const exportedAt = now();
   const results: UnitResult[] = [];
   let halted = false;
@@ -185,11 +171,11 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
       continue;
     }
     deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
-    const requestsBefore = api.stats.requests;
+    const unitMeter = startMeter(api.stats, API_COUNTERS);
     const { result, error } = await runOne(unit, settings, deps, exportedAt);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
     if (result.status === 'failed') {
-      failedRequests += api.stats.requests - requestsBefore;
+      failedRequests += unitMeter.read().requests;
       const stop = stopOf(error, unit, settings.projectSource);
       if (stop?.scope === 'run') runStop = stop;
       else if (stop?.scope === 'dataset') datasetStops.set(stop.dataset, stop.reason);
@@ -225,11 +211,11 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     failed: count('failed'),
     skipped: count('skipped'),
     pending: count('pending'),
-    requests: api.stats.requests - before.requests,
-    rateLimited: gate.stats.rateLimited - before.rateLimited,
-    rateLimitWaitsCut: gate.stats.waitsCut - before.waitsCut,
-    budgetWaits: gate.stats.waits - before.waits,
-    budgetWaitMs: gate.stats.waitedMs - before.waitedMs,
+    requests: apiMeter.read().requests,
+    rateLimited: gateMeter.read().rateLimited,
+    rateLimitWaitsCut: gateMeter.read().waitsCut,
+    budgetWaits: gateMeter.read().waits,
+    budgetWaitMs: gateMeter.read().waitedMs,
     backlogRequests,
     stopped: signal?.aborted === true || deps.stop?.aborted === true,
     driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
@@ -379,17 +365,14 @@ export async function runExport(request: RunRequest, settings: RunSettings, deps
   const startedAt = deps.now();
   const runId = newRunId(startedAt);
   const trigger: RunTrigger = request.kind === 'scheduled' ? (request.manual ? 'manual' : 'schedule') : request.backlog ? 'manual' : 'cli';
-  const before = { requests: deps.api.stats.requests, retries: deps.api.stats.retries, ...deps.gate.stats };
-  const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: deps.api.stats.retries - before.retries });
+  const apiMeter = startMeter(deps.api.stats, API_COUNTERS);
+  const gateMeter = startMeter(deps.gate.stats, GATE_COUNTERS);
+  const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: apiMeter.read().retries });
   let result: Omit<RunResult, 'runId'>;
   try {
     result = await planAndRun(request, settings, deps);
   } catch (error) {
-    const counters = {
-      requests: deps.api.stats.requests - before.requests,
-      rateLimited: deps.gate.stats.rateLimited - before.rateLimited,
-      budgetWaitMs: deps.gate.stats.waitedMs - before.waitedMs,
-    };
+    const counters = { requests: apiMeter.read().requests, rateLimited: gateMeter.read().rateLimited, budgetWaitMs: gateMeter.read().waitedMs };
     await logRun(deps, recordOfFailedRun(base(), counters, error));
     throw error;
   }

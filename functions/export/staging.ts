@@ -18,7 +18,7 @@ import { DestinationError } from '../shared/errors.js';
 import { parseJson, stringifyJson } from '../shared/lossless-json.js';
 import { stagingPrefix } from '../shared/tables.js';
 import type { PagerState } from './paging.js';
-import type { Unit } from './units.js';
+import type { Unit } from './unit-id.js';
 
 /** Requests spent on a unit so far. */
 export interface RequestCounts {

@@ -29,6 +29,7 @@ import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFil
 import { isSharedFailure } from './run-stops.js';
 import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
+import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
@@ -85,7 +86,7 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
   const staging = unitStaging(deps.destination, unit);
   const label = unitLabel(unit);
 
-  const requestsBefore = deps.api.stats.requests;
+  const meter = startMeter(deps.api.stats, API_COUNTERS);
   const discard = async (stale: Checkpoint, reason: string) => {
     deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason });
     await staging.clear(stale.state.pages);
@@ -96,7 +97,7 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
     await discard(checkpoint, why);
     checkpoint = undefined;
   }
-  const attempt = (from: Checkpoint | undefined) => runOnce(startRun(unit, def, limit, from, staging, options, deps), options, deps);
+  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ unit, def, limit, checkpoint: from, staging, options, deps }), options, deps);
   try {
     try {
       return await attempt(checkpoint);
@@ -111,17 +112,21 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
     }
-    await recordFailure(error, unit, staging, deps, requestsBefore);
+    await recordFailure(error, { unit, staging, now: deps.now(), requests: meter.read().requests });
     throw error;
   }
 }
 
 /**
  * Keeps why the unit failed for `status`, with the failures in a row that drive its backoff
- * (plan.ts) and the requests its failed attempts cost (`deps.api`'s, since `requestsBefore`).
+ * (units.ts) and the requests its failed attempts cost (`requests`: this call's, metered).
  * Never throws: the unit's own error is what the caller sees.
  */
-async function recordFailure(error: unknown, unit: Unit, staging: UnitStaging, deps: UnitDeps, requestsBefore: number): Promise<void> {
+async function recordFailure(
+  error: unknown,
+  failed: { readonly unit: Unit; readonly staging: UnitStaging; readonly now: number; readonly requests: number },
+): Promise<void> {
+  const { unit, staging } = failed;
   // Read before a clear removes it: the failures in a row drive the unit's backoff.
   const previous = await staging.readFailure().catch(() => undefined);
   // Pages that broke a stop rule may be inconsistent with what follows: start afresh.
@@ -129,12 +134,12 @@ async function recordFailure(error: unknown, unit: Unit, staging: UnitStaging, d
   await staging
     .writeFailure({
       error: describeError(error),
-      at: new Date(deps.now()).toISOString(),
+      at: new Date(failed.now).toISOString(),
       // A failure every unit would meet (a refused key, an unreachable API, a 403 of the
       // dataset) is not this unit's: fixed (a rotated key), the unit goes on at the next run.
       // An unknown project (404) is: a corrected id is another unit, so this one backs off.
       attempts: isSharedFailure(error, unit) ? 0 : (previous?.attempts ?? (previous ? 1 : 0)) + 1,
-      requests: (previous?.requests ?? 0) + deps.api.stats.requests - requestsBefore,
+      requests: (previous?.requests ?? 0) + failed.requests,
     })
     .catch(() => undefined);
 }
@@ -185,19 +190,22 @@ interface UnitRun {
   invalidUtf8(): number;
 }
 
-/** Starts this run's work on the unit (its clock and request counters start here). */
-function startRun(
-  unit: Unit,
-  def: DatasetDef,
-  limit: number | undefined,
-  checkpoint: Checkpoint | undefined,
-  staging: UnitStaging,
-  options: UnitOptions,
-  deps: UnitDeps,
-): UnitRun {
-  const { api, now } = deps;
-  const started = now();
-  const statsBefore = { ...api.stats };
+/** What starting a run's work on a unit takes. */
+interface RunStart {
+  readonly unit: Unit;
+  readonly def: DatasetDef;
+  readonly limit: number | undefined;
+  /** The checkpoint to resume; undefined: from the first page. */
+  readonly checkpoint: Checkpoint | undefined;
+  readonly staging: UnitStaging;
+  readonly options: UnitOptions;
+  readonly deps: UnitDeps;
+}
+
+/** Starts this run's work on the unit (its clock and request meter start here). */
+function startRun({ unit, def, limit, checkpoint, staging, options, deps }: RunStart): UnitRun {
+  const started = deps.now();
+  const meter = startMeter(deps.api.stats, API_COUNTERS);
   const context: RowContext = {
     projectId: unit.projectId,
     date: unit.day,
@@ -218,15 +226,11 @@ function startRun(
     runs: (checkpoint?.runs ?? 0) + 1,
     stamps: stamps.at(-1)?.at === runStamp ? stamps : [...stamps, { from: checkpoint?.state.pages ?? 0, at: runStamp }],
     spent() {
-      const after = api.stats;
+      const now = meter.read();
       const earlier = checkpoint?.requests ?? { successful: 0, sent: 0, retried: 0 };
-      return {
-        successful: earlier.successful + after.successes - statsBefore.successes,
-        sent: earlier.sent + after.requests - statsBefore.requests,
-        retried: earlier.retried + after.retries - statsBefore.retries,
-      };
+      return { successful: earlier.successful + now.successes, sent: earlier.sent + now.requests, retried: earlier.retried + now.retries };
     },
-    invalidUtf8: () => (api.stats.invalidUtf8 ?? 0) - (statsBefore.invalidUtf8 ?? 0),
+    invalidUtf8: () => meter.read().invalidUtf8,
   };
 }
 

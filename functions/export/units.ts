@@ -1,39 +1,18 @@
 /**
  * A unit — one (dataset, project, day) — and everything said about it in one place: its key
- * and label, its state as read from the destination (manifest, else checkpoint, else failure
+ * and label (unit-id.ts, re-exported here), its state as read from the destination (manifest, else checkpoint, else failure
  * record), the backoff of a failing unit, and the one view of that state that `status`, the
  * report and `gaps` show. The files themselves are written by staging.ts (pages, checkpoint,
  * failure record) and manifest.ts (the commit marker); this module only reads them.
  */
-import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import type { Drift } from './drift.js';
 import { readManifest, unitRows, type Manifest } from './manifest.js';
 import { unitStaging, type Checkpoint, type UnitFailure } from './staging.js';
+import { unitKey, type Unit } from './unit-id.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, backoffDelay } from '../shared/time.js';
 
-/** One (dataset, project, day). */
-export interface Unit {
-  readonly dataset: DatasetName;
-  readonly projectId: string;
-  /** UTC day, `YYYY-MM-DD`. */
-  readonly day: string;
-}
-
-/** `visitors/proj_a/2026-11-22`: the unit's key in leases, logs and state maps. */
-export function unitKey(unit: Unit): string {
-  return `${unit.dataset}/${unit.projectId}/${unit.day}`;
-}
-
-/** `visitors proj_a 2026-11-22`, for people. */
-export function unitLabel(unit: Unit): string {
-  return `${unit.dataset} ${unit.projectId} ${unit.day}`;
-}
-
-/** Every unit of days × projects × datasets, days oldest first. */
-export function unitsOf(days: readonly string[], projects: readonly string[], datasets: readonly DatasetName[]): Unit[] {
-  return days.flatMap((day) => projects.flatMap((projectId) => datasets.map((dataset) => ({ dataset, projectId, day }))));
-}
+export { unitKey, unitLabel, unitsOf, type Unit } from './unit-id.js';
 
 /** What the destination says of one unit. */
 export type UnitState =

@@ -16,10 +16,11 @@ import { EXPORT_RUNS } from '../shared/tables.js';
 import { readFixes, type Fixes } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';
-import { renderFixes } from './fixes.js';
-import { renderReport } from './html.js';
+import { renderReport } from './page/page.js';
+import { fixesSection } from './sections/fixes.js';
 import { openLake } from './lake.js';
 import { isS3Target } from './targets.js';
+import { ANOMALIES_PREFIX } from '../insights/state.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
@@ -29,6 +30,8 @@ export interface ReportRequest {
   readonly period: Period;
   /** Projects to report; empty: every project found in the period. */
   readonly projects: readonly string[];
+  /** The docs site's base URL (`REPORT_SITE_URL`): page paths become links. */
+  readonly siteUrl?: string;
 }
 
 export interface ReportDeps {
@@ -61,7 +64,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix] },
+    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix, ANOMALIES_PREFIX] },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
@@ -91,12 +94,14 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       );
     }
     const fixes = await readReportFixes(request, lake.root, figures.projects, deps);
-    return {
-      html: renderReport(figures, { destination: lake.url, generatedAt: deps.now(), fixes: renderFixes(fixes, figures.projects.length > 1) }),
-      figures,
+    const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
+    const html = renderReport(figures, {
       destination: lake.url,
-      mirrorMs,
-    };
+      generatedAt: deps.now(),
+      ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
+      ...(fixesHtml === '' ? {} : { extraSections: [fixesHtml] }),
+    });
+    return { html, figures, destination: lake.url, mirrorMs };
   } finally {
     await lake.close();
   }

@@ -8,7 +8,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
 import { createInsightPublisher } from '../insights/publish.js';
-import { parseDestinationTarget } from '../shared/destination-target.js';
+import { isS3Target } from '../report/targets.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
@@ -22,6 +22,8 @@ export interface WeeklyAnswer {
   readonly week: string;
   readonly keys: readonly string[];
   readonly subject: string;
+  /** Milliseconds spent mirroring the bucket's days before DuckDB could read them. */
+  readonly mirrorMs: number;
 }
 
 export interface WeeklyHandlerDeps extends WeeklyDeps {
@@ -51,13 +53,14 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);
     deps.metrics.publishStoredMetrics();
-    deps.logger.info('weekly report written', { week: result.week, keys: result.keys, subject: result.digest.subject });
-    return { week: result.week, keys: result.keys, subject: result.digest.subject };
+    const answer = { week: result.week, keys: result.keys, subject: result.digest.subject, mirrorMs: Math.round(result.mirrorMs) };
+    deps.logger.info('weekly report written', answer);
+    return answer;
   };
 }
 
 export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
-  if (parseDestinationTarget(config.destination).kind !== 's3') {
+  if (!isS3Target(config.destination)) {
     throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
   }
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());

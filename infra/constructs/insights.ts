@@ -19,7 +19,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
+import { ANOMALIES_PREFIX, INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
@@ -105,6 +105,7 @@ export class Insights extends Construct {
     this.logGroup = bundled.logGroup;
 
     props.warehouse.grantWarehouseRead(this.checkFunction);
+    props.warehouse.grantInsightsRecordsWrite(this.checkFunction, `${ANOMALIES_PREFIX}/`);
     this.grantPublish(bundled.role);
     // Its own documents only: the item's key starts with `insights#`.
     bundled.role.addToPrincipalPolicy(

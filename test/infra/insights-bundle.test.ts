@@ -62,7 +62,7 @@ describe('the synthesized insights functions', () => {
     for (const asset of ['WeeklyReport/Handler/Function/Code', 'Insights/Check/Function/Code']) {
       const dir = assembly.assetDir(asset);
       expect(existsSync(join(dir, 'node_modules/@duckdb/node-bindings-linux-x64/duckdb.node')), asset).toBe(true);
-      expect(existsSync(join(dir, 'queries/daily-figures.sql')), asset).toBe(true);
+      expect(existsSync(join(dir, 'queries/daily-totals.sql')), asset).toBe(true);
     }
   });
 

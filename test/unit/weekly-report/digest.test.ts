@@ -65,11 +65,11 @@ describe('the week', () => {
 describe('the digest', () => {
   const a = {
     projectId: 'proj_a',
+    visitorsTotal: 0,
     current: { ...ZERO, human: 1_200, views: 5_000, thumbsDown: 10 },
     previous: { ...ZERO, human: 1_000, views: 5_000, thumbsDown: 40 },
-    visitorsTotal: 2_000,
   };
-  const b = { projectId: 'proj_b', current: { ...ZERO, human: 100, views: 30 }, previous: { ...ZERO, human: 10, views: 300 }, visitorsTotal: 100 };
+  const b = { projectId: 'proj_b', visitorsTotal: 0, current: { ...ZERO, human: 100, views: 30 }, previous: { ...ZERO, human: 10, views: 300 } };
 
   it('says the change of each figure, and new for one from nothing', () => {
     expect([formatChange(120, 100), formatChange(50, 100), formatChange(100, 100), formatChange(5, 0), formatChange(0, 0)]).toEqual([
@@ -91,7 +91,7 @@ describe('the digest', () => {
 
   it('counts the week’s units by state over every project', () => {
     const cell = (state: HealthCell['state'], states: HealthCell['state'][]): HealthCell =>
-      ({ day: '2026-11-16', dataset: 'visitors', state, projects: states.map((s, i) => ({ projectId: `p${i}`, state: s })) }) as HealthCell;
+      ({ day: '2026-11-16', dataset: 'visitors', state, projects: states.map((s, i) => ({ projectId: `p${i}`, state: s })), anomalies: [] }) as HealthCell;
     expect(
       healthCounts(figures([a], [cell('failed', ['failed', 'complete']), cell('missing', ['missing', 'missing']), cell('drift', ['drift', 'partial'])])),
     ).toEqual({

@@ -1116,6 +1116,27 @@ describe('a request that never reached the service', () => {
     }
   });
 
+  it("gives its budget start back when the budget's wait ran into the deadline and the request was never sent", async () => {
+    let time = 1_700_000_000_000;
+    const deadline = time + 5_000;
+    const budget = fakeBudget();
+    const take = budget.gate.take.bind(budget.gate);
+    const gate = {
+      ...budget.gate,
+      take: async (options?: { deadline?: number; signal?: AbortSignal }) => {
+        await take(options);
+        time = deadline; // the wait for budget ended exactly at the deadline
+      },
+    } as unknown as BudgetGate;
+    const { client } = makeClient({ budget: gate, now: () => time });
+
+    const error = await rejectionOf(visitors(client, 'proj_1', {}, { deadline }));
+
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(seen).toHaveLength(0);
+    expect(budget.refunds).toHaveLength(1);
+  });
+
   it('keeps the start of a request the service answered, even with an error', async () => {
     replies = [json(503, { error: 'busy' }), hangUp, json(200, page())];
     const { client, budget } = makeClient();
