@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Period } from '../functions/report/figures.js';
 import { addDays } from '../functions/shared/dates.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
-import { functionEnvironment, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
+import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
 import { startS3Sqs } from '../test/helpers/emulators.js';
 import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
 import { buildLake } from './report.js';
@@ -50,7 +50,7 @@ export async function benchReportFunction(): Promise<BenchResult> {
     progress('report-function: cdk synth (the deployed bundle, DuckDB in its asset)');
     const assembly = await synthAssembly({ projectIds: projects.join(',') });
     try {
-      const asset = assembly.assetDir('WeeklyReport/Handler/Function/Code');
+      const asset = assembly.functionAssetDir(WEEKLY);
       const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
       const env = {
@@ -64,7 +64,7 @@ export async function benchReportFunction(): Promise<BenchResult> {
       for (let run = 1; run <= RUNS; run++) {
         progress(`report-function: invocation ${run} of ${RUNS} in a fresh process`);
         const started = performance.now();
-        const invocation = await invokeBundle(assembly.outDir, bundle, event, env);
+        const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
         if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
         runs.push({ ...invocation, wallMs: performance.now() - started });
       }

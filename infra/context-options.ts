@@ -33,13 +33,13 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
   apiUrl: { meaning: 'Mintlify API base URL', default: '`https://api.mintlify.com`' },
   logLevel: { meaning: 'Powertools log level of both functions', default: '`INFO`' },
   maxReceiveCount: { meaning: 'receives before SQS itself dead-letters a follow-up (the last-resort net)', default: '`1000`' },
-  reportEmail: {
-    meaning: 'e-mail subscribed to the insights topic: the weekly digest, anomalies, stale datasets (confirm the mail)',
-    default: 'no subscription',
-  },
   reportSchedule: { meaning: 'EventBridge expression of the weekly report, UTC', default: `\`${DEFAULT_REPORT_SCHEDULE}\` (Monday 06:00)` },
-  anomalyDrop: { meaning: "a newly complete day's figure below this times the usual (same weekday, 4 weeks) is an anomaly", default: '`0.5`' },
-  anomalyRise: { meaning: "a newly complete day's figure above this times the usual (same weekday, 4 weeks) is an anomaly", default: '`3`' },
+  reportEmail: { meaning: 'e-mail subscribed to the insights topic (weekly digest, anomalies, stale datasets)', default: 'no subscription' },
+  anomalyDrop: {
+    meaning: "a newly complete day's figure below this times the median of the same weekday of the 4 weeks before is an anomaly",
+    default: '`0.5`',
+  },
+  anomalyRise: { meaning: "a newly complete day's figure above this times the median of the same weekday of the 4 weeks before is an anomaly", default: '`3`' },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

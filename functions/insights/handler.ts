@@ -17,8 +17,8 @@ import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
 import { createInsightPublisher } from './publish.js';
-import { INSIGHTS_KEY_PREFIX } from './state.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
+import { INSIGHTS_KEY_PREFIX } from './state.js';
 
 /** The topic the insights functions publish to; a deployment without it is misconfigured. */
 export function insightsTopicOf(config: Pick<ConfigOf<'insights' | 'weekly-report'>, 'insightsTopicArn'>): string {

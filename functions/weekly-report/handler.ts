@@ -8,7 +8,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
 import { createInsightPublisher } from '../insights/publish.js';
-import { isS3Target } from '../report/targets.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
@@ -60,7 +60,7 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
 }
 
 export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
-  if (!isS3Target(config.destination)) {
+  if (parseDestinationTarget(config.destination).kind !== 's3') {
     throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
   }
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());

@@ -24,6 +24,12 @@ import type { NativeBundling } from './lambda-defaults.js';
 /** The packages copied into the asset's `node_modules` (DuckDB's API, its loader, the linux-x64 binding, what the loader requires). */
 export const DUCKDB_PACKAGES = ['@duckdb/node-api', '@duckdb/node-bindings', '@duckdb/node-bindings-linux-x64', 'detect-libc'] as const;
 
+/**
+ * The entry both DuckDB functions share (each names its own export as its handler): one bundle,
+ * one copy of DuckDB staged per synth instead of two.
+ */
+export const DUCKDB_ENTRY = 'functions/insights/lambda.ts';
+
 /** The environment DuckDB needs in Lambda. */
 export const DUCKDB_ENVIRONMENT = { HOME: '/tmp' } as const;
 

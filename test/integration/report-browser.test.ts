@@ -82,6 +82,20 @@ describe('the report in a real browser', () => {
     }
   });
 
+  it('draws each bar list as bars on a plain background, every label visible', async () => {
+    const lists = (await page.evaluate(`[...document.querySelectorAll('ol.bars')].map((ol) => ({
+      background: getComputedStyle(ol).backgroundColor,
+      bars: [...ol.querySelectorAll('.bar')].map((b) => b.getBoundingClientRect().width),
+      labels: [...ol.querySelectorAll('.bar-label')].map((l) => l.getBoundingClientRect().height),
+    }))`)) as { background: string; bars: number[]; labels: number[] }[];
+    expect(lists.length).toBeGreaterThanOrEqual(3);
+    for (const list of lists) {
+      expect(list.background).toBe('rgba(0, 0, 0, 0)');
+      expect(Math.max(...list.bars)).toBeGreaterThan(100);
+      expect(Math.min(...list.labels)).toBeGreaterThanOrEqual(12);
+    }
+  });
+
   it.each([1024, 1280, 1920])('at %i px every column of every table is visible, with no sideways scroll', async (width) => {
     await page.setViewportSize({ width, height: 900 });
     const clipped = await page.evaluate(`(() => {

@@ -66,7 +66,7 @@ export interface Bar {
 /** Horizontal bars drawn in HTML: readable at any width, the label above its bar on a phone. */
 export function bars(label: string, items: readonly Bar[], tone: 'bar' | 'bad' | 'ai'): SafeHtml {
   const max = Math.max(1, ...items.map((b) => b.value));
-  return html`<ol class="bars ${tone}" aria-label="${label}">${items.map(
+  return html`<ol class="bars tone-${tone}" aria-label="${label}">${items.map(
     (b) =>
       html`<li><span class="bar-label">${b.label}</span><span class="bar-track"><span class="bar" style="width:${((b.value / max) * 100).toFixed(1)}%"></span></span><span class="bar-value">${b.note}</span></li>`,
   )}</ol>`;

@@ -22,12 +22,13 @@ export function healthSection(figures: Figures): SafeHtml {
       const cell = figures.health.find((c) => c.day === day && c.dataset === dataset);
       const state = cell?.state ?? 'missing';
       const detail = (cell?.projects ?? []).map((p) => `${p.projectId}: ${STATE_TEXT[p.state]}${p.detail ? ` (${userText(p.detail, 200)})` : ''}`).join('\n');
-      // An anomaly the deployment's hourly check found in this dataset's figures that day: a mark, named in the cell's title.
+      // An anomaly the deployment's hourly check found in this dataset's figures that day: a mark, named on hover.
       const anomalies = cell?.anomalies ?? [];
-      const mark = anomalies.length > 0 ? `\nAnomaly: ${anomalies.map((a) => userText(a, 200)).join('\n')}` : '';
-      return anomalies.length > 0
-        ? html`<td class="s-${state} anomaly" data-day="${day}" data-dataset="${dataset}" data-state="${state}" data-anomalies="${anomalies.length}" title="${`${dataset} ${day}\n${detail}${mark}`}">!</td>`
-        : html`<td class="s-${state}" data-day="${day}" data-dataset="${dataset}" data-state="${state}" title="${`${dataset} ${day}\n${detail}`}"></td>`;
+      if (anomalies.length === 0) {
+        return html`<td class="s-${state}" data-day="${day}" data-dataset="${dataset}" data-state="${state}" title="${`${dataset} ${day}\n${detail}`}"></td>`;
+      }
+      const mark = `\nAnomaly: ${anomalies.map((a) => userText(a, 200)).join('\n')}`;
+      return html`<td class="s-${state} anomaly" data-day="${day}" data-dataset="${dataset}" data-state="${state}" data-anomalies="${String(anomalies.length)}" title="${`${dataset} ${day}\n${detail}${mark}`}">!</td>`;
     });
     return html`<tr><th scope="row">${dataset}</th>${cells}</tr>`;
   });

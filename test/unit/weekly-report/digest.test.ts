@@ -65,11 +65,11 @@ describe('the week', () => {
 describe('the digest', () => {
   const a = {
     projectId: 'proj_a',
-    visitorsTotal: 0,
     current: { ...ZERO, human: 1_200, views: 5_000, thumbsDown: 10 },
     previous: { ...ZERO, human: 1_000, views: 5_000, thumbsDown: 40 },
+    visitorsTotal: 2_000,
   };
-  const b = { projectId: 'proj_b', visitorsTotal: 0, current: { ...ZERO, human: 100, views: 30 }, previous: { ...ZERO, human: 10, views: 300 } };
+  const b = { projectId: 'proj_b', current: { ...ZERO, human: 100, views: 30 }, previous: { ...ZERO, human: 10, views: 300 }, visitorsTotal: 100 };
 
   it('says the change of each figure, and new for one from nothing', () => {
     expect([formatChange(120, 100), formatChange(50, 100), formatChange(100, 100), formatChange(5, 0), formatChange(0, 0)]).toEqual([

@@ -471,12 +471,12 @@ describe('errors that say what to fix', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('fails at once on an analytics 404 and points to MINTLIFY_PROJECT_IDS', async () => {
+  it('fails at once on an analytics 404 and says the key cannot see the project (not where the id came from: the run says that)', async () => {
     replies = [json(404, { error: 'not found' })];
     const { client } = makeClient();
     const error = await rejectionOf(visitors(client, 'proj_missing'));
-    expect(error.message).toContain('project "proj_missing" not found');
-    expect(error.message).toContain('MINTLIFY_PROJECT_IDS');
+    expect(error.message).toContain('project "proj_missing" not found (404): the key cannot see it; check the project id');
+    expect(error.message).not.toContain('MINTLIFY_PROJECT_IDS');
     expect(seen).toHaveLength(1);
   });
 
