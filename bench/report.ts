@@ -12,12 +12,10 @@
  * fraction of the setup time.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { unitsOf } from '../functions/export/units.js';
 import type { Period } from '../functions/report/period.js';
 import { previousPeriod } from '../functions/report/period.js';
@@ -30,10 +28,10 @@ import { createLocalDestination } from '../functions/shared/destination-local.js
 import { manifestKey, partitionKey } from '../functions/shared/tables.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { startSandbox } from '../sandbox/index.js';
+import { runCli } from './lib/cli.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DAYS = 90;
 const SEED_DAYS = 3;
 const RUNS = 3;
@@ -186,15 +184,4 @@ export async function buildLake(root: string, period: Period): Promise<{ readonl
     connection.closeSync();
     instance.closeSync();
   }
-}
-
-/** Runs the CLI in a fresh process; rejects on a non-zero exit. */
-function runCli(args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'functions/cli.ts', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`report exited ${code}: ${stderr.trim()}`))));
-  });
 }

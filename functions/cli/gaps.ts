@@ -77,6 +77,9 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   const cwd = io.cwd ?? process.cwd();
   const period = reportPeriod(flags, io.now(), config.settleHours);
   const destination = flags.out ?? config.destination;
+  // A mistaken --out (a file, a mistyped URL) before any work: exit 2 naming what was typed.
+  const { checkLakeTarget } = await import('../report/targets.js');
+  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts));
   // Loaded on use: DuckDB costs every other command nothing.
   const { findGaps, localFolderOf } = await import('../gaps/find.js');

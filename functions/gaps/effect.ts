@@ -71,6 +71,8 @@ export interface FixesScope {
 
 /** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
 export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
+  // No job was ever made for a gap: nothing to show, and nothing read.
+  if (requests.size === 0) return { effects: [], open: [] };
   const wanted = new Set(scope.projects);
   const completed = [...requests.entries()]
     .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
@@ -91,7 +93,7 @@ async function measure(
 ): Promise<GapEffect[]> {
   if (completed.length === 0) return [];
   const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
-  const first = completedDays.reduce((a, b) => (a < b ? a : b));
+  const first = [...completedDays].sort()[0] as string;
   const days: string[] = [];
   for (let day = addDays(first, -LOOKBACK_DAYS); day < today; day = addDays(day, 1)) days.push(day);
   const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();
@@ -99,13 +101,13 @@ async function measure(
   try {
     const found = new Map<string, { kind: GapKind; key: string; title: string; projectId: string }>();
     if (tables.files > 0) {
-      for (const gap of rankGaps(await evidenceOf(tables.run), new Map(), days.length)) found.set(gap.gapId, gap);
+      for (const gap of rankGaps(await evidenceOf(tables), new Map(), days.length)) found.set(gap.gapId, gap);
     }
     const known = completed.flatMap((c) => {
       const gap = found.get(c.gapId);
       return gap ? [{ gapId: c.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key }] : [];
     });
-    const figures = await dailyFigures(tables.run, known);
+    const figures = await dailyFigures(tables, known);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
       const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
@@ -140,7 +142,7 @@ async function openGaps(root: string, requests: ReadonlyMap<string, readonly Gap
   const tables = await openGapTables(root, { days: scope.days, projects: scope.projects });
   try {
     if (tables.files === 0) return [];
-    const ranked = rankGaps(await evidenceOf(tables.run), requests, scope.days.length);
+    const ranked = rankGaps(await evidenceOf(tables), requests, scope.days.length);
     return ranked.filter((gap) => !gap.requests.some((r) => r.state === 'done' && r.status === 'completed')).slice(0, scope.openLimit ?? 10);
   } finally {
     tables.close();

@@ -27,7 +27,7 @@ export interface GapsRequest {
   readonly days: readonly string[];
   /** Projects; empty: every project with data in the period. */
   readonly projects: readonly string[];
-  /** Gaps kept, the highest ranked. @default every gap */
+  /** Gaps kept, the highest ranked (each question is asked for that many rows). @default every gap */
   readonly top?: number;
 }
 
@@ -47,8 +47,6 @@ export interface GapsResult {
   /** The last day (inclusive). */
   readonly last: string;
   readonly projects: readonly string[];
-  /** Gaps found before `top`. */
-  readonly total: number;
   /** Ranked, at most `top`. */
   readonly gaps: readonly Gap[];
   /** Whether requests in flight were known (the follow-up state was read). */
@@ -71,7 +69,11 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
     },
   );
   try {
-    const read = await readGapEvidence(lake.root, { days: request.days, projects: request.projects });
+    const read = await readGapEvidence(
+      lake.root,
+      { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
+      request.top,
+    );
     if (read.files === 0) {
       const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
       throw new NoDataError(
@@ -100,7 +102,6 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
       from,
       last,
       projects: read.projects,
-      total: ranked.length,
       gaps: request.top === undefined ? ranked : ranked.slice(0, request.top),
       stateRead,
     };

@@ -34,10 +34,8 @@ export interface UnansweredEvidence {
   /** The category as the service names it; '' for questions without one. */
   readonly category: string;
   readonly unanswered: number;
-  /** Questions asked in the category (answered or not). */
-  readonly questions: number;
-  /** Days with at least one unanswered question of the category. */
-  readonly days: number;
+  /** Conversations they were asked in. */
+  readonly conversations: number;
   /** Up to three unanswered questions, the latest first. */
   readonly examples: readonly string[];
 }
@@ -127,8 +125,10 @@ export function figureOf(evidence: GapEvidence): number {
 const PROMPT_AGAIN: ReadonlySet<OutcomeStatus> = new Set(['failed', 'rejected']);
 
 /**
- * Gaps of `evidence` in `projectId`, with their requests (by gap id), ranked: highest score
- * first, then kind, project and key, so equal scores keep one order on every run.
+ * Gaps of `found`, with their requests (by gap id), ranked: highest score first, then by kind,
+ * then in the order given (each question's own order: its ties broken by its text, project and
+ * path), so equal scores keep one order on every run and each kind's first N rows hold the
+ * ranking's first N gaps.
  */
 export function rankGaps(
   found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[],
@@ -153,9 +153,8 @@ export function rankGaps(
       promptable: latest === undefined || (latest.state === 'done' && latest.status !== undefined && PROMPT_AGAIN.has(latest.status)),
     };
   });
-  return gaps.sort(
-    (a, b) => b.score - a.score || GAP_KINDS.indexOf(a.kind) - GAP_KINDS.indexOf(b.kind) || compare(a.projectId, b.projectId) || compare(a.key, b.key),
-  );
+  // Array.prototype.sort is stable: equal scores of one kind keep the questions' order.
+  return gaps.sort((a, b) => b.score - a.score || GAP_KINDS.indexOf(a.kind) - GAP_KINDS.indexOf(b.kind));
 }
 
 function titleOf(evidence: GapEvidence): string {
@@ -175,7 +174,7 @@ function becauseOf(evidence: GapEvidence, days: number): string {
   const over = `in ${days} day${days === 1 ? '' : 's'}`;
   switch (evidence.kind) {
     case 'unanswered_category':
-      return `${plural(evidence.unanswered, 'question')} left unanswered ${over} (${percent(evidence.unanswered, evidence.questions)} of ${plural(evidence.questions, 'question')} in the category), on ${plural(evidence.days, 'day')}`;
+      return `${plural(evidence.unanswered, 'question')} left unanswered ${over}, in ${plural(evidence.conversations, 'conversation')}`;
     case 'search_without_clicks':
       return `${plural(evidence.searches, 'search', 'searches')} ${over}, on ${plural(evidence.days, 'day')}, and not one click on a result`;
     case 'thumbs_down_page':
@@ -190,8 +189,4 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 /** `38 %` (whole percent; `0 %` of nothing). */
 export function percent(part: number, whole: number): string {
   return `${whole === 0 ? 0 : Math.round((100 * part) / whole)} %`;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -53,7 +53,7 @@ function textOf(evidence: GapEvidence, period: PromptPeriod): string {
     case 'unanswered_category': {
       const topic = evidence.category === NO_CATEGORY ? 'that the assistant could not place in a category' : `in the category "${evidence.category}"`;
       return [
-        `Readers asked the docs assistant ${plural(evidence.unanswered, 'question')} ${topic} ${when} that it could not answer from the docs (${evidence.unanswered} of ${evidence.questions} in that category).`,
+        `Readers asked the docs assistant ${plural(evidence.unanswered, 'question')} ${topic} ${when} (in ${plural(evidence.conversations, 'conversation')}) that it could not answer from the docs.`,
         ...quoted('Questions readers asked', evidence.examples),
         'Add or extend documentation so that questions like these are answered: find the pages that should cover the topic, add what is missing (explanations, steps, examples), and link the new content from the pages readers start from. Keep the existing style and structure of the docs.',
       ].join('\n\n');

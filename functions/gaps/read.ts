@@ -1,20 +1,24 @@
 /**
  * Reads gaps and the requests made for them from a warehouse laid out in a local folder (an
  * `s3://` one is mirrored first, report/lake.ts):
- * - the evidence: the `queries/gaps-*.sql` questions over views of the period's Parquet files
- *   of the projects asked for (a table without files is an empty view of its columns);
+ * - the evidence: the report's questions of queries/ over the gap tables, loaded in the shared
+ *   DuckDB session as the report loads its own (report/warehouse.ts), for the period and
+ *   projects asked for; a gap's figure per day: queries/gaps-figure-by-day.sql;
  * - what was done: `followup_outcomes` records with a `gap_id`, and the follow-up state records
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
 import type { FollowUpOutcome } from '../follow-up/outcome.js';
 import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
 import type { Destination } from '../shared/destination.js';
+import { list, loadWarehouse, type LoadedWarehouse } from '../report/warehouse.js';
+import { PROJECT_ID_PATTERN } from '../shared/config.js';
+import { addDays } from '../shared/dates.js';
+import { sqlString } from '../shared/duckdb.js';
 import type { SharedStore } from '../shared/shared-store.js';
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type ColumnType, type TableDef } from '../shared/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../shared/tables.js';
 import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
@@ -26,6 +30,8 @@ export interface GapScope {
   readonly days: readonly string[];
   /** Projects; empty: every project with a file of a gap table on one of the days. */
   readonly projects: readonly string[];
+  /** Told one line per file left out (not readable as Parquet). */
+  readonly onWarning?: (line: string) => void;
 }
 
 export interface GapEvidenceRead {
@@ -36,65 +42,71 @@ export interface GapEvidenceRead {
   readonly found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[];
 }
 
-/** The gap tables of some days and projects, as views in one DuckDB session. */
+/** The gap tables of some days and projects, loaded in the shared DuckDB session (report/warehouse.ts). */
 export interface GapTables {
   /** The projects read (given, or found). */
   readonly projects: readonly string[];
-  /** Table files read (0: nothing exported for these days and projects). */
+  /** Table files of the days and projects (0: nothing exported for them). */
   readonly files: number;
-  readonly run: Run;
+  /** The range the questions are asked for. */
+  readonly params: { readonly from: string; readonly to: string; readonly projects: readonly string[] };
+  readonly warehouse: LoadedWarehouse;
   close(): void;
 }
 
-/** Opens a session with a view per gap table over its files of `scope`'s days and projects. */
+/** Loads the gap tables of `scope`'s days and projects (files named one by one, never by glob). */
 export async function openGapTables(root: string, scope: GapScope): Promise<GapTables> {
   const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(root, table, scope.days)));
-  const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat().map((file) => file.projectId))].sort();
+  const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat())].sort();
   const wanted = new Set(projects);
-  const chosen = filesByTable.map((files) => files.filter((file) => wanted.has(file.projectId)).map((file) => file.path));
-  const session = await openSession();
-  try {
-    for (const [i, table] of GAP_TABLES.entries()) await session.run(viewSql(table, chosen[i] ?? []));
-  } catch (error) {
-    session.close();
-    throw error;
-  }
-  return { projects, files: chosen.reduce((sum, list) => sum + list.length, 0), run: session.run, close: session.close };
+  const files = filesByTable.flat().filter((project) => wanted.has(project)).length;
+  const warehouse = await loadWarehouse(root, { days: scope.days, projects, tables: GAP_TABLES, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
+  const first = scope.days[0] ?? '1970-01-01';
+  const last = scope.days[scope.days.length - 1] ?? first;
+  return { projects, files, params: { from: first, to: addDays(last, 1), projects }, warehouse, close: () => warehouse.close() };
 }
 
-/** Runs the three gap questions over the period's files under `root`. */
-export async function readGapEvidence(root: string, scope: GapScope): Promise<GapEvidenceRead> {
+/** Runs the three gap questions over the period's files under `root`, each for its first `limit` rows. */
+export async function readGapEvidence(root: string, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
   const tables = await openGapTables(root, scope);
   try {
     if (tables.files === 0) return { projects: tables.projects, files: 0, found: [] };
-    return { projects: tables.projects, files: tables.files, found: await evidenceOf(tables.run) };
+    return { projects: tables.projects, files: tables.files, found: await evidenceOf(tables, limit) };
   } finally {
     tables.close();
   }
 }
 
-/** Every gap of the tables `run` reads, with its evidence. */
-export async function evidenceOf(run: Run): Promise<{ projectId: string; evidence: GapEvidence }[]> {
+/** Rows asked of a question when every gap is wanted. */
+const ALL_ROWS = 1_000_000;
+
+/**
+ * Every gap of the loaded tables, with its evidence: the report's own questions of queries/
+ * (one definition of "unanswered questions", "searches nobody clicked" and "pages with thumbs
+ * down"), each asked for its first `limit` rows — the ranking's first `limit` gaps are among them.
+ */
+export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
+  const ask = (id: string) =>
+    tables.warehouse.session.query(questionSql(questionById(id), 'duckdb', { tables: tables.warehouse.tables }, { ...tables.params, limit }));
   const [unanswered, searches, thumbs] = await Promise.all([
-    run(gapQuery('gaps-unanswered-categories.sql')),
-    run(gapQuery('gaps-searches-without-clicks.sql')),
-    run(gapQuery('gaps-thumbs-down-pages.sql')),
+    ask(QUESTION_IDS.unansweredQuestions),
+    ask(QUESTION_IDS.searchesWithoutClicks),
+    ask(QUESTION_IDS.thumbsDownPages),
   ]);
   return [
     ...unanswered.map((r) => ({
       projectId: String(r['project_id']),
       evidence: {
         kind: 'unanswered_category' as const,
-        category: String(r['category']),
+        category: String(r['query_category']),
         unanswered: Number(r['unanswered']),
-        questions: Number(r['questions']),
-        days: Number(r['days']),
-        examples: strings(r['examples']),
+        conversations: Number(r['conversations']),
+        examples: strings(r['example_queries']),
       },
     })),
     ...searches.map((r) => ({
       projectId: String(r['project_id']),
-      evidence: { kind: 'search_without_clicks' as const, query: String(r['query']), searches: Number(r['searches']), days: Number(r['days']) },
+      evidence: { kind: 'search_without_clicks' as const, query: String(r['search_query']), searches: Number(r['hits']), days: Number(r['days']) },
     })),
     ...thumbs.map((r) => ({
       projectId: String(r['project_id']),
@@ -103,7 +115,7 @@ export async function evidenceOf(run: Run): Promise<{ projectId: string; evidenc
         path: String(r['path']),
         thumbsDown: Number(r['thumbs_down']),
         thumbsUp: Number(r['thumbs_up']),
-        comments: strings(r['comments']),
+        comments: strings(r['example_comments']),
       },
     })),
   ];
@@ -114,15 +126,16 @@ export async function evidenceOf(run: Run): Promise<{ projectId: string; evidenc
  * `gapId → day → figure`; a day without a row is a day the figure was 0 or not exported.
  */
 export async function dailyFigures(
-  run: Run,
+  tables: GapTables,
   gaps: readonly { readonly gapId: string; readonly kind: GapKind; readonly projectId: string; readonly key: string }[],
 ): Promise<Map<string, Map<string, number>>> {
   const byGap = new Map<string, Map<string, number>>();
   if (gaps.length === 0) return byGap;
+  const { session } = tables.warehouse;
   const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
-  await run('DROP TABLE IF EXISTS wanted_gaps');
-  await run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
-  for (const row of await run(gapQuery('gaps-figure-by-day.sql'))) {
+  await session.run('DROP TABLE IF EXISTS wanted_gaps');
+  await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
+  for (const row of await session.query(gapQuery('gaps-figure-by-day.sql'))) {
     const gapId = String(row['gap_id']);
     const days = byGap.get(gapId) ?? new Map<string, number>();
     days.set(String(row['day']), Number(row['figure']));
@@ -192,35 +205,14 @@ function add(map: Map<string, GapRequest[]>, key: string, request: GapRequest): 
   else map.set(key, [request]);
 }
 
-/** DuckDB's type of each column type (the Parquet writer's types as DuckDB reads them). */
-const DUCKDB_TYPES: Readonly<Record<ColumnType, string>> = {
-  string: 'VARCHAR',
-  int64: 'BIGINT',
-  double: 'DOUBLE',
-  date: 'DATE',
-  timestamp_ms: 'TIMESTAMP',
-  boolean: 'BOOLEAN',
-  record_list: 'VARCHAR',
-};
-
-/** A view named after the table over `files` (union_by_name: older files lack newer columns), or an empty one of its columns. */
-function viewSql(table: TableDef, files: readonly string[]): string {
-  const body =
-    files.length === 0
-      ? `SELECT ${table.columns.map((c) => `NULL::${DUCKDB_TYPES[c.type]} AS ${c.name}`).join(', ')} WHERE false`
-      : `SELECT * FROM read_parquet([${files.map(sqlString).join(', ')}], union_by_name = true)`;
-  return `CREATE VIEW ${table.name} AS ${body}`;
-}
-
-/** The table's Parquet files of `days`: `<root>/<prefix>/dt=<day>/<projectId>.parquet`. */
-async function tableFiles(root: string, table: TableDef, days: readonly string[]): Promise<{ projectId: string; path: string }[]> {
+/** The project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
+async function tableFiles(root: string, table: TableDef, days: readonly string[]): Promise<string[]> {
   const perDay = await Promise.all(
-    days.map(async (day) => {
-      const folder = path.join(root, table.prefix, `dt=${day}`);
-      return (await list(folder))
-        .filter((name) => name.endsWith('.parquet') && !name.startsWith('.'))
-        .map((name) => ({ projectId: name.slice(0, -'.parquet'.length), path: path.join(folder, name) }));
-    }),
+    days.map(async (day) =>
+      (await list(path.join(root, table.prefix, `dt=${day}`)))
+        .filter((name) => name.endsWith('.parquet') && PROJECT_ID_PATTERN.test(name.slice(0, -'.parquet'.length)))
+        .map((name) => name.slice(0, -'.parquet'.length)),
+    ),
   );
   return perDay.flat();
 }
@@ -229,50 +221,6 @@ function gapQuery(file: string): string {
   return readFileSync(new URL(`../../queries/${file}`, import.meta.url), 'utf8');
 }
 
-/** One statement's rows; statements of a session run one at a time, in call order. */
-export type Run = (sql: string) => Promise<Record<string, unknown>[]>;
-
-async function openSession(): Promise<{ run: Run; close(): void }> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  let queue: Promise<unknown> = Promise.resolve();
-  const run: Run = (sql) => {
-    const result = queue.then(() => rowsOf(connection, sql));
-    queue = result.catch(() => undefined);
-    return result;
-  };
-  return {
-    run,
-    close: () => {
-      connection.closeSync();
-      instance.closeSync();
-    },
-  };
-}
-
-async function rowsOf(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
-  const reader = await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJS().map((row) => {
-    const plain: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(row)) plain[name] = typeof value === 'bigint' ? Number(value) : value;
-    return plain;
-  });
-}
-
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}
-
-async function list(folder: string): Promise<string[]> {
-  try {
-    return await readdir(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw error;
-  }
-}
-
-function sqlString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -13,7 +13,11 @@ import { hasData, readFigures, type Figures } from './figures.js';
 import { lastDayOf, previousPeriod, type Period } from './period.js';
 import { REPORT_TABLES } from './warehouse.js';
 import { EXPORT_RUNS } from '../shared/tables.js';
+import { readFixes, type Fixes } from '../gaps/effect.js';
+import { readOutcomeRequests } from '../gaps/read.js';
+import { openDestination } from '../shared/destinations.js';
 import { renderReport } from './page/page.js';
+import { fixesSection } from './sections/fixes.js';
 import { openLake } from './lake.js';
 import { isS3Target } from './targets.js';
 import { ANOMALIES_PREFIX } from '../insights/state.js';
@@ -89,10 +93,13 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
         `nothing exported in ${lake.url} from ${period.from} to ${last} for ${figures.projects.join(', ')}: run "mintlify-exporter export" first, or choose other days or projects`,
       );
     }
+    const fixes = await readReportFixes(request, lake.root, figures.projects, deps);
+    const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     const html = renderReport(figures, {
       destination: lake.url,
       generatedAt: deps.now(),
       ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
+      ...(fixesHtml === '' ? {} : { extraSections: [fixesHtml] }),
     });
     return { html, figures, destination: lake.url, mirrorMs };
   } finally {
@@ -104,6 +111,19 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
 export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
+}
+
+/**
+ * The jobs made for gaps and their effect (gaps/effect.ts): the outcome records with a gap_id,
+ * read through the destination itself (every day: a job of last quarter still counts), and the
+ * gaps' figures from the local folder (for an `s3://` destination, the days the report mirrors).
+ */
+async function readReportFixes(request: ReportRequest, root: string, projects: readonly string[], deps: ReportDeps): Promise<Fixes> {
+  const destination = isS3Target(request.destination)
+    ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
+    : openDestination(root);
+  const requests = await readOutcomeRequests(destination);
+  return readFixes(root, requests, { days: request.period.days, projects, now: deps.now() });
 }
 
 /**

@@ -73,6 +73,8 @@ export interface WarehouseScope {
   readonly days: readonly string[];
   readonly projects: readonly string[];
   readonly onWarning?: (line: string) => void;
+  /** The tables to load (`gaps` reads three). @default REPORT_TABLES */
+  readonly tables?: readonly TableDef[];
 }
 
 /** A session with the report's tables loaded; `tables` names each for `questionSql`. */
@@ -85,12 +87,12 @@ export interface LoadedWarehouse {
 export async function loadWarehouse(root: string, scope: WarehouseScope): Promise<LoadedWarehouse> {
   const session = await openDuckDb({ root });
   try {
-    for (const table of REPORT_TABLES) await loadTable(session, root, table, scope);
+    for (const table of scope.tables ?? REPORT_TABLES) await loadTable(session, root, table, scope);
   } catch (error) {
     session.close();
     throw error;
   }
-  return { session, tables: Object.fromEntries(REPORT_TABLES.map((t) => [t.name, t.name])), close: () => session.close() };
+  return { session, tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])), close: () => session.close() };
 }
 
 /** Whether a file name is a project's Parquet file (`<project id>.parquet`): anything else in a table folder is not the export's. */

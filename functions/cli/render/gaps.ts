@@ -23,14 +23,13 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       from: result.from,
       last: result.last,
       projects: result.projects,
-      total: result.total,
       followUpStateRead: result.stateRead,
       gaps: result.gaps,
       ...(output.promptsFile === undefined ? {} : { prompts: { file: output.promptsFile, written: output.written ?? 0 } }),
     });
   } else {
     io.stdout.write(
-      `${result.total} gap(s) in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s))${result.gaps.length < result.total ? `; the first ${result.gaps.length}` : ''}\n`,
+      `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s))\n`,
     );
     for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1));
   }
