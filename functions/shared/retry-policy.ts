@@ -16,6 +16,7 @@
 import {
   ApiError,
   BudgetExhaustedError,
+  ClockSkewError,
   ConfigError,
   DeadlineExceededError,
   MalformedResponseError,
@@ -107,6 +108,8 @@ export type SendOutcome = 'not-sent' | 'refused' | 'uncertain';
 export function sendOutcome(error: unknown): SendOutcome {
   if (error instanceof SendUncertainError) return 'uncertain';
   if (error instanceof NetworkError) return error.beforeSend ? 'not-sent' : 'uncertain';
+  // Raised by the answer's own Date header: the request reached the service (and spent its budget).
+  if (error instanceof ClockSkewError) return 'uncertain';
   if (error instanceof ConfigError || error instanceof BudgetExhaustedError) return 'not-sent';
   if (error instanceof DeadlineExceededError) return error.cause === undefined ? 'not-sent' : sendOutcome(error.cause);
   if (error instanceof ApiError) {
