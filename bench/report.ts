@@ -123,7 +123,7 @@ export async function benchReport(): Promise<BenchResult> {
 }
 
 /** Exports the seed days for real, then clones them over the 180 days; returns what it wrote. */
-async function buildLake(root: string, period: Period): Promise<{ readonly files: number; readonly viewsPagesRows: number }> {
+export async function buildLake(root: string, period: Period): Promise<{ readonly files: number; readonly viewsPagesRows: number }> {
   const previousFrom = addDays(period.from, -REPORT_DAYS);
   const allDays = Array.from({ length: REPORT_DAYS * 2 }, (_, i) => addDays(previousFrom, i));
   const seeds = allDays.slice(-SEED_DAYS);

@@ -17,10 +17,11 @@ import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
+import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'gaps'] as const;
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'gaps', 'report-function'] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -53,6 +54,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('budget')) add(await benchBudget());
   if (selected.has('report')) add(await benchReport());
   if (selected.has('gaps')) add(await benchGaps());
+  if (selected.has('report-function')) add(await benchReportFunction());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

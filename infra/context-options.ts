@@ -6,6 +6,7 @@
  */
 import { DEFAULT_BUDGET } from '../functions/shared/budget-spec.js';
 import { DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
+import { DEFAULT_REPORT_SCHEDULE } from './constructs/weekly-report.js';
 import type { CONTEXT_KEYS } from './stack.js';
 
 export interface ContextOption {
@@ -32,7 +33,7 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
   apiUrl: { meaning: 'Mintlify API base URL', default: '`https://api.mintlify.com`' },
   logLevel: { meaning: 'Powertools log level of both functions', default: '`INFO`' },
   maxReceiveCount: { meaning: 'receives before SQS itself dead-letters a follow-up (the last-resort net)', default: '`1000`' },
-  reportSchedule: { meaning: 'EventBridge expression of the weekly report, UTC', default: '`cron(0 6 ? * MON *)` (Monday 06:00)' },
+  reportSchedule: { meaning: 'EventBridge expression of the weekly report, UTC', default: `\`${DEFAULT_REPORT_SCHEDULE}\` (Monday 06:00)` },
   reportEmail: { meaning: 'e-mail subscribed to the insights topic (weekly digest, anomalies, stale datasets)', default: 'no subscription' },
   anomalyDrop: {
     meaning: "a newly complete day's figure below this times the median of the same weekday of the 4 weeks before is an anomaly",

@@ -1,9 +1,11 @@
 /**
- * `npm start`: the export of yesterday — every dataset, every project — into ./data (or
- * EXPORT_DESTINATION), against the embedded sandbox when no MINTLIFY_API_KEY is set, then a
- * first look at the result through DuckDB: what a docs team would ask the warehouse first (the
- * summary questions of queries/, the same SQL as the Athena saved queries), and the HTML report
- * of the week ending with that day (`mintlify-exporter report`).
+ * `npm start`: the export of every dataset of every project into ./data (or
+ * EXPORT_DESTINATION) — the last two weeks against the embedded sandbox when no
+ * MINTLIFY_API_KEY is set (seconds; days already exported are skipped), yesterday against the
+ * real API — then a first look at
+ * the result through DuckDB: what a docs team would ask the warehouse first (the summary
+ * questions of queries/, the same SQL as the Athena saved queries), and the HTML report of the
+ * week ending with the last day, compared with the week before (`mintlify-exporter report`).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -71,7 +73,12 @@ const out = flagValue(extra, '--out') ?? io.env.EXPORT_DESTINATION ?? './data';
 const to = flagValue(extra, '--to');
 const day = flagValue(extra, '--date') ?? (to !== undefined ? addDays(to, -1) : previousDay(io.now()));
 const dated = extra.some((arg) => /^--(date|from|to)(=|$)/.test(arg));
-const code = await main(['export', ...(dated ? [] : ['--date', day]), '--out', out, ...extra], io);
+/**
+ * Days exported when none are given: against the sandbox, the report's week and the week it is
+ * compared with (seconds); against the real API, yesterday only (the budget is the user's).
+ */
+const firstRunDays = io.env.MINTLIFY_API_KEY?.trim() ? 1 : 14;
+const code = await main(['export', ...(dated ? [] : ['--from', addDays(day, 1 - firstRunDays), '--to', addDays(day, 1)]), '--out', out, ...extra], io);
 
 if (code === 0 && !out.startsWith('s3://')) await showWarehouse(out);
 // Then the page a docs team looks at: the week ending with the day just exported (its path is printed).

@@ -105,7 +105,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
     // Loaded on use: ECharts and DuckDB cost every other command nothing.
     const { buildReport } = await import('../report/report.js');
     return buildReport(
-      { destination, period, projects: [...new Set(flags.project)] },
+      { destination, period, projects: [...new Set(flags.project)], ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}) },
       {
         now: io.now,
         signal: stop.signal,

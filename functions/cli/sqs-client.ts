@@ -8,18 +8,18 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../shared/config.js';
-import { awsClientConfig } from '../shared/aws-clients.js';
+import { sqsClientConfig } from '../shared/aws-clients.js';
 
 /** Hosts of AWS's own queue URLs (`sqs.<region>.amazonaws.com`, China's `.amazonaws.com.cn`). */
 const AWS_HOST = /(^|\.)amazonaws\.com(\.cn)?$/;
 
 export function sqsClientFor(queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): SQSClient {
-  if (config.sqsEndpointOverridden) return new SQSClient(awsClientConfig({ useQueueUrlAsEndpoint: false }));
+  if (config.sqsEndpointOverridden) return new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: false }));
   const url = new URL(queueUrl);
-  if (!AWS_HOST.test(url.hostname)) return new SQSClient(awsClientConfig({ endpoint: url.origin }));
+  if (!AWS_HOST.test(url.hostname)) return new SQSClient(sqsClientConfig({ endpoint: url.origin }));
   // The queue lives in the region its URL names, whatever AWS_REGION says (as the AWS CLI does).
   const region = awsQueueRegion(url.hostname);
-  return new SQSClient(awsClientConfig({ useQueueUrlAsEndpoint: true, ...(region ? { region } : {}) }));
+  return new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: true, ...(region ? { region } : {}) }));
 }
 
 /** The region of an AWS queue URL's host: `sqs.<region>.amazonaws.com`, or the older `<region>.queue.amazonaws.com`. */

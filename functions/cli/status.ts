@@ -12,6 +12,7 @@ import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
 import { readExportStatus } from '../export/status.js';
+import { readAnomalies } from '../insights/records.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
@@ -60,6 +61,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
+  const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
   const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
@@ -71,6 +73,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     settleHours: config.settleHours,
     nextDueAt: dueAt(addDays(latest, 1), config.settleHours),
     status,
+    anomalies,
     budgetMs: unpaced ? 0 : budgetTime(snapshot, status.requests, now).ms,
     unpaced,
     snapshot,

@@ -26,7 +26,7 @@ import { createFollowUpDeps } from './deps.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
 import { deferMessage } from './visibility.js';
-import { awsClientConfig } from '../shared/aws-clients.js';
+import { sqsClientConfig } from '../shared/aws-clients.js';
 
 /** Time kept free at the end of an invocation to record state and answer (ms). */
 export const DEADLINE_MARGIN_MS = 10_000;
@@ -107,7 +107,7 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
   const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });
   const metrics = new Metrics({ serviceName: FOLLOWUP_SERVICE, namespace: METRICS_NAMESPACE });
-  const sqs = new SQSClient(awsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));
+  const sqs = new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));
   // Read through a cache with an expiry, and again after a 401: a rotated key is picked up
   // without waiting for a cold start. A missing or unreadable secret fails the cold start.
   const apiKey = createApiKeyProvider(config);

@@ -14,7 +14,8 @@
  */
 import type { SharedStore } from '../shared/shared-store.js';
 import { addDays } from '../shared/dates.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, figureKey, type FigureName, type FigureTable } from './figures.js';
+import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';
 
 /** Same weekdays looked back at. */

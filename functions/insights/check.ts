@@ -22,8 +22,10 @@ import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../report/lake.js';
 import { DAILY_TABLES } from '../report/warehouse.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
-import { FIGURE_DATASETS, FIGURE_NAMES, readDailyFigures, type FigureName } from './figures.js';
+import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { readDailyFigures } from './figures.js';
 import type { InsightMessage } from './publish.js';
+import { recordAnomalies } from './records.js';
 import { checkFreshness, type Freshness, type FreshnessResult } from './stale.js';
 
 /** Days back from the latest due day whose manifests are read for newly complete units. */
@@ -43,7 +45,7 @@ export interface CheckSettings {
 }
 
 export interface CheckDeps {
-  /** The warehouse (manifests). */
+  /** The warehouse: manifests read, anomalies recorded (records.ts). */
   readonly destination: Destination;
   /** Opens the warehouse's days for DuckDB (the report's lake: a mirror of S3 or the folder itself). */
   readonly openLake: (scope: LakeScope) => Promise<Lake>;
@@ -118,6 +120,8 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
     const figures = await readDailyFigures(lake.root, first, last, projects);
     const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitId(FIGURE_DATASETS[figure], projectId, day));
     const found = findAnomalies(newDays, figures, isComplete, settings.thresholds);
+    // Shown (status, the report's calendar) before told: a failed publish is told again later.
+    await recordAnomalies(deps.destination, found);
     return await publishAnomalies(found, settings.thresholds, deps);
   } finally {
     await lake.close();

@@ -7,30 +7,8 @@
 import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
 import { daysFrom, type Period } from '../report/period.js';
 import { loadWarehouse } from '../report/warehouse.js';
-import type { DatasetName } from '../shared/catalog.js';
 import { addDays, dayStart } from '../shared/dates.js';
-
-/** The figures compared, in the order messages list them. */
-export const FIGURE_NAMES = ['human', 'views', 'searches', 'questions', 'thumbsDown'] as const;
-export type FigureName = (typeof FIGURE_NAMES)[number];
-
-/** The dataset whose unit holds each figure: the figure of a day counts once that unit is complete. */
-export const FIGURE_DATASETS: Readonly<Record<FigureName, DatasetName>> = {
-  human: 'visitors',
-  views: 'views',
-  searches: 'searches',
-  questions: 'assistant',
-  thumbsDown: 'feedback',
-};
-
-/** How messages name each figure. */
-export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
-  human: 'human visitors',
-  views: 'page views',
-  searches: 'searches',
-  questions: 'assistant questions',
-  thumbsDown: 'thumbs down',
-};
+import { FIGURE_NAMES, type FigureName } from './figure-names.js';
 
 /** A figure of each name, null where the day's table holds no row (zero once its unit is complete). */
 export type DayFigures = Readonly<Record<FigureName, number | null>>;

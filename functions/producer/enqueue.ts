@@ -14,7 +14,7 @@ import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type Sen
 import { ConfigError, describeError } from '../shared/errors.js';
 import { retry } from '../shared/retry.js';
 import { checkPrompts, InvalidPromptsError, type CheckedPrompt, type CheckOptions, type FollowUpPrompt } from './prompts.js';
-import { awsClientConfig } from '../shared/aws-clients.js';
+import { sqsClientConfig } from '../shared/aws-clients.js';
 
 /** SQS's limit of entries per SendMessageBatch. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -88,7 +88,7 @@ export async function enqueuePrompts(prompts: readonly (FollowUpPrompt | string)
 
 /** Enqueues prompts already checked (checkPrompts), in order. */
 export async function sendPrompts(prompts: readonly CheckedPrompt[], options: EnqueueOptions): Promise<EnqueueReport> {
-  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
+  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const maxBytes = await fifoQueueLimit(sqs, options.queueUrl);
   const tooLarge = prompts.filter((p) => Buffer.byteLength(p.body, 'utf8') > maxBytes);
   if (tooLarge.length > 0) {

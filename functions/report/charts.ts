@@ -36,6 +36,8 @@ export interface LineSeries {
   readonly color: string;
   /** One value per category; null draws a gap (a day without data). */
   readonly values: readonly (number | null)[];
+  /** Drawn faint and dashed, without points: a comparison (the previous period), not the data. */
+  readonly faint?: boolean;
 }
 
 /** Lines over categories (days), with a legend. */
@@ -51,9 +53,9 @@ export function lineChart(categories: readonly string[], series: readonly LineSe
         type: 'line',
         data: [...s.values],
         color: s.color,
-        showSymbol: categories.length <= 45,
+        showSymbol: !s.faint && categories.length <= 45,
         symbolSize: 5,
-        lineStyle: { width: 2 },
+        lineStyle: s.faint ? { width: 1.5, type: 'dashed', opacity: 0.45 } : { width: 2 },
         connectNulls: false,
       })),
     },

@@ -12,6 +12,7 @@ import { createLocalDestination } from '../shared/destination-local.js';
 import { EXPORT_RUNS } from '../shared/tables.js';
 import type { Period } from './period.js';
 import { list } from './warehouse.js';
+import { describeMark, readAnomalies } from '../insights/records.js';
 
 /** A unit's state in the calendar: `status`'s four, and complete-with-drift. */
 export type HealthState = 'complete' | 'drift' | 'partial' | 'missing' | 'failed';
@@ -22,6 +23,8 @@ export interface HealthCell {
   /** The worst state over the projects. */
   readonly state: HealthState;
   readonly projects: readonly { readonly projectId: string; readonly state: HealthState; readonly detail?: string }[];
+  /** Anomalies the deployment's hourly check found in this dataset's figures that day (`proj_a: human visitors 50 vs usual 505 (10 %)`). */
+  readonly anomalies: readonly string[];
 }
 
 export interface RequestsDay {
@@ -76,12 +79,14 @@ function healthOf(state: UnitState | undefined): { state: HealthState; detail?: 
 /** Day × dataset, each the worst of its projects. */
 export async function readHealth(root: string, period: Period, projects: readonly string[]): Promise<HealthCell[]> {
   const units = unitsOf(period.days, projects, DATASET_NAMES);
-  const states = await readUnitStates(createLocalDestination(root), units);
+  const destination = createLocalDestination(root);
+  const [states, marks] = await Promise.all([readUnitStates(destination, units), readAnomalies(destination, period.days, projects)]);
   return period.days.flatMap((day) =>
     DATASET_NAMES.map((dataset) => {
       const cells = projects.map((projectId) => ({ projectId, ...healthOf(states.get(unitKey({ dataset, projectId, day }))) }));
       const state = cells.reduce<HealthState>((worst, c) => (SEVERITY[c.state] > SEVERITY[worst] ? c.state : worst), 'complete');
-      return { day, dataset, state: cells.length === 0 ? 'missing' : state, projects: cells };
+      const anomalies = marks.filter((m) => m.day === day && m.dataset === dataset).map((m) => `${m.projectId}: ${describeMark(m)}`);
+      return { day, dataset, state: cells.length === 0 ? 'missing' : state, projects: cells, anomalies };
     }),
   );
 }

@@ -13,9 +13,10 @@ import { hasData, readFigures, type Figures } from './figures.js';
 import { lastDayOf, previousPeriod, type Period } from './period.js';
 import { REPORT_TABLES } from './warehouse.js';
 import { EXPORT_RUNS } from '../shared/tables.js';
-import { renderReport } from './html.js';
+import { renderReport } from './page/page.js';
 import { openLake } from './lake.js';
 import { isS3Target } from './targets.js';
+import { ANOMALIES_PREFIX } from '../insights/state.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
@@ -25,6 +26,8 @@ export interface ReportRequest {
   readonly period: Period;
   /** Projects to report; empty: every project found in the period. */
   readonly projects: readonly string[];
+  /** The docs site's base URL (`REPORT_SITE_URL`): page paths become links. */
+  readonly siteUrl?: string;
 }
 
 export interface ReportDeps {
@@ -57,7 +60,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix] },
+    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix, ANOMALIES_PREFIX] },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
@@ -86,7 +89,12 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
         `nothing exported in ${lake.url} from ${period.from} to ${last} for ${figures.projects.join(', ')}: run "mintlify-exporter export" first, or choose other days or projects`,
       );
     }
-    return { html: renderReport(figures, { destination: lake.url, generatedAt: deps.now() }), figures, destination: lake.url, mirrorMs };
+    const html = renderReport(figures, {
+      destination: lake.url,
+      generatedAt: deps.now(),
+      ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
+    });
+    return { html, figures, destination: lake.url, mirrorMs };
   } finally {
     await lake.close();
   }

@@ -121,7 +121,7 @@ async function loadTable(session: DuckDbSession, root: string, table: TableDef, 
     )
   ).flat();
   const columns = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
-  const readable = await readableFiles(session, files, scope.onWarning);
+  const { files: readable, columns: stored } = await readableFiles(session, files, scope.onWarning);
   const first = scope.days[0];
   const last = scope.days[scope.days.length - 1];
   const names = columns.map((c) => (typeof c === 'string' ? c : c.name));
@@ -130,7 +130,6 @@ async function loadTable(session: DuckDbSession, root: string, table: TableDef, 
     body = `SELECT * FROM ${emptyRelation(table, names)}`;
   } else {
     // A column no file has yet (written by an older exporter, or a hand-made lake) reads as nulls.
-    const stored = new Set((await session.query(`DESCRIBE SELECT * FROM ${parquetFiles(readable)}`)).map((r) => String(r['column_name'])));
     const select = columns.map((c) => {
       const name = typeof c === 'string' ? c : c.name;
       const reads = typeof c === 'string' ? [c] : c.reads;
@@ -148,16 +147,23 @@ function nullOf(table: TableDef, name: string): string {
 }
 
 /**
- * `files` without those DuckDB cannot read as Parquet, each told to `onWarning`. Their footers
- * are read at once (DuckDB reads them anyway to unite the columns); only when that fails is
- * each file tried alone, to name the bad ones.
+ * `files` without those DuckDB cannot read as Parquet, each told to `onWarning`, and the
+ * columns the others hold. Their schemas are read at once (DuckDB reads the footers anyway to
+ * unite the columns); only when that fails is each file tried alone, to name the bad ones.
  */
-async function readableFiles(session: DuckDbSession, files: readonly string[], onWarning: ((line: string) => void) | undefined): Promise<string[]> {
-  if (files.length === 0) return [];
-  const check = (names: readonly string[]) => session.query(`SELECT count(*) AS n FROM parquet_file_metadata(${fileList(names)})`);
+async function readableFiles(
+  session: DuckDbSession,
+  files: readonly string[],
+  onWarning: ((line: string) => void) | undefined,
+): Promise<{ readonly files: string[]; readonly columns: Set<string> }> {
+  const columns = new Set<string>();
+  if (files.length === 0) return { files: [], columns };
+  const check = async (names: readonly string[]) => {
+    for (const row of await session.query(`SELECT DISTINCT name FROM parquet_schema(${fileList(names)})`)) columns.add(String(row['name']));
+  };
   try {
     await check(files);
-    return [...files];
+    return { files: [...files], columns };
   } catch {
     const good: string[] = [];
     for (const file of files) {
@@ -169,7 +175,7 @@ async function readableFiles(session: DuckDbSession, files: readonly string[], o
         onWarning?.(`left out ${file}: not a readable Parquet file (${why}); export its day again with --force to replace it`);
       }
     }
-    return good;
+    return { files: good, columns };
   }
 }
 

@@ -11,8 +11,13 @@
  *   (`throwOnRequestTimeout`: an error the SDK retries, not a warning).
  *
  * The SDK retries a timeout like any network error (3 attempts by default): a call that never
- * answers fails within about 35 s. Build clients as `new SNSClient(awsClientConfig({...}))`.
+ * answers fails within about 35 s. Build clients as `new SNSClient(awsClientConfig({...}))`,
+ * SQS clients as `new SQSClient(sqsClientConfig({...}))`: a ReceiveMessage long poll keeps its
+ * socket idle for up to 20 s (`MAX_LONG_POLL_SECONDS`), so their idle limit is longer.
  */
+
+/** The longest ReceiveMessage wait SQS allows (WaitTimeSeconds), seconds. */
+export const MAX_LONG_POLL_SECONDS = 20;
 
 /** The SDK HTTP handler settings every client gets (`requestHandler`). */
 export const AWS_REQUEST_HANDLER = {
@@ -25,4 +30,12 @@ export const AWS_REQUEST_HANDLER = {
 /** A client's configuration with the shared request handler; `config` may set its own. */
 export function awsClientConfig<const T extends object>(config: T = {} as T): T & { readonly requestHandler: typeof AWS_REQUEST_HANDLER } {
   return { requestHandler: AWS_REQUEST_HANDLER, ...config };
+}
+
+/** The SDK HTTP handler settings of SQS clients: idle up to a whole long poll and 10 s more. */
+export const SQS_REQUEST_HANDLER = { ...AWS_REQUEST_HANDLER, socketTimeout: MAX_LONG_POLL_SECONDS * 1_000 + 10_000 } as const;
+
+/** An SQS client's configuration with the shared request handler, long polls allowed for. */
+export function sqsClientConfig<const T extends object>(config: T = {} as T): T & { readonly requestHandler: typeof SQS_REQUEST_HANDLER } {
+  return { requestHandler: SQS_REQUEST_HANDLER, ...config };
 }

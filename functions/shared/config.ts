@@ -439,7 +439,30 @@ export const SETTINGS = {
     readBy: ['insights', 'weekly-report', 'cli'],
     parse: (raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn'),
   }),
+  reportSiteUrl: setting({
+    env: 'REPORT_SITE_URL',
+    doc: "the docs site's base URL (`https://docs.example.com`): the report links each page path to its page",
+    defaultDoc: 'unset: paths are shown as text',
+    readBy: EXPORT,
+    parse: (raw) => validateSiteUrl(raw),
+  }),
 } as const;
+
+/** An http(s) base URL without credentials, query or fragment, for links in the report. */
+function validateSiteUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    return fail(
+      `REPORT_SITE_URL "${raw.slice(0, 60)}" is not a site's base URL: use https://docs.example.com (no query, fragment or credentials), or unset it`,
+    );
+  }
+  return url.href.replace(/\/$/, '');
+}
 
 /**
  * Variables the AWS SDK reads itself; the functions only look at whether they are set

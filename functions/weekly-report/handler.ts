@@ -22,6 +22,8 @@ export interface WeeklyAnswer {
   readonly week: string;
   readonly keys: readonly string[];
   readonly subject: string;
+  /** Milliseconds spent mirroring the bucket's days before DuckDB could read them. */
+  readonly mirrorMs: number;
 }
 
 export interface WeeklyHandlerDeps extends WeeklyDeps {
@@ -51,8 +53,9 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);
     deps.metrics.publishStoredMetrics();
-    deps.logger.info('weekly report written', { week: result.week, keys: result.keys, subject: result.digest.subject });
-    return { week: result.week, keys: result.keys, subject: result.digest.subject };
+    const answer = { week: result.week, keys: result.keys, subject: result.digest.subject, mirrorMs: Math.round(result.mirrorMs) };
+    deps.logger.info('weekly report written', answer);
+    return answer;
   };
 }
 

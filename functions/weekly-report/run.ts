@@ -68,6 +68,8 @@ export interface WeeklyResult {
   readonly url: string;
   readonly figures: Figures;
   readonly digest: InsightMessage;
+  /** Milliseconds spent mirroring the bucket's days to local files (the report's lake). */
+  readonly mirrorMs: number;
 }
 
 /** Builds, writes and tells the week's report. Throws NoDataError when nothing was exported in the two weeks. */
@@ -85,5 +87,5 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }), { expiresIn: LINK_SECONDS });
   const digest = digestOf({ figures: report.figures, week, url, expiresAt: new Date(deps.now() + LINK_SECONDS * 1000).toISOString() });
   await deps.publish(digest);
-  return { week, keys, url, figures: report.figures, digest };
+  return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs };
 }

@@ -11,9 +11,9 @@
  * function that cannot load DuckDB.
  *
  * The bundle is CommonJS, where `import.meta.url` does not exist: it is defined as the URL of
- * a file two folders below the asset's root (where the sources live, `functions/<name>/`), and
- * the SQL files of `queries/` are copied to `<asset>/queries/`, so a module that reads
- * `../../queries/<file>.sql` beside itself finds it in the asset as in the repository.
+ * `<asset>/queries/index.js`, and the SQL files of `queries/` are copied to `<asset>/queries/`,
+ * so `queries/questions.ts`, which reads `./<file>.sql` beside itself, finds each question in
+ * the asset as in the repository (the only module of these bundles that reads a file of its own).
  *
  * DuckDB writes temp files and its extension folder under `$HOME`: only `/tmp` is writable in
  * Lambda, so the function's HOME is `/tmp` ({@link DUCKDB_ENVIRONMENT}).
@@ -24,6 +24,12 @@ import type { NativeBundling } from './lambda-defaults.js';
 /** The packages copied into the asset's `node_modules` (DuckDB's API, its loader, the linux-x64 binding, what the loader requires). */
 export const DUCKDB_PACKAGES = ['@duckdb/node-api', '@duckdb/node-bindings', '@duckdb/node-bindings-linux-x64', 'detect-libc'] as const;
 
+/**
+ * The entry both DuckDB functions share (each names its own export as its handler): one bundle,
+ * one copy of DuckDB staged per synth instead of two.
+ */
+export const DUCKDB_ENTRY = 'functions/insights/lambda.ts';
+
 /** The environment DuckDB needs in Lambda. */
 export const DUCKDB_ENVIRONMENT = { HOME: '/tmp' } as const;
 
@@ -33,7 +39,7 @@ export function duckDbBundling(): NativeBundling {
   return {
     architecture: lambda.Architecture.X86_64,
     externalModules: ['@duckdb/*'],
-    banner: `const ${BUNDLE_URL} = require("url").pathToFileURL(require("path").join(__dirname, "functions", "bundle", "index.js")).href;`,
+    banner: `const ${BUNDLE_URL} = require("url").pathToFileURL(require("path").join(__dirname, "queries", "index.js")).href;`,
     define: { 'import.meta.url': BUNDLE_URL },
     commandHooks: {
       beforeBundling: () => [],

@@ -19,11 +19,11 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
+import { ANOMALIES_PREFIX, INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
-import { DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
+import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import { BundledFunction, METRICS_NAMESPACE, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -78,7 +78,8 @@ export class Insights extends Construct {
     if (props.reportEmail !== undefined) this.topic.addSubscription(new subscriptions.EmailSubscription(props.reportEmail));
 
     const bundled = new BundledFunction(this, 'Check', {
-      entry: 'functions/insights/handler.ts',
+      entry: DUCKDB_ENTRY,
+      handler: 'check',
       description: 'Hourly: anomalies of newly complete days and stale datasets, told on the insights topic',
       timeout: Duration.minutes(5),
       memorySize: 1024,
@@ -105,6 +106,7 @@ export class Insights extends Construct {
     this.logGroup = bundled.logGroup;
 
     props.warehouse.grantWarehouseRead(this.checkFunction);
+    props.warehouse.grantInsightsRecordsWrite(this.checkFunction, `${ANOMALIES_PREFIX}/`);
     this.grantPublish(bundled.role);
     // Its own documents only: the item's key starts with `insights#`.
     bundled.role.addToPrincipalPolicy(

@@ -85,6 +85,8 @@ export function commonEnvironment(
 export interface BundledFunctionProps {
   /** Handler file relative to the repository root, e.g. `functions/follow-up/handler.ts`. */
   readonly entry: string;
+  /** The entry's export that Lambda calls. @default 'handler' */
+  readonly handler?: string | undefined;
   readonly description: string;
   readonly timeout: Duration;
   /** @default 256 */
@@ -140,7 +142,7 @@ export class BundledFunction extends Construct {
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: repoPath(props.entry),
-      handler: 'handler',
+      handler: props.handler ?? 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: repoPath('package-lock.json'),
       description: props.description,

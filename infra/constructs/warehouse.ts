@@ -181,6 +181,18 @@ export class Warehouse extends Construct {
     );
   }
 
+  /** The insights check: put its anomaly records under `<prefix>/<records>` only (`records` ends with `/`). */
+  grantInsightsRecordsWrite(grantee: iam.IGrantable, records: string): void {
+    const pattern = `${this.keyPrefix}${records}*`;
+    this.bucket.grantReadWrite(grantee, pattern);
+    this.acknowledgeKeyPatternGrant(
+      grantee,
+      [pattern],
+      ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
+      'The insights check reads and rewrites its anomaly records under their own prefix only (grantReadWrite with a key pattern); the wildcards are the object-key suffix within it and the S3 action families grantReadWrite uses.',
+    );
+  }
+
   /** Follow-up consumer: write outcome records, nothing else (it never reads the bucket). */
   grantOutcomesWrite(grantee: iam.IGrantable): void {
     const pattern = `${this.keyPrefix}${FOLLOWUP_OUTCOMES.prefix}/*`;

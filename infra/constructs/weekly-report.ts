@@ -18,7 +18,7 @@ import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { REPORTS_PREFIX } from '../../functions/weekly-report/keys.js';
-import { DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
+import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
 import { BundledFunction, METRICS_NAMESPACE, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
@@ -59,7 +59,8 @@ export class WeeklyReport extends Construct {
   constructor(scope: Construct, id: string, props: WeeklyReportProps) {
     super(scope, id);
     const bundled = new BundledFunction(this, 'Handler', {
-      entry: 'functions/weekly-report/handler.ts',
+      entry: DUCKDB_ENTRY,
+      handler: 'weeklyReport',
       description: 'Weekly: the report of the last 7 complete days to reports/, and its digest on the insights topic',
       timeout: Duration.minutes(5),
       memorySize: props.memorySize ?? DEFAULT_REPORT_MEMORY_MB,

@@ -24,8 +24,10 @@ export interface Assembly {
   /** What `cdk synth` printed (cdk-nag findings would be here). */
   readonly output: string;
   readonly resources: Resources;
-  /** The folder of the asset CDK names `displayName` (e.g. `WeeklyReport/Handler/Function/Code`). */
+  /** The folder of the asset CDK names `displayName` (e.g. `Export/Handler/Function/Code`). */
   assetDir(displayName: string): string;
+  /** The folder of the code of the function described `description` (functions may share one asset). */
+  functionAssetDir(description: string): string;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,13 @@ export async function synthAssembly(context: Record<string, string>): Promise<As
       if (!entry) throw new Error(`no asset "${displayName}" in ${STACK}.assets.json`);
       return join(outDir, entry.source.path);
     },
+    functionAssetDir(description) {
+      const code = functionResource(template.Resources, description).Properties['Code'] as { S3Key?: unknown };
+      const hash = typeof code.S3Key === 'string' ? code.S3Key.replace(/\.zip$/, '') : undefined;
+      const entry = hash === undefined ? undefined : assets.files[hash];
+      if (!entry) throw new Error(`no asset for the function described "${description}…" in ${STACK}.assets.json`);
+      return join(outDir, entry.source.path);
+    },
     close: () => rm(outDir, { recursive: true, force: true }),
   };
 }
@@ -69,6 +78,11 @@ export function functionResource(resources: Resources, description: string): Res
   );
   if (!fn) throw new Error(`no function described "${description}…"`);
   return fn;
+}
+
+/** The export of its bundle that the function described `description` runs (`index.<export>`). */
+export function functionHandler(resources: Resources, description: string): string {
+  return String(functionResource(resources, description).Properties['Handler']).replace(/^index\./, '');
 }
 
 /** The synthesized environment of the function described `description`, tokens replaced by `tokens`. */
@@ -102,7 +116,7 @@ export interface Invocation {
  * connections to loopback: anything else is refused, so a missed endpoint override fails
  * instead of reaching AWS.
  */
-export async function invokeBundle(workDir: string, bundle: string, event: unknown, env: Record<string, string>): Promise<Invocation> {
+export async function invokeBundle(workDir: string, bundle: string, event: unknown, env: Record<string, string>, exportName = 'handler'): Promise<Invocation> {
   const runner = join(workDir, `invoke-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
   await writeFile(
     runner,
@@ -120,8 +134,8 @@ net.Socket.prototype.connect = function (...args) {
   }
   return connect.apply(this, args);
 };
-const [bundle, eventJson] = process.argv.slice(2);
-const { handler } = await import(pathToFileURL(bundle).href);
+const [bundle, eventJson, exportName] = process.argv.slice(2);
+const handler = (await import(pathToFileURL(bundle).href))[exportName];
 const loadMs = performance.now();
 const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => 300_000 };
 const out = (value) => process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, loadMs, runMs: performance.now() - loadMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\\n');
@@ -133,7 +147,7 @@ try {
 `,
   );
   try {
-    const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event)], {
+    const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event), exportName], {
       env: {
         PATH: process.env['PATH'] ?? '',
         AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),

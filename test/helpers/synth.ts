@@ -3,7 +3,9 @@
  * included, so the template is the one `cdk synth` makes) and bundling skipped (a synth takes
  * tens of milliseconds instead of running esbuild).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
@@ -19,9 +21,25 @@ export interface SynthResult {
   readonly template: Template;
 }
 
+/**
+ * Runs `use` with a CDK App of `context`. An App makes its cloud-assembly folder as it is
+ * constructed — without `outdir`, a new `cdk.out…` in the temp folder that nothing removes —
+ * so this one gets a folder of ours, removed when `use` returns or throws (what `use` needs of
+ * the synth, a Template, is in memory by then).
+ */
+export function withApp<T>(context: Record<string, unknown>, use: (app: App) => T): T {
+  const outdir = mkdtempSync(join(tmpdir(), 'mintlify-cdk-'));
+  try {
+    return use(new App({ outdir, context }));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
 /** Synthesizes `MintlifyExporter` with the given CDK context (as `-c key=value` would pass it). */
 export function synthStack(context: Record<string, unknown> = {}): SynthResult {
-  const app = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = new MintlifyExporterStack(app, 'MintlifyExporter', { config: configFromContext(app) });
-  return { app, stack, template: Template.fromStack(stack) };
+  return withApp({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context }, (app) => {
+    const stack = new MintlifyExporterStack(app, 'MintlifyExporter', { config: configFromContext(app) });
+    return { app, stack, template: Template.fromStack(stack) };
+  });
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
-import { functionEnvironment, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
+import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
@@ -59,21 +59,29 @@ afterAll(async () => {
 describe('the synthesized insights functions', () => {
   it('synthesize with no unacknowledged cdk-nag finding, DuckDB and the queries in their assets', () => {
     expect(assembly.output).not.toMatch(/AwsSolutions-/);
-    for (const asset of ['WeeklyReport/Handler/Function/Code', 'Insights/Check/Function/Code']) {
-      const dir = assembly.assetDir(asset);
+    // One asset for both functions: DuckDB is staged once.
+    expect(assembly.functionAssetDir(WEEKLY)).toBe(assembly.functionAssetDir(CHECK));
+    for (const asset of [WEEKLY, CHECK]) {
+      const dir = assembly.functionAssetDir(asset);
       expect(existsSync(join(dir, 'node_modules/@duckdb/node-bindings-linux-x64/duckdb.node')), asset).toBe(true);
-      expect(existsSync(join(dir, 'queries/daily-figures.sql')), asset).toBe(true);
+      expect(existsSync(join(dir, 'queries/daily-totals.sql')), asset).toBe(true);
     }
   });
 
   it('the weekly report writes both pages and publishes one digest with the figures of an independent query and a pre-signed link', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
     const env = functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn });
-    const { result, error, logs } = await invokeBundle(assembly.outDir, join(assembly.assetDir('WeeklyReport/Handler/Function/Code'), 'index.js'), EVENT, {
-      ...env,
-      AWS_ENDPOINT_URL_S3: aws.endpoint,
-      AWS_ENDPOINT_URL_SNS: aws.endpoint,
-    });
+    const { result, error, logs } = await invokeBundle(
+      assembly.outDir,
+      join(assembly.functionAssetDir(WEEKLY), 'index.js'),
+      EVENT,
+      {
+        ...env,
+        AWS_ENDPOINT_URL_S3: aws.endpoint,
+        AWS_ENDPOINT_URL_SNS: aws.endpoint,
+      },
+      functionHandler(assembly.resources, WEEKLY),
+    );
     expect(error, logs).toBeUndefined();
     expect(result).toMatchObject({ week: '2026-W47', keys: ['reports/weekly/2026-W47.html', 'reports/latest.html'] });
     expect(logs).toContain(`"${INSIGHTS_METRICS.weeklyReports}"`);
@@ -169,15 +177,15 @@ describe('the synthesized insights functions', () => {
       AWS_ENDPOINT_URL_SNS: aws.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     };
-    const bundle = join(assembly.assetDir('Insights/Check/Function/Code'), 'index.js');
+    const bundle = join(assembly.functionAssetDir(CHECK), 'index.js');
     const hour = { ...EVENT, time: '2026-11-24T06:35:00Z' };
-    const first = await invokeBundle(assembly.outDir, bundle, hour, env);
+    const first = await invokeBundle(assembly.outDir, bundle, hour, env, functionHandler(assembly.resources, CHECK));
     expect(first.error, first.logs).toBeUndefined();
     const messages = await aws.takeAll(subscriber);
     const subjects = messages.map((m) => (JSON.parse(m.Body ?? '{}') as { Subject: string }).Subject);
     expect(subjects.filter((s) => s.includes('human visitors'))).toEqual(['proj_a: human visitors fell to 10 % on 2026-11-23 (40 vs 400)']);
 
-    const again = await invokeBundle(assembly.outDir, bundle, { ...hour, time: '2026-11-24T07:35:00Z' }, env);
+    const again = await invokeBundle(assembly.outDir, bundle, { ...hour, time: '2026-11-24T07:35:00Z' }, env, functionHandler(assembly.resources, CHECK));
     expect(again.error, again.logs).toBeUndefined();
     expect((await aws.takeAll(subscriber)).filter((m) => (m.Body ?? '').includes('anomaly'))).toEqual([]);
   }, 180_000);

@@ -77,7 +77,7 @@ describe('weekly report', () => {
     expect(scheduleOf(custom.template, functionOf(custom.template, WEEKLY)[0])).toBe('cron(0 7 ? * FRI *)');
     const app = new App({ context: { reportSchedule: 'every monday' } });
     expect(() => configFromContext(app)).toThrow(ContextConfigError);
-    expect(() => configFromContext(app)).toThrow(/"reportSchedule": expected an EventBridge expression/);
+    expect(() => configFromContext(app)).toThrow(/"reportSchedule": "every monday" is not accepted \(expected an EventBridge expression/);
     for (const [key, value] of [
       ['anomalyDrop', '1.5'],
       ['anomalyRise', '0.9'],

@@ -4,11 +4,10 @@
  * consumer's environment and in the stack outputs, and the optional e-mail subscription
  * filtered on the statuses someone should look at.
  */
-import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError, configFromContext } from '../../infra/stack.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthStack, withApp } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
@@ -98,7 +97,7 @@ describe('follow-up outcomes topic', () => {
   });
 
   it('refuses an outcomeEmail that is not an address, naming the key', () => {
-    expect(() => configFromContext(new App({ context: { outcomeEmail: 'oncall' } }))).toThrow(ContextConfigError);
-    expect(() => configFromContext(new App({ context: { outcomeEmail: 'oncall' } }))).toThrow(/"outcomeEmail"/);
+    expect(() => withApp({ outcomeEmail: 'oncall' }, configFromContext)).toThrow(ContextConfigError);
+    expect(() => withApp({ outcomeEmail: 'oncall' }, configFromContext)).toThrow(/"outcomeEmail"/);
   });
 });

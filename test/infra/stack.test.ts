@@ -1,11 +1,11 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnDef, type ColumnType } from '../../functions/shared/tables.js';
 import { ContextConfigError, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
-import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
+import { CDK_JSON_CONTEXT, synthStack, withApp } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -483,7 +483,7 @@ describe('operations', () => {
 });
 
 describe('context configuration', () => {
-  const configOf = (context: Record<string, unknown>) => configFromContext(new App({ context }));
+  const configOf = (context: Record<string, unknown>) => withApp(context, configFromContext);
 
   it('accepts project ids as a comma list or an array', () => {
     expect(configOf({ projectIds: ' proj_a, proj_b ,' }).projectIds).toEqual(['proj_a', 'proj_b']);
@@ -503,11 +503,12 @@ describe('context configuration', () => {
   });
 
   it('fails the synth when the app-level cdk-nag plugin finds an unacknowledged issue', () => {
-    const app = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], projectIds: 'p' } });
-    const stack = new MintlifyExporterStack(app, 'MintlifyExporter', { config: configFromContext(app) });
-    new sqs.Queue(stack, 'NotTlsOnly', { enforceSSL: false });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+    withApp({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], projectIds: 'p' }, (app) => {
+      const stack = new MintlifyExporterStack(app, 'MintlifyExporter', { config: configFromContext(app) });
+      new sqs.Queue(stack, 'NotTlsOnly', { enforceSSL: false });
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+      expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+    });
   });
 });
 

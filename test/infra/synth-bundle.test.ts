@@ -30,16 +30,19 @@ const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:mintlif
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 
+/** The synth's own temp folder (its TMPDIR): the CDK CLI leaves a `cdk.out…` folder in the temp folder. */
+let scratch: string;
 let outDir: string;
 let synthOutput: string;
 let template: Template;
 let bundles: Record<'export' | 'followUp', string>;
 
 beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
+  scratch = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
+  outDir = join(scratch, 'out');
   const { stdout, stderr } = await run('npx', ['cdk', 'synth', '-q', '-o', outDir, '-c', `projectIds=${PROJECT}`], {
     cwd: REPO_ROOT,
-    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
+    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', TMPDIR: scratch },
     timeout: 150_000,
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -63,7 +66,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (outDir) await rm(outDir, { recursive: true, force: true });
+  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 /** The synthesized environment of the function whose POWERTOOLS_SERVICE_NAME is `service`, tokens replaced. */

@@ -3,7 +3,7 @@
  * table contract of docs/design.md column for column, partition projection on `dt`, the saved
  * Athena queries, and the export's S3 grant (every dataset table, manifests, staging).
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
 import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
-import { CDK_JSON_CONTEXT, synthStack } from '../helpers/synth.js';
+import { CDK_JSON_CONTEXT, synthStack, withApp } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -318,15 +318,16 @@ describe('export S3 grant', () => {
   });
 
   it('scopes the grant to the app prefix of an existing bucket, and to the bucket root without a prefix', () => {
-    const keysFor = (props: { bucketName?: string; prefix?: string }) => {
-      const stack = new Stack(new App({ context: CDK_JSON_CONTEXT }), 'GrantTest');
-      const warehouse = new Warehouse(stack, 'Warehouse', props);
-      const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
-      warehouse.grantExportReadWrite(role);
-      const tpl = Template.fromStack(stack);
-      const roleId = stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
-      return keysAllowed(statementsOfRole(tpl, roleId), 's3:PutObject').sort();
-    };
+    const keysFor = (props: { bucketName?: string; prefix?: string }) =>
+      withApp(CDK_JSON_CONTEXT, (app) => {
+        const stack = new Stack(app, 'GrantTest');
+        const warehouse = new Warehouse(stack, 'Warehouse', props);
+        const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+        warehouse.grantExportReadWrite(role);
+        const tpl = Template.fromStack(stack);
+        const roleId = stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
+        return keysAllowed(statementsOfRole(tpl, roleId), 's3:PutObject').sort();
+      });
 
     const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`];
 

@@ -22,8 +22,7 @@ afterAll(async () => {
 describe('a CLI whose stdout is closed by its reader', () => {
   it('status ends quietly with exit 0', async () => {
     const env = await cliEnv(sandbox, {});
-    const projects = Array.from({ length: 12 }, (_, i) => ['--project', `proj_synth_${100 + i}`]).flat();
-    const cli = spawnCli(['status', '--days', '366', ...projects, '--out', await makeTempDir('epipe')], env);
+    const cli = spawnCli(['status', '--days', '7', '--project', 'proj_synth_100', '--out', await makeTempDir('epipe')], env);
     // The reader goes away before the first line: every write the CLI makes fails with EPIPE.
     cli.child.stdout?.destroy();
 

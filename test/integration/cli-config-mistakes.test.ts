@@ -131,7 +131,28 @@ describe('a project the key cannot see (404)', () => {
   });
 });
 
-describe('plan and status with a project never exported where others were', () => {
+describe('a key the API refuses (401)', () => {
+  it('exit 2, one line naming MINTLIFY_API_KEY, one request', async () => {
+    sandbox.clearRequests();
+    sandbox.addFault({ kind: 'status', status: 401, error: 'Invalid API key', times: Infinity });
+    try {
+      const run = await cli(['export', '--from', '2026-10-05', '--to', '2026-10-08', '--project', 'proj_small', '--json'], {
+        MINTLIFY_API_URL: sandbox.url,
+        MINTLIFY_API_KEY: sandbox.apiKey,
+      });
+
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.lines).toEqual([expect.stringMatching(/^error: API key rejected \(401\): .*MINTLIFY_API_KEY/)]);
+      expect(analyticsRequests(sandbox.requests)).toHaveLength(1);
+    } finally {
+      sandbox.clearFaults();
+    }
+  });
+});
+
+// Four child processes, one after the other for the export: slow on a shared machine.
+describe('plan and status with a project never exported where others were', { timeout: 120_000 }, () => {
   it('warn in one line naming the project and --project, send no request, and exit 0', async () => {
     const scratch = await makeTempDir('mistakes-plan');
     const env = {

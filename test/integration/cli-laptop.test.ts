@@ -109,12 +109,14 @@ describe('consume', () => {
     await send(queueUrl, `job_bad_${tag}`, 'bad', prompt(`job_bad_${tag}`, 'Rewrite everything [fail]', `bad-${tag}`));
     await send(queueUrl, 'job_x', 'not-json', 'this is not JSON');
     await send(queueUrl, 'job_y', 'empty', prompt('job_y', '   ', `empty-${tag}`));
+    // No job named: the consumer creates one, and the line names the job it made.
+    await send(queueUrl, `create-${tag}`, 'create', JSON.stringify({ projectId: PROJECT, prompt: 'Write a page about webhooks', requestId: `create-${tag}` }));
 
     // Act
     const consumer = spawnCli(['consume', '--queue-url', queueUrl, '--wait-seconds', '1'], await consumerEnv(), { entry: 'bin' });
     await waitUntil(
-      async () => (await aws.queueCounts(deadLetterUrl)).visible === 2 && consumer.stdout().split('"message processed"').length - 1 >= 4,
-      `four messages processed\n${consumer.stderr()}`,
+      async () => (await aws.queueCounts(deadLetterUrl)).visible === 2 && consumer.stdout().split('"message processed"').length - 1 >= 5,
+      `five messages processed\n${consumer.stderr()}`,
       30_000,
     );
     consumer.child.kill('SIGINT');
@@ -138,7 +140,10 @@ describe('consume', () => {
     );
     expect(processed).toContainEqual(expect.objectContaining({ projectId: PROJECT, jobId: `job_bad_${tag}`, status: 'failed' }));
     expect(processed).toContainEqual(expect.objectContaining({ jobId: 'job_y', status: 'rejected' }));
-    expect(consumer.stderr()).toMatch(/^stopped: 4 received — 1 completed, 1 failed, 2 rejected \(dead-lettered\)\n$/m);
+    expect(processed).toContainEqual(
+      expect.objectContaining({ kind: 'create', projectId: PROJECT, requestId: `create-${tag}`, status: 'completed', jobId: expect.any(String) }),
+    );
+    expect(consumer.stderr()).toMatch(/^stopped: 5 received — 2 completed, 1 failed, 2 rejected \(dead-lettered\)\n$/m);
   }, 40_000);
 });
 

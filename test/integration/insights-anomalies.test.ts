@@ -6,13 +6,16 @@
  * again only after it recovered.
  */
 import type { Message } from '@aws-sdk/client-sqs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runInsightChecks, type CheckDeps } from '../../functions/insights/check.js';
 import { createInsightPublisher } from '../../functions/insights/publish.js';
 import { openLake } from '../../functions/report/lake.js';
+import { buildReport } from '../../functions/report/report.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDataset } from '../helpers/insights-lake.js';
 
@@ -97,6 +100,24 @@ describe('anomalies', () => {
     expect(sent.Message).toContain('Compared:  2026-10-20 480, 2026-10-27 500, 2026-11-03 510, 2026-11-10 520');
     expect(first.anomalies.map((a) => [a.projectId, a.day, a.figure, a.value, a.usual])).toEqual([['proj_a', LAST, 'human', 50, 505]]);
     expect(first.freshness.stale).toEqual([]);
+
+    // Shown where people look: status names it, and the warehouse keeps it beside the day.
+    const status = await runCliInProcess(['status', '--out', s.root, '--date', LAST, '--dataset', 'visitors'], {
+      env: { MINTLIFY_PROJECT_IDS: 'proj_a,proj_b', EXPORT_STATE_DIR: path.join(s.root, '.state') },
+      now: () => NOW,
+    });
+    expect(status.stderr).toBe('');
+    expect(status.stdout).toContain(`! anomaly ${LAST} proj_a: human visitors 50 vs usual 505 (10 %)\n`);
+    expect(status.stdout.match(/! anomaly/g)).toHaveLength(1);
+
+    // And the report's calendar marks that day's visitors cell, naming it on hover.
+    const report = await buildReport(
+      { destination: s.root, period: { from: '2026-11-11', to: '2026-11-18', days: everyDays('2026-11-11', 7) }, projects: [] },
+      { now: () => NOW },
+    );
+    const cells = [...report.html.matchAll(/<td class="s-\w+ anomaly" data-day="([^"]+)" data-dataset="([^"]+)"[^>]*title="([^"]*)">!<\/td>/g)];
+    expect(cells.map((c) => [c[1], c[2]])).toEqual([[LAST, 'visitors']]);
+    expect(cells[0]?.[3]).toContain('Anomaly: proj_a: human visitors 50 vs usual 505 (10 %)');
 
     // The same hour again: nothing new since the watermark, and the claim holds anyway.
     const again = await runInsightChecks(SETTINGS, s.deps);

@@ -4,6 +4,7 @@ import type { UnitView } from '../../export/units.js';
 import type { BudgetSnapshot } from '../../shared/budget.js';
 import type { DatasetName } from '../../shared/catalog.js';
 import { displayText } from '../../shared/display.js';
+import { describeMark, type AnomalyMark } from '../../insights/records.js';
 import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
 
 export interface StatusView {
@@ -17,6 +18,8 @@ export interface StatusView {
   /** When the day after the latest due one is due, epoch ms. */
   readonly nextDueAt: number;
   readonly status: ExportStatus;
+  /** Anomalies the deployment's hourly check recorded for these days and projects. */
+  readonly anomalies: readonly AnomalyMark[];
   /** Time the budget needs for the requests left, ms. */
   readonly budgetMs: number;
   /** The run would use the embedded sandbox, which is not paced: no wait. */
@@ -32,6 +35,8 @@ export function statusJson(view: StatusView) {
     days: view.days,
     nextDueAt: new Date(view.nextDueAt).toISOString(),
     units: status.units,
+    // Only when there are some: the JSON of a deployment without the insights stays as it was.
+    ...(view.anomalies.length > 0 ? { anomalies: view.anomalies } : {}),
     todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs },
     budget: budgetJson(view.snapshot, view.now),
   };
@@ -57,6 +62,9 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
     out.write(
       `~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`,
     );
+  }
+  for (const mark of view.anomalies) {
+    out.write(`! anomaly ${mark.day} ${displayText(mark.projectId)}: ${describeMark(mark)}\n`);
   }
   const failures = rows.filter((r) => r.error !== undefined);
   if (failures.length > 0) {

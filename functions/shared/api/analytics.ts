@@ -10,8 +10,8 @@
  * on, however long that takes — only the caller's deadline or signal ends the wait.
  */
 import type { ApiStats, CallOptions } from '../api-types.js';
-import { ConfigError, NetworkError, RateLimitedError } from '../errors.js';
-import { retryAnalyticsRead } from '../retry-policy.js';
+import { ConfigError, RateLimitedError } from '../errors.js';
+import { retryAnalyticsRead, sendOutcome } from '../retry-policy.js';
 import type { BodyParser } from './body.js';
 import { type CallSteps, checkId } from './call.js';
 
@@ -75,9 +75,10 @@ export function analyticsOperations(steps: CallSteps): Pick<AnalyticsApi, 'getAn
             return value;
           } catch (error) {
             breaker.failed(error);
-            // A connection refused or a name that does not resolve never reached the service:
-            // it spent none of the organisation's budget, so it gives the start back.
-            if (error instanceof NetworkError && error.beforeSend) await budget.refund();
+            // A request that provably never left this machine (a connection refused, a name
+            // that does not resolve, TLS, no time left to send it) spent none of the
+            // organisation's budget: it gives the start back.
+            if (sendOutcome(error) === 'not-sent') await budget.refund();
             throw error;
           }
         });

@@ -58,7 +58,7 @@ export function httpError(op: ApiOperation, response: RawResponse, ids: RequestI
       );
     case 404:
       return op === 'getAnalytics' || op === 'createJob'
-        ? new ApiError(`project ${project} not found (404): check MINTLIFY_PROJECT_IDS (copy the id from the dashboard's API keys page)`, status)
+        ? new ApiError(`project ${project} not found (404): the key cannot see it; check the project id (copy it from the dashboard's API keys page)`, status)
         : new ApiError(`job ${job} not found in project ${project} (404): check the job and project ids`, status);
     default:
       return new ApiError(`HTTP ${status} from the API${status >= 500 ? ' (server error)' : ''}${suffix}`, status, retryAfter);

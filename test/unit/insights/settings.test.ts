@@ -20,7 +20,7 @@ describe('settings', () => {
   it.each([
     ['ANOMALY_DROP', '1', /^ANOMALY_DROP must be/],
     ['ANOMALY_DROP', 'half', /^ANOMALY_DROP must be a number/],
-    ['ANOMALY_RISE', '1', /^ANOMALY_RISE must be a number above 1/],
+    ['ANOMALY_RISE', '1', /^ANOMALY_RISE must be above 1/],
     ['ANOMALY_RISE', '-2', /^ANOMALY_RISE must be a number/],
     ['INSIGHTS_TOPIC_ARN', 'my-topic', /^INSIGHTS_TOPIC_ARN is not an SNS topic ARN: .*InsightsTopicArn/],
   ])('%s=%s is refused in one line naming it', (name, value, message) => {

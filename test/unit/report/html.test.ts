@@ -16,8 +16,9 @@ describe('userText', () => {
     expect(userText('write to renée.dupont@example.fr or dev+docs@example.org please')).toBe('write to [e-mail removed] or [e-mail removed] please');
   });
 
-  it('removes terminal control characters and folds whitespace', () => {
-    expect(userText('a\u001b[31mb\tc\n\nd')).toBe('a[31mb c d');
+  it('shows terminal controls and bidirectional overrides as visible escapes, and folds whitespace', () => {
+    expect(userText('a\u001b[31mb\tc\n\nd')).toBe('a\\u001B[31mb c d');
+    expect(userText('/files/\u202Egnp.exe')).toBe('/files/\\u202Egnp.exe');
   });
 
   it('cuts long text with an ellipsis at the limit', () => {
@@ -42,7 +43,7 @@ describe('userText', () => {
   it('masks an address that straddles the cut, and an address whose end was cut away before cleaning', () => {
     expect(userText(`${'word '.repeat(30)}someone.private@example.com and more`, 160)).not.toContain('someone');
     expect(userText(`${'word '.repeat(30)}someone.private@example.com and more`, 160)).toContain('[e-mail');
-    const huge = `${'\u0007'.repeat(1_800)}hello someone.private@exam${'ple'.repeat(1_000)}`;
+    const huge = `${' '.repeat(1_800)}hello someone.private@exam${'ple'.repeat(1_000)}`;
     expect(userText(huge)).toBe('hello [e-mail removed]…');
   });
 

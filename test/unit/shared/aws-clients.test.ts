@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AWS_REQUEST_HANDLER, awsClientConfig } from '../../../functions/shared/aws-clients.js';
+import { AWS_REQUEST_HANDLER, awsClientConfig, MAX_LONG_POLL_SECONDS, SQS_REQUEST_HANDLER } from '../../../functions/shared/aws-clients.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 
@@ -49,13 +49,18 @@ describe('the shared AWS request handler', () => {
     AWS_REQUEST_HANDLER.socketTimeout + 10_000,
   );
 
+  it('lets an SQS long poll keep its socket idle for the longest wait SQS allows', () => {
+    expect(SQS_REQUEST_HANDLER.socketTimeout).toBeGreaterThan(MAX_LONG_POLL_SECONDS * 1_000);
+    expect(SQS_REQUEST_HANDLER.requestTimeout).toBeGreaterThan(SQS_REQUEST_HANDLER.socketTimeout);
+  });
+
   it('is given to every AWS SDK client the project builds', async () => {
     const files = (await readdir(path.join(REPO, 'functions'), { recursive: true })).filter((file) => file.endsWith('.ts'));
     const bare: string[] = [];
     for (const file of files) {
       const text = await readFile(path.join(REPO, 'functions', file), 'utf8');
       for (const match of text.matchAll(/new (?:S3|SQS|SNS|DynamoDB|SecretsManager|CloudWatch)Client\(([^)]*)/g)) {
-        if (!(match[1] ?? '').startsWith('awsClientConfig(')) bare.push(`${file}: ${match[0]}`);
+        if (!/^(aws|sqs)ClientConfig\(/.test(match[1] ?? '')) bare.push(`${file}: ${match[0]}`);
       }
     }
 

@@ -91,7 +91,7 @@ describe('the digest', () => {
 
   it('counts the week’s units by state over every project', () => {
     const cell = (state: HealthCell['state'], states: HealthCell['state'][]): HealthCell =>
-      ({ day: '2026-11-16', dataset: 'visitors', state, projects: states.map((s, i) => ({ projectId: `p${i}`, state: s })) }) as HealthCell;
+      ({ day: '2026-11-16', dataset: 'visitors', state, projects: states.map((s, i) => ({ projectId: `p${i}`, state: s })), anomalies: [] }) as HealthCell;
     expect(
       healthCounts(figures([a], [cell('failed', ['failed', 'complete']), cell('missing', ['missing', 'missing']), cell('drift', ['drift', 'partial'])])),
     ).toEqual({

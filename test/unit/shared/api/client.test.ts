@@ -471,12 +471,12 @@ describe('errors that say what to fix', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('fails at once on an analytics 404 and points to MINTLIFY_PROJECT_IDS', async () => {
+  it('fails at once on an analytics 404 and says the key cannot see the project (not where the id came from: the run says that)', async () => {
     replies = [json(404, { error: 'not found' })];
     const { client } = makeClient();
     const error = await rejectionOf(visitors(client, 'proj_missing'));
-    expect(error.message).toContain('project "proj_missing" not found');
-    expect(error.message).toContain('MINTLIFY_PROJECT_IDS');
+    expect(error.message).toContain('project "proj_missing" not found (404): the key cannot see it; check the project id');
+    expect(error.message).not.toContain('MINTLIFY_PROJECT_IDS');
     expect(seen).toHaveLength(1);
   });
 
@@ -1114,6 +1114,27 @@ describe('a request that never reached the service', () => {
     } finally {
       await new Promise((resolve) => plain.close(resolve));
     }
+  });
+
+  it("gives its budget start back when the budget's wait ran into the deadline and the request was never sent", async () => {
+    let time = 1_700_000_000_000;
+    const deadline = time + 5_000;
+    const budget = fakeBudget();
+    const take = budget.gate.take.bind(budget.gate);
+    const gate = {
+      ...budget.gate,
+      take: async (options?: { deadline?: number; signal?: AbortSignal }) => {
+        await take(options);
+        time = deadline; // the wait for budget ended exactly at the deadline
+      },
+    } as unknown as BudgetGate;
+    const { client } = makeClient({ budget: gate, now: () => time });
+
+    const error = await rejectionOf(visitors(client, 'proj_1', {}, { deadline }));
+
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(seen).toHaveLength(0);
+    expect(budget.refunds).toHaveLength(1);
   });
 
   it('keeps the start of a request the service answered, even with an error', async () => {

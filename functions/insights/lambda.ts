@@ -1,0 +1,9 @@
+/**
+ * The one bundle of the two DuckDB functions (infra/constructs/duckdb-bundling.ts): the hourly
+ * insights check (`check`) and the weekly report (`weeklyReport`). One entry, so CDK bundles and
+ * stages DuckDB's ~70 MB once for both functions instead of twice; each function names its
+ * export as its handler. Importing reads nothing: each handler reads its configuration on its
+ * first invocation.
+ */
+export { handler as check } from './handler.js';
+export { handler as weeklyReport } from '../weekly-report/handler.js';

@@ -1,0 +1,95 @@
+/**
+ * Anomalies as the warehouse keeps them, beside the data they are about, for the readers that
+ * only read the warehouse (`status`, the report's calendar):
+ * `_insights/anomalies/dt=<day>/<projectId>.json`, a JSON array with one entry per figure.
+ * Written by the hourly check for every anomaly it finds (merged by figure, so writing again
+ * changes nothing); the state table's claims decide what is told, this only what is shown.
+ */
+import type { Destination } from '../shared/destination.js';
+import type { Anomaly } from './anomalies.js';
+import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
+import { ANOMALIES_PREFIX } from './state.js';
+
+export function anomaliesKey(day: string, projectId: string): string {
+  return `${ANOMALIES_PREFIX}/dt=${day}/${projectId}.json`;
+}
+
+/** What a reader shows of an anomaly. */
+export interface AnomalyMark {
+  readonly projectId: string;
+  readonly day: string;
+  readonly figure: FigureName;
+  /** The figure's dataset: the calendar's cell the mark goes in. */
+  readonly dataset: string;
+  readonly label: string;
+  readonly value: number;
+  readonly usual: number;
+  readonly direction: 'drop' | 'rise';
+}
+
+/** One line: `human visitors 50 vs usual 505 (10 %)`. */
+export function describeMark(mark: AnomalyMark): string {
+  return `${mark.label} ${mark.value.toLocaleString('en-US')} vs usual ${mark.usual.toLocaleString('en-US')} (${Math.round((100 * mark.value) / mark.usual)} %)`;
+}
+
+function markOf(anomaly: Anomaly): AnomalyMark {
+  return {
+    projectId: anomaly.projectId,
+    day: anomaly.day,
+    figure: anomaly.figure,
+    dataset: FIGURE_DATASETS[anomaly.figure],
+    label: FIGURE_LABELS[anomaly.figure],
+    value: anomaly.value,
+    usual: anomaly.usual,
+    direction: anomaly.direction,
+  };
+}
+
+/** Writes `anomalies` into their days' files, merged with what is there (one entry per figure). */
+export async function recordAnomalies(destination: Pick<Destination, 'get' | 'put'>, anomalies: readonly Anomaly[]): Promise<void> {
+  const byFile = new Map<string, Anomaly[]>();
+  for (const anomaly of anomalies) {
+    const key = anomaliesKey(anomaly.day, anomaly.projectId);
+    byFile.set(key, [...(byFile.get(key) ?? []), anomaly]);
+  }
+  for (const [key, found] of byFile) {
+    const existing = await readFile(destination, key);
+    const merged = new Map(existing.map((mark) => [mark.figure, mark]));
+    for (const anomaly of found) merged.set(anomaly.figure, markOf(anomaly));
+    await destination.put(key, `${JSON.stringify([...merged.values()], null, 2)}\n`, { contentType: 'application/json' });
+  }
+}
+
+/** Every anomaly recorded for `days` × `projects`, by day then project. */
+export async function readAnomalies(destination: Pick<Destination, 'get'>, days: readonly string[], projects: readonly string[]): Promise<AnomalyMark[]> {
+  const files = await Promise.all(days.flatMap((day) => projects.map((projectId) => readFile(destination, anomaliesKey(day, projectId)))));
+  return files.flat();
+}
+
+/** The marks of one file; none when it is absent or not what this module writes. */
+async function readFile(destination: Pick<Destination, 'get'>, key: string): Promise<AnomalyMark[]> {
+  const bytes = await destination.get(key);
+  if (bytes === undefined) return [];
+  try {
+    const value: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    return Array.isArray(value) ? value.filter(isMark) : [];
+  } catch {
+    return [];
+  }
+}
+
+function isMark(value: unknown): value is AnomalyMark {
+  if (typeof value !== 'object' || value === null) return false;
+  const mark = value as Record<string, unknown>;
+  return (
+    typeof mark['projectId'] === 'string' &&
+    typeof mark['day'] === 'string' &&
+    typeof mark['figure'] === 'string' &&
+    typeof mark['dataset'] === 'string' &&
+    typeof mark['label'] === 'string' &&
+    typeof mark['value'] === 'number' &&
+    typeof mark['usual'] === 'number' &&
+    mark['usual'] !== 0 &&
+    (mark['direction'] === 'drop' || mark['direction'] === 'rise')
+  );
+}

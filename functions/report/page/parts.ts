@@ -1,0 +1,114 @@
+/** The pieces every section is built of: a section, a table that stacks on a phone, bars, what moved, links, footnotes. */
+import type { Movers } from '../movers.js';
+import { formatCount, signed, userText } from '../html.js';
+import { html, trustedHtml, type Interpolation, type SafeHtml } from './template.js';
+
+/** What a section needs besides the figures. */
+export interface SectionContext {
+  /** Several projects: rankings name the project. */
+  readonly many: boolean;
+  /** The docs site's base URL (`REPORT_SITE_URL`): page paths become links. */
+  readonly siteUrl?: string;
+}
+
+export function section(id: string, title: string, action: string | undefined, body: Interpolation): SafeHtml {
+  return html`<section id="${id}"><h2>${title}</h2>${action ? html`<p class="action">${action}</p>` : ''}
+${body}
+</section>`;
+}
+
+/** A footnote mark linking to the figure's definition (no hover needed). */
+export function defined(id: string): SafeHtml {
+  return html`<a class="def" href="#def-${id}" aria-label="how this is counted">?</a>`;
+}
+
+export function chart(svg: string, label: string): SafeHtml {
+  return html`<figure class="chart" role="img" aria-label="${label}">${trustedHtml(svg)}</figure>`;
+}
+
+export function empty(sentence: string): SafeHtml {
+  return html`<p class="empty">${sentence}</p>`;
+}
+
+export function note(content: Interpolation): SafeHtml {
+  return html`<p class="note">${content}</p>`;
+}
+
+export interface Column {
+  readonly title: string;
+  readonly numeric?: boolean;
+  /** The figure's definition id (a footnote). */
+  readonly def?: string;
+  /** Long content (a list of comments): on a phone, below its label rather than beside it. */
+  readonly wide?: boolean;
+}
+
+/** A table; on a phone each row is a card with each cell labelled by its column. */
+export function table(id: string, columns: readonly Column[], rows: readonly (readonly Interpolation[])[]): SafeHtml {
+  const head = columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ''}>${c.title}${c.def ? defined(c.def) : ''}</th>`);
+  const body = rows.map(
+    (row) =>
+      html`<tr>${row.map((cell, i) => {
+        const column = columns[i];
+        const cls = column?.numeric ? 'num' : column?.wide ? 'wide' : '';
+        return html`<td${cls ? html` class="${cls}"` : ''} data-label="${column?.title ?? ''}">${cell}</td>`;
+      })}</tr>`,
+  );
+  return html`<div class="table-wrap"><table class="data" id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+}
+
+export interface Bar {
+  readonly label: Interpolation;
+  readonly value: number;
+  readonly note: string;
+}
+
+/** Horizontal bars drawn in HTML: readable at any width, the label above its bar on a phone. */
+export function bars(label: string, items: readonly Bar[], tone: 'bar' | 'bad' | 'ai'): SafeHtml {
+  const max = Math.max(1, ...items.map((b) => b.value));
+  return html`<ol class="bars tone-${tone}" aria-label="${label}">${items.map(
+    (b) =>
+      html`<li><span class="bar-label">${b.label}</span><span class="bar-track"><span class="bar" style="width:${((b.value / max) * 100).toFixed(1)}%"></span></span><span class="bar-value">${b.note}</span></li>`,
+  )}</ol>`;
+}
+
+/** A page path, as a link to the docs site when its base URL is known. */
+export function pageLink(path: string, context: SectionContext, max = 90): SafeHtml {
+  const shown = userText(path, max);
+  const href = linkOf(path, context.siteUrl);
+  return href === undefined ? html`<span class="path">${shown}</span>` : html`<a class="path" href="${href}">${shown}</a>`;
+}
+
+/** `https://docs.example.com/guide` of a path, or undefined when the path is not a site path. */
+export function linkOf(path: string, siteUrl: string | undefined): string | undefined {
+  if (siteUrl === undefined || !path.startsWith('/') || path.startsWith('//')) return undefined;
+  try {
+    return new URL(path, siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`).href.replace(/^(https?:\/\/[^/]+)\/\//, '$1/');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The change against the previous period as a cell: `+12`, `new`, or nothing when the previous period has no data. */
+export function changeCell(current: number, previous: number | null): SafeHtml {
+  if (previous === null) return html`<span class="muted">—</span>`;
+  if (previous === 0) return html`<span class="tag new">new</span>`;
+  const delta = current - previous;
+  return html`<span class="${delta > 0 ? 'up' : delta < 0 ? 'down' : 'muted'}">${signed(delta, formatCount(Math.abs(delta)))}</span>`;
+}
+
+/** New, risers and fallers of one ranking, as three short lists; nothing when nothing moved. */
+export function moversBlock(movers: Movers, label: (m: { projectId: string; label: string }) => Interpolation, unit: string): SafeHtml | '' {
+  const groups = [
+    { title: 'New this period', items: movers.new, cls: 'new' },
+    { title: 'Rising', items: movers.risers, cls: 'up' },
+    { title: 'Falling', items: movers.fallers, cls: 'down' },
+  ].filter((g) => g.items.length > 0);
+  if (groups.length === 0) return '';
+  return html`<div class="movers">${groups.map(
+    (g) =>
+      html`<div class="mover-group ${g.cls}"><h3>${g.title}</h3><ul>${g.items.map(
+        (m) => html`<li>${label(m)} <span class="muted">${formatCount(m.previous)} → ${formatCount(m.current)} ${unit}</span></li>`,
+      )}</ul></div>`,
+  )}</div>`;
+}

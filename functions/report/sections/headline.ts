@@ -1,0 +1,68 @@
+/** The period at a glance: eight cards, each with its change against the previous period when there is one. */
+import type { Figures, Headline } from '../figures.js';
+import { hasData } from '../figures.js';
+import { formatCount, formatShare, signed } from '../html.js';
+import { lastDayOf } from '../period.js';
+import { defined, note, section } from '../page/parts.js';
+import { html, type SafeHtml } from '../page/template.js';
+import { definitionText, type DefinitionId } from './definitions.js';
+
+export interface Metric {
+  readonly key: keyof Headline & DefinitionId;
+  readonly title: string;
+  readonly kind: 'count' | 'share';
+  /** Whether a rise is good news (colours the change). */
+  readonly upIsGood: boolean | null;
+}
+
+export const METRICS: readonly Metric[] = [
+  { key: 'human', title: 'Human visitors', kind: 'count', upIsGood: true },
+  { key: 'ai', title: 'AI visitors', kind: 'count', upIsGood: null },
+  { key: 'aiShare', title: 'AI share of visitors', kind: 'share', upIsGood: null },
+  { key: 'views', title: 'Page views', kind: 'count', upIsGood: true },
+  { key: 'searches', title: 'Searches', kind: 'count', upIsGood: null },
+  { key: 'questions', title: 'Assistant questions', kind: 'count', upIsGood: null },
+  { key: 'unansweredShare', title: 'Unanswered by the assistant', kind: 'share', upIsGood: false },
+  { key: 'thumbsDown', title: 'Thumbs down', kind: 'count', upIsGood: false },
+];
+
+export function metricValue(headline: Headline, metric: Metric): string {
+  const value = headline[metric.key] as number | null;
+  return metric.kind === 'share' ? formatShare(value) : formatCount(value ?? 0);
+}
+
+/** `+1,234 (+5.2 %) vs 23,456`. */
+function change(current: Headline, previous: Headline, metric: Metric): { text: string; tone: 'good' | 'bad' | 'flat' } {
+  const now = current[metric.key] as number | null;
+  const before = previous[metric.key] as number | null;
+  if (now === null || before === null) return { text: `previous: ${metricValue(previous, metric)}`, tone: 'flat' };
+  const delta = now - before;
+  const tone = delta === 0 || metric.upIsGood === null ? 'flat' : delta > 0 === metric.upIsGood ? 'good' : 'bad';
+  if (metric.kind === 'share') return { text: `${signed(delta, `${(delta * 100).toFixed(1)} pts`)} vs ${formatShare(before)}`, tone };
+  const relative = before === 0 ? '' : ` (${signed(delta, `${((delta / before) * 100).toFixed(1)} %`)})`;
+  return { text: `${signed(delta, formatCount(Math.abs(delta)))}${relative} vs ${formatCount(before)}`, tone };
+}
+
+export function headlineSection(figures: Figures): SafeHtml {
+  const { current, previous } = figures.headline;
+  const compared = hasData(previous);
+  const cards = METRICS.map((metric) => {
+    const delta = compared ? change(current, previous, metric) : undefined;
+    return html`<div class="card" title="${definitionText(metric.key)}"><div class="label">${metric.title}${defined(metric.key)}</div><div class="value" data-figure="${metric.key}">${metricValue(current, metric)}</div>${
+      delta ? html`<div class="delta ${delta.tone}">${delta.text}</div>` : ''
+    }</div>`;
+  });
+  const before = `${figures.previous.from} to ${lastDayOf(figures.previous)}`;
+  return section(
+    'headline',
+    'The period at a glance',
+    undefined,
+    html`<div class="cards">${cards}</div>${note(
+      `${formatCount(current.unanswered)} of ${formatCount(current.questions)} assistant question(s) unanswered. Visitors data for ${current.daysWithData} of ${figures.period.days.length} day(s). ${
+        compared
+          ? `Compared with ${before} (visitors data for ${previous.daysWithData} day(s)).`
+          : `Nothing was exported for the ${figures.previous.days.length} day(s) before (${before}): the changes appear once those days are exported.`
+      }`,
+    )}`,
+  );
+}

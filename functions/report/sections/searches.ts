@@ -1,0 +1,36 @@
+/** Searches nobody clicked (queries/searches-without-clicks.sql), with what moved. */
+import type { Figures } from '../figures.js';
+import { formatCount, userText } from '../html.js';
+import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
+import { html, type SafeHtml } from '../page/template.js';
+import type { SectionContext } from '../page/parts.js';
+
+export function searchesSection(figures: Figures, context: SectionContext): SafeHtml {
+  const searches = figures.unclickedSearches;
+  const body =
+    searches.length > 0
+      ? html`${table(
+          'unclicked',
+          [
+            { title: 'Search' },
+            ...(context.many ? [{ title: 'Project' }] : []),
+            { title: 'Searches', numeric: true, def: 'unclicked' },
+            { title: 'Days searched', numeric: true },
+            { title: 'Change', numeric: true, def: 'change' },
+          ],
+          searches.map((s) => [
+            html`<span class="term">${userText(s.query, 90)}</span>`,
+            ...(context.many ? [s.projectId] : []),
+            formatCount(s.hits),
+            formatCount(s.days),
+            changeCell(s.hits, s.previous),
+          ]),
+        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches')}`
+      : empty('Every search of this period had a result clicked (or no search was exported).');
+  return section(
+    'searches',
+    'Searches nobody clicked a result for',
+    'Each term is a page to write, a synonym to add to a page’s keywords, or a redirect to set up.',
+    body,
+  );
+}

@@ -1,0 +1,42 @@
+/** Human and AI visitors per day, the previous period as faint lines beside them. */
+import { COLORS, lineChart } from '../charts.js';
+import type { Figures } from '../figures.js';
+import { chart, empty, note, section } from '../page/parts.js';
+import { html, type SafeHtml } from '../page/template.js';
+
+export function visitorsSection(figures: Figures): SafeHtml {
+  const days = figures.visitorsPerDay;
+  const before = figures.previousVisitorsPerDay;
+  const hasBefore = before.some((d) => d.human !== null);
+  const body = days.some((d) => d.human !== null)
+    ? html`${chart(
+        lineChart(
+          days.map((d) => d.day.slice(5)),
+          [
+            { name: 'Human visitors', color: COLORS.human, values: days.map((d) => d.human) },
+            { name: 'AI visitors', color: COLORS.ai, values: days.map((d) => d.ai) },
+            ...(hasBefore
+              ? [
+                  { name: 'Human, previous period', color: COLORS.human, values: before.map((d) => d.human), faint: true },
+                  { name: 'AI, previous period', color: COLORS.ai, values: before.map((d) => d.ai), faint: true },
+                ]
+              : []),
+          ],
+        ),
+        'Human and AI visitors per day',
+      )}${hasBefore ? note('Dashed: the same weekday position in the previous period.') : ''}${gapNote(figures)}`
+    : empty('No visitors data was exported for this period.');
+  return section(
+    'visitors',
+    'Human and AI visitors per day',
+    'A dip on one day that the previous period does not show is worth a look at that day’s release or outage.',
+    body,
+  );
+}
+
+function gapNote(figures: Figures): SafeHtml | '' {
+  const gaps = figures.visitorsPerDay.filter((d) => d.human === null).map((d) => d.day);
+  if (gaps.length === 0) return '';
+  const named = gaps.length > 6 ? `${gaps.slice(0, 6).join(', ')} and ${gaps.length - 6} more` : gaps.join(', ');
+  return note(`No visitors data for ${named}: the lines break there (see Export health).`);
+}
