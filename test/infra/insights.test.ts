@@ -5,11 +5,10 @@
  * the grants scoped to the data prefixes, `reports/` and the `insights#` items, the alarms and
  * the x86_64 architecture DuckDB's binding needs.
  */
-import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError, configFromContext } from '../../infra/stack.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthStack, withApp } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -75,15 +74,16 @@ describe('weekly report', () => {
     expect(scheduleOf(defaults.template, weeklyId)).toBe('cron(0 6 ? * MON *)');
     const custom = synthStack({ projectIds: 'proj_a', reportSchedule: 'cron(0 7 ? * FRI *)' });
     expect(scheduleOf(custom.template, functionOf(custom.template, WEEKLY)[0])).toBe('cron(0 7 ? * FRI *)');
-    const app = new App({ context: { reportSchedule: 'every monday' } });
-    expect(() => configFromContext(app)).toThrow(ContextConfigError);
-    expect(() => configFromContext(app)).toThrow(/"reportSchedule": "every monday" is not accepted \(expected an EventBridge expression/);
+    withApp({ reportSchedule: 'every monday' }, (app) => {
+      expect(() => configFromContext(app)).toThrow(ContextConfigError);
+      expect(() => configFromContext(app)).toThrow(/"reportSchedule": "every monday" is not accepted \(expected an EventBridge expression/);
+    });
     for (const [key, value] of [
       ['anomalyDrop', '1.5'],
       ['anomalyRise', '0.9'],
       ['reportEmail', 'nobody'],
     ]) {
-      expect(() => configFromContext(new App({ context: { [key as string]: value } })), key).toThrow(new RegExp(`"${key}"`));
+      withApp({ [key as string]: value }, (app) => expect(() => configFromContext(app), key).toThrow(new RegExp(`"${key}"`)));
     }
   });
 

@@ -5,15 +5,17 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { FOLLOWUP_OUTCOMES } from '../../functions/shared/tables.js';
-import { makeTempDir } from '../helpers/files.js';
+import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 
 const FINISHED = Date.UTC(2026, 0, 20, 10);
 const common = { projectId: 'proj_a', promptLength: 12, promptSha256: 'ab'.repeat(32), finishedAt: FINISHED, polls: 3, attempts: 1 } as const;
+
+afterAll(removeTempDirs);
 
 describe('followup_outcomes with kind and gap_id', () => {
   it('reads new records with kind and gap_id last, and an older record without them as null', async () => {
