@@ -116,7 +116,15 @@ export interface Invocation {
  * connections to loopback: anything else is refused, so a missed endpoint override fails
  * instead of reaching AWS.
  */
-export async function invokeBundle(workDir: string, bundle: string, event: unknown, env: Record<string, string>, exportName = 'handler'): Promise<Invocation> {
+export async function invokeBundle(
+  workDir: string,
+  bundle: string,
+  event: unknown,
+  env: Record<string, string>,
+  exportName = 'handler',
+  /** What the handler's context says is left of the invocation. */
+  remainingMs = 300_000,
+): Promise<Invocation> {
   const runner = join(workDir, `invoke-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
   await writeFile(
     runner,
@@ -134,10 +142,10 @@ net.Socket.prototype.connect = function (...args) {
   }
   return connect.apply(this, args);
 };
-const [bundle, eventJson, exportName] = process.argv.slice(2);
+const [bundle, eventJson, exportName, remainingMs] = process.argv.slice(2);
 const handler = (await import(pathToFileURL(bundle).href))[exportName];
 const loadMs = performance.now();
-const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => 300_000 };
+const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => Number(remainingMs) };
 const out = (value) => process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, loadMs, runMs: performance.now() - loadMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\\n');
 try {
   out({ result: await handler(JSON.parse(eventJson), context) });
@@ -147,7 +155,7 @@ try {
 `,
   );
   try {
-    const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event), exportName], {
+    const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event), exportName, String(remainingMs)], {
       env: {
         PATH: process.env['PATH'] ?? '',
         AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),

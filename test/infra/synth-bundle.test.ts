@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
 import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
@@ -85,59 +86,9 @@ function environmentOf(service: string, tokens: Record<string, string>): Record<
   );
 }
 
-/**
- * Runs `handler(event, context)` of a bundle in a fresh Node process and returns what it
- * resolved to. The process may only open connections to loopback: everything else is refused,
- * so a missed endpoint override fails the test instead of reaching AWS.
- */
-async function invokeBundle(bundle: string, event: unknown, env: Record<string, string>): Promise<{ result?: unknown; error?: string; logs: string }> {
-  const runner = join(outDir, `invoke-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
-  await writeFile(
-    runner,
-    `import net from 'node:net';
-import { pathToFileURL } from 'node:url';
-const loopback = new Set(['127.0.0.1', '::1', 'localhost']);
-const connect = net.Socket.prototype.connect;
-net.Socket.prototype.connect = function (...args) {
-  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-  const options = typeof first === 'object' && first !== null ? first : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined };
-  const host = options.host ?? 'localhost';
-  if (options.path === undefined && !loopback.has(host)) {
-    process.nextTick(() => this.destroy(new Error('smoke test: connection to ' + host + ' refused (loopback only)')));
-    return this;
-  }
-  return connect.apply(this, args);
-};
-const [bundle, eventJson] = process.argv.slice(2);
-const { handler } = await import(pathToFileURL(bundle).href);
-const context = { awsRequestId: 'smoke-request', functionName: 'smoke', getRemainingTimeInMillis: () => 60_000 };
-try {
-  const result = await handler(JSON.parse(eventJson), context);
-  process.stdout.write('\\n@@RESULT ' + JSON.stringify({ result }) + '\\n');
-} catch (error) {
-  process.stdout.write('\\n@@RESULT ' + JSON.stringify({ error: String(error) }) + '\\n');
-}
-`,
-  );
-  const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event)], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      AWS_CONFIG_FILE: join(outDir, 'no-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(outDir, 'no-aws-credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_REGION: TEST_REGION,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-      AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-      ...env,
-    },
-    timeout: 90_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const marker = stdout.lastIndexOf('@@RESULT ');
-  if (marker < 0) throw new Error(`the bundle printed no result:\n${stdout}\n${stderr}`);
-  return { ...(JSON.parse(stdout.slice(marker + 9).trim()) as { result?: unknown; error?: string }), logs: stdout.slice(0, marker) + stderr };
+/** Runs `handler(event, context)` of a bundle in a fresh Node process (test/helpers/bundles.ts), with 60 s left of the invocation. */
+function invokeBundle(bundle: string, event: unknown, env: Record<string, string>) {
+  return invokeBundleIn(outDir, bundle, event, env, 'handler', 60_000);
 }
 
 /**
