@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JobStatus } from '../functions/shared/api-types.js';
+import { HOUR_MS } from '../functions/shared/time.js';
 
 /** The job record the API returns. */
 export interface JobRecord {
@@ -96,7 +97,6 @@ interface Job {
  */
 export const NEXT_CREATED_JOB = '@next';
 
-const HOUR_MS = 3_600_000;
 const MODEL = 'claude-sonnet-4-5';
 const GITHUB_ORG = 'sandbox-docs';
 /** When seed jobs say they were created: fixed, so responses are deterministic. */

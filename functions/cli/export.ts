@@ -25,6 +25,7 @@ import { exportJson, printExport } from './render/export.js';
 import { writeJson } from './render/json.js';
 import { retryLinePrinter } from './retry-lines.js';
 import { clientOverrides, datasetsOf, probeInput, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import { HOUR_MS } from '../shared/time.js';
 
 interface ExportFlags extends ScopeFlags {
   readonly force?: boolean;
@@ -65,7 +66,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       destination,
       apiUrl: target.baseUrl,
       apiKey: target.apiKey,
-      ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: 3_600_000, text: 'unlimited (embedded sandbox)' } } : {}),
+      ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: HOUR_MS, text: 'unlimited (embedded sandbox)' } } : {}),
     });
     const spec = deps.ledger.spec;
     const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());

@@ -9,6 +9,7 @@
  */
 import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
 import type { JobSnapshot } from './state.js';
+import { HOUR_MS } from '../shared/time.js';
 
 /** Every field is required; DEFAULT_POLL_SCHEDULE holds the values used unless a setting replaces them. */
 export interface PollSchedule {
@@ -25,7 +26,7 @@ export interface PollSchedule {
 export const DEFAULT_POLL_SCHEDULE: PollSchedule = {
   minIntervalMs: 5_000,
   fraction: 0.1,
-  maxIntervalMs: 2 * 3_600_000,
+  maxIntervalMs: 2 * HOUR_MS,
   jitter: 0.05,
 };
 

@@ -19,6 +19,7 @@
 import type { JobStatus } from '../shared/api-types.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import type { RequestKind } from './message.js';
+import { DAY_MS } from '../shared/time.js';
 
 /** Final statuses of a request (the `status` column of followup_outcomes). */
 export type OutcomeStatus = 'completed' | 'archived' | 'failed' | 'timed_out' | 'uncertain' | 'rejected';
@@ -177,7 +178,7 @@ export function createStateStore(shared: SharedStore): StateStore {
 }
 
 /** Keeps records past SQS's longest retention (14 days) plus the longest poll, so a late duplicate still finds `done`. */
-export const STATE_RETENTION_MS = 15 * 86_400_000;
+export const STATE_RETENTION_MS = 15 * DAY_MS;
 
 export function expiresAtFor(nowMs: number, maxWaitMs: number): number {
   return Math.ceil((nowMs + maxWaitMs + STATE_RETENTION_MS) / 1000);

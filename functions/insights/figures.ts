@@ -9,6 +9,7 @@ import { daysFrom, type Period } from '../report/period.js';
 import { loadWarehouse } from '../report/warehouse.js';
 import { addDays, dayStart } from '../shared/dates.js';
 import { FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { DAY_MS } from '../shared/time.js';
 
 /** A figure of each name, null where the day's table holds no row (zero once its unit is complete). */
 export type DayFigures = Readonly<Record<FigureName, number | null>>;
@@ -33,7 +34,7 @@ const COLUMNS: Readonly<Record<FigureName, string>> = {
  * ending on `last` whose previous period starts on or before `first`.
  */
 export function periodCovering(first: string, last: string): Period {
-  const span = Math.round((dayStart(last) - dayStart(first)) / 86_400_000) + 1;
+  const span = Math.round((dayStart(last) - dayStart(first)) / DAY_MS) + 1;
   const length = Math.ceil(span / 2);
   const from = addDays(last, 1 - length);
   return { from, to: addDays(last, 1), days: Array.from({ length }, (_, i) => addDays(from, i)) };

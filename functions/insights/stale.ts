@@ -12,8 +12,7 @@ import type { DatasetName } from '../shared/catalog.js';
 import { addDays, dayStart } from '../shared/dates.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import type { InsightMessage } from './publish.js';
-
-const HOUR_MS = 3_600_000;
+import { HOUR_MS } from '../shared/time.js';
 
 /** Hours past the settle time after which a dataset is stale. */
 export const STALE_GRACE_HOURS = 24;

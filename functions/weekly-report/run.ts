@@ -15,6 +15,7 @@ import type { Destination } from '../shared/destination.js';
 import { parseS3Target } from '../shared/destinations.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
+import { DAY_MS } from '../shared/time.js';
 
 /** Days of a week. */
 export const WEEK_DAYS = 7;
@@ -25,9 +26,9 @@ export const LINK_SECONDS = 7 * 24 * 3600;
 export function isoWeek(day: string): string {
   const date = new Date(dayStart(day));
   const weekday = (date.getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
-  const thursday = new Date(date.getTime() + (3 - weekday) * 86_400_000);
+  const thursday = new Date(date.getTime() + (3 - weekday) * DAY_MS);
   const year = thursday.getUTCFullYear();
-  const week = 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000));
+  const week = 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * DAY_MS));
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
