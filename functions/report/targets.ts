@@ -11,9 +11,12 @@ import { ConfigError } from '../shared/errors.js';
 /** The file name of the report, in the local destination (or the current folder for S3). */
 export const REPORT_FILE = 'report.html';
 
-/** Whether `target` names an S3 destination (`s3://…`); a mistyped one is refused by `checkLakeTarget`. */
+/**
+ * Whether `target` names an S3 destination, as `parseDestinationTarget` (the one reading of a
+ * destination) says. Call it after `checkLakeTarget`: a mistyped target throws its ConfigError.
+ */
 export function isS3Target(target: string): boolean {
-  return /^s3:\/\//i.test(target.trim());
+  return parseDestinationTarget(target, '--out').kind === 's3';
 }
 
 /**
