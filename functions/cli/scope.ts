@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ExportOverrides } from '../export/deps.js';
 import { localStateDir } from '../export/runtime.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../shared/catalog.js';
-import { manifestsOf, parseManifestKey } from '../shared/tables.js';
+import { manifestsOf, parseManifestKey } from '../shared/keys.js';
 import { PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
 import type { Destination } from '../shared/destination.js';
 import { ConfigError } from '../shared/errors.js';

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { DATASET_CATALOG, type DatasetName } from '../shared/catalog.js';
 import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestKey } from '../shared/tables.js';
+import { manifestKey } from '../shared/keys.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
 import { readJsonObject, type RequestCounts } from './staging.js';

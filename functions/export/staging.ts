@@ -16,7 +16,7 @@ import type { DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { parseJson, stringifyJson } from '../shared/lossless-json.js';
-import { stagingPrefix } from '../shared/tables.js';
+import { stagingPrefix } from '../shared/keys.js';
 import type { PagerState } from './paging.js';
 import type { Unit } from './unit-id.js';
 

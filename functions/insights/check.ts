@@ -16,7 +16,7 @@ import { addDays } from '../shared/dates.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Destination } from '../shared/destination.js';
 import type { SharedStore } from '../shared/shared-store.js';
-import { manifestsOf, parseManifestKey } from '../shared/tables.js';
+import { manifestsOf, parseManifestKey } from '../shared/keys.js';
 import { readManifest } from '../export/manifest.js';
 import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../report/lake.js';

@@ -5,9 +5,6 @@
  */
 import { displayText } from '../shared/display.js';
 
-export { escapeHtml } from './page/template.js';
-export { renderReport, type PageContext } from './page/page.js';
-
 /** What ends an e-mail-like token: whitespace and the punctuation that surrounds an address in prose. */
 const TOKEN_END = /([\s<>()[\]{}"',;:]+)/u;
 /** A token that holds an address: something, `@`, something with a dot. Linear: each `@` starts one scan that ends at the next `@`. */

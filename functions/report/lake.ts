@@ -15,7 +15,7 @@ import path from 'node:path';
 import { DATASET_NAMES } from '../shared/catalog.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
 import { DestinationError } from '../shared/errors.js';
-import { manifestsOf, STAGING_PREFIX } from '../shared/tables.js';
+import { manifestsOf, STAGING_PREFIX } from '../shared/keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** A warehouse as local files. */

@@ -13,18 +13,8 @@ import path from 'node:path';
 import { DATASET_NAMES } from '../shared/catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, sqlString, type DuckDbSession } from '../shared/duckdb.js';
-import {
-  ASSISTANT_CONVERSATIONS,
-  FEEDBACK,
-  MANIFESTS_PREFIX,
-  SEARCHES,
-  SEARCHES_TOTALS,
-  STAGING_PREFIX,
-  VIEWS_PAGES,
-  VIEWS_TOTALS,
-  VISITORS_TOTALS,
-  type TableDef,
-} from '../shared/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from '../shared/tables.js';
+import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/keys.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
 type ReadColumn = string | { readonly name: string; readonly sql: string; readonly reads: readonly string[] };

@@ -12,14 +12,7 @@ import {
   RESOLUTION_STATUSES,
   type AgentJob,
   type OpenValue,
-  type AssistantPage,
-  type CallerStats,
-  type FeedbackByPage,
-  type FeedbackPage,
-  type SearchesPage,
-  type ViewsPage,
-  type VisitorsPage,
-} from './api-types.js';
+} from './api-enums.js';
 import { MalformedResponseError, stripControlCharacters } from './errors.js';
 
 /** How a caller that knows secrets (the API client) keeps them out of a parse error. */
@@ -438,37 +431,37 @@ function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown, what:
 }
 
 /** Validates one visitors page; throws `MalformedResponseError` naming the first bad field. */
-export function parseVisitorsPage(body: unknown, options: ParseOptions = {}): VisitorsPage {
+export function parseVisitorsPage(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof VisitorsPageSchema> {
   return parseOrThrow(VisitorsPageSchema, body, 'visitors', options);
 }
 
 /** Validates one views page; throws `MalformedResponseError` naming the first bad field. */
-export function parseViewsPage(body: unknown, options: ParseOptions = {}): ViewsPage {
+export function parseViewsPage(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof ViewsPageSchema> {
   return parseOrThrow(ViewsPageSchema, body, 'views', options);
 }
 
 /** Validates one searches page (timestamps to epoch ms, absent fields to null). */
-export function parseSearchesPage(body: unknown, options: ParseOptions = {}): SearchesPage {
+export function parseSearchesPage(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof SearchesPageSchema> {
   return parseOrThrow(SearchesPageSchema, body, 'searches', options);
 }
 
 /** Validates one feedback page (timestamps to epoch ms, absent fields to null). */
-export function parseFeedbackPage(body: unknown, options: ParseOptions = {}): FeedbackPage {
+export function parseFeedbackPage(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof FeedbackPageSchema> {
   return parseOrThrow(FeedbackPageSchema, body, 'feedback', options);
 }
 
 /** Validates the feedback-by-page answer. */
-export function parseFeedbackByPage(body: unknown, options: ParseOptions = {}): FeedbackByPage {
+export function parseFeedbackByPage(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof FeedbackByPageSchema> {
   return parseOrThrow(FeedbackByPageSchema, body, 'feedback by page', options);
 }
 
 /** Validates one assistant conversations page (timestamps to epoch ms, defaults filled in). */
-export function parseAssistantPage(body: unknown, options: ParseOptions = {}): AssistantPage {
+export function parseAssistantPage(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof AssistantPageSchema> {
   return parseOrThrow(AssistantPageSchema, body, 'assistant', options);
 }
 
 /** Validates the assistant caller stats. */
-export function parseCallerStats(body: unknown, options: ParseOptions = {}): CallerStats {
+export function parseCallerStats(body: unknown, options: ParseOptions = {}): v.InferOutput<typeof CallerStatsSchema> {
   return parseOrThrow(CallerStatsSchema, body, 'assistant caller stats', options);
 }
 

@@ -3,8 +3,7 @@
  * the Glue tables (infra) are all generated from these definitions, so they cannot drift.
  */
 
-import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTION_STATUSES } from './api-types.js';
-import type { DatasetName } from './catalog.js';
+import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTION_STATUSES } from './api-enums.js';
 
 /**
  * Logical column types, mapped to Parquet logical types and to Glue/Hive types:
@@ -389,37 +388,4 @@ export const TABLES = [
 /** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file. */
 export function partitionKey(table: TableDef, day: string, fileName: string): string {
   return `${table.prefix}/dt=${day}/${fileName}`;
-}
-
-/** Folder of the commit markers: `<dest>/_manifests/<dataset>/dt=YYYY-MM-DD/<projectId>.json`. */
-export const MANIFESTS_PREFIX = '_manifests';
-
-/** Where the commit marker of one unit lives; written after every table file of the unit. */
-export function manifestKey(dataset: DatasetName, day: string, projectId: string): string {
-  return `${manifestsOf(dataset)}dt=${day}/${projectId}.json`;
-}
-
-/** The folder of every manifest of `dataset` (what to list to find its complete units). */
-export function manifestsOf(dataset: DatasetName): string {
-  return `${MANIFESTS_PREFIX}/${dataset}/`;
-}
-
-const MANIFEST_NAME = /^dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
-
-/** The day and project a key of {@link manifestKey}'s names; undefined for any other key. */
-export function parseManifestKey(dataset: DatasetName, key: string): { readonly day: string; readonly projectId: string } | undefined {
-  const prefix = manifestsOf(dataset);
-  const match = key.startsWith(prefix) ? MANIFEST_NAME.exec(key.slice(prefix.length)) : null;
-  return match ? { day: match[1] as string, projectId: match[2] as string } : undefined;
-}
-
-/**
- * Folder of the checkpoints of units in progress: never under a table's prefix, so a reader
- * of `<table>/**` never sees a partial day.
- */
-export const STAGING_PREFIX = '_staging';
-
-/** `_staging/<dataset>/dt=YYYY-MM-DD/<projectId>/`: the pages kept for one unit until it is complete. */
-export function stagingPrefix(dataset: DatasetName, day: string, projectId: string): string {
-  return `${STAGING_PREFIX}/${dataset}/dt=${day}/${projectId}/`;
 }

@@ -13,16 +13,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { QUESTIONS, questionSql } from '../../queries/questions.js';
 import { asInterface } from './as-interface.js';
-import {
-  EXPORT_RUNS,
-  FOLLOWUP_OUTCOMES,
-  MANIFESTS_PREFIX,
-  STAGING_PREFIX,
-  TABLES,
-  type ColumnDef,
-  type ScalarColumnType,
-  type TableDef,
-} from '../../functions/shared/tables.js';
+import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/shared/tables.js';
+import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/shared/keys.js';
 import { DATASET_TABLES } from '../../functions/shared/catalog.js';
 
 /** Glue/Hive type of each scalar column type of tables.ts. */

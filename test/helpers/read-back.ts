@@ -21,7 +21,7 @@ import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
-import { stagingPrefix } from '../../functions/shared/tables.js';
+import { stagingPrefix } from '../../functions/shared/keys.js';
 import { dayFiles, manifestKeyOf, tableKey, tableNames } from './layout.js';
 
 export interface ParquetColumn {

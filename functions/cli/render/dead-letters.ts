@@ -4,13 +4,19 @@
  * fix it or enqueue it again).
  */
 import { scrubText } from '../../shared/errors.js';
-import type { DeadLetterListing, DeadLetterMessage, DeadLettersFlags, RedriveReport } from '../dead-letters.js';
+import type { DeadLetterListing, DeadLetterMessage, RedriveReport } from '../dead-letter-queue.js';
 import type { CliIo } from '../io.js';
 import { writeJson } from './json.js';
 
 type Out = Pick<CliIo, 'stdout' | 'stderr'>;
 
-export function printDeadLetters(listing: DeadLetterListing, flags: DeadLettersFlags, io: Out): void {
+/** The flags of `dead-letters list` and `redrive` that shape what is printed. */
+interface PrintFlags {
+  readonly queueUrl: string;
+  readonly json?: boolean | undefined;
+}
+
+export function printDeadLetters(listing: DeadLetterListing, flags: PrintFlags, io: Out): void {
   if (flags.json) writeJson(io.stdout, listing);
   else for (const message of listing.messages) io.stdout.write(`${messageLine(message)}: ${scrubText(message.reason)}\n`);
   const total = Math.max(listing.approximateTotal, listing.messages.length);
@@ -28,7 +34,7 @@ export function printDeadLetters(listing: DeadLetterListing, flags: DeadLettersF
   );
 }
 
-export function printRedrive(report: RedriveReport, flags: DeadLettersFlags, io: Out): void {
+export function printRedrive(report: RedriveReport, flags: PrintFlags, io: Out): void {
   if (flags.json) writeJson(io.stdout, report);
   else for (const message of report.moved) io.stdout.write(`moved ${messageLine(message)} back (new message id ${message.newMessageId})\n`);
   io.stderr.write(

@@ -7,7 +7,6 @@
  * same message id and sequence number as the first send, or new ones) does not tell which.
  */
 import type { EnqueueReport } from '../../producer/enqueue.js';
-import type { EnqueueFlags } from '../enqueue.js';
 import type { CliIo } from '../io.js';
 import { writeJson } from './json.js';
 
@@ -15,7 +14,14 @@ import { writeJson } from './json.js';
 const DEDUPLICATION =
   'the queue drops a request id it already took in the last 5 minutes (and answers success all the same), and the consumer never sends a request id twice';
 
-export function printEnqueue(report: EnqueueReport, flags: Pick<EnqueueFlags, 'queueUrl' | 'file' | 'json'>, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
+/** The flags of `enqueue` that shape what is printed. */
+interface PrintFlags {
+  readonly queueUrl: string;
+  readonly file?: string | undefined;
+  readonly json?: boolean | undefined;
+}
+
+export function printEnqueue(report: EnqueueReport, flags: PrintFlags, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
   const fromFile = flags.file !== undefined;
   if (flags.json) {
     writeJson(io.stdout, { queueUrl: flags.queueUrl, enqueued: report.enqueued, notSent: report.notSent });

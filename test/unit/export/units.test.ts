@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { planRequested } from '../../../functions/export/plan.js';
 import { readExportStatus } from '../../../functions/export/status.js';
 import { createLocalDestination } from '../../../functions/shared/destination-local.js';
-import { manifestKey } from '../../../functions/shared/tables.js';
+import { manifestKey } from '../../../functions/shared/keys.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 
 const UNIT = { dataset: 'visitors', projectId: 'proj_a', day: '2026-11-20' } as const;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeDrift, previousPeriod } from '../../../functions/report/figures.js';
-import { escapeHtml, formatCount, formatShare, maskEmails, userText } from '../../../functions/report/html.js';
+import { formatCount, formatShare, maskEmails, userText } from '../../../functions/report/html.js';
+import { escapeHtml } from '../../../functions/report/page/template.js';
 import { reportFileOf } from '../../../functions/report/report.js';
 import { reportPeriod } from '../../../functions/cli/report.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
