@@ -102,7 +102,7 @@ export function manifestOf(facts: ManifestFacts): Manifest {
     files: byTable((file) => file.key),
     bytes: byTable((file) => file.bytes),
     pages: state.pages,
-    ...(state.truncated ? { truncated: true as const } : {}),
+    ...(state.kind === 'single' && state.truncated ? { truncated: true as const } : {}),
     ...(facts.drift ? { drift: facts.drift } : {}),
     ...(state.pageLimit !== undefined ? { pageLimit: state.pageLimit } : {}),
     ...(facts.invalidUtf8 > 0 ? { invalidUtf8: facts.invalidUtf8 } : {}),

@@ -16,7 +16,7 @@ import { dayWindow } from '../shared/dates.js';
 import { ApiError, DestinationError, PaginationError, ResponseTooLargeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import type { DatasetDef } from './datasets.js';
-import { INITIAL_STATE, sameTotals, type Pager, type PagerState } from './paging.js';
+import { positionText, samePosition, sameTotals, type Pager, type PagerState } from './paging.js';
 import type { Checkpoint, UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
 
@@ -41,7 +41,7 @@ export async function* stagedPages(
   pager: Pager,
   def: Pick<DatasetDef, 'view'>,
 ): AsyncGenerator<StagedPage, void, undefined> {
-  let state: PagerState = INITIAL_STATE;
+  let state: PagerState = pager.initial;
   for (let index = 0; index < checkpoint.state.pages; index++) {
     let page: unknown;
     try {
@@ -56,7 +56,7 @@ export async function* stagedPages(
   // The position the staged pages lead to must be the checkpoint's: a checkpoint that points
   // elsewhere (written by another version, edited, half of a crash) would skip or repeat rows
   // silently.
-  if (state.offset !== checkpoint.state.offset || state.cursor !== checkpoint.state.cursor) {
+  if (!samePosition(state, checkpoint.state)) {
     throw new RestartUnit(
       `the checkpoint's position (${positionText(checkpoint.state)}) does not follow from its ${checkpoint.state.pages} staged page(s) (${positionText(state)})`,
     );
@@ -109,7 +109,7 @@ export async function* pagesOf(source: PageSource, checkpoint: Checkpoint | unde
 
   // A checkpoint that holds every page (a commit that failed) needs no request at all.
   if (checkpoint?.complete) return;
-  let state: PagerState = checkpoint?.state ?? INITIAL_STATE;
+  let state: PagerState = checkpoint?.state ?? pager.initial;
   const resumedTotals = checkpoint?.state.totals;
   let pending = fetchPage(state);
   let first = true;
@@ -172,10 +172,4 @@ function tooLarge(error: Error, label: string, limit: number | undefined): Pagin
     `${label}: ${what} is larger than the ${API_CLIENT_DEFAULTS.maxResponseBytes / 1_048_576} MiB the exporter reads (${error.message}); this day cannot be exported as it is — report it to Mintlify's support with the day and project`,
     { cause: error },
   );
-}
-
-/** `offset 500` or `cursor "abc"`, for messages. */
-function positionText(state: PagerState): string {
-  if (state.cursor !== undefined) return `cursor ${JSON.stringify(state.cursor.slice(0, 40))}`;
-  return state.offset !== undefined ? `offset ${state.offset}` : `${state.pages} page(s)`;
 }

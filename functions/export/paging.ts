@@ -2,8 +2,9 @@
  * Paging as a strategy, so one export loop serves every dataset (the way dlt's REST client
  * separates its paginators from the loop): the loop asks a `Pager` for the parameters of the
  * next request and hands it each page; the pager applies the stop rules and says what comes
- * next. Its position is a plain JSON `PagerState`, so a unit can stop after any page, be
- * checkpointed, and resume in another run without fetching a page twice.
+ * next. Its position is a plain JSON `PagerState` — one shape per kind, tagged `kind` — so a
+ * unit can stop after any page, be checkpointed, and resume in another run without fetching a
+ * page twice.
  *
  * Three kinds:
  * - **offset** (`visitors`, `views`): `offset += limit` while `hasMore`. Fails on a page with
@@ -42,29 +43,87 @@ export interface PageView {
   readonly signature?: () => string;
 }
 
-/** Where a unit's paging stands; JSON, stored in its checkpoint. */
-export interface PagerState {
+/** What every kind of paging keeps. */
+interface StateBase {
   /** Pages already accepted. */
   readonly pages: number;
-  /** Offset of the next request (offset paging). */
-  readonly offset?: number;
-  /** Cursor of the next request (cursor paging; absent for the first page). */
-  readonly cursor?: string;
-  /** Cursors already followed, to detect a loop (cursor paging). */
-  readonly cursors?: readonly string[];
-  /** Empty pages in a row that still carried a cursor (cursor paging). */
-  readonly emptyInRow?: number;
-  /** Signature of the previous page (offset paging). */
-  readonly signature?: string;
   /** Totals of the first page. */
   readonly totals?: Readonly<Record<string, number>>;
-  /** Single request: the API said rows were left out. */
-  readonly truncated?: boolean;
   /**
    * The `limit` of the requests from here on, when an answer was too large to read and the
    * export asked again for less (below the unit's `limit`). Offsets then advance by it.
    */
   readonly pageLimit?: number;
+}
+
+/** Offset paging: where the next request starts, and what the previous page looked like. */
+export interface OffsetState extends StateBase {
+  readonly kind: 'offset';
+  /** Offset of the next request. */
+  readonly offset: number;
+  /** Signature of the previous page. */
+  readonly signature?: string;
+}
+
+/** Cursor paging: the next cursor and the ones already followed. */
+export interface CursorState extends StateBase {
+  readonly kind: 'cursor';
+  /** Cursor of the next request (absent for the first page). */
+  readonly cursor?: string;
+  /** Cursors already followed, to detect a loop. */
+  readonly cursors?: readonly string[];
+  /** Empty pages in a row that still carried a cursor. */
+  readonly emptyInRow?: number;
+}
+
+/** One request for the day. */
+export interface SingleState extends StateBase {
+  readonly kind: 'single';
+  /** The API said rows were left out. */
+  readonly truncated?: boolean;
+}
+
+/** Where a unit's paging stands, by its kind; JSON, stored in its checkpoint. */
+export type PagerState = OffsetState | CursorState | SingleState;
+
+/** Where paging of `kind` starts. */
+export function initialState(kind: PagingKind): PagerState {
+  return kind === 'offset' ? { kind, pages: 0, offset: 0 } : { kind, pages: 0 };
+}
+
+/**
+ * A stored state read back as a state of `kind`, or undefined when it is not one (another kind,
+ * or not a state at all). A checkpoint written before states carried their kind (no `kind`
+ * field, `offset` absent before the first offset page) is read as `kind`: the dataset's paging
+ * has not changed, so its fields are the ones that kind keeps.
+ */
+export function readPagerState(kind: PagingKind, stored: unknown): PagerState | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const fields = stored as { readonly kind?: unknown; readonly pages?: unknown; readonly offset?: unknown };
+  if (fields.kind !== undefined && fields.kind !== kind) return undefined;
+  if (typeof fields.pages !== 'number' || !Number.isSafeInteger(fields.pages) || fields.pages < 0) return undefined;
+  if (kind === 'offset') {
+    const offset = fields.offset ?? 0;
+    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return undefined;
+    return { ...(stored as OffsetState), kind, offset };
+  }
+  return { ...(stored as CursorState | SingleState), kind } as PagerState;
+}
+
+/** Whether two states stand at the same place: the next request asks for the same offset or cursor. */
+export function samePosition(a: PagerState, b: PagerState): boolean {
+  return a.kind === b.kind && positionOf(a) === positionOf(b);
+}
+
+/** `offset 500`, `cursor "abc"` or `2 page(s)`, for messages. */
+export function positionText(state: PagerState): string {
+  if (state.kind === 'offset') return `offset ${state.offset}`;
+  if (state.kind === 'cursor' && state.cursor !== undefined) return `cursor ${JSON.stringify(state.cursor.slice(0, 40))}`;
+  return `${state.pages} page(s)`;
+}
+
+function positionOf(state: PagerState): string | number | undefined {
+  return state.kind === 'offset' ? state.offset : state.kind === 'cursor' ? state.cursor : undefined;
 }
 
 export interface PagerOptions {
@@ -78,6 +137,8 @@ export interface PagerOptions {
 
 export interface Pager {
   readonly kind: PagingKind;
+  /** Where this pager starts: {@link initialState} of its kind. */
+  readonly initial: PagerState;
   /** Paging parameters of the next request (besides the window). */
   params(state: PagerState): Readonly<Record<string, string | number>>;
   /**
@@ -86,8 +147,6 @@ export interface Pager {
    */
   accept(state: PagerState, page: PageView): { readonly state: PagerState; readonly done: boolean };
 }
-
-export const INITIAL_STATE: PagerState = { pages: 0 };
 
 /** The pager of `kind`. Keeps the duplicate-key set in memory: replay staged pages through
  * `accept` to rebuild it when a unit resumes. */
@@ -100,6 +159,12 @@ export function createPager(kind: PagingKind, options: PagerOptions): Pager {
     case 'single':
       return singlePager(options);
   }
+}
+
+/** `state` as a state of `kind`; another kind is a programming error (a checkpoint is read by its dataset's kind). */
+function expectKind<K extends PagerState['kind']>(state: PagerState, kind: K, where: string): Extract<PagerState, { kind: K }> {
+  if (state.kind !== kind) throw new Error(`${where}: a ${state.kind} paging state was handed to the ${kind} pager`);
+  return state as Extract<PagerState, { kind: K }>;
 }
 
 /** The `limit` the request of `state` was sent with. */
@@ -139,9 +204,11 @@ function offsetPager(options: PagerOptions): Pager {
   const seen = new PathSet();
   return {
     kind: 'offset',
-    params: (state) => ({ limit: state.pageLimit ?? limit, offset: state.offset ?? 0 }),
-    accept(state, page) {
-      const offset = state.offset ?? 0;
+    initial: initialState('offset'),
+    params: (state) => ({ limit: state.pageLimit ?? limit, offset: expectKind(state, 'offset', where).offset }),
+    accept(given, page) {
+      const state = expectKind(given, 'offset', where);
+      const offset = state.offset;
       const at = `at offset ${offset}`;
       const step = state.pageLimit ?? limit;
       checkRowCount(page, options, at, step);
@@ -162,7 +229,8 @@ function offsetPager(options: PagerOptions): Pager {
           );
         }
       }
-      const next: PagerState = {
+      const next: OffsetState = {
+        kind: 'offset',
         pages: state.pages + 1,
         offset: offset + step,
         ...keepLimit(state),
@@ -191,8 +259,13 @@ function cursorPager(options: PagerOptions): Pager {
   const limit = requireLimit(options);
   return {
     kind: 'cursor',
-    params: (state) => (state.cursor === undefined ? { limit: state.pageLimit ?? limit } : { limit: state.pageLimit ?? limit, cursor: state.cursor }),
-    accept(state, page) {
+    initial: initialState('cursor'),
+    params(given) {
+      const state = expectKind(given, 'cursor', where);
+      return state.cursor === undefined ? { limit: state.pageLimit ?? limit } : { limit: state.pageLimit ?? limit, cursor: state.cursor };
+    },
+    accept(given, page) {
+      const state = expectKind(given, 'cursor', where);
       const at = `${state.pages + 1}`;
       checkRowCount(page, options, at, limitOf(state, options));
       checkTotals(state, page, options, at);
@@ -204,7 +277,7 @@ function cursorPager(options: PagerOptions): Pager {
         throw new PaginationError(`${where}: page ${at} says hasMore=false but carries a nextCursor; the answer contradicts itself`);
       }
       const totals = state.totals ?? page.totals;
-      const base = { pages: state.pages + 1, ...(totals ? { totals } : {}), ...keepLimit(state) };
+      const base: CursorState = { kind: 'cursor', pages: state.pages + 1, ...(totals ? { totals } : {}), ...keepLimit(state) };
       if (cursor === null) return { state: base, done: true };
       const followed = state.cursors ?? [];
       if (cursor === state.cursor || followed.includes(cursor)) {
@@ -226,10 +299,12 @@ function cursorPager(options: PagerOptions): Pager {
 function singlePager(options: PagerOptions): Pager {
   return {
     kind: 'single',
+    initial: initialState('single'),
     params: (state) => (limitOf(state, options) === undefined ? {} : { limit: limitOf(state, options) as number }),
-    accept(state, page) {
+    accept(given, page) {
+      const state = expectKind(given, 'single', options.where);
       checkRowCount(page, options, '1', limitOf(state, options));
-      return { state: { pages: state.pages + 1, ...(page.hasMore === true ? { truncated: true } : {}) }, done: true };
+      return { state: { kind: 'single', pages: state.pages + 1, ...(page.hasMore === true ? { truncated: true } : {}) }, done: true };
     },
   };
 }

@@ -12,12 +12,12 @@
  *
  * When the unit completes, its tables and manifest are written and the staging is removed.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import { DATASET_CATALOG, type DatasetName } from '../shared/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { parseJson, stringifyJson } from '../shared/lossless-json.js';
 import { stagingPrefix } from '../shared/keys.js';
-import type { PagerState } from './paging.js';
+import { readPagerState, type PagerState } from './paging.js';
 import type { Unit } from './unit-id.js';
 
 /** Requests spent on a unit so far. */
@@ -120,7 +120,10 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
 
     async readCheckpoint() {
       const checkpoint = await readJson<Checkpoint>(checkpointKey);
-      return checkpoint?.version === CHECKPOINT_VERSION ? checkpoint : undefined;
+      if (checkpoint?.version !== CHECKPOINT_VERSION) return undefined;
+      // The state as one of the dataset's kind (a checkpoint of an earlier version has no kind).
+      const state = readPagerState(DATASET_CATALOG[unit.dataset].paging, checkpoint.state);
+      return state ? { ...checkpoint, state } : undefined;
     },
 
     writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), staged),

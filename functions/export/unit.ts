@@ -27,7 +27,7 @@ import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './dat
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { isSharedFailure } from './run-stops.js';
-import { createPager, INITIAL_STATE, type PagerState } from './paging.js';
+import { createPager, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
@@ -316,7 +316,7 @@ async function runOnce(run: UnitRun, options: UnitOptions, deps: UnitDeps): Prom
     if (checkpoint) {
       for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
     }
-    let state: PagerState = checkpoint?.state ?? INITIAL_STATE;
+    let state: PagerState = checkpoint?.state ?? pager.initial;
     const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal }, checkpoint);
     /** The next page: asking for it sends its request (unless the paging is over or stopped). */
     const ask = () => {
@@ -375,7 +375,7 @@ async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: Uni
   }
   tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
 
-  if (state.truncated) {
+  if (state.kind === 'single' && state.truncated) {
     deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
       unit: label,
       rows: rows.count,

@@ -333,7 +333,8 @@ describe('a day whose data changed between the interrupted run and the resume', 
       const first = await runUnit(before, destination, clock, dataset, { deadline: START + 5 * MINUTE, fetch: slowRequest(clock, 2, 10 * MINUTE) });
       expect(first.units).toMatchObject([{ status: 'partial', pages: 2 }]);
       const checkpoint = await readCheckpointFile(out, unit);
-      const position = dataset === 'visitors' ? `offset=${checkpoint?.state.offset}` : `cursor=${checkpoint?.state.cursor}`;
+      const state = checkpoint?.state;
+      const position = state?.kind === 'offset' ? `offset=${state.offset}` : `cursor=${state?.kind === 'cursor' ? state.cursor : undefined}`;
 
       const second = await runUnit(later, destination, clock, dataset);
 

@@ -50,7 +50,7 @@ describe('a partial unit in status', () => {
         destination,
         manifestOf({
           unit,
-          state: { pages },
+          state: { kind: 'offset', pages, offset: pages * 250 },
           tables: [{ table: 'visitors_pages', key: 'k', rows: pages * 10, bytes: 1 }],
           drift: undefined,
           exportedAt: new Date(NOW),
@@ -73,7 +73,7 @@ describe('a partial unit in status', () => {
       limit: null,
       startedAt: at,
       updatedAt: at,
-      state: { pages: 9, offset: 2250 },
+      state: { kind: 'offset', pages: 9, offset: 2250 },
       requests: { successful: 9, sent: 9, retried: 0 },
       runs: 1,
     });

@@ -103,7 +103,7 @@ describe('pagesOf', () => {
   it('resumes where the checkpoint stands', async () => {
     const { api, asked } = scriptedApi((offset) => page(offset / LIMIT, 3));
 
-    const pages = await collect(pagesOf(source(api), checkpointAt({ pages: 2, offset: 4, totals: TOTALS })));
+    const pages = await collect(pagesOf(source(api), checkpointAt({ kind: 'offset', pages: 2, offset: 4, totals: TOTALS })));
 
     expect(pages.map((p) => p.index)).toEqual([2]);
     expect(asked.map((a) => a.offset)).toEqual([4]);
@@ -112,7 +112,7 @@ describe('pagesOf', () => {
   it('sends no request for a checkpoint that holds every page', async () => {
     const { api, asked } = scriptedApi(() => page(0, 1));
 
-    expect(await collect(pagesOf(source(api), checkpointAt({ pages: 1 }, { complete: true })))).toEqual([]);
+    expect(await collect(pagesOf(source(api), checkpointAt({ kind: 'offset', pages: 1, offset: 2 }, { complete: true })))).toEqual([]);
     expect(asked).toEqual([]);
   });
 
@@ -129,7 +129,7 @@ describe('pagesOf', () => {
   it('restarts a resumed unit whose first request is refused (an expired position) or whose totals changed', async () => {
     const refused = scriptedApi(() => new ApiError('bad request (400)', 400));
     const changed = scriptedApi((offset) => page(offset / LIMIT, 3, { human: 11, ai: 2, total: 13 }));
-    const resumeAt = checkpointAt({ pages: 1, offset: 2, totals: TOTALS });
+    const resumeAt = checkpointAt({ kind: 'offset', pages: 1, offset: 2, totals: TOTALS });
 
     await expect(collect(pagesOf(source(refused.api), resumeAt))).rejects.toBeInstanceOf(RestartUnit);
     await expect(collect(pagesOf(source(changed.api), resumeAt))).rejects.toThrow(/totals changed/);
@@ -154,19 +154,19 @@ describe('stagedPages', () => {
     const staged = [page(0, 3), page(1, 3)];
     const p = pager();
 
-    const replayed = await collect(stagedPages(checkpointAt({ pages: 2, offset: 4 }), { readPage: async (i) => staged[i] }, p, def));
+    const replayed = await collect(stagedPages(checkpointAt({ kind: 'offset', pages: 2, offset: 4 }), { readPage: async (i) => staged[i] }, p, def));
 
     expect(replayed.map((r) => r.index)).toEqual([0, 1]);
     // The pager saw them: the same page again is a duplicate.
-    expect(() => p.accept({ pages: 2, offset: 4 }, def.view(page(1, 3)))).toThrow();
+    expect(() => p.accept({ kind: 'offset', pages: 2, offset: 4 }, def.view(page(1, 3)))).toThrow();
   });
 
   it('restarts the unit when a staged page cannot be read, or when the checkpoint does not follow from its pages', async () => {
     const missing = { readPage: async () => Promise.reject(new DestinationError('staged page is missing')) };
     const elsewhere = { readPage: async (i: number) => page(i, 3) };
 
-    await expect(collect(stagedPages(checkpointAt({ pages: 1, offset: 2 }), missing, pager(), def))).rejects.toBeInstanceOf(RestartUnit);
-    await expect(collect(stagedPages(checkpointAt({ pages: 1, offset: 8 }), elsewhere, pager(), def))).rejects.toThrow(
+    await expect(collect(stagedPages(checkpointAt({ kind: 'offset', pages: 1, offset: 2 }), missing, pager(), def))).rejects.toBeInstanceOf(RestartUnit);
+    await expect(collect(stagedPages(checkpointAt({ kind: 'offset', pages: 1, offset: 8 }), elsewhere, pager(), def))).rejects.toThrow(
       /does not follow from its 1 staged page/,
     );
   });

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { DATASETS } from '../../../functions/export/datasets.js';
 import {
   createPager,
-  INITIAL_STATE,
+  positionText,
+  readPagerState,
+  samePosition,
   type PageView,
   type Pager,
   type PagerOptions,
@@ -55,7 +57,7 @@ const options = (overrides: Partial<PagerOptions> = {}): PagerOptions => ({ limi
  * page, stops when it says done. Returns the parameters asked for and the final state; a
  * broken rule throws out of it.
  */
-function drive(pager: Pager, pages: readonly PageView[], start: PagerState = INITIAL_STATE) {
+function drive(pager: Pager, pages: readonly PageView[], start: PagerState = pager.initial) {
   const params: Readonly<Record<string, string | number>>[] = [];
   let state = start;
   for (const page of pages) {
@@ -299,7 +301,7 @@ describe('single-request paging', () => {
 
     expect(run.params).toEqual([{ limit: 2 }]);
     expect(run.done).toBe(true);
-    expect(run.state).toEqual({ pages: 1 });
+    expect(run.state).toEqual({ kind: 'single', pages: 1 });
   });
 
   it('marks the unit truncated when the one answer says there is more', () => {
@@ -315,5 +317,45 @@ describe('single-request paging', () => {
 
     expect(run.params).toEqual([{}]);
     expect(run.done).toBe(true);
+  });
+});
+
+describe('a stored paging state', () => {
+  it("reads a state written before states carried their kind as the dataset's kind", () => {
+    expect(readPagerState('offset', { pages: 2, offset: 500, totals: TOTALS, signature: 's' })).toEqual({
+      kind: 'offset',
+      pages: 2,
+      offset: 500,
+      totals: TOTALS,
+      signature: 's',
+    });
+    expect(readPagerState('offset', { pages: 0 })).toEqual({ kind: 'offset', pages: 0, offset: 0 });
+    expect(readPagerState('cursor', { pages: 1, cursor: 'c1', cursors: [] })).toEqual({ kind: 'cursor', pages: 1, cursor: 'c1', cursors: [] });
+    expect(readPagerState('single', { pages: 1, truncated: true })).toEqual({ kind: 'single', pages: 1, truncated: true });
+  });
+
+  it('refuses a state of another kind, or one that is not a state', () => {
+    expect(readPagerState('offset', { kind: 'cursor', pages: 1, cursor: 'c1' })).toBeUndefined();
+    expect(readPagerState('cursor', null)).toBeUndefined();
+    expect(readPagerState('cursor', { cursor: 'c1' })).toBeUndefined();
+    expect(readPagerState('offset', { pages: 1, offset: -250 })).toBeUndefined();
+    expect(readPagerState('offset', { pages: 1, offset: '250' })).toBeUndefined();
+  });
+
+  it('resumes a pager from a state read back from JSON', () => {
+    const pager = pagerOf('cursor');
+    const first = drive(pager, [cursorPage(2, 'c1')]);
+    const stored = JSON.parse(JSON.stringify(first.state)) as Record<string, unknown>;
+    delete stored.kind;
+    const state = readPagerState('cursor', stored) as PagerState;
+
+    expect(pager.params(state)).toEqual({ limit: 2, cursor: 'c1' });
+    expect(samePosition(state, first.state)).toBe(true);
+    expect(positionText(state)).toBe('cursor "c1"');
+    expect(positionText({ kind: 'offset', pages: 2, offset: 500 })).toBe('offset 500');
+  });
+
+  it('a pager refuses a state of another kind (a programming error, never a silent restart)', () => {
+    expect(() => pagerOf('offset').accept({ kind: 'cursor', pages: 0 }, visitorsPage(rows(0, 1), false))).toThrow(/cursor paging state .* offset pager/);
   });
 });

@@ -7,9 +7,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planRequested } from '../../../functions/export/plan.js';
+import { CHECKPOINT_VERSION } from '../../../functions/export/staging.js';
+import { readUnitState } from '../../../functions/export/units.js';
 import { readExportStatus } from '../../../functions/export/status.js';
 import { createLocalDestination } from '../../../functions/shared/destination-local.js';
-import { manifestKey } from '../../../functions/shared/keys.js';
+import { manifestKey, stagingPrefix } from '../../../functions/shared/keys.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 
 const UNIT = { dataset: 'visitors', projectId: 'proj_a', day: '2026-11-20' } as const;
@@ -83,3 +85,40 @@ function validManifest() {
     durationsMs: { total: 5000 },
   };
 }
+
+describe('a checkpoint written before paging states carried their kind', () => {
+  async function withCheckpoint(unit: { dataset: 'visitors' | 'searches'; projectId: string; day: string }, state: unknown) {
+    const root = await makeTempDir('units');
+    const file = path.join(root, stagingPrefix(unit.dataset, unit.day, unit.projectId), 'checkpoint.json');
+    await mkdir(path.dirname(file), { recursive: true });
+    const at = '2026-11-21T03:00:00.000Z';
+    const checkpoint = {
+      version: CHECKPOINT_VERSION,
+      dataset: unit.dataset,
+      projectId: unit.projectId,
+      date: unit.day,
+      limit: 250,
+      startedAt: at,
+      updatedAt: at,
+      state,
+      requests: { successful: 2, sent: 2, retried: 0 },
+      runs: 1,
+    };
+    await writeFile(file, JSON.stringify(checkpoint));
+    return createLocalDestination(root);
+  }
+
+  it("is read as a state of its dataset's paging, so the unit resumes where it stood", async () => {
+    const visitors = await readUnitState(await withCheckpoint(UNIT, { pages: 2, offset: 500 }), UNIT);
+    expect(visitors).toMatchObject({ kind: 'partial', checkpoint: { state: { kind: 'offset', pages: 2, offset: 500 } } });
+
+    const searches = { ...UNIT, dataset: 'searches' } as const;
+    const cursor = await readUnitState(await withCheckpoint(searches, { pages: 1, cursor: 'c1', cursors: [] }), searches);
+    expect(cursor).toMatchObject({ kind: 'partial', checkpoint: { state: { kind: 'cursor', pages: 1, cursor: 'c1' } } });
+  });
+
+  it('a checkpoint whose state is of another kind, or no state, is not read (the unit starts again, as for another version)', async () => {
+    expect(await readUnitState(await withCheckpoint(UNIT, { kind: 'cursor', pages: 1, cursor: 'c1' }), UNIT)).toEqual({ kind: 'missing' });
+    expect(await readUnitState(await withCheckpoint(UNIT, null), UNIT)).toEqual({ kind: 'missing' });
+  });
+});

@@ -20,7 +20,7 @@ import {
   UnreachableError,
 } from '../../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../../functions/shared/schemas.js';
-import { INITIAL_STATE, createPager } from '../../../../functions/export/paging.js';
+import { createPager } from '../../../../functions/export/paging.js';
 import { rejectionOf } from '../../../helpers/errors.js';
 
 const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
@@ -788,7 +788,7 @@ describe('the key in a 2xx answer', () => {
       hasMore: answer.hasMore,
       rowKeys: () => answer.visitors.map((r) => r.path),
     });
-    const { state } = pager.accept(INITIAL_STATE, view(await visitors(client, 'proj_1', { limit: 1, offset: 0 })));
+    const { state } = pager.accept(pager.initial, view(await visitors(client, 'proj_1', { limit: 1, offset: 0 })));
     const second = view(await visitors(client, 'proj_1', { limit: 1, offset: 1 }));
     const error = await rejectionOf(Promise.resolve().then(() => pager.accept(state, second)));
     expect(error.message).toContain('appeared again');
