@@ -8,8 +8,8 @@
  * Imports nothing from test/ or sandbox/: bench/child/export.ts bundles it like a Lambda.
  */
 import type { PlannedUnit } from '../../functions/export/plan.js';
-import { runUnits, type RunDeps, type RunSettings, type RunSummary, type UnitResult } from '../../functions/export/run.js';
-import { runSettings } from '../../functions/export/runtime.js';
+import { exportPolicy, type ExportPolicy } from '../../functions/export/policy.js';
+import { runUnits, type RunDeps, type RunSummary, type UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
@@ -37,8 +37,8 @@ export const REAL_CLOCK: Clock = { now: Date.now, sleep: realSleep };
 export const UNLIMITED_BUDGET: BudgetSpec = { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' };
 
 /** Production defaults of a run (EXPORT_MAX_PAGES, checkpoint age, …), from `loadConfig` with no variable set. */
-export function defaultSettings(overrides: Partial<RunSettings> = {}): RunSettings {
-  return { ...runSettings(loadConfig({})), ...overrides };
+export function defaultSettings(overrides: Partial<ExportPolicy> = {}): ExportPolicy {
+  return { ...exportPolicy(loadConfig({})), ...overrides };
 }
 
 export interface EngineOptions {
@@ -59,7 +59,7 @@ export interface EngineOptions {
 export interface Engine {
   readonly deps: RunDeps & { readonly api: MintlifyClient; readonly gate: BudgetGate };
   /** Runs `units` in order with `settings` (default: production defaults). */
-  run(units: readonly Unit[], settings?: RunSettings): Promise<RunSummary>;
+  run(units: readonly Unit[], settings?: ExportPolicy): Promise<RunSummary>;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -85,7 +85,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
   return {
     deps,
-    run: (units, settings = defaultSettings()) => runUnits(units.map(planned), settings, deps),
+    run: (units, settings = defaultSettings()) => runUnits(units.map(planned), settings, {}, deps),
   };
 }
 

@@ -11,7 +11,7 @@ import { FLAG_NAMES, requestedDays, yesterday } from '../export/event.js';
 import { probeSetup } from './probe.js';
 import { runExport, type RunEvent, type RunResult } from '../export/run.js';
 import { unknownProjectReason } from '../export/run-stops.js';
-import { runSettings } from '../export/runtime.js';
+import { exportPolicy } from '../export/policy.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
@@ -91,7 +91,8 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     try {
       result = await runExport(
         { kind: 'days', days, projects, datasets, force: flags.force === true },
-        { ...runSettings(config), projectSource },
+        exportPolicy(config, { projectSource }),
+        { signal: controller.signal, stop: stop.signal },
         {
           api,
           gate,
@@ -99,8 +100,6 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
           leases: deps.createLeases(newLeaseOwner()),
           store: deps.store,
           now: io.now,
-          signal: controller.signal,
-          stop: stop.signal,
           ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
         },
       );

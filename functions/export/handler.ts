@@ -13,7 +13,7 @@ import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/met
 import { createExportDeps, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
 import { runExport, type RunResult } from './run.js';
-import { runSettings } from './runtime.js';
+import { exportPolicy } from './policy.js';
 import { unitLabel } from './units.js';
 
 /** Stop starting new requests this long before the Lambda would be killed. */
@@ -42,7 +42,7 @@ export function createHandler(deps: HandlerDeps) {
     await deps.apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
     const api = deps.createApi(gate);
     const leases = deps.createLeases(`lambda:${context.awsRequestId}`);
-    const result = await runExport(request, runSettings(config, { deadline }), { api, gate, destination, leases, store: deps.store, now, logger });
+    const result = await runExport(request, exportPolicy(config), { deadline }, { api, gate, destination, leases, store: deps.store, now, logger });
     publishMetrics(metrics, result);
     logger.info('export run finished', {
       runId: result.runId,

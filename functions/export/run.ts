@@ -23,25 +23,8 @@ import { readUnitState, unitKey, unitLabel, unitsOf, type UnitState } from './un
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
-import { exportUnit, type UnitOutcome } from './unit.js';
-
-export interface RunSettings {
-  /** Projects when the request names none (MINTLIFY_PROJECT_IDS). */
-  readonly projectIds: readonly string[];
-  /** Datasets when the request names none (EXPORT_DATASETS). */
-  readonly datasets: readonly DatasetName[];
-  readonly healDays: number;
-  readonly refreshDays: number;
-  readonly settleHours: number;
-  readonly maxPages: number;
-  readonly pageLimit?: number;
-  readonly feedbackContact: boolean;
-  readonly checkpointMaxAgeMs: number;
-  /** Epoch ms after which no request may start (the Lambda's remaining time). */
-  readonly deadline?: number;
-  /** Where the projects' ids came from, named when one is unknown (404). @default MINTLIFY_PROJECT_IDS */
-  readonly projectSource?: string;
-}
+import type { ExportPolicy, RunControl } from './policy.js';
+import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 
 export interface RunDeps {
   readonly api: AnalyticsApi;
@@ -52,10 +35,6 @@ export interface RunDeps {
   readonly store: SharedStore;
   readonly now: () => number;
   readonly logger?: AppLogger;
-  /** Stops the run at once (a second Ctrl-C): the unit in progress keeps its checkpoint; a page on its way is lost. */
-  readonly signal?: AbortSignal;
-  /** Stops the run gently (a first Ctrl-C, SIGTERM): the page on its way arrives and is staged first. */
-  readonly stop?: AbortSignal;
   readonly onEvent?: (event: RunEvent) => void;
 }
 
@@ -132,9 +111,13 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
   }));
 }
 
-/** Exports `planned` in order; never throws for a unit (its result says what happened). */
-export async function runUnits(planned: readonly PlannedUnit[], settings: RunSettings, deps: RunDeps): Promise<RunSummary> {
-  const { api, gate, now, signal, logger } = deps;
+/**
+ * Exports `planned` in order; never throws for a unit (its result says what happened). The
+ * control reaches every request as it is: a stop or the deadline ends the run.
+ */
+export async function runUnits(planned: readonly PlannedUnit[], policy: ExportPolicy, control: RunControl, deps: RunDeps): Promise<RunSummary> {
+  const { api, gate, now, logger } = deps;
+  const { deadline, signal, stop: gentleStop } = control;
   const apiMeter = startMeter(api.stats, API_COUNTERS);
   const gateMeter = startMeter(gate.stats, GATE_COUNTERS);
   const exportedAt = now();
@@ -160,23 +143,23 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
   const remainingFrom = (position: number) => planned.slice(position).reduce((sum, u) => sum + estimate(u), 0);
 
   for (const [position, unit] of planned.entries()) {
-    const outOfTime = settings.deadline !== undefined && now() >= settings.deadline;
+    const outOfTime = deadline !== undefined && now() >= deadline;
     const blocked = runStop?.reason ?? datasetStops.get(unit.dataset) ?? projectStops.get(unit.projectId);
     if (blocked !== undefined) {
       results.push({ ...unit, estimate: estimate(unit), status: 'pending', blocked });
       continue;
     }
-    if (halted || signal?.aborted || deps.stop?.aborted || outOfTime) {
+    if (halted || signal?.aborted || gentleStop?.aborted || outOfTime) {
       results.push({ ...unit, estimate: estimate(unit), status: 'pending' });
       continue;
     }
     deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
     const unitMeter = startMeter(api.stats, API_COUNTERS);
-    const { result, error } = await runOne(unit, settings, deps, exportedAt);
+    const { result, error } = await runOne({ unit, exportedAt, policy, control }, deps);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
     if (result.status === 'failed') {
       failedRequests += unitMeter.read().requests;
-      const stop = stopOf(error, unit, settings.projectSource);
+      const stop = stopOf(error, unit, policy.projectSource);
       if (stop?.scope === 'run') runStop = stop;
       else if (stop?.scope === 'dataset') datasetStops.set(stop.dataset, stop.reason);
       else if (stop?.scope === 'project') projectStops.set(stop.projectId, stop.reason);
@@ -217,7 +200,7 @@ export async function runUnits(planned: readonly PlannedUnit[], settings: RunSet
     budgetWaits: gateMeter.read().waits,
     budgetWaitMs: gateMeter.read().waitedMs,
     backlogRequests,
-    stopped: signal?.aborted === true || deps.stop?.aborted === true,
+    stopped: signal?.aborted === true || gentleStop?.aborted === true,
     driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
     drift,
     stops: [...(runStop !== undefined ? [runStop.reason] : []), ...datasetStops.values(), ...projectStops.values()],
@@ -240,21 +223,20 @@ async function settleLeasedUnits(results: UnitResult[], destination: RunDeps['de
   }
 }
 
+/** One unit of a run, as `exportUnit` takes it, planned. */
+type UnitJobOfRun = UnitJob & { readonly unit: PlannedUnit };
+
 /** One unit's result, with the error of a failed one (what it says about the other units). */
-async function runOne(
-  unit: PlannedUnit,
-  settings: RunSettings,
-  deps: RunDeps,
-  exportedAt: number,
-): Promise<{ readonly result: UnitResult; readonly error?: unknown }> {
+async function runOne(job: UnitJobOfRun, deps: RunDeps): Promise<{ readonly result: UnitResult; readonly error?: unknown }> {
   try {
-    return { result: await exportLeased(unit, settings, deps, exportedAt) };
+    return { result: await exportLeased(job, deps) };
   } catch (error) {
-    return { result: { ...unit, status: 'failed', error: describeError(error) }, error };
+    return { result: { ...job.unit, status: 'failed', error: describeError(error) }, error };
   }
 }
 
-async function exportLeased(unit: PlannedUnit, settings: RunSettings, deps: RunDeps, exportedAt: number): Promise<UnitResult> {
+async function exportLeased(job: UnitJobOfRun, deps: RunDeps): Promise<UnitResult> {
+  const { unit, exportedAt } = job;
   let lease;
   try {
     lease = await deps.leases.tryAcquire(unitKey(unit));
@@ -271,27 +253,14 @@ async function exportLeased(unit: PlannedUnit, settings: RunSettings, deps: RunD
     if (state.kind === 'complete' && (!unit.force || Date.parse(state.manifest.finishedAt) > exportedAt)) {
       return { ...unit, status: 'skipped', why: 'complete' };
     }
-    const outcome = await exportUnit(
-      unit,
-      {
-        ...(settings.pageLimit !== undefined ? { pageLimit: settings.pageLimit } : {}),
-        maxPages: settings.maxPages,
-        exportedAt,
-        feedbackContact: settings.feedbackContact,
-        checkpointMaxAgeMs: settings.checkpointMaxAgeMs,
-        ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}),
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        ...(deps.stop ? { stop: deps.stop } : {}),
-      },
-      {
-        api: deps.api,
-        destination: deps.destination,
-        now: deps.now,
-        lease,
-        ...(deps.logger ? { logger: deps.logger } : {}),
-        onPage: (_unit, pages) => deps.onEvent?.({ kind: 'page', unit, pages }),
-      },
-    );
+    const outcome = await exportUnit(job, {
+      api: deps.api,
+      destination: deps.destination,
+      now: deps.now,
+      lease,
+      ...(deps.logger ? { logger: deps.logger } : {}),
+      onPage: (_unit, pages) => deps.onEvent?.({ kind: 'page', unit, pages }),
+    });
     return outcome.status === 'complete'
       ? { ...unit, status: 'complete', manifest: outcome.manifest }
       : { ...unit, status: 'partial', pages: outcome.pages, why: outcome.reason };
@@ -361,7 +330,7 @@ export interface RunResult extends RunSummary {
  * Plans and runs one request, and appends its record to the run log (`export_runs`) when it
  * ends — also when it throws. Never throws for a unit: its result says what happened.
  */
-export async function runExport(request: RunRequest, settings: RunSettings, deps: RunDeps): Promise<RunResult> {
+export async function runExport(request: RunRequest, policy: ExportPolicy, control: RunControl, deps: RunDeps): Promise<RunResult> {
   const startedAt = deps.now();
   const runId = newRunId(startedAt);
   const trigger: RunTrigger = request.kind === 'scheduled' ? (request.manual ? 'manual' : 'schedule') : request.backlog ? 'manual' : 'cli';
@@ -370,7 +339,7 @@ export async function runExport(request: RunRequest, settings: RunSettings, deps
   const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: apiMeter.read().retries });
   let result: Omit<RunResult, 'runId'>;
   try {
-    result = await planAndRun(request, settings, deps);
+    result = await planAndRun(request, policy, control, deps);
   } catch (error) {
     const counters = { requests: apiMeter.read().requests, rateLimited: gateMeter.read().rateLimited, budgetWaitMs: gateMeter.read().waitedMs };
     await logRun(deps, recordOfFailedRun(base(), counters, error));
@@ -389,9 +358,9 @@ async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
   }
 }
 
-async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunDeps): Promise<Omit<RunResult, 'runId'>> {
-  const projects = request.projects ?? settings.projectIds;
-  const datasets = request.datasets ?? settings.datasets;
+async function planAndRun(request: RunRequest, policy: ExportPolicy, control: RunControl, deps: RunDeps): Promise<Omit<RunResult, 'runId'>> {
+  const projects = request.projects ?? policy.projectIds;
+  const datasets = request.datasets ?? policy.datasets;
   if (request.kind === 'days') {
     let entry: BacklogEntry | undefined;
     if (request.backlog) {
@@ -405,7 +374,7 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
       await deps.store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${entry.id}`, () => ({ value: entry, result: undefined }));
     }
     const plan = await planRequested({ days: request.days, projects, datasets, force: request.force === true || entry !== undefined }, deps.destination);
-    const summary = await runUnits(plan.units, settings, deps);
+    const summary = await runUnits(plan.units, policy, control, deps);
     if (entry && summary.units.every((u) => u.status === 'complete')) await removeBacklog(deps.store, entry.id);
     return { ...summary, request };
   }
@@ -414,15 +383,15 @@ async function planAndRun(request: RunRequest, settings: RunSettings, deps: RunD
   const input = {
     now: request.time,
     clock: deps.now(),
-    settleHours: settings.settleHours,
-    healDays: settings.healDays,
-    refreshDays: settings.refreshDays,
+    settleHours: policy.settleHours,
+    healDays: policy.healDays,
+    refreshDays: policy.refreshDays,
     projects,
     datasets,
     backlog,
   };
   const plan = await planScheduled(input, deps.destination);
-  const summary = await runUnits(plan.units, settings, deps);
+  const summary = await runUnits(plan.units, policy, control, deps);
 
   // What this run completed counts for the backlog and the missing days.
   const states = new Map<string, UnitState>(plan.states);

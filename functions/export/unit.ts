@@ -29,6 +29,7 @@ import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFil
 import { isSharedFailure } from './run-stops.js';
 import { createPager, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
+import type { ExportPolicy, RunControl } from './policy.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
@@ -45,22 +46,14 @@ export type UnitOutcome =
       readonly nextStartAt?: number;
     };
 
-export interface UnitOptions {
-  /** Caps `limit` below each endpoint's maximum (EXPORT_PAGE_LIMIT); unset: the maximum. */
-  readonly pageLimit?: number;
-  /** Hard page cap per unit (EXPORT_MAX_PAGES). */
-  readonly maxPages: number;
+/** What exporting one unit takes: the unit, its run's time, and that run's policy and control as they are. */
+export interface UnitJob {
+  readonly unit: Unit;
   /** Stamped into every row's `exported_at`; one value per run. */
   readonly exportedAt: number;
-  readonly feedbackContact: boolean;
-  /** A checkpoint older than this restarts its unit (EXPORT_CHECKPOINT_MAX_AGE_HOURS), ms. */
-  readonly checkpointMaxAgeMs: number;
-  /** Epoch ms after which no request may start. */
-  readonly deadline?: number;
-  /** Stops at once: a page on its way is lost (and fetched again by the next run). */
-  readonly signal?: AbortSignal;
-  /** Stops gently: the page on its way arrives and is staged, then the unit stops (partial). */
-  readonly stop?: AbortSignal;
+  readonly policy: Pick<ExportPolicy, 'pageLimit' | 'maxPages' | 'feedbackContact' | 'checkpointMaxAgeMs'>;
+  /** Every request of the unit is sent with it, unchanged. */
+  readonly control: RunControl;
 }
 
 export interface UnitDeps {
@@ -80,9 +73,10 @@ function tableKey(table: TableDef, unit: Unit): string {
   return partitionKey(table, unit.day, `${unit.projectId}.parquet`);
 }
 
-export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
+export async function exportUnit(job: UnitJob, deps: UnitDeps): Promise<UnitOutcome> {
+  const { unit, policy } = job;
   const def = DATASETS[unit.dataset];
-  const limit = def.maxLimit === undefined ? undefined : Math.min(def.maxLimit, options.pageLimit ?? def.maxLimit);
+  const limit = def.maxLimit === undefined ? undefined : Math.min(def.maxLimit, policy.pageLimit ?? def.maxLimit);
   const staging = unitStaging(deps.destination, unit);
   const label = unitLabel(unit);
 
@@ -92,12 +86,12 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
     await staging.clear(stale.state.pages);
   };
   let checkpoint = await staging.readCheckpoint();
-  const why = checkpoint && unusable(checkpoint, limit ?? null, deps.now(), options.checkpointMaxAgeMs);
+  const why = checkpoint && unusable(checkpoint, limit ?? null, deps.now(), policy.checkpointMaxAgeMs);
   if (checkpoint && why) {
     await discard(checkpoint, why);
     checkpoint = undefined;
   }
-  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ unit, def, limit, checkpoint: from, staging, options, deps }), options, deps);
+  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ job, def, limit, checkpoint: from, staging, deps }), deps);
   try {
     try {
       return await attempt(checkpoint);
@@ -107,7 +101,7 @@ export async function exportUnit(unit: Unit, options: UnitOptions, deps: UnitDep
       return await attempt(undefined);
     }
   } catch (error) {
-    const partial = partialOutcome(error, options);
+    const partial = partialOutcome(error, job.control);
     if (partial) {
       const staged = (await staging.readCheckpoint())?.state.pages ?? 0;
       return { ...partial, pages: staged };
@@ -154,10 +148,10 @@ function unusable(checkpoint: Checkpoint, limit: number | null, now: number, max
   return undefined;
 }
 
-function partialOutcome(error: unknown, options: Pick<UnitOptions, 'signal' | 'stop'>): Omit<Extract<UnitOutcome, { status: 'partial' }>, 'pages'> | undefined {
+function partialOutcome(error: unknown, control: RunControl): Omit<Extract<UnitOutcome, { status: 'partial' }>, 'pages'> | undefined {
   if (error instanceof BudgetExhaustedError) return { status: 'partial', reason: 'budget', nextStartAt: error.nextStartAt };
   if (error instanceof LeaseLostError) return { status: 'partial', reason: 'lease' };
-  if (options.signal?.aborted || options.stop?.aborted) return { status: 'partial', reason: 'stopped' };
+  if (control.signal?.aborted || control.stop?.aborted) return { status: 'partial', reason: 'stopped' };
   if (error instanceof DeadlineExceededError) return { status: 'partial', reason: 'deadline' };
   return undefined;
 }
@@ -168,6 +162,9 @@ function partialOutcome(error: unknown, options: Pick<UnitOptions, 'signal' | 's
  */
 interface UnitRun {
   readonly unit: Unit;
+  /** The run's policy and control, as they came. */
+  readonly policy: UnitJob['policy'];
+  readonly control: RunControl;
   readonly def: DatasetDef;
   readonly staging: UnitStaging;
   /** The `limit` the unit is paged with; undefined for an endpoint without one. */
@@ -192,30 +189,32 @@ interface UnitRun {
 
 /** What starting a run's work on a unit takes. */
 interface RunStart {
-  readonly unit: Unit;
+  readonly job: UnitJob;
   readonly def: DatasetDef;
   readonly limit: number | undefined;
   /** The checkpoint to resume; undefined: from the first page. */
   readonly checkpoint: Checkpoint | undefined;
   readonly staging: UnitStaging;
-  readonly options: UnitOptions;
   readonly deps: UnitDeps;
 }
 
 /** Starts this run's work on the unit (its clock and request meter start here). */
-function startRun({ unit, def, limit, checkpoint, staging, options, deps }: RunStart): UnitRun {
+function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): UnitRun {
+  const { unit, policy, control } = job;
   const started = deps.now();
   const meter = startMeter(deps.api.stats, API_COUNTERS);
   const context: RowContext = {
     projectId: unit.projectId,
     date: unit.day,
-    exportedAt: new Date(options.exportedAt),
-    feedbackContact: options.feedbackContact,
+    exportedAt: new Date(job.exportedAt),
+    feedbackContact: policy.feedbackContact,
   };
   const stamps = checkpoint?.stamps ?? [];
   const runStamp = context.exportedAt.toISOString();
   return {
     unit,
+    policy,
+    control,
     def,
     staging,
     limit,
@@ -294,16 +293,11 @@ class UnitRows {
  * pages, stages and checkpoints each page fetched, then commits. Throws `RestartUnit` when the
  * checkpoint no longer fits the day's data.
  */
-async function runOnce(run: UnitRun, options: UnitOptions, deps: UnitDeps): Promise<UnitOutcome> {
-  const { unit, def, limit, checkpoint, staging } = run;
+async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
+  const { unit, def, limit, checkpoint, staging, control: call } = run;
   const { api, destination, now } = deps;
   const label = unitLabel(unit);
-  const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: options.maxPages, where: label });
-  const call = {
-    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.stop ? { stop: options.stop } : {}),
-  };
+  const pager = createPager(def.paging, { ...(limit !== undefined ? { limit } : {}), maxPages: run.policy.maxPages, where: label });
   /** Set when this run gives up on the unit: a page still on its way is dropped. */
   const abandon = new AbortController();
 

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
-import type { RunDeps, RunEvent, RunSettings, RunSummary, UnitResult } from '../../functions/export/run.js';
+import type { ExportPolicy } from '../../functions/export/policy.js';
+import type { RunDeps, RunEvent, RunSummary, UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';
@@ -74,7 +75,6 @@ export interface ExportDepsOptions {
   /** Ledger, leases and backlog. @default a fresh memory store */
   readonly store?: SharedStore;
   readonly logger?: AppLogger;
-  readonly signal?: AbortSignal;
   readonly onEvent?: (event: RunEvent) => void;
   /** Lease owner. @default a random one per call: two `exportDeps` are two runs */
   readonly owner?: string;
@@ -101,13 +101,12 @@ export function exportDeps(options: ExportDepsOptions): RunDeps & { readonly clo
     now: clock.now,
     clock,
     ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   };
 }
 
-/** Run settings of a test: visitors only (unless `datasets` says otherwise), no heal window, no refresh, the default caps. */
-export function testSettings(overrides: Partial<RunSettings> = {}): RunSettings {
+/** The export policy of a test: visitors only (unless `datasets` says otherwise), no heal window, no refresh, the default caps. */
+export function testSettings(overrides: Partial<ExportPolicy> = {}): ExportPolicy {
   return {
     projectIds: [],
     datasets: ['visitors'],

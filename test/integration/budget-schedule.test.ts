@@ -70,7 +70,7 @@ describe('a backlog larger than one window of budget', () => {
       const out = await makeTempDir('schedule');
       const deps = exportDeps({ sandbox, destination: createLocalDestination(out), clock, budget: BUDGET_10_PER_HOUR });
 
-      const result = await runExport({ kind: 'days', days, projects: [PROJECT], datasets: ['visitors'] }, testSettings(), deps);
+      const result = await runExport({ kind: 'days', days, projects: [PROJECT], datasets: ['visitors'] }, testSettings(), {}, deps);
 
       expect(statuses(result)).toEqual(days.map((day) => `visitors ${PROJECT} ${day} complete`));
       expect(rateLimited(sandbox.requests)).toEqual([]);
@@ -123,7 +123,7 @@ describe('a competing client of the same organisation', () => {
       },
     });
 
-    const result = await runExport({ kind: 'days', days, projects: [PROJECT], datasets: ['visitors'] }, testSettings(), deps);
+    const result = await runExport({ kind: 'days', days, projects: [PROJECT], datasets: ['visitors'] }, testSettings(), {}, deps);
 
     expect(result.ok).toBe(true);
     expect(result.failed).toBe(0);
@@ -146,7 +146,7 @@ describe('a competing client of the same organisation', () => {
     expect(sandbox.spendBudget(8)).toBe(8);
     const deps = exportDeps({ sandbox, destination: createLocalDestination(out), clock, budget: BUDGET_10_PER_HOUR });
 
-    const result = await runExport({ kind: 'days', days: days.slice(0, 1), projects: [PROJECT], datasets: ['visitors'] }, testSettings(), deps);
+    const result = await runExport({ kind: 'days', days: days.slice(0, 1), projects: [PROJECT], datasets: ['visitors'] }, testSettings(), {}, deps);
 
     expect(result.ok).toBe(true);
     const ours = analyticsRequests(sandbox.requests);
@@ -170,7 +170,7 @@ describe('a competing client of the same organisation', () => {
     // The client gives up after 4 retries of a failure; a 429 must not count as one.
     const deps = exportDeps({ sandbox, destination: createLocalDestination(out), clock, budget: BUDGET_10_PER_HOUR, client: { maxRetries: 4 } });
 
-    const result = await runExport({ kind: 'days', days: days.slice(0, 1), projects: [PROJECT], datasets: ['visitors'] }, testSettings(), deps);
+    const result = await runExport({ kind: 'days', days: days.slice(0, 1), projects: [PROJECT], datasets: ['visitors'] }, testSettings(), {}, deps);
 
     expect(result.ok).toBe(true);
     const refused = rateLimited(sandbox.requests);

@@ -7,7 +7,8 @@
  * page cap), an answer that stays malformed. Never a silent cut.
  */
 import { describe, expect, it } from 'vitest';
-import { runUnits, type RunSettings, type UnitResult } from '../../functions/export/run.js';
+import type { ExportPolicy } from '../../functions/export/policy.js';
+import { runUnits, type UnitResult } from '../../functions/export/run.js';
 import type { DatasetName } from '../../functions/shared/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
@@ -50,7 +51,7 @@ interface Exported {
 async function exportUnit(
   dataset: DatasetName,
   faults: readonly Omit<FaultRule, 'route' | 'projectId'>[] = [],
-  options: { readonly settings?: Partial<RunSettings>; readonly dir?: string } = {},
+  options: { readonly settings?: Partial<ExportPolicy>; readonly dir?: string } = {},
 ): Promise<Exported> {
   for (const fault of faults) sandbox.addFault({ ...fault, route: ROUTE_OF[dataset], projectId: PROJECT } as FaultRule);
   const dir = options.dir ?? (await makeTempDir('datasets-faults'));
@@ -59,6 +60,7 @@ async function exportUnit(
   const summary = await runUnits(
     plannedUnits([dataset], [PROJECT], DAY),
     testSettings({ datasets: ALL_DATASETS, ...options.settings }),
+    {},
     exportDeps({ sandbox, destination, start: START, client: { ...DATASET_CLIENT, maxRetries: MAX_RETRIES } }),
   );
   return { result: summary.units[0], dir, destination, requests: unitRequests(sandbox.requests, dataset, PROJECT, DAY) };

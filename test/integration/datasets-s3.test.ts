@@ -44,7 +44,7 @@ beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: PROJECTS }), startS3Sqs()]);
   bucket = await aws.createBucket();
   destination = createS3Destination({ bucket, prefix: PREFIX, client: aws.s3 });
-  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT }));
+  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), {}, exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT }));
 });
 
 afterAll(async () => {
@@ -107,6 +107,7 @@ describe('a unit that fails in S3', () => {
       const run = await runUnits(
         plannedUnits([dataset], [RICH], DAY),
         testSettings({ datasets: ALL_DATASETS }),
+        {},
         exportDeps({ sandbox, destination: target, start: START, client: DATASET_CLIENT }),
       );
 

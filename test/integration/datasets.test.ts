@@ -67,7 +67,7 @@ beforeAll(async () => {
   destination = createLocalDestination(dir);
   logger = recordingLogger();
   const deps = exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } });
-  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), deps);
+  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), {}, deps);
   log = [...sandbox.requests];
   sandbox.clearRequests();
 });
@@ -326,6 +326,7 @@ describe('an empty day still gets its files', () => {
       const run = await runUnits(
         plannedUnits(['visitors'], [QUIET], DAY),
         testSettings({ datasets: ALL_DATASETS }),
+        {},
         exportDeps({ sandbox: empty, destination: target, start: START, client: DATASET_CLIENT }),
       );
 
@@ -363,6 +364,7 @@ describe('feedback contact (personal data)', () => {
     const run = await runUnits(
       plannedUnits(['feedback'], [RICH], DAY),
       testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      {},
       exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
     );
 
@@ -475,6 +477,7 @@ describe('logs never carry what people wrote', () => {
     const run = await runUnits(
       plannedUnits(ALL_DATASETS, [RICH], DAY),
       testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      {},
       exportDeps({ sandbox, destination: out, start: START, logger: recorder, client: { ...DATASET_CLIENT, maxRetries: 3, logger: recorder } }),
     );
 

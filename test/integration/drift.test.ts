@@ -42,6 +42,7 @@ beforeAll(async () => {
   summary = await runUnits(
     plannedUnits(ALL_DATASETS, [PROJECT], DAY),
     testSettings({ datasets: ALL_DATASETS }),
+    {},
     exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } }),
   );
 });
@@ -224,6 +225,7 @@ describe('a type change on an API that also drifted', () => {
     const run = await runUnits(
       plannedUnits(ALL_DATASETS, [PROJECT], DAY),
       testSettings({ datasets: ALL_DATASETS }),
+      {},
       exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
     );
     sandbox.clearFaults();

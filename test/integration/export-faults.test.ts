@@ -11,7 +11,8 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
-import { runUnits, type RunDeps, type RunSettings, type RunSummary } from '../../functions/export/run.js';
+import type { ExportPolicy, RunControl } from '../../functions/export/policy.js';
+import { runUnits, type RunDeps, type RunSummary } from '../../functions/export/run.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
@@ -54,7 +55,8 @@ afterAll(async () => {
 interface RunOptions {
   readonly clock?: FakeClock;
   readonly client?: ExportDepsOptions['client'];
-  readonly settings?: Partial<RunSettings>;
+  readonly settings?: Partial<ExportPolicy>;
+  readonly control?: RunControl;
   readonly units?: readonly PlannedUnit[];
 }
 
@@ -66,7 +68,7 @@ async function run(destination: Destination, options: RunOptions = {}): Promise<
     clock: options.clock ?? fakeClock(EXPORTED_AT),
     ...(options.client ? { client: options.client } : {}),
   });
-  const summary = await runUnits(options.units ?? [plannedUnit(UNIT)], testSettings(options.settings), deps);
+  const summary = await runUnits(options.units ?? [plannedUnit(UNIT)], testSettings(options.settings), options.control ?? {}, deps);
   return { summary, deps };
 }
 
@@ -255,7 +257,7 @@ describe('a run that runs out of budget or time', () => {
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'rate-limit', retryAfter: 60, times: Infinity });
     const clock = fakeClock(EXPORTED_AT);
 
-    const { summary } = await run(createLocalDestination(dir), { clock, settings: { deadline: EXPORTED_AT + 10_000 } });
+    const { summary } = await run(createLocalDestination(dir), { clock, control: { deadline: EXPORTED_AT + 10_000 } });
 
     expect(summary).toMatchObject({ ok: false, failed: 0, partial: 1, units: [{ status: 'partial', why: 'budget', pages: 1 }] });
     expect(clock.sleeps).toEqual([]);
@@ -266,7 +268,7 @@ describe('a run that runs out of budget or time', () => {
   it('finishes a unit stopped by the budget in a later run without fetching a page twice', async () => {
     const dir = await makeTempDir();
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 250, kind: 'rate-limit', retryAfter: 60, times: 1 });
-    await run(createLocalDestination(dir), { settings: { deadline: EXPORTED_AT + 10_000 } });
+    await run(createLocalDestination(dir), { control: { deadline: EXPORTED_AT + 10_000 } });
     sandbox.clearRequests();
 
     const { summary } = await run(createLocalDestination(dir), { clock: fakeClock(EXPORTED_AT + 3_600_000) });
@@ -281,7 +283,7 @@ describe('a run that runs out of budget or time', () => {
     sandbox.addFault({ route: 'visitors', projectId: PROJECT, offset: 0, kind: 'rate-limit', retryAfter: 60, times: 1 });
     const units = [plannedUnit(UNIT), plannedUnit(unitOf(PROJECT, '2026-01-21'))];
 
-    const { summary } = await run(createLocalDestination(await makeTempDir()), { units, settings: { deadline: EXPORTED_AT + 10_000 } });
+    const { summary } = await run(createLocalDestination(await makeTempDir()), { units, control: { deadline: EXPORTED_AT + 10_000 } });
 
     expect(statuses(summary)).toEqual([`visitors ${PROJECT} ${DAY} partial`, `visitors ${PROJECT} 2026-01-21 pending`]);
     expect(visitorRequests(sandbox, { projectId: PROJECT, day: '2026-01-21' })).toEqual([]);
@@ -290,7 +292,7 @@ describe('a run that runs out of budget or time', () => {
   it('starts no unit and sends no request once the deadline has passed', async () => {
     const dir = await makeTempDir();
 
-    const { summary } = await run(createLocalDestination(dir), { settings: { deadline: EXPORTED_AT - 1 } });
+    const { summary } = await run(createLocalDestination(dir), { control: { deadline: EXPORTED_AT - 1 } });
 
     expect(summary).toMatchObject({ ok: false, failed: 0, completed: 0, pending: 1, requests: 0 });
     expect(summary.units[0]).toMatchObject({ status: 'pending' });

@@ -53,7 +53,7 @@ describe('odd answers', () => {
     const dir = await makeTempDir();
     const deps = exportDeps({ sandbox: { url, apiKey: API_KEY }, destination: createLocalDestination(dir), logger });
 
-    const summary = await runUnits([plannedUnit({ dataset: 'visitors', projectId: 'proj_odd', day: '2026-01-10' })], testSettings(), deps);
+    const summary = await runUnits([plannedUnit({ dataset: 'visitors', projectId: 'proj_odd', day: '2026-01-10' })], testSettings(), {}, deps);
 
     expect(manifestOf(summary.units[0]).rows).toMatchObject({ visitors_pages: 2 });
     expect(logger.warnings).toHaveLength(1);

@@ -50,8 +50,7 @@ async function exportWith(options: { readonly maxResponseBytes?: number; readonl
   });
   sandbox.clearRequests();
   const run = exportUnit(
-    UNIT,
-    { maxPages: 10_000, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+    { unit: UNIT, exportedAt: Date.now(), policy: { maxPages: 10_000, feedbackContact: false, checkpointMaxAgeMs: 86_400_000 }, control: {} },
     {
       api,
       destination: (side.destination ?? ((local) => local))(createLocalDestination(dir)),

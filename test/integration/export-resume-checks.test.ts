@@ -88,8 +88,12 @@ describe('a complete unit whose staging cannot be removed', () => {
     const api = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, budget: gate });
 
     const outcome = await exportUnit(
-      { dataset: 'visitors', projectId: PROJECT, day: DAY },
-      { maxPages: 100, exportedAt: Date.now(), feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+      {
+        unit: { dataset: 'visitors', projectId: PROJECT, day: DAY },
+        exportedAt: Date.now(),
+        policy: { maxPages: 100, feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+        control: {},
+      },
       { api, destination, now: Date.now },
     );
 

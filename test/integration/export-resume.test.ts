@@ -72,11 +72,9 @@ async function runUnit(
   options: { readonly deadline?: number; readonly fetch?: typeof fetch; readonly pageLimit?: number } = {},
 ): Promise<RunResult> {
   const deps = exportDeps({ sandbox, destination, clock, ...(options.fetch ? { client: { fetch: options.fetch } } : {}) });
-  const settings = testSettings({
-    pageLimit: options.pageLimit ?? PAGE_LIMIT,
-    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-  });
-  return runExport({ kind: 'days', days: [DAY], projects: [PROJECT], datasets: [dataset] }, settings, deps);
+  const settings = testSettings({ pageLimit: options.pageLimit ?? PAGE_LIMIT });
+  const control = options.deadline !== undefined ? { deadline: options.deadline } : {};
+  return runExport({ kind: 'days', days: [DAY], projects: [PROJECT], datasets: [dataset] }, settings, control, deps);
 }
 
 const references = new Map<Unit['dataset'], Promise<UnitTables>>();

@@ -58,7 +58,7 @@ function exportTo(
     clock: fakeClock(options.now ?? EXPORTED_AT),
     ...(options.logger ? { logger: options.logger, client: { logger: options.logger } } : {}),
   });
-  return runExport({ kind: 'days', days, projects, force: options.force ?? true }, settings, deps);
+  return runExport({ kind: 'days', days, projects, force: options.force ?? true }, settings, {}, deps);
 }
 
 /** Exports one day of one project to a local directory (again, when it is complete) and returns its manifest. */
@@ -200,7 +200,7 @@ describe('export to a local directory', () => {
     const planned = plannedUnit({ dataset: 'visitors', projectId: 'proj_small', day: DAY, reason: 'missing', force: false });
     const deps = exportDeps({ sandbox, destination: createLocalDestination(dir), clock: fakeClock(EXPORTED_AT + 60_000) });
 
-    const summary = await runUnits([planned], settings, deps);
+    const summary = await runUnits([planned], settings, {}, deps);
 
     expect(summary.units).toEqual([expect.objectContaining({ status: 'skipped', why: 'complete' })]);
     expect(summary).toMatchObject({ ok: true, requests: 0, backlogRequests: 0 });

@@ -14,7 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createExportDeps } from '../../functions/export/deps.js';
 import { createHandler } from '../../functions/export/handler.js';
 import type { RunRecord } from '../../functions/export/run-log.js';
-import { runExport, type RunRequest, type RunResult, type RunSettings } from '../../functions/export/run.js';
+import type { ExportPolicy, RunControl } from '../../functions/export/policy.js';
+import { runExport, type RunRequest, type RunResult } from '../../functions/export/run.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
 import { loadConfig } from '../../functions/shared/config.js';
 import type { Destination } from '../../functions/shared/destination.js';
@@ -200,7 +201,8 @@ function unreadable(inner: Destination): Destination {
 interface RunOptions {
   readonly clock?: FakeClock;
   readonly budget?: BudgetSpec;
-  readonly settings?: Partial<RunSettings>;
+  readonly settings?: Partial<ExportPolicy>;
+  readonly control?: RunControl;
 }
 
 /** One `runExport` of visitors for `days` × `projects` (forced) into `destination`, on a fake clock at STARTED_AT. */
@@ -212,7 +214,7 @@ function exportRun(destination: Destination, days: string[], projects: string[],
     ...(options.budget ? { budget: options.budget } : {}),
   });
   const request: RunRequest = { kind: 'days', days, projects, force: true };
-  return runExport(request, testSettings(options.settings), deps);
+  return runExport(request, testSettings(options.settings), options.control ?? {}, deps);
 }
 
 /** The record as written (parsed JSON) of every run under `root`, oldest first. */
@@ -419,7 +421,7 @@ describe('the numbers of a run', () => {
     await exportRun(destination, ['2026-02-09'], [TWO_PAGES], { clock: fakeClock(STARTED_AT - 60_000) });
     sandbox.clearRequests();
 
-    await exportRun(destination, [DAY, '2026-02-11'], [TWO_PAGES], { settings: { deadline: STARTED_AT } });
+    await exportRun(destination, [DAY, '2026-02-11'], [TWO_PAGES], { control: { deadline: STARTED_AT } });
 
     const records = await writtenRecords(dir);
     expect(records).toHaveLength(2);

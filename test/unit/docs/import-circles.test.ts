@@ -20,7 +20,7 @@ function sourceFiles(folder: string): string[] {
 }
 
 /** The module graph: file → the files it imports (a `.js` specifier names its `.ts` source). */
-export function importGraph(files: readonly string[]): Map<string, string[]> {
+function importGraph(files: readonly string[]): Map<string, string[]> {
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   for (const file of files) {
@@ -36,7 +36,7 @@ export function importGraph(files: readonly string[]): Map<string, string[]> {
 }
 
 /** Every circle, as the files on it (Tarjan's strongly connected components of more than one file, or a file importing itself). */
-export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -81,7 +81,14 @@ describe('import circles', () => {
       ['d', ['a']],
     ]);
     expect(circles(graph)).toEqual([['a', 'b', 'c']]);
-    expect(circles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('reads type-only and re-export imports as edges', () => {
