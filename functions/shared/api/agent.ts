@@ -36,23 +36,19 @@ export function agentOperations(steps: CallSteps): Pick<ApiClient, 'getJob' | 's
     const body = JSON.stringify({ prompt });
     const once = async (): Promise<AgentJob> => {
       try {
-        return await withKey(op, (key) => attempt(op, 'POST', path, body, ids, parseAgentJob, call, key, [prompt]));
+        return await withKey(op, (key) => attempt({ op, method: 'POST', path, body, ids, parse: parseAgentJob, call, secrets: [prompt] }, key));
       } catch (error) {
         if (call.signal?.aborted && error === call.signal.reason) throw error;
         throw uncertainOrAsIs(error, what, (text) => redactor.scrub(text, [prompt]));
       }
     };
-    return run(op, `POST ${path}`, once, isRetryableSend, call);
+    return run({ op, request: `POST ${path}`, shouldRetry: isRetryableSend, call }, once);
   };
   return {
     async getJob(projectId: string, jobId: string, call: CallOptions = {}): Promise<AgentJob> {
       const path = `/v2/agent/${checkId('project id', projectId)}/job/${checkId('job id', jobId)}`;
-      return run(
-        'getJob',
-        `GET ${path}`,
-        () => withKey('getJob', (key) => attempt('getJob', 'GET', path, undefined, { projectId, jobId }, parseAgentJob, call, key)),
-        isRetryableRead,
-        call,
+      return run({ op: 'getJob', request: `GET ${path}`, shouldRetry: isRetryableRead, call }, () =>
+        withKey('getJob', (key) => attempt({ op: 'getJob', method: 'GET', path, ids: { projectId, jobId }, parse: parseAgentJob, call }, key)),
       );
     },
 

@@ -70,7 +70,7 @@ export function analyticsOperations(steps: CallSteps): Pick<AnalyticsApi, 'getAn
           breaker.check();
           await budget.take(waits);
           try {
-            const value = await attempt('getAnalytics', 'GET', path, undefined, { projectId }, parse, call, key);
+            const value = await attempt({ op: 'getAnalytics', method: 'GET', path, ids: { projectId }, parse, call }, key);
             breaker.succeeded();
             return value;
           } catch (error) {
@@ -102,7 +102,7 @@ export function analyticsOperations(steps: CallSteps): Pick<AnalyticsApi, 'getAn
           ...(header !== undefined ? { header } : {}),
         });
       };
-      return run('getAnalytics', `GET /v1/analytics/${project}/${endpoint}`, once, retryAnalyticsRead, call, pause);
+      return run({ op: 'getAnalytics', request: `GET /v1/analytics/${project}/${endpoint}`, shouldRetry: retryAnalyticsRead, call, onPause: pause }, once);
     },
   };
 }

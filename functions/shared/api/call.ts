@@ -24,6 +24,33 @@ import { createTransport, isSuccess } from './transport.js';
 /** The message of the warn record the client logs before each retry wait (for logs; the CLI reads `onRetry`). */
 export const RETRY_LOG_MESSAGE = 'retrying API request';
 
+/** One request of an operation, as `attempt` sends it. */
+export interface AttemptRequest<T> {
+  readonly op: ApiOperation;
+  readonly method: 'GET' | 'POST';
+  /** Path and query. */
+  readonly path: string;
+  /** JSON body (a POST). */
+  readonly body?: string;
+  /** The ids a status message names (project, job). */
+  readonly ids: RequestIds;
+  readonly parse: BodyParser<T>;
+  readonly call: CallOptions;
+  /** Kept out of its errors (a prompt). */
+  readonly secrets?: readonly string[];
+}
+
+/** What the retry loop of one call needs besides the attempt it repeats. */
+export interface RetryLoop {
+  readonly op: ApiOperation;
+  /** Names the call in the retry records and events (`GET /v1/analytics/…`). */
+  readonly request: string;
+  readonly shouldRetry: RetryOptions['shouldRetry'];
+  readonly call: CallOptions;
+  /** What a pause of the policy does (an analytics 429). */
+  readonly onPause?: RetryOptions['onPause'];
+}
+
 /** The steps of a call, and what one client's operations share: its options, counters and redactor. */
 export interface CallSteps {
   readonly options: ResolvedApiOptions;
@@ -36,30 +63,10 @@ export interface CallSteps {
    * service refused the first request, so even a POST may be sent again.
    */
   withKey<T>(op: ApiOperation, fn: (key: string) => Promise<T>): Promise<T>;
-  /** One attempt: request, classify, validate. `secrets` (a prompt) are kept out of its errors. */
-  attempt<T>(
-    op: ApiOperation,
-    method: 'GET' | 'POST',
-    path: string,
-    body: string | undefined,
-    ids: RequestIds,
-    parse: BodyParser<T>,
-    call: CallOptions,
-    key: string,
-    secrets?: readonly string[],
-  ): Promise<T>;
-  /**
-   * Runs `fn` in the retry loop. `request` names it in the retry records and events; `onPause`
-   * is what a pause of the policy does (an analytics 429).
-   */
-  run<T>(
-    op: ApiOperation,
-    request: string,
-    fn: () => Promise<T>,
-    shouldRetry: RetryOptions['shouldRetry'],
-    call: CallOptions,
-    onPause?: RetryOptions['onPause'],
-  ): Promise<T>;
+  /** One attempt with `key`: request, classify, validate. */
+  attempt<T>(request: AttemptRequest<T>, key: string): Promise<T>;
+  /** Runs `fn` in the retry loop. */
+  run<T>(loop: RetryLoop, fn: () => Promise<T>): Promise<T>;
 }
 
 /** The steps for one client: a transport, a redactor and counters of its own. */
@@ -101,7 +108,7 @@ export function createCallSteps(options: ResolvedApiOptions): CallSteps {
       }
     },
 
-    async attempt(op, method, path, body, ids, parse, call, key, secrets = []) {
+    async attempt({ op, method, path, body, ids, parse, call, secrets = [] }, key) {
       const response = await send(method, path, body, call, key);
       if (!isSuccess(response.status)) throw httpError(op, response, ids, now(), (text) => redactor.scrub(text, secrets));
       const value = parseBody(response, parse, { op, path, redactor, secrets, stats, logger, events });
@@ -109,7 +116,7 @@ export function createCallSteps(options: ResolvedApiOptions): CallSteps {
       return value;
     },
 
-    run(op, request, fn, shouldRetry, call, onPause) {
+    run({ op, request, shouldRetry, call, onPause }, fn) {
       return retry(() => fn(), {
         retries: maxRetries,
         ...(onPause ? { onPause } : {}),
