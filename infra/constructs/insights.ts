@@ -24,7 +24,7 @@ import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
-import { BundledFunction, METRICS_NAMESPACE, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
+import { BundledFunction, runtimeEnvironment, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
 /** Every hour at :35: the export starts at :05 and runs at most 15 minutes. */
@@ -96,10 +96,7 @@ export class Insights extends Construct {
         ANOMALY_DROP: String(props.anomalyDrop ?? CONFIG_DEFAULTS.anomalyDrop),
         ANOMALY_RISE: String(props.anomalyRise ?? CONFIG_DEFAULTS.anomalyRise),
         INSIGHTS_TOPIC_ARN: this.topic.topicArn,
-        POWERTOOLS_SERVICE_NAME: INSIGHTS_SERVICE,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
+        ...runtimeEnvironment(INSIGHTS_SERVICE, props.logLevel),
       } satisfies FunctionEnvironment<'insights'>,
     });
     this.checkFunction = bundled.function;

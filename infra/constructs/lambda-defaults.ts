@@ -59,10 +59,23 @@ export interface ApiSettings {
  * functions/shared/config.ts, so a misspelt or removed name, or one the function does not
  * read, fails to compile here) and the runtime's own.
  */
-export type FunctionEnvironment<R extends SettingReader = SettingReader> = ConfigEnvironment<R> &
-  Partial<Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS' | 'HOME', string>>;
+export type FunctionEnvironment<R extends SettingReader = SettingReader> = ConfigEnvironment<R> & Partial<RuntimeEnvironment & Record<'HOME', string>>;
 
-/** The environment variables common to both functions (names both read). */
+/** The variables of the Lambda runtime and Powertools that every function is given. */
+export type RuntimeEnvironment = Record<'POWERTOOLS_SERVICE_NAME' | 'POWERTOOLS_METRICS_NAMESPACE' | 'POWERTOOLS_LOG_LEVEL' | 'NODE_OPTIONS', string>;
+
+/** The runtime's own variables, the same for every function: its Powertools service and log level, source maps. */
+export function runtimeEnvironment(serviceName: string, logLevel: LogLevel | undefined): RuntimeEnvironment {
+  return {
+    POWERTOOLS_SERVICE_NAME: serviceName,
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    POWERTOOLS_LOG_LEVEL: logLevel ?? 'INFO',
+    // Stack traces point at the TypeScript sources (the bundle carries a source map).
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+}
+
+/** The environment variables common to the export and the follow-up consumer (names both read). */
 export function commonEnvironment(
   settings: ApiSettings,
   serviceName: string,
@@ -73,11 +86,7 @@ export function commonEnvironment(
     ...(settings.apiUrl === undefined ? {} : { MINTLIFY_API_URL: settings.apiUrl }),
     MINTLIFY_PROJECT_IDS: settings.projectIds.join(','),
     EXPORT_DESTINATION: destination,
-    POWERTOOLS_SERVICE_NAME: serviceName,
-    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-    POWERTOOLS_LOG_LEVEL: settings.logLevel ?? 'INFO',
-    // Stack traces point at the TypeScript sources (the bundle carries a source map).
-    NODE_OPTIONS: '--enable-source-maps',
+    ...runtimeEnvironment(serviceName, settings.logLevel),
   };
 }
 

@@ -20,7 +20,7 @@ import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { REPORTS_PREFIX } from '../../functions/weekly-report/keys.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
-import { BundledFunction, METRICS_NAMESPACE, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
+import { BundledFunction, runtimeEnvironment, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
 /** Monday 06:00 UTC: the week to Sunday is complete (2 settle hours) and exported by then. */
@@ -73,10 +73,7 @@ export class WeeklyReport extends Construct {
         EXPORT_DESTINATION: props.warehouse.destination,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         INSIGHTS_TOPIC_ARN: props.insights.topic.topicArn,
-        POWERTOOLS_SERVICE_NAME: INSIGHTS_SERVICE,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
+        ...runtimeEnvironment(INSIGHTS_SERVICE, props.logLevel),
       } satisfies FunctionEnvironment<'weekly-report'>,
     });
     this.function = bundled.function;
