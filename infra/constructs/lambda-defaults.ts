@@ -1,7 +1,7 @@
 /**
- * What both Lambda functions share: where the code is, how it is bundled, the role shape and
- * the environment variables every function reads. Kept in one place so the export and the
- * follow-up consumer cannot drift apart (same runtime, same bundle format, same env names).
+ * What every Lambda function shares: where the code is, how it is bundled, the role shape and
+ * the environment variables they read. Kept in one place so the functions cannot drift apart
+ * (same runtime, same bundle format, same env names).
  */
 import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
