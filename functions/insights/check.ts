@@ -15,7 +15,6 @@ import type { DatasetName } from '../shared/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Destination } from '../shared/destination.js';
-import type { SharedStore } from '../shared/shared-store.js';
 import { manifestsOf, parseManifestKey } from '../shared/keys.js';
 import { readManifest } from '../export/manifest.js';
 import { lastDueDay } from '../export/plan.js';
@@ -24,9 +23,8 @@ import { DAILY_TABLES } from '../report/warehouse.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
 import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from './figure-names.js';
 import { readDailyFigures } from './figures.js';
-import type { InsightMessage } from './publish.js';
 import { recordAnomalies } from './records.js';
-import { checkFreshness, type Freshness, type FreshnessResult } from './stale.js';
+import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResult } from './stale.js';
 
 /** Days back from the latest due day whose manifests are read for newly complete units. */
 export const RECENT_DAYS = 14;
@@ -44,14 +42,12 @@ export interface CheckSettings {
   readonly thresholds: Thresholds;
 }
 
-export interface CheckDeps {
+/** What the freshness check needs (the state store, the topic, the clock), and the warehouse. */
+export interface CheckDeps extends FreshnessDeps {
   /** The warehouse: manifests read, anomalies recorded (records.ts). */
   readonly destination: Destination;
   /** Opens the warehouse's days for DuckDB (the report's lake: a mirror of S3 or the folder itself). */
   readonly openLake: (scope: LakeScope) => Promise<Lake>;
-  readonly store: SharedStore;
-  readonly publish: (message: InsightMessage) => Promise<void>;
-  readonly now: () => number;
 }
 
 export interface CheckResult {
