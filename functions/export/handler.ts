@@ -7,6 +7,7 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
+import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor } from '../shared/config.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
@@ -83,18 +84,14 @@ function publishMetrics(metrics: NonNullable<HandlerDeps['metrics']>, result: Ru
  * keeps its budget ledger and leases in the state table, never in a local folder that dies with
  * the instance.
  */
-export function handlerFromEnvironment(env: Record<string, string | undefined>) {
-  let cold: ReturnType<typeof createHandler> | undefined;
-  return async (event: unknown, context: ExportContext): Promise<RunResult> => {
-    if (cold === undefined) {
-      const config = loadConfigFor(env, 'export');
-      if (config.stateTable === undefined) {
-        throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
-      }
-      cold = createHandler(createExportDeps(config));
+export function handlerFromEnvironment(env: Record<string, string | undefined>): (event: unknown, context: ExportContext) => Promise<RunResult> {
+  return builtOnFirstUse(() => {
+    const config = loadConfigFor(env, 'export');
+    if (config.stateTable === undefined) {
+      throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
     }
-    return cold(event, context);
-  };
+    return createHandler(createExportDeps(config));
+  });
 }
 
 /** The Lambda entry point. Built on first use, like the follow-up handler: importing reads nothing. */

@@ -15,6 +15,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor } from '../shared/config.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -126,13 +127,8 @@ async function handlerFromEnvironment(env: Record<string, string | undefined>) {
   return createHandler({ followUp, settings: settingsFromConfig(config), sqs, flushMetrics: () => metrics.publishStoredMetrics() });
 }
 
-let cold: Promise<ReturnType<typeof createHandler>> | undefined;
-
-/** The Lambda entry point. Built on first use, so importing this module reads nothing. */
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  cold ??= handlerFromEnvironment(process.env).catch((error: unknown) => {
-    cold = undefined; // a transient failure (e.g. Secrets Manager) is retried on the next invocation
-    throw error;
-  });
-  return (await cold)(event, context);
-};
+/**
+ * The Lambda entry point. Built on first use, so importing this module reads nothing; a
+ * transient failure of the build (e.g. Secrets Manager) is retried on the next invocation.
+ */
+export const handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> = builtOnFirstUse(() => handlerFromEnvironment(process.env));

@@ -9,6 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../report/lake.js';
+import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
@@ -94,12 +95,8 @@ export function insightsDepsFromConfig(
 }
 
 /** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
-export function handlerFromEnvironment(env: Record<string, string | undefined>) {
-  let cold: ReturnType<typeof createInsightsHandler> | undefined;
-  return async (event?: unknown): Promise<CheckResult> => {
-    cold ??= createInsightsHandler(insightsDepsFromConfig(loadConfigFor(env, 'insights')));
-    return cold(event);
-  };
+export function handlerFromEnvironment(env: Record<string, string | undefined>): (event?: unknown) => Promise<CheckResult> {
+  return builtOnFirstUse(() => createInsightsHandler(insightsDepsFromConfig(loadConfigFor(env, 'insights'))));
 }
 
 export const handler = handlerFromEnvironment(process.env);

@@ -10,6 +10,7 @@ import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
 import { createInsightPublisher } from '../insights/publish.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
+import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
 import { ConfigError } from '../shared/errors.js';
@@ -76,12 +77,8 @@ export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients:
 }
 
 /** The deployed handler for `env`: built on its first invocation, so importing reads nothing. */
-export function handlerFromEnvironment(env: Record<string, string | undefined>) {
-  let cold: ReturnType<typeof createWeeklyHandler> | undefined;
-  return async (event?: unknown): Promise<WeeklyAnswer> => {
-    cold ??= createWeeklyHandler(weeklyDepsFromConfig(loadConfigFor(env, 'weekly-report')));
-    return cold(event);
-  };
+export function handlerFromEnvironment(env: Record<string, string | undefined>): (event?: unknown) => Promise<WeeklyAnswer> {
+  return builtOnFirstUse(() => createWeeklyHandler(weeklyDepsFromConfig(loadConfigFor(env, 'weekly-report'))));
 }
 
 export const handler = handlerFromEnvironment(process.env);
