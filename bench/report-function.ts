@@ -12,18 +12,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Period } from '../functions/report/figures.js';
 import { addDays } from '../functions/shared/dates.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
 import { startS3Sqs } from '../test/helpers/emulators.js';
 import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
-import { buildLake } from './report.js';
+import { benchPeriod, buildLake, LAST_DAY, REPORT_DAYS } from './report.js';
 
-const REPORT_DAYS = 90;
 const RUNS = 3;
-/** The last day of the report, as the report benchmark's. */
-const LAST_DAY = '2026-09-30';
 const WEEKLY = 'Weekly: the report of the last 7 complete days';
 const MAX_MS = 10_000;
 const MAX_RSS = 1024 * 1024 * 1024;
@@ -35,11 +31,7 @@ export async function benchReportFunction(): Promise<BenchResult> {
   const projects = DEFAULT_PROJECTS.map((p) => p.id);
   const aws = await startS3Sqs();
   try {
-    const period: Period = {
-      from: addDays(LAST_DAY, 1 - REPORT_DAYS),
-      to: addDays(LAST_DAY, 1),
-      days: Array.from({ length: REPORT_DAYS }, (_, i) => addDays(LAST_DAY, i + 1 - REPORT_DAYS)),
-    };
+    const period = benchPeriod();
     const lake = await buildLake(root, period);
     progress('report-function: uploading the lake to S3 (fauxqs)');
     const bucket = await aws.createBucket();

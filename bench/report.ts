@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { unitsOf } from '../functions/export/units.js';
 import type { Period } from '../functions/report/period.js';
-import { previousPeriod } from '../functions/report/period.js';
+import { periodOf, previousPeriod } from '../functions/report/period.js';
 import { loadWarehouse } from '../functions/report/warehouse.js';
 import { QUESTION_IDS, questionById, questionSql } from '../queries/questions.js';
 import { buildReport } from '../functions/report/report.js';
@@ -33,11 +33,17 @@ import { runCli } from './lib/cli.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
 
-const REPORT_DAYS = 90;
+/** Days of the benchmarked report (the report function's benchmark reads the same lake). */
+export const REPORT_DAYS = 90;
 const SEED_DAYS = 3;
 const RUNS = 3;
 /** The last day of the report: a fixed day, so runs compare. */
-const LAST_DAY = '2026-09-30';
+export const LAST_DAY = '2026-09-30';
+
+/** The REPORT_DAYS days to LAST_DAY. */
+export function benchPeriod(): Period {
+  return periodOf(addDays(LAST_DAY, 1 - REPORT_DAYS), addDays(LAST_DAY, 1));
+}
 /** Tables the report reads; the others are not cloned (it never opens them). */
 const READ_TABLES = ['visitors_totals', 'views_totals', 'searches_totals', 'assistant_conversations', 'feedback', 'views_pages', 'searches'];
 
@@ -45,11 +51,7 @@ export async function benchReport(): Promise<BenchResult> {
   // A RAM-backed folder when there is one, as the memory benchmark: disk noise of a shared machine out.
   const root = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mintlify-bench-report-'));
   try {
-    const period: Period = {
-      from: addDays(LAST_DAY, 1 - REPORT_DAYS),
-      to: addDays(LAST_DAY, 1),
-      days: Array.from({ length: REPORT_DAYS }, (_, i) => addDays(LAST_DAY, i + 1 - REPORT_DAYS)),
-    };
+    const period = benchPeriod();
     const lake = await buildLake(root, period);
     const now = () => Date.parse(`${period.to}T06:00:00Z`);
 
