@@ -2,7 +2,9 @@
  * `mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]`:
  * the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM, through the same
  * core as the Lambda (process-message.ts). Exit code 0 after a clean stop; 2 for bad input
- * before any request.
+ * before any request, or when the API cannot be reached at all (a connection refused, a host
+ * name that does not resolve, TLS: MINTLIFY_API_URL) — it stops by itself at the first message
+ * that meets it, hands that message back to the queue unsent, and says so in one line.
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Option, type Command } from 'commander';
@@ -45,7 +47,7 @@ export function registerConsumeCommand(program: Command, io: FollowUpCommandIo):
     });
 }
 
-/** Runs the consumer until the stop signal; exit code 0 after a clean stop. */
+/** Runs the consumer until the stop signal; exit code 0 after a clean stop. Throws ConfigError when the API cannot be reached (exit 2). */
 export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   if (config.apiKey === undefined && !isLoopback(queueHost(flags.queueUrl))) {
@@ -81,9 +83,12 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       waitTimeSeconds: flags.waitSeconds ?? 20,
       messageBudgetMs: settings.pollBudgetMs,
       process: (message, options) => processMessage(message, deps, settings, options),
+      // Every other message would meet the same: a setting to fix, not a reason to keep receiving.
+      stopOn: (result) => (result.action === 'defer' && result.cause === 'unreachable' ? result.reason : undefined),
       onMessage: (report) => (human ? io.stdout.write(messageLine(report, io.now)) : logger.info('message processed', { ...report })),
     });
     io.stderr.write(consumeSummary(stats));
+    if (stats.stoppedBy !== undefined) throw new ConfigError(stats.stoppedBy);
     return 0;
   } finally {
     stop.dispose();
