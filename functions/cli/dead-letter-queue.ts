@@ -119,7 +119,9 @@ export async function listDeadLetters(sqs: Sqs, queueUrl: string, deadLetterQueu
  * messages present when it starts, each once. Stops at the first message it cannot send.
  */
 export async function redriveDeadLetters(sqs: Sqs, queueUrl: string, deadLetterQueueUrl: string, options: RedriveOptions = {}): Promise<RedriveReport> {
-  const [present, maxReceiveCount] = await Promise.all([approximateCount(sqs, deadLetterQueueUrl), sourceMaxReceiveCount(sqs, queueUrl)]);
+  const [counted, maxReceiveCount] = await Promise.all([approximateCount(sqs, deadLetterQueueUrl), sourceMaxReceiveCount(sqs, queueUrl)]);
+  /** SQS's count lags (it is approximate): the first batch received counts as present too. */
+  let present = counted;
   const fifo = queueUrl.endsWith('.fifo');
   const moved: MovedMessage[] = [];
   const skipped: DeadLetterMessage[] = [];
@@ -134,8 +136,9 @@ export async function redriveDeadLetters(sqs: Sqs, queueUrl: string, deadLetterQ
   let handled = 0;
   let failed: RedriveReport['failed'];
   try {
-    receiving: while (handled < present) {
+    receiving: for (let first = true; first || handled < present; first = false) {
       const batch = await receive(sqs, deadLetterQueueUrl, MOVE_VISIBILITY_SECONDS);
+      if (first) present = Math.max(present, batch.length);
       if (!batch.some((message) => !seen.has(message.MessageId ?? ''))) {
         held.add(batch);
         break;

@@ -7,10 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { runConsumer, type ConsumerStats } from '../../functions/cli/consumer.js';
-import { listDeadLetters } from '../../functions/cli/dead-letter-queue.js';
+import { listDeadLetters, redriveDeadLetters } from '../../functions/cli/dead-letter-queue.js';
 import { processMessage, resolveSettings } from '../../functions/follow-up/process-message.js';
 import { NEXT_CREATED_JOB } from '../../sandbox/agent.js';
 import type { Sandbox } from '../../sandbox/index.js';
@@ -66,6 +66,18 @@ function deliveringTwiceOnce(sqs: SQSClient): Pick<SQSClient, 'send'> {
       await sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: command.input.QueueUrl, Entries: entries }));
     }
     return output;
+  };
+  return { send } as unknown as Pick<SQSClient, 'send'>;
+}
+
+/** An SQS client whose queue counts lag: every count reads 0 (SQS's counts are approximate and eventually consistent). */
+function countsLagging(sqs: SQSClient): Pick<SQSClient, 'send'> {
+  const send = async (command: unknown, options?: unknown) => {
+    const output: unknown = await sqs.send(command as never, options as never);
+    if (!(command instanceof GetQueueAttributesCommand)) return output;
+    const { Attributes = {} } = output as { Attributes?: Record<string, string> };
+    const lagging = Object.fromEntries(Object.entries(Attributes).map(([name, value]) => [name, name.startsWith('Approximate') ? '0' : value]));
+    return { ...(output as object), Attributes: lagging };
   };
   return { send } as unknown as Pick<SQSClient, 'send'>;
 }
@@ -196,6 +208,18 @@ describe("dead-letters redrive keeps each message's request", () => {
     const listed = await deadLetters('list', queueUrl);
 
     expect(listed.json?.['messages']).toEqual([expect.objectContaining({ requestId: 'from-the-body' })]);
+  });
+});
+
+describe("dead-letters redrive when SQS's count lags", () => {
+  it('still moves the messages its first receive finds', async () => {
+    const { queueUrl, deadLetterUrl } = await queueWithDeadLetters({ fifo: false });
+    await sendPlain(deadLetterUrl, JSON.stringify({ projectId: PROJECT, jobId: 'job_lag', prompt: 'x', requestId: 'lagging-1' }));
+
+    const report = await redriveDeadLetters(countsLagging(aws.sqs), queueUrl, deadLetterUrl);
+
+    expect(report.moved.map((message) => message.requestId)).toEqual(['lagging-1']);
+    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
   });
 });
 
