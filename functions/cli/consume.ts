@@ -3,8 +3,10 @@
  * the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM, through the same
  * core as the Lambda (process-message.ts). Exit code 0 after a clean stop; 2 for bad input
  * before any request, or when the API cannot be reached at all (a connection refused, a host
- * name that does not resolve, TLS: MINTLIFY_API_URL) — it stops by itself at the first message
- * that meets it, hands that message back to the queue unsent, and says so in one line.
+ * name that does not resolve, TLS: MINTLIFY_API_URL) before it ever answered — it stops by itself
+ * at the first message that meets it, hands that message back to the queue unsent, and says so
+ * in one line. An API that answered earlier in the run and then cannot be reached is down for
+ * now: its messages are deferred (not counted as failures) and the consumer goes on.
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Option, type Command } from 'commander';
@@ -66,8 +68,9 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
     const topicSetting = flags.outcomesTopic !== undefined ? '--outcomes-topic' : 'FOLLOWUP_OUTCOMES_TOPIC_ARN';
     if (outcomesTopic) await checkOutcomesTopic(io.clients?.sns ?? new SNSClient(awsClientConfig()), outcomesTopic, topicSetting);
+    const wired = await localDeps(config, io, target, { outcomesTopic });
     const deps: FollowUpDeps = {
-      ...(await localDeps(config, io, target, { outcomesTopic })),
+      ...wired,
       logger,
       deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
       sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
@@ -83,8 +86,9 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       waitTimeSeconds: flags.waitSeconds ?? 20,
       messageBudgetMs: settings.pollBudgetMs,
       process: (message, options) => processMessage(message, deps, settings, options),
-      // Every other message would meet the same: a setting to fix, not a reason to keep receiving.
-      stopOn: (result) => (result.action === 'defer' && result.cause === 'unreachable' ? result.reason : undefined),
+      // An API that never answered in this run is a setting to fix (MINTLIFY_API_URL): every other
+      // message would meet the same. One that answered before is down for now: its messages wait.
+      stopOn: (result) => (result.action === 'defer' && result.cause === 'unreachable' && wired.api.stats.successes === 0 ? result.reason : undefined),
       onMessage: (report) => (human ? io.stdout.write(messageLine(report, io.now)) : logger.info('message processed', { ...report })),
     });
     io.stderr.write(consumeSummary(stats));

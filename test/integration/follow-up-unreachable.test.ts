@@ -174,4 +174,50 @@ describe('consume when the API cannot be reached', () => {
     expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
     expect(sandbox.requests.filter((request) => request.route === 'agent-create').length - before).toBe(0);
   }, 40_000);
+
+  it('after the API has answered, a later outage is not a setting: the consumer defers the message and runs on', async () => {
+    // Prepare: an API of its own that answers the first prompt, then goes away
+    const api = await startSandbox({ agent: { activeMs: 100 } });
+    api.createJob(PROJECT, { id: 'job_outage', status: 'completed', prLink: null });
+    const tag = randomBytes(4).toString('hex');
+    const queueUrl = await aws.createQueue(`outage-${tag}.fifo`, { FifoQueue: 'true' });
+    const deadLetterUrl = await aws.createQueue(`outage-${tag}-dlq.fifo`, { FifoQueue: 'true' });
+    const prompt = (requestId: string) => JSON.stringify({ projectId: PROJECT, jobId: 'job_outage', prompt: `Tidy the FAQ (${requestId})`, requestId });
+    const send = (requestId: string) =>
+      aws.sqs.send(
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: prompt(requestId), MessageGroupId: requestId, MessageDeduplicationId: requestId }),
+      );
+    const destination = await makeTempDir('unreachable-dest');
+    const consumer = spawnCli(
+      ['consume', '--queue-url', queueUrl, '--wait-seconds', '1'],
+      {
+        ...hostEnv(),
+        ...emulatorAwsEnv(aws.endpoint, scratch),
+        MINTLIFY_API_URL: api.url,
+        MINTLIFY_API_KEY: api.apiKey,
+        EXPORT_DESTINATION: destination,
+        FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
+      },
+      { entry: 'bin' },
+    );
+    try {
+      await send(`outage-1-${tag}`);
+      await waitUntil(async () => (await phaseOf(destination, `outage-1-${tag}`)) === 'done', `the first prompt is done\n${consumer.stderr()}`, 30_000);
+
+      // Act: the API goes away, and a second prompt arrives
+      await api.close();
+      await send(`outage-2-${tag}`);
+      await waitUntil(async () => (await phaseOf(destination, `outage-2-${tag}`)) === 'pending', `the second prompt waits\n${consumer.stderr()}`, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+      // Assess: still running, the prompt deferred (not failed, not dead-lettered)
+      expect(consumer.child.exitCode, consumer.stderr()).toBeNull();
+      expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
+    } finally {
+      consumer.child.kill('SIGTERM');
+      await consumer.exited;
+      await api.close();
+    }
+    expect(consumer.stderr()).not.toMatch(/^error: /m);
+  }, 60_000);
 });
