@@ -23,7 +23,7 @@
  * (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
-import { TABLES, type TableDef } from '../functions/shared/tables.js';
+import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
 
 export type Dialect = 'athena' | 'duckdb';
 

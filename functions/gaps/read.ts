@@ -18,7 +18,7 @@ import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { sqlString } from '../shared/duckdb.js';
 import type { SharedStore } from '../shared/shared-store.js';
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../shared/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */

@@ -11,11 +11,11 @@
  * Nothing is told twice: anomalies and stale datasets are claimed in the shared state store
  * before they are published, and the watermark (`checked`) only moves once a check succeeded.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestsOf, parseManifestKey } from '../shared/keys.js';
+import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { readManifest } from '../export/manifest.js';
 import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../report/lake.js';

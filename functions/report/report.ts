@@ -12,7 +12,7 @@ import { NoDataError } from '../shared/errors.js';
 import { hasData, readFigures, type Figures } from './figures.js';
 import { lastDayOf, previousPeriod, type Period } from './period.js';
 import { REPORT_TABLES } from './warehouse.js';
-import { EXPORT_RUNS } from '../shared/tables.js';
+import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { readFixes, type Fixes } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';

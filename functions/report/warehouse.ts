@@ -10,11 +10,20 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DATASET_NAMES } from '../shared/catalog.js';
+import { DATASET_NAMES } from '../warehouse/catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, sqlString, type DuckDbSession } from '../shared/duckdb.js';
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from '../shared/tables.js';
-import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/keys.js';
+import {
+  ASSISTANT_CONVERSATIONS,
+  FEEDBACK,
+  SEARCHES,
+  SEARCHES_TOTALS,
+  VIEWS_PAGES,
+  VIEWS_TOTALS,
+  VISITORS_TOTALS,
+  type TableDef,
+} from '../warehouse/tables.js';
+import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../warehouse/keys.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
 type ReadColumn = string | { readonly name: string; readonly sql: string; readonly reads: readonly string[] };

@@ -20,7 +20,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { ANOMALIES_PREFIX, INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
-import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
+import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
