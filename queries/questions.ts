@@ -163,7 +163,7 @@ export function questionById(id: string): Question {
 /**
  * Where a question's tables are read from in DuckDB: `root`, the local destination's folder
  * (every file of each table, by glob), or `tables`, a relation per table name a caller has
- * loaded (the report loads explicit file lists: see functions/shared/duckdb.ts).
+ * loaded (the report loads explicit file lists: see functions/warehouse/duckdb.ts).
  */
 export type DuckDbSource = { readonly root: string } | { readonly tables: Readonly<Record<string, string>> };
 

@@ -10,8 +10,8 @@ import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../e
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import { createLocalDestination } from '../shared/destination-local.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
-import type { Period } from './period.js';
-import { list } from './warehouse.js';
+import type { Period } from '../warehouse/period.js';
+import { list } from '../warehouse/session.js';
 import { describeMark, readAnomalies } from '../insights/records.js';
 
 /** A unit's state in the calendar: `status`'s four, and complete-with-drift. */

@@ -10,7 +10,7 @@
  * stray `proj*.parquet` or a folder named `data[1]` is never read as a glob.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { ColumnDef, ScalarColumnType, TableDef } from '../warehouse/tables.js';
+import type { ColumnDef, ScalarColumnType, TableDef } from './tables.js';
 
 /** How DuckDB reads each scalar column type back from Parquet (Athena: string, date, bigint, double, timestamp, boolean). */
 export const DUCKDB_TYPES: Readonly<Record<ScalarColumnType, string>> = {
