@@ -13,6 +13,7 @@ import { hasData, readFigures, type Figures } from './figures.js';
 import { lastDayOf, previousPeriod, type Period } from '../warehouse/period.js';
 import { REPORT_TABLES } from '../warehouse/session.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
+import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { readFixes, type Fixes } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';
@@ -20,7 +21,6 @@ import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import { openLake } from '../warehouse/lake.js';
 import { isS3Target } from './targets.js';
-import { ANOMALIES_PREFIX } from '../insights/state.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
