@@ -21,7 +21,7 @@ import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../warehouse/lake.js';
 import { DAILY_TABLES } from '../warehouse/session.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
-import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { readDailyFigures } from './figures.js';
 import { recordAnomalies } from './records.js';
 import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResult } from './stale.js';

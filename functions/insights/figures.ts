@@ -8,7 +8,7 @@ import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions
 import { daysFrom, type Period } from '../warehouse/period.js';
 import { loadWarehouse } from '../warehouse/session.js';
 import { addDays, dayStart } from '../shared/dates.js';
-import { FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { DAY_MS } from '../shared/time.js';
 
 /** A figure of each name, null where the day's table holds no row (zero once its unit is complete). */

@@ -7,7 +7,7 @@
  */
 import type { Destination } from '../shared/destination.js';
 import type { Anomaly } from './anomalies.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
+import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from '../warehouse/figure-names.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 
 export function anomaliesKey(day: string, projectId: string): string {
