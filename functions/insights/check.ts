@@ -23,7 +23,7 @@ import { DAILY_TABLES } from '../warehouse/session.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
 import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { readDailyFigures } from './figures.js';
-import { recordAnomalies } from './records.js';
+import { recordAnomalies } from '../warehouse/records.js';
 import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResult } from './stale.js';
 
 /** Days back from the latest due day whose manifests are read for newly complete units. */

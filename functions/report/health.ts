@@ -12,7 +12,7 @@ import { createLocalDestination } from '../shared/destination-local.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
-import { describeMark, readAnomalies } from '../insights/records.js';
+import { describeMark, readAnomalies } from '../warehouse/records.js';
 
 /** A unit's state in the calendar: `status`'s four, and complete-with-drift. */
 export type HealthState = 'complete' | 'drift' | 'partial' | 'missing' | 'failed';

@@ -38,5 +38,5 @@ export function stagingPrefix(dataset: DatasetName, day: string, projectId: stri
   return `${STAGING_PREFIX}/${dataset}/dt=${day}/${projectId}/`;
 }
 
-/** Where the warehouse keeps the anomalies found (insights/records.ts), under the destination's prefix. */
+/** Where the warehouse keeps the anomalies found (warehouse/records.ts), under the destination's prefix. */
 export const ANOMALIES_PREFIX = '_insights/anomalies';

@@ -4,7 +4,7 @@ import type { UnitView } from '../../export/units.js';
 import type { BudgetSnapshot } from '../../shared/budget.js';
 import type { DatasetName } from '../../warehouse/catalog.js';
 import { displayText } from '../../shared/display.js';
-import { describeMark, type AnomalyMark } from '../../insights/records.js';
+import { describeMark, type AnomalyMark } from '../../warehouse/records.js';
 import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
 
 export interface StatusView {

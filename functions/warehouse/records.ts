@@ -6,9 +6,9 @@
  * changes nothing); the state table's claims decide what is told, this only what is shown.
  */
 import type { Destination } from '../shared/destination.js';
-import type { Anomaly } from './anomalies.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from '../warehouse/figure-names.js';
-import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
+import type { Anomaly } from '../insights/anomalies.js';
+import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
+import { ANOMALIES_PREFIX } from './keys.js';
 
 export function anomaliesKey(day: string, projectId: string): string {
   return `${ANOMALIES_PREFIX}/dt=${day}/${projectId}.json`;
