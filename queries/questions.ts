@@ -23,6 +23,7 @@
  * (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
+import { sqlString } from '../functions/warehouse/sql.js';
 import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
 
 export type Dialect = 'athena' | 'duckdb';
@@ -229,8 +230,4 @@ export function questionSql(question: Question, dialect: Dialect, source?: DuckD
 
 function rawSql(question: Question): string {
   return readFileSync(new URL(`./${question.file}`, import.meta.url), 'utf8').trim();
-}
-
-function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }

@@ -16,7 +16,7 @@ import type { Destination } from '../shared/destination.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
-import { sqlString } from '../warehouse/duckdb.js';
+import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
