@@ -83,7 +83,7 @@ export interface RedriveReport {
   readonly returned: readonly DeadLetterMessage[];
   /** SQS's approximate count of the messages on the dead-letter queue when the redrive ended. */
   readonly left: number;
-  /** Set when a message could not be moved: the move stopped there (it stays on the dead-letter queue). */
+  /** Set when a message could not be sent back, or was sent but not deleted: the move stopped there (it stays on the dead-letter queue). */
   readonly failed?: { readonly messageId: string; readonly requestId?: string | undefined; readonly error: string } | undefined;
 }
 
@@ -182,13 +182,24 @@ export async function redriveDeadLetters(sqs: Sqs, queueUrl: string, deadLetterQ
           newMessageId = sent.MessageId ?? '';
         } catch (error) {
           held.add(batch.slice(index));
-          failed = { messageId: described.messageId, requestId: described.requestId, error: describeError(error) };
+          failed = { messageId: described.messageId, requestId: described.requestId, error: `not moved: ${describeError(error)}` };
           break receiving;
         }
         sentIds.add(newMessageId);
-        // Sent: a failed delete leaves a copy here, which a later redrive moves again (at least once).
-        await sqs.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }));
         moved.push({ ...described, newMessageId, requestIdAdded: body !== (message.Body ?? '') });
+        try {
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }));
+        } catch (error) {
+          // Sent, and still here: a copy in both queues (the consumer takes the request once); a
+          // later redrive moves this one again. Stop: the next delete would fail the same way.
+          held.add(batch.slice(index));
+          failed = {
+            messageId: described.messageId,
+            requestId: described.requestId,
+            error: `sent back, but not deleted from the dead-letter queue: ${describeError(error)}`,
+          };
+          break receiving;
+        }
       }
     }
   } finally {

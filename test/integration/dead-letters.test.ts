@@ -7,7 +7,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ChangeMessageVisibilityBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { runConsumer, type ConsumerStats } from '../../functions/cli/consumer.js';
 import { listDeadLetters, redriveDeadLetters } from '../../functions/cli/dead-letter-queue.js';
@@ -220,6 +227,26 @@ describe("dead-letters redrive when SQS's count lags", () => {
 
     expect(report.moved.map((message) => message.requestId)).toEqual(['lagging-1']);
     expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
+  });
+});
+
+describe('dead-letters redrive when a delete fails', () => {
+  it('reports the message sent but left on the dead-letter queue, and stops there', async () => {
+    const { queueUrl, deadLetterUrl } = await queueWithDeadLetters({ fifo: false });
+    await sendPlain(deadLetterUrl, JSON.stringify({ projectId: PROJECT, jobId: 'job_del', prompt: 'x', requestId: 'undeleted-1' }));
+    const refusingDeletes = {
+      send: async (command: unknown, options?: unknown) => {
+        if (command instanceof DeleteMessageCommand) throw new Error('AccessDenied: sqs:DeleteMessage');
+        return aws.sqs.send(command as never, options as never);
+      },
+    } as unknown as Pick<SQSClient, 'send'>;
+
+    const report = await redriveDeadLetters(refusingDeletes, queueUrl, deadLetterUrl);
+
+    expect(report.moved.map((message) => message.requestId)).toEqual(['undeleted-1']);
+    expect(report.failed).toMatchObject({ requestId: 'undeleted-1', error: expect.stringMatching(/not deleted from the dead-letter queue.*AccessDenied/) });
+    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 1, inFlight: 0 });
+    expect(await aws.queueCounts(queueUrl)).toEqual({ visible: 1, inFlight: 0 });
   });
 });
 

@@ -73,7 +73,7 @@ export function printRedrive(report: RedriveReport, flags: PrintFlags, io: Out):
   );
   if (report.failed) {
     io.stderr.write(
-      `error: message ${report.failed.messageId}${report.failed.requestId ? ` (request ${clean(report.failed.requestId)})` : ''} was not moved: ${report.failed.error}; it and the rest stay on the dead-letter queue — run the command again\n`,
+      `error: message ${report.failed.messageId}${report.failed.requestId ? ` (request ${clean(report.failed.requestId)})` : ''}: ${report.failed.error}; it and the rest stay on the dead-letter queue — run the command again once the cause is fixed\n`,
     );
   }
 }
