@@ -56,14 +56,33 @@ export interface GapTables {
 
 /** Loads the gap tables of `scope`'s days and projects (files named one by one, never by glob). */
 export async function openGapTables(root: string, scope: GapScope): Promise<GapTables> {
+  const found = await gapFiles(root, scope);
+  const warehouse = await loadWarehouse(root, {
+    days: scope.days,
+    projects: found.projects,
+    tables: GAP_TABLES,
+    ...(scope.onWarning ? { onWarning: scope.onWarning } : {}),
+  });
+  return { ...found, warehouse, close: () => warehouse.close() };
+}
+
+/**
+ * The gap tables of `scope`'s days and projects in a session a caller loaded with them (the
+ * report's: its days and projects hold these); closing them leaves the session to its owner.
+ */
+export async function gapTablesIn(warehouse: LoadedWarehouse, root: string, scope: GapScope): Promise<GapTables> {
+  return { ...(await gapFiles(root, scope)), warehouse, close: () => undefined };
+}
+
+/** The projects, table files and question range of `scope`. */
+async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 'projects' | 'files' | 'params'>> {
   const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(root, table, scope.days)));
   const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat())].sort();
   const wanted = new Set(projects);
   const files = filesByTable.flat().filter((project) => wanted.has(project)).length;
-  const warehouse = await loadWarehouse(root, { days: scope.days, projects, tables: GAP_TABLES, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
   const first = scope.days[0] ?? '1970-01-01';
   const last = scope.days[scope.days.length - 1] ?? first;
-  return { projects, files, params: { from: first, to: addDays(last, 1), projects }, warehouse, close: () => warehouse.close() };
+  return { projects, files, params: { from: first, to: addDays(last, 1), projects } };
 }
 
 /** Runs the three gap questions over the period's files under `root`, each for its first `limit` rows. */
@@ -78,7 +97,7 @@ export async function readGapEvidence(root: string, scope: GapScope, limit = ALL
 }
 
 /** Rows asked of a question when every gap is wanted. */
-const ALL_ROWS = 1_000_000;
+export const ALL_ROWS = 1_000_000;
 
 /**
  * Every gap of the loaded tables, with its evidence: the report's own questions of queries/
@@ -86,8 +105,7 @@ const ALL_ROWS = 1_000_000;
  * down"), each asked for its first `limit` rows — the ranking's first `limit` gaps are among them.
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
-  const ask = (id: string) =>
-    tables.warehouse.session.query(questionSql(questionById(id), 'duckdb', { tables: tables.warehouse.tables }, { ...tables.params, limit }));
+  const ask = (id: string) => tables.warehouse.ask(questionSql(questionById(id), 'duckdb', { tables: tables.warehouse.tables }, { ...tables.params, limit }));
   const [unanswered, searches, thumbs] = await Promise.all([
     ask(QUESTION_IDS.unansweredQuestions),
     ask(QUESTION_IDS.searchesWithoutClicks),

@@ -11,6 +11,7 @@
  */
 import { QUESTION_IDS, questionById, questionSql, type QuestionParams } from '../../queries/questions.js';
 import type { Row } from '../warehouse/duckdb.js';
+import { ALL_ROWS, GAP_TABLES } from '../gaps/read.js';
 import { readHealth, readRequests, type HealthCell, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
@@ -132,6 +133,8 @@ export interface FigureScope {
   readonly runsTo?: string;
   /** Told one line per file left out (not readable as Parquet). */
   readonly onWarning?: (line: string) => void;
+  /** The report's tables, loaded by the caller for `period` and `projects` (`openReportWarehouse`); it stays open. @default loaded here */
+  readonly warehouse?: LoadedWarehouse;
 }
 
 /** Reads every figure of the report from the warehouse under `root`. */
@@ -139,24 +142,24 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
   const { period } = scope;
   const previous = previousPeriod(period);
   const projects = scope.projects.length > 0 ? [...scope.projects] : await discoverProjects(root, period.days);
-  const warehouse = await loadWarehouse(root, {
-    days: [...previous.days, ...period.days],
-    projects,
-    ...(scope.onWarning ? { onWarning: scope.onWarning } : {}),
-  });
+  const warehouse = scope.warehouse ?? (await openReportWarehouse(root, { period, projects, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) }));
   try {
     const ask = asker(warehouse, projects);
+    // The period's gap questions, asked as gaps asks them (every row, gaps/read.ts) so that the
+    // report's fixes get the same answer from the session; ranked on their first rows. Each
+    // question orders its rows completely: the first rows of every row are those of the cut.
+    const askGaps = async (id: string, range: { from: string; to: string }) => (await ask(id, range, ALL_ROWS)).slice(0, RANKED_ROWS);
     const now = { from: period.from, to: period.to };
     const before = { from: previous.from, to: previous.to };
     const [daily, pages, pagesBefore, searches, searchesBefore, categories, categoriesBefore, thumbs, thumbsBefore, health, requests] = await Promise.all([
       ask(QUESTION_IDS.dailyTotals, { from: previous.from, to: period.to }),
       ask(QUESTION_IDS.topPages, now),
       ask(QUESTION_IDS.topPages, before),
-      ask(QUESTION_IDS.searchesWithoutClicks, now),
+      askGaps(QUESTION_IDS.searchesWithoutClicks, now),
       ask(QUESTION_IDS.searchesWithoutClicks, before),
-      ask(QUESTION_IDS.unansweredQuestions, now),
+      askGaps(QUESTION_IDS.unansweredQuestions, now),
       ask(QUESTION_IDS.unansweredQuestions, before),
-      ask(QUESTION_IDS.thumbsDownPages, now),
+      askGaps(QUESTION_IDS.thumbsDownPages, now),
       ask(QUESTION_IDS.thumbsDownPages, before),
       readHealth(root, period, projects),
       readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to)),
@@ -244,15 +247,32 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       requestsPerDay: requests,
     };
   } finally {
-    warehouse.close();
+    if (scope.warehouse === undefined) warehouse.close();
   }
+}
+
+/** What the report reads in one session: its tables over its days, and the gap tables also over `gapDays`. */
+export interface ReportWarehouseScope {
+  readonly period: Period;
+  readonly projects: readonly string[];
+  /** More days of the gap tables (the days its fixes look back over: gaps/effect.ts `lookbackDays`). */
+  readonly gapDays?: readonly string[];
+  readonly onWarning?: (line: string) => void;
+}
+
+/** Loads the tables of the report of `scope` in one session (for `FigureScope.warehouse` and the fixes' `FixesScope.warehouse`). */
+export function openReportWarehouse(root: string, scope: ReportWarehouseScope): Promise<LoadedWarehouse> {
+  const days = [...previousPeriod(scope.period).days, ...scope.period.days];
+  const gapDays = scope.gapDays ?? [];
+  const spans = gapDays.length === 0 ? {} : { spans: Object.fromEntries(GAP_TABLES.map((t) => [t.name, [...new Set([...days, ...gapDays])].sort()])) };
+  return loadWarehouse(root, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
 }
 
 /** Asks a question of queries/ over the loaded tables, for the report's projects. */
 function asker(warehouse: LoadedWarehouse, projects: readonly string[]) {
-  return (id: string, range: { from: string; to: string }): Promise<Row[]> => {
-    const params: QuestionParams = { ...range, projects, ...(id === QUESTION_IDS.dailyTotals ? {} : { limit: RANKED_ROWS }) };
-    return warehouse.session.query(questionSql(questionById(id), 'duckdb', { tables: warehouse.tables }, params));
+  return (id: string, range: { from: string; to: string }, limit = RANKED_ROWS): Promise<Row[]> => {
+    const params: QuestionParams = { ...range, projects, ...(id === QUESTION_IDS.dailyTotals ? {} : { limit }) };
+    return warehouse.ask(questionSql(questionById(id), 'duckdb', { tables: warehouse.tables }, params));
   };
 }
 
