@@ -39,6 +39,11 @@ export interface Question {
   readonly saved: boolean;
   /** Shown by `npm start` after its export. */
   readonly summary: boolean;
+  /**
+   * Runs in DuckDB only (DuckDB's own SQL, a temporary table its caller creates): never saved in
+   * Athena nor in the summary, and `questionSql` refuses Athena's dialect for it.
+   */
+  readonly duckdbOnly?: boolean;
 }
 
 export const QUESTIONS: readonly Question[] = [
@@ -143,15 +148,26 @@ export const QUESTIONS: readonly Question[] = [
     saved: true,
     summary: false,
   },
+  {
+    id: 'GapFigureByDay',
+    file: 'gaps-figure-by-day.sql',
+    name: "A gap's figure per day",
+    description:
+      'The figure of each gap of the temporary table wanted_gaps (gap_id, kind, project_id, key) per UTC day, as the gap questions count it: the before and after of a fix (gaps/effect.ts).',
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
 ];
 
-/** The ids of the questions the report, `gaps` and the weekly report share. */
+/** The ids of the questions the report, `gaps` and the weekly report share (and the DuckDB-only one `gaps` asks). */
 export const QUESTION_IDS = {
   dailyTotals: 'DailyTotals',
   topPages: 'TopPages',
   searchesWithoutClicks: 'SearchesWithoutClicks',
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
+  gapFigureByDay: 'GapFigureByDay',
 } as const;
 
 /** The question of `id`; throws for an id no file has. */
@@ -191,6 +207,7 @@ const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The SQL of `question` in `dialect`, for `params`; DuckDB reads the tables from `source`. */
 export function questionSql(question: Question, dialect: Dialect, source?: DuckDbSource, params: QuestionParams = {}): string {
+  if (question.duckdbOnly && dialect !== 'duckdb') throw new Error(`${question.file} runs in DuckDB only: it has no ${dialect} SQL`);
   for (const day of [params.from, params.to]) {
     if (day !== undefined && !DAY.test(day)) throw new Error(`${question.file}: "${day}" is not a YYYY-MM-DD day`);
   }

@@ -3,11 +3,10 @@
  * `s3://` one is mirrored first, warehouse/lake.ts):
  * - the evidence: the report's questions of queries/ over the gap tables, loaded in the shared
  *   DuckDB session as the report loads its own (warehouse/session.ts), for the period and
- *   projects asked for; a gap's figure per day: queries/gaps-figure-by-day.sql;
+ *   projects asked for; a gap's figure per day: queries/gaps-figure-by-day.sql, a DuckDB-only question;
  * - what was done: `followup_outcomes` records with a `gap_id`, and the follow-up state records
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
 import type { FollowUpOutcome } from '../follow-up/outcome.js';
@@ -153,7 +152,7 @@ export async function dailyFigures(
   const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
   await session.run('DROP TABLE IF EXISTS wanted_gaps');
   await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
-  for (const row of await session.query(gapQuery('gaps-figure-by-day.sql'))) {
+  for (const row of await session.query(questionSql(questionById(QUESTION_IDS.gapFigureByDay), 'duckdb', { tables: tables.warehouse.tables }))) {
     const gapId = String(row['gap_id']);
     const days = byGap.get(gapId) ?? new Map<string, number>();
     days.set(String(row['day']), Number(row['figure']));
@@ -233,10 +232,6 @@ async function tableFiles(root: string, table: TableDef, days: readonly string[]
     ),
   );
   return perDay.flat();
-}
-
-function gapQuery(file: string): string {
-  return readFileSync(new URL(`../../queries/${file}`, import.meta.url), 'utf8');
 }
 
 function strings(value: unknown): string[] {
