@@ -23,6 +23,16 @@
  * (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
+import type { Row } from '../functions/warehouse/duckdb.js';
+import {
+  decodeDailyTotals,
+  decodeGapFigure,
+  decodeThumbsDownPage,
+  decodeTopPage,
+  decodeUnansweredCategory,
+  decodeUnclickedSearch,
+  type TypedQuestion,
+} from '../functions/warehouse/questions.js';
 import { sqlString } from '../functions/warehouse/sql.js';
 import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
 
@@ -168,6 +178,21 @@ export const QUESTION_IDS = {
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
+} as const;
+
+/** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
+function typed<T>(id: string, decode: (row: Row) => T): TypedQuestion<T, QuestionParams> {
+  return { id, sql: (tables, params) => questionSql(questionById(id), 'duckdb', { tables }, params), decode };
+}
+
+/** The questions the report and `gaps` ask, typed: `ask(warehouse, TYPED_QUESTIONS.topPages, params)` gives `TopPageRow`s. */
+export const TYPED_QUESTIONS = {
+  dailyTotals: typed(QUESTION_IDS.dailyTotals, decodeDailyTotals),
+  topPages: typed(QUESTION_IDS.topPages, decodeTopPage),
+  searchesWithoutClicks: typed(QUESTION_IDS.searchesWithoutClicks, decodeUnclickedSearch),
+  unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
+  thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
+  gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */

@@ -8,7 +8,8 @@
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
  */
 import path from 'node:path';
-import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
+import { TYPED_QUESTIONS } from '../../queries/questions.js';
+import { ask } from '../warehouse/questions.js';
 import type { FollowUpOutcome } from '../follow-up/outcome.js';
 import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
 import type { Destination } from '../shared/destination.js';
@@ -104,36 +105,30 @@ export const ALL_ROWS = 1_000_000;
  * down"), each asked for its first `limit` rows — the ranking's first `limit` gaps are among them.
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
-  const ask = (id: string) => tables.warehouse.ask(questionSql(questionById(id), 'duckdb', { tables: tables.warehouse.tables }, { ...tables.params, limit }));
+  const params = { ...tables.params, limit };
   const [unanswered, searches, thumbs] = await Promise.all([
-    ask(QUESTION_IDS.unansweredQuestions),
-    ask(QUESTION_IDS.searchesWithoutClicks),
-    ask(QUESTION_IDS.thumbsDownPages),
+    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestions, params),
+    ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
+    ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
   return [
     ...unanswered.map((r) => ({
-      projectId: String(r['project_id']),
+      projectId: r.projectId,
       evidence: {
         kind: 'unanswered_category' as const,
-        category: String(r['query_category']),
-        unanswered: Number(r['unanswered']),
-        conversations: Number(r['conversations']),
-        examples: strings(r['example_queries']),
+        category: r.category,
+        unanswered: r.unanswered,
+        conversations: r.conversations,
+        examples: [...r.examples],
       },
     })),
     ...searches.map((r) => ({
-      projectId: String(r['project_id']),
-      evidence: { kind: 'search_without_clicks' as const, query: String(r['search_query']), searches: Number(r['hits']), days: Number(r['days']) },
+      projectId: r.projectId,
+      evidence: { kind: 'search_without_clicks' as const, query: r.query, searches: r.hits, days: r.days },
     })),
     ...thumbs.map((r) => ({
-      projectId: String(r['project_id']),
-      evidence: {
-        kind: 'thumbs_down_page' as const,
-        path: String(r['path']),
-        thumbsDown: Number(r['thumbs_down']),
-        thumbsUp: Number(r['thumbs_up']),
-        comments: strings(r['example_comments']),
-      },
+      projectId: r.projectId,
+      evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: [...r.comments] },
     })),
   ];
 }
@@ -152,11 +147,12 @@ export async function dailyFigures(
   const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
   await session.run('DROP TABLE IF EXISTS wanted_gaps');
   await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
-  for (const row of await session.query(questionSql(questionById(QUESTION_IDS.gapFigureByDay), 'duckdb', { tables: tables.warehouse.tables }))) {
-    const gapId = String(row['gap_id']);
-    const days = byGap.get(gapId) ?? new Map<string, number>();
-    days.set(String(row['day']), Number(row['figure']));
-    byGap.set(gapId, days);
+  // Not `ask`: the answer changes with wanted_gaps, which the session does not see in the SQL.
+  const { gapFigureByDay } = TYPED_QUESTIONS;
+  for (const row of (await session.query(gapFigureByDay.sql(tables.warehouse.tables, {}))).map(gapFigureByDay.decode)) {
+    const days = byGap.get(row.gapId) ?? new Map<string, number>();
+    days.set(row.day, row.figure);
+    byGap.set(row.gapId, days);
   }
   return byGap;
 }
@@ -232,8 +228,4 @@ async function tableFiles(root: string, table: TableDef, days: readonly string[]
     ),
   );
   return perDay.flat();
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
