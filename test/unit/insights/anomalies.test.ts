@@ -15,7 +15,7 @@ import {
   publishAnomalies,
   type Thresholds,
 } from '../../../functions/insights/anomalies.js';
-import type { FigureName } from '../../../functions/insights/figure-names.js';
+import type { FigureName } from '../../../functions/warehouse/figure-names.js';
 import { type DayFigures, figureKey } from '../../../functions/insights/figures.js';
 import type { InsightMessage } from '../../../functions/insights/publish.js';
 import { createMemoryStore } from '../../../functions/shared/shared-store.js';

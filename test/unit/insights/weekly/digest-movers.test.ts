@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Figures, Headline } from '../../../../functions/report/figures.js';
-import { MOVER_MIN_BASE, MOVERS, type Mover, moversOf } from '../../../../functions/weekly-report/digest.js';
+import { MOVER_MIN_BASE, MOVERS, type Mover, moversOf } from '../../../../functions/insights/weekly/digest.js';
 
 const ZERO: Headline = {
   human: 0,
