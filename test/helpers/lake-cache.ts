@@ -9,7 +9,7 @@
  * no test can change what another reads.
  */
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,7 @@ const INPUTS = ['functions', 'sandbox', 'queries', 'test/helpers', 'package-lock
 const CACHE = path.join(tmpdir(), 'mintlify-exporter-lakes');
 /** A lock older than this was left by a build that died: taken over. */
 const STALE_LOCK_MS = 10 * 60_000;
-/** Lakes of other content older than this are removed when a new one is built. */
+/** Lakes of other content not used for this long are removed when a new one is built. */
 const OLD_LAKE_MS = 24 * 60 * 60_000;
 const READY = 'ready.json';
 
@@ -58,6 +58,9 @@ export async function cachedLake<Meta>(name: string, build: (root: string) => Pr
   inputsKey ??= hashInputs();
   const built = path.join(CACHE, `${name}-${await inputsKey}`);
   const { meta } = (await readReady<Meta>(built)) ?? (await buildOnce(name, built, build));
+  // Its age is the time since it was last used: another tree's run removes only lakes nobody used for a day.
+  const now = new Date();
+  await utimes(built, now, now);
   const root = await makeTempDir(name);
   await cp(path.join(built, 'lake'), root, { recursive: true });
   return { root, meta };
@@ -115,7 +118,7 @@ async function takeLock(lock: string): Promise<boolean> {
   return false;
 }
 
-/** Lakes of this name built from other inputs a day ago or more, and builds left by a dead worker: no tree of today reads them. */
+/** Lakes of this name built from other inputs and not used for a day, and builds left by a dead worker: no tree of today reads them. */
 async function removeOldLakes(name: string, keep: string): Promise<void> {
   for (const entry of await readdir(CACHE)) {
     const full = path.join(CACHE, entry);
