@@ -18,7 +18,8 @@ import { makeTempDir } from './files.js';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** What a lake is built from: a change in any of these builds it again. */
 const INPUTS = ['functions', 'sandbox', 'queries', 'test/helpers', 'package-lock.json'];
-const CACHE = path.join(tmpdir(), 'mintlify-exporter-lakes');
+/** Where lakes are kept between runs. */
+export const LAKE_CACHE = path.join(tmpdir(), 'mintlify-exporter-lakes');
 /** A lock older than this was left by a build that died: taken over. */
 const STALE_LOCK_MS = 10 * 60_000;
 /** Lakes of other content not used for this long are removed when a new one is built. */
@@ -56,7 +57,7 @@ async function hashInputs(): Promise<string> {
  */
 export async function cachedLake<Meta>(name: string, build: (root: string) => Promise<Meta>): Promise<{ readonly root: string; readonly meta: Meta }> {
   inputsKey ??= hashInputs();
-  const built = path.join(CACHE, `${name}-${await inputsKey}`);
+  const built = path.join(LAKE_CACHE, `${name}-${await inputsKey}`);
   const { meta } = (await readReady<Meta>(built)) ?? (await buildOnce(name, built, build));
   // Its age is the time since it was last used: another tree's run removes only lakes nobody used for a day.
   const now = new Date();
@@ -76,7 +77,7 @@ async function readReady<Meta>(built: string): Promise<{ readonly meta: Meta } |
 }
 
 async function buildOnce<Meta>(name: string, built: string, build: (root: string) => Promise<Meta>): Promise<{ readonly meta: Meta }> {
-  await mkdir(CACHE, { recursive: true });
+  await mkdir(LAKE_CACHE, { recursive: true });
   const lock = `${built}.lock`;
   for (;;) {
     const ready = await readReady<Meta>(built);
@@ -120,8 +121,8 @@ async function takeLock(lock: string): Promise<boolean> {
 
 /** Lakes of this name built from other inputs and not used for a day, and builds left by a dead worker: no tree of today reads them. */
 async function removeOldLakes(name: string, keep: string): Promise<void> {
-  for (const entry of await readdir(CACHE)) {
-    const full = path.join(CACHE, entry);
+  for (const entry of await readdir(LAKE_CACHE)) {
+    const full = path.join(LAKE_CACHE, entry);
     if (full === keep || !entry.startsWith(`${name}-`) || entry.endsWith('.lock')) continue;
     const age = await stat(full).then(
       (s) => Date.now() - s.mtimeMs,
