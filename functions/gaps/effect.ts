@@ -75,6 +75,30 @@ export interface FixesScope {
   readonly warehouse?: LoadedWarehouse;
 }
 
+/** A fix's two sides by `today` (the UTC day of now): whole days since, N, and the windows (absent when N is 0). */
+export type EffectWindows = Pick<GapEffect, 'daysSince' | 'n' | 'tooEarly' | 'before' | 'after'>;
+
+/**
+ * The windows of a job completed on `completedDay`, from its gap's figure per day (a day without
+ * an entry counts 0): the N days before that day and the N days after it, N = min(28, whole days
+ * since), the day itself on neither side. Pure.
+ */
+export function effectWindows(completedDay: string, today: string, perDay: ReadonlyMap<string, number>): EffectWindows {
+  const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
+  const n = Math.min(EFFECT_MAX_DAYS, daysSince);
+  const window = (from: string): EffectWindow => {
+    let total = 0;
+    for (let d = 0; d < n; d++) total += perDay.get(addDays(from, d)) ?? 0;
+    return { from, last: addDays(from, n - 1), days: n, total, perDay: total / n };
+  };
+  return {
+    daysSince,
+    n,
+    tooEarly: n < EFFECT_MIN_DAYS,
+    ...(n > 0 ? { before: window(addDays(completedDay, -n)), after: window(addDays(completedDay, 1)) } : {}),
+  };
+}
+
 /** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
 export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
   // No job was ever made for a gap: nothing to show, and nothing read.
@@ -134,15 +158,7 @@ async function measure(root: string, completed: readonly CompletedJob[], today: 
     const figures = await dailyFigures(tables, known);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
-      const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
-      const n = Math.min(EFFECT_MAX_DAYS, daysSince);
       const gap = found.get(gapId);
-      const perDay = figures.get(gapId) ?? new Map<string, number>();
-      const window = (from: string): EffectWindow => {
-        let total = 0;
-        for (let d = 0; d < n; d++) total += perDay.get(addDays(from, d)) ?? 0;
-        return { from, last: addDays(from, n - 1), days: n, total, perDay: total / n };
-      };
       return {
         gapId,
         projectId: request.projectId,
@@ -151,10 +167,7 @@ async function measure(root: string, completed: readonly CompletedJob[], today: 
         ...(request.jobId ? { jobId: request.jobId } : {}),
         ...(request.prLink ? { prLink: request.prLink } : {}),
         completedDay,
-        daysSince,
-        n,
-        tooEarly: n < EFFECT_MIN_DAYS,
-        ...(n > 0 ? { before: window(addDays(completedDay, -n)), after: window(addDays(completedDay, 1)) } : {}),
+        ...effectWindows(completedDay, today, figures.get(gapId) ?? new Map<string, number>()),
       };
     });
   } finally {

@@ -40,7 +40,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await lake?.sandbox.close();
   await removeTempDirs();
 });
 
