@@ -4,6 +4,7 @@
  * fix it or enqueue it again).
  */
 import { scrubText } from '../../shared/errors.js';
+import { readerText } from '../../shared/reader-text.js';
 import type { DeadLetterListing, DeadLetterMessage, RedriveReport } from '../dead-letter-queue.js';
 import type { CliIo } from '../io.js';
 import { writeJson } from './json.js';
@@ -53,5 +54,6 @@ function messageLine(message: DeadLetterMessage): string {
     `job ${message.jobId ?? '(none)'}`,
     ...(message.deadLetteredAt ? [`dead-lettered ${message.deadLetteredAt}`] : []),
   ];
-  return scrubText(`request ${message.requestId ?? `(none; message ${message.messageId})`} (${about.join(', ')})`);
+  // Ids come from the message: a writer to the queue chose them (readers' words, shared/reader-text.ts).
+  return readerText(`request ${message.requestId ?? `(none; message ${message.messageId})`} (${about.join(', ')})`, 600);
 }
