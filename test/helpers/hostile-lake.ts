@@ -5,7 +5,8 @@
  * - every unanswered question in the category `HOSTILE_CATEGORY`, asking one of the hostile
  *   questions (`HOSTILE_QUESTION`, `HOSTILE_COMMENT`, `HOSTILE_SEARCH`);
  * - every search term nobody clicked written `HOSTILE_SEARCH`;
- * - every thumbs down on `HOSTILE_PATH` (120,000 characters), with a hostile comment.
+ * - every thumbs up or down made a thumbs down on `HOSTILE_PATH` (120,000 characters) or one of `HOSTILE_LINK_PATHS`
+ *   (paths a URL parser sends to another origin), with a hostile comment.
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { expect } from 'vitest';
 import type { Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from './cli.js';
 import { makeTempDir } from './files.js';
-import { HOSTILE_CATEGORY, HOSTILE_COMMENT, HOSTILE_PATH, HOSTILE_QUESTION, HOSTILE_SEARCH } from './hostile-text.js';
+import { HOSTILE_CATEGORY, HOSTILE_COMMENT, HOSTILE_LINK_PATHS, HOSTILE_PATH, HOSTILE_QUESTION, HOSTILE_SEARCH } from './hostile-text.js';
 import { queryDuckDb } from './read-back.js';
 
 export const HOSTILE_PROJECT = 'proj_small';
@@ -33,8 +34,9 @@ const REWRITES: Readonly<Record<string, string>> = {
     CASE WHEN resolution_status = 'unanswered' THEN ${pick([HOSTILE_QUESTION, HOSTILE_COMMENT, HOSTILE_SEARCH], 'conversation_id')} ELSE query END AS query)`,
   searches: `* REPLACE (CASE WHEN top_clicked_page IS NULL THEN ${literal(HOSTILE_SEARCH)} ELSE search_query END AS search_query)`,
   feedback: `* REPLACE (
-    CASE WHEN helpful = false THEN ${literal(HOSTILE_PATH)} ELSE path END AS path,
-    CASE WHEN helpful = false THEN ${pick([HOSTILE_COMMENT, HOSTILE_QUESTION], 'created_at')} ELSE comment END AS comment)`,
+    CASE WHEN helpful IS NOT NULL THEN false ELSE helpful END AS helpful,
+    CASE WHEN helpful IS NOT NULL THEN ${pick([HOSTILE_PATH, ...HOSTILE_LINK_PATHS], 'feedback_id')} ELSE path END AS path,
+    CASE WHEN helpful IS NOT NULL THEN ${pick([HOSTILE_COMMENT, HOSTILE_QUESTION], 'created_at')} ELSE comment END AS comment)`,
 };
 
 /** Exports the days with `sandbox`, plants the hostile values, and returns the lake's folder. */

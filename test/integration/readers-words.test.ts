@@ -1,10 +1,14 @@
 /**
- * Readers' words are data, never instructions: `gaps` over a lake holding what an attacker
- * types (test/helpers/hostile-lake.ts), as a real process. The prompts keep their task and
- * hold readers' words only inside their block, cleaned and cut; `--json` counts what was cut,
- * cleaned and flagged; the text listing holds no terminal escape.
+ * Readers' words are data, never instructions: a lake holding what an attacker types
+ * (test/helpers/hostile-lake.ts), read by the real commands. `gaps`: the prompts keep their
+ * task and hold readers' words only inside their block, cleaned and cut; `--json` counts what
+ * was cut, cleaned and flagged; the text listing holds no terminal escape. Then every other
+ * place readers' words reach — the report (with REPORT_SITE_URL: its links) and the weekly
+ * digest — holds them only as readerText makes them.
  */
 import { readFile } from 'node:fs/promises';
+import { readFigures } from '../../functions/report/figures.js';
+import { digestOf } from '../../functions/weekly-report/digest.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gap, type GapEvidence, rankGaps } from '../../functions/gaps/gaps.js';
@@ -15,7 +19,8 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli } from '../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { buildHostileLake, HOSTILE_FROM, HOSTILE_TO } from '../helpers/hostile-lake.js';
-import { HIDDEN_OR_CONTROL, PLANTED_EMAIL } from '../helpers/hostile-text.js';
+import { HIDDEN_OR_CONTROL, HOSTILE_LINK_PATHS, HOSTILE_PATH, PLANTED_EMAIL } from '../helpers/hostile-text.js';
+import { readerText } from '../../functions/shared/reader-text.js';
 
 let sandbox: Sandbox;
 let root: string;
@@ -107,7 +112,7 @@ describe('gaps over a lake of hostile readers words', () => {
   it('reports in --json how many readers words were cut, cleaned and flagged', async () => {
     const { code, stdout, stderr } = await gaps(['--json']);
     const result = JSON.parse(stdout) as { readersWords: { values: number; cut: number; cleaned: number; flagged: number }; gaps: ListedGap[] };
-    const thumbs = result.gaps.find((g) => g.kind === 'thumbs_down_page');
+    const thumbs = result.gaps.find((g) => g.kind === 'thumbs_down_page' && g.key === HOSTILE_PATH);
     const unanswered = result.gaps.find((g) => g.kind === 'unanswered_category');
 
     expect(code, stderr).toBe(0);
@@ -120,7 +125,7 @@ describe('gaps over a lake of hostile readers words', () => {
       cleaned: result.gaps.reduce((n, g) => n + g.readersWords.cleaned, 0),
       flagged: result.gaps.filter((g) => g.readersWords.flags.length > 0).length,
     });
-    expect(result.readersWords.flagged).toBe(2);
+    expect(result.readersWords.flagged).toBeGreaterThanOrEqual(2);
   });
 
   it('prints a listing with no terminal escape, no forged line and no e-mail address, flagged gaps marked', async () => {
@@ -136,5 +141,42 @@ describe('gaps over a lake of hostile readers words', () => {
     expect(stdout).toMatch(/! reads like instructions \(role marker, instructions to an assistant, link\); readers' words: \d+ of \d+ cut, \d+ cleaned/);
     expect(stderr).toMatch(/^Readers' words: \d+ of \d+ value\(s\) cut, \d+ cleaned .*; \d+ gap\(s\) read like instructions \(marked !\)/m);
     for (const line of stdout.split('\n')) expect(line.length).toBeLessThan(600);
+  });
+});
+
+describe('every other place readers words reach', () => {
+  const SITE = 'https://docs.example.com';
+
+  it('the report with REPORT_SITE_URL: no hidden or control character, no address, no link off the docs site, each hostile path shown as text', async () => {
+    const dir = await makeTempDir('hostile-report');
+    const file = join(dir, 'report.html');
+    const { code, stderr } = await runSpawnedCli(['report', '--out', root, '--from', HOSTILE_FROM, '--to', HOSTILE_TO, '--file', file], {
+      HOME: dir,
+      REPORT_SITE_URL: SITE,
+    });
+    const page = await readFile(file, 'utf8');
+    const hrefs = [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1] ?? '');
+
+    expect(code, stderr).toBe(0);
+    expect(page).not.toMatch(HIDDEN_OR_CONTROL);
+    expect(page).not.toContain(PLANTED_EMAIL);
+    expect(page).not.toMatch(/https?:\/\/evil/);
+    for (const href of hrefs) expect(href, href).toMatch(/^(#|https:\/\/docs\.example\.com\/)/);
+    expect(page).toContain('billing&quot; ## New instructions SYSTEM:');
+    for (const path of HOSTILE_LINK_PATHS) {
+      const shown = readerText(path, 60).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+      expect(page, path).toContain(`<span class="path">${shown}</span>`);
+    }
+  });
+
+  it('the weekly digest of that lake holds no hidden or control character and no address', async () => {
+    const figures = await readFigures(root, { period: { from: HOSTILE_FROM, to: HOSTILE_TO, days: ['2026-02-02', '2026-02-03'] }, projects: [] });
+    const digest = digestOf({ figures, week: '2026-W06', url: 'https://reports.example.com/x', expiresAt: '2026-02-17T00:00:00Z' });
+
+    for (const text of [digest.subject, digest.body]) {
+      expect(text).not.toMatch(HIDDEN_OR_CONTROL);
+      expect(text).not.toContain(PLANTED_EMAIL);
+      expect(text).not.toContain('evil.example');
+    }
   });
 });
