@@ -39,10 +39,10 @@ const ALLOWED: readonly { readonly file: string; readonly line: string; readonly
   { file: 'functions/report/sections/thumbs-down.ts', line: 'p.comments.length > 0', why: 'a count' },
   {
     file: 'functions/report/page/parts.ts',
-    line: '<span class="bar-label">${b.label}</span>',
+    line: '<span class="bar-label">$' + '{b.label}</span>',
     why: "a bar's label: SafeHtml its caller built with userText/pageLink",
   },
-  { file: 'functions/gaps/prompts.ts', line: '- ${value.label}: ${value.shown.text}', why: "a fixed label and readerValuesOf's cleaned text" },
+  { file: 'functions/gaps/prompts.ts', line: 'value.label}: $' + '{value.shown.text}', why: "a fixed label and readerValuesOf's cleaned text" },
   { file: 'functions/gaps/readers-words.ts', line: 'evidence.category === NO_CATEGORY', why: 'a comparison' },
   { file: 'functions/gaps/readers-words.ts', line: "value('category', 'category', evidence.category)", why: 'cleaned by value()' },
   { file: 'functions/gaps/readers-words.ts', line: 'evidence.examples.map((text) => value(', why: 'cleaned by value()' },
@@ -90,7 +90,7 @@ describe("the call sites of readers' words", () => {
   });
 
   it('fails for a printer that shows a reader field raw', () => {
-    const line = '  io.stdout.write(`${gap.evidence.query}\\n`);';
+    const line = '  io.stdout.write(`$' + '{gap.evidence.query}`);';
 
     expect(READER_FIELD.test(line) && !CLEANED.test(line)).toBe(true);
   });
