@@ -78,6 +78,7 @@ describe('gaps over a lake of hostile readers words', () => {
     const messages = lines.map((line) => JSON.parse(line) as { gapId: string; prompt: string });
 
     expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/prompt\(s\) written to .*; review them \(\d+ say their readers' words read like instructions: read those first\), then: /);
     expect(new Set(messages.map((m) => listed.gaps.find((g) => g.gapId === m.gapId)?.kind))).toEqual(
       new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']),
     );

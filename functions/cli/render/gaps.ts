@@ -56,8 +56,9 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
   }
   if (output.promptsFile !== undefined) {
     const skipped = result.gaps.filter((gap) => !gap.promptable).length;
+    const flagged = result.gaps.filter((gap) => gap.promptable && (checks.get(gap.gapId)?.flags.length ?? 0) > 0).length;
     io.stderr.write(
-      `${output.written ?? 0} prompt(s) written to ${output.promptsFile}${skipped > 0 ? ` (${skipped} gap(s) left out: a job in flight or done)` : ''}; review them, then: mintlify-exporter enqueue --queue-url URL --file ${output.promptsFile}\n`,
+      `${output.written ?? 0} prompt(s) written to ${output.promptsFile}${skipped > 0 ? ` (${skipped} gap(s) left out: a job in flight or done)` : ''}; review them${flagged > 0 ? ` (${flagged} say their readers' words read like instructions: read those first)` : ''}, then: mintlify-exporter enqueue --queue-url URL --file ${output.promptsFile}\n`,
     );
   }
 }
