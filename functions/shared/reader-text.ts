@@ -79,7 +79,7 @@ const SCHEME_URL = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}):\/\/([^\s/?#\\]*)/g
 const WWW_HOST = /(?<![\p{L}\p{N}.\-/])(www\.[^\s/?#\\]+)/giu;
 /** `//host.tld` at a token's start (a protocol-relative link). */
 const RELATIVE_HOST = /(?<![^\s"'(<[])\/\/([^\s/?#\\.]+\.[^\s/?#\\]+)/gu;
-const DEFANGED_SCHEME: Readonly<Record<string, string>> = { http: 'hxxp', https: 'hxxps', ftp: 'fxp', hxxp: 'hxxp', hxxps: 'hxxps' };
+const DEFANGED_SCHEME: Readonly<Record<string, string>> = { http: 'hxxp', https: 'hxxps', ftp: 'fxp', hxxp: 'hxxp', hxxps: 'hxxps', fxp: 'fxp' };
 
 /** `value` cleaned and cut for `kind` (or to `max` characters), with what was done to it. */
 export function cleanReaderText(value: string, limit: ReaderTextKind | number): CleanedReaderText {

@@ -23,6 +23,15 @@ describe('readerText', () => {
     );
   });
 
+  it('defangs other schemes too, and is the same when applied twice', () => {
+    const once = readerText('ftp://files.example/x javascript://x.example/y mailto:ops@corp.example', 'quote');
+
+    expect(once).toBe('fxp://files[.]example/x javascript[:]//x[.]example/y [email]');
+    expect(readerText(once, 'quote')).toBe(once);
+    const paths = readerText('see https://evil.example/login\n\u202Etxt', 'quote');
+    expect(readerText(paths, 'quote')).toBe(paths);
+  });
+
   it('cuts a path at 200, a category at 80 and a quote at 300 characters, ending with …', () => {
     for (const [kind, max] of Object.entries(READER_TEXT_LIMITS)) {
       const text = readerText('x'.repeat(max + 1), kind as keyof typeof READER_TEXT_LIMITS);
