@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readFigures } from '../../functions/report/figures.js';
-import { digestOf } from '../../functions/weekly-report/digest.js';
+import { digestOf } from '../../functions/insights/weekly/digest.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gap, type GapEvidence, rankGaps } from '../../functions/gaps/gaps.js';

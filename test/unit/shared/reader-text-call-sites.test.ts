@@ -49,8 +49,6 @@ const ALLOWED: readonly { readonly file: string; readonly line: string; readonly
   { file: 'functions/gaps/readers-words.ts', line: "value('search term', 'quote', evidence.query)", why: 'cleaned by value()' },
   { file: 'functions/gaps/readers-words.ts', line: "value('page', 'path', evidence.path)", why: 'cleaned by value()' },
   { file: 'functions/gaps/readers-words.ts', line: 'evidence.comments.map((text) => value(', why: 'cleaned by value()' },
-  { file: 'functions/weekly-report/digest.ts', line: 'DIGEST_FIGURES.find((f) => f.key === key)?.label', why: "a figure's fixed name" },
-  { file: 'functions/weekly-report/digest.ts', line: 'DIGEST_FIGURES.map((f) => f.label.length)', why: "a figure's fixed name" },
   { file: 'functions/insights/weekly/digest.ts', line: 'DIGEST_FIGURES.find((f) => f.key === key)?.label', why: "a figure's fixed name" },
   { file: 'functions/insights/weekly/digest.ts', line: 'DIGEST_FIGURES.map((f) => f.label.length)', why: "a figure's fixed name" },
 ];
