@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const HOSTILE_ID = 'req\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202Eevil\u200B\nforged line';
 
-describe('dead-letters list with hostile messages', () => {
+describe('dead-letters list with hostile messages', { timeout: 60_000 }, () => {
   it('prints no ESC byte, no control, bidi or zero-width character, and one line per message', async () => {
     const tag = randomBytes(4).toString('hex');
     const deadLetterUrl = await aws.createQueue(`hostile-${tag}-dlq.fifo`, { FifoQueue: 'true' });

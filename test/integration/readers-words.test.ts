@@ -68,12 +68,12 @@ function taskOf(prompt: string): string {
     .join('\n\n');
 }
 
-describe('gaps over a lake of hostile readers words', () => {
+describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () => {
   it('writes prompts of at most 4,000 characters, each with the task of a benign prompt of its kind and readers words only inside its block', async () => {
     const dir = await makeTempDir('hostile-prompts');
     const file = join(dir, 'prompts.jsonl');
-    const listed = JSON.parse((await gaps(['--json'])).stdout) as { gaps: ListedGap[] };
-    const { code, stderr } = await gaps(['--prompts', file]);
+    const { code, stdout, stderr } = await gaps(['--json', '--prompts', file]);
+    const listed = JSON.parse(stdout) as { gaps: ListedGap[] };
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
     const messages = lines.map((line) => JSON.parse(line) as { gapId: string; prompt: string });
 
@@ -145,7 +145,7 @@ describe('gaps over a lake of hostile readers words', () => {
   });
 });
 
-describe('every other place readers words reach', () => {
+describe('every other place readers words reach', { timeout: 120_000 }, () => {
   const SITE = 'https://docs.example.com';
 
   it('the report with REPORT_SITE_URL: no hidden or control character, no address, no link off the docs site, each hostile path shown as text', async () => {
