@@ -3,7 +3,7 @@
  * summary on stderr. The text lines never show the prompt (`--json` carries each body whole, to
  * fix it or enqueue it again). Text from the queue reaches the terminal only through `clean`.
  */
-import { scrubText } from '../../shared/errors.js';
+import { readerText } from '../../shared/reader-text.js';
 import type { DeadLetterListing, DeadLetterMessage, RedriveReport } from '../dead-letter-queue.js';
 import type { CliIo } from '../io.js';
 import { writeJson } from './json.js';
@@ -16,8 +16,8 @@ interface PrintFlags {
   readonly json?: boolean | undefined;
 }
 
-/** Text a writer to the queue chose (ids, reasons), made one safe line. */
-const clean = (text: string): string => scrubText(text);
+/** Text from the queue (a writer to the queue chose it) as readers' words: one line, nothing hidden or reordered. */
+const clean = (text: string): string => readerText(text, 600);
 
 /** What a listed message's redrive would be, when it is not a plain move. */
 function redriveNote(message: DeadLetterMessage): string {
