@@ -4,8 +4,9 @@
  * it to `<prefix>/reports/weekly/<YYYY>-W<ww>.html` and `<prefix>/reports/latest.html`, and
  * publishes a digest with a pre-signed link on the insights topic.
  *
- * Least privilege: it reads the data prefixes (tables, manifests, checkpoints, run log), puts
- * objects under `reports/` only, and publishes to the insights topic only. DuckDB runs inside
+ * Least privilege: it reads (and lists) the data prefixes (tables, manifests, checkpoints, run
+ * log) and what its page shows besides (follow-up outcomes, anomaly marks), puts objects under
+ * `reports/` only, and publishes to the insights topic only. DuckDB runs inside
  * (duckdb-bundling.ts: x86_64, the installed packages copied into the asset, HOME=/tmp).
  */
 import { Duration } from 'aws-cdk-lib';
@@ -17,6 +18,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
+import { ANOMALIES_PREFIX } from '../../functions/insights/state.js';
 import { REPORTS_PREFIX } from '../../functions/weekly-report/keys.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
@@ -80,6 +82,8 @@ export class WeeklyReport extends Construct {
     this.logGroup = bundled.logGroup;
 
     props.warehouse.grantWarehouseRead(this.function);
+    // Its page shows the fixes made for gaps and the hourly check's anomaly marks.
+    props.warehouse.grantPageRead(this.function, `${ANOMALIES_PREFIX}/`);
     props.warehouse.grantReportsWrite(this.function, REPORTS_PREFIX);
     props.insights.grantPublish(bundled.role);
 

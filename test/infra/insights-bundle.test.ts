@@ -7,14 +7,18 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
+import { recordAnomalies } from '../../functions/insights/records.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
 import { queryDuckDb } from '../helpers/read-back.js';
@@ -49,10 +53,39 @@ beforeAll(async () => {
   const finishedAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000;
   await writeLake(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), days, finishedAt);
   await writeLake(createLocalDestination(localLake), days, finishedAt);
+  // What the page shows besides the tables: a fix made by a follow-up job (its outcome record)
+  // and an anomaly mark of the hourly check, each under its own prefix.
+  const outcome = buildOutcome({
+    requestId: 'req-fix-1',
+    projectId: 'proj_a',
+    jobId: 'job_fix',
+    kind: 'follow_up',
+    gapId: 'gap-quickstart',
+    promptLength: 40,
+    promptSha256: 'a'.repeat(64),
+    status: 'completed',
+    prLink: 'https://github.com/acme/docs/pull/9',
+    sentAt: Date.parse('2026-11-17T09:00:00Z'),
+    finishedAt: Date.parse('2026-11-17T10:00:00Z'),
+    polls: 3,
+    attempts: 1,
+  });
+  await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${outcomeKey(outcome)}`, Body: JSON.stringify(outcome) }));
+  await recordAnomalies(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), [
+    { projectId: 'proj_a', day: '2026-11-18', figure: 'human', value: 40, usual: 420, compared: [], direction: 'drop' },
+  ]);
 }, 300_000);
 
+const guards: IamGuard[] = [];
+/** The function's calls checked against its role's policies in the template (test/helpers/iam.ts). */
+async function guard(description: string, values: Record<string, string>, upstreams: IamGuardOptions['upstreams'], drop?: IamGuardOptions['drop']) {
+  const started = await startIamGuard({ resources: assembly.resources, description, values, upstreams, ...(drop ? { drop } : {}) });
+  guards.push(started);
+  return started;
+}
+
 afterAll(async () => {
-  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close()]);
+  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close(), ...guards.map((g) => g.close())]);
   await removeTempDirs();
 });
 
@@ -70,19 +103,25 @@ describe('the synthesized insights functions', () => {
 
   it('the weekly report writes both pages and publishes one digest with the figures of an independent query and a pre-signed link', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const env = functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn });
+    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn };
+    const env = functionEnvironment(assembly.resources, WEEKLY, values);
+    const iam = await guard(WEEKLY, values, { S3: aws.endpoint, SNS: aws.endpoint });
     const { result, error, logs } = await invokeBundle(
       assembly.outDir,
       join(assembly.functionAssetDir(WEEKLY), 'index.js'),
       EVENT,
-      {
-        ...env,
-        AWS_ENDPOINT_URL_S3: aws.endpoint,
-        AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      },
+      { ...env, ...iam.env },
       functionHandler(assembly.resources, WEEKLY),
     );
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
     expect(error, logs).toBeUndefined();
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        `s3:GetObject on arn:aws:s3:::${bucket}/mintlify/followup_outcomes/dt=2026-11-17/req-fix-1.json`,
+        `s3:GetObject on arn:aws:s3:::${bucket}/mintlify/_insights/anomalies/dt=2026-11-18/proj_a.json`,
+        `sns:Publish on ${topicArn}`,
+      ]),
+    );
     expect(result).toMatchObject({ week: '2026-W47', keys: ['reports/weekly/2026-W47.html', 'reports/latest.html'] });
     expect(logs).toContain(`"${INSIGHTS_METRICS.weeklyReports}"`);
 
@@ -92,6 +131,9 @@ describe('the synthesized insights functions', () => {
     expect(weekly).toMatch(/^<!doctype html>/i);
     expect(weekly).toContain('2026-11-16');
     expect(await page('reports/latest.html')).toBe(weekly);
+    // What the new grants let it read: the fix and the anomaly mark are on the page.
+    expect(weekly).toContain('Fixes and their effect');
+    expect(weekly).toContain('human visitors 40 vs usual 420');
 
     const messages = await aws.takeAll(subscriber);
     expect(messages).toHaveLength(1);

@@ -1,0 +1,111 @@
+/**
+ * The roles as the template writes them: each function's DynamoDB access is limited to its own
+ * key prefix (`dynamodb:LeadingKeys` on every statement), listing the bucket to the folders it
+ * reads (`s3:prefix` on every s3:ListBucket), no S3 action family — and, through the IAM policy
+ * engine the bundle tests use (test/helpers/iam.ts), what that means for real requests.
+ */
+import { describe, expect, it } from 'vitest';
+import { EXPORT_KEY_PREFIX, FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
+import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
+import { evaluateCall, resolver, rolePolicies, type IamCall, type PolicyStatement } from '../helpers/iam.js';
+import { synthStack } from '../helpers/synth.js';
+
+const { template } = synthStack({ projectIds: 'proj_a' });
+const resources = template.toJSON()['Resources'] as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+const BUCKET = 'data-bucket';
+const bucketId = Object.keys(template.findResources('AWS::S3::Bucket')).find((id) => id.includes('Data'));
+const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0] ?? '';
+const { resolve, getAtt } = resolver(resources, { ...(bucketId ? { [bucketId]: BUCKET } : {}), [tableId]: 'state' });
+const TABLE_ARN = getAtt(tableId, 'Arn');
+
+const FUNCTIONS = {
+  export: 'Hourly',
+  followUp: 'Sends queued follow-up prompts',
+  check: 'Hourly: anomalies',
+  weekly: 'Weekly: the report',
+} as const;
+
+function descriptionOf(start: string): string {
+  const fn = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description']).startsWith(start));
+  if (!fn) throw new Error(`no function "${start}…"`);
+  return String(fn.Properties['Description']);
+}
+
+function roleOf(name: keyof typeof FUNCTIONS) {
+  return rolePolicies(resources, descriptionOf(FUNCTIONS[name]), resolve);
+}
+
+function statements(name: keyof typeof FUNCTIONS): PolicyStatement[] {
+  return roleOf(name).policies.flatMap(({ policy }) => policy.Statement);
+}
+
+const actions = (statement: PolicyStatement) => [statement.Action].flat();
+
+async function may(name: keyof typeof FUNCTIONS, call: IamCall): Promise<boolean> {
+  const role = roleOf(name);
+  return (await evaluateCall(call, role.roleArn, role.policies, undefined)) === 'Allowed';
+}
+
+const item = (action: string, key: string): IamCall => ({ action: `dynamodb:${action}`, resource: TABLE_ARN, context: { 'dynamodb:LeadingKeys': [key] } });
+const list = (prefix: string): IamCall => ({ action: 's3:ListBucket', resource: `arn:aws:s3:::${BUCKET}`, context: { 's3:prefix': prefix } });
+const get = (key: string): IamCall => ({ action: 's3:GetObject', resource: `arn:aws:s3:::${BUCKET}/${key}`, context: {} });
+
+describe('the roles of the template', () => {
+  it('limit every DynamoDB statement to the function’s own key prefix', () => {
+    const prefixes: Record<string, string> = {};
+    for (const name of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
+      for (const statement of statements(name).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')))) {
+        const leading = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+        expect(leading, `${name}: ${JSON.stringify(statement)}`).toBeDefined();
+        prefixes[name] = [leading].flat().join();
+      }
+    }
+    expect(prefixes).toEqual({ export: `${EXPORT_KEY_PREFIX}*`, followUp: `${FOLLOWUP_KEY_PREFIX}*`, check: `${INSIGHTS_KEY_PREFIX}*` });
+  });
+
+  it('limit every listing of the bucket to prefixes, and name S3 actions one by one', () => {
+    for (const name of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
+      const s3 = statements(name).filter((s) => actions(s).some((a) => a.startsWith('s3:')));
+      expect(
+        s3.flatMap(actions).filter((a) => a.includes('*')),
+        name,
+      ).toEqual([]);
+      for (const statement of s3.filter((s) => actions(s).includes('s3:ListBucket'))) {
+        const prefixes = [statement.Condition?.['StringLike']?.['s3:prefix'] ?? []].flat();
+        expect(prefixes.length, `${name}: ${JSON.stringify(statement)}`).toBeGreaterThan(0);
+        for (const prefix of prefixes) expect(prefix, name).toMatch(/^mintlify\/[^*]+\/\*$/);
+      }
+    }
+  });
+
+  it('keep each function to its own items of the state table', async () => {
+    expect(await may('export', item('PutItem', 'export#budget/ledger'))).toBe(true);
+    expect(await may('export', item('PutItem', 'followup#req-1'))).toBe(false);
+    expect(await may('export', item('UpdateItem', 'export#budget/ledger'))).toBe(false);
+    expect(await may('followUp', item('GetItem', 'followup#req-1'))).toBe(true);
+    expect(await may('followUp', item('PutItem', 'export#budget/ledger'))).toBe(false);
+    expect(await may('followUp', { action: 'dynamodb:Scan', resource: TABLE_ARN, context: {} })).toBe(false);
+    expect(await may('check', item('DeleteItem', 'insights#told/x'))).toBe(true);
+    expect(await may('check', item('GetItem', 'export#budget/ledger'))).toBe(false);
+    expect(await may('weekly', item('GetItem', 'insights#told/x'))).toBe(false);
+  });
+
+  it('let each function list only the folders it reads', async () => {
+    expect(await may('weekly', list('mintlify/visitors_totals/dt=2026-11-16'))).toBe(true);
+    expect(await may('weekly', list('mintlify/followup_outcomes/'))).toBe(true);
+    expect(await may('weekly', list('mintlify/'))).toBe(false);
+    expect(await may('weekly', { action: 's3:ListBucket', resource: `arn:aws:s3:::${BUCKET}`, context: {} })).toBe(false);
+    expect(await may('export', list('mintlify/_manifests/visitors/'))).toBe(true);
+    expect(await may('export', list('mintlify/followup_outcomes/'))).toBe(false);
+    expect(await may('check', list('mintlify/_insights/anomalies/'))).toBe(true);
+    expect(await may('followUp', list('mintlify/followup_outcomes/'))).toBe(false);
+  });
+
+  it('let the weekly report read what its page shows, and the consumer read nothing', async () => {
+    expect(await may('weekly', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(true);
+    expect(await may('weekly', get('mintlify/_insights/anomalies/dt=2026-11-18/proj_a.json'))).toBe(true);
+    expect(await may('weekly', get('mintlify/athena-results/q.csv'))).toBe(false);
+    expect(await may('followUp', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(false);
+    expect(await may('check', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(false);
+  });
+});
