@@ -22,6 +22,7 @@ import { ANOMALIES_PREFIX } from '../../functions/insights/state.js';
 import { REPORTS_PREFIX } from '../../functions/weekly-report/keys.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
+import type { ReportLinks } from './report-links.js';
 import { BundledFunction, runtimeEnvironment, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -45,6 +46,10 @@ export interface WeeklyReportProps {
   readonly settleHours?: number | undefined;
   /** @default DEFAULT_REPORT_MEMORY_MB */
   readonly memorySize?: number | undefined;
+  /** The signed-link distribution over the reports: the digest links the page there. @default - no link */
+  readonly reportLinks?: ReportLinks | undefined;
+  /** `REPORT_SITE_URL`: the page links each page path to its page. @default - paths as text */
+  readonly siteUrl?: string | undefined;
   /** @default 'INFO' */
   readonly logLevel?: LogLevel | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
@@ -75,6 +80,14 @@ export class WeeklyReport extends Construct {
         EXPORT_DESTINATION: props.warehouse.destination,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         INSIGHTS_TOPIC_ARN: props.insights.topic.topicArn,
+        ...(props.siteUrl !== undefined ? { REPORT_SITE_URL: props.siteUrl } : {}),
+        ...(props.reportLinks
+          ? {
+              REPORT_LINK_URL: props.reportLinks.baseUrl,
+              REPORT_LINK_KEY_PAIR_ID: props.reportLinks.publicKey.publicKeyId,
+              REPORT_LINK_KEY_SECRET_ARN: props.reportLinks.privateKeySecret.secretArn,
+            }
+          : {}),
         ...runtimeEnvironment(INSIGHTS_SERVICE, props.logLevel),
       } satisfies FunctionEnvironment<'weekly-report'>,
     });
@@ -86,6 +99,7 @@ export class WeeklyReport extends Construct {
     props.warehouse.grantPageRead(this.function, `${ANOMALIES_PREFIX}/`);
     props.warehouse.grantReportsWrite(this.function, REPORTS_PREFIX);
     props.insights.grantPublish(bundled.role);
+    props.reportLinks?.grantSign(this.function);
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Weekly report of the Mintlify analytics (last 7 complete days against the 7 before)',

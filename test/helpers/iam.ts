@@ -7,7 +7,9 @@
  * that function's role and the resource's own policy (bucket, topic, queue, secret). An allowed
  * request is forwarded unchanged; a denied one is answered as AWS answers it (AccessDenied,
  * naming the action and resource) and recorded in `denied`, so a test fails naming the call.
- * A request the guard cannot map is denied too: nothing passes unchecked.
+ * A request the guard cannot map is denied too: nothing passes unchecked. A read of a missing
+ * key is answered as S3 answers it: 404 only when the role may list that key's prefix
+ * (`s3:ListBucket` with `s3:prefix` = the key), 403 AccessDenied otherwise.
  *
  * What it does not model: KMS (the emulators encrypt nothing, so `kms:*` of an encrypted topic
  * is never asked), service control and permission-boundary policies (the stack has none),
@@ -194,8 +196,26 @@ function queueArn(queueUrl: string): string {
   return `arn:aws:sqs:${TEST_REGION}:${TEST_ACCOUNT}:${queueUrl.slice(queueUrl.lastIndexOf('/') + 1)}`;
 }
 
-/** The policy's statements without those `drop` picks (a test's way to remove a grant). */
-export type StatementFilter = (statement: PolicyStatement) => boolean;
+/** A grant a test takes away: `action` on every resource matching `resource`. */
+export interface Revocation {
+  readonly action: string;
+  readonly resource: RegExp;
+}
+
+/** `statements` without `revoke.action` on the resources `revoke.resource` matches (other actions and resources stay). */
+export function revoked(statements: readonly PolicyStatement[], revoke: Revocation): PolicyStatement[] {
+  return statements.flatMap((statement) => {
+    const actions = [statement.Action].flat();
+    const resources = [statement.Resource ?? []].flat();
+    if (statement.Effect !== 'Allow' || !actions.includes(revoke.action) || !resources.some((r) => revoke.resource.test(r))) return [statement];
+    const rest = actions.filter((a) => a !== revoke.action);
+    const kept = resources.filter((r) => !revoke.resource.test(r));
+    return [
+      ...(rest.length > 0 ? [{ ...statement, Action: rest }] : []),
+      ...(kept.length > 0 ? [{ ...statement, Action: [revoke.action], Resource: kept }] : []),
+    ];
+  });
+}
 
 export interface IamGuard {
   /** `AWS_ENDPOINT_URL_<SERVICE>` of each guarded service: the proxies to give the bundle. */
@@ -217,8 +237,8 @@ export interface IamGuardOptions {
   readonly upstreams: Partial<Record<GuardedService, string>>;
   /** The state table's partition key attribute. @default 'pk' */
   readonly partitionKey?: string;
-  /** Statements to leave out of the role's policies (a test removing a grant). */
-  readonly drop?: StatementFilter;
+  /** A grant to take away from the role (a test showing what fails without it). */
+  readonly revoke?: Revocation;
 }
 
 /** Evaluates one call against a role's policies and the resource's policy. */
@@ -253,9 +273,9 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
   const bindings = bindingsFromEnvironment(resources, fn, options.values);
   const { resolve } = resolver(resources, bindings);
   const role = rolePolicies(resources, options.description, resolve);
-  const drop = options.drop;
-  const policies = drop
-    ? role.policies.map(({ name, policy }) => ({ name, policy: { ...policy, Statement: policy.Statement.filter((s) => !drop(s)) } }))
+  const revoke = options.revoke;
+  const policies = revoke
+    ? role.policies.map(({ name, policy }) => ({ name, policy: { ...policy, Statement: revoked(policy.Statement, revoke) } }))
     : role.policies;
   const byResource = resourcePolicies(resources, resolve);
   const partitionKey = options.partitionKey ?? 'pk';
@@ -303,7 +323,25 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
         );
       }
     }
-    await forward(upstream, incoming, body, outgoing);
+    // S3 answers a read of a missing key 404 only to a caller that may list it (s3:ListBucket,
+    // evaluated with s3:prefix = the key), 403 AccessDenied to everyone else.
+    const read = mapped.length === 1 && mapped[0]?.action === 's3:GetObject' ? mapped[0] : undefined;
+    await forward(upstream, incoming, body, outgoing, async () => {
+      if (!read) return true;
+      const key = read.resource.slice('arn:aws:s3:::'.length);
+      const bucket = key.split('/')[0] ?? '';
+      const listing: IamCall = { action: 's3:ListBucket', resource: `arn:aws:s3:::${bucket}`, context: { 's3:prefix': key.slice(bucket.length + 1) } };
+      const named = `${listing.action} on ${listing.resource} (s3:prefix ${listing.context['s3:prefix']}: the 404 of a missing key)`;
+      calls.push(named);
+      if ((await evaluateCall(listing, role.roleArn, policies, resourcePolicyOf(listing.resource))) === 'Allowed') return true;
+      denied.push(named);
+      refuse(
+        service,
+        outgoing,
+        `User: ${role.roleArn} is not authorized to perform: s3:ListBucket on resource: ${listing.resource} (a missing key reads as AccessDenied; iam guard)`,
+      );
+      return false;
+    });
   }
 
   function resourcePolicyOf(resource: string): PolicyDocument | undefined {
@@ -319,7 +357,14 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
   };
 }
 
-async function forward(upstream: string, incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse): Promise<void> {
+/** Forwards the request; an upstream 404 is passed on only when `onNotFound` says so (it answered otherwise). */
+async function forward(
+  upstream: string,
+  incoming: IncomingMessage,
+  body: Buffer,
+  outgoing: ServerResponse,
+  onNotFound: () => Promise<boolean> = async () => true,
+): Promise<void> {
   const target = new URL(upstream);
   await new Promise<void>((resolve, reject) => {
     const proxied = httpRequest(
@@ -331,10 +376,19 @@ async function forward(upstream: string, incoming: IncomingMessage, body: Buffer
         headers: { ...incoming.headers, host: target.host },
       },
       (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-        answer.on('end', resolve);
-        answer.on('error', reject);
+        const pass = () => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+          answer.on('end', resolve);
+          answer.on('error', reject);
+        };
+        if (answer.statusCode !== 404) return pass();
+        answer.pause();
+        onNotFound().then((passOn) => {
+          if (passOn) return pass();
+          answer.resume();
+          answer.on('end', resolve);
+        }, reject);
       },
     );
     proxied.on('error', reject);

@@ -106,13 +106,20 @@ describe('the digest', () => {
     const digest = digestOf({
       figures: figures([a, b]),
       week: '2026-W47',
-      url: 'https://bucket.s3.amazonaws.com/r.html?X-Amz-Signature=x',
-      expiresAt: '2026-11-30T06:00:00.000Z',
+      link: { url: 'https://d111.cloudfront.net/weekly/2026-W47.html?Expires=1&Signature=x&Key-Pair-Id=K1', expiresAt: '2026-11-30T06:00:00.000Z' },
     });
     expect(digest.kind).toBe('weekly-report');
     expect(digest.subject).toBe('Docs 2026-W47: human visitors 1,300 (+29 %), views 5,030 (-5 %)');
     expect(digest.body).toMatch(/^Human visitors\s+1,300\s+1,010\s+\+29 %$/m);
     expect(digest.body).toContain('This week');
-    expect(digest.body).toContain('The report: https://bucket.s3.amazonaws.com/r.html?X-Amz-Signature=x');
+    expect(digest.body).toContain('The report: https://d111.cloudfront.net/weekly/2026-W47.html?Expires=1&Signature=x&Key-Pair-Id=K1');
+    expect(digest.body).toContain('(the link works until 2026-11-30T06:00:00.000Z;');
+  });
+
+  it('names the page in the bucket and says why there is no link when the deployment has no report distribution', () => {
+    const digest = digestOf({ figures: figures([a, b]), week: '2026-W47', place: 's3://bucket/mintlify/reports/weekly/2026-W47.html' });
+    expect(digest.body).toContain('The report: s3://bucket/mintlify/reports/weekly/2026-W47.html');
+    expect(digest.body).toContain('no link: the deployment has no report distribution');
+    expect(digest.body).not.toContain('the link works until');
   });
 });
