@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
-import { recordAnomalies } from '../../functions/insights/records.js';
+import { recordAnomalies } from '../../functions/warehouse/records.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
@@ -92,7 +92,7 @@ beforeAll(async () => {
   });
   await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${outcomeKey(outcome)}`, Body: JSON.stringify(outcome) }));
   await recordAnomalies(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), [
-    { projectId: 'proj_a', day: '2026-11-18', figure: 'human', value: 40, usual: 420, compared: [], direction: 'drop' },
+    { projectId: 'proj_a', day: '2026-11-18', figure: 'human', value: 40, usual: 420, direction: 'drop' },
   ]);
 }, 300_000);
 

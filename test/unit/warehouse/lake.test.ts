@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { mirrorPath, openLake, unsafeKeyProblem } from '../../../functions/report/lake.js';
+import { mirrorPath, openLake, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
 
 const root = path.resolve('mirror-root');
 

@@ -6,17 +6,17 @@
  * week (link.ts) — or, with no distribution deployed, the page's place in the bucket.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { lastDueDay } from '../export/plan.js';
-import type { InsightMessage } from '../insights/publish.js';
-import { daysFrom, type Figures, type Period } from '../report/figures.js';
-import { buildReport } from '../report/report.js';
-import { addDays, dayStart } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
-import { parseS3Target } from '../shared/destinations.js';
+import { lastDueDay } from '../../export/plan.js';
+import type { InsightMessage } from '../publish.js';
+import { daysFrom, type Figures, type Period } from '../../report/figures.js';
+import { buildReport } from '../../report/report.js';
+import { addDays, dayStart } from '../../shared/dates.js';
+import type { Destination } from '../../shared/destination.js';
+import { parseS3Target } from '../../shared/destinations.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
 import type { LinkSigner } from './link.js';
-import { DAY_MS } from '../shared/time.js';
+import { DAY_MS } from '../../shared/time.js';
 
 /** Days of a week. */
 export const WEEK_DAYS = 7;
