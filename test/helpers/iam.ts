@@ -237,6 +237,8 @@ export interface IamGuardOptions {
   readonly upstreams: Partial<Record<GuardedService, string>>;
   /** The state table's partition key attribute. @default 'pk' */
   readonly partitionKey?: string;
+  /** Resources no variable names (e.g. the queue of an event source), by logical id: their names. */
+  readonly bind?: Record<string, string>;
   /** A grant to take away from the role (a test showing what fails without it). */
   readonly revoke?: Revocation;
 }
@@ -270,7 +272,7 @@ export async function evaluateCall(
 export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard> {
   const { resources } = options;
   const [, fn] = functionEntry(resources, options.description);
-  const bindings = bindingsFromEnvironment(resources, fn, options.values);
+  const bindings = { ...bindingsFromEnvironment(resources, fn, options.values), ...options.bind };
   const { resolve } = resolver(resources, bindings);
   const role = rolePolicies(resources, options.description, resolve);
   const revoke = options.revoke;
