@@ -4,6 +4,7 @@
  * reads (`s3:prefix` on every s3:ListBucket), no S3 action family — and, through the IAM policy
  * engine the bundle tests use (test/helpers/iam.ts), what that means for real requests.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EXPORT_KEY_PREFIX, FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
@@ -107,5 +108,49 @@ describe('the roles of the template', () => {
     expect(await may('weekly', get('mintlify/athena-results/q.csv'))).toBe(false);
     expect(await may('followUp', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(false);
     expect(await may('check', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(false);
+  });
+});
+
+describe('the report link distribution (context reportLinkPublicKey)', () => {
+  const { publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const linked = synthStack({ projectIds: 'proj_a', reportLinkPublicKey: publicKey.trim().replaceAll('\n', '\\n') }).template;
+  const all = linked.toJSON()['Resources'] as Record<string, { Type: string; Properties: Record<string, any> }>;
+
+  it('serves only signed requests of its key group, over HTTPS, from the reports folder', () => {
+    const [distribution] = Object.values(linked.findResources('AWS::CloudFront::Distribution'));
+    const config = distribution?.['Properties'].DistributionConfig;
+    expect(config.DefaultCacheBehavior.TrustedKeyGroups).toHaveLength(1);
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('https-only');
+    expect(config.Origins[0].OriginPath).toBe('/mintlify/reports');
+    expect(config.Origins[0].OriginAccessControlId).toBeDefined();
+    const [key] = Object.values(linked.findResources('AWS::CloudFront::PublicKey'));
+    expect(key?.['Properties'].PublicKeyConfig.EncodedKey).toBe(publicKey.trim());
+  });
+
+  it('lets the distribution read the reports folder of the bucket and nothing else', () => {
+    const statements = Object.values(all)
+      .filter((r) => r.Type === 'AWS::S3::BucketPolicy')
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as { Principal?: { Service?: string }; Action: string; Resource: unknown }[])
+      .filter((s) => s.Principal?.Service === 'cloudfront.amazonaws.com');
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.Action).toBe('s3:GetObject');
+    expect(JSON.stringify(statements[0]?.Resource)).toMatch(/"\/mintlify\/reports\/\*"\]\]\}$/);
+  });
+
+  it('gives the weekly function the link settings and the private key secret to read, and no other function either', () => {
+    const weekly = Object.values(all).find((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Description).startsWith('Weekly'));
+    expect(Object.keys(weekly?.Properties.Environment.Variables ?? {})).toEqual(
+      expect.arrayContaining(['REPORT_LINK_URL', 'REPORT_LINK_KEY_PAIR_ID', 'REPORT_LINK_KEY_SECRET_ARN']),
+    );
+    const secretId = Object.keys(linked.findResources('AWS::SecretsManager::Secret')).find((id) => id.startsWith('ReportLinks'));
+    const readers = Object.values(all)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`))
+      .map((r) => JSON.stringify(r.Properties.Roles));
+    expect(readers).toHaveLength(1);
+    expect(readers[0]).toMatch(/WeeklyReport/);
   });
 });
