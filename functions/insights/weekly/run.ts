@@ -31,9 +31,17 @@ export function isoWeek(day: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
-/** The last `days` complete days at `now` (7: the week), ending with the latest due day. */
+/**
+ * The period reported at `now`: for 7 days (the week), the latest ISO week (Monday to Sunday)
+ * whose Sunday is due — so the page covers the week it names, whatever EXPORT_SETTLE_HOURS;
+ * for another length (by hand), the last `days` complete days, ending with the latest due day.
+ */
 export function weekPeriod(now: number, settleHours: number, days = WEEK_DAYS): Period {
-  const to = addDays(lastDueDay(now, settleHours), 1);
+  let last = lastDueDay(now, settleHours);
+  if (days === WEEK_DAYS) {
+    while (new Date(dayStart(last)).getUTCDay() !== 0) last = addDays(last, -1);
+  }
+  const to = addDays(last, 1);
   const from = addDays(to, -days);
   return { from, to, days: daysFrom(from, to) };
 }

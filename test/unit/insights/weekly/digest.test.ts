@@ -47,8 +47,16 @@ function figures(byProject: Figures['byProject'], health: HealthCell[] = []): Fi
 describe('the week', () => {
   it('is the last 7 complete days, named by ISO week', () => {
     expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 2)).toMatchObject({ from: '2026-11-16', to: '2026-11-23' });
-    // 01:00 on Monday: Sunday is not due yet with 2 settle hours.
-    expect(weekPeriod(Date.parse('2026-11-23T01:00:00Z'), 2)).toMatchObject({ from: '2026-11-15', to: '2026-11-22' });
+    // 01:00 on Monday: Sunday is not due yet with 2 settle hours, so the week is the one before
+    // (Monday to Sunday: the page covers the ISO week it names, never Sunday to Saturday).
+    expect(weekPeriod(Date.parse('2026-11-23T01:00:00Z'), 2)).toMatchObject({ from: '2026-11-09', to: '2026-11-16' });
+    // With EXPORT_SETTLE_HOURS 30, Monday 06:00 has Saturday as its latest due day: the same.
+    expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 30)).toMatchObject({ from: '2026-11-09', to: '2026-11-16' });
+    expect(weekPeriod(Date.parse('2027-01-04T06:00:00Z'), 48)).toMatchObject({ from: '2026-12-21', to: '2026-12-28' });
+    expect(weekPeriod(Date.parse('2027-01-05T06:00:00Z'), 30)).toMatchObject({ from: '2026-12-28', to: '2027-01-04' });
+    expect(isoWeek('2027-01-03')).toBe('2026-W53');
+    // Another length (by hand) is still the last N complete days.
+    expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 30, 3)).toMatchObject({ from: '2026-11-19', to: '2026-11-22' });
     expect(isoWeek('2026-11-22')).toBe('2026-W47');
     expect(isoWeek('2026-01-01')).toBe('2026-W01');
     expect(isoWeek('2027-01-03')).toBe('2026-W53');
