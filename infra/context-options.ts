@@ -40,6 +40,12 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
     default: '`0.5`',
   },
   anomalyRise: { meaning: "a newly complete day's figure above this times the median of the same weekday of the 4 weeks before is an anomaly", default: '`3`' },
+  reportSiteUrl: { meaning: "the docs site's base URL: the weekly page links each page path to its page (`REPORT_SITE_URL`)", default: 'paths shown as text' },
+  reportLinkPublicKey: {
+    meaning:
+      'PEM public key of the report link key pair: a CloudFront distribution serves the weekly pages to links signed for 7 days (private key in the `ReportLinkKeySecretArn` secret; docs/deploy.md)',
+    default: 'no distribution: the digest names the page in the bucket',
+  },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

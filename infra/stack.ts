@@ -17,6 +17,8 @@ import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics
 import { Warehouse } from './constructs/warehouse.js';
 import { Insights } from './constructs/insights.js';
 import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
+import { ReportLinks } from './constructs/report-links.js';
+import { REPORTS_PREFIX } from '../functions/insights/weekly/keys.js';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 
 /** Deployment settings, usually read from CDK context by {@link configFromContext}. */
@@ -57,6 +59,10 @@ export interface ExporterConfig {
   readonly anomalyDrop?: number | undefined;
   /** `ANOMALY_RISE`. @default 3 */
   readonly anomalyRise?: number | undefined;
+  /** `REPORT_SITE_URL` of the weekly report: page paths become links. @default - paths as text */
+  readonly reportSiteUrl?: string | undefined;
+  /** PEM public key of the report link key pair: a signed-URL distribution over the reports. @default - none, no link */
+  readonly reportLinkPublicKey?: string | undefined;
 }
 
 /**
@@ -80,6 +86,8 @@ export const STACK_OUTPUTS = {
   DashboardUrl: 'CloudWatch dashboard of the export and the follow-ups',
   InsightsTopicArn:
     'SNS topic of the weekly report digest, anomalies and stale datasets (attribute kind: weekly-report, anomaly, stale; reportEmail subscribes an address)',
+  ReportLinkUrl: 'The CloudFront distribution serving the weekly pages to signed links only (with context reportLinkPublicKey)',
+  ReportLinkKeySecretArn: 'Secrets Manager secret to put the report link private key (PEM) in after the first deploy (with context reportLinkPublicKey)',
 } as const;
 
 export type StackOutput = keyof typeof STACK_OUTPUTS;
@@ -96,6 +104,8 @@ export class MintlifyExporterStack extends Stack {
   readonly dashboard: OperationsDashboard;
   readonly insights: Insights;
   readonly weeklyReport: WeeklyReport;
+  /** The signed-link distribution over the reports, with context `reportLinkPublicKey`. */
+  readonly reportLinks: ReportLinks | undefined;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -155,9 +165,20 @@ export class MintlifyExporterStack extends Stack {
       reportEmail: config.reportEmail,
       logLevel: config.logLevel,
     });
+    this.reportLinks =
+      config.reportLinkPublicKey === undefined
+        ? undefined
+        : new ReportLinks(this, 'ReportLinks', {
+            bucket: this.warehouse.bucket,
+            keyPrefix: this.warehouse.keyPrefix,
+            reports: REPORTS_PREFIX,
+            publicKeyPem: config.reportLinkPublicKey,
+          });
     this.weeklyReport = new WeeklyReport(this, 'WeeklyReport', {
       warehouse: this.warehouse,
       insights: this.insights,
+      reportLinks: this.reportLinks,
+      siteUrl: config.reportSiteUrl,
       projectIds: config.projectIds,
       schedule: config.reportSchedule,
       settleHours: config.settleHours,
@@ -175,7 +196,7 @@ export class MintlifyExporterStack extends Stack {
     });
 
     // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).
-    const values: Record<StackOutput, string> = {
+    const values: Partial<Record<StackOutput, string>> = {
       ApiKeySecretArn: secret.secretArn,
       ExportFunctionName: this.analyticsExport.function.functionName,
       ExportDestination: this.warehouse.destination,
@@ -191,6 +212,7 @@ export class MintlifyExporterStack extends Stack {
       AlarmTopicArn: this.operations.topic.topicArn,
       DashboardUrl: this.dashboard.url,
       InsightsTopicArn: this.insights.topic.topicArn,
+      ...(this.reportLinks ? { ReportLinkUrl: this.reportLinks.baseUrl, ReportLinkKeySecretArn: this.reportLinks.privateKeySecret.secretArn } : {}),
     };
     for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
@@ -302,6 +324,17 @@ export const ContextSchema = v.object({
       v.integer('a whole number'),
       v.minValue(1, 'between 1 and 1000'),
       v.maxValue(1000, 'between 1 and 1000'),
+    ),
+  ),
+  reportSiteUrl: optionalString(/^https?:\/\/[^\s?#@]+$/, "the docs site's base URL, such as https://docs.example.com"),
+  reportLinkPublicKey: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((pem) => pem.replaceAll('\\n', '\n').trim()),
+      v.regex(
+        /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+\n-----END PUBLIC KEY-----$/,
+        'a PEM public key (openssl rsa -pubout), newlines as \\n on the command line',
+      ),
     ),
   ),
 });

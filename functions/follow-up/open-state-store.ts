@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
+import { FOLLOWUP_KEY_PREFIX } from '../shared/state-keys.js';
 import { createStateStore, type StateStore } from './state.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 
@@ -15,7 +16,7 @@ import { awsClientConfig } from '../shared/aws-clients.js';
  * the layout they have had since the first release, so a deployment's existing records read.
  */
 export function followUpTableStore(tableName: string, client: DynamoDBClient): SharedStore {
-  return createDynamoStore({ tableName, client, keyPrefix: 'followup#', layout: 'attributes', setting: 'FOLLOWUP_STATE_TABLE' });
+  return createDynamoStore({ tableName, client, keyPrefix: FOLLOWUP_KEY_PREFIX, layout: 'attributes', setting: 'FOLLOWUP_STATE_TABLE' });
 }
 
 export function openStateStore(

@@ -22,6 +22,11 @@ import type { InsightMessage } from './publish.js';
 export const WEEKS_COMPARED = 4;
 /** Comparable days needed before anything is claimed. */
 export const MIN_COMPARABLE = 3;
+/**
+ * The smallest usual a ratio is claimed against: below it a change is noise (0 thumbs down
+ * against a usual 1 is "0 %"), as the digest's movers need a base of 20 (MOVER_MIN_BASE).
+ */
+export const MIN_USUAL = 10;
 
 export interface Thresholds {
   /** `ANOMALY_DROP`. */
@@ -82,8 +87,8 @@ export function findAnomalies(days: readonly NewDay[], figures: FigureTable, isC
       });
       if (compared.length < MIN_COMPARABLE) continue;
       const usual = median(compared.map((c) => c.value));
-      // Against a usual 0 any change is infinitely large: nothing a ratio can claim.
-      if (usual <= 0) continue;
+      // Against a small usual any change is a large ratio: nothing worth telling.
+      if (usual < MIN_USUAL) continue;
       const direction = value < thresholds.drop * usual ? 'drop' : value > thresholds.rise * usual ? 'rise' : undefined;
       if (direction !== undefined) found.push({ projectId, day, figure, value, usual, compared, direction });
     }

@@ -22,7 +22,7 @@ import { DAILY_TABLES } from '../warehouse/session.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
 import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { readDailyFigures } from './figures.js';
-import { recordAnomalies } from '../warehouse/records.js';
+import { rewriteAnomalies } from '../warehouse/records.js';
 import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResult } from './stale.js';
 
 /** Days back from the latest due day whose manifests are read for newly complete units. */
@@ -128,7 +128,8 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
     const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day }));
     const found = findAnomalies(newDays, figures, isComplete, settings.thresholds);
     // Shown (status, the report's calendar) before told: a failed publish is told again later.
-    await recordAnomalies(deps.destination, found);
+    // Each checked day's marks are rewritten: one a re-export fixed goes.
+    await rewriteAnomalies(deps.destination, newDays, found);
     return await publishAnomalies(found, settings.thresholds, deps);
   } finally {
     await lake.close();

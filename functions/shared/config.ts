@@ -443,8 +443,36 @@ export const SETTINGS = {
     env: 'REPORT_SITE_URL',
     doc: "the docs site's base URL (`https://docs.example.com`): the report links each page path to its page",
     defaultDoc: 'unset: paths are shown as text',
-    readBy: EXPORT,
+    readBy: ['cli', 'weekly-report'],
     parse: (raw) => validateSiteUrl(raw),
+  }),
+  reportLinkUrl: setting({
+    env: 'REPORT_LINK_URL',
+    doc: "the CloudFront distribution over the reports (`https://d111.cloudfront.net`): the digest links the week's page there, signed for 7 days; infra sets it with context `reportLinkPublicKey`",
+    defaultDoc: 'unset: the digest names the page in the bucket, no link',
+    readBy: ['weekly-report'],
+    parse: (raw) =>
+      /^https:\/\/[A-Za-z0-9.-]+$/.test(raw.replace(/\/$/, ''))
+        ? raw.replace(/\/$/, '')
+        : fail(
+            `REPORT_LINK_URL "${raw.slice(0, 60)}" is not a distribution's base URL: use https://d111.cloudfront.net (the stack's ReportLinkUrl output), or unset it`,
+          ),
+  }),
+  reportLinkKeyPairId: setting({
+    env: 'REPORT_LINK_KEY_PAIR_ID',
+    doc: "id of the CloudFront public key whose private key signs the digest's link; infra sets it",
+    defaultDoc: 'unset: no link',
+    readBy: ['weekly-report'],
+    parse: (raw) =>
+      /^K[A-Z0-9]{5,40}$/.test(raw) ? raw : fail(`REPORT_LINK_KEY_PAIR_ID "${raw.slice(0, 40)}" is not a CloudFront public key id (K…): fix or unset it`),
+  }),
+  reportLinkKeySecretArn: setting({
+    env: 'REPORT_LINK_KEY_SECRET_ARN',
+    doc: "Secrets Manager secret holding the PEM private key that signs the digest's link (docs/deploy.md); infra sets it",
+    defaultDoc: 'unset: no link',
+    readBy: ['weekly-report'],
+    parse: (raw) =>
+      SECRET_ARN_PATTERN.test(raw) ? raw : fail(`REPORT_LINK_KEY_SECRET_ARN "${raw.slice(0, 60)}" is not a Secrets Manager secret ARN: fix or unset it`),
   }),
 } as const;
 

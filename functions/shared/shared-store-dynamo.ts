@@ -19,6 +19,7 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ConfigError, ExporterError } from './errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
+import { EXPORT_KEY_PREFIX } from './state-keys.js';
 import { backoffDelay, sleep } from './time.js';
 
 interface DynamoStoreOptions {
@@ -51,7 +52,7 @@ const MAX_ATTEMPTS = 50;
 class StoreContentionError extends ExporterError {}
 
 export function createDynamoStore(options: DynamoStoreOptions): SharedStore {
-  const keyPrefix = options.keyPrefix ?? 'export#';
+  const keyPrefix = options.keyPrefix ?? EXPORT_KEY_PREFIX;
   // An empty prefix would let `list('')` and updates reach the follow-up consumer's items.
   if (keyPrefix === '') throw new ConfigError('keyPrefix of the DynamoDB shared store must not be empty');
   const TableName = options.tableName;

@@ -120,13 +120,18 @@ async function download(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   let next = 0;
+  // The first failure stops every worker (no new key taken, requests in flight aborted) and
+  // is the one reported, once every worker has stopped: the caller may then remove the folder
+  // with nothing still writing into it.
+  const failed = new AbortController();
+  let firstError: unknown;
   const worker = async () => {
-    while (next < keys.length) {
+    while (next < keys.length && !failed.signal.aborted) {
       signal?.throwIfAborted();
       const key = keys[next++] as string;
       let bytes: Uint8Array;
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }));
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }), { abortSignal: failed.signal });
         bytes = (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
       } catch (error) {
         throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
@@ -136,7 +141,14 @@ async function download(
       await writeFile(file, bytes);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, worker));
+  const stopOnFailure = (error: unknown) => {
+    if (!failed.signal.aborted) {
+      firstError = error;
+      failed.abort();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, () => worker().catch(stopOnFailure)));
+  if (failed.signal.aborted) throw firstError;
 }
 
 /**

@@ -80,6 +80,38 @@ export async function recordAnomalies(destination: Pick<Destination, 'get' | 'pu
   }
 }
 
+/** A project's day the check looked at again, and the figures it checked. */
+export interface CheckedDay {
+  readonly projectId: string;
+  readonly day: string;
+  readonly figures: readonly FigureName[];
+}
+
+/**
+ * Rewrites the marks of each checked day from what the check found for it: the checked
+ * figures' marks are replaced by the anomalies found (none: the mark goes — a re-export fixed
+ * the day), the other figures' marks stay; a day left with no mark loses its file.
+ */
+export async function rewriteAnomalies(
+  destination: Pick<Destination, 'get' | 'put' | 'delete'>,
+  checked: readonly CheckedDay[],
+  anomalies: readonly AnomalyFound[],
+): Promise<void> {
+  for (const { projectId, day, figures } of checked) {
+    const key = anomaliesKey(day, projectId);
+    const existing = await readFile(destination, key);
+    const kept = existing.filter((mark) => !figures.includes(mark.figure));
+    const marks = [...kept, ...anomalies.filter((a) => a.projectId === projectId && a.day === day).map(markOf)];
+    if (marks.length === 0) {
+      if (existing.length > 0) await destination.delete(key);
+      continue;
+    }
+    const text = `${JSON.stringify(marks, null, 2)}\n`;
+    if (text === `${JSON.stringify(existing, null, 2)}\n`) continue;
+    await destination.put(key, text, { contentType: 'application/json' });
+  }
+}
+
 /** Every anomaly recorded for `days` × `projects`, by day then project. */
 export async function readAnomalies(destination: Pick<Destination, 'get'>, days: readonly string[], projects: readonly string[]): Promise<AnomalyMark[]> {
   const files = await Promise.all(days.flatMap((day) => projects.map((projectId) => readFile(destination, anomaliesKey(day, projectId)))));

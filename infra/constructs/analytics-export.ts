@@ -13,6 +13,8 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
+import { grantStateKeys } from './state-keys.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/shared/config.js';
@@ -137,7 +139,8 @@ export class AnalyticsExport extends Construct {
     });
 
     props.warehouse.grantExportReadWrite(this.function);
-    props.stateTable.grantReadWriteData(this.function);
+    // Its budget ledger, leases and backlog only (a Scan lists the backlog).
+    grantStateKeys(this.function, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });
     props.apiKeySecret.grantRead(this.function);
 
     this.rule = new events.Rule(this, 'Schedule', {

@@ -19,6 +19,8 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
+import { grantStateKeys } from './state-keys.js';
 import { ALERT_STATUSES } from '../../functions/follow-up/notify.js';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
@@ -155,7 +157,8 @@ export class FollowUps extends Construct {
       }),
     );
     this.deadLetterQueue.grantSendMessages(this.function);
-    this.stateTable.grantReadWriteData(this.function);
+    // Its request records only (`followup#…`), never the export's ledger.
+    grantStateKeys(this.function, this.stateTable, { prefix: FOLLOWUP_KEY_PREFIX });
     this.outcomesTopic.grantPublish(this.function);
     Validations.of(bundled.role).acknowledge({
       id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',

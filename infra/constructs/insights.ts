@@ -12,13 +12,14 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { grantStateKeys } from './state-keys.js';
 import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
 import { ANOMALIES_PREFIX } from '../../functions/warehouse/keys.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
@@ -107,13 +108,7 @@ export class Insights extends Construct {
     props.warehouse.grantInsightsRecordsWrite(this.checkFunction, `${ANOMALIES_PREFIX}/`);
     this.grantPublish(bundled.role);
     // Its own documents only: the item's key starts with `insights#`.
-    bundled.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-        resources: [props.stateTable.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${INSIGHTS_KEY_PREFIX}*`] } },
-      }),
-    );
+    grantStateKeys(bundled.role, props.stateTable, { prefix: INSIGHTS_KEY_PREFIX });
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Hourly insights check (anomalies, stale datasets), after the export',

@@ -8,7 +8,7 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { QUESTIONS, questionSql } from '../../queries/questions.js';
@@ -117,84 +117,114 @@ export class Warehouse extends Construct {
   }
 
   /**
-   * Export: read/write the tables of every dataset (tables.ts `DATASET_TABLES`), every
-   * dataset's manifests (`_manifests/*`: the heal step and `status` read them) and the
+   * Export: read, replace and delete the tables of every dataset (tables.ts `DATASET_TABLES`),
+   * every dataset's manifests (`_manifests/*`: the heal step and `status` read them) and the
    * checkpoints of units in progress (`_staging/*`: written, read on resume, deleted once the
-   * unit is complete) — and put (only) its run records (`export_runs/*`: appended, never
-   * read or deleted by the export); nothing else (not the follow-up outcomes, not Athena
-   * results). `s3:List*` is on the bucket: HeadObject on a missing key answers 403 instead of
-   * 404 without `s3:ListBucket`, and "no manifest yet" must read as absent.
+   * unit is complete) — and put (only) its run records (`export_runs/*`: appended, never read
+   * or deleted by the export); nothing else (not the follow-up outcomes, not Athena results).
+   * Listing is limited to those folders (`s3:prefix`): S3 answers a read of a missing key 404
+   * only to a caller that may list the key's prefix, 403 otherwise, and "no manifest yet" must
+   * read as absent.
    */
   grantExportReadWrite(grantee: iam.IGrantable): void {
-    const patterns = exportKeyPatterns().map((pattern) => `${this.keyPrefix}${pattern}`);
-    for (const pattern of patterns) this.bucket.grantReadWrite(grantee, pattern);
-    this.acknowledgeKeyPatternGrant(
+    const folders = exportFolders();
+    this.grantFolders(
       grantee,
-      patterns,
-      ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
-      'The export reads and replaces whole days under its own table, manifest and staging prefixes only (grantReadWrite with a key pattern); the wildcards are the object-key suffix within those prefixes and the S3 action families grantReadWrite uses.',
-    );
-    // Without it every run record is refused (AccessDenied) and only logged as a warning.
-    const runLog = `${this.keyPrefix}${EXPORT_RUNS.prefix}/*`;
-    this.bucket.grantPut(grantee, runLog);
-    this.acknowledgeKeyPatternGrant(
-      grantee,
-      [runLog],
-      ['s3:Abort*'],
-      'The export only appends its run records under the export_runs prefix (grantPut with a key pattern); s3:Abort* lets it abort its own failed multipart uploads.',
+      { read: folders, write: [...folders, `${EXPORT_RUNS.prefix}/`], remove: folders },
+      'The export reads, replaces and deletes objects under its own table, manifest and staging folders and appends run records under export_runs/ only; listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 
   /**
    * The weekly report and the insights check: read what the export wrote — every dataset's
-   * tables, manifests and checkpoints, and the run log — and nothing else (not the follow-up
-   * outcomes, not Athena results, not the reports).
+   * tables, manifests and checkpoints, and the run log — and list only those folders; nothing
+   * else (not the follow-up outcomes, not Athena results, not the reports).
    */
   grantWarehouseRead(grantee: iam.IGrantable): void {
-    const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`].map((pattern) => `${this.keyPrefix}${pattern}`);
-    for (const pattern of patterns) this.bucket.grantRead(grantee, pattern);
-    this.acknowledgeKeyPatternGrant(
+    this.grantFolders(
       grantee,
-      patterns,
-      ['s3:GetObject*', 's3:GetBucket*', 's3:List*'],
-      'The insights functions read the exported tables, manifests, checkpoints and run log only (grantRead with a key pattern); the wildcards are the object-key suffix within those prefixes and the S3 action families grantRead uses.',
+      { read: [...exportFolders(), `${EXPORT_RUNS.prefix}/`] },
+      'The insights functions read objects under the exported table, manifest, checkpoint and run-log folders only, and list only those folders (s3:prefix). The wildcard is the object key within each folder.',
+    );
+  }
+
+  /**
+   * The weekly report also shows the fixes made for gaps (the follow-up outcome records) and
+   * the hourly check's anomaly marks (`records`, ending with `/`): read and list those folders.
+   */
+  grantPageRead(grantee: iam.IGrantable, records: string): void {
+    this.grantFolders(
+      grantee,
+      { read: [`${FOLLOWUP_OUTCOMES.prefix}/`, records] },
+      'The weekly report reads the follow-up outcome records and the anomaly marks its page shows, and lists only those folders (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 
   /** The weekly report: put its pages under `<prefix>/<reports>` only (`reports` ends with `/`). */
   grantReportsWrite(grantee: iam.IGrantable, reports: string): void {
-    const pattern = `${this.keyPrefix}${reports}*`;
-    this.bucket.grantPut(grantee, pattern);
-    this.acknowledgeKeyPatternGrant(
+    this.grantFolders(
       grantee,
-      [pattern],
-      ['s3:Abort*'],
-      'The weekly report only puts its pages under the reports prefix (grantPut with a key pattern); s3:Abort* lets it abort its own failed multipart uploads.',
+      { write: [reports] },
+      'The weekly report only puts its pages under the reports folder (and aborts its own failed multipart uploads there). The wildcard is the object key within it.',
     );
   }
 
-  /** The insights check: put its anomaly records under `<prefix>/<records>` only (`records` ends with `/`). */
+  /** The insights check: read, rewrite and delete its anomaly records under `<prefix>/<records>` only (`records` ends with `/`). */
   grantInsightsRecordsWrite(grantee: iam.IGrantable, records: string): void {
-    const pattern = `${this.keyPrefix}${records}*`;
-    this.bucket.grantReadWrite(grantee, pattern);
-    this.acknowledgeKeyPatternGrant(
+    this.grantFolders(
       grantee,
-      [pattern],
-      ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
-      'The insights check reads and rewrites its anomaly records under their own prefix only (grantReadWrite with a key pattern); the wildcards are the object-key suffix within it and the S3 action families grantReadWrite uses.',
+      { read: [records], write: [records], remove: [records] },
+      'The insights check reads, rewrites and deletes its anomaly records under their own folder only, and lists only that folder (s3:prefix). The wildcard is the object key within it.',
     );
   }
 
   /** Follow-up consumer: write outcome records, nothing else (it never reads the bucket). */
   grantOutcomesWrite(grantee: iam.IGrantable): void {
-    const pattern = `${this.keyPrefix}${FOLLOWUP_OUTCOMES.prefix}/*`;
-    this.bucket.grantPut(grantee, pattern);
-    this.acknowledgeKeyPatternGrant(
+    this.grantFolders(
       grantee,
-      [pattern],
-      ['s3:Abort*'],
-      'The consumer only puts outcome records under the followup_outcomes prefix (grantPut with a key pattern); s3:Abort* lets it abort its own failed multipart uploads.',
+      { write: [`${FOLLOWUP_OUTCOMES.prefix}/`] },
+      'The consumer only puts outcome records under the followup_outcomes folder (and aborts its own failed multipart uploads there). The wildcard is the object key within it.',
     );
+  }
+
+  /**
+   * Grants exactly: `s3:GetObject` on the objects of each `read` folder and `s3:ListBucket` on
+   * the bucket only for prefixes within those folders; `s3:PutObject` and
+   * `s3:AbortMultipartUpload` on the objects of each `write` folder; `s3:DeleteObject` on the
+   * objects of each `remove` folder. Folders are relative to the app's prefix and end with `/`.
+   */
+  private grantFolders(
+    grantee: iam.IGrantable,
+    folders: { read?: readonly string[]; write?: readonly string[]; remove?: readonly string[] },
+    reason: string,
+  ): void {
+    const objects = (list: readonly string[]) => list.map((folder) => `${this.keyPrefix}${folder}*`);
+    const principal = grantee.grantPrincipal;
+    const statements: iam.PolicyStatement[] = [];
+    const { read = [], write = [], remove = [] } = folders;
+    if (read.length > 0) {
+      statements.push(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: objects(read).map((key) => this.bucket.arnForObjects(key)) }));
+      statements.push(
+        new iam.PolicyStatement({
+          actions: ['s3:ListBucket'],
+          resources: [this.bucket.bucketArn],
+          conditions: { StringLike: { 's3:prefix': objects(read) } },
+        }),
+      );
+    }
+    if (write.length > 0) {
+      statements.push(
+        new iam.PolicyStatement({
+          actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
+          resources: objects(write).map((key) => this.bucket.arnForObjects(key)),
+        }),
+      );
+    }
+    if (remove.length > 0) {
+      statements.push(new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: objects(remove).map((key) => this.bucket.arnForObjects(key)) }));
+    }
+    for (const statement of statements) principal.addToPrincipalPolicy(statement);
+    this.acknowledgeKeyPatternGrant(grantee, [...new Set(objects([...read, ...write, ...remove]))], [], reason);
   }
 
   /**
@@ -311,8 +341,13 @@ export class Warehouse extends Construct {
  * covered the day it is added.
  */
 export function exportKeyPatterns(): string[] {
+  return exportFolders().map((folder) => `${folder}*`);
+}
+
+/** The folders (under the app's prefix, each ending with `/`) the export reads and writes. */
+export function exportFolders(): string[] {
   const tablePrefixes = [...new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.prefix)))];
-  return [...tablePrefixes.map((prefix) => `${prefix}/*`), `${MANIFESTS_PREFIX}/*`, `${STAGING_PREFIX}/*`];
+  return [...tablePrefixes.map((prefix) => `${prefix}/`), `${MANIFESTS_PREFIX}/`, `${STAGING_PREFIX}/`];
 }
 
 /** `visitors_totals` → `VisitorsTotalsTable`. */

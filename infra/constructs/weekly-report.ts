@@ -4,8 +4,9 @@
  * it to `<prefix>/reports/weekly/<YYYY>-W<ww>.html` and `<prefix>/reports/latest.html`, and
  * publishes a digest with a pre-signed link on the insights topic.
  *
- * Least privilege: it reads the data prefixes (tables, manifests, checkpoints, run log), puts
- * objects under `reports/` only, and publishes to the insights topic only. DuckDB runs inside
+ * Least privilege: it reads (and lists) the data prefixes (tables, manifests, checkpoints, run
+ * log) and what its page shows besides (follow-up outcomes, anomaly marks), puts objects under
+ * `reports/` only, and publishes to the insights topic only. DuckDB runs inside
  * (duckdb-bundling.ts: x86_64, the installed packages copied into the asset, HOME=/tmp).
  */
 import { Duration } from 'aws-cdk-lib';
@@ -17,9 +18,11 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
+import { ANOMALIES_PREFIX } from '../../functions/warehouse/keys.js';
 import { REPORTS_PREFIX } from '../../functions/insights/weekly/keys.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
+import type { ReportLinks } from './report-links.js';
 import { BundledFunction, runtimeEnvironment, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -43,6 +46,10 @@ export interface WeeklyReportProps {
   readonly settleHours?: number | undefined;
   /** @default DEFAULT_REPORT_MEMORY_MB */
   readonly memorySize?: number | undefined;
+  /** The signed-link distribution over the reports: the digest links the page there. @default - no link */
+  readonly reportLinks?: ReportLinks | undefined;
+  /** `REPORT_SITE_URL`: the page links each page path to its page. @default - paths as text */
+  readonly siteUrl?: string | undefined;
   /** @default 'INFO' */
   readonly logLevel?: LogLevel | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
@@ -73,6 +80,14 @@ export class WeeklyReport extends Construct {
         EXPORT_DESTINATION: props.warehouse.destination,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         INSIGHTS_TOPIC_ARN: props.insights.topic.topicArn,
+        ...(props.siteUrl !== undefined ? { REPORT_SITE_URL: props.siteUrl } : {}),
+        ...(props.reportLinks
+          ? {
+              REPORT_LINK_URL: props.reportLinks.baseUrl,
+              REPORT_LINK_KEY_PAIR_ID: props.reportLinks.publicKey.publicKeyId,
+              REPORT_LINK_KEY_SECRET_ARN: props.reportLinks.privateKeySecret.secretArn,
+            }
+          : {}),
         ...runtimeEnvironment(INSIGHTS_SERVICE, props.logLevel),
       } satisfies FunctionEnvironment<'weekly-report'>,
     });
@@ -80,8 +95,11 @@ export class WeeklyReport extends Construct {
     this.logGroup = bundled.logGroup;
 
     props.warehouse.grantWarehouseRead(this.function);
+    // Its page shows the fixes made for gaps and the hourly check's anomaly marks.
+    props.warehouse.grantPageRead(this.function, `${ANOMALIES_PREFIX}/`);
     props.warehouse.grantReportsWrite(this.function, REPORTS_PREFIX);
     props.insights.grantPublish(bundled.role);
+    props.reportLinks?.grantSign(this.function);
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Weekly report of the Mintlify analytics (last 7 complete days against the 7 before)',

@@ -7,14 +7,20 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
+import { recordAnomalies } from '../../functions/warehouse/records.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
+import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
 import { queryDuckDb } from '../helpers/read-back.js';
@@ -33,14 +39,32 @@ function figuresOf(projectId: string, day: string, thisWeek: boolean): LakeDay {
   return { ...FLAT_DAY, human: 400 + n * (thisWeek ? 3 : 2), views: 1_500 + n, searches: 200 + (thisWeek ? n : 0), thumbsDown: 3 + (n % 4) };
 }
 
+/** The report link key pair, as the operator makes it (docs/deploy.md): public key in context, private key in the secret. */
+const LINK_KEYS = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
+const LINK_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:report-link-key-AbCdEf';
+
 let assembly: Assembly;
+let secrets: FakeSecretsManager;
 let aws: S3Sqs;
 let dynamo: Dynamo;
 let bucket: string;
 let localLake: string;
 
 beforeAll(async () => {
-  [assembly, aws, dynamo] = await Promise.all([synthAssembly({ projectIds: PROJECTS.join(',') }), startS3Sqs(), startDynamo()]);
+  [assembly, aws, dynamo, secrets] = await Promise.all([
+    synthAssembly({
+      projectIds: PROJECTS.join(','),
+      reportLinkPublicKey: LINK_KEYS.publicKey.trim().replaceAll('\n', '\\n'),
+      reportSiteUrl: 'https://docs.example.com',
+    }),
+    startS3Sqs(),
+    startDynamo(),
+    startFakeSecretsManager({ [LINK_SECRET_ARN]: LINK_KEYS.privateKey }),
+  ]);
   bucket = await aws.createBucket();
   localLake = await makeTempDir('insights-bundle');
   const days = [...LAST_WEEK.map((day) => ({ day, thisWeek: false })), ...THIS_WEEK.map((day) => ({ day, thisWeek: true }))].flatMap(({ day, thisWeek }) =>
@@ -49,10 +73,46 @@ beforeAll(async () => {
   const finishedAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000;
   await writeLake(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), days, finishedAt);
   await writeLake(createLocalDestination(localLake), days, finishedAt);
+  // What the page shows besides the tables: a fix made by a follow-up job (its outcome record)
+  // and an anomaly mark of the hourly check, each under its own prefix.
+  const outcome = buildOutcome({
+    requestId: 'req-fix-1',
+    projectId: 'proj_a',
+    jobId: 'job_fix',
+    kind: 'follow_up',
+    gapId: 'gap-quickstart',
+    promptLength: 40,
+    promptSha256: 'a'.repeat(64),
+    status: 'completed',
+    prLink: 'https://github.com/acme/docs/pull/9',
+    sentAt: Date.parse('2026-11-17T09:00:00Z'),
+    finishedAt: Date.parse('2026-11-17T10:00:00Z'),
+    polls: 3,
+    attempts: 1,
+  });
+  await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${outcomeKey(outcome)}`, Body: JSON.stringify(outcome) }));
+  await recordAnomalies(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), [
+    { projectId: 'proj_a', day: '2026-11-18', figure: 'human', value: 40, usual: 420, direction: 'drop' },
+  ]);
 }, 300_000);
 
+/** The template's report link variables, as the deployed stack would resolve them. */
+const linkValues = {
+  REPORT_LINK_URL: 'https://d111111abcdef8.cloudfront.net',
+  REPORT_LINK_KEY_PAIR_ID: 'K2JCJMDEHXQW5F',
+  REPORT_LINK_KEY_SECRET_ARN: LINK_SECRET_ARN,
+};
+
+const guards: IamGuard[] = [];
+/** The function's calls checked against its role's policies in the template (test/helpers/iam.ts). */
+async function guard(description: string, values: Record<string, string>, upstreams: IamGuardOptions['upstreams'], revoke?: IamGuardOptions['revoke']) {
+  const started = await startIamGuard({ resources: assembly.resources, description, values, upstreams, ...(revoke ? { revoke } : {}) });
+  guards.push(started);
+  return started;
+}
+
 afterAll(async () => {
-  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close()]);
+  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
   await removeTempDirs();
 });
 
@@ -68,21 +128,29 @@ describe('the synthesized insights functions', () => {
     }
   });
 
-  it('the weekly report writes both pages and publishes one digest with the figures of an independent query and a pre-signed link', async () => {
+  it('the weekly report, under its role, writes both pages and publishes one digest with the figures of an independent query and a link signed for 7 days', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const env = functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn });
+    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, ...linkValues };
+    const env = functionEnvironment(assembly.resources, WEEKLY, values);
+    const iam = await guard(WEEKLY, values, { S3: aws.endpoint, SNS: aws.endpoint, SECRETS_MANAGER: secrets.endpoint });
+    const started = Date.now();
     const { result, error, logs } = await invokeBundle(
       assembly.outDir,
       join(assembly.functionAssetDir(WEEKLY), 'index.js'),
       EVENT,
-      {
-        ...env,
-        AWS_ENDPOINT_URL_S3: aws.endpoint,
-        AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      },
+      { ...env, ...iam.env },
       functionHandler(assembly.resources, WEEKLY),
     );
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
     expect(error, logs).toBeUndefined();
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        `s3:GetObject on arn:aws:s3:::${bucket}/mintlify/followup_outcomes/dt=2026-11-17/req-fix-1.json`,
+        `s3:GetObject on arn:aws:s3:::${bucket}/mintlify/_insights/anomalies/dt=2026-11-18/proj_a.json`,
+        `sns:Publish on ${topicArn}`,
+        `secretsmanager:GetSecretValue on ${LINK_SECRET_ARN}`,
+      ]),
+    );
     expect(result).toMatchObject({ week: '2026-W47', keys: ['reports/weekly/2026-W47.html', 'reports/latest.html'] });
     expect(logs).toContain(`"${INSIGHTS_METRICS.weeklyReports}"`);
 
@@ -92,6 +160,9 @@ describe('the synthesized insights functions', () => {
     expect(weekly).toMatch(/^<!doctype html>/i);
     expect(weekly).toContain('2026-11-16');
     expect(await page('reports/latest.html')).toBe(weekly);
+    // What the new grants let it read: the fix and the anomaly mark are on the page.
+    expect(weekly).toContain('Fixes and their effect');
+    expect(weekly).toContain('human visitors 40 vs usual 420');
 
     const messages = await aws.takeAll(subscriber);
     expect(messages).toHaveLength(1);
@@ -138,13 +209,48 @@ describe('the synthesized insights functions', () => {
     // The lake holds five of the seven datasets: the other two are missing, 7 days × 2 projects each.
     expect(sent.Message).toContain('missing 28, failed 0, partial 0, drifted 0');
 
-    // The link: a pre-signed GET of the week's page, valid 7 days.
+    // The link: a CloudFront signed URL of the week's page (canned policy), valid 7 days from
+    // when it was signed, verified offline against the template's public key.
     const link = /^The report: (\S+)$/m.exec(sent.Message)?.[1] ?? '';
     const url = new URL(link);
-    expect(url.pathname).toBe(`/${bucket}/mintlify/reports/weekly/2026-W47.html`);
-    expect(url.searchParams.get('X-Amz-Expires')).toBe('604800');
-    expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
-    expect(await (await fetch(url)).text()).toBe(weekly);
+    expect(`${url.origin}${url.pathname}`).toBe(`${linkValues.REPORT_LINK_URL}/weekly/2026-W47.html`);
+    expect(url.searchParams.get('Key-Pair-Id')).toBe(linkValues.REPORT_LINK_KEY_PAIR_ID);
+    const expires = Number(url.searchParams.get('Expires'));
+    expect(expires).toBeGreaterThanOrEqual(Math.floor(started / 1000) + 7 * 24 * 3600);
+    expect(expires).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 7 * 24 * 3600);
+    expect(sent.Message).toContain(`(the link works until ${new Date(expires * 1000).toISOString()};`);
+    const policy = JSON.stringify({ Statement: [{ Resource: `${url.origin}${url.pathname}`, Condition: { DateLessThan: { 'AWS:EpochTime': expires } } }] });
+    const signature = (url.searchParams.get('Signature') ?? '').replaceAll('-', '+').replaceAll('_', '=').replaceAll('~', '/');
+    const templateKey = Object.values(assembly.resources).find((r) => r.Type === 'AWS::CloudFront::PublicKey')?.Properties['PublicKeyConfig'] as {
+      EncodedKey: string;
+    };
+    expect(createVerify('RSA-SHA1').update(policy).verify(templateKey.EncodedKey, signature, 'base64')).toBe(true);
+    // No pre-signed S3 URL (it would die with the role session that signed it).
+    expect(sent.Message).not.toMatch(/X-Amz-(Signature|Credential|Security-Token)/);
+    // REPORT_SITE_URL reached the weekly function: the page links the top pages to the docs site.
+    expect(weekly).toContain('href="https://docs.example.com/');
+  }, 180_000);
+
+  it('the weekly report without the grant to read what its page shows fails, naming the denied call, and publishes nothing', async () => {
+    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, ...linkValues };
+    // The new grant: reading the outcome records and the anomaly marks.
+    const iam = await guard(
+      WEEKLY,
+      values,
+      { S3: aws.endpoint, SNS: aws.endpoint, SECRETS_MANAGER: secrets.endpoint },
+      { action: 's3:GetObject', resource: /\/mintlify\/(followup_outcomes|_insights\/anomalies)\/\*$/ },
+    );
+    const { error, logs } = await invokeBundle(
+      assembly.outDir,
+      join(assembly.functionAssetDir(WEEKLY), 'index.js'),
+      { ...EVENT, time: '2026-11-23T07:00:00Z' },
+      { ...functionEnvironment(assembly.resources, WEEKLY, values), ...iam.env },
+      functionHandler(assembly.resources, WEEKLY),
+    );
+    expect(iam.denied[0]).toMatch(new RegExp(`^s3:GetObject on arn:aws:s3:::${bucket}/mintlify/(followup_outcomes|_insights/anomalies)/dt=`));
+    expect(error, logs).toMatch(/not authorized to perform: s3:GetObject on resource: arn:aws:s3:::\S+\/(followup_outcomes|_insights\/anomalies)\//);
+    expect(await aws.takeAll(subscriber)).toEqual([]);
   }, 180_000);
 
   it('the hourly check tells a fallen day once, from the bundle, keeping its claim in the state table', async () => {
@@ -158,24 +264,22 @@ describe('the synthesized insights functions', () => {
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
-    // A fourth Monday after three like it, at a tenth of their visitors (a fresh prefix).
+    // A fourth Monday after three like it, at a tenth of their visitors (a bucket of its own,
+    // under the prefix the role is granted).
     const mondays = everyDays('2026-11-02', 4, 7);
+    const checkBucket = await aws.createBucket();
     await writeLake(
-      createS3Destination({ bucket, prefix: 'check', client: aws.s3 }),
+      createS3Destination({ bucket: checkBucket, prefix: 'mintlify', client: aws.s3 }),
       mondays.map((day, i) => ({ projectId: 'proj_a', day, figures: { ...FLAT_DAY, human: i === 3 ? 40 : 400 } })),
       (day) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000,
     );
+    const values = { EXPORT_DESTINATION: `s3://${checkBucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_STATE_TABLE: table };
+    const iam = await guard(CHECK, values, { S3: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint });
     const env = {
-      ...functionEnvironment(assembly.resources, CHECK, {
-        EXPORT_DESTINATION: `s3://${bucket}/check`,
-        INSIGHTS_TOPIC_ARN: topicArn,
-        EXPORT_STATE_TABLE: table,
-      }),
+      ...functionEnvironment(assembly.resources, CHECK, values),
       MINTLIFY_PROJECT_IDS: 'proj_a',
       EXPORT_DATASETS: 'visitors,views,searches,assistant,feedback',
-      AWS_ENDPOINT_URL_S3: aws.endpoint,
-      AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      ...iam.env,
     };
     const bundle = join(assembly.functionAssetDir(CHECK), 'index.js');
     const hour = { ...EVENT, time: '2026-11-24T06:35:00Z' };
@@ -188,5 +292,9 @@ describe('the synthesized insights functions', () => {
     const again = await invokeBundle(assembly.outDir, bundle, { ...hour, time: '2026-11-24T07:35:00Z' }, env, functionHandler(assembly.resources, CHECK));
     expect(again.error, again.logs).toBeUndefined();
     expect((await aws.takeAll(subscriber)).filter((m) => (m.Body ?? '').includes('anomaly'))).toEqual([]);
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^dynamodb:PutItem on /), expect.stringMatching(/^s3:PutObject on .*\/_insights\/anomalies\//)]),
+    );
   }, 180_000);
 });

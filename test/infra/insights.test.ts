@@ -96,15 +96,23 @@ describe('weekly report', () => {
     expect(scheduleOf(defaults.template, functionOf(defaults.template, CHECK)[0])).toBe('cron(35 * * * ? *)');
   });
 
-  it('reads the data prefixes, writes only under reports/, never deletes', () => {
+  it('reads the data prefixes and what its page shows (outcomes, anomaly marks), writes only under reports/, never deletes', () => {
     const statements = statementsOf(defaults.template, roleOf(defaults.template, WEEKLY));
     const s3 = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
     const writes = s3.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:Put')));
     expect(writes.flatMap(keysOf)).toEqual(['mintlify/reports/*']);
     expect(s3.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
-    const reads = s3.filter((s) => [s.Action].flat().includes('s3:GetObject*')).flatMap(keysOf);
-    expect(reads).toEqual(expect.arrayContaining(['mintlify/visitors_totals/*', 'mintlify/_manifests/*', 'mintlify/_staging/*', 'mintlify/export_runs/*']));
-    expect(reads).not.toContain('mintlify/followup_outcomes/*');
+    const reads = s3.filter((s) => [s.Action].flat().includes('s3:GetObject')).flatMap(keysOf);
+    expect(reads).toEqual(
+      expect.arrayContaining([
+        'mintlify/visitors_totals/*',
+        'mintlify/_manifests/*',
+        'mintlify/_staging/*',
+        'mintlify/export_runs/*',
+        'mintlify/followup_outcomes/*',
+        'mintlify/_insights/anomalies/*',
+      ]),
+    );
     expect(reads.some((key) => key.startsWith('mintlify/reports') || key === 'mintlify/*' || key === '*')).toBe(false);
   });
 

@@ -21,13 +21,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
+import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK = 'MintlifyExporter';
 const PROJECT = 'proj_smoke';
-const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:mintlify-smoke-AbCdEf';
+const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-smoke-AbCdEf';
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 
@@ -84,6 +85,14 @@ function environmentOf(service: string, tokens: Record<string, string>): Record<
       return [name, replacement];
     }),
   );
+}
+
+const guards: IamGuard[] = [];
+/** The calls of the function described `description`, checked against its role's policies in the template (test/helpers/iam.ts). */
+async function guard(description: string, values: Record<string, string>, upstreams: IamGuardOptions['upstreams'], bind: Record<string, string> = {}) {
+  const started = await startIamGuard({ resources: template.Resources, description, values, upstreams, bind });
+  guards.push(started);
+  return started;
 }
 
 /** Runs `handler(event, context)` of a bundle in a fresh Node process (test/helpers/bundles.ts), with 60 s left of the invocation. */
@@ -205,23 +214,29 @@ describe('bundled handlers against the sandbox and emulators', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close()]);
+    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
   });
 
   it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table', async () => {
-    const env = environmentOf('mintlify-export', {
-      MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
-      EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
-      EXPORT_STATE_TABLE: table,
-    });
+    const values = { MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN, EXPORT_DESTINATION: `s3://${bucket}/mintlify`, EXPORT_STATE_TABLE: table };
+    const env = environmentOf('mintlify-export', values);
+    const iam = await guard('Hourly', values, { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint });
 
     const { result, error, logs } = await invokeBundle(
       bundles.export,
       { date: '2026-01-15', projects: [PROJECT], datasets: ['visitors'] },
-      { ...env, ...endpoints },
+      { ...env, ...endpoints, ...iam.env },
     );
 
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
     expect(error, logs).toBeUndefined();
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^dynamodb:PutItem on /),
+        expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/visitors_pages\//),
+        `secretsmanager:GetSecretValue on ${SECRET_ARN}`,
+      ]),
+    );
     expect(result).toBeDefined();
     expect(secrets.targets).toContain('secretsmanager.GetSecretValue');
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
@@ -275,17 +290,36 @@ describe('bundled handlers against the sandbox and emulators', () => {
         },
       ],
     };
-    const env = environmentOf('mintlify-followup', {
+    const values = {
       MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
       EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
       FOLLOWUP_STATE_TABLE: table,
       FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
       FOLLOWUP_OUTCOMES_TOPIC_ARN: TopicArn ?? '',
-    });
+    };
+    const env = environmentOf('mintlify-followup', values);
+    // The queue the event source reads is named by no variable: bound by its place in the template.
+    const [queueId] = Object.entries(template.Resources).find(
+      ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties.RedrivePolicy !== undefined && r.Properties.FifoQueue === true,
+    ) ?? [''];
+    const iam = await guard(
+      'Sends queued follow-up prompts',
+      values,
+      { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
+      { [queueId]: queueUrl },
+    );
 
-    const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints });
+    const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints, ...iam.env });
 
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
     expect(error, logs).toBeUndefined();
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^dynamodb:PutItem on /),
+        expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/followup_outcomes\//),
+        `sns:Publish on ${TopicArn}`,
+      ]),
+    );
     expect(result).toEqual({ batchItemFailures: expect.any(Array) });
     const job = sandbox.getJobState(PROJECT, 'job_smoke');
     expect(job?.prompts).toHaveLength(1);

@@ -159,16 +159,21 @@ describe('anomalies', () => {
     const s = await setup();
     await writeLake(
       s.deps.destination,
-      TUESDAYS.map((day) => ({ projectId: 'proj_a', day, figures: day === LAST ? { ...FLAT_DAY, searches: 1_000, thumbsDown: 1 } : FLAT_DAY })),
+      // Thumbs down usually 12 (a base of at least MIN_USUAL, 10: below it no ratio is claimed).
+      TUESDAYS.map((day) => ({
+        projectId: 'proj_a',
+        day,
+        figures: day === LAST ? { ...FLAT_DAY, searches: 1_000, thumbsDown: 1 } : { ...FLAT_DAY, thumbsDown: 12 },
+      })),
       finishedAfterDue,
     );
     const result = await runInsightChecks({ ...SETTINGS, projectIds: ['proj_a'] }, s.deps);
     expect(result.anomalies.map((a) => [a.figure, a.direction, a.value, a.usual])).toEqual([
       ['searches', 'rise', 1_000, 300],
-      ['thumbsDown', 'drop', 1, 6],
+      ['thumbsDown', 'drop', 1, 12],
     ]);
     const subjects = (await s.take()).map((m) => envelope(m).Subject).sort();
-    expect(subjects).toEqual(['proj_a: searches rose to 333 % on 2026-11-17 (1,000 vs 300)', 'proj_a: thumbs down fell to 17 % on 2026-11-17 (1 vs 6)']);
+    expect(subjects).toEqual(['proj_a: searches rose to 333 % on 2026-11-17 (1,000 vs 300)', 'proj_a: thumbs down fell to 8 % on 2026-11-17 (1 vs 12)']);
   });
 });
 

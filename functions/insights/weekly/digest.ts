@@ -4,6 +4,7 @@
  * headline change, then a plain-text body: the headline figures (this week, last week, change),
  * the biggest movers per project, data health and the link to the page.
  */
+import type { PageLink } from './link.js';
 import type { Figures, Headline, HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
 
@@ -41,10 +42,10 @@ export interface DigestInput {
   readonly figures: Figures;
   /** `2026-W47` (or the period's first and last day for another length). */
   readonly week: string;
-  /** The pre-signed HTTPS link to the week's page. */
-  readonly url: string;
-  /** When the link stops working (ISO 8601). */
-  readonly expiresAt: string;
+  /** The signed link to the week's page and when it stops working; or, with no link, */
+  readonly link?: PageLink | undefined;
+  /** the page's place in the bucket (`s3://…`). */
+  readonly place?: string | undefined;
 }
 
 /** `+12 %`, `−40 %`, `new` (from 0), `0 %`. */
@@ -117,8 +118,12 @@ export function digestOf(input: DigestInput): InsightMessage {
       ? ['  Figures of days with missing or failed units are incomplete: see the calendar in the report, or run mintlify-exporter status.']
       : []),
     '',
-    `The report: ${input.url}`,
-    `(the link works until ${input.expiresAt}; the page stays in the bucket under reports/)`,
+    ...(input.link
+      ? [`The report: ${input.link.url}`, `(the link works until ${input.link.expiresAt}; the page stays in the bucket under reports/)`]
+      : [
+          `The report: ${input.place ?? 'in the bucket under reports/'}`,
+          '(no link: the deployment has no report distribution; deploy with context reportLinkPublicKey, docs/deploy.md)',
+        ]),
   ];
   return {
     kind: 'weekly-report',

@@ -4,6 +4,7 @@
  * fires (docs/operations.md).
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { insightsTopicOf, scheduledTime } from '../handler.js';
@@ -16,6 +17,7 @@ import { openDestination } from '../../shared/destinations.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../../shared/metric-names.js';
+import { cloudFrontLinks, type LinkSigner } from './link.js';
 import { runWeeklyReport, type WeeklyDeps } from './run.js';
 
 /** What the invocation returns (the digest is on the topic; the page in the bucket). */
@@ -49,8 +51,14 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
     const at = scheduledTime(event, deps.now);
     const days = daysAsked(event);
     const result = await runWeeklyReport(
-      { destination: config.destination, settleHours: config.settleHours, projects: config.projectIds, ...(days !== undefined ? { days } : {}) },
-      { ...deps, now: () => at },
+      {
+        destination: config.destination,
+        settleHours: config.settleHours,
+        projects: config.projectIds,
+        ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
+        ...(days !== undefined ? { days } : {}),
+      },
+      { ...deps, now: () => at, signedAt: deps.now },
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);
     deps.metrics.publishStoredMetrics();
@@ -60,7 +68,35 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
   };
 }
 
-export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients: { s3?: S3Client; sns?: SNSClient } = {}): WeeklyHandlerDeps {
+/**
+ * The signer of the digest's link when the deployment has a report distribution (all three
+ * REPORT_LINK_* set), none when it has not; one or two of them set is a mistake.
+ */
+export function linkSignerOf(config: ConfigOf<'weekly-report'>, secrets: () => SecretsManagerClient): LinkSigner | undefined {
+  const { reportLinkUrl: baseUrl, reportLinkKeyPairId: keyPairId, reportLinkKeySecretArn: secretArn } = config;
+  if (baseUrl === undefined && keyPairId === undefined && secretArn === undefined) return undefined;
+  if (baseUrl === undefined || keyPairId === undefined || secretArn === undefined) {
+    throw new ConfigError('REPORT_LINK_URL, REPORT_LINK_KEY_PAIR_ID and REPORT_LINK_KEY_SECRET_ARN go together: set all three (infra does) or none');
+  }
+  return cloudFrontLinks({
+    baseUrl,
+    keyPairId,
+    privateKey: async () => {
+      const { SecretString } = await secrets().send(new GetSecretValueCommand({ SecretId: secretArn }));
+      if (!SecretString?.includes('PRIVATE KEY-----')) {
+        throw new ConfigError(
+          `the secret ${secretArn} (REPORT_LINK_KEY_SECRET_ARN) holds no PEM private key: put the private key of the report link key pair in it (docs/deploy.md)`,
+        );
+      }
+      return SecretString;
+    },
+  });
+}
+
+export function weeklyDepsFromConfig(
+  config: ConfigOf<'weekly-report'>,
+  clients: { s3?: S3Client; sns?: SNSClient; secrets?: SecretsManagerClient } = {},
+): WeeklyHandlerDeps {
   if (parseDestinationTarget(config.destination).kind !== 's3') {
     throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
   }
@@ -71,6 +107,7 @@ export function weeklyDepsFromConfig(config: ConfigOf<'weekly-report'>, clients:
     writeTo: openDestination(config.destination, { s3Client: s3 }),
     publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn: insightsTopicOf(config) }),
     now: () => Date.now(),
+    link: linkSignerOf(config, () => clients.secrets ?? new SecretsManagerClient(awsClientConfig())),
     metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
     logger: createLogger({ serviceName: INSIGHTS_SERVICE }),
   };

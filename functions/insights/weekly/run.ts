@@ -2,10 +2,10 @@
  * The weekly report of a deployment: the report `mintlify-exporter report` builds (the same
  * code, `buildReport`) over the last 7 complete days against the 7 before, every project, from
  * the bucket; written to `<prefix>/reports/weekly/<YYYY>-W<ww>.html` and
- * `<prefix>/reports/latest.html`, then told on the insights topic with a pre-signed link.
+ * `<prefix>/reports/latest.html`, then told on the insights topic with a link that lasts the
+ * week (link.ts) — or, with no distribution deployed, the page's place in the bucket.
  */
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { lastDueDay } from '../../export/plan.js';
 import type { InsightMessage } from '../publish.js';
 import { daysFrom, type Figures, type Period } from '../../report/figures.js';
@@ -15,12 +15,11 @@ import type { Destination } from '../../shared/destination.js';
 import { parseS3Target } from '../../shared/destinations.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
+import type { LinkSigner } from './link.js';
 import { DAY_MS } from '../../shared/time.js';
 
 /** Days of a week. */
 export const WEEK_DAYS = 7;
-/** How long the digest's link works: 7 days, the most SigV4 allows. */
-export const LINK_SECONDS = 7 * 24 * 3600;
 
 /** The ISO 8601 week of `day` (`2026-W47`): weeks start on Monday; week 1 holds the year's first Thursday. */
 export function isoWeek(day: string): string {
@@ -32,9 +31,17 @@ export function isoWeek(day: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
-/** The last `days` complete days at `now` (7: the week), ending with the latest due day. */
+/**
+ * The period reported at `now`: for 7 days (the week), the latest ISO week (Monday to Sunday)
+ * whose Sunday is due — so the page covers the week it names, whatever EXPORT_SETTLE_HOURS;
+ * for another length (by hand), the last `days` complete days, ending with the latest due day.
+ */
 export function weekPeriod(now: number, settleHours: number, days = WEEK_DAYS): Period {
-  const to = addDays(lastDueDay(now, settleHours), 1);
+  let last = lastDueDay(now, settleHours);
+  if (days === WEEK_DAYS) {
+    while (new Date(dayStart(last)).getUTCDay() !== 0) last = addDays(last, -1);
+  }
+  const to = addDays(last, 1);
   const from = addDays(to, -days);
   return { from, to, days: daysFrom(from, to) };
 }
@@ -51,6 +58,8 @@ export interface WeeklySettings {
    * `reports/range/<first>_<last>.html` only: the week's pages are left alone.
    */
   readonly days?: number;
+  /** `REPORT_SITE_URL`: the page links each page path to its page. */
+  readonly siteUrl?: string | undefined;
 }
 
 export interface WeeklyDeps {
@@ -59,6 +68,10 @@ export interface WeeklyDeps {
   readonly writeTo: Pick<Destination, 'put'>;
   readonly publish: (message: InsightMessage) => Promise<void>;
   readonly now: () => number;
+  /** Signs the digest's link; absent: the digest names the page in the bucket. */
+  readonly link?: LinkSigner | undefined;
+  /** When the link is signed (the real clock, not the schedule's time). @default now */
+  readonly signedAt?: () => number;
 }
 
 export interface WeeklyResult {
@@ -66,6 +79,7 @@ export interface WeeklyResult {
   readonly week: string;
   /** Keys written, relative to the destination. */
   readonly keys: readonly string[];
+  /** The signed link, or the page's `s3://` place when there is none. */
   readonly url: string;
   readonly figures: Figures;
   readonly digest: InsightMessage;
@@ -80,13 +94,17 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   const period = weekPeriod(deps.now(), settings.settleHours, days);
   const last = period.days[period.days.length - 1] as string;
   const week = days === WEEK_DAYS ? isoWeek(last) : `${period.from} to ${last}`;
-  const report = await buildReport({ destination: settings.destination, period, projects: settings.projects }, { now: deps.now, s3Client: deps.s3 });
+  const report = await buildReport(
+    { destination: settings.destination, period, projects: settings.projects, ...(settings.siteUrl !== undefined ? { siteUrl: settings.siteUrl } : {}) },
+    { now: deps.now, s3Client: deps.s3 },
+  );
   const key = days === WEEK_DAYS ? weeklyKey(week) : rangeKey(period.from, last);
   const keys = days === WEEK_DAYS ? [key, LATEST_KEY] : [key];
   // The week's page first: latest.html never names a page that is not there.
   for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
-  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }), { expiresIn: LINK_SECONDS });
-  const digest = digestOf({ figures: report.figures, week, url, expiresAt: new Date(deps.now() + LINK_SECONDS * 1000).toISOString() });
+  const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
+  const url = link?.url ?? `s3://${bucket}/${prefix}${key}`;
+  const digest = digestOf({ figures: report.figures, week, ...(link ? { link } : { place: url }) });
   await deps.publish(digest);
   return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs };
 }

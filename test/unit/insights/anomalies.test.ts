@@ -10,13 +10,14 @@ import {
   comparedDays,
   findAnomalies,
   type IsComplete,
+  MIN_USUAL,
   median,
   type NewDay,
   publishAnomalies,
   type Thresholds,
 } from '../../../functions/insights/anomalies.js';
 import type { FigureName } from '../../../functions/warehouse/figure-names.js';
-import { type DayFigures, figureKey } from '../../../functions/insights/figures.js';
+import { type DayFigures, type FigureTable, figureKey } from '../../../functions/insights/figures.js';
 import type { InsightMessage } from '../../../functions/insights/publish.js';
 import { createMemoryStore } from '../../../functions/shared/shared-store.js';
 
@@ -167,5 +168,30 @@ describe('publishing anomalies', () => {
 
     expect(published).toHaveLength(1);
     expect(sent).toHaveLength(1);
+  });
+});
+
+/** What findAnomalies calls an anomaly: a ratio against a usual that is big enough to mean something. */
+const BASE_THRESHOLDS = { drop: 0.5, rise: 3 };
+const BASE_MONDAYS = ['2026-10-26', '2026-11-02', '2026-11-09', '2026-11-16'];
+
+/** Thumbs down on four Mondays: three before, then `today`. */
+function thumbsDownAgainst(usual: number, today: number): FigureTable {
+  return new Map(BASE_MONDAYS.map((day, i) => [figureKey('proj_a', day), { thumbsDown: i === 3 ? today : usual } as never]));
+}
+
+describe('the minimum base of an anomaly', () => {
+  const day = [{ projectId: 'proj_a', day: '2026-11-16', figures: ['thumbsDown' as const] }];
+  const all = () => true;
+
+  it('claims nothing against a usual below the minimum base (0 against a usual 1 is no alert)', () => {
+    expect(MIN_USUAL).toBe(10);
+    expect(findAnomalies(day, thumbsDownAgainst(1, 0), all, BASE_THRESHOLDS)).toEqual([]);
+    expect(findAnomalies(day, thumbsDownAgainst(9, 40), all, BASE_THRESHOLDS)).toEqual([]);
+  });
+
+  it('claims a drop or a rise against a usual of at least the minimum base', () => {
+    expect(findAnomalies(day, thumbsDownAgainst(10, 0), all, BASE_THRESHOLDS).map((a) => a.direction)).toEqual(['drop']);
+    expect(findAnomalies(day, thumbsDownAgainst(10, 31), all, BASE_THRESHOLDS).map((a) => a.direction)).toEqual(['rise']);
   });
 });

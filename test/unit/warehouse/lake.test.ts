@@ -1,7 +1,10 @@
-/** Which bucket keys the report's S3 mirror writes, and where: never outside its folder. */
+/** Which bucket keys the report's S3 mirror writes, and where: never outside its folder; how it stops on a failed read. */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { mirrorPath, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
+import { mirrorPath, openLake, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
 
 const root = path.resolve('mirror-root');
 
@@ -32,5 +35,41 @@ describe('mirrorPath', () => {
 
   it('throws rather than resolve outside the root, whatever the key', () => {
     for (const key of ['../x', 'a/../../x', '', 'a/..', '..']) expect(() => mirrorPath(root, key), key).toThrow(/refused to mirror/);
+  });
+});
+
+describe('openLake of a bucket, when a read fails', () => {
+  it('stops its other reads, reports the first error and leaves no temporary folder behind', async () => {
+    const tmp = await mkdtemp(path.join(tmpdir(), 'lake-failure-'));
+    const previous = process.env['TMPDIR'];
+    process.env['TMPDIR'] = tmp;
+    const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const keys = Array.from({ length: 40 }, (_, i) => `mintlify/visitors_totals/dt=2026-11-17/proj_${String(i).padStart(2, '0')}.parquet`);
+    let started = 0;
+    // A narrow stand-in for S3 (the listing, then reads that take a while; the third refused).
+    client.send = (async (command: { input: { Key?: string } }, options?: { abortSignal?: AbortSignal }) => {
+      if (command instanceof ListObjectsV2Command) return { Contents: keys.map((Key) => ({ Key })), IsTruncated: false };
+      const index = started++;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, index === 2 ? 5 : 30);
+        options?.abortSignal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
+        });
+      });
+      if (index === 2) throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+      return { Body: { transformToByteArray: async () => new Uint8Array([1, 2, 3]) } };
+    }) as unknown as S3Client['send'];
+    try {
+      const opened = openLake('s3://bucket/mintlify', { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] }, { s3Client: client });
+      await expect(opened).rejects.toThrow(/^cannot read s3:\/\/bucket\/mintlify\/visitors_totals\/dt=2026-11-17\/proj_\d\d\.parquet: .*Access Denied/);
+      expect(started, 'no read started after the failure beyond those in flight').toBeLessThanOrEqual(16);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      if (previous === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = previous;
+      await rm(tmp, { recursive: true, force: true });
+    }
   });
 });

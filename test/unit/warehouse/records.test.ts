@@ -1,13 +1,16 @@
 /** The anomaly marks' files: written merged by figure, read back through their schema. */
 import { describe, expect, it } from 'vitest';
 import type { Destination } from '../../../functions/shared/destination.js';
-import { type AnomalyFound, anomaliesKey, describeMark, readAnomalies, recordAnomalies } from '../../../functions/warehouse/records.js';
+import { type AnomalyFound, anomaliesKey, describeMark, readAnomalies, recordAnomalies, rewriteAnomalies } from '../../../functions/warehouse/records.js';
 
 /** A bucket of bytes by key: the two calls the records make of a destination. */
-function memoryDestination(): Pick<Destination, 'get' | 'put'> & { files: Map<string, Uint8Array> } {
+function memoryDestination(): Pick<Destination, 'get' | 'put' | 'delete'> & { files: Map<string, Uint8Array> } {
   const files = new Map<string, Uint8Array>();
   return {
     files,
+    delete: async (key) => {
+      files.delete(key);
+    },
     get: async (key) => files.get(key),
     put: async (key, body) => {
       files.set(key, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
@@ -64,5 +67,21 @@ describe('anomaly marks', () => {
     destination.files.set(anomaliesKey('2026-11-20', 'proj_a'), Buffer.from('{not json'));
     destination.files.set(anomaliesKey('2026-11-21', 'proj_a'), Buffer.from('{"projectId":"proj_a"}'));
     expect(await readAnomalies(destination, ['2026-11-20', '2026-11-21', '2026-11-22'], ['proj_a'])).toEqual([]);
+  });
+
+  it("rewrites a checked day's marks from what the check found: a fixed figure loses its mark, an unchecked one keeps it", async () => {
+    const destination = memoryDestination();
+    const views: AnomalyFound = { ...found, figure: 'views', value: 900, usual: 300, direction: 'rise' };
+    await recordAnomalies(destination, [found, views]);
+    // A re-export fixed the day's visitors: checked again, human visitors is no anomaly now.
+    await rewriteAnomalies(destination, [{ projectId: 'proj_a', day: '2026-11-20', figures: ['human'] }], []);
+    expect((await readAnomalies(destination, ['2026-11-20'], ['proj_a'])).map((mark) => mark.figure)).toEqual(['views']);
+    // Then views too: no mark is left, and no file.
+    await rewriteAnomalies(destination, [{ projectId: 'proj_a', day: '2026-11-20', figures: ['views'] }], []);
+    expect(await readAnomalies(destination, ['2026-11-20'], ['proj_a'])).toEqual([]);
+    expect(destination.files.has(anomaliesKey('2026-11-20', 'proj_a'))).toBe(false);
+    // A day checked again that is still an anomaly keeps (rewrites) its mark.
+    await rewriteAnomalies(destination, [{ projectId: 'proj_a', day: '2026-11-20', figures: ['human'] }], [found]);
+    expect((await readAnomalies(destination, ['2026-11-20'], ['proj_a'])).map((mark) => mark.value)).toEqual([50]);
   });
 });

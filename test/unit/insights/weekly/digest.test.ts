@@ -47,8 +47,16 @@ function figures(byProject: Figures['byProject'], health: HealthCell[] = []): Fi
 describe('the week', () => {
   it('is the last 7 complete days, named by ISO week', () => {
     expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 2)).toMatchObject({ from: '2026-11-16', to: '2026-11-23' });
-    // 01:00 on Monday: Sunday is not due yet with 2 settle hours.
-    expect(weekPeriod(Date.parse('2026-11-23T01:00:00Z'), 2)).toMatchObject({ from: '2026-11-15', to: '2026-11-22' });
+    // 01:00 on Monday: Sunday is not due yet with 2 settle hours, so the week is the one before
+    // (Monday to Sunday: the page covers the ISO week it names, never Sunday to Saturday).
+    expect(weekPeriod(Date.parse('2026-11-23T01:00:00Z'), 2)).toMatchObject({ from: '2026-11-09', to: '2026-11-16' });
+    // With EXPORT_SETTLE_HOURS 30, Monday 06:00 has Saturday as its latest due day: the same.
+    expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 30)).toMatchObject({ from: '2026-11-09', to: '2026-11-16' });
+    expect(weekPeriod(Date.parse('2027-01-04T06:00:00Z'), 48)).toMatchObject({ from: '2026-12-21', to: '2026-12-28' });
+    expect(weekPeriod(Date.parse('2027-01-05T06:00:00Z'), 30)).toMatchObject({ from: '2026-12-28', to: '2027-01-04' });
+    expect(isoWeek('2027-01-03')).toBe('2026-W53');
+    // Another length (by hand) is still the last N complete days.
+    expect(weekPeriod(Date.parse('2026-11-23T06:00:00Z'), 30, 3)).toMatchObject({ from: '2026-11-19', to: '2026-11-22' });
     expect(isoWeek('2026-11-22')).toBe('2026-W47');
     expect(isoWeek('2026-01-01')).toBe('2026-W01');
     expect(isoWeek('2027-01-03')).toBe('2026-W53');
@@ -106,13 +114,20 @@ describe('the digest', () => {
     const digest = digestOf({
       figures: figures([a, b]),
       week: '2026-W47',
-      url: 'https://bucket.s3.amazonaws.com/r.html?X-Amz-Signature=x',
-      expiresAt: '2026-11-30T06:00:00.000Z',
+      link: { url: 'https://d111.cloudfront.net/weekly/2026-W47.html?Expires=1&Signature=x&Key-Pair-Id=K1', expiresAt: '2026-11-30T06:00:00.000Z' },
     });
     expect(digest.kind).toBe('weekly-report');
     expect(digest.subject).toBe('Docs 2026-W47: human visitors 1,300 (+29 %), views 5,030 (-5 %)');
     expect(digest.body).toMatch(/^Human visitors\s+1,300\s+1,010\s+\+29 %$/m);
     expect(digest.body).toContain('This week');
-    expect(digest.body).toContain('The report: https://bucket.s3.amazonaws.com/r.html?X-Amz-Signature=x');
+    expect(digest.body).toContain('The report: https://d111.cloudfront.net/weekly/2026-W47.html?Expires=1&Signature=x&Key-Pair-Id=K1');
+    expect(digest.body).toContain('(the link works until 2026-11-30T06:00:00.000Z;');
+  });
+
+  it('names the page in the bucket and says why there is no link when the deployment has no report distribution', () => {
+    const digest = digestOf({ figures: figures([a, b]), week: '2026-W47', place: 's3://bucket/mintlify/reports/weekly/2026-W47.html' });
+    expect(digest.body).toContain('The report: s3://bucket/mintlify/reports/weekly/2026-W47.html');
+    expect(digest.body).toContain('no link: the deployment has no report distribution');
+    expect(digest.body).not.toContain('the link works until');
   });
 });
