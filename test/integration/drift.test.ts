@@ -128,7 +128,7 @@ describe('an export against an API that changed', () => {
   });
 
   it.each(ALL_DATASETS)('%s: every row is written with its values as sent and exactly its unknown fields, nothing else changed', async (dataset) => {
-    const normal = expectedTables(sandbox.data, { dataset, projectId: PROJECT, day: DAY }, { exportedAt: EXPORTED_AT, feedbackContact: false });
+    const normal = expectedTables(sandbox.data, { dataset, projectId: PROJECT, day: DAY }, { exportedAt: EXPORTED_AT });
     const drift = expectedDrift(dataset);
 
     for (const table of tableNames(dataset)) {
