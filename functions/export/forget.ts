@@ -16,17 +16,19 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CATALOG, type DatasetName } from '../shared/catalog.js';
+import { CATALOG, type DatasetName } from '../warehouse/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
-import { openDuckDb, sqlString, type Row } from '../shared/duckdb.js';
-import { hmacOf, type PersonalDataPolicy } from '../shared/personal-data.js';
-import type { TableDef } from '../shared/tables.js';
+import { openDuckDb, type Row } from '../warehouse/duckdb.js';
+import { sqlString } from '../warehouse/sql.js';
+import { hmacOf } from '../shared/personal-data.js';
+import type { PersonalDataPolicy } from '../warehouse/column-policy.js';
+import type { TableDef } from '../warehouse/tables.js';
 import { erasureKey, writeErasureRecord, type ErasureRecord } from './erasures.js';
 import { checkManifest, writeManifest, type Manifest } from './manifest.js';
 import { openTableWriter } from './parquet.js';
 import { readJsonObject } from './staging.js';
-import { manifestKey } from '../shared/keys.js';
+import { manifestKey } from '../warehouse/keys.js';
 
 /** One file `forget` changed (or, dry, would change). */
 export interface ForgottenFile {

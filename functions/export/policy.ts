@@ -4,9 +4,9 @@
  * `runUnits` → `exportUnit` → each request. No floor repacks them.
  */
 import type { CallOptions } from '../shared/api-types.js';
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import type { ConfigOf } from '../shared/config.js';
-import { resolvePolicy, type PersonalDataPolicy } from '../shared/personal-data.js';
+import { resolvePolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import { HOUR_MS } from '../shared/time.js';
 
 /** The export's settings, from the configuration. */

@@ -6,8 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Destination } from '../shared/destination.js';
-import { applyPolicy, maskDeep, type ColumnPolicy, type PersonalDataPolicy } from '../shared/personal-data.js';
-import type { TableDef } from '../shared/tables.js';
+import { maskDeep } from '../shared/personal-data.js';
+import { applyPolicy, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
+import type { TableDef } from '../warehouse/tables.js';
 import type { DatasetDef, TableRow } from './datasets.js';
 import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
 

@@ -9,12 +9,12 @@
  * short is finished by the next run: the table folders themselves are listed, not the
  * manifests. A summary table without personal columns (`searches_totals`) is kept.
  */
-import { CATALOG, DATASET_TABLES, type DatasetName } from '../shared/catalog.js';
+import { CATALOG, DATASET_TABLES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, formatDay } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
-import { manifestsOf, STAGING_PREFIX } from '../shared/keys.js';
-import { PERSONAL_TABLES } from '../shared/personal-data.js';
+import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
+import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 
 /** The datasets whose tables hold personal columns. */
 export const EXPIRING_DATASETS: readonly DatasetName[] = CATALOG.filter((entry) =>

@@ -13,10 +13,11 @@
  */
 import { inspect } from 'node:util';
 import { DEFAULT_BUDGET, parseBudget } from './budget-spec.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from './catalog.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { parseDestinationTarget } from './destination-target.js';
 import { ConfigError } from './errors.js';
-import { parsePolicyOverrides, validatePersonalDataKey } from './personal-data.js';
+import { validatePersonalDataKey } from './personal-data.js';
+import { parsePolicyOverrides } from '../warehouse/column-policy.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 

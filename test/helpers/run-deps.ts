@@ -21,7 +21,7 @@ import type { StateStore } from '../../functions/follow-up/state.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate } from '../../functions/shared/budget.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { createLeases } from '../../functions/shared/leases.js';
@@ -31,7 +31,8 @@ import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
 import type { S3Sqs } from './emulators.js';
 import { fixedPersonalDataKey } from '../../functions/shared/personal-data-key.js';
-import { keyIdOf, resolvePolicy } from '../../functions/shared/personal-data.js';
+import { keyIdOf } from '../../functions/shared/personal-data.js';
+import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
 import type { Privacy } from '../../functions/export/privacy.js';
 
 /** A budget no test run comes near: a million requests an hour. */

@@ -16,7 +16,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../functions/export/run.js';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../sandbox/index.js';
@@ -37,7 +37,7 @@ import {
   testSettings,
   type RecordingLogger,
 } from '../helpers/run-deps.js';
-import { resolvePolicy } from '../../functions/shared/personal-data.js';
+import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
 const DAY = '2026-02-10';

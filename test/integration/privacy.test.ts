@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, runUnits } from '../../functions/export/run.js';
-import { resolvePolicy } from '../../functions/shared/personal-data.js';
+import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';

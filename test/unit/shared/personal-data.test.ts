@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../functions/shared/errors.js';
-import { hmacOf, isEmailAddress, keyIdOf, maskDeep, maskText, parsePolicyOverrides, resolvePolicy } from '../../../functions/shared/personal-data.js';
+import { hmacOf, isEmailAddress, keyIdOf, maskDeep, maskText } from '../../../functions/shared/personal-data.js';
+import { parsePolicyOverrides, resolvePolicy } from '../../../functions/warehouse/column-policy.js';
 
 describe('maskText', () => {
   it('replaces e-mail addresses and keeps the rest of the sentence', () => {
