@@ -112,7 +112,7 @@ export class MintlifyExporterStack extends Stack {
       );
     }
 
-    this.warehouse = new Warehouse(this, 'Warehouse', { bucketName: config.bucketName, prefix: config.prefix });
+    this.warehouse = new Warehouse(this, 'Warehouse', { bucketName: config.bucketName, prefix: config.prefix, personalDataPolicy: config.personalDataPolicy });
     const { secret } = new ApiKeySecret(this, 'ApiKey', { secretArn: config.apiKeySecretArn });
     const api = {
       apiKeySecret: secret,

@@ -97,3 +97,16 @@ export function applyPolicy(policy: ColumnPolicy, value: unknown, key: string): 
   if (policy === 'hmac') return typeof value === 'string' ? hmacOf(key, value) : value;
   return maskDeep(value);
 }
+
+/**
+ * A column's comment as the Glue table and the column reference give it: its meaning, then its
+ * policy (`[hmac, personal data]`, `[keep]`), so a reader of the catalog knows what is stored.
+ */
+export function commentWithPolicy(table: TableDef, column: ColumnDef, policy: PersonalDataPolicy): string {
+  return `${column.comment} [${policyLabel(table, column, policy)}]`;
+}
+
+/** `hmac, personal data`, `mask`, `keep`: a column's policy, and whether it holds personal data. */
+export function policyLabel(table: TableDef, column: ColumnDef, policy: PersonalDataPolicy): string {
+  return `${policy.of(table.name, column.name)}${column.personal ? ', personal data' : ''}`;
+}
