@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createRedactor } from '../../../functions/shared/api/redact.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 import { hmacOf, isEmailAddress, keyIdOf, maskDeep, maskText } from '../../../functions/shared/personal-data.js';
 import { parsePolicyOverrides, resolvePolicy } from '../../../functions/warehouse/column-policy.js';
@@ -121,5 +122,17 @@ describe('isEmailAddress', () => {
   });
   it.each(['', 'ana', 'ana@', '@example.com', 'ana@example', 'a b@example.com', 'ana@@example.com'])('refuses %j', (address) => {
     expect(isEmailAddress(address)).toBe(false);
+  });
+});
+
+describe('what a server quotes back', () => {
+  it('is masked before it reaches an error message or a log line', () => {
+    const redactor = createRedactor(['mint_the_client_key_123']);
+
+    const scrubbed = redactor.scrub('comment is invalid (got "mail ana.silva@example.com or +1 555 010 9999, key mint_the_client_key_123")');
+    const quoted = redactor.redact('"call +44 20 7946 0958"');
+
+    expect(scrubbed).toBe('comment is invalid (got "mail [email] or [phone], key [redacted]")');
+    expect(quoted).toBe('"call [phone]"');
   });
 });
