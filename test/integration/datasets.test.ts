@@ -399,14 +399,15 @@ describe('feedback contact (personal data)', () => {
 
   it('is hashed by the CLI with the key it generated once into the state folder (0600), and said so once', async () => {
     const out = await makeTempDir('datasets-cli');
+    const state = await makeTempDir('datasets-cli-state');
     const args = ['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json'];
 
-    const first = await runCli(args);
-    const second = await runCli([...args, '--force']);
+    const first = await runCli(args, { EXPORT_STATE_DIR: state });
+    const second = await runCli([...args, '--force'], { EXPORT_STATE_DIR: state });
 
     expect(first.code).toBe(0);
     expect(second.code).toBe(0);
-    const file = path.join(out, '.state', 'personal-data.key');
+    const file = path.join(state, 'personal-data.key');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const key = (await readFile(file, 'utf8')).trim();
     expect(first.stderr).toContain(file);
