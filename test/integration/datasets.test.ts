@@ -402,8 +402,8 @@ describe('feedback contact (personal data)', () => {
     const state = await makeTempDir('datasets-cli-state');
     const args = ['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json'];
 
-    const first = await runCli(args, { EXPORT_STATE_DIR: state });
-    const second = await runCli([...args, '--force'], { EXPORT_STATE_DIR: state });
+    const first = await runCli(args, { EXPORT_STATE_DIR: state, PERSONAL_DATA_KEY: '' });
+    const second = await runCli([...args, '--force'], { EXPORT_STATE_DIR: state, PERSONAL_DATA_KEY: '' });
 
     expect(first.code).toBe(0);
     expect(second.code).toBe(0);
