@@ -23,6 +23,16 @@
  * (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
+import type { Row } from '../functions/warehouse/duckdb.js';
+import {
+  decodeDailyTotals,
+  decodeGapFigure,
+  decodeThumbsDownPage,
+  decodeTopPage,
+  decodeUnansweredCategory,
+  decodeUnclickedSearch,
+  type TypedQuestion,
+} from '../functions/warehouse/questions.js';
 import { sqlString } from '../functions/warehouse/sql.js';
 import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
 
@@ -39,6 +49,11 @@ export interface Question {
   readonly saved: boolean;
   /** Shown by `npm start` after its export. */
   readonly summary: boolean;
+  /**
+   * Runs in DuckDB only (DuckDB's own SQL, a temporary table its caller creates): never saved in
+   * Athena nor in the summary, and `questionSql` refuses Athena's dialect for it.
+   */
+  readonly duckdbOnly?: boolean;
 }
 
 export const QUESTIONS: readonly Question[] = [
@@ -143,15 +158,41 @@ export const QUESTIONS: readonly Question[] = [
     saved: true,
     summary: false,
   },
+  {
+    id: 'GapFigureByDay',
+    file: 'gaps-figure-by-day.sql',
+    name: "A gap's figure per day",
+    description:
+      'The figure of each gap of the temporary table wanted_gaps (gap_id, kind, project_id, key) per UTC day, as the gap questions count it: the before and after of a fix (gaps/effect.ts).',
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
 ];
 
-/** The ids of the questions the report, `gaps` and the weekly report share. */
+/** The ids of the questions the report, `gaps` and the weekly report share (and the DuckDB-only one `gaps` asks). */
 export const QUESTION_IDS = {
   dailyTotals: 'DailyTotals',
   topPages: 'TopPages',
   searchesWithoutClicks: 'SearchesWithoutClicks',
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
+  gapFigureByDay: 'GapFigureByDay',
+} as const;
+
+/** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
+function typed<T>(id: string, decode: (row: Row) => T): TypedQuestion<T, QuestionParams> {
+  return { id, sql: (tables, params) => questionSql(questionById(id), 'duckdb', { tables }, params), decode };
+}
+
+/** The questions the report and `gaps` ask, typed: `ask(warehouse, TYPED_QUESTIONS.topPages, params)` gives `TopPageRow`s. */
+export const TYPED_QUESTIONS = {
+  dailyTotals: typed(QUESTION_IDS.dailyTotals, decodeDailyTotals),
+  topPages: typed(QUESTION_IDS.topPages, decodeTopPage),
+  searchesWithoutClicks: typed(QUESTION_IDS.searchesWithoutClicks, decodeUnclickedSearch),
+  unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
+  thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
+  gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */
@@ -191,6 +232,7 @@ const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The SQL of `question` in `dialect`, for `params`; DuckDB reads the tables from `source`. */
 export function questionSql(question: Question, dialect: Dialect, source?: DuckDbSource, params: QuestionParams = {}): string {
+  if (question.duckdbOnly && dialect !== 'duckdb') throw new Error(`${question.file} runs in DuckDB only: it has no ${dialect} SQL`);
   for (const day of [params.from, params.to]) {
     if (day !== undefined && !DAY.test(day)) throw new Error(`${question.file}: "${day}" is not a YYYY-MM-DD day`);
   }

@@ -2,7 +2,11 @@
  * `mintlify-exporter consume --queue-url URL [--wait-seconds N] [--outcomes-topic ARN] [--json]`:
  * the follow-up consumer against an SQS-compatible queue until SIGINT/SIGTERM, through the same
  * core as the Lambda (process-message.ts). Exit code 0 after a clean stop; 2 for bad input
- * before any request.
+ * before any request, or when the API cannot be reached at all (a connection refused, a host
+ * name that does not resolve, TLS: MINTLIFY_API_URL) before it ever answered — it stops by itself
+ * at the first message that meets it, hands that message back to the queue unsent, and says so
+ * in one line. An API that answered earlier in the run and then cannot be reached is down for
+ * now: its messages are deferred (not counted as failures) and the consumer goes on.
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Option, type Command } from 'commander';
@@ -45,7 +49,7 @@ export function registerConsumeCommand(program: Command, io: FollowUpCommandIo):
     });
 }
 
-/** Runs the consumer until the stop signal; exit code 0 after a clean stop. */
+/** Runs the consumer until the stop signal; exit code 0 after a clean stop. Throws ConfigError when the API cannot be reached (exit 2). */
 export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   if (config.apiKey === undefined && !isLoopback(queueHost(flags.queueUrl))) {
@@ -64,8 +68,9 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
     const topicSetting = flags.outcomesTopic !== undefined ? '--outcomes-topic' : 'FOLLOWUP_OUTCOMES_TOPIC_ARN';
     if (outcomesTopic) await checkOutcomesTopic(io.clients?.sns ?? new SNSClient(awsClientConfig()), outcomesTopic, topicSetting);
+    const wired = await localDeps(config, io, target, { outcomesTopic });
     const deps: FollowUpDeps = {
-      ...(await localDeps(config, io, target, { outcomesTopic })),
+      ...wired,
       logger,
       deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
       sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
@@ -81,9 +86,13 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       waitTimeSeconds: flags.waitSeconds ?? 20,
       messageBudgetMs: settings.pollBudgetMs,
       process: (message, options) => processMessage(message, deps, settings, options),
+      // An API that never answered in this run is a setting to fix (MINTLIFY_API_URL): every other
+      // message would meet the same. One that answered before is down for now: its messages wait.
+      stopOn: (result) => (result.action === 'defer' && result.cause === 'unreachable' && wired.api.stats.successes === 0 ? result.reason : undefined),
       onMessage: (report) => (human ? io.stdout.write(messageLine(report, io.now)) : logger.info('message processed', { ...report })),
     });
     io.stderr.write(consumeSummary(stats));
+    if (stats.stoppedBy !== undefined) throw new ConfigError(stats.stoppedBy);
     return 0;
   } finally {
     stop.dispose();

@@ -4,7 +4,8 @@
  * time, in order; different groups concurrently), deletes handled messages and defers the
  * others with ChangeMessageVisibility. On stop it receives nothing more, lets the in-flight
  * messages finish or defer (polling stops at its next wait), and returns: a message is never
- * lost, at worst it reappears when its visibility timeout ends.
+ * lost, at worst it reappears when its visibility timeout ends. A result `stopOn` names (an API
+ * that cannot be reached) stops it the same way by itself, that message made visible again at once.
  */
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeError } from '../shared/errors.js';
@@ -25,6 +26,12 @@ export interface ConsumerOptions {
   readonly maxMessages?: number;
   /** Per-message time limit for polling before deferring (ms): the settings' `pollBudgetMs`. */
   readonly messageBudgetMs: number;
+  /**
+   * A result after which the consumer stops by itself (what every further message would meet
+   * too): returns the reason, which `runConsumer` returns as `stoppedBy`. That message is made
+   * visible again at once, for the consumer that runs once the cause is fixed.
+   */
+  readonly stopOn?: (result: ProcessResult) => string | undefined;
   /** Called after each batch (tests, progress). */
   readonly onBatch?: (stats: ConsumerStats) => void;
   /** Called with what became of each message (consume prints it as a line). */
@@ -56,13 +63,26 @@ export interface ConsumerStats {
   received: number;
   /** Deliveries by what became of them: `completed`, `failed`, `rejected`, `deferred`, `error`… */
   outcomes: Partial<Record<OutcomeKind, number>>;
+  /** Why the consumer stopped by itself (`stopOn`); undefined after the caller's stop. */
+  stoppedBy?: string;
 }
 
+/** Consumes until `options.stop` aborts or a result `stopOn` names; returns what became of the messages. */
 export async function runConsumer(options: ConsumerOptions): Promise<ConsumerStats> {
   const stats: ConsumerStats = { received: 0, outcomes: {} };
   const now = options.now ?? Date.now;
   const log = options.logger;
-  while (!options.stop.aborted) {
+  const halt = new AbortController();
+  const stop = AbortSignal.any([options.stop, halt.signal]);
+  const halts = (result: ProcessResult): boolean => {
+    const reason = options.stopOn?.(result);
+    if (reason === undefined) return false;
+    stats.stoppedBy ??= reason;
+    halt.abort();
+    return true;
+  };
+  const group = { ...options, stop, halts };
+  while (!stop.aborted) {
     let messages: Message[];
     try {
       const received = await options.sqs.send(
@@ -73,20 +93,20 @@ export async function runConsumer(options: ConsumerOptions): Promise<ConsumerSta
           MessageSystemAttributeNames: ['All'],
         }),
         // Aborting a receive in flight is safe: anything it took reappears after its visibility timeout.
-        { abortSignal: options.stop },
+        { abortSignal: stop },
       );
       messages = received.Messages ?? [];
     } catch (error) {
-      if (options.stop.aborted) break;
+      if (stop.aborted) break;
       log.error('receiving from the queue failed; retrying in 5 s', { error: describeError(error) });
-      await abortableSleep(5_000, options.stop);
+      await abortableSleep(5_000, stop);
       continue;
     }
     stats.received += messages.length;
-    await Promise.all([...groupsOf(messages).values()].map((group) => processGroup(group, options, stats, now)));
+    await Promise.all([...groupsOf(messages).values()].map((messagesOfGroup) => processGroup(messagesOfGroup, group, stats, now)));
     options.onBatch?.({ received: stats.received, outcomes: { ...stats.outcomes } });
   }
-  log.info('consumer stopped', { received: stats.received, ...stats.outcomes });
+  // No log record of the stop: the caller says it once (consume's summary).
   return stats;
 }
 
@@ -102,7 +122,12 @@ function groupsOf(messages: Message[]): Map<string, Message[]> {
   return groups;
 }
 
-async function processGroup(group: Message[], options: ConsumerOptions, stats: ConsumerStats, now: () => number): Promise<void> {
+async function processGroup(
+  group: Message[],
+  options: ConsumerOptions & { readonly halts: (result: ProcessResult) => boolean },
+  stats: ConsumerStats,
+  now: () => number,
+): Promise<void> {
   for (let i = 0; i < group.length; i++) {
     const message = group[i] as Message;
     const receiptHandle = message.ReceiptHandle ?? '';
@@ -138,7 +163,9 @@ async function processGroup(group: Message[], options: ConsumerOptions, stats: C
       continue;
     }
     if (result?.action === 'defer') {
-      await deferMessage(options.sqs, { queueUrl: options.queueUrl, receiptHandle }, result.delayMs, options.logger);
+      // A stop of the whole consumer hands the message back at once, for the consumer run next.
+      const delayMs = options.halts(result) ? 0 : result.delayMs;
+      await deferMessage(options.sqs, { queueUrl: options.queueUrl, receiptHandle }, delayMs, options.logger);
       count(stats, 'deferred');
       options.onMessage?.({ ...idsOf(message, result), status: 'deferred', reason: result.reason, delayMs: result.delayMs });
     }

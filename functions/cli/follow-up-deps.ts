@@ -9,8 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { createFollowUpDeps } from '../follow-up/deps.js';
-import type { FollowUpDeps } from '../follow-up/process-message.js';
+import { createFollowUpDeps, type WiredFollowUpDeps } from '../follow-up/deps.js';
 import type { FollowUpSettings } from '../follow-up/settings.js';
 import type { Config } from '../shared/config.js';
 import { silentLogger } from '../shared/logger.js';
@@ -47,7 +46,7 @@ export async function localDeps(
     /** SNS topic every outcome is published to (default: FOLLOWUP_OUTCOMES_TOPIC_ARN). */
     readonly outcomesTopic?: string | undefined;
   } = {},
-): Promise<Omit<FollowUpDeps, 'deadLetter' | 'sleep'>> {
+): Promise<WiredFollowUpDeps> {
   const localRoot = config.destination.startsWith('s3://') ? './data' : config.destination;
   return createFollowUpDeps(config, {
     api: { baseUrl: target.baseUrl, apiKey: target.apiKey, ...(options.retryLines ? { events: retryLinePrinter((line) => io.stderr.write(line)) } : {}) },

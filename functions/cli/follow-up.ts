@@ -4,7 +4,9 @@
  * same core as the Lambda (process-message.ts) with the same safety rules. Status changes go to
  * stderr, the result to stdout (`--json`: exactly one JSON object). Exit codes: 0
  * completed/archived/duplicate (or sent with --no-wait), 1 failed/timed_out/uncertain/rejected/
- * not_sent, 2 bad input before any request (ConfigError thrown to the caller, which prints one line).
+ * not_sent, 2 bad input before any request, or an API that cannot be reached at all before it ever
+ * answered (a connection refused, a host name that does not resolve, TLS: MINTLIFY_API_URL; the
+ * request is left to send once it is fixed) — a ConfigError thrown to the caller, which prints one line.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -72,8 +74,9 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
   try {
     const statusLine = (job: AgentJob, polls: number) =>
       io.stderr.write(`${new Date((io.now ?? Date.now)()).toISOString()} ${flags.job}: ${job.status}${job.prLink ? ` ${job.prLink}` : ''} (polls ${polls})\n`);
+    const wired = await localDeps(config, io, target, { ...(privateState ? { stateDir: privateState } : {}), retryLines: true });
     const deps: FollowUpDeps = {
-      ...(await localDeps(config, io, target, { ...(privateState ? { stateDir: privateState } : {}), retryLines: true })),
+      ...wired,
       deadLetter: async (entry) => {
         io.stderr.write(`not sent: ${entry.reason}\n`);
       },
@@ -88,6 +91,9 @@ export async function runFollowUpCommand(flags: FollowUpFlags, io: FollowUpComma
     let told = '';
     for (let deliveries = 1; ; deliveries++) {
       result = await processMessage({ messageId: requestId, body, deliveries }, deps, settings, { stopSignal: stop.signal });
+      // An API that never answered is a setting to fix (MINTLIFY_API_URL): waiting would not change
+      // that. One that answered before (a job polled for an hour) is down for now: wait as for any deferral.
+      if (result.action === 'defer' && result.cause === 'unreachable' && wired.api.stats.successes === 0) throw new ConfigError(result.reason);
       // --no-wait returns once the prompt is sent or deferred: nothing would send it later.
       if (result.action === 'handled' || !flags.wait || stop.signal.aborted) break;
       if (!result.sent && result.reason !== told) io.stderr.write(`waiting ${Math.ceil(result.delayMs / 1000)} s: ${result.reason}\n`);

@@ -5,7 +5,10 @@
  * report and `gaps` show. The files themselves are written by staging.ts (pages, checkpoint,
  * failure record) and manifest.ts (the commit marker); this module only reads them.
  */
+import type { DatasetName } from '../warehouse/catalog.js';
+import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import type { Destination } from '../shared/destination.js';
+import { DestinationError } from '../shared/errors.js';
 import type { Drift } from './drift.js';
 import { readManifest, unitRows, type Manifest } from './manifest.js';
 import { unitStaging, type Checkpoint, type UnitFailure } from './staging.js';
@@ -48,6 +51,21 @@ export async function readUnitStates(destination: Destination, units: readonly U
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
   return states;
+}
+
+/**
+ * The complete units of `dataset`, from one listing of its manifests: a manifest is written
+ * after every table file of its unit, so its key names a complete unit (its content is not read).
+ * @throws DestinationError when the destination cannot list keys.
+ */
+export async function completeUnits(destination: Pick<Destination, 'list' | 'url'>, dataset: DatasetName): Promise<Unit[]> {
+  if (destination.list === undefined) throw new DestinationError(`${destination.url} cannot list its keys: the complete units of ${dataset} are not known`);
+  const units: Unit[] = [];
+  for (const key of await destination.list(manifestsOf(dataset))) {
+    const named = parseManifestKey(dataset, key);
+    if (named) units.push({ dataset, projectId: named.projectId, day: named.day });
+  }
+  return units;
 }
 
 /** The failure record of a unit's state, if any. */

@@ -24,6 +24,25 @@ export type DeadLetter = (entry: DeadLetterEntry) => Promise<void>;
 /** The message attributes a dead-lettered copy carries (read back by `dead-letters list`). */
 export const DEAD_LETTER_ATTRIBUTES = { reason: 'reason', requestId: 'requestId', sourceMessageId: 'sourceMessageId' } as const;
 
+/**
+ * The reasons of the dead letters a redrive would only bounce: the consumer rejects such a
+ * message again at once, whatever is fixed elsewhere (`dead-letters redrive` skips them unless
+ * `--include-rejected`). `malformed` starts the reason; `reusedRequest` is all of it.
+ */
+export const REJECTED_REASONS = {
+  malformed: 'malformed message: ',
+  reusedRequest: 'requestId already used for a different job or prompt',
+} as const;
+
+/** Why the consumer would reject a dead letter of this reason again at once, or undefined (a redrive may help). */
+export type Rejection = 'malformed' | 'reused-request';
+
+export function rejectionOf(reason: string | undefined): Rejection | undefined {
+  if (reason?.startsWith(REJECTED_REASONS.malformed)) return 'malformed';
+  if (reason === REJECTED_REASONS.reusedRequest) return 'reused-request';
+  return undefined;
+}
+
 /** SQS message attribute values are limited; reasons are one short line anyway. */
 const MAX_REASON = 512;
 

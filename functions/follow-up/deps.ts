@@ -9,6 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
+import type { ApiClient } from '../shared/api-types.js';
 import type { ConfigOf } from '../shared/config.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openDestination } from '../shared/destinations.js';
@@ -35,6 +36,12 @@ export interface FollowUpWiring {
   readonly owner: string;
 }
 
+/** What `createFollowUpDeps` builds: the core's dependencies but the dead-letter and the sleep, and the API client's counters. */
+export type WiredFollowUpDeps = Omit<FollowUpDeps, 'deadLetter' | 'sleep'> & {
+  /** The client, with its counters: a command tells an API that never answered (a setting) from one that stopped answering. */
+  readonly api: FollowUpDeps['api'] & Pick<ApiClient, 'stats'>;
+};
+
 /**
  * The follow-up core's dependencies from the configuration, but for the dead-letter queue and
  * the sleep, which each caller chooses (the Lambda's queue and the time module's sleep; a
@@ -44,7 +51,7 @@ export interface FollowUpWiring {
 export function createFollowUpDeps(
   config: Pick<ConfigOf<'follow-up'>, 'destination' | 'apiTimeoutMs' | 'followUpStateTable' | 'followUpOutcomesTopicArn'>,
   wiring: FollowUpWiring,
-): Omit<FollowUpDeps, 'deadLetter' | 'sleep'> {
+): WiredFollowUpDeps {
   const localDir = wiring.localStateDir;
   if (!config.followUpStateTable && localDir === undefined) {
     throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');

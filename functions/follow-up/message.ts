@@ -77,7 +77,7 @@ export type ParseResult =
  * out only when exactly one project is configured (MINTLIFY_PROJECT_IDS).
  */
 export function parseFollowUpMessage(body: string, context: { readonly messageId: string; readonly projectIds: readonly string[] }): ParseResult {
-  const fallbackId = ID_PATTERN.test(context.messageId) ? context.messageId : sanitizeId(context.messageId);
+  const fallbackId = defaultRequestId(context.messageId);
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -118,6 +118,15 @@ export function parseFollowUpMessage(body: string, context: { readonly messageId
   }
   const fields = { requestId: parsed.output.requestId ?? fallbackId, projectId, prompt, ...(gapId === undefined ? {} : { gapId }) };
   return { ok: true, message: jobId === undefined ? { ...fields, kind: 'create' } : { ...fields, kind: 'follow_up', jobId } };
+}
+
+/**
+ * The request of a message whose body names none: its SQS message id (a UUID), or a safe key made
+ * from it. `dead-letters redrive` writes the same into such a body before sending it back, so
+ * the copy, which SQS gives a new id, stays this request.
+ */
+export function defaultRequestId(messageId: string): string {
+  return ID_PATTERN.test(messageId) ? messageId : sanitizeId(messageId);
 }
 
 /** What may be logged or stored about a prompt: its length and SHA-256, never the text. */

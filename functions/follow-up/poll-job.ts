@@ -8,7 +8,7 @@
 import { isKnownJobStatus, isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
 import { formatDuration } from '../shared/durations.js';
 import { describeError, stripControlCharacters } from '../shared/errors.js';
-import { errorAction, retryAfterOf } from './error-actions.js';
+import { errorAction, retryAfterOf, unreachableReason } from './error-actions.js';
 import { finish } from './finish.js';
 import { judgeRead, nextPollDelay } from './poll.js';
 import { LOST_RACE, deferred, isOwnerGone, readOptions, stopping, write, type Run, type Step } from './run.js';
@@ -81,6 +81,11 @@ export async function pollJob(run: Run, state: SentState, fresh: boolean): Promi
         const wait = retryAfterOf(error) ?? settings.rateLimitDeferMs;
         run.log.warn('rate limited (429) reading the job; polling continues later', { delayMs: wait });
         return release(wait, 'rate limited', 'rate-limited');
+      }
+      if (action === 'defer-unreachable') {
+        const reason = unreachableReason(error);
+        run.log.error('the API could not be reached; polling continues later', { error: reason });
+        return release(nextPollDelay(now - current.sentAt, settings.schedule, run.random), reason, 'unreachable');
       }
       run.log.warn('reading the job failed; polling continues later', { error: describeError(error) });
       return release(nextPollDelay(now - current.sentAt, settings.schedule, run.random), 'job read failed', 'polling');

@@ -14,6 +14,7 @@
  * The steps live beside this file: send.ts (read, claim, POST; or claim, create),
  * poll-job.ts (polling), finish.ts (outcomes, failures, deferrals before the send).
  */
+import { REJECTED_REASONS } from './dead-letter.js';
 import { deadLetter, finish, notifyOutcome } from './finish.js';
 import { messageGroupOf, parseFollowUpMessage } from './message.js';
 import { pollJob } from './poll-job.js';
@@ -42,7 +43,7 @@ export async function processMessage(
   if (!parsed.ok) {
     // No outcome record: ids may be missing or invalid; the dead-lettered message carries the reason.
     try {
-      await deadLetter(deps, input, parsed.requestId, parsed.jobId, `malformed message: ${parsed.reason}`);
+      await deadLetter(deps, input, parsed.requestId, parsed.jobId, `${REJECTED_REASONS.malformed}${parsed.reason}`);
     } catch (error) {
       return storageDeferral(input, parsed.requestId, new StorageError('sending to the dead-letter queue failed', { cause: error }), deps, resolved, false);
     }
@@ -70,7 +71,7 @@ async function dispatch(run: Run, state: FollowUpState | undefined): Promise<Ste
   const { message } = run;
   if (state && !sameRequest(run, state)) {
     // Never overwrite another request's record: the caller reused an idempotency key.
-    await deadLetter(run.deps, run.input, message.requestId, messageGroupOf(message), 'requestId already used for a different job or prompt');
+    await deadLetter(run.deps, run.input, message.requestId, messageGroupOf(message), REJECTED_REASONS.reusedRequest);
     return { action: 'handled', requestId: message.requestId, status: 'rejected' };
   }
   const now = run.deps.now();

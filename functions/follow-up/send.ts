@@ -6,10 +6,11 @@
  */
 import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
 import { ApiError, describeError, stripControlCharacters } from '../shared/errors.js';
-import { errorAction, retryAfterOf } from './error-actions.js';
+import { errorAction, retryAfterOf, unreachableReason } from './error-actions.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';
 import { noteUnknownStatus, pollJob } from './poll-job.js';
 import { LOST_RACE, deferred, firstRecord, readOptions, stopping, write, type Run, type Step } from './run.js';
+import { failureBackoff } from './settings.js';
 import { baseOf, type ClaimedState, type JobSnapshot, type PendingState } from './state.js';
 import { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
@@ -37,6 +38,8 @@ export async function trySend(run: Run, state: PendingState | undefined, jobId: 
         // The service said "later": not a failure of ours, like a 429 on the POST.
         run.log.warn('rate limited (429) reading the job; deferring the prompt');
         return deferUnsent(run, state, retryAfterOf(error) ?? settings.rateLimitDeferMs, 'rate limited', 'rate-limited');
+      case 'defer-unreachable':
+        return deferUnreachable(run, state, error);
       default:
         return recordFailure(run, state, error);
     }
@@ -145,6 +148,9 @@ async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): 
       // The service refused the POST: safe to send later. The deferral releases the claim.
       run.log.warn('rate limited (429); deferring the prompt');
       return deferUnsent(run, claimed, retryAfterOf(error) ?? run.settings.rateLimitDeferMs, 'rate limited', 'rate-limited', { attempts });
+    case 'defer-unreachable':
+      // Nothing reached the service: the claim is released, the prompt can be sent later.
+      return deferUnreachable(run, claimed, error, { attempts });
     case 'defer-job-active':
       run.log.warn('job busy (409); deferring the prompt');
       return deferUnsent(run, claimed, run.settings.activeDeferMs, 'job is active', 'job-active', { attempts });
@@ -167,6 +173,17 @@ async function afterSendError(run: Run, claimed: ClaimedState, error: unknown): 
     default:
       return finish(run, claimed, 'uncertain', { attempts, detail: `the send may or may not have been accepted: ${describeError(error)}` });
   }
+}
+
+/**
+ * The API was never reached before the send: the prompt waits (its record pending, a claim
+ * released), with the failure backoff by deliveries but no failure counted — the commands stop
+ * on it at once, and the Lambda waits until FOLLOWUP_MAX_DEFER_MINUTES like for a 429.
+ */
+function deferUnreachable(run: Run, from: PendingState | ClaimedState | undefined, error: unknown, counts: { readonly attempts?: number } = {}): Promise<Step> {
+  const reason = unreachableReason(error);
+  run.log.error('the API could not be reached; the prompt was not sent and waits', { error: reason });
+  return deferUnsent(run, from, failureBackoff(run.input.deliveries ?? 1, run.settings), reason, 'unreachable', counts);
 }
 
 /** `(404): <message>` for an API refusal. */

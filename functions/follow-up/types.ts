@@ -64,6 +64,8 @@ export type DeferCause =
   | 'job-active'
   /** The API answered 429. */
   | 'rate-limited'
+  /** The API was never reached (connection refused, unknown host, TLS): nothing was sent; not counted. */
+  | 'unreachable'
   /** A consumer failure, counted toward `maxFailures`. */
   | 'failure'
   /** The state store, the outcome destination or the dead-letter queue failed (not counted). */

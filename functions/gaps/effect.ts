@@ -13,7 +13,8 @@
 import { addDays, dayStart, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
-import { dailyFigures, evidenceOf, openGapTables } from './read.js';
+import type { LoadedWarehouse } from '../warehouse/session.js';
+import { dailyFigures, evidenceOf, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
 
 /** Days compared at most on each side. */
 export const EFFECT_MAX_DAYS = 28;
@@ -67,37 +68,84 @@ export interface FixesScope {
   readonly now: number;
   /** Open gaps listed at most. @default 10 */
   readonly openLimit?: number;
+  /**
+   * A session the caller loaded with the gap tables of `days` and of `lookbackDays` (the
+   * report's): read in it, not in sessions of their own. It stays open.
+   */
+  readonly warehouse?: LoadedWarehouse;
+}
+
+/** A fix's two sides by `today` (the UTC day of now): whole days since, N, and the windows (absent when N is 0). */
+export type EffectWindows = Pick<GapEffect, 'daysSince' | 'n' | 'tooEarly' | 'before' | 'after'>;
+
+/**
+ * The windows of a job completed on `completedDay`, from its gap's figure per day (a day without
+ * an entry counts 0): the N days before that day and the N days after it, N = min(28, whole days
+ * since), the day itself on neither side. Pure.
+ */
+export function effectWindows(completedDay: string, today: string, perDay: ReadonlyMap<string, number>): EffectWindows {
+  const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
+  const n = Math.min(EFFECT_MAX_DAYS, daysSince);
+  const window = (from: string): EffectWindow => {
+    let total = 0;
+    for (let d = 0; d < n; d++) total += perDay.get(addDays(from, d)) ?? 0;
+    return { from, last: addDays(from, n - 1), days: n, total, perDay: total / n };
+  };
+  return {
+    daysSince,
+    n,
+    tooEarly: n < EFFECT_MIN_DAYS,
+    ...(n > 0 ? { before: window(addDays(completedDay, -n)), after: window(addDays(completedDay, 1)) } : {}),
+  };
 }
 
 /** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
 export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
   // No job was ever made for a gap: nothing to show, and nothing read.
   if (requests.size === 0) return { effects: [], open: [] };
+  const completed = completedJobs(requests, scope);
+  const today = formatDay(scope.now);
+  const effects = await measure(root, completed, today, scope.warehouse);
+  const open = await openGaps(root, requests, scope);
+  return { effects: effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0)), open };
+}
+
+/**
+ * The days of the gap tables `readFixes` reads besides `scope.days`: the 90 days before the
+ * first completed job and the days since (none when no job completed), so that a caller can
+ * load them with its own (`scope.warehouse`).
+ */
+export function lookbackDays(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): string[] {
+  return lookback(completedJobs(requests, scope), formatDay(scope.now));
+}
+
+type CompletedJob = { readonly gapId: string; readonly request: GapRequest & { readonly finishedAt: number; readonly projectId: string } };
+
+/** The completed job of each gap, of the scope's projects. */
+function completedJobs(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): CompletedJob[] {
   const wanted = new Set(scope.projects);
-  const completed = [...requests.entries()]
+  return [...requests.entries()]
     .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
     .filter((c): c is { gapId: string; request: GapRequest & { finishedAt: number; projectId: string } } => {
       const r = c.request;
       return r?.finishedAt !== undefined && r.projectId !== undefined && (wanted.size === 0 || wanted.has(r.projectId));
     });
-  const today = formatDay(scope.now);
-  const effects = await measure(root, completed, today);
-  const open = await openGaps(root, requests, scope);
-  return { effects: effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0)), open };
 }
 
-async function measure(
-  root: string,
-  completed: readonly { readonly gapId: string; readonly request: GapRequest & { readonly finishedAt: number; readonly projectId: string } }[],
-  today: string,
-): Promise<GapEffect[]> {
+function lookback(completed: readonly CompletedJob[], today: string): string[] {
   if (completed.length === 0) return [];
-  const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
-  const first = [...completedDays].sort()[0] as string;
+  const first = [...completed.map((c) => formatDay(c.request.finishedAt))].sort()[0] as string;
   const days: string[] = [];
   for (let day = addDays(first, -LOOKBACK_DAYS); day < today; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+
+async function measure(root: string, completed: readonly CompletedJob[], today: string, warehouse: LoadedWarehouse | undefined): Promise<GapEffect[]> {
+  if (completed.length === 0) return [];
+  const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
+  const days = lookback(completed, today);
   const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();
-  const tables = await openGapTables(root, { days, projects });
+  const tables = await gapTables(root, { days, projects }, warehouse);
   try {
     const found = new Map<string, { kind: GapKind; key: string; title: string; projectId: string }>();
     if (tables.files > 0) {
@@ -110,15 +158,7 @@ async function measure(
     const figures = await dailyFigures(tables, known);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
-      const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
-      const n = Math.min(EFFECT_MAX_DAYS, daysSince);
       const gap = found.get(gapId);
-      const perDay = figures.get(gapId) ?? new Map<string, number>();
-      const window = (from: string): EffectWindow => {
-        let total = 0;
-        for (let d = 0; d < n; d++) total += perDay.get(addDays(from, d)) ?? 0;
-        return { from, last: addDays(from, n - 1), days: n, total, perDay: total / n };
-      };
       return {
         gapId,
         projectId: request.projectId,
@@ -127,10 +167,7 @@ async function measure(
         ...(request.jobId ? { jobId: request.jobId } : {}),
         ...(request.prLink ? { prLink: request.prLink } : {}),
         completedDay,
-        daysSince,
-        n,
-        tooEarly: n < EFFECT_MIN_DAYS,
-        ...(n > 0 ? { before: window(addDays(completedDay, -n)), after: window(addDays(completedDay, 1)) } : {}),
+        ...effectWindows(completedDay, today, figures.get(gapId) ?? new Map<string, number>()),
       };
     });
   } finally {
@@ -139,7 +176,7 @@ async function measure(
 }
 
 async function openGaps(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Gap[]> {
-  const tables = await openGapTables(root, { days: scope.days, projects: scope.projects });
+  const tables = await gapTables(root, { days: scope.days, projects: scope.projects }, scope.warehouse);
   try {
     if (tables.files === 0) return [];
     const ranked = rankGaps(await evidenceOf(tables), requests, scope.days.length);
@@ -147,4 +184,9 @@ async function openGaps(root: string, requests: ReadonlyMap<string, readonly Gap
   } finally {
     tables.close();
   }
+}
+
+/** The gap tables of `scope` in `warehouse` when given, else in a session of their own. */
+function gapTables(root: string, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
+  return warehouse === undefined ? openGapTables(root, scope) : gapTablesIn(warehouse, root, scope);
 }

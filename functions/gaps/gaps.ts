@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutcomeStatus } from '../follow-up/state.js';
+import { readerText } from '../shared/reader-text.js';
 
 export const GAP_KINDS = ['unanswered_category', 'search_without_clicks', 'thumbs_down_page'] as const;
 export type GapKind = (typeof GAP_KINDS)[number];
@@ -157,16 +158,17 @@ export function rankGaps(
   return gaps.sort((a, b) => b.score - a.score || GAP_KINDS.indexOf(a.kind) - GAP_KINDS.indexOf(b.kind));
 }
 
+/** The gap's name: readers' words in it go through readerText (it is printed, shown in the report and written to JSON). */
 function titleOf(evidence: GapEvidence): string {
   switch (evidence.kind) {
     case 'unanswered_category':
       return evidence.category === NO_CATEGORY
         ? 'Unanswered assistant questions without a category'
-        : `Unanswered assistant questions about "${evidence.category}"`;
+        : `Unanswered assistant questions about "${readerText(evidence.category, 'category')}"`;
     case 'search_without_clicks':
-      return `Search "${evidence.query}" with no click`;
+      return `Search "${readerText(evidence.query, 'quote')}" with no click`;
     case 'thumbs_down_page':
-      return `Thumbs down on ${evidence.path}`;
+      return `Thumbs down on ${readerText(evidence.path, 'path')}`;
   }
 }
 

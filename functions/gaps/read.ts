@@ -3,13 +3,13 @@
  * `s3://` one is mirrored first, warehouse/lake.ts):
  * - the evidence: the report's questions of queries/ over the gap tables, loaded in the shared
  *   DuckDB session as the report loads its own (warehouse/session.ts), for the period and
- *   projects asked for; a gap's figure per day: queries/gaps-figure-by-day.sql;
+ *   projects asked for; a gap's figure per day: queries/gaps-figure-by-day.sql, a DuckDB-only question;
  * - what was done: `followup_outcomes` records with a `gap_id`, and the follow-up state records
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
+import { TYPED_QUESTIONS } from '../../queries/questions.js';
+import { ask } from '../warehouse/questions.js';
 import type { FollowUpOutcome } from '../follow-up/outcome.js';
 import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
 import type { Destination } from '../shared/destination.js';
@@ -56,14 +56,33 @@ export interface GapTables {
 
 /** Loads the gap tables of `scope`'s days and projects (files named one by one, never by glob). */
 export async function openGapTables(root: string, scope: GapScope): Promise<GapTables> {
+  const found = await gapFiles(root, scope);
+  const warehouse = await loadWarehouse(root, {
+    days: scope.days,
+    projects: found.projects,
+    tables: GAP_TABLES,
+    ...(scope.onWarning ? { onWarning: scope.onWarning } : {}),
+  });
+  return { ...found, warehouse, close: () => warehouse.close() };
+}
+
+/**
+ * The gap tables of `scope`'s days and projects in a session a caller loaded with them (the
+ * report's: its days and projects hold these); closing them leaves the session to its owner.
+ */
+export async function gapTablesIn(warehouse: LoadedWarehouse, root: string, scope: GapScope): Promise<GapTables> {
+  return { ...(await gapFiles(root, scope)), warehouse, close: () => undefined };
+}
+
+/** The projects, table files and question range of `scope`. */
+async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 'projects' | 'files' | 'params'>> {
   const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(root, table, scope.days)));
   const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat())].sort();
   const wanted = new Set(projects);
   const files = filesByTable.flat().filter((project) => wanted.has(project)).length;
-  const warehouse = await loadWarehouse(root, { days: scope.days, projects, tables: GAP_TABLES, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
   const first = scope.days[0] ?? '1970-01-01';
   const last = scope.days[scope.days.length - 1] ?? first;
-  return { projects, files, params: { from: first, to: addDays(last, 1), projects }, warehouse, close: () => warehouse.close() };
+  return { projects, files, params: { from: first, to: addDays(last, 1), projects } };
 }
 
 /** Runs the three gap questions over the period's files under `root`, each for its first `limit` rows. */
@@ -78,7 +97,7 @@ export async function readGapEvidence(root: string, scope: GapScope, limit = ALL
 }
 
 /** Rows asked of a question when every gap is wanted. */
-const ALL_ROWS = 1_000_000;
+export const ALL_ROWS = 1_000_000;
 
 /**
  * Every gap of the loaded tables, with its evidence: the report's own questions of queries/
@@ -86,37 +105,30 @@ const ALL_ROWS = 1_000_000;
  * down"), each asked for its first `limit` rows — the ranking's first `limit` gaps are among them.
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
-  const ask = (id: string) =>
-    tables.warehouse.session.query(questionSql(questionById(id), 'duckdb', { tables: tables.warehouse.tables }, { ...tables.params, limit }));
+  const params = { ...tables.params, limit };
   const [unanswered, searches, thumbs] = await Promise.all([
-    ask(QUESTION_IDS.unansweredQuestions),
-    ask(QUESTION_IDS.searchesWithoutClicks),
-    ask(QUESTION_IDS.thumbsDownPages),
+    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestions, params),
+    ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
+    ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
   return [
     ...unanswered.map((r) => ({
-      projectId: String(r['project_id']),
+      projectId: r.projectId,
       evidence: {
         kind: 'unanswered_category' as const,
-        category: String(r['query_category']),
-        unanswered: Number(r['unanswered']),
-        conversations: Number(r['conversations']),
-        examples: strings(r['example_queries']),
+        category: r.category,
+        unanswered: r.unanswered,
+        conversations: r.conversations,
+        examples: [...r.examples],
       },
     })),
     ...searches.map((r) => ({
-      projectId: String(r['project_id']),
-      evidence: { kind: 'search_without_clicks' as const, query: String(r['search_query']), searches: Number(r['hits']), days: Number(r['days']) },
+      projectId: r.projectId,
+      evidence: { kind: 'search_without_clicks' as const, query: r.query, searches: r.hits, days: r.days },
     })),
     ...thumbs.map((r) => ({
-      projectId: String(r['project_id']),
-      evidence: {
-        kind: 'thumbs_down_page' as const,
-        path: String(r['path']),
-        thumbsDown: Number(r['thumbs_down']),
-        thumbsUp: Number(r['thumbs_up']),
-        comments: strings(r['example_comments']),
-      },
+      projectId: r.projectId,
+      evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: [...r.comments] },
     })),
   ];
 }
@@ -135,11 +147,12 @@ export async function dailyFigures(
   const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
   await session.run('DROP TABLE IF EXISTS wanted_gaps');
   await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
-  for (const row of await session.query(gapQuery('gaps-figure-by-day.sql'))) {
-    const gapId = String(row['gap_id']);
-    const days = byGap.get(gapId) ?? new Map<string, number>();
-    days.set(String(row['day']), Number(row['figure']));
-    byGap.set(gapId, days);
+  // Not `ask`: the answer changes with wanted_gaps, which the session does not see in the SQL.
+  const { gapFigureByDay } = TYPED_QUESTIONS;
+  for (const row of (await session.query(gapFigureByDay.sql(tables.warehouse.tables, {}))).map(gapFigureByDay.decode)) {
+    const days = byGap.get(row.gapId) ?? new Map<string, number>();
+    days.set(row.day, row.figure);
+    byGap.set(row.gapId, days);
   }
   return byGap;
 }
@@ -215,12 +228,4 @@ async function tableFiles(root: string, table: TableDef, days: readonly string[]
     ),
   );
   return perDay.flat();
-}
-
-function gapQuery(file: string): string {
-  return readFileSync(new URL(`../../queries/${file}`, import.meta.url), 'utf8');
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

@@ -15,8 +15,7 @@ import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
-import { readManifest } from '../export/manifest.js';
+import { completeUnits, readUnitStates, unitKey } from '../export/units.js';
 import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../warehouse/lake.js';
 import { DAILY_TABLES } from '../warehouse/session.js';
@@ -30,8 +29,6 @@ import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResul
 export const RECENT_DAYS = 14;
 /** The watermark is set this far before the check started: a manifest written during the check is seen next time. */
 const WATERMARK_MARGIN_MS = 10 * 60_000;
-/** GETs of manifests at once. */
-const READ_CONCURRENCY = 16;
 
 export const WATERMARK_KEY = 'checked';
 
@@ -70,20 +67,34 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
   const latestDue = lastDueDay(startedAt, settings.settleHours);
   const recent = Array.from({ length: RECENT_DAYS }, (_, i) => addDays(latestDue, i + 1 - RECENT_DAYS));
 
-  const complete = await listComplete(deps.destination, settings.datasets);
+  if (deps.destination.list === undefined) throw new DestinationError(`the insights check needs a destination it can list: ${deps.destination.url} cannot be`);
+  const units = (await Promise.all(settings.datasets.map((dataset) => completeUnits(deps.destination, dataset)))).flat();
+  const complete = new Set(units.map(unitKey));
+  const latest = new Map<string, string>();
+  for (const { dataset, projectId, day } of units) {
+    const newest = latest.get(`${dataset}/${projectId}`);
+    if (newest === undefined || day > newest) latest.set(`${dataset}/${projectId}`, day);
+  }
   const figureDatasets = new Set<DatasetName>(Object.values(FIGURE_DATASETS));
-  const finished = await finishedTimes(
+  const states = await readUnitStates(
     deps.destination,
     recent.flatMap((day) =>
       settings.projectIds.flatMap((projectId) =>
-        [...figureDatasets].filter((dataset) => complete.has(unitId(dataset, projectId, day))).map((dataset) => ({ dataset, projectId, day })),
+        [...figureDatasets].filter((dataset) => complete.has(unitKey({ dataset, projectId, day }))).map((dataset) => ({ dataset, projectId, day })),
       ),
     ),
   );
+  const finished = new Map<string, number>();
+  for (const [key, state] of states) {
+    const at = state.kind === 'complete' ? Date.parse(state.manifest.finishedAt) : Number.NaN;
+    if (!Number.isNaN(at)) finished.set(key, at);
+  }
   const newDays: NewDay[] = [];
   for (const day of recent) {
     for (const projectId of settings.projectIds) {
-      const figures = FIGURE_NAMES.filter((figure) => (finished.get(unitId(FIGURE_DATASETS[figure], projectId, day)) ?? Number.NEGATIVE_INFINITY) > since);
+      const figures = FIGURE_NAMES.filter(
+        (figure) => (finished.get(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day })) ?? Number.NEGATIVE_INFINITY) > since,
+      );
       if (figures.length > 0) newDays.push({ projectId, day, figures });
     }
   }
@@ -91,7 +102,7 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
   const anomalies = await checkAnomalies(newDays, complete, settings, deps);
   const freshness = await checkFreshness(
     settings.projectIds.flatMap((projectId) =>
-      settings.datasets.map((dataset): Freshness => ({ projectId, dataset, latest: latestComplete(complete, dataset, projectId) })),
+      settings.datasets.map((dataset): Freshness => ({ projectId, dataset, latest: latest.get(`${dataset}/${projectId}`) })),
     ),
     settings.settleHours,
     deps,
@@ -114,7 +125,7 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
   const lake = await deps.openLake({ from: first, to: addDays(last, 1), prefixes });
   try {
     const figures = await readDailyFigures(lake.root, first, last, projects);
-    const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitId(FIGURE_DATASETS[figure], projectId, day));
+    const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day }));
     const found = findAnomalies(newDays, figures, isComplete, settings.thresholds);
     // Shown (status, the report's calendar) before told: a failed publish is told again later.
     await recordAnomalies(deps.destination, found);
@@ -122,55 +133,4 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
   } finally {
     await lake.close();
   }
-}
-
-function unitId(dataset: DatasetName, projectId: string, day: string): string {
-  return `${dataset}/${projectId}/${day}`;
-}
-
-/** Every complete unit of `datasets` (one listing of each dataset's manifests). */
-async function listComplete(destination: Destination, datasets: readonly DatasetName[]): Promise<Set<string>> {
-  const complete = new Set<string>();
-  if (destination.list === undefined) throw new DestinationError(`the insights check needs a destination it can list: ${destination.url} cannot be`);
-  const list = destination.list.bind(destination);
-  await Promise.all(
-    datasets.map(async (dataset) => {
-      for (const key of await list(manifestsOf(dataset))) {
-        const unit = parseManifestKey(dataset, key);
-        if (unit) complete.add(unitId(dataset, unit.projectId, unit.day));
-      }
-    }),
-  );
-  return complete;
-}
-
-/** The newest complete day of a project's dataset. */
-function latestComplete(complete: ReadonlySet<string>, dataset: DatasetName, projectId: string): string | undefined {
-  let latest: string | undefined;
-  const prefix = `${dataset}/${projectId}/`;
-  for (const id of complete) {
-    if (!id.startsWith(prefix)) continue;
-    const day = id.slice(prefix.length);
-    if (latest === undefined || day > latest) latest = day;
-  }
-  return latest;
-}
-
-/** `finishedAt` (epoch ms) of each unit's manifest. */
-async function finishedTimes(
-  destination: Destination,
-  units: readonly { dataset: DatasetName; projectId: string; day: string }[],
-): Promise<Map<string, number>> {
-  const times = new Map<string, number>();
-  let next = 0;
-  const worker = async () => {
-    while (next < units.length) {
-      const unit = units[next++] as (typeof units)[number];
-      const reading = await readManifest(destination, unit);
-      const at = reading !== undefined && 'manifest' in reading ? Date.parse(reading.manifest.finishedAt) : Number.NaN;
-      if (!Number.isNaN(at)) times.set(unitId(unit.dataset, unit.projectId, unit.day), at);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
-  return times;
 }

@@ -9,8 +9,9 @@
  *   projects — never pages summed, which would count a visitor once per page read;
  * - the previous period is as long as the period and ends where it starts.
  */
-import { QUESTION_IDS, questionById, questionSql, type QuestionParams } from '../../queries/questions.js';
-import type { Row } from '../warehouse/duckdb.js';
+import { TYPED_QUESTIONS } from '../../queries/questions.js';
+import { ask, type DailyTotalsRow } from '../warehouse/questions.js';
+import { ALL_ROWS, GAP_TABLES } from '../gaps/read.js';
 import { readHealth, readRequests, type HealthCell, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
@@ -132,6 +133,8 @@ export interface FigureScope {
   readonly runsTo?: string;
   /** Told one line per file left out (not readable as Parquet). */
   readonly onWarning?: (line: string) => void;
+  /** The report's tables, loaded by the caller for `period` and `projects` (`openReportWarehouse`); it stays open. @default loaded here */
+  readonly warehouse?: LoadedWarehouse;
 }
 
 /** Reads every figure of the report from the warehouse under `root`. */
@@ -139,43 +142,86 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
   const { period } = scope;
   const previous = previousPeriod(period);
   const projects = scope.projects.length > 0 ? [...scope.projects] : await discoverProjects(root, period.days);
-  const warehouse = await loadWarehouse(root, {
-    days: [...previous.days, ...period.days],
-    projects,
-    ...(scope.onWarning ? { onWarning: scope.onWarning } : {}),
-  });
+  const warehouse = scope.warehouse ?? (await openReportWarehouse(root, { period, projects, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) }));
   try {
-    const ask = asker(warehouse, projects);
-    const now = { from: period.from, to: period.to };
-    const before = { from: previous.from, to: previous.to };
+    const now = { from: period.from, to: period.to, projects, limit: RANKED_ROWS };
+    const before = { from: previous.from, to: previous.to, projects, limit: RANKED_ROWS };
+    // The period's gap questions, asked as gaps asks them (every row, gaps/read.ts) so that the
+    // report's fixes get the same answer from the session; ranked on their first rows. Each
+    // question orders its rows completely: the first rows of every row are those of the cut.
+    const all = { ...now, limit: ALL_ROWS };
+    const cut = async <T>(rows: Promise<T[]>) => (await rows).slice(0, RANKED_ROWS);
     const [daily, pages, pagesBefore, searches, searchesBefore, categories, categoriesBefore, thumbs, thumbsBefore, health, requests] = await Promise.all([
-      ask(QUESTION_IDS.dailyTotals, { from: previous.from, to: period.to }),
-      ask(QUESTION_IDS.topPages, now),
-      ask(QUESTION_IDS.topPages, before),
-      ask(QUESTION_IDS.searchesWithoutClicks, now),
-      ask(QUESTION_IDS.searchesWithoutClicks, before),
-      ask(QUESTION_IDS.unansweredQuestions, now),
-      ask(QUESTION_IDS.unansweredQuestions, before),
-      ask(QUESTION_IDS.thumbsDownPages, now),
-      ask(QUESTION_IDS.thumbsDownPages, before),
+      ask(warehouse, TYPED_QUESTIONS.dailyTotals, { from: previous.from, to: period.to, projects }),
+      ask(warehouse, TYPED_QUESTIONS.topPages, now),
+      ask(warehouse, TYPED_QUESTIONS.topPages, before),
+      cut(ask(warehouse, TYPED_QUESTIONS.searchesWithoutClicks, all)),
+      ask(warehouse, TYPED_QUESTIONS.searchesWithoutClicks, before),
+      cut(ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, all)),
+      ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, before),
+      cut(ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, all)),
+      ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, before),
       readHealth(root, period, projects),
       readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to)),
     ]);
 
-    const totals = daily.map(dailyRow);
+    const totals = daily;
     const inPeriod = (p: Period) => totals.filter((r) => r.day >= p.from && r.day < p.to);
     const current = headline(inPeriod(period));
     const earlier = headline(inPeriod(previous));
     const known = hasData(earlier);
 
     const ranked = {
-      pages: [rankOf(pages, 'path', 'path', 'views'), rankOf(pagesBefore, 'path', 'path', 'views')],
-      searches: [rankOf(searches, 'search_query', 'search_query', 'hits', true), rankOf(searchesBefore, 'search_query', 'search_query', 'hits', true)],
-      categories: [
-        rankOf(categories, 'query_category', 'query_category', 'unanswered'),
-        rankOf(categoriesBefore, 'query_category', 'query_category', 'unanswered'),
+      pages: [
+        rankOf(
+          pages,
+          (r) => r.path,
+          (r) => r.views,
+        ),
+        rankOf(
+          pagesBefore,
+          (r) => r.path,
+          (r) => r.views,
+        ),
       ],
-      thumbsDown: [rankOf(thumbs, 'path', 'path', 'thumbs_down'), rankOf(thumbsBefore, 'path', 'path', 'thumbs_down')],
+      searches: [
+        rankOf(
+          searches,
+          (r) => r.query,
+          (r) => r.hits,
+          true,
+        ),
+        rankOf(
+          searchesBefore,
+          (r) => r.query,
+          (r) => r.hits,
+          true,
+        ),
+      ],
+      categories: [
+        rankOf(
+          categories,
+          (r) => r.category,
+          (r) => r.unanswered,
+        ),
+        rankOf(
+          categoriesBefore,
+          (r) => r.category,
+          (r) => r.unanswered,
+        ),
+      ],
+      thumbsDown: [
+        rankOf(
+          thumbs,
+          (r) => r.path,
+          (r) => r.thumbsDown,
+        ),
+        rankOf(
+          thumbsBefore,
+          (r) => r.path,
+          (r) => r.thumbsDown,
+        ),
+      ],
     } as const;
     const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
       known ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
@@ -196,44 +242,34 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       }),
       visitorsPerDay: visitorsPerDay(totals, period),
       previousVisitorsPerDay: visitorsPerDay(totals, previous),
-      topPages: pages.slice(0, LIMITS.pages).map((r) => {
-        const human = num(r['human']);
-        const ai = num(r['ai']);
-        const path = String(r['path']);
-        const projectId = String(r['project_id']);
-        return { projectId, path, views: num(r['views']), human, ai, aiShare: share(ai, human + ai), previous: previousOf('pages', projectId, path) };
-      }),
-      unclickedSearches: searches.slice(0, LIMITS.searches).map((r) => {
-        const projectId = String(r['project_id']);
-        const query = String(r['search_query']);
-        return { projectId, query, hits: num(r['hits']), days: num(r['days']), previous: previousOf('searches', projectId, query.toLowerCase()) };
-      }),
-      unansweredByCategory: categories.slice(0, LIMITS.categories).map((r) => {
-        const projectId = String(r['project_id']);
-        const category = String(r['query_category']);
-        return {
-          projectId,
-          category,
-          questions: num(r['unanswered']),
-          examples: strings(r['example_queries']),
-          previous: previousOf('categories', projectId, category),
-        };
-      }),
-      thumbsDownPages: thumbs.slice(0, LIMITS.thumbsDown).map((r) => {
-        const projectId = String(r['project_id']);
-        const path = String(r['path']);
-        const down = num(r['thumbs_down']);
-        const up = num(r['thumbs_up']);
-        return {
-          projectId,
-          path,
-          thumbsDown: down,
-          thumbsUp: up,
-          rate: share(down, down + up),
-          comments: strings(r['example_comments']),
-          previous: previousOf('thumbsDown', projectId, path),
-        };
-      }),
+      topPages: pages.slice(0, LIMITS.pages).map(({ projectId, path, views, human, ai }) => ({
+        projectId,
+        path,
+        views,
+        human,
+        ai,
+        aiShare: share(ai, human + ai),
+        previous: previousOf('pages', projectId, path),
+      })),
+      unclickedSearches: searches
+        .slice(0, LIMITS.searches)
+        .map(({ projectId, query, hits, days }) => ({ projectId, query, hits, days, previous: previousOf('searches', projectId, query.toLowerCase()) })),
+      unansweredByCategory: categories.slice(0, LIMITS.categories).map(({ projectId, category, unanswered, examples }) => ({
+        projectId,
+        category,
+        questions: unanswered,
+        examples,
+        previous: previousOf('categories', projectId, category),
+      })),
+      thumbsDownPages: thumbs.slice(0, LIMITS.thumbsDown).map(({ projectId, path, thumbsDown, thumbsUp, comments }) => ({
+        projectId,
+        path,
+        thumbsDown,
+        thumbsUp,
+        rate: share(thumbsDown, thumbsDown + thumbsUp),
+        comments,
+        previous: previousOf('thumbsDown', projectId, path),
+      })),
       movers: {
         pages: moversOf(...ranked.pages, RANKED_ROWS),
         searches: moversOf(...ranked.searches, RANKED_ROWS),
@@ -244,51 +280,30 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       requestsPerDay: requests,
     };
   } finally {
-    warehouse.close();
+    if (scope.warehouse === undefined) warehouse.close();
   }
 }
 
-/** Asks a question of queries/ over the loaded tables, for the report's projects. */
-function asker(warehouse: LoadedWarehouse, projects: readonly string[]) {
-  return (id: string, range: { from: string; to: string }): Promise<Row[]> => {
-    const params: QuestionParams = { ...range, projects, ...(id === QUESTION_IDS.dailyTotals ? {} : { limit: RANKED_ROWS }) };
-    return warehouse.session.query(questionSql(questionById(id), 'duckdb', { tables: warehouse.tables }, params));
-  };
+/** What the report reads in one session: its tables over its days, and the gap tables also over `gapDays`. */
+export interface ReportWarehouseScope {
+  readonly period: Period;
+  readonly projects: readonly string[];
+  /** More days of the gap tables (the days its fixes look back over: gaps/effect.ts `lookbackDays`). */
+  readonly gapDays?: readonly string[];
+  readonly onWarning?: (line: string) => void;
 }
 
-interface DailyRow {
-  readonly projectId: string;
-  readonly day: string;
-  readonly human: number;
-  readonly ai: number;
-  readonly visitorsTotal: number;
-  readonly visitorRows: number;
-  readonly views: number;
-  readonly searches: number;
-  readonly questions: number;
-  readonly unanswered: number;
-  readonly thumbsDown: number;
-}
-
-function dailyRow(r: Row): DailyRow {
-  return {
-    projectId: String(r['project_id']),
-    day: String(r['dt']),
-    human: num(r['human']),
-    ai: num(r['ai']),
-    visitorsTotal: num(r['visitors_total']),
-    visitorRows: num(r['visitor_rows']),
-    views: num(r['views']),
-    searches: num(r['searches']),
-    questions: num(r['questions']),
-    unanswered: num(r['unanswered']),
-    thumbsDown: num(r['thumbs_down']),
-  };
+/** Loads the tables of the report of `scope` in one session (for `FigureScope.warehouse` and the fixes' `FixesScope.warehouse`). */
+export function openReportWarehouse(root: string, scope: ReportWarehouseScope): Promise<LoadedWarehouse> {
+  const days = [...previousPeriod(scope.period).days, ...scope.period.days];
+  const gapDays = scope.gapDays ?? [];
+  const spans = gapDays.length === 0 ? {} : { spans: Object.fromEntries(GAP_TABLES.map((t) => [t.name, [...new Set([...days, ...gapDays])].sort()])) };
+  return loadWarehouse(root, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
 }
 
 /** Sums of `rows` (days × projects). */
-function headline(rows: readonly DailyRow[]): Headline {
-  const sum = (field: Exclude<keyof DailyRow, 'projectId' | 'day'>) => rows.reduce((total, r) => total + r[field], 0);
+function headline(rows: readonly DailyTotalsRow[]): Headline {
+  const sum = (field: Exclude<keyof DailyTotalsRow, 'projectId' | 'day'>) => rows.reduce((total, r) => total + r[field], 0);
   const human = sum('human');
   const ai = sum('ai');
   const questions = sum('questions');
@@ -307,7 +322,7 @@ function headline(rows: readonly DailyRow[]): Headline {
   };
 }
 
-function visitorsPerDay(rows: readonly DailyRow[], period: Period): DayVisitors[] {
+function visitorsPerDay(rows: readonly DailyTotalsRow[], period: Period): DayVisitors[] {
   return period.days.map((day) => {
     const ofDay = rows.filter((r) => r.day === day && r.visitorRows > 0);
     if (ofDay.length === 0) return { day, human: null, ai: null };
@@ -315,19 +330,8 @@ function visitorsPerDay(rows: readonly DailyRow[], period: Period): DayVisitors[
   });
 }
 
-function rankOf(rows: readonly Row[], keyColumn: string, labelColumn: string, valueColumn: string, lower = false): Ranked[] {
-  return rows.map((r) => {
-    const key = String(r[keyColumn]);
-    return { projectId: String(r['project_id']), key: lower ? key.toLowerCase() : key, label: String(r[labelColumn]), value: num(r[valueColumn]) };
-  });
-}
-
-function num(value: unknown): number {
-  return Number(value ?? 0);
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v) => v !== null && v !== undefined).map(String) : [];
+function rankOf<T extends { readonly projectId: string }>(rows: readonly T[], label: (r: T) => string, value: (r: T) => number, lower = false): Ranked[] {
+  return rows.map((r) => ({ projectId: r.projectId, key: lower ? label(r).toLowerCase() : label(r), label: label(r), value: value(r) }));
 }
 
 function share(part: number, whole: number): number | null {

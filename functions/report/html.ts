@@ -1,56 +1,18 @@
 /**
- * Text and numbers as the report shows them: user text (search terms, questions, paths,
- * comments) cut, cleaned and with e-mail addresses masked; counts and shares formatted. The
- * page itself is written by page/ (escaping is the template's job: page/template.ts).
+ * Text and numbers as the report shows them: readers' words (search terms, questions, paths,
+ * comments) through readerText — one line, cut, controls, bidi and zero-width characters
+ * removed, e-mail addresses `[email]`, links defanged; counts and shares formatted. The page
+ * itself is written by page/ (escaping is the template's job: page/template.ts).
  */
-import { displayText } from '../shared/display.js';
-
-/** What ends an e-mail-like token: whitespace and the punctuation that surrounds an address in prose. */
-const TOKEN_END = /([\s<>()[\]{}"',;:]+)/u;
-/** A token that holds an address: something, `@`, something with a dot. Linear: each `@` starts one scan that ends at the next `@`. */
-const ADDRESS = /[^@]@[^@]*\.[^@]/u;
-/** The start of an address, for a token the cut may have ended early. */
-const ADDRESS_START = /[^@]@/u;
-/** How far past the cut the text is cleaned, so a token straddling the cut is judged whole (an address is at most 254 characters). */
-const LOOKAHEAD = 320;
-/** Raw characters read for each character shown: control characters and whitespace runs may fold away. */
-const RAW_PER_SHOWN = 4;
+import { readerText } from '../shared/reader-text.js';
 
 /**
- * Every token that looks like an e-mail address replaced by `[e-mail removed]`; linear in the
- * text's length. `cutShort`: the text was cut, so its last token may be an address's start.
- */
-export function maskEmails(text: string, cutShort = false): string {
-  // Split with a capture: tokens at even indexes, the separators between them at odd ones.
-  const parts = text.split(TOKEN_END);
-  const last = parts.length - 1;
-  return parts
-    .map((part, i) => (i % 2 === 0 && (ADDRESS.test(part) || (i === last && cutShort && ADDRESS_START.test(part))) ? '[e-mail removed]' : part))
-    .join('');
-}
-
-/** The first `max` UTF-16 units of `text`, one fewer rather than half an emoji (a surrogate pair). */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
-
-/**
- * User text (a search term, a question, a path) for display: whitespace runs made one space,
- * controls and bidirectional or zero-width characters shown as `\uXXXX` (displayText: a
- * right-to-left override cannot make `gnp.exe` read `exe.png`), e-mail addresses masked (readers paste them into questions), whitespace runs made one space,
- * cut to `max` characters. It is cut before it is cleaned, so a value of megabytes costs what
- * its first few hundred characters cost. Not escaped: the page's template does that.
+ * Readers' words (or other outside text: a failure's detail) for display, cut to `max`
+ * characters: `readerText` (shared/reader-text.ts), the one cleaning of readers' words that
+ * prompts, terminal lines and the digest use too. Not escaped: the page's template does that.
  */
 export function userText(text: string, max = 160): string {
-  const window = max + LOOKAHEAD;
-  const head = cut(text, window * RAW_PER_SHOWN);
-  const folded = displayText(head.replace(/\s+/g, ' ').trim());
-  const cutShort = head.length < text.length || folded.length > window;
-  const cleaned = maskEmails(cut(folded, window), cutShort);
-  const longer = cutShort || cleaned.length > max;
-  return longer ? `${cut(cleaned, max - 1)}…` : cleaned;
+  return readerText(text, max);
 }
 
 const NUMBER = new Intl.NumberFormat('en-US');

@@ -9,12 +9,13 @@ import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
-import { hasData, readFigures, type Figures } from './figures.js';
+import { hasData, openReportWarehouse, readFigures, type Figures } from './figures.js';
 import { lastDayOf, previousPeriod, type Period } from '../warehouse/period.js';
-import { REPORT_TABLES } from '../warehouse/session.js';
+import { discoverProjects, REPORT_TABLES, type LoadedWarehouse } from '../warehouse/session.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
-import { readFixes, type Fixes } from '../gaps/effect.js';
+import { lookbackDays, readFixes } from '../gaps/effect.js';
+import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';
 import { renderReport } from './page/page.js';
@@ -73,12 +74,25 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     },
   );
   const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
+  let warehouse: LoadedWarehouse | undefined;
   try {
     await yieldTo(deps.signal);
+    // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
+    // report's days and those the fixes look back over, and each gap question is asked once.
+    const projects = request.projects.length > 0 ? [...request.projects] : await discoverProjects(lake.root, period.days);
+    const requests = await readReportRequests(request, lake.root, deps);
+    const fixesScope = { days: period.days, projects, now: deps.now() };
+    warehouse = await openReportWarehouse(lake.root, {
+      period,
+      projects,
+      gapDays: lookbackDays(requests, fixesScope),
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+    });
     const figures = await readFigures(lake.root, {
       period,
-      projects: request.projects,
+      projects,
       runsTo,
+      warehouse,
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
     await yieldTo(deps.signal);
@@ -93,7 +107,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
         `nothing exported in ${lake.url} from ${period.from} to ${last} for ${figures.projects.join(', ')}: run "mintlify-exporter export" first, or choose other days or projects`,
       );
     }
-    const fixes = await readReportFixes(request, lake.root, figures.projects, deps);
+    const fixes = await readFixes(lake.root, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     const html = renderReport(figures, {
       destination: lake.url,
@@ -103,6 +117,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     });
     return { html, figures, destination: lake.url, mirrorMs };
   } finally {
+    warehouse?.close();
     await lake.close();
   }
 }
@@ -114,16 +129,15 @@ export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * The jobs made for gaps and their effect (gaps/effect.ts): the outcome records with a gap_id,
- * read through the destination itself (every day: a job of last quarter still counts), and the
- * gaps' figures from the local folder (for an `s3://` destination, the days the report mirrors).
+ * The jobs made for gaps (gaps/effect.ts shows their effect): the outcome records with a gap_id,
+ * read through the destination itself (every day: a job of last quarter still counts); the
+ * gaps' figures come from the local folder (for an `s3://` destination, the days the report mirrors).
  */
-async function readReportFixes(request: ReportRequest, root: string, projects: readonly string[], deps: ReportDeps): Promise<Fixes> {
+async function readReportRequests(request: ReportRequest, root: string, deps: ReportDeps): Promise<Map<string, GapRequest[]>> {
   const destination = isS3Target(request.destination)
     ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
     : openDestination(root);
-  const requests = await readOutcomeRequests(destination);
-  return readFixes(root, requests, { days: request.period.days, projects, now: deps.now() });
+  return readOutcomeRequests(destination);
 }
 
 /**

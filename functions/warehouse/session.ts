@@ -12,7 +12,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
-import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type DuckDbSession } from './duckdb.js';
+import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type DuckDbSession, type Row } from './duckdb.js';
 import { sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from './keys.js';
@@ -66,24 +66,45 @@ export interface WarehouseScope {
   readonly onWarning?: (line: string) => void;
   /** The tables to load (`gaps` reads three). @default REPORT_TABLES */
   readonly tables?: readonly TableDef[];
+  /**
+   * Days of some tables, by name, instead of `days` (the report loads the gap tables over its
+   * own days and those its fixes look back over: one load serves both, each question asks its range).
+   */
+  readonly spans?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A session with the report's tables loaded; `tables` names each for `questionSql`. */
 export interface LoadedWarehouse {
   readonly session: DuckDbSession;
   readonly tables: Readonly<Record<string, string>>;
+  /**
+   * The rows of a question over the loaded tables, asked once per session: the same SQL asked
+   * again (the report's rankings and its fixes ask the same gap questions) gets the first answer.
+   */
+  ask(sql: string): Promise<Row[]>;
   close(): void;
 }
 
 export async function loadWarehouse(root: string, scope: WarehouseScope): Promise<LoadedWarehouse> {
   const session = await openDuckDb({ root });
   try {
-    for (const table of scope.tables ?? REPORT_TABLES) await loadTable(session, root, table, scope);
+    for (const table of scope.tables ?? REPORT_TABLES) {
+      const span = scope.spans?.[table.name];
+      await loadTable(session, root, table, span === undefined ? scope : { ...scope, days: span });
+    }
   } catch (error) {
     session.close();
     throw error;
   }
-  return { session, tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])), close: () => session.close() };
+  const answers = new Map<string, Promise<Row[]>>();
+  const ask = (sql: string): Promise<Row[]> => {
+    const known = answers.get(sql);
+    if (known !== undefined) return known;
+    const answer = session.query(sql);
+    answers.set(sql, answer);
+    return answer;
+  };
+  return { session, tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])), ask, close: () => session.close() };
 }
 
 /** Whether a file name is a project's Parquet file (`<project id>.parquet`): anything else in a table folder is not the export's. */

@@ -3,7 +3,8 @@
  * over 21 days around the day a job for the gap completed (`DONE`, 15:00 UTC); the days after
  * it rewritten without the gap page's thumbs down (as if the fix worked); the outcome record of
  * that completed job (kind `create`, its `gap_id`, a pull request), and one of a job for
- * another page that completed three days before `NOW` (too early to tell).
+ * another page that completed three days before `NOW` (too early to tell). Built once for every
+ * test file that reads it (test/helpers/lake-cache.ts): each gets its own copy.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,9 +13,9 @@ import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outco
 import { gapIdOf } from '../../functions/gaps/gaps.js';
 import { addDays } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/destinations.js';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { startSandbox } from '../../sandbox/index.js';
 import { runCliAt } from './cli.js';
-import { makeTempDir } from './files.js';
+import { cachedLake } from './lake-cache.js';
 import { queryDuckDb } from './read-back.js';
 
 export const FIX_PROJECT = 'proj_small';
@@ -27,7 +28,6 @@ export const NOW = Date.parse(`${addDays(DONE, 11)}T06:00:00Z`);
 export const PR_LINK = 'https://github.com/sandbox-docs/small-docs/pull/7';
 
 export interface FixLake {
-  readonly sandbox: Sandbox;
   readonly root: string;
   /** The fixed page (the most thumbs down before DONE). */
   readonly page: string;
@@ -38,14 +38,37 @@ export interface FixLake {
   thumbsDown(page: string, from: string, last: string): Promise<number>;
 }
 
+type FixLakeFacts = Pick<FixLake, 'page' | 'gapId' | 'recentPage'>;
+
+const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
+const feedbackFiles = (root: string) => join(root, 'feedback', '*', '*.parquet').replaceAll("'", "''");
+
+/** The lake, built once per content of the tree (test/helpers/lake-cache.ts) and copied for the calling test file. */
 export async function buildFixLake(): Promise<FixLake> {
+  const { root, meta } = await cachedLake('fix', exportFixLake);
+  return {
+    root,
+    ...meta,
+    async thumbsDown(path, from, last) {
+      const [row] = await queryDuckDb(
+        `SELECT count(*) AS n FROM read_parquet('${feedbackFiles(root)}') WHERE path = ${quoted(path)} AND helpful = false AND date BETWEEN DATE '${from}' AND DATE '${last}'`,
+      );
+      return Number(row?.['n']);
+    },
+  };
+}
+
+/** Exports proj_small's feedback into `root`, removes the fixed page's thumbs down after DONE and writes the two outcome records. */
+async function exportFixLake(root: string): Promise<FixLakeFacts> {
   const sandbox = await startSandbox();
-  const root = await makeTempDir('fix-lake');
-  const args = ['export', '--from', addDays(DONE, -10), '--to', addDays(DONE, 11), '--project', FIX_PROJECT, '--dataset', 'feedback', '--out', root];
-  const { code, stderr } = await runCliAt(sandbox, args, { now: NOW });
-  expect(code, stderr).toBe(0);
-  const files = join(root, 'feedback', '*', '*.parquet').replaceAll("'", "''");
-  const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  try {
+    const args = ['export', '--from', addDays(DONE, -10), '--to', addDays(DONE, 11), '--project', FIX_PROJECT, '--dataset', 'feedback', '--out', root];
+    const { code, stderr } = await runCliAt(sandbox, args, { now: NOW });
+    expect(code, stderr).toBe(0);
+  } finally {
+    await sandbox.close();
+  }
+  const files = feedbackFiles(root);
   const ranked = await queryDuckDb(
     `SELECT path, count(*) AS n FROM read_parquet('${files}') WHERE helpful = false AND date < DATE '${DONE}' GROUP BY path ORDER BY n DESC, path LIMIT 2`,
   );
@@ -79,17 +102,5 @@ export async function buildFixLake(): Promise<FixLake> {
     });
   await sink.write(completed(gapId, DONE, PR_LINK));
   await sink.write(completed(gapIdOf('thumbs_down_page', FIX_PROJECT, recentPage), RECENT, 'https://github.com/sandbox-docs/small-docs/pull/8'));
-  return {
-    sandbox,
-    root,
-    page,
-    gapId,
-    recentPage,
-    async thumbsDown(path, from, last) {
-      const [row] = await queryDuckDb(
-        `SELECT count(*) AS n FROM read_parquet('${files}') WHERE path = ${quoted(path)} AND helpful = false AND date BETWEEN DATE '${from}' AND DATE '${last}'`,
-      );
-      return Number(row?.['n']);
-    },
-  };
+  return { page, gapId, recentPage };
 }

@@ -14,7 +14,8 @@
  * | searches, proj_small, 2026-10-15       | one more term, markup (`HOSTILE_TEXT`), never clicked          |
  *
  * The contact column is exported as sent (`PERSONAL_DATA_POLICY=feedback.contact=keep`) so a test can prove the report
- * never shows it.
+ * never shows it. Built once for every test file that reads it (test/helpers/lake-cache.ts): each
+ * gets its own copy and a sandbox of its own.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,7 +25,7 @@ import { partitionKey } from '../../functions/warehouse/tables.js';
 import { manifestKey, stagingPrefix } from '../../functions/warehouse/keys.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from './read-back.js';
-import { makeTempDir } from './files.js';
+import { cachedLake } from './lake-cache.js';
 import { runCliInProcess } from './cli.js';
 import { cliEnv } from './env.js';
 
@@ -57,45 +58,63 @@ export interface ReportLake {
   readonly env: Record<string, string>;
 }
 
-export async function buildReportLake(): Promise<ReportLake> {
-  const sandbox = await startSandbox({
+/** The sandbox's two projects, as the lake was exported from them. */
+const startReportSandbox = () =>
+  startSandbox({
     projects: [
       { id: 'proj_small', paths: 300 },
       { id: 'proj_api', paths: 80 },
     ],
   });
-  const root = await makeTempDir('report');
-  const out = path.join(root, 'data');
-  const env = await cliEnv(sandbox, {
+
+/**
+ * The lake, built once per content of the tree (test/helpers/lake-cache.ts) and copied for the
+ * calling test file, with a sandbox of its own serving the same data the lake was exported from.
+ */
+export async function buildReportLake(): Promise<ReportLake> {
+  const { root } = await cachedLake('report', exportReportLake);
+  const sandbox = await startReportSandbox();
+  return { sandbox, root, out: path.join(root, 'data'), env: await reportEnv(sandbox) };
+}
+
+const reportEnv = (sandbox: Sandbox) =>
+  cliEnv(sandbox, {
     PERSONAL_DATA_POLICY: 'feedback.contact=keep',
     // A budget the export never meets: its waits would never end on the fixed clock.
     ANALYTICS_BUDGET: '100000/1h',
   });
-  const exported = await runCliInProcess(['export', '--from', PREVIOUS.from, '--to', PERIOD.to, ...PROJECTS.flatMap((p) => ['--project', p]), '--out', out], {
-    env,
-    now: () => NOW,
-  });
-  expect(exported.code, exported.stderr).toBe(0);
 
-  for (const dataset of DATASET_NAMES) await removeUnit(out, { dataset, projectId: 'proj_api', day: MISSING_DAY });
-  await removeUnit(out, FAILED);
-  await writeJson(out, `${stagingPrefix(FAILED.dataset, FAILED.day, FAILED.projectId)}failure.json`, { error: FAILED.error, at: '2026-10-20T03:05:00.000Z' });
-  await removeUnit(out, PARTIAL);
-  await writeJson(out, `${stagingPrefix(PARTIAL.dataset, PARTIAL.day, PARTIAL.projectId)}checkpoint.json`, {
-    version: 1,
-    dataset: PARTIAL.dataset,
-    projectId: PARTIAL.projectId,
-    date: PARTIAL.day,
-    limit: 1000,
-    startedAt: '2026-10-20T03:00:00.000Z',
-    updatedAt: '2026-10-20T03:01:00.000Z',
-    state: { pages: 1, cursor: 'c1' },
-    requests: { successful: 1, sent: 1, retried: 0 },
-    runs: 1,
-  });
-  await addDrift(out);
-  sandbox.clearRequests();
-  return { sandbox, root, out, env };
+/** Exports the lake into `<root>/data` and gives it a real lake's states (see above). */
+async function exportReportLake(root: string): Promise<void> {
+  const sandbox = await startReportSandbox();
+  try {
+    const out = path.join(root, 'data');
+    const exported = await runCliInProcess(['export', '--from', PREVIOUS.from, '--to', PERIOD.to, ...PROJECTS.flatMap((p) => ['--project', p]), '--out', out], {
+      env: await reportEnv(sandbox),
+      now: () => NOW,
+    });
+    expect(exported.code, exported.stderr).toBe(0);
+
+    for (const dataset of DATASET_NAMES) await removeUnit(out, { dataset, projectId: 'proj_api', day: MISSING_DAY });
+    await removeUnit(out, FAILED);
+    await writeJson(out, `${stagingPrefix(FAILED.dataset, FAILED.day, FAILED.projectId)}failure.json`, { error: FAILED.error, at: '2026-10-20T03:05:00.000Z' });
+    await removeUnit(out, PARTIAL);
+    await writeJson(out, `${stagingPrefix(PARTIAL.dataset, PARTIAL.day, PARTIAL.projectId)}checkpoint.json`, {
+      version: 1,
+      dataset: PARTIAL.dataset,
+      projectId: PARTIAL.projectId,
+      date: PARTIAL.day,
+      limit: 1000,
+      startedAt: '2026-10-20T03:00:00.000Z',
+      updatedAt: '2026-10-20T03:01:00.000Z',
+      state: { pages: 1, cursor: 'c1' },
+      requests: { successful: 1, sent: 1, retried: 0 },
+      runs: 1,
+    });
+    await addDrift(out);
+  } finally {
+    await sandbox.close();
+  }
 }
 
 type FixtureUnit = { readonly dataset: (typeof DATASET_NAMES)[number]; readonly projectId: string; readonly day: string };

@@ -208,7 +208,8 @@ describe('dead-letters', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);
-    expect(run.stderr).toContain(`3 message(s) moved back to ${queueUrl}`);
+    expect(run.stderr).toContain(`3 of the 3 message(s) present moved back to ${queueUrl}`);
+    expect(run.stderr).toContain(`0 message(s) left on the dead-letter queue ${deadLetterUrl}`);
     expect(run.stderr).toContain('at least once');
     expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
     const back = await aws.takeAll(queueUrl);

@@ -2,14 +2,36 @@
  * The effect of a fix, read from a lake where a gap's figure changes after its job completed
  * (test/helpers/fix-lake.ts): the gap's thumbs down per day before and after, checked against an
  * independent DuckDB count of the files; a job completed three days ago is too early to tell.
+ * The report reads its fixes in its own DuckDB session: every session this file opens is a real
+ * one, counted (with the statements it runs) to see that.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFixes } from '../../functions/gaps/effect.js';
+import { buildReport } from '../../functions/report/report.js';
+import { periodOf } from '../../functions/warehouse/period.js';
 import { readOutcomeRequests } from '../../functions/gaps/read.js';
 import { addDays } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { removeTempDirs } from '../helpers/files.js';
 import { buildFixLake, DONE, FIX_PROJECT, NOW, PR_LINK, RECENT, type FixLake } from '../helpers/fix-lake.js';
+
+const duckdb = vi.hoisted(() => ({ sessions: 0, statements: [] as string[] }));
+
+vi.mock('../../functions/warehouse/duckdb.js', async (original) => {
+  const real = await original<typeof import('../../functions/warehouse/duckdb.js')>();
+  return {
+    ...real,
+    openDuckDb: async (...args: Parameters<typeof real.openDuckDb>) => {
+      const session = await real.openDuckDb(...args);
+      duckdb.sessions += 1;
+      return {
+        query: (sql: string) => (duckdb.statements.push(sql), session.query(sql)),
+        run: (sql: string) => (duckdb.statements.push(sql), session.run(sql)),
+        close: () => session.close(),
+      };
+    },
+  };
+});
 
 let lake: FixLake;
 
@@ -18,7 +40,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await lake?.sandbox.close();
   await removeTempDirs();
 });
 
@@ -63,5 +84,26 @@ describe('the effect of a fix', () => {
     expect(open.length).toBeGreaterThan(0);
     expect(open.map((g) => g.key)).not.toContain(lake.page);
     expect(open.map((g) => g.key)).not.toContain(lake.recentPage);
+  });
+});
+
+describe('the report and its fixes', () => {
+  it('opens one DuckDB session: the gap tables loaded once, each gap question of the period asked once', async () => {
+    const period = periodOf(addDays(DONE, -10), addDays(DONE, 11));
+    duckdb.sessions = 0;
+    duckdb.statements.length = 0;
+
+    const built = await buildReport({ destination: lake.root, period, projects: [] }, { now: () => NOW });
+
+    expect(built.html).toContain('id="fixes-effect"');
+    expect(duckdb.sessions).toBe(1);
+    for (const table of ['assistant_conversations', 'searches', 'feedback']) {
+      expect(duckdb.statements.filter((sql) => new RegExp(`^CREATE (TABLE|VIEW) ${table} AS`).test(sql))).toHaveLength(1);
+    }
+    const ofPeriod = (marker: string) =>
+      duckdb.statements.filter((sql) => sql.includes(marker) && sql.includes(`dt >= '${period.from}' AND dt < '${period.to}'`));
+    expect(ofPeriod('HAVING count(top_clicked_page) = 0')).toHaveLength(1);
+    expect(ofPeriod("resolution_status = 'unanswered'")).toHaveLength(1);
+    expect(ofPeriod('FILTER (WHERE helpful = false) AS thumbs_down')).toHaveLength(1);
   });
 });

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { previousDay } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/destinations.js';
-import { QUESTION_IDS, QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
-import { duckDbType } from '../../functions/warehouse/duckdb.js';
+import { QUESTION_IDS, QUESTIONS, questionById, questionSql, tablesOf } from '../../queries/questions.js';
+import { duckDbType, openDuckDb } from '../../functions/warehouse/duckdb.js';
 import { TABLES } from '../../functions/warehouse/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';
@@ -58,7 +58,7 @@ describe('the warehouse questions in DuckDB', () => {
     for (const question of QUESTIONS) expect(tablesOf(question).length, question.file).toBeGreaterThan(0);
   });
 
-  it.each(QUESTIONS.map((q) => [q.name, q] as const))('answers "%s" from the export', async (_name, question) => {
+  it.each(QUESTIONS.filter((q) => !q.duckdbOnly).map((q) => [q.name, q] as const))('answers "%s" from the export', async (_name, question) => {
     const rows = await queryDuckDb(questionSql(question, 'duckdb', { root }));
 
     expect(rows.length).toBeGreaterThan(0);
@@ -66,10 +66,10 @@ describe('the warehouse questions in DuckDB', () => {
 });
 
 describe('the questions asked for a range and projects (the report, gaps, the weekly report)', () => {
-  const ranged = QUESTIONS.filter((q) => questionSql(q, 'athena').includes("interval '-1' day"));
+  const ranged = QUESTIONS.filter((q) => !q.duckdbOnly && questionSql(q, 'athena').includes("interval '-1' day"));
 
   it("cover the report's shared definitions", () => {
-    expect(ranged.map((q) => q.id)).toEqual(expect.arrayContaining(Object.values(QUESTION_IDS)));
+    expect(ranged.map((q) => q.id)).toEqual(expect.arrayContaining(Object.values(QUESTION_IDS).filter((id) => !questionById(id).duckdbOnly)));
   });
 
   it.each(ranged.map((q) => [q.name, q] as const))(
@@ -87,6 +87,35 @@ describe('the questions asked for a range and projects (the report, gaps, the we
       expect(limited.length).toBe(question.id === QUESTION_IDS.dailyTotals ? asked.length : 1);
     },
   );
+});
+
+describe('the DuckDB-only questions', () => {
+  it('gaps-figure-by-day is a registered question, never saved in Athena nor summed up, refused in its dialect', () => {
+    const question = questionById(QUESTION_IDS.gapFigureByDay);
+
+    expect(question).toMatchObject({ file: 'gaps-figure-by-day.sql', duckdbOnly: true, saved: false, summary: false });
+    expect(
+      tablesOf(question)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['assistant_conversations', 'feedback', 'searches']);
+    expect(() => questionSql(question, 'athena')).toThrow(/gaps-figure-by-day\.sql runs in DuckDB only/);
+  });
+
+  it("gaps-figure-by-day gives a wanted gap's figure per day: a page's thumbs down, as the thumbs-down question counts them", async () => {
+    const [page] = await queryDuckDb(questionSql(questionById(QUESTION_IDS.thumbsDownPages), 'duckdb', { root }, { limit: 1 }));
+    const session = await openDuckDb();
+    try {
+      const wanted = `('gap-1', 'thumbs_down_page', '${String(page?.['project_id'])}', '${String(page?.['path']).replaceAll("'", "''")}')`;
+      await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${wanted}) AS w(gap_id, kind, project_id, key)`);
+
+      const rows = await session.query(questionSql(questionById(QUESTION_IDS.gapFigureByDay), 'duckdb', { root }));
+
+      expect(rows).toEqual([{ gap_id: 'gap-1', day: previousDay(Date.now()), figure: page?.['thumbs_down'] }]);
+    } finally {
+      session.close();
+    }
+  });
 });
 
 describe('the one DuckDB type map', () => {

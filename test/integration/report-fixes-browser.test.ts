@@ -33,7 +33,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await lake?.sandbox.close();
   await removeTempDirs();
 });
 

@@ -1,10 +1,15 @@
 /**
  * What `gaps` prints: the ranked gaps with their evidence and what was done about each on
- * stdout (`--json`: one JSON document), then one summary line on stderr (where the prompts
- * went, what to do next).
+ * stdout (`--json`: one JSON document), then summary lines on stderr (how many readers' words
+ * were cut or cleaned and which gaps read like instructions, where the prompts went, what to do
+ * next). Readers' words are shown through readerText (titles are made so); what the follow-up
+ * records hold (ids, links) through displayText.
  */
 import type { GapsResult } from '../../gaps/find.js';
 import type { Gap, GapRequest } from '../../gaps/gaps.js';
+import { checkEvidence, type EvidenceCheck } from '../../gaps/readers-words.js';
+import { displayText } from '../../shared/display.js';
+import { readerText } from '../../shared/reader-text.js';
 import type { CliIo } from '../io.js';
 import { writeJson } from './json.js';
 
@@ -16,7 +21,12 @@ export interface GapsOutput {
   readonly written?: number | undefined;
 }
 
+/** Mark of a gap whose readers' words read like instructions, in the listing. */
+const FLAG = '!';
+
 export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
+  const checks = new Map(result.gaps.map((gap) => [gap.gapId, checkEvidence(gap.evidence)]));
+  const total = readersWordsTotal([...checks.values()]);
   if (output.json) {
     writeJson(io.stdout, {
       destination: result.destination,
@@ -24,42 +34,67 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       last: result.last,
       projects: result.projects,
       followUpStateRead: result.stateRead,
-      gaps: result.gaps,
+      readersWords: total,
+      gaps: result.gaps.map((gap) => ({ ...gap, readersWords: checks.get(gap.gapId) })),
       ...(output.promptsFile === undefined ? {} : { prompts: { file: output.promptsFile, written: output.written ?? 0 } }),
     });
   } else {
     io.stdout.write(
       `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s))\n`,
     );
-    for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1));
+    for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1, checks.get(gap.gapId)));
+  }
+  if (total.cut + total.cleaned + total.flagged > 0) {
+    io.stderr.write(
+      `Readers' words: ${total.cut} of ${total.values} value(s) cut, ${total.cleaned} cleaned (line breaks, control, bidi or zero-width characters, e-mail addresses, links)` +
+        (total.flagged > 0 ? `; ${total.flagged} gap(s) read like instructions (marked ${FLAG}): read their prompts first` : '') +
+        '\n',
+    );
   }
   if (!result.stateRead) {
     io.stderr.write('Note: the follow-up state was not read (an s3:// destination without FOLLOWUP_STATE_TABLE): only finished jobs mark their gaps\n');
   }
   if (output.promptsFile !== undefined) {
     const skipped = result.gaps.filter((gap) => !gap.promptable).length;
+    const flagged = result.gaps.filter((gap) => gap.promptable && (checks.get(gap.gapId)?.flags.length ?? 0) > 0).length;
     io.stderr.write(
-      `${output.written ?? 0} prompt(s) written to ${output.promptsFile}${skipped > 0 ? ` (${skipped} gap(s) left out: a job in flight or done)` : ''}; review them, then: mintlify-exporter enqueue --queue-url URL --file ${output.promptsFile}\n`,
+      `${output.written ?? 0} prompt(s) written to ${output.promptsFile}${skipped > 0 ? ` (${skipped} gap(s) left out: a job in flight or done)` : ''}; review them${flagged > 0 ? ` (${flagged} say their readers' words read like instructions: read those first)` : ''}, then: mintlify-exporter enqueue --queue-url URL --file ${output.promptsFile}\n`,
     );
   }
 }
 
-function gapLines(gap: Gap, rank: number): string {
-  const lines = [`${String(rank).padStart(3)}. ${gap.title} — ${gap.projectId}, score ${gap.score} [${gap.kind} ${gap.gapId}]`, `     ${gap.because}`];
+/** The counts of every listed gap: values, cut, cleaned, and gaps flagged. */
+function readersWordsTotal(checks: readonly EvidenceCheck[]): { values: number; cut: number; cleaned: number; flagged: number } {
+  return {
+    values: checks.reduce((sum, c) => sum + c.values, 0),
+    cut: checks.reduce((sum, c) => sum + c.cut, 0),
+    cleaned: checks.reduce((sum, c) => sum + c.cleaned, 0),
+    flagged: checks.filter((c) => c.flags.length > 0).length,
+  };
+}
+
+function gapLines(gap: Gap, rank: number, check: EvidenceCheck | undefined): string {
+  const flagged = check !== undefined && check.flags.length > 0;
+  const lines = [
+    `${String(rank).padStart(3)}. ${flagged ? `${FLAG} ` : ''}${gap.title} — ${displayText(gap.projectId)}, score ${gap.score} [${gap.kind} ${gap.gapId}]`,
+    `     ${gap.because}`,
+  ];
+  if (check !== undefined && (flagged || check.cut + check.cleaned > 0)) {
+    const counts = `readers' words: ${check.cut} of ${check.values} cut, ${check.cleaned} cleaned`;
+    lines.push(`     ${flagged ? `${FLAG} reads like instructions (${check.flags.join(', ')}); ` : ''}${counts}`);
+  }
   const quotes = gap.evidence.kind === 'unanswered_category' ? gap.evidence.examples : gap.evidence.kind === 'thumbs_down_page' ? gap.evidence.comments : [];
-  for (const text of quotes) lines.push(`     “${oneLine(text)}”`);
+  for (const text of quotes) lines.push(`     “${readerText(text, LISTED_QUOTE)}”`);
   const latest = gap.requests[0];
   if (latest) lines.push(`     ${requestLine(latest)}${gap.promptable ? ' — may be prompted again' : ''}`);
   return `${lines.join('\n')}\n`;
 }
 
-function requestLine(request: GapRequest): string {
-  if (request.state === 'in_flight') return `job in flight (request ${request.requestId}${request.jobId ? `, job ${request.jobId}` : ''})`;
-  const job = request.jobId ? `job ${request.jobId}` : 'no job';
-  return `done: ${request.status ?? 'unknown'} (request ${request.requestId}, ${job}${request.prLink ? `, ${request.prLink}` : ''})`;
-}
+/** A quote in the listing, in characters (shorter than a prompt's: the listing is scanned, the prompt read). */
+const LISTED_QUOTE = 120;
 
-function oneLine(text: string): string {
-  const line = text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+function requestLine(request: GapRequest): string {
+  if (request.state === 'in_flight') return displayText(`job in flight (request ${request.requestId}${request.jobId ? `, job ${request.jobId}` : ''})`);
+  const job = request.jobId ? `job ${request.jobId}` : 'no job';
+  return displayText(`done: ${request.status ?? 'unknown'} (request ${request.requestId}, ${job}${request.prLink ? `, ${request.prLink}` : ''})`);
 }

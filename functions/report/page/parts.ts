@@ -79,15 +79,28 @@ export function pageLink(path: string, context: SectionContext, max = 90): SafeH
   return href === undefined ? html`<span class="path">${shown}</span>` : html`<a class="path" href="${href}">${shown}</a>`;
 }
 
-/** `https://docs.example.com/guide` of a path, or undefined when the path is not a site path. */
+/**
+ * `https://docs.example.com/guide` of a path, or undefined when the path is not one of the
+ * site's own: readers' browsers report paths, so anyone can plant one. A path is a link only
+ * when it starts with one `/`, holds no `\` and no control character (URL parsers read `\` as
+ * `/` and drop tabs and line breaks: `/\evil.example` and `/<TAB>/evil.example` leave the site),
+ * not even percent-encoded (`%5C`: servers decode it), and the resolved URL's origin is the site's.
+ */
 export function linkOf(path: string, siteUrl: string | undefined): string | undefined {
-  if (siteUrl === undefined || !path.startsWith('/') || path.startsWith('//')) return undefined;
+  if (siteUrl === undefined || !path.startsWith('/') || path.startsWith('//') || UNSAFE_IN_PATH.test(path) || UNSAFE_ENCODED.test(path)) return undefined;
   try {
-    return new URL(path, siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`).href.replace(/^(https?:\/\/[^/]+)\/\//, '$1/');
+    const site = new URL(siteUrl);
+    const url = new URL(path, siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`);
+    return url.origin === site.origin ? url.href : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** A backslash or a control character (C0, DEL, C1) in a path. */
+const UNSAFE_IN_PATH = /[\\\p{Cc}]/u;
+/** The same, percent-encoded: `%5C`, `%00`–`%1F`, `%7F`, and C1 as UTF-8 (`%C2%80`–`%C2%9F`). */
+const UNSAFE_ENCODED = /%(5c|[01][0-9a-f]|7f|c2%[89][0-9a-f])/i;
 
 /** The change against the previous period as a cell: `+12`, `new`, or nothing when the previous period has no data. */
 export function changeCell(current: number, previous: number | null): SafeHtml {

@@ -7,6 +7,7 @@
  */
 import { EFFECT_MIN_DAYS, type EffectWindow, type Fixes, type GapEffect } from '../../gaps/effect.js';
 import { GAP_FIGURE } from '../../gaps/gaps.js';
+import { displayText } from '../../shared/display.js';
 import { formatCount, userText } from '../html.js';
 import { note, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
@@ -73,5 +74,11 @@ function prLinkOf(link: string | undefined): SafeHtml | string {
   } catch {
     return userText(link, 80);
   }
-  return url.protocol === 'https:' ? html`<a href="${url.href}">${userText(url.href, 80)}</a>` : userText(link, 80);
+  return url.protocol === 'https:' ? html`<a href="${url.href}">${linkText(url.href)}</a>` : userText(link, 80);
+}
+
+/** A pull request's address as the text of its link: the service's, not a reader's, so escaped (displayText) rather than defanged. */
+function linkText(href: string): string {
+  const shown = displayText(href);
+  return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planRequested } from '../../../functions/export/plan.js';
 import { CHECKPOINT_VERSION } from '../../../functions/export/staging.js';
-import { readUnitState } from '../../../functions/export/units.js';
+import { completeUnits, readUnitState, unitKey } from '../../../functions/export/units.js';
 import { readExportStatus } from '../../../functions/export/status.js';
 import { createLocalDestination } from '../../../functions/shared/destination-local.js';
 import { manifestKey, stagingPrefix } from '../../../functions/warehouse/keys.js';
@@ -120,5 +120,22 @@ describe('a checkpoint written before paging states carried their kind', () => {
   it('a checkpoint whose state is of another kind, or no state, is not read (the unit starts again, as for another version)', async () => {
     expect(await readUnitState(await withCheckpoint(UNIT, { kind: 'cursor', pages: 1, cursor: 'c1' }), UNIT)).toEqual({ kind: 'missing' });
     expect(await readUnitState(await withCheckpoint(UNIT, null), UNIT)).toEqual({ kind: 'missing' });
+  });
+});
+
+describe('the complete units of a dataset', () => {
+  it('are the units its manifest keys name, from one listing: other datasets and stray keys are not among them', async () => {
+    const root = await makeTempDir('units');
+    const destination = createLocalDestination(root);
+    const put = (key: string) => destination.put(key, new TextEncoder().encode('{}'));
+    await put(manifestKey('visitors', '2026-11-20', 'proj_a'));
+    await put(manifestKey('visitors', '2026-11-21', 'proj_b'));
+    await put(manifestKey('feedback', '2026-11-22', 'proj_a'));
+    await put('_manifests/visitors/dt=2026-11-23/notes.txt');
+
+    const units = await completeUnits(destination, 'visitors');
+
+    expect(units.map(unitKey).sort()).toEqual(['visitors/proj_a/2026-11-20', 'visitors/proj_b/2026-11-21']);
+    expect(await completeUnits(destination, 'searches')).toEqual([]);
   });
 });

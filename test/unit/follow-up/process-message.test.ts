@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentJob, ApiClient, CallOptions } from '../../../functions/shared/api-types.js';
-import { ApiError, NetworkError, RateLimitedError, SendUncertainError } from '../../../functions/shared/errors.js';
+import { ApiError, NetworkError, RateLimitedError, SendUncertainError, UnreachableError } from '../../../functions/shared/errors.js';
 import { FOLLOWUP_OUTCOMES } from '../../../functions/warehouse/tables.js';
 import type { DeadLetterEntry } from '../../../functions/follow-up/dead-letter.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
@@ -202,6 +202,57 @@ describe('processMessage', () => {
     expect(dead[0]?.reason).toMatch(/^uncertain/);
     expect(outcomes[0]).toMatchObject({ status: 'uncertain', sent_at: null });
     expect(metrics).toMatchObject({ PromptsUncertain: 1, MessagesDeadLettered: 1 });
+  });
+
+  it('defers a prompt whose job read never reached the API (unknown host) as unreachable, naming MINTLIFY_API_URL, without counting a failure', async () => {
+    const unknownHost = new UnreachableError('GET /v2/agent/proj_a/job/job_1', 'ENOTFOUND', 'https://api.mintlify.example');
+    const { api, calls } = fakeApi({ reads: [unknownHost] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', cause: 'unreachable', sent: false });
+    expect(result.action === 'defer' && result.reason).toMatch(
+      /^the API at https:\/\/api\.mintlify\.example could not be reached \(ENOTFOUND: the host name does not resolve\): .*MINTLIFY_API_URL/,
+    );
+    expect(calls.sends).toBe(0);
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'pending', failures: 0 });
+    expect(dead).toEqual([]);
+  });
+
+  it('releases the claim of a new job whose creation never reached the API, so a later run creates it', async () => {
+    const refused = new UnreachableError('POST /v2/agent/proj_a/job', 'ECONNREFUSED', 'http://127.0.0.1:9');
+    const created: string[] = [];
+    let fail = true;
+    const api = {
+      ...fakeApi({ reads: [{ id: 'job_new', status: 'completed', prLink: NEW_PR }] }).api,
+      createJob: async (): Promise<AgentJob> => {
+        if (fail) throw refused;
+        created.push('job_new');
+        return { id: 'job_new', status: 'completed', prLink: NEW_PR };
+      },
+    };
+    const create = { messageId: 'msg-2', body: JSON.stringify({ projectId: 'proj_a', prompt: PROMPT, requestId: 'req-new' }) };
+
+    const first = await processMessage(create, deps(api), settings);
+    const record = store.records.get('req-new');
+    fail = false;
+    const second = await processMessage(create, deps(api), settings);
+
+    expect(first).toMatchObject({ action: 'defer', cause: 'unreachable', sent: false });
+    expect(record).toMatchObject({ phase: 'pending', failures: 0 });
+    expect(second).toMatchObject({ action: 'handled', status: 'completed' });
+    expect(created).toEqual(['job_new']);
+  });
+
+  it('defers polling as unreachable when the API stops answering after the send, keeping the request sent', async () => {
+    const refused = new UnreachableError('GET /v2/agent/proj_a/job/job_1', 'ECONNREFUSED', 'http://127.0.0.1:9');
+    const { api, calls } = fakeApi({ reads: [job('completed'), refused] });
+
+    const result = await processMessage(message(), deps(api), settings);
+
+    expect(result).toMatchObject({ action: 'defer', cause: 'unreachable', sent: true });
+    expect(calls.sends).toBe(1);
+    expect(store.records.get('req-1')).toMatchObject({ phase: 'sent' });
   });
 
   it('treats a claim whose lease expired as uncertain without sending', async () => {

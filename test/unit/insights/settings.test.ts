@@ -1,13 +1,8 @@
 /**
- * The insights' settings (ANOMALY_DROP, ANOMALY_RISE, INSIGHTS_TOPIC_ARN: one line naming the
- * variable) and the pure parts of a message: the subject SNS accepts, the median, the weekdays
- * compared.
+ * The insights' settings (ANOMALY_DROP, ANOMALY_RISE, INSIGHTS_TOPIC_ARN): defaults, and one line
+ * naming the variable when a value is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { comparedDays, median } from '../../../functions/insights/anomalies.js';
-import { periodCovering } from '../../../functions/insights/figures.js';
-import { subjectOf } from '../../../functions/insights/publish.js';
-import { isStale } from '../../../functions/insights/stale.js';
 import { loadConfig } from '../../../functions/shared/config.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 
@@ -33,33 +28,5 @@ describe('settings', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
-  });
-});
-
-describe('messages', () => {
-  it('keeps a subject under 100 printable ASCII characters on one line', () => {
-    expect(subjectOf('proj: views fell — by 90 %')).toBe('proj: views fell - by 90 %');
-    const long = subjectOf(`x${'é'.repeat(10)}\n${'y'.repeat(200)}`);
-    expect(long.length).toBeLessThan(100);
-    expect(long).toMatch(/^[\x20-\x7e]+$/);
-  });
-
-  it('compares a day with the same weekday of the 4 weeks before, by their median', () => {
-    expect(comparedDays('2026-11-17')).toEqual(['2026-10-20', '2026-10-27', '2026-11-03', '2026-11-10']);
-    expect(median([3, 1, 2])).toBe(2);
-    expect(median([480, 520, 500, 510])).toBe(505);
-  });
-
-  it("loads the report's two periods so that they cover the days read", () => {
-    const period = periodCovering('2026-10-20', '2026-11-17');
-    expect(period.to).toBe('2026-11-18');
-    expect(Date.parse(period.from) - period.days.length * 86_400_000).toBeLessThanOrEqual(Date.parse('2026-10-20'));
-  });
-
-  it('calls a dataset stale once its newest day ended more than settle hours + 24 h ago', () => {
-    const tuesday = '2026-11-17';
-    expect(isStale(tuesday, Date.parse('2026-11-19T02:00:00Z'), 2)).toBe(false);
-    expect(isStale(tuesday, Date.parse('2026-11-19T02:00:01Z'), 2)).toBe(true);
-    expect(isStale(undefined, 0, 2)).toBe(true);
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * Readers' words as data: the one function every reader-supplied value (a search term, an
+ * assistant question, a feedback comment, a page path a browser reported, the category the
+ * assistant derived from a question) goes through before it reaches a prompt for the agent, a
+ * terminal line, the report or the digest.
+ *
+ * Anyone on the internet can type these values, so the result:
+ * - is one line (line breaks and tabs become spaces: a value cannot forge a heading, a list
+ *   item or a line of a listing);
+ * - holds no C0/C1 control (ESC, BEL, CSI act on a terminal), no bidi control and no
+ *   zero-width or other format character (they reorder or hide what a reviewer sees, while the
+ *   agent reads the logical order) — removed, not escaped: the value is evidence to read, not
+ *   an identifier to tell apart (`shared/display.ts` escapes the names that are);
+ * - shows e-mail addresses as `[email]` (they would travel from the prompt into a public pull
+ *   request);
+ * - has its links defanged (`hxxps://evil[.]example`): nothing clicks or fetches them;
+ * - never holds `RESERVED_MARK`, the character of the prompts' block markers, so a value can
+ *   never close the block it stands in;
+ * - is cut (a path at 200 characters, a category at 80, a quote at 300), ending with `…`.
+ *
+ * Linear time: the value is cut to a window before it is cleaned, so a value of megabytes costs
+ * what its first few thousand characters cost, and every pattern scans without backtracking.
+ *
+ * Not the same job as the masking of stored data (what the lake keeps): this is how a value is
+ * shown, wherever it came from.
+ */
+
+/** Longest value shown, in characters, by kind. */
+export const READER_TEXT_LIMITS = {
+  /** A page path. */
+  path: 200,
+  /** A question category. */
+  category: 80,
+  /** A search term, question or comment. */
+  quote: 300,
+} as const;
+
+export type ReaderTextKind = keyof typeof READER_TEXT_LIMITS;
+
+/**
+ * The character of the marker lines around readers' words in a prompt (`⁂`, U+2042 ASTERISM):
+ * cleaning turns it into `*`, so no cleaned value holds it.
+ */
+export const RESERVED_MARK = '\u2042';
+
+export interface CleanedReaderText {
+  /** The value as it may be shown. */
+  readonly text: string;
+  /** Longer than its limit: cut, ending with `…`. */
+  readonly cut: boolean;
+  /** Something was removed or rewritten: a line break, a control, bidi or zero-width character, an e-mail address, a link, the marker character. */
+  readonly cleaned: boolean;
+  /** It held a link (now defanged). */
+  readonly link: boolean;
+}
+
+/** How far past the limit the value is cleaned, so a token straddling the cut is judged whole (an address is at most 254 characters). */
+const LOOKAHEAD = 320;
+/** Raw characters read for each character shown: removed characters and whitespace runs fold away. */
+const RAW_PER_SHOWN = 4;
+
+/** Characters that break a line (or tab), made spaces. */
+const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]/gu;
+/** Controls (C0, DEL, C1), format characters (bidi embeddings, overrides, isolates and marks, zero-width space and joiners, BOM, soft hyphen, tag characters), lone surrogates: removed. */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}]/gu;
+const RESERVED = new RegExp(RESERVED_MARK, 'gu');
+
+/** What ends an e-mail-like token: whitespace and the punctuation that surrounds an address in prose. */
+const TOKEN_END = /([\s<>()[\]{}"',;]+)/u;
+/** A token that holds an address: something, `@`, something with a dot. Linear: each `@` starts one scan that ends at the next `@`. */
+const ADDRESS = /[^@]@[^@]*\.[^@]/u;
+/** The start of an address, for a token the cut may have ended early. */
+const ADDRESS_START = /[^@]@/u;
+const EMAIL = '[email]';
+
+/** `scheme://host`: the scheme is bounded, the host ends at the first character that cannot be in one. */
+const SCHEME_URL = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}):\/\/([^\s/?#\\]*)/giu;
+/** `www.host` without a scheme. */
+const WWW_HOST = /(?<![\p{L}\p{N}.\-/])(www\.[^\s/?#\\]+)/giu;
+/** `//host.tld` at a token's start (a protocol-relative link). */
+const RELATIVE_HOST = /(?<![^\s"'(<[])\/\/([^\s/?#\\.]+\.[^\s/?#\\]+)/gu;
+const DEFANGED_SCHEME: Readonly<Record<string, string>> = { http: 'hxxp', https: 'hxxps', ftp: 'fxp', hxxp: 'hxxp', hxxps: 'hxxps', fxp: 'fxp' };
+
+/** `value` cleaned and cut for `kind` (or to `max` characters), with what was done to it. */
+export function cleanReaderText(value: string, limit: ReaderTextKind | number): CleanedReaderText {
+  const max = typeof limit === 'number' ? limit : READER_TEXT_LIMITS[limit];
+  const window = max + LOOKAHEAD;
+  const head = cutAt(value, window * RAW_PER_SHOWN);
+  const flat = head.replace(BREAKS, ' ').replace(HIDDEN, '').replace(RESERVED, '*');
+  let cleaned = flat !== head;
+  const visible = flat.replace(/\s+/gu, ' ').trim();
+  const cutShort = head.length < value.length || visible.length > window;
+  const shown = cutAt(visible, window);
+  const masked = maskEmails(shown, cutShort);
+  if (masked !== shown) cleaned = true;
+  const defanged = defangLinks(masked);
+  const link = defanged !== masked;
+  if (link) cleaned = true;
+  const cut = cutShort || defanged.length > max;
+  return { text: cut ? `${cutAt(defanged, max - 1)}…` : defanged, cut, cleaned, link };
+}
+
+/** `value` as it may be shown (see `cleanReaderText`). */
+export function readerText(value: string, limit: ReaderTextKind | number): string {
+  return cleanReaderText(value, limit).text;
+}
+
+/** Every e-mail-like token as `[email]`. `cutShort`: the text was cut, so its last token may be an address's start. */
+function maskEmails(text: string, cutShort: boolean): string {
+  // Split with a capture: tokens at even indexes, the separators between them at odd ones.
+  const parts = text.split(TOKEN_END);
+  const last = parts.length - 1;
+  return parts.map((part, i) => (i % 2 === 0 && (ADDRESS.test(part) || (i === last && cutShort && ADDRESS_START.test(part))) ? EMAIL : part)).join('');
+}
+
+/** `https://evil.example/x` → `hxxps://evil[.]example/x`; `www.evil.example` and `//evil.example` get their dots bracketed. */
+function defangLinks(text: string): string {
+  return text
+    .replace(SCHEME_URL, (_, scheme: string, host: string) => {
+      const known = DEFANGED_SCHEME[scheme.toLowerCase()];
+      return `${known ?? `${scheme}[:]`}${known ? ':' : ''}//${bracketDots(host)}`;
+    })
+    .replace(WWW_HOST, (host: string) => bracketDots(host))
+    .replace(RELATIVE_HOST, (_, host: string) => `//${bracketDots(host)}`);
+}
+
+function bracketDots(host: string): string {
+  return host.replace(/(?<!\[)\.(?!\])/g, '[.]');
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer rather than half a surrogate pair. */
+function cutAt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}

@@ -1,0 +1,75 @@
+/**
+ * The weekly digest's movers (the projects' headline figures that moved most, relative to last
+ * week, over a base large enough to mean something), on typed figures in milliseconds.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Figures, Headline } from '../../../../functions/report/figures.js';
+import { MOVER_MIN_BASE, MOVERS, type Mover, moversOf } from '../../../../functions/insights/weekly/digest.js';
+
+const ZERO: Headline = {
+  human: 0,
+  ai: 0,
+  aiShare: null,
+  views: 0,
+  searches: 0,
+  questions: 0,
+  unanswered: 0,
+  unansweredShare: null,
+  thumbsDown: 0,
+  daysWithData: 7,
+};
+
+type Counts = Partial<Pick<Headline, 'human' | 'ai' | 'views' | 'searches' | 'questions' | 'unanswered' | 'thumbsDown'>>;
+
+/** A project's week against the week before. */
+const project = (projectId: string, current: Counts, previous: Counts) => ({
+  projectId,
+  current: { ...ZERO, ...current },
+  previous: { ...ZERO, ...previous },
+  visitorsTotal: current.human ?? 0,
+});
+
+/** The report's figures with only what the movers read: each project's headline, both weeks. */
+const figures = (...byProject: ReturnType<typeof project>[]) => ({ byProject }) as unknown as Figures;
+
+const listed = (movers: readonly Mover[]) => movers.map((m) => `${m.projectId} ${m.figure} ${m.previous}->${m.current}`);
+
+describe("the digest's movers", () => {
+  it(`counts a figure as a mover only from a base of ${MOVER_MIN_BASE} last week`, () => {
+    const movers = moversOf(figures(project('proj_a', { human: 400, views: 400 }, { human: MOVER_MIN_BASE - 1, views: MOVER_MIN_BASE })));
+
+    expect(listed(movers)).toEqual([`proj_a views ${MOVER_MIN_BASE}->400`]);
+  });
+
+  it('leaves out a figure that did not change', () => {
+    expect(moversOf(figures(project('proj_a', { human: 500, searches: 80 }, { human: 500, searches: 80 })))).toEqual([]);
+  });
+
+  it('orders by the size of the relative change either way, ties by project, and gives the change as a ratio', () => {
+    const movers = moversOf(
+      figures(
+        project('proj_b', { human: 150 }, { human: 100 }),
+        project('proj_a', { human: 200, views: 50, thumbsDown: 21 }, { human: 40, views: 100, thumbsDown: 20 }),
+      ),
+    );
+
+    expect(listed(movers)).toEqual(['proj_a human 40->200', 'proj_a views 100->50', 'proj_b human 100->150', 'proj_a thumbsDown 20->21']);
+    expect(movers.slice(0, 3).map((m) => m.change)).toEqual([4, -0.5, 0.5]);
+    expect(movers[3]?.change).toBeCloseTo(0.05, 12);
+  });
+
+  it('judges every headline figure of the digest, AI visitors, searches, questions and unanswered included', () => {
+    const movers = moversOf(
+      figures(project('proj_a', { ai: 60, searches: 90, questions: 20, unanswered: 10 }, { ai: 30, searches: 30, questions: 40, unanswered: 40 })),
+    );
+
+    expect(listed(movers)).toEqual(['proj_a searches 30->90', 'proj_a ai 30->60', 'proj_a unanswered 40->10', 'proj_a questions 40->20']);
+  });
+
+  it(`lists at most ${MOVERS} by default, or the limit asked`, () => {
+    const projects = Array.from({ length: 7 }, (_, i) => project(`proj_${i}`, { views: 100 + 10 * (i + 1) }, { views: 100 }));
+
+    expect(moversOf(figures(...projects)).map((m) => m.projectId)).toEqual(['proj_6', 'proj_5', 'proj_4', 'proj_3', 'proj_2']);
+    expect(moversOf(figures(...projects), 2).map((m) => m.projectId)).toEqual(['proj_6', 'proj_5']);
+  });
+});
