@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnDef, type ColumnType } from '../../functions/warehouse/tables.js';
 import { ContextConfigError, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
 import { CDK_JSON_CONTEXT, synthStack, withApp } from '../helpers/synth.js';
+import { commentWithPolicy, resolvePolicy } from '../../functions/warehouse/column-policy.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -330,7 +331,10 @@ describe('warehouse', () => {
   it.each(TABLES.map((def) => [def.name, def] as const))('defines the Glue table %s column for column from tables.ts', (name, def) => {
     const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
     const input = table.Properties.TableInput;
-    expect(input.StorageDescriptor.Columns).toEqual(def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: column.comment })));
+    // Each comment ends with the column's policy (docs/privacy.md).
+    expect(input.StorageDescriptor.Columns).toEqual(
+      def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: commentWithPolicy(def, column, resolvePolicy({})) })),
+    );
     expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
   });
 
