@@ -48,7 +48,7 @@ export function sampleRows(count: number): PageVisitors[] {
 }
 
 const VISITORS = DATASETS.visitors;
-const CONTEXT: RowContext = { projectId: PROJECT, date: DAY, exportedAt: EXPORTED_AT, feedbackContact: false };
+const CONTEXT: RowContext = { projectId: PROJECT, date: DAY, exportedAt: EXPORTED_AT };
 
 /**
  * The project's writer, rows converted and appended exactly as the engine does it

@@ -22,7 +22,11 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
   projectIds: { meaning: 'Mintlify project ids to export, comma-separated (`proj_a,proj_b`)', default: 'none: the export has nothing to do' },
   schedule: { meaning: 'EventBridge expression of the export runs, UTC', default: `\`${DEFAULT_EXPORT_SCHEDULE}\` (hourly)` },
   datasets: { meaning: 'datasets to export, comma-separated (`visitors,views,…`)', default: 'every dataset' },
-  feedbackContact: { meaning: "`true` writes feedback's contact e-mail addresses (personal data)", default: '`false`' },
+  personalDataPolicy: {
+    meaning: "overrides of the personal columns' policies, `<table>.<column>=<policy>` comma-separated (`feedback.contact=drop`); docs/privacy.md",
+    default: '`feedback.contact` hmac, free text mask',
+  },
+  personalDataRetentionDays: { meaning: 'days of the tables holding personal columns are deleted after this many days', default: 'kept' },
   budget: { meaning: 'analytics requests per sliding window, shared by every run and every laptop using the state table', default: `\`${DEFAULT_BUDGET}\`` },
   settleHours: { meaning: 'hours after a UTC day ends before it is exported', default: '`2`' },
   bucketName: { meaning: 'existing S3 bucket to write into (not managed by this stack)', default: 'a new versioned, encrypted bucket' },

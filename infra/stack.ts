@@ -8,6 +8,8 @@ import * as v from 'valibot';
 import { BUCKET_NAME_PATTERN, PROJECT_ID_PATTERN, SECRET_ARN_PATTERN } from '../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../functions/warehouse/catalog.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
+import { PersonalDataKey } from './constructs/personal-data-key.js';
+import { parsePolicyOverrides } from '../functions/warehouse/column-policy.js';
 import { FollowUps } from './constructs/follow-ups.js';
 import type { LogLevel } from './constructs/lambda-defaults.js';
 import { OperationsDashboard } from './constructs/dashboard.js';
@@ -29,8 +31,10 @@ export interface ExporterConfig {
   readonly schedule?: string | undefined;
   /** `EXPORT_DATASETS`. @default - every dataset */
   readonly datasets?: readonly DatasetName[] | undefined;
-  /** `EXPORT_FEEDBACK_CONTACT`. @default false */
-  readonly feedbackContact?: boolean | undefined;
+  /** `PERSONAL_DATA_POLICY`. @default - the table definitions' defaults */
+  readonly personalDataPolicy?: string | undefined;
+  /** `PERSONAL_DATA_RETENTION_DAYS`. @default - kept */
+  readonly personalDataRetentionDays?: number | undefined;
   /** `ANALYTICS_BUDGET`. @default '90/1h' */
   readonly budget?: string | undefined;
   /** `EXPORT_SETTLE_HOURS`. @default 2 */
@@ -118,7 +122,7 @@ export class MintlifyExporterStack extends Stack {
       );
     }
 
-    this.warehouse = new Warehouse(this, 'Warehouse', { bucketName: config.bucketName, prefix: config.prefix });
+    this.warehouse = new Warehouse(this, 'Warehouse', { bucketName: config.bucketName, prefix: config.prefix, personalDataPolicy: config.personalDataPolicy });
     const { secret } = new ApiKeySecret(this, 'ApiKey', { secretArn: config.apiKeySecretArn });
     const api = {
       apiKeySecret: secret,
@@ -141,7 +145,9 @@ export class MintlifyExporterStack extends Stack {
       stateTable: this.followUps.stateTable,
       schedule: config.schedule,
       datasets: config.datasets,
-      feedbackContact: config.feedbackContact,
+      personalDataKey: new PersonalDataKey(this, 'PersonalDataKey'),
+      personalDataPolicy: config.personalDataPolicy,
+      personalDataRetentionDays: config.personalDataRetentionDays,
       budget: config.budget,
       settleHours: config.settleHours,
     });
@@ -255,12 +261,25 @@ export const ContextSchema = v.object({
       v.minLength(1, `at least one of ${DATASET_NAMES.join(', ')}`),
     ),
   ),
-  feedbackContact: v.optional(
+  // The functions' own rule (PERSONAL_DATA_POLICY), so a policy they would refuse never deploys.
+  personalDataPolicy: v.optional(
     v.pipe(
-      v.union([v.boolean(), v.string()]),
-      v.transform((value) => String(value)),
-      v.picklist(['true', 'false'], 'true or false'),
-      v.transform((value) => value === 'true'),
+      v.string(),
+      v.trim(),
+      v.check(
+        (raw) => acceptedBy(() => parsePolicyOverrides(raw, 'personalDataPolicy')),
+        '<table>.<column>=<policy>, comma-separated, such as feedback.contact=drop',
+      ),
+    ),
+  ),
+  personalDataRetentionDays: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number(),
+      v.integer('a whole number'),
+      v.minValue(1, 'between 1 and 36500'),
+      v.maxValue(36_500, 'between 1 and 36500'),
     ),
   ),
   // The functions' own rule (parseBudget), so a budget they would refuse never deploys.
@@ -347,6 +366,11 @@ export const CONTEXT_KEYS = Object.keys(ContextSchema.entries) as (keyof Exporte
  * Fails before anything is synthesized, naming the key, so a typo never deploys.
  */
 export function configFromContext(scope: Construct): ExporterConfig {
+  if (scope.node.tryGetContext('feedbackContact') !== undefined) {
+    throw new ContextConfigError(
+      'CDK context "feedbackContact" is retired: remove it, and pass -c personalDataPolicy=feedback.contact=keep for true (addresses as sent), nothing for the new default (a keyed hash) or feedback.contact=drop for false (see docs/privacy.md).',
+    );
+  }
   const raw: Record<string, unknown> = {};
   for (const key of CONTEXT_KEYS) {
     const value: unknown = scope.node.tryGetContext(key);

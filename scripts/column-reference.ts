@@ -8,6 +8,10 @@
 import { DATASET_TABLES } from '../functions/warehouse/catalog.js';
 import { duckDbType } from '../functions/warehouse/duckdb.js';
 import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
+import { policyLabel, resolvePolicy } from '../functions/warehouse/column-policy.js';
+
+/** The policies the reference shows: the defaults (PERSONAL_DATA_POLICY may override the personal columns', docs/privacy.md). */
+const DEFAULT_POLICY = resolvePolicy({});
 
 export const BEGIN_MARKER = '<!-- column-reference:begin (generated from functions/warehouse/tables.ts by `npm run docs`; do not edit) -->';
 export const END_MARKER = '<!-- column-reference:end -->';
@@ -24,11 +28,11 @@ function tableSection(table: TableDef, datasets: readonly string[]): string {
     '',
     `${cell(table.comment)} (${table.format === 'parquet' ? 'Parquet' : 'JSON, one object per line'}; ${origin}; \`${table.prefix}/dt=YYYY-MM-DD/\`)`,
     '',
-    '| column | type | null | meaning |',
-    '|---|---|---|---|',
+    '| column | type | null | policy | meaning |',
+    '|---|---|---|---|---|',
     ...table.columns.map((column) => {
       const known = column.knownValues ? ` Known values: ${column.knownValues.map((value) => `\`${value}\``).join(', ')}; others are kept as sent.` : '';
-      return `| \`${column.name}\` | ${duckDbType(column)} | ${column.optional ? 'yes' : ''} | ${cell(column.comment)}.${known} |`;
+      return `| \`${column.name}\` | ${duckDbType(column)} | ${column.optional ? 'yes' : ''} | ${policyLabel(table, column, DEFAULT_POLICY)} | ${cell(column.comment)}.${known} |`;
     }),
   ];
   return lines.join('\n');

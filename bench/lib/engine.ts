@@ -21,6 +21,7 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import { sleep as realSleep, type Sleep } from '../../functions/shared/time.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
+import { fixedPersonalDataKey } from '../../functions/shared/personal-data-key.js';
 
 /** Time as the engine sees it: `now` and a `sleep` (real, or one that advances a simulated clock). */
 export interface Clock {
@@ -82,6 +83,7 @@ export function createEngine(options: EngineOptions): Engine {
     leases: createLeases(store, { owner: `bench:${process.pid}`, now: clock.now }),
     store,
     now: clock.now,
+    personalDataKey: fixedPersonalDataKey('bench-personal-data-key-0123456789'),
   };
   return {
     deps,

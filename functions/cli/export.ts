@@ -12,6 +12,7 @@ import { probeSetup } from './probe.js';
 import { runExport, type RunEvent, type RunResult } from '../export/run.js';
 import { unknownProjectReason } from '../export/run-stops.js';
 import { exportPolicy } from '../export/policy.js';
+import { localStateDir } from '../export/runtime.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError } from '../shared/errors.js';
@@ -66,6 +67,11 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       destination,
       apiUrl: target.baseUrl,
       apiKey: target.apiKey,
+      keyFolder: localStateDir(config, flags.out),
+      onKeyGenerated: (file) =>
+        io.stderr.write(
+          `Generated the personal-data key ${file} (mode 0600): keep it with the data — every later export hashes contact addresses with it (docs/privacy.md)\n`,
+        ),
       ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: HOUR_MS, text: 'unlimited (embedded sandbox)' } } : {}),
     });
     const spec = deps.ledger.spec;
@@ -100,6 +106,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
           leases: deps.createLeases(newLeaseOwner()),
           store: deps.store,
           now: io.now,
+          personalDataKey: deps.personalDataKey,
           ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
         },
       );

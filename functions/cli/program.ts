@@ -11,6 +11,7 @@ import { registerConsumeCommand } from './consume.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerEnqueueCommand } from './enqueue.js';
 import { registerExportCommand } from './export.js';
+import { registerForgetCommand } from './forget.js';
 import { registerFollowUpCommand } from './follow-up.js';
 import { registerGapsCommand } from './gaps.js';
 import type { CliIo } from './io.js';
@@ -35,6 +36,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerExportCommand(program, exportIo);
   registerPlanCommand(program, exportIo);
   registerStatusCommand(program, exportIo);
+  registerForgetCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerGapsCommand(program, { ...io, setExitCode });
   registerSandboxCommand(program, { ...io, setExitCode });

@@ -12,6 +12,7 @@ import { probeSetup } from './probe.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
 import { readExportStatus } from '../export/status.js';
+import { retentionCutoff } from '../export/retention.js';
 import { readAnomalies } from '../warehouse/records.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
@@ -60,7 +61,11 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
-  const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
+  const cutoff = retentionCutoff(config.personalDataRetentionDays, now);
+  const status = await readExportStatus(destination, unitsOf(days, projects, datasets), {
+    lastDay: latest,
+    ...(cutoff !== undefined ? { retentionCutoff: cutoff } : {}),
+  });
   const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.

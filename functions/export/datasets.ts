@@ -54,8 +54,6 @@ export interface RowContext {
   readonly date: string;
   /** One value per run, stamped into every row's `exported_at`. */
   readonly exportedAt: Date;
-  /** EXPORT_FEEDBACK_CONTACT: write feedback's `contact` (personal data). */
-  readonly feedbackContact: boolean;
 }
 
 /** A row of a table, keys exactly its column names. */
@@ -74,6 +72,12 @@ export interface DatasetDef<Page = unknown, Row = unknown> extends Omit<CatalogE
   view(page: Page): PageView;
   rows(page: Page): readonly Row[];
   toRow(row: Row, context: RowContext): TableRow;
+  /**
+   * The columns of `table` that hold what readers typed (a policy other than `keep` in
+   * `tables.ts`), each with the field of the API row it comes from: the policy is applied to
+   * that field as soon as a page is parsed, before the page is staged (`privacy.ts`).
+   */
+  readonly personalFields?: Readonly<Record<string, string>>;
   /** The summary table's row, from the first page's totals and the rows written. */
   summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
   /**
@@ -190,6 +194,7 @@ const views = pathCounts<ViewsPage>({
 
 const searches = defineDataset<SearchesPage, SearchRow>('searches', {
   parse: parseSearchesPage,
+  personalFields: { search_query: 'searchQuery' },
   rows: (page) => page.searches,
   ...unknownOf(SearchRowSchema),
   unknownTopLevelFields: topLevelOf(SearchesPageSchema),
@@ -219,6 +224,7 @@ const searches = defineDataset<SearchesPage, SearchRow>('searches', {
 
 const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
   parse: parseFeedbackPage,
+  personalFields: { comment: 'comment', contact: 'contact', code: 'code' },
   rows: (page) => page.feedback,
   ...unknownOf(FeedbackRowSchema),
   unknownTopLevelFields: topLevelOf(FeedbackPageSchema),
@@ -232,8 +238,8 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
     comment: row.comment,
     created_at: row.createdAt,
     helpful: row.helpful,
-    // Personal data: written only when the deployment opted in.
-    contact: context.feedbackContact ? row.contact : null,
+    // Personal data: already governed by its column's policy (privacy.ts), like comment and code.
+    contact: row.contact,
     code: row.code,
     filename: row.filename,
     lang: row.lang,
@@ -260,6 +266,7 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedbac
 
 const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
   parse: parseAssistantPage,
+  personalFields: { query: 'query', response: 'response', sources_json: 'sources' },
   rows: (page) => page.conversations,
   ...unknownOf(AssistantTurnSchema),
   unknownTopLevelFields: topLevelOf(AssistantPageSchema),

@@ -27,6 +27,7 @@ import { createLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
 import { sleep as realSleep, type Sleep } from '../shared/time.js';
 import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
+import { createPersonalDataKeySource, type PersonalDataKeySource } from '../shared/personal-data-key.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/shared-store-local.js';
@@ -63,6 +64,12 @@ export interface ExportOverrides {
   readonly now?: () => number;
   /** @default a real timer */
   readonly sleep?: Sleep;
+  /** The key of the `hmac` columns. @default PERSONAL_DATA_KEY, else the secret PERSONAL_DATA_KEY_SECRET_ARN, else the key file of `keyFolder` */
+  readonly personalDataKey?: PersonalDataKeySource;
+  /** The CLI's state folder: where a personal-data key is generated once when none is configured. Absent (Lambda): none is. */
+  readonly keyFolder?: string;
+  /** Told once when a key was generated into `keyFolder` (the CLI says so on stderr). */
+  readonly onKeyGenerated?: (file: string) => void;
 }
 
 /** Everything a run of the export needs, built once per process (Lambda cold start, CLI command). */
@@ -73,6 +80,8 @@ export interface ExportDeps {
   readonly store: SharedStore;
   readonly ledger: BudgetLedger;
   readonly apiKey: ApiKeySource;
+  /** The key of the `hmac` columns (personal-data-key.ts). */
+  readonly personalDataKey: PersonalDataKeySource;
   readonly logger: Logger;
   readonly now: () => number;
   readonly sleep: Sleep;
@@ -121,12 +130,20 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
       ? fixedKey(overrides.apiKey)
       : (overrides.apiKey ?? createApiKeyProvider(config, overrides.secrets ? { secrets: overrides.secrets } : {}));
   const baseUrl = overrides.apiUrl ?? config.apiUrl;
+  const personalDataKey =
+    overrides.personalDataKey ??
+    createPersonalDataKeySource(config, {
+      ...(overrides.keyFolder !== undefined ? { stateDir: overrides.keyFolder } : {}),
+      ...(overrides.onKeyGenerated ? { onGenerated: overrides.onKeyGenerated } : {}),
+      ...(overrides.secrets ? { secrets: overrides.secrets } : {}),
+    });
   return {
     config,
     destination,
     store,
     ledger,
     apiKey,
+    personalDataKey,
     logger,
     now,
     sleep,

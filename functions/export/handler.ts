@@ -43,7 +43,21 @@ export function createHandler(deps: HandlerDeps) {
     await deps.apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
     const api = deps.createApi(gate);
     const leases = deps.createLeases(`lambda:${context.awsRequestId}`);
-    const result = await runExport(request, exportPolicy(config), { deadline }, { api, gate, destination, leases, store: deps.store, now, logger });
+    const result = await runExport(
+      request,
+      exportPolicy(config),
+      { deadline },
+      {
+        api,
+        gate,
+        destination,
+        leases,
+        store: deps.store,
+        now,
+        logger,
+        personalDataKey: deps.personalDataKey,
+      },
+    );
     publishMetrics(metrics, result);
     logger.info('export run finished', {
       runId: result.runId,

@@ -11,6 +11,7 @@ import type { Destination } from '../shared/destination.js';
 import { manifestKey } from '../warehouse/keys.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
+import type { ManifestPrivacy } from './privacy.js';
 import { readJsonObject, type RequestCounts } from './staging.js';
 import type { Unit } from './unit-id.js';
 
@@ -49,6 +50,8 @@ export interface Manifest {
   /** Runs that worked on the unit (1 = finished in one go). */
   readonly runs: number;
   readonly durationsMs: { readonly total: number };
+  /** The personal-data policy of the unit's columns and the key id the files were written with (never the key). */
+  readonly privacy?: ManifestPrivacy;
 }
 
 /** Rows of the unit's main table (its pages, turns, searches…: not the one-row totals). */
@@ -82,6 +85,7 @@ export interface ManifestFacts {
   readonly invalidUtf8: number;
   readonly requests: RequestCounts;
   readonly runs: number;
+  readonly privacy?: ManifestPrivacy;
 }
 
 /** The manifest of a complete unit; a field that would say nothing (no drift, no truncation) is absent. */
@@ -109,6 +113,7 @@ export function manifestOf(facts: ManifestFacts): Manifest {
     requests: facts.requests,
     runs: facts.runs,
     durationsMs: { total: facts.durationMs },
+    ...(facts.privacy ? { privacy: facts.privacy } : {}),
   };
 }
 

@@ -88,6 +88,11 @@ export interface PageSource {
   readonly logger?: AppLogger | undefined;
   /** The consumer gave up on the unit (it failed): a page still on its way is dropped unseen. */
   readonly abandoned: AbortSignal;
+  /**
+   * Applies the personal-data policy to a page as soon as it is parsed (privacy.ts): what the
+   * pager, the staging and the rows see is the governed page, never the raw one.
+   */
+  readonly govern: (page: unknown) => unknown;
 }
 
 /**
@@ -105,7 +110,13 @@ export async function* pagesOf(source: PageSource, checkpoint: Checkpoint | unde
   const label = unitLabel(unit);
   const window = dayWindow(unit.day);
   const fetchPage = (state: PagerState): Promise<unknown> =>
-    api.getAnalytics(def.endpoint, unit.projectId, { dateFrom: window.from, dateTo: window.to, ...pager.params(state) }, (body) => def.parse(body), call);
+    api.getAnalytics(
+      def.endpoint,
+      unit.projectId,
+      { dateFrom: window.from, dateTo: window.to, ...pager.params(state) },
+      (body) => source.govern(def.parse(body)),
+      call,
+    );
 
   // A checkpoint that holds every page (a commit that failed) needs no request at all.
   if (checkpoint?.complete) return;

@@ -6,6 +6,7 @@
 import type { CallOptions } from '../shared/api-types.js';
 import type { DatasetName } from '../warehouse/catalog.js';
 import type { ConfigOf } from '../shared/config.js';
+import { resolvePolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import { HOUR_MS } from '../shared/time.js';
 
 /** The export's settings, from the configuration. */
@@ -26,8 +27,10 @@ export interface ExportPolicy {
   readonly maxPages: number;
   /** Caps `limit` below each endpoint's maximum (EXPORT_PAGE_LIMIT); unset: the maximum. */
   readonly pageLimit?: number;
-  /** Keep feedback's `contact` column (EXPORT_FEEDBACK_CONTACT). */
-  readonly feedbackContact: boolean;
+  /** The policy of each column (tables.ts, PERSONAL_DATA_POLICY). */
+  readonly personalData: PersonalDataPolicy;
+  /** Days of the tables holding personal columns are kept this long (PERSONAL_DATA_RETENTION_DAYS); unset: kept. */
+  readonly retentionDays?: number;
   /** A checkpoint older than this restarts its unit (EXPORT_CHECKPOINT_MAX_AGE_HOURS), ms. */
   readonly checkpointMaxAgeMs: number;
 }
@@ -51,7 +54,8 @@ export function exportPolicy(config: ConfigOf<'export'>, extra: { readonly proje
     settleHours: config.settleHours,
     maxPages: config.maxPages,
     ...(config.pageLimit !== undefined ? { pageLimit: config.pageLimit } : {}),
-    feedbackContact: config.feedbackContact,
+    personalData: resolvePolicy(config.personalDataPolicy),
+    ...(config.personalDataRetentionDays !== undefined ? { retentionDays: config.personalDataRetentionDays } : {}),
     checkpointMaxAgeMs: config.checkpointMaxAgeHours * HOUR_MS,
   };
 }

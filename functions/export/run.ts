@@ -25,6 +25,9 @@ import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
+import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
+import { readErasedHmacs, type Privacy } from './privacy.js';
+import { deleteExpired, isExpired, retentionCutoff } from './retention.js';
 
 export interface RunDeps {
   readonly api: AnalyticsApi;
@@ -36,6 +39,8 @@ export interface RunDeps {
   readonly now: () => number;
   readonly logger?: AppLogger;
   readonly onEvent?: (event: RunEvent) => void;
+  /** The key of the `hmac` columns (personal-data-key.ts). */
+  readonly personalDataKey: PersonalDataKeySource;
 }
 
 export type UnitResult = PlannedUnit &
@@ -115,7 +120,14 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
  * Exports `planned` in order; never throws for a unit (its result says what happened). The
  * control reaches every request as it is: a stop or the deadline ends the run.
  */
-export async function runUnits(planned: readonly PlannedUnit[], policy: ExportPolicy, control: RunControl, deps: RunDeps): Promise<RunSummary> {
+export async function runUnits(
+  planned: readonly PlannedUnit[],
+  policy: ExportPolicy,
+  control: RunControl,
+  deps: RunDeps,
+  privacy?: Privacy,
+): Promise<RunSummary> {
+  const governed = privacy ?? (await preparePrivacy(policy, deps));
   const { api, gate, now, logger } = deps;
   const { deadline, signal, stop: gentleStop } = control;
   const apiMeter = startMeter(api.stats, API_COUNTERS);
@@ -155,7 +167,7 @@ export async function runUnits(planned: readonly PlannedUnit[], policy: ExportPo
     }
     deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
     const unitMeter = startMeter(api.stats, API_COUNTERS);
-    const { result, error } = await runOne({ unit, exportedAt, policy, control }, deps);
+    const { result, error } = await runOne({ unit, exportedAt, policy, control, privacy: governed }, deps);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
     if (result.status === 'failed') {
       failedRequests += unitMeter.read().requests;
@@ -358,9 +370,45 @@ async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
   }
 }
 
+/**
+ * The run's personal-data policy, key and erasures; and, with PERSONAL_DATA_RETENTION_DAYS, the
+ * expired days deleted first (retention.ts).
+ */
+async function preparePrivacy(policy: ExportPolicy, deps: RunDeps): Promise<Privacy> {
+  const { key, keyId } = await deps.personalDataKey.get();
+  const erased = await readErasedHmacs(deps.destination);
+  return { policy: policy.personalData, key, keyId, erased };
+}
+
+/** Deletes the days past retention; the run goes on if that fails (the next run tries again), and says so. */
+async function applyRetention(policy: ExportPolicy, deps: RunDeps): Promise<string | undefined> {
+  const cutoff = retentionCutoff(policy.retentionDays, deps.now());
+  if (cutoff === undefined) return undefined;
+  try {
+    const deleted = await deleteExpired(deps.destination, cutoff);
+    if (deleted.files > 0) {
+      deps.logger?.info('personal data past retention deleted', { before: cutoff, files: deleted.files, days: deleted.days.length });
+    }
+  } catch (error) {
+    deps.logger?.error('could not delete the personal data past retention: the next run tries again', { before: cutoff, error: describeError(error) });
+  }
+  return cutoff;
+}
+
+/** The planned units without the expired ones (they are never exported again), logged when any. */
+function withoutExpired<U extends PlannedUnit>(units: readonly U[], cutoff: string | undefined, deps: RunDeps): U[] {
+  const kept = units.filter((unit) => !isExpired(unit, cutoff));
+  if (kept.length < units.length) {
+    deps.logger?.info('units past PERSONAL_DATA_RETENTION_DAYS are not exported', { before: cutoff, units: units.length - kept.length });
+  }
+  return kept;
+}
+
 async function planAndRun(request: RunRequest, policy: ExportPolicy, control: RunControl, deps: RunDeps): Promise<Omit<RunResult, 'runId'>> {
   const projects = request.projects ?? policy.projectIds;
   const datasets = request.datasets ?? policy.datasets;
+  const privacy = await preparePrivacy(policy, deps);
+  const cutoff = await applyRetention(policy, deps);
   if (request.kind === 'days') {
     let entry: BacklogEntry | undefined;
     if (request.backlog) {
@@ -374,7 +422,7 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
       await deps.store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${entry.id}`, () => ({ value: entry, result: undefined }));
     }
     const plan = await planRequested({ days: request.days, projects, datasets, force: request.force === true || entry !== undefined }, deps.destination);
-    const summary = await runUnits(plan.units, policy, control, deps);
+    const summary = await runUnits(withoutExpired(plan.units, cutoff, deps), policy, control, deps, privacy);
     if (entry && summary.units.every((u) => u.status === 'complete')) await removeBacklog(deps.store, entry.id);
     return { ...summary, request };
   }
@@ -391,7 +439,7 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
     backlog,
   };
   const plan = await planScheduled(input, deps.destination);
-  const summary = await runUnits(plan.units, policy, control, deps);
+  const summary = await runUnits(withoutExpired(plan.units, cutoff, deps), policy, control, deps, privacy);
 
   // What this run completed counts for the backlog and the missing days.
   const states = new Map<string, UnitState>(plan.states);

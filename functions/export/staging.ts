@@ -2,7 +2,8 @@
  * The staging area of one unit, `<dest>/_staging/<dataset>/dt=<day>/<projectId>/` — never
  * under a table's prefix, so no warehouse query ever sees it:
  *
- * - `page-000000.json` … one file per page that arrived, as validated, written before the
+ * - `page-000000.json` … one file per page that arrived, as validated and governed by the
+ *   personal-data policy (privacy.ts: nothing raw is staged), written before the
  *   next request is sent (the last page before the tables are written): a unit stopped for
  *   any reason (budget, deadline, Ctrl-C, a crash, a failed write) resumes after its last
  *   staged page and never pays again for a page that was staged;
@@ -60,6 +61,11 @@ export interface Checkpoint {
    * Absent in checkpoints of older versions: their pages take the resuming run's time.
    */
   readonly stamps?: ReadonlyArray<{ readonly from: number; readonly at: string }>;
+  /**
+   * The fingerprint of the personal-data policy and key the staged pages were governed with
+   * (privacy.ts): another one restarts the unit. Absent in checkpoints of older versions.
+   */
+  readonly privacy?: string;
 }
 
 export interface UnitFailure {

@@ -5,6 +5,7 @@
  */
 import type { Destination } from '../shared/destination.js';
 import { estimateUnit, readKnownPages } from './estimates.js';
+import { isExpired } from './retention.js';
 import { readUnitStates, unitKey, unitView, type Unit, type UnitView } from './units.js';
 
 /** A unit and its view. */
@@ -23,7 +24,14 @@ export interface ExportStatus {
  * The state of each of `units` at `destination`, and what is left to do. `lastDay`: the latest
  * due day (later days are never complete, so no listing is needed to know it).
  */
-export async function readExportStatus(destination: Destination, units: readonly Unit[], options: { readonly lastDay?: string } = {}): Promise<ExportStatus> {
+export async function readExportStatus(
+  destination: Destination,
+  allUnits: readonly Unit[],
+  options: { readonly lastDay?: string; readonly retentionCutoff?: string } = {},
+): Promise<ExportStatus> {
+  // A unit past retention is `expired`: nothing to read, nothing left to do (retention.ts).
+  const expired = (unit: Unit) => isExpired(unit, options.retentionCutoff);
+  const units = allUnits.filter((unit) => !expired(unit));
   const states = await readUnitStates(destination, units);
   const todo = units.filter((unit) => states.get(unitKey(unit))?.kind !== 'complete');
   const known = await readKnownPages(destination, todo, states, options);
@@ -33,7 +41,8 @@ export async function readExportStatus(destination: Destination, units: readonly
     return sum + (state?.kind === 'partial' && state.checkpoint.complete ? 0 : estimateUnit(unit, states, known).estimate);
   }, 0);
   return {
-    units: units.map((unit) => {
+    units: allUnits.map((unit): UnitStatus => {
+      if (expired(unit)) return { dataset: unit.dataset, projectId: unit.projectId, date: unit.day, state: 'expired' };
       const state = states.get(unitKey(unit));
       const left = state?.kind === 'partial' ? estimateUnit(unit, states, known).estimate : 0;
       return { dataset: unit.dataset, projectId: unit.projectId, date: unit.day, ...unitView(state, left) };

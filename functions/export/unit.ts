@@ -23,7 +23,7 @@ import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, Pagination
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { HOUR_MS } from '../shared/time.js';
-import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
+import { DATASETS, tablesOf, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { isSharedFailure } from './run-stops.js';
@@ -32,6 +32,7 @@ import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
+import { governPage, isErased, manifestPrivacy, privacyFingerprint, type Privacy } from './privacy.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
 
@@ -51,9 +52,11 @@ export interface UnitJob {
   readonly unit: Unit;
   /** Stamped into every row's `exported_at`; one value per run. */
   readonly exportedAt: number;
-  readonly policy: Pick<ExportPolicy, 'pageLimit' | 'maxPages' | 'feedbackContact' | 'checkpointMaxAgeMs'>;
+  readonly policy: Pick<ExportPolicy, 'pageLimit' | 'maxPages' | 'checkpointMaxAgeMs'>;
   /** Every request of the unit is sent with it, unchanged. */
   readonly control: RunControl;
+  /** The personal-data policy, key and erasures of the run (privacy.ts). */
+  readonly privacy: Privacy;
 }
 
 export interface UnitDeps {
@@ -86,7 +89,9 @@ export async function exportUnit(job: UnitJob, deps: UnitDeps): Promise<UnitOutc
     await staging.clear(stale.state.pages);
   };
   let checkpoint = await staging.readCheckpoint();
-  const why = checkpoint && unusable(checkpoint, limit ?? null, deps.now(), policy.checkpointMaxAgeMs);
+  const why =
+    checkpoint &&
+    unusable(checkpoint, { limit: limit ?? null, now: deps.now(), maxAgeMs: policy.checkpointMaxAgeMs, privacy: privacyFingerprint(job.privacy) });
   if (checkpoint && why) {
     await discard(checkpoint, why);
     checkpoint = undefined;
@@ -139,8 +144,14 @@ async function recordFailure(
 }
 
 /** Why a checkpoint cannot be resumed, or undefined when it can. */
-function unusable(checkpoint: Checkpoint, limit: number | null, now: number, maxAgeMs: number): string | undefined {
+function unusable(
+  checkpoint: Checkpoint,
+  current: { readonly limit: number | null; readonly now: number; readonly maxAgeMs: number; readonly privacy: string },
+): string | undefined {
+  const { limit, now, maxAgeMs } = current;
   if (checkpoint.limit !== limit) return `it was paged with limit=${checkpoint.limit}, this run uses ${limit}`;
+  // Staged pages governed with another policy or key would mix two series of values in one file.
+  if ((checkpoint.privacy ?? '') !== current.privacy) return 'its pages were staged under another personal-data policy or key';
   const started = Date.parse(checkpoint.startedAt);
   if (!(now - started < maxAgeMs)) {
     return `it is older than ${Math.round(maxAgeMs / HOUR_MS)} h (EXPORT_CHECKPOINT_MAX_AGE_HOURS): the day's data may have changed since`;
@@ -165,6 +176,7 @@ interface UnitRun {
   /** The run's policy and control, as they came. */
   readonly policy: UnitJob['policy'];
   readonly control: RunControl;
+  readonly privacy: Privacy;
   readonly def: DatasetDef;
   readonly staging: UnitStaging;
   /** The `limit` the unit is paged with; undefined for an endpoint without one. */
@@ -200,14 +212,13 @@ interface RunStart {
 
 /** Starts this run's work on the unit (its clock and request meter start here). */
 function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): UnitRun {
-  const { unit, policy, control } = job;
+  const { unit, policy, control, privacy } = job;
   const started = deps.now();
   const meter = startMeter(deps.api.stats, API_COUNTERS);
   const context: RowContext = {
     projectId: unit.projectId,
     date: unit.day,
     exportedAt: new Date(job.exportedAt),
-    feedbackContact: policy.feedbackContact,
   };
   const stamps = checkpoint?.stamps ?? [];
   const runStamp = context.exportedAt.toISOString();
@@ -215,6 +226,7 @@ function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): Uni
     unit,
     policy,
     control,
+    privacy,
     def,
     staging,
     limit,
@@ -255,6 +267,7 @@ function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: numbe
     requests: run.spent(),
     runs: run.runs,
     stamps: run.stamps,
+    privacy: privacyFingerprint(run.privacy),
   };
 }
 
@@ -272,6 +285,7 @@ class UnitRows {
   constructor(
     private readonly def: DatasetDef,
     readonly writer: TableWriter,
+    private readonly privacy: Privacy,
   ) {}
 
   async append(page: unknown, index: number, context: RowContext): Promise<void> {
@@ -281,6 +295,8 @@ class UnitRows {
     for (const row of def.rows(page)) {
       const unknown = def.unknownFields(row);
       const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
+      // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
+      if (isErased(def.table, tableRow, this.privacy)) continue;
       await this.writer.append(tableRow);
       this.drift.row(def.table, tableRow, unknown, def.unknownNestedFields(row));
       this.count += 1;
@@ -301,7 +317,7 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
   /** Set when this run gives up on the unit: a page still on its way is dropped. */
   const abandon = new AbortController();
 
-  const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))));
+  const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))), run.privacy);
   /** The checkpoint as last written (by this run, or the one it resumed). */
   let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
@@ -311,7 +327,8 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
       for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
     }
     let state: PagerState = checkpoint?.state ?? pager.initial;
-    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal }, checkpoint);
+    const govern = (page: unknown) => governPage(def, page, run.privacy);
+    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal, govern }, checkpoint);
     /** The next page: asking for it sends its request (unless the paging is over or stopped). */
     const ask = () => {
       const next = pages.next();
@@ -387,6 +404,7 @@ async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: Uni
     invalidUtf8: run.invalidUtf8(),
     requests: run.spent(),
     runs: run.runs,
+    privacy: manifestPrivacy(tablesOf(def), run.privacy),
   });
   await writeManifest(destination, manifest);
   // The unit is complete once its manifest is written: a staging that cannot be removed

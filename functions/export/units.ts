@@ -123,7 +123,9 @@ export type UnitView =
       readonly retryAfter?: string;
     }
   /** `error`: a manifest is there but does not make the unit complete (one line). */
-  | { readonly state: 'missing'; readonly error?: string };
+  | { readonly state: 'missing'; readonly error?: string }
+  /** Past PERSONAL_DATA_RETENTION_DAYS: its personal data is deleted and it is never exported again (retention.ts). */
+  | { readonly state: 'expired'; readonly error?: undefined };
 
 /**
  * The view of a unit's state. `left`: the requests a partial unit still needs, as the

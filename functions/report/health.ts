@@ -73,6 +73,8 @@ function healthOf(state: UnitState | undefined): { state: HealthState; detail?: 
       return { state: 'failed', detail: view.error };
     case 'missing':
       return view.error === undefined ? { state: 'missing' } : { state: 'missing', detail: view.error };
+    case 'expired':
+      return { state: 'missing', detail: 'expired: past PERSONAL_DATA_RETENTION_DAYS' };
   }
 }
 

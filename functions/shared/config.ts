@@ -16,6 +16,8 @@ import { DEFAULT_BUDGET, parseBudget } from './budget-spec.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { parseDestinationTarget } from './destination-target.js';
 import { ConfigError } from './errors.js';
+import { validatePersonalDataKey } from './personal-data.js';
+import { parsePolicyOverrides } from '../warehouse/column-policy.js';
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 
@@ -322,13 +324,38 @@ export const SETTINGS = {
     default: '7',
     readBy: EXPORT,
   }),
-  feedbackContact: setting({
-    env: 'EXPORT_FEEDBACK_CONTACT',
-    doc: "`true` writes feedback's `contact` e-mail addresses (personal data)",
-    default: 'false',
-    defaultDoc: '`false` (the column is null)',
+  personalDataPolicy: setting({
+    env: 'PERSONAL_DATA_POLICY',
+    doc: "overrides of the personal columns' policies (`keep`, `drop`, `hmac`, `mask`), comma-separated `<table>.<column>=<policy>`, e.g. `feedback.contact=drop,assistant.response=keep` (docs/privacy.md)",
+    default: '',
+    defaultDoc: 'none: `feedback.contact` hmac, free text mask (docs/privacy.md)',
     readBy: EXPORT,
-    parse: (raw) => (raw === 'true' ? true : raw === 'false' ? false : fail(`EXPORT_FEEDBACK_CONTACT must be true or false (got "${raw.slice(0, 20)}")`)),
+    parse: (raw) => parsePolicyOverrides(raw, 'PERSONAL_DATA_POLICY'),
+  }),
+  personalDataKey: setting({
+    env: 'PERSONAL_DATA_KEY',
+    doc: 'the key of the `hmac` columns (at least 16 characters); CLI only',
+    defaultDoc: 'CLI: a random key generated once into `<state folder>/personal-data.key` (mode 0600)',
+    readBy: EXPORT,
+    parse: (raw) => validatePersonalDataKey(raw, 'PERSONAL_DATA_KEY'),
+  }),
+  personalDataKeySecretArn: setting({
+    env: 'PERSONAL_DATA_KEY_SECRET_ARN',
+    doc: 'Secrets Manager secret holding the key of the `hmac` columns (Lambda; the stack creates it)',
+    defaultDoc: 'none',
+    readBy: EXPORT,
+    parse: (raw) =>
+      SECRET_ARN_PATTERN.test(raw)
+        ? raw
+        : fail('PERSONAL_DATA_KEY_SECRET_ARN is not a Secrets Manager ARN: use arn:aws:secretsmanager:<region>:<account>:secret:<name>'),
+  }),
+  personalDataRetentionDays: setting({
+    env: 'PERSONAL_DATA_RETENTION_DAYS',
+    doc: 'days of the tables holding personal columns older than this are deleted (hourly run, `export`) and never exported again; `status` shows them `expired`',
+    defaultDoc: 'unset: kept',
+    range: { min: 1, max: 36_500 },
+    readBy: EXPORT,
+    parse: (raw) => wholeNumber('PERSONAL_DATA_RETENTION_DAYS', raw, 1, 36_500, 'unset: kept'),
   }),
   stateTable: setting({
     env: 'EXPORT_STATE_TABLE',
@@ -546,7 +573,18 @@ export const CONFIG_DEFAULTS = Object.freeze(
   Object.fromEntries(Object.entries(SETTINGS).flatMap(([field, s]) => ('default' in s ? [[field, (s.parse as (raw: string) => unknown)(s.default)]] : []))),
 ) as { readonly [K in WithDefault]: ValueOf<K> };
 
+/**
+ * Variables no longer read, with what replaces them: set, they stop the run with that line
+ * rather than being ignored (a deployment that relied on one would silently get another
+ * behaviour). docs/configuration.md lists them under "Retired".
+ */
+export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
+  EXPORT_FEEDBACK_CONTACT:
+    'EXPORT_FEEDBACK_CONTACT is retired: unset it and use PERSONAL_DATA_POLICY=feedback.contact=keep for true (addresses as sent), or nothing for the new default (a keyed hash), or feedback.contact=drop for the old false (null); see docs/privacy.md',
+};
+
 function parseSettings(env: Readonly<Record<string, string | undefined>>, fields: readonly Field[]): Record<string, unknown> {
+  for (const [name, line] of Object.entries(RETIRED_SETTINGS)) if (env[name]?.trim()) fail(line);
   const values: Record<string, unknown> = {};
   for (const field of fields) {
     const s: Setting<unknown> = SETTINGS[field];
@@ -583,8 +621,12 @@ export function loadConfigFor<R extends SettingReader>(env: Readonly<Record<stri
  * `util.inspect` (console.log) show `apiKey` as `[redacted]`. The helpers are non-enumerable,
  * so a spread copy (`{ ...config }`) keeps every field, the key included, but not the helpers.
  */
-function hideKey<C extends { readonly apiKey?: string }>(config: C): C {
-  const redacted = () => ({ ...config, ...(config.apiKey !== undefined ? { apiKey: '[redacted]' } : {}) });
+function hideKey<C extends { readonly apiKey?: string; readonly personalDataKey?: string }>(config: C): C {
+  const redacted = () => ({
+    ...config,
+    ...(config.apiKey !== undefined ? { apiKey: '[redacted]' } : {}),
+    ...(config.personalDataKey !== undefined ? { personalDataKey: '[redacted]' } : {}),
+  });
   Object.defineProperty(config, 'toJSON', { value: redacted, enumerable: false });
   Object.defineProperty(config, inspect.custom, { value: () => redacted(), enumerable: false });
   return config;

@@ -28,7 +28,23 @@ export interface ColumnDef {
    * open: another value is written as sent and reported as drift (the manifest's `drift`).
    */
   readonly knownValues?: readonly string[];
+  /**
+   * What is stored of the value (docs/privacy.md): `keep` as sent, `drop` (null), `hmac` (a
+   * keyed hash of the trimmed, lower-cased value) or `mask` (addresses, phone numbers and
+   * secret-looking tokens replaced, the rest kept). Absent: `keep`. Applied before anything is
+   * written (staged pages included): `functions/shared/personal-data.ts`.
+   */
+  readonly policy?: ColumnPolicy;
+  /**
+   * The column holds what readers typed or left (personal data): its policy may be overridden
+   * (PERSONAL_DATA_POLICY), and its table's days expire (PERSONAL_DATA_RETENTION_DAYS).
+   * A column with a policy but not personal (`unknown_fields`) is masked as a safety net.
+   */
+  readonly personal?: true;
 }
+
+/** What is stored of a column's value: see `ColumnDef.policy`. */
+export type ColumnPolicy = 'keep' | 'drop' | 'hmac' | 'mask';
 
 export interface TableDef {
   readonly name: string;
@@ -50,7 +66,8 @@ export const UNKNOWN_FIELDS: ColumnDef = {
   name: 'unknown_fields',
   type: 'string',
   optional: true,
-  comment: 'Fields the API sent that this version does not know, as a JSON object (values as sent); null when none',
+  comment: 'Fields the API sent that this version does not know, as a JSON object (values as sent, text masked); null when none',
+  policy: 'mask',
 };
 
 export const VISITORS_TOTALS: TableDef = {
@@ -190,7 +207,7 @@ export const SEARCHES: TableDef = {
   columns: [
     PROJECT_ID,
     WINDOW_DAY,
-    { name: 'search_query', type: 'string', comment: 'The search term' },
+    { name: 'search_query', type: 'string', comment: 'The search term', policy: 'mask', personal: true },
     { name: 'hits', type: 'int64', comment: 'Times the term was searched that day' },
     { name: 'ctr', type: 'double', comment: 'Click-through rate stored as the API sends it (scale 0-1 or 0-100 undocumented)' },
     { name: 'top_clicked_page', type: 'string', optional: true, comment: 'Result page clicked most often; null when none was clicked' },
@@ -223,16 +240,18 @@ export const FEEDBACK: TableDef = {
       comment: 'pending | in_progress | resolved | dismissed (or a newer value as sent), as of exported_at',
       knownValues: FEEDBACK_STATUSES,
     },
-    { name: 'comment', type: 'string', optional: true, comment: 'Free-text comment; null when none' },
+    { name: 'comment', type: 'string', optional: true, comment: 'Free-text comment; null when none', policy: 'mask', personal: true },
     { name: 'created_at', type: 'timestamp_ms', optional: true, comment: 'When the feedback was given (UTC); null when not sent' },
     { name: 'helpful', type: 'boolean', optional: true, comment: 'Thumbs up (true) or down (false), contextual feedback; null otherwise' },
     {
       name: 'contact',
       type: 'string',
       optional: true,
-      comment: 'E-mail left with contextual feedback (personal data): null unless EXPORT_FEEDBACK_CONTACT=true',
+      comment: 'E-mail left with contextual feedback, as a keyed hash (lowercase hex HMAC-SHA256 of the trimmed, lower-cased address); null when none',
+      policy: 'hmac',
+      personal: true,
     },
-    { name: 'code', type: 'string', optional: true, comment: 'The code snippet, code_snippet feedback; null otherwise' },
+    { name: 'code', type: 'string', optional: true, comment: 'The code snippet, code_snippet feedback; null otherwise', policy: 'mask', personal: true },
     { name: 'filename', type: 'string', optional: true, comment: 'File name of the snippet, code_snippet feedback; null otherwise' },
     { name: 'lang', type: 'string', optional: true, comment: 'Language of the snippet, code_snippet feedback; null otherwise' },
     EXPORTED_AT,
@@ -275,8 +294,8 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
       comment: 'Conversation id: repeats on every turn of a conversation, so not a row key alone',
     },
     { name: 'asked_at', type: 'timestamp_ms', comment: 'When the user asked (UTC)' },
-    { name: 'query', type: 'string', comment: 'What the user asked' },
-    { name: 'response', type: 'string', comment: "The assistant's answer" },
+    { name: 'query', type: 'string', comment: 'What the user asked', policy: 'mask', personal: true },
+    { name: 'response', type: 'string', comment: "The assistant's answer", policy: 'mask', personal: true },
     {
       name: 'response_type',
       type: 'string',
@@ -296,7 +315,8 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
     {
       name: 'sources_json',
       type: 'string',
-      comment: 'Cited sources as a JSON array, each object as sent: {title,url} and any field the service added ([] when none)',
+      comment: 'Cited sources as a JSON array, each object as sent: {title,url} and any field the service added ([] when none), text masked',
+      policy: 'mask',
     },
     EXPORTED_AT,
     UNKNOWN_FIELDS,

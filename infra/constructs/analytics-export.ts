@@ -19,6 +19,7 @@ import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, ty
 import type { Warehouse } from './warehouse.js';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
+import type { PersonalDataKey } from './personal-data-key.js';
 
 /**
  * The default schedule: every hour at :05. Each run spends what the budget allows and
@@ -47,11 +48,18 @@ export interface AnalyticsExportProps extends ApiSettings {
    * @default - every dataset
    */
   readonly datasets?: readonly DatasetName[] | undefined;
+  /** The key of the personal-data `hmac` columns (`PERSONAL_DATA_KEY_SECRET_ARN`): the export may read it. */
+  readonly personalDataKey: PersonalDataKey;
   /**
-   * `EXPORT_FEEDBACK_CONTACT`: write feedback's `contact` e-mail addresses (personal data).
-   * @default false
+   * `PERSONAL_DATA_POLICY`: overrides of the personal columns' policies (`feedback.contact=drop,…`).
+   * @default - the defaults of the table definitions (docs/privacy.md)
    */
-  readonly feedbackContact?: boolean | undefined;
+  readonly personalDataPolicy?: string | undefined;
+  /**
+   * `PERSONAL_DATA_RETENTION_DAYS`: days of the tables holding personal columns are deleted after this many days.
+   * @default - kept
+   */
+  readonly personalDataRetentionDays?: number | undefined;
   /**
    * `ANALYTICS_BUDGET`: analytics requests allowed to start in any sliding window, shared by
    * every run (the service allows 100 per organisation per hour for every tool).
@@ -120,7 +128,9 @@ export class AnalyticsExport extends Construct {
         EXPORT_STATE_TABLE: props.stateTable.tableName,
         EXPORT_HEAL_DAYS: String(props.healDays ?? CONFIG_DEFAULTS.healDays),
         EXPORT_DATASETS: (props.datasets ?? DATASET_NAMES).join(','),
-        EXPORT_FEEDBACK_CONTACT: String(props.feedbackContact ?? CONFIG_DEFAULTS.feedbackContact),
+        PERSONAL_DATA_KEY_SECRET_ARN: props.personalDataKey.secret.secretArn,
+        ...(props.personalDataPolicy ? { PERSONAL_DATA_POLICY: props.personalDataPolicy } : {}),
+        ...(props.personalDataRetentionDays !== undefined ? { PERSONAL_DATA_RETENTION_DAYS: String(props.personalDataRetentionDays) } : {}),
         ANALYTICS_BUDGET: props.budget ?? ENV_DEFAULTS.ANALYTICS_BUDGET,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         EXPORT_REFRESH_DAYS: String(props.refreshDays ?? CONFIG_DEFAULTS.refreshDays),
@@ -142,6 +152,7 @@ export class AnalyticsExport extends Construct {
     // Its budget ledger, leases and backlog only (a Scan lists the backlog).
     grantStateKeys(this.function, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });
     props.apiKeySecret.grantRead(this.function);
+    props.personalDataKey.grantRead(this.function);
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Hourly Mintlify analytics export (drains what the request budget allows)',

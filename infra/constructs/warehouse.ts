@@ -16,6 +16,7 @@ import { asInterface } from './as-interface.js';
 import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/warehouse/keys.js';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
+import { commentWithPolicy, parsePolicyOverrides, resolvePolicy, type PersonalDataPolicy } from '../../functions/warehouse/column-policy.js';
 
 /** Glue/Hive type of each scalar column type of tables.ts. */
 export const GLUE_TYPES: Readonly<Record<ScalarColumnType, glue.Type>> = {
@@ -51,6 +52,11 @@ export interface WarehouseProps {
    */
   readonly prefix?: string | undefined;
   /**
+   * `PERSONAL_DATA_POLICY`: the overrides of the columns' policies, named in the Glue column comments.
+   * @default - the table definitions' defaults
+   */
+  readonly personalDataPolicy?: string | undefined;
+  /**
    * Glue database name (Athena: `SELECT … FROM <database>.visitors_pages`).
    * @default 'mintlify_analytics'
    */
@@ -68,6 +74,8 @@ export interface WarehouseProps {
 }
 
 export class Warehouse extends Construct {
+  /** The columns' policies the Glue comments name. */
+  private readonly columnPolicy: PersonalDataPolicy;
   readonly bucket: s3.IBucket;
   /** `''` or the prefix with a trailing slash: what every key this app writes starts with. */
   readonly keyPrefix: string;
@@ -80,6 +88,7 @@ export class Warehouse extends Construct {
 
   constructor(scope: Construct, id: string, props: WarehouseProps = {}) {
     super(scope, id);
+    this.columnPolicy = resolvePolicy(parsePolicyOverrides(props.personalDataPolicy ?? '', 'personalDataPolicy'));
     const prefix = (props.prefix ?? 'mintlify').replace(/^\/+|\/+$/g, '');
     this.keyPrefix = prefix === '' ? '' : `${prefix}/`;
     const retention = props.retention ?? Duration.days(30);
@@ -291,7 +300,8 @@ export class Warehouse extends Construct {
       columns: def.columns.map((column) => ({
         name: column.name,
         type: glueTypeOf(column),
-        comment: column.comment,
+        // The column's policy (docs/privacy.md) is named in its comment.
+        comment: commentWithPolicy(def, column, this.columnPolicy),
       })),
       // `dt` is the Hive folder name (`dt=YYYY-MM-DD`), a string; projection treats it as a date.
       partitionKeys: [{ name: def.partitionKey, type: glue.Schema.STRING, comment: 'UTC day, YYYY-MM-DD' }],

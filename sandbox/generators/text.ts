@@ -1,8 +1,10 @@
 /**
  * Word lists and texts of the generated analytics: deliberately full of what breaks naive
  * pipelines — accents (precomposed and combining), CJK, right-to-left scripts, emoji with
- * zero-width joiners, quotes, backslashes, tabs and newlines. Nothing here is random: the
- * generators pick from these lists by hash.
+ * zero-width joiners, quotes, backslashes, tabs and newlines — and of the personal data
+ * readers put in free text: e-mail addresses, phone numbers, API keys and bearer tokens in
+ * search terms, comments, code, questions and answers (docs/privacy.md: none of it may be
+ * stored as sent). Nothing here is random: the generators pick from these lists by hash.
  */
 
 /**
@@ -83,9 +85,9 @@ export const SEARCH_TAILS = [
   'troubleshooting',
   'fehler',
   'configuración',
-  'token expired',
-  'self-hosted',
-  'pricing',
+  'token sk_test_4eC39HqLyjWDarjtT1zdp7dc',
+  'call +1 (555) 010-4477 now',
+  'mail ana.silva@example.com',
   'limits?',
   'docs',
   'tab\tseparated',
@@ -93,11 +95,11 @@ export const SEARCH_TAILS = [
 
 /** Free-text feedback comments. */
 export const COMMENTS = [
-  'This page was exactly what I needed, thanks!',
+  'This page was exactly what I needed, thanks! Write to me at renée.dupont@example.fr',
   'Très utile, merci ! La section « Authentification » est claire.',
   'この例は動きません。バージョンを確認してください。',
   'Ошибка в примере: параметр limit должен быть числом.',
-  '👍 great docs',
+  '👍 great docs, call me on +44 20 7946 0958 if you want details',
   'The code sample uses "apiKey" but the text says "api_key" — which one is it?',
   'Missing a step between 2 and 3.\nAlso the screenshot is outdated.',
   'No entiendo cómo configurar el dominio personalizado.',
@@ -107,7 +109,7 @@ export const COMMENTS = [
   '🤖 the AI answer contradicted this page',
   'شكرا، هذا مفيد جدا',
   'Typo: "recieve" → "receive"',
-  'Could you add a curl example?\tAnd one for Python?',
+  'Could you add a curl example?\tMy key mint_8f3kQ9zX2pL7vN4m stopped working',
   'Great! 🎉👩‍💻',
   'Outdated: the CLI flag is now --out, not --output.',
   'e\u0301le\u0300ve: accents de\u0301compose\u0301s',
@@ -119,14 +121,14 @@ export const CONTACTS = [
   'dev+docs@example.org',
   'renée.dupont@example.fr',
   'k.tanaka@example.jp',
-  'ops-team@example.io',
+  ' Ops-Team@Example.IO ',
   "j.o'brien@example.ie",
 ] as const;
 
 /** Code-snippet feedback: the code, and the file name and language it is shown with. */
 export const SNIPPETS = [
   {
-    code: 'const client = new Mintlify({ apiKey: process.env.MINTLIFY_API_KEY });\nawait client.search("café");',
+    code: 'const client = new Mintlify({ apiKey: "mint_8f3kQ9zX2pL7vN4m" });\nawait client.search("café"); // ping ops-team@example.io',
     filename: 'example.ts',
     lang: 'typescript',
   },
@@ -141,13 +143,13 @@ export const SNIPPETS = [
 
 /** Questions asked to the assistant; `{topic}` is replaced by a search head. */
 export const QUERIES = [
-  'How do I set up {topic}?',
+  'How do I set up {topic}? Reply to k.tanaka@example.jp',
   'Why does {topic} return a 401?',
   '¿Cómo configuro {topic} con Next.js?',
   '{topic} の設定方法を教えてください',
-  'Is there a limit on {topic}?',
+  'Is there a limit on {topic}? Call +1 555 010 9999',
   'Quelle est la différence entre {topic} et les webhooks ?',
-  'Give me a curl example for {topic}',
+  'Give me a curl example for {topic} with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
   'Как обновить {topic}?',
   '{topic} not working after upgrade 😕',
   'Explain "{topic}" in one sentence.',
@@ -157,10 +159,10 @@ export const QUERIES = [
 /** Assistant answers. */
 export const ANSWERS = [
   'You can configure this in `docs.json` under `navigation`. See the linked guide for an example.',
-  'A 401 means the key is missing or expired. Generate a new admin key on the API keys page.',
+  'A 401 means the key is missing or expired. Generate a new admin key on the API keys page, or write to support@example.com (+1 555 010 2323).',
   'Sí: instala el SDK y define la variable de entorno `MINTLIFY_API_KEY`.',
   'ダッシュボードの「設定」から有効にできます。',
-  'The limit is 100 requests per hour per organisation.\n\n```bash\ncurl -H "Authorization: Bearer mint_…" …\n```',
+  'The limit is 100 requests per hour per organisation.\n\n```bash\ncurl -H "Authorization: Bearer mint_8f3kQ9zX2pL7vN4m" …\n```',
   'Voici un exemple : `mint dev --port 3333`. « Ça marche » ✅',
   'Webhooks are signed with HMAC-SHA256; verify the `X-Signature` header.',
 ] as const;

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { TEST_REGION } from './emulators.js';
 import { makeTempDir } from './files.js';
+import { TEST_PERSONAL_DATA_KEY } from './run-deps.js';
 
 type Api = { readonly url: string; readonly apiKey: string };
 
@@ -38,7 +39,14 @@ export function emulatorAwsEnv(endpoint: string, folder: string): Record<string,
 
 /** The CLI's environment against `api` (the sandbox): its URL and key and a fresh state folder (`EXPORT_STATE_DIR`), then `extra`. */
 export async function cliEnv(api: Api, extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  return { MINTLIFY_API_URL: api.url, MINTLIFY_API_KEY: api.apiKey, EXPORT_STATE_DIR: await makeTempDir('cli-state'), ...extra };
+  // The tests' personal-data key: no run generates one (and says so) unless a test unsets it (PERSONAL_DATA_KEY: '').
+  return {
+    MINTLIFY_API_URL: api.url,
+    MINTLIFY_API_KEY: api.apiKey,
+    EXPORT_STATE_DIR: await makeTempDir('cli-state'),
+    PERSONAL_DATA_KEY: TEST_PERSONAL_DATA_KEY,
+    ...extra,
+  };
 }
 
 /**
@@ -59,6 +67,7 @@ export function exportFunctionEnv(
     EXPORT_HEAL_DAYS: '0',
     EXPORT_REFRESH_DAYS: '0',
     EXPORT_STATE_TABLE: options.stateTable,
+    PERSONAL_DATA_KEY: TEST_PERSONAL_DATA_KEY,
     ANALYTICS_BUDGET: '1000/1h',
     ...extra,
   };

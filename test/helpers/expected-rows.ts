@@ -11,6 +11,8 @@ import type { Destination } from '../../functions/shared/destination.js';
 import type { Sandbox, SandboxData } from '../../sandbox/index.js';
 import { tableNames } from './layout.js';
 import { readTable, type ExportedDay, type ParquetColumn, type ParquetContents, type PlainRow, type UnitTables } from './read-back.js';
+import { hmacOf, maskText } from '../../functions/shared/personal-data.js';
+import { TEST_PERSONAL_DATA_KEY } from './run-deps.js';
 
 /** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`, `unknown_fields`. */
 function contract(...pairs: [string, string][]): ParquetColumn[] {
@@ -67,8 +69,12 @@ export const TOTALS_COLUMNS = CONTRACT_COLUMNS['visitors_totals'] as ParquetColu
 export interface ExpectedOptions {
   /** The `exported_at` of every row, ISO with ms. Without it the rows have no `exported_at` (compare with rows read back without it). */
   readonly exportedAt?: string;
-  /** EXPORT_FEEDBACK_CONTACT. @default false */
-  readonly feedbackContact?: boolean;
+  /** The policy of feedback's `contact` (PERSONAL_DATA_POLICY). @default 'hmac' */
+  readonly contact?: 'hmac' | 'keep' | 'drop';
+  /** The personal-data key of the `hmac` columns. @default TEST_PERSONAL_DATA_KEY */
+  readonly key?: string;
+  /** Free text as the API sent it (a run with PERSONAL_DATA_POLICY keeping it). @default false: masked */
+  readonly rawText?: boolean;
 }
 
 /** A timestamp as DuckDB reads it back: ISO with ms. */
@@ -86,6 +92,13 @@ export function expectedTables(
 ): UnitTables {
   const { projectId, day } = unit;
   const head = { project_id: projectId, date: day };
+  // The default policy (tables.ts): free text masked, contact as a keyed hash.
+  const text = <T>(value: T): T => (options.rawText || typeof value !== 'string' ? value : (maskText(value) as T));
+  const contactOf = (value: string | null): string | null => {
+    const policy = options.contact ?? 'hmac';
+    if (value === null || policy === 'drop') return null;
+    return policy === 'keep' ? value : hmacOf(options.key ?? TEST_PERSONAL_DATA_KEY, value);
+  };
   // The sandbox sends no field this version does not know: `unknown_fields` is null.
   const tail = { ...(options.exportedAt === undefined ? {} : { exported_at: options.exportedAt }), unknown_fields: null };
   switch (unit.dataset) {
@@ -103,7 +116,7 @@ export function expectedTables(
         searches_totals: [{ ...head, total_searches: totalSearches, terms: rows.length, ...tail }],
         searches: rows.map((row) => ({
           ...head,
-          search_query: row.searchQuery,
+          search_query: text(row.searchQuery),
           hits: row.hits,
           ctr: row.ctr,
           top_clicked_page: row.topClickedPage,
@@ -120,11 +133,11 @@ export function expectedTables(
           path: row.path,
           source: row.source,
           status: row.status,
-          comment: row.comment,
+          comment: text(row.comment),
           created_at: iso(row.createdAt),
           helpful: row.source === 'contextual' ? row.helpful : null,
-          contact: row.source === 'contextual' && options.feedbackContact ? row.contact : null,
-          code: row.source === 'code_snippet' ? row.code : null,
+          contact: row.source === 'contextual' ? contactOf(row.contact) : null,
+          code: row.source === 'code_snippet' ? text(row.code) : null,
           filename: row.source === 'code_snippet' ? row.filename : null,
           lang: row.source === 'code_snippet' ? row.lang : null,
           ...tail,
@@ -148,15 +161,15 @@ export function expectedTables(
           ...head,
           conversation_id: row.id,
           asked_at: iso(row.timestamp),
-          query: row.query,
-          response: row.response,
+          query: text(row.query),
+          response: text(row.response),
           // Absent means `answer` (docs/design.md §1.1).
           response_type: row.responseType ?? 'answer',
           resolution_status: row.resolutionStatus,
           query_category: row.queryCategory,
           page_url: row.pageUrl,
           source_count: row.sources.length,
-          sources_json: JSON.stringify(row.sources.map((source) => ({ title: source.title, url: source.url }))),
+          sources_json: JSON.stringify(row.sources.map((source) => ({ title: text(source.title), url: text(source.url) }))),
           ...tail,
         })),
       };

@@ -13,7 +13,7 @@
  * |                                        | days' files do not: read by name)                              |
  * | searches, proj_small, 2026-10-15       | one more term, markup (`HOSTILE_TEXT`), never clicked          |
  *
- * The contact column is exported (`EXPORT_FEEDBACK_CONTACT=true`) so a test can prove the report
+ * The contact column is exported as sent (`PERSONAL_DATA_POLICY=feedback.contact=keep`) so a test can prove the report
  * never shows it. Built once for every test file that reads it (test/helpers/lake-cache.ts): each
  * gets its own copy and a sandbox of its own.
  */
@@ -79,7 +79,7 @@ export async function buildReportLake(): Promise<ReportLake> {
 
 const reportEnv = (sandbox: Sandbox) =>
   cliEnv(sandbox, {
-    EXPORT_FEEDBACK_CONTACT: 'true',
+    PERSONAL_DATA_POLICY: 'feedback.contact=keep',
     // A budget the export never meets: its waits would never end on the fixed clock.
     ANALYTICS_BUDGET: '100000/1h',
   });

@@ -30,6 +30,10 @@ import { createMemoryStore, type SharedStore } from '../../functions/shared/shar
 import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
 import type { S3Sqs } from './emulators.js';
+import { fixedPersonalDataKey } from '../../functions/shared/personal-data-key.js';
+import { keyIdOf } from '../../functions/shared/personal-data.js';
+import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
+import type { Privacy } from '../../functions/export/privacy.js';
 
 /** A budget no test run comes near: a million requests an hour. */
 export const GENEROUS_BUDGET: BudgetSpec = { requests: 1_000_000, windowMs: 3_600_000, text: '1000000/1h' };
@@ -78,7 +82,12 @@ export interface ExportDepsOptions {
   readonly onEvent?: (event: RunEvent) => void;
   /** Lease owner. @default a random one per call: two `exportDeps` are two runs */
   readonly owner?: string;
+  /** @default TEST_PERSONAL_DATA_KEY */
+  readonly personalDataKey?: string;
 }
+
+/** The personal-data key of the tests (a test that computes an HMAC independently uses it). */
+export const TEST_PERSONAL_DATA_KEY = 'test-personal-data-key-0123456789abcdef';
 
 /**
  * The client options of the dataset tests (issue 9): a longer per-request timeout for their
@@ -100,6 +109,7 @@ export function exportDeps(options: ExportDepsOptions): RunDeps & { readonly clo
     store,
     now: clock.now,
     clock,
+    personalDataKey: fixedPersonalDataKey(options.personalDataKey ?? TEST_PERSONAL_DATA_KEY),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   };
@@ -114,10 +124,15 @@ export function testSettings(overrides: Partial<ExportPolicy> = {}): ExportPolic
     refreshDays: 0,
     settleHours: 2,
     maxPages: 10_000,
-    feedbackContact: false,
+    personalData: resolvePolicy({}),
     checkpointMaxAgeMs: 24 * 3_600_000,
     ...overrides,
   };
+}
+
+/** The personal-data policy, key and erasures of a test's units (the defaults, TEST_PERSONAL_DATA_KEY, nobody forgotten). */
+export function testPrivacy(overrides: Partial<Privacy> = {}): Privacy {
+  return { policy: resolvePolicy({}), key: TEST_PERSONAL_DATA_KEY, keyId: keyIdOf(TEST_PERSONAL_DATA_KEY), erased: new Set(), ...overrides };
 }
 
 /** A unit (visitors unless said otherwise). */

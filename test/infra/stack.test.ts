@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnDef, type ColumnType } from '../../functions/warehouse/tables.js';
 import { ContextConfigError, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
 import { CDK_JSON_CONTEXT, synthStack, withApp } from '../helpers/synth.js';
+import { commentWithPolicy, resolvePolicy } from '../../functions/warehouse/column-policy.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -17,6 +18,11 @@ function only(template: Template, type: string, props?: Record<string, unknown>)
   const found = Object.entries(template.findResources(type, props ? { Properties: Match.objectLike(props) } : undefined));
   expect(found, `${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
   return found[0] as [string, Resource];
+}
+
+/** The secret of the personal-data key (infra/constructs/personal-data-key.ts). */
+function personalDataKeySecret(template: Template): [string, Resource] {
+  return only(template, 'AWS::SecretsManager::Secret', { Description: Match.stringLikeRegexp('personal-data hmac') });
 }
 
 /** The Lambda function whose POWERTOOLS_SERVICE_NAME is `service`. */
@@ -91,9 +97,10 @@ describe('export schedule and function', () => {
 
   it('passes project ids, destination, secret ARN, state table, datasets, budget and tuning through the environment only', () => {
     const [, fn] = lambdaOf(defaults.template, 'mintlify-export');
-    const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret', { Description: Match.stringLikeRegexp('Mintlify admin API key') });
     const [tableId] = only(defaults.template, 'AWS::DynamoDB::Table');
     const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    const [keySecretId] = personalDataKeySecret(defaults.template);
     expect(fn.Properties.Environment.Variables).toEqual({
       MINTLIFY_API_KEY_SECRET_ARN: { Ref: secretId },
       MINTLIFY_PROJECT_IDS: 'proj_a,proj_b',
@@ -104,7 +111,7 @@ describe('export schedule and function', () => {
       EXPORT_STATE_TABLE: { Ref: tableId },
       EXPORT_HEAL_DAYS: '7',
       EXPORT_DATASETS: 'visitors,views,searches,feedback,feedback_by_page,assistant,caller_stats',
-      EXPORT_FEEDBACK_CONTACT: 'false',
+      PERSONAL_DATA_KEY_SECRET_ARN: { Ref: keySecretId },
       ANALYTICS_BUDGET: '90/1h',
       EXPORT_SETTLE_HOURS: '2',
       EXPORT_REFRESH_DAYS: '7',
@@ -112,11 +119,19 @@ describe('export schedule and function', () => {
     });
   });
 
-  it('takes datasets, feedbackContact, budget and settleHours from context', () => {
-    const { template } = synthStack({ projectIds: 'p', datasets: 'views,searches', feedbackContact: 'true', budget: '40/1h', settleHours: '4' });
+  it('takes datasets, the personal-data policy and retention, budget and settleHours from context', () => {
+    const { template } = synthStack({
+      projectIds: 'p',
+      datasets: 'views,searches',
+      personalDataPolicy: 'feedback.contact=drop',
+      personalDataRetentionDays: '400',
+      budget: '40/1h',
+      settleHours: '4',
+    });
     expect(lambdaOf(template, 'mintlify-export')[1].Properties.Environment.Variables).toMatchObject({
       EXPORT_DATASETS: 'views,searches',
-      EXPORT_FEEDBACK_CONTACT: 'true',
+      PERSONAL_DATA_POLICY: 'feedback.contact=drop',
+      PERSONAL_DATA_RETENTION_DAYS: '400',
       ANALYTICS_BUDGET: '40/1h',
       EXPORT_SETTLE_HOURS: '4',
     });
@@ -124,7 +139,8 @@ describe('export schedule and function', () => {
 
   it.each([
     ['datasets', 'visitors,pageviews'],
-    ['feedbackContact', 'yes'],
+    ['personalDataPolicy', 'feedback.path=hmac'],
+    ['personalDataRetentionDays', '0'],
     ['budget', '90 per hour'],
     // Refused by the functions' own parser (the context once took what the Lambda then refused).
     ['budget', '90/0h'],
@@ -142,8 +158,12 @@ describe('export schedule and function', () => {
     }
   });
 
+  it('refuses the retired feedbackContact context value with the line that replaces it', () => {
+    expect(() => synthStack({ projectIds: 'p', feedbackContact: 'true' })).toThrow(/"feedbackContact" is retired: .*personalDataPolicy=feedback\.contact=keep/);
+  });
+
   it('creates the secret without any value in the template', () => {
-    const [, secret] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    const [, secret] = only(defaults.template, 'AWS::SecretsManager::Secret', { Description: Match.stringLikeRegexp('Mintlify admin API key') });
     expect(secret.Properties).not.toHaveProperty('SecretString');
     expect(JSON.stringify(defaults.template.toJSON())).not.toMatch(/mint_[A-Za-z0-9]/);
   });
@@ -151,11 +171,15 @@ describe('export schedule and function', () => {
   it('uses an existing secret given by apiKeySecretArn instead of creating one', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mintlify-key-AbC123';
     const { template } = synthStack({ projectIds: 'p', apiKeySecretArn: arn });
-    expect(template.findResources('AWS::SecretsManager::Secret')).toEqual({});
+    expect(
+      template.findResources('AWS::SecretsManager::Secret', {
+        Properties: Match.objectLike({ Description: Match.stringLikeRegexp('Mintlify admin API key') }),
+      }),
+    ).toEqual({});
     const [, fn] = lambdaOf(template, 'mintlify-export');
     expect(fn.Properties.Environment.Variables.MINTLIFY_API_KEY_SECRET_ARN).toBe(arn);
     const secretStatement = statementsOf(template, fn).find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
-    expect(secretStatement?.Resource).toBe(arn);
+    expect([secretStatement?.Resource].flat()).toContain(arn);
   });
 });
 
@@ -284,10 +308,10 @@ describe('least privilege', () => {
   });
 
   it('lets both functions read the API key secret', () => {
-    const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret');
+    const [secretId] = only(defaults.template, 'AWS::SecretsManager::Secret', { Description: Match.stringLikeRegexp('Mintlify admin API key') });
     for (const fn of [exportFn, consumer]) {
       const statement = statementsOf(defaults.template, fn).find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
-      expect(statement?.Resource).toEqual({ Ref: secretId });
+      expect([statement?.Resource].flat()).toContainEqual({ Ref: secretId });
     }
   });
 
@@ -307,7 +331,10 @@ describe('warehouse', () => {
   it.each(TABLES.map((def) => [def.name, def] as const))('defines the Glue table %s column for column from tables.ts', (name, def) => {
     const [, table] = only(defaults.template, 'AWS::Glue::Table', { TableInput: Match.objectLike({ Name: name }) });
     const input = table.Properties.TableInput;
-    expect(input.StorageDescriptor.Columns).toEqual(def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: column.comment })));
+    // Each comment ends with the column's policy (docs/privacy.md).
+    expect(input.StorageDescriptor.Columns).toEqual(
+      def.columns.map((column) => ({ Name: column.name, Type: glueTypeOf(column), Comment: commentWithPolicy(def, column, resolvePolicy({})) })),
+    );
     expect(input.PartitionKeys).toEqual([expect.objectContaining({ Name: 'dt', Type: 'string' })]);
   });
 
@@ -523,5 +550,37 @@ describe('stack outputs', () => {
     const outputs = defaults.template.toJSON().Outputs as Record<string, { Description?: string }>;
 
     expect(Object.entries(outputs).filter(([, output]) => !output.Description?.trim())).toEqual([]);
+  });
+});
+
+describe('personal-data key', () => {
+  const [keyId, key] = personalDataKeySecret(defaults.template);
+  const allStatements = Object.values(defaults.template.findResources('AWS::IAM::Policy') as Record<string, Resource>).flatMap(
+    (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+  );
+
+  it('is generated by the stack as {"key": …} of 64 characters, kept when the stack is deleted, and absent from the template', () => {
+    expect(key.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'key', PasswordLength: 64, SecretStringTemplate: '{}' });
+    expect(key.Properties).not.toHaveProperty('SecretString');
+    expect(defaults.template.toJSON().Resources[keyId]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('is read by the export function only, and only that secret', () => {
+    const readers = allStatements.filter((s) => actionsOf(s).includes('secretsmanager:GetSecretValue') && resourcesOf(s).includes(`"${keyId}"`));
+    expect(readers).toHaveLength(1);
+    const exportStatements = statementsOf(defaults.template, lambdaOf(defaults.template, 'mintlify-export')[1]);
+    const grant = exportStatements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
+    expect(grant).toMatchObject({ Effect: 'Allow' });
+    expect([grant?.Resource].flat()).toContainEqual({ Ref: keyId });
+    for (const service of ['mintlify-followup']) {
+      const statements = statementsOf(defaults.template, lambdaOf(defaults.template, service)[1]);
+      expect(statements.filter((s) => resourcesOf(s).includes(keyId))).toEqual([]);
+    }
+    expect(allStatements.filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')) && resourcesOf(s).includes('*'))).toEqual([]);
+  });
+
+  it('is named to the export function by PERSONAL_DATA_KEY_SECRET_ARN, and the key itself never is', () => {
+    expect(lambdaOf(defaults.template, 'mintlify-export')[1].Properties.Environment.Variables.PERSONAL_DATA_KEY_SECRET_ARN).toEqual({ Ref: keyId });
+    expect(JSON.stringify(defaults.template.toJSON())).not.toContain('PERSONAL_DATA_KEY"');
   });
 });

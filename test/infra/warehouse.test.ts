@@ -7,6 +7,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
+import { commentWithPolicy, policyLabel, resolvePolicy } from '../../functions/warehouse/column-policy.js';
 import {
   ASSISTANT_CONVERSATIONS,
   EXPORT_RUNS,
@@ -154,7 +155,17 @@ describe('Glue tables', () => {
     const columns = glueTable(name).StorageDescriptor.Columns as { Name: string; Type: string; Comment: string }[];
 
     expect(columns.map((column) => [column.Name, column.Type])).toEqual(CONTRACT[name]);
-    expect(columns.map((column) => column.Comment)).toEqual(def.columns.map((column) => column.comment));
+    expect(columns.map((column) => column.Comment)).toEqual(def.columns.map((column) => `${column.comment} [${policyLabel(def, column, resolvePolicy({}))}]`));
+  });
+
+  it("names each column's personal-data policy in its comment", () => {
+    const comment = (table: string, name: string) =>
+      (glueTable(table).StorageDescriptor.Columns as { Name: string; Comment: string }[]).find((c) => c.Name === name)?.Comment;
+    expect(comment('feedback', 'contact')).toMatch(/\[hmac, personal data\]$/);
+    expect(comment('feedback', 'comment')).toMatch(/\[mask, personal data\]$/);
+    expect(comment('searches', 'search_query')).toMatch(/\[mask, personal data\]$/);
+    expect(comment('visitors_pages', 'path')).toMatch(/\[keep\]$/);
+    expect(comment('feedback', 'unknown_fields')).toMatch(/\[mask\]$/);
   });
 
   it.each(TABLES.map((def) => [def.name, def] as const))('marks exactly the contract nullable columns of %s optional', (name, def) => {
@@ -166,7 +177,7 @@ describe('Glue tables', () => {
   it.each(TABLES.map((def) => [def.name, def] as const))('comments every column of %s in a few words Glue accepts', (_name, def) => {
     for (const column of def.columns) {
       expect(column.comment.length, column.name).toBeGreaterThan(5);
-      expect(column.comment.length, column.name).toBeLessThanOrEqual(255);
+      expect(commentWithPolicy(def, column, resolvePolicy({})).length, column.name).toBeLessThanOrEqual(255);
     }
   });
 

@@ -12,6 +12,7 @@ import { runSpawnedCli } from '../helpers/cli.js';
 import { hostEnv, noAwsSetup } from '../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
+import { TEST_PERSONAL_DATA_KEY } from '../helpers/run-deps.js';
 
 const DAY = '2026-11-01';
 
@@ -45,6 +46,8 @@ async function cli(args: readonly string[], env: Record<string, string>) {
     ...noAwsSetup(scratch),
     EXPORT_STATE_DIR: `${scratch}/state`,
     EXPORT_DESTINATION: `${scratch}/data`,
+    // A key of its own: a first run in a fresh state folder would otherwise generate one and say so.
+    PERSONAL_DATA_KEY: TEST_PERSONAL_DATA_KEY,
     ...env,
   });
   const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');

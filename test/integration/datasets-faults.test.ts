@@ -67,7 +67,7 @@ async function exportUnit(
 }
 
 const rowsOf = (dataset: DatasetName) => sandbox.data.rowCount(dataset, PROJECT, DAY);
-const expected = { exportedAt: EXPORTED_AT, feedbackContact: false };
+const expected = { exportedAt: EXPORTED_AT };
 
 describe('a repeated cursor', () => {
   it.each(CURSOR_DATASETS)('%s: the unit fails with a PaginationError saying the API is looping', async (dataset) => {

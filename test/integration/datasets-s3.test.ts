@@ -63,7 +63,7 @@ async function listKeys(name: string): Promise<string[]> {
   return keys.sort();
 }
 
-const expected = { exportedAt: EXPORTED_AT, feedbackContact: false };
+const expected = { exportedAt: EXPORTED_AT };
 
 describe('every dataset exported into S3', () => {
   it('completes every unit of the run', () => {

@@ -11,6 +11,8 @@
  * with no views, searches, feedback or assistant turns); most tests assess one behaviour of
  * that run.
  */
+import { createHmac } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../functions/export/run.js';
@@ -25,7 +27,17 @@ import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../helpers/layout.js';
 import { queryDuckDb, readManifest, readTable } from '../helpers/read-back.js';
 import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../helpers/request-log.js';
-import { DATASET_CLIENT, exportDeps, manifestOf, plannedUnits, recordingLogger, testSettings, type RecordingLogger } from '../helpers/run-deps.js';
+import {
+  DATASET_CLIENT,
+  exportDeps,
+  manifestOf,
+  plannedUnits,
+  recordingLogger,
+  TEST_PERSONAL_DATA_KEY,
+  testSettings,
+  type RecordingLogger,
+} from '../helpers/run-deps.js';
+import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
 const DAY = '2026-02-10';
@@ -80,7 +92,7 @@ afterAll(async () => {
 const resultOf = (dataset: DatasetName, projectId: string) =>
   summary.units.find((unit) => unit.dataset === dataset && unit.projectId === projectId && unit.day === DAY);
 
-const expected = { exportedAt: EXPORTED_AT, feedbackContact: false };
+const expected = { exportedAt: EXPORTED_AT };
 
 /** The summary row's figures and the manifest's totals the sandbox's first page carries. */
 function expectedSummary(dataset: 'visitors' | 'views' | 'searches') {
@@ -348,41 +360,36 @@ describe('an empty day still gets its files', () => {
 
 describe('feedback contact (personal data)', () => {
   const contacts = () => sandbox.data.rows('feedback', RICH, DAY).flatMap((row) => (row.source === 'contextual' && row.contact !== null ? [row.contact] : []));
+  const hmac = (key: string, address: string) => createHmac('sha256', key).update(address.trim().toLowerCase()).digest('hex');
 
-  it('is null in every row by default, although the API sent e-mail addresses', async () => {
+  it('is the HMAC of the address by default, never the address the API sent', async () => {
     expect(contacts().length).toBeGreaterThan(0);
 
     const { rows } = await readTable(destination, 'feedback', DAY, RICH);
-
     expect(rows.length).toBe(300);
-    expect(rows.filter((row) => row['contact'] !== null)).toEqual([]);
+    expect(rows.flatMap((row) => (row['contact'] === null ? [] : [row['contact']]))).toEqual(contacts().map((c) => hmac(TEST_PERSONAL_DATA_KEY, c)));
   });
 
-  it('holds the e-mail the API sent, in its row, when the run has feedbackContact: true', async () => {
+  it('holds the e-mail the API sent, in its row, when the run keeps it (feedback.contact=keep)', async () => {
     const out = createLocalDestination(await makeTempDir('datasets-contact'));
 
     const run = await runUnits(
       plannedUnits(['feedback'], [RICH], DAY),
-      testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      testSettings({ datasets: ALL_DATASETS, personalData: resolvePolicy({ 'feedback.contact': 'keep' }) }),
       {},
       exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
     );
 
     manifestOf(run.units[0]);
-    const read = await expectUnitMatches(
-      out,
-      sandbox.data,
-      { dataset: 'feedback', projectId: RICH, day: DAY },
-      { exportedAt: EXPORTED_AT, feedbackContact: true },
-    );
+    const read = await expectUnitMatches(out, sandbox.data, { dataset: 'feedback', projectId: RICH, day: DAY }, { exportedAt: EXPORTED_AT, contact: 'keep' });
     expect(read['feedback']?.rows.flatMap((row) => (row['contact'] === null ? [] : [row['contact']]))).toEqual(contacts());
   });
 
-  it('is written by the CLI with EXPORT_FEEDBACK_CONTACT=true', async () => {
+  it('is written as sent by the CLI with PERSONAL_DATA_POLICY=feedback.contact=keep', async () => {
     const out = await makeTempDir('datasets-cli');
 
     const cli = await runCli(['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json'], {
-      EXPORT_FEEDBACK_CONTACT: 'true',
+      PERSONAL_DATA_POLICY: 'feedback.contact=keep',
     });
 
     expect(cli.code).toBe(0);
@@ -390,15 +397,32 @@ describe('feedback contact (personal data)', () => {
     expect(rows.flatMap((row) => (row['contact'] === null ? [] : [row['contact']]))).toEqual(contacts());
   });
 
-  it('is null in every row the CLI writes without EXPORT_FEEDBACK_CONTACT', async () => {
+  it('is hashed by the CLI with the key it generated once into the state folder (0600), and said so once', async () => {
+    const out = await makeTempDir('datasets-cli');
+    const state = await makeTempDir('datasets-cli-state');
+    const args = ['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json'];
+
+    const first = await runCli(args, { EXPORT_STATE_DIR: state, PERSONAL_DATA_KEY: '' });
+    const second = await runCli([...args, '--force'], { EXPORT_STATE_DIR: state, PERSONAL_DATA_KEY: '' });
+
+    expect(first.code).toBe(0);
+    expect(second.code).toBe(0);
+    const file = path.join(state, 'personal-data.key');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const key = (await readFile(file, 'utf8')).trim();
+    expect(first.stderr).toContain(file);
+    expect(second.stderr).not.toContain('personal-data key');
+    const { rows } = await readTable(createLocalDestination(out), 'feedback', DAY, RICH);
+    expect(rows.flatMap((row) => (row['contact'] === null ? [] : [row['contact']]))).toEqual(contacts().map((c) => hmac(key, c)));
+  });
+
+  it('stops the CLI with the migration line when the retired EXPORT_FEEDBACK_CONTACT is set', async () => {
     const out = await makeTempDir('datasets-cli');
 
-    const cli = await runCli(['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out, '--json']);
+    const cli = await runCli(['export', '--date', DAY, '--project', RICH, '--dataset', 'feedback', '--out', out], { EXPORT_FEEDBACK_CONTACT: 'true' });
 
-    expect(cli.code).toBe(0);
-    const { rows } = await readTable(createLocalDestination(out), 'feedback', DAY, RICH);
-    expect(rows.length).toBe(300);
-    expect(rows.filter((row) => row['contact'] !== null)).toEqual([]);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toMatch(/EXPORT_FEEDBACK_CONTACT is retired: .*PERSONAL_DATA_POLICY=feedback\.contact=keep/);
   });
 });
 
@@ -476,7 +500,7 @@ describe('logs never carry what people wrote', () => {
 
     const run = await runUnits(
       plannedUnits(ALL_DATASETS, [RICH], DAY),
-      testSettings({ datasets: ALL_DATASETS, feedbackContact: true }),
+      testSettings({ datasets: ALL_DATASETS, personalData: resolvePolicy({ 'feedback.contact': 'keep' }) }),
       {},
       exportDeps({ sandbox, destination: out, start: START, logger: recorder, client: { ...DATASET_CLIENT, maxRetries: 3, logger: recorder } }),
     );

@@ -22,7 +22,7 @@ import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir } from '../helpers/files.js';
 import { analyticsRequests } from '../helpers/request-log.js';
 import { useSandbox } from '../helpers/emulators.js';
-import { recordingLogger } from '../helpers/run-deps.js';
+import { recordingLogger, testPrivacy } from '../helpers/run-deps.js';
 
 const PROJECT = 'proj_synth_600';
 const UNIT = { dataset: 'visitors', projectId: PROJECT, day: '2026-10-08' } as const;
@@ -50,7 +50,7 @@ async function exportWith(options: { readonly maxResponseBytes?: number; readonl
   });
   sandbox.clearRequests();
   const run = exportUnit(
-    { unit: UNIT, exportedAt: Date.now(), policy: { maxPages: 10_000, feedbackContact: false, checkpointMaxAgeMs: 86_400_000 }, control: {} },
+    { unit: UNIT, exportedAt: Date.now(), policy: { maxPages: 10_000, checkpointMaxAgeMs: 86_400_000 }, control: {}, privacy: testPrivacy() },
     {
       api,
       destination: (side.destination ?? ((local) => local))(createLocalDestination(dir)),

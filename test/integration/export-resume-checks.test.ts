@@ -17,6 +17,7 @@ import { createLocalDestination } from '../../functions/shared/destination-local
 import { createMemoryStore } from '../../functions/shared/shared-store.js';
 import { cliEnv } from '../helpers/env.js';
 import { useSandbox } from '../helpers/emulators.js';
+import { testPrivacy } from '../helpers/run-deps.js';
 
 const PROJECT = 'proj_synth_600';
 const DAY = '2026-10-08';
@@ -91,8 +92,9 @@ describe('a complete unit whose staging cannot be removed', () => {
       {
         unit: { dataset: 'visitors', projectId: PROJECT, day: DAY },
         exportedAt: Date.now(),
-        policy: { maxPages: 100, feedbackContact: false, checkpointMaxAgeMs: 86_400_000 },
+        policy: { maxPages: 100, checkpointMaxAgeMs: 86_400_000 },
         control: {},
+        privacy: testPrivacy(),
       },
       { api, destination, now: Date.now },
     );

@@ -193,6 +193,7 @@ function unreadable(inner: Destination): Destination {
     put: (key, body, options) => inner.put(key, body, options),
     get: refuse,
     exists: refuse,
+    list: refuse,
     delete: (key) => inner.delete(key),
     probe: () => inner.probe(),
   };

@@ -77,10 +77,14 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
       out.write(`  ${r.dataset} ${displayText(r.projectId)} ${r.date}: ${displayText(r.error ?? '')}${facts}\n`);
     }
   }
+  const expired = rows.filter((r) => r.state === 'expired').length;
+  if (expired > 0) {
+    out.write(`${expired} unit(s) expired: past PERSONAL_DATA_RETENTION_DAYS, their personal data is deleted and they are not exported again\n`);
+  }
   out.write(
     status.todo === 0
-      ? `All ${rows.length} unit(s) complete.\n`
-      : `${rows.length - status.todo} of ${rows.length} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs, view.unpaced)}.\n`,
+      ? `All ${rows.length - expired} unit(s) complete.\n`
+      : `${rows.length - expired - status.todo} of ${rows.length - expired} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs, view.unpaced)}.\n`,
   );
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
 }
@@ -96,5 +100,7 @@ function cellText(cell: UnitView | undefined): string {
       return 'FAILED';
     case 'missing':
       return 'missing';
+    case 'expired':
+      return 'expired';
   }
 }

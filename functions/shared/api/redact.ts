@@ -5,7 +5,8 @@
  *   no value taken from it — a row written to a file, a path in a paging error, a `prLink` —
  *   can carry the key;
  * - an error text (non-2xx body) or a piece of a 2xx body quoted by a parse error is redacted
- *   of the key and the prompt before it is cut short, and loses its control characters (ESC,
+ *   of the key and the prompt, and masked of addresses, phone numbers and tokens
+ *   (personal-data.ts), before it is cut short, and loses its control characters (ESC,
  *   BEL, C1), so nothing the server sends can drive the terminal it is printed on.
  *
  * "The key" is every key the client has sent or been given: after a rotation the old one stays
@@ -13,6 +14,7 @@
  * whose error base class scrubs every message with them.
  */
 import { REDACTED, redactSecrets, scrubText } from '../errors.js';
+import { maskText } from '../personal-data.js';
 
 /** How much of a server's text a message quotes, in characters. */
 const MAX_SERVER_TEXT = 300;
@@ -35,8 +37,10 @@ export function createRedactor(keys: readonly string[]): Redactor {
   const knownKeys = new Set<string>(keys);
   return {
     remember: (key) => void knownKeys.add(key),
-    scrub: (text, secrets = []) => scrubText(text, { secrets: [...knownKeys, ...secrets], maxLength: MAX_SERVER_TEXT }),
-    redact: (text, secrets = []) => redactSecrets(text, [...knownKeys, ...secrets]),
+    // What a reader typed may come back in a server's text (an echoed query, a bad value quoted
+    // by a schema error): addresses, phone numbers and tokens are masked like a free-text column.
+    scrub: (text, secrets = []) => scrubText(maskText(redactSecrets(text, [...knownKeys, ...secrets])), { maxLength: MAX_SERVER_TEXT }),
+    redact: (text, secrets = []) => maskText(redactSecrets(text, [...knownKeys, ...secrets])),
     redactBody: (body) => {
       let safe = body;
       for (const key of knownKeys) safe = redactInPlace(safe, key);

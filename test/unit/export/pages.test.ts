@@ -51,6 +51,7 @@ function source(api: AnalyticsApi, options: { stop?: AbortSignal } = {}): PageSo
     limit: LIMIT,
     call: options.stop ? { stop: options.stop } : {},
     abandoned: new AbortController().signal,
+    govern: (page) => page,
   };
 }
 

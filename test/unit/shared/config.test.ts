@@ -22,7 +22,7 @@ describe('loadConfig', () => {
       budget: { requests: 90, windowMs: 3_600_000, text: '90/1h' },
       settleHours: 2,
       datasets: ['visitors', 'views', 'searches', 'feedback', 'feedback_by_page', 'assistant', 'caller_stats'],
-      feedbackContact: false,
+      personalDataPolicy: {},
       refreshDays: 7,
       checkpointMaxAgeHours: 24,
     });
@@ -58,7 +58,9 @@ describe('loadConfig', () => {
       ANALYTICS_BUDGET: '10/30m',
       EXPORT_SETTLE_HOURS: '0',
       EXPORT_DATASETS: 'views, searches,views',
-      EXPORT_FEEDBACK_CONTACT: 'true',
+      PERSONAL_DATA_POLICY: 'feedback.contact=drop, assistant.response=keep',
+      PERSONAL_DATA_KEY: 'a-key-of-at-least-16-characters',
+      PERSONAL_DATA_RETENTION_DAYS: '400',
       EXPORT_REFRESH_DAYS: '3',
       EXPORT_CHECKPOINT_MAX_AGE_HOURS: '6',
       EXPORT_STATE_TABLE: 'exporter-state',
@@ -80,7 +82,9 @@ describe('loadConfig', () => {
       budget: { requests: 10, windowMs: 1_800_000, text: '10/30m' },
       settleHours: 0,
       datasets: ['views', 'searches'],
-      feedbackContact: true,
+      personalDataPolicy: { 'feedback.contact': 'drop', 'assistant_conversations.response': 'keep' },
+      personalDataKey: 'a-key-of-at-least-16-characters',
+      personalDataRetentionDays: 400,
       refreshDays: 3,
       checkpointMaxAgeHours: 6,
       stateTable: 'exporter-state',
@@ -134,7 +138,12 @@ describe('loadConfig', () => {
     ['EXPORT_SETTLE_HOURS', '73'],
     ['EXPORT_DATASETS', 'visitors,pageviews'],
     ['EXPORT_DATASETS', ' , '],
-    ['EXPORT_FEEDBACK_CONTACT', 'yes'],
+    ['EXPORT_FEEDBACK_CONTACT', 'true'],
+    ['EXPORT_FEEDBACK_CONTACT', 'false'],
+    ['PERSONAL_DATA_POLICY', 'feedback.path=hmac'],
+    ['PERSONAL_DATA_KEY', 'short'],
+    ['PERSONAL_DATA_KEY_SECRET_ARN', 'my-secret'],
+    ['PERSONAL_DATA_RETENTION_DAYS', '0'],
     ['EXPORT_REFRESH_DAYS', '32'],
     ['EXPORT_CHECKPOINT_MAX_AGE_HOURS', '0'],
     ['EXPORT_STATE_TABLE', 'a'],
@@ -155,6 +164,16 @@ describe('loadConfig', () => {
     expect(configErrorOf(() => loadConfig({ FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'queue' })).message).toContain('FOLLOWUP_DEAD_LETTER_QUEUE_URL');
     expect(configErrorOf(() => loadConfig({ FOLLOWUP_STATE_TABLE: 'a b' })).message).toContain('FOLLOWUP_STATE_TABLE');
     expect(configErrorOf(() => loadConfig({ EXPORT_DESTINATION: 's3://' })).message).toContain('EXPORT_DESTINATION');
+  });
+
+  it('names the replacement of the retired EXPORT_FEEDBACK_CONTACT', () => {
+    expect(configErrorOf(() => loadConfig({ EXPORT_FEEDBACK_CONTACT: 'true' })).message).toMatch(/retired: .*PERSONAL_DATA_POLICY=feedback\.contact=keep/);
+  });
+
+  it('never shows the personal-data key when the config is logged', () => {
+    const config = loadConfig({ PERSONAL_DATA_KEY: 'a-key-of-at-least-16-characters' });
+    expect(JSON.stringify(config)).not.toContain('a-key-of-at-least-16-characters');
+    expect(inspect(config)).not.toContain('a-key-of-at-least-16-characters');
   });
 
   it('refuses an assistant key without echoing it', () => {

@@ -26,7 +26,7 @@ describe('a cited source (nested in an array)', () => {
     const page = parseAssistantPage(JSON.parse(pageText(JSON.stringify({ ...TURN, sources: [{ ...TURN.sources[0], score: 0.9, snippet: 'Intro…' }] }))));
     const turn = page.conversations[0] as (typeof page.conversations)[number];
 
-    const row = DATASETS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0), feedbackContact: false });
+    const row = DATASETS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0) });
 
     expect(JSON.parse(String(row['sources_json']))).toEqual([{ title: 'Intro', url: 'https://docs.example.com/intro', score: 0.9, snippet: 'Intro…' }]);
     expect(DATASETS.assistant.unknownNestedFields(turn)).toEqual(['sources[].score', 'sources[].snippet']);
@@ -65,7 +65,7 @@ describe('an unknown integer past 2^53', () => {
     );
     const turn = parseAssistantPage(parseJson(text)).conversations[0] as ReturnType<typeof parseAssistantPage>['conversations'][number];
 
-    const row = DATASETS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0), feedbackContact: false });
+    const row = DATASETS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0) });
 
     expect(unknownFieldsColumn(DATASETS.assistant.unknownFields(turn))).toBe('{"traceId":12345678901234567890123}');
     expect(row['sources_json']).toBe('[{"title":"t","url":"u","rank":-9007199254740993}]');

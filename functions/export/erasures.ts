@@ -1,0 +1,65 @@
+/**
+ * The record of each erasure (`forget`), `<dest>/_privacy/erasures/<time>-<hmac prefix>.json`:
+ * the person's HMAC, the key id, when, and what was changed — never the address. It is
+ * written before any file is touched (`started`), so every export from then on leaves that
+ * person's rows out even if the erasure is cut short, and again when it is done.
+ */
+import * as v from 'valibot';
+import type { Destination } from '../shared/destination.js';
+import { DestinationError } from '../shared/errors.js';
+import { readJsonObject } from './staging.js';
+
+/** Folder of the privacy records beside the tables (never under a table's prefix). */
+export const PRIVACY_PREFIX = '_privacy';
+export const ERASURES_PREFIX = `${PRIVACY_PREFIX}/erasures/`;
+
+export interface ErasureRecord {
+  readonly version: 1;
+  /** The HMAC of the forgotten address (lowercase hex). */
+  readonly hmac: string;
+  /** The key the HMAC was made with. */
+  readonly keyId: string;
+  /** When the erasure started (ISO). */
+  readonly at: string;
+  readonly status: 'started' | 'done';
+  /** When it was done (ISO). */
+  readonly finishedAt?: string;
+  /** Files rewritten, and rows removed from them (this run of `forget`). */
+  readonly files?: number;
+  readonly rows?: number;
+}
+
+const ErasureSchema = v.looseObject({
+  version: v.literal(1),
+  hmac: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  keyId: v.string(),
+  at: v.string(),
+  status: v.picklist(['started', 'done']),
+});
+
+/** The key of an erasure's record. */
+export function erasureKey(record: Pick<ErasureRecord, 'at' | 'hmac'>): string {
+  return `${ERASURES_PREFIX}${record.at.replace(/[-:.]/g, '')}-${record.hmac.slice(0, 16)}.json`;
+}
+
+export function writeErasureRecord(destination: Pick<Destination, 'put'>, record: ErasureRecord): Promise<void> {
+  return destination.put(erasureKey(record), `${JSON.stringify(record, null, 2)}\n`, { contentType: 'application/json' });
+}
+
+/**
+ * Every erasure recorded under `destination`. A destination that cannot list cannot say whom
+ * it forgot: that is an error, never "nobody".
+ */
+export async function readErasureRecords(destination: Destination): Promise<ErasureRecord[]> {
+  if (!destination.list) throw new DestinationError(`${destination.url} cannot list ${ERASURES_PREFIX}: erasures cannot be honoured there`);
+  const keys = (await destination.list(ERASURES_PREFIX)).filter((key) => key.endsWith('.json')).sort();
+  const records: ErasureRecord[] = [];
+  for (const key of keys) {
+    const value = await readJsonObject<unknown>(destination, key);
+    const parsed = v.safeParse(ErasureSchema, value);
+    // Skipping it would bring a forgotten person's rows back: the run stops and says which file.
+    if (!parsed.success) throw new DestinationError(`erasure record ${key} is unreadable or incomplete: restore it (or run forget again for that person)`);
+    records.push(parsed.output as ErasureRecord);
+  }
+  return records;
+}

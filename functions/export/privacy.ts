@@ -1,0 +1,94 @@
+/**
+ * The personal-data policy applied on the export's write path (docs/privacy.md): a page is
+ * governed in memory as soon as it is parsed — before it is staged, checkpointed, turned into
+ * rows, sampled for drift or quoted anywhere — so nothing raw is ever written. Rows of a person
+ * who was forgotten (`forget`) are left out of every file written after the erasure.
+ */
+import { createHash } from 'node:crypto';
+import type { Destination } from '../shared/destination.js';
+import { maskDeep } from '../shared/personal-data.js';
+import { applyPolicy, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
+import type { TableDef } from '../warehouse/tables.js';
+import type { DatasetDef, TableRow } from './datasets.js';
+import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
+
+/** What the export governs personal data with, resolved once per run. */
+export interface Privacy {
+  readonly policy: PersonalDataPolicy;
+  /** The HMAC key (never written anywhere). */
+  readonly key: string;
+  /** Its id, recorded in manifests and erasures. */
+  readonly keyId: string;
+  /** HMACs of forgotten people: a row holding one in an `hmac` column is not written. */
+  readonly erased: ReadonlySet<string>;
+}
+
+/** What a manifest records of the policy its files were written with: never the key. */
+export interface ManifestPrivacy {
+  readonly keyId: string;
+  /** `<table>.<column>` → policy, for the unit's columns whose policy is not `keep`. */
+  readonly columns: Readonly<Record<string, ColumnPolicy>>;
+}
+
+/**
+ * Applies the policy to a freshly parsed page, in place (the page is this process's own
+ * object), and returns it: each personal field of each row, the values of the fields this
+ * version does not know (masked), and the page's unknown top-level fields (masked).
+ */
+export function governPage(def: DatasetDef, page: unknown, privacy: Privacy): unknown {
+  const { policy, key } = privacy;
+  const table = def.table.name;
+  const fields = Object.entries(def.personalFields ?? {}).map(([column, field]) => ({ field, policy: policy.of(table, column) }));
+  const maskUnknown = policy.of(table, 'unknown_fields') === 'mask';
+  for (const row of def.rows(page) as Record<string, unknown>[]) {
+    for (const { field, policy: columnPolicy } of fields) {
+      if (columnPolicy !== 'keep' && field in row) row[field] = applyPolicy(columnPolicy, row[field], key);
+    }
+    if (!maskUnknown) continue;
+    const unknown = def.unknownFields(row);
+    if (unknown) for (const name of Object.keys(unknown)) row[name] = maskDeep(row[name]);
+  }
+  const record = page as Record<string, unknown>;
+  for (const name of def.unknownTopLevelFields(page)) record[name] = maskDeep(record[name]);
+  return page;
+}
+
+/** Whether `row` of `table` belongs to a forgotten person (one of its `hmac` columns holds an erased HMAC). */
+export function isErased(table: TableDef, row: TableRow, privacy: Pick<Privacy, 'policy' | 'erased'>): boolean {
+  if (privacy.erased.size === 0) return false;
+  return privacy.policy.hmacColumns(table).some((column) => {
+    const value = row[column];
+    return typeof value === 'string' && privacy.erased.has(value);
+  });
+}
+
+/** The policy of `tables` as a manifest records it. */
+export function manifestPrivacy(tables: readonly TableDef[], privacy: Pick<Privacy, 'policy' | 'keyId'>): ManifestPrivacy {
+  const columns: Record<string, ColumnPolicy> = {};
+  for (const table of tables) {
+    for (const column of table.columns) {
+      const policy = privacy.policy.of(table.name, column.name);
+      if (policy !== 'keep') columns[`${table.name}.${column.name}`] = policy;
+    }
+  }
+  return { keyId: privacy.keyId, columns };
+}
+
+/**
+ * A short fingerprint of the policy and key a page was governed with: a checkpoint records it,
+ * and staged pages governed otherwise are not mixed with new ones (the unit starts again).
+ */
+export function privacyFingerprint(privacy: Pick<Privacy, 'policy' | 'keyId'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([privacy.keyId, privacy.policy.governed]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The HMACs every erasure of `destination` recorded (`_privacy/erasures/`). */
+export async function readErasedHmacs(destination: Destination): Promise<Set<string>> {
+  const records = await readErasureRecords(destination);
+  return new Set(records.map((record) => record.hmac));
+}
+
+export { ERASURES_PREFIX };
