@@ -1,13 +1,14 @@
 /**
  * `mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]`:
- * each dataset of each day (default: yesterday, UTC) to Parquet. Paces itself through the same
+ * each dataset of each day (default: the latest due day, UTC — `EXPORT_SETTLE_HOURS` after it ends) to Parquet. Paces itself through the same
  * budget ledger as every other run of this machine (a countdown while it waits), skips complete
  * units (`--force` re-exports them), resumes partial ones, and on the first Ctrl-C/SIGTERM lets
  * the request in flight arrive, stages it and stops (a second stops at once).
  */
 import type { Command } from 'commander';
 import { createExportDeps, openExportDestination } from '../export/deps.js';
-import { FLAG_NAMES, requestedDays, yesterday } from '../export/event.js';
+import { FLAG_NAMES, requestedDays } from '../export/event.js';
+import { lastDueDay } from '../export/settle.js';
 import { probeSetup } from './probe.js';
 import { runExport, type RunEvent, type RunResult } from '../export/run.js';
 import { unknownProjectReason } from '../export/run-stops.js';
@@ -35,7 +36,9 @@ export function registerExportCommand(program: Command, io: ExportCommandIo): vo
   scopeOptions(
     program
       .command('export')
-      .description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'),
+      .description(
+        'Export each dataset of each day in [--from, --to) (default: the latest due day, UTC: EXPORT_SETTLE_HOURS after it ends) to Parquet, paced by the request budget.',
+      ),
   )
     .option('--force', 'export complete units again')
     .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
@@ -43,7 +46,8 @@ export function registerExportCommand(program: Command, io: ExportCommandIo): vo
 
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
-  const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
+  // No day: the latest due one (EXPORT_SETTLE_HOURS after it ends), never a day still settling.
+  const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [lastDueDay(io.now(), config.settleHours)];
   const datasets = datasetsOf(flags, config);
   const clients = clientOverrides(io, flags.out);
   const destination = openExportDestination(config, clients);

@@ -55,7 +55,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
           },
           destination,
         )
-      : await planRequested({ days, projects, datasets, force: false }, destination);
+      : await planRequested({ days, projects, datasets, force: false, now }, destination);
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
   const unpaced = runsUnpaced(config) && projects.every(sandboxServes);

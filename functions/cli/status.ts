@@ -60,7 +60,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
-  const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest });
+  const status = await readExportStatus(destination, unitsOf(days, projects, datasets), { lastDay: latest, now });
   const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.

@@ -4,6 +4,7 @@
  * requests they are expected to need. Reads the destination only; nothing here renders.
  */
 import type { Destination } from '../shared/destination.js';
+import { isDone } from './settle.js';
 import { estimateUnit, readKnownPages } from './estimates.js';
 import { readUnitStates, unitKey, unitView, type Unit, type UnitView } from './units.js';
 
@@ -21,11 +22,18 @@ export interface ExportStatus {
 
 /**
  * The state of each of `units` at `destination`, and what is left to do. `lastDay`: the latest
- * due day (later days are never complete, so no listing is needed to know it).
+ * due day (later days are never complete, so no listing is needed to know it); `now`: the time
+ * that says whether a provisional unit is due again.
  */
-export async function readExportStatus(destination: Destination, units: readonly Unit[], options: { readonly lastDay?: string } = {}): Promise<ExportStatus> {
+export async function readExportStatus(
+  destination: Destination,
+  units: readonly Unit[],
+  options: { readonly lastDay?: string; readonly now?: number } = {},
+): Promise<ExportStatus> {
   const states = await readUnitStates(destination, units);
-  const todo = units.filter((unit) => states.get(unitKey(unit))?.kind !== 'complete');
+  // A provisional unit whose day is due by now is to do again (settle.ts).
+  const now = options.now ?? Date.now();
+  const todo = units.filter((unit) => !isDone(states.get(unitKey(unit)), now));
   const known = await readKnownPages(destination, todo, states, options);
   const requests = todo.reduce((sum, unit) => {
     const state = states.get(unitKey(unit));

@@ -74,7 +74,7 @@ export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
 
 /** Units (day × dataset × project) of the week that are not complete, or complete with drift. */
 export function healthCounts(figures: Figures): HealthCounts {
-  const counts = { drift: 0, partial: 0, missing: 0, failed: 0 };
+  const counts = { provisional: 0, drift: 0, partial: 0, missing: 0, failed: 0 };
   for (const cell of figures.health) {
     for (const project of cell.projects) if (project.state !== 'complete') counts[project.state] += 1;
   }

@@ -37,6 +37,7 @@ export function exportJson(result: RunResult, destination: string) {
             runs: u.manifest.runs,
             ...(u.manifest.truncated ? { truncated: true } : {}),
             ...(u.manifest.drift ? { drift: u.manifest.drift } : {}),
+            ...(u.manifest.provisionalUntil !== undefined ? { provisionalUntil: u.manifest.provisionalUntil } : {}),
             files: u.manifest.files,
           };
         case 'partial':
@@ -67,7 +68,13 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
         const m = u.manifest;
         const runs = m.runs > 1 ? `, finished in ${m.runs} runs` : '';
         const truncated = m.truncated ? ' — TRUNCATED: the API had more rows than one request returns' : '';
-        io.stdout.write(`ok       ${label}: ${unitRows(u.manifest)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
+        const provisional =
+          m.provisionalUntil === undefined
+            ? ''
+            : ` — provisional: the day is due at ${m.provisionalUntil.slice(0, 16).replace('T', ' ')}Z (EXPORT_SETTLE_HOURS; late events may still arrive), the first export after that exports it again`;
+        io.stdout.write(
+          `ok       ${label}: ${unitRows(u.manifest)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}${provisional}\n`,
+        );
         break;
       }
       case 'partial':

@@ -63,6 +63,13 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
       `~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`,
     );
   }
+  const provisional = rows.filter((r) => r.state === 'provisional');
+  if (provisional.length > 0) {
+    const due = provisional.map((r) => r.dueAt).sort();
+    out.write(
+      `~ ${provisional.length} unit(s) provisional: exported before their day was due (${view.settleHours} h after it ends, EXPORT_SETTLE_HOURS), so late events may be missing; the first export after ${formatAt(due[0] as string)}${due.length > 1 && due[due.length - 1] !== due[0] ? ` (… ${formatAt(due[due.length - 1] as string)})` : ''} exports them again, no --force needed\n`,
+    );
+  }
   for (const mark of view.anomalies) {
     out.write(`! anomaly ${mark.day} ${displayText(mark.projectId)}: ${describeMark(mark)}\n`);
   }
@@ -85,11 +92,18 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
 }
 
+/** `2026-10-11 00:00Z` */
+function formatAt(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')}Z`;
+}
+
 function cellText(cell: UnitView | undefined): string {
   if (!cell) return '';
   switch (cell.state) {
     case 'complete':
       return `complete${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
+    case 'provisional':
+      return `provisional${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
     case 'partial':
       return `partial ${cell.pages}/~${cell.estimate}`;
     case 'failed':
