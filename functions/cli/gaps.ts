@@ -11,7 +11,8 @@
  */
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
-import { access, constants, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { checkWritableFile } from '../shared/local-paths.js';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -80,7 +81,7 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   // A mistaken --out (a file, a mistyped URL) before any work: exit 2 naming what was typed.
   const { checkLakeTarget } = await import('../report/targets.js');
   await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
-  const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts));
+  const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts), flags.prompts);
   // Loaded on use: DuckDB costs every other command nothing.
   const { findGaps, localFolderOf } = await import('../gaps/find.js');
   const followUpState = await openFollowUpState(
@@ -136,14 +137,10 @@ async function openFollowUpState(
   return createLocalStore(path.join(localFolder, '.followup-state'));
 }
 
-/** `file` if it can be written (its folder exists and is writable, and it is not a folder); ConfigError otherwise. */
-async function checkWritable(file: string): Promise<string> {
+/** `file` if it can be written (local-paths.ts: a probe file is created beside it); ConfigError naming what was typed otherwise. */
+async function checkWritable(file: string, typed: string): Promise<string> {
   const existing = await stat(file).catch(() => undefined);
-  if (existing?.isDirectory()) throw new ConfigError(`--prompts ${file} is a folder: give a file name, e.g. ${path.join(file, 'prompts.jsonl')}`);
-  try {
-    await access(path.dirname(file), constants.W_OK);
-  } catch {
-    throw new ConfigError(`--prompts ${file} cannot be written: its folder ${path.dirname(file)} does not exist or is not writable`);
-  }
+  if (existing?.isDirectory()) throw new ConfigError(`--prompts ${typed} is a folder: give a file name, e.g. ${path.join(typed, 'prompts.jsonl')}`);
+  await checkWritableFile(file, `--prompts ${typed}`, { createsFolders: false });
   return file;
 }
