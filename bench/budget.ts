@@ -18,7 +18,7 @@
  * Windows are counted from the (window-aligned) start of the run to the start of the last
  * request: `floor((last − T0) / W) + 1`.
  */
-import type { DatasetName } from '../functions/shared/catalog.js';
+import type { DatasetName } from '../functions/warehouse/catalog.js';
 import type { BudgetSpec } from '../functions/shared/budget-spec.js';
 import { addDays } from '../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';

@@ -14,7 +14,7 @@
  * client's backoff and the gate's pause after a 429 advance it instead of sleeping.
  */
 import { DATASETS } from '../functions/export/datasets.js';
-import type { DatasetName } from '../functions/shared/catalog.js';
+import type { DatasetName } from '../functions/warehouse/catalog.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { createEngine, manifestOf, unitOf, type Clock } from './lib/engine.js';
 import { judged, median, progress, repeat, type BenchResult, type Figures } from './lib/figures.js';

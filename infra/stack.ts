@@ -6,7 +6,7 @@ import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import { BUCKET_NAME_PATTERN, PROJECT_ID_PATTERN, SECRET_ARN_PATTERN } from '../functions/shared/config.js';
-import { DATASET_NAMES, type DatasetName } from '../functions/shared/catalog.js';
+import { DATASET_NAMES, type DatasetName } from '../functions/warehouse/catalog.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { FollowUps } from './constructs/follow-ups.js';
 import type { LogLevel } from './constructs/lambda-defaults.js';

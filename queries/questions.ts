@@ -23,7 +23,8 @@
  * (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
-import { TABLES, type TableDef } from '../functions/shared/tables.js';
+import { sqlString } from '../functions/warehouse/sql.js';
+import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
 
 export type Dialect = 'athena' | 'duckdb';
 
@@ -163,7 +164,7 @@ export function questionById(id: string): Question {
 /**
  * Where a question's tables are read from in DuckDB: `root`, the local destination's folder
  * (every file of each table, by glob), or `tables`, a relation per table name a caller has
- * loaded (the report loads explicit file lists: see functions/shared/duckdb.ts).
+ * loaded (the report loads explicit file lists: see functions/warehouse/duckdb.ts).
  */
 export type DuckDbSource = { readonly root: string } | { readonly tables: Readonly<Record<string, string>> };
 
@@ -229,8 +230,4 @@ export function questionSql(question: Question, dialect: Dialect, source?: DuckD
 
 function rawSql(question: Question): string {
   return readFileSync(new URL(`./${question.file}`, import.meta.url), 'utf8').trim();
-}
-
-function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }

@@ -16,7 +16,7 @@
  *   they share.
  * - `agent.ts`, `agent-routes.ts`: the agent jobs and their routes.
  *
- * A new analytics dataset (after its entry in functions/shared/catalog.ts) takes one file for
+ * A new analytics dataset (after its entry in functions/warehouse/catalog.ts) takes one file for
  * its data (`generators/<dataset>.ts`, a `DatasetGenerator`) and one for its endpoint
  * (`endpoints/<dataset>.ts`), each named once in its folder's registry; the compiler asks for
  * both.

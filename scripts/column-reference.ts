@@ -1,15 +1,15 @@
 /**
  * The column reference of docs/warehouse.md, generated from the one table definition
- * (`functions/shared/tables.ts`) that the Parquet writer and the Glue tables are generated
+ * (`functions/warehouse/tables.ts`) that the Parquet writer and the Glue tables are generated
  * from too, so the docs, the files and Athena cannot disagree. `npm run docs` writes it
  * between the markers; a test fails when the file holds another text. Types are DuckDB's, from
- * the one type map (functions/shared/duckdb.ts) the report and `gaps` read with.
+ * the one type map (functions/warehouse/duckdb.ts) the report and `gaps` read with.
  */
-import { DATASET_TABLES } from '../functions/shared/catalog.js';
-import { duckDbType } from '../functions/shared/duckdb.js';
-import { TABLES, type TableDef } from '../functions/shared/tables.js';
+import { DATASET_TABLES } from '../functions/warehouse/catalog.js';
+import { duckDbType } from '../functions/warehouse/duckdb.js';
+import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
 
-export const BEGIN_MARKER = '<!-- column-reference:begin (generated from functions/shared/tables.ts by `npm run docs`; do not edit) -->';
+export const BEGIN_MARKER = '<!-- column-reference:begin (generated from functions/warehouse/tables.ts by `npm run docs`; do not edit) -->';
 export const END_MARKER = '<!-- column-reference:end -->';
 
 /** A table cell: no line breaks, no pipe that would end the cell. */

@@ -16,7 +16,7 @@ import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/budget.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
 import { loadConfig } from '../../functions/shared/config.js';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLeases } from '../../functions/shared/leases.js';
 import { sleep as realSleep, type Sleep } from '../../functions/shared/time.js';

@@ -2,7 +2,7 @@
  * What the sandbox's request log says about an export: the requests of one dataset, pages
  * answered more than once, and the most requests started within any window.
  */
-import { DATASET_CATALOG, type DatasetName } from '../../functions/shared/catalog.js';
+import { DATASET_CATALOG, type DatasetName } from '../../functions/warehouse/catalog.js';
 import type { RequestLogEntry } from '../../sandbox/index.js';
 
 /** Every analytics request the log holds for `dataset` (and `projectId`, when given). */

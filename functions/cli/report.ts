@@ -11,7 +11,7 @@ import { daysBefore, lastDueDay } from '../export/plan.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
-import { MAX_REPORT_DAYS, type Period } from '../report/period.js';
+import { MAX_REPORT_DAYS, type Period } from '../warehouse/period.js';
 import { checkLakeTarget, checkReportFile, reportFileOf } from '../report/targets.js';
 import { validatedArg } from './args.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';

@@ -13,7 +13,7 @@ import { checkLakeTarget } from '../report/targets.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
 import { readExportStatus } from '../export/status.js';
-import { readAnomalies } from '../insights/records.js';
+import { readAnomalies } from '../warehouse/records.js';
 import { loadConfig } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';

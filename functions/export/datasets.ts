@@ -1,5 +1,5 @@
 /**
- * How each analytics dataset of the catalog (`shared/catalog.ts`: name, endpoint, paging,
+ * How each analytics dataset of the catalog (`warehouse/catalog.ts`: name, endpoint, paging,
  * limit, tables) is read: its response schema, and how a page becomes warehouse rows. The
  * export loop (`unit.ts`) knows none of them by name; adding an endpoint is a catalog entry,
  * a schema, its tables and an entry here (the catalog's header says it all).
@@ -18,7 +18,7 @@ import type {
   ViewsPage,
   VisitorsPage,
 } from '../shared/api-types.js';
-import { DATASET_CATALOG, type CatalogEntry, type DatasetName } from '../shared/catalog.js';
+import { DATASET_CATALOG, type CatalogEntry, type DatasetName } from '../warehouse/catalog.js';
 import {
   AssistantPageSchema,
   AssistantTurnSchema,
@@ -310,4 +310,4 @@ export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
 };
 
 /** The tables of a dataset, the streamed one last (the order files are replaced in). */
-export { tablesOf } from '../shared/catalog.js';
+export { tablesOf } from '../warehouse/catalog.js';

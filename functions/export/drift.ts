@@ -13,7 +13,7 @@
  */
 import { displayText } from '../shared/display.js';
 import { stringifyJson } from '../shared/lossless-json.js';
-import type { TableDef } from '../shared/tables.js';
+import type { TableDef } from '../warehouse/tables.js';
 
 /** Drift of one table of a unit. */
 export interface TableDrift {

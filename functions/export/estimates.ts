@@ -9,7 +9,7 @@ import type { BudgetSnapshot } from '../shared/budget.js';
 import { DEFAULT_API_URL, type Config } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestKey, manifestsOf, parseManifestKey } from '../shared/keys.js';
+import { manifestKey, manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { DAY_MS } from '../shared/time.js';
 import type { Manifest } from './manifest.js';
 import { readUnitStates, unitKey, type Unit, type UnitState } from './units.js';

@@ -8,7 +8,7 @@
  */
 import * as v from 'valibot';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
-import { DATASET_NAMES, type DatasetName } from '../shared/catalog.js';
+import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, dayStart, formatDay, parseDay } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
 import type { RunRequest } from './run.js';

@@ -5,10 +5,10 @@
  * other units from.
  */
 import * as v from 'valibot';
-import { DATASET_CATALOG, type DatasetName } from '../shared/catalog.js';
+import { DATASET_CATALOG, type DatasetName } from '../warehouse/catalog.js';
 import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestKey } from '../shared/keys.js';
+import { manifestKey } from '../warehouse/keys.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
 import { readJsonObject, type RequestCounts } from './staging.js';

@@ -21,11 +21,11 @@
  * - **single** (`feedback_by_page`, `caller_stats`): one request. A `hasMore` there means
  *   rows were left out that no request can fetch: reported as truncated, never hidden.
  */
-import type { PagingKind } from '../shared/catalog.js';
+import type { PagingKind } from '../warehouse/catalog.js';
 import { PaginationError } from '../shared/errors.js';
 import { PathSet } from './path-set.js';
 
-export type { PagingKind } from '../shared/catalog.js';
+export type { PagingKind } from '../warehouse/catalog.js';
 
 /** What the pager needs to know of a page, extracted by the dataset definition. */
 export interface PageView {

@@ -12,7 +12,7 @@ import type { ParquetFieldDefinition, ParquetSchema, ParquetWriter } from 'parqu
 import { Writable } from 'node:stream';
 import type { PendingWrite } from '../shared/destination.js';
 import { ConfigError, DestinationError, ExporterError, InvalidRowError } from '../shared/errors.js';
-import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../shared/tables.js';
+import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../warehouse/tables.js';
 import { DAY_MS } from '../shared/time.js';
 
 /** Rows per row group: large enough for readers, small enough to bound memory (~MBs). */

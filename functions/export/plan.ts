@@ -16,7 +16,7 @@
  * missing day): after a failure the scheduled runs leave it for 1 h, then 2 h, 4 h … (at most a
  * day; see `retryAfter` in units.ts) — within the heal window it is still tried, just not every hour.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { HOUR_MS } from '../shared/time.js';

@@ -4,7 +4,7 @@
  * `runUnits` → `exportUnit` → each request. No floor repacks them.
  */
 import type { CallOptions } from '../shared/api-types.js';
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import type { ConfigOf } from '../shared/config.js';
 import { HOUR_MS } from '../shared/time.js';
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination } from '../shared/destination.js';
 import { describeError } from '../shared/errors.js';
-import { EXPORT_RUNS, partitionKey } from '../shared/tables.js';
+import { EXPORT_RUNS, partitionKey } from '../warehouse/tables.js';
 import type { Unit } from './unit-id.js';
 
 export type RunTrigger = 'schedule' | 'manual' | 'cli';

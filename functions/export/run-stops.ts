@@ -15,7 +15,7 @@
  *   projects go on. Its message names where the id came from (`projectSource`), not "a re-run
  *   retries them": only a corrected id helps.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import { ApiError, CircuitOpenError, ClockSkewError, DeadlineExceededError, UnreachableError } from '../shared/errors.js';
 
 export type UnitStop =

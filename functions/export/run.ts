@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnalyticsApi } from '../shared/api/index.js';
 import type { BudgetGate } from '../shared/budget.js';
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { describeError } from '../shared/errors.js';
 import type { Leases } from '../shared/leases.js';

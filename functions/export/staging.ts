@@ -12,11 +12,11 @@
  *
  * When the unit completes, its tables and manifest are written and the staging is removed.
  */
-import { DATASET_CATALOG, type DatasetName } from '../shared/catalog.js';
+import { DATASET_CATALOG, type DatasetName } from '../warehouse/catalog.js';
 import type { Destination } from '../shared/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { parseJson, stringifyJson } from '../shared/lossless-json.js';
-import { stagingPrefix } from '../shared/keys.js';
+import { stagingPrefix } from '../warehouse/keys.js';
 import { readPagerState, type PagerState } from './paging.js';
 import type { Unit } from './unit-id.js';
 

@@ -3,7 +3,7 @@
  * model, so the files that store a unit (staging.ts, manifest.ts) can name it without importing
  * the model that reads them. Import these from units.ts.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 
 /** One (dataset, project, day). */
 export interface Unit {

@@ -21,7 +21,7 @@ import type { AnalyticsApi } from '../shared/api/index.js';
 import type { Destination } from '../shared/destination.js';
 import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
-import { partitionKey, type TableDef } from '../shared/tables.js';
+import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { HOUR_MS } from '../shared/time.js';
 import { DATASETS, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';

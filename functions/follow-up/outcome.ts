@@ -5,7 +5,7 @@
  * It never holds the prompt (only its length and SHA-256) nor the key.
  */
 import type { Destination } from '../shared/destination.js';
-import { FOLLOWUP_OUTCOMES, partitionKey } from '../shared/tables.js';
+import { FOLLOWUP_OUTCOMES, partitionKey } from '../warehouse/tables.js';
 import type { RequestKind } from './message.js';
 import type { OutcomeStatus } from './state.js';
 

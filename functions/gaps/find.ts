@@ -11,7 +11,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLake } from '../report/lake.js';
+import { openLake } from '../warehouse/lake.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
 import { addDays } from '../shared/dates.js';
 import { openDestination } from '../shared/destinations.js';

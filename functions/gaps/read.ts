@@ -1,8 +1,8 @@
 /**
  * Reads gaps and the requests made for them from a warehouse laid out in a local folder (an
- * `s3://` one is mirrored first, report/lake.ts):
+ * `s3://` one is mirrored first, warehouse/lake.ts):
  * - the evidence: the report's questions of queries/ over the gap tables, loaded in the shared
- *   DuckDB session as the report loads its own (report/warehouse.ts), for the period and
+ *   DuckDB session as the report loads its own (warehouse/session.ts), for the period and
  *   projects asked for; a gap's figure per day: queries/gaps-figure-by-day.sql;
  * - what was done: `followup_outcomes` records with a `gap_id`, and the follow-up state records
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
@@ -13,12 +13,12 @@ import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions
 import type { FollowUpOutcome } from '../follow-up/outcome.js';
 import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
 import type { Destination } from '../shared/destination.js';
-import { list, loadWarehouse, type LoadedWarehouse } from '../report/warehouse.js';
+import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
-import { sqlString } from '../shared/duckdb.js';
+import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/shared-store.js';
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../shared/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
@@ -42,7 +42,7 @@ export interface GapEvidenceRead {
   readonly found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[];
 }
 
-/** The gap tables of some days and projects, loaded in the shared DuckDB session (report/warehouse.ts). */
+/** The gap tables of some days and projects, loaded in the shared DuckDB session (warehouse/session.ts). */
 export interface GapTables {
   /** The projects read (given, or found). */
   readonly projects: readonly string[];

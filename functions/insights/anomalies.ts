@@ -14,7 +14,7 @@
  */
 import type { SharedStore } from '../shared/shared-store.js';
 import { addDays } from '../shared/dates.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';
 

@@ -11,19 +11,19 @@
  * Nothing is told twice: anomalies and stale datasets are claimed in the shared state store
  * before they are published, and the watermark (`checked`) only moves once a check succeeded.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Destination } from '../shared/destination.js';
-import { manifestsOf, parseManifestKey } from '../shared/keys.js';
+import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { readManifest } from '../export/manifest.js';
 import { lastDueDay } from '../export/plan.js';
-import type { Lake, LakeScope } from '../report/lake.js';
-import { DAILY_TABLES } from '../report/warehouse.js';
+import type { Lake, LakeScope } from '../warehouse/lake.js';
+import { DAILY_TABLES } from '../warehouse/session.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
-import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { readDailyFigures } from './figures.js';
-import { recordAnomalies } from './records.js';
+import { recordAnomalies } from '../warehouse/records.js';
 import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResult } from './stale.js';
 
 /** Days back from the latest due day whose manifests are read for newly complete units. */

@@ -1,14 +1,14 @@
 /**
  * The five figures of a project's day that an anomaly is judged on, read from a warehouse laid
- * out in a local folder (functions/report/lake.ts) with the report's own tables
+ * out in a local folder (functions/warehouse/lake.ts) with the report's own tables
  * (`loadWarehouse`: the same files, columns and day filters as the report) and the report's
  * question `queries/daily-totals.sql` — so a figure here is the figure the report shows for that day.
  */
 import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
-import { daysFrom, type Period } from '../report/period.js';
-import { loadWarehouse } from '../report/warehouse.js';
+import { daysFrom, type Period } from '../warehouse/period.js';
+import { loadWarehouse } from '../warehouse/session.js';
 import { addDays, dayStart } from '../shared/dates.js';
-import { FIGURE_NAMES, type FigureName } from './figure-names.js';
+import { FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { DAY_MS } from '../shared/time.js';
 
 /** A figure of each name, null where the day's table holds no row (zero once its unit is complete). */

@@ -6,4 +6,4 @@
  * first invocation.
  */
 export { handler as check } from './handler.js';
-export { handler as weeklyReport } from '../weekly-report/handler.js';
+export { handler as weeklyReport } from './weekly/handler.js';

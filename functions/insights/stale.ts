@@ -8,7 +8,7 @@
  * Beside the `MissingDays` alarm, which pages the operators as soon as a day of the heal window
  * is overdue: this message goes to the people who read the data (docs/operations.md).
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays, dayStart } from '../shared/dates.js';
 import type { SharedStore } from '../shared/shared-store.js';
 import type { InsightMessage } from './publish.js';

@@ -4,6 +4,3 @@
  * exactly these items.
  */
 export const INSIGHTS_KEY_PREFIX = 'insights#';
-
-/** Where the warehouse keeps the anomalies found (records.ts), under the destination's prefix. */
-export const ANOMALIES_PREFIX = '_insights/anomalies';

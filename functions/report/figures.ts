@@ -10,14 +10,14 @@
  * - the previous period is as long as the period and ends where it starts.
  */
 import { QUESTION_IDS, questionById, questionSql, type QuestionParams } from '../../queries/questions.js';
-import type { Row } from '../shared/duckdb.js';
+import type { Row } from '../warehouse/duckdb.js';
 import { readHealth, readRequests, type HealthCell, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
-import { daysFrom, previousPeriod, type Period } from './period.js';
-import { discoverProjects, loadWarehouse, type LoadedWarehouse } from './warehouse.js';
+import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
+import { discoverProjects, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 
 export { describeDrift, type HealthCell, type HealthState, type RequestsDay } from './health.js';
-export { daysFrom, previousPeriod, type Period } from './period.js';
+export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 
 /** Rows shown in each ranking. */
 export const LIMITS = { pages: 15, searches: 20, categories: 12, examples: 3, thumbsDown: 10 } as const;

@@ -7,12 +7,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseRunRecords } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
-import { DATASET_NAMES, type DatasetName } from '../shared/catalog.js';
+import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import { createLocalDestination } from '../shared/destination-local.js';
-import { EXPORT_RUNS } from '../shared/tables.js';
-import type { Period } from './period.js';
-import { list } from './warehouse.js';
-import { describeMark, readAnomalies } from '../insights/records.js';
+import { EXPORT_RUNS } from '../warehouse/tables.js';
+import type { Period } from '../warehouse/period.js';
+import { list } from '../warehouse/session.js';
+import { describeMark, readAnomalies } from '../warehouse/records.js';
 
 /** A unit's state in the calendar: `status`'s states (provisional: exported before its day was due), and complete-with-drift. */
 export type HealthState = 'complete' | 'provisional' | 'drift' | 'partial' | 'missing' | 'failed';

@@ -10,17 +10,17 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import { hasData, readFigures, type Figures } from './figures.js';
-import { lastDayOf, previousPeriod, type Period } from './period.js';
-import { REPORT_TABLES } from './warehouse.js';
-import { EXPORT_RUNS } from '../shared/tables.js';
+import { lastDayOf, previousPeriod, type Period } from '../warehouse/period.js';
+import { REPORT_TABLES } from '../warehouse/session.js';
+import { EXPORT_RUNS } from '../warehouse/tables.js';
+import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { readFixes, type Fixes } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
-import { openLake } from './lake.js';
+import { openLake } from '../warehouse/lake.js';
 import { isS3Target } from './targets.js';
-import { ANOMALIES_PREFIX } from '../insights/state.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 

@@ -13,7 +13,7 @@
  */
 import { inspect } from 'node:util';
 import { DEFAULT_BUDGET, parseBudget } from './budget-spec.js';
-import { DATASET_NAMES, isDatasetName, type DatasetName } from './catalog.js';
+import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { parseDestinationTarget } from './destination-target.js';
 import { ConfigError } from './errors.js';
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { probeKey, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
 import { ConfigError, DestinationError } from './errors.js';
-import { STAGING_PREFIX } from './keys.js';
+import { STAGING_PREFIX } from '../warehouse/keys.js';
 
 /**
  * Refuses keys that could escape the destination or name nothing: empty, absolute,

@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/shared/config.js';
-import { DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
+import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
 
 /**
  * The default schedule: every hour at :05. Each run spends what the budget allows and

@@ -1,6 +1,6 @@
 /**
  * The warehouse: the data bucket (or an existing one), the Glue database and tables generated
- * from functions/shared/tables.ts, and an Athena workgroup with a few named queries. Partition
+ * from functions/warehouse/tables.ts, and an Athena workgroup with a few named queries. Partition
  * projection makes every new `dt=` folder queryable at once: no crawler, no MSCK REPAIR.
  *
  * It also owns the key layout, so the grants that scope each function to its prefixes live here.
@@ -13,9 +13,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { QUESTIONS, questionSql } from '../../queries/questions.js';
 import { asInterface } from './as-interface.js';
-import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/shared/tables.js';
-import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/shared/keys.js';
-import { DATASET_TABLES } from '../../functions/shared/catalog.js';
+import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
+import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/warehouse/keys.js';
+import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 
 /** Glue/Hive type of each scalar column type of tables.ts. */
 export const GLUE_TYPES: Readonly<Record<ScalarColumnType, glue.Type>> = {

@@ -1,9 +1,9 @@
 /**
  * One endpoint module per analytics dataset, keyed by the catalog's dataset names
- * (functions/shared/catalog.ts), each over its own dataset's generator (generators/registry.ts). A
+ * (functions/warehouse/catalog.ts), each over its own dataset's generator (generators/registry.ts). A
  * new dataset's endpoint is one line here (the compiler asks for one per catalog name).
  */
-import { CATALOG, type CatalogRoute, type DatasetName } from '../../functions/shared/catalog.js';
+import { CATALOG, type CatalogRoute, type DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Datasets, Generators } from '../generators/registry.js';
 import { createAssistantEndpoint } from './assistant.js';
 import { createCallerStatsEndpoint } from './caller-stats.js';

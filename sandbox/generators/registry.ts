@@ -1,11 +1,11 @@
 /**
- * Every dataset's generator, keyed by the catalog's dataset names (functions/shared/catalog.ts),
+ * Every dataset's generator, keyed by the catalog's dataset names (functions/warehouse/catalog.ts),
  * behind one object: the endpoints answer from it, and tests and benchmarks read the expected
  * rows of a (dataset, project, day) from it without HTTP. A new dataset's generator is one
  * line in `createGenerators` (the compiler asks for one per catalog name); its row and day
  * types follow from the generator.
  */
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import { parseDay } from '../../functions/shared/dates.js';
 import { AssistantData } from './assistant.js';
 import { CallerStatsData } from './caller-stats.js';

@@ -5,7 +5,7 @@
  * ones by the endpoint modules' `PreparedRequest.fault` and the agent routes.
  */
 import * as v from 'valibot';
-import { CATALOG } from '../../functions/shared/catalog.js';
+import { CATALOG } from '../../functions/warehouse/catalog.js';
 import { ConfigError } from '../../functions/shared/errors.js';
 import { AGENT_ROUTES, ANALYTICS_ROUTES, type ApiRoute } from './routes.js';
 

@@ -1,5 +1,5 @@
 /** The API routes of the sandbox, by the names the request log and fault rules use, and the route a request's method and path find. */
-import { CATALOG, type CatalogRoute } from '../../functions/shared/catalog.js';
+import { CATALOG, type CatalogRoute } from '../../functions/warehouse/catalog.js';
 
 /** Every analytics endpoint (the dataset catalog's routes); they share the request budget. */
 export const ANALYTICS_ROUTES = CATALOG.map((entry) => entry.route) as readonly CatalogRoute[] as readonly [CatalogRoute, ...CatalogRoute[]];

@@ -2,11 +2,11 @@
  * Role: the one oracle of what the warehouse must hold. The contract's columns (names, order,
  * DuckDB types) and the rows a correct export of a unit writes, mapped here by hand from the
  * sandbox's own data (`sandbox.data`) — written out independently of
- * `functions/shared/tables.ts` and of the export's row mapping, so a drift in either fails a
+ * `functions/warehouse/tables.ts` and of the export's row mapping, so a drift in either fails a
  * test. Plus the assertions that hold what was read back against it.
  */
 import { expect } from 'vitest';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import type { Sandbox, SandboxData } from '../../sandbox/index.js';
 import { tableNames } from './layout.js';
@@ -22,7 +22,7 @@ function contract(...pairs: [string, string][]): ParquetColumn[] {
 
 /**
  * The columns DuckDB must report for each table, in file order (DESIGN "Every analytics
- * dataset…"; docs/design.md §2.3), written out independently of `functions/shared/tables.ts`.
+ * dataset…"; docs/design.md §2.3), written out independently of `functions/warehouse/tables.ts`.
  */
 export const CONTRACT_COLUMNS: Readonly<Record<string, ParquetColumn[]>> = {
   visitors_totals: contract(['human', 'BIGINT'], ['ai', 'BIGINT'], ['total', 'BIGINT'], ['pages', 'BIGINT']),

@@ -6,7 +6,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { STAGING_PREFIX } from '../../functions/shared/keys.js';
+import { STAGING_PREFIX } from '../../functions/warehouse/keys.js';
 
 /** Temp folders made by `makeTempDir`, removed by `removeTempDirs`. */
 const tempDirs: string[] = [];

@@ -3,7 +3,7 @@
  * (DuckDB's COPY, the columns the report reads) and a manifest per unit — for days and figures a
  * test chooses: one project's Tuesday at 10 % of the Tuesdays before it, a flat history, a week
  * against the week before. Written through any `Destination`, so the same lake lands in a
- * folder or in a fauxqs bucket. Keys are spelt here, independently of functions/shared/tables.ts.
+ * folder or in a fauxqs bucket. Keys are spelt here, independently of functions/warehouse/tables.ts.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFile, rm } from 'node:fs/promises';

@@ -1,12 +1,12 @@
 /**
  * Role: where a correct export puts things. The key layout of the lake — table files,
  * manifests, the run log — is written out here rather than imported from
- * `functions/shared/tables.ts`, so that a change of the layout fails a test. Which tables a
+ * `functions/warehouse/tables.ts`, so that a change of the layout fails a test. Which tables a
  * dataset has comes from the catalog.
  */
 import path from 'node:path';
 import { expect } from 'vitest';
-import { CATALOG, DATASET_NAMES, type DatasetName } from '../../functions/shared/catalog.js';
+import { CATALOG, DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
 
 export const ALL_DATASETS = DATASET_NAMES;
 

@@ -19,9 +19,9 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { DATASET_NAMES, DATASET_TABLES } from '../../functions/shared/catalog.js';
-import { partitionKey } from '../../functions/shared/tables.js';
-import { manifestKey, stagingPrefix } from '../../functions/shared/keys.js';
+import { DATASET_NAMES, DATASET_TABLES } from '../../functions/warehouse/catalog.js';
+import { partitionKey } from '../../functions/warehouse/tables.js';
+import { manifestKey, stagingPrefix } from '../../functions/warehouse/keys.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { queryDuckDb } from './read-back.js';
 import { makeTempDir } from './files.js';

@@ -4,7 +4,7 @@
  * requests that started in any window — and the fewest requests paging allows, to hold the
  * log against.
  */
-import { CATALOG, type DatasetName, type PagingKind } from '../../functions/shared/catalog.js';
+import { CATALOG, type DatasetName, type PagingKind } from '../../functions/warehouse/catalog.js';
 import type { AnalyticsRoute, RequestLogEntry, Sandbox } from '../../sandbox/index.js';
 
 /** The sandbox's route (request log, fault rules) of each dataset, from the catalog. */

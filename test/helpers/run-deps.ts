@@ -21,7 +21,7 @@ import type { StateStore } from '../../functions/follow-up/state.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate } from '../../functions/shared/budget.js';
 import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { createLeases } from '../../functions/shared/leases.js';

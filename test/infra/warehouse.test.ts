@@ -16,8 +16,8 @@ import {
   SEARCHES,
   TABLES,
   type TableDef,
-} from '../../functions/shared/tables.js';
-import { DATASET_TABLES } from '../../functions/shared/catalog.js';
+} from '../../functions/warehouse/tables.js';
+import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
 import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExportPolicy } from '../../functions/export/policy.js';
 import { runUnits, type UnitResult } from '../../functions/export/run.js';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import type { FaultRule, ProjectSeed, RequestLogEntry, Sandbox } from '../../sandbox/index.js';

@@ -8,7 +8,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../functions/export/run.js';
-import type { DatasetName } from '../../functions/shared/catalog.js';
+import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/destination.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';

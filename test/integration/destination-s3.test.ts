@@ -10,7 +10,7 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createS3Destination, PART_SIZE } from '../../functions/shared/destination-s3.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { ConfigError, DestinationError } from '../../functions/shared/errors.js';
-import { VISITORS_PAGES } from '../../functions/shared/tables.js';
+import { VISITORS_PAGES } from '../../functions/warehouse/tables.js';
 import { readParquetBytes } from '../helpers/read-back.js';
 import { emulatorS3Config, startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runInsightChecks, type CheckDeps } from '../../functions/insights/check.js';
 import { createInsightPublisher } from '../../functions/insights/publish.js';
-import { openLake } from '../../functions/report/lake.js';
+import { openLake } from '../../functions/warehouse/lake.js';
 import { buildReport } from '../../functions/report/report.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';

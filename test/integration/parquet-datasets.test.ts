@@ -22,8 +22,8 @@ import {
   VIEWS_TOTALS,
   partitionKey,
   type TableDef,
-} from '../../functions/shared/tables.js';
-import { DATASET_TABLES } from '../../functions/shared/catalog.js';
+} from '../../functions/warehouse/tables.js';
+import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
 import { readParquet, type ParquetColumn } from '../helpers/read-back.js';
 import { appendError } from '../helpers/errors.js';

@@ -7,7 +7,7 @@ import { openTableWriter } from '../../functions/export/parquet.js';
 import { InvalidRowError } from '../../functions/shared/errors.js';
 import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../functions/shared/tables.js';
+import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../functions/warehouse/tables.js';
 import { TOTALS_COLUMNS } from '../helpers/expected-rows.js';
 import { listFiles } from '../helpers/files.js';
 import { parquetRowGroups, readParquet } from '../helpers/read-back.js';

@@ -9,8 +9,8 @@ import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outco
 import { previousDay } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { QUESTION_IDS, QUESTIONS, questionSql, tablesOf } from '../../queries/questions.js';
-import { duckDbType } from '../../functions/shared/duckdb.js';
-import { TABLES } from '../../functions/shared/tables.js';
+import { duckDbType } from '../../functions/warehouse/duckdb.js';
+import { TABLES } from '../../functions/warehouse/tables.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';

@@ -22,7 +22,7 @@ import type { Destination } from '../../functions/shared/destination.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
 import { createS3Destination } from '../../functions/shared/destination-s3.js';
 import { DestinationError } from '../../functions/shared/errors.js';
-import { EXPORT_RUNS } from '../../functions/shared/tables.js';
+import { EXPORT_RUNS } from '../../functions/warehouse/tables.js';
 import { glueTypeOf } from '../../infra/constructs/warehouse.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from '../helpers/cli.js';

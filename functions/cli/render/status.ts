@@ -2,9 +2,9 @@
 import type { ExportStatus } from '../../export/status.js';
 import type { UnitView } from '../../export/units.js';
 import type { BudgetSnapshot } from '../../shared/budget.js';
-import type { DatasetName } from '../../shared/catalog.js';
+import type { DatasetName } from '../../warehouse/catalog.js';
 import { displayText } from '../../shared/display.js';
-import { describeMark, type AnomalyMark } from '../../insights/records.js';
+import { describeMark, type AnomalyMark } from '../../warehouse/records.js';
 import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
 
 export interface StatusView {

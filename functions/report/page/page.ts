@@ -5,7 +5,7 @@
  * module of sections/; every value goes through the escaping template (template.ts).
  */
 import type { Figures } from '../figures.js';
-import { lastDayOf } from '../period.js';
+import { lastDayOf } from '../../warehouse/period.js';
 import { assistantSection } from '../sections/assistant.js';
 import { definitionsSection } from '../sections/definitions.js';
 import { headlineSection } from '../sections/headline.js';

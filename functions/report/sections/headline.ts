@@ -2,7 +2,7 @@
 import type { Figures, Headline } from '../figures.js';
 import { hasData } from '../figures.js';
 import { formatCount, formatShare, signed } from '../html.js';
-import { lastDayOf } from '../period.js';
+import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { definitionText, type DefinitionId } from './definitions.js';

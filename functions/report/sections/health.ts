@@ -1,5 +1,5 @@
 /** Export health: the calendar of units (functions/export/units.ts) and the requests each day's runs spent, over the report's period only. */
-import { DATASET_NAMES } from '../../shared/catalog.js';
+import { DATASET_NAMES } from '../../warehouse/catalog.js';
 import { COLORS, columnChart } from '../charts.js';
 import type { Figures, HealthState } from '../figures.js';
 import { formatCount, userText } from '../html.js';

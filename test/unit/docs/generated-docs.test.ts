@@ -1,13 +1,13 @@
 /**
  * What the manual shows that the code defines: the column reference of docs/warehouse.md is
- * the one `npm run docs` generates from functions/shared/tables.ts, and every DuckDB query the
+ * the one `npm run docs` generates from functions/warehouse/tables.ts, and every DuckDB query the
  * project shows reads Parquet with `union_by_name = true` (columns are only ever appended:
  * older files lack the newer columns).
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { BEGIN_MARKER, END_MARKER, columnReference, withColumnReference } from '../../../scripts/column-reference.js';
-import { TABLES } from '../../../functions/shared/tables.js';
+import { TABLES } from '../../../functions/warehouse/tables.js';
 import { CONTEXT_KEYS, STACK_OUTPUTS } from '../../../infra/stack.js';
 import { contextReference, outputsReference, withDeployReference } from '../../../scripts/deploy-reference.js';
 

@@ -1,10 +1,12 @@
 /**
  * No import circle in the code that ships or runs on a laptop (functions/, sandbox/, infra/,
  * bin/, scripts/), type-only imports included: a circle is two modules that cannot be read, or
- * moved, one without the other.
+ * moved, one without the other. And no import running up the folders' layers ({@link LAYERS}):
+ * a folder imports only folders below it, so the warehouse reader never depends on one of its
+ * readers and a new reader (a monthly page, a digest) imports warehouse/, never report/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -12,6 +14,57 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const FOLDERS = ['functions', 'sandbox', 'infra', 'bin', 'scripts'];
 /** Every relative specifier of an `import … from`, `export … from` or dynamic `import()`. */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+/**
+ * The folders' layers, lowest first; a folder imports only folders of a lower layer (never one
+ * of its own layer but another folder, never one above). `functions/<folder>` is named by the
+ * folder (`functions/cli.ts` belongs to `cli`); any other folder by its name at the root.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['shared'],
+  ['warehouse'],
+  ['export', 'follow-up', 'queries', 'sandbox'],
+  ['producer'],
+  ['gaps'],
+  ['report'],
+  ['insights'],
+  ['cli'],
+  ['bin', 'infra'],
+  ['scripts'],
+];
+/** The two edges from shared/ up to the warehouse's contract that stay, file → file, each with why. */
+const ALLOWED_UPWARD = new Map([
+  // The settings table parses EXPORT_DATASETS against the catalog's dataset names.
+  ['functions/shared/config.ts', ['functions/warehouse/catalog.ts']],
+  // The local destination writes staging checkpoints without a temp file and fsync.
+  ['functions/shared/destination-local.ts', ['functions/warehouse/keys.ts']],
+]);
+/** Where the layer rule looks: the shipped code, and the questions the readers ask. */
+const LAYERED_FOLDERS = [...FOLDERS, 'queries'];
+
+/** The layered folder of a file relative to the root: `functions/report/x.ts` → `report`, `infra/x.ts` → `infra`. */
+function folderOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] !== 'functions') return parts[0] as string;
+  return parts.length > 2 ? (parts[1] as string) : (parts[1] as string).replace(/\.ts$/, '');
+}
+
+/** Every import that runs sideways or up the layers, as `from → to` (files relative to the root); unknown folders count as a violation too. */
+function upwardEdges(graph: ReadonlyMap<string, readonly string[]>, allowed: ReadonlyMap<string, readonly string[]> = new Map()): string[] {
+  const layerOf = new Map(LAYERS.flatMap((folders, layer) => folders.map((folder) => [folder, layer] as const)));
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    const fromFolder = folderOf(from);
+    for (const to of targets) {
+      const toFolder = folderOf(to);
+      if (toFolder === fromFolder || allowed.get(from)?.includes(to)) continue;
+      const fromLayer = layerOf.get(fromFolder);
+      const toLayer = layerOf.get(toFolder);
+      if (fromLayer === undefined || toLayer === undefined || toLayer >= fromLayer) found.push(`${from} → ${to}`);
+    }
+  }
+  return found.sort();
+}
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true, recursive: true })
@@ -102,5 +155,44 @@ describe('import circles', () => {
     const graph = importGraph(files);
     expect([...graph.values()].flat().length).toBeGreaterThan(500);
     expect(circles(graph).map((circle) => circle.map((file) => relative(ROOT, file)))).toEqual([]);
+  });
+});
+
+describe("the folders' layers", () => {
+  it('finds an import sideways or up, and none down', () => {
+    const graph = new Map([
+      ['functions/report/figures.ts', ['functions/warehouse/session.ts', 'functions/report/charts.ts']],
+      ['functions/warehouse/session.ts', ['functions/shared/config.ts']],
+      ['functions/gaps/find.ts', ['functions/report/figures.ts']],
+      ['functions/export/run.ts', ['functions/follow-up/outcome.ts']],
+      ['functions/cli.ts', ['functions/cli/program.ts', 'functions/insights/check.ts']],
+      ['functions/nowhere/x.ts', ['functions/shared/config.ts']],
+    ]);
+    expect(upwardEdges(graph)).toEqual([
+      'functions/export/run.ts → functions/follow-up/outcome.ts',
+      'functions/gaps/find.ts → functions/report/figures.ts',
+      'functions/nowhere/x.ts → functions/shared/config.ts',
+    ]);
+  });
+
+  it('names each file by its folder under functions/ or at the root', () => {
+    expect(['functions/insights/weekly/digest.ts', 'functions/cli.ts', 'infra/constructs/insights.ts', 'queries/questions.ts'].map(folderOf)).toEqual([
+      'insights',
+      'cli',
+      'infra',
+      'queries',
+    ]);
+  });
+
+  it('shared < warehouse < export, follow-up < producer < gaps < report < insights < cli < infra, bin < scripts: no import runs up', () => {
+    const files = LAYERED_FOLDERS.flatMap((folder) => sourceFiles(join(ROOT, folder)));
+    const graph = new Map(
+      [...importGraph(files)].map(([file, targets]) => [
+        relative(ROOT, file).split(sep).join('/'),
+        targets.map((target) => relative(ROOT, target).split(sep).join('/')),
+      ]),
+    );
+    expect([...graph.values()].flat().length).toBeGreaterThan(500);
+    expect(upwardEdges(graph, ALLOWED_UPWARD)).toEqual([]);
   });
 });

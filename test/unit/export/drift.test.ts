@@ -9,7 +9,7 @@ import {
   mergeDrift,
   unknownFieldsColumn,
 } from '../../../functions/export/drift.js';
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, VISITORS_PAGES } from '../../../functions/shared/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, VISITORS_PAGES } from '../../../functions/warehouse/tables.js';
 
 const feedbackRow = (source: string, status = 'pending') => ({ source, status, comment: 'a comment nobody may log' });
 

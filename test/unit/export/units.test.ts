@@ -11,7 +11,7 @@ import { CHECKPOINT_VERSION } from '../../../functions/export/staging.js';
 import { readUnitState } from '../../../functions/export/units.js';
 import { readExportStatus } from '../../../functions/export/status.js';
 import { createLocalDestination } from '../../../functions/shared/destination-local.js';
-import { manifestKey, stagingPrefix } from '../../../functions/shared/keys.js';
+import { manifestKey, stagingPrefix } from '../../../functions/warehouse/keys.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 
 const UNIT = { dataset: 'visitors', projectId: 'proj_a', day: '2026-11-20' } as const;

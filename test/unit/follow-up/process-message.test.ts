@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentJob, ApiClient, CallOptions } from '../../../functions/shared/api-types.js';
 import { ApiError, NetworkError, RateLimitedError, SendUncertainError } from '../../../functions/shared/errors.js';
-import { FOLLOWUP_OUTCOMES } from '../../../functions/shared/tables.js';
+import { FOLLOWUP_OUTCOMES } from '../../../functions/warehouse/tables.js';
 import type { DeadLetterEntry } from '../../../functions/follow-up/dead-letter.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
 import { processMessage, type FollowUpDeps, type FollowUpMetric, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';

@@ -6,16 +6,16 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { insightsTopicOf, scheduledTime } from '../insights/handler.js';
-import { createInsightPublisher } from '../insights/publish.js';
-import { parseDestinationTarget } from '../shared/destination-target.js';
-import { awsClientConfig } from '../shared/aws-clients.js';
-import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, type ConfigOf } from '../shared/config.js';
-import { openDestination } from '../shared/destinations.js';
-import { ConfigError } from '../shared/errors.js';
-import { createLogger } from '../shared/logger.js';
-import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
+import { insightsTopicOf, scheduledTime } from '../handler.js';
+import { createInsightPublisher } from '../publish.js';
+import { parseDestinationTarget } from '../../shared/destination-target.js';
+import { awsClientConfig } from '../../shared/aws-clients.js';
+import { builtOnFirstUse } from '../../shared/cold-start.js';
+import { loadConfigFor, type ConfigOf } from '../../shared/config.js';
+import { openDestination } from '../../shared/destinations.js';
+import { ConfigError } from '../../shared/errors.js';
+import { createLogger } from '../../shared/logger.js';
+import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../../shared/metric-names.js';
 import { runWeeklyReport, type WeeklyDeps } from './run.js';
 
 /** What the invocation returns (the digest is on the topic; the page in the bucket). */

@@ -2,7 +2,7 @@
  * The five figures an anomaly is judged on, their datasets and how messages name them: a module
  * of names only, so `status` and the infra read them without loading DuckDB.
  */
-import type { DatasetName } from '../shared/catalog.js';
+import type { DatasetName } from './catalog.js';
 
 /** The figures compared, in the order messages list them. */
 export const FIGURE_NAMES = ['human', 'views', 'searches', 'questions', 'thumbsDown'] as const;

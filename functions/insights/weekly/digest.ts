@@ -4,8 +4,8 @@
  * headline change, then a plain-text body: the headline figures (this week, last week, change),
  * the biggest movers per project, data health and the link to the page.
  */
-import type { Figures, Headline, HealthState } from '../report/figures.js';
-import type { InsightMessage } from '../insights/publish.js';
+import type { Figures, Headline, HealthState } from '../../report/figures.js';
+import type { InsightMessage } from '../publish.js';
 
 /** The figures of the headline, in the order the body lists them. */
 export const DIGEST_FIGURES = [

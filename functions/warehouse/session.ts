@@ -1,5 +1,5 @@
 /**
- * The report's tables in one DuckDB session (functions/shared/duckdb.ts), from a warehouse laid
+ * The report's tables in one DuckDB session (functions/warehouse/duckdb.ts), from a warehouse laid
  * out in a local folder (lake.ts): each table the columns the queries of queries/ read, of the
  * files of the days and projects asked for — named one by one, never by glob — so every
  * question runs on exactly those rows.
@@ -10,11 +10,12 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DATASET_NAMES } from '../shared/catalog.js';
+import { DATASET_NAMES } from './catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
-import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, sqlString, type DuckDbSession } from '../shared/duckdb.js';
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from '../shared/tables.js';
-import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../shared/keys.js';
+import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type DuckDbSession } from './duckdb.js';
+import { sqlString } from './sql.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';
+import { MANIFESTS_PREFIX, STAGING_PREFIX } from './keys.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
 type ReadColumn = string | { readonly name: string; readonly sql: string; readonly reads: readonly string[] };

@@ -12,10 +12,10 @@ import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/clie
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DATASET_NAMES } from '../shared/catalog.js';
+import { DATASET_NAMES } from './catalog.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
 import { DestinationError } from '../shared/errors.js';
-import { manifestsOf, STAGING_PREFIX } from '../shared/keys.js';
+import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 
 /** A warehouse as local files. */

@@ -3,7 +3,7 @@
  * the Glue tables (infra) are all generated from these definitions, so they cannot drift.
  */
 
-import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTION_STATUSES } from './api-enums.js';
+import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTION_STATUSES } from '../shared/api-enums.js';
 
 /**
  * Logical column types, mapped to Parquet logical types and to Glue/Hive types:

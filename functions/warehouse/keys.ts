@@ -37,3 +37,6 @@ export const STAGING_PREFIX = '_staging';
 export function stagingPrefix(dataset: DatasetName, day: string, projectId: string): string {
   return `${STAGING_PREFIX}/${dataset}/dt=${day}/${projectId}/`;
 }
+
+/** Where the warehouse keeps the anomalies found (warehouse/records.ts), under the destination's prefix. */
+export const ANOMALIES_PREFIX = '_insights/anomalies';

@@ -1,7 +1,7 @@
 /** Which bucket keys the report's S3 mirror writes, and where: never outside its folder. */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mirrorPath, unsafeKeyProblem } from '../../../functions/report/lake.js';
+import { mirrorPath, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
 
 const root = path.resolve('mirror-root');
 

@@ -10,6 +10,7 @@
  * stray `proj*.parquet` or a folder named `data[1]` is never read as a glob.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { sqlString } from './sql.js';
 import type { ColumnDef, ScalarColumnType, TableDef } from './tables.js';
 
 /** How DuckDB reads each scalar column type back from Parquet (Athena: string, date, bigint, double, timestamp, boolean). */
@@ -121,9 +122,4 @@ export function emptyRelation(table: TableDef, columns: readonly string[]): stri
     return `NULL::${column ? duckDbType(column) : 'VARCHAR'} AS ${name}`;
   });
   return `(SELECT ${[...defs, 'NULL::VARCHAR AS dt'].join(', ')} WHERE false)`;
-}
-
-/** A SQL string literal. */
-export function sqlString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -6,16 +6,16 @@
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { lastDueDay } from '../export/plan.js';
-import type { InsightMessage } from '../insights/publish.js';
-import { daysFrom, type Figures, type Period } from '../report/figures.js';
-import { buildReport } from '../report/report.js';
-import { addDays, dayStart } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
-import { parseS3Target } from '../shared/destinations.js';
+import { lastDueDay } from '../../export/plan.js';
+import type { InsightMessage } from '../publish.js';
+import { daysFrom, type Figures, type Period } from '../../report/figures.js';
+import { buildReport } from '../../report/report.js';
+import { addDays, dayStart } from '../../shared/dates.js';
+import type { Destination } from '../../shared/destination.js';
+import { parseS3Target } from '../../shared/destinations.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
-import { DAY_MS } from '../shared/time.js';
+import { DAY_MS } from '../../shared/time.js';
 
 /** Days of a week. */
 export const WEEK_DAYS = 7;

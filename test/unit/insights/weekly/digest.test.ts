@@ -4,10 +4,10 @@
  * hand invocation may ask for.
  */
 import { describe, expect, it } from 'vitest';
-import type { Figures, Headline, HealthCell } from '../../../functions/report/figures.js';
-import { digestOf, formatChange, healthCounts, moversOf } from '../../../functions/weekly-report/digest.js';
-import { daysAsked } from '../../../functions/weekly-report/handler.js';
-import { isoWeek, weekPeriod } from '../../../functions/weekly-report/run.js';
+import type { Figures, Headline, HealthCell } from '../../../../functions/report/figures.js';
+import { digestOf, formatChange, healthCounts, moversOf } from '../../../../functions/insights/weekly/digest.js';
+import { daysAsked } from '../../../../functions/insights/weekly/handler.js';
+import { isoWeek, weekPeriod } from '../../../../functions/insights/weekly/run.js';
 
 const ZERO: Headline = {
   human: 0,

@@ -5,23 +5,43 @@
  * Written by the hourly check for every anomaly it finds (merged by figure, so writing again
  * changes nothing); the state table's claims decide what is told, this only what is shown.
  */
+import * as v from 'valibot';
 import type { Destination } from '../shared/destination.js';
-import type { Anomaly } from './anomalies.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
-import { ANOMALIES_PREFIX } from './state.js';
+import { ANOMALIES_PREFIX } from './keys.js';
 
 export function anomaliesKey(day: string, projectId: string): string {
   return `${ANOMALIES_PREFIX}/dt=${day}/${projectId}.json`;
 }
 
+/**
+ * What a reader shows of an anomaly, as its file holds it. `figure` is any string, as the
+ * readers have always taken it (a mark of a figure this version does not name still shows, by
+ * its own dataset and label); `usual` is never 0 (the share of `describeMark` divides by it).
+ */
+export const ANOMALY_MARK = v.object({
+  projectId: v.string(),
+  day: v.string(),
+  figure: v.custom<FigureName>((value) => typeof value === 'string'),
+  /** The figure's dataset: the calendar's cell the mark goes in. */
+  dataset: v.string(),
+  label: v.string(),
+  value: v.number(),
+  usual: v.pipe(
+    v.number(),
+    v.check((usual) => usual !== 0),
+  ),
+  direction: v.picklist(['drop', 'rise']),
+});
+
 /** What a reader shows of an anomaly. */
-export interface AnomalyMark {
+export type AnomalyMark = Readonly<v.InferOutput<typeof ANOMALY_MARK>>;
+
+/** What the check found (insights/anomalies.ts's `Anomaly` has these and more): what a mark is made of. */
+export interface AnomalyFound {
   readonly projectId: string;
   readonly day: string;
   readonly figure: FigureName;
-  /** The figure's dataset: the calendar's cell the mark goes in. */
-  readonly dataset: string;
-  readonly label: string;
   readonly value: number;
   readonly usual: number;
   readonly direction: 'drop' | 'rise';
@@ -32,7 +52,7 @@ export function describeMark(mark: AnomalyMark): string {
   return `${mark.label} ${mark.value.toLocaleString('en-US')} vs usual ${mark.usual.toLocaleString('en-US')} (${Math.round((100 * mark.value) / mark.usual)} %)`;
 }
 
-function markOf(anomaly: Anomaly): AnomalyMark {
+function markOf(anomaly: AnomalyFound): AnomalyMark {
   return {
     projectId: anomaly.projectId,
     day: anomaly.day,
@@ -46,8 +66,8 @@ function markOf(anomaly: Anomaly): AnomalyMark {
 }
 
 /** Writes `anomalies` into their days' files, merged with what is there (one entry per figure). */
-export async function recordAnomalies(destination: Pick<Destination, 'get' | 'put'>, anomalies: readonly Anomaly[]): Promise<void> {
-  const byFile = new Map<string, Anomaly[]>();
+export async function recordAnomalies(destination: Pick<Destination, 'get' | 'put'>, anomalies: readonly AnomalyFound[]): Promise<void> {
+  const byFile = new Map<string, AnomalyFound[]>();
   for (const anomaly of anomalies) {
     const key = anomaliesKey(anomaly.day, anomaly.projectId);
     byFile.set(key, [...(byFile.get(key) ?? []), anomaly]);
@@ -72,24 +92,8 @@ async function readFile(destination: Pick<Destination, 'get'>, key: string): Pro
   if (bytes === undefined) return [];
   try {
     const value: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
-    return Array.isArray(value) ? value.filter(isMark) : [];
+    return Array.isArray(value) ? value.filter((mark): mark is AnomalyMark => v.is(ANOMALY_MARK, mark)) : [];
   } catch {
     return [];
   }
-}
-
-function isMark(value: unknown): value is AnomalyMark {
-  if (typeof value !== 'object' || value === null) return false;
-  const mark = value as Record<string, unknown>;
-  return (
-    typeof mark['projectId'] === 'string' &&
-    typeof mark['day'] === 'string' &&
-    typeof mark['figure'] === 'string' &&
-    typeof mark['dataset'] === 'string' &&
-    typeof mark['label'] === 'string' &&
-    typeof mark['value'] === 'number' &&
-    typeof mark['usual'] === 'number' &&
-    mark['usual'] !== 0 &&
-    (mark['direction'] === 'drop' || mark['direction'] === 'rise')
-  );
 }
