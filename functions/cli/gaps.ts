@@ -1,5 +1,5 @@
 /**
- * `mintlify-exporter gaps [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--top N]
+ * `mintlify-exporter gaps [--days N | --from D1 --to D2] [--project ID]... [--kind KIND]... [--out DEST] [--top N]
  * [--json] [--prompts FILE]`: the content gaps of the warehouse (`--out`, else
  * EXPORT_DESTINATION, else ./data), most severe first, each with the requests already made for
  * it. `--prompts FILE` writes a queue message per gap not yet in hand (JSONL, no `jobId`: the
@@ -16,7 +16,8 @@ import { checkWritableFile } from '../shared/local-paths.js';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { GAP_KINDS, type GapKind } from '../gaps/gaps.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/shared-store.js';
@@ -45,6 +46,7 @@ export interface GapsFlags {
   readonly top: number;
   readonly json?: boolean;
   readonly prompts?: string;
+  readonly kind: GapKind[];
 }
 
 const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
@@ -68,6 +70,15 @@ export function registerGapsCommand(program: Command, io: GapsCommandIo): void {
     )
     .option('--out <dest>', 'warehouse to read: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .addOption(new Option('--top <n>', 'gaps to list').argParser(wholeNumberArg(1, 10_000, 'use a whole number from 1 to 10000')).default(DEFAULT_TOP))
+    .option(
+      '--kind <kind>',
+      `only gaps of this kind (repeatable): ${GAP_KINDS.join(', ')}`,
+      (value: string, previous: GapKind[]) => {
+        if (!(GAP_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`use one of ${GAP_KINDS.join(', ')}`);
+        return [...previous, value as GapKind];
+      },
+      [],
+    )
     .option('--json', 'one JSON document on stdout')
     .option('--prompts <file>', 'write a queue message per listed gap without a job in flight or done (JSONL, for enqueue --file)')
     .action(async (flags: GapsFlags) => io.setExitCode(await runGapsCommand(flags, io)));
@@ -92,7 +103,7 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   let result;
   try {
     result = await findGaps(
-      { destination, days: period.days, projects: [...new Set(flags.project)], top: flags.top },
+      { destination, days: period.days, projects: [...new Set(flags.project)], top: flags.top, kinds: [...new Set(flags.kind)] },
       {
         cwd,
         onWarning: (line) => io.stderr.write(`Warning: ${line}\n`),

@@ -92,6 +92,26 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
     expect(new Set(result.gaps.map((g) => g.kind))).toEqual(new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']));
   });
 
+  it('--kind thumbs_down_page --json lists only that kind; --kind repeats; another word exits 2 naming the kinds', async () => {
+    const thumbs = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'thumbs_down_page']);
+    const two = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'thumbs_down_page', '--kind', 'search_without_clicks']);
+    const wrong = await gaps(['--from', FROM, '--to', TO, '--kind', 'pages']);
+
+    expect(thumbs.gaps.length).toBeGreaterThan(0);
+    expect(new Set(thumbs.gaps.map((g) => g.kind))).toEqual(new Set(['thumbs_down_page']));
+    expect(new Set(two.gaps.map((g) => g.kind))).toEqual(new Set(['thumbs_down_page', 'search_without_clicks']));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--kind.*thumbs_down_page/);
+  });
+
+  it('says how many days of the period had data', async () => {
+    const result = (await gapsJson(['--from', FROM, '--to', '2026-01-20', '--top', '3'])) as unknown as { days: number; daysWithData: number };
+    const { stdout } = await gaps(['--from', FROM, '--to', '2026-01-20', '--top', '3']);
+
+    expect(result).toMatchObject({ days: 10, daysWithData: 3 });
+    expect(stdout).toContain('data on 3 of 10 day(s)');
+  });
+
   it('gives a gap the same id on every run and in another period', async () => {
     const first = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
     const again = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);

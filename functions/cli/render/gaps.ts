@@ -23,13 +23,15 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       from: result.from,
       last: result.last,
       projects: result.projects,
+      days: result.days,
+      daysWithData: result.daysWithData,
       followUpStateRead: result.stateRead,
       gaps: result.gaps,
       ...(output.promptsFile === undefined ? {} : { prompts: { file: output.promptsFile, written: output.written ?? 0 } }),
     });
   } else {
     io.stdout.write(
-      `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s))\n`,
+      `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s); data on ${result.daysWithData} of ${result.days} day(s)); open gaps first\n`,
     );
     for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1));
   }
