@@ -15,7 +15,8 @@ import { unknownProjectReason } from '../export/run-stops.js';
 import { exportPolicy } from '../export/policy.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
-import { ConfigError } from '../shared/errors.js';
+import { ConfigError, describeError } from '../shared/errors.js';
+import { checkLaptopAnomalies } from './laptop-anomalies.js';
 import { newLeaseOwner } from '../shared/leases.js';
 import { silentLogger } from '../shared/logger.js';
 import { createMemoryStore } from '../shared/shared-store.js';
@@ -116,6 +117,19 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     if (mistake?.alone) throw new ConfigError(mistake.line);
     if (flags.json) writeJson(io.stdout, exportJson(result, destination.url));
     else printExport(result, destination.url, io);
+    // The deployment's anomaly check over what this run completed, with the same marks.
+    try {
+      const lines = await checkLaptopAnomalies({
+        result,
+        destination,
+        target: flags.out ?? config.destination,
+        thresholds: { drop: config.anomalyDrop, rise: config.anomalyRise },
+        ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
+      });
+      for (const line of lines) io.stderr.write(`${line}\n`);
+    } catch (error) {
+      io.stderr.write(`warning: the anomaly check of the days exported could not run (${describeError(error)}); the exported units are kept\n`);
+    }
     if (mistake) return 2;
     if (result.ok) return 0;
     return result.stopped ? EXIT_STOPPED : 1;

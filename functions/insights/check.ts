@@ -105,6 +105,21 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
 
 /** Reads the figures of the new days and of the weekdays they are compared with; publishes what is new. */
 async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<string>, settings: CheckSettings, deps: CheckDeps): Promise<Anomaly[]> {
+  const found = await markAnomalies(newDays, complete, settings.thresholds, deps);
+  return found.length === 0 ? [] : await publishAnomalies(found, settings.thresholds, deps);
+}
+
+/**
+ * The anomalies of `newDays` (their figures against the same weekdays before), recorded as
+ * marks in the warehouse (`status`, the report's calendar) — what the hourly check and a
+ * laptop's `export` share; publishing is the check's alone. `complete`: `listComplete`'s units.
+ */
+export async function markAnomalies(
+  newDays: readonly NewDay[],
+  complete: ReadonlySet<string>,
+  thresholds: Thresholds,
+  deps: Pick<CheckDeps, 'destination' | 'openLake'>,
+): Promise<Anomaly[]> {
   if (newDays.length === 0) return [];
   const days = newDays.map((d) => d.day).sort();
   const first = addDays(days[0] as string, -7 * WEEKS_COMPARED);
@@ -115,21 +130,22 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
   try {
     const figures = await readDailyFigures(lake.root, first, last, projects);
     const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitId(FIGURE_DATASETS[figure], projectId, day));
-    const found = findAnomalies(newDays, figures, isComplete, settings.thresholds);
+    const found = findAnomalies(newDays, figures, isComplete, thresholds);
     // Shown (status, the report's calendar) before told: a failed publish is told again later.
     await recordAnomalies(deps.destination, found);
-    return await publishAnomalies(found, settings.thresholds, deps);
+    return found;
   } finally {
     await lake.close();
   }
 }
 
-function unitId(dataset: DatasetName, projectId: string, day: string): string {
+/** The id `listComplete` gives a unit. */
+export function unitId(dataset: DatasetName, projectId: string, day: string): string {
   return `${dataset}/${projectId}/${day}`;
 }
 
-/** Every complete unit of `datasets` (one listing of each dataset's manifests). */
-async function listComplete(destination: Destination, datasets: readonly DatasetName[]): Promise<Set<string>> {
+/** Every complete unit of `datasets` (one listing of each dataset's manifests), as `unitId`s. */
+export async function listComplete(destination: Destination, datasets: readonly DatasetName[]): Promise<Set<string>> {
   const complete = new Set<string>();
   if (destination.list === undefined) throw new DestinationError(`the insights check needs a destination it can list: ${destination.url} cannot be`);
   const list = destination.list.bind(destination);
