@@ -36,8 +36,10 @@ export interface UnansweredEvidence {
   readonly unanswered: number;
   /** Conversations they were asked in. */
   readonly conversations: number;
-  /** Up to three unanswered questions, the latest first. */
+  /** Up to three unanswered questions, the most asked first (the same question: the same text but for case, spaces and ?!. at the ends). */
   readonly examples: readonly string[];
+  /** How often each of `examples` was asked in the period. */
+  readonly asked?: readonly number[];
 }
 
 export interface SearchEvidence {
@@ -159,10 +161,15 @@ export function rankGaps(
 
 function titleOf(evidence: GapEvidence): string {
   switch (evidence.kind) {
-    case 'unanswered_category':
+    case 'unanswered_category': {
+      // The most asked question names the gap: an agent (and a person) can act on a question, not a bucket.
+      const top = evidence.examples[0];
+      const times = evidence.asked?.[0] ?? 0;
+      const named = top === undefined ? '' : `, most asked: "${top}"${times > 1 ? ` (${times}×)` : ''}`;
       return evidence.category === NO_CATEGORY
-        ? 'Unanswered assistant questions without a category'
-        : `Unanswered assistant questions about "${evidence.category}"`;
+        ? `Unanswered assistant questions without a category${named}`
+        : `Unanswered assistant questions about "${evidence.category}"${named}`;
+    }
     case 'search_without_clicks':
       return `Search "${evidence.query}" with no click`;
     case 'thumbs_down_page':

@@ -108,6 +108,7 @@ export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{
         unanswered: Number(r['unanswered']),
         conversations: Number(r['conversations']),
         examples: strings(r['example_queries']),
+        asked: numbers(r['example_counts']),
       },
     })),
     ...searches.map((r) => ({
@@ -225,6 +226,10 @@ async function tableFiles(root: string, table: TableDef, days: readonly string[]
 
 function gapQuery(file: string): string {
   return readFileSync(new URL(`../../queries/${file}`, import.meta.url), 'utf8');
+}
+
+function numbers(value: unknown): number[] {
+  return Array.isArray(value) ? value.map(Number).filter((n) => Number.isFinite(n)) : [];
 }
 
 function strings(value: unknown): string[] {

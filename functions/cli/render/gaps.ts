@@ -49,7 +49,8 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
 function gapLines(gap: Gap, rank: number): string {
   const lines = [`${String(rank).padStart(3)}. ${gap.title} — ${gap.projectId}, score ${gap.score} [${gap.kind} ${gap.gapId}]`, `     ${gap.because}`];
   const quotes = gap.evidence.kind === 'unanswered_category' ? gap.evidence.examples : gap.evidence.kind === 'thumbs_down_page' ? gap.evidence.comments : [];
-  for (const text of quotes) lines.push(`     “${oneLine(text)}”`);
+  const asked = gap.evidence.kind === 'unanswered_category' ? (gap.evidence.asked ?? []) : [];
+  for (const [i, text] of quotes.entries()) lines.push(`     “${oneLine(text)}”${(asked[i] ?? 0) > 1 ? ` (asked ${asked[i]}×)` : ''}`);
   const latest = gap.requests[0];
   if (latest) lines.push(`     ${requestLine(latest)}${gap.promptable ? ' — may be prompted again' : ''}`);
   return `${lines.join('\n')}\n`;
