@@ -1,11 +1,13 @@
 /**
- * `mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]`:
+ * `mintlify-exporter export [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]`:
  * each dataset of each day (default: the latest due day, UTC — `EXPORT_SETTLE_HOURS` after it ends) to Parquet. Paces itself through the same
  * budget ledger as every other run of this machine (a countdown while it waits), skips complete
  * units (`--force` re-exports them), resumes partial ones, and on the first Ctrl-C/SIGTERM lets
  * the request in flight arrive, stages it and stops (a second stops at once).
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { daysBefore } from '../export/plan.js';
+import { wholeNumberArg } from './args.js';
 import { createExportDeps, openExportDestination } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { lastDueDay } from '../export/settle.js';
@@ -31,7 +33,10 @@ import { HOUR_MS } from '../shared/time.js';
 
 interface ExportFlags extends ScopeFlags {
   readonly force?: boolean;
+  readonly days?: number;
 }
+
+const daysArg = wholeNumberArg(1, 366, 'use a whole number of days from 1 to 366');
 
 export function registerExportCommand(program: Command, io: ExportCommandIo): void {
   scopeOptions(
@@ -41,6 +46,7 @@ export function registerExportCommand(program: Command, io: ExportCommandIo): vo
         'Export each dataset of each day in [--from, --to) (default: the latest due day, UTC: EXPORT_SETTLE_HOURS after it ends) to Parquet, paced by the request budget.',
       ),
   )
+    .addOption(new Option('--days <n>', 'the last N due days (as status, report and gaps count them)').argParser(daysArg))
     .option('--force', 'export complete units again')
     .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
 }
@@ -48,7 +54,10 @@ export function registerExportCommand(program: Command, io: ExportCommandIo): vo
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   // No day: the latest due one (EXPORT_SETTLE_HOURS after it ends), never a day still settling.
-  const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [lastDueDay(io.now(), config.settleHours)];
+  const requested = requestedDays(flags, io.now(), FLAG_NAMES);
+  if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
+  const latest = lastDueDay(io.now(), config.settleHours);
+  const days = requested ?? [...daysBefore(latest, (flags.days ?? 1) - 1), latest];
   const datasets = datasetsOf(flags, config);
   const clients = clientOverrides(io, flags.out);
   const destination = openExportDestination(config, clients);

@@ -60,6 +60,15 @@ describe('settled days (EXPORT_SETTLE_HOURS=48)', () => {
     expect(shown).toEqual({ [LATEST_DUE]: 'complete', '2026-10-07': 'missing', [YESTERDAY]: 'missing' });
   });
 
+  it('export --days 3 exports the last three due days, as status, report and gaps count them', async () => {
+    const run = await cli(['export', '--days', '3']);
+    expect(run.code, run.stderr).toBe(0);
+    const shown = await states(['2026-10-03', '2026-10-04', '2026-10-05', LATEST_DUE, '2026-10-07']);
+    expect(shown).toEqual({ '2026-10-03': 'missing', '2026-10-04': 'complete', '2026-10-05': 'complete', [LATEST_DUE]: 'complete', '2026-10-07': 'missing' });
+    const both = await cli(['export', '--days', '3', '--date', LATEST_DUE]);
+    expect(both.code).toBe(2);
+  });
+
   it('an explicit --date that is not due is exported provisional, shown so by status, and not fetched again before it is due', async () => {
     const first = await cli(['export', '--date', YESTERDAY]);
     expect(first.code, first.stderr).toBe(0);
