@@ -18,6 +18,10 @@ export interface ExportStatus {
   readonly todo: number;
   /** Requests the units not complete are expected to need. */
   readonly requests: number;
+  /** Units to do estimated from another project's pages (a guess). */
+  readonly guessed: number;
+  /** Units to do of which nothing like them was exported: each counts 1, so `requests` is a floor. */
+  readonly floors: number;
 }
 
 /**
@@ -35,10 +39,16 @@ export async function readExportStatus(
   const now = options.now ?? Date.now();
   const todo = units.filter((unit) => !isDone(states.get(unitKey(unit)), now));
   const known = await readKnownPages(destination, todo, states, options);
+  let guessed = 0;
+  let floors = 0;
   const requests = todo.reduce((sum, unit) => {
     const state = states.get(unitKey(unit));
     // Every page staged (only the commit failed): nothing left to fetch.
-    return sum + (state?.kind === 'partial' && state.checkpoint.complete ? 0 : estimateUnit(unit, states, known).estimate);
+    if (state?.kind === 'partial' && state.checkpoint.complete) return sum;
+    const estimate = estimateUnit(unit, states, known);
+    if (estimate.guess && estimate.estimateFrom === undefined) floors += 1;
+    else if (estimate.guess) guessed += 1;
+    return sum + estimate.estimate;
   }, 0);
   return {
     units: units.map((unit) => {
@@ -48,5 +58,7 @@ export async function readExportStatus(
     }),
     todo: todo.length,
     requests,
+    guessed,
+    floors,
   };
 }

@@ -90,4 +90,15 @@ describe('settled days (EXPORT_SETTLE_HOURS=48)', () => {
     expect(run.requests).toBeGreaterThan(0);
     expect((await states([YESTERDAY], later))[YESTERDAY]).toBe('complete');
   });
+
+  it('status of units nothing like which was exported says "at least", and names the guess', async () => {
+    const fresh = await makeTempDir('settled-fresh');
+    const { code, stdout } = await runCliInProcess(['status', '--days', '3', '--project', PROJECT, '--out', fresh], { env, now: () => NOW });
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /3 to do, at least 3 request\(s\) \(a guess: nothing of these datasets was exported yet, so each unit counts 1 until the first one is\)/,
+    );
+    expect(stdout).not.toMatch(/up to/);
+  });
 });

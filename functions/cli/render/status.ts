@@ -37,7 +37,7 @@ export function statusJson(view: StatusView) {
     units: status.units,
     // Only when there are some: the JSON of a deployment without the insights stays as it was.
     ...(view.anomalies.length > 0 ? { anomalies: view.anomalies } : {}),
-    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs },
+    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs, guessed: status.guessed, floors: status.floors },
     budget: budgetJson(view.snapshot, view.now),
   };
 }
@@ -87,9 +87,20 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(
     status.todo === 0
       ? `All ${rows.length} unit(s) complete.\n`
-      : `${rows.length - status.todo} of ${rows.length} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs, view.unpaced)}.\n`,
+      : `${rows.length - status.todo} of ${rows.length} unit(s) complete; ${status.todo} to do, ${requestsText(status)}: the budget needs ${
+          status.floors > 0 ? budgetNeeds(view.budgetMs, view.unpaced).replace(/^up to /, 'at least ') : budgetNeeds(view.budgetMs, view.unpaced)
+        }.\n`,
   );
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
+}
+
+/** The requests left, said as what they are: "at least" when some units are counted 1 for want of anything like them, a guess when estimated from another project. */
+function requestsText(status: ExportStatus): string {
+  if (status.floors > 0) {
+    return `at least ${status.requests} request(s) (a guess: nothing of these datasets was exported yet, so each unit counts 1 until the first one is)`;
+  }
+  if (status.guessed > 0) return `about ${status.requests} request(s) (a guess for ${status.guessed} unit(s), from another project's pages)`;
+  return `about ${status.requests} request(s)`;
 }
 
 /** `2026-10-11 00:00Z` */
