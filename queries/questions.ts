@@ -16,7 +16,9 @@
  *   else `true` (every project);
  * - `{{limit:N}}` — the row limit: `QuestionParams.limit`, else N;
  * - `{{days_ago:N}}` — the `dt` (YYYY-MM-DD) of N days before today, UTC;
- * - `{{slice}}` — the array slice function (`slice` in Athena, `list_slice` in DuckDB).
+ * - `{{slice}}` — the array slice function (`slice` in Athena, `list_slice` in DuckDB);
+ * - `{{every}}` — after `regexp_replace`'s replacement: every match, not the first (`, 'g'` in
+ *   DuckDB; Athena replaces every match already).
  *
  * The report, `gaps` and the weekly report run the same files with a range and projects: one
  * definition of "searches nobody clicked", "unanswered questions" and "pages with thumbs down"
@@ -254,6 +256,7 @@ export function questionSql(question: Question, dialect: Dialect, source?: DuckD
     }
     if (name === 'limit') return String(params.limit ?? Number(arg ?? '100'));
     if (name === 'slice') return dialect === 'athena' ? 'slice' : 'list_slice';
+    if (name === 'every') return dialect === 'athena' ? '' : ", 'g'";
     const table = TABLES.find((def) => def.name === name);
     if (table === undefined) throw new Error(`${question.file}: unknown placeholder ${placeholder}`);
     if (dialect === 'athena') return table.name;

@@ -1,8 +1,8 @@
 /**
  * `npm start`: the export of every dataset of every project into ./data (or
  * EXPORT_DESTINATION) — the last two weeks against the embedded sandbox when no
- * MINTLIFY_API_KEY is set (seconds; days already exported are skipped), yesterday against the
- * real API — then a first look at
+ * MINTLIFY_API_KEY is set (seconds; days already exported are skipped), the latest due day
+ * (EXPORT_SETTLE_HOURS after it ends) against the real API — then a first look at
  * the result through DuckDB: what a docs team would ask the warehouse first (the summary
  * questions of queries/, the same SQL as the Athena saved queries), and the HTML report of the
  * week ending with the last day, compared with the week before (`mintlify-exporter report`).
@@ -11,7 +11,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { main, processIo } from '../functions/cli.js';
-import { addDays, previousDay } from '../functions/shared/dates.js';
+import { lastDueDay } from '../functions/export/settle.js';
+import { loadConfig } from '../functions/shared/config.js';
+import { addDays } from '../functions/shared/dates.js';
 import { QUESTIONS, questionSql, tablesOf } from '../queries/questions.js';
 
 /** Rows shown per question: a first look, not the whole answer. */
@@ -71,11 +73,19 @@ const io = processIo();
 const extra = process.argv.slice(2);
 const out = flagValue(extra, '--out') ?? io.env.EXPORT_DESTINATION ?? './data';
 const to = flagValue(extra, '--to');
-const day = flagValue(extra, '--date') ?? (to !== undefined ? addDays(to, -1) : previousDay(io.now()));
+/** A day is due EXPORT_SETTLE_HOURS after it ends: never export one still settling by default. A bad setting is said by the export itself. */
+function settleHours(): number {
+  try {
+    return loadConfig(io.env).settleHours;
+  } catch {
+    return 2;
+  }
+}
+const day = flagValue(extra, '--date') ?? (to !== undefined ? addDays(to, -1) : lastDueDay(io.now(), settleHours()));
 const dated = extra.some((arg) => /^--(date|from|to)(=|$)/.test(arg));
 /**
  * Days exported when none are given: against the sandbox, the report's week and the week it is
- * compared with (seconds); against the real API, yesterday only (the budget is the user's).
+ * compared with (seconds); against the real API, the latest due day only (the budget is the user's).
  */
 const firstRunDays = io.env.MINTLIFY_API_KEY?.trim() ? 1 : 14;
 const code = await main(['export', ...(dated ? [] : ['--from', addDays(day, 1 - firstRunDays), '--to', addDays(day, 1)]), '--out', out, ...extra], io);

@@ -1,13 +1,16 @@
 /**
- * `mintlify-exporter export [--date D | --from D1 --to D2] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]`:
- * each dataset of each day (default: yesterday, UTC) to Parquet. Paces itself through the same
+ * `mintlify-exporter export [--date D | --from D1 --to D2 | --days N] [--project ID]... [--dataset NAME]... [--out DEST] [--force] [--json]`:
+ * each dataset of each day (default: the latest due day, UTC — `EXPORT_SETTLE_HOURS` after it ends) to Parquet. Paces itself through the same
  * budget ledger as every other run of this machine (a countdown while it waits), skips complete
  * units (`--force` re-exports them), resumes partial ones, and on the first Ctrl-C/SIGTERM lets
  * the request in flight arrive, stages it and stops (a second stops at once).
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { daysBefore } from '../export/plan.js';
+import { wholeNumberArg } from './args.js';
 import { createExportDeps, openExportDestination } from '../export/deps.js';
-import { FLAG_NAMES, requestedDays, yesterday } from '../export/event.js';
+import { FLAG_NAMES, requestedDays } from '../export/event.js';
+import { lastDueDay } from '../export/settle.js';
 import { probeSetup } from './probe.js';
 import { runExport, type RunEvent, type RunResult } from '../export/run.js';
 import { unknownProjectReason } from '../export/run-stops.js';
@@ -15,7 +18,8 @@ import { exportPolicy } from '../export/policy.js';
 import { localStateDir } from '../export/runtime.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
-import { ConfigError } from '../shared/errors.js';
+import { ConfigError, describeError } from '../shared/errors.js';
+import { checkLaptopAnomalies } from './laptop-anomalies.js';
 import { newLeaseOwner } from '../shared/leases.js';
 import { silentLogger } from '../shared/logger.js';
 import { createMemoryStore } from '../shared/shared-store.js';
@@ -30,21 +34,31 @@ import { HOUR_MS } from '../shared/time.js';
 
 interface ExportFlags extends ScopeFlags {
   readonly force?: boolean;
+  readonly days?: number;
 }
+
+const daysArg = wholeNumberArg(1, 366, 'use a whole number of days from 1 to 366');
 
 export function registerExportCommand(program: Command, io: ExportCommandIo): void {
   scopeOptions(
     program
       .command('export')
-      .description('Export each dataset of each day in [--from, --to) (default: yesterday, UTC) to Parquet, paced by the request budget.'),
+      .description(
+        'Export each dataset of each day in [--from, --to) (default: the latest due day, UTC: EXPORT_SETTLE_HOURS after it ends) to Parquet, paced by the request budget.',
+      ),
   )
+    .addOption(new Option('--days <n>', 'the last N due days (as status, report and gaps count them)').argParser(daysArg))
     .option('--force', 'export complete units again')
     .action(async (flags: ExportFlags) => io.setExitCode(await runExportCommand(flags, io)));
 }
 
 async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
-  const days = requestedDays(flags, io.now(), FLAG_NAMES) ?? [yesterday(io.now())];
+  // No day: the latest due one (EXPORT_SETTLE_HOURS after it ends), never a day still settling.
+  const requested = requestedDays(flags, io.now(), FLAG_NAMES);
+  if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
+  const latest = lastDueDay(io.now(), config.settleHours);
+  const days = requested ?? [...daysBefore(latest, (flags.days ?? 1) - 1), latest];
   const datasets = datasetsOf(flags, config);
   const clients = clientOverrides(io, flags.out);
   const destination = openExportDestination(config, clients);
@@ -119,6 +133,19 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     if (mistake?.alone) throw new ConfigError(mistake.line);
     if (flags.json) writeJson(io.stdout, exportJson(result, destination.url));
     else printExport(result, destination.url, io);
+    // The deployment's anomaly check over what this run completed, with the same marks.
+    try {
+      const lines = await checkLaptopAnomalies({
+        result,
+        destination,
+        target: flags.out ?? config.destination,
+        thresholds: { drop: config.anomalyDrop, rise: config.anomalyRise },
+        ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
+      });
+      for (const line of lines) io.stderr.write(`${line}\n`);
+    } catch (error) {
+      io.stderr.write(`warning: the anomaly check of the days exported could not run (${describeError(error)}); the exported units are kept\n`);
+    }
     if (mistake) return 2;
     if (result.ok) return 0;
     return result.stopped ? EXIT_STOPPED : 1;

@@ -1,5 +1,5 @@
 /**
- * `mintlify-exporter gaps [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--top N]
+ * `mintlify-exporter gaps [--days N | --from D1 --to D2] [--project ID]... [--kind KIND]... [--out DEST] [--top N]
  * [--json] [--prompts FILE]`: the content gaps of the warehouse (`--out`, else
  * EXPORT_DESTINATION, else ./data), most severe first, each with the requests already made for
  * it. `--prompts FILE` writes a queue message per gap not yet in hand (JSONL, no `jobId`: the
@@ -11,11 +11,13 @@
  */
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { parseDestinationTarget } from '../shared/destination-target.js';
-import { access, constants, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { checkWritableFile } from '../shared/local-paths.js';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { GAP_KINDS, type GapKind } from '../gaps/gaps.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/shared-store.js';
@@ -44,6 +46,7 @@ export interface GapsFlags {
   readonly top: number;
   readonly json?: boolean;
   readonly prompts?: string;
+  readonly kind: GapKind[];
 }
 
 const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
@@ -67,6 +70,15 @@ export function registerGapsCommand(program: Command, io: GapsCommandIo): void {
     )
     .option('--out <dest>', 'warehouse to read: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .addOption(new Option('--top <n>', 'gaps to list').argParser(wholeNumberArg(1, 10_000, 'use a whole number from 1 to 10000')).default(DEFAULT_TOP))
+    .option(
+      '--kind <kind>',
+      `only gaps of this kind (repeatable): ${GAP_KINDS.join(', ')}`,
+      (value: string, previous: GapKind[]) => {
+        if (!(GAP_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`use one of ${GAP_KINDS.join(', ')}`);
+        return [...previous, value as GapKind];
+      },
+      [],
+    )
     .option('--json', 'one JSON document on stdout')
     .option('--prompts <file>', 'write a queue message per listed gap without a job in flight or done (JSONL, for enqueue --file)')
     .action(async (flags: GapsFlags) => io.setExitCode(await runGapsCommand(flags, io)));
@@ -80,7 +92,7 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   // A mistaken --out (a file, a mistyped URL) before any work: exit 2 naming what was typed.
   const { checkLakeTarget } = await import('../report/targets.js');
   await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
-  const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts));
+  const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts), flags.prompts);
   // Loaded on use: DuckDB costs every other command nothing.
   const { findGaps, localFolderOf } = await import('../gaps/find.js');
   const followUpState = await openFollowUpState(
@@ -91,7 +103,7 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   let result;
   try {
     result = await findGaps(
-      { destination, days: period.days, projects: [...new Set(flags.project)], top: flags.top },
+      { destination, days: period.days, projects: [...new Set(flags.project)], top: flags.top, kinds: [...new Set(flags.kind)] },
       {
         cwd,
         onWarning: (line) => io.stderr.write(`Warning: ${line}\n`),
@@ -136,14 +148,10 @@ async function openFollowUpState(
   return createLocalStore(path.join(localFolder, '.followup-state'));
 }
 
-/** `file` if it can be written (its folder exists and is writable, and it is not a folder); ConfigError otherwise. */
-async function checkWritable(file: string): Promise<string> {
+/** `file` if it can be written (local-paths.ts: a probe file is created beside it); ConfigError naming what was typed otherwise. */
+async function checkWritable(file: string, typed: string): Promise<string> {
   const existing = await stat(file).catch(() => undefined);
-  if (existing?.isDirectory()) throw new ConfigError(`--prompts ${file} is a folder: give a file name, e.g. ${path.join(file, 'prompts.jsonl')}`);
-  try {
-    await access(path.dirname(file), constants.W_OK);
-  } catch {
-    throw new ConfigError(`--prompts ${file} cannot be written: its folder ${path.dirname(file)} does not exist or is not writable`);
-  }
+  if (existing?.isDirectory()) throw new ConfigError(`--prompts ${typed} is a folder: give a file name, e.g. ${path.join(typed, 'prompts.jsonl')}`);
+  await checkWritableFile(file, `--prompts ${typed}`, { createsFolders: false });
   return file;
 }

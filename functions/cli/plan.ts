@@ -8,6 +8,7 @@ import { createExportDeps } from '../export/deps.js';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
 import { probeSetup } from './probe.js';
+import { checkLakeTarget } from '../report/targets.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
 import { loadConfig } from '../shared/config.js';
@@ -39,6 +40,8 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const datasets = datasetsOf(flags, config);
   const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  // A local destination that cannot be read, or could never be written, is a mistake, not "all missing".
+  await checkLakeTarget(flags.out ?? config.destination, { source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   const unexported = await unexportedProjects(destination, projects);
   if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const plan =
@@ -55,7 +58,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
           },
           destination,
         )
-      : await planRequested({ days, projects, datasets, force: false }, destination);
+      : await planRequested({ days, projects, datasets, force: false, now }, destination);
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
   const unpaced = runsUnpaced(config) && projects.every(sandboxServes);

@@ -9,6 +9,7 @@ import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
 import { unitsOf } from '../export/units.js';
 import { probeSetup } from './probe.js';
+import { checkLakeTarget } from '../report/targets.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
 import { readExportStatus } from '../export/status.js';
@@ -57,6 +58,8 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const datasets = datasetsOf(flags, config);
   const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
+  // A local destination that cannot be read, or could never be written, is a mistake, not "all missing".
+  await checkLakeTarget(flags.out ?? config.destination, { source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   const unexported = await unexportedProjects(destination, projects);
   if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
   const latest = lastDueDay(now, config.settleHours);
@@ -64,6 +67,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const cutoff = retentionCutoff(config.personalDataRetentionDays, now);
   const status = await readExportStatus(destination, unitsOf(days, projects, datasets), {
     lastDay: latest,
+    now,
     ...(cutoff !== undefined ? { retentionCutoff: cutoff } : {}),
   });
   const anomalies = await readAnomalies(destination, days, projects);

@@ -9,7 +9,7 @@
 import * as v from 'valibot';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
-import { addDays, dayStart, formatDay, parseDay, previousDay } from '../shared/dates.js';
+import { addDays, dayStart, formatDay, parseDay } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
 import type { RunRequest } from './run.js';
 
@@ -101,9 +101,4 @@ export function parseExportEvent(event: unknown, now: number): RunRequest {
   // A bare manual invoke behaves like this hour's scheduled run.
   if (days === undefined) return { kind: 'scheduled', time: now, manual: true, ...scope };
   return { kind: 'days', days, force: true, backlog: true, ...scope };
-}
-
-/** Yesterday (UTC) at `now`: the CLI's default day. */
-export function yesterday(now: number): string {
-  return previousDay(now);
 }

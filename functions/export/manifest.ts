@@ -52,6 +52,12 @@ export interface Manifest {
   readonly durationsMs: { readonly total: number };
   /** The personal-data policy of the unit's columns and the key id the files were written with (never the key). */
   readonly privacy?: ManifestPrivacy;
+  /**
+   * Set when the unit was exported before its day was due (`EXPORT_SETTLE_HOURS` after it
+   * ends; ISO 8601, when it becomes due): the service may still add late events, so the unit
+   * is `provisional` and the first run after this time exports it again, without `--force`.
+   */
+  readonly provisionalUntil?: string;
 }
 
 /** Rows of the unit's main table (its pages, turns, searches…: not the one-row totals). */
@@ -86,6 +92,10 @@ export interface ManifestFacts {
   readonly requests: RequestCounts;
   readonly runs: number;
   readonly privacy?: ManifestPrivacy;
+  /** When the unit's day is due (epoch ms); the unit is provisional if a page was fetched before. @default due: never provisional */
+  readonly dueAt?: number;
+  /** When this run's first page of the unit (or the resumed checkpoint's first) was fetched, epoch ms. */
+  readonly firstFetchedAt?: number;
 }
 
 /** The manifest of a complete unit; a field that would say nothing (no drift, no truncation) is absent. */
@@ -114,6 +124,7 @@ export function manifestOf(facts: ManifestFacts): Manifest {
     runs: facts.runs,
     durationsMs: { total: facts.durationMs },
     ...(facts.privacy ? { privacy: facts.privacy } : {}),
+    ...(facts.dueAt !== undefined && (facts.firstFetchedAt ?? facts.finishedAt) < facts.dueAt ? { provisionalUntil: new Date(facts.dueAt).toISOString() } : {}),
   };
 }
 
@@ -144,6 +155,12 @@ const ManifestSchema = v.looseObject({
   requests: v.looseObject({ successful: Count, sent: Count, retried: Count }),
   runs: Count,
   durationsMs: v.looseObject({ total: v.number() }),
+  provisionalUntil: v.optional(
+    v.pipe(
+      Text,
+      v.check((at) => Number.isFinite(Date.parse(at))),
+    ),
+  ),
 });
 
 /** A manifest read for a unit: the manifest, or why it does not make the unit complete (one line). */

@@ -17,9 +17,10 @@
  * day; see `retryAfter` in units.ts) — within the heal window it is still tried, just not every hour.
  */
 import type { DatasetName } from '../warehouse/catalog.js';
-import { addDays, previousDay } from '../shared/dates.js';
+import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
 import { HOUR_MS } from '../shared/time.js';
+import { isDone, lastDueDay } from './settle.js';
 import { estimateUnit, readKnownPages, type Estimate } from './estimates.js';
 import { failureOf, readUnitStates, retryAfter, unitKey, unitsOf, type Unit, type UnitState } from './units.js';
 
@@ -46,15 +47,7 @@ export const BACKLOG_PREFIX = 'backlog/';
 
 /** A refreshed day is refreshed again once its manifest is this old. */
 const REFRESH_AFTER_MS = 20 * HOUR_MS;
-/** The latest UTC day that is due at `now`: over for at least `settleHours`. */
-export function lastDueDay(now: number, settleHours: number): string {
-  return previousDay(now - settleHours * HOUR_MS);
-}
-
-/** When `day` becomes due, epoch ms. */
-export function dueAt(day: string, settleHours: number): number {
-  return Date.parse(`${addDays(day, 1)}T00:00:00Z`) + settleHours * HOUR_MS;
-}
+export { dueAt, lastDueDay } from './settle.js';
 
 /** The `count` days before `day`, oldest first. */
 export function daysBefore(day: string, count: number): string[] {
@@ -107,11 +100,13 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
   };
   const stateOf = (unit: Unit) => states.get(unitKey(unit)) ?? { kind: 'missing' as const };
 
+  // A provisional unit (exported before its day was due) of these due days is exported again.
+  const done = (unit: Unit) => isDone(stateOf(unit), input.now);
   for (const unit of unitsOf([lastDay], input.projects, input.datasets)) {
-    if (stateOf(unit).kind !== 'complete') add(unit, 'latest');
+    if (!done(unit)) add(unit, 'latest');
   }
   for (const unit of windowUnits) if (stateOf(unit).kind === 'partial') add(unit, 'partial');
-  for (const unit of windowUnits) if (stateOf(unit).kind !== 'complete') add(unit, 'missing');
+  for (const unit of windowUnits) if (!done(unit)) add(unit, 'missing');
   for (const entry of [...input.backlog].sort((a, b) => a.createdAt - b.createdAt)) {
     for (const unit of unitsOf(entry.days, entry.projects, entry.datasets)) {
       if (!doneSince(stateOf(unit), entry.createdAt)) add(unit, 'backfill', true);
@@ -135,6 +130,8 @@ export interface RequestedInput {
   readonly datasets: readonly DatasetName[];
   /** Export complete units again. */
   readonly force: boolean;
+  /** The run's time: a provisional unit whose day is due by then is exported again. */
+  readonly now: number;
 }
 
 /** Days before a request read only to estimate its units from the latest manifests. */
@@ -147,7 +144,7 @@ export async function planRequested(input: RequestedInput, destination: Destinat
   const requested = new Set(input.days);
   const reference = last === undefined ? [] : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
   const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
-  const todo = units.filter((unit) => input.force || states.get(unitKey(unit))?.kind !== 'complete');
+  const todo = units.filter((unit) => input.force || !isDone(states.get(unitKey(unit)), input.now));
   const known = await readKnownPages(destination, todo, states, last === undefined ? {} : { lastDay: last });
   const planned = todo.map((unit) => ({ ...unit, reason: 'requested' as const, ...estimateUnit(unit, states, known), force: input.force }));
   return { units: planned, states, lastDay: input.days[input.days.length - 1] ?? '' };
@@ -168,7 +165,7 @@ export function countMissing(plan: Plan, input: Pick<ScheduleInput, 'healDays' |
   const days = daysBefore(plan.lastDay, input.healDays);
   return unitsOf(days, input.projects, input.datasets).filter((unit) => {
     const key = unitKey(unit);
-    return plan.states.get(key)?.kind !== 'complete' && !waiting.has(key);
+    return !isDone(plan.states.get(key), Number.POSITIVE_INFINITY) && !waiting.has(key);
   }).length;
 }
 

@@ -24,6 +24,7 @@ import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
 import type { ExportPolicy, RunControl } from './policy.js';
+import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
 import { readErasedHmacs, type Privacy } from './privacy.js';
@@ -262,7 +263,7 @@ async function exportLeased(job: UnitJobOfRun, deps: RunDeps): Promise<UnitResul
     // every page twice. A forced unit was done by another run if its manifest is newer than
     // this run's start.
     const state = await readUnitState(deps.destination, unit);
-    if (state.kind === 'complete' && (!unit.force || Date.parse(state.manifest.finishedAt) > exportedAt)) {
+    if (state.kind === 'complete' && (unit.force ? Date.parse(state.manifest.finishedAt) > exportedAt : isDone(state, exportedAt))) {
       return { ...unit, status: 'skipped', why: 'complete' };
     }
     const outcome = await exportUnit(job, {
@@ -421,7 +422,10 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
       };
       await deps.store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${entry.id}`, () => ({ value: entry, result: undefined }));
     }
-    const plan = await planRequested({ days: request.days, projects, datasets, force: request.force === true || entry !== undefined }, deps.destination);
+    const plan = await planRequested(
+      { days: request.days, projects, datasets, force: request.force === true || entry !== undefined, now: deps.now() },
+      deps.destination,
+    );
     const summary = await runUnits(withoutExpired(plan.units, cutoff, deps), policy, control, deps, privacy);
     if (entry && summary.units.every((u) => u.status === 'complete')) await removeBacklog(deps.store, entry.id);
     return { ...summary, request };

@@ -4,6 +4,7 @@
  * requests they are expected to need. Reads the destination only; nothing here renders.
  */
 import type { Destination } from '../shared/destination.js';
+import { isDone } from './settle.js';
 import { estimateUnit, readKnownPages } from './estimates.js';
 import { isExpired } from './retention.js';
 import { readUnitStates, unitKey, unitView, type Unit, type UnitView } from './units.js';
@@ -18,27 +19,40 @@ export interface ExportStatus {
   readonly todo: number;
   /** Requests the units not complete are expected to need. */
   readonly requests: number;
+  /** Units to do estimated from another project's pages (a guess). */
+  readonly guessed: number;
+  /** Units to do of which nothing like them was exported: each counts 1, so `requests` is a floor. */
+  readonly floors: number;
 }
 
 /**
  * The state of each of `units` at `destination`, and what is left to do. `lastDay`: the latest
- * due day (later days are never complete, so no listing is needed to know it).
+ * due day (later days are never complete, so no listing is needed to know it); `now`: the time
+ * that says whether a provisional unit is due again.
  */
 export async function readExportStatus(
   destination: Destination,
   allUnits: readonly Unit[],
-  options: { readonly lastDay?: string; readonly retentionCutoff?: string } = {},
+  options: { readonly lastDay?: string; readonly retentionCutoff?: string; readonly now?: number } = {},
 ): Promise<ExportStatus> {
   // A unit past retention is `expired`: nothing to read, nothing left to do (retention.ts).
   const expired = (unit: Unit) => isExpired(unit, options.retentionCutoff);
   const units = allUnits.filter((unit) => !expired(unit));
   const states = await readUnitStates(destination, units);
-  const todo = units.filter((unit) => states.get(unitKey(unit))?.kind !== 'complete');
+  // A provisional unit whose day is due by now is to do again (settle.ts).
+  const now = options.now ?? Date.now();
+  const todo = units.filter((unit) => !isDone(states.get(unitKey(unit)), now));
   const known = await readKnownPages(destination, todo, states, options);
+  let guessed = 0;
+  let floors = 0;
   const requests = todo.reduce((sum, unit) => {
     const state = states.get(unitKey(unit));
     // Every page staged (only the commit failed): nothing left to fetch.
-    return sum + (state?.kind === 'partial' && state.checkpoint.complete ? 0 : estimateUnit(unit, states, known).estimate);
+    if (state?.kind === 'partial' && state.checkpoint.complete) return sum;
+    const estimate = estimateUnit(unit, states, known);
+    if (estimate.guess && estimate.estimateFrom === undefined) floors += 1;
+    else if (estimate.guess) guessed += 1;
+    return sum + estimate.estimate;
   }, 0);
   return {
     units: allUnits.map((unit): UnitStatus => {
@@ -49,5 +63,7 @@ export async function readExportStatus(
     }),
     todo: todo.length,
     requests,
+    guessed,
+    floors,
   };
 }

@@ -25,6 +25,7 @@ import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { HOUR_MS } from '../shared/time.js';
 import { DATASETS, tablesOf, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
+import { dueAt } from './settle.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import { isSharedFailure } from './run-stops.js';
 import { createPager, type PagerState } from './paging.js';
@@ -52,7 +53,10 @@ export interface UnitJob {
   readonly unit: Unit;
   /** Stamped into every row's `exported_at`; one value per run. */
   readonly exportedAt: number;
-  readonly policy: Pick<ExportPolicy, 'pageLimit' | 'maxPages' | 'checkpointMaxAgeMs'>;
+  readonly policy: Pick<ExportPolicy, 'pageLimit' | 'maxPages' | 'checkpointMaxAgeMs'> & {
+    /** A day fetched before it is due (this long after it ends, hours) is committed `provisional`. @default never provisional */
+    readonly settleHours?: number;
+  };
   /** Every request of the unit is sent with it, unchanged. */
   readonly control: RunControl;
   /** The personal-data policy, key and erasures of the run (privacy.ts). */
@@ -405,6 +409,8 @@ async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: Uni
     requests: run.spent(),
     runs: run.runs,
     privacy: manifestPrivacy(tablesOf(def), run.privacy),
+    ...(run.policy.settleHours !== undefined ? { dueAt: dueAt(unit.day, run.policy.settleHours) } : {}),
+    ...firstFetch(run),
   });
   await writeManifest(destination, manifest);
   // The unit is complete once its manifest is written: a staging that cannot be removed
@@ -413,6 +419,12 @@ async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: Uni
     deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
   });
   return manifest;
+}
+
+/** When the unit's oldest page was fetched: the first run's stamp (a resumed unit keeps its earlier pages). */
+function firstFetch(run: UnitRun): { firstFetchedAt?: number } {
+  const at = Date.parse(run.stamps[0]?.at ?? '');
+  return Number.isFinite(at) ? { firstFetchedAt: at } : {};
 }
 
 /** The summary table's file of the unit: its one row (from the first page's totals and the rows written), with the unknown fields of those totals. */

@@ -106,6 +106,20 @@ export type UnitView =
       readonly drift?: Drift;
       readonly error?: undefined;
     }
+  /**
+   * Complete, but exported before its day was due (`EXPORT_SETTLE_HOURS` after it ends): late
+   * events may be missing. The first run after `dueAt` exports it again, without `--force`.
+   */
+  | {
+      readonly state: 'provisional';
+      readonly rows: number;
+      readonly requests: number;
+      readonly truncated?: boolean;
+      readonly drift?: Drift;
+      /** When the day is due (ISO 8601). */
+      readonly dueAt: string;
+      readonly error?: undefined;
+    }
   | {
       readonly state: 'partial';
       /** Pages staged. */
@@ -139,13 +153,13 @@ export function unitView(state: UnitState | undefined, left = 0): UnitView {
       return state.problem === undefined ? { state: 'missing' } : { state: 'missing', error: state.problem };
     case 'complete': {
       const m = state.manifest;
-      return {
-        state: 'complete',
+      const facts = {
         rows: unitRows(m),
         requests: m.requests.sent,
         ...(m.truncated ? { truncated: true } : {}),
         ...(m.drift ? { drift: m.drift } : {}),
       };
+      return m.provisionalUntil === undefined ? { state: 'complete', ...facts } : { state: 'provisional', ...facts, dueAt: m.provisionalUntil };
     }
     case 'failed':
       return { state: 'failed', error: state.failure.error, at: state.failure.at, ...failureFacts(state.failure) };

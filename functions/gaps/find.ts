@@ -17,7 +17,7 @@ import { addDays } from '../shared/dates.js';
 import { openDestination } from '../shared/destinations.js';
 import { NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/shared-store.js';
-import { rankGaps, type Gap } from './gaps.js';
+import { rankGaps, type Gap, type GapKind } from './gaps.js';
 import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests } from './read.js';
 
 export interface GapsRequest {
@@ -27,8 +27,10 @@ export interface GapsRequest {
   readonly days: readonly string[];
   /** Projects; empty: every project with data in the period. */
   readonly projects: readonly string[];
-  /** Gaps kept, the highest ranked (each question is asked for that many rows). @default every gap */
+  /** Gaps kept, the highest ranked open ones first (each question is asked for that many rows, plus the gaps already asked for). @default every gap */
   readonly top?: number;
+  /** Kinds kept (`gaps --kind`); empty or absent: every kind. */
+  readonly kinds?: readonly GapKind[];
 }
 
 export interface GapsDeps {
@@ -47,8 +49,12 @@ export interface GapsResult {
   /** The last day (inclusive). */
   readonly last: string;
   readonly projects: readonly string[];
-  /** Ranked, at most `top`. */
+  /** Ranked, open ones (no job in flight or done) first, at most `top`. */
   readonly gaps: readonly Gap[];
+  /** Days of the period with data (a file of a gap table), of `days`. */
+  readonly daysWithData: number;
+  /** Days of the period. */
+  readonly days: number;
   /** Whether requests in flight were known (the follow-up state was read). */
   readonly stateRead: boolean;
 }
@@ -69,17 +75,6 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
     },
   );
   try {
-    const read = await readGapEvidence(
-      lake.root,
-      { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
-      request.top,
-    );
-    if (read.files === 0) {
-      const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
-      throw new NoDataError(
-        `nothing exported in ${lake.url} from ${from} to ${last}${which}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
-      );
-    }
     const destination =
       parseDestinationTarget(request.destination, '--out').kind === 's3'
         ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
@@ -96,18 +91,40 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
         );
       }
     }
-    const ranked = rankGaps(read.found, requests, request.days.length);
+    // Open gaps come before the ones already asked for: each question is asked for enough rows
+    // that the first `top` open gaps are among them, whatever was done about the others.
+    const read = await readGapEvidence(
+      lake.root,
+      { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
+      request.top === undefined ? undefined : request.top + requests.size,
+    );
+    if (read.files === 0) {
+      const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
+      throw new NoDataError(
+        `nothing exported in ${lake.url} from ${from} to ${last}${which}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
+      );
+    }
+    const kinds = new Set(request.kinds ?? []);
+    const found = kinds.size === 0 ? read.found : read.found.filter((f) => kinds.has(f.evidence.kind));
+    const ranked = openFirst(rankGaps(found, requests, read.daysWithData));
     return {
       destination: lake.url,
       from,
       last,
       projects: read.projects,
       gaps: request.top === undefined ? ranked : ranked.slice(0, request.top),
+      daysWithData: read.daysWithData,
+      days: request.days.length,
       stateRead,
     };
   } finally {
     await lake.close();
   }
+}
+
+/** Gaps that may be prompted (no job in flight, none done but failed) first, each group in rank order: a second run lists the next open gaps, not the same done ones. */
+export function openFirst(ranked: readonly Gap[]): Gap[] {
+  return [...ranked.filter((gap) => gap.promptable), ...ranked.filter((gap) => !gap.promptable)];
 }
 
 /** The local folder of a destination that is not `s3://` (a `file://` URL or a path). */

@@ -37,8 +37,10 @@ export interface UnansweredEvidence {
   readonly unanswered: number;
   /** Conversations they were asked in. */
   readonly conversations: number;
-  /** Up to three unanswered questions, the latest first. */
+  /** Up to three unanswered questions, the most asked first (the same question: the same text but for case, spaces and ?!. at the ends). */
   readonly examples: readonly string[];
+  /** How often each of `examples` was asked in the period. */
+  readonly asked?: readonly number[];
 }
 
 export interface SearchEvidence {
@@ -161,10 +163,15 @@ export function rankGaps(
 /** The gap's name: readers' words in it go through readerText (it is printed, shown in the report and written to JSON). */
 function titleOf(evidence: GapEvidence): string {
   switch (evidence.kind) {
-    case 'unanswered_category':
+    case 'unanswered_category': {
+      // The most asked question names the gap: an agent (and a person) can act on a question, not a bucket.
+      const times = evidence.asked?.[0] ?? 0;
+      const named =
+        evidence.examples.length === 0 ? '' : `, most asked: "${readerText(evidence.examples[0] ?? '', 'quote')}"${times > 1 ? ` (${times}×)` : ''}`;
       return evidence.category === NO_CATEGORY
-        ? 'Unanswered assistant questions without a category'
-        : `Unanswered assistant questions about "${readerText(evidence.category, 'category')}"`;
+        ? `Unanswered assistant questions without a category${named}`
+        : `Unanswered assistant questions about "${readerText(evidence.category, 'category')}"${named}`;
+    }
     case 'search_without_clicks':
       return `Search "${readerText(evidence.query, 'quote')}" with no click`;
     case 'thumbs_down_page':

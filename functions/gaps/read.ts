@@ -39,6 +39,8 @@ export interface GapEvidenceRead {
   readonly projects: readonly string[];
   /** Table files read (0: nothing exported for these days and projects). */
   readonly files: number;
+  /** Days of the period with a file of a gap table for one of the projects: what "in N days" counts. */
+  readonly daysWithData: number;
   readonly found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[];
 }
 
@@ -48,6 +50,8 @@ export interface GapTables {
   readonly projects: readonly string[];
   /** Table files of the days and projects (0: nothing exported for them). */
   readonly files: number;
+  /** Days with a file of a gap table for one of the projects. */
+  readonly daysWithData: number;
   /** The range the questions are asked for. */
   readonly params: { readonly from: string; readonly to: string; readonly projects: readonly string[] };
   readonly warehouse: LoadedWarehouse;
@@ -75,22 +79,24 @@ export async function gapTablesIn(warehouse: LoadedWarehouse, root: string, scop
 }
 
 /** The projects, table files and question range of `scope`. */
-async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 'projects' | 'files' | 'params'>> {
+async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 'projects' | 'files' | 'daysWithData' | 'params'>> {
   const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(root, table, scope.days)));
-  const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat())].sort();
+  const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat().map((f) => f.projectId))].sort();
   const wanted = new Set(projects);
-  const files = filesByTable.flat().filter((project) => wanted.has(project)).length;
+  const present = filesByTable.flat().filter((file) => wanted.has(file.projectId));
+  const files = present.length;
+  const daysWithData = new Set(present.map((file) => file.day)).size;
   const first = scope.days[0] ?? '1970-01-01';
   const last = scope.days[scope.days.length - 1] ?? first;
-  return { projects, files, params: { from: first, to: addDays(last, 1), projects } };
+  return { projects, files, daysWithData, params: { from: first, to: addDays(last, 1), projects } };
 }
 
 /** Runs the three gap questions over the period's files under `root`, each for its first `limit` rows. */
 export async function readGapEvidence(root: string, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
   const tables = await openGapTables(root, scope);
   try {
-    if (tables.files === 0) return { projects: tables.projects, files: 0, found: [] };
-    return { projects: tables.projects, files: tables.files, found: await evidenceOf(tables, limit) };
+    if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [] };
+    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, found: await evidenceOf(tables, limit) };
   } finally {
     tables.close();
   }
@@ -120,6 +126,7 @@ export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{
         unanswered: r.unanswered,
         conversations: r.conversations,
         examples: [...r.examples],
+        asked: [...r.asked],
       },
     })),
     ...searches.map((r) => ({
@@ -218,13 +225,13 @@ function add(map: Map<string, GapRequest[]>, key: string, request: GapRequest): 
   else map.set(key, [request]);
 }
 
-/** The project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
-async function tableFiles(root: string, table: TableDef, days: readonly string[]): Promise<string[]> {
+/** The day and project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
+async function tableFiles(root: string, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
   const perDay = await Promise.all(
     days.map(async (day) =>
       (await list(path.join(root, table.prefix, `dt=${day}`)))
         .filter((name) => name.endsWith('.parquet') && PROJECT_ID_PATTERN.test(name.slice(0, -'.parquet'.length)))
-        .map((name) => name.slice(0, -'.parquet'.length)),
+        .map((name) => ({ day, projectId: name.slice(0, -'.parquet'.length) })),
     ),
   );
   return perDay.flat();

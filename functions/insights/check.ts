@@ -116,6 +116,21 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
 
 /** Reads the figures of the new days and of the weekdays they are compared with; publishes what is new. */
 async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<string>, settings: CheckSettings, deps: CheckDeps): Promise<Anomaly[]> {
+  const found = await markAnomalies(newDays, complete, settings.thresholds, deps);
+  return found.length === 0 ? [] : await publishAnomalies(found, settings.thresholds, deps);
+}
+
+/**
+ * The anomalies of `newDays` (their figures against the same weekdays before), recorded as
+ * marks in the warehouse (`status`, the report's calendar) — what the hourly check and a
+ * laptop's `export` share; publishing is the check's alone. `complete`: the `unitKey`s of the complete units.
+ */
+export async function markAnomalies(
+  newDays: readonly NewDay[],
+  complete: ReadonlySet<string>,
+  thresholds: Thresholds,
+  deps: Pick<CheckDeps, 'destination' | 'openLake'>,
+): Promise<Anomaly[]> {
   if (newDays.length === 0) return [];
   const days = newDays.map((d) => d.day).sort();
   const first = addDays(days[0] as string, -7 * WEEKS_COMPARED);
@@ -126,11 +141,11 @@ async function checkAnomalies(newDays: readonly NewDay[], complete: ReadonlySet<
   try {
     const figures = await readDailyFigures(lake.root, first, last, projects);
     const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day }));
-    const found = findAnomalies(newDays, figures, isComplete, settings.thresholds);
+    const found = findAnomalies(newDays, figures, isComplete, thresholds);
     // Shown (status, the report's calendar) before told: a failed publish is told again later.
     // Each checked day's marks are rewritten: one a re-export fixed goes.
     await rewriteAnomalies(deps.destination, newDays, found);
-    return await publishAnomalies(found, settings.thresholds, deps);
+    return found;
   } finally {
     await lake.close();
   }

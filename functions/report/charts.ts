@@ -13,6 +13,12 @@ echarts.use([BarChart, LineChart, GridComponent, LegendComponent, SVGRenderer]);
 
 /** Width of every chart, px; the page is laid out for it. */
 export const CHART_WIDTH = 880;
+/**
+ * Width of the phone drawing of every chart, px: drawn at about the width a phone shows it
+ * (360–430 px), its 12 px text stays at least 11 px on the screen; the wide drawing, shrunk to
+ * a phone, would be 5 px.
+ */
+export const NARROW_CHART_WIDTH = 360;
 
 export const COLORS = { human: '#2563eb', ai: '#d97706', bar: '#0f766e', bad: '#b91c1c', muted: '#64748b' } as const;
 
@@ -21,14 +27,19 @@ const CONTAIN_LABELS = { outerBoundsMode: 'same', outerBoundsContain: 'axisLabel
 
 const TEXT = { color: '#1e293b', fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif', fontSize: 12 } as const;
 
-function render(option: Record<string, unknown>, height: number): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height });
+function renderAt(option: Record<string, unknown>, width: number, height: number): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption({ animation: false, textStyle: TEXT, ...option });
     return chart.renderToSVGString();
   } finally {
     chart.dispose();
   }
+}
+
+/** The chart drawn twice: for a wide screen and for a phone; the page's style shows one (`.chart-wide`, `.chart-narrow`). */
+function render(option: Record<string, unknown>, height: number, narrowHeight = height): string {
+  return `<div class="chart-wide">${renderAt(option, CHART_WIDTH, height)}</div><div class="chart-narrow">${renderAt(option, NARROW_CHART_WIDTH, narrowHeight)}</div>`;
 }
 
 export interface LineSeries {
@@ -44,7 +55,8 @@ export interface LineSeries {
 export function lineChart(categories: readonly string[], series: readonly LineSeries[], height = 320): string {
   return render(
     {
-      legend: { top: 0, textStyle: TEXT },
+      // Entries spaced so that one never runs into the next.
+      legend: { top: 0, textStyle: TEXT, itemGap: 24, itemWidth: 18 },
       grid: { left: 16, right: 24, top: 36, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'category', data: [...categories], boundaryGap: false, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1 },

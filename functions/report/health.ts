@@ -14,8 +14,8 @@ import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
 
-/** A unit's state in the calendar: `status`'s four, and complete-with-drift. */
-export type HealthState = 'complete' | 'drift' | 'partial' | 'missing' | 'failed';
+/** A unit's state in the calendar: `status`'s states (provisional: exported before its day was due), and complete-with-drift. */
+export type HealthState = 'complete' | 'provisional' | 'drift' | 'partial' | 'missing' | 'failed';
 
 export interface HealthCell {
   readonly day: string;
@@ -35,7 +35,7 @@ export interface RequestsDay {
 }
 
 /** How bad a state is, for the worst of several projects. */
-const SEVERITY: Readonly<Record<HealthState, number>> = { complete: 0, drift: 1, partial: 2, missing: 3, failed: 4 };
+const SEVERITY: Readonly<Record<HealthState, number>> = { complete: 0, provisional: 1, drift: 2, partial: 3, missing: 4, failed: 5 };
 
 /** The drift a manifest names (docs/warehouse.md), read defensively: older manifests have none. */
 interface ManifestDrift {
@@ -67,6 +67,8 @@ function healthOf(state: UnitState | undefined): { state: HealthState; detail?: 
       const drift = describeDrift(view.drift);
       return drift === undefined ? { state: 'complete' } : { state: 'drift', detail: drift };
     }
+    case 'provisional':
+      return { state: 'provisional', detail: `exported before the day was due; exported again after ${view.dueAt.slice(0, 16).replace('T', ' ')}Z` };
     case 'partial':
       return { state: 'partial', detail: `${view.pages} page(s) staged${view.error ? `; ${view.error}` : ''}` };
     case 'failed':

@@ -2,11 +2,11 @@
  * What `report` checks before any work — the warehouse it reads and the file it writes — and
  * where the page goes. Light on purpose: the CLI runs these checks before it loads DuckDB.
  */
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDestinationTarget } from '../shared/destination-target.js';
 import { ConfigError } from '../shared/errors.js';
+import { checkReadableFolder, checkWritableFile } from '../shared/local-paths.js';
 
 /** The file name of the report, in the local destination (or the current folder for S3). */
 export const REPORT_FILE = 'report.html';
@@ -21,18 +21,15 @@ export function isS3Target(target: string): boolean {
 
 /**
  * Checks `target` before any work: a destination the export accepts (`parseDestinationTarget`:
- * `S3://x` and `s3:/x` are refused as the export refuses them) and, when local, not a file.
+ * `S3://x` and `s3:/x` are refused as the export refuses them) and, when local, a folder that
+ * can be read — or, not there yet, one an export could create (local-paths.ts).
  * @throws ConfigError naming `source` and what the user typed.
  */
 export async function checkLakeTarget(target: string, deps: { readonly cwd?: string; readonly source?: string } = {}): Promise<void> {
   const source = deps.source ?? '--out';
   const parsed = parseDestinationTarget(target, source);
   if (parsed.kind !== 'local') return;
-  const folder = path.resolve(deps.cwd ?? process.cwd(), parsed.dir);
-  const info = await stat(folder).catch(() => undefined);
-  if (info !== undefined && !info.isDirectory()) {
-    throw new ConfigError(`${source} ${target.trim()} is a file, not a folder: name the folder the export wrote (or s3://bucket/prefix)`);
-  }
+  await checkReadableFolder(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), `${source} ${target.trim()}`);
 }
 
 /** Where the report goes: `--file`, else `<dest>/report.html` for a folder, else `./report.html` for S3. */
@@ -51,20 +48,5 @@ export function reportFileOf(destination: string, file: string | undefined, cwd:
 export async function checkReportFile(file: string, typed: string): Promise<void> {
   const info = await stat(file).catch(() => undefined);
   if (info?.isDirectory()) throw new ConfigError(`--file ${typed} is a folder: name a file, e.g. --file ${path.join(typed, REPORT_FILE)}`);
-  let folder = path.dirname(file);
-  for (;;) {
-    const found = await stat(folder).catch(() => undefined);
-    if (found !== undefined) {
-      if (!found.isDirectory()) throw new ConfigError(`--file ${typed}: ${folder} is a file, not a folder: choose another place for the report`);
-      try {
-        await access(folder, constants.W_OK);
-      } catch {
-        throw new ConfigError(`--file ${typed}: cannot write in ${folder} (permission denied): choose another place for the report`);
-      }
-      return;
-    }
-    const parent = path.dirname(folder);
-    if (parent === folder) return;
-    folder = parent;
-  }
+  await checkWritableFile(file, `--file ${typed}`);
 }

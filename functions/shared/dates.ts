@@ -20,7 +20,13 @@ export function parseDay(value: string, what = 'date'): string {
   const [, y, m, d] = match;
   const time = Date.UTC(Number(y), Number(m) - 1, Number(d));
   if (formatDay(time) !== value) {
-    throw new ConfigError(`${what} "${value}" does not exist in the calendar: check the day of the month`);
+    // Name the part that is wrong: a month 13 is not "the day of the month".
+    const month = Number(m);
+    if (month < 1 || month > 12) throw new ConfigError(`${what} "${value}" does not exist in the calendar: month ${m} does not exist: use 01 to 12`);
+    if (Number(d) < 1) throw new ConfigError(`${what} "${value}" does not exist in the calendar: day ${d} does not exist: days start at 01`);
+    const days = new Date(Date.UTC(Number(y), month, 0)).getUTCDate();
+    const name = new Date(Date.UTC(Number(y), month - 1, 1)).toLocaleString('en-US', { month: 'long', timeZone: 'UTC' });
+    throw new ConfigError(`${what} "${value}" does not exist in the calendar: ${name} ${y} has ${days} days: check the day of the month`);
   }
   return value;
 }

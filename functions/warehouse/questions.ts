@@ -63,7 +63,10 @@ export interface UnansweredCategoryRow {
   readonly category: string;
   readonly unanswered: number;
   readonly conversations: number;
+  /** The most asked questions (normalized text grouped), most asked first. */
   readonly examples: readonly string[];
+  /** How often each of `examples` was asked, in the same order. */
+  readonly asked: readonly number[];
 }
 
 /** queries/pages-with-negative-feedback.sql: a page with thumbs down. */
@@ -113,6 +116,7 @@ export function decodeUnansweredCategory(r: Row): UnansweredCategoryRow {
     unanswered: count(r['unanswered']),
     conversations: count(r['conversations']),
     examples: strings(r['example_queries']),
+    asked: numbers(r['example_counts']),
   };
 }
 
@@ -136,6 +140,11 @@ function text(value: unknown): string {
 
 function count(value: unknown): number {
   return Number(value ?? 0);
+}
+
+/** A list's finite numbers; anything but a list: none. */
+function numbers(value: unknown): number[] {
+  return Array.isArray(value) ? value.map(Number).filter((n) => Number.isFinite(n)) : [];
 }
 
 /** A list's non-null items as text; anything but a list: none. */

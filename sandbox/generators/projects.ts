@@ -25,6 +25,11 @@ export interface ProjectSeed {
     readonly feedback?: number;
     readonly assistant?: number;
   };
+  /**
+   * Days (`YYYY-MM-DD`) whose visitors and views are a tenth of usual: a broken tracking
+   * snippet, what the anomaly check is for.
+   */
+  readonly quietDays?: readonly string[];
 }
 
 /** The default projects: small, medium, and a large one with a fixed row count. */

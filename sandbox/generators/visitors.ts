@@ -31,12 +31,17 @@ import { swapNeighbours, unionRowCount, type DatasetGenerator } from './windowed
 /** Rows at the top of a day checked when making the site totals at least the largest page. */
 const TOP_ROWS_CHECKED = 16;
 
+/** A quiet day's traffic against an ordinary day's (`ProjectSeed.quietDays`). */
+const QUIET_FACTOR = 0.1;
+
 interface ProjectModel {
   readonly id: string;
   readonly key: number;
   /** Zipf exponent of this project's popularity curve. */
   readonly exponent: number;
   readonly size: BaseRows;
+  /** Days whose traffic is `QUIET_FACTOR` of usual. */
+  readonly quietDays: ReadonlySet<string>;
 }
 
 interface DayModel {
@@ -181,7 +186,8 @@ export class PageCountData implements DatasetGenerator<PageVisitors> {
       const pathCount = project.size.exact ? base : Math.max(1, Math.round(base * (0.95 + 0.1 * unit(mix(key, 1)))));
       // Weekly-ish variation of traffic; T0 grows sub-linearly with the size of the site.
       const dayFactor = 0.75 + 0.5 * unit(mix(key, 2));
-      const top = Math.max(1, Math.round((40 + 3 * Math.max(1, base) ** 0.75) * dayFactor * this.scale));
+      const quiet = project.quietDays.has(day) ? QUIET_FACTOR : 1;
+      const top = Math.max(1, Math.round((40 + 3 * Math.max(1, base) ** 0.75) * dayFactor * this.scale * quiet));
       return { key, pathCount, top };
     });
   }
@@ -189,7 +195,13 @@ export class PageCountData implements DatasetGenerator<PageVisitors> {
   private project(projectId: string): ProjectModel {
     return memo(this.projects, projectId, () => {
       const entry = this.registry.require(projectId);
-      return { id: projectId, key: entry.key, exponent: 0.85 + 0.3 * unit(mix(entry.key, 3)), size: this.sizeOf(entry.seed) };
+      return {
+        id: projectId,
+        key: entry.key,
+        exponent: 0.85 + 0.3 * unit(mix(entry.key, 3)),
+        size: this.sizeOf(entry.seed),
+        quietDays: new Set(entry.seed.quietDays ?? []),
+      };
     });
   }
 }

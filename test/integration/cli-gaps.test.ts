@@ -92,6 +92,45 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
     expect(new Set(result.gaps.map((g) => g.kind))).toEqual(new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']));
   });
 
+  it('--kind thumbs_down_page --json lists only that kind; --kind repeats; another word exits 2 naming the kinds', async () => {
+    const thumbs = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'thumbs_down_page']);
+    const two = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'thumbs_down_page', '--kind', 'search_without_clicks']);
+    const wrong = await gaps(['--from', FROM, '--to', TO, '--kind', 'pages']);
+
+    expect(thumbs.gaps.length).toBeGreaterThan(0);
+    expect(new Set(thumbs.gaps.map((g) => g.kind))).toEqual(new Set(['thumbs_down_page']));
+    expect(new Set(two.gaps.map((g) => g.kind))).toEqual(new Set(['thumbs_down_page', 'search_without_clicks']));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--kind.*thumbs_down_page/);
+  });
+
+  it('an unanswered-questions gap names its most asked question, as an independent query counts the same question', async () => {
+    const { gaps: found } = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'unanswered_category']);
+    const files = `'${join(root, 'assistant_conversations', '*', '*.parquet').replace(/'/g, "''")}'`;
+    const asked = await queryDuckDb(
+      `SELECT project_id, ifnull(query_category, '') AS category, trim(regexp_replace(lower(query), '\\s+', ' ', 'g'), ' ?!.') AS question, count(*) AS n
+       FROM read_parquet(${files}) WHERE date >= DATE '${FROM}' AND date < DATE '${TO}' AND resolution_status = 'unanswered'
+       GROUP BY 1, 2, 3`,
+    );
+    expect(found.length).toBeGreaterThan(0);
+    for (const gap of found) {
+      if (gap.evidence.kind !== 'unanswered_category') throw new Error(gap.kind);
+      const category = gap.evidence.category;
+      const counts = asked.filter((r) => r['project_id'] === gap.projectId && r['category'] === category).map((r) => Number(r['n']));
+      const most = Math.max(...counts);
+      expect(gap.evidence.asked?.[0], gap.title).toBe(most);
+      expect(gap.title).toContain(`most asked: "${gap.evidence.examples[0]}"`);
+    }
+  });
+
+  it('says how many days of the period had data', async () => {
+    const result = (await gapsJson(['--from', FROM, '--to', '2026-01-20', '--top', '3'])) as unknown as { days: number; daysWithData: number };
+    const { stdout } = await gaps(['--from', FROM, '--to', '2026-01-20', '--top', '3']);
+
+    expect(result).toMatchObject({ days: 10, daysWithData: 3 });
+    expect(stdout).toContain('data on 3 of 10 day(s)');
+  });
+
   it('gives a gap the same id on every run and in another period', async () => {
     const first = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
     const again = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
@@ -109,7 +148,9 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
     const { gaps: top } = await gapsJson(['--from', FROM, '--to', TO, '--top', '3']);
 
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^The 3 most severe gap\\(s\\) in .+, ${FROM} to 2026-01-12 \\(2 project\\(s\\)\\)\\n`));
+    expect(stdout).toMatch(
+      new RegExp(`^The 3 most severe gap\\(s\\) in .+, ${FROM} to 2026-01-12 \\(2 project\\(s\\); data on 3 of 3 day\\(s\\)\\); open gaps first\\n`),
+    );
     for (const [i, gap] of top.entries()) expect(stdout).toContain(`${i + 1}. ${gap.title} — ${gap.projectId}, score ${gap.score} [${gap.kind} ${gap.gapId}]`);
   });
 

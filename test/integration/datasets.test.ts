@@ -453,16 +453,18 @@ describe('feedback_by_page: at most 100 rows, never a silent cut', () => {
     await expectUnitMatches(destination, sandbox.data, { dataset: 'feedback_by_page', projectId: FEW, day: DAY }, expected);
   });
 
-  it('the CLI summary says TRUNCATED for such a day', async () => {
+  it('the CLI marks such a day with * and says once that feedback_by_page keeps 100 pages and feedback holds every item', async () => {
     const out = await makeTempDir('datasets-cli');
 
     const cli = await runCli(['export', '--date', DAY, '--project', RICH, '--project', FEW, '--dataset', 'feedback_by_page', '--out', out]);
 
     expect(cli.code).toBe(0);
     const lines = cli.stdout.split('\n');
-    expect(lines.filter((line) => line.includes('TRUNCATED'))).toEqual([
-      expect.stringMatching(new RegExp(`^ok +feedback_by_page ${RICH} ${DAY}: 100 row\\(s\\), 1 page\\(s\\), 1 request\\(s\\) — TRUNCATED`)),
+    expect(lines.filter((line) => line.includes('*'))).toEqual([
+      expect.stringMatching(new RegExp(`^ok +feedback_by_page ${RICH} ${DAY}: 100 row\\(s\\), 1 page\\(s\\), 1 request\\(s\\) \\*$`)),
+      expect.stringMatching(/^\* 1 feedback_by_page unit\(s\) hit the API's cap of 100 pages a day: .*every feedback item is in the feedback dataset/),
     ]);
+    expect(cli.stdout).not.toContain('TRUNCATED');
   });
 });
 

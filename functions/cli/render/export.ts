@@ -37,6 +37,7 @@ export function exportJson(result: RunResult, destination: string) {
             runs: u.manifest.runs,
             ...(u.manifest.truncated ? { truncated: true } : {}),
             ...(u.manifest.drift ? { drift: u.manifest.drift } : {}),
+            ...(u.manifest.provisionalUntil !== undefined ? { provisionalUntil: u.manifest.provisionalUntil } : {}),
             files: u.manifest.files,
           };
         case 'partial':
@@ -66,8 +67,15 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
       case 'complete': {
         const m = u.manifest;
         const runs = m.runs > 1 ? `, finished in ${m.runs} runs` : '';
-        const truncated = m.truncated ? ' — TRUNCATED: the API had more rows than one request returns' : '';
-        io.stdout.write(`ok       ${label}: ${unitRows(u.manifest)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}\n`);
+        // One mark per unit; what it means is said once, below.
+        const truncated = m.truncated ? ' *' : '';
+        const provisional =
+          m.provisionalUntil === undefined
+            ? ''
+            : ` — provisional: the day is due at ${m.provisionalUntil.slice(0, 16).replace('T', ' ')}Z (EXPORT_SETTLE_HOURS; late events may still arrive), the first export after that exports it again`;
+        io.stdout.write(
+          `ok       ${label}: ${unitRows(u.manifest)} row(s), ${m.pages} page(s), ${m.requests.sent} request(s)${runs}${truncated}${provisional}\n`,
+        );
         break;
       }
       case 'partial':
@@ -91,6 +99,12 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
     ...(result.budgetWaitMs > 0 ? [`waited ${formatDuration(result.budgetWaitMs)} for budget`] : []),
   ];
   io.stdout.write(`${parts.join('; ')}\n`);
+  const truncated = result.units.filter((u) => u.status === 'complete' && u.manifest.truncated).length;
+  if (truncated > 0) {
+    io.stdout.write(
+      `* ${truncated} feedback_by_page unit(s) hit the API's cap of 100 pages a day: the table keeps the 100 pages it returned (feedback_by_page is a summary); every feedback item is in the feedback dataset\n`,
+    );
+  }
   for (const entry of result.drift) io.stderr.write(`warning: ${entry.message}\n`);
   if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
   for (const stop of result.stops) {

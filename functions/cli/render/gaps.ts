@@ -33,6 +33,8 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       from: result.from,
       last: result.last,
       projects: result.projects,
+      days: result.days,
+      daysWithData: result.daysWithData,
       followUpStateRead: result.stateRead,
       readersWords: total,
       gaps: result.gaps.map((gap) => ({ ...gap, readersWords: checks.get(gap.gapId) })),
@@ -40,7 +42,7 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
     });
   } else {
     io.stdout.write(
-      `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s))\n`,
+      `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s); data on ${result.daysWithData} of ${result.days} day(s)); open gaps first\n`,
     );
     for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1, checks.get(gap.gapId)));
   }
@@ -84,7 +86,8 @@ function gapLines(gap: Gap, rank: number, check: EvidenceCheck | undefined): str
     lines.push(`     ${flagged ? `${FLAG} reads like instructions (${check.flags.join(', ')}); ` : ''}${counts}`);
   }
   const quotes = gap.evidence.kind === 'unanswered_category' ? gap.evidence.examples : gap.evidence.kind === 'thumbs_down_page' ? gap.evidence.comments : [];
-  for (const text of quotes) lines.push(`     “${readerText(text, LISTED_QUOTE)}”`);
+  const asked = gap.evidence.kind === 'unanswered_category' ? (gap.evidence.asked ?? []) : [];
+  for (const [i, text] of quotes.entries()) lines.push(`     “${readerText(text, LISTED_QUOTE)}”${(asked[i] ?? 0) > 1 ? ` (asked ${asked[i]}×)` : ''}`);
   const latest = gap.requests[0];
   if (latest) lines.push(`     ${requestLine(latest)}${gap.promptable ? ' — may be prompted again' : ''}`);
   return `${lines.join('\n')}\n`;

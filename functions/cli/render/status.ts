@@ -37,7 +37,7 @@ export function statusJson(view: StatusView) {
     units: status.units,
     // Only when there are some: the JSON of a deployment without the insights stays as it was.
     ...(view.anomalies.length > 0 ? { anomalies: view.anomalies } : {}),
-    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs },
+    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs, guessed: status.guessed, floors: status.floors },
     budget: budgetJson(view.snapshot, view.now),
   };
 }
@@ -63,6 +63,13 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
       `~ ${drifted.length} unit(s) had fields or values this version does not know: kept (unknown_fields, values as sent); see each manifest's drift\n`,
     );
   }
+  const provisional = rows.filter((r) => r.state === 'provisional');
+  if (provisional.length > 0) {
+    const due = provisional.map((r) => r.dueAt).sort();
+    out.write(
+      `~ ${provisional.length} unit(s) provisional: exported before their day was due (${view.settleHours} h after it ends, EXPORT_SETTLE_HOURS), so late events may be missing; the first export after ${formatAt(due[0] as string)}${due.length > 1 && due[due.length - 1] !== due[0] ? ` (… ${formatAt(due[due.length - 1] as string)})` : ''} exports them again, no --force needed\n`,
+    );
+  }
   for (const mark of view.anomalies) {
     out.write(`! anomaly ${mark.day} ${displayText(mark.projectId)}: ${describeMark(mark)}\n`);
   }
@@ -84,9 +91,25 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(
     status.todo === 0
       ? `All ${rows.length - expired} unit(s) complete.\n`
-      : `${rows.length - expired - status.todo} of ${rows.length - expired} unit(s) complete; ${status.todo} to do, about ${status.requests} request(s): the budget needs ${budgetNeeds(view.budgetMs, view.unpaced)}.\n`,
+      : `${rows.length - expired - status.todo} of ${rows.length - expired} unit(s) complete; ${status.todo} to do, ${requestsText(status)}: the budget needs ${
+          status.floors > 0 ? budgetNeeds(view.budgetMs, view.unpaced).replace(/^up to /, 'at least ') : budgetNeeds(view.budgetMs, view.unpaced)
+        }.\n`,
   );
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
+}
+
+/** The requests left, said as what they are: "at least" when some units are counted 1 for want of anything like them, a guess when estimated from another project. */
+function requestsText(status: ExportStatus): string {
+  if (status.floors > 0) {
+    return `at least ${status.requests} request(s) (a guess: nothing of these datasets was exported yet, so each unit counts 1 until the first one is)`;
+  }
+  if (status.guessed > 0) return `about ${status.requests} request(s) (a guess for ${status.guessed} unit(s), from another project's pages)`;
+  return `about ${status.requests} request(s)`;
+}
+
+/** `2026-10-11 00:00Z` */
+function formatAt(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')}Z`;
 }
 
 function cellText(cell: UnitView | undefined): string {
@@ -94,6 +117,8 @@ function cellText(cell: UnitView | undefined): string {
   switch (cell.state) {
     case 'complete':
       return `complete${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
+    case 'provisional':
+      return `provisional${cell.truncated ? '*' : ''}${cell.drift ? '~' : ''}`;
     case 'partial':
       return `partial ${cell.pages}/~${cell.estimate}`;
     case 'failed':

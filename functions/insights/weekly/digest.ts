@@ -36,7 +36,7 @@ export interface Mover {
 }
 
 /** Units of the week by state, over every project and dataset. */
-export type HealthCounts = Readonly<Record<Exclude<HealthState, 'complete'>, number>>;
+export type HealthCounts = Readonly<Record<Exclude<HealthState, 'complete' | 'provisional'>, number>>;
 
 export interface DigestInput {
   readonly figures: Figures;
@@ -77,7 +77,8 @@ export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
 export function healthCounts(figures: Figures): HealthCounts {
   const counts = { drift: 0, partial: 0, missing: 0, failed: 0 };
   for (const cell of figures.health) {
-    for (const project of cell.projects) if (project.state !== 'complete') counts[project.state] += 1;
+    // A provisional unit (exported before its day was due) is complete for the week's figures.
+    for (const project of cell.projects) if (project.state !== 'complete' && project.state !== 'provisional') counts[project.state] += 1;
   }
   return counts;
 }

@@ -44,6 +44,9 @@ export interface Column {
 }
 
 /** A table; on a phone each row is a card with each cell labelled by its column. */
+/** Rows a long table shows on a phone before "Show all". */
+export const PHONE_ROWS = 5;
+
 export function table(id: string, columns: readonly Column[], rows: readonly (readonly Interpolation[])[]): SafeHtml {
   const head = columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ''}>${c.title}${c.def ? defined(c.def) : ''}</th>`);
   const body = rows.map(
@@ -54,7 +57,10 @@ export function table(id: string, columns: readonly Column[], rows: readonly (re
         return html`<td${cls ? html` class="${cls}"` : ''} data-label="${column?.title ?? ''}">${cell}</td>`;
       })}</tr>`,
   );
-  return html`<div class="table-wrap"><table class="data" id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+  const wrap = html`<div class="table-wrap"><table class="data" id="${id}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+  if (rows.length <= PHONE_ROWS) return wrap;
+  // On a phone the rows after the top ones are hidden until the label is tapped (style.ts).
+  return html`<input type="checkbox" class="more-toggle" id="more-${id}" aria-label="show every row of the table">${wrap}<label class="more-label" for="more-${id}">Show all ${String(rows.length)} rows</label>`;
 }
 
 export interface Bar {
@@ -102,25 +108,43 @@ const UNSAFE_IN_PATH = /[\\\p{Cc}]/u;
 /** The same, percent-encoded: `%5C`, `%00`–`%1F`, `%7F`, and C1 as UTF-8 (`%C2%80`–`%C2%9F`). */
 const UNSAFE_ENCODED = /%(5c|[01][0-9a-f]|7f|c2%[89][0-9a-f])/i;
 
-/** The change against the previous period as a cell: `+12`, `new`, or nothing when the previous period has no data. */
-export function changeCell(current: number, previous: number | null): SafeHtml {
+/**
+ * What a rise of a figure means: more page views is good; more unanswered questions, unclicked
+ * searches or thumbs down is bad, whatever the sign — the colour says which, never the sign.
+ */
+export type Meaning = 'more-is-good' | 'more-is-bad';
+
+/** The tone of a change: `good`, `bad` or `flat`, by its meaning. */
+export function toneOf(delta: number, meaning: Meaning): 'good' | 'bad' | 'flat' {
+  if (delta === 0) return 'flat';
+  return delta > 0 === (meaning === 'more-is-good') ? 'good' : 'bad';
+}
+
+/** The change against the previous period as a cell: `+12`, `new`, or nothing when the previous period has no data; coloured by `meaning`. */
+export function changeCell(current: number, previous: number | null, meaning: Meaning = 'more-is-good'): SafeHtml {
   if (previous === null) return html`<span class="muted">—</span>`;
-  if (previous === 0) return html`<span class="tag new">new</span>`;
+  if (previous === 0) return html`<span class="tag new tone-${toneOf(current, meaning)}" data-tone="${toneOf(current, meaning)}">new</span>`;
   const delta = current - previous;
-  return html`<span class="${delta > 0 ? 'up' : delta < 0 ? 'down' : 'muted'}">${signed(delta, formatCount(Math.abs(delta)))}</span>`;
+  const tone = toneOf(delta, meaning);
+  return html`<span class="tone-${tone}" data-tone="${tone}">${signed(delta, formatCount(Math.abs(delta)))}</span>`;
 }
 
 /** New, risers and fallers of one ranking, as three short lists; nothing when nothing moved. */
-export function moversBlock(movers: Movers, label: (m: { projectId: string; label: string }) => Interpolation, unit: string): SafeHtml | '' {
+export function moversBlock(
+  movers: Movers,
+  label: (m: { projectId: string; label: string }) => Interpolation,
+  unit: string,
+  meaning: Meaning = 'more-is-good',
+): SafeHtml | '' {
   const groups = [
-    { title: 'New this period', items: movers.new, cls: 'new' },
-    { title: 'Rising', items: movers.risers, cls: 'up' },
-    { title: 'Falling', items: movers.fallers, cls: 'down' },
+    { title: 'New this period', items: movers.new, tone: toneOf(1, meaning) },
+    { title: 'Rising', items: movers.risers, tone: toneOf(1, meaning) },
+    { title: 'Falling', items: movers.fallers, tone: toneOf(-1, meaning) },
   ].filter((g) => g.items.length > 0);
   if (groups.length === 0) return '';
   return html`<div class="movers">${groups.map(
     (g) =>
-      html`<div class="mover-group ${g.cls}"><h3>${g.title}</h3><ul>${g.items.map(
+      html`<div class="mover-group tone-${g.tone}" data-tone="${g.tone}"><h3>${g.title}</h3><ul>${g.items.map(
         (m) => html`<li>${label(m)} <span class="muted">${formatCount(m.previous)} → ${formatCount(m.current)} ${unit}</span></li>`,
       )}</ul></div>`,
   )}</div>`;

@@ -1,6 +1,7 @@
 /**
- * The page's style: every column visible from 1024 px without sideways scroll; on a phone
- * (≤ 640 px) tables become stacked cards with each value labelled, bars put their label above
+ * The page's style: no width from 360 px up scrolls sideways — every column visible from 821 px,
+ * below that tables become stacked cards with each value labelled; on a phone (≤ 640 px) long
+ * tables show their top 5 rows and a "show all" toggle, charts their narrow drawing, bars put their label above
  * them, nothing needs hover (definitions are footnotes); dark mode from prefers-color-scheme;
  * print without backgrounds or cut sections.
  */
@@ -30,10 +31,12 @@ section { background: var(--panel); border: 1px solid var(--line); border-radius
 .card .value { font-size: 22px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .def { display: inline-block; margin-left: 4px; width: 16px; height: 16px; line-height: 16px; text-align: center; border-radius: 50%; background: var(--line); color: var(--muted); font-size: 11px; text-decoration: none; vertical-align: 1px; }
 .delta { font-size: 12px; }
-.delta.good, .up { color: var(--good); } .delta.bad, .down { color: var(--bad); } .delta.flat { color: var(--muted); }
-.tag.new { font-size: 11px; border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; color: var(--link); }
+.delta.good, .tone-good { color: var(--good); } .delta.bad, .tone-bad { color: var(--bad); } .delta.flat, .tone-flat { color: var(--muted); }
+.tag.new { font-size: 11px; border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; }
 figure.chart { margin: 0; }
 figure.chart svg { display: block; width: 100%; height: auto; }
+.chart-narrow { display: none; }
+@media (max-width: 640px) { .chart-wide { display: none; } .chart-narrow { display: block; } }
 table.data { width: 100%; border-collapse: collapse; margin-top: 8px; font-size: 13px; table-layout: auto; }
 table.data th, table.data td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
 table.data th { font-size: 12px; font-weight: 600; white-space: normal; }
@@ -41,7 +44,7 @@ table.data .num { text-align: right; font-variant-numeric: tabular-nums; }
 table.data td.num { white-space: nowrap; }
 table.data td:first-child { overflow-wrap: break-word; word-break: normal; min-width: 12ch; }
 .table-wrap { width: 100%; }
-.path, .term { overflow-wrap: break-word; }
+.path, .term { overflow-wrap: anywhere; }
 .empty { color: var(--muted); font-style: italic; }
 .quote { font-style: italic; }
 ul.comments { margin: 0; padding-left: 16px; max-width: 36ch; }
@@ -54,7 +57,8 @@ ul.comments { margin: 0; padding-left: 16px; max-width: 36ch; }
 .bar-value { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .movers { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; margin-top: 12px; }
 .movers ul { margin: 0; padding-left: 16px; font-size: 13px; }
-.movers li { overflow-wrap: break-word; }
+.movers li { overflow-wrap: anywhere; } .mover-group { min-width: 0; }
+.more-toggle, .more-label { display: none; }
 .calendar-wrap { width: 100%; }
 table.calendar { border-collapse: separate; border-spacing: 2px; font-size: 10px; width: 100%; table-layout: fixed; }
 table.calendar th { font-weight: normal; color: var(--muted); text-align: left; padding: 0 4px 0 0; white-space: nowrap; overflow: visible; }
@@ -62,7 +66,7 @@ table.calendar thead th { text-align: left; padding: 0; }
 table.calendar tbody th, table.calendar thead th:first-child { width: 112px; }
 table.calendar td { height: 16px; border-radius: 3px; min-width: 2px; }
 table.calendar td.anomaly { color: #fff; font-weight: 700; text-align: center; font-size: 11px; line-height: 16px; }
-.s-complete { background: #16a34a; } .s-drift { background: #7c3aed; } .s-partial { background: #f59e0b; }
+.s-complete { background: #16a34a; } .s-provisional { background: #86efac; } .s-drift { background: #7c3aed; } .s-partial { background: #f59e0b; }
 .s-missing { background: #cbd5e1; } .s-failed { background: #dc2626; }
 .legend { margin-right: 12px; font-size: 12px; white-space: nowrap; } .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
 .problems { font-size: 13px; }
@@ -71,8 +75,7 @@ dl.definitions dt { font-weight: 600; } dl.definitions dd { margin: 0; }
 dl.definitions dt:target, dl.definitions dt:target + dd { background: var(--chip); }
 footer { padding-bottom: 24px; }
 @media (max-width: 900px) { .cards { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
-@media (max-width: 640px) {
-  section { padding: 12px; border-radius: 0; margin: 12px -16px; }
+@media (max-width: 820px) {
   table.data thead { display: none; }
   table.data, table.data tbody, table.data tr, table.data td { display: block; width: 100%; }
   table.data tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
@@ -84,6 +87,13 @@ footer { padding-bottom: 24px; }
   table.data td.wide { display: block; text-align: left; }
   table.data td.wide::before { display: block; }
   ul.comments { max-width: none; text-align: left; }
+}
+@media (max-width: 640px) {
+  section { padding: 12px; border-radius: 0; margin: 12px -16px; }
+  /* A long table keeps its top rows on a phone; the rest is a tap away (no script). */
+  .more-toggle:not(:checked) + .table-wrap tbody tr:nth-child(n+6) { display: none; }
+  .more-label { display: inline-block; margin-top: 4px; color: var(--link); text-decoration: underline; cursor: pointer; font-size: 13px; }
+  .more-toggle:checked + .table-wrap + .more-label { display: none; }
   .bars li { grid-template-columns: minmax(0, 1fr) auto; }
   .bar-label { grid-column: 1 / -1; }
   .movers { grid-template-columns: 1fr; }

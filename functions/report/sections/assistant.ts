@@ -18,12 +18,12 @@ export function assistantSection(figures: Figures, context: SectionContext): Saf
         )}${table(
           'unanswered',
           [{ title: 'Category' }, { title: 'Unanswered', numeric: true, def: 'unanswered' }, { title: 'Change', numeric: true, def: 'change' }],
-          categories.map((c) => [name(c), formatCount(c.questions), changeCell(c.questions, c.previous)]),
+          categories.map((c) => [name(c), formatCount(c.questions), changeCell(c.questions, c.previous, 'more-is-bad')]),
         )}<h3>Examples (the latest questions of each category)</h3><ul class="examples">${categories
           .slice(0, 6)
           .map(
             (c) => html`<li><strong>${name(c)}</strong><ul>${c.examples.map((q) => html`<li class="quote">${userText(q)}</li>`)}</ul></li>`,
-          )}</ul>${moversBlock(figures.movers.categories, (m) => `${categoryLabel(m.label)}${context.many ? ` (${m.projectId})` : ''}`, 'unanswered')}`
+          )}</ul>${moversBlock(figures.movers.categories, (m) => `${categoryLabel(m.label)}${context.many ? ` (${m.projectId})` : ''}`, 'unanswered', 'more-is-bad')}`
       : empty('The assistant answered every question of this period (or no conversation was exported).');
   return section(
     'assistant',

@@ -8,6 +8,7 @@ import { html, type SafeHtml } from '../page/template.js';
 
 const STATE_TEXT: Readonly<Record<HealthState, string>> = {
   complete: 'complete',
+  provisional: 'provisional (exported before the day was due: late events may be missing; exported again once due)',
   drift: 'complete, with drift (new fields or values kept in unknown_fields)',
   partial: 'partial (resumes on the next run)',
   missing: 'missing',
@@ -32,7 +33,7 @@ export function healthSection(figures: Figures): SafeHtml {
     });
     return html`<tr><th scope="row">${dataset}</th>${cells}</tr>`;
   });
-  const counts = (['complete', 'drift', 'partial', 'missing', 'failed'] as const).map((state) => {
+  const counts = (['complete', 'provisional', 'drift', 'partial', 'missing', 'failed'] as const).map((state) => {
     const n = figures.health.filter((c) => c.state === state).length;
     return html`<span class="legend"><span class="swatch s-${state}"></span>${state}: ${n}</span>`;
   });

@@ -29,12 +29,12 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
             formatCount(p.thumbsDown),
             formatCount(p.thumbsUp),
             formatShare(p.rate),
-            changeCell(p.thumbsDown, p.previous),
+            changeCell(p.thumbsDown, p.previous, 'more-is-bad'),
             p.comments.length > 0
               ? html`<ul class="comments">${p.comments.map((c) => html`<li class="quote">${userText(c, 200)}</li>`)}</ul>`
               : html`<span class="muted">none</span>`,
           ]),
-        )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), 'thumbs down')}${note(
+        )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), 'thumbs down', 'more-is-bad')}${note(
           'Counted from every feedback item (feedback, helpful = false), not from feedback_by_page, which holds at most 100 pages a day.',
         )}`
       : empty('No page got a thumbs down in this period (or no feedback was exported).');

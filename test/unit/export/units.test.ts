@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planRequested } from '../../../functions/export/plan.js';
+import { planRequested, planScheduled } from '../../../functions/export/plan.js';
 import { CHECKPOINT_VERSION } from '../../../functions/export/staging.js';
 import { completeUnits, readUnitState, unitKey } from '../../../functions/export/units.js';
 import { readExportStatus } from '../../../functions/export/status.js';
@@ -45,7 +45,7 @@ describe('a manifest that is valid JSON but lacks fields', () => {
   it('is not complete to the export: the unit is planned again', async () => {
     const destination = await withManifest('{}');
 
-    const plan = await planRequested({ days: [UNIT.day], projects: [UNIT.projectId], datasets: [UNIT.dataset], force: false }, destination);
+    const plan = await planRequested({ days: [UNIT.day], projects: [UNIT.projectId], datasets: [UNIT.dataset], force: false, now: Date.now() }, destination);
 
     expect(plan.units.map((u) => `${u.dataset} ${u.projectId} ${u.day}`)).toEqual(['visitors proj_a 2026-11-20']);
   });
@@ -137,5 +137,43 @@ describe('the complete units of a dataset', () => {
 
     expect(units.map(unitKey).sort()).toEqual(['visitors/proj_a/2026-11-20', 'visitors/proj_b/2026-11-21']);
     expect(await completeUnits(destination, 'searches')).toEqual([]);
+  });
+});
+
+describe('a provisional unit (exported before its day was due) in the hourly plan', () => {
+  const manifest = (provisionalUntil?: string) =>
+    JSON.stringify({
+      version: 2,
+      dataset: UNIT.dataset,
+      projectId: UNIT.projectId,
+      date: UNIT.day,
+      window: { dateFrom: UNIT.day, dateTo: '2026-11-21' },
+      exportedAt: '2026-11-21T00:30:00.000Z',
+      finishedAt: '2026-11-21T00:31:00.000Z',
+      rows: { visitors_pages: 3 },
+      files: {},
+      bytes: {},
+      pages: 1,
+      requests: { successful: 1, sent: 1, retried: 0 },
+      runs: 1,
+      durationsMs: { total: 1 },
+      ...(provisionalUntil !== undefined ? { provisionalUntil } : {}),
+    });
+  const schedule = { settleHours: 2, healDays: 0, refreshDays: 0, projects: [UNIT.projectId], datasets: [UNIT.dataset], backlog: [] } as const;
+
+  it('is exported again by the scheduled run once its day is due, as the Lambda runs it', async () => {
+    const destination = await withManifest(manifest('2026-11-21T02:00:00.000Z'));
+
+    const plan = await planScheduled({ ...schedule, now: Date.parse('2026-11-21T03:00:00Z') }, destination);
+
+    expect(plan.units.map((u) => `${u.day} ${u.reason} force=${u.force}`)).toEqual(['2026-11-20 latest force=false']);
+  });
+
+  it('a settled unit of the same day is left alone', async () => {
+    const destination = await withManifest(manifest());
+
+    const plan = await planScheduled({ ...schedule, now: Date.parse('2026-11-21T03:00:00Z') }, destination);
+
+    expect(plan.units).toEqual([]);
   });
 });

@@ -59,7 +59,7 @@ describe('ranking gaps', () => {
       projectId: 'proj_a',
       title: 'Search "Webhooks" with no click',
     });
-    expect(gaps.find((g) => g.key === '')?.title).toBe('Unanswered assistant questions without a category');
+    expect(gaps.find((g) => g.key === '')?.title).toBe('Unanswered assistant questions without a category, most asked: "how do I ?"');
   });
 
   it('carries the requests made for each gap, and prompts again only after none or a failed or rejected one', () => {

@@ -65,3 +65,15 @@ describe('parsing days', () => {
     expect(() => daysBetween('2026-01-05', '2026-01-01')).toThrow(/--from 2026-01-05 is after --to 2026-01-01/);
   });
 });
+
+describe('parseDay names the part of a date that is wrong', () => {
+  it.each([
+    ['2026-13-01', /month 13 does not exist: use 01 to 12/],
+    ['2026-00-10', /month 00 does not exist: use 01 to 12/],
+    ['2026-02-30', /February 2026 has 28 days: check the day of the month/],
+    ['2026-04-31', /April 2026 has 30 days: check the day of the month/],
+    ['2026-01-00', /day 00 does not exist: days start at 01/],
+  ])('%s', (value, message) => {
+    expect(() => parseDay(value, '--date')).toThrow(message);
+  });
+});

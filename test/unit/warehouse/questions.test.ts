@@ -23,6 +23,7 @@ describe('the typed rows of the questions', () => {
       unanswered: 3,
       conversations: 0,
       examples: ['a'],
+      asked: [],
     });
     expect(decodeThumbsDownPage({ project_id: 'p', path: '/x', thumbs_down: 2, thumbs_up: 1, example_comments: null })).toMatchObject({
       thumbsDown: 2,
