@@ -1,7 +1,7 @@
 /**
  * The table of environment variables of docs/configuration.md, generated from the settings
- * table (functions/shared/config.ts `SETTINGS`): name, meaning with its range, default, and
- * the functions that read it.
+ * table (functions/shared/config.ts `SETTINGS`): name, meaning with its range, default, the
+ * Lambdas that refuse to start without it, and the functions that read it.
  */
 import { SETTINGS, type Setting, type SettingReader } from '../functions/shared/config.js';
 import { blockMarkers, cell, withBlock } from './generated-block.js';
@@ -22,13 +22,17 @@ function rangeText(range: NonNullable<Setting<unknown>['range']>): string {
 
 /** The Markdown table of every variable. */
 export function settingsReference(): string {
-  const rows = Object.values(SETTINGS).map((s: Setting<unknown>) => {
+  const rows = Object.values(SETTINGS).map((s: Setting<unknown, string, SettingReader, SettingReader>) => {
     const meaning = s.range ? `${s.doc}, ${rangeText(s.range)}` : s.doc;
     const fallback = s.defaultDoc ?? `\`${s.default}\``;
     const readers = s.readBy.map((reader) => READER_NAMES[reader]).join(', ');
-    return `| \`${s.env}\` | ${cell(meaning)} | ${cell(fallback)} | ${readers} |`;
+    const required = s.readBy
+      .filter((reader) => s.requiredIn?.[reader] !== undefined)
+      .map((reader) => READER_NAMES[reader])
+      .join(', ');
+    return `| \`${s.env}\` | ${cell(meaning)} | ${cell(fallback)} | ${required} | ${readers} |`;
   });
-  return ['| name | meaning | default | read by |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| name | meaning | default | required in | read by |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** docs/configuration.md with its table of variables regenerated. */

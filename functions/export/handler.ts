@@ -8,8 +8,8 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor } from '../shared/config.js';
-import { ConfigError, ExporterError } from '../shared/errors.js';
+import { loadConfigFor, requireSettings } from '../shared/config.js';
+import { ExporterError } from '../shared/errors.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createExportDeps, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
@@ -100,10 +100,7 @@ function publishMetrics(metrics: NonNullable<HandlerDeps['metrics']>, result: Ru
  */
 export function handlerFromEnvironment(env: Record<string, string | undefined>): (event: unknown, context: ExportContext) => Promise<RunResult> {
   return builtOnFirstUse(() => {
-    const config = loadConfigFor(env, 'export');
-    if (config.stateTable === undefined) {
-      throw new ConfigError('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
-    }
+    const config = requireSettings(loadConfigFor(env, 'export'), 'export');
     return createHandler(createExportDeps(config));
   });
 }

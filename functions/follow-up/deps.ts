@@ -10,10 +10,9 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
 import type { ApiClient } from '../shared/api-types.js';
-import type { ConfigOf } from '../shared/config.js';
+import { requireSettings, type ConfigOf } from '../shared/config.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openDestination } from '../shared/destinations.js';
-import { ConfigError } from '../shared/errors.js';
 import { createSnsNotifier } from './notify.js';
 import { openStateStore } from './open-state-store.js';
 import { createOutcomeSink } from './outcome.js';
@@ -53,9 +52,7 @@ export function createFollowUpDeps(
   wiring: FollowUpWiring,
 ): WiredFollowUpDeps {
   const localDir = wiring.localStateDir;
-  if (!config.followUpStateTable && localDir === undefined) {
-    throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
-  }
+  if (localDir === undefined) requireSettings(config, 'follow-up', ['followUpStateTable']);
   const destination = openDestination(config.destination, wiring.clients?.s3 ? { s3Client: wiring.clients.s3 } : {});
   const topic = wiring.outcomesTopic ?? config.followUpOutcomesTopicArn;
   return {

@@ -16,7 +16,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor } from '../shared/config.js';
+import { loadConfigFor, requireSettings } from '../shared/config.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { sleep } from '../shared/time.js';
@@ -103,9 +103,7 @@ export function powertoolsMetrics(metrics: Metrics): FollowUpMetrics {
 }
 
 async function handlerFromEnvironment(env: Record<string, string | undefined>) {
-  const config = loadConfigFor(env, 'follow-up');
-  if (!config.followUpStateTable) throw new ConfigError('FOLLOWUP_STATE_TABLE is not set: the follow-up Lambda needs its DynamoDB table');
-  if (!config.followUpDeadLetterQueueUrl) throw new ConfigError('FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue');
+  const config = requireSettings(loadConfigFor(env, 'follow-up'), 'follow-up');
   const logger = createLogger({ serviceName: FOLLOWUP_SERVICE });
   const metrics = new Metrics({ serviceName: FOLLOWUP_SERVICE, namespace: METRICS_NAMESPACE });
   const sqs = new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));

@@ -10,9 +10,8 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../warehouse/lake.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, type ConfigOf } from '../shared/config.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../shared/config.js';
 import { openDestination } from '../shared/destinations.js';
-import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createDynamoStore } from '../shared/shared-store-dynamo.js';
@@ -20,14 +19,6 @@ import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
 import { createInsightPublisher } from './publish.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { INSIGHTS_KEY_PREFIX } from './state.js';
-
-/** The topic the insights functions publish to; a deployment without it is misconfigured. */
-export function insightsTopicOf(config: Pick<ConfigOf<'insights' | 'weekly-report'>, 'insightsTopicArn'>): string {
-  if (config.insightsTopicArn === undefined) {
-    throw new ConfigError('INSIGHTS_TOPIC_ARN is not set: the insights functions publish to that SNS topic (the stack output InsightsTopicArn)');
-  }
-  return config.insightsTopicArn;
-}
 
 /**
  * The run's "now": the scheduled event's `time` — so a retry of an event works on the days of
@@ -77,16 +68,13 @@ export function insightsDepsFromConfig(
   config: ConfigOf<'insights'>,
   clients: { s3?: S3Client; sns?: SNSClient; dynamo?: DynamoDBClient } = {},
 ): InsightsHandlerDeps {
-  if (config.stateTable === undefined) {
-    throw new ConfigError('EXPORT_STATE_TABLE is not set: the insights check records what it told in that DynamoDB table');
-  }
-  const topicArn = insightsTopicOf(config);
+  const { stateTable, insightsTopicArn: topicArn } = requireSettings(config, 'insights');
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());
   return {
     config,
     destination: openDestination(config.destination, { s3Client: s3 }),
     openLake: (scope) => openLake(config.destination, scope, { s3Client: s3 }),
-    store: createDynamoStore({ tableName: config.stateTable, client: clients.dynamo ?? new DynamoDBClient(awsClientConfig()), keyPrefix: INSIGHTS_KEY_PREFIX }),
+    store: createDynamoStore({ tableName: stateTable, client: clients.dynamo ?? new DynamoDBClient(awsClientConfig()), keyPrefix: INSIGHTS_KEY_PREFIX }),
     publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn }),
     now: () => Date.now(),
     metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),

@@ -118,6 +118,8 @@ export interface Figures {
   /** What moved against the previous period, per ranking. */
   readonly movers: { readonly pages: Movers; readonly searches: Movers; readonly categories: Movers; readonly thumbsDown: Movers };
   readonly health: readonly HealthCell[];
+  /** Files of the period DuckDB could not read as Parquet, left out of every figure (relative to the warehouse root, sorted). */
+  readonly unreadableFiles: readonly string[];
   /** One entry per day from the period's first to `runsTo` (zeros where no run started). */
   readonly requestsPerDay: readonly RequestsDay[];
 }
@@ -277,6 +279,7 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
         thumbsDown: moversOf(...ranked.thumbsDown, RANKED_ROWS),
       },
       health,
+      unreadableFiles: [...warehouse.unreadable].sort(),
       requestsPerDay: requests,
     };
   } finally {

@@ -140,7 +140,7 @@ export function validateProjectId(id: string, source = 'project id'): string {
 export type SettingReader = 'export' | 'follow-up' | 'cli' | 'insights' | 'weekly-report';
 
 /** One environment variable. */
-export interface Setting<T, N extends string = string, R extends SettingReader = SettingReader> {
+export interface Setting<T, N extends string = string, R extends SettingReader = SettingReader, Q extends R = never> {
   /** The variable's name. */
   readonly env: N;
   /** What it means, for docs/configuration.md (Markdown, one line). */
@@ -156,15 +156,20 @@ export interface Setting<T, N extends string = string, R extends SettingReader =
   readonly range?: { readonly min: number; readonly max: number; readonly above?: true };
   /** The functions that read it (infra sets a Lambda only the names its function reads). */
   readonly readBy: readonly R[];
+  /**
+   * The functions whose Lambda refuses to start without it, each with why (the part of the
+   * one-line error after "<NAME> is not set: "); `requireSettings` checks them.
+   */
+  readonly requiredIn?: { readonly [P in Q]?: string };
   /** Checks a value (trimmed, not blank); throws a ConfigError naming the variable and the fix. */
   readonly parse: (raw: string) => T;
 }
 
-function setting<T, const N extends string, const R extends SettingReader>(
-  spec: Setting<T, N, R> & { readonly default: string },
-): Setting<T, N, R> & { readonly default: string };
-function setting<T, const N extends string, const R extends SettingReader>(spec: Setting<T, N, R>): Setting<T, N, R>;
-function setting<T, const N extends string, const R extends SettingReader>(spec: Setting<T, N, R>): Setting<T, N, R> {
+function setting<T, const N extends string, const R extends SettingReader, const Q extends R = never>(
+  spec: Setting<T, N, R, Q> & { readonly default: string },
+): Setting<T, N, R, Q> & { readonly default: string };
+function setting<T, const N extends string, const R extends SettingReader, const Q extends R = never>(spec: Setting<T, N, R, Q>): Setting<T, N, R, Q>;
+function setting<T, const N extends string, const R extends SettingReader, const Q extends R = never>(spec: Setting<T, N, R, Q>): Setting<T, N, R, Q> {
   return spec;
 }
 
@@ -362,6 +367,10 @@ export const SETTINGS = {
     doc: "DynamoDB table of the budget ledger, unit leases and backlog (the Lambda requires it; infra sets it). Set for the CLI, `export`, `plan` and `status` share the deployment's ledger; their DynamoDB client takes its region, credentials and endpoint from the environment (as the AWS CLI does)",
     defaultDoc: 'CLI: files in `EXPORT_STATE_DIR`',
     readBy: [...EXPORT, 'insights'],
+    requiredIn: {
+      export: 'the export Lambda keeps its budget ledger and leases in that DynamoDB table',
+      insights: 'the insights check records what it told in that DynamoDB table',
+    },
     parse: (raw) => tableName('EXPORT_STATE_TABLE', raw),
   }),
   stateDir: setting({
@@ -395,6 +404,7 @@ export const SETTINGS = {
     doc: 'DynamoDB table of follow-up state; required by the Lambda (infra sets it)',
     defaultDoc: 'CLI: a local store under `<destination>/.followup-state`',
     readBy: FOLLOW_UP,
+    requiredIn: { 'follow-up': 'the follow-up Lambda needs its DynamoDB table' },
     parse: (raw) => tableName('FOLLOWUP_STATE_TABLE', raw),
   }),
   followUpDeadLetterQueueUrl: setting({
@@ -402,6 +412,7 @@ export const SETTINGS = {
     doc: 'where bad/uncertain follow-ups go; required by the Lambda (infra sets it)',
     defaultDoc: "`consume`: the queue's redrive target",
     readBy: FOLLOW_UP,
+    requiredIn: { 'follow-up': 'the follow-up Lambda needs its dead-letter queue' },
     parse: (raw) => {
       let url: URL | undefined;
       try {
@@ -464,6 +475,10 @@ export const SETTINGS = {
     doc: "SNS topic of the weekly report digest, anomalies and stale datasets (attribute `kind`); infra sets it to the stack's topic",
     defaultDoc: 'unset: nothing is published',
     readBy: ['insights', 'weekly-report', 'cli'],
+    requiredIn: {
+      insights: 'the insights functions publish to that SNS topic (the stack output InsightsTopicArn)',
+      'weekly-report': 'the insights functions publish to that SNS topic (the stack output InsightsTopicArn)',
+    },
     parse: (raw) => validateTopicArn(raw, 'INSIGHTS_TOPIC_ARN', 'InsightsTopicArn'),
   }),
   reportSiteUrl: setting({
@@ -532,6 +547,10 @@ type Field = keyof Table;
 type ValueOf<K extends Field> = ReturnType<Table[K]['parse']>;
 type WithDefault = { [K in Field]: Table[K] extends { readonly default: string } ? K : never }[Field];
 type ReadBy<R extends SettingReader> = { [K in Field]: R extends Table[K]['readBy'][number] ? K : never }[Field];
+/** The fields function `R` refuses to start without (their `requiredIn` names it). */
+export type RequiredIn<R extends SettingReader> = {
+  [K in Field]: Table[K] extends { readonly requiredIn?: infer M } ? ([R] extends [keyof NonNullable<M>] ? K : never) : never;
+}[Field];
 
 /** What the table gives: a field per variable, present when it has a default or is set. */
 type SettingValues = { readonly [K in WithDefault]: ValueOf<K> } & { readonly [K in Exclude<Field, WithDefault>]?: ValueOf<K> };
@@ -614,6 +633,27 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
 export function loadConfigFor<R extends SettingReader>(env: Readonly<Record<string, string | undefined>>, reader: R): ConfigOf<R> {
   const fields = (Object.keys(SETTINGS) as Field[]).filter((field) => (SETTINGS[field].readBy as readonly SettingReader[]).includes(reader));
   return Object.freeze(hideKey(parseSettings(env, fields) as Config)) as ConfigOf<R>;
+}
+
+/**
+ * Checks that the settings function `reader`'s Lambda refuses to start without (the table's
+ * `requiredIn`) are present in `config`, in the table's order, and returns `config` typed
+ * with them present. `only` limits the check to some of them (a caller that can do without
+ * the others, like a CLI command with a local folder).
+ * @throws ConfigError "<NAME> is not set: <why>" for the first one missing.
+ */
+export function requireSettings<
+  R extends SettingReader,
+  C extends { readonly [K in RequiredIn<R>]?: unknown },
+  F extends RequiredIn<R> & keyof C = RequiredIn<R> & keyof C,
+>(config: C, reader: R, only?: readonly F[]): C & { readonly [K in F]-?: NonNullable<C[K]> } {
+  for (const [field, s] of Object.entries(SETTINGS) as [Field, Setting<unknown, string, SettingReader, SettingReader>][]) {
+    const why = (s.requiredIn as Partial<Record<SettingReader, string>> | undefined)?.[reader];
+    if (why === undefined || (only !== undefined && !(only as readonly string[]).includes(field))) continue;
+    const value = (config as Partial<Record<Field, unknown>>)[field];
+    if (value === undefined || value === '') fail(`${s.env} is not set: ${why}`);
+  }
+  return config as C & { readonly [K in F]-?: NonNullable<C[K]> };
 }
 
 /**

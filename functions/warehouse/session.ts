@@ -82,15 +82,18 @@ export interface LoadedWarehouse {
    * again (the report's rankings and its fixes ask the same gap questions) gets the first answer.
    */
   ask(sql: string): Promise<Row[]>;
+  /** The files left out because DuckDB cannot read them as Parquet (relative to the root; each also told to `onWarning`). */
+  readonly unreadable: readonly string[];
   close(): void;
 }
 
 export async function loadWarehouse(root: string, scope: WarehouseScope): Promise<LoadedWarehouse> {
   const session = await openDuckDb({ root });
+  const unreadable: string[] = [];
   try {
     for (const table of scope.tables ?? REPORT_TABLES) {
       const span = scope.spans?.[table.name];
-      await loadTable(session, root, table, span === undefined ? scope : { ...scope, days: span });
+      await loadTable(session, root, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
     }
   } catch (error) {
     session.close();
@@ -104,7 +107,13 @@ export async function loadWarehouse(root: string, scope: WarehouseScope): Promis
     answers.set(sql, answer);
     return answer;
   };
-  return { session, tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])), ask, close: () => session.close() };
+  return {
+    session,
+    tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])),
+    ask,
+    unreadable,
+    close: () => session.close(),
+  };
 }
 
 /** Whether a file name is a project's Parquet file (`<project id>.parquet`): anything else in a table folder is not the export's. */
@@ -114,7 +123,7 @@ function projectOfFile(name: string): string | undefined {
   return PROJECT_ID_PATTERN.test(id) ? id : undefined;
 }
 
-async function loadTable(session: DuckDbSession, root: string, table: TableDef, scope: WarehouseScope): Promise<void> {
+async function loadTable(session: DuckDbSession, root: string, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
   const wanted = new Set(scope.projects);
   const present = new Set(await list(path.join(root, table.prefix)));
   const files = (
@@ -135,7 +144,10 @@ async function loadTable(session: DuckDbSession, root: string, table: TableDef, 
     )
   ).flat();
   const columns = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
-  const { files: readable, columns: stored } = await readableFiles(session, files, scope.onWarning);
+  const { files: readable, columns: stored } = await readableFiles(session, files, (file, line) => {
+    if (!unreadable.includes(file)) unreadable.push(file);
+    scope.onWarning?.(line);
+  });
   const first = scope.days[0];
   const last = scope.days[scope.days.length - 1];
   const names = columns.map((c) => (typeof c === 'string' ? c : c.name));
@@ -161,14 +173,14 @@ function nullOf(table: TableDef, name: string): string {
 }
 
 /**
- * `files` without those DuckDB cannot read as Parquet, each told to `onWarning`, and the
+ * `files` without those DuckDB cannot read as Parquet, each told to `onUnreadable`, and the
  * columns the others hold. Their schemas are read at once (DuckDB reads the footers anyway to
  * unite the columns); only when that fails is each file tried alone, to name the bad ones.
  */
 async function readableFiles(
   session: DuckDbSession,
   files: readonly string[],
-  onWarning: ((line: string) => void) | undefined,
+  onUnreadable: (file: string, line: string) => void,
 ): Promise<{ readonly files: string[]; readonly columns: Set<string> }> {
   const columns = new Set<string>();
   if (files.length === 0) return { files: [], columns };
@@ -186,7 +198,7 @@ async function readableFiles(
         good.push(file);
       } catch (error) {
         const why = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/^[A-Za-z ]+Error: /, '');
-        onWarning?.(`left out ${file}: not a readable Parquet file (${why}); export its day again with --force to replace it`);
+        onUnreadable(file, `left out ${file}: not a readable Parquet file (${why}); export its day again with --force to replace it`);
       }
     }
     return { files: good, columns };

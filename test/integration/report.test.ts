@@ -4,6 +4,8 @@
  * `status` reads the units (missing, failed, partial, drift), user text escaped, no contact
  * address, empty sections said in a sentence, and no API request.
  */
+import { healthSection } from '../../functions/report/sections/health.js';
+import { digestOf } from '../../functions/insights/weekly/digest.js';
 import { existsSync } from 'node:fs';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -259,6 +261,11 @@ describe('a warehouse with stray files', () => {
     expect(lost).toBeGreaterThan(0);
     expect(read.headline.current.views).toBe(figures.headline.current.views - lost);
     expect(read.headline.current.human).toBe(figures.headline.current.human);
+    // Not only a log line: the figures carry the file, and the page's health section and the weekly digest list it.
+    expect(read.unreadableFiles).toEqual([`views_totals/dt=${PERIOD.from}/proj_api.parquet`]);
+    expect(figures.unreadableFiles).toEqual([]);
+    expect(String(healthSection(read))).toContain(`<li><code>views_totals/dt=${PERIOD.from}/proj_api.parquet</code></li>`);
+    expect(digestOf({ figures: read, week: 'W' }).body).toContain(`    views_totals/dt=${PERIOD.from}/proj_api.parquet`);
   });
 
   it('never reads a file name as a glob: a stray proj_small*.parquet is neither a project nor more pages', async () => {

@@ -118,6 +118,13 @@ export function digestOf(input: DigestInput): InsightMessage {
     ...(health.missing + health.failed + health.partial > 0
       ? ['  Figures of days with missing or failed units are incomplete: see the calendar in the report, or run mintlify-exporter status.']
       : []),
+    ...(figures.unreadableFiles.length > 0
+      ? [
+          `  unreadable Parquet files left out of the figures (${figures.unreadableFiles.length}):`,
+          ...figures.unreadableFiles.map((file) => `    ${file}`),
+          '  Export their days again with --force to replace them.',
+        ]
+      : []),
     '',
     ...(input.link
       ? [`The report: ${input.link.url}`, `(the link works until ${input.link.expiresAt}; the page stays in the bucket under reports/)`]

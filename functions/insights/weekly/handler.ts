@@ -7,12 +7,12 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { insightsTopicOf, scheduledTime } from '../handler.js';
+import { scheduledTime } from '../handler.js';
 import { createInsightPublisher } from '../publish.js';
 import { parseDestinationTarget } from '../../shared/destination-target.js';
 import { awsClientConfig } from '../../shared/aws-clients.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
-import { loadConfigFor, type ConfigOf } from '../../shared/config.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../../shared/config.js';
 import { openDestination } from '../../shared/destinations.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';
@@ -105,7 +105,10 @@ export function weeklyDepsFromConfig(
     config,
     s3,
     writeTo: openDestination(config.destination, { s3Client: s3 }),
-    publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn: insightsTopicOf(config) }),
+    publish: createInsightPublisher({
+      sns: clients.sns ?? new SNSClient(awsClientConfig()),
+      topicArn: requireSettings(config, 'weekly-report').insightsTopicArn,
+    }),
     now: () => Date.now(),
     link: linkSignerOf(config, () => clients.secrets ?? new SecretsManagerClient(awsClientConfig())),
     metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),

@@ -75,6 +75,10 @@ export function healthSection(figures: Figures): SafeHtml {
       problems.length > 0
         ? html`<ul class="problems">${problems.map((p) => html`<li><strong>${p.dataset} ${p.projectId} ${p.day}</strong>: ${STATE_TEXT[p.state]}${p.detail ? ` — ${userText(p.detail, 200)}` : ''}</li>`)}</ul>`
         : ''
+    }${
+      figures.unreadableFiles.length > 0
+        ? html`<p class="unreadable">${formatCount(figures.unreadableFiles.length)} file(s) DuckDB cannot read as Parquet, left out of every figure (export their days again with --force to replace them):</p><ul class="problems unreadable">${figures.unreadableFiles.map((file) => html`<li><code>${userText(file, 300)}</code></li>`)}</ul>`
+        : ''
     }
 <h3>API requests spent per day${defined('requests')}</h3>
 ${requestChart}`,

@@ -1,7 +1,16 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FOLLOW_UP_DEFAULTS } from '../../../functions/follow-up/settings.js';
-import { CONFIG_DEFAULTS, loadConfig, validateApiKey, validateApiUrl } from '../../../functions/shared/config.js';
+import {
+  CONFIG_DEFAULTS,
+  SETTINGS,
+  loadConfig,
+  loadConfigFor,
+  requireSettings,
+  type SettingReader,
+  validateApiKey,
+  validateApiUrl,
+} from '../../../functions/shared/config.js';
 import { createLogger } from '../../../functions/shared/logger.js';
 import { configErrorOf } from '../../helpers/errors.js';
 
@@ -292,5 +301,43 @@ describe('logger', () => {
     }
     const record = JSON.parse(lines.join('').trim()) as Record<string, unknown>;
     expect(record).toMatchObject({ message: 'hello', service: 'test-service', component: 'unit', rows: 3, level: 'INFO' });
+  });
+});
+
+describe('requireSettings (the settings a Lambda refuses to start without: the `requiredIn` column)', () => {
+  const requiredBy = (reader: SettingReader) =>
+    Object.values(SETTINGS as Record<string, { readonly env: string; readonly requiredIn?: Partial<Record<SettingReader, string>> }>)
+      .filter((s) => s.requiredIn?.[reader] !== undefined)
+      .map((s) => s.env);
+
+  it('marks the state tables, the dead-letter queue and the topic required in the Lambdas that need them, and nothing in the CLI', () => {
+    expect(requiredBy('export')).toEqual(['EXPORT_STATE_TABLE']);
+    expect(requiredBy('follow-up')).toEqual(['FOLLOWUP_STATE_TABLE', 'FOLLOWUP_DEAD_LETTER_QUEUE_URL']);
+    expect(requiredBy('insights')).toEqual(['EXPORT_STATE_TABLE', 'INSIGHTS_TOPIC_ARN']);
+    expect(requiredBy('weekly-report')).toEqual(['INSIGHTS_TOPIC_ARN']);
+    expect(requiredBy('cli')).toEqual([]);
+  });
+
+  it("a missing required setting stops that function's check with one line naming it and why; another function is not stopped", () => {
+    const error = configErrorOf(() => requireSettings(loadConfigFor({}, 'export'), 'export'));
+    expect(error.message).toBe('EXPORT_STATE_TABLE is not set: the export Lambda keeps its budget ledger and leases in that DynamoDB table');
+    expect(configErrorOf(() => requireSettings(loadConfigFor({}, 'insights'), 'insights')).message).toBe(
+      'EXPORT_STATE_TABLE is not set: the insights check records what it told in that DynamoDB table',
+    );
+    expect(configErrorOf(() => requireSettings(loadConfigFor({ FOLLOWUP_STATE_TABLE: 'followups' }, 'follow-up'), 'follow-up')).message).toBe(
+      'FOLLOWUP_DEAD_LETTER_QUEUE_URL is not set: the follow-up Lambda needs its dead-letter queue',
+    );
+    // Blank counts as unset; the CLI requires none of them.
+    expect(() => requireSettings(loadConfigFor({ EXPORT_STATE_TABLE: '  ' }, 'export'), 'export')).toThrow(/^EXPORT_STATE_TABLE is not set/);
+    expect(() => requireSettings(loadConfig({}), 'cli')).not.toThrow();
+  });
+
+  it('returns the config with the required settings present, and checks only the fields asked for', () => {
+    const config = requireSettings(loadConfigFor({ EXPORT_STATE_TABLE: 'ledger' }, 'export'), 'export');
+    const table: string = config.stateTable;
+    expect(table).toBe('ledger');
+    expect(requireSettings(loadConfigFor({ FOLLOWUP_STATE_TABLE: 'followups' }, 'follow-up'), 'follow-up', ['followUpStateTable']).followUpStateTable).toBe(
+      'followups',
+    );
   });
 });

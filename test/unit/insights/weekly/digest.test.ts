@@ -40,6 +40,7 @@ function figures(byProject: Figures['byProject'], health: HealthCell[] = []): Fi
     unansweredByCategory: [],
     thumbsDownPages: [],
     health,
+    unreadableFiles: [],
     requestsPerDay: [],
   } as unknown as Figures;
 }
@@ -129,5 +130,21 @@ describe('the digest', () => {
     expect(digest.body).toContain('The report: s3://bucket/mintlify/reports/weekly/2026-W47.html');
     expect(digest.body).toContain('no link: the deployment has no report distribution');
     expect(digest.body).not.toContain('the link works until');
+  });
+});
+
+describe('unreadable Parquet files in the digest', () => {
+  const project = { projectId: 'docs', current: { ...ZERO, human: 10 }, previous: { ...ZERO, human: 10 } } as unknown as Figures['byProject'][number];
+
+  it('are listed under data health by name, with what to do, instead of dropping out silently', () => {
+    const base = figures([project]);
+    const withBad = { ...base, unreadableFiles: ['tables/views_totals/dt=2026-11-18/docs.parquet', 'tables/feedback/dt=2026-11-19/docs.parquet'] } as Figures;
+    const body = digestOf({ figures: withBad, week: '2026-W47' }).body;
+    const health = body.slice(body.indexOf('Data health'));
+    expect(health).toContain('unreadable Parquet files left out of the figures (2):');
+    expect(health).toContain('    tables/views_totals/dt=2026-11-18/docs.parquet');
+    expect(health).toContain('    tables/feedback/dt=2026-11-19/docs.parquet');
+    expect(health).toContain('--force');
+    expect(digestOf({ figures: { ...base, unreadableFiles: [] } as Figures, week: '2026-W47' }).body).not.toContain('unreadable');
   });
 });
