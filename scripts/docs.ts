@@ -1,6 +1,7 @@
 /**
  * `npm run docs`: regenerates the parts of the manual that are generated from the code — the
- * column reference of docs/warehouse.md (from functions/warehouse/tables.ts), the table of
+ * column reference and the "Your warehouse" SQL of docs/warehouse.md (from
+ * functions/warehouse/tables.ts), the table of
  * environment variables of docs/configuration.md (from the settings table of
  * functions/shared/config.ts) and the flag tables of docs/cli.md (from the commander program,
  * functions/cli/program.ts). Run it after changing any of them; `npm test` fails while a file
@@ -11,9 +12,14 @@ import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
 import { withDeployReference } from './deploy-reference.js';
 import { withSettingsReference } from './settings-reference.js';
+import { withWarehouseSql } from './warehouse-sql.js';
 
 const GENERATED: readonly { readonly file: string; readonly what: string; readonly regenerate: (doc: string) => string }[] = [
-  { file: 'docs/warehouse.md', what: 'column reference (functions/warehouse/tables.ts)', regenerate: withColumnReference },
+  {
+    file: 'docs/warehouse.md',
+    what: 'column reference and "Your warehouse" SQL (functions/warehouse/tables.ts)',
+    regenerate: (doc) => withWarehouseSql(withColumnReference(doc)),
+  },
   { file: 'docs/configuration.md', what: 'table of variables (functions/shared/config.ts)', regenerate: withSettingsReference },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
   { file: 'docs/deploy.md', what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts)', regenerate: withDeployReference },
