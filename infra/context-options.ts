@@ -7,6 +7,7 @@
 import { DEFAULT_BUDGET } from '../functions/shared/budget-spec.js';
 import { DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { DEFAULT_REPORT_SCHEDULE } from './constructs/weekly-report.js';
+import { DEFAULT_PROJECTION_START } from './constructs/warehouse.js';
 import type { CONTEXT_KEYS } from './stack.js';
 
 export interface ContextOption {
@@ -29,6 +30,10 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
   personalDataRetentionDays: { meaning: 'days of the tables holding personal columns are deleted after this many days', default: 'kept' },
   budget: { meaning: 'analytics requests per sliding window, shared by every run and every laptop using the state table', default: `\`${DEFAULT_BUDGET}\`` },
   settleHours: { meaning: 'hours after a UTC day ends before it is exported', default: '`2`' },
+  partitionProjectionStart: {
+    meaning: "first day Athena's partition projection enumerates (`dt` from this day to today): an older backfill needs an earlier day",
+    default: `\`${DEFAULT_PROJECTION_START}\``,
+  },
   bucketName: { meaning: 'existing S3 bucket to write into (not managed by this stack)', default: 'a new versioned, encrypted bucket' },
   prefix: { meaning: 'key prefix of everything written: `s3://<bucket>/<prefix>/visitors_…`', default: '`mintlify`' },
   apiKeySecretArn: { meaning: 'complete ARN of an existing Secrets Manager secret holding the key', default: 'a new secret (put the key in it)' },

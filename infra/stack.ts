@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import { BUCKET_NAME_PATTERN, PROJECT_ID_PATTERN, SECRET_ARN_PATTERN } from '../functions/shared/config.js';
 import { DATASET_NAMES, type DatasetName } from '../functions/warehouse/catalog.js';
+import { parseDay } from '../functions/shared/dates.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { PersonalDataKey } from './constructs/personal-data-key.js';
 import { parsePolicyOverrides } from '../functions/warehouse/column-policy.js';
@@ -39,6 +40,8 @@ export interface ExporterConfig {
   readonly budget?: string | undefined;
   /** `EXPORT_SETTLE_HOURS`. @default 2 */
   readonly settleHours?: number | undefined;
+  /** First day (YYYY-MM-DD) Athena's partition projection enumerates. @default '2020-01-01' */
+  readonly partitionProjectionStart?: string | undefined;
   /** @default - a new bucket */
   readonly bucketName?: string | undefined;
   /** @default 'mintlify' */
@@ -122,7 +125,12 @@ export class MintlifyExporterStack extends Stack {
       );
     }
 
-    this.warehouse = new Warehouse(this, 'Warehouse', { bucketName: config.bucketName, prefix: config.prefix, personalDataPolicy: config.personalDataPolicy });
+    this.warehouse = new Warehouse(this, 'Warehouse', {
+      bucketName: config.bucketName,
+      prefix: config.prefix,
+      personalDataPolicy: config.personalDataPolicy,
+      partitionProjectionStart: config.partitionProjectionStart,
+    });
     const { secret } = new ApiKeySecret(this, 'ApiKey', { secretArn: config.apiKeySecretArn });
     const api = {
       apiKeySecret: secret,
@@ -298,6 +306,14 @@ export const ContextSchema = v.object({
       v.integer('a whole number'),
       v.minValue(0, 'between 0 and 72'),
       v.maxValue(72, 'between 0 and 72'),
+    ),
+  ),
+  // The calendar check of the CLI's dates (parseDay): 2023-02-29 is refused too.
+  partitionProjectionStart: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check((raw) => acceptedBy(() => parseDay(raw, 'partitionProjectionStart')), 'a day as YYYY-MM-DD, such as 2020-01-01'),
     ),
   ),
   bucketName: optionalString(BUCKET_NAME_PATTERN, 'an S3 bucket name (lowercase, 3-63 characters)'),

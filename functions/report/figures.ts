@@ -11,6 +11,7 @@
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask, type DailyTotalsRow } from '../warehouse/questions.js';
+import { sqlString } from '../warehouse/sql.js';
 import { ALL_ROWS, GAP_TABLES } from '../gaps/read.js';
 import { readHealth, readRequests, type HealthCell, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
@@ -65,6 +66,8 @@ export interface UnclickedSearch {
   readonly hits: number;
   readonly days: number;
   readonly previous: number | null;
+  /** Searched in the previous period with a result clicked: new to the unclicked list, not as a search ("no longer clicked"). */
+  readonly clickedBefore: boolean;
 }
 
 export interface UnansweredCategory {
@@ -225,6 +228,12 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
         ),
       ],
     } as const;
+    // The searches of the previous period with a result clicked (the table is loaded over both periods).
+    const clicked = await warehouse.ask(
+      `SELECT DISTINCT project_id, lower(search_query) AS term FROM ${warehouse.tables.searches} WHERE dt >= ${sqlString(previous.from)} AND dt < ${sqlString(previous.to)} AND top_clicked_page IS NOT NULL`,
+    );
+    const clickedBefore = new Set(clicked.map((row) => `${String(row.project_id)}\u0000${String(row.term)}`));
+    const wasClicked = (projectId: string, key: string) => clickedBefore.has(`${projectId}\u0000${key}`);
     const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
       known ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
 
@@ -253,9 +262,14 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
         aiShare: share(ai, human + ai),
         previous: previousOf('pages', projectId, path),
       })),
-      unclickedSearches: searches
-        .slice(0, LIMITS.searches)
-        .map(({ projectId, query, hits, days }) => ({ projectId, query, hits, days, previous: previousOf('searches', projectId, query.toLowerCase()) })),
+      unclickedSearches: searches.slice(0, LIMITS.searches).map(({ projectId, query, hits, days }) => ({
+        projectId,
+        query,
+        hits,
+        days,
+        previous: previousOf('searches', projectId, query.toLowerCase()),
+        clickedBefore: wasClicked(projectId, query.toLowerCase()),
+      })),
       unansweredByCategory: categories.slice(0, LIMITS.categories).map(({ projectId, category, unanswered, examples }) => ({
         projectId,
         category,
@@ -274,7 +288,7 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       })),
       movers: {
         pages: moversOf(...ranked.pages, RANKED_ROWS),
-        searches: moversOf(...ranked.searches, RANKED_ROWS),
+        searches: moversOf(...ranked.searches, RANKED_ROWS, (r) => wasClicked(r.projectId, r.key)),
         categories: moversOf(...ranked.categories, RANKED_ROWS),
         thumbsDown: moversOf(...ranked.thumbsDown, RANKED_ROWS),
       },

@@ -26,6 +26,11 @@ export interface Move {
 export interface Movers {
   /** Absent from the previous period (only when the previous period has data at all). */
   readonly new: readonly Move[];
+  /**
+   * Absent from the previous ranking although there in the previous period in another way: a
+   * search searched before and clicked then ("no longer clicked"), new to the list, not as a search.
+   */
+  readonly lapsed: readonly Move[];
   /** The biggest rises of things already there before. */
   readonly risers: readonly Move[];
   /** The biggest falls, down to nothing when the current ranking is complete. */
@@ -41,18 +46,25 @@ const id = (r: Pick<Ranked, 'projectId' | 'key'>) => `${r.projectId}\u0000${r.ke
  * Movers of `current` against `previous`, each a ranking cut at `limit` rows: a thing below the
  * cut is unknown, not zero, unless the ranking has fewer rows than the cut.
  */
-export function moversOf(current: readonly Ranked[], previous: readonly Ranked[], limit: number): Movers {
-  if (previous.length === 0) return { new: [], risers: [], fallers: [] };
+export function moversOf(
+  current: readonly Ranked[],
+  previous: readonly Ranked[],
+  limit: number,
+  /** Whether a thing absent from `previous` was there in the previous period all the same. @default never */
+  thereBefore: (r: Ranked) => boolean = () => false,
+): Movers {
+  if (previous.length === 0) return { new: [], lapsed: [], risers: [], fallers: [] };
   const before = new Map(previous.map((r) => [id(r), r]));
   const now = new Map(current.map((r) => [id(r), r]));
   const previousComplete = previous.length < limit;
   const currentComplete = current.length < limit;
   const fresh: Move[] = [];
+  const lapsed: Move[] = [];
   const changed: Move[] = [];
   for (const r of current) {
     const old = before.get(id(r));
     if (old === undefined) {
-      if (previousComplete) fresh.push({ projectId: r.projectId, key: r.key, label: r.label, current: r.value, previous: 0 });
+      if (previousComplete) (thereBefore(r) ? lapsed : fresh).push({ projectId: r.projectId, key: r.key, label: r.label, current: r.value, previous: 0 });
       continue;
     }
     changed.push({ projectId: r.projectId, key: r.key, label: r.label, current: r.value, previous: old.value });
@@ -66,6 +78,7 @@ export function moversOf(current: readonly Ranked[], previous: readonly Ranked[]
   const order = (a: Move, b: Move) => a.projectId.localeCompare(b.projectId) || a.key.localeCompare(b.key);
   return {
     new: fresh.sort((a, b) => b.current - a.current || order(a, b)).slice(0, MOVERS_SHOWN),
+    lapsed: lapsed.sort((a, b) => b.current - a.current || order(a, b)).slice(0, MOVERS_SHOWN),
     risers: changed
       .filter((m) => delta(m) > 0)
       .sort((a, b) => delta(b) - delta(a) || order(a, b))

@@ -13,6 +13,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { QUESTIONS, questionSql } from '../../queries/questions.js';
 import { asInterface } from './as-interface.js';
+import { parseDay } from '../../functions/shared/dates.js';
 import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/warehouse/keys.js';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
@@ -34,8 +35,11 @@ export function glueTypeOf(column: ColumnDef): glue.Type {
   return glue.Schema.array(glue.Schema.struct((column.fields ?? []).map((field) => ({ name: field.name, type: GLUE_TYPES[field.type] }))));
 }
 
-/** First day partition projection enumerates (`projection.dt.range` is `<this>,NOW`). */
-export const PROJECTION_START = '2024-01-01';
+/**
+ * First day partition projection enumerates (`projection.dt.range` is `<this>,NOW`) unless the
+ * `partitionProjectionStart` context option says otherwise: a day before it is invisible in Athena.
+ */
+export const DEFAULT_PROJECTION_START = '2020-01-01';
 
 /** Props of {@link Warehouse}. */
 export interface WarehouseProps {
@@ -57,6 +61,12 @@ export interface WarehouseProps {
    */
   readonly personalDataPolicy?: string | undefined;
   /**
+   * First day (YYYY-MM-DD) Athena's partition projection enumerates: a backfill of older days
+   * needs an earlier start.
+   * @default DEFAULT_PROJECTION_START ('2020-01-01')
+   */
+  readonly partitionProjectionStart?: string | undefined;
+  /**
    * Glue database name (Athena: `SELECT … FROM <database>.visitors_pages`).
    * @default 'mintlify_analytics'
    */
@@ -76,6 +86,8 @@ export interface WarehouseProps {
 export class Warehouse extends Construct {
   /** The columns' policies the Glue comments name. */
   private readonly columnPolicy: PersonalDataPolicy;
+  /** First day the partition projection enumerates (YYYY-MM-DD). */
+  private readonly projectionStart: string;
   readonly bucket: s3.IBucket;
   /** `''` or the prefix with a trailing slash: what every key this app writes starts with. */
   readonly keyPrefix: string;
@@ -89,6 +101,7 @@ export class Warehouse extends Construct {
   constructor(scope: Construct, id: string, props: WarehouseProps = {}) {
     super(scope, id);
     this.columnPolicy = resolvePolicy(parsePolicyOverrides(props.personalDataPolicy ?? '', 'personalDataPolicy'));
+    this.projectionStart = parseDay(props.partitionProjectionStart ?? DEFAULT_PROJECTION_START, 'partitionProjectionStart');
     const prefix = (props.prefix ?? 'mintlify').replace(/^\/+|\/+$/g, '');
     this.keyPrefix = prefix === '' ? '' : `${prefix}/`;
     const retention = props.retention ?? Duration.days(30);
@@ -310,7 +323,7 @@ export class Warehouse extends Construct {
       hasEncryptedData: false,
       partitionProjection: {
         [def.partitionKey]: glue.PartitionProjectionConfiguration.date({
-          min: PROJECTION_START,
+          min: this.projectionStart,
           max: 'NOW',
           format: 'yyyy-MM-dd',
           step: { interval: 1, intervalUnit: glue.DateIntervalUnit.DAYS },

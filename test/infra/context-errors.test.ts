@@ -32,6 +32,10 @@ describe('a bad context value', () => {
     [{ projectIds: 'proj_a,proj b' }, 'Invalid CDK context "projectIds": "proj b" is not accepted (expected project ids are letters, digits, _ and -).'],
     [{ projectIds: 'p', budget: 'lots' }, 'Invalid CDK context "budget": "lots" is not accepted (expected a budget such as 90/1h or 30/30m).'],
     [{ projectIds: 'p', settleHours: '100' }, 'Invalid CDK context "settleHours": 100 is not accepted (expected between 0 and 72).'],
+    [
+      { projectIds: 'p', partitionProjectionStart: '01/02/2020' },
+      'Invalid CDK context "partitionProjectionStart": "01/02/2020" is not accepted (expected a day as YYYY-MM-DD, such as 2020-01-01).',
+    ],
   ])(
     '%j is one line naming the option, the value and what is accepted, exit 2',
     async (context, line) => {

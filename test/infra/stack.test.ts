@@ -146,6 +146,8 @@ describe('export schedule and function', () => {
     ['budget', '90/0h'],
     ['budget', '0/1h'],
     ['settleHours', '100'],
+    ['partitionProjectionStart', '2024-1-1'],
+    ['partitionProjectionStart', '2023-02-29'],
   ])('refuses the context value %s=%s, naming the key', (key, value) => {
     expect(() => synthStack({ projectIds: 'p', [key]: value })).toThrow(new RegExp(`Invalid CDK context "${key}`));
   });

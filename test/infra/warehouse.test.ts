@@ -190,12 +190,20 @@ describe('Glue tables', () => {
       'projection.enabled': 'true',
       'projection.dt.type': 'date',
       'projection.dt.format': 'yyyy-MM-dd',
-      'projection.dt.range': '2024-01-01,NOW',
+      'projection.dt.range': '2020-01-01,NOW',
       'projection.dt.interval': '1',
       'projection.dt.interval.unit': 'DAYS',
       'storage.location.template': { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/dt=\${dt}/`]] },
     });
     expect(input.StorageDescriptor.Location).toEqual({ 'Fn::Join': ['', ['s3://', { Ref: bucketId }, `/mintlify/${def.prefix}/`]] });
+  });
+
+  it('starts the projection at the partitionProjectionStart context option, for every table', () => {
+    const { template: older } = synthStack({ projectIds: 'proj_a', partitionProjectionStart: '2019-06-15' });
+    const tables = Object.values(older.findResources('AWS::Glue::Table') as Record<string, Resource>);
+
+    expect(tables).toHaveLength(TABLES.length);
+    for (const table of tables) expect(table.Properties.TableInput.Parameters['projection.dt.range']).toBe('2019-06-15,NOW');
   });
 
   it.each(

@@ -124,7 +124,16 @@ describe('report figures', () => {
        GROUP BY project_id, lower(search_query) HAVING bool_and(top_clicked_page IS NULL) ORDER BY hits DESC, query, project_id LIMIT 20`,
     );
     expect(rows.length).toBeGreaterThan(1);
-    expect(figures.unclickedSearches.map(({ previous: _, ...search }) => search)).toEqual(rows);
+    // Clicked before: searched in the previous period with a result clicked ("no longer clicked", not "new").
+    const before = figures.previous;
+    const clicked = await queryDuckDb(
+      `SELECT DISTINCT project_id AS "projectId", lower(search_query) AS term FROM read_parquet('${lake.out}/searches/*/*.parquet')
+       WHERE date >= DATE '${before.from}' AND date < DATE '${before.to}' AND top_clicked_page IS NOT NULL`,
+    );
+    const clickedBefore = new Set(clicked.map((row) => `${String(row.projectId)} ${String(row.term)}`));
+    expect(figures.unclickedSearches.map(({ previous: _, ...search }) => search)).toEqual(
+      rows.map((row) => ({ ...row, clickedBefore: clickedBefore.has(`${String(row.projectId)} ${String(row.query).toLowerCase()}`) })),
+    );
     expect(figures.unclickedSearches[0]).toMatchObject({ query: HOSTILE_TEXT, hits: HOSTILE_HITS, projectId: DRIFT.projectId });
   });
 

@@ -120,10 +120,14 @@ export function toneOf(delta: number, meaning: Meaning): 'good' | 'bad' | 'flat'
   return delta > 0 === (meaning === 'more-is-good') ? 'good' : 'bad';
 }
 
-/** The change against the previous period as a cell: `+12`, `new`, or nothing when the previous period has no data; coloured by `meaning`. */
-export function changeCell(current: number, previous: number | null, meaning: Meaning = 'more-is-good'): SafeHtml {
+/**
+ * The change against the previous period as a cell: `+12`, `new` (or `fresh`: "no longer
+ * clicked" for a search that was there before), or nothing when the previous period has no data;
+ * coloured by `meaning`.
+ */
+export function changeCell(current: number, previous: number | null, meaning: Meaning = 'more-is-good', fresh = 'new'): SafeHtml {
   if (previous === null) return html`<span class="muted">—</span>`;
-  if (previous === 0) return html`<span class="tag new tone-${toneOf(current, meaning)}" data-tone="${toneOf(current, meaning)}">new</span>`;
+  if (previous === 0) return html`<span class="tag new tone-${toneOf(current, meaning)}" data-tone="${toneOf(current, meaning)}">${fresh}</span>`;
   const delta = current - previous;
   const tone = toneOf(delta, meaning);
   return html`<span class="tone-${tone}" data-tone="${tone}">${signed(delta, formatCount(Math.abs(delta)))}</span>`;
@@ -135,9 +139,12 @@ export function moversBlock(
   label: (m: { projectId: string; label: string }) => Interpolation,
   unit: string,
   meaning: Meaning = 'more-is-good',
+  /** Heading of the things new to the ranking that were there before (Movers.lapsed). */
+  lapsedTitle = 'Back this period',
 ): SafeHtml | '' {
   const groups = [
     { title: 'New this period', items: movers.new, tone: toneOf(1, meaning) },
+    { title: lapsedTitle, items: movers.lapsed, tone: toneOf(1, meaning) },
     { title: 'Rising', items: movers.risers, tone: toneOf(1, meaning) },
     { title: 'Falling', items: movers.fallers, tone: toneOf(-1, meaning) },
   ].filter((g) => g.items.length > 0);

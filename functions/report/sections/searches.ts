@@ -23,9 +23,9 @@ export function searchesSection(figures: Figures, context: SectionContext): Safe
             ...(context.many ? [s.projectId] : []),
             formatCount(s.hits),
             formatCount(s.days),
-            changeCell(s.hits, s.previous, 'more-is-bad'),
+            changeCell(s.hits, s.previous, 'more-is-bad', s.clickedBefore ? 'no longer clicked' : 'new'),
           ]),
-        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', 'more-is-bad')}`
+        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', 'more-is-bad', 'No longer clicked')}`
       : empty('Every search of this period had a result clicked (or no search was exported).');
   return section(
     'searches',

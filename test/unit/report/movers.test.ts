@@ -15,7 +15,7 @@ const LIMIT = 10;
 describe('movers of a ranking', () => {
   it('says nothing moved when the period before has no data', () => {
     const movers = moversOf(ranking([['/a', 50]]), [], LIMIT);
-    expect(movers).toEqual({ new: [], risers: [], fallers: [] });
+    expect(movers).toEqual({ new: [], lapsed: [], risers: [], fallers: [] });
   });
 
   it('lists the biggest rises and falls of things in both periods by how much they moved, leaving out what did not move', () => {
@@ -131,5 +131,22 @@ describe('movers of a ranking', () => {
     const previous: Ranked[] = [{ projectId: 'proj_a', key: 'install cli', label: 'install CLI', value: 10 }];
 
     expect(moversOf(current, previous, LIMIT).risers).toEqual([{ projectId: 'proj_a', key: 'install cli', label: 'Install CLI', current: 30, previous: 10 }]);
+  });
+});
+
+describe('searches new to the unclicked list', () => {
+  it('lists a search searched (and clicked) in the period before as no longer clicked, not as new', () => {
+    const current = ranking([
+      ['fresh', 9],
+      ['lapsed', 7],
+      ['kept', 5],
+    ]);
+    const previous = ranking([['kept', 5]]);
+    const searchedBefore = new Set(['lapsed', 'kept']);
+
+    const movers = moversOf(current, previous, LIMIT, (r) => searchedBefore.has(r.key));
+
+    expect(moves(movers.new)).toEqual(['proj_a fresh 0->9']);
+    expect(moves(movers.lapsed)).toEqual(['proj_a lapsed 0->7']);
   });
 });
