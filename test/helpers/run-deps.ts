@@ -206,9 +206,11 @@ export function recordingLogger(): RecordingLogger {
  */
 export function failingDestination(inner: Destination, options: { keyPattern: RegExp; afterBytes: number }): Destination & { failures: string[] } {
   const failures: string[] = [];
+  const list = inner.list?.bind(inner);
   return {
     url: inner.url,
     failures,
+    ...(list ? { list } : {}),
     put: (key, body, putOptions) => inner.put(key, body, putOptions),
     get: (key) => inner.get(key),
     exists: (key) => inner.exists(key),

@@ -279,7 +279,7 @@ describe('saved Athena queries', () => {
     expect(sql).toContain(`FROM ${ASSISTANT_CONVERSATIONS.name}`);
     expect(sql).toContain("resolution_status = 'unanswered'");
     expect(sql).toMatch(/coalesce\(query_category, ''\)/);
-    expect(sql).toMatch(/array_agg\(query ORDER BY n\)/);
+    expect(sql).toMatch(/array_agg\(last_text ORDER BY n\) AS example_queries, array_agg\(times ORDER BY n\) AS example_counts/);
   });
 
   it('ranks pages by thumbs-down, with comments of not-helpful feedback, from every feedback item', () => {
