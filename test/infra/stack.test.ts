@@ -289,6 +289,8 @@ describe('least privilege', () => {
       '/mintlify/_manifests/*',
       '/mintlify/_staging/*',
       '/mintlify/export_runs/*',
+      // Read only: the erasure records every export honours (forget writes them from the CLI).
+      '/mintlify/_privacy/erasures/*',
     ];
     expect(new Set(objectPatterns).size).toBe(expected.length);
     for (const suffix of expected) expect(objectPatterns).toContainEqual(expect.stringContaining(`"${suffix}"`));

@@ -29,6 +29,8 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK = 'MintlifyExporter';
 const PROJECT = 'proj_smoke';
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-smoke-AbCdEf';
+/** The personal-data key's secret (the stand-in answers every secret with the same string: a bare key of 16+ characters). */
+const PERSONAL_DATA_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-personal-data-GhIjKl';
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 
@@ -218,7 +220,12 @@ describe('bundled handlers against the sandbox and emulators', () => {
   });
 
   it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table', async () => {
-    const values = { MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN, EXPORT_DESTINATION: `s3://${bucket}/mintlify`, EXPORT_STATE_TABLE: table };
+    const values = {
+      MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
+      PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN,
+      EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+      EXPORT_STATE_TABLE: table,
+    };
     const env = environmentOf('mintlify-export', values);
     const iam = await guard('Hourly', values, { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint });
 

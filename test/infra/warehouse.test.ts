@@ -315,7 +315,8 @@ describe('export S3 grant', () => {
     const replaceable = [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*'];
 
     expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(replaceable.sort());
-    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual(replaceable.sort());
+    // It also reads the erasure records (never writes or deletes them).
+    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual([...replaceable, '/mintlify/_privacy/erasures/*'].sort());
     expect(keysAllowed(statements, 's3:PutObject')).toEqual(expect.arrayContaining(replaceable));
   });
 
