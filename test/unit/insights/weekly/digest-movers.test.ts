@@ -5,19 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Figures, Headline } from '../../../../functions/report/figures.js';
 import { MOVER_MIN_BASE, MOVERS, type Mover, moversOf } from '../../../../functions/insights/weekly/digest.js';
+import { ZERO_HEADLINE } from '../../../helpers/figures.js';
 
-const ZERO: Headline = {
-  human: 0,
-  ai: 0,
-  aiShare: null,
-  views: 0,
-  searches: 0,
-  questions: 0,
-  unanswered: 0,
-  unansweredShare: null,
-  thumbsDown: 0,
-  daysWithData: 7,
-};
+const ZERO = ZERO_HEADLINE;
 
 type Counts = Partial<Pick<Headline, 'human' | 'ai' | 'views' | 'searches' | 'questions' | 'unanswered' | 'thumbsDown'>>;
 

@@ -8,19 +8,9 @@ import type { Figures, Headline, HealthCell } from '../../../../functions/report
 import { digestOf, formatChange, healthCounts, moversOf } from '../../../../functions/insights/weekly/digest.js';
 import { daysAsked } from '../../../../functions/insights/weekly/handler.js';
 import { isoWeek, weekPeriod } from '../../../../functions/insights/weekly/run.js';
+import { ZERO_HEADLINE } from '../../../helpers/figures.js';
 
-const ZERO: Headline = {
-  human: 0,
-  ai: 0,
-  aiShare: null,
-  views: 0,
-  searches: 0,
-  questions: 0,
-  unanswered: 0,
-  unansweredShare: null,
-  thumbsDown: 0,
-  daysWithData: 7,
-};
+const ZERO = ZERO_HEADLINE;
 
 function figures(byProject: Figures['byProject'], health: HealthCell[] = []): Figures {
   const sum = (side: 'current' | 'previous'): Headline => {
