@@ -71,8 +71,9 @@ async function changesIn(section: string): Promise<{ readonly up: Seen[]; readon
       const title = ((group.querySelector('h3') || {}).textContent || '').trim();
       for (const item of group.querySelectorAll('li')) {
         const seen = { where: title, text: (item.textContent || '').trim(), colour: getComputedStyle(item).color };
-        if (/^Rising|^New/.test(title)) up.push(seen);
-        else if (/^Falling|^No longer/.test(title)) down.push(seen);
+        // "No longer clicked": searches clicked before and unclicked now, an increase of the unclicked list.
+        if (/^Rising|^New|^No longer clicked/.test(title)) up.push(seen);
+        else if (/^Falling/.test(title)) down.push(seen);
       }
     }
     return { up, down };
