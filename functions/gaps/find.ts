@@ -27,7 +27,7 @@ export interface GapsRequest {
   readonly days: readonly string[];
   /** Projects; empty: every project with data in the period. */
   readonly projects: readonly string[];
-  /** Gaps kept, the highest ranked open ones first (each question is asked for that many rows, plus the gaps already asked for). @default every gap */
+  /** Gaps kept, the highest ranked open ones first (the searches' and pages' questions are asked for that many rows, plus the gaps already asked for; the unanswered questions' for every category). @default every gap */
   readonly top?: number;
   /** Kinds kept (`gaps --kind`); empty or absent: every kind. */
   readonly kinds?: readonly GapKind[];
@@ -92,7 +92,8 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
       }
     }
     // Open gaps come before the ones already asked for: each question is asked for enough rows
-    // that the first `top` open gaps are among them, whatever was done about the others.
+    // that the first `top` open gaps are among them, whatever was done about the others (the
+    // unanswered questions' for every category: its rows are not in score order, read.ts).
     const read = await readGapEvidence(
       lake.root,
       { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },

@@ -9,9 +9,23 @@
  * path): the same gap has the same id on any run, whatever the period, so a job made for it
  * can be found again (`gap_id` of followup_outcomes) and its effect measured.
  *
- * The score is the number of readers' failed attempts the gap stands for in the period (an
- * unanswered question, a search without a click, a thumbs down are one each): the rank says
- * "this gap failed more readers", and the score's sentence says how many and how.
+ * The score compares kinds: it is the number of readers failed by the one thing the gap asks to
+ * fix (`SCORE_RULE`) — the thumbs down on its page, the searches of its term, the times the
+ * questions it names (its up to three most asked, which its title and prompt quote) went
+ * unanswered. One reader failed counts one, whatever the kind. Its raw count (`failures`, the
+ * figure the report follows per day) is kept beside it and said by `because`.
+ *
+ * Why not the raw count: an unanswered-questions gap is a bucket the service fills — a handful of
+ * categories, one of them "no category" — so thousands of different questions add up to one
+ * number that no page and no search term can reach (the sandbox's two weeks: 3,611 questions
+ * without a category against 152 thumbs down on the worst page), while the agent can act only on
+ * the questions the gap names. Why not the count relative to the usual gap of its kind and
+ * project (÷ the median or a high percentile): buckets are few and alike (the median category is
+ * about the largest but one) while pages and terms are a long tail (the median page has one thumbs
+ * down), so the ratio swaps one kind's dominance for another's (152 for the worst page against 2
+ * for the no-category bucket). Nor each kind's share of its kind: a kind cut into fewer buckets
+ * gets larger shares. Counting what the gap names keeps one unit, a reader, across the kinds; a
+ * larger project's gaps rank higher because they fail more readers (`--project` lists one).
  */
 import { createHash } from 'node:crypto';
 import type { OutcomeStatus } from '../follow-up/state.js';
@@ -19,6 +33,13 @@ import { readerText } from '../shared/reader-text.js';
 
 export const GAP_KINDS = ['unanswered_category', 'search_without_clicks', 'thumbs_down_page'] as const;
 export type GapKind = (typeof GAP_KINDS)[number];
+
+/** How a gap's score is made, in one sentence (`gaps` prints it; `--json` holds it in `scoring`). */
+export const SCORE_RULE =
+  'readers failed by what the gap names: the thumbs down on its page, the searches of its term, or the times its named questions (its up to three most asked) went unanswered; one reader counts one, whatever the kind';
+
+/** What a gap's `failures` count (`--json`'s `scoring` holds it beside SCORE_RULE). */
+export const FAILURES_RULE = "the gap's whole count: every unanswered question of the category, search of the term, thumbs down on the page";
 
 /** What a gap is measured by, per day (the report's "before / after" figure). */
 export const GAP_FIGURE: Readonly<Record<GapKind, string>> = {
@@ -85,8 +106,11 @@ export interface Gap {
   readonly key: string;
   /** One line naming the gap for people. */
   readonly title: string;
+  /** Readers failed by what the gap names (`scoreOf`, `SCORE_RULE`): comparable across kinds. */
   readonly score: number;
-  /** The score in words: how many readers, how they were failed, over how long. */
+  /** The gap's whole count in the period (`figureOf`): every unanswered question of the category, every search of the term, every thumbs down on the page. */
+  readonly failures: number;
+  /** The score and the failures in words: how many readers, how they were failed, over how long. */
   readonly because: string;
   readonly evidence: GapEvidence;
   /** The requests made for this gap so far, the latest first. */
@@ -112,7 +136,7 @@ export function keyOf(evidence: GapEvidence): string {
   }
 }
 
-/** The gap's figure in the period (the score, and what the report follows per day). */
+/** The gap's figure in the period (its `failures`, and what the report follows per day). */
 export function figureOf(evidence: GapEvidence): number {
   switch (evidence.kind) {
     case 'unanswered_category':
@@ -124,14 +148,27 @@ export function figureOf(evidence: GapEvidence): number {
   }
 }
 
+/**
+ * Readers failed by what the gap names: the times its named questions (`examples`, the most asked
+ * of the category) went unanswered — each at least once when its count is unknown —, the searches
+ * of its term, the thumbs down on its page. Never more than `figureOf`.
+ */
+export function scoreOf(evidence: GapEvidence): number {
+  if (evidence.kind !== 'unanswered_category') return figureOf(evidence);
+  const named = evidence.examples.reduce((sum, _, i) => sum + Math.max(1, evidence.asked?.[i] ?? 1), 0);
+  return Math.min(named, evidence.unanswered);
+}
+
 /** Outcome statuses after which a gap may be prompted again: the job never ran to an end that may have changed the docs. */
 const PROMPT_AGAIN: ReadonlySet<OutcomeStatus> = new Set(['failed', 'rejected']);
 
 /**
  * Gaps of `found`, with their requests (by gap id), ranked: highest score first, then by kind,
  * then in the order given (each question's own order: its ties broken by its text, project and
- * path), so equal scores keep one order on every run and each kind's first N rows hold the
- * ranking's first N gaps.
+ * path), so equal scores keep one order on every run. The searches' and pages' questions order
+ * their rows by their score, so their first N rows hold their first N gaps; the unanswered
+ * questions' orders its rows by the category's whole count, not by the score: read all of them
+ * (categories are few).
  */
 export function rankGaps(
   found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[],
@@ -149,7 +186,8 @@ export function rankGaps(
       projectId,
       key,
       title: titleOf(evidence),
-      score: figureOf(evidence),
+      score: scoreOf(evidence),
+      failures: figureOf(evidence),
       because: becauseOf(evidence, days),
       evidence,
       requests: made,
@@ -182,8 +220,11 @@ function titleOf(evidence: GapEvidence): string {
 function becauseOf(evidence: GapEvidence, days: number): string {
   const over = `in ${days} day${days === 1 ? '' : 's'}`;
   switch (evidence.kind) {
-    case 'unanswered_category':
-      return `${plural(evidence.unanswered, 'question')} left unanswered ${over}, in ${plural(evidence.conversations, 'conversation')}`;
+    case 'unanswered_category': {
+      const named = evidence.examples.length;
+      const most = named === 1 ? 'the most asked' : `the ${named} most asked`;
+      return `${plural(evidence.unanswered, 'question')} left unanswered ${over}, in ${plural(evidence.conversations, 'conversation')}${named === 0 ? '' : ` — ${scoreOf(evidence)} of them ${most}`}`;
+    }
     case 'search_without_clicks':
       return `${plural(evidence.searches, 'search', 'searches')} ${over}, on ${plural(evidence.days, 'day')}, and not one click on a result`;
     case 'thumbs_down_page':

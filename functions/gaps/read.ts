@@ -108,12 +108,14 @@ export const ALL_ROWS = 1_000_000;
 /**
  * Every gap of the loaded tables, with its evidence: the report's own questions of queries/
  * (one definition of "unanswered questions", "searches nobody clicked" and "pages with thumbs
- * down"), each asked for its first `limit` rows — the ranking's first `limit` gaps are among them.
+ * down"), the searches' and pages' asked for their first `limit` rows (ordered by their score:
+ * the ranking's first `limit` gaps are among them), the unanswered questions' for all of them
+ * (ordered by the category's whole count, not by the score, gaps/gaps.ts; a row per category).
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
   const params = { ...tables.params, limit };
   const [unanswered, searches, thumbs] = await Promise.all([
-    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestions, params),
+    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestions, { ...tables.params, limit: ALL_ROWS }),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);

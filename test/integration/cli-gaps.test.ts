@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { createStateStore } from '../../functions/follow-up/state.js';
 import type { Gap } from '../../functions/gaps/gaps.js';
-import { gapIdOf } from '../../functions/gaps/gaps.js';
+import { FAILURES_RULE, gapIdOf, SCORE_RULE } from '../../functions/gaps/gaps.js';
 import { checkPrompts } from '../../functions/producer/prompts.js';
 import { openDestination } from '../../functions/shared/destinations.js';
 import { createLocalStore } from '../../functions/shared/shared-store-local.js';
@@ -44,7 +44,7 @@ async function gaps(args: readonly string[], dir = root) {
   return runSpawnedCli(['gaps', '--out', dir, ...args], { HOME: dir });
 }
 
-async function gapsJson(args: readonly string[]): Promise<{ gaps: Gap[]; projects: string[] }> {
+async function gapsJson(args: readonly string[]): Promise<{ gaps: Gap[]; projects: string[]; scoring: unknown }> {
   const { code, stdout, stderr } = await gaps([...args, '--json']);
   expect(code, stderr).toBe(0);
   expect(stdout.trimEnd().split('\n')).toHaveLength(1);
@@ -79,15 +79,19 @@ async function independentFigures(): Promise<Map<string, number>> {
 }
 
 describe('mintlify-exporter gaps (a real process over a sandbox export)', () => {
-  it('lists every gap with the figure an independent query gives, ranked by score, in one JSON document', async () => {
+  it('lists every gap with the figure an independent query gives (failures), ranked by score, in one JSON document that says how the score is made', async () => {
     const result = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
     const expected = await independentFigures();
 
     expect(result.projects).toEqual([...PROJECTS].sort());
+    expect(result.scoring).toEqual({ score: SCORE_RULE, failures: FAILURES_RULE });
     expect(result.gaps).toHaveLength(expected.size);
-    expect(new Map(result.gaps.map((g) => [`${g.kind}|${g.projectId}|${g.key}`, g.score]))).toEqual(expected);
-    const top = [...expected.values()].sort((a, b) => b - a)[0];
-    expect(result.gaps[0]?.score).toBe(top);
+    expect(new Map(result.gaps.map((g) => [`${g.kind}|${g.projectId}|${g.key}`, g.failures]))).toEqual(expected);
+    // The score: a page's thumbs down, a term's searches, the times a category's named questions were asked.
+    for (const gap of result.gaps) {
+      const named = gap.evidence.kind === 'unanswered_category' ? (gap.evidence.asked ?? []).reduce((sum, n) => sum + n, 0) : gap.failures;
+      expect(gap.score, gap.title).toBe(named);
+    }
     expect(result.gaps.map((g) => g.score)).toEqual(result.gaps.map((g) => g.score).sort((a, b) => b - a));
     for (const gap of result.gaps) expect(gap.gapId).toBe(gapIdOf(gap.kind, gap.projectId, gap.key));
     expect(new Set(result.gaps.map((g) => g.kind))).toEqual(new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']));
@@ -153,7 +157,12 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
     expect(stdout).toMatch(
       new RegExp(`^The 3 most severe gap\\(s\\) in .+, ${FROM} to 2026-01-12 \\(2 project\\(s\\); data on 3 of 3 day\\(s\\)\\); open gaps first\\n`),
     );
-    for (const [i, gap] of top.entries()) expect(stdout).toContain(`${i + 1}. ${gap.title} — ${gap.projectId}, score ${gap.score} [${gap.kind} ${gap.gapId}]`);
+    expect(stdout.split('\n')[1]).toMatch(/^Score: readers failed by what the gap names: .+\("of N": N is the gap's whole count: .+\)$/);
+    for (const [i, gap] of top.entries()) {
+      const of = gap.failures === gap.score ? '' : ` of ${gap.failures}`;
+      expect(stdout).toContain(`${i + 1}. ${gap.title} — ${gap.projectId}, score ${gap.score}${of} [${gap.kind} ${gap.gapId}]`);
+      expect(stdout).toContain(`     ${gap.because}\n`);
+    }
   });
 
   it('writes prompts the producer accepts as they are, new jobs with their gap, and leaves out gaps with a job in flight or done', async () => {

@@ -6,7 +6,7 @@
  * records hold (ids, links) through displayText.
  */
 import type { GapsResult } from '../../gaps/find.js';
-import type { Gap, GapRequest } from '../../gaps/gaps.js';
+import { FAILURES_RULE, type Gap, type GapRequest, SCORE_RULE } from '../../gaps/gaps.js';
 import { checkEvidence, type EvidenceCheck } from '../../gaps/readers-words.js';
 import { displayText } from '../../shared/display.js';
 import { readerText } from '../../shared/reader-text.js';
@@ -37,6 +37,7 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       daysWithData: result.daysWithData,
       followUpStateRead: result.stateRead,
       readersWords: total,
+      scoring: { score: SCORE_RULE, failures: FAILURES_RULE },
       gaps: result.gaps.map((gap) => ({ ...gap, readersWords: checks.get(gap.gapId) })),
       ...(output.promptsFile === undefined ? {} : { prompts: { file: output.promptsFile, written: output.written ?? 0 } }),
     });
@@ -44,6 +45,7 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
     io.stdout.write(
       `${result.gaps.length === 0 ? 'No gap' : `The ${result.gaps.length} most severe gap(s)`} in ${result.destination}, ${result.from} to ${result.last} (${result.projects.length} project(s); data on ${result.daysWithData} of ${result.days} day(s)); open gaps first\n`,
     );
+    if (result.gaps.length > 0) io.stdout.write(`Score: ${SCORE_RULE} ("of N": N is ${FAILURES_RULE})\n`);
     for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1, checks.get(gap.gapId)));
   }
   if (total.cut + total.cleaned + total.flagged > 0) {
@@ -78,7 +80,7 @@ function readersWordsTotal(checks: readonly EvidenceCheck[]): { values: number; 
 function gapLines(gap: Gap, rank: number, check: EvidenceCheck | undefined): string {
   const flagged = check !== undefined && check.flags.length > 0;
   const lines = [
-    `${String(rank).padStart(3)}. ${flagged ? `${FLAG} ` : ''}${gap.title} — ${displayText(gap.projectId)}, score ${gap.score} [${gap.kind} ${gap.gapId}]`,
+    `${String(rank).padStart(3)}. ${flagged ? `${FLAG} ` : ''}${gap.title} — ${displayText(gap.projectId)}, score ${gap.score}${gap.failures === gap.score ? '' : ` of ${gap.failures}`} [${gap.kind} ${gap.gapId}]`,
     `     ${gap.because}`,
   ];
   if (check !== undefined && (flagged || check.cut + check.cleaned > 0)) {

@@ -1,8 +1,8 @@
 /**
  * The gaps ranking (gaps/gaps.ts `rankGaps`) on typed evidence, in milliseconds: what stays
  * whatever the scores — a stable id per kind, project and key; the evidence, title and requests
- * carried; which gaps may be prompted; and the `--top` cut (each question cut at N rows gives the
- * ranking's first N gaps). Not the exact order of scores across kinds.
+ * carried; which gaps may be prompted; and the `--top` cut (the searches' and pages' questions cut
+ * at N rows, with every category, give the ranking's first N gaps). The score itself: score.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -85,18 +85,25 @@ describe('ranking gaps', () => {
     expect(['a', 'b', 'c', 'd', 'e'].map((key) => byKey.get(key)?.promptable)).toEqual([true, false, false, true, true]);
   });
 
-  it('keeps the --top cut exact: each question cut at its first N rows gives the first N gaps of the whole ranking', () => {
-    // Each question's rows come in its own order: the largest figure first.
+  it('keeps the --top cut exact: the searches and pages cut at their first N rows, with every category, give the first N gaps of the whole ranking', () => {
+    // Each question's rows come in its own order: the largest figure first. A category's score
+    // (its named questions) does not follow its whole count: gaps reads every category.
+    const categories: GapEvidence[] = [
+      { ...unanswered('auth', 300), asked: [2] },
+      { ...unanswered('billing', 220), asked: [21] },
+      { ...unanswered('sso', 90), asked: [40] },
+      { ...unanswered('', 40), asked: [3] },
+    ];
     const questions: GapEvidence[][] = [
-      [unanswered('auth', 30), unanswered('billing', 22), unanswered('sso', 9), unanswered('', 4), unanswered('export', 1)],
       [search('webhooks', 41), search('rate limit', 20), search('sdk', 20), search('cli', 3)],
       [thumbsDown('/quickstart', 25), thumbsDown('/api', 21), thumbsDown('/errors', 2)],
     ];
-    const every = rankGaps(found(questions.flat()), NO_REQUESTS, 7);
+    const every = rankGaps(found([...categories, ...questions.flat()]), NO_REQUESTS, 7);
 
-    for (let top = 1; top <= 12; top++) {
-      const cut = rankGaps(found(questions.flatMap((rows) => rows.slice(0, top))), NO_REQUESTS, 7).slice(0, top);
+    for (let top = 1; top <= 11; top++) {
+      const cut = rankGaps(found([...categories, ...questions.flatMap((rows) => rows.slice(0, top))]), NO_REQUESTS, 7).slice(0, top);
       expect(cut.map((g) => g.gapId)).toEqual(every.slice(0, top).map((g) => g.gapId));
     }
+    expect(every.slice(0, 3).map((g) => g.key)).toEqual(['webhooks', 'sso', '/quickstart']);
   });
 });
