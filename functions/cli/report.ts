@@ -122,7 +122,12 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
         period,
         projects: [...new Set(flags.project)],
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
-        fill: (projects) => readFillNotice({ config, destination, out: flags.out, period, projects, now: io.now(), io }),
+        // The notice is advice: a destination it cannot read (a listing refused) costs the report nothing but it.
+        fill: (projects) =>
+          readFillNotice({ config, destination, out: flags.out, period, projects, now: io.now(), io }).catch((error: unknown) => {
+            io.stderr.write(`Warning: left out what fills the period's missing days: ${error instanceof Error ? error.message : String(error)}\n`);
+            return undefined;
+          }),
       },
       {
         now: io.now,
