@@ -3,7 +3,8 @@
  * column reference and the "Your warehouse" SQL of docs/warehouse.md (from
  * functions/warehouse/tables.ts), the table of
  * environment variables of docs/configuration.md (from the settings table of
- * functions/shared/config.ts) and the flag tables of docs/cli.md (from the commander program,
+ * functions/shared/config.ts), its table of what a day costs (from the dataset catalog,
+ * functions/warehouse/catalog.ts) and the flag tables of docs/cli.md (from the commander program,
  * functions/cli/program.ts). Run it after changing any of them; `npm test` fails while a file
  * is stale.
  */
@@ -12,6 +13,7 @@ import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
 import { withDeployReference } from './deploy-reference.js';
 import { withSettingsReference } from './settings-reference.js';
+import { withCostReference } from './cost-reference.js';
 import { withWarehouseSql } from './warehouse-sql.js';
 
 const GENERATED: readonly { readonly file: string; readonly what: string; readonly regenerate: (doc: string) => string }[] = [
@@ -20,7 +22,11 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
     what: 'column reference and "Your warehouse" SQL (functions/warehouse/tables.ts)',
     regenerate: (doc) => withWarehouseSql(withColumnReference(doc)),
   },
-  { file: 'docs/configuration.md', what: 'table of variables (functions/shared/config.ts)', regenerate: withSettingsReference },
+  {
+    file: 'docs/configuration.md',
+    what: 'table of variables (functions/shared/config.ts) and of what a day costs (functions/warehouse/catalog.ts)',
+    regenerate: (doc) => withCostReference(withSettingsReference(doc)),
+  },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
   { file: 'docs/deploy.md', what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts)', regenerate: withDeployReference },
 ];

@@ -5,6 +5,7 @@ import { afterSpending, budgetTime } from '../export/estimates.js';
 import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/budget.js';
 import { formatDuration } from '../shared/durations.js';
 import type { CliIo } from './io.js';
+import { requestsLeftOf, requestsLeftText } from './render/budget.js';
 
 /** Moves to the start of the line and clears it: a line written over the progress bar. */
 export const CLEAR_LINE = '\r\x1b[K';
@@ -35,6 +36,8 @@ export function createProgress(
   let timer: NodeJS.Timeout | undefined;
   /** Requests still needed: the units after the current one, and what is left of it. */
   let queued = 0;
+  /** Units to go (the current one included) whose estimate is still a guess. */
+  let guesses = 0;
   let current = { estimate: 0, pages: 0 };
   /** The latest ledger snapshot, and this run's requests when it was asked for. */
   let snapshot: BudgetSnapshot = initial;
@@ -57,7 +60,9 @@ export function createProgress(
     const now = io.now();
     const time = budgetTime(afterSpending(snapshot, requests - spentAtSnapshot, now), requestsLeft, now).ms;
     const budget = time === 0 ? ', no wait for budget' : `, the budget needs ~${formatDuration(time)}`;
-    return `~${requestsLeft} request(s) to go${budget}`;
+    // Said as status says it: how many units of what is left are a guess (a typical day or another project's).
+    const guessed = guesses > 0 ? ` (a guess for ${guesses} unit(s))` : '';
+    return `~${requestsLeft} request(s) to go${guessed}${budget}`;
   };
   const render = () => {
     const width = 20;
@@ -76,11 +81,12 @@ export function createProgress(
       requests = spent;
       if (event.kind === 'plan') {
         count = event.units.length;
-        queued = event.units.reduce((sum, u) => sum + u.estimate, 0);
+        const planned = requestsLeftOf(event.units);
+        queued = planned.requests;
+        guesses = event.units.filter((u) => u.guess).length;
         refreshBudget();
-        const guesses = event.units.filter((u) => u.guess).length;
-        const guessed = guesses === 0 ? '' : ` (${guesses === count ? 'every' : guesses} estimate a guess: refreshed as units finish)`;
-        if (!tty) io.stderr.write(`Plan: ${count} unit(s), about ${queued} request(s)${guessed}; budget ${budgetText}\n`);
+        const refreshed = guesses > 0 ? '; refreshed as units finish' : '';
+        if (!tty) io.stderr.write(`Plan: ${count} unit(s), ${requestsLeftText(planned)}${refreshed}; budget ${budgetText}\n`);
         return;
       }
       waitUntil = 0;
@@ -89,6 +95,7 @@ export function createProgress(
         label = unitLabel(event.unit);
         current = { estimate: event.unit.estimate, pages: 0 };
         queued = event.remaining - event.unit.estimate;
+        guesses = event.guesses;
         if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label} (${left()})\n`);
       } else if (event.kind === 'page') {
         label = `${unitLabel(event.unit)} p.${event.pages}`;
@@ -97,11 +104,13 @@ export function createProgress(
         // Stopped (or left for lack of budget or time): not done, and what it still needs is left.
         current = { estimate: event.result.estimate, pages: event.result.pages };
         queued = event.remaining;
+        guesses = event.guesses + (event.result.guess ? 1 : 0);
         refreshBudget();
       } else {
         done += 1;
         current = { estimate: 0, pages: 0 };
         queued = event.remaining;
+        guesses = event.guesses;
         refreshBudget();
       }
       if (tty) render();

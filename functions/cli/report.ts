@@ -4,17 +4,29 @@
  * self-contained HTML page: `--file`, else `<dest>/report.html` for a local destination, else
  * `./report.html` (the current folder) for an `s3://` one. Sends no API request.
  */
+import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
 import { daysBefore, lastDueDay } from '../export/plan.js';
-import { loadConfig, validateProjectId } from '../shared/config.js';
+import { loadConfig, validateProjectId, type Config } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import { MAX_REPORT_DAYS, type Period } from '../warehouse/period.js';
 import { checkLakeTarget, checkReportFile, reportFileOf } from '../report/targets.js';
 import { validatedArg } from './args.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
+import { readPeriodFill } from '../export/fill.js';
+import { budgetTime, runsUnpaced } from '../export/estimates.js';
+import { retentionCutoff } from '../export/retention.js';
+import type { BudgetSnapshot } from '../shared/budget.js';
+import type { BudgetSpec } from '../shared/budget-spec.js';
+import { openDestination } from '../shared/destinations.js';
+import { parseDestinationTarget } from '../shared/destination-target.js';
+import { createLocalDestination } from '../shared/destination-local.js';
+import type { FillNotice } from '../report/sections/fill.js';
+import { sandboxServes } from './api-target.js';
+import { budgetNeeds, requestsLeftText } from './render/budget.js';
 
 /** Days of a report when none are given. */
 export const DEFAULT_REPORT_DAYS = 30;
@@ -105,7 +117,18 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
     // Loaded on use: ECharts and DuckDB cost every other command nothing.
     const { buildReport } = await import('../report/report.js');
     return buildReport(
-      { destination, period, projects: [...new Set(flags.project)], ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}) },
+      {
+        destination,
+        period,
+        projects: [...new Set(flags.project)],
+        ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
+        // The notice is advice: a destination it cannot read (a listing refused) costs the report nothing but it.
+        fill: (projects) =>
+          readFillNotice({ config, destination, out: flags.out, period, projects, now: io.now(), io }).catch((error: unknown) => {
+            io.stderr.write(`Warning: left out what fills the period's missing days: ${error instanceof Error ? error.message : String(error)}\n`);
+            return undefined;
+          }),
+      },
       {
         now: io.now,
         signal: stop.signal,
@@ -132,10 +155,78 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
   }
   const { writeReportFile } = await import('../report/report.js');
   await writeReportFile(file, report.html);
+  if (report.fill) {
+    const { fillLine } = await import('../report/sections/fill.js');
+    io.stderr.write(`Not complete: ${fillLine(report.fill)}\n`);
+  }
   const kb = Math.ceil(Buffer.byteLength(report.html) / 1024);
   const last = period.days[period.days.length - 1];
   io.stdout.write(
     `Report of ${report.destination}, ${period.from} to ${last} (${report.figures.projects.length} project(s)), written to ${file} (${kb} KB, ${Math.round(performance.now() - started)} ms)\n`,
   );
   return 0;
+}
+
+/**
+ * What fills the report's period (its due days not fully exported), as the page and stderr say
+ * it: the `export` command — `--project` when the report's projects are not MINTLIFY_PROJECT_IDS,
+ * `--out` when the report was given one — and what the units to do are expected to cost, in
+ * `status`'s words from the same estimator. The budget's time is counted from an empty window of
+ * ANALYTICS_BUDGET (the report does not read the ledger); against the embedded sandbox, no wait.
+ */
+async function readFillNotice(input: {
+  readonly config: Config;
+  readonly destination: string;
+  readonly out: string | undefined;
+  readonly period: Period;
+  readonly projects: readonly string[];
+  readonly now: number;
+  readonly io: ReportCommandIo;
+}): Promise<FillNotice | undefined> {
+  const { config, now } = input;
+  const cutoff = retentionCutoff(config.personalDataRetentionDays, now);
+  const source = input.out !== undefined ? '--out' : 'EXPORT_DESTINATION';
+  const target = parseDestinationTarget(input.destination, source);
+  // A relative folder starts where the report's does (the lake's `cwd`).
+  const destination =
+    target.kind === 'local'
+      ? createLocalDestination(path.resolve(input.io.cwd ?? process.cwd(), target.dir))
+      : openDestination(input.destination, { source, ...(input.io.clients?.s3 ? { s3Client: input.io.clients.s3 } : {}) });
+  const fill = await readPeriodFill(destination, {
+    days: input.period.days,
+    projects: input.projects,
+    datasets: config.datasets,
+    lastDay: lastDueDay(now, config.settleHours),
+    now,
+    ...(cutoff !== undefined ? { retentionCutoff: cutoff } : {}),
+  });
+  if (fill === undefined) return undefined;
+  const sameProjects = input.projects.length === config.projectIds.length && input.projects.every((p) => config.projectIds.includes(p));
+  const argv = [
+    'export',
+    '--from',
+    fill.from,
+    '--to',
+    fill.to,
+    ...(sameProjects ? [] : input.projects.flatMap((p) => ['--project', p])),
+    ...(input.out !== undefined ? ['--out', input.out] : []),
+  ];
+  const unpaced = runsUnpaced(config) && input.projects.every(sandboxServes);
+  const ms = budgetTime(emptyWindow(config.budget, now), fill.status.requests, now).ms;
+  return {
+    missingDays: fill.missingDays,
+    dueDays: fill.dueDays,
+    command: ['mintlify-exporter', ...argv.map(shellWord)].join(' '),
+    estimate: `${requestsLeftText(fill.status)}; the request budget (${config.budget.text}) needs ${budgetNeeds(ms, unpaced, fill.status)}`,
+  };
+}
+
+/** The ledger of a budget nobody has spent from yet. */
+function emptyWindow(spec: BudgetSpec, now: number): BudgetSnapshot {
+  return { spec, used: 0, nextStartAt: now, pausedUntil: 0, rateLimited: 0, limit: spec.requests };
+}
+
+/** A word as a POSIX shell reads it back: as it is when plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -116,6 +116,7 @@ function defineDataset<Page, Row>(name: DatasetName, behaviour: DatasetBehaviour
     maxLimit: entry.maxLimit,
     table: entry.table,
     ...(entry.summaryTable ? { summaryTable: entry.summaryTable } : {}),
+    typicalRowsPerDay: entry.typicalRowsPerDay,
   };
   return def as unknown as DatasetDef;
 }

@@ -1,14 +1,16 @@
 /**
  * The one estimator of what is left, for `plan`, `status`, the export's progress bar and its
- * log: the requests a unit is expected to need (from the nearest complete day, whatever range
- * it is looked at in), the time the budget needs for a number of requests, the ledger as a
- * run has spent it since its last snapshot, and whether a run is paced at all (the embedded
- * sandbox is not). Reads the destination only; sends no request.
+ * log, and the report's notice of what fills its period: the requests a unit is expected to
+ * need (from the nearest complete day, whatever range it is looked at in; else another
+ * project's; else the dataset's typical day), the time the budget needs for a number of
+ * requests, the ledger as a run has spent it since its last snapshot, and whether a run is
+ * paced at all (the embedded sandbox is not). Reads the destination only; sends no request.
  */
 import type { BudgetSnapshot } from '../shared/budget.js';
 import { DEFAULT_API_URL, type Config } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/destination.js';
+import { DATASET_CATALOG, typicalPagesPerDay } from '../warehouse/catalog.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { DAY_MS } from '../shared/time.js';
 import type { Manifest } from './manifest.js';
@@ -20,8 +22,15 @@ export interface Estimate {
   readonly estimate: number;
   /** The manifest the estimate comes from; absent when nothing of the dataset is known. */
   readonly estimateFrom?: { readonly projectId: string; readonly day: string };
-  /** The estimate is not from this project's own pages (another project's, or none at all). */
+  /** The estimate is not from this project's own pages (another project's, or the dataset's typical day). */
   readonly guess?: true;
+  /** Nothing of the dataset is known: the estimate is its typical day (catalog.ts `typicalPagesPerDay`), a guess. */
+  readonly typical?: true;
+  /**
+   * The estimate is a floor: a partial unit has staged as many pages as its known day had, so
+   * it needs at least one more request, maybe many ("at least", never "about").
+   */
+  readonly floor?: true;
 }
 
 /** Pages of complete units, by dataset, then project, then day: what estimates are made from. */
@@ -30,9 +39,9 @@ export type KnownPages = Map<string, Map<string, Map<string, number>>>;
 /**
  * Requests a unit is expected to need: the pages of the nearest complete day of the same
  * dataset and project (at least 1), less what a checkpoint already holds; else the most any
- * other project needed on its nearest day (a guess); else 1 (a guess). `known` (from
- * `readKnownPages`, which includes `states`) adds days found beyond them. Says where the
- * estimate comes from, and whether it is a guess.
+ * other project needed on its nearest day (a guess); else the dataset's typical day (a guess:
+ * catalog.ts). `known` (from `readKnownPages`, which includes `states`) adds days found beyond
+ * them. Says where the estimate comes from, whether it is a guess, and whether it is a floor.
  */
 export function estimateUnit(unit: Unit, states: ReadonlyMap<string, UnitState>, known: KnownPages = knownPagesOf(states)): Estimate {
   const byProject = known.get(unit.dataset) ?? new Map<string, Map<string, number>>();
@@ -44,13 +53,16 @@ export function estimateUnit(unit: Unit, states: ReadonlyMap<string, UnitState>,
       if (other && (!full || other.pages > full.pages)) full = { ...other, projectId };
     }
   }
-  const pages = Math.max(1, full?.pages ?? 1);
+  const pages = Math.max(1, full?.pages ?? typicalPagesPerDay(DATASET_CATALOG[unit.dataset]));
   const state = states.get(unitKey(unit));
-  const estimate = state?.kind === 'partial' ? Math.max(1, pages - state.checkpoint.state.pages) : pages;
+  const staged = state?.kind === 'partial' ? state.checkpoint.state.pages : 0;
+  const estimate = Math.max(1, pages - staged);
   return {
     estimate,
     ...(full ? { estimateFrom: { projectId: full.projectId, day: full.day } } : {}),
     ...(own ? {} : { guess: true as const }),
+    ...(full ? {} : { typical: true as const }),
+    ...(staged > 0 && staged >= pages ? { floor: true as const } : {}),
   };
 }
 

@@ -67,6 +67,8 @@ export function createHandler(deps: HandlerDeps) {
       failed: result.failed,
       requests: result.requests,
       backlogRequests: result.backlogRequests,
+      // How many units of that estimate are guesses: `backlogRequests` is then "about", not firm.
+      backlogGuesses: result.backlogGuesses,
     });
     if (result.failed > 0) {
       const failed = result.units.filter((u) => u.status === 'failed').map((u) => unitLabel(u));

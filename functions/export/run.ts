@@ -61,11 +61,28 @@ export type UnitResult = PlannedUnit &
 
 export type RunEvent =
   | { readonly kind: 'plan'; readonly units: readonly PlannedUnit[] }
-  /** `unit.estimate` is refreshed from the units this run finished; `remaining` counts this unit and the ones after it. */
-  | { readonly kind: 'start'; readonly unit: PlannedUnit; readonly position: number; readonly count: number; readonly remaining: number }
+  /**
+   * `unit.estimate` is refreshed from the units this run finished; `remaining` counts this unit
+   * and the ones after it; `guesses`: how many of them are still estimated by a guess.
+   */
+  | {
+      readonly kind: 'start';
+      readonly unit: PlannedUnit;
+      readonly position: number;
+      readonly count: number;
+      readonly remaining: number;
+      readonly guesses: number;
+    }
   | { readonly kind: 'page'; readonly unit: PlannedUnit; readonly pages: number }
-  /** `remaining`: requests the units after this one are expected to need, refreshed. */
-  | { readonly kind: 'done'; readonly result: UnitResult; readonly position: number; readonly count: number; readonly remaining: number };
+  /** `remaining`: requests the units after this one are expected to need, refreshed; `guesses`: how many of those units are estimated by a guess. */
+  | {
+      readonly kind: 'done';
+      readonly result: UnitResult;
+      readonly position: number;
+      readonly count: number;
+      readonly remaining: number;
+      readonly guesses: number;
+    };
 
 export interface RunSummary extends RunTotals {
   /** Every planned unit is complete. */
@@ -74,6 +91,8 @@ export interface RunSummary extends RunTotals {
   /** 429s whose wait was longer than the budget window (cut to the window). */
   readonly rateLimitWaitsCut: number;
   readonly budgetWaits: number;
+  /** Units left (not complete) whose share of `backlogRequests` is a guess (a typical day or another project's pages). */
+  readonly backlogGuesses: number;
   /** The run was stopped by its signal. */
   readonly stopped: boolean;
   /**
@@ -146,27 +165,43 @@ export async function runUnits(
   deps.onEvent?.({ kind: 'plan', units: planned });
 
   // What this run learns (the pages of the units it completes) refreshes the estimates of the
-  // units still to do: the same dataset and project, or — for a guess — the same dataset.
+  // units still to do: the same dataset and project (no longer a guess), or — for a guess — the
+  // same dataset (still a guess, but another project's pages rather than a typical day).
   const learnt = new Map<string, number>();
   const learntOfDataset = new Map<string, number>();
   const estimate = (u: PlannedUnit): number => {
     const full = learnt.get(`${u.dataset}/${u.projectId}`) ?? (u.guess ? learntOfDataset.get(u.dataset) : undefined);
     return full === undefined ? u.estimate : Math.max(1, full);
   };
+  const stillGuess = (u: PlannedUnit): boolean => u.guess === true && !learnt.has(`${u.dataset}/${u.projectId}`);
+  /** The unit with its estimate as this run now knows it: a guess no longer once its project's dataset is learnt, a typical day no longer once its dataset is. */
+  const refreshed = (u: PlannedUnit): PlannedUnit => {
+    const { guess: _guess, typical: _typical, ...rest } = u;
+    const typical = u.typical === true && !learntOfDataset.has(u.dataset);
+    return { ...rest, estimate: estimate(u), ...(stillGuess(u) ? { guess: true as const } : {}), ...(typical ? { typical: true as const } : {}) };
+  };
   const remainingFrom = (position: number) => planned.slice(position).reduce((sum, u) => sum + estimate(u), 0);
+  const guessesFrom = (position: number) => planned.slice(position).filter(stillGuess).length;
 
   for (const [position, unit] of planned.entries()) {
     const outOfTime = deadline !== undefined && now() >= deadline;
     const blocked = runStop?.reason ?? datasetStops.get(unit.dataset) ?? projectStops.get(unit.projectId);
     if (blocked !== undefined) {
-      results.push({ ...unit, estimate: estimate(unit), status: 'pending', blocked });
+      results.push({ ...refreshed(unit), status: 'pending', blocked });
       continue;
     }
     if (halted || signal?.aborted || gentleStop?.aborted || outOfTime) {
-      results.push({ ...unit, estimate: estimate(unit), status: 'pending' });
+      results.push({ ...refreshed(unit), status: 'pending' });
       continue;
     }
-    deps.onEvent?.({ kind: 'start', unit: { ...unit, estimate: estimate(unit) }, position, count: planned.length, remaining: remainingFrom(position) });
+    deps.onEvent?.({
+      kind: 'start',
+      unit: refreshed(unit),
+      position,
+      count: planned.length,
+      remaining: remainingFrom(position),
+      guesses: guessesFrom(position),
+    });
     const unitMeter = startMeter(api.stats, API_COUNTERS);
     const { result, error } = await runOne({ unit, exportedAt, policy, control, privacy: governed }, deps);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
@@ -183,7 +218,7 @@ export async function runUnits(
       learntOfDataset.set(result.dataset, Math.max(learntOfDataset.get(result.dataset) ?? 0, result.manifest.pages));
     }
     results.push(result);
-    deps.onEvent?.({ kind: 'done', result, position, count: planned.length, remaining: remainingFrom(position + 1) });
+    deps.onEvent?.({ kind: 'done', result, position, count: planned.length, remaining: remainingFrom(position + 1), guesses: guessesFrom(position + 1) });
     logResult(result, logger);
   }
 
@@ -198,6 +233,8 @@ export async function runUnits(
     if (r.status === 'partial') return sum + Math.max(1, estimate(r) - r.pages);
     return sum;
   }, 0);
+  // Of the units left, those whose estimate is still a guess (the log says "about N, K a guess").
+  const backlogGuesses = results.filter((r) => !(r.status === 'complete' || (r.status === 'skipped' && r.why === 'complete')) && stillGuess(r)).length;
   return {
     // A unit another run finished meanwhile is as good as done.
     ok: results.every((r) => r.status === 'complete' || (r.status === 'skipped' && r.why === 'complete')),
@@ -213,6 +250,7 @@ export async function runUnits(
     budgetWaits: gateMeter.read().waits,
     budgetWaitMs: gateMeter.read().waitedMs,
     backlogRequests,
+    backlogGuesses,
     stopped: signal?.aborted === true || gentleStop?.aborted === true,
     driftUnits: drift.reduce((sum, entry) => sum + entry.units, 0),
     drift,

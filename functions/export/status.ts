@@ -21,7 +21,9 @@ export interface ExportStatus {
   readonly requests: number;
   /** Units to do estimated from another project's pages (a guess). */
   readonly guessed: number;
-  /** Units to do of which nothing like them was exported: each counts 1, so `requests` is a floor. */
+  /** Units to do of which nothing of their dataset was exported: each counts its dataset's typical day (a guess). */
+  readonly typical: number;
+  /** Partial units that staged as many pages as their known day: each counts 1, so `requests` is a floor. */
   readonly floors: number;
 }
 
@@ -44,14 +46,16 @@ export async function readExportStatus(
   const todo = units.filter((unit) => !isDone(states.get(unitKey(unit)), now));
   const known = await readKnownPages(destination, todo, states, options);
   let guessed = 0;
+  let typical = 0;
   let floors = 0;
   const requests = todo.reduce((sum, unit) => {
     const state = states.get(unitKey(unit));
     // Every page staged (only the commit failed): nothing left to fetch.
     if (state?.kind === 'partial' && state.checkpoint.complete) return sum;
     const estimate = estimateUnit(unit, states, known);
-    if (estimate.guess && estimate.estimateFrom === undefined) floors += 1;
+    if (estimate.typical) typical += 1;
     else if (estimate.guess) guessed += 1;
+    if (estimate.floor) floors += 1;
     return sum + estimate.estimate;
   }, 0);
   return {
@@ -64,6 +68,7 @@ export async function readExportStatus(
     todo: todo.length,
     requests,
     guessed,
+    typical,
     floors,
   };
 }

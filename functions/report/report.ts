@@ -20,6 +20,7 @@ import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/destinations.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
+import type { FillNotice } from './sections/fill.js';
 import { openLake } from '../warehouse/lake.js';
 import { isS3Target } from './targets.js';
 
@@ -33,6 +34,12 @@ export interface ReportRequest {
   readonly projects: readonly string[];
   /** The docs site's base URL (`REPORT_SITE_URL`): page paths become links. */
   readonly siteUrl?: string;
+  /**
+   * What fills the period's due days that are not fully exported, for the report's projects
+   * (the CLI reads it with the export's status and estimator); undefined when none is missing.
+   * Absent: no such notice (the deployment's weekly page, which the hourly run heals).
+   */
+  readonly fill?: (projects: readonly string[]) => Promise<FillNotice | undefined>;
 }
 
 export interface ReportDeps {
@@ -53,6 +60,8 @@ export interface BuiltReport {
   readonly destination: string;
   /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
   readonly mirrorMs: number;
+  /** What fills the period, when some of its due days are not fully exported (shown first on the page). */
+  readonly fill?: FillNotice;
 }
 
 /** Builds the page; throws NoDataError when no project has data in the period. */
@@ -107,6 +116,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
         `nothing exported in ${lake.url} from ${period.from} to ${last} for ${figures.projects.join(', ')}: run "mintlify-exporter export" first, or choose other days or projects`,
       );
     }
+    const fill = await request.fill?.(figures.projects);
     const fixes = await readFixes(lake.root, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     const html = renderReport(figures, {
@@ -114,8 +124,9 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       generatedAt: deps.now(),
       ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
       ...(fixesHtml === '' ? {} : { extraSections: [fixesHtml] }),
+      ...(fill ? { fill } : {}),
     });
-    return { html, figures, destination: lake.url, mirrorMs };
+    return { html, figures, destination: lake.url, mirrorMs, ...(fill ? { fill } : {}) };
   } finally {
     warehouse?.close();
     await lake.close();

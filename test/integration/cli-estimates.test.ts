@@ -99,10 +99,38 @@ describe('plan estimates a backfill from the nearest known day', () => {
     expect(text.stdout).toContain('4 estimate(s) are guesses (no day of that dataset and project exported yet)');
   });
 
-  it('with nothing of a dataset exported anywhere, the estimate is 1 and a guess', async () => {
+  it("with nothing of a dataset exported anywhere, the estimate is the dataset's typical day, a guess said so everywhere", async () => {
     const { stdout } = await cli(['plan', ...week, '--project', 'proj_large', '--dataset', 'views']);
 
-    expect(stdout).toMatch(/views\s+~1 request\(s\) \(a guess: nothing of this dataset exported yet\)/);
+    // views: a typical day of 2,000 paths, 250 a page — not 1 request a unit.
+    expect(stdout).toMatch(/views\s+~8 request\(s\) \(a guess: the dataset's typical day, nothing of it exported yet\)/);
+    const known = 2 * ((knownPages['visitors'] as number) + (knownPages['searches'] as number));
+    expect(stdout).toContain(`6 unit(s), about ${known + 2 * 8} request(s) (a guess for 2 unit(s) at their dataset's typical day, nothing of it exported yet)`);
+    expect(stdout).not.toMatch(/up to|at least/);
+  });
+
+  it("status of a new project's 90 days counts each unit at its dataset's typical day: about, a guess, and the budget's time a guess too", async () => {
+    const fresh = await makeTempDir('estimates-new');
+    const paced = { ...env, ANALYTICS_BUDGET: '90/1h', EXPORT_STATE_DIR: await makeTempDir('estimates-new-state') };
+
+    const [text, json] = await Promise.all(
+      [[], ['--json']].map((extra) =>
+        runCliInProcess(['status', '--days', '90', '--project', 'proj_new', ...extra, '--out', fresh], { env: paced, now: () => NOW }),
+      ),
+    );
+
+    expect(text?.code, text?.stderr).toBe(0);
+    const todo = (JSON.parse(json?.stdout ?? '') as { todo: { units: number; requests: number; typical: number; floors: number; budgetMs: number } }).todo;
+    expect(todo).toMatchObject({ units: 630, typical: 630, floors: 0 });
+    // A typical day of every dataset, not 630 requests (1 a unit): the issue measured 20,867 for such 90 days.
+    expect(todo.requests).toBeGreaterThan(630 * 3);
+    expect(text?.stdout).toContain(
+      `630 to do, about ${todo.requests} request(s) (a guess for 630 unit(s) at their dataset's typical day, nothing of it exported yet): the budget needs about `,
+    );
+    // 90 requests an hour: a whole day, not the 6 h of 630 requests.
+    expect(todo.budgetMs).toBeGreaterThan(20 * 3_600_000);
+    expect(text?.stdout).toMatch(/the budget needs about \d+ h \d+ min \(a guess\)\./);
+    expect(text?.stdout).not.toMatch(/up to|at least/);
   });
 });
 
@@ -149,9 +177,12 @@ describe('a run refreshes its estimates as units finish', () => {
     const starts = stderr.split('\n').filter((line) => /^\[\d\/3\] exporting/.test(line));
     const firstPages = await pagesOf(dest, 'visitors', '2026-11-01', 'proj_medium');
     expect(firstPages).toBeGreaterThan(1);
+    expect(stderr).toContain(
+      "Plan: 3 unit(s), about 24 request(s) (a guess for 3 unit(s) at their dataset's typical day, nothing of it exported yet); refreshed as units finish; budget 100000/1h",
+    );
     expect(starts).toEqual([
-      // Nothing known: 1 request per unit, a guess.
-      '[1/3] exporting visitors proj_medium 2026-11-01 (~3 request(s) to go, no wait for budget)',
+      // Nothing known: each unit a typical day of visitors (8 pages), a guess.
+      '[1/3] exporting visitors proj_medium 2026-11-01 (~24 request(s) to go (a guess for 3 unit(s)), no wait for budget)',
       // The first day took `firstPages`: the two days left are expected to take as many each.
       `[2/3] exporting visitors proj_medium 2026-11-02 (~${2 * firstPages} request(s) to go, no wait for budget)`,
       `[3/3] exporting visitors proj_medium 2026-11-03 (~${firstPages} request(s) to go, no wait for budget)`,

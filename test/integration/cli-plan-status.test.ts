@@ -108,7 +108,7 @@ describe('mintlify-exporter status', () => {
         unit('2026-10-08', 'searches', { state: 'missing' }),
       ],
       // What is left, estimated as `plan` does: 7 units, 32 requests, 50 min until 18 may start, the other 14 a window later.
-      todo: { units: 7, requests: 32, budgetMs: 50 * 60_000 + HOUR_MS, guessed: 0, floors: 0 },
+      todo: { units: 7, requests: 32, budgetMs: 50 * 60_000 + HOUR_MS, guessed: 0, typical: 0, floors: 0 },
       budget: { budget: BUDGET, used: 18, nextStartAt: '2026-10-09T06:50:00.000Z', pausedUntil: null, rateLimited: 0, limit: 18 },
     });
   });
@@ -153,7 +153,7 @@ describe('mintlify-exporter status', () => {
       '2026-10-06 searches missing',
     ]);
     // The partial unit's 2 pages left and the searches day's 6; the window of the setup is long past.
-    expect(status.todo).toEqual({ units: 2, requests: 8, budgetMs: 0, guessed: 0, floors: 0 });
+    expect(status.todo).toEqual({ units: 2, requests: 8, budgetMs: 0, guessed: 0, typical: 0, floors: 0 });
   });
 
   it('--date shows one day', async () => {

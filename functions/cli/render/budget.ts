@@ -35,11 +35,54 @@ export function budgetLine(snapshot: BudgetSnapshot, now: number): string {
   return `Budget ${spec.text}: ${snapshot.used} request(s) in the last ${formatDuration(spec.windowMs, 'window')}; ${next}.${learnt}${problem}`;
 }
 
+/** What the requests left are made of, as the estimator said it (estimates.ts `Estimate`). */
+export interface RequestsLeft {
+  readonly requests: number;
+  /** Units estimated at their dataset's typical day: nothing of it exported yet (a guess). */
+  readonly typical: number;
+  /** Units estimated from another project's pages (a guess). */
+  readonly guessed: number;
+  /** Partial units that staged as many pages as their known day: at least one more each (a floor). */
+  readonly floors: number;
+}
+
+/** How many units of `units` are each kind of estimate (estimates.ts). */
+export function requestsLeftOf(
+  units: readonly { readonly estimate: number; readonly guess?: true; readonly typical?: true; readonly floor?: true }[],
+): RequestsLeft {
+  return {
+    requests: units.reduce((sum, u) => sum + u.estimate, 0),
+    typical: units.filter((u) => u.typical).length,
+    guessed: units.filter((u) => u.guess && !u.typical).length,
+    floors: units.filter((u) => u.floor).length,
+  };
+}
+
 /**
- * How long the budget needs, as plan and status say it: "no wait" or "up to 1h 5m"; a run
- * against the embedded sandbox is not paced (estimates.ts `runsUnpaced`) and says so.
+ * The requests left, said as what they are — the same words in `plan`, `status` and `export`'s
+ * progress: "about N" (a guess, and for how many units and from what) or "at least N" when some
+ * unit's estimate is a floor; never "up to".
  */
-export function budgetNeeds(ms: number, unpaced = false): string {
+export function requestsLeftText(left: RequestsLeft): string {
+  const guesses = [
+    ...(left.typical > 0 ? [`${left.typical} unit(s) at their dataset's typical day, nothing of it exported yet`] : []),
+    ...(left.guessed > 0 ? [`${left.guessed} unit(s) from another project's pages`] : []),
+  ];
+  const guess = guesses.length > 0 ? ` (a guess for ${guesses.join(', ')})` : '';
+  const floor = left.floors > 0 ? ` (${left.floors} partial unit(s) already as large as their known day: at least one more request each)` : '';
+  return `${left.floors > 0 ? 'at least' : 'about'} ${left.requests} request(s)${guess}${floor}`;
+}
+
+/**
+ * How long the budget needs, as plan and status say it: "no wait"; "at least 2 h" when the
+ * requests are a floor; "about 2 h (a guess)" when some are guessed; else "up to 2 h" (the
+ * schedule's bound for firm estimates: estimates.ts `budgetTime`). A run against the embedded
+ * sandbox is not paced (estimates.ts `runsUnpaced`) and says so.
+ */
+export function budgetNeeds(ms: number, unpaced = false, left?: Pick<RequestsLeft, 'typical' | 'guessed' | 'floors'>): string {
   if (unpaced) return 'no wait (the embedded sandbox is not paced; set ANALYTICS_BUDGET to pace it)';
-  return ms === 0 ? 'no wait' : `up to ${formatDuration(ms)}`;
+  if (ms === 0) return 'no wait';
+  if (left !== undefined && left.floors > 0) return `at least ${formatDuration(ms)}`;
+  if (left !== undefined && left.typical + left.guessed > 0) return `about ${formatDuration(ms)} (a guess)`;
+  return `up to ${formatDuration(ms)}`;
 }

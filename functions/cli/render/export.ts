@@ -21,6 +21,7 @@ export function exportJson(result: RunResult, destination: string) {
     rateLimited: result.rateLimited,
     budgetWaitMs: result.budgetWaitMs,
     backlogRequests: result.backlogRequests,
+    backlogGuesses: result.backlogGuesses,
     stopped: result.stopped,
     driftUnits: result.driftUnits,
     stops: result.stops,
@@ -47,7 +48,7 @@ export function exportJson(result: RunResult, destination: string) {
         case 'skipped':
           return { ...base, why: u.why, estimate: u.estimate };
         default:
-          return { ...base, estimate: u.estimate, ...(u.blocked !== undefined ? { blocked: u.blocked } : {}) };
+          return { ...base, estimate: u.estimate, ...(u.guess ? { guess: true } : {}), ...(u.blocked !== undefined ? { blocked: u.blocked } : {}) };
       }
     }),
   };
@@ -89,7 +90,7 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
         break;
       case 'pending':
         // Units a stop left untried are summed up once, with the stop, below.
-        if (u.blocked === undefined) io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s))\n`);
+        if (u.blocked === undefined) io.stdout.write(`pending  ${label}: not started (~${u.estimate} request(s)${u.guess ? ', a guess' : ''})\n`);
         break;
     }
   }

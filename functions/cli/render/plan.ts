@@ -1,7 +1,7 @@
 /** `plan` on stdout: one line per unit to do, or one JSON object. */
 import type { PlannedUnit } from '../../export/plan.js';
 import type { BudgetSnapshot } from '../../shared/budget.js';
-import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
+import { budgetJson, budgetLine, budgetNeeds, requestsLeftOf, requestsLeftText } from './budget.js';
 
 export interface PlanView {
   /** The destination's URL. */
@@ -30,6 +30,8 @@ export function planJson(view: PlanView) {
       estimate: u.estimate,
       ...(u.estimateFrom ? { estimateFrom: { projectId: u.estimateFrom.projectId, date: u.estimateFrom.day } } : {}),
       ...(u.guess ? { guess: true } : {}),
+      ...(u.typical ? { typical: true } : {}),
+      ...(u.floor ? { floor: true } : {}),
     })),
     requests: view.requests,
     budget: budgetJson(view.snapshot, view.now),
@@ -38,15 +40,19 @@ export function planJson(view: PlanView) {
 }
 
 export function printPlan(view: PlanView, out: { write(text: string): unknown }): void {
-  const { units, requests } = view;
-  out.write(`Plan for ${view.destination}: ${units.length} unit(s), about ${requests} request(s)\n`);
+  const { units } = view;
+  const left = requestsLeftOf(units);
+  out.write(`Plan for ${view.destination}: ${units.length} unit(s), ${requestsLeftText(left)}\n`);
   for (const u of units) {
     const guess = !u.guess
       ? ''
       : u.estimateFrom
         ? ` (a guess: from ${u.estimateFrom.projectId} ${u.estimateFrom.day})`
-        : ' (a guess: nothing of this dataset exported yet)';
-    out.write(`  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ~${u.estimate} request(s)${guess}\n`);
+        : " (a guess: the dataset's typical day, nothing of it exported yet)";
+    const floor = u.floor ? ' (at least: its staged pages already match its known day)' : '';
+    out.write(
+      `  ${u.reason.padEnd(9)} ${u.day}  ${u.projectId.padEnd(14)} ${u.dataset.padEnd(16)} ${u.floor ? '≥' : '~'}${u.estimate} request(s)${guess}${floor}\n`,
+    );
   }
   const guesses = units.filter((u) => u.guess).length;
   if (guesses > 0) {
@@ -55,8 +61,8 @@ export function printPlan(view: PlanView, out: { write(text: string): unknown })
     );
   }
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
-  if (requests > 0) {
+  if (left.requests > 0) {
     const scheduled = view.scheduledLastDay === undefined ? '' : ` (the hourly run does them; ${view.scheduledLastDay} is the latest due day)`;
-    out.write(`The budget needs ${budgetNeeds(view.budgetMs, view.unpaced)} for these requests${scheduled}.\n`);
+    out.write(`The budget needs ${budgetNeeds(view.budgetMs, view.unpaced, left)} for these requests${scheduled}.\n`);
   }
 }

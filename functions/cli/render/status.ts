@@ -5,7 +5,7 @@ import type { BudgetSnapshot } from '../../shared/budget.js';
 import type { DatasetName } from '../../warehouse/catalog.js';
 import { displayText } from '../../shared/display.js';
 import { describeMark, type AnomalyMark } from '../../warehouse/records.js';
-import { budgetJson, budgetLine, budgetNeeds } from './budget.js';
+import { budgetJson, budgetLine, budgetNeeds, requestsLeftText } from './budget.js';
 
 export interface StatusView {
   /** The destination's URL. */
@@ -37,7 +37,7 @@ export function statusJson(view: StatusView) {
     units: status.units,
     // Only when there are some: the JSON of a deployment without the insights stays as it was.
     ...(view.anomalies.length > 0 ? { anomalies: view.anomalies } : {}),
-    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs, guessed: status.guessed, floors: status.floors },
+    todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs, guessed: status.guessed, typical: status.typical, floors: status.floors },
     budget: budgetJson(view.snapshot, view.now),
   };
 }
@@ -91,20 +91,13 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
   out.write(
     status.todo === 0
       ? `All ${rows.length - expired} unit(s) complete.\n`
-      : `${rows.length - expired - status.todo} of ${rows.length - expired} unit(s) complete; ${status.todo} to do, ${requestsText(status)}: the budget needs ${
-          status.floors > 0 ? budgetNeeds(view.budgetMs, view.unpaced).replace(/^up to /, 'at least ') : budgetNeeds(view.budgetMs, view.unpaced)
-        }.\n`,
+      : `${rows.length - expired - status.todo} of ${rows.length - expired} unit(s) complete; ${status.todo} to do, ${requestsLeftText(status)}: the budget needs ${budgetNeeds(
+          view.budgetMs,
+          view.unpaced,
+          status,
+        )}.\n`,
   );
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
-}
-
-/** The requests left, said as what they are: "at least" when some units are counted 1 for want of anything like them, a guess when estimated from another project. */
-function requestsText(status: ExportStatus): string {
-  if (status.floors > 0) {
-    return `at least ${status.requests} request(s) (a guess: nothing of these datasets was exported yet, so each unit counts 1 until the first one is)`;
-  }
-  if (status.guessed > 0) return `about ${status.requests} request(s) (a guess for ${status.guessed} unit(s), from another project's pages)`;
-  return `about ${status.requests} request(s)`;
 }
 
 /** `2026-10-11 00:00Z` */

@@ -8,6 +8,7 @@ import type { Figures } from '../figures.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { assistantSection } from '../sections/assistant.js';
 import { definitionsSection } from '../sections/definitions.js';
+import { fillSection, type FillNotice } from '../sections/fill.js';
 import { headlineSection } from '../sections/headline.js';
 import { healthSection } from '../sections/health.js';
 import { pagesSection } from '../sections/pages.js';
@@ -28,6 +29,8 @@ export interface PageContext {
   readonly siteUrl?: string;
   /** Sections added after the standard ones (e.g. "Fixes and their effect"), each one module's output. */
   readonly extraSections?: readonly SafeHtml[];
+  /** Some due days of the period are not fully exported: what fills them, shown first. */
+  readonly fill?: FillNotice;
 }
 
 /** The whole page. */
@@ -53,6 +56,7 @@ export function renderReport(figures: Figures, context: PageContext): string {
 <p class="meta">From <code>${context.destination}</code> · built ${built} UTC by <code>mintlify-exporter report</code></p>
 </header>
 <main>
+${context.fill ? fillSection(context.fill) : ''}
 ${headlineSection(figures)}
 ${many ? projectSection(figures) : ''}
 ${visitorsSection(figures)}

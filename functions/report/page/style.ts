@@ -23,6 +23,7 @@ h2 { font-size: 18px; margin: 0 0 4px; }
 h3 { font-size: 15px; margin: 16px 0 8px; }
 .meta, .note, footer, .muted { color: var(--muted); font-size: 13px; }
 .action { margin: 0 0 12px; font-size: 13px; }
+.fill pre { margin: 8px 0; padding: 8px 10px; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .project { display: inline-block; background: var(--chip); border-radius: 4px; padding: 0 6px; margin-right: 2px; }
 section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin: 16px 0; }
 .cards { display: grid; grid-template-columns: repeat(4, minmax(0, 1fr)); gap: 12px; }

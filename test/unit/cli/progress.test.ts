@@ -47,12 +47,12 @@ describe('export progress', () => {
     const [a, b] = [planned('2026-11-20', 30), planned('2026-11-21', 33)];
 
     progress.onEvent({ kind: 'plan', units: [a, b] }, spent);
-    progress.onEvent({ kind: 'start', unit: a, position: 0, count: 2, remaining: 63 }, spent);
+    progress.onEvent({ kind: 'start', unit: a, position: 0, count: 2, remaining: 63, guesses: 0 }, spent);
     spent = 30;
     const done = { ...a, status: 'complete', manifest: {} } as unknown as UnitResult;
-    progress.onEvent({ kind: 'done', result: done, position: 0, count: 2, remaining: 33 }, spent);
+    progress.onEvent({ kind: 'done', result: done, position: 0, count: 2, remaining: 33, guesses: 0 }, spent);
     // The run starts the next unit at once, before a fresh ledger snapshot could arrive.
-    progress.onEvent({ kind: 'start', unit: b, position: 1, count: 2, remaining: 33 }, spent);
+    progress.onEvent({ kind: 'start', unit: b, position: 1, count: 2, remaining: 33, guesses: 0 }, spent);
 
     expect(lines.at(-1)).toBe('[2/2] exporting visitors proj_a 2026-11-21 (~33 request(s) to go, the budget needs ~2 h 00 min)\n');
   });
@@ -65,11 +65,11 @@ describe('export progress', () => {
     const [a, b, c] = [planned('2026-11-20', 10), planned('2026-11-21', 10), planned('2026-11-22', 10)];
 
     progress.onEvent({ kind: 'plan', units: [a, b, c] }, spent);
-    progress.onEvent({ kind: 'start', unit: a, position: 0, count: 3, remaining: 30 }, spent);
+    progress.onEvent({ kind: 'start', unit: a, position: 0, count: 3, remaining: 30, guesses: 0 }, spent);
     spent = 4;
     progress.onEvent({ kind: 'page', unit: a, pages: 4 }, spent);
     const stopped = { ...a, status: 'partial', pages: 4, why: 'stopped' } as unknown as UnitResult;
-    progress.onEvent({ kind: 'done', result: stopped, position: 0, count: 3, remaining: 20 }, spent);
+    progress.onEvent({ kind: 'done', result: stopped, position: 0, count: 3, remaining: 20, guesses: 0 }, spent);
     progress.close();
 
     const bar = lines.filter((line) => line.startsWith('\r[')).at(-1) ?? '';

@@ -7,6 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS, SETTINGS, loadConfig, loadConfigFor } from '../../../functions/shared/config.js';
 import { SETTINGS_MARKERS, settingsReference, withSettingsReference } from '../../../scripts/settings-reference.js';
+import { COST_MARKERS, costReference, withCostReference } from '../../../scripts/cost-reference.js';
+import { DATASET_CATALOG, DATASET_NAMES, typicalPagesPerDay } from '../../../functions/warehouse/catalog.js';
 
 const read = (relative: string) => readFile(new URL(`../../../${relative}`, import.meta.url), 'utf8');
 
@@ -23,6 +25,26 @@ describe('the table of variables of docs/configuration.md', () => {
 
     expect(names.map(([name]) => name)).toEqual(Object.values(SETTINGS).map((s) => s.env));
     expect(Object.fromEntries(names)).toMatchObject({ FOLLOWUP_STATE_TABLE: 'follow-up λ, CLI', EXPORT_HEAL_DAYS: 'export λ, CLI' });
+  });
+});
+
+describe('the table of what a day costs, in docs/configuration.md', () => {
+  it('is the one generated from the dataset catalog, its typical days included (run `npm run docs` after changing the catalog)', async () => {
+    const doc = await read('docs/configuration.md');
+
+    expect(doc.includes(COST_MARKERS.begin) && doc.includes(COST_MARKERS.end), 'docs/configuration.md keeps its markers').toBe(true);
+    expect(withCostReference(doc) === doc, 'docs/configuration.md is stale: run `npm run docs`').toBe(true);
+  });
+
+  it('gives each dataset its requests and its typical day, the estimate of a unit nothing of whose dataset was exported, said to be a guess', () => {
+    const table = costReference();
+
+    for (const name of DATASET_NAMES) {
+      const entry = DATASET_CATALOG[name];
+      expect(table).toMatch(new RegExp(`^\\| \`${name}\` \\|.*\\| ${typicalPagesPerDay(entry)} \\|$`, 'm'));
+    }
+    expect(table).toContain('a guess');
+    expect(table).toMatch(/\| `visitors` \| ⌈paths visited \/ 250⌉ \| 2,000 paths visited \| 8 \|/);
   });
 });
 

@@ -10,6 +10,7 @@ import { countMissing, daysBefore, doneSince, dueAt, lastDueDay, type Plan } fro
 import { startMeter } from '../../../functions/export/request-meter.js';
 import { retryAfter, unitKey, unitsOf, type Unit, type UnitState } from '../../../functions/export/units.js';
 import { HOUR_MS, MINUTE_MS } from '../../../functions/shared/time.js';
+import { DATASET_CATALOG, DATASET_NAMES, typicalPagesPerDay } from '../../../functions/warehouse/catalog.js';
 
 const complete = (unit: Unit, pages: number, finishedAt = '2026-11-21T03:00:00.000Z'): UnitState => ({
   kind: 'complete',
@@ -63,14 +64,30 @@ describe('estimateUnit', () => {
     expect(estimateUnit(visitors('a', '2026-11-20'), states)).toEqual({ estimate: 7, estimateFrom: { projectId: 'a', day: '2026-11-22' } });
   });
 
-  it('without a day of its own, takes the most another project needed, and says it is a guess; with nothing, 1', () => {
+  it('without a day of its own, takes the most another project needed, and says it is a guess', () => {
     const states = new Map<string, UnitState>([
       [unitKey(visitors('b', '2026-11-20')), complete(visitors('b', '2026-11-20'), 5)],
       [unitKey(visitors('c', '2026-11-20')), complete(visitors('c', '2026-11-20'), 9)],
     ]);
 
     expect(estimateUnit(visitors('a', '2026-11-20'), states)).toEqual({ estimate: 9, estimateFrom: { projectId: 'c', day: '2026-11-20' }, guess: true });
-    expect(estimateUnit({ ...visitors('a', '2026-11-20'), dataset: 'views' }, states)).toEqual({ estimate: 1, guess: true });
+  });
+
+  it("with nothing of the dataset exported anywhere, takes the dataset's typical day from the catalog, a guess (not a floor of 1)", () => {
+    const views = { ...visitors('a', '2026-11-20'), dataset: 'views' as const };
+    const callerStats = { ...visitors('a', '2026-11-20'), dataset: 'caller_stats' as const };
+
+    expect(estimateUnit(views, new Map())).toEqual({ estimate: typicalPagesPerDay(DATASET_CATALOG.views), guess: true, typical: true });
+    expect(typicalPagesPerDay(DATASET_CATALOG.views)).toBe(Math.ceil(DATASET_CATALOG.views.typicalRowsPerDay / 250));
+    expect(typicalPagesPerDay(DATASET_CATALOG.views)).toBeGreaterThan(1);
+    // One request a day whatever the traffic: the typical day is that request.
+    expect(estimateUnit(callerStats, new Map())).toEqual({ estimate: 1, guess: true, typical: true });
+  });
+
+  it('a typical day is a guess for a moderate site, every dataset declared: a new project of 90 days is no longer 630 requests', () => {
+    const perDay = DATASET_NAMES.reduce((sum, name) => sum + typicalPagesPerDay(DATASET_CATALOG[name]), 0);
+
+    expect(perDay * 90).toBeGreaterThan(630 * 3);
   });
 
   it('a partial unit needs what is left of it, at least one request', () => {
@@ -86,6 +103,15 @@ describe('estimateUnit', () => {
       ).estimate;
 
     expect([at(4), at(10), at(12)]).toEqual([6, 1, 1]);
+  });
+
+  it('a partial unit that has staged as many pages as its known day needs at least one more: a floor, said so', () => {
+    const states = new Map<string, UnitState>([
+      [unitKey(visitors('a', '2026-11-19')), complete(visitors('a', '2026-11-19'), 10)],
+      [unitKey(visitors('a', '2026-11-20')), { kind: 'partial', checkpoint: { state: { pages: 10 } } as never }],
+    ]);
+
+    expect(estimateUnit(visitors('a', '2026-11-20'), states)).toEqual({ estimate: 1, estimateFrom: { projectId: 'a', day: '2026-11-19' }, floor: true });
   });
 });
 
