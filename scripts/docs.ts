@@ -10,6 +10,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
+import { withCostEstimate } from './cost-estimate.js';
 import { withDeployReference } from './deploy-reference.js';
 import { withSettingsReference } from './settings-reference.js';
 import { withWarehouseSql } from './warehouse-sql.js';
@@ -22,7 +23,11 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
   },
   { file: 'docs/configuration.md', what: 'table of variables (functions/shared/config.ts)', regenerate: withSettingsReference },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
-  { file: 'docs/deploy.md', what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts)', regenerate: withDeployReference },
+  {
+    file: 'docs/deploy.md',
+    what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts) and the cost estimate (scripts/cost-estimate.ts)',
+    regenerate: (doc) => withCostEstimate(withDeployReference(doc)),
+  },
 ];
 
 for (const { file, what, regenerate } of GENERATED) {
