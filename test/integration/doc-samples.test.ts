@@ -22,12 +22,12 @@ afterAll(removeTempDirs);
 describe('the samples of the docs', () => {
   it("README.md shows npm start's and status's output as the run printed them (npm run docs)", async () => {
     const doc = await read('README.md');
-    expect(withReadmeSamples(doc, run)).toBe(doc);
+    expect(withReadmeSamples(doc, run), 'README.md is stale: run `npm run docs`').toBe(doc);
   });
 
   it('docs/report.md shows the report line and the export figures of the run (npm run docs)', async () => {
     const doc = await read('docs/report.md');
-    expect(withReportSamples(doc, run)).toBe(doc);
+    expect(withReportSamples(doc, run), 'docs/report.md is stale: run `npm run docs`').toBe(doc);
   });
 
   it("are the run's own figures: 7 datasets × 3 projects × 14 days, the requests the export summary says", () => {
