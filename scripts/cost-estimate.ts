@@ -5,7 +5,8 @@
  * Glue tables — is read from the synthesized template (default context, bundling skipped), so a
  * change of the stack changes the table; what a site sends — API requests and Parquet bytes a
  * day — was measured from a sandbox export of its three projects (`npm start`, 14 days); the
- * rest (durations, queries, prompts) are assumptions, named in `ASSUMPTIONS`. `npm run docs`
+ * rest (durations, queries, prompts) are assumptions, named in `ASSUMPTIONS`. The measured sizes
+ * are checked against the samples' run (scripts/sample-run.ts) by test/integration/doc-samples.test.ts. `npm run docs`
  * writes the table between its markers; test/infra/cost-estimate.test.ts fails while it is stale
  * and checks its arithmetic.
  */
@@ -53,7 +54,7 @@ export interface SiteSize {
   readonly visitors: number;
   /** Analytics requests (= pages) a day for all seven datasets: measured. */
   readonly apiRequests: number;
-  /** Parquet bytes a day, every table: measured. */
+  /** Bytes a day kept in the lake, every table's Parquet file and every manifest: measured. */
   readonly parquetBytes: number;
   /** Follow-up prompts a month (assumed). */
   readonly prompts: number;
@@ -61,10 +62,10 @@ export interface SiteSize {
   readonly reportSeconds: number;
 }
 
-/** Measured on the sandbox export of 14 days (7 datasets): requests a day and bytes a day of each project. */
+/** Measured on the sandbox export of 14 days (7 datasets, `npm start`): requests a day and bytes a day of each project. */
 export const SIZES: readonly SiteSize[] = [
   { name: 'small', like: 'proj_small', visitors: 750, apiRequests: 9, parquetBytes: 62_000, prompts: 10, reportSeconds: 20 },
-  { name: 'medium', like: 'proj_medium', visitors: 6_000, apiRequests: 34, parquetBytes: 171_000, prompts: 30, reportSeconds: 30 },
+  { name: 'medium', like: 'proj_medium', visitors: 6_000, apiRequests: 33, parquetBytes: 171_000, prompts: 30, reportSeconds: 30 },
   { name: 'large', like: 'proj_large', visitors: 30_000, apiRequests: 228, parquetBytes: 1_025_000, prompts: 100, reportSeconds: 60 },
 ];
 
@@ -209,7 +210,7 @@ export function linesOf(stack: StackFacts, size: SiteSize): Line[] {
     },
     {
       service: 'S3',
-      what: `storage: ${a.storedMonths} months of Parquet (${fmtBytes(size.parquetBytes)} a day)`,
+      what: `storage: ${a.storedMonths} months of Parquet and manifests (${fmtBytes(size.parquetBytes)} a day)`,
       quantities: { s3Storage: (size.parquetBytes * days * a.storedMonths) / 1e9 },
     },
     {

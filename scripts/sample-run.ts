@@ -9,7 +9,7 @@
  * content of the tree (test/helpers/lake-cache.ts), and shared by the test and `npm run docs`.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
@@ -29,6 +29,8 @@ export interface SampleRun {
   /** Figures of the export, for the prose. */
   readonly units: number;
   readonly requests: number;
+  /** Per project, a day on average: the analytics requests its units sent and the bytes it keeps in the lake (Parquet and manifests). */
+  readonly perDay: Readonly<Record<string, { readonly requests: number; readonly bytes: number }>>;
 }
 
 /** Runs `npm start`, `status --days 2` and `report --days 30` in a fresh folder `dir` (made the working folder meanwhile). */
@@ -56,11 +58,32 @@ export async function runSamples(dir: string): Promise<SampleRun> {
       report: normalise(report),
       units: Number(summary[2] ?? Number.NaN),
       requests: Number(summary[3] ?? Number.NaN),
+      perDay: await measurePerDay(path.join(here, 'data')),
     };
   } finally {
     process.chdir(before);
     await rm(path.join(dir, 'data'), { recursive: true, force: true });
   }
+}
+
+/** Requests (from the manifests) and bytes (every table file and manifest) per project and day of the lake under `root`. */
+async function measurePerDay(root: string): Promise<Record<string, { requests: number; bytes: number }>> {
+  const totals: Record<string, { requests: number; bytes: number; days: Set<string> }> = {};
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    const match = /^(proj_\w+)\.(parquet|json)$/.exec(entry.name);
+    const day = /dt=(\d{4}-\d{2}-\d{2})/.exec(entry.parentPath)?.[1];
+    if (!entry.isFile() || !match || day === undefined) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const id = match[1] as string;
+    const project = totals[id] ?? { requests: 0, bytes: 0, days: new Set<string>() };
+    totals[id] = project;
+    project.days.add(day);
+    project.bytes += (await stat(file)).size;
+    if (entry.parentPath.includes(`${path.sep}_manifests${path.sep}`)) {
+      project.requests += Number((JSON.parse(await readFile(file, 'utf8')) as { requests?: { sent?: number } }).requests?.sent ?? 0);
+    }
+  }
+  return Object.fromEntries(Object.entries(totals).map(([id, t]) => [id, { requests: t.requests / t.days.size, bytes: Math.round(t.bytes / t.days.size) }]));
 }
 
 /** Runs `command` on an io that keeps its output; throws when it does not exit 0. */

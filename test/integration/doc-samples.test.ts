@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_FOLDER, sampleRun, type SampleRun } from '../../scripts/sample-run.js';
 import { startSample, withReadmeSamples, withReportSamples } from '../../scripts/samples.js';
+import { SIZES } from '../../scripts/cost-estimate.js';
 import { removeTempDirs } from '../helpers/files.js';
 
 const read = (file: string) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
@@ -36,5 +37,15 @@ describe('the samples of the docs', () => {
     expect(startSample(run)).toContain(`with ${run.requests} API request(s)`);
     // Nothing of the machine the run was made on.
     expect(`${run.start}${run.status}${run.report}`).not.toMatch(/\/tmp\/|mintlify-samples-/);
+  });
+
+  it("docs/deploy.md's cost estimate sizes a site by this run: each size's requests and bytes a day are its sandbox project's", () => {
+    for (const size of SIZES) {
+      const measured = run.perDay[size.like];
+      expect(measured, size.like).toBeDefined();
+      expect(size.apiRequests, `${size.name}: requests a day of ${size.like}`).toBe(Math.round(measured?.requests ?? 0));
+      // Rounded in the script to a few digits: within 2 %.
+      expect(Math.abs(size.parquetBytes - (measured?.bytes ?? 0)) / (measured?.bytes ?? 1), `${size.name}: bytes a day of ${size.like}`).toBeLessThan(0.02);
+    }
   });
 });
