@@ -4,17 +4,26 @@
  * functions/warehouse/tables.ts), the table of
  * environment variables of docs/configuration.md (from the settings table of
  * functions/shared/config.ts), its table of what a day costs (from the dataset catalog,
- * functions/warehouse/catalog.ts) and the flag tables of docs/cli.md (from the commander program,
- * functions/cli/program.ts). Run it after changing any of them; `npm test` fails while a file
- * is stale.
+ * functions/warehouse/catalog.ts), the flag tables of docs/cli.md (from the commander program,
+ * functions/cli/program.ts), the cost estimate of docs/deploy.md (scripts/cost-estimate.ts), and
+ * the command output quoted in README.md and docs/report.md (a real sandbox run:
+ * scripts/sample-run.ts — minutes the first time, then reused while the tree is unchanged). Run
+ * it after changing any of them; `npm test` fails while a file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { removeTempDirs } from '../test/helpers/files.js';
 import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
+import { withCostEstimate } from './cost-estimate.js';
 import { withDeployReference } from './deploy-reference.js';
+import { sampleRun } from './sample-run.js';
+import { withReadmeSamples, withReportSamples } from './samples.js';
 import { withSettingsReference } from './settings-reference.js';
 import { withCostReference } from './cost-reference.js';
 import { withWarehouseSql } from './warehouse-sql.js';
+
+// The samples' sandbox run: minutes the first time, then reused while the tree is unchanged.
+const samples = await sampleRun();
 
 const GENERATED: readonly { readonly file: string; readonly what: string; readonly regenerate: (doc: string) => string }[] = [
   {
@@ -28,7 +37,17 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
     regenerate: (doc) => withCostReference(withSettingsReference(doc)),
   },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
-  { file: 'docs/deploy.md', what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts)', regenerate: withDeployReference },
+  {
+    file: 'docs/deploy.md',
+    what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts) and the cost estimate (scripts/cost-estimate.ts)',
+    regenerate: (doc) => withCostEstimate(withDeployReference(doc)),
+  },
+  { file: 'README.md', what: 'samples of npm start and status (a sandbox run, scripts/sample-run.ts)', regenerate: (doc) => withReadmeSamples(doc, samples) },
+  {
+    file: 'docs/report.md',
+    what: "sample of report and npm start's figures (a sandbox run, scripts/sample-run.ts)",
+    regenerate: (doc) => withReportSamples(doc, samples),
+  },
 ];
 
 for (const { file, what, regenerate } of GENERATED) {
@@ -42,3 +61,4 @@ for (const { file, what, regenerate } of GENERATED) {
     process.stdout.write(`${file}: ${what} regenerated\n`);
   }
 }
+await removeTempDirs();

@@ -141,6 +141,9 @@ export async function writeRunRecord(destination: Pick<Destination, 'put'>, reco
 export interface RunCounts {
   readonly requests: number;
   readonly unitsFailed: number;
+  /** When the run started and ended (epoch ms); undefined when the record has no readable time. */
+  readonly startedAt?: number;
+  readonly finishedAt?: number;
 }
 
 /**
@@ -152,7 +155,7 @@ export function parseRunRecords(text: string): RunCounts[] {
   const runs: RunCounts[] = [];
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
-    let value: { requests?: unknown; units_failed?: unknown };
+    let value: { requests?: unknown; units_failed?: unknown; started_at?: unknown; finished_at?: unknown };
     try {
       value = JSON.parse(line) as typeof value;
     } catch {
@@ -162,7 +165,20 @@ export function parseRunRecords(text: string): RunCounts[] {
     const requests = Number(value.requests);
     if (!Number.isFinite(requests)) continue;
     const unitsFailed = Number(value.units_failed);
-    runs.push({ requests, unitsFailed: Number.isFinite(unitsFailed) ? unitsFailed : 0 });
+    const startedAt = timeOf(value.started_at);
+    const finishedAt = timeOf(value.finished_at);
+    runs.push({
+      requests,
+      unitsFailed: Number.isFinite(unitsFailed) ? unitsFailed : 0,
+      ...(startedAt !== undefined ? { startedAt } : {}),
+      ...(finishedAt !== undefined ? { finishedAt } : {}),
+    });
   }
   return runs;
+}
+
+/** An ISO time of a record as epoch ms; undefined when it is not one. */
+function timeOf(value: unknown): number | undefined {
+  const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(time) ? time : undefined;
 }

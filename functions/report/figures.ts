@@ -123,7 +123,7 @@ export interface Figures {
   readonly health: readonly HealthCell[];
   /** Files of the period DuckDB could not read as Parquet, left out of every figure (relative to the warehouse root, sorted). */
   readonly unreadableFiles: readonly string[];
-  /** One entry per day from the period's first to `runsTo` (zeros where no run started). */
+  /** One entry per day from the period's first to `runsTo` (zeros where no run started); after the period, its runs are those that wrote its units (health.ts). */
   readonly requestsPerDay: readonly RequestsDay[];
 }
 
@@ -156,7 +156,7 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
     // question orders its rows completely: the first rows of every row are those of the cut.
     const all = { ...now, limit: ALL_ROWS };
     const cut = async <T>(rows: Promise<T[]>) => (await rows).slice(0, RANKED_ROWS);
-    const [daily, pages, pagesBefore, searches, searchesBefore, categories, categoriesBefore, thumbs, thumbsBefore, health, requests] = await Promise.all([
+    const [daily, pages, pagesBefore, searches, searchesBefore, categories, categoriesBefore, thumbs, thumbsBefore, health] = await Promise.all([
       ask(warehouse, TYPED_QUESTIONS.dailyTotals, { from: previous.from, to: period.to, projects }),
       ask(warehouse, TYPED_QUESTIONS.topPages, now),
       ask(warehouse, TYPED_QUESTIONS.topPages, before),
@@ -167,8 +167,8 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       cut(ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, all)),
       ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, before),
       readHealth(root, period, projects),
-      readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to)),
     ]);
+    const requests = await readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to), period, health);
 
     const totals = daily;
     const inPeriod = (p: Period) => totals.filter((r) => r.day >= p.from && r.day < p.to);

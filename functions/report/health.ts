@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseRunRecords } from '../export/run-log.js';
+import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import { createLocalDestination } from '../shared/destination-local.js';
@@ -22,16 +22,30 @@ export interface HealthCell {
   readonly dataset: DatasetName;
   /** The worst state over the projects. */
   readonly state: HealthState;
-  readonly projects: readonly { readonly projectId: string; readonly state: HealthState; readonly detail?: string }[];
+  readonly projects: readonly {
+    readonly projectId: string;
+    readonly state: HealthState;
+    readonly detail?: string;
+    /** When the export last wrote the unit (manifest, checkpoint or failure record; ISO 8601): which run exported it. */
+    readonly writtenAt?: string;
+  }[];
   /** Anomalies the deployment's hourly check found in this dataset's figures that day (`proj_a: human visitors 50 vs usual 505 (10 %)`). */
   readonly anomalies: readonly string[];
 }
 
+/**
+ * The runs started on one UTC day (run log `export_runs`). The period's runs are those started
+ * on its days and, after it, those that wrote one of its units: a day is exported after it ends,
+ * so the runs that export the period's last days — or all of it, the first time — start after it.
+ */
 export interface RequestsDay {
   readonly day: string;
+  /** Of the period's runs started this day: requests, runs, failed units. */
   readonly requests: number;
   readonly runs: number;
   readonly failedUnits: number;
+  /** Runs started this day, after the period, that wrote none of its units (they exported later days). */
+  readonly otherRuns: number;
 }
 
 /** How bad a state is, for the worst of several projects. */
@@ -87,7 +101,11 @@ export async function readHealth(root: string, period: Period, projects: readonl
   const [states, marks] = await Promise.all([readUnitStates(destination, units), readAnomalies(destination, period.days, projects)]);
   return period.days.flatMap((day) =>
     DATASET_NAMES.map((dataset) => {
-      const cells = projects.map((projectId) => ({ projectId, ...healthOf(states.get(unitKey({ dataset, projectId, day }))) }));
+      const cells = projects.map((projectId) => {
+        const unitState = states.get(unitKey({ dataset, projectId, day }));
+        const writtenAt = writtenAtOf(unitState);
+        return { projectId, ...healthOf(unitState), ...(writtenAt !== undefined ? { writtenAt } : {}) };
+      });
       const state = cells.reduce<HealthState>((worst, c) => (SEVERITY[c.state] > SEVERITY[worst] ? c.state : worst), 'complete');
       const anomalies = marks.filter((m) => m.day === day && m.dataset === dataset).map((m) => `${m.projectId}: ${describeMark(m)}`);
       return { day, dataset, state: cells.length === 0 ? 'missing' : state, projects: cells, anomalies };
@@ -95,17 +113,43 @@ export async function readHealth(root: string, period: Period, projects: readonl
   );
 }
 
-/** Requests, runs and failed units per day a run started on, from `export_runs`. */
-export async function readRequests(root: string, days: readonly string[]): Promise<RequestsDay[]> {
+/** When the export last wrote a unit's state: its manifest's end, else its checkpoint's last page, else its failure. */
+function writtenAtOf(state: UnitState | undefined): string | undefined {
+  switch (state?.kind) {
+    case 'complete':
+      return state.manifest.finishedAt;
+    case 'partial':
+      return state.checkpoint.updatedAt;
+    case 'failed':
+      return state.failure.at;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Requests, runs and failed units per UTC day a run started on, `days` long (the period's days
+ * and those after it up to the report's day), from `export_runs`. After the period a run counts
+ * as the period's when one of its units (`health`) was written while it ran; the others are
+ * `otherRuns`. A run still going is not in the log yet: it is counted once it ends.
+ */
+export async function readRequests(root: string, days: readonly string[], period: Period, health: readonly HealthCell[]): Promise<RequestsDay[]> {
   const present = new Set(await list(path.join(root, EXPORT_RUNS.prefix)));
+  const written = health.flatMap((cell) => cell.projects.flatMap((p) => (p.writtenAt === undefined ? [] : [Date.parse(p.writtenAt)]))).filter(Number.isFinite);
+  const wroteThePeriod = ({ startedAt, finishedAt = startedAt }: RunCounts) =>
+    startedAt !== undefined && finishedAt !== undefined && written.some((at) => at >= startedAt && at <= finishedAt);
   return Promise.all(
     days.map(async (day) => {
-      const totals = { day, requests: 0, runs: 0, failedUnits: 0 };
+      const totals = { day, requests: 0, runs: 0, failedUnits: 0, otherRuns: 0 };
       if (!present.has(`dt=${day}`)) return totals;
       const folder = path.join(root, EXPORT_RUNS.prefix, `dt=${day}`);
       for (const name of await list(folder)) {
         if (!name.endsWith('.json') || name.startsWith('.')) continue;
         for (const run of parseRunRecords(await readFile(path.join(folder, name), 'utf8'))) {
+          if (day >= period.to && !wroteThePeriod(run)) {
+            totals.otherRuns += 1;
+            continue;
+          }
           totals.runs += 1;
           totals.requests += run.requests;
           totals.failedUnits += run.unitsFailed;

@@ -7,7 +7,7 @@
 import { healthSection } from '../../functions/report/sections/health.js';
 import { digestOf } from '../../functions/insights/weekly/digest.js';
 import { existsSync } from 'node:fs';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
@@ -187,7 +187,7 @@ describe('report figures', () => {
     expect(figures.health).toHaveLength(6 * 7);
   });
 
-  it("requests per day are the run log's, by the day each run started, up to the day of the report", async () => {
+  it("requests per day are the run log's, by the day each run started, up to the day of the report: after the period, the runs that wrote its units", async () => {
     const withRuns = await readFigures(lake.out, { period, projects: [], runsTo: '2026-10-21' });
     const [logged] = await queryDuckDb(
       `SELECT sum(requests) AS requests, count(*) AS runs FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`,
@@ -196,7 +196,53 @@ describe('report figures', () => {
     expect(withRuns.requestsPerDay.at(-1)).toMatchObject({ day: '2026-10-20', requests: logged?.['requests'], runs: logged?.['runs'] });
     expect(withRuns.requestsPerDay.slice(0, -1).every((d) => d.runs === 0)).toBe(true);
   });
+
+  it('the health section counts the run that exported the period, though it started the day after it (the first report after an export)', async () => {
+    // The lake's one export ran on 2026-10-20, the day after the period, as every export of a day does.
+    const withRuns = await readFigures(lake.out, { period, projects: [], runsTo: '2026-10-21' });
+    const [logged] = await queryDuckDb(`SELECT sum(requests) AS requests FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`);
+    const requests = Number(logged?.['requests']);
+    expect(requests).toBeGreaterThan(0);
+
+    const shown = String(healthSection(withRuns));
+
+    expect(shown).not.toContain('No export run was logged');
+    expect(shown).toContain(`${requests.toLocaleString('en-US')} analytics request(s) in 1 run(s)`);
+    expect(shown).toContain('1 of them after the period');
+  });
+
+  it("a later run that wrote none of the period's units is not one of its runs", async () => {
+    // Prepare: a run of 2026-10-21, logged as the exporter logs it, that wrote none of the period's units (it exported 2026-10-20)
+    const copy = await makeTempDir('later-run');
+    await cp(lake.out, copy, { recursive: true });
+    const later = { ...JSON.parse((await readFile(await firstRunRecord(copy), 'utf8')).split('\n')[0] as string), requests: 77 };
+    const runId = '2026-10-21T02-05-00Z-0badc0de';
+    await writeRunRecord(copy, '2026-10-21', { ...later, run_id: runId, started_at: '2026-10-21T02:05:00.000Z', finished_at: '2026-10-21T02:06:00.000Z' });
+
+    // Act
+    const read = await readFigures(copy, { period, projects: [], runsTo: '2026-10-22' });
+
+    // Assess
+    expect(read.requestsPerDay.slice(-2)).toMatchObject([
+      { day: '2026-10-20', runs: 1, otherRuns: 0 },
+      { day: '2026-10-21', runs: 0, requests: 0, otherRuns: 1 },
+    ]);
+    expect(String(healthSection(read))).toContain('1 later run(s) exported other days only');
+  });
 });
+
+/** The first run record file of a lake's run log. */
+async function firstRunRecord(out: string): Promise<string> {
+  const [day] = (await readdir(path.join(out, 'export_runs'))).sort();
+  const folder = path.join(out, 'export_runs', day as string);
+  const [file] = (await readdir(folder)).sort();
+  return path.join(folder, file as string);
+}
+
+async function writeRunRecord(out: string, day: string, record: { readonly run_id: string }): Promise<void> {
+  await mkdir(path.join(out, 'export_runs', `dt=${day}`), { recursive: true });
+  await writeFile(path.join(out, 'export_runs', `dt=${day}`, `${record.run_id}.json`), `${JSON.stringify(record)}\n`);
+}
 
 describe('report page', () => {
   let html: string;

@@ -42,12 +42,16 @@ export function healthSection(figures: Figures): SafeHtml {
   const problems = figures.health
     .flatMap((c) => c.projects.filter((p) => p.state === 'failed' || p.state === 'partial').map((p) => ({ ...p, day: c.day, dataset: c.dataset })))
     .slice(0, 10);
-  // The chart covers the report's days only; runs after the period are counted in the note.
-  const requests = figures.requestsPerDay.filter((d) => d.day >= figures.period.from && d.day < figures.period.to);
-  const later = figures.requestsPerDay.filter((d) => d.day >= figures.period.to);
+  // The chart covers the period's runs: those started on its days, then those after it that wrote
+  // its units (a day is exported after it ends: the first export of a period runs after it).
+  const inPeriod = figures.requestsPerDay.filter((d) => d.day >= figures.period.from && d.day < figures.period.to);
+  const after = figures.requestsPerDay.filter((d) => d.day >= figures.period.to && d.runs > 0);
+  const requests = [...inPeriod, ...after];
   const spent = requests.reduce((sum, d) => sum + d.requests, 0);
   const runs = requests.reduce((sum, d) => sum + d.runs, 0);
-  const laterRuns = later.reduce((sum, d) => sum + d.runs, 0);
+  const afterRuns = after.reduce((sum, d) => sum + d.runs, 0);
+  const otherRuns = figures.requestsPerDay.reduce((sum, d) => sum + d.otherRuns, 0);
+  const others = otherRuns > 0 ? `${formatCount(otherRuns)} later run(s) exported other days only` : '';
   const requestChart =
     runs > 0
       ? html`${chart(
@@ -59,10 +63,10 @@ export function healthSection(figures: Figures): SafeHtml {
           'API requests per day',
         )}${note(
           `${formatCount(spent)} analytics request(s) in ${formatCount(runs)} run(s), from the run log export_runs, by the UTC day each run started${
-            laterRuns > 0 ? `; ${formatCount(laterRuns)} more run(s) after the period (a day is exported after it ends)` : ''
-          }.`,
+            afterRuns > 0 ? `; ${formatCount(afterRuns)} of them after the period, writing its days (a day is exported after it ends)` : ''
+          }${others === '' ? '' : `; ${others}`}.`,
         )}`
-      : empty(`No export run was logged in the period${laterRuns > 0 ? ` (${formatCount(laterRuns)} after it: a day is exported after it ends)` : ''}.`);
+      : empty(`No export run was logged in the period, nor one after it that wrote its days${others === '' ? '' : ` (${others})`}.`);
   return section(
     'health',
     'Export health',

@@ -67,7 +67,7 @@ describe('the context options and stack outputs of docs/deploy.md', () => {
 });
 
 describe('DuckDB queries the project shows', () => {
-  it.each(['README.md', 'docs/warehouse.md', 'docs/operations.md', 'docs/sandbox.md', 'docs/cli.md', 'scripts/start.ts'])(
+  it.each(['README.md', 'docs/warehouse.md', 'docs/operations.md', 'docs/sandbox.md', 'docs/cli.md', 'docs/report.md', 'scripts/first-look.ts'])(
     '%s reads every Parquet glob with union_by_name = true',
     async (file) => {
       const text = await read(file).catch(() => '');
