@@ -11,6 +11,7 @@ import { daysBefore, lastDueDay } from '../export/plan.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
+import { formatCount } from '../shared/format.js';
 import { MAX_REPORT_DAYS, type Period } from '../warehouse/period.js';
 import { checkLakeTarget, checkReportFile, reportFileOf } from '../report/targets.js';
 import { validatedArg } from './args.js';
@@ -75,7 +76,7 @@ export function reportPeriod(flags: Pick<ReportFlags, 'days' | 'from' | 'to'>, n
   if (first === undefined || last === undefined) throw new ConfigError('the report covers no day: give --days N or --from D1 --to D2');
   if (days.length > MAX_REPORT_DAYS) {
     throw new ConfigError(
-      `--from ${first} --to ${addDays(last, 1)} covers ${days.length.toLocaleString('en-US')} days; a report covers at most ${MAX_REPORT_DAYS} (it compares them with as many before): choose a later --from, e.g. --from ${addDays(last, 1 - MAX_REPORT_DAYS)}`,
+      `--from ${first} --to ${addDays(last, 1)} covers ${formatCount(days.length)} days; a report covers at most ${MAX_REPORT_DAYS} (it compares them with as many before): choose a later --from, e.g. --from ${addDays(last, 1 - MAX_REPORT_DAYS)}`,
     );
   }
   return { from: first, to: addDays(last, 1), days };

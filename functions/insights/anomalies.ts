@@ -14,6 +14,7 @@
  */
 import type { SharedStore } from '../shared/shared-store.js';
 import { addDays } from '../shared/dates.js';
+import { formatCount, percent } from '../shared/format.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';
@@ -107,12 +108,9 @@ export function weekdayOf(day: string): string {
   return WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()] as string;
 }
 
-function percent(value: number, usual: number): string {
-  return `${Math.round((100 * value) / usual)} %`;
-}
-
+/** A usual is a median: a half (2.5) when the days compared are even in number. */
 function formatNumber(value: number): string {
-  return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toLocaleString('en-US', { maximumFractionDigits: 1 });
+  return formatCount(value, { oneDecimal: true });
 }
 
 /** The message of an anomaly: subject, plain-text body, attributes `kind=anomaly` and `projectId`. */

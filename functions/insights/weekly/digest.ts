@@ -4,6 +4,7 @@
  * headline change, then a plain-text body: the headline figures (this week, last week, change),
  * the biggest movers per project, data health and the link to the page.
  */
+import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
 import type { PageLink } from './link.js';
 import type { Figures, Headline, HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
@@ -48,15 +49,12 @@ export interface DigestInput {
   readonly place?: string | undefined;
 }
 
-/** `+12 %`, `−40 %`, `new` (from 0), `0 %`. */
+/**
+ * `+12 %`, `-40 %`, `new` (from 0), `0 %`: shared/format.ts's change with the ASCII minus, as
+ * the rest of the plain-text digest writes `->` and `x` (the page writes `−`).
+ */
 export function formatChange(current: number, previous: number): string {
-  if (previous === 0) return current === 0 ? '0 %' : 'new';
-  const change = Math.round((100 * (current - previous)) / previous);
-  return `${change > 0 ? '+' : change < 0 ? '-' : ''}${Math.abs(change)} %`;
-}
-
-function count(value: number): string {
-  return value.toLocaleString('en-US');
+  return formatPercentChange(current, previous, '-');
 }
 
 /** The projects' figures that moved most (relative change, either way), over a base large enough to mean something. */
@@ -103,14 +101,15 @@ export function digestOf(input: DigestInput): InsightMessage {
     `${'Figure'.padEnd(width)}  ${columns[0].padStart(11)}  ${columns[1].padStart(11)}  Change`,
     ...DIGEST_FIGURES.map(
       ({ key, label: name }) =>
-        `${name.padEnd(width)}  ${count(current[key]).padStart(11)}  ${count(previous[key]).padStart(11)}  ${formatChange(current[key], previous[key])}`,
+        `${name.padEnd(width)}  ${formatCount(current[key]).padStart(11)}  ${formatCount(previous[key]).padStart(11)}  ${formatChange(current[key], previous[key])}`,
     ),
     '',
     'Biggest movers:',
     ...(movers.length === 0
       ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed)`]
       : movers.map(
-          (m) => `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${count(m.previous)} -> ${count(m.current)} (${formatChange(m.current, m.previous)})`,
+          (m) =>
+            `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous)})`,
         )),
     '',
     'Data health (units of the week, day x dataset x project):',
@@ -135,7 +134,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   ];
   return {
     kind: 'weekly-report',
-    subject: `Docs ${week}: human visitors ${count(current.human)} (${formatChange(current.human, previous.human)}), views ${count(current.views)} (${formatChange(current.views, previous.views)})`,
+    subject: `Docs ${week}: human visitors ${formatCount(current.human)} (${formatChange(current.human, previous.human)}), views ${formatCount(current.views)} (${formatChange(current.views, previous.views)})`,
     body: lines.join('\n'),
   };
 }

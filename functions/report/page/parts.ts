@@ -1,6 +1,7 @@
 /** The pieces every section is built of: a section, a table that stacks on a phone, bars, what moved, links, footnotes. */
 import type { Movers } from '../movers.js';
-import { formatCount, signed, userText } from '../html.js';
+import { formatCount, signed } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { html, trustedHtml, type Interpolation, type SafeHtml } from './template.js';
 
 /** What a section needs besides the figures. */

@@ -1,6 +1,7 @@
 /** Unanswered assistant questions by category (queries/unanswered-assistant-questions.sql), with examples and what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, userText } from '../html.js';
+import { formatCount } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 

@@ -1,7 +1,7 @@
 /** The period at a glance: eight cards, each with its change against the previous period when there is one. */
 import type { Figures, Headline } from '../figures.js';
 import { hasData } from '../figures.js';
-import { formatCount, formatShare, signed } from '../html.js';
+import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';

@@ -1,6 +1,7 @@
 /** Searches nobody clicked (queries/searches-without-clicks.sql), with what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, userText } from '../html.js';
+import { formatCount } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import type { SectionContext } from '../page/parts.js';

@@ -1,6 +1,7 @@
 /** Pages with thumbs down (queries/pages-with-negative-feedback.sql): count, rate, the latest comments, what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, formatShare, userText } from '../html.js';
+import { formatCount, formatShare } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 

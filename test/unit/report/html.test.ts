@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeDrift, previousPeriod } from '../../../functions/report/figures.js';
-import { formatCount, formatShare, userText } from '../../../functions/report/html.js';
+import { formatCount, formatShare } from '../../../functions/shared/format.js';
+import { userText } from '../../../functions/report/html.js';
 import { escapeHtml } from '../../../functions/report/page/template.js';
 import { reportFileOf } from '../../../functions/report/report.js';
 import { reportPeriod } from '../../../functions/cli/report.js';
