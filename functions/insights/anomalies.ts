@@ -15,6 +15,7 @@
 import type { SharedStore } from '../shared/shared-store.js';
 import { addDays } from '../shared/dates.js';
 import { formatCount, percent } from '../shared/format.js';
+import { median } from '../warehouse/compare.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';
@@ -62,12 +63,6 @@ export type IsComplete = (projectId: string, figure: FigureName, day: string) =>
 /** The same weekdays before `day` that are compared with it, oldest first. */
 export function comparedDays(day: string): string[] {
   return Array.from({ length: WEEKS_COMPARED }, (_, i) => addDays(day, -7 * (WEEKS_COMPARED - i)));
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /**

@@ -5,6 +5,7 @@
  * the biggest movers per project, data health and the link to the page.
  */
 import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
+import { moversBy, relativeChange } from '../../warehouse/compare.js';
 import type { PageLink } from './link.js';
 import type { Figures, Headline, HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
@@ -57,18 +58,16 @@ export function formatChange(current: number, previous: number): string {
   return formatPercentChange(current, previous, '-');
 }
 
-/** The projects' figures that moved most (relative change, either way), over a base large enough to mean something. */
+/**
+ * The projects' figures that moved most (relative change, either way), over a base large enough
+ * to mean something: warehouse/compare.ts's rule with the digest's parameters.
+ */
 export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
-  const movers: Mover[] = [];
-  for (const project of figures.byProject) {
-    for (const { key } of DIGEST_FIGURES) {
-      const previous = project.previous[key];
-      const current = project.current[key];
-      if (previous < MOVER_MIN_BASE || current === previous) continue;
-      movers.push({ projectId: project.projectId, figure: key, current, previous, change: current / previous - 1 });
-    }
-  }
-  return movers.sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || a.projectId.localeCompare(b.projectId)).slice(0, limit);
+  const changes = figures.byProject.flatMap((project) =>
+    DIGEST_FIGURES.map(({ key }) => ({ projectId: project.projectId, figure: key, current: project.current[key], previous: project.previous[key] })),
+  );
+  // A mover's base is at least MOVER_MIN_BASE: its relative change is never undefined.
+  return moversBy(changes, { by: 'relative', direction: 'either', minBase: MOVER_MIN_BASE, limit }).map((m) => ({ ...m, change: relativeChange(m) ?? 0 }));
 }
 
 /** Units (day × dataset × project) of the week that are not complete, or complete with drift. */

@@ -11,11 +11,11 @@ import {
   findAnomalies,
   type IsComplete,
   MIN_USUAL,
-  median,
   type NewDay,
   publishAnomalies,
   type Thresholds,
 } from '../../../functions/insights/anomalies.js';
+import { median } from '../../../functions/warehouse/compare.js';
 import type { FigureName } from '../../../functions/warehouse/figure-names.js';
 import { type DayFigures, type FigureTable, figureKey } from '../../../functions/insights/figures.js';
 import type { InsightMessage } from '../../../functions/insights/publish.js';
