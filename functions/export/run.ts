@@ -113,7 +113,7 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
     dataset,
     units,
     drift: drift as Drift,
-    message: describeDrift(dataset, drift as Drift, units),
+    message: describeDrift(drift as Drift, { dataset, units }),
   }));
 }
 

@@ -18,7 +18,7 @@ import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 import { discoverProjects, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 
-export { describeDrift, type HealthCell, type HealthState, type RequestsDay } from './health.js';
+export type { HealthCell, HealthState, RequestsDay } from './health.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 
 /** Rows shown in each ranking. */
