@@ -14,12 +14,12 @@ export function assistantSection(figures: Figures, context: SectionContext): Saf
     categories.length > 0
       ? html`${bars(
           'Unanswered questions by category',
-          categories.map((c) => ({ label: name(c), value: c.questions, note: formatCount(c.questions) })),
+          categories.map((c) => ({ label: name(c), value: c.unanswered, note: formatCount(c.unanswered) })),
           'ai',
         )}${table(
           'unanswered',
           [{ title: 'Category' }, { title: 'Unanswered', numeric: true, def: 'unanswered' }, { title: 'Change', numeric: true, def: 'change' }],
-          categories.map((c) => [name(c), formatCount(c.questions), changeCell(c.questions, c.previous, 'more-is-bad')]),
+          categories.map((c) => [name(c), formatCount(c.unanswered), changeCell(c.unanswered, c.previous, 'more-is-bad')]),
         )}<h3>Examples (the latest questions of each category)</h3><ul class="examples">${categories
           .slice(0, 6)
           .map(
