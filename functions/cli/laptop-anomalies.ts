@@ -7,7 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { RunResult } from '../export/run.js';
 import { completeUnits, unitKey } from '../export/units.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { formatCount } from '../shared/format.js';
 import { DATASET_NAMES } from '../warehouse/catalog.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES } from '../warehouse/figure-names.js';

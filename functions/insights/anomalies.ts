@@ -12,7 +12,7 @@
  * read-modify-write, so two runs cannot both claim it) before it is published; a publish that
  * fails gives the claim back, so the next run tries again.
  */
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import { addDays } from '../shared/dates.js';
 import { formatCount, percent } from '../shared/format.js';
 import { median } from '../warehouse/compare.js';

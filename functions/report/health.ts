@@ -9,7 +9,7 @@ import { describeDrift } from '../export/drift.js';
 import { parseRunRecords } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
-import { createLocalDestination } from '../shared/destination-local.js';
+import { createLocalDestination } from '../shared/storage/destination-local.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';

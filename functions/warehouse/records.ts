@@ -6,7 +6,7 @@
  * changes nothing); the state table's claims decide what is told, this only what is shown.
  */
 import * as v from 'valibot';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { formatCount, percent } from '../shared/format.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
 import { ANOMALIES_PREFIX } from './keys.js';

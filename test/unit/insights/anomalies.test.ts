@@ -19,7 +19,7 @@ import { median } from '../../../functions/warehouse/compare.js';
 import type { FigureName } from '../../../functions/warehouse/figure-names.js';
 import { type DayFigures, type FigureTable, figureKey } from '../../../functions/insights/figures.js';
 import type { InsightMessage } from '../../../functions/insights/publish.js';
-import { createMemoryStore } from '../../../functions/shared/shared-store.js';
+import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
 
 describe('the usual level of a day', () => {
   it('compares a day with the same weekday of the 4 weeks before, by their median', () => {
