@@ -19,7 +19,7 @@
  * request: `floor((last − T0) / W) + 1`.
  */
 import type { DatasetName } from '../functions/warehouse/catalog.js';
-import type { BudgetSpec } from '../functions/shared/budget-spec.js';
+import type { BudgetSpec } from '../functions/shared/pacing/budget-spec.js';
 import { addDays } from '../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { createEngine, unitOf, type Clock } from './lib/engine.js';

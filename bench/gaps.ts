@@ -19,7 +19,7 @@ import { findGaps } from '../functions/gaps/find.js';
 import { GAP_TABLES } from '../functions/gaps/read.js';
 import { DATASET_TABLES, type DatasetName } from '../functions/warehouse/catalog.js';
 import { addDays } from '../functions/shared/dates.js';
-import { createLocalDestination } from '../functions/shared/destination-local.js';
+import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
 import { partitionKey } from '../functions/warehouse/tables.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { startSandbox } from '../sandbox/index.js';

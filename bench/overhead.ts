@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDestination } from '../functions/shared/destinations.js';
+import { openDestination } from '../functions/shared/storage/destinations.js';
 import { createEngine, manifestOf, unitOf, type Engine } from './lib/engine.js';
 import { info, judged, median, progress, timed, type BenchResult } from './lib/figures.js';
 import { nullDestination } from './lib/null-destination.js';

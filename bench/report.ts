@@ -24,7 +24,7 @@ import { QUESTION_IDS, questionById, questionSql } from '../queries/questions.js
 import { buildReport } from '../functions/report/report.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../functions/warehouse/catalog.js';
 import { addDays } from '../functions/shared/dates.js';
-import { createLocalDestination } from '../functions/shared/destination-local.js';
+import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
 import { partitionKey } from '../functions/warehouse/tables.js';
 import { manifestKey } from '../functions/warehouse/keys.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';

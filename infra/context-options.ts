@@ -4,7 +4,7 @@
  * generated from both (`npm run docs`): an option added to the schema must be described here,
  * or the type check fails.
  */
-import { DEFAULT_BUDGET } from '../functions/shared/budget-spec.js';
+import { DEFAULT_BUDGET } from '../functions/shared/pacing/budget-spec.js';
 import { DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { DEFAULT_REPORT_SCHEDULE } from './constructs/weekly-report.js';
 import { DEFAULT_PROJECTION_START } from './constructs/warehouse.js';

@@ -15,7 +15,7 @@ import { FollowUps } from './constructs/follow-ups.js';
 import type { LogLevel } from './constructs/lambda-defaults.js';
 import { OperationsDashboard } from './constructs/dashboard.js';
 import { Operations } from './constructs/operations.js';
-import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/budget-spec.js';
+import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/pacing/budget-spec.js';
 import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
 import { Insights } from './constructs/insights.js';

@@ -4,6 +4,7 @@
  * Lambdas that refuse to start without it, and the functions that read it.
  */
 import { SETTINGS, type Setting, type SettingReader } from '../functions/shared/config.js';
+import { formatCount } from '../functions/shared/format.js';
 import { blockMarkers, cell, withBlock } from './generated-block.js';
 
 export const SETTINGS_MARKERS = blockMarkers('settings-reference', 'functions/shared/config.ts');
@@ -17,7 +18,7 @@ const READER_NAMES: Record<SettingReader, string> = {
 };
 
 function rangeText(range: NonNullable<Setting<unknown>['range']>): string {
-  return range.above ? `above ${range.min}, at most ${range.max.toLocaleString('en-US')}` : `${range.min}–${range.max.toLocaleString('en-US')}`;
+  return range.above ? `above ${range.min}, at most ${formatCount(range.max)}` : `${range.min}–${formatCount(range.max)}`;
 }
 
 /** The Markdown table of every variable. */

@@ -8,7 +8,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { DATASETS } from '../../functions/export/datasets.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
-import { openDestination } from '../../functions/shared/destinations.js';
+import { openDestination } from '../../functions/shared/storage/destinations.js';
 import { createEngine, unitOf } from '../lib/engine.js';
 
 export interface ExportChildInput {

@@ -13,14 +13,14 @@ import { runUnits, type RunDeps, type RunSummary, type UnitResult } from '../../
 import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
-import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/budget.js';
-import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
+import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/pacing/budget.js';
+import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
 import { loadConfig } from '../../functions/shared/config.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
-import type { Destination } from '../../functions/shared/destination.js';
-import { createLeases } from '../../functions/shared/leases.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
+import { createLeases } from '../../functions/shared/pacing/leases.js';
 import { sleep as realSleep, type Sleep } from '../../functions/shared/time.js';
-import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
+import { createMemoryStore, type SharedStore } from '../../functions/shared/storage/shared-store.js';
 import { fixedPersonalDataKey } from '../../functions/shared/personal-data-key.js';
 
 /** Time as the engine sees it: `now` and a `sleep` (real, or one that advances a simulated clock). */

@@ -1,6 +1,6 @@
 /** The follow-up records in memory: the typed layer of state.ts over the shared memory store. */
 import { createStateStore, type StateStore } from '../../functions/follow-up/state.js';
-import { createMemoryStore } from '../../functions/shared/shared-store.js';
+import { createMemoryStore } from '../../functions/shared/storage/shared-store.js';
 
 export function memoryStateStore(): StateStore {
   return createStateStore(createMemoryStore());

@@ -3,7 +3,7 @@
  * disk and network when a benchmark measures requests or encoder speed.
  */
 import { Writable } from 'node:stream';
-import type { Destination, PendingWrite } from '../../functions/shared/destination.js';
+import type { Destination, PendingWrite } from '../../functions/shared/storage/destination.js';
 
 /** A PendingWrite whose stream drops every chunk and counts its bytes. */
 export function nullPendingWrite(): PendingWrite & { readonly bytes: () => number } {

@@ -10,7 +10,7 @@
  * a `--prompts` file that cannot be written (found before any work).
  */
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { parseDestinationTarget } from '../shared/destination-target.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { stat } from 'node:fs/promises';
 import { checkWritableFile } from '../shared/local-paths.js';
 import path from 'node:path';
@@ -20,7 +20,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GAP_KINDS, type GapKind } from '../gaps/gaps.js';
 import { loadConfig, validateProjectId } from '../shared/config.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import type { CliIo } from './io.js';
 import { printGaps } from './render/gaps.js';
@@ -144,7 +144,7 @@ async function openFollowUpState(
     return followUpTableStore(config.followUpStateTable, io.clients?.dynamo ?? new DynamoDBClient(awsClientConfig()));
   }
   if (localFolder === undefined) return undefined;
-  const { createLocalStore } = await import('../shared/shared-store-local.js');
+  const { createLocalStore } = await import('../shared/storage/shared-store-local.js');
   return createLocalStore(path.join(localFolder, '.followup-state'));
 }
 

@@ -7,7 +7,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { RunResult } from '../export/run.js';
 import { completeUnits, unitKey } from '../export/units.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
+import { formatCount } from '../shared/format.js';
 import { DATASET_NAMES } from '../warehouse/catalog.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES } from '../warehouse/figure-names.js';
 
@@ -44,6 +45,6 @@ export async function checkLaptopAnomalies(input: LaptopAnomalyInput): Promise<s
   });
   return found.map(
     (a) =>
-      `! anomaly ${a.day} ${a.projectId}: ${FIGURE_LABELS[a.figure]} ${a.value.toLocaleString('en-US')} vs usual ${a.usual.toLocaleString('en-US')} (the same weekday of the ${a.compared.length} weeks before; marked for status and the report)`,
+      `! anomaly ${a.day} ${a.projectId}: ${FIGURE_LABELS[a.figure]} ${formatCount(a.value)} vs usual ${formatCount(a.usual)} (the same weekday of the ${a.compared.length} weeks before; marked for status and the report)`,
   );
 }

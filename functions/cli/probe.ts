@@ -8,9 +8,9 @@
  */
 import { readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Destination } from '../shared/destination.js';
-import { probeKey } from '../shared/destination.js';
-import { createFolder } from '../shared/destination-local.js';
+import type { Destination } from '../shared/storage/destination.js';
+import { probeKey } from '../shared/storage/destination.js';
+import { createFolder } from '../shared/storage/destination-local.js';
 import { ConfigError, DestinationError } from '../shared/errors.js';
 
 /** How long the whole check may take: an S3 round trip, a credential lookup, a slow disk. */

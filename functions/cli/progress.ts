@@ -2,7 +2,7 @@
 import type { RunEvent } from '../export/run.js';
 import { unitLabel } from '../export/units.js';
 import { afterSpending, budgetTime } from '../export/estimates.js';
-import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/budget.js';
+import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/pacing/budget.js';
 import { formatDuration } from '../shared/durations.js';
 import type { CliIo } from './io.js';
 import { requestsLeftOf, requestsLeftText } from './render/budget.js';

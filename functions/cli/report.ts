@@ -12,6 +12,7 @@ import { daysBefore, lastDueDay } from '../export/plan.js';
 import { loadConfig, validateProjectId, type Config } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
+import { formatCount } from '../shared/format.js';
 import { MAX_REPORT_DAYS, type Period } from '../warehouse/period.js';
 import { checkLakeTarget, checkReportFile, reportFileOf } from '../report/targets.js';
 import { validatedArg } from './args.js';
@@ -19,11 +20,11 @@ import { EXIT_STOPPED, type CliIo } from './io.js';
 import { readPeriodFill } from '../export/fill.js';
 import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { retentionCutoff } from '../export/retention.js';
-import type { BudgetSnapshot } from '../shared/budget.js';
-import type { BudgetSpec } from '../shared/budget-spec.js';
-import { openDestination } from '../shared/destinations.js';
-import { parseDestinationTarget } from '../shared/destination-target.js';
-import { createLocalDestination } from '../shared/destination-local.js';
+import type { BudgetSnapshot } from '../shared/pacing/budget.js';
+import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
+import { openDestination } from '../shared/storage/destinations.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
+import { createLocalDestination } from '../shared/storage/destination-local.js';
 import type { FillNotice } from '../report/sections/fill.js';
 import { sandboxServes } from './api-target.js';
 import { budgetNeeds, requestsLeftText } from './render/budget.js';
@@ -87,7 +88,7 @@ export function reportPeriod(flags: Pick<ReportFlags, 'days' | 'from' | 'to'>, n
   if (first === undefined || last === undefined) throw new ConfigError('the report covers no day: give --days N or --from D1 --to D2');
   if (days.length > MAX_REPORT_DAYS) {
     throw new ConfigError(
-      `--from ${first} --to ${addDays(last, 1)} covers ${days.length.toLocaleString('en-US')} days; a report covers at most ${MAX_REPORT_DAYS} (it compares them with as many before): choose a later --from, e.g. --from ${addDays(last, 1 - MAX_REPORT_DAYS)}`,
+      `--from ${first} --to ${addDays(last, 1)} covers ${formatCount(days.length)} days; a report covers at most ${MAX_REPORT_DAYS} (it compares them with as many before): choose a later --from, e.g. --from ${addDays(last, 1 - MAX_REPORT_DAYS)}`,
     );
   }
   return { from: first, to: addDays(last, 1), days };

@@ -3,7 +3,7 @@
  * the local API sandbox on 127.0.0.1 until Ctrl-C.
  */
 import { Option, type Command } from 'commander';
-import { parseBudget, type BudgetSpec } from '../shared/budget-spec.js';
+import { parseBudget, type BudgetSpec } from '../shared/pacing/budget-spec.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import type { CliIo } from './io.js';

@@ -11,7 +11,7 @@ import { localStateDir } from '../export/runtime.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { ConfigError } from '../shared/errors.js';
 import type { CliIo } from './io.js';
 

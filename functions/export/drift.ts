@@ -191,11 +191,28 @@ function shown(value: string): string {
   return JSON.stringify(clipped(value));
 }
 
+/** A run's drift of one dataset, for its warning: the dataset and the units that drifted. */
+export interface RunDrift {
+  readonly dataset: string;
+  readonly units: number;
+}
+
 /**
- * One line naming a dataset's drift: field names, enum values and top-level field names,
- * never any other value (a query, a comment, an address stays in the table).
+ * One line naming drift: field names, enum values and top-level field names, never any other
+ * value (a query, a comment, an address stays in the table). Two forms, for two readers:
+ * - of a run (`{ dataset, units }`): the export's warning, run log and `status` — each name as
+ *   `table.field`, what was kept and where, and where to read more;
+ * - of one `'unit'`: the report's calendar cell, short (`feedback: new field sentiment; new
+ *   value source = widget · answer: new field meta`), from a manifest's drift read defensively
+ *   (the manifest check leaves `drift` loose; an older manifest has none): undefined for none.
  */
-export function describeDrift(dataset: string, drift: Drift, units: number): string {
+export function describeDrift(drift: Drift, of: RunDrift): string;
+export function describeDrift(drift: unknown, of: 'unit'): string | undefined;
+export function describeDrift(drift: unknown, of: RunDrift | 'unit'): string | undefined {
+  return of === 'unit' ? describeUnitDrift(drift) : describeRunDrift(drift as Drift, of);
+}
+
+function describeRunDrift(drift: Drift, { dataset, units }: RunDrift): string {
   const entries = Object.entries(drift.tables);
   const fields = entries.flatMap(([table, entry]) => entry.fields.map((field) => `${table}.${clipped(field)}`));
   const moreFields = entries.reduce((sum, [, entry]) => sum + (entry.moreFields ?? 0), 0);
@@ -213,6 +230,27 @@ export function describeDrift(dataset: string, drift: Drift, units: number): str
   ];
   const lost = topLevel > 0 ? 'nothing else was lost' : 'nothing was lost';
   return `the API's ${dataset} answers changed in ${units} unit(s): ${parts.join('; ')}; ${lost} (see SchemaDrift in docs/operations.md)`;
+}
+
+/** The drift a manifest names, read defensively: a part that is not what it should be is none. */
+interface ManifestDrift {
+  readonly tables?: Readonly<Record<string, { readonly fields?: readonly string[]; readonly values?: Readonly<Record<string, readonly string[]>> }>>;
+  readonly topLevelFields?: readonly string[];
+}
+
+function describeUnitDrift(drift: unknown): string | undefined {
+  if (drift === null || typeof drift !== 'object') return undefined;
+  const { tables, topLevelFields } = drift as ManifestDrift;
+  const parts: string[] = [];
+  for (const [table, change] of Object.entries(tables ?? {})) {
+    const fields = Array.isArray(change?.fields) ? change.fields.map(String) : [];
+    const values = Object.entries(change?.values ?? {}).map(([field, list]) => `${field} = ${(Array.isArray(list) ? list : []).map(String).join(', ')}`);
+    if (fields.length + values.length > 0)
+      parts.push(`${table}: ${[...fields.map((f) => `new field ${f}`), ...values.map((v) => `new value ${v}`)].join('; ')}`);
+  }
+  const top = Array.isArray(topLevelFields) ? topLevelFields.map(String) : [];
+  if (top.length > 0) parts.push(`answer: new field ${top.join(', ')}`);
+  return parts.length > 0 ? parts.join(' · ') : undefined;
 }
 
 /** A name by path inside a known field (`sources[].score`), not a field of the row itself. */

@@ -5,7 +5,7 @@
  * person's rows out even if the erasure is cut short, and again when it is done.
  */
 import * as v from 'valibot';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { readJsonObject } from './staging.js';
 

@@ -6,10 +6,10 @@
  * requests, the ledger as a run has spent it since its last snapshot, and whether a run is
  * paced at all (the embedded sandbox is not). Reads the destination only; sends no request.
  */
-import type { BudgetSnapshot } from '../shared/budget.js';
+import type { BudgetSnapshot } from '../shared/pacing/budget.js';
 import { DEFAULT_API_URL, type Config } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { DATASET_CATALOG, typicalPagesPerDay } from '../warehouse/catalog.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { DAY_MS } from '../shared/time.js';

@@ -6,7 +6,7 @@
  * only; sends no request.
  */
 import type { DatasetName } from '../warehouse/catalog.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { addDays } from '../shared/dates.js';
 import { readExportStatus, type ExportStatus, type UnitStatus } from './status.js';
 import { unitsOf } from './units.js';

@@ -17,7 +17,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CATALOG, type DatasetName } from '../warehouse/catalog.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { openDuckDb, type Row } from '../warehouse/duckdb.js';
 import { sqlString } from '../warehouse/sql.js';

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { DATASET_CATALOG, type DatasetName } from '../warehouse/catalog.js';
 import { dayWindow } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { manifestKey } from '../warehouse/keys.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';

@@ -10,7 +10,7 @@
 import parquet from 'parquetjs-lite';
 import type { ParquetFieldDefinition, ParquetSchema, ParquetWriter } from 'parquetjs-lite';
 import { Writable } from 'node:stream';
-import type { PendingWrite } from '../shared/destination.js';
+import type { PendingWrite } from '../shared/storage/destination.js';
 import { ConfigError, DestinationError, ExporterError, InvalidRowError } from '../shared/errors.js';
 import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../warehouse/tables.js';
 import { DAY_MS } from '../shared/time.js';

@@ -18,7 +18,7 @@
  */
 import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { HOUR_MS } from '../shared/time.js';
 import { isDone, lastDueDay } from './settle.js';
 import { estimateUnit, readKnownPages, type Estimate } from './estimates.js';

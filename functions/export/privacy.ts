@@ -5,7 +5,7 @@
  * who was forgotten (`forget`) are left out of every file written after the erasure.
  */
 import { createHash } from 'node:crypto';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { maskDeep } from '../shared/personal-data.js';
 import { applyPolicy, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';

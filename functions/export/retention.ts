@@ -11,7 +11,7 @@
  */
 import { CATALOG, DATASET_TABLES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, formatDay } from '../shared/dates.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';

@@ -5,7 +5,7 @@
  * runs land, and if not why" next to the data, without reading logs.
  */
 import { randomUUID } from 'node:crypto';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { describeError } from '../shared/errors.js';
 import { EXPORT_RUNS, partitionKey } from '../warehouse/tables.js';
 import type { Unit } from './unit-id.js';

@@ -9,13 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AnalyticsApi } from '../shared/api/index.js';
-import type { BudgetGate } from '../shared/budget.js';
+import type { BudgetGate } from '../shared/pacing/budget.js';
 import type { DatasetName } from '../warehouse/catalog.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { describeError } from '../shared/errors.js';
-import type { Leases } from '../shared/leases.js';
+import type { Leases } from '../shared/pacing/leases.js';
 import type { AppLogger } from '../shared/logger.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, type BacklogEntry, type PlannedUnit } from './plan.js';
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import { newRunId, recordOfFailedRun, recordOfRun, writeRunRecord, type RunRecord, type RunTotals, type RunTrigger } from './run-log.js';
@@ -132,7 +132,7 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
     dataset,
     units,
     drift: drift as Drift,
-    message: describeDrift(dataset, drift as Drift, units),
+    message: describeDrift(drift as Drift, { dataset, units }),
   }));
 }
 

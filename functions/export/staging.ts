@@ -14,7 +14,7 @@
  * When the unit completes, its tables and manifest are written and the staging is removed.
  */
 import { DATASET_CATALOG, type DatasetName } from '../warehouse/catalog.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { parseJson, stringifyJson } from '../shared/lossless-json.js';
 import { stagingPrefix } from '../warehouse/keys.js';

@@ -3,7 +3,7 @@
  * partial one, a failure's backoff), and what is left to do — the units not complete and the
  * requests they are expected to need. Reads the destination only; nothing here renders.
  */
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { isDone } from './settle.js';
 import { estimateUnit, readKnownPages } from './estimates.js';
 import { isExpired } from './retention.js';

@@ -18,7 +18,7 @@
  *   suspect and dropped; otherwise the staged pages stay for the next attempt.
  */
 import type { AnalyticsApi } from '../shared/api/index.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../warehouse/tables.js';

@@ -7,7 +7,7 @@
  */
 import type { DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Drift } from './drift.js';
 import { readManifest, unitRows, type Manifest } from './manifest.js';

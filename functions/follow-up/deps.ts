@@ -12,7 +12,7 @@ import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
 import type { ApiClient } from '../shared/api-types.js';
 import { requireSettings, type ConfigOf } from '../shared/config.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { openDestination } from '../shared/destinations.js';
+import { openDestination } from '../shared/storage/destinations.js';
 import { createSnsNotifier } from './notify.js';
 import { openStateStore } from './open-state-store.js';
 import { createOutcomeSink } from './outcome.js';

@@ -6,7 +6,7 @@
  * SIGTERM) is checked before this table is asked.
  */
 import { ApiError, DeadlineExceededError, RateLimitedError, UnreachableError } from '../shared/errors.js';
-import { isOutOfCredits, provablyNotSent } from '../shared/retry-policy.js';
+import { isOutOfCredits, provablyNotSent } from '../shared/pacing/retry-policy.js';
 
 /** Where the call failed: reading the job before the send, the POST, or a poll after it. */
 export type CallSite = 'read' | 'send' | 'poll';

@@ -4,9 +4,9 @@
  * shared store the export uses, with the typed layer of state.ts on top.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SharedStore } from '../shared/shared-store.js';
-import { createDynamoStore } from '../shared/shared-store-dynamo.js';
-import { createLocalStore } from '../shared/shared-store-local.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
+import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
+import { createLocalStore } from '../shared/storage/shared-store-local.js';
 import { FOLLOWUP_KEY_PREFIX } from '../shared/state-keys.js';
 import { createStateStore, type StateStore } from './state.js';
 import { awsClientConfig } from '../shared/aws-clients.js';

@@ -4,7 +4,7 @@
  * with the generated table). Re-writing the same request replaces the file: idempotent.
  * It never holds the prompt (only its length and SHA-256) nor the key.
  */
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { FOLLOWUP_OUTCOMES, partitionKey } from '../warehouse/tables.js';
 import type { RequestKind } from './message.js';
 import type { OutcomeStatus } from './state.js';

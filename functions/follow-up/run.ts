@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentJob, CallOptions } from '../shared/api-types.js';
 import { ExporterError, describeError } from '../shared/errors.js';
-import { isLocalProcessGone } from '../shared/leases.js';
+import { isLocalProcessGone } from '../shared/pacing/leases.js';
 import { sameJobOnly, type AgentApi } from './agent-api.js';
 import { fingerprintPrompt, type FollowUpMessage, type PromptFingerprint } from './message.js';
 import type { ResolvedSettings } from './settings.js';

@@ -17,7 +17,7 @@
  * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
 import type { JobStatus } from '../shared/api-types.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { RequestKind } from './message.js';
 import { DAY_MS } from '../shared/time.js';
 

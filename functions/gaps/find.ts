@@ -12,11 +12,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLake } from '../warehouse/lake.js';
-import { parseDestinationTarget } from '../shared/destination-target.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { addDays } from '../shared/dates.js';
-import { openDestination } from '../shared/destinations.js';
+import { openDestination } from '../shared/storage/destinations.js';
 import { NoDataError } from '../shared/errors.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import { rankGaps, type Gap, type GapKind } from './gaps.js';
 import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests } from './read.js';
 

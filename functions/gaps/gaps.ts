@@ -29,6 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutcomeStatus } from '../follow-up/state.js';
+import { percent, plural } from '../shared/format.js';
 import { readerText } from '../shared/reader-text.js';
 
 export const GAP_KINDS = ['unanswered_category', 'search_without_clicks', 'thumbs_down_page'] as const;
@@ -230,13 +231,4 @@ function becauseOf(evidence: GapEvidence, days: number): string {
     case 'thumbs_down_page':
       return `${plural(evidence.thumbsDown, 'thumbs down', 'thumbs down')} ${over} against ${evidence.thumbsUp} up (${percent(evidence.thumbsDown, evidence.thumbsDown + evidence.thumbsUp)} down)`;
   }
-}
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-/** `38 %` (whole percent; `0 %` of nothing). */
-export function percent(part: number, whole: number): string {
-  return `${whole === 0 ? 0 : Math.round((100 * part) / whole)} %`;
 }

@@ -18,7 +18,8 @@
  * first, then as many examples as fit (the last ones dropped first).
  */
 import { RESERVED_MARK } from '../shared/reader-text.js';
-import { type Gap, type GapEvidence, plural } from './gaps.js';
+import { plural } from '../shared/format.js';
+import type { Gap, GapEvidence } from './gaps.js';
 import { instructionSignsOf, type ReaderValue, readerValuesOf } from './readers-words.js';
 
 /** A queue message for a new job, as `enqueue --file` reads it (one JSON object per line). */

@@ -12,12 +12,12 @@ import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask } from '../warehouse/questions.js';
 import type { FollowUpOutcome } from '../follow-up/outcome.js';
 import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { PROJECT_ID_PATTERN } from '../shared/config.js';
 import { addDays } from '../shared/dates.js';
 import { sqlString } from '../warehouse/sql.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
 

@@ -12,8 +12,10 @@
  * read-modify-write, so two runs cannot both claim it) before it is published; a publish that
  * fails gives the claim back, so the next run tries again.
  */
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import { addDays } from '../shared/dates.js';
+import { formatCount, percent } from '../shared/format.js';
+import { median } from '../warehouse/compare.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';
@@ -63,12 +65,6 @@ export function comparedDays(day: string): string[] {
   return Array.from({ length: WEEKS_COMPARED }, (_, i) => addDays(day, -7 * (WEEKS_COMPARED - i)));
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
 /**
  * The anomalies among `days`: pure, from the figures and which units are complete. A figure
  * of a complete unit with no row counts as 0 (an export that found nothing is a figure too).
@@ -107,12 +103,9 @@ export function weekdayOf(day: string): string {
   return WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()] as string;
 }
 
-function percent(value: number, usual: number): string {
-  return `${Math.round((100 * value) / usual)} %`;
-}
-
+/** A usual is a median: a half (2.5) when the days compared are even in number. */
 function formatNumber(value: number): string {
-  return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toLocaleString('en-US', { maximumFractionDigits: 1 });
+  return formatCount(value, { oneDecimal: true });
 }
 
 /** The message of an anomaly: subject, plain-text body, attributes `kind=anomaly` and `projectId`. */

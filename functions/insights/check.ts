@@ -14,7 +14,7 @@
 import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays } from '../shared/dates.js';
 import { DestinationError } from '../shared/errors.js';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
 import { completeUnits, readUnitStates, unitKey } from '../export/units.js';
 import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../warehouse/lake.js';

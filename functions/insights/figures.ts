@@ -2,17 +2,22 @@
  * The five figures of a project's day that an anomaly is judged on, read from a warehouse laid
  * out in a local folder (functions/warehouse/lake.ts) with the report's own tables
  * (`loadWarehouse`: the same files, columns and day filters as the report) and the report's
- * question `queries/daily-totals.sql` — so a figure here is the figure the report shows for that day.
+ * question `queries/daily-totals.sql`, asked and decoded as the report asks it (`ask`) — so a
+ * figure here is the figure the report shows for that day.
  */
-import { QUESTION_IDS, questionById, questionSql } from '../../queries/questions.js';
+import { TYPED_QUESTIONS } from '../../queries/questions.js';
+import { ask } from '../warehouse/questions.js';
 import { daysFrom, type Period } from '../warehouse/period.js';
 import { loadWarehouse } from '../warehouse/session.js';
 import { addDays, dayStart } from '../shared/dates.js';
-import { FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
+import type { FigureName } from '../warehouse/figure-names.js';
 import { DAY_MS } from '../shared/time.js';
 
-/** A figure of each name, null where the day's table holds no row (zero once its unit is complete). */
-export type DayFigures = Readonly<Record<FigureName, number | null>>;
+/**
+ * A figure of each name: the day's row of queries/daily-totals.sql as the question decodes it,
+ * 0 where the day's table holds no row (a figure only once its unit is complete: `IsComplete`).
+ */
+export type DayFigures = Readonly<Record<FigureName, number>>;
 
 /** `project/day` → figures. */
 export type FigureTable = ReadonlyMap<string, DayFigures>;
@@ -20,14 +25,6 @@ export type FigureTable = ReadonlyMap<string, DayFigures>;
 export function figureKey(projectId: string, day: string): string {
   return `${projectId}/${day}`;
 }
-
-const COLUMNS: Readonly<Record<FigureName, string>> = {
-  human: 'human',
-  views: 'views',
-  searches: 'searches',
-  questions: 'questions',
-  thumbsDown: 'thumbs_down',
-};
 
 /**
  * The report's session loads a period and the period before it, as long: the smallest period
@@ -45,16 +42,10 @@ export async function readDailyFigures(root: string, first: string, last: string
   const warehouse = await loadWarehouse(root, { days: daysFrom(first, addDays(last, 1)), projects });
   try {
     const params = { from: first, to: addDays(last, 1), projects };
-    const rows = await warehouse.session.query(questionSql(questionById(QUESTION_IDS.dailyTotals), 'duckdb', { tables: warehouse.tables }, params));
+    const rows = await ask(warehouse, TYPED_QUESTIONS.dailyTotals, params);
     const table = new Map<string, DayFigures>();
-    for (const row of rows) {
-      const figures = Object.fromEntries(
-        FIGURE_NAMES.map((name) => {
-          const value = row[COLUMNS[name]];
-          return [name, value === null || value === undefined ? null : Number(value)];
-        }),
-      ) as Record<FigureName, number | null>;
-      table.set(figureKey(String(row['project_id']), String(row['dt'])), figures);
+    for (const { projectId, day, human, views, searches, questions, thumbsDown } of rows) {
+      table.set(figureKey(projectId, day), { human, views, searches, questions, thumbsDown });
     }
     return table;
   } finally {

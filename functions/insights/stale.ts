@@ -10,7 +10,7 @@
  */
 import type { DatasetName } from '../warehouse/catalog.js';
 import { addDays, dayStart } from '../shared/dates.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { InsightMessage } from './publish.js';
 import { HOUR_MS } from '../shared/time.js';
 

@@ -12,7 +12,7 @@
  */
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { ConfigError, describeError } from '../shared/errors.js';
-import { retry } from '../shared/retry.js';
+import { retry } from '../shared/pacing/retry.js';
 import { checkPrompts, InvalidPromptsError, type CheckedPrompt, type CheckOptions, type FollowUpPrompt } from './prompts.js';
 import { sqsClientConfig } from '../shared/aws-clients.js';
 

@@ -10,7 +10,14 @@
  * - the previous period is as long as the period and ends where it starts.
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import { ask, type DailyTotalsRow } from '../warehouse/questions.js';
+import {
+  ask,
+  type DailyTotalsRow,
+  type ThumbsDownPageRow,
+  type TopPageRow,
+  type UnansweredCategoryRow,
+  type UnclickedSearchRow,
+} from '../warehouse/questions.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ALL_ROWS, GAP_TABLES } from '../gaps/read.js';
 import { readHealth, readRequests, type HealthCell, type RequestsDay } from './health.js';
@@ -18,7 +25,7 @@ import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 import { discoverProjects, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 
-export { describeDrift, type HealthCell, type HealthState, type RequestsDay } from './health.js';
+export type { HealthCell, HealthState, RequestsDay } from './health.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 
 /** Rows shown in each ranking. */
@@ -48,47 +55,29 @@ export function hasData(headline: Headline): boolean {
   return headline.daysWithData > 0 || headline.views + headline.searches + headline.questions + headline.thumbsDown > 0;
 }
 
-export interface TopPage {
-  readonly projectId: string;
-  readonly path: string;
-  /** `views_pages.total`: the API's own total of the page's views. */
-  readonly views: number;
-  readonly human: number;
-  readonly ai: number;
+/** A page by views (the question's row, queries/top-pages.sql), with its AI share and the period before. */
+export interface TopPage extends TopPageRow {
   readonly aiShare: number | null;
   /** Views in the previous period; null when the previous period has no data. */
   readonly previous: number | null;
 }
 
-export interface UnclickedSearch {
-  readonly projectId: string;
-  readonly query: string;
-  readonly hits: number;
-  readonly days: number;
+/** A term nobody clicked a result of (queries/searches-without-clicks.sql), against the period before. */
+export interface UnclickedSearch extends UnclickedSearchRow {
   readonly previous: number | null;
   /** Searched in the previous period with a result clicked: new to the unclicked list, not as a search ("no longer clicked"). */
   readonly clickedBefore: boolean;
 }
 
-export interface UnansweredCategory {
-  readonly projectId: string;
-  /** `''` for questions the service gave no category. */
-  readonly category: string;
-  readonly questions: number;
-  /** The most recent distinct questions of the category. */
-  readonly examples: readonly string[];
+/** A category of unanswered questions (queries/unanswered-assistant-questions.sql), its most asked examples, the period before. */
+export interface UnansweredCategory extends Pick<UnansweredCategoryRow, 'projectId' | 'category' | 'unanswered' | 'examples'> {
   readonly previous: number | null;
 }
 
-export interface ThumbsDownPage {
-  readonly projectId: string;
-  readonly path: string;
-  readonly thumbsDown: number;
-  readonly thumbsUp: number;
+/** A page with thumbs down (queries/pages-with-negative-feedback.sql): its rate and the period before. */
+export interface ThumbsDownPage extends ThumbsDownPageRow {
   /** Thumbs down ÷ (down + up). */
   readonly rate: number | null;
-  /** The latest comments given with a thumbs down. */
-  readonly comments: readonly string[];
   readonly previous: number | null;
 }
 
@@ -253,38 +242,27 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       }),
       visitorsPerDay: visitorsPerDay(totals, period),
       previousVisitorsPerDay: visitorsPerDay(totals, previous),
-      topPages: pages.slice(0, LIMITS.pages).map(({ projectId, path, views, human, ai }) => ({
-        projectId,
-        path,
-        views,
-        human,
-        ai,
-        aiShare: share(ai, human + ai),
-        previous: previousOf('pages', projectId, path),
+      topPages: pages.slice(0, LIMITS.pages).map((page) => ({
+        ...page,
+        aiShare: share(page.ai, page.human + page.ai),
+        previous: previousOf('pages', page.projectId, page.path),
       })),
-      unclickedSearches: searches.slice(0, LIMITS.searches).map(({ projectId, query, hits, days }) => ({
-        projectId,
-        query,
-        hits,
-        days,
-        previous: previousOf('searches', projectId, query.toLowerCase()),
-        clickedBefore: wasClicked(projectId, query.toLowerCase()),
+      unclickedSearches: searches.slice(0, LIMITS.searches).map((search) => ({
+        ...search,
+        previous: previousOf('searches', search.projectId, search.query.toLowerCase()),
+        clickedBefore: wasClicked(search.projectId, search.query.toLowerCase()),
       })),
       unansweredByCategory: categories.slice(0, LIMITS.categories).map(({ projectId, category, unanswered, examples }) => ({
         projectId,
         category,
-        questions: unanswered,
+        unanswered,
         examples,
         previous: previousOf('categories', projectId, category),
       })),
-      thumbsDownPages: thumbs.slice(0, LIMITS.thumbsDown).map(({ projectId, path, thumbsDown, thumbsUp, comments }) => ({
-        projectId,
-        path,
-        thumbsDown,
-        thumbsUp,
-        rate: share(thumbsDown, thumbsDown + thumbsUp),
-        comments,
-        previous: previousOf('thumbsDown', projectId, path),
+      thumbsDownPages: thumbs.slice(0, LIMITS.thumbsDown).map((page) => ({
+        ...page,
+        rate: share(page.thumbsDown, page.thumbsDown + page.thumbsUp),
+        previous: previousOf('thumbsDown', page.projectId, page.path),
       })),
       movers: {
         pages: moversOf(...ranked.pages, RANKED_ROWS),

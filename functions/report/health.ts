@@ -5,10 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { describeDrift } from '../export/drift.js';
 import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
-import { createLocalDestination } from '../shared/destination-local.js';
+import { createLocalDestination } from '../shared/storage/destination-local.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
@@ -51,34 +52,12 @@ export interface RequestsDay {
 /** How bad a state is, for the worst of several projects. */
 const SEVERITY: Readonly<Record<HealthState, number>> = { complete: 0, provisional: 1, drift: 2, partial: 3, missing: 4, failed: 5 };
 
-/** The drift a manifest names (docs/warehouse.md), read defensively: older manifests have none. */
-interface ManifestDrift {
-  readonly tables?: Readonly<Record<string, { readonly fields?: readonly string[]; readonly values?: Readonly<Record<string, readonly string[]>> }>>;
-  readonly topLevelFields?: readonly string[];
-}
-
-/** `views_pages: sentiment; source = widget` — names and enum values only (never text values). */
-export function describeDrift(drift: unknown): string | undefined {
-  if (drift === null || typeof drift !== 'object') return undefined;
-  const { tables, topLevelFields } = drift as ManifestDrift;
-  const parts: string[] = [];
-  for (const [table, change] of Object.entries(tables ?? {})) {
-    const fields = Array.isArray(change?.fields) ? change.fields.map(String) : [];
-    const values = Object.entries(change?.values ?? {}).map(([field, list]) => `${field} = ${(Array.isArray(list) ? list : []).map(String).join(', ')}`);
-    if (fields.length + values.length > 0)
-      parts.push(`${table}: ${[...fields.map((f) => `new field ${f}`), ...values.map((v) => `new value ${v}`)].join('; ')}`);
-  }
-  const top = Array.isArray(topLevelFields) ? topLevelFields.map(String) : [];
-  if (top.length > 0) parts.push(`answer: new field ${top.join(', ')}`);
-  return parts.length > 0 ? parts.join(' · ') : undefined;
-}
-
 /** A unit's state as the export's own view of it (`unitView`) says, complete units with drift told apart. */
 function healthOf(state: UnitState | undefined): { state: HealthState; detail?: string } {
   const view = unitView(state);
   switch (view.state) {
     case 'complete': {
-      const drift = describeDrift(view.drift);
+      const drift = describeDrift(view.drift, 'unit');
       return drift === undefined ? { state: 'complete' } : { state: 'drift', detail: drift };
     }
     case 'provisional':

@@ -1,8 +1,10 @@
 /**
  * What moved between the period and the one before it, for one ranking (pages by views,
  * searches nobody clicked by searches, unanswered categories, pages with thumbs down): what is
- * new, what rose and what fell the most. Both periods are asked the same question of queries/.
+ * new, what rose and what fell the most (warehouse/compare.ts's rule: by absolute change, rises
+ * and falls apart). Both periods are asked the same question of queries/.
  */
+import { largestFirst, moversBy } from '../warehouse/compare.js';
 
 /** One ranked thing, in one period. */
 export interface Ranked {
@@ -74,18 +76,13 @@ export function moversOf(
       if (!now.has(id(r))) changed.push({ projectId: r.projectId, key: r.key, label: r.label, current: 0, previous: r.value });
     }
   }
-  const delta = (m: Move) => m.current - m.previous;
+  // Ties by project, then key: the rule keeps the order given after the project.
   const order = (a: Move, b: Move) => a.projectId.localeCompare(b.projectId) || a.key.localeCompare(b.key);
+  const moved = changed.sort(order);
   return {
-    new: fresh.sort((a, b) => b.current - a.current || order(a, b)).slice(0, MOVERS_SHOWN),
-    lapsed: lapsed.sort((a, b) => b.current - a.current || order(a, b)).slice(0, MOVERS_SHOWN),
-    risers: changed
-      .filter((m) => delta(m) > 0)
-      .sort((a, b) => delta(b) - delta(a) || order(a, b))
-      .slice(0, MOVERS_SHOWN),
-    fallers: changed
-      .filter((m) => delta(m) < 0)
-      .sort((a, b) => delta(a) - delta(b) || order(a, b))
-      .slice(0, MOVERS_SHOWN),
+    new: largestFirst(fresh.sort(order), (m) => m.current, MOVERS_SHOWN),
+    lapsed: largestFirst(lapsed.sort(order), (m) => m.current, MOVERS_SHOWN),
+    risers: moversBy(moved, { by: 'absolute', direction: 'rise', limit: MOVERS_SHOWN }),
+    fallers: moversBy(moved, { by: 'absolute', direction: 'fall', limit: MOVERS_SHOWN }),
   };
 }

@@ -17,7 +17,7 @@ import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { lookbackDays, readFixes } from '../gaps/effect.js';
 import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
-import { openDestination } from '../shared/destinations.js';
+import { openDestination } from '../shared/storage/destinations.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDestinationTarget } from '../shared/destination-target.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { ConfigError } from '../shared/errors.js';
 import { checkReadableFolder, checkWritableFile } from '../shared/local-paths.js';
 

@@ -12,9 +12,9 @@
  * what to do; the API key is never echoed.
  */
 import { inspect } from 'node:util';
-import { DEFAULT_BUDGET, parseBudget } from './budget-spec.js';
+import { DEFAULT_BUDGET, parseBudget } from './pacing/budget-spec.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
-import { parseDestinationTarget } from './destination-target.js';
+import { parseDestinationTarget } from './storage/destination-target.js';
 import { ConfigError } from './errors.js';
 import { validatePersonalDataKey } from './personal-data.js';
 import { parsePolicyOverrides } from '../warehouse/column-policy.js';

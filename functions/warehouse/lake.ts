@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
-import { parseDestinationTarget } from '../shared/destination-target.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';

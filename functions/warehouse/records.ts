@@ -6,7 +6,8 @@
  * changes nothing); the state table's claims decide what is told, this only what is shown.
  */
 import * as v from 'valibot';
-import type { Destination } from '../shared/destination.js';
+import type { Destination } from '../shared/storage/destination.js';
+import { formatCount, percent } from '../shared/format.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
 import { ANOMALIES_PREFIX } from './keys.js';
 
@@ -49,7 +50,7 @@ export interface AnomalyFound {
 
 /** One line: `human visitors 50 vs usual 505 (10 %)`. */
 export function describeMark(mark: AnomalyMark): string {
-  return `${mark.label} ${mark.value.toLocaleString('en-US')} vs usual ${mark.usual.toLocaleString('en-US')} (${Math.round((100 * mark.value) / mark.usual)} %)`;
+  return `${mark.label} ${formatCount(mark.value)} vs usual ${formatCount(mark.usual)} (${percent(mark.value, mark.usual)})`;
 }
 
 function markOf(anomaly: AnomalyFound): AnomalyMark {

@@ -8,7 +8,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
+import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
 import { EXPORT_METRICS, FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
 import { exporterMetric } from './operations.js';
 import { SERVICE_NAMES } from './lambda-defaults.js';

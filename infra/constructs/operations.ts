@@ -13,7 +13,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { BudgetSpec } from '../../functions/shared/budget-spec.js';
+import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
 import { EXPORT_METRICS, FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
 import { METRICS_NAMESPACE, SERVICE_NAMES } from './lambda-defaults.js';
 

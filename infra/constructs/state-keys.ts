@@ -11,7 +11,7 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 
-/** What the shared store (functions/shared/shared-store-dynamo.ts) asks of an item. */
+/** What the shared store (functions/shared/storage/shared-store-dynamo.ts) asks of an item. */
 export const STATE_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'] as const;
 
 export interface StateKeyAccess {

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { openTableWriter } from '../../functions/export/parquet.js';
-import type { Destination } from '../../functions/shared/destination.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
 import { ConfigError, MalformedResponseError } from '../../functions/shared/errors.js';
 import type { TableDef } from '../../functions/warehouse/tables.js';
 

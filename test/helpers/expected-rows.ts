@@ -7,7 +7,7 @@
  */
 import { expect } from 'vitest';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
-import type { Destination } from '../../functions/shared/destination.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
 import type { Sandbox, SandboxData } from '../../sandbox/index.js';
 import { tableNames } from './layout.js';
 import { readTable, type ExportedDay, type ParquetColumn, type ParquetContents, type PlainRow, type UnitTables } from './read-back.js';

@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { gapIdOf } from '../../functions/gaps/gaps.js';
 import { addDays } from '../../functions/shared/dates.js';
-import { openDestination } from '../../functions/shared/destinations.js';
+import { openDestination } from '../../functions/shared/storage/destinations.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { runCliAt } from './cli.js';
 import { cachedLake } from './lake-cache.js';

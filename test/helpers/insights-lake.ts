@@ -8,7 +8,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Destination } from '../../functions/shared/destination.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
 import { makeTempDir } from './files.js';
 
 /** The figures of one project's day, as a lake holds them. */

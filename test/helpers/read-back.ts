@@ -20,7 +20,7 @@ import type { Checkpoint } from '../../functions/export/staging.js';
 import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
-import type { Destination } from '../../functions/shared/destination.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
 import { stagingPrefix } from '../../functions/warehouse/keys.js';
 import { dayFiles, manifestKeyOf, tableKey, tableNames } from './layout.js';
 

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApiClient } from '../../functions/shared/api/index.js';
 import type { ApiClientOptions, MintlifyClient } from '../../functions/shared/api/index.js';
-import type { BudgetGate } from '../../functions/shared/budget.js';
+import type { BudgetGate } from '../../functions/shared/pacing/budget.js';
 import { parseVisitorsPage } from '../../functions/shared/schemas.js';
 
 export const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';

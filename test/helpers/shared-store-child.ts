@@ -8,10 +8,10 @@
  * - `counter <dir> <count>`: increments the document `counter` `count` times.
  * - `leases <dir> <key>...`: tries to acquire every key at once; prints `{ won }`.
  */
-import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
-import { parseBudget } from '../../functions/shared/budget-spec.js';
-import { createLeases, newLeaseOwner } from '../../functions/shared/leases.js';
-import { createLocalStore } from '../../functions/shared/shared-store-local.js';
+import { createBudgetGate, createBudgetLedger } from '../../functions/shared/pacing/budget.js';
+import { parseBudget } from '../../functions/shared/pacing/budget-spec.js';
+import { createLeases, newLeaseOwner } from '../../functions/shared/pacing/leases.js';
+import { createLocalStore } from '../../functions/shared/storage/shared-store-local.js';
 
 const [mode, dir, ...rest] = process.argv.slice(2);
 if (!mode || !dir) throw new Error('usage: shared-store-child.ts <ledger|counter|leases> <dir> ...');

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
 import { recordAnomalies } from '../../functions/warehouse/records.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { createS3Destination } from '../../functions/shared/destination-s3.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
+import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
@@ -197,12 +197,17 @@ describe('the synthesized insights functions', () => {
         await sums('count(*)', 'feedback', '2026-11-09', '2026-11-16', 'helpful = false'),
       ],
     } as const;
+    // What a rise means: more is better, worse, or neither (searches) — the digest says it in words.
+    const rise = { 'Human visitors': 'better', 'Page views': 'better', Searches: undefined, 'Thumbs down': 'worse' } as const;
     for (const [label, [current, previous]] of Object.entries(expected)) {
-      const row = new RegExp(`^${label}\\s+([\\d,]+)\\s+([\\d,]+)\\s+(.+)$`, 'm').exec(sent.Message);
+      const row = new RegExp(`^${label}\\s+([\\d,]+)\\s+([\\d,]+)\\s+(\\S+ %|new)(?:\\s+(better|worse))?$`, 'm').exec(sent.Message);
       expect(row, `${label} row in:\n${sent.Message}`).not.toBeNull();
       expect([Number(row?.[1]?.replaceAll(',', '')), Number(row?.[2]?.replaceAll(',', ''))], label).toEqual([current, previous]);
       const change = Math.round((100 * (current - previous)) / previous);
       expect(row?.[3], label).toBe(`${change > 0 ? '+' : change < 0 ? '-' : ''}${Math.abs(change)} %`);
+      const meaning = rise[label as keyof typeof rise];
+      const word = current === previous || meaning === undefined ? undefined : current > previous ? meaning : meaning === 'better' ? 'worse' : 'better';
+      expect(row?.[4], label).toBe(word);
     }
     const [human] = expected['Human visitors'];
     expect(sent.Subject).toContain(`human visitors ${human.toLocaleString('en-US')}`);

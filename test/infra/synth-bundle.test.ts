@@ -6,10 +6,7 @@
  * `require`), env names the functions do not read, a dependency left out of the bundle.
  */
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +19,7 @@ import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
+import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
@@ -29,8 +27,9 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK = 'MintlifyExporter';
 const PROJECT = 'proj_smoke';
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-smoke-AbCdEf';
-/** The personal-data key's secret (the stand-in answers every secret with the same string: a bare key of 16+ characters). */
+/** The personal-data key's secret: a bare key of 16+ characters. */
 const PERSONAL_DATA_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-personal-data-GhIjKl';
+const PERSONAL_DATA_KEY = 'smoke-personal-data-key-0123456789';
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, any> }> };
 
@@ -123,42 +122,6 @@ function emfMetrics(logs: string): string[] {
   return metrics;
 }
 
-/** A stand-in for Secrets Manager's GetSecretValue (JSON protocol) on loopback. */
-async function startFakeSecretsManager(secretString: string): Promise<{ endpoint: string; targets: string[]; close(): Promise<void> }> {
-  const targets: string[] = [];
-  const server: Server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      const target = String(request.headers['x-amz-target'] ?? '');
-      targets.push(target);
-      response.setHeader('content-type', 'application/x-amz-json-1.1');
-      if (target !== 'secretsmanager.GetSecretValue') {
-        response.statusCode = 400;
-        response.end(JSON.stringify({ __type: 'InvalidRequestException', message: `unexpected ${target}` }));
-        return;
-      }
-      response.end(
-        JSON.stringify({
-          ARN: SECRET_ARN,
-          Name: 'mintlify-smoke',
-          SecretString: secretString,
-          VersionId: 'v1',
-          VersionStages: ['AWSCURRENT'],
-          CreatedDate: 1_700_000_000,
-        }),
-      );
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    targets,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('cdk synth (CLI, offline, with bundling)', () => {
   it('synthesizes with no unacknowledged cdk-nag finding', async () => {
     expect(synthOutput).not.toMatch(/AwsSolutions-/);
@@ -187,7 +150,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
   let sandbox: Sandbox;
   let aws: S3Sqs;
   let dynamo: Dynamo;
-  let secrets: Awaited<ReturnType<typeof startFakeSecretsManager>>;
+  let secrets: FakeSecretsManager;
   let bucket: string;
   let endpoints: Record<string, string>;
   /** The deployment's one state table (follow-up records and the export's ledger). */
@@ -195,7 +158,11 @@ describe('bundled handlers against the sandbox and emulators', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 40, exact: true }] });
-    [aws, dynamo, secrets] = await Promise.all([startS3Sqs(), startDynamo(), startFakeSecretsManager(sandbox.apiKey)]);
+    [aws, dynamo, secrets] = await Promise.all([
+      startS3Sqs(),
+      startDynamo(),
+      startFakeSecretsManager({ [SECRET_ARN]: sandbox.apiKey, [PERSONAL_DATA_SECRET_ARN]: PERSONAL_DATA_KEY }),
+    ]);
     bucket = await aws.createBucket();
     await dynamo.client.send(
       new CreateTableCommand({
@@ -245,7 +212,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
       ]),
     );
     expect(result).toBeDefined();
-    expect(secrets.targets).toContain('secretsmanager.GetSecretValue');
+    expect(secrets.calls).toContain(`secretsmanager.GetSecretValue ${SECRET_ARN}`);
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
     const keys = (listed.Contents ?? []).map((object) => object.Key);
     expect(keys).toEqual(

@@ -11,12 +11,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../functions/shared/api/index.js';
-import { createBudgetGate, createBudgetLedger } from '../../functions/shared/budget.js';
-import { parseBudget } from '../../functions/shared/budget-spec.js';
+import { createBudgetGate, createBudgetLedger } from '../../functions/shared/pacing/budget.js';
+import { parseBudget } from '../../functions/shared/pacing/budget-spec.js';
 import { AGREEING_ANSWERS, createSkewClock } from '../../functions/shared/clock-skew.js';
 import { ClockSkewError } from '../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../functions/shared/schemas.js';
-import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
+import { createMemoryStore, type SharedStore } from '../../functions/shared/storage/shared-store.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { maxInAnyWindow } from '../helpers/request-log.js';
 

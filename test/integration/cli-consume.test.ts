@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalStore } from '../../functions/shared/shared-store-local.js';
+import { createLocalStore } from '../../functions/shared/storage/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { spawnCli, type CliChild } from '../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';

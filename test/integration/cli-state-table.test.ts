@@ -5,8 +5,8 @@
  * 127.0.0.1), the sandbox as the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
-import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
+import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/pacing/budget.js';
+import { createDynamoStore } from '../../functions/shared/storage/shared-store-dynamo.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { spawnCli } from '../helpers/cli.js';
 import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';

@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Destination } from '../../functions/shared/destination.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { ConfigError, DestinationError } from '../../functions/shared/errors.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 

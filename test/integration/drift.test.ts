@@ -12,8 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../functions/export/run.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
-import type { Destination } from '../../functions/shared/destination.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../sandbox/index.js';
 import { CONTRACT_COLUMNS, expectedTables, withParsedJson } from '../helpers/expected-rows.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';

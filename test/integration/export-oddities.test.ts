@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits } from '../../functions/export/run.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { exportDeps, manifestOf, plannedUnit, testSettings } from '../helpers/run-deps.js';

@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UnitResult } from '../../functions/export/run.js';
 import type { Unit } from '../../functions/export/units.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { expectedTables } from '../helpers/expected-rows.js';
 import { makeTempDir, removeTempDirs, stagingFiles } from '../helpers/files.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalStore } from '../../functions/shared/shared-store-local.js';
+import { createLocalStore } from '../../functions/shared/storage/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runConsumeCommand } from '../../functions/cli/consume.js';
 import { runFollowUpCommand } from '../../functions/cli/follow-up.js';

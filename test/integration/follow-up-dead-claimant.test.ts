@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLocalStore } from '../../functions/shared/shared-store-local.js';
+import { createLocalStore } from '../../functions/shared/storage/shared-store-local.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { makeTempDir } from '../helpers/files.js';
 import { spawnCli, waitUntil } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
-import { openDestination } from '../../functions/shared/destinations.js';
+import { openDestination } from '../../functions/shared/storage/destinations.js';
 import { FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { queryDuckDb } from '../helpers/read-back.js';

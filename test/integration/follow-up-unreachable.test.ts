@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFollowUpCommand } from '../../functions/cli/follow-up.js';
 import type { FollowUpCommandIo } from '../../functions/cli/follow-up-deps.js';
 import { ConfigError } from '../../functions/shared/errors.js';
-import { createLocalStore } from '../../functions/shared/shared-store-local.js';
+import { createLocalStore } from '../../functions/shared/storage/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli, spawnCli, waitUntil } from '../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';

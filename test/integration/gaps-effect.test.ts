@@ -11,7 +11,7 @@ import { buildReport } from '../../functions/report/report.js';
 import { periodOf } from '../../functions/warehouse/period.js';
 import { readOutcomeRequests } from '../../functions/gaps/read.js';
 import { addDays } from '../../functions/shared/dates.js';
-import { openDestination } from '../../functions/shared/destinations.js';
+import { openDestination } from '../../functions/shared/storage/destinations.js';
 import { removeTempDirs } from '../helpers/files.js';
 import { buildFixLake, DONE, FIX_PROJECT, NOW, PR_LINK, RECENT, type FixLake } from '../helpers/fix-lake.js';
 

@@ -12,8 +12,8 @@ import { runInsightChecks, type CheckDeps } from '../../functions/insights/check
 import { createInsightPublisher } from '../../functions/insights/publish.js';
 import { openLake } from '../../functions/warehouse/lake.js';
 import { buildReport } from '../../functions/report/report.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
-import { createMemoryStore, type SharedStore } from '../../functions/shared/shared-store.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
+import { createMemoryStore, type SharedStore } from '../../functions/shared/storage/shared-store.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';

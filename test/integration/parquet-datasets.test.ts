@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTableWriter } from '../../functions/export/parquet.js';
-import type { Destination } from '../../functions/shared/destination.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import type { Destination } from '../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { InvalidRowError } from '../../functions/shared/errors.js';
 import {
   ASSISTANT_CALLER_STATS,

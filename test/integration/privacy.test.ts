@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, runUnits } from '../../functions/export/run.js';
 import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { ALL_DATASETS } from '../helpers/layout.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { previousDay } from '../../functions/shared/dates.js';
-import { openDestination } from '../../functions/shared/destinations.js';
+import { openDestination } from '../../functions/shared/storage/destinations.js';
 import { QUESTION_IDS, QUESTIONS, questionById, questionSql, tablesOf } from '../../queries/questions.js';
 import { duckDbType, openDuckDb } from '../../functions/warehouse/duckdb.js';
 import { TABLES } from '../../functions/warehouse/tables.js';

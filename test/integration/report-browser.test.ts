@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatCount, formatShare } from '../../functions/report/html.js';
+import { formatCount, formatShare } from '../../functions/shared/format.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { removeTempDirs } from '../helpers/files.js';
 import { buildReportLake, NOW, PERIOD, sumOf, type ReportLake } from '../helpers/report-fixture.js';

@@ -139,12 +139,12 @@ describe('report figures', () => {
 
   it('unanswered questions by category count every unanswered turn, with up to three examples each', async () => {
     const rows = await queryDuckDb(
-      `SELECT project_id AS "projectId", coalesce(query_category, '') AS category, count(*) AS questions FROM read_parquet('${lake.out}/assistant_conversations/*/*.parquet')
-       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY questions DESC, category, 1 LIMIT 12`,
+      `SELECT project_id AS "projectId", coalesce(query_category, '') AS category, count(*) AS unanswered FROM read_parquet('${lake.out}/assistant_conversations/*/*.parquet')
+       WHERE date >= DATE '${PERIOD.from}' AND date < DATE '${PERIOD.to}' AND resolution_status = 'unanswered' GROUP BY ALL ORDER BY unanswered DESC, category, 1 LIMIT 12`,
     );
     expect(figures.unansweredByCategory.map(({ examples: _, previous: __, ...c }) => c)).toEqual(rows);
     const all = await sumOf(lake.out, 'assistant_conversations', 'count(*)', PERIOD, "resolution_status = 'unanswered'");
-    if (rows.length < 12) expect(figures.unansweredByCategory.reduce((sum, c) => sum + c.questions, 0)).toBe(all);
+    if (rows.length < 12) expect(figures.unansweredByCategory.reduce((sum, c) => sum + c.unanswered, 0)).toBe(all);
     for (const category of figures.unansweredByCategory) {
       expect(category.examples.length).toBeGreaterThan(0);
       expect(category.examples.length).toBeLessThanOrEqual(3);

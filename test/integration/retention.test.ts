@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../../functions/export/run.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { addDays } from '../../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliInProcess } from '../helpers/cli.js';

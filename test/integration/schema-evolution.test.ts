@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTableWriter } from '../../functions/export/parquet.js';
-import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { FEEDBACK, partitionKey, type TableDef } from '../../functions/warehouse/tables.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 

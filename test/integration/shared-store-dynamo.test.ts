@@ -3,10 +3,10 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followUpTableStore } from '../../functions/follow-up/open-state-store.js';
 import { createStateStore, type SentState } from '../../functions/follow-up/state.js';
-import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../functions/shared/budget.js';
-import { parseBudget } from '../../functions/shared/budget-spec.js';
-import { createLeases } from '../../functions/shared/leases.js';
-import { createDynamoStore } from '../../functions/shared/shared-store-dynamo.js';
+import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../functions/shared/pacing/budget.js';
+import { parseBudget } from '../../functions/shared/pacing/budget-spec.js';
+import { createLeases } from '../../functions/shared/pacing/leases.js';
+import { createDynamoStore } from '../../functions/shared/storage/shared-store-dynamo.js';
 import { emulatorDynamoConfig, startDynamo, type Dynamo } from '../helpers/emulators.js';
 import { describeSharedStoreContract, describeStateStoreContract } from '../helpers/shared-store-cases.js';
 import { maxInAnyWindow } from '../helpers/request-log.js';

@@ -1,5 +1,5 @@
 /** The request budget as `plan` and `status` show it: a ledger snapshot as text and as JSON. */
-import type { BudgetSnapshot } from '../../shared/budget.js';
+import type { BudgetSnapshot } from '../../shared/pacing/budget.js';
 import { formatDuration } from '../../shared/durations.js';
 
 /** The latest time a Date can show (a ledger may hold anything). */

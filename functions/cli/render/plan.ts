@@ -1,6 +1,6 @@
 /** `plan` on stdout: one line per unit to do, or one JSON object. */
 import type { PlannedUnit } from '../../export/plan.js';
-import type { BudgetSnapshot } from '../../shared/budget.js';
+import type { BudgetSnapshot } from '../../shared/pacing/budget.js';
 import { budgetJson, budgetLine, budgetNeeds, requestsLeftOf, requestsLeftText } from './budget.js';
 
 export interface PlanView {

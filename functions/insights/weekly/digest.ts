@@ -1,9 +1,13 @@
 /**
  * The weekly digest: the message published with the weekly report, made from the report's own
  * figures (functions/report/figures.ts: the same numbers the page shows) — a subject with the
- * headline change, then a plain-text body: the headline figures (this week, last week, change),
+ * headline change, then a plain-text body: the headline figures (this week, last week, change,
+ * and whether the change is better or worse by the figure's meaning, as the page colours it),
  * the biggest movers per project, data health and the link to the page.
  */
+import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
+import { moversBy, relativeChange } from '../../warehouse/compare.js';
+import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
 import type { Figures, Headline, HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
@@ -20,6 +24,9 @@ export const DIGEST_FIGURES = [
 ] as const satisfies readonly { key: keyof Headline; label: string }[];
 
 export type DigestFigure = (typeof DIGEST_FIGURES)[number]['key'];
+
+/** Characters of the change column before its word (`+100 %`, `new`). */
+const CHANGE_WIDTH = 7;
 
 /** Movers listed. */
 export const MOVERS = 5;
@@ -48,29 +55,51 @@ export interface DigestInput {
   readonly place?: string | undefined;
 }
 
-/** `+12 %`, `−40 %`, `new` (from 0), `0 %`. */
+/**
+ * `+12 %`, `-40 %`, `new` (from 0), `0 %`: shared/format.ts's change with the ASCII minus, as
+ * the rest of the plain-text digest writes `->` and `x` (the page writes `−`).
+ */
 export function formatChange(current: number, previous: number): string {
-  if (previous === 0) return current === 0 ? '0 %' : 'new';
-  const change = Math.round((100 * (current - previous)) / previous);
-  return `${change > 0 ? '+' : change < 0 ? '-' : ''}${Math.abs(change)} %`;
+  return formatPercentChange(current, previous, '-');
 }
 
-function count(value: number): string {
-  return value.toLocaleString('en-US');
-}
-
-/** The projects' figures that moved most (relative change, either way), over a base large enough to mean something. */
+/**
+ * The projects' figures that moved most (relative change, either way), over a base large enough
+ * to mean something: warehouse/compare.ts's rule with the digest's parameters.
+ */
 export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
-  const movers: Mover[] = [];
-  for (const project of figures.byProject) {
-    for (const { key } of DIGEST_FIGURES) {
-      const previous = project.previous[key];
-      const current = project.current[key];
-      if (previous < MOVER_MIN_BASE || current === previous) continue;
-      movers.push({ projectId: project.projectId, figure: key, current, previous, change: current / previous - 1 });
-    }
-  }
-  return movers.sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || a.projectId.localeCompare(b.projectId)).slice(0, limit);
+  const changes = figures.byProject.flatMap((project) =>
+    DIGEST_FIGURES.map(({ key }) => ({ projectId: project.projectId, figure: key, current: project.current[key], previous: project.previous[key] })),
+  );
+  // A mover's base is at least MOVER_MIN_BASE: its relative change is never undefined.
+  return moversBy(changes, { by: 'relative', direction: 'either', minBase: MOVER_MIN_BASE, limit }).map((m) => ({ ...m, change: relativeChange(m) ?? 0 }));
+}
+
+/**
+ * What a change of `figure` means, in words (the digest has no colour): `better` or `worse` by
+ * FIGURE_MEANINGS, the table the report colours by; '' for no change or a figure judged neither way.
+ */
+export function judgement(figure: DigestFigure, current: number, previous: number): '' | 'better' | 'worse' {
+  const tone = toneOf(current - previous, FIGURE_MEANINGS[figure]);
+  return tone === 'good' ? 'better' : tone === 'bad' ? 'worse' : '';
+}
+
+/** A label inside a sentence: `searches`, `AI visitors` (an acronym keeps its capitals). */
+function inSentence(label: string): string {
+  return /^.[A-Z]/.test(label) ? label : `${label.charAt(0).toLowerCase()}${label.slice(1)}`;
+}
+
+/** `a`, `a or b`, `a, b and c`. */
+function listed(words: readonly string[], last: 'and' | 'or'): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${last} ${words[words.length - 1]}`;
+}
+
+/** The line under the headline table saying what `better` and `worse` mean, from the same table. */
+function judgementNote(): string {
+  const labels = (meaning: Meaning) => DIGEST_FIGURES.filter((f) => FIGURE_MEANINGS[f.key] === meaning).map((f) => inSentence(f.label));
+  const neutral = labels('neutral');
+  const unjudged = neutral.length === 0 ? '' : `; ${listed(neutral, 'and')} ${neutral.length === 1 ? 'is' : 'are'} not judged`;
+  return `better / worse: by what the figure means (more ${listed(labels('more-is-bad'), 'or')} is worse)${unjudged}.`;
 }
 
 /** Units (day × dataset × project) of the week that are not complete, or complete with drift. */
@@ -101,17 +130,21 @@ export function digestOf(input: DigestInput): InsightMessage {
     `${projects} project${projects === 1 ? '' : 's'}: ${figures.projects.join(', ')}.`,
     '',
     `${'Figure'.padEnd(width)}  ${columns[0].padStart(11)}  ${columns[1].padStart(11)}  Change`,
-    ...DIGEST_FIGURES.map(
-      ({ key, label: name }) =>
-        `${name.padEnd(width)}  ${count(current[key]).padStart(11)}  ${count(previous[key]).padStart(11)}  ${formatChange(current[key], previous[key])}`,
-    ),
+    ...DIGEST_FIGURES.map(({ key, label: name }) => {
+      const change = formatChange(current[key], previous[key]);
+      const word = judgement(key, current[key], previous[key]);
+      const cells = `${name.padEnd(width)}  ${formatCount(current[key]).padStart(11)}  ${formatCount(previous[key]).padStart(11)}  `;
+      return word === '' ? `${cells}${change}` : `${cells}${change.padEnd(CHANGE_WIDTH)}  ${word}`;
+    }),
+    judgementNote(),
     '',
     'Biggest movers:',
     ...(movers.length === 0
       ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed)`]
-      : movers.map(
-          (m) => `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${count(m.previous)} -> ${count(m.current)} (${formatChange(m.current, m.previous)})`,
-        )),
+      : movers.map((m) => {
+          const word = judgement(m.figure, m.current, m.previous);
+          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous)}${word === '' ? '' : `, ${word}`})`;
+        })),
     '',
     'Data health (units of the week, day x dataset x project):',
     `  missing ${health.missing}, failed ${health.failed}, partial ${health.partial}, drifted ${health.drift}`,
@@ -135,7 +168,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   ];
   return {
     kind: 'weekly-report',
-    subject: `Docs ${week}: human visitors ${count(current.human)} (${formatChange(current.human, previous.human)}), views ${count(current.views)} (${formatChange(current.views, previous.views)})`,
+    subject: `Docs ${week}: human visitors ${formatCount(current.human)} (${formatChange(current.human, previous.human)}), views ${formatCount(current.views)} (${formatChange(current.views, previous.views)})`,
     body: lines.join('\n'),
   };
 }

@@ -1,6 +1,8 @@
 /** The pieces every section is built of: a section, a table that stacks on a phone, bars, what moved, links, footnotes. */
 import type { Movers } from '../movers.js';
-import { formatCount, signed, userText } from '../html.js';
+import { formatCount, signed } from '../../shared/format.js';
+import { userText } from '../html.js';
+import { type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import { html, trustedHtml, type Interpolation, type SafeHtml } from './template.js';
 
 /** What a section needs besides the figures. */
@@ -109,23 +111,11 @@ const UNSAFE_IN_PATH = /[\\\p{Cc}]/u;
 const UNSAFE_ENCODED = /%(5c|[01][0-9a-f]|7f|c2%[89][0-9a-f])/i;
 
 /**
- * What a rise of a figure means: more page views is good; more unanswered questions, unclicked
- * searches or thumbs down is bad, whatever the sign — the colour says which, never the sign.
- */
-export type Meaning = 'more-is-good' | 'more-is-bad';
-
-/** The tone of a change: `good`, `bad` or `flat`, by its meaning. */
-export function toneOf(delta: number, meaning: Meaning): 'good' | 'bad' | 'flat' {
-  if (delta === 0) return 'flat';
-  return delta > 0 === (meaning === 'more-is-good') ? 'good' : 'bad';
-}
-
-/**
  * The change against the previous period as a cell: `+12`, `new` (or `fresh`: "no longer
  * clicked" for a search that was there before), or nothing when the previous period has no data;
- * coloured by `meaning`.
+ * coloured by `meaning` (warehouse/figure-names.ts `FIGURE_MEANINGS`).
  */
-export function changeCell(current: number, previous: number | null, meaning: Meaning = 'more-is-good', fresh = 'new'): SafeHtml {
+export function changeCell(current: number, previous: number | null, meaning: Meaning, fresh = 'new'): SafeHtml {
   if (previous === null) return html`<span class="muted">—</span>`;
   if (previous === 0) return html`<span class="tag new tone-${toneOf(current, meaning)}" data-tone="${toneOf(current, meaning)}">${fresh}</span>`;
   const delta = current - previous;
@@ -138,7 +128,7 @@ export function moversBlock(
   movers: Movers,
   label: (m: { projectId: string; label: string }) => Interpolation,
   unit: string,
-  meaning: Meaning = 'more-is-good',
+  meaning: Meaning,
   /** Heading of the things new to the ranking that were there before (Movers.lapsed). */
   lapsedTitle = 'Back this period',
 ): SafeHtml | '' {

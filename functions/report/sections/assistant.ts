@@ -1,8 +1,10 @@
 /** Unanswered assistant questions by category (queries/unanswered-assistant-questions.sql), with examples and what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, userText } from '../html.js';
+import { formatCount } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 const categoryLabel = (category: string) => (category === '' ? '(no category)' : userText(category, 60));
 
@@ -13,17 +15,17 @@ export function assistantSection(figures: Figures, context: SectionContext): Saf
     categories.length > 0
       ? html`${bars(
           'Unanswered questions by category',
-          categories.map((c) => ({ label: name(c), value: c.questions, note: formatCount(c.questions) })),
+          categories.map((c) => ({ label: name(c), value: c.unanswered, note: formatCount(c.unanswered) })),
           'ai',
         )}${table(
           'unanswered',
           [{ title: 'Category' }, { title: 'Unanswered', numeric: true, def: 'unanswered' }, { title: 'Change', numeric: true, def: 'change' }],
-          categories.map((c) => [name(c), formatCount(c.questions), changeCell(c.questions, c.previous, 'more-is-bad')]),
+          categories.map((c) => [name(c), formatCount(c.unanswered), changeCell(c.unanswered, c.previous, FIGURE_MEANINGS.unanswered)]),
         )}<h3>Examples (the latest questions of each category)</h3><ul class="examples">${categories
           .slice(0, 6)
           .map(
             (c) => html`<li><strong>${name(c)}</strong><ul>${c.examples.map((q) => html`<li class="quote">${userText(q)}</li>`)}</ul></li>`,
-          )}</ul>${moversBlock(figures.movers.categories, (m) => `${categoryLabel(m.label)}${context.many ? ` (${m.projectId})` : ''}`, 'unanswered', 'more-is-bad')}`
+          )}</ul>${moversBlock(figures.movers.categories, (m) => `${categoryLabel(m.label)}${context.many ? ` (${m.projectId})` : ''}`, 'unanswered', FIGURE_MEANINGS.unanswered)}`
       : empty('The assistant answered every question of this period (or no conversation was exported).');
   return section(
     'assistant',

@@ -8,7 +8,8 @@
 import { EFFECT_MIN_DAYS, type EffectWindow, type Fixes, type GapEffect } from '../../gaps/effect.js';
 import { GAP_FIGURE } from '../../gaps/gaps.js';
 import { displayText } from '../../shared/display.js';
-import { formatCount, userText } from '../html.js';
+import { formatCount } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { note, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 

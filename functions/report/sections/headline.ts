@@ -1,29 +1,28 @@
 /** The period at a glance: eight cards, each with its change against the previous period when there is one. */
 import type { Figures, Headline } from '../figures.js';
 import { hasData } from '../figures.js';
-import { formatCount, formatShare, signed } from '../html.js';
+import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { definitionText, type DefinitionId } from './definitions.js';
+import { FIGURE_MEANINGS, toneOf } from '../../warehouse/figure-names.js';
 
 export interface Metric {
   readonly key: keyof Headline & DefinitionId;
   readonly title: string;
   readonly kind: 'count' | 'share';
-  /** Whether a rise is good news (colours the change). */
-  readonly upIsGood: boolean | null;
 }
 
 export const METRICS: readonly Metric[] = [
-  { key: 'human', title: 'Human visitors', kind: 'count', upIsGood: true },
-  { key: 'ai', title: 'AI visitors', kind: 'count', upIsGood: null },
-  { key: 'aiShare', title: 'AI share of visitors', kind: 'share', upIsGood: null },
-  { key: 'views', title: 'Page views', kind: 'count', upIsGood: true },
-  { key: 'searches', title: 'Searches', kind: 'count', upIsGood: null },
-  { key: 'questions', title: 'Assistant questions', kind: 'count', upIsGood: null },
-  { key: 'unansweredShare', title: 'Unanswered by the assistant', kind: 'share', upIsGood: false },
-  { key: 'thumbsDown', title: 'Thumbs down', kind: 'count', upIsGood: false },
+  { key: 'human', title: 'Human visitors', kind: 'count' },
+  { key: 'ai', title: 'AI visitors', kind: 'count' },
+  { key: 'aiShare', title: 'AI share of visitors', kind: 'share' },
+  { key: 'views', title: 'Page views', kind: 'count' },
+  { key: 'searches', title: 'Searches', kind: 'count' },
+  { key: 'questions', title: 'Assistant questions', kind: 'count' },
+  { key: 'unansweredShare', title: 'Unanswered by the assistant', kind: 'share' },
+  { key: 'thumbsDown', title: 'Thumbs down', kind: 'count' },
 ];
 
 export function metricValue(headline: Headline, metric: Metric): string {
@@ -37,7 +36,8 @@ function change(current: Headline, previous: Headline, metric: Metric): { text: 
   const before = previous[metric.key] as number | null;
   if (now === null || before === null) return { text: `previous: ${metricValue(previous, metric)}`, tone: 'flat' };
   const delta = now - before;
-  const tone = delta === 0 || metric.upIsGood === null ? 'flat' : delta > 0 === metric.upIsGood ? 'good' : 'bad';
+  // Coloured by what a rise of the figure means (FIGURE_MEANINGS, the table the digest words by).
+  const tone = toneOf(delta, FIGURE_MEANINGS[metric.key]);
   if (metric.kind === 'share') return { text: `${signed(delta, `${(delta * 100).toFixed(1)} pts`)} vs ${formatShare(before)}`, tone };
   const relative = before === 0 ? '' : ` (${signed(delta, `${((delta / before) * 100).toFixed(1)} %`)})`;
   return { text: `${signed(delta, formatCount(Math.abs(delta)))}${relative} vs ${formatCount(before)}`, tone };

@@ -2,7 +2,8 @@
 import { DATASET_NAMES } from '../../warehouse/catalog.js';
 import { COLORS, columnChart } from '../charts.js';
 import type { Figures, HealthState } from '../figures.js';
-import { formatCount, userText } from '../html.js';
+import { formatCount } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { chart, defined, empty, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 

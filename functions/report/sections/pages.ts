@@ -1,8 +1,9 @@
 /** The most viewed pages, with their AI share and what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, formatShare } from '../html.js';
+import { formatCount, formatShare } from '../../shared/format.js';
 import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function pagesSection(figures: Figures, context: SectionContext): SafeHtml {
   const pages = figures.topPages;
@@ -32,9 +33,9 @@ export function pagesSection(figures: Figures, context: SectionContext): SafeHtm
             formatCount(p.human),
             formatCount(p.ai),
             formatShare(p.aiShare),
-            changeCell(p.views, p.previous),
+            changeCell(p.views, p.previous, FIGURE_MEANINGS.views),
           ]),
-        )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views')}`
+        )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views', FIGURE_MEANINGS.views)}`
       : empty('No page views were exported for this period.');
   return section(
     'pages',

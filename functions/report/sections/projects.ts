@@ -1,6 +1,6 @@
 /** Per project: the headline's figures of each project, and visitors' deduplicated total beside human and AI. */
 import type { Figures } from '../figures.js';
-import { formatCount } from '../html.js';
+import { formatCount } from '../../shared/format.js';
 import { note, section, table } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { METRICS, metricValue } from './headline.js';

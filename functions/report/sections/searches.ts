@@ -1,9 +1,11 @@
 /** Searches nobody clicked (queries/searches-without-clicks.sql), with what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, userText } from '../html.js';
+import { formatCount } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import type { SectionContext } from '../page/parts.js';
+import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function searchesSection(figures: Figures, context: SectionContext): SafeHtml {
   const searches = figures.unclickedSearches;
@@ -23,9 +25,9 @@ export function searchesSection(figures: Figures, context: SectionContext): Safe
             ...(context.many ? [s.projectId] : []),
             formatCount(s.hits),
             formatCount(s.days),
-            changeCell(s.hits, s.previous, 'more-is-bad', s.clickedBefore ? 'no longer clicked' : 'new'),
+            changeCell(s.hits, s.previous, FIGURE_MEANINGS.searchesWithoutClick, s.clickedBefore ? 'no longer clicked' : 'new'),
           ]),
-        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', 'more-is-bad', 'No longer clicked')}`
+        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', FIGURE_MEANINGS.searchesWithoutClick, 'No longer clicked')}`
       : empty('Every search of this period had a result clicked (or no search was exported).');
   return section(
     'searches',

@@ -1,8 +1,10 @@
 /** Pages with thumbs down (queries/pages-with-negative-feedback.sql): count, rate, the latest comments, what moved. */
 import type { Figures } from '../figures.js';
-import { formatCount, formatShare, userText } from '../html.js';
+import { formatCount, formatShare } from '../../shared/format.js';
+import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function thumbsDownSection(figures: Figures, context: SectionContext): SafeHtml {
   const pages = figures.thumbsDownPages;
@@ -29,12 +31,12 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
             formatCount(p.thumbsDown),
             formatCount(p.thumbsUp),
             formatShare(p.rate),
-            changeCell(p.thumbsDown, p.previous, 'more-is-bad'),
+            changeCell(p.thumbsDown, p.previous, FIGURE_MEANINGS.thumbsDown),
             p.comments.length > 0
               ? html`<ul class="comments">${p.comments.map((c) => html`<li class="quote">${userText(c, 200)}</li>`)}</ul>`
               : html`<span class="muted">none</span>`,
           ]),
-        )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), 'thumbs down', 'more-is-bad')}${note(
+        )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), 'thumbs down', FIGURE_MEANINGS.thumbsDown)}${note(
           'Counted from every feedback item (feedback, helpful = false), not from feedback_by_page, which holds at most 100 pages a day.',
         )}`
       : empty('No page got a thumbs down in this period (or no feedback was exported).');

@@ -14,7 +14,7 @@
  */
 import type { AgentJob, ApiClient, CallOptions } from '../api-types.js';
 import { ApiError, ConfigError, MalformedResponseError, SendUncertainError } from '../errors.js';
-import { isRetryableRead, isRetryableSend, isUncertainSend } from '../retry-policy.js';
+import { isRetryableRead, isRetryableSend, isUncertainSend } from '../pacing/retry-policy.js';
 import { parseAgentJob } from '../schemas.js';
 import { type CallSteps, checkId } from './call.js';
 

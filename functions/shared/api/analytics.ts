@@ -11,7 +11,7 @@
  */
 import type { ApiStats, CallOptions } from '../api-types.js';
 import { ConfigError, RateLimitedError } from '../errors.js';
-import { retryAnalyticsRead, sendOutcome } from '../retry-policy.js';
+import { retryAnalyticsRead, sendOutcome } from '../pacing/retry-policy.js';
 import type { BodyParser } from './body.js';
 import { type CallSteps, checkId } from './call.js';
 

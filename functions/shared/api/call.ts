@@ -14,7 +14,7 @@
 import type { ApiOperation, ApiStats, CallOptions } from '../api-types.js';
 import { validateApiKey } from '../config.js';
 import { ApiError, ConfigError, describeError } from '../errors.js';
-import { type RetryOptions, retry } from '../retry.js';
+import { type RetryOptions, retry } from '../pacing/retry.js';
 import { type BodyParser, parseBody } from './body.js';
 import type { ResolvedApiOptions } from './options.js';
 import { createRedactor, type Redactor } from './redact.js';

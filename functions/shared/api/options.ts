@@ -8,14 +8,14 @@
  * (retry.ts, which the retry loop also falls back to) and the timeout from `CONFIG_DEFAULTS`
  * (config.ts, which `API_TIMEOUT_MS` falls back to).
  */
-import type { BudgetGate } from '../budget.js';
-import { createCircuitBreaker, type CircuitBreaker } from '../circuit-breaker.js';
+import type { BudgetGate } from '../pacing/budget.js';
+import { createCircuitBreaker, type CircuitBreaker } from '../pacing/circuit-breaker.js';
 import type { SkewClock } from '../clock-skew.js';
 import { CONFIG_DEFAULTS, validateApiKey, validateApiUrl } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
 import type { ApiEvents } from './events.js';
-import { RETRY_DEFAULTS } from '../retry.js';
+import { RETRY_DEFAULTS } from '../pacing/retry.js';
 import { sleep as realSleep, type Sleep } from '../time.js';
 import { fixedKey, type ApiKeySource } from '../secrets.js';
 

@@ -7,7 +7,7 @@
  */
 import type { ApiOperation } from '../api-types.js';
 import { ApiError, RateLimitedError } from '../errors.js';
-import { rateLimitWait } from '../rate-limit-headers.js';
+import { rateLimitWait } from '../pacing/rate-limit-headers.js';
 import type { RawResponse } from './transport.js';
 
 /** The ids a request names, quoted (cut to 128 characters) in its messages. */

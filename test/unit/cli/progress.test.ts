@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { PlannedUnit, UnitReason } from '../../../functions/export/plan.js';
 import type { UnitResult } from '../../../functions/export/run.js';
 import { createProgress } from '../../../functions/cli/progress.js';
-import { parseBudget } from '../../../functions/shared/budget-spec.js';
-import type { BudgetSnapshot } from '../../../functions/shared/budget.js';
+import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
+import type { BudgetSnapshot } from '../../../functions/shared/pacing/budget.js';
 import { HOUR_MS } from '../../../functions/shared/time.js';
 
 const NOW = Date.parse('2026-11-24T00:00:00Z');

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
-import type { BudgetGate } from '../../../functions/shared/budget.js';
+import type { BudgetGate } from '../../../functions/shared/pacing/budget.js';
 import { rejectionOf } from '../../helpers/errors.js';
 import { json, hangUp, page, job, visitors, closedPort, useScriptedApi } from '../../helpers/scripted-api.js';
 

@@ -103,9 +103,8 @@ describe('mergeDrift', () => {
 describe('describeDrift', () => {
   it('names tables, fields and quoted values in one line, control characters removed and long values cut', () => {
     const line = describeDrift(
-      'feedback',
       { tables: { feedback: { fields: ['senti\u001b[31mment'], values: { source: ['wid\nget', 'x'.repeat(80)] } } }, topLevelFields: ['meta'] },
-      2,
+      { dataset: 'feedback', units: 2 },
     );
 
     expect(line).not.toMatch(/[\u0000-\u001f]/);
@@ -116,8 +115,8 @@ describe('describeDrift', () => {
   });
 
   it('says "nothing was lost" only when no top-level value was dropped', () => {
-    const fieldsOnly = describeDrift('feedback', { tables: { feedback: { fields: ['sentiment'], values: {} } }, topLevelFields: [] }, 1);
-    const withTop = describeDrift('feedback', { tables: {}, topLevelFields: ['meta'] }, 1);
+    const fieldsOnly = describeDrift({ tables: { feedback: { fields: ['sentiment'], values: {} } }, topLevelFields: [] }, { dataset: 'feedback', units: 1 });
+    const withTop = describeDrift({ tables: {}, topLevelFields: ['meta'] }, { dataset: 'feedback', units: 1 });
 
     expect(fieldsOnly).toContain('; nothing was lost');
     expect(withTop).not.toContain('nothing was lost');
@@ -125,7 +124,10 @@ describe('describeDrift', () => {
   });
 
   it('shows a right-to-left override and a zero-width space as visible escapes, never raw', () => {
-    const line = describeDrift('feedback', { tables: { feedback: { fields: ['gnp\u202E.exe', 'a\u200Bb'], values: {} } }, topLevelFields: ['\u0085x'] }, 1);
+    const line = describeDrift(
+      { tables: { feedback: { fields: ['gnp\u202E.exe', 'a\u200Bb'], values: {} } }, topLevelFields: ['\u0085x'] },
+      { dataset: 'feedback', units: 1 },
+    );
 
     expect(line).not.toMatch(/[\u202E\u200B\u0085]/);
     expect(line).toContain('feedback.gnp\\u202E.exe');
@@ -139,7 +141,7 @@ describe('describeDrift', () => {
     recorder.topLevelFields(Array.from({ length: 10_000 }, (_, i) => `top_${i}`));
     const drift = recorder.result();
 
-    const line = describeDrift('feedback', drift ?? { tables: {}, topLevelFields: [] }, 1);
+    const line = describeDrift(drift ?? { tables: {}, topLevelFields: [] }, { dataset: 'feedback', units: 1 });
 
     expect(drift?.tables['feedback']?.fields).toHaveLength(MAX_FIELDS);
     expect(drift?.tables['feedback']?.moreFields).toBe(10_000 - MAX_FIELDS);
@@ -148,6 +150,20 @@ describe('describeDrift', () => {
     expect(JSON.stringify(drift).length).toBeLessThan(8_000);
     expect(line.length).toBeLessThan(1_000);
     expect(line).toContain(`feedback.field_00009 and ${10_000 - 10} more`);
+  });
+});
+
+describe("describeDrift of one unit (the report's calendar)", () => {
+  it('names new fields and values per table, and new top-level fields', () => {
+    expect(
+      describeDrift({ tables: { feedback: { fields: ['sentiment'], values: { source: ['widget', 'slack'] } } }, topLevelFields: ['newKey'] }, 'unit'),
+    ).toBe('feedback: new field sentiment; new value source = widget, slack · answer: new field newKey');
+  });
+
+  it('reads an absent, empty or malformed drift as no drift', () => {
+    for (const drift of [undefined, null, 'x', {}, { tables: {} }, { tables: { t: {} } }, { topLevelFields: [] }, { tables: { t: { fields: 'oops' } } }]) {
+      expect(describeDrift(drift, 'unit')).toBeUndefined();
+    }
   });
 });
 

@@ -10,10 +10,10 @@ import { writeManifest } from '../../../functions/export/manifest.js';
 import { CHECKPOINT_VERSION, unitStaging } from '../../../functions/export/staging.js';
 import { readExportStatus } from '../../../functions/export/status.js';
 import { unitsOf, type Unit } from '../../../functions/export/units.js';
-import { parseBudget } from '../../../functions/shared/budget-spec.js';
-import type { BudgetSnapshot } from '../../../functions/shared/budget.js';
+import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
+import type { BudgetSnapshot } from '../../../functions/shared/pacing/budget.js';
 import { addDays } from '../../../functions/shared/dates.js';
-import { createLocalDestination } from '../../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../../../functions/shared/time.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

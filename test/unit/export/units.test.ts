@@ -10,7 +10,7 @@ import { planRequested, planScheduled } from '../../../functions/export/plan.js'
 import { CHECKPOINT_VERSION } from '../../../functions/export/staging.js';
 import { completeUnits, readUnitState, unitKey } from '../../../functions/export/units.js';
 import { readExportStatus } from '../../../functions/export/status.js';
-import { createLocalDestination } from '../../../functions/shared/destination-local.js';
+import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { manifestKey, stagingPrefix } from '../../../functions/warehouse/keys.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

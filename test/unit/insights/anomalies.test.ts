@@ -11,15 +11,15 @@ import {
   findAnomalies,
   type IsComplete,
   MIN_USUAL,
-  median,
   type NewDay,
   publishAnomalies,
   type Thresholds,
 } from '../../../functions/insights/anomalies.js';
+import { median } from '../../../functions/warehouse/compare.js';
 import type { FigureName } from '../../../functions/warehouse/figure-names.js';
 import { type DayFigures, type FigureTable, figureKey } from '../../../functions/insights/figures.js';
 import type { InsightMessage } from '../../../functions/insights/publish.js';
-import { createMemoryStore } from '../../../functions/shared/shared-store.js';
+import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
 
 describe('the usual level of a day', () => {
   it('compares a day with the same weekday of the 4 weeks before, by their median', () => {
@@ -33,7 +33,7 @@ describe('the usual level of a day', () => {
 const DAY = '2026-11-17';
 const WEEKS = ['2026-10-20', '2026-10-27', '2026-11-03', '2026-11-10'] as const;
 const DEFAULTS: Thresholds = { drop: 0.5, rise: 3 };
-const NONE: DayFigures = { human: null, views: null, searches: null, questions: null, thumbsDown: null };
+const NONE: DayFigures = { human: 0, views: 0, searches: 0, questions: 0, thumbsDown: 0 };
 
 /** proj_a's human visitors: the four weeks before, then the day judged (undefined: no row). */
 function humans(weeks: readonly number[], day: number | undefined, projectId = 'proj_a') {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeDrift, previousPeriod } from '../../../functions/report/figures.js';
-import { formatCount, formatShare, userText } from '../../../functions/report/html.js';
+import { previousPeriod } from '../../../functions/report/figures.js';
+import { formatCount, formatShare } from '../../../functions/shared/format.js';
+import { userText } from '../../../functions/report/html.js';
 import { escapeHtml } from '../../../functions/report/page/template.js';
 import { reportFileOf } from '../../../functions/report/report.js';
 import { reportPeriod } from '../../../functions/cli/report.js';
@@ -58,20 +59,6 @@ describe('numbers', () => {
     expect(formatCount(1234567)).toBe('1,234,567');
     expect(formatShare(0.12345)).toBe('12.3 %');
     expect(formatShare(null)).toBe('—');
-  });
-});
-
-describe('describeDrift', () => {
-  it('names new fields and values per table, and new top-level fields', () => {
-    expect(describeDrift({ tables: { feedback: { fields: ['sentiment'], values: { source: ['widget', 'slack'] } } }, topLevelFields: ['newKey'] })).toBe(
-      'feedback: new field sentiment; new value source = widget, slack · answer: new field newKey',
-    );
-  });
-
-  it('reads an absent, empty or malformed drift as no drift', () => {
-    for (const drift of [undefined, null, 'x', {}, { tables: {} }, { tables: { t: {} } }, { topLevelFields: [] }, { tables: { t: { fields: 'oops' } } }]) {
-      expect(describeDrift(drift)).toBeUndefined();
-    }
   });
 });
 

@@ -4,11 +4,11 @@
  * stores the cut), and a window that cannot be honoured is refused at start.
  */
 import { describe, expect, it } from 'vitest';
-import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/budget.js';
-import { parseBudget } from '../../../functions/shared/budget-spec.js';
+import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/pacing/budget.js';
+import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 import { MAX_TIMER_MS, sleep as realSleep } from '../../../functions/shared/time.js';
-import { createMemoryStore } from '../../../functions/shared/shared-store.js';
+import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;

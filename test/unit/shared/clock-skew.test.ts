@@ -9,12 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stopOf } from '../../../functions/export/run-stops.js';
 import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
 import { createApiClient } from '../../../functions/shared/api/index.js';
-import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/budget.js';
-import { parseBudget } from '../../../functions/shared/budget-spec.js';
+import { createBudgetGate, createBudgetLedger, LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/pacing/budget.js';
+import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
 import { AGREEING_ANSWERS, createSkewClock, MAX_SKEW_MS, parseImfFixdate, SKEW_TOLERANCE_MS } from '../../../functions/shared/clock-skew.js';
 import { ClockSkewError } from '../../../functions/shared/errors.js';
 import { parseVisitorsPage } from '../../../functions/shared/schemas.js';
-import { createMemoryStore } from '../../../functions/shared/shared-store.js';
+import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
 
 const KEY = 'mint_Zq8xTopSecretAdminKey0123456789';
 const QUERY = { dateFrom: '2026-01-15', dateTo: '2026-01-16', limit: 250, offset: 0 } as const;

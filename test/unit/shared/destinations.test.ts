@@ -3,7 +3,7 @@ import { mkdtempSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDestination } from '../../../functions/shared/destinations.js';
+import { openDestination } from '../../../functions/shared/storage/destinations.js';
 import { DestinationError } from '../../../functions/shared/errors.js';
 import { configErrorOf, rejectionOf } from '../../helpers/errors.js';
 

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { createLeases, newLeaseOwner } from '../../../functions/shared/leases.js';
-import { createMemoryStore } from '../../../functions/shared/shared-store.js';
+import { createLeases, newLeaseOwner } from '../../../functions/shared/pacing/leases.js';
+import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
 
 /** The pid of a process that has exited (and been reaped). */
 async function deadPid(): Promise<number> {

@@ -17,7 +17,7 @@ import {
   isUncertainSend,
   provablyNotSent,
   sendOutcome,
-} from '../../../functions/shared/retry-policy.js';
+} from '../../../functions/shared/pacing/retry-policy.js';
 
 const malformed = () => new MalformedResponseError('visitors response is malformed');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, DeadlineExceededError, MalformedResponseError, NetworkError, RateLimitedError } from '../../../functions/shared/errors.js';
-import { isRetryableRead, isRetryableSend } from '../../../functions/shared/retry-policy.js';
-import { backoffDelay, parseRetryAfter, retry } from '../../../functions/shared/retry.js';
+import { isRetryableRead, isRetryableSend } from '../../../functions/shared/pacing/retry-policy.js';
+import { backoffDelay, parseRetryAfter, retry } from '../../../functions/shared/pacing/retry.js';
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeClock(start = 1_000_000) {

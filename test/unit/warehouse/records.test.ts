@@ -1,6 +1,6 @@
 /** The anomaly marks' files: written merged by figure, read back through their schema. */
 import { describe, expect, it } from 'vitest';
-import type { Destination } from '../../../functions/shared/destination.js';
+import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { type AnomalyFound, anomaliesKey, describeMark, readAnomalies, recordAnomalies, rewriteAnomalies } from '../../../functions/warehouse/records.js';
 
 /** A bucket of bytes by key: the two calls the records make of a destination. */

@@ -109,7 +109,7 @@ describe('the digest', () => {
     });
     expect(digest.kind).toBe('weekly-report');
     expect(digest.subject).toBe('Docs 2026-W47: human visitors 1,300 (+29 %), views 5,030 (-5 %)');
-    expect(digest.body).toMatch(/^Human visitors\s+1,300\s+1,010\s+\+29 %$/m);
+    expect(digest.body).toMatch(/^Human visitors\s+1,300\s+1,010\s+\+29 %\s+better$/m);
     expect(digest.body).toContain('This week');
     expect(digest.body).toContain('The report: https://d111.cloudfront.net/weekly/2026-W47.html?Expires=1&Signature=x&Key-Pair-Id=K1');
     expect(digest.body).toContain('(the link works until 2026-11-30T06:00:00.000Z;');
@@ -120,6 +120,56 @@ describe('the digest', () => {
     expect(digest.body).toContain('The report: s3://bucket/mintlify/reports/weekly/2026-W47.html');
     expect(digest.body).toContain('no link: the deployment has no report distribution');
     expect(digest.body).not.toContain('the link works until');
+  });
+});
+
+describe('the digest says what a change means, without colour', () => {
+  /** One project whose every digest figure moved, each way. */
+  const moved = {
+    projectId: 'proj_a',
+    current: { ...ZERO, human: 800, ai: 300, views: 6_000, searches: 90, questions: 100, unanswered: 60, thumbsDown: 10 },
+    previous: { ...ZERO, human: 1_000, ai: 100, views: 5_000, searches: 30, questions: 50, unanswered: 20, thumbsDown: 40 },
+    visitorsTotal: 1_100,
+  };
+  const byProject = [moved];
+  const body = () => {
+    const base = figures(byProject);
+    const headline = { current: moved.current, previous: moved.previous };
+    return digestOf({ figures: { ...base, headline } as Figures, week: '2026-W47' }).body;
+  };
+  const row = (label: string) =>
+    body()
+      .split('\n')
+      .find((line) => line.startsWith(label)) ?? '';
+
+  it('marks a rise of unanswered questions and a fall of human visitors worse, a fall of thumbs down and a rise of views better', () => {
+    expect(row('Unanswered questions')).toMatch(/\+200 %\s+worse$/);
+    expect(row('Human visitors')).toMatch(/-20 %\s+worse$/);
+    expect(row('Thumbs down')).toMatch(/-75 %\s+better$/);
+    expect(row('Page views')).toMatch(/\+20 %\s+better$/);
+  });
+
+  it('judges neither way the figures whose rise is neither good nor bad (AI visitors, searches, assistant questions)', () => {
+    for (const label of ['AI visitors', 'Searches', 'Assistant questions']) {
+      expect(row(label), label).toMatch(/ %$/);
+    }
+  });
+
+  it('marks a figure new from nothing by its meaning too', () => {
+    const fresh = { ...moved, previous: { ...moved.previous, unanswered: 0 } };
+    const base = figures([fresh]);
+    const text = digestOf({ figures: { ...base, headline: { current: fresh.current, previous: fresh.previous } } as Figures, week: 'W' }).body;
+    expect(text).toMatch(/^Unanswered questions\s+60\s+0\s+new\s+worse$/m);
+  });
+
+  it('says better or worse on each mover, and what the words mean under the table', () => {
+    const text = body();
+    expect(text).toContain('  proj_a: unanswered questions 20 -> 60 (+200 %, worse)');
+    expect(text).toContain('  proj_a: thumbs down 40 -> 10 (-75 %, better)');
+    expect(text).toContain('  proj_a: searches 30 -> 90 (+200 %)');
+    expect(text).toContain(
+      'better / worse: by what the figure means (more unanswered questions or thumbs down is worse); AI visitors, searches and assistant questions are not judged.',
+    );
   });
 });
 

@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { BudgetGate } from '../../../../functions/shared/budget.js';
+import type { BudgetGate } from '../../../../functions/shared/pacing/budget.js';
 import { ApiError, DeadlineExceededError, UnreachableError } from '../../../../functions/shared/errors.js';
 import { rejectionOf } from '../../../helpers/errors.js';
 import { json, text, hangUp, page, visitors, closedPort, useScriptedApi } from '../../../helpers/scripted-api.js';

@@ -6,7 +6,7 @@
  * report success. A folder whose name really has a colon is written `./s3:…`.
  */
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 export type DestinationTarget =
   | { readonly kind: 's3'; readonly bucket: string /** `''` or a prefix ending in `/`. */; readonly prefix: string }

@@ -10,8 +10,8 @@
  * accounting and abort-signal handling while tests drive time with a fake clock.
  */
 import pRetry, { AbortError } from 'p-retry';
-import { ApiError, DeadlineExceededError, RateLimitedError, describeError } from './errors.js';
-import { backoffDelay as timeBackoff, sleep as realSleep, type Sleep } from './time.js';
+import { ApiError, DeadlineExceededError, RateLimitedError, describeError } from '../errors.js';
+import { backoffDelay as timeBackoff, sleep as realSleep, type Sleep } from '../time.js';
 
 const HTTP_DATE_HINT = /[A-Za-z]/;
 const DELTA_SECONDS = /^\d+(?:\.\d+)?$/;

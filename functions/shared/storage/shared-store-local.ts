@@ -16,10 +16,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from './errors.js';
-import { isLocalProcessGone, newLeaseOwner } from './leases.js';
+import { ConfigError } from '../errors.js';
+import { isLocalProcessGone, newLeaseOwner } from '../pacing/leases.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
-import { sleep as realSleep } from './time.js';
+import { sleep as realSleep } from '../time.js';
 
 interface LocalStoreOptions {
   /** A lock file older than this is a crashed writer's and is broken (ms). @default 30_000 */

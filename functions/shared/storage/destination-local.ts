@@ -12,8 +12,8 @@ import { mkdir, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/p
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { probeKey, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
-import { ConfigError, DestinationError } from './errors.js';
-import { STAGING_PREFIX } from '../warehouse/keys.js';
+import { ConfigError, DestinationError } from '../errors.js';
+import { STAGING_PREFIX } from '../../warehouse/keys.js';
 
 /**
  * Refuses keys that could escape the destination or name nothing: empty, absolute,

@@ -10,7 +10,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { probeKey, type Destination, type PendingWrite } from './destination.js';
 import { checkKey } from './destination-local.js';
 import { normalisePrefix } from './destination-target.js';
-import { DestinationError } from './errors.js';
+import { DestinationError } from '../errors.js';
 
 /** Multipart part size: the S3 minimum is 5 MiB; 8 MiB keeps parts few and memory small. */
 export const PART_SIZE = 8 * 1024 * 1024;

@@ -24,7 +24,7 @@ import {
   ResponseTooLargeError,
   SendUncertainError,
   UnreachableError,
-} from './errors.js';
+} from '../errors.js';
 import type { RetryDecision } from './retry.js';
 
 /** Statuses after which a read is tried again, besides every 5xx. */

@@ -7,7 +7,7 @@ import type { Destination } from './destination.js';
 import { createLocalDestination } from './destination-local.js';
 import { createS3Destination } from './destination-s3.js';
 import { parseDestinationTarget } from './destination-target.js';
-import { awsClientConfig } from './aws-clients.js';
+import { awsClientConfig } from '../aws-clients.js';
 
 export interface DestinationDeps {
   /** Used for `s3://` targets; default: a client configured from the environment (region, role). */

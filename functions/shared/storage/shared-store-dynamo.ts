@@ -17,10 +17,10 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ConfigError, ExporterError } from './errors.js';
+import { ConfigError, ExporterError } from '../errors.js';
 import { checkStoreKey, type SharedStore } from './shared-store.js';
-import { EXPORT_KEY_PREFIX } from './state-keys.js';
-import { backoffDelay, sleep } from './time.js';
+import { EXPORT_KEY_PREFIX } from '../state-keys.js';
+import { backoffDelay, sleep } from '../time.js';
 
 interface DynamoStoreOptions {
   readonly tableName: string;

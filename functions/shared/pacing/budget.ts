@@ -26,9 +26,9 @@
  * wrong clock or one absurd `Retry-After` can hold the deployment back for one window at most.
  */
 import { MAX_WINDOW_MS, type BudgetSpec } from './budget-spec.js';
-import { BudgetExhaustedError } from './errors.js';
-import { checkStoreKey, type SharedStore } from './shared-store.js';
-import { backoffDelay } from './time.js';
+import { BudgetExhaustedError } from '../errors.js';
+import { checkStoreKey, type SharedStore } from '../storage/shared-store.js';
+import { backoffDelay } from '../time.js';
 
 /**
  * The shared ledger document. `consecutive429` shows in status output how many 429s piled up

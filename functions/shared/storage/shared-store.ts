@@ -5,7 +5,7 @@
  * implementation per place the state can live (memory for tests, a local directory for the
  * CLI, a DynamoDB table in AWS), and the budget and lease logic written once on top of it.
  */
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 /** A small JSON document store with atomic read-modify-write, shared by every run of one deployment. */
 export interface SharedStore {

@@ -3,8 +3,8 @@
  * `90/1h` (the default: the service's documented 100 per organisation per hour, minus
  * headroom for the organisation's other tools), `30/30m`, `5/20s`.
  */
-import { ConfigError } from './errors.js';
-import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './time.js';
+import { ConfigError } from '../errors.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../time.js';
 
 export interface BudgetSpec {
   /** Requests that may start within any window. */
