@@ -5,19 +5,24 @@
  * Parquet file DuckDB reads is whole, and every manifest there is says what its file holds. A
  * second `forget` finishes the job: exactly that person's rows gone, every manifest back and
  * right, the erasure recorded once (with the rows of both runs), and no copy of a file left in
- * the temp folder.
+ * the temp folder. The same on an S3 destination (fauxqs), killed while it works on its second
+ * unit.
  */
 import { createHmac } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../../functions/export/run.js';
 import { createLocalDestination } from '../../functions/shared/destination-local.js';
+import { createS3Destination } from '../../functions/shared/destination-s3.js';
+import type { Destination } from '../../functions/shared/destination.js';
 import { keyIdOf } from '../../functions/shared/personal-data.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli, spawnCli } from '../helpers/cli.js';
-import { hostEnv } from '../helpers/env.js';
+import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
+import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { queryDuckDb, readManifest } from '../helpers/read-back.js';
 import { DATASET_CLIENT, exportDeps, TEST_PERSONAL_DATA_KEY, testSettings } from '../helpers/run-deps.js';
@@ -30,15 +35,43 @@ const PERSON = 'ana.silva@example.com';
 const HMAC = createHmac('sha256', TEST_PERSONAL_DATA_KEY).update(PERSON).digest('hex');
 
 let sandbox: Sandbox;
+let aws: S3Sqs;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: API_KEY, projects: PROJECTS.map((id) => ({ id, paths: 20, exact: true, rows: { feedback: 300 } })) });
+  [sandbox, aws] = await Promise.all([
+    startSandbox({ apiKey: API_KEY, projects: PROJECTS.map((id) => ({ id, paths: 20, exact: true, rows: { feedback: 300 } })) }),
+    startS3Sqs(),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
-  await sandbox?.close();
+  await Promise.all([sandbox?.close(), aws?.close()]);
   await removeTempDirs();
 });
+
+/** Exports feedback of every day and project into `destination`. */
+async function exportAll(destination: Destination): Promise<void> {
+  const deps = exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT });
+  const exported = await runExport(
+    { kind: 'days', days: DAYS, projects: PROJECTS, datasets: ['feedback'] },
+    testSettings({ datasets: ['feedback'] }),
+    {},
+    deps,
+  );
+  expect(exported.units.every((unit) => unit.status === 'complete')).toBe(true);
+}
+
+/** A local copy of everything under `destination` (what a reader of the bucket sees now). */
+async function copyOf(destination: Destination): Promise<string> {
+  const local = await makeTempDir('forget-sigkill-copy');
+  for (const key of (await Promise.all(['feedback/', '_manifests/', '_privacy/'].map((prefix) => destination.list?.(prefix) ?? []))).flat()) {
+    const bytes = await destination.get(key);
+    if (bytes === undefined) continue;
+    await mkdir(path.dirname(path.join(local, key)), { recursive: true });
+    await writeFile(path.join(local, key), bytes);
+  }
+  return local;
+}
 
 /** Rows, and the person's rows, of each feedback file under `root`, by its relative key. */
 async function rowsByFile(root: string): Promise<Map<string, { readonly total: number; readonly person: number }>> {
@@ -99,14 +132,7 @@ describe('forget killed half-way (the real CLI, SIGKILL)', () => {
   it('leaves every file whole and every manifest true to its file, and a second run finishes the job, recorded once', async () => {
     const root = await makeTempDir('forget-sigkill');
     const temp = await makeTempDir('forget-sigkill-tmp');
-    const deps = exportDeps({ sandbox, destination: createLocalDestination(root), start: START, client: DATASET_CLIENT });
-    const exported = await runExport(
-      { kind: 'days', days: DAYS, projects: PROJECTS, datasets: ['feedback'] },
-      testSettings({ datasets: ['feedback'] }),
-      {},
-      deps,
-    );
-    expect(exported.units.every((unit) => unit.status === 'complete')).toBe(true);
+    await exportAll(createLocalDestination(root));
     const before = await rowsByFile(root);
     const person = [...before.values()].reduce((sum, file) => sum + file.person, 0);
     const total = [...before.values()].reduce((sum, file) => sum + file.total, 0);
@@ -145,4 +171,60 @@ describe('forget killed half-way (the real CLI, SIGKILL)', () => {
     expect((await listFiles(root)).filter((key) => key.startsWith('_privacy/') && !key.startsWith('_privacy/erasures/'))).toEqual([]);
     expect((await readdir(temp)).filter((name) => name.startsWith('mintlify-'))).toEqual([]);
   }, 180_000);
+});
+
+describe('forget killed half-way on an S3 destination (fauxqs)', () => {
+  it('leaves every object whole and every manifest true to its file, and a second run finishes the job, recorded once', async () => {
+    const bucket = await aws.createBucket();
+    const destination = createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 });
+    await exportAll(destination);
+    const before = await rowsByFile(await copyOf(destination));
+    const person = [...before.values()].reduce((sum, file) => sum + file.person, 0);
+    const holding = [...before.values()].filter((file) => file.person > 0).length;
+    const scratch = await makeTempDir('forget-sigkill-s3');
+    const env = {
+      ...emulatorAwsEnv(aws.endpoint, scratch),
+      TMPDIR: scratch,
+      HOME: scratch,
+      EXPORT_STATE_DIR: scratch,
+      PERSONAL_DATA_KEY: TEST_PERSONAL_DATA_KEY,
+    };
+    const out = `s3://${bucket}/mintlify`;
+
+    // Killed while it works on its second unit: a first manifest kept aside is gone again, or a second one appears.
+    const cli = spawnCli(['forget', '--email', PERSON, '--out', out], env);
+    const seen = new Set<string>();
+    let killed = false;
+    while (!killed && cli.child.exitCode === null) {
+      const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/_privacy/forgetting/' }));
+      const keys = new Set((listed.Contents ?? []).map((object) => object.Key as string));
+      if ([...seen].some((key) => !keys.has(key)) || new Set([...seen, ...keys]).size > 1) killed = cli.child.kill('SIGKILL');
+      for (const key of keys) seen.add(key);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ended = await cli.exited;
+    expect(killed, `forget ended before it was killed: ${cli.stderr()}`).toBe(true);
+    expect(ended.signal).toBe('SIGKILL');
+
+    const midwayCopy = await copyOf(destination);
+    const midway = await rowsByFile(midwayCopy);
+    const left = [...midway.values()].filter((file) => file.person > 0).length;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(holding);
+    for (const [key, file] of midway) expect(file.total - file.person, key).toBe((before.get(key)?.total ?? 0) - (before.get(key)?.person ?? 0));
+    for (const unit of await manifestsAndFiles(midwayCopy)) {
+      if (unit.manifest !== undefined) expect(unit.manifest, unit.key).toBe(unit.file);
+    }
+
+    const again = await runSpawnedCli(['forget', '--email', PERSON, '--out', out, '--json'], env);
+
+    expect(again.code, again.stderr).toBe(0);
+    const finalCopy = await copyOf(destination);
+    const after = await rowsByFile(finalCopy);
+    expect([...after.values()].reduce((sum, file) => sum + file.person, 0)).toBe(0);
+    for (const unit of await manifestsAndFiles(finalCopy)) expect(unit.manifest, unit.key).toBe(unit.file);
+    const records = (await listFiles(finalCopy)).filter((key) => key.startsWith('_privacy/'));
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(await readFile(path.join(finalCopy, records[0] as string), 'utf8'))).toMatchObject({ status: 'done', rows: person, files: holding });
+  }, 240_000);
 });
