@@ -22,6 +22,7 @@ export const MASKING_INPUTS: Readonly<Record<string, string>> = {
   at_signs: fill('a@'),
   at_words: fill('at '),
   spelled: fill(' x at y dot'),
+  spelled_dense: fill('a at dot '),
   arabic_digits: fill('٠ '),
 };
 

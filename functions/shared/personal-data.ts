@@ -311,6 +311,9 @@ const NOT_DOMAINS = new Set([
 const isLabelChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || (c > 127 && c !== 0xa0 && c !== 0x3000);
 const isLocalChar = (c: number) => isLabelChar(c) || c === 46 || c === 95 || c === 43;
 
+/** How far after its "at" an address written out may spell its first dot (the longest first label and the marker around it). */
+const MAX_SPELLED_DOMAIN = 72;
+
 /** The closing bracket of an opening one (`[`, `(`, `{`), or -1. */
 const closingOf = (c: number) => (c === 91 ? 93 : c === 40 ? 41 : c === 123 ? 125 : -1);
 
@@ -375,10 +378,9 @@ function spelledAddress(text: string, at: number, out: Masked): number {
     spelled ||= dot.spelled;
     p = dot.end;
   }
-  if (labels < 2) return at + 1;
+  if (labels < 2 || end - tldStart < 2 || end - tldStart > 24 || (!bracketed && !spelled)) return at + 1;
   const tld = text.slice(tldStart, end).toLowerCase();
-  if (!/^\p{L}{2,24}$/u.test(tld)) return at + 1;
-  if (!bracketed && (!spelled || !SPELLED_TLDS.has(tld) || NOT_DOMAINS.has(text.slice(from, firstEnd).toLowerCase()))) return at + 1;
+  if (bracketed ? !/^\p{L}+$/u.test(tld) : !SPELLED_TLDS.has(tld) || NOT_DOMAINS.has(text.slice(from, firstEnd).toLowerCase())) return at + 1;
   // The local part ends before the marker (and a space before a bracket).
   let localEnd = at - 1;
   if (bracketed && text.charCodeAt(localEnd - 1) === 32) localEnd--;
@@ -426,22 +428,35 @@ function digits(text: string, at: number, out: Masked): number {
 export function maskText(text: string): string {
   const out = new Masked(text);
   const length = text.length;
+  /**
+   * Where the next spelled "dot" and "DOT" are (-1: none left): an "at" without brackets
+   * starts an address only with one close after it, so the many "at"s of ordinary text cost a
+   * comparison (a native search, repeated only once the text passes the last one found).
+   */
+  const next = { lower: -2, upper: -2 };
+  const dotNear = (at: number): boolean => {
+    // Each kept until the text passes it: every search starts beyond the last one's find.
+    if (next.lower !== -1 && next.lower < at) next.lower = text.indexOf('dot', at);
+    if (next.upper !== -1 && next.upper < at) next.upper = text.indexOf('DOT', at);
+    const found = next.lower === -1 ? next.upper : next.upper === -1 ? next.lower : Math.min(next.lower, next.upper);
+    return found !== -1 && found - at <= MAX_SPELLED_DOMAIN;
+  };
   for (let at = 0; at < length; ) {
     const c = text.charCodeAt(at);
-    let next: number;
-    if (c === 64) next = address(text, at, out);
-    else if ((c >= 48 && c <= 57) || (c >= 0x660 && isDigit(c))) next = digits(text, at, out);
+    let step: number;
+    if (c === 64) step = address(text, at, out);
+    else if ((c >= 48 && c <= 57) || (c >= 0x660 && isDigit(c))) step = digits(text, at, out);
     else if (
       (c === 97 || c === 65) &&
       at > 0 &&
       (text.charCodeAt(at + 1) | 32) === 116 &&
-      (text.charCodeAt(at + 2) === 32 || closingOf(text.charCodeAt(at - 1)) !== -1)
+      (text.charCodeAt(at + 2) === 32 ? dotNear(at) : closingOf(text.charCodeAt(at - 1)) !== -1)
     )
-      next = spelledAddress(text, at, out);
-    else if (c === 58 || c === 61) next = namedSecret(text, at, out);
-    else if ((c === 66 || c === 98) && text.startsWith('earer', at + 1) && (text[at + 6] === ' ' || text[at + 6] === '\t')) next = bearer(text, at, out);
-    else next = at + 1;
-    at = Math.max(next, out.from, at + 1);
+      step = spelledAddress(text, at, out);
+    else if (c === 58 || c === 61) step = namedSecret(text, at, out);
+    else if ((c === 66 || c === 98) && text.startsWith('earer', at + 1) && (text[at + 6] === ' ' || text[at + 6] === '\t')) step = bearer(text, at, out);
+    else step = at + 1;
+    at = Math.max(step, out.from, at + 1);
   }
   return out.result();
 }

@@ -75,6 +75,7 @@ describe('maskText', () => {
       'x.'.repeat(524_288),
       'at '.repeat(349_525),
       ' x at y dot'.repeat(95_326),
+      'a at dot '.repeat(116_509),
       `call ${'1'.repeat(20)} `.repeat(40_330),
       '٠ '.repeat(524_288),
       `${'A1b'.repeat(349_525)}`,
