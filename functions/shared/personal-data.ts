@@ -50,11 +50,15 @@ const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (
  * Extended Arabic-Indic (Persian, Urdu), Devanagari, Bengali, full-width.
  */
 const OTHER_ZEROS = [0x660, 0x6f0, 0x966, 0x9e6, 0xff10] as const;
-/** The value of the decimal digit `c` (ASCII or one of OTHER_ZEROS' scripts), or -1. */
+/** The value of the decimal digit `c` (ASCII or one of OTHER_ZEROS' scripts), or -1. Plain comparisons: it runs on every character of a number. */
 function digitValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
+  if (c <= 57) return c >= 48 ? c - 48 : -1;
   if (c < 0x660) return -1;
-  for (const zero of OTHER_ZEROS) if (c >= zero && c <= zero + 9) return c - zero;
+  if (c <= 0x669) return c - 0x660;
+  if (c >= 0x6f0 && c <= 0x6f9) return c - 0x6f0;
+  if (c >= 0x966 && c <= 0x96f) return c - 0x966;
+  if (c >= 0x9e6 && c <= 0x9ef) return c - 0x9e6;
+  if (c >= 0xff10 && c <= 0xff19) return c - 0xff10;
   return -1;
 }
 const isDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 0x660 && digitValue(c) >= 0);
