@@ -46,11 +46,10 @@ const DOMAIN_ASCII = asciiTable('<>()[]\\,;:"@\'/?#=&*!');
 
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
 /**
- * The zero of the decimal digits a phone number may be written in besides ASCII: Arabic-Indic,
- * Extended Arabic-Indic (Persian, Urdu), Devanagari, Bengali, full-width.
+ * The value of the decimal digit `c`, or -1: ASCII, and the digits a phone number may be
+ * written in besides — Arabic-Indic, Extended Arabic-Indic (Persian, Urdu), Devanagari,
+ * Bengali, full-width. Plain comparisons: it runs on every character of a number.
  */
-const OTHER_ZEROS = [0x660, 0x6f0, 0x966, 0x9e6, 0xff10] as const;
-/** The value of the decimal digit `c` (ASCII or one of OTHER_ZEROS' scripts), or -1. Plain comparisons: it runs on every character of a number. */
 function digitValue(c: number): number {
   if (c <= 57) return c >= 48 ? c - 48 : -1;
   if (c < 0x660) return -1;
@@ -62,7 +61,7 @@ function digitValue(c: number): number {
   return -1;
 }
 const isDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 0x660 && digitValue(c) >= 0);
-/** `text` with every digit of OTHER_ZEROS' scripts as its ASCII digit (to judge dates and addresses alike). */
+/** `text` with every digit of those scripts as its ASCII digit (to judge dates and addresses alike). */
 function asciiDigits(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
