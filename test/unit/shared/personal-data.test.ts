@@ -49,8 +49,7 @@ describe('maskText', () => {
   });
 
   it('leaves at and dot in ordinary docs text alone', () => {
-    const text =
-      'The API is available at docs.example.com and at api dot example — look at the dot com era; at least one dot is needed; meet at noon dot.';
+    const text = 'The API is available at docs.example.com and at api dot example — look at the dot com era; at least one dot is needed; meet at noon dot.';
     expect(maskText(text)).toBe(text);
   });
 
