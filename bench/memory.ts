@@ -135,43 +135,92 @@ export async function benchMemory(outDir: string): Promise<BenchResult> {
       }
     }
 
-    const peaks: Record<string, number> = {};
-    for (const { turns, runs, label } of ASSISTANT_SIZES) {
-      progress(`memory: assistant day of ${label} turns to local, ${runs} child run(s)`);
-      const samples: ExportChildOutput[] = [];
-      for (let i = 0; i < runs; i++) {
-        sandbox.clearRequests();
-        const output = await runChild(bundle.file, {
-          apiUrl: sandbox.url,
-          apiKey: sandbox.apiKey,
-          dataset: 'assistant',
-          projectId: `proj_synth_${turns}`,
-          day: '2026-01-15',
-          destination: dir,
-        });
-        if (output.rows !== turns) throw new Error(`memory: assistant ${label} export wrote ${output.rows} rows`);
-        samples.push(output);
-      }
-      const peakMb = median(samples.map((s) => s.maxRssKiB)) / MIB;
-      peaks[label] = peakMb;
-      const sample = samples[0] as ExportChildOutput;
-      figures[`memory.assistant.${label}.peak_rss`] = judged(
-        peakMb,
-        'MB',
-        '<=',
-        CEILING_MB,
-        `child maxRSS, median of ${runs}; ${sample.requests} requests, ${(sample.bytes / 1_048_576).toFixed(0)} MB Parquet, export ${(median(samples.map((s) => s.ms)) / 1000).toFixed(1)} s`,
-      );
-      details[`memory.assistant.${label}`] = samples;
-    }
-    const small = peaks['2k'] ?? NaN;
-    const large = peaks['200k'] ?? NaN;
-    figures['memory.assistant.flat'] = judged(large, 'MB', '<=', 1.3 * small + 100, '200k-turn peak vs 1.3 × 2k peak + 100 MB');
-    figures['memory.assistant.growth_200k_vs_2k'] = info(large - small, 'MB', 'peak RSS added by 100× the turns');
+    Object.assign(figures, await assistantFigures(bundle.file, sandbox, dir, details));
   } finally {
     sandbox.clearRequests();
     await Promise.all([sandbox.close(), aws.close()]);
     await rm(dir, { recursive: true, force: true });
   }
   return { figures, details };
+}
+
+/**
+ * The assistant days (issue 9) with the personal-data policy on (its defaults: the question and
+ * the answer masked before a page is staged), and the 200k-turn day once more with the policy
+ * off (every column kept), side by side (issue 33).
+ */
+async function assistantFigures(
+  bundle: string,
+  sandbox: { readonly url: string; readonly apiKey: string; clearRequests(): void },
+  dir: string,
+  details: Record<string, unknown>,
+): Promise<Figures> {
+  const figures: Figures = {};
+  const peaks: Record<string, number> = {};
+  for (const { turns, runs, label } of ASSISTANT_SIZES) {
+    progress(`memory: assistant day of ${label} turns to local, ${runs} child run(s)`);
+    const samples: ExportChildOutput[] = [];
+    for (let i = 0; i < runs; i++) {
+      sandbox.clearRequests();
+      const output = await runChild(bundle, {
+        apiUrl: sandbox.url,
+        apiKey: sandbox.apiKey,
+        dataset: 'assistant',
+        projectId: `proj_synth_${turns}`,
+        day: '2026-01-15',
+        destination: dir,
+      });
+      if (output.rows !== turns) throw new Error(`memory: assistant ${label} export wrote ${output.rows} rows`);
+      samples.push(output);
+    }
+    const peakMb = median(samples.map((s) => s.maxRssKiB)) / MIB;
+    peaks[label] = peakMb;
+    const sample = samples[0] as ExportChildOutput;
+    figures[`memory.assistant.${label}.peak_rss`] = judged(
+      peakMb,
+      'MB',
+      '<=',
+      CEILING_MB,
+      `child maxRSS, median of ${runs}, personal-data policy on (query and response masked); ${sample.requests} requests, ${(sample.bytes / 1_048_576).toFixed(0)} MB Parquet, export ${(median(samples.map((s) => s.ms)) / 1000).toFixed(1)} s`,
+    );
+    details[`memory.assistant.${label}`] = samples;
+  }
+  const small = peaks['2k'] ?? NaN;
+  const large = peaks['200k'] ?? NaN;
+  figures['memory.assistant.flat'] = judged(large, 'MB', '<=', 1.3 * small + 100, '200k-turn peak vs 1.3 × 2k peak + 100 MB');
+  figures['memory.assistant.growth_200k_vs_2k'] = info(large - small, 'MB', 'peak RSS added by 100× the turns');
+  progress('memory: assistant day of 200k turns to local with the personal-data policy off, 1 child run');
+  sandbox.clearRequests();
+  const off = await runChild(bundle, {
+    apiUrl: sandbox.url,
+    apiKey: sandbox.apiKey,
+    dataset: 'assistant',
+    projectId: 'proj_synth_200000',
+    day: '2026-01-15',
+    destination: dir,
+    keepPersonalData: true,
+  });
+  figures['memory.assistant.200k.peak_rss_policy_off'] = info(
+    off.maxRssKiB / MIB,
+    'MB',
+    `the same day, every column kept; export ${(off.ms / 1000).toFixed(1)} s`,
+  );
+  figures['memory.assistant.200k.policy_on_vs_off'] = info(large / (off.maxRssKiB / MIB), 'x', 'peak RSS with the policy on ÷ off');
+  details['memory.assistant.200k.policy_off'] = off;
+  return figures;
+}
+
+/** Only the assistant days of the memory figure (`npm run bench -- memory-assistant`). */
+export async function benchAssistantMemory(outDir: string): Promise<BenchResult> {
+  const bundle = await bundleLikeLambda(path.join(ROOT, 'bench/child/export.ts'), path.join(outDir, 'bundles', 'export-child.cjs'));
+  const sandbox = await startSandbox();
+  const dir = await mkdtemp(path.join(await ramDir(), 'mintlify-bench-memory-'));
+  const details: Record<string, unknown> = {};
+  try {
+    return { figures: await assistantFigures(bundle.file, sandbox, dir, details), details };
+  } finally {
+    sandbox.clearRequests();
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -4,6 +4,7 @@
  *
  * `npm run bench -- requests polling` runs only the named benchmarks (handy while tuning);
  * figure 3's goal needs figure 2's wall time, so `encoding` runs `overhead` first.
+ * `memory-assistant` runs only the assistant part of `memory` (which runs it too).
  * Never part of `npm test`.
  */
 import path from 'node:path';
@@ -13,7 +14,8 @@ import { benchColdStart } from './cold-start.js';
 import { benchEncoding } from './encoding.js';
 import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
-import { benchMemory } from './memory.js';
+import { benchMasking } from './masking.js';
+import { benchAssistantMemory, benchMemory } from './memory.js';
 import { benchOverhead } from './overhead.js';
 import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
@@ -21,7 +23,20 @@ import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'gaps', 'report-function'] as const;
+const ALL = [
+  'requests',
+  'overhead',
+  'masking',
+  'encoding',
+  'memory',
+  'memory-assistant',
+  'cold-start',
+  'polling',
+  'budget',
+  'report',
+  'gaps',
+  'report-function',
+] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -30,7 +45,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`unknown benchmark(s) ${unknown.join(', ')}: choose from ${ALL.join(', ')}\n`);
     return 2;
   }
-  const selected = new Set<Name>(argv.length === 0 ? ALL : (argv as Name[]));
+  const selected = new Set<Name>(argv.length === 0 ? ALL.filter((name) => name !== 'memory-assistant') : (argv as Name[]));
   if (selected.has('encoding')) selected.add('overhead');
   const started = performance.now();
   const figures: Figures = {};
@@ -48,7 +63,9 @@ async function main(argv: readonly string[]): Promise<number> {
     add(overhead);
   }
   if (selected.has('encoding') && overheadWallMs !== undefined) add(await benchEncoding(overheadWallMs));
+  if (selected.has('masking')) add(await benchMasking());
   if (selected.has('memory')) add(await benchMemory(OUT_DIR));
+  else if (selected.has('memory-assistant')) add(await benchAssistantMemory(OUT_DIR));
   if (selected.has('cold-start')) add(await benchColdStart(OUT_DIR));
   if (selected.has('polling')) add(await benchPolling());
   if (selected.has('budget')) add(await benchBudget());

@@ -9,7 +9,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { DATASETS } from '../../functions/export/datasets.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import { openDestination } from '../../functions/shared/storage/destinations.js';
-import { createEngine, unitOf } from '../lib/engine.js';
+import { parsePolicyOverrides, resolvePolicy } from '../../functions/warehouse/column-policy.js';
+import { createEngine, defaultSettings, unitOf } from '../lib/engine.js';
 
 export interface ExportChildInput {
   readonly apiUrl: string;
@@ -22,6 +23,8 @@ export interface ExportChildInput {
   readonly destination: string;
   /** The S3 emulator's endpoint, for `s3://` destinations. */
   readonly s3Endpoint?: string;
+  /** Every personal column kept as sent (the policy off). @default false: the production defaults (mask, hmac) */
+  readonly keepPersonalData?: boolean;
 }
 
 export interface ExportChildOutput {
@@ -35,6 +38,9 @@ export interface ExportChildOutput {
   /** `process.resourceUsage().maxRSS`: peak resident set, KiB. */
   readonly maxRssKiB: number;
 }
+
+/** Every personal column kept: the policy off. */
+const KEEP_ALL = 'feedback.contact=keep,feedback.comment=keep,feedback.code=keep,searches.search_query=keep,assistant.query=keep,assistant.response=keep';
 
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as ExportChildInput;
@@ -55,7 +61,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   await destination.probe();
   const engine = createEngine({ apiUrl: input.apiUrl, apiKey: input.apiKey, destination });
-  const summary = await engine.run([unitOf(dataset, input.projectId, input.day)]);
+  const settings = input.keepPersonalData
+    ? defaultSettings({ personalData: resolvePolicy(parsePolicyOverrides(KEEP_ALL, 'keepPersonalData')) })
+    : defaultSettings();
+  const summary = await engine.run([unitOf(dataset, input.projectId, input.day)], settings);
   const ms = performance.now() - started;
   const unit = summary.units[0];
   const table = DATASETS[dataset].table.name;

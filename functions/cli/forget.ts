@@ -65,6 +65,11 @@ export function describeForget(result: ForgetResult, destination: string): strin
       `nothing to remove: no row of ${destination} holds this person (HMAC ${result.hmac.slice(0, 16)}…); the erasure is recorded in ${result.record}, so no later export writes them`,
     );
   else lines.push(`forgot ${total} of ${destination}; the erasure is recorded in ${result.record}, so no later export writes them again`);
-  if (result.manifestsFixed > 0) lines.push(`${result.manifestsFixed} manifest(s) corrected (an earlier forget was cut short)`);
+  if (result.erasure?.resumed) {
+    lines.push(
+      `finished the erasure started at ${result.erasure.startedAt} and cut short: ${result.erasure.rows} row(s) in ${result.erasure.files} file(s) in all, recorded once`,
+    );
+  }
+  if (result.manifestsFixed > 0) lines.push(`${result.manifestsFixed} manifest(s) corrected or put back (an earlier forget was cut short)`);
   return `${lines.join('\n')}\n`;
 }

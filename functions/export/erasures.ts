@@ -24,7 +24,9 @@ export interface ErasureRecord {
   readonly status: 'started' | 'done';
   /** When it was done (ISO). */
   readonly finishedAt?: string;
-  /** Files rewritten, and rows removed from them (this run of `forget`). */
+  /** What the erasure found to remove when it started, before it changed anything. */
+  readonly planned?: { readonly files: number; readonly rows: number };
+  /** Files rewritten, and rows removed from them, over every run that worked on the erasure. */
   readonly files?: number;
   readonly rows?: number;
 }

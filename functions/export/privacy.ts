@@ -9,23 +9,49 @@ import type { Destination } from '../shared/storage/destination.js';
 import { maskDeep } from '../shared/personal-data.js';
 import { applyPolicy, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
-import type { DatasetDef, TableRow } from './datasets.js';
+import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
+import { tablesOf, type DatasetDef, type TableRow } from './datasets.js';
 import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
 
-/** What the export governs personal data with, resolved once per run. */
+/**
+ * What a unit governs personal data with. The key is there only for a unit whose tables have
+ * an `hmac` column under the policy: it is read — and, on a laptop, generated and said — when a
+ * unit first needs it, never by a run or a command that hashes nothing (`unitPrivacy`).
+ */
 export interface Privacy {
   readonly policy: PersonalDataPolicy;
-  /** The HMAC key (never written anywhere). */
-  readonly key: string;
-  /** Its id, recorded in manifests and erasures. */
-  readonly keyId: string;
+  /** The HMAC key (never written anywhere); absent for a unit without an `hmac` column. */
+  readonly key?: string;
+  /** Its id, recorded in manifests and erasures; absent with the key. */
+  readonly keyId?: string;
   /** HMACs of forgotten people: a row holding one in an `hmac` column is not written. */
   readonly erased: ReadonlySet<string>;
 }
 
+/** What a run governs personal data with: the policy, the erasures, and where the key comes from (read on first need). */
+export interface RunPrivacy {
+  readonly policy: PersonalDataPolicy;
+  readonly erased: ReadonlySet<string>;
+  readonly keySource: PersonalDataKeySource;
+}
+
+/**
+ * The privacy of a unit of `def`: with the key when one of its tables has an `hmac` column
+ * (the key is read then — generated, on a laptop, the first time), without it otherwise. A
+ * `Privacy` given as it is (tests) is used as it is.
+ */
+export async function unitPrivacy(run: RunPrivacy | Privacy, def: DatasetDef): Promise<Privacy> {
+  if (!('keySource' in run)) return run;
+  const { policy, erased } = run;
+  if (!tablesOf(def).some((table) => policy.hmacColumns(table).length > 0)) return { policy, erased };
+  const { key, keyId } = await run.keySource.get();
+  return { policy, erased, key, keyId };
+}
+
 /** What a manifest records of the policy its files were written with: never the key. */
 export interface ManifestPrivacy {
-  readonly keyId: string;
+  /** The key the `hmac` columns were written with; absent for a unit without one. */
+  readonly keyId?: string;
   /** `<table>.<column>` → policy, for the unit's columns whose policy is not `keep`. */
   readonly columns: Readonly<Record<string, ColumnPolicy>>;
 }
@@ -42,7 +68,7 @@ export function governPage(def: DatasetDef, page: unknown, privacy: Privacy): un
   const maskUnknown = policy.of(table, 'unknown_fields') === 'mask';
   for (const row of def.rows(page) as Record<string, unknown>[]) {
     for (const { field, policy: columnPolicy } of fields) {
-      if (columnPolicy !== 'keep' && field in row) row[field] = applyPolicy(columnPolicy, row[field], key);
+      if (columnPolicy !== 'keep' && field in row) row[field] = applyPolicy(columnPolicy, row[field], keyFor(columnPolicy, key));
     }
     if (!maskUnknown) continue;
     const unknown = def.unknownFields(row);
@@ -51,6 +77,13 @@ export function governPage(def: DatasetDef, page: unknown, privacy: Privacy): un
   const record = page as Record<string, unknown>;
   for (const name of def.unknownTopLevelFields(page)) record[name] = maskDeep(record[name]);
   return page;
+}
+
+/** The key for `policy`: an `hmac` column without one is a wiring mistake (unitPrivacy gives it to every unit that has one). */
+function keyFor(policy: ColumnPolicy, key: string | undefined): string {
+  if (policy === 'hmac' && key === undefined)
+    throw new Error("an hmac column was governed without the personal-data key: resolve the unit's privacy with unitPrivacy");
+  return key ?? '';
 }
 
 /** Whether `row` of `table` belongs to a forgotten person (one of its `hmac` columns holds an erased HMAC). */
@@ -71,7 +104,7 @@ export function manifestPrivacy(tables: readonly TableDef[], privacy: Pick<Priva
       if (policy !== 'keep') columns[`${table.name}.${column.name}`] = policy;
     }
   }
-  return { keyId: privacy.keyId, columns };
+  return { ...(privacy.keyId !== undefined ? { keyId: privacy.keyId } : {}), columns };
 }
 
 /**
@@ -80,7 +113,7 @@ export function manifestPrivacy(tables: readonly TableDef[], privacy: Pick<Priva
  */
 export function privacyFingerprint(privacy: Pick<Privacy, 'policy' | 'keyId'>): string {
   return createHash('sha256')
-    .update(JSON.stringify([privacy.keyId, privacy.policy.governed]))
+    .update(JSON.stringify([privacy.keyId ?? '', privacy.policy.governed]))
     .digest('hex')
     .slice(0, 16);
 }

@@ -27,7 +27,8 @@ import type { ExportPolicy, RunControl } from './policy.js';
 import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
-import { readErasedHmacs, type Privacy } from './privacy.js';
+import { readErasedHmacs, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
+import { DATASETS } from './datasets.js';
 import { deleteExpired, isExpired, retentionCutoff } from './retention.js';
 
 export interface RunDeps {
@@ -145,7 +146,7 @@ export async function runUnits(
   policy: ExportPolicy,
   control: RunControl,
   deps: RunDeps,
-  privacy?: Privacy,
+  privacy?: RunPrivacy | Privacy,
 ): Promise<RunSummary> {
   const governed = privacy ?? (await preparePrivacy(policy, deps));
   const { api, gate, now, logger } = deps;
@@ -203,7 +204,9 @@ export async function runUnits(
       guesses: guessesFrom(position),
     });
     const unitMeter = startMeter(api.stats, API_COUNTERS);
-    const { result, error } = await runOne({ unit, exportedAt, policy, control, privacy: governed }, deps);
+    // The key is read (generated on a laptop) when a unit first hashes: a key that cannot be read stops the run.
+    const unitGoverned = await unitPrivacy(governed, DATASETS[unit.dataset]);
+    const { result, error } = await runOne({ unit, exportedAt, policy, control, privacy: unitGoverned }, deps);
     if (result.status === 'partial' && result.why !== 'lease') halted = true;
     if (result.status === 'failed') {
       failedRequests += unitMeter.read().requests;
@@ -409,14 +412,10 @@ async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
   }
 }
 
-/**
- * The run's personal-data policy, key and erasures; and, with PERSONAL_DATA_RETENTION_DAYS, the
- * expired days deleted first (retention.ts).
- */
-async function preparePrivacy(policy: ExportPolicy, deps: RunDeps): Promise<Privacy> {
-  const { key, keyId } = await deps.personalDataKey.get();
+/** The run's personal-data policy and erasures, and where its key comes from: read only when a unit needs it (`unitPrivacy`). */
+async function preparePrivacy(policy: ExportPolicy, deps: RunDeps): Promise<RunPrivacy> {
   const erased = await readErasedHmacs(deps.destination);
-  return { policy: policy.personalData, key, keyId, erased };
+  return { policy: policy.personalData, erased, keySource: deps.personalDataKey };
 }
 
 /** Deletes the days past retention; the run goes on if that fails (the next run tries again), and says so. */

@@ -45,27 +45,104 @@ const ADDRESS_ASCII = asciiTable('<>()[]\\,;:"@');
 const DOMAIN_ASCII = asciiTable('<>()[]\\,;:"@\'/?#=&*!');
 
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
-const isDigit = (c: number) => c >= 48 && c <= 57;
+/**
+ * The value of the decimal digit `c`, or -1: ASCII, and the digits a phone number may be
+ * written in besides — Arabic-Indic, Extended Arabic-Indic (Persian, Urdu), Devanagari,
+ * Bengali, full-width. Plain comparisons: it runs on every character of a number.
+ */
+function digitValue(c: number): number {
+  if (c <= 57) return c >= 48 ? c - 48 : -1;
+  if (c < 0x660) return -1;
+  if (c <= 0x669) return c - 0x660;
+  if (c >= 0x6f0 && c <= 0x6f9) return c - 0x6f0;
+  if (c >= 0x966 && c <= 0x96f) return c - 0x966;
+  if (c >= 0x9e6 && c <= 0x9ef) return c - 0x9e6;
+  if (c >= 0xff10 && c <= 0xff19) return c - 0xff10;
+  return -1;
+}
+const isDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 0x660 && digitValue(c) >= 0);
+/** `text` with every digit of those scripts as its ASCII digit (to judge dates and addresses alike). */
+function asciiDigits(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const value = c > 127 ? digitValue(c) : -1;
+    out += value >= 0 ? String.fromCharCode(48 + value) : text[i];
+  }
+  return out;
+}
 /** A character of a token (key, id): ASCII letters, digits, `_`, `-`, `.`. */
 const isTokenChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 /** A character of an address's local part or domain: anything but spaces and what surrounds an address in text. */
 const isAddressChar = (c: number) => (c < 128 ? ADDRESS_ASCII[c] === 1 : c !== 0xa0 && c !== 0x3000);
 const isDomainChar = (c: number) => (c < 128 ? DOMAIN_ASCII[c] === 1 : c !== 0xa0 && c !== 0x3000);
-const isPhoneChar = (c: number) => isDigit(c) || c === 32 || c === 0xa0 || c === 40 || c === 41 || c === 46 || c === 45;
+const isPhoneChar = (c: number) => isDigit(c) || c === 32 || c === 0xa0 || c === 40 || c === 41 || c === 46 || c === 45 || c === 0xff0d;
 /** A bearer token's characters (RFC 6750's b64token). */
 const isBearerChar = (c: number) => isTokenChar(c) || c === 126 || c === 43 || c === 47 || c === 61;
 
-function isPhone(text: string): boolean {
+/**
+ * Whether `text` (digits and separators) is a phone number. `led`: whether a word such as
+ * "call" or "tel" comes just before it (asked only when it decides), so that a shorter number
+ * written without separators is one too.
+ */
+function isPhone(text: string, led: () => boolean): boolean {
   let digits = 0;
   let dotted = false;
+  let ascii = true;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (isDigit(c)) digits++;
-    else if (c === 46 || c === 45 || c === 47) dotted = true;
+    if (isDigit(c)) {
+      digits++;
+      if (c > 127) ascii = false;
+    } else if (c === 46 || c === 45 || c === 47 || c === 0xff0d) dotted = true;
   }
-  if (digits < 7 || digits > 15 || (dotted && (DATE_LIKE.test(text) || IP_LIKE.test(text)))) return false;
+  if (digits > 15 || digits < 6) return false;
+  const plain = dotted && !ascii ? asciiDigits(text) : text;
   // Unbroken digits are a count or an id unless they are as long as a full number.
-  return digits !== text.length || digits >= 10;
+  const alone = digits >= 7 && !(dotted && (DATE_LIKE.test(plain) || IP_LIKE.test(plain))) && (digits !== text.length || digits >= 10);
+  return alone || led();
+}
+
+/** Words that say a number is a phone number ("call 5550199", "tel: …"), and the ones that may stand between ("call me on …"). */
+const PHONE_LEADS = new Set([
+  'call',
+  'phone',
+  'telephone',
+  'tel',
+  'mobile',
+  'cell',
+  'cellphone',
+  'whatsapp',
+  'sms',
+  'fax',
+  'téléphone',
+  'tél',
+  'portable',
+  'telefon',
+  'telefono',
+  'teléfono',
+  'telefone',
+  'handy',
+  'móvil',
+]);
+const PHONE_FILLERS = new Set(['me', 'us', 'on', 'at', 'is', 'number', 'no', 'nr', 'my', 'our', 'au', 'unter', 'al']);
+
+/** Whether a phone lead word comes just before `at` (at most three words back, through fillers only). */
+function ledByPhoneWord(text: string, at: number, floor: number): boolean {
+  let end = at;
+  for (let words = 0; words < 3; words++) {
+    // Spaces and the punctuation of "tel.: ", "#", "(" between the words.
+    let stop = end;
+    while (stop > floor && end - stop < 4 && ' \t:.#(-'.includes(text[stop - 1] as string)) stop--;
+    if (stop === end && words > 0) return false;
+    const start = runStart(text, stop, (c) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c > 127 && digitValue(c) < 0), floor, 12);
+    if (start === stop || (start > 0 && isAlnum(text.charCodeAt(start - 1)))) return false;
+    const word = text.slice(start, stop).toLowerCase();
+    if (PHONE_LEADS.has(word)) return true;
+    if (!PHONE_FILLERS.has(word)) return false;
+    end = start;
+  }
+  return false;
 }
 
 /** Whether `domain` is dot-separated labels of 1–63 characters ending in a label of two or more letters. */
@@ -169,6 +246,153 @@ function address(text: string, at: number, out: Masked): number {
   return end;
 }
 
+/** Top-level domains an address written out as "ana at example dot com" may end with (a word such as "com" after " dot "). */
+const SPELLED_TLDS = new Set([
+  'com',
+  'org',
+  'net',
+  'io',
+  'dev',
+  'co',
+  'ai',
+  'app',
+  'edu',
+  'gov',
+  'info',
+  'me',
+  'us',
+  'uk',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'nl',
+  'be',
+  'ch',
+  'at',
+  'se',
+  'no',
+  'dk',
+  'fi',
+  'pl',
+  'pt',
+  'br',
+  'ca',
+  'au',
+  'nz',
+  'jp',
+  'in',
+  'ie',
+  'eu',
+]);
+/** Words that start ordinary phrases ("look at the dot com era", "at least"): never a domain. */
+const NOT_DOMAINS = new Set([
+  'the',
+  'a',
+  'an',
+  'this',
+  'that',
+  'these',
+  'our',
+  'your',
+  'my',
+  'its',
+  'their',
+  'least',
+  'most',
+  'all',
+  'any',
+  'some',
+  'one',
+  'each',
+  'once',
+  'first',
+  'last',
+  'noon',
+  'night',
+]);
+const isLabelChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || (c > 127 && c !== 0xa0 && c !== 0x3000);
+const isLocalChar = (c: number) => isLabelChar(c) || c === 46 || c === 95 || c === 43;
+
+/** How far after its "at" an address written out may spell its first dot (the longest first label and the marker around it). */
+const MAX_SPELLED_DOMAIN = 72;
+
+/** The closing bracket of an opening one (`[`, `(`, `{`), or -1. */
+const closingOf = (c: number) => (c === 91 ? 93 : c === 40 ? 41 : c === 123 ? 125 : -1);
+
+/**
+ * The end of what separates two labels at `at` — `.`, ` dot `, ` [dot] `, `(dot)` — and
+ * whether the dot was spelled; undefined when none.
+ */
+function dotMarker(text: string, at: number): { end: number; spelled: boolean } | undefined {
+  const first = text.charCodeAt(at);
+  if (first === 46) return { end: at + 1, spelled: false };
+  let i = at;
+  while (i - at < 2 && text.charCodeAt(i) === 32) i++;
+  const close = closingOf(text.charCodeAt(i));
+  const word = close === -1 ? i : i + 1;
+  const d = text.charCodeAt(word);
+  if (
+    d === 100
+      ? text.charCodeAt(word + 1) !== 111 || text.charCodeAt(word + 2) !== 116
+      : d !== 68 || text.charCodeAt(word + 1) !== 79 || text.charCodeAt(word + 2) !== 84
+  ) {
+    return undefined;
+  }
+  let end = word + 3;
+  if (close !== -1) {
+    if (text.charCodeAt(end) !== close) return undefined;
+    end++;
+  } else if (i === at || text.charCodeAt(end) !== 32) return undefined;
+  while (end - word < 6 && text.charCodeAt(end) === 32) end++;
+  return { end, spelled: true };
+}
+
+/**
+ * An address written out around the "at" at `at` ("ana at example dot com", "ana [at] example
+ * [dot] org", "ana(at)example.org"). Without brackets it must spell a dot and end with a known
+ * top-level domain, and its domain must not be a word that starts ordinary phrases: "available
+ * at docs.example.com" or "look at the dot com era" are docs text, not addresses. Looks
+ * forward first: most "at"s are followed by no dot at all, and cost a few comparisons.
+ */
+function spelledAddress(text: string, at: number, out: Masked): number {
+  const before = text.charCodeAt(at - 1);
+  const after = text.charCodeAt(at + 2);
+  const bracketed = after !== 32 && closingOf(before) === after;
+  if (!bracketed && !(before === 32 && after === 32)) return at + 1;
+  let p = at + 3;
+  if (bracketed && text.charCodeAt(p) === 32) p++;
+  let labels = 0;
+  let firstEnd = p;
+  let tldStart = p;
+  let spelled = false;
+  let end = p;
+  const from = p;
+  while (labels < 8) {
+    let labelEnd = p;
+    while (labelEnd - p < 63 && isLabelChar(text.charCodeAt(labelEnd))) labelEnd++;
+    if (labelEnd === p) break;
+    labels++;
+    if (labels === 1) firstEnd = labelEnd;
+    tldStart = p;
+    end = labelEnd;
+    const dot = dotMarker(text, labelEnd);
+    if (!dot || !isLabelChar(text.charCodeAt(dot.end))) break;
+    spelled ||= dot.spelled;
+    p = dot.end;
+  }
+  if (labels < 2 || end - tldStart < 2 || end - tldStart > 24 || (!bracketed && !spelled)) return at + 1;
+  const tld = text.slice(tldStart, end).toLowerCase();
+  if (bracketed ? !/^\p{L}+$/u.test(tld) : !SPELLED_TLDS.has(tld) || NOT_DOMAINS.has(text.slice(from, firstEnd).toLowerCase())) return at + 1;
+  // The local part ends before the marker (and a space before a bracket).
+  let localEnd = at - 1;
+  if (bracketed && text.charCodeAt(localEnd - 1) === 32) localEnd--;
+  const localStart = runStart(text, localEnd, isLocalChar, out.from, 64);
+  if (localStart === localEnd || (localStart > 0 && isAlnum(text.charCodeAt(localStart - 1)))) return at + 1;
+  out.replace(localStart, end, '[email]');
+  return end;
+}
+
 /** A phone number or a key around the digit at `at`. */
 function digits(text: string, at: number, out: Masked): number {
   // A phone number: starts after something that is not a letter or digit, with an optional `+` or `(`.
@@ -177,7 +401,7 @@ function digits(text: string, at: number, out: Masked): number {
   if (start === 0 || !isAlnum(text.charCodeAt(start - 1))) {
     let end = runEnd(text, at, isPhoneChar, 22);
     while (end > at && !isDigit(text.charCodeAt(end - 1))) end--;
-    if (!(end < text.length && isAlnum(text.charCodeAt(end))) && isPhone(text.slice(start, end))) {
+    if (!(end < text.length && isAlnum(text.charCodeAt(end))) && isPhone(text.slice(start, end), () => ledByPhoneWord(text, start, out.from))) {
       out.replace(start, end, '[phone]');
       return end;
     }
@@ -207,15 +431,35 @@ function digits(text: string, at: number, out: Masked): number {
 export function maskText(text: string): string {
   const out = new Masked(text);
   const length = text.length;
+  /**
+   * Where the next spelled "dot" and "DOT" are (-1: none left): an "at" without brackets
+   * starts an address only with one close after it, so the many "at"s of ordinary text cost a
+   * comparison (a native search, repeated only once the text passes the last one found).
+   */
+  const next = { lower: -2, upper: -2 };
+  const dotNear = (at: number): boolean => {
+    // Each kept until the text passes it: every search starts beyond the last one's find.
+    if (next.lower !== -1 && next.lower < at) next.lower = text.indexOf('dot', at);
+    if (next.upper !== -1 && next.upper < at) next.upper = text.indexOf('DOT', at);
+    const found = next.lower === -1 ? next.upper : next.upper === -1 ? next.lower : Math.min(next.lower, next.upper);
+    return found !== -1 && found - at <= MAX_SPELLED_DOMAIN;
+  };
   for (let at = 0; at < length; ) {
     const c = text.charCodeAt(at);
-    let next: number;
-    if (c === 64) next = address(text, at, out);
-    else if (c >= 48 && c <= 57) next = digits(text, at, out);
-    else if (c === 58 || c === 61) next = namedSecret(text, at, out);
-    else if ((c === 66 || c === 98) && text.startsWith('earer', at + 1) && (text[at + 6] === ' ' || text[at + 6] === '\t')) next = bearer(text, at, out);
-    else next = at + 1;
-    at = Math.max(next, out.from, at + 1);
+    let step: number;
+    if (c === 64) step = address(text, at, out);
+    else if ((c >= 48 && c <= 57) || (c >= 0x660 && isDigit(c))) step = digits(text, at, out);
+    else if (
+      (c === 97 || c === 65) &&
+      at > 0 &&
+      (text.charCodeAt(at + 1) | 32) === 116 &&
+      (text.charCodeAt(at + 2) === 32 ? dotNear(at) : closingOf(text.charCodeAt(at - 1)) !== -1)
+    )
+      step = spelledAddress(text, at, out);
+    else if (c === 58 || c === 61) step = namedSecret(text, at, out);
+    else if ((c === 66 || c === 98) && text.startsWith('earer', at + 1) && (text[at + 6] === ' ' || text[at + 6] === '\t')) step = bearer(text, at, out);
+    else step = at + 1;
+    at = Math.max(step, out.from, at + 1);
   }
   return out.result();
 }

@@ -299,8 +299,7 @@ describe('mintlify-exporter export', () => {
       expect(stderr).toContain('embedded sandbox');
       expect(sandbox.requests).toEqual([]);
       expect(await listFiles(out)).toEqual([
-        // The personal-data key, generated once into the state folder (no PERSONAL_DATA_KEY set).
-        '.state/personal-data.key',
+        // No personal-data key: visitors hash nothing, so none is generated (no PERSONAL_DATA_KEY set).
         `_manifests/visitors/dt=${YESTERDAY}/proj_small.json`,
         aRunRecord(NOW),
         `visitors_pages/dt=${YESTERDAY}/proj_small.parquet`,

@@ -33,6 +33,37 @@ describe('maskText', () => {
     expect(maskText(text)).toBe(text);
   });
 
+  it('replaces a short phone number when a word such as call, phone or tel leads it', () => {
+    expect(maskText('call me on 5550199 after six, or tel: 79460958')).toBe('call me on [phone] after six, or tel: [phone]');
+    expect(maskText('Phone number 0612 3456')).toBe('Phone number [phone]');
+  });
+
+  it('leaves short digit runs alone without such a lead: counts, ids, order numbers', () => {
+    const text = 'Order 5550199 shipped; we served 1234567 requests, call 3 times then wait 1500000 ms. Build 20261127 is out.';
+    expect(maskText(text)).toBe(text);
+  });
+
+  it('replaces an address written out with at and dot', () => {
+    expect(maskText('write to ana at example dot com please')).toBe('write to [email] please');
+    expect(maskText('ana.silva [at] example [dot] co [dot] uk, or bob(at)example.org.')).toBe('[email], or [email].');
+  });
+
+  it('leaves at and dot in ordinary docs text alone', () => {
+    const text = 'The API is available at docs.example.com and at api dot example — look at the dot com era; at least one dot is needed; meet at noon dot.';
+    expect(maskText(text)).toBe(text);
+  });
+
+  it('replaces phone numbers written in Arabic-Indic, Devanagari or full-width digits', () => {
+    expect(maskText('اتصل ٠٥٥ ١٢٣ ٤٥٦٧ شكرا')).toBe('اتصل [phone] شكرا');
+    expect(maskText('कॉल करें ९८७६५ ४३२१० धन्यवाद')).toBe('कॉल करें [phone] धन्यवाद');
+    expect(maskText('電話 ０９０-１２３４-５６７８ まで')).toBe('電話 [phone] まで');
+  });
+
+  it('leaves dates and short numbers in those digits alone', () => {
+    const text = 'في ٢٠٢٦-١١-٢٧ الساعة ١٠:٣٠ — ２０２６年 ３ 件';
+    expect(maskText(text)).toBe(text);
+  });
+
   it('masks a 1 MB text in under 50 ms, whatever it is made of', () => {
     const sentence = 'Mail me at ana.silva@example.com or call +1 555 010 9999, key mint_abcdef123456 — merci ! ';
     const inputs = [
@@ -41,6 +72,11 @@ describe('maskText', () => {
       '1 '.repeat(524_288),
       'a@'.repeat(524_288),
       'x.'.repeat(524_288),
+      'at '.repeat(349_525),
+      ' x at y dot'.repeat(95_326),
+      'a at dot '.repeat(116_509),
+      `call ${'1'.repeat(20)} `.repeat(40_330),
+      '٠ '.repeat(524_288),
       `${'A1b'.repeat(349_525)}`,
     ];
     for (const input of inputs) {

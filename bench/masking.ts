@@ -1,0 +1,43 @@
+/**
+ * Masking (issue 33): `maskText` over 1 MB texts — readers' words as the sandbox writes them
+ * (addresses, phone numbers, keys in ordinary sentences), and texts made to be slow for a
+ * backtracking masker (long runs of digits, `@`, "at", dots). CPU time of one call, the best of
+ * five (a quadratic masker is slow every time; a busy machine only adds to one run).
+ */
+import { maskText } from '../functions/shared/personal-data.js';
+import { judged, progress, type BenchResult, type Figures } from './lib/figures.js';
+
+const SIZE = 1_048_576;
+const GOAL_MS = 50;
+
+const fill = (unit: string) => unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE);
+
+/** The texts: a name and 1 MB of it. */
+export const MASKING_INPUTS: Readonly<Record<string, string>> = {
+  readers: fill(
+    'Mail me at ana.silva@example.com or call +1 555 010 9999, key mint_abcdef123456 — merci ! The search page says 401: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMTIz and the docs at docs.example.com do not. ',
+  ),
+  prose: fill('Configure the navigation in docs.json, then run mint dev on port 3000 and open version 1.2.3 of the guide. '),
+  digits: fill('1 '),
+  at_signs: fill('a@'),
+  at_words: fill('at '),
+  spelled: fill(' x at y dot'),
+  spelled_dense: fill('a at dot '),
+  arabic_digits: fill('٠ '),
+};
+
+export async function benchMasking(): Promise<BenchResult> {
+  progress(`masking: ${Object.keys(MASKING_INPUTS).length} texts of 1 MB`);
+  const figures: Figures = {};
+  for (const [name, text] of Object.entries(MASKING_INPUTS)) {
+    let best = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < 5; run++) {
+      const started = process.cpuUsage();
+      maskText(text);
+      const used = process.cpuUsage(started);
+      best = Math.min(best, (used.user + used.system) / 1000);
+    }
+    figures[`masking.${name}.1mb_ms`] = judged(best, 'ms', '<=', GOAL_MS, 'CPU time of maskText on 1 MB, best of 5');
+  }
+  return { figures };
+}
