@@ -9,7 +9,7 @@
  * content of the tree (test/helpers/lake-cache.ts), and shared by the test and `npm run docs`.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
@@ -61,8 +61,8 @@ export async function runSamples(dir: string): Promise<SampleRun> {
       perDay: await measurePerDay(path.join(here, 'data')),
     };
   } finally {
+    // The lake stays: the test of gaps over a new user's lake reads it (sampleLake).
     process.chdir(before);
-    await rm(path.join(dir, 'data'), { recursive: true, force: true });
   }
 }
 
@@ -104,10 +104,22 @@ async function capture(command: (io: CliIo) => Promise<number>): Promise<string>
   return text;
 }
 
-/** The samples' run, made once per content of the tree and of this script (test/helpers/lake-cache.ts). */
-export async function sampleRun(): Promise<SampleRun> {
+/** The samples' run and its folder, made once per content of the tree and of this script (test/helpers/lake-cache.ts). */
+async function cachedSamples(): Promise<{ readonly root: string; readonly meta: SampleRun }> {
   const own = createHash('sha256');
   for (const file of ['sample-run.ts', 'first-look.ts']) own.update(await readFile(new URL(file, import.meta.url)));
-  const { meta } = await cachedLake(`samples-${own.digest('hex').slice(0, 12)}`, (root) => runSamples(path.join(root, 'run')));
-  return meta;
+  return cachedLake(`samples-${own.digest('hex').slice(0, 12)}`, (root) => runSamples(path.join(root, 'run')));
+}
+
+/** The samples' run, made once per content of the tree and of this script. */
+export async function sampleRun(): Promise<SampleRun> {
+  return (await cachedSamples()).meta;
+}
+
+/**
+ * A fresh copy of the lake the samples' `npm start` left: every dataset of the sandbox's default
+ * projects over the 14 days before SAMPLE_NOW's day — what a new user has after `npm start`.
+ */
+export async function sampleLake(): Promise<string> {
+  return path.join((await cachedSamples()).root, 'run', 'data');
 }
