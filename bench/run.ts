@@ -19,9 +19,10 @@ import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
 import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
+import { benchWriter } from './writer.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'gaps', 'report-function'] as const;
+const ALL = ['requests', 'overhead', 'encoding', 'memory', 'cold-start', 'polling', 'budget', 'report', 'gaps', 'report-function', 'writer'] as const;
 type Name = (typeof ALL)[number];
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -55,6 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('report')) add(await benchReport());
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
+  if (selected.has('writer')) add(await benchWriter());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);
