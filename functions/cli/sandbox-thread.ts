@@ -60,6 +60,9 @@ async function startSandboxThread(io: Pick<CliIo, 'stderr'>): Promise<EmbeddedSa
     threadId: worker.threadId,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        // Held again until the thread has closed the sandbox and exited: an unreferenced
+        // worker would let the process end (exit 13) while `close` is awaited.
+        worker.ref();
         worker.once('exit', () => resolve());
         worker.postMessage('close');
       });
