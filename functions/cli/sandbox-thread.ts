@@ -1,8 +1,9 @@
 /**
  * The embedded sandbox of a CLI run without a key, on a worker thread of its own: the export
  * and the sandbox it talks to then use two cores instead of sharing one (`npm start` exports
- * 14 days, 3,777 requests, ~800k rows — the sandbox's generating and answering was 10–15 % of
- * the one thread's time). The worker runs sandbox-thread-entry.mjs; the process reaches it
+ * 14 days, 3,777 requests, ~800k rows: the sandbox's generating and answering was about 8 % of
+ * the one thread's time, besides its share of HTTP and GC; on a thread, the run took 0.95× the
+ * wall time, bench/README.md). The worker runs sandbox-thread-entry.mjs; the process reaches it
  * over HTTP on 127.0.0.1 as before. Tests and benchmarks that call `startSandbox` keep it in
  * their own process.
  */
