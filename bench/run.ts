@@ -21,6 +21,7 @@ import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
 import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
+import { benchWriter } from './writer.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
 const ALL = [
@@ -36,6 +37,7 @@ const ALL = [
   'report',
   'gaps',
   'report-function',
+  'writer',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -72,6 +74,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('report')) add(await benchReport());
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
+  if (selected.has('writer')) add(await benchWriter());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

@@ -51,6 +51,12 @@ declare module 'parquetjs-lite' {
 
   interface ParquetField {
     readonly name: string;
+    /** The column's path from the root; a flat column's is `[name]`. */
+    readonly path: readonly string[];
+    readonly isNested?: boolean;
+    /** Dremel levels of a value present in this column (0/1 for flat columns). */
+    readonly rLevelMax: number;
+    readonly dLevelMax: number;
     readonly primitiveType: string;
     readonly originalType?: string;
     readonly repetitionType: 'REQUIRED' | 'OPTIONAL' | 'REPEATED';
@@ -83,10 +89,55 @@ declare module 'parquetjs-lite' {
     setMetadata(key: string, value: string): void;
   }
 
+  /** One column's values of the rows buffered since the last data page (lib/shred.js). */
+  interface ShreddedColumn {
+    dlevels: number[];
+    rlevels: number[];
+    values: unknown[];
+    distinct_values: Set<unknown>;
+    count: number;
+  }
+
+  /** The writer's row buffer (`{}` until the first row is shredded into it). */
+  interface ShreddedRows {
+    rowCount?: number;
+    pageRowCount?: number;
+    columnData?: Record<string, ShreddedColumn>;
+    pages?: Record<string, unknown[]>;
+  }
+
+  /**
+   * lib/shred.js's module object: `ParquetWriter.appendRow` calls `shredRecord` through it
+   * (lib/writer.js), so replacing the property replaces the writer's shredding.
+   */
+  interface ParquetShredderModule {
+    shredRecord(schema: ParquetSchema, record: unknown, buffer: ShreddedRows): void;
+  }
+
   const parquet: {
     ParquetSchema: typeof ParquetSchema;
     ParquetWriter: typeof ParquetWriter;
+    ParquetShredder: ParquetShredderModule;
   };
   export default parquet;
-  export type { ParquetSchema, ParquetWriter, ParquetSchemaDefinition, ParquetFieldDefinition, ParquetWriterOptions };
+  export type {
+    ParquetSchema,
+    ParquetWriter,
+    ParquetSchemaDefinition,
+    ParquetFieldDefinition,
+    ParquetWriterOptions,
+    ParquetField,
+    ParquetShredderModule,
+    ShreddedColumn,
+    ShreddedRows,
+  };
+}
+
+/** The value conversions parquetjs-lite's writer applies (`toPrimitive` per logical type). */
+declare module 'parquetjs-lite/lib/types.js' {
+  const types: {
+    PARQUET_LOGICAL_TYPES: Record<string, { toPrimitive(value: unknown): unknown }>;
+    toPrimitive(type: string, value: unknown): unknown;
+  };
+  export default types;
 }

@@ -6,10 +6,10 @@
  * not a cue to export the sandbox's data or to meet a 404 per unit.
  */
 import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/generators/projects.js';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { DEFAULT_API_URL, validateApiKey, type Config } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
 import type { CliIo } from './io.js';
+import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
 
 /** Where the API calls go: the real service with a key, or the embedded sandbox without one. */
 export interface ApiTarget {
@@ -17,7 +17,8 @@ export interface ApiTarget {
   readonly apiKey: string;
   /** Projects to use when the user names none. */
   readonly defaultProjects: readonly string[];
-  readonly sandbox?: Sandbox;
+  /** The embedded sandbox (on a worker thread: sandbox-thread.ts), when there is no key. */
+  readonly sandbox?: EmbeddedSandbox;
   close(): Promise<void>;
 }
 
@@ -49,7 +50,7 @@ export function missingKeyError(config: Pick<Config, 'apiUrl'>, projects: readon
 
 /**
  * With MINTLIFY_API_KEY: the configured API (the key validated first). Without: a sandbox
- * started in this process on 127.0.0.1, so everything runs on a laptop with nothing else —
+ * started by this process (on a worker thread) on 127.0.0.1, so everything runs on a laptop with nothing else —
  * unless MINTLIFY_API_URL or MINTLIFY_PROJECT_IDS point at the real API (ConfigError, exit 2).
  */
 export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr'>): Promise<ApiTarget> {
@@ -63,7 +64,7 @@ export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr'>
   }
   const mistake = missingKeyError(config, config.projectIds, 'MINTLIFY_PROJECT_IDS');
   if (mistake) throw mistake;
-  const sandbox = await startSandbox();
+  const sandbox = await startEmbeddedSandbox(io);
   io.stderr.write(`No MINTLIFY_API_KEY set: using the embedded sandbox API at ${sandbox.url}\n`);
   return {
     baseUrl: sandbox.url,

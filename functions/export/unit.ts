@@ -298,7 +298,9 @@ class UnitRows {
     this.drift.topLevelFields(def.unknownTopLevelFields(page));
     for (const row of def.rows(page)) {
       const unknown = def.unknownFields(row);
-      const tableRow = { ...def.toRow(row, context), unknown_fields: unknownFieldsColumn(unknown) };
+      // toRow's object is new for each row: complete it rather than copy it (once per row of every page).
+      const tableRow = def.toRow(row, context);
+      tableRow['unknown_fields'] = unknownFieldsColumn(unknown);
       // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
       if (isErased(def.table, tableRow, this.privacy)) continue;
       await this.writer.append(tableRow);

@@ -201,6 +201,18 @@ export function unknownNestedFieldsOf(value: object, schema: KnownFields): strin
   return [...names];
 }
 
+/**
+ * Whether `schema` declares a field that holds an array or an object: the only places
+ * `unknownNestedFieldsOf` looks into. Without one it always finds nothing, so a caller may skip
+ * it (it runs once per row of every page).
+ */
+export function hasNestedFields(schema: KnownFields): boolean {
+  return Object.values(schema.entries).some((entry) => {
+    const type = unwrapped(entry).type;
+    return type === 'array' || type === 'loose_object';
+  });
+}
+
 /** The site totals of visitors and views (`totals`). */
 export const TotalsSchema = openObject(Counts, 'must be an object');
 

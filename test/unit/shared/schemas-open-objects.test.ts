@@ -7,7 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { DATASETS } from '../../../functions/export/datasets.js';
 import { unknownFieldsColumn } from '../../../functions/export/drift.js';
 import { parseJson } from '../../../functions/shared/lossless-json.js';
-import { AssistantTurnSchema, parseAssistantPage, unknownFieldsOf, unknownNestedFieldsOf } from '../../../functions/shared/schemas.js';
+import {
+  AssistantTurnSchema,
+  CallerStatsSchema,
+  FeedbackByPageRowSchema,
+  FeedbackRowSchema,
+  hasNestedFields,
+  PathCountsRowSchema,
+  parseAssistantPage,
+  SearchRowSchema,
+  unknownFieldsOf,
+  unknownNestedFieldsOf,
+} from '../../../functions/shared/schemas.js';
 
 const TURN = {
   id: 'c1',
@@ -37,6 +48,23 @@ describe('a cited source (nested in an array)', () => {
     const turn = parseAssistantPage(JSON.parse(pageText(JSON.stringify(TURN)))).conversations[0] as object;
 
     expect(unknownNestedFieldsOf(turn, AssistantTurnSchema)).toEqual([]);
+  });
+});
+
+describe('rows with nothing nested (the walk skipped for them)', () => {
+  const FLAT = { PathCountsRowSchema, SearchRowSchema, FeedbackRowSchema, FeedbackByPageRowSchema, CallerStatsSchema };
+
+  it('says which row schemas hold an array or an object: only the assistant turn', () => {
+    expect(hasNestedFields(AssistantTurnSchema)).toBe(true);
+    for (const [name, schema] of Object.entries(FLAT)) expect(hasNestedFields(schema), name).toBe(false);
+  });
+
+  it('finds nothing nested in a flat schema, whatever its fields hold, so skipping the walk loses nothing', () => {
+    for (const [name, schema] of Object.entries(FLAT)) {
+      const row: Record<string, unknown> = { extra: { deep: 1 }, list: [{ deep: 2 }] };
+      for (const key of Object.keys(schema.entries)) row[key] = [{ inner: { deeper: 3 } }];
+      expect(unknownNestedFieldsOf(row, schema), name).toEqual([]);
+    }
   });
 });
 

@@ -1,0 +1,14 @@
+// The worker thread of functions/cli/sandbox-thread.ts: starts the sandbox, says where it
+// listens, closes it when asked. Plain JavaScript that registers tsx's loader itself (the
+// thread is started without the process's own flags), as bin/mintlify-exporter.js does.
+import { parentPort } from 'node:worker_threads';
+import { register } from 'tsx/esm/api';
+
+register();
+const { startSandbox } = await import('../../sandbox/index.ts');
+const sandbox = await startSandbox();
+parentPort.postMessage({ url: sandbox.url, apiKey: sandbox.apiKey, projectIds: [...sandbox.projectIds] });
+parentPort.once('message', async () => {
+  await sandbox.close();
+  parentPort.close();
+});
