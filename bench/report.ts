@@ -66,11 +66,14 @@ export async function benchReport(): Promise<BenchResult> {
     progress('report: the same SQL, DuckDB alone');
     const projects = DEFAULT_PROJECTS.map((p) => p.id);
     const before = previousPeriod(period);
+    // The report's figure questions; GapFigureByDay is asked only of the gaps fixes name (it joins a
+    // temporary table of them, wanted_gaps), and the benchmark's lake has no fixes.
+    const figureIds = Object.values(QUESTION_IDS).filter((id) => id !== QUESTION_IDS.gapFigureByDay);
     const duckdb = await repeat(RUNS, () =>
       timed(async () => {
         const warehouse = await loadWarehouse(root, { days: [...before.days, ...period.days], projects });
         try {
-          for (const id of Object.values(QUESTION_IDS)) {
+          for (const id of figureIds) {
             for (const range of [period, before]) {
               await warehouse.session.query(
                 questionSql(questionById(id), 'duckdb', { tables: warehouse.tables }, { from: range.from, to: range.to, projects }),
@@ -97,11 +100,7 @@ export async function benchReport(): Promise<BenchResult> {
           'ms',
           'CPU time of one build (every thread), mean of the runs: less sensitive than wall time to a busy machine',
         ),
-        'report.90d.duckdb_ms': info(
-          duckdbMs,
-          'ms',
-          `the report's ${Object.values(QUESTION_IDS).length * 2} questions of queries/ alone on the same tables, median of ${RUNS}`,
-        ),
+        'report.90d.duckdb_ms': info(duckdbMs, 'ms', `the report's ${figureIds.length * 2} questions of queries/ alone on the same tables, median of ${RUNS}`),
         'report.90d.build_vs_duckdb': info(buildMs / duckdbMs, 'x', 'build time ÷ DuckDB-alone time (the rest: unit states, run log, charts, HTML)'),
         'report.90d.cli_ms': info(cli.ms, 'ms', 'mintlify-exporter report in a fresh node process (tsx, module loading included), once'),
         'report.lake.views_pages_rows': info(lake.viewsPagesRows, 'rows', 'rows the top-pages query scans'),
