@@ -10,53 +10,38 @@
  * sandbox, fixed clock, the destination shown as `./data`), so the file is rewritten only when
  * its bytes change; a checkout that cannot be written (read-only) keeps its copy.
  */
-import sparticuz from '@sparticuz/chromium';
 import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCount, formatShare } from '../../functions/shared/format.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { removeTempDirs } from '../helpers/files.js';
-import { buildReportLake, NOW, PERIOD, sumOf, type ReportLake } from '../helpers/report-fixture.js';
-import { runCliInProcess } from '../helpers/cli.js';
+import { PERIOD, sumOf, type ReportLake } from '../helpers/report-fixture.js';
+import { openReportPage, type ReportPage } from '../helpers/report-page.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/report.png', import.meta.url));
 
+let report: ReportPage;
 let lake: ReportLake;
 let browser: Browser;
 let page: Page;
-const requests: string[] = [];
-const problems: string[] = [];
 let fileUrl: string;
 
 beforeAll(async () => {
-  lake = await buildReportLake();
-  const result = await runCliInProcess(['report', '--days', '6', '--out', './data'], { env: lake.env, now: () => NOW, extra: { cwd: lake.root } });
-  expect(result.code, result.stderr).toBe(0);
-  fileUrl = pathToFileURL(path.join(lake.out, 'report.html')).href;
-  // No launch arguments of its own: @sparticuz/chromium's defaults are made for Lambda.
-  browser = await chromium.launch({ executablePath: await sparticuz.executablePath(), headless: true });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('request', (request) => requests.push(request.url()));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  await page.goto(fileUrl, { waitUntil: 'load' });
+  report = await openReportPage();
+  ({ lake, browser, page, fileUrl } = report);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await lake?.sandbox.close();
+  await report?.close();
   await removeTempDirs();
 });
 
 describe('the report in a real browser', () => {
   it('fetches nothing but the file itself and logs no error', () => {
-    expect(requests).toEqual([fileUrl]);
-    expect(problems).toEqual([]);
+    expect(report.requests).toEqual([fileUrl]);
+    expect(report.problems).toEqual([]);
   });
 
   it('runs no script: the markup in user text stays text', async () => {

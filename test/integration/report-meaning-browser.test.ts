@@ -6,33 +6,21 @@
  * sideways, chart text is at least 11 px at 390 px, and the phone page is at most twice the
  * desktop's length.
  */
-import sparticuz from '@sparticuz/chromium';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../helpers/files.js';
-import { buildReportLake, NOW, type ReportLake } from '../helpers/report-fixture.js';
-import { runCliInProcess } from '../helpers/cli.js';
+import { openReportPage, type ReportPage } from '../helpers/report-page.js';
 
-let lake: ReportLake;
-let browser: Browser;
+let report: ReportPage;
 let page: Page;
-let fileUrl: string;
 
 beforeAll(async () => {
-  lake = await buildReportLake();
-  const result = await runCliInProcess(['report', '--days', '6', '--out', './data'], { env: lake.env, now: () => NOW, extra: { cwd: lake.root } });
-  expect(result.code, result.stderr).toBe(0);
-  fileUrl = pathToFileURL(path.join(lake.out, 'report.html')).href;
-  browser = await chromium.launch({ executablePath: await sparticuz.executablePath(), headless: true });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(fileUrl, { waitUntil: 'load' });
+  report = await openReportPage();
+  page = report.page;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await lake?.sandbox.close();
+  await report?.close();
   await removeTempDirs();
 });
 
