@@ -9,7 +9,6 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
 import { lastDueDay } from '../functions/export/settle.js';
@@ -25,6 +24,7 @@ const SHOWN_ROWS = 8;
 
 /** The summary questions of queries/ (the Athena saved queries' SQL, in DuckDB's dialect). */
 async function showWarehouse(io: CliIo, dir: string): Promise<void> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {

@@ -86,7 +86,9 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
         io.stderr.write(
           `Generated the personal-data key ${file} (mode 0600): keep it with the data — every later export hashes contact addresses with it (docs/privacy.md)\n`,
         ),
-      ...(sandboxed ? { store: createMemoryStore(), budget: { requests: 1_000_000, windowMs: HOUR_MS, text: 'unlimited (embedded sandbox)' } } : {}),
+      ...(sandboxed
+        ? { store: createMemoryStore(), unlimited: true as const, budget: { requests: 1_000_000, windowMs: HOUR_MS, text: 'unlimited (embedded sandbox)' } }
+        : {}),
     });
     const spec = deps.ledger.spec;
     const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());

@@ -17,7 +17,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
-import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
+import { createBudgetGate, createBudgetLedger, createUnlimitedLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
 import type { Config, ConfigOf } from '../shared/config.js';
 import type { Destination } from '../shared/storage/destination.js';
@@ -54,6 +54,8 @@ export interface ExportOverrides {
   readonly store?: SharedStore;
   /** @default config.budget */
   readonly budget?: BudgetSpec;
+  /** The budget has no limit (the embedded sandbox): a ledger of this process only (`createUnlimitedLedger`), not the store's. */
+  readonly unlimited?: true;
   /** @default config.apiUrl */
   readonly apiUrl?: string;
   /** @default `config.apiKey`, else the secret `config.apiKeySecretArn` */
@@ -124,7 +126,8 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
   const logger = overrides.logger ?? createLogger({ serviceName: EXPORT_SERVICE });
   const destination = overrides.destination ?? openExportDestination(config, overrides);
   const store = overrides.store ?? openSharedStore(config, overrides);
-  const ledger = createBudgetLedger(store, overrides.budget ?? config.budget, { now });
+  const spec = overrides.budget ?? config.budget;
+  const ledger = overrides.unlimited ? createUnlimitedLedger(spec, { now }) : createBudgetLedger(store, spec, { now });
   const apiKey =
     typeof overrides.apiKey === 'string'
       ? fixedKey(overrides.apiKey)

@@ -4,12 +4,27 @@
  * text in labels cannot become markup. Each chart is disposed once rendered: a live ECharts
  * instance keeps a timer that stops the Node process from exiting.
  */
-import { BarChart, LineChart } from 'echarts/charts';
-import { GridComponent, LegendComponent } from 'echarts/components';
-import * as echarts from 'echarts/core';
-import { SVGRenderer } from 'echarts/renderers';
+type ECharts = typeof import('echarts/core');
 
-echarts.use([BarChart, LineChart, GridComponent, LegendComponent, SVGRenderer]);
+/** ECharts once loaded (`loadCharts`). */
+let loaded: ECharts | undefined;
+
+/**
+ * Loads ECharts, once: about half a second of module loading that only a command drawing a
+ * chart pays (the CLI's other commands, `export` above all, and the Lambdas that draw nothing
+ * start without it). Every chart function needs it done.
+ */
+export async function loadCharts(): Promise<void> {
+  if (loaded) return;
+  const [core, charts, components, renderers] = await Promise.all([
+    import('echarts/core'),
+    import('echarts/charts'),
+    import('echarts/components'),
+    import('echarts/renderers'),
+  ]);
+  core.use([charts.BarChart, charts.LineChart, components.GridComponent, components.LegendComponent, renderers.SVGRenderer]);
+  loaded = core;
+}
 
 /** Width of every chart, px; the page is laid out for it. */
 export const CHART_WIDTH = 880;
@@ -28,7 +43,8 @@ const CONTAIN_LABELS = { outerBoundsMode: 'same', outerBoundsContain: 'axisLabel
 const TEXT = { color: '#1e293b', fontFamily: 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif', fontSize: 12 } as const;
 
 function renderAt(option: Record<string, unknown>, width: number, height: number): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  if (!loaded) throw new Error('charts.ts: await loadCharts() before drawing a chart');
+  const chart = loaded.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption({ animation: false, textStyle: TEXT, ...option });
     return chart.renderToSVGString();

@@ -18,6 +18,7 @@ import { lookbackDays, readFixes } from '../gaps/effect.js';
 import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/storage/destinations.js';
+import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';
@@ -119,6 +120,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     const fill = await request.fill?.(figures.projects);
     const fixes = await readFixes(lake.root, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
+    await loadCharts();
     const html = renderReport(figures, {
       destination: lake.url,
       generatedAt: deps.now(),

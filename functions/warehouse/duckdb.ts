@@ -9,7 +9,7 @@
  * and only ever as an explicit list of names built from days and validated project ids: a
  * stray `proj*.parquet` or a folder named `data[1]` is never read as a glob.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from './sql.js';
 import type { ColumnDef, ScalarColumnType, TableDef } from './tables.js';
 
@@ -52,6 +52,9 @@ export interface DuckDbOptions {
 
 /** An in-memory DuckDB over the warehouse folder `options.root`. */
 export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSession> {
+  // Loaded here, not at the top: the CLI's commands that read no warehouse (export above all)
+  // start without DuckDB's native module.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const close = () => {

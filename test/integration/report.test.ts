@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFigures, type Figures } from '../../functions/report/figures.js';
 import { buildReport } from '../../functions/report/report.js';
+import { loadCharts } from '../../functions/report/charts.js';
 import { CONTACTS } from '../../sandbox/generators/text.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
@@ -40,6 +41,8 @@ const period = { from: PERIOD.from, to: PERIOD.to, days: days(PERIOD.from, 6) };
 const addOneDay = (day: string) => days(day, 2)[1] as string;
 
 beforeAll(async () => {
+  // Some tests draw a section on its own, without buildReport (which loads the charts itself).
+  await loadCharts();
   lake = await buildReportLake();
   figures = await readFigures(lake.out, { period, projects: [] });
 });

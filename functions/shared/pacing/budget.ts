@@ -254,6 +254,55 @@ export function createBudgetLedger(store: SharedStore, spec: BudgetSpec, options
   };
 }
 
+/**
+ * The ledger of a server without a limit (the CLI's embedded sandbox), in this process only:
+ * every start is admitted at once and counted in the window; a 429 (the sandbox can answer
+ * one) still pauses every request until its time, as the shared ledger would. The shared
+ * ledger rewrites its whole document per start — the day's starts, thousands of them in a
+ * sandbox run — which is right for a limit that runs share and pure cost without one.
+ */
+export function createUnlimitedLedger(spec: BudgetSpec, options: { now?: () => number } = {}): BudgetLedger {
+  const now = options.now ?? Date.now;
+  /** Starts of the window, oldest first, from `first` on (the ones before have left the window). */
+  const starts: number[] = [];
+  let first = 0;
+  let pausedUntil = 0;
+  let rateLimited = 0;
+  const used = (at: number): number => {
+    while (first < starts.length && (starts[first] as number) <= at - spec.windowMs) first += 1;
+    // The starts that left the window go in one cut once they are most of the array.
+    if (first > 1024 && first * 2 > starts.length) {
+      starts.splice(0, first);
+      first = 0;
+    }
+    return starts.length - first;
+  };
+  return {
+    spec,
+    async tryStart() {
+      const at = now();
+      if (pausedUntil > at) return { waitMs: pausedUntil - at, reason: 'paused' as const };
+      used(at);
+      starts.push(at);
+      return { waitMs: 0, reason: 'free' as const, at };
+    },
+    async unstart(at) {
+      const index = starts.lastIndexOf(at);
+      if (index >= first) starts.splice(index, 1);
+    },
+    async pause(untilMs) {
+      if (!Number.isFinite(untilMs)) throw new RangeError(`pause needs an epoch ms time, got ${untilMs}`);
+      const at = now();
+      pausedUntil = Math.min(Math.max(pausedUntil, untilMs), at + spec.windowMs);
+      rateLimited += 1;
+    },
+    async snapshot() {
+      const at = now();
+      return { spec, used: used(at), nextStartAt: Math.max(at, pausedUntil), pausedUntil, rateLimited, limit: spec.requests };
+    },
+  };
+}
+
 /** What a caller waiting for budget is told (CLI countdown, metrics). */
 export interface BudgetWait {
   readonly waitMs: number;
