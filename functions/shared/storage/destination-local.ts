@@ -7,8 +7,8 @@
  */
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { probeKey, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
@@ -39,14 +39,34 @@ export function createLocalDestination(dir: string): Destination {
   const root = path.resolve(dir);
   const fileOf = (key: string) => path.join(root, ...checkKey(key).split('/'));
 
-  const openWrite = async (key: string, options: WriteOptions = {}): Promise<PendingWrite> => {
-    const file = fileOf(key);
-    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  /** Makes the folder of `file` (only when a write found it missing: an existing folder costs no mkdir). */
+  const makeFolderOf = async (file: string): Promise<void> => {
     try {
       await createFolder(path.dirname(file));
     } catch (error) {
       throw failure('create the folder of', file, error);
     }
+  };
+
+  /** Writes `temp` (with `write`), making its folder first only when it is missing: a write into an existing folder costs no mkdir. */
+  const writeTemp = async (file: string, temp: string, write: () => unknown): Promise<void> => {
+    try {
+      await write();
+    } catch (error) {
+      if (codeOf(error) !== 'ENOENT') throw failure('create', temp, error);
+      await makeFolderOf(file);
+      try {
+        await write();
+      } catch (retryError) {
+        throw failure('create', temp, retryError);
+      }
+    }
+  };
+
+  const openWrite = async (key: string, options: WriteOptions = {}): Promise<PendingWrite> => {
+    const file = fileOf(key);
+    const temp = tempOf(file);
+    await makeFolderOf(file);
     // Table files only: a staging folder goes whole with its unit, and a readdir per staged
     // page would be work on the hot path for nothing.
     if (!key.startsWith(`${STAGING_PREFIX}/`)) await removeStaleTemps(file);
@@ -66,10 +86,33 @@ export function createLocalDestination(dir: string): Destination {
 
     openWrite,
 
-    async put(key, body, options) {
-      const pending = await openWrite(key, options);
-      pending.stream.end(body);
-      await pending.commit();
+    async put(key, body, options = {}) {
+      // A small body known whole: a temp file written in one call, then renamed — no stream.
+      const file = fileOf(key);
+      const temp = tempOf(file);
+      if (options.durable === false) {
+        // Staging (a page and its checkpoint per API request, on the path between two
+        // requests): synchronous calls, measured faster here than the same calls through the
+        // thread pool (`npm start`: 41 s against 45 s; with a stream per file, 56 s).
+        await writeTemp(file, temp, () => writeFileSync(temp, body, { flag: 'wx' }));
+        try {
+          renameSync(temp, file);
+        } catch (error) {
+          rmSync(temp, { force: true });
+          throw failure('write', file, error);
+        }
+        return;
+      }
+      await removeStaleTemps(file);
+      // flush: fsync before close, so the rename publishes bytes that are on disk.
+      await writeTemp(file, temp, () => writeFile(temp, body, { flag: 'wx', flush: true }));
+      try {
+        await rename(temp, file);
+      } catch (error) {
+        await unlink(temp).catch(() => undefined);
+        throw failure('write', file, error);
+      }
+      await removeStaleTemps(file, 0);
     },
 
     async get(key) {
@@ -147,6 +190,11 @@ export function createLocalDestination(dir: string): Destination {
       }
     },
   };
+}
+
+/** The hidden temp file a write of `file` goes to before its rename: `.<name>.<12 hex>.tmp` beside it. */
+function tempOf(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /** A temp file this old belongs to a writer that was killed: nobody will commit it. */
