@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SamplesLastSequencer from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The files reading the samples' lake last, the lake built meanwhile (test/helpers/sequencer.ts).
+    sequence: { sequencer: SamplesLastSequencer },
     // `npm test` runs all three; `npm run test:unit` (seconds) etc. run one.
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },

@@ -4,9 +4,10 @@
  * a name keyed by the content it is built from (functions/, sandbox/, queries/, test/helpers/,
  * package-lock.json), so a change to any of them builds it again and an unchanged tree reuses it,
  * in this run and the next. Two workers asking at once: the first takes a lock (a folder made
- * with `mkdir`, which is atomic) and builds into a folder of its own, then renames it into place;
- * the other waits for the finished folder. Every test file gets its own copy (`makeTempDir`), so
- * no test can change what another reads.
+ * with `mkdir`, which is atomic, holding its process id) and builds into a folder of its own, then
+ * renames it into place; the other waits for the finished folder. A lock whose process is gone (a
+ * worker or warm-up stopped mid-build) is taken over at once. Every test file gets its own copy
+ * (`makeTempDir`), so no test can change what another reads.
  */
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -56,8 +57,7 @@ async function hashInputs(): Promise<string> {
  * kept beside it); the copy is a fresh `makeTempDir` folder, removed by `removeTempDirs`.
  */
 export async function cachedLake<Meta>(name: string, build: (root: string) => Promise<Meta>): Promise<{ readonly root: string; readonly meta: Meta }> {
-  inputsKey ??= hashInputs();
-  const built = path.join(LAKE_CACHE, `${name}-${await inputsKey}`);
+  const built = await builtFolder(name);
   const { meta } = (await readReady<Meta>(built)) ?? (await buildOnce(name, built, build));
   // Its age is the time since it was last used: another tree's run removes only lakes nobody used for a day.
   const now = new Date();
@@ -65,6 +65,12 @@ export async function cachedLake<Meta>(name: string, build: (root: string) => Pr
   const root = await makeTempDir(name);
   await cp(path.join(built, 'lake'), root, { recursive: true });
   return { root, meta };
+}
+
+/** Where the lake `name` of this tree's inputs is kept (its lock: the same path with `.lock`). */
+export async function builtFolder(name: string): Promise<string> {
+  inputsKey ??= hashInputs();
+  return path.join(LAKE_CACHE, `${name}-${await inputsKey}`);
 }
 
 /** What `build` resolved with, once the lake is in place; undefined before. */
@@ -82,7 +88,7 @@ async function buildOnce<Meta>(name: string, built: string, build: (root: string
   for (;;) {
     const ready = await readReady<Meta>(built);
     if (ready !== undefined) return ready;
-    if (await takeLock(lock)) break;
+    if (await takeLock(lock, built)) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   try {
@@ -103,20 +109,43 @@ async function buildOnce<Meta>(name: string, built: string, build: (root: string
   }
 }
 
-/** Makes the lock folder; false when another process holds a lock that is not stale. */
-async function takeLock(lock: string): Promise<boolean> {
+/** The file of a lock folder that names the process holding it. */
+const OWNER = 'pid';
+
+/**
+ * Makes the lock folder (with this process's id in it); false when another process holds a lock
+ * that is alive. A lock is dead when its process is gone — its half-made build goes with it — or,
+ * without an id (the holder died between the two calls), when it is older than STALE_LOCK_MS.
+ */
+async function takeLock(lock: string, built: string): Promise<boolean> {
   try {
     await mkdir(lock);
+    await writeFile(path.join(lock, OWNER), String(process.pid));
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+  const owner = Number(await readFile(path.join(lock, OWNER), 'utf8').catch(() => ''));
   const since = await stat(lock).then(
     (s) => Date.now() - s.mtimeMs,
     () => 0,
   );
-  if (since > STALE_LOCK_MS) await rm(lock, { recursive: true, force: true });
+  const gone = Number.isInteger(owner) && owner > 0 && !isAlive(owner);
+  if (gone || since > STALE_LOCK_MS) {
+    if (gone) await rm(`${built}.building-${owner}`, { recursive: true, force: true });
+    await rm(lock, { recursive: true, force: true });
+  }
   return false;
+}
+
+/** Whether a process with this id runs on this machine (signal 0 checks without sending). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Lakes of this name built from other inputs and not used for a day, and builds left by a dead worker: no tree of today reads them. */

@@ -3,11 +3,12 @@
  * that ask at the same time, reused after, and a copy of its own for each caller.
  */
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../helpers/files.js';
-import { cachedLake, LAKE_CACHE } from '../../helpers/lake-cache.js';
+import { builtFolder, cachedLake, LAKE_CACHE } from '../../helpers/lake-cache.js';
 
 const NAME = `lake-cache-test-${randomUUID().slice(0, 8)}`;
 
@@ -48,5 +49,22 @@ describe('the lake cache', () => {
     const { meta } = await cachedLake(name, async () => 'built');
 
     expect(meta).toBe('built');
+  });
+
+  it('takes over at once the lock of a process that is gone, and removes its half-made build', async () => {
+    const name = `${NAME}-orphan`;
+    const built = await builtFolder(name);
+    // A process that held the lock and died mid-build (its id is free once it has exited).
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    await mkdir(`${built}.lock`, { recursive: true });
+    await writeFile(path.join(`${built}.lock`, 'pid'), dead);
+    await mkdir(`${built}.building-${dead}`, { recursive: true });
+
+    const started = Date.now();
+    const { meta } = await cachedLake(name, async () => 'built');
+
+    expect(meta).toBe('built');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await readdir(LAKE_CACHE)).filter((entry) => entry.startsWith(`${path.basename(built)}.`))).toEqual([]);
   });
 });
