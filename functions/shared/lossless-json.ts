@@ -72,6 +72,13 @@ export function parseJson(text: string): unknown {
  * `JSON.stringify` does on a cycle.
  */
 export function stringifyJson(value: unknown): string {
+  // Without a bigint (nearly always) JSON.stringify alone, several times faster than with a
+  // replacer called for every value; with one, it throws a TypeError and the replacer does it.
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof TypeError) || !/BigInt/i.test(error.message)) throw error;
+  }
   let mark: string | undefined;
   const text = JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item !== 'bigint') return item;
