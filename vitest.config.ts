@@ -11,6 +11,11 @@ export default defineConfig({
     // The files reading the samples' lake last, the lake built meanwhile (test/helpers/sequencer.ts).
     sequence: { sequencer: SamplesLastSequencer },
     // `npm test` runs all three; `npm run test:unit` (seconds) etc. run one.
+    // The files of one worker share their modules instead of importing them again each (the
+    // integration and infra files import most of the code, the AWS SDK, CDK and DuckDB: that
+    // was a fifth of the suite's time). Each file still starts and stops its own servers and
+    // temp folders; a file that replaces a module (vi.mock) loads what uses it again itself.
+    isolate: false,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },

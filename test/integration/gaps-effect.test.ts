@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFixes } from '../../functions/gaps/effect.js';
-import { buildReport } from '../../functions/report/report.js';
 import { periodOf } from '../../functions/warehouse/period.js';
 import { readOutcomeRequests } from '../../functions/gaps/read.js';
 import { addDays } from '../../functions/shared/dates.js';
@@ -34,8 +33,13 @@ vi.mock('../../functions/warehouse/duckdb.js', async (original) => {
 });
 
 let lake: FixLake;
+let buildReport: typeof import('../../functions/report/report.js').buildReport;
 
 beforeAll(async () => {
+  // The files of one worker share their modules (vitest.config.ts: isolate off): another file
+  // may have loaded the report's before this file's mock, so they are loaded again to see it.
+  vi.resetModules();
+  ({ buildReport } = await import('../../functions/report/report.js'));
   lake = await buildFixLake();
 }, 120_000);
 
