@@ -97,16 +97,20 @@ export function failureBackoff(failures: number, settings: ResolvedSettings): nu
   return backoffDelay(failures, { baseMs: settings.failureBackoffMs, maxMs: settings.failureBackoffCapMs });
 }
 
-/** Settings from the validated configuration (MINTLIFY_PROJECT_IDS, FOLLOWUP_MAX_WAIT_HOURS, FOLLOWUP_MAX_DEFER_MINUTES). */
+/** Settings from the validated configuration (MINTLIFY_PROJECT_IDS, FOLLOWUP_MAX_WAIT_HOURS, FOLLOWUP_MAX_DEFER_MINUTES, FOLLOWUP_POLL_MIN_SECONDS). */
 export function settingsFromConfig(config: {
   readonly projectIds: readonly string[];
   readonly followUpMaxWaitHours: number;
   readonly followUpMaxDeferMinutes?: number;
+  readonly followUpPollMinSeconds?: number;
 }): FollowUpSettings {
   return {
     projectIds: config.projectIds,
     maxWaitMs: config.followUpMaxWaitHours * HOUR_MS,
     ...(config.followUpMaxDeferMinutes === undefined ? {} : { maxDeferMs: config.followUpMaxDeferMinutes * MINUTE_MS }),
+    ...(config.followUpPollMinSeconds === undefined
+      ? {}
+      : { schedule: { ...DEFAULT_POLL_SCHEDULE, minIntervalMs: Math.max(1, Math.round(config.followUpPollMinSeconds * 1000)) } }),
   };
 }
 

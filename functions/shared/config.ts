@@ -435,6 +435,11 @@ export const SETTINGS = {
     default: '120',
     readBy: FOLLOW_UP,
   }),
+  followUpPollMinSeconds: decimal('FOLLOWUP_POLL_MIN_SECONDS', 0, 3600, {
+    doc: "shortest wait between two polls of a job, seconds: the wait grows with the job's age (a tenth of it, at most 2 h); a local API's jobs (the sandbox's) finish in a second",
+    default: '5',
+    readBy: FOLLOW_UP,
+  }),
   followUpOutcomesTopicArn: setting({
     env: 'FOLLOWUP_OUTCOMES_TOPIC_ARN',
     doc: "SNS topic every follow-up outcome record is also published to (attributes `status`, `projectId`, `jobId`); infra sets it to the stack's topic; `consume --outcomes-topic` overrides it",

@@ -72,3 +72,6 @@ export function exportFunctionEnv(
     ...extra,
   };
 }
+
+/** The sandbox's agent jobs end within a second: a consumer polls them every 0.2 s (FOLLOWUP_POLL_MIN_SECONDS), not the real API's 5 s. */
+export const SANDBOX_POLLS: Readonly<Record<string, string>> = { FOLLOWUP_POLL_MIN_SECONDS: '0.2' };

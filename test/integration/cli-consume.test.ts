@@ -17,7 +17,7 @@ import { createLocalStore } from '../../functions/shared/storage/shared-store-lo
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { spawnCli, type CliChild } from '../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
+import { emulatorAwsEnv, hostEnv, SANDBOX_POLLS } from '../helpers/env.js';
 
 const PROJECT = 'proj_small';
 
@@ -105,6 +105,7 @@ function startConsumer(queueUrl: string, env: Record<string, string>, options: {
       MINTLIFY_PROJECT_IDS: PROJECT,
       // The most verbose logs give a leak the most chances to show.
       POWERTOOLS_LOG_LEVEL: 'DEBUG',
+      ...SANDBOX_POLLS,
       ...env,
     },
     { entry: 'bin', nodeArgs: ['--import', pathToFileURL(preload).href] },

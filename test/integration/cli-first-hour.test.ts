@@ -19,7 +19,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { TEST_REGION } from '../helpers/emulators.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { runCliInProcess, spawnCli } from '../helpers/cli.js';
-import { cliEnv, hostEnv, noAwsSetup } from '../helpers/env.js';
+import { cliEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../helpers/env.js';
 
 const PROJECT = 'proj_small';
 const DAY = '2026-11-01';
@@ -308,8 +308,8 @@ describe('follow-up with the embedded sandbox (no MINTLIFY_API_KEY), which lives
     const cwd = await freshFolder();
     const args = ['follow-up', '--project', 'proj_small', '--job', 'job_demo_1', '--prompt', 'Add a FAQ page', '--request-id', 'req-first-hour', '--json'];
 
-    const first = await cli(args, { cwd, env: noKey });
-    const second = await cli(args, { cwd, env: noKey });
+    const first = await cli(args, { cwd, env: { ...noKey, ...SANDBOX_POLLS } });
+    const second = await cli(args, { cwd, env: { ...noKey, ...SANDBOX_POLLS } });
 
     expect(first.code, first.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);

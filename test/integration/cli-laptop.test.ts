@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli, spawnCli, waitUntil } from '../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { emulatorAwsEnv, hostEnv, noAwsSetup } from '../helpers/env.js';
+import { emulatorAwsEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const PROJECT = 'proj_small';
@@ -50,6 +50,7 @@ async function consumerEnv(): Promise<Record<string, string>> {
     MINTLIFY_API_URL: sandbox.url,
     MINTLIFY_API_KEY: sandbox.apiKey,
     EXPORT_DESTINATION: await makeTempDir('laptop-dest'),
+    ...SANDBOX_POLLS,
   };
 }
 

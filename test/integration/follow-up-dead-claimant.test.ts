@@ -11,6 +11,7 @@ import type { Sandbox } from '../../sandbox/index.js';
 import { makeTempDir } from '../helpers/files.js';
 import { spawnCli, waitUntil } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/emulators.js';
+import { SANDBOX_POLLS } from '../helpers/env.js';
 
 const PROJECT = 'proj_small';
 const JOB = 'job_dead_claimant';
@@ -26,7 +27,7 @@ describe('a follow-up whose claimant was killed during the POST', () => {
     sandbox.createJob(PROJECT, { id: JOB, status: 'completed', prLink: null });
     sandbox.addFault({ route: 'agent-message', kind: 'slow', delayMs: 60_000 });
     const dest = await makeTempDir('dead-claimant');
-    const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_DESTINATION: dest, HOME: dest };
+    const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_DESTINATION: dest, HOME: dest, ...SANDBOX_POLLS };
     const args = ['follow-up', '--project', PROJECT, '--job', JOB, '--prompt', 'tidy the FAQ', '--request-id', REQUEST, '--json'];
     const records = createLocalStore(join(dest, '.followup-state'));
     const first = spawnCli(args, env);

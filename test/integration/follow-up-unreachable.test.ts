@@ -18,7 +18,7 @@ import { createLocalStore } from '../../functions/shared/storage/shared-store-lo
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runSpawnedCli, spawnCli, waitUntil } from '../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
+import { emulatorAwsEnv, hostEnv, SANDBOX_POLLS } from '../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const PROJECT = 'proj_small';
@@ -197,6 +197,7 @@ describe('consume when the API cannot be reached', () => {
         MINTLIFY_API_KEY: api.apiKey,
         EXPORT_DESTINATION: destination,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
+        ...SANDBOX_POLLS,
       },
       { entry: 'bin' },
     );

@@ -12,7 +12,7 @@ import type { Gap } from '../../functions/gaps/gaps.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCliAt, runSpawnedCli, spawnCli, waitUntil } from '../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
-import { emulatorAwsEnv, hostEnv } from '../helpers/env.js';
+import { emulatorAwsEnv, hostEnv, SANDBOX_POLLS } from '../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../helpers/files.js';
 
 const PROJECT = 'proj_small';
@@ -88,7 +88,7 @@ describe('gaps → prompts → enqueue → consume → gaps (real processes)', (
     const again = await cli(['enqueue', '--queue-url', queueUrl, '--file', promptsFile]);
     const consumer = spawnCli(
       ['consume', '--queue-url', queueUrl, '--wait-seconds', '1'],
-      { ...env(), FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl },
+      { ...env(), ...SANDBOX_POLLS, FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl },
       { entry: 'bin' },
     );
     await waitUntil(async () => (await outcomeFiles()).length === prompts.length, 'every prompt has its outcome', 60_000);

@@ -52,4 +52,13 @@ describe('follow-up settings', () => {
   it('refuses a FOLLOWUP_MAX_DEFER_MINUTES that is not a whole number of minutes', () => {
     expect(() => loadConfig({ FOLLOWUP_MAX_DEFER_MINUTES: '0.5' })).toThrow(/FOLLOWUP_MAX_DEFER_MINUTES must be a whole number/);
   });
+
+  it('polls a job no sooner than FOLLOWUP_POLL_MIN_SECONDS (default 5 s), the rest of the schedule unchanged', () => {
+    const fast = resolveSettings(settingsFromConfig(loadConfig({ FOLLOWUP_POLL_MIN_SECONDS: '0.2' })));
+    const usual = resolveSettings(settingsFromConfig(loadConfig({})));
+
+    expect(fast.schedule).toEqual({ ...usual.schedule, minIntervalMs: 200 });
+    expect(usual.schedule.minIntervalMs).toBe(5_000);
+    expect(() => loadConfig({ FOLLOWUP_POLL_MIN_SECONDS: '0' })).toThrow(/FOLLOWUP_POLL_MIN_SECONDS must be a number above 0/);
+  });
 });
