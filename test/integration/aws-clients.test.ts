@@ -8,9 +8,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AWS_REQUEST_HANDLER, awsClientConfig, MAX_LONG_POLL_SECONDS, SQS_REQUEST_HANDLER } from '../../../functions/shared/aws-clients.js';
+import { AWS_REQUEST_HANDLER, awsClientConfig, MAX_LONG_POLL_SECONDS, SQS_REQUEST_HANDLER } from '../../functions/shared/aws-clients.js';
 
-const REPO = path.resolve(import.meta.dirname, '../../..');
+const REPO = path.resolve(import.meta.dirname, '../..');
 
 let server: Server | undefined;
 const sockets: Socket[] = [];
