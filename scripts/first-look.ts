@@ -1,7 +1,7 @@
 /**
  * What `npm start` does (scripts/start.ts runs it on the process's io): the export of every dataset of every project into ./data (or
  * EXPORT_DESTINATION) — the last two weeks against the embedded sandbox when no
- * MINTLIFY_API_KEY is set (about a minute: docs/report.md; days already exported are skipped), the latest due day
+ * MINTLIFY_API_KEY is set (under a minute: docs/report.md; days already exported are skipped), the latest due day
  * (EXPORT_SETTLE_HOURS after it ends) against the real API — then a first look at
  * the result through DuckDB: what a docs team would ask the warehouse first (the summary
  * questions of queries/, the same SQL as the Athena saved queries), and the HTML report of the
