@@ -30,6 +30,7 @@ import { DestinationError } from '../shared/errors.js';
 import { openDuckDb, type DuckDbSession, type Row } from '../warehouse/duckdb.js';
 import { sqlString } from '../warehouse/sql.js';
 import { hmacOf } from '../shared/personal-data.js';
+import { isProcessAlive } from '../shared/pacing/leases.js';
 import type { PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
 import { erasureKey, readErasureRecords, writeErasureRecord, type ErasureRecord } from './erasures.js';
@@ -298,17 +299,7 @@ async function removeCopiesOfKilledRuns(temp: string): Promise<void> {
   const names = await readdir(temp).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(/^mintlify-forget-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
-    if (Number.isSafeInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(path.join(temp, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: a process of another user holds the id.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (Number.isSafeInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) await rm(path.join(temp, name), { recursive: true, force: true });
   }
 }
 

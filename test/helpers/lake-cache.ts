@@ -14,6 +14,7 @@ import { cp, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isProcessAlive } from '../../functions/shared/pacing/leases.js';
 import { makeTempDir } from './files.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -130,7 +131,7 @@ async function takeLock(lock: string, built: string): Promise<boolean> {
     (s) => Date.now() - s.mtimeMs,
     () => 0,
   );
-  const gone = Number.isInteger(owner) && owner > 0 && !isAlive(owner);
+  const gone = Number.isInteger(owner) && owner > 0 && !isProcessAlive(owner);
   if (gone || since > STALE_LOCK_MS) {
     if (gone) await rm(`${built}.building-${owner}`, { recursive: true, force: true });
     await rm(lock, { recursive: true, force: true });
@@ -138,15 +139,6 @@ async function takeLock(lock: string, built: string): Promise<boolean> {
   return false;
 }
 
-/** Whether a process with this id runs on this machine (signal 0 checks without sending). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Lakes of this name built from other inputs and not used for a day, and builds left by a dead worker: no tree of today reads them. */
 async function removeOldLakes(name: string, keep: string): Promise<void> {

@@ -126,13 +126,16 @@ export function isLocalProcessGone(owner: string): boolean {
   const match = /^(.+):(\d+):[0-9a-f]+$/.exec(owner);
   if (!match || match[1] !== hostname()) return false;
   const pid = Number(match[2]);
-  if (pid === process.pid) return false;
+  return pid !== process.pid && !isProcessAlive(pid);
+}
+
+/** Whether a process with this id exists on this machine (signal 0 checks without sending; EPERM: it exists but is another user's). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return false;
+    return true;
   } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
