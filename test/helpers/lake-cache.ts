@@ -139,7 +139,6 @@ async function takeLock(lock: string, built: string): Promise<boolean> {
   return false;
 }
 
-
 /** Lakes of this name built from other inputs and not used for a day, and builds left by a dead worker: no tree of today reads them. */
 async function removeOldLakes(name: string, keep: string): Promise<void> {
   for (const entry of await readdir(LAKE_CACHE)) {
