@@ -10,14 +10,25 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
-/** sha256 of each file's path and bytes (paths relative to `root`, in the order given). */
+/** The esbuild that builds the bundle: another version builds it again. */
+function esbuildVersion() {
+  try {
+    return JSON.parse(readFileSync(createRequire(import.meta.url).resolve('esbuild/package.json'), 'utf8')).version;
+  } catch {
+    return 'none';
+  }
+}
+
+/** sha256 of esbuild's version and each file's path and bytes (paths relative to `root`, in the order given). */
 function hashOf(root, files) {
   const hash = createHash('sha256');
+  hash.update(`esbuild ${esbuildVersion()}\u0000`);
   for (const file of files) {
     hash.update(`${file}\u0000`);
     hash.update(readFileSync(path.join(root, file)));
