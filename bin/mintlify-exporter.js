@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx's loader so the package needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the CLI from its cached bundle (bin/bundle.js: built from the TypeScript source when a
+// source changed), or, when there can be none, the source itself through tsx's loader: the
+// package needs no build step either way.
+import { pathToFileURL } from 'node:url';
+import { cliBundle } from './bundle.js';
 
-register();
-const { runCli } = await import('../functions/cli.ts');
-await runCli();
+const bundle = await cliBundle();
+if (bundle !== undefined) {
+  const { runCli } = await import(pathToFileURL(bundle).href);
+  await runCli();
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { runCli } = await import('../functions/cli.ts');
+  await runCli();
+}

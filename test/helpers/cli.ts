@@ -72,7 +72,10 @@ export async function runCliAt(
 // --- a child process ------------------------------------------------------------------------------
 
 export interface SpawnOptions {
-  /** `bin` runs the published entry (`bin/mintlify-exporter.js`); `source` the TypeScript source under tsx. @default 'source' */
+  /**
+   * `bin` runs the published entry (`bin/mintlify-exporter.js`: the CLI's cached bundle, as a
+   * user runs it); `source` the TypeScript source under tsx. @default 'bin'
+   */
   readonly entry?: 'source' | 'bin';
   /** The working folder; only with `entry: 'bin'` (the source is found from the root). @default REPO_ROOT */
   readonly cwd?: string;
@@ -95,8 +98,8 @@ export interface CliChild {
 
 /** The real CLI in a child process with `env` as its whole environment (plus PATH). */
 export function spawnCli(args: readonly string[], env: Record<string, string>, options: SpawnOptions = {}): CliChild {
-  if (options.cwd !== undefined && options.entry !== 'bin') throw new Error('spawnCli: a cwd other than the repository root needs entry: bin');
-  const entry = options.entry === 'bin' ? [BIN] : ['--import', 'tsx', 'functions/cli.ts'];
+  if (options.cwd !== undefined && options.entry === 'source') throw new Error('spawnCli: a cwd other than the repository root needs entry: bin');
+  const entry = options.entry === 'source' ? ['--import', 'tsx', 'functions/cli.ts'] : [BIN];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
