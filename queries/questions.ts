@@ -221,6 +221,11 @@ export interface QuestionParams {
   readonly projects?: readonly string[];
   /** At most this many rows. */
   readonly limit?: number;
+  /**
+   * The day "N days ago" counts back from, `YYYY-MM-DD`: a run's own clock (the docs' samples, a
+   * report of a past week). Absent: the engine's `current_date` (the saved queries of Athena).
+   */
+  readonly today?: string;
 }
 
 /** The tables a question reads, by name. */
@@ -235,7 +240,7 @@ const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 /** The SQL of `question` in `dialect`, for `params`; DuckDB reads the tables from `source`. */
 export function questionSql(question: Question, dialect: Dialect, source?: DuckDbSource, params: QuestionParams = {}): string {
   if (question.duckdbOnly && dialect !== 'duckdb') throw new Error(`${question.file} runs in DuckDB only: it has no ${dialect} SQL`);
-  for (const day of [params.from, params.to]) {
+  for (const day of [params.from, params.to, params.today]) {
     if (day !== undefined && !DAY.test(day)) throw new Error(`${question.file}: "${day}" is not a YYYY-MM-DD day`);
   }
   for (const project of params.projects ?? []) {
@@ -243,7 +248,7 @@ export function questionSql(question: Question, dialect: Dialect, source?: DuckD
   }
   if (params.limit !== undefined && !(Number.isInteger(params.limit) && params.limit > 0)) throw new Error(`${question.file}: limit ${params.limit}`);
   const daysAgo = (n: string) => {
-    const day = `current_date - interval '${n}' day`;
+    const day = `${params.today !== undefined ? `DATE ${sqlString(params.today)}` : 'current_date'} - interval '${n}' day`;
     return dialect === 'athena' ? `date_format(${day}, '%Y-%m-%d')` : `strftime(${day}, '%Y-%m-%d')`;
   };
   return rawSql(question).replace(/\{\{([a-z_]+)(?::(-?\d+))?\}\}/g, (placeholder, name: string, arg: string | undefined) => {

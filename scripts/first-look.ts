@@ -13,7 +13,7 @@ import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
 import { lastDueDay } from '../functions/export/settle.js';
 import { loadConfig } from '../functions/shared/config.js';
-import { addDays } from '../functions/shared/dates.js';
+import { addDays, formatDay } from '../functions/shared/dates.js';
 import { QUESTIONS, questionSql, tablesOf } from '../queries/questions.js';
 
 /** Days `npm start` exports from the embedded sandbox: the report's week and the week before. */
@@ -24,13 +24,15 @@ const SHOWN_ROWS = 8;
 
 /** The summary questions of queries/ (the Athena saved queries' SQL, in DuckDB's dialect). */
 async function showWarehouse(io: CliIo, dir: string): Promise<void> {
+  // "The last 30 days" count back from the run's clock, not DuckDB's: the same run prints the same answers on any day.
+  const today = formatDay(io.now());
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
     for (const question of QUESTIONS.filter((q) => q.summary)) {
       if (!tablesOf(question).every((table) => existsSync(path.join(dir, table.prefix)))) continue;
-      const reader = await connection.runAndReadAll(questionSql(question, 'duckdb', { root: dir }));
+      const reader = await connection.runAndReadAll(questionSql(question, 'duckdb', { root: dir }, { today }));
       const rows = reader.getRowsJson();
       const more = rows.length > SHOWN_ROWS ? `\n  … ${rows.length - SHOWN_ROWS} more` : '';
       io.stdout.write(`\n${question.name}\n${formatTable(reader.columnNames(), rows.slice(0, SHOWN_ROWS))}${more}\n`);

@@ -5,7 +5,7 @@
  * real export by test/integration/questions.test.ts, report.test.ts and gaps-effect.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { QUESTION_IDS, questionById, TYPED_QUESTIONS } from '../../../queries/questions.js';
+import { QUESTION_IDS, QUESTIONS, questionById, questionSql, TYPED_QUESTIONS } from '../../../queries/questions.js';
 import { decodeThumbsDownPage, decodeUnansweredCategory, strings } from '../../../functions/warehouse/questions.js';
 
 describe('the typed rows of the questions', () => {
@@ -29,5 +29,23 @@ describe('the typed rows of the questions', () => {
       thumbsDown: 2,
       comments: [],
     });
+  });
+});
+
+describe("a question's days on a run's clock", () => {
+  it('count "the last N days" back from the day given, in both dialects: no engine clock is read', () => {
+    for (const question of QUESTIONS) {
+      for (const dialect of question.duckdbOnly ? (['duckdb'] as const) : (['duckdb', 'athena'] as const)) {
+        const sql = questionSql(question, dialect, { root: '/lake' }, { today: '2026-11-27' });
+        expect(sql, `${question.file} (${dialect})`).not.toMatch(/current_date|now\(\)|current_timestamp/i);
+      }
+    }
+    const sql = questionSql(questionById(QUESTION_IDS.topPages), 'duckdb', { root: '/lake' }, { today: '2026-11-27' });
+    expect(sql).toContain("DATE '2026-11-27' - interval '30' day");
+  });
+
+  it("keep the engine's current_date for the saved queries, and refuse a day that is not YYYY-MM-DD", () => {
+    expect(questionSql(questionById(QUESTION_IDS.topPages), 'athena')).toContain("current_date - interval '30' day");
+    expect(() => questionSql(questionById(QUESTION_IDS.topPages), 'athena', undefined, { today: "2026-11-27' OR 1=1" })).toThrow(/is not a YYYY-MM-DD day/);
   });
 });
