@@ -1,7 +1,7 @@
 /** The most viewed pages, with their AI share and what moved. */
 import type { Figures } from '../figures.js';
 import { formatCount, formatShare } from '../../shared/format.js';
-import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
+import { bars, changeCell, comparisonNotes, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
@@ -35,7 +35,7 @@ export function pagesSection(figures: Figures, context: SectionContext): SafeHtm
             formatShare(p.aiShare),
             changeCell(p.views, p.previous, FIGURE_MEANINGS.views),
           ]),
-        )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views', FIGURE_MEANINGS.views)}`
+        )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views', FIGURE_MEANINGS.views)}${comparisonNotes(figures, ['views'], context.exportCommand)}`
       : empty('No page views were exported for this period.');
   return section(
     'pages',
