@@ -94,7 +94,7 @@ describe('a 30-day report after a backfill of 30 days and the last day before', 
   });
 
   it('compares the headline per day, marked so, over the days each period has', () => {
-    const counts = deltas(html).filter((d) => d.text.startsWith('per day:'));
+    const counts = deltas(html).filter((d) => d.text?.startsWith('per day:'));
     expect(counts.length).toBe(6);
     expect(deltas(html).every((d) => d.comparison === 'per-day' && d.classes === 'flat per-day')).toBe(true);
     const { current, previous } = figures.headline;
