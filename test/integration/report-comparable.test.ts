@@ -111,7 +111,7 @@ describe('a 30-day report after a backfill of 30 days and the last day before', 
     expect(notes).toHaveLength(5);
     for (const note of notes) {
       expect(note).toContain('compared per day, not as totals');
-      expect(note).toContain(`the 30 day(s) before (${BACKFILL_PREVIOUS.from} to ${BACKFILL_DAY_BEFORE}) 1 of 30`);
+      expect(note).toContain(`the 30 day(s) before it (${BACKFILL_PREVIOUS.from} to ${BACKFILL_DAY_BEFORE}) have 1 of 30`);
       expect(note).toContain('at least 80 %');
       expect(note).toContain(`<code>${command}</code> fills the missing days.`);
     }

@@ -138,9 +138,9 @@ function comparedOf(headlines: Figures['headline'], key: DigestFigure): Compared
   return { comparison: 'none', current: current[key], previous: null };
 }
 
-/** `6,912/day` of a per-day figure (rounded), the count of a total. */
+/** `6,912.4/day` of a per-day figure (one decimal at most), the count of a total. */
 function countOf(value: number, comparison: Comparison): string {
-  return comparison === 'per-day' ? `${formatCount(Math.round(value))}/day` : formatCount(value);
+  return comparison === 'per-day' ? `${formatCount(value, { oneDecimal: true })}/day` : formatCount(value);
 }
 
 /** The change of a compared figure: `+12 %`, `new` from 0 (totals only), '' when not compared. */

@@ -64,7 +64,7 @@ export function comparisonNotes(
       .sort()
       .at(-1);
     const fill = from === undefined || to === undefined ? '' : html` <code>${exportCommand(from, to)}</code> fills the missing days.`;
-    return html`<span data-comparison="${first.comparison}">${listed.charAt(0).toUpperCase()}${listed.slice(1)}: ${how}. This period has ${first.current.exported} of ${first.current.days} ${unit} exported, the ${figures.previous.days.length} day(s) before (${figures.previous.from} to ${lastDayOf(figures.previous)}) ${first.previous.exported} of ${first.previous.days}; totals are compared only when both have at least ${percent} %.${fill}</span>`;
+    return html`<span data-comparison="${first.comparison}">${listed.charAt(0).toUpperCase()}${listed.slice(1)}: ${how}. This period has ${first.current.exported} of ${first.current.days} ${unit} exported and the ${figures.previous.days.length} day(s) before it (${figures.previous.from} to ${lastDayOf(figures.previous)}) have ${first.previous.exported} of ${first.previous.days}; totals are compared only when both have at least ${percent} %.${fill}</span>`;
   });
   return html`<p class="note comparison">${sentences.map((s, i) => (i === 0 ? s : html` ${s}`))}</p>`;
 }

@@ -55,7 +55,8 @@ function change(
     if (now === null || before === null) return undefined;
     const delta = now - before;
     const relative = before === 0 ? '' : ` (${signed(delta, `${((delta / before) * 100).toFixed(1)} %`)})`;
-    return { text: `per day: ${formatCount(Math.round(now))} vs ${formatCount(Math.round(before))}${relative}`, tone: 'flat', perDay: true };
+    const perDay = (value: number) => formatCount(value, { oneDecimal: true });
+    return { text: `per day: ${perDay(now)} vs ${perDay(before)}${relative}`, tone: 'flat', perDay: true };
   }
   const now = current[metric.key] as number | null;
   const before = previous[metric.key] as number | null;
