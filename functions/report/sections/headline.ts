@@ -7,8 +7,9 @@ import type { Comparison } from '../../warehouse/compare.js';
 import { type CountFigure, COUNT_FIGURES, FIGURE_DATASET, type Figures, type Headline, hasData } from '../figures.js';
 import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
-import { comparisonNotes, defined, note, section } from '../page/parts.js';
+import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { definitionText, type DefinitionId } from './definitions.js';
 import { FIGURE_MEANINGS, toneOf } from '../../warehouse/figure-names.js';
 

@@ -1,8 +1,9 @@
 /** The most viewed pages, with their AI share and what moved. */
 import type { Figures } from '../figures.js';
 import { formatCount, formatShare } from '../../shared/format.js';
-import { bars, changeCell, comparisonNotes, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
+import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function pagesSection(figures: Figures, context: SectionContext): SafeHtml {

@@ -2,8 +2,9 @@
 import type { Figures } from '../figures.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
-import { changeCell, comparisonNotes, empty, moversBlock, section, table } from '../page/parts.js';
+import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import type { SectionContext } from '../page/parts.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 

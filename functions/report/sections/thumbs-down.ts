@@ -2,8 +2,9 @@
 import type { Figures } from '../figures.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { userText } from '../html.js';
-import { bars, changeCell, comparisonNotes, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
+import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function thumbsDownSection(figures: Figures, context: SectionContext): SafeHtml {
