@@ -48,7 +48,7 @@ export type ReportDataset = (typeof REPORT_DATASETS)[number];
 export const COUNT_FIGURES = ['human', 'ai', 'views', 'searches', 'questions', 'unanswered', 'thumbsDown'] as const;
 export type CountFigure = (typeof COUNT_FIGURES)[number];
 
-/** The dataset each figure of the headline and each ranking comes from: its coverage decides how it is compared. */
+/** The dataset each figure of the headline comes from: its coverage decides how it is compared. */
 export const FIGURE_DATASET = {
   human: 'visitors',
   ai: 'visitors',
@@ -59,11 +59,12 @@ export const FIGURE_DATASET = {
   unanswered: 'assistant',
   unansweredShare: 'assistant',
   thumbsDown: 'feedback',
-  pages: 'views',
-  unclickedSearches: 'searches',
-  categories: 'assistant',
-  thumbsDownPages: 'feedback',
 } as const satisfies Readonly<Record<string, ReportDataset>>;
+
+/** The dataset each ranking (and its movers) comes from. */
+export const RANKING_DATASET = { pages: 'views', searches: 'searches', categories: 'assistant', thumbsDown: 'feedback' } as const satisfies Readonly<
+  Record<string, ReportDataset>
+>;
 
 export interface Headline {
   readonly human: number;
@@ -296,14 +297,10 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
     );
     const clickedBefore = new Set(clicked.map((row) => `${String(row.project_id)}\u0000${String(row.term)}`));
     const wasClicked = (projectId: string, key: string) => clickedBefore.has(`${projectId}\u0000${key}`);
-    const rankingDataset = { pages: 'views', searches: 'searches', categories: 'assistant', thumbsDown: 'feedback' } as const satisfies Record<
-      keyof typeof ranked,
-      ReportDataset
-    >;
     const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
-      compares(rankingDataset[kind]) ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
+      compares(RANKING_DATASET[kind]) ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
     const moversOfKind = (kind: keyof typeof ranked, thereBefore?: (r: Ranked) => boolean): Movers =>
-      compares(rankingDataset[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore) : NO_MOVERS;
+      compares(RANKING_DATASET[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore) : NO_MOVERS;
 
     return {
       period,
