@@ -34,6 +34,11 @@ export const EXPORT_METRICS = {
    * `unknown_fields` and as sent, nothing lost (low severity; docs/operations.md).
    */
   schemaDrift: 'SchemaDrift',
+  /**
+   * Glue partitions of committed days that could not be registered in this run (with
+   * `EXPORT_GLUE_DATABASE`): kept and tried again by the next run (functions/export/partitions.ts).
+   */
+  partitionsFailed: 'GluePartitionsFailed',
 } as const;
 
 /** Metrics the follow-up consumer publishes (unit: Count). */
