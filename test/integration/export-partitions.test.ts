@@ -5,6 +5,7 @@
  * Visitors only: two tables (visitors_totals, visitors_pages), two projects a day.
  */
 import { GlueClient } from '@aws-sdk/client-glue';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportDeps } from '../../functions/export/deps.js';
 import { createHandler } from '../../functions/export/handler.js';
@@ -59,10 +60,17 @@ afterAll(async () => {
   await Promise.all([sandbox?.close(), dynamo?.close(), glue?.close()]);
 });
 
-/** Metrics as the handler adds them, by name (the last value). */
+/** Metrics as the handler adds them, by name (the last value): Powertools' own, published nowhere. */
 function recordingMetrics() {
   const added = new Map<string, number>();
-  return { added, addMetric: (name: string, _unit: unknown, value: number) => void added.set(name, value), publishStoredMetrics: () => undefined };
+  const metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'> = {
+    addMetric(name, _unit, value) {
+      added.set(name, value);
+      return metrics as Metrics;
+    },
+    publishStoredMetrics: () => metrics as Metrics,
+  };
+  return { added, metrics };
 }
 
 /** The handler as deployed, with `env` on top, the Glue client at the stand-in. */
@@ -73,9 +81,9 @@ async function loadHandler(env: Record<string, string | undefined> = { EXPORT_GL
     exportFunctionEnv({ apiUrl: sandbox.url, projectIds: PROJECTS.join(','), destination: dir, stateTable: table }, { MINTLIFY_API_KEY: API_KEY, ...env }),
   );
   const client = new GlueClient({ endpoint: glue.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-  const metrics = recordingMetrics();
-  const handler = createHandler({ ...createExportDeps(config, { dynamo: () => dynamo.client, glue: client }), metrics });
-  return { handler, dir, metrics: metrics.added, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
+  const recorded = recordingMetrics();
+  const handler = createHandler({ ...createExportDeps(config, { dynamo: () => dynamo.client, glue: client }), metrics: recorded.metrics });
+  return { handler, dir, metrics: recorded.added, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
 }
 
 const batchCalls = () =>
