@@ -26,7 +26,8 @@ const { resolve } = resolver(resources, names);
 const exportFunction = Object.values(resources).find(
   (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description']).startsWith('Hourly export'),
 );
-const role = rolePolicies(resources, String(exportFunction?.Properties['Description']), resolve);
+if (!exportFunction) throw new Error('the template has no export function');
+const role = rolePolicies(resources, String(exportFunction.Properties['Description']), resolve);
 
 const glueArn = (rest: string) => `arn:aws:glue:${TEST_REGION}:${TEST_ACCOUNT}:${rest}`;
 /** The resources Glue authorizes a table-level call on: the catalog, the database and the table. */
@@ -42,7 +43,7 @@ const DATASET_TABLE_NAMES = [...new Set(Object.values(DATASET_TABLES).flatMap((d
 
 describe("the export's Glue partitions in the template", () => {
   it("names the stack's database in the export function's environment", () => {
-    const env = (exportFunction?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const env = (exportFunction.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
 
     expect(resolve(env['EXPORT_GLUE_DATABASE'])).toBe(DATABASE);
   });
