@@ -10,12 +10,12 @@
 import { GlueClient } from '@aws-sdk/client-glue';
 import type { Command } from 'commander';
 import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { registerDays, type GlueSend, type TableRegistration } from '../export/partitions.js';
+import { registerDays, type TableRegistration } from '../export/partitions.js';
 import { completeUnits } from '../export/units.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { loadConfig } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
-import type { AppLogger } from '../shared/logger.js';
+import { silentLogger, type AppLogger } from '../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { openExportDestination } from '../export/deps.js';
 import { probeSetup } from './probe.js';
@@ -30,10 +30,7 @@ interface RegisterFlags {
   readonly json?: boolean;
 }
 
-/** The command's clients: tests may give a Glue client; the rest comes from the environment (`AWS_ENDPOINT_URL_GLUE` too). */
-export type RegisterPartitionsIo = ExportCommandIo & { readonly glue?: GlueSend };
-
-export function registerRegisterPartitionsCommand(program: Command, io: RegisterPartitionsIo): void {
+export function registerRegisterPartitionsCommand(program: Command, io: ExportCommandIo): void {
   program
     .command('register-partitions')
     .description(
@@ -47,7 +44,7 @@ export function registerRegisterPartitionsCommand(program: Command, io: Register
     .action(async (flags: RegisterFlags) => io.setExitCode(await runRegisterPartitions(flags, io)));
 }
 
-async function runRegisterPartitions(flags: RegisterFlags, io: RegisterPartitionsIo): Promise<number> {
+async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   const database = config.glueDatabase;
   if (database === undefined) {
@@ -72,7 +69,8 @@ async function runRegisterPartitions(flags: RegisterFlags, io: RegisterPartition
       for (const def of DATASET_TABLES[dataset]) daysByTable.set(def.name, (daysByTable.get(def.name) ?? new Set()).add(unit.day));
     }
   }
-  const glue = io.glue ?? new GlueClient(awsClientConfig());
+  // The test hooks' client, else one from the environment (`AWS_ENDPOINT_URL_GLUE` too).
+  const glue = io.clients?.glue ?? new GlueClient(awsClientConfig());
   const results: TableRegistration[] = [];
   for (const [table, days] of daysByTable) results.push(await registerDays(glue, database, table, [...days].sort()));
 
@@ -93,10 +91,9 @@ async function runRegisterPartitions(flags: RegisterFlags, io: RegisterPartition
 
 /** The export's registrar on a terminal: a warning line on stderr for each registration left for the next run. */
 export function partitionWarnings(stderr: { write(text: string): unknown }): AppLogger {
-  const noop = () => undefined;
-  const line = (message: string, fields?: unknown) => {
-    const { table, day, error } = (fields ?? {}) as { table?: string; day?: string; error?: string };
-    stderr.write(`warning: ${message}${table ? ` (${table} dt=${day}: ${error})` : ''}\n`);
+  const line = (message: unknown, ...extra: unknown[]) => {
+    const { table, day, error } = (extra[0] ?? {}) as { table?: string; day?: string; error?: string };
+    stderr.write(`warning: ${String(message)}${table ? ` (${table} dt=${day}: ${error})` : ''}\n`);
   };
-  return { debug: noop, info: noop, warn: line, error: line } as unknown as AppLogger;
+  return { ...silentLogger, warn: line, error: line };
 }

@@ -48,6 +48,8 @@ export interface TableRegistration {
   readonly registered: readonly string[];
   /** Days that could not be registered, each with why. */
   readonly failed: readonly { readonly day: string; readonly error: string }[];
+  /** Glue did not answer (a call threw, after the SDK's retries): why, in words. */
+  readonly unreachable?: string;
 }
 
 /** The Glue table's location and partition keys, read once per table (GetTable). */
@@ -75,10 +77,11 @@ export async function registerDays(
     shapes.set(table, shape);
   } catch (error) {
     const reason = `could not read the Glue table ${database}.${table}: ${describeError(error)}`;
-    return { table, registered: [], failed: days.map((day) => ({ day, error: reason })) };
+    return { table, registered: [], failed: days.map((day) => ({ day, error: reason })), unreachable: reason };
   }
   const registered: string[] = [];
   const failed: { day: string; error: string }[] = [];
+  let unreachable: string | undefined;
   for (let start = 0; start < days.length; start += MAX_PARTITIONS_PER_CALL) {
     const chunk = days.slice(start, start + MAX_PARTITIONS_PER_CALL);
     const inputs: PartitionInput[] = [];
@@ -109,10 +112,11 @@ export async function registerDays(
       }
     } catch (error) {
       const reason = `BatchCreatePartition on ${database}.${table} failed: ${describeError(error)}`;
+      unreachable = reason;
       for (const day of asked) failed.push({ day, error: reason });
     }
   }
-  return { table, registered, failed };
+  return { table, registered, failed, ...(unreachable !== undefined ? { unreachable } : {}) };
 }
 
 async function readShape(glue: GlueSend, database: string, table: string): Promise<TableShape> {
@@ -169,13 +173,28 @@ export interface PartitionRegistrarDeps {
   readonly logger?: AppLogger;
 }
 
-/** A registrar for one run. */
+/**
+ * A registrar for one run. Once Glue does not answer (a call failed after the SDK's retries),
+ * the run stops calling it: the registrations after that wait for the next run, so an outage of
+ * Glue costs a run one call's retries, not one per unit.
+ */
 export function createPartitionRegistrar(deps: PartitionRegistrarDeps): PartitionRegistrar {
   const { glue, database, store, now, logger } = deps;
   const shapes = new Map<string, TableShape>();
   let registered = 0;
   let failed = 0;
+  /** Why Glue is not called again in this run. */
+  let down: string | undefined;
 
+  const register = async (table: string, days: readonly string[]): Promise<void> => {
+    if (down !== undefined) {
+      const error = `not tried: Glue did not answer earlier in this run (${down})`;
+      return settle({ table, registered: [], failed: days.map((day) => ({ day, error })) });
+    }
+    const result = await registerDays(glue, database, table, days, shapes);
+    if (result.unreachable !== undefined) down = result.unreachable;
+    return settle(result);
+  };
   const settle = async (result: TableRegistration): Promise<void> => {
     registered += result.registered.length;
     for (const day of result.registered) await forget(result.table, day);
@@ -209,7 +228,7 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
 
   return {
     async committed(unit) {
-      for (const def of DATASET_TABLES[unit.dataset]) await settle(await registerDays(glue, database, def.name, [unit.day], shapes));
+      for (const def of DATASET_TABLES[unit.dataset]) await register(def.name, [unit.day]);
     },
     async retryPending() {
       let pending: PendingPartition[];
@@ -224,7 +243,7 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
         pendingSeen.add(pendingKey(entry.table, entry.day));
         byTable.set(entry.table, [...(byTable.get(entry.table) ?? []), entry.day]);
       }
-      for (const [table, days] of byTable) await settle(await registerDays(glue, database, table, days.sort(), shapes));
+      for (const [table, days] of byTable) await register(table, days.sort());
     },
     stats: () => ({ registered, failed }),
   };

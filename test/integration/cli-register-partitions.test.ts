@@ -1,7 +1,8 @@
 /**
  * `mintlify-exporter register-partitions`: an existing deployment's past days registered in
  * Glue once. A lake exported by the CLI (no EXPORT_GLUE_DATABASE: nothing registered then), then
- * the command in process, its real Glue SDK client talking to the loopback Glue stand-in.
+ * the command in process, its real Glue SDK client talking to the loopback Glue stand-in; and an
+ * `export` with EXPORT_GLUE_DATABASE, which registers what it commits.
  */
 import { GlueClient } from '@aws-sdk/client-glue';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -63,16 +64,39 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
+/** The real SDK client, at the stand-in. */
+const standInClient = () => new GlueClient({ endpoint: glue.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+
 async function register(args: readonly string[], env: Record<string, string> = { EXPORT_GLUE_DATABASE: DATABASE }) {
-  const client = new GlueClient({ endpoint: glue.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   return runCliInProcess(['register-partitions', '--out', lake, ...args], {
     env: await cliEnv(sandbox, env),
     now: () => NOW,
-    extra: { glue: client },
+    extra: { clients: { glue: standInClient() } },
   });
 }
 
 const registered = () => TABLES.map((table) => `${table}: ${[...glue.partitions(DATABASE, table).keys()].sort().join(' ')}`);
+
+describe('export with EXPORT_GLUE_DATABASE', () => {
+  it('registers the days it commits, and says on stderr which one it leaves for the next run — exit 0, the day is exported', async () => {
+    const out = await makeTempDir('lake-glue');
+    glue.failNext(1, 'refused');
+    const env = await cliEnv(sandbox, { API_TIMEOUT_MS: '5000', ANALYTICS_BUDGET: '100000/1h', EXPORT_GLUE_DATABASE: DATABASE });
+
+    const run = await runCliInProcess(['export', '--project', 'proj_a', '--date', '2026-02-11', '--dataset', 'visitors', '--out', out], {
+      env,
+      now: () => NOW,
+      sleep: async () => undefined,
+      extra: { clients: { glue: standInClient() } },
+    });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      `warning: could not register the Glue partition: the next run tries again (${DATABASE}.visitors_totals dt=2026-02-11: Glue refused partition dt=2026-02-11`,
+    );
+    expect(registered()).toEqual(['visitors_totals: ', 'visitors_pages: 2026-02-11', 'assistant_caller_stats: ']);
+  });
+});
 
 describe('register-partitions', () => {
   it('registers every day the lake holds in each of its tables, one call per table, and again finds them there', async () => {

@@ -108,34 +108,48 @@ describe('each committed day is registered in Glue', () => {
     expect(await state.list(PENDING_PARTITIONS_PREFIX)).toEqual([]);
   });
 
-  it('keeps a registration Glue refused for the next run, which makes it — the units stay committed', async () => {
+  it('leaves the registrations of a run whose Glue does not answer to the next run, after one call — the units stay committed', async () => {
     const { handler, dir, metrics, state } = await loadHandler();
     glue.partitions(DATABASE, 'visitors_totals').clear();
     glue.partitions(DATABASE, 'visitors_pages').clear();
-    // proj_a's two calls fail (the first after the SDK's three attempts), then proj_b's first:
-    // its second registers visitors_pages, which clears that day's record at once.
+    // proj_a's first registration fails after the SDK's three attempts; the run calls Glue no more.
     glue.failNext(3, 'unavailable');
-    glue.failNext(2, 'refused');
 
     const result = await handler(scheduledEvent(EVENT_TIME), lambdaContext());
 
     expect(result.ok).toBe(true);
     expect((await listFiles(dir)).filter((file) => file.startsWith('_manifests/'))).toHaveLength(2);
-    expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(3);
+    expect(batchCalls()).toEqual([`visitors_totals ${DAY}`, `visitors_totals ${DAY}`, `visitors_totals ${DAY}`]);
+    expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(4);
     const pending = (await state.list<PendingPartition>(PENDING_PARTITIONS_PREFIX)).map(
       (item) => `${item.value.table} ${item.value.day} ${item.value.attempts}`,
     );
-    expect(pending).toEqual([`visitors_totals ${DAY} 2`]);
-    expect(glue.partitions(DATABASE, 'visitors_totals').has(DAY)).toBe(false);
+    expect(pending.sort()).toEqual([`visitors_pages ${DAY} 2`, `visitors_totals ${DAY} 2`]);
     glue.calls.length = 0;
 
     const next = await handler(scheduledEvent(NEXT_HOUR), lambdaContext());
 
     expect(next.units).toEqual([]);
-    expect(batchCalls()).toEqual([`visitors_totals ${DAY}`]);
+    expect(batchCalls().sort()).toEqual([`visitors_pages ${DAY}`, `visitors_totals ${DAY}`]);
     expect(glue.partitions(DATABASE, 'visitors_pages').has(DAY)).toBe(true);
     expect(glue.partitions(DATABASE, 'visitors_totals').has(DAY)).toBe(true);
     expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(0);
+    expect(await state.list(PENDING_PARTITIONS_PREFIX)).toEqual([]);
+  });
+
+  it('keeps a partition Glue refused for the next run, and clears it when another unit of the day registers it', async () => {
+    const { handler, metrics, state } = await loadHandler();
+    glue.partitions(DATABASE, 'visitors_totals').clear();
+    glue.partitions(DATABASE, 'visitors_pages').clear();
+    // proj_a's visitors_totals is refused (a per-entry error, Glue answers); proj_b's registers it.
+    glue.failNext(1, 'refused');
+
+    const result = await handler(scheduledEvent(EVENT_TIME), lambdaContext());
+
+    expect(result.ok).toBe(true);
+    expect(batchCalls()).toEqual([`visitors_totals ${DAY}`, `visitors_pages ${DAY}`, `visitors_totals ${DAY}`, `visitors_pages ${DAY}`]);
+    expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(1);
+    expect(glue.partitions(DATABASE, 'visitors_totals').has(DAY)).toBe(true);
     expect(await state.list(PENDING_PARTITIONS_PREFIX)).toEqual([]);
   });
 
