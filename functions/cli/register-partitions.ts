@@ -2,9 +2,10 @@
  * `mintlify-exporter register-partitions [--from D1 --to D2] [--dataset NAME]... [--out DEST] [--json]`:
  * registers in Glue (`EXPORT_GLUE_DATABASE`, the stack's GlueDatabase output) the partition of
  * every day the lake holds a committed unit of — once, for a deployment whose past days were
- * exported before the export registered each day itself (functions/export/partitions.ts). It
- * lists the manifests (one listing per dataset), never asks the analytics API, and is
- * idempotent: a partition already there counts as registered. Exit 1 when a partition could not
+ * exported before the export registered each day itself (functions/export/partitions.ts) — and,
+ * without `--dataset`, each day of the follow-up outcomes and the run log (written outside
+ * units, never registered by the hourly export). It lists the manifests (one listing per
+ * dataset) and those tables' folders, never asks the analytics API, and is idempotent: a partition already there counts as registered. Exit 1 when a partition could not
  * be registered (each named on stderr), 2 for a configuration mistake.
  */
 import { GlueClient } from '@aws-sdk/client-glue';
@@ -17,10 +18,14 @@ import { loadConfig } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { silentLogger, type AppLogger } from '../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
+import { TABLES } from '../warehouse/tables.js';
 import { openExportDestination } from '../export/deps.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';
+
+/** Tables of records written outside units (follow-up outcomes, the run log): the hourly export does not register their days. */
+const RECORD_TABLES = TABLES.filter((def) => !Object.values(DATASET_TABLES).some((defs) => defs.includes(def)));
 
 interface RegisterFlags {
   readonly from?: string;
@@ -70,6 +75,15 @@ async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo):
     }
   }
   // The test hooks' client, else one from the environment (`AWS_ENDPOINT_URL_GLUE` too).
+  // The follow-up outcomes and the run log are written outside units: their days are their `dt=` folders.
+  if (flags.dataset.length === 0) {
+    for (const def of RECORD_TABLES) {
+      for (const key of (await destination.list?.(`${def.prefix}/`)) ?? []) {
+        const day = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key.slice(key.indexOf(`${def.prefix}/`)))?.[1];
+        if (day !== undefined && (!range || range.includes(day))) daysByTable.set(def.name, (daysByTable.get(def.name) ?? new Set()).add(day));
+      }
+    }
+  }
   const glue = io.clients?.glue ?? new GlueClient(awsClientConfig());
   const results: TableRegistration[] = [];
   for (const [table, days] of daysByTable) results.push(await registerDays(glue, database, table, [...days].sort()));

@@ -17,7 +17,7 @@ const API_KEY = 'mint_registertest_0123456789abcdef';
 const DATABASE = 'mintlify_analytics';
 const NOW = Date.parse('2026-02-12T06:00:00Z');
 const DAYS = ['2026-02-09', '2026-02-10', '2026-02-11'];
-const TABLES = ['visitors_totals', 'visitors_pages', 'assistant_caller_stats'];
+const TABLES = ['visitors_totals', 'visitors_pages', 'assistant_caller_stats', 'export_runs'];
 
 let sandbox: Sandbox;
 let glue: GlueStandIn;
@@ -94,19 +94,23 @@ describe('export with EXPORT_GLUE_DATABASE', () => {
     expect(run.stderr).toContain(
       `warning: could not register the Glue partition: the next run tries again (${DATABASE}.visitors_totals dt=2026-02-11: Glue refused partition dt=2026-02-11`,
     );
-    expect(registered()).toEqual(['visitors_totals: ', 'visitors_pages: 2026-02-11', 'assistant_caller_stats: ']);
+    expect(registered()).toEqual(['visitors_totals: ', 'visitors_pages: 2026-02-11', 'assistant_caller_stats: ', 'export_runs: ']);
   });
 });
 
 describe('register-partitions', () => {
-  it('registers every day the lake holds in each of its tables, one call per table, and again finds them there', async () => {
+  it("registers every day the lake holds in each of its tables, and the run log's, one call per table, and again finds them there", async () => {
     const first = await register([]);
 
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe(`Registered 9 partition(s) of 3 table(s) in the Glue database ${DATABASE} (a partition already there counts)\n`);
-    expect(registered()).toEqual(TABLES.map((table) => `${table}: ${DAYS.join(' ')}`));
+    expect(first.stdout).toBe(`Registered 10 partition(s) of 4 table(s) in the Glue database ${DATABASE} (a partition already there counts)\n`);
+    // The export's run record is of the day it ran.
+    const days = (table: string) => (table === 'export_runs' ? ['2026-02-12'] : DAYS);
+    expect(registered()).toEqual(TABLES.map((table) => `${table}: ${days(table).join(' ')}`));
     const batches = glue.calls.filter((call) => call.target === 'AWSGlue.BatchCreatePartition');
-    expect(batches.map((call) => `${call.table} ${call.partitions.join(',')}`).sort()).toEqual(TABLES.map((table) => `${table} ${DAYS.join(',')}`).sort());
+    expect(batches.map((call) => `${call.table} ${call.partitions.join(',')}`).sort()).toEqual(
+      TABLES.map((table) => `${table} ${days(table).join(',')}`).sort(),
+    );
     expect(glue.partitions(DATABASE, 'assistant_caller_stats').get('2026-02-10')?.storageDescriptor['Location']).toBe(
       's3://lake/mintlify/assistant_caller_stats/dt=2026-02-10/',
     );
@@ -114,7 +118,7 @@ describe('register-partitions', () => {
     const again = await register([]);
 
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('Registered 9 partition(s)');
+    expect(again.stdout).toContain('Registered 10 partition(s)');
   });
 
   it('registers only the days of --from/--to and of --dataset', async () => {
@@ -122,7 +126,7 @@ describe('register-partitions', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ database: DATABASE, registered: 1 });
-    expect(registered()).toEqual(['visitors_totals: ', 'visitors_pages: ', 'assistant_caller_stats: 2026-02-10']);
+    expect(registered()).toEqual(['visitors_totals: ', 'visitors_pages: ', 'assistant_caller_stats: 2026-02-10', 'export_runs: ']);
   });
 
   it('exits 1 naming each partition Glue refused', async () => {
@@ -132,7 +136,7 @@ describe('register-partitions', () => {
 
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`error: Glue refused partition dt=2026-02-09 of ${DATABASE}.visitors_totals (InternalServiceException: scripted refusal)`);
-    expect(registered()).toEqual(['visitors_totals: ', `visitors_pages: ${DAYS.join(' ')}`, 'assistant_caller_stats: ']);
+    expect(registered()).toEqual(['visitors_totals: ', `visitors_pages: ${DAYS.join(' ')}`, 'assistant_caller_stats: ', 'export_runs: ']);
   });
 
   it('refuses to run without EXPORT_GLUE_DATABASE, in one line, exit 2', async () => {
