@@ -185,6 +185,8 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
   let failed = 0;
   /** Why Glue is not called again in this run. */
   let down: string | undefined;
+  /** Keys of the pending records this registrar read or wrote: only those can need deleting. */
+  const pendingSeen = new Set<string>();
 
   const register = async (table: string, days: readonly string[]): Promise<void> => {
     if (down !== undefined) {
@@ -221,10 +223,9 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
   };
   const forget = async (table: string, day: string): Promise<void> => {
     if (!pendingSeen.has(pendingKey(table, day))) return;
+    // A record left behind only costs the next run one call, which finds the partition there.
     await store.update<PendingPartition, void>(pendingKey(table, day), () => ({ value: undefined, result: undefined })).catch(() => undefined);
   };
-  /** Keys of pending records this registrar read: only those can need deleting. */
-  const pendingSeen = new Set<string>();
 
   return {
     async committed(unit) {
