@@ -29,6 +29,7 @@ import type { Row } from '../functions/warehouse/duckdb.js';
 import {
   decodeDailyTotals,
   decodeGapFigure,
+  decodeQuestionDay,
   decodeThumbsDownPage,
   decodeTopPage,
   decodeUnansweredCategory,
@@ -170,6 +171,16 @@ export const QUESTIONS: readonly Question[] = [
     summary: false,
     duckdbOnly: true,
   },
+  {
+    id: 'AssistantQuestionsByDay',
+    file: 'assistant-questions-by-day.sql',
+    name: 'Assistant questions per day',
+    description:
+      'Each assistant question (the same text but for case and spaces) per project and UTC day, with how often it was asked and left unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic\'s figure per day.',
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
 ];
 
 /** The ids of the questions the report, `gaps` and the weekly report share (and the DuckDB-only one `gaps` asks). */
@@ -180,6 +191,7 @@ export const QUESTION_IDS = {
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
+  assistantQuestionsByDay: 'AssistantQuestionsByDay',
 } as const;
 
 /** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
@@ -195,6 +207,7 @@ export const TYPED_QUESTIONS = {
   unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
+  assistantQuestionsByDay: typed(QUESTION_IDS.assistantQuestionsByDay, decodeQuestionDay),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */

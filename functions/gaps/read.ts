@@ -19,7 +19,9 @@ import { addDays } from '../shared/dates.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
-import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
+import type { QuestionDayRow } from '../warehouse/questions.js';
+import type { GapEvidence, GapKind, GapRequest, UnansweredEvidence } from './gaps.js';
+import { type AskedQuestion, groupTopics, inTopic, sameQuestion, termsOf, termsOfKey, TOPIC_EXAMPLES } from './topics.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
 export const GAP_TABLES = [ASSISTANT_CONVERSATIONS, SEARCHES, FEEDBACK] as const;
@@ -107,39 +109,75 @@ export const ALL_ROWS = 1_000_000;
 
 /**
  * Every gap of the loaded tables, with its evidence: the report's own questions of queries/
- * (one definition of "unanswered questions", "searches nobody clicked" and "pages with thumbs
- * down"), the searches' and pages' asked for their first `limit` rows (ordered by their score:
- * the ranking's first `limit` gaps are among them), the unanswered questions' for all of them
- * (ordered by the category's whole count, not by the score, gaps/gaps.ts; a row per category).
+ * (one definition of "searches nobody clicked" and "pages with thumbs down"), asked for their
+ * first `limit` rows (ordered by their score: the ranking's first `limit` gaps are among them);
+ * the unanswered questions grouped into topics by their words (topics.ts) from every question of
+ * the period (queries/assistant-questions-by-day.sql).
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
   const params = { ...tables.params, limit };
-  const [unanswered, searches, thumbs] = await Promise.all([
-    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestions, { ...tables.params, limit: ALL_ROWS }),
+  const [questions, searches, thumbs] = await Promise.all([
+    ask(tables.warehouse, TYPED_QUESTIONS.assistantQuestionsByDay, tables.params),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
   return [
-    ...unanswered.map((r) => ({
-      projectId: r.projectId,
-      evidence: {
-        kind: 'unanswered_category' as const,
-        category: r.category,
-        unanswered: r.unanswered,
-        conversations: r.conversations,
-        examples: [...r.examples],
-        asked: [...r.asked],
-      },
-    })),
+    ...topicEvidence(questions),
     ...searches.map((r) => ({
       projectId: r.projectId,
       evidence: { kind: 'search_without_clicks' as const, query: r.query, searches: r.hits, days: r.days },
     })),
     ...thumbs.map((r) => ({
       projectId: r.projectId,
-      evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: [...r.comments] },
+      evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: distinct(r.comments) },
     })),
   ];
+}
+
+/** Each project's topics of unanswered questions (topics.ts) as gap evidence, the most unanswered topic first. */
+export function topicEvidence(rows: readonly QuestionDayRow[]): { projectId: string; evidence: UnansweredEvidence }[] {
+  return [...questionsByProject(rows)].flatMap(([projectId, questions]) =>
+    groupTopics(questions)
+      .topics.map((topic) => ({
+        projectId,
+        evidence: {
+          kind: 'unanswered_topic' as const,
+          topic: topic.name,
+          terms: topic.terms,
+          unanswered: topic.unanswered,
+          askedInTopic: topic.asked,
+          questions: topic.questions.length,
+          examples: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.text),
+          asked: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.unanswered),
+        },
+      }))
+      .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered),
+  );
+}
+
+/** The period's questions of each project, one per question (`sameQuestion`), with its text of the latest day it was asked. */
+function questionsByProject(rows: readonly QuestionDayRow[]): Map<string, AskedQuestion[]> {
+  const byProject = new Map<string, Map<string, { text: string; day: string; unanswered: number; asked: number }>>();
+  for (const row of rows) {
+    const questions = byProject.get(row.projectId) ?? new Map();
+    byProject.set(row.projectId, questions);
+    const key = sameQuestion(row.question);
+    const seen = questions.get(key);
+    if (seen === undefined) questions.set(key, { text: row.lastText, day: row.day, unanswered: row.unanswered, asked: row.asked });
+    else {
+      seen.unanswered += row.unanswered;
+      seen.asked += row.asked;
+      if (row.day > seen.day) Object.assign(seen, { text: row.lastText, day: row.day });
+    }
+  }
+  return new Map(
+    [...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, unanswered, asked }) => ({ text, unanswered, asked }))]),
+  );
+}
+
+/** The values of `values` once each, in their order (the same comment left twice is one line of evidence). */
+function distinct(values: readonly string[]): string[] {
+  return [...new Set(values)];
 }
 
 /**
@@ -152,8 +190,12 @@ export async function dailyFigures(
 ): Promise<Map<string, Map<string, number>>> {
   const byGap = new Map<string, Map<string, number>>();
   if (gaps.length === 0) return byGap;
+  const topics = gaps.filter((g) => g.kind === 'unanswered_topic');
+  const others = gaps.filter((g) => g.kind !== 'unanswered_topic');
+  for (const [gapId, days] of await topicCountsByDay(tables, topics)) byGap.set(gapId, new Map([...days].map(([day, c]) => [day, c.unanswered])));
+  if (others.length === 0) return byGap;
   const { session } = tables.warehouse;
-  const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
+  const values = others.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
   await session.run('DROP TABLE IF EXISTS wanted_gaps');
   await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
   // Not `ask`: the answer changes with wanted_gaps, which the session does not see in the SQL.
@@ -162,6 +204,35 @@ export async function dailyFigures(
     const days = byGap.get(row.gapId) ?? new Map<string, number>();
     days.set(row.day, row.figure);
     byGap.set(row.gapId, days);
+  }
+  return byGap;
+}
+
+/**
+ * Each topic gap's questions per day — left unanswered, and asked at all — as
+ * `gapId → day → counts`: every question of the tables' days whose terms hold the topic's key
+ * terms (its `key`, topics.ts), so a topic is counted alike on any day, before or after a fix.
+ * A day without an entry: no question of the topic was asked (or the day is not exported).
+ */
+export async function topicCountsByDay(
+  tables: GapTables,
+  gaps: readonly { readonly gapId: string; readonly projectId: string; readonly key: string }[],
+): Promise<Map<string, Map<string, { unanswered: number; asked: number }>>> {
+  const byGap = new Map<string, Map<string, { unanswered: number; asked: number }>>();
+  if (gaps.length === 0) return byGap;
+  const projects = [...new Set(gaps.map((g) => g.projectId))].sort();
+  const rows = await ask(tables.warehouse, TYPED_QUESTIONS.assistantQuestionsByDay, { ...tables.params, projects });
+  const terms = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const questionTerms = terms.get(row.question) ?? termsOf(row.question);
+    terms.set(row.question, questionTerms);
+    for (const gap of gaps) {
+      if (gap.projectId !== row.projectId || !inTopic(questionTerms, termsOfKey(gap.key))) continue;
+      const days = byGap.get(gap.gapId) ?? new Map<string, { unanswered: number; asked: number }>();
+      const counts = days.get(row.day) ?? { unanswered: 0, asked: 0 };
+      days.set(row.day, { unanswered: counts.unanswered + row.unanswered, asked: counts.asked + row.asked });
+      byGap.set(gap.gapId, days);
+    }
   }
   return byGap;
 }
