@@ -172,11 +172,11 @@ export const QUESTIONS: readonly Question[] = [
     duckdbOnly: true,
   },
   {
-    id: 'AssistantQuestionsByDay',
-    file: 'assistant-questions-by-day.sql',
-    name: 'Assistant questions per day',
+    id: 'UnansweredQuestionsByDay',
+    file: 'unanswered-questions-by-day.sql',
+    name: 'Unanswered assistant questions per day',
     description:
-      'Each assistant question (the same text but for case and spaces) per project and UTC day, with how often it was asked and left unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic\'s figure per day.',
+      'Each unanswered assistant question (the same text but for case and spaces) per project and UTC day, with how often it went unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic\'s figure per day.',
     saved: false,
     summary: false,
     duckdbOnly: true,
@@ -191,7 +191,7 @@ export const QUESTION_IDS = {
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
-  assistantQuestionsByDay: 'AssistantQuestionsByDay',
+  unansweredQuestionsByDay: 'UnansweredQuestionsByDay',
 } as const;
 
 /** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
@@ -207,7 +207,7 @@ export const TYPED_QUESTIONS = {
   unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
-  assistantQuestionsByDay: typed(QUESTION_IDS.assistantQuestionsByDay, decodeQuestionDay),
+  unansweredQuestionsByDay: typed(QUESTION_IDS.unansweredQuestionsByDay, decodeQuestionDay),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */

@@ -59,8 +59,6 @@ export interface UnansweredEvidence {
   readonly terms: readonly string[];
   /** Times the topic's questions went unanswered in the period. */
   readonly unanswered: number;
-  /** Times they were asked, answered or not (unanswered ÷ asked: the share the docs failed). */
-  readonly askedInTopic: number;
   /** Distinct questions of the topic left unanswered. */
   readonly questions: number;
   /** Up to five distinct unanswered questions, the most asked first (the same question: the same text but for case, spaces and ?!. at the ends). */
@@ -225,8 +223,7 @@ function becauseOf(evidence: GapEvidence, days: number): string {
     case 'unanswered_topic': {
       const named = evidence.examples.length;
       const most = named === 1 ? 'the most asked' : `the ${named} most asked`;
-      const share = evidence.askedInTopic > 0 ? ` (${percent(evidence.unanswered, evidence.askedInTopic)} of ${evidence.askedInTopic} asked)` : '';
-      return `${plural(evidence.unanswered, 'question')} on this topic left unanswered ${over}${share}, ${plural(evidence.questions, 'different question')}${named === 0 ? '' : ` — ${scoreOf(evidence)} of them ${most}`}`;
+      return `${plural(evidence.unanswered, 'question')} on this topic left unanswered ${over}, ${plural(evidence.questions, 'different question')}${named === 0 ? '' : ` — ${scoreOf(evidence)} of them ${most}`}`;
     }
     case 'search_without_clicks':
       return `${plural(evidence.searches, 'search', 'searches')} ${over}, on ${plural(evidence.days, 'day')}, and not one click on a result`;

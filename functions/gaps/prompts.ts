@@ -20,6 +20,7 @@
 import { RESERVED_MARK } from '../shared/reader-text.js';
 import { plural } from '../shared/format.js';
 import type { Gap, GapEvidence } from './gaps.js';
+import { TOPIC_EXAMPLES } from './topics.js';
 import { instructionSignsOf, type ReaderValue, readerValuesOf } from './readers-words.js';
 
 /** A queue message for a new job, as `enqueue --file` reads it (one JSON object per line). */
@@ -90,10 +91,8 @@ function textOf(evidence: GapEvidence, period: PromptPeriod): string {
 function taskOf(evidence: GapEvidence, when: string): string[] {
   switch (evidence.kind) {
     case 'unanswered_topic': {
-      const quoted = evidence.examples.length;
-      const most = quoted === 1 ? 'the most asked of them' : `the ${quoted} most asked of them`;
       return [
-        `Readers asked the docs assistant questions on one topic ${when} that it could not answer from the docs: ${plural(evidence.unanswered, 'time')}, ${plural(evidence.questions, 'different question')} sharing the words of the topic. The topic and ${most} are in the block below.`,
+        `Readers asked the docs assistant questions on one topic ${when} that it could not answer from the docs: ${plural(evidence.unanswered, 'time')}, ${plural(evidence.questions, 'different question')} sharing the words of the topic. The topic and its most asked questions (up to ${TOPIC_EXAMPLES}, each once) are in the block below.`,
         `Add or extend documentation on this topic so that questions like these are answered: find the pages that should cover it, add what is missing (explanations, steps, examples), and link the new content from the pages readers start from. ${STYLE}`,
       ];
     }

@@ -117,7 +117,7 @@ export const ALL_ROWS = 1_000_000;
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
   const params = { ...tables.params, limit };
   const [questions, searches, thumbs] = await Promise.all([
-    ask(tables.warehouse, TYPED_QUESTIONS.assistantQuestionsByDay, tables.params),
+    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, tables.params),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
@@ -145,7 +145,6 @@ export function topicEvidence(rows: readonly QuestionDayRow[]): { projectId: str
           topic: topic.name,
           terms: topic.terms,
           unanswered: topic.unanswered,
-          askedInTopic: topic.asked,
           questions: topic.questions.length,
           examples: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.text),
           asked: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.unanswered),
@@ -157,21 +156,20 @@ export function topicEvidence(rows: readonly QuestionDayRow[]): { projectId: str
 
 /** The period's questions of each project, one per question (`sameQuestion`), with its text of the latest day it was asked. */
 function questionsByProject(rows: readonly QuestionDayRow[]): Map<string, AskedQuestion[]> {
-  const byProject = new Map<string, Map<string, { text: string; day: string; unanswered: number; asked: number }>>();
+  const byProject = new Map<string, Map<string, { text: string; day: string; unanswered: number }>>();
   for (const row of rows) {
     const questions = byProject.get(row.projectId) ?? new Map();
     byProject.set(row.projectId, questions);
     const key = sameQuestion(row.question);
     const seen = questions.get(key);
-    if (seen === undefined) questions.set(key, { text: row.lastText, day: row.day, unanswered: row.unanswered, asked: row.asked });
+    if (seen === undefined) questions.set(key, { text: row.lastText, day: row.day, unanswered: row.unanswered });
     else {
       seen.unanswered += row.unanswered;
-      seen.asked += row.asked;
       if (row.day > seen.day) Object.assign(seen, { text: row.lastText, day: row.day });
     }
   }
   return new Map(
-    [...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, unanswered, asked }) => ({ text, unanswered, asked }))]),
+    [...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, unanswered }) => ({ text, unanswered }))]),
   );
 }
 
@@ -192,7 +190,7 @@ export async function dailyFigures(
   if (gaps.length === 0) return byGap;
   const topics = gaps.filter((g) => g.kind === 'unanswered_topic');
   const others = gaps.filter((g) => g.kind !== 'unanswered_topic');
-  for (const [gapId, days] of await topicCountsByDay(tables, topics)) byGap.set(gapId, new Map([...days].map(([day, c]) => [day, c.unanswered])));
+  for (const [gapId, days] of await topicFiguresByDay(tables, topics)) byGap.set(gapId, days);
   if (others.length === 0) return byGap;
   const { session } = tables.warehouse;
   const values = others.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
@@ -209,28 +207,27 @@ export async function dailyFigures(
 }
 
 /**
- * Each topic gap's questions per day — left unanswered, and asked at all — as
- * `gapId → day → counts`: every question of the tables' days whose terms hold the topic's key
- * terms (its `key`, topics.ts), so a topic is counted alike on any day, before or after a fix.
- * A day without an entry: no question of the topic was asked (or the day is not exported).
+ * Each topic gap's unanswered questions per day, as `gapId → day → figure`: every unanswered
+ * question of the tables' days whose terms hold the topic's key terms (its `key`, topics.ts), so
+ * a topic is counted alike on any day, before or after a fix. A day without an entry: no
+ * question of the topic went unanswered (or the day is not exported).
  */
-export async function topicCountsByDay(
+export async function topicFiguresByDay(
   tables: GapTables,
   gaps: readonly { readonly gapId: string; readonly projectId: string; readonly key: string }[],
-): Promise<Map<string, Map<string, { unanswered: number; asked: number }>>> {
-  const byGap = new Map<string, Map<string, { unanswered: number; asked: number }>>();
+): Promise<Map<string, Map<string, number>>> {
+  const byGap = new Map<string, Map<string, number>>();
   if (gaps.length === 0) return byGap;
   const projects = [...new Set(gaps.map((g) => g.projectId))].sort();
-  const rows = await ask(tables.warehouse, TYPED_QUESTIONS.assistantQuestionsByDay, { ...tables.params, projects });
+  const rows = await ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, { ...tables.params, projects });
   const terms = new Map<string, Set<string>>();
   for (const row of rows) {
     const questionTerms = terms.get(row.question) ?? termsOf(row.question);
     terms.set(row.question, questionTerms);
     for (const gap of gaps) {
       if (gap.projectId !== row.projectId || !inTopic(questionTerms, termsOfKey(gap.key))) continue;
-      const days = byGap.get(gap.gapId) ?? new Map<string, { unanswered: number; asked: number }>();
-      const counts = days.get(row.day) ?? { unanswered: 0, asked: 0 };
-      days.set(row.day, { unanswered: counts.unanswered + row.unanswered, asked: counts.asked + row.asked });
+      const days = byGap.get(gap.gapId) ?? new Map<string, number>();
+      days.set(row.day, (days.get(row.day) ?? 0) + row.unanswered);
       byGap.set(gap.gapId, days);
     }
   }

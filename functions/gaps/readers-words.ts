@@ -118,7 +118,7 @@ export function readersWordsNote(counts: Pick<EvidenceCheck, 'values' | 'cut' | 
   const quotes = `${counts.values} quote${counts.values === 1 ? '' : 's'} from readers`;
   const parts = [
     ...(counts.cleaned > 0 ? [`${counts.cleaned} of ${quotes} tidied before use (${TIDIED})`] : []),
-    ...(counts.cut > 0 ? [`${counts.cleaned > 0 ? '' : `of ${quotes}, `}${counts.cut} shortened to fit`] : []),
+    ...(counts.cut > 0 ? [`${counts.cut}${counts.cleaned > 0 ? '' : ` of ${quotes}`} shortened to fit`] : []),
   ];
   return parts.join('; ');
 }

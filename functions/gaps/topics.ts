@@ -31,8 +31,8 @@ const STOP_WORDS = new Set(
   [
     // English
     'a an and are as at be been but by can could did do does doing done for from get got had has have how i if in into is it its',
-    'just me my no not of on or our please should so than that the their them then there these they this those to too up us',
-    'use using was we were what when where which who why will with would you your yours am any all also about there here',
+    'just me my no not of on or our please should so than that the their them then there these they this those to too us',
+    'use using was we were what when where which who why will with would you your yours am any all also about',
     'need want know tell give show make one way ok thanks thank hi hello',
     // French
     'le la les un une des du de et ou est sont je tu il elle nous vous ils elles ce cette ces que qui quoi quel quelle comment',
@@ -100,13 +100,11 @@ export function termsOfKey(key: string): string[] {
   return key.split(' ').filter((term) => term !== '');
 }
 
-/** One question as asked in a period: its text as last asked, and how often it was asked and left unanswered. */
+/** One question of a period: its text as last asked, and how often it went unanswered. */
 export interface AskedQuestion {
   /** The text as last asked (shown, quoted in prompts). */
   readonly text: string;
   readonly unanswered: number;
-  /** Times asked, answered or not. */
-  readonly asked: number;
 }
 
 export interface Topic {
@@ -118,8 +116,6 @@ export interface Topic {
   readonly questions: readonly AskedQuestion[];
   /** Times its questions went unanswered. */
   readonly unanswered: number;
-  /** Times its questions were asked, answered or not. */
-  readonly asked: number;
 }
 
 export interface Topics {
@@ -178,7 +174,6 @@ function topicOf(all: readonly { question: AskedQuestion; terms: Set<string> }[]
     name: nameOf(questions[0]?.text ?? '', key),
     questions,
     unanswered: questions.reduce((sum, q) => sum + q.unanswered, 0),
-    asked: held.reduce((sum, q) => sum + q.question.asked, 0),
   };
 }
 

@@ -134,14 +134,14 @@ export function decodeGapFigure(r: Row): GapFigureRow {
   return { gapId: text(r['gap_id']), day: text(r['day']), figure: count(r['figure']) };
 }
 
-/** A row of queries/assistant-questions-by-day.sql: one question of a project on a day. */
+/** A row of queries/unanswered-questions-by-day.sql: one unanswered question of a project on a day. */
 export interface QuestionDayRow {
   readonly projectId: string;
   readonly day: string;
   /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
   readonly question: string;
+  /** Times it went unanswered that day. */
   readonly unanswered: number;
-  readonly asked: number;
   /** Its text as last asked that day. */
   readonly lastText: string;
 }
@@ -152,7 +152,6 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
     day: text(r['day']),
     question: text(r['question']),
     unanswered: count(r['unanswered']),
-    asked: count(r['asked']),
     lastText: text(r['last_text']),
   };
 }
