@@ -176,7 +176,7 @@ export const QUESTIONS: readonly Question[] = [
     file: 'unanswered-questions-by-day.sql',
     name: 'Unanswered assistant questions per day',
     description:
-      'Each unanswered assistant question (the same text but for case and spaces) per project and UTC day, with how often it went unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic\'s figure per day.',
+      "Each unanswered assistant question (the same text but for case and spaces) per project and UTC day, with how often it went unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic's figure per day.",
     saved: false,
     summary: false,
     duckdbOnly: true,

@@ -168,9 +168,7 @@ function questionsByProject(rows: readonly QuestionDayRow[]): Map<string, AskedQ
       if (row.day > seen.day) Object.assign(seen, { text: row.lastText, day: row.day });
     }
   }
-  return new Map(
-    [...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, unanswered }) => ({ text, unanswered }))]),
-  );
+  return new Map([...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, unanswered }) => ({ text, unanswered }))]));
 }
 
 /** The values of `values` once each, in their order (the same comment left twice is one line of evidence). */
