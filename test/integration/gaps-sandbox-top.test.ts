@@ -3,7 +3,7 @@
  * lake `npm start` leaves from the sandbox's default projects. Its ten gaps mix the kinds (one
  * unanswered question no longer outweighs a page's thumbs down nor a search nobody clicked
  * because the service puts thousands of questions in one category), and every unanswered gap
- * names a concrete question — the most asked of its category, quoted in its title.
+ * names a concrete question — the most asked of its topic, quoted in its title.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gap } from '../../functions/gaps/gaps.js';
@@ -31,9 +31,9 @@ describe('gaps --top 10 over the sandbox lake', () => {
     expect(projects).toEqual([...SANDBOX_PROJECTS].sort());
     expect(gaps).toHaveLength(10);
     const kinds = gaps.map((gap) => gap.kind);
-    expect(new Set(kinds), kinds.join(', ')).toEqual(new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']));
+    expect(new Set(kinds), kinds.join(', ')).toEqual(new Set(['unanswered_topic', 'search_without_clicks', 'thumbs_down_page']));
     for (const gap of gaps) {
-      if (gap.evidence.kind !== 'unanswered_category') continue;
+      if (gap.evidence.kind !== 'unanswered_topic') continue;
       const [question] = gap.evidence.examples;
       expect(question, gap.title).toBeTruthy();
       expect(gap.title).toContain(`most asked: "${readerText(question ?? '', 'quote')}"`);

@@ -49,11 +49,11 @@ interface ListedGap extends Gap {
 function benignTwin(gap: Gap): Gap {
   const e = gap.evidence;
   const evidence: GapEvidence =
-    e.kind === 'unanswered_category'
-      ? { ...e, category: 'billing', examples: e.examples.map(() => 'how do I pay?') }
+    e.kind === 'unanswered_topic'
+      ? { ...e, topic: 'billing', examples: e.examples.map((_, i) => `how do I pay ${i}?`) }
       : e.kind === 'search_without_clicks'
         ? { ...e, query: 'api key' }
-        : { ...e, path: '/docs/quickstart', comments: e.comments.map(() => 'out of date') };
+        : { ...e, path: '/docs/quickstart', comments: e.comments.map((_, i) => `out of date ${i}`) };
   const [twin] = rankGaps([{ projectId: gap.projectId, evidence }], new Map(), 2);
   if (!twin) throw new Error('no twin');
   return twin;
@@ -97,7 +97,7 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
       expect(prompt).not.toContain(PLANTED_EMAIL);
       expect(prompt).not.toMatch(/https?:\/\/evil/);
       expect([open, close, lines.length - 1]).toEqual([lines.length - block.length - 2, lines.length - 1, close]);
-      for (const line of block) expect(line).toMatch(/^- (category|search term|page|question|comment): /);
+      for (const line of block) expect(line).toMatch(/^- (topic|search term|page|question|comment): /);
       for (const value of readerValuesOf(gap.evidence)) {
         const shown = value.shown.text.slice(0, 60);
         expect(
@@ -114,7 +114,7 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
     const { code, stdout, stderr } = await gaps(['--json']);
     const result = JSON.parse(stdout) as { readersWords: { values: number; cut: number; cleaned: number; flagged: number }; gaps: ListedGap[] };
     const thumbs = result.gaps.find((g) => g.kind === 'thumbs_down_page' && g.key === HOSTILE_PATH);
-    const unanswered = result.gaps.find((g) => g.kind === 'unanswered_category');
+    const unanswered = result.gaps.find((g) => g.kind === 'unanswered_topic' && g.readersWords.flags.includes('instructions to an assistant'));
 
     expect(code, stderr).toBe(0);
     expect(thumbs?.readersWords).toMatchObject({ cut: 1, flags: expect.arrayContaining(['role marker', 'link']) });
