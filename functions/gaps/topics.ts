@@ -15,6 +15,8 @@
  * project: the rest, the least asked, are left out of the list (`gaps` says how many).
  */
 
+import { cleanReaderText } from '../shared/reader-text.js';
+
 /** Topics drawn per project at most (the least asked questions after them are not listed). */
 export const MAX_TOPICS = 100;
 /** Key terms of a topic at most. */
@@ -50,6 +52,9 @@ const STOP_WORDS = new Set(
     .split(' '),
 );
 
+/** Characters of a question cleaned before its words are read (far above any question's length). */
+const WHOLE = 100_000;
+
 /** A word: letters, marks and digits, with `.`, `-`, `_` or `'` inside (never at either end). */
 const WORD = /[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}._'-]*[\p{L}\p{M}\p{N}])?/gu;
 
@@ -72,7 +77,10 @@ export function stemOf(word: string): string {
 /** The words of a text as shown in a topic's name, each with its term (NFKC, lower case; stop words and one-character words left out). */
 export function wordsOf(text: string): { readonly word: string; readonly term: string }[] {
   const words: { word: string; term: string }[] = [];
-  for (const match of text.normalize('NFKC').toLowerCase().matchAll(WORD)) {
+  // The words of the text as readers' words are shown (links defanged, addresses hidden, controls
+  // gone): a topic's name is made of them, and must not rebuild what the cleaning took apart.
+  const shown = cleanReaderText(text, WHOLE).text;
+  for (const match of shown.normalize('NFKC').toLowerCase().matchAll(WORD)) {
     const word = match[0];
     if ([...word].length < 2 || STOP_WORDS.has(word)) continue;
     words.push({ word, term: stemOf(word) });
