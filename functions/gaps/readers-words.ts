@@ -53,8 +53,9 @@ export function readerValuesOf(evidence: GapEvidence): ReaderValue[] {
     }
   })();
   const seen = new Set<string>();
-  return values.filter((v) => {
-    const line = `${v.label}\u0000${v.shown.text.toLowerCase()}`;
+  return values.filter(({ label, shown }) => {
+    // The line as a prompt shows it (its label and cleaned text), whatever its case.
+    const line = `${label}\u0000${shown.text.toLowerCase()}`;
     if (seen.has(line)) return false;
     seen.add(line);
     return true;
