@@ -12,8 +12,8 @@
  *
  * The score compares kinds: it is the number of readers failed by the one thing the gap asks to
  * fix (`SCORE_RULE`) — the thumbs down on its page, the searches of its term, the times the
- * questions it names (its up to five most asked, which its prompt quotes) went
- * unanswered. One reader failed counts one, whatever the kind. Its raw count (`failures`, the
+ * questions it names (the up to three most asked of its topic, which its title and prompt
+ * quote first; the prompt quotes up to five, the last two for context) went unanswered. One reader failed counts one, whatever the kind. Its raw count (`failures`, the
  * figure the report follows per day) is kept beside it and said by `because`.
  *
  * Why not the raw count: an unanswered-questions gap gathers many different questions — once a
@@ -39,7 +39,7 @@ export type GapKind = (typeof GAP_KINDS)[number];
 
 /** How a gap's score is made, in one sentence (`gaps` prints it; `--json` holds it in `scoring`). */
 export const SCORE_RULE =
-  'readers failed by what the gap names: the thumbs down on its page, the searches of its term, or the times its named questions (the up to five most asked of its topic) went unanswered; one reader counts one, whatever the kind';
+  'readers failed by what the gap names: the thumbs down on its page, the searches of its term, or the times its named questions (the up to three most asked of its topic) went unanswered; one reader counts one, whatever the kind';
 
 /** What a gap's `failures` count (`--json`'s `scoring` holds it beside SCORE_RULE). */
 export const FAILURES_RULE = "the gap's whole count: every unanswered question of the topic, search of the term, thumbs down on the page";
@@ -158,9 +158,14 @@ export function figureOf(evidence: GapEvidence): number {
  */
 export function scoreOf(evidence: GapEvidence): number {
   if (evidence.kind !== 'unanswered_topic') return figureOf(evidence);
-  const named = evidence.examples.reduce((sum, _, i) => sum + Math.max(1, evidence.asked?.[i] ?? 1), 0);
+  // Three, as the score was first made (issue 37): quoting two more for context must not lift a
+  // topic above the page or the term that fails as many readers.
+  const named = evidence.examples.slice(0, SCORED_QUESTIONS).reduce((sum, _, i) => sum + Math.max(1, evidence.asked?.[i] ?? 1), 0);
   return Math.min(named, evidence.unanswered);
 }
+
+/** The most asked questions of a topic its score counts. */
+export const SCORED_QUESTIONS = 3;
 
 /** Outcome statuses after which a gap may be prompted again: the job never ran to an end that may have changed the docs. */
 const PROMPT_AGAIN: ReadonlySet<OutcomeStatus> = new Set(['failed', 'rejected']);
@@ -221,7 +226,7 @@ function becauseOf(evidence: GapEvidence, days: number): string {
   const over = `in ${days} day${days === 1 ? '' : 's'}`;
   switch (evidence.kind) {
     case 'unanswered_topic': {
-      const named = evidence.examples.length;
+      const named = Math.min(SCORED_QUESTIONS, evidence.examples.length);
       const most = named === 1 ? 'the most asked' : `the ${named} most asked`;
       return `${plural(evidence.unanswered, 'question')} on this topic left unanswered ${over}, ${plural(evidence.questions, 'different question')}${named === 0 ? '' : ` — ${scoreOf(evidence)} of them ${most}`}`;
     }
