@@ -104,9 +104,9 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
     expect(result.scoring).toEqual({ score: SCORE_RULE, failures: FAILURES_RULE });
     expect(result.gaps).toHaveLength(expected.size);
     expect(new Map(result.gaps.map((g) => [`${g.kind}|${g.projectId}|${g.key}`, g.failures]))).toEqual(expected);
-    // The score: a page's thumbs down, a term's searches, the times a topic's named questions were asked.
+    // The score: a page's thumbs down, a term's searches, the times a topic's three most asked questions went unanswered.
     for (const gap of result.gaps) {
-      const named = gap.evidence.kind === 'unanswered_topic' ? (gap.evidence.asked ?? []).reduce((sum, n) => sum + n, 0) : gap.failures;
+      const named = gap.evidence.kind === 'unanswered_topic' ? (gap.evidence.asked ?? []).slice(0, 3).reduce((sum, n) => sum + n, 0) : gap.failures;
       expect(gap.score, gap.title).toBe(named);
     }
     expect(result.gaps.map((g) => g.score)).toEqual(result.gaps.map((g) => g.score).sort((a, b) => b - a));
