@@ -44,6 +44,14 @@ export interface GapEvidenceRead {
   /** Days of the period with a file of a gap table for one of the projects: what "in N days" counts. */
   readonly daysWithData: number;
   readonly found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[];
+  /** Unanswered questions in no topic (topics.ts: no word to group by, or past the topics drawn), and the times they went unanswered. */
+  readonly unplaced: Unplaced;
+}
+
+/** Unanswered questions no topic holds. */
+export interface Unplaced {
+  readonly questions: number;
+  readonly unanswered: number;
 }
 
 /** The gap tables of some days and projects, loaded in the shared DuckDB session (warehouse/session.ts). */
@@ -97,8 +105,8 @@ async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 
 export async function readGapEvidence(root: string, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
   const tables = await openGapTables(root, scope);
   try {
-    if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [] };
-    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, found: await evidenceOf(tables, limit) };
+    if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [], unplaced: { questions: 0, unanswered: 0 } };
+    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit)) };
   } finally {
     tables.close();
   }
@@ -112,17 +120,23 @@ export const ALL_ROWS = 1_000_000;
  * (one definition of "searches nobody clicked" and "pages with thumbs down"), asked for their
  * first `limit` rows (ordered by their score: the ranking's first `limit` gaps are among them);
  * the unanswered questions grouped into topics by their words (topics.ts) from every question of
- * the period (queries/assistant-questions-by-day.sql).
+ * the period (queries/unanswered-questions-by-day.sql).
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
+  return [...(await readEvidence(tables, limit)).found];
+}
+
+/** `evidenceOf`, with the unanswered questions no topic holds. */
+async function readEvidence(tables: GapTables, limit: number): Promise<Pick<GapEvidenceRead, 'found' | 'unplaced'>> {
   const params = { ...tables.params, limit };
   const [questions, searches, thumbs] = await Promise.all([
     ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, tables.params),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
-  return [
-    ...topicEvidence(questions),
+  const topics = topicEvidence(questions);
+  const found = [
+    ...topics.found,
     ...searches.map((r) => ({
       projectId: r.projectId,
       evidence: { kind: 'search_without_clicks' as const, query: r.query, searches: r.hits, days: r.days },
@@ -132,13 +146,18 @@ export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{
       evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: distinct(r.comments) },
     })),
   ];
+  return { found, unplaced: topics.unplaced };
 }
 
-/** Each project's topics of unanswered questions (topics.ts) as gap evidence, the most unanswered topic first. */
-export function topicEvidence(rows: readonly QuestionDayRow[]): { projectId: string; evidence: UnansweredEvidence }[] {
-  return [...questionsByProject(rows)].flatMap(([projectId, questions]) =>
-    groupTopics(questions)
-      .topics.map((topic) => ({
+/** Each project's topics of unanswered questions (topics.ts) as gap evidence, the most unanswered topic first, and the questions no topic holds. */
+export function topicEvidence(rows: readonly QuestionDayRow[]): { found: { projectId: string; evidence: UnansweredEvidence }[]; unplaced: Unplaced } {
+  const unplaced = { questions: 0, unanswered: 0 };
+  const found = [...questionsByProject(rows)].flatMap(([projectId, questions]) => {
+    const { topics, left } = groupTopics(questions);
+    unplaced.questions += left.questions;
+    unplaced.unanswered += left.unanswered;
+    return topics
+      .map((topic) => ({
         projectId,
         evidence: {
           kind: 'unanswered_topic' as const,
@@ -150,8 +169,9 @@ export function topicEvidence(rows: readonly QuestionDayRow[]): { projectId: str
           asked: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.unanswered),
         },
       }))
-      .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered),
-  );
+      .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered);
+  });
+  return { found, unplaced };
 }
 
 /** The period's questions of each project, one per question (`sameQuestion`), with its text of the latest day it was asked. */

@@ -12,7 +12,8 @@
  * three, the most frequent first). A topic holds every question whose terms include all its key
  * terms — so its key alone says which questions it holds (`inTopic`), on any day and in any
  * period, and a question may fall in two topics (it counts in both). At most `MAX_TOPICS` per
- * project: the rest, the least asked, are left out of the list (`gaps` says how many).
+ * project (each round reads every question left, so the cap bounds the work): questions in no
+ * topic after them — the least asked — are counted in `left`, not listed as gaps.
  */
 
 import { cleanReaderText } from '../shared/reader-text.js';

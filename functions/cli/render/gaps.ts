@@ -8,6 +8,7 @@
 import type { GapsResult } from '../../gaps/find.js';
 import { FAILURES_RULE, type Gap, type GapRequest, SCORE_RULE } from '../../gaps/gaps.js';
 import { checkEvidence, type EvidenceCheck, readersWordsNote } from '../../gaps/readers-words.js';
+import { MAX_TOPICS } from '../../gaps/topics.js';
 import { displayText } from '../../shared/display.js';
 import { readerText } from '../../shared/reader-text.js';
 import type { CliIo } from '../io.js';
@@ -36,6 +37,7 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       days: result.days,
       daysWithData: result.daysWithData,
       followUpStateRead: result.stateRead,
+      unplacedQuestions: result.unplaced,
       readersWords: total,
       scoring: { score: SCORE_RULE, failures: FAILURES_RULE },
       gaps: result.gaps.map((gap) => ({ ...gap, readersWords: checks.get(gap.gapId) })),
@@ -54,6 +56,11 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       `Readers' words: ${note === '' ? `${total.values} quotes from readers, none changed` : note}` +
         (total.flagged > 0 ? `; ${total.flagged} gap(s) read like instructions (marked ${FLAG}): read their prompts first` : '') +
         '\n',
+    );
+  }
+  if (result.unplaced.questions > 0) {
+    io.stderr.write(
+      `Note: ${result.unplaced.questions} unanswered question(s) (${result.unplaced.unanswered} time(s)) fit no topic listed: no word to group them by, or fewer readers than the ${MAX_TOPICS} topics per project drawn\n`,
     );
   }
   if (!result.stateRead) {
