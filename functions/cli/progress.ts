@@ -138,7 +138,7 @@ export function fitFrame(parts: FrameParts, columns: number): string {
     }
     last = bare;
     // The first level only cuts the label; from the second on, a frame without it will do.
-    if (level !== levels[0] && widthOf(bare) <= max) return bare;
+    if ((parts.label === '' || level !== levels[0]) && widthOf(bare) <= max) return bare;
   }
   return cut(last, max);
 }

@@ -66,6 +66,12 @@ describe('a progress frame fits the terminal', () => {
     expect(text).toContain('waiting 12:34 for budget');
   });
 
+  it('before the first unit (no label yet) keeps the long estimate where it fits', () => {
+    expect(fitFrame(parts({ label: '', waiting: undefined }), 120)).toBe(
+      '[##########----------] 7/14 units · 1234 requests · ~9876 request(s) to go (a guess for 12 unit(s)), the budget needs ~4 h 05 min',
+    );
+  });
+
   it('at 40 columns keeps the units done and the countdown', () => {
     const text = fitFrame(parts(), 40);
 
