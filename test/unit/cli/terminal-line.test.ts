@@ -67,7 +67,7 @@ describe('a progress frame fits the terminal', () => {
   });
 
   it('before the first unit (no label yet) keeps the long estimate where it fits', () => {
-    expect(fitFrame(parts({ label: '', waiting: undefined }), 120)).toBe(
+    expect(fitFrame(parts({ label: '', waiting: undefined }), 140)).toBe(
       '[##########----------] 7/14 units · 1234 requests · ~9876 request(s) to go (a guess for 12 unit(s)), the budget needs ~4 h 05 min',
     );
   });
