@@ -29,6 +29,7 @@ import type { Row } from '../functions/warehouse/duckdb.js';
 import {
   decodeDailyTotals,
   decodeGapFigure,
+  decodeQuestionDay,
   decodeThumbsDownPage,
   decodeTopPage,
   decodeUnansweredCategory,
@@ -170,6 +171,16 @@ export const QUESTIONS: readonly Question[] = [
     summary: false,
     duckdbOnly: true,
   },
+  {
+    id: 'UnansweredQuestionsByDay',
+    file: 'unanswered-questions-by-day.sql',
+    name: 'Unanswered assistant questions per day',
+    description:
+      "Each unanswered assistant question (the same text but for case and spaces) per project and UTC day, with how often it went unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic's figure per day.",
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
 ];
 
 /** The ids of the questions the report, `gaps` and the weekly report share (and the DuckDB-only one `gaps` asks). */
@@ -180,6 +191,7 @@ export const QUESTION_IDS = {
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
+  unansweredQuestionsByDay: 'UnansweredQuestionsByDay',
 } as const;
 
 /** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
@@ -195,6 +207,7 @@ export const TYPED_QUESTIONS = {
   unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
+  unansweredQuestionsByDay: typed(QUESTION_IDS.unansweredQuestionsByDay, decodeQuestionDay),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */

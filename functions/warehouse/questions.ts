@@ -134,6 +134,28 @@ export function decodeGapFigure(r: Row): GapFigureRow {
   return { gapId: text(r['gap_id']), day: text(r['day']), figure: count(r['figure']) };
 }
 
+/** A row of queries/unanswered-questions-by-day.sql: one unanswered question of a project on a day. */
+export interface QuestionDayRow {
+  readonly projectId: string;
+  readonly day: string;
+  /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
+  readonly question: string;
+  /** Times it went unanswered that day. */
+  readonly unanswered: number;
+  /** Its text as last asked that day. */
+  readonly lastText: string;
+}
+
+export function decodeQuestionDay(r: Row): QuestionDayRow {
+  return {
+    projectId: text(r['project_id']),
+    day: text(r['day']),
+    question: text(r['question']),
+    unanswered: count(r['unanswered']),
+    lastText: text(r['last_text']),
+  };
+}
+
 function text(value: unknown): string {
   return String(value);
 }
