@@ -17,7 +17,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
-import { createBudgetGate, createBudgetLedger, createUnlimitedLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
+import { createBudgetGate, createBudgetLedger, createUnlimitedLedger, shareOf, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
 import type { Config, ConfigOf } from '../shared/config.js';
 import type { Destination } from '../shared/storage/destination.js';
@@ -126,7 +126,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
   const logger = overrides.logger ?? createLogger({ serviceName: EXPORT_SERVICE });
   const destination = overrides.destination ?? openExportDestination(config, overrides);
   const store = overrides.store ?? openSharedStore(config, overrides);
-  const spec = overrides.budget ?? config.budget;
+  const spec = overrides.budget ?? shareOf(config.budget, config.analyticsReserve);
   const ledger = overrides.unlimited ? createUnlimitedLedger(spec, { now }) : createBudgetLedger(store, spec, { now });
   const apiKey =
     typeof overrides.apiKey === 'string'
