@@ -31,6 +31,7 @@ import { createPersonalDataKeySource, type PersonalDataKeySource } from '../shar
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
+import { orgScope, scopedStore } from '../shared/storage/scoped-store.js';
 import { localStateDir } from './runtime.js';
 import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
@@ -106,14 +107,15 @@ export function openExportDestination(config: Pick<Config, 'destination'>, overr
 
 /** The shared store: the DynamoDB table when configured, else a local folder. */
 export function openSharedStore(
-  config: Pick<Config, 'stateTable' | 'stateDir' | 'destination'>,
+  config: Pick<Config, 'stateTable' | 'stateDir' | 'destination' | 'org'>,
   overrides: Pick<ExportOverrides, 'dynamo' | 'out'> = {},
 ): SharedStore {
-  if (config.stateTable !== undefined) {
-    const client = overrides.dynamo?.() ?? new DynamoDBClient(awsClientConfig());
-    return createDynamoStore({ tableName: config.stateTable, client });
-  }
-  return createLocalStore(localStateDir(config, overrides.out));
+  const store =
+    config.stateTable !== undefined
+      ? createDynamoStore({ tableName: config.stateTable, client: overrides.dynamo?.() ?? new DynamoDBClient(awsClientConfig()) })
+      : createLocalStore(localStateDir(config, overrides.out));
+  // Many organisations: each one's ledger, leases and backlog are its own.
+  return config.org === undefined ? store : scopedStore(store, orgScope(config.org));
 }
 
 /** Builds the export's dependencies from `config`, with `overrides` taking the place of any part. */

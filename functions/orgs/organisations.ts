@@ -5,12 +5,13 @@
  *
  * An organisation's lake is `<destination>/orgs/<id>/` with the single-organisation layout
  * inside; its ledger, leases and backlog live under `orgs/<id>/` of the shared store
- * (scoped-store.ts), so nothing one organisation spends or holds is another's.
+ * (shared/storage/scoped-store.ts), so nothing one organisation spends or holds is another's.
  */
 import { statSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { ID_PATTERN, validateApiKey } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
+import { orgScope } from '../shared/storage/scoped-store.js';
 
 /** An organisation id: lowercase letters, digits and `-`, 1–40 characters (it names a folder and a secret). */
 export const ORG_ID_PATTERN = /^[a-z0-9-]{1,40}$/;
@@ -23,14 +24,9 @@ export interface Organisation {
   readonly projectIds: readonly string[];
 }
 
-/** The folder of an organisation's lake, inside the destination and inside the shared store. */
-export function orgPrefix(id: string): string {
-  return `orgs/${id}`;
-}
-
-/** `<base>/orgs/<id>` for a local folder or an `s3://bucket/prefix` destination. */
+/** `<base>/orgs/<id>`: an organisation's lake in a local folder or an `s3://bucket/prefix` destination. */
 export function orgDestination(base: string, id: string): string {
-  return `${base.replace(/\/+$/, '')}/${orgPrefix(id)}`;
+  return `${base.replace(/\/+$/, '')}/${orgScope(id).replace(/\/$/, '')}`;
 }
 
 const IdSchema = v.pipe(v.string('an id is a string'), v.regex(ORG_ID_PATTERN, 'an id is 1–40 lowercase letters, digits or -'));

@@ -330,6 +330,13 @@ export const SETTINGS = {
     readBy: ['cli'],
     parse: (raw) => raw,
   }),
+  org: setting({
+    env: 'EXPORT_ORG',
+    doc: "the organisation a run works for: its part of the state (`orgs/<id>/` of `EXPORT_STATE_TABLE` or the state folder). The CLI sets it for each organisation of `MINTLIFY_ORGS_FILE`, the export worker for its message's",
+    defaultDoc: 'none (one organisation)',
+    readBy: EXPORT,
+    parse: (raw) => (/^[a-z0-9-]{1,40}$/.test(raw) ? raw : fail('EXPORT_ORG is not an organisation id: use 1–40 lowercase letters, digits or -')),
+  }),
   orgsSecretPrefix: setting({
     env: 'EXPORT_ORGS_SECRET_PREFIX',
     doc: "name prefix of the organisations' Secrets Manager secrets (`{\"apiKey\",\"projectIds\"}` each, the organisation's id after the prefix), listed at each run (infra sets it with context `organisations=true`)",
