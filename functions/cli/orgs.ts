@@ -42,11 +42,7 @@ export function takeFlag(argv: readonly string[], name: string): { readonly valu
 
 /** The environment of one organisation's run: its lake, key, projects and part of the state. */
 export function organisationEnv(env: CliIo['env'], org: Organisation, destination: string): Record<string, string | undefined> {
-  const {
-    MINTLIFY_ORGS_FILE: _file,
-    MINTLIFY_API_KEY_SECRET_ARN: _secret,
-    ...rest
-  } = env;
+  const { MINTLIFY_ORGS_FILE: _file, MINTLIFY_API_KEY_SECRET_ARN: _secret, ...rest } = env;
   return { ...rest, EXPORT_DESTINATION: destination, MINTLIFY_API_KEY: org.apiKey, MINTLIFY_PROJECT_IDS: org.projectIds.join(','), EXPORT_ORG: org.id };
 }
 
@@ -63,7 +59,8 @@ export async function runForOrganisations(argv: readonly string[], io: CliIo, ru
   const { values: orgIds, rest } = takeFlag(argv, '--org');
   try {
     if (!file) {
-      if (orgIds.length > 0) throw new ConfigError('--org chooses an organisation of MINTLIFY_ORGS_FILE, which is not set: set it to the organisations file, or leave --org out');
+      if (orgIds.length > 0)
+        throw new ConfigError('--org chooses an organisation of MINTLIFY_ORGS_FILE, which is not set: set it to the organisations file, or leave --org out');
       return (await runProgram(argv, io)).code;
     }
     const chosen = selectOrganisations(readOrganisationsFile(file, io.env), orgIds);
@@ -82,7 +79,9 @@ async function runEach(command: string, argv: readonly string[], orgs: readonly 
   // --project keeps, in each organisation, the projects it names; one no organisation has is a typo.
   const stray = projects.filter((project) => !orgs.some((org) => org.projectIds.includes(project)));
   if (stray.length > 0) {
-    throw new ConfigError(`--project ${stray.map((p) => JSON.stringify(p)).join(', ')} is not a project of ${orgs.length === 1 ? 'organisation' : 'any organisation of'} ${orgs.map((o) => o.id).join(', ')} (MINTLIFY_ORGS_FILE)`);
+    throw new ConfigError(
+      `--project ${stray.map((p) => JSON.stringify(p)).join(', ')} is not a project of ${orgs.length === 1 ? 'organisation' : 'any organisation of'} ${orgs.map((o) => o.id).join(', ')} (MINTLIFY_ORGS_FILE)`,
+    );
   }
   const json = argv.includes('--json');
   const results: { readonly org: Organisation; readonly code: number; readonly output?: string }[] = [];

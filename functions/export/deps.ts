@@ -17,7 +17,15 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
-import { createBudgetGate, createBudgetLedger, createUnlimitedLedger, shareOf, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
+import {
+  createBudgetGate,
+  createBudgetLedger,
+  createUnlimitedLedger,
+  shareOf,
+  type BudgetGate,
+  type BudgetLedger,
+  type BudgetWait,
+} from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
 import type { Config, ConfigOf } from '../shared/config.js';
 import type { Destination } from '../shared/storage/destination.js';

@@ -45,7 +45,10 @@ const FileEntrySchema = v.pipe(
     },
     'an organisation has only id, apiKeyEnv or apiKey, and projectIds',
   ),
-  v.check((entry) => (entry.apiKey === undefined) !== (entry.apiKeyEnv === undefined), 'give each organisation apiKeyEnv (or apiKey), not both and not neither'),
+  v.check(
+    (entry) => (entry.apiKey === undefined) !== (entry.apiKeyEnv === undefined),
+    'give each organisation apiKeyEnv (or apiKey), not both and not neither',
+  ),
 );
 
 const FileSchema = v.strictObject(
@@ -118,7 +121,9 @@ export function readOrganisationsFile(file: string, env: Readonly<Record<string,
     // two ledgers spending one budget.
     const twin = keys.get(apiKey);
     if (twin !== undefined) {
-      throw new ConfigError(`${source}: organisations "${twin}" and "${entry.id}" use the same key: one key is one budget, so list its projects under one organisation`);
+      throw new ConfigError(
+        `${source}: organisations "${twin}" and "${entry.id}" use the same key: one key is one budget, so list its projects under one organisation`,
+      );
     }
     keys.set(apiKey, entry.id);
     return Object.freeze({ id: entry.id, apiKey, projectIds: Object.freeze([...new Set(entry.projectIds)]) });
@@ -135,7 +140,9 @@ export function selectOrganisations(all: readonly Organisation[], ids: readonly 
   return [...new Set(ids)].map((id) => {
     const org = byId.get(id);
     if (!org) {
-      throw new ConfigError(`${source} ${JSON.stringify(id.slice(0, 40))} is not an organisation of MINTLIFY_ORGS_FILE: use one of ${all.map((o) => o.id).join(', ')}`);
+      throw new ConfigError(
+        `${source} ${JSON.stringify(id.slice(0, 40))} is not an organisation of MINTLIFY_ORGS_FILE: use one of ${all.map((o) => o.id).join(', ')}`,
+      );
     }
     return org;
   });

@@ -326,7 +326,7 @@ export const SETTINGS = {
   orgsFile: setting({
     env: 'MINTLIFY_ORGS_FILE',
     doc: 'JSON file of organisations (`{"organisations":[{"id","apiKeyEnv","projectIds"}]}`): each command that reads or writes a lake runs once per organisation, in `<destination>/orgs/<id>/`; docs/organisations.md',
-    defaultDoc: 'none: one organisation, today\'s layout',
+    defaultDoc: "none: one organisation, today's layout",
     readBy: ['cli'],
     parse: (raw) => raw,
   }),
@@ -339,17 +339,19 @@ export const SETTINGS = {
   }),
   orgsSecretPrefix: setting({
     env: 'EXPORT_ORGS_SECRET_PREFIX',
-    doc: "name prefix of the organisations' Secrets Manager secrets (`{\"apiKey\",\"projectIds\"}` each, the organisation's id after the prefix), listed at each run (infra sets it with context `organisations=true`)",
+    doc: 'name prefix of the organisations\' Secrets Manager secrets (`{"apiKey","projectIds"}` each, the organisation\'s id after the prefix), listed at each run (infra sets it with context `organisations=true`)',
     defaultDoc: 'none (one organisation)',
     readBy: ['export'],
-    parse: (raw) => (/^[A-Za-z0-9/_+=.@-]{1,400}$/.test(raw) ? raw : fail('EXPORT_ORGS_SECRET_PREFIX is not a secret name prefix: use letters, digits and /_+=.@-')),
+    parse: (raw) =>
+      /^[A-Za-z0-9/_+=.@-]{1,400}$/.test(raw) ? raw : fail('EXPORT_ORGS_SECRET_PREFIX is not a secret name prefix: use letters, digits and /_+=.@-'),
   }),
   orgsQueueUrl: setting({
     env: 'EXPORT_ORGS_QUEUE_URL',
     doc: 'SQS queue the dispatcher sends one message per organisation to (infra sets it with context `organisations=true`)',
     defaultDoc: 'none (one organisation)',
     readBy: ['export'],
-    parse: (raw) => (/^https?:\/\/\S+$/.test(raw) ? raw : fail('EXPORT_ORGS_QUEUE_URL is not a queue URL: use the https://sqs… URL of the organisations queue')),
+    parse: (raw) =>
+      /^https?:\/\/\S+$/.test(raw) ? raw : fail('EXPORT_ORGS_QUEUE_URL is not a queue URL: use the https://sqs… URL of the organisations queue'),
   }),
   settleHours: integer('EXPORT_SETTLE_HOURS', 0, 72, {
     doc: 'a UTC day is exported this long after it ends (the service ingests late events), hours',

@@ -19,7 +19,7 @@ import { TEST_PERSONAL_DATA_KEY } from '../helpers/run-deps.js';
 
 const DAY = '2026-10-08';
 const KEYS = { acme: 'mint_acme_0123456789abcdef', beta: 'mint_beta_0123456789abcdef', gone: 'mint_gone_0123456789abcdef' } as const;
-const PROJECTS = { acme: ['proj_synth_2500', 'proj_synth_1200'], beta: ['proj_synth_900'], gone: ['proj_synth_600'] } as const;
+const PROJECTS = { acme: ['proj_synth_1500', 'proj_synth_300'], beta: ['proj_synth_600'], gone: ['proj_synth_100'] } as const;
 /** 6 requests per 2 s, less a reserve of 1800 an hour (1 per 2 s): a share of 5 per 2 s for each organisation. */
 const BUDGET = { ANALYTICS_BUDGET: '6/2s', ANALYTICS_RESERVE: '1800' };
 const SHARE = 5;
@@ -103,7 +103,7 @@ describe('export with an organisations file of three, one key revoked', () => {
     expect(of('gone').map((entry) => entry.status)).toEqual([401]);
   });
 
-  it("keeps each key within its share (the budget less the reserve) in every window", () => {
+  it('keeps each key within its share (the budget less the reserve) in every window', () => {
     const requests = analyticsRequests(sandbox.requests);
     for (const index of [0, 1]) {
       const starts = requests.filter((entry) => entry.keyIndex === index).map((entry) => entry.startedAt);
@@ -116,11 +116,13 @@ describe('status --org', () => {
   it('lists only that organisation, from its own lake', async () => {
     const run = await runSpawnedCli(['status', '--org', 'beta', '--date', DAY, '--dataset', 'visitors', '--out', out, '--json'], env);
     expect(run.code, run.stderr).toBe(0);
-    const json = JSON.parse(run.stdout) as { organisations: { id: string; exitCode: number; result: { destination: string; units: { projectId: string; state: string }[] } }[] };
+    const json = JSON.parse(run.stdout) as {
+      organisations: { id: string; exitCode: number; result: { destination: string; units: { projectId: string; state: string }[] } }[];
+    };
     expect(json.organisations.map((org) => org.id)).toEqual(['beta']);
     const [beta] = json.organisations;
     expect(beta?.result.destination).toContain(path.join('orgs', 'beta'));
-    expect(beta?.result.units.map((unit) => [unit.projectId, unit.state])).toEqual([['proj_synth_900', 'complete']]);
+    expect(beta?.result.units.map((unit) => [unit.projectId, unit.state])).toEqual([['proj_synth_600', 'complete']]);
   });
 
   it('exits 2 naming an id the file does not have', async () => {
