@@ -5,6 +5,7 @@
  * Built on first use, like the other handlers: importing reads nothing.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -24,9 +25,13 @@ import { createWorker, type WorkerRecord } from './worker.js';
 
 type Env = Record<string, string | undefined>;
 
-function orgsConfig(env: Env): ConfigOf<'export'> & { readonly orgsSecretPrefix: string } {
+/** The export's configuration, with the organisations' secret prefix it cannot do without. */
+export type OrgsConfig = ConfigOf<'export'> & { readonly orgsSecretPrefix: string };
+
+export function orgsConfig(env: Env): OrgsConfig {
   const config = requireSettings(loadConfigFor(env, 'export'), 'export');
-  if (config.orgsSecretPrefix === undefined) throw new ConfigError('EXPORT_ORGS_SECRET_PREFIX is not set: the organisations are the secrets under it (infra sets it with context organisations=true)');
+  if (config.orgsSecretPrefix === undefined)
+    throw new ConfigError('EXPORT_ORGS_SECRET_PREFIX is not set: the organisations are the secrets under it (infra sets it with context organisations=true)');
   return { ...config, orgsSecretPrefix: config.orgsSecretPrefix };
 }
 
@@ -44,26 +49,38 @@ export function sqsOrgQueue(client: Pick<SQSClient, 'send'>, queueUrl: string): 
 
 const ScheduleSchema = v.object({ time: v.pipe(v.string(), v.isoTimestamp()) });
 
+/** The clients the dispatcher uses. */
+export interface DispatcherClients {
+  readonly secrets: Pick<SecretsManagerClient, 'send'>;
+  readonly sqs: Pick<SQSClient, 'send'>;
+}
+
+/** The dispatcher for `config` over `clients` (tests pass emulator clients). */
+export function createDispatcher(config: OrgsConfig, clients: DispatcherClients): (event: unknown) => Promise<DispatchResult> {
+  if (config.orgsQueueUrl === undefined)
+    throw new ConfigError('EXPORT_ORGS_QUEUE_URL is not set: the dispatcher sends to the organisations queue (infra sets it)');
+  const logger = createLogger({ serviceName: EXPORT_SERVICE });
+  const secrets = createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix);
+  const queue = sqsOrgQueue(clients.sqs, config.orgsQueueUrl);
+  const metrics = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
+  return async (event: unknown) => {
+    const scheduled = v.safeParse(ScheduleSchema, event);
+    const result = await dispatchOrganisations(scheduled.success ? Date.parse(scheduled.output.time) : Date.now(), { secrets, queue });
+    for (const { name, reason } of result.refused) logger.warn('secret under the organisations prefix refused', { secret: name, reason });
+    metrics.addMetric(ORGS_METRICS.dispatched, MetricUnit.Count, result.dispatched.length);
+    metrics.addMetric(ORGS_METRICS.refused, MetricUnit.Count, result.refused.length);
+    metrics.publishStoredMetrics();
+    logger.info('organisations dispatched', { dispatched: result.dispatched.length, notSent: result.notSent, refused: result.refused.length });
+    if (result.notSent.length > 0)
+      throw new Error(`SQS did not take the messages of organisation(s) ${result.notSent.join(', ')}; the next run sends them again`);
+    return result;
+  };
+}
+
 export function dispatcherFromEnvironment(env: Env): (event: unknown) => Promise<DispatchResult> {
-  return builtOnFirstUse(() => {
-    const config = orgsConfig(env);
-    if (config.orgsQueueUrl === undefined) throw new ConfigError('EXPORT_ORGS_QUEUE_URL is not set: the dispatcher sends to the organisations queue (infra sets it)');
-    const logger = createLogger({ serviceName: EXPORT_SERVICE });
-    const secrets = createOrganisationSecrets(new SecretsManagerClient(awsClientConfig()), config.orgsSecretPrefix);
-    const queue = sqsOrgQueue(new SQSClient(sqsClientConfig()), config.orgsQueueUrl);
-    const metrics = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
-    return async (event: unknown) => {
-      const scheduled = v.safeParse(ScheduleSchema, event);
-      const result = await dispatchOrganisations(scheduled.success ? Date.parse(scheduled.output.time) : Date.now(), { secrets, queue });
-      for (const { name, reason } of result.refused) logger.warn('secret under the organisations prefix refused', { secret: name, reason });
-      metrics.addMetric(ORGS_METRICS.dispatched, MetricUnit.Count, result.dispatched.length);
-      metrics.addMetric(ORGS_METRICS.refused, MetricUnit.Count, result.refused.length);
-      metrics.publishStoredMetrics();
-      logger.info('organisations dispatched', { dispatched: result.dispatched.length, notSent: result.notSent, refused: result.refused.length });
-      if (result.notSent.length > 0) throw new Error(`SQS did not take the messages of organisation(s) ${result.notSent.join(', ')}; the next run sends them again`);
-      return result;
-    };
-  });
+  return builtOnFirstUse(() =>
+    createDispatcher(orgsConfig(env), { secrets: new SecretsManagerClient(awsClientConfig()), sqs: new SQSClient(sqsClientConfig()) }),
+  );
 }
 
 /** Powertools metrics of one organisation: every metric of its run carries its `Organisation` dimension. */
@@ -71,35 +88,52 @@ function organisationMetrics(id: string): Metrics {
   return new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE, defaultDimensions: { [ORGANISATION_DIMENSION]: id } });
 }
 
-export function workerFromEnvironment(env: Env): (event: { Records: WorkerRecord[] }, context: ExportContext) => Promise<unknown> {
-  return builtOnFirstUse(() => {
-    const config = orgsConfig(env);
-    const logger = createLogger({ serviceName: EXPORT_SERVICE });
-    const secretsClient = new SecretsManagerClient(awsClientConfig());
-    const dynamo = new DynamoDBClient(awsClientConfig());
-    const failures = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
-    const exportFor = (org: Organisation) => {
-      // The organisation's lake, projects and part of the state; the rest is the deployment's.
-      const orgConfig = { ...config, org: org.id, projectIds: org.projectIds, destination: orgDestination(config.destination, org.id) };
-      const deps = createExportDeps(orgConfig, { apiKey: org.apiKey, dynamo: () => dynamo, secrets: secretsClient, logger });
-      return createHandler({ ...deps, metrics: organisationMetrics(org.id) });
-    };
-    return createWorker({
-      secrets: createOrganisationSecrets(secretsClient, config.orgsSecretPrefix),
-      exportFor,
+/** The clients the worker uses. */
+export interface WorkerClients {
+  readonly secrets: SecretsManagerClient;
+  readonly dynamo: DynamoDBClient;
+  /** @default one from the environment (s3:// destinations) */
+  readonly s3?: S3Client;
+}
+
+/** The worker for `config` over `clients` (tests pass emulator clients). */
+export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerClients, options: { readonly orgTimeLimitMs?: number } = {}) {
+  const logger = createLogger({ serviceName: EXPORT_SERVICE });
+  const failures = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
+  const exportFor = (org: Organisation) => {
+    // The organisation's lake, projects and part of the state; the rest is the deployment's.
+    const orgConfig = { ...config, org: org.id, projectIds: org.projectIds, destination: orgDestination(config.destination, org.id) };
+    const deps = createExportDeps(orgConfig, {
+      apiKey: org.apiKey,
+      dynamo: () => clients.dynamo,
+      secrets: clients.secrets,
       logger,
-      now: Date.now,
-      onOrganisation: (id, outcome) => {
-        if (outcome.ok) return;
-        const metrics = organisationMetrics(id);
-        metrics.addMetric(ORGS_METRICS.failed, MetricUnit.Count, 1);
-        metrics.publishStoredMetrics();
-        // Also without the dimension: one alarm watches every organisation (docs/organisations.md).
-        failures.addMetric(ORGS_METRICS.failed, MetricUnit.Count, 1);
-        failures.publishStoredMetrics();
-      },
+      ...(clients.s3 ? { s3: clients.s3 } : {}),
     });
+    return createHandler({ ...deps, metrics: organisationMetrics(org.id) });
+  };
+  return createWorker({
+    secrets: createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix),
+    exportFor,
+    logger,
+    now: Date.now,
+    ...(options.orgTimeLimitMs !== undefined ? { orgTimeLimitMs: options.orgTimeLimitMs } : {}),
+    onOrganisation: (id, outcome) => {
+      if (outcome.ok) return;
+      const metrics = organisationMetrics(id);
+      metrics.addMetric(ORGS_METRICS.failed, MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+      // Also without the dimension: one alarm watches every organisation (docs/organisations.md).
+      failures.addMetric(ORGS_METRICS.failed, MetricUnit.Count, 1);
+      failures.publishStoredMetrics();
+    },
   });
+}
+
+export function workerFromEnvironment(env: Env): (event: { Records: WorkerRecord[] }, context: ExportContext) => Promise<unknown> {
+  return builtOnFirstUse(() =>
+    createOrganisationsWorker(orgsConfig(env), { secrets: new SecretsManagerClient(awsClientConfig()), dynamo: new DynamoDBClient(awsClientConfig()) }),
+  );
 }
 
 export const dispatcher = dispatcherFromEnvironment(process.env);

@@ -33,13 +33,19 @@ export function createOrganisationSecrets(client: Pick<SecretsManagerClient, 'se
       let NextToken: string | undefined;
       do {
         // The name filter is a prefix match; the check below keeps exactly the prefix's names.
-        const page = await client.send(new ListSecretsCommand({ Filters: [{ Key: 'name', Values: [prefix] }], MaxResults: 100, ...(NextToken ? { NextToken } : {}) }));
+        const page = await client.send(
+          new ListSecretsCommand({ Filters: [{ Key: 'name', Values: [prefix] }], MaxResults: 100, ...(NextToken ? { NextToken } : {}) }),
+        );
         for (const secret of page.SecretList ?? []) {
           const name = secret.Name ?? '';
           if (!name.startsWith(prefix)) continue;
           const id = name.slice(prefix.length);
           if (ORG_ID_PATTERN.test(id)) ids.push(id);
-          else refused.push({ name, reason: `"${id.slice(0, 60)}" is not an organisation id: name the secret ${prefix}<id> with 1–40 lowercase letters, digits or -` });
+          else
+            refused.push({
+              name,
+              reason: `"${id.slice(0, 60)}" is not an organisation id: name the secret ${prefix}<id> with 1–40 lowercase letters, digits or -`,
+            });
         }
         NextToken = page.NextToken;
       } while (NextToken);

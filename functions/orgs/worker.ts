@@ -54,7 +54,10 @@ export function createWorker(deps: WorkerDeps) {
   async function runOne(record: WorkerRecord, context: ExportContext): Promise<boolean> {
     const parsed = v.safeParse(OrgMessageSchema, parseJson(record.body));
     if (!parsed.success) {
-      logger.error('organisation message refused', { messageId: record.messageId, reason: `the message is {"org":"<id>","time":"<ISO>"}: ${issueLine(parsed.issues)}` });
+      logger.error('organisation message refused', {
+        messageId: record.messageId,
+        reason: `the message is {"org":"<id>","time":"<ISO>"}: ${issueLine(parsed.issues)}`,
+      });
       return false;
     }
     const { org: id, time } = parsed.output;
