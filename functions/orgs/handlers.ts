@@ -28,8 +28,13 @@ type Env = Record<string, string | undefined>;
 /** The export's configuration, with the organisations' secret prefix it cannot do without. */
 export type OrgsConfig = ConfigOf<'export'> & { readonly orgsSecretPrefix: string };
 
-export function orgsConfig(env: Env): OrgsConfig {
-  const config = requireSettings(loadConfigFor(env, 'export'), 'export');
+/**
+ * The configuration of the worker (`worker`: its state table required, as the export's) or of
+ * the dispatcher (which touches no state).
+ */
+export function orgsConfig(env: Env, role: 'worker' | 'dispatcher' = 'worker'): OrgsConfig {
+  const loaded = loadConfigFor(env, 'export');
+  const config = role === 'worker' ? requireSettings(loaded, 'export') : loaded;
   if (config.orgsSecretPrefix === undefined)
     throw new ConfigError('EXPORT_ORGS_SECRET_PREFIX is not set: the organisations are the secrets under it (infra sets it with context organisations=true)');
   return { ...config, orgsSecretPrefix: config.orgsSecretPrefix };
@@ -79,7 +84,7 @@ export function createDispatcher(config: OrgsConfig, clients: DispatcherClients)
 
 export function dispatcherFromEnvironment(env: Env): (event: unknown) => Promise<DispatchResult> {
   return builtOnFirstUse(() =>
-    createDispatcher(orgsConfig(env), { secrets: new SecretsManagerClient(awsClientConfig()), sqs: new SQSClient(sqsClientConfig()) }),
+    createDispatcher(orgsConfig(env, 'dispatcher'), { secrets: new SecretsManagerClient(awsClientConfig()), sqs: new SQSClient(sqsClientConfig()) }),
   );
 }
 
