@@ -19,6 +19,16 @@ beforeAll(() => {
 });
 
 const resourcesOf = (template: Template) => template.toJSON().Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+type Statement = { Action: string | string[]; Resource: unknown };
+/** The statements of the export workers' role policy. */
+function workerStatements(template: Template): Statement[] {
+  const role = Object.keys(template.findResources('AWS::IAM::Role')).find((id) => id.includes('OrganisationsWorker'));
+  const policy = Object.values(template.findResources('AWS::IAM::Policy')).find((p) => role !== undefined && JSON.stringify(p.Properties.Roles).includes(role));
+  if (!policy) throw new Error('no policy of the workers role');
+  return policy.Properties.PolicyDocument.Statement as Statement[];
+}
+const withAction = (statements: readonly Statement[], action: string) => statements.filter((s) => [s.Action].flat().includes(action));
+
 const logicalIdOf = (template: Template, type: string, props: object) => {
   const found = Object.keys(template.findResources(type, { Properties: props }));
   expect(found, `${type} ${JSON.stringify(props)}`).toHaveLength(1);
@@ -64,10 +74,7 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     const dispatcherPolicy = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
     expect(dispatcherPolicy).toHaveLength(1);
     expect(dispatcherPolicy[0]).not.toContain('secretsmanager:GetSecretValue');
-    const workerRole = Object.entries(t.findResources('AWS::IAM::Role')).find(([id]) => id.includes('OrganisationsWorker'))?.[0];
-    const workerPolicy = Object.values(t.findResources('AWS::IAM::Policy')).find((p) => JSON.stringify(p.Properties.Roles).includes(workerRole ?? '?'));
-    const statements = (workerPolicy?.Properties.PolicyDocument.Statement ?? []) as { Action: string | string[]; Resource: unknown }[];
-    const reads = statements.filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'));
+    const reads = withAction(workerStatements(t), 'secretsmanager:GetSecretValue');
     const text = JSON.stringify(reads);
     expect(text).toContain(':secret:MintlifyExporter/orgs/*');
     expect(text).not.toMatch(/"\*"|secret:\*/);
@@ -90,11 +97,7 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
   });
 
   it("lets the workers write only under orgs/<id>/ of the export's folders", () => {
-    const workerRole = Object.keys(orgs.template.findResources('AWS::IAM::Role')).find((id) => id.includes('OrganisationsWorker'));
-    const policy = Object.values(orgs.template.findResources('AWS::IAM::Policy')).find((p) => JSON.stringify(p.Properties.Roles).includes(workerRole ?? '?'));
-    const puts = (policy?.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).filter((s) =>
-      [s.Action].flat().includes('s3:PutObject'),
-    );
+    const puts = withAction(workerStatements(orgs.template), 's3:PutObject');
     const text = JSON.stringify(puts);
     expect(text).toContain('/mintlify/orgs/*/visitors_totals/*');
     expect(text).toContain('/mintlify/orgs/*/export_runs/*');
