@@ -180,8 +180,8 @@ function organisationsOf(count: number): Org[] {
 }
 
 interface Outcome {
-  /** Per organisation: requests sent, and when its last run ended (virtual ms). */
-  readonly perOrg: Map<string, { requests: number; starts: number[]; finishedAt: number; completed: boolean }>;
+  /** Per organisation: requests sent and when they started, when its run of each hour ended (virtual ms), whether its backlog is done. */
+  readonly perOrg: Map<string, { requests: number; starts: number[]; ends: number[]; completed: boolean }>;
   readonly ledgerWrites: number;
   readonly requests: number;
   readonly wallMs: number;
@@ -204,7 +204,7 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
 
     const config = loadConfigFor(
       {
-        EXPORT_DESTINATION: 'memory://',
+        EXPORT_DESTINATION: 's3://bench-bucket/mintlify',
         EXPORT_DATASETS: 'visitors',
         EXPORT_HEAL_DAYS: String(c.healDays),
         EXPORT_REFRESH_DAYS: '0',
@@ -224,9 +224,9 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
       return fetch(input, init);
     };
     // The figures come from the sandbox's log and the store; the metrics are published nowhere.
-    const noMetrics = { addMetric: (): never => noMetrics as never, publishStoredMetrics: () => undefined };
+    const noMetrics = { addMetric: (): never => noMetrics as never, publishStoredMetrics: (): never => noMetrics as never };
     const failedRuns = new Map<string, number>();
-    const finishedAt = new Map<string, number>();
+    const ends = new Map<string, number[]>();
     const worker = createWorker({
       secrets: { read: async (id) => byId.get(id) as Org },
       exportFor: (org) => {
@@ -248,14 +248,22 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
           metrics: noMetrics,
           // The deps' client, with each request's latency slept on the virtual clock.
           createApi: (gate) =>
-            createApiClient({ baseUrl: sandbox.url, apiKey: org.apiKey, budget: gate, now: clock.now, sleep: clock.sleep, fetch: latencyFetch, logger: silentLogger }),
+            createApiClient({
+              baseUrl: sandbox.url,
+              apiKey: org.apiKey,
+              budget: gate,
+              now: clock.now,
+              sleep: clock.sleep,
+              fetch: latencyFetch,
+              logger: silentLogger,
+            }),
         });
       },
       logger: silentLogger,
       now: clock.now,
       onOrganisation: (id, outcome) => {
         if (!outcome.ok) failedRuns.set(id, (failedRuns.get(id) ?? 0) + 1);
-        else finishedAt.set(id, clock.now());
+        ends.set(id, [...(ends.get(id) ?? []), clock.now()]);
       },
     });
 
@@ -276,7 +284,10 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
           clock.task(async () => {
             for (let record = messages.shift(); record !== undefined; record = messages.shift()) {
               const invoked = clock.now();
-              await worker({ Records: [record] }, { awsRequestId: record.messageId, getRemainingTimeInMillis: () => invoked + WORKER_TIMEOUT_MS - clock.now() });
+              await worker(
+                { Records: [record] },
+                { awsRequestId: record.messageId, getRemainingTimeInMillis: () => invoked + WORKER_TIMEOUT_MS - clock.now() },
+              );
             }
           }),
         ),
@@ -285,8 +296,8 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
     }
     const wallMs = performance.now() - started;
 
-    const perOrg = new Map<string, { requests: number; starts: number[]; finishedAt: number; completed: boolean }>();
-    for (const org of orgs) perOrg.set(org.id, { requests: 0, starts: [], finishedAt: finishedAt.get(org.id) ?? Number.NaN, completed: false });
+    const perOrg = new Map<string, { requests: number; starts: number[]; ends: number[]; completed: boolean }>();
+    for (const org of orgs) perOrg.set(org.id, { requests: 0, starts: [], ends: ends.get(org.id) ?? [], completed: false });
     for (const entry of sandbox.requests) {
       const id = entry.keyIndex === undefined ? orgs.find((org) => org.projectIds.includes(entry.projectId ?? ''))?.id : keyIndex.get(entry.keyIndex);
       const record = id === undefined ? undefined : perOrg.get(id);
@@ -296,7 +307,7 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
     }
     // Complete: every unit of the heal window and yesterday has its manifest.
     for (const org of orgs) {
-      const keys = await (destinations.get(org.id) as Destination).list?.('_manifests/') ?? [];
+      const keys = (await (destinations.get(org.id) as Destination).list?.('_manifests/')) ?? [];
       const record = perOrg.get(org.id);
       if (record) record.completed = keys.length === (c.healDays + 1) * org.projectIds.length;
     }
@@ -309,7 +320,9 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
 export async function benchOrgs(c: OrgsCase = ORGS_CASE): Promise<BenchResult> {
   const orgs = organisationsOf(c.organisations);
   const share = shareOf({ requests: Number(c.budget.split('/')[0]), windowMs: HOUR_MS, text: c.budget }, c.reserve).requests;
-  progress(`orgs: ${c.organisations} organisations × 3 projects, ${c.workers} workers, ${c.budget} less ${c.reserve} reserved each, one key revoked, one 429 storm (virtual clock)`);
+  progress(
+    `orgs: ${c.organisations} organisations × 3 projects, ${c.workers} workers, ${c.budget} less ${c.reserve} reserved each, one key revoked, one 429 storm (virtual clock)`,
+  );
   const mixed = await simulate(c, orgs);
   progress(`orgs: the same without the revoked and the storming organisation (the baseline of the delay)`);
   const baseline = await simulate(
@@ -333,7 +346,8 @@ export async function benchOrgs(c: OrgsCase = ORGS_CASE): Promise<BenchResult> {
     const ideal = Math.ceil(here.requests / share);
     ratios[org.id] = windows / ideal;
     worstRatio = Math.max(worstRatio, windows / ideal);
-    worstDelayMs = Math.max(worstDelayMs, here.finishedAt - there.finishedAt);
+    // Each hour's run: how much later it ended than the same organisation's run of that hour without the broken ones.
+    for (const [hour, end] of here.ends.entries()) worstDelayMs = Math.max(worstDelayMs, end - (there.ends[hour] ?? end));
     extraRequests += Math.abs(here.requests - there.requests);
     if (!here.completed) incomplete += 1;
   }
@@ -341,14 +355,41 @@ export async function benchOrgs(c: OrgsCase = ORGS_CASE): Promise<BenchResult> {
   const revoked = orgs.find((org) => org.kind === 'revoked');
   const stormOrg = storm ? mixed.perOrg.get(storm.id) : undefined;
   const figures: Figures = {
-    'orgs.max_per_window': judged(maxPerWindow, 'requests', '<=', share, `most starts of one healthy organisation's key in any sliding 60 min (sandbox log); its share ${c.budget} − ${c.reserve}`),
+    'orgs.max_per_window': judged(
+      maxPerWindow,
+      'requests',
+      '<=',
+      share,
+      `most starts of one healthy organisation's key in any sliding 60 min (sandbox log); its share ${c.budget} − ${c.reserve}`,
+    ),
     'orgs.windows_ratio': judged(worstRatio, 'ratio', '<=', 1.05, `worst healthy organisation: windows ÷ ⌈N/B⌉, B = ${share}`),
-    'orgs.healthy_delay': judged(Math.max(0, worstDelayMs) / 1000, 's', '<=', 60, `latest a healthy organisation finished, against the run without the two broken ones (${c.workers} workers)`),
+    'orgs.healthy_delay': judged(
+      Math.max(0, worstDelayMs) / 1000,
+      's',
+      '<=',
+      60,
+      `most any healthy organisation's hourly run ended later than without the two broken ones (${c.workers} workers)`,
+    ),
+    'orgs.storm_complete': info(stormOrg?.completed ? 1 : 0, 'yes=1', 'the storming organisation finished its backlog once the storm passed'),
     'orgs.healthy_extra_requests': judged(extraRequests, 'requests', '==', 0, 'requests the healthy organisations sent beyond the run without the broken ones'),
-    'orgs.healthy_incomplete': judged(incomplete, 'organisations', '==', 0, `healthy organisations without every unit of ${c.healDays + 1} days after ${c.hours} hours`),
-    'orgs.revoked_requests': info(revoked ? (mixed.perOrg.get(revoked.id)?.requests ?? 0) : 0, 'requests', `the revoked key's requests over ${c.hours} runs (one 401 each)`),
+    'orgs.healthy_incomplete': judged(
+      incomplete,
+      'organisations',
+      '==',
+      0,
+      `healthy organisations without every unit of ${c.healDays + 1} days after ${c.hours} hours`,
+    ),
+    'orgs.revoked_requests': info(
+      revoked ? (mixed.perOrg.get(revoked.id)?.requests ?? 0) : 0,
+      'requests',
+      `the revoked key's requests over ${c.hours} runs (one 401 each)`,
+    ),
     'orgs.storm_requests': info(stormOrg?.requests ?? 0, 'requests', 'the storming organisation, 429s included; its ledger alone paused'),
-    'orgs.ledger_writes_per_request': info(mixed.ledgerWrites / mixed.requests, 'writes', `ledger writes (DynamoDB conditional writes in AWS) ÷ ${mixed.requests} API requests`),
+    'orgs.ledger_writes_per_request': info(
+      mixed.ledgerWrites / mixed.requests,
+      'writes',
+      `ledger writes (DynamoDB conditional writes in AWS) ÷ ${mixed.requests} API requests`,
+    ),
     'orgs.wall': info(mixed.wallMs / 1000, 's', `real time for ${c.hours} simulated hours of ${c.organisations} organisations`),
   };
   return {
@@ -360,8 +401,8 @@ export async function benchOrgs(c: OrgsCase = ORGS_CASE): Promise<BenchResult> {
         ratios,
         failedRuns: Object.fromEntries(mixed.failedRuns),
         requests: Object.fromEntries([...mixed.perOrg].map(([id, o]) => [id, o.requests])),
-        finishedAt: Object.fromEntries([...mixed.perOrg].map(([id, o]) => [id, new Date(o.finishedAt || 0).toISOString()])),
-        baselineFinishedAt: Object.fromEntries([...baseline.perOrg].map(([id, o]) => [id, new Date(o.finishedAt || 0).toISOString()])),
+        runEnds: Object.fromEntries([...mixed.perOrg].map(([id, o]) => [id, o.ends.map((end) => new Date(end).toISOString())])),
+        baselineRunEnds: Object.fromEntries([...baseline.perOrg].map(([id, o]) => [id, o.ends.map((end) => new Date(end).toISOString())])),
       },
     },
   };
