@@ -188,7 +188,7 @@ export class Organisations extends Construct {
       // A Metrics Insights query grouped by organisation: each organisation is a contributor of
       // this one alarm, including organisations added after the deploy.
       organisationFailed: new cloudwatch.Alarm(this, 'OrganisationFailed', {
-        alarmDescription: `Organisations: an organisation's export failed (a revoked key, a refused dataset, a broken answer); the others went on. The alarm's contributors name each organisation; its message is in the organisations' dead-letter queue. Runbook: ${RUNBOOK}: OrganisationFailed.`,
+        alarmDescription: `Organisations: an organisation's export failed (a revoked key, a refused dataset, a broken answer); the others went on. First step: the alarm's contributors name each organisation; the worker's log (key organisation) says why, and its message is in the organisations' dead-letter queue. Runbook: ${RUNBOOK}: OrganisationFailed.`,
         metric: new cloudwatch.MathExpression({
           expression: `SELECT SUM(${ORGS_METRICS.failed}) FROM SCHEMA("${METRICS_NAMESPACE}", ${ORGANISATION_DIMENSION}, service) GROUP BY ${ORGANISATION_DIMENSION}`,
           period: Duration.hours(1),
@@ -208,7 +208,7 @@ export class Organisations extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
       dispatcherErrors: new cloudwatch.Alarm(this, 'DispatcherErrors', {
-        alarmDescription: `Organisations: the dispatcher failed (the secrets could not be listed, or SQS refused messages): no organisation was exported this hour. Runbook: ${RUNBOOK}: DispatcherErrors.`,
+        alarmDescription: `Organisations: the dispatcher failed (the secrets could not be listed, or SQS refused messages): no organisation was exported this hour. First step: the dispatcher's log; the next hourly run dispatches again. Runbook: ${RUNBOOK}: DispatcherErrors.`,
         metric: this.dispatcher.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
         threshold: 1,
         evaluationPeriods: 1,
