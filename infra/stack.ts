@@ -129,7 +129,7 @@ export class MintlifyExporterStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
-    if (config.projectIds.length === 0) {
+    if (config.projectIds.length === 0 && config.organisations !== true) {
       Annotations.of(this).addWarningV2(
         'mintlify-exporter:no-project-ids',
         'No projectIds in context: the export has nothing to do until you deploy with -c projectIds=proj_a,proj_b.',

@@ -83,9 +83,12 @@ export function createDispatcher(config: OrgsConfig, clients: DispatcherClients)
 }
 
 export function dispatcherFromEnvironment(env: Env): (event: unknown) => Promise<DispatchResult> {
-  return builtOnFirstUse(() =>
-    createDispatcher(orgsConfig(env, 'dispatcher'), { secrets: new SecretsManagerClient(awsClientConfig()), sqs: new SQSClient(sqsClientConfig()) }),
-  );
+  return builtOnFirstUse(() => {
+    const config = orgsConfig(env, 'dispatcher');
+    // An endpoint set in the environment (an emulator) takes the place of the queue URL's host, as for the follow-ups.
+    const sqs = new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));
+    return createDispatcher(config, { secrets: new SecretsManagerClient(awsClientConfig()), sqs });
+  });
 }
 
 /** Powertools metrics of one organisation: every metric of its run carries its `Organisation` dimension. */
