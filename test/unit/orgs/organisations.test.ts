@@ -13,6 +13,8 @@ import { createMemoryStore } from '../../../functions/shared/storage/shared-stor
 import { orgScope, scopedStore } from '../../../functions/shared/storage/scoped-store.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { configErrorOf } from '../../helpers/errors.js';
+import { openSharedStore } from '../../../functions/export/deps.js';
+import { loadConfig } from '../../../functions/shared/config.js';
 
 const KEY = 'mint_test_0123456789';
 afterAll(removeTempDirs);
@@ -131,5 +133,18 @@ describe('scopedStore', () => {
     expect((await b.tryStart()).waitMs).toBe(0);
     expect((await store.list('')).map((d) => d.key).sort()).toEqual(['orgs/a/budget/ledger', 'orgs/b/budget/ledger']);
     expect((await scopedStore(store, orgScope('a')).list('budget/')).map((d) => d.key)).toEqual(['budget/ledger']);
+  });
+});
+
+describe('openSharedStore with EXPORT_ORG', () => {
+  it("keeps an organisation's state under orgs/<id>/ of the shared state folder, and nothing changes without it", async () => {
+    const dir = await makeTempDir('orgs-state');
+    const acme = openSharedStore(loadConfig({ EXPORT_STATE_DIR: dir, EXPORT_ORG: 'acme' }));
+    const single = openSharedStore(loadConfig({ EXPORT_STATE_DIR: dir }));
+    await acme.update('budget/ledger', () => ({ value: { n: 1 }, result: undefined }));
+    await single.update('budget/ledger', () => ({ value: { n: 2 }, result: undefined }));
+    expect(await acme.get('budget/ledger')).toEqual({ n: 1 });
+    expect(await single.get('budget/ledger')).toEqual({ n: 2 });
+    expect((await single.list('orgs/')).map((d) => d.key)).toEqual(['orgs/acme/budget/ledger']);
   });
 });
