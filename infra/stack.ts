@@ -229,6 +229,7 @@ export class MintlifyExporterStack extends Stack {
       schedule: config.reportSchedule,
       settleHours: config.settleHours,
       logLevel: config.logLevel,
+      organisations: config.organisations,
     });
     const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures, ...Object.values(this.organisations?.alarms ?? {})];
     for (const alarm of insightAlarms) alarm.addAlarmAction(new actions.SnsAction(this.operations.topic));

@@ -184,6 +184,27 @@ export class Warehouse extends Construct {
   }
 
   /**
+   * The weekly report of many organisations: list the organisations' folders (`orgs/`, one
+   * level), and in each read what {@link grantWarehouseRead} and {@link grantPageRead} grant and
+   * put its pages under its own `reports` folder (`records` and `reports` end with `/`).
+   */
+  grantOrganisationsWeeklyReport(grantee: iam.IGrantable, records: string, reports: string): void {
+    const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
+    this.grantFolders(
+      grantee,
+      { read: [...exportFolders(), `${EXPORT_RUNS.prefix}/`, `${FOLLOWUP_OUTCOMES.prefix}/`, records].map(inEach), write: [inEach(reports)] },
+      "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages under that organisation's reports folder. The wildcards are the organisation's id and the object key within each folder.",
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringEquals: { 's3:prefix': `${this.keyPrefix}${ORGS_FOLDER}`, 's3:delimiter': '/' } },
+      }),
+    );
+  }
+
+  /**
    * The weekly report and the insights check: read what the export wrote — every dataset's
    * tables, manifests and checkpoints, and the run log — and list only those folders; nothing
    * else (not the follow-up outcomes, not Athena results, not the reports).
