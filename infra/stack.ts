@@ -210,6 +210,7 @@ export class MintlifyExporterStack extends Stack {
       anomalyRise: config.anomalyRise,
       reportEmail: config.reportEmail,
       logLevel: config.logLevel,
+      organisations: config.organisations,
     });
     this.reportLinks =
       config.reportLinkPublicKey === undefined

@@ -195,6 +195,26 @@ export class Warehouse extends Construct {
       { read: [...exportFolders(), `${EXPORT_RUNS.prefix}/`, `${FOLLOWUP_OUTCOMES.prefix}/`, records].map(inEach), write: [inEach(reports)] },
       "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages under that organisation's reports folder. The wildcards are the organisation's id and the object key within each folder.",
     );
+    this.grantOrganisationsList(grantee);
+  }
+
+  /**
+   * The hourly insights check of many organisations: list the organisations' folders (`orgs/`,
+   * one level), and in each read what {@link grantWarehouseRead} grants and read, rewrite and
+   * delete its anomaly records under `records` (ending with `/`).
+   */
+  grantOrganisationsInsightsCheck(grantee: iam.IGrantable, records: string): void {
+    const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
+    this.grantFolders(
+      grantee,
+      { read: [...[...exportFolders(), `${EXPORT_RUNS.prefix}/`, records].map(inEach)], write: [inEach(records)], remove: [inEach(records)] },
+      "The insights check of many organisations reads each organisation's exported tables, manifests, checkpoints and run log (orgs/<id>/…), reads, rewrites and deletes its anomaly records, and lists only those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
+    );
+    this.grantOrganisationsList(grantee);
+  }
+
+  /** Listing the organisations' folders one level deep (`orgs/` with the delimiter `/`): their ids, nothing else. */
+  private grantOrganisationsList(grantee: iam.IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['s3:ListBucket'],

@@ -104,13 +104,15 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     expect(text).not.toMatch(/\/mintlify\/visitors_totals\//);
   });
 
-  it("runs the weekly report once per organisation, listing the organisations' folders and writing each one's pages in its lake", () => {
+  it("runs the weekly report and the hourly check once per organisation, listing the organisations' folders and writing in each one's lake", () => {
     const t = orgs.template;
     t.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.weeklyReportOrganisations' });
+    t.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.checkOrganisations' });
     const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
     expect(policies).toContain('"s3:prefix":"mintlify/orgs/","s3:delimiter":"/"');
     expect(policies).toContain('/mintlify/orgs/*/reports/*');
-    expect(JSON.stringify(plain.template.findResources('AWS::Lambda::Function'))).not.toContain('weeklyReportOrganisations');
+    expect(JSON.stringify(plain.template.findResources('AWS::Lambda::Function'))).not.toMatch(/weeklyReportOrganisations|checkOrganisations/);
+    expect(policies).toContain('/mintlify/orgs/*/_insights/anomalies/*');
   });
 
   it('alarms on failed organisations with a contributor per organisation, on the dead letters and on the dispatcher, to the alarm topic', () => {

@@ -5,32 +5,13 @@
  * the attribute `organisation` (a subscription can take one organisation's). An organisation
  * with nothing exported in the two weeks is skipped; one that fails is named, after the others.
  */
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { ORG_ID_PATTERN, orgDestination } from '../../orgs/organisations.js';
+import { orgDestination } from '../../orgs/organisations.js';
+import { lakeOrganisations } from '../orgs.js';
 import { describeError, NoDataError } from '../../shared/errors.js';
-import { openDestination, parseS3Target } from '../../shared/storage/destinations.js';
+import { openDestination } from '../../shared/storage/destinations.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
 import { loadConfigFor } from '../../shared/config.js';
 import { createWeeklyHandler, weeklyDepsFromConfig, type WeeklyAnswer, type WeeklyHandlerDeps } from './handler.js';
-
-/** The organisations with a folder under `<destination>/orgs/`, sorted. */
-export async function lakeOrganisations(s3: Pick<S3Client, 'send'>, destination: string): Promise<string[]> {
-  const { bucket, prefix } = parseS3Target(destination);
-  const folder = `${prefix === '' ? '' : `${prefix.replace(/\/+$/, '')}/`}orgs/`;
-  const ids: string[] = [];
-  let ContinuationToken: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, Delimiter: '/', ...(ContinuationToken ? { ContinuationToken } : {}) }),
-    );
-    for (const common of page.CommonPrefixes ?? []) {
-      const id = (common.Prefix ?? '').slice(folder.length).replace(/\/$/, '');
-      if (ORG_ID_PATTERN.test(id)) ids.push(id);
-    }
-    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (ContinuationToken);
-  return ids.sort();
-}
 
 export interface OrganisationsWeeklyAnswer {
   readonly organisations: readonly (WeeklyAnswer & { readonly organisation: string })[];

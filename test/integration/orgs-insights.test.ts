@@ -1,12 +1,16 @@
 /**
- * The weekly report of a deployment for many organisations (issue 46), in process against fauxqs
- * (S3 + SNS): one page and one digest per organisation found under `<prefix>/orgs/`, each page in
- * its own lake, each digest with the attribute `organisation`; an organisation with nothing
- * exported in the two weeks is skipped.
+ * The insights of a deployment for many organisations (issue 46), in process against fauxqs
+ * (S3 + SNS): the weekly report writes one page and publishes one digest per organisation found
+ * under `<prefix>/orgs/`, each page in its own lake, each digest with the attribute
+ * `organisation` (an organisation with nothing exported in the two weeks is skipped); the
+ * hourly check tells one organisation's anomaly, naming it, from its own lake and state.
  */
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insightsDepsFromConfig } from '../../functions/insights/handler.js';
+import { createOrganisationsInsightsHandler } from '../../functions/insights/orgs.js';
 import { weeklyDepsFromConfig } from '../../functions/insights/weekly/handler.js';
+import { createMemoryStore } from '../../functions/shared/storage/shared-store.js';
 import { createOrganisationsWeeklyHandler, type OrganisationsWeeklyAnswer } from '../../functions/insights/weekly/orgs.js';
 import { loadConfigFor } from '../../functions/shared/config.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
@@ -77,5 +81,49 @@ describe('the weekly report of many organisations', () => {
     ]);
     for (const s of sent) expect(s.Subject).toMatch(new RegExp(`^${s.MessageAttributes['organisation']?.Value}: `));
     expect(sent.find((s) => s.MessageAttributes['organisation']?.Value === 'beta')?.Message).toContain('s3://');
+  });
+});
+
+describe('the hourly check of many organisations', () => {
+  it("tells an anomaly of one organisation's lake, naming the organisation, with its own state", async () => {
+    const tuesdays = everyDays('2026-10-20', 5, 7);
+    const last = '2026-11-17';
+    const at = Date.parse('2026-11-18T06:00:00Z');
+    const checkBucket = await aws.createBucket();
+    const topic = await aws.createTopicWithSubscriber();
+    const finishedAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000;
+    for (const [org, projectId] of Object.entries(ORGS)) {
+      const lake = createS3Destination({ bucket: checkBucket, prefix: `mintlify/orgs/${org}`, client: aws.s3 });
+      const human = (day: string) => (org === 'beta' && day === last ? 50 : 500);
+      await writeLake(
+        lake,
+        tuesdays.map((day) => ({ projectId, day, figures: { ...FLAT_DAY, human: human(day) } })),
+        finishedAt,
+      );
+    }
+    const config = loadConfigFor(
+      {
+        EXPORT_DESTINATION: `s3://${checkBucket}/mintlify`,
+        INSIGHTS_TOPIC_ARN: topic.topicArn,
+        EXPORT_STATE_TABLE: 'unused-here',
+        EXPORT_DATASETS: 'visitors,views,searches,assistant,feedback',
+      },
+      'insights',
+    );
+    const store = createMemoryStore();
+    const deps = { ...insightsDepsFromConfig(config, { s3: aws.s3, sns: aws.sns }), store, now: () => at };
+    const result = await createOrganisationsInsightsHandler({ ...deps, s3: aws.s3 })({ time: '2026-11-18T06:00:00Z' });
+
+    expect(result.organisations.map((o) => [o.organisation, o.anomalies.map((a) => [a.projectId, a.day, a.figure])])).toEqual([
+      ['acme', []],
+      ['beta', [['proj_b', last, 'human']]],
+    ]);
+    const sent = (await aws.takeAll(topic.subscriber)).map(
+      (m) => JSON.parse(m.Body ?? '{}') as { Subject: string; MessageAttributes: Record<string, { Value: string }> },
+    );
+    expect(sent.map((s) => [s.MessageAttributes['organisation']?.Value, s.MessageAttributes['kind']?.Value])).toEqual([['beta', 'anomaly']]);
+    expect(sent[0]?.Subject).toMatch(/^beta: proj_b: human visitors fell/);
+    // Each organisation's watermark and claims are its own.
+    expect((await store.list('')).every((d) => d.key.startsWith('orgs/acme/') || d.key.startsWith('orgs/beta/'))).toBe(true);
   });
 });
