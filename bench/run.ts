@@ -16,6 +16,7 @@ import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
 import { benchAssistantMemory, benchMemory } from './memory.js';
+import { benchOrgs } from './orgs.js';
 import { benchOverhead } from './overhead.js';
 import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
@@ -38,6 +39,7 @@ const ALL = [
   'gaps',
   'report-function',
   'writer',
+  'orgs',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -75,6 +77,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('writer')) add(await benchWriter());
+  if (selected.has('orgs')) add(await benchOrgs());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);
