@@ -1,8 +1,13 @@
 /**
- * Erasure (`mintlify-exporter forget --email ADDRESS`, docs/privacy.md): every row whose `hmac`
- * column holds the HMAC of the address is removed from every table, day and project of a
- * destination (local or `s3://`).
+ * Erasure (`mintlify-exporter forget --email ADDRESS | --emails-file FILE`, docs/privacy.md):
+ * every row whose `hmac` column holds the HMAC of one of the addresses (in any written form:
+ * `identityOf`, and the HMAC releases before it made) is removed from every table, day and
+ * project of a destination (local or `s3://`), for every person at once, in one pass over the
+ * lake.
  *
+ * 0. It never silently misses (`inspectLake`, `checkLakeKey`): a destination that holds no
+ *    export, or whose manifests record another key's id, stops it with a ConfigError (exit 2)
+ *    before anything is written.
  * 1. The erasure is recorded first (`_privacy/erasures/`, status `started`: the HMAC, never the
  *    address): from then on every export leaves that person's rows out, even if this run is cut
  *    short — the feedback refresh and `--force` included.
@@ -29,7 +34,8 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { openDuckDb, type DuckDbSession, type Row } from '../warehouse/duckdb.js';
 import { sqlString } from '../warehouse/sql.js';
-import { hmacOf } from '../shared/personal-data.js';
+import { hmacOf, legacyHmacOf } from '../shared/personal-data.js';
+import { ConfigError } from '../shared/errors.js';
 import { isProcessAlive } from '../shared/pacing/leases.js';
 import type { PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
@@ -37,7 +43,7 @@ import { erasureKey, readErasureRecords, writeErasureRecord, type ErasureRecord 
 import { checkManifest, removeManifest, writeManifest, type Manifest } from './manifest.js';
 import { openTableWriter } from './parquet.js';
 import { readJsonObject } from './staging.js';
-import { manifestKey, parseManifestKey } from '../warehouse/keys.js';
+import { MANIFESTS_PREFIX, manifestKey, parseManifestKey } from '../warehouse/keys.js';
 import { PRIVACY_PREFIX } from './erasures.js';
 
 /** One file `forget` changed (or, dry, would change). */
@@ -50,24 +56,46 @@ export interface ForgottenFile {
   readonly rows: number;
 }
 
+/** What the erasure of one person covers. */
+export interface PersonForgotten {
+  /** The HMAC of the person's address (`hmacOf`): what the record keeps. */
+  readonly hmac: string;
+  /** Rows of this person this run removed (or, dry, would remove), and the files holding them. */
+  readonly rows: number;
+  readonly files: number;
+  /** The whole erasure as recorded: with an earlier run cut short, its files and rows too. Absent for a dry run. */
+  readonly erasure?: { readonly files: number; readonly rows: number; readonly startedAt: string; readonly resumed: boolean };
+  /** Where the erasure was recorded; absent for a dry run. */
+  readonly record?: string;
+}
+
 export interface ForgetResult {
+  /** The first person's HMAC (the only one for `--email`). */
   readonly hmac: string;
   readonly keyId: string;
-  /** The files this run changed (or, dry, would change). */
+  /** Every person asked for, in the order given (one entry per person, however many forms were given). */
+  readonly people: readonly PersonForgotten[];
+  /** The files this run changed (or, dry, would change), each once whoever it held. */
   readonly files: readonly ForgottenFile[];
   /** Rows this run removed (or, dry, would remove). */
   readonly rows: number;
-  /** The whole erasure as recorded: with an earlier run cut short, its files and rows too. Absent for a dry run. */
-  readonly erasure?: { readonly files: number; readonly rows: number; readonly startedAt: string; readonly resumed: boolean };
+  /** The first person's erasure as recorded (see `PersonForgotten`). */
+  readonly erasure?: PersonForgotten['erasure'];
   /** Manifests whose counts were corrected or that were put back (a run cut short before). */
   readonly manifestsFixed: number;
-  /** Where the erasure was recorded; absent for a dry run. */
+  /** Where the first person's erasure was recorded; absent for a dry run. */
   readonly record?: string;
   readonly dryRun: boolean;
 }
 
 export interface ForgetRequest {
   readonly address: string;
+  readonly dryRun: boolean;
+}
+
+export interface ForgetManyRequest {
+  /** E-mail addresses, in any written form (`identityOf`); several forms of one person count once. */
+  readonly addresses: readonly string[];
   readonly dryRun: boolean;
 }
 
@@ -103,6 +131,50 @@ function hashedTables(policy: PersonalDataPolicy): { table: TableDef; dataset: D
 
 const FILE_KEY = /^[^/]+\/dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.parquet$/;
 
+/** What a destination's manifests say before an erasure: how many there are, and the key ids they record. */
+export interface LakeInspection {
+  readonly manifests: number;
+  /** The ids of the keys the manifests of units with an `hmac` column were written with, sorted. */
+  readonly keyIds: readonly string[];
+}
+
+/**
+ * Reads what `forget` must know before it changes anything: the destination's manifests and
+ * the key ids they record. Writes nothing.
+ * @throws ConfigError when the destination holds no export (a mistyped `--out`, an empty folder).
+ */
+export async function inspectLake(destination: Destination, policy: PersonalDataPolicy): Promise<LakeInspection> {
+  if (!destination.list) throw new DestinationError(`${destination.url} cannot list its files: forget needs a destination it can list`);
+  const keys = (await destination.list(`${MANIFESTS_PREFIX}/`)).filter((key) => key.endsWith('.json'));
+  if (keys.length === 0) {
+    throw new ConfigError(
+      `${destination.url} holds no export (no manifest under ${MANIFESTS_PREFIX}/): nothing was changed; check --out (or EXPORT_DESTINATION) names the folder or bucket the export wrote`,
+    );
+  }
+  const hashed = new Set(hashedTables(policy).map((entry) => entry.dataset));
+  const keyIds = new Set<string>();
+  for (const key of keys.sort()) {
+    const dataset = DATASET_NAMES.find((name) => key.startsWith(`${MANIFESTS_PREFIX}/${name}/`));
+    if (dataset === undefined || !hashed.has(dataset)) continue;
+    const value = await readJsonObject<{ privacy?: { keyId?: unknown } }>(destination, key);
+    const keyId = value?.privacy?.keyId;
+    if (typeof keyId === 'string') keyIds.add(keyId);
+  }
+  return { manifests: keys.length, keyIds: [...keyIds].sort() };
+}
+
+/**
+ * Checks that the key `forget` hashes with is the one the lake was written with: with another
+ * key no HMAC matches, and the erasure would find nobody while the rows stay.
+ * @throws ConfigError naming both key ids (never a key).
+ */
+export function checkLakeKey(lake: LakeInspection, keyId: string, destination: string): void {
+  if (lake.keyIds.length === 0 || lake.keyIds.includes(keyId)) return;
+  throw new ConfigError(
+    `the personal-data key's id is ${keyId}, but the manifests of ${destination} record key id ${lake.keyIds.join(', ')}: with this key no row can match, so nothing was changed; set PERSONAL_DATA_KEY (or PERSONAL_DATA_KEY_SECRET_ARN, or the state folder's personal-data.key) to the key the lake was written with`,
+  );
+}
+
 /** One table file as the first pass found it. */
 interface ScannedFile {
   readonly key: string;
@@ -118,24 +190,57 @@ interface ScannedFile {
   readonly bytes: number;
 }
 
-/** The condition "one of `columns` holds `hmac`". */
-const matchesOf = (columns: readonly string[], hmac: string) => `(${columns.map((column) => `coalesce(${column}, '') = ${sqlString(hmac)}`).join(' OR ')})`;
+/** Forgets one person: `forgetPeople` with one address. */
+export function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Promise<ForgetResult> {
+  return forgetPeople({ addresses: [request.address], dryRun: request.dryRun }, deps);
+}
 
-export async function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Promise<ForgetResult> {
+/** One person of an erasure: its HMAC, the HMACs its rows may hold, its record. */
+interface Person {
+  readonly hmac: string;
+  record: ErasureRecord | undefined;
+  rows: number;
+  files: number;
+}
+
+/**
+ * Forgets every person of `request.addresses` in one pass over the lake: each file is read
+ * once, and rewritten once without the rows of any of them (see the module's header).
+ */
+export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps): Promise<ForgetResult> {
   const { destination } = deps;
   if (!destination.list) throw new DestinationError(`${destination.url} cannot list its files: forget needs a destination it can list`);
-  const hmac = hmacOf(deps.key, request.address);
+  if (request.addresses.length === 0) throw new ConfigError('forget was given no address: give --email ADDRESS or --emails-file FILE');
+  checkLakeKey(await inspectLake(destination, deps.policy), deps.keyId, destination.url);
+
+  // One entry per person; each HMAC its rows may hold (this release's and the one before) → the person.
+  const people = new Map<string, Person>();
+  const owner = new Map<string, Person>();
+  for (const address of request.addresses) {
+    const hmac = hmacOf(deps.key, address);
+    let person = people.get(hmac);
+    if (person === undefined) {
+      person = { hmac, record: undefined, rows: 0, files: 0 };
+      people.set(hmac, person);
+    }
+    owner.set(hmac, person);
+    if (!owner.has(legacyHmacOf(deps.key, address))) owner.set(legacyHmacOf(deps.key, address), person);
+  }
   const temp = deps.tempDir ?? tmpdir();
   await removeCopiesOfKilledRuns(temp);
 
-  // An erasure of this person with this key that was cut short is taken up again: one record.
-  let record: ErasureRecord | undefined;
+  // An erasure of a person with this key that was cut short is taken up again: one record per person.
   if (!request.dryRun) {
-    const unfinished = (await readErasureRecords(destination)).filter((r) => r.hmac === hmac && r.keyId === deps.keyId && r.status === 'started');
-    record = unfinished.sort((a, b) => a.at.localeCompare(b.at)).at(-1);
-    if (record === undefined) {
-      record = { version: 1, hmac, keyId: deps.keyId, at: new Date(deps.now()).toISOString(), status: 'started' };
-      await writeErasureRecord(destination, record);
+    const unfinished = new Map<string, ErasureRecord>();
+    for (const r of (await readErasureRecords(destination)).sort((a, b) => a.at.localeCompare(b.at))) {
+      if (r.keyId === deps.keyId && r.status === 'started' && people.has(r.hmac)) unfinished.set(r.hmac, r);
+    }
+    for (const person of people.values()) {
+      person.record = unfinished.get(person.hmac);
+      if (person.record === undefined) {
+        person.record = { version: 1, hmac: person.hmac, keyId: deps.keyId, at: new Date(deps.now()).toISOString(), status: 'started' };
+        await writeErasureRecord(destination, person.record);
+      }
     }
   }
 
@@ -150,6 +255,9 @@ export async function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Pr
     return bytes.byteLength;
   };
   try {
+    // The HMACs to look for, as a table: one join per file, however many people.
+    await db.run('CREATE TEMP TABLE forgotten (hmac VARCHAR PRIMARY KEY)');
+    await insertHmacs(db, [...owner.keys()]);
     let manifestsFixed = request.dryRun ? 0 : await putBackKeptManifests(destination, db, fetch, local);
 
     const scanned: ScannedFile[] = [];
@@ -159,54 +267,96 @@ export async function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Pr
         const [, day, projectId] = FILE_KEY.exec(key) as unknown as [string, string, string];
         const bytes = await fetch(key);
         if (bytes === undefined) continue;
-        const counted = await db.query(
-          `SELECT count(*) FILTER (WHERE ${matchesOf(columns, hmac)}) AS matching, count(*) AS total FROM read_parquet(${sqlString(local)})`,
-        );
-        const matching = Number(counted[0]?.['matching'] ?? 0);
-        scanned.push({ key, table, dataset, columns, day, projectId, matching, total: Number(counted[0]?.['total'] ?? 0), bytes });
+        // Each row once, under the first of its columns that holds a forgotten HMAC.
+        const counted = await db.query(`SELECT ${matchedHmac(columns)} AS hmac, count(*) AS n FROM read_parquet(${sqlString(local)}) GROUP BY ALL`);
+        let matching = 0;
+        let total = 0;
+        const byPerson = new Map<Person, number>();
+        for (const row of counted) {
+          const n = Number(row['n'] ?? 0);
+          total += n;
+          const person = typeof row['hmac'] === 'string' ? owner.get(row['hmac']) : undefined;
+          if (person === undefined) continue;
+          matching += n;
+          byPerson.set(person, (byPerson.get(person) ?? 0) + n);
+        }
+        for (const [person, n] of byPerson) {
+          person.rows += n;
+          person.files += 1;
+        }
+        scanned.push({ key, table, dataset, columns, day, projectId, matching, total, bytes });
       }
     }
     const found = scanned.filter((file) => file.matching > 0);
     const files = found.map(({ key, table, day, projectId, matching }): ForgottenFile => ({ key, table: table.name, day, projectId, rows: matching }));
     const rows = files.reduce((sum, file) => sum + file.rows, 0);
-    if (request.dryRun || record === undefined) {
+    if (request.dryRun) {
       for (const file of files) deps.onFile?.(file);
-      return { hmac, keyId: deps.keyId, files, rows, manifestsFixed, dryRun: true };
+      return resultOf({ keyId: deps.keyId, people: [...people.values()].map(summaryOf), files, rows, manifestsFixed, dryRun: true });
     }
 
-    // What the erasure covers, said before anything changes: a run that finishes it after a kill keeps it.
-    const resumed = record.planned !== undefined;
-    if (record.planned === undefined) {
-      record = { ...record, planned: { files: files.length, rows } };
-      await writeErasureRecord(destination, record);
+    // What each erasure covers, said before anything changes: a run that finishes it after a kill keeps it.
+    const resumed = new Set<Person>();
+    for (const person of people.values()) {
+      const record = person.record as ErasureRecord;
+      if (record.planned !== undefined) resumed.add(person);
+      else {
+        person.record = { ...record, planned: { files: person.files, rows: person.rows } };
+        await writeErasureRecord(destination, person.record);
+      }
     }
-    const planned = record.planned as NonNullable<ErasureRecord['planned']>;
 
     for (const file of scanned) {
       if (file.matching > 0) {
-        await forgetInFile(file, hmac, { destination, db, fetch, local });
+        await forgetInFile(file, { destination, db, fetch, local });
         deps.onFile?.({ key: file.key, table: file.table.name, day: file.day, projectId: file.projectId, rows: file.matching });
       } else if (await fixManifest(destination, file, file.total, file.bytes)) {
         manifestsFixed += 1;
       }
     }
-    const done: ErasureRecord = { ...record, status: 'done', finishedAt: new Date(deps.now()).toISOString(), files: planned.files, rows: planned.rows };
-    await writeErasureRecord(destination, done);
-    return {
-      hmac,
-      keyId: deps.keyId,
-      files,
-      rows,
-      erasure: { files: planned.files, rows: planned.rows, startedAt: record.at, resumed },
-      manifestsFixed,
-      record: erasureKey(done),
-      dryRun: false,
-    };
+    const summaries: PersonForgotten[] = [];
+    for (const person of people.values()) {
+      const record = person.record as ErasureRecord;
+      const planned = record.planned as NonNullable<ErasureRecord['planned']>;
+      const done: ErasureRecord = { ...record, status: 'done', finishedAt: new Date(deps.now()).toISOString(), files: planned.files, rows: planned.rows };
+      await writeErasureRecord(destination, done);
+      summaries.push({
+        ...summaryOf(person),
+        erasure: { files: planned.files, rows: planned.rows, startedAt: record.at, resumed: resumed.has(person) },
+        record: erasureKey(done),
+      });
+    }
+    return resultOf({ keyId: deps.keyId, people: summaries, files, rows, manifestsFixed, dryRun: false });
   } finally {
     db.close();
     await rm(work, { recursive: true, force: true });
   }
 }
+
+const summaryOf = (person: Person): PersonForgotten => ({ hmac: person.hmac, rows: person.rows, files: person.files });
+
+/** The result, with the first person's HMAC, erasure and record at the top (what `--email` shows). */
+function resultOf(parts: Omit<ForgetResult, 'hmac' | 'erasure' | 'record'>): ForgetResult {
+  const first = parts.people[0] as PersonForgotten;
+  return {
+    hmac: first.hmac,
+    ...parts,
+    ...(first.erasure ? { erasure: first.erasure } : {}),
+    ...(first.record ? { record: first.record } : {}),
+  };
+}
+
+/** Adds `hmacs` to the `forgotten` table, a thousand a statement. */
+async function insertHmacs(db: DuckDbSession, hmacs: readonly string[]): Promise<void> {
+  for (let i = 0; i < hmacs.length; i += 1000) {
+    const values = hmacs.slice(i, i + 1000).map((hmac) => `(${sqlString(hmac)})`);
+    await db.run(`INSERT OR IGNORE INTO forgotten VALUES ${values.join(', ')}`);
+  }
+}
+
+/** The first of `columns` that holds a forgotten HMAC, or null. */
+const matchedHmac = (columns: readonly string[]) =>
+  `coalesce(${columns.map((column) => `CASE WHEN ${column} IN (SELECT hmac FROM forgotten) THEN ${column} END`).join(', ')})`;
 
 interface FileAccess {
   readonly destination: Destination;
@@ -220,12 +370,12 @@ interface FileAccess {
  * Rewrites `file` without the person's rows, with its manifest: kept aside, removed just before
  * the new file replaces the old one, written again with the new counts, then the kept copy goes.
  */
-async function forgetInFile(file: ScannedFile, hmac: string, access: FileAccess): Promise<void> {
+async function forgetInFile(file: ScannedFile, access: FileAccess): Promise<void> {
   const { destination, db, local } = access;
   const unit = { dataset: file.dataset, day: file.day, projectId: file.projectId };
   // Read again: the first pass's copy was overwritten by the next file's.
   if ((await access.fetch(file.key)) === undefined) return;
-  const kept = await db.query(`${selectAsWritten(file.table, local)} WHERE NOT ${matchesOf(file.columns, hmac)} ORDER BY file_row_number`);
+  const kept = await db.query(`${selectAsWritten(file.table, local)} WHERE ${matchedHmac(file.columns)} IS NULL ORDER BY file_row_number`);
   const manifest = await readUnitManifest(destination, unit);
   if (manifest) await destination.put(forgettingKey(unit), `${JSON.stringify(manifest, null, 2)}\n`, { contentType: 'application/json' });
   const written = await rewrite(destination, file.table, file.key, kept, manifest ? () => removeManifest(destination, { ...unit }) : undefined);
