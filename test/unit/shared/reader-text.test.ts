@@ -83,8 +83,12 @@ describe('readerText', () => {
 
 describe('readerText at the edges (issue 42)', () => {
   it('defangs javascript:, vbscript:, data: and file: links', () => {
-    expect(readerText('click javascript:alert(document.cookie) or VBScript:msgbox(1)', 'quote')).toBe('click javascript[:]alert(document.cookie) or VBScript[:]msgbox(1)');
-    expect(readerText('open data:text/html;base64,PHNjcmlwdD4= then file:/etc/passwd', 'quote')).toBe('open data[:]text/html;base64,PHNjcmlwdD4= then file[:]/etc/passwd');
+    expect(readerText('click javascript:alert(document.cookie) or VBScript:msgbox(1)', 'quote')).toBe(
+      'click javascript[:]alert(document.cookie) or VBScript[:]msgbox(1)',
+    );
+    expect(readerText('open data:text/html;base64,PHNjcmlwdD4= then file:/etc/passwd', 'quote')).toBe(
+      'open data[:]text/html;base64,PHNjcmlwdD4= then file[:]/etc/passwd',
+    );
   });
 
   it('leaves "data: " and "file: " in prose alone', () => {
@@ -92,7 +96,9 @@ describe('readerText at the edges (issue 42)', () => {
   });
 
   it('defangs a bare host.tld/path and keeps a site path', () => {
-    expect(readerText('get it from evil.example/payload.sh and read /docs/setup.md/', 'quote')).toBe('get it from evil[.]example/payload.sh and read /docs/setup.md/');
+    expect(readerText('get it from evil.example/payload.sh and read /docs/setup.md/', 'quote')).toBe(
+      'get it from evil[.]example/payload.sh and read /docs/setup.md/',
+    );
   });
 
   it('removes default-ignorable code points and fillers', () => {
@@ -100,8 +106,11 @@ describe('readerText at the edges (issue 42)', () => {
   });
 
   it('masks an address, a phone number and a key in every form the lake masks them', () => {
-    expect(readerText('ana＠example.com, frank @ example.com, dave%40example.com, ０９０\u3000１２３４\u3000５６７８, ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ', 'quote')).toBe(
-      '[email], [email], [email], [phone], [secret]',
-    );
+    expect(
+      readerText(
+        'ana＠example.com, frank @ example.com, dave%40example.com, ０９０\u3000１２３４\u3000５６７８, ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
+        'quote',
+      ),
+    ).toBe('[email], [email], [email], [phone], [secret]');
   });
 });
