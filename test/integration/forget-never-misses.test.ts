@@ -66,8 +66,10 @@ function contacts(): string[] {
   const counts = new Map<string, number>();
   for (const day of DAYS)
     for (const projectId of PROJECTS)
-      for (const row of sandbox.data.rows('feedback', projectId, day))
-        if (typeof row.contact === 'string') counts.set(row.contact, (counts.get(row.contact) ?? 0) + 1);
+      for (const row of sandbox.data.rows('feedback', projectId, day)) {
+        const contact = 'contact' in row ? row.contact : null;
+        if (typeof contact === 'string') counts.set(contact, (counts.get(contact) ?? 0) + 1);
+      }
   return [...counts].sort((a, b) => b[1] - a[1]).map(([contact]) => contact);
 }
 
