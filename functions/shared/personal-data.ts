@@ -696,8 +696,12 @@ export function holdsPersonalData(text: string): boolean {
 
 // --- paths -----------------------------------------------------------------------------------
 
-/** Where a path's query string or fragment starts: `?` `#` and their full-width forms. */
-const QUERY_OR_FRAGMENT = /[?#\uff1f\uff03]/;
+/**
+ * Where a path's query string or fragment starts: `?` `#` and their full-width forms — but not
+ * the `#` of an HTML entity (`&#64;`): that is an encoded at-sign inside a segment, and cutting
+ * there would keep the address's local part.
+ */
+const QUERY_OR_FRAGMENT = /[?\uff1f\uff03]|(?<!&)#/;
 
 /**
  * A page path or URL as the `path` policy stores it: its query string and fragment removed,

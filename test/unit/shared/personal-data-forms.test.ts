@@ -179,6 +179,21 @@ describe('generated forms inside random text', () => {
   });
 });
 
+describe('maskPath', () => {
+  it.each([
+    ['/profile/oscar@example.com', '/profile/[email]'],
+    ['/signup?email=mallory@example.com#top', '/signup'],
+    ['/u/oscar&#64;example.com', '/u/[email]'],
+    ['/u/oscar%40example.com/edit', '/u/[email]/edit'],
+    ['/call/+44 20 7946 0958', '/call/[phone]'],
+    ['/reset/sk_live_abcdefghijklmnopqrstu', '/reset/[secret]'],
+    ['https://docs.acme.com/guide?utm=x', 'https://docs.acme.com/guide'],
+    ['/docs/quickstart', '/docs/quickstart'],
+  ])('cleans %j to %j', (path, cleaned) => {
+    expect(maskPath(path)).toBe(cleaned);
+  });
+});
+
 describe('one person, one HMAC', () => {
   it('folds NFKC, case, spaces and an IDN domain to one value', () => {
     const forms = ['Ana@Bücher.de', ' ana@xn--bcher-kva.de ', 'ana@bu\u0308cher.de', 'ＡＮＡ＠ＢÜＣＨＥＲ．ＤＥ', 'ana@bücher。de'];
