@@ -292,11 +292,20 @@ export class Warehouse extends Construct {
       // (a bad re-run or a mistaken delete can be undone) for `retention`, then expires so
       // heal and refresh re-runs do not grow the bill forever.
       versioned: true,
+      // Personal data (docs/privacy.md, "What remains after forget"): a file `forget` or
+      // retention rewrote or deleted stays as a noncurrent version for `retention`, then goes,
+      // and so do the delete markers left; Athena's results (they may quote rows) expire after
+      // `retention` and their noncurrent version a day later. Finite by default.
       lifecycleRules: [
-        { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: retention },
+        { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: retention, expiredObjectDeleteMarker: true },
         // A crashed streamed upload leaves invisible parts that are billed until aborted.
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        { id: 'expire-athena-results', prefix: `${this.keyPrefix}athena-results/`, expiration: retention },
+        {
+          id: 'expire-athena-results',
+          prefix: `${this.keyPrefix}athena-results/`,
+          expiration: retention,
+          noncurrentVersionExpiration: Duration.days(1),
+        },
       ],
       serverAccessLogsBucket: asInterface<s3.IBucket>(accessLogs),
       serverAccessLogsPrefix: 'data/',

@@ -375,6 +375,22 @@ describe('warehouse', () => {
     });
   });
 
+  it('keeps nothing forget or retention removed for ever: noncurrent versions, delete markers and Athena results expire', () => {
+    const [, bucket] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    const rules = bucket.Properties.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(
+      expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' }),
+    );
+    expect(rules).toContainEqual(
+      expect.objectContaining({
+        Prefix: 'mintlify/athena-results/',
+        ExpirationInDays: 30,
+        NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+        Status: 'Enabled',
+      }),
+    );
+  });
+
   it('writes into an existing bucket and prefix given by context, without creating a data bucket', () => {
     const { template } = synthStack({ projectIds: 'p', bucketName: 'corp-data-lake', prefix: '/analytics/mintlify/' });
     expect(template.findResources('AWS::S3::Bucket')).toEqual({});
