@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { benchBudget } from './budget.js';
 import { benchColdStart } from './cold-start.js';
 import { benchEncoding } from './encoding.js';
+import { benchForget } from './forget.js';
 import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
@@ -38,6 +39,7 @@ const ALL = [
   'gaps',
   'report-function',
   'writer',
+  'forget',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -75,6 +77,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('writer')) add(await benchWriter());
+  if (selected.has('forget')) add(await benchForget());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);
