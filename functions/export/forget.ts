@@ -190,6 +190,12 @@ interface ScannedFile {
   readonly bytes: number;
 }
 
+/** A file of the destination copied into the work folder. */
+interface LocalCopy {
+  readonly file: string;
+  readonly bytes: number;
+}
+
 /** Forgets one person: `forgetPeople` with one address. */
 export function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Promise<ForgetResult> {
   return forgetPeople({ addresses: [request.address], dryRun: request.dryRun }, deps);
@@ -246,29 +252,34 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
 
   const work = await mkdtemp(path.join(temp, `${WORK_PREFIX}${process.pid}-`));
   const db = await openDuckDb({ tempDirectory: work });
-  const local = path.join(work, 'file.parquet');
-  /** The file of `key`, copied to `local`; its size, or undefined when it is gone. */
-  const fetch = async (key: string): Promise<number | undefined> => {
+  let copies = 0;
+  /**
+   * The file of `key`, copied into the work folder under a name of its own (DuckDB caches a
+   * file's metadata by name: a name used again for another file of the same size and time reads
+   * the first one's); its copy and size, or undefined when it is gone.
+   */
+  const fetch = async (key: string): Promise<LocalCopy | undefined> => {
     const bytes = await destination.get(key);
     if (bytes === undefined) return undefined;
-    await writeFile(local, bytes);
-    return bytes.byteLength;
+    const file = path.join(work, `file-${++copies}.parquet`);
+    await writeFile(file, bytes);
+    return { file, bytes: bytes.byteLength };
   };
   try {
     // The HMACs to look for, as a table: one join per file, however many people.
     await db.run('CREATE TEMP TABLE forgotten (hmac VARCHAR PRIMARY KEY)');
     await insertHmacs(db, [...owner.keys()]);
-    let manifestsFixed = request.dryRun ? 0 : await putBackKeptManifests(destination, db, fetch, local);
+    let manifestsFixed = request.dryRun ? 0 : await putBackKeptManifests(destination, db, fetch);
 
     const scanned: ScannedFile[] = [];
     for (const { table, dataset, columns } of hashedTables(deps.policy)) {
       const keys = (await destination.list(`${table.prefix}/`)).filter((key) => FILE_KEY.test(key)).sort();
       for (const key of keys) {
         const [, day, projectId] = FILE_KEY.exec(key) as unknown as [string, string, string];
-        const bytes = await fetch(key);
-        if (bytes === undefined) continue;
+        const copy = await fetch(key);
+        if (copy === undefined) continue;
         // Each row once, under the first of its columns that holds a forgotten HMAC.
-        const counted = await db.query(`SELECT ${matchedHmac(columns)} AS hmac, count(*) AS n FROM read_parquet(${sqlString(local)}) GROUP BY ALL`);
+        const counted = await db.query(`SELECT ${matchedHmac(columns)} AS hmac, count(*) AS n FROM read_parquet(${sqlString(copy.file)}) GROUP BY ALL`);
         let matching = 0;
         let total = 0;
         const byPerson = new Map<Person, number>();
@@ -284,7 +295,8 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
           person.rows += n;
           person.files += 1;
         }
-        scanned.push({ key, table, dataset, columns, day, projectId, matching, total, bytes });
+        await rm(copy.file, { force: true });
+        scanned.push({ key, table, dataset, columns, day, projectId, matching, total, bytes: copy.bytes });
       }
     }
     const found = scanned.filter((file) => file.matching > 0);
@@ -308,7 +320,7 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
 
     for (const file of scanned) {
       if (file.matching > 0) {
-        await forgetInFile(file, { destination, db, fetch, local });
+        await forgetInFile(file, { destination, db, fetch });
         deps.onFile?.({ key: file.key, table: file.table.name, day: file.day, projectId: file.projectId, rows: file.matching });
       } else if (await fixManifest(destination, file, file.total, file.bytes)) {
         manifestsFixed += 1;
@@ -361,9 +373,8 @@ const matchedHmac = (columns: readonly string[]) =>
 interface FileAccess {
   readonly destination: Destination;
   readonly db: DuckDbSession;
-  /** Copies a file of the destination to `local`; its size, or undefined when it is gone. */
-  readonly fetch: (key: string) => Promise<number | undefined>;
-  readonly local: string;
+  /** Copies a file of the destination into the work folder; undefined when it is gone. */
+  readonly fetch: (key: string) => Promise<LocalCopy | undefined>;
 }
 
 /**
@@ -371,11 +382,13 @@ interface FileAccess {
  * the new file replaces the old one, written again with the new counts, then the kept copy goes.
  */
 async function forgetInFile(file: ScannedFile, access: FileAccess): Promise<void> {
-  const { destination, db, local } = access;
+  const { destination, db } = access;
   const unit = { dataset: file.dataset, day: file.day, projectId: file.projectId };
-  // Read again: the first pass's copy was overwritten by the next file's.
-  if ((await access.fetch(file.key)) === undefined) return;
-  const kept = await db.query(`${selectAsWritten(file.table, local)} WHERE ${matchedHmac(file.columns)} IS NULL ORDER BY file_row_number`);
+  // Read again, as it is now: an export may have replaced it since the first pass.
+  const copy = await access.fetch(file.key);
+  if (copy === undefined) return;
+  const kept = await db.query(`${selectAsWritten(file.table, copy.file)} WHERE ${matchedHmac(file.columns)} IS NULL ORDER BY file_row_number`);
+  await rm(copy.file, { force: true });
   const manifest = await readUnitManifest(destination, unit);
   if (manifest) await destination.put(forgettingKey(unit), `${JSON.stringify(manifest, null, 2)}\n`, { contentType: 'application/json' });
   const written = await rewrite(destination, file.table, file.key, kept, manifest ? () => removeManifest(destination, { ...unit }) : undefined);
@@ -390,12 +403,7 @@ async function forgetInFile(file: ScannedFile, access: FileAccess): Promise<void
  * manifest, it is put back with the counts of its files as they are now (replaced or not);
  * then the kept copy goes. Returns how many were put back.
  */
-async function putBackKeptManifests(
-  destination: Destination,
-  db: DuckDbSession,
-  fetch: (key: string) => Promise<number | undefined>,
-  local: string,
-): Promise<number> {
+async function putBackKeptManifests(destination: Destination, db: DuckDbSession, fetch: (key: string) => Promise<LocalCopy | undefined>): Promise<number> {
   let putBack = 0;
   for (const key of ((await destination.list?.(FORGETTING_PREFIX)) ?? []).sort()) {
     const dataset = DATASET_NAMES.find((name) => key.startsWith(`${FORGETTING_PREFIX}${name}/`));
@@ -408,10 +416,11 @@ async function putBackKeptManifests(
       if (reading && 'manifest' in reading) {
         let manifest: Manifest = reading.manifest;
         for (const [table, file] of Object.entries(manifest.files)) {
-          const bytes = await fetch(file);
-          if (bytes === undefined) continue;
-          const counted = await db.query(`SELECT count(*) AS total FROM read_parquet(${sqlString(local)})`);
-          manifest = withCounts(manifest, table, Number(counted[0]?.['total'] ?? 0), bytes);
+          const copy = await fetch(file);
+          if (copy === undefined) continue;
+          const counted = await db.query(`SELECT count(*) AS total FROM read_parquet(${sqlString(copy.file)})`);
+          await rm(copy.file, { force: true });
+          manifest = withCounts(manifest, table, Number(counted[0]?.['total'] ?? 0), copy.bytes);
         }
         await writeManifest(destination, manifest);
         putBack += 1;
