@@ -201,13 +201,18 @@ export function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Promise<
   return forgetPeople({ addresses: [request.address], dryRun: request.dryRun }, deps);
 }
 
-/** One person of an erasure: its HMAC, the HMACs its rows may hold, its record. */
+/** One person of an erasure: its HMAC, and the rows and files the first pass found. */
 interface Person {
   readonly hmac: string;
-  record: ErasureRecord | undefined;
   rows: number;
   files: number;
 }
+
+/** Files rewritten at once: their durable writes overlap (DuckDB still runs one query at a time). */
+const REWRITES_AT_ONCE = 4;
+
+/** The people of a record, as one comparable text. */
+const peopleOf = (record: Pick<ErasureRecord, 'hmac' | 'hmacs'>) => [...(record.hmacs ?? [record.hmac])].sort().join(',');
 
 /**
  * Forgets every person of `request.addresses` in one pass over the lake: each file is read
@@ -226,7 +231,7 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     const hmac = hmacOf(deps.key, address);
     let person = people.get(hmac);
     if (person === undefined) {
-      person = { hmac, record: undefined, rows: 0, files: 0 };
+      person = { hmac, rows: 0, files: 0 };
       people.set(hmac, person);
     }
     owner.set(hmac, person);
@@ -235,18 +240,26 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
   const temp = deps.tempDir ?? tmpdir();
   await removeCopiesOfKilledRuns(temp);
 
-  // An erasure of a person with this key that was cut short is taken up again: one record per person.
+  // One record for the erasure, whoever it names (the HMACs, never an address). The same
+  // erasure with this key, cut short before, is taken up again: still one record.
+  const hmacs = [...people.keys()];
+  let record: ErasureRecord | undefined;
   if (!request.dryRun) {
-    const unfinished = new Map<string, ErasureRecord>();
-    for (const r of (await readErasureRecords(destination)).sort((a, b) => a.at.localeCompare(b.at))) {
-      if (r.keyId === deps.keyId && r.status === 'started' && people.has(r.hmac)) unfinished.set(r.hmac, r);
-    }
-    for (const person of people.values()) {
-      person.record = unfinished.get(person.hmac);
-      if (person.record === undefined) {
-        person.record = { version: 1, hmac: person.hmac, keyId: deps.keyId, at: new Date(deps.now()).toISOString(), status: 'started' };
-        await writeErasureRecord(destination, person.record);
-      }
+    const wanted = [...hmacs].sort().join(',');
+    record = (await readErasureRecords(destination))
+      .filter((r) => r.keyId === deps.keyId && r.status === 'started' && peopleOf(r) === wanted)
+      .sort((a, b) => a.at.localeCompare(b.at))
+      .at(-1);
+    if (record === undefined) {
+      record = {
+        version: 1,
+        hmac: hmacs[0] as string,
+        ...(hmacs.length > 1 ? { hmacs } : {}),
+        keyId: deps.keyId,
+        at: new Date(deps.now()).toISOString(),
+        status: 'started',
+      };
+      await writeErasureRecord(destination, record);
     }
   }
 
@@ -302,42 +315,42 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     const found = scanned.filter((file) => file.matching > 0);
     const files = found.map(({ key, table, day, projectId, matching }): ForgottenFile => ({ key, table: table.name, day, projectId, rows: matching }));
     const rows = files.reduce((sum, file) => sum + file.rows, 0);
-    if (request.dryRun) {
+    if (request.dryRun || record === undefined) {
       for (const file of files) deps.onFile?.(file);
       return resultOf({ keyId: deps.keyId, people: [...people.values()].map(summaryOf), files, rows, manifestsFixed, dryRun: true });
     }
 
-    // What each erasure covers, said before anything changes: a run that finishes it after a kill keeps it.
-    const resumed = new Set<Person>();
-    for (const person of people.values()) {
-      const record = person.record as ErasureRecord;
-      if (record.planned !== undefined) resumed.add(person);
-      else {
-        person.record = { ...record, planned: { files: person.files, rows: person.rows } };
-        await writeErasureRecord(destination, person.record);
-      }
+    // What the erasure covers, said before anything changes: a run that finishes it after a kill keeps it.
+    const resumed = record.planned !== undefined;
+    if (record.planned === undefined) {
+      record = { ...record, planned: { files: files.length, rows } };
+      await writeErasureRecord(destination, record);
     }
+    const planned = record.planned as NonNullable<ErasureRecord['planned']>;
+    const startedAt = record.at;
 
-    for (const file of scanned) {
+    await eachAtOnce(scanned, REWRITES_AT_ONCE, async (file) => {
       if (file.matching > 0) {
         await forgetInFile(file, { destination, db, fetch });
         deps.onFile?.({ key: file.key, table: file.table.name, day: file.day, projectId: file.projectId, rows: file.matching });
       } else if (await fixManifest(destination, file, file.total, file.bytes)) {
         manifestsFixed += 1;
       }
-    }
-    const summaries: PersonForgotten[] = [];
-    for (const person of people.values()) {
-      const record = person.record as ErasureRecord;
-      const planned = record.planned as NonNullable<ErasureRecord['planned']>;
-      const done: ErasureRecord = { ...record, status: 'done', finishedAt: new Date(deps.now()).toISOString(), files: planned.files, rows: planned.rows };
-      await writeErasureRecord(destination, done);
-      summaries.push({
+    });
+    const done: ErasureRecord = { ...record, status: 'done', finishedAt: new Date(deps.now()).toISOString(), files: planned.files, rows: planned.rows };
+    await writeErasureRecord(destination, done);
+    const at = erasureKey(done);
+    const summaries = [...people.values()].map(
+      (person): PersonForgotten => ({
         ...summaryOf(person),
-        erasure: { files: planned.files, rows: planned.rows, startedAt: record.at, resumed: resumed.has(person) },
-        record: erasureKey(done),
-      });
-    }
+        // One person: the whole erasure's counts (an earlier run's included); several: each one's own.
+        erasure:
+          people.size === 1
+            ? { files: planned.files, rows: planned.rows, startedAt: done.at, resumed }
+            : { files: person.files, rows: person.rows, startedAt: done.at, resumed },
+        record: at,
+      }),
+    );
     return resultOf({ keyId: deps.keyId, people: summaries, files, rows, manifestsFixed, dryRun: false });
   } finally {
     db.close();
@@ -356,6 +369,24 @@ function resultOf(parts: Omit<ForgetResult, 'hmac' | 'erasure' | 'record'>): For
     ...(first.erasure ? { erasure: first.erasure } : {}),
     ...(first.record ? { record: first.record } : {}),
   };
+}
+
+/** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the others ended. */
+async function eachAtOnce<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== undefined) throw failure;
 }
 
 /** Adds `hmacs` to the `forgotten` table, a thousand a statement. */

@@ -121,7 +121,7 @@ export function privacyFingerprint(privacy: Pick<Privacy, 'policy' | 'keyId'>): 
 /** The HMACs every erasure of `destination` recorded (`_privacy/erasures/`). */
 export async function readErasedHmacs(destination: Destination): Promise<Set<string>> {
   const records = await readErasureRecords(destination);
-  return new Set(records.map((record) => record.hmac));
+  return new Set(records.flatMap((record) => record.hmacs ?? [record.hmac]));
 }
 
 export { ERASURES_PREFIX };
