@@ -150,6 +150,8 @@ export async function deleteExpired(
       }
       days.add(unit.day);
       units += 1;
+      // The day folders it emptied (local; S3 has none): a folder still holding a file stays.
+      for (const folder of new Set(unitKeys.map((key) => key.slice(0, key.lastIndexOf('/dt=') + 14)))) await destination.removeEmptyFolder?.(folder);
     }
   }
   return { files, days: [...days].sort(), units };

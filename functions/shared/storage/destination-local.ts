@@ -140,11 +140,6 @@ export function createLocalDestination(dir: string): Destination {
       // and so do the day's, the dataset's and `_staging` itself once empty. rmdir removes
       // only an empty folder: another unit's folder keeps its parents; a run creating one just
       // then recreates what it misses (createFolder).
-      // A table's or manifest's day folder goes with its last file too (retention empties whole days).
-      if (!key.startsWith(`${STAGING_PREFIX}/`) && path.basename(path.dirname(file)).startsWith('dt=')) {
-        await rmdir(path.dirname(file)).catch(() => undefined);
-        return;
-      }
       if (key.startsWith(`${STAGING_PREFIX}/`)) {
         let folder = path.dirname(file);
         for (let level = 0; level < 4 && folder.startsWith(root) && folder !== root; level++, folder = path.dirname(folder)) {
@@ -157,6 +152,12 @@ export function createLocalDestination(dir: string): Destination {
             break;
         }
       }
+    },
+
+    async removeEmptyFolder(prefix) {
+      const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
+      // rmdir removes only an empty folder: a write into it just then recreates what it misses.
+      await rmdir(folder).catch(() => undefined);
     },
 
     async list(prefix) {
