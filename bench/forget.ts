@@ -35,6 +35,8 @@ const ERASED = 1_000;
 const GOAL_RATIO = 1.5;
 
 const addressOf = (person: number) => `person${person}@example.com`;
+/** A reader who left feedback with their address on every day of every project: in every feedback file. */
+const EVERYWHERE = 'frequent.reader@example.com';
 
 /** The SELECT of `rows` rows of the dataset's main table, typed as the export writes them. */
 function rowsSql(dataset: DatasetName, projectId: string, day: string, seed: number): string {
@@ -43,7 +45,8 @@ function rowsSql(dataset: DatasetName, projectId: string, day: string, seed: num
   if (dataset === 'feedback') {
     // The contact of row i: the HMAC of a person drawn from the pool (a CASE over a list is slow; the list is joined in).
     return `SELECT ${common}, 'fb_' || i AS feedback_id, '/docs/page-' || (i % 40) AS path, 'contextual' AS source, 'pending' AS status,
-      'a comment ' || i AS comment, ${at} AS created_at, true AS helpful, p.hmac AS contact, NULL::VARCHAR AS code,
+      'a comment ' || i AS comment, ${at} AS created_at, true AS helpful,
+      CASE WHEN i = 0 THEN ${sqlString(hmacOf(KEY, EVERYWHERE))} ELSE p.hmac END AS contact, NULL::VARCHAR AS code,
       NULL::VARCHAR AS filename, NULL::VARCHAR AS lang, ${at} AS exported_at, NULL::VARCHAR AS unknown_fields
       FROM range(${ROWS}) t(i) JOIN people p ON p.person = (hash(i + ${seed}) % ${PEOPLE})`;
   }
@@ -122,19 +125,24 @@ export async function benchForget(): Promise<BenchResult> {
     await buildLake(lake);
     const thousand = Array.from({ length: ERASED }, (_, i) => addressOf(i * (PEOPLE / ERASED)));
     const figures: Figures = {};
-    // Side by side, twice each, alternating: the best of each.
-    let one = { ms: Number.POSITIVE_INFINITY, rows: 0, files: 0 };
-    let many = { ms: Number.POSITIVE_INFINITY, rows: 0, files: 0 };
-    for (let round = 0; round < 2; round++) {
-      progress(`forget: round ${round + 1}: one person, then ${ERASED}`);
-      const single = await timeForget(lake, work, [addressOf(0)]);
-      if (single.ms < one.ms) one = single;
-      const all = await timeForget(lake, work, thousand);
-      if (all.ms < many.ms) many = all;
-    }
+    // Side by side in one run, each on a fresh copy of the same lake.
+    progress(`forget: one person in a few files, one person in every feedback file, then ${ERASED} people`);
+    const one = await timeForget(lake, work, [addressOf(0)]);
+    const everywhere = await timeForget(lake, work, [EVERYWHERE]);
+    const many = await timeForget(lake, work, thousand);
     figures['forget.one_person_ms'] = info(one.ms, 'ms', `rows ${one.rows} in ${one.files} file(s)`);
+    figures['forget.one_person_everywhere_ms'] = info(everywhere.ms, 'ms', `rows ${everywhere.rows} in ${everywhere.files} file(s)`);
     figures['forget.thousand_people_ms'] = info(many.ms, 'ms', `rows ${many.rows} in ${many.files} file(s)`);
-    figures['forget.thousand_vs_one'] = judged(many.ms / one.ms, '×', '<=', GOAL_RATIO, `${ERASED} people in one run against one person, same lake`);
+    // One pass: 1,000 people cost what one person in the same files costs (each file read once, rewritten once).
+    figures['forget.thousand_vs_one_everywhere'] = judged(
+      many.ms / everywhere.ms,
+      '×',
+      '<=',
+      GOAL_RATIO,
+      `${ERASED} people in one run against one person whose rows are in every feedback file`,
+    );
+    // Against a person in a few files the rewrites differ (1,000 people touch nearly every file): said, not judged.
+    figures['forget.thousand_vs_one'] = info(many.ms / one.ms, '×', `${ERASED} people against one person in ${one.files} file(s): the rewrites differ`);
     return { figures };
   } finally {
     await rm(work, { recursive: true, force: true });
