@@ -56,6 +56,10 @@ export function parsePolicyOverrides(raw: string, source: string): PolicyOverrid
     if (!(COLUMN_POLICIES as readonly string[]).includes(policy)) {
       throw new ConfigError(`${source} entry "${shown}": the policy must be one of ${COLUMN_POLICIES.join(', ')}`);
     }
+    // A path hashed or dropped says nothing any more (and is never null): clean it, keep it, or mask it.
+    if (found.column.personal !== true && (policy === 'hmac' || policy === 'drop')) {
+      throw new ConfigError(`${source}: ${match[1]} is a page path, not a personal column: use path, keep or mask`);
+    }
     if (policy === 'drop' && found.column.optional !== true) {
       throw new ConfigError(`${source}: ${match[1]} is never null, so it cannot be drop: use hmac, mask or keep`);
     }
