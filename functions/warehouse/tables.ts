@@ -251,7 +251,8 @@ export const FEEDBACK: TableDef = {
       name: 'contact',
       type: 'string',
       optional: true,
-      comment: 'E-mail left with contextual feedback, as a keyed hash (lowercase hex HMAC-SHA256 of the address in its one form: NFKC-folded, trimmed, lower-cased, domain in punycode); null when none',
+      comment:
+        'E-mail left with contextual feedback, as a keyed hash (lowercase hex HMAC-SHA256 of the address in its one form: NFKC-folded, trimmed, lower-cased, domain in punycode); null when none',
       policy: 'hmac',
       personal: true,
     },
