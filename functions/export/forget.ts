@@ -327,7 +327,6 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
       await writeErasureRecord(destination, record);
     }
     const planned = record.planned as NonNullable<ErasureRecord['planned']>;
-    const startedAt = record.at;
 
     await eachAtOnce(scanned, REWRITES_AT_ONCE, async (file) => {
       if (file.matching > 0) {
