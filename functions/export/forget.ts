@@ -208,8 +208,13 @@ interface Person {
   files: number;
 }
 
-/** Files rewritten at once: their durable writes overlap (DuckDB still runs one query at a time). */
+/**
+ * Files rewritten at once in a large erasure (`MANY_FILES` or more): their durable writes
+ * overlap (DuckDB still runs one query at a time). A small one goes file by file, so a run cut
+ * short leaves at most one unit without its manifest for a moment.
+ */
 const REWRITES_AT_ONCE = 4;
+const MANY_FILES = 64;
 
 /** The people of a record, as one comparable text. */
 const peopleOf = (record: Pick<ErasureRecord, 'hmac' | 'hmacs'>) => [...(record.hmacs ?? [record.hmac])].sort().join(',');
@@ -328,7 +333,7 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     }
     const planned = record.planned as NonNullable<ErasureRecord['planned']>;
 
-    await eachAtOnce(scanned, REWRITES_AT_ONCE, async (file) => {
+    await eachAtOnce(scanned, files.length >= MANY_FILES ? REWRITES_AT_ONCE : 1, async (file) => {
       if (file.matching > 0) {
         await forgetInFile(file, { destination, db, fetch });
         deps.onFile?.({ key: file.key, table: file.table.name, day: file.day, projectId: file.projectId, rows: file.matching });
