@@ -13,6 +13,8 @@ import { readJsonObject } from './staging.js';
 /** Folder of the privacy records beside the tables (never under a table's prefix). */
 export const PRIVACY_PREFIX = '_privacy';
 export const ERASURES_PREFIX = `${PRIVACY_PREFIX}/erasures/`;
+/** The records of units whose personal data expired (retention.ts): `_privacy/expired/<dataset>/dt=<day>/<project>.json`. */
+export const EXPIRED_PREFIX = `${PRIVACY_PREFIX}/expired/`;
 
 export interface ErasureRecord {
   readonly version: 1;

@@ -22,7 +22,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
-import { PRIVACY_PREFIX } from './erasures.js';
+import { EXPIRED_PREFIX } from './erasures.js';
 import { unitKey, type Unit } from './units.js';
 
 /** The datasets whose tables hold personal columns. */
@@ -40,8 +40,7 @@ export function isExpired(unit: { readonly dataset: DatasetName; readonly day: s
   return cutoff !== undefined && unit.day < cutoff && EXPIRING_DATASETS.includes(unit.dataset);
 }
 
-/** Where the record of each expired unit is: `_privacy/expired/<dataset>/dt=<day>/<project>.json`. */
-export const EXPIRED_PREFIX = `${PRIVACY_PREFIX}/expired/`;
+export { EXPIRED_PREFIX };
 
 /** The key of the record of an expired unit. */
 export function expiredKey(unit: Unit): string {

@@ -291,6 +291,8 @@ describe('least privilege', () => {
       '/mintlify/export_runs/*',
       // Read only: the erasure records every export honours (forget writes them from the CLI).
       '/mintlify/_privacy/erasures/*',
+      // Issue 42: retention leaves a record per expired unit, and the planner reads them.
+      '/mintlify/_privacy/expired/*',
     ];
     expect(new Set(objectPatterns).size).toBe(expected.length);
     for (const suffix of expected) expect(objectPatterns).toContainEqual(expect.stringContaining(`"${suffix}"`));
