@@ -2,7 +2,8 @@
  * Masking (issue 33): `maskText` over 1 MB texts — readers' words as the sandbox writes them
  * (addresses, phone numbers, keys in ordinary sentences), and texts made to be slow for a
  * backtracking masker (long runs of digits, `@`, "at", dots). CPU time of one call, the best of
- * five (a quadratic masker is slow every time; a busy machine only adds to one run).
+ * five (a quadratic masker is slow every time; a busy machine only adds to one run). Detection
+ * runs on an NFKC-folded copy (issue 42): the `forms`, `cjk` and `full_width` texts pay for it.
  */
 import { maskText } from '../functions/shared/personal-data.js';
 import { judged, progress, type BenchResult, type Figures } from './lib/figures.js';
@@ -24,6 +25,16 @@ export const MASKING_INPUTS: Readonly<Record<string, string>> = {
   spelled: fill(' x at y dot'),
   spelled_dense: fill('a at dot '),
   arabic_digits: fill('٠ '),
+  // Every written form the detector folds (issue 42): NFKC, full stops, encoded at-signs.
+  forms: fill(
+    'ana＠example.com, bob﹫example.org, carol@example。com, dave%40example.com, erin&#64;example.com, frank @ example.com, "grace smith"@example.com, heidi@[192.168.0.1], ０９０　１２３４　５６７８, sk_live_abcdefghijklmnopqrstuv ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ ',
+  ),
+  cjk: fill('ドキュメントのナビゲーションを設定してください。検索ページは空です。'),
+  full_width: fill('ａｎａ　ｓｉｌｖａ　０１２３　'),
+  quoted_at: fill('"@'),
+  spaced_at: fill(' @ '),
+  encoded_at: fill('%40&#64;'),
+  key_starts: fill('sk_ gh ghp_ AKIA xox '),
 };
 
 export async function benchMasking(): Promise<BenchResult> {

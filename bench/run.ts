@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { benchBudget } from './budget.js';
 import { benchColdStart } from './cold-start.js';
 import { benchEncoding } from './encoding.js';
+import { benchForget } from './forget.js';
 import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
@@ -40,6 +41,7 @@ const ALL = [
   'report-function',
   'writer',
   'orgs',
+  'forget',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -78,6 +80,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('writer')) add(await benchWriter());
   if (selected.has('orgs')) add(await benchOrgs());
+  if (selected.has('forget')) add(await benchForget());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

@@ -46,6 +46,7 @@ import {
   type KnownFields,
 } from '../shared/schemas.js';
 import { stringifyJson } from '../shared/lossless-json.js';
+import { rowKeyOf } from '../warehouse/column-policy.js';
 import type { PageView } from './paging.js';
 
 /** What every row of a unit shares. */
@@ -154,6 +155,7 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
 }): DatasetDef {
   return defineDataset<Page, PageVisitors>(spec.name, {
     parse: spec.parse,
+    personalFields: { path: 'path' },
     rows: spec.rows,
     ...unknownOf(PathCountsRowSchema),
     totalsUnknownFields: (page) => unknownFieldsOf(page.totals, TotalsSchema),
@@ -165,7 +167,8 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
         rowCount: rows.length,
         hasMore: page.hasMore,
         totals: { human, ai, total },
-        rowKeys: () => rows.map((row) => row.path),
+        // A path's key as sent (paths the `path` policy made alike stay apart): column-policy.ts.
+        rowKeys: () => rows.map((row) => rowKeyOf(row, 'path')),
         signature: () => signatureOf(rows),
       };
     },
@@ -216,7 +219,7 @@ const views = pathCounts<ViewsPage>({
 
 const searches = defineDataset<SearchesPage, SearchRow>('searches', {
   parse: parseSearchesPage,
-  personalFields: { search_query: 'searchQuery' },
+  personalFields: { search_query: 'searchQuery', top_clicked_page: 'topClickedPage' },
   rows: (page) => page.searches,
   ...unknownOf(SearchRowSchema),
   unknownTopLevelFields: topLevelOf(SearchesPageSchema),
@@ -248,7 +251,7 @@ const searches = defineDataset<SearchesPage, SearchRow>('searches', {
 
 const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
   parse: parseFeedbackPage,
-  personalFields: { comment: 'comment', contact: 'contact', code: 'code' },
+  personalFields: { path: 'path', comment: 'comment', contact: 'contact', code: 'code' },
   rows: (page) => page.feedback,
   ...unknownOf(FeedbackRowSchema),
   unknownTopLevelFields: topLevelOf(FeedbackPageSchema),
@@ -274,6 +277,7 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
 
 const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedback_by_page', {
   parse: parseFeedbackByPage,
+  personalFields: { path: 'path' },
   rows: (page) => page.feedback,
   ...unknownOf(FeedbackByPageRowSchema),
   unknownTopLevelFields: topLevelOf(FeedbackByPageSchema),
@@ -292,7 +296,7 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedbac
 
 const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
   parse: parseAssistantPage,
-  personalFields: { query: 'query', response: 'response', sources_json: 'sources' },
+  personalFields: { query: 'query', response: 'response', sources_json: 'sources', page_url: 'pageUrl' },
   rows: (page) => page.conversations,
   ...unknownOf(AssistantTurnSchema),
   unknownTopLevelFields: topLevelOf(AssistantPageSchema),

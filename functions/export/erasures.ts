@@ -1,6 +1,7 @@
 /**
  * The record of each erasure (`forget`), `<dest>/_privacy/erasures/<time>-<hmac prefix>.json`:
- * the person's HMAC, the key id, when, and what was changed — never the address. It is
+ * the person's HMAC (every person's, for an erasure of several), the key id, when, and what was
+ * changed — never an address. It is
  * written before any file is touched (`started`), so every export from then on leaves that
  * person's rows out even if the erasure is cut short, and again when it is done.
  */
@@ -12,11 +13,15 @@ import { readJsonObject } from './staging.js';
 /** Folder of the privacy records beside the tables (never under a table's prefix). */
 export const PRIVACY_PREFIX = '_privacy';
 export const ERASURES_PREFIX = `${PRIVACY_PREFIX}/erasures/`;
+/** The records of units whose personal data expired (retention.ts): `_privacy/expired/<dataset>/dt=<day>/<project>.json`. */
+export const EXPIRED_PREFIX = `${PRIVACY_PREFIX}/expired/`;
 
 export interface ErasureRecord {
   readonly version: 1;
-  /** The HMAC of the forgotten address (lowercase hex). */
+  /** The HMAC of the forgotten address (lowercase hex); the first one's for an erasure of several people. */
   readonly hmac: string;
+  /** An erasure of several people (`forget --emails-file`): every one's HMAC, `hmac` first. */
+  readonly hmacs?: readonly string[];
   /** The key the HMAC was made with. */
   readonly keyId: string;
   /** When the erasure started (ISO). */
@@ -37,6 +42,7 @@ const ErasureSchema = v.looseObject({
   keyId: v.string(),
   at: v.string(),
   status: v.picklist(['started', 'done']),
+  hmacs: v.optional(v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)))),
 });
 
 /** The key of an erasure's record. */

@@ -10,7 +10,9 @@
  * 5. `refresh` — `feedback` of recent days, once a day: its `status` changes later.
  *
  * A unit's estimate is estimates.ts's: the pages of the nearest day exported, what is left of
- * a partial unit.
+ * a partial unit. A unit whose personal data expired (a record under `_privacy/expired/`,
+ * retention.ts) is never planned again, with or without PERSONAL_DATA_RETENTION_DAYS — only an
+ * explicit `--force` exports it again.
  *
  * A unit that keeps failing must not starve the others (a partial unit is taken before every
  * missing day): after a failure the scheduled runs leave it for 1 h, then 2 h, 4 h … (at most a
@@ -23,6 +25,7 @@ import { HOUR_MS } from '../shared/time.js';
 import { isDone, lastDueDay } from './settle.js';
 import { estimateUnit, readKnownPages, type Estimate } from './estimates.js';
 import { failureOf, readUnitStates, retryAfter, unitKey, unitsOf, type Unit, type UnitState } from './units.js';
+import { readExpiredUnits } from './retention.js';
 
 export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
 
@@ -76,6 +79,8 @@ export interface Plan {
   readonly states: ReadonlyMap<string, UnitState>;
   /** The latest due day. */
   readonly lastDay: string;
+  /** Units whose personal data expired (retention.ts), keyed by `unitKey`: never planned, never missing. */
+  readonly expired?: ReadonlySet<string>;
 }
 
 /** The scheduled plan (the hourly run): latest day, partial, missing, backfill, refresh. */
@@ -86,12 +91,13 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
   const backlogUnits = input.backlog.flatMap((entry) => unitsOf(entry.days, entry.projects, entry.datasets));
   const states = await readUnitStates(destination, dedupe([...windowUnits, ...backlogUnits]));
   const known = await readKnownPages(destination, dedupe([...windowUnits, ...backlogUnits]), states, { lastDay });
+  const expired = await readExpiredUnits(destination);
 
   const planned: PlannedUnit[] = [];
   const taken = new Set<string>();
   const add = (unit: Unit, reason: UnitReason, force = false) => {
     const key = unitKey(unit);
-    if (taken.has(key)) return;
+    if (taken.has(key) || expired.has(key)) return;
     taken.add(key);
     // Backing off after failures: not this run (it stays missing for the alarm).
     const retryAt = retryAfter(failureOf(states.get(key)));
@@ -121,7 +127,7 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
       }
     }
   }
-  return { units: planned, states, lastDay };
+  return { units: planned, states, lastDay, expired };
 }
 
 export interface RequestedInput {
@@ -144,10 +150,11 @@ export async function planRequested(input: RequestedInput, destination: Destinat
   const requested = new Set(input.days);
   const reference = last === undefined ? [] : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
   const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
-  const todo = units.filter((unit) => input.force || !isDone(states.get(unitKey(unit)), input.now));
+  const expired = await readExpiredUnits(destination);
+  const todo = units.filter((unit) => input.force || (!expired.has(unitKey(unit)) && !isDone(states.get(unitKey(unit)), input.now)));
   const known = await readKnownPages(destination, todo, states, last === undefined ? {} : { lastDay: last });
   const planned = todo.map((unit) => ({ ...unit, reason: 'requested' as const, ...estimateUnit(unit, states, known), force: input.force }));
-  return { units: planned, states, lastDay: input.days[input.days.length - 1] ?? '' };
+  return { units: planned, states, lastDay: input.days[input.days.length - 1] ?? '', expired };
 }
 
 /** Whether a unit has a manifest written at or after `since` (epoch ms). */
@@ -165,7 +172,7 @@ export function countMissing(plan: Plan, input: Pick<ScheduleInput, 'healDays' |
   const days = daysBefore(plan.lastDay, input.healDays);
   return unitsOf(days, input.projects, input.datasets).filter((unit) => {
     const key = unitKey(unit);
-    return !isDone(plan.states.get(key), Number.POSITIVE_INFINITY) && !waiting.has(key);
+    return !isDone(plan.states.get(key), Number.POSITIVE_INFINITY) && !waiting.has(key) && !plan.expired?.has(key);
   }).length;
 }
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Destination } from '../shared/storage/destination.js';
 import { maskDeep } from '../shared/personal-data.js';
-import { applyPolicy, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
+import { governField, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
 import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
 import { tablesOf, type DatasetDef, type TableRow } from './datasets.js';
@@ -68,7 +68,7 @@ export function governPage(def: DatasetDef, page: unknown, privacy: Privacy): un
   const maskUnknown = policy.of(table, 'unknown_fields') === 'mask';
   for (const row of def.rows(page) as Record<string, unknown>[]) {
     for (const { field, policy: columnPolicy } of fields) {
-      if (columnPolicy !== 'keep' && field in row) row[field] = applyPolicy(columnPolicy, row[field], keyFor(columnPolicy, key));
+      if (columnPolicy !== 'keep' && field in row) governField(row, field, columnPolicy, keyFor(columnPolicy, key));
     }
     if (!maskUnknown) continue;
     const unknown = def.unknownFields(row);
@@ -121,7 +121,7 @@ export function privacyFingerprint(privacy: Pick<Privacy, 'policy' | 'keyId'>): 
 /** The HMACs every erasure of `destination` recorded (`_privacy/erasures/`). */
 export async function readErasedHmacs(destination: Destination): Promise<Set<string>> {
   const records = await readErasureRecords(destination);
-  return new Set(records.map((record) => record.hmac));
+  return new Set(records.flatMap((record) => record.hmacs ?? [record.hmac]));
 }
 
 export { ERASURES_PREFIX };

@@ -4,10 +4,17 @@
  * the limit are deleted by every export run (the hourly Lambda, `export` on a laptop), and
  * are never planned again; `status` shows their units `expired`.
  *
- * What goes, per expired day of such a dataset: its manifest first (the unit is no longer
- * complete for any reader), then the personal tables' files, then its staging. A deletion cut
- * short is finished by the next run: the table folders themselves are listed, not the
- * manifests. A summary table without personal columns (`searches_totals`) is kept.
+ * What goes, per expired unit of such a dataset: a record of its expiry is written first
+ * (`_privacy/expired/<dataset>/dt=<day>/<project>.json`: when, under which limit, how many
+ * files), then its manifest (the unit is no longer complete for any reader), then the personal
+ * tables' files, then its staging; a local day folder left empty goes too. A deletion cut short
+ * is finished by the next run: the table folders themselves are listed, not the manifests. A
+ * summary table without personal columns (`searches_totals`) is kept.
+ *
+ * The record makes it stay done: `status` shows the unit `expired` and no later `plan` or
+ * export asks the service for it again — with or without the variable, unless `--force` (a
+ * laptop backfill must not fetch personal data the deployment deleted). The run says what it
+ * did in one line (`describeRetention`).
  */
 import { CATALOG, DATASET_TABLES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, formatDay } from '../shared/dates.js';
@@ -15,6 +22,8 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
+import { EXPIRED_PREFIX } from './erasures.js';
+import { unitKey, type Unit } from './units.js';
 
 /** The datasets whose tables hold personal columns. */
 export const EXPIRING_DATASETS: readonly DatasetName[] = CATALOG.filter((entry) =>
@@ -31,38 +40,118 @@ export function isExpired(unit: { readonly dataset: DatasetName; readonly day: s
   return cutoff !== undefined && unit.day < cutoff && EXPIRING_DATASETS.includes(unit.dataset);
 }
 
-const DAY_IN_KEY = /\/dt=(\d{4}-\d{2}-\d{2})\//;
+export { EXPIRED_PREFIX };
+
+/** The key of the record of an expired unit. */
+export function expiredKey(unit: Unit): string {
+  return `${EXPIRED_PREFIX}${unit.dataset}/dt=${unit.day}/${unit.projectId}.json`;
+}
+
+/** What the record of an expired unit says. */
+export interface ExpiredRecord {
+  readonly version: 1;
+  readonly dataset: DatasetName;
+  readonly day: string;
+  readonly projectId: string;
+  /** When its files were deleted (ISO). */
+  readonly expiredAt: string;
+  /** The limit it was past (PERSONAL_DATA_RETENTION_DAYS), and the first day that limit kept. */
+  readonly retentionDays: number;
+  readonly before: string;
+  /** Files deleted. */
+  readonly files: number;
+}
+
+const EXPIRED_RECORD_KEY = /^_privacy\/expired\/([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
+
+/**
+ * The units that expired at `destination` (keyed by `unitKey`): read from the records' keys
+ * alone, one listing. A destination that cannot list has none to tell.
+ */
+export async function readExpiredUnits(destination: Destination): Promise<ReadonlySet<string>> {
+  const keys = (await destination.list?.(EXPIRED_PREFIX)) ?? [];
+  const units = new Set<string>();
+  for (const key of keys) {
+    const match = EXPIRED_RECORD_KEY.exec(key);
+    const dataset = match?.[1] as DatasetName | undefined;
+    if (match && dataset && EXPIRING_DATASETS.includes(dataset)) units.add(unitKey({ dataset, day: match[2] as string, projectId: match[3] as string }));
+  }
+  return units;
+}
 
 /** What one retention pass deleted. */
 export interface RetentionResult {
   readonly files: number;
   /** The expired days it deleted something of, sorted. */
   readonly days: readonly string[];
+  /** Units it deleted something of (each now has its record). */
+  readonly units: number;
 }
 
-/** Deletes what is past `cutoff` (see the module's header). A destination that cannot list is an error. */
-export async function deleteExpired(destination: Destination, cutoff: string): Promise<RetentionResult> {
+/**
+ * The one line a run prints when it expired files, e.g. `expired 12 file(s) of 3 day(s) before
+ * 2026-02-08 (PERSONAL_DATA_RETENTION_DAYS=3)`; undefined when it deleted nothing.
+ */
+export function describeRetention(result: RetentionResult, cutoff: string, retentionDays: number): string | undefined {
+  if (result.files === 0) return undefined;
+  return `expired ${result.files} file(s) of ${result.days.length} day(s) before ${cutoff} (PERSONAL_DATA_RETENTION_DAYS=${retentionDays})`;
+}
+
+/** Where a key of an expiring dataset's unit names the unit: its manifest, a table file, its staging. */
+const UNIT_FILE = /^(?:_manifests\/[^/]+|_staging\/[^/]+|[^_][^/]*)\/dt=(\d{4}-\d{2}-\d{2})\/([^/]+?)(?:\.(?:json|parquet)$|\/)/;
+
+/**
+ * Deletes what is past `cutoff` (see the module's header), leaving a record per unit. A
+ * destination that cannot list is an error.
+ */
+export async function deleteExpired(
+  destination: Destination,
+  cutoff: string,
+  options: { readonly now: number; readonly retentionDays: number },
+): Promise<RetentionResult> {
   const list = destination.list?.bind(destination);
   if (!list) throw new DestinationError(`${destination.url} cannot list its files: PERSONAL_DATA_RETENTION_DAYS cannot be applied there`);
   const days = new Set<string>();
   let files = 0;
-  const expired = (key: string) => {
-    const day = DAY_IN_KEY.exec(`/${key}`)?.[1];
-    return day !== undefined && day < cutoff ? day : undefined;
-  };
-  const remove = async (keys: readonly string[]) => {
-    for (const key of [...keys].sort()) {
-      const day = expired(key);
-      if (day === undefined) continue;
-      await destination.delete(key);
-      days.add(day);
-      files += 1;
-    }
-  };
+  let units = 0;
   for (const dataset of EXPIRING_DATASETS) {
-    await remove(await list(manifestsOf(dataset)));
-    for (const table of DATASET_TABLES[dataset].filter((t) => PERSONAL_TABLES.includes(t))) await remove(await list(`${table.prefix}/`));
-    await remove(await list(`${STAGING_PREFIX}/${dataset}/`));
+    const keys = [
+      ...(await list(manifestsOf(dataset))),
+      ...(await Promise.all(DATASET_TABLES[dataset].filter((t) => PERSONAL_TABLES.includes(t)).map((table) => list(`${table.prefix}/`)))).flat(),
+      ...(await list(`${STAGING_PREFIX}/${dataset}/`)),
+    ];
+    // Each expired unit's keys, in deletion order: manifest, tables, staging (the order listed).
+    const byUnit = new Map<string, { unit: Unit; keys: string[] }>();
+    for (const key of keys) {
+      const match = UNIT_FILE.exec(key);
+      if (!match || (match[1] as string) >= cutoff) continue;
+      const unit: Unit = { dataset, day: match[1] as string, projectId: match[2] as string };
+      const entry = byUnit.get(unitKey(unit)) ?? { unit, keys: [] };
+      entry.keys.push(key);
+      byUnit.set(unitKey(unit), entry);
+    }
+    for (const { unit, keys: unitKeys } of [...byUnit.values()].sort((a, b) => unitKey(a.unit).localeCompare(unitKey(b.unit)))) {
+      const record: ExpiredRecord = {
+        version: 1,
+        dataset,
+        day: unit.day,
+        projectId: unit.projectId,
+        expiredAt: new Date(options.now).toISOString(),
+        retentionDays: options.retentionDays,
+        before: cutoff,
+        files: unitKeys.length,
+      };
+      // The record first: a run cut short after it still never plans the unit again.
+      await destination.put(expiredKey(unit), `${JSON.stringify(record, null, 2)}\n`, { contentType: 'application/json' });
+      for (const key of unitKeys) {
+        await destination.delete(key);
+        files += 1;
+      }
+      days.add(unit.day);
+      units += 1;
+      // The day folders it emptied (local; S3 has none): a folder still holding a file stays.
+      for (const folder of new Set(unitKeys.map((key) => key.slice(0, key.lastIndexOf('/dt=') + 14)))) await destination.removeEmptyFolder?.(folder);
+    }
   }
-  return { files, days: [...days].sort() };
+  return { files, days: [...days].sort(), units };
 }

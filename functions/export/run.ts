@@ -29,7 +29,7 @@ import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
 import { readErasedHmacs, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
 import { DATASETS } from './datasets.js';
-import { deleteExpired, isExpired, retentionCutoff } from './retention.js';
+import { deleteExpired, describeRetention, isExpired, retentionCutoff } from './retention.js';
 import type { PartitionRegistrar } from './partitions.js';
 
 export interface RunDeps {
@@ -380,6 +380,8 @@ export type RunRequest =
 
 export interface RunResult extends RunSummary {
   readonly request: RunRequest;
+  /** What retention expired in this run, in one line (retention.ts `describeRetention`); absent when nothing. */
+  readonly retention?: string;
   /** The run's id in the run log (`export_runs`). */
   readonly runId: string;
 }
@@ -423,19 +425,25 @@ async function preparePrivacy(policy: ExportPolicy, deps: RunDeps): Promise<RunP
   return { policy: policy.personalData, erased, keySource: deps.personalDataKey };
 }
 
-/** Deletes the days past retention; the run goes on if that fails (the next run tries again), and says so. */
-async function applyRetention(policy: ExportPolicy, deps: RunDeps): Promise<string | undefined> {
+/**
+ * Deletes the days past retention, each expired unit recorded (retention.ts); the run goes on if
+ * that fails (the next run tries again), and says so. Returns the first day kept, and the one
+ * line that says what expired (none when nothing did).
+ */
+async function applyRetention(policy: ExportPolicy, deps: RunDeps): Promise<{ cutoff?: string; line?: string }> {
   const cutoff = retentionCutoff(policy.retentionDays, deps.now());
-  if (cutoff === undefined) return undefined;
+  if (cutoff === undefined || policy.retentionDays === undefined) return {};
   try {
-    const deleted = await deleteExpired(deps.destination, cutoff);
-    if (deleted.files > 0) {
-      deps.logger?.info('personal data past retention deleted', { before: cutoff, files: deleted.files, days: deleted.days.length });
+    const deleted = await deleteExpired(deps.destination, cutoff, { now: deps.now(), retentionDays: policy.retentionDays });
+    const line = describeRetention(deleted, cutoff, policy.retentionDays);
+    if (line !== undefined) {
+      deps.logger?.info(line, { before: cutoff, files: deleted.files, days: deleted.days.length, units: deleted.units });
+      return { cutoff, line };
     }
   } catch (error) {
     deps.logger?.error('could not delete the personal data past retention: the next run tries again', { before: cutoff, error: describeError(error) });
   }
-  return cutoff;
+  return { cutoff };
 }
 
 /** The planned units without the expired ones (they are never exported again), logged when any. */
@@ -451,7 +459,8 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
   const projects = request.projects ?? policy.projectIds;
   const datasets = request.datasets ?? policy.datasets;
   const privacy = await preparePrivacy(policy, deps);
-  const cutoff = await applyRetention(policy, deps);
+  const { cutoff, line: retention } = await applyRetention(policy, deps);
+  const said = retention !== undefined ? { retention } : {};
   if (request.kind === 'days') {
     let entry: BacklogEntry | undefined;
     if (request.backlog) {
@@ -470,7 +479,7 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
     );
     const summary = await runUnits(withoutExpired(plan.units, cutoff, deps), policy, control, deps, privacy);
     if (entry && summary.units.every((u) => u.status === 'complete')) await removeBacklog(deps.store, entry.id);
-    return { ...summary, request };
+    return { ...summary, ...said, request };
   }
 
   const backlog = (await deps.store.list<BacklogEntry>(BACKLOG_PREFIX)).map((item) => item.value);
@@ -503,7 +512,7 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
     summary.units.filter((u) => (u.status === 'pending' && u.blocked === undefined) || (u.status === 'partial' && u.why !== 'lease')).map((u) => unitKey(u)),
   );
   const missingDays = countMissing({ ...plan, states }, input, waiting);
-  return { ...summary, request, missingDays };
+  return { ...summary, ...said, request, missingDays };
 }
 
 async function removeBacklog(store: SharedStore, id: string): Promise<void> {

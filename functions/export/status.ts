@@ -6,7 +6,7 @@
 import type { Destination } from '../shared/storage/destination.js';
 import { isDone } from './settle.js';
 import { estimateUnit, readKnownPages } from './estimates.js';
-import { isExpired } from './retention.js';
+import { isExpired, readExpiredUnits } from './retention.js';
 import { readUnitStates, unitKey, unitView, type Unit, type UnitView } from './units.js';
 
 /** A unit and its view. */
@@ -37,10 +37,17 @@ export async function readExportStatus(
   allUnits: readonly Unit[],
   options: { readonly lastDay?: string; readonly retentionCutoff?: string; readonly now?: number } = {},
 ): Promise<ExportStatus> {
-  // A unit past retention is `expired`: nothing to read, nothing left to do (retention.ts).
-  const expired = (unit: Unit) => isExpired(unit, options.retentionCutoff);
+  // A unit past retention, or whose personal data a run expired (its record says so, with or
+  // without the variable now), is `expired`: nothing to read, nothing left to do (retention.ts).
+  // A recorded unit exported again since (`--force`) is what its manifest says.
+  const recorded = await readExpiredUnits(destination);
+  const past = (unit: Unit) => isExpired(unit, options.retentionCutoff);
+  const states = await readUnitStates(
+    destination,
+    allUnits.filter((unit) => !past(unit)),
+  );
+  const expired = (unit: Unit) => past(unit) || (recorded.has(unitKey(unit)) && states.get(unitKey(unit))?.kind !== 'complete');
   const units = allUnits.filter((unit) => !expired(unit));
-  const states = await readUnitStates(destination, units);
   // A provisional unit whose day is due by now is to do again (settle.ts).
   const now = options.now ?? Date.now();
   const todo = units.filter((unit) => !isDone(states.get(unitKey(unit)), now));

@@ -34,6 +34,11 @@ export interface PersonalDataKeyOptions {
   readonly onGenerated?: (file: string) => void;
   /** @default a `SecretsManagerClient` from the environment */
   readonly secrets?: SecretsManagerClient;
+  /**
+   * Whether a missing key file is generated. `forget` reads a key and never makes one: a new
+   * key matches no row of a lake written with another. @default true
+   */
+  readonly generate?: boolean;
 }
 
 /** A key given as it is (tests, PERSONAL_DATA_KEY). */
@@ -53,7 +58,7 @@ export function createPersonalDataKeySource(
       config.personalDataKeySecretArn !== undefined
         ? await readSecretKey(config.personalDataKeySecretArn, options.secrets)
         : options.stateDir !== undefined
-          ? await readOrCreateKeyFile(options.stateDir, options.onGenerated)
+          ? await readOrCreateKeyFile(options.stateDir, options.onGenerated, options.generate ?? true)
           : fail();
     return { key, keyId: keyIdOf(key) };
   };
@@ -73,13 +78,14 @@ function fail(): never {
 }
 
 /** The key file of `stateDir`, made (32 random bytes, hex, mode 0600) when it does not exist yet. */
-async function readOrCreateKeyFile(stateDir: string, onGenerated: ((file: string) => void) | undefined): Promise<string> {
+async function readOrCreateKeyFile(stateDir: string, onGenerated: ((file: string) => void) | undefined, generate: boolean): Promise<string> {
   const file = path.join(stateDir, KEY_FILE_NAME);
   const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw new ConfigError(`cannot read the personal-data key ${file} (${error.code ?? error.message}): fix its permissions, or set PERSONAL_DATA_KEY`);
   });
   if (existing !== undefined) return validatePersonalDataKey(existing, file);
+  if (!generate) throw new ConfigError(`no personal-data key: ${file} does not exist and PERSONAL_DATA_KEY is not set; give the key the lake was written with`);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString('hex');
   try {

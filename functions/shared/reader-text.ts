@@ -7,13 +7,16 @@
  * Anyone on the internet can type these values, so the result:
  * - is one line (line breaks and tabs become spaces: a value cannot forge a heading, a list
  *   item or a line of a listing);
- * - holds no C0/C1 control (ESC, BEL, CSI act on a terminal), no bidi control and no
- *   zero-width or other format character (they reorder or hide what a reviewer sees, while the
- *   agent reads the logical order) — removed, not escaped: the value is evidence to read, not
- *   an identifier to tell apart (`shared/display.ts` escapes the names that are);
- * - shows e-mail addresses as `[email]` (they would travel from the prompt into a public pull
- *   request);
- * - has its links defanged (`hxxps://evil[.]example`): nothing clicks or fetches them;
+ * - holds no C0/C1 control (ESC, BEL, CSI act on a terminal), no bidi control, no zero-width
+ *   or other format character, no default-ignorable code point and no filler (Hangul fillers,
+ *   the blank Braille pattern: they reorder or hide what a reviewer sees, while the agent reads
+ *   the logical order) — removed, not escaped: the value is evidence to read, not an
+ *   identifier to tell apart (`shared/display.ts` escapes the names that are);
+ * - shows e-mail addresses, phone numbers and secrets as `[email]`, `[phone]`, `[secret]` in
+ *   every written form (the one detector, `shared/personal-data.ts`: they would travel from the
+ *   prompt into a public pull request);
+ * - has its links defanged (`hxxps://evil[.]example`, `javascript[:]`, `data[:]`, a bare
+ *   `evil[.]example/path`): nothing clicks or fetches them;
  * - never holds `RESERVED_MARK`, the character of the prompts' block markers, so a value can
  *   never close the block it stands in;
  * - is cut (a path at 200 characters, a category at 80, a quote at 300), ending with `…`.
@@ -21,9 +24,10 @@
  * Linear time: the value is cut to a window before it is cleaned, so a value of megabytes costs
  * what its first few thousand characters cost, and every pattern scans without backtracking.
  *
- * Not the same job as the masking of stored data (what the lake keeps): this is how a value is
- * shown, wherever it came from.
+ * The masking is the lake's own detector; the rest is how a value is shown, wherever it came
+ * from (a lake written before a policy included).
  */
+import { maskText } from './personal-data.js';
 
 /** Longest value shown, in characters, by kind. */
 export const READER_TEXT_LIMITS = {
@@ -61,17 +65,22 @@ const RAW_PER_SHOWN = 4;
 
 /** Characters that break a line (or tab), made spaces. */
 const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]/gu;
-/** Controls (C0, DEL, C1), format characters (bidi embeddings, overrides, isolates and marks, zero-width space and joiners, BOM, soft hyphen, tag characters), lone surrogates: removed. */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}]/gu;
+/**
+ * Controls (C0, DEL, C1), format characters (bidi embeddings, overrides, isolates and marks,
+ * zero-width space and joiners, BOM, soft hyphen, tag characters), lone surrogates,
+ * default-ignorable code points (variation selectors, the Hangul fillers U+115F, U+1160,
+ * U+3164, U+FFA0) and the blank Braille pattern U+2800 (a filler that shows as nothing): removed.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 const RESERVED = new RegExp(RESERVED_MARK, 'gu');
 
-/** What ends an e-mail-like token: whitespace and the punctuation that surrounds an address in prose. */
-const TOKEN_END = /([\s<>()[\]{}"',;]+)/u;
-/** A token that holds an address: something, `@`, something with a dot. Linear: each `@` starts one scan that ends at the next `@`. */
-const ADDRESS = /[^@]@[^@]*\.[^@]/u;
-/** The start of an address, for a token the cut may have ended early. */
-const ADDRESS_START = /[^@]@/u;
+/** The last token of a text: what follows its last whitespace. */
+const LAST_TOKEN = /[^\s]*$/u;
+/** The start of an address, for a token the cut may have ended early (any at-sign the detector folds). */
+const ADDRESS_START = /[^@＠﹫\s]\s?[@＠﹫]|%40|&#(?:64|x40);|&commat;/iu;
 const EMAIL = '[email]';
+/** A masked `mailto:` link: the whole link is the address. */
+const MAILTO = /mailto:\[email\]/giu;
 
 /** `scheme://host`: the scheme is bounded, the host ends at the first character that cannot be in one. */
 const SCHEME_URL = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}):\/\/([^\s/?#\\]*)/giu;
@@ -79,6 +88,10 @@ const SCHEME_URL = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}):\/\/([^\s/?#\\]*)/g
 const WWW_HOST = /(?<![\p{L}\p{N}.\-/])(www\.[^\s/?#\\]+)/giu;
 /** `//host.tld` at a token's start (a protocol-relative link). */
 const RELATIVE_HOST = /(?<![^\s"'(<[])\/\/([^\s/?#\\.]+\.[^\s/?#\\]+)/gu;
+/** Schemes that run or read something without `//`: `javascript:`, `vbscript:`, `data:text/html…`, `file:/etc`. */
+const DANGEROUS_SCHEME = /(?<![\p{L}\p{N}+.-])(javascript|vbscript|data|file)\s{0,3}:(?![\s[])/giu;
+/** A bare `host.tld/path`, without a scheme or `www.`: labels, a top-level domain of letters, then `/`. */
+const BARE_HOST = /(?<![\p{L}\p{N}.\-/@:\][_])((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24})(?=\/)/giu;
 const DEFANGED_SCHEME: Readonly<Record<string, string>> = { http: 'hxxp', https: 'hxxps', ftp: 'fxp', hxxp: 'hxxp', hxxps: 'hxxps', fxp: 'fxp' };
 
 /** `value` cleaned and cut for `kind` (or to `max` characters), with what was done to it. */
@@ -91,7 +104,7 @@ export function cleanReaderText(value: string, limit: ReaderTextKind | number): 
   const visible = flat.replace(/\s+/gu, ' ').trim();
   const cutShort = head.length < value.length || visible.length > window;
   const shown = cutAt(visible, window);
-  const masked = maskEmails(shown, cutShort);
+  const masked = maskPersonal(shown, cutShort);
   if (masked !== shown) cleaned = true;
   const defanged = defangLinks(masked);
   const link = defanged !== masked;
@@ -105,15 +118,22 @@ export function readerText(value: string, limit: ReaderTextKind | number): strin
   return cleanReaderText(value, limit).text;
 }
 
-/** Every e-mail-like token as `[email]`. `cutShort`: the text was cut, so its last token may be an address's start. */
-function maskEmails(text: string, cutShort: boolean): string {
-  // Split with a capture: tokens at even indexes, the separators between them at odd ones.
-  const parts = text.split(TOKEN_END);
-  const last = parts.length - 1;
-  return parts.map((part, i) => (i % 2 === 0 && (ADDRESS.test(part) || (i === last && cutShort && ADDRESS_START.test(part))) ? EMAIL : part)).join('');
+/**
+ * Addresses, phone numbers and secrets masked by the one detector (`maskText`), in every form
+ * it reads. `cutShort`: the text was cut, so its last token may be an address's start.
+ */
+function maskPersonal(text: string, cutShort: boolean): string {
+  const masked = maskText(text).replace(MAILTO, EMAIL);
+  if (!cutShort) return masked;
+  const last = LAST_TOKEN.exec(masked)?.[0] ?? '';
+  return last !== '' && ADDRESS_START.test(last) ? `${masked.slice(0, masked.length - last.length)}${EMAIL}` : masked;
 }
 
-/** `https://evil.example/x` → `hxxps://evil[.]example/x`; `www.evil.example` and `//evil.example` get their dots bracketed. */
+/**
+ * `https://evil.example/x` → `hxxps://evil[.]example/x`; `www.evil.example`, `//evil.example`
+ * and a bare `evil.example/x` get their dots bracketed; `javascript:` → `javascript[:]` (and
+ * `vbscript:`, `data:`, `file:`).
+ */
 function defangLinks(text: string): string {
   return text
     .replace(SCHEME_URL, (_, scheme: string, host: string) => {
@@ -121,7 +141,9 @@ function defangLinks(text: string): string {
       return `${known ?? `${scheme}[:]`}${known ? ':' : ''}//${bracketDots(host)}`;
     })
     .replace(WWW_HOST, (host: string) => bracketDots(host))
-    .replace(RELATIVE_HOST, (_, host: string) => `//${bracketDots(host)}`);
+    .replace(RELATIVE_HOST, (_, host: string) => `//${bracketDots(host)}`)
+    .replace(DANGEROUS_SCHEME, (_, scheme: string) => `${scheme}[:]`)
+    .replace(BARE_HOST, (host: string) => bracketDots(host));
 }
 
 function bracketDots(host: string): string {

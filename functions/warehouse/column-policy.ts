@@ -6,22 +6,26 @@
  */
 import { CATALOG } from './catalog.js';
 import { ConfigError } from '../shared/errors.js';
-import { hmacOf, maskDeep } from '../shared/personal-data.js';
+import { createHash } from 'node:crypto';
+import { hmacOf, maskDeep, maskPath } from '../shared/personal-data.js';
 import { TABLES, type ColumnDef, type ColumnPolicy, type TableDef } from './tables.js';
 
 export type { ColumnPolicy } from './tables.js';
 
-export const COLUMN_POLICIES: readonly ColumnPolicy[] = ['keep', 'drop', 'hmac', 'mask'];
+export const COLUMN_POLICIES: readonly ColumnPolicy[] = ['keep', 'drop', 'hmac', 'mask', 'path'];
 
 // --- the policy --------------------------------------------------------------------------------
 
 /** Overrides by `<table>.<column>`. */
 export type PolicyOverrides = Readonly<Record<string, ColumnPolicy>>;
 
+/** Whether a column's policy may be overridden: a personal column, or a page path or URL (`path`). */
+const isGoverned = (column: ColumnDef) => column.personal === true || column.policy === 'path';
+
 /** Every column whose policy may be overridden: `<table>.<column>` → its definition. */
 function personalColumns(): Map<string, { table: TableDef; column: ColumnDef }> {
   const columns = new Map<string, { table: TableDef; column: ColumnDef }>();
-  for (const table of TABLES) for (const column of table.columns) if (column.personal) columns.set(`${table.name}.${column.name}`, { table, column });
+  for (const table of TABLES) for (const column of table.columns) if (isGoverned(column)) columns.set(`${table.name}.${column.name}`, { table, column });
   return columns;
 }
 
@@ -48,9 +52,13 @@ export function parsePolicyOverrides(raw: string, source: string): PolicyOverrid
     const name = canonicalName(match[1] as string);
     const policy = match[2] as string;
     const found = known.get(name);
-    if (!found) throw new ConfigError(`${source}: ${match[1]} is not a personal column: use one of ${names}`);
+    if (!found) throw new ConfigError(`${source}: ${match[1]} is not a personal or path column: use one of ${names}`);
     if (!(COLUMN_POLICIES as readonly string[]).includes(policy)) {
       throw new ConfigError(`${source} entry "${shown}": the policy must be one of ${COLUMN_POLICIES.join(', ')}`);
+    }
+    // A path hashed or dropped says nothing any more (and is never null): clean it, keep it, or mask it.
+    if (found.column.personal !== true && (policy === 'hmac' || policy === 'drop')) {
+      throw new ConfigError(`${source}: ${match[1]} is a page path, not a personal column: use path, keep or mask`);
     }
     if (policy === 'drop' && found.column.optional !== true) {
       throw new ConfigError(`${source}: ${match[1]} is never null, so it cannot be drop: use hmac, mask or keep`);
@@ -90,12 +98,38 @@ export function resolvePolicy(overrides: PolicyOverrides): PersonalDataPolicy {
 /** The tables that hold a personal column: their days expire (PERSONAL_DATA_RETENTION_DAYS). */
 export const PERSONAL_TABLES: readonly TableDef[] = TABLES.filter((table) => table.columns.some((column) => column.personal));
 
-/** What a column's value becomes under `policy`: null stays null, a string is kept, dropped, hashed or masked. */
+/** What a column's value becomes under `policy`: null stays null, a string is kept, dropped, hashed, masked or cleaned as a path. */
 export function applyPolicy(policy: ColumnPolicy, value: unknown, key: string): unknown {
   if (value === null || value === undefined || policy === 'keep') return value;
   if (policy === 'drop') return null;
   if (policy === 'hmac') return typeof value === 'string' ? hmacOf(key, value) : value;
+  if (policy === 'path') return typeof value === 'string' ? maskPath(value) : maskDeep(value);
   return maskDeep(value);
+}
+
+/**
+ * Where a row governed in memory keeps a fingerprint of a path the `path` policy changed
+ * (never written: a symbol is not serialised): two paths the cleaning made alike
+ * (`/signup?email=a@x.io`, `/signup?email=b@x.io`) stay two keys for the paging's
+ * duplicate check (`rowKeyOf`).
+ */
+const SENT_AS = Symbol('path as sent, fingerprinted');
+
+/** Applies `policy` to `row[field]` in place; a path it changed leaves its fingerprint (`rowKeyOf`). */
+export function governField(row: Record<string, unknown>, field: string, policy: ColumnPolicy, key: string): void {
+  const value = row[field];
+  const governed = applyPolicy(policy, value, key);
+  if (policy === 'path' && typeof value === 'string' && governed !== value) {
+    const marked = row as Record<symbol, Record<string, string> | undefined>;
+    marked[SENT_AS] = { ...marked[SENT_AS], [field]: `sent as #${createHash('sha256').update(value).digest('hex').slice(0, 16)}` };
+  }
+  row[field] = governed;
+}
+
+/** A row's key in `field`: the value as sent (its fingerprint) when the `path` policy changed it, else the value. */
+export function rowKeyOf(row: object, field: string): string {
+  const sentAs = (row as Record<symbol, Record<string, string> | undefined>)[SENT_AS]?.[field];
+  return sentAs ?? String((row as Record<string, unknown>)[field]);
 }
 
 /**

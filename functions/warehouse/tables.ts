@@ -30,21 +30,25 @@ export interface ColumnDef {
   readonly knownValues?: readonly string[];
   /**
    * What is stored of the value (docs/privacy.md): `keep` as sent, `drop` (null), `hmac` (a
-   * keyed hash of the trimmed, lower-cased value) or `mask` (addresses, phone numbers and
-   * secret-looking tokens replaced, the rest kept). Absent: `keep`. Applied before anything is
+   * keyed hash of the NFKC-folded, trimmed, lower-cased value), `mask` (addresses, phone
+   * numbers and secret-looking tokens replaced, the rest kept) or `path` (a page path or URL:
+   * query string and fragment removed, a segment holding an address, phone number or secret
+   * replaced by its mask). Absent: `keep`. Applied before anything is
    * written (staged pages included): `functions/shared/personal-data.ts`.
    */
   readonly policy?: ColumnPolicy;
   /**
    * The column holds what readers typed or left (personal data): its policy may be overridden
    * (PERSONAL_DATA_POLICY), and its table's days expire (PERSONAL_DATA_RETENTION_DAYS).
-   * A column with a policy but not personal (`unknown_fields`) is masked as a safety net.
+   * A column with a policy but not personal (`unknown_fields`) is masked as a safety net. A
+   * page path or URL column has the policy `path` without being personal: its policy may be
+   * overridden (`keep` stays available), and its table's days do not expire.
    */
   readonly personal?: true;
 }
 
 /** What is stored of a column's value: see `ColumnDef.policy`. */
-export type ColumnPolicy = 'keep' | 'drop' | 'hmac' | 'mask';
+export type ColumnPolicy = 'keep' | 'drop' | 'hmac' | 'mask' | 'path';
 
 export interface TableDef {
   readonly name: string;
@@ -97,7 +101,7 @@ export const VISITORS_PAGES: TableDef = {
   columns: [
     { name: 'project_id', type: 'string', comment: 'Mintlify project id' },
     { name: 'date', type: 'date', comment: 'UTC day the counts cover ([date, date+1))' },
-    { name: 'path', type: 'string', comment: 'Page path' },
+    { name: 'path', type: 'string', comment: 'Page path', policy: 'path' },
     { name: 'human', type: 'int64', comment: 'Unique human visitors of the page' },
     { name: 'ai', type: 'int64', comment: 'Unique AI visitors of the page' },
     { name: 'total', type: 'int64', comment: 'Unique visitors of the page, deduplicated across human and AI' },
@@ -169,7 +173,7 @@ export const VIEWS_PAGES: TableDef = {
   columns: [
     PROJECT_ID,
     WINDOW_DAY,
-    { name: 'path', type: 'string', comment: 'Page path' },
+    { name: 'path', type: 'string', comment: 'Page path', policy: 'path' },
     { name: 'human', type: 'int64', comment: 'Content views of the page by humans' },
     { name: 'ai', type: 'int64', comment: 'Content views of the page by AI agents' },
     {
@@ -210,7 +214,7 @@ export const SEARCHES: TableDef = {
     { name: 'search_query', type: 'string', comment: 'The search term', policy: 'mask', personal: true },
     { name: 'hits', type: 'int64', comment: 'Times the term was searched that day' },
     { name: 'ctr', type: 'double', comment: 'Click-through rate stored as the API sends it (scale 0-1 or 0-100 undocumented)' },
-    { name: 'top_clicked_page', type: 'string', optional: true, comment: 'Result page clicked most often; null when none was clicked' },
+    { name: 'top_clicked_page', type: 'string', optional: true, comment: 'Result page clicked most often; null when none was clicked', policy: 'path' },
     { name: 'last_searched_at', type: 'timestamp_ms', optional: true, comment: 'Last time the term was searched in the window (UTC); null when not sent' },
     EXPORTED_AT,
     UNKNOWN_FIELDS,
@@ -227,7 +231,7 @@ export const FEEDBACK: TableDef = {
     PROJECT_ID,
     WINDOW_DAY,
     { name: 'feedback_id', type: 'string', comment: 'Feedback item id (the API id)' },
-    { name: 'path', type: 'string', comment: 'Page path or URL the feedback is about' },
+    { name: 'path', type: 'string', comment: 'Page path or URL the feedback is about', policy: 'path' },
     {
       name: 'source',
       type: 'string',
@@ -247,7 +251,8 @@ export const FEEDBACK: TableDef = {
       name: 'contact',
       type: 'string',
       optional: true,
-      comment: 'E-mail left with contextual feedback, as a keyed hash (lowercase hex HMAC-SHA256 of the trimmed, lower-cased address); null when none',
+      comment:
+        'E-mail left with contextual feedback, as a keyed hash (lowercase hex HMAC-SHA256 of the address in its one form: NFKC-folded, trimmed, lower-cased, domain in punycode); null when none',
       policy: 'hmac',
       personal: true,
     },
@@ -269,7 +274,7 @@ export const FEEDBACK_BY_PAGE: TableDef = {
   columns: [
     PROJECT_ID,
     WINDOW_DAY,
-    { name: 'path', type: 'string', comment: 'Page path' },
+    { name: 'path', type: 'string', comment: 'Page path', policy: 'path' },
     { name: 'thumbs_up', type: 'int64', comment: 'Contextual feedback marked helpful' },
     { name: 'thumbs_down', type: 'int64', comment: 'Contextual feedback marked not helpful' },
     { name: 'code', type: 'int64', comment: 'Code-snippet feedback' },
@@ -310,7 +315,7 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
       knownValues: RESOLUTION_STATUSES,
     },
     { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null when none' },
-    { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown' },
+    { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown', policy: 'path' },
     { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
     {
       name: 'sources_json',

@@ -18,7 +18,7 @@ import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColu
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/warehouse/keys.js';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { commentWithPolicy, parsePolicyOverrides, resolvePolicy, type PersonalDataPolicy } from '../../functions/warehouse/column-policy.js';
-import { ERASURES_PREFIX } from '../../functions/export/erasures.js';
+import { ERASURES_PREFIX, EXPIRED_PREFIX } from '../../functions/export/erasures.js';
 
 /** Glue/Hive type of each scalar column type of tables.ts. */
 export const GLUE_TYPES: Readonly<Record<ScalarColumnType, glue.Type>> = {
@@ -154,8 +154,10 @@ export class Warehouse extends Construct {
    * every dataset's manifests (`_manifests/*`: the heal step and `status` read them) and the
    * checkpoints of units in progress (`_staging/*`: written, read on resume, deleted once the
    * unit is complete) — and put (only) its run records (`export_runs/*`: appended, never read
-   * or deleted by the export), and read the erasure records (`_privacy/erasures/*`: `forget`
-   * writes them from the CLI, every export leaves those rows out); nothing else (not the
+   * or deleted by the export), read the erasure records (`_privacy/erasures/*`: `forget`
+   * writes them from the CLI, every export leaves those rows out), and read and write the
+   * records of expired units (`_privacy/expired/*`: retention leaves one per unit it deleted,
+   * and no run plans that unit again); nothing else (not the
    * follow-up outcomes, not Athena results).
    * Listing is limited to those folders (`s3:prefix`): S3 answers a read of a missing key 404
    * only to a caller that may list the key's prefix, 403 otherwise, and "no manifest yet" must
@@ -165,8 +167,8 @@ export class Warehouse extends Construct {
     const folders = exportFolders();
     this.grantFolders(
       grantee,
-      { read: [...folders, ERASURES_PREFIX], write: [...folders, `${EXPORT_RUNS.prefix}/`], remove: folders },
-      'The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out) and appends run records under export_runs/ only; listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
+      { read: [...folders, ERASURES_PREFIX, EXPIRED_PREFIX], write: [...folders, `${EXPORT_RUNS.prefix}/`, EXPIRED_PREFIX], remove: folders },
+      'The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out), reads and writes the records of expired units under _privacy/expired/ (retention: never planned again) and appends run records under export_runs/ only; listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 
@@ -375,11 +377,20 @@ export class Warehouse extends Construct {
       // (a bad re-run or a mistaken delete can be undone) for `retention`, then expires so
       // heal and refresh re-runs do not grow the bill forever.
       versioned: true,
+      // Personal data (docs/privacy.md, "What remains after forget"): a file `forget` or
+      // retention rewrote or deleted stays as a noncurrent version for `retention`, then goes,
+      // and so do the delete markers left; Athena's results (they may quote rows) expire after
+      // `retention` and their noncurrent version a day later. Finite by default.
       lifecycleRules: [
-        { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: retention },
+        { id: 'expire-noncurrent-versions', noncurrentVersionExpiration: retention, expiredObjectDeleteMarker: true },
         // A crashed streamed upload leaves invisible parts that are billed until aborted.
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        { id: 'expire-athena-results', prefix: `${this.keyPrefix}athena-results/`, expiration: retention },
+        {
+          id: 'expire-athena-results',
+          prefix: `${this.keyPrefix}athena-results/`,
+          expiration: retention,
+          noncurrentVersionExpiration: Duration.days(1),
+        },
       ],
       serverAccessLogsBucket: asInterface<s3.IBucket>(accessLogs),
       serverAccessLogsPrefix: 'data/',

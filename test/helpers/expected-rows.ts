@@ -11,7 +11,7 @@ import type { Destination } from '../../functions/shared/storage/destination.js'
 import type { Sandbox, SandboxData } from '../../sandbox/index.js';
 import { tableNames } from './layout.js';
 import { readTable, type ExportedDay, type ParquetColumn, type ParquetContents, type PlainRow, type UnitTables } from './read-back.js';
-import { hmacOf, maskText } from '../../functions/shared/personal-data.js';
+import { hmacOf, maskPath, maskText } from '../../functions/shared/personal-data.js';
 import { TEST_PERSONAL_DATA_KEY } from './run-deps.js';
 
 /** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`, `unknown_fields`. */
@@ -94,6 +94,8 @@ export function expectedTables(
   const head = { project_id: projectId, date: day };
   // The default policy (tables.ts): free text masked, contact as a keyed hash.
   const text = <T>(value: T): T => (options.rawText || typeof value !== 'string' ? value : (maskText(value) as T));
+  // Page paths and URLs: the `path` policy (query string and fragment gone, a personal segment masked).
+  const path = <T>(value: T): T => (options.rawText || typeof value !== 'string' ? value : (maskPath(value) as T));
   const contactOf = (value: string | null): string | null => {
     const policy = options.contact ?? 'hmac';
     if (value === null || policy === 'drop') return null;
@@ -107,7 +109,7 @@ export function expectedTables(
       const { totals, rows } = data.day(unit.dataset, projectId, day);
       return {
         [`${unit.dataset}_totals`]: [{ ...head, human: totals.human, ai: totals.ai, total: totals.total, pages: rows.length, ...tail }],
-        [`${unit.dataset}_pages`]: rows.map((row) => ({ ...head, path: row.path, human: row.human, ai: row.ai, total: row.total, ...tail })),
+        [`${unit.dataset}_pages`]: rows.map((row) => ({ ...head, path: path(row.path), human: row.human, ai: row.ai, total: row.total, ...tail })),
       };
     }
     case 'searches': {
@@ -119,7 +121,7 @@ export function expectedTables(
           search_query: text(row.searchQuery),
           hits: row.hits,
           ctr: row.ctr,
-          top_clicked_page: row.topClickedPage,
+          top_clicked_page: path(row.topClickedPage),
           last_searched_at: iso(row.lastSearchedAt),
           ...tail,
         })),
@@ -130,7 +132,7 @@ export function expectedTables(
         feedback: data.rows('feedback', projectId, day).map((row) => ({
           ...head,
           feedback_id: row.id,
-          path: row.path,
+          path: path(row.path),
           source: row.source,
           status: row.status,
           comment: text(row.comment),
@@ -147,7 +149,7 @@ export function expectedTables(
       return {
         feedback_by_page: data.day('feedback_by_page', projectId, day).rows.map((row) => ({
           ...head,
-          path: row.path,
+          path: path(row.path),
           thumbs_up: row.thumbsUp,
           thumbs_down: row.thumbsDown,
           code: row.code,
@@ -167,7 +169,7 @@ export function expectedTables(
           response_type: row.responseType ?? 'answer',
           resolution_status: row.resolutionStatus,
           query_category: row.queryCategory,
-          page_url: row.pageUrl,
+          page_url: path(row.pageUrl),
           source_count: row.sources.length,
           sources_json: JSON.stringify(row.sources.map((source) => ({ title: text(source.title), url: text(source.url) }))),
           ...tail,

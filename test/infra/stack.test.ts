@@ -292,6 +292,8 @@ describe('least privilege', () => {
       '/mintlify/export_runs/*',
       // Read only: the erasure records every export honours (forget writes them from the CLI).
       '/mintlify/_privacy/erasures/*',
+      // Issue 42: retention leaves a record per expired unit, and the planner reads them.
+      '/mintlify/_privacy/expired/*',
     ];
     expect(new Set(objectPatterns).size).toBe(expected.length);
     for (const suffix of expected) expect(objectPatterns).toContainEqual(expect.stringContaining(`"${suffix}"`));
@@ -374,6 +376,22 @@ describe('warehouse', () => {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
+  });
+
+  it('keeps nothing forget or retention removed for ever: noncurrent versions, delete markers and Athena results expire', () => {
+    const [, bucket] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
+    const rules = bucket.Properties.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(
+      expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 30 }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' }),
+    );
+    expect(rules).toContainEqual(
+      expect.objectContaining({
+        Prefix: 'mintlify/athena-results/',
+        ExpirationInDays: 30,
+        NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+        Status: 'Enabled',
+      }),
+    );
   });
 
   it('writes into an existing bucket and prefix given by context, without creating a data bucket', () => {

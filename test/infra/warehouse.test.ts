@@ -164,7 +164,10 @@ describe('Glue tables', () => {
     expect(comment('feedback', 'contact')).toMatch(/\[hmac, personal data\]$/);
     expect(comment('feedback', 'comment')).toMatch(/\[mask, personal data\]$/);
     expect(comment('searches', 'search_query')).toMatch(/\[mask, personal data\]$/);
-    expect(comment('visitors_pages', 'path')).toMatch(/\[keep\]$/);
+    // Issue 42: page paths and URLs are cleaned (the `path` policy), and the catalog says so.
+    expect(comment('visitors_pages', 'path')).toMatch(/\[path\]$/);
+    expect(comment('assistant_conversations', 'page_url')).toMatch(/\[path\]$/);
+    expect(comment('visitors_pages', 'human')).toMatch(/\[keep\]$/);
     expect(comment('feedback', 'unknown_fields')).toMatch(/\[mask\]$/);
   });
 

@@ -107,6 +107,7 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
     );
   }
   for (const entry of result.drift) io.stderr.write(`warning: ${entry.message}\n`);
+  if (result.retention !== undefined) io.stdout.write(`${result.retention}\n`);
   if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
   for (const stop of result.stops) {
     const untried = result.units.filter((u) => u.status === 'pending' && u.blocked === stop).length;

@@ -2,6 +2,7 @@
 import type { Movers } from '../movers.js';
 import { formatCount, signed } from '../../shared/format.js';
 import { userText } from '../html.js';
+import { holdsPersonalData, maskPath } from '../../shared/personal-data.js';
 import { type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import { html, trustedHtml, type Interpolation, type SafeHtml } from './template.js';
 
@@ -95,9 +96,14 @@ export function pageLink(path: string, context: SectionContext, max = 90): SafeH
  * when it starts with one `/`, holds no `\` and no control character (URL parsers read `\` as
  * `/` and drop tabs and line breaks: `/\evil.example` and `/<TAB>/evil.example` leave the site),
  * not even percent-encoded (`%5C`: servers decode it), and the resolved URL's origin is the site's.
+ * Only a path as the `path` policy stores it is linked (an anchor aside): one its cleaning
+ * changed (a mask in it, or, in a lake written before the policy, a query string, an address,
+ * a phone number or a secret still in it) is shown as text, never rebuilt into a link.
  */
 export function linkOf(path: string, siteUrl: string | undefined): string | undefined {
   if (siteUrl === undefined || !path.startsWith('/') || path.startsWith('//') || UNSAFE_IN_PATH.test(path) || UNSAFE_ENCODED.test(path)) return undefined;
+  const withoutFragment = path.replace(FRAGMENT, '');
+  if (holdsPersonalData(withoutFragment) || maskPath(withoutFragment) !== withoutFragment) return undefined;
   try {
     const site = new URL(siteUrl);
     const url = new URL(path, siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`);
@@ -107,6 +113,8 @@ export function linkOf(path: string, siteUrl: string | undefined): string | unde
   }
 }
 
+/** A path's fragment (`#install`): the page's own anchor, kept in a link. */
+const FRAGMENT = /#[^?]*$/u;
 /** A backslash or a control character (C0, DEL, C1) in a path. */
 const UNSAFE_IN_PATH = /[\\\p{Cc}]/u;
 /** The same, percent-encoded: `%5C`, `%00`–`%1F`, `%7F`, and C1 as UTF-8 (`%C2%80`–`%C2%9F`). */

@@ -154,6 +154,12 @@ export function createLocalDestination(dir: string): Destination {
       }
     },
 
+    async removeEmptyFolder(prefix) {
+      const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
+      // rmdir removes only an empty folder: a write into it just then recreates what it misses.
+      await rmdir(folder).catch(() => undefined);
+    },
+
     async list(prefix) {
       const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
       let entries;

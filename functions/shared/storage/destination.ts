@@ -46,6 +46,11 @@ export interface Destination {
    */
   list?(prefix: string): Promise<string[]>;
   /**
+   * Removes the folder `prefix` when it is empty (a local destination; S3 has no folders to
+   * leave behind). Optional; retention calls it for the day folders it emptied.
+   */
+  removeEmptyFolder?(prefix: string): Promise<void>;
+  /**
    * Proves the destination can be written, read and deleted (a small object under
    * `_staging/`), so a bad destination — no bucket, no credentials, no permission, not a
    * directory, read-only — fails in one line before any API request spends the budget.

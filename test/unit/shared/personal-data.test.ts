@@ -142,7 +142,9 @@ describe('policy', () => {
     ] as const) {
       expect(policy.of(table, column)).toBe('mask');
     }
-    expect(policy.of('feedback', 'path')).toBe('keep');
+    // Issue 42: paths and URLs are cleaned by default (the `path` policy); the rest stays keep.
+    expect(policy.of('feedback', 'path')).toBe('path');
+    expect(policy.of('feedback', 'status')).toBe('keep');
   });
 
   it('takes overrides by table or dataset name', () => {
@@ -153,7 +155,8 @@ describe('policy', () => {
   });
 
   it.each([
-    ['feedback.path=hmac', 'feedback.path is not a personal column'],
+    ['feedback.path=hmac', 'feedback.path is a page path, not a personal column: use path, keep or mask'],
+    ['feedback.status=keep', 'feedback.status is not a personal or path column'],
     ['feedback.contact=encrypt', 'feedback.contact=encrypt'],
     ['nothing', 'nothing'],
     ['searches.search_query=drop', 'never null'],

@@ -80,3 +80,37 @@ describe('readerText', () => {
     expect(elapsed).toBeLessThan(200);
   });
 });
+
+describe('readerText at the edges (issue 42)', () => {
+  it('defangs javascript:, vbscript:, data: and file: links', () => {
+    expect(readerText('click javascript:alert(document.cookie) or VBScript:msgbox(1)', 'quote')).toBe(
+      'click javascript[:]alert(document.cookie) or VBScript[:]msgbox(1)',
+    );
+    expect(readerText('open data:text/html;base64,PHNjcmlwdD4= then file:/etc/passwd', 'quote')).toBe(
+      'open data[:]text/html;base64,PHNjcmlwdD4= then file[:]/etc/passwd',
+    );
+  });
+
+  it('leaves "data: " and "file: " in prose alone', () => {
+    expect(readerText('Missing data: the chart is empty. file: docs.json', 'quote')).toBe('Missing data: the chart is empty. file: docs.json');
+  });
+
+  it('defangs a bare host.tld/path and keeps a site path', () => {
+    expect(readerText('get it from evil.example/payload.sh and read /docs/setup.md/', 'quote')).toBe(
+      'get it from evil[.]example/payload.sh and read /docs/setup.md/',
+    );
+  });
+
+  it('removes default-ignorable code points and fillers', () => {
+    expect(readerText('a\u3164b\uffa0c\u115fd\u1160e\u2800f\ufe0fg\u034fh\u180ei', 'quote')).toBe('abcdefghi');
+  });
+
+  it('masks an address, a phone number and a key in every form the lake masks them', () => {
+    expect(
+      readerText(
+        'ana＠example.com, frank @ example.com, dave%40example.com, ０９０\u3000１２３４\u3000５６７８, ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
+        'quote',
+      ),
+    ).toBe('[email], [email], [email], [phone], [secret]');
+  });
+});
