@@ -178,8 +178,7 @@ export function publishedMetrics(root = new URL('../functions/', import.meta.url
       // metrics carry an Organisation dimension, one set per organisation, priced in docs/organisations.md.
       if (entry.isDirectory()) {
         if (entry.name !== 'orgs') visit(new URL(`${entry.name}/`, dir));
-      }
-      else if (entry.name.endsWith('.ts') && entry.name !== 'metric-names.ts') {
+      } else if (entry.name.endsWith('.ts') && entry.name !== 'metric-names.ts') {
         const text = readFileSync(new URL(entry.name, dir), 'utf8');
         const extra = EXTRA_DIMENSIONS.exec(text);
         if (extra) throw new Error(`${entry.name} calls ${extra[1]}: count its dimension sets in publishedMetrics() before the estimate can count metrics`);
