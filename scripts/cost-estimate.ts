@@ -150,6 +150,7 @@ export const RESOURCE_TYPES: Readonly<Record<string, { readonly billed: string }
   'AWS::Lambda::EventInvokeConfig': { free: 'configuration' },
   'AWS::IAM::Role': { free: 'IAM is free' },
   'AWS::IAM::Policy': { free: 'IAM is free' },
+  'AWS::IAM::ManagedPolicy': { free: 'IAM is free' },
   'AWS::S3::BucketPolicy': { free: 'a policy' },
   'AWS::SQS::QueuePolicy': { free: 'a policy' },
   'AWS::SNS::TopicPolicy': { free: 'a policy' },
