@@ -29,6 +29,7 @@ import type { Row } from '../functions/warehouse/duckdb.js';
 import {
   decodeDailyTotals,
   decodeGapFigure,
+  decodeGapRate,
   decodeThumbsDownPage,
   decodeTopPage,
   decodeUnansweredCategory,
@@ -170,6 +171,16 @@ export const QUESTIONS: readonly Question[] = [
     summary: false,
     duckdbOnly: true,
   },
+  {
+    id: 'GapRatesByDay',
+    file: 'gap-rates-by-day.sql',
+    name: "A gap's rate per day",
+    description:
+      'The signal and exposure of each gap of the temporary table rate_gaps (gap_id, kind, project_id, key) per UTC day: thumbs down ÷ human views of the page, unclicked ÷ all searches of the term, unanswered ÷ asked in the category — what a fix is judged by (gaps/effect.ts).',
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
 ];
 
 /** The ids of the questions the report, `gaps` and the weekly report share (and the DuckDB-only one `gaps` asks). */
@@ -180,6 +191,7 @@ export const QUESTION_IDS = {
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
+  gapRatesByDay: 'GapRatesByDay',
 } as const;
 
 /** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
@@ -195,6 +207,7 @@ export const TYPED_QUESTIONS = {
   unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
+  gapRatesByDay: typed(QUESTION_IDS.gapRatesByDay, decodeGapRate),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */

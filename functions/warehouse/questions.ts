@@ -85,6 +85,14 @@ export interface GapFigureRow {
   readonly figure: number;
 }
 
+/** queries/gap-rates-by-day.sql: a gap's signal and exposure on one day (its rate is their quotient). */
+export interface GapRateRow {
+  readonly gapId: string;
+  readonly day: string;
+  readonly signal: number;
+  readonly exposure: number;
+}
+
 export function decodeDailyTotals(r: Row): DailyTotalsRow {
   return {
     projectId: text(r['project_id']),
@@ -132,6 +140,10 @@ export function decodeThumbsDownPage(r: Row): ThumbsDownPageRow {
 
 export function decodeGapFigure(r: Row): GapFigureRow {
   return { gapId: text(r['gap_id']), day: text(r['day']), figure: count(r['figure']) };
+}
+
+export function decodeGapRate(r: Row): GapRateRow {
+  return { gapId: text(r['gap_id']), day: text(r['day']), signal: count(r['signal']), exposure: count(r['exposure']) };
 }
 
 function text(value: unknown): string {
