@@ -128,11 +128,23 @@ export function effectWindows(completedDay: string, today: string, perDay: Reado
 export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
   // No job was ever made for a gap: nothing to show, and nothing read.
   if (requests.size === 0) return { effects: [], open: [] };
-  const completed = completedJobs(requests, scope);
-  const today = formatDay(scope.now);
-  const effects = await measure(root, completed, requests, today, scope.warehouse);
+  const effects = await readEffects(root, requests, scope);
   const open = await openGaps(root, requests, scope);
-  return { effects: effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0)), open };
+  return { effects, open };
+}
+
+/**
+ * The effect and verdict of each completed job in `requests` (by gap id) of the scope's projects,
+ * latest completion first, from the warehouse under `root` (its days: `lookbackDays`).
+ */
+export async function readEffects(
+  root: string,
+  requests: ReadonlyMap<string, readonly GapRequest[]>,
+  scope: Pick<FixesScope, 'projects' | 'now' | 'warehouse'>,
+): Promise<GapEffect[]> {
+  const completed = completedJobs(requests, scope);
+  const effects = await measure(root, completed, requests, formatDay(scope.now), scope.warehouse);
+  return effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0));
 }
 
 /**
@@ -140,14 +152,14 @@ export async function readFixes(root: string, requests: ReadonlyMap<string, read
  * first completed job and the days since (none when no job completed), so that a caller can
  * load them with its own (`scope.warehouse`).
  */
-export function lookbackDays(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): string[] {
+export function lookbackDays(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: Pick<FixesScope, 'projects' | 'now'>): string[] {
   return lookback(completedJobs(requests, scope), formatDay(scope.now));
 }
 
 type CompletedJob = { readonly gapId: string; readonly request: GapRequest & { readonly finishedAt: number; readonly projectId: string } };
 
 /** The completed job of each gap, of the scope's projects. */
-function completedJobs(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): CompletedJob[] {
+function completedJobs(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: Pick<FixesScope, 'projects'>): CompletedJob[] {
   const wanted = new Set(scope.projects);
   return [...requests.entries()]
     .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
