@@ -20,7 +20,7 @@ import { sqlString } from '../warehouse/sql.js';
 import { VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
 import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
-import { judgeFix, type DayCount, type VerdictResult } from './verdict.js';
+import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
 
 /** Days compared at most on each side. */
 export const EFFECT_MAX_DAYS = 28;
@@ -144,8 +144,18 @@ export async function readEffects(
 ): Promise<GapEffect[]> {
   const completed = completedJobs(requests, scope);
   const effects = await measure(root, completed, requests, formatDay(scope.now), scope.warehouse);
-  return effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0));
+  // Latest completion first; a day's jobs by verdict (what a lead acts on first), then by gap id: one order on every run.
+  const order = (e: GapEffect) => VERDICTS_FIRST.indexOf(e.judged.verdict);
+  return effects.sort(
+    (a, b) =>
+      (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0) ||
+      order(a) - order(b) ||
+      (a.gapId < b.gapId ? -1 : a.gapId > b.gapId ? 1 : 0),
+  );
 }
+
+/** The order verdicts are listed in: what a lead acts on first. */
+export const VERDICTS_FIRST: readonly Verdict[] = ['fixed', 'worse', 'no_change', 'too_little_data'];
 
 /**
  * The days of the gap tables `readFixes` reads besides `scope.days`: the 90 days before the

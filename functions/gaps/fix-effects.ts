@@ -10,14 +10,14 @@
  * project and day, under `fix_effects/dt=<day>/<project>.json`.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { formatDay } from '../shared/dates.js';
+import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { openLake } from '../warehouse/lake.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
-import { EFFECT_TABLES, lookbackDays, readEffects, type GapEffect } from './effect.js';
+import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
 import type { GapKind, GapRequest } from './gaps.js';
 import { localFolderOf } from './find.js';
 import { readOutcomeRequests } from './read.js';
@@ -40,9 +40,6 @@ export interface FixEffect {
   readonly control: { readonly gaps: number; readonly ratio: number | null };
   readonly effect: { readonly ratio: number | null; readonly low: number | null; readonly high: number | null };
 }
-
-/** The order verdicts are listed in (the digest's and the report's): what a lead acts on first. */
-export const VERDICT_ORDER: readonly Verdict[] = ['fixed', 'worse', 'no_change', 'too_little_data'];
 
 export interface FixEffectsRequest {
   /** `s3://bucket/prefix`, a folder or a `file://` URL. */
@@ -79,9 +76,9 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
   const first = days[0];
   if (first === undefined) {
     const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
-    const when = request.completed ? ` completed from ${request.completed.from} to before ${request.completed.to}` : '';
+    const when = request.completed ? ` completed from ${request.completed.from} to ${addDays(request.completed.to, -1)}` : ' has completed';
     throw new NoDataError(
-      `no job made for a gap${when}${which} has completed: write prompts with "mintlify-exporter gaps --prompts FILE", enqueue them, and ask again once their jobs complete`,
+      `no job made for a gap${which}${when}: write prompts with "mintlify-exporter gaps --prompts FILE", enqueue them, and ask again once their jobs complete (or choose other days: --days N, --from D1 --to D2)`,
     );
   }
   const lake = await openLake(
@@ -131,11 +128,11 @@ export function toFixEffect(effect: GapEffect): FixEffect {
   };
 }
 
-/** Entries in VERDICT_ORDER, then latest completion first (stable). */
+/** Entries in VERDICTS_FIRST, then latest completion first (stable). */
 export function byVerdict<T extends { readonly verdict: Verdict; readonly completedDay: string }>(effects: readonly T[]): T[] {
   return [...effects].sort(
     (a, b) =>
-      VERDICT_ORDER.indexOf(a.verdict) - VERDICT_ORDER.indexOf(b.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
+      VERDICTS_FIRST.indexOf(a.verdict) - VERDICTS_FIRST.indexOf(b.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
   );
 }
 
