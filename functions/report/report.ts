@@ -14,7 +14,7 @@ import { lastDayOf, previousPeriod, type Period } from '../warehouse/period.js';
 import { discoverProjects, REPORT_TABLES, type LoadedWarehouse } from '../warehouse/session.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
-import { lookbackDays, readFixes } from '../gaps/effect.js';
+import { lookbackDays, readFixes, type GapEffect } from '../gaps/effect.js';
 import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/storage/destinations.js';
@@ -61,6 +61,8 @@ export interface BuiltReport {
   readonly destination: string;
   /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
   readonly mirrorMs: number;
+  /** The completed jobs made for gaps and their verdicts ("Fixes and their effect"; the weekly digest lists them too). */
+  readonly fixes: readonly GapEffect[];
   /** What fills the period, when some of its due days are not fully exported (shown first on the page). */
   readonly fill?: FillNotice;
 }
@@ -128,7 +130,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(fixesHtml === '' ? {} : { extraSections: [fixesHtml] }),
       ...(fill ? { fill } : {}),
     });
-    return { html, figures, destination: lake.url, mirrorMs, ...(fill ? { fill } : {}) };
+    return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, ...(fill ? { fill } : {}) };
   } finally {
     warehouse?.close();
     await lake.close();

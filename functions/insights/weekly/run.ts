@@ -104,7 +104,7 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const url = link?.url ?? `s3://${bucket}/${prefix}${key}`;
-  const digest = digestOf({ figures: report.figures, week, ...(link ? { link } : { place: url }) });
+  const digest = digestOf({ figures: report.figures, week, fixes: report.fixes, ...(link ? { link } : { place: url }) });
   await deps.publish(digest);
   return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs };
 }
