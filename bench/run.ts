@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBudget } from './budget.js';
 import { benchColdStart } from './cold-start.js';
+import { benchEffects } from './effects.js';
 import { benchEncoding } from './encoding.js';
 import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
@@ -38,6 +39,7 @@ const ALL = [
   'gaps',
   'report-function',
   'writer',
+  'effects',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -75,6 +77,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('writer')) add(await benchWriter());
+  if (selected.has('effects')) add(await benchEffects());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

@@ -230,7 +230,8 @@ async function measure(
   }
 }
 
-type RateGap = { readonly gapId: string; readonly kind: GapKind; readonly projectId: string; readonly key: string };
+/** A gap whose rate is read: what its id hashes, and the id. */
+export type RateGap = { readonly gapId: string; readonly kind: GapKind; readonly projectId: string; readonly key: string };
 
 /** The gaps that may be controls of the fixed ones: of the same project and kind, with no request made for them, the highest ranked first. */
 function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): RateGap[] {
@@ -268,13 +269,19 @@ async function dailyRates(tables: GapTables, gaps: readonly RateGap[]): Promise<
 
 const NONE: DayCount = { signal: 0, exposure: 0 };
 
-/** The verdict on one fixed gap: its rate's days, and its controls chosen and pooled. */
-function judgeGap(
-  gap: Gap | undefined,
+/**
+ * The verdict on one fixed gap, from day counts (pure): its rate's N days a side, and its
+ * controls — the `candidates` of its project and kind whose rate before is within CONTROL_BAND×
+ * of its own, with exposure on both sides, the CONTROL_MAX nearest — pooled per day.
+ * bench/effects.ts runs it on planted effects.
+ */
+export function judgeGap(
+  gap: RateGap | undefined,
   completedDay: string,
   today: string,
   rates: ReadonlyMap<string, ReadonlyMap<string, DayCount>>,
   candidates: readonly RateGap[],
+  options: { readonly dispersion?: 'quasi-poisson' | 'poisson' } = {},
 ): VerdictResult {
   const { daysSince, before, after } = effectDays(completedDay, today);
   if (gap === undefined) {
@@ -310,6 +317,7 @@ function judgeGap(
     after: series(gap.gapId, after),
     ...(controls.length > 0 ? { control: { gaps: controls.length, before: pooled(before), after: pooled(after) } } : {}),
     words: RATE_WORDS[gap.kind],
+    ...(options.dispersion ? { dispersion: options.dispersion } : {}),
   });
 }
 
