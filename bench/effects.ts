@@ -46,6 +46,9 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'none.s30-500.rising', effect: 1, signals: [30, 500], traffic: 'rising', counts: 'overdispersed' },
   { name: 'none.s250.rising', effect: 1, signals: 250, traffic: 'rising', counts: 'overdispersed' },
   { name: 'none.s30-500.poisson', effect: 1, signals: [30, 500], traffic: 'flat', counts: 'poisson' },
+  { name: 'true30.s30-500.poisson', effect: 0.7, signals: [30, 500], traffic: 'flat', counts: 'poisson' },
+  { name: 'true30.s250.poisson', effect: 0.7, signals: 250, traffic: 'flat', counts: 'poisson' },
+  { name: 'true30.s30.poisson', effect: 0.7, signals: 30, traffic: 'flat', counts: 'poisson' },
 ];
 
 export async function benchEffects(): Promise<BenchResult> {
