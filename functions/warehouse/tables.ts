@@ -421,7 +421,7 @@ export const FIX_EFFECTS: TableDef = {
     },
     { name: 'job_id', type: 'string', optional: true, comment: 'Agent job id' },
     { name: 'pr_link', type: 'string', optional: true, comment: 'Pull request URL, when the agent opened one' },
-    { name: 'completed_day', type: 'string', comment: 'UTC day (YYYY-MM-DD) the job completed: on neither side of the comparison' },
+    { name: 'completed_day', type: 'date', comment: 'UTC day the job completed (written YYYY-MM-DD): on neither side of the comparison' },
     { name: 'verdict', type: 'string', comment: 'fixed | worse | no_change | too_little_data' },
     { name: 'reason', type: 'string', comment: 'The verdict in words' },
     { name: 'before_days', type: 'int64', comment: 'Days compared before the job (N = min(28, whole days since))' },

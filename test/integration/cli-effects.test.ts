@@ -11,6 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixEffect } from '../../functions/gaps/fix-effects.js';
 import { formatDay } from '../../functions/shared/dates.js';
+import { duckDbType } from '../../functions/warehouse/duckdb.js';
+import { FIX_EFFECTS } from '../../functions/warehouse/tables.js';
 import { runSpawnedCli } from '../helpers/cli.js';
 import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, TRUTH, type EffectsLake } from '../helpers/effects-lake.js';
 import { removeTempDirs } from '../helpers/files.js';
@@ -140,5 +142,11 @@ describe('effects --save', () => {
       ['/docs/rare', 'too_little_data', 28, 5600],
       ['/docs/recent', 'too_little_data', 18, 900],
     ]);
+    // Every column holds values of its declared type (the one type map; Glue's comes from the same definition): read with those types, nothing is lost.
+    const columns = FIX_EFFECTS.columns.map((c) => `'${c.name}': '${duckDbType(c)}'`).join(', ');
+    const typed = await queryDuckDb(
+      `SELECT count(*) AS n, count(judged_at) AS judged, count(effect_ratio) AS effects FROM read_json('${file}', format = 'newline_delimited', columns = {${columns}})`,
+    );
+    expect(typed.map((r) => [Number(r['n']), Number(r['judged']), Number(r['effects'])])).toEqual([[4, 4, 2]]);
   });
 });
