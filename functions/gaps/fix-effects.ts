@@ -83,7 +83,7 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
   }
   const lake = await openLake(
     request.destination,
-    { from: first, to: formatDay(request.now + 86_400_000), prefixes: EFFECT_TABLES.map((t) => t.prefix) },
+    { from: first, to: addDays(formatDay(request.now), 1), prefixes: EFFECT_TABLES.map((t) => t.prefix) },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),

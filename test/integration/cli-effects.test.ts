@@ -100,6 +100,22 @@ describe('effects --json over planted truths', () => {
     });
   });
 
+  it('prints the verdicts a lead acts on first, each with its reason, and a summary line', async () => {
+    const { code, stdout, stderr } = await effects([]);
+
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((_, i) => i % 2 === 0).map((line) => line.split(/\s+/).slice(0, 3))).toEqual([
+      ['fixed', EFFECTS_PROJECT, 'thumbs_down_page'],
+      ['no_change', EFFECTS_PROJECT, 'thumbs_down_page'],
+      ['too_little_data', EFFECTS_PROJECT, 'thumbs_down_page'],
+      ['too_little_data', EFFECTS_PROJECT, 'thumbs_down_page'],
+    ]);
+    expect(lines[0]).toContain(`thumbs_down_page /docs/fixed: job job_fixed completed ${DONE}, ${PR_LINK}`);
+    expect(lines[1]?.trim()).toMatch(/^thumbs down per view fell 60 %/);
+    expect(stderr.trimEnd().split('\n')).toEqual([`4 completed job(s) made for a gap in ${lake.root}: 1 fixed, 1 no_change, 2 too_little_data`]);
+  });
+
   it('gives a job that did not complete no verdict', async () => {
     expect(byPage(await effectsJson(), '/docs/unfinished')).toBeUndefined();
   });

@@ -4,6 +4,7 @@
  * `{"effects":[…]}` in the contract's shape (completion order, latest first). Keys (page paths,
  * terms, categories) are readers' words: shown through readerText; ids and links through displayText.
  */
+import { VERDICTS_FIRST } from '../../gaps/effect.js';
 import { byVerdict, type FixEffectsResult } from '../../gaps/fix-effects.js';
 import { displayText } from '../../shared/display.js';
 import { readerText } from '../../shared/reader-text.js';
@@ -29,9 +30,10 @@ export function printEffects(result: FixEffectsResult, output: EffectsOutput, io
       io.stdout.write(`${' '.repeat(width)}  ${e.reason}\n`);
     }
   }
-  const counts = new Map<string, number>();
-  for (const e of result.effects) counts.set(e.verdict, (counts.get(e.verdict) ?? 0) + 1);
-  const summary = [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ');
+  const summary = VERDICTS_FIRST.map((verdict) => [verdict, result.effects.filter((e) => e.verdict === verdict).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([verdict, n]) => `${n} ${verdict}`)
+    .join(', ');
   io.stderr.write(`${result.effects.length} completed job(s) made for a gap in ${result.destination}: ${summary}\n`);
   if (output.saved !== undefined) io.stderr.write(`Verdicts written to the fix_effects table: ${output.saved.join(', ') || 'none'}\n`);
 }
