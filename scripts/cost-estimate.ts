@@ -10,13 +10,15 @@
  * writes the table between its markers; test/infra/cost-estimate.test.ts fails while it is stale
  * and checks its arithmetic.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { configFromContext, MintlifyExporterStack } from '../infra/stack.js';
+import { METRIC_PUBLISHERS } from '../functions/shared/metric-names.js';
+import { DATASET_TABLES } from '../functions/warehouse/catalog.js';
 import { blockMarkers, cell, withBlock } from './generated-block.js';
 
 /** us-east-1 list prices (USD), as published in 2026, without free tiers: to check against the AWS price pages before relying on them. */
@@ -36,6 +38,9 @@ export const PRICES = {
   secret: { usd: 0.4, unit: 'Secrets Manager secret-month', text: '$0.40 per secret-month' },
   secretCall: { usd: 0.05 / 10_000, unit: 'Secrets Manager API call', text: '$0.05 per 10,000' },
   glueObject: { usd: 1 / 100_000, unit: 'Glue Data Catalog object-month', text: '$1.00 per 100,000 (the first million free)' },
+  glueRequest: { usd: 1 / 1_000_000, unit: 'Glue Data Catalog request', text: '$1.00 per million (the first million free)' },
+  cloudWatchMetric: { usd: 0.3, unit: 'CloudWatch custom metric-month', text: '$0.30 per metric-month (first 10,000)' },
+  cloudWatchLogsStorage: { usd: 0.03, unit: 'GB-month of CloudWatch Logs stored', text: '$0.03 per GB-month' },
   kmsKey: { usd: 1, unit: 'KMS key-month', text: '$1.00 per key-month' },
   cloudWatchDashboard: { usd: 3, unit: 'CloudWatch dashboard-month', text: '$3.00 per dashboard-month' },
   cloudWatchAlarm: { usd: 0.1, unit: 'CloudWatch alarm-month (standard resolution)', text: '$0.10 per alarm-month' },
@@ -110,7 +115,80 @@ export interface StackFacts {
   readonly dashboards: number;
   readonly kmsKeys: number;
   readonly secrets: number;
+  /** The Glue database and its tables (partitions are counted from the days kept). */
   readonly glueObjects: number;
+  readonly distributions: number;
+  readonly logGroups: number;
+  /** Custom metrics the code publishes: one per name and dimension set (`publishedMetrics`). */
+  readonly customMetrics: number;
+}
+
+/**
+ * Every resource type the stack may synthesize: billed (and which line of the estimate counts
+ * it), or free with why. A type in the template that is in neither fails the estimate, so a new
+ * kind of resource is priced (or said to be free) the day it is added.
+ */
+export const RESOURCE_TYPES: Readonly<Record<string, { readonly billed: string } | { readonly free: string }>> = {
+  'AWS::Lambda::Function': { billed: 'Lambda (requests and GB-s of each run)' },
+  'AWS::S3::Bucket': { billed: 'S3 (storage, writes, reads)' },
+  'AWS::SQS::Queue': { billed: 'SQS (requests)' },
+  'AWS::DynamoDB::Table': { billed: 'DynamoDB (on-demand requests)' },
+  'AWS::Athena::WorkGroup': { billed: 'Athena (bytes scanned)' },
+  'AWS::CloudFront::Distribution': { billed: 'CloudFront (bytes and requests; no monthly fee of its own)' },
+  'AWS::SecretsManager::Secret': { billed: 'Secrets Manager (a month each, and calls)' },
+  'AWS::Glue::Database': { billed: 'Glue Data Catalog (objects)' },
+  'AWS::Glue::Table': { billed: 'Glue Data Catalog (objects)' },
+  'AWS::KMS::Key': { billed: 'KMS (a month each)' },
+  'AWS::CloudWatch::Alarm': { billed: 'CloudWatch (a month each)' },
+  'AWS::CloudWatch::Dashboard': { billed: 'CloudWatch (a month each)' },
+  'AWS::Logs::LogGroup': { billed: 'CloudWatch Logs (ingested and stored)' },
+  'AWS::SNS::Topic': { billed: 'SNS (publishes and e-mails)' },
+  'AWS::SNS::Subscription': { billed: 'SNS (e-mails, counted with the publishes)' },
+  'AWS::Events::Rule': { free: 'scheduled EventBridge rules are free' },
+  'AWS::Lambda::Permission': { free: 'a permission' },
+  'AWS::Lambda::EventSourceMapping': { free: 'the SQS polling it does is counted as SQS requests' },
+  'AWS::Lambda::EventInvokeConfig': { free: 'configuration' },
+  'AWS::IAM::Role': { free: 'IAM is free' },
+  'AWS::IAM::Policy': { free: 'IAM is free' },
+  'AWS::S3::BucketPolicy': { free: 'a policy' },
+  'AWS::SQS::QueuePolicy': { free: 'a policy' },
+  'AWS::SNS::TopicPolicy': { free: 'a policy' },
+  'AWS::Athena::NamedQuery': { free: 'a saved query (its runs are counted as Athena)' },
+  'AWS::CloudFront::PublicKey': { free: 'configuration of the distribution' },
+  'AWS::CloudFront::KeyGroup': { free: 'configuration of the distribution' },
+  'AWS::CloudFront::OriginAccessControl': { free: 'configuration of the distribution' },
+  'AWS::CDK::Metadata': { free: "CDK's own record" },
+};
+
+/** Powertools calls that would add a dimension set (and so more metrics) than `service` alone. */
+const EXTRA_DIMENSIONS = /\b(addDimensions?|defaultDimensions|setDefaultDimensions|captureColdStartMetric|singleMetric)\b/;
+
+/**
+ * The custom metrics the functions publish, read from their code: each `<GROUP>_METRICS.<key>` a
+ * function refers to (functions/shared/metric-names.ts declares them, not publishes them) is one
+ * metric of its publisher's `service` dimension — CloudWatch bills each name × dimension set.
+ * @throws when a function sets another dimension: the count would be short.
+ */
+export function publishedMetrics(root = new URL('../functions/', import.meta.url)): { readonly service: string; readonly name: string }[] {
+  const found = new Map<string, { service: string; name: string }>();
+  const visit = (dir: URL) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) visit(new URL(`${entry.name}/`, dir));
+      else if (entry.name.endsWith('.ts') && entry.name !== 'metric-names.ts') {
+        const text = readFileSync(new URL(entry.name, dir), 'utf8');
+        const extra = EXTRA_DIMENSIONS.exec(text);
+        if (extra) throw new Error(`${entry.name} calls ${extra[1]}: count its dimension sets in publishedMetrics() before the estimate can count metrics`);
+        for (const publisher of METRIC_PUBLISHERS) {
+          for (const match of text.matchAll(new RegExp(`\\b${publisher.group}\\.(\\w+)`, 'g'))) {
+            const name = (publisher.metrics as Record<string, string>)[match[1] as string];
+            if (name !== undefined) found.set(`${publisher.service}/${name}`, { service: publisher.service, name });
+          }
+        }
+      }
+    }
+  };
+  visit(root);
+  return [...found.values()].sort((a, b) => `${a.service}/${a.name}`.localeCompare(`${b.service}/${b.name}`));
 }
 
 /** Runs a month of an EventBridge expression: the hourly, daily and weekly `cron(…)` and `rate(…)` forms the stack uses. */
@@ -138,6 +216,8 @@ export function stackFacts(): StackFacts {
     const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [], projectIds: 'proj_a' } });
     const stack = new MintlifyExporterStack(app, 'MintlifyExporter', { config: configFromContext(app) });
     const resources = Template.fromStack(stack).toJSON()['Resources'] as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+    const unknown = [...new Set(Object.values(resources).map((r) => r.Type))].filter((type) => RESOURCE_TYPES[type] === undefined);
+    if (unknown.length > 0) throw new Error(`the estimate does not know ${unknown.join(', ')}: say in RESOURCE_TYPES what it costs (or why it is free)`);
     const of = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
     const fn = (id: string) => {
       const props = resources[id]?.Properties ?? {};
@@ -158,6 +238,9 @@ export function stackFacts(): StackFacts {
       kmsKeys: of('AWS::KMS::Key').length,
       secrets: of('AWS::SecretsManager::Secret').length,
       glueObjects: of('AWS::Glue::Database').length + of('AWS::Glue::Table').length,
+      distributions: of('AWS::CloudFront::Distribution').length,
+      logGroups: of('AWS::Logs::LogGroup').length,
+      customMetrics: publishedMetrics().length,
     };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
@@ -188,6 +271,11 @@ export function linesOf(stack: StackFacts, size: SiteSize): Line[] {
   // table files and 7 manifests a day; a run-log record per export run; the insights read 5
   // figure tables of the day and 4 weeks of the same weekday; the weekly report mirrors 14 days.
   const objectsPerDay = 17;
+  const datasetTables = new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.name))).size;
+  const partitions = datasetTables * days * a.storedMonths;
+  // A GetTable and a BatchCreatePartition per table of each committed unit (the site's one project).
+  const registrations = datasetTables * 2 * days;
+  const logGb = (invocations * a.logBytesPerInvocation + requests * a.logBytesPerRequest) / 1e9;
   return [
     {
       service: 'Lambda',
@@ -243,10 +331,10 @@ export function linesOf(stack: StackFacts, size: SiteSize): Line[] {
     },
     {
       service: 'CloudFront',
-      what: `with reportLinkPublicKey: ${a.reportViews} views a week of the ${fmtBytes(a.reportPageBytes)} page`,
+      what: `${stack.distributions} distribution(s) (the weekly page's link, only with reportLinkPublicKey): ${a.reportViews} views a week of the ${fmtBytes(a.reportPageBytes)} page each`,
       quantities: {
-        cloudFrontGb: (report.runsPerMonth * a.reportViews * a.reportPageBytes) / 1e9,
-        cloudFrontRequest: report.runsPerMonth * a.reportViews,
+        cloudFrontGb: (stack.distributions * report.runsPerMonth * a.reportViews * a.reportPageBytes) / 1e9,
+        cloudFrontRequest: stack.distributions * report.runsPerMonth * a.reportViews,
       },
     },
     {
@@ -256,18 +344,19 @@ export function linesOf(stack: StackFacts, size: SiteSize): Line[] {
     },
     {
       service: 'Glue Data Catalog',
-      what: `${stack.glueObjects} objects (database and tables; partition projection: no partitions)`,
-      quantities: { glueObject: stack.glueObjects },
+      what: `${stack.glueObjects} objects (database and tables) and ${fmt(partitions)} partitions (a day of each of the ${datasetTables} dataset tables, registered by the export, ${a.storedMonths} months kept); their registrations`,
+      quantities: { glueObject: stack.glueObjects + partitions, glueRequest: registrations },
     },
     { service: 'KMS', what: `${stack.kmsKeys} keys (the topics')`, quantities: { kmsKey: stack.kmsKeys } },
     {
       service: 'CloudWatch',
-      what: `${stack.dashboards} dashboard, ${stack.alarms} alarms, logs of every invocation and request`,
-      quantities: {
-        cloudWatchDashboard: stack.dashboards,
-        cloudWatchAlarm: stack.alarms,
-        cloudWatchLogsGb: (invocations * a.logBytesPerInvocation + requests * a.logBytesPerRequest) / 1e9,
-      },
+      what: `${stack.dashboards} dashboard, ${stack.alarms} alarms, ${stack.customMetrics} custom metrics (each metric name and service the code publishes)`,
+      quantities: { cloudWatchDashboard: stack.dashboards, cloudWatchAlarm: stack.alarms, cloudWatchMetric: stack.customMetrics },
+    },
+    {
+      service: 'CloudWatch Logs',
+      what: `${stack.logGroups} log groups: every invocation and request logged, kept a month`,
+      quantities: { cloudWatchLogsGb: logGb, cloudWatchLogsStorage: logGb },
     },
     {
       service: 'SNS',

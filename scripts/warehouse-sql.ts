@@ -14,6 +14,8 @@ export const END_MARKER = '<!-- your-warehouse:end -->';
 /** Where the export writes: `s3://<bucket>/<prefix>/<table prefix>/dt=YYYY-MM-DD/…`. */
 const ROOT = 's3://<bucket>/<prefix>';
 const location = (table: TableDef) => `${ROOT}/${table.prefix}/`;
+/** BigQuery Omni's connection: its location is the AWS region of the bucket, written `aws-<region>`. */
+const OMNI_CONNECTION = '<gcp_project>.aws-us-east-1.<connection>';
 
 export type Engine = 'snowflake' | 'bigquery' | 'databricks' | 'redshift';
 
@@ -84,7 +86,7 @@ function bigQueryExternal(table: TableDef): string {
     bigQueryColumns(table),
     ')',
     'WITH PARTITION COLUMNS (dt DATE)',
-    'WITH CONNECTION `<gcp_project>.<aws_region>.<connection>`',
+    `WITH CONNECTION \`${OMNI_CONNECTION}\``,
     'OPTIONS (',
     `  format = '${bigQueryFormat(table)}',`,
     `  uris = ['${location(table)}*'],`,
@@ -93,11 +95,17 @@ function bigQueryExternal(table: TableDef): string {
   ].join('\n');
 }
 
+/**
+ * A day copied into a native table (BigQuery's LOAD DATA reference: the column list, then
+ * `OVERWRITE PARTITIONS (…)` — which takes `INTO`, not `OVERWRITE` — then `PARTITION BY`).
+ * The day's partition is replaced whole, so a re-exported day is not counted twice.
+ */
 function bigQueryLoad(table: TableDef): string {
   return [
-    `LOAD DATA OVERWRITE \`<gcp_project>.<dataset>.${table.name}\` PARTITIONS (dt = DATE '<YYYY-MM-DD>') (`,
+    `LOAD DATA INTO \`<gcp_project>.<copy_dataset>.${table.name}\` (`,
     bigQueryColumns(table),
     ')',
+    "OVERWRITE PARTITIONS (dt = DATE '<YYYY-MM-DD>')",
     'PARTITION BY dt',
     'FROM FILES (',
     `  format = '${bigQueryFormat(table)}',`,
@@ -105,8 +113,13 @@ function bigQueryLoad(table: TableDef): string {
     `  hive_partition_uri_prefix = '${location(table)}'`,
     ')',
     'WITH PARTITION COLUMNS (dt DATE)',
-    'WITH CONNECTION `<gcp_project>.<aws_region>.<connection>`;',
+    `WITH CONNECTION \`${OMNI_CONNECTION}\`;`,
   ].join('\n');
+}
+
+/** The copy's days expire with the lake's (PERSONAL_DATA_RETENTION_DAYS): BigQuery drops a partition that many days after its date. */
+function bigQueryExpiry(table: TableDef): string {
+  return `ALTER TABLE \`<gcp_project>.<copy_dataset>.${table.name}\` SET OPTIONS (partition_expiration_days = <retention_days>);`;
 }
 
 function databricksTable(table: TableDef): string {
@@ -117,19 +130,13 @@ function databricksTable(table: TableDef): string {
     `USING ${table.format === 'parquet' ? 'PARQUET' : 'JSON'}`,
     'PARTITIONED BY (dt)',
     `LOCATION '${location(table)}';`,
-    `MSCK REPAIR TABLE mintlify.${table.name};  -- again after new days land`,
+    `MSCK REPAIR TABLE mintlify.${table.name};`,
   ].join('\n');
 }
 
-function redshiftPartition(table: TableDef): string {
-  return `ALTER TABLE mintlify.${table.name} ADD IF NOT EXISTS PARTITION (dt = '<YYYY-MM-DD>') LOCATION '${location(table)}dt=<YYYY-MM-DD>/';`;
-}
-
+/** What Spectrum reads of a table: its columns with their Redshift types (a comment: the Glue table defines them). */
 function redshiftTable(table: TableDef): string {
-  return [
-    `-- ${table.name}: ${table.columns.map((column) => `${column.name} ${engineType('redshift', column)}`).join(', ')}, dt VARCHAR (partition)`,
-    redshiftPartition(table),
-  ].join('\n');
+  return `-- ${table.name}: ${table.columns.map((column) => `${column.name} ${engineType('redshift', column)}`).join(', ')}, dt VARCHAR (partition)`;
 }
 
 const sql = (statements: readonly string[]) => ['```sql', statements.join('\n\n'), '```'].join('\n');
@@ -167,36 +174,71 @@ export function warehouseSql(): string {
     '',
     '### BigQuery',
     '',
-    'Through BigQuery Omni: a BigLake external table reads the Hive-partitioned files in place',
-    '(the dataset lives in the AWS region, e.g. `aws-us-east-1`, and the connection is a BigQuery',
-    'AWS connection whose IAM role can read the bucket):',
+    'Through BigQuery Omni, which reads the files in place: **the recipe is a BigLake external',
+    'table per table, with hive partitioning**, so a new day is there as soon as its files land and',
+    '`forget` and retention reach BigQuery with no step (it reads the lake, never a copy). Omni runs',
+    'in a few AWS regions only — at the time of writing `aws-us-east-1` (N. Virginia), `aws-us-west-2`',
+    '(Oregon), `aws-ap-northeast-2` (Seoul), `aws-ap-southeast-2` (Sydney), `aws-eu-west-1` (Ireland)',
+    "and `aws-eu-central-1` (Frankfurt); check BigQuery's locations page — and the bucket must be in",
+    "one of them. Its location is the AWS region written with `aws-` before it: the dataset's",
+    "location and the connection's (a BigQuery AWS connection whose IAM role may read the bucket) are",
+    "both `aws-us-east-1` for a bucket in us-east-1 — replace it below with your bucket's.",
     '',
-    sql(TABLES.map(bigQueryExternal)),
+    sql([`CREATE SCHEMA \`<gcp_project>.<dataset>\` OPTIONS (location = 'aws-us-east-1');`, ...TABLES.map(bigQueryExternal)]),
     '',
-    'Or copy a day into native BigQuery tables with a load job (run per day; `OVERWRITE … PARTITIONS`',
-    'replaces the day, so a re-exported day is not counted twice):',
+    '**A copy (only if you need one).** Queries on Omni run in AWS and their results stay there',
+    'unless copied; to query from a BigQuery region instead, load days into native tables (a dataset',
+    '`<copy_dataset>` in a BigQuery region, the same connection). Load each day once its manifest',
+    'exists; `OVERWRITE PARTITIONS` replaces the day, so a re-exported day is not counted twice:',
     '',
     sql(TABLES.map(bigQueryLoad)),
     '',
-    '### Databricks',
+    '**The copy escapes `forget` and retention**: they change the lake, not the copy. After',
+    '`forget`, load again every day it rewrote (it names each file: `dt=` is in the path) — the',
+    'copy of that day is replaced by the erased one. For retention, let BigQuery drop a partition',
+    '`PERSONAL_DATA_RETENTION_DAYS` after its day (`<retention_days>`):',
     '',
-    'With the Glue catalog as the metastore, the tables of the Glue database (the stack output',
-    '`GlueDatabase`, `mintlify_analytics` unless the stack names another) are there already, but Spark does not use partition projection: register the days as in',
-    'Redshift Spectrum below. Otherwise, define the tables over the files (the cluster or external',
-    'location must be allowed to read the bucket):',
+    sql(TABLES.map(bigQueryExpiry)),
+    '',
+    '### Databricks, EMR and Trino on Glue',
+    '',
+    'With the Glue Data Catalog as the metastore (Databricks: `spark.databricks.hive.metastore.glueCatalog.enabled',
+    'true` and an instance profile; EMR: the Glue catalog setting of Spark, Hive or Trino), the tables',
+    'of the Glue database (the stack output `GlueDatabase`, `mintlify_analytics` unless the stack',
+    'names another) are there, and **each new day is too, with no step**: the export registers every',
+    'committed day as a partition of its tables (Spark and Trino read registered partitions, not',
+    "Athena's projection). The cluster's role needs `glue:GetDatabase`, `glue:GetTable(s)` and",
+    '`glue:GetPartition(s)` on the database and its tables, and read access to the bucket. Days',
+    'exported before this version are registered once by `mintlify-exporter register-partitions`',
+    '(docs/deploy.md). The follow-up outcomes and the run log (`followup_outcomes`, `export_runs`) are',
+    "written outside the export's units: `register-partitions` registers their days too — run it",
+    'again when you query those two from Glue.',
+    '',
+    sql(['SELECT dt, project_id, count(*) AS paths FROM mintlify_analytics.visitors_pages GROUP BY dt, project_id ORDER BY dt;']),
+    '',
+    'Without Glue (a Unity Catalog or Hive metastore of its own), define the tables over the files',
+    '(the cluster or external location must be allowed to read the bucket). The export cannot',
+    'register days in that metastore: run `MSCK REPAIR TABLE` after new days land (a scheduled job',
+    'an hour after the export, for instance):',
     '',
     sql(['CREATE SCHEMA IF NOT EXISTS mintlify;', ...TABLES.map(databricksTable)]),
     '',
     '### Redshift Spectrum',
     '',
-    'An external schema over the Glue database (the stack output `GlueDatabase`; the role needs',
-    'read access to the bucket and Glue). Spectrum reads the Glue tables as they are, but not',
-    'their partition projection (that is Athena only): register each day once its files land (the export writes every table of a',
-    'day, then its manifest).',
+    'An external schema over the Glue database (the stack output `GlueDatabase`). Spectrum reads the',
+    'Glue tables and their registered partitions (not the projection, which is Athena only): the',
+    'export registers each committed day, so **a new day is there with no step**. The role named in',
+    '`IAM_ROLE` needs `s3:GetObject` on `<prefix>/*` and `s3:ListBucket` on the bucket, and on the',
+    'catalog, the database and its tables `glue:GetDatabase`, `glue:GetDatabases`, `glue:GetTable`,',
+    '`glue:GetTables`, `glue:GetPartition`, `glue:GetPartitions` and `glue:BatchGetPartition`; add',
+    '`glue:BatchCreatePartition` and `glue:CreatePartition` only to run `ALTER TABLE … ADD PARTITION`',
+    'from Redshift yourself (never needed with the export registering days; `register-partitions`',
+    'does the past ones). The columns as Spectrum types them:',
     '',
     sql([
       ['CREATE EXTERNAL SCHEMA IF NOT EXISTS mintlify', "FROM DATA CATALOG DATABASE 'mintlify_analytics'", "IAM_ROLE '<redshift_role_arn>';"].join('\n'),
       ...TABLES.map(redshiftTable),
+      'SELECT dt, project_id, count(*) AS paths FROM mintlify.visitors_pages GROUP BY dt, project_id ORDER BY dt;',
     ]),
   ].join('\n');
 }
@@ -207,4 +249,88 @@ export function withWarehouseSql(doc: string): string {
   const end = doc.indexOf(END_MARKER);
   if (begin < 0 || end < begin) throw new Error(`the document has no ${BEGIN_MARKER} … ${END_MARKER} block`);
   return `${doc.slice(0, begin + BEGIN_MARKER.length)}\n\n${warehouseSql()}\n\n${doc.slice(end)}`;
+}
+
+/** The SQL dialects of docs/warehouse.md, each checked by its own grammar (test/unit/docs/warehouse-sql.test.ts). */
+export type Dialect = 'duckdb' | 'trino' | 'snowflake' | 'bigquery' | 'spark' | 'redshift';
+
+/** Which dialect a ```sql block is in: by the heading it stands under (the nearest one that names an engine). */
+const DIALECT_OF_HEADING: readonly (readonly [RegExp, Dialect])[] = [
+  [/^#+ DuckDB\b/, 'duckdb'],
+  [/^#+ Manifests, completeness/, 'duckdb'],
+  [/^#+ Athena\b/, 'trino'],
+  [/^#+ Snowflake\b/, 'snowflake'],
+  [/^#+ BigQuery\b/, 'bigquery'],
+  [/^#+ Databricks\b/, 'spark'],
+  [/^#+ Redshift Spectrum\b/, 'redshift'],
+];
+
+/** One SQL statement of a document: its dialect, the heading it stands under, and its text (comments kept, the `;` removed). */
+export interface DocStatement {
+  readonly dialect: Dialect | undefined;
+  readonly heading: string;
+  readonly sql: string;
+}
+
+/** Every statement of every ```sql block of `doc`, in order; a block under no engine's heading has dialect `undefined`. */
+export function docStatements(doc: string): DocStatement[] {
+  const statements: DocStatement[] = [];
+  let heading = '';
+  let dialect: Dialect | undefined;
+  const lines = doc.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (/^#+ /.test(line)) {
+      heading = line;
+      const found = DIALECT_OF_HEADING.find(([pattern]) => pattern.test(line));
+      // A heading of no engine inside an engine's section (none today) keeps that engine.
+      if (found) dialect = found[1];
+      else if (/^#{1,2} /.test(line)) dialect = undefined;
+      continue;
+    }
+    if (line.trim() !== '```sql') continue;
+    const block: string[] = [];
+    for (i++; i < lines.length && lines[i]?.trim() !== '```'; i++) block.push(lines[i] as string);
+    for (const sql of splitStatements(block.join('\n'))) statements.push({ dialect, heading, sql });
+  }
+  return statements;
+}
+
+/**
+ * Statements split at each `;` outside quotes ('…', "…", `…`) and comments (`-- …`); a piece
+ * that holds only comments and blanks is not a statement (it stays with the next one).
+ */
+export function splitStatements(text: string): string[] {
+  const statements: string[] = [];
+  let current = '';
+  let quote: string | undefined;
+  let comment = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    current += c;
+    if (comment) {
+      if (c === '\n') comment = false;
+    } else if (quote !== undefined) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"' || c === '`') {
+      quote = c;
+    } else if (c === '-' && text[i + 1] === '-') {
+      comment = true;
+    } else if (c === ';') {
+      statements.push(current.slice(0, -1));
+      current = '';
+    }
+  }
+  statements.push(current);
+  const code = (sql: string) => sql.replace(/--[^\n]*/g, '').trim();
+  const kept: string[] = [];
+  let pending = '';
+  for (const statement of statements) {
+    if (code(statement) === '') pending += statement;
+    else {
+      kept.push((pending + statement).trim());
+      pending = '';
+    }
+  }
+  return kept;
 }

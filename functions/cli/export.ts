@@ -22,6 +22,7 @@ import { ConfigError, describeError } from '../shared/errors.js';
 import { checkLaptopAnomalies } from './laptop-anomalies.js';
 import { newLeaseOwner } from '../shared/pacing/leases.js';
 import { silentLogger } from '../shared/logger.js';
+import { partitionWarnings } from './register-partitions.js';
 import { createMemoryStore } from '../shared/storage/shared-store.js';
 import { missingKeyError } from './api-target.js';
 import { EXIT_STOPPED } from './io.js';
@@ -109,6 +110,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       say('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
       controller.abort(new Error('stopped by the user'));
     });
+    const partitions = deps.createPartitions(partitionWarnings(io.stderr));
     let result: RunResult;
     try {
       result = await runExport(
@@ -123,6 +125,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
           store: deps.store,
           now: io.now,
           personalDataKey: deps.personalDataKey,
+          ...(partitions ? { partitions } : {}),
           ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
         },
       );

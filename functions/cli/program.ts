@@ -17,6 +17,7 @@ import { registerFollowUpCommand } from './follow-up.js';
 import { registerGapsCommand } from './gaps.js';
 import type { CliIo } from './io.js';
 import { registerPlanCommand } from './plan.js';
+import { registerRegisterPartitionsCommand } from './register-partitions.js';
 import { registerReportCommand } from './report.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStatusCommand } from './status.js';
@@ -38,6 +39,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerPlanCommand(program, exportIo);
   registerStatusCommand(program, exportIo);
   registerForgetCommand(program, exportIo);
+  registerRegisterPartitionsCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerGapsCommand(program, { ...io, setExitCode });
   registerEffectsCommand(program, { ...io, setExitCode });

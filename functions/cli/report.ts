@@ -123,6 +123,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
         period,
         projects: [...new Set(flags.project)],
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
+        exportCommand: (from, to, projects) => exportCommandOf({ config, out: flags.out, from, to, projects }),
         // The notice is advice: a destination it cannot read (a listing refused) costs the report nothing but it.
         fill: (projects) =>
           readFillNotice({ config, destination, out: flags.out, period, projects, now: io.now(), io }).catch((error: unknown) => {
@@ -202,24 +203,36 @@ async function readFillNotice(input: {
     ...(cutoff !== undefined ? { retentionCutoff: cutoff } : {}),
   });
   if (fill === undefined) return undefined;
-  const sameProjects = input.projects.length === config.projectIds.length && input.projects.every((p) => config.projectIds.includes(p));
-  const argv = [
-    'export',
-    '--from',
-    fill.from,
-    '--to',
-    fill.to,
-    ...(sameProjects ? [] : input.projects.flatMap((p) => ['--project', p])),
-    ...(input.out !== undefined ? ['--out', input.out] : []),
-  ];
   const unpaced = runsUnpaced(config) && input.projects.every(sandboxServes);
   const ms = budgetTime(emptyWindow(config.budget, now), fill.status.requests, now).ms;
   return {
     missingDays: fill.missingDays,
     dueDays: fill.dueDays,
-    command: ['mintlify-exporter', ...argv.map(shellWord)].join(' '),
+    command: exportCommandOf({ config, out: input.out, from: fill.from, to: fill.to, projects: input.projects }),
     estimate: `${requestsLeftText(fill.status)}; the request budget (${config.budget.text}) needs ${budgetNeeds(ms, unpaced, fill.status)}`,
   };
+}
+
+/** `mintlify-exporter export --from … --to …` of the report's projects (`--project` when they are not MINTLIFY_PROJECT_IDS) and `--out`. */
+function exportCommandOf(input: {
+  readonly config: Config;
+  readonly out: string | undefined;
+  readonly from: string;
+  readonly to: string;
+  readonly projects: readonly string[];
+}): string {
+  const { config, projects } = input;
+  const sameProjects = projects.length === config.projectIds.length && projects.every((p) => config.projectIds.includes(p));
+  const argv = [
+    'export',
+    '--from',
+    input.from,
+    '--to',
+    input.to,
+    ...(sameProjects ? [] : projects.flatMap((p) => ['--project', p])),
+    ...(input.out !== undefined ? ['--out', input.out] : []),
+  ];
+  return ['mintlify-exporter', ...argv.map(shellWord)].join(' ');
 }
 
 /** The ledger of a budget nobody has spent from yet. */

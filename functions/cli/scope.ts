@@ -3,6 +3,7 @@
  * projects, datasets, destination) and what those resolve to, and the input of the probe
  * every one of them runs first (probe.ts: a mistake is one line, exit 2, before any request).
  */
+import type { GlueSend } from '../export/partitions.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -29,7 +30,7 @@ export interface ExportCommandIo extends CliIo {
   readonly sandboxProjects: readonly string[];
   setExitCode(code: number): void;
   /** Test hooks. */
-  readonly clients?: { readonly s3?: S3Client; readonly dynamo?: DynamoDBClient };
+  readonly clients?: { readonly s3?: S3Client; readonly dynamo?: DynamoDBClient; readonly glue?: GlueSend };
   /** Time limit of the configuration probe, ms. @default PROBE_TIMEOUT_MS */
   readonly probeTimeoutMs?: number;
 }
@@ -82,9 +83,10 @@ export function projectsOf(flags: { project: string[] }, config: Config, io: Pic
 
 /** The test hooks' clients as `createExportDeps` overrides; the rest comes from the environment. */
 export function clientOverrides(io: ExportCommandIo, out: string | undefined): ExportOverrides {
-  const { s3, dynamo } = io.clients ?? {};
+  const { s3, dynamo, glue } = io.clients ?? {};
   return {
     ...(s3 ? { s3 } : {}),
+    ...(glue ? { glue } : {}),
     ...(dynamo ? { dynamo: () => dynamo } : {}),
     ...(out !== undefined ? { out } : {}),
     now: io.now,

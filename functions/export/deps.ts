@@ -23,7 +23,7 @@ import type { Config, ConfigOf } from '../shared/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createLeases, type Leases } from '../shared/pacing/leases.js';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, type AppLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
 import { sleep as realSleep, type Sleep } from '../shared/time.js';
 import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
@@ -34,6 +34,8 @@ import { createLocalStore } from '../shared/storage/shared-store-local.js';
 import { localStateDir } from './runtime.js';
 import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
+import { GlueClient } from '@aws-sdk/client-glue';
+import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from './partitions.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {
@@ -46,6 +48,8 @@ export interface ExportOverrides {
   readonly s3?: S3Client;
   /** The Secrets Manager client reading `MINTLIFY_API_KEY_SECRET_ARN`. @default one from the environment */
   readonly secrets?: SecretsManagerClient;
+  /** The Glue client of `EXPORT_GLUE_DATABASE`. @default a `GlueClient` configured from the environment (`AWS_ENDPOINT_URL_GLUE` too) */
+  readonly glue?: GlueSend;
   /** A destination other than `EXPORT_DESTINATION` (the CLI's `--out`); also where the local state lives. */
   readonly out?: string;
   /** An already opened destination (the CLI probes it before it starts anything else). */
@@ -93,6 +97,8 @@ export interface ExportDeps {
   createApi(gate: BudgetGate, options?: { readonly logger?: ApiClientOptions['logger']; readonly events?: ApiClientOptions['events'] }): MintlifyClient;
   /** The unit leases of a run named `owner`. */
   createLeases(owner: string): Leases;
+  /** One run's registrar of committed days in Glue (partitions.ts); none without `EXPORT_GLUE_DATABASE`. */
+  createPartitions(logger?: AppLogger): PartitionRegistrar | undefined;
 }
 
 /**
@@ -133,6 +139,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
       ? fixedKey(overrides.apiKey)
       : (overrides.apiKey ?? createApiKeyProvider(config, overrides.secrets ? { secrets: overrides.secrets } : {}));
   const baseUrl = overrides.apiUrl ?? config.apiUrl;
+  let glue: GlueSend | undefined;
   const personalDataKey =
     overrides.personalDataKey ??
     createPersonalDataKeySource(config, {
@@ -163,5 +170,11 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       }),
     createLeases: (owner) => createLeases(store, { owner, now }),
+    createPartitions: (partitionLogger = logger) => {
+      const database = config.glueDatabase;
+      if (database === undefined) return undefined;
+      glue ??= overrides.glue ?? new GlueClient(awsClientConfig());
+      return createPartitionRegistrar({ glue, database, store, now, logger: partitionLogger });
+    },
   };
 }

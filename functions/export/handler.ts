@@ -43,6 +43,7 @@ export function createHandler(deps: HandlerDeps) {
     await deps.apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
     const api = deps.createApi(gate);
     const leases = deps.createLeases(`lambda:${context.awsRequestId}`);
+    const partitions = deps.createPartitions();
     const result = await runExport(
       request,
       exportPolicy(config),
@@ -56,8 +57,10 @@ export function createHandler(deps: HandlerDeps) {
         now,
         logger,
         personalDataKey: deps.personalDataKey,
+        ...(partitions ? { partitions } : {}),
       },
     );
+    if (partitions) metrics.addMetric(EXPORT_METRICS.partitionsFailed, MetricUnit.Count, partitions.stats().failed);
     publishMetrics(metrics, result);
     logger.info('export run finished', {
       runId: result.runId,

@@ -30,6 +30,7 @@ import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
 import { readErasedHmacs, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
 import { DATASETS } from './datasets.js';
 import { deleteExpired, isExpired, retentionCutoff } from './retention.js';
+import type { PartitionRegistrar } from './partitions.js';
 
 export interface RunDeps {
   readonly api: AnalyticsApi;
@@ -43,6 +44,8 @@ export interface RunDeps {
   readonly onEvent?: (event: RunEvent) => void;
   /** The key of the `hmac` columns (personal-data-key.ts). */
   readonly personalDataKey: PersonalDataKeySource;
+  /** Registers each committed day in Glue (partitions.ts); absent: nothing is registered. */
+  readonly partitions?: PartitionRegistrar;
 }
 
 export type UnitResult = PlannedUnit &
@@ -217,6 +220,7 @@ export async function runUnits(
       if (stop) logger?.error('units stopped early', { scope: stop.scope, reason: stop.reason });
     }
     if (result.status === 'complete') {
+      await deps.partitions?.committed(result);
       learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);
       learntOfDataset.set(result.dataset, Math.max(learntOfDataset.get(result.dataset) ?? 0, result.manifest.pages));
     }
@@ -392,6 +396,7 @@ export async function runExport(request: RunRequest, policy: ExportPolicy, contr
   const gateMeter = startMeter(deps.gate.stats, GATE_COUNTERS);
   const base = () => ({ runId, trigger, startedAt, finishedAt: deps.now(), retries: apiMeter.read().retries });
   let result: Omit<RunResult, 'runId'>;
+  await deps.partitions?.retryPending();
   try {
     result = await planAndRun(request, policy, control, deps);
   } catch (error) {

@@ -4,6 +4,8 @@
  * text in labels cannot become markup. Each chart is disposed once rendered: a live ECharts
  * instance keeps a timer that stops the Node process from exiting.
  */
+import { escapeHtml } from './page/template.js';
+
 type ECharts = typeof import('echarts/core');
 
 /** ECharts once loaded (`loadCharts`). */
@@ -22,7 +24,7 @@ export async function loadCharts(): Promise<void> {
     import('echarts/components'),
     import('echarts/renderers'),
   ]);
-  core.use([charts.BarChart, charts.LineChart, components.GridComponent, components.LegendComponent, renderers.SVGRenderer]);
+  core.use([charts.BarChart, charts.LineChart, components.GridComponent, renderers.SVGRenderer]);
   loaded = core;
 }
 
@@ -67,28 +69,57 @@ export interface LineSeries {
   readonly faint?: boolean;
 }
 
-/** Lines over categories (days), with a legend. */
+/** Points are marked on a line of at most this many categories (more would crowd it). */
+const MAX_MARKED_POINTS = 45;
+
+/** Whether a series' points are marked: not a faint one (a comparison), nor over many days. */
+function marksPoints(series: LineSeries, categories: number): boolean {
+  return !series.faint && categories <= MAX_MARKED_POINTS;
+}
+
+/**
+ * Whether a series draws anything: a line needs two neighbouring values; a value between gaps
+ * shows only where points are marked (a previous period with one day exported draws nothing).
+ */
+export function isDrawn(series: LineSeries, categories: number): boolean {
+  const lone = series.values.some((v) => v !== null);
+  const line = series.values.some((v, i) => v !== null && series.values[i + 1] !== undefined && series.values[i + 1] !== null);
+  return line || (lone && marksPoints(series, categories));
+}
+
+/**
+ * The legend of the series drawn, as HTML above the chart: it wraps like text at any width and
+ * overlaps nothing (ECharts' own legend, drawn into a fixed band, ran into the axis on a phone).
+ */
+function legendOf(series: readonly LineSeries[]): string {
+  const items = series.map(
+    (s) =>
+      `<li data-color="${escapeHtml(s.color.toLowerCase())}" data-dashed="${s.faint === true}"><span class="key${s.faint ? ' faint' : ''}" style="border-top-color:${escapeHtml(s.color)}"></span>${escapeHtml(s.name)}</li>`,
+  );
+  return `<ul class="chart-legend">${items.join('')}</ul>`;
+}
+
+/** Lines over categories (days), with a legend of the lines drawn. */
 export function lineChart(categories: readonly string[], series: readonly LineSeries[], height = 320): string {
-  return render(
+  const drawn = series.filter((s) => isDrawn(s, categories.length));
+  return `${legendOf(drawn)}${render(
     {
-      // Entries spaced so that one never runs into the next.
-      legend: { top: 0, textStyle: TEXT, itemGap: 24, itemWidth: 18 },
-      grid: { left: 16, right: 24, top: 36, bottom: 8, ...CONTAIN_LABELS },
+      grid: { left: 16, right: 24, top: 12, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'category', data: [...categories], boundaryGap: false, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1 },
-      series: series.map((s) => ({
+      series: drawn.map((s) => ({
         name: s.name,
         type: 'line',
         data: [...s.values],
         color: s.color,
-        showSymbol: !s.faint && categories.length <= 45,
+        showSymbol: marksPoints(s, categories.length),
         symbolSize: 5,
         lineStyle: s.faint ? { width: 1.5, type: 'dashed', opacity: 0.45 } : { width: 2 },
         connectNulls: false,
       })),
     },
     height,
-  );
+  )}`;
 }
 
 export interface Bar {

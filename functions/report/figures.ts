@@ -7,7 +7,10 @@
  * Definitions (docs/report.md says the same to readers; each figure's own is in DEFINITIONS):
  * - visitors are the API's site totals per day (`visitors_totals`), summed over the days and
  *   projects — never pages summed, which would count a visitor once per page read;
- * - the previous period is as long as the period and ends where it starts.
+ * - the previous period is as long as the period and ends where it starts;
+ * - a dataset's two periods are compared only as warehouse/compare.ts's rule allows: totals when
+ *   both have at least 80 % of their days exported (each unit's state, health.ts), figures per
+ *   day when one has fewer, nothing when one has none.
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import {
@@ -21,9 +24,12 @@ import {
 import { sqlString } from '../warehouse/sql.js';
 import { ALL_ROWS } from '../gaps/read.js';
 import { EFFECT_TABLES } from '../gaps/effect.js';
-import { readHealth, readRequests, type HealthCell, type RequestsDay } from './health.js';
+import { readHealth, readRequests, type HealthCell, type HealthState, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
+import { type Comparison, comparisonOf, type Coverage, isCovered } from '../warehouse/compare.js';
+import { addDays } from '../shared/dates.js';
+import type { DatasetName } from '../warehouse/catalog.js';
 import { discoverProjects, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 
 export type { HealthCell, HealthState, RequestsDay } from './health.js';
@@ -34,6 +40,32 @@ export const LIMITS = { pages: 15, searches: 20, categories: 12, examples: 3, th
 
 /** Rows each ranking is asked for, so that what moved is known beyond what is shown. */
 const RANKED_ROWS = 500;
+
+/** The datasets the report's figures come from (the others are the export's own: health only). */
+export const REPORT_DATASETS = ['visitors', 'views', 'searches', 'assistant', 'feedback'] as const satisfies readonly DatasetName[];
+export type ReportDataset = (typeof REPORT_DATASETS)[number];
+
+/** The headline's counts: each a sum over days (a per-day figure exists of each). */
+export const COUNT_FIGURES = ['human', 'ai', 'views', 'searches', 'questions', 'unanswered', 'thumbsDown'] as const;
+export type CountFigure = (typeof COUNT_FIGURES)[number];
+
+/** The dataset each figure of the headline comes from: its coverage decides how it is compared. */
+export const FIGURE_DATASET = {
+  human: 'visitors',
+  ai: 'visitors',
+  aiShare: 'visitors',
+  views: 'views',
+  searches: 'searches',
+  questions: 'assistant',
+  unanswered: 'assistant',
+  unansweredShare: 'assistant',
+  thumbsDown: 'feedback',
+} as const satisfies Readonly<Record<string, ReportDataset>>;
+
+/** The dataset each ranking (and its movers) comes from. */
+export const RANKING_DATASET = { pages: 'views', searches: 'searches', categories: 'assistant', thumbsDown: 'feedback' } as const satisfies Readonly<
+  Record<string, ReportDataset>
+>;
 
 export interface Headline {
   readonly human: number;
@@ -49,6 +81,18 @@ export interface Headline {
   readonly thumbsDown: number;
   /** Days with a `visitors_totals` row. */
   readonly daysWithData: number;
+  /** Per dataset, its days exported (a day of each project) out of the period's days times the projects. */
+  readonly coverage: Readonly<Record<ReportDataset, Coverage>>;
+  /**
+   * Each count per exported day of its dataset: of one project its total ÷ its exported days, of
+   * several the sum of theirs; null where no day of the dataset is exported.
+   */
+  readonly perDay: Readonly<Record<CountFigure, number | null>>;
+}
+
+/** How the figures of `dataset` of two headlines (a period and the one before) may be compared (warehouse/compare.ts). */
+export function comparisonFor(headlines: { readonly current: Headline; readonly previous: Headline }, dataset: ReportDataset): Comparison {
+  return comparisonOf(headlines.current.coverage[dataset], headlines.previous.coverage[dataset]);
 }
 
 /** Whether a headline has any data at all. */
@@ -88,9 +132,20 @@ export interface DayVisitors {
   readonly ai: number | null;
 }
 
+/** How a dataset's two periods compare, over the report's projects. */
+export interface DatasetComparison {
+  readonly comparison: Comparison;
+  readonly current: Coverage;
+  readonly previous: Coverage;
+  /** `[from, to)` of the days of the periods not covered that lack this dataset: what `export --from --to` fills; absent when none. */
+  readonly fill?: { readonly from: string; readonly to: string };
+}
+
 export interface Figures {
   readonly period: Period;
   readonly previous: Period;
+  /** Per dataset, how the period compares with the one before (warehouse/compare.ts's rule). */
+  readonly comparisons: Readonly<Record<ReportDataset, DatasetComparison>>;
   readonly projects: readonly string[];
   readonly headline: { readonly current: Headline; readonly previous: Headline };
   readonly byProject: readonly {
@@ -158,13 +213,32 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
       ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, before),
       readHealth(root, period, projects),
     ]);
+    const healthBefore = await readHealth(root, previous, projects);
     const requests = await readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to), period, health);
 
     const totals = daily;
     const inPeriod = (p: Period) => totals.filter((r) => r.day >= p.from && r.day < p.to);
-    const current = headline(inPeriod(period));
-    const earlier = headline(inPeriod(previous));
-    const known = hasData(earlier);
+    const byProject = projects.map((projectId) => {
+      const mine = (p: Period) => inPeriod(p).filter((r) => r.projectId === projectId);
+      return {
+        projectId,
+        current: headline(mine(period), coverageOf(health, [projectId], period)),
+        previous: headline(mine(previous), coverageOf(healthBefore, [projectId], previous)),
+        visitorsTotal: mine(period).reduce((sum, r) => sum + r.visitorsTotal, 0),
+      };
+    });
+    const current = overall(
+      inPeriod(period),
+      coverageOf(health, projects, period),
+      byProject.map((p) => p.current),
+    );
+    const earlier = overall(
+      inPeriod(previous),
+      coverageOf(healthBefore, projects, previous),
+      byProject.map((p) => p.previous),
+    );
+    // A ranking is compared with the period before only where its dataset's totals compare (the rule).
+    const compares = (dataset: ReportDataset) => comparisonFor({ current, previous: earlier }, dataset) === 'totals';
 
     const ranked = {
       pages: [
@@ -225,22 +299,30 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
     const clickedBefore = new Set(clicked.map((row) => `${String(row.project_id)}\u0000${String(row.term)}`));
     const wasClicked = (projectId: string, key: string) => clickedBefore.has(`${projectId}\u0000${key}`);
     const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
-      known ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
+      compares(RANKING_DATASET[kind]) ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
+    const moversOfKind = (kind: keyof typeof ranked, thereBefore?: (r: Ranked) => boolean): Movers =>
+      compares(RANKING_DATASET[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore) : NO_MOVERS;
 
     return {
       period,
       previous,
+      comparisons: Object.fromEntries(
+        REPORT_DATASETS.map((dataset) => {
+          const compared = {
+            comparison: comparisonFor({ current, previous: earlier }, dataset),
+            current: current.coverage[dataset],
+            previous: earlier.coverage[dataset],
+          };
+          const fill =
+            compared.comparison === 'totals'
+              ? undefined
+              : fillOf(dataset, [...(isCovered(compared.previous) ? [] : healthBefore), ...(isCovered(compared.current) ? [] : health)]);
+          return [dataset, fill === undefined ? compared : { ...compared, fill }];
+        }),
+      ) as Record<ReportDataset, DatasetComparison>,
       projects,
       headline: { current, previous: earlier },
-      byProject: projects.map((projectId) => {
-        const mine = (p: Period) => inPeriod(p).filter((r) => r.projectId === projectId);
-        return {
-          projectId,
-          current: headline(mine(period)),
-          previous: headline(mine(previous)),
-          visitorsTotal: mine(period).reduce((sum, r) => sum + r.visitorsTotal, 0),
-        };
-      }),
+      byProject,
       visitorsPerDay: visitorsPerDay(totals, period),
       previousVisitorsPerDay: visitorsPerDay(totals, previous),
       topPages: pages.slice(0, LIMITS.pages).map((page) => ({
@@ -266,10 +348,10 @@ export async function readFigures(root: string, scope: FigureScope): Promise<Fig
         previous: previousOf('thumbsDown', page.projectId, page.path),
       })),
       movers: {
-        pages: moversOf(...ranked.pages, RANKED_ROWS),
-        searches: moversOf(...ranked.searches, RANKED_ROWS, (r) => wasClicked(r.projectId, r.key)),
-        categories: moversOf(...ranked.categories, RANKED_ROWS),
-        thumbsDown: moversOf(...ranked.thumbsDown, RANKED_ROWS),
+        pages: moversOfKind('pages'),
+        searches: moversOfKind('searches', (r) => wasClicked(r.projectId, r.key)),
+        categories: moversOfKind('categories'),
+        thumbsDown: moversOfKind('thumbsDown'),
       },
       health,
       unreadableFiles: [...warehouse.unreadable].sort(),
@@ -297,8 +379,50 @@ export function openReportWarehouse(root: string, scope: ReportWarehouseScope): 
   return loadWarehouse(root, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
 }
 
-/** Sums of `rows` (days × projects). */
-function headline(rows: readonly DailyTotalsRow[]): Headline {
+/** Nothing moved: a ranking whose periods do not compare. */
+const NO_MOVERS: Movers = { new: [], lapsed: [], risers: [], fallers: [] };
+
+/** A unit's state that holds its day's figures: it is exported. */
+const EXPORTED = new Set<HealthState>(['complete', 'provisional', 'drift']);
+
+/** The coverage of each report dataset over `period` for `projects`, from the units' states. */
+function coverageOf(health: readonly HealthCell[], projects: readonly string[], period: Period): Record<ReportDataset, Coverage> {
+  const wanted = new Set(projects);
+  const days = period.days.length * projects.length;
+  return Object.fromEntries(
+    REPORT_DATASETS.map((dataset) => {
+      const exported = health
+        .filter((cell) => cell.dataset === dataset)
+        .reduce((n, cell) => n + cell.projects.filter((p) => wanted.has(p.projectId) && EXPORTED.has(p.state)).length, 0);
+      return [dataset, { exported, days }];
+    }),
+  ) as Record<ReportDataset, Coverage>;
+}
+
+/** The days of `cells` of `dataset` some project has not exported, as `[from, to)`; undefined when none. */
+function fillOf(dataset: ReportDataset, cells: readonly HealthCell[]): { from: string; to: string } | undefined {
+  const days = cells
+    .filter((cell) => cell.dataset === dataset && cell.projects.some((p) => !EXPORTED.has(p.state)))
+    .map((cell) => cell.day)
+    .sort();
+  const first = days[0];
+  const last = days[days.length - 1];
+  return first === undefined || last === undefined ? undefined : { from: first, to: addDays(last, 1) };
+}
+
+/** The headline of several projects: sums of `rows`, and per-day figures as the sums of the projects' own. */
+function overall(rows: readonly DailyTotalsRow[], coverage: Record<ReportDataset, Coverage>, projects: readonly Headline[]): Headline {
+  const perDay = Object.fromEntries(
+    COUNT_FIGURES.map((figure) => {
+      const known = projects.map((p) => p.perDay[figure]).filter((v): v is number => v !== null);
+      return [figure, known.length === 0 ? null : known.reduce((sum, v) => sum + v, 0)];
+    }),
+  ) as Record<CountFigure, number | null>;
+  return { ...headline(rows, coverage), perDay };
+}
+
+/** Sums of `rows` (days × projects); per-day figures over the exported days of `coverage` (one project's). */
+function headline(rows: readonly DailyTotalsRow[], coverage: Record<ReportDataset, Coverage>): Headline {
   const sum = (field: Exclude<keyof DailyTotalsRow, 'projectId' | 'day'>) => rows.reduce((total, r) => total + r[field], 0);
   const human = sum('human');
   const ai = sum('ai');
@@ -315,6 +439,13 @@ function headline(rows: readonly DailyTotalsRow[]): Headline {
     unansweredShare: share(unanswered, questions),
     thumbsDown: sum('thumbsDown'),
     daysWithData: new Set(rows.filter((r) => r.visitorRows > 0).map((r) => r.day)).size,
+    coverage,
+    perDay: Object.fromEntries(
+      COUNT_FIGURES.map((figure) => {
+        const days = coverage[FIGURE_DATASET[figure]].exported;
+        return [figure, days === 0 ? null : sum(figure) / days];
+      }),
+    ) as Record<CountFigure, number | null>,
   };
 }
 

@@ -42,6 +42,11 @@ export interface ReportRequest {
    * Absent: no such notice (the deployment's weekly page, which the hourly run heals).
    */
   readonly fill?: (projects: readonly string[]) => Promise<FillNotice | undefined>;
+  /**
+   * The `export` command of `[from, to)` for `projects`, as the user runs it (the CLI adds
+   * `--project` and `--out` as it does for `fill`). @default `mintlify-exporter export --from … --to …`
+   */
+  readonly exportCommand?: (from: string, to: string, projects: readonly string[]) => string;
 }
 
 export interface ReportDeps {
@@ -132,12 +137,14 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     const fixes = await readFixes(lake.root, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     await loadCharts();
+    const { exportCommand } = request;
     const html = renderReport(figures, {
       destination: lake.url,
       generatedAt: deps.now(),
       ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
       ...(fixesHtml === '' ? {} : { extraSections: [fixesHtml] }),
       ...(fill ? { fill } : {}),
+      ...(exportCommand ? { exportCommand: (from: string, to: string) => exportCommand(from, to, figures.projects) } : {}),
     });
     return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, ...(fill ? { fill } : {}) };
   } finally {

@@ -373,6 +373,16 @@ export const SETTINGS = {
     },
     parse: (raw) => tableName('EXPORT_STATE_TABLE', raw),
   }),
+  glueDatabase: setting({
+    env: 'EXPORT_GLUE_DATABASE',
+    doc: "Glue database of the stack's tables (infra sets it): each committed day is registered as a partition of its tables, so Redshift Spectrum, Spark and Trino on Glue see it with no step (Athena uses partition projection). Set for the CLI, `export` registers too and `register-partitions` registers past days",
+    defaultDoc: 'unset: nothing registered',
+    readBy: EXPORT,
+    parse: (raw) =>
+      /^[A-Za-z0-9_-]{1,255}$/.test(raw)
+        ? raw
+        : fail(`EXPORT_GLUE_DATABASE "${raw.slice(0, 60)}" is not a Glue database name: use the stack's GlueDatabase output (letters, digits, _ or -)`),
+  }),
   stateDir: setting({
     env: 'EXPORT_STATE_DIR',
     doc: 'local folder of the ledger and leases, shared by every CLI run that uses it',

@@ -34,6 +34,11 @@ export const EXPORT_METRICS = {
    * `unknown_fields` and as sent, nothing lost (low severity; docs/operations.md).
    */
   schemaDrift: 'SchemaDrift',
+  /**
+   * Glue partitions of committed days that could not be registered in this run (with
+   * `EXPORT_GLUE_DATABASE`): kept and tried again by the next run (functions/export/partitions.ts).
+   */
+  partitionsFailed: 'GluePartitionsFailed',
 } as const;
 
 /** Metrics the follow-up consumer publishes (unit: Count). */
@@ -66,3 +71,14 @@ export const INSIGHTS_METRICS = {
   /** Weekly reports written and published. */
   weeklyReports: 'WeeklyReports',
 } as const;
+
+/**
+ * Who publishes each group of metrics: the Powertools service (the `service` dimension, the only
+ * one the functions set) whose functions publish it. The cost estimate counts the metrics the
+ * code publishes through this (scripts/cost-estimate.ts).
+ */
+export const METRIC_PUBLISHERS = [
+  { group: 'EXPORT_METRICS', service: EXPORT_SERVICE, metrics: EXPORT_METRICS },
+  { group: 'FOLLOWUP_METRICS', service: FOLLOWUP_SERVICE, metrics: FOLLOWUP_METRICS },
+  { group: 'INSIGHTS_METRICS', service: INSIGHTS_SERVICE, metrics: INSIGHTS_METRICS },
+] as const;

@@ -1,10 +1,44 @@
 /**
- * How the read side compares a figure with another time: the usual level of a figure (the
- * median of the days compared, insights' anomalies), the change of a figure from one period to
- * the next, and the movers (what changed most). One rule for movers, with its parameters: the
- * report's rankings take the biggest absolute rises and falls (report/movers.ts), the weekly
- * digest the biggest relative changes either way over a base of 20 (insights/weekly/digest.ts).
+ * How the read side compares a figure with another time: whether two periods are comparable at
+ * all (their coverage), the usual level of a figure (the median of the days compared, insights'
+ * anomalies), the change of a figure from one period to the next, and the movers (what changed
+ * most). One rule for movers, with its parameters: the report's rankings take the biggest
+ * absolute rises and falls (report/movers.ts), the weekly digest the biggest relative changes
+ * either way over a base of 20 (insights/weekly/digest.ts).
  */
+
+/**
+ * How much of a period one dataset has: its exported days (a day of each project: a unit that is
+ * complete, provisional or complete with drift) out of the period's days (times the projects).
+ */
+export interface Coverage {
+  readonly exported: number;
+  readonly days: number;
+}
+
+/** A period is covered when at least this share of its days is exported (80 %). */
+export const MIN_COVERAGE = { exported: 4, of: 5 } as const;
+
+/** Whether `coverage` reaches MIN_COVERAGE (counted in whole numbers: 12 of 15 is 80 %). */
+export function isCovered(coverage: Coverage): boolean {
+  return coverage.days > 0 && coverage.exported * MIN_COVERAGE.of >= coverage.days * MIN_COVERAGE.exported;
+}
+
+/**
+ * How a figure of two periods may be compared, the one rule of the report, the weekly digest and
+ * the anomalies:
+ * - `totals`: both periods covered — totals against totals, a change, a colour, `new`, movers;
+ * - `per-day`: both have exported days but one is not covered — only figures per day over the
+ *   days each has, shown as such, never coloured, never `new`, never a mover;
+ * - `none`: a period has no exported day — nothing to compare.
+ * Never a total of N days against a total of fewer.
+ */
+export type Comparison = 'totals' | 'per-day' | 'none';
+
+export function comparisonOf(current: Coverage, previous: Coverage): Comparison {
+  if (isCovered(current) && isCovered(previous)) return 'totals';
+  return current.exported > 0 && previous.exported > 0 ? 'per-day' : 'none';
+}
 
 /** The median of `values` (the mean of the two middle values of an even count); NaN of none. */
 export function median(values: readonly number[]): number {

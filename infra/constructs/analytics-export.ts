@@ -126,6 +126,8 @@ export class AnalyticsExport extends Construct {
       environment: {
         ...commonEnvironment(props, SERVICE_NAMES.export, props.warehouse.destination),
         EXPORT_STATE_TABLE: props.stateTable.tableName,
+        // Each committed day is registered as a partition of its tables (Spectrum, Spark, Trino).
+        EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName,
         EXPORT_HEAL_DAYS: String(props.healDays ?? CONFIG_DEFAULTS.healDays),
         EXPORT_DATASETS: (props.datasets ?? DATASET_NAMES).join(','),
         PERSONAL_DATA_KEY_SECRET_ARN: props.personalDataKey.secret.secretArn,
@@ -149,6 +151,7 @@ export class AnalyticsExport extends Construct {
     });
 
     props.warehouse.grantExportReadWrite(this.function);
+    props.warehouse.grantPartitionRegistration(this.function);
     // Its budget ledger, leases and backlog only (a Scan lists the backlog).
     grantStateKeys(this.function, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });
     props.apiKeySecret.grantRead(this.function);

@@ -66,7 +66,11 @@ export class OperationsDashboard extends Construct {
           exported(EXPORT_METRICS.unitsFailed, 'Sum', HOUR, 'failed'),
         ],
         // Completed units whose answers had new fields or values (kept): a subset, so apart.
-        right: [exported(EXPORT_METRICS.schemaDrift, 'Sum', HOUR, 'with schema drift (kept)')],
+        right: [
+          exported(EXPORT_METRICS.schemaDrift, 'Sum', HOUR, 'with schema drift (kept)'),
+          // Committed days whose Glue partition waits for the next run (the units are fine).
+          exported(EXPORT_METRICS.partitionsFailed, 'Sum', HOUR, 'Glue partitions left for the next run'),
+        ],
       }),
       new cloudwatch.GraphWidget({
         title: 'Analytics requests per hour vs the budget',

@@ -161,6 +161,25 @@ export class Warehouse extends Construct {
   }
 
   /**
+   * Export: register each committed day as a partition of its dataset's tables
+   * (functions/export/partitions.ts): `glue:GetTable` (the table's storage descriptor, copied to
+   * the partition) and `glue:BatchCreatePartition`, on the account's catalog, this database and
+   * the dataset tables only — not the run log's or the follow-up outcomes' tables, no wildcard.
+   */
+  grantPartitionRegistration(grantee: iam.IGrantable): void {
+    const names = new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.name)));
+    const tables = Object.entries(this.tables)
+      .filter(([name]) => names.has(name))
+      .map(([, table]) => table.tableArn);
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['glue:GetTable', 'glue:BatchCreatePartition'],
+        resources: [this.database.catalog.catalogArn, this.database.databaseArn, ...tables],
+      }),
+    );
+  }
+
+  /**
    * The weekly report and the insights check: read what the export wrote — every dataset's
    * tables, manifests and checkpoints, and the run log — and list only those folders; nothing
    * else (not the follow-up outcomes, not Athena results, not the reports).

@@ -40,7 +40,7 @@ export type PolicyStatement = {
 };
 
 /** The services a guard can stand in front of, by the SDK's `AWS_ENDPOINT_URL_<SERVICE>` name. */
-export type GuardedService = 'S3' | 'SQS' | 'SNS' | 'DYNAMODB' | 'SECRETS_MANAGER';
+export type GuardedService = 'S3' | 'SQS' | 'SNS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'GLUE';
 
 /** One request as IAM sees it. */
 export interface IamCall {
@@ -416,7 +416,7 @@ function refuse(service: GuardedService, outgoing: ServerResponse, message: stri
   }
 }
 
-/** The IAM calls one HTTP request makes (S3 REST path-style, SQS/DynamoDB/Secrets Manager JSON, SNS query). */
+/** The IAM calls one HTTP request makes (S3 REST path-style, SQS/DynamoDB/Secrets Manager/Glue JSON, SNS query). */
 export function mapRequest(
   service: GuardedService,
   method: string,
@@ -455,6 +455,16 @@ export function mapRequest(
     }
     case 'DYNAMODB':
       return mapDynamo(target.replace(/^DynamoDB_20120810\./, ''), json(), partitionKey);
+    case 'GLUE': {
+      // Glue authorizes a call on a table on the catalog, the database and the table alike.
+      const operation = target.replace(/^AWSGlue\./, '');
+      const input = json();
+      const database = String(input['DatabaseName'] ?? '');
+      const table = input['Name'] ?? input['TableName'];
+      const glue = (rest: string) => `arn:aws:glue:${TEST_REGION}:${TEST_ACCOUNT}:${rest}`;
+      const resources = [glue('catalog'), glue(`database/${database}`), ...(typeof table === 'string' ? [glue(`table/${database}/${table}`)] : [])];
+      return resources.map((resource) => ({ action: `glue:${operation}`, resource, context: {} }));
+    }
   }
 }
 

@@ -109,6 +109,7 @@ describe('export schedule and function', () => {
       POWERTOOLS_METRICS_NAMESPACE: 'MintlifyExporter',
       POWERTOOLS_LOG_LEVEL: 'INFO',
       EXPORT_STATE_TABLE: { Ref: tableId },
+      EXPORT_GLUE_DATABASE: { Ref: only(defaults.template, 'AWS::Glue::Database')[0] },
       EXPORT_HEAL_DAYS: '7',
       EXPORT_DATASETS: 'visitors,views,searches,feedback,feedback_by_page,assistant,caller_stats',
       PERSONAL_DATA_KEY_SECRET_ARN: { Ref: keySecretId },

@@ -20,6 +20,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
+import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
@@ -27,6 +28,8 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK = 'MintlifyExporter';
 const PROJECT = 'proj_smoke';
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-smoke-AbCdEf';
+/** The stack's Glue database (its default name). */
+const GLUE_DATABASE = 'mintlify_analytics';
 /** The personal-data key's secret: a bare key of 16+ characters. */
 const PERSONAL_DATA_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-personal-data-GhIjKl';
 const PERSONAL_DATA_KEY = 'smoke-personal-data-key-0123456789';
@@ -151,6 +154,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
   let aws: S3Sqs;
   let dynamo: Dynamo;
   let secrets: FakeSecretsManager;
+  let glue: GlueStandIn;
   let bucket: string;
   let endpoints: Record<string, string>;
   /** The deployment's one state table (follow-up records and the export's ledger). */
@@ -164,6 +168,10 @@ describe('bundled handlers against the sandbox and emulators', () => {
       startFakeSecretsManager({ [SECRET_ARN]: sandbox.apiKey, [PERSONAL_DATA_SECRET_ARN]: PERSONAL_DATA_KEY }),
     ]);
     bucket = await aws.createBucket();
+    glue = await startGlueStandIn(GLUE_DATABASE, {
+      visitors_totals: parquetTable(`s3://${bucket}/mintlify/visitors_totals/`),
+      visitors_pages: parquetTable(`s3://${bucket}/mintlify/visitors_pages/`),
+    });
     await dynamo.client.send(
       new CreateTableCommand({
         TableName: table,
@@ -178,23 +186,36 @@ describe('bundled handlers against the sandbox and emulators', () => {
       AWS_ENDPOINT_URL_SNS: aws.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      AWS_ENDPOINT_URL_GLUE: glue.endpoint,
       MINTLIFY_API_URL: sandbox.url,
     };
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
+    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
   });
 
-  it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table', async () => {
+  it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table, and registers the day in Glue', async () => {
     const values = {
       MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
       PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN,
       EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
       EXPORT_STATE_TABLE: table,
+      EXPORT_GLUE_DATABASE: GLUE_DATABASE,
     };
     const env = environmentOf('mintlify-export', values);
-    const iam = await guard('Hourly', values, { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint });
+    // The Glue tables' names, which their ARNs in the role's policy are made of.
+    const tableNames = Object.fromEntries(
+      Object.entries(template.Resources)
+        .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+        .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+    );
+    const iam = await guard(
+      'Hourly',
+      values,
+      { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
+      tableNames,
+    );
 
     const { result, error, logs } = await invokeBundle(
       bundles.export,
@@ -209,9 +230,14 @@ describe('bundled handlers against the sandbox and emulators', () => {
         expect.stringMatching(/^dynamodb:PutItem on /),
         expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/visitors_pages\//),
         `secretsmanager:GetSecretValue on ${SECRET_ARN}`,
+        `glue:BatchCreatePartition on arn:aws:glue:${TEST_REGION}:000000000000:table/${GLUE_DATABASE}/visitors_pages`,
       ]),
     );
     expect(result).toBeDefined();
+    expect([...glue.partitions(GLUE_DATABASE, 'visitors_pages').keys()]).toEqual(['2026-01-15']);
+    expect(glue.partitions(GLUE_DATABASE, 'visitors_totals').get('2026-01-15')?.storageDescriptor['Location']).toBe(
+      `s3://${bucket}/mintlify/visitors_totals/dt=2026-01-15/`,
+    );
     expect(secrets.calls).toContain(`secretsmanager.GetSecretValue ${SECRET_ARN}`);
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
     const keys = (listed.Contents ?? []).map((object) => object.Key);

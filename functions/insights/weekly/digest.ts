@@ -5,12 +5,15 @@
  * and whether the change is better or worse by the figure's meaning, as the page colours it),
  * the biggest movers per project, data health, the verdicts on the fixes made for gaps (one line
  * each, `fixed` and `worse` first: the report's "Fixes and their effect") and the link to the page.
+ * A figure is compared as the page compares it (warehouse/compare.ts's rule): totals only where
+ * both weeks have at least 80 % of their days exported for its dataset; per day, and never judged,
+ * where one has fewer; not at all where one has none. A mover is only ever drawn from totals that compare.
  */
 import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
-import { moversBy, relativeChange } from '../../warehouse/compare.js';
+import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
 import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
-import type { Figures, Headline, HealthState } from '../../report/figures.js';
+import { comparisonFor, FIGURE_DATASET, type Figures, type Headline, type HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
 import { VERDICTS_FIRST, type GapEffect } from '../../gaps/effect.js';
 
@@ -98,7 +101,12 @@ export function formatChange(current: number, previous: number): string {
  */
 export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
   const changes = figures.byProject.flatMap((project) =>
-    DIGEST_FIGURES.map(({ key }) => ({ projectId: project.projectId, figure: key, current: project.current[key], previous: project.previous[key] })),
+    DIGEST_FIGURES.filter(({ key }) => comparisonFor(project, FIGURE_DATASET[key]) === 'totals').map(({ key }) => ({
+      projectId: project.projectId,
+      figure: key,
+      current: project.current[key],
+      previous: project.previous[key],
+    })),
   );
   // A mover's base is at least MOVER_MIN_BASE: its relative change is never undefined.
   return moversBy(changes, { by: 'relative', direction: 'either', minBase: MOVER_MIN_BASE, limit }).map((m) => ({ ...m, change: relativeChange(m) ?? 0 }));
@@ -141,10 +149,67 @@ export function healthCounts(figures: Figures): HealthCounts {
   return counts;
 }
 
+/** A figure of both weeks as they compare: the totals, each week's figure per exported day, or the period's total alone. */
+interface Compared {
+  readonly comparison: Comparison;
+  readonly current: number;
+  /** null: not compared. */
+  readonly previous: number | null;
+}
+
+function comparedOf(headlines: Figures['headline'], key: DigestFigure): Compared {
+  const comparison = comparisonFor(headlines, FIGURE_DATASET[key]);
+  const { current, previous } = headlines;
+  if (comparison === 'totals') return { comparison, current: current[key], previous: previous[key] };
+  const now = current.perDay[key];
+  const before = previous.perDay[key];
+  if (comparison === 'per-day' && now !== null && before !== null) return { comparison, current: now, previous: before };
+  return { comparison: 'none', current: current[key], previous: null };
+}
+
+/** `6,912.4/day` of a per-day figure (one decimal at most), the count of a total. */
+function countOf(value: number, comparison: Comparison): string {
+  return comparison === 'per-day' ? `${formatCount(value, { oneDecimal: true })}/day` : formatCount(value);
+}
+
+/** The change of a compared figure: `+12 %`, `new` from 0 (totals only), '' when not compared. */
+function changeOf(compared: Compared): string {
+  if (compared.previous === null) return '';
+  if (compared.comparison === 'per-day' && compared.previous === 0) return '';
+  return formatChange(compared.current, compared.previous);
+}
+
+/** `human visitors 1,300 (+29 %)`, `(+3 % per day)` where only days compare, no change where nothing does. */
+function subjectPart(name: string, total: number, compared: Compared): string {
+  const change = changeOf(compared);
+  if (change === '') return `${name} ${formatCount(total)}`;
+  return `${name} ${formatCount(total)} (${change}${compared.comparison === 'per-day' ? ' per day' : ''})`;
+}
+
+/** Why some figures are compared per day or not at all, in one line per story; none when every figure compares as totals. */
+function coverageLines(figures: Figures): string[] {
+  const percent = Math.round((100 * MIN_COVERAGE.exported) / MIN_COVERAGE.of);
+  const unit = figures.projects.length > 1 ? 'project-day(s)' : 'day(s)';
+  const lines: string[] = [];
+  const told = new Set<string>();
+  for (const { key, label } of DIGEST_FIGURES) {
+    const dataset = FIGURE_DATASET[key];
+    const comparison = comparisonFor(figures.headline, dataset);
+    if (comparison === 'totals' || told.has(dataset)) continue;
+    told.add(dataset);
+    const { current, previous } = figures.headline;
+    const how = comparison === 'per-day' ? 'per day (/day), not as totals' : 'not compared';
+    lines.push(
+      `${label} and the other ${dataset} figures: ${how} — this period has ${current.coverage[dataset].exported} of ${current.coverage[dataset].days} ${unit} exported, the one before ${previous.coverage[dataset].exported} of ${previous.coverage[dataset].days} (totals are compared only when both have at least ${percent} %).`,
+    );
+  }
+  return lines;
+}
+
 /** The digest: subject (< 100 characters, the headline change) and plain-text body. */
 export function digestOf(input: DigestInput): InsightMessage {
   const { figures, week } = input;
-  const { current, previous } = figures.headline;
+  const { current } = figures.headline;
   const last = figures.period.days[figures.period.days.length - 1] ?? figures.period.from;
   const previousLast = figures.previous.days[figures.previous.days.length - 1] ?? figures.previous.from;
   const label = (key: DigestFigure) => DIGEST_FIGURES.find((f) => f.key === key)?.label ?? key;
@@ -160,12 +225,16 @@ export function digestOf(input: DigestInput): InsightMessage {
     '',
     `${'Figure'.padEnd(width)}  ${columns[0].padStart(11)}  ${columns[1].padStart(11)}  Change`,
     ...DIGEST_FIGURES.map(({ key, label: name }) => {
-      const change = formatChange(current[key], previous[key]);
-      const word = judgement(key, current[key], previous[key]);
-      const cells = `${name.padEnd(width)}  ${formatCount(current[key]).padStart(11)}  ${formatCount(previous[key]).padStart(11)}  `;
-      return word === '' ? `${cells}${change}` : `${cells}${change.padEnd(CHANGE_WIDTH)}  ${word}`;
+      const compared = comparedOf(figures.headline, key);
+      const change = changeOf(compared);
+      // Judged only where the totals compare: never better or worse from a barely exported week.
+      const word = compared.comparison === 'totals' && compared.previous !== null ? judgement(key, compared.current, compared.previous) : '';
+      const before = compared.previous === null ? '—' : countOf(compared.previous, compared.comparison);
+      const cells = `${name.padEnd(width)}  ${countOf(compared.current, compared.comparison).padStart(11)}  ${before.padStart(11)}  `;
+      return (word === '' ? `${cells}${change}` : `${cells}${change.padEnd(CHANGE_WIDTH)}  ${word}`).trimEnd();
     }),
     judgementNote(),
+    ...coverageLines(figures),
     '',
     'Biggest movers:',
     ...(movers.length === 0
@@ -198,7 +267,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   ];
   return {
     kind: 'weekly-report',
-    subject: `Docs ${week}: human visitors ${formatCount(current.human)} (${formatChange(current.human, previous.human)}), views ${formatCount(current.views)} (${formatChange(current.views, previous.views)})`,
+    subject: `Docs ${week}: ${subjectPart('human visitors', current.human, comparedOf(figures.headline, 'human'))}, ${subjectPart('views', current.views, comparedOf(figures.headline, 'views'))}`,
     body: lines.join('\n'),
   };
 }

@@ -31,13 +31,19 @@ export interface PageContext {
   readonly extraSections?: readonly SafeHtml[];
   /** Some due days of the period are not fully exported: what fills them, shown first. */
   readonly fill?: FillNotice;
+  /** The command that exports `[from, to)` (SectionContext.exportCommand). */
+  readonly exportCommand?: (from: string, to: string) => string;
 }
 
 /** The whole page. */
 export function renderReport(figures: Figures, context: PageContext): string {
   const { period, previous } = figures;
   const many = figures.projects.length > 1;
-  const sections: SectionContext = { many, ...(context.siteUrl !== undefined ? { siteUrl: context.siteUrl } : {}) };
+  const sections: SectionContext = {
+    many,
+    ...(context.siteUrl !== undefined ? { siteUrl: context.siteUrl } : {}),
+    ...(context.exportCommand ? { exportCommand: context.exportCommand } : {}),
+  };
   const title = `Docs analytics, ${period.from} to ${lastDayOf(figures.period)}`;
   const built = new Date(context.generatedAt).toISOString().slice(0, 16).replace('T', ' ');
   return html`<!doctype html>
@@ -57,7 +63,7 @@ export function renderReport(figures: Figures, context: PageContext): string {
 </header>
 <main>
 ${context.fill ? fillSection(context.fill) : ''}
-${headlineSection(figures)}
+${headlineSection(figures, context.exportCommand)}
 ${many ? projectSection(figures) : ''}
 ${visitorsSection(figures)}
 ${pagesSection(figures, sections)}

@@ -11,6 +11,8 @@ export interface SectionContext {
   readonly many: boolean;
   /** The docs site's base URL (`REPORT_SITE_URL`): page paths become links. */
   readonly siteUrl?: string;
+  /** The command that exports `[from, to)` for the report's projects and destination. @default `mintlify-exporter export --from … --to …` */
+  readonly exportCommand?: (from: string, to: string) => string;
 }
 
 export function section(id: string, title: string, action: string | undefined, body: Interpolation): SafeHtml {

@@ -1,8 +1,8 @@
 /**
  * The page's style: no width from 360 px up scrolls sideways — every column visible from 821 px,
- * below that tables become stacked cards with each value labelled; on a phone (≤ 640 px) long
- * tables show their top 5 rows and a "show all" toggle, charts their narrow drawing, bars put their label above
- * them, nothing needs hover (definitions are footnotes); dark mode from prefers-color-scheme;
+ * below that tables become stacked cards with each value labelled, a long one showing its top 5
+ * rows and a "show all" toggle (so a tablet's page is no longer than a phone's); on a phone
+ * (≤ 640 px) charts show their narrow drawing, bars put their label above them, nothing needs hover (definitions are footnotes); dark mode from prefers-color-scheme;
  * print without backgrounds or cut sections.
  */
 export const STYLE = `
@@ -35,6 +35,10 @@ section { background: var(--panel); border: 1px solid var(--line); border-radius
 .delta.good, .tone-good { color: var(--good); } .delta.bad, .tone-bad { color: var(--bad); } .delta.flat, .tone-flat { color: var(--muted); }
 .tag.new { font-size: 11px; border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; }
 figure.chart { margin: 0; }
+.chart-legend { list-style: none; margin: 0 0 4px; padding: 0; color: #1e293b; display: flex; flex-wrap: wrap; gap: 2px 16px; font-size: 12px; }
+.chart-legend li { display: inline-flex; align-items: center; gap: 6px; white-space: nowrap; }
+.chart-legend .key { display: inline-block; width: 18px; border-top: 2px solid; }
+.chart-legend .key.faint { border-top-style: dashed; opacity: 0.6; }
 figure.chart svg { display: block; width: 100%; height: auto; }
 .chart-narrow { display: none; }
 @media (max-width: 640px) { .chart-wide { display: none; } .chart-narrow { display: block; } }
@@ -88,13 +92,13 @@ footer { padding-bottom: 24px; }
   table.data td.wide { display: block; text-align: left; }
   table.data td.wide::before { display: block; }
   ul.comments { max-width: none; text-align: left; }
-}
-@media (max-width: 640px) {
-  section { padding: 12px; border-radius: 0; margin: 12px -16px; }
-  /* A long table keeps its top rows on a phone; the rest is a tap away (no script). */
+  /* A long table keeps its top rows wherever its rows stack (phone and tablet); the rest is a tap away (no script). */
   .more-toggle:not(:checked) + .table-wrap tbody tr:nth-child(n+6) { display: none; }
   .more-label { display: inline-block; margin-top: 4px; color: var(--link); text-decoration: underline; cursor: pointer; font-size: 13px; }
   .more-toggle:checked + .table-wrap + .more-label { display: none; }
+}
+@media (max-width: 640px) {
+  section { padding: 12px; border-radius: 0; margin: 12px -16px; }
   .bars li { grid-template-columns: minmax(0, 1fr) auto; }
   .bar-label { grid-column: 1 / -1; }
   .movers { grid-template-columns: 1fr; }

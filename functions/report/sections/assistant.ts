@@ -4,6 +4,7 @@ import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 const categoryLabel = (category: string) => (category === '' ? '(no category)' : userText(category, 60));
@@ -25,7 +26,7 @@ export function assistantSection(figures: Figures, context: SectionContext): Saf
           .slice(0, 6)
           .map(
             (c) => html`<li><strong>${name(c)}</strong><ul>${c.examples.map((q) => html`<li class="quote">${userText(q)}</li>`)}</ul></li>`,
-          )}</ul>${moversBlock(figures.movers.categories, (m) => `${categoryLabel(m.label)}${context.many ? ` (${m.projectId})` : ''}`, 'unanswered', FIGURE_MEANINGS.unanswered)}`
+          )}</ul>${moversBlock(figures.movers.categories, (m) => `${categoryLabel(m.label)}${context.many ? ` (${m.projectId})` : ''}`, 'unanswered', FIGURE_MEANINGS.unanswered)}${comparisonNotes(figures, ['assistant'], context.exportCommand)}`
       : empty('The assistant answered every question of this period (or no conversation was exported).');
   return section(
     'assistant',

@@ -27,7 +27,10 @@ export const DEFINITIONS = {
     'Searches nobody clicked',
     'Terms (case-insensitively) whose results were never clicked on any day of the period — no day has a top clicked page — by how often they were searched; days = days the term was searched.',
   ],
-  change: ['Change', 'Against the previous period, as long as this one and ending where it starts; "new": not there before.'],
+  change: [
+    'Change',
+    'Against the previous period, as long as this one and ending where it starts; "new": not there before. Shown only where both periods have at least 80 % of their days exported for the figure\'s dataset; otherwise blank (the section says why).',
+  ],
   requests: ['API requests', 'Analytics requests the export runs spent (export_runs.requests), by the UTC day each run started.'],
 } as const satisfies Record<string, readonly [string, string]>;
 

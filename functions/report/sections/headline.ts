@@ -1,10 +1,15 @@
-/** The period at a glance: eight cards, each with its change against the previous period when there is one. */
-import type { Figures, Headline } from '../figures.js';
-import { hasData } from '../figures.js';
+/**
+ * The period at a glance: eight cards, each with its change against the previous period when
+ * its dataset's periods compare (warehouse/compare.ts): totals when both are covered, per day
+ * (uncoloured, marked so) when one is not, nothing when one has no day of it.
+ */
+import type { Comparison } from '../../warehouse/compare.js';
+import { type CountFigure, COUNT_FIGURES, FIGURE_DATASET, type Figures, type Headline, hasData } from '../figures.js';
 import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { definitionText, type DefinitionId } from './definitions.js';
 import { FIGURE_MEANINGS, toneOf } from '../../warehouse/figure-names.js';
 
@@ -30,26 +35,50 @@ export function metricValue(headline: Headline, metric: Metric): string {
   return metric.kind === 'share' ? formatShare(value) : formatCount(value ?? 0);
 }
 
-/** `+1,234 (+5.2 %) vs 23,456`. */
-function change(current: Headline, previous: Headline, metric: Metric): { text: string; tone: 'good' | 'bad' | 'flat' } {
+const isCount = (key: Metric['key']): key is CountFigure => (COUNT_FIGURES as readonly string[]).includes(key);
+
+/** `+1,234 (+5.2 %) vs 23,456`; per day (`per day: 6,912 vs 6,850 (+0.9 %)`, never coloured) when the periods compare only so. */
+function change(
+  current: Headline,
+  previous: Headline,
+  metric: Metric,
+  comparison: Comparison,
+): { text: string; tone: 'good' | 'bad' | 'flat'; perDay: boolean } | undefined {
+  if (comparison === 'none') return undefined;
+  if (comparison === 'per-day') {
+    if (!isCount(metric.key)) {
+      // A share is a ratio, comparable whatever the days: shown, never coloured from a barely covered period.
+      const text = change(current, previous, metric, 'totals')?.text;
+      return text === undefined ? undefined : { text, tone: 'flat', perDay: true };
+    }
+    const now = current.perDay[metric.key];
+    const before = previous.perDay[metric.key];
+    if (now === null || before === null) return undefined;
+    const delta = now - before;
+    const relative = before === 0 ? '' : ` (${signed(delta, `${((delta / before) * 100).toFixed(1)} %`)})`;
+    const perDay = (value: number) => formatCount(value, { oneDecimal: true });
+    return { text: `per day: ${perDay(now)} vs ${perDay(before)}${relative}`, tone: 'flat', perDay: true };
+  }
   const now = current[metric.key] as number | null;
   const before = previous[metric.key] as number | null;
-  if (now === null || before === null) return { text: `previous: ${metricValue(previous, metric)}`, tone: 'flat' };
+  if (now === null || before === null) return { text: `previous: ${metricValue(previous, metric)}`, tone: 'flat', perDay: false };
   const delta = now - before;
   // Coloured by what a rise of the figure means (FIGURE_MEANINGS, the table the digest words by).
   const tone = toneOf(delta, FIGURE_MEANINGS[metric.key]);
-  if (metric.kind === 'share') return { text: `${signed(delta, `${(delta * 100).toFixed(1)} pts`)} vs ${formatShare(before)}`, tone };
+  if (metric.kind === 'share') return { text: `${signed(delta, `${(delta * 100).toFixed(1)} pts`)} vs ${formatShare(before)}`, tone, perDay: false };
   const relative = before === 0 ? '' : ` (${signed(delta, `${((delta / before) * 100).toFixed(1)} %`)})`;
-  return { text: `${signed(delta, formatCount(Math.abs(delta)))}${relative} vs ${formatCount(before)}`, tone };
+  return { text: `${signed(delta, formatCount(Math.abs(delta)))}${relative} vs ${formatCount(before)}`, tone, perDay: false };
 }
 
-export function headlineSection(figures: Figures): SafeHtml {
+export function headlineSection(figures: Figures, exportCommand?: (from: string, to: string) => string): SafeHtml {
   const { current, previous } = figures.headline;
   const compared = hasData(previous);
   const cards = METRICS.map((metric) => {
-    const delta = compared ? change(current, previous, metric) : undefined;
+    const delta = compared ? change(current, previous, metric, figures.comparisons[FIGURE_DATASET[metric.key]].comparison) : undefined;
     return html`<div class="card" title="${definitionText(metric.key)}"><div class="label">${metric.title}${defined(metric.key)}</div><div class="value" data-figure="${metric.key}">${metricValue(current, metric)}</div>${
-      delta ? html`<div class="delta ${delta.tone}">${delta.text}</div>` : ''
+      delta
+        ? html`<div class="delta ${delta.tone}${delta.perDay ? ' per-day' : ''}" data-comparison="${delta.perDay ? 'per-day' : 'totals'}">${delta.text}</div>`
+        : ''
     }</div>`;
   });
   const before = `${figures.previous.from} to ${lastDayOf(figures.previous)}`;
@@ -63,6 +92,6 @@ export function headlineSection(figures: Figures): SafeHtml {
           ? `Compared with ${before} (visitors data for ${previous.daysWithData} day(s)).`
           : `Nothing was exported for the ${figures.previous.days.length} day(s) before (${before}): the changes appear once those days are exported.`
       }`,
-    )}`,
+    )}${compared ? comparisonNotes(figures, [...new Set(METRICS.map((m) => FIGURE_DATASET[m.key]))], exportCommand) : ''}`,
   );
 }

@@ -3,6 +3,7 @@ import type { Figures } from '../figures.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function pagesSection(figures: Figures, context: SectionContext): SafeHtml {
@@ -35,7 +36,7 @@ export function pagesSection(figures: Figures, context: SectionContext): SafeHtm
             formatShare(p.aiShare),
             changeCell(p.views, p.previous, FIGURE_MEANINGS.views),
           ]),
-        )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views', FIGURE_MEANINGS.views)}`
+        )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views', FIGURE_MEANINGS.views)}${comparisonNotes(figures, ['views'], context.exportCommand)}`
       : empty('No page views were exported for this period.');
   return section(
     'pages',

@@ -4,6 +4,7 @@ import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import type { SectionContext } from '../page/parts.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
@@ -27,7 +28,7 @@ export function searchesSection(figures: Figures, context: SectionContext): Safe
             formatCount(s.days),
             changeCell(s.hits, s.previous, FIGURE_MEANINGS.searchesWithoutClick, s.clickedBefore ? 'no longer clicked' : 'new'),
           ]),
-        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', FIGURE_MEANINGS.searchesWithoutClick, 'No longer clicked')}`
+        )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', FIGURE_MEANINGS.searchesWithoutClick, 'No longer clicked')}${comparisonNotes(figures, ['searches'], context.exportCommand)}`
       : empty('Every search of this period had a result clicked (or no search was exported).');
   return section(
     'searches',

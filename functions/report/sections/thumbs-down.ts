@@ -4,6 +4,7 @@ import { formatCount, formatShare } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { comparisonNotes } from './comparison.js';
 import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function thumbsDownSection(figures: Figures, context: SectionContext): SafeHtml {
@@ -38,7 +39,7 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
           ]),
         )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), 'thumbs down', FIGURE_MEANINGS.thumbsDown)}${note(
           'Counted from every feedback item (feedback, helpful = false), not from feedback_by_page, which holds at most 100 pages a day.',
-        )}`
+        )}${comparisonNotes(figures, ['feedback'], context.exportCommand)}`
       : empty('No page got a thumbs down in this period (or no feedback was exported).');
   return section(
     'thumbs-down',

@@ -1,5 +1,5 @@
 /** Human and AI visitors per day, the previous period as faint lines beside them. */
-import { COLORS, lineChart } from '../charts.js';
+import { COLORS, isDrawn, lineChart, type LineSeries } from '../charts.js';
 import type { Figures } from '../figures.js';
 import { chart, empty, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
@@ -7,7 +7,12 @@ import { html, type SafeHtml } from '../page/template.js';
 export function visitorsSection(figures: Figures): SafeHtml {
   const days = figures.visitorsPerDay;
   const before = figures.previousVisitorsPerDay;
-  const hasBefore = before.some((d) => d.human !== null);
+  const previousLines: LineSeries[] = [
+    { name: 'Human, previous period', color: COLORS.human, values: before.map((d) => d.human), faint: true },
+    { name: 'AI, previous period', color: COLORS.ai, values: before.map((d) => d.ai), faint: true },
+  ];
+  // A previous period with no two neighbouring days draws no line: neither drawn nor named.
+  const hasBefore = previousLines.some((line) => isDrawn(line, days.length));
   const body = days.some((d) => d.human !== null)
     ? html`${chart(
         lineChart(
@@ -15,12 +20,7 @@ export function visitorsSection(figures: Figures): SafeHtml {
           [
             { name: 'Human visitors', color: COLORS.human, values: days.map((d) => d.human) },
             { name: 'AI visitors', color: COLORS.ai, values: days.map((d) => d.ai) },
-            ...(hasBefore
-              ? [
-                  { name: 'Human, previous period', color: COLORS.human, values: before.map((d) => d.human), faint: true },
-                  { name: 'AI, previous period', color: COLORS.ai, values: before.map((d) => d.ai), faint: true },
-                ]
-              : []),
+            ...previousLines,
           ],
         ),
         'Human and AI visitors per day',

@@ -4,7 +4,7 @@
  * a minimum base and a limit — on typed rows in milliseconds.
  */
 import { describe, expect, it } from 'vitest';
-import { absoluteChange, type Change, largestFirst, median, moversBy, relativeChange } from '../../../functions/warehouse/compare.js';
+import { absoluteChange, type Change, comparisonOf, isCovered, largestFirst, median, moversBy, relativeChange } from '../../../functions/warehouse/compare.js';
 
 const change = (projectId: string, key: string, previous: number, current: number) => ({ projectId, key, previous, current });
 const listed = (changes: readonly (Change & { key: string })[]) => changes.map((c) => `${c.projectId} ${c.key} ${c.previous}->${c.current}`);
@@ -68,5 +68,28 @@ describe('movers by a rule', () => {
     const tied = [change('proj_b', 'x', 10, 20), change('proj_a', 'z', 10, 20), change('proj_a', 'y', 10, 20)];
     expect(listed(moversBy(tied, { by: 'absolute', direction: 'rise', limit: 5 }))).toEqual(['proj_a z 10->20', 'proj_a y 10->20', 'proj_b x 10->20']);
     expect(largestFirst(tied, (c) => c.current, 2).map((c) => `${c.projectId} ${c.key}`)).toEqual(['proj_a z', 'proj_a y']);
+  });
+});
+
+describe('comparable periods', () => {
+  const days = (exported: number, of: number) => ({ exported, days: of });
+
+  it('counts a period covered from 80 % of its days exported, in whole numbers', () => {
+    expect([isCovered(days(12, 15)), isCovered(days(11, 15)), isCovered(days(24, 30)), isCovered(days(23, 30)), isCovered(days(1, 1))]).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+    expect(isCovered(days(0, 0))).toBe(false);
+  });
+
+  it('compares totals only where both periods are covered, per day where one is not, nothing where one has no day', () => {
+    expect(comparisonOf(days(30, 30), days(24, 30))).toBe('totals');
+    expect(comparisonOf(days(30, 30), days(1, 30))).toBe('per-day');
+    expect(comparisonOf(days(1, 30), days(30, 30))).toBe('per-day');
+    expect(comparisonOf(days(30, 30), days(0, 30))).toBe('none');
+    expect(comparisonOf(days(0, 30), days(30, 30))).toBe('none');
   });
 });

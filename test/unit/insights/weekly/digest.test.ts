@@ -188,3 +188,40 @@ describe('unreadable Parquet files in the digest', () => {
     expect(digestOf({ figures: { ...base, unreadableFiles: [] } as Figures, week: '2026-W47' }).body).not.toContain('unreadable');
   });
 });
+
+describe('the digest compares only weeks that compare (the report’s rule)', () => {
+  /** Last week with 1 of its 7 days exported: a seventh of this week's traffic, every dataset. */
+  const oneDayBefore = (headline: Headline, days: number): Headline => ({
+    ...headline,
+    coverage: Object.fromEntries(Object.keys(headline.coverage).map((d) => [d, { exported: days, days: 7 }])) as unknown as Headline['coverage'],
+    perDay: Object.fromEntries(
+      Object.entries(headline.perDay).map(([f]) => [f, (headline[f as keyof Headline] as number) / days]),
+    ) as unknown as Headline['perDay'],
+  });
+  const project = {
+    projectId: 'proj_a',
+    current: oneDayBefore({ ...ZERO, human: 7_000, views: 14_000, unanswered: 700, thumbsDown: 70 }, 7),
+    previous: oneDayBefore({ ...ZERO, human: 1_050, views: 1_900, unanswered: 100, thumbsDown: 11 }, 1),
+    visitorsTotal: 7_000,
+  };
+  const digest = () => {
+    const base = figures([project]);
+    return digestOf({ figures: { ...base, headline: { current: project.current, previous: project.previous } } as Figures, week: '2026-W47' });
+  };
+
+  it('compares each figure per day, never judged, and says why', () => {
+    const { body } = digest();
+    expect(body).toMatch(/^Human visitors\s+1,000\/day\s+1,050\/day\s+-5 %$/m);
+    expect(body).toMatch(/^Page views\s+2,000\/day\s+1,900\/day\s+\+5 %$/m);
+    expect(body).not.toMatch(/(better|worse)$/m);
+    expect(body).not.toMatch(/\+\d{3,} %/);
+    expect(body).toContain(
+      'Human visitors and the other visitors figures: per day (/day), not as totals — this period has 7 of 7 day(s) exported, the one before 1 of 7',
+    );
+  });
+
+  it('draws no mover from the barely exported week, and puts the per-day change in the subject', () => {
+    expect(moversOf(figures([project]))).toEqual([]);
+    expect(digest().subject).toBe('Docs 2026-W47: human visitors 7,000 (-5 % per day), views 14,000 (+5 % per day)');
+  });
+});
