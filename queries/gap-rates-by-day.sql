@@ -1,8 +1,9 @@
 -- The rate of each wanted gap (the temporary table rate_gaps: gap_id, kind, project_id, key) per
 -- UTC day: its signal and its exposure, whose quotient is the rate a fix is judged by (gaps/effect.ts):
 -- thumbs down on the page ÷ its human views; searches of the term on days nobody clicked a result
--- ÷ every search of the term; unanswered questions of the category ÷ every question asked in it.
--- A day without a row: neither. DuckDB only (GROUP BY ALL, strftime, a temporary table).
+-- ÷ every search of the term. (An unanswered topic's rate needs its questions' words:
+-- assistant-questions-by-day.sql, grouped by gaps/effect.ts.) A day without a row: neither.
+-- DuckDB only (GROUP BY ALL, strftime, a temporary table).
 WITH thumbs AS (
   SELECT project_id, path AS key, date AS day, count(*) FILTER (WHERE helpful = false) AS signal
   FROM {{feedback}} WHERE path IN (SELECT key FROM rate_gaps WHERE kind = 'thumbs_down_page')
@@ -19,11 +20,6 @@ WITH thumbs AS (
   SELECT 'search_without_clicks', project_id, lower(search_query), date,
     coalesce(sum(hits) FILTER (WHERE top_clicked_page IS NULL), 0), sum(hits)
   FROM {{searches}} WHERE lower(search_query) IN (SELECT key FROM rate_gaps WHERE kind = 'search_without_clicks')
-  GROUP BY ALL
-  UNION ALL
-  SELECT 'unanswered_category', project_id, coalesce(query_category, ''), date,
-    count(*) FILTER (WHERE resolution_status = 'unanswered'), count(*)
-  FROM {{assistant_conversations}} WHERE coalesce(query_category, '') IN (SELECT key FROM rate_gaps WHERE kind = 'unanswered_category')
   GROUP BY ALL
 )
 SELECT w.gap_id, strftime(r.day, '%Y-%m-%d') AS day, r.signal, r.exposure

@@ -29,7 +29,9 @@ import type { Row } from '../functions/warehouse/duckdb.js';
 import {
   decodeDailyTotals,
   decodeGapFigure,
+  decodeAskedQuestionDay,
   decodeGapRate,
+  decodeQuestionDay,
   decodeThumbsDownPage,
   decodeTopPage,
   decodeUnansweredCategory,
@@ -181,6 +183,26 @@ export const QUESTIONS: readonly Question[] = [
     summary: false,
     duckdbOnly: true,
   },
+  {
+    id: 'AssistantQuestionsByDay',
+    file: 'assistant-questions-by-day.sql',
+    name: 'Assistant questions asked and unanswered per day',
+    description:
+      "Every assistant question (the same text but for case and spaces) per project and UTC day, with how often it was asked and went unanswered: an unanswered topic's exposure and signal per day, what a fix is judged by (gaps/effect.ts).",
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
+  {
+    id: 'UnansweredQuestionsByDay',
+    file: 'unanswered-questions-by-day.sql',
+    name: 'Unanswered assistant questions per day',
+    description:
+      "Each unanswered assistant question (the same text but for case and spaces) per project and UTC day, with how often it went unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic's figure per day.",
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
 ];
 
 /** The ids of the questions the report, `gaps` and the weekly report share (and the DuckDB-only one `gaps` asks). */
@@ -192,6 +214,8 @@ export const QUESTION_IDS = {
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
   gapRatesByDay: 'GapRatesByDay',
+  assistantQuestionsByDay: 'AssistantQuestionsByDay',
+  unansweredQuestionsByDay: 'UnansweredQuestionsByDay',
 } as const;
 
 /** A question of `QUESTION_IDS` with the decoder of its rows (functions/warehouse/questions.ts), asked of a loaded session in DuckDB. */
@@ -208,6 +232,8 @@ export const TYPED_QUESTIONS = {
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
   gapRatesByDay: typed(QUESTION_IDS.gapRatesByDay, decodeGapRate),
+  assistantQuestionsByDay: typed(QUESTION_IDS.assistantQuestionsByDay, decodeAskedQuestionDay),
+  unansweredQuestionsByDay: typed(QUESTION_IDS.unansweredQuestionsByDay, decodeQuestionDay),
 } as const;
 
 /** The question of `id`; throws for an id no file has. */

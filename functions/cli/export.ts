@@ -26,7 +26,7 @@ import { partitionWarnings } from './register-partitions.js';
 import { createMemoryStore } from '../shared/storage/shared-store.js';
 import { missingKeyError } from './api-target.js';
 import { EXIT_STOPPED } from './io.js';
-import { CLEAR_LINE, createProgress } from './progress.js';
+import { createProgress, createTerminalLine } from './progress.js';
 import { exportJson, printExport } from './render/export.js';
 import { writeJson } from './render/json.js';
 import { retryLinePrinter } from './retry-lines.js';
@@ -77,6 +77,9 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     // The embedded sandbox is not the organisation's API: it has no limit, and spending the
     // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
     const sandboxed = target.sandbox !== undefined && !config.budgetSet;
+    // One line for the bar on a terminal: every other line of the run goes through it and clears the bar first.
+    const line = createTerminalLine(io.stderr);
+    const stderr = line.through(io.stderr);
     const deps = createExportDeps(config, {
       ...clients,
       destination,
@@ -84,7 +87,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       apiKey: target.apiKey,
       keyFolder: localStateDir(config, flags.out),
       onKeyGenerated: (file) =>
-        io.stderr.write(
+        stderr.write(
           `Generated the personal-data key ${file} (mode 0600): keep it with the data — every later export hashes contact addresses with it (docs/privacy.md)\n`,
         ),
       ...(sandboxed
@@ -92,14 +95,14 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
         : {}),
     });
     const spec = deps.ledger.spec;
-    const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());
+    const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot(), line);
     const gate = deps.createGate(progress?.onWait);
     // The CLI's lines are the client's events; its log records (JSON, for the Lambda's logs) are not printed.
-    const api = deps.createApi(gate, { logger: silentLogger, events: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
+    const api = deps.createApi(gate, { logger: silentLogger, events: retryLinePrinter((text) => stderr.write(text)) });
     const stop = new AbortController();
     const controller = new AbortController();
     let running = true;
-    const say = (line: string) => running && io.stderr.write(`${io.stderr.isTTY === true ? CLEAR_LINE : ''}${line}\n`);
+    const say = (text: string) => running && stderr.write(`${text}\n`);
     void io.stopSignal.then(() => {
       say(
         `Stopping: the request in flight finishes (at most ${formatDuration(config.apiTimeoutMs)}) and its page is kept. Ctrl-C again stops at once, but that page is then fetched (and paid) again by the next run.`,

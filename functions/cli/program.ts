@@ -30,7 +30,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(`${text.split('\n')[0]}\n`),
+      outputError: (text, write) => write(`${oneLineError(text)}\n`),
     });
   const target = (config: Config) => resolveApiTarget(config, io);
 
@@ -50,4 +50,15 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerEnqueueCommand(program, { ...io, setExitCode });
   registerDeadLettersCommand(program, { ...io, setExitCode });
   return program;
+}
+
+/**
+ * Commander's usage error as the project's one line: its first line, and the suggestion it puts
+ * on a line of its own (`(Did you mean --days?)`, from showSuggestionAfterError) joined to it —
+ * keeping only the first line lost the suggestion.
+ */
+export function oneLineError(text: string): string {
+  const [first = '', ...rest] = text.split('\n').map((line) => line.trim());
+  const suggestion = rest.find((line) => /^\(Did you mean .+\?\)$/.test(line));
+  return suggestion === undefined ? first : `${first} ${suggestion}`;
 }

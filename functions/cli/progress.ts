@@ -10,6 +10,139 @@ import { requestsLeftOf, requestsLeftText } from './render/budget.js';
 /** Moves to the start of the line and clears it: a line written over the progress bar. */
 export const CLEAR_LINE = '\r\x1b[K';
 
+/** A terminal's width when it does not say (a pseudo-terminal of size 0, a stream with no `columns`). */
+export const DEFAULT_COLUMNS = 80;
+
+/** What writes lines: stderr or stdout (a test's recorder). */
+export interface LineStream {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+/**
+ * The one line a progress bar owns on a terminal. A frame is rewritten in place (`\r`, the
+ * frame, clear to the end of the line); any other line, on stderr or stdout, clears the frame
+ * first (`through`), so nothing is glued to a bar and no bar is left half overwritten. The next
+ * frame draws the bar again below that line.
+ */
+export interface TerminalLine {
+  /** Whether stderr is a terminal: frames are drawn only then. */
+  readonly tty: boolean;
+  /** The terminal's width now (it may be resized while a run goes on). */
+  columns(): number;
+  /** Draws `frame` (already fitted to `columns()`) over the previous one. */
+  frame(frame: string): void;
+  /** Ends the frame's line, leaving the last frame on screen. */
+  end(): void;
+  /** `stream` (stderr or stdout) whose every write first clears a frame on screen. */
+  through(stream: LineStream): LineStream;
+}
+
+export function createTerminalLine(stderr: LineStream): TerminalLine {
+  const tty = stderr.isTTY === true;
+  let shown = false;
+  const clear = () => {
+    if (!shown) return;
+    shown = false;
+    stderr.write(CLEAR_LINE);
+  };
+  return {
+    tty,
+    columns: () => (stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : DEFAULT_COLUMNS),
+    frame(frame) {
+      if (!tty) return;
+      stderr.write(`\r${frame}\x1b[K`);
+      shown = true;
+    },
+    end() {
+      if (!shown) return;
+      shown = false;
+      stderr.write('\n');
+    },
+    through(stream) {
+      const wrapped: LineStream = {
+        write: (text: string) => {
+          clear();
+          return stream.write(text);
+        },
+        ...(stream.isTTY === undefined ? {} : { isTTY: stream.isTTY }),
+        ...(stream.columns === undefined ? {} : { columns: stream.columns }),
+      };
+      return wrapped;
+    },
+  };
+}
+
+/** The parts of a frame, each in a long and a short form where it has one. */
+export interface FrameParts {
+  /** Units done of all (`3/14 units`). */
+  readonly done: number;
+  readonly count: number;
+  /** `45 requests`: this run's so far. */
+  readonly requests: string;
+  readonly estimate: { readonly long: string; readonly short: string };
+  /** The unit being exported (`feedback proj_a 2026-11-20 p.3`). */
+  readonly label: string;
+  readonly waiting?: { readonly long: string; readonly short: string } | undefined;
+}
+
+const SEPARATOR = ' · ';
+/** Shortest cut label worth showing (`feedback p…`); below it the label is left out. */
+const MIN_LABEL = 10;
+
+/** Characters a terminal cell holds one of: code points (the frame's own words are ASCII and `·`). */
+function widthOf(text: string): number {
+  return [...text].length;
+}
+
+function cut(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length <= width) return text;
+  return width <= 1 ? chars.slice(0, Math.max(0, width)).join('') : `${chars.slice(0, width - 1).join('')}…`;
+}
+
+function barOf(done: number, count: number, width: number): string {
+  const filled = count === 0 ? 0 : Math.round((done / count) * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+}
+
+/**
+ * The frame for a terminal of `columns`: never wider than `columns - 1` (a line that fills the
+ * last column makes some terminals wrap, and `\r` then rewrites the wrapped part only). The unit
+ * label is cut first, then the estimate takes its short form, then the label goes, then the
+ * bar and the request count shrink; a terminal narrower than all of that gets the frame cut.
+ */
+export function fitFrame(parts: FrameParts, columns: number): string {
+  const max = Math.max(1, columns - 1);
+  const units = `${parts.done}/${parts.count} units`;
+  const levels = [
+    { bar: 20, requests: true, estimate: parts.estimate.long, waiting: parts.waiting?.long },
+    { bar: 20, requests: true, estimate: parts.estimate.short, waiting: parts.waiting?.long },
+    { bar: 10, requests: false, estimate: parts.estimate.short, waiting: parts.waiting?.short },
+    { bar: 0, requests: false, estimate: undefined, waiting: parts.waiting?.short },
+  ];
+  let last = '';
+  for (const level of levels) {
+    const head = [
+      `${level.bar > 0 ? `${barOf(parts.done, parts.count, level.bar)} ` : ''}${units}`,
+      level.requests ? parts.requests : undefined,
+      level.estimate,
+    ];
+    const join = (label: string | undefined) =>
+      [...head, label, level.waiting].filter((part): part is string => part !== undefined && part !== '').join(SEPARATOR);
+    const bare = join(undefined);
+    if (parts.label !== '') {
+      const room = max - widthOf(bare) - SEPARATOR.length;
+      if (room >= Math.min(MIN_LABEL, widthOf(parts.label))) return join(cut(parts.label, room));
+    }
+    last = bare;
+    // The first level only cuts the label; from the second on, a frame without it will do.
+    if ((parts.label === '' || level !== levels[0]) && widthOf(bare) <= max) return bare;
+  }
+  return cut(last, max);
+}
+
 export interface Progress {
   onEvent(event: RunEvent, requests: number): void;
   onWait(wait: BudgetWait): void;
@@ -26,8 +159,9 @@ export function createProgress(
   budgetText: string,
   ledger: Pick<BudgetLedger, 'snapshot'>,
   initial: BudgetSnapshot,
+  line: TerminalLine = createTerminalLine(io.stderr),
 ): Progress {
-  const tty = io.stderr.isTTY === true;
+  const tty = line.tty;
   let count = 0;
   let done = 0;
   let requests = 0;
@@ -53,6 +187,7 @@ export function createProgress(
     );
   };
   const toGo = () => queued + Math.max(0, current.estimate - current.pages);
+  /** What is left, long (as the plain lines say it) and short (for a narrow terminal). */
   const left = () => {
     const requestsLeft = toGo();
     // What this run spent since the snapshot counts at once: the next unit starts before a
@@ -62,14 +197,26 @@ export function createProgress(
     const budget = time === 0 ? ', no wait for budget' : `, the budget needs ~${formatDuration(time)}`;
     // Said as status says it: how many units of what is left are a guess (a typical day or another project's).
     const guessed = guesses > 0 ? ` (a guess for ${guesses} unit(s))` : '';
-    return `~${requestsLeft} request(s) to go${guessed}${budget}`;
+    return {
+      long: `~${requestsLeft} request(s) to go${guessed}${budget}`,
+      short: `~${requestsLeft} to go${time === 0 ? '' : `, budget ~${formatDuration(time)}`}`,
+    };
   };
   const render = () => {
-    const width = 20;
-    const filled = count === 0 ? 0 : Math.round((done / count) * width);
-    const waiting = waitUntil > io.now() ? ` · waiting ${formatDuration(waitUntil - io.now(), 'clock')} for budget` : '';
-    io.stderr.write(
-      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${count} units · ${requests} requests · ${left()} · ${label}${waiting}\x1b[K`,
+    const waitMs = waitUntil - io.now();
+    const clock = waitMs > 0 ? formatDuration(waitMs, 'clock') : '';
+    line.frame(
+      fitFrame(
+        {
+          done,
+          count,
+          requests: `${requests} requests`,
+          estimate: left(),
+          label,
+          waiting: waitMs > 0 ? { long: `waiting ${clock} for budget`, short: `wait ${clock}` } : undefined,
+        },
+        line.columns(),
+      ),
     );
   };
   const stopTimer = () => {
@@ -96,7 +243,7 @@ export function createProgress(
         current = { estimate: event.unit.estimate, pages: 0 };
         queued = event.remaining - event.unit.estimate;
         guesses = event.guesses;
-        if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label} (${left()})\n`);
+        if (!tty) io.stderr.write(`[${event.position + 1}/${event.count}] exporting ${label} (${left().long})\n`);
       } else if (event.kind === 'page') {
         label = `${unitLabel(event.unit)} p.${event.pages}`;
         current = { ...current, pages: event.pages };
@@ -131,7 +278,7 @@ export function createProgress(
     },
     close() {
       stopTimer();
-      if (tty && count > 0) io.stderr.write('\n');
+      line.end();
     },
   };
 }

@@ -13,13 +13,16 @@
  * spell it).
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import { addDays, dayStart, formatDay } from '../shared/dates.js';
+import path from 'node:path';
+import { addDays, dayStart, daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
-import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
+import { parquetFiles } from '../warehouse/duckdb.js';
+import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { sqlString } from '../warehouse/sql.js';
-import { VIEWS_PAGES } from '../warehouse/tables.js';
+import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
 import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
+import { inTopic, termsOf, termsOfKey } from './topics.js';
 import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
 
 /** Days compared at most on each side. */
@@ -42,7 +45,7 @@ export const EFFECT_TABLES = [...GAP_TABLES, VIEWS_PAGES] as const;
 export const RATE_WORDS: Readonly<Record<GapKind, { readonly signal: string; readonly exposure: string; readonly rate: string }>> = {
   thumbs_down_page: { signal: 'thumbs down', exposure: 'human views of the page', rate: 'thumbs down per view' },
   search_without_clicks: { signal: 'searches without a click', exposure: 'searches of the term', rate: 'share of searches without a click' },
-  unanswered_category: { signal: 'unanswered questions', exposure: 'questions asked in the category', rate: 'share of questions unanswered' },
+  unanswered_topic: { signal: 'unanswered questions', exposure: 'questions asked in the topic', rate: 'share of questions unanswered' },
 };
 
 /** One side of the comparison: the figure summed over `days` days, and per day. */
@@ -208,7 +211,7 @@ async function measure(
     });
     const candidates = controlCandidates(ranked, known);
     const figures = await dailyFigures(tables, known);
-    const rates = await dailyRates(tables, [...known, ...candidates]);
+    const rates = await dailyRates(tables, [...known, ...candidates], root);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
       const gap = found.get(gapId);
@@ -249,9 +252,15 @@ function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): R
   return out;
 }
 
-/** `gapId → day → {signal, exposure}` of `gaps` (queries/gap-rates-by-day.sql). */
-async function dailyRates(tables: GapTables, gaps: readonly RateGap[]): Promise<Map<string, Map<string, DayCount>>> {
-  const byGap = new Map<string, Map<string, DayCount>>();
+/**
+ * `gapId → day → {signal, exposure}` of `gaps`: pages and terms by queries/gap-rates-by-day.sql;
+ * unanswered topics from every question asked (queries/assistant-questions-by-day.sql over the
+ * table's files under `root`), each counted in the topics whose key terms it holds (topics.ts
+ * `inTopic`, as the topic's figure is counted: read.ts `topicFiguresByDay`).
+ */
+async function dailyRates(tables: GapTables, all: readonly RateGap[], root: string): Promise<Map<string, Map<string, DayCount>>> {
+  const byGap = await topicRates(tables, root, all.filter((g) => g.kind === 'unanswered_topic'));
+  const gaps = all.filter((g) => g.kind !== 'unanswered_topic');
   if (gaps.length === 0) return byGap;
   const { session } = tables.warehouse;
   const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
@@ -263,6 +272,43 @@ async function dailyRates(tables: GapTables, gaps: readonly RateGap[]): Promise<
     const days = byGap.get(row.gapId) ?? new Map<string, DayCount>();
     days.set(row.day, { signal: row.signal, exposure: row.exposure });
     byGap.set(row.gapId, days);
+  }
+  return byGap;
+}
+
+/** Each unanswered topic's questions asked and unanswered per day (see `dailyRates`). */
+async function topicRates(tables: GapTables, root: string, gaps: readonly RateGap[]): Promise<Map<string, Map<string, DayCount>>> {
+  const byGap = new Map<string, Map<string, DayCount>>();
+  if (gaps.length === 0) return byGap;
+  const projects = new Set(gaps.map((g) => g.projectId));
+  const unreadable = new Set(tables.warehouse.unreadable);
+  const prefix = ASSISTANT_CONVERSATIONS.prefix;
+  const files = (
+    await Promise.all(
+      daysBetween(tables.params.from, tables.params.to).map(async (day) =>
+        (await list(path.join(root, prefix, `dt=${day}`)))
+          .filter((name) => name.endsWith('.parquet') && projects.has(name.slice(0, -'.parquet'.length)))
+          .map((name) => `${prefix}/dt=${day}/${name}`),
+      ),
+    )
+  )
+    .flat()
+    .filter((file) => !unreadable.has(file));
+  if (files.length === 0) return byGap;
+  const { assistantQuestionsByDay } = TYPED_QUESTIONS;
+  const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });
+  const keys = new Map(gaps.map((g) => [g.gapId, termsOfKey(g.key)]));
+  const terms = new Map<string, Set<string>>();
+  for (const row of (await tables.warehouse.session.query(sql)).map(assistantQuestionsByDay.decode)) {
+    const questionTerms = terms.get(row.question) ?? termsOf(row.question);
+    terms.set(row.question, questionTerms);
+    for (const gap of gaps) {
+      if (gap.projectId !== row.projectId || !inTopic(questionTerms, keys.get(gap.gapId) ?? [])) continue;
+      const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
+      const known = days.get(row.day) ?? NONE;
+      days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
+      byGap.set(gap.gapId, days);
+    }
   }
   return byGap;
 }

@@ -18,7 +18,7 @@ import { openDestination } from '../shared/storage/destinations.js';
 import { NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { rankGaps, type Gap, type GapKind } from './gaps.js';
-import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests } from './read.js';
+import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests, type Unplaced } from './read.js';
 
 export interface GapsRequest {
   /** `s3://bucket/prefix`, a folder or a `file://` URL. */
@@ -57,6 +57,8 @@ export interface GapsResult {
   readonly days: number;
   /** Whether requests in flight were known (the follow-up state was read). */
   readonly stateRead: boolean;
+  /** Unanswered questions of the period in no topic (no word to group by, or past the topics drawn per project). */
+  readonly unplaced: Unplaced;
 }
 
 /** Throws NoDataError when nothing of the gap tables was exported for the days and projects. */
@@ -117,6 +119,7 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
       daysWithData: read.daysWithData,
       days: request.days.length,
       stateRead,
+      unplaced: read.unplaced,
     };
   } finally {
     await lake.close();

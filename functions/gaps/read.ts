@@ -19,7 +19,9 @@ import { addDays } from '../shared/dates.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
-import type { GapEvidence, GapKind, GapRequest } from './gaps.js';
+import type { QuestionDayRow } from '../warehouse/questions.js';
+import type { GapEvidence, GapKind, GapRequest, UnansweredEvidence } from './gaps.js';
+import { type AskedQuestion, groupTopics, inTopic, sameQuestion, termsOf, termsOfKey, TOPIC_EXAMPLES } from './topics.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
 export const GAP_TABLES = [ASSISTANT_CONVERSATIONS, SEARCHES, FEEDBACK] as const;
@@ -42,6 +44,14 @@ export interface GapEvidenceRead {
   /** Days of the period with a file of a gap table for one of the projects: what "in N days" counts. */
   readonly daysWithData: number;
   readonly found: readonly { readonly projectId: string; readonly evidence: GapEvidence }[];
+  /** Unanswered questions in no topic (topics.ts: no word to group by, or past the topics drawn), and the times they went unanswered. */
+  readonly unplaced: Unplaced;
+}
+
+/** Unanswered questions no topic holds. */
+export interface Unplaced {
+  readonly questions: number;
+  readonly unanswered: number;
 }
 
 /** The gap tables of some days and projects, loaded in the shared DuckDB session (warehouse/session.ts). */
@@ -95,8 +105,8 @@ async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 
 export async function readGapEvidence(root: string, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
   const tables = await openGapTables(root, scope);
   try {
-    if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [] };
-    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, found: await evidenceOf(tables, limit) };
+    if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [], unplaced: { questions: 0, unanswered: 0 } };
+    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit)) };
   } finally {
     tables.close();
   }
@@ -107,39 +117,83 @@ export const ALL_ROWS = 1_000_000;
 
 /**
  * Every gap of the loaded tables, with its evidence: the report's own questions of queries/
- * (one definition of "unanswered questions", "searches nobody clicked" and "pages with thumbs
- * down"), the searches' and pages' asked for their first `limit` rows (ordered by their score:
- * the ranking's first `limit` gaps are among them), the unanswered questions' for all of them
- * (ordered by the category's whole count, not by the score, gaps/gaps.ts; a row per category).
+ * (one definition of "searches nobody clicked" and "pages with thumbs down"), asked for their
+ * first `limit` rows (ordered by their score: the ranking's first `limit` gaps are among them);
+ * the unanswered questions grouped into topics by their words (topics.ts) from every question of
+ * the period (queries/unanswered-questions-by-day.sql).
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
+  return [...(await readEvidence(tables, limit)).found];
+}
+
+/** `evidenceOf`, with the unanswered questions no topic holds. */
+async function readEvidence(tables: GapTables, limit: number): Promise<Pick<GapEvidenceRead, 'found' | 'unplaced'>> {
   const params = { ...tables.params, limit };
-  const [unanswered, searches, thumbs] = await Promise.all([
-    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestions, { ...tables.params, limit: ALL_ROWS }),
+  const [questions, searches, thumbs] = await Promise.all([
+    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, tables.params),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
-  return [
-    ...unanswered.map((r) => ({
-      projectId: r.projectId,
-      evidence: {
-        kind: 'unanswered_category' as const,
-        category: r.category,
-        unanswered: r.unanswered,
-        conversations: r.conversations,
-        examples: [...r.examples],
-        asked: [...r.asked],
-      },
-    })),
+  const topics = topicEvidence(questions);
+  const found = [
+    ...topics.found,
     ...searches.map((r) => ({
       projectId: r.projectId,
       evidence: { kind: 'search_without_clicks' as const, query: r.query, searches: r.hits, days: r.days },
     })),
     ...thumbs.map((r) => ({
       projectId: r.projectId,
-      evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: [...r.comments] },
+      evidence: { kind: 'thumbs_down_page' as const, path: r.path, thumbsDown: r.thumbsDown, thumbsUp: r.thumbsUp, comments: distinct(r.comments) },
     })),
   ];
+  return { found, unplaced: topics.unplaced };
+}
+
+/** Each project's topics of unanswered questions (topics.ts) as gap evidence, the most unanswered topic first, and the questions no topic holds. */
+export function topicEvidence(rows: readonly QuestionDayRow[]): { found: { projectId: string; evidence: UnansweredEvidence }[]; unplaced: Unplaced } {
+  const unplaced = { questions: 0, unanswered: 0 };
+  const found = [...questionsByProject(rows)].flatMap(([projectId, questions]) => {
+    const { topics, left } = groupTopics(questions);
+    unplaced.questions += left.questions;
+    unplaced.unanswered += left.unanswered;
+    return topics
+      .map((topic) => ({
+        projectId,
+        evidence: {
+          kind: 'unanswered_topic' as const,
+          topic: topic.name,
+          terms: topic.terms,
+          unanswered: topic.unanswered,
+          questions: topic.questions.length,
+          examples: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.text),
+          asked: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.unanswered),
+        },
+      }))
+      .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered);
+  });
+  return { found, unplaced };
+}
+
+/** The period's questions of each project, one per question (`sameQuestion`), with its text of the latest day it was asked. */
+function questionsByProject(rows: readonly QuestionDayRow[]): Map<string, AskedQuestion[]> {
+  const byProject = new Map<string, Map<string, { text: string; day: string; unanswered: number }>>();
+  for (const row of rows) {
+    const questions = byProject.get(row.projectId) ?? new Map();
+    byProject.set(row.projectId, questions);
+    const key = sameQuestion(row.question);
+    const seen = questions.get(key);
+    if (seen === undefined) questions.set(key, { text: row.lastText, day: row.day, unanswered: row.unanswered });
+    else {
+      seen.unanswered += row.unanswered;
+      if (row.day > seen.day) Object.assign(seen, { text: row.lastText, day: row.day });
+    }
+  }
+  return new Map([...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, unanswered }) => ({ text, unanswered }))]));
+}
+
+/** The values of `values` once each, in their order (the same comment left twice is one line of evidence). */
+function distinct(values: readonly string[]): string[] {
+  return [...new Set(values)];
 }
 
 /**
@@ -152,8 +206,12 @@ export async function dailyFigures(
 ): Promise<Map<string, Map<string, number>>> {
   const byGap = new Map<string, Map<string, number>>();
   if (gaps.length === 0) return byGap;
+  const topics = gaps.filter((g) => g.kind === 'unanswered_topic');
+  const others = gaps.filter((g) => g.kind !== 'unanswered_topic');
+  for (const [gapId, days] of await topicFiguresByDay(tables, topics)) byGap.set(gapId, days);
+  if (others.length === 0) return byGap;
   const { session } = tables.warehouse;
-  const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
+  const values = others.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
   await session.run('DROP TABLE IF EXISTS wanted_gaps');
   await session.run(`CREATE TEMP TABLE wanted_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
   // Not `ask`: the answer changes with wanted_gaps, which the session does not see in the SQL.
@@ -162,6 +220,34 @@ export async function dailyFigures(
     const days = byGap.get(row.gapId) ?? new Map<string, number>();
     days.set(row.day, row.figure);
     byGap.set(row.gapId, days);
+  }
+  return byGap;
+}
+
+/**
+ * Each topic gap's unanswered questions per day, as `gapId → day → figure`: every unanswered
+ * question of the tables' days whose terms hold the topic's key terms (its `key`, topics.ts), so
+ * a topic is counted alike on any day, before or after a fix. A day without an entry: no
+ * question of the topic went unanswered (or the day is not exported).
+ */
+export async function topicFiguresByDay(
+  tables: GapTables,
+  gaps: readonly { readonly gapId: string; readonly projectId: string; readonly key: string }[],
+): Promise<Map<string, Map<string, number>>> {
+  const byGap = new Map<string, Map<string, number>>();
+  if (gaps.length === 0) return byGap;
+  const projects = [...new Set(gaps.map((g) => g.projectId))].sort();
+  const rows = await ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, { ...tables.params, projects });
+  const terms = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const questionTerms = terms.get(row.question) ?? termsOf(row.question);
+    terms.set(row.question, questionTerms);
+    for (const gap of gaps) {
+      if (gap.projectId !== row.projectId || !inTopic(questionTerms, termsOfKey(gap.key))) continue;
+      const days = byGap.get(gap.gapId) ?? new Map<string, number>();
+      days.set(row.day, (days.get(row.day) ?? 0) + row.unanswered);
+      byGap.set(gap.gapId, days);
+    }
   }
   return byGap;
 }

@@ -5,10 +5,10 @@
  * imperatives aimed at an assistant, links). `gaps` prints this; the prompts use the same values.
  */
 import { type CleanedReaderText, cleanReaderText, type ReaderTextKind } from '../shared/reader-text.js';
-import { type GapEvidence, NO_CATEGORY } from './gaps.js';
+import type { GapEvidence } from './gaps.js';
 
 /** What a value of the evidence is, as its line in a prompt's block names it. */
-export type ReaderValueLabel = 'category' | 'search term' | 'page' | 'question' | 'comment';
+export type ReaderValueLabel = 'topic' | 'search term' | 'page' | 'question' | 'comment';
 
 export interface ReaderValue {
   readonly label: ReaderValueLabel;
@@ -34,20 +34,32 @@ export interface EvidenceCheck {
   readonly flags: readonly InstructionSign[];
 }
 
-/** The evidence's readers' words, its key first (a category, a search term, a path), then its examples, the latest first. */
+/**
+ * The evidence's readers' words, its key first (a topic, a search term, a path), then its
+ * examples in their order, each once: a value shown as one already listed (the same comment
+ * left twice, two questions that read alike once cleaned) is left out, so a prompt never
+ * repeats a line of its evidence.
+ */
 export function readerValuesOf(evidence: GapEvidence): ReaderValue[] {
   const value = (label: ReaderValueLabel, kind: ReaderTextKind, raw: string): ReaderValue => ({ label, kind, raw, shown: cleanReaderText(raw, kind) });
-  switch (evidence.kind) {
-    case 'unanswered_category':
-      return [
-        ...(evidence.category === NO_CATEGORY ? [] : [value('category', 'category', evidence.category)]),
-        ...evidence.examples.map((text) => value('question', 'quote', text)),
-      ];
-    case 'search_without_clicks':
-      return [value('search term', 'quote', evidence.query)];
-    case 'thumbs_down_page':
-      return [value('page', 'path', evidence.path), ...evidence.comments.map((text) => value('comment', 'quote', text))];
-  }
+  const values = (() => {
+    switch (evidence.kind) {
+      case 'unanswered_topic':
+        return [value('topic', 'category', evidence.topic), ...evidence.examples.map((text) => value('question', 'quote', text))];
+      case 'search_without_clicks':
+        return [value('search term', 'quote', evidence.query)];
+      case 'thumbs_down_page':
+        return [value('page', 'path', evidence.path), ...evidence.comments.map((text) => value('comment', 'quote', text))];
+    }
+  })();
+  const seen = new Set<string>();
+  return values.filter(({ label, shown }) => {
+    // The line as a prompt shows it (its label and cleaned text), whatever its case.
+    const line = `${label}\u0000${shown.text.toLowerCase()}`;
+    if (seen.has(line)) return false;
+    seen.add(line);
+    return true;
+  });
 }
 
 /**
@@ -93,4 +105,21 @@ export function checkEvidence(evidence: GapEvidence): EvidenceCheck {
     cleaned: values.filter((v) => v.shown.cleaned).length,
     flags: instructionSignsOf(values),
   };
+}
+
+/** What tidying readers' words does, in a docs lead's words. */
+const TIDIED = 'e-mail addresses hidden, links made unclickable, line breaks and invisible characters taken out';
+
+/**
+ * What was done to the readers' words quoted, in words a docs lead reads (not "0 of 3 cut, 2
+ * cleaned"): `2 of 3 quotes from readers tidied before use (e-mail addresses hidden, …); 1
+ * shortened to fit`. '' when nothing was done to them.
+ */
+export function readersWordsNote(counts: Pick<EvidenceCheck, 'values' | 'cut' | 'cleaned'>): string {
+  const quotes = `${counts.values} quote${counts.values === 1 ? '' : 's'} from readers`;
+  const parts = [
+    ...(counts.cleaned > 0 ? [`${counts.cleaned} of ${quotes} tidied before use (${TIDIED})`] : []),
+    ...(counts.cut > 0 ? [`${counts.cut}${counts.cleaned > 0 ? '' : ` of ${quotes}`} shortened to fit`] : []),
+  ];
+  return parts.join('; ');
 }

@@ -146,6 +146,42 @@ export function decodeGapRate(r: Row): GapRateRow {
   return { gapId: text(r['gap_id']), day: text(r['day']), signal: count(r['signal']), exposure: count(r['exposure']) };
 }
 
+/** A row of queries/unanswered-questions-by-day.sql: one unanswered question of a project on a day. */
+export interface QuestionDayRow {
+  readonly projectId: string;
+  readonly day: string;
+  /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
+  readonly question: string;
+  /** Times it went unanswered that day. */
+  readonly unanswered: number;
+  /** Its text as last asked that day. */
+  readonly lastText: string;
+}
+
+export function decodeQuestionDay(r: Row): QuestionDayRow {
+  return {
+    projectId: text(r['project_id']),
+    day: text(r['day']),
+    question: text(r['question']),
+    unanswered: count(r['unanswered']),
+    lastText: text(r['last_text']),
+  };
+}
+
+/** A row of queries/assistant-questions-by-day.sql: one question of a project on a day, asked and unanswered. */
+export interface AskedQuestionDayRow {
+  readonly projectId: string;
+  readonly day: string;
+  /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
+  readonly question: string;
+  readonly asked: number;
+  readonly unanswered: number;
+}
+
+export function decodeAskedQuestionDay(r: Row): AskedQuestionDayRow {
+  return { projectId: text(r['project_id']), day: text(r['day']), question: text(r['question']), asked: count(r['asked']), unanswered: count(r['unanswered']) };
+}
+
 function text(value: unknown): string {
   return String(value);
 }

@@ -1,6 +1,7 @@
 /**
  * Deterministic, lazily generated feedback: rows of every `source` with their
- * source-specific fields, every `status`, sometimes a null `comment` or `createdAt`.
+ * source-specific fields, every `status`, sometimes a null `comment` or `createdAt`. A contextual
+ * comment agrees with its thumbs: praise only with a thumbs up, complaints only with a thumbs down.
  *
  * Per project and UTC day there are F_d rows (`baseRows(…, 'feedback')`, ±20 % by day unless
  * exact), newest first: row `i` was created in the i-th of F_d equal slices of the day,
@@ -17,7 +18,7 @@ import { DAY_MS } from '../../functions/shared/time.js';
 import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';
 import type { ProjectRegistry } from './projects.js';
-import { COMMENTS, CONTACTS, SNIPPETS } from './text.js';
+import { COMMENTS, COMPLAINT_COMMENTS, CONTACTS, PRAISE_COMMENTS, SNIPPETS } from './text.js';
 import { DayByDayRows, type RowDay } from './windowed.js';
 
 interface FeedbackCommon {
@@ -86,10 +87,13 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
     const pagePath = this.pages.path(projectId, rank);
     const path = unit(mix(key, 5)) < 0.1 ? `https://${this.pages.host(projectId)}${pagePath}` : pagePath;
     const nullComment = { thumbs_only: 0.85, contextual: 0.3, code_snippet: 0.2, agent: 0 }[source];
+    const helpful = unit(mix(key, 9)) < 0.65;
+    // A contextual comment agrees with its thumbs: praise with a thumbs up, a complaint with a thumbs down.
+    const comments = source !== 'contextual' ? COMMENTS : helpful ? PRAISE_COMMENTS : COMPLAINT_COMMENTS;
     const common = {
       id,
       path,
-      comment: unit(mix(key, 6)) < nullComment ? null : pick(COMMENTS, mix(key, 7)),
+      comment: unit(mix(key, 6)) < nullComment ? null : pick(comments, mix(key, 7)),
       createdAt: unit(mix(key, 8)) < 0.04 ? null : new Date(created).toISOString(),
     };
     switch (source) {
@@ -98,7 +102,7 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
           ...common,
           source,
           status,
-          helpful: unit(mix(key, 9)) < 0.65,
+          helpful,
           contact: unit(mix(key, 10)) < 0.25 ? pick(CONTACTS, mix(key, 11)) : null,
         };
       case 'code_snippet': {

@@ -115,6 +115,15 @@ export const COMMENTS = [
   'e\u0301le\u0300ve: accents de\u0301compose\u0301s',
 ] as const;
 
+/** The comments of COMMENTS that praise a page; the others complain, ask or point at a mistake. */
+const PRAISING: ReadonlySet<string> = new Set([COMMENTS[0], COMMENTS[1], COMMENTS[4], COMMENTS[12], COMMENTS[15]]);
+
+/** Comments left with a thumbs up (contextual feedback, feedback.ts): praise only. */
+export const PRAISE_COMMENTS: readonly string[] = COMMENTS.filter((comment) => PRAISING.has(comment));
+
+/** Comments left with a thumbs down: complaints, questions and corrections, never praise. */
+export const COMPLAINT_COMMENTS: readonly string[] = COMMENTS.filter((comment) => !PRAISING.has(comment));
+
 /** Contact addresses left with contextual feedback. */
 export const CONTACTS = [
   'ana.silva@example.com',

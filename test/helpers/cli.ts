@@ -137,3 +137,27 @@ export async function waitUntil(predicate: () => boolean | Promise<boolean>, wha
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
+
+/**
+ * The bin under a pseudo-terminal of `columns` columns (util-linux `script`), as a user at a
+ * terminal runs it: stderr and stdout are a terminal, and what the terminal received (both,
+ * in order, with `\r\n` line ends) is returned.
+ */
+export async function runCliInTerminal(
+  args: readonly string[],
+  env: Record<string, string>,
+  options: { readonly columns: number },
+): Promise<{ readonly code: number | null; readonly output: string }> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = `stty cols ${options.columns} rows 24; exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
+  return { code, output };
+}

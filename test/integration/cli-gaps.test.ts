@@ -19,6 +19,7 @@ import { runCliAt, runSpawnedCli } from '../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { readerText } from '../../functions/shared/reader-text.js';
+import { inTopic, termsOf, termsOfKey } from '../../functions/gaps/topics.js';
 
 const PROJECTS = ['proj_small', 'proj_medium'];
 const FROM = '2026-01-10';
@@ -51,14 +52,20 @@ async function gapsJson(args: readonly string[]): Promise<{ gaps: Gap[]; project
   return JSON.parse(stdout);
 }
 
-/** The gaps' figures computed apart from queries/: `kind|project|key` → figure. */
-async function independentFigures(): Promise<Map<string, number>> {
+/**
+ * The gaps' figures computed apart from queries/: `kind|project|key` → figure. A topic's: its
+ * unanswered questions read straight from Parquet, those holding every key term of the topics
+ * listed (`topics`); the topics themselves come from the run.
+ */
+async function independentFigures(topics: readonly Gap[]): Promise<Map<string, number>> {
   const files = (table: string) => `'${join(root, table, '*', '*.parquet').replace(/'/g, "''")}'`;
   const inPeriod = `date >= DATE '${FROM}' AND date < DATE '${TO}'`;
-  const unanswered = await queryDuckDb(
-    `SELECT project_id, ifnull(query_category, '') AS k, count(*) AS n FROM read_parquet(${files('assistant_conversations')})
-     WHERE ${inPeriod} AND resolution_status = 'unanswered' GROUP BY 1, 2`,
-  );
+  const questions = await unansweredQuestions();
+  const unanswered = topics.map((gap) => ({
+    project_id: gap.projectId,
+    k: gap.key,
+    n: questions.filter((q) => q.projectId === gap.projectId && inTopic(termsOf(q.query), termsOfKey(gap.key))).reduce((sum, q) => sum + q.n, 0),
+  }));
   const searches = await queryDuckDb(
     `SELECT project_id, lower(search_query) AS k, sum(hits) AS n FROM read_parquet(${files('searches')})
      WHERE ${inPeriod} GROUP BY 1, 2 HAVING bool_and(top_clicked_page IS NULL)`,
@@ -69,7 +76,7 @@ async function independentFigures(): Promise<Map<string, number>> {
   );
   const figures = new Map<string, number>();
   for (const [kind, rows] of [
-    ['unanswered_category', unanswered],
+    ['unanswered_topic', unanswered],
     ['search_without_clicks', searches],
     ['thumbs_down_page', thumbs],
   ] as const) {
@@ -78,23 +85,44 @@ async function independentFigures(): Promise<Map<string, number>> {
   return figures;
 }
 
+/** The period's unanswered questions read straight from Parquet: project, text, times. */
+async function unansweredQuestions(): Promise<{ projectId: string; query: string; n: number }[]> {
+  const files = `'${join(root, 'assistant_conversations', '*', '*.parquet').replace(/'/g, "''")}'`;
+  const rows = await queryDuckDb(
+    `SELECT project_id, query, count(*) AS n FROM read_parquet(${files})
+     WHERE date >= DATE '${FROM}' AND date < DATE '${TO}' AND resolution_status = 'unanswered' GROUP BY 1, 2`,
+  );
+  return rows.map((r) => ({ projectId: String(r['project_id']), query: String(r['query']), n: Number(r['n']) }));
+}
+
 describe('mintlify-exporter gaps (a real process over a sandbox export)', () => {
   it('lists every gap with the figure an independent query gives (failures), ranked by score, in one JSON document that says how the score is made', async () => {
     const result = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000']);
-    const expected = await independentFigures();
+    const expected = await independentFigures(result.gaps.filter((g) => g.kind === 'unanswered_topic'));
 
     expect(result.projects).toEqual([...PROJECTS].sort());
     expect(result.scoring).toEqual({ score: SCORE_RULE, failures: FAILURES_RULE });
     expect(result.gaps).toHaveLength(expected.size);
     expect(new Map(result.gaps.map((g) => [`${g.kind}|${g.projectId}|${g.key}`, g.failures]))).toEqual(expected);
-    // The score: a page's thumbs down, a term's searches, the times a category's named questions were asked.
+    // The score: a page's thumbs down, a term's searches, the times a topic's three most asked questions went unanswered.
     for (const gap of result.gaps) {
-      const named = gap.evidence.kind === 'unanswered_category' ? (gap.evidence.asked ?? []).reduce((sum, n) => sum + n, 0) : gap.failures;
+      const named = gap.evidence.kind === 'unanswered_topic' ? (gap.evidence.asked ?? []).slice(0, 3).reduce((sum, n) => sum + n, 0) : gap.failures;
       expect(gap.score, gap.title).toBe(named);
     }
     expect(result.gaps.map((g) => g.score)).toEqual(result.gaps.map((g) => g.score).sort((a, b) => b - a));
     for (const gap of result.gaps) expect(gap.gapId).toBe(gapIdOf(gap.kind, gap.projectId, gap.key));
-    expect(new Set(result.gaps.map((g) => g.kind))).toEqual(new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']));
+    expect(new Set(result.gaps.map((g) => g.kind))).toEqual(new Set(['unanswered_topic', 'search_without_clicks', 'thumbs_down_page']));
+  });
+
+  it('puts every unanswered question of the period in a topic whose key terms it holds', async () => {
+    const listed = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'unanswered_topic']);
+    const topics = listed.gaps;
+    const questions = await unansweredQuestions();
+    expect((listed as unknown as { unplacedQuestions: unknown }).unplacedQuestions).toEqual({ questions: 0, unanswered: 0 });
+
+    expect(questions.length).toBeGreaterThan(0);
+    const homeless = questions.filter((q) => !topics.some((g) => g.projectId === q.projectId && inTopic(termsOf(q.query), termsOfKey(g.key))));
+    expect(homeless.map((q) => q.query)).toEqual([]);
   });
 
   it('--kind thumbs_down_page --json lists only that kind; --kind repeats; another word exits 2 naming the kinds', async () => {
@@ -109,22 +137,22 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
     expect(wrong.stderr).toMatch(/--kind.*thumbs_down_page/);
   });
 
-  it('an unanswered-questions gap names its most asked question, as an independent query counts the same question', async () => {
-    const { gaps: found } = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'unanswered_category']);
+  it('an unanswered-questions gap names its topic and its most asked question, as an independent query counts the same question', async () => {
+    const { gaps: found } = await gapsJson(['--from', FROM, '--to', TO, '--top', '10000', '--kind', 'unanswered_topic']);
     const files = `'${join(root, 'assistant_conversations', '*', '*.parquet').replace(/'/g, "''")}'`;
     const asked = await queryDuckDb(
-      `SELECT project_id, ifnull(query_category, '') AS category, trim(regexp_replace(lower(query), '\\s+', ' ', 'g'), ' ?!.') AS question, count(*) AS n
+      `SELECT project_id, trim(regexp_replace(lower(query), '\\s+', ' ', 'g'), ' ?!.') AS question, count(*) AS n
        FROM read_parquet(${files}) WHERE date >= DATE '${FROM}' AND date < DATE '${TO}' AND resolution_status = 'unanswered'
-       GROUP BY 1, 2, 3`,
+       GROUP BY 1, 2`,
     );
     expect(found.length).toBeGreaterThan(0);
     for (const gap of found) {
-      if (gap.evidence.kind !== 'unanswered_category') throw new Error(gap.kind);
-      const category = gap.evidence.category;
-      const counts = asked.filter((r) => r['project_id'] === gap.projectId && r['category'] === category).map((r) => Number(r['n']));
-      const most = Math.max(...counts);
-      expect(gap.evidence.asked?.[0], gap.title).toBe(most);
+      if (gap.evidence.kind !== 'unanswered_topic') throw new Error(gap.kind);
+      const key = termsOfKey(gap.key);
+      const counts = asked.filter((r) => r['project_id'] === gap.projectId && inTopic(termsOf(String(r['question'])), key)).map((r) => Number(r['n']));
+      expect(gap.evidence.asked?.[0], gap.title).toBe(Math.max(...counts));
       // A title shows readers' words through the one cleaning (shared/reader-text.ts).
+      expect(gap.title).toContain(`about "${readerText(gap.evidence.topic, 'category')}"`);
       expect(gap.title).toContain(`most asked: "${readerText(gap.evidence.examples[0] ?? '', 'quote')}"`);
     }
   });

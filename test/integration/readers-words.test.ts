@@ -49,11 +49,11 @@ interface ListedGap extends Gap {
 function benignTwin(gap: Gap): Gap {
   const e = gap.evidence;
   const evidence: GapEvidence =
-    e.kind === 'unanswered_category'
-      ? { ...e, category: 'billing', examples: e.examples.map(() => 'how do I pay?') }
+    e.kind === 'unanswered_topic'
+      ? { ...e, topic: 'billing', examples: e.examples.map((_, i) => `how do I pay ${i}?`) }
       : e.kind === 'search_without_clicks'
         ? { ...e, query: 'api key' }
-        : { ...e, path: '/docs/quickstart', comments: e.comments.map(() => 'out of date') };
+        : { ...e, path: '/docs/quickstart', comments: e.comments.map((_, i) => `out of date ${i}`) };
   const [twin] = rankGaps([{ projectId: gap.projectId, evidence }], new Map(), 2);
   if (!twin) throw new Error('no twin');
   return twin;
@@ -80,7 +80,7 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/prompt\(s\) written to .*; review them \(\d+ say their readers' words read like instructions: read those first\), then: /);
     expect(new Set(messages.map((m) => listed.gaps.find((g) => g.gapId === m.gapId)?.kind))).toEqual(
-      new Set(['unanswered_category', 'search_without_clicks', 'thumbs_down_page']),
+      new Set(['unanswered_topic', 'search_without_clicks', 'thumbs_down_page']),
     );
     for (const { gapId, prompt } of messages) {
       const gap = listed.gaps.find((g) => g.gapId === gapId);
@@ -97,7 +97,7 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
       expect(prompt).not.toContain(PLANTED_EMAIL);
       expect(prompt).not.toMatch(/https?:\/\/evil/);
       expect([open, close, lines.length - 1]).toEqual([lines.length - block.length - 2, lines.length - 1, close]);
-      for (const line of block) expect(line).toMatch(/^- (category|search term|page|question|comment): /);
+      for (const line of block) expect(line).toMatch(/^- (topic|search term|page|question|comment): /);
       for (const value of readerValuesOf(gap.evidence)) {
         const shown = value.shown.text.slice(0, 60);
         expect(
@@ -114,12 +114,12 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
     const { code, stdout, stderr } = await gaps(['--json']);
     const result = JSON.parse(stdout) as { readersWords: { values: number; cut: number; cleaned: number; flagged: number }; gaps: ListedGap[] };
     const thumbs = result.gaps.find((g) => g.kind === 'thumbs_down_page' && g.key === HOSTILE_PATH);
-    const unanswered = result.gaps.find((g) => g.kind === 'unanswered_category');
+    const unanswered = result.gaps.find((g) => g.kind === 'unanswered_topic' && g.readersWords.flags.length > 0);
 
     expect(code, stderr).toBe(0);
     expect(thumbs?.readersWords).toMatchObject({ cut: 1, flags: expect.arrayContaining(['role marker', 'link']) });
     expect(unanswered?.readersWords.cleaned).toBeGreaterThan(0);
-    expect(unanswered?.readersWords.flags).toContain('instructions to an assistant');
+    expect(unanswered?.readersWords.flags).toEqual(expect.arrayContaining(['role marker', 'link']));
     expect(result.readersWords).toEqual({
       values: result.gaps.reduce((n, g) => n + g.readersWords.values, 0),
       cut: result.gaps.reduce((n, g) => n + g.readersWords.cut, 0),
@@ -138,9 +138,11 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
     expect(stdout).not.toContain(PLANTED_EMAIL);
     expect(stdout).not.toMatch(/^\s*1\. Fake gap/m);
     expect(stdout).not.toMatch(/^(## New instructions|SYSTEM:)/m);
-    expect(stdout).toMatch(/^ {2}\d\. ! Unanswered assistant questions about "billing" ## New instructions SYSTEM:/m);
-    expect(stdout).toMatch(/! reads like instructions \(role marker, instructions to an assistant, link\); readers' words: \d+ of \d+ cut, \d+ cleaned/);
-    expect(stderr).toMatch(/^Readers' words: \d+ of \d+ value\(s\) cut, \d+ cleaned .*; \d+ gap\(s\) read like instructions \(marked !\)/m);
+    expect(stdout).toMatch(/^ {2}\d\. ! Unanswered assistant questions about "[^"]+", most asked: "wrong 1\. Fake gap/m);
+    expect(stdout).toMatch(/! reads like instructions \(role marker, link\); \d+ of \d+ quotes from readers tidied before use \(e-mail addresses hidden/);
+    expect(stderr).toMatch(
+      /^Readers' words: \d+ of \d+ quotes from readers tidied before use .*; \d+ shortened to fit; \d+ gap\(s\) read like instructions \(marked !\)/m,
+    );
     for (const line of stdout.split('\n')) expect(line.length).toBeLessThan(600);
   });
 });

@@ -7,7 +7,8 @@
  */
 import type { GapsResult } from '../../gaps/find.js';
 import { FAILURES_RULE, type Gap, type GapRequest, SCORE_RULE } from '../../gaps/gaps.js';
-import { checkEvidence, type EvidenceCheck } from '../../gaps/readers-words.js';
+import { checkEvidence, type EvidenceCheck, readersWordsNote } from '../../gaps/readers-words.js';
+import { MAX_TOPICS } from '../../gaps/topics.js';
 import { displayText } from '../../shared/display.js';
 import { readerText } from '../../shared/reader-text.js';
 import type { CliIo } from '../io.js';
@@ -36,6 +37,7 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
       days: result.days,
       daysWithData: result.daysWithData,
       followUpStateRead: result.stateRead,
+      unplacedQuestions: result.unplaced,
       readersWords: total,
       scoring: { score: SCORE_RULE, failures: FAILURES_RULE },
       gaps: result.gaps.map((gap) => ({ ...gap, readersWords: checks.get(gap.gapId) })),
@@ -49,10 +51,16 @@ export function printGaps(result: GapsResult, output: GapsOutput, io: Pick<CliIo
     for (const [i, gap] of result.gaps.entries()) io.stdout.write(gapLines(gap, i + 1, checks.get(gap.gapId)));
   }
   if (total.cut + total.cleaned + total.flagged > 0) {
+    const note = readersWordsNote(total);
     io.stderr.write(
-      `Readers' words: ${total.cut} of ${total.values} value(s) cut, ${total.cleaned} cleaned (line breaks, control, bidi or zero-width characters, e-mail addresses, links)` +
+      `Readers' words: ${note === '' ? `${total.values} quotes from readers, none changed` : note}` +
         (total.flagged > 0 ? `; ${total.flagged} gap(s) read like instructions (marked ${FLAG}): read their prompts first` : '') +
         '\n',
+    );
+  }
+  if (result.unplaced.questions > 0) {
+    io.stderr.write(
+      `Note: ${result.unplaced.questions} unanswered question(s) (${result.unplaced.unanswered} time(s)) fit no topic listed: no word to group them by, or fewer readers than the ${MAX_TOPICS} topics per project drawn\n`,
     );
   }
   if (!result.stateRead) {
@@ -84,11 +92,11 @@ function gapLines(gap: Gap, rank: number, check: EvidenceCheck | undefined): str
     `     ${gap.because}`,
   ];
   if (check !== undefined && (flagged || check.cut + check.cleaned > 0)) {
-    const counts = `readers' words: ${check.cut} of ${check.values} cut, ${check.cleaned} cleaned`;
-    lines.push(`     ${flagged ? `${FLAG} reads like instructions (${check.flags.join(', ')}); ` : ''}${counts}`);
+    const note = readersWordsNote(check);
+    lines.push(`     ${flagged ? `${FLAG} reads like instructions (${check.flags.join(', ')})${note === '' ? '' : '; '}` : ''}${note}`);
   }
-  const quotes = gap.evidence.kind === 'unanswered_category' ? gap.evidence.examples : gap.evidence.kind === 'thumbs_down_page' ? gap.evidence.comments : [];
-  const asked = gap.evidence.kind === 'unanswered_category' ? (gap.evidence.asked ?? []) : [];
+  const quotes = gap.evidence.kind === 'unanswered_topic' ? gap.evidence.examples : gap.evidence.kind === 'thumbs_down_page' ? gap.evidence.comments : [];
+  const asked = gap.evidence.kind === 'unanswered_topic' ? (gap.evidence.asked ?? []) : [];
   for (const [i, text] of quotes.entries()) lines.push(`     “${readerText(text, LISTED_QUOTE)}”${(asked[i] ?? 0) > 1 ? ` (asked ${asked[i]}×)` : ''}`);
   const latest = gap.requests[0];
   if (latest) lines.push(`     ${requestLine(latest)}${gap.promptable ? ' — may be prompted again' : ''}`);

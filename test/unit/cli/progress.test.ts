@@ -25,7 +25,7 @@ const planned = (day: string, estimate: number): PlannedUnit => ({
 
 function recorder(tty: boolean) {
   const lines: string[] = [];
-  const stderr = { isTTY: tty, write: (text: string) => lines.push(text) };
+  const stderr = { isTTY: tty, columns: 200, write: (text: string) => lines.push(text) };
   return { lines, io: { stderr, now: () => NOW } };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GapEvidence } from '../../../functions/gaps/gaps.js';
 import { rankGaps } from '../../../functions/gaps/gaps.js';
 import { MAX_GAP_PROMPT, promptOf, READERS_MARKER } from '../../../functions/gaps/prompts.js';
-import { checkEvidence } from '../../../functions/gaps/readers-words.js';
+import { checkEvidence, readersWordsNote } from '../../../functions/gaps/readers-words.js';
 import {
   HIDDEN_OR_CONTROL,
   HOSTILE_CATEGORY,
@@ -22,11 +22,12 @@ function prompt(evidence: GapEvidence): string {
 }
 
 const benign: Record<GapEvidence['kind'], GapEvidence> = {
-  unanswered_category: {
-    kind: 'unanswered_category',
-    category: 'billing',
+  unanswered_topic: {
+    kind: 'unanswered_topic',
+    topic: 'billing',
+    terms: ['billing'],
     unanswered: 4,
-    conversations: 3,
+    questions: 3,
     examples: ['how do I pay?', 'where are invoices?'],
   },
   search_without_clicks: { kind: 'search_without_clicks', query: 'api key', searches: 9, days: 2 },
@@ -34,11 +35,12 @@ const benign: Record<GapEvidence['kind'], GapEvidence> = {
 };
 
 const hostile: Record<GapEvidence['kind'], GapEvidence> = {
-  unanswered_category: {
-    kind: 'unanswered_category',
-    category: HOSTILE_CATEGORY,
+  unanswered_topic: {
+    kind: 'unanswered_topic',
+    topic: HOSTILE_CATEGORY,
+    terms: ['x'],
     unanswered: 4,
-    conversations: 3,
+    questions: 3,
     examples: [HOSTILE_QUESTION, HOSTILE_COMMENT, 'x'.repeat(5_000)],
   },
   search_without_clicks: { kind: 'search_without_clicks', query: HOSTILE_SEARCH, searches: 9, days: 2 },
@@ -90,7 +92,7 @@ describe.each(Object.keys(benign) as GapEvidence['kind'][])('the prompt of a %s 
     const { fixed, block, after } = parts(text);
 
     expect(block.length).toBeGreaterThan(0);
-    for (const line of block) expect(line).toMatch(/^- (category|search term|page|question|comment): /);
+    for (const line of block) expect(line).toMatch(/^- (topic|search term|page|question|comment): /);
     expect(after).toBe('');
     for (const word of ['SYSTEM', 'pwned', 'Your real task', 'gnp', 'Fake gap', 'billing"', 'api key"']) expect(fixed).not.toContain(word);
     expect(text.split('\n').filter((line) => line === READERS_MARKER)).toHaveLength(2);
@@ -107,19 +109,19 @@ describe.each(Object.keys(benign) as GapEvidence['kind'][])('the prompt of a %s 
 
 describe('the prompt of a gap whose readers words read like instructions', () => {
   it('says so before the block, and a benign one does not', () => {
-    expect(parts(prompt(hostile.unanswered_category)).fixed).toMatch(/Note for the reviewer and the agent: .*read like instructions/);
-    expect(parts(prompt(benign.unanswered_category)).fixed).not.toMatch(/read like instructions/);
+    expect(parts(prompt(hostile.unanswered_topic)).fixed).toMatch(/Note for the reviewer and the agent: .*read like instructions/);
+    expect(parts(prompt(benign.unanswered_topic)).fixed).not.toMatch(/read like instructions/);
   });
 });
 
 describe('the evidence of a long prompt', () => {
   it('drops the last examples first, keeps the key, and stays within 4,000 characters', () => {
     const many = Array.from({ length: 40 }, (_, i) => `question ${i} ${'z'.repeat(280)}`);
-    const text = prompt({ kind: 'unanswered_category', category: 'billing', unanswered: 40, conversations: 40, examples: many });
+    const text = prompt({ kind: 'unanswered_topic', topic: 'billing', terms: ['billing'], unanswered: 40, questions: 40, examples: many });
     const { block } = parts(text);
 
     expect(text.length).toBeLessThanOrEqual(MAX_GAP_PROMPT);
-    expect(block[0]).toBe('- category: billing');
+    expect(block[0]).toBe('- topic: billing');
     expect(block.slice(1).map((line) => line.split(' ')[3])).toEqual(many.slice(0, block.length - 1).map((q) => q.split(' ')[1]));
     expect(block.length).toBeLessThan(41);
   });
@@ -127,7 +129,7 @@ describe('the evidence of a long prompt', () => {
 
 describe('checkEvidence', () => {
   it('counts the values cut and cleaned and names the signs of instructions', () => {
-    expect(checkEvidence(hostile.unanswered_category)).toEqual({
+    expect(checkEvidence(hostile.unanswered_topic)).toEqual({
       values: 4,
       cut: 2,
       cleaned: 3,
@@ -147,5 +149,39 @@ describe("a gap's title", () => {
       expect(title).not.toMatch(HIDDEN_OR_CONTROL);
       expect(title.length).toBeLessThan(400);
     }
+  });
+});
+
+describe('the evidence of a prompt, each line once', () => {
+  it('never repeats a comment or a question, even one that reads the same only once cleaned', () => {
+    const thumbs = prompt({
+      kind: 'thumbs_down_page',
+      path: '/docs/quickstart',
+      thumbsDown: 5,
+      thumbsUp: 0,
+      comments: ['Step 3 is wrong', 'Step 3 is wrong', 'step 3 is\nwrong', 'Missing a screenshot'],
+    });
+    const topic = prompt({
+      kind: 'unanswered_topic',
+      topic: 'webhook',
+      terms: ['webhook'],
+      unanswered: 9,
+      questions: 3,
+      examples: ['How do I verify a webhook?', 'How do I verify a webhook? ', 'Webhook retries?'],
+    });
+
+    expect(parts(thumbs).block).toEqual(['- page: /docs/quickstart', '- comment: Step 3 is wrong', '- comment: Missing a screenshot']);
+    expect(parts(topic).block).toEqual(['- topic: webhook', '- question: How do I verify a webhook?', '- question: Webhook retries?']);
+  });
+});
+
+describe("the note on readers' words", () => {
+  it('says in plain words what was tidied and shortened, and nothing when nothing was', () => {
+    expect(readersWordsNote({ values: 3, cut: 0, cleaned: 2 })).toBe(
+      '2 of 3 quotes from readers tidied before use (e-mail addresses hidden, links made unclickable, line breaks and invisible characters taken out)',
+    );
+    expect(readersWordsNote({ values: 4, cut: 1, cleaned: 0 })).toBe('1 of 4 quotes from readers shortened to fit');
+    expect(readersWordsNote({ values: 1, cut: 1, cleaned: 1 })).toMatch(/^1 of 1 quote from readers tidied before use \(.+\); 1 shortened to fit$/);
+    expect(readersWordsNote({ values: 3, cut: 0, cleaned: 0 })).toBe('');
   });
 });

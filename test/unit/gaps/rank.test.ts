@@ -15,12 +15,13 @@ import {
   type UnansweredEvidence,
 } from '../../../functions/gaps/gaps.js';
 
-const unanswered = (category: string, count: number): UnansweredEvidence => ({
-  kind: 'unanswered_category',
-  category,
+const unanswered = (topic: string, count: number): UnansweredEvidence => ({
+  kind: 'unanswered_topic',
+  topic,
+  terms: [topic],
   unanswered: count,
-  conversations: count,
-  examples: [`how do I ${category}?`],
+  questions: count,
+  examples: [`how do I ${topic}?`],
 });
 const search = (query: string, searches: number): SearchEvidence => ({ kind: 'search_without_clicks', query, searches, days: 1 });
 const thumbsDown = (path: string, count: number): ThumbsDownEvidence => ({ kind: 'thumbs_down_page', path, thumbsDown: count, thumbsUp: 1, comments: [] });
@@ -48,18 +49,18 @@ describe('ranking gaps', () => {
   });
 
   it('ranks every gap found, none left out or twice, each carrying its evidence, key and title', () => {
-    const evidence = [unanswered('', 4), search('Webhooks', 12), thumbsDown('/api/errors', 2), unanswered('billing', 9)];
+    const evidence = [unanswered('setup', 4), search('Webhooks', 12), thumbsDown('/api/errors', 2), unanswered('billing', 9)];
 
     const gaps = rankGaps(found(evidence), NO_REQUESTS, 7);
 
     expect(gaps).toHaveLength(4);
-    expect(evidence.map((e) => gaps.find((g) => g.evidence === e)?.key)).toEqual(['', 'webhooks', '/api/errors', 'billing']);
+    expect(evidence.map((e) => gaps.find((g) => g.evidence === e)?.key)).toEqual(['setup', 'webhooks', '/api/errors', 'billing']);
     expect(gaps.find((g) => g.key === 'webhooks')).toMatchObject({
       kind: 'search_without_clicks',
       projectId: 'proj_a',
       title: 'Search "Webhooks" with no click',
     });
-    expect(gaps.find((g) => g.key === '')?.title).toBe('Unanswered assistant questions without a category, most asked: "how do I ?"');
+    expect(gaps.find((g) => g.key === 'setup')?.title).toBe('Unanswered assistant questions about "setup", most asked: "how do I setup?"');
   });
 
   it('carries the requests made for each gap, and prompts again only after none or a failed or rejected one', () => {
@@ -92,7 +93,7 @@ describe('ranking gaps', () => {
       { ...unanswered('auth', 300), asked: [2] },
       { ...unanswered('billing', 220), asked: [21] },
       { ...unanswered('sso', 90), asked: [40] },
-      { ...unanswered('', 40), asked: [3] },
+      { ...unanswered('theme', 40), asked: [3] },
     ];
     const questions: GapEvidence[][] = [
       [search('webhooks', 41), search('rate limit', 20), search('sdk', 20), search('cli', 3)],

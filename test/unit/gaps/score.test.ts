@@ -17,12 +17,13 @@ import {
   type UnansweredEvidence,
 } from '../../../functions/gaps/gaps.js';
 
-const unanswered = (category: string, count: number, asked: readonly number[]): UnansweredEvidence => ({
-  kind: 'unanswered_category',
-  category,
+const unanswered = (topic: string, count: number, asked: readonly number[]): UnansweredEvidence => ({
+  kind: 'unanswered_topic',
+  topic,
+  terms: [topic],
   unanswered: count,
-  conversations: count,
-  examples: asked.map((_, i) => `question ${i + 1} about ${category || 'nothing'}`),
+  questions: count,
+  examples: asked.map((_, i) => `question ${i + 1} about ${topic}`),
   asked,
 });
 const search = (query: string, searches: number): SearchEvidence => ({ kind: 'search_without_clicks', query, searches, days: 13 });
@@ -37,7 +38,7 @@ describe("a gap's score", () => {
   });
 
   it("is, for unanswered questions, how often the questions it names were asked, not the category's whole count", () => {
-    expect(scoreOf(unanswered('', 3611, [16, 16, 16]))).toBe(48);
+    expect(scoreOf(unanswered('setup', 3611, [16, 16, 16]))).toBe(48);
     expect(scoreOf(unanswered('billing', 1819, [11]))).toBe(11);
     // A named question was asked once at least, when its count is unknown; never more than the whole count.
     expect(scoreOf({ ...unanswered('sso', 40, []), examples: ['a?', 'b?'] })).toBe(2);
@@ -48,7 +49,7 @@ describe("a gap's score", () => {
   it('ranks a page, a term and a category by the readers failed by what each names: the bucket of 3,611 questions no longer comes first', () => {
     const gaps = rankGaps(
       found([
-        unanswered('', 3611, [16, 16, 16]),
+        unanswered('setup', 3611, [16, 16, 16]),
         unanswered('billing', 1819, [11, 10, 10]),
         search('openapi', 33),
         thumbsDown('/gitlab', 152),
@@ -60,22 +61,22 @@ describe("a gap's score", () => {
 
     expect(gaps.map((g) => [g.kind, g.key, g.score, g.failures])).toEqual([
       ['thumbs_down_page', '/gitlab', 152, 152],
-      ['unanswered_category', '', 48, 3611],
+      ['unanswered_topic', 'setup', 48, 3611],
       ['search_without_clicks', 'openapi', 33, 33],
-      ['unanswered_category', 'billing', 31, 1819],
+      ['unanswered_topic', 'billing', 31, 1819],
       ['thumbs_down_page', '/tabs', 12, 12],
     ]);
   });
 
   it('keeps the whole count beside the score and says both', () => {
-    const [bucket, term] = rankGaps(found([unanswered('', 3611, [16, 16, 16]), search('openapi', 33)]), NO_REQUESTS, 13);
+    const [bucket, term] = rankGaps(found([unanswered('setup', 3611, [16, 16, 16]), search('openapi', 33)]), NO_REQUESTS, 13);
 
     expect(bucket).toMatchObject({ score: 48, failures: 3611 });
-    expect(bucket?.because).toBe('3611 questions left unanswered in 13 days, in 3611 conversations — 48 of them the 3 most asked');
+    expect(bucket?.because).toBe('3611 questions on this topic left unanswered in 13 days, 3611 different questions — 48 of them the 3 most asked');
     expect(term).toMatchObject({ score: 33, failures: 33 });
     expect(term?.because).toBe('33 searches in 13 days, on 13 days, and not one click on a result');
     const [one] = rankGaps(found([unanswered('sso', 9, [7])]), NO_REQUESTS, 2);
-    expect(one?.because).toBe('9 questions left unanswered in 2 days, in 9 conversations — 7 of them the most asked');
+    expect(one?.because).toBe('9 questions on this topic left unanswered in 2 days, 9 different questions — 7 of them the most asked');
   });
 
   it('says how it is made in one sentence each', () => {
