@@ -259,7 +259,11 @@ function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): R
  * `inTopic`, as the topic's figure is counted: read.ts `topicFiguresByDay`).
  */
 async function dailyRates(tables: GapTables, all: readonly RateGap[], root: string): Promise<Map<string, Map<string, DayCount>>> {
-  const byGap = await topicRates(tables, root, all.filter((g) => g.kind === 'unanswered_topic'));
+  const byGap = await topicRates(
+    tables,
+    root,
+    all.filter((g) => g.kind === 'unanswered_topic'),
+  );
   const gaps = all.filter((g) => g.kind !== 'unanswered_topic');
   if (gaps.length === 0) return byGap;
   const { session } = tables.warehouse;
@@ -286,7 +290,9 @@ async function topicRates(tables: GapTables, root: string, gaps: readonly RateGa
   const files = (
     await Promise.all(
       daysBetween(tables.params.from, tables.params.to).map(async (day) =>
-        (await list(path.join(root, prefix, `dt=${day}`)))
+        (
+          await list(path.join(root, prefix, `dt=${day}`))
+        )
           .filter((name) => name.endsWith('.parquet') && projects.has(name.slice(0, -'.parquet'.length)))
           .map((name) => `${prefix}/dt=${day}/${name}`),
       ),

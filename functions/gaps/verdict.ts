@@ -2,7 +2,7 @@
  * Did the fix work: the verdict on one completed job made for a gap, from day counts alone (pure,
  * no warehouse). A gap's **rate** is its signal over its exposure (thumbs down ÷ human views of
  * the page; searches of the term on days nobody clicked ÷ searches of the term; unanswered ÷
- * asked in the category). The **control** is the pooled day counts of the same project's gaps of
+ * asked over the questions of the topic). The **control** is the pooled day counts of the same project's gaps of
  * the same kind that got no job, with a similar rate before (chosen by effect.ts). The effect is
  * a difference in differences on the log scale: (the fixed gap's after ÷ before rate ratio) ÷
  * (the controls' ratio).

@@ -8,6 +8,9 @@
  * - `/docs/rare`: a job, and 28 thumbs down in the 28 days before (fewer than 30);
  * - `/docs/recent`: a job completed three whole days before NOW;
  * - `/docs/control-1` … `-6`: no job, their rate unchanged (0.02), the controls;
+ * - an unanswered topic ("How do I retry webhooks?") whose share of questions unanswered falls
+ *   from 0.3 to 0.1 after its job while questions asked rise 50 %, against four other topics
+ *   without a job (0.2 both sides);
  * plus a job that did not complete (`failed`), which gets no verdict. Every figure is planted here:
  * `TRUTH` says what each side must hold. Keys are spelt here, independently of tables.ts.
  */
@@ -15,6 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import path from 'node:path';
 import { buildOutcome, createOutcomeSink } from '../../functions/follow-up/outcome.js';
 import { gapIdOf } from '../../functions/gaps/gaps.js';
+import { groupTopics, topicKeyOf } from '../../functions/gaps/topics.js';
 import { addDays } from '../../functions/shared/dates.js';
 import { openDestination } from '../../functions/shared/storage/destinations.js';
 import { makeTempDir } from './files.js';
@@ -71,11 +75,34 @@ export const TRUTH = {
   },
 } as const;
 
+/** Assistant questions a day (asked, and unanswered of them), before DONE's next day and from it on. */
+export const QUESTIONS: readonly { readonly text: string; readonly asked: readonly [number, number]; readonly unanswered: readonly [number, number] }[] = [
+  { text: 'How do I retry webhooks?', asked: [20, 30], unanswered: [6, 3] },
+  { text: 'Where are invoices exported?', asked: [20, 30], unanswered: [4, 6] },
+  { text: 'Can I rotate tokens?', asked: [20, 30], unanswered: [4, 6] },
+  { text: 'Does search support filters?', asked: [20, 30], unanswered: [4, 6] },
+  { text: 'Which regions host servers?', asked: [20, 30], unanswered: [4, 6] },
+];
+
+/** The fixed topic's sides: 168 of 560 unanswered before, 84 of 840 after. */
+export const TOPIC_TRUTH = {
+  before: { days: 28, signals: 168, exposure: 560, rate: 0.3 },
+  after: { days: 28, signals: 84, exposure: 840, rate: 0.1 },
+} as const;
+
+/** The fixed topic's key, as gaps groups its question (functions/gaps/topics.ts). */
+export function fixedTopicKey(): string {
+  const [topic] = groupTopics([{ text: QUESTIONS[0]?.text ?? '', unanswered: 1 }]).topics;
+  return topicKeyOf(topic?.terms ?? []);
+}
+
 export const PR_LINK = 'https://github.com/acme/docs/pull/45';
 
 export interface EffectsLake {
   readonly root: string;
   gapIdOf(pagePath: string): string;
+  /** The fixed unanswered topic's gap id. */
+  readonly topicGapId: string;
 }
 
 const gapOf = (pagePath: string) => gapIdOf('thumbs_down_page', EFFECTS_PROJECT, pagePath);
@@ -103,6 +130,16 @@ export async function buildEffectsLake(): Promise<EffectsLake> {
           'contextual' AS source, 'pending' AS status, NULL::VARCHAR AS comment, (DATE '${day}' + INTERVAL (i) MINUTE)::TIMESTAMP AS created_at, f.helpful
          FROM (VALUES ${feedback.join(', ')}) AS f(path, n, helpful), range(f.n) AS t(i)`,
         path.join(root, 'feedback', `dt=${day}`, `${EFFECTS_PROJECT}.parquet`),
+      );
+      const asked = QUESTIONS.map((q, n) => `(${n}, '${q.text.replaceAll("'", "''")}', ${q.asked[after ? 1 : 0]}, ${q.unanswered[after ? 1 : 0]})`);
+      await copy(
+        connection,
+        `SELECT '${EFFECTS_PROJECT}' AS project_id, DATE '${day}' AS date, 'c_' || q.n || '_' || i AS conversation_id,
+          (DATE '${day}' + INTERVAL (i) MINUTE)::TIMESTAMP AS asked_at, q.text AS query, 'answer' AS response, 'answer' AS response_type,
+          CASE WHEN i < q.unanswered THEN 'unanswered' ELSE 'answered' END AS resolution_status, NULL::VARCHAR AS query_category,
+          0::BIGINT AS source_count, '[]' AS sources_json
+         FROM (VALUES ${asked.join(', ')}) AS q(n, text, asked, unanswered), range(q.asked) AS t(i)`,
+        path.join(root, 'assistant_conversations', `dt=${day}`, `${EFFECTS_PROJECT}.parquet`),
       );
       await copy(
         connection,
@@ -137,7 +174,25 @@ export async function buildEffectsLake(): Promise<EffectsLake> {
       }),
     );
   }
-  return { root, gapIdOf: gapOf };
+  const topicGap = gapIdOf('unanswered_topic', EFFECTS_PROJECT, fixedTopicKey());
+  await sink.write(
+    buildOutcome({
+      requestId: `${topicGap}-r1`,
+      projectId: EFFECTS_PROJECT,
+      jobId: 'job_topic',
+      kind: 'create',
+      gapId: topicGap,
+      promptLength: 100,
+      promptSha256: 'cd'.repeat(32),
+      status: 'completed',
+      prLink: PR_LINK,
+      sentAt: Date.parse(`${DONE}T13:00:00Z`),
+      finishedAt: Date.parse(`${DONE}T14:00:00Z`),
+      polls: 5,
+      attempts: 1,
+    }),
+  );
+  return { root, gapIdOf: gapOf, topicGapId: topicGap };
 }
 
 async function copy(connection: { run(sql: string): Promise<unknown> }, select: string, file: string): Promise<void> {

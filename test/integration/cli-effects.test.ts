@@ -14,7 +14,7 @@ import { formatDay } from '../../functions/shared/dates.js';
 import { duckDbType } from '../../functions/warehouse/duckdb.js';
 import { FIX_EFFECTS } from '../../functions/warehouse/tables.js';
 import { runSpawnedCli } from '../helpers/cli.js';
-import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, TRUTH, type EffectsLake } from '../helpers/effects-lake.js';
+import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, TOPIC_TRUTH, TRUTH, type EffectsLake } from '../helpers/effects-lake.js';
 import { removeTempDirs } from '../helpers/files.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 
@@ -42,14 +42,21 @@ async function effectsJson(args: readonly string[] = []): Promise<FixEffect[]> {
 }
 
 const byPage = (list: readonly FixEffect[], page: string) => list.find((e) => e.gapId === lake.gapIdOf(page));
+/** A key's gap id (the order of a day's jobs of one verdict). */
+const byKey = (key: string) => (key.startsWith('/') ? lake.gapIdOf(key) : lake.topicGapId);
 
 describe('effects --json over planted truths', () => {
   it('says fixed, no_change, too_little_data, too_little_data, with the sides the stand-in planted', async () => {
     const list = await effectsJson();
 
+    // The latest completion first; a day's jobs by verdict, then by gap id.
+    const fixedTwo = [
+      ['/docs/fixed', 'fixed'],
+      ['retry webhook', 'fixed'],
+    ].sort((a, b) => (byKey(a[0] ?? '') < byKey(b[0] ?? '') ? -1 : 1));
     expect(list.map((e) => [e.key, e.verdict])).toEqual([
       ['/docs/recent', 'too_little_data'],
-      ['/docs/fixed', 'fixed'],
+      ...fixedTwo,
       ['/docs/no-change', 'no_change'],
       ['/docs/rare', 'too_little_data'],
     ]);
@@ -71,6 +78,22 @@ describe('effects --json over planted truths', () => {
     expect(fixed?.effect.ratio).toBeCloseTo(0.4, 1);
     expect(fixed?.effect.high).toBeLessThan(1);
     expect(fixed?.reason).toMatch(/thumbs down per view fell 60 %/);
+  });
+
+  it('judges an unanswered topic by unanswered ÷ asked over the questions its key terms name', async () => {
+    const topic = (await effectsJson()).find((e) => e.gapId === lake.topicGapId);
+
+    expect(topic).toMatchObject({
+      kind: 'unanswered_topic',
+      key: 'retry webhook',
+      verdict: 'fixed',
+      before: TOPIC_TRUTH.before,
+      after: TOPIC_TRUTH.after,
+      control: { gaps: 4 },
+    });
+    expect(topic?.reason).toMatch(
+      /^share of questions unanswered fell 67 % \(168 unanswered questions in 560 questions asked in the topic before, 84 in 840 after\)/,
+    );
   });
 
   it('says no_change for a fix whose rate held while the whole site’s traffic rose 50 %', async () => {
@@ -105,15 +128,17 @@ describe('effects --json over planted truths', () => {
 
     expect(code, stderr).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines.filter((_, i) => i % 2 === 0).map((line) => line.split(/\s+/).slice(0, 3))).toEqual([
-      ['fixed', EFFECTS_PROJECT, 'thumbs_down_page'],
-      ['no_change', EFFECTS_PROJECT, 'thumbs_down_page'],
-      ['too_little_data', EFFECTS_PROJECT, 'thumbs_down_page'],
-      ['too_little_data', EFFECTS_PROJECT, 'thumbs_down_page'],
+    expect(lines.filter((_, i) => i % 2 === 0).map((line) => line.split(/\s+/).slice(0, 2))).toEqual([
+      ['fixed', EFFECTS_PROJECT],
+      ['fixed', EFFECTS_PROJECT],
+      ['no_change', EFFECTS_PROJECT],
+      ['too_little_data', EFFECTS_PROJECT],
+      ['too_little_data', EFFECTS_PROJECT],
     ]);
-    expect(lines[0]).toContain(`thumbs_down_page /docs/fixed: job job_fixed completed ${DONE}, ${PR_LINK}`);
-    expect(lines[1]?.trim()).toMatch(/^thumbs down per view fell 60 %/);
-    expect(stderr.trimEnd().split('\n')).toEqual([`4 completed job(s) made for a gap in ${lake.root}: 1 fixed, 1 no_change, 2 too_little_data`]);
+    const fixedAt = lines.findIndex((line) => line.includes(`thumbs_down_page /docs/fixed: job job_fixed completed ${DONE}, ${PR_LINK}`));
+    expect(fixedAt % 2).toBe(0);
+    expect(lines[fixedAt + 1]?.trim()).toMatch(/^thumbs down per view fell 60 %/);
+    expect(stderr.trimEnd().split('\n')).toEqual([`5 completed job(s) made for a gap in ${lake.root}: 2 fixed, 1 no_change, 2 too_little_data`]);
   });
 
   it('gives a job that did not complete no verdict', async () => {
@@ -148,7 +173,7 @@ describe('effects --save', () => {
     expect(code, stderr).toBe(0);
 
     const file = path.join(lake.root, 'fix_effects', `dt=${formatDay(NOW)}`, `${EFFECTS_PROJECT}.json`);
-    expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(4);
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(5);
     const rows = await queryDuckDb(
       `SELECT key, verdict, before_signals, before_exposure, after_signals, control_gaps FROM read_json('${file}', format = 'newline_delimited') ORDER BY key`,
     );
@@ -157,12 +182,13 @@ describe('effects --save', () => {
       ['/docs/no-change', 'no_change', 112, 5600],
       ['/docs/rare', 'too_little_data', 28, 5600],
       ['/docs/recent', 'too_little_data', 18, 900],
+      ['retry webhook', 'fixed', 168, 560],
     ]);
     // Every column holds values of its declared type (the one type map; Glue's comes from the same definition): read with those types, nothing is lost.
     const columns = FIX_EFFECTS.columns.map((c) => `'${c.name}': '${duckDbType(c)}'`).join(', ');
     const typed = await queryDuckDb(
       `SELECT count(*) AS n, count(judged_at) AS judged, count(effect_ratio) AS effects FROM read_json('${file}', format = 'newline_delimited', columns = {${columns}})`,
     );
-    expect(typed.map((r) => [Number(r['n']), Number(r['judged']), Number(r['effects'])])).toEqual([[4, 4, 2]]);
+    expect(typed.map((r) => [Number(r['n']), Number(r['judged']), Number(r['effects'])])).toEqual([[5, 5, 3]]);
   });
 });

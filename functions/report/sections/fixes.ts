@@ -21,7 +21,7 @@ export function fixesSection(fixes: Fixes, context: SectionContext): SafeHtml | 
   const effects =
     fixes.effects.length > 0
       ? html`${note(
-          `For each completed job made for a gap: the gap's own figure per day over the N days before the day the job completed and the N days after it (N = the whole days since, at most 28). Before / after, not cause and effect: traffic, releases and seasons move these figures too. Under ${EFFECT_MIN_DAYS} days after it is too early to tell. The verdict asks more: did the gap's rate (thumbs down per view of the page, share of the term's searches without a click, share of the category's questions unanswered) fall beyond what similar gaps of the project that got no job did over the same days (difference in differences, ${Math.round(VERDICT_CONFIDENCE * 100)} % interval)? It needs ${VERDICT_MIN_DAYS} whole days after and ${VERDICT_MIN_SIGNALS} signals before.`,
+          `For each completed job made for a gap: the gap's own figure per day over the N days before the day the job completed and the N days after it (N = the whole days since, at most 28). Before / after, not cause and effect: traffic, releases and seasons move these figures too. Under ${EFFECT_MIN_DAYS} days after it is too early to tell. The verdict asks more: did the gap's rate (thumbs down per view of the page, share of the term's searches without a click, share of the topic's questions unanswered) fall beyond what similar gaps of the project that got no job did over the same days (difference in differences, ${Math.round(VERDICT_CONFIDENCE * 100)} % interval)? It needs ${VERDICT_MIN_DAYS} whole days after and ${VERDICT_MIN_SIGNALS} signals before.`,
         )}${table(
           'fixes-effect',
           [
