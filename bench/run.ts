@@ -17,6 +17,7 @@ import { benchGaps } from './gaps.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
 import { benchAssistantMemory, benchMemory } from './memory.js';
+import { benchOrgs } from './orgs.js';
 import { benchOverhead } from './overhead.js';
 import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
@@ -40,6 +41,7 @@ const ALL = [
   'report-function',
   'writer',
   'effects',
+  'orgs',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -78,6 +80,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('writer')) add(await benchWriter());
   if (selected.has('effects')) add(await benchEffects());
+  if (selected.has('orgs')) add(await benchOrgs());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

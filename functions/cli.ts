@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
 import { EXIT_STOPPED, type CliIo } from './cli/io.js';
 import { createProgram } from './cli/program.js';
+import { runForOrganisations } from './cli/orgs.js';
 import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
 
 /**
@@ -22,8 +23,24 @@ import { ConfigError, DestinationError, stripControlCharacters } from './shared/
  */
 const STOP_AT_ONCE = new Set(['plan', 'status']);
 
-/** Runs the CLI and returns its exit code; never calls process.exit (tests call it in-process). */
+/**
+ * Runs the CLI and returns its exit code; never calls process.exit (tests call it in-process).
+ * With `MINTLIFY_ORGS_FILE`, a command that reads or writes a lake runs once per organisation (cli/orgs.ts).
+ */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  return runForOrganisations(argv, io, runProgram);
+}
+
+/** One run of the program over `argv`: its exit code, and whether that was a usage error. */
+async function runProgram(argv: readonly string[], io: CliIo): Promise<{ readonly code: number; readonly usage: boolean }> {
+  const code = await runOnce(argv, io);
+  return { code: code === USAGE ? 2 : code, usage: code === USAGE };
+}
+
+/** What `runOnce` returns for a usage error (exit 2, already printed by commander). */
+const USAGE = -2;
+
+async function runOnce(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
   const program = createProgram(io, (code) => {
     exitCode = code;
@@ -42,7 +59,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are not errors; everything else is a usage error, already printed.
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : USAGE;
     }
     // One line saying what to fix: a class name ("DestinationError: …") tells a user nothing.
     // A destination error that reaches this far came before any unit: the setup is wrong.

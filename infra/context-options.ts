@@ -55,6 +55,12 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
       'PEM public key of the report link key pair: a CloudFront distribution serves the weekly pages to links signed for 7 days (private key in the `ReportLinkKeySecretArn` secret; docs/deploy.md)',
     default: 'no distribution: the digest names the page in the bucket',
   },
+  organisations: {
+    meaning:
+      "many organisations in one deployment: a dispatcher and export workers, one Secrets Manager secret per organisation under the `OrganisationsSecretPrefix` output, each organisation's lake in `orgs/<id>/`, Glue tables with an `org` partition (docs/organisations.md)",
+    default: "`false`: one organisation, today's layout",
+  },
+  organisationConcurrency: { meaning: 'export workers at once with `organisations=true` (each takes one organisation)', default: '`10`' },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

@@ -19,6 +19,7 @@ import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/pacing/budget-s
 import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
 import { Insights } from './constructs/insights.js';
+import { Organisations } from './constructs/organisations.js';
 import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
 import { ReportLinks } from './constructs/report-links.js';
 import { REPORTS_PREFIX } from '../functions/insights/weekly/keys.js';
@@ -70,6 +71,10 @@ export interface ExporterConfig {
   readonly reportSiteUrl?: string | undefined;
   /** PEM public key of the report link key pair: a signed-URL distribution over the reports. @default - none, no link */
   readonly reportLinkPublicKey?: string | undefined;
+  /** Many organisations: a dispatcher, export workers and an `org` partition (docs/organisations.md). @default false */
+  readonly organisations?: boolean | undefined;
+  /** Export workers at once with `organisations`. @default 10 */
+  readonly organisationConcurrency?: number | undefined;
 }
 
 /**
@@ -95,6 +100,10 @@ export const STACK_OUTPUTS = {
     'SNS topic of the weekly report digest, anomalies and stale datasets (attribute kind: weekly-report, anomaly, stale; reportEmail subscribes an address)',
   ReportLinkUrl: 'The CloudFront distribution serving the weekly pages to signed links only (with context reportLinkPublicKey)',
   ReportLinkKeySecretArn: 'Secrets Manager secret to put the report link private key (PEM) in after the first deploy (with context reportLinkPublicKey)',
+  OrganisationsSecretPrefix:
+    'Name prefix of the organisations\' secrets: create <prefix><id> holding {"apiKey","projectIds"} to add an organisation (with context organisations=true)',
+  OrganisationsQueueUrl: 'Queue of one message per organisation and run, taken by the export workers (with context organisations=true)',
+  OrganisationsDeadLetterQueueUrl: 'Failed organisation runs, one message naming each (with context organisations=true)',
 } as const;
 
 export type StackOutput = keyof typeof STACK_OUTPUTS;
@@ -113,12 +122,14 @@ export class MintlifyExporterStack extends Stack {
   readonly weeklyReport: WeeklyReport;
   /** The signed-link distribution over the reports, with context `reportLinkPublicKey`. */
   readonly reportLinks: ReportLinks | undefined;
+  /** The dispatcher and export workers of many organisations, with context `organisations=true`. */
+  readonly organisations: Organisations | undefined;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
     const { config } = props;
 
-    if (config.projectIds.length === 0) {
+    if (config.projectIds.length === 0 && config.organisations !== true) {
       Annotations.of(this).addWarningV2(
         'mintlify-exporter:no-project-ids',
         'No projectIds in context: the export has nothing to do until you deploy with -c projectIds=proj_a,proj_b.',
@@ -130,6 +141,7 @@ export class MintlifyExporterStack extends Stack {
       prefix: config.prefix,
       personalDataPolicy: config.personalDataPolicy,
       partitionProjectionStart: config.partitionProjectionStart,
+      organisations: config.organisations,
     });
     const { secret } = new ApiKeySecret(this, 'ApiKey', { secretArn: config.apiKeySecretArn });
     const api = {
@@ -145,6 +157,7 @@ export class MintlifyExporterStack extends Stack {
       maxReceiveCount: config.maxReceiveCount,
       outcomeEmail: config.outcomeEmail,
     });
+    const personalDataKey = new PersonalDataKey(this, 'PersonalDataKey');
     this.analyticsExport = new AnalyticsExport(this, 'Export', {
       ...api,
       warehouse: this.warehouse,
@@ -153,12 +166,31 @@ export class MintlifyExporterStack extends Stack {
       stateTable: this.followUps.stateTable,
       schedule: config.schedule,
       datasets: config.datasets,
-      personalDataKey: new PersonalDataKey(this, 'PersonalDataKey'),
+      personalDataKey,
       personalDataPolicy: config.personalDataPolicy,
       personalDataRetentionDays: config.personalDataRetentionDays,
       budget: config.budget,
       settleHours: config.settleHours,
+      // Many organisations: the workers export each one into orgs/<id>/; this one is not scheduled.
+      scheduled: config.organisations !== true,
     });
+    this.organisations =
+      config.organisations === true
+        ? new Organisations(this, 'Organisations', {
+            warehouse: this.warehouse,
+            stateTable: this.followUps.stateTable,
+            personalDataKey,
+            schedule: config.schedule,
+            maxConcurrency: config.organisationConcurrency,
+            apiUrl: config.apiUrl,
+            logLevel: config.logLevel,
+            datasets: config.datasets,
+            budget: config.budget,
+            settleHours: config.settleHours,
+            personalDataPolicy: config.personalDataPolicy,
+            personalDataRetentionDays: config.personalDataRetentionDays,
+          })
+        : undefined;
     const budget = parseBudget(config.budget ?? DEFAULT_BUDGET, 'budget');
     this.operations = new Operations(this, 'Operations', {
       exportFunction: this.analyticsExport.function,
@@ -178,6 +210,7 @@ export class MintlifyExporterStack extends Stack {
       anomalyRise: config.anomalyRise,
       reportEmail: config.reportEmail,
       logLevel: config.logLevel,
+      organisations: config.organisations,
     });
     this.reportLinks =
       config.reportLinkPublicKey === undefined
@@ -197,8 +230,9 @@ export class MintlifyExporterStack extends Stack {
       schedule: config.reportSchedule,
       settleHours: config.settleHours,
       logLevel: config.logLevel,
+      organisations: config.organisations,
     });
-    const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures];
+    const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures, ...Object.values(this.organisations?.alarms ?? {})];
     for (const alarm of insightAlarms) alarm.addAlarmAction(new actions.SnsAction(this.operations.topic));
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       exportFunction: this.analyticsExport.function,
@@ -227,6 +261,13 @@ export class MintlifyExporterStack extends Stack {
       DashboardUrl: this.dashboard.url,
       InsightsTopicArn: this.insights.topic.topicArn,
       ...(this.reportLinks ? { ReportLinkUrl: this.reportLinks.baseUrl, ReportLinkKeySecretArn: this.reportLinks.privateKeySecret.secretArn } : {}),
+      ...(this.organisations
+        ? {
+            OrganisationsSecretPrefix: this.organisations.secretPrefix,
+            OrganisationsQueueUrl: this.organisations.queue.queueUrl,
+            OrganisationsDeadLetterQueueUrl: this.organisations.deadLetterQueue.queueUrl,
+          }
+        : {}),
     };
     for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
@@ -359,6 +400,24 @@ export const ContextSchema = v.object({
       v.integer('a whole number'),
       v.minValue(1, 'between 1 and 1000'),
       v.maxValue(1000, 'between 1 and 1000'),
+    ),
+  ),
+  organisations: v.optional(
+    v.pipe(
+      v.union([v.boolean(), v.string()]),
+      v.transform((value) => (typeof value === 'boolean' ? String(value) : value.trim())),
+      v.picklist(['true', 'false'], 'true or false'),
+      v.transform((value) => value === 'true'),
+    ),
+  ),
+  organisationConcurrency: v.optional(
+    v.pipe(
+      v.union([v.number(), v.string()]),
+      v.transform(Number),
+      v.number(),
+      v.integer('a whole number'),
+      v.minValue(2, 'between 2 and 1000 (the SQS event source maximum concurrency)'),
+      v.maxValue(1000, 'between 2 and 1000 (the SQS event source maximum concurrency)'),
     ),
   ),
   reportSiteUrl: optionalString(/^https?:\/\/[^\s?#@]+$/, "the docs site's base URL, such as https://docs.example.com"),

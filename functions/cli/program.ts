@@ -16,6 +16,7 @@ import { registerForgetCommand } from './forget.js';
 import { registerFollowUpCommand } from './follow-up.js';
 import { registerGapsCommand } from './gaps.js';
 import type { CliIo } from './io.js';
+import { LAKE_COMMANDS, ORG_FLAG_HELP } from './orgs.js';
 import { registerPlanCommand } from './plan.js';
 import { registerRegisterPartitionsCommand } from './register-partitions.js';
 import { registerReportCommand } from './report.js';
@@ -49,6 +50,10 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerConsumeCommand(program, followUpIo);
   registerEnqueueCommand(program, { ...io, setExitCode });
   registerDeadLettersCommand(program, { ...io, setExitCode });
+  // Many organisations (MINTLIFY_ORGS_FILE): cli/orgs.ts runs a lake command once per organisation chosen.
+  for (const command of program.commands) {
+    if (LAKE_COMMANDS.includes(command.name())) command.option('--org <id>', ORG_FLAG_HELP, (value: string, previous: string[]) => [...previous, value], []);
+  }
   return program;
 }
 

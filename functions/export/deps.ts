@@ -17,7 +17,15 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
-import { createBudgetGate, createBudgetLedger, createUnlimitedLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
+import {
+  createBudgetGate,
+  createBudgetLedger,
+  createUnlimitedLedger,
+  shareOf,
+  type BudgetGate,
+  type BudgetLedger,
+  type BudgetWait,
+} from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
 import type { Config, ConfigOf } from '../shared/config.js';
 import type { Destination } from '../shared/storage/destination.js';
@@ -31,6 +39,7 @@ import { createPersonalDataKeySource, type PersonalDataKeySource } from '../shar
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
+import { orgScope, scopedStore } from '../shared/storage/scoped-store.js';
 import { localStateDir } from './runtime.js';
 import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
@@ -112,14 +121,15 @@ export function openExportDestination(config: Pick<Config, 'destination'>, overr
 
 /** The shared store: the DynamoDB table when configured, else a local folder. */
 export function openSharedStore(
-  config: Pick<Config, 'stateTable' | 'stateDir' | 'destination'>,
+  config: Pick<Config, 'stateTable' | 'stateDir' | 'destination' | 'org'>,
   overrides: Pick<ExportOverrides, 'dynamo' | 'out'> = {},
 ): SharedStore {
-  if (config.stateTable !== undefined) {
-    const client = overrides.dynamo?.() ?? new DynamoDBClient(awsClientConfig());
-    return createDynamoStore({ tableName: config.stateTable, client });
-  }
-  return createLocalStore(localStateDir(config, overrides.out));
+  const store =
+    config.stateTable !== undefined
+      ? createDynamoStore({ tableName: config.stateTable, client: overrides.dynamo?.() ?? new DynamoDBClient(awsClientConfig()) })
+      : createLocalStore(localStateDir(config, overrides.out));
+  // Many organisations: each one's ledger, leases and backlog are its own.
+  return config.org === undefined ? store : scopedStore(store, orgScope(config.org));
 }
 
 /** Builds the export's dependencies from `config`, with `overrides` taking the place of any part. */
@@ -132,7 +142,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
   const logger = overrides.logger ?? createLogger({ serviceName: EXPORT_SERVICE });
   const destination = overrides.destination ?? openExportDestination(config, overrides);
   const store = overrides.store ?? openSharedStore(config, overrides);
-  const spec = overrides.budget ?? config.budget;
+  const spec = overrides.budget ?? shareOf(config.budget, config.analyticsReserve);
   const ledger = overrides.unlimited ? createUnlimitedLedger(spec, { now }) : createBudgetLedger(store, spec, { now });
   const apiKey =
     typeof overrides.apiKey === 'string'

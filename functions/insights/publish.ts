@@ -11,6 +11,8 @@ export type InsightKind = 'weekly-report' | 'anomaly' | 'stale';
 export interface InsightMessage {
   readonly kind: InsightKind;
   readonly projectId?: string;
+  /** The organisation (a deployment for many organisations): a message attribute a subscription can filter on. */
+  readonly organisation?: string;
   readonly subject: string;
   readonly body: string;
 }
@@ -32,6 +34,7 @@ export function publishInputOf(message: InsightMessage) {
     MessageAttributes: {
       kind: { DataType: 'String', StringValue: message.kind },
       ...(message.projectId !== undefined ? { projectId: { DataType: 'String', StringValue: message.projectId } } : {}),
+      ...(message.organisation !== undefined ? { organisation: { DataType: 'String', StringValue: message.organisation } } : {}),
     },
   } as const;
 }

@@ -318,6 +318,41 @@ export const SETTINGS = {
     readBy: EXPORT,
     parse: (raw) => parseBudget(raw),
   }),
+  analyticsReserve: integer('ANALYTICS_RESERVE', 0, 100_000, {
+    doc: "analytics requests an hour left for the key's other users: each window's share of `ANALYTICS_BUDGET` is lowered by it (with many organisations, each organisation's share)",
+    default: '0',
+    readBy: EXPORT,
+  }),
+  orgsFile: setting({
+    env: 'MINTLIFY_ORGS_FILE',
+    doc: 'JSON file of organisations (`{"organisations":[{"id","apiKeyEnv","projectIds"}]}`): each command that reads or writes a lake runs once per organisation, in `<destination>/orgs/<id>/`; docs/organisations.md',
+    defaultDoc: "none: one organisation, today's layout",
+    readBy: ['cli'],
+    parse: (raw) => raw,
+  }),
+  org: setting({
+    env: 'EXPORT_ORG',
+    doc: "the organisation a run works for: its part of the state (`orgs/<id>/` of `EXPORT_STATE_TABLE` or the state folder). The CLI sets it for each organisation of `MINTLIFY_ORGS_FILE`, the export worker for its message's",
+    defaultDoc: 'none (one organisation)',
+    readBy: EXPORT,
+    parse: (raw) => (/^[a-z0-9-]{1,40}$/.test(raw) ? raw : fail('EXPORT_ORG is not an organisation id: use 1–40 lowercase letters, digits or -')),
+  }),
+  orgsSecretPrefix: setting({
+    env: 'EXPORT_ORGS_SECRET_PREFIX',
+    doc: 'name prefix of the organisations\' Secrets Manager secrets (`{"apiKey","projectIds"}` each, the organisation\'s id after the prefix), listed at each run (infra sets it with context `organisations=true`)',
+    defaultDoc: 'none (one organisation)',
+    readBy: ['export'],
+    parse: (raw) =>
+      /^[A-Za-z0-9/_+=.@-]{1,400}$/.test(raw) ? raw : fail('EXPORT_ORGS_SECRET_PREFIX is not a secret name prefix: use letters, digits and /_+=.@-'),
+  }),
+  orgsQueueUrl: setting({
+    env: 'EXPORT_ORGS_QUEUE_URL',
+    doc: 'SQS queue the dispatcher sends one message per organisation to (infra sets it with context `organisations=true`)',
+    defaultDoc: 'none (one organisation)',
+    readBy: ['export'],
+    parse: (raw) =>
+      /^https?:\/\/\S+$/.test(raw) ? raw : fail('EXPORT_ORGS_QUEUE_URL is not a queue URL: use the https://sqs… URL of the organisations queue'),
+  }),
   settleHours: integer('EXPORT_SETTLE_HOURS', 0, 72, {
     doc: 'a UTC day is exported this long after it ends (the service ingests late events), hours',
     default: '2',

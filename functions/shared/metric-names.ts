@@ -82,3 +82,16 @@ export const METRIC_PUBLISHERS = [
   { group: 'FOLLOWUP_METRICS', service: FOLLOWUP_SERVICE, metrics: FOLLOWUP_METRICS },
   { group: 'INSIGHTS_METRICS', service: INSIGHTS_SERVICE, metrics: INSIGHTS_METRICS },
 ] as const;
+
+/** The dimension naming the organisation of a metric (a deployment for many organisations). */
+export const ORGANISATION_DIMENSION = 'Organisation';
+
+/** Metrics of the organisations' dispatcher and workers (unit: Count). */
+export const ORGS_METRICS = {
+  /** Organisations the dispatcher sent a message for in one run. */
+  dispatched: 'OrganisationsDispatched',
+  /** Secrets under the organisations' prefix that could not be an organisation (a bad id): named in the log. */
+  refused: 'OrganisationsRefused',
+  /** Organisations whose run failed (a batch item failure: their message goes to the dead-letter queue). */
+  failed: 'OrganisationRunsFailed',
+} as const;

@@ -88,6 +88,11 @@ export interface AnalyticsExportProps extends ApiSettings {
   readonly memorySize?: number | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays | undefined;
+  /**
+   * Whether the schedule runs it (a deployment for many organisations runs its workers instead).
+   * @default true
+   */
+  readonly scheduled?: boolean | undefined;
 }
 
 export class AnalyticsExport extends Construct {
@@ -160,6 +165,7 @@ export class AnalyticsExport extends Construct {
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Hourly Mintlify analytics export (drains what the request budget allows)',
       schedule: events.Schedule.expression(props.schedule ?? DEFAULT_EXPORT_SCHEDULE),
+      ...(props.scheduled === false ? { enabled: false } : {}),
       targets: [
         new targets.LambdaFunction(this.function, {
           deadLetterQueue: this.failureQueue,

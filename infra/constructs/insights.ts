@@ -58,6 +58,12 @@ export interface InsightsProps {
   readonly logLevel?: LogLevel | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays | undefined;
+  /**
+   * A deployment for many organisations: the check runs once per organisation's lake `orgs/<id>/`
+   * (functions/insights/orgs.ts), its projects found from its manifests.
+   * @default false
+   */
+  readonly organisations?: boolean | undefined;
 }
 
 export class Insights extends Construct {
@@ -81,7 +87,7 @@ export class Insights extends Construct {
 
     const bundled = new BundledFunction(this, 'Check', {
       entry: DUCKDB_ENTRY,
-      handler: 'check',
+      handler: props.organisations === true ? 'checkOrganisations' : 'check',
       description: 'Hourly: anomalies of newly complete days and stale datasets, told on the insights topic',
       timeout: Duration.minutes(5),
       memorySize: 1024,
@@ -104,6 +110,7 @@ export class Insights extends Construct {
     this.checkFunction = bundled.function;
     this.logGroup = bundled.logGroup;
 
+    if (props.organisations === true) props.warehouse.grantOrganisationsInsightsCheck(this.checkFunction, `${ANOMALIES_PREFIX}/`);
     props.warehouse.grantWarehouseRead(this.checkFunction);
     props.warehouse.grantInsightsRecordsWrite(this.checkFunction, `${ANOMALIES_PREFIX}/`);
     this.grantPublish(bundled.role);

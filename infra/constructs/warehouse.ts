@@ -68,6 +68,13 @@ export interface WarehouseProps {
    */
   readonly partitionProjectionStart?: string | undefined;
   /**
+   * A deployment for many organisations (context `organisations=true`): the export's tables live
+   * under `orgs/<id>/` and have an `org` partition (projection `injected`: a query names the
+   * organisation) before `dt`. The follow-up outcomes stay the deployment's.
+   * @default false
+   */
+  readonly organisations?: boolean | undefined;
+  /**
    * Glue database name (Athena: `SELECT … FROM <database>.visitors_pages`).
    * @default 'mintlify_analytics'
    */
@@ -89,6 +96,8 @@ export class Warehouse extends Construct {
   private readonly columnPolicy: PersonalDataPolicy;
   /** First day the partition projection enumerates (YYYY-MM-DD). */
   private readonly projectionStart: string;
+  /** The export's tables are partitioned by organisation (`orgs/<id>/`). */
+  private readonly organisations: boolean;
   readonly bucket: s3.IBucket;
   /** `''` or the prefix with a trailing slash: what every key this app writes starts with. */
   readonly keyPrefix: string;
@@ -103,6 +112,7 @@ export class Warehouse extends Construct {
     super(scope, id);
     this.columnPolicy = resolvePolicy(parsePolicyOverrides(props.personalDataPolicy ?? '', 'personalDataPolicy'));
     this.projectionStart = parseDay(props.partitionProjectionStart ?? DEFAULT_PROJECTION_START, 'partitionProjectionStart');
+    this.organisations = props.organisations === true;
     const prefix = (props.prefix ?? 'mintlify').replace(/^\/+|\/+$/g, '');
     this.keyPrefix = prefix === '' ? '' : `${prefix}/`;
     const retention = props.retention ?? Duration.days(30);
@@ -175,6 +185,60 @@ export class Warehouse extends Construct {
       new iam.PolicyStatement({
         actions: ['glue:GetTable', 'glue:BatchCreatePartition'],
         resources: [this.database.catalog.catalogArn, this.database.databaseArn, ...tables],
+      }),
+    );
+  }
+
+  /**
+   * The export workers of many organisations: what {@link grantExportReadWrite} grants, in every
+   * organisation's folder (`orgs/<id>/`, any id: organisations are added without a deploy).
+   */
+  grantOrganisationsExportReadWrite(grantee: iam.IGrantable): void {
+    const folders = exportFolders().map((folder) => `${ORGS_FOLDER}*/${folder}`);
+    this.grantFolders(
+      grantee,
+      { read: [...folders, `${ORGS_FOLDER}*/${ERASURES_PREFIX}`], write: [...folders, `${ORGS_FOLDER}*/${EXPORT_RUNS.prefix}/`], remove: folders },
+      "The export workers read, replace and delete objects under each organisation's table, manifest and staging folders (orgs/<id>/…), read its erasure records and append its run records; listing is limited to those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
+    );
+  }
+
+  /**
+   * The weekly report of many organisations: list the organisations' folders (`orgs/`, one
+   * level), and in each read what {@link grantWarehouseRead} and {@link grantPageRead} grant and
+   * put its pages under its own `reports` folder (`records` and `reports` end with `/`).
+   */
+  grantOrganisationsWeeklyReport(grantee: iam.IGrantable, records: string, reports: string): void {
+    const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
+    this.grantFolders(
+      grantee,
+      { read: [...exportFolders(), `${EXPORT_RUNS.prefix}/`, `${FOLLOWUP_OUTCOMES.prefix}/`, records].map(inEach), write: [inEach(reports)] },
+      "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages under that organisation's reports folder. The wildcards are the organisation's id and the object key within each folder.",
+    );
+    this.grantOrganisationsList(grantee);
+  }
+
+  /**
+   * The hourly insights check of many organisations: list the organisations' folders (`orgs/`,
+   * one level), and in each read what {@link grantWarehouseRead} grants and read, rewrite and
+   * delete its anomaly records under `records` (ending with `/`).
+   */
+  grantOrganisationsInsightsCheck(grantee: iam.IGrantable, records: string): void {
+    const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
+    this.grantFolders(
+      grantee,
+      { read: [...[...exportFolders(), `${EXPORT_RUNS.prefix}/`, records].map(inEach)], write: [inEach(records)], remove: [inEach(records)] },
+      "The insights check of many organisations reads each organisation's exported tables, manifests, checkpoints and run log (orgs/<id>/…), reads, rewrites and deletes its anomaly records, and lists only those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
+    );
+    this.grantOrganisationsList(grantee);
+  }
+
+  /** Listing the organisations' folders one level deep (`orgs/` with the delimiter `/`): their ids, nothing else. */
+  private grantOrganisationsList(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringEquals: { 's3:prefix': `${this.keyPrefix}${ORGS_FOLDER}`, 's3:delimiter': '/' } },
       }),
     );
   }
@@ -334,13 +398,15 @@ export class Warehouse extends Construct {
   }
 
   private createTable(def: TableDef): glue.S3Table {
-    const location = `s3://${this.bucket.bucketName}/${this.keyPrefix}${def.prefix}/`;
+    // Many organisations: the export's tables are `orgs/<id>/<table>/dt=…/`, with an `org` partition.
+    const byOrg = this.organisations && ORGANISATION_TABLES.has(def.name);
+    const location = `s3://${this.bucket.bucketName}/${this.keyPrefix}${byOrg ? `${ORGS_FOLDER}\${org}/` : ''}${def.prefix}/`;
     const table = new glue.S3Table(this, tableConstructId(def), {
       database: this.database,
       tableName: def.name,
       description: def.comment,
       storage: glue.S3TableStorage.fromBucket(this.bucket),
-      s3Prefix: `${this.keyPrefix}${def.prefix}/`,
+      s3Prefix: byOrg ? `${this.keyPrefix}${ORGS_FOLDER}` : `${this.keyPrefix}${def.prefix}/`,
       columns: def.columns.map((column) => ({
         name: column.name,
         type: glueTypeOf(column),
@@ -348,11 +414,16 @@ export class Warehouse extends Construct {
         comment: commentWithPolicy(def, column, this.columnPolicy),
       })),
       // `dt` is the Hive folder name (`dt=YYYY-MM-DD`), a string; projection treats it as a date.
-      partitionKeys: [{ name: def.partitionKey, type: glue.Schema.STRING, comment: 'UTC day, YYYY-MM-DD' }],
+      partitionKeys: [
+        ...(byOrg ? [{ name: ORG_PARTITION, type: glue.Schema.STRING, comment: 'organisation id (name it in every query: its projection is injected)' }] : []),
+        { name: def.partitionKey, type: glue.Schema.STRING, comment: 'UTC day, YYYY-MM-DD' },
+      ],
       dataFormat: def.format === 'parquet' ? glue.DataFormat.PARQUET : glue.DataFormat.JSON,
       // SSE is transparent to Athena; `true` would make it expect client-side (CSE-KMS) encryption.
       hasEncryptedData: false,
       partitionProjection: {
+        // Organisations are data (secrets): their ids cannot be enumerated at deploy time.
+        ...(byOrg ? { [ORG_PARTITION]: glue.PartitionProjectionConfiguration.injected() } : {}),
         [def.partitionKey]: glue.PartitionProjectionConfiguration.date({
           min: this.projectionStart,
           max: 'NOW',
@@ -403,6 +474,13 @@ export function exportFolders(): string[] {
   const tablePrefixes = [...new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.prefix)))];
   return [...tablePrefixes.map((prefix) => `${prefix}/`), `${MANIFESTS_PREFIX}/`, `${STAGING_PREFIX}/`];
 }
+
+/** The folder of the organisations' lakes, under the app's prefix. */
+export const ORGS_FOLDER = 'orgs/';
+/** The partition naming the organisation in a deployment for many organisations. */
+export const ORG_PARTITION = 'org';
+/** The tables the export writes into each organisation's lake (the follow-up outcomes stay the deployment's). */
+const ORGANISATION_TABLES: ReadonlySet<string> = new Set([...Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.name)), EXPORT_RUNS.name]);
 
 /** `visitors_totals` → `VisitorsTotalsTable`. */
 function tableConstructId(def: TableDef): string {

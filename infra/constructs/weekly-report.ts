@@ -54,6 +54,12 @@ export interface WeeklyReportProps {
   readonly logLevel?: LogLevel | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays | undefined;
+  /**
+   * A deployment for many organisations: one report and digest per organisation, each from and
+   * into its own lake `orgs/<id>/` (functions/insights/weekly/orgs.ts).
+   * @default false
+   */
+  readonly organisations?: boolean | undefined;
 }
 
 export class WeeklyReport extends Construct {
@@ -67,7 +73,7 @@ export class WeeklyReport extends Construct {
     super(scope, id);
     const bundled = new BundledFunction(this, 'Handler', {
       entry: DUCKDB_ENTRY,
-      handler: 'weeklyReport',
+      handler: props.organisations === true ? 'weeklyReportOrganisations' : 'weeklyReport',
       description: 'Weekly: the report of the last 7 complete days to reports/, and its digest on the insights topic',
       timeout: Duration.minutes(5),
       memorySize: props.memorySize ?? DEFAULT_REPORT_MEMORY_MB,
@@ -94,6 +100,7 @@ export class WeeklyReport extends Construct {
     this.function = bundled.function;
     this.logGroup = bundled.logGroup;
 
+    if (props.organisations === true) props.warehouse.grantOrganisationsWeeklyReport(this.function, `${ANOMALIES_PREFIX}/`, REPORTS_PREFIX);
     props.warehouse.grantWarehouseRead(this.function);
     // Its page shows the fixes made for gaps and the hourly check's anomaly marks.
     props.warehouse.grantPageRead(this.function, `${ANOMALIES_PREFIX}/`);

@@ -35,6 +35,8 @@ export interface RequestLogEntry {
   fault?: FaultKind;
   /** True when the request budget refused the request (429). */
   overBudget?: boolean;
+  /** Which accepted key the request carried (0: the sandbox's `apiKey`, then `moreApiKeys`); absent when refused. */
+  keyIndex?: number | undefined;
 }
 
 /** The log of API requests, oldest first; the oldest entries are dropped beyond `limit`. */

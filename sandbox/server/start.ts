@@ -33,8 +33,13 @@ import { Delays, SandboxClock, type SandboxState } from './state.js';
 export interface SandboxOptions {
   /** TCP port; default 0 (ephemeral). The host is always 127.0.0.1. */
   readonly port?: number;
-  /** The only key accepted. Default `SANDBOX_API_KEY`. */
+  /** The key accepted. Default `SANDBOX_API_KEY`. */
   readonly apiKey?: string;
+  /**
+   * Keys accepted besides `apiKey` (organisations each with its key); the request log's `keyIndex`
+   * says which one a request carried (0: `apiKey`, 1: the first of these). Default none.
+   */
+  readonly moreApiKeys?: readonly string[];
   /** Seed of the generated data; default 42. */
   readonly seed?: number;
   /** Default `DEFAULT_PROJECTS`; `proj_synth_<N>` always exists as well. */
@@ -123,7 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const seed = options.seed ?? 42;
   const projects = options.projects ?? DEFAULT_PROJECTS;
   const state = createState(options, new Datasets({ seed, projects }));
-  const handle = createRequestHandler(state, createAuthCheck(apiKey), createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed)));
+  const handle = createRequestHandler(state, createAuthCheck(apiKey, options.moreApiKeys), createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed)));
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // A bug in the sandbox: answer 500 without echoing request data.
@@ -244,6 +249,7 @@ function createRequestHandler(state: SandboxState, checkAuth: AuthCheck, latency
     if (target.kind === 'other') return send({ status: target.status, body: { error: target.error } });
     const denied = checkAuth(req.headers.authorization);
     if (denied) return send(denied);
+    entry.keyIndex = checkAuth.keyIndex(req.headers.authorization);
     if (rawBody === undefined) return send({ status: 413, body: { error: 'request body too large (limit 1 MiB)' } });
     if (target.kind === 'analytics') return analytics.answer(target.route, target.projectId, url.searchParams, exchange);
     return answerAgent(state, target.route, target.projectId, target.jobId, rawBody, exchange);

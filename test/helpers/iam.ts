@@ -451,7 +451,11 @@ export function mapRequest(
     }
     case 'SECRETS_MANAGER': {
       const operation = target.replace(/^secretsmanager\./, '');
-      return [{ action: `secretsmanager:${operation}`, resource: String(json()['SecretId']), context: {} }];
+      // ListSecrets names no resource; a secret asked for by name is authorised against its ARN (name, then a 6-character suffix).
+      if (operation === 'ListSecrets') return [{ action: 'secretsmanager:ListSecrets', resource: '*', context: {} }];
+      const id = String(json()['SecretId']);
+      const resource = id.startsWith('arn:') ? id : `arn:aws:secretsmanager:${TEST_REGION}:${TEST_ACCOUNT}:secret:${id}-AbCdEf`;
+      return [{ action: `secretsmanager:${operation}`, resource, context: {} }];
     }
     case 'DYNAMODB':
       return mapDynamo(target.replace(/^DynamoDB_20120810\./, ''), json(), partitionKey);

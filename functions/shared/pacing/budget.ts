@@ -26,9 +26,9 @@
  * wrong clock or one absurd `Retry-After` can hold the deployment back for one window at most.
  */
 import { MAX_WINDOW_MS, type BudgetSpec } from './budget-spec.js';
-import { BudgetExhaustedError } from '../errors.js';
+import { BudgetExhaustedError, ConfigError } from '../errors.js';
 import { checkStoreKey, type SharedStore } from '../storage/shared-store.js';
-import { backoffDelay } from '../time.js';
+import { backoffDelay, HOUR_MS } from '../time.js';
 
 /**
  * The shared ledger document. `consecutive429` shows in status output how many 429s piled up
@@ -175,6 +175,24 @@ export interface BudgetLedger {
 }
 
 export const LEDGER_KEY = 'budget/ledger';
+
+/**
+ * The share of `spec` left to the exporter when `reservePerHour` requests an hour are kept for
+ * the key's other users (`ANALYTICS_RESERVE`): the reserve, scaled to the window and rounded up,
+ * comes off each window. With many organisations each one's ledger gets this share.
+ * @throws ConfigError when nothing would be left.
+ */
+export function shareOf(spec: BudgetSpec, reservePerHour: number): BudgetSpec {
+  if (reservePerHour <= 0) return spec;
+  const reserved = Math.ceil((reservePerHour * spec.windowMs) / HOUR_MS);
+  const requests = spec.requests - reserved;
+  if (requests < 1) {
+    throw new ConfigError(
+      `ANALYTICS_RESERVE ${reservePerHour} an hour leaves nothing of ANALYTICS_BUDGET ${spec.text} (${reserved} of its ${spec.requests} per window): lower the reserve or raise the budget`,
+    );
+  }
+  return { requests, windowMs: spec.windowMs, text: `${requests}/${spec.text.split('/')[1] ?? ''}` };
+}
 
 /**
  * The budget ledger of one deployment in `store` (at `key`, default {@link LEDGER_KEY}).

@@ -28,6 +28,7 @@ describe('the flag tables of docs/cli.md', () => {
       '--out',
       '--json',
       '--days',
+      '--org',
     ]);
     expect(sandbox).toContain('| `--window <kind>` | how the budget window moves (one of `fixed`, `rolling`) | `rolling` |');
   });

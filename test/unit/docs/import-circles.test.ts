@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared'],
   ['warehouse'],
   ['export', 'follow-up', 'queries', 'sandbox'],
-  ['producer'],
+  ['producer', 'orgs'],
   ['gaps'],
   ['report'],
   ['insights'],

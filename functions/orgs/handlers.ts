@@ -1,0 +1,148 @@
+/**
+ * Lambda entries of a deployment for many organisations (context `organisations=true`): wiring
+ * only. `dispatcher`: the schedule's event → one message per organisation (dispatch.ts).
+ * `worker`: an SQS batch of organisation messages → each organisation's export (worker.ts).
+ * Built on first use, like the other handlers: importing reads nothing.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import * as v from 'valibot';
+import { createExportDeps } from '../export/deps.js';
+import { createHandler, type ExportContext } from '../export/handler.js';
+import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
+import { builtOnFirstUse } from '../shared/cold-start.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../shared/config.js';
+import { ConfigError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { EXPORT_SERVICE, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../shared/metric-names.js';
+import { dispatchOrganisations, type DispatchResult, type OrgQueue } from './dispatch.js';
+import { orgDestination, type Organisation } from './organisations.js';
+import { createOrganisationSecrets } from './secrets.js';
+import { createWorker, type WorkerRecord } from './worker.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The export's configuration, with the organisations' secret prefix it cannot do without. */
+export type OrgsConfig = ConfigOf<'export'> & { readonly orgsSecretPrefix: string };
+
+/**
+ * The configuration of the worker (`worker`: its state table required, as the export's) or of
+ * the dispatcher (which touches no state).
+ */
+export function orgsConfig(env: Env, role: 'worker' | 'dispatcher' = 'worker'): OrgsConfig {
+  const loaded = loadConfigFor(env, 'export');
+  const config = role === 'worker' ? requireSettings(loaded, 'export') : loaded;
+  if (config.orgsSecretPrefix === undefined)
+    throw new ConfigError('EXPORT_ORGS_SECRET_PREFIX is not set: the organisations are the secrets under it (infra sets it with context organisations=true)');
+  return { ...config, orgsSecretPrefix: config.orgsSecretPrefix };
+}
+
+/** SQS SendMessageBatch for the organisations' queue. */
+export function sqsOrgQueue(client: Pick<SQSClient, 'send'>, queueUrl: string): OrgQueue {
+  return {
+    async sendBatch(messages) {
+      const answer = await client.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m) => ({ Id: m.id, MessageBody: m.body, MessageGroupId: m.groupId })) }),
+      );
+      return (answer.Failed ?? []).map((failure) => failure.Id ?? '');
+    },
+  };
+}
+
+const ScheduleSchema = v.object({ time: v.pipe(v.string(), v.isoTimestamp()) });
+
+/** The clients the dispatcher uses. */
+export interface DispatcherClients {
+  readonly secrets: Pick<SecretsManagerClient, 'send'>;
+  readonly sqs: Pick<SQSClient, 'send'>;
+}
+
+/** The dispatcher for `config` over `clients` (tests pass emulator clients). */
+export function createDispatcher(config: OrgsConfig, clients: DispatcherClients): (event: unknown) => Promise<DispatchResult> {
+  if (config.orgsQueueUrl === undefined)
+    throw new ConfigError('EXPORT_ORGS_QUEUE_URL is not set: the dispatcher sends to the organisations queue (infra sets it)');
+  const logger = createLogger({ serviceName: EXPORT_SERVICE });
+  const secrets = createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix);
+  const queue = sqsOrgQueue(clients.sqs, config.orgsQueueUrl);
+  const metrics = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
+  return async (event: unknown) => {
+    const scheduled = v.safeParse(ScheduleSchema, event);
+    const result = await dispatchOrganisations(scheduled.success ? Date.parse(scheduled.output.time) : Date.now(), { secrets, queue });
+    for (const { name, reason } of result.refused) logger.warn('secret under the organisations prefix refused', { secret: name, reason });
+    metrics.addMetric(ORGS_METRICS.dispatched, MetricUnit.Count, result.dispatched.length);
+    metrics.addMetric(ORGS_METRICS.refused, MetricUnit.Count, result.refused.length);
+    metrics.publishStoredMetrics();
+    logger.info('organisations dispatched', { dispatched: result.dispatched.length, notSent: result.notSent, refused: result.refused.length });
+    if (result.notSent.length > 0)
+      throw new Error(`SQS did not take the messages of organisation(s) ${result.notSent.join(', ')}; the next run sends them again`);
+    return result;
+  };
+}
+
+export function dispatcherFromEnvironment(env: Env): (event: unknown) => Promise<DispatchResult> {
+  return builtOnFirstUse(() => {
+    const config = orgsConfig(env, 'dispatcher');
+    // An endpoint set in the environment (an emulator) takes the place of the queue URL's host, as for the follow-ups.
+    const sqs = new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden }));
+    return createDispatcher(config, { secrets: new SecretsManagerClient(awsClientConfig()), sqs });
+  });
+}
+
+/** Powertools metrics of one organisation: every metric of its run carries its `Organisation` dimension. */
+function organisationMetrics(id: string): Metrics {
+  return new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE, defaultDimensions: { [ORGANISATION_DIMENSION]: id } });
+}
+
+/** The clients the worker uses. */
+export interface WorkerClients {
+  readonly secrets: SecretsManagerClient;
+  readonly dynamo: DynamoDBClient;
+  /** @default one from the environment (s3:// destinations) */
+  readonly s3?: S3Client;
+}
+
+/** The worker for `config` over `clients` (tests pass emulator clients). */
+export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerClients, options: { readonly orgTimeLimitMs?: number } = {}) {
+  const logger = createLogger({ serviceName: EXPORT_SERVICE });
+  const failures = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
+  const exportFor = (org: Organisation) => {
+    // The organisation's lake, projects and part of the state; the rest is the deployment's.
+    const orgConfig = { ...config, org: org.id, projectIds: org.projectIds, destination: orgDestination(config.destination, org.id) };
+    const deps = createExportDeps(orgConfig, {
+      apiKey: org.apiKey,
+      dynamo: () => clients.dynamo,
+      secrets: clients.secrets,
+      logger,
+      ...(clients.s3 ? { s3: clients.s3 } : {}),
+    });
+    return createHandler({ ...deps, metrics: organisationMetrics(org.id) });
+  };
+  return createWorker({
+    secrets: createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix),
+    exportFor,
+    logger,
+    now: Date.now,
+    ...(options.orgTimeLimitMs !== undefined ? { orgTimeLimitMs: options.orgTimeLimitMs } : {}),
+    onOrganisation: (id, outcome) => {
+      if (outcome.ok) return;
+      const metrics = organisationMetrics(id);
+      metrics.addMetric(ORGS_METRICS.failed, MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+      // Also without the dimension: one alarm watches every organisation (docs/organisations.md).
+      failures.addMetric(ORGS_METRICS.failed, MetricUnit.Count, 1);
+      failures.publishStoredMetrics();
+    },
+  });
+}
+
+export function workerFromEnvironment(env: Env): (event: { Records: WorkerRecord[] }, context: ExportContext) => Promise<unknown> {
+  return builtOnFirstUse(() =>
+    createOrganisationsWorker(orgsConfig(env), { secrets: new SecretsManagerClient(awsClientConfig()), dynamo: new DynamoDBClient(awsClientConfig()) }),
+  );
+}
+
+export const dispatcher = dispatcherFromEnvironment(process.env);
+export const worker = workerFromEnvironment(process.env);

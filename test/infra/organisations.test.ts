@@ -1,0 +1,156 @@
+/**
+ * The stack with context `organisations=true` (issue 46): the schedule starts the dispatcher,
+ * the queue feeds the export workers with bounded concurrency, the organisations' secrets are
+ * readable only under their prefix (and listable), the export's Glue tables have an `org`
+ * partition (injected projection) before `dt`, and the alarms and metrics carry the organisation.
+ * Without the option the stack is the one of today.
+ */
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { synthStack, type SynthResult } from '../helpers/synth.js';
+
+let orgs: SynthResult;
+let plain: SynthResult;
+
+beforeAll(() => {
+  orgs = synthStack({ organisations: 'true', organisationConcurrency: '25' });
+  plain = synthStack();
+});
+
+const resourcesOf = (template: Template) => template.toJSON().Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+type Statement = { Action: string | string[]; Resource: unknown };
+/** The statements of the export workers' role policy. */
+function workerStatements(template: Template): Statement[] {
+  const role = Object.keys(template.findResources('AWS::IAM::Role')).find((id) => id.includes('OrganisationsWorker'));
+  const policy = Object.values(template.findResources('AWS::IAM::Policy')).find((p) => role !== undefined && JSON.stringify(p.Properties.Roles).includes(role));
+  if (!policy) throw new Error('no policy of the workers role');
+  return policy.Properties.PolicyDocument.Statement as Statement[];
+}
+const withAction = (statements: readonly Statement[], action: string) => statements.filter((s) => [s.Action].flat().includes(action));
+
+const logicalIdOf = (template: Template, type: string, props: object) => {
+  const found = Object.keys(template.findResources(type, { Properties: props }));
+  expect(found, `${type} ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0] as string;
+};
+
+// cdk-nag over the whole stack takes seconds alone, more with the two cores shared.
+describe('with -c organisations=true', { timeout: 120_000 }, () => {
+  it('starts the dispatcher on the hourly schedule, and no longer the single-organisation export', () => {
+    const t = orgs.template;
+    const dispatcher = logicalIdOf(t, 'AWS::Lambda::Function', { Handler: 'index.dispatcher' });
+    t.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(5 * * * ? *)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [dispatcher, 'Arn'] } })],
+    });
+    const exportFn = orgs.stack.getLogicalId(orgs.stack.analyticsExport.function.node.defaultChild as never);
+    t.hasResourceProperties('AWS::Events::Rule', { State: 'DISABLED', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [exportFn, 'Arn'] } })] });
+  });
+
+  it('gives the dispatcher the queue to send to, and the queue to the workers one message at a time with bounded concurrency and batch item failures', () => {
+    const t = orgs.template;
+    const queue = orgs.stack.getLogicalId(orgs.stack.organisations?.queue.node.defaultChild as never);
+    const worker = logicalIdOf(t, 'AWS::Lambda::Function', { Handler: 'index.worker' });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.dispatcher',
+      Environment: { Variables: Match.objectLike({ EXPORT_ORGS_QUEUE_URL: { Ref: queue } }) },
+    });
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] },
+      FunctionName: { Ref: worker },
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: 25 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const dlq = orgs.stack.getLogicalId(orgs.stack.organisations?.deadLetterQueue.node.defaultChild as never);
+    t.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 1 } });
+  });
+
+  it("lets the dispatcher list secrets (names only) and the workers read only the secrets under the organisations' prefix", () => {
+    const t = orgs.template;
+    const policies = Object.values(t.findResources('AWS::IAM::Policy')).map((p) => JSON.stringify(p));
+    const dispatcherPolicy = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
+    expect(dispatcherPolicy).toHaveLength(1);
+    expect(dispatcherPolicy[0]).not.toContain('secretsmanager:GetSecretValue');
+    const reads = withAction(workerStatements(t), 'secretsmanager:GetSecretValue');
+    const text = JSON.stringify(reads);
+    expect(text).toContain(':secret:MintlifyExporter/orgs/*');
+    expect(text).not.toMatch(/"\*"|secret:\*/);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.worker',
+      Environment: { Variables: Match.objectLike({ EXPORT_ORGS_SECRET_PREFIX: 'MintlifyExporter/orgs/' }) },
+    });
+    t.hasOutput('OrganisationsSecretPrefix', { Value: 'MintlifyExporter/orgs/' });
+  });
+
+  it("gives the export's Glue tables an injected org partition before dt, at orgs/<org>/", () => {
+    const tables = Object.values(orgs.template.findResources('AWS::Glue::Table')).map((r) => r.Properties.TableInput);
+    const visitors = tables.find((table) => table.Name === 'visitors_totals');
+    expect(visitors.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['org', 'dt']);
+    expect(visitors.Parameters['projection.org.type']).toBe('injected');
+    expect(visitors.Parameters['projection.dt.type']).toBe('date');
+    expect(JSON.stringify(visitors.Parameters['storage.location.template'])).toContain(['/mintlify/orgs/$', '{org}/visitors_totals/dt=$', '{dt}/'].join(''));
+    const outcomes = tables.find((table) => table.Name === 'followup_outcomes');
+    expect(outcomes.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
+  });
+
+  it("lets the workers write only under orgs/<id>/ of the export's folders", () => {
+    const puts = withAction(workerStatements(orgs.template), 's3:PutObject');
+    const text = JSON.stringify(puts);
+    expect(text).toContain('/mintlify/orgs/*/visitors_totals/*');
+    expect(text).toContain('/mintlify/orgs/*/export_runs/*');
+    expect(text).not.toMatch(/\/mintlify\/visitors_totals\//);
+  });
+
+  it("runs the weekly report and the hourly check once per organisation, listing the organisations' folders and writing in each one's lake", () => {
+    const t = orgs.template;
+    t.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.weeklyReportOrganisations' });
+    t.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.checkOrganisations' });
+    const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('"s3:prefix":"mintlify/orgs/","s3:delimiter":"/"');
+    expect(policies).toContain('/mintlify/orgs/*/reports/*');
+    expect(JSON.stringify(plain.template.findResources('AWS::Lambda::Function'))).not.toMatch(/weeklyReportOrganisations|checkOrganisations/);
+    expect(policies).toContain('/mintlify/orgs/*/_insights/anomalies/*');
+  });
+
+  it('alarms on failed organisations with a contributor per organisation, on the dead letters and on the dispatcher, to the alarm topic', () => {
+    const t = orgs.template;
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'SELECT SUM(OrganisationRunsFailed) FROM SCHEMA("MintlifyExporter", Organisation, service) GROUP BY Organisation' }),
+      ]),
+      AlarmActions: [{ Ref: orgs.stack.getLogicalId(orgs.stack.operations.topic.node.defaultChild as never) }],
+    });
+    const dlq = orgs.stack.getLogicalId(orgs.stack.organisations?.deadLetterQueue.node.defaultChild as never);
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+    });
+  });
+
+  it('passes cdk-nag with its acknowledgements scoped to exact findings', () => {
+    const report = new AwsSolutionsChecks().validateScope(orgs.stack);
+    const findings = report.violations.flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} @ ${resource.constructPath ?? resource.resourceLogicalId}`),
+    );
+    expect(findings).toEqual([]);
+  });
+});
+
+describe('without the option', () => {
+  it('synthesizes the resources of today: no dispatcher, no workers, no org partition, the export scheduled', () => {
+    const types = (template: Template) => Object.values(resourcesOf(template)).map((r) => r.Type);
+    const handlers = Object.values(plain.template.findResources('AWS::Lambda::Function')).map((r) => r.Properties.Handler);
+    expect(handlers).not.toContain('index.dispatcher');
+    expect(handlers).not.toContain('index.worker');
+    expect(types(plain.template).filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(1); // the follow-ups'
+    const tables = Object.values(plain.template.findResources('AWS::Glue::Table')).map((r) => r.Properties.TableInput);
+    for (const table of tables) expect(table.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
+    expect(JSON.stringify(plain.template.findResources('AWS::Events::Rule'))).not.toContain('DISABLED');
+    // The same resources as with the option, less exactly the organisations' own.
+    const orgIds = Object.keys(resourcesOf(orgs.template)).filter((id) => !id.startsWith('Organisations'));
+    expect(Object.keys(resourcesOf(plain.template)).sort()).toEqual(orgIds.sort());
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The real `cdk synth -c organisations=true` (local esbuild bundling), then the dispatcher's and
+ * the worker's bundles, each in its own Node process with the environment the template gives
+ * it, against the sandbox and the emulators — every AWS call checked against its role's
+ * policies in the template (test/helpers/iam.ts): the dispatcher lists the secrets under the
+ * prefix and sends one message per organisation; the worker reads that organisation's secret
+ * and exports it under orgs/<id>/; a revoked organisation is a batch item failure.
+ */
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { Message } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
+import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { startIamGuard, type IamGuard } from '../helpers/iam.js';
+import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
+
+const PREFIX = 'MintlifyExporter/orgs/';
+const PERSONAL_DATA_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-personal-data-GhIjKl';
+const KEYS = { acme: 'mint_acme_0123456789abcdef', gone: 'mint_gone_0123456789abcdef' } as const;
+const PROJECTS = { acme: 'proj_synth_120', gone: 'proj_synth_80' } as const;
+const EVENT_TIME = '2026-03-01T02:30:00.000Z';
+const DISPATCHER = 'Lists the organisations';
+const WORKER = "Exports one organisation's analytics";
+
+let assembly: Assembly;
+let sandbox: Sandbox;
+let aws: S3Sqs;
+let dynamo: Dynamo;
+let secrets: FakeSecretsManager;
+let bucket: string;
+let queueUrl: string;
+const table = `state-${Date.now()}`;
+const guards: IamGuard[] = [];
+
+beforeAll(async () => {
+  [assembly, sandbox, aws, dynamo] = await Promise.all([
+    synthAssembly({ organisations: 'true' }),
+    startSandbox({ apiKey: KEYS.acme }),
+    startS3Sqs(),
+    startDynamo(),
+  ]);
+  secrets = await startFakeSecretsManager({
+    [`${PREFIX}acme`]: JSON.stringify({ apiKey: KEYS.acme, projectIds: [PROJECTS.acme] }),
+    [`${PREFIX}gone`]: JSON.stringify({ apiKey: KEYS.gone, projectIds: [PROJECTS.gone] }),
+    [PERSONAL_DATA_SECRET_ARN]: 'orgs-bundle-personal-data-key-0123456789',
+  });
+  bucket = await aws.createBucket();
+  queueUrl = await aws.createQueue();
+  await dynamo.client.send(
+    new CreateTableCommand({
+      TableName: table,
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
+});
+
+async function guard(description: string, values: Record<string, string>) {
+  const started = await startIamGuard({
+    resources: assembly.resources,
+    description,
+    values,
+    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
+  });
+  guards.push(started);
+  return started;
+}
+
+async function invoke(description: string, event: unknown, values: Record<string, string>, overrides: Record<string, string> = {}) {
+  const iam = await guard(description, values);
+  const env = { ...functionEnvironment(assembly.resources, description, values), MINTLIFY_API_URL: sandbox.url, ...overrides, ...iam.env };
+  const bundle = `${assembly.functionAssetDir(description)}/index.js`;
+  const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, description), 120_000);
+  return { ...invocation, iam };
+}
+
+describe('the organisations bundles (-c organisations=true)', { timeout: 120_000 }, () => {
+  let messages: Message[];
+
+  it('the dispatcher lists the secrets under the prefix and sends one message per organisation, within its role', async () => {
+    const { result, error, logs, iam } = await invoke(
+      DISPATCHER,
+      { 'detail-type': 'Scheduled Event', source: 'aws.events', time: EVENT_TIME },
+      { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, EXPORT_ORGS_QUEUE_URL: queueUrl },
+    );
+    expect(error, logs).toBeUndefined();
+    expect(iam.denied).toEqual([]);
+    expect(iam.calls).toEqual(expect.arrayContaining(['secretsmanager:ListSecrets on *', expect.stringMatching(/^sqs:SendMessage on /)]));
+    expect(iam.calls.filter((call) => call.startsWith('secretsmanager:GetSecretValue'))).toEqual([]);
+    expect(result).toMatchObject({ dispatched: ['acme', 'gone'] });
+    messages = await aws.takeAll(queueUrl);
+    expect(messages.map((m) => JSON.parse(m.Body ?? '')).sort((a, b) => a.org.localeCompare(b.org))).toEqual([
+      { org: 'acme', time: EVENT_TIME },
+      { org: 'gone', time: EVENT_TIME },
+    ]);
+  });
+
+  it("the worker exports each organisation under orgs/<id>/ with its own secret's key, within its role, and reports the revoked one", async () => {
+    const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' }));
+    const { result, error, logs, iam } = await invoke(
+      WORKER,
+      { Records: records },
+      { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, EXPORT_STATE_TABLE: table, PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN },
+      // Yesterday's visitors only: a day of the seven datasets and the heal window would only take longer.
+      { EXPORT_DATASETS: 'visitors', EXPORT_HEAL_DAYS: '0' },
+    );
+    expect(error, logs).toBeUndefined();
+    expect(iam.denied).toEqual([]);
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        `secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:000000000000:secret:${PREFIX}acme-AbCdEf`,
+        expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/orgs\/acme\/visitors_pages\//),
+        expect.stringMatching(/^dynamodb:PutItem on /),
+      ]),
+    );
+    const gone = messages.find((m) => JSON.parse(m.Body ?? '').org === 'gone');
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: gone?.MessageId }] });
+    const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
+    const keys = (listed.Contents ?? []).map((object) => object.Key ?? '');
+    expect(keys).toContain(`mintlify/orgs/acme/visitors_totals/dt=2026-02-28/${PROJECTS.acme}.parquet`);
+    expect(keys.filter((key) => !key.startsWith('mintlify/orgs/'))).toEqual([]);
+    // Its metrics carry the organisation: the alarm's contributors name it.
+    expect(logs).toMatch(/"Organisation":"acme"/);
+    expect(logs).toMatch(/"Organisation":"gone"[^\n]*OrganisationRunsFailed|OrganisationRunsFailed[^\n]*"Organisation":"gone"/);
+  });
+});

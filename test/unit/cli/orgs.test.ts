@@ -1,0 +1,135 @@
+/**
+ * How the CLI runs a lake command once per organisation (functions/cli/orgs.ts), with the
+ * program replaced by a recorder: the arguments and environment each organisation's run gets,
+ * and the exit code of the whole.
+ */
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runForOrganisations, takeFlag, type RunProgram } from '../../../functions/cli/orgs.js';
+import type { CliIo } from '../../../functions/cli/io.js';
+import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
+
+const KEYS = { ACME: 'mint_acme_0123456789', BETA: 'mint_beta_0123456789' };
+let file: string;
+
+beforeAll(async () => {
+  file = path.join(await makeTempDir('orgs-cli'), 'orgs.json');
+  await writeFile(
+    file,
+    JSON.stringify({
+      organisations: [
+        { id: 'acme', apiKeyEnv: 'ACME', projectIds: ['proj_a', 'proj_b'] },
+        { id: 'beta', apiKeyEnv: 'BETA', projectIds: ['proj_c'] },
+      ],
+    }),
+  );
+  await chmod(file, 0o600);
+});
+afterAll(removeTempDirs);
+
+function ioWith(env: Record<string, string | undefined>) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env,
+    now: () => 0,
+    stopSignal: new Promise(() => undefined),
+  };
+  return { io, out: () => stdout, err: () => stderr };
+}
+
+/** A program that records each run and answers with `codes` in turn. */
+function recorder(codes: readonly number[], usage = false) {
+  const runs: { argv: readonly string[]; env: CliIo['env'] }[] = [];
+  const run: RunProgram = async (argv, io) => {
+    runs.push({ argv, env: io.env });
+    io.stdout.write(JSON.stringify({ n: runs.length }));
+    return { code: codes[runs.length - 1] ?? 0, usage };
+  };
+  return { runs, run };
+}
+
+describe('runForOrganisations', () => {
+  it('runs a lake command once per organisation, in its lake, with its key, projects and part of the state', async () => {
+    const { io, err } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS, MINTLIFY_API_KEY_SECRET_ARN: 'arn:x', EXPORT_DESTINATION: 's3://b/p' });
+    const { runs, run } = recorder([0, 0]);
+    expect(await runForOrganisations(['status', '--days', '2'], io, run)).toBe(0);
+    expect(runs.map((r) => r.argv)).toEqual([
+      ['status', '--days', '2'],
+      ['status', '--days', '2'],
+    ]);
+    expect(runs[0]?.env).toMatchObject({
+      EXPORT_DESTINATION: 's3://b/p/orgs/acme',
+      MINTLIFY_API_KEY: KEYS.ACME,
+      MINTLIFY_PROJECT_IDS: 'proj_a,proj_b',
+      EXPORT_ORG: 'acme',
+    });
+    expect(runs[1]?.env).toMatchObject({ EXPORT_DESTINATION: 's3://b/p/orgs/beta', MINTLIFY_API_KEY: KEYS.BETA, EXPORT_ORG: 'beta' });
+    for (const r of runs) {
+      expect(r.env['MINTLIFY_ORGS_FILE']).toBeUndefined();
+      expect(r.env['MINTLIFY_API_KEY_SECRET_ARN']).toBeUndefined();
+    }
+    expect(err()).toContain('Organisation acme (s3://b/p/orgs/acme):');
+  });
+
+  it('moves --out into each organisation and keeps of --project the ones each organisation has', async () => {
+    const { io } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    const { runs, run } = recorder([0]);
+    await runForOrganisations(['export', '--out=./lake', '--project', 'proj_b', '--org', 'acme', '--org=beta'], io, run);
+    expect(runs.map((r) => r.argv)).toEqual([['export', '--project', 'proj_b', '--out', './lake/orgs/acme']]);
+  });
+
+  it('exits 1 naming the organisations that failed, 2 when every one failed on its configuration', async () => {
+    const mixed = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    expect(await runForOrganisations(['export'], mixed.io, recorder([0, 2]).run)).toBe(1);
+    expect(mixed.err().trim().split('\n').at(-1)).toBe('error: export did not complete for 1 of 2 organisation(s): beta (exit 2); see the lines above each');
+    expect(await runForOrganisations(['export'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, recorder([2, 2]).run)).toBe(2);
+    expect(await runForOrganisations(['export'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, recorder([130]).run)).toBe(130);
+  });
+
+  it('says a usage error once', async () => {
+    const { runs, run } = recorder([2], true);
+    expect(await runForOrganisations(['export', '--bogus'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run)).toBe(2);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('prints one JSON object with each organisation', async () => {
+    const { io, out } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    await runForOrganisations(['plan', '--json'], io, recorder([0, 1]).run);
+    expect(JSON.parse(out())).toEqual({
+      command: 'plan',
+      organisations: [
+        { id: 'acme', exitCode: 0, result: { n: 1 } },
+        { id: 'beta', exitCode: 1, result: { n: 2 } },
+      ],
+    });
+  });
+
+  it('refuses --org without MINTLIFY_ORGS_FILE, and a --project no organisation has', async () => {
+    const none = ioWith({});
+    expect(await runForOrganisations(['status', '--org', 'acme'], none.io, recorder([]).run)).toBe(2);
+    expect(none.err()).toMatch(/^error: --org chooses an organisation of MINTLIFY_ORGS_FILE, which is not set/);
+    const stray = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    expect(await runForOrganisations(['status', '--project', 'proj_zz'], stray.io, recorder([]).run)).toBe(2);
+    expect(stray.err()).toMatch(/--project "proj_zz" is not a project of any organisation of acme, beta/);
+  });
+
+  it('leaves every other command, and every command without the file, as it was', async () => {
+    const { runs, run } = recorder([0, 0]);
+    await runForOrganisations(['enqueue', '--file', 'x'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    await runForOrganisations(['export', '--date', '2026-01-01'], ioWith({}).io, run);
+    expect(runs.map((r) => r.argv)).toEqual([
+      ['enqueue', '--file', 'x'],
+      ['export', '--date', '2026-01-01'],
+    ]);
+  });
+});
+
+describe('takeFlag', () => {
+  it('takes both spellings and stops at --', () => {
+    expect(takeFlag(['a', '--org', 'x', '--org=y', '--', '--org', 'z'], '--org')).toEqual({ values: ['x', 'y'], rest: ['a', '--', '--org', 'z'] });
+  });
+});
