@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchBudget } from './budget.js';
 import { benchColdStart } from './cold-start.js';
+import { benchEffects } from './effects.js';
 import { benchEncoding } from './encoding.js';
 import { benchForget } from './forget.js';
 import { benchGaps } from './gaps.js';
@@ -40,6 +41,7 @@ const ALL = [
   'gaps',
   'report-function',
   'writer',
+  'effects',
   'orgs',
   'forget',
 ] as const;
@@ -79,6 +81,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('writer')) add(await benchWriter());
+  if (selected.has('effects')) add(await benchEffects());
   if (selected.has('orgs')) add(await benchOrgs());
   if (selected.has('forget')) add(await benchForget());
 

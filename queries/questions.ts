@@ -29,6 +29,8 @@ import type { Row } from '../functions/warehouse/duckdb.js';
 import {
   decodeDailyTotals,
   decodeGapFigure,
+  decodeAskedQuestionDay,
+  decodeGapRate,
   decodeQuestionDay,
   decodeThumbsDownPage,
   decodeTopPage,
@@ -172,6 +174,26 @@ export const QUESTIONS: readonly Question[] = [
     duckdbOnly: true,
   },
   {
+    id: 'GapRatesByDay',
+    file: 'gap-rates-by-day.sql',
+    name: "A gap's rate per day",
+    description:
+      'The signal and exposure of each gap of the temporary table rate_gaps (gap_id, kind, project_id, key) per UTC day: thumbs down ÷ human views of the page, unclicked ÷ all searches of the term, unanswered ÷ asked in the category — what a fix is judged by (gaps/effect.ts).',
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
+  {
+    id: 'AssistantQuestionsByDay',
+    file: 'assistant-questions-by-day.sql',
+    name: 'Assistant questions asked and unanswered per day',
+    description:
+      "Every assistant question (the same text but for case and spaces) per project and UTC day, with how often it was asked and went unanswered: an unanswered topic's exposure and signal per day, what a fix is judged by (gaps/effect.ts).",
+    saved: false,
+    summary: false,
+    duckdbOnly: true,
+  },
+  {
     id: 'UnansweredQuestionsByDay',
     file: 'unanswered-questions-by-day.sql',
     name: 'Unanswered assistant questions per day',
@@ -191,6 +213,8 @@ export const QUESTION_IDS = {
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
+  gapRatesByDay: 'GapRatesByDay',
+  assistantQuestionsByDay: 'AssistantQuestionsByDay',
   unansweredQuestionsByDay: 'UnansweredQuestionsByDay',
 } as const;
 
@@ -207,6 +231,8 @@ export const TYPED_QUESTIONS = {
   unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
+  gapRatesByDay: typed(QUESTION_IDS.gapRatesByDay, decodeGapRate),
+  assistantQuestionsByDay: typed(QUESTION_IDS.assistantQuestionsByDay, decodeAskedQuestionDay),
   unansweredQuestionsByDay: typed(QUESTION_IDS.unansweredQuestionsByDay, decodeQuestionDay),
 } as const;
 

@@ -1,8 +1,10 @@
 /**
  * Whether a fix made a difference: for every completed job made for a gap (a followup_outcomes
  * record with `gap_id` and status `completed`), the gap's own figure per day over the N days
- * before the job completed and the N days after, N = min(28, whole days since). Before / after,
- * not cause and effect: a figure also moves with traffic, seasons and releases.
+ * before the job completed and the N days after, N = min(28, whole days since) — and a verdict
+ * (verdict.ts) on its **rate** (signal ÷ exposure per day, queries/gap-rates-by-day.sql) over the
+ * same days, against a **control**: the same project's gaps of the same kind that got no job,
+ * with a similar rate before (within CONTROL_BAND×, the CONTROL_MAX nearest), pooled.
  *
  * The day the job completed belongs to neither side (part of it was before the fix). "Whole
  * days since" are the UTC days after that one that have ended by `now`; under 7 it is too early
@@ -10,11 +12,18 @@
  * before the job completed and the days since (an id is a hash: it names a gap, it does not
  * spell it).
  */
-import { addDays, dayStart, formatDay } from '../shared/dates.js';
+import { TYPED_QUESTIONS } from '../../queries/questions.js';
+import path from 'node:path';
+import { addDays, dayStart, daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
+import { parquetFiles } from '../warehouse/duckdb.js';
+import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
+import { sqlString } from '../warehouse/sql.js';
+import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
-import type { LoadedWarehouse } from '../warehouse/session.js';
-import { dailyFigures, evidenceOf, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
+import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
+import { inTopic, termsOf, termsOfKey } from './topics.js';
+import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
 
 /** Days compared at most on each side. */
 export const EFFECT_MAX_DAYS = 28;
@@ -22,6 +31,22 @@ export const EFFECT_MAX_DAYS = 28;
 export const EFFECT_MIN_DAYS = 7;
 /** How far before a job's completion its gap is looked for. */
 const LOOKBACK_DAYS = 90;
+/** A control's rate before is within this factor of the fixed gap's (either way). */
+export const CONTROL_BAND = 2;
+/** Controls pooled at most: the nearest in rate before. */
+export const CONTROL_MAX = 20;
+/** Gaps of a project and kind considered as controls at most: the highest ranked without a job. */
+const CONTROL_CANDIDATES = 200;
+
+/** The tables a fix's verdict reads: the gap tables and the exposure of pages (views_pages). */
+export const EFFECT_TABLES = [...GAP_TABLES, VIEWS_PAGES] as const;
+
+/** What a kind's rate divides, in words (verdict reasons, the report, docs). */
+export const RATE_WORDS: Readonly<Record<GapKind, { readonly signal: string; readonly exposure: string; readonly rate: string }>> = {
+  thumbs_down_page: { signal: 'thumbs down', exposure: 'human views of the page', rate: 'thumbs down per view' },
+  search_without_clicks: { signal: 'searches without a click', exposure: 'searches of the term', rate: 'share of searches without a click' },
+  unanswered_topic: { signal: 'unanswered questions', exposure: 'questions asked in the topic', rate: 'share of questions unanswered' },
+};
 
 /** One side of the comparison: the figure summed over `days` days, and per day. */
 export interface EffectWindow {
@@ -52,6 +77,8 @@ export interface GapEffect {
   /** Absent when n is 0. */
   readonly before?: EffectWindow | undefined;
   readonly after?: EffectWindow | undefined;
+  /** The verdict on the gap's rate against its controls, over the same N days a side (verdict.ts). */
+  readonly judged: VerdictResult;
 }
 
 export interface Fixes {
@@ -78,51 +105,74 @@ export interface FixesScope {
 /** A fix's two sides by `today` (the UTC day of now): whole days since, N, and the windows (absent when N is 0). */
 export type EffectWindows = Pick<GapEffect, 'daysSince' | 'n' | 'tooEarly' | 'before' | 'after'>;
 
+/** The days of a job completed on `completedDay`, by `today`: whole days since, N, and the N days each side (the day itself on neither). */
+export function effectDays(completedDay: string, today: string): { daysSince: number; n: number; before: string[]; after: string[] } {
+  const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
+  const n = Math.min(EFFECT_MAX_DAYS, daysSince);
+  const side = (from: string) => Array.from({ length: n }, (_, d) => addDays(from, d));
+  return { daysSince, n, before: side(addDays(completedDay, -n)), after: side(addDays(completedDay, 1)) };
+}
+
 /**
  * The windows of a job completed on `completedDay`, from its gap's figure per day (a day without
  * an entry counts 0): the N days before that day and the N days after it, N = min(28, whole days
  * since), the day itself on neither side. Pure.
  */
 export function effectWindows(completedDay: string, today: string, perDay: ReadonlyMap<string, number>): EffectWindows {
-  const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
-  const n = Math.min(EFFECT_MAX_DAYS, daysSince);
-  const window = (from: string): EffectWindow => {
-    let total = 0;
-    for (let d = 0; d < n; d++) total += perDay.get(addDays(from, d)) ?? 0;
-    return { from, last: addDays(from, n - 1), days: n, total, perDay: total / n };
+  const { daysSince, n, before, after } = effectDays(completedDay, today);
+  const window = (days: readonly string[]): EffectWindow => {
+    const total = days.reduce((sum, day) => sum + (perDay.get(day) ?? 0), 0);
+    return { from: days[0] as string, last: days[days.length - 1] as string, days: n, total, perDay: total / n };
   };
-  return {
-    daysSince,
-    n,
-    tooEarly: n < EFFECT_MIN_DAYS,
-    ...(n > 0 ? { before: window(addDays(completedDay, -n)), after: window(addDays(completedDay, 1)) } : {}),
-  };
+  return { daysSince, n, tooEarly: n < EFFECT_MIN_DAYS, ...(n > 0 ? { before: window(before), after: window(after) } : {}) };
 }
 
 /** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
 export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
   // No job was ever made for a gap: nothing to show, and nothing read.
   if (requests.size === 0) return { effects: [], open: [] };
-  const completed = completedJobs(requests, scope);
-  const today = formatDay(scope.now);
-  const effects = await measure(root, completed, today, scope.warehouse);
+  const effects = await readEffects(root, requests, scope);
   const open = await openGaps(root, requests, scope);
-  return { effects: effects.sort((a, b) => (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0)), open };
+  return { effects, open };
 }
+
+/**
+ * The effect and verdict of each completed job in `requests` (by gap id) of the scope's projects,
+ * latest completion first, from the warehouse under `root` (its days: `lookbackDays`).
+ */
+export async function readEffects(
+  root: string,
+  requests: ReadonlyMap<string, readonly GapRequest[]>,
+  scope: Pick<FixesScope, 'projects' | 'now' | 'warehouse'>,
+): Promise<GapEffect[]> {
+  const completed = completedJobs(requests, scope);
+  const effects = await measure(root, completed, requests, formatDay(scope.now), scope.warehouse);
+  // Latest completion first; a day's jobs by verdict (what a lead acts on first), then by gap id: one order on every run.
+  const order = (e: GapEffect) => VERDICTS_FIRST.indexOf(e.judged.verdict);
+  return effects.sort(
+    (a, b) =>
+      (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0) ||
+      order(a) - order(b) ||
+      (a.gapId < b.gapId ? -1 : a.gapId > b.gapId ? 1 : 0),
+  );
+}
+
+/** The order verdicts are listed in: what a lead acts on first. */
+export const VERDICTS_FIRST: readonly Verdict[] = ['fixed', 'worse', 'no_change', 'too_little_data'];
 
 /**
  * The days of the gap tables `readFixes` reads besides `scope.days`: the 90 days before the
  * first completed job and the days since (none when no job completed), so that a caller can
  * load them with its own (`scope.warehouse`).
  */
-export function lookbackDays(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): string[] {
+export function lookbackDays(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: Pick<FixesScope, 'projects' | 'now'>): string[] {
   return lookback(completedJobs(requests, scope), formatDay(scope.now));
 }
 
 type CompletedJob = { readonly gapId: string; readonly request: GapRequest & { readonly finishedAt: number; readonly projectId: string } };
 
 /** The completed job of each gap, of the scope's projects. */
-function completedJobs(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): CompletedJob[] {
+function completedJobs(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: Pick<FixesScope, 'projects'>): CompletedJob[] {
   const wanted = new Set(scope.projects);
   return [...requests.entries()]
     .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
@@ -140,25 +190,32 @@ function lookback(completed: readonly CompletedJob[], today: string): string[] {
   return days;
 }
 
-async function measure(root: string, completed: readonly CompletedJob[], today: string, warehouse: LoadedWarehouse | undefined): Promise<GapEffect[]> {
+async function measure(
+  root: string,
+  completed: readonly CompletedJob[],
+  requests: ReadonlyMap<string, readonly GapRequest[]>,
+  today: string,
+  warehouse: LoadedWarehouse | undefined,
+): Promise<GapEffect[]> {
   if (completed.length === 0) return [];
   const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
   const days = lookback(completed, today);
   const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();
-  const tables = await gapTables(root, { days, projects }, warehouse);
+  const tables = await effectTables(root, { days, projects }, warehouse);
   try {
-    const found = new Map<string, { kind: GapKind; key: string; title: string; projectId: string }>();
-    if (tables.files > 0) {
-      for (const gap of rankGaps(await evidenceOf(tables), new Map(), days.length)) found.set(gap.gapId, gap);
-    }
+    const ranked = tables.files > 0 ? rankGaps(await evidenceOf(tables), requests, days.length) : [];
+    const found = new Map(ranked.map((gap) => [gap.gapId, gap]));
     const known = completed.flatMap((c) => {
       const gap = found.get(c.gapId);
       return gap ? [{ gapId: c.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key }] : [];
     });
+    const candidates = controlCandidates(ranked, known);
     const figures = await dailyFigures(tables, known);
+    const rates = await dailyRates(tables, [...known, ...candidates], root);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
       const gap = found.get(gapId);
+      const windows = effectWindows(completedDay, today, figures.get(gapId) ?? new Map<string, number>());
       return {
         gapId,
         projectId: request.projectId,
@@ -167,12 +224,153 @@ async function measure(root: string, completed: readonly CompletedJob[], today: 
         ...(request.jobId ? { jobId: request.jobId } : {}),
         ...(request.prLink ? { prLink: request.prLink } : {}),
         completedDay,
-        ...effectWindows(completedDay, today, figures.get(gapId) ?? new Map<string, number>()),
+        ...windows,
+        judged: judgeGap(gap, completedDay, today, rates, candidates),
       };
     });
   } finally {
     tables.close();
   }
+}
+
+/** A gap whose rate is read: what its id hashes, and the id. */
+export type RateGap = { readonly gapId: string; readonly kind: GapKind; readonly projectId: string; readonly key: string };
+
+/** The gaps that may be controls of the fixed ones: of the same project and kind, with no request made for them, the highest ranked first. */
+function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): RateGap[] {
+  const wanted = new Set(fixed.map((g) => `${g.projectId}\u0000${g.kind}`));
+  const taken = new Map<string, number>();
+  const out: RateGap[] = [];
+  for (const gap of ranked) {
+    const group = `${gap.projectId}\u0000${gap.kind}`;
+    if (!wanted.has(group) || gap.requests.length > 0) continue;
+    const n = taken.get(group) ?? 0;
+    if (n >= CONTROL_CANDIDATES) continue;
+    taken.set(group, n + 1);
+    out.push({ gapId: gap.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key });
+  }
+  return out;
+}
+
+/**
+ * `gapId → day → {signal, exposure}` of `gaps`: pages and terms by queries/gap-rates-by-day.sql;
+ * unanswered topics from every question asked (queries/assistant-questions-by-day.sql over the
+ * table's files under `root`), each counted in the topics whose key terms it holds (topics.ts
+ * `inTopic`, as the topic's figure is counted: read.ts `topicFiguresByDay`).
+ */
+async function dailyRates(tables: GapTables, all: readonly RateGap[], root: string): Promise<Map<string, Map<string, DayCount>>> {
+  const byGap = await topicRates(
+    tables,
+    root,
+    all.filter((g) => g.kind === 'unanswered_topic'),
+  );
+  const gaps = all.filter((g) => g.kind !== 'unanswered_topic');
+  if (gaps.length === 0) return byGap;
+  const { session } = tables.warehouse;
+  const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
+  await session.run('DROP TABLE IF EXISTS rate_gaps');
+  await session.run(`CREATE TEMP TABLE rate_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
+  // Not `ask`: the answer changes with rate_gaps, which the session does not see in the SQL.
+  const { gapRatesByDay } = TYPED_QUESTIONS;
+  for (const row of (await session.query(gapRatesByDay.sql(tables.warehouse.tables, {}))).map(gapRatesByDay.decode)) {
+    const days = byGap.get(row.gapId) ?? new Map<string, DayCount>();
+    days.set(row.day, { signal: row.signal, exposure: row.exposure });
+    byGap.set(row.gapId, days);
+  }
+  return byGap;
+}
+
+/** Each unanswered topic's questions asked and unanswered per day (see `dailyRates`). */
+async function topicRates(tables: GapTables, root: string, gaps: readonly RateGap[]): Promise<Map<string, Map<string, DayCount>>> {
+  const byGap = new Map<string, Map<string, DayCount>>();
+  if (gaps.length === 0) return byGap;
+  const projects = new Set(gaps.map((g) => g.projectId));
+  const unreadable = new Set(tables.warehouse.unreadable);
+  const prefix = ASSISTANT_CONVERSATIONS.prefix;
+  const files = (
+    await Promise.all(
+      daysBetween(tables.params.from, tables.params.to).map(async (day) =>
+        (
+          await list(path.join(root, prefix, `dt=${day}`))
+        )
+          .filter((name) => name.endsWith('.parquet') && projects.has(name.slice(0, -'.parquet'.length)))
+          .map((name) => `${prefix}/dt=${day}/${name}`),
+      ),
+    )
+  )
+    .flat()
+    .filter((file) => !unreadable.has(file));
+  if (files.length === 0) return byGap;
+  const { assistantQuestionsByDay } = TYPED_QUESTIONS;
+  const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });
+  const keys = new Map(gaps.map((g) => [g.gapId, termsOfKey(g.key)]));
+  const terms = new Map<string, Set<string>>();
+  for (const row of (await tables.warehouse.session.query(sql)).map(assistantQuestionsByDay.decode)) {
+    const questionTerms = terms.get(row.question) ?? termsOf(row.question);
+    terms.set(row.question, questionTerms);
+    for (const gap of gaps) {
+      if (gap.projectId !== row.projectId || !inTopic(questionTerms, keys.get(gap.gapId) ?? [])) continue;
+      const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
+      const known = days.get(row.day) ?? NONE;
+      days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
+      byGap.set(gap.gapId, days);
+    }
+  }
+  return byGap;
+}
+
+const NONE: DayCount = { signal: 0, exposure: 0 };
+
+/**
+ * The verdict on one fixed gap, from day counts (pure): its rate's N days a side, and its
+ * controls — the `candidates` of its project and kind whose rate before is within CONTROL_BAND×
+ * of its own, with exposure on both sides, the CONTROL_MAX nearest — pooled per day.
+ * bench/effects.ts runs it on planted effects.
+ */
+export function judgeGap(
+  gap: RateGap | undefined,
+  completedDay: string,
+  today: string,
+  rates: ReadonlyMap<string, ReadonlyMap<string, DayCount>>,
+  candidates: readonly RateGap[],
+  options: { readonly dispersion?: 'quasi-poisson' | 'poisson' } = {},
+): VerdictResult {
+  const { daysSince, before, after } = effectDays(completedDay, today);
+  if (gap === undefined) {
+    const side = { days: before.length, signals: 0, exposure: 0, rate: 0 };
+    return {
+      verdict: 'too_little_data',
+      reason: `the gap was not found in the warehouse in the ${LOOKBACK_DAYS} days before the job completed and the days since: nothing to measure`,
+      before: side,
+      after: { ...side, days: after.length },
+      control: { gaps: 0, ratio: null },
+      effect: { ratio: null, low: null, high: null },
+    };
+  }
+  const series = (id: string, days: readonly string[]) => days.map((day) => rates.get(id)?.get(day) ?? NONE);
+  const sum = (list: readonly DayCount[]) => list.reduce((t, d) => ({ signal: t.signal + d.signal, exposure: t.exposure + d.exposure }), NONE);
+  const fixedBefore = sum(series(gap.gapId, before));
+  const rate = fixedBefore.exposure > 0 ? fixedBefore.signal / fixedBefore.exposure : 0;
+  const controls =
+    rate > 0
+      ? candidates
+          .filter((c) => c.projectId === gap.projectId && c.kind === gap.kind)
+          .map((c) => ({ c, b: sum(series(c.gapId, before)), a: sum(series(c.gapId, after)) }))
+          .filter(({ b, a }) => b.signal > 0 && b.exposure > 0 && a.exposure > 0)
+          .map((x) => ({ ...x, distance: Math.abs(Math.log(x.b.signal / x.b.exposure / rate)) }))
+          .filter((x) => x.distance <= Math.log(CONTROL_BAND))
+          .sort((x, y) => x.distance - y.distance)
+          .slice(0, CONTROL_MAX)
+      : [];
+  const pooled = (days: readonly string[]) => days.map((day) => sum(controls.map(({ c }) => rates.get(c.gapId)?.get(day) ?? NONE)));
+  return judgeFix({
+    daysSince,
+    before: series(gap.gapId, before),
+    after: series(gap.gapId, after),
+    ...(controls.length > 0 ? { control: { gaps: controls.length, before: pooled(before), after: pooled(after) } } : {}),
+    words: RATE_WORDS[gap.kind],
+    ...(options.dispersion ? { dispersion: options.dispersion } : {}),
+  });
 }
 
 async function openGaps(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Gap[]> {
@@ -189,4 +387,12 @@ async function openGaps(root: string, requests: ReadonlyMap<string, readonly Gap
 /** The gap tables of `scope` in `warehouse` when given, else in a session of their own. */
 function gapTables(root: string, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
   return warehouse === undefined ? openGapTables(root, scope) : gapTablesIn(warehouse, root, scope);
+}
+
+/** The effect tables (the gap tables and views_pages) of `scope` in `warehouse` when given, else in a session of their own. */
+async function effectTables(root: string, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
+  if (warehouse !== undefined) return gapTablesIn(warehouse, root, scope);
+  const own = await loadWarehouse(root, { days: scope.days, projects: scope.projects, tables: EFFECT_TABLES });
+  const tables = await gapTablesIn(own, root, scope);
+  return { ...tables, close: () => own.close() };
 }

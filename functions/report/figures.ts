@@ -22,7 +22,8 @@ import {
   type UnclickedSearchRow,
 } from '../warehouse/questions.js';
 import { sqlString } from '../warehouse/sql.js';
-import { ALL_ROWS, GAP_TABLES } from '../gaps/read.js';
+import { ALL_ROWS } from '../gaps/read.js';
+import { EFFECT_TABLES } from '../gaps/effect.js';
 import { readHealth, readRequests, type HealthCell, type HealthState, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
@@ -374,7 +375,7 @@ export interface ReportWarehouseScope {
 export function openReportWarehouse(root: string, scope: ReportWarehouseScope): Promise<LoadedWarehouse> {
   const days = [...previousPeriod(scope.period).days, ...scope.period.days];
   const gapDays = scope.gapDays ?? [];
-  const spans = gapDays.length === 0 ? {} : { spans: Object.fromEntries(GAP_TABLES.map((t) => [t.name, [...new Set([...days, ...gapDays])].sort()])) };
+  const spans = gapDays.length === 0 ? {} : { spans: Object.fromEntries(EFFECT_TABLES.map((t) => [t.name, [...new Set([...days, ...gapDays])].sort()])) };
   return loadWarehouse(root, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
 }
 

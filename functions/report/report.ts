@@ -14,7 +14,8 @@ import { lastDayOf, previousPeriod, type Period } from '../warehouse/period.js';
 import { discoverProjects, REPORT_TABLES, type LoadedWarehouse } from '../warehouse/session.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
-import { lookbackDays, readFixes } from '../gaps/effect.js';
+import { EFFECT_TABLES, lookbackDays, readFixes, type GapEffect } from '../gaps/effect.js';
+import { localFolderOf } from '../gaps/find.js';
 import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { openDestination } from '../shared/storage/destinations.js';
@@ -66,6 +67,8 @@ export interface BuiltReport {
   readonly destination: string;
   /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
   readonly mirrorMs: number;
+  /** The completed jobs made for gaps and their verdicts ("Fixes and their effect"; the weekly digest lists them too). */
+  readonly fixes: readonly GapEffect[];
   /** What fills the period, when some of its due days are not fully exported (shown first on the page). */
   readonly fill?: FillNotice;
 }
@@ -78,9 +81,18 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const today = formatDay(deps.now());
   // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
+  // The fixes' verdicts look back before the period (90 days before the first completed job):
+  // an s3:// lake mirrors those days of their tables too.
+  const requests = await readReportRequests(request, deps);
+  const reach = lookbackDays(requests, { projects: request.projects, now: deps.now() })[0];
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix, ANOMALIES_PREFIX] },
+    {
+      from: previous.from,
+      to: runsTo,
+      prefixes: [...new Set([...REPORT_TABLES, ...EFFECT_TABLES].map((t) => t.prefix)), EXPORT_RUNS.prefix, ANOMALIES_PREFIX],
+      ...(reach !== undefined ? { reach: { from: reach, prefixes: EFFECT_TABLES.map((t) => t.prefix) } } : {}),
+    },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
@@ -95,7 +107,6 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
     const projects = request.projects.length > 0 ? [...request.projects] : await discoverProjects(lake.root, period.days);
-    const requests = await readReportRequests(request, lake.root, deps);
     const fixesScope = { days: period.days, projects, now: deps.now() };
     warehouse = await openReportWarehouse(lake.root, {
       period,
@@ -135,7 +146,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(fill ? { fill } : {}),
       ...(exportCommand ? { exportCommand: (from: string, to: string) => exportCommand(from, to, figures.projects) } : {}),
     });
-    return { html, figures, destination: lake.url, mirrorMs, ...(fill ? { fill } : {}) };
+    return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, ...(fill ? { fill } : {}) };
   } finally {
     warehouse?.close();
     await lake.close();
@@ -153,10 +164,10 @@ export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
  * read through the destination itself (every day: a job of last quarter still counts); the
  * gaps' figures come from the local folder (for an `s3://` destination, the days the report mirrors).
  */
-async function readReportRequests(request: ReportRequest, root: string, deps: ReportDeps): Promise<Map<string, GapRequest[]>> {
+async function readReportRequests(request: ReportRequest, deps: ReportDeps): Promise<Map<string, GapRequest[]>> {
   const destination = isS3Target(request.destination)
     ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
-    : openDestination(root);
+    : openDestination(localFolderOf(request.destination, deps.cwd ?? process.cwd()));
   return readOutcomeRequests(destination);
 }
 

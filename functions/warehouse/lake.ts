@@ -34,6 +34,8 @@ export interface LakeScope {
   readonly to: string;
   /** Table folders (`visitors_totals`, `export_runs`, …). Manifests and staging come too. */
   readonly prefixes: readonly string[];
+  /** Some of `prefixes` from an earlier first day (the report's fixes look back 90 days before a job over the gap tables only). */
+  readonly reach?: { readonly from: string; readonly prefixes: readonly string[] };
 }
 
 export interface LakeDeps {
@@ -63,7 +65,10 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
     const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];
-    const listed = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, scope)))).flat();
+    const reached = new Set((scope.reach?.prefixes ?? []).map((p) => `${p}/`));
+    const spanOf = (folder: string): LakeScope =>
+      scope.reach !== undefined && reached.has(folder) && scope.reach.from < scope.from ? { ...scope, from: scope.reach.from } : scope;
+    const listed = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, spanOf(folder))))).flat();
     const keys = listed.filter((key) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
       const problem = unsafeKeyProblem(key);

@@ -85,6 +85,14 @@ export interface GapFigureRow {
   readonly figure: number;
 }
 
+/** queries/gap-rates-by-day.sql: a gap's signal and exposure on one day (its rate is their quotient). */
+export interface GapRateRow {
+  readonly gapId: string;
+  readonly day: string;
+  readonly signal: number;
+  readonly exposure: number;
+}
+
 export function decodeDailyTotals(r: Row): DailyTotalsRow {
   return {
     projectId: text(r['project_id']),
@@ -134,6 +142,10 @@ export function decodeGapFigure(r: Row): GapFigureRow {
   return { gapId: text(r['gap_id']), day: text(r['day']), figure: count(r['figure']) };
 }
 
+export function decodeGapRate(r: Row): GapRateRow {
+  return { gapId: text(r['gap_id']), day: text(r['day']), signal: count(r['signal']), exposure: count(r['exposure']) };
+}
+
 /** A row of queries/unanswered-questions-by-day.sql: one unanswered question of a project on a day. */
 export interface QuestionDayRow {
   readonly projectId: string;
@@ -154,6 +166,20 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
     unanswered: count(r['unanswered']),
     lastText: text(r['last_text']),
   };
+}
+
+/** A row of queries/assistant-questions-by-day.sql: one question of a project on a day, asked and unanswered. */
+export interface AskedQuestionDayRow {
+  readonly projectId: string;
+  readonly day: string;
+  /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
+  readonly question: string;
+  readonly asked: number;
+  readonly unanswered: number;
+}
+
+export function decodeAskedQuestionDay(r: Row): AskedQuestionDayRow {
+  return { projectId: text(r['project_id']), day: text(r['day']), question: text(r['question']), asked: count(r['asked']), unanswered: count(r['unanswered']) };
 }
 
 function text(value: unknown): string {

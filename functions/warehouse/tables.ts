@@ -395,6 +395,63 @@ export const EXPORT_RUNS: TableDef = {
   ],
 };
 
+/**
+ * One JSON object per line, one file per project and day the verdicts were made (`effects --save`
+ * and the weekly report function write it; a second run of the day replaces the file): each
+ * completed job made for a gap, its rate before and after, its controls and its verdict
+ * (functions/gaps/verdict.ts). A verdict changes as days accumulate: the latest `dt` holds the
+ * latest word on each job.
+ */
+export const FIX_EFFECTS: TableDef = {
+  name: 'fix_effects',
+  prefix: 'fix_effects',
+  format: 'json',
+  partitionKey: 'dt',
+  comment:
+    'Did the fix work: one record per completed agent job made for a gap, with its verdict against similar gaps without a job (written by effects --save and the weekly report).',
+  columns: [
+    { name: 'gap_id', type: 'string', comment: 'The gap the job was made for (gaps --prompts; followup_outcomes.gap_id)' },
+    { name: 'project_id', type: 'string', comment: 'Mintlify project id' },
+    {
+      name: 'kind',
+      type: 'string',
+      optional: true,
+      comment: 'unanswered_topic | search_without_clicks | thumbs_down_page; null when the gap was not found again',
+    },
+    {
+      name: 'key',
+      type: 'string',
+      optional: true,
+      comment:
+        "The topic's key terms, the lower-cased search term or the page path, as the lake holds it (masked there); null when the gap was not found again",
+    },
+    { name: 'job_id', type: 'string', optional: true, comment: 'Agent job id' },
+    { name: 'pr_link', type: 'string', optional: true, comment: 'Pull request URL, when the agent opened one' },
+    { name: 'completed_day', type: 'date', comment: 'UTC day the job completed (written YYYY-MM-DD): on neither side of the comparison' },
+    { name: 'verdict', type: 'string', comment: 'fixed | worse | no_change | too_little_data' },
+    { name: 'reason', type: 'string', comment: 'The verdict in words' },
+    { name: 'before_days', type: 'int64', comment: 'Days compared before the job (N = min(28, whole days since))' },
+    { name: 'before_signals', type: 'int64', comment: 'Thumbs down, unclicked searches or unanswered questions in those days' },
+    { name: 'before_exposure', type: 'int64', comment: 'Human views of the page, searches of the term or questions asked in the topic in those days' },
+    { name: 'before_rate', type: 'double', comment: 'before_signals ÷ before_exposure (0 without exposure)' },
+    { name: 'after_days', type: 'int64', comment: 'Days compared after the job' },
+    { name: 'after_signals', type: 'int64', comment: 'Signals in those days' },
+    { name: 'after_exposure', type: 'int64', comment: 'Exposure in those days' },
+    { name: 'after_rate', type: 'double', comment: 'after_signals ÷ after_exposure (0 without exposure)' },
+    { name: 'control_gaps', type: 'int64', comment: 'Gaps of the same project and kind without a job, with a similar rate before, pooled as the control' },
+    { name: 'control_ratio', type: 'double', optional: true, comment: "The controls' after ÷ before rate ratio; null without a control" },
+    {
+      name: 'effect_ratio',
+      type: 'double',
+      optional: true,
+      comment: "The gap's after ÷ before rate ratio over the controls' (below 1: the rate fell beyond them); null when too little data",
+    },
+    { name: 'effect_low', type: 'double', optional: true, comment: '95 % interval, low end (quasi-Poisson)' },
+    { name: 'effect_high', type: 'double', optional: true, comment: '95 % interval, high end (quasi-Poisson)' },
+    { name: 'judged_at', type: 'timestamp_ms', comment: 'When the verdict was made (UTC)' },
+  ],
+};
+
 export const TABLES = [
   VISITORS_TOTALS,
   VISITORS_PAGES,
@@ -408,6 +465,7 @@ export const TABLES = [
   FEEDBACK_BY_PAGE,
   ASSISTANT_CONVERSATIONS,
   ASSISTANT_CALLER_STATS,
+  FIX_EFFECTS,
 ] as const;
 
 /** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file. */

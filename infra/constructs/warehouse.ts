@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { QUESTIONS, questionSql } from '../../queries/questions.js';
 import { asInterface } from './as-interface.js';
 import { parseDay } from '../../functions/shared/dates.js';
-import { EXPORT_RUNS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
+import { EXPORT_RUNS, FIX_EFFECTS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/warehouse/keys.js';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { commentWithPolicy, parsePolicyOverrides, resolvePolicy, type PersonalDataPolicy } from '../../functions/warehouse/column-policy.js';
@@ -285,6 +285,15 @@ export class Warehouse extends Construct {
       grantee,
       { read: [records], write: [records], remove: [records] },
       'The insights check reads, rewrites and deletes its anomaly records under their own folder only, and lists only that folder (s3:prefix). The wildcard is the object key within it.',
+    );
+  }
+
+  /** The weekly report: put the week's verdicts on fixes under `fix_effects/` only (tables.ts FIX_EFFECTS). */
+  grantFixEffectsWrite(grantee: iam.IGrantable): void {
+    this.grantFolders(
+      grantee,
+      { write: [`${FIX_EFFECTS.prefix}/`] },
+      'The weekly report puts the verdicts on fixes (one file per project and day) under the fix_effects folder only (and aborts its own failed multipart uploads there). The wildcard is the object key within it.',
     );
   }
 

@@ -105,6 +105,7 @@ export class WeeklyReport extends Construct {
     // Its page shows the fixes made for gaps and the hourly check's anomaly marks.
     props.warehouse.grantPageRead(this.function, `${ANOMALIES_PREFIX}/`);
     props.warehouse.grantReportsWrite(this.function, REPORTS_PREFIX);
+    props.warehouse.grantFixEffectsWrite(this.function);
     props.insights.grantPublish(bundled.role);
     props.reportLinks?.grantSign(this.function);
 

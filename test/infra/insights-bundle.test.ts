@@ -163,6 +163,13 @@ describe('the synthesized insights functions', () => {
     // What the new grants let it read: the fix and the anomaly mark are on the page.
     expect(weekly).toContain('Fixes and their effect');
     expect(weekly).toContain('human visitors 40 vs usual 420');
+    // Its verdict on the fix lands in the warehouse's fix_effects table, under the grant for that folder only.
+    const put = iam.calls.find((call) =>
+      new RegExp(`^s3:PutObject on arn:aws:s3:::${bucket}/mintlify/fix_effects/dt=\\d{4}-\\d{2}-\\d{2}/proj_a\\.json$`).test(call),
+    );
+    expect(put, iam.calls.join('\n')).toBeDefined();
+    const verdict = JSON.parse(await page(put?.split(`${bucket}/mintlify/`)[1] ?? '')) as Record<string, unknown>;
+    expect(verdict).toMatchObject({ gap_id: 'gap-quickstart', project_id: 'proj_a', job_id: 'job_fix', verdict: 'too_little_data' });
 
     const messages = await aws.takeAll(subscriber);
     expect(messages).toHaveLength(1);
@@ -254,7 +261,10 @@ describe('the synthesized insights functions', () => {
       functionHandler(assembly.resources, WEEKLY),
     );
     expect(iam.denied[0]).toMatch(new RegExp(`^s3:GetObject on arn:aws:s3:::${bucket}/mintlify/(followup_outcomes|_insights/anomalies)/dt=`));
-    expect(error, logs).toMatch(/not authorized to perform: s3:GetObject on resource: arn:aws:s3:::\S+\/(followup_outcomes|_insights\/anomalies)\//);
+    // The outcome records are read first (the fixes' look-back sets what is mirrored): the destination's error names the key it could not get.
+    expect(error, logs).toMatch(
+      /(not authorized to perform: s3:GetObject on resource: arn:aws:s3:::\S+\/|S3 GetObject of s3:\/\/\S+\/)(followup_outcomes|_insights\/anomalies)\/.*AccessDenied|not authorized to perform: s3:GetObject on resource: arn:aws:s3:::\S+\/(followup_outcomes|_insights\/anomalies)\//,
+    );
     expect(await aws.takeAll(subscriber)).toEqual([]);
   }, 180_000);
 

@@ -96,11 +96,11 @@ describe('weekly report', () => {
     expect(scheduleOf(defaults.template, functionOf(defaults.template, CHECK)[0])).toBe('cron(35 * * * ? *)');
   });
 
-  it('reads the data prefixes and what its page shows (outcomes, anomaly marks), writes only under reports/, never deletes', () => {
+  it('reads the data prefixes and what its page shows (outcomes, anomaly marks), writes only under reports/ and its verdicts under fix_effects/, never deletes', () => {
     const statements = statementsOf(defaults.template, roleOf(defaults.template, WEEKLY));
     const s3 = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
     const writes = s3.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:Put')));
-    expect(writes.flatMap(keysOf)).toEqual(['mintlify/reports/*']);
+    expect(writes.flatMap(keysOf).sort()).toEqual(['mintlify/fix_effects/*', 'mintlify/reports/*']);
     expect(s3.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
     const reads = s3.filter((s) => [s.Action].flat().includes('s3:GetObject')).flatMap(keysOf);
     expect(reads).toEqual(

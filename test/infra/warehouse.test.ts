@@ -82,6 +82,31 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['units_drift', 'bigint'],
     ['failed_requests', 'bigint'],
   ],
+  fix_effects: [
+    ['gap_id', 'string'],
+    ['project_id', 'string'],
+    ['kind', 'string'],
+    ['key', 'string'],
+    ['job_id', 'string'],
+    ['pr_link', 'string'],
+    ['completed_day', 'date'],
+    ['verdict', 'string'],
+    ['reason', 'string'],
+    ['before_days', 'bigint'],
+    ['before_signals', 'bigint'],
+    ['before_exposure', 'bigint'],
+    ['before_rate', 'double'],
+    ['after_days', 'bigint'],
+    ['after_signals', 'bigint'],
+    ['after_exposure', 'bigint'],
+    ['after_rate', 'double'],
+    ['control_gaps', 'bigint'],
+    ['control_ratio', 'double'],
+    ['effect_ratio', 'double'],
+    ['effect_low', 'double'],
+    ['effect_high', 'double'],
+    ['judged_at', 'timestamp'],
+  ],
 };
 
 /** Columns the contract says may be null (Glue has no nullability: this checks tables.ts). */
@@ -97,6 +122,7 @@ const NULLABLE: Readonly<Record<string, readonly string[]>> = {
   assistant_conversations: ['resolution_status', 'query_category', 'page_url', 'unknown_fields'],
   assistant_caller_stats: ['unknown_fields'],
   followup_outcomes: ['job_id', 'pr_link', 'sent_at', 'detail', 'kind', 'gap_id'],
+  fix_effects: ['kind', 'key', 'job_id', 'pr_link', 'control_ratio', 'effect_ratio', 'effect_low', 'effect_high'],
 };
 
 const { template } = synthStack({ projectIds: 'proj_a' });

@@ -70,6 +70,12 @@ describe('the effect of a fix', () => {
       tooEarly: false,
       before: { from: addDays(DONE, -10), last: addDays(DONE, -1), days: 10, total: before, perDay: before / 10 },
       after: { from: addDays(DONE, 1), last: addDays(DONE, 10), days: 10, total: 0, perDay: 0 },
+      // The lake holds feedback only: no views, so no rate — and fewer than 30 thumbs down before.
+      judged: expect.objectContaining({
+        verdict: 'too_little_data',
+        before: { days: 10, signals: before, exposure: 0, rate: 0 },
+        after: { days: 10, signals: 0, exposure: 0, rate: 0 },
+      }),
     });
   });
 

@@ -3,10 +3,11 @@
  * figures (functions/report/figures.ts: the same numbers the page shows) — a subject with the
  * headline change, then a plain-text body: the headline figures (this week, last week, change,
  * and whether the change is better or worse by the figure's meaning, as the page colours it),
- * the biggest movers per project, data health and the link to the page. A figure is compared
- * as the page compares it (warehouse/compare.ts's rule): totals only where both weeks have at
- * least 80 % of their days exported for its dataset; per day, and never judged, where one has
- * fewer; not at all where one has none. A mover is only ever drawn from totals that compare.
+ * the biggest movers per project, data health, the verdicts on the fixes made for gaps (one line
+ * each, `fixed` and `worse` first: the report's "Fixes and their effect") and the link to the page.
+ * A figure is compared as the page compares it (warehouse/compare.ts's rule): totals only where
+ * both weeks have at least 80 % of their days exported for its dataset; per day, and never judged,
+ * where one has fewer; not at all where one has none. A mover is only ever drawn from totals that compare.
  */
 import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
 import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
@@ -14,6 +15,7 @@ import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-na
 import type { PageLink } from './link.js';
 import { comparisonFor, FIGURE_DATASET, type Figures, type Headline, type HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
+import { VERDICTS_FIRST, type GapEffect } from '../../gaps/effect.js';
 
 /** The figures of the headline, in the order the body lists them. */
 export const DIGEST_FIGURES = [
@@ -56,6 +58,33 @@ export interface DigestInput {
   readonly link?: PageLink | undefined;
   /** the page's place in the bucket (`s3://…`). */
   readonly place?: string | undefined;
+  /** The completed jobs made for gaps and their verdicts, as the report shows them (BuiltReport.fixes). */
+  readonly fixes?: readonly GapEffect[] | undefined;
+}
+
+/** Verdict lines listed at most; the rest are counted and left to the page. */
+export const DIGEST_VERDICTS = 10;
+
+/**
+ * One line per completed job made for a gap and its verdict, `fixed` and `worse` first, then
+ * `no_change` and `too_little_data` (latest completion first within each): the same verdicts
+ * and reasons as the report's "Fixes and their effect".
+ */
+export function verdictLines(fixes: readonly GapEffect[], limit = DIGEST_VERDICTS): string[] {
+  if (fixes.length === 0) return [];
+  const order = (e: GapEffect) => VERDICTS_FIRST.indexOf(e.judged.verdict);
+  const sorted = [...fixes].sort((a, b) => order(a) - order(b) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0));
+  const shown = sorted.slice(0, limit).map((e) => {
+    const name = e.gap?.title ?? `gap ${e.gapId} (not found in the warehouse)`;
+    return `  ${e.judged.verdict}: ${e.projectId}, ${name} (job completed ${e.completedDay}) — ${e.judged.reason}`;
+  });
+  const more = sorted.length - shown.length;
+  return [
+    '',
+    'Fixes and their effect (the rate against similar gaps without a job):',
+    ...shown,
+    ...(more > 0 ? [`  and ${more} more: see "Fixes and their effect" in the report`] : []),
+  ];
 }
 
 /**
@@ -227,6 +256,7 @@ export function digestOf(input: DigestInput): InsightMessage {
           '  Export their days again with --force to replace them.',
         ]
       : []),
+    ...verdictLines(input.fixes ?? []),
     '',
     ...(input.link
       ? [`The report: ${input.link.url}`, `(the link works until ${input.link.expiresAt}; the page stays in the bucket under reports/)`]

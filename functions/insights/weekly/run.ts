@@ -3,7 +3,8 @@
  * code, `buildReport`) over the last 7 complete days against the 7 before, every project, from
  * the bucket; written to `<prefix>/reports/weekly/<YYYY>-W<ww>.html` and
  * `<prefix>/reports/latest.html`, then told on the insights topic with a link that lasts the
- * week (link.ts) — or, with no distribution deployed, the page's place in the bucket.
+ * week (link.ts) — or, with no distribution deployed, the page's place in the bucket. The
+ * verdicts on the fixes the page shows are written to the `fix_effects` table too.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { lastDueDay } from '../../export/plan.js';
@@ -13,6 +14,7 @@ import { buildReport } from '../../report/report.js';
 import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
 import { parseS3Target } from '../../shared/storage/destinations.js';
+import { toFixEffect, writeFixEffects } from '../../gaps/fix-effects.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
 import type { LinkSigner } from './link.js';
@@ -85,6 +87,8 @@ export interface WeeklyResult {
   readonly digest: InsightMessage;
   /** Milliseconds spent mirroring the bucket's days to local files (the report's lake). */
   readonly mirrorMs: number;
+  /** The `fix_effects` files written: the verdicts on the fixes the page shows (none without a completed job made for a gap). */
+  readonly verdictKeys: readonly string[];
 }
 
 /** Builds, writes and tells the week's report. Throws NoDataError when nothing was exported in the two weeks. */
@@ -102,9 +106,11 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   const keys = days === WEEK_DAYS ? [key, LATEST_KEY] : [key];
   // The week's page first: latest.html never names a page that is not there.
   for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
+  // The verdicts land in the warehouse's fix_effects table, so a team joins them with its own data.
+  const verdictKeys = await writeFixEffects(deps.writeTo, report.fixes.map(toFixEffect), deps.now());
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const url = link?.url ?? `s3://${bucket}/${prefix}${key}`;
-  const digest = digestOf({ figures: report.figures, week, ...(link ? { link } : { place: url }) });
+  const digest = digestOf({ figures: report.figures, week, fixes: report.fixes, ...(link ? { link } : { place: url }) });
   await deps.publish(digest);
-  return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs };
+  return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs, verdictKeys };
 }

@@ -1,0 +1,112 @@
+/**
+ * `mintlify-exporter effects [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--json]
+ * [--save]`: did the fixes work — for every completed agent job made for a gap, its rate before
+ * and after against similar gaps without a job, and a verdict (`fixed`, `worse`, `no_change`,
+ * `too_little_data`) with its reason (functions/gaps/fix-effects.ts). Reads the warehouse
+ * (`--out`, else EXPORT_DESTINATION, else ./data); `--days`/`--from`/`--to` keep the jobs
+ * completed in those days (default: every completed job). `--save` writes the verdicts into the
+ * warehouse's `fix_effects` table (`fix_effects/dt=<today>/<project>.json`). No API request.
+ *
+ * Exit 1 with one line when no job made for a gap has completed (in the days and projects); 2 for
+ * a bad flag or a mistaken `--out` (found before any work).
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { Option, type Command } from 'commander';
+import { FLAG_NAMES, requestedDays } from '../export/event.js';
+import { loadConfig, validateProjectId } from '../shared/config.js';
+import { addDays, formatDay } from '../shared/dates.js';
+import { NoDataError } from '../shared/errors.js';
+import { validatedArg, wholeNumberArg } from './args.js';
+import type { CliIo } from './io.js';
+import { printEffects } from './render/effects.js';
+
+export interface EffectsCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'> {
+  setExitCode(code: number): void;
+  /** Where relative paths start. @default process.cwd() */
+  readonly cwd?: string;
+  /** Test hook: an emulator client. */
+  readonly clients?: { readonly s3?: S3Client };
+}
+
+export interface EffectsFlags {
+  readonly days?: number;
+  readonly from?: string;
+  readonly to?: string;
+  readonly project: string[];
+  readonly out?: string;
+  readonly json?: boolean;
+  readonly save?: boolean;
+}
+
+const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
+
+export function registerEffectsCommand(program: Command, io: EffectsCommandIo): void {
+  program
+    .command('effects')
+    .description('Did the fixes work: a verdict for every completed agent job made for a gap, its rate against similar gaps without a job (sends nothing).')
+    .addOption(
+      new Option('--days <n>', 'jobs completed in the last N days, today included (default: every completed job)')
+        .argParser(wholeNumberArg(1, 3660, 'use a whole number of days from 1 to 3660'))
+        .conflicts(['from', 'to']),
+    )
+    .option('--from <YYYY-MM-DD>', 'jobs completed on or after this day')
+    .option('--to <YYYY-MM-DD>', 'jobs completed before this day (exclusive)')
+    .option(
+      '--project <id>',
+      'project (repeatable; default every project with a completed job)',
+      (value: string, previous: string[]) => [...previous, projectArg(value)],
+      [],
+    )
+    .option('--out <dest>', 'warehouse to read: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
+    .option('--json', 'one JSON document on stdout: {"effects":[…]}')
+    .option('--save', "also write the verdicts into the warehouse's fix_effects table (fix_effects/dt=<today>/<project>.json)")
+    .action(async (flags: EffectsFlags) => io.setExitCode(await runEffectsCommand(flags, io)));
+}
+
+export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const cwd = io.cwd ?? process.cwd();
+  const now = io.now();
+  const completed = completedPeriod(flags, now);
+  const destination = flags.out ?? config.destination;
+  const { checkLakeTarget } = await import('../report/targets.js');
+  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
+  // Loaded on use: DuckDB costs every other command nothing.
+  const { findFixEffects, writeFixEffects } = await import('../gaps/fix-effects.js');
+  let result;
+  try {
+    result = await findFixEffects(
+      { destination, projects: [...new Set(flags.project)], ...(completed ? { completed } : {}), now },
+      { cwd, onWarning: (line) => io.stderr.write(`Warning: ${line}\n`), ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) },
+    );
+  } catch (error) {
+    if (!(error instanceof NoDataError)) throw error;
+    io.stderr.write(`No effects: ${error.message}\n`);
+    return 1;
+  }
+  let saved: string[] | undefined;
+  if (flags.save === true) {
+    const { openDestination } = await import('../shared/storage/destinations.js');
+    const { localFolderOf } = await import('../gaps/find.js');
+    const { parseDestinationTarget } = await import('../shared/storage/destination-target.js');
+    const target =
+      parseDestinationTarget(destination, '--out').kind === 's3'
+        ? openDestination(destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {})
+        : openDestination(localFolderOf(destination, cwd));
+    saved = await writeFixEffects(target, result.effects, now);
+  }
+  printEffects(result, { json: flags.json === true, saved }, io);
+  return 0;
+}
+
+/** The completion days asked for: --from/--to (finished days), the last --days days (today included), or none. */
+function completedPeriod(flags: Pick<EffectsFlags, 'days' | 'from' | 'to'>, now: number): { from: string; to: string } | undefined {
+  const requested = requestedDays({ from: flags.from, to: flags.to }, now, FLAG_NAMES);
+  if (requested !== undefined) {
+    const first = requested[0] as string;
+    return { from: first, to: addDays(requested[requested.length - 1] as string, 1) };
+  }
+  if (flags.days === undefined) return undefined;
+  const today = formatDay(now);
+  return { from: addDays(today, 1 - flags.days), to: addDays(today, 1) };
+}

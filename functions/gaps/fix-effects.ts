@@ -1,0 +1,180 @@
+/**
+ * `findFixEffects`: did the fixes work — one entry per completed job made for a gap
+ * (followup_outcomes with a `gap_id`), in the contract's shape (`effects --json`), with its
+ * verdict (verdict.ts) as of `now`. Reads the warehouse only: the outcome records through the
+ * destination, the gap tables and views_pages of the 90 days before the first job and the days
+ * since (an `s3://` destination is mirrored for those days, warehouse/lake.ts).
+ *
+ * `fixEffectLines` turns the entries into the `fix_effects` table's records (one JSON object a
+ * line, tables.ts FIX_EFFECTS): `effects --save` and the weekly report write them, one file per
+ * project and day, under `fix_effects/dt=<day>/<project>.json`.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { addDays, formatDay } from '../shared/dates.js';
+import { NoDataError } from '../shared/errors.js';
+import type { Destination } from '../shared/storage/destination.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
+import { openDestination } from '../shared/storage/destinations.js';
+import { openLake } from '../warehouse/lake.js';
+import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
+import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
+import type { GapKind, GapRequest } from './gaps.js';
+import { localFolderOf } from './find.js';
+import { readOutcomeRequests } from './read.js';
+import type { SideTotals, Verdict } from './verdict.js';
+
+/** One entry of `effects --json` (DESIGN: "Did the fix work"). */
+export interface FixEffect {
+  readonly gapId: string;
+  readonly projectId: string;
+  /** Null when the gap was not found again in the warehouse. */
+  readonly kind: GapKind | null;
+  readonly key: string | null;
+  readonly jobId: string | null;
+  readonly prLink: string | null;
+  readonly completedDay: string;
+  readonly verdict: Verdict;
+  readonly reason: string;
+  readonly before: SideTotals;
+  readonly after: SideTotals;
+  readonly control: { readonly gaps: number; readonly ratio: number | null };
+  readonly effect: { readonly ratio: number | null; readonly low: number | null; readonly high: number | null };
+}
+
+export interface FixEffectsRequest {
+  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
+  readonly destination: string;
+  /** Projects; empty: every project with a completed job. */
+  readonly projects: readonly string[];
+  /** Only jobs completed on these UTC days ([from, to)); absent: every completed job. */
+  readonly completed?: { readonly from: string; readonly to: string } | undefined;
+  readonly now: number;
+}
+
+export interface FixEffectsDeps {
+  readonly s3Client?: S3Client;
+  readonly cwd?: string;
+  readonly onWarning?: (line: string) => void;
+}
+
+export interface FixEffectsResult {
+  /** The destination as the user named it. */
+  readonly destination: string;
+  /** Latest completion first. */
+  readonly effects: readonly FixEffect[];
+}
+
+/** Throws NoDataError when no job made for a gap has completed (in the period and projects asked). */
+export async function findFixEffects(request: FixEffectsRequest, deps: FixEffectsDeps = {}): Promise<FixEffectsResult> {
+  const s3 = parseDestinationTarget(request.destination, '--out').kind === 's3';
+  const outcomes = s3
+    ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
+    : openDestination(localFolderOf(request.destination, deps.cwd ?? process.cwd()));
+  const requests = completedIn(await readOutcomeRequests(outcomes), request.completed);
+  const scope = { projects: request.projects, now: request.now };
+  const days = lookbackDays(requests, scope);
+  const first = days[0];
+  if (first === undefined) {
+    const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
+    const when = request.completed ? ` completed from ${request.completed.from} to ${addDays(request.completed.to, -1)}` : ' has completed';
+    throw new NoDataError(
+      `no job made for a gap${which}${when}: write prompts with "mintlify-exporter gaps --prompts FILE", enqueue them, and ask again once their jobs complete (or choose other days: --days N, --from D1 --to D2)`,
+    );
+  }
+  const lake = await openLake(
+    request.destination,
+    { from: first, to: addDays(formatDay(request.now), 1), prefixes: EFFECT_TABLES.map((t) => t.prefix) },
+    {
+      ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
+      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+    },
+  );
+  try {
+    const effects = await readEffects(lake.root, requests, scope);
+    return { destination: lake.url, effects: effects.map(toFixEffect) };
+  } finally {
+    await lake.close();
+  }
+}
+
+/** Every gap's requests, with the completed ones kept only when they completed in `period`. */
+function completedIn(requests: ReadonlyMap<string, readonly GapRequest[]>, period: FixEffectsRequest['completed']): ReadonlyMap<string, readonly GapRequest[]> {
+  if (period === undefined) return requests;
+  const inPeriod = (r: GapRequest) => {
+    if (r.status !== 'completed' || r.finishedAt === undefined) return true;
+    const day = formatDay(r.finishedAt);
+    return day >= period.from && day < period.to;
+  };
+  return new Map([...requests].map(([gapId, made]) => [gapId, made.filter(inPeriod)]));
+}
+
+export function toFixEffect(effect: GapEffect): FixEffect {
+  const { judged } = effect;
+  return {
+    gapId: effect.gapId,
+    projectId: effect.projectId,
+    kind: effect.gap?.kind ?? null,
+    key: effect.gap?.key ?? null,
+    jobId: effect.jobId ?? null,
+    prLink: effect.prLink ?? null,
+    completedDay: effect.completedDay,
+    verdict: judged.verdict,
+    reason: judged.reason,
+    before: judged.before,
+    after: judged.after,
+    control: judged.control,
+    effect: judged.effect,
+  };
+}
+
+/** Entries in VERDICTS_FIRST, then latest completion first (stable). */
+export function byVerdict<T extends { readonly verdict: Verdict; readonly completedDay: string }>(effects: readonly T[]): T[] {
+  return [...effects].sort(
+    (a, b) =>
+      VERDICTS_FIRST.indexOf(a.verdict) - VERDICTS_FIRST.indexOf(b.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
+  );
+}
+
+/** The `fix_effects` files of `effects` judged at `judgedAt`: key → JSON lines, one file per project. */
+export function fixEffectFiles(effects: readonly FixEffect[], judgedAt: number): Map<string, string> {
+  const day = formatDay(judgedAt);
+  const files = new Map<string, string>();
+  for (const e of effects) {
+    const key = partitionKey(FIX_EFFECTS, day, `${e.projectId}.json`);
+    const record = {
+      gap_id: e.gapId,
+      project_id: e.projectId,
+      kind: e.kind,
+      key: e.key,
+      job_id: e.jobId,
+      pr_link: e.prLink,
+      completed_day: e.completedDay,
+      verdict: e.verdict,
+      reason: e.reason,
+      before_days: e.before.days,
+      before_signals: e.before.signals,
+      before_exposure: e.before.exposure,
+      before_rate: e.before.rate,
+      after_days: e.after.days,
+      after_signals: e.after.signals,
+      after_exposure: e.after.exposure,
+      after_rate: e.after.rate,
+      control_gaps: e.control.gaps,
+      control_ratio: e.control.ratio,
+      effect_ratio: e.effect.ratio,
+      effect_low: e.effect.low,
+      effect_high: e.effect.high,
+      judged_at: new Date(judgedAt).toISOString(),
+    } satisfies Record<(typeof FIX_EFFECTS.columns)[number]['name'], unknown>;
+    files.set(key, `${files.get(key) ?? ''}${JSON.stringify(record)}\n`);
+  }
+  return files;
+}
+
+/** Writes the `fix_effects` files of `effects` (a project's file of the day replaced); the keys written. */
+export async function writeFixEffects(destination: Pick<Destination, 'put'>, effects: readonly FixEffect[], judgedAt: number): Promise<string[]> {
+  const files = fixEffectFiles(effects, judgedAt);
+  for (const [key, text] of files) await destination.put(key, text, { contentType: 'application/x-ndjson' });
+  return [...files.keys()];
+}

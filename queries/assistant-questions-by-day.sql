@@ -1,0 +1,15 @@
+-- Every assistant question, answered or not, per project, UTC day and question — the same question
+-- as unanswered-questions-by-day.sql names it: the same text but for case, runs of spaces and ?!.
+-- at either end — with how often it was asked and how often it went unanswered: an unanswered
+-- topic's exposure and signal per day (gaps/effect.ts: unanswered ÷ asked over the questions
+-- the topic's key terms name, functions/gaps/topics.ts). Asked of the table's files (every turn's
+-- text), not of the report's loaded table, which keeps the text of unanswered turns only.
+-- DuckDB only (GROUP BY ALL): queries/questions.ts never saves it in Athena.
+SELECT project_id, dt AS day,
+       regexp_replace(regexp_replace(lower(query), '\s+', ' '{{every}}), '^[\s?!.]+|[\s?!.]+$', ''{{every}}) AS question,
+       count(*) AS asked,
+       count(*) FILTER (WHERE resolution_status = 'unanswered') AS unanswered
+FROM {{assistant_conversations}}
+WHERE dt >= {{from:30}} AND dt < {{to}} AND {{projects}} AND query IS NOT NULL
+GROUP BY ALL
+ORDER BY project_id, day, question

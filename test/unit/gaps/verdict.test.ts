@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { dispersionOf, judgeFix, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
+
+const WORDS = { signal: 'thumbs down', exposure: 'views', rate: 'thumbs down per view' };
+const days = (n: number, signal: number, exposure: number): DayCount[] => Array.from({ length: n }, () => ({ signal, exposure }));
+
+/** A fix judged after 28 days a side: the gap `signal` a day before and after, its controls 60 thumbs down in 3,000 views a day. */
+function input(before: number, after: number, more: Partial<VerdictInput> = {}): VerdictInput {
+  return {
+    daysSince: 30,
+    before: days(28, before, 200),
+    after: days(28, after, 200),
+    control: { gaps: 5, before: days(28, 60, 3000), after: days(28, 60, 3000) },
+    words: WORDS,
+    ...more,
+  };
+}
+
+describe('judgeFix', () => {
+  it('says fixed when the rate falls beyond the controls, the whole interval below 1', () => {
+    const result = judgeFix(input(5, 2));
+
+    expect(result.verdict).toBe('fixed');
+    expect(result.effect.ratio).toBeCloseTo(0.4, 10);
+    expect(result.effect.high).toBeLessThan(1);
+    expect(result.reason).toMatch(
+      /^thumbs down per view fell 60 % \(140 thumbs down in 5,600 views before, 56 in 5,600 after\): ×0.40 beyond the change of 5 similar gaps/,
+    );
+  });
+
+  it('says worse when the interval is above 1', () => {
+    expect(judgeFix(input(3, 6)).verdict).toBe('worse');
+  });
+
+  it('says no_change when the gap moved as its controls did, whatever its counts did', () => {
+    // The site's traffic and every gap's thumbs down rose 50 %: the rates held.
+    const result = judgeFix({
+      ...input(4, 6),
+      after: days(28, 6, 300),
+      control: { gaps: 5, before: days(28, 60, 3000), after: days(28, 90, 4500) },
+    });
+
+    expect(result.verdict).toBe('no_change');
+    expect(result.effect.ratio).toBeCloseTo(1, 10);
+    expect(result.control.ratio).toBeCloseTo(1, 10);
+  });
+
+  it('takes the controls’ change out: a fall the controls share is no fix', () => {
+    const result = judgeFix({ ...input(5, 3), control: { gaps: 5, before: days(28, 60, 3000), after: days(28, 36, 3000) } });
+
+    expect(result.effect.ratio).toBeCloseTo(1, 10);
+    expect(result.verdict).toBe('no_change');
+  });
+
+  it('says too_little_data under 7 whole days, under 30 signals before, without exposure or without a control — in words', () => {
+    expect(judgeFix(input(5, 2, { daysSince: 6 })).reason).toBe('only 6 whole days since the job completed: a verdict needs 7');
+    expect(judgeFix({ ...input(1, 1) }).reason).toBe('only 28 thumbs down in the 28 days before the job: a verdict needs 30');
+    expect(judgeFix({ ...input(5, 2), after: days(28, 2, 0) }).reason).toBe('no views exported in the 28 days after the job: its rate cannot be measured');
+    const { control: _, ...noControl } = input(5, 2);
+    const result = judgeFix(noControl);
+    expect(result).toMatchObject({ verdict: 'too_little_data', control: { gaps: 0, ratio: null }, effect: { ratio: null, low: null, high: null } });
+    expect(result.reason).toMatch(/^no control: /);
+  });
+
+  it('gives a fix whose signal vanished an interval (0 counts as 0.5)', () => {
+    const result = judgeFix(input(5, 0));
+
+    expect(result.verdict).toBe('fixed');
+    expect(result.effect.low).toBeGreaterThan(0);
+  });
+
+  it('widens the interval by the days’ overdispersion, never narrows it below Poisson', () => {
+    const steady = input(5, 4);
+    const bursty = { ...steady, before: steady.before.map((d, i) => ({ ...d, signal: i % 2 === 0 ? 0 : 10 })) };
+    const width = (r: ReturnType<typeof judgeFix>) => Math.log((r.effect.high ?? 0) / (r.effect.low ?? 1));
+
+    expect(dispersionOf(steady.before, steady.after)).toBe(0);
+    expect(dispersionOf(bursty.before, bursty.after)).toBeGreaterThan(2.5);
+    expect(width(judgeFix(bursty))).toBeGreaterThan(1.4 * width(judgeFix(steady)));
+    expect(width(judgeFix(steady))).toBeCloseTo(width(judgeFix({ ...steady, dispersion: 'poisson' })), 10);
+  });
+});
+
+describe('totalsOf', () => {
+  it('sums a side and divides: the rate is 0 without exposure', () => {
+    expect(totalsOf(days(3, 2, 100))).toEqual({ days: 3, signals: 6, exposure: 300, rate: 0.02 });
+    expect(totalsOf(days(2, 1, 0))).toEqual({ days: 2, signals: 2, exposure: 0, rate: 0 });
+  });
+});
