@@ -23,7 +23,7 @@ import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, Pagination
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { HOUR_MS } from '../shared/time.js';
-import { DATASETS, tablesOf, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
+import { DATASETS, tablesOf, type DatasetDef, type ReadPage, type ReadScope, type RowContext, type TableRow } from './datasets.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { dueAt } from './settle.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
@@ -33,7 +33,7 @@ import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
-import { governPage, isErased, manifestPrivacy, privacyFingerprint, type Privacy } from './privacy.js';
+import { manifestPrivacy, privacyFingerprint, type Privacy } from './privacy.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
 
@@ -277,7 +277,7 @@ function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: numbe
 
 /**
  * The unit's main table file while its pages arrive: every page, staged or fetched, goes
- * through `append`; the commit reads what they added up to.
+ * through `append` as its dataset's reader read it; the commit reads what they added up to.
  */
 class UnitRows {
   /** Rows appended. */
@@ -287,26 +287,15 @@ class UnitRows {
   totalsUnknown: Record<string, unknown> | undefined;
 
   constructor(
-    private readonly def: DatasetDef,
+    private readonly table: TableDef,
     readonly writer: TableWriter,
-    private readonly privacy: Privacy,
   ) {}
 
-  async append(page: unknown, index: number, context: RowContext): Promise<void> {
-    const def = this.def;
-    if (index === 0) this.totalsUnknown = def.totalsUnknownFields?.(page);
-    this.drift.topLevelFields(def.unknownTopLevelFields(page));
-    for (const row of def.rows(page)) {
-      const unknown = def.unknownFields(row);
-      // toRow's object is new for each row: complete it rather than copy it (once per row of every page).
-      const tableRow = def.toRow(row, context);
-      tableRow['unknown_fields'] = unknownFieldsColumn(unknown);
-      // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
-      if (isErased(def.table, tableRow, this.privacy)) continue;
-      await this.writer.append(tableRow);
-      this.drift.row(def.table, tableRow, unknown, def.unknownNestedFields(row));
-      this.count += 1;
-    }
+  async append(page: ReadPage, index: number): Promise<void> {
+    if (index === 0) this.totalsUnknown = page.drift.totalsUnknown;
+    for (const row of page.rows) await this.writer.append(row);
+    this.drift.page(this.table, page.rows, page.drift);
+    this.count += page.rows.length;
   }
 }
 
@@ -323,18 +312,19 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
   /** Set when this run gives up on the unit: a page still on its way is dropped. */
   const abandon = new AbortController();
 
-  const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))), run.privacy);
+  const rows = new UnitRows(def.table, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))));
   /** The checkpoint as last written (by this run, or the one it resumed). */
   let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
     // Resume: the staged pages go through the same rules (rebuilding duplicate detection) and
     // into the file, then the unit carries on where the checkpoint stands.
     if (checkpoint) {
-      for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
+      const scopeOf = (index: number): ReadScope => ({ context: stagedContext(run, index), privacy: run.privacy });
+      for await (const { page, index } of stagedPages(checkpoint, staging, pager, def, scopeOf)) await rows.append(page, index);
     }
     let state: PagerState = checkpoint?.state ?? pager.initial;
-    const govern = (page: unknown) => governPage(def, page, run.privacy);
-    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal, govern }, checkpoint);
+    const scope: ReadScope = { context: run.context, privacy: run.privacy };
+    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal, scope }, checkpoint);
     /** The next page: asking for it sends its request (unless the paging is over or stopped). */
     const ask = () => {
       const next = pages.next();
@@ -351,12 +341,12 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
       // stop or a failure from here on never re-fetches it. The checkpoint that counts it is
       // written while the next page is on its way: if that write fails, the next run resumes
       // from the previous checkpoint and fetches this page again (once), never a wrong one.
-      await staging.writePage(index, page);
+      await staging.writePage(index, page.body);
       lastCheckpoint = checkpointOf(run, after, done, now());
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
       next = ask();
       await checkpointed;
-      await rows.append(page, index, run.context);
+      await rows.append(page, index);
       state = after;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
