@@ -156,7 +156,7 @@ export async function forgetPerson(request: ForgetRequest, deps: ForgetDeps): Pr
     for (const { table, dataset, columns } of hashedTables(deps.policy)) {
       const keys = (await destination.list(`${table.prefix}/`)).filter((key) => FILE_KEY.test(key)).sort();
       for (const key of keys) {
-        const [, day, projectId] = FILE_KEY.exec(key) as unknown as [string, string, string];
+        const [, day = '', projectId = ''] = FILE_KEY.exec(key) ?? [];
         const bytes = await fetch(key);
         if (bytes === undefined) continue;
         const counted = await db.query(
