@@ -6,16 +6,21 @@
  * the request in flight arrive, stages it and stops (a second stops at once).
  */
 import { Option, type Command } from 'commander';
-import { daysBefore } from '../export/plan.js';
+import {
+  FLAG_NAMES,
+  createExportDeps,
+  daysBefore,
+  lastDueDay,
+  localStateDir,
+  openExportDestination,
+  requestedDays,
+  unknownProjectReason,
+  wireRun,
+  type RunEvent,
+  type RunResult,
+} from '../export/index.js';
 import { wholeNumberArg } from './args.js';
-import { createExportDeps, openExportDestination } from '../export/deps.js';
-import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { lastDueDay } from '../export/settle.js';
 import { probeSetup } from './probe.js';
-import { runExport, type RunEvent, type RunResult } from '../export/run.js';
-import { unknownProjectReason } from '../export/run-stops.js';
-import { exportPolicy } from '../export/policy.js';
-import { localStateDir } from '../export/runtime.js';
 import { loadConfig } from '../shared/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError, describeError } from '../shared/errors.js';
@@ -92,9 +97,15 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     });
     const spec = deps.ledger.spec;
     const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot());
-    const gate = deps.createGate(progress?.onWait);
-    // The CLI's lines are the client's events; its log records (JSON, for the Lambda's logs) are not printed.
-    const api = deps.createApi(gate, { logger: silentLogger, events: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) });
+    const wired = wireRun(deps, {
+      owner: newLeaseOwner(),
+      projectSource,
+      ...(progress ? { onWait: progress.onWait, onEvent: (event: RunEvent) => progress.onEvent(event, wired.api.stats.requests) } : {}),
+      // The CLI's lines are the client's events; its log records (JSON, for the Lambda's logs) are not printed.
+      api: { logger: silentLogger, events: retryLinePrinter((line) => io.stderr.write(line), { tty: io.stderr.isTTY === true }) },
+      now: io.now,
+    });
+    const api = wired.api;
     const stop = new AbortController();
     const controller = new AbortController();
     let running = true;
@@ -111,21 +122,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     });
     let result: RunResult;
     try {
-      result = await runExport(
-        { kind: 'days', days, projects, datasets, force: flags.force === true },
-        exportPolicy(config, { projectSource }),
-        { signal: controller.signal, stop: stop.signal },
-        {
-          api,
-          gate,
-          destination,
-          leases: deps.createLeases(newLeaseOwner()),
-          store: deps.store,
-          now: io.now,
-          personalDataKey: deps.personalDataKey,
-          ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
-        },
-      );
+      result = await wired.run({ kind: 'days', days, projects, datasets, force: flags.force === true }, { signal: controller.signal, stop: stop.signal });
     } finally {
       running = false;
       progress?.close();

@@ -7,10 +7,7 @@
  * s3://…`, with PERSONAL_DATA_KEY_SECRET_ARN set to the stack's secret).
  */
 import type { Command } from 'commander';
-import { createExportDeps } from '../export/deps.js';
-import { forgetPerson, type ForgetResult } from '../export/forget.js';
-import { exportPolicy } from '../export/policy.js';
-import { localStateDir } from '../export/runtime.js';
+import { createExportDeps, exportPolicy, forgetPerson, localStateDir, type ForgetResult } from '../export/index.js';
 import { loadConfig } from '../shared/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { isEmailAddress } from '../shared/personal-data.js';

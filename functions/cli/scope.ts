@@ -6,8 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ExportOverrides } from '../export/deps.js';
-import { localStateDir } from '../export/runtime.js';
+import { localStateDir, type ExportOverrides } from '../export/index.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { PROJECT_ID_PATTERN, type Config } from '../shared/config.js';

@@ -31,7 +31,11 @@ import { createPersonalDataKeySource, type PersonalDataKeySource } from '../shar
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
+import type { AppLogger } from '../shared/logger.js';
 import { localStateDir } from './runtime.js';
+import { exportPolicy, type RunControl } from './policy.js';
+import { runExport, type RunRequest, type RunResult } from './run.js';
+import type { RunEvent } from './run-units.js';
 import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 
@@ -163,5 +167,56 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
         ...(overrides.sleep ? { sleep: overrides.sleep } : {}),
       }),
     createLeases: (owner) => createLeases(store, { owner, now }),
+  };
+}
+
+/** Where the Lambda and the CLI differ in a run; everything else `wireRun` wires once. */
+export interface RunHooks {
+  /** Names the run's unit leases (`lambda:<request id>`, the CLI's process). */
+  readonly owner: string;
+  /** Who set the projects (`--project`), for the messages of a project the key cannot see. @default MINTLIFY_PROJECT_IDS */
+  readonly projectSource?: string;
+  /** Hears each wait for the request budget. */
+  readonly onWait?: (wait: BudgetWait) => void;
+  /** The API client's log and events (the CLI prints its events and silences its log). @default the deps' logger */
+  readonly api?: { readonly logger?: ApiClientOptions['logger']; readonly events?: ApiClientOptions['events'] };
+  /** The run's log (the Lambda's). @default none */
+  readonly logger?: AppLogger;
+  /** Hears the run's progress (the CLI's bars). */
+  readonly onEvent?: (event: RunEvent) => void;
+  /** The run's clock. @default the deps' clock (corrected by the API's Date header) */
+  readonly now?: () => number;
+}
+
+/** One run wired: its API client (whose counters the caller may read) and the run itself. */
+export interface WiredRun {
+  readonly api: MintlifyClient;
+  /** Plans, runs and logs `request` under `control` (`runExport`). */
+  run(request: RunRequest, control?: RunControl): Promise<RunResult>;
+}
+
+/**
+ * A run of the export wired from `deps` — budget gate → API client → leases → `runExport` with
+ * the configured policy — the same for the Lambda and the CLI, which differ only in `hooks`.
+ */
+export function wireRun(deps: ExportDeps, hooks: RunHooks): WiredRun {
+  const gate = deps.createGate(hooks.onWait);
+  const api = deps.createApi(gate, hooks.api);
+  const leases = deps.createLeases(hooks.owner);
+  const policy = exportPolicy(deps.config, hooks.projectSource !== undefined ? { projectSource: hooks.projectSource } : {});
+  return {
+    api,
+    run: (request, control = {}) =>
+      runExport(request, policy, control, {
+        api,
+        gate,
+        destination: deps.destination,
+        leases,
+        store: deps.store,
+        now: hooks.now ?? deps.now,
+        personalDataKey: deps.personalDataKey,
+        ...(hooks.logger ? { logger: hooks.logger } : {}),
+        ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
+      }),
   };
 }

@@ -138,6 +138,15 @@ export function privacyFingerprint(privacy: Pick<Privacy, 'policy' | 'keyId'>): 
     .slice(0, 16);
 }
 
+/**
+ * A run's privacy set-up: the policy, the erasures `destination` recorded, and where the key
+ * comes from — read only when a unit needs it (`unitPrivacy`).
+ */
+export async function prepareRunPrivacy(destination: Destination, policy: PersonalDataPolicy, keySource: PersonalDataKeySource): Promise<RunPrivacy> {
+  const erased = await readErasedHmacs(destination);
+  return { policy, erased, keySource };
+}
+
 /** The HMACs every erasure of `destination` recorded (`_privacy/erasures/`). */
 export async function readErasedHmacs(destination: Destination): Promise<Set<string>> {
   const records = await readErasureRecords(destination);

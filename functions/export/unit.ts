@@ -21,19 +21,17 @@ import type { AnalyticsApi } from '../shared/api/index.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
-import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { HOUR_MS } from '../shared/time.js';
-import { DATASETS, tablesOf, type DatasetDef, type ReadPage, type ReadScope, type RowContext, type TableRow } from './datasets.js';
-import { DriftRecorder, unknownFieldsColumn } from './drift.js';
-import { dueAt } from './settle.js';
-import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
+import { DATASETS, type DatasetDef, type ReadScope, type RowContext } from './datasets.js';
+import { commit, tableKey, UnitRows, type CommittedRun } from './commit.js';
+import type { Manifest } from './manifest.js';
 import { isSharedFailure } from './run-stops.js';
 import { createPager, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
-import { manifestPrivacy, privacyFingerprint, type Privacy } from './privacy.js';
+import { privacyFingerprint, type Privacy } from './privacy.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
 
@@ -73,11 +71,6 @@ export interface UnitDeps {
   readonly lease?: { renew(): Promise<void> };
   /** Called after each page is accepted (progress). */
   readonly onPage?: (unit: Unit, pages: number) => void;
-}
-
-/** The rows of `def.table`'s file of `unit`. */
-function tableKey(table: TableDef, unit: Unit): string {
-  return partitionKey(table, unit.day, `${unit.projectId}.parquet`);
 }
 
 export async function exportUnit(job: UnitJob, deps: UnitDeps): Promise<UnitOutcome> {
@@ -175,7 +168,7 @@ function partialOutcome(error: unknown, control: RunControl): Omit<Extract<UnitO
  * One run's work on a unit: what its rows, checkpoints and manifest are made with, besides the
  * pages themselves.
  */
-interface UnitRun {
+interface UnitRun extends CommittedRun {
   readonly unit: Unit;
   /** The run's policy and control, as they came. */
   readonly policy: UnitJob['policy'];
@@ -276,30 +269,6 @@ function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: numbe
 }
 
 /**
- * The unit's main table file while its pages arrive: every page, staged or fetched, goes
- * through `append` as its dataset's reader read it; the commit reads what they added up to.
- */
-class UnitRows {
-  /** Rows appended. */
-  count = 0;
-  readonly drift = new DriftRecorder();
-  /** The first page's `totals` fields this version does not know: the summary row's. */
-  totalsUnknown: Record<string, unknown> | undefined;
-
-  constructor(
-    private readonly table: TableDef,
-    readonly writer: TableWriter,
-  ) {}
-
-  async append(page: ReadPage, index: number): Promise<void> {
-    if (index === 0) this.totalsUnknown = page.drift.totalsUnknown;
-    for (const row of page.rows) await this.writer.append(row);
-    this.drift.page(this.table, page.rows, page.drift);
-    this.count += page.rows.length;
-  }
-}
-
-/**
  * One attempt at the unit, from its checkpoint (or from its first page): replays the staged
  * pages, stages and checkpoints each page fetched, then commits. Throws `RestartUnit` when the
  * checkpoint no longer fits the day's data.
@@ -361,78 +330,6 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
     if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: run.spent() }).catch(() => undefined);
     throw error;
   }
-}
-
-/**
- * The commit: every page is staged and appended; the unit's table files are written, then its
- * manifest, and the unit is complete. The previous manifest goes once the new file is complete
- * and just before it replaces the old one, so no manifest ever describes a mix of files, and a
- * write that fails before that leaves the previous export whole, manifest included.
- */
-async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: UnitDeps): Promise<Manifest> {
-  const { unit, def, context } = run;
-  const { destination, now } = deps;
-  const label = unitLabel(unit);
-  await deps.lease?.renew();
-  const main = await rows.writer.close({ beforeCommit: () => removeManifest(destination, unit) });
-  const tables: TableFile[] = [];
-  if (def.summaryTable && def.summaryRow) {
-    if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
-    tables.push(await writeSummary(unit, rows, def.summaryTable, def.summaryRow(state.totals, rows.count, context), destination));
-  }
-  tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
-
-  if (state.kind === 'single' && state.truncated) {
-    deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
-      unit: label,
-      rows: rows.count,
-    });
-  }
-  const finishedAt = now();
-  const manifest = manifestOf({
-    unit,
-    state,
-    tables,
-    drift: rows.drift.result(),
-    exportedAt: context.exportedAt,
-    finishedAt,
-    durationMs: now() - run.started,
-    invalidUtf8: run.invalidUtf8(),
-    requests: run.spent(),
-    runs: run.runs,
-    privacy: manifestPrivacy(tablesOf(def), run.privacy),
-    ...(run.policy.settleHours !== undefined ? { dueAt: dueAt(unit.day, run.policy.settleHours) } : {}),
-    ...firstFetch(run),
-  });
-  await writeManifest(destination, manifest);
-  // The unit is complete once its manifest is written: a staging that cannot be removed
-  // now is left for later (it is never read again), not a failed unit.
-  await run.staging.clear(state.pages).catch((error: unknown) => {
-    deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
-  });
-  return manifest;
-}
-
-/** When the unit's oldest page was fetched: the first run's stamp (a resumed unit keeps its earlier pages). */
-function firstFetch(run: UnitRun): { firstFetchedAt?: number } {
-  const at = Date.parse(run.stamps[0]?.at ?? '');
-  return Number.isFinite(at) ? { firstFetchedAt: at } : {};
-}
-
-/** The summary table's file of the unit: its one row (from the first page's totals and the rows written), with the unknown fields of those totals. */
-async function writeSummary(unit: Unit, rows: UnitRows, table: TableDef, row: TableRow, destination: Destination): Promise<TableFile> {
-  const key = tableKey(table, unit);
-  const summary = await openTableWriter(table, await destination.openWrite(key));
-  try {
-    const summaryRow = { ...row, unknown_fields: unknownFieldsColumn(rows.totalsUnknown) };
-    await summary.append(summaryRow);
-    rows.drift.row(table, summaryRow, rows.totalsUnknown);
-  } catch (error) {
-    await summary.abort(error);
-    throw error;
-  }
-  const written = await summary.close();
-  return { table: table.name, key, rows: 1, bytes: written.bytes };
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {
