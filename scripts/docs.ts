@@ -11,7 +11,7 @@
  * it after changing any of them; `npm test` fails while a file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { removeTempDirs } from '../test/helpers/files.js';
+import { removeTempDirs } from './lib/temp-dirs.js';
 import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
 import { withCostEstimate } from './cost-estimate.js';
