@@ -7,7 +7,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { scheduledTime } from '../handler.js';
+import * as v from 'valibot';
+import { scheduledTime } from '../../shared/scheduled-event.js';
 import { createInsightPublisher } from '../publish.js';
 import { parseDestinationTarget } from '../../shared/storage/destination-target.js';
 import { awsClientConfig } from '../../shared/aws-clients.js';
@@ -37,13 +38,20 @@ export interface WeeklyHandlerDeps extends WeeklyDeps {
 
 /** `{"days": N}` of an invocation by hand (1–366): a report of the last N complete days; none for the schedule's event. */
 export function daysAsked(event: unknown): number | undefined {
-  const days = typeof event === 'object' && event !== null ? (event as { days?: unknown }).days : undefined;
+  const asked = v.safeParse(ASKED_EVENT, event);
+  if (!asked.success) return undefined;
+  const { days } = asked.output;
   if (days === undefined) return undefined;
-  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 366) {
+  const valid = v.safeParse(DAYS, days);
+  if (!valid.success) {
     throw new ConfigError(`"days" must be a whole number from 1 to 366 (got ${JSON.stringify(days)?.slice(0, 20)}): the last N complete days to report`);
   }
-  return days;
+  return valid.output;
 }
+
+/** An invocation by hand: `{"days": N}` (any value, checked by `DAYS` for the message). */
+const ASKED_EVENT = v.object({ days: v.optional(v.unknown()) });
+const DAYS = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(366));
 
 export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
   return async (event?: unknown): Promise<WeeklyAnswer> => {
