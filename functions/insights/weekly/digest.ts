@@ -5,7 +5,7 @@
  * and whether the change is better or worse by the figure's meaning, as the page colours it),
  * the biggest movers per project, data health and the link to the page.
  */
-import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
+import { formatChange, formatCount } from '../../shared/format.js';
 import { moversBy, relativeChange } from '../../warehouse/compare.js';
 import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
@@ -55,19 +55,14 @@ export interface DigestInput {
   readonly place?: string | undefined;
 }
 
-/**
- * `+12 %`, `-40 %`, `new` (from 0), `0 %`: shared/format.ts's change with the ASCII minus, as
- * the rest of the plain-text digest writes `->` and `x` (the page writes `−`).
- */
-export function formatChange(current: number, previous: number): string {
-  return formatPercentChange(current, previous, '-');
-}
+/** The digest writes plain text: its changes take the ASCII minus, as it writes `->` and `x` (the page writes `−`). */
+const ASCII_MINUS = '-';
 
 /**
  * The projects' figures that moved most (relative change, either way), over a base large enough
  * to mean something: warehouse/compare.ts's rule with the digest's parameters.
  */
-export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
+export function digestMovers(figures: Figures, limit = MOVERS): Mover[] {
   const changes = figures.byProject.flatMap((project) =>
     DIGEST_FIGURES.map(({ key }) => ({ projectId: project.projectId, figure: key, current: project.current[key], previous: project.previous[key] })),
   );
@@ -121,7 +116,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   const label = (key: DigestFigure) => DIGEST_FIGURES.find((f) => f.key === key)?.label ?? key;
   const width = Math.max(...DIGEST_FIGURES.map((f) => f.label.length));
   const health = healthCounts(figures);
-  const movers = moversOf(figures);
+  const movers = digestMovers(figures);
   const projects = figures.projects.length;
   const columns = figures.period.days.length === 7 ? (['This week', 'Last week'] as const) : (['This period', 'Before'] as const);
 
@@ -131,7 +126,7 @@ export function digestOf(input: DigestInput): InsightMessage {
     '',
     `${'Figure'.padEnd(width)}  ${columns[0].padStart(11)}  ${columns[1].padStart(11)}  Change`,
     ...DIGEST_FIGURES.map(({ key, label: name }) => {
-      const change = formatChange(current[key], previous[key]);
+      const change = formatChange(current[key], previous[key], ASCII_MINUS);
       const word = judgement(key, current[key], previous[key]);
       const cells = `${name.padEnd(width)}  ${formatCount(current[key]).padStart(11)}  ${formatCount(previous[key]).padStart(11)}  `;
       return word === '' ? `${cells}${change}` : `${cells}${change.padEnd(CHANGE_WIDTH)}  ${word}`;
@@ -143,7 +138,7 @@ export function digestOf(input: DigestInput): InsightMessage {
       ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed)`]
       : movers.map((m) => {
           const word = judgement(m.figure, m.current, m.previous);
-          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous)}${word === '' ? '' : `, ${word}`})`;
+          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous, ASCII_MINUS)}${word === '' ? '' : `, ${word}`})`;
         })),
     '',
     'Data health (units of the week, day x dataset x project):',
@@ -168,7 +163,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   ];
   return {
     kind: 'weekly-report',
-    subject: `Docs ${week}: human visitors ${formatCount(current.human)} (${formatChange(current.human, previous.human)}), views ${formatCount(current.views)} (${formatChange(current.views, previous.views)})`,
+    subject: `Docs ${week}: human visitors ${formatCount(current.human)} (${formatChange(current.human, previous.human, ASCII_MINUS)}), views ${formatCount(current.views)} (${formatChange(current.views, previous.views, ASCII_MINUS)})`,
     body: lines.join('\n'),
   };
 }
