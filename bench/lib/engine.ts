@@ -15,7 +15,7 @@ import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/pacing/budget.js';
 import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
-import { loadConfig } from '../../functions/shared/config.js';
+import { loadConfig } from '../../functions/settings/config.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLeases } from '../../functions/shared/pacing/leases.js';

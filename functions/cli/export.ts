@@ -21,7 +21,7 @@ import {
 } from '../export/index.js';
 import { wholeNumberArg } from './args.js';
 import { probeSetup } from './probe.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError, describeError } from '../shared/errors.js';
 import { checkLaptopAnomalies } from './laptop-anomalies.js';

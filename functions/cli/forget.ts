@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { createExportDeps, exportPolicy, forgetPerson, localStateDir, type ForgetResult } from '../export/index.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { isEmailAddress } from '../shared/personal-data.js';
 import { probeSetup } from './probe.js';

@@ -18,7 +18,7 @@ import {
 import { probeSetup } from './probe.js';
 import { checkLakeTarget } from '../report/targets.js';
 import { sandboxServes } from './api-target.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
 import {

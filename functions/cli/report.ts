@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FLAG_NAMES, budgetTime, daysBefore, lastDueDay, readPeriodFill, requestedDays, retentionCutoff, runsUnpaced } from '../export/index.js';
-import { loadConfig, validateProjectId, type Config } from '../shared/config.js';
+import { loadConfig, validateProjectId, type Config } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import { formatCount } from '../shared/format.js';

@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { localStateDir, type ExportOverrides } from '../export/index.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
-import { PROJECT_ID_PATTERN, type Config } from '../shared/config.js';
+import { PROJECT_ID_PATTERN, type Config } from '../settings/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { ConfigError } from '../shared/errors.js';
 import type { CliIo } from './io.js';

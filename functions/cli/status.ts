@@ -21,7 +21,7 @@ import { probeSetup } from './probe.js';
 import { checkLakeTarget } from '../report/targets.js';
 import { sandboxServes } from './api-target.js';
 import { readAnomalies } from '../warehouse/records.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
 import { wholeNumberArg } from './args.js';

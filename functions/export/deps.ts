@@ -19,7 +19,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, createUnlimitedLedger, type BudgetGate, type BudgetLedger, type BudgetWait } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
-import type { Config, ConfigOf } from '../shared/config.js';
+import type { Config, ConfigOf } from '../settings/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createLeases, type Leases } from '../shared/pacing/leases.js';

@@ -8,7 +8,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, requireSettings } from '../shared/config.js';
+import { loadConfigFor, requireSettings } from '../settings/config.js';
 import { ExporterError } from '../shared/errors.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createExportDeps, wireRun, type ExportDeps } from './deps.js';

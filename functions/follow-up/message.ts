@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { ID_PATTERN } from '../shared/config.js';
+import { ID_PATTERN } from '../settings/config.js';
 import type { REQUEST_KINDS } from '../warehouse/records.js';
 
 /** Ids used in URLs and state keys: the one pattern of the functions and the infra. */

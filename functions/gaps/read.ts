@@ -15,7 +15,7 @@ import { GAP_OUTCOME } from '../warehouse/records.js';
 import type { FollowUpState } from '../follow-up/state.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
-import { PROJECT_ID_PATTERN } from '../shared/config.js';
+import { PROJECT_ID_PATTERN } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';

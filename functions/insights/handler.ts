@@ -10,7 +10,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../warehouse/lake.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, requireSettings, type ConfigOf } from '../shared/config.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createLogger } from '../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';

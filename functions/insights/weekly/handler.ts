@@ -13,7 +13,7 @@ import { createInsightPublisher } from '../publish.js';
 import { parseDestinationTarget } from '../../shared/storage/destination-target.js';
 import { awsClientConfig } from '../../shared/aws-clients.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
-import { loadConfigFor, requireSettings, type ConfigOf } from '../../shared/config.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../../settings/config.js';
 import { openDestination } from '../../shared/storage/destinations.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';

@@ -24,6 +24,9 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'
 const LAYERS: readonly (readonly string[])[] = [
   ['shared'],
   ['warehouse'],
+  // The table of variables: it parses dataset names and column policies (warehouse/), and every
+  // reader of the configuration stands above it.
+  ['settings'],
   ['export', 'follow-up', 'queries', 'sandbox'],
   ['producer'],
   ['gaps'],
@@ -230,7 +233,7 @@ describe("the folders' layers", () => {
     }
   });
 
-  it('shared < warehouse < export, follow-up < producer < gaps < report < insights < cli < infra, bin < scripts: no import runs up, none into test/', () => {
+  it('shared < warehouse < settings < export, follow-up < producer < gaps < report < insights < cli < infra, bin < scripts: no import runs up, none into test/', () => {
     const graph = layeredGraph();
     expect([...graph.values()].flat().length).toBeGreaterThan(500);
     expect(upwardEdges(graph)).toEqual([]);
