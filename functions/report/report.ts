@@ -75,7 +75,9 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   const lake = await openLake(
     request.destination,
-    { from: previous.from, to: runsTo, prefixes: [...REPORT_TABLES.map((t) => t.prefix), EXPORT_RUNS.prefix, ANOMALIES_PREFIX] },
+    // The tables over both periods (the page compares them); the units' states, the run log and
+    // the anomaly marks over the period only (what the page shows of them).
+    { from: previous.from, to: runsTo, prefixes: REPORT_TABLES.map((t) => t.prefix), recent: [EXPORT_RUNS.prefix, ANOMALIES_PREFIX], recentFrom: period.from },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),

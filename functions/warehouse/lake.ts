@@ -28,12 +28,21 @@ export interface Lake {
   close(): Promise<void>;
 }
 
-/** Which part of the warehouse to mirror: these table folders over the UTC days `[from, to)`. */
+/**
+ * Which part of the warehouse to mirror: these table folders over the UTC days `[from, to)`,
+ * and the units' states (manifests, checkpoints, failure records) and the `recent` folders
+ * from `recentFrom` on (a report compares its tables with the period before, but shows the
+ * units, runs and marks of its own days only).
+ */
 export interface LakeScope {
   readonly from: string;
   readonly to: string;
-  /** Table folders (`visitors_totals`, `export_runs`, …). Manifests and staging come too. */
+  /** Table folders (`visitors_totals`, …) over `[from, to)`. */
   readonly prefixes: readonly string[];
+  /** Folders (`export_runs`, anomaly marks) over `[recentFrom, to)` only. @default none */
+  readonly recent?: readonly string[];
+  /** The first day of the units' states and the `recent` folders. @default from */
+  readonly recentFrom?: string;
 }
 
 export interface LakeDeps {
@@ -62,8 +71,17 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   try {
-    const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];
-    const listed = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, scope)))).flat();
+    const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
+    const folders = [
+      ...scope.prefixes.map((p) => ({ folder: `${p}/`, days: scope })),
+      ...[...(scope.recent ?? []).map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)].map(
+        (folder) => ({
+          folder,
+          days: recent,
+        }),
+      ),
+    ];
+    const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
     const keys = listed.filter((key) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
       const problem = unsafeKeyProblem(key);
@@ -85,7 +103,13 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
  * `[from, to)`: the listing starts at the first day and stops past the last, so a lake of
  * years costs a report of a month a few list requests.
  */
-async function listDays(client: S3Client, bucket: string, prefix: string, folder: string, scope: LakeScope): Promise<string[]> {
+async function listDays(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  folder: string,
+  scope: { readonly from: string; readonly to: string },
+): Promise<string[]> {
   const base = `${prefix}${folder}`;
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
   const keys: string[] = [];
@@ -125,6 +149,17 @@ async function download(
   // with nothing still writing into it.
   const failed = new AbortController();
   let firstError: unknown;
+  /** Folders made so far: one `mkdir` per folder, not per object (a day's folder holds a file per project). */
+  const made = new Map<string, Promise<unknown>>();
+  const folderOf = (file: string) => {
+    const folder = path.dirname(file);
+    let making = made.get(folder);
+    if (making === undefined) {
+      making = mkdir(folder, { recursive: true });
+      made.set(folder, making);
+    }
+    return making;
+  };
   const worker = async () => {
     while (next < keys.length && !failed.signal.aborted) {
       signal?.throwIfAborted();
@@ -137,7 +172,7 @@ async function download(
         throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
       }
       const file = mirrorPath(root, key);
-      await mkdir(path.dirname(file), { recursive: true });
+      await folderOf(file);
       await writeFile(file, bytes);
     }
   };
