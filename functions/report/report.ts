@@ -15,21 +15,21 @@ import { discoverProjects, REPORT_TABLES, type LoadedWarehouse } from '../wareho
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { lookbackDays, readFixes } from '../gaps/effect.js';
-import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
-import { openDestination } from '../shared/storage/destinations.js';
+import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
 import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';
 import { openLake } from '../warehouse/lake.js';
-import { isS3Target } from './targets.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
 export interface ReportRequest {
   /** `s3://bucket/prefix`, a folder or a `file://` URL. */
   readonly destination: string;
+  /** `destination` already parsed (`parseDestinationTarget`): by a caller that read it once for its own needs. */
+  readonly target?: DestinationTarget;
   readonly period: Period;
   /** Projects to report; empty: every project found in the period. */
   readonly projects: readonly string[];
@@ -73,26 +73,29 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const today = formatDay(deps.now());
   // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
+  // The destination is read once: the lake, the time spent mirroring and the outcome records follow from it.
+  const target = request.target ?? parseDestinationTarget(request.destination.trim(), '--out');
   const lake = await openLake(
-    request.destination,
+    target,
     // The tables over both periods (the page compares them); the units' states, the run log and
     // the anomaly marks over the period only (what the page shows of them).
     { from: previous.from, to: runsTo, prefixes: REPORT_TABLES.map((t) => t.prefix), recent: [EXPORT_RUNS.prefix, ANOMALIES_PREFIX], recentFrom: period.from },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      named: request.destination.trim(),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
   );
-  const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
+  const mirrorMs = target.kind === 's3' ? performance.now() - started : 0;
   let warehouse: LoadedWarehouse | undefined;
   try {
     await yieldTo(deps.signal);
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
     const projects = request.projects.length > 0 ? [...request.projects] : await discoverProjects(lake.root, period.days);
-    const requests = await readReportRequests(request, lake.root, deps);
+    const requests = await readOutcomeRequests(lake.records);
     const fixesScope = { days: period.days, projects, now: deps.now() };
     warehouse = await openReportWarehouse(lake.root, {
       period,
@@ -141,18 +144,6 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
 export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
-}
-
-/**
- * The jobs made for gaps (gaps/effect.ts shows their effect): the outcome records with a gap_id,
- * read through the destination itself (every day: a job of last quarter still counts); the
- * gaps' figures come from the local folder (for an `s3://` destination, the days the report mirrors).
- */
-async function readReportRequests(request: ReportRequest, root: string, deps: ReportDeps): Promise<Map<string, GapRequest[]>> {
-  const destination = isS3Target(request.destination)
-    ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
-    : openDestination(root);
-  return readOutcomeRequests(destination);
 }
 
 /**

@@ -13,7 +13,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
+import type { Destination } from '../shared/storage/destination.js';
+import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
+import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
@@ -24,6 +26,8 @@ export interface Lake {
   readonly url: string;
   /** The local folder laid out like the destination. */
   readonly root: string;
+  /** The destination itself, for records read outside the lake's days (follow-up outcomes). */
+  readonly records: Destination;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
 }
@@ -52,6 +56,8 @@ export interface LakeDeps {
   readonly concurrency?: number;
   /** Where a relative folder starts. @default process.cwd() */
   readonly cwd?: string;
+  /** The destination as the user named it, for a target given parsed. @default the target as given */
+  readonly named?: string;
   /** Where the target came from, named in messages. @default '--out' */
   readonly source?: string;
   /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
@@ -60,12 +66,20 @@ export interface LakeDeps {
   readonly signal?: AbortSignal;
 }
 
-/** Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`) for reading the days of `scope`. */
-export async function openLake(target: string, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
-  const trimmed = target.trim();
-  const parsed = parseDestinationTarget(trimmed, deps.source ?? '--out');
+/**
+ * Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`, or one already parsed by
+ * `parseDestinationTarget`) for reading the days of `scope`.
+ */
+export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
+  const parsed = typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
   if (parsed.kind === 'local') {
-    return { url: trimmed, root: path.resolve(deps.cwd ?? process.cwd(), parsed.dir), close: async () => undefined };
+    const root = path.resolve(deps.cwd ?? process.cwd(), parsed.dir);
+    return {
+      url: deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir),
+      root,
+      records: openTarget({ kind: 'local', dir: root }),
+      close: async () => undefined,
+    };
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
@@ -95,7 +109,7 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
     throw error;
   }
   const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
-  return { url, root, close: () => rm(root, { recursive: true, force: true }) };
+  return { url, root, records: openTarget(parsed, { s3Client: client }), close: () => rm(root, { recursive: true, force: true }) };
 }
 
 /**
