@@ -85,15 +85,15 @@ export async function exportUnit(job: UnitJob, deps: UnitDeps): Promise<UnitOutc
     deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason });
     await staging.clear(stale.state.pages);
   };
+  // What the checkpoints record of the policy and key the pages are governed with: one reading per unit.
+  const fingerprint = privacyFingerprint(job.privacy);
   let checkpoint = await staging.readCheckpoint();
-  const why =
-    checkpoint &&
-    unusable(checkpoint, { limit: limit ?? null, now: deps.now(), maxAgeMs: policy.checkpointMaxAgeMs, privacy: privacyFingerprint(job.privacy) });
+  const why = checkpoint && unusable(checkpoint, { limit: limit ?? null, now: deps.now(), maxAgeMs: policy.checkpointMaxAgeMs, privacy: fingerprint });
   if (checkpoint && why) {
     await discard(checkpoint, why);
     checkpoint = undefined;
   }
-  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ job, def, limit, checkpoint: from, staging, deps }), deps);
+  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ job, def, limit, checkpoint: from, staging, deps, fingerprint }), deps);
   try {
     try {
       return await attempt(checkpoint);
@@ -170,6 +170,8 @@ function partialOutcome(error: unknown, control: RunControl): Omit<Extract<UnitO
  */
 interface UnitRun extends CommittedRun {
   readonly unit: Unit;
+  /** What its checkpoints record of the policy and key its pages are governed with. */
+  readonly fingerprint: string;
   /** The run's policy and control, as they came. */
   readonly policy: UnitJob['policy'];
   readonly control: RunControl;
@@ -205,10 +207,12 @@ interface RunStart {
   readonly checkpoint: Checkpoint | undefined;
   readonly staging: UnitStaging;
   readonly deps: UnitDeps;
+  /** `privacyFingerprint` of the job's privacy. */
+  readonly fingerprint: string;
 }
 
 /** Starts this run's work on the unit (its clock and request meter start here). */
-function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): UnitRun {
+function startRun({ job, def, limit, checkpoint, staging, deps, fingerprint }: RunStart): UnitRun {
   const { unit, policy, control, privacy } = job;
   const started = deps.now();
   const meter = startMeter(deps.api.stats, API_COUNTERS);
@@ -224,6 +228,7 @@ function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): Uni
     policy,
     control,
     privacy,
+    fingerprint,
     def,
     staging,
     limit,
@@ -264,7 +269,7 @@ function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: numbe
     requests: run.spent(),
     runs: run.runs,
     stamps: run.stamps,
-    privacy: privacyFingerprint(run.privacy),
+    privacy: run.fingerprint,
   };
 }
 
