@@ -59,7 +59,7 @@ export interface BuiltReport {
   readonly figures: Figures;
   /** The destination as the user named it (the folder as given, or `s3://bucket/prefix`). */
   readonly destination: string;
-  /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
+  /** Milliseconds the report waited for the mirror of an S3 destination, the part overlapped with loading the tables left out (0 for a local one). */
   readonly mirrorMs: number;
   /** What fills the period, when some of its due days are not fully exported (shown first on the page). */
   readonly fill?: FillNotice;
@@ -84,18 +84,31 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       named: request.destination.trim(),
+      // The units' states, the run log and the marks arrive while DuckDB loads the tables.
+      statesLater: true,
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
   );
-  const mirrorMs = target.kind === 's3' ? performance.now() - started : 0;
+  let mirrorMs = target.kind === 's3' ? performance.now() - started : 0;
+  /** The rest of the mirror (units' states, run log, marks): the time waited for it counts as mirroring. */
+  const statesMirrored = async () => {
+    const waiting = performance.now();
+    await lake.ready;
+    if (target.kind === 's3') mirrorMs += performance.now() - waiting;
+  };
   let warehouse: LoadedWarehouse | undefined;
   try {
     await yieldTo(deps.signal);
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
-    const projects = request.projects.length > 0 ? [...request.projects] : await discoverProjects(lake.root, period.days);
-    const requests = await readOutcomeRequests(lake.records);
+    // Projects found from the files: the units' states (a project with failed units only) first.
+    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake.root, period.days));
+    // A failure of the mirror is the one to report (it names the file), before one of the records.
+    const requests = await readOutcomeRequests(lake.records).catch(async (error: unknown) => {
+      await statesMirrored();
+      throw error;
+    });
     const fixesScope = { days: period.days, projects, now: deps.now() };
     warehouse = await openReportWarehouse(lake.root, {
       period,
@@ -103,6 +116,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       gapDays: lookbackDays(requests, fixesScope),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
+    await statesMirrored();
     const figures = await readFigures(lake.root, {
       period,
       projects,

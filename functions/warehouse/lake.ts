@@ -28,6 +28,12 @@ export interface Lake {
   readonly root: string;
   /** The destination itself, for records read outside the lake's days (follow-up outcomes). */
   readonly records: Destination;
+  /**
+   * Settles once everything is mirrored. `openLake` returns once the tables are (DuckDB may
+   * start); with `LakeDeps.statesLater`, the units' states and the `recent` folders are still
+   * arriving until then: a reader of them awaits it. Rejects with the mirror's failure.
+   */
+  readonly ready: Promise<void>;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
 }
@@ -64,6 +70,11 @@ export interface LakeDeps {
   readonly onWarning?: (line: string) => void;
   /** Aborted when the user stops the run: no further object is downloaded. */
   readonly signal?: AbortSignal;
+  /**
+   * Return once the tables are mirrored, and mirror the units' states and the `recent` folders
+   * while the caller loads them (`Lake.ready`). @default everything before returning
+   */
+  readonly statesLater?: boolean;
 }
 
 /**
@@ -78,23 +89,22 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
       url: deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir),
       root,
       records: openTarget({ kind: 'local', dir: root }),
+      ready: Promise.resolve(),
       close: async () => undefined,
     };
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
-  try {
-    const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
-    const folders = [
-      ...scope.prefixes.map((p) => ({ folder: `${p}/`, days: scope })),
-      ...[...(scope.recent ?? []).map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)].map(
-        (folder) => ({
-          folder,
-          days: recent,
-        }),
-      ),
-    ];
+  const remove = () => rm(root, { recursive: true, force: true });
+  const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
+  type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string } }[];
+  const stateFolders: Folders = [
+    ...(scope.recent ?? []).map((p) => `${p}/`),
+    ...DATASET_NAMES.map(manifestsOf),
+    ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
+  ].map((folder) => ({ folder, days: recent }));
+  const mirror = async (folders: Folders, signal: AbortSignal | undefined) => {
     const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
     const keys = listed.filter((key) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
@@ -103,13 +113,39 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
       deps.onWarning?.(`skipped s3://${bucket}/${prefix}${key}: ${problem}; a mirrored key must be plain folder names (remove or rename the object)`);
       return false;
     });
-    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, deps.signal);
+    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, signal);
+  };
+  const tableFolders: Folders = scope.prefixes.map((p) => ({ folder: `${p}/`, days: scope }));
+  let ready: Promise<void>;
+  /** Stops a mirror still running when the lake is closed early. */
+  const closing = new AbortController();
+  try {
+    if (deps.statesLater) {
+      await mirror(tableFolders, deps.signal);
+      ready = mirror(stateFolders, deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal);
+      // Seen by whoever awaits it; a lake closed before then does not fail the process.
+      ready.catch(() => undefined);
+    } else {
+      await mirror([...tableFolders, ...stateFolders], deps.signal);
+      ready = Promise.resolve();
+    }
   } catch (error) {
-    await rm(root, { recursive: true, force: true });
+    await remove();
     throw error;
   }
   const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
-  return { url, root, records: openTarget(parsed, { s3Client: client }), close: () => rm(root, { recursive: true, force: true }) };
+  return {
+    url,
+    root,
+    records: openTarget(parsed, { s3Client: client }),
+    ready,
+    async close() {
+      // Nothing may still write into the folder when it goes.
+      closing.abort();
+      await ready.catch(() => undefined);
+      await remove();
+    },
+  };
 }
 
 /**
