@@ -16,7 +16,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { PageVisitors } from '../functions/shared/api-types.js';
 import type { PendingWrite } from '../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
-import { DATASETS, type RowContext } from '../functions/export/datasets.js';
+import { DATASET_SPECS, DATASETS, type RowContext } from '../functions/export/datasets.js';
 import { openTableWriter } from '../functions/export/parquet.js';
 import { createSandboxData } from '../sandbox/index.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult, type Figures } from './lib/figures.js';
@@ -57,7 +57,7 @@ const CONTEXT: RowContext = { projectId: PROJECT, date: DAY, exportedAt: EXPORTE
  */
 async function encodeProject(rows: readonly PageVisitors[], pending: PendingWrite = nullPendingWrite()): Promise<{ bytes: number }> {
   const writer = await openTableWriter(VISITORS.table, pending);
-  for (const row of rows) await writer.append(VISITORS.toRow(row, CONTEXT));
+  for (const row of rows) await writer.append(DATASET_SPECS.visitors.toRow(row, CONTEXT));
   return { bytes: (await writer.close()).bytes };
 }
 

@@ -11,7 +11,7 @@
 import { Writable } from 'node:stream';
 import parquet from 'parquetjs-lite';
 import type { PageVisitors } from '../functions/shared/api-types.js';
-import { DATASETS, type RowContext } from '../functions/export/datasets.js';
+import { DATASET_SPECS, DATASETS, type RowContext } from '../functions/export/datasets.js';
 import { installFlatShredder, LIBRARY_SHRED_RECORD, openTableWriter } from '../functions/export/parquet.js';
 import type { PendingWrite } from '../functions/shared/storage/destination.js';
 import { sampleRows } from './encoding.js';
@@ -50,7 +50,7 @@ async function encode(rows: readonly PageVisitors[], flat: boolean): Promise<Buf
   // openTableWriter installs the flat shredder; the library's run puts the original back.
   if (!flat) parquet.ParquetShredder.shredRecord = LIBRARY_SHRED_RECORD;
   try {
-    for (const row of rows) await writer.append(VISITORS.toRow(row, CONTEXT));
+    for (const row of rows) await writer.append(DATASET_SPECS.visitors.toRow(row, CONTEXT));
     await writer.close();
   } finally {
     parquet.ParquetShredder.shredRecord = LIBRARY_SHRED_RECORD;

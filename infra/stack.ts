@@ -5,7 +5,7 @@
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { BUCKET_NAME_PATTERN, PROJECT_ID_PATTERN, SECRET_ARN_PATTERN } from '../functions/shared/config.js';
+import { BUCKET_NAME_PATTERN, PROJECT_ID_PATTERN, SECRET_ARN_PATTERN } from '../functions/settings/config.js';
 import { DATASET_NAMES, type DatasetName } from '../functions/warehouse/catalog.js';
 import { parseDay } from '../functions/shared/dates.js';
 import { ApiKeySecret } from './constructs/api-key-secret.js';
@@ -278,7 +278,7 @@ export class ContextConfigError extends Error {
   override readonly name = 'ContextConfigError';
 }
 
-/** Whether `parse` returns rather than throws (a validator of functions/shared/config.ts). */
+/** Whether `parse` returns rather than throws (a validator of functions/settings/config.ts). */
 function acceptedBy(parse: () => unknown): boolean {
   try {
     parse();

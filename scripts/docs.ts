@@ -3,7 +3,7 @@
  * column reference and the "Your warehouse" SQL of docs/warehouse.md (from
  * functions/warehouse/tables.ts), the table of
  * environment variables of docs/configuration.md (from the settings table of
- * functions/shared/config.ts), its table of what a day costs (from the dataset catalog,
+ * functions/settings/config.ts), its table of what a day costs (from the dataset catalog,
  * functions/warehouse/catalog.ts), the flag tables of docs/cli.md (from the commander program,
  * functions/cli/program.ts), the cost estimate of docs/deploy.md (scripts/cost-estimate.ts), and
  * the command output quoted in README.md and docs/report.md (a real sandbox run:
@@ -11,7 +11,7 @@
  * it after changing any of them; `npm test` fails while a file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { removeTempDirs } from '../test/helpers/files.js';
+import { removeTempDirs } from './lib/temp-dirs.js';
 import { withCliReference } from './cli-reference.js';
 import { withColumnReference } from './column-reference.js';
 import { withCostEstimate } from './cost-estimate.js';
@@ -33,7 +33,7 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
   },
   {
     file: 'docs/configuration.md',
-    what: 'table of variables (functions/shared/config.ts) and of what a day costs (functions/warehouse/catalog.ts)',
+    what: 'table of variables (functions/settings/config.ts) and of what a day costs (functions/warehouse/catalog.ts)',
     regenerate: (doc) => withCostReference(withSettingsReference(doc)),
   },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
 import { lastDueDay } from '../functions/export/settle.js';
-import { loadConfig } from '../functions/shared/config.js';
+import { loadConfig } from '../functions/settings/config.js';
 import { addDays, formatDay } from '../functions/shared/dates.js';
 import { QUESTIONS, questionSql, tablesOf } from '../queries/questions.js';
 

@@ -6,14 +6,14 @@
  * in (shown as `/home/me/docs-data`), the sandbox's port, durations in ms — and the progress lines
  * (a bar on a terminal) are left out. `npm run docs` writes them between their markers; a test
  * (test/integration/doc-samples.test.ts) fails while they are stale. The run is made once per
- * content of the tree (test/helpers/lake-cache.ts), and shared by the test and `npm run docs`.
+ * content of the tree (scripts/lib/lake-cache.ts), and shared by the test and `npm run docs`.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
-import { cachedLake } from '../test/helpers/lake-cache.js';
+import { cachedLake } from './lib/lake-cache.js';
 import { runStart } from './first-look.js';
 
 /** The run's clock: 06:00 UTC, so the latest due day (2 settle hours) is the day before. */
@@ -104,7 +104,7 @@ async function capture(command: (io: CliIo) => Promise<number>): Promise<string>
   return text;
 }
 
-/** The samples' run and its folder, made once per content of the tree and of this script (test/helpers/lake-cache.ts). */
+/** The samples' run and its folder, made once per content of the tree and of this script (scripts/lib/lake-cache.ts). */
 async function cachedSamples(): Promise<{ readonly root: string; readonly meta: SampleRun }> {
   const own = createHash('sha256');
   for (const file of ['sample-run.ts', 'first-look.ts']) own.update(await readFile(new URL(file, import.meta.url)));

@@ -9,13 +9,13 @@
  */
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import { exportPolicy, type ExportPolicy } from '../../functions/export/policy.js';
-import { runUnits, type RunDeps, type RunSummary, type UnitResult } from '../../functions/export/run.js';
+import { runUnits, type RunDeps, type RunSummary, type UnitResult } from '../../functions/export/run-units.js';
 import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/pacing/budget.js';
 import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
-import { loadConfig } from '../../functions/shared/config.js';
+import { loadConfig } from '../../functions/settings/config.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLeases } from '../../functions/shared/pacing/leases.js';
@@ -87,7 +87,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
   return {
     deps,
-    run: (units, settings = defaultSettings()) => runUnits(units.map(planned), settings, {}, deps),
+    run: (units, settings = defaultSettings()) => runUnits({ units: units.map(planned), policy: settings, deps }),
   };
 }
 

@@ -6,7 +6,7 @@
  * not a cue to export the sandbox's data or to meet a 404 per unit.
  */
 import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/generators/projects.js';
-import { DEFAULT_API_URL, validateApiKey, type Config } from '../shared/config.js';
+import { DEFAULT_API_URL, validateApiKey, type Config } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import type { CliIo } from './io.js';
 import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';

@@ -7,7 +7,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Config } from '../shared/config.js';
+import type { Config } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { awsQueueRegion, sqsClientFor } from './sqs-client.js';
 

@@ -17,7 +17,7 @@ import { awsClientConfig } from '../shared/aws-clients.js';
 import { consumeSummary, humanLogger, messageLine } from './render/human-log.js';
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
-import { isLoopback, loadConfig, validateTopicArn } from '../shared/config.js';
+import { isLoopback, loadConfig, validateTopicArn } from '../settings/config.js';
 import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';

@@ -19,7 +19,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
 import { resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { checkedSqsClient } from './aws-settings.js';
 import type { CliIo } from './io.js';
 import { printDeadLetters, printRedrive } from './render/dead-letters.js';

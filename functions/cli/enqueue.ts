@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { sendPrompts } from '../producer/enqueue.js';

@@ -6,17 +6,22 @@
  * the request in flight arrive, stages it and stops (a second stops at once).
  */
 import { Option, type Command } from 'commander';
-import { daysBefore } from '../export/plan.js';
+import {
+  FLAG_NAMES,
+  createExportDeps,
+  daysBefore,
+  lastDueDay,
+  localStateDir,
+  openExportDestination,
+  requestedDays,
+  unknownProjectReason,
+  wireRun,
+  type RunEvent,
+  type RunResult,
+} from '../export/index.js';
 import { wholeNumberArg } from './args.js';
-import { createExportDeps, openExportDestination } from '../export/deps.js';
-import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { lastDueDay } from '../export/settle.js';
 import { probeSetup } from './probe.js';
-import { runExport, type RunEvent, type RunResult } from '../export/run.js';
-import { unknownProjectReason } from '../export/run-stops.js';
-import { exportPolicy } from '../export/policy.js';
-import { localStateDir } from '../export/runtime.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError, describeError } from '../shared/errors.js';
 import { checkLaptopAnomalies } from './laptop-anomalies.js';
@@ -96,9 +101,16 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     });
     const spec = deps.ledger.spec;
     const progress = flags.json ? undefined : createProgress(io, spec.text, deps.ledger, await deps.ledger.snapshot(), line);
-    const gate = deps.createGate(progress?.onWait);
-    // The CLI's lines are the client's events; its log records (JSON, for the Lambda's logs) are not printed.
-    const api = deps.createApi(gate, { logger: silentLogger, events: retryLinePrinter((text) => stderr.write(text)) });
+    const wired = wireRun(deps, {
+      owner: newLeaseOwner(),
+      projectSource,
+      ...(progress ? { onWait: progress.onWait, onEvent: (event: RunEvent) => progress.onEvent(event, wired.api.stats.requests) } : {}),
+      // The CLI's lines are the client's events; its log records (JSON, for the Lambda's logs) are not printed.
+      api: { logger: silentLogger, events: retryLinePrinter((text) => stderr.write(text)) },
+      partitionLogger: partitionWarnings(stderr),
+      now: io.now,
+    });
+    const api = wired.api;
     const stop = new AbortController();
     const controller = new AbortController();
     let running = true;
@@ -113,25 +125,9 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       say('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
       controller.abort(new Error('stopped by the user'));
     });
-    const partitions = deps.createPartitions(partitionWarnings(io.stderr));
     let result: RunResult;
     try {
-      result = await runExport(
-        { kind: 'days', days, projects, datasets, force: flags.force === true },
-        exportPolicy(config, { projectSource }),
-        { signal: controller.signal, stop: stop.signal },
-        {
-          api,
-          gate,
-          destination,
-          leases: deps.createLeases(newLeaseOwner()),
-          store: deps.store,
-          now: io.now,
-          personalDataKey: deps.personalDataKey,
-          ...(partitions ? { partitions } : {}),
-          ...(progress ? { onEvent: (event: RunEvent) => progress.onEvent(event, api.stats.requests) } : {}),
-        },
-      );
+      result = await wired.run({ kind: 'days', days, projects, datasets, force: flags.force === true }, { signal: controller.signal, stop: stop.signal });
     } finally {
       running = false;
       progress?.close();

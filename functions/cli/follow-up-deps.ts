@@ -11,7 +11,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createFollowUpDeps, type WiredFollowUpDeps } from '../follow-up/deps.js';
 import type { FollowUpSettings } from '../follow-up/settings.js';
-import type { Config } from '../shared/config.js';
+import type { Config } from '../settings/config.js';
 import { silentLogger } from '../shared/logger.js';
 import { retryLinePrinter } from './retry-lines.js';
 

@@ -18,7 +18,7 @@ import { ID_PATTERN, MAX_PROMPT_LENGTH } from '../follow-up/message.js';
 import { processMessage, type FollowUpDeps, type ProcessResult } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import type { AgentJob } from '../shared/api-types.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { abortOn, localDeps, type FollowUpCommandIo } from './follow-up-deps.js';
 import { followUpJson, followUpLine } from './render/follow-up.js';

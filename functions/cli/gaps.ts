@@ -18,7 +18,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GAP_KINDS, type GapKind } from '../gaps/gaps.js';
-import { loadConfig, validateProjectId } from '../shared/config.js';
+import { loadConfig, validateProjectId } from '../settings/config.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { validatedArg, wholeNumberArg } from './args.js';

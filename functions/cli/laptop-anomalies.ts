@@ -5,8 +5,7 @@
  * warning, never a failed export. DuckDB is loaded only when a unit of a figure completed.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { RunResult } from '../export/run.js';
-import { completeUnits, unitKey } from '../export/units.js';
+import { completeUnits, unitKey, type RunResult } from '../export/index.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { formatCount } from '../shared/format.js';
 import { DATASET_NAMES } from '../warehouse/catalog.js';

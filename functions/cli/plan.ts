@@ -4,14 +4,21 @@
  * hourly run's plan. Reads the destination and the ledger only: sends no API request.
  */
 import type { Command } from 'commander';
-import { createExportDeps } from '../export/deps.js';
-import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { BACKLOG_PREFIX, lastDueDay, planRequested, planScheduled } from '../export/plan.js';
+import {
+  BACKLOG_PREFIX,
+  FLAG_NAMES,
+  budgetTime,
+  createExportDeps,
+  lastDueDay,
+  planRequested,
+  planScheduled,
+  requestedDays,
+  runsUnpaced,
+} from '../export/index.js';
 import { probeSetup } from './probe.js';
 import { checkLakeTarget } from '../report/targets.js';
-import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
 import {

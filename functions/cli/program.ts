@@ -4,7 +4,7 @@
  * (functions/cli.ts), which turns them into one line and an exit code.
  */
 import { Command } from 'commander';
-import type { Config } from '../shared/config.js';
+import type { Config } from '../settings/config.js';
 import { DEFAULT_PROJECTS } from '../../sandbox/generators/projects.js';
 import { resolveApiTarget } from './api-target.js';
 import { registerConsumeCommand } from './consume.js';

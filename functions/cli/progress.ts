@@ -1,7 +1,5 @@
 /** `export`'s progress on stderr, apart from the command that feeds it run events and budget waits. */
-import type { RunEvent } from '../export/run.js';
-import { unitLabel } from '../export/units.js';
-import { afterSpending, budgetTime } from '../export/estimates.js';
+import { afterSpending, budgetTime, unitLabel, type RunEvent } from '../export/index.js';
 import type { BudgetLedger, BudgetSnapshot, BudgetWait } from '../shared/pacing/budget.js';
 import { formatDuration } from '../shared/durations.js';
 import type { CliIo } from './io.js';

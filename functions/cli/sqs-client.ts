@@ -7,7 +7,7 @@
  * several-line warning that the URL "differs from the resolved endpoint" before our one line.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { Config } from '../shared/config.js';
+import type { Config } from '../settings/config.js';
 import { sqsClientConfig } from '../shared/aws-clients.js';
 
 /** Hosts of AWS's own queue URLs (`sqs.<region>.amazonaws.com`, China's `.amazonaws.com.cn`). */

@@ -4,18 +4,24 @@
  * and the budget. Reads the destination and the ledger only: sends no API request.
  */
 import { Option, type Command } from 'commander';
-import { createExportDeps } from '../export/deps.js';
-import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { daysBefore, dueAt, lastDueDay } from '../export/plan.js';
-import { unitsOf } from '../export/units.js';
+import {
+  FLAG_NAMES,
+  budgetTime,
+  createExportDeps,
+  daysBefore,
+  dueAt,
+  lastDueDay,
+  readExportStatus,
+  requestedDays,
+  retentionCutoff,
+  runsUnpaced,
+  unitsOf,
+} from '../export/index.js';
 import { probeSetup } from './probe.js';
 import { checkLakeTarget } from '../report/targets.js';
-import { budgetTime, runsUnpaced } from '../export/estimates.js';
 import { sandboxServes } from './api-target.js';
-import { readExportStatus } from '../export/status.js';
-import { retentionCutoff } from '../export/retention.js';
 import { readAnomalies } from '../warehouse/records.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
 import { wholeNumberArg } from './args.js';

@@ -47,7 +47,9 @@ import {
 } from '../shared/schemas.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import { rowKeyOf } from '../warehouse/column-policy.js';
+import { unknownFieldsColumn, type PageDrift } from './drift.js';
 import type { PageView } from './paging.js';
+import { isErased, pageGovernor, type PageGovernor, type Privacy } from './privacy.js';
 
 /** What every row of a unit shares. */
 export interface RowContext {
@@ -61,30 +63,71 @@ export interface RowContext {
 /** A row of a table, keys exactly its column names. */
 export type TableRow = Record<string, unknown>;
 
+/** What reading a page takes besides its body: its rows' context and the unit's personal-data policy. */
+export interface ReadScope {
+  /** The context of the page's rows (`exported_at`: the time of the run that fetched it). */
+  readonly context: RowContext;
+  readonly privacy: Privacy;
+}
+
 /**
- * One dataset. Methods (not function properties) so that a `DatasetDef<VisitorsPage, …>` is
- * usable where the loop only knows `DatasetDef` — the loop passes each page back to the same
- * definition that parsed it.
+ * A page read by its dataset's reader, once: everything the pager, the staging, the table
+ * file and the drift need of it. Nothing downstream goes back to the dataset's definition.
  */
-export interface DatasetDef<Page = unknown, Row = unknown> extends Omit<CatalogEntry, 'name'> {
+export interface ReadPage {
+  /** The page as it is staged: parsed, the personal-data policy applied. */
+  readonly body: object;
+  /** What the pager checks. */
+  readonly view: PageView;
+  /** The rows of the main table, governed, with `unknown_fields`; a forgotten person's rows left out. */
+  readonly rows: readonly TableRow[];
+  /** What the page held that this version does not know (the rows' part: of the rows kept). */
+  readonly drift: PageDrift;
+  /**
+   * Something odd but possibly legitimate about the page, worth a warning (not a failure), or
+   * undefined. Never includes row data: the message goes to the log.
+   */
+  readonly oddity: string | undefined;
+}
+
+/**
+ * One dataset: its catalog entry and its reader. The dataset's page and row types stay inside
+ * its reader (`readerOf`); the export only ever holds a `ReadPage`.
+ */
+export interface DatasetDef extends Omit<CatalogEntry, 'name'> {
   readonly name: DatasetName;
+  /**
+   * The columns of `table` that hold what readers typed (a policy other than `keep` in
+   * `tables.ts`), each with the field of the API row it comes from: the policy is applied to
+   * that field as soon as a page is parsed, before the page is staged (`privacy.ts`).
+   */
+  readonly personalFields: Readonly<Record<string, string>>;
+  /** Reads an answer's body: validates it (throws `MalformedResponseError`), applies the policy, extracts the rows. */
+  read(body: unknown, scope: ReadScope): ReadPage;
+  /**
+   * Reads a page an earlier run staged (`ReadPage.body`, written back as JSON): already
+   * validated and governed — under the same policy and key, which its checkpoint's
+   * fingerprint vouches for — so only extracted, like a page read now.
+   */
+  replay(staged: unknown, scope: ReadScope): ReadPage;
+  /** The summary table's row, from the first page's totals and the rows written. */
+  summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
+}
+
+/** How a dataset's answers are read, typed by its page and its row: what `readerOf` closes over. */
+export interface DatasetSpec<Page extends object, Row extends object> {
   /** Validates a response body (throws `MalformedResponseError`). */
   parse(body: unknown): Page;
   /** What the pager checks. */
   view(page: Page): PageView;
   rows(page: Page): readonly Row[];
   toRow(row: Row, context: RowContext): TableRow;
-  /**
-   * The columns of `table` that hold what readers typed (a policy other than `keep` in
-   * `tables.ts`), each with the field of the API row it comes from: the policy is applied to
-   * that field as soon as a page is parsed, before the page is staged (`privacy.ts`).
-   */
+  /** `DatasetDef.personalFields`: `column → field of the API row`; none when absent. */
   readonly personalFields?: Readonly<Record<string, string>>;
-  /** The summary table's row, from the first page's totals and the rows written. */
   summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
   /**
    * The fields of an API row this version does not know, as sent (its `unknown_fields`), or
-   * undefined. The loop adds the column: `toRow` never writes it.
+   * undefined. The reader adds the column: `toRow` never writes it.
    */
   unknownFields(row: Row): Record<string, unknown> | undefined;
   /**
@@ -96,31 +139,65 @@ export interface DatasetDef<Page = unknown, Row = unknown> extends Omit<CatalogE
   totalsUnknownFields?(page: Page): Record<string, unknown> | undefined;
   /** Names of a page's top-level fields this version does not know (named in the manifest). */
   unknownTopLevelFields(page: Page): readonly string[];
-  /**
-   * Something odd but possibly legitimate about a page, worth a warning (not a failure), or
-   * undefined. Never includes row data: the message goes to the log.
-   */
+  /** `ReadPage.oddity`. */
   oddity?(page: Page): string | undefined;
 }
 
-/** What a dataset adds to its catalog entry: how its answers are read. */
-type DatasetBehaviour<Page, Row> = Omit<DatasetDef<Page, Row>, keyof CatalogEntry>;
-
-/** A dataset: its catalog entry (endpoint, paging, limit, tables) and how it reads its answers. */
-function defineDataset<Page, Row>(name: DatasetName, behaviour: DatasetBehaviour<Page, Row>): DatasetDef {
+/**
+ * A dataset's reader: its catalog entry, and `read` / `replay` closed over its page and row
+ * types. Each page is walked once: the policy, `toRow`, `unknown_fields`, the erasures and the
+ * drift per row in one pass.
+ */
+function readerOf<Page extends object, Row extends object>(name: DatasetName, spec: DatasetSpec<Page, Row>): DatasetDef {
   const entry: CatalogEntry = DATASET_CATALOG[name];
-  const def: DatasetDef<Page, Row> = {
-    ...behaviour,
+  const table = entry.table;
+  const personalFields = spec.personalFields ?? {};
+
+  const extract = (page: Page, scope: ReadScope, governor: PageGovernor | undefined): ReadPage => {
+    const topLevelFields = spec.unknownTopLevelFields(page);
+    // The page is this process's own object (parsed now, or read back from staging).
+    governor?.topLevel(page as Record<string, unknown>, topLevelFields);
+    const rows: TableRow[] = [];
+    let rowFields: Set<string> | undefined;
+    for (const row of spec.rows(page)) {
+      const unknown = spec.unknownFields(row);
+      governor?.row(row as Record<string, unknown>, unknown);
+      // toRow's object is new for each row: complete it rather than copy it (once per row of every page).
+      const tableRow = spec.toRow(row, scope.context);
+      tableRow['unknown_fields'] = unknownFieldsColumn(unknown);
+      // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
+      if (isErased(table, tableRow, scope.privacy)) continue;
+      rows.push(tableRow);
+      const nested = spec.unknownNestedFields(row);
+      if (unknown === undefined && nested.length === 0) continue;
+      rowFields ??= new Set();
+      if (unknown !== undefined) for (const field of Object.keys(unknown)) rowFields.add(field);
+      for (const field of nested) rowFields.add(field);
+    }
+    return {
+      body: page,
+      view: spec.view(page),
+      rows,
+      drift: { topLevelFields, rowFields: rowFields ? [...rowFields] : NO_FIELDS, totalsUnknown: spec.totalsUnknownFields?.(page) },
+      oddity: spec.oddity?.(page),
+    };
+  };
+
+  return {
     name,
     endpoint: entry.endpoint,
     route: entry.route,
     paging: entry.paging,
     maxLimit: entry.maxLimit,
-    table: entry.table,
+    table,
     ...(entry.summaryTable ? { summaryTable: entry.summaryTable } : {}),
     typicalRowsPerDay: entry.typicalRowsPerDay,
+    personalFields,
+    ...(spec.summaryRow ? { summaryRow: spec.summaryRow } : {}),
+    read: (body, scope) => extract(spec.parse(body), scope, pageGovernor(table, personalFields, scope.privacy)),
+    // What was staged is what `read` made of a page of this dataset (JSON of its `body`).
+    replay: (staged, scope) => extract(staged as Page, scope, undefined),
   };
-  return def as unknown as DatasetDef;
 }
 
 /** `unknownFields` and `unknownNestedFields` of rows validated by `schema`. */
@@ -128,8 +205,8 @@ const unknownOf = (schema: KnownFields) => {
   // Most rows are flat: nothing nested to look into, every row (of ~800k in `npm start`) alike.
   const nested = hasNestedFields(schema);
   return {
-    unknownFields: (row: unknown): Record<string, unknown> | undefined => unknownFieldsOf(row as object, schema),
-    unknownNestedFields: (row: unknown): readonly string[] => (nested ? unknownNestedFieldsOf(row as object, schema) : NO_FIELDS),
+    unknownFields: (row: object): Record<string, unknown> | undefined => unknownFieldsOf(row, schema),
+    unknownNestedFields: (row: object): readonly string[] => (nested ? unknownNestedFieldsOf(row, schema) : NO_FIELDS),
   };
 };
 
@@ -138,8 +215,8 @@ const NO_FIELDS: readonly string[] = Object.freeze([]);
 /** `unknownTopLevelFields` of pages validated by `schema`. */
 const topLevelOf =
   (schema: KnownFields) =>
-  (page: unknown): readonly string[] =>
-    Object.keys(unknownFieldsOf(page as object, schema) ?? {});
+  (page: object): readonly string[] =>
+    Object.keys(unknownFieldsOf(page, schema) ?? {});
 
 /** Cheap identity of an offset page (row count, first and last rows). */
 function signatureOf(rows: readonly unknown[]): string {
@@ -148,12 +225,11 @@ function signatureOf(rows: readonly unknown[]): string {
 
 /** visitors and views: the same shape and paging, another array name. */
 function pathCounts<Page extends { totals: { human: number; ai: number; total: number }; hasMore: boolean }>(spec: {
-  name: 'visitors' | 'views';
   parse: (body: unknown) => Page;
   pageSchema: KnownFields;
   rows: (page: Page) => readonly PageVisitors[];
-}): DatasetDef {
-  return defineDataset<Page, PageVisitors>(spec.name, {
+}): DatasetSpec<Page, PageVisitors> {
+  return {
     parse: spec.parse,
     personalFields: { path: 'path' },
     rows: spec.rows,
@@ -200,24 +276,22 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
       const above = spec.rows(page).filter((row) => row.total > page.totals.total).length;
       return above === 0 ? undefined : `${above} row(s) have a total above the site total (${page.totals.total}); the API's counts are approximate`;
     },
-  });
+  };
 }
 
 const visitors = pathCounts<VisitorsPage>({
-  name: 'visitors',
   parse: parseVisitorsPage,
   pageSchema: VisitorsPageSchema,
   rows: (page) => page.visitors,
 });
 
 const views = pathCounts<ViewsPage>({
-  name: 'views',
   parse: parseViewsPage,
   pageSchema: ViewsPageSchema,
   rows: (page) => page.views,
 });
 
-const searches = defineDataset<SearchesPage, SearchRow>('searches', {
+const searches: DatasetSpec<SearchesPage, SearchRow> = {
   parse: parseSearchesPage,
   personalFields: { search_query: 'searchQuery', top_clicked_page: 'topClickedPage' },
   rows: (page) => page.searches,
@@ -247,9 +321,9 @@ const searches = defineDataset<SearchesPage, SearchRow>('searches', {
     terms: rows,
     exported_at: context.exportedAt,
   }),
-});
+};
 
-const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
+const feedback: DatasetSpec<FeedbackPage, FeedbackRow> = {
   parse: parseFeedbackPage,
   personalFields: { path: 'path', comment: 'comment', contact: 'contact', code: 'code' },
   rows: (page) => page.feedback,
@@ -273,9 +347,9 @@ const feedback = defineDataset<FeedbackPage, FeedbackRow>('feedback', {
     lang: row.lang,
     exported_at: context.exportedAt,
   }),
-});
+};
 
-const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedback_by_page', {
+const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow> = {
   parse: parseFeedbackByPage,
   personalFields: { path: 'path' },
   rows: (page) => page.feedback,
@@ -292,9 +366,9 @@ const feedbackByPage = defineDataset<FeedbackByPage, FeedbackByPageRow>('feedbac
     total: row.total,
     exported_at: context.exportedAt,
   }),
-});
+};
 
-const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
+const assistant: DatasetSpec<AssistantPage, AssistantTurn> = {
   parse: parseAssistantPage,
   personalFields: { query: 'query', response: 'response', sources_json: 'sources', page_url: 'pageUrl' },
   rows: (page) => page.conversations,
@@ -317,9 +391,9 @@ const assistant = defineDataset<AssistantPage, AssistantTurn>('assistant', {
     sources_json: stringifyJson(row.sources),
     exported_at: context.exportedAt,
   }),
-});
+};
 
-const callerStats = defineDataset<CallerStats, CallerStats>('caller_stats', {
+const callerStats: DatasetSpec<CallerStats, CallerStats> = {
   parse: parseCallerStats,
   rows: (page) => [page],
   // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.
@@ -335,10 +409,13 @@ const callerStats = defineDataset<CallerStats, CallerStats>('caller_stats', {
     total: row.total,
     exported_at: context.exportedAt,
   }),
-});
+};
 
-/** Every dataset, by name. */
-export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
+/**
+ * Every dataset's typed definition, by name: what its reader is made of, for a test or a
+ * benchmark that exercises one part (`toRow` of a row, `view` of a page).
+ */
+export const DATASET_SPECS = {
   visitors,
   views,
   searches,
@@ -346,6 +423,17 @@ export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
   feedback_by_page: feedbackByPage,
   assistant,
   caller_stats: callerStats,
+} as const;
+
+/** Every dataset, by name: its catalog entry and its reader. */
+export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
+  visitors: readerOf('visitors', visitors),
+  views: readerOf('views', views),
+  searches: readerOf('searches', searches),
+  feedback: readerOf('feedback', feedback),
+  feedback_by_page: readerOf('feedback_by_page', feedbackByPage),
+  assistant: readerOf('assistant', assistant),
+  caller_stats: readerOf('caller_stats', callerStats),
 };
 
 /** The tables of a dataset, the streamed one last (the order files are replaced in). */

@@ -27,7 +27,7 @@ import {
   type BudgetWait,
 } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
-import type { Config, ConfigOf } from '../shared/config.js';
+import type { Config, ConfigOf } from '../settings/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createLeases, type Leases } from '../shared/pacing/leases.js';
@@ -41,6 +41,9 @@ import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
 import { orgScope, scopedStore } from '../shared/storage/scoped-store.js';
 import { localStateDir } from './runtime.js';
+import { exportPolicy, type RunControl } from './policy.js';
+import { runExport, type RunRequest, type RunResult } from './run.js';
+import type { RunEvent } from './run-units.js';
 import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { GlueClient } from '@aws-sdk/client-glue';
@@ -186,5 +189,63 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
       glue ??= overrides.glue ?? new GlueClient(awsClientConfig());
       return createPartitionRegistrar({ glue, database, store, now, logger: partitionLogger });
     },
+  };
+}
+
+/** Where the Lambda and the CLI differ in a run; everything else `wireRun` wires once. */
+export interface RunHooks {
+  /** Names the run's unit leases (`lambda:<request id>`, the CLI's process). */
+  readonly owner: string;
+  /** Who set the projects (`--project`), for the messages of a project the key cannot see. @default MINTLIFY_PROJECT_IDS */
+  readonly projectSource?: string;
+  /** Hears each wait for the request budget. */
+  readonly onWait?: (wait: BudgetWait) => void;
+  /** The API client's log and events (the CLI prints its events and silences its log). @default the deps' logger */
+  readonly api?: { readonly logger?: ApiClientOptions['logger']; readonly events?: ApiClientOptions['events'] };
+  /** The run's log (the Lambda's). @default none */
+  readonly logger?: AppLogger;
+  /** Hears the run's progress (the CLI's bars). */
+  readonly onEvent?: (event: RunEvent) => void;
+  /** The run's clock. @default the deps' clock (corrected by the API's Date header) */
+  readonly now?: () => number;
+  /** Where the Glue registrar says what it left for the next run (the CLI's warning lines). @default the run's log, else the deps' */
+  readonly partitionLogger?: AppLogger;
+}
+
+/** One run wired: its API client (whose counters the caller may read) and the run itself. */
+export interface WiredRun {
+  readonly api: MintlifyClient;
+  /** The run's registrar of committed days in Glue (its counters for the metrics); none without `EXPORT_GLUE_DATABASE`. */
+  readonly partitions?: PartitionRegistrar;
+  /** Plans, runs and logs `request` under `control` (`runExport`). */
+  run(request: RunRequest, control?: RunControl): Promise<RunResult>;
+}
+
+/**
+ * A run of the export wired from `deps` — budget gate → API client → leases → `runExport` with
+ * the configured policy — the same for the Lambda and the CLI, which differ only in `hooks`.
+ */
+export function wireRun(deps: ExportDeps, hooks: RunHooks): WiredRun {
+  const gate = deps.createGate(hooks.onWait);
+  const api = deps.createApi(gate, hooks.api);
+  const leases = deps.createLeases(hooks.owner);
+  const policy = exportPolicy(deps.config, hooks.projectSource !== undefined ? { projectSource: hooks.projectSource } : {});
+  const partitions = deps.createPartitions(hooks.partitionLogger ?? hooks.logger);
+  return {
+    api,
+    ...(partitions ? { partitions } : {}),
+    run: (request, control = {}) =>
+      runExport(request, policy, control, {
+        api,
+        gate,
+        destination: deps.destination,
+        leases,
+        store: deps.store,
+        now: hooks.now ?? deps.now,
+        personalDataKey: deps.personalDataKey,
+        ...(partitions ? { partitions } : {}),
+        ...(hooks.logger ? { logger: hooks.logger } : {}),
+        ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
+      }),
   };
 }

@@ -65,6 +65,19 @@ export function unknownFieldsColumn(fields: Record<string, unknown> | undefined)
   return fields === undefined ? null : stringifyJson(fields);
 }
 
+/**
+ * What one page held that this version does not know, as its dataset's reader found it
+ * (`datasets.ts`): the recorder adds it up over the unit's pages.
+ */
+export interface PageDrift {
+  /** Names of the page's top-level fields this version does not know. */
+  readonly topLevelFields: readonly string[];
+  /** Names of the unknown fields of the rows kept (nested ones by path, `sources[].score`). */
+  readonly rowFields: readonly string[];
+  /** The unknown fields of the page's `totals` object (the summary row's `unknown_fields`); undefined without. */
+  readonly totalsUnknown: Record<string, unknown> | undefined;
+}
+
 /** Collects the drift of one unit while its rows are written. */
 export class DriftRecorder {
   private readonly tables = new Map<string, { fields: Set<string>; values: Map<string, Set<string>> }>();
@@ -78,6 +91,11 @@ export class DriftRecorder {
   row(table: TableDef, row: Readonly<Record<string, unknown>>, unknown: Record<string, unknown> | undefined, nested: readonly string[] = []): void {
     if (unknown !== undefined) for (const name of Object.keys(unknown)) this.entry(table).fields.add(name);
     for (const name of nested) this.entry(table).fields.add(name);
+    this.values(table, row);
+  }
+
+  /** The values of `row`'s enum columns this version does not know. */
+  private values(table: TableDef, row: Readonly<Record<string, unknown>>): void {
     for (const column of this.enumColumns(table)) {
       const value = row[column.name];
       if (typeof value !== 'string' || column.known.has(value)) continue;
@@ -86,6 +104,16 @@ export class DriftRecorder {
       if (seen.size < MAX_VALUES) seen.add(ENUM_VALUE.test(value) ? value : HIDDEN_VALUE);
       values.set(column.name, seen);
     }
+  }
+
+  /** A page of `table`'s rows as written, with the drift its reader found in it. */
+  page(table: TableDef, rows: readonly Readonly<Record<string, unknown>>[], drift: PageDrift): void {
+    this.topLevelFields(drift.topLevelFields);
+    if (drift.rowFields.length > 0) {
+      const fields = this.entry(table).fields;
+      for (const name of drift.rowFields) fields.add(name);
+    }
+    for (const row of rows) this.values(table, row);
   }
 
   /** Top-level fields of one answer this version does not know. */

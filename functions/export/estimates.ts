@@ -7,7 +7,7 @@
  * paced at all (the embedded sandbox is not). Reads the destination only; sends no request.
  */
 import type { BudgetSnapshot } from '../shared/pacing/budget.js';
-import { DEFAULT_API_URL, type Config } from '../shared/config.js';
+import { DEFAULT_API_URL, type Config } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { DATASET_CATALOG, typicalPagesPerDay } from '../warehouse/catalog.js';

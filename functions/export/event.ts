@@ -7,10 +7,11 @@
  * such a request that does not fit in its run is kept as a backlog entry that later runs drain.
  */
 import * as v from 'valibot';
-import { PROJECT_ID_PATTERN } from '../shared/config.js';
+import { PROJECT_ID_PATTERN } from '../settings/config.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, dayStart, formatDay, parseDay } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
+import { SCHEDULED_EVENT } from '../shared/scheduled-event.js';
 import type { RunRequest } from './run.js';
 
 /** The day range of a request, as given (CLI flags or event fields). */
@@ -74,16 +75,10 @@ const ManualSchema = v.strictObject({
   datasets: DatasetsSchema,
 });
 
-const ScheduledSchema = v.object({
-  'detail-type': v.optional(v.string()),
-  source: v.optional(v.string()),
-  time: v.pipe(v.string(), v.isoTimestamp()),
-});
-
 /** Turns a Lambda event into a run request, or throws a ConfigError saying what to fix. */
 export function parseExportEvent(event: unknown, now: number): RunRequest {
   if (event !== null && typeof event === 'object' && 'time' in event) {
-    const scheduled = v.safeParse(ScheduledSchema, event);
+    const scheduled = v.safeParse(SCHEDULED_EVENT, event);
     if (!scheduled.success) {
       throw new ConfigError(`scheduled event has an invalid "time": ${v.summarize(scheduled.issues)}`);
     }

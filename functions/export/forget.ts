@@ -293,7 +293,7 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     for (const { table, dataset, columns } of hashedTables(deps.policy)) {
       const keys = (await destination.list(`${table.prefix}/`)).filter((key) => FILE_KEY.test(key)).sort();
       for (const key of keys) {
-        const [, day, projectId] = FILE_KEY.exec(key) as unknown as [string, string, string];
+        const [, day = '', projectId = ''] = FILE_KEY.exec(key) ?? [];
         const copy = await fetch(key);
         if (copy === undefined) continue;
         // Each row once, under the first of its columns that holds a forgotten HMAC.

@@ -8,13 +8,12 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, requireSettings } from '../shared/config.js';
+import { loadConfigFor, requireSettings } from '../settings/config.js';
 import { ExporterError } from '../shared/errors.js';
 import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
-import { createExportDeps, type ExportDeps } from './deps.js';
+import { createExportDeps, wireRun, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
-import { runExport, type RunResult } from './run.js';
-import { exportPolicy } from './policy.js';
+import type { RunResult } from './run.js';
 import { unitLabel } from './units.js';
 
 /** Stop starting new requests this long before the Lambda would be killed. */
@@ -32,35 +31,21 @@ export interface HandlerDeps extends ExportDeps {
 
 /** The handler for given dependencies (tests call this with emulator clients). */
 export function createHandler(deps: HandlerDeps) {
-  const { config, destination, logger, now } = deps;
+  const { destination, logger, now } = deps;
   const metrics = deps.metrics ?? new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
   return async (event: unknown, context: ExportContext): Promise<RunResult> => {
     logger.appendKeys({ correlationId: context.awsRequestId });
     const request = parseExportEvent(event, now());
     const deadline = now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
     await destination.probe();
-    const gate = deps.createGate((wait) => logger.info('waiting for the request budget', { waitMs: wait.waitMs, reason: wait.reason }));
     await deps.apiKey.get(); // a missing or unreadable secret fails the invocation before any unit starts
-    const api = deps.createApi(gate);
-    const leases = deps.createLeases(`lambda:${context.awsRequestId}`);
-    const partitions = deps.createPartitions();
-    const result = await runExport(
-      request,
-      exportPolicy(config),
-      { deadline },
-      {
-        api,
-        gate,
-        destination,
-        leases,
-        store: deps.store,
-        now,
-        logger,
-        personalDataKey: deps.personalDataKey,
-        ...(partitions ? { partitions } : {}),
-      },
-    );
-    if (partitions) metrics.addMetric(EXPORT_METRICS.partitionsFailed, MetricUnit.Count, partitions.stats().failed);
+    const wired = wireRun(deps, {
+      owner: `lambda:${context.awsRequestId}`,
+      onWait: (wait) => logger.info('waiting for the request budget', { waitMs: wait.waitMs, reason: wait.reason }),
+      logger,
+    });
+    const result = await wired.run(request, { deadline });
+    if (wired.partitions) metrics.addMetric(EXPORT_METRICS.partitionsFailed, MetricUnit.Count, wired.partitions.stats().failed);
     publishMetrics(metrics, result);
     logger.info('export run finished', {
       runId: result.runId,

@@ -15,7 +15,7 @@ import type { CallOptions } from '../shared/api-types.js';
 import { dayWindow } from '../shared/dates.js';
 import { ApiError, DestinationError, PaginationError, ResponseTooLargeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
-import type { DatasetDef } from './datasets.js';
+import type { DatasetDef, ReadPage, ReadScope } from './datasets.js';
 import { positionText, samePosition, sameTotals, type Pager, type PagerState } from './paging.js';
 import type { Checkpoint, UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
@@ -23,34 +23,37 @@ import { unitLabel, type Unit } from './units.js';
 /** The checkpoint no longer fits the day's data: the unit starts over (caught by `exportUnit`). */
 export class RestartUnit extends Error {}
 
-/** A page an earlier run staged, accepted again by the pager. */
+/** A page an earlier run staged, read again by its dataset's reader and accepted again by the pager. */
 export interface StagedPage {
-  readonly page: unknown;
+  readonly page: ReadPage;
   /** Its position: pages staged before it. */
   readonly index: number;
 }
 
 /**
- * The pages `checkpoint` counts, read back from the staging and replayed through `pager` (which
- * is then where the checkpoint stands). A page that cannot be read, or a checkpoint whose
- * position does not follow from its pages, restarts the unit.
+ * The pages `checkpoint` counts, read back from the staging by the dataset's reader (`replay`,
+ * each with the scope `scopeOf` its index: its rows keep the time of the run that fetched it)
+ * and replayed through `pager` (which is then where the checkpoint stands). A page that cannot
+ * be read, or a checkpoint whose position does not follow from its pages, restarts the unit.
  */
 export async function* stagedPages(
   checkpoint: Checkpoint,
   staging: Pick<UnitStaging, 'readPage'>,
   pager: Pager,
-  def: Pick<DatasetDef, 'view'>,
+  def: Pick<DatasetDef, 'replay'>,
+  scopeOf: (index: number) => ReadScope,
 ): AsyncGenerator<StagedPage, void, undefined> {
   let state: PagerState = pager.initial;
   for (let index = 0; index < checkpoint.state.pages; index++) {
-    let page: unknown;
+    let body: unknown;
     try {
-      page = await staging.readPage(index);
+      body = await staging.readPage(index);
     } catch (error) {
       if (error instanceof DestinationError) throw new RestartUnit(error.message);
       throw error;
     }
-    state = pager.accept(state, def.view(page)).state;
+    const page = def.replay(body, scopeOf(index));
+    state = pager.accept(state, page.view).state;
     yield { page, index };
   }
   // The position the staged pages lead to must be the checkpoint's: a checkpoint that points
@@ -63,9 +66,9 @@ export async function* stagedPages(
   }
 }
 
-/** A page fetched now and accepted by the pager. */
+/** A page fetched now, read by its dataset's reader and accepted by the pager. */
 export interface FetchedPage {
-  readonly page: unknown;
+  readonly page: ReadPage;
   /** Its position: pages staged before it. */
   readonly index: number;
   /** Paging after it (what the checkpoint that counts it holds). */
@@ -89,10 +92,11 @@ export interface PageSource {
   /** The consumer gave up on the unit (it failed): a page still on its way is dropped unseen. */
   readonly abandoned: AbortSignal;
   /**
-   * Applies the personal-data policy to a page as soon as it is parsed (privacy.ts): what the
-   * pager, the staging and the rows see is the governed page, never the raw one.
+   * What the reader reads each answer with: its rows' context and the personal-data policy,
+   * applied as soon as the answer is parsed (privacy.ts) — what the pager, the staging and the
+   * rows see is the governed page, never the raw one.
    */
-  readonly govern: (page: unknown) => unknown;
+  readonly scope: ReadScope;
 }
 
 /**
@@ -109,12 +113,12 @@ export async function* pagesOf(source: PageSource, checkpoint: Checkpoint | unde
   const { api, def, unit, pager, limit, call, logger } = source;
   const label = unitLabel(unit);
   const window = dayWindow(unit.day);
-  const fetchPage = (state: PagerState): Promise<unknown> =>
+  const fetchPage = (state: PagerState): Promise<ReadPage> =>
     api.getAnalytics(
       def.endpoint,
       unit.projectId,
       { dateFrom: window.from, dateTo: window.to, ...pager.params(state) },
-      (body) => source.govern(def.parse(body)),
+      (body) => def.read(body, source.scope),
       call,
     );
 
@@ -127,7 +131,7 @@ export async function* pagesOf(source: PageSource, checkpoint: Checkpoint | unde
   /** One warning per unit is enough. */
   let oddityNoted = false;
   for (;;) {
-    let page: unknown;
+    let page: ReadPage;
     try {
       page = await pending;
     } catch (error) {
@@ -156,13 +160,13 @@ export async function* pagesOf(source: PageSource, checkpoint: Checkpoint | unde
       throw error;
     }
     if (source.abandoned.aborted) return;
-    const view = def.view(page);
+    const view = page.view;
     if (first && resumedTotals && view.totals && !sameTotals(resumedTotals, view.totals)) {
       throw new RestartUnit("the day's totals changed since the checkpoint was written");
     }
     first = false;
     const accepted = pager.accept(state, view);
-    const oddity = oddityNoted ? undefined : def.oddity?.(page);
+    const oddity = oddityNoted ? undefined : page.oddity;
     if (oddity !== undefined) {
       oddityNoted = true;
       logger?.warn('odd answer from the API (kept)', { unit: label, page: state.pages + 1, detail: oddity });

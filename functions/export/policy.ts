@@ -5,7 +5,7 @@
  */
 import type { CallOptions } from '../shared/api-types.js';
 import type { DatasetName } from '../warehouse/catalog.js';
-import type { ConfigOf } from '../shared/config.js';
+import type { ConfigOf } from '../settings/config.js';
 import { resolvePolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import { HOUR_MS } from '../shared/time.js';
 

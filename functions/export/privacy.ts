@@ -10,7 +10,7 @@ import { maskDeep } from '../shared/personal-data.js';
 import { governField, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
 import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
-import { tablesOf, type DatasetDef, type TableRow } from './datasets.js';
+import { tablesOf, type CatalogEntry } from '../warehouse/catalog.js';
 import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
 
 /**
@@ -40,7 +40,7 @@ export interface RunPrivacy {
  * (the key is read then — generated, on a laptop, the first time), without it otherwise. A
  * `Privacy` given as it is (tests) is used as it is.
  */
-export async function unitPrivacy(run: RunPrivacy | Privacy, def: DatasetDef): Promise<Privacy> {
+export async function unitPrivacy(run: RunPrivacy | Privacy, def: CatalogEntry): Promise<Privacy> {
   if (!('keySource' in run)) return run;
   const { policy, erased } = run;
   if (!tablesOf(def).some((table) => policy.hmacColumns(table).length > 0)) return { policy, erased };
@@ -57,26 +57,46 @@ export interface ManifestPrivacy {
 }
 
 /**
- * Applies the policy to a freshly parsed page, in place (the page is this process's own
- * object), and returns it: each personal field of each row, the values of the fields this
- * version does not know (masked), and the page's unknown top-level fields (masked).
+ * The policy of one table's personal fields, applied in place to a page its dataset's reader
+ * has just parsed (the page is this process's own object): each personal field of each row,
+ * the values of the fields this version does not know (masked), and the page's unknown
+ * top-level fields (masked). Built once per page by the reader (`datasets.ts`), which hands
+ * each row over once, with the unknown fields it already found.
  */
-export function governPage(def: DatasetDef, page: unknown, privacy: Privacy): unknown {
+export interface PageGovernor {
+  /** Governs one row of the page and, when they are masked, its unknown fields (`unknown` is updated with the row). */
+  row(row: Record<string, unknown>, unknown: Record<string, unknown> | undefined): void;
+  /** Masks the page's top-level fields this version does not know. */
+  topLevel(page: Record<string, unknown>, names: readonly string[]): void;
+}
+
+/**
+ * The governor of pages of `table`, whose personal columns come from the API fields
+ * `personalFields` names (`column → field`).
+ */
+export function pageGovernor(table: TableDef, personalFields: Readonly<Record<string, string>>, privacy: Privacy): PageGovernor {
   const { policy, key } = privacy;
-  const table = def.table.name;
-  const fields = Object.entries(def.personalFields ?? {}).map(([column, field]) => ({ field, policy: policy.of(table, column) }));
-  const maskUnknown = policy.of(table, 'unknown_fields') === 'mask';
-  for (const row of def.rows(page) as Record<string, unknown>[]) {
-    for (const { field, policy: columnPolicy } of fields) {
-      if (columnPolicy !== 'keep' && field in row) governField(row, field, columnPolicy, keyFor(columnPolicy, key));
-    }
-    if (!maskUnknown) continue;
-    const unknown = def.unknownFields(row);
-    if (unknown) for (const name of Object.keys(unknown)) row[name] = maskDeep(row[name]);
-  }
-  const record = page as Record<string, unknown>;
-  for (const name of def.unknownTopLevelFields(page)) record[name] = maskDeep(record[name]);
-  return page;
+  const fields = Object.entries(personalFields).flatMap(([column, field]) => {
+    const columnPolicy = policy.of(table.name, column);
+    return columnPolicy === 'keep' ? [] : [{ field, policy: columnPolicy }];
+  });
+  const maskUnknown = policy.of(table.name, 'unknown_fields') === 'mask';
+  return {
+    row(row, unknown) {
+      for (const { field, policy: columnPolicy } of fields) {
+        if (field in row) governField(row, field, columnPolicy, keyFor(columnPolicy, key));
+      }
+      if (!maskUnknown || unknown === undefined) return;
+      for (const name of Object.keys(unknown)) {
+        const masked = maskDeep(row[name]);
+        row[name] = masked;
+        unknown[name] = masked;
+      }
+    },
+    topLevel(page, names) {
+      for (const name of names) page[name] = maskDeep(page[name]);
+    },
+  };
 }
 
 /** The key for `policy`: an `hmac` column without one is a wiring mistake (unitPrivacy gives it to every unit that has one). */
@@ -87,7 +107,7 @@ function keyFor(policy: ColumnPolicy, key: string | undefined): string {
 }
 
 /** Whether `row` of `table` belongs to a forgotten person (one of its `hmac` columns holds an erased HMAC). */
-export function isErased(table: TableDef, row: TableRow, privacy: Pick<Privacy, 'policy' | 'erased'>): boolean {
+export function isErased(table: TableDef, row: Readonly<Record<string, unknown>>, privacy: Pick<Privacy, 'policy' | 'erased'>): boolean {
   if (privacy.erased.size === 0) return false;
   return privacy.policy.hmacColumns(table).some((column) => {
     const value = row[column];
@@ -116,6 +136,15 @@ export function privacyFingerprint(privacy: Pick<Privacy, 'policy' | 'keyId'>): 
     .update(JSON.stringify([privacy.keyId ?? '', privacy.policy.governed]))
     .digest('hex')
     .slice(0, 16);
+}
+
+/**
+ * A run's privacy set-up: the policy, the erasures `destination` recorded, and where the key
+ * comes from — read only when a unit needs it (`unitPrivacy`).
+ */
+export async function prepareRunPrivacy(destination: Destination, policy: PersonalDataPolicy, keySource: PersonalDataKeySource): Promise<RunPrivacy> {
+  const erased = await readErasedHmacs(destination);
+  return { policy, erased, keySource };
 }
 
 /** The HMACs every erasure of `destination` recorded (`_privacy/erasures/`). */

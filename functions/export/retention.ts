@@ -19,7 +19,8 @@
 import { CATALOG, DATASET_TABLES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, formatDay } from '../shared/dates.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { DestinationError } from '../shared/errors.js';
+import { DestinationError, describeError } from '../shared/errors.js';
+import type { AppLogger } from '../shared/logger.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 import { EXPIRED_PREFIX } from './erasures.js';
@@ -154,4 +155,46 @@ export async function deleteExpired(
     }
   }
   return { files, days: [...days].sort(), units };
+}
+
+/** What a run's retention set-up takes. */
+export interface RetentionDeps {
+  readonly destination: Destination;
+  readonly now: () => number;
+  readonly logger?: AppLogger | undefined;
+}
+
+/**
+ * A run's retention set-up: deletes the days past retention, each expired unit recorded, and
+ * returns the cutoff its plan is filtered with (`withoutExpired`) and the one line that says what
+ * expired (none when nothing did); the run goes on if the deletion fails (the next run tries
+ * again), and says so.
+ */
+export async function applyRetention(retentionDays: number | undefined, deps: RetentionDeps): Promise<{ cutoff?: string; line?: string }> {
+  const cutoff = retentionCutoff(retentionDays, deps.now());
+  if (cutoff === undefined || retentionDays === undefined) return {};
+  try {
+    const deleted = await deleteExpired(deps.destination, cutoff, { now: deps.now(), retentionDays });
+    const line = describeRetention(deleted, cutoff, retentionDays);
+    if (line !== undefined) {
+      deps.logger?.info(line, { before: cutoff, files: deleted.files, days: deleted.days.length, units: deleted.units });
+      return { cutoff, line };
+    }
+  } catch (error) {
+    deps.logger?.error('could not delete the personal data past retention: the next run tries again', { before: cutoff, error: describeError(error) });
+  }
+  return { cutoff };
+}
+
+/** The planned units without the expired ones (they are never exported again), logged when any. */
+export function withoutExpired<U extends { readonly dataset: DatasetName; readonly day: string }>(
+  units: readonly U[],
+  cutoff: string | undefined,
+  deps: Pick<RetentionDeps, 'logger'>,
+): U[] {
+  const kept = units.filter((unit) => !isExpired(unit, cutoff));
+  if (kept.length < units.length) {
+    deps.logger?.info('units past PERSONAL_DATA_RETENTION_DAYS are not exported', { before: cutoff, units: units.length - kept.length });
+  }
+  return kept;
 }

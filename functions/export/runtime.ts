@@ -3,7 +3,7 @@
  * the rest of the wiring is deps.ts.
  */
 import path from 'node:path';
-import type { Config } from '../shared/config.js';
+import type { Config } from '../settings/config.js';
 
 /** Where the CLI keeps its state when there is no table: beside a local destination, else `./data`. */
 export function localStateDir(config: Pick<Config, 'stateDir' | 'destination'>, out?: string): string {

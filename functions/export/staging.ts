@@ -86,7 +86,7 @@ export interface UnitStaging {
   readonly prefix: string;
   readCheckpoint(): Promise<Checkpoint | undefined>;
   writeCheckpoint(checkpoint: Checkpoint): Promise<void>;
-  writePage(index: number, page: unknown): Promise<void>;
+  writePage(index: number, page: object): Promise<void>;
   /** A staged page; throws DestinationError when it is missing or unreadable (restart the unit). */
   readPage(index: number): Promise<unknown>;
   readFailure(): Promise<UnitFailure | undefined>;

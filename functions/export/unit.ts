@@ -21,19 +21,17 @@ import type { AnalyticsApi } from '../shared/api/index.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
-import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { HOUR_MS } from '../shared/time.js';
-import { DATASETS, tablesOf, type DatasetDef, type RowContext, type TableRow } from './datasets.js';
-import { DriftRecorder, unknownFieldsColumn } from './drift.js';
-import { dueAt } from './settle.js';
-import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
+import { DATASETS, type DatasetDef, type ReadScope, type RowContext } from './datasets.js';
+import { commit, tableKey, UnitRows, type CommittedRun } from './commit.js';
+import type { Manifest } from './manifest.js';
 import { isSharedFailure } from './run-stops.js';
 import { createPager, type PagerState } from './paging.js';
 import { pagesOf, RestartUnit, stagedPages } from './pages.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
-import { governPage, isErased, manifestPrivacy, privacyFingerprint, type Privacy } from './privacy.js';
+import { privacyFingerprint, type Privacy } from './privacy.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
 import { unitLabel, type Unit } from './units.js';
 
@@ -75,11 +73,6 @@ export interface UnitDeps {
   readonly onPage?: (unit: Unit, pages: number) => void;
 }
 
-/** The rows of `def.table`'s file of `unit`. */
-function tableKey(table: TableDef, unit: Unit): string {
-  return partitionKey(table, unit.day, `${unit.projectId}.parquet`);
-}
-
 export async function exportUnit(job: UnitJob, deps: UnitDeps): Promise<UnitOutcome> {
   const { unit, policy } = job;
   const def = DATASETS[unit.dataset];
@@ -92,15 +85,15 @@ export async function exportUnit(job: UnitJob, deps: UnitDeps): Promise<UnitOutc
     deps.logger?.info('checkpoint discarded: the unit starts again', { unit: label, reason });
     await staging.clear(stale.state.pages);
   };
+  // What the checkpoints record of the policy and key the pages are governed with: one reading per unit.
+  const fingerprint = privacyFingerprint(job.privacy);
   let checkpoint = await staging.readCheckpoint();
-  const why =
-    checkpoint &&
-    unusable(checkpoint, { limit: limit ?? null, now: deps.now(), maxAgeMs: policy.checkpointMaxAgeMs, privacy: privacyFingerprint(job.privacy) });
+  const why = checkpoint && unusable(checkpoint, { limit: limit ?? null, now: deps.now(), maxAgeMs: policy.checkpointMaxAgeMs, privacy: fingerprint });
   if (checkpoint && why) {
     await discard(checkpoint, why);
     checkpoint = undefined;
   }
-  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ job, def, limit, checkpoint: from, staging, deps }), deps);
+  const attempt = (from: Checkpoint | undefined) => runOnce(startRun({ job, def, limit, checkpoint: from, staging, deps, fingerprint }), deps);
   try {
     try {
       return await attempt(checkpoint);
@@ -175,8 +168,10 @@ function partialOutcome(error: unknown, control: RunControl): Omit<Extract<UnitO
  * One run's work on a unit: what its rows, checkpoints and manifest are made with, besides the
  * pages themselves.
  */
-interface UnitRun {
+interface UnitRun extends CommittedRun {
   readonly unit: Unit;
+  /** What its checkpoints record of the policy and key its pages are governed with. */
+  readonly fingerprint: string;
   /** The run's policy and control, as they came. */
   readonly policy: UnitJob['policy'];
   readonly control: RunControl;
@@ -212,10 +207,12 @@ interface RunStart {
   readonly checkpoint: Checkpoint | undefined;
   readonly staging: UnitStaging;
   readonly deps: UnitDeps;
+  /** `privacyFingerprint` of the job's privacy. */
+  readonly fingerprint: string;
 }
 
 /** Starts this run's work on the unit (its clock and request meter start here). */
-function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): UnitRun {
+function startRun({ job, def, limit, checkpoint, staging, deps, fingerprint }: RunStart): UnitRun {
   const { unit, policy, control, privacy } = job;
   const started = deps.now();
   const meter = startMeter(deps.api.stats, API_COUNTERS);
@@ -231,6 +228,7 @@ function startRun({ job, def, limit, checkpoint, staging, deps }: RunStart): Uni
     policy,
     control,
     privacy,
+    fingerprint,
     def,
     staging,
     limit,
@@ -271,43 +269,8 @@ function checkpointOf(run: UnitRun, state: PagerState, done: boolean, now: numbe
     requests: run.spent(),
     runs: run.runs,
     stamps: run.stamps,
-    privacy: privacyFingerprint(run.privacy),
+    privacy: run.fingerprint,
   };
-}
-
-/**
- * The unit's main table file while its pages arrive: every page, staged or fetched, goes
- * through `append`; the commit reads what they added up to.
- */
-class UnitRows {
-  /** Rows appended. */
-  count = 0;
-  readonly drift = new DriftRecorder();
-  /** The first page's `totals` fields this version does not know: the summary row's. */
-  totalsUnknown: Record<string, unknown> | undefined;
-
-  constructor(
-    private readonly def: DatasetDef,
-    readonly writer: TableWriter,
-    private readonly privacy: Privacy,
-  ) {}
-
-  async append(page: unknown, index: number, context: RowContext): Promise<void> {
-    const def = this.def;
-    if (index === 0) this.totalsUnknown = def.totalsUnknownFields?.(page);
-    this.drift.topLevelFields(def.unknownTopLevelFields(page));
-    for (const row of def.rows(page)) {
-      const unknown = def.unknownFields(row);
-      // toRow's object is new for each row: complete it rather than copy it (once per row of every page).
-      const tableRow = def.toRow(row, context);
-      tableRow['unknown_fields'] = unknownFieldsColumn(unknown);
-      // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
-      if (isErased(def.table, tableRow, this.privacy)) continue;
-      await this.writer.append(tableRow);
-      this.drift.row(def.table, tableRow, unknown, def.unknownNestedFields(row));
-      this.count += 1;
-    }
-  }
 }
 
 /**
@@ -323,18 +286,19 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
   /** Set when this run gives up on the unit: a page still on its way is dropped. */
   const abandon = new AbortController();
 
-  const rows = new UnitRows(def, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))), run.privacy);
+  const rows = new UnitRows(def.table, await openTableWriter(def.table, await destination.openWrite(tableKey(def.table, unit))));
   /** The checkpoint as last written (by this run, or the one it resumed). */
   let lastCheckpoint: Checkpoint | undefined = checkpoint;
   try {
     // Resume: the staged pages go through the same rules (rebuilding duplicate detection) and
     // into the file, then the unit carries on where the checkpoint stands.
     if (checkpoint) {
-      for await (const { page, index } of stagedPages(checkpoint, staging, pager, def)) await rows.append(page, index, stagedContext(run, index));
+      const scopeOf = (index: number): ReadScope => ({ context: stagedContext(run, index), privacy: run.privacy });
+      for await (const { page, index } of stagedPages(checkpoint, staging, pager, def, scopeOf)) await rows.append(page, index);
     }
     let state: PagerState = checkpoint?.state ?? pager.initial;
-    const govern = (page: unknown) => governPage(def, page, run.privacy);
-    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal, govern }, checkpoint);
+    const scope: ReadScope = { context: run.context, privacy: run.privacy };
+    const pages = pagesOf({ api, def, unit, pager, limit, call, logger: deps.logger, abandoned: abandon.signal, scope }, checkpoint);
     /** The next page: asking for it sends its request (unless the paging is over or stopped). */
     const ask = () => {
       const next = pages.next();
@@ -351,12 +315,12 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
       // stop or a failure from here on never re-fetches it. The checkpoint that counts it is
       // written while the next page is on its way: if that write fails, the next run resumes
       // from the previous checkpoint and fetches this page again (once), never a wrong one.
-      await staging.writePage(index, page);
+      await staging.writePage(index, page.body);
       lastCheckpoint = checkpointOf(run, after, done, now());
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);
       next = ask();
       await checkpointed;
-      await rows.append(page, index, run.context);
+      await rows.append(page, index);
       state = after;
       deps.onPage?.(unit, state.pages);
       await deps.lease?.renew();
@@ -371,78 +335,6 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
     if (lastCheckpoint) await staging.writeCheckpoint({ ...lastCheckpoint, requests: run.spent() }).catch(() => undefined);
     throw error;
   }
-}
-
-/**
- * The commit: every page is staged and appended; the unit's table files are written, then its
- * manifest, and the unit is complete. The previous manifest goes once the new file is complete
- * and just before it replaces the old one, so no manifest ever describes a mix of files, and a
- * write that fails before that leaves the previous export whole, manifest included.
- */
-async function commit(run: UnitRun, rows: UnitRows, state: PagerState, deps: UnitDeps): Promise<Manifest> {
-  const { unit, def, context } = run;
-  const { destination, now } = deps;
-  const label = unitLabel(unit);
-  await deps.lease?.renew();
-  const main = await rows.writer.close({ beforeCommit: () => removeManifest(destination, unit) });
-  const tables: TableFile[] = [];
-  if (def.summaryTable && def.summaryRow) {
-    if (!state.totals) throw new PaginationError(`${label}: the API returned no totals`);
-    tables.push(await writeSummary(unit, rows, def.summaryTable, def.summaryRow(state.totals, rows.count, context), destination));
-  }
-  tables.push({ table: def.table.name, key: tableKey(def.table, unit), rows: main.rows, bytes: main.bytes });
-
-  if (state.kind === 'single' && state.truncated) {
-    deps.logger?.warn('the API left rows out of a one-request dataset: the manifest says truncated', {
-      unit: label,
-      rows: rows.count,
-    });
-  }
-  const finishedAt = now();
-  const manifest = manifestOf({
-    unit,
-    state,
-    tables,
-    drift: rows.drift.result(),
-    exportedAt: context.exportedAt,
-    finishedAt,
-    durationMs: now() - run.started,
-    invalidUtf8: run.invalidUtf8(),
-    requests: run.spent(),
-    runs: run.runs,
-    privacy: manifestPrivacy(tablesOf(def), run.privacy),
-    ...(run.policy.settleHours !== undefined ? { dueAt: dueAt(unit.day, run.policy.settleHours) } : {}),
-    ...firstFetch(run),
-  });
-  await writeManifest(destination, manifest);
-  // The unit is complete once its manifest is written: a staging that cannot be removed
-  // now is left for later (it is never read again), not a failed unit.
-  await run.staging.clear(state.pages).catch((error: unknown) => {
-    deps.logger?.warn('could not remove the staging of a complete unit', { unit: label, error: describeError(error) });
-  });
-  return manifest;
-}
-
-/** When the unit's oldest page was fetched: the first run's stamp (a resumed unit keeps its earlier pages). */
-function firstFetch(run: UnitRun): { firstFetchedAt?: number } {
-  const at = Date.parse(run.stamps[0]?.at ?? '');
-  return Number.isFinite(at) ? { firstFetchedAt: at } : {};
-}
-
-/** The summary table's file of the unit: its one row (from the first page's totals and the rows written), with the unknown fields of those totals. */
-async function writeSummary(unit: Unit, rows: UnitRows, table: TableDef, row: TableRow, destination: Destination): Promise<TableFile> {
-  const key = tableKey(table, unit);
-  const summary = await openTableWriter(table, await destination.openWrite(key));
-  try {
-    const summaryRow = { ...row, unknown_fields: unknownFieldsColumn(rows.totalsUnknown) };
-    await summary.append(summaryRow);
-    rows.drift.row(table, summaryRow, rows.totalsUnknown);
-  } catch (error) {
-    await summary.abort(error);
-    throw error;
-  }
-  const written = await summary.close();
-  return { table: table.name, key, rows: 1, bytes: written.bytes };
 }
 
 async function abortQuietly(writer: TableWriter, reason: unknown): Promise<void> {

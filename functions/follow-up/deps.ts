@@ -10,7 +10,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
 import type { ApiClient } from '../shared/api-types.js';
-import { requireSettings, type ConfigOf } from '../shared/config.js';
+import { requireSettings, type ConfigOf } from '../settings/config.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createSnsNotifier } from './notify.js';

@@ -16,7 +16,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, requireSettings } from '../shared/config.js';
+import { loadConfigFor, requireSettings } from '../settings/config.js';
 import { ConfigError, ExporterError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { sleep } from '../shared/time.js';

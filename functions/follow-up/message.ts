@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { ID_PATTERN } from '../shared/config.js';
+import { ID_PATTERN } from '../settings/config.js';
+import type { REQUEST_KINDS } from '../warehouse/records.js';
 
 /** Ids used in URLs and state keys: the one pattern of the functions and the infra. */
 export { ID_PATTERN };
@@ -33,7 +34,7 @@ const BodySchema = v.object({
  * `create` (no `jobId`) creates a new job with the prompt. The `kind` column of
  * followup_outcomes and the outcome message's `kind` attribute.
  */
-export type RequestKind = 'create' | 'follow_up';
+export type RequestKind = (typeof REQUEST_KINDS)[number];
 
 interface MessageFields {
   readonly requestId: string;

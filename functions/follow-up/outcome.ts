@@ -4,30 +4,15 @@
  * with the generated table). Re-writing the same request replaces the file: idempotent.
  * It never holds the prompt (only its length and SHA-256) nor the key.
  */
+import * as v from 'valibot';
 import type { Destination } from '../shared/storage/destination.js';
+import { FOLLOWUP_OUTCOME, type OutcomeRecord } from '../warehouse/records.js';
 import { FOLLOWUP_OUTCOMES, partitionKey } from '../warehouse/tables.js';
 import type { RequestKind } from './message.js';
 import type { OutcomeStatus } from './state.js';
 
-export interface FollowUpOutcome {
-  readonly request_id: string;
-  readonly project_id: string;
-  /** Null only for a new job whose creation never named it (`uncertain`, `rejected`). */
-  readonly job_id: string | null;
-  readonly prompt_length: number;
-  readonly prompt_sha256: string;
-  readonly status: OutcomeStatus;
-  readonly pr_link: string | null;
-  /** ISO 8601 UTC. */
-  readonly sent_at: string | null;
-  /** ISO 8601 UTC. */
-  readonly finished_at: string;
-  readonly polls: number;
-  readonly attempts: number;
-  readonly detail: string | null;
-  readonly kind: RequestKind;
-  readonly gap_id: string | null;
-}
+/** A followup_outcomes record (warehouse/records.ts `FOLLOWUP_OUTCOME`). */
+export type FollowUpOutcome = OutcomeRecord;
 
 export interface OutcomeInput {
   readonly requestId: string;
@@ -46,9 +31,9 @@ export interface OutcomeInput {
   readonly detail?: string | undefined;
 }
 
-/** Builds the record with its keys in column order (and only those keys). */
+/** Builds the record through its schema: its keys in column order, and only those keys. */
 export function buildOutcome(input: OutcomeInput): FollowUpOutcome {
-  const values: FollowUpOutcome = {
+  return v.parse(FOLLOWUP_OUTCOME, {
     request_id: input.requestId,
     project_id: input.projectId,
     job_id: input.jobId ?? null,
@@ -63,10 +48,7 @@ export function buildOutcome(input: OutcomeInput): FollowUpOutcome {
     detail: input.detail ?? null,
     kind: input.kind,
     gap_id: input.gapId ?? null,
-  };
-  const ordered: Record<string, unknown> = {};
-  for (const column of FOLLOWUP_OUTCOMES.columns) ordered[column.name] = values[column.name as keyof FollowUpOutcome];
-  return ordered as unknown as FollowUpOutcome;
+  });
 }
 
 /** `followup_outcomes/dt=<day of finished_at>/<requestId>.json` */

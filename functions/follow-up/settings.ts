@@ -3,7 +3,7 @@
  * (the way ky's `normalize` turns options into a complete object), so no code further in
  * carries a `?? 15_000` of its own.
  */
-import { CONFIG_DEFAULTS } from '../shared/config.js';
+import { CONFIG_DEFAULTS } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { backoffDelay, HOUR_MS, MINUTE_MS } from '../shared/time.js';
 import { DEFAULT_GRACE, DEFAULT_POLL_SCHEDULE, type PollSchedule, type StaleReadGrace } from './poll.js';

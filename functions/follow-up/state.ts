@@ -18,11 +18,12 @@
  */
 import type { JobStatus } from '../shared/api-types.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
+import type { OUTCOME_STATUSES } from '../warehouse/records.js';
 import type { RequestKind } from './message.js';
 import { DAY_MS } from '../shared/time.js';
 
 /** Final statuses of a request (the `status` column of followup_outcomes). */
-export type OutcomeStatus = 'completed' | 'archived' | 'failed' | 'timed_out' | 'uncertain' | 'rejected';
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 /** The job as it was just before the POST: a terminal status seen later only counts if it differs. */
 export interface JobSnapshot {

@@ -10,11 +10,12 @@
 import path from 'node:path';
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask } from '../warehouse/questions.js';
-import type { FollowUpOutcome } from '../follow-up/outcome.js';
-import type { FollowUpState, OutcomeStatus } from '../follow-up/state.js';
+import * as v from 'valibot';
+import { GAP_OUTCOME } from '../warehouse/records.js';
+import type { FollowUpState } from '../follow-up/state.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
-import { PROJECT_ID_PATTERN } from '../shared/config.js';
+import { PROJECT_ID_PATTERN } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
@@ -272,23 +273,25 @@ export async function readOutcomeRequests(destination: Pick<Destination, 'list' 
 /** An outcome record's request, when it has a gap (a file that is not one is skipped). */
 function parseOutcome(bytes: Uint8Array | undefined): { gapId: string; request: GapRequest } | undefined {
   if (bytes === undefined) return undefined;
-  let record: Partial<Record<keyof FollowUpOutcome, unknown>>;
+  let json: unknown;
   try {
-    record = JSON.parse(new TextDecoder().decode(bytes)) as typeof record;
+    json = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return undefined;
   }
-  if (typeof record.gap_id !== 'string' || typeof record.request_id !== 'string') return undefined;
-  const finishedAt = typeof record.finished_at === 'string' ? Date.parse(record.finished_at) : Number.NaN;
+  const parsed = v.safeParse(GAP_OUTCOME, json);
+  if (!parsed.success) return undefined;
+  const record = parsed.output;
+  const finishedAt = record.finished_at === undefined ? Number.NaN : Date.parse(record.finished_at);
   return {
     gapId: record.gap_id,
     request: {
       requestId: record.request_id,
-      ...(typeof record.project_id === 'string' ? { projectId: record.project_id } : {}),
+      ...(record.project_id !== undefined ? { projectId: record.project_id } : {}),
       state: 'done',
-      ...(typeof record.status === 'string' ? { status: record.status as OutcomeStatus } : {}),
-      ...(typeof record.job_id === 'string' ? { jobId: record.job_id } : {}),
-      ...(typeof record.pr_link === 'string' ? { prLink: record.pr_link } : {}),
+      ...(record.status !== undefined ? { status: record.status } : {}),
+      ...(record.job_id !== undefined ? { jobId: record.job_id } : {}),
+      ...(record.pr_link !== undefined ? { prLink: record.pr_link } : {}),
       ...(Number.isFinite(finishedAt) ? { finishedAt } : {}),
     },
   };

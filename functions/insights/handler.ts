@@ -10,7 +10,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../warehouse/lake.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, requireSettings, type ConfigOf } from '../shared/config.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createLogger } from '../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
@@ -19,16 +19,7 @@ import { runInsightChecks, type CheckDeps, type CheckResult } from './check.js';
 import { createInsightPublisher } from './publish.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { INSIGHTS_KEY_PREFIX } from './state.js';
-
-/**
- * The run's "now": the scheduled event's `time` — so a retry of an event works on the days of
- * the hour it was scheduled for — else the clock (an invocation by hand).
- */
-export function scheduledTime(event: unknown, now: () => number): number {
-  const time = typeof event === 'object' && event !== null ? (event as { time?: unknown }).time : undefined;
-  const parsed = typeof time === 'string' ? Date.parse(time) : Number.NaN;
-  return Number.isNaN(parsed) ? now() : parsed;
-}
+import { scheduledTime } from '../shared/scheduled-event.js';
 
 export interface InsightsHandlerDeps extends CheckDeps {
   readonly config: ConfigOf<'insights'>;

@@ -15,22 +15,22 @@ import { discoverProjects, REPORT_TABLES, type LoadedWarehouse } from '../wareho
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { EFFECT_TABLES, lookbackDays, readFixes, type GapEffect } from '../gaps/effect.js';
-import { localFolderOf } from '../gaps/find.js';
-import type { GapRequest } from '../gaps/gaps.js';
 import { readOutcomeRequests } from '../gaps/read.js';
-import { openDestination } from '../shared/storage/destinations.js';
+import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
+import { openTarget } from '../shared/storage/destinations.js';
 import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';
 import { openLake } from '../warehouse/lake.js';
-import { isS3Target } from './targets.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
 export interface ReportRequest {
   /** `s3://bucket/prefix`, a folder or a `file://` URL. */
   readonly destination: string;
+  /** `destination` already parsed (`parseDestinationTarget`): by a caller that read it once for its own needs. */
+  readonly target?: DestinationTarget;
   readonly period: Period;
   /** Projects to report; empty: every project found in the period. */
   readonly projects: readonly string[];
@@ -65,7 +65,7 @@ export interface BuiltReport {
   readonly figures: Figures;
   /** The destination as the user named it (the folder as given, or `s3://bucket/prefix`). */
   readonly destination: string;
-  /** Milliseconds spent mirroring an S3 destination (0 for a local one). */
+  /** Milliseconds the report waited for the mirror of an S3 destination, the part overlapped with loading the tables left out (0 for a local one). */
   readonly mirrorMs: number;
   /** The completed jobs made for gaps and their verdicts ("Fixes and their effect"; the weekly digest lists them too). */
   readonly fixes: readonly GapEffect[];
@@ -81,32 +81,53 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const today = formatDay(deps.now());
   // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
-  // The fixes' verdicts look back before the period (90 days before the first completed job):
-  // an s3:// lake mirrors those days of their tables too.
-  const requests = await readReportRequests(request, deps);
+  // The destination is read once: the lake, the time spent mirroring and the outcome records follow from it.
+  const target = request.target ?? parseDestinationTarget(request.destination.trim(), '--out');
+  // The jobs made for gaps, read first through the destination itself (every day: a job of last
+  // quarter still counts): their verdicts look back before the period (90 days before the first
+  // completed job), and an s3:// lake mirrors those days of the gap tables too.
+  const records =
+    target.kind === 'local'
+      ? openTarget({ kind: 'local', dir: path.resolve(deps.cwd ?? process.cwd(), target.dir) })
+      : openTarget(target, deps.s3Client ? { s3Client: deps.s3Client } : {});
+  const requests = await readOutcomeRequests(records);
   const reach = lookbackDays(requests, { projects: request.projects, now: deps.now() })[0];
   const lake = await openLake(
-    request.destination,
+    target,
+    // The tables over both periods (the page compares them) and the gap tables the verdicts look
+    // back over; the units' states, the run log and the anomaly marks over the period only.
     {
       from: previous.from,
       to: runsTo,
-      prefixes: [...new Set([...REPORT_TABLES, ...EFFECT_TABLES].map((t) => t.prefix)), EXPORT_RUNS.prefix, ANOMALIES_PREFIX],
+      prefixes: [...new Set([...REPORT_TABLES, ...EFFECT_TABLES].map((t) => t.prefix))],
+      recent: [EXPORT_RUNS.prefix, ANOMALIES_PREFIX],
+      recentFrom: period.from,
       ...(reach !== undefined ? { reach: { from: reach, prefixes: EFFECT_TABLES.map((t) => t.prefix) } } : {}),
     },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      named: request.destination.trim(),
+      // The units' states, the run log and the marks arrive while DuckDB loads the tables.
+      statesLater: true,
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
   );
-  const mirrorMs = isS3Target(request.destination) ? performance.now() - started : 0;
+  let mirrorMs = target.kind === 's3' ? performance.now() - started : 0;
+  /** The rest of the mirror (units' states, run log, marks): the time waited for it counts as mirroring. */
+  const statesMirrored = async () => {
+    const waiting = performance.now();
+    await lake.ready;
+    if (target.kind === 's3') mirrorMs += performance.now() - waiting;
+  };
   let warehouse: LoadedWarehouse | undefined;
   try {
     await yieldTo(deps.signal);
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
-    const projects = request.projects.length > 0 ? [...request.projects] : await discoverProjects(lake.root, period.days);
+    // Projects found from the files: the units' states (a project with failed units only) first.
+    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake.root, period.days));
     const fixesScope = { days: period.days, projects, now: deps.now() };
     warehouse = await openReportWarehouse(lake.root, {
       period,
@@ -114,6 +135,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       gapDays: lookbackDays(requests, fixesScope),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
+    await statesMirrored();
     const figures = await readFigures(lake.root, {
       period,
       projects,
@@ -157,18 +179,6 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
 export async function yieldTo(signal: AbortSignal | undefined): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
-}
-
-/**
- * The jobs made for gaps (gaps/effect.ts shows their effect): the outcome records with a gap_id,
- * read through the destination itself (every day: a job of last quarter still counts); the
- * gaps' figures come from the local folder (for an `s3://` destination, the days the report mirrors).
- */
-async function readReportRequests(request: ReportRequest, deps: ReportDeps): Promise<Map<string, GapRequest[]>> {
-  const destination = isS3Target(request.destination)
-    ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
-    : openDestination(localFolderOf(request.destination, deps.cwd ?? process.cwd()));
-  return readOutcomeRequests(destination);
 }
 
 /**

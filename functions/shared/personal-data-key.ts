@@ -10,7 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { awsClientConfig } from './aws-clients.js';
-import type { Config } from './config.js';
+
 import { ConfigError, NetworkError } from './errors.js';
 import { keyIdOf, validatePersonalDataKey } from './personal-data.js';
 
@@ -48,7 +48,7 @@ export function fixedPersonalDataKey(key: string): PersonalDataKeySource {
 }
 
 export function createPersonalDataKeySource(
-  config: Pick<Config, 'personalDataKey' | 'personalDataKeySecretArn'>,
+  config: { readonly personalDataKey?: string | undefined; readonly personalDataKeySecretArn?: string | undefined },
   options: PersonalDataKeyOptions = {},
 ): PersonalDataKeySource {
   if (config.personalDataKey !== undefined) return fixedPersonalDataKey(config.personalDataKey);

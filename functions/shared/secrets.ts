@@ -8,8 +8,8 @@
  * changed, sends the request once more.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { Config } from './config.js';
-import { validateApiKey } from './config.js';
+
+import { validateApiKey } from './validators.js';
 import { ConfigError, NetworkError } from './errors.js';
 import { awsClientConfig } from './aws-clients.js';
 
@@ -41,6 +41,12 @@ export const DEFAULT_KEY_MAX_AGE_SECONDS = 300;
 
 const NO_KEY_MESSAGE = 'no API key configured: set MINTLIFY_API_KEY (CLI) or MINTLIFY_API_KEY_SECRET_ARN (Lambda) to an admin key (mint_…)';
 
+/** Where the API key comes from (`MINTLIFY_API_KEY`, `MINTLIFY_API_KEY_SECRET_ARN`: the settings table's values). */
+export interface ApiKeySettings {
+  readonly apiKey?: string | undefined;
+  readonly apiKeySecretArn?: string | undefined;
+}
+
 /**
  * The key source for `config`: `config.apiKey` when set (it never changes, so `refresh()`
  * returns it as is), else the secret named by `config.apiKeySecretArn` (a SecretString holding
@@ -49,7 +55,7 @@ const NO_KEY_MESSAGE = 'no API key configured: set MINTLIFY_API_KEY (CLI) or MIN
  * the secret is missing, empty or not an admin key, and `NetworkError` (before sending) when
  * Secrets Manager could not be reached or throttled.
  */
-export function createApiKeyProvider(config: Pick<Config, 'apiKey' | 'apiKeySecretArn'>, deps: SecretsDeps = {}): ApiKeySource {
+export function createApiKeyProvider(config: ApiKeySettings, deps: SecretsDeps = {}): ApiKeySource {
   const maxAge = deps.maxAgeSeconds ?? DEFAULT_KEY_MAX_AGE_SECONDS;
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new ConfigError(`maxAgeSeconds must be a whole number ≥ 1 (got ${maxAge})`);
   if (config.apiKey !== undefined) {
@@ -103,7 +109,7 @@ export function clearApiKeyCache(): void {
  * `createApiKeyProvider(config)` as its `apiKey` instead of this string.
  * @throws see `createApiKeyProvider`.
  */
-export async function resolveApiKey(config: Pick<Config, 'apiKey' | 'apiKeySecretArn'>, deps: SecretsDeps = {}): Promise<string> {
+export async function resolveApiKey(config: ApiKeySettings, deps: SecretsDeps = {}): Promise<string> {
   if (config.apiKey !== undefined || config.apiKeySecretArn === undefined) return createApiKeyProvider(config, deps).get();
   const name = `${config.apiKeySecretArn}#${deps.maxAgeSeconds ?? DEFAULT_KEY_MAX_AGE_SECONDS}`;
   let source = sources.get(name);

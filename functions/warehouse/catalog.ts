@@ -155,7 +155,7 @@ export function isDatasetName(value: string): value is DatasetName {
 }
 
 /** The catalog entry of each dataset, by name. */
-export const DATASET_CATALOG = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry])) as unknown as {
+export const DATASET_CATALOG = Object.fromEntries(CATALOG.map((entry) => [entry.name, entry])) as {
   readonly [N in DatasetName]: Extract<(typeof CATALOG)[number], { name: N }>;
 };
 

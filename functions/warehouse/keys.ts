@@ -4,6 +4,7 @@
  * are by dataset, so they read the catalog's names.
  */
 import type { DatasetName } from './catalog.js';
+import { SCRATCH_PREFIX } from '../shared/storage/destination.js';
 
 /** Folder of the commit markers: `<dest>/_manifests/<dataset>/dt=YYYY-MM-DD/<projectId>.json`. */
 export const MANIFESTS_PREFIX = '_manifests';
@@ -28,10 +29,10 @@ export function parseManifestKey(dataset: DatasetName, key: string): { readonly 
 }
 
 /**
- * Folder of the checkpoints of units in progress: never under a table's prefix, so a reader
+ * Folder of the checkpoints of units in progress (the storage's scratch prefix): never under a table's prefix, so a reader
  * of `<table>/**` never sees a partial day.
  */
-export const STAGING_PREFIX = '_staging';
+export const STAGING_PREFIX = SCRATCH_PREFIX;
 
 /** `_staging/<dataset>/dt=YYYY-MM-DD/<projectId>/`: the pages kept for one unit until it is complete. */
 export function stagingPrefix(dataset: DatasetName, day: string, projectId: string): string {

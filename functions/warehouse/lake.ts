@@ -13,7 +13,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
+import type { Destination } from '../shared/storage/destination.js';
+import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
+import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
@@ -24,18 +26,35 @@ export interface Lake {
   readonly url: string;
   /** The local folder laid out like the destination. */
   readonly root: string;
+  /** The destination itself, for records read outside the lake's days (follow-up outcomes). */
+  readonly records: Destination;
+  /**
+   * Settles once everything is mirrored. `openLake` returns once the tables are (DuckDB may
+   * start); with `LakeDeps.statesLater`, the units' states and the `recent` folders are still
+   * arriving until then: a reader of them awaits it. Rejects with the mirror's failure.
+   */
+  readonly ready: Promise<void>;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
 }
 
-/** Which part of the warehouse to mirror: these table folders over the UTC days `[from, to)`. */
+/**
+ * Which part of the warehouse to mirror: these table folders over the UTC days `[from, to)`,
+ * and the units' states (manifests, checkpoints, failure records) and the `recent` folders
+ * from `recentFrom` on (a report compares its tables with the period before, but shows the
+ * units, runs and marks of its own days only).
+ */
 export interface LakeScope {
   readonly from: string;
   readonly to: string;
-  /** Table folders (`visitors_totals`, `export_runs`, …). Manifests and staging come too. */
+  /** Table folders (`visitors_totals`, …) over `[from, to)`. */
   readonly prefixes: readonly string[];
   /** Some of `prefixes` from an earlier first day (the report's fixes look back 90 days before a job over the gap tables only). */
   readonly reach?: { readonly from: string; readonly prefixes: readonly string[] };
+  /** Folders (`export_runs`, anomaly marks) over `[recentFrom, to)` only. @default none */
+  readonly recent?: readonly string[];
+  /** The first day of the units' states and the `recent` folders. @default from */
+  readonly recentFrom?: string;
 }
 
 export interface LakeDeps {
@@ -45,30 +64,50 @@ export interface LakeDeps {
   readonly concurrency?: number;
   /** Where a relative folder starts. @default process.cwd() */
   readonly cwd?: string;
+  /** The destination as the user named it, for a target given parsed. @default the target as given */
+  readonly named?: string;
   /** Where the target came from, named in messages. @default '--out' */
   readonly source?: string;
   /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
   readonly onWarning?: (line: string) => void;
   /** Aborted when the user stops the run: no further object is downloaded. */
   readonly signal?: AbortSignal;
+  /**
+   * Return once the tables are mirrored, and mirror the units' states and the `recent` folders
+   * while the caller loads them (`Lake.ready`). @default everything before returning
+   */
+  readonly statesLater?: boolean;
 }
 
-/** Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`) for reading the days of `scope`. */
-export async function openLake(target: string, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
-  const trimmed = target.trim();
-  const parsed = parseDestinationTarget(trimmed, deps.source ?? '--out');
+/**
+ * Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`, or one already parsed by
+ * `parseDestinationTarget`) for reading the days of `scope`.
+ */
+export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
+  const parsed = typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
   if (parsed.kind === 'local') {
-    return { url: trimmed, root: path.resolve(deps.cwd ?? process.cwd(), parsed.dir), close: async () => undefined };
+    const root = path.resolve(deps.cwd ?? process.cwd(), parsed.dir);
+    return {
+      url: deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir),
+      root,
+      records: openTarget({ kind: 'local', dir: root }),
+      ready: Promise.resolve(),
+      close: async () => undefined,
+    };
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
-  try {
-    const folders = [...scope.prefixes.map((p) => `${p}/`), ...DATASET_NAMES.map(manifestsOf), ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`)];
-    const reached = new Set((scope.reach?.prefixes ?? []).map((p) => `${p}/`));
-    const spanOf = (folder: string): LakeScope =>
-      scope.reach !== undefined && reached.has(folder) && scope.reach.from < scope.from ? { ...scope, from: scope.reach.from } : scope;
-    const listed = (await Promise.all(folders.map((folder) => listDays(client, bucket, prefix, folder, spanOf(folder))))).flat();
+  const remove = () => rm(root, { recursive: true, force: true });
+  const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
+  type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string } }[];
+  const stateFolders: Folders = [
+    ...(scope.recent ?? []).map((p) => `${p}/`),
+    ...DATASET_NAMES.map(manifestsOf),
+    ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
+  ].map((folder) => ({ folder, days: recent }));
+  const mirror = async (folders: Folders, signal: AbortSignal | undefined) => {
+    const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
     const keys = listed.filter((key) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
       const problem = unsafeKeyProblem(key);
@@ -76,13 +115,41 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
       deps.onWarning?.(`skipped s3://${bucket}/${prefix}${key}: ${problem}; a mirrored key must be plain folder names (remove or rename the object)`);
       return false;
     });
-    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, deps.signal);
+    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, signal);
+  };
+  const reach = scope.reach;
+  const daysOf = (p: string) => (reach !== undefined && reach.from < scope.from && reach.prefixes.includes(p) ? { from: reach.from, to: scope.to } : scope);
+  const tableFolders: Folders = scope.prefixes.map((p) => ({ folder: `${p}/`, days: daysOf(p) }));
+  let ready: Promise<void>;
+  /** Stops a mirror still running when the lake is closed early. */
+  const closing = new AbortController();
+  try {
+    if (deps.statesLater) {
+      await mirror(tableFolders, deps.signal);
+      ready = mirror(stateFolders, deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal);
+      // Seen by whoever awaits it; a lake closed before then does not fail the process.
+      ready.catch(() => undefined);
+    } else {
+      await mirror([...tableFolders, ...stateFolders], deps.signal);
+      ready = Promise.resolve();
+    }
   } catch (error) {
-    await rm(root, { recursive: true, force: true });
+    await remove();
     throw error;
   }
   const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
-  return { url, root, close: () => rm(root, { recursive: true, force: true }) };
+  return {
+    url,
+    root,
+    records: openTarget(parsed, { s3Client: client }),
+    ready,
+    async close() {
+      // Nothing may still write into the folder when it goes.
+      closing.abort();
+      await ready.catch(() => undefined);
+      await remove();
+    },
+  };
 }
 
 /**
@@ -90,7 +157,13 @@ export async function openLake(target: string, scope: LakeScope, deps: LakeDeps 
  * `[from, to)`: the listing starts at the first day and stops past the last, so a lake of
  * years costs a report of a month a few list requests.
  */
-async function listDays(client: S3Client, bucket: string, prefix: string, folder: string, scope: LakeScope): Promise<string[]> {
+async function listDays(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  folder: string,
+  scope: { readonly from: string; readonly to: string },
+): Promise<string[]> {
   const base = `${prefix}${folder}`;
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
   const keys: string[] = [];
@@ -130,6 +203,17 @@ async function download(
   // with nothing still writing into it.
   const failed = new AbortController();
   let firstError: unknown;
+  /** Folders made so far: one `mkdir` per folder, not per object (a day's folder holds a file per project). */
+  const made = new Map<string, Promise<unknown>>();
+  const folderOf = (file: string) => {
+    const folder = path.dirname(file);
+    let making = made.get(folder);
+    if (making === undefined) {
+      making = mkdir(folder, { recursive: true });
+      made.set(folder, making);
+    }
+    return making;
+  };
   const worker = async () => {
     while (next < keys.length && !failed.signal.aborted) {
       signal?.throwIfAborted();
@@ -142,7 +226,7 @@ async function download(
         throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
       }
       const file = mirrorPath(root, key);
-      await mkdir(path.dirname(file), { recursive: true });
+      await folderOf(file);
       await writeFile(file, bytes);
     }
   };

@@ -11,6 +11,59 @@ import { formatCount, percent } from '../shared/format.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
 import { ANOMALIES_PREFIX } from './keys.js';
 
+/** Final statuses of a follow-up request (the `status` column of followup_outcomes). */
+export const OUTCOME_STATUSES = ['completed', 'archived', 'failed', 'timed_out', 'uncertain', 'rejected'] as const;
+/** A follow-up request makes a new job (`create`) or prompts an existing one (`follow_up`). */
+export const REQUEST_KINDS = ['create', 'follow_up'] as const;
+
+const nullableString = v.nullable(v.string());
+
+/**
+ * A followup_outcomes record (`followup_outcomes/dt=…/<requestId>.json`) as the consumer writes
+ * it: exactly the table's columns (tables.ts `FOLLOWUP_OUTCOMES`), in its order — the output
+ * of `v.parse` keeps this order, so the JSON's keys are the Glue table's.
+ */
+export const FOLLOWUP_OUTCOME = v.strictObject({
+  request_id: v.string(),
+  project_id: v.string(),
+  /** Null only for a new job whose creation never named it (`uncertain`, `rejected`). */
+  job_id: nullableString,
+  prompt_length: v.number(),
+  prompt_sha256: v.string(),
+  status: v.picklist(OUTCOME_STATUSES),
+  pr_link: nullableString,
+  /** ISO 8601 UTC. */
+  sent_at: nullableString,
+  /** ISO 8601 UTC. */
+  finished_at: v.string(),
+  polls: v.number(),
+  attempts: v.number(),
+  detail: nullableString,
+  kind: v.picklist(REQUEST_KINDS),
+  gap_id: nullableString,
+});
+
+/** A followup_outcomes record. */
+export type OutcomeRecord = Readonly<v.InferOutput<typeof FOLLOWUP_OUTCOME>>;
+
+/** A field a reader of outcome records takes when it is what it should be, and goes without otherwise. */
+const optionalString = v.fallback(v.optional(v.string()), undefined);
+
+/**
+ * What a reader of the gaps takes of an outcome record: a record with a gap and a request id
+ * (older records lack later columns, so every other field is taken only when it is what it
+ * should be).
+ */
+export const GAP_OUTCOME = v.object({
+  request_id: v.string(),
+  gap_id: v.string(),
+  project_id: optionalString,
+  job_id: optionalString,
+  status: v.fallback(v.optional(v.picklist(OUTCOME_STATUSES)), undefined),
+  pr_link: optionalString,
+  finished_at: optionalString,
+});
+
 export function anomaliesKey(day: string, projectId: string): string {
   return `${ANOMALIES_PREFIX}/dt=${day}/${projectId}.json`;
 }

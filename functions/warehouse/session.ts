@@ -11,7 +11,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
-import { PROJECT_ID_PATTERN } from '../shared/config.js';
+import { PROJECT_ID_PATTERN } from '../shared/validators.js';
 import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type DuckDbSession, type Row } from './duckdb.js';
 import { sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';

@@ -17,7 +17,7 @@ import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { grantStateKeys } from './state-keys.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
-import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/shared/config.js';
+import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/settings/config.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
 import type { PersonalDataKey } from './personal-data-key.js';
 

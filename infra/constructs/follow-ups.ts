@@ -22,7 +22,7 @@ import { Construct } from 'constructs';
 import { FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { grantStateKeys } from './state-keys.js';
 import { ALERT_STATUSES } from '../../functions/follow-up/notify.js';
-import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
+import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 

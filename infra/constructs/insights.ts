@@ -23,7 +23,7 @@ import { grantStateKeys } from './state-keys.js';
 import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
 import { ANOMALIES_PREFIX } from '../../functions/warehouse/keys.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
-import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
+import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import { BundledFunction, runtimeEnvironment, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';

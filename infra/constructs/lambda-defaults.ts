@@ -11,7 +11,7 @@ import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aw
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { ConfigEnvironment, SettingReader } from '../../functions/shared/config.js';
+import type { ConfigEnvironment, SettingReader } from '../../functions/settings/config.js';
 import { EXPORT_SERVICE, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 
 /** The repository root (NodejsFunction's `projectRoot`), computed from this file's location. */
@@ -56,7 +56,7 @@ export interface ApiSettings {
 
 /**
  * A function's environment: the names function `R` reads (its rows of the settings table,
- * functions/shared/config.ts, so a misspelt or removed name, or one the function does not
+ * functions/settings/config.ts, so a misspelt or removed name, or one the function does not
  * read, fails to compile here) and the runtime's own.
  */
 export type FunctionEnvironment<R extends SettingReader = SettingReader> = ConfigEnvironment<R> & Partial<RuntimeEnvironment & Record<'HOME', string>>;

@@ -16,7 +16,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { CONFIG_DEFAULTS } from '../../functions/shared/config.js';
+import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { ANOMALIES_PREFIX } from '../../functions/warehouse/keys.js';
 import { REPORTS_PREFIX } from '../../functions/insights/weekly/keys.js';

@@ -3,25 +3,12 @@
  * `removeTempDirs` (call it in `afterEach` or `afterAll`); the listings are sorted relative
  * POSIX paths, so a test can compare a folder with the exact layout it expects.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { STAGING_PREFIX } from '../../functions/warehouse/keys.js';
 
-/** Temp folders made by `makeTempDir`, removed by `removeTempDirs`. */
-const tempDirs: string[] = [];
-
-/** A fresh empty folder under the system's temp folder, named `mintlify-<label>-…`. */
-export async function makeTempDir(label = 'export'): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), `mintlify-${label}-`));
-  tempDirs.push(dir);
-  return dir;
-}
-
-/** Removes every folder `makeTempDir` made so far. */
-export async function removeTempDirs(): Promise<void> {
-  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
+// Made and removed by the dev tools' module, which `npm run docs` shares (a script imports no test helper).
+export { makeTempDir, removeTempDirs } from '../../scripts/lib/temp-dirs.js';
 
 /** Every file under `root` (hidden temp files included), as sorted relative POSIX paths. */
 export async function listFiles(root: string): Promise<string[]> {

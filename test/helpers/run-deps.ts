@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { ExportPolicy } from '../../functions/export/policy.js';
-import type { RunDeps, RunEvent, RunSummary, UnitResult } from '../../functions/export/run.js';
+import type { RunDeps, RunEvent, RunSummary, UnitResult } from '../../functions/export/run-units.js';
 import type { Unit } from '../../functions/export/units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createSqsDeadLetter } from '../../functions/follow-up/dead-letter.js';

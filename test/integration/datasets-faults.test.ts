@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ExportPolicy } from '../../functions/export/policy.js';
-import { runUnits, type UnitResult } from '../../functions/export/run.js';
+import { runUnits, type UnitResult } from '../../functions/export/run-units.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
@@ -57,12 +57,11 @@ async function exportUnit(
   const dir = options.dir ?? (await makeTempDir('datasets-faults'));
   const destination = createLocalDestination(dir);
   sandbox.clearRequests();
-  const summary = await runUnits(
-    plannedUnits([dataset], [PROJECT], DAY),
-    testSettings({ datasets: ALL_DATASETS, ...options.settings }),
-    {},
-    exportDeps({ sandbox, destination, start: START, client: { ...DATASET_CLIENT, maxRetries: MAX_RETRIES } }),
-  );
+  const summary = await runUnits({
+    units: plannedUnits([dataset], [PROJECT], DAY),
+    policy: testSettings({ datasets: ALL_DATASETS, ...options.settings }),
+    deps: exportDeps({ sandbox, destination, start: START, client: { ...DATASET_CLIENT, maxRetries: MAX_RETRIES } }),
+  });
   return { result: summary.units[0], dir, destination, requests: unitRequests(sandbox.requests, dataset, PROJECT, DAY) };
 }
 

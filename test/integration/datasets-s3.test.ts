@@ -7,7 +7,7 @@
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits, type RunSummary } from '../../functions/export/run.js';
+import { runUnits, type RunSummary } from '../../functions/export/run-units.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
@@ -44,7 +44,11 @@ beforeAll(async () => {
   [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: PROJECTS }), startS3Sqs()]);
   bucket = await aws.createBucket();
   destination = createS3Destination({ bucket, prefix: PREFIX, client: aws.s3 });
-  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), {}, exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT }));
+  summary = await runUnits({
+    units: UNITS,
+    policy: testSettings({ datasets: ALL_DATASETS }),
+    deps: exportDeps({ sandbox, destination, start: START, client: DATASET_CLIENT }),
+  });
 });
 
 afterAll(async () => {
@@ -104,12 +108,11 @@ describe('a unit that fails in S3', () => {
       const target = createS3Destination({ bucket: failing, prefix: PREFIX, client: aws.s3 });
       sandbox.addFault({ route: ROUTE_OF[dataset], projectId: RICH, kind: 'repeat-cursor' });
 
-      const run = await runUnits(
-        plannedUnits([dataset], [RICH], DAY),
-        testSettings({ datasets: ALL_DATASETS }),
-        {},
-        exportDeps({ sandbox, destination: target, start: START, client: DATASET_CLIENT }),
-      );
+      const run = await runUnits({
+        units: plannedUnits([dataset], [RICH], DAY),
+        policy: testSettings({ datasets: ALL_DATASETS }),
+        deps: exportDeps({ sandbox, destination: target, start: START, client: DATASET_CLIENT }),
+      });
 
       sandbox.clearFaults();
       expect(failureOf(run.units[0])).toMatch(/^PaginationError: /);

@@ -15,7 +15,7 @@ import { createHmac } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits, type RunSummary } from '../../functions/export/run.js';
+import { runUnits, type RunSummary } from '../../functions/export/run-units.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
@@ -79,7 +79,7 @@ beforeAll(async () => {
   destination = createLocalDestination(dir);
   logger = recordingLogger();
   const deps = exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } });
-  summary = await runUnits(UNITS, testSettings({ datasets: ALL_DATASETS }), {}, deps);
+  summary = await runUnits({ units: UNITS, policy: testSettings({ datasets: ALL_DATASETS }), deps });
   log = [...sandbox.requests];
   sandbox.clearRequests();
 });
@@ -335,12 +335,11 @@ describe('an empty day still gets its files', () => {
       const out = await makeTempDir('datasets-empty');
       const target = createLocalDestination(out);
 
-      const run = await runUnits(
-        plannedUnits(['visitors'], [QUIET], DAY),
-        testSettings({ datasets: ALL_DATASETS }),
-        {},
-        exportDeps({ sandbox: empty, destination: target, start: START, client: DATASET_CLIENT }),
-      );
+      const run = await runUnits({
+        units: plannedUnits(['visitors'], [QUIET], DAY),
+        policy: testSettings({ datasets: ALL_DATASETS }),
+        deps: exportDeps({ sandbox: empty, destination: target, start: START, client: DATASET_CLIENT }),
+      });
 
       expect(manifestOf(run.units[0]).rows).toEqual({ visitors_totals: 1, visitors_pages: 0 });
       const pages = await readTable(target, 'visitors_pages', DAY, QUIET);
@@ -373,12 +372,11 @@ describe('feedback contact (personal data)', () => {
   it('holds the e-mail the API sent, in its row, when the run keeps it (feedback.contact=keep)', async () => {
     const out = createLocalDestination(await makeTempDir('datasets-contact'));
 
-    const run = await runUnits(
-      plannedUnits(['feedback'], [RICH], DAY),
-      testSettings({ datasets: ALL_DATASETS, personalData: resolvePolicy({ 'feedback.contact': 'keep' }) }),
-      {},
-      exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
-    );
+    const run = await runUnits({
+      units: plannedUnits(['feedback'], [RICH], DAY),
+      policy: testSettings({ datasets: ALL_DATASETS, personalData: resolvePolicy({ 'feedback.contact': 'keep' }) }),
+      deps: exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
+    });
 
     manifestOf(run.units[0]);
     const read = await expectUnitMatches(out, sandbox.data, { dataset: 'feedback', projectId: RICH, day: DAY }, { exportedAt: EXPORTED_AT, contact: 'keep' });
@@ -500,12 +498,11 @@ describe('logs never carry what people wrote', () => {
     sandbox.addFault({ route: 'feedback', projectId: RICH, kind: 'malformed-json', hasCursor: true });
     const out = createLocalDestination(await makeTempDir('datasets-logs'));
 
-    const run = await runUnits(
-      plannedUnits(ALL_DATASETS, [RICH], DAY),
-      testSettings({ datasets: ALL_DATASETS, personalData: resolvePolicy({ 'feedback.contact': 'keep' }) }),
-      {},
-      exportDeps({ sandbox, destination: out, start: START, logger: recorder, client: { ...DATASET_CLIENT, maxRetries: 3, logger: recorder } }),
-    );
+    const run = await runUnits({
+      units: plannedUnits(ALL_DATASETS, [RICH], DAY),
+      policy: testSettings({ datasets: ALL_DATASETS, personalData: resolvePolicy({ 'feedback.contact': 'keep' }) }),
+      deps: exportDeps({ sandbox, destination: out, start: START, logger: recorder, client: { ...DATASET_CLIENT, maxRetries: 3, logger: recorder } }),
+    });
 
     sandbox.clearFaults();
     sandbox.clearRequests();

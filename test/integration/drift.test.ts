@@ -10,7 +10,7 @@
  * change on either side fails a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits, type RunSummary } from '../../functions/export/run.js';
+import { runUnits, type RunSummary } from '../../functions/export/run-units.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
@@ -40,12 +40,11 @@ beforeAll(async () => {
   destination = createLocalDestination(await makeTempDir('drift'));
   logger = recordingLogger();
   // Sizes above one page (but assistant's): drift is gathered over several answers.
-  summary = await runUnits(
-    plannedUnits(ALL_DATASETS, [PROJECT], DAY),
-    testSettings({ datasets: ALL_DATASETS }),
-    {},
-    exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } }),
-  );
+  summary = await runUnits({
+    units: plannedUnits(ALL_DATASETS, [PROJECT], DAY),
+    policy: testSettings({ datasets: ALL_DATASETS }),
+    deps: exportDeps({ sandbox, destination, start: START, logger, client: { ...DATASET_CLIENT, logger } }),
+  });
 });
 
 afterAll(async () => {
@@ -224,12 +223,11 @@ describe('a type change on an API that also drifted', () => {
     sandbox.addFault({ route: ROUTE_OF.caller_stats, kind: 'wrong-types', times: Infinity });
     const out = createLocalDestination(await makeTempDir('drift-type'));
 
-    const run = await runUnits(
-      plannedUnits(ALL_DATASETS, [PROJECT], DAY),
-      testSettings({ datasets: ALL_DATASETS }),
-      {},
-      exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
-    );
+    const run = await runUnits({
+      units: plannedUnits(ALL_DATASETS, [PROJECT], DAY),
+      policy: testSettings({ datasets: ALL_DATASETS }),
+      deps: exportDeps({ sandbox, destination: out, start: START, client: DATASET_CLIENT }),
+    });
     sandbox.clearFaults();
 
     expect(run.units.map((unit) => `${unit.dataset} ${unit.status}`)).toEqual(

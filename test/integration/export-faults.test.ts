@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import type { ExportPolicy, RunControl } from '../../functions/export/policy.js';
-import { runUnits, type RunDeps, type RunSummary } from '../../functions/export/run.js';
+import { runUnits, type RunDeps, type RunSummary } from '../../functions/export/run-units.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
@@ -68,7 +68,7 @@ async function run(destination: Destination, options: RunOptions = {}): Promise<
     clock: options.clock ?? fakeClock(EXPORTED_AT),
     ...(options.client ? { client: options.client } : {}),
   });
-  const summary = await runUnits(options.units ?? [plannedUnit(UNIT)], testSettings(options.settings), options.control ?? {}, deps);
+  const summary = await runUnits({ units: options.units ?? [plannedUnit(UNIT)], policy: testSettings(options.settings), control: options.control ?? {}, deps });
   return { summary, deps };
 }
 

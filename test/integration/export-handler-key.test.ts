@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportDeps } from '../../functions/export/deps.js';
 import { createHandler } from '../../functions/export/handler.js';
 import type { RunResult } from '../../functions/export/run.js';
-import { loadConfig } from '../../functions/shared/config.js';
+import { loadConfig } from '../../functions/settings/config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../helpers/emulators.js';
 import { exportFunctionEnv } from '../helpers/env.js';

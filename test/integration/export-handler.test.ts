@@ -14,7 +14,7 @@ import type { BacklogEntry } from '../../functions/export/plan.js';
 import { createExportDeps } from '../../functions/export/deps.js';
 import { createHandler, handlerFromEnvironment } from '../../functions/export/handler.js';
 import type { RunResult } from '../../functions/export/run.js';
-import { loadConfig } from '../../functions/shared/config.js';
+import { loadConfig } from '../../functions/settings/config.js';
 import { LEDGER_KEY, type LedgerDoc } from '../../functions/shared/pacing/budget.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { createDynamoStore } from '../../functions/shared/storage/shared-store-dynamo.js';

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits } from '../../functions/export/run.js';
+import { runUnits } from '../../functions/export/run-units.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import type { AppLogger } from '../../functions/shared/logger.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
@@ -53,7 +53,7 @@ describe('odd answers', () => {
     const dir = await makeTempDir();
     const deps = exportDeps({ sandbox: { url, apiKey: API_KEY }, destination: createLocalDestination(dir), logger });
 
-    const summary = await runUnits([plannedUnit({ dataset: 'visitors', projectId: 'proj_odd', day: '2026-01-10' })], testSettings(), {}, deps);
+    const summary = await runUnits({ units: [plannedUnit({ dataset: 'visitors', projectId: 'proj_odd', day: '2026-01-10' })], policy: testSettings(), deps });
 
     expect(manifestOf(summary.units[0]).rows).toMatchObject({ visitors_pages: 2 });
     expect(logger.warnings).toHaveLength(1);

@@ -9,7 +9,7 @@
  * request log says which pages were fetched, and how often.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UnitResult } from '../../functions/export/run.js';
+import type { UnitResult } from '../../functions/export/run-units.js';
 import type { Unit } from '../../functions/export/units.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';

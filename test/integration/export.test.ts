@@ -8,7 +8,8 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport, runUnits, type RunResult } from '../../functions/export/run.js';
+import { runExport, type RunResult } from '../../functions/export/run.js';
+import { runUnits } from '../../functions/export/run-units.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
@@ -200,7 +201,7 @@ describe('export to a local directory', () => {
     const planned = plannedUnit({ dataset: 'visitors', projectId: 'proj_small', day: DAY, reason: 'missing', force: false });
     const deps = exportDeps({ sandbox, destination: createLocalDestination(dir), clock: fakeClock(EXPORTED_AT + 60_000) });
 
-    const summary = await runUnits([planned], settings, {}, deps);
+    const summary = await runUnits({ units: [planned], policy: settings, deps });
 
     expect(summary.units).toEqual([expect.objectContaining({ status: 'skipped', why: 'complete' })]);
     expect(summary).toMatchObject({ ok: true, requests: 0, backlogRequests: 0 });

@@ -10,7 +10,8 @@ import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport, runUnits } from '../../functions/export/run.js';
+import { runExport } from '../../functions/export/run.js';
+import { runUnits } from '../../functions/export/run-units.js';
 import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
@@ -95,21 +96,21 @@ beforeAll(async () => {
   for (const day of DAYS) await runExport({ kind: 'days', days: [day], projects: [PROJECT], datasets: ALL_DATASETS }, settings, {}, deps);
   // A unit stopped half-way: its pages stay staged, with its checkpoint.
   const stop = new AbortController();
-  const stopped = await runUnits(
-    plannedUnits(['feedback'], [PROJECT], STOPPED_DAY),
-    settings,
-    { stop: stop.signal },
-    {
+  const stopped = await runUnits({
+    units: plannedUnits(['feedback'], [PROJECT], STOPPED_DAY),
+    policy: settings,
+    control: { stop: stop.signal },
+    deps: {
       ...deps,
       onEvent: (event) => {
         if (event.kind === 'page' && event.pages >= 2) stop.abort(new Error('stopped by the test'));
       },
     },
-  );
+  });
   expect(stopped.units[0]).toMatchObject({ status: 'partial' });
   // A unit failed on answers of the wrong types: its failure record.
   sandbox.addFault({ route: 'assistant', projectId: PROJECT, kind: 'wrong-types', times: Number.POSITIVE_INFINITY });
-  const failed = await runUnits(plannedUnits(['assistant'], [PROJECT], FAILED_DAY), settings, {}, deps);
+  const failed = await runUnits({ units: plannedUnits(['assistant'], [PROJECT], FAILED_DAY), policy: settings, deps });
   sandbox.clearFaults();
   expect(failed.units[0]).toMatchObject({ status: 'failed' });
 }, 120_000);
@@ -153,12 +154,11 @@ describe('nothing raw anywhere (issue 33)', () => {
       'assistant_conversations.query': 'keep',
       'assistant_conversations.response': 'keep',
     });
-    const kept = await runUnits(
-      plannedUnits(['searches', 'feedback', 'assistant'], [PROJECT], DAYS[0]),
-      testSettings({ datasets: ALL_DATASETS, personalData: keepAll }),
-      {},
-      exportDeps({ sandbox, destination: createLocalDestination(keepDir), start: START, client: DATASET_CLIENT }),
-    );
+    const kept = await runUnits({
+      units: plannedUnits(['searches', 'feedback', 'assistant'], [PROJECT], DAYS[0]),
+      policy: testSettings({ datasets: ALL_DATASETS, personalData: keepAll }),
+      deps: exportDeps({ sandbox, destination: createLocalDestination(keepDir), start: START, client: DATASET_CLIENT }),
+    });
 
     expect(kept.units.map((unit) => unit.status)).toEqual(['complete', 'complete', 'complete']);
     expect(leaks(await everythingStored(keepDir), PERSONAL).length).toBeGreaterThanOrEqual(PERSONAL.length - 1);

@@ -17,7 +17,7 @@ import type { RunRecord } from '../../functions/export/run-log.js';
 import type { ExportPolicy, RunControl } from '../../functions/export/policy.js';
 import { runExport, type RunRequest, type RunResult } from '../../functions/export/run.js';
 import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
-import { loadConfig } from '../../functions/shared/config.js';
+import { loadConfig } from '../../functions/settings/config.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';

@@ -2,9 +2,7 @@
  * What `export` prints when it is done: a line per unit on stdout, then the totals; warnings,
  * stops and what to do next on stderr. `--json`: one JSON object instead of the lines.
  */
-import { unitRows } from '../../export/manifest.js';
-import type { RunResult, UnitResult } from '../../export/run.js';
-import { unitLabel } from '../../export/units.js';
+import { unitLabel, unitRows, type RunResult, type UnitResult } from '../../export/index.js';
 import { formatDuration } from '../../shared/durations.js';
 import type { CliIo } from '../io.js';
 

@@ -1,5 +1,5 @@
 /** `plan` on stdout: one line per unit to do, or one JSON object. */
-import type { PlannedUnit } from '../../export/plan.js';
+import type { PlannedUnit } from '../../export/index.js';
 import type { BudgetSnapshot } from '../../shared/pacing/budget.js';
 import { budgetJson, budgetLine, budgetNeeds, requestsLeftOf, requestsLeftText } from './budget.js';
 

@@ -1,6 +1,5 @@
 /** `status` on stdout: a table of units per day, project and dataset, or one JSON object. */
-import type { ExportStatus } from '../../export/status.js';
-import type { UnitView } from '../../export/units.js';
+import type { ExportStatus, UnitView } from '../../export/index.js';
 import type { BudgetSnapshot } from '../../shared/pacing/budget.js';
 import type { DatasetName } from '../../warehouse/catalog.js';
 import { displayText } from '../../shared/display.js';

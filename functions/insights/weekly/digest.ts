@@ -9,7 +9,7 @@
  * both weeks have at least 80 % of their days exported for its dataset; per day, and never judged,
  * where one has fewer; not at all where one has none. A mover is only ever drawn from totals that compare.
  */
-import { formatChange as formatPercentChange, formatCount } from '../../shared/format.js';
+import { formatChange, formatCount } from '../../shared/format.js';
 import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
 import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
@@ -87,19 +87,14 @@ export function verdictLines(fixes: readonly GapEffect[], limit = DIGEST_VERDICT
   ];
 }
 
-/**
- * `+12 %`, `-40 %`, `new` (from 0), `0 %`: shared/format.ts's change with the ASCII minus, as
- * the rest of the plain-text digest writes `->` and `x` (the page writes `−`).
- */
-export function formatChange(current: number, previous: number): string {
-  return formatPercentChange(current, previous, '-');
-}
+/** The digest writes plain text: its changes take the ASCII minus, as it writes `->` and `x` (the page writes `−`). */
+const ASCII_MINUS = '-';
 
 /**
  * The projects' figures that moved most (relative change, either way), over a base large enough
  * to mean something: warehouse/compare.ts's rule with the digest's parameters.
  */
-export function moversOf(figures: Figures, limit = MOVERS): Mover[] {
+export function digestMovers(figures: Figures, limit = MOVERS): Mover[] {
   const changes = figures.byProject.flatMap((project) =>
     DIGEST_FIGURES.filter(({ key }) => comparisonFor(project, FIGURE_DATASET[key]) === 'totals').map(({ key }) => ({
       projectId: project.projectId,
@@ -176,7 +171,7 @@ function countOf(value: number, comparison: Comparison): string {
 function changeOf(compared: Compared): string {
   if (compared.previous === null) return '';
   if (compared.comparison === 'per-day' && compared.previous === 0) return '';
-  return formatChange(compared.current, compared.previous);
+  return formatChange(compared.current, compared.previous, ASCII_MINUS);
 }
 
 /** `human visitors 1,300 (+29 %)`, `(+3 % per day)` where only days compare, no change where nothing does. */
@@ -215,7 +210,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   const label = (key: DigestFigure) => DIGEST_FIGURES.find((f) => f.key === key)?.label ?? key;
   const width = Math.max(...DIGEST_FIGURES.map((f) => f.label.length));
   const health = healthCounts(figures);
-  const movers = moversOf(figures);
+  const movers = digestMovers(figures);
   const projects = figures.projects.length;
   const columns = figures.period.days.length === 7 ? (['This week', 'Last week'] as const) : (['This period', 'Before'] as const);
 
@@ -241,7 +236,7 @@ export function digestOf(input: DigestInput): InsightMessage {
       ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed)`]
       : movers.map((m) => {
           const word = judgement(m.figure, m.current, m.previous);
-          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous)}${word === '' ? '' : `, ${word}`})`;
+          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous, ASCII_MINUS)}${word === '' ? '' : `, ${word}`})`;
         })),
     '',
     'Data health (units of the week, day x dataset x project):',

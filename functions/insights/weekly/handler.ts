@@ -7,13 +7,14 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { scheduledTime } from '../handler.js';
+import * as v from 'valibot';
+import { scheduledTime } from '../../shared/scheduled-event.js';
 import { createInsightPublisher } from '../publish.js';
 import { parseDestinationTarget } from '../../shared/storage/destination-target.js';
 import { awsClientConfig } from '../../shared/aws-clients.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
-import { loadConfigFor, requireSettings, type ConfigOf } from '../../shared/config.js';
-import { openDestination } from '../../shared/storage/destinations.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../../settings/config.js';
+import { openTarget, type S3Target } from '../../shared/storage/destinations.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../../shared/metric-names.js';
@@ -33,17 +34,26 @@ export interface WeeklyHandlerDeps extends WeeklyDeps {
   readonly config: ConfigOf<'weekly-report'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
+  /** `config.destination`, parsed once (`weeklyDepsFromConfig`). @default parsed by the run */
+  readonly target?: S3Target;
 }
 
 /** `{"days": N}` of an invocation by hand (1–366): a report of the last N complete days; none for the schedule's event. */
 export function daysAsked(event: unknown): number | undefined {
-  const days = typeof event === 'object' && event !== null ? (event as { days?: unknown }).days : undefined;
+  const asked = v.safeParse(ASKED_EVENT, event);
+  if (!asked.success) return undefined;
+  const { days } = asked.output;
   if (days === undefined) return undefined;
-  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 366) {
+  const valid = v.safeParse(DAYS, days);
+  if (!valid.success) {
     throw new ConfigError(`"days" must be a whole number from 1 to 366 (got ${JSON.stringify(days)?.slice(0, 20)}): the last N complete days to report`);
   }
-  return days;
+  return valid.output;
 }
+
+/** An invocation by hand: `{"days": N}` (any value, checked by `DAYS` for the message). */
+const ASKED_EVENT = v.object({ days: v.optional(v.unknown()) });
+const DAYS = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(366));
 
 export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
   return async (event?: unknown): Promise<WeeklyAnswer> => {
@@ -53,6 +63,7 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
     const result = await runWeeklyReport(
       {
         destination: config.destination,
+        ...(deps.target ? { target: deps.target } : {}),
         settleHours: config.settleHours,
         projects: config.projectIds,
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
@@ -97,14 +108,17 @@ export function weeklyDepsFromConfig(
   config: ConfigOf<'weekly-report'>,
   clients: { s3?: S3Client; sns?: SNSClient; secrets?: SecretsManagerClient } = {},
 ): WeeklyHandlerDeps {
-  if (parseDestinationTarget(config.destination).kind !== 's3') {
+  // The destination is parsed once here: the lake, the pages' writes and the link's place follow from it.
+  const target = parseDestinationTarget(config.destination);
+  if (target.kind !== 's3') {
     throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
   }
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());
   return {
     config,
     s3,
-    writeTo: openDestination(config.destination, { s3Client: s3 }),
+    target: { bucket: target.bucket, prefix: target.prefix },
+    writeTo: openTarget(target, { s3Client: s3 }),
     publish: createInsightPublisher({
       sns: clients.sns ?? new SNSClient(awsClientConfig()),
       topicArn: requireSettings(config, 'weekly-report').insightsTopicArn,

@@ -13,7 +13,7 @@ import { daysFrom, type Figures, type Period } from '../../report/figures.js';
 import { buildReport } from '../../report/report.js';
 import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
-import { parseS3Target } from '../../shared/storage/destinations.js';
+import { parseS3Target, type S3Target } from '../../shared/storage/destinations.js';
 import { toFixEffect, writeFixEffects } from '../../gaps/fix-effects.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
@@ -51,6 +51,8 @@ export function weekPeriod(now: number, settleHours: number, days = WEEK_DAYS): 
 export interface WeeklySettings {
   /** `EXPORT_DESTINATION`: `s3://bucket/prefix`. */
   readonly destination: string;
+  /** `destination` parsed once (by the handler). @default parsed here */
+  readonly target?: S3Target;
   readonly settleHours: number;
   /** Projects to report; empty: every project found. */
   readonly projects: readonly string[];
@@ -93,13 +95,20 @@ export interface WeeklyResult {
 
 /** Builds, writes and tells the week's report. Throws NoDataError when nothing was exported in the two weeks. */
 export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps): Promise<WeeklyResult> {
-  const { bucket, prefix } = parseS3Target(settings.destination);
+  const target = settings.target ?? parseS3Target(settings.destination);
+  const { bucket, prefix } = target;
   const days = settings.days ?? WEEK_DAYS;
   const period = weekPeriod(deps.now(), settings.settleHours, days);
   const last = period.days[period.days.length - 1] as string;
   const week = days === WEEK_DAYS ? isoWeek(last) : `${period.from} to ${last}`;
   const report = await buildReport(
-    { destination: settings.destination, period, projects: settings.projects, ...(settings.siteUrl !== undefined ? { siteUrl: settings.siteUrl } : {}) },
+    {
+      destination: settings.destination,
+      target: { kind: 's3', ...target },
+      period,
+      projects: settings.projects,
+      ...(settings.siteUrl !== undefined ? { siteUrl: settings.siteUrl } : {}),
+    },
     { now: deps.now, s3Client: deps.s3 },
   );
   const key = days === WEEK_DAYS ? weeklyKey(week) : rangeKey(period.from, last);

@@ -12,7 +12,7 @@
  * retry-policy.ts function (analytics.ts, agent.ts).
  */
 import type { ApiOperation, ApiStats, CallOptions } from '../api-types.js';
-import { validateApiKey } from '../config.js';
+import { validateApiKey } from '../validators.js';
 import { ApiError, ConfigError, describeError } from '../errors.js';
 import { type RetryOptions, retry } from '../pacing/retry.js';
 import { type BodyParser, parseBody } from './body.js';

@@ -5,13 +5,13 @@
  * the resolved object and never writes a fallback of its own.
  *
  * The numbers come from where they are declared once: the retry numbers from `RETRY_DEFAULTS`
- * (retry.ts, which the retry loop also falls back to) and the timeout from `CONFIG_DEFAULTS`
+ * (retry.ts, which the retry loop also falls back to) and the timeout from `DEFAULT_API_TIMEOUT_MS` (validators.ts, the default of `API_TIMEOUT_MS`)
  * (config.ts, which `API_TIMEOUT_MS` falls back to).
  */
 import type { BudgetGate } from '../pacing/budget.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../pacing/circuit-breaker.js';
 import type { SkewClock } from '../clock-skew.js';
-import { CONFIG_DEFAULTS, validateApiKey, validateApiUrl } from '../config.js';
+import { DEFAULT_API_TIMEOUT_MS, validateApiKey, validateApiUrl } from '../validators.js';
 import { ConfigError } from '../errors.js';
 import type { AppLogger } from '../logger.js';
 import type { ApiEvents } from './events.js';
@@ -31,7 +31,7 @@ export interface ApiClientOptions {
   readonly fetch?: typeof fetch;
   /**
    * Per-request timeout (headers and body), ms; also cut to the call's deadline.
-   * @default CONFIG_DEFAULTS.apiTimeoutMs
+   * @default DEFAULT_API_TIMEOUT_MS
    */
   readonly timeoutMs?: number;
   /** Retries after the first attempt. @default RETRY_DEFAULTS.retries */
@@ -80,7 +80,7 @@ export interface ApiClientOptions {
 
 /** The client's numeric and text defaults, each taken from where it is declared once. */
 export const API_CLIENT_DEFAULTS = {
-  timeoutMs: CONFIG_DEFAULTS.apiTimeoutMs,
+  timeoutMs: DEFAULT_API_TIMEOUT_MS,
   maxRetries: RETRY_DEFAULTS.retries,
   minDelayMs: RETRY_DEFAULTS.minMs,
   maxDelayMs: RETRY_DEFAULTS.maxMs,

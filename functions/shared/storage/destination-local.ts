@@ -11,9 +11,8 @@ import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream 
 import { mkdir, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { probeKey, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
+import { probeKey, SCRATCH_PREFIX, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
 import { ConfigError, DestinationError } from '../errors.js';
-import { STAGING_PREFIX } from '../../warehouse/keys.js';
 
 /**
  * Refuses keys that could escape the destination or name nothing: empty, absolute,
@@ -69,7 +68,7 @@ export function createLocalDestination(dir: string): Destination {
     await makeFolderOf(file);
     // Table files only: a staging folder goes whole with its unit, and a readdir per staged
     // page would be work on the hot path for nothing.
-    if (!key.startsWith(`${STAGING_PREFIX}/`)) await removeStaleTemps(file);
+    if (!key.startsWith(`${SCRATCH_PREFIX}/`)) await removeStaleTemps(file);
     // 'wx': never reuse (or follow a link at) an existing name. flush: fsync before close,
     // so the rename publishes bytes that are on disk.
     const stream = createWriteStream(temp, { flags: 'wx', flush: options.durable !== false });
@@ -78,7 +77,7 @@ export function createLocalDestination(dir: string): Destination {
     } catch (error) {
       throw failure('create', temp, error);
     }
-    return pendingFileWrite(stream, temp, file, !key.startsWith(`${STAGING_PREFIX}/`));
+    return pendingFileWrite(stream, temp, file, !key.startsWith(`${SCRATCH_PREFIX}/`));
   };
 
   return {
@@ -140,7 +139,7 @@ export function createLocalDestination(dir: string): Destination {
       // and so do the day's, the dataset's and `_staging` itself once empty. rmdir removes
       // only an empty folder: another unit's folder keeps its parents; a run creating one just
       // then recreates what it misses (createFolder).
-      if (key.startsWith(`${STAGING_PREFIX}/`)) {
+      if (key.startsWith(`${SCRATCH_PREFIX}/`)) {
         let folder = path.dirname(file);
         for (let level = 0; level < 4 && folder.startsWith(root) && folder !== root; level++, folder = path.dirname(folder)) {
           if (

@@ -16,6 +16,14 @@ export interface PendingWrite {
   abort(reason?: unknown): Promise<void>;
 }
 
+/**
+ * The prefix of scratch keys: files that live only until their unit is committed (the export's
+ * staging, `warehouse/keys.ts` `STAGING_PREFIX`). A destination may treat them as such — the
+ * local one sweeps no stale temp files beside them and removes their empty folders with their
+ * last file — so the floor names the convention and the warehouse builds its keys on it.
+ */
+export const SCRATCH_PREFIX = '_staging';
+
 export interface WriteOptions {
   readonly contentType?: string;
   /**

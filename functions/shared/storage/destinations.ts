@@ -6,7 +6,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { Destination } from './destination.js';
 import { createLocalDestination } from './destination-local.js';
 import { createS3Destination } from './destination-s3.js';
-import { parseDestinationTarget } from './destination-target.js';
+import { parseDestinationTarget, type DestinationTarget } from './destination-target.js';
 import { awsClientConfig } from '../aws-clients.js';
 
 export interface DestinationDeps {
@@ -23,7 +23,11 @@ export { parseS3Target, type S3Target } from './destination-target.js';
  * creates folders (local) or fails with a message naming bucket and key (S3).
  */
 export function openDestination(target: string, deps: DestinationDeps = {}): Destination {
-  const parsed = parseDestinationTarget(target, deps.source ?? 'EXPORT_DESTINATION');
+  return openTarget(parseDestinationTarget(target, deps.source ?? 'EXPORT_DESTINATION'), deps);
+}
+
+/** The destination of an already parsed target (a caller that parsed it once for its own needs). */
+export function openTarget(parsed: DestinationTarget, deps: Pick<DestinationDeps, 's3Client'> = {}): Destination {
   if (parsed.kind === 'local') return createLocalDestination(parsed.dir);
   return createS3Destination({ bucket: parsed.bucket, prefix: parsed.prefix, client: deps.s3Client ?? new S3Client(awsClientConfig()) });
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PlannedUnit, UnitReason } from '../../../functions/export/plan.js';
-import type { UnitResult } from '../../../functions/export/run.js';
+import type { UnitResult } from '../../../functions/export/run-units.js';
 import { createProgress } from '../../../functions/cli/progress.js';
 import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
 import type { BudgetSnapshot } from '../../../functions/shared/pacing/budget.js';

@@ -1,11 +1,11 @@
 /**
- * The settings table (functions/shared/config.ts `SETTINGS`) is the one place a variable is
+ * The settings table (functions/settings/config.ts `SETTINGS`) is the one place a variable is
  * written: docs/configuration.md's table is the one `npm run docs` generates from it, each
  * default is a value its own validator accepts, and each function parses only its own rows.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS, ENV_DEFAULTS, SETTINGS, loadConfig, loadConfigFor } from '../../../functions/shared/config.js';
+import { CONFIG_DEFAULTS, ENV_DEFAULTS, SETTINGS, loadConfig, loadConfigFor } from '../../../functions/settings/config.js';
 import { SETTINGS_MARKERS, settingsReference, withSettingsReference } from '../../../scripts/settings-reference.js';
 import { COST_MARKERS, costReference, withCostReference } from '../../../scripts/cost-reference.js';
 import { DATASET_CATALOG, DATASET_NAMES, typicalPagesPerDay } from '../../../functions/warehouse/catalog.js';

@@ -4,18 +4,24 @@
  * are asked for one at a time, and a checkpoint that no longer fits restarts the unit.
  */
 import { describe, expect, it } from 'vitest';
-import { DATASETS } from '../../../functions/export/datasets.js';
+import { DATASET_SPECS, DATASETS, type ReadScope } from '../../../functions/export/datasets.js';
 import { pagesOf, RestartUnit, stagedPages, type PageSource } from '../../../functions/export/pages.js';
 import { createPager, type PagerState } from '../../../functions/export/paging.js';
 import { CHECKPOINT_VERSION, type Checkpoint } from '../../../functions/export/staging.js';
 import type { AnalyticsApi } from '../../../functions/shared/api/index.js';
 import type { VisitorsPage } from '../../../functions/shared/api-types.js';
+import { resolvePolicy } from '../../../functions/warehouse/column-policy.js';
 import { ApiError, DestinationError, ResponseTooLargeError } from '../../../functions/shared/errors.js';
 
 const UNIT = { dataset: 'visitors', projectId: 'proj_a', day: '2026-11-20' } as const;
 const LIMIT = 2;
 const TOTALS = { human: 10, ai: 2, total: 12 };
 const def = DATASETS.visitors;
+/** What the pages are read with: visitors have no personal column. */
+const SCOPE: ReadScope = {
+  context: { projectId: UNIT.projectId, date: UNIT.day, exportedAt: new Date('2026-11-21T03:00:00.000Z') },
+  privacy: { policy: resolvePolicy({}), erased: new Set<string>() },
+};
 
 /** Page `n` (0-based) of a day of `count` pages, `LIMIT` rows each. */
 function page(n: number, count: number, totals = TOTALS): VisitorsPage {
@@ -51,7 +57,7 @@ function source(api: AnalyticsApi, options: { stop?: AbortSignal } = {}): PageSo
     limit: LIMIT,
     call: options.stop ? { stop: options.stop } : {},
     abandoned: new AbortController().signal,
-    govern: (page) => page,
+    scope: SCOPE,
   };
 }
 
@@ -155,19 +161,23 @@ describe('stagedPages', () => {
     const staged = [page(0, 3), page(1, 3)];
     const p = pager();
 
-    const replayed = await collect(stagedPages(checkpointAt({ kind: 'offset', pages: 2, offset: 4 }), { readPage: async (i) => staged[i] }, p, def));
+    const replayed = await collect(
+      stagedPages(checkpointAt({ kind: 'offset', pages: 2, offset: 4 }), { readPage: async (i) => staged[i] }, p, def, () => SCOPE),
+    );
 
     expect(replayed.map((r) => r.index)).toEqual([0, 1]);
     // The pager saw them: the same page again is a duplicate.
-    expect(() => p.accept({ kind: 'offset', pages: 2, offset: 4 }, def.view(page(1, 3)))).toThrow();
+    expect(() => p.accept({ kind: 'offset', pages: 2, offset: 4 }, DATASET_SPECS.visitors.view(page(1, 3)))).toThrow();
   });
 
   it('restarts the unit when a staged page cannot be read, or when the checkpoint does not follow from its pages', async () => {
     const missing = { readPage: async () => Promise.reject(new DestinationError('staged page is missing')) };
     const elsewhere = { readPage: async (i: number) => page(i, 3) };
 
-    await expect(collect(stagedPages(checkpointAt({ kind: 'offset', pages: 1, offset: 2 }), missing, pager(), def))).rejects.toBeInstanceOf(RestartUnit);
-    await expect(collect(stagedPages(checkpointAt({ kind: 'offset', pages: 1, offset: 8 }), elsewhere, pager(), def))).rejects.toThrow(
+    await expect(collect(stagedPages(checkpointAt({ kind: 'offset', pages: 1, offset: 2 }), missing, pager(), def, () => SCOPE))).rejects.toBeInstanceOf(
+      RestartUnit,
+    );
+    await expect(collect(stagedPages(checkpointAt({ kind: 'offset', pages: 1, offset: 8 }), elsewhere, pager(), def, () => SCOPE))).rejects.toThrow(
       /does not follow from its 1 staged page/,
     );
   });

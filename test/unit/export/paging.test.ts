@@ -4,7 +4,7 @@
  * gives them) and checks the parameters it asks for and where it stops or fails.
  */
 import { describe, expect, it } from 'vitest';
-import { DATASETS } from '../../../functions/export/datasets.js';
+import { DATASET_SPECS } from '../../../functions/export/datasets.js';
 import {
   createPager,
   positionText,
@@ -27,7 +27,7 @@ function rows(from: number, count: number): PageVisitors[] {
 }
 
 const visitorsPage = (visitors: PageVisitors[], hasMore: boolean, totals = TOTALS): PageView =>
-  DATASETS.visitors.view({ totals, visitors, hasMore } satisfies VisitorsPage);
+  DATASET_SPECS.visitors.view({ totals, visitors, hasMore } satisfies VisitorsPage);
 
 /** A cursor page as feedback and assistant send it (`hasMore` and `nextCursor`). */
 const cursorPage = (rowCount: number, nextCursor: string | null, hasMore: boolean | null = nextCursor !== null): PageView => ({
@@ -38,7 +38,7 @@ const cursorPage = (rowCount: number, nextCursor: string | null, hasMore: boolea
 
 /** A searches page: no `hasMore`, the cursor alone ends it; `totalSearches` on every page. */
 const searchesPage = (count: number, nextCursor: string | null, totalSearches = 40): PageView =>
-  DATASETS.searches.view({
+  DATASET_SPECS.searches.view({
     totalSearches,
     searches: Array.from({ length: count }, (_, i) => ({
       searchQuery: `term ${i}`,
@@ -291,7 +291,7 @@ describe('cursor paging', () => {
 
 describe('single-request paging', () => {
   const feedbackByPage = (count: number, hasMore: boolean): PageView =>
-    DATASETS.feedback_by_page.view({
+    DATASET_SPECS.feedback_by_page.view({
       feedback: Array.from({ length: count }, (_, i) => ({ path: `/p/${i}`, thumbsUp: 1, thumbsDown: 0, code: 0, total: 1 })),
       hasMore,
     } satisfies FeedbackByPage);
@@ -313,7 +313,7 @@ describe('single-request paging', () => {
   it('sends no limit for an endpoint without one', () => {
     const pager = createPager('single', { maxPages: 100, where: 'caller_stats proj_a 2026-01-31' });
 
-    const run = drive(pager, [DATASETS.caller_stats.view({ web: 1, api: 2, other: 0, total: 3 })]);
+    const run = drive(pager, [DATASET_SPECS.caller_stats.view({ web: 1, api: 2, other: 0, total: 3 })]);
 
     expect(run.params).toEqual([{}]);
     expect(run.done).toBe(true);

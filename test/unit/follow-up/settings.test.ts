@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../functions/shared/config.js';
+import { loadConfig } from '../../../functions/settings/config.js';
 import { FOLLOW_UP_DEFAULTS, failureBackoff, resolveSettings, settingsFromConfig } from '../../../functions/follow-up/settings.js';
 
 describe('follow-up settings', () => {

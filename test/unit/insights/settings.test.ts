@@ -3,7 +3,7 @@
  * naming the variable when a value is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../functions/shared/config.js';
+import { loadConfig } from '../../../functions/settings/config.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 
 describe('settings', () => {

@@ -10,7 +10,7 @@ import {
   type SettingReader,
   validateApiKey,
   validateApiUrl,
-} from '../../../functions/shared/config.js';
+} from '../../../functions/settings/config.js';
 import { createLogger } from '../../../functions/shared/logger.js';
 import { configErrorOf } from '../../helpers/errors.js';
 

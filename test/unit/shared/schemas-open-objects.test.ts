@@ -4,7 +4,7 @@
  * 2^53 — and named, never dropped.
  */
 import { describe, expect, it } from 'vitest';
-import { DATASETS } from '../../../functions/export/datasets.js';
+import { DATASET_SPECS } from '../../../functions/export/datasets.js';
 import { unknownFieldsColumn } from '../../../functions/export/drift.js';
 import { parseJson } from '../../../functions/shared/lossless-json.js';
 import {
@@ -37,11 +37,11 @@ describe('a cited source (nested in an array)', () => {
     const page = parseAssistantPage(JSON.parse(pageText(JSON.stringify({ ...TURN, sources: [{ ...TURN.sources[0], score: 0.9, snippet: 'Intro…' }] }))));
     const turn = page.conversations[0] as (typeof page.conversations)[number];
 
-    const row = DATASETS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0) });
+    const row = DATASET_SPECS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0) });
 
     expect(JSON.parse(String(row['sources_json']))).toEqual([{ title: 'Intro', url: 'https://docs.example.com/intro', score: 0.9, snippet: 'Intro…' }]);
-    expect(DATASETS.assistant.unknownNestedFields(turn)).toEqual(['sources[].score', 'sources[].snippet']);
-    expect(DATASETS.assistant.unknownFields(turn)).toBeUndefined();
+    expect(DATASET_SPECS.assistant.unknownNestedFields(turn)).toEqual(['sources[].score', 'sources[].snippet']);
+    expect(DATASET_SPECS.assistant.unknownFields(turn)).toBeUndefined();
   });
 
   it('names nothing when the sources hold only known fields', () => {
@@ -93,9 +93,9 @@ describe('an unknown integer past 2^53', () => {
     );
     const turn = parseAssistantPage(parseJson(text)).conversations[0] as ReturnType<typeof parseAssistantPage>['conversations'][number];
 
-    const row = DATASETS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0) });
+    const row = DATASET_SPECS.assistant.toRow(turn, { projectId: 'p', date: '2026-02-10', exportedAt: new Date(0) });
 
-    expect(unknownFieldsColumn(DATASETS.assistant.unknownFields(turn))).toBe('{"traceId":12345678901234567890123}');
+    expect(unknownFieldsColumn(DATASET_SPECS.assistant.unknownFields(turn))).toBe('{"traceId":12345678901234567890123}');
     expect(row['sources_json']).toBe('[{"title":"t","url":"u","rank":-9007199254740993}]');
   });
 });

@@ -73,3 +73,70 @@ describe('openLake of a bucket, when a read fails', () => {
     }
   });
 });
+
+describe('openLake of a bucket, its scope', () => {
+  it('mirrors the tables over every day of the scope, and the units’ states and recent folders from recentFrom on only', async () => {
+    const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const objects = [
+      'mintlify/visitors_totals/dt=2026-11-09/proj_a.parquet',
+      'mintlify/visitors_totals/dt=2026-11-16/proj_a.parquet',
+      'mintlify/_manifests/visitors/dt=2026-11-09/proj_a.json',
+      'mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json',
+      'mintlify/export_runs/dt=2026-11-09/run.json',
+      'mintlify/export_runs/dt=2026-11-16/run.json',
+    ];
+    const read: string[] = [];
+    client.send = (async (command: { input: { Key?: string; Prefix?: string } }) => {
+      if (command instanceof ListObjectsV2Command)
+        return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
+      read.push(command.input.Key ?? '');
+      return { Body: { transformToByteArray: async () => new Uint8Array([1]) } };
+    }) as unknown as S3Client['send'];
+
+    const lake = await openLake(
+      's3://bucket/mintlify',
+      { from: '2026-11-09', to: '2026-11-23', prefixes: ['visitors_totals'], recent: ['export_runs'], recentFrom: '2026-11-16' },
+      { s3Client: client },
+    );
+    await lake.close();
+
+    expect(read.sort()).toEqual([
+      'mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json',
+      'mintlify/export_runs/dt=2026-11-16/run.json',
+      'mintlify/visitors_totals/dt=2026-11-09/proj_a.parquet',
+      'mintlify/visitors_totals/dt=2026-11-16/proj_a.parquet',
+    ]);
+  });
+});
+
+describe('openLake of a bucket, the states later', () => {
+  it('returns once the tables are mirrored; the units’ states arrive by `ready`, and close waits for them', async () => {
+    const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const objects = ['mintlify/visitors_totals/dt=2026-11-16/proj_a.parquet', 'mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json'];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    client.send = (async (command: { input: { Key?: string; Prefix?: string } }) => {
+      if (command instanceof ListObjectsV2Command)
+        return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
+      if (command.input.Key?.includes('_manifests')) await held;
+      return { Body: { transformToByteArray: async () => new Uint8Array([1]) } };
+    }) as unknown as S3Client['send'];
+
+    const lake = await openLake(
+      's3://bucket/mintlify',
+      { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] },
+      { s3Client: client, statesLater: true },
+    );
+    const before = await readdir(lake.root, { recursive: true });
+    release();
+    await lake.ready;
+    const after = await readdir(lake.root, { recursive: true });
+    await lake.close();
+
+    expect(before).toContain(path.join('visitors_totals', 'dt=2026-11-16', 'proj_a.parquet'));
+    expect(before).not.toContain('_manifests');
+    expect(after).toContain(path.join('_manifests', 'visitors', 'dt=2026-11-16', 'proj_a.json'));
+  });
+});

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Figures, Headline } from '../../../../functions/report/figures.js';
-import { MOVER_MIN_BASE, MOVERS, type Mover, moversOf } from '../../../../functions/insights/weekly/digest.js';
+import { MOVER_MIN_BASE, MOVERS, type Mover, digestMovers } from '../../../../functions/insights/weekly/digest.js';
 import { ZERO_HEADLINE } from '../../../helpers/figures.js';
 
 const ZERO = ZERO_HEADLINE;
@@ -26,17 +26,17 @@ const listed = (movers: readonly Mover[]) => movers.map((m) => `${m.projectId} $
 
 describe("the digest's movers", () => {
   it(`counts a figure as a mover only from a base of ${MOVER_MIN_BASE} last week`, () => {
-    const movers = moversOf(figures(project('proj_a', { human: 400, views: 400 }, { human: MOVER_MIN_BASE - 1, views: MOVER_MIN_BASE })));
+    const movers = digestMovers(figures(project('proj_a', { human: 400, views: 400 }, { human: MOVER_MIN_BASE - 1, views: MOVER_MIN_BASE })));
 
     expect(listed(movers)).toEqual([`proj_a views ${MOVER_MIN_BASE}->400`]);
   });
 
   it('leaves out a figure that did not change', () => {
-    expect(moversOf(figures(project('proj_a', { human: 500, searches: 80 }, { human: 500, searches: 80 })))).toEqual([]);
+    expect(digestMovers(figures(project('proj_a', { human: 500, searches: 80 }, { human: 500, searches: 80 })))).toEqual([]);
   });
 
   it('orders by the size of the relative change either way, ties by project, and gives the change as a ratio', () => {
-    const movers = moversOf(
+    const movers = digestMovers(
       figures(
         project('proj_b', { human: 150 }, { human: 100 }),
         project('proj_a', { human: 200, views: 50, thumbsDown: 21 }, { human: 40, views: 100, thumbsDown: 20 }),
@@ -49,7 +49,7 @@ describe("the digest's movers", () => {
   });
 
   it('judges every headline figure of the digest, AI visitors, searches, questions and unanswered included', () => {
-    const movers = moversOf(
+    const movers = digestMovers(
       figures(project('proj_a', { ai: 60, searches: 90, questions: 20, unanswered: 10 }, { ai: 30, searches: 30, questions: 40, unanswered: 40 })),
     );
 
@@ -59,7 +59,7 @@ describe("the digest's movers", () => {
   it(`lists at most ${MOVERS} by default, or the limit asked`, () => {
     const projects = Array.from({ length: 7 }, (_, i) => project(`proj_${i}`, { views: 100 + 10 * (i + 1) }, { views: 100 }));
 
-    expect(moversOf(figures(...projects)).map((m) => m.projectId)).toEqual(['proj_6', 'proj_5', 'proj_4', 'proj_3', 'proj_2']);
-    expect(moversOf(figures(...projects), 2).map((m) => m.projectId)).toEqual(['proj_6', 'proj_5']);
+    expect(digestMovers(figures(...projects)).map((m) => m.projectId)).toEqual(['proj_6', 'proj_5', 'proj_4', 'proj_3', 'proj_2']);
+    expect(digestMovers(figures(...projects), 2).map((m) => m.projectId)).toEqual(['proj_6', 'proj_5']);
   });
 });

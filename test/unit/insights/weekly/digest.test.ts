@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Figures, Headline, HealthCell } from '../../../../functions/report/figures.js';
-import { digestOf, formatChange, healthCounts, moversOf } from '../../../../functions/insights/weekly/digest.js';
+import { digestMovers, digestOf, healthCounts } from '../../../../functions/insights/weekly/digest.js';
+import { formatChange } from '../../../../functions/shared/format.js';
 import { daysAsked } from '../../../../functions/insights/weekly/handler.js';
 import { isoWeek, weekPeriod } from '../../../../functions/insights/weekly/run.js';
 import { ZERO_HEADLINE } from '../../../helpers/figures.js';
@@ -71,7 +72,7 @@ describe('the digest', () => {
   const b = { projectId: 'proj_b', current: { ...ZERO, human: 100, views: 30 }, previous: { ...ZERO, human: 10, views: 300 }, visitorsTotal: 100 };
 
   it('says the change of each figure, and new for one from nothing', () => {
-    expect([formatChange(120, 100), formatChange(50, 100), formatChange(100, 100), formatChange(5, 0), formatChange(0, 0)]).toEqual([
+    expect([formatChange(120, 100, '-'), formatChange(50, 100, '-'), formatChange(100, 100, '-'), formatChange(5, 0, '-'), formatChange(0, 0, '-')]).toEqual([
       '+20 %',
       '-50 %',
       '0 %',
@@ -81,7 +82,7 @@ describe('the digest', () => {
   });
 
   it('lists the projects’ biggest relative moves over a base of at least 20, both ways', () => {
-    expect(moversOf(figures([a, b])).map((m) => `${m.projectId} ${m.figure} ${m.previous}->${m.current}`)).toEqual([
+    expect(digestMovers(figures([a, b])).map((m) => `${m.projectId} ${m.figure} ${m.previous}->${m.current}`)).toEqual([
       'proj_b views 300->30',
       'proj_a thumbsDown 40->10',
       'proj_a human 1000->1200',
