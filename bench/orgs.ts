@@ -25,7 +25,7 @@ import { createHandler } from '../functions/export/handler.js';
 import { dispatchOrganisations, type OrgQueue } from '../functions/orgs/dispatch.js';
 import type { Organisation } from '../functions/orgs/organisations.js';
 import { createWorker, type WorkerRecord } from '../functions/orgs/worker.js';
-import { loadConfigFor } from '../functions/shared/config.js';
+import { loadConfigFor } from '../functions/settings/config.js';
 import { createLogger, silentLogger } from '../functions/shared/logger.js';
 import { shareOf } from '../functions/shared/pacing/budget.js';
 import { fixedPersonalDataKey } from '../functions/shared/personal-data-key.js';

@@ -12,8 +12,8 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Option, type Command } from 'commander';
-import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { loadConfig, validateProjectId } from '../shared/config.js';
+import { FLAG_NAMES, requestedDays } from '../export/index.js';
+import { loadConfig, validateProjectId } from '../settings/config.js';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import { validatedArg, wholeNumberArg } from './args.js';

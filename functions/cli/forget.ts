@@ -13,17 +13,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { createExportDeps } from '../export/deps.js';
-import { checkLakeKey, forgetPeople, inspectLake, type ForgetResult } from '../export/forget.js';
-import { exportPolicy } from '../export/policy.js';
-import { localStateDir } from '../export/runtime.js';
-import { loadConfig } from '../shared/config.js';
+import {
+  checkLakeKey,
+  createExportDeps,
+  ERASURES_PREFIX as ERASURES_FOLDER,
+  exportPolicy,
+  forgetPeople,
+  inspectLake,
+  localStateDir,
+  type ForgetResult,
+} from '../export/index.js';
+import { loadConfig } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { isEmailAddress } from '../shared/personal-data.js';
 import { createPersonalDataKeySource } from '../shared/personal-data-key.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
-import { ERASURES_PREFIX as ERASURES_FOLDER } from '../export/erasures.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';
 
 interface ForgetFlags {

@@ -10,16 +10,13 @@
  */
 import { GlueClient } from '@aws-sdk/client-glue';
 import type { Command } from 'commander';
-import { FLAG_NAMES, requestedDays } from '../export/event.js';
-import { registerDays, type TableRegistration } from '../export/partitions.js';
-import { completeUnits } from '../export/units.js';
+import { completeUnits, FLAG_NAMES, openExportDestination, registerDays, requestedDays, type TableRegistration } from '../export/index.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { silentLogger, type AppLogger } from '../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { TABLES } from '../warehouse/tables.js';
-import { openExportDestination } from '../export/deps.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';

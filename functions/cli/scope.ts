@@ -3,11 +3,10 @@
  * projects, datasets, destination) and what those resolve to, and the input of the probe
  * every one of them runs first (probe.ts: a mistake is one line, exit 2, before any request).
  */
-import type { GlueSend } from '../export/partitions.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, type Command } from 'commander';
-import { localStateDir, type ExportOverrides } from '../export/index.js';
+import { localStateDir, type ExportOverrides, type GlueSend } from '../export/index.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { PROJECT_ID_PATTERN, type Config } from '../settings/config.js';

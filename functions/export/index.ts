@@ -7,7 +7,9 @@ export { createExportDeps, openExportDestination, wireRun, type ExportDeps, type
 export { FLAG_NAMES, requestedDays } from './event.js';
 export { afterSpending, budgetTime, runsUnpaced } from './estimates.js';
 export { readPeriodFill } from './fill.js';
-export { forgetPerson, type ForgetResult } from './forget.js';
+export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget.js';
+export { ERASURES_PREFIX } from './erasures.js';
+export { registerDays, type GlueSend, type TableRegistration } from './partitions.js';
 export { unitRows } from './manifest.js';
 export { BACKLOG_PREFIX, daysBefore, planRequested, planScheduled, type PlannedUnit } from './plan.js';
 export { exportPolicy, type ExportPolicy, type RunControl } from './policy.js';

@@ -9,7 +9,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { orgDestination, ORG_ID_PATTERN } from '../orgs/organisations.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor } from '../shared/config.js';
+import { loadConfigFor } from '../settings/config.js';
 import { describeError } from '../shared/errors.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openDestination, parseS3Target } from '../shared/storage/destinations.js';

@@ -14,7 +14,7 @@ import { createExportDeps } from '../export/deps.js';
 import { createHandler, type ExportContext } from '../export/handler.js';
 import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
-import { loadConfigFor, requireSettings, type ConfigOf } from '../shared/config.js';
+import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../shared/metric-names.js';

@@ -9,7 +9,7 @@
  */
 import { statSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
-import { ID_PATTERN, validateApiKey } from '../shared/config.js';
+import { ID_PATTERN, validateApiKey } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
 import { orgScope } from '../shared/storage/scoped-store.js';
 

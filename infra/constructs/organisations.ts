@@ -18,7 +18,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/shared/config.js';
+import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/settings/config.js';
 import { METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../../functions/shared/metric-names.js';
 import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';

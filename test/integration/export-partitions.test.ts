@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportDeps } from '../../functions/export/deps.js';
 import { createHandler } from '../../functions/export/handler.js';
 import { PENDING_PARTITIONS_PREFIX, type PendingPartition } from '../../functions/export/partitions.js';
-import { loadConfig } from '../../functions/shared/config.js';
+import { loadConfig } from '../../functions/settings/config.js';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { createDynamoStore } from '../../functions/shared/storage/shared-store-dynamo.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';

@@ -12,7 +12,7 @@ import { createOrganisationsInsightsHandler } from '../../functions/insights/org
 import { weeklyDepsFromConfig } from '../../functions/insights/weekly/handler.js';
 import { createMemoryStore } from '../../functions/shared/storage/shared-store.js';
 import { createOrganisationsWeeklyHandler, type OrganisationsWeeklyAnswer } from '../../functions/insights/weekly/orgs.js';
-import { loadConfigFor } from '../../functions/shared/config.js';
+import { loadConfigFor } from '../../functions/settings/config.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { startS3Sqs, type S3Sqs } from '../helpers/emulators.js';
 import { removeTempDirs } from '../helpers/files.js';

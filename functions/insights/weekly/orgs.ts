@@ -10,7 +10,7 @@ import { lakeOrganisations } from '../orgs.js';
 import { describeError, NoDataError } from '../../shared/errors.js';
 import { openDestination } from '../../shared/storage/destinations.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
-import { loadConfigFor } from '../../shared/config.js';
+import { loadConfigFor } from '../../settings/config.js';
 import { createWeeklyHandler, weeklyDepsFromConfig, type WeeklyAnswer, type WeeklyHandlerDeps } from './handler.js';
 
 export interface OrganisationsWeeklyAnswer {

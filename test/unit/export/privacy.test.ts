@@ -121,7 +121,16 @@ describe('the path policy, in the reader', () => {
     expect((read.body as typeof visitors).visitors.map((r) => r.path)).toEqual(['/profile/[email]', '/signup', '/docs/quickstart']);
 
     const assistant = {
-      conversations: [{ pageUrl: 'https://docs.acme.com/u/+44 20 7946 0958?token=sk_live_abcdefghijklmnopqrstu' }],
+      conversations: [
+        {
+          id: 'c1',
+          timestamp: '2026-02-10T10:00:00.000Z',
+          query: 'q',
+          response: 'r',
+          resolutionStatus: 'answered',
+          pageUrl: 'https://docs.acme.com/u/+44 20 7946 0958?token=sk_live_abcdefghijklmnopqrstu',
+        },
+      ],
       hasMore: false,
       nextCursor: null,
     };

@@ -14,7 +14,7 @@ import { orgScope, scopedStore } from '../../../functions/shared/storage/scoped-
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { configErrorOf } from '../../helpers/errors.js';
 import { openSharedStore } from '../../../functions/export/deps.js';
-import { loadConfig } from '../../../functions/shared/config.js';
+import { loadConfig } from '../../../functions/settings/config.js';
 
 const KEY = 'mint_test_0123456789';
 afterAll(removeTempDirs);

@@ -222,7 +222,7 @@ describe('the digest compares only weeks that compare (the report’s rule)', ()
   });
 
   it('draws no mover from the barely exported week, and puts the per-day change in the subject', () => {
-    expect(moversOf(figures([project]))).toEqual([]);
+    expect(digestMovers(figures([project]))).toEqual([]);
     expect(digest().subject).toBe('Docs 2026-W47: human visitors 7,000 (-5 % per day), views 14,000 (+5 % per day)');
   });
 });
