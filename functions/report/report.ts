@@ -94,14 +94,15 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   const reach = lookbackDays(requests, { projects: request.projects, now: deps.now() })[0];
   const lake = await openLake(
     target,
-    // The tables over both periods (the page compares them) and the gap tables the verdicts look
-    // back over; the units' states, the run log and the anomaly marks over the period only.
+    // The tables and the units' states over both periods (the page compares them where both
+    // periods are exported enough: warehouse/compare.ts) and the gap tables the verdicts look
+    // back over; the run log and the anomaly marks from the period before on too.
     {
       from: previous.from,
       to: runsTo,
       prefixes: [...new Set([...REPORT_TABLES, ...EFFECT_TABLES].map((t) => t.prefix))],
       recent: [EXPORT_RUNS.prefix, ANOMALIES_PREFIX],
-      recentFrom: period.from,
+      recentFrom: previous.from,
       ...(reach !== undefined ? { reach: { from: reach, prefixes: EFFECT_TABLES.map((t) => t.prefix) } } : {}),
     },
     {

@@ -199,8 +199,12 @@ export class Warehouse extends Construct {
     const folders = exportFolders().map((folder) => `${ORGS_FOLDER}*/${folder}`);
     this.grantFolders(
       grantee,
-      { read: [...folders, `${ORGS_FOLDER}*/${ERASURES_PREFIX}`], write: [...folders, `${ORGS_FOLDER}*/${EXPORT_RUNS.prefix}/`], remove: folders },
-      "The export workers read, replace and delete objects under each organisation's table, manifest and staging folders (orgs/<id>/…), read its erasure records and append its run records; listing is limited to those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
+      {
+        read: [...folders, `${ORGS_FOLDER}*/${ERASURES_PREFIX}`, `${ORGS_FOLDER}*/${EXPIRED_PREFIX}`],
+        write: [...folders, `${ORGS_FOLDER}*/${EXPORT_RUNS.prefix}/`, `${ORGS_FOLDER}*/${EXPIRED_PREFIX}`],
+        remove: folders,
+      },
+      "The export workers read, replace and delete objects under each organisation's table, manifest and staging folders (orgs/<id>/…), read its erasure records, read and write the records of its expired units (retention) and append its run records; listing is limited to those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
     );
   }
 

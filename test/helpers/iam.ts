@@ -158,7 +158,8 @@ export function rolePolicies(resources: Resources, description: string, resolve:
     throw new Error(`${description}: its role has managed policies, which the guard cannot read`);
   }
   for (const [id, resource] of Object.entries(resources)) {
-    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    // CDK moves what does not fit the role's inline policy (10,240 characters) to a managed policy attached to the role (its overflow policy).
+    if (resource.Type !== 'AWS::IAM::Policy' && resource.Type !== 'AWS::IAM::ManagedPolicy') continue;
     const roles = (resource.Properties['Roles'] as { Ref?: string }[] | undefined) ?? [];
     if (roles.some((r) => r.Ref === roleId)) policies.push({ name: id, policy: resolve(resource.Properties['PolicyDocument']) as PolicyDocument });
   }

@@ -43,3 +43,12 @@ export function synthStack(context: Record<string, unknown> = {}): SynthResult {
     return { app, stack, template: Template.fromStack(stack) };
   });
 }
+
+/**
+ * The identity policies of the stack's roles, by logical id: their inline policies and the
+ * managed policies CDK attaches to a role when its statements outgrow one inline policy
+ * (`…OverflowPolicy…`, 10,240 characters): both have `Roles` and a `PolicyDocument`.
+ */
+export function rolePolicies(template: Template): ReturnType<Template['findResources']> {
+  return { ...template.findResources('AWS::IAM::Policy'), ...template.findResources('AWS::IAM::ManagedPolicy') };
+}

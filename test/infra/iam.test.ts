@@ -148,7 +148,11 @@ describe('the report link distribution (context reportLinkPublicKey)', () => {
     );
     const secretId = Object.keys(linked.findResources('AWS::SecretsManager::Secret')).find((id) => id.startsWith('ReportLinks'));
     const readers = Object.values(all)
-      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`))
+      .filter(
+        (r) =>
+          (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') &&
+          JSON.stringify(r.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`),
+      )
       .map((r) => JSON.stringify(r.Properties.Roles));
     expect(readers).toHaveLength(1);
     expect(readers[0]).toMatch(/WeeklyReport/);

@@ -8,7 +8,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError, configFromContext } from '../../infra/stack.js';
-import { synthStack, withApp } from '../helpers/synth.js';
+import { synthStack, withApp, rolePolicies } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -35,7 +35,7 @@ function roleOf(template: Template, description: string): string {
 }
 
 function statementsOf(template: Template, role: string): Statement[] {
-  return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+  return Object.values(rolePolicies(template) as Record<string, Resource>)
     .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
@@ -146,7 +146,7 @@ describe('insights topic', () => {
   it('is published to by the two insights functions only, named in their environment and the outputs', () => {
     const [topicId] = insightsTopic(defaults.template);
     const roles = [roleOf(defaults.template, WEEKLY), roleOf(defaults.template, CHECK)];
-    const publishers = Object.values(defaults.template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+    const publishers = Object.values(rolePolicies(defaults.template) as Record<string, Resource>)
       .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes(`{"Ref":"${topicId}"}`))
       .flatMap((policy) => (policy.Properties.Roles as { Ref: string }[]).map((r) => r.Ref));
     expect(publishers.sort()).toEqual([...roles].sort());

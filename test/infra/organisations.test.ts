@@ -8,7 +8,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { synthStack, type SynthResult } from '../helpers/synth.js';
+import { synthStack, type SynthResult, rolePolicies } from '../helpers/synth.js';
 
 let orgs: SynthResult;
 let plain: SynthResult;
@@ -23,9 +23,9 @@ type Statement = { Action: string | string[]; Resource: unknown };
 /** The statements of the export workers' role policy. */
 function workerStatements(template: Template): Statement[] {
   const role = Object.keys(template.findResources('AWS::IAM::Role')).find((id) => id.includes('OrganisationsWorker'));
-  const policy = Object.values(template.findResources('AWS::IAM::Policy')).find((p) => role !== undefined && JSON.stringify(p.Properties.Roles).includes(role));
-  if (!policy) throw new Error('no policy of the workers role');
-  return policy.Properties.PolicyDocument.Statement as Statement[];
+  const policies = Object.values(rolePolicies(template)).filter((p) => role !== undefined && JSON.stringify(p.Properties.Roles).includes(role));
+  if (policies.length === 0) throw new Error('no policy of the workers role');
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 const withAction = (statements: readonly Statement[], action: string) => statements.filter((s) => [s.Action].flat().includes(action));
 
@@ -70,7 +70,7 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
 
   it("lets the dispatcher list secrets (names only) and the workers read only the secrets under the organisations' prefix", () => {
     const t = orgs.template;
-    const policies = Object.values(t.findResources('AWS::IAM::Policy')).map((p) => JSON.stringify(p));
+    const policies = Object.values(rolePolicies(t)).map((p) => JSON.stringify(p));
     const dispatcherPolicy = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
     expect(dispatcherPolicy).toHaveLength(1);
     expect(dispatcherPolicy[0]).not.toContain('secretsmanager:GetSecretValue');
@@ -108,7 +108,7 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     const t = orgs.template;
     t.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.weeklyReportOrganisations' });
     t.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.checkOrganisations' });
-    const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
+    const policies = JSON.stringify(rolePolicies(t));
     expect(policies).toContain('"s3:prefix":"mintlify/orgs/","s3:delimiter":"/"');
     expect(policies).toContain('/mintlify/orgs/*/reports/*');
     expect(JSON.stringify(plain.template.findResources('AWS::Lambda::Function'))).not.toMatch(/weeklyReportOrganisations|checkOrganisations/);

@@ -7,7 +7,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError, configFromContext } from '../../infra/stack.js';
-import { synthStack, withApp } from '../helpers/synth.js';
+import { synthStack, withApp, rolePolicies } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
@@ -24,7 +24,7 @@ function outcomesTopic(template: Template): [string, Resource] {
 
 /** Every statement of every identity policy in the template, with the roles it is attached to. */
 function identityStatements(template: Template): { roles: string[]; statement: Statement }[] {
-  return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>).flatMap((policy) =>
+  return Object.values(rolePolicies(template) as Record<string, Resource>).flatMap((policy) =>
     (policy.Properties.PolicyDocument.Statement as Statement[]).map((statement) => ({
       roles: (policy.Properties.Roles as { Ref: string }[]).map((role) => role.Ref),
       statement,

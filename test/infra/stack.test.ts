@@ -5,7 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { FOLLOWUP_OUTCOMES, TABLES, VISITORS_PAGES, VISITORS_TOTALS, type ColumnDef, type ColumnType } from '../../functions/warehouse/tables.js';
 import { ContextConfigError, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
-import { CDK_JSON_CONTEXT, synthStack, withApp } from '../helpers/synth.js';
+import { CDK_JSON_CONTEXT, synthStack, withApp, rolePolicies } from '../helpers/synth.js';
 import { commentWithPolicy, resolvePolicy } from '../../functions/warehouse/column-policy.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
@@ -35,7 +35,7 @@ function lambdaOf(template: Template, service: string): [string, Resource] {
 /** Every statement of the inline policies attached to the role of function `fn`. */
 function statementsOf(template: Template, fn: Resource): Statement[] {
   const roleRef = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+  return Object.values(rolePolicies(template) as Record<string, Resource>)
     .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleRef))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
@@ -259,7 +259,7 @@ describe('least privilege', () => {
   const [dlqId] = only(defaults.template, 'AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: Match.absent() });
 
   it('grants no action on Resource "*" in any IAM policy', () => {
-    const statements = Object.values(defaults.template.findResources('AWS::IAM::Policy') as Record<string, Resource>).flatMap(
+    const statements = Object.values(rolePolicies(defaults.template) as Record<string, Resource>).flatMap(
       (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
     );
     expect(statements.length).toBeGreaterThan(0);
@@ -578,7 +578,7 @@ describe('stack outputs', () => {
 
 describe('personal-data key', () => {
   const [keyId, key] = personalDataKeySecret(defaults.template);
-  const allStatements = Object.values(defaults.template.findResources('AWS::IAM::Policy') as Record<string, Resource>).flatMap(
+  const allStatements = Object.values(rolePolicies(defaults.template) as Record<string, Resource>).flatMap(
     (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
   );
 

@@ -22,7 +22,7 @@ import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
 import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
-import { CDK_JSON_CONTEXT, synthStack, withApp } from '../helpers/synth.js';
+import { CDK_JSON_CONTEXT, synthStack, withApp, rolePolicies } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -140,7 +140,7 @@ function glueTable(name: string): Record<string, any> {
 
 /** Every statement of the policies attached to the role `roleRef` (a logical id). */
 function statementsOfRole(tpl: Template, roleRef: string): Statement[] {
-  return Object.values(tpl.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+  return Object.values(rolePolicies(tpl) as Record<string, Resource>)
     .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleRef))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
@@ -344,8 +344,8 @@ describe('export S3 grant', () => {
     const replaceable = [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*'];
 
     expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(replaceable.sort());
-    // It also reads the erasure records (never writes or deletes them).
-    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual([...replaceable, '/mintlify/_privacy/erasures/*'].sort());
+    // It also reads the erasure records (never writes or deletes them), and reads the records of expired units (retention).
+    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual([...replaceable, '/mintlify/_privacy/erasures/*', '/mintlify/_privacy/expired/*'].sort());
     expect(keysAllowed(statements, 's3:PutObject')).toEqual(expect.arrayContaining(replaceable));
   });
 
@@ -353,7 +353,7 @@ describe('export S3 grant', () => {
     const runLog = `/mintlify/${EXPORT_RUNS.prefix}/*`;
 
     expect(keysAllowed(statements, 's3:PutObject').sort()).toEqual(
-      [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*', runLog].sort(),
+      [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*', runLog, '/mintlify/_privacy/expired/*'].sort(),
     );
     expect(keysAllowed(statements, 's3:GetObject')).not.toContain(runLog);
     expect(keysAllowed(statements, 's3:DeleteObject')).not.toContain(runLog);
@@ -378,7 +378,7 @@ describe('export S3 grant', () => {
         return keysAllowed(statementsOfRole(tpl, roleId), 's3:PutObject').sort();
       });
 
-    const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`];
+    const patterns = [...exportKeyPatterns(), `${EXPORT_RUNS.prefix}/*`, '_privacy/expired/*'];
 
     expect(keysFor({ bucketName: 'corp-data-lake', prefix: 'analytics/mintlify' })).toEqual(patterns.map((pattern) => `/analytics/mintlify/${pattern}`).sort());
     expect(keysFor({ prefix: '' })).toEqual(patterns.map((pattern) => `/${pattern}`).sort());
