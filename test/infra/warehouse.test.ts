@@ -353,7 +353,13 @@ describe('export S3 grant', () => {
     const runLog = `/mintlify/${EXPORT_RUNS.prefix}/*`;
 
     expect(keysAllowed(statements, 's3:PutObject').sort()).toEqual(
-      [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*', runLog, '/mintlify/_privacy/expired/*'].sort(),
+      [
+        ...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`),
+        '/mintlify/_manifests/*',
+        '/mintlify/_staging/*',
+        runLog,
+        '/mintlify/_privacy/expired/*',
+      ].sort(),
     );
     expect(keysAllowed(statements, 's3:GetObject')).not.toContain(runLog);
     expect(keysAllowed(statements, 's3:DeleteObject')).not.toContain(runLog);
