@@ -8,7 +8,7 @@
 import { orgDestination } from '../../orgs/organisations.js';
 import { lakeOrganisations } from '../orgs.js';
 import { describeError, NoDataError } from '../../shared/errors.js';
-import { openDestination } from '../../shared/storage/destinations.js';
+import { openDestination, parseS3Target } from '../../shared/storage/destinations.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
 import { loadConfigFor } from '../../settings/config.js';
 import { createWeeklyHandler, weeklyDepsFromConfig, type WeeklyAnswer, type WeeklyHandlerDeps } from './handler.js';
@@ -29,6 +29,8 @@ export function createOrganisationsWeeklyHandler(deps: WeeklyHandlerDeps) {
       const weekly = createWeeklyHandler({
         ...deps,
         config: { ...deps.config, destination, projectIds: [] },
+        // The organisation's lake, parsed once like the deployment's (weeklyDepsFromConfig).
+        target: parseS3Target(destination),
         writeTo: openDestination(destination, { s3Client: deps.s3 }),
         // The signed-link distribution serves the deployment's reports folder only: the digest names the page.
         link: undefined,
