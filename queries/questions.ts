@@ -2,7 +2,7 @@
  * The questions the project asks its warehouse, once: each is a SQL file beside this module,
  * read by the Athena saved queries (infra/constructs/warehouse.ts) and by `npm start`'s summary
  * through DuckDB (scripts/start.ts), and run against a sandbox export by
- * test/integration/questions.test.ts.
+ * test/integration/docs/questions.test.ts.
  *
  * A SQL file names tables and the few things the two dialects spell differently as
  * placeholders, filled in by `questionSql`:

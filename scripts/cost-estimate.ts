@@ -6,7 +6,7 @@
  * change of the stack changes the table; what a site sends — API requests and Parquet bytes a
  * day — was measured from a sandbox export of its three projects (`npm start`, 14 days); the
  * rest (durations, queries, prompts) are assumptions, named in `ASSUMPTIONS`. The measured sizes
- * are checked against the samples' run (scripts/sample-run.ts) by test/integration/doc-samples.test.ts. `npm run docs`
+ * are checked against the samples' run (scripts/sample-run.ts) by test/integration/docs/doc-samples.test.ts. `npm run docs`
  * writes the table between its markers; test/infra/cost-estimate.test.ts fails while it is stale
  * and checks its arithmetic.
  */

@@ -5,7 +5,7 @@
  * own; only what changes from one run to the next is normalised — the temp folder the run is made
  * in (shown as `/home/me/docs-data`), the sandbox's port, durations in ms — and the progress lines
  * (a bar on a terminal) are left out. `npm run docs` writes them between their markers; a test
- * (test/integration/doc-samples.test.ts) fails while they are stale. The run is made once per
+ * (test/integration/docs/doc-samples.test.ts) fails while they are stale. The run is made once per
  * content of the tree (scripts/lib/lake-cache.ts), and shared by the test and `npm run docs`.
  */
 import { createHash } from 'node:crypto';

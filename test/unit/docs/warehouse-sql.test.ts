@@ -4,7 +4,7 @@
  * kept fresh by `npm run docs`; and every statement of the page is parsed by a grammar of its
  * dialect — BigQuery's by sql-parser-cst, Spark's (Databricks, EMR), Trino's (Athena) and
  * Redshift's queries by dt-sql-parser's ANTLR grammars — except the few listed below, each with
- * why. DuckDB's run on the sandbox lake (test/integration/warehouse-duckdb.test.ts).
+ * why. DuckDB's run on the sandbox lake (test/integration/docs/warehouse-duckdb.test.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { PostgreSQL, SparkSQL, TrinoSQL } from 'dt-sql-parser';

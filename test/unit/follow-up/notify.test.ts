@@ -2,7 +2,7 @@
  * Outcome notifications in the core, on a fake clock with an in-memory state store: when a
  * publish happens, what a failed mark does, and the Publish request itself (a captured
  * `send`, the narrow SDK surface). The end-to-end path (real SNS on fauxqs, redeliveries) is in
- * test/integration/follow-up-outcomes.test.ts.
+ * test/integration/follow-up/follow-up-outcomes.test.ts.
  */
 import type { PublishCommand } from '@aws-sdk/client-sns';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The batching and re-send rules of the producer, against a scripted SQS `send` (a narrow
  * stand-in: the emulator cannot be told to throttle one entry). The real queue is exercised in
- * test/integration/cli-enqueue.test.ts and producer-module.test.ts.
+ * test/integration/follow-up/cli-enqueue.test.ts and producer-module.test.ts.
  */
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';

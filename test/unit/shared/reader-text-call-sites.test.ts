@@ -5,7 +5,7 @@
  * `comments`), a mover's `label` — shows it through the one cleaning (readerText, or the
  * report's userText/pageLink, which call it) or is one of the few reads listed below with why
  * it shows nothing. A new printer of readers' words that skips the cleaning fails here; the
- * integration test test/integration/readers-words.test.ts proves the output of each place.
+ * integration test test/integration/privacy/readers-words.test.ts proves the output of each place.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -2,7 +2,7 @@
  * The typed rows of the questions the readers ask (functions/warehouse/questions.ts): one decoder
  * per question, one rule for lists of texts and for counts, and each question the report and
  * gaps share bound to its decoder in queries/questions.ts. The rows themselves are read from a
- * real export by test/integration/questions.test.ts, report.test.ts and gaps-effect.test.ts.
+ * real export by test/integration/docs/questions.test.ts, report.test.ts and gaps-effect.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { QUESTION_IDS, QUESTIONS, questionById, questionSql, TYPED_QUESTIONS } from '../../../queries/questions.js';
