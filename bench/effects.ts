@@ -18,6 +18,7 @@ import { addDays } from '../functions/shared/dates.js';
 import { judgeGap, type RateGap } from '../functions/gaps/effect.js';
 import type { DayCount, Verdict } from '../functions/gaps/verdict.js';
 import { info, judged, progress, type BenchResult, type Figures } from './lib/figures.js';
+import { seededRandom } from './lib/memory-store.js';
 
 const TRIALS = 400;
 const CONTROLS = 30;
@@ -54,7 +55,7 @@ const SCENARIOS: readonly Scenario[] = [
 export async function benchEffects(): Promise<BenchResult> {
   const figures: Figures = {};
   const details: Record<string, unknown> = {};
-  const random = mulberry32(45);
+  const random = seededRandom(45);
   for (const scenario of SCENARIOS) {
     progress(`effects: ${scenario.name}, ${TRIALS} trials`);
     const shares = { quasi: tally(), poisson: tally() };
@@ -128,18 +129,6 @@ function plant(s: Scenario, random: () => number): Trial {
     rates.set(g.gapId, series);
   });
   return { fixed, candidates, rates };
-}
-
-/** A seeded uniform [0, 1) generator: the same figures on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function gauss(random: () => number): number {
