@@ -86,7 +86,7 @@ export interface TableWriter {
  * any other failure leaves it broken: call `abort()`.
  */
 export async function openTableWriter(table: TableDef, pending: PendingWrite, options: TableWriterOptions = {}): Promise<TableWriter> {
-  const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
+  const rowGroupSize = options.rowGroupSize ?? table.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) {
     throw new ConfigError(`rowGroupSize must be a positive integer, got ${rowGroupSize}`);
   }

@@ -59,6 +59,11 @@ export interface TableDef {
   /** Hive partition key, a `YYYY-MM-DD` string (projected as a date in Athena). */
   readonly partitionKey: 'dt';
   readonly comment: string;
+  /**
+   * Rows a Parquet row group holds (the writer buffers one group, shredded, before it writes it).
+   * @default 20,000 (functions/export/parquet.ts DEFAULT_ROW_GROUP_SIZE)
+   */
+  readonly rowGroupSize?: number;
 }
 
 /**
@@ -289,6 +294,9 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
   prefix: 'assistant_conversations',
   format: 'parquet',
   partitionKey: 'dt',
+  // A turn carries the question, the answer and its sources (kilobytes, not the tens of bytes of a
+  // path row): groups of 5,000 keep the buffered group of a 200k-turn day under the memory goal.
+  rowGroupSize: 5_000,
   comment: 'One row per user turn with the docs assistant, per project per UTC day. Row key: (conversation_id, asked_at).',
   columns: [
     PROJECT_ID,
