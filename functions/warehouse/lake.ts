@@ -28,6 +28,8 @@ export interface Lake {
   readonly root: string;
   /** The destination itself, for records read outside the lake's days (follow-up outcomes). */
   readonly records: Destination;
+  /** The local folder as a destination: the units' states, the run log and the marks of the lake's days, read where they were mirrored (`records` itself for a local lake). */
+  readonly mirror: Destination;
   /**
    * Settles once everything is mirrored. `openLake` returns once the tables are (DuckDB may
    * start); with `LakeDeps.statesLater`, the units' states and the `recent` folders are still
@@ -36,6 +38,22 @@ export interface Lake {
   readonly ready: Promise<void>;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
+}
+
+/**
+ * What a reader (the report, gaps, insights) is handed: the lake, never a root string. It reads
+ * the tables as files under `root`, the units' states through `mirror` and the outcome records
+ * through `records`, and names the lake `url` in its messages. Whoever opened the lake closes it.
+ */
+export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror'>;
+
+/**
+ * A lake over a local folder laid out like a destination, read in place (nothing to mirror,
+ * nothing to remove): `openLake`'s answer for a folder. `url` names it. @default dir
+ */
+export function localLake(dir: string, url: string = dir): Lake {
+  const records = openTarget({ kind: 'local', dir });
+  return { url, root: dir, records, mirror: records, ready: Promise.resolve(), close: async () => undefined };
 }
 
 /**
@@ -86,14 +104,7 @@ export interface LakeDeps {
 export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
   const parsed = typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
   if (parsed.kind === 'local') {
-    const root = path.resolve(deps.cwd ?? process.cwd(), parsed.dir);
-    return {
-      url: deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir),
-      root,
-      records: openTarget({ kind: 'local', dir: root }),
-      ready: Promise.resolve(),
-      close: async () => undefined,
-    };
+    return localLake(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir));
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
@@ -142,6 +153,7 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
     url,
     root,
     records: openTarget(parsed, { s3Client: client }),
+    mirror: openTarget({ kind: 'local', dir: root }),
     ready,
     async close() {
       // Nothing may still write into the folder when it goes.
