@@ -91,7 +91,7 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
     },
   );
   try {
-    const effects = await readEffects(lake.root, requests, scope);
+    const effects = await readEffects(lake, requests, scope);
     return { destination: lake.url, effects: effects.map(toFixEffect) };
   } finally {
     await lake.close();

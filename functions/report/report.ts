@@ -128,22 +128,16 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
     // Projects found from the files: the units' states (a project with failed units only) first.
-    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake.root, period.days));
+    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake, period.days));
     const fixesScope = { days: period.days, projects, now: deps.now() };
-    warehouse = await openReportWarehouse(lake.root, {
+    warehouse = await openReportWarehouse(lake, {
       period,
       projects,
       gapDays: lookbackDays(requests, fixesScope),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
     await statesMirrored();
-    const figures = await readFigures(lake.root, {
-      period,
-      projects,
-      runsTo,
-      warehouse,
-      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
-    });
+    const figures = await readFigures(lake, { period, projects, runsTo, warehouse });
     await yieldTo(deps.signal);
     const last = lastDayOf(period);
     if (figures.projects.length === 0) {
@@ -157,7 +151,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       );
     }
     const fill = await request.fill?.(figures.projects);
-    const fixes = await readFixes(lake.root, requests, { ...fixesScope, warehouse });
+    const fixes = await readFixes(lake, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     await loadCharts();
     const { exportCommand } = request;
