@@ -82,6 +82,12 @@ export interface LakeDeps {
   readonly concurrency?: number;
   /** Where a relative folder starts. @default process.cwd() */
   readonly cwd?: string;
+  /**
+   * The destination itself, when the caller opened it first (`openRecords`: the report and
+   * `effects` read the outcome records before they know which days to mirror): the lake's
+   * `records`. @default opened here
+   */
+  readonly records?: Destination;
   /** The destination as the user named it, for a target given parsed. @default the target as given */
   readonly named?: string;
   /** Where the target came from, named in messages. @default '--out' */
@@ -98,13 +104,30 @@ export interface LakeDeps {
 }
 
 /**
+ * The destination of `target` itself, as `openLake` opens it for `Lake.records` (a folder
+ * resolved from `deps.cwd`): for records read before the lake is opened, handed on to it as
+ * `LakeDeps.records`.
+ */
+export function openRecords(target: string | DestinationTarget, deps: Pick<LakeDeps, 's3Client' | 'cwd' | 'source'> = {}): Destination {
+  const parsed = parsedOf(target, deps);
+  return parsed.kind === 'local'
+    ? openTarget({ kind: 'local', dir: path.resolve(deps.cwd ?? process.cwd(), parsed.dir) })
+    : openTarget(parsed, deps.s3Client ? { s3Client: deps.s3Client } : {});
+}
+
+function parsedOf(target: string | DestinationTarget, deps: Pick<LakeDeps, 'source'>): DestinationTarget {
+  return typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
+}
+
+/**
  * Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`, or one already parsed by
  * `parseDestinationTarget`) for reading the days of `scope`.
  */
 export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
-  const parsed = typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
+  const parsed = parsedOf(target, deps);
   if (parsed.kind === 'local') {
-    return localLake(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir));
+    const lake = localLake(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir));
+    return deps.records === undefined ? lake : { ...lake, records: deps.records, mirror: deps.records };
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
@@ -152,7 +175,7 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
   return {
     url,
     root,
-    records: openTarget(parsed, { s3Client: client }),
+    records: deps.records ?? openTarget(parsed, { s3Client: client }),
     mirror: openTarget({ kind: 'local', dir: root }),
     ready,
     async close() {
