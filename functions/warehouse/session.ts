@@ -90,13 +90,12 @@ export interface LoadedWarehouse {
 
 /** Loads the tables of `scope` from the files under the lake's folder, in one session. */
 export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Promise<LoadedWarehouse> {
-  const { root } = lake;
-  const session = await openDuckDb({ root });
+  const session = await openDuckDb({ root: lake.root });
   const unreadable: string[] = [];
   try {
     for (const table of scope.tables ?? REPORT_TABLES) {
       const span = scope.spans?.[table.name];
-      await loadTable(session, root, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
+      await loadTable(session, lake, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
     }
   } catch (error) {
     session.close();
@@ -126,7 +125,8 @@ function projectOfFile(name: string): string | undefined {
   return PROJECT_ID_PATTERN.test(id) ? id : undefined;
 }
 
-async function loadTable(session: DuckDbSession, root: string, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
+async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
+  const { root } = lake;
   const wanted = new Set(scope.projects);
   const present = new Set(await list(path.join(root, table.prefix)));
   const files = (
