@@ -20,6 +20,7 @@ import { unitsOf } from '../functions/export/units.js';
 import type { Period } from '../functions/warehouse/period.js';
 import { periodOf, previousPeriod } from '../functions/warehouse/period.js';
 import { loadWarehouse } from '../functions/warehouse/session.js';
+import { localLake } from '../functions/warehouse/lake.js';
 import { QUESTION_IDS, questionById, questionSql } from '../queries/questions.js';
 import { buildReport } from '../functions/report/report.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../functions/warehouse/catalog.js';
@@ -71,7 +72,7 @@ export async function benchReport(): Promise<BenchResult> {
     const figureIds = Object.values(QUESTION_IDS).filter((id) => id !== QUESTION_IDS.gapFigureByDay);
     const duckdb = await repeat(RUNS, () =>
       timed(async () => {
-        const warehouse = await loadWarehouse(root, { days: [...before.days, ...period.days], projects });
+        const warehouse = await loadWarehouse(localLake(root), { days: [...before.days, ...period.days], projects });
         try {
           for (const id of figureIds) {
             for (const range of [period, before]) {

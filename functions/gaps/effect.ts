@@ -17,6 +17,7 @@ import path from 'node:path';
 import { addDays, dayStart, daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
+import type { LakeFiles } from '../warehouse/lake.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
@@ -127,26 +128,26 @@ export function effectWindows(completedDay: string, today: string, perDay: Reado
   return { daysSince, n, tooEarly: n < EFFECT_MIN_DAYS, ...(n > 0 ? { before: window(before), after: window(after) } : {}) };
 }
 
-/** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from the warehouse under `root`. */
-export async function readFixes(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
+/** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from `lake`. */
+export async function readFixes(lake: LakeFiles, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
   // No job was ever made for a gap: nothing to show, and nothing read.
   if (requests.size === 0) return { effects: [], open: [] };
-  const effects = await readEffects(root, requests, scope);
-  const open = await openGaps(root, requests, scope);
+  const effects = await readEffects(lake, requests, scope);
+  const open = await openGaps(lake, requests, scope);
   return { effects, open };
 }
 
 /**
  * The effect and verdict of each completed job in `requests` (by gap id) of the scope's projects,
- * latest completion first, from the warehouse under `root` (its days: `lookbackDays`).
+ * latest completion first, from `lake` (its days: `lookbackDays`).
  */
 export async function readEffects(
-  root: string,
+  lake: LakeFiles,
   requests: ReadonlyMap<string, readonly GapRequest[]>,
   scope: Pick<FixesScope, 'projects' | 'now' | 'warehouse'>,
 ): Promise<GapEffect[]> {
   const completed = completedJobs(requests, scope);
-  const effects = await measure(root, completed, requests, formatDay(scope.now), scope.warehouse);
+  const effects = await measure(lake, completed, requests, formatDay(scope.now), scope.warehouse);
   // Latest completion first; a day's jobs by verdict (what a lead acts on first), then by gap id: one order on every run.
   const order = (e: GapEffect) => VERDICTS_FIRST.indexOf(e.judged.verdict);
   return effects.sort(
@@ -191,7 +192,7 @@ function lookback(completed: readonly CompletedJob[], today: string): string[] {
 }
 
 async function measure(
-  root: string,
+  lake: LakeFiles,
   completed: readonly CompletedJob[],
   requests: ReadonlyMap<string, readonly GapRequest[]>,
   today: string,
@@ -201,7 +202,7 @@ async function measure(
   const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
   const days = lookback(completed, today);
   const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();
-  const tables = await effectTables(root, { days, projects }, warehouse);
+  const tables = await effectTables(lake, { days, projects }, warehouse);
   try {
     const ranked = tables.files > 0 ? rankGaps(await evidenceOf(tables), requests, days.length) : [];
     const found = new Map(ranked.map((gap) => [gap.gapId, gap]));
@@ -211,7 +212,7 @@ async function measure(
     });
     const candidates = controlCandidates(ranked, known);
     const figures = await dailyFigures(tables, known);
-    const rates = await dailyRates(tables, [...known, ...candidates], root);
+    const rates = await dailyRates(tables, [...known, ...candidates], lake);
     return completed.map(({ gapId, request }, i): GapEffect => {
       const completedDay = completedDays[i] as string;
       const gap = found.get(gapId);
@@ -255,13 +256,13 @@ function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): R
 /**
  * `gapId → day → {signal, exposure}` of `gaps`: pages and terms by queries/gap-rates-by-day.sql;
  * unanswered topics from every question asked (queries/assistant-questions-by-day.sql over the
- * table's files under `root`), each counted in the topics whose key terms it holds (topics.ts
+ * table's files in `lake`), each counted in the topics whose key terms it holds (topics.ts
  * `inTopic`, as the topic's figure is counted: read.ts `topicFiguresByDay`).
  */
-async function dailyRates(tables: GapTables, all: readonly RateGap[], root: string): Promise<Map<string, Map<string, DayCount>>> {
+async function dailyRates(tables: GapTables, all: readonly RateGap[], lake: LakeFiles): Promise<Map<string, Map<string, DayCount>>> {
   const byGap = await topicRates(
     tables,
-    root,
+    lake,
     all.filter((g) => g.kind === 'unanswered_topic'),
   );
   const gaps = all.filter((g) => g.kind !== 'unanswered_topic');
@@ -281,7 +282,7 @@ async function dailyRates(tables: GapTables, all: readonly RateGap[], root: stri
 }
 
 /** Each unanswered topic's questions asked and unanswered per day (see `dailyRates`). */
-async function topicRates(tables: GapTables, root: string, gaps: readonly RateGap[]): Promise<Map<string, Map<string, DayCount>>> {
+async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly RateGap[]): Promise<Map<string, Map<string, DayCount>>> {
   const byGap = new Map<string, Map<string, DayCount>>();
   if (gaps.length === 0) return byGap;
   const projects = new Set(gaps.map((g) => g.projectId));
@@ -291,7 +292,7 @@ async function topicRates(tables: GapTables, root: string, gaps: readonly RateGa
     await Promise.all(
       daysBetween(tables.params.from, tables.params.to).map(async (day) =>
         (
-          await list(path.join(root, prefix, `dt=${day}`))
+          await list(path.join(lake.root, prefix, `dt=${day}`))
         )
           .filter((name) => name.endsWith('.parquet') && projects.has(name.slice(0, -'.parquet'.length)))
           .map((name) => `${prefix}/dt=${day}/${name}`),
@@ -373,8 +374,8 @@ export function judgeGap(
   });
 }
 
-async function openGaps(root: string, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Gap[]> {
-  const tables = await gapTables(root, { days: scope.days, projects: scope.projects }, scope.warehouse);
+async function openGaps(lake: LakeFiles, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Gap[]> {
+  const tables = await gapTables(lake, { days: scope.days, projects: scope.projects }, scope.warehouse);
   try {
     if (tables.files === 0) return [];
     const ranked = rankGaps(await evidenceOf(tables), requests, scope.days.length);
@@ -385,14 +386,14 @@ async function openGaps(root: string, requests: ReadonlyMap<string, readonly Gap
 }
 
 /** The gap tables of `scope` in `warehouse` when given, else in a session of their own. */
-function gapTables(root: string, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
-  return warehouse === undefined ? openGapTables(root, scope) : gapTablesIn(warehouse, root, scope);
+function gapTables(lake: LakeFiles, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
+  return warehouse === undefined ? openGapTables(lake, scope) : gapTablesIn(warehouse, lake, scope);
 }
 
 /** The effect tables (the gap tables and views_pages) of `scope` in `warehouse` when given, else in a session of their own. */
-async function effectTables(root: string, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
-  if (warehouse !== undefined) return gapTablesIn(warehouse, root, scope);
-  const own = await loadWarehouse(root, { days: scope.days, projects: scope.projects, tables: EFFECT_TABLES });
-  const tables = await gapTablesIn(own, root, scope);
+async function effectTables(lake: LakeFiles, scope: GapScope, warehouse: LoadedWarehouse | undefined): Promise<GapTables> {
+  if (warehouse !== undefined) return gapTablesIn(warehouse, lake, scope);
+  const own = await loadWarehouse(lake, { days: scope.days, projects: scope.projects, tables: EFFECT_TABLES });
+  const tables = await gapTablesIn(own, lake, scope);
   return { ...tables, close: () => own.close() };
 }

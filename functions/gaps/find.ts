@@ -12,9 +12,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLake } from '../warehouse/lake.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { addDays } from '../shared/dates.js';
-import { openDestination } from '../shared/storage/destinations.js';
 import { NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { rankGaps, type Gap, type GapKind } from './gaps.js';
@@ -77,11 +75,7 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
     },
   );
   try {
-    const destination =
-      parseDestinationTarget(request.destination, '--out').kind === 's3'
-        ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
-        : openDestination(lake.root);
-    const requests = await readOutcomeRequests(destination);
+    const requests = await readOutcomeRequests(lake.records);
     let stateRead = false;
     if (deps.followUpState) {
       try {
@@ -97,7 +91,7 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
     // that the first `top` open gaps are among them, whatever was done about the others (the
     // unanswered questions' for every category: its rows are not in score order, read.ts).
     const read = await readGapEvidence(
-      lake.root,
+      lake,
       { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
       request.top === undefined ? undefined : request.top + requests.size,
     );

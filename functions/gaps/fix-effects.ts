@@ -13,13 +13,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
-import { openDestination } from '../shared/storage/destinations.js';
-import { openLake } from '../warehouse/lake.js';
+import { openLake, openRecords } from '../warehouse/lake.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
 import type { GapKind, GapRequest } from './gaps.js';
-import { localFolderOf } from './find.js';
 import { readOutcomeRequests } from './read.js';
 import type { SideTotals, Verdict } from './verdict.js';
 
@@ -66,11 +63,8 @@ export interface FixEffectsResult {
 
 /** Throws NoDataError when no job made for a gap has completed (in the period and projects asked). */
 export async function findFixEffects(request: FixEffectsRequest, deps: FixEffectsDeps = {}): Promise<FixEffectsResult> {
-  const s3 = parseDestinationTarget(request.destination, '--out').kind === 's3';
-  const outcomes = s3
-    ? openDestination(request.destination, deps.s3Client ? { s3Client: deps.s3Client } : {})
-    : openDestination(localFolderOf(request.destination, deps.cwd ?? process.cwd()));
-  const requests = completedIn(await readOutcomeRequests(outcomes), request.completed);
+  const records = openRecords(request.destination, deps);
+  const requests = completedIn(await readOutcomeRequests(records), request.completed);
   const scope = { projects: request.projects, now: request.now };
   const days = lookbackDays(requests, scope);
   const first = days[0];
@@ -88,10 +82,11 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+      records,
     },
   );
   try {
-    const effects = await readEffects(lake.root, requests, scope);
+    const effects = await readEffects(lake, requests, scope);
     return { destination: lake.url, effects: effects.map(toFixEffect) };
   } finally {
     await lake.close();

@@ -14,6 +14,7 @@ import * as v from 'valibot';
 import { GAP_OUTCOME } from '../warehouse/records.js';
 import type { FollowUpState } from '../follow-up/state.js';
 import type { Destination } from '../shared/storage/destination.js';
+import type { LakeFiles } from '../warehouse/lake.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { PROJECT_ID_PATTERN } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
@@ -70,9 +71,9 @@ export interface GapTables {
 }
 
 /** Loads the gap tables of `scope`'s days and projects (files named one by one, never by glob). */
-export async function openGapTables(root: string, scope: GapScope): Promise<GapTables> {
-  const found = await gapFiles(root, scope);
-  const warehouse = await loadWarehouse(root, {
+export async function openGapTables(lake: LakeFiles, scope: GapScope): Promise<GapTables> {
+  const found = await gapFiles(lake, scope);
+  const warehouse = await loadWarehouse(lake, {
     days: scope.days,
     projects: found.projects,
     tables: GAP_TABLES,
@@ -85,13 +86,13 @@ export async function openGapTables(root: string, scope: GapScope): Promise<GapT
  * The gap tables of `scope`'s days and projects in a session a caller loaded with them (the
  * report's: its days and projects hold these); closing them leaves the session to its owner.
  */
-export async function gapTablesIn(warehouse: LoadedWarehouse, root: string, scope: GapScope): Promise<GapTables> {
-  return { ...(await gapFiles(root, scope)), warehouse, close: () => undefined };
+export async function gapTablesIn(warehouse: LoadedWarehouse, lake: LakeFiles, scope: GapScope): Promise<GapTables> {
+  return { ...(await gapFiles(lake, scope)), warehouse, close: () => undefined };
 }
 
 /** The projects, table files and question range of `scope`. */
-async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 'projects' | 'files' | 'daysWithData' | 'params'>> {
-  const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(root, table, scope.days)));
+async function gapFiles(lake: LakeFiles, scope: GapScope): Promise<Pick<GapTables, 'projects' | 'files' | 'daysWithData' | 'params'>> {
+  const filesByTable = await Promise.all(GAP_TABLES.map((table) => tableFiles(lake, table, scope.days)));
   const projects = scope.projects.length > 0 ? [...scope.projects] : [...new Set(filesByTable.flat().map((f) => f.projectId))].sort();
   const wanted = new Set(projects);
   const present = filesByTable.flat().filter((file) => wanted.has(file.projectId));
@@ -102,9 +103,9 @@ async function gapFiles(root: string, scope: GapScope): Promise<Pick<GapTables, 
   return { projects, files, daysWithData, params: { from: first, to: addDays(last, 1), projects } };
 }
 
-/** Runs the three gap questions over the period's files under `root`, each for its first `limit` rows. */
-export async function readGapEvidence(root: string, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
-  const tables = await openGapTables(root, scope);
+/** Runs the three gap questions over the period's files in `lake`, each for its first `limit` rows. */
+export async function readGapEvidence(lake: LakeFiles, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
+  const tables = await openGapTables(lake, scope);
   try {
     if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [], unplaced: { questions: 0, unanswered: 0 } };
     return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit)) };
@@ -317,10 +318,10 @@ function add(map: Map<string, GapRequest[]>, key: string, request: GapRequest): 
 }
 
 /** The day and project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
-async function tableFiles(root: string, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
+async function tableFiles(lake: LakeFiles, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
   const perDay = await Promise.all(
     days.map(async (day) =>
-      (await list(path.join(root, table.prefix, `dt=${day}`)))
+      (await list(path.join(lake.root, table.prefix, `dt=${day}`)))
         .filter((name) => name.endsWith('.parquet') && PROJECT_ID_PATTERN.test(name.slice(0, -'.parquet'.length)))
         .map((name) => ({ day, projectId: name.slice(0, -'.parquet'.length) })),
     ),

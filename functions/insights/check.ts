@@ -139,7 +139,7 @@ export async function markAnomalies(
   const prefixes = DAILY_TABLES.map((t) => t.prefix);
   const lake = await deps.openLake({ from: first, to: addDays(last, 1), prefixes });
   try {
-    const figures = await readDailyFigures(lake.root, first, last, projects);
+    const figures = await readDailyFigures(lake, first, last, projects);
     const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day }));
     const found = findAnomalies(newDays, figures, isComplete, thresholds);
     // Shown (status, the report's calendar) before told: a failed publish is told again later.

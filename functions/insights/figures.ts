@@ -9,6 +9,7 @@ import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask } from '../warehouse/questions.js';
 import { daysFrom, type Period } from '../warehouse/period.js';
 import { loadWarehouse } from '../warehouse/session.js';
+import type { LakeFiles } from '../warehouse/lake.js';
 import { addDays, dayStart } from '../shared/dates.js';
 import type { FigureName } from '../warehouse/figure-names.js';
 import { DAY_MS } from '../shared/time.js';
@@ -37,9 +38,9 @@ export function periodCovering(first: string, last: string): Period {
   return { from, to: addDays(last, 1), days: Array.from({ length }, (_, i) => addDays(from, i)) };
 }
 
-/** The figures of `projects` on every day from `first` to `last` (inclusive) under `root`. */
-export async function readDailyFigures(root: string, first: string, last: string, projects: readonly string[]): Promise<FigureTable> {
-  const warehouse = await loadWarehouse(root, { days: daysFrom(first, addDays(last, 1)), projects });
+/** The figures of `projects` on every day from `first` to `last` (inclusive) in `lake`. */
+export async function readDailyFigures(lake: LakeFiles, first: string, last: string, projects: readonly string[]): Promise<FigureTable> {
+  const warehouse = await loadWarehouse(lake, { days: daysFrom(first, addDays(last, 1)), projects });
   try {
     const params = { from: first, to: addDays(last, 1), projects };
     const rows = await ask(warehouse, TYPED_QUESTIONS.dailyTotals, params);

@@ -11,7 +11,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../warehouse/lake.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
-import { openDestination } from '../shared/storage/destinations.js';
+import { parseDestinationTarget } from '../shared/storage/destination-target.js';
+import { openTarget } from '../shared/storage/destinations.js';
 import { createLogger } from '../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
@@ -61,10 +62,13 @@ export function insightsDepsFromConfig(
 ): InsightsHandlerDeps {
   const { stateTable, insightsTopicArn: topicArn } = requireSettings(config, 'insights');
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());
+  // The destination is parsed and opened once: the lake reads its records through the same one.
+  const target = parseDestinationTarget(config.destination);
+  const destination = openTarget(target, { s3Client: s3 });
   return {
     config,
-    destination: openDestination(config.destination, { s3Client: s3 }),
-    openLake: (scope) => openLake(config.destination, scope, { s3Client: s3 }),
+    destination,
+    openLake: (scope) => openLake(target, scope, { s3Client: s3, records: destination, named: config.destination }),
     store: createDynamoStore({ tableName: stateTable, client: clients.dynamo ?? new DynamoDBClient(awsClientConfig()), keyPrefix: INSIGHTS_KEY_PREFIX }),
     publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn }),
     now: () => Date.now(),

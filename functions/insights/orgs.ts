@@ -70,7 +70,7 @@ export function createOrganisationsInsightsHandler(deps: InsightsHandlerDeps & {
           ...deps,
           config: { ...deps.config, destination: target, projectIds },
           destination,
-          openLake: (scope) => openLake(target, scope, { s3Client: deps.s3 }),
+          openLake: (scope) => openLake(target, scope, { s3Client: deps.s3, records: destination }),
           store: scopedStore(deps.store, orgScope(id)),
           publish: (message) => deps.publish({ ...message, organisation: id, subject: `${id}: ${message.subject}` }),
         });

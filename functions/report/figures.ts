@@ -30,7 +30,8 @@ import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 import { type Comparison, comparisonOf, type Coverage, isCovered } from '../warehouse/compare.js';
 import { addDays } from '../shared/dates.js';
 import type { DatasetName } from '../warehouse/catalog.js';
-import { discoverProjects, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
+import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
+import type { LakeFiles } from '../warehouse/lake.js';
 
 export type { HealthCell, HealthState, RequestsDay } from './health.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
@@ -174,192 +175,185 @@ export interface Figures {
 
 export interface FigureScope {
   readonly period: Period;
-  /** Projects to report; empty: every project found in the period. */
+  /** The projects reported: those asked for, or those found in the period (`discoverProjects`). */
   readonly projects: readonly string[];
   /**
    * Day after the last day of the run log to read. @default period.to. The runs that export
    * a period's last days start after it ends: the CLI reads the log up to the day it runs.
    */
   readonly runsTo?: string;
-  /** Told one line per file left out (not readable as Parquet). */
-  readonly onWarning?: (line: string) => void;
-  /** The report's tables, loaded by the caller for `period` and `projects` (`openReportWarehouse`); it stays open. @default loaded here */
-  readonly warehouse?: LoadedWarehouse;
+  /** The report's tables, loaded by the caller for `period` and `projects` (`openReportWarehouse`); it stays open. */
+  readonly warehouse: LoadedWarehouse;
 }
 
-/** Reads every figure of the report from the warehouse under `root`. */
-export async function readFigures(root: string, scope: FigureScope): Promise<Figures> {
-  const { period } = scope;
+/** Reads every figure of the report from `lake`: the questions in the caller's session, the units' states and the run log from the lake's files. */
+export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<Figures> {
+  const { period, warehouse } = scope;
   const previous = previousPeriod(period);
-  const projects = scope.projects.length > 0 ? [...scope.projects] : await discoverProjects(root, period.days);
-  const warehouse = scope.warehouse ?? (await openReportWarehouse(root, { period, projects, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) }));
-  try {
-    const now = { from: period.from, to: period.to, projects, limit: RANKED_ROWS };
-    const before = { from: previous.from, to: previous.to, projects, limit: RANKED_ROWS };
-    // The period's gap questions, asked as gaps asks them (every row, gaps/read.ts) so that the
-    // report's fixes get the same answer from the session; ranked on their first rows. Each
-    // question orders its rows completely: the first rows of every row are those of the cut.
-    const all = { ...now, limit: ALL_ROWS };
-    const cut = async <T>(rows: Promise<T[]>) => (await rows).slice(0, RANKED_ROWS);
-    const [daily, pages, pagesBefore, searches, searchesBefore, categories, categoriesBefore, thumbs, thumbsBefore, health] = await Promise.all([
-      ask(warehouse, TYPED_QUESTIONS.dailyTotals, { from: previous.from, to: period.to, projects }),
-      ask(warehouse, TYPED_QUESTIONS.topPages, now),
-      ask(warehouse, TYPED_QUESTIONS.topPages, before),
-      cut(ask(warehouse, TYPED_QUESTIONS.searchesWithoutClicks, all)),
-      ask(warehouse, TYPED_QUESTIONS.searchesWithoutClicks, before),
-      cut(ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, all)),
-      ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, before),
-      cut(ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, all)),
-      ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, before),
-      readHealth(root, period, projects),
-    ]);
-    const healthBefore = await readHealth(root, previous, projects);
-    const requests = await readRequests(root, daysFrom(period.from, scope.runsTo ?? period.to), period, health);
+  const projects = [...scope.projects];
+  const now = { from: period.from, to: period.to, projects, limit: RANKED_ROWS };
+  const before = { from: previous.from, to: previous.to, projects, limit: RANKED_ROWS };
+  // The period's gap questions, asked as gaps asks them (every row, gaps/read.ts) so that the
+  // report's fixes get the same answer from the session; ranked on their first rows. Each
+  // question orders its rows completely: the first rows of every row are those of the cut.
+  const all = { ...now, limit: ALL_ROWS };
+  const cut = async <T>(rows: Promise<T[]>) => (await rows).slice(0, RANKED_ROWS);
+  const [daily, pages, pagesBefore, searches, searchesBefore, categories, categoriesBefore, thumbs, thumbsBefore, health] = await Promise.all([
+    ask(warehouse, TYPED_QUESTIONS.dailyTotals, { from: previous.from, to: period.to, projects }),
+    ask(warehouse, TYPED_QUESTIONS.topPages, now),
+    ask(warehouse, TYPED_QUESTIONS.topPages, before),
+    cut(ask(warehouse, TYPED_QUESTIONS.searchesWithoutClicks, all)),
+    ask(warehouse, TYPED_QUESTIONS.searchesWithoutClicks, before),
+    cut(ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, all)),
+    ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, before),
+    cut(ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, all)),
+    ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, before),
+    readHealth(lake, period, projects),
+  ]);
+  const healthBefore = await readHealth(lake, previous, projects);
+  const requests = await readRequests(lake, daysFrom(period.from, scope.runsTo ?? period.to), period, health);
 
-    const totals = daily;
-    const inPeriod = (p: Period) => totals.filter((r) => r.day >= p.from && r.day < p.to);
-    const byProject = projects.map((projectId) => {
-      const mine = (p: Period) => inPeriod(p).filter((r) => r.projectId === projectId);
-      return {
-        projectId,
-        current: headline(mine(period), coverageOf(health, [projectId], period)),
-        previous: headline(mine(previous), coverageOf(healthBefore, [projectId], previous)),
-        visitorsTotal: mine(period).reduce((sum, r) => sum + r.visitorsTotal, 0),
-      };
-    });
-    const current = overall(
-      inPeriod(period),
-      coverageOf(health, projects, period),
-      byProject.map((p) => p.current),
-    );
-    const earlier = overall(
-      inPeriod(previous),
-      coverageOf(healthBefore, projects, previous),
-      byProject.map((p) => p.previous),
-    );
-    // A ranking is compared with the period before only where its dataset's totals compare (the rule).
-    const compares = (dataset: ReportDataset) => comparisonFor({ current, previous: earlier }, dataset) === 'totals';
-
-    const ranked = {
-      pages: [
-        rankOf(
-          pages,
-          (r) => r.path,
-          (r) => r.views,
-        ),
-        rankOf(
-          pagesBefore,
-          (r) => r.path,
-          (r) => r.views,
-        ),
-      ],
-      searches: [
-        rankOf(
-          searches,
-          (r) => r.query,
-          (r) => r.hits,
-          true,
-        ),
-        rankOf(
-          searchesBefore,
-          (r) => r.query,
-          (r) => r.hits,
-          true,
-        ),
-      ],
-      categories: [
-        rankOf(
-          categories,
-          (r) => r.category,
-          (r) => r.unanswered,
-        ),
-        rankOf(
-          categoriesBefore,
-          (r) => r.category,
-          (r) => r.unanswered,
-        ),
-      ],
-      thumbsDown: [
-        rankOf(
-          thumbs,
-          (r) => r.path,
-          (r) => r.thumbsDown,
-        ),
-        rankOf(
-          thumbsBefore,
-          (r) => r.path,
-          (r) => r.thumbsDown,
-        ),
-      ],
-    } as const;
-    // The searches of the previous period with a result clicked (the table is loaded over both periods).
-    const clicked = await warehouse.ask(
-      `SELECT DISTINCT project_id, lower(search_query) AS term FROM ${warehouse.tables.searches} WHERE dt >= ${sqlString(previous.from)} AND dt < ${sqlString(previous.to)} AND top_clicked_page IS NOT NULL`,
-    );
-    const clickedBefore = new Set(clicked.map((row) => `${String(row.project_id)}\u0000${String(row.term)}`));
-    const wasClicked = (projectId: string, key: string) => clickedBefore.has(`${projectId}\u0000${key}`);
-    const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
-      compares(RANKING_DATASET[kind]) ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
-    const moversOfKind = (kind: keyof typeof ranked, thereBefore?: (r: Ranked) => boolean): Movers =>
-      compares(RANKING_DATASET[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore) : NO_MOVERS;
-
+  const totals = daily;
+  const inPeriod = (p: Period) => totals.filter((r) => r.day >= p.from && r.day < p.to);
+  const byProject = projects.map((projectId) => {
+    const mine = (p: Period) => inPeriod(p).filter((r) => r.projectId === projectId);
     return {
-      period,
-      previous,
-      comparisons: Object.fromEntries(
-        REPORT_DATASETS.map((dataset) => {
-          const compared = {
-            comparison: comparisonFor({ current, previous: earlier }, dataset),
-            current: current.coverage[dataset],
-            previous: earlier.coverage[dataset],
-          };
-          const fill =
-            compared.comparison === 'totals'
-              ? undefined
-              : fillOf(dataset, [...(isCovered(compared.previous) ? [] : healthBefore), ...(isCovered(compared.current) ? [] : health)]);
-          return [dataset, fill === undefined ? compared : { ...compared, fill }];
-        }),
-      ) as Record<ReportDataset, DatasetComparison>,
-      projects,
-      headline: { current, previous: earlier },
-      byProject,
-      visitorsPerDay: visitorsPerDay(totals, period),
-      previousVisitorsPerDay: visitorsPerDay(totals, previous),
-      topPages: pages.slice(0, LIMITS.pages).map((page) => ({
-        ...page,
-        aiShare: share(page.ai, page.human + page.ai),
-        previous: previousOf('pages', page.projectId, page.path),
-      })),
-      unclickedSearches: searches.slice(0, LIMITS.searches).map((search) => ({
-        ...search,
-        previous: previousOf('searches', search.projectId, search.query.toLowerCase()),
-        clickedBefore: wasClicked(search.projectId, search.query.toLowerCase()),
-      })),
-      unansweredByCategory: categories.slice(0, LIMITS.categories).map(({ projectId, category, unanswered, examples }) => ({
-        projectId,
-        category,
-        unanswered,
-        examples,
-        previous: previousOf('categories', projectId, category),
-      })),
-      thumbsDownPages: thumbs.slice(0, LIMITS.thumbsDown).map((page) => ({
-        ...page,
-        rate: share(page.thumbsDown, page.thumbsDown + page.thumbsUp),
-        previous: previousOf('thumbsDown', page.projectId, page.path),
-      })),
-      movers: {
-        pages: moversOfKind('pages'),
-        searches: moversOfKind('searches', (r) => wasClicked(r.projectId, r.key)),
-        categories: moversOfKind('categories'),
-        thumbsDown: moversOfKind('thumbsDown'),
-      },
-      health,
-      unreadableFiles: [...warehouse.unreadable].sort(),
-      requestsPerDay: requests,
+      projectId,
+      current: headline(mine(period), coverageOf(health, [projectId], period)),
+      previous: headline(mine(previous), coverageOf(healthBefore, [projectId], previous)),
+      visitorsTotal: mine(period).reduce((sum, r) => sum + r.visitorsTotal, 0),
     };
-  } finally {
-    if (scope.warehouse === undefined) warehouse.close();
-  }
+  });
+  const current = overall(
+    inPeriod(period),
+    coverageOf(health, projects, period),
+    byProject.map((p) => p.current),
+  );
+  const earlier = overall(
+    inPeriod(previous),
+    coverageOf(healthBefore, projects, previous),
+    byProject.map((p) => p.previous),
+  );
+  // A ranking is compared with the period before only where its dataset's totals compare (the rule).
+  const compares = (dataset: ReportDataset) => comparisonFor({ current, previous: earlier }, dataset) === 'totals';
+
+  const ranked = {
+    pages: [
+      rankOf(
+        pages,
+        (r) => r.path,
+        (r) => r.views,
+      ),
+      rankOf(
+        pagesBefore,
+        (r) => r.path,
+        (r) => r.views,
+      ),
+    ],
+    searches: [
+      rankOf(
+        searches,
+        (r) => r.query,
+        (r) => r.hits,
+        true,
+      ),
+      rankOf(
+        searchesBefore,
+        (r) => r.query,
+        (r) => r.hits,
+        true,
+      ),
+    ],
+    categories: [
+      rankOf(
+        categories,
+        (r) => r.category,
+        (r) => r.unanswered,
+      ),
+      rankOf(
+        categoriesBefore,
+        (r) => r.category,
+        (r) => r.unanswered,
+      ),
+    ],
+    thumbsDown: [
+      rankOf(
+        thumbs,
+        (r) => r.path,
+        (r) => r.thumbsDown,
+      ),
+      rankOf(
+        thumbsBefore,
+        (r) => r.path,
+        (r) => r.thumbsDown,
+      ),
+    ],
+  } as const;
+  // The searches of the previous period with a result clicked (the table is loaded over both periods).
+  const clicked = await warehouse.ask(
+    `SELECT DISTINCT project_id, lower(search_query) AS term FROM ${warehouse.tables.searches} WHERE dt >= ${sqlString(previous.from)} AND dt < ${sqlString(previous.to)} AND top_clicked_page IS NOT NULL`,
+  );
+  const clickedBefore = new Set(clicked.map((row) => `${String(row.project_id)}\u0000${String(row.term)}`));
+  const wasClicked = (projectId: string, key: string) => clickedBefore.has(`${projectId}\u0000${key}`);
+  const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
+    compares(RANKING_DATASET[kind]) ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
+  const moversOfKind = (kind: keyof typeof ranked, thereBefore?: (r: Ranked) => boolean): Movers =>
+    compares(RANKING_DATASET[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore) : NO_MOVERS;
+
+  return {
+    period,
+    previous,
+    comparisons: Object.fromEntries(
+      REPORT_DATASETS.map((dataset) => {
+        const compared = {
+          comparison: comparisonFor({ current, previous: earlier }, dataset),
+          current: current.coverage[dataset],
+          previous: earlier.coverage[dataset],
+        };
+        const fill =
+          compared.comparison === 'totals'
+            ? undefined
+            : fillOf(dataset, [...(isCovered(compared.previous) ? [] : healthBefore), ...(isCovered(compared.current) ? [] : health)]);
+        return [dataset, fill === undefined ? compared : { ...compared, fill }];
+      }),
+    ) as Record<ReportDataset, DatasetComparison>,
+    projects,
+    headline: { current, previous: earlier },
+    byProject,
+    visitorsPerDay: visitorsPerDay(totals, period),
+    previousVisitorsPerDay: visitorsPerDay(totals, previous),
+    topPages: pages.slice(0, LIMITS.pages).map((page) => ({
+      ...page,
+      aiShare: share(page.ai, page.human + page.ai),
+      previous: previousOf('pages', page.projectId, page.path),
+    })),
+    unclickedSearches: searches.slice(0, LIMITS.searches).map((search) => ({
+      ...search,
+      previous: previousOf('searches', search.projectId, search.query.toLowerCase()),
+      clickedBefore: wasClicked(search.projectId, search.query.toLowerCase()),
+    })),
+    unansweredByCategory: categories.slice(0, LIMITS.categories).map(({ projectId, category, unanswered, examples }) => ({
+      projectId,
+      category,
+      unanswered,
+      examples,
+      previous: previousOf('categories', projectId, category),
+    })),
+    thumbsDownPages: thumbs.slice(0, LIMITS.thumbsDown).map((page) => ({
+      ...page,
+      rate: share(page.thumbsDown, page.thumbsDown + page.thumbsUp),
+      previous: previousOf('thumbsDown', page.projectId, page.path),
+    })),
+    movers: {
+      pages: moversOfKind('pages'),
+      searches: moversOfKind('searches', (r) => wasClicked(r.projectId, r.key)),
+      categories: moversOfKind('categories'),
+      thumbsDown: moversOfKind('thumbsDown'),
+    },
+    health,
+    unreadableFiles: [...warehouse.unreadable].sort(),
+    requestsPerDay: requests,
+  };
 }
 
 /** What the report reads in one session: its tables over its days, and the gap tables also over `gapDays`. */
@@ -372,11 +366,11 @@ export interface ReportWarehouseScope {
 }
 
 /** Loads the tables of the report of `scope` in one session (for `FigureScope.warehouse` and the fixes' `FixesScope.warehouse`). */
-export function openReportWarehouse(root: string, scope: ReportWarehouseScope): Promise<LoadedWarehouse> {
+export function openReportWarehouse(lake: LakeFiles, scope: ReportWarehouseScope): Promise<LoadedWarehouse> {
   const days = [...previousPeriod(scope.period).days, ...scope.period.days];
   const gapDays = scope.gapDays ?? [];
   const spans = gapDays.length === 0 ? {} : { spans: Object.fromEntries(EFFECT_TABLES.map((t) => [t.name, [...new Set([...days, ...gapDays])].sort()])) };
-  return loadWarehouse(root, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
+  return loadWarehouse(lake, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
 }
 
 /** Nothing moved: a ranking whose periods do not compare. */

@@ -9,7 +9,7 @@ import { describeDrift } from '../export/drift.js';
 import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
-import { createLocalDestination } from '../shared/storage/destination-local.js';
+import type { LakeFiles } from '../warehouse/lake.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
@@ -73,10 +73,10 @@ function healthOf(state: UnitState | undefined): { state: HealthState; detail?: 
   }
 }
 
-/** Day × dataset, each the worst of its projects. */
-export async function readHealth(root: string, period: Period, projects: readonly string[]): Promise<HealthCell[]> {
+/** Day × dataset, each the worst of its projects, from the units' states and marks where the lake mirrored them. */
+export async function readHealth(lake: LakeFiles, period: Period, projects: readonly string[]): Promise<HealthCell[]> {
   const units = unitsOf(period.days, projects, DATASET_NAMES);
-  const destination = createLocalDestination(root);
+  const destination = lake.mirror;
   const [states, marks] = await Promise.all([readUnitStates(destination, units), readAnomalies(destination, period.days, projects)]);
   return period.days.flatMap((day) =>
     DATASET_NAMES.map((dataset) => {
@@ -112,7 +112,8 @@ function writtenAtOf(state: UnitState | undefined): string | undefined {
  * as the period's when one of its units (`health`) was written while it ran; the others are
  * `otherRuns`. A run still going is not in the log yet: it is counted once it ends.
  */
-export async function readRequests(root: string, days: readonly string[], period: Period, health: readonly HealthCell[]): Promise<RequestsDay[]> {
+export async function readRequests(lake: LakeFiles, days: readonly string[], period: Period, health: readonly HealthCell[]): Promise<RequestsDay[]> {
+  const { root } = lake;
   const present = new Set(await list(path.join(root, EXPORT_RUNS.prefix)));
   const written = health.flatMap((cell) => cell.projects.flatMap((p) => (p.writtenAt === undefined ? [] : [Date.parse(p.writtenAt)]))).filter(Number.isFinite);
   const wroteThePeriod = ({ startedAt, finishedAt = startedAt }: RunCounts) =>

@@ -17,12 +17,11 @@ import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { EFFECT_TABLES, lookbackDays, readFixes, type GapEffect } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
-import { openTarget } from '../shared/storage/destinations.js';
 import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';
-import { openLake } from '../warehouse/lake.js';
+import { openLake, openRecords } from '../warehouse/lake.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
@@ -86,10 +85,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   // The jobs made for gaps, read first through the destination itself (every day: a job of last
   // quarter still counts): their verdicts look back before the period (90 days before the first
   // completed job), and an s3:// lake mirrors those days of the gap tables too.
-  const records =
-    target.kind === 'local'
-      ? openTarget({ kind: 'local', dir: path.resolve(deps.cwd ?? process.cwd(), target.dir) })
-      : openTarget(target, deps.s3Client ? { s3Client: deps.s3Client } : {});
+  const records = openRecords(target, deps);
   const requests = await readOutcomeRequests(records);
   const reach = lookbackDays(requests, { projects: request.projects, now: deps.now() })[0];
   const lake = await openLake(
@@ -108,6 +104,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
+      records,
       named: request.destination.trim(),
       // The units' states, the run log and the marks arrive while DuckDB loads the tables.
       statesLater: true,
@@ -128,22 +125,16 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
     // Projects found from the files: the units' states (a project with failed units only) first.
-    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake.root, period.days));
+    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake, period.days));
     const fixesScope = { days: period.days, projects, now: deps.now() };
-    warehouse = await openReportWarehouse(lake.root, {
+    warehouse = await openReportWarehouse(lake, {
       period,
       projects,
       gapDays: lookbackDays(requests, fixesScope),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
     await statesMirrored();
-    const figures = await readFigures(lake.root, {
-      period,
-      projects,
-      runsTo,
-      warehouse,
-      ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
-    });
+    const figures = await readFigures(lake, { period, projects, runsTo, warehouse });
     await yieldTo(deps.signal);
     const last = lastDayOf(period);
     if (figures.projects.length === 0) {
@@ -157,7 +148,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       );
     }
     const fill = await request.fill?.(figures.projects);
-    const fixes = await readFixes(lake.root, requests, { ...fixesScope, warehouse });
+    const fixes = await readFixes(lake, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     await loadCharts();
     const { exportCommand } = request;

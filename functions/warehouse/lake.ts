@@ -28,6 +28,8 @@ export interface Lake {
   readonly root: string;
   /** The destination itself, for records read outside the lake's days (follow-up outcomes). */
   readonly records: Destination;
+  /** The local folder as a destination: the units' states, the run log and the marks of the lake's days, read where they were mirrored (`records` itself for a local lake). */
+  readonly mirror: Destination;
   /**
    * Settles once everything is mirrored. `openLake` returns once the tables are (DuckDB may
    * start); with `LakeDeps.statesLater`, the units' states and the `recent` folders are still
@@ -36,6 +38,22 @@ export interface Lake {
   readonly ready: Promise<void>;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
+}
+
+/**
+ * What a reader (the report, gaps, insights) is handed: the lake, never a root string. It reads
+ * the tables as files under `root`, the units' states through `mirror` and the outcome records
+ * through `records`, and names the lake `url` in its messages. Whoever opened the lake closes it.
+ */
+export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror'>;
+
+/**
+ * A lake over a local folder laid out like a destination, read in place (nothing to mirror,
+ * nothing to remove): `openLake`'s answer for a folder. `url` names it. @default dir
+ */
+export function localLake(dir: string, url: string = dir): Lake {
+  const records = openTarget({ kind: 'local', dir });
+  return { url, root: dir, records, mirror: records, ready: Promise.resolve(), close: async () => undefined };
 }
 
 /**
@@ -64,6 +82,12 @@ export interface LakeDeps {
   readonly concurrency?: number;
   /** Where a relative folder starts. @default process.cwd() */
   readonly cwd?: string;
+  /**
+   * The destination itself, when the caller opened it first (`openRecords`: the report and
+   * `effects` read the outcome records before they know which days to mirror): the lake's
+   * `records`. @default opened here
+   */
+  readonly records?: Destination;
   /** The destination as the user named it, for a target given parsed. @default the target as given */
   readonly named?: string;
   /** Where the target came from, named in messages. @default '--out' */
@@ -80,20 +104,30 @@ export interface LakeDeps {
 }
 
 /**
+ * The destination of `target` itself, as `openLake` opens it for `Lake.records` (a folder
+ * resolved from `deps.cwd`): for records read before the lake is opened, handed on to it as
+ * `LakeDeps.records`.
+ */
+export function openRecords(target: string | DestinationTarget, deps: Pick<LakeDeps, 's3Client' | 'cwd' | 'source'> = {}): Destination {
+  const parsed = parsedOf(target, deps);
+  return parsed.kind === 'local'
+    ? openTarget({ kind: 'local', dir: path.resolve(deps.cwd ?? process.cwd(), parsed.dir) })
+    : openTarget(parsed, deps.s3Client ? { s3Client: deps.s3Client } : {});
+}
+
+function parsedOf(target: string | DestinationTarget, deps: Pick<LakeDeps, 'source'>): DestinationTarget {
+  return typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
+}
+
+/**
  * Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`, or one already parsed by
  * `parseDestinationTarget`) for reading the days of `scope`.
  */
 export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
-  const parsed = typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
+  const parsed = parsedOf(target, deps);
   if (parsed.kind === 'local') {
-    const root = path.resolve(deps.cwd ?? process.cwd(), parsed.dir);
-    return {
-      url: deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir),
-      root,
-      records: openTarget({ kind: 'local', dir: root }),
-      ready: Promise.resolve(),
-      close: async () => undefined,
-    };
+    const lake = localLake(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir));
+    return deps.records === undefined ? lake : { ...lake, records: deps.records, mirror: deps.records };
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
@@ -141,7 +175,8 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
   return {
     url,
     root,
-    records: openTarget(parsed, { s3Client: client }),
+    records: deps.records ?? openTarget(parsed, { s3Client: client }),
+    mirror: openTarget({ kind: 'local', dir: root }),
     ready,
     async close() {
       // Nothing may still write into the folder when it goes.

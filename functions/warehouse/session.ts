@@ -16,6 +16,7 @@ import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type Duc
 import { sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from './keys.js';
+import type { LakeFiles } from './lake.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
 type ReadColumn = string | { readonly name: string; readonly sql: string; readonly reads: readonly string[] };
@@ -87,13 +88,14 @@ export interface LoadedWarehouse {
   close(): void;
 }
 
-export async function loadWarehouse(root: string, scope: WarehouseScope): Promise<LoadedWarehouse> {
-  const session = await openDuckDb({ root });
+/** Loads the tables of `scope` from the files under the lake's folder, in one session. */
+export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Promise<LoadedWarehouse> {
+  const session = await openDuckDb({ root: lake.root });
   const unreadable: string[] = [];
   try {
     for (const table of scope.tables ?? REPORT_TABLES) {
       const span = scope.spans?.[table.name];
-      await loadTable(session, root, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
+      await loadTable(session, lake, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
     }
   } catch (error) {
     session.close();
@@ -123,7 +125,8 @@ function projectOfFile(name: string): string | undefined {
   return PROJECT_ID_PATTERN.test(id) ? id : undefined;
 }
 
-async function loadTable(session: DuckDbSession, root: string, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
+async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
+  const { root } = lake;
   const wanted = new Set(scope.projects);
   const present = new Set(await list(path.join(root, table.prefix)));
   const files = (
@@ -206,7 +209,8 @@ async function readableFiles(
 }
 
 /** Projects with a table file, a manifest or a staged unit on a day of `days`; names that are not project ids are left out. */
-export async function discoverProjects(root: string, days: readonly string[]): Promise<string[]> {
+export async function discoverProjects(lake: LakeFiles, days: readonly string[]): Promise<string[]> {
+  const { root } = lake;
   const found = new Set<string>();
   const folders = [
     ...REPORT_TABLES.map((t) => ({ dir: t.prefix, suffix: '.parquet' })),

@@ -10,7 +10,7 @@ import { readFixes } from '../../../functions/gaps/effect.js';
 import { periodOf } from '../../../functions/warehouse/period.js';
 import { readOutcomeRequests } from '../../../functions/gaps/read.js';
 import { addDays } from '../../../functions/shared/dates.js';
-import { openDestination } from '../../../functions/shared/storage/destinations.js';
+import { localLake } from '../../../functions/warehouse/lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { buildFixLake, DONE, FIX_PROJECT, NOW, PR_LINK, RECENT, type FixLake } from '../../helpers/fix-lake.js';
 
@@ -48,7 +48,8 @@ afterAll(async () => {
 });
 
 async function fixes(days: readonly string[]) {
-  return readFixes(lake.root, await readOutcomeRequests(openDestination(lake.root)), { days, projects: [], now: NOW });
+  const read = localLake(lake.root);
+  return readFixes(read, await readOutcomeRequests(read.records), { days, projects: [], now: NOW });
 }
 
 describe('the effect of a fix', () => {

@@ -7,7 +7,7 @@
  * digest — holds them only as readerText makes them.
  */
 import { readFile } from 'node:fs/promises';
-import { readFigures } from '../../../functions/report/figures.js';
+import { readFiguresIn } from '../../helpers/read-figures.js';
 import { digestOf } from '../../../functions/insights/weekly/digest.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,7 +173,7 @@ describe('every other place readers words reach', { timeout: 120_000 }, () => {
   });
 
   it('the weekly digest of that lake holds no hidden or control character and no address', async () => {
-    const figures = await readFigures(root, { period: { from: HOSTILE_FROM, to: HOSTILE_TO, days: ['2026-02-02', '2026-02-03'] }, projects: [] });
+    const figures = await readFiguresIn(root, { period: { from: HOSTILE_FROM, to: HOSTILE_TO, days: ['2026-02-02', '2026-02-03'] }, projects: [] });
     const digest = digestOf({ figures, week: '2026-W06', link: { url: 'https://reports.example.com/x', expiresAt: '2026-02-17T00:00:00Z' } });
 
     for (const text of [digest.subject, digest.body]) {

@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Figures, readFigures } from '../../../functions/report/figures.js';
+import type { Figures } from '../../../functions/report/figures.js';
+import { readFiguresIn } from '../../helpers/read-figures.js';
 import { periodOf } from '../../../functions/warehouse/period.js';
 import type { Sandbox } from '../../../sandbox/index.js';
 import {
@@ -61,7 +62,7 @@ describe('a 30-day report after a backfill of 30 days and the last day before', 
 
   beforeAll(async () => {
     html = await reportPage(30);
-    figures = await readFigures(lake.out, { period: periodOf(BACKFILL_PERIOD.from, BACKFILL_PERIOD.to), projects: [] });
+    figures = await readFiguresIn(lake.out, { period: periodOf(BACKFILL_PERIOD.from, BACKFILL_PERIOD.to), projects: [] });
   });
 
   it('reads the period before as 1 of its 30 days exported, the period as all 30', () => {
@@ -121,7 +122,7 @@ describe('a 30-day report after a backfill of 30 days and the last day before', 
 describe('a report of the same lake whose periods are both complete', () => {
   it('compares totals as always: coloured changes, changes in the rankings and movers, and no sentence about coverage', async () => {
     const html = await reportPage(15);
-    const figures = await readFigures(lake.out, { period: periodOf('2026-05-17', BACKFILL_PERIOD.to), projects: [] });
+    const figures = await readFiguresIn(lake.out, { period: periodOf('2026-05-17', BACKFILL_PERIOD.to), projects: [] });
 
     expect(Object.values(figures.comparisons).every((c) => c.comparison === 'totals')).toBe(true);
     expect(deltas(html)).toHaveLength(8);

@@ -10,7 +10,8 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFigures, type Figures } from '../../../functions/report/figures.js';
+import type { Figures } from '../../../functions/report/figures.js';
+import { readFiguresIn } from '../../helpers/read-figures.js';
 import { buildReport } from '../../../functions/report/report.js';
 import { loadCharts } from '../../../functions/report/charts.js';
 import { CONTACTS } from '../../../sandbox/generators/text.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
   // Some tests draw a section on its own, without buildReport (which loads the charts itself).
   await loadCharts();
   lake = await buildReportLake();
-  figures = await readFigures(lake.out, { period, projects: [] });
+  figures = await readFiguresIn(lake.out, { period, projects: [] });
 });
 
 afterAll(async () => {
@@ -191,7 +192,7 @@ describe('report figures', () => {
   });
 
   it("requests per day are the run log's, by the day each run started, up to the day of the report: after the period, the runs that wrote its units", async () => {
-    const withRuns = await readFigures(lake.out, { period, projects: [], runsTo: '2026-10-21' });
+    const withRuns = await readFiguresIn(lake.out, { period, projects: [], runsTo: '2026-10-21' });
     const [logged] = await queryDuckDb(
       `SELECT sum(requests) AS requests, count(*) AS runs FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`,
     );
@@ -202,7 +203,7 @@ describe('report figures', () => {
 
   it('the health section counts the run that exported the period, though it started the day after it (the first report after an export)', async () => {
     // The lake's one export ran on 2026-10-20, the day after the period, as every export of a day does.
-    const withRuns = await readFigures(lake.out, { period, projects: [], runsTo: '2026-10-21' });
+    const withRuns = await readFiguresIn(lake.out, { period, projects: [], runsTo: '2026-10-21' });
     const [logged] = await queryDuckDb(`SELECT sum(requests) AS requests FROM read_json('${lake.out}/export_runs/*/*.json', format = 'newline_delimited')`);
     const requests = Number(logged?.['requests']);
     expect(requests).toBeGreaterThan(0);
@@ -223,7 +224,7 @@ describe('report figures', () => {
     await writeRunRecord(copy, '2026-10-21', { ...later, run_id: runId, started_at: '2026-10-21T02:05:00.000Z', finished_at: '2026-10-21T02:06:00.000Z' });
 
     // Act
-    const read = await readFigures(copy, { period, projects: [], runsTo: '2026-10-22' });
+    const read = await readFiguresIn(copy, { period, projects: [], runsTo: '2026-10-22' });
 
     // Assess
     expect(read.requestsPerDay.slice(-2)).toMatchObject([
@@ -313,7 +314,7 @@ describe('a warehouse with stray files', () => {
     const bad = path.join('views_totals', `dt=${PERIOD.from}`, 'proj_api.parquet');
     await writeFile(path.join(copy, bad), 'PAR1 this is not a parquet file');
     const warnings: string[] = [];
-    const read = await readFigures(copy, { period, projects: [], onWarning: (line) => warnings.push(line) });
+    const read = await readFiguresIn(copy, { period, projects: [], onWarning: (line) => warnings.push(line) });
     expect(warnings).toEqual([expect.stringContaining(`left out views_totals/dt=${PERIOD.from}/proj_api.parquet: not a readable Parquet file`)]);
     const lost = await sumOf(lake.out, 'views_totals', 'sum(total)', { from: PERIOD.from, to: addOneDay(PERIOD.from) }, "project_id = 'proj_api'");
     expect(lost).toBeGreaterThan(0);
@@ -334,7 +335,7 @@ describe('a warehouse with stray files', () => {
       await cp(path.join(folder, 'proj_small.parquet'), path.join(folder, 'proj_small*.parquet'));
       await cp(path.join(folder, 'proj_small.parquet'), path.join(folder, 'proj_small-copy.parquet.bak'));
     }
-    const read = await readFigures(copy, { period, projects: [] });
+    const read = await readFiguresIn(copy, { period, projects: [] });
     expect(read.projects).toEqual([...PROJECTS]);
     expect(read.topPages).toEqual(figures.topPages);
   });

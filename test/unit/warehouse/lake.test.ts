@@ -1,10 +1,10 @@
 /** Which bucket keys the report's S3 mirror writes, and where: never outside its folder; how it stops on a failed read. */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { mirrorPath, openLake, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
+import { localLake, mirrorPath, openLake, openRecords, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
 
 const root = path.resolve('mirror-root');
 
@@ -138,5 +138,63 @@ describe('openLake of a bucket, the states later', () => {
     expect(before).toContain(path.join('visitors_totals', 'dt=2026-11-16', 'proj_a.parquet'));
     expect(before).not.toContain('_manifests');
     expect(after).toContain(path.join('_manifests', 'visitors', 'dt=2026-11-16', 'proj_a.json'));
+  });
+});
+
+describe('the handle a reader is given', () => {
+  const WEEK = { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] };
+
+  it('of a folder read in place: its files, and one destination on them for the records and the mirror', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'lake-local-'));
+    try {
+      const lake = localLake(dir);
+      await lake.records.put('_manifests/visitors/dt=2026-11-16/proj_a.json', '{}');
+
+      expect(lake.url).toBe(dir);
+      expect(lake.root).toBe(dir);
+      expect(lake.mirror).toBe(lake.records);
+      expect(await readFile(path.join(dir, '_manifests', 'visitors', 'dt=2026-11-16', 'proj_a.json'), 'utf8')).toBe('{}');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('of a folder named relative: openRecords opens the destination the lake then reads, from the same cwd, and the lake hands it back', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'lake-cwd-'));
+    try {
+      const records = openRecords('out', { cwd });
+      await records.put('followup_outcomes/dt=2026-11-16/job.json', '{"gap_id":"g"}');
+      const lake = await openLake('out', WEEK, { cwd, records });
+
+      expect(lake.root).toBe(path.join(cwd, 'out'));
+      expect(lake.url).toBe('out');
+      expect(lake.records).toBe(records);
+      expect(lake.mirror).toBe(records);
+      expect(await readdir(path.join(lake.root, 'followup_outcomes', 'dt=2026-11-16'))).toEqual(['job.json']);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('of a bucket: the records are the bucket (the one given), the mirror reads the units’ states where they were mirrored', async () => {
+    const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const objects = ['mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json'];
+    client.send = (async (command: { input: { Key?: string; Prefix?: string } }) => {
+      if (command instanceof ListObjectsV2Command)
+        return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
+      return { Body: { transformToByteArray: async () => new TextEncoder().encode('{"mirrored":true}') } };
+    }) as unknown as S3Client['send'];
+    const records = openRecords('s3://bucket/mintlify', { s3Client: client });
+
+    const lake = await openLake('s3://bucket/mintlify', WEEK, { s3Client: client, records });
+    try {
+      expect(lake.url).toBe('s3://bucket/mintlify');
+      expect(lake.records).toBe(records);
+      expect(lake.mirror).not.toBe(records);
+      const state = await lake.mirror.get('_manifests/visitors/dt=2026-11-16/proj_a.json');
+      expect(new TextDecoder().decode(state)).toBe('{"mirrored":true}');
+    } finally {
+      await lake.close();
+    }
   });
 });
