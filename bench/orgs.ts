@@ -35,7 +35,7 @@ import { createMemoryStore, type SharedStore } from '../functions/shared/storage
 import type { Sleep } from '../functions/shared/time.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { info, judged, progress, type BenchResult, type Figures } from './lib/figures.js';
-import { nullPendingWrite } from './lib/null-destination.js';
+import { nullDestination } from './lib/null-destination.js';
 import { maxInAnyWindow } from './lib/request-log.js';
 
 const HOUR_MS = 3_600_000;
@@ -111,42 +111,6 @@ class VirtualClock {
   }
 }
 
-/** A destination that keeps what the export reads back (manifests, checkpoints: `put`) and drops the Parquet. */
-function keepingDestination(): Destination {
-  const kept = new Map<string, Uint8Array>();
-  return {
-    url: 'memory://',
-    async openWrite(key) {
-      const pending = nullPendingWrite();
-      return {
-        stream: pending.stream,
-        abort: pending.abort,
-        async commit() {
-          const result = await pending.commit();
-          kept.set(key, new Uint8Array());
-          return result;
-        },
-      };
-    },
-    async put(key, body) {
-      kept.set(key, typeof body === 'string' ? Buffer.from(body) : body);
-    },
-    async get(key) {
-      return kept.get(key);
-    },
-    async exists(key) {
-      return kept.has(key);
-    },
-    async delete(key) {
-      kept.delete(key);
-    },
-    async list(prefix) {
-      return [...kept.keys()].filter((key) => key.startsWith(prefix));
-    },
-    async probe() {},
-  };
-}
-
 /** The store with every ledger write counted (a refusal that leaves the document as it was is no write). */
 function countingStore(store: SharedStore): SharedStore & { readonly ledgerWrites: () => number } {
   let writes = 0;
@@ -216,7 +180,7 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
       'export',
     );
     const store = countingStore(createMemoryStore());
-    const destinations = new Map(orgs.map((org) => [org.id, keepingDestination()]));
+    const destinations = new Map(orgs.map((org) => [org.id, nullDestination({ keepPuts: true })]));
     const byId = new Map(orgs.map((org) => [org.id, org]));
     const logger = createLogger({ serviceName: 'bench', level: 'SILENT' });
     const latencyFetch: typeof fetch = async (input, init) => {

@@ -27,9 +27,15 @@ export function nullPendingWrite(): PendingWrite & { readonly bytes: () => numbe
   };
 }
 
-/** A destination whose files vanish; `written` holds the bytes committed per key. */
-export function nullDestination(): Destination & { readonly written: Map<string, number> } {
+/**
+ * A destination whose files vanish; `written` holds the bytes committed per key. With `keepPuts`,
+ * what is `put` (manifests, checkpoints, run records: what an export reads back) is kept and read
+ * back, while the streamed Parquet still vanishes — a run of many organisations resumes and
+ * plans from it as from a real lake.
+ */
+export function nullDestination(options: { readonly keepPuts?: boolean } = {}): Destination & { readonly written: Map<string, number> } {
   const written = new Map<string, number>();
+  const kept = new Map<string, Uint8Array>();
   return {
     url: 'null://',
     written,
@@ -41,26 +47,29 @@ export function nullDestination(): Destination & { readonly written: Map<string,
         async commit() {
           const result = await pending.commit();
           written.set(key, result.bytes);
+          if (options.keepPuts) kept.set(key, new Uint8Array());
           return result;
         },
       };
     },
     async put(key, body) {
       written.set(key, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      if (options.keepPuts) kept.set(key, typeof body === 'string' ? Buffer.from(body) : body);
     },
-    async get() {
-      return undefined;
+    async get(key) {
+      return kept.get(key);
     },
     async exists(key) {
       return written.has(key);
     },
     async delete(key) {
       written.delete(key);
+      kept.delete(key);
     },
     // The export lists the erasure records (`_privacy/erasures/`) at the start of every run:
-    // nothing was ever kept here, so nobody was forgotten.
-    async list() {
-      return [];
+    // without `keepPuts` nothing was ever kept here, so nobody was forgotten.
+    async list(prefix) {
+      return [...kept.keys()].filter((key) => key.startsWith(prefix));
     },
     async probe() {
       // Nothing can fail: there is nothing behind it.
