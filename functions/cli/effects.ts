@@ -86,13 +86,9 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
   }
   let saved: string[] | undefined;
   if (flags.save === true) {
-    const { openDestination } = await import('../shared/storage/destinations.js');
-    const { localFolderOf } = await import('../gaps/find.js');
-    const { parseDestinationTarget } = await import('../shared/storage/destination-target.js');
-    const target =
-      parseDestinationTarget(destination, '--out').kind === 's3'
-        ? openDestination(destination, io.clients?.s3 ? { s3Client: io.clients.s3 } : {})
-        : openDestination(localFolderOf(destination, cwd));
+    // The destination itself, as the lake's readers open it (a folder from `cwd`, or the bucket).
+    const { openRecords } = await import('../warehouse/lake.js');
+    const target = openRecords(destination, { cwd, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
     saved = await writeFixEffects(target, result.effects, now);
   }
   printEffects(result, { json: flags.json === true, saved }, io);
