@@ -99,7 +99,7 @@ export function resolvePolicy(overrides: PolicyOverrides): PersonalDataPolicy {
 export const PERSONAL_TABLES: readonly TableDef[] = TABLES.filter((table) => table.columns.some((column) => column.personal));
 
 /** What a column's value becomes under `policy`: null stays null, a string is kept, dropped, hashed, masked or cleaned as a path. */
-export function applyPolicy(policy: ColumnPolicy, value: unknown, key: string): unknown {
+function applyPolicy(policy: ColumnPolicy, value: unknown, key: string): unknown {
   if (value === null || value === undefined || policy === 'keep') return value;
   if (policy === 'drop') return null;
   if (policy === 'hmac') return typeof value === 'string' ? hmacOf(key, value) : value;
