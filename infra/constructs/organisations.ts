@@ -10,7 +10,6 @@
  */
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -21,23 +20,25 @@ import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/settings/config.js';
 import { METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../../functions/shared/metric-names.js';
 import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
-import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
-import { DEFAULT_EXPORT_SCHEDULE } from './analytics-export.js';
+import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
+import { DEFAULT_EXPORT_SCHEDULE, type AnalyticsExportProps } from './analytics-export.js';
 import { BundledFunction, runtimeEnvironment, SERVICE_NAMES, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import { RUNBOOK } from './operations.js';
-import type { PersonalDataKey } from './personal-data-key.js';
 import { grantStateKeys } from './state-keys.js';
-import type { Warehouse } from './warehouse.js';
 
 /** Workers at once by default: each holds one organisation; the queue holds the rest. */
 export const DEFAULT_ORG_CONCURRENCY = 10;
 
-/** Props of {@link Organisations}. */
-export interface OrganisationsProps {
-  readonly warehouse: Warehouse;
-  /** The deployment's state table: each organisation's ledger, leases and backlog under `export#orgs/<id>/`. */
-  readonly stateTable: dynamodb.Table;
-  readonly personalDataKey: PersonalDataKey;
+/**
+ * Props of {@link Organisations}. The export's settings are the single-organisation export's (analytics-export.ts), the same for
+ * every organisation; what differs is the fan-out: the secrets' prefix, the workers at once and
+ * the worker's timeout.
+ */
+export interface OrganisationsProps
+  extends Pick<
+    AnalyticsExportProps,
+    'warehouse' | 'stateTable' | 'personalDataKey' | 'datasets' | 'settleHours' | 'personalDataPolicy' | 'personalDataRetentionDays'
+  > {
   /**
    * The name prefix of the organisations' secrets (`<prefix><id>`, each `{"apiKey","projectIds"}`).
    * @default `<stack name>/orgs/`
@@ -54,16 +55,8 @@ export interface OrganisationsProps {
   readonly apiUrl?: string | undefined;
   /** @default 'INFO' */
   readonly logLevel?: LogLevel | undefined;
-  /** `EXPORT_DATASETS`. @default - every dataset */
-  readonly datasets?: readonly DatasetName[] | undefined;
   /** `ANALYTICS_BUDGET` of each organisation. @default '90/1h' */
   readonly budget?: string | undefined;
-  /** `EXPORT_SETTLE_HOURS`. @default 2 */
-  readonly settleHours?: number | undefined;
-  /** `PERSONAL_DATA_POLICY`. @default - the table definitions' defaults */
-  readonly personalDataPolicy?: string | undefined;
-  /** `PERSONAL_DATA_RETENTION_DAYS`. @default - kept */
-  readonly personalDataRetentionDays?: number | undefined;
   /** The worker's timeout: the longest one organisation's run may take. @default Duration.minutes(15) */
   readonly workerTimeout?: Duration | undefined;
 }
