@@ -4,11 +4,12 @@
  * records through a local destination on the same folder.
  *
  * A local destination is read in place. An `s3://` one is mirrored to a temporary folder with
- * the AWS SDK the export already uses — only the keys of the days asked for, and of `_staging`
+ * the AWS SDK the export already uses (one GET per object, without the command stack:
+ * shared/storage/s3-reader.ts) — only the keys of the days asked for, and of `_staging`
  * only the checkpoints and failure records, never the staged pages — because DuckDB's `httpfs`
  * extension is downloaded at run time, which neither CI nor a locked-down machine allows.
  */
-import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/client-s3';
+import { paginateListObjectsV2, S3Client } from '@aws-sdk/client-s3';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
+import { openObjectReader, type ReadObject } from '../shared/storage/s3-reader.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -131,6 +133,8 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
   }
   const { bucket, prefix } = parsed;
   const client = deps.s3Client ?? new S3Client(awsClientConfig());
+  // One GET per object, signed by the client but without its command stack (s3-reader.ts).
+  const { read } = await openObjectReader(client, bucket);
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   const remove = () => rm(root, { recursive: true, force: true });
   const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
@@ -149,7 +153,7 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
       deps.onWarning?.(`skipped s3://${bucket}/${prefix}${key}: ${problem}; a mirrored key must be plain folder names (remove or rename the object)`);
       return false;
     });
-    await download(client, bucket, prefix, keys, root, deps.concurrency ?? 16, signal);
+    await download(read, bucket, prefix, keys, root, deps.concurrency ?? 16, signal);
   };
   const reach = scope.reach;
   const daysOf = (p: string) => (reach !== undefined && reach.from < scope.from && reach.prefixes.includes(p) ? { from: reach.from, to: scope.to } : scope);
@@ -224,7 +228,7 @@ async function listDays(
 }
 
 async function download(
-  client: S3Client,
+  read: ReadObject,
   bucket: string,
   prefix: string,
   keys: readonly string[],
@@ -255,8 +259,7 @@ async function download(
       const key = keys[next++] as string;
       let bytes: Uint8Array;
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${key}` }), { abortSignal: failed.signal });
-        bytes = (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
+        bytes = await read(`${prefix}${key}`, failed.signal);
       } catch (error) {
         throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
       }

@@ -2,11 +2,40 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localLake, mirrorPath, openLake, openRecords, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
 
 const root = path.resolve('mirror-root');
+
+/**
+ * A narrow stand-in for S3 on `client`: `send` answers the listings (ListObjectsV2 of `objects`),
+ * and the client's HTTP handler answers the mirror's GETs (they are signed by the client and
+ * sent on its handler, not through `send`: shared/storage/s3-reader.ts) with `get`'s bytes, or
+ * S3's XML error when it throws an error naming a code. Nothing leaves the process.
+ */
+function standInBucket(client: S3Client, objects: readonly string[], get: (key: string, signal: AbortSignal | undefined) => Promise<Uint8Array>): void {
+  client.send = (async (command: { input: { Prefix?: string } }) => {
+    if (!(command instanceof ListObjectsV2Command)) throw new Error(`the stand-in answers listings only, not ${command.constructor.name}`);
+    return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
+  }) as unknown as S3Client['send'];
+  const handler = {
+    async handle(request: { path: string }, options?: { abortSignal?: AbortSignal }) {
+      // Virtual-hosted (no endpoint given): the path is the key, each segment encoded.
+      const key = request.path.slice(1).split('/').map(decodeURIComponent).join('/');
+      try {
+        return { response: { statusCode: 200, headers: {}, body: Readable.from([Buffer.from(await get(key, options?.abortSignal))]) } };
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === undefined) throw error;
+        const xml = `<Error><Code>${code}</Code><Message>${(error as Error).message}</Message></Error>`;
+        return { response: { statusCode: 403, headers: {}, body: Readable.from([Buffer.from(xml)]) } };
+      }
+    },
+  };
+  (client.config as unknown as { requestHandler: typeof handler }).requestHandler = handler;
+}
 
 describe('unsafeKeyProblem', () => {
   it('accepts plain keys', () => {
@@ -46,20 +75,19 @@ describe('openLake of a bucket, when a read fails', () => {
     const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
     const keys = Array.from({ length: 40 }, (_, i) => `mintlify/visitors_totals/dt=2026-11-17/proj_${String(i).padStart(2, '0')}.parquet`);
     let started = 0;
-    // A narrow stand-in for S3 (the listing, then reads that take a while; the third refused).
-    client.send = (async (command: { input: { Key?: string } }, options?: { abortSignal?: AbortSignal }) => {
-      if (command instanceof ListObjectsV2Command) return { Contents: keys.map((Key) => ({ Key })), IsTruncated: false };
+    // Reads that take a while; the third refused.
+    standInBucket(client, keys, async (_key, signal) => {
       const index = started++;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, index === 2 ? 5 : 30);
-        options?.abortSignal?.addEventListener('abort', () => {
+        signal?.addEventListener('abort', () => {
           clearTimeout(timer);
           reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
         });
       });
-      if (index === 2) throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
-      return { Body: { transformToByteArray: async () => new Uint8Array([1, 2, 3]) } };
-    }) as unknown as S3Client['send'];
+      if (index === 2) throw Object.assign(new Error('Access Denied'), { code: 'AccessDenied' });
+      return new Uint8Array([1, 2, 3]);
+    });
     try {
       const opened = openLake('s3://bucket/mintlify', { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] }, { s3Client: client });
       await expect(opened).rejects.toThrow(/^cannot read s3:\/\/bucket\/mintlify\/visitors_totals\/dt=2026-11-17\/proj_\d\d\.parquet: .*Access Denied/);
@@ -86,12 +114,10 @@ describe('openLake of a bucket, its scope', () => {
       'mintlify/export_runs/dt=2026-11-16/run.json',
     ];
     const read: string[] = [];
-    client.send = (async (command: { input: { Key?: string; Prefix?: string } }) => {
-      if (command instanceof ListObjectsV2Command)
-        return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
-      read.push(command.input.Key ?? '');
-      return { Body: { transformToByteArray: async () => new Uint8Array([1]) } };
-    }) as unknown as S3Client['send'];
+    standInBucket(client, objects, async (key) => {
+      read.push(key);
+      return new Uint8Array([1]);
+    });
 
     const lake = await openLake(
       's3://bucket/mintlify',
@@ -117,12 +143,10 @@ describe('openLake of a bucket, the states later', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    client.send = (async (command: { input: { Key?: string; Prefix?: string } }) => {
-      if (command instanceof ListObjectsV2Command)
-        return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
-      if (command.input.Key?.includes('_manifests')) await held;
-      return { Body: { transformToByteArray: async () => new Uint8Array([1]) } };
-    }) as unknown as S3Client['send'];
+    standInBucket(client, objects, async (key) => {
+      if (key.includes('_manifests')) await held;
+      return new Uint8Array([1]);
+    });
 
     const lake = await openLake(
       's3://bucket/mintlify',
@@ -179,11 +203,7 @@ describe('the handle a reader is given', () => {
   it('of a bucket: the records are the bucket (the one given), the mirror reads the units’ states where they were mirrored', async () => {
     const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
     const objects = ['mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json'];
-    client.send = (async (command: { input: { Key?: string; Prefix?: string } }) => {
-      if (command instanceof ListObjectsV2Command)
-        return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
-      return { Body: { transformToByteArray: async () => new TextEncoder().encode('{"mirrored":true}') } };
-    }) as unknown as S3Client['send'];
+    standInBucket(client, objects, async () => new TextEncoder().encode('{"mirrored":true}'));
     const records = openRecords('s3://bucket/mintlify', { s3Client: client });
 
     const lake = await openLake('s3://bucket/mintlify', WEEK, { s3Client: client, records });
