@@ -646,23 +646,31 @@ export function maskText(text: string): string {
   return parts.join('');
 }
 
+/**
+ * Where the next spelled "dot" and "DOT" of a text are (-1: none left; -2: not searched yet):
+ * an "at" without brackets starts an address only with one close after it, so the many "at"s
+ * of ordinary text cost a comparison (a native search, repeated only once the text passes the
+ * last one found).
+ */
+interface DotSearch {
+  lower: number;
+  upper: number;
+}
+
+/** Whether a spelled "dot" follows `at` closely enough in `text` to finish an address. */
+function dotNear(text: string, at: number, next: DotSearch): boolean {
+  // Each kept until the text passes it: every search starts beyond the last one's find.
+  if (next.lower !== -1 && next.lower < at) next.lower = text.indexOf('dot', at);
+  if (next.upper !== -1 && next.upper < at) next.upper = text.indexOf('DOT', at);
+  const found = next.lower === -1 ? next.upper : next.upper === -1 ? next.lower : Math.min(next.lower, next.upper);
+  return found !== -1 && found - at <= MAX_SPELLED_DOMAIN;
+}
+
 /** The detector's pass over a folded text: the spans to replace. */
 function scan(text: string): Masked['spans'] {
   const out = new Masked();
   const length = text.length;
-  /**
-   * Where the next spelled "dot" and "DOT" are (-1: none left): an "at" without brackets
-   * starts an address only with one close after it, so the many "at"s of ordinary text cost a
-   * comparison (a native search, repeated only once the text passes the last one found).
-   */
-  const next = { lower: -2, upper: -2 };
-  const dotNear = (at: number): boolean => {
-    // Each kept until the text passes it: every search starts beyond the last one's find.
-    if (next.lower !== -1 && next.lower < at) next.lower = text.indexOf('dot', at);
-    if (next.upper !== -1 && next.upper < at) next.upper = text.indexOf('DOT', at);
-    const found = next.lower === -1 ? next.upper : next.upper === -1 ? next.lower : Math.min(next.lower, next.upper);
-    return found !== -1 && found - at <= MAX_SPELLED_DOMAIN;
-  };
+  const next: DotSearch = { lower: -2, upper: -2 };
   for (let at = 0; at < length; ) {
     const c = text.charCodeAt(at);
     let step: number;
@@ -672,7 +680,7 @@ function scan(text: string): Masked['spans'] {
       (c === 97 || c === 65) &&
       at > 0 &&
       (text.charCodeAt(at + 1) | 32) === 116 &&
-      (text.charCodeAt(at + 2) === 32 ? dotNear(at) : closingOf(text.charCodeAt(at - 1)) !== -1)
+      (text.charCodeAt(at + 2) === 32 ? dotNear(text, at, next) : closingOf(text.charCodeAt(at - 1)) !== -1)
     )
       step = spelledAddress(text, at, out);
     else if (c === 58 || c === 61) step = namedSecret(text, at, out);
@@ -717,12 +725,36 @@ export function maskPath(value: string): string {
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i] as string;
     if (segment === '') continue;
-    const spans = detect(decodeSegment(segment));
-    if (spans.length === 0) continue;
-    segments[i] = (spans[0] as { by: string }).by;
+    const mask = segmentMask(segment);
+    if (mask === undefined) continue;
+    segments[i] = mask;
     changed = true;
   }
   return changed ? segments.join('/') : value;
+}
+
+/**
+ * The segments seen lately and their masks (`null`: kept). A day's paths share most of their
+ * segments (`docs`, a section), so most are looked up here, not read again; the map is
+ * emptied when it holds `SEGMENT_MEMO_SIZE`, which bounds its memory.
+ */
+const SEGMENT_MEMO = new Map<string, string | null>();
+const SEGMENT_MEMO_SIZE = 4_096;
+/** Segments longer than this are read every time (an address or token in a path is rarely repeated). */
+const MEMO_SEGMENT_LENGTH = 64;
+
+/** The mask that replaces a path segment (read percent-decoded), or undefined when it holds nothing to mask. */
+function segmentMask(segment: string): string | undefined {
+  const memo = segment.length <= MEMO_SEGMENT_LENGTH;
+  const known = memo ? SEGMENT_MEMO.get(segment) : undefined;
+  if (known !== undefined) return known ?? undefined;
+  const spans = detect(decodeSegment(segment));
+  const mask = spans.length === 0 ? null : (spans[0] as { by: string }).by;
+  if (memo) {
+    if (SEGMENT_MEMO.size >= SEGMENT_MEMO_SIZE) SEGMENT_MEMO.clear();
+    SEGMENT_MEMO.set(segment, mask);
+  }
+  return mask ?? undefined;
 }
 
 /** A segment percent-decoded (as a browser or server reads it), or as it is when it does not decode. */
