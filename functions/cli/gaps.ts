@@ -94,12 +94,9 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts), flags.prompts);
   // Loaded on use: DuckDB costs every other command nothing.
-  const { findGaps, localFolderOf } = await import('../gaps/find.js');
-  const followUpState = await openFollowUpState(
-    config,
-    parseDestinationTarget(destination, '--out').kind === 's3' ? undefined : localFolderOf(destination, cwd),
-    io,
-  );
+  const { findGaps } = await import('../gaps/find.js');
+  const target = parseDestinationTarget(destination, '--out');
+  const followUpState = await openFollowUpState(config, target.kind === 's3' ? undefined : path.resolve(cwd, target.dir), io);
   let result;
   try {
     result = await findGaps(

@@ -9,18 +9,16 @@
 import type { ApiEvents } from '../shared/api/events.js';
 import { formatDuration } from '../shared/durations.js';
 import { describeError, scrubText, UnreachableError } from '../shared/errors.js';
-import { CLEAR_LINE } from './progress.js';
 
 const MAX_RETRY_LINE = 200;
 
 /**
  * The client's events as lines written with `write` (the CLI passes stderr), so a run that
- * retries does not sit silent for minutes. On a terminal (`tty`) each line first clears the
- * progress bar it may share.
+ * retries does not sit silent for minutes. On a terminal, `export` passes stderr through its
+ * terminal line (progress.ts), which clears the progress bar before each line.
  */
-export function retryLinePrinter(write: (line: string) => unknown, options: { readonly tty?: boolean } = {}): ApiEvents {
-  const clear = options.tty ? CLEAR_LINE : '';
-  const say = (text: string, maxLength = 300) => write(`${clear}${scrubText(text, { maxLength })}\n`);
+export function retryLinePrinter(write: (line: string) => unknown): ApiEvents {
+  const say = (text: string, maxLength = 300) => write(`${scrubText(text, { maxLength })}\n`);
   return {
     onClockSkew: ({ offsetMs, skew }) =>
       say(
@@ -47,7 +45,7 @@ export function retryLinePrinter(write: (line: string) => unknown, options: { re
       const line = scrubText(`retrying ${request} in ${formatDuration(delayMs, 'retry')}${asked} (attempt ${attempt} failed: ${reason}`, {
         maxLength: MAX_RETRY_LINE - 1,
       });
-      write(`${clear}${line})\n`);
+      write(`${line})\n`);
     },
   };
 }

@@ -9,8 +9,6 @@
  *   job is still running would be prompted again: the CLI says so.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openLake } from '../warehouse/lake.js';
 import { addDays } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
@@ -123,10 +121,4 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
 /** Gaps that may be prompted (no job in flight, none done but failed) first, each group in rank order: a second run lists the next open gaps, not the same done ones. */
 export function openFirst(ranked: readonly Gap[]): Gap[] {
   return [...ranked.filter((gap) => gap.promptable), ...ranked.filter((gap) => !gap.promptable)];
-}
-
-/** The local folder of a destination that is not `s3://` (a `file://` URL or a path). */
-export function localFolderOf(destination: string, cwd: string): string {
-  const trimmed = destination.trim();
-  return path.resolve(cwd, trimmed.toLowerCase().startsWith('file://') ? fileURLToPath(trimmed) : trimmed);
 }

@@ -3,6 +3,7 @@
  * line each, through a real client against the scripted loopback API.
  */
 import { describe, expect, it } from 'vitest';
+import { CLEAR_LINE, createTerminalLine } from '../../../functions/cli/progress.js';
 import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
 import type { BudgetGate } from '../../../functions/shared/pacing/budget.js';
 import { rejectionOf } from '../../helpers/errors.js';
@@ -40,12 +41,16 @@ describe('retryLinePrinter', () => {
     expect(lines[0]?.length).toBeLessThanOrEqual(201);
   });
 
-  it('clears a progress line on a terminal before printing', async () => {
+  it('clears a progress line on a terminal before printing (written through the terminal line, as `export` does)', async () => {
     api.replies = [json(503, { error: 'busy' }), json(200, page())];
     const lines: string[] = [];
-    const { client } = makeClient({ events: retryLinePrinter((line) => lines.push(line), { tty: true }) });
+    const line = createTerminalLine({ isTTY: true, columns: 80, write: (text: string) => lines.push(text) });
+    line.frame('3/14 units');
+    const stderr = line.through({ write: (text: string) => lines.push(text) });
+    const { client } = makeClient({ events: retryLinePrinter((text) => stderr.write(text)) });
     await visitors(client);
-    expect(lines[0]?.startsWith('\r\u001b[K')).toBe(true);
+    expect(lines[1]).toBe(CLEAR_LINE);
+    expect(lines[2]).toMatch(/^retrying GET /);
   });
 
   it('warns with the header when the budget cut an absurd wait to its window', async () => {
