@@ -132,7 +132,8 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
       return state ? { ...checkpoint, state } : undefined;
     },
 
-    writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), staged),
+    // Written while the next page is on its way (unit.ts): through the thread pool.
+    writeCheckpoint: (checkpoint) => destination.put(checkpointKey, JSON.stringify(checkpoint), { ...staged, overlapped: true }),
 
     // A page keeps the exact digits of a large unknown integer (lossless-json.ts).
     writePage: (index, page) => destination.put(pageKey(index), stringifyJson(page), staged),

@@ -313,8 +313,10 @@ async function runOnce(run: UnitRun, deps: UnitDeps): Promise<UnitOutcome> {
       const { page, index, state: after, done } = fetched.value;
       // The page is staged before the next request — and the last one before the commit: a
       // stop or a failure from here on never re-fetches it. The checkpoint that counts it is
-      // written while the next page is on its way: if that write fails, the next run resumes
-      // from the previous checkpoint and fetches this page again (once), never a wrong one.
+      // written while the next page is on its way (off the event loop: staging.ts), so the disk
+      // never holds that request: if the write fails, or the process is killed in the moment it
+      // takes, the next run resumes from the previous checkpoint and fetches this page again
+      // (once), never a wrong one.
       await staging.writePage(index, page.body);
       lastCheckpoint = checkpointOf(run, after, done, now());
       const checkpointed = staging.writeCheckpoint(lastCheckpoint);

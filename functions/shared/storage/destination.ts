@@ -33,6 +33,13 @@ export interface WriteOptions {
    * fsync per page would put disk latency between every two API requests.
    */
   readonly durable?: boolean;
+  /**
+   * The write is made while other work goes on (a checkpoint, while the next request is on its
+   * way): a local destination makes it through the thread pool rather than in one synchronous
+   * call, which would hold the event loop — and that request — for the disk's time. Other
+   * destinations write asynchronously anyway. Default false.
+   */
+  readonly overlapped?: boolean;
 }
 
 export interface Destination {

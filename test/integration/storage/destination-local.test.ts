@@ -118,6 +118,19 @@ describe('createLocalDestination', () => {
     expect(await destination.get('bytes.bin')).toBeUndefined();
   });
 
+  it('writes an overlapped staging file (through the thread pool) as a synchronous one: whole, its folder made, replaced, nothing beside it', async () => {
+    // A checkpoint is written while the next request is on its way (export/unit.ts): a
+    // synchronous write would hold the event loop, and that request, for the disk's time.
+    const root = path.join(dir, 'data');
+    const key = '_staging/visitors/dt=2026-01-30/p/checkpoint.json';
+    await destination.put(key, '{"pages":1}', { durable: false, overlapped: true });
+    await destination.put(key, '{"pages":2}', { durable: false, overlapped: true });
+    const page = '_staging/visitors/dt=2026-01-30/p/page-0001.json';
+    await destination.put(page, '{"rows":[]}', { durable: false });
+    expect(await readFile(path.join(root, ...key.split('/')), 'utf8')).toBe('{"pages":2}');
+    expect(await listFiles(root)).toEqual([key, page]);
+  });
+
   it('answers absent for keys that do not exist, even below a file', async () => {
     await destination.put('file', 'x');
 
