@@ -86,11 +86,15 @@ export function isoTimestampToEpochMs(text: string): number | undefined {
 
 const TIMESTAMP_MESSAGE = 'must be an ISO 8601 timestamp';
 
-/** An ISO 8601 timestamp string, converted to epoch ms (UTC). */
+/** An ISO 8601 timestamp string, converted to epoch ms (UTC): read once, an issue when it does not read. */
 const Timestamp = v.pipe(
   v.string(TIMESTAMP_MESSAGE),
-  v.check((text) => isoTimestampToEpochMs(text) !== undefined, TIMESTAMP_MESSAGE),
-  v.transform((text) => isoTimestampToEpochMs(text) as number),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const ms = isoTimestampToEpochMs(dataset.value);
+    if (ms !== undefined) return ms;
+    addIssue({ message: TIMESTAMP_MESSAGE });
+    return NEVER;
+  }),
 );
 
 /** A timestamp that may be null; absent reads as null. */
