@@ -96,6 +96,8 @@ export interface UnitStaging {
 }
 
 const json = { contentType: 'application/json' };
+/** Staged pages deleted at once when a complete unit's staging is cleared. */
+const CLEAR_CONCURRENCY = 8;
 /** Staging needs to survive the process, not a power loss (see `WriteOptions.durable`). */
 const staged = { ...json, durable: false };
 
@@ -155,7 +157,12 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
       // files nobody reads, never a checkpoint that outlives its unit.
       await destination.delete(checkpointKey);
       await destination.delete(failureKey);
-      for (let index = 0; index <= pages; index++) await destination.delete(pageKey(index));
+      // The pages several at a time: a unit of many pages is committed before it is cleared.
+      let next = 0;
+      const worker = async () => {
+        while (next <= pages) await destination.delete(pageKey(next++));
+      };
+      await Promise.all(Array.from({ length: Math.min(CLEAR_CONCURRENCY, pages + 1) }, worker));
     },
   };
 }
