@@ -59,7 +59,7 @@ interface Route {
 interface ClientParts {
   readonly signer: (
     authScheme: Route['authScheme'],
-  ) => Promise<{ sign(request: unknown, options: { signingRegion: string; signingService: string }): Promise<unknown> }>;
+  ) => Promise<{ sign(request: unknown, options: { signingRegion: string; signingService: string; signingDate: Date }): Promise<unknown> }>;
   readonly requestHandler: {
     handle(
       request: unknown,
@@ -76,10 +76,15 @@ export async function openObjectReader(client: S3Client, bucket: string): Promis
     return (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
   };
   const route = await routeOf(client, bucket);
-  if (route === undefined) return { read: viaCommand, direct: false };
-  const parts = client.config as unknown as ClientParts;
-  const signer = await parts.signer(route.authScheme);
-  const attempts = Math.max(1, await parts.maxAttempts());
+  // The client's parts as this SDK line has them (the Lambda runtime brings its own copy of
+  // the SDK): anything else, and every read goes through the command.
+  const parts = client.config as unknown as Partial<ClientParts>;
+  if (route === undefined || typeof parts.signer !== 'function' || typeof parts.requestHandler?.handle !== 'function')
+    return { read: viaCommand, direct: false };
+  const signer = await parts.signer(route.authScheme).catch(() => undefined);
+  if (typeof signer?.sign !== 'function') return { read: viaCommand, direct: false };
+  const handler = parts.requestHandler;
+  const attempts = Math.max(1, Number((await parts.maxAttempts?.()) ?? 3) || 3);
   const host = route.port === undefined ? route.hostname : `${route.hostname}:${route.port}`;
   const once = async (key: string, signal: AbortSignal | undefined): Promise<Uint8Array> => {
     const request = await signer.sign(
@@ -92,11 +97,16 @@ export async function openObjectReader(client: S3Client, bucket: string): Promis
         query: route.query,
         headers: { host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
       },
-      { signingRegion: route.authScheme.signingRegion, signingService: route.authScheme.signingName },
+      // The clock offset the client learnt from a skewed answer, as its own signing uses it.
+      {
+        signingRegion: route.authScheme.signingRegion,
+        signingService: route.authScheme.signingName,
+        signingDate: new Date(Date.now() + (Number((client.config as { systemClockOffset?: number }).systemClockOffset) || 0)),
+      },
     );
     let answer: Awaited<ReturnType<ClientParts['requestHandler']['handle']>>;
     try {
-      answer = await parts.requestHandler.handle(request, signal ? { abortSignal: signal } : {});
+      answer = await handler.handle(request, signal ? { abortSignal: signal } : {});
     } catch (error) {
       if (signal?.aborted) throw error;
       const name = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : 'NetworkError';
