@@ -288,6 +288,7 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const projects = new Set(gaps.map((g) => g.projectId));
   const unreadable = new Set(tables.warehouse.unreadable);
   const prefix = ASSISTANT_CONVERSATIONS.prefix;
+  await lake.folderReady(prefix);
   const files = (
     await Promise.all(
       daysBetween(tables.params.from, tables.params.to).map(async (day) =>

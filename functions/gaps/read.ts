@@ -319,6 +319,7 @@ function add(map: Map<string, GapRequest[]>, key: string, request: GapRequest): 
 
 /** The day and project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
 async function tableFiles(lake: LakeFiles, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
+  await lake.folderReady(table.prefix);
   const perDay = await Promise.all(
     days.map(async (day) =>
       (await list(path.join(lake.root, table.prefix, `dt=${day}`)))

@@ -21,7 +21,7 @@ import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';
-import { openLake, openRecords } from '../warehouse/lake.js';
+import { openLake, openRecords, type LakeFiles } from '../warehouse/lake.js';
 
 export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
 
@@ -106,35 +106,38 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       records,
       named: request.destination.trim(),
-      // The units' states, the run log and the marks arrive while DuckDB loads the tables.
-      statesLater: true,
+      // Each table arrives while DuckDB loads the ones before it, then the units' states, the
+      // run log and the marks while it loads the last ones.
+      streamed: true,
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
   );
   let mirrorMs = target.kind === 's3' ? performance.now() - started : 0;
-  /** The rest of the mirror (units' states, run log, marks): the time waited for it counts as mirroring. */
-  const statesMirrored = async () => {
+  /** What arrives later (each table folder, then the units' states, run log and marks): the time waited for it counts as mirroring. */
+  const waitedFor = async (arrival: Promise<void>) => {
     const waiting = performance.now();
-    await lake.ready;
+    await arrival;
     if (target.kind === 's3') mirrorMs += performance.now() - waiting;
   };
+  const files: LakeFiles = { ...lake, folderReady: (prefix) => waitedFor(lake.folderReady(prefix)) };
+  const statesMirrored = () => waitedFor(lake.ready);
   let warehouse: LoadedWarehouse | undefined;
   try {
     await yieldTo(deps.signal);
     // One DuckDB session for the figures and the fixes: the gap tables are loaded once, over the
     // report's days and those the fixes look back over, and each gap question is asked once.
     // Projects found from the files: the units' states (a project with failed units only) first.
-    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(lake, period.days));
+    const projects = request.projects.length > 0 ? [...request.projects] : await statesMirrored().then(() => discoverProjects(files, period.days));
     const fixesScope = { days: period.days, projects, now: deps.now() };
-    warehouse = await openReportWarehouse(lake, {
+    warehouse = await openReportWarehouse(files, {
       period,
       projects,
       gapDays: lookbackDays(requests, fixesScope),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
     await statesMirrored();
-    const figures = await readFigures(lake, { period, projects, runsTo, warehouse });
+    const figures = await readFigures(files, { period, projects, runsTo, warehouse });
     await yieldTo(deps.signal);
     const last = lastDayOf(period);
     if (figures.projects.length === 0) {
@@ -148,7 +151,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       );
     }
     const fill = await request.fill?.(figures.projects);
-    const fixes = await readFixes(lake, requests, { ...fixesScope, warehouse });
+    const fixes = await readFixes(files, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     await loadCharts();
     const { exportCommand } = request;

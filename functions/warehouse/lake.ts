@@ -33,11 +33,18 @@ export interface Lake {
   /** The local folder as a destination: the units' states, the run log and the marks of the lake's days, read where they were mirrored (`records` itself for a local lake). */
   readonly mirror: Destination;
   /**
-   * Settles once everything is mirrored. `openLake` returns once the tables are (DuckDB may
-   * start); with `LakeDeps.statesLater`, the units' states and the `recent` folders are still
-   * arriving until then: a reader of them awaits it. Rejects with the mirror's failure.
+   * Settles once everything is mirrored. With `LakeDeps.streamed`, `openLake` returns once the
+   * keys are listed, and the tables (`folderReady`), then the units' states and the `recent`
+   * folders arrive while the caller works: a reader of the states awaits this. Rejects with
+   * the mirror's failure.
    */
   readonly ready: Promise<void>;
+  /**
+   * Settles once the table folder `prefix` (`visitors_totals`, …) is mirrored: a reader of a
+   * table awaits it before it lists the folder. Resolved at once for a folder read in place, a
+   * lake mirrored whole, or a folder not in the scope. Rejects with the mirror's failure.
+   */
+  folderReady(prefix: string): Promise<void>;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
 }
@@ -47,7 +54,7 @@ export interface Lake {
  * the tables as files under `root`, the units' states through `mirror` and the outcome records
  * through `records`, and names the lake `url` in its messages. Whoever opened the lake closes it.
  */
-export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror'>;
+export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror' | 'folderReady'>;
 
 /**
  * A lake over a local folder laid out like a destination, read in place (nothing to mirror,
@@ -55,7 +62,7 @@ export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror'>;
  */
 export function localLake(dir: string, url: string = dir): Lake {
   const records = openTarget({ kind: 'local', dir });
-  return { url, root: dir, records, mirror: records, ready: Promise.resolve(), close: async () => undefined };
+  return { url, root: dir, records, mirror: records, ready: Promise.resolve(), folderReady: async () => undefined, close: async () => undefined };
 }
 
 /**
@@ -99,10 +106,11 @@ export interface LakeDeps {
   /** Aborted when the user stops the run: no further object is downloaded. */
   readonly signal?: AbortSignal;
   /**
-   * Return once the tables are mirrored, and mirror the units' states and the `recent` folders
-   * while the caller loads them (`Lake.ready`). @default everything before returning
+   * Return once the keys are listed, and mirror the tables folder by folder (in the order of
+   * `LakeScope.prefixes`: `Lake.folderReady`), then the units' states and the `recent` folders
+   * (`Lake.ready`), while the caller loads each table as it arrives. @default everything before returning
    */
-  readonly statesLater?: boolean;
+  readonly streamed?: boolean;
 }
 
 /**
@@ -144,37 +152,48 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
     ...DATASET_NAMES.map(manifestsOf),
     ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
   ].map((folder) => ({ folder, days: recent }));
-  const mirror = async (folders: Folders, signal: AbortSignal | undefined) => {
+  /** The keys of `folders` that can be mirrored (each listed over its days). */
+  const keysOf = async (folders: Folders): Promise<string[]> => {
     const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
-    const keys = listed.filter((key) => {
+    return listed.filter((key) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
       const problem = unsafeKeyProblem(key);
       if (problem === undefined) return true;
       deps.onWarning?.(`skipped s3://${bucket}/${prefix}${key}: ${problem}; a mirrored key must be plain folder names (remove or rename the object)`);
       return false;
     });
-    await download(read, bucket, prefix, keys, root, deps.concurrency ?? 16, signal);
   };
   const reach = scope.reach;
   const daysOf = (p: string) => (reach !== undefined && reach.from < scope.from && reach.prefixes.includes(p) ? { from: reach.from, to: scope.to } : scope);
-  const tableFolders: Folders = scope.prefixes.map((p) => ({ folder: `${p}/`, days: daysOf(p) }));
-  let ready: Promise<void>;
   /** Stops a mirror still running when the lake is closed early. */
   const closing = new AbortController();
+  // One queue of keys: each table folder in turn (a group each), then the units' states and
+  // the recent folders (the last group); a group settles once its keys are all written.
+  let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   try {
-    if (deps.statesLater) {
-      await mirror(tableFolders, deps.signal);
-      ready = mirror(stateFolders, deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal);
-      // Seen by whoever awaits it; a lake closed before then does not fail the process.
-      ready.catch(() => undefined);
-    } else {
-      await mirror([...tableFolders, ...stateFolders], deps.signal);
-      ready = Promise.resolve();
-    }
+    groups = [
+      ...(await Promise.all(scope.prefixes.map(async (p) => ({ prefix: p, keys: await keysOf([{ folder: `${p}/`, days: daysOf(p) }]) })))),
+      { prefix: undefined, keys: await keysOf(stateFolders) },
+    ];
   } catch (error) {
     await remove();
     throw error;
   }
+  const signal = deps.streamed ? (deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal) : deps.signal;
+  const mirrored = download(read, bucket, prefix, groups, root, deps.concurrency ?? 16, signal);
+  // Seen by whoever awaits them; a lake closed before then does not fail the process.
+  for (const group of mirrored.groups) group.catch(() => undefined);
+  mirrored.all.catch(() => undefined);
+  if (!deps.streamed) {
+    try {
+      await mirrored.all;
+    } catch (error) {
+      await remove();
+      throw error;
+    }
+  }
+  const folders = new Map(groups.map((group, i) => [group.prefix, mirrored.groups[i] as Promise<void>]));
+  const ready = mirrored.all;
   const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
   return {
     url,
@@ -182,6 +201,7 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
     records: deps.records ?? openTarget(parsed, { s3Client: client }),
     mirror: openTarget({ kind: 'local', dir: root }),
     ready,
+    folderReady: (p) => folders.get(p) ?? Promise.resolve(),
     async close() {
       // Nothing may still write into the folder when it goes.
       closing.abort();
@@ -227,19 +247,40 @@ async function listDays(
   return keys;
 }
 
-async function download(
+/** A promise and the two functions that settle it (Node 20 has no `Promise.withResolvers`). */
+function settler(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
+  let resolve: () => void = () => undefined;
+  let reject: (error: unknown) => void = () => undefined;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * Downloads the keys of `groups`, in order, `concurrency` at once: `groups[i]` settles once its
+ * keys are all written, `all` once every group has. The first failure stops every worker (no
+ * new key taken, requests in flight aborted) and is the one every unsettled promise rejects
+ * with, once every worker has stopped: the caller may then remove the folder with nothing
+ * still writing into it.
+ */
+function download(
   read: ReadObject,
   bucket: string,
   prefix: string,
-  keys: readonly string[],
+  groups: readonly { readonly keys: readonly string[] }[],
   root: string,
   concurrency: number,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): { readonly groups: readonly Promise<void>[]; readonly all: Promise<void> } {
+  const keys = groups.flatMap((group, index) => group.keys.map((key) => ({ key, group: index })));
+  const left = groups.map((group) => group.keys.length);
+  const settlers = groups.map(() => settler());
+  groups.forEach((_, index) => {
+    if (left[index] === 0) settlers[index]?.resolve();
+  });
   let next = 0;
-  // The first failure stops every worker (no new key taken, requests in flight aborted) and
-  // is the one reported, once every worker has stopped: the caller may then remove the folder
-  // with nothing still writing into it.
   const failed = new AbortController();
   let firstError: unknown;
   /** Folders made so far: one `mkdir` per folder, not per object (a day's folder holds a file per project). */
@@ -256,7 +297,7 @@ async function download(
   const worker = async () => {
     while (next < keys.length && !failed.signal.aborted) {
       signal?.throwIfAborted();
-      const key = keys[next++] as string;
+      const { key, group } = keys[next++] as { key: string; group: number };
       let bytes: Uint8Array;
       try {
         bytes = await read(`${prefix}${key}`, failed.signal);
@@ -266,6 +307,8 @@ async function download(
       const file = mirrorPath(root, key);
       await folderOf(file);
       await writeFile(file, bytes);
+      left[group] = (left[group] as number) - 1;
+      if (left[group] === 0) settlers[group]?.resolve();
     }
   };
   const stopOnFailure = (error: unknown) => {
@@ -274,8 +317,13 @@ async function download(
       failed.abort();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, () => worker().catch(stopOnFailure)));
-  if (failed.signal.aborted) throw firstError;
+  const all = Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, () => worker().catch(stopOnFailure))).then(() => {
+    if (failed.signal.aborted) {
+      for (const settler of settlers) settler.reject(firstError);
+      throw firstError;
+    }
+  });
+  return { groups: settlers.map((settler) => settler.promise), all };
 }
 
 /**

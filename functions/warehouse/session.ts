@@ -126,6 +126,8 @@ function projectOfFile(name: string): string | undefined {
 }
 
 async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
+  // A streamed lake (the report's) may still be mirroring this table while the ones before it load.
+  await lake.folderReady(table.prefix);
   const { root } = lake;
   const wanted = new Set(scope.projects);
   const present = new Set(await list(path.join(root, table.prefix)));

@@ -1,4 +1,5 @@
 /** Which bucket keys the report's S3 mirror writes, and where: never outside its folder; how it stops on a failed read. */
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -135,33 +136,68 @@ describe('openLake of a bucket, its scope', () => {
   });
 });
 
-describe('openLake of a bucket, the states later', () => {
-  it('returns once the tables are mirrored; the units’ states arrive by `ready`, and close waits for them', async () => {
+describe('openLake of a bucket, streamed', () => {
+  it('returns once the keys are listed; each table folder arrives by `folderReady` in the order asked, the units’ states by `ready`, and close waits for them', async () => {
     const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-    const objects = ['mintlify/visitors_totals/dt=2026-11-16/proj_a.parquet', 'mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json'];
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const objects = [
+      'mintlify/visitors_totals/dt=2026-11-16/proj_a.parquet',
+      'mintlify/views_totals/dt=2026-11-16/proj_a.parquet',
+      'mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json',
+    ];
+    /** Each read waits for its own release. */
+    const releases = new Map<string, () => void>();
+    const held = new Map(
+      objects.map((key) => [key.slice('mintlify/'.length), new Promise<void>((resolve) => releases.set(key.slice('mintlify/'.length), resolve))]),
+    );
+    const release = (key: string) => releases.get(key)?.();
     standInBucket(client, objects, async (key) => {
-      if (key.includes('_manifests')) await held;
+      await held.get(key.slice('mintlify/'.length));
       return new Uint8Array([1]);
     });
+    const files = () => readdir(lake.root, { recursive: true });
+    const settled = (promise: Promise<void>) =>
+      Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);
 
     const lake = await openLake(
       's3://bucket/mintlify',
-      { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] },
-      { s3Client: client, statesLater: true },
+      { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals', 'views_totals'] },
+      { s3Client: client, streamed: true },
     );
-    const before = await readdir(lake.root, { recursive: true });
-    release();
+    expect(await files(), 'nothing read yet').toEqual([]);
+    expect(await settled(lake.folderReady('visitors_totals'))).toBe(false);
+    release('visitors_totals/dt=2026-11-16/proj_a.parquet');
+    await lake.folderReady('visitors_totals');
+    expect(await files()).toContain(path.join('visitors_totals', 'dt=2026-11-16', 'proj_a.parquet'));
+    expect(await settled(lake.folderReady('views_totals'))).toBe(false);
+    expect(await settled(lake.folderReady('not_asked_for')), 'a folder outside the scope').toBe(true);
+    release('views_totals/dt=2026-11-16/proj_a.parquet');
+    await lake.folderReady('views_totals');
+    expect(await settled(lake.ready)).toBe(false);
+    release('_manifests/visitors/dt=2026-11-16/proj_a.json');
     await lake.ready;
-    const after = await readdir(lake.root, { recursive: true });
+    expect(await files()).toContain(path.join('_manifests', 'visitors', 'dt=2026-11-16', 'proj_a.json'));
     await lake.close();
+  });
 
-    expect(before).toContain(path.join('visitors_totals', 'dt=2026-11-16', 'proj_a.parquet'));
-    expect(before).not.toContain('_manifests');
-    expect(after).toContain(path.join('_manifests', 'visitors', 'dt=2026-11-16', 'proj_a.json'));
+  it('rejects the folders not yet mirrored, and `ready`, with the first failed read', async () => {
+    const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const objects = ['mintlify/visitors_totals/dt=2026-11-16/proj_a.parquet', 'mintlify/views_totals/dt=2026-11-16/proj_a.parquet'];
+    standInBucket(client, objects, async (key) => {
+      if (key.startsWith('mintlify/views_totals/')) throw Object.assign(new Error('Access Denied'), { code: 'AccessDenied' });
+      return new Uint8Array([1]);
+    });
+    const lake = await openLake(
+      's3://bucket/mintlify',
+      { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals', 'views_totals'] },
+      { s3Client: client, streamed: true, concurrency: 1 },
+    );
+    await lake.folderReady('visitors_totals');
+    await expect(lake.folderReady('views_totals')).rejects.toThrow(
+      /^cannot read s3:\/\/bucket\/mintlify\/views_totals\/dt=2026-11-16\/proj_a\.parquet: AccessDenied/,
+    );
+    await expect(lake.ready).rejects.toThrow(/AccessDenied/);
+    await lake.close();
+    expect(existsSync(lake.root)).toBe(false);
   });
 });
 
