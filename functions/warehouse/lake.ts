@@ -171,10 +171,11 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
   // the recent folders (the last group); a group settles once its keys are all written.
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   try {
-    groups = [
-      ...(await Promise.all(scope.prefixes.map(async (p) => ({ prefix: p, keys: await keysOf([{ folder: `${p}/`, days: daysOf(p) }]) })))),
-      { prefix: undefined, keys: await keysOf(stateFolders) },
-    ];
+    const [tables, states] = await Promise.all([
+      Promise.all(scope.prefixes.map(async (p) => ({ prefix: p, keys: await keysOf([{ folder: `${p}/`, days: daysOf(p) }]) }))),
+      keysOf(stateFolders),
+    ]);
+    groups = [...tables, { prefix: undefined, keys: states }];
   } catch (error) {
     await remove();
     throw error;
