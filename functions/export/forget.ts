@@ -26,6 +26,7 @@
  * counts do not match its file is corrected, and the local copies a killed run left in the temp
  * folder are removed.
  */
+import { eachAtOnce } from '../shared/concurrency.js';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -373,24 +374,6 @@ function resultOf(parts: Omit<ForgetResult, 'hmac' | 'erasure' | 'record'>): For
     ...(first.erasure ? { erasure: first.erasure } : {}),
     ...(first.record ? { record: first.record } : {}),
   };
-}
-
-/** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the others ended. */
-async function eachAtOnce<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: unknown;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== undefined) throw failure;
 }
 
 /** Adds `hmacs` to the `forgotten` table, a thousand a statement. */

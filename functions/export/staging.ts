@@ -13,6 +13,7 @@
  *
  * When the unit completes, its tables and manifest are written and the staging is removed.
  */
+import { eachAtOnce } from '../shared/concurrency.js';
 import { DATASET_CATALOG, type DatasetName } from '../warehouse/catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
@@ -158,11 +159,8 @@ export function unitStaging(destination: Destination, unit: Unit): UnitStaging {
       await destination.delete(checkpointKey);
       await destination.delete(failureKey);
       // The pages several at a time: a unit of many pages is committed before it is cleared.
-      let next = 0;
-      const worker = async () => {
-        while (next <= pages) await destination.delete(pageKey(next++));
-      };
-      await Promise.all(Array.from({ length: Math.min(CLEAR_CONCURRENCY, pages + 1) }, worker));
+      const indexes = Array.from({ length: pages + 1 }, (_, index) => index);
+      await eachAtOnce(indexes, CLEAR_CONCURRENCY, (index) => destination.delete(pageKey(index)));
     },
   };
 }

@@ -5,6 +5,7 @@
  * report and `gaps` show. The files themselves are written by staging.ts (pages, checkpoint,
  * failure record) and manifest.ts (the commit marker); this module only reads them.
  */
+import { eachAtOnce } from '../shared/concurrency.js';
 import type { DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import type { Destination } from '../shared/storage/destination.js';
@@ -42,14 +43,9 @@ export async function readUnitState(destination: Destination, unit: Unit): Promi
 /** The states of many units, read with bounded concurrency; keyed by `unitKey`. */
 export async function readUnitStates(destination: Destination, units: readonly Unit[]): Promise<Map<string, UnitState>> {
   const states = new Map<string, UnitState>();
-  let next = 0;
-  const worker = async () => {
-    while (next < units.length) {
-      const unit = units[next++] as Unit;
-      states.set(unitKey(unit), await readUnitState(destination, unit));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, units.length) }, worker));
+  await eachAtOnce(units, READ_CONCURRENCY, async (unit) => {
+    states.set(unitKey(unit), await readUnitState(destination, unit));
+  });
   return states;
 }
 

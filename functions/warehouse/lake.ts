@@ -21,6 +21,7 @@ import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openObjectReader, type ReadObject } from '../shared/storage/s3-reader.js';
+import { eachAtOnce } from '../shared/concurrency.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -261,10 +262,10 @@ function settler(): { promise: Promise<void>; resolve: () => void; reject: (erro
 
 /**
  * Downloads the keys of `groups`, in order, `concurrency` at once: `groups[i]` settles once its
- * keys are all written, `all` once every group has. The first failure stops every worker (no
- * new key taken, requests in flight aborted) and is the one every unsettled promise rejects
- * with, once every worker has stopped: the caller may then remove the folder with nothing
- * still writing into it.
+ * keys are all written, `all` once every group has. The first failure (or `signal`) stops the
+ * download (no new key taken, requests in flight aborted: shared/concurrency.ts) and is the one
+ * every unsettled promise rejects with, once nothing is in flight: the caller may then remove
+ * the folder with nothing still writing into it.
  */
 function download(
   read: ReadObject,
@@ -281,9 +282,6 @@ function download(
   groups.forEach((_, index) => {
     if (left[index] === 0) settlers[index]?.resolve();
   });
-  let next = 0;
-  const failed = new AbortController();
-  let firstError: unknown;
   /** Folders made so far: one `mkdir` per folder, not per object (a day's folder holds a file per project). */
   const made = new Map<string, Promise<unknown>>();
   const folderOf = (file: string) => {
@@ -295,13 +293,13 @@ function download(
     }
     return making;
   };
-  const worker = async () => {
-    while (next < keys.length && !failed.signal.aborted) {
-      signal?.throwIfAborted();
-      const { key, group } = keys[next++] as { key: string; group: number };
+  const all = eachAtOnce(
+    keys,
+    concurrency,
+    async ({ key, group }, failed) => {
       let bytes: Uint8Array;
       try {
-        bytes = await read(`${prefix}${key}`, failed.signal);
+        bytes = await read(`${prefix}${key}`, failed);
       } catch (error) {
         throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
       }
@@ -310,21 +308,13 @@ function download(
       await writeFile(file, bytes);
       left[group] = (left[group] as number) - 1;
       if (left[group] === 0) settlers[group]?.resolve();
-    }
-  };
-  const stopOnFailure = (error: unknown) => {
-    if (!failed.signal.aborted) {
-      firstError = error;
-      failed.abort();
-    }
-  };
-  const all = Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, () => worker().catch(stopOnFailure))).then(() => {
-    if (failed.signal.aborted) {
-      for (const settler of settlers) settler.reject(firstError);
-      throw firstError;
-    }
+    },
+    signal ? { signal } : {},
+  ).catch((error: unknown) => {
+    for (const pending of settlers) pending.reject(error);
+    throw error;
   });
-  return { groups: settlers.map((settler) => settler.promise), all };
+  return { groups: settlers.map((pending) => pending.promise), all };
 }
 
 /**

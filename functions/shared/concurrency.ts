@@ -1,0 +1,46 @@
+/**
+ * Work over many items with a bound on how much runs at once: the reads of the units' states,
+ * the deletes of a unit's staged pages, forget's rewrites, the report's mirror. One rule for
+ * all: items start in their order; after the first failure (or once `options.signal` is
+ * aborted) no further item starts and the `signal` each run was given is aborted; the promise
+ * rejects with that failure once the runs in flight have ended, so a caller may then remove
+ * what they were writing into with nothing still writing there.
+ */
+
+export interface EachOptions {
+  /** Aborted by the caller (a stop): no further item starts; the promise rejects with its reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** Runs `work` on every item, at most `limit` at once (at least one). */
+export async function eachAtOnce<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, signal: AbortSignal) => Promise<void>,
+  options: EachOptions = {},
+): Promise<void> {
+  const failed = new AbortController();
+  let failure: { readonly error: unknown } | undefined;
+  const fail = (error: unknown) => {
+    if (failure !== undefined) return;
+    failure = { error };
+    failed.abort(error);
+  };
+  let next = 0;
+  const worker = async () => {
+    while (failure === undefined && next < items.length) {
+      if (options.signal?.aborted) {
+        fail(options.signal.reason);
+        return;
+      }
+      const item = items[next++] as T;
+      try {
+        await work(item, failed.signal);
+      } catch (error) {
+        fail(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
+}
