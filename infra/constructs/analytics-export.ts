@@ -4,14 +4,15 @@
  * due, partial units, missing days, backfill, refresh — checkpoints the rest and returns. The
  * budget ledger, unit leases and backlog live in the shared state table.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { deadLetterQueue } from './dead-letter-queue.js';
 import { Construct } from 'constructs';
 import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { grantStateKeys } from './state-keys.js';
@@ -108,13 +109,7 @@ export class AnalyticsExport extends Construct {
   constructor(scope: Construct, id: string, props: AnalyticsExportProps) {
     super(scope, id);
 
-    this.failureQueue = new sqs.Queue(this, 'FailureQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.failureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
+    this.failureQueue = deadLetterQueue(this, 'FailureQueue', {
       reason:
         'This queue is itself the dead-letter destination of the export (Lambda on-failure destination and EventBridge target DLQ); nothing consumes it, so it needs no DLQ of its own.',
     });

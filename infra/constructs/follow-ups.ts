@@ -18,6 +18,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { deadLetterQueue } from './dead-letter-queue.js';
 import { Construct } from 'constructs';
 import { FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { grantStateKeys } from './state-keys.js';
@@ -84,15 +85,8 @@ export class FollowUps extends Construct {
     super(scope, id);
     const timeout = props.timeout ?? Duration.minutes(2);
 
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+    this.deadLetterQueue = deadLetterQueue(this, 'DeadLetterQueue', {
       fifo: true,
-      contentBasedDeduplication: false,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
       reason: 'This is the dead-letter queue of the follow-up queue; it is inspected and redriven by hand, not consumed.',
     });
 

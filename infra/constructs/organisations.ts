@@ -16,6 +16,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { deadLetterQueue } from './dead-letter-queue.js';
 import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/settings/config.js';
 import { METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../../functions/shared/metric-names.js';
@@ -78,13 +79,7 @@ export class Organisations extends Construct {
     this.secretPrefix = props.secretPrefix ?? `${stack.stackName}/orgs/`;
     const workerTimeout = props.workerTimeout ?? Duration.minutes(15);
 
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
+    this.deadLetterQueue = deadLetterQueue(this, 'DeadLetterQueue', {
       reason:
         'This queue is the dead-letter queue of the organisations queue: one message per failed organisation run, read by a person; it needs none of its own.',
     });
