@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { probeKey, SCRATCH_PREFIX, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
@@ -99,19 +99,11 @@ export function createLocalDestination(dir: string): Destination {
       // synchronous one would hold the event loop, and the request, for the disk's time.
       const file = fileOf(key);
       const temp = tempOf(file);
-      if (options.overlapped) {
-        await writeTemp(file, temp, () => writeFile(temp, body, { flag: 'wx' }));
-        try {
-          await rename(temp, file);
-        } catch (error) {
-          await rm(temp, { force: true });
-          throw failure('write', file, error);
-        }
-        return;
-      }
-      await writeTemp(file, temp, () => writeFileSync(temp, body, { flag: 'wx' }));
+      const fresh = { flag: 'wx' } as const;
+      await writeTemp(file, temp, () => (options.overlapped ? writeFile(temp, body, fresh) : writeFileSync(temp, body, fresh)));
       try {
-        renameSync(temp, file);
+        if (options.overlapped) await rename(temp, file);
+        else renameSync(temp, file);
       } catch (error) {
         rmSync(temp, { force: true });
         throw failure('write', file, error);
