@@ -18,10 +18,10 @@ import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
 import type { GapKind, GapRequest } from './gaps.js';
 import { readOutcomeRequests } from './read.js';
-import type { SideTotals, Verdict } from './verdict.js';
+import type { Verdict, VerdictResult } from './verdict.js';
 
-/** One entry of `effects --json` (DESIGN: "Did the fix work"). */
-export interface FixEffect {
+/** One entry of `effects --json` (DESIGN: "Did the fix work"): the gap, its job, and the verdict's fields. */
+export interface FixEffect extends VerdictResult {
   readonly gapId: string;
   readonly projectId: string;
   /** Null when the gap was not found again in the warehouse. */
@@ -30,12 +30,6 @@ export interface FixEffect {
   readonly jobId: string | null;
   readonly prLink: string | null;
   readonly completedDay: string;
-  readonly verdict: Verdict;
-  readonly reason: string;
-  readonly before: SideTotals;
-  readonly after: SideTotals;
-  readonly control: { readonly gaps: number; readonly ratio: number | null };
-  readonly effect: { readonly ratio: number | null; readonly low: number | null; readonly high: number | null };
 }
 
 export interface FixEffectsRequest {
