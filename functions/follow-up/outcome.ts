@@ -29,6 +29,21 @@ export interface OutcomeInput {
   readonly polls: number;
   readonly attempts: number;
   readonly detail?: string | undefined;
+  /** The pull request against the scope rules (round seven); absent when not checked. */
+  readonly scope?: ScopeVerdict | null | undefined;
+  /** Each rule broken, as `{rule, files}`, or why the scope is unknown. */
+  readonly scopeReasons?: readonly ScopeReason[] | null | undefined;
+  /** When the pull request was merged (epoch ms); absent when not merged or not read. */
+  readonly mergedAt?: number | null | undefined;
+}
+
+/** What the scope check found of a job's pull request (followup_outcomes.scope). */
+export type ScopeVerdict = 'in_scope' | 'out_of_scope' | 'unknown';
+
+/** One scope rule a pull request broke, with the files that broke it (or, for `unknown`, why). */
+export interface ScopeReason {
+  readonly rule: string;
+  readonly files: readonly string[];
 }
 
 /** Builds the record through its schema: its keys in column order, and only those keys. */
@@ -48,6 +63,9 @@ export function buildOutcome(input: OutcomeInput): FollowUpOutcome {
     detail: input.detail ?? null,
     kind: input.kind,
     gap_id: input.gapId ?? null,
+    scope: input.scope ?? null,
+    scope_reasons: input.scopeReasons == null ? null : JSON.stringify(input.scopeReasons),
+    merged_at: input.mergedAt == null ? null : new Date(input.mergedAt).toISOString(),
   });
 }
 

@@ -41,6 +41,12 @@ export const FOLLOWUP_OUTCOME = v.strictObject({
   detail: nullableString,
   kind: v.picklist(REQUEST_KINDS),
   gap_id: nullableString,
+  /** `in_scope` | `out_of_scope` | `unknown`; absent or null when the pull request was not checked. */
+  scope: v.optional(v.nullable(v.picklist(['in_scope', 'out_of_scope', 'unknown']))),
+  /** JSON array of `{rule, files}`. */
+  scope_reasons: v.optional(nullableString),
+  /** ISO 8601 UTC: when the pull request was merged. */
+  merged_at: v.optional(nullableString),
 });
 
 /** A followup_outcomes record. */

@@ -138,6 +138,25 @@ export const FOLLOWUP_OUTCOMES: TableDef = {
     // Appended (round four): older files lack them, and readers take a missing value as null.
     { name: 'kind', type: 'string', optional: true, comment: 'create (a new job) | follow_up (a prompt to an existing job); null in outcomes written before' },
     { name: 'gap_id', type: 'string', optional: true, comment: 'The gap the prompt was written for (gaps --prompts), when it has one' },
+    // Appended (round seven): the job's pull request checked against the scope rules, and its merge.
+    {
+      name: 'scope',
+      type: 'string',
+      optional: true,
+      comment: 'in_scope | out_of_scope | unknown: the pull request against the scope rules; null when not checked',
+    },
+    {
+      name: 'scope_reasons',
+      type: 'string',
+      optional: true,
+      comment: 'JSON array of {rule, files}: each scope rule the pull request broke, or why its scope is unknown',
+    },
+    {
+      name: 'merged_at',
+      type: 'timestamp_ms',
+      optional: true,
+      comment: "When the pull request was merged (GitHub's merged_at); null when not merged or not read",
+    },
   ],
 };
 
