@@ -67,6 +67,7 @@ describe('followup_outcomes with kind and gap_id', () => {
       { request_id: 'req-old', kind: null, gap_id: null, job_id: 'job_0', status: 'completed', dt: '2026-01-19' },
     ]);
     expect(columns.map((c) => c['column_name'])).toEqual(FOLLOWUP_OUTCOMES.columns.map((c) => c.name));
-    expect(columns.map((c) => c['column_name']).slice(-2)).toEqual(['kind', 'gap_id']);
+    // Appended columns come after the ones before them: kind and gap_id (round four), then the scope check's (round seven).
+    expect(columns.map((c) => c['column_name']).slice(-5)).toEqual(['kind', 'gap_id', 'scope', 'scope_reasons', 'merged_at']);
   });
 });
