@@ -5,7 +5,8 @@
  * environment variables of docs/configuration.md (from the settings table of
  * functions/settings/config.ts), its table of what a day costs (from the dataset catalog,
  * functions/warehouse/catalog.ts), the flag tables of docs/cli.md (from the commander program,
- * functions/cli/program.ts), the cost estimate of docs/deploy.md (scripts/cost-estimate.ts), and
+ * functions/cli/program.ts), the code map of docs/code-map.md (each source file's header
+ * sentence, scripts/code-map.ts), the cost estimate of docs/deploy.md (scripts/cost-estimate.ts), and
  * the command output quoted in README.md and docs/report.md (a real sandbox run:
  * scripts/sample-run.ts — minutes the first time, then reused while the tree is unchanged). Run
  * it after changing any of them; `npm test` fails while a file is stale.
@@ -13,6 +14,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { removeTempDirs } from './lib/temp-dirs.js';
 import { withCliReference } from './cli-reference.js';
+import { withCodeMap } from './code-map.js';
 import { withColumnReference } from './column-reference.js';
 import { withCostEstimate } from './cost-estimate.js';
 import { withDeployReference } from './deploy-reference.js';
@@ -37,6 +39,7 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
     regenerate: (doc) => withCostReference(withSettingsReference(doc)),
   },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
+  { file: 'docs/code-map.md', what: "map of every source file (each file's header comment)", regenerate: (doc) => withCodeMap(doc) },
   {
     file: 'docs/deploy.md',
     what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts) and the cost estimate (scripts/cost-estimate.ts)',

@@ -1,3 +1,6 @@
+/**
+ * `--json`: exactly one JSON object a command prints, escaped for any terminal.
+ */
 import { displayJson } from '../../shared/display.js';
 
 /**

@@ -4,12 +4,14 @@
  * project shows reads Parquet with `union_by_name = true` (columns are only ever appended:
  * older files lack the newer columns).
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { BEGIN_MARKER, END_MARKER, columnReference, withColumnReference } from '../../../scripts/column-reference.js';
 import { TABLES } from '../../../functions/warehouse/tables.js';
 import { CONTEXT_KEYS, STACK_OUTPUTS } from '../../../infra/stack.js';
 import { contextReference, outputsReference, withDeployReference } from '../../../scripts/deploy-reference.js';
+import { headerSentence, sourceFiles, withCodeMap } from '../../../scripts/code-map.js';
 
 const read = (relative: string) => readFile(new URL(`../../../${relative}`, import.meta.url), 'utf8');
 
@@ -76,4 +78,26 @@ describe('DuckDB queries the project shows', () => {
       expect(calls.filter((call) => !call.includes('union_by_name = true'))).toEqual([]);
     },
   );
+});
+
+describe('the code map of docs/code-map.md', () => {
+  it('is the one generated from the source files (run `npm run docs` after adding, moving or re-describing a file)', async () => {
+    const doc = await read('docs/code-map.md');
+
+    expect(withCodeMap(doc) === doc, 'docs/code-map.md is stale: run `npm run docs`').toBe(true);
+  });
+
+  it('shows a header sentence for every source file', () => {
+    const bare = sourceFiles().filter((file) => headerSentence(readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8')) === undefined);
+
+    expect(bare, 'each file opens with a comment saying what it is').toEqual([]);
+  });
+
+  it('takes the first sentence of a block or line comment, after a shebang', () => {
+    expect(headerSentence('/**\n * `gaps`: ranked gaps. More here.\n */\ncode')).toBe('`gaps`: ranked gaps');
+    expect(headerSentence('#!/usr/bin/env node\n// Runs the CLI (bin/bundle.js) from its cache.\n// Second line.\n')).toBe(
+      'Runs the CLI (bin/bundle.js) from its cache',
+    );
+    expect(headerSentence("import x from 'y';\n/** Late. */")).toBeUndefined();
+  });
 });
