@@ -13,7 +13,7 @@ import { CommanderError } from 'commander';
 import { EXIT_STOPPED, type CliIo } from './cli/io.js';
 import { createProgram } from './cli/program.js';
 import { runForOrganisations } from './cli/orgs.js';
-import { ConfigError, DestinationError, stripControlCharacters } from './shared/errors.js';
+import { exitCodeOf, stripControlCharacters } from './shared/errors.js';
 
 /**
  * Commands that only read (a destination, a ledger): the first SIGINT/SIGTERM ends them at once
@@ -64,7 +64,7 @@ async function runOnce(argv: readonly string[], io: CliIo): Promise<number> {
     // One line saying what to fix: a class name ("DestinationError: …") tells a user nothing.
     // A destination error that reaches this far came before any unit: the setup is wrong.
     io.stderr.write(`error: ${messageOf(error)}\n`);
-    return error instanceof ConfigError || error instanceof DestinationError ? 2 : 1;
+    return exitCodeOf(error);
   }
 }
 

@@ -5,7 +5,8 @@
  * manifest (`manifest.ts`) last (unit.ts drives both).
  */
 import type { Destination } from '../shared/storage/destination.js';
-import { PaginationError, describeError } from '../shared/errors.js';
+import { describeError } from '../shared/errors.js';
+import { PaginationError } from './errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../warehouse/tables.js';
 import { tablesOf, type DatasetDef, type ReadPage, type RowContext, type TableRow } from './datasets.js';

@@ -13,7 +13,8 @@
 import { API_CLIENT_DEFAULTS, type AnalyticsApi } from '../shared/api/index.js';
 import type { CallOptions } from '../shared/api-types.js';
 import { dayWindow } from '../shared/dates.js';
-import { ApiError, DestinationError, PaginationError, ResponseTooLargeError } from '../shared/errors.js';
+import { ApiError, DestinationError, ResponseTooLargeError } from '../shared/errors.js';
+import { PaginationError } from './errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import type { DatasetDef, ReadPage, ReadScope } from './datasets.js';
 import { positionText, samePosition, sameTotals, type Pager, type PagerState } from './paging.js';

@@ -22,7 +22,7 @@
  *   rows were left out that no request can fetch: reported as truncated, never hidden.
  */
 import type { PagingKind } from '../warehouse/catalog.js';
-import { PaginationError } from '../shared/errors.js';
+import { PaginationError } from './errors.js';
 import { PathSet } from './path-set.js';
 
 export type { PagingKind } from '../warehouse/catalog.js';

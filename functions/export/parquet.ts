@@ -26,7 +26,8 @@ import type { ParquetFieldDefinition, ParquetSchema, ParquetShredderModule, Parq
 import parquetTypes from 'parquetjs-lite/lib/types.js';
 import { Writable } from 'node:stream';
 import type { PendingWrite } from '../shared/storage/destination.js';
-import { ConfigError, DestinationError, ExporterError, InvalidRowError } from '../shared/errors.js';
+import { ConfigError, DestinationError, ExporterError } from '../shared/errors.js';
+import { InvalidRowError } from './errors.js';
 import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../warehouse/tables.js';
 import { DAY_MS } from '../shared/time.js';
 

@@ -16,7 +16,8 @@
  *   retries them": only a corrected id helps.
  */
 import type { DatasetName } from '../warehouse/catalog.js';
-import { ApiError, CircuitOpenError, ClockSkewError, DeadlineExceededError, UnreachableError } from '../shared/errors.js';
+import { ApiError, ClockSkewError, DeadlineExceededError, UnreachableError } from '../shared/errors.js';
+import { CircuitOpenError } from '../shared/pacing/errors.js';
 
 export type UnitStop =
   | { readonly scope: 'run'; readonly why: 'key' | 'unreachable' | 'outage' | 'clock'; readonly reason: string }

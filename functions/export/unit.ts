@@ -19,7 +19,9 @@
  */
 import type { AnalyticsApi } from '../shared/api/index.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { BudgetExhaustedError, DeadlineExceededError, LeaseLostError, PaginationError, describeError } from '../shared/errors.js';
+import { DeadlineExceededError, describeError } from '../shared/errors.js';
+import { BudgetExhaustedError, LeaseLostError } from '../shared/pacing/errors.js';
+import { PaginationError } from './errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { HOUR_MS } from '../shared/time.js';
 import { DATASETS, type DatasetDef, type ReadScope, type RowContext } from './datasets.js';

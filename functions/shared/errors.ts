@@ -41,6 +41,13 @@ export function scrubText(text: string, options: { readonly secrets?: readonly s
  * not a property of the error but the policy's answer: see retry-policy.ts.
  */
 export abstract class ExporterError extends Error {
+  /**
+   * Whose mistake it is: `user` (a setting, a flag, an input, a destination the user named —
+   * fix it and run again; the CLI exits 2) or `tool` (what the run met: the service, the
+   * network, the data — the CLI exits 1). Each class says its own; the CLI lists none.
+   */
+  readonly source: 'user' | 'tool' = 'tool';
+
   constructor(message: string, options?: { cause?: unknown }) {
     // Messages quote server data (error texts, wrong values, paths) and end up on terminals:
     // none may carry a character a terminal acts on.
@@ -51,7 +58,9 @@ export abstract class ExporterError extends Error {
 }
 
 /** Bad configuration, flags or input: fix the input; exit code 2 in the CLI. */
-export class ConfigError extends ExporterError {}
+export class ConfigError extends ExporterError {
+  override readonly source = 'user';
+}
 
 /** The API answered with an HTTP error status. */
 export class ApiError extends ExporterError {
@@ -143,17 +152,13 @@ export class ResponseTooLargeError extends MalformedResponseError {}
 /** Waiting longer would pass the caller's deadline (e.g. the Lambda's remaining time). */
 export class DeadlineExceededError extends ExporterError {}
 
-/** Pagination broke one of its stop rules; the day is not written. */
-export class PaginationError extends ExporterError {}
-
 /**
- * A row does not fit its table (missing column, wrong type, unknown column). It is a bug in
- * the caller or bad upstream data, so retrying cannot help.
+ * Writing to the destination (local directory or S3) failed. One that reaches the CLI came before
+ * any unit: the destination the user named is wrong (exit 2).
  */
-export class InvalidRowError extends ExporterError {}
-
-/** Writing to the destination (local directory or S3) failed. */
-export class DestinationError extends ExporterError {}
+export class DestinationError extends ExporterError {
+  override readonly source = 'user';
+}
 
 /**
  * A follow-up POST may or may not have reached the service (timeout, reset after sending,
@@ -161,32 +166,13 @@ export class DestinationError extends ExporterError {}
  */
 export class SendUncertainError extends ExporterError {}
 
-/**
- * The request budget has no room for another analytics request before the run's deadline.
- * Not a failure: the unit keeps its checkpoint and a later run continues it.
- */
-export class BudgetExhaustedError extends ExporterError {
-  constructor(
-    message: string,
-    /** Epoch ms when the next request may start. */
-    readonly nextStartAt: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/**
- * The analytics API failed so many requests in a row, across units, that the run stops early
- * (circuit-breaker.ts) rather than paying every unit's retries. The next run tries again.
- */
-export class CircuitOpenError extends ExporterError {}
-
-/** Another run took over a unit's lease (ours expired): stop writing that unit at once. */
-export class LeaseLostError extends ExporterError {}
-
 /** A report found nothing exported for the days and projects asked for: export first, or ask for other days. */
 export class NoDataError extends ExporterError {}
+
+/** The CLI's exit code for a failure: 2 for the user's mistake (fix the input), 1 for anything else. */
+export function exitCodeOf(error: unknown): 1 | 2 {
+  return error instanceof ExporterError && error.source === 'user' ? 2 : 1;
+}
 
 /** A short, secret-free description of any thrown value, for logs and summaries. */
 export function describeError(error: unknown): string {

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createStateStore, type StateDraft } from '../../functions/follow-up/state.js';
-import { ConfigError, LeaseLostError } from '../../functions/shared/errors.js';
+import { ConfigError } from '../../functions/shared/errors.js';
+import { LeaseLostError } from '../../functions/shared/pacing/errors.js';
 import { createLeases, LEASE_SKEW_TOLERANCE_MS } from '../../functions/shared/pacing/leases.js';
 import type { SharedStore } from '../../functions/shared/storage/shared-store.js';
 

@@ -26,7 +26,8 @@
  * wrong clock or one absurd `Retry-After` can hold the deployment back for one window at most.
  */
 import { MAX_WINDOW_MS, type BudgetSpec } from './budget-spec.js';
-import { BudgetExhaustedError, ConfigError } from '../errors.js';
+import { ConfigError } from '../errors.js';
+import { BudgetExhaustedError } from './errors.js';
 import { checkStoreKey, type SharedStore } from '../storage/shared-store.js';
 import { backoffDelay, HOUR_MS } from '../time.js';
 

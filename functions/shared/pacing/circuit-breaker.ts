@@ -9,7 +9,8 @@
  * Per run (one breaker per API client): an outage is over for the next hourly run or the next
  * CLI run, which then tries again with a closed breaker.
  */
-import { ApiError, CircuitOpenError, NetworkError, describeError } from '../errors.js';
+import { ApiError, NetworkError, describeError } from '../errors.js';
+import { CircuitOpenError } from './errors.js';
 
 export interface CircuitBreaker {
   /** Throws CircuitOpenError when open: no request may be sent. */

@@ -10,7 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { ConfigError, LeaseLostError } from '../errors.js';
+import { ConfigError } from '../errors.js';
+import { LeaseLostError } from './errors.js';
 import { checkStoreKey, type SharedStore } from '../storage/shared-store.js';
 
 export interface Lease {

@@ -15,7 +15,6 @@
  */
 import {
   ApiError,
-  BudgetExhaustedError,
   ClockSkewError,
   ConfigError,
   DeadlineExceededError,
@@ -25,6 +24,7 @@ import {
   SendUncertainError,
   UnreachableError,
 } from '../errors.js';
+import { BudgetExhaustedError } from './errors.js';
 import type { RetryDecision } from './retry.js';
 
 /** Statuses after which a read is tried again, besides every 5xx. */

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTableWriter } from '../../../functions/export/parquet.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { InvalidRowError } from '../../../functions/shared/errors.js';
+import { InvalidRowError } from '../../../functions/export/errors.js';
 import {
   ASSISTANT_CALLER_STATS,
   ASSISTANT_CONVERSATIONS,

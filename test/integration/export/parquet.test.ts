@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTableWriter } from '../../../functions/export/parquet.js';
-import { InvalidRowError } from '../../../functions/shared/errors.js';
+import { InvalidRowError } from '../../../functions/export/errors.js';
 import type { Destination, PendingWrite } from '../../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../../functions/warehouse/tables.js';

@@ -17,7 +17,7 @@ import {
   type PagingKind,
 } from '../../../functions/export/paging.js';
 import type { FeedbackByPage, PageVisitors, SearchesPage, VisitorsPage } from '../../../functions/shared/api-types.js';
-import { PaginationError } from '../../../functions/shared/errors.js';
+import { PaginationError } from '../../../functions/export/errors.js';
 
 const TOTALS = { human: 900, ai: 300, total: 1100 };
 const WHERE = 'visitors proj_a 2026-01-31';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admit, createBudgetGate, createBudgetLedger, LEDGER_KEY, limitAt, type BudgetWait, type LedgerDoc } from '../../../functions/shared/pacing/budget.js';
 import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
-import { BudgetExhaustedError } from '../../../functions/shared/errors.js';
+import { BudgetExhaustedError } from '../../../functions/shared/pacing/errors.js';
 import { createMemoryStore, type SharedStore } from '../../../functions/shared/storage/shared-store.js';
 import { describeSharedStoreContract } from '../../helpers/shared-store-cases.js';
 import { seededRandom } from '../../helpers/random.js';

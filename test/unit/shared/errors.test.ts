@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, PaginationError, describeError } from '../../../functions/shared/errors.js';
+import { ApiError, describeError } from '../../../functions/shared/errors.js';
+import { PaginationError } from '../../../functions/export/errors.js';
 
 describe('error messages', () => {
   it('never carry a character a terminal would act on (C0, C1, DEL)', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
-  BudgetExhaustedError,
   ConfigError,
   DeadlineExceededError,
   MalformedResponseError,
@@ -9,6 +8,7 @@ import {
   RateLimitedError,
   SendUncertainError,
 } from '../../../functions/shared/errors.js';
+import { BudgetExhaustedError } from '../../../functions/shared/pacing/errors.js';
 import {
   isOutOfCredits,
   retryAnalyticsRead,

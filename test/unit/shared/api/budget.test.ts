@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../../functions/shared/api/index.js';
-import { type ApiError, BudgetExhaustedError, ConfigError } from '../../../../functions/shared/errors.js';
+import { type ApiError, ConfigError } from '../../../../functions/shared/errors.js';
+import { BudgetExhaustedError } from '../../../../functions/shared/pacing/errors.js';
 import { parseVisitorsPage } from '../../../../functions/shared/schemas.js';
 import { rejectionOf } from '../../../helpers/errors.js';
 import { KEY, QUERY, json, text, hangUp, page, visitors, useScriptedApi } from '../../../helpers/scripted-api.js';

@@ -1,0 +1,63 @@
+/**
+ * Rules of the house a test can hold, read with TypeScript's own parser (not regular
+ * expressions): the CLI picks its exit code by what an error says of itself, not by a list of
+ * classes; the errors one room raises live in that room.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { ExporterError, exitCodeOf, ConfigError, DestinationError, ApiError } from '../../../functions/shared/errors.js';
+import { PaginationError } from '../../../functions/export/errors.js';
+import { BudgetExhaustedError, LeaseLostError } from '../../../functions/shared/pacing/errors.js';
+
+const source = (relative: string) => {
+  const file = fileURLToPath(new URL(`../../../${relative}`, import.meta.url));
+  return ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+};
+
+/** The right-hand names of every `x instanceof Name` in a file. */
+function instanceofNames(file: ts.SourceFile): string[] {
+  const names: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.InstanceOfKeyword) names.push(node.right.getText(file));
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return names;
+}
+
+/** The classes a file declares. */
+function classNames(file: ts.SourceFile): string[] {
+  return file.statements.flatMap((statement) => (ts.isClassDeclaration(statement) && statement.name ? [statement.name.text] : []));
+}
+
+describe('the CLI exit code', () => {
+  it('comes from the error itself: functions/cli.ts tests no error class', () => {
+    const names = instanceofNames(source('functions/cli.ts')).filter((name) => name.endsWith('Error') && name !== 'Error' && name !== 'CommanderError');
+
+    expect(names).toEqual([]);
+  });
+
+  it('is 2 for the user to fix, 1 for what the run met', () => {
+    expect(exitCodeOf(new ConfigError('MINTLIFY_API_KEY is not set'))).toBe(2);
+    expect(exitCodeOf(new DestinationError('cannot write there'))).toBe(2);
+    expect(exitCodeOf(new ApiError('500', 500))).toBe(1);
+    expect(exitCodeOf(new PaginationError('repeat'))).toBe(1);
+    expect(exitCodeOf(new Error('anything'))).toBe(1);
+    expect(new ConfigError('x')).toBeInstanceOf(ExporterError);
+  });
+});
+
+describe('errors beside their rooms', () => {
+  it('keeps only the shared errors in shared/errors.ts', () => {
+    const shared = classNames(source('functions/shared/errors.ts'));
+
+    for (const moved of ['PaginationError', 'InvalidRowError', 'BudgetExhaustedError', 'CircuitOpenError', 'LeaseLostError'])
+      expect(shared).not.toContain(moved);
+    expect(classNames(source('functions/export/errors.ts'))).toEqual(['PaginationError', 'InvalidRowError']);
+    expect(classNames(source('functions/shared/pacing/errors.ts'))).toEqual(['BudgetExhaustedError', 'CircuitOpenError', 'LeaseLostError']);
+    expect(new BudgetExhaustedError('later', 0).source).toBe('tool');
+    expect(new LeaseLostError('taken').name).toBe('LeaseLostError');
+  });
+});
