@@ -20,6 +20,11 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      // Type tests (`*.test-d.ts`): the settings' and datasets' type machinery, checked by tsc.
+      {
+        extends: true,
+        test: { name: 'types', include: [], typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: 'tsconfig.types.json' } },
+      },
     ],
   },
 });

@@ -47,6 +47,20 @@ import {
 } from '../shared/schemas.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import { rowKeyOf } from '../warehouse/column-policy.js';
+import type {
+  ASSISTANT_CALLER_STATS,
+  ASSISTANT_CONVERSATIONS,
+  FEEDBACK,
+  FEEDBACK_BY_PAGE,
+  SEARCHES,
+  SEARCHES_TOTALS,
+  VIEWS_PAGES,
+  VIEWS_TOTALS,
+  VISITORS_PAGES,
+  VISITORS_TOTALS,
+  RowOf,
+  TableDef,
+} from '../warehouse/tables.js';
 import { unknownFieldsColumn, type PageDrift } from './drift.js';
 import type { PageView } from './paging.js';
 import { isErased, pageGovernor, type PageGovernor, type Privacy } from './privacy.js';
@@ -115,16 +129,24 @@ export interface DatasetDef extends Omit<CatalogEntry, 'name'> {
 }
 
 /** How a dataset's answers are read, typed by its page and its row: what `readerOf` closes over. */
-export interface DatasetSpec<Page extends object, Row extends object> {
+export interface DatasetSpec<
+  Page extends object,
+  Row extends object,
+  Table extends TableDef = TableDef,
+  Summary extends TableDef = TableDef,
+  Totals extends string = string,
+> {
   /** Validates a response body (throws `MalformedResponseError`). */
   parse(body: unknown): Page;
   /** What the pager checks. */
   view(page: Page): PageView;
   rows(page: Page): readonly Row[];
-  toRow(row: Row, context: RowContext): TableRow;
+  /** The table's row: a key per column of `Table` (`RowOf`: one missing, or one it lacks, does not compile). */
+  toRow(row: Row, context: RowContext): RowOf<Table>;
   /** `DatasetDef.personalFields`: `column → field of the API row`; none when absent. */
   readonly personalFields?: Readonly<Record<string, string>>;
-  summaryRow?(totals: Readonly<Record<string, number>>, rows: number, context: RowContext): TableRow;
+  /** The summary table's row, from the totals `view` gave of the first page (`Totals`: their names). */
+  summaryRow?(totals: Readonly<Record<Totals, number>>, rows: number, context: RowContext): RowOf<Summary>;
   /**
    * The fields of an API row this version does not know, as sent (its `unknown_fields`), or
    * undefined. The reader adds the column: `toRow` never writes it.
@@ -148,7 +170,10 @@ export interface DatasetSpec<Page extends object, Row extends object> {
  * types. Each page is walked once: the policy, `toRow`, `unknown_fields`, the erasures and the
  * drift per row in one pass.
  */
-function readerOf<Page extends object, Row extends object>(name: DatasetName, spec: DatasetSpec<Page, Row>): DatasetDef {
+function readerOf<Page extends object, Row extends object, Table extends TableDef, Summary extends TableDef, Totals extends string>(
+  name: DatasetName,
+  spec: DatasetSpec<Page, Row, Table, Summary, Totals>,
+): DatasetDef {
   const entry: CatalogEntry = DATASET_CATALOG[name];
   const table = entry.table;
   const personalFields = spec.personalFields ?? {};
@@ -163,7 +188,7 @@ function readerOf<Page extends object, Row extends object>(name: DatasetName, sp
       const unknown = spec.unknownFields(row);
       governor?.row(row as Record<string, unknown>, unknown);
       // toRow's object is new for each row: complete it rather than copy it (once per row of every page).
-      const tableRow = spec.toRow(row, scope.context);
+      const tableRow: TableRow = spec.toRow(row, scope.context);
       tableRow['unknown_fields'] = unknownFieldsColumn(unknown);
       // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
       if (isErased(table, tableRow, scope.privacy)) continue;
@@ -223,12 +248,16 @@ function signatureOf(rows: readonly unknown[]): string {
   return rows.length === 0 ? 'empty' : stringifyJson([rows.length, rows[0], rows[rows.length - 1]]);
 }
 
+/** visitors' and views' page tables: the same columns (a spec writes either). */
+type PathCountsTable = typeof VISITORS_PAGES | typeof VIEWS_PAGES;
+type PathTotalsTable = typeof VISITORS_TOTALS | typeof VIEWS_TOTALS;
+
 /** visitors and views: the same shape and paging, another array name. */
 function pathCounts<Page extends { totals: { human: number; ai: number; total: number }; hasMore: boolean }>(spec: {
   parse: (body: unknown) => Page;
   pageSchema: KnownFields;
   rows: (page: Page) => readonly PageVisitors[];
-}): DatasetSpec<Page, PageVisitors> {
+}): DatasetSpec<Page, PageVisitors, PathCountsTable, PathTotalsTable, 'human' | 'ai' | 'total'> {
   return {
     parse: spec.parse,
     personalFields: { path: 'path' },
@@ -291,7 +320,7 @@ const views = pathCounts<ViewsPage>({
   rows: (page) => page.views,
 });
 
-const searches: DatasetSpec<SearchesPage, SearchRow> = {
+const searches: DatasetSpec<SearchesPage, SearchRow, typeof SEARCHES, typeof SEARCHES_TOTALS, 'totalSearches'> = {
   parse: parseSearchesPage,
   personalFields: { search_query: 'searchQuery', top_clicked_page: 'topClickedPage' },
   rows: (page) => page.searches,
@@ -323,7 +352,7 @@ const searches: DatasetSpec<SearchesPage, SearchRow> = {
   }),
 };
 
-const feedback: DatasetSpec<FeedbackPage, FeedbackRow> = {
+const feedback: DatasetSpec<FeedbackPage, FeedbackRow, typeof FEEDBACK> = {
   parse: parseFeedbackPage,
   personalFields: { path: 'path', comment: 'comment', contact: 'contact', code: 'code' },
   rows: (page) => page.feedback,
@@ -349,7 +378,7 @@ const feedback: DatasetSpec<FeedbackPage, FeedbackRow> = {
   }),
 };
 
-const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow> = {
+const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow, typeof FEEDBACK_BY_PAGE> = {
   parse: parseFeedbackByPage,
   personalFields: { path: 'path' },
   rows: (page) => page.feedback,
@@ -368,7 +397,7 @@ const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow> = {
   }),
 };
 
-const assistant: DatasetSpec<AssistantPage, AssistantTurn> = {
+const assistant: DatasetSpec<AssistantPage, AssistantTurn, typeof ASSISTANT_CONVERSATIONS> = {
   parse: parseAssistantPage,
   personalFields: { query: 'query', response: 'response', sources_json: 'sources', page_url: 'pageUrl' },
   rows: (page) => page.conversations,
@@ -393,7 +422,7 @@ const assistant: DatasetSpec<AssistantPage, AssistantTurn> = {
   }),
 };
 
-const callerStats: DatasetSpec<CallerStats, CallerStats> = {
+const callerStats: DatasetSpec<CallerStats, CallerStats, typeof ASSISTANT_CALLER_STATS> = {
   parse: parseCallerStats,
   rows: (page) => [page],
   // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.

@@ -66,20 +66,65 @@ export interface TableDef {
   readonly rowGroupSize?: number;
 }
 
+/** A type-only mark: the columns a typed table's type remembers (no value has this key). */
+declare const COLUMNS: unique symbol;
+
+/**
+ * A table whose type keeps its columns (the dataset tables): what a dataset's `toRow` must write
+ * is derived from it (`RowOf`), so a spec that misses a column, or writes one the table lacks,
+ * does not compile (test/types/datasets.test-d.ts). The value is a plain `TableDef`.
+ */
+export type TypedTable<C extends ColumnDef = ColumnDef> = TableDef & { readonly [COLUMNS]?: C };
+
+/** `def` as a `TypedTable` (the same object: the mark is in the type only). */
+function typedTable<const T extends TableDef>(def: T): TypedTable<T['columns'][number]> {
+  return def;
+}
+
+/** What a column of each type takes from a dataset's `toRow` (the writer converts; parquet.ts). */
+interface ColumnValues {
+  readonly string: string;
+  readonly int64: number | bigint;
+  readonly double: number;
+  readonly boolean: boolean;
+  /** `YYYY-MM-DD`, or a UTC midnight. */
+  readonly date: string | Date;
+  /** Epoch ms, an ISO 8601 string or a `Date`. */
+  readonly timestamp_ms: number | string | Date;
+  readonly record_list: readonly object[];
+}
+
+/** A column's value: its type's, or null/absent when the column is optional. */
+type ValueOf<C extends ColumnDef> = C extends { readonly optional: true } ? ColumnValues[C['type']] | null | undefined : ColumnValues[C['type']];
+
+/**
+ * The row a typed table's writer takes: a key per column with its type's value (an optional
+ * column's may be null or left out), but `unknown_fields`, which the dataset reader adds. A table
+ * not typed takes any keys.
+ */
+export type RowOf<T extends TableDef> =
+  T extends TypedTable<infer C>
+    ? ColumnDef extends C
+      ? Record<string, unknown>
+      : { [K in C as K extends { readonly optional: true } ? never : Exclude<K['name'], 'unknown_fields'>]: ValueOf<K> } & {
+          [K in C as K extends { readonly optional: true } ? Exclude<K['name'], 'unknown_fields'> : never]?: ValueOf<K>;
+        }
+    : Record<string, unknown>;
+
 /**
  * The column every analytics table ends with: what the API sent that this version does not
  * know, so a new field is kept rather than dropped. Columns are only ever appended (never
  * renamed, retyped or removed): a file written before a column existed reads it as null.
  */
-export const UNKNOWN_FIELDS: ColumnDef = {
+export const UNKNOWN_FIELDS = {
   name: 'unknown_fields',
   type: 'string',
   optional: true,
   comment: 'Fields the API sent that this version does not know, as a JSON object (values as sent, text masked); null when none',
   policy: 'mask',
-};
+} as const satisfies ColumnDef;
 
-export const VISITORS_TOTALS: TableDef = {
+export const VISITORS_TOTALS = typedTable({
   name: 'visitors_totals',
   prefix: 'visitors_totals',
   format: 'parquet',
@@ -95,9 +140,9 @@ export const VISITORS_TOTALS: TableDef = {
     { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' },
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const VISITORS_PAGES: TableDef = {
+export const VISITORS_PAGES = typedTable({
   name: 'visitors_pages',
   prefix: 'visitors_pages',
   format: 'parquet',
@@ -113,7 +158,7 @@ export const VISITORS_PAGES: TableDef = {
     { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' },
     UNKNOWN_FIELDS,
   ],
-};
+});
 
 /** One JSON object per follow-up request (newline-free), keys exactly the column names. */
 export const FOLLOWUP_OUTCOMES: TableDef = {
@@ -161,16 +206,16 @@ export const FOLLOWUP_OUTCOMES: TableDef = {
 };
 
 /** The two columns every analytics table starts with. */
-const PROJECT_ID: ColumnDef = { name: 'project_id', type: 'string', comment: 'Mintlify project id' };
-const WINDOW_DAY: ColumnDef = {
+const PROJECT_ID = { name: 'project_id', type: 'string', comment: 'Mintlify project id' } as const satisfies ColumnDef;
+const WINDOW_DAY = {
   name: 'date',
   type: 'date',
   comment: 'UTC day of the API window the row comes from ([date, date+1))',
-};
+} as const satisfies ColumnDef;
 /** The column every analytics table ends with. */
-const EXPORTED_AT: ColumnDef = { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' };
+const EXPORTED_AT = { name: 'exported_at', type: 'timestamp_ms', comment: 'When the export ran (UTC)' } as const satisfies ColumnDef;
 
-export const VIEWS_TOTALS: TableDef = {
+export const VIEWS_TOTALS = typedTable({
   name: 'views_totals',
   prefix: 'views_totals',
   format: 'parquet',
@@ -186,9 +231,9 @@ export const VIEWS_TOTALS: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const VIEWS_PAGES: TableDef = {
+export const VIEWS_PAGES = typedTable({
   name: 'views_pages',
   prefix: 'views_pages',
   format: 'parquet',
@@ -208,9 +253,9 @@ export const VIEWS_PAGES: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const SEARCHES_TOTALS: TableDef = {
+export const SEARCHES_TOTALS = typedTable({
   name: 'searches_totals',
   prefix: 'searches_totals',
   format: 'parquet',
@@ -224,9 +269,9 @@ export const SEARCHES_TOTALS: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const SEARCHES: TableDef = {
+export const SEARCHES = typedTable({
   name: 'searches',
   prefix: 'searches',
   format: 'parquet',
@@ -243,9 +288,9 @@ export const SEARCHES: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const FEEDBACK: TableDef = {
+export const FEEDBACK = typedTable({
   name: 'feedback',
   prefix: 'feedback',
   format: 'parquet',
@@ -286,9 +331,9 @@ export const FEEDBACK: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const FEEDBACK_BY_PAGE: TableDef = {
+export const FEEDBACK_BY_PAGE = typedTable({
   name: 'feedback_by_page',
   prefix: 'feedback_by_page',
   format: 'parquet',
@@ -306,9 +351,9 @@ export const FEEDBACK_BY_PAGE: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const ASSISTANT_CONVERSATIONS: TableDef = {
+export const ASSISTANT_CONVERSATIONS = typedTable({
   name: 'assistant_conversations',
   prefix: 'assistant_conversations',
   format: 'parquet',
@@ -353,9 +398,9 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
-export const ASSISTANT_CALLER_STATS: TableDef = {
+export const ASSISTANT_CALLER_STATS = typedTable({
   name: 'assistant_caller_stats',
   prefix: 'assistant_caller_stats',
   format: 'parquet',
@@ -371,7 +416,7 @@ export const ASSISTANT_CALLER_STATS: TableDef = {
     EXPORTED_AT,
     UNKNOWN_FIELDS,
   ],
-};
+});
 
 /** Every table of the warehouse; the Glue tables are generated from this list. */
 /**

@@ -48,7 +48,7 @@ const SOURCES = [
 ];
 
 /** A few rows per table: nulls in every nullable column, unicode, extremes. */
-const ROWS: ReadonlyMap<TableDef, Record<string, unknown>[]> = new Map([
+const ROWS: ReadonlyMap<TableDef, Record<string, unknown>[]> = new Map<TableDef, Record<string, unknown>[]>([
   [VIEWS_TOTALS, [{ project_id: 'proj_ü', date: DAY, human: 2 ** 40, ai: 0, total: 2 ** 40 - 3, pages: 2, exported_at: EXPORTED_AT }]],
   [
     VIEWS_PAGES,
