@@ -13,7 +13,7 @@ import { ConfigError, stripControlCharacters } from '../shared/errors.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
 
 /** The commands that read or write a lake: they take `--org` and run per organisation. */
-export const LAKE_COMMANDS: readonly string[] = ['export', 'plan', 'status', 'forget', 'report', 'gaps', 'effects'];
+export const LAKE_COMMANDS: readonly string[] = ['export', 'plan', 'status', 'forget', 'report', 'gaps', 'effects', 'scope'];
 
 /** The help line of `--org` (program.ts adds it to each of {@link LAKE_COMMANDS}). */
 export const ORG_FLAG_HELP = 'organisation of MINTLIFY_ORGS_FILE (repeatable; default every one): its lake <dest>/orgs/<id>, key and budget';

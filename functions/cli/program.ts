@@ -18,6 +18,7 @@ import { registerGapsCommand } from './gaps.js';
 import type { CliIo } from './io.js';
 import { LAKE_COMMANDS, ORG_FLAG_HELP } from './orgs.js';
 import { registerPlanCommand } from './plan.js';
+import { registerScopeCommand } from './pr-scope.js';
 import { registerRegisterPartitionsCommand } from './register-partitions.js';
 import { registerReportCommand } from './report.js';
 import { registerSandboxCommand } from './sandbox.js';
@@ -44,6 +45,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerReportCommand(program, { ...io, setExitCode });
   registerGapsCommand(program, { ...io, setExitCode });
   registerEffectsCommand(program, { ...io, setExitCode });
+  registerScopeCommand(program, { ...io, setExitCode });
   registerSandboxCommand(program, { ...io, setExitCode });
   const followUpIo = { ...io, resolveApiTarget: target, setExitCode };
   registerFollowUpCommand(program, followUpIo);

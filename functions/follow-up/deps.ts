@@ -10,13 +10,15 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createApiClient, type ApiClientOptions } from '../shared/api/index.js';
 import type { ApiClient } from '../shared/api-types.js';
-import { requireSettings, type ConfigOf } from '../settings/config.js';
+import { CONFIG_DEFAULTS, requireSettings, type ConfigOf } from '../settings/config.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createSnsNotifier } from './notify.js';
 import { openStateStore } from './open-state-store.js';
 import { createOutcomeSink } from './outcome.js';
 import type { FollowUpDeps, FollowUpLogger, FollowUpMetrics } from './types.js';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { followUpScopeOf, type FollowUpScope, type FollowUpScopeSettings } from '../scope/follow-up.js';
 
 export interface FollowUpWiring {
   /** Where API calls go: the configured API and its key (Lambda), the target the CLI resolved. */
@@ -26,7 +28,12 @@ export interface FollowUpWiring {
   /** SNS topic every outcome is published to. @default config.followUpOutcomesTopicArn */
   readonly outcomesTopic?: string | undefined;
   /** Clients to use instead of ones configured from the environment (emulators). */
-  readonly clients?: { readonly dynamo?: DynamoDBClient | undefined; readonly s3?: S3Client | undefined; readonly sns?: SNSClient | undefined };
+  readonly clients?: {
+    readonly dynamo?: DynamoDBClient | undefined;
+    readonly s3?: S3Client | undefined;
+    readonly sns?: SNSClient | undefined;
+    readonly secrets?: SecretsManagerClient | undefined;
+  };
   readonly logger: FollowUpLogger;
   readonly metrics: FollowUpMetrics;
   /** @default Date.now */
@@ -48,7 +55,7 @@ export type WiredFollowUpDeps = Omit<FollowUpDeps, 'deadLetter' | 'sleep'> & {
  * @throws ConfigError when there is neither `FOLLOWUP_STATE_TABLE` nor a local folder.
  */
 export function createFollowUpDeps(
-  config: Pick<ConfigOf<'follow-up'>, 'destination' | 'apiTimeoutMs' | 'followUpStateTable' | 'followUpOutcomesTopicArn'>,
+  config: Pick<ConfigOf<'follow-up'>, 'destination' | 'apiTimeoutMs' | 'followUpStateTable' | 'followUpOutcomesTopicArn'> & Partial<FollowUpScopeSettings>,
   wiring: FollowUpWiring,
 ): WiredFollowUpDeps {
   const localDir = wiring.localStateDir;
@@ -60,9 +67,30 @@ export function createFollowUpDeps(
     store: openStateStore(config, { ...(wiring.clients?.dynamo ? { dynamo: wiring.clients.dynamo } : {}), localDir: localDir ?? '' }),
     outcomes: createOutcomeSink(destination),
     ...(topic ? { notify: createSnsNotifier({ sns: wiring.clients?.sns ?? new SNSClient(awsClientConfig()), topicArn: topic }) } : {}),
+    // Each completed job's pull request against the scope rules (nothing configured: unchecked).
+    scope: config.githubApiUrl === undefined ? undefined : scopeOf({ ...config, githubApiUrl: config.githubApiUrl }, wiring),
     logger: wiring.logger,
     metrics: wiring.metrics,
     now: wiring.now ?? Date.now,
     owner: wiring.owner,
   };
+}
+
+/** The scope check of the settings (defaults for any rule not given), or undefined when nothing is configured. */
+function scopeOf(config: Partial<FollowUpScopeSettings> & { readonly githubApiUrl: string }, wiring: FollowUpWiring): FollowUpScope | undefined {
+  return followUpScopeOf(
+    {
+      scopeAllowed: CONFIG_DEFAULTS.scopeAllowed,
+      scopeProtected: CONFIG_DEFAULTS.scopeProtected,
+      scopeMaxFiles: CONFIG_DEFAULTS.scopeMaxFiles,
+      scopeMaxLines: CONFIG_DEFAULTS.scopeMaxLines,
+      githubScopeStatus: CONFIG_DEFAULTS.githubScopeStatus,
+      ...config,
+    },
+    {
+      secrets: wiring.clients?.secrets,
+      sns: wiring.clients?.sns,
+      onWarning: (line) => wiring.logger.warn(line),
+    },
+  );
 }

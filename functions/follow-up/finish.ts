@@ -4,7 +4,8 @@
  */
 import { describeError } from '../shared/errors.js';
 import { messageGroupOf } from './message.js';
-import { buildOutcome, type FollowUpOutcome } from './outcome.js';
+import { buildOutcome, type FollowUpOutcome, type ScopeReason, type ScopeVerdict } from './outcome.js';
+import { scopeAlertOf } from '../scope/alert.js';
 import { failureBackoff } from './settings.js';
 import { baseOf, kindOf, type ClaimedState, type DoneState, type FollowUpState, type OutcomeStatus, type PendingState } from './state.js';
 import { LOST_RACE, StorageError, deferred, firstRecord, write, type Run, type Step } from './run.js';
@@ -33,6 +34,7 @@ export async function finish(
   extra: Counts & { readonly detail?: string; readonly prLink?: string | null; readonly deadLetter?: boolean },
 ): Promise<Step> {
   const { deps, message } = run;
+  const scoped = status === 'completed' && extra.prLink ? await checkScope(run, extra.prLink) : undefined;
   const finishedAt = deps.now();
   const done: Omit<DoneState, 'version'> = {
     ...(from ? baseOf(from) : firstRecord(run)),
@@ -45,6 +47,7 @@ export async function finish(
     sentAt: from?.phase === 'sent' ? from.sentAt : undefined,
     polls: extra.polls ?? (from?.phase === 'sent' ? from.polls : 0),
     finishedAt,
+    ...(scoped ? { scope: scoped.scope, scopeReasons: scoped.reasons, mergedAt: scoped.mergedAt } : {}),
     ...(deps.notify ? { notified: false } : {}),
   };
   if (status === 'uncertain') {
@@ -58,7 +61,8 @@ export async function finish(
   deps.metrics.count(FOLLOWUP_METRICS.outcomes);
   const stored = await write(run, done, from?.version);
   if (!stored) run.log.warn('state changed while recording the outcome; the outcome file stands');
-  else if (stored.notified === false) await notifyOutcome(run, stored);
+  else if (scoped?.scope === 'out_of_scope') await alertScope(run, done, scoped.reasons);
+  if (stored?.notified === false) await notifyOutcome(run, stored);
   run.log.info('follow-up finished', { status, polls: done.polls, attempts: done.attempts });
   return {
     action: 'handled',
@@ -87,7 +91,38 @@ export function outcomeOf(done: Omit<DoneState, 'version'>): FollowUpOutcome {
     polls: done.polls,
     attempts: done.attempts,
     detail: done.detail,
+    scope: done.scope,
+    scopeReasons: done.scopeReasons,
+    mergedAt: done.mergedAt,
   });
+}
+
+/**
+ * The scope check of a completed job's pull request (functions/scope/check.ts). A failure of
+ * the check itself is `unknown`, never in scope, and never holds the outcome back.
+ */
+async function checkScope(run: Run, prLink: string): Promise<{ scope: ScopeVerdict; reasons: readonly ScopeReason[]; mergedAt: number | null } | undefined> {
+  const check = run.deps.scope?.check;
+  if (check === undefined) return undefined;
+  try {
+    const result = await check(prLink);
+    run.log.info('pull request checked against the scope rules', { scope: result.scope, files: result.files, changedLines: result.changedLines });
+    return { scope: result.scope, reasons: result.reasons, mergedAt: result.mergedAt };
+  } catch (error) {
+    run.log.warn('the scope check failed; the pull request is unknown', { error: describeError(error) });
+    return { scope: 'unknown', reasons: [{ rule: 'api_error', files: [describeError(error).slice(0, 200)] }], mergedAt: null };
+  }
+}
+
+/** The alert of a pull request out of scope on the insights topic; a failure is logged, the outcome stands. */
+async function alertScope(run: Run, done: Omit<DoneState, 'version'>, reasons: readonly ScopeReason[]): Promise<void> {
+  const alert = run.deps.scope?.alert;
+  if (alert === undefined || done.prLink === null) return;
+  try {
+    await alert(scopeAlertOf({ projectId: done.projectId, jobId: done.jobId, gapId: done.gapId, prLink: done.prLink, reasons }));
+  } catch (error) {
+    run.log.warn('the alert of a pull request out of scope could not be published', { error: describeError(error) });
+  }
 }
 
 /**

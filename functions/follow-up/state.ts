@@ -16,6 +16,7 @@
  * Each phase is its own type below, so the compiler knows that `sent` has a `sentAt` and
  * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
+import type { ScopeReason, ScopeVerdict } from './outcome.js';
 import type { JobStatus } from '../shared/api-types.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { OUTCOME_STATUSES } from '../warehouse/records.js';
@@ -110,6 +111,11 @@ export interface DoneState extends RecordBase {
   readonly sentAt?: number | undefined;
   readonly polls: number;
   readonly finishedAt: number;
+  /** The pull request against the scope rules (a completed job's, when the check is configured). */
+  readonly scope?: ScopeVerdict | undefined;
+  readonly scopeReasons?: readonly ScopeReason[] | undefined;
+  /** Epoch ms of the pull request's merge; null when not merged or not read. */
+  readonly mergedAt?: number | null | undefined;
   /**
    * Only when outcomes are published (an outcomes topic): false from the `done` write until
    * the outcome was published, then true, so a redelivery publishes what is missing and

@@ -4,6 +4,7 @@ import type { AgentApi } from './agent-api.js';
 import type { DeadLetter } from './dead-letter.js';
 import type { OutcomeNotifier } from './notify.js';
 import type { OutcomeSink } from './outcome.js';
+import type { FollowUpScope } from '../scope/follow-up.js';
 import type { OutcomeStatus, StateStore } from './state.js';
 import type { FOLLOWUP_METRICS } from '../shared/metric-names.js';
 
@@ -29,6 +30,11 @@ export interface FollowUpDeps {
   readonly deadLetter: DeadLetter;
   /** Publishes each outcome record (the outcomes topic); absent: outcomes are only written. */
   readonly notify?: OutcomeNotifier | undefined;
+  /**
+   * Checks a completed job's pull request against the scope rules, and alerts on the insights
+   * topic when it is out of scope (functions/scope/). Absent: pull requests are not checked.
+   */
+  readonly scope?: FollowUpScope | undefined;
   readonly logger: FollowUpLogger;
   readonly metrics: FollowUpMetrics;
   readonly now: () => number;

@@ -1,12 +1,13 @@
 /**
  * Messages on the insights topic (`INSIGHTS_TOPIC_ARN`): the weekly report's digest, anomalies
  * and stale datasets. Each is a plain-text body (e-mail subscriptions show it as is) with a
- * subject, and the message attributes `kind` (`weekly-report` | `anomaly` | `stale`) and, where
+ * subject, and the message attributes `kind` (`weekly-report` | `anomaly` | `stale` | `scope`) and, where
  * one applies, `projectId` — for subscription filter policies, e.g. `{"kind": ["anomaly"]}`.
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 
-export type InsightKind = 'weekly-report' | 'anomaly' | 'stale';
+/** `scope`: an agent's pull request out of scope (functions/scope/alert.ts). */
+export type InsightKind = 'weekly-report' | 'anomaly' | 'stale' | 'scope';
 
 export interface InsightMessage {
   readonly kind: InsightKind;

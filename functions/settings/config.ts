@@ -18,6 +18,7 @@ import { parseDestinationTarget } from '../shared/storage/destination-target.js'
 import { ConfigError } from '../shared/errors.js';
 import { validatePersonalDataKey } from '../shared/personal-data.js';
 import { parsePolicyOverrides } from '../warehouse/column-policy.js';
+import { SCOPE_SETTINGS } from './scope-settings.js';
 import {
   DEFAULT_API_TIMEOUT_MS,
   DEFAULT_API_URL,
@@ -424,9 +425,9 @@ export const SETTINGS = {
   }),
   insightsTopicArn: setting({
     env: 'INSIGHTS_TOPIC_ARN',
-    doc: "SNS topic of the weekly report digest, anomalies and stale datasets (attribute `kind`); infra sets it to the stack's topic",
+    doc: "SNS topic of the weekly report digest, anomalies, stale datasets and the agent's pull requests out of scope (attribute `kind`); infra sets it to the stack's topic",
     defaultDoc: 'unset: nothing is published',
-    readBy: ['insights', 'weekly-report', 'cli'],
+    readBy: ['insights', 'weekly-report', 'cli', 'follow-up'],
     requiredIn: {
       insights: 'the insights functions publish to that SNS topic (the stack output InsightsTopicArn)',
       'weekly-report': 'the insights functions publish to that SNS topic (the stack output InsightsTopicArn)',
@@ -468,6 +469,8 @@ export const SETTINGS = {
     parse: (raw) =>
       SECRET_ARN_PATTERN.test(raw) ? raw : fail(`REPORT_LINK_KEY_SECRET_ARN "${raw.slice(0, 60)}" is not a Secrets Manager secret ARN: fix or unset it`),
   }),
+  // The scope check of the agent's pull requests (round seven): functions/settings/scope-settings.ts.
+  ...SCOPE_SETTINGS,
 } as const;
 
 /** An http(s) base URL without credentials, query or fragment, for links in the report. */
@@ -613,9 +616,10 @@ export function requireSettings<
  * `util.inspect` (console.log) show `apiKey` as `[redacted]`. The helpers are non-enumerable,
  * so a spread copy (`{ ...config }`) keeps every field, the key included, but not the helpers.
  */
-function hideKey<C extends { readonly apiKey?: string; readonly personalDataKey?: string }>(config: C): C {
+function hideKey<C extends { readonly apiKey?: string; readonly personalDataKey?: string; readonly githubToken?: string }>(config: C): C {
   const redacted = () => ({
     ...config,
+    ...(config.githubToken !== undefined ? { githubToken: '[redacted]' } : {}),
     ...(config.apiKey !== undefined ? { apiKey: '[redacted]' } : {}),
     ...(config.personalDataKey !== undefined ? { personalDataKey: '[redacted]' } : {}),
   });
