@@ -69,7 +69,8 @@ export async function runStatement(deps: AthenaRunnerDeps, sql: string): Promise
         const reason = execution?.Status?.StateChangeReason ?? execution?.Status?.AthenaError?.ErrorMessage ?? 'no reason given';
         return { queryId, state: 'FAILED', bytesScanned, error: `${state.toLowerCase()}: ${reason}` };
       }
-      if (now() + wait > until) return { queryId, state: 'FAILED', bytesScanned, error: `still ${state ?? 'unknown'} after ${deps.waitMs ?? 300_000} ms: left running` };
+      if (now() + wait > until)
+        return { queryId, state: 'FAILED', bytesScanned, error: `still ${state ?? 'unknown'} after ${deps.waitMs ?? 300_000} ms: left running` };
       await sleep(wait);
       wait = Math.min(MAX_POLL_MS, Math.round(wait * 1.5));
     }
