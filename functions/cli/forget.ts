@@ -78,7 +78,10 @@ async function runForgetCommand(flags: ForgetFlags, io: ForgetCommandIo): Promis
   });
   checkLakeKey(lake, keyId, deps.destination.url);
   await probeSetup({ ...probeInput(config, io, flags.out, deps.destination, false), mode: flags.dryRun ? 'read' : 'write' });
-  const result = await forgetPeople({ addresses, dryRun: flags.dryRun === true }, { destination: deps.destination, policy, key, keyId, now: io.now });
+  const result = await forgetPeople(
+    { addresses, dryRun: flags.dryRun === true },
+    { destination: deps.destination, policy, key, keyId, now: io.now, iceberg: deps.icebergForget() },
+  );
   if (flags.json) writeJson(io.stdout, { destination: deps.destination.url, ...result });
   else io.stdout.write(describeForget(result, deps.destination.url));
   return 0;

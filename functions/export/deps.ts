@@ -48,6 +48,10 @@ import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { GlueClient } from '@aws-sdk/client-glue';
 import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from './partitions.js';
+import { AthenaClient } from '@aws-sdk/client-athena';
+import type { AthenaSend } from './iceberg/athena.js';
+import { createIcebergSync, deleteForgotten, type IcebergDeps, type IcebergSync } from './iceberg/sync.js';
+import type { ForgetDeps } from './forget.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {
@@ -62,6 +66,8 @@ export interface ExportOverrides {
   readonly secrets?: SecretsManagerClient;
   /** The Glue client of `EXPORT_GLUE_DATABASE`. @default a `GlueClient` configured from the environment (`AWS_ENDPOINT_URL_GLUE` too) */
   readonly glue?: GlueSend;
+  /** The Athena client of `EXPORT_ATHENA_WORKGROUP`. @default an `AthenaClient` configured from the environment (`AWS_ENDPOINT_URL_ATHENA` too) */
+  readonly athena?: AthenaSend;
   /** A destination other than `EXPORT_DESTINATION` (the CLI's `--out`); also where the local state lives. */
   readonly out?: string;
   /** An already opened destination (the CLI probes it before it starts anything else). */
@@ -111,6 +117,10 @@ export interface ExportDeps {
   createLeases(owner: string): Leases;
   /** One run's registrar of committed days in Glue (partitions.ts); none without `EXPORT_GLUE_DATABASE`. */
   createPartitions(logger?: AppLogger): PartitionRegistrar | undefined;
+  /** One run's sync of the Iceberg tables (iceberg/sync.ts); none without `EXPORT_ATHENA_WORKGROUP` and `EXPORT_GLUE_DATABASE`. */
+  createIceberg(logger?: AppLogger): IcebergSync | undefined;
+  /** `forget`'s DELETE from the Iceberg tables; none without `EXPORT_ATHENA_WORKGROUP` and `EXPORT_GLUE_DATABASE`. */
+  icebergForget(): ForgetDeps['iceberg'];
 }
 
 /**
@@ -153,6 +163,13 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
       : (overrides.apiKey ?? createApiKeyProvider(config, overrides.secrets ? { secrets: overrides.secrets } : {}));
   const baseUrl = overrides.apiUrl ?? config.apiUrl;
   let glue: GlueSend | undefined;
+  let athena: AthenaSend | undefined;
+  const icebergDeps = (icebergLogger: AppLogger): Omit<IcebergDeps, 'store'> | undefined => {
+    const { athenaWorkgroup: workgroup, glueDatabase: database } = config;
+    if (workgroup === undefined || database === undefined) return undefined;
+    athena ??= overrides.athena ?? new AthenaClient(awsClientConfig());
+    return { athena, workgroup, database, now, sleep, logger: icebergLogger, ...(config.org !== undefined ? { org: config.org } : {}) };
+  };
   const personalDataKey =
     overrides.personalDataKey ??
     createPersonalDataKeySource(config, {
@@ -189,6 +206,14 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
       glue ??= overrides.glue ?? new GlueClient(awsClientConfig());
       return createPartitionRegistrar({ glue, database, store, now, logger: partitionLogger });
     },
+    createIceberg: (icebergLogger = logger) => {
+      const found = icebergDeps(icebergLogger);
+      return found ? createIcebergSync({ ...found, store }) : undefined;
+    },
+    icebergForget: () => {
+      const found = icebergDeps(logger);
+      return found ? (tables, hmacs) => deleteForgotten(found, tables, hmacs) : undefined;
+    },
   };
 }
 
@@ -217,6 +242,8 @@ export interface WiredRun {
   readonly api: MintlifyClient;
   /** The run's registrar of committed days in Glue (its counters for the metrics); none without `EXPORT_GLUE_DATABASE`. */
   readonly partitions?: PartitionRegistrar;
+  /** The run's sync of the Iceberg tables (its counters for the metrics); none with `tableFormat=hive`. */
+  readonly iceberg?: IcebergSync;
   /** Plans, runs and logs `request` under `control` (`runExport`). */
   run(request: RunRequest, control?: RunControl): Promise<RunResult>;
 }
@@ -231,9 +258,11 @@ export function wireRun(deps: ExportDeps, hooks: RunHooks): WiredRun {
   const leases = deps.createLeases(hooks.owner);
   const policy = exportPolicy(deps.config, hooks.projectSource !== undefined ? { projectSource: hooks.projectSource } : {});
   const partitions = deps.createPartitions(hooks.partitionLogger ?? hooks.logger);
+  const iceberg = deps.createIceberg(hooks.partitionLogger ?? hooks.logger);
   return {
     api,
     ...(partitions ? { partitions } : {}),
+    ...(iceberg ? { iceberg } : {}),
     run: (request, control = {}) =>
       runExport(request, policy, control, {
         api,
@@ -244,6 +273,7 @@ export function wireRun(deps: ExportDeps, hooks: RunHooks): WiredRun {
         now: hooks.now ?? deps.now,
         personalDataKey: deps.personalDataKey,
         ...(partitions ? { partitions } : {}),
+        ...(iceberg ? { iceberg } : {}),
         ...(hooks.logger ? { logger: hooks.logger } : {}),
         ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
       }),

@@ -110,6 +110,8 @@ export interface ForgetDeps {
   readonly onFile?: (file: ForgottenFile) => void;
   /** Where local copies of the files are read. @default the system's temp folder */
   readonly tempDir?: string;
+  /** Deletes the people's rows from the Iceberg tables too (iceberg/sync.ts `deleteForgotten`); throws when it cannot. */
+  readonly iceberg?: ((tables: ReturnType<typeof hashedTables>, hmacs: readonly string[]) => Promise<unknown>) | undefined;
 }
 
 /** Where a unit's manifest is kept while its file is replaced: `_privacy/forgetting/<dataset>/dt=<day>/<project>.json`. */
@@ -342,6 +344,7 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
         manifestsFixed += 1;
       }
     });
+    await deps.iceberg?.(hashedTables(deps.policy), [...owner.keys()]);
     const done: ErasureRecord = { ...record, status: 'done', finishedAt: new Date(deps.now()).toISOString(), files: planned.files, rows: planned.rows };
     await writeErasureRecord(destination, done);
     const at = erasureKey(done);

@@ -46,6 +46,7 @@ export function createHandler(deps: HandlerDeps) {
     });
     const result = await wired.run(request, { deadline });
     if (wired.partitions) metrics.addMetric(EXPORT_METRICS.partitionsFailed, MetricUnit.Count, wired.partitions.stats().failed);
+    if (wired.iceberg) metrics.addMetric(EXPORT_METRICS.icebergFailed, MetricUnit.Count, wired.iceberg.summary().failed);
     publishMetrics(metrics, result);
     logger.info('export run finished', {
       runId: result.runId,

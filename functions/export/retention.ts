@@ -25,6 +25,7 @@ import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 import { EXPIRED_PREFIX } from './erasures.js';
 import { unitKey, type Unit } from './units.js';
+import type { IcebergSync } from './iceberg/sync.js';
 
 /** The datasets whose tables hold personal columns. */
 export const EXPIRING_DATASETS: readonly DatasetName[] = CATALOG.filter((entry) =>
@@ -162,6 +163,8 @@ export interface RetentionDeps {
   readonly destination: Destination;
   readonly now: () => number;
   readonly logger?: AppLogger | undefined;
+  /** The Iceberg tables' DELETE of the same days (iceberg/sync.ts); absent: none. */
+  readonly iceberg?: Pick<IcebergSync, 'expire'> | undefined;
 }
 
 /**
@@ -175,6 +178,7 @@ export async function applyRetention(retentionDays: number | undefined, deps: Re
   if (cutoff === undefined || retentionDays === undefined) return {};
   try {
     const deleted = await deleteExpired(deps.destination, cutoff, { now: deps.now(), retentionDays });
+    await deps.iceberg?.expire(cutoff, deleted.days);
     const line = describeRetention(deleted, cutoff, retentionDays);
     if (line !== undefined) {
       deps.logger?.info(line, { before: cutoff, files: deleted.files, days: deleted.days.length, units: deleted.units });

@@ -28,6 +28,7 @@ import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
 import type { PartitionRegistrar } from './partitions.js';
+import type { IcebergSync } from './iceberg/sync.js';
 import { prepareRunPrivacy, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
 import { DATASETS } from './datasets.js';
 
@@ -45,6 +46,8 @@ export interface RunDeps {
   readonly personalDataKey: PersonalDataKeySource;
   /** Registers each committed day in Glue (partitions.ts); absent: nothing is registered. */
   readonly partitions?: PartitionRegistrar;
+  /** Merges each committed day into the Iceberg tables at the end of the run (iceberg/sync.ts); absent: none (`tableFormat=hive`). */
+  readonly iceberg?: IcebergSync;
 }
 
 export type UnitResult = PlannedUnit &
@@ -229,6 +232,7 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
     }
     if (result.status === 'complete') {
       await deps.partitions?.committed(result);
+      deps.iceberg?.committed(result);
       learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);
       learntOfDataset.set(result.dataset, Math.max(learntOfDataset.get(result.dataset) ?? 0, result.manifest.pages));
     }

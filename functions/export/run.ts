@@ -15,6 +15,7 @@ import type { ExportPolicy, RunControl } from './policy.js';
 import { prepareRunPrivacy } from './privacy.js';
 import { applyRetention, withoutExpired } from './retention.js';
 import { runUnits, type RunDeps, type RunSummary } from './run-units.js';
+import type { IcebergSummary } from './iceberg/sync.js';
 
 /** What a run asks for. */
 export type RunRequest =
@@ -45,6 +46,8 @@ export interface RunResult extends RunSummary {
   readonly retention?: string;
   /** The run's id in the run log (`export_runs`). */
   readonly runId: string;
+  /** What the run did to the Iceberg tables (each statement's query id, rows, bytes scanned); absent with `tableFormat=hive`. */
+  readonly iceberg?: IcebergSummary;
 }
 
 /**
@@ -64,11 +67,15 @@ export async function runExport(request: RunRequest, policy: ExportPolicy, contr
     result = await planAndRun(request, policy, control, deps);
   } catch (error) {
     const counters = { requests: apiMeter.read().requests, rateLimited: gateMeter.read().rateLimited, budgetWaitMs: gateMeter.read().waitedMs };
+    // What did commit before the failure is merged all the same.
+    await deps.iceberg?.flush({ maintenance: false });
     await logRun(deps, recordOfFailedRun(base(), counters, error));
     throw error;
   }
+  // The units are committed: their days go into the Iceberg tables (a failure waits for the next run).
+  const iceberg = await deps.iceberg?.flush({ maintenance: request.kind === 'scheduled' });
   await logRun(deps, recordOfRun(base(), result));
-  return { ...result, runId };
+  return { ...result, runId, ...(iceberg ? { iceberg } : {}) };
 }
 
 /** The run log must never turn a finished run into a failed one: a failed write is logged. */

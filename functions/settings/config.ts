@@ -321,6 +321,18 @@ export const SETTINGS = {
         ? raw
         : fail(`EXPORT_GLUE_DATABASE "${raw.slice(0, 60)}" is not a Glue database name: use the stack's GlueDatabase output (letters, digits, _ or -)`),
   }),
+  athenaWorkgroup: setting({
+    env: 'EXPORT_ATHENA_WORKGROUP',
+    doc: 'Athena workgroup of the Iceberg tables (infra sets it with `-c tableFormat=iceberg`; needs `EXPORT_GLUE_DATABASE`): after a run commits, each table\'s committed days are merged into its Iceberg table, and `forget` and retention delete from them (docs/warehouse.md, "Iceberg tables")',
+    defaultDoc: 'unset: no Iceberg tables',
+    readBy: EXPORT,
+    parse: (raw) =>
+      /^[A-Za-z0-9._-]{1,128}$/.test(raw)
+        ? raw
+        : fail(
+            `EXPORT_ATHENA_WORKGROUP "${raw.slice(0, 60)}" is not an Athena workgroup name: use the stack's IcebergWorkGroup output (letters, digits, ., _ or -)`,
+          ),
+  }),
   stateDir: setting({
     env: 'EXPORT_STATE_DIR',
     doc: 'local folder of the ledger and leases, shared by every CLI run that uses it',

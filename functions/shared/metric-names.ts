@@ -39,6 +39,12 @@ export const EXPORT_METRICS = {
    * `EXPORT_GLUE_DATABASE`): kept and tried again by the next run (functions/export/partitions.ts).
    */
   partitionsFailed: 'GluePartitionsFailed',
+  /**
+   * Iceberg statements (MERGE, DELETE, OPTIMIZE, VACUUM) that failed in this run (with
+   * `EXPORT_ATHENA_WORKGROUP`): a MERGE or retention DELETE is kept and run again by the next run
+   * (functions/export/iceberg/sync.ts).
+   */
+  icebergFailed: 'IcebergStatementsFailed',
 } as const;
 
 /** Metrics the follow-up consumer publishes (unit: Count). */
