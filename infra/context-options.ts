@@ -61,6 +61,18 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
     default: "`false`: one organisation, today's layout",
   },
   organisationConcurrency: { meaning: 'export workers at once with `organisations=true` (each takes one organisation)', default: '`10`' },
+  chatSlackWorkspaceId: {
+    meaning:
+      'Slack workspace id (authorised once in the AWS Chatbot console): with `chatSlackChannelId`, the insights topic is posted to that channel through AWS Chatbot, read-only guardrail',
+    default: 'no Slack channel',
+  },
+  chatSlackChannelId: { meaning: 'Slack channel id the insights topic is posted to (with `chatSlackWorkspaceId`)', default: 'no Slack channel' },
+  chatTeamsTeamId: {
+    meaning: 'Microsoft Teams team id: with `chatTeamsChannelId` and `chatTeamsTenantId`, the insights topic is posted to that channel, read-only guardrail',
+    default: 'no Teams channel',
+  },
+  chatTeamsChannelId: { meaning: 'Microsoft Teams channel id the insights topic is posted to', default: 'no Teams channel' },
+  chatTeamsTenantId: { meaning: 'Microsoft Entra tenant id of that team', default: 'no Teams channel' },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

@@ -22,6 +22,7 @@ import { Insights } from './constructs/insights.js';
 import { Organisations } from './constructs/organisations.js';
 import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
 import { ReportLinks } from './constructs/report-links.js';
+import { ChatAlerts, type ChatAlertsProps } from './constructs/chat-alerts.js';
 import { REPORTS_PREFIX } from '../functions/insights/weekly/keys.js';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 
@@ -75,6 +76,16 @@ export interface ExporterConfig {
   readonly organisations?: boolean | undefined;
   /** Export workers at once with `organisations`. @default 10 */
   readonly organisationConcurrency?: number | undefined;
+  /** Slack workspace of the insights topic's channel (with `chatSlackChannelId`; constructs/chat-alerts.ts). @default - none */
+  readonly chatSlackWorkspaceId?: string | undefined;
+  /** Slack channel the insights topic is posted to. @default - none */
+  readonly chatSlackChannelId?: string | undefined;
+  /** Microsoft Teams team of the insights topic's channel (with `chatTeamsChannelId`, `chatTeamsTenantId`). @default - none */
+  readonly chatTeamsTeamId?: string | undefined;
+  /** Microsoft Teams channel the insights topic is posted to. @default - none */
+  readonly chatTeamsChannelId?: string | undefined;
+  /** Microsoft Teams tenant of that team. @default - none */
+  readonly chatTeamsTenantId?: string | undefined;
 }
 
 /**
@@ -124,6 +135,8 @@ export class MintlifyExporterStack extends Stack {
   readonly reportLinks: ReportLinks | undefined;
   /** The dispatcher and export workers of many organisations, with context `organisations=true`. */
   readonly organisations: Organisations | undefined;
+  /** The insights topic in Slack or Teams, with the `chat…` context. */
+  readonly chatAlerts: ChatAlerts | undefined;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -232,6 +245,7 @@ export class MintlifyExporterStack extends Stack {
       logLevel: config.logLevel,
       organisations: config.organisations,
     });
+    this.chatAlerts = chatAlertsOf(this, this.insights.topic, config);
     const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures, ...Object.values(this.organisations?.alarms ?? {})];
     for (const alarm of insightAlarms) alarm.addAlarmAction(new actions.SnsAction(this.operations.topic));
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
@@ -272,6 +286,25 @@ export class MintlifyExporterStack extends Stack {
     for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
 }
+
+/** The chat channels of the insights topic the `chat…` context names; none without it. */
+function chatAlertsOf(scope: Construct, topic: ChatAlertsProps['topic'], config: ExporterConfig): ChatAlerts | undefined {
+  const slack =
+    config.chatSlackWorkspaceId !== undefined && config.chatSlackChannelId !== undefined
+      ? { workspaceId: config.chatSlackWorkspaceId, channelId: config.chatSlackChannelId }
+      : undefined;
+  const teams =
+    config.chatTeamsTeamId !== undefined && config.chatTeamsChannelId !== undefined && config.chatTeamsTenantId !== undefined
+      ? { teamId: config.chatTeamsTeamId, channelId: config.chatTeamsChannelId, tenantId: config.chatTeamsTenantId }
+      : undefined;
+  return slack === undefined && teams === undefined ? undefined : new ChatAlerts(scope, 'ChatAlerts', { topic, slack, teams });
+}
+
+/** The `chat…` context keys that go together: all of a group or none. */
+const CHAT_GROUPS = [
+  ['chatSlackWorkspaceId', 'chatSlackChannelId'],
+  ['chatTeamsTeamId', 'chatTeamsChannelId', 'chatTeamsTenantId'],
+] as const;
 
 /** Thrown for a context value that cannot be used; the message names the key and what to pass. */
 export class ContextConfigError extends Error {
@@ -420,6 +453,14 @@ export const ContextSchema = v.object({
       v.maxValue(1000, 'between 2 and 1000 (the SQS event source maximum concurrency)'),
     ),
   ),
+  chatSlackWorkspaceId: optionalString(/^[0-9A-Z]{1,255}$/, 'a Slack workspace id such as T0123ABCD (AWS Chatbot console, after authorising the workspace)'),
+  chatSlackChannelId: optionalString(/^[A-Za-z0-9]{1,255}$/, "a Slack channel id such as C0123ABCD (the channel's details in Slack)"),
+  chatTeamsTeamId: optionalString(/^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/, "a Microsoft Teams team id (a GUID, from the team's link)"),
+  chatTeamsChannelId: optionalString(
+    /^[a-zA-Z0-9\-_=+/.,]*%3[aA][a-zA-Z0-9\-_=+/.,]*%40[a-zA-Z0-9\-_=+/.,]*$/,
+    "a Microsoft Teams channel id as the channel's link spells it, such as 19%3ab6ef35dc342d4c%40thread.tacv2",
+  ),
+  chatTeamsTenantId: optionalString(/^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/, 'a Microsoft Entra tenant id (a GUID)'),
   reportSiteUrl: optionalString(/^https?:\/\/[^\s?#@]+$/, "the docs site's base URL, such as https://docs.example.com"),
   reportLinkPublicKey: v.optional(
     v.pipe(
@@ -460,6 +501,13 @@ export function configFromContext(scope: Construct): ExporterConfig {
     throw new ContextConfigError(
       `Invalid CDK context "${key}": ${value.length > 80 ? `${value.slice(0, 80)}…` : value} is not accepted (expected ${issue.message}).`,
     );
+  }
+  for (const group of CHAT_GROUPS) {
+    const given = group.filter((key) => parsed.output[key] !== undefined);
+    if (given.length > 0 && given.length < group.length) {
+      const missing = group.filter((key) => parsed.output[key] === undefined);
+      throw new ContextConfigError(`CDK context "${missing[0]}" is missing: ${group.join(', ')} go together (given: ${given.join(', ')}).`);
+    }
   }
   return {
     ...parsed.output,

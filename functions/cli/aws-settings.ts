@@ -2,19 +2,21 @@
  * The AWS settings a queue command needs, checked before its first request: a region (the SDK
  * otherwise says `Region is missing`, then `getaddrinfo ENOTFOUND` for an emulator's queue URL)
  * and a queue host that resolves. One line naming what to set: AWS_REGION, or
- * AWS_ENDPOINT_URL_SQS for an emulator.
+ * AWS_ENDPOINT_URL_SQS for an emulator; then credentials (aws-access.ts).
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
+import { checkAwsAccess } from './aws-access.js';
 import { awsQueueRegion, sqsClientFor } from './sqs-client.js';
 
 /** The SQS client of `queueUrl` (sqsClientFor), once its settings are checked. */
 export async function checkedSqsClient(queueUrl: string, config: Pick<Config, 'sqsEndpointOverridden'>): Promise<SQSClient> {
   const sqs = sqsClientFor(queueUrl, config);
   await checkSqsSettings(sqs, queueUrl, config);
+  await checkAwsAccess(sqs, `the queue ${queueUrl} is on SQS`);
   return sqs;
 }
 

@@ -18,6 +18,7 @@ import { consumeSummary, humanLogger, messageLine } from './render/human-log.js'
 import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
 import { isLoopback, loadConfig, validateTopicArn } from '../settings/config.js';
+import { checkAwsAccess } from './aws-access.js';
 import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
@@ -67,7 +68,11 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     const deadLetterUrl = await resolveDeadLetterQueueUrl(sqs, flags.queueUrl, config.followUpDeadLetterQueueUrl);
     const outcomesTopic = flags.outcomesTopic ?? config.followUpOutcomesTopicArn;
     const topicSetting = flags.outcomesTopic !== undefined ? '--outcomes-topic' : 'FOLLOWUP_OUTCOMES_TOPIC_ARN';
-    if (outcomesTopic) await checkOutcomesTopic(io.clients?.sns ?? new SNSClient(awsClientConfig()), outcomesTopic, topicSetting);
+    if (outcomesTopic) {
+      const sns = io.clients?.sns ?? new SNSClient(awsClientConfig());
+      await checkAwsAccess(sns, `consume publishes outcomes to ${topicSetting}`);
+      await checkOutcomesTopic(sns, outcomesTopic, topicSetting);
+    }
     const wired = await localDeps(config, io, target, { outcomesTopic });
     const deps: FollowUpDeps = {
       ...wired,

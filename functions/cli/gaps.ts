@@ -15,6 +15,7 @@ import { stat } from 'node:fs/promises';
 import { checkWritableFile } from '../shared/local-paths.js';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { checkAwsAccess } from './aws-access.js';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GAP_KINDS, type GapKind } from '../gaps/gaps.js';
@@ -138,7 +139,9 @@ async function openFollowUpState(
   if (config.followUpStateTable !== undefined) {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const { followUpTableStore } = await import('../follow-up/open-state-store.js');
-    return followUpTableStore(config.followUpStateTable, io.clients?.dynamo ?? new DynamoDBClient(awsClientConfig()));
+    const dynamo = io.clients?.dynamo ?? new DynamoDBClient(awsClientConfig());
+    await checkAwsAccess(dynamo, `gaps reads the follow-up state table ${config.followUpStateTable} (FOLLOWUP_STATE_TABLE)`);
+    return followUpTableStore(config.followUpStateTable, dynamo);
   }
   if (localFolder === undefined) return undefined;
   const { createLocalStore } = await import('../shared/storage/shared-store-local.js');

@@ -17,6 +17,7 @@ import { ConfigError } from '../shared/errors.js';
 import { silentLogger, type AppLogger } from '../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { TABLES } from '../warehouse/tables.js';
+import { type AwsClientSettings, checkAwsAccess } from './aws-access.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';
@@ -58,6 +59,9 @@ async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo):
     if (!isDatasetName(name)) throw new ConfigError(`--dataset ${name} is not a dataset: use one of ${DATASET_NAMES.join(', ')}`);
   }
   const range = requestedDays({ from: flags.from, to: flags.to }, io.now(), FLAG_NAMES);
+  // The test hooks' client, else one from the environment (`AWS_ENDPOINT_URL_GLUE` too): its region and credentials first, in one line.
+  const glue = io.clients?.glue ?? new GlueClient(awsClientConfig());
+  if ('config' in glue) await checkAwsAccess(glue as AwsClientSettings, `register-partitions writes partitions to the Glue database ${database}`);
   const datasets: readonly DatasetName[] = flags.dataset.length > 0 ? (flags.dataset as DatasetName[]) : DATASET_NAMES;
   const destination = openExportDestination(config, clientOverrides(io, flags.out));
   await probeSetup({ ...probeInput(config, io, flags.out, destination, false), mode: 'read' });
@@ -71,7 +75,6 @@ async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo):
       for (const def of DATASET_TABLES[dataset]) daysByTable.set(def.name, (daysByTable.get(def.name) ?? new Set()).add(unit.day));
     }
   }
-  // The test hooks' client, else one from the environment (`AWS_ENDPOINT_URL_GLUE` too).
   // The follow-up outcomes and the run log are written outside units: their days are their `dt=` folders.
   if (flags.dataset.length === 0) {
     for (const def of RECORD_TABLES) {
@@ -81,7 +84,6 @@ async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo):
       }
     }
   }
-  const glue = io.clients?.glue ?? new GlueClient(awsClientConfig());
   const results: TableRegistration[] = [];
   for (const [table, days] of daysByTable) results.push(await registerDays(glue, database, table, [...days].sort()));
 

@@ -28,6 +28,7 @@ import { readHealth, readRequests, type HealthCell, type HealthState, type Reque
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 import { type Comparison, comparisonOf, type Coverage, isCovered } from '../warehouse/compare.js';
+import { beyondChance, type Exposures } from '../warehouse/noise.js';
 import { addDays } from '../shared/dates.js';
 import type { DatasetName } from '../warehouse/catalog.js';
 import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
@@ -111,8 +112,13 @@ export interface TopPage extends TopPageRow {
 /** A term nobody clicked a result of (queries/searches-without-clicks.sql), against the period before. */
 export interface UnclickedSearch extends UnclickedSearchRow {
   readonly previous: number | null;
-  /** Searched in the previous period with a result clicked: new to the unclicked list, not as a search ("no longer clicked"). */
+  /**
+   * Searched in the previous period with results clicked, and the clicks then beyond chance against
+   * none now (warehouse/noise.ts): new to the unclicked list, not as a search ("no longer clicked").
+   */
   readonly clickedBefore: boolean;
+  /** Searched in the previous period with a result clicked at all: not new, whether or not "no longer clicked". */
+  readonly searchedBefore: boolean;
 }
 
 /** A category of unanswered questions (queries/unanswered-assistant-questions.sql), its most asked examples, the period before. */
@@ -289,16 +295,24 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
       ),
     ],
   } as const;
-  // The searches of the previous period with a result clicked (the table is loaded over both periods).
+  // The searches of the previous period with a result clicked, and about how many clicks (hits × the
+  // click-through rate, which the API sends on a scale of 0–1 or 0–100): "no longer clicked" needs
+  // clicks before, beyond chance against none now (warehouse/noise.ts).
   const clicked = await warehouse.ask(
-    `SELECT DISTINCT project_id, lower(search_query) AS term FROM ${warehouse.tables.searches} WHERE dt >= ${sqlString(previous.from)} AND dt < ${sqlString(previous.to)} AND top_clicked_page IS NOT NULL`,
+    `SELECT project_id, lower(search_query) AS term, sum(hits) AS hits, round(sum(CASE WHEN top_clicked_page IS NULL THEN 0 WHEN ctr > 1 THEN hits * ctr / 100 ELSE hits * coalesce(ctr, 0) END)) AS clicks FROM ${warehouse.tables.searches} WHERE dt >= ${sqlString(previous.from)} AND dt < ${sqlString(previous.to)} GROUP BY 1, 2 HAVING count(top_clicked_page) > 0`,
   );
-  const clickedBefore = new Set(clicked.map((row) => `${String(row.project_id)}\u0000${String(row.term)}`));
-  const wasClicked = (projectId: string, key: string) => clickedBefore.has(`${projectId}\u0000${key}`);
+  const clickedBefore = new Map(
+    clicked.map((row) => [`${String(row.project_id)}\u0000${String(row.term)}`, { hits: Number(row.hits), clicks: Number(row.clicks) }]),
+  );
+  const wasClicked = (projectId: string, key: string, hitsNow: number) => {
+    const before = clickedBefore.get(`${projectId}\u0000${key}`);
+    return before !== undefined && before.clicks > 0 && beyondChance(0, before.clicks, { current: Math.max(1, hitsNow), previous: Math.max(1, before.hits) });
+  };
+  const daysOf = (dataset: ReportDataset) => (projectId: string) => daysExported({ byProject }, projectId, dataset);
   const previousOf = (kind: keyof typeof ranked, projectId: string, key: string): number | null =>
     compares(RANKING_DATASET[kind]) ? (ranked[kind][1].find((r) => r.projectId === projectId && r.key === key)?.value ?? 0) : null;
-  const moversOfKind = (kind: keyof typeof ranked, thereBefore?: (r: Ranked) => boolean): Movers =>
-    compares(RANKING_DATASET[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore) : NO_MOVERS;
+  const moversOfKind = (kind: keyof typeof ranked, thereBefore?: (r: Ranked) => 'absent' | 'lapsed' | 'unsure'): Movers =>
+    compares(RANKING_DATASET[kind]) ? moversOf(...ranked[kind], RANKED_ROWS, thereBefore, daysOf(RANKING_DATASET[kind])) : NO_MOVERS;
 
   return {
     period,
@@ -330,7 +344,8 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     unclickedSearches: searches.slice(0, LIMITS.searches).map((search) => ({
       ...search,
       previous: previousOf('searches', search.projectId, search.query.toLowerCase()),
-      clickedBefore: wasClicked(search.projectId, search.query.toLowerCase()),
+      clickedBefore: wasClicked(search.projectId, search.query.toLowerCase(), search.hits),
+      searchedBefore: clickedBefore.has(`${search.projectId}\u0000${search.query.toLowerCase()}`),
     })),
     unansweredByCategory: categories.slice(0, LIMITS.categories).map(({ projectId, category, unanswered, examples }) => ({
       projectId,
@@ -346,7 +361,9 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     })),
     movers: {
       pages: moversOfKind('pages'),
-      searches: moversOfKind('searches', (r) => wasClicked(r.projectId, r.key)),
+      searches: moversOfKind('searches', (r) =>
+        wasClicked(r.projectId, r.key, r.value) ? 'lapsed' : clickedBefore.has(`${r.projectId}\u0000${r.key}`) ? 'unsure' : 'absent',
+      ),
       categories: moversOfKind('categories'),
       thumbsDown: moversOfKind('thumbsDown'),
     },
@@ -354,6 +371,24 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     unreadableFiles: [...warehouse.unreadable].sort(),
     requestsPerDay: requests,
   };
+}
+
+/**
+ * Whether the change of a headline figure from `previous` to `current` is beyond chance at its
+ * counts (warehouse/noise.ts): a count over the days each period has exported of its dataset; a
+ * share as its part (AI visitors, unanswered questions) over its whole (visitors, questions).
+ */
+export function changeBeyondChance(current: Headline, previous: Headline, figure: CountFigure | 'aiShare' | 'unansweredShare'): boolean {
+  if (figure === 'aiShare') return beyondChance(current.ai, previous.ai, { current: current.human + current.ai, previous: previous.human + previous.ai });
+  if (figure === 'unansweredShare') return beyondChance(current.unanswered, previous.unanswered, { current: current.questions, previous: previous.questions });
+  const dataset = FIGURE_DATASET[figure];
+  return beyondChance(current[figure], previous[figure], { current: current.coverage[dataset].exported, previous: previous.coverage[dataset].exported });
+}
+
+/** The days of `dataset` each period has exported of `projectId`: the exposure its counts are compared over (warehouse/noise.ts). */
+export function daysExported(figures: Pick<Figures, 'byProject'>, projectId: string, dataset: ReportDataset): Exposures {
+  const project = figures.byProject.find((p) => p.projectId === projectId);
+  return { current: project?.current.coverage[dataset].exported ?? 0, previous: project?.previous.coverage[dataset].exported ?? 0 };
 }
 
 /** What the report reads in one session: its tables over its days, and the gap tables also over `gapDays`. */

@@ -13,7 +13,7 @@ import { formatChange, formatCount } from '../../shared/format.js';
 import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
 import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
-import { comparisonFor, FIGURE_DATASET, type Figures, type Headline, type HealthState } from '../../report/figures.js';
+import { changeBeyondChance, comparisonFor, FIGURE_DATASET, type Figures, type Headline, type HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
 import { VERDICTS_FIRST, type GapEffect } from '../../gaps/effect.js';
 
@@ -43,8 +43,10 @@ export interface Mover {
   readonly figure: DigestFigure;
   readonly current: number;
   readonly previous: number;
-  /** current ÷ previous − 1. */
+  /** current ÷ previous − 1, each per day exported when the weeks' days differ. */
   readonly change: number;
+  /** The days each week has exported of the figure's dataset, when they differ. */
+  readonly days?: { readonly current: number; readonly previous: number };
 }
 
 /** Units of the week by state, over every project and dataset. */
@@ -92,19 +94,37 @@ const ASCII_MINUS = '-';
 
 /**
  * The projects' figures that moved most (relative change, either way), over a base large enough
- * to mean something: warehouse/compare.ts's rule with the digest's parameters.
+ * to mean something: warehouse/compare.ts's rule with the digest's parameters. Each week's figure
+ * is per day it has exported of the figure's dataset (a week missing a day is never a fall of a
+ * seventh), and only a change beyond chance at its counts moves (warehouse/noise.ts).
  */
 export function digestMovers(figures: Figures, limit = MOVERS): Mover[] {
   const changes = figures.byProject.flatMap((project) =>
-    DIGEST_FIGURES.filter(({ key }) => comparisonFor(project, FIGURE_DATASET[key]) === 'totals').map(({ key }) => ({
-      projectId: project.projectId,
-      figure: key,
-      current: project.current[key],
-      previous: project.previous[key],
-    })),
+    DIGEST_FIGURES.filter(
+      ({ key }) => comparisonFor(project, FIGURE_DATASET[key]) === 'totals' && changeBeyondChance(project.current, project.previous, key),
+    ).map(({ key }) => {
+      const days = { current: project.current.coverage[FIGURE_DATASET[key]].exported, previous: project.previous.coverage[FIGURE_DATASET[key]].exported };
+      const perDay = days.current !== days.previous;
+      return {
+        projectId: project.projectId,
+        figure: key,
+        current: project.current[key],
+        previous: project.previous[key],
+        ...(perDay ? { days } : {}),
+        // What the rule sizes: each week's figure per exported day (the totals when the days are the same).
+        rate: {
+          current: perDay ? project.current[key] / days.current : project.current[key],
+          previous: perDay ? project.previous[key] / days.previous : project.previous[key],
+        },
+      };
+    }),
   );
-  // A mover's base is at least MOVER_MIN_BASE: its relative change is never undefined.
-  return moversBy(changes, { by: 'relative', direction: 'either', minBase: MOVER_MIN_BASE, limit }).map((m) => ({ ...m, change: relativeChange(m) ?? 0 }));
+  const rates = changes.map((c) => ({ ...c, current: c.rate.current, previous: c.rate.previous, totals: c }));
+  // A mover's base is at least MOVER_MIN_BASE a week: its relative change is never undefined.
+  return moversBy(
+    rates.filter((c) => c.totals.previous >= MOVER_MIN_BASE),
+    { by: 'relative', direction: 'either', limit },
+  ).map(({ totals: { rate, ...m }, current, previous }) => ({ ...m, change: relativeChange({ current, previous }) ?? 0 }));
 }
 
 /**
@@ -223,7 +243,11 @@ export function digestOf(input: DigestInput): InsightMessage {
       const compared = comparedOf(figures.headline, key);
       const change = changeOf(compared);
       // Judged only where the totals compare: never better or worse from a barely exported week.
-      const word = compared.comparison === 'totals' && compared.previous !== null ? judgement(key, compared.current, compared.previous) : '';
+      // And only beyond chance at its counts (warehouse/noise.ts).
+      const word =
+        compared.comparison === 'totals' && compared.previous !== null && changeBeyondChance(figures.headline.current, figures.headline.previous, key)
+          ? judgement(key, compared.current, compared.previous)
+          : '';
       const before = compared.previous === null ? '—' : countOf(compared.previous, compared.comparison);
       const cells = `${name.padEnd(width)}  ${countOf(compared.current, compared.comparison).padStart(11)}  ${before.padStart(11)}  `;
       return (word === '' ? `${cells}${change}` : `${cells}${change.padEnd(CHANGE_WIDTH)}  ${word}`).trimEnd();
@@ -233,10 +257,16 @@ export function digestOf(input: DigestInput): InsightMessage {
     '',
     'Biggest movers:',
     ...(movers.length === 0
-      ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed)`]
+      ? [`  none (no project's figure of at least ${MOVER_MIN_BASE} last week changed beyond chance at its counts)`]
       : movers.map((m) => {
           const word = judgement(m.figure, m.current, m.previous);
-          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${formatCount(m.previous)} -> ${formatCount(m.current)} (${formatChange(m.current, m.previous, ASCII_MINUS)}${word === '' ? '' : `, ${word}`})`;
+          const [now, before] = m.days === undefined ? [m.current, m.previous] : [m.current / m.days.current, m.previous / m.days.previous];
+          const change = formatChange(now, before, ASCII_MINUS);
+          const figures =
+            m.days === undefined
+              ? `${formatCount(m.previous)} -> ${formatCount(m.current)}`
+              : `${formatCount(m.previous / m.days.previous, { oneDecimal: true })}/day -> ${formatCount(m.current / m.days.current, { oneDecimal: true })}/day (${m.days.previous} and ${m.days.current} day(s) exported)`;
+          return `  ${m.projectId}: ${label(m.figure).toLowerCase()} ${figures} (${change}${word === '' ? '' : `, ${word}`})`;
         })),
     '',
     'Data health (units of the week, day x dataset x project):',

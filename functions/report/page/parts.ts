@@ -1,9 +1,10 @@
 /** The pieces every section is built of: a section, a table that stacks on a phone, bars, what moved, links, footnotes. */
-import type { Movers } from '../movers.js';
+import type { Move, Movers } from '../movers.js';
 import { formatCount, signed } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { holdsPersonalData, maskPath } from '../../shared/personal-data.js';
 import { type Meaning, toneOf } from '../../warehouse/figure-names.js';
+import { beyondChance, type Exposures } from '../../warehouse/noise.js';
 import { html, trustedHtml, type Interpolation, type SafeHtml } from './template.js';
 
 /** What a section needs besides the figures. */
@@ -122,13 +123,17 @@ const UNSAFE_ENCODED = /%(5c|[01][0-9a-f]|7f|c2%[89][0-9a-f])/i;
 
 /**
  * The change against the previous period as a cell: `+12`, `new` (or `fresh`: "no longer
- * clicked" for a search that was there before), or nothing when the previous period has no data;
- * coloured by `meaning` (warehouse/figure-names.ts `FIGURE_MEANINGS`).
+ * clicked" for a search that was there before; none: no badge), or nothing when the previous
+ * period has no data. Coloured by `meaning` (warehouse/figure-names.ts `FIGURE_MEANINGS`), and
+ * coloured or badged only when the change is beyond chance at its counts over `days`, the days
+ * each period has exported (warehouse/noise.ts): otherwise the plain number, uncoloured.
  */
-export function changeCell(current: number, previous: number | null, meaning: Meaning, fresh = 'new'): SafeHtml {
+export function changeCell(current: number, previous: number | null, meaning: Meaning, fresh: string | undefined = 'new', days?: Exposures): SafeHtml {
   if (previous === null) return html`<span class="muted">—</span>`;
-  if (previous === 0) return html`<span class="tag new tone-${toneOf(current, meaning)}" data-tone="${toneOf(current, meaning)}">${fresh}</span>`;
   const delta = current - previous;
+  if (!beyondChance(current, previous, days)) return html`<span class="tone-flat" data-tone="flat">${signed(delta, formatCount(Math.abs(delta)))}</span>`;
+  if (previous === 0 && fresh !== undefined)
+    return html`<span class="tag new tone-${toneOf(current, meaning)}" data-tone="${toneOf(current, meaning)}">${fresh}</span>`;
   const tone = toneOf(delta, meaning);
   return html`<span class="tone-${tone}" data-tone="${tone}">${signed(delta, formatCount(Math.abs(delta)))}</span>`;
 }
@@ -152,7 +157,14 @@ export function moversBlock(
   return html`<div class="movers">${groups.map(
     (g) =>
       html`<div class="mover-group tone-${g.tone}" data-tone="${g.tone}"><h3>${g.title}</h3><ul>${g.items.map(
-        (m) => html`<li>${label(m)} <span class="muted">${formatCount(m.previous)} → ${formatCount(m.current)} ${unit}</span></li>`,
+        (m) => html`<li>${label(m)} <span class="muted">${moveText(m, unit)}</span></li>`,
       )}</ul></div>`,
   )}</div>`;
+}
+
+/** `12 → 30 views`; per day over the days each period has exported when they differ (`0.4 → 1.1 views a day (29 and 30 days)`). */
+export function moveText(m: Pick<Move, 'current' | 'previous' | 'days'>, unit: string): string {
+  if (m.days === undefined) return `${formatCount(m.previous)} → ${formatCount(m.current)} ${unit}`;
+  const perDay = (value: number, days: number) => formatCount(days === 0 ? 0 : value / days, { oneDecimal: true });
+  return `${perDay(m.previous, m.days.previous)} → ${perDay(m.current, m.days.current)} ${unit} a day (${formatCount(m.days.previous)} and ${formatCount(m.days.current)} day(s) exported)`;
 }

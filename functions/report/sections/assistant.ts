@@ -1,5 +1,5 @@
 /** Unanswered assistant questions by category (queries/unanswered-assistant-questions.sql), with examples and what moved. */
-import type { Figures } from '../figures.js';
+import { type Figures, daysExported } from '../figures.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, section, table, type SectionContext } from '../page/parts.js';
@@ -21,7 +21,11 @@ export function assistantSection(figures: Figures, context: SectionContext): Saf
         )}${table(
           'unanswered',
           [{ title: 'Category' }, { title: 'Unanswered', numeric: true, def: 'unanswered' }, { title: 'Change', numeric: true, def: 'change' }],
-          categories.map((c) => [name(c), formatCount(c.unanswered), changeCell(c.unanswered, c.previous, FIGURE_MEANINGS.unanswered)]),
+          categories.map((c) => [
+            name(c),
+            formatCount(c.unanswered),
+            changeCell(c.unanswered, c.previous, FIGURE_MEANINGS.unanswered, 'new', daysExported(figures, c.projectId, 'assistant')),
+          ]),
         )}<h3>Examples (the latest questions of each category)</h3><ul class="examples">${categories
           .slice(0, 6)
           .map(

@@ -4,7 +4,7 @@
  * (uncoloured, marked so) when one is not, nothing when one has no day of it.
  */
 import type { Comparison } from '../../warehouse/compare.js';
-import { type CountFigure, COUNT_FIGURES, FIGURE_DATASET, type Figures, type Headline, hasData } from '../figures.js';
+import { changeBeyondChance, type CountFigure, COUNT_FIGURES, FIGURE_DATASET, type Figures, type Headline, hasData } from '../figures.js';
 import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';
@@ -63,8 +63,9 @@ function change(
   const before = previous[metric.key] as number | null;
   if (now === null || before === null) return { text: `previous: ${metricValue(previous, metric)}`, tone: 'flat', perDay: false };
   const delta = now - before;
-  // Coloured by what a rise of the figure means (FIGURE_MEANINGS, the table the digest words by).
-  const tone = toneOf(delta, FIGURE_MEANINGS[metric.key]);
+  // Coloured by what a rise of the figure means (FIGURE_MEANINGS, the table the digest words by),
+  // and only when the change is beyond chance at its counts (warehouse/noise.ts).
+  const tone = changeBeyondChance(current, previous, metric.key) ? toneOf(delta, FIGURE_MEANINGS[metric.key]) : 'flat';
   if (metric.kind === 'share') return { text: `${signed(delta, `${(delta * 100).toFixed(1)} pts`)} vs ${formatShare(before)}`, tone, perDay: false };
   const relative = before === 0 ? '' : ` (${signed(delta, `${((delta / before) * 100).toFixed(1)} %`)})`;
   return { text: `${signed(delta, formatCount(Math.abs(delta)))}${relative} vs ${formatCount(before)}`, tone, perDay: false };

@@ -1,5 +1,5 @@
 /** The most viewed pages, with their AI share and what moved. */
-import type { Figures } from '../figures.js';
+import { type Figures, daysExported } from '../figures.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
@@ -34,7 +34,7 @@ export function pagesSection(figures: Figures, context: SectionContext): SafeHtm
             formatCount(p.human),
             formatCount(p.ai),
             formatShare(p.aiShare),
-            changeCell(p.views, p.previous, FIGURE_MEANINGS.views),
+            changeCell(p.views, p.previous, FIGURE_MEANINGS.views, 'new', daysExported(figures, p.projectId, 'views')),
           ]),
         )}${moversBlock(figures.movers.pages, (m) => pageLink(m.label, context, 60), 'views', FIGURE_MEANINGS.views)}${comparisonNotes(figures, ['views'], context.exportCommand)}`
       : empty('No page views were exported for this period.');

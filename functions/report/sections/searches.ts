@@ -1,5 +1,5 @@
 /** Searches nobody clicked (queries/searches-without-clicks.sql), with what moved. */
-import type { Figures } from '../figures.js';
+import { daysExported, type Figures } from '../figures.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
@@ -26,7 +26,13 @@ export function searchesSection(figures: Figures, context: SectionContext): Safe
             ...(context.many ? [s.projectId] : []),
             formatCount(s.hits),
             formatCount(s.days),
-            changeCell(s.hits, s.previous, FIGURE_MEANINGS.searchesWithoutClick, s.clickedBefore ? 'no longer clicked' : 'new'),
+            changeCell(
+              s.hits,
+              s.previous,
+              FIGURE_MEANINGS.searchesWithoutClick,
+              s.clickedBefore ? 'no longer clicked' : s.searchedBefore ? undefined : 'new',
+              daysExported(figures, s.projectId, 'searches'),
+            ),
           ]),
         )}${moversBlock(figures.movers.searches, (m) => userText(m.label, 60), 'searches', FIGURE_MEANINGS.searchesWithoutClick, 'No longer clicked')}${comparisonNotes(figures, ['searches'], context.exportCommand)}`
       : empty('Every search of this period had a result clicked (or no search was exported).');

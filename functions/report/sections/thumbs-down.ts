@@ -1,5 +1,5 @@
 /** Pages with thumbs down (queries/pages-with-negative-feedback.sql): count, rate, the latest comments, what moved. */
-import type { Figures } from '../figures.js';
+import { type Figures, daysExported } from '../figures.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
@@ -32,7 +32,7 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
             formatCount(p.thumbsDown),
             formatCount(p.thumbsUp),
             formatShare(p.rate),
-            changeCell(p.thumbsDown, p.previous, FIGURE_MEANINGS.thumbsDown),
+            changeCell(p.thumbsDown, p.previous, FIGURE_MEANINGS.thumbsDown, 'new', daysExported(figures, p.projectId, 'feedback')),
             p.comments.length > 0
               ? html`<ul class="comments">${p.comments.map((c) => html`<li class="quote">${userText(c, 200)}</li>`)}</ul>`
               : html`<span class="muted">none</span>`,

@@ -7,9 +7,9 @@
 import { GlueClient } from '@aws-sdk/client-glue';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
+import { runCliAt, runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { TEST_REGION } from '../../helpers/emulators.js';
-import { cliEnv } from '../../helpers/env.js';
+import { cliEnv, noAwsSetup } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';
 
@@ -147,4 +147,21 @@ describe('register-partitions', () => {
     expect(run.stderr).toContain("EXPORT_GLUE_DATABASE is not set: set it to the stack's GlueDatabase output");
     expect(glue.calls).toEqual([]);
   });
+
+  it('without an AWS region or credentials says so in one line, exit 2, before reading the lake (the CLI as a user runs it)', async () => {
+    const folder = await makeTempDir('no-aws');
+    const env = { ...(await cliEnv(sandbox, { EXPORT_GLUE_DATABASE: DATABASE })), ...noAwsSetup(folder) };
+
+    const noRegion = await runSpawnedCli(['register-partitions', '--out', lake], env, { entry: 'source' });
+    const noCredentials = await runSpawnedCli(['register-partitions', '--out', lake], { ...env, AWS_REGION: TEST_REGION }, { entry: 'source' });
+
+    expect(noRegion.code, noRegion.stderr).toBe(2);
+    expect(noRegion.stderr.trim().split('\n')).toEqual([
+      `error: no AWS region: set AWS_REGION (or a region in the AWS profile) — register-partitions writes partitions to the Glue database ${DATABASE}`,
+    ]);
+    expect(noRegion.stdout).toBe('');
+    expect(noCredentials.code, noCredentials.stderr).toBe(2);
+    expect(noCredentials.stderr.trim().split('\n')).toHaveLength(1);
+    expect(noCredentials.stderr).toMatch(/^error: no AWS credentials \(.+\): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
+  }, 60_000);
 });

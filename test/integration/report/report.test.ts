@@ -4,6 +4,7 @@
  * `status` reads the units (missing, failed, partial, drift), user text escaped, no contact
  * address, empty sections said in a sentence, and no API request.
  */
+import { beyondChance } from '../../../functions/warehouse/noise.js';
 import { healthSection } from '../../../functions/report/sections/health.js';
 import { digestOf } from '../../../functions/insights/weekly/digest.js';
 import { existsSync } from 'node:fs';
@@ -128,15 +129,29 @@ describe('report figures', () => {
        GROUP BY project_id, lower(search_query) HAVING bool_and(top_clicked_page IS NULL) ORDER BY hits DESC, query, project_id LIMIT 20`,
     );
     expect(rows.length).toBeGreaterThan(1);
-    // Clicked before: searched in the previous period with a result clicked ("no longer clicked", not "new").
+    // Clicked before: searched in the previous period with a result clicked; "no longer clicked" (not
+    // "new") only when its clicks then (hits × click-through rate) are beyond chance against none now.
     const before = figures.previous;
     const clicked = await queryDuckDb(
-      `SELECT DISTINCT project_id AS "projectId", lower(search_query) AS term FROM read_parquet('${lake.out}/searches/*/*.parquet')
-       WHERE date >= DATE '${before.from}' AND date < DATE '${before.to}' AND top_clicked_page IS NOT NULL`,
+      `SELECT project_id AS "projectId", lower(search_query) AS term, sum(hits) AS hits,
+              sum(CASE WHEN top_clicked_page IS NULL THEN 0 WHEN ctr > 1 THEN hits * ctr / 100 ELSE hits * ctr END) AS clicks
+       FROM read_parquet('${lake.out}/searches/*/*.parquet')
+       WHERE date >= DATE '${before.from}' AND date < DATE '${before.to}' GROUP BY ALL HAVING count(top_clicked_page) > 0`,
     );
-    const clickedBefore = new Set(clicked.map((row) => `${String(row.projectId)} ${String(row.term)}`));
+    const clickedBefore = new Map(
+      clicked.map((row) => [`${String(row.projectId)} ${String(row.term)}`, { hits: Number(row.hits), clicks: Math.round(Number(row.clicks)) }]),
+    );
     expect(figures.unclickedSearches.map(({ previous: _, ...search }) => search)).toEqual(
-      rows.map((row) => ({ ...row, clickedBefore: clickedBefore.has(`${String(row.projectId)} ${String(row.query).toLowerCase()}`) })),
+      rows.map((row) => {
+        const then = clickedBefore.get(`${String(row.projectId)} ${String(row.query).toLowerCase()}`);
+        const hits = Number(row.hits);
+        return {
+          ...row,
+          clickedBefore:
+            then !== undefined && then.clicks > 0 && beyondChance(0, then.clicks, { current: Math.max(1, hits), previous: Math.max(1, then.hits) }),
+          searchedBefore: then !== undefined,
+        };
+      }),
     );
     expect(figures.unclickedSearches[0]).toMatchObject({ query: HOSTILE_TEXT, hits: HOSTILE_HITS, projectId: DRIFT.projectId });
   });
