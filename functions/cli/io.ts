@@ -3,6 +3,7 @@
  * streams, env, clock, signals); tests pass their own.
  */
 import type { Sleep } from '../shared/time.js';
+import type { EmbeddedSandbox } from './sandbox-thread.js';
 
 /** What the CLI reads and writes; tests pass their own. */
 export interface CliIo {
@@ -17,6 +18,11 @@ export interface CliIo {
   readonly forceStopSignal?: Promise<void>;
   /** Test hook: a fake clock's sleep for the budget and retries. @default a real timer */
   readonly sleep?: Sleep;
+  /**
+   * Many organisations without MINTLIFY_API_URL (cli/orgs.ts): the embedded sandbox serving every
+   * organisation of MINTLIFY_ORGS_FILE with its key, started on first use and shared by their runs.
+   */
+  readonly organisationsSandbox?: () => Promise<EmbeddedSandbox>;
 }
 
 /** Exit code of a command stopped by the user (128 + SIGINT). */

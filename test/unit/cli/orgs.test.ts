@@ -128,6 +128,80 @@ describe('runForOrganisations', () => {
   });
 });
 
+describe('organisations at once', () => {
+  /** A program whose run of each organisation ends when the test releases it. */
+  function held() {
+    const started: string[] = [];
+    const ended: string[] = [];
+    const release = new Map<string, () => void>();
+    const run: RunProgram = async (_argv, io, hooks) => {
+      const id = io.env['EXPORT_ORG'] as string;
+      started.push(id);
+      hooks?.onAction?.();
+      io.stderr.write(`working for ${id}\n`);
+      await new Promise<void>((resolve) => release.set(id, resolve));
+      ended.push(id);
+      return { code: 0, usage: false };
+    };
+    return { run, started, ended, release: (id: string) => release.get(id)?.() };
+  }
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+  it('runs up to --concurrency organisations at once: one that waits holds no other', async () => {
+    const { io, err } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    const program = held();
+    const whole = runForOrganisations(['export'], io, program.run);
+    await tick();
+    expect(program.started).toEqual(['acme', 'beta']);
+    program.release('beta');
+    await tick();
+    // beta is done while acme still waits.
+    expect(program.ended).toEqual(['beta']);
+    program.release('acme');
+    expect(await whole).toBe(0);
+    expect(err()).toMatch(/\[acme\] working for acme\n/);
+    expect(err()).toMatch(/export per organisation:\n {2}acme {2}done\n {2}beta {2}done\n$/);
+  });
+
+  it('runs them one after another with --concurrency 1, and refuses a bad --concurrency', async () => {
+    const program = held();
+    const whole = runForOrganisations(['export', '--concurrency', '1'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, program.run);
+    await tick();
+    expect(program.started).toEqual(['acme']);
+    program.release('acme');
+    await tick();
+    expect(program.started).toEqual(['acme', 'beta']);
+    program.release('beta');
+    expect(await whole).toBe(0);
+    const bad = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    expect(await runForOrganisations(['export', '--concurrency=0'], bad.io, held().run)).toBe(2);
+    expect(bad.err()).toMatch(/^error: --concurrency "0" is not a number of organisations to run at once: use a whole number from 1 to 64\n$/);
+    const none = ioWith({});
+    expect(await runForOrganisations(['export', '--concurrency', '2'], none.io, held().run)).toBe(2);
+    expect(none.err()).toMatch(/--concurrency runs organisations of MINTLIFY_ORGS_FILE at once, which is not set/);
+  });
+
+  it('a stop reaches the runs at work, starts no other, and names each in the summary', async () => {
+    let stop = (): void => undefined;
+    const { io, err } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    const stopping: CliIo = { ...io, stopSignal: new Promise<void>((resolve) => (stop = resolve)) };
+    const started: string[] = [];
+    const run: RunProgram = async (_argv, orgIo, hooks) => {
+      started.push(orgIo.env['EXPORT_ORG'] as string);
+      hooks?.onAction?.();
+      await orgIo.stopSignal;
+      return { code: 130, usage: false };
+    };
+    const whole = runForOrganisations(['export', '--concurrency', '1'], stopping, run);
+    await tick();
+    stop();
+    expect(await whole).toBe(130);
+    expect(started).toEqual(['acme']);
+    expect(err()).toMatch(/ {2}acme {2}stopped\n {2}beta {2}not started \(stopped before its turn\)\n/);
+    expect(err().trim().split('\n').at(-1)).toBe('stopped: export did not finish for organisation(s) acme, beta');
+  });
+});
+
 describe('takeFlag', () => {
   it('takes both spellings and stops at --', () => {
     expect(takeFlag(['a', '--org', 'x', '--org=y', '--', '--org', 'z'], '--org')).toEqual({ values: ['x', 'y'], rest: ['a', '--', '--org', 'z'] });
