@@ -4,6 +4,7 @@
  */
 import type { Sleep } from '../shared/time.js';
 import type { EmbeddedSandbox } from './sandbox-thread.js';
+import type { Organisation } from '../orgs/organisations.js';
 
 /** What the CLI reads and writes; tests pass their own. */
 export interface CliIo {
@@ -23,6 +24,8 @@ export interface CliIo {
    * organisation of MINTLIFY_ORGS_FILE with its key, started on first use and shared by their runs.
    */
   readonly organisationsSandbox?: () => Promise<EmbeddedSandbox>;
+  /** MINTLIFY_ORGS_FILE's organisations, for the commands that route each prompt to its organisation (`consume`, `enqueue`). */
+  readonly organisations?: readonly Organisation[];
 }
 
 /** Exit code of a command stopped by the user (128 + SIGINT). */

@@ -13,10 +13,46 @@ import { ConfigError, stripControlCharacters } from '../shared/errors.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
 import { createOrgBoard } from './org-board.js';
 import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
+import { organisationOf } from '../orgs/follow-ups.js';
 import { DEFAULT_API_URL } from '../settings/config.js';
 
 /** The commands that read or write a lake: they take `--org` and run per organisation. */
 export const LAKE_COMMANDS: readonly string[] = ['export', 'plan', 'status', 'forget', 'report', 'gaps', 'effects'];
+
+/** The commands that send prompts: each prompt with its organisation's key, its outcome in its lake. */
+export const FOLLOW_UP_COMMANDS: readonly string[] = ['follow-up', 'consume', 'enqueue'];
+
+/**
+ * `follow-up`, `consume` and `enqueue` with MINTLIFY_ORGS_FILE: `follow-up` runs as its project's
+ * organisation (its key, its lake `<destination>/orgs/<id>/`; a project of no organisation exits 2
+ * naming it, before anything is sent); `consume` and `enqueue` get the organisations and route
+ * each prompt themselves. MINTLIFY_API_KEY is not needed.
+ */
+async function runFollowUps(command: string, argv: readonly string[], file: string, io: CliIo, runProgram: RunProgram): Promise<number> {
+  let sandbox: ReturnType<typeof organisationsSandbox> | undefined;
+  try {
+    const all = readOrganisationsFile(file, io.env);
+    sandbox = io.env['MINTLIFY_API_URL']?.trim() ? undefined : organisationsSandbox(all, io);
+    const withSandbox: CliIo = { ...io, organisations: all, ...(sandbox ? { organisationsSandbox: sandbox.start } : {}) };
+    if (command !== 'follow-up') return (await runProgram(argv, withSandbox)).code;
+    const project = takeFlag(argv, '--project').values.at(-1);
+    if (project === undefined) return (await runProgram(argv, withSandbox)).code;
+    const found = organisationOf(all, { projectId: project });
+    if (!found.ok)
+      throw new ConfigError(
+        `--project ${JSON.stringify(project.slice(0, 128))} is in no organisation of MINTLIFY_ORGS_FILE (${all.map((org) => org.id).join(', ')}): add it to its organisation's projectIds; nothing was sent`,
+      );
+    const base = io.env['EXPORT_DESTINATION']?.trim() || './data';
+    const destination = orgDestination(base, found.org.id);
+    return (await runProgram(argv, { ...withSandbox, env: organisationEnv(io.env, found.org, destination) })).code;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr.write(`error: ${stripControlCharacters(error.message)}\n`);
+    return 2;
+  } finally {
+    await sandbox?.close();
+  }
+}
 
 /** The help line of `--concurrency` (program.ts adds it to each of {@link LAKE_COMMANDS}). */
 export const CONCURRENCY_FLAG_HELP = 'organisations of MINTLIFY_ORGS_FILE run at once, each on its own ledger (default 4)';
@@ -66,6 +102,7 @@ export async function runForOrganisations(argv: readonly string[], io: CliIo, ru
   const command = argv.find((arg) => !arg.startsWith('-'));
   const file = io.env['MINTLIFY_ORGS_FILE']?.trim();
   const help = argv.includes('--help') || argv.includes('-h');
+  if (command !== undefined && file && !help && FOLLOW_UP_COMMANDS.includes(command)) return runFollowUps(command, argv, file, io, runProgram);
   if (command === undefined || !LAKE_COMMANDS.includes(command) || help) return (await runProgram(argv, io)).code;
   const { values: orgIds, rest } = takeFlag(argv, '--org');
   try {
@@ -142,6 +179,25 @@ export function takeConcurrency(argv: readonly string[]): { readonly concurrency
   return { concurrency: n, rest };
 }
 
+/** The flags naming one output file, per command: with several organisations, each gets its own file. */
+const OUTPUT_FILE_FLAGS: Readonly<Record<string, string>> = { report: '--file', gaps: '--prompts' };
+
+/** `report.html` → `report.acme.html`: the organisation in a file's name, before its extension. */
+export function organisationFile(file: string, id: string): string {
+  const slash = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  const dot = file.lastIndexOf('.');
+  return dot > slash + 1 ? `${file.slice(0, dot)}.${id}${file.slice(dot)}` : `${file}.${id}`;
+}
+
+/** `argv` with the command's output file named for organisation `id` when `count` organisations run (one file each, none overwritten). */
+export function perOrganisationFiles(argv: readonly string[], command: string, id: string, count: number): string[] {
+  const flag = OUTPUT_FILE_FLAGS[command];
+  if (flag === undefined || count < 2) return [...argv];
+  const { values, rest } = takeFlag(argv, flag);
+  const file = values.at(-1);
+  return file === undefined || file === '-' ? [...argv] : [...rest, flag, organisationFile(file, id)];
+}
+
 interface OrgResult {
   readonly org: Organisation;
   readonly code: number;
@@ -177,7 +233,7 @@ async function runEach(command: string, argv: readonly string[], orgs: readonly 
 
   const runOne = async (org: Organisation, onAction?: () => void) => {
     const destination = orgDestination(base, org.id);
-    const orgArgv = [...args, ...projects.filter((p) => org.projectIds.includes(p)).flatMap((p) => ['--project', p])];
+    const orgArgv = [...perOrganisationFiles(args, command, org.id, chosen.length), ...projects.filter((p) => org.projectIds.includes(p)).flatMap((p) => ['--project', p])];
     if (outs.length > 0) orgArgv.push('--out', destination);
     if (!json) board.print(`Organisation ${org.id} (${destination}): started\n`);
     let output = '';
