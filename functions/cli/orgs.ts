@@ -233,7 +233,10 @@ async function runEach(command: string, argv: readonly string[], orgs: readonly 
 
   const runOne = async (org: Organisation, onAction?: () => void) => {
     const destination = orgDestination(base, org.id);
-    const orgArgv = [...perOrganisationFiles(args, command, org.id, chosen.length), ...projects.filter((p) => org.projectIds.includes(p)).flatMap((p) => ['--project', p])];
+    const orgArgv = [
+      ...perOrganisationFiles(args, command, org.id, chosen.length),
+      ...projects.filter((p) => org.projectIds.includes(p)).flatMap((p) => ['--project', p]),
+    ];
     if (outs.length > 0) orgArgv.push('--out', destination);
     if (!json) board.print(`Organisation ${org.id} (${destination}): started\n`);
     let output = '';

@@ -40,9 +40,11 @@ export function organisationOf<O extends OrgProjects>(orgs: readonly O[], ref: F
       return { ok: false, reason: `${UNKNOWN_PROJECT}: project ${project} is not a project of organisation "${named.id}"` };
     return { ok: true, org: named };
   }
-  if (ref.projectId === undefined) return { ok: false, reason: `${UNKNOWN_PROJECT}: the message names neither its organisation (org) nor its project (projectId)` };
+  if (ref.projectId === undefined)
+    return { ok: false, reason: `${UNKNOWN_PROJECT}: the message names neither its organisation (org) nor its project (projectId)` };
   const owner = orgs.find((org) => org.projectIds.includes(ref.projectId as string));
-  if (owner === undefined) return { ok: false, reason: `${UNKNOWN_PROJECT}: project ${project} is in no organisation (${ids}): add it to its organisation's projectIds` };
+  if (owner === undefined)
+    return { ok: false, reason: `${UNKNOWN_PROJECT}: project ${project} is in no organisation (${ids}): add it to its organisation's projectIds` };
   return { ok: true, org: owner };
 }
 
