@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
 import { EXIT_STOPPED, type CliIo } from './cli/io.js';
 import { createProgram } from './cli/program.js';
-import { runForOrganisations } from './cli/orgs.js';
+import { runForOrganisations, type RunHooks } from './cli/orgs.js';
 import { exitCodeOf, stripControlCharacters } from './shared/errors.js';
 
 /**
@@ -32,19 +32,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 }
 
 /** One run of the program over `argv`: its exit code, and whether that was a usage error. */
-async function runProgram(argv: readonly string[], io: CliIo): Promise<{ readonly code: number; readonly usage: boolean }> {
-  const code = await runOnce(argv, io);
+async function runProgram(argv: readonly string[], io: CliIo, hooks: RunHooks = {}): Promise<{ readonly code: number; readonly usage: boolean }> {
+  const code = await runOnce(argv, io, hooks);
   return { code: code === USAGE ? 2 : code, usage: code === USAGE };
 }
 
 /** What `runOnce` returns for a usage error (exit 2, already printed by commander). */
 const USAGE = -2;
 
-async function runOnce(argv: readonly string[], io: CliIo): Promise<number> {
+async function runOnce(argv: readonly string[], io: CliIo, hooks: RunHooks): Promise<number> {
   let exitCode = 0;
   const program = createProgram(io, (code) => {
     exitCode = code;
   });
+  if (hooks.onAction) program.hook('preAction', hooks.onAction);
   try {
     const run = program.parseAsync([...argv], { from: 'user' }).then(() => exitCode);
     const command = argv.find((arg) => !arg.startsWith('-'));

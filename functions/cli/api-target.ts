@@ -53,7 +53,12 @@ export function missingKeyError(config: Pick<Config, 'apiUrl'>, projects: readon
  * started by this process (on a worker thread) on 127.0.0.1, so everything runs on a laptop with nothing else —
  * unless MINTLIFY_API_URL or MINTLIFY_PROJECT_IDS point at the real API (ConfigError, exit 2).
  */
-export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr'>): Promise<ApiTarget> {
+export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr' | 'organisationsSandbox'>): Promise<ApiTarget> {
+  // An organisation of MINTLIFY_ORGS_FILE with no MINTLIFY_API_URL: the sandbox of every organisation, with its key as given.
+  if (config.apiKey !== undefined && io.organisationsSandbox !== undefined && config.apiUrl === DEFAULT_API_URL) {
+    const sandbox = await io.organisationsSandbox();
+    return { baseUrl: sandbox.url, apiKey: config.apiKey, defaultProjects: config.projectIds, sandbox, close: async () => undefined };
+  }
   if (config.apiKey !== undefined) {
     return {
       baseUrl: config.apiUrl,

@@ -24,6 +24,8 @@ import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import { abortOn, localDeps, type FollowUpCommandIo } from './follow-up-deps.js';
+import { organisationOf, routeByOrganisation, type ProcessOne } from '../orgs/follow-ups.js';
+import { orgDestination, type Organisation } from '../orgs/organisations.js';
 
 export interface ConsumeFlags {
   readonly queueUrl: string;
@@ -53,12 +55,13 @@ export function registerConsumeCommand(program: Command, io: FollowUpCommandIo):
 /** Runs the consumer until the stop signal; exit code 0 after a clean stop. Throws ConfigError when the API cannot be reached (exit 2). */
 export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommandIo): Promise<number> {
   const config = loadConfig(io.env);
-  if (config.apiKey === undefined && !isLoopback(queueHost(flags.queueUrl))) {
+  const orgs = io.organisations;
+  if (config.apiKey === undefined && orgs === undefined && !isLoopback(queueHost(flags.queueUrl))) {
     // Without a key the prompts would go to the embedded sandbox, which rejects jobs it does
     // not know: a real queue's prompts would all be dead-lettered.
     throw new ConfigError('MINTLIFY_API_KEY is not set: consuming a remote queue needs the admin key (the embedded sandbox is for loopback queues only)');
   }
-  const target = await io.resolveApiTarget(config);
+  const targets: { close(): Promise<void> }[] = [];
   const stop = abortOn(io.stopSignal);
   try {
     const sqs = io.clients?.sqs ?? (await checkedSqsClient(flags.queueUrl, config));
@@ -73,15 +76,45 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       await checkAwsAccess(sns, `consume publishes outcomes to ${topicSetting}`);
       await checkOutcomesTopic(sns, outcomesTopic, topicSetting);
     }
-    const wired = await localDeps(config, io, target, { outcomesTopic });
-    const deps: FollowUpDeps = {
-      ...wired,
-      logger,
-      deadLetter: createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl }),
-      sleep: io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal)),
-    };
+    const deadLetter = createSqsDeadLetter({ sqs, queueUrl: deadLetterUrl });
+    const sleep = io.sleep ?? ((ms: number) => abortableSleep(ms, stop.signal));
     const settings = resolveSettings({ ...settingsFromConfig(config), ...io.settings });
+    /** The dependencies of one key and lake: the deployment's, or an organisation's. */
+    const wiredFor = async (scoped: typeof config) => {
+      const target = await io.resolveApiTarget(scoped);
+      targets.push(target);
+      const wired = await localDeps(scoped, io, target, { outcomesTopic });
+      return { wired, deps: { ...wired, logger, deadLetter, sleep } satisfies FollowUpDeps };
+    };
+    const wiredAll: { readonly api: { readonly stats: { readonly successes: number } } }[] = [];
+    let processOne: ProcessOne;
+    if (orgs === undefined) {
+      const { wired, deps } = await wiredFor(config);
+      wiredAll.push(wired);
+      processOne = (message, options) => processMessage(message, deps, settings, options);
+    } else {
+      // Each message with its organisation's key and lake; one of no organisation is refused.
+      const byOrg = new Map<string, Promise<FollowUpDeps>>();
+      const depsOf = (org: Organisation) => {
+        let deps = byOrg.get(org.id);
+        if (deps === undefined) {
+          deps = wiredFor({ ...config, apiKey: org.apiKey, destination: orgDestination(config.destination, org.id) }).then(({ wired, deps }) => {
+            wiredAll.push(wired);
+            return deps;
+          });
+          byOrg.set(org.id, deps);
+        }
+        return deps;
+      };
+      processOne = routeByOrganisation({
+        lookup: async (ref) => organisationOf(orgs, ref),
+        processFor: (org) => async (message, options) => processMessage(message, await depsOf(org), settings, options),
+        deadLetter,
+        onRefused: (reason, messageId) => logger.warn('message dead-lettered', { reason, messageId }),
+      });
+    }
     io.stderr.write(`consuming ${flags.queueUrl} (dead-letter queue ${deadLetterUrl}); stop with Ctrl-C\n`);
+    if (orgs !== undefined) io.stderr.write(`each message with its organisation's key (MINTLIFY_ORGS_FILE: ${orgs.map((org) => org.id).join(', ')})\n`);
     if (outcomesTopic) io.stderr.write(`publishing every outcome to ${outcomesTopic}\n`);
     const stats = await runConsumer({
       queueUrl: flags.queueUrl,
@@ -90,10 +123,11 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
       stop: stop.signal,
       waitTimeSeconds: flags.waitSeconds ?? 20,
       messageBudgetMs: settings.pollBudgetMs,
-      process: (message, options) => processMessage(message, deps, settings, options),
+      process: processOne,
       // An API that never answered in this run is a setting to fix (MINTLIFY_API_URL): every other
       // message would meet the same. One that answered before is down for now: its messages wait.
-      stopOn: (result) => (result.action === 'defer' && result.cause === 'unreachable' && wired.api.stats.successes === 0 ? result.reason : undefined),
+      stopOn: (result) =>
+        result.action === 'defer' && result.cause === 'unreachable' && wiredAll.every((wired) => wired.api.stats.successes === 0) ? result.reason : undefined,
       onMessage: (report) => (human ? io.stdout.write(messageLine(report, io.now)) : logger.info('message processed', { ...report })),
     });
     io.stderr.write(consumeSummary(stats));
@@ -101,7 +135,7 @@ export async function runConsumeCommand(flags: ConsumeFlags, io: FollowUpCommand
     return 0;
   } finally {
     stop.dispose();
-    await target.close();
+    await Promise.all(targets.map((target) => target.close()));
   }
 }
 

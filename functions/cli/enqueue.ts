@@ -20,7 +20,7 @@ import { checkPrompt, checkPrompts, decodePromptFile, promptLines, type CheckedP
 import { EXIT_STOPPED, type CliIo } from './io.js';
 import { printEnqueue } from './render/enqueue.js';
 
-export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'stopSignal'> {
+export interface EnqueueCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'stopSignal' | 'organisations'> {
   /** What `--file -` reads. @default process.stdin */
   readonly stdin?: AsyncIterable<string | Buffer>;
   setExitCode(code: number): void;
@@ -59,7 +59,7 @@ export function registerEnqueueCommand(program: Command, io: EnqueueCommandIo): 
 export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandIo): Promise<number> {
   const config = loadConfig(io.env);
   queueHost(flags.queueUrl);
-  const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds)] : await fromFile(flags.file, config.projectIds, io);
+  const prompts = flags.file === undefined ? [fromFlags(flags, config.projectIds, io.organisations)] : await fromFile(flags.file, config.projectIds, io);
   const sqs = io.clients?.sqs ?? (await checkedSqsClient(flags.queueUrl, config));
   const stop = new AbortController();
   void io.stopSignal.then(() => stop.abort());
@@ -69,7 +69,7 @@ export async function runEnqueueCommand(flags: EnqueueFlags, io: EnqueueCommandI
   return report.notSent.length > 0 ? 1 : 0;
 }
 
-function fromFlags(flags: EnqueueFlags, projectIds: readonly string[]): CheckedPrompt {
+function fromFlags(flags: EnqueueFlags, projectIds: readonly string[], organisations: EnqueueCommandIo['organisations']): CheckedPrompt {
   if (flags.job === undefined || flags.prompt === undefined) {
     throw new ConfigError('give --job and --prompt (and --project unless MINTLIFY_PROJECT_IDS names one project), or --file with one message per line');
   }
@@ -81,7 +81,7 @@ function fromFlags(flags: EnqueueFlags, projectIds: readonly string[]): CheckedP
       ...(flags.requestId === undefined ? {} : { requestId: flags.requestId }),
     },
     1,
-    { projectIds },
+    { projectIds, organisations },
   );
   if (!result.ok) throw new ConfigError(`not sent: ${result.reason.replace(/^(projectId|jobId|prompt|requestId)\b/, (field) => FLAG_OF[field] ?? field)}`);
   return result.prompt;
@@ -101,7 +101,7 @@ async function fromFile(file: string, projectIds: readonly string[], io: Enqueue
     throw error;
   }
   const { inputs, makeRequestId } = promptLines(decodePromptFile(bytes, name));
-  return checkPrompts(inputs, { projectIds, makeRequestId, what: name });
+  return checkPrompts(inputs, { projectIds, makeRequestId, what: name, organisations: io.organisations });
 }
 
 async function readAll(stream: AsyncIterable<string | Buffer>): Promise<Uint8Array> {

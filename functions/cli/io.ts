@@ -3,6 +3,8 @@
  * streams, env, clock, signals); tests pass their own.
  */
 import type { Sleep } from '../shared/time.js';
+import type { EmbeddedSandbox } from './sandbox-thread.js';
+import type { Organisation } from '../orgs/organisations.js';
 
 /** What the CLI reads and writes; tests pass their own. */
 export interface CliIo {
@@ -17,6 +19,13 @@ export interface CliIo {
   readonly forceStopSignal?: Promise<void>;
   /** Test hook: a fake clock's sleep for the budget and retries. @default a real timer */
   readonly sleep?: Sleep;
+  /**
+   * Many organisations without MINTLIFY_API_URL (cli/orgs.ts): the embedded sandbox serving every
+   * organisation of MINTLIFY_ORGS_FILE with its key, started on first use and shared by their runs.
+   */
+  readonly organisationsSandbox?: () => Promise<EmbeddedSandbox>;
+  /** MINTLIFY_ORGS_FILE's organisations, for the commands that route each prompt to its organisation (`consume`, `enqueue`). */
+  readonly organisations?: readonly Organisation[];
 }
 
 /** Exit code of a command stopped by the user (128 + SIGINT). */

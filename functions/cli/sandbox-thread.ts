@@ -8,7 +8,7 @@
  * their own process.
  */
 import { Worker } from 'node:worker_threads';
-import { startSandbox } from '../../sandbox/index.js';
+import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 import type { CliIo } from './io.js';
 
 /** What the CLI needs of its embedded sandbox. */
@@ -29,21 +29,24 @@ interface Ready {
   readonly projectIds: readonly string[];
 }
 
+/** What an embedded sandbox may be started with: its keys and projects (plain data: it crosses to the thread). */
+export type EmbeddedSandboxOptions = Pick<SandboxOptions, 'apiKey' | 'moreApiKeys' | 'projects'>;
+
 /**
  * Starts the sandbox on a worker thread, or in this process if a thread cannot start it (the
  * same sandbox either way: only where its work runs differs).
  */
-export async function startEmbeddedSandbox(io: Pick<CliIo, 'stderr'>): Promise<EmbeddedSandbox> {
+export async function startEmbeddedSandbox(io: Pick<CliIo, 'stderr'>, options: EmbeddedSandboxOptions = {}): Promise<EmbeddedSandbox> {
   try {
-    return await startSandboxThread(io);
+    return await startSandboxThread(io, options);
   } catch {
-    return startSandbox();
+    return startSandbox(options);
   }
 }
 
-async function startSandboxThread(io: Pick<CliIo, 'stderr'>): Promise<EmbeddedSandbox> {
+async function startSandboxThread(io: Pick<CliIo, 'stderr'>, options: EmbeddedSandboxOptions): Promise<EmbeddedSandbox> {
   // No inherited --import/--require: the entry registers the TypeScript loader itself, once.
-  const worker = new Worker(new URL('./sandbox-thread-entry.mjs', import.meta.url), { execArgv: [] });
+  const worker = new Worker(new URL('./sandbox-thread-entry.mjs', import.meta.url), { execArgv: [], workerData: options });
   const ready = await new Promise<Ready>((resolve, reject) => {
     worker.once('message', (message: Ready) => resolve(message));
     worker.once('error', reject);

@@ -7,7 +7,7 @@
  * inside; its ledger, leases and backlog live under `orgs/<id>/` of the shared store
  * (shared/storage/scoped-store.ts), so nothing one organisation spends or holds is another's.
  */
-import { statSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import * as v from 'valibot';
 import { ID_PATTERN, validateApiKey } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
@@ -70,6 +70,48 @@ export function issueLine(issues: readonly v.BaseIssue<unknown>[]): string {
   return `${path === '' ? '' : `${path.replace(/^\./, '')}: `}${issue.message}`;
 }
 
+/** The largest organisations file read (bytes): thousands of organisations fit; `/dev/zero` does not. */
+export const ORGS_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads `file` if it is a regular file of at most {@link ORGS_FILE_MAX_BYTES}: opened without
+ * blocking (a FIFO never holds the read), checked on the open descriptor, and read to at most
+ * one byte past the cap — a device or an endless file is refused at once, never read to its end.
+ */
+function readSmallRegularFile(file: string, source: string): { readonly text: string; readonly mode: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`${source} cannot be read (${code ?? 'error'}): point MINTLIFY_ORGS_FILE at the organisations file`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new ConfigError(`${source} is not a regular file: point MINTLIFY_ORGS_FILE at the organisations file (JSON)`);
+    if (stat.size > ORGS_FILE_MAX_BYTES) throw tooLarge(source);
+    const buffer = Buffer.alloc(ORGS_FILE_MAX_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > ORGS_FILE_MAX_BYTES) throw tooLarge(source);
+    }
+    return { text: buffer.subarray(0, length).toString('utf8'), mode: stat.mode };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`${source} cannot be read (${code ?? 'error'}): point MINTLIFY_ORGS_FILE at the organisations file`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tooLarge(source: string): ConfigError {
+  return new ConfigError(`${source} is larger than 1 MB: an organisations file lists ids, key variables and project ids — split off what is not that`);
+}
+
 /** Whether a file's mode lets anyone but its owner read or write it. */
 export function othersCanRead(mode: number): boolean {
   return (mode & 0o077) !== 0;
@@ -82,15 +124,7 @@ export function othersCanRead(mode: number): boolean {
  */
 export function readOrganisationsFile(file: string, env: Readonly<Record<string, string | undefined>>): Organisation[] {
   const source = `MINTLIFY_ORGS_FILE ${file}`;
-  let text: string;
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`${source} cannot be read (${code ?? 'error'}): point MINTLIFY_ORGS_FILE at the organisations file`);
-  }
+  const { text, mode } = readSmallRegularFile(file, source);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -7,6 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { messageGroupOf, parseFollowUpMessage } from '../follow-up/message.js';
 import { ConfigError } from '../shared/errors.js';
+import { organisationOf, type OrgProjects } from '../orgs/follow-ups.js';
 
 /** One prompt as a producer gives it: the queue message's fields. */
 export interface FollowUpPrompt {
@@ -45,10 +46,15 @@ export interface CheckOptions {
   readonly projectIds?: readonly string[] | undefined;
   /** Makes the request id of a prompt without one. @default a random UUID */
   readonly makeRequestId?: ((line: number) => string) | undefined;
+  /**
+   * MINTLIFY_ORGS_FILE's organisations: each prompt's organisation (`org`, or its project's) goes
+   * into its message; a project of no organisation is refused. @default none (`org` is refused)
+   */
+  readonly organisations?: readonly OrgProjects[] | undefined;
 }
 
 /** The fields of a queue message: anything else is most likely a misspelt one. */
-const FIELDS = ['projectId', 'jobId', 'prompt', 'requestId', 'gapId'] as const;
+const FIELDS = ['projectId', 'jobId', 'prompt', 'requestId', 'gapId', 'org'] as const;
 
 /** Bad prompts shown in one error, at most. */
 const MAX_PROBLEMS_SHOWN = 3;
@@ -90,8 +96,22 @@ export function checkPrompt(
   const parsed = parseFollowUpMessage(text, { messageId: made ?? 'unused', projectIds: options.projectIds ?? [] });
   if (!parsed.ok) return { ok: false, reason: parsed.reason };
   const { requestId, projectId, jobId, prompt, gapId } = parsed.message;
+  const named = (json as { org?: unknown } | undefined)?.org;
+  let org: string | undefined;
+  if (options.organisations !== undefined) {
+    const found = organisationOf(options.organisations, { projectId, ...(named === undefined ? {} : { org: String(named) }) });
+    if (!found.ok) return { ok: false, reason: found.reason };
+    org = found.org.id;
+  } else if (named !== undefined) return { ok: false, reason: 'org names an organisation, but MINTLIFY_ORGS_FILE is not set: set it, or leave org out' };
   const ids = { requestId, projectId, ...(jobId === undefined ? {} : { jobId }), ...(gapId === undefined ? {} : { gapId }) };
-  const body = queueJson({ projectId, ...(jobId === undefined ? {} : { jobId }), prompt, requestId, ...(gapId === undefined ? {} : { gapId }) });
+  const body = queueJson({
+    ...(org === undefined ? {} : { org }),
+    projectId,
+    ...(jobId === undefined ? {} : { jobId }),
+    prompt,
+    requestId,
+    ...(gapId === undefined ? {} : { gapId }),
+  });
   return {
     ok: true,
     prompt: {

@@ -119,11 +119,128 @@ describe('runForOrganisations', () => {
 
   it('leaves every other command, and every command without the file, as it was', async () => {
     const { runs, run } = recorder([0, 0]);
-    await runForOrganisations(['enqueue', '--file', 'x'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    await runForOrganisations(['dead-letters', 'list'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
     await runForOrganisations(['export', '--date', '2026-01-01'], ioWith({}).io, run);
     expect(runs.map((r) => r.argv)).toEqual([
-      ['enqueue', '--file', 'x'],
+      ['dead-letters', 'list'],
       ['export', '--date', '2026-01-01'],
+    ]);
+  });
+});
+
+describe('organisations at once', () => {
+  /** A program whose run of each organisation ends when the test releases it. */
+  function held() {
+    const started: string[] = [];
+    const ended: string[] = [];
+    const release = new Map<string, () => void>();
+    const run: RunProgram = async (_argv, io, hooks) => {
+      const id = io.env['EXPORT_ORG'] as string;
+      started.push(id);
+      hooks?.onAction?.();
+      io.stderr.write(`working for ${id}\n`);
+      await new Promise<void>((resolve) => release.set(id, resolve));
+      ended.push(id);
+      return { code: 0, usage: false };
+    };
+    return { run, started, ended, release: (id: string) => release.get(id)?.() };
+  }
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+  it('runs up to --concurrency organisations at once: one that waits holds no other', async () => {
+    const { io, err } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    const program = held();
+    const whole = runForOrganisations(['export'], io, program.run);
+    await tick();
+    expect(program.started).toEqual(['acme', 'beta']);
+    program.release('beta');
+    await tick();
+    // beta is done while acme still waits.
+    expect(program.ended).toEqual(['beta']);
+    program.release('acme');
+    expect(await whole).toBe(0);
+    expect(err()).toMatch(/\[acme\] working for acme\n/);
+    expect(err()).toMatch(/export per organisation:\n {2}acme {2}done\n {2}beta {2}done\n$/);
+  });
+
+  it('runs them one after another with --concurrency 1, and refuses a bad --concurrency', async () => {
+    const program = held();
+    const whole = runForOrganisations(['export', '--concurrency', '1'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, program.run);
+    await tick();
+    expect(program.started).toEqual(['acme']);
+    program.release('acme');
+    await tick();
+    expect(program.started).toEqual(['acme', 'beta']);
+    program.release('beta');
+    expect(await whole).toBe(0);
+    const bad = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    expect(await runForOrganisations(['export', '--concurrency=0'], bad.io, held().run)).toBe(2);
+    expect(bad.err()).toMatch(/^error: --concurrency "0" is not a number of organisations to run at once: use a whole number from 1 to 64\n$/);
+    const none = ioWith({});
+    expect(await runForOrganisations(['export', '--concurrency', '2'], none.io, held().run)).toBe(2);
+    expect(none.err()).toMatch(/--concurrency runs organisations of MINTLIFY_ORGS_FILE at once, which is not set/);
+  });
+
+  it('a stop reaches the runs at work, starts no other, and names each in the summary', async () => {
+    let stop = (): void => undefined;
+    const { io, err } = ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS });
+    const stopping: CliIo = { ...io, stopSignal: new Promise<void>((resolve) => (stop = resolve)) };
+    const started: string[] = [];
+    const run: RunProgram = async (_argv, orgIo, hooks) => {
+      started.push(orgIo.env['EXPORT_ORG'] as string);
+      hooks?.onAction?.();
+      await orgIo.stopSignal;
+      return { code: 130, usage: false };
+    };
+    const whole = runForOrganisations(['export', '--concurrency', '1'], stopping, run);
+    await tick();
+    stop();
+    expect(await whole).toBe(130);
+    expect(started).toEqual(['acme']);
+    expect(err()).toMatch(/ {2}acme {2}stopped\n {2}beta {2}not started \(stopped before its turn\)\n/);
+    expect(err().trim().split('\n').at(-1)).toBe('stopped: export did not finish for organisation(s) acme, beta');
+  });
+});
+
+describe('per organisation', () => {
+  it('gives each organisation its own report --file and gaps --prompts when several run, the file as given for one', async () => {
+    const { runs, run } = recorder([0, 0, 0, 0, 0]);
+    await runForOrganisations(['report', '--file', 'out/report.html'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    await runForOrganisations(['gaps', '--prompts=prompts.jsonl', '--days', '7'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    await runForOrganisations(['report', '--file', 'report.html', '--org', 'beta'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    expect(runs.map((r) => r.argv)).toEqual([
+      ['report', '--file', 'out/report.acme.html'],
+      ['report', '--file', 'out/report.beta.html'],
+      ['gaps', '--days', '7', '--prompts', 'prompts.acme.jsonl'],
+      ['gaps', '--days', '7', '--prompts', 'prompts.beta.jsonl'],
+      ['report', '--file', 'report.html'],
+    ]);
+  });
+
+  it("runs follow-up as its project's organisation (its key and lake, no MINTLIFY_API_KEY), and refuses a project of none", async () => {
+    const { runs, run } = recorder([0]);
+    const env = { MINTLIFY_ORGS_FILE: file, ...KEYS, EXPORT_DESTINATION: 's3://b/p', MINTLIFY_API_URL: 'https://api.example.com' };
+    expect(await runForOrganisations(['follow-up', '--project', 'proj_c', '--job', 'job_1', '--prompt', 'p'], ioWith(env).io, run)).toBe(0);
+    expect(runs[0]?.env).toMatchObject({ MINTLIFY_API_KEY: KEYS.BETA, EXPORT_DESTINATION: 's3://b/p/orgs/beta', EXPORT_ORG: 'beta' });
+    const stray = ioWith(env);
+    expect(await runForOrganisations(['follow-up', '--project', 'proj_zz', '--job', 'job_1', '--prompt', 'p'], stray.io, run)).toBe(2);
+    expect(runs).toHaveLength(1);
+    expect(stray.err()).toBe(
+      'error: --project "proj_zz" is in no organisation of MINTLIFY_ORGS_FILE (acme, beta): add it to its organisation\'s projectIds; nothing was sent\n',
+    );
+  });
+
+  it('hands consume and enqueue the organisations, to route each prompt', async () => {
+    const seen: (readonly string[] | undefined)[] = [];
+    const run: RunProgram = async (_argv, io) => {
+      seen.push(io.organisations?.map((org) => org.id));
+      return { code: 0, usage: false };
+    };
+    await runForOrganisations(['consume', '--queue-url', 'http://127.0.0.1:1/q'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    await runForOrganisations(['enqueue', '--file', 'x'], ioWith({ MINTLIFY_ORGS_FILE: file, ...KEYS }).io, run);
+    expect(seen).toEqual([
+      ['acme', 'beta'],
+      ['acme', 'beta'],
     ]);
   });
 });

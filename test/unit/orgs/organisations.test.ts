@@ -53,6 +53,16 @@ describe('readOrganisationsFile', () => {
     expect(error.message).not.toContain('\n');
   });
 
+  it('refuses a device, a folder and a file over 1 MB with one line, reading no more than the cap', async () => {
+    expect(configErrorOf(() => readOrganisationsFile('/dev/zero', {})).message).toMatch(/^MINTLIFY_ORGS_FILE \/dev\/zero is not a regular file: /);
+    const folder = await makeTempDir('orgs-folder');
+    expect(configErrorOf(() => readOrganisationsFile(folder, {})).message).toMatch(/is not a regular file/);
+    const big = await fileOf(`{"organisations":[${' '.repeat(1024 * 1024)}]}`);
+    const error = configErrorOf(() => readOrganisationsFile(big, {}));
+    expect(error.message).toMatch(/is larger than 1 MB/);
+    expect(error.message).not.toContain('\n');
+  });
+
   it('refuses an id listed twice, and two organisations with one key (one budget)', async () => {
     const twice = await fileOf({ organisations: [entry(), entry()] });
     expect(() => readOrganisationsFile(twice, { ACME_KEY: KEY })).toThrow(/organisation "acme" is listed twice/);
