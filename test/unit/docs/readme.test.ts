@@ -1,6 +1,7 @@
 /**
- * README.md is the front door: short enough to read through (≤ 250 lines, the detail lives in
- * docs/), and every link of it and of docs/ leads to a file and a heading that exist.
+ * README.md is the front door: short enough to read through (≤ 250 lines of at most 160
+ * characters, the detail lives in docs/ and the generated docs/code-map.md), and every link of it
+ * and of docs/ leads to a file and a heading that exist.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +35,13 @@ describe('the documentation', () => {
   it('keeps README.md to 250 lines at most', () => {
     const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length;
     expect(lines).toBeLessThanOrEqual(250);
+  });
+
+  it('keeps every line of README.md outside its command samples to 160 characters (a map row per folder, not a file list)', () => {
+    const text = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/```[\s\S]*?```/g, '');
+    const long = text.split('\n').filter((line) => [...line].length > 160);
+
+    expect(long).toEqual([]);
   });
 
   it.each(DOCS)('%s links only to files and headings that exist', (file) => {
