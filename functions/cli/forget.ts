@@ -70,15 +70,18 @@ async function runForgetCommand(flags: ForgetFlags, io: ForgetCommandIo): Promis
   const keyFile = localStateDir(config, flags.out);
   // Never generated here: a new key matches no row of a lake written with another.
   const keySource = createPersonalDataKeySource(config, { stateDir: keyFile, generate: false });
-  const { key, keyId } = await keySource.get().catch((error: unknown) => {
+  const { key, keyId, deploymentKey } = await keySource.get().catch((error: unknown) => {
     if (error instanceof ConfigError && lake.keyIds.length > 0) {
       throw new ConfigError(`${error.message}; the manifests of ${deps.destination.url} record key id ${lake.keyIds.join(', ')}: nothing was changed`);
     }
     throw error;
   });
-  checkLakeKey(lake, keyId, deps.destination.url);
+  checkLakeKey(lake, keyId, deps.destination.url, deploymentKey?.keyId);
   await probeSetup({ ...probeInput(config, io, flags.out, deps.destination, false), mode: flags.dryRun ? 'read' : 'write' });
-  const result = await forgetPeople({ addresses, dryRun: flags.dryRun === true }, { destination: deps.destination, policy, key, keyId, now: io.now });
+  const result = await forgetPeople(
+    { addresses, dryRun: flags.dryRun === true },
+    { destination: deps.destination, policy, key, keyId, ...(deploymentKey ? { deploymentKey } : {}), now: io.now },
+  );
   if (flags.json) writeJson(io.stdout, { destination: deps.destination.url, ...result });
   else io.stdout.write(describeForget(result, deps.destination.url));
   return 0;

@@ -370,7 +370,7 @@ const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow> = {
 
 const assistant: DatasetSpec<AssistantPage, AssistantTurn> = {
   parse: parseAssistantPage,
-  personalFields: { query: 'query', response: 'response', sources_json: 'sources', page_url: 'pageUrl' },
+  personalFields: { query: 'query', response: 'response', query_category: 'queryCategory', sources_json: 'sources', page_url: 'pageUrl' },
   rows: (page) => page.conversations,
   ...unknownOf(AssistantTurnSchema),
   unknownTopLevelFields: topLevelOf(AssistantPageSchema),

@@ -31,8 +31,13 @@ import { ConfigError } from './errors.js';
  * number of times: the time is linear in the text, whatever it holds.
  */
 
-/** Names whose value after `:` or `=` is a secret (`api_key=…`, `"password": "…"`). */
-const SECRET_NAMES = /^(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|pwd)$/i;
+/** Names whose value after `:` or `=` is a secret (`api_key=…`, `"password": "…"`, `reset_token=…`). */
+const SECRET_NAMES = /^(?:[a-z0-9]{1,12}[_-]){0,2}(?:api[_-]?key|apikey|token|secret|password|passwd|pwd)$/i;
+/**
+ * Names whose value is a secret in a query string (after `?`, `&` or `;`: `?key=…`,
+ * `&sig=…`), where they are parameters, not words (`the key: navigation` is docs text).
+ */
+const QUERY_SECRET_NAMES = /^(?:key|code|sig|signature|session|session[_-]?id|sid|auth|otp|jwt|ticket|x-amz-signature|x-amz-credential|x-amz-security-token)$/i;
 /** Keys with a known prefix (Mintlify, Stripe/OpenAI/Anthropic, GitHub, Slack, GitLab, AWS, Google, npm, Hugging Face), digits or not. */
 const KNOWN_KEY =
   /^(?:mint_[A-Za-z0-9_]{8,}|(?:sk|pk|rk)[_-][A-Za-z0-9_-]{12,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{16,}|A[KS]IA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,})$/;
@@ -53,7 +58,6 @@ function asciiTable(refused: string): Uint8Array {
   return table;
 }
 const ADDRESS_ASCII = asciiTable('<>()[]\\,;:"@');
-const DOMAIN_ASCII = asciiTable('<>()[]\\,;:"@\'/?#=&*!');
 
 const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
 /**
@@ -87,13 +91,13 @@ function digitTable(): Int8Array {
   return table;
 }
 const isDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 0x660 && digitValue(c) >= 0);
-/** `text` with every digit of those scripts as its ASCII digit (to judge dates and addresses alike). */
+/** `text` with every digit of those scripts as its ASCII digit and every dash as `-` (to judge dates and addresses alike). */
 function asciiDigits(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     const value = c > 127 ? digitValue(c) : -1;
-    out += value >= 0 ? String.fromCharCode(48 + value) : text[i];
+    out += value >= 0 ? String.fromCharCode(48 + value) : c > 127 && isDash(c) ? '-' : text[i];
   }
   return out;
 }
@@ -101,8 +105,30 @@ function asciiDigits(text: string): string {
 const isTokenChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 /** A character of an address's local part or domain: anything but spaces and what surrounds an address in text. */
 const isAddressChar = (c: number) => (c < 128 ? ADDRESS_ASCII[c] === 1 : c !== 0xa0 && c !== 0x3000);
-const isDomainChar = (c: number) => (c < 128 ? DOMAIN_ASCII[c] === 1 : c !== 0xa0 && c !== 0x3000);
-const isPhoneChar = (c: number) => isDigit(c) || c === 32 || c === 0xa0 || c === 40 || c === 41 || c === 46 || c === 45 || c === 0xff0d;
+/** A dash between a phone number's groups: `-`, the Unicode hyphens and dashes (U+2010–U+2015), minus signs (U+2212, small and full-width forms). */
+const isDash = (c: number) => c === 45 || (c >= 0x2010 && c <= 0x2015) || c === 0x2212 || c === 0xfe58 || c === 0xfe63 || c === 0xff0d;
+const isPhoneChar = (c: number) => isDigit(c) || c === 32 || c === 0xa0 || c === 40 || c === 41 || c === 46 || isDash(c);
+/**
+ * Letters, marks and digits beyond ASCII (what an internationalised domain's labels hold), from
+ * a table filled on first sight of each code point: 1 a letter, 2 a mark or digit, 3 neither.
+ * Surrogates (letters of the astral planes) count as marks: in a label, never a top-level domain.
+ */
+const WIDE_LABEL = new Uint8Array(0x10000);
+const WIDE_LETTER = /\p{L}/u;
+const WIDE_MARK_OR_DIGIT = /[\p{M}\p{N}]/u;
+function wideLabelKind(c: number): number {
+  let kind = WIDE_LABEL[c] as number;
+  if (kind === 0) {
+    const char = String.fromCharCode(c);
+    kind = c >= 0xd800 && c <= 0xdfff ? 2 : WIDE_LETTER.test(char) ? 1 : WIDE_MARK_OR_DIGIT.test(char) ? 2 : 3;
+    WIDE_LABEL[c] = kind;
+  }
+  return kind;
+}
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c > 127 && c <= 0xffff && wideLabelKind(c) === 1);
+/** A character of a domain's label: ASCII letters, digits and `-`, and letters, marks and digits of other scripts. */
+const isDomainLabelChar = (c: number) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || (c > 127 && c <= 0xffff && wideLabelKind(c) !== 3);
 /** A bearer token's characters (RFC 6750's b64token). */
 const isBearerChar = (c: number) => isTokenChar(c) || c === 126 || c === 43 || c === 47 || c === 61;
 
@@ -120,7 +146,10 @@ function isPhone(text: string, led: () => boolean): boolean {
     if (isDigit(c)) {
       digits++;
       if (c > 127) ascii = false;
-    } else if (c === 46 || c === 45 || c === 47 || c === 0xff0d) dotted = true;
+    } else if (c === 46 || c === 47 || isDash(c)) {
+      dotted = true;
+      if (c > 127) ascii = false;
+    }
   }
   if (digits > 15 || digits < 6) return false;
   const plain = dotted && !ascii ? asciiDigits(text) : text;
@@ -171,21 +200,50 @@ function ledByPhoneWord(text: string, at: number, floor: number): boolean {
   return false;
 }
 
-/** Whether `domain` is dot-separated labels of 1–63 characters ending in a label of two or more letters. */
-function isDomain(domain: string): boolean {
-  const lastDot = domain.lastIndexOf('.');
-  if (lastDot <= 0 || domain.length - lastDot - 1 < 2) return false;
-  for (let i = lastDot + 1; i < domain.length; i++) {
-    const c = domain.charCodeAt(i);
-    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127)) return false;
+/** The longest a domain may be, and one of its labels. */
+const MAX_DOMAIN = 253;
+const MAX_LABEL = 63;
+
+/**
+ * Where the domain starting at `at` ends, or -1 when there is none: an address ends where its
+ * domain's labels end, whatever follows (`ana@example.com%20thanks`, `…com-`, `…com_x`,
+ * `…com{`). Labels are letters (of any script), digits and `-`, separated by single dots; the
+ * domain ends with the longest top-level label it can: the letters that start the last label
+ * (`com` of `com-thanks`), a punycode label (`xn--p1ai`), or else an earlier label's. At least
+ * two labels. Bounded: at most 253 characters are read.
+ */
+function domainEnd(text: string, at: number): number {
+  let labels = 0;
+  let p = at;
+  while (p - at < MAX_DOMAIN) {
+    const labelEnd = runEnd(text, p, isDomainLabelChar, Math.min(MAX_LABEL, MAX_DOMAIN - (p - at)));
+    if (labelEnd === p) break;
+    LABEL_STARTS[labels] = p;
+    LABEL_ENDS[labels++] = labelEnd;
+    if (text.charCodeAt(labelEnd) !== 46 || !isDomainLabelChar(text.charCodeAt(labelEnd + 1))) break;
+    p = labelEnd + 1;
   }
-  let label = 0;
-  for (let i = 0; i < domain.length; i++) {
-    if (domain.charCodeAt(i) !== 46) label++;
-    else if (label === 0 || label > 63) return false;
-    else label = 0;
+  for (let k = labels - 1; k >= 1; k--) {
+    const length = topLevelLength(text, LABEL_STARTS[k] as number, LABEL_ENDS[k] as number);
+    if (length > 0) return (LABEL_STARTS[k] as number) + length;
   }
-  return label > 0 && label <= 63;
+  return -1;
+}
+/** The labels `domainEnd` found (reused: it runs at every `@`); a domain of 253 characters has at most 127. */
+const LABEL_STARTS = new Int32Array(128);
+const LABEL_ENDS = new Int32Array(128);
+
+/** How much of the label from `start` to `end` may be a top-level domain: its leading letters (two or more), or a whole punycode label; 0 when none. */
+function topLevelLength(text: string, start: number, end: number): number {
+  if (end - start > 4 && (text.charCodeAt(start) | 32) === 120 && (text.charCodeAt(start + 1) | 32) === 110 && text.startsWith('--', start + 2)) {
+    let last = runEnd(text, start, (c) => c < 128 && (isAlnum(c) || c === 45), end - start);
+    while (last > start + 4 && text.charCodeAt(last - 1) === 45) last--;
+    if (last > start + 4) return last - start;
+  }
+  // Letters of one kind: `com` of `comまで`, `рф` of `рф2`.
+  const ascii = text.charCodeAt(start) < 128;
+  const letters = runEnd(text, start, (c) => (ascii ? c < 128 : c >= 128) && isLetter(c), end - start);
+  return letters - start >= 2 ? letters - start : 0;
 }
 
 /** A run of token characters that is a secret: a known key, a JWT, long hex, or long mixed case with digits. */
@@ -236,7 +294,9 @@ function namedSecret(text: string, at: number, out: Masked): number {
   while (nameEnd > out.from && at - nameEnd < 4 && ' \t"\''.includes(text[nameEnd - 1] as string)) nameEnd--;
   const nameStart = runStart(text, nameEnd, (c) => isTokenChar(c) && c !== 46, out.from, 20);
   if (nameStart === nameEnd || (nameStart > 0 && isAlnum(text.charCodeAt(nameStart - 1)))) return at + 1;
-  if (!SECRET_NAMES.test(text.slice(nameStart, nameEnd))) return at + 1;
+  const name = text.slice(nameStart, nameEnd);
+  const inQuery = text.charCodeAt(at) === 61 && nameStart > 0 && '?&;'.includes(text[nameStart - 1] as string);
+  if (!SECRET_NAMES.test(name) && !(inQuery && QUERY_SECRET_NAMES.test(name))) return at + 1;
   let value = at + 1;
   while (value < text.length && value - at < 5 && ' \t"\''.includes(text[value] as string)) value++;
   const end = runEnd(text, value, (c) => c > 32 && c !== 34 && c !== 39 && c !== 44 && c !== 59, 4096);
@@ -278,19 +338,8 @@ function address(text: string, at: number, out: Masked): number {
     out.replace(start, close + 1, '[email]');
     return close + 1;
   }
-  let end = domainStart;
-  let dot = -1;
-  while (end < text.length && end - domainStart <= 253) {
-    const c = text.charCodeAt(end);
-    if (!isDomainChar(c)) break;
-    if (c === 46) dot = end;
-    end++;
-  }
-  // A domain has a dot: `a@b` is not an address (and costs no more than this to rule out).
-  if (dot === -1) return at + 1;
-  // The punctuation that ends a sentence after it is not the address's.
-  while (end > domainStart && ".'`’”»".includes(text[end - 1] as string)) end--;
-  if (!isDomain(text.slice(domainStart, end))) return at + 1;
+  const end = domainEnd(text, domainStart);
+  if (end === -1) return at + 1;
   out.replace(start, end, '[email]');
   return end;
 }
@@ -497,8 +546,8 @@ export interface FoldedText {
   readonly origin?: Int32Array;
 }
 
-/** Whether a text needs folding at all: anything outside ASCII, or an encoded `@`. */
-const NEEDS_FOLDING = /[\u0080-\uffff]|%40|&#|&commat;/i;
+/** Whether a text needs folding at all: anything outside ASCII, a percent-escape or a character reference. */
+const NEEDS_FOLDING = /[\u0080-\uffff]|%[0-9a-f]{2}|&#|&commat;|&period;|&amp;/i;
 const DEFAULT_IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 /** Full stops NFKC keeps: ideographic `。` and half-width `｡` (full-width `．` folds by itself). */
 const FULL_STOPS = new Set([0x3002, 0xff61]);
@@ -515,15 +564,113 @@ function foldOf(char: string, code: number): string {
   return char.normalize('NFKC');
 }
 
-/** `%40`, `&#64;`, `&#x40;`, `&commat;` at `at`: the length of the encoded `@`, or 0. */
-function encodedAt(text: string, at: number, c: number): number {
-  if (c === 37) return text.charCodeAt(at + 1) === 52 && text.charCodeAt(at + 2) === 48 ? 3 : 0;
-  if (text.charCodeAt(at + 1) === 35) {
-    const x = text.charCodeAt(at + 2) | 32;
-    if (x === 120) return text.startsWith('40;', at + 3) ? 6 : 0;
-    return text.startsWith('64;', at + 2) ? 5 : 0;
+/** What the code point `code` folds to, or undefined when it folds to itself (memoised per code point). */
+function foldedChar(code: number): string | undefined {
+  if (code > 0xffff) {
+    let value = FOLDS.get(code);
+    if (value === undefined) {
+      const pair = String.fromCodePoint(code);
+      value = foldOf(pair, code);
+      if (value === pair) value = NO_FOLD;
+      FOLDS.set(code, value);
+    }
+    return value === NO_FOLD ? undefined : value;
   }
-  return text.charCodeAt(at + 7) === 59 && text.slice(at + 1, at + 7).toLowerCase() === 'commat' ? 8 : 0;
+  let state = FOLD_STATE[code];
+  if (state === 0) {
+    const char = String.fromCharCode(code);
+    const value = foldOf(char, code);
+    state = value === char ? 1 : 2;
+    if (state === 2) FOLDS.set(code, value);
+    FOLD_STATE[code] = state;
+  }
+  return state === 2 ? (FOLDS.get(code) as string) : undefined;
+}
+
+/** The value of the hex digit `c`, or -1. */
+const hexValue = (c: number) => (c >= 48 && c <= 57 ? c - 48 : (c | 32) >= 97 && (c | 32) <= 102 ? (c | 32) - 87 : -1);
+/** The byte of the two hex digits at `at`, or -1. */
+function hexByte(text: string, at: number): number {
+  const high = hexValue(text.charCodeAt(at));
+  const low = high < 0 ? -1 : hexValue(text.charCodeAt(at + 1));
+  return low < 0 ? -1 : high * 16 + low;
+}
+
+/** An escape decoded: the code point it stands for, and how many characters of the text it takes. */
+interface Decoded {
+  readonly code: number;
+  readonly width: number;
+}
+
+/**
+ * The percent-escape at `at` (`%40`), decoded as a browser or server would, also when encoded
+ * again (`%2540`, `%252540`: each `%25` before two hex digits is one more layer), and a UTF-8
+ * sequence of escapes (`%EF%BC%A0`) as its one character; undefined for a broken one (`%E0`
+ * alone, `%ZZ`), whose characters are then read as they are.
+ */
+function percentAt(text: string, at: number): Decoded | undefined {
+  let p = at + 1;
+  let byte = hexByte(text, p);
+  if (byte < 0) return undefined;
+  p += 2;
+  while (byte === 0x25) {
+    const inner = hexByte(text, p);
+    if (inner < 0) break;
+    byte = inner;
+    p += 2;
+  }
+  if (byte < 0x80) return { code: byte, width: p - at };
+  // A UTF-8 sequence: its lead byte says how many continuation escapes follow.
+  const more = byte >= 0xf0 && byte <= 0xf4 ? 3 : byte >= 0xe0 ? 2 : byte >= 0xc2 && byte <= 0xdf ? 1 : -1;
+  if (more < 0) return undefined;
+  let code = byte & (more === 3 ? 0x07 : more === 2 ? 0x0f : 0x1f);
+  for (let k = 0; k < more; k++) {
+    const next = text.charCodeAt(p) === 37 ? hexByte(text, p + 1) : -1;
+    if (next < 0x80 || next > 0xbf) return undefined;
+    code = code * 64 + (next & 0x3f);
+    p += 3;
+  }
+  const shortest = more === 1 ? 0x80 : more === 2 ? 0x800 : 0x10000;
+  if (code < shortest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return undefined;
+  return { code, width: p - at };
+}
+
+/** Digits of a numeric character reference read past its leading zeros (`&#0000064;`): more is no code point. */
+const MAX_REFERENCE_DIGITS = 7;
+
+/**
+ * The character reference at `at` — numeric (`&#64;`, `&#0064;`, `&#x40;`, `&#X0040;`, the
+ * `;` optional as browsers read it), `&commat;` or `&period;` — also encoded again
+ * (`&amp;#64;`); undefined for anything else.
+ */
+function referenceAt(text: string, at: number): Decoded | undefined {
+  let p = at + 1;
+  while (text.charCodeAt(p + 3) === 59 && text.slice(p, p + 3).toLowerCase() === 'amp') p += 4;
+  if (text.charCodeAt(p) !== 35) {
+    if (text.charCodeAt(p + 6) !== 59) return undefined;
+    const name = text.slice(p, p + 6).toLowerCase();
+    return name === 'commat' ? { code: 64, width: p + 7 - at } : name === 'period' ? { code: 46, width: p + 7 - at } : undefined;
+  }
+  p++;
+  const hex = (text.charCodeAt(p) | 32) === 120;
+  if (hex) p++;
+  while (text.charCodeAt(p) === 48) p++;
+  let code = 0;
+  let digits = 0;
+  for (; digits < MAX_REFERENCE_DIGITS; digits++, p++) {
+    const c = text.charCodeAt(p);
+    const value = hex ? hexValue(c) : c >= 48 && c <= 57 ? c - 48 : -1;
+    if (value < 0) break;
+    code = code * (hex ? 16 : 10) + value;
+  }
+  if (digits === 0 || code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return undefined;
+  if (text.charCodeAt(p) === 59) p++;
+  return { code, width: p - at };
+}
+
+/** The escape or reference at `at` (`c` is its first character), decoded; undefined when there is none. */
+function decodedAt(text: string, at: number, c: number): Decoded | undefined {
+  return c === 37 ? percentAt(text, at) : c === 38 ? referenceAt(text, at) : undefined;
 }
 
 /**
@@ -551,33 +698,15 @@ export function foldForDetection(text: string): FoldedText {
     let folded: string | undefined;
     let width = 1;
     if (c < 128) {
-      const encoded = c === 37 || c === 38 ? encodedAt(text, i, c) : 0;
-      if (encoded > 0) {
-        folded = '@';
-        width = encoded;
+      const decoded = c === 37 || c === 38 ? decodedAt(text, i, c) : undefined;
+      if (decoded !== undefined) {
+        folded = decoded.code < 128 ? String.fromCharCode(decoded.code) : (foldedChar(decoded.code) ?? String.fromCodePoint(decoded.code));
+        width = decoded.width;
       }
     } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const code = text.codePointAt(i) as number;
       width = 2;
-      let value = FOLDS.get(code);
-      if (value === undefined) {
-        const pair = text.slice(i, i + 2);
-        value = foldOf(pair, code);
-        if (value === pair) value = NO_FOLD;
-        FOLDS.set(code, value);
-      }
-      if (value !== NO_FOLD) folded = value;
-    } else {
-      let state = FOLD_STATE[c];
-      if (state === 0) {
-        const char = String.fromCharCode(c);
-        const value = foldOf(char, c);
-        state = value === char ? 1 : 2;
-        if (state === 2) FOLDS.set(c, value);
-        FOLD_STATE[c] = state;
-      }
-      if (state === 2) folded = FOLDS.get(c) as string;
-    }
+      folded = foldedChar(text.codePointAt(i) as number);
+    } else folded = foldedChar(c);
     if (folded === undefined) {
       if (length + width > units.length) grow(length + width);
       for (let k = 0; k < width; k++) {
@@ -607,11 +736,11 @@ function spansInOriginal(spans: Masked['spans'], folded: FoldedText, original: s
     let k = end;
     while (k < origin.length && origin[k] === last) k++;
     if (k < origin.length) return origin[k] as number;
-    // The span ends the copy: it ends with its last unit's character (an encoded `@` is several).
+    // The span ends the copy: it ends with its last unit's character (an escape is several).
     const code = original.charCodeAt(last);
     if (code === 37 || code === 38) {
-      const encoded = encodedAt(original, last, code);
-      if (encoded > 0) return last + encoded;
+      const decoded = decodedAt(original, last, code);
+      if (decoded !== undefined) return last + decoded.width;
     }
     return last + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
   };
@@ -706,10 +835,10 @@ export function holdsPersonalData(text: string): boolean {
 
 /**
  * Where a path's query string or fragment starts: `?` `#` and their full-width forms — but not
- * the `#` of an HTML entity (`&#64;`): that is an encoded at-sign inside a segment, and cutting
- * there would keep the address's local part.
+ * the `#` of an HTML entity (`&#64;`, `&amp;#64;`): that is an encoded at-sign inside a segment,
+ * and cutting there would keep the address's local part.
  */
-const QUERY_OR_FRAGMENT = /[?\uff1f\uff03]|(?<!&)#/;
+const QUERY_OR_FRAGMENT = /[?\uff1f\uff03]|(?<!&|&amp;)#/i;
 
 /**
  * A page path or URL as the `path` policy stores it: its query string and fragment removed,
@@ -819,6 +948,16 @@ export function legacyHmacOf(key: string, value: string): string {
  */
 export function keyIdOf(key: string): string {
   return createHmac('sha256', key).update('mintlify-exporter personal data key id').digest('hex').slice(0, 12);
+}
+
+/**
+ * The key of one organisation's `hmac` columns, derived from the deployment's key and the
+ * organisation's id (HMAC-SHA256, hex): one person has another HMAC in each organisation's lake,
+ * so the lakes cannot be joined on it, and no organisation's key tells another's. A deployment
+ * without organisations uses its key as it is.
+ */
+export function organisationKey(deploymentKey: string, orgId: string): string {
+  return createHmac('sha256', deploymentKey).update(`mintlify-exporter organisation key\u0000${orgId}`).digest('hex');
 }
 
 /** The fewest characters a PERSONAL_DATA_KEY may have: a short key falls to a dictionary too. */
