@@ -49,7 +49,8 @@ const JWT = /^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}$/;
 
 const DATE_LIKE = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})/;
 const IP_LIKE = /^\d{1,3}(?:\.\d{1,3}){3}$/;
-const TLD = /\.\p{L}{2,63}$/u;
+/** An address's top-level domain: letters, or a punycode label (`xn--p1ai`). */
+const TLD = /\.(?:\p{L}{2,63}|xn--[a-z0-9-]{1,59})$/iu;
 
 /** The ASCII characters `accepted`: printable ones but `refused`, as a lookup table. */
 function asciiTable(refused: string): Uint8Array {

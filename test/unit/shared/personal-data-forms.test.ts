@@ -278,6 +278,11 @@ describe('an address ends where its domain does, whatever follows', () => {
     for (const form of ['olga&#0064;example.com', 'olga%2540example.com', 'olga&#X40;example.com', 'olga%40example%2Ecom'])
       expect(hmacOf(KEY, form), form).toBe(hmacOf(KEY, 'olga@example.com'));
   });
+
+  it('accepts an address with a punycode top-level domain, or written with entities, for forget', () => {
+    for (const form of ['olga@example.xn--p1ai', 'olga@xn--80ak6aa92e.xn--p1ai', 'olga&#0064;example.com']) expect(isEmailAddress(form), form).toBe(true);
+    expect(isEmailAddress('olga@example.xn--')).toBe(false);
+  });
 });
 
 /** Each way an address's at-sign or dots may be escaped (issue 57), generated. */
