@@ -6,7 +6,7 @@
  * runs on an NFKC-folded copy (issue 42): the `forms`, `cjk` and `full_width` texts pay for it;
  * percent-escapes and character references are decoded in it (issue 57: `escapes`, `entities`).
  */
-import { maskText } from '../functions/shared/personal-data.js';
+import { maskText } from '../functions/shared/personal-data/index.js';
 import { judged, progress, type BenchResult, type Figures } from './lib/figures.js';
 
 const SIZE = 1_048_576;

@@ -25,8 +25,8 @@ import {
 } from '../export/index.js';
 import { loadConfig } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { isEmailAddress } from '../shared/personal-data.js';
-import { createPersonalDataKeySource } from '../shared/personal-data-key.js';
+import { isEmailAddress } from '../shared/personal-data/index.js';
+import { createPersonalDataKeySource } from '../shared/personal-data/index.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';

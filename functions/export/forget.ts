@@ -35,7 +35,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { openDuckDb, type DuckDbSession, type Row } from '../warehouse/duckdb.js';
 import { sqlString } from '../warehouse/sql.js';
-import { hmacOf, legacyHmacOf } from '../shared/personal-data.js';
+import { hmacOf, legacyHmacOf } from '../shared/personal-data/index.js';
 import { ConfigError } from '../shared/errors.js';
 import { isProcessAlive } from '../shared/pacing/leases.js';
 import type { PersonalDataPolicy } from '../warehouse/column-policy.js';

@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Destination } from '../shared/storage/destination.js';
-import { hmacOf, maskDeep } from '../shared/personal-data.js';
+import { hmacOf, maskDeep } from '../shared/personal-data/index.js';
 import { governField, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
-import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
+import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import { tablesOf, type CatalogEntry } from '../warehouse/catalog.js';
 import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
 

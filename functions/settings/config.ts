@@ -16,7 +16,7 @@ import { DEFAULT_BUDGET, parseBudget } from '../shared/pacing/budget-spec.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { ConfigError } from '../shared/errors.js';
-import { validatePersonalDataKey } from '../shared/personal-data.js';
+import { validatePersonalDataKey } from '../shared/personal-data/index.js';
 import { parsePolicyOverrides } from '../warehouse/column-policy.js';
 import {
   DEFAULT_API_TIMEOUT_MS,

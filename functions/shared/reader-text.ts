@@ -13,7 +13,7 @@
  *   the logical order) — removed, not escaped: the value is evidence to read, not an
  *   identifier to tell apart (`shared/display.ts` escapes the names that are);
  * - shows e-mail addresses, phone numbers and secrets as `[email]`, `[phone]`, `[secret]` in
- *   every written form (the one detector, `shared/personal-data.ts`: they would travel from the
+ *   every written form (the one detector, `shared/personal-data/`: they would travel from the
  *   prompt into a public pull request);
  * - has its links defanged (`hxxps://evil[.]example`, `javascript[:]`, `data[:]`, a bare
  *   `evil[.]example/path`): nothing clicks or fetches them;
@@ -27,7 +27,7 @@
  * The masking is the lake's own detector; the rest is how a value is shown, wherever it came
  * from (a lake written before a policy included).
  */
-import { maskText } from './personal-data.js';
+import { maskText } from './personal-data/index.js';
 
 /** Longest value shown, in characters, by kind. */
 export const READER_TEXT_LIMITS = {

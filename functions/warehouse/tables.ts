@@ -34,7 +34,7 @@ export interface ColumnDef {
    * numbers and secret-looking tokens replaced, the rest kept) or `path` (a page path or URL:
    * query string and fragment removed, a segment holding an address, phone number or secret
    * replaced by its mask). Absent: `keep`. Applied before anything is
-   * written (staged pages included): `functions/shared/personal-data.ts`.
+   * written (staged pages included): `functions/shared/personal-data/`.
    */
   readonly policy?: ColumnPolicy;
   /**

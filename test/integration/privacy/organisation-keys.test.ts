@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hmacOf, keyIdOf, organisationKey } from '../../../functions/shared/personal-data.js';
+import { hmacOf, keyIdOf, organisationKey } from '../../../functions/shared/personal-data/index.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { CONTACTS } from '../../../sandbox/generators/text.js';
 import { runCliAt } from '../../helpers/cli.js';

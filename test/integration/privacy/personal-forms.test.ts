@@ -16,7 +16,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hmacOf } from '../../../functions/shared/personal-data.js';
+import { hmacOf } from '../../../functions/shared/personal-data/index.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliAt } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';

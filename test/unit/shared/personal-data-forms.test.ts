@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hmacOf, identityOf, isEmailAddress, legacyHmacOf, maskPath, maskText } from '../../../functions/shared/personal-data.js';
+import { hmacOf, identityOf, isEmailAddress, legacyHmacOf, maskPath, maskText } from '../../../functions/shared/personal-data/index.js';
 
 const KEY = 'k'.repeat(32);
 

@@ -14,10 +14,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { awsClientConfig } from './aws-clients.js';
+import { awsClientConfig } from '../aws-clients.js';
 
-import { ConfigError, NetworkError } from './errors.js';
-import { keyIdOf, organisationKey, validatePersonalDataKey } from './personal-data.js';
+import { ConfigError, NetworkError } from '../errors.js';
+import { keyIdOf, organisationKey, validatePersonalDataKey } from './identity.js';
 
 /** The key file's name inside the state folder. */
 export const KEY_FILE_NAME = 'personal-data.key';
