@@ -341,14 +341,7 @@ export const ASSISTANT_CONVERSATIONS: TableDef = {
       comment: 'answered | unanswered, or a newer value as sent (always filled; nullable per the table contract)',
       knownValues: RESOLUTION_STATUSES,
     },
-    {
-      name: 'query_category',
-      type: 'string',
-      optional: true,
-      comment: 'Category the service gave the question (derived from it, so it may quote it); null when none',
-      policy: 'mask',
-      personal: true,
-    },
+    { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null if none', policy: 'mask', personal: true },
     { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown', policy: 'path' },
     { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
     {
