@@ -15,7 +15,7 @@ import { manifestOf } from '../functions/export/manifest.js';
 import { initialState } from '../functions/export/paging.js';
 import { writeManifest } from '../functions/export/manifest.js';
 import { addDays } from '../functions/shared/dates.js';
-import { keyIdOf, hmacOf } from '../functions/shared/personal-data.js';
+import { keyIdOf, hmacOf } from '../functions/shared/personal-data/index.js';
 import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
 import { resolvePolicy } from '../functions/warehouse/column-policy.js';
 import { DATASET_CATALOG, type DatasetName } from '../functions/warehouse/catalog.js';

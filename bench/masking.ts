@@ -3,9 +3,10 @@
  * (addresses, phone numbers, keys in ordinary sentences), and texts made to be slow for a
  * backtracking masker (long runs of digits, `@`, "at", dots). CPU time of one call, the best of
  * five (a quadratic masker is slow every time; a busy machine only adds to one run). Detection
- * runs on an NFKC-folded copy (issue 42): the `forms`, `cjk` and `full_width` texts pay for it.
+ * runs on an NFKC-folded copy (issue 42): the `forms`, `cjk` and `full_width` texts pay for it;
+ * percent-escapes and character references are decoded in it (issue 57: `escapes`, `entities`).
  */
-import { maskText } from '../functions/shared/personal-data.js';
+import { maskText } from '../functions/shared/personal-data/index.js';
 import { judged, progress, type BenchResult, type Figures } from './lib/figures.js';
 
 const SIZE = 1_048_576;
@@ -35,6 +36,15 @@ export const MASKING_INPUTS: Readonly<Record<string, string>> = {
   spaced_at: fill(' @ '),
   encoded_at: fill('%40&#64;'),
   key_starts: fill('sk_ gh ghp_ AKIA xox '),
+  // Round seven (issue 57): addresses glued to what follows, escapes decoded (broken and double
+  // ones too), numeric entities, keys in escaped query strings, phones with Unicode dashes.
+  glued: fill('ana@example.com%20thanks ana@example.com-x ana@example.com_x ana@example.com{x} ana@example.xn--p1ai '),
+  escapes: fill('olga%40example.com%E0 olga%2540example.com %25%25%E0%ZZ%EF%BC%A0 token%3DQzWxEcRvTbYnUmIkOlPa '),
+  entities: fill('olga&#0064;example.com olga&#X0040;example.com &amp;#64; &#0000000; &#x; '),
+  dense_escapes: fill('%2525%25'),
+  dense_entities: fill('&#000&amp;'),
+  dense_labels: fill('@a.b-c.d'),
+  unicode_dashes: fill('call +44\u201020\u20107946\u20100958 or 2026\u221211\u221228 '),
 };
 
 export async function benchMasking(): Promise<BenchResult> {

@@ -28,7 +28,7 @@ import { createWorker, type WorkerRecord } from '../functions/orgs/worker.js';
 import { loadConfigFor } from '../functions/settings/config.js';
 import { createLogger, silentLogger } from '../functions/shared/logger.js';
 import { shareOf } from '../functions/shared/pacing/budget.js';
-import { fixedPersonalDataKey } from '../functions/shared/personal-data-key.js';
+import { fixedPersonalDataKey } from '../functions/shared/personal-data/index.js';
 import type { Destination } from '../functions/shared/storage/destination.js';
 import { orgScope, scopedStore } from '../functions/shared/storage/scoped-store.js';
 import { createMemoryStore, type SharedStore } from '../functions/shared/storage/shared-store.js';

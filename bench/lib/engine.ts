@@ -21,7 +21,7 @@ import type { Destination } from '../../functions/shared/storage/destination.js'
 import { createLeases } from '../../functions/shared/pacing/leases.js';
 import { sleep as realSleep, type Sleep } from '../../functions/shared/time.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/storage/shared-store.js';
-import { fixedPersonalDataKey } from '../../functions/shared/personal-data-key.js';
+import { fixedPersonalDataKey } from '../../functions/shared/personal-data/index.js';
 
 /** Time as the engine sees it: `now` and a `sleep` (real, or one that advances a simulated clock). */
 export interface Clock {

@@ -25,8 +25,8 @@ import {
 } from '../export/index.js';
 import { loadConfig } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { isEmailAddress } from '../shared/personal-data.js';
-import { createPersonalDataKeySource } from '../shared/personal-data-key.js';
+import { isEmailAddress } from '../shared/personal-data/index.js';
+import { createPersonalDataKeySource } from '../shared/personal-data/index.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';
@@ -70,17 +70,17 @@ async function runForgetCommand(flags: ForgetFlags, io: ForgetCommandIo): Promis
   const keyFile = localStateDir(config, flags.out);
   // Never generated here: a new key matches no row of a lake written with another.
   const keySource = createPersonalDataKeySource(config, { stateDir: keyFile, generate: false });
-  const { key, keyId } = await keySource.get().catch((error: unknown) => {
+  const { key, keyId, deploymentKey } = await keySource.get().catch((error: unknown) => {
     if (error instanceof ConfigError && lake.keyIds.length > 0) {
       throw new ConfigError(`${error.message}; the manifests of ${deps.destination.url} record key id ${lake.keyIds.join(', ')}: nothing was changed`);
     }
     throw error;
   });
-  checkLakeKey(lake, keyId, deps.destination.url);
+  checkLakeKey(lake, keyId, deps.destination.url, deploymentKey?.keyId);
   await probeSetup({ ...probeInput(config, io, flags.out, deps.destination, false), mode: flags.dryRun ? 'read' : 'write' });
   const result = await forgetPeople(
     { addresses, dryRun: flags.dryRun === true },
-    { destination: deps.destination, policy, key, keyId, now: io.now, iceberg: deps.icebergForget() },
+    { destination: deps.destination, policy, key, keyId, ...(deploymentKey ? { deploymentKey } : {}), now: io.now, iceberg: deps.icebergForget() },
   );
   if (flags.json) writeJson(io.stdout, { destination: deps.destination.url, ...result });
   else io.stdout.write(describeForget(result, deps.destination.url));

@@ -399,7 +399,7 @@ const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow, typeof FEED
 
 const assistant: DatasetSpec<AssistantPage, AssistantTurn, typeof ASSISTANT_CONVERSATIONS> = {
   parse: parseAssistantPage,
-  personalFields: { query: 'query', response: 'response', sources_json: 'sources', page_url: 'pageUrl' },
+  personalFields: { query: 'query', response: 'response', query_category: 'queryCategory', sources_json: 'sources', page_url: 'pageUrl' },
   rows: (page) => page.conversations,
   ...unknownOf(AssistantTurnSchema),
   unknownTopLevelFields: topLevelOf(AssistantPageSchema),

@@ -35,7 +35,7 @@ import { createLogger, type AppLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE } from '../shared/metric-names.js';
 import { sleep as realSleep, type Sleep } from '../shared/time.js';
 import { createApiKeyProvider, fixedKey, type ApiKeySource } from '../shared/secrets.js';
-import { createPersonalDataKeySource, type PersonalDataKeySource } from '../shared/personal-data-key.js';
+import { createPersonalDataKeySource, type PersonalDataKeySource } from '../shared/personal-data/index.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
@@ -104,7 +104,7 @@ export interface ExportDeps {
   readonly store: SharedStore;
   readonly ledger: BudgetLedger;
   readonly apiKey: ApiKeySource;
-  /** The key of the `hmac` columns (personal-data-key.ts). */
+  /** The key of the `hmac` columns (shared/personal-data/key.ts). */
   readonly personalDataKey: PersonalDataKeySource;
   readonly logger: Logger;
   readonly now: () => number;

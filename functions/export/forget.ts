@@ -35,7 +35,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { openDuckDb, type DuckDbSession, type Row } from '../warehouse/duckdb.js';
 import { sqlString } from '../warehouse/sql.js';
-import { hmacOf, legacyHmacOf } from '../shared/personal-data.js';
+import { hmacOf, legacyHmacOf } from '../shared/personal-data/index.js';
 import { ConfigError } from '../shared/errors.js';
 import { isProcessAlive } from '../shared/pacing/leases.js';
 import type { PersonalDataPolicy } from '../warehouse/column-policy.js';
@@ -105,6 +105,8 @@ export interface ForgetDeps {
   readonly policy: PersonalDataPolicy;
   readonly key: string;
   readonly keyId: string;
+  /** An organisation's lake: the deployment's key, which rows hashed before keys were per organisation used (`PersonalDataKey.deploymentKey`). */
+  readonly deploymentKey?: { readonly key: string; readonly keyId: string };
   readonly now: () => number;
   /** Told after each file is handled (progress). */
   readonly onFile?: (file: ForgottenFile) => void;
@@ -171,8 +173,8 @@ export async function inspectLake(destination: Destination, policy: PersonalData
  * key no HMAC matches, and the erasure would find nobody while the rows stay.
  * @throws ConfigError naming both key ids (never a key).
  */
-export function checkLakeKey(lake: LakeInspection, keyId: string, destination: string): void {
-  if (lake.keyIds.length === 0 || lake.keyIds.includes(keyId)) return;
+export function checkLakeKey(lake: LakeInspection, keyId: string, destination: string, deploymentKeyId?: string): void {
+  if (lake.keyIds.length === 0 || lake.keyIds.includes(keyId) || (deploymentKeyId !== undefined && lake.keyIds.includes(deploymentKeyId))) return;
   throw new ConfigError(
     `the personal-data key's id is ${keyId}, but the manifests of ${destination} record key id ${lake.keyIds.join(', ')}: with this key no row can match, so nothing was changed; set PERSONAL_DATA_KEY (or PERSONAL_DATA_KEY_SECRET_ARN, or the state folder's personal-data.key) to the key the lake was written with`,
   );
@@ -230,7 +232,7 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
   const { destination } = deps;
   if (!destination.list) throw new DestinationError(`${destination.url} cannot list its files: forget needs a destination it can list`);
   if (request.addresses.length === 0) throw new ConfigError('forget was given no address: give --email ADDRESS or --emails-file FILE');
-  checkLakeKey(await inspectLake(destination, deps.policy), deps.keyId, destination.url);
+  checkLakeKey(await inspectLake(destination, deps.policy), deps.keyId, destination.url, deps.deploymentKey?.keyId);
 
   // One entry per person; each HMAC its rows may hold (this release's and the one before) → the person.
   const people = new Map<string, Person>();
@@ -243,7 +245,8 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
       people.set(hmac, person);
     }
     owner.set(hmac, person);
-    if (!owner.has(legacyHmacOf(deps.key, address))) owner.set(legacyHmacOf(deps.key, address), person);
+    const keys = deps.deploymentKey === undefined ? [deps.key] : [deps.key, deps.deploymentKey.key];
+    for (const earlier of keys.flatMap((key) => [hmacOf(key, address), legacyHmacOf(key, address)])) if (!owner.has(earlier)) owner.set(earlier, person);
   }
   const temp = deps.tempDir ?? tmpdir();
   await removeCopiesOfKilledRuns(temp);

@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Destination } from '../shared/storage/destination.js';
-import { maskDeep } from '../shared/personal-data.js';
+import { hmacOf, maskDeep } from '../shared/personal-data/index.js';
 import { governField, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
 import type { TableDef } from '../warehouse/tables.js';
-import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
+import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import { tablesOf, type CatalogEntry } from '../warehouse/catalog.js';
 import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
 
@@ -24,6 +24,11 @@ export interface Privacy {
   readonly key?: string;
   /** Its id, recorded in manifests and erasures; absent with the key. */
   readonly keyId?: string;
+  /**
+   * For an organisation: the deployment's key, which its lake was hashed with before keys were
+   * per organisation — a person erased under it stays out (`pageGovernor`).
+   */
+  readonly deploymentKey?: string;
   /** HMACs of forgotten people: a row holding one in an `hmac` column is not written. */
   readonly erased: ReadonlySet<string>;
 }
@@ -44,8 +49,8 @@ export async function unitPrivacy(run: RunPrivacy | Privacy, def: CatalogEntry):
   if (!('keySource' in run)) return run;
   const { policy, erased } = run;
   if (!tablesOf(def).some((table) => policy.hmacColumns(table).length > 0)) return { policy, erased };
-  const { key, keyId } = await run.keySource.get();
-  return { policy, erased, key, keyId };
+  const { key, keyId, deploymentKey } = await run.keySource.get();
+  return { policy, erased, key, keyId, ...(deploymentKey !== undefined ? { deploymentKey: deploymentKey.key } : {}) };
 }
 
 /** What a manifest records of the policy its files were written with: never the key. */
@@ -75,7 +80,7 @@ export interface PageGovernor {
  * `personalFields` names (`column → field`).
  */
 export function pageGovernor(table: TableDef, personalFields: Readonly<Record<string, string>>, privacy: Privacy): PageGovernor {
-  const { policy, key } = privacy;
+  const { policy, key, deploymentKey, erased } = privacy;
   const fields = Object.entries(personalFields).flatMap(([column, field]) => {
     const columnPolicy = policy.of(table.name, column);
     return columnPolicy === 'keep' ? [] : [{ field, policy: columnPolicy }];
@@ -84,7 +89,11 @@ export function pageGovernor(table: TableDef, personalFields: Readonly<Record<st
   return {
     row(row, unknown) {
       for (const { field, policy: columnPolicy } of fields) {
-        if (field in row) governField(row, field, columnPolicy, keyFor(columnPolicy, key));
+        if (!(field in row)) continue;
+        // Erased before keys were per organisation: the row keeps that HMAC, so isErased leaves it out (staged too).
+        const earlier = erasedEarlier(row[field], columnPolicy, deploymentKey, erased);
+        if (earlier !== undefined) row[field] = earlier;
+        else governField(row, field, columnPolicy, keyFor(columnPolicy, key));
       }
       if (!maskUnknown || unknown === undefined) return;
       for (const name of Object.keys(unknown)) {
@@ -97,6 +106,13 @@ export function pageGovernor(table: TableDef, personalFields: Readonly<Record<st
       for (const name of names) page[name] = maskDeep(page[name]);
     },
   };
+}
+
+/** The HMAC under the deployment's key of a value of an `hmac` column, when a person was erased under it; else undefined. */
+function erasedEarlier(value: unknown, policy: ColumnPolicy, deploymentKey: string | undefined, erased: ReadonlySet<string>): string | undefined {
+  if (policy !== 'hmac' || deploymentKey === undefined || erased.size === 0 || typeof value !== 'string') return undefined;
+  const hmac = hmacOf(deploymentKey, value);
+  return erased.has(hmac) ? hmac : undefined;
 }
 
 /** The key for `policy`: an `hmac` column without one is a wiring mistake (unitPrivacy gives it to every unit that has one). */

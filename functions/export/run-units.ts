@@ -26,7 +26,7 @@ import type { Manifest } from './manifest.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
-import type { PersonalDataKeySource } from '../shared/personal-data-key.js';
+import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import type { PartitionRegistrar } from './partitions.js';
 import type { IcebergSync } from './iceberg/sync.js';
 import { prepareRunPrivacy, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
@@ -42,7 +42,7 @@ export interface RunDeps {
   readonly now: () => number;
   readonly logger?: AppLogger;
   readonly onEvent?: (event: RunEvent) => void;
-  /** The key of the `hmac` columns (personal-data-key.ts). */
+  /** The key of the `hmac` columns (shared/personal-data/key.ts). */
   readonly personalDataKey: PersonalDataKeySource;
   /** Registers each committed day in Glue (partitions.ts); absent: nothing is registered. */
   readonly partitions?: PartitionRegistrar;

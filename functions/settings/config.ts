@@ -16,7 +16,7 @@ import { DEFAULT_BUDGET, parseBudget } from '../shared/pacing/budget-spec.js';
 import { DATASET_NAMES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { ConfigError } from '../shared/errors.js';
-import { validatePersonalDataKey } from '../shared/personal-data.js';
+import { validatePersonalDataKey } from '../shared/personal-data/index.js';
 import { parsePolicyOverrides } from '../warehouse/column-policy.js';
 import { SCOPE_SETTINGS } from './scope-settings.js';
 import {
@@ -235,7 +235,7 @@ export const SETTINGS = {
   }),
   org: setting({
     env: 'EXPORT_ORG',
-    doc: "the organisation a run works for: its part of the state (`orgs/<id>/` of `EXPORT_STATE_TABLE` or the state folder). The CLI sets it for each organisation of `MINTLIFY_ORGS_FILE`, the export worker for its message's",
+    doc: "the organisation a run works for: its part of the state (`orgs/<id>/` of `EXPORT_STATE_TABLE` or the state folder) and its own personal-data key, derived from the deployment's. The CLI sets it for each organisation of `MINTLIFY_ORGS_FILE`, the export worker for its message's",
     defaultDoc: 'none (one organisation)',
     readBy: EXPORT,
     parse: (raw) => (/^[a-z0-9-]{1,40}$/.test(raw) ? raw : fail('EXPORT_ORG is not an organisation id: use 1–40 lowercase letters, digits or -')),

@@ -13,7 +13,7 @@
  *   the logical order) — removed, not escaped: the value is evidence to read, not an
  *   identifier to tell apart (`shared/display.ts` escapes the names that are);
  * - shows e-mail addresses, phone numbers and secrets as `[email]`, `[phone]`, `[secret]` in
- *   every written form (the one detector, `shared/personal-data.ts`: they would travel from the
+ *   every written form (the one detector, `shared/personal-data/`: they would travel from the
  *   prompt into a public pull request);
  * - has its links defanged (`hxxps://evil[.]example`, `javascript[:]`, `data[:]`, a bare
  *   `evil[.]example/path`): nothing clicks or fetches them;
@@ -27,7 +27,7 @@
  * The masking is the lake's own detector; the rest is how a value is shown, wherever it came
  * from (a lake written before a policy included).
  */
-import { maskText } from './personal-data.js';
+import { maskText } from './personal-data/index.js';
 
 /** Longest value shown, in characters, by kind. */
 export const READER_TEXT_LIMITS = {
@@ -82,16 +82,21 @@ const EMAIL = '[email]';
 /** A masked `mailto:` link: the whole link is the address. */
 const MAILTO = /mailto:\[email\]/giu;
 
-/** `scheme://host`: the scheme is bounded, the host ends at the first character that cannot be in one. */
-const SCHEME_URL = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}):\/\/([^\s/?#\\]*)/giu;
+/**
+ * `scheme://host`: the scheme is bounded, the host ends at the first character that cannot be in
+ * one. The colon may be full-width or small (`：`, `﹕`) and the slashes backslashes or
+ * full-width (`https:\\evil.example`, `https：//evil.example`): browsers and chat clients read
+ * those as a link too.
+ */
+const SCHEME_URL = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31})[:\uff1a\ufe55][/\\\uff0f\uff3c]{2}([^\s/?#\\\uff0f\uff3c]*)/giu;
 /** `www.host` without a scheme. */
 const WWW_HOST = /(?<![\p{L}\p{N}.\-/])(www\.[^\s/?#\\]+)/giu;
-/** `//host.tld` at a token's start (a protocol-relative link). */
-const RELATIVE_HOST = /(?<![^\s"'(<[])\/\/([^\s/?#\\.]+\.[^\s/?#\\]+)/gu;
+/** `//host.tld` (or `\\\\host.tld`) at a token's start (a protocol-relative link). */
+const RELATIVE_HOST = /(?<![^\s"'(<[])[/\\]{2}([^\s/?#\\.]+\.[^\s/?#\\]+)/gu;
 /** Schemes that run or read something without `//`: `javascript:`, `vbscript:`, `data:text/html…`, `file:/etc`. */
-const DANGEROUS_SCHEME = /(?<![\p{L}\p{N}+.-])(javascript|vbscript|data|file)\s{0,3}:(?![\s[])/giu;
+const DANGEROUS_SCHEME = /(?<![\p{L}\p{N}+.-])(javascript|vbscript|data|file)\s{0,3}[:\uff1a\ufe55](?![\s[])/giu;
 /** A bare `host.tld/path`, without a scheme or `www.`: labels, a top-level domain of letters, then `/`. */
-const BARE_HOST = /(?<![\p{L}\p{N}.\-/@:\][_])((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24})(?=\/)/giu;
+const BARE_HOST = /(?<![\p{L}\p{N}.\-/\\@:\][_])((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24})(?=[/\\])/giu;
 const DEFANGED_SCHEME: Readonly<Record<string, string>> = { http: 'hxxp', https: 'hxxps', ftp: 'fxp', hxxp: 'hxxp', hxxps: 'hxxps', fxp: 'fxp' };
 
 /** `value` cleaned and cut for `kind` (or to `max` characters), with what was done to it. */
@@ -130,9 +135,10 @@ function maskPersonal(text: string, cutShort: boolean): string {
 }
 
 /**
- * `https://evil.example/x` → `hxxps://evil[.]example/x`; `www.evil.example`, `//evil.example`
- * and a bare `evil.example/x` get their dots bracketed; `javascript:` → `javascript[:]` (and
- * `vbscript:`, `data:`, `file:`).
+ * `https://evil.example/x` → `hxxps://evil[.]example/x` (also `https:\\evil.example` and
+ * `https：//evil.example`); `www.evil.example`, `//evil.example`, `\\\\evil.example` and a bare
+ * `evil.example/x` get their dots bracketed; `javascript:` → `javascript[:]` (and `vbscript:`,
+ * `data:`, `file:`, with a full-width colon too).
  */
 function defangLinks(text: string): string {
   return text
@@ -141,13 +147,13 @@ function defangLinks(text: string): string {
       return `${known ?? `${scheme}[:]`}${known ? ':' : ''}//${bracketDots(host)}`;
     })
     .replace(WWW_HOST, (host: string) => bracketDots(host))
-    .replace(RELATIVE_HOST, (_, host: string) => `//${bracketDots(host)}`)
+    .replace(RELATIVE_HOST, (link: string, host: string) => `${link.slice(0, 2)}${bracketDots(host)}`)
     .replace(DANGEROUS_SCHEME, (_, scheme: string) => `${scheme}[:]`)
     .replace(BARE_HOST, (host: string) => bracketDots(host));
 }
 
 function bracketDots(host: string): string {
-  return host.replace(/(?<!\[)\.(?!\])/g, '[.]');
+  return host.replace(/(?<!\[)[.\uff0e\u3002\uff61](?!\])/g, '[.]');
 }
 
 /** The first `max` UTF-16 units of `text`, one fewer rather than half a surrogate pair. */

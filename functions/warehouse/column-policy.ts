@@ -2,12 +2,12 @@
  * The personal-data policy of each column (docs/privacy.md): declared with the column in
  * `tables.ts` (`policy`, `personal`), resolved here with the overrides (PERSONAL_DATA_POLICY,
  * context `personalDataPolicy`). The transformations themselves (keyed hash, masking) are in
- * `shared/personal-data.ts`.
+ * `shared/personal-data/`.
  */
 import { CATALOG } from './catalog.js';
 import { ConfigError } from '../shared/errors.js';
 import { createHash } from 'node:crypto';
-import { hmacOf, maskDeep, maskPath } from '../shared/personal-data.js';
+import { hmacOf, maskDeep, maskPath } from '../shared/personal-data/index.js';
 import { TABLES, type ColumnDef, type ColumnPolicy, type TableDef } from './tables.js';
 
 export type { ColumnPolicy } from './tables.js';

@@ -34,7 +34,7 @@ export interface ColumnDef {
    * numbers and secret-looking tokens replaced, the rest kept) or `path` (a page path or URL:
    * query string and fragment removed, a segment holding an address, phone number or secret
    * replaced by its mask). Absent: `keep`. Applied before anything is
-   * written (staged pages included): `functions/shared/personal-data.ts`.
+   * written (staged pages included): `functions/shared/personal-data/`.
    */
   readonly policy?: ColumnPolicy;
   /**
@@ -386,7 +386,7 @@ export const ASSISTANT_CONVERSATIONS = typedTable({
       comment: 'answered | unanswered, or a newer value as sent (always filled; nullable per the table contract)',
       knownValues: RESOLUTION_STATUSES,
     },
-    { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null when none' },
+    { name: 'query_category', type: 'string', optional: true, comment: 'Category the service gave the question; null if none', policy: 'mask', personal: true },
     { name: 'page_url', type: 'string', optional: true, comment: 'Page the user asked from; null when unknown', policy: 'path' },
     { name: 'source_count', type: 'int64', comment: 'Number of sources the answer cited' },
     {

@@ -11,7 +11,7 @@ import type { Destination } from '../../functions/shared/storage/destination.js'
 import type { Sandbox, SandboxData } from '../../sandbox/index.js';
 import { tableNames } from './layout.js';
 import { readTable, type ExportedDay, type ParquetColumn, type ParquetContents, type PlainRow, type UnitTables } from './read-back.js';
-import { hmacOf, maskPath, maskText } from '../../functions/shared/personal-data.js';
+import { hmacOf, maskPath, maskText } from '../../functions/shared/personal-data/index.js';
 import { TEST_PERSONAL_DATA_KEY } from './run-deps.js';
 
 /** `[name, DuckDB type]` pairs between `project_id`/`date` and `exported_at`, `unknown_fields`. */

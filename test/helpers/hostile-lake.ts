@@ -6,15 +6,25 @@
  *   questions (`HOSTILE_QUESTION`, `HOSTILE_COMMENT`, `HOSTILE_SEARCH`);
  * - every search term nobody clicked written `HOSTILE_SEARCH`;
  * - every thumbs up or down made a thumbs down on `HOSTILE_PATH` (120,000 characters) or one of `HOSTILE_LINK_PATHS`
- *   (paths a URL parser sends to another origin), with a hostile comment.
+ *   (paths a URL parser sends to another origin), with a hostile comment;
+ * - and, beside those, one more thumbs down on each of `HOSTILE_PERSONAL_PATHS` (an address or key in a segment,
+ *   escaped twice or glued to a broken escape), stored raw as a lake written with `keep` holds it.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Sandbox } from '../../sandbox/index.js';
 import { runCliAt } from './cli.js';
 import { makeTempDir } from './files.js';
-import { HOSTILE_CATEGORY, HOSTILE_COMMENT, HOSTILE_LINK_PATHS, HOSTILE_PATH, HOSTILE_QUESTION, HOSTILE_SEARCH } from './hostile-text.js';
+import {
+  HOSTILE_CATEGORY,
+  HOSTILE_COMMENT,
+  HOSTILE_LINK_PATHS,
+  HOSTILE_PATH,
+  HOSTILE_PERSONAL_PATHS,
+  HOSTILE_QUESTION,
+  HOSTILE_SEARCH,
+} from './hostile-text.js';
 import { queryDuckDb } from './read-back.js';
 
 export const HOSTILE_PROJECT = 'proj_small';
@@ -39,6 +49,15 @@ const REWRITES: Readonly<Record<string, string>> = {
     CASE WHEN helpful IS NOT NULL THEN ${pick([HOSTILE_COMMENT, HOSTILE_QUESTION], 'created_at')} ELSE comment END AS comment)`,
 };
 
+/** Rows added to a table's file after its rewrite: the query of the rows to add, reading `rewritten` (the table's rewritten rows). */
+const ADDITIONS: Readonly<Record<string, (rewritten: string) => string>> = {
+  feedback: (rewritten) =>
+    HOSTILE_PERSONAL_PATHS.map(
+      (path, i) =>
+        `SELECT * REPLACE (feedback_id || '-personal-${i}' AS feedback_id, ${literal(path)} AS path) FROM (SELECT * FROM ${rewritten} WHERE helpful IS NOT NULL ORDER BY feedback_id LIMIT 1)`,
+    ).join(' UNION ALL '),
+};
+
 /** Exports the days with `sandbox`, plants the hostile values, and returns the lake's folder. */
 export async function buildHostileLake(sandbox: Sandbox): Promise<string> {
   const root = await makeTempDir('hostile-lake');
@@ -49,6 +68,13 @@ export async function buildHostileLake(sandbox: Sandbox): Promise<string> {
     for (const day of await readdir(join(root, table))) {
       const file = join(root, table, day, `${HOSTILE_PROJECT}.parquet`);
       await queryDuckDb(`COPY (SELECT ${select} FROM read_parquet(${literal(file)})) TO ${literal(`${file}.new`)} (FORMAT parquet)`);
+      const added = ADDITIONS[table];
+      if (added !== undefined) {
+        const rewritten = `read_parquet(${literal(`${file}.new`)})`;
+        await queryDuckDb(`COPY (SELECT * FROM ${rewritten} UNION ALL ${added(rewritten)}) TO ${literal(`${file}.more`)} (FORMAT parquet)`);
+        await rm(`${file}.new`);
+        await rename(`${file}.more`, `${file}.new`);
+      }
       await queryDuckDb(`COPY (SELECT * FROM read_parquet(${literal(`${file}.new`)})) TO ${literal(file)} (FORMAT parquet)`);
       await rm(`${file}.new`);
     }

@@ -25,3 +25,40 @@ export const HOSTILE_VALUES = [HOSTILE_CATEGORY, HOSTILE_SEARCH, HOSTILE_PATH, H
 export const HIDDEN_OR_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/u;
 /** The address planted in a question. */
 export const PLANTED_EMAIL = 'jane.doe@example.com';
+
+/**
+ * Round seven (issue 57): personal data in the forms an adversarial run found reaching
+ * `feedback.path`, a report link's href and a `gaps` prompt — an address glued to what follows
+ * it, escaped twice or with a broken escape after it, written with numeric entities; a key in
+ * an escaped query string; phone numbers with Unicode dashes; a punycode top-level domain. Each
+ * holds `PLANTED_LOCAL`, `PLANTED_SECRET` or the digits of `PLANTED_PHONE`.
+ */
+export const PLANTED_LOCAL = 'olga.quist';
+export const PLANTED_SECRET = 'QzWxEcRvTbYnUmIkOlPa';
+export const PLANTED_PHONE = '+44 20 7946 0958';
+export const HOSTILE_PERSONAL_FORMS = [
+  ...['%20thanks', '-', '_x', '~', '$', '+x', '|', '^', '{'].map((glue) => `${PLANTED_LOCAL}@example.com${glue}`),
+  `${PLANTED_LOCAL}%40example.com%E0`,
+  `${PLANTED_LOCAL}%2540example.com`,
+  `${PLANTED_LOCAL}&#0064;example.com`,
+  `${PLANTED_LOCAL}&#x40;example.com`,
+  `${PLANTED_LOCAL}@example.xn--p1ai`,
+  `token%3D${PLANTED_SECRET}`,
+  '+44\u201020\u20107946\u20100958',
+  '+44\u221220\u22127946\u22120958',
+] as const;
+/** Page paths carrying them, among them the one that reached `feedback.path`, a href and a prompt. */
+export const HOSTILE_PERSONAL_PATHS = [
+  `/u/${PLANTED_LOCAL}%40example.com%E0`,
+  `/u/${PLANTED_LOCAL}%2540example.com/edit`,
+  `/u/${PLANTED_LOCAL}@example.com%20thanks`,
+  `/reset%3Ftoken%3D${PLANTED_SECRET}`,
+] as const;
+/** What must not survive of those forms, matched in an NFKC-folded copy of a text. */
+export const PLANTED_SURVIVORS = [/olga\.?quist/i, /QzWxEcRvTb/, /7\D{0,3}9\D{0,3}4\D{0,3}6\D{0,3}0\D{0,3}9\D{0,3}5\D{0,3}8/] as const;
+
+/** The patterns of `PLANTED_SURVIVORS` found in `text` (none: nothing survived). */
+export function plantedSurvivorsIn(text: string): string[] {
+  const folded = text.normalize('NFKC');
+  return PLANTED_SURVIVORS.filter((pattern) => pattern.test(folded)).map(String);
+}

@@ -30,8 +30,8 @@ import { createMemoryStore, type SharedStore } from '../../functions/shared/stor
 import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
 import type { S3Sqs } from './emulators.js';
-import { fixedPersonalDataKey } from '../../functions/shared/personal-data-key.js';
-import { keyIdOf } from '../../functions/shared/personal-data.js';
+import { fixedPersonalDataKey } from '../../functions/shared/personal-data/index.js';
+import { keyIdOf } from '../../functions/shared/personal-data/index.js';
 import { resolvePolicy } from '../../functions/warehouse/column-policy.js';
 import type { Privacy } from '../../functions/export/privacy.js';
 

@@ -2,7 +2,7 @@
 import type { Move, Movers } from '../movers.js';
 import { formatCount, signed } from '../../shared/format.js';
 import { userText } from '../html.js';
-import { holdsPersonalData, maskPath } from '../../shared/personal-data.js';
+import { holdsPersonalData, maskPath } from '../../shared/personal-data/index.js';
 import { type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import { beyondChance, type Exposures } from '../../warehouse/noise.js';
 import { html, trustedHtml, type Interpolation, type SafeHtml } from './template.js';

@@ -6,7 +6,7 @@
  *   can carry the key;
  * - an error text (non-2xx body) or a piece of a 2xx body quoted by a parse error is redacted
  *   of the key and the prompt, and masked of addresses, phone numbers and tokens
- *   (personal-data.ts), before it is cut short, and loses its control characters (ESC,
+ *   (shared/personal-data/), before it is cut short, and loses its control characters (ESC,
  *   BEL, C1), so nothing the server sends can drive the terminal it is printed on.
  *
  * "The key" is every key the client has sent or been given: after a rotation the old one stays
@@ -14,7 +14,7 @@
  * whose error base class scrubs every message with them.
  */
 import { REDACTED, redactSecrets, scrubText } from '../errors.js';
-import { maskText } from '../personal-data.js';
+import { maskText } from '../personal-data/index.js';
 
 /** How much of a server's text a message quotes, in characters. */
 const MAX_SERVER_TEXT = 300;

@@ -30,7 +30,7 @@ import {
   testSettings,
   type RecordingLogger,
 } from '../../helpers/run-deps.js';
-import { maskDeep } from '../../../functions/shared/personal-data.js';
+import { maskDeep } from '../../../functions/shared/personal-data/index.js';
 
 const API_KEY = 'mint_drift_test_0123456789abcdef';
 const DAY = '2026-02-10';

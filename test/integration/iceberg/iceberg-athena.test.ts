@@ -19,7 +19,7 @@ import { createIcebergSync } from '../../../functions/export/iceberg/sync.js';
 import { loadConfig } from '../../../functions/settings/config.js';
 import { addDays } from '../../../functions/shared/dates.js';
 import { EXPORT_METRICS } from '../../../functions/shared/metric-names.js';
-import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data.js';
+import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { createDynamoStore } from '../../../functions/shared/storage/shared-store-dynamo.js';
 import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';

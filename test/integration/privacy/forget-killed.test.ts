@@ -18,7 +18,7 @@ import { runExport } from '../../../functions/export/run.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { keyIdOf } from '../../../functions/shared/personal-data.js';
+import { keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runSpawnedCli, spawnCli } from '../../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';

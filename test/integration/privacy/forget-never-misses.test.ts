@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../../../functions/export/run.js';
-import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data.js';
+import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess } from '../../helpers/cli.js';

@@ -12,7 +12,7 @@ import { runExport } from '../../../functions/export/run.js';
 import type { Destination, PendingWrite } from '../../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
-import { keyIdOf } from '../../../functions/shared/personal-data.js';
+import { keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { resolvePolicy } from '../../../functions/warehouse/column-policy.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess } from '../../helpers/cli.js';

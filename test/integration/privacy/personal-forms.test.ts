@@ -1,10 +1,13 @@
 /**
- * Issue 42, personal data at the edges, end to end. A stand-in API on loopback answers what
+ * Issues 42 and 57, personal data at the edges, end to end. A stand-in API on loopback answers what
  * the sandbox answers, with every path, free text and contact rewritten to carry an address,
  * a phone number and a key in every written form readers and browsers produce (full-width and
  * small at-signs, ideographic full stops, encoded at-signs, spaced and quoted forms, IP-literal
  * domains, zero-width characters, full-width and Arabic-Indic digits with ideographic spaces,
- * keys without digits; in paths, query strings and path segments). The real CLI exports it;
+ * keys without digits; and round seven's: an address glued to what follows it, escaped twice or
+ * with a broken escape, numeric entities, a key in an escaped query string, phone numbers with
+ * Unicode dashes, a punycode top-level domain — test/helpers/hostile-text.ts; in paths, query
+ * strings, path segments and the assistant's question category). The real CLI exports it;
  * then no Parquet value, staged page, manifest, report page (hrefs included), `gaps` line or
  * prompt holds any of them; every contact form of the one person is one stored value; and
  * `forget` of one form removes the rows of all.
@@ -13,11 +16,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hmacOf } from '../../../functions/shared/personal-data.js';
+import { hmacOf } from '../../../functions/shared/personal-data/index.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliAt } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
+import { HOSTILE_PERSONAL_FORMS, HOSTILE_PERSONAL_PATHS, PLANTED_SURVIVORS } from '../../helpers/hostile-text.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 
 const API_KEY = 'mint_personal_forms_0123456789abcdef';
@@ -50,9 +54,10 @@ const FORMS = [
   '+٨١ ٩٠ ٥٣١٨ ٦٤٢٧',
   'sk_live_QzWxEcRvTbYnUmIkOlPa',
   'ghp_PoIuYtReWqAsDfGhJkLzXcVbNmQwErTyUiOp',
+  ...HOSTILE_PERSONAL_FORMS,
 ];
 /** What must not survive anywhere, read in a copy folded as the detector folds (NFKC, ASCII digits). */
-const SURVIVORS = [/oscarq/i, /5\D{0,3}3\D{0,3}1\D{0,3}8\D{0,3}6\D{0,3}4\D{0,3}2\D{0,3}7/, /QzWxEcRvTb/, /PoIuYtReWq/];
+const SURVIVORS = [/oscarq/i, /5\D{0,3}3\D{0,3}1\D{0,3}8\D{0,3}6\D{0,3}4\D{0,3}2\D{0,3}7/, /QzWxEcRvTb/, /PoIuYtReWq/, ...PLANTED_SURVIVORS];
 
 const ARABIC_INDIC = /[\u0660-\u0669]/g;
 const folded = (text: string) => text.normalize('NFKC').replace(ARABIC_INDIC, (d) => String(d.charCodeAt(0) - 0x660));
@@ -60,13 +65,15 @@ const survivorsIn = (text: string) => SURVIVORS.filter((pattern) => pattern.test
 
 let counter = 0;
 const form = () => FORMS[counter++ % FORMS.length] as string;
-/** A path carrying a form: in a segment (raw or percent-encoded), or in the query string. */
+/** A path carrying a form: in a segment (raw or percent-encoded), in the query string, or one of the paths that reached a href and a prompt. */
 const pathWith = (index: number, value: string) =>
-  index % 3 === 0
+  index % 4 === 0
     ? `/u/${index}/${value}`
-    : index % 3 === 1
+    : index % 4 === 1
       ? `/u/${index}/${encodeURIComponent(value)}`
-      : `/signup/${index}?email=${encodeURIComponent(value)}#top`;
+      : index % 4 === 2
+        ? `/signup/${index}?email=${encodeURIComponent(value)}#top`
+        : `/p/${index}${HOSTILE_PERSONAL_PATHS[index % HOSTILE_PERSONAL_PATHS.length]}`;
 const textWith = (text: unknown, value: string) => `${typeof text === 'string' ? text : ''} reach me: ${value} thanks`;
 
 /** The sandbox's answer with every path, free text and contact carrying a form. */
@@ -81,11 +88,13 @@ function rewrite(body: Record<string, unknown>): Record<string, unknown> {
     row['path'] = pathWith(i, form());
     if ('thumbsUp' in row) continue;
     if (typeof row['comment'] === 'string') row['comment'] = textWith(row['comment'], form());
+    if (typeof row['code'] === 'string') row['code'] = textWith(row['code'], form());
     if (typeof row['contact'] === 'string') row['contact'] = PERSON_FORMS[i % PERSON_FORMS.length];
   }
   for (const [i, row] of rows('conversations').entries()) {
     row['query'] = textWith(row['query'], form());
     row['response'] = textWith(row['response'], form());
+    if (typeof row['queryCategory'] === 'string') row['queryCategory'] = textWith(row['queryCategory'], form());
     row['pageUrl'] = `${SITE}${pathWith(i, form())}`;
   }
   return body;
@@ -172,6 +181,15 @@ describe('every written form, through the export, the report and gaps', () => {
     expect(survivorsIn(values)).toEqual([]);
   });
 
+  it("masks the assistant's question category (it may quote the question) and stores no path with a broken escape raw", async () => {
+    const categories = await queryDuckDb(
+      `SELECT DISTINCT query_category FROM read_parquet('${path.join(lake, 'assistant_conversations', '*', '*.parquet')}') WHERE query_category IS NOT NULL`,
+    );
+    const paths = await queryDuckDb(`SELECT DISTINCT path FROM read_parquet('${path.join(lake, 'feedback', '*', '*.parquet')}')`);
+    expect(categories.some((row) => /\[(?:email|phone|secret)\]/.test(String(row['query_category'])))).toBe(true);
+    expect(paths.map((row) => String(row['path'])).filter((p) => /%E0|%25|&#/i.test(p))).toEqual([]);
+  });
+
   it('no manifest, run record or other file of the lake holds any of them', async () => {
     const files = await textFiles(lake);
     expect(Object.keys(files).some((key) => key.startsWith('_manifests'))).toBe(true);
@@ -190,7 +208,14 @@ describe('every written form, through the export, the report and gaps', () => {
     const page = await readFile(file, 'utf8');
 
     expect(survivorsIn(page)).toEqual([]);
-    const hrefs = [...page.matchAll(/href="([^"]*)"/g)].map((match) => decodeURIComponent(match[1] as string));
+    const decoded = (href: string) => {
+      try {
+        return decodeURIComponent(href);
+      } catch {
+        return href;
+      }
+    };
+    const hrefs = [...page.matchAll(/href="([^"]*)"/g)].map((match) => decoded(match[1] as string));
     expect(hrefs.filter((href) => /\[(?:email|phone|secret)\]|\?/.test(href) || survivorsIn(href).length > 0)).toEqual([]);
     expect(page).toMatch(/\[email\]/);
   });

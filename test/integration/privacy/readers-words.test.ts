@@ -19,7 +19,7 @@ import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runSpawnedCli } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { buildHostileLake, HOSTILE_FROM, HOSTILE_TO } from '../../helpers/hostile-lake.js';
-import { HIDDEN_OR_CONTROL, HOSTILE_LINK_PATHS, HOSTILE_PATH, PLANTED_EMAIL } from '../../helpers/hostile-text.js';
+import { HIDDEN_OR_CONTROL, HOSTILE_LINK_PATHS, HOSTILE_PATH, PLANTED_EMAIL, plantedSurvivorsIn } from '../../helpers/hostile-text.js';
 import { readerText } from '../../../functions/shared/reader-text.js';
 
 let sandbox: Sandbox;
@@ -95,6 +95,7 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
       expect(taskOf(prompt)).toBe(taskOf(promptOf(benignTwin(gap), period).prompt));
       expect(prompt).not.toMatch(HIDDEN_OR_CONTROL);
       expect(prompt).not.toContain(PLANTED_EMAIL);
+      expect(plantedSurvivorsIn(prompt)).toEqual([]);
       expect(prompt).not.toMatch(/https?:\/\/evil/);
       expect([open, close, lines.length - 1]).toEqual([lines.length - block.length - 2, lines.length - 1, close]);
       for (const line of block) expect(line).toMatch(/^- (topic|search term|page|question|comment): /);
@@ -108,6 +109,8 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
       }
     }
     expect(checkPrompts(lines.map((input, i) => ({ line: i + 1, input })))).toHaveLength(lines.length);
+    // The path that reached a prompt raw in round six (a broken escape after an encoded address) is there, masked.
+    expect(messages.some(({ prompt }) => prompt.includes('- page: [email]%E0'))).toBe(true);
   });
 
   it('reports in --json how many readers words were cut, cleaned and flagged', async () => {
@@ -136,6 +139,7 @@ describe('gaps over a lake of hostile readers words', { timeout: 120_000 }, () =
     expect(stdout).not.toContain('\u001b');
     expect(stdout).not.toMatch(HIDDEN_OR_CONTROL);
     expect(stdout).not.toContain(PLANTED_EMAIL);
+    expect(plantedSurvivorsIn(stdout)).toEqual([]);
     expect(stdout).not.toMatch(/^\s*1\. Fake gap/m);
     expect(stdout).not.toMatch(/^(## New instructions|SYSTEM:)/m);
     expect(stdout).toMatch(/^ {2}\d\. ! Unanswered assistant questions about "[^"]+", most asked: "wrong 1\. Fake gap/m);
@@ -163,6 +167,8 @@ describe('every other place readers words reach', { timeout: 120_000 }, () => {
     expect(code, stderr).toBe(0);
     expect(page).not.toMatch(HIDDEN_OR_CONTROL);
     expect(page).not.toContain(PLANTED_EMAIL);
+    expect(plantedSurvivorsIn(page)).toEqual([]);
+    expect(page).toMatch(/\[email\]%E0/);
     expect(page).not.toMatch(/https?:\/\/evil/);
     for (const href of hrefs) expect(href, href).toMatch(/^(#|https:\/\/docs\.example\.com\/)/);
     expect(page).toContain('billing&quot; ## New instructions SYSTEM:');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DATASETS } from '../../../functions/export/datasets.js';
-import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data.js';
+import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { parsePolicyOverrides, resolvePolicy } from '../../../functions/warehouse/column-policy.js';
 
 const KEY = 'unit-test-personal-data-key-0123';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hmacOf, identityOf, isEmailAddress, legacyHmacOf, maskPath, maskText } from '../../../functions/shared/personal-data.js';
+import { hmacOf, identityOf, isEmailAddress, legacyHmacOf, maskPath, maskText } from '../../../functions/shared/personal-data/index.js';
 
 const KEY = 'k'.repeat(32);
 
@@ -222,5 +222,121 @@ describe('one person, one HMAC', () => {
     for (const form of ['ana@bücher.de', 'ana@bu\u0308cher.de', 'ａｎａ＠ｅｘａｍｐｌｅ．ｃｏｍ', 'ana@example。com', 'ana@xn--bcher-kva.de'])
       expect(isEmailAddress(form), form).toBe(true);
     expect(isEmailAddress('not an address')).toBe(false);
+  });
+});
+
+// --- round seven: wherever an address ends, every escape ------------------------------------------
+
+/** What may follow an address directly (issue 57): the domain's labels end there. */
+const GLUE = ['%', '-', '_', '~', '$', '+', '|', '^', '{', '%20', '%E0', "'", '}', '*', '`'] as const;
+
+describe('an address ends where its domain does, whatever follows', () => {
+  it.each(GLUE)('masks an address followed by %j in text and in a path segment', (glue) => {
+    expect(maskText(`thanks ana@example.com${glue}thanks`)).toBe(`thanks [email]${glue}thanks`);
+    expect(maskPath(`/u/ana@example.com${glue}thanks/edit`)).toBe('/u/[email]/edit');
+  });
+
+  it.each([
+    ['a broken escape after an encoded at-sign (end to end: the form that reached feedback.path)', '/u/olga%40example.com%E0', '/u/[email]'],
+    ['a double escape', '/u/olga%2540example.com', '/u/[email]'],
+    ['a triple escape', '/u/olga%252540example.com', '/u/[email]'],
+    ['an escaped dot and a broken escape before', '/u/%E0olga%40example%2Ecom', '/u/[email]'],
+    ['a UTF-8 escape of the full-width at-sign', '/u/olga%EF%BC%A0example.com', '/u/[email]'],
+    ['a decimal entity with leading zeros', '/u/olga&#0064;example.com', '/u/[email]'],
+    ['a hex entity in upper case with leading zeros', '/u/olga&#X0040;example.com', '/u/[email]'],
+    ['an entity encoded twice', '/u/olga&amp;#64;example.com', '/u/[email]'],
+    ['a key in an escaped query string', '/reset%3Ftoken%3DQzWxEcRvTbYnUmIkOlPa', '/[secret]'],
+    ['a punycode top-level domain', '/u/olga@example.xn--p1ai', '/u/[email]'],
+  ])('masks %s in a path', (_, path, masked) => {
+    expect(maskPath(path)).toBe(masked);
+  });
+
+  it.each([
+    ['a broken escape after the address', 'mail olga%40example.com%E0 now', 'mail [email]%E0 now'],
+    ['a double escape', 'mail olga%2540example.com now', 'mail [email] now'],
+    ['a decimal entity with leading zeros', 'mail olga&#0064;example.com now', 'mail [email] now'],
+    ['a hex entity', 'mail olga&#x40;example.com now', 'mail [email] now'],
+    ['an entity without its semicolon', 'mail olga&#64example.com now', 'mail [email] now'],
+    ['an escaped equals sign after a secret name', 'open /reset?token%3DQzWxEcRvTbYnUmIkOlPa now', 'open /reset?token%3D[secret] now'],
+    ['a key named in a query string', 'open /cb?state=x&code=QzWxEcRvTbYnUmIkOlPa now', 'open /cb?state=x&code=[secret] now'],
+    ['a prefixed token name', 'reset_token=QzWxEcRvTbYnUmIkOlPa', 'reset_token=[secret]'],
+    ['a punycode top-level domain', 'mail olga@xn--80ak6aa92e.xn--p1ai now', 'mail [email] now'],
+    ['a phone with hyphens (U+2010)', 'call +44\u201020\u20107946\u20100958 now', 'call [phone] now'],
+    ['a phone with non-breaking hyphens (U+2011)', 'call 020\u20117946\u20110958 now', 'call [phone] now'],
+    ['a phone with en dashes (U+2013)', 'call 020\u20137946\u20130958 now', 'call [phone] now'],
+    ['a phone with minus signs (U+2212)', 'call +1\u2212555\u2212010\u22129999 now', 'call [phone] now'],
+  ])('masks %s in text', (_, text, masked) => {
+    expect(maskText(text)).toBe(masked);
+  });
+
+  it('leaves words with those characters alone: a date with Unicode dashes, a key word in prose, a domain with no address', () => {
+    const text = 'On 2026\u201311\u201328 the key: navigation; see xn--p1ai and 100%E0 of docs.example.com-style names, code=short';
+    expect(maskText(text)).toBe(text);
+  });
+
+  it('gives an address written with entities or escapes the HMAC of its plain form', () => {
+    for (const form of ['olga&#0064;example.com', 'olga%2540example.com', 'olga&#X40;example.com', 'olga%40example%2Ecom'])
+      expect(hmacOf(KEY, form), form).toBe(hmacOf(KEY, 'olga@example.com'));
+  });
+
+  it('accepts an address with a punycode top-level domain, or written with entities, for forget', () => {
+    for (const form of ['olga@example.xn--p1ai', 'olga@xn--80ak6aa92e.xn--p1ai', 'olga&#0064;example.com']) expect(isEmailAddress(form), form).toBe(true);
+    expect(isEmailAddress('olga@example.xn--')).toBe(false);
+  });
+});
+
+/** Each way an address's at-sign or dots may be escaped (issue 57), generated. */
+const ESCAPES: Readonly<Record<string, (char: string) => string>> = {
+  percent: (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  percentLower: (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  doublePercent: (c) => `%25${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  decimalEntity: (c) => `&#${c.charCodeAt(0)};`,
+  zeroPaddedDecimal: (c) => `&#000${c.charCodeAt(0)};`,
+  hexEntity: (c) => `&#x${c.charCodeAt(0).toString(16)};`,
+  zeroPaddedHex: (c) => `&#X00${c.charCodeAt(0).toString(16).toUpperCase()};`,
+  plain: (c) => c,
+};
+const escapeName = fc.constantFrom(...Object.keys(ESCAPES));
+const escaped = (name: string, char: string) => (ESCAPES[name] as (c: string) => string)(char);
+
+describe('generated: every glue character and every escape', () => {
+  it('masks an address with each escape of its at-sign and dots, followed by each glue character, in text', () => {
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 4 }), address, escapeName, escapeName, fc.constantFrom(...GLUE), word, (before, a, at, dot, glue, after) => {
+        const written = `${a.local}${escaped(at, '@')}${[...a.domain, a.tld].join(escaped(dot, '.'))}`;
+        const text = [...before, `${written}${glue}${after}`].join(' ');
+        expect(maskText(text)).toBe([...before, `[email]${glue}${after}`].join(' '));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('masks it in a path segment, raw or percent-encoded, with a broken escape after it', () => {
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        address,
+        escapeName,
+        fc.constantFrom(...GLUE),
+        fc.boolean(),
+        (segments, a, at, glue, encode) => {
+          const written = `${a.local}${escaped(at, '@')}${a.domain.join('.')}.${a.tld}${glue}`;
+          const segment = encode ? encodeURIComponent(written) : written;
+          expect(maskPath(`/${[...segments, segment].join('/')}`)).toBe(`/${[...segments, '[email]'].join('/')}`);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('masks a phone number whose groups are joined by any Unicode dash', () => {
+    const dashes = ['\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\ufe63', '\uff0d'];
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 4 }), phone, fc.constantFrom(...dashes), (before, p, dash) => {
+        const text = [...before, phoneText({ ...p, separator: dash }), 'thanks'].join(' ');
+        expect(maskText(text)).toBe([...before, '[phone]', 'thanks'].join(' '));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../../functions/shared/api/redact.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
-import { hmacOf, isEmailAddress, keyIdOf, maskDeep, maskText } from '../../../functions/shared/personal-data.js';
+import { hmacOf, isEmailAddress, keyIdOf, maskDeep, maskText } from '../../../functions/shared/personal-data/index.js';
 import { parsePolicyOverrides, resolvePolicy } from '../../../functions/warehouse/column-policy.js';
 
 describe('maskText', () => {

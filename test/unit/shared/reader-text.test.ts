@@ -114,3 +114,22 @@ describe('readerText at the edges (issue 42)', () => {
     ).toBe('[email], [email], [email], [phone], [secret]');
   });
 });
+
+describe('readerText, round seven (issue 57)', () => {
+  it('defangs a link written with backslashes or a full-width colon like one with //', () => {
+    expect(readerText('go to https:\\\\evil.example/login or HTTP:/\\evil.example', 'quote')).toBe(
+      'go to hxxps://evil[.]example/login or hxxp://evil[.]example',
+    );
+    expect(readerText('go to https：//evil.example/login or https﹕//evil．example', 'quote')).toBe(
+      'go to hxxps://evil[.]example/login or hxxps://evil[.]example',
+    );
+    expect(readerText('go to https：＼＼evil.example or \\\\evil.example\\share', 'quote')).toBe('go to hxxps://evil[.]example or \\\\evil[.]example\\share');
+    expect(readerText('run javascript：alert(1)', 'quote')).toBe('run javascript[:]alert(1)');
+  });
+
+  it('masks an address glued to what follows, escaped twice or with a broken escape', () => {
+    expect(readerText('mail ana@example.com%20thanks, olga%2540example.com or /u/olga%40example.com%E0', 'quote')).toBe(
+      'mail [email]%20thanks, [email] or [email]%E0',
+    );
+  });
+});

@@ -4,15 +4,20 @@
  * creates it for the Lambda); else — on a laptop — a random key generated once into the state
  * folder (`personal-data.key`, mode 0600) and said once. The key is read once per process and
  * never written anywhere else: manifests and erasure records name its id (`keyIdOf`).
+ *
+ * A run for an organisation (`EXPORT_ORG`, set by the CLI per organisation of
+ * `MINTLIFY_ORGS_FILE` and by the organisations' worker) hashes with that organisation's own
+ * key, derived from the deployment's (`organisationKey`); without one the deployment's key is
+ * used as it is.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { awsClientConfig } from './aws-clients.js';
+import { awsClientConfig } from '../aws-clients.js';
 
-import { ConfigError, NetworkError } from './errors.js';
-import { keyIdOf, validatePersonalDataKey } from './personal-data.js';
+import { ConfigError, NetworkError } from '../errors.js';
+import { keyIdOf, organisationKey, validatePersonalDataKey } from './identity.js';
 
 /** The key file's name inside the state folder. */
 export const KEY_FILE_NAME = 'personal-data.key';
@@ -20,6 +25,19 @@ export const KEY_FILE_NAME = 'personal-data.key';
 export interface PersonalDataKey {
   readonly key: string;
   readonly keyId: string;
+  /**
+   * For an organisation: the deployment's key itself, which the organisation's lake was written
+   * with before keys were per organisation (round seven). `forget` also removes rows hashed with
+   * it, and a person erased under it stays out of later exports.
+   */
+  readonly deploymentKey?: { readonly key: string; readonly keyId: string };
+}
+
+/** The key of `org` (derived from `key`), or `key` itself without an organisation. */
+export function keyFor(key: string, org: string | undefined): PersonalDataKey {
+  if (org === undefined) return { key, keyId: keyIdOf(key) };
+  const derived = organisationKey(key, org);
+  return { key: derived, keyId: keyIdOf(derived), deploymentKey: { key, keyId: keyIdOf(key) } };
 }
 
 /** The key, read (or made) on first use and kept for the process. */
@@ -48,10 +66,13 @@ export function fixedPersonalDataKey(key: string): PersonalDataKeySource {
 }
 
 export function createPersonalDataKeySource(
-  config: { readonly personalDataKey?: string | undefined; readonly personalDataKeySecretArn?: string | undefined },
+  config: { readonly personalDataKey?: string | undefined; readonly personalDataKeySecretArn?: string | undefined; readonly org?: string | undefined },
   options: PersonalDataKeyOptions = {},
 ): PersonalDataKeySource {
-  if (config.personalDataKey !== undefined) return fixedPersonalDataKey(config.personalDataKey);
+  if (config.personalDataKey !== undefined) {
+    const value = keyFor(config.personalDataKey, config.org);
+    return { get: async () => value };
+  }
   let pending: Promise<PersonalDataKey> | undefined;
   const read = async (): Promise<PersonalDataKey> => {
     const key =
@@ -60,7 +81,7 @@ export function createPersonalDataKeySource(
         : options.stateDir !== undefined
           ? await readOrCreateKeyFile(options.stateDir, options.onGenerated, options.generate ?? true)
           : fail();
-    return { key, keyId: keyIdOf(key) };
+    return keyFor(key, config.org);
   };
   return {
     get() {
