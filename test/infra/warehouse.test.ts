@@ -63,6 +63,9 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['detail', 'string'],
     ['kind', 'string'],
     ['gap_id', 'string'],
+    ['scope', 'string'],
+    ['scope_reasons', 'string'],
+    ['merged_at', 'timestamp'],
   ],
   export_runs: [
     ['run_id', 'string'],
@@ -121,7 +124,7 @@ const NULLABLE: Readonly<Record<string, readonly string[]>> = {
   feedback_by_page: ['unknown_fields'],
   assistant_conversations: ['resolution_status', 'query_category', 'page_url', 'unknown_fields'],
   assistant_caller_stats: ['unknown_fields'],
-  followup_outcomes: ['job_id', 'pr_link', 'sent_at', 'detail', 'kind', 'gap_id'],
+  followup_outcomes: ['job_id', 'pr_link', 'sent_at', 'detail', 'kind', 'gap_id', 'scope', 'scope_reasons', 'merged_at'],
   fix_effects: ['kind', 'key', 'job_id', 'pr_link', 'control_ratio', 'effect_ratio', 'effect_low', 'effect_high'],
 };
 
