@@ -1,9 +1,10 @@
 /**
  * Rules of the house a test can hold, read with TypeScript's own parser (not regular
  * expressions): the CLI picks its exit code by what an error says of itself, not by a list of
- * classes; the errors one room raises live in that room.
+ * classes; the errors one room raises live in that room; no unit test reads a clock to bound a
+ * time (those bounds are the benchmark's: a unit test passes alone and under load alike).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +60,35 @@ describe('errors beside their rooms', () => {
     expect(classNames(source('functions/shared/pacing/errors.ts'))).toEqual(['BudgetExhaustedError', 'CircuitOpenError', 'LeaseLostError']);
     expect(new BudgetExhaustedError('later', 0).source).toBe('tool');
     expect(new LeaseLostError('taken').name).toBe('LeaseLostError');
+  });
+});
+
+/** Every `.ts` file under a folder of the repository. */
+function testFiles(relative: string): string[] {
+  const root = fileURLToPath(new URL(`../../../${relative}`, import.meta.url));
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `${relative}/${name}`);
+}
+
+/** Calls that read a wall or CPU clock to measure: `performance.now()`, `process.cpuUsage()`, `process.hrtime()`. */
+function clockReads(file: ts.SourceFile): string[] {
+  const reads: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression.getText(file);
+      if (/^(performance\.now|process\.cpuUsage|process\.hrtime(\.bigint)?)$/.test(callee)) reads.push(`${file.fileName.split('/test/unit/')[1]}: ${callee}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return reads;
+}
+
+describe('the unit tests', () => {
+  it('hold no wall-clock or CPU-time bound (linearity by counting steps; times in npm run bench)', () => {
+    const reads = testFiles('test/unit').flatMap((relative) => clockReads(source(relative)));
+
+    expect(reads).toEqual([]);
   });
 });

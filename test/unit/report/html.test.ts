@@ -27,11 +27,9 @@ describe('userText', () => {
     expect(userText('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
   });
 
-  it("renders a 1 MB value of A's or of emoji in milliseconds, not minutes (cut first, then a linear mask)", () => {
+  it("renders a 1 MB value of A's or of emoji cut to its limit (cut first, then a linear mask: its time is npm run bench -- masking)", () => {
     for (const value of ['A'.repeat(1 << 20), '😀'.repeat(1 << 19), `${'a.b'.repeat(300_000)}@`, '@a.'.repeat(350_000), 'x@'.repeat(500_000)]) {
-      const started = performance.now();
       const shown = userText(value);
-      expect(performance.now() - started, value.slice(0, 6)).toBeLessThan(250);
       expect(shown.length).toBeLessThanOrEqual(160);
       expect(shown.endsWith('…')).toBe(true);
     }

@@ -70,14 +70,12 @@ describe('readerText', () => {
     expect(cleanReaderText('a  b ', 'quote')).toMatchObject({ text: 'a b', cleaned: false });
   });
 
-  it('takes time linear in what it shows, whatever the length of the value', () => {
+  it('shows at most its cut of an 11 MB value (cut first: its time is npm run bench -- masking)', () => {
     const hostile = `${'a@b.'.repeat(2_000_000)}https://${'x.'.repeat(1_000_000)}`;
-    const started = performance.now();
     const text = readerText(hostile, 'path');
-    const elapsed = performance.now() - started;
 
     expect(text.length).toBeLessThanOrEqual(200);
-    expect(elapsed).toBeLessThan(200);
+    expect(text).not.toContain('a@b.a');
   });
 });
 
