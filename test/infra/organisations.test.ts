@@ -115,6 +115,16 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     });
   });
 
+  it('draws a graph per organisation on the dashboard (Metrics Insights by Organisation: runs, requests, failures, lag), and none without the option', () => {
+    const body = (t: Template) => JSON.stringify(Object.values(t.findResources('AWS::CloudWatch::Dashboard')).map((r) => r.Properties.DashboardBody));
+    const text = body(orgs.template);
+    for (const metric of ['UnitsCompleted', 'AnalyticsRequests', 'OrganisationRunsFailed', 'BacklogRequests']) {
+      expect(text).toMatch(new RegExp(`SELECT (SUM|MAX)\\(${metric}\\) FROM SCHEMA\\(.*Organisation, service\\) GROUP BY Organisation`));
+    }
+    expect(text).toContain('Lag per organisation');
+    expect(body(plain.template)).not.toContain('GROUP BY Organisation');
+  });
+
   it("lets the workers write only under orgs/<id>/ of the export's folders", () => {
     const puts = withAction(workerStatements(orgs.template), 's3:PutObject');
     const text = JSON.stringify(puts);
