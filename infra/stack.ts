@@ -255,6 +255,7 @@ export class MintlifyExporterStack extends Stack {
       followUpDeadLetterQueue: this.followUps.deadLetterQueue,
       budget,
       alarms: [...Object.values(this.operations.alarms), ...insightAlarms],
+      organisations: this.organisations !== undefined,
     });
 
     // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).

@@ -6,6 +6,7 @@
  * naming the variable or flag to fix (exit 2), never a unit failed "to retry", and never a
  * hang: the whole check has a time limit.
  */
+import { randomBytes } from 'node:crypto';
 import { readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Destination } from '../shared/storage/destination.js';
@@ -75,7 +76,8 @@ async function readable(destination: Destination): Promise<void> {
 }
 
 async function writableFolder(state: StateFolder): Promise<void> {
-  const file = path.join(state.dir, `.probe-${process.pid}-${Date.now().toString(36)}`);
+  // Unique within the process too: organisations run at once probe the same folder in the same millisecond.
+  const file = path.join(state.dir, `.probe-${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
   try {
     // Private like everything the shared store writes there (budget ledger, leases).
     await createFolder(state.dir, 0o700);

@@ -24,6 +24,7 @@ import { createLocalDestination } from '../shared/storage/destination-local.js';
 import type { FillNotice } from '../report/sections/fill.js';
 import { sandboxServes } from './api-target.js';
 import { budgetNeeds, requestsLeftText } from './render/budget.js';
+import { exportCommandOf } from './fill-command.js';
 
 /** Days of a report when none are given. */
 export const DEFAULT_REPORT_DAYS = 30;
@@ -209,34 +210,7 @@ async function readFillNotice(input: {
   };
 }
 
-/** `mintlify-exporter export --from … --to …` of the report's projects (`--project` when they are not MINTLIFY_PROJECT_IDS) and `--out`. */
-function exportCommandOf(input: {
-  readonly config: Config;
-  readonly out: string | undefined;
-  readonly from: string;
-  readonly to: string;
-  readonly projects: readonly string[];
-}): string {
-  const { config, projects } = input;
-  const sameProjects = projects.length === config.projectIds.length && projects.every((p) => config.projectIds.includes(p));
-  const argv = [
-    'export',
-    '--from',
-    input.from,
-    '--to',
-    input.to,
-    ...(sameProjects ? [] : projects.flatMap((p) => ['--project', p])),
-    ...(input.out !== undefined ? ['--out', input.out] : []),
-  ];
-  return ['mintlify-exporter', ...argv.map(shellWord)].join(' ');
-}
-
 /** The ledger of a budget nobody has spent from yet. */
 function emptyWindow(spec: BudgetSpec, now: number): BudgetSnapshot {
   return { spec, used: 0, nextStartAt: now, pausedUntil: 0, rateLimited: 0, limit: spec.requests };
-}
-
-/** A word as a POSIX shell reads it back: as it is when plain, else single-quoted. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -39,6 +39,12 @@ import {
   type ScopeFlags,
 } from './scope.js';
 
+import { exportCommandOf } from './fill-command.js';
+import type { ExportStatus } from '../export/index.js';
+import type { BudgetSnapshot } from '../shared/pacing/budget.js';
+import type { NextRun } from './render/status.js';
+import type { Config } from '../settings/config.js';
+
 interface StatusFlags extends ScopeFlags {
   readonly days?: number;
 }
@@ -80,7 +86,9 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
   const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
+  const next = config.org === undefined ? undefined : nextRunOf(status, snapshot, now, { config, out: flags.out, projects });
   const view = {
+    ...(next === undefined ? {} : { next }),
     destination: destination.url,
     days,
     projects,
@@ -97,4 +105,23 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   if (flags.json) writeJson(io.stdout, statusJson(view));
   else printStatus(view, io.stdout);
   return 0;
+}
+
+/**
+ * With an organisations file: the `export` that does this organisation's units left to do (its
+ * `--org`, the root destination) and how long its first request waits for the organisation's own
+ * ledger (0: at once). Undefined when nothing is left.
+ */
+export function nextRunOf(
+  status: ExportStatus,
+  snapshot: BudgetSnapshot,
+  now: number,
+  input: { readonly config: Config; readonly out: string | undefined; readonly projects: readonly string[] },
+): NextRun | undefined {
+  const todo = status.units.filter((unit) => unit.state !== 'complete' && unit.state !== 'expired');
+  if (todo.length === 0) return undefined;
+  const days = todo.map((unit) => unit.date).sort();
+  const projects = input.projects.filter((project) => todo.some((unit) => unit.projectId === project));
+  const command = exportCommandOf({ config: input.config, out: input.out, from: days[0] as string, to: addDays(days.at(-1) as string, 1), projects });
+  return { command, waitMs: Math.max(0, snapshot.nextStartAt - now, snapshot.pausedUntil - now) };
 }

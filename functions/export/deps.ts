@@ -204,7 +204,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
       const database = config.glueDatabase;
       if (database === undefined) return undefined;
       glue ??= overrides.glue ?? new GlueClient(awsClientConfig());
-      return createPartitionRegistrar({ glue, database, store, now, logger: partitionLogger });
+      return createPartitionRegistrar({ glue, database, store, now, logger: partitionLogger, org: config.org });
     },
     createIceberg: (icebergLogger = logger) => {
       const found = icebergDeps(icebergLogger);

@@ -56,6 +56,8 @@ export interface TableRegistration {
 interface TableShape {
   readonly descriptor: StorageDescriptor;
   readonly keys: readonly string[];
+  /** The table's `storage.location.template` (`…/orgs/${org}/visitors_pages/dt=${dt}/`), when it has one. */
+  readonly template?: string | undefined;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function registerDays(
   table: string,
   days: readonly string[],
   shapes: Map<string, TableShape> = new Map(),
+  org?: string,
 ): Promise<TableRegistration> {
   if (days.length === 0) return { table, registered: [], failed: [] };
   let shape: TableShape;
@@ -87,7 +90,7 @@ export async function registerDays(
     const inputs: PartitionInput[] = [];
     const asked: string[] = [];
     for (const day of chunk) {
-      const input = partitionInput(shape, day);
+      const input = partitionInput(shape, day, org);
       if ('error' in input) failed.push({ day, error: `${database}.${table}: ${input.error}` });
       else {
         inputs.push(input);
@@ -123,22 +126,38 @@ async function readShape(glue: GlueSend, database: string, table: string): Promi
   const answer = await glue.send(new GetTableCommand({ DatabaseName: database, Name: table }));
   const descriptor = answer.Table?.StorageDescriptor;
   if (descriptor?.Location === undefined) throw new Error('the table has no storage location');
-  return { descriptor, keys: (answer.Table?.PartitionKeys ?? []).map((key) => key.Name ?? '') };
+  return {
+    descriptor,
+    keys: (answer.Table?.PartitionKeys ?? []).map((key) => key.Name ?? ''),
+    template: answer.Table?.Parameters?.['storage.location.template'],
+  };
 }
 
-/** The partition of `day`: the table's descriptor with the day's folder as its location. */
-function partitionInput(shape: TableShape, day: string): PartitionInput | { readonly error: string } {
-  const known: Record<string, string> = { dt: day };
+/**
+ * The partition of `day` (and organisation `org`, for a table of many organisations): the table's
+ * descriptor with the partition's folder as its location. A key the location names as a
+ * placeholder in the table's `storage.location.template` (`orgs/${org}/visitors_pages/dt=${dt}/`)
+ * is put in its place; the others are Hive folders under the table's location.
+ */
+function partitionInput(shape: TableShape, day: string, org?: string): PartitionInput | { readonly error: string } {
+  const known: Record<string, string> = { dt: day, ...(org !== undefined ? { org } : {}) };
   const values: string[] = [];
   for (const key of shape.keys) {
     const value = known[key];
-    if (value === undefined) return { error: `the table is partitioned by ${shape.keys.join(', ')}; a unit names only dt, not ${key}` };
+    if (value === undefined)
+      return { error: `the table is partitioned by ${shape.keys.join(', ')}; a unit names ${Object.keys(known).join(' and ')}, not ${key}` };
     values.push(value);
   }
   if (values.length === 0) return { error: 'the table has no partition keys' };
-  const base = (shape.descriptor.Location as string).replace(/\/*$/, '/');
-  const folders = shape.keys.map((key, i) => `${key}=${values[i]}/`).join('');
-  return { Values: values, StorageDescriptor: { ...shape.descriptor, Location: `${base}${folders}` } };
+  // The folder projection reads is the folder registered: the table's template with the values in place.
+  let base = (shape.template ?? (shape.descriptor.Location as string)).replace(/\/*$/, '/');
+  const folders: string[] = [];
+  shape.keys.forEach((key, i) => {
+    const placeholder = `\${${key}}`;
+    if (base.includes(placeholder)) base = base.replaceAll(placeholder, values[i] as string);
+    else folders.push(`${key}=${values[i]}/`);
+  });
+  return { Values: values, StorageDescriptor: { ...shape.descriptor, Location: `${base}${folders.join('')}` } };
 }
 
 /** The `dt` of a partition's values (as the table orders its keys). */
@@ -171,6 +190,8 @@ export interface PartitionRegistrarDeps {
   readonly store: SharedStore;
   readonly now: () => number;
   readonly logger?: AppLogger;
+  /** The organisation whose lake the run writes (a deployment for many: its tables' `org` partition). */
+  readonly org?: string | undefined;
 }
 
 /**
@@ -179,7 +200,7 @@ export interface PartitionRegistrarDeps {
  * Glue costs a run one call's retries, not one per unit.
  */
 export function createPartitionRegistrar(deps: PartitionRegistrarDeps): PartitionRegistrar {
-  const { glue, database, store, now, logger } = deps;
+  const { glue, database, store, now, logger, org } = deps;
   const shapes = new Map<string, TableShape>();
   let registered = 0;
   let failed = 0;
@@ -193,7 +214,7 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
       const error = `not tried: Glue did not answer earlier in this run (${down})`;
       return settle({ table, registered: [], failed: days.map((day) => ({ day, error })) });
     }
-    const result = await registerDays(glue, database, table, days, shapes);
+    const result = await registerDays(glue, database, table, days, shapes, org);
     if (result.unreachable !== undefined) down = result.unreachable;
     return settle(result);
   };

@@ -10,7 +10,7 @@
  */
 import type { FollowUpDeps, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
 import { defaultRequestId, ID_PATTERN } from '../follow-up/message.js';
-import { ORG_ID_PATTERN, type Organisation } from './organisations.js';
+import type { Organisation } from './organisations.js';
 
 /** The dead-letter reason of a message whose project is in no organisation (its prefix). */
 export const UNKNOWN_PROJECT = 'unknown_project';

@@ -9,7 +9,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BudgetSpec } from '../../functions/shared/pacing/budget-spec.js';
-import { EXPORT_METRICS, FOLLOWUP_METRICS } from '../../functions/shared/metric-names.js';
+import { EXPORT_METRICS, FOLLOWUP_METRICS, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../../functions/shared/metric-names.js';
 import { exporterMetric } from './operations.js';
 import { SERVICE_NAMES } from './lambda-defaults.js';
 
@@ -23,6 +23,21 @@ export interface OperationsDashboardProps {
   readonly budget: BudgetSpec;
   /** Alarms shown in the status widget at the top. */
   readonly alarms: readonly cloudwatch.IAlarm[];
+  /** A deployment for many organisations (context `organisations=true`): a row of graphs per organisation. @default false */
+  readonly organisations?: boolean;
+}
+
+/** The organisations' graphs: each a Metrics Insights query grouped by `Organisation` (organisations added later show up). */
+const ORGANISATION_GRAPHS: readonly { readonly title: string; readonly metric: string; readonly label: string }[] = [
+  { title: 'Runs per organisation (units completed)', metric: EXPORT_METRICS.unitsCompleted, label: 'units' },
+  { title: 'Requests per organisation', metric: EXPORT_METRICS.requests, label: 'requests' },
+  { title: 'Failures per organisation (runs and units)', metric: ORGS_METRICS.failed, label: 'runs failed' },
+  { title: 'Lag per organisation (requests still to go)', metric: EXPORT_METRICS.backlogRequests, label: 'requests to go' },
+];
+
+/** The Metrics Insights query of `metric` per organisation: the 20 largest. */
+export function perOrganisationQuery(metric: string, statistic: 'SUM' | 'MAX' = 'SUM'): string {
+  return `SELECT ${statistic}(${metric}) FROM SCHEMA("${METRICS_NAMESPACE}", ${ORGANISATION_DIMENSION}, service) GROUP BY ${ORGANISATION_DIMENSION} ORDER BY ${statistic}() DESC LIMIT 20`;
 }
 
 const HOUR = Duration.hours(1);
@@ -55,6 +70,25 @@ export class OperationsDashboard extends Construct {
       }),
     );
     this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', width: 24, height: 3, alarms: [...props.alarms] }));
+    if (props.organisations === true) {
+      this.dashboard.addWidgets(
+        ...ORGANISATION_GRAPHS.map(
+          (graph) =>
+            new cloudwatch.GraphWidget({
+              title: graph.title,
+              width: 6,
+              height: 6,
+              left: [
+                new cloudwatch.MathExpression({
+                  expression: perOrganisationQuery(graph.metric, graph.metric === EXPORT_METRICS.backlogRequests ? 'MAX' : 'SUM'),
+                  label: graph.label,
+                  period: HOUR,
+                }),
+              ],
+            }),
+        ),
+      );
+    }
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Export units per hour',

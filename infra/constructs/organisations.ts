@@ -137,6 +137,8 @@ export class Organisations extends Construct {
         ANALYTICS_BUDGET: props.budget ?? ENV_DEFAULTS.ANALYTICS_BUDGET,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         EXPORT_REFRESH_DAYS: String(CONFIG_DEFAULTS.refreshDays),
+        // Each committed unit registers its (org, dt) partition for the catalog's readers (Spectrum, Spark, Trino).
+        EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName,
       } satisfies FunctionEnvironment<'export'>,
     });
     this.worker = worker.function;
@@ -162,6 +164,7 @@ export class Organisations extends Construct {
         "Organisations are data: each is a secret named <prefix><id>, added without a deploy, so the workers read the secrets under the organisations' prefix (and no other).",
     });
     props.warehouse.grantOrganisationsExportReadWrite(this.worker);
+    props.warehouse.grantPartitionRegistration(this.worker);
     grantStateKeys(this.worker, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });
     props.personalDataKey.grantRead(this.worker);
 

@@ -13,10 +13,11 @@ import { synthStack, type SynthResult, rolePolicies } from '../helpers/synth.js'
 let orgs: SynthResult;
 let plain: SynthResult;
 
+// Two syntheses: minutes when the machine's cores are shared.
 beforeAll(() => {
   orgs = synthStack({ organisations: 'true', organisationConcurrency: '25' });
   plain = synthStack();
-});
+}, 600_000);
 
 const resourcesOf = (template: Template) => template.toJSON().Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 type Statement = { Action: string | string[]; Resource: unknown };
@@ -94,6 +95,34 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     expect(JSON.stringify(visitors.Parameters['storage.location.template'])).toContain(['/mintlify/orgs/$', '{org}/visitors_totals/dt=$', '{dt}/'].join(''));
     const outcomes = tables.find((table) => table.Name === 'followup_outcomes');
     expect(outcomes.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
+  });
+
+  it("lets the workers register (org, dt) partitions on the dataset tables only, in the stack's database", () => {
+    const t = orgs.template;
+    const registering = withAction(workerStatements(t), 'glue:BatchCreatePartition');
+    expect(registering).toHaveLength(1);
+    expect([registering[0]?.Action].flat().sort()).toEqual(['glue:BatchCreatePartition', 'glue:GetTable']);
+    const tableIds = Object.entries(t.findResources('AWS::Glue::Table')).map(([id, r]) => [r.Properties.TableInput.Name as string, id] as const);
+    const text = JSON.stringify(registering[0]?.Resource);
+    for (const [name, id] of tableIds) {
+      if (name === 'visitors_totals' || name === 'visitors_pages') expect(text, name).toContain(id);
+      if (name === 'export_runs' || name === 'followup_outcomes') expect(text, name).not.toContain(id);
+    }
+    expect(text).not.toMatch(/table\/\*|"\*"/);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.worker',
+      Environment: { Variables: Match.objectLike({ EXPORT_GLUE_DATABASE: Match.anyValue() }) },
+    });
+  });
+
+  it('draws a graph per organisation on the dashboard (Metrics Insights by Organisation: runs, requests, failures, lag), and none without the option', () => {
+    const body = (t: Template) => JSON.stringify(Object.values(t.findResources('AWS::CloudWatch::Dashboard')).map((r) => r.Properties.DashboardBody));
+    const text = body(orgs.template);
+    for (const metric of ['UnitsCompleted', 'AnalyticsRequests', 'OrganisationRunsFailed', 'BacklogRequests']) {
+      expect(text).toMatch(new RegExp(`SELECT (SUM|MAX)\\(${metric}\\) FROM SCHEMA\\(.*Organisation, service\\) GROUP BY Organisation`));
+    }
+    expect(text).toContain('Lag per organisation');
+    expect(body(plain.template)).not.toContain('GROUP BY Organisation');
   });
 
   it("lets the workers write only under orgs/<id>/ of the export's folders", () => {

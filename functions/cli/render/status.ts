@@ -5,8 +5,18 @@ import type { DatasetName } from '../../warehouse/catalog.js';
 import { displayText } from '../../shared/display.js';
 import { describeMark, type AnomalyMark } from '../../warehouse/records.js';
 import { budgetJson, budgetLine, budgetNeeds, requestsLeftText } from './budget.js';
+import { formatDuration } from '../../shared/durations.js';
+
+/** With an organisations file: the run that does what is left, and its wait for the organisation's ledger. */
+export interface NextRun {
+  readonly command: string;
+  /** Until its first request may start, ms (0: at once). */
+  readonly waitMs: number;
+}
 
 export interface StatusView {
+  /** The next run of this organisation (an organisations file), when something is left. */
+  readonly next?: NextRun;
   /** The destination's URL. */
   readonly destination: string;
   readonly days: readonly string[];
@@ -38,6 +48,7 @@ export function statusJson(view: StatusView) {
     ...(view.anomalies.length > 0 ? { anomalies: view.anomalies } : {}),
     todo: { units: status.todo, requests: status.requests, budgetMs: view.budgetMs, guessed: status.guessed, typical: status.typical, floors: status.floors },
     budget: budgetJson(view.snapshot, view.now),
+    ...(view.next === undefined ? {} : { next: view.next }),
   };
 }
 
@@ -97,6 +108,11 @@ export function printStatus(view: StatusView, out: { write(text: string): unknow
         )}.\n`,
   );
   out.write(`${budgetLine(view.snapshot, view.now)}\n`);
+  if (view.next !== undefined) {
+    const wait =
+      view.next.waitMs === 0 ? 'its first request at once' : `its first request waits ${formatDuration(view.next.waitMs)} for this organisation's budget`;
+    out.write(`Next run: ${view.next.command} (${wait}; the budget needs ${budgetNeeds(view.budgetMs, view.unpaced, view.status)})\n`);
+  }
 }
 
 /** `2026-10-11 00:00Z` */

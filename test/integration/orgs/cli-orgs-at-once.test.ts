@@ -115,7 +115,23 @@ describe('a budget of 6 an hour with a reserve of 2', () => {
     }
     expect(cli.stderr()).toMatch(/ {2}acme {2}stopped\n {2}beta {2}stopped\n/);
     expect(cli.stderr().trim().split('\n').at(-1)).toBe('stopped: export did not finish for organisation(s) acme, beta');
-  }, 60_000);
+
+    // status --org names the run that does what is left (its --org, the root destination) and its wait.
+    const out = path.join(folder, 'lake-hour');
+    const status = await runSpawnedCli(['status', '--org', 'acme', ...daysFlags(8), '--dataset', 'visitors', '--out', out, '--json'], {
+      ...env,
+      ANALYTICS_BUDGET: '6/1h',
+      ANALYTICS_RESERVE: '2',
+      EXPORT_STATE_DIR: path.join(folder, 'state-hour'),
+    });
+    expect(status.code, status.stderr).toBe(0);
+    const [acme] = (JSON.parse(status.stdout) as { organisations: { result: { next: { command: string; waitMs: number } } }[] }).organisations;
+    expect(acme?.result.next.command).toBe(
+      `mintlify-exporter export --org acme --from 2026-10-${String(1 + startsOf('acme').length).padStart(2, '0')} --to 2026-10-09 --out ${out}`,
+    );
+    // Its share of 4 is spent: the next request waits for the hour's first start to leave the window.
+    expect(acme?.result.next.waitMs).toBeGreaterThan(55 * 60_000);
+  }, 90_000);
 });
 
 describe('the organisations file', () => {

@@ -7,6 +7,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runForOrganisations, takeFlag, type RunProgram } from '../../../functions/cli/orgs.js';
+import { exportCommandOf, rootOf } from '../../../functions/cli/fill-command.js';
 import type { CliIo } from '../../../functions/cli/io.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 
@@ -248,5 +249,23 @@ describe('per organisation', () => {
 describe('takeFlag', () => {
   it('takes both spellings and stops at --', () => {
     expect(takeFlag(['a', '--org', 'x', '--org=y', '--', '--org', 'z'], '--org')).toEqual({ values: ['x', 'y'], rest: ['a', '--', '--org', 'z'] });
+  });
+});
+
+describe('the fill command of an organisation', () => {
+  it('names --org and the root destination, never the organisation folder', () => {
+    const config = { projectIds: ['proj_a'], org: 'acme' };
+    expect(exportCommandOf({ config, out: 's3://b/p/orgs/acme', from: '2026-10-01', to: '2026-10-03', projects: ['proj_a'] })).toBe(
+      'mintlify-exporter export --org acme --from 2026-10-01 --to 2026-10-03 --out s3://b/p',
+    );
+    expect(exportCommandOf({ config, out: undefined, from: '2026-10-01', to: '2026-10-03', projects: ['proj_b'] })).toBe(
+      'mintlify-exporter export --org acme --from 2026-10-01 --to 2026-10-03 --project proj_b',
+    );
+    expect(exportCommandOf({ config: { projectIds: [] }, out: './lake', from: '2026-10-01', to: '2026-10-02', projects: [] })).toBe(
+      'mintlify-exporter export --from 2026-10-01 --to 2026-10-02 --out ./lake',
+    );
+    expect(rootOf('orgs/acme', 'acme')).toBe('.');
+    expect(rootOf('./data/orgs/acme/', 'acme')).toBe('./data');
+    expect(rootOf('./data/orgs/beta', 'acme')).toBe('./data/orgs/beta');
   });
 });

@@ -10,22 +10,30 @@ import { MAX_PARTITIONS_PER_CALL, registerDays, type GlueSend } from '../../../f
 import { addDays } from '../../../functions/shared/dates.js';
 
 /** A Glue whose table is partitioned by `keys`, recording each command's name and partition count. */
-function fakeGlue(keys: readonly string[]) {
+function fakeGlue(keys: readonly string[], location = 's3://b/p/t', template?: string) {
   const calls: string[] = [];
+  const inputs: unknown[] = [];
   const glue = {
     send: async (command: unknown) => {
       if (command instanceof GetTableCommand) {
         calls.push('GetTable');
-        return { Table: { StorageDescriptor: { Location: 's3://b/p/t' }, PartitionKeys: keys.map((Name) => ({ Name })) } };
+        return {
+          Table: {
+            StorageDescriptor: { Location: location },
+            PartitionKeys: keys.map((Name) => ({ Name })),
+            ...(template ? { Parameters: { 'storage.location.template': template } } : {}),
+          },
+        };
       }
       if (command instanceof BatchCreatePartitionCommand) {
         calls.push(`BatchCreatePartition ${command.input.PartitionInputList?.length}`);
+        inputs.push(...(command.input.PartitionInputList ?? []));
         return {};
       }
       throw new Error('unexpected command');
     },
   } as unknown as GlueSend;
-  return { glue, calls };
+  return { glue, calls, inputs };
 }
 
 describe('registerDays', () => {
@@ -47,7 +55,16 @@ describe('registerDays', () => {
     const result = await registerDays(glue, 'db', 't', ['2026-01-01']);
 
     expect(calls).toEqual(['GetTable']);
-    expect(result.failed).toEqual([{ day: '2026-01-01', error: 'db.t: the table is partitioned by org, dt; a unit names only dt, not org' }]);
+    expect(result.failed).toEqual([{ day: '2026-01-01', error: 'db.t: the table is partitioned by org, dt; a unit names dt, not org' }]);
     expect(result.unreachable).toBeUndefined();
+  });
+
+  it("registers (org, dt) of an organisation's run at its own folder, orgs/<id>/<table>/dt=…/", async () => {
+    const { glue, inputs } = fakeGlue(['org', 'dt'], 's3://b/p/orgs/', `s3://b/p/orgs/\${org}/visitors_pages/dt=\${dt}/`);
+
+    const result = await registerDays(glue, 'db', 'visitors_pages', ['2026-01-01'], new Map(), 'acme');
+
+    expect(result.failed).toEqual([]);
+    expect(inputs).toEqual([{ Values: ['acme', '2026-01-01'], StorageDescriptor: { Location: 's3://b/p/orgs/acme/visitors_pages/dt=2026-01-01/' } }]);
   });
 });

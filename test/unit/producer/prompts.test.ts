@@ -77,7 +77,36 @@ describe('checkPrompt', () => {
   it('refuses an unknown (most likely misspelt) field, naming it and the fields', () => {
     expect(checkPrompt(body({ projectId: 'p', jobId: 'j', prompt: 'x', requestID: 'r' }), 1)).toEqual({
       ok: false,
-      reason: 'unknown field "requestID" (the fields are projectId, jobId, prompt, requestId, gapId)',
+      reason: 'unknown field "requestID" (the fields are projectId, jobId, prompt, requestId, gapId, org)',
+    });
+  });
+});
+
+describe('checkPrompt with organisations', () => {
+  const organisations = [
+    { id: 'acme', projectIds: ['proj_a'] },
+    { id: 'beta', projectIds: ['proj_b'] },
+  ];
+
+  it("writes each prompt's organisation (its project's, or the one it names) into its message", () => {
+    const found = checkPrompt(body({ projectId: 'proj_b', jobId: 'j', prompt: 'x', requestId: 'r' }), 1, { organisations });
+    expect(found.ok && JSON.parse(found.prompt.body)).toMatchObject({ org: 'beta', projectId: 'proj_b' });
+    const named = checkPrompt(body({ org: 'acme', projectId: 'proj_a', jobId: 'j', prompt: 'x', requestId: 'r' }), 1, { organisations });
+    expect(named.ok && JSON.parse(named.prompt.body).org).toBe('acme');
+  });
+
+  it('refuses a project of no organisation, one its named organisation does not hold, and org without organisations', () => {
+    expect(checkPrompt(body({ projectId: 'proj_z', jobId: 'j', prompt: 'x', requestId: 'r' }), 1, { organisations })).toEqual({
+      ok: false,
+      reason: 'unknown_project: project "proj_z" is in no organisation (acme, beta): add it to its organisation\'s projectIds',
+    });
+    expect(checkPrompt(body({ org: 'acme', projectId: 'proj_b', jobId: 'j', prompt: 'x', requestId: 'r' }), 1, { organisations })).toEqual({
+      ok: false,
+      reason: 'unknown_project: project "proj_b" is not a project of organisation "acme"',
+    });
+    expect(checkPrompt(body({ org: 'acme', projectId: 'proj_a', jobId: 'j', prompt: 'x', requestId: 'r' }), 1)).toEqual({
+      ok: false,
+      reason: 'org names an organisation, but MINTLIFY_ORGS_FILE is not set: set it, or leave org out',
     });
   });
 });
