@@ -28,6 +28,7 @@ import { addDays } from '../functions/shared/dates.js';
 import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
 import { partitionKey } from '../functions/warehouse/tables.js';
 import { manifestKey } from '../functions/warehouse/keys.js';
+import { dayKey, LAYOUT } from '../functions/warehouse/lake/layout.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { startSandbox } from '../sandbox/index.js';
 import { runCli } from './lib/cli.js';
@@ -177,7 +178,7 @@ export async function buildLake(root: string, period: Period): Promise<{ readonl
         requests: requestsBySeed.get(seed) ?? 0,
         units_failed: 0,
       };
-      const runFile = path.join(root, 'export_runs', `dt=${addDays(day, 1)}`, `${run.run_id}.json`);
+      const runFile = path.join(root, dayKey(LAYOUT.runs.folder, addDays(day, 1), `${run.run_id}.json`));
       await mkdir(path.dirname(runFile), { recursive: true });
       await writeFile(runFile, `${JSON.stringify(run)}\n`);
     }

@@ -18,6 +18,7 @@ import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import type { CliIo } from './io.js';
+import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { printEffects } from './render/effects.js';
 
 export interface EffectsCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'> {
@@ -59,7 +60,7 @@ export function registerEffectsCommand(program: Command, io: EffectsCommandIo): 
     )
     .option('--out <dest>', 'warehouse to read: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .option('--json', 'one JSON document on stdout: {"effects":[…]}')
-    .option('--save', "also write the verdicts into the warehouse's fix_effects table (fix_effects/dt=<today>/<project>.json)")
+    .option('--save', `also write the verdicts into the warehouse's fix_effects table (${partitionKey(FIX_EFFECTS, '<today>', '<project>.json')})`)
     .action(async (flags: EffectsFlags) => io.setExitCode(await runEffectsCommand(flags, io)));
 }
 

@@ -18,6 +18,7 @@ import { addDays, dayStart, daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
 import type { LakeFiles } from '../warehouse/lake.js';
+import { dayFolder, dayKey } from '../warehouse/lake/layout.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
@@ -293,10 +294,10 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
     await Promise.all(
       daysBetween(tables.params.from, tables.params.to).map(async (day) =>
         (
-          await list(path.join(lake.root, prefix, `dt=${day}`))
+          await list(path.join(lake.root, dayFolder(prefix, day)))
         )
           .filter((name) => name.endsWith('.parquet') && projects.has(name.slice(0, -'.parquet'.length)))
-          .map((name) => `${prefix}/dt=${day}/${name}`),
+          .map((name) => dayKey(prefix, day, name)),
       ),
     )
   )

@@ -15,6 +15,7 @@ import { GAP_OUTCOME } from '../warehouse/records.js';
 import type { FollowUpState } from '../follow-up/state.js';
 import type { Destination } from '../shared/storage/destination.js';
 import type { LakeFiles } from '../warehouse/lake.js';
+import { dayFolder } from '../warehouse/lake/layout.js';
 import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { PROJECT_ID_PATTERN } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
@@ -322,7 +323,7 @@ async function tableFiles(lake: LakeFiles, table: TableDef, days: readonly strin
   await lake.folderReady(table.prefix);
   const perDay = await Promise.all(
     days.map(async (day) =>
-      (await list(path.join(lake.root, table.prefix, `dt=${day}`)))
+      (await list(path.join(lake.root, dayFolder(table.prefix, day))))
         .filter((name) => name.endsWith('.parquet') && PROJECT_ID_PATTERN.test(name.slice(0, -'.parquet'.length)))
         .map((name) => ({ day, projectId: name.slice(0, -'.parquet'.length) })),
     ),

@@ -19,6 +19,7 @@ import { parseDestinationTarget, type DestinationTarget } from '../shared/storag
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
+import { dayFolder, dayOfFolderName } from './lake/layout.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openObjectReader, type ReadObject } from '../shared/storage/s3-reader.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -229,11 +230,12 @@ async function listDays(
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
   const keys: string[] = [];
   try {
-    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: `${base}dt=${scope.from}` })) {
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: dayFolder(base, scope.from) })) {
       for (const object of page.Contents ?? []) {
         const key = object.Key;
         if (key === undefined) continue;
-        const day = /^dt=(\d{4}-\d{2}-\d{2})\//.exec(key.slice(base.length))?.[1];
+        const inFolder = key.slice(base.length).split('/');
+        const day = inFolder.length > 1 ? dayOfFolderName(inFolder[0] as string) : undefined;
         if (day === undefined) continue;
         if (day >= scope.to) return keys;
         if (day < scope.from) continue;

@@ -16,6 +16,7 @@ import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type Duc
 import { sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from './keys.js';
+import { dayFolder, dayFolderName, dayKey } from './lake/layout.js';
 import type { LakeFiles } from './lake.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
@@ -134,17 +135,17 @@ async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDe
   const files = (
     await Promise.all(
       scope.days
-        .filter((day) => present.has(`dt=${day}`))
+        .filter((day) => present.has(dayFolderName(day)))
         .map(async (day) =>
           (
-            await list(path.join(root, table.prefix, `dt=${day}`))
+            await list(path.join(root, dayFolder(table.prefix, day)))
           )
             .filter((name) => {
               const project = projectOfFile(name);
               return project !== undefined && wanted.has(project);
             })
             .sort()
-            .map((name) => `${table.prefix}/dt=${day}/${name}`),
+            .map((name) => dayKey(table.prefix, day, name)),
         ),
     )
   ).flat();
@@ -219,7 +220,7 @@ export async function discoverProjects(lake: LakeFiles, days: readonly string[])
     ...DATASET_NAMES.map((d) => ({ dir: `${MANIFESTS_PREFIX}/${d}`, suffix: '.json' })),
     ...DATASET_NAMES.map((d) => ({ dir: `${STAGING_PREFIX}/${d}`, suffix: '' })),
   ];
-  const wanted = new Set(days.map((day) => `dt=${day}`));
+  const wanted = new Set(days.map(dayFolderName));
   await Promise.all(
     folders.map(async ({ dir, suffix }) => {
       const present = (await list(path.join(root, dir))).filter((name) => wanted.has(name));
