@@ -34,6 +34,7 @@ import { startSandbox } from '../sandbox/index.js';
 import { runCli } from './lib/cli.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
+import { parseLakeTarget } from '../functions/warehouse/lake/target.js';
 
 /** Days of the benchmarked report (the report function's benchmark reads the same lake). */
 export const REPORT_DAYS = 90;
@@ -59,7 +60,7 @@ export async function benchReport(): Promise<BenchResult> {
 
     progress('report: 90-day report, in process');
     const cpuBefore = process.cpuUsage();
-    const builds = await repeat(RUNS, () => timed(() => buildReport({ destination: root, period, projects: [] }, { now })));
+    const builds = await repeat(RUNS, () => timed(() => buildReport({ target: parseLakeTarget(root, '--out'), period, projects: [] }, { now })));
     const cpu = process.cpuUsage(cpuBefore);
     const buildCpuMs = (cpu.user + cpu.system) / 1000 / RUNS;
     const html = builds[0]?.result.html ?? '';

@@ -10,6 +10,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { openLake } from '../warehouse/lake.js';
+import type { LakeTarget } from '../warehouse/lake/target.js';
 import { addDays } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
@@ -17,8 +18,8 @@ import { rankGaps, type Gap, type GapKind } from './gaps.js';
 import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests, type Unplaced } from './read.js';
 
 export interface GapsRequest {
-  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
-  readonly destination: string;
+  /** The lake, parsed at the door (warehouse/lake/target.ts). */
+  readonly target: LakeTarget;
   /** UTC days, in order (one at least). */
   readonly days: readonly string[];
   /** Projects; empty: every project with data in the period. */
@@ -31,8 +32,6 @@ export interface GapsRequest {
 
 export interface GapsDeps {
   readonly s3Client?: S3Client;
-  /** Where a relative folder starts. @default process.cwd() */
-  readonly cwd?: string;
   readonly onWarning?: (line: string) => void;
   /** The follow-up state records (`list`), when reachable. */
   readonly followUpState?: Pick<SharedStore, 'list' | 'description'>;
@@ -64,11 +63,10 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
   if (from === undefined || last === undefined) throw new NoDataError('no day to look at: give --days N or --from D1 --to D2');
   const after = addDays(last, 1);
   const lake = await openLake(
-    request.destination,
+    request.target,
     { from, to: after, prefixes: GAP_TABLES.map((table) => table.prefix) },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
-      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     },
   );

@@ -15,11 +15,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
 import { dayFolder, dayOfFolderName } from './lake/layout.js';
+import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openObjectReader, type ReadObject } from '../shared/storage/s3-reader.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -91,18 +91,12 @@ export interface LakeDeps {
   readonly s3Client?: S3Client;
   /** Objects downloaded at once. @default 16 */
   readonly concurrency?: number;
-  /** Where a relative folder starts. @default process.cwd() */
-  readonly cwd?: string;
   /**
    * The destination itself, when the caller opened it first (`openRecords`: the report and
    * `effects` read the outcome records before they know which days to mirror): the lake's
    * `records`. @default opened here
    */
   readonly records?: Destination;
-  /** The destination as the user named it, for a target given parsed. @default the target as given */
-  readonly named?: string;
-  /** Where the target came from, named in messages. @default '--out' */
-  readonly source?: string;
   /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
   readonly onWarning?: (line: string) => void;
   /** Aborted when the user stops the run: no further object is downloaded. */
@@ -116,29 +110,20 @@ export interface LakeDeps {
 }
 
 /**
- * The destination of `target` itself, as `openLake` opens it for `Lake.records` (a folder
- * resolved from `deps.cwd`): for records read before the lake is opened, handed on to it as
+ * The destination of `target` itself, as `openLake` opens it for `Lake.records`: for records read before the lake is opened, handed on to it as
  * `LakeDeps.records`.
  */
-export function openRecords(target: string | DestinationTarget, deps: Pick<LakeDeps, 's3Client' | 'cwd' | 'source'> = {}): Destination {
-  const parsed = parsedOf(target, deps);
-  return parsed.kind === 'local'
-    ? openTarget({ kind: 'local', dir: path.resolve(deps.cwd ?? process.cwd(), parsed.dir) })
-    : openTarget(parsed, deps.s3Client ? { s3Client: deps.s3Client } : {});
-}
-
-function parsedOf(target: string | DestinationTarget, deps: Pick<LakeDeps, 'source'>): DestinationTarget {
-  return typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
+export function openRecords(target: LakeTarget, deps: Pick<LakeDeps, 's3Client'> = {}): Destination {
+  return target.records(deps.s3Client ? { s3Client: deps.s3Client } : {});
 }
 
 /**
- * Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`, or one already parsed by
- * `parseDestinationTarget`) for reading the days of `scope`.
+ * Opens `target` (parsed once at the door: lake/target.ts) for reading the days of `scope`.
  */
-export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
-  const parsed = parsedOf(target, deps);
+export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
+  const parsed = target.place;
   if (parsed.kind === 'local') {
-    const lake = localLake(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir));
+    const lake = localLake(parsed.dir, target.url);
     return deps.records === undefined ? lake : { ...lake, records: deps.records, mirror: deps.records };
   }
   const { bucket, prefix } = parsed;
@@ -197,7 +182,7 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
   }
   const folders = new Map(groups.map((group, i) => [group.prefix, mirrored.groups[i] as Promise<void>]));
   const ready = mirrored.all;
-  const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
+  const url = s3Url(parsed);
   return {
     url,
     root,
