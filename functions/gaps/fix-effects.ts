@@ -13,7 +13,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { openLake, openRecords } from '../warehouse/lake.js';
+import { openRecords, withLake } from '../warehouse/lake.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
@@ -69,7 +69,7 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
       `no job made for a gap${which}${when}: write prompts with "mintlify-exporter gaps --prompts FILE", enqueue them, and ask again once their jobs complete (or choose other days: --days N, --from D1 --to D2)`,
     );
   }
-  const lake = await openLake(
+  return withLake(
     request.target,
     { from: first, to: addDays(formatDay(request.now), 1), prefixes: EFFECT_TABLES.map((t) => t.prefix) },
     {
@@ -77,13 +77,8 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       records,
     },
+    async (lake) => ({ destination: lake.url, effects: (await readEffects(lake, requests, scope)).map(toFixEffect) }),
   );
-  try {
-    const effects = await readEffects(lake, requests, scope);
-    return { destination: lake.url, effects: effects.map(toFixEffect) };
-  } finally {
-    await lake.close();
-  }
 }
 
 /** Every gap's requests, with the completed ones kept only when they completed in `period`. */

@@ -118,6 +118,19 @@ export function openRecords(target: LakeTarget, deps: Pick<LakeDeps, 's3Client'>
 }
 
 /**
+ * Opens `target` for `scope`, hands the lake to `read` and closes it however `read` ends: how a
+ * reader that has nothing to overlap with the mirror opens a lake.
+ */
+export async function withLake<T>(target: LakeTarget, scope: LakeScope, deps: LakeDeps, read: (lake: Lake) => Promise<T>): Promise<T> {
+  const lake = await openLake(target, scope, deps);
+  try {
+    return await read(lake);
+  } finally {
+    await lake.close();
+  }
+}
+
+/**
  * Opens `target` (parsed once at the door: lake/target.ts) for reading the days of `scope`.
  */
 export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
