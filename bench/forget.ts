@@ -21,6 +21,7 @@ import { resolvePolicy } from '../functions/warehouse/column-policy.js';
 import { DATASET_CATALOG, type DatasetName } from '../functions/warehouse/catalog.js';
 import { openDuckDb } from '../functions/warehouse/duckdb.js';
 import { sqlString } from '../functions/warehouse/sql.js';
+import { partitionKey } from '../functions/warehouse/tables.js';
 import { judged, info, progress, type BenchResult, type Figures } from './lib/figures.js';
 
 const KEY = 'bench-personal-data-key-0123456789';
@@ -77,7 +78,7 @@ async function buildLake(root: string): Promise<void> {
       for (const projectId of PROJECTS) {
         for (const dataset of DATASETS) {
           const table = DATASET_CATALOG[dataset].table;
-          const key = `${table.prefix}/dt=${day}/${projectId}.parquet`;
+          const key = partitionKey(table, day, `${projectId}.parquet`);
           const file = path.join(root, key);
           await mkdir(path.dirname(file), { recursive: true });
           await db.run(`COPY (${rowsSql(dataset, projectId, day, seed++)}) TO ${sqlString(file)} (FORMAT parquet)`);

@@ -26,6 +26,7 @@ import { startSandbox } from '../sandbox/index.js';
 import { runCli } from './lib/cli.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
+import { parseLakeTarget } from '../functions/warehouse/lake/target.js';
 
 const DAYS = 90;
 const SEED_DAYS = 3;
@@ -43,9 +44,9 @@ export async function benchGaps(): Promise<BenchResult> {
 
     progress('gaps: 90 days of three projects, in process');
     const cpuBefore = process.cpuUsage();
-    const found = await repeat(RUNS, () => timed(() => findGaps({ destination: root, days, projects: [], top: DEFAULT_TOP })));
+    const found = await repeat(RUNS, () => timed(() => findGaps({ target: parseLakeTarget(root, '--out'), days, projects: [], top: DEFAULT_TOP })));
     const cpu = process.cpuUsage(cpuBefore);
-    const every = await repeat(RUNS, () => timed(() => findGaps({ destination: root, days, projects: [] })));
+    const every = await repeat(RUNS, () => timed(() => findGaps({ target: parseLakeTarget(root, '--out'), days, projects: [] })));
     const total = every[0]?.result.gaps.length ?? 0;
 
     progress('gaps: the CLI in a fresh process');

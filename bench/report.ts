@@ -28,11 +28,13 @@ import { addDays } from '../functions/shared/dates.js';
 import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
 import { partitionKey } from '../functions/warehouse/tables.js';
 import { manifestKey } from '../functions/warehouse/keys.js';
+import { dayKey, LAYOUT } from '../functions/warehouse/lake/layout.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { startSandbox } from '../sandbox/index.js';
 import { runCli } from './lib/cli.js';
 import { createEngine } from './lib/engine.js';
 import { info, judged, median, progress, repeat, timed, type BenchResult } from './lib/figures.js';
+import { parseLakeTarget } from '../functions/warehouse/lake/target.js';
 
 /** Days of the benchmarked report (the report function's benchmark reads the same lake). */
 export const REPORT_DAYS = 90;
@@ -58,7 +60,7 @@ export async function benchReport(): Promise<BenchResult> {
 
     progress('report: 90-day report, in process');
     const cpuBefore = process.cpuUsage();
-    const builds = await repeat(RUNS, () => timed(() => buildReport({ destination: root, period, projects: [] }, { now })));
+    const builds = await repeat(RUNS, () => timed(() => buildReport({ target: parseLakeTarget(root, '--out'), period, projects: [] }, { now })));
     const cpu = process.cpuUsage(cpuBefore);
     const buildCpuMs = (cpu.user + cpu.system) / 1000 / RUNS;
     const html = builds[0]?.result.html ?? '';
@@ -177,7 +179,7 @@ export async function buildLake(root: string, period: Period): Promise<{ readonl
         requests: requestsBySeed.get(seed) ?? 0,
         units_failed: 0,
       };
-      const runFile = path.join(root, 'export_runs', `dt=${addDays(day, 1)}`, `${run.run_id}.json`);
+      const runFile = path.join(root, dayKey(LAYOUT.runs.folder, addDays(day, 1), `${run.run_id}.json`));
       await mkdir(path.dirname(runFile), { recursive: true });
       await writeFile(runFile, `${JSON.stringify(run)}\n`);
     }

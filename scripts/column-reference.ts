@@ -8,6 +8,7 @@
 import { DATASET_TABLES } from '../functions/warehouse/catalog.js';
 import { duckDbType } from '../functions/warehouse/duckdb.js';
 import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
+import { dayFolder } from '../functions/warehouse/lake/layout.js';
 import { policyLabel, resolvePolicy } from '../functions/warehouse/column-policy.js';
 
 /** The policies the reference shows: the defaults (PERSONAL_DATA_POLICY may override the personal columns', docs/privacy.md). */
@@ -26,7 +27,7 @@ function tableSection(table: TableDef, datasets: readonly string[]): string {
   const lines = [
     `### \`${table.name}\``,
     '',
-    `${cell(table.comment)} (${table.format === 'parquet' ? 'Parquet' : 'JSON, one object per line'}; ${origin}; \`${table.prefix}/dt=YYYY-MM-DD/\`)`,
+    `${cell(table.comment)} (${table.format === 'parquet' ? 'Parquet' : 'JSON, one object per line'}; ${origin}; \`${dayFolder(table.prefix, 'YYYY-MM-DD')}/\`)`,
     '',
     '| column | type | null | policy | meaning |',
     '|---|---|---|---|---|',

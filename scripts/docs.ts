@@ -4,7 +4,8 @@
  * functions/warehouse/tables.ts), the table of
  * environment variables of docs/configuration.md (from the settings table of
  * functions/settings/config.ts), its table of what a day costs (from the dataset catalog,
- * functions/warehouse/catalog.ts), the flag tables of docs/cli.md (from the commander program,
+ * functions/warehouse/catalog.ts), the bucket map of docs/design.md (from
+ * functions/warehouse/lake/layout.ts), the flag tables of docs/cli.md (from the commander program,
  * functions/cli/program.ts), the code map of docs/code-map.md (each source file's header
  * sentence, scripts/code-map.ts), the cost estimate of docs/deploy.md (scripts/cost-estimate.ts), and
  * the command output quoted in README.md and docs/report.md (a real sandbox run:
@@ -13,6 +14,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { removeTempDirs } from './lib/temp-dirs.js';
+import { withBucketMap } from './bucket-map.js';
 import { withCliReference } from './cli-reference.js';
 import { withCodeMap } from './code-map.js';
 import { withColumnReference } from './column-reference.js';
@@ -40,6 +42,7 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
   },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
   { file: 'docs/code-map.md', what: "map of every source file (each file's header comment)", regenerate: (doc) => withCodeMap(doc) },
+  { file: 'docs/design.md', what: 'bucket map (functions/warehouse/lake/layout.ts)', regenerate: withBucketMap },
   {
     file: 'docs/deploy.md',
     what: 'tables of context options and stack outputs (infra/stack.ts, infra/context-options.ts) and the cost estimate (scripts/cost-estimate.ts)',

@@ -15,6 +15,7 @@ import { main } from '../functions/cli.js';
 import type { CliIo } from '../functions/cli/io.js';
 import { cachedLake } from './lib/lake-cache.js';
 import { runStart } from './first-look.js';
+import { dayOfFolderName } from '../functions/warehouse/lake/layout.js';
 
 /** The run's clock: 06:00 UTC, so the latest due day (2 settle hours) is the day before. */
 export const SAMPLE_NOW = Date.parse('2026-11-27T06:00:00.000Z');
@@ -71,7 +72,7 @@ async function measurePerDay(root: string): Promise<Record<string, { requests: n
   const totals: Record<string, { requests: number; bytes: number; days: Set<string> }> = {};
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     const match = /^(proj_\w+)\.(parquet|json)$/.exec(entry.name);
-    const day = /dt=(\d{4}-\d{2}-\d{2})/.exec(entry.parentPath)?.[1];
+    const day = dayOfFolderName(path.basename(entry.parentPath));
     if (!entry.isFile() || !match || day === undefined) continue;
     const file = path.join(entry.parentPath, entry.name);
     const id = match[1] as string;

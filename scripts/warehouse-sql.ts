@@ -15,6 +15,8 @@ export const END_MARKER = '<!-- your-warehouse:end -->';
 const ROOT = 's3://<bucket>/<prefix>';
 const location = (table: TableDef) => `${ROOT}/${table.prefix}/`;
 /** BigQuery Omni's connection: its location is the AWS region of the bucket, written `aws-<region>`. */
+import { dayFolderName } from '../functions/warehouse/lake/layout.js';
+
 const OMNI_CONNECTION = '<gcp_project>.aws-us-east-1.<connection>';
 
 export type Engine = 'snowflake' | 'bigquery' | 'databricks' | 'redshift';
@@ -58,7 +60,7 @@ const columnLines = (lines: readonly string[]) => lines.map((line, index) => `  
 function snowflakeTable(table: TableDef): string {
   const columns = [
     // dt comes from the file's path (…/dt=YYYY-MM-DD/…): a partition column may only use METADATA$FILENAME.
-    `dt DATE AS TO_DATE(SPLIT_PART(SPLIT_PART(METADATA$FILENAME, '/dt=', 2), '/', 1))`,
+    `dt DATE AS TO_DATE(SPLIT_PART(SPLIT_PART(METADATA$FILENAME, '/${dayFolderName('')}', 2), '/', 1))`,
     ...table.columns.map(
       (column) => `${quote('snowflake', column.name)} ${engineType('snowflake', column)} AS (VALUE:"${column.name}"::${engineType('snowflake', column)})`,
     ),
@@ -109,7 +111,7 @@ function bigQueryLoad(table: TableDef): string {
     'PARTITION BY dt',
     'FROM FILES (',
     `  format = '${bigQueryFormat(table)}',`,
-    `  uris = ['${location(table)}dt=<YYYY-MM-DD>/*'],`,
+    `  uris = ['${location(table)}${dayFolderName('<YYYY-MM-DD>')}/*'],`,
     `  hive_partition_uri_prefix = '${location(table)}'`,
     ')',
     'WITH PARTITION COLUMNS (dt DATE)',
@@ -194,7 +196,7 @@ export function warehouseSql(): string {
     sql(TABLES.map(bigQueryLoad)),
     '',
     '**The copy escapes `forget` and retention**: they change the lake, not the copy. After',
-    '`forget`, load again every day it rewrote (it names each file: `dt=` is in the path) — the',
+    `\`forget\`, load again every day it rewrote (it names each file: \`${dayFolderName('')}\` is in the path) — the`,
     'copy of that day is replaced by the erased one. For retention, let BigQuery drop a partition',
     '`PERSONAL_DATA_RETENTION_DAYS` after its day (`<retention_days>`):',
     '',

@@ -18,6 +18,7 @@ import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import type { CliIo } from './io.js';
+import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { printEffects } from './render/effects.js';
 
 export interface EffectsCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'> {
@@ -59,7 +60,7 @@ export function registerEffectsCommand(program: Command, io: EffectsCommandIo): 
     )
     .option('--out <dest>', 'warehouse to read: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .option('--json', 'one JSON document on stdout: {"effects":[…]}')
-    .option('--save', "also write the verdicts into the warehouse's fix_effects table (fix_effects/dt=<today>/<project>.json)")
+    .option('--save', `also write the verdicts into the warehouse's fix_effects table (${partitionKey(FIX_EFFECTS, '<today>', '<project>.json')})`)
     .action(async (flags: EffectsFlags) => io.setExitCode(await runEffectsCommand(flags, io)));
 }
 
@@ -70,14 +71,14 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
   const completed = completedPeriod(flags, now);
   const destination = flags.out ?? config.destination;
   const { checkLakeTarget } = await import('../report/targets.js');
-  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
+  const target = await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   // Loaded on use: DuckDB costs every other command nothing.
   const { findFixEffects, writeFixEffects } = await import('../gaps/fix-effects.js');
   let result;
   try {
     result = await findFixEffects(
-      { destination, projects: [...new Set(flags.project)], ...(completed ? { completed } : {}), now },
-      { cwd, onWarning: (line) => io.stderr.write(`Warning: ${line}\n`), ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) },
+      { target, projects: [...new Set(flags.project)], ...(completed ? { completed } : {}), now },
+      { onWarning: (line) => io.stderr.write(`Warning: ${line}\n`), ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) },
     );
   } catch (error) {
     if (!(error instanceof NoDataError)) throw error;
@@ -88,8 +89,8 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
   if (flags.save === true) {
     // The destination itself, as the lake's readers open it (a folder from `cwd`, or the bucket).
     const { openRecords } = await import('../warehouse/lake.js');
-    const target = openRecords(destination, { cwd, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
-    saved = await writeFixEffects(target, result.effects, now);
+    const records = openRecords(target, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
+    saved = await writeFixEffects(records, result.effects, now);
   }
   printEffects(result, { json: flags.json === true, saved }, io);
   return 0;

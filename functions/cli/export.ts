@@ -37,6 +37,7 @@ import { writeJson } from './render/json.js';
 import { retryLinePrinter } from './retry-lines.js';
 import { clientOverrides, datasetsOf, probeInput, scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
 import { HOUR_MS } from '../shared/time.js';
+import { parseLakeTarget } from '../warehouse/lake/target.js';
 
 interface ExportFlags extends ScopeFlags {
   readonly force?: boolean;
@@ -142,7 +143,7 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       const lines = await checkLaptopAnomalies({
         result,
         destination,
-        target: flags.out ?? config.destination,
+        target: parseLakeTarget(flags.out ?? config.destination, flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION'),
         thresholds: { drop: config.anomalyDrop, rise: config.anomalyRise },
         ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
       });

@@ -10,7 +10,6 @@
  * a `--prompts` file that cannot be written (found before any work).
  */
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { stat } from 'node:fs/promises';
 import { checkWritableFile } from '../shared/local-paths.js';
 import path from 'node:path';
@@ -92,18 +91,16 @@ export async function runGapsCommand(flags: GapsFlags, io: GapsCommandIo): Promi
   const destination = flags.out ?? config.destination;
   // A mistaken --out (a file, a mistyped URL) before any work: exit 2 naming what was typed.
   const { checkLakeTarget } = await import('../report/targets.js');
-  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
+  const target = await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   const promptsFile = flags.prompts === undefined ? undefined : await checkWritable(path.resolve(cwd, flags.prompts), flags.prompts);
   // Loaded on use: DuckDB costs every other command nothing.
   const { findGaps } = await import('../gaps/find.js');
-  const target = parseDestinationTarget(destination, '--out');
-  const followUpState = await openFollowUpState(config, target.kind === 's3' ? undefined : path.resolve(cwd, target.dir), io);
+  const followUpState = await openFollowUpState(config, target.place.kind === 's3' ? undefined : target.place.dir, io);
   let result;
   try {
     result = await findGaps(
-      { destination, days: period.days, projects: [...new Set(flags.project)], top: flags.top, kinds: [...new Set(flags.kind)] },
+      { target, days: period.days, projects: [...new Set(flags.project)], top: flags.top, kinds: [...new Set(flags.kind)] },
       {
-        cwd,
         onWarning: (line) => io.stderr.write(`Warning: ${line}\n`),
         ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
         ...(followUpState ? { followUpState } : {}),

@@ -7,6 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { completeUnits, unitKey, type RunResult } from '../export/index.js';
 import type { Destination } from '../shared/storage/destination.js';
+import type { LakeTarget } from '../warehouse/lake/target.js';
 import { formatCount } from '../shared/format.js';
 import { DATASET_NAMES } from '../warehouse/catalog.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES } from '../warehouse/figure-names.js';
@@ -14,8 +15,8 @@ import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES } from '../warehouse/figur
 export interface LaptopAnomalyInput {
   readonly result: RunResult;
   readonly destination: Destination;
-  /** The destination as typed (`--out` or EXPORT_DESTINATION): what the lake opens. */
-  readonly target: string;
+  /** The destination, parsed at the door (`--out` or EXPORT_DESTINATION): what the lake opens. */
+  readonly target: LakeTarget;
   readonly thresholds: { readonly drop: number; readonly rise: number };
   readonly s3Client?: S3Client;
 }

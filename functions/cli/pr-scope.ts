@@ -92,11 +92,11 @@ export async function runScopeCommand(flags: ScopeFlags, io: ScopeCommandIo): Pr
   const cwd = io.cwd ?? process.cwd();
   const destination = flags.out ?? config.destination;
   const { checkLakeTarget } = await import('../report/targets.js');
-  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
+  const target = await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   const { openRecords } = await import('../warehouse/lake.js');
   const { readCompletedPulls, withScope } = await import('../scope/records.js');
   const { scopeCheckerFromSettings } = await import('../scope/check.js');
-  const lake = openRecords(destination, { cwd, ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) });
+  const lake = openRecords(target, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
   const token = config.githubToken;
   const check = scopeCheckerFromSettings(config, {
     token: async () => token,

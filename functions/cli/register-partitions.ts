@@ -18,6 +18,7 @@ import { silentLogger, type AppLogger } from '../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, isDatasetName, type DatasetName } from '../warehouse/catalog.js';
 import { TABLES } from '../warehouse/tables.js';
 import { type AwsClientSettings, checkAwsAccess } from './aws-access.js';
+import { dayFolderName, parseDayKey } from '../warehouse/lake/layout.js';
 import { probeSetup } from './probe.js';
 import { writeJson } from './render/json.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';
@@ -79,7 +80,7 @@ async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo):
   if (flags.dataset.length === 0) {
     for (const def of RECORD_TABLES) {
       for (const key of (await destination.list?.(`${def.prefix}/`)) ?? []) {
-        const day = /(?:^|\/)dt=(\d{4}-\d{2}-\d{2})\//.exec(key.slice(key.indexOf(`${def.prefix}/`)))?.[1];
+        const day = parseDayKey(key.slice(key.indexOf(`${def.prefix}/`)))?.day;
         if (day !== undefined && (!range || range.includes(day))) daysByTable.set(def.name, (daysByTable.get(def.name) ?? new Set()).add(day));
       }
     }
@@ -106,7 +107,7 @@ async function runRegisterPartitions(flags: RegisterFlags, io: ExportCommandIo):
 export function partitionWarnings(stderr: { write(text: string): unknown }): AppLogger {
   const line = (message: unknown, ...extra: unknown[]) => {
     const { table, day, error } = (extra[0] ?? {}) as { table?: string; day?: string; error?: string };
-    stderr.write(`warning: ${String(message)}${table ? ` (${table} dt=${day}: ${error})` : ''}\n`);
+    stderr.write(`warning: ${String(message)}${table ? ` (${table} ${dayFolderName(String(day))}: ${error})` : ''}\n`);
   };
   return { ...silentLogger, warn: line, error: line };
 }

@@ -4,7 +4,6 @@
  * self-contained HTML page: `--file`, else `<dest>/report.html` for a local destination, else
  * `./report.html` (the current folder) for an `s3://` one. Sends no API request.
  */
-import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FLAG_NAMES, budgetTime, daysBefore, lastDueDay, readPeriodFill, requestedDays, retentionCutoff, runsUnpaced } from '../export/index.js';
@@ -18,9 +17,7 @@ import { validatedArg } from './args.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
 import type { BudgetSnapshot } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
-import { openDestination } from '../shared/storage/destinations.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
-import { createLocalDestination } from '../shared/storage/destination-local.js';
+import type { LakeTarget } from '../warehouse/lake/target.js';
 import type { FillNotice } from '../report/sections/fill.js';
 import { sandboxServes } from './api-target.js';
 import { budgetNeeds, requestsLeftText } from './render/budget.js';
@@ -106,8 +103,8 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
   const started = performance.now();
   const cwd = io.cwd ?? process.cwd();
   // Every mistake of --out and --file before any work: exit 2 naming what the user typed.
-  await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
-  const file = reportFileOf(destination, flags.file, cwd);
+  const target = await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
+  const file = reportFileOf(target, flags.file, cwd);
   await checkReportFile(file, flags.file ?? file);
   const stop = new AbortController();
   void io.stopSignal.then(() => stop.abort(new StoppedError()));
@@ -116,14 +113,14 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
     const { buildReport } = await import('../report/report.js');
     return buildReport(
       {
-        destination,
+        target,
         period,
         projects: [...new Set(flags.project)],
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
         exportCommand: (from, to, projects) => exportCommandOf({ config, out: flags.out, from, to, projects }),
         // The notice is advice: a destination it cannot read (a listing refused) costs the report nothing but it.
         fill: (projects) =>
-          readFillNotice({ config, destination, out: flags.out, period, projects, now: io.now(), io }).catch((error: unknown) => {
+          readFillNotice({ config, target, out: flags.out, period, projects, now: io.now(), io }).catch((error: unknown) => {
             io.stderr.write(`Warning: left out what fills the period's missing days: ${error instanceof Error ? error.message : String(error)}\n`);
             return undefined;
           }),
@@ -133,7 +130,6 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
         signal: stop.signal,
         onWarning: (line) => io.stderr.write(`Warning: ${line}\n`),
         ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}),
-        ...(io.cwd !== undefined ? { cwd: io.cwd } : {}),
       },
     );
   })();
@@ -175,7 +171,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
  */
 async function readFillNotice(input: {
   readonly config: Config;
-  readonly destination: string;
+  readonly target: LakeTarget;
   readonly out: string | undefined;
   readonly period: Period;
   readonly projects: readonly string[];
@@ -184,13 +180,8 @@ async function readFillNotice(input: {
 }): Promise<FillNotice | undefined> {
   const { config, now } = input;
   const cutoff = retentionCutoff(config.personalDataRetentionDays, now);
-  const source = input.out !== undefined ? '--out' : 'EXPORT_DESTINATION';
-  const target = parseDestinationTarget(input.destination, source);
-  // A relative folder starts where the report's does (the lake's `cwd`).
-  const destination =
-    target.kind === 'local'
-      ? createLocalDestination(path.resolve(input.io.cwd ?? process.cwd(), target.dir))
-      : openDestination(input.destination, { source, ...(input.io.clients?.s3 ? { s3Client: input.io.clients.s3 } : {}) });
+  // The lake the report reads (a relative folder resolved at the door, as the report's).
+  const destination = input.target.records(input.io.clients?.s3 ? { s3Client: input.io.clients.s3 } : {});
   const fill = await readPeriodFill(destination, {
     days: input.period.days,
     projects: input.projects,

@@ -9,12 +9,12 @@ import * as v from 'valibot';
 import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import { readJsonObject } from './staging.js';
+import { rootOf } from '../warehouse/lake/layout.js';
 
-/** Folder of the privacy records beside the tables (never under a table's prefix). */
-export const PRIVACY_PREFIX = '_privacy';
-export const ERASURES_PREFIX = `${PRIVACY_PREFIX}/erasures/`;
+/** Folder of the erasure records beside the tables (never under a table's prefix; lake/layout.ts). */
+export const ERASURES_PREFIX = rootOf('erasures');
 /** The records of units whose personal data expired (retention.ts): `_privacy/expired/<dataset>/dt=<day>/<project>.json`. */
-export const EXPIRED_PREFIX = `${PRIVACY_PREFIX}/expired/`;
+export const EXPIRED_PREFIX = rootOf('expired');
 
 export interface ErasureRecord {
   readonly version: 1;

@@ -45,7 +45,7 @@ import { checkManifest, removeManifest, writeManifest, type Manifest } from './m
 import { openTableWriter } from './parquet.js';
 import { readJsonObject } from './staging.js';
 import { MANIFESTS_PREFIX, manifestKey, parseManifestKey } from '../warehouse/keys.js';
-import { PRIVACY_PREFIX } from './erasures.js';
+import { dayKey, folderOf, parseTableFileKey, rootOf } from '../warehouse/lake/layout.js';
 
 /** One file `forget` changed (or, dry, would change). */
 export interface ForgottenFile {
@@ -117,11 +117,11 @@ export interface ForgetDeps {
 }
 
 /** Where a unit's manifest is kept while its file is replaced: `_privacy/forgetting/<dataset>/dt=<day>/<project>.json`. */
-export const FORGETTING_PREFIX = `${PRIVACY_PREFIX}/forgetting/`;
+export const FORGETTING_PREFIX = rootOf('forgetting');
 
 /** The key a unit's manifest is kept under while `forget` replaces its file. */
 export function forgettingKey(unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }): string {
-  return `${FORGETTING_PREFIX}${manifestKey(unit.dataset, unit.day, unit.projectId).slice('_manifests/'.length)}`;
+  return dayKey(folderOf('forgetting', unit.dataset), unit.day, `${unit.projectId}.json`);
 }
 
 /** The tables with an `hmac` column under `policy`, each with the dataset that writes it. */
@@ -133,8 +133,6 @@ function hashedTables(policy: PersonalDataPolicy): { table: TableDef; dataset: D
     }),
   );
 }
-
-const FILE_KEY = /^[^/]+\/dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.parquet$/;
 
 /** What a destination's manifests say before an erasure: how many there are, and the key ids they record. */
 export interface LakeInspection {
@@ -297,9 +295,9 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
 
     const scanned: ScannedFile[] = [];
     for (const { table, dataset, columns } of hashedTables(deps.policy)) {
-      const keys = (await destination.list(`${table.prefix}/`)).filter((key) => FILE_KEY.test(key)).sort();
+      const keys = (await destination.list(`${table.prefix}/`)).filter((key) => parseTableFileKey(key) !== undefined).sort();
       for (const key of keys) {
-        const [, day = '', projectId = ''] = FILE_KEY.exec(key) ?? [];
+        const { day = '', projectId = '' } = parseTableFileKey(key) ?? {};
         const copy = await fetch(key);
         if (copy === undefined) continue;
         // Each row once, under the first of its columns that holds a forgotten HMAC.
@@ -431,7 +429,7 @@ async function putBackKeptManifests(destination: Destination, db: DuckDbSession,
   let putBack = 0;
   for (const key of ((await destination.list?.(FORGETTING_PREFIX)) ?? []).sort()) {
     const dataset = DATASET_NAMES.find((name) => key.startsWith(`${FORGETTING_PREFIX}${name}/`));
-    const where = dataset && parseManifestKey(dataset, `_manifests/${key.slice(FORGETTING_PREFIX.length)}`);
+    const where = dataset && parseManifestKey(dataset, `${MANIFESTS_PREFIX}/${key.slice(FORGETTING_PREFIX.length)}`);
     if (!dataset || !where) continue;
     const unit = { dataset, ...where };
     if ((await readUnitManifest(destination, unit)) === undefined) {

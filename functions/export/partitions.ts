@@ -20,6 +20,7 @@ import { describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { DATASET_TABLES, type DatasetName } from '../warehouse/catalog.js';
+import { dayFolderName } from '../warehouse/lake/layout.js';
 
 /** The shared-state prefix of registrations still to make. */
 export const PENDING_PARTITIONS_PREFIX = 'glue-partitions/';
@@ -111,7 +112,7 @@ export async function registerDays(
       for (const day of asked) {
         const why = refused.get(day);
         if (why === undefined) registered.push(day);
-        else failed.push({ day, error: `Glue refused partition dt=${day} of ${database}.${table} (${why})` });
+        else failed.push({ day, error: `Glue refused partition ${dayFolderName(day)} of ${database}.${table} (${why})` });
       }
     } catch (error) {
       const reason = `BatchCreatePartition on ${database}.${table} failed: ${describeError(error)}`;

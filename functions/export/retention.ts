@@ -22,6 +22,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
+import { dayFolderOfKey, dayKey, folderOf, parseUnitKey } from '../warehouse/lake/layout.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 import { EXPIRED_PREFIX } from './erasures.js';
 import { unitKey, type Unit } from './units.js';
@@ -46,7 +47,7 @@ export { EXPIRED_PREFIX };
 
 /** The key of the record of an expired unit. */
 export function expiredKey(unit: Unit): string {
-  return `${EXPIRED_PREFIX}${unit.dataset}/dt=${unit.day}/${unit.projectId}.json`;
+  return dayKey(folderOf('expired', unit.dataset), unit.day, `${unit.projectId}.json`);
 }
 
 /** What the record of an expired unit says. */
@@ -64,8 +65,6 @@ export interface ExpiredRecord {
   readonly files: number;
 }
 
-const EXPIRED_RECORD_KEY = /^_privacy\/expired\/([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/([^/]+)\.json$/;
-
 /**
  * The units that expired at `destination` (keyed by `unitKey`): read from the records' keys
  * alone, one listing. A destination that cannot list has none to tell.
@@ -74,9 +73,9 @@ export async function readExpiredUnits(destination: Destination): Promise<Readon
   const keys = (await destination.list?.(EXPIRED_PREFIX)) ?? [];
   const units = new Set<string>();
   for (const key of keys) {
-    const match = EXPIRED_RECORD_KEY.exec(key);
-    const dataset = match?.[1] as DatasetName | undefined;
-    if (match && dataset && EXPIRING_DATASETS.includes(dataset)) units.add(unitKey({ dataset, day: match[2] as string, projectId: match[3] as string }));
+    const unit = key.endsWith('.json') ? parseUnitKey(key) : undefined;
+    const dataset = unit?.folder.startsWith(EXPIRED_PREFIX) ? (unit.folder.slice(EXPIRED_PREFIX.length) as DatasetName) : undefined;
+    if (unit && dataset && EXPIRING_DATASETS.includes(dataset)) units.add(unitKey({ dataset, day: unit.day, projectId: unit.projectId }));
   }
   return units;
 }
@@ -98,9 +97,6 @@ export function describeRetention(result: RetentionResult, cutoff: string, reten
   if (result.files === 0) return undefined;
   return `expired ${result.files} file(s) of ${result.days.length} day(s) before ${cutoff} (PERSONAL_DATA_RETENTION_DAYS=${retentionDays})`;
 }
-
-/** Where a key of an expiring dataset's unit names the unit: its manifest, a table file, its staging. */
-const UNIT_FILE = /^(?:_manifests\/[^/]+|_staging\/[^/]+|[^_][^/]*)\/dt=(\d{4}-\d{2}-\d{2})\/([^/]+?)(?:\.(?:json|parquet)$|\/)/;
 
 /**
  * Deletes what is past `cutoff` (see the module's header), leaving a record per unit. A
@@ -125,9 +121,10 @@ export async function deleteExpired(
     // Each expired unit's keys, in deletion order: manifest, tables, staging (the order listed).
     const byUnit = new Map<string, { unit: Unit; keys: string[] }>();
     for (const key of keys) {
-      const match = UNIT_FILE.exec(key);
-      if (!match || (match[1] as string) >= cutoff) continue;
-      const unit: Unit = { dataset, day: match[1] as string, projectId: match[2] as string };
+      // Where a key of an expiring dataset's unit names the unit: its manifest, a table file, its staging.
+      const match = parseUnitKey(key);
+      if (!match || match.day >= cutoff) continue;
+      const unit: Unit = { dataset, day: match.day, projectId: match.projectId };
       const entry = byUnit.get(unitKey(unit)) ?? { unit, keys: [] };
       entry.keys.push(key);
       byUnit.set(unitKey(unit), entry);
@@ -152,7 +149,7 @@ export async function deleteExpired(
       days.add(unit.day);
       units += 1;
       // The day folders it emptied (local; S3 has none): a folder still holding a file stays.
-      for (const folder of new Set(unitKeys.map((key) => key.slice(0, key.lastIndexOf('/dt=') + 14)))) await destination.removeEmptyFolder?.(folder);
+      for (const folder of new Set(unitKeys.flatMap((key) => dayFolderOfKey(key)?.folder ?? []))) await destination.removeEmptyFolder?.(folder);
     }
   }
   return { files, days: [...days].sort(), units };

@@ -13,12 +13,12 @@
  * spell it).
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import path from 'node:path';
 import { addDays, dayStart, daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
 import type { LakeFiles } from '../warehouse/lake.js';
-import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
+import { tableFiles } from '../warehouse/lake/files.js';
+import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
@@ -288,19 +288,8 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const projects = new Set(gaps.map((g) => g.projectId));
   const unreadable = new Set(tables.warehouse.unreadable);
   const prefix = ASSISTANT_CONVERSATIONS.prefix;
-  await lake.folderReady(prefix);
-  const files = (
-    await Promise.all(
-      daysBetween(tables.params.from, tables.params.to).map(async (day) =>
-        (
-          await list(path.join(lake.root, prefix, `dt=${day}`))
-        )
-          .filter((name) => name.endsWith('.parquet') && projects.has(name.slice(0, -'.parquet'.length)))
-          .map((name) => `${prefix}/dt=${day}/${name}`),
-      ),
-    )
-  )
-    .flat()
+  const files = (await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects))
+    .map((file) => file.key)
     .filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;

@@ -9,7 +9,8 @@
  *   job is still running would be prompted again: the CLI says so.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { openLake } from '../warehouse/lake.js';
+import { withLake } from '../warehouse/lake.js';
+import type { LakeTarget } from '../warehouse/lake/target.js';
 import { addDays } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
@@ -17,8 +18,8 @@ import { rankGaps, type Gap, type GapKind } from './gaps.js';
 import { addStateRequests, GAP_TABLES, readGapEvidence, readOutcomeRequests, type Unplaced } from './read.js';
 
 export interface GapsRequest {
-  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
-  readonly destination: string;
+  /** The lake, parsed at the door (warehouse/lake/target.ts). */
+  readonly target: LakeTarget;
   /** UTC days, in order (one at least). */
   readonly days: readonly string[];
   /** Projects; empty: every project with data in the period. */
@@ -31,8 +32,6 @@ export interface GapsRequest {
 
 export interface GapsDeps {
   readonly s3Client?: S3Client;
-  /** Where a relative folder starts. @default process.cwd() */
-  readonly cwd?: string;
   readonly onWarning?: (line: string) => void;
   /** The follow-up state records (`list`), when reachable. */
   readonly followUpState?: Pick<SharedStore, 'list' | 'description'>;
@@ -63,59 +62,56 @@ export async function findGaps(request: GapsRequest, deps: GapsDeps = {}): Promi
   const last = request.days[request.days.length - 1];
   if (from === undefined || last === undefined) throw new NoDataError('no day to look at: give --days N or --from D1 --to D2');
   const after = addDays(last, 1);
-  const lake = await openLake(
-    request.destination,
+  return withLake(
+    request.target,
     { from, to: after, prefixes: GAP_TABLES.map((table) => table.prefix) },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
-      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     },
-  );
-  try {
-    const requests = await readOutcomeRequests(lake.records);
-    let stateRead = false;
-    if (deps.followUpState) {
-      try {
-        await addStateRequests(requests, deps.followUpState);
-        stateRead = true;
-      } catch (error) {
-        deps.onWarning?.(
-          `the follow-up state (${deps.followUpState.description}) could not be read, so gaps with a job in flight are not marked: ${error instanceof Error ? error.message : String(error)}`,
+    async (lake) => {
+      const requests = await readOutcomeRequests(lake.records);
+      let stateRead = false;
+      if (deps.followUpState) {
+        try {
+          await addStateRequests(requests, deps.followUpState);
+          stateRead = true;
+        } catch (error) {
+          deps.onWarning?.(
+            `the follow-up state (${deps.followUpState.description}) could not be read, so gaps with a job in flight are not marked: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+      // Open gaps come before the ones already asked for: each question is asked for enough rows
+      // that the first `top` open gaps are among them, whatever was done about the others (the
+      // unanswered questions' for every category: its rows are not in score order, read.ts).
+      const read = await readGapEvidence(
+        lake,
+        { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
+        request.top === undefined ? undefined : request.top + requests.size,
+      );
+      if (read.files === 0) {
+        const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
+        throw new NoDataError(
+          `nothing exported in ${lake.url} from ${from} to ${last}${which}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
         );
       }
-    }
-    // Open gaps come before the ones already asked for: each question is asked for enough rows
-    // that the first `top` open gaps are among them, whatever was done about the others (the
-    // unanswered questions' for every category: its rows are not in score order, read.ts).
-    const read = await readGapEvidence(
-      lake,
-      { days: request.days, projects: request.projects, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
-      request.top === undefined ? undefined : request.top + requests.size,
-    );
-    if (read.files === 0) {
-      const which = request.projects.length > 0 ? ` for ${request.projects.join(', ')}` : '';
-      throw new NoDataError(
-        `nothing exported in ${lake.url} from ${from} to ${last}${which}: run "mintlify-exporter export" first, or choose other days (--days N, --from D1 --to D2)`,
-      );
-    }
-    const kinds = new Set(request.kinds ?? []);
-    const found = kinds.size === 0 ? read.found : read.found.filter((f) => kinds.has(f.evidence.kind));
-    const ranked = openFirst(rankGaps(found, requests, read.daysWithData));
-    return {
-      destination: lake.url,
-      from,
-      last,
-      projects: read.projects,
-      gaps: request.top === undefined ? ranked : ranked.slice(0, request.top),
-      daysWithData: read.daysWithData,
-      days: request.days.length,
-      stateRead,
-      unplaced: read.unplaced,
-    };
-  } finally {
-    await lake.close();
-  }
+      const kinds = new Set(request.kinds ?? []);
+      const found = kinds.size === 0 ? read.found : read.found.filter((f) => kinds.has(f.evidence.kind));
+      const ranked = openFirst(rankGaps(found, requests, read.daysWithData));
+      return {
+        destination: lake.url,
+        from,
+        last,
+        projects: read.projects,
+        gaps: request.top === undefined ? ranked : ranked.slice(0, request.top),
+        daysWithData: read.daysWithData,
+        days: request.days.length,
+        stateRead,
+        unplaced: read.unplaced,
+      };
+    },
+  );
 }
 
 /** Gaps that may be prompted (no job in flight, none done but failed) first, each group in rank order: a second run lists the next open gaps, not the same done ones. */

@@ -13,7 +13,8 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { openLake, openRecords } from '../warehouse/lake.js';
+import { openRecords, withLake } from '../warehouse/lake.js';
+import type { LakeTarget } from '../warehouse/lake/target.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
 import type { GapKind, GapRequest } from './gaps.js';
@@ -33,8 +34,8 @@ export interface FixEffect extends VerdictResult {
 }
 
 export interface FixEffectsRequest {
-  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
-  readonly destination: string;
+  /** The lake, parsed at the door (warehouse/lake/target.ts). */
+  readonly target: LakeTarget;
   /** Projects; empty: every project with a completed job. */
   readonly projects: readonly string[];
   /** Only jobs completed on these UTC days ([from, to)); absent: every completed job. */
@@ -44,7 +45,6 @@ export interface FixEffectsRequest {
 
 export interface FixEffectsDeps {
   readonly s3Client?: S3Client;
-  readonly cwd?: string;
   readonly onWarning?: (line: string) => void;
 }
 
@@ -57,7 +57,7 @@ export interface FixEffectsResult {
 
 /** Throws NoDataError when no job made for a gap has completed (in the period and projects asked). */
 export async function findFixEffects(request: FixEffectsRequest, deps: FixEffectsDeps = {}): Promise<FixEffectsResult> {
-  const records = openRecords(request.destination, deps);
+  const records = openRecords(request.target, deps);
   const requests = completedIn(await readOutcomeRequests(records), request.completed);
   const scope = { projects: request.projects, now: request.now };
   const days = lookbackDays(requests, scope);
@@ -69,22 +69,16 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
       `no job made for a gap${which}${when}: write prompts with "mintlify-exporter gaps --prompts FILE", enqueue them, and ask again once their jobs complete (or choose other days: --days N, --from D1 --to D2)`,
     );
   }
-  const lake = await openLake(
-    request.destination,
+  return withLake(
+    request.target,
     { from: first, to: addDays(formatDay(request.now), 1), prefixes: EFFECT_TABLES.map((t) => t.prefix) },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
-      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       records,
     },
+    async (lake) => ({ destination: lake.url, effects: (await readEffects(lake, requests, scope)).map(toFixEffect) }),
   );
-  try {
-    const effects = await readEffects(lake, requests, scope);
-    return { destination: lake.url, effects: effects.map(toFixEffect) };
-  } finally {
-    await lake.close();
-  }
 }
 
 /** Every gap's requests, with the completed ones kept only when they completed in `period`. */

@@ -7,7 +7,6 @@
  * - what was done: `followup_outcomes` records with a `gap_id`, and the follow-up state records
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
  */
-import path from 'node:path';
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask } from '../warehouse/questions.js';
 import * as v from 'valibot';
@@ -15,8 +14,8 @@ import { GAP_OUTCOME } from '../warehouse/records.js';
 import type { FollowUpState } from '../follow-up/state.js';
 import type { Destination } from '../shared/storage/destination.js';
 import type { LakeFiles } from '../warehouse/lake.js';
-import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
-import { PROJECT_ID_PATTERN } from '../settings/config.js';
+import { tableFiles as listTableFiles } from '../warehouse/lake/files.js';
+import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { addDays } from '../shared/dates.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
@@ -319,13 +318,5 @@ function add(map: Map<string, GapRequest[]>, key: string, request: GapRequest): 
 
 /** The day and project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
 async function tableFiles(lake: LakeFiles, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
-  await lake.folderReady(table.prefix);
-  const perDay = await Promise.all(
-    days.map(async (day) =>
-      (await list(path.join(lake.root, table.prefix, `dt=${day}`)))
-        .filter((name) => name.endsWith('.parquet') && PROJECT_ID_PATTERN.test(name.slice(0, -'.parquet'.length)))
-        .map((name) => ({ day, projectId: name.slice(0, -'.parquet'.length) })),
-    ),
-  );
-  return perDay.flat();
+  return listTableFiles(lake, table.prefix, days);
 }

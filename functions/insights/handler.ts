@@ -11,8 +11,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { openLake } from '../warehouse/lake.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
-import { openTarget } from '../shared/storage/destinations.js';
+import { parseLakeTarget, type LakeTarget } from '../warehouse/lake/target.js';
 import { createLogger } from '../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
@@ -26,6 +25,8 @@ export interface InsightsHandlerDeps extends CheckDeps {
   readonly config: ConfigOf<'insights'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
+  /** `config.destination`, parsed once (`insightsDepsFromConfig`): the organisations' dispatch scopes it. @default parsed there */
+  readonly target?: LakeTarget;
 }
 
 /** The handler for given dependencies (tests call it with emulator clients). */
@@ -63,12 +64,13 @@ export function insightsDepsFromConfig(
   const { stateTable, insightsTopicArn: topicArn } = requireSettings(config, 'insights');
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());
   // The destination is parsed and opened once: the lake reads its records through the same one.
-  const target = parseDestinationTarget(config.destination);
-  const destination = openTarget(target, { s3Client: s3 });
+  const target = parseLakeTarget(config.destination, 'EXPORT_DESTINATION');
+  const destination = target.records({ s3Client: s3 });
   return {
     config,
+    target,
     destination,
-    openLake: (scope) => openLake(target, scope, { s3Client: s3, records: destination, named: config.destination }),
+    openLake: (scope) => openLake(target, scope, { s3Client: s3, records: destination }),
     store: createDynamoStore({ tableName: stateTable, client: clients.dynamo ?? new DynamoDBClient(awsClientConfig()), keyPrefix: INSIGHTS_KEY_PREFIX }),
     publish: createInsightPublisher({ sns: clients.sns ?? new SNSClient(awsClientConfig()), topicArn }),
     now: () => Date.now(),

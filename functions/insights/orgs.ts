@@ -7,23 +7,26 @@
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { orgDestination, ORG_ID_PATTERN } from '../orgs/organisations.js';
+import { ORG_ID_PATTERN } from '../orgs/organisations.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor } from '../settings/config.js';
-import { describeError } from '../shared/errors.js';
+import { ConfigError, describeError } from '../shared/errors.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { openDestination, parseS3Target } from '../shared/storage/destinations.js';
 import { orgScope, scopedStore } from '../shared/storage/scoped-store.js';
 import type { DatasetName } from '../warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { openLake } from '../warehouse/lake.js';
+import { rootOf } from '../warehouse/lake/layout.js';
+import { parseLakeTarget, type LakeTarget } from '../warehouse/lake/target.js';
 import type { CheckResult } from './check.js';
 import { createInsightsHandler, insightsDepsFromConfig, type InsightsHandlerDeps } from './handler.js';
 
 /** The organisations with a folder under `<destination>/orgs/` of a bucket, sorted. */
-export async function lakeOrganisations(s3: Pick<S3Client, 'send'>, destination: string): Promise<string[]> {
-  const { bucket, prefix } = parseS3Target(destination);
-  const folder = `${prefix === '' ? '' : `${prefix.replace(/\/+$/, '')}/`}orgs/`;
+export async function lakeOrganisations(s3: Pick<S3Client, 'send'>, target: LakeTarget): Promise<string[]> {
+  if (target.place.kind !== 's3')
+    throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the organisations' functions (got "${target.url.slice(0, 60)}")`);
+  const { bucket, prefix } = target.place;
+  const folder = `${prefix}${rootOf('organisation')}`;
   const ids: string[] = [];
   let ContinuationToken: string | undefined;
   do {
@@ -60,15 +63,17 @@ export function createOrganisationsInsightsHandler(deps: InsightsHandlerDeps & {
   return async (event?: unknown): Promise<OrganisationsCheckAnswer> => {
     const organisations: (CheckResult & { organisation: string })[] = [];
     const failed: string[] = [];
-    for (const id of await lakeOrganisations(deps.s3, deps.config.destination)) {
+    const lake = deps.target ?? parseLakeTarget(deps.config.destination, 'EXPORT_DESTINATION');
+    for (const id of await lakeOrganisations(deps.s3, lake)) {
       try {
-        const target = orgDestination(deps.config.destination, id);
-        const destination = openDestination(target, { s3Client: deps.s3 });
+        const target = lake.organisation(id);
+        const destination = target.records({ s3Client: deps.s3 });
         const projectIds = await lakeProjects(destination, deps.config.datasets);
         if (projectIds.length === 0) continue;
         const check = createInsightsHandler({
           ...deps,
-          config: { ...deps.config, destination: target, projectIds },
+          config: { ...deps.config, destination: target.url, projectIds },
+          target,
           destination,
           openLake: (scope) => openLake(target, scope, { s3Client: deps.s3, records: destination }),
           store: scopedStore(deps.store, orgScope(id)),

@@ -11,7 +11,7 @@ import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } fr
 import * as v from 'valibot';
 import { ID_PATTERN, validateApiKey } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { orgScope } from '../shared/storage/scoped-store.js';
+import { folderOf } from '../warehouse/lake/layout.js';
 
 /** An organisation id: lowercase letters, digits and `-`, 1–40 characters (it names a folder and a secret). */
 export const ORG_ID_PATTERN = /^[a-z0-9-]{1,40}$/;
@@ -26,7 +26,7 @@ export interface Organisation {
 
 /** `<base>/orgs/<id>`: an organisation's lake in a local folder or an `s3://bucket/prefix` destination. */
 export function orgDestination(base: string, id: string): string {
-  return `${base.replace(/\/+$/, '')}/${orgScope(id).replace(/\/$/, '')}`;
+  return `${base.replace(/\/+$/, '')}/${folderOf('organisation', id)}`;
 }
 
 const IdSchema = v.pipe(v.string('an id is a string'), v.regex(ORG_ID_PATTERN, 'an id is 1–40 lowercase letters, digits or -'));

@@ -10,6 +10,7 @@ import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import type { LakeFiles } from '../warehouse/lake.js';
+import { dayFolder, dayFolderName } from '../warehouse/lake/layout.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
@@ -121,8 +122,8 @@ export async function readRequests(lake: LakeFiles, days: readonly string[], per
   return Promise.all(
     days.map(async (day) => {
       const totals = { day, requests: 0, runs: 0, failedUnits: 0, otherRuns: 0 };
-      if (!present.has(`dt=${day}`)) return totals;
-      const folder = path.join(root, EXPORT_RUNS.prefix, `dt=${day}`);
+      if (!present.has(dayFolderName(day))) return totals;
+      const folder = path.join(root, dayFolder(EXPORT_RUNS.prefix, day));
       for (const name of await list(folder)) {
         if (!name.endsWith('.json') || name.startsWith('.')) continue;
         for (const run of parseRunRecords(await readFile(path.join(folder, name), 'utf8'))) {

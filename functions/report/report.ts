@@ -16,20 +16,18 @@ import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
 import { EFFECT_TABLES, lookbackDays, readFixes, type GapEffect } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
-import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
 import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
 import type { FillNotice } from './sections/fill.js';
 import { openLake, openRecords, type LakeFiles } from '../warehouse/lake.js';
+import type { LakeTarget } from '../warehouse/lake/target.js';
 
-export { checkLakeTarget, checkReportFile, isS3Target, REPORT_FILE, reportFileOf } from './targets.js';
+export { checkLakeTarget, checkReportFile, REPORT_FILE, reportFileOf } from './targets.js';
 
 export interface ReportRequest {
-  /** `s3://bucket/prefix`, a folder or a `file://` URL. */
-  readonly destination: string;
-  /** `destination` already parsed (`parseDestinationTarget`): by a caller that read it once for its own needs. */
-  readonly target?: DestinationTarget;
+  /** The lake, parsed at the door (warehouse/lake/target.ts). */
+  readonly target: LakeTarget;
   readonly period: Period;
   /** Projects to report; empty: every project found in the period. */
   readonly projects: readonly string[];
@@ -51,8 +49,6 @@ export interface ReportRequest {
 export interface ReportDeps {
   readonly now: () => number;
   readonly s3Client?: S3Client;
-  /** Where a relative destination starts. @default process.cwd() */
-  readonly cwd?: string;
   /** Told one line per thing left out of the report (a bucket key that is not mirrored). */
   readonly onWarning?: (line: string) => void;
   /** Aborted when the user stops the run: the build stops at its next step and rejects with the signal's reason. */
@@ -81,7 +77,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings, not numbers
   const runsTo = addDays(today, 1) > period.to ? addDays(today, 1) : period.to;
   // The destination is read once: the lake, the time spent mirroring and the outcome records follow from it.
-  const target = request.target ?? parseDestinationTarget(request.destination.trim(), '--out');
+  const { target } = request;
   // The jobs made for gaps, read first through the destination itself (every day: a job of last
   // quarter still counts): their verdicts look back before the period (90 days before the first
   // completed job), and an s3:// lake mirrors those days of the gap tables too.
@@ -103,9 +99,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     },
     {
       ...(deps.s3Client ? { s3Client: deps.s3Client } : {}),
-      ...(deps.cwd !== undefined ? { cwd: deps.cwd } : {}),
       records,
-      named: request.destination.trim(),
       // Each table arrives while DuckDB loads the ones before it, then the units' states, the
       // run log and the marks while it loads the last ones.
       streamed: true,
@@ -113,12 +107,12 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
   );
-  let mirrorMs = target.kind === 's3' ? performance.now() - started : 0;
+  let mirrorMs = target.place.kind === 's3' ? performance.now() - started : 0;
   /** What arrives later (each table folder, then the units' states, run log and marks): the time waited for it counts as mirroring. */
   const waitedFor = async (arrival: Promise<void>) => {
     const waiting = performance.now();
     await arrival;
-    if (target.kind === 's3') mirrorMs += performance.now() - waiting;
+    if (target.place.kind === 's3') mirrorMs += performance.now() - waiting;
   };
   const files: LakeFiles = { ...lake, folderReady: (prefix) => waitedFor(lake.folderReady(prefix)) };
   const statesMirrored = () => waitedFor(lake.ready);

@@ -4,39 +4,31 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDestinationTarget } from '../shared/storage/destination-target.js';
 import { ConfigError } from '../shared/errors.js';
 import { checkReadableFolder, checkWritableFile } from '../shared/local-paths.js';
+import { parseLakeTarget, type LakeTarget, type TargetSource } from '../warehouse/lake/target.js';
 
 /** The file name of the report, in the local destination (or the current folder for S3). */
 export const REPORT_FILE = 'report.html';
 
 /**
- * Whether `target` names an S3 destination, as `parseDestinationTarget` (the one reading of a
- * destination) says. Call it after `checkLakeTarget`: a mistyped target throws its ConfigError.
- */
-export function isS3Target(target: string): boolean {
-  return parseDestinationTarget(target, '--out').kind === 's3';
-}
-
-/**
  * Checks `target` before any work: a destination the export accepts (`parseDestinationTarget`:
  * `S3://x` and `s3:/x` are refused as the export refuses them) and, when local, a folder that
- * can be read — or, not there yet, one an export could create (local-paths.ts).
+ * can be read — or, not there yet, one an export could create (local-paths.ts). The door's one
+ * parse: what it returns is handed below (warehouse/lake/target.ts).
  * @throws ConfigError naming `source` and what the user typed.
  */
-export async function checkLakeTarget(target: string, deps: { readonly cwd?: string; readonly source?: string } = {}): Promise<void> {
+export async function checkLakeTarget(target: string, deps: { readonly cwd?: string; readonly source?: TargetSource } = {}): Promise<LakeTarget> {
   const source = deps.source ?? '--out';
-  const parsed = parseDestinationTarget(target, source);
-  if (parsed.kind !== 'local') return;
-  await checkReadableFolder(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), `${source} ${target.trim()}`);
+  const parsed = parseLakeTarget(target, source, deps.cwd ?? process.cwd());
+  if (parsed.place.kind === 'local') await checkReadableFolder(parsed.place.dir, `${source} ${target.trim()}`);
+  return parsed;
 }
 
 /** Where the report goes: `--file`, else `<dest>/report.html` for a folder, else `./report.html` for S3. */
-export function reportFileOf(destination: string, file: string | undefined, cwd: string): string {
+export function reportFileOf(target: LakeTarget, file: string | undefined, cwd: string): string {
   if (file !== undefined) return path.resolve(cwd, file);
-  const target = parseDestinationTarget(destination, '--out');
-  return target.kind === 's3' ? path.resolve(cwd, REPORT_FILE) : path.resolve(cwd, target.dir, REPORT_FILE);
+  return target.place.kind === 's3' ? path.resolve(cwd, REPORT_FILE) : path.join(target.place.dir, REPORT_FILE);
 }
 
 /**

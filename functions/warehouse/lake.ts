@@ -15,10 +15,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
-import { parseDestinationTarget, type DestinationTarget } from '../shared/storage/destination-target.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestsOf, STAGING_PREFIX } from './keys.js';
+import { dayFolder, dayOfFolderName } from './lake/layout.js';
+import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { openObjectReader, type ReadObject } from '../shared/storage/s3-reader.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -90,18 +91,12 @@ export interface LakeDeps {
   readonly s3Client?: S3Client;
   /** Objects downloaded at once. @default 16 */
   readonly concurrency?: number;
-  /** Where a relative folder starts. @default process.cwd() */
-  readonly cwd?: string;
   /**
    * The destination itself, when the caller opened it first (`openRecords`: the report and
    * `effects` read the outcome records before they know which days to mirror): the lake's
    * `records`. @default opened here
    */
   readonly records?: Destination;
-  /** The destination as the user named it, for a target given parsed. @default the target as given */
-  readonly named?: string;
-  /** Where the target came from, named in messages. @default '--out' */
-  readonly source?: string;
   /** Told one line per bucket key that is not mirrored (a key that could write outside the mirror). */
   readonly onWarning?: (line: string) => void;
   /** Aborted when the user stops the run: no further object is downloaded. */
@@ -115,29 +110,33 @@ export interface LakeDeps {
 }
 
 /**
- * The destination of `target` itself, as `openLake` opens it for `Lake.records` (a folder
- * resolved from `deps.cwd`): for records read before the lake is opened, handed on to it as
+ * The destination of `target` itself, as `openLake` opens it for `Lake.records`: for records read before the lake is opened, handed on to it as
  * `LakeDeps.records`.
  */
-export function openRecords(target: string | DestinationTarget, deps: Pick<LakeDeps, 's3Client' | 'cwd' | 'source'> = {}): Destination {
-  const parsed = parsedOf(target, deps);
-  return parsed.kind === 'local'
-    ? openTarget({ kind: 'local', dir: path.resolve(deps.cwd ?? process.cwd(), parsed.dir) })
-    : openTarget(parsed, deps.s3Client ? { s3Client: deps.s3Client } : {});
-}
-
-function parsedOf(target: string | DestinationTarget, deps: Pick<LakeDeps, 'source'>): DestinationTarget {
-  return typeof target === 'string' ? parseDestinationTarget(target.trim(), deps.source ?? '--out') : target;
+export function openRecords(target: LakeTarget, deps: Pick<LakeDeps, 's3Client'> = {}): Destination {
+  return target.records(deps.s3Client ? { s3Client: deps.s3Client } : {});
 }
 
 /**
- * Opens `target` (a folder, `file://` URL or `s3://bucket/prefix`, or one already parsed by
- * `parseDestinationTarget`) for reading the days of `scope`.
+ * Opens `target` for `scope`, hands the lake to `read` and closes it however `read` ends: how a
+ * reader that has nothing to overlap with the mirror opens a lake.
  */
-export async function openLake(target: string | DestinationTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
-  const parsed = parsedOf(target, deps);
+export async function withLake<T>(target: LakeTarget, scope: LakeScope, deps: LakeDeps, read: (lake: Lake) => Promise<T>): Promise<T> {
+  const lake = await openLake(target, scope, deps);
+  try {
+    return await read(lake);
+  } finally {
+    await lake.close();
+  }
+}
+
+/**
+ * Opens `target` (parsed once at the door: lake/target.ts) for reading the days of `scope`.
+ */
+export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeDeps = {}): Promise<Lake> {
+  const parsed = target.place;
   if (parsed.kind === 'local') {
-    const lake = localLake(path.resolve(deps.cwd ?? process.cwd(), parsed.dir), deps.named ?? (typeof target === 'string' ? target.trim() : parsed.dir));
+    const lake = localLake(parsed.dir, target.url);
     return deps.records === undefined ? lake : { ...lake, records: deps.records, mirror: deps.records };
   }
   const { bucket, prefix } = parsed;
@@ -196,7 +195,7 @@ export async function openLake(target: string | DestinationTarget, scope: LakeSc
   }
   const folders = new Map(groups.map((group, i) => [group.prefix, mirrored.groups[i] as Promise<void>]));
   const ready = mirrored.all;
-  const url = `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`;
+  const url = s3Url(parsed);
   return {
     url,
     root,
@@ -229,11 +228,12 @@ async function listDays(
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
   const keys: string[] = [];
   try {
-    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: `${base}dt=${scope.from}` })) {
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: dayFolder(base, scope.from) })) {
       for (const object of page.Contents ?? []) {
         const key = object.Key;
         if (key === undefined) continue;
-        const day = /^dt=(\d{4}-\d{2}-\d{2})\//.exec(key.slice(base.length))?.[1];
+        const inFolder = key.slice(base.length).split('/');
+        const day = inFolder.length > 1 ? dayOfFolderName(inFolder[0] as string) : undefined;
         if (day === undefined) continue;
         if (day >= scope.to) return keys;
         if (day < scope.from) continue;

@@ -10,6 +10,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { formatCount, percent } from '../shared/format.js';
 import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
 import { ANOMALIES_PREFIX } from './keys.js';
+import { dayKey } from './lake/layout.js';
 
 /** Final statuses of a follow-up request (the `status` column of followup_outcomes). */
 export const OUTCOME_STATUSES = ['completed', 'archived', 'failed', 'timed_out', 'uncertain', 'rejected'] as const;
@@ -71,7 +72,7 @@ export const GAP_OUTCOME = v.object({
 });
 
 export function anomaliesKey(day: string, projectId: string): string {
-  return `${ANOMALIES_PREFIX}/dt=${day}/${projectId}.json`;
+  return dayKey(ANOMALIES_PREFIX, day, `${projectId}.json`);
 }
 
 /**

@@ -8,7 +8,6 @@
  * with a warning naming it, and the report is built from the others; the export redoes a unit
  * whose manifest is missing, and `status` shows the unit's state.
  */
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/validators.js';
@@ -16,6 +15,8 @@ import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type Duc
 import { sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from './keys.js';
+import { dayFolderName } from './lake/layout.js';
+import { list, tableFiles } from './lake/files.js';
 import type { LakeFiles } from './lake.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
@@ -118,36 +119,9 @@ export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Pro
   };
 }
 
-/** Whether a file name is a project's Parquet file (`<project id>.parquet`): anything else in a table folder is not the export's. */
-function projectOfFile(name: string): string | undefined {
-  if (!name.endsWith('.parquet')) return undefined;
-  const id = name.slice(0, -'.parquet'.length);
-  return PROJECT_ID_PATTERN.test(id) ? id : undefined;
-}
-
 async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
-  // A streamed lake (the report's) may still be mirroring this table while the ones before it load.
-  await lake.folderReady(table.prefix);
-  const { root } = lake;
-  const wanted = new Set(scope.projects);
-  const present = new Set(await list(path.join(root, table.prefix)));
-  const files = (
-    await Promise.all(
-      scope.days
-        .filter((day) => present.has(`dt=${day}`))
-        .map(async (day) =>
-          (
-            await list(path.join(root, table.prefix, `dt=${day}`))
-          )
-            .filter((name) => {
-              const project = projectOfFile(name);
-              return project !== undefined && wanted.has(project);
-            })
-            .sort()
-            .map((name) => `${table.prefix}/dt=${day}/${name}`),
-        ),
-    )
-  ).flat();
+  // A streamed lake (the report's) may still be mirroring this table while the ones before it load (tableFiles waits).
+  const files = (await tableFiles(lake, table.prefix, scope.days, new Set(scope.projects))).map((file) => file.key);
   const columns = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
   const { files: readable, columns: stored } = await readableFiles(session, files, (file, line) => {
     if (!unreadable.includes(file)) unreadable.push(file);
@@ -219,7 +193,7 @@ export async function discoverProjects(lake: LakeFiles, days: readonly string[])
     ...DATASET_NAMES.map((d) => ({ dir: `${MANIFESTS_PREFIX}/${d}`, suffix: '.json' })),
     ...DATASET_NAMES.map((d) => ({ dir: `${STAGING_PREFIX}/${d}`, suffix: '' })),
   ];
-  const wanted = new Set(days.map((day) => `dt=${day}`));
+  const wanted = new Set(days.map(dayFolderName));
   await Promise.all(
     folders.map(async ({ dir, suffix }) => {
       const present = (await list(path.join(root, dir))).filter((name) => wanted.has(name));
@@ -237,13 +211,4 @@ export async function discoverProjects(lake: LakeFiles, days: readonly string[])
   return [...found].sort();
 }
 
-/** Names in a folder; none when it does not exist. */
-export async function list(folder: string): Promise<string[]> {
-  try {
-    return await readdir(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw error;
-  }
-}
+export { list } from './lake/files.js';

@@ -4,6 +4,7 @@
  */
 
 import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTION_STATUSES } from '../shared/api-enums.js';
+import { dayKey, LAYOUT } from './lake/layout.js';
 
 /**
  * Logical column types, mapped to Parquet logical types and to Glue/Hive types:
@@ -163,7 +164,7 @@ export const VISITORS_PAGES = typedTable({
 /** One JSON object per follow-up request (newline-free), keys exactly the column names. */
 export const FOLLOWUP_OUTCOMES: TableDef = {
   name: 'followup_outcomes',
-  prefix: 'followup_outcomes',
+  prefix: LAYOUT.outcomes.folder,
   format: 'json',
   partitionKey: 'dt',
   comment: 'Outcome of each prompt sent to an agent: a follow-up to a job, or a new job.',
@@ -425,7 +426,7 @@ export const ASSISTANT_CALLER_STATS = typedTable({
  */
 export const EXPORT_RUNS: TableDef = {
   name: 'export_runs',
-  prefix: 'export_runs',
+  prefix: LAYOUT.runs.folder,
   format: 'json',
   partitionKey: 'dt',
   comment: 'One record per export run (hourly Lambda, manual invoke or CLI), written when the run ends.',
@@ -476,7 +477,7 @@ export const EXPORT_RUNS: TableDef = {
  */
 export const FIX_EFFECTS: TableDef = {
   name: 'fix_effects',
-  prefix: 'fix_effects',
+  prefix: LAYOUT.fixEffects.folder,
   format: 'json',
   partitionKey: 'dt',
   comment:
@@ -540,7 +541,7 @@ export const TABLES = [
   FIX_EFFECTS,
 ] as const;
 
-/** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file. */
+/** `<prefix>/dt=YYYY-MM-DD/<name>` — the Hive-style key of one file (lake/layout.ts). */
 export function partitionKey(table: TableDef, day: string, fileName: string): string {
-  return `${table.prefix}/dt=${day}/${fileName}`;
+  return dayKey(table.prefix, day, fileName);
 }

@@ -21,7 +21,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { grantStateKeys } from './state-keys.js';
 import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
-import { ANOMALIES_PREFIX } from '../../functions/warehouse/keys.js';
+import { rootOf } from '../../functions/warehouse/lake/layout.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
 import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
@@ -110,9 +110,9 @@ export class Insights extends Construct {
     this.checkFunction = bundled.function;
     this.logGroup = bundled.logGroup;
 
-    if (props.organisations === true) props.warehouse.grantOrganisationsInsightsCheck(this.checkFunction, `${ANOMALIES_PREFIX}/`);
+    if (props.organisations === true) props.warehouse.grantOrganisationsInsightsCheck(this.checkFunction, rootOf('anomalies'));
     props.warehouse.grantWarehouseRead(this.checkFunction);
-    props.warehouse.grantInsightsRecordsWrite(this.checkFunction, `${ANOMALIES_PREFIX}/`);
+    props.warehouse.grantInsightsRecordsWrite(this.checkFunction, rootOf('anomalies'));
     this.grantPublish(bundled.role);
     // Its own documents only: the item's key starts with `insights#`.
     grantStateKeys(bundled.role, props.stateTable, { prefix: INSIGHTS_KEY_PREFIX });

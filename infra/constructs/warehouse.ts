@@ -14,11 +14,10 @@ import { Construct } from 'constructs';
 import { QUESTIONS, questionSql } from '../../queries/questions.js';
 import { asInterface } from './as-interface.js';
 import { parseDay } from '../../functions/shared/dates.js';
-import { EXPORT_RUNS, FIX_EFFECTS, FOLLOWUP_OUTCOMES, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
-import { MANIFESTS_PREFIX, STAGING_PREFIX } from '../../functions/warehouse/keys.js';
+import { EXPORT_RUNS, TABLES, type ColumnDef, type ScalarColumnType, type TableDef } from '../../functions/warehouse/tables.js';
+import { rootOf } from '../../functions/warehouse/lake/layout.js';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { commentWithPolicy, parsePolicyOverrides, resolvePolicy, type PersonalDataPolicy } from '../../functions/warehouse/column-policy.js';
-import { ERASURES_PREFIX, EXPIRED_PREFIX } from '../../functions/export/erasures.js';
 
 /** Glue/Hive type of each scalar column type of tables.ts. */
 export const GLUE_TYPES: Readonly<Record<ScalarColumnType, glue.Type>> = {
@@ -167,7 +166,7 @@ export class Warehouse extends Construct {
     const folders = exportFolders();
     this.grantFolders(
       grantee,
-      { read: [...folders, ERASURES_PREFIX, EXPIRED_PREFIX], write: [...folders, `${EXPORT_RUNS.prefix}/`, EXPIRED_PREFIX], remove: folders },
+      { read: [...folders, rootOf('erasures'), rootOf('expired')], write: [...folders, rootOf('runs'), rootOf('expired')], remove: folders },
       'The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out), reads and writes the records of expired units under _privacy/expired/ (retention: never planned again) and appends run records under export_runs/ only; listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
@@ -200,8 +199,8 @@ export class Warehouse extends Construct {
     this.grantFolders(
       grantee,
       {
-        read: [...folders, `${ORGS_FOLDER}*/${ERASURES_PREFIX}`, `${ORGS_FOLDER}*/${EXPIRED_PREFIX}`],
-        write: [...folders, `${ORGS_FOLDER}*/${EXPORT_RUNS.prefix}/`, `${ORGS_FOLDER}*/${EXPIRED_PREFIX}`],
+        read: [...folders, `${ORGS_FOLDER}*/${rootOf('erasures')}`, `${ORGS_FOLDER}*/${rootOf('expired')}`],
+        write: [...folders, `${ORGS_FOLDER}*/${rootOf('runs')}`, `${ORGS_FOLDER}*/${rootOf('expired')}`],
         remove: folders,
       },
       "The export workers read, replace and delete objects under each organisation's table, manifest and staging folders (orgs/<id>/…), read its erasure records, read and write the records of its expired units (retention) and append its run records; listing is limited to those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
@@ -217,7 +216,7 @@ export class Warehouse extends Construct {
     const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
     this.grantFolders(
       grantee,
-      { read: [...exportFolders(), `${EXPORT_RUNS.prefix}/`, `${FOLLOWUP_OUTCOMES.prefix}/`, records].map(inEach), write: [inEach(reports)] },
+      { read: [...exportFolders(), rootOf('runs'), rootOf('outcomes'), records].map(inEach), write: [inEach(reports)] },
       "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages under that organisation's reports folder. The wildcards are the organisation's id and the object key within each folder.",
     );
     this.grantOrganisationsList(grantee);
@@ -232,7 +231,7 @@ export class Warehouse extends Construct {
     const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
     this.grantFolders(
       grantee,
-      { read: [...[...exportFolders(), `${EXPORT_RUNS.prefix}/`, records].map(inEach)], write: [inEach(records)], remove: [inEach(records)] },
+      { read: [...[...exportFolders(), rootOf('runs'), records].map(inEach)], write: [inEach(records)], remove: [inEach(records)] },
       "The insights check of many organisations reads each organisation's exported tables, manifests, checkpoints and run log (orgs/<id>/…), reads, rewrites and deletes its anomaly records, and lists only those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
     );
     this.grantOrganisationsList(grantee);
@@ -257,7 +256,7 @@ export class Warehouse extends Construct {
   grantWarehouseRead(grantee: iam.IGrantable): void {
     this.grantFolders(
       grantee,
-      { read: [...exportFolders(), `${EXPORT_RUNS.prefix}/`] },
+      { read: [...exportFolders(), rootOf('runs')] },
       'The insights functions read objects under the exported table, manifest, checkpoint and run-log folders only, and list only those folders (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
@@ -269,7 +268,7 @@ export class Warehouse extends Construct {
   grantPageRead(grantee: iam.IGrantable, records: string): void {
     this.grantFolders(
       grantee,
-      { read: [`${FOLLOWUP_OUTCOMES.prefix}/`, records] },
+      { read: [rootOf('outcomes'), records] },
       'The weekly report reads the follow-up outcome records and the anomaly marks its page shows, and lists only those folders (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
@@ -296,7 +295,7 @@ export class Warehouse extends Construct {
   grantFixEffectsWrite(grantee: iam.IGrantable): void {
     this.grantFolders(
       grantee,
-      { write: [`${FIX_EFFECTS.prefix}/`] },
+      { write: [rootOf('fixEffects')] },
       'The weekly report puts the verdicts on fixes (one file per project and day) under the fix_effects folder only (and aborts its own failed multipart uploads there). The wildcard is the object key within it.',
     );
   }
@@ -305,7 +304,7 @@ export class Warehouse extends Construct {
   grantOutcomesWrite(grantee: iam.IGrantable): void {
     this.grantFolders(
       grantee,
-      { write: [`${FOLLOWUP_OUTCOMES.prefix}/`] },
+      { write: [rootOf('outcomes')] },
       'The consumer only puts outcome records under the followup_outcomes folder (and aborts its own failed multipart uploads there). The wildcard is the object key within it.',
     );
   }
@@ -487,11 +486,11 @@ export function exportKeyPatterns(): string[] {
 /** The folders (under the app's prefix, each ending with `/`) the export reads and writes. */
 export function exportFolders(): string[] {
   const tablePrefixes = [...new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.prefix)))];
-  return [...tablePrefixes.map((prefix) => `${prefix}/`), `${MANIFESTS_PREFIX}/`, `${STAGING_PREFIX}/`];
+  return [...tablePrefixes.map((prefix) => `${prefix}/`), rootOf('manifest'), rootOf('staging')];
 }
 
 /** The folder of the organisations' lakes, under the app's prefix. */
-export const ORGS_FOLDER = 'orgs/';
+export const ORGS_FOLDER = rootOf('organisation');
 /** The partition naming the organisation in a deployment for many organisations. */
 export const ORG_PARTITION = 'org';
 /** The tables the export writes into each organisation's lake (the follow-up outcomes stay the deployment's). */

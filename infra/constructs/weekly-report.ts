@@ -18,8 +18,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
-import { ANOMALIES_PREFIX } from '../../functions/warehouse/keys.js';
-import { REPORTS_PREFIX } from '../../functions/insights/weekly/keys.js';
+import { rootOf } from '../../functions/warehouse/lake/layout.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
 import type { ReportLinks } from './report-links.js';
@@ -100,11 +99,11 @@ export class WeeklyReport extends Construct {
     this.function = bundled.function;
     this.logGroup = bundled.logGroup;
 
-    if (props.organisations === true) props.warehouse.grantOrganisationsWeeklyReport(this.function, `${ANOMALIES_PREFIX}/`, REPORTS_PREFIX);
+    if (props.organisations === true) props.warehouse.grantOrganisationsWeeklyReport(this.function, rootOf('anomalies'), rootOf('reports'));
     props.warehouse.grantWarehouseRead(this.function);
     // Its page shows the fixes made for gaps and the hourly check's anomaly marks.
-    props.warehouse.grantPageRead(this.function, `${ANOMALIES_PREFIX}/`);
-    props.warehouse.grantReportsWrite(this.function, REPORTS_PREFIX);
+    props.warehouse.grantPageRead(this.function, rootOf('anomalies'));
+    props.warehouse.grantReportsWrite(this.function, rootOf('reports'));
     props.warehouse.grantFixEffectsWrite(this.function);
     props.insights.grantPublish(bundled.role);
     props.reportLinks?.grantSign(this.function);

@@ -10,11 +10,10 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as v from 'valibot';
 import { scheduledTime } from '../../shared/scheduled-event.js';
 import { createInsightPublisher } from '../publish.js';
-import { parseDestinationTarget } from '../../shared/storage/destination-target.js';
+import { parseLakeTarget, type LakeTarget } from '../../warehouse/lake/target.js';
 import { awsClientConfig } from '../../shared/aws-clients.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
 import { loadConfigFor, requireSettings, type ConfigOf } from '../../settings/config.js';
-import { openTarget, type S3Target } from '../../shared/storage/destinations.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../../shared/metric-names.js';
@@ -34,8 +33,8 @@ export interface WeeklyHandlerDeps extends WeeklyDeps {
   readonly config: ConfigOf<'weekly-report'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
   readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
-  /** `config.destination`, parsed once (`weeklyDepsFromConfig`). @default parsed by the run */
-  readonly target?: S3Target;
+  /** `config.destination`, parsed once (`weeklyDepsFromConfig`; the organisations' dispatch: its organisation's). @default parsed here */
+  readonly target?: LakeTarget;
 }
 
 /** `{"days": N}` of an invocation by hand (1–366): a report of the last N complete days; none for the schedule's event. */
@@ -62,8 +61,7 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
     const days = daysAsked(event);
     const result = await runWeeklyReport(
       {
-        destination: config.destination,
-        ...(deps.target ? { target: deps.target } : {}),
+        target: deps.target ?? s3LakeTarget(config.destination),
         settleHours: config.settleHours,
         projects: config.projectIds,
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
@@ -104,21 +102,27 @@ export function linkSignerOf(config: ConfigOf<'weekly-report'>, secrets: () => S
   });
 }
 
+/** `EXPORT_DESTINATION` parsed: an S3 destination, or a ConfigError naming what to set. */
+function s3LakeTarget(destination: string): LakeTarget {
+  const target = parseLakeTarget(destination, 'EXPORT_DESTINATION');
+  if (target.place.kind !== 's3') {
+    throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${destination.slice(0, 60)}")`);
+  }
+  return target;
+}
+
 export function weeklyDepsFromConfig(
   config: ConfigOf<'weekly-report'>,
   clients: { s3?: S3Client; sns?: SNSClient; secrets?: SecretsManagerClient } = {},
 ): WeeklyHandlerDeps {
   // The destination is parsed once here: the lake, the pages' writes and the link's place follow from it.
-  const target = parseDestinationTarget(config.destination);
-  if (target.kind !== 's3') {
-    throw new ConfigError(`EXPORT_DESTINATION must be s3://bucket/prefix for the weekly report function (got "${config.destination.slice(0, 60)}")`);
-  }
+  const target = s3LakeTarget(config.destination);
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());
   return {
     config,
     s3,
-    target: { bucket: target.bucket, prefix: target.prefix },
-    writeTo: openTarget(target, { s3Client: s3 }),
+    target,
+    writeTo: target.records({ s3Client: s3 }),
     publish: createInsightPublisher({
       sns: clients.sns ?? new SNSClient(awsClientConfig()),
       topicArn: requireSettings(config, 'weekly-report').insightsTopicArn,

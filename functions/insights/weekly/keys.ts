@@ -1,5 +1,7 @@
+import { rootOf } from '../../warehouse/lake/layout.js';
+
 /** Where the weekly reports go, under the destination's prefix (the infra grants exactly this). */
-export const REPORTS_PREFIX = 'reports/';
+export const REPORTS_PREFIX = rootOf('reports');
 /** The newest weekly report. */
 export const LATEST_KEY = `${REPORTS_PREFIX}latest.html`;
 

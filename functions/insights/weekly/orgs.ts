@@ -5,10 +5,9 @@
  * the attribute `organisation` (a subscription can take one organisation's). An organisation
  * with nothing exported in the two weeks is skipped; one that fails is named, after the others.
  */
-import { orgDestination } from '../../orgs/organisations.js';
 import { lakeOrganisations } from '../orgs.js';
 import { describeError, NoDataError } from '../../shared/errors.js';
-import { openDestination, parseS3Target } from '../../shared/storage/destinations.js';
+import { parseLakeTarget } from '../../warehouse/lake/target.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';
 import { loadConfigFor } from '../../settings/config.js';
 import { createWeeklyHandler, weeklyDepsFromConfig, type WeeklyAnswer, type WeeklyHandlerDeps } from './handler.js';
@@ -24,14 +23,15 @@ export function createOrganisationsWeeklyHandler(deps: WeeklyHandlerDeps) {
     const organisations: (WeeklyAnswer & { organisation: string })[] = [];
     const skipped: string[] = [];
     const failed: string[] = [];
-    for (const id of await lakeOrganisations(deps.s3, deps.config.destination)) {
-      const destination = orgDestination(deps.config.destination, id);
+    const lake = deps.target ?? parseLakeTarget(deps.config.destination, 'EXPORT_DESTINATION');
+    for (const id of await lakeOrganisations(deps.s3, lake)) {
+      const target = lake.organisation(id);
       const weekly = createWeeklyHandler({
         ...deps,
-        config: { ...deps.config, destination, projectIds: [] },
-        // The organisation's lake, parsed once like the deployment's (weeklyDepsFromConfig).
-        target: parseS3Target(destination),
-        writeTo: openDestination(destination, { s3Client: deps.s3 }),
+        config: { ...deps.config, destination: target.url, projectIds: [] },
+        // The organisation's lake: the deployment's, scoped (no string put together and parsed again).
+        target,
+        writeTo: target.records({ s3Client: deps.s3 }),
         // The signed-link distribution serves the deployment's reports folder only: the digest names the page.
         link: undefined,
         publish: (message) => deps.publish({ ...message, organisation: id, subject: `${id}: ${message.subject}` }),

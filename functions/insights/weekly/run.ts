@@ -13,7 +13,7 @@ import { daysFrom, type Figures, type Period } from '../../report/figures.js';
 import { buildReport } from '../../report/report.js';
 import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
-import { parseS3Target, type S3Target } from '../../shared/storage/destinations.js';
+import type { LakeTarget } from '../../warehouse/lake/target.js';
 import { toFixEffect, writeFixEffects } from '../../gaps/fix-effects.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
@@ -49,10 +49,8 @@ export function weekPeriod(now: number, settleHours: number, days = WEEK_DAYS): 
 }
 
 export interface WeeklySettings {
-  /** `EXPORT_DESTINATION`: `s3://bucket/prefix`. */
-  readonly destination: string;
-  /** `destination` parsed once (by the handler). @default parsed here */
-  readonly target?: S3Target;
+  /** `EXPORT_DESTINATION` (`s3://bucket/prefix`), parsed once by the handler. */
+  readonly target: LakeTarget;
   readonly settleHours: number;
   /** Projects to report; empty: every project found. */
   readonly projects: readonly string[];
@@ -95,16 +93,14 @@ export interface WeeklyResult {
 
 /** Builds, writes and tells the week's report. Throws NoDataError when nothing was exported in the two weeks. */
 export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps): Promise<WeeklyResult> {
-  const target = settings.target ?? parseS3Target(settings.destination);
-  const { bucket, prefix } = target;
+  const { target } = settings;
   const days = settings.days ?? WEEK_DAYS;
   const period = weekPeriod(deps.now(), settings.settleHours, days);
   const last = period.days[period.days.length - 1] as string;
   const week = days === WEEK_DAYS ? isoWeek(last) : `${period.from} to ${last}`;
   const report = await buildReport(
     {
-      destination: settings.destination,
-      target: { kind: 's3', ...target },
+      target,
       period,
       projects: settings.projects,
       ...(settings.siteUrl !== undefined ? { siteUrl: settings.siteUrl } : {}),
@@ -118,7 +114,8 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   // The verdicts land in the warehouse's fix_effects table, so a team joins them with its own data.
   const verdictKeys = await writeFixEffects(deps.writeTo, report.fixes.map(toFixEffect), deps.now());
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
-  const url = link?.url ?? `s3://${bucket}/${prefix}${key}`;
+  const place = target.place.kind === 's3' ? `s3://${target.place.bucket}/${target.place.prefix}` : `${target.place.dir}/`;
+  const url = link?.url ?? `${place}${key}`;
   const digest = digestOf({ figures: report.figures, week, fixes: report.fixes, ...(link ? { link } : { place: url }) });
   await deps.publish(digest);
   return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs, verdictKeys };

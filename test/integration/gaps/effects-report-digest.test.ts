@@ -11,6 +11,7 @@ import { addDays, formatDay } from '../../../functions/shared/dates.js';
 import { periodOf } from '../../../functions/warehouse/period.js';
 import { buildEffectsLake, NOW, type EffectsLake } from '../../helpers/effects-lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 let lake: EffectsLake;
 let report: BuiltReport;
@@ -18,7 +19,7 @@ let report: BuiltReport;
 beforeAll(async () => {
   lake = await buildEffectsLake();
   const today = formatDay(NOW);
-  report = await buildReport({ destination: lake.root, period: periodOf(addDays(today, -7), today), projects: [] }, { now: () => NOW });
+  report = await buildReport({ target: parseLakeTarget(lake.root, '--out'), period: periodOf(addDays(today, -7), today), projects: [] }, { now: () => NOW });
 }, 120_000);
 
 afterAll(async () => {

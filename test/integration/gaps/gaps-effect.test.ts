@@ -13,6 +13,7 @@ import { addDays } from '../../../functions/shared/dates.js';
 import { localLake } from '../../../functions/warehouse/lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { buildFixLake, DONE, FIX_PROJECT, NOW, PR_LINK, RECENT, type FixLake } from '../../helpers/fix-lake.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 const duckdb = vi.hoisted(() => ({ sessions: 0, statements: [] as string[] }));
 
@@ -104,7 +105,7 @@ describe('the report and its fixes', () => {
     duckdb.sessions = 0;
     duckdb.statements.length = 0;
 
-    const built = await buildReport({ destination: lake.root, period, projects: [] }, { now: () => NOW });
+    const built = await buildReport({ target: parseLakeTarget(lake.root, '--out'), period, projects: [] }, { now: () => NOW });
 
     expect(built.html).toContain('id="fixes-effect"');
     expect(duckdb.sessions).toBe(1);

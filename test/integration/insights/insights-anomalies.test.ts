@@ -18,6 +18,7 @@ import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDataset } from '../../helpers/insights-lake.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 const TUESDAYS = everyDays('2026-10-20', 5, 7); // … 2026-11-17
 const LAST = '2026-11-17';
@@ -56,7 +57,7 @@ async function setup(): Promise<Setup> {
     clock,
     deps: {
       destination,
-      openLake: (scope) => openLake(root, scope),
+      openLake: (scope) => openLake(parseLakeTarget(root, '--out'), scope),
       store,
       publish: createInsightPublisher({ sns: emulators.sns, topicArn }),
       now: () => clock.now,
@@ -112,7 +113,7 @@ describe('anomalies', () => {
 
     // And the report's calendar marks that day's visitors cell, naming it on hover.
     const report = await buildReport(
-      { destination: s.root, period: { from: '2026-11-11', to: '2026-11-18', days: everyDays('2026-11-11', 7) }, projects: [] },
+      { target: parseLakeTarget(s.root, '--out'), period: { from: '2026-11-11', to: '2026-11-18', days: everyDays('2026-11-11', 7) }, projects: [] },
       { now: () => NOW },
     );
     const cells = [...report.html.matchAll(/<td class="s-\w+ anomaly" data-day="([^"]+)" data-dataset="([^"]+)"[^>]*title="([^"]*)">!<\/td>/g)];

@@ -15,6 +15,7 @@ import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 const PROJECT = 'proj_docs';
 const NOW = Date.parse('2026-10-20T06:00:00.000Z');
@@ -51,8 +52,8 @@ afterAll(async () => {
 
 describe('report on S3', () => {
   it('reads the S3 lake with the SDK and gives the same figures as the same export in a folder', async () => {
-    const fromS3 = await buildReport({ destination: lake, period, projects: [] }, { now: () => NOW, s3Client: aws.s3 });
-    const fromFolder = await buildReport({ destination: local, period, projects: [] }, { now: () => NOW });
+    const fromS3 = await buildReport({ target: parseLakeTarget(lake, '--out'), period, projects: [] }, { now: () => NOW, s3Client: aws.s3 });
+    const fromFolder = await buildReport({ target: parseLakeTarget(local, '--out'), period, projects: [] }, { now: () => NOW });
     expect(fromS3.figures.projects).toEqual([PROJECT]);
     expect(fromS3.figures.headline.current.human).toBeGreaterThan(0);
     expect(fromS3.figures).toEqual(fromFolder.figures);

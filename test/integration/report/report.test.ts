@@ -34,6 +34,7 @@ import {
   type ReportLake,
 } from '../../helpers/report-fixture.js';
 import { runCliInProcess, spawnCli, waitUntil } from '../../helpers/cli.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 let lake: ReportLake;
 let figures: Figures;
@@ -266,7 +267,7 @@ async function writeRunRecord(out: string, day: string, record: { readonly run_i
 describe('report page', () => {
   let html: string;
   beforeAll(async () => {
-    html = (await buildReport({ destination: lake.out, period, projects: [] }, { now: () => NOW })).html;
+    html = (await buildReport({ target: parseLakeTarget(lake.out, '--out'), period, projects: [] }, { now: () => NOW })).html;
   });
 
   it('escapes every text value: a search term of markup shows as text', () => {
@@ -308,7 +309,7 @@ describe('report page', () => {
 
   it('says in a sentence when a section has nothing to show', async () => {
     const { html: sparse } = await buildReport(
-      { destination: lake.out, period: { from: FAILED.day, to: '2026-10-18', days: [FAILED.day] }, projects: [FAILED.projectId] },
+      { target: parseLakeTarget(lake.out, '--out'), period: { from: FAILED.day, to: '2026-10-18', days: [FAILED.day] }, projects: [FAILED.projectId] },
       { now: () => NOW },
     );
     expect(sparse).toContain('No page got a thumbs down in this period (or no feedback was exported).');
@@ -317,7 +318,10 @@ describe('report page', () => {
 
   it('refuses a report of days and projects with nothing exported (NoDataError), though the run log has runs', async () => {
     await expect(
-      buildReport({ destination: lake.out, period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] }, { now: () => NOW }),
+      buildReport(
+        { target: parseLakeTarget(lake.out, '--out'), period: { from: MISSING_DAY, to: '2026-10-17', days: [MISSING_DAY] }, projects: ['proj_api'] },
+        { now: () => NOW },
+      ),
     ).rejects.toThrow(/^nothing exported in .+ from 2026-10-16 to 2026-10-16 for proj_api: /);
   });
 });

@@ -6,6 +6,7 @@ import { escapeHtml } from '../../../functions/report/page/template.js';
 import { reportFileOf } from '../../../functions/report/report.js';
 import { reportPeriod } from '../../../functions/cli/report.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 describe('escapeHtml', () => {
   it('escapes the five characters that can end text or an attribute', () => {
@@ -76,9 +77,9 @@ describe('periods and files', () => {
   });
 
   it('writes into the local destination, or the current folder for S3, unless --file says', () => {
-    expect(reportFileOf('./data', undefined, '/home/me')).toBe('/home/me/data/report.html');
-    expect(reportFileOf('file:///srv/lake', undefined, '/home/me')).toBe('/srv/lake/report.html');
-    expect(reportFileOf('s3://bucket/prefix', undefined, '/home/me')).toBe('/home/me/report.html');
-    expect(reportFileOf('s3://bucket/prefix', 'out/weekly.html', '/home/me')).toBe('/home/me/out/weekly.html');
+    expect(reportFileOf(parseLakeTarget('./data', '--out', '/home/me'), undefined, '/home/me')).toBe('/home/me/data/report.html');
+    expect(reportFileOf(parseLakeTarget('file:///srv/lake', '--out', '/home/me'), undefined, '/home/me')).toBe('/srv/lake/report.html');
+    expect(reportFileOf(parseLakeTarget('s3://bucket/prefix', '--out', '/home/me'), undefined, '/home/me')).toBe('/home/me/report.html');
+    expect(reportFileOf(parseLakeTarget('s3://bucket/prefix', '--out', '/home/me'), 'out/weekly.html', '/home/me')).toBe('/home/me/out/weekly.html');
   });
 });

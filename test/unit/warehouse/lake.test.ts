@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localLake, mirrorPath, openLake, openRecords, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 const root = path.resolve('mirror-root');
 
@@ -90,7 +91,11 @@ describe('openLake of a bucket, when a read fails', () => {
       return new Uint8Array([1, 2, 3]);
     });
     try {
-      const opened = openLake('s3://bucket/mintlify', { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] }, { s3Client: client });
+      const opened = openLake(
+        parseLakeTarget('s3://bucket/mintlify', '--out'),
+        { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] },
+        { s3Client: client },
+      );
       await expect(opened).rejects.toThrow(/^cannot read s3:\/\/bucket\/mintlify\/visitors_totals\/dt=2026-11-17\/proj_\d\d\.parquet: .*Access Denied/);
       expect(started, 'no read started after the failure beyond those in flight').toBeLessThanOrEqual(16);
       await new Promise((resolve) => setTimeout(resolve, 60));
@@ -121,7 +126,7 @@ describe('openLake of a bucket, its scope', () => {
     });
 
     const lake = await openLake(
-      's3://bucket/mintlify',
+      parseLakeTarget('s3://bucket/mintlify', '--out'),
       { from: '2026-11-09', to: '2026-11-23', prefixes: ['visitors_totals'], recent: ['export_runs'], recentFrom: '2026-11-16' },
       { s3Client: client },
     );
@@ -159,7 +164,7 @@ describe('openLake of a bucket, streamed', () => {
       Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);
 
     const lake = await openLake(
-      's3://bucket/mintlify',
+      parseLakeTarget('s3://bucket/mintlify', '--out'),
       { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals', 'views_totals'] },
       { s3Client: client, streamed: true },
     );
@@ -187,7 +192,7 @@ describe('openLake of a bucket, streamed', () => {
       return new Uint8Array([1]);
     });
     const lake = await openLake(
-      's3://bucket/mintlify',
+      parseLakeTarget('s3://bucket/mintlify', '--out'),
       { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals', 'views_totals'] },
       { s3Client: client, streamed: true, concurrency: 1 },
     );
@@ -222,9 +227,10 @@ describe('the handle a reader is given', () => {
   it('of a folder named relative: openRecords opens the destination the lake then reads, from the same cwd, and the lake hands it back', async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), 'lake-cwd-'));
     try {
-      const records = openRecords('out', { cwd });
+      const target = parseLakeTarget('out', '--out', cwd);
+      const records = openRecords(target);
       await records.put('followup_outcomes/dt=2026-11-16/job.json', '{"gap_id":"g"}');
-      const lake = await openLake('out', WEEK, { cwd, records });
+      const lake = await openLake(target, WEEK, { records });
 
       expect(lake.root).toBe(path.join(cwd, 'out'));
       expect(lake.url).toBe('out');
@@ -240,9 +246,9 @@ describe('the handle a reader is given', () => {
     const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
     const objects = ['mintlify/_manifests/visitors/dt=2026-11-16/proj_a.json'];
     standInBucket(client, objects, async () => new TextEncoder().encode('{"mirrored":true}'));
-    const records = openRecords('s3://bucket/mintlify', { s3Client: client });
+    const records = openRecords(parseLakeTarget('s3://bucket/mintlify', '--out'), { s3Client: client });
 
-    const lake = await openLake('s3://bucket/mintlify', WEEK, { s3Client: client, records });
+    const lake = await openLake(parseLakeTarget('s3://bucket/mintlify', '--out'), WEEK, { s3Client: client, records });
     try {
       expect(lake.url).toBe('s3://bucket/mintlify');
       expect(lake.records).toBe(records);

@@ -1,0 +1,129 @@
+/**
+ * The bucket's layout, as data: every folder and key the project writes under a destination,
+ * once. It is the only writer and reader of the day folders' names (`dt=YYYY-MM-DD`, the Hive
+ * partition Glue, Athena, Spectrum and Trino read); every other module asks it for a key or a
+ * day ({@link dayKey}, {@link parseDayKey}, {@link dayOfFolderName}). docs/design.md's bucket
+ * map (`npm run docs`) and infra's granted prefixes come from {@link LAYOUT}. No byte of an
+ * existing bucket depends on anything but these strings, so changing one is a migration.
+ *
+ * It imports no table or dataset definition (tables.ts and keys.ts stand on it); a folder with
+ * a part (`<dataset>`, `<table>`, `<id>`) is filled by {@link folderOf}.
+ */
+import { SCRATCH_PREFIX } from '../../shared/storage/destination.js';
+
+/** One kind of thing the bucket holds: its folder (with `<part>` placeholders), whether it is split by day, its files. */
+export interface Place {
+  /** The folder under the destination, without a trailing `/`; `<…>` is filled by {@link folderOf}. */
+  readonly folder: string;
+  /** Split into a folder per UTC day (`<folder>/dt=YYYY-MM-DD/<file>`). */
+  readonly daily: boolean;
+  /** The file (or, ending with `/`, the folder) a day or the place holds. */
+  readonly file: string;
+  /** What it is, for the bucket map of docs/design.md. */
+  readonly what: string;
+}
+
+/** Every place of the bucket, in the order of docs/design.md's map. */
+export const LAYOUT = {
+  table: { folder: '<table>', daily: true, file: '<projectId>.parquet', what: 'one file per table, project and UTC day' },
+  manifest: { folder: '_manifests/<dataset>', daily: true, file: '<projectId>.json', what: 'commit marker, written last' },
+  staging: { folder: `${SCRATCH_PREFIX}/<dataset>`, daily: true, file: '<projectId>/', what: 'pages of an unfinished unit' },
+  outcomes: { folder: 'followup_outcomes', daily: true, file: '<requestId>.json', what: 'the outcome of each follow-up request' },
+  runs: { folder: 'export_runs', daily: true, file: '<runId>.json', what: "each export run's record" },
+  fixEffects: {
+    folder: 'fix_effects',
+    daily: true,
+    file: '<projectId>.json',
+    what: 'verdicts on fixes, one JSON object a line (docs/follow-ups.md)',
+  },
+  anomalies: { folder: '_insights/anomalies', daily: true, file: '<projectId>.json', what: "the hourly check's anomalies, a JSON array" },
+  erasures: { folder: '_privacy/erasures', daily: false, file: '<time>-<hmac prefix>.json', what: 'the record of each erasure (forget)' },
+  expired: { folder: '_privacy/expired/<dataset>', daily: true, file: '<projectId>.json', what: 'a unit whose personal data expired (retention)' },
+  forgetting: {
+    folder: '_privacy/forgetting/<dataset>',
+    daily: true,
+    file: '<projectId>.json',
+    what: "a unit's manifest, kept while forget replaces its file",
+  },
+  reports: { folder: 'reports', daily: false, file: '<page>.html', what: "the weekly report's pages (latest, weekly/, range/)" },
+  organisation: { folder: 'orgs/<id>', daily: false, file: '…', what: "an organisation's lake, laid out as above (many organisations)" },
+} as const satisfies Record<string, Place>;
+
+export type PlaceName = keyof typeof LAYOUT;
+
+/** The Hive partition naming a day folder (tables.ts `partitionKey`). */
+export const DAY_PARTITION = 'dt';
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_KEY = /^(.*?)\/dt=(\d{4}-\d{2}-\d{2})\/(.+)$/;
+
+/** `place`'s folder with its one `<part>` filled (`manifest`, `visitors` → `_manifests/visitors`); throws on a part a key cannot hold. */
+export function folderOf(place: PlaceName, part?: string): string {
+  const { folder } = LAYOUT[place];
+  const open = folder.indexOf('<');
+  if (open < 0) return folder;
+  if (part === undefined || part === '' || part.includes('/'))
+    throw new Error(`the ${place} folder ${folder} needs a part without a slash, not ${JSON.stringify(part)}`);
+  return `${folder.slice(0, open)}${part}${folder.slice(folder.indexOf('>') + 1)}`;
+}
+
+/** What every key of `place` starts with, ending with `/` (`_manifests/`, `_privacy/erasures/`): what a listing or a grant names. */
+export function rootOf(place: PlaceName): string {
+  const { folder } = LAYOUT[place];
+  const open = folder.indexOf('<');
+  return open < 0 ? `${folder}/` : folder.slice(0, open);
+}
+
+/** `dt=<day>`: the name of a day's folder. */
+export function dayFolderName(day: string): string {
+  return `${DAY_PARTITION}=${day}`;
+}
+
+/** The day a folder's name holds (`dt=2026-01-31` → `2026-01-31`); undefined for any other name. */
+export function dayOfFolderName(name: string): string | undefined {
+  const day = name.startsWith(`${DAY_PARTITION}=`) ? name.slice(DAY_PARTITION.length + 1) : '';
+  return DAY.test(day) ? day : undefined;
+}
+
+/** `<folder>/dt=<day>`: a day's folder of `folder` (a trailing `/` on `folder` is ignored). */
+export function dayFolder(folder: string, day: string): string {
+  return `${folder.replace(/\/+$/, '')}/${dayFolderName(day)}`;
+}
+
+/** `<folder>/dt=<day>/<name>`: the key of one file of a day (the only writer of a day key). */
+export function dayKey(folder: string, day: string, name: string): string {
+  return `${dayFolder(folder, day)}/${name}`;
+}
+
+/** The folder, day and name of a day key (`a/b/dt=2026-01-31/p.json` → `a/b`, the day, `p.json`); undefined for any other key. */
+export function parseDayKey(key: string): { readonly folder: string; readonly day: string; readonly name: string } | undefined {
+  const match = DAY_KEY.exec(key);
+  return match ? { folder: match[1] as string, day: match[2] as string, name: match[3] as string } : undefined;
+}
+
+/** The first (most outer) day a key holds anywhere in it, and the key up to and with that day's folder; undefined when none. */
+export function dayFolderOfKey(key: string): { readonly folder: string; readonly day: string } | undefined {
+  const parsed = parseDayKey(key);
+  return parsed ? { folder: dayFolder(parsed.folder, parsed.day), day: parsed.day } : undefined;
+}
+
+/**
+ * The folder, day and project of a unit's key: a table file (`<projectId>.parquet`), a manifest
+ * or a record (`<projectId>.json`), or anything under its staging folder (`<projectId>/…`);
+ * undefined for any other key.
+ */
+export function parseUnitKey(key: string): { readonly folder: string; readonly day: string; readonly projectId: string } | undefined {
+  const parsed = parseDayKey(key);
+  if (parsed === undefined) return undefined;
+  const slash = parsed.name.indexOf('/');
+  const projectId = slash >= 0 ? parsed.name.slice(0, slash) : /^(.+?)\.(?:json|parquet)$/.exec(parsed.name)?.[1];
+  return projectId ? { folder: parsed.folder, day: parsed.day, projectId } : undefined;
+}
+
+/** The table folder, day and project of a table file's key (`<table>/dt=<day>/<projectId>.parquet`); undefined for any other key. */
+export function parseTableFileKey(key: string): { readonly folder: string; readonly day: string; readonly projectId: string } | undefined {
+  const parsed = parseDayKey(key);
+  if (parsed === undefined || parsed.folder === '' || parsed.folder.includes('/') || parsed.name.includes('/') || !parsed.name.endsWith('.parquet'))
+    return undefined;
+  const projectId = parsed.name.slice(0, -'.parquet'.length);
+  return projectId === '' ? undefined : { folder: parsed.folder, day: parsed.day, projectId };
+}
