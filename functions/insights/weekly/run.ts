@@ -119,7 +119,13 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   const verdictKeys = await writeFixEffects(deps.writeTo, report.fixes.map(toFixEffect), deps.now());
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const url = link?.url ?? `s3://${bucket}/${prefix}${key}`;
-  const digest = digestOf({ figures: report.figures, week, fixes: report.fixes, ...(link ? { link } : { place: url }) });
+  const digest = digestOf({
+    figures: report.figures,
+    week,
+    fixes: report.fixes,
+    ...(report.scope ? { scope: report.scope } : {}),
+    ...(link ? { link } : { place: url }),
+  });
   await deps.publish(digest);
   return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs, verdictKeys };
 }
