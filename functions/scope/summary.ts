@@ -4,9 +4,19 @@
  * pull request was checked, of the period and projects, from the requests the gaps' reader
  * found (gaps/read.ts `readOutcomeRequests`).
  */
-import type { GapRequest } from '../gaps/gaps.js';
 import { formatDay } from '../shared/dates.js';
 import type { ScopeReason, ScopeVerdict } from './rules.js';
+
+/** What the summary takes of a gap's request (gaps/gaps.ts `GapRequest`, which this layer may not import). */
+export interface ScopedRequest {
+  readonly projectId?: string | undefined;
+  readonly status?: string | undefined;
+  readonly jobId?: string | undefined;
+  readonly prLink?: string | undefined;
+  readonly finishedAt?: number | undefined;
+  readonly scope?: ScopeVerdict | undefined;
+  readonly scopeReasons?: readonly ScopeReason[] | undefined;
+}
 
 export interface ScopedJob {
   readonly gapId: string;
@@ -21,7 +31,7 @@ export interface ScopedJob {
 
 /** The checked pull requests of the jobs completed in `[from, to)`, out of scope and unknown first, then the latest. */
 export function scopedJobs(
-  requests: ReadonlyMap<string, readonly GapRequest[]>,
+  requests: ReadonlyMap<string, readonly ScopedRequest[]>,
   filter: { readonly from: string; readonly to: string; readonly projects: readonly string[] },
 ): ScopedJob[] {
   const jobs: ScopedJob[] = [];
