@@ -73,6 +73,21 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
   },
   chatTeamsChannelId: { meaning: 'Microsoft Teams channel id the insights topic is posted to', default: 'no Teams channel' },
   chatTeamsTenantId: { meaning: 'Microsoft Entra tenant id of that team', default: 'no Teams channel' },
+  docsRepository: {
+    meaning:
+      "the docs repository (`owner/name`): the follow-up function checks each completed job's pull request against the scope rules, with a GitHub token secret (docs/follow-ups.md)",
+    default: 'pull requests not checked',
+  },
+  githubTokenSecretArn: {
+    meaning:
+      'complete ARN of an existing Secrets Manager secret holding the scope check\'s GitHub token (`{"token":"…"}`), read by the follow-up function only',
+    default: 'with `docsRepository`, a new secret (put a read-only token in it)',
+  },
+  githubScopeStatus: {
+    meaning: '`on`: the commit status `mintlify-exporter/scope` on each pull request (the token needs Commit statuses write)',
+    default: '`off`',
+  },
+  githubApiUrl: { meaning: 'GitHub Enterprise API base URL for the scope check (`https://<host>/api/v3`)', default: '`https://api.github.com`' },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

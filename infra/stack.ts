@@ -12,6 +12,7 @@ import { ApiKeySecret } from './constructs/api-key-secret.js';
 import { PersonalDataKey } from './constructs/personal-data-key.js';
 import { parsePolicyOverrides } from '../functions/warehouse/column-policy.js';
 import { FollowUps } from './constructs/follow-ups.js';
+import { ScopeCheck } from './constructs/scope-check.js';
 import type { LogLevel } from './constructs/lambda-defaults.js';
 import { OperationsDashboard } from './constructs/dashboard.js';
 import { Operations } from './constructs/operations.js';
@@ -86,6 +87,14 @@ export interface ExporterConfig {
   readonly chatTeamsChannelId?: string | undefined;
   /** Microsoft Teams tenant of that team. @default - none */
   readonly chatTeamsTenantId?: string | undefined;
+  /** `DOCS_REPOSITORY`: the agent's pull requests are checked against the scope rules. @default - not checked */
+  readonly docsRepository?: string | undefined;
+  /** Complete ARN of an existing secret holding the scope check's GitHub token. @default - a new secret with docsRepository */
+  readonly githubTokenSecretArn?: string | undefined;
+  /** `GITHUB_SCOPE_STATUS=on`: the commit status `mintlify-exporter/scope` (the token needs statuses: write). @default false */
+  readonly githubScopeStatus?: boolean | undefined;
+  /** `GITHUB_API_URL` of GitHub Enterprise. @default - https://api.github.com */
+  readonly githubApiUrl?: string | undefined;
 }
 
 /**
@@ -111,6 +120,8 @@ export const STACK_OUTPUTS = {
     'SNS topic of the weekly report digest, anomalies and stale datasets (attribute kind: weekly-report, anomaly, stale; reportEmail subscribes an address)',
   ReportLinkUrl: 'The CloudFront distribution serving the weekly pages to signed links only (with context reportLinkPublicKey)',
   ReportLinkKeySecretArn: 'Secrets Manager secret to put the report link private key (PEM) in after the first deploy (with context reportLinkPublicKey)',
+  GitHubTokenSecretArn:
+    'Secrets Manager secret of the scope check\'s GitHub token, read by the follow-up function only: put {"token":"…"} in it (with context docsRepository or githubTokenSecretArn)',
   OrganisationsSecretPrefix:
     'Name prefix of the organisations\' secrets: create <prefix><id> holding {"apiKey","projectIds"} to add an organisation (with context organisations=true)',
   OrganisationsQueueUrl: 'Queue of one message per organisation and run, taken by the export workers (with context organisations=true)',
@@ -137,6 +148,8 @@ export class MintlifyExporterStack extends Stack {
   readonly organisations: Organisations | undefined;
   /** The insights topic in Slack or Teams, with the `chat…` context. */
   readonly chatAlerts: ChatAlerts | undefined;
+  /** The GitHub token's secret and the follow-up function's scope settings, with context `docsRepository` or `githubTokenSecretArn`. */
+  readonly scopeCheck: ScopeCheck | undefined;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -246,6 +259,18 @@ export class MintlifyExporterStack extends Stack {
       organisations: config.organisations,
     });
     this.chatAlerts = chatAlertsOf(this, this.insights.topic, config);
+    // The agent's pull requests against the scope rules, with context docsRepository or githubTokenSecretArn.
+    this.scopeCheck =
+      config.docsRepository === undefined && config.githubTokenSecretArn === undefined
+        ? undefined
+        : new ScopeCheck(this, 'ScopeCheck', {
+            followUpFunction: this.followUps.function,
+            insights: this.insights,
+            docsRepository: config.docsRepository,
+            githubTokenSecretArn: config.githubTokenSecretArn,
+            githubScopeStatus: config.githubScopeStatus,
+            githubApiUrl: config.githubApiUrl,
+          });
     const insightAlarms = [this.insights.checkErrors, this.weeklyReport.failures, ...Object.values(this.organisations?.alarms ?? {})];
     for (const alarm of insightAlarms) alarm.addAlarmAction(new actions.SnsAction(this.operations.topic));
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
@@ -275,6 +300,7 @@ export class MintlifyExporterStack extends Stack {
       AlarmTopicArn: this.operations.topic.topicArn,
       DashboardUrl: this.dashboard.url,
       InsightsTopicArn: this.insights.topic.topicArn,
+      ...(this.scopeCheck ? { GitHubTokenSecretArn: this.scopeCheck.tokenSecret.secretArn } : {}),
       ...(this.reportLinks ? { ReportLinkUrl: this.reportLinks.baseUrl, ReportLinkKeySecretArn: this.reportLinks.privateKeySecret.secretArn } : {}),
       ...(this.organisations
         ? {
@@ -473,6 +499,24 @@ export const ContextSchema = v.object({
       ),
     ),
   ),
+  docsRepository: optionalString(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9_.-]{1,100}$/, 'a GitHub repository as owner/name, such as acme/docs'),
+  githubTokenSecretArn: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(SECRET_ARN_PATTERN, 'the complete ARN of a Secrets Manager secret (with its 6-character suffix)'),
+      v.regex(/-[A-Za-z0-9]{6}$/, 'the complete ARN of a Secrets Manager secret (with its 6-character suffix)'),
+    ),
+  ),
+  githubScopeStatus: v.optional(
+    v.pipe(
+      v.union([v.boolean(), v.string()]),
+      v.transform((value) => (typeof value === 'boolean' ? (value ? 'on' : 'off') : value.trim())),
+      v.picklist(['on', 'off'], 'on or off'),
+      v.transform((value) => value === 'on'),
+    ),
+  ),
+  githubApiUrl: optionalString(/^https:\/\/[^\s?#@]+$/, 'an https:// URL such as https://ghe.example.com/api/v3'),
 });
 
 /** The context keys {@link configFromContext} reads (documented in infra/app.ts). */

@@ -16,7 +16,7 @@
  * Each phase is its own type below, so the compiler knows that `sent` has a `sentAt` and
  * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
-import type { ScopeReason, ScopeVerdict } from './outcome.js';
+import type { ScopeReason, ScopeVerdict } from '../scope/rules.js';
 import type { JobStatus } from '../shared/api-types.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { OUTCOME_STATUSES } from '../warehouse/records.js';

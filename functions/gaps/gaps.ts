@@ -28,6 +28,7 @@
  * gets larger shares. Counting what the gap names keeps one unit, a reader, across the kinds; a
  * larger project's gaps rank higher because they fail more readers (`--project` lists one).
  */
+import type { ScopeReason, ScopeVerdict } from '../scope/rules.js';
 import { createHash } from 'node:crypto';
 import type { OutcomeStatus } from '../follow-up/state.js';
 import { percent, plural } from '../shared/format.js';
@@ -99,6 +100,9 @@ export interface GapRequest {
   readonly prLink?: string | undefined;
   /** Epoch ms the outcome was recorded (done only). */
   readonly finishedAt?: number | undefined;
+  /** The pull request against the scope rules (functions/scope/); absent when not checked. */
+  readonly scope?: ScopeVerdict | undefined;
+  readonly scopeReasons?: readonly ScopeReason[] | undefined;
 }
 
 export interface Gap {

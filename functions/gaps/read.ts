@@ -11,6 +11,7 @@ import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask } from '../warehouse/questions.js';
 import * as v from 'valibot';
 import { GAP_OUTCOME } from '../warehouse/records.js';
+import { scopeFieldsOf } from '../scope/records.js';
 import type { FollowUpState } from '../follow-up/state.js';
 import type { Destination } from '../shared/storage/destination.js';
 import type { LakeFiles } from '../warehouse/lake.js';
@@ -293,6 +294,7 @@ function parseOutcome(bytes: Uint8Array | undefined): { gapId: string; request: 
       ...(record.job_id !== undefined ? { jobId: record.job_id } : {}),
       ...(record.pr_link !== undefined ? { prLink: record.pr_link } : {}),
       ...(Number.isFinite(finishedAt) ? { finishedAt } : {}),
+      ...scopeFieldsOf(json),
     },
   };
 }

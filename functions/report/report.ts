@@ -19,6 +19,8 @@ import { readOutcomeRequests } from '../gaps/read.js';
 import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
 import { fixesSection } from './sections/fixes.js';
+import { scopeSection } from './sections/scope.js';
+import { scopedJobs, type ScopedJob } from '../scope/summary.js';
 import type { FillNotice } from './sections/fill.js';
 import { openLake, openRecords, type LakeFiles } from '../warehouse/lake.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
@@ -66,6 +68,8 @@ export interface BuiltReport {
   readonly fixes: readonly GapEffect[];
   /** What fills the period, when some of its due days are not fully exported (shown first on the page). */
   readonly fill?: FillNotice;
+  /** The period's checked pull requests of jobs made for gaps ("The agent's changes in scope"; the digest counts them). */
+  readonly scope?: readonly ScopedJob[];
 }
 
 /** Builds the page; throws NoDataError when no project has data in the period. */
@@ -147,17 +151,20 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
     const fill = await request.fill?.(figures.projects);
     const fixes = await readFixes(files, requests, { ...fixesScope, warehouse });
     const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
+    // The agent's pull requests against the scope rules (functions/scope/): a section of its own.
+    const scope = scopedJobs(requests, { from: period.from, to: period.to, projects: figures.projects });
+    const scopeHtml = scopeSection(scope, { many: figures.projects.length > 1 });
     await loadCharts();
     const { exportCommand } = request;
     const html = renderReport(figures, {
       destination: lake.url,
       generatedAt: deps.now(),
       ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
-      ...(fixesHtml === '' ? {} : { extraSections: [fixesHtml] }),
+      ...(fixesHtml === '' && scopeHtml === '' ? {} : { extraSections: [fixesHtml, scopeHtml].filter((part) => part !== '') }),
       ...(fill ? { fill } : {}),
       ...(exportCommand ? { exportCommand: (from: string, to: string) => exportCommand(from, to, figures.projects) } : {}),
     });
-    return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, ...(fill ? { fill } : {}) };
+    return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, ...(fill ? { fill } : {}), ...(scope.length > 0 ? { scope } : {}) };
   } finally {
     warehouse?.close();
     await lake.close();

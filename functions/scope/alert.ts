@@ -2,8 +2,35 @@
  * The alert of a pull request out of scope, on the insights topic (`kind` `scope`, with the
  * project): what the agent changed that it may not, so someone looks before it is merged.
  */
-import type { InsightMessage } from '../insights/publish.js';
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { ScopeReason } from './rules.js';
+
+/** A message of the insights topic (the shape of insights/publish.ts's, which this layer may not import). */
+export interface ScopeAlert {
+  readonly kind: 'scope';
+  readonly projectId: string;
+  readonly subject: string;
+  readonly body: string;
+}
+
+/** Publishes alerts on the insights topic with its attributes (`kind`, `projectId`), as the insights functions publish theirs. */
+export function createScopeAlertPublisher(options: { readonly sns: Pick<SNSClient, 'send'>; readonly topicArn: string }) {
+  return async (alert: ScopeAlert): Promise<void> => {
+    // SNS: a subject is printable ASCII on one line, under 100 characters.
+    const subject = alert.subject.replace(/[^\x20-\x7e]/g, '').slice(0, 99);
+    await options.sns.send(
+      new PublishCommand({
+        TopicArn: options.topicArn,
+        Subject: subject,
+        Message: alert.body,
+        MessageAttributes: {
+          kind: { DataType: 'String', StringValue: alert.kind },
+          projectId: { DataType: 'String', StringValue: alert.projectId },
+        },
+      }),
+    );
+  };
+}
 
 export interface ScopeAlertInput {
   readonly projectId: string;
@@ -22,7 +49,7 @@ const RULE_TEXT: Readonly<Record<string, string>> = {
   max_lines: 'changes more lines than SCOPE_MAX_LINES',
 };
 
-export function scopeAlertOf(input: ScopeAlertInput): InsightMessage {
+export function scopeAlertOf(input: ScopeAlertInput): ScopeAlert {
   const lines = input.reasons.map((reason) => `- ${RULE_TEXT[reason.rule] ?? reason.rule}: ${reason.files.join(', ')}`);
   return {
     kind: 'scope',

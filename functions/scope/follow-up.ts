@@ -6,16 +6,16 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { createInsightPublisher, type InsightMessage } from '../insights/publish.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { scopeCheckerFromSettings, type ScopeChecker, type ScopeSettings } from './check.js';
 import type { GitHubOptions } from './github.js';
 import { createTokenSource } from './token.js';
+import { createScopeAlertPublisher, type ScopeAlert } from './alert.js';
 
 export interface FollowUpScope {
   readonly check: ScopeChecker;
   /** Publishes the alert of a pull request out of scope; absent without an insights topic. */
-  readonly alert?: ((message: InsightMessage) => Promise<void>) | undefined;
+  readonly alert?: ((message: ScopeAlert) => Promise<void>) | undefined;
 }
 
 export type FollowUpScopeSettings = Omit<ScopeSettings, 'githubToken' | 'githubTokenSecretArn'> & {
@@ -42,6 +42,6 @@ export function followUpScopeOf(
   const topic = settings.insightsTopicArn;
   return {
     check,
-    alert: topic === undefined ? undefined : createInsightPublisher({ sns: wiring.sns ?? new SNSClient(awsClientConfig()), topicArn: topic }),
+    alert: topic === undefined ? undefined : createScopeAlertPublisher({ sns: wiring.sns ?? new SNSClient(awsClientConfig()), topicArn: topic }),
   };
 }

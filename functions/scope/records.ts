@@ -11,6 +11,7 @@ import { addDays } from '../shared/dates.js';
 import { FOLLOWUP_OUTCOME, type OutcomeRecord } from '../warehouse/records.js';
 import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
 import type { PullScope } from './check.js';
+import type { ScopeReason, ScopeVerdict } from './rules.js';
 
 export interface OutcomeFile {
   readonly key: string;
@@ -73,4 +74,30 @@ export function withScope(record: OutcomeRecord, result: Pick<PullScope, 'scope'
     scope_reasons: JSON.stringify(result.reasons),
     merged_at: result.mergedAt === null ? null : new Date(result.mergedAt).toISOString(),
   });
+}
+
+/** The scope fields of an outcome record, as a reader of older records takes them (absent when not checked). */
+const SCOPE_FIELDS = v.object({
+  scope: v.fallback(v.optional(v.nullable(v.picklist(['in_scope', 'out_of_scope', 'unknown']))), undefined),
+  scope_reasons: v.fallback(v.optional(v.nullable(v.string())), undefined),
+});
+
+/** `scope` and `scopeReasons` of a record (parsed JSON), for the gaps' requests; nothing when it was never checked. */
+export function scopeFieldsOf(json: unknown): { scope?: ScopeVerdict; scopeReasons?: readonly ScopeReason[] } {
+  const parsed = v.safeParse(SCOPE_FIELDS, json);
+  if (!parsed.success || parsed.output.scope == null) return {};
+  let reasons: readonly ScopeReason[] = [];
+  try {
+    const raw = JSON.parse(parsed.output.scope_reasons ?? '[]') as unknown;
+    if (Array.isArray(raw)) {
+      reasons = raw.flatMap((reason: { rule?: unknown; files?: unknown }) =>
+        typeof reason?.rule === 'string'
+          ? [{ rule: reason.rule, files: Array.isArray(reason.files) ? reason.files.filter((f): f is string => typeof f === 'string') : [] }]
+          : [],
+      );
+    }
+  } catch {
+    reasons = [];
+  }
+  return { scope: parsed.output.scope, scopeReasons: reasons };
 }

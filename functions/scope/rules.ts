@@ -4,10 +4,16 @@
  * GitHub listed. Each rule broken is a reason naming the rule and its files; `unknown` reasons
  * say why the pull request could not be judged. `unknown` is never in scope.
  */
-import type { ScopeReason, ScopeVerdict } from '../follow-up/outcome.js';
 import { globMatcher } from './globs.js';
 
-export type { ScopeReason, ScopeVerdict };
+/** What the scope check found of a pull request (the same values as follow-up/outcome.ts's `ScopeVerdict`, followup_outcomes.scope). */
+export type ScopeVerdict = 'in_scope' | 'out_of_scope' | 'unknown';
+
+/** One scope rule a pull request broke, with the files that broke it (or, for `unknown`, why). */
+export interface ScopeReason {
+  readonly rule: string;
+  readonly files: readonly string[];
+}
 
 /** Pages, the site's configuration, images and snippets: what a docs fix may touch. */
 export const DEFAULT_ALLOWED = '**/*.mdx,**/*.md,docs.json,mint.json,images/**,snippets/**';

@@ -5,6 +5,7 @@
  * next). Readers' words are shown through readerText (titles are made so); what the follow-up
  * records hold (ids, links) through displayText.
  */
+import { reasonsText, SCOPE_LABEL } from '../../scope/summary.js';
 import type { GapsResult } from '../../gaps/find.js';
 import { FAILURES_RULE, type Gap, type GapRequest, SCORE_RULE } from '../../gaps/gaps.js';
 import { checkEvidence, type EvidenceCheck, readersWordsNote } from '../../gaps/readers-words.js';
@@ -109,5 +110,7 @@ const LISTED_QUOTE = 120;
 function requestLine(request: GapRequest): string {
   if (request.state === 'in_flight') return displayText(`job in flight (request ${request.requestId}${request.jobId ? `, job ${request.jobId}` : ''})`);
   const job = request.jobId ? `job ${request.jobId}` : 'no job';
-  return displayText(`done: ${request.status ?? 'unknown'} (request ${request.requestId}, ${job}${request.prLink ? `, ${request.prLink}` : ''})`);
+  const scope =
+    request.scope === undefined ? '' : `; ${SCOPE_LABEL[request.scope]}${request.scope === 'in_scope' ? '' : `: ${reasonsText(request.scopeReasons ?? [])}`}`;
+  return displayText(`done: ${request.status ?? 'unknown'} (request ${request.requestId}, ${job}${request.prLink ? `, ${request.prLink}` : ''})${scope}`);
 }

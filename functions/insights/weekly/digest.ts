@@ -16,6 +16,7 @@ import type { PageLink } from './link.js';
 import { changeBeyondChance, comparisonFor, FIGURE_DATASET, type Figures, type Headline, type HealthState } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
 import { VERDICTS_FIRST, type GapEffect } from '../../gaps/effect.js';
+import { scopeLines, type ScopedJob } from '../../scope/summary.js';
 
 /** The figures of the headline, in the order the body lists them. */
 export const DIGEST_FIGURES = [
@@ -62,6 +63,8 @@ export interface DigestInput {
   readonly place?: string | undefined;
   /** The completed jobs made for gaps and their verdicts, as the report shows them (BuiltReport.fixes). */
   readonly fixes?: readonly GapEffect[] | undefined;
+  /** The week's checked pull requests, as the report shows them (BuiltReport.scope). */
+  readonly scope?: readonly ScopedJob[] | undefined;
 }
 
 /** Verdict lines listed at most; the rest are counted and left to the page. */
@@ -282,6 +285,7 @@ export function digestOf(input: DigestInput): InsightMessage {
         ]
       : []),
     ...verdictLines(input.fixes ?? []),
+    ...scopeLines(input.scope ?? []),
     '',
     ...(input.link
       ? [`The report: ${input.link.url}`, `(the link works until ${input.link.expiresAt}; the page stays in the bucket under reports/)`]

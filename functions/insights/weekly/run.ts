@@ -116,7 +116,13 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const place = target.place.kind === 's3' ? `s3://${target.place.bucket}/${target.place.prefix}` : `${target.place.dir}/`;
   const url = link?.url ?? `${place}${key}`;
-  const digest = digestOf({ figures: report.figures, week, fixes: report.fixes, ...(link ? { link } : { place: url }) });
+  const digest = digestOf({
+    figures: report.figures,
+    week,
+    fixes: report.fixes,
+    ...(report.scope ? { scope: report.scope } : {}),
+    ...(link ? { link } : { place: url }),
+  });
   await deps.publish(digest);
   return { week, keys, url, figures: report.figures, digest, mirrorMs: report.mirrorMs, verdictKeys };
 }

@@ -24,6 +24,8 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'
 const LAYERS: readonly (readonly string[])[] = [
   ['shared'],
   ['warehouse'],
+  // The scope check of the agent's pull requests (functions/scope/): read by the settings, follow-up, gaps, report, insights and cli.
+  ['scope'],
   // The table of variables: it parses dataset names and column policies (warehouse/), and every
   // reader of the configuration stands above it.
   ['settings'],
