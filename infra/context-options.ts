@@ -61,6 +61,11 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
     default: "`false`: one organisation, today's layout",
   },
   organisationConcurrency: { meaning: 'export workers at once with `organisations=true` (each takes one organisation)', default: '`10`' },
+  tableFormat: {
+    meaning:
+      "`iceberg`: an Iceberg table per dataset table under `iceberg/<table>/`, merged from each run's committed days through an Athena workgroup (results under `_athena/`); `forget` and retention delete from them (docs/warehouse.md)",
+    default: "`hive`: today's Hive tables only",
+  },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

@@ -22,6 +22,7 @@ import { Insights } from './constructs/insights.js';
 import { Organisations } from './constructs/organisations.js';
 import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
 import { ReportLinks } from './constructs/report-links.js';
+import { IcebergTables } from './constructs/iceberg-tables.js';
 import { REPORTS_PREFIX } from '../functions/insights/weekly/keys.js';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 
@@ -75,6 +76,8 @@ export interface ExporterConfig {
   readonly organisations?: boolean | undefined;
   /** Export workers at once with `organisations`. @default 10 */
   readonly organisationConcurrency?: number | undefined;
+  /** `iceberg`: Iceberg tables merged from the day files through Athena (docs/warehouse.md). @default 'hive' */
+  readonly tableFormat?: 'hive' | 'iceberg' | undefined;
 }
 
 /**
@@ -104,6 +107,7 @@ export const STACK_OUTPUTS = {
     'Name prefix of the organisations\' secrets: create <prefix><id> holding {"apiKey","projectIds"} to add an organisation (with context organisations=true)',
   OrganisationsQueueUrl: 'Queue of one message per organisation and run, taken by the export workers (with context organisations=true)',
   OrganisationsDeadLetterQueueUrl: 'Failed organisation runs, one message naming each (with context organisations=true)',
+  IcebergWorkGroup: "Athena workgroup of the export's Iceberg statements (results under <prefix>/_athena/; with context tableFormat=iceberg)",
 } as const;
 
 export type StackOutput = keyof typeof STACK_OUTPUTS;
@@ -124,6 +128,8 @@ export class MintlifyExporterStack extends Stack {
   readonly reportLinks: ReportLinks | undefined;
   /** The dispatcher and export workers of many organisations, with context `organisations=true`. */
   readonly organisations: Organisations | undefined;
+  /** The Iceberg tables and their workgroup, with context `tableFormat=iceberg`. */
+  readonly iceberg: IcebergTables | undefined;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -191,6 +197,14 @@ export class MintlifyExporterStack extends Stack {
             personalDataRetentionDays: config.personalDataRetentionDays,
           })
         : undefined;
+    this.iceberg =
+      config.tableFormat === 'iceberg' ? new IcebergTables(this, 'Iceberg', { warehouse: this.warehouse, organisations: config.organisations }) : undefined;
+    for (const exporter of this.iceberg ? [this.analyticsExport.function, this.organisations?.worker] : []) {
+      if (exporter === undefined || this.iceberg === undefined) continue;
+      this.iceberg.grantStatements(exporter);
+      exporter.addEnvironment('EXPORT_ATHENA_WORKGROUP', this.iceberg.workGroup.ref);
+      exporter.addEnvironment('EXPORT_ICEBERG_DATABASE', this.warehouse.database.databaseName);
+    }
     const budget = parseBudget(config.budget ?? DEFAULT_BUDGET, 'budget');
     this.operations = new Operations(this, 'Operations', {
       exportFunction: this.analyticsExport.function,
@@ -268,6 +282,7 @@ export class MintlifyExporterStack extends Stack {
             OrganisationsDeadLetterQueueUrl: this.organisations.deadLetterQueue.queueUrl,
           }
         : {}),
+      ...(this.iceberg ? { IcebergWorkGroup: this.iceberg.workGroup.ref } : {}),
     };
     for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
@@ -420,6 +435,7 @@ export const ContextSchema = v.object({
       v.maxValue(1000, 'between 2 and 1000 (the SQS event source maximum concurrency)'),
     ),
   ),
+  tableFormat: v.optional(v.pipe(v.string(), v.trim(), v.picklist(['hive', 'iceberg'], 'hive or iceberg'))),
   reportSiteUrl: optionalString(/^https?:\/\/[^\s?#@]+$/, "the docs site's base URL, such as https://docs.example.com"),
   reportLinkPublicKey: v.optional(
     v.pipe(
