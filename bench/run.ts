@@ -15,6 +15,7 @@ import { benchEffects } from './effects.js';
 import { benchEncoding } from './encoding.js';
 import { benchForget } from './forget.js';
 import { benchGaps } from './gaps.js';
+import { benchIceberg } from './iceberg.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
 import { benchAssistantMemory, benchMemory } from './memory.js';
@@ -46,6 +47,7 @@ const ALL = [
   'orgs',
   'forget',
   'scope',
+  'iceberg',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -87,6 +89,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('orgs')) add(await benchOrgs());
   if (selected.has('forget')) add(await benchForget());
   if (selected.has('scope')) add(await benchScope());
+  if (selected.has('iceberg')) add(await benchIceberg());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

@@ -88,6 +88,11 @@ export const CONTEXT_OPTIONS: Record<(typeof CONTEXT_KEYS)[number] | 'stackName'
     default: '`off`',
   },
   githubApiUrl: { meaning: 'GitHub Enterprise API base URL for the scope check (`https://<host>/api/v3`)', default: '`https://api.github.com`' },
+  tableFormat: {
+    meaning:
+      "`iceberg`: an Iceberg table per dataset table under `iceberg/<table>/`, merged from each run's committed days through an Athena workgroup (results under `_athena/`); `forget` and retention delete from them (docs/warehouse.md)",
+    default: "`hive`: today's Hive tables only",
+  },
   stackName: {
     meaning: 'CloudFormation stack name (deploy twice with two names for two setups)',
     default: '`MintlifyExporter`',

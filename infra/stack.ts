@@ -24,6 +24,7 @@ import { Organisations } from './constructs/organisations.js';
 import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
 import { ReportLinks } from './constructs/report-links.js';
 import { ChatAlerts, type ChatAlertsProps } from './constructs/chat-alerts.js';
+import { IcebergTables } from './constructs/iceberg-tables.js';
 import { REPORTS_PREFIX } from '../functions/insights/weekly/keys.js';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 
@@ -95,6 +96,8 @@ export interface ExporterConfig {
   readonly githubScopeStatus?: boolean | undefined;
   /** `GITHUB_API_URL` of GitHub Enterprise. @default - https://api.github.com */
   readonly githubApiUrl?: string | undefined;
+  /** `iceberg`: Iceberg tables merged from the day files through Athena (docs/warehouse.md). @default 'hive' */
+  readonly tableFormat?: 'hive' | 'iceberg' | undefined;
 }
 
 /**
@@ -126,6 +129,7 @@ export const STACK_OUTPUTS = {
     'Name prefix of the organisations\' secrets: create <prefix><id> holding {"apiKey","projectIds"} to add an organisation (with context organisations=true)',
   OrganisationsQueueUrl: 'Queue of one message per organisation and run, taken by the export workers (with context organisations=true)',
   OrganisationsDeadLetterQueueUrl: 'Failed organisation runs, one message naming each (with context organisations=true)',
+  IcebergWorkGroup: "Athena workgroup of the export's Iceberg statements (results under <prefix>/_athena/; with context tableFormat=iceberg)",
 } as const;
 
 export type StackOutput = keyof typeof STACK_OUTPUTS;
@@ -150,6 +154,8 @@ export class MintlifyExporterStack extends Stack {
   readonly chatAlerts: ChatAlerts | undefined;
   /** The GitHub token's secret and the follow-up function's scope settings, with context `docsRepository` or `githubTokenSecretArn`. */
   readonly scopeCheck: ScopeCheck | undefined;
+  /** The Iceberg tables and their workgroup, with context `tableFormat=iceberg`. */
+  readonly iceberg: IcebergTables | undefined;
 
   constructor(scope: Construct, id: string, props: MintlifyExporterStackProps) {
     super(scope, id, props);
@@ -217,6 +223,14 @@ export class MintlifyExporterStack extends Stack {
             personalDataRetentionDays: config.personalDataRetentionDays,
           })
         : undefined;
+    this.iceberg =
+      config.tableFormat === 'iceberg' ? new IcebergTables(this, 'Iceberg', { warehouse: this.warehouse, organisations: config.organisations }) : undefined;
+    for (const exporter of this.iceberg ? [this.analyticsExport.function, this.organisations?.worker] : []) {
+      if (exporter === undefined || this.iceberg === undefined) continue;
+      this.iceberg.grantStatements(exporter);
+      exporter.addEnvironment('EXPORT_ATHENA_WORKGROUP', this.iceberg.workGroup.ref);
+      exporter.addEnvironment('EXPORT_ICEBERG_DATABASE', this.warehouse.database.databaseName);
+    }
     const budget = parseBudget(config.budget ?? DEFAULT_BUDGET, 'budget');
     this.operations = new Operations(this, 'Operations', {
       exportFunction: this.analyticsExport.function,
@@ -309,6 +323,7 @@ export class MintlifyExporterStack extends Stack {
             OrganisationsDeadLetterQueueUrl: this.organisations.deadLetterQueue.queueUrl,
           }
         : {}),
+      ...(this.iceberg ? { IcebergWorkGroup: this.iceberg.workGroup.ref } : {}),
     };
     for (const [id, value] of Object.entries(values)) new CfnOutput(this, id, { value, description: STACK_OUTPUTS[id as StackOutput] });
   }
@@ -488,6 +503,7 @@ export const ContextSchema = v.object({
     "a Microsoft Teams channel id as the channel's link spells it, such as 19%3ab6ef35dc342d4c%40thread.tacv2",
   ),
   chatTeamsTenantId: optionalString(/^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/, 'a Microsoft Entra tenant id (a GUID)'),
+  tableFormat: v.optional(v.pipe(v.string(), v.trim(), v.picklist(['hive', 'iceberg'], 'hive or iceberg'))),
   reportSiteUrl: optionalString(/^https?:\/\/[^\s?#@]+$/, "the docs site's base URL, such as https://docs.example.com"),
   reportLinkPublicKey: v.optional(
     v.pipe(

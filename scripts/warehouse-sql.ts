@@ -261,6 +261,7 @@ const DIALECT_OF_HEADING: readonly (readonly [RegExp, Dialect])[] = [
   [/^#+ DuckDB\b/, 'duckdb'],
   [/^#+ Manifests, completeness/, 'duckdb'],
   [/^#+ Athena\b/, 'trino'],
+  [/^#+ Trino\b/, 'trino'],
   [/^#+ Snowflake\b/, 'snowflake'],
   [/^#+ BigQuery\b/, 'bigquery'],
   [/^#+ Databricks\b/, 'spark'],

@@ -117,9 +117,9 @@ export interface ExportDeps {
   createLeases(owner: string): Leases;
   /** One run's registrar of committed days in Glue (partitions.ts); none without `EXPORT_GLUE_DATABASE`. */
   createPartitions(logger?: AppLogger): PartitionRegistrar | undefined;
-  /** One run's sync of the Iceberg tables (iceberg/sync.ts); none without `EXPORT_ATHENA_WORKGROUP` and `EXPORT_GLUE_DATABASE`. */
+  /** One run's sync of the Iceberg tables (iceberg/sync.ts); none without `EXPORT_ATHENA_WORKGROUP` and `EXPORT_ICEBERG_DATABASE`. */
   createIceberg(logger?: AppLogger): IcebergSync | undefined;
-  /** `forget`'s DELETE from the Iceberg tables; none without `EXPORT_ATHENA_WORKGROUP` and `EXPORT_GLUE_DATABASE`. */
+  /** `forget`'s DELETE from the Iceberg tables; none without `EXPORT_ATHENA_WORKGROUP` and `EXPORT_ICEBERG_DATABASE`. */
   icebergForget(): ForgetDeps['iceberg'];
 }
 
@@ -165,7 +165,7 @@ export function createExportDeps(config: ConfigOf<'export'>, overrides: ExportOv
   let glue: GlueSend | undefined;
   let athena: AthenaSend | undefined;
   const icebergDeps = (icebergLogger: AppLogger): Omit<IcebergDeps, 'store'> | undefined => {
-    const { athenaWorkgroup: workgroup, glueDatabase: database } = config;
+    const { athenaWorkgroup: workgroup, icebergDatabase: database } = config;
     if (workgroup === undefined || database === undefined) return undefined;
     athena ??= overrides.athena ?? new AthenaClient(awsClientConfig());
     return { athena, workgroup, database, now, sleep, logger: icebergLogger, ...(config.org !== undefined ? { org: config.org } : {}) };

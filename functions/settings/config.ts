@@ -323,7 +323,7 @@ export const SETTINGS = {
   }),
   athenaWorkgroup: setting({
     env: 'EXPORT_ATHENA_WORKGROUP',
-    doc: 'Athena workgroup of the Iceberg tables (infra sets it with `-c tableFormat=iceberg`; needs `EXPORT_GLUE_DATABASE`): after a run commits, each table\'s committed days are merged into its Iceberg table, and `forget` and retention delete from them (docs/warehouse.md, "Iceberg tables")',
+    doc: 'Athena workgroup of the Iceberg tables (infra sets it with `-c tableFormat=iceberg`; needs `EXPORT_ICEBERG_DATABASE`): after a run commits, each table\'s committed days are merged into its Iceberg table, and `forget` and retention delete from them (docs/warehouse.md, "Iceberg tables")',
     defaultDoc: 'unset: no Iceberg tables',
     readBy: EXPORT,
     parse: (raw) =>
@@ -332,6 +332,16 @@ export const SETTINGS = {
         : fail(
             `EXPORT_ATHENA_WORKGROUP "${raw.slice(0, 60)}" is not an Athena workgroup name: use the stack's IcebergWorkGroup output (letters, digits, ., _ or -)`,
           ),
+  }),
+  icebergDatabase: setting({
+    env: 'EXPORT_ICEBERG_DATABASE',
+    doc: 'Glue database of the Iceberg tables and of the Hive tables they are merged from (infra sets it with `-c tableFormat=iceberg`; needs `EXPORT_ATHENA_WORKGROUP`)',
+    defaultDoc: 'unset: no Iceberg tables',
+    readBy: EXPORT,
+    parse: (raw) =>
+      /^[A-Za-z0-9_-]{1,255}$/.test(raw)
+        ? raw
+        : fail(`EXPORT_ICEBERG_DATABASE "${raw.slice(0, 60)}" is not a Glue database name: use the stack's GlueDatabase output (letters, digits, _ or -)`),
   }),
   stateDir: setting({
     env: 'EXPORT_STATE_DIR',

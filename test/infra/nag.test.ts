@@ -32,6 +32,10 @@ describe('cdk-nag AwsSolutions checks', { timeout: 120_000 }, () => {
     expect(findings).toEqual([]);
   });
 
+  it('reports no unacknowledged finding with the Iceberg tables of many organisations (tableFormat=iceberg)', () => {
+    expect(unacknowledgedFindings({ projectIds: 'proj_a', tableFormat: 'iceberg', organisations: 'true' })).toEqual([]);
+  });
+
   it('still reports a new wildcard on a function role, beyond the acknowledged key-pattern grants', () => {
     const { stack } = synthStack({ projectIds: 'proj_a' });
     stack.analyticsExport.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }));

@@ -76,7 +76,7 @@ export interface IcebergDeps {
   readonly athena: AthenaSend;
   /** The export's Athena workgroup (`EXPORT_ATHENA_WORKGROUP`). */
   readonly workgroup: string;
-  /** The stack's Glue database (`EXPORT_GLUE_DATABASE`). */
+  /** The Glue database of the Iceberg and Hive tables (`EXPORT_ICEBERG_DATABASE`). */
   readonly database: string;
   /** The organisation this run exports (many organisations); its rows only. */
   readonly org?: string;

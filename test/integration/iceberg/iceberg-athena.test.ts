@@ -83,7 +83,7 @@ async function loadHandler(extra: Record<string, string> = {}) {
   const config = loadConfig(
     exportFunctionEnv(
       { apiUrl: sandbox.url, projectIds: PROJECTS.join(','), destination: dir, stateTable: table },
-      { MINTLIFY_API_KEY: API_KEY, EXPORT_GLUE_DATABASE: DATABASE, EXPORT_ATHENA_WORKGROUP: WORKGROUP, ...extra },
+      { MINTLIFY_API_KEY: API_KEY, EXPORT_GLUE_DATABASE: DATABASE, EXPORT_ICEBERG_DATABASE: DATABASE, EXPORT_ATHENA_WORKGROUP: WORKGROUP, ...extra },
     ),
   );
   const waits: number[] = [];

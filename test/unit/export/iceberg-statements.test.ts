@@ -6,6 +6,7 @@
  * optimize`): no npm grammar has them, so their shape is checked against Athena's reference.
  * The MERGE runs on DuckDB in test/integration/iceberg/iceberg-merge-duckdb.test.ts.
  */
+import { readFile } from 'node:fs/promises';
 import { TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
 import { ICEBERG_SOURCE_TABLES, MAX_DAYS_PER_STATEMENT, rowKey } from '../../../functions/export/iceberg/layout.js';
@@ -70,5 +71,21 @@ describe('what the MERGE says', () => {
     expect(dayBatches([...DAYS, ...DAYS])).toEqual([DAYS]);
     expect(() => mergeStatement(FEEDBACK, [], ATHENA)).toThrow(/1 to 100 days/);
     expect(() => mergeStatement(FEEDBACK, year.slice(0, MAX_DAYS_PER_STATEMENT + 1), ATHENA)).toThrow(/not 101/);
+  });
+});
+
+describe('the row keys docs/warehouse.md names', () => {
+  it('are the keys the MERGE joins on, for every Iceberg table', async () => {
+    const doc = await readFile(new URL('../../../docs/warehouse.md', import.meta.url), 'utf8');
+
+    for (const table of ICEBERG_SOURCE_TABLES) {
+      const line = doc.split('\n').find((l) => l.startsWith(`| \`iceberg_${table.name}\` |`));
+      expect(line, table.name).toBeDefined();
+      expect(line?.split('|')[2]?.trim(), table.name).toBe(
+        rowKey(table)
+          .map((column) => `\`${column}\``)
+          .join(', '),
+      );
+    }
   });
 });
