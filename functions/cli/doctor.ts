@@ -131,7 +131,9 @@ async function checkOne(out: string | undefined, env: ExportCommandIo['env'], io
   }
   const unpaced = sandbox && !config.budgetSet;
   const probe = probeInput(config, io, out, destination, !unpaced);
-  const written = await probeSetup({ ...probe, state: undefined, mode: 'write' }).then(
+  // The destination alone: the ledger's folder is the next check's.
+  const { state: _ledgerFolder, ...destinationOnly } = probe;
+  const written = await probeSetup({ ...destinationOnly, mode: 'write' }).then(
     () => undefined,
     (error: unknown) => messageOf(error),
   );
