@@ -33,6 +33,7 @@ import { addDays } from '../shared/dates.js';
 import type { DatasetName } from '../warehouse/catalog.js';
 import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import type { LakeFiles } from '../warehouse/lake.js';
+import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
 
 export type { HealthCell, HealthState, RequestsDay } from './health.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
@@ -188,6 +189,15 @@ export interface Figures {
   readonly unreadableFiles: readonly string[];
   /** One entry per day from the period's first to `runsTo` (zeros where no run started); after the period, its runs are those that wrote its units (health.ts). */
   readonly requestsPerDay: readonly RequestsDay[];
+  /** The fixes' pull requests merged in the period (followup_outcomes `merged_at`), by UTC day: the daily charts mark them. */
+  readonly merges: readonly Merge[];
+}
+
+/** A pull request merged on `day` (UTC), from a followup_outcomes record of the report's projects. */
+export interface Merge {
+  readonly day: string;
+  readonly projectId: string;
+  readonly prLink?: string;
 }
 
 export interface FigureScope {
@@ -385,6 +395,7 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     health,
     unreadableFiles: [...warehouse.unreadable].sort(),
     requestsPerDay: requests,
+    merges: await readMerges(lake, period, projects),
   };
 }
 
@@ -398,6 +409,33 @@ export function changeBeyondChance(current: Headline, previous: Headline, figure
   if (figure === 'unansweredShare') return beyondChance(current.unanswered, previous.unanswered, { current: current.questions, previous: previous.questions });
   const dataset = FIGURE_DATASET[figure];
   return beyondChance(current[figure], previous[figure], { current: current.coverage[dataset].exported, previous: previous.coverage[dataset].exported });
+}
+
+/**
+ * The pull requests merged in `period` for `projects`: the `merged_at` of each followup_outcomes
+ * record (written by the scope check; the shared contract), one per job. A record that does not
+ * read is left out here (the fixes' reader names it).
+ */
+export async function readMerges(lake: Pick<LakeFiles, 'records'>, period: Period, projects: readonly string[]): Promise<Merge[]> {
+  const keys = ((await lake.records.list?.(`${FOLLOWUP_OUTCOMES.prefix}/`)) ?? []).filter((key) => key.endsWith('.json'));
+  const wanted = new Set(projects);
+  const merges = new Map<string, Merge>();
+  for (const key of keys) {
+    let record: { job_id?: unknown; project_id?: unknown; merged_at?: unknown; pr_link?: unknown };
+    try {
+      record = JSON.parse(new TextDecoder().decode((await lake.records.get(key)) ?? new Uint8Array())) as typeof record;
+    } catch {
+      continue;
+    }
+    if (typeof record.merged_at !== 'string' || typeof record.project_id !== 'string' || !wanted.has(record.project_id)) continue;
+    const at = Date.parse(record.merged_at);
+    if (!Number.isFinite(at)) continue;
+    const day = new Date(at).toISOString().slice(0, 10);
+    if (day < period.from || day >= period.to) continue;
+    const id = typeof record.job_id === 'string' ? record.job_id : key;
+    merges.set(id, { day, projectId: record.project_id, ...(typeof record.pr_link === 'string' ? { prLink: record.pr_link } : {}) });
+  }
+  return [...merges.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
 }
 
 /** The days of `dataset` each period has exported of `projectId`: the exposure its counts are compared over (warehouse/noise.ts). */
