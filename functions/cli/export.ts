@@ -21,6 +21,7 @@ import {
 } from '../export/index.js';
 import { wholeNumberArg } from './args.js';
 import { probeSetup } from './probe.js';
+import { sandboxPages } from './sandbox-sizes.js';
 import { loadConfig } from '../settings/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError, describeError } from '../shared/errors.js';
@@ -110,6 +111,8 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
       api: { logger: silentLogger, events: retryLinePrinter((text) => stderr.write(text)) },
       partitionLogger: partitionWarnings(stderr),
       now: io.now,
+      // The embedded sandbox's sizes are known before any page: its plan is no guess (sandbox-sizes.ts).
+      ...(target.sandbox !== undefined ? { sizedPages: sandboxPages } : {}),
     });
     const api = wired.api;
     const stop = new AbortController();

@@ -16,6 +16,7 @@ import {
   runsUnpaced,
 } from '../export/index.js';
 import { probeSetup } from './probe.js';
+import { sandboxPages } from './sandbox-sizes.js';
 import { checkLakeTarget } from '../report/targets.js';
 import { sandboxServes } from './api-target.js';
 import { loadConfig } from '../settings/config.js';
@@ -65,7 +66,18 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
           },
           destination,
         )
-      : await planRequested({ days, projects, datasets, force: false, now }, destination);
+      : await planRequested(
+          // Against the embedded sandbox its sizes are known before any page (sandbox-sizes.ts).
+          {
+            days,
+            projects,
+            datasets,
+            force: false,
+            now,
+            ...(config.apiKey === undefined && config.apiKeySecretArn === undefined && projects.every(sandboxServes) ? { sizedPages: sandboxPages } : {}),
+          },
+          destination,
+        );
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
   const unpaced = runsUnpaced(config) && projects.every(sandboxServes);

@@ -9,6 +9,7 @@ import { DEFAULT_PROJECTS } from '../../sandbox/generators/projects.js';
 import { resolveApiTarget } from './api-target.js';
 import { registerConsumeCommand } from './consume.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
+import { registerDoctorCommand } from './doctor.js';
 import { registerEffectsCommand } from './effects.js';
 import { registerEnqueueCommand } from './enqueue.js';
 import { registerExportCommand } from './export.js';
@@ -42,6 +43,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerStatusCommand(program, exportIo);
   registerForgetCommand(program, exportIo);
   registerRegisterPartitionsCommand(program, exportIo);
+  registerDoctorCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerGapsCommand(program, { ...io, setExitCode });
   registerEffectsCommand(program, { ...io, setExitCode });

@@ -118,6 +118,7 @@ async function runReportCommand(flags: ReportFlags, io: ReportCommandIo): Promis
         projects: [...new Set(flags.project)],
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
         exportCommand: (from, to, projects) => exportCommandOf({ config, out: flags.out, from, to, projects }),
+        ...(config.personalDataRetentionDays !== undefined ? { retentionCutoff: retentionCutoff(config.personalDataRetentionDays, io.now()) as string } : {}),
         // The notice is advice: a destination it cannot read (a listing refused) costs the report nothing but it.
         fill: (projects) =>
           readFillNotice({ config, target, out: flags.out, period, projects, now: io.now(), io }).catch((error: unknown) => {

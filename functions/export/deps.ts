@@ -27,6 +27,7 @@ import {
   type BudgetWait,
 } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
+import type { Unit } from './units.js';
 import type { Config, ConfigOf } from '../settings/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openDestination } from '../shared/storage/destinations.js';
@@ -235,6 +236,8 @@ export interface RunHooks {
   readonly now?: () => number;
   /** Where the Glue registrar says what it left for the next run (the CLI's warning lines). @default the run's log, else the deps' */
   readonly partitionLogger?: AppLogger;
+  /** Pages of a unit known before its first page (the embedded sandbox's sizes), for the plan's estimates. @default none */
+  readonly sizedPages?: (unit: Unit) => number | undefined;
 }
 
 /** One run wired: its API client (whose counters the caller may read) and the run itself. */
@@ -276,6 +279,7 @@ export function wireRun(deps: ExportDeps, hooks: RunHooks): WiredRun {
         ...(iceberg ? { iceberg } : {}),
         ...(hooks.logger ? { logger: hooks.logger } : {}),
         ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
+        ...(hooks.sizedPages ? { sizedPages: hooks.sizedPages } : {}),
       }),
   };
 }

@@ -43,7 +43,13 @@ export type KnownPages = Map<string, Map<string, Map<string, number>>>;
  * catalog.ts). `known` (from `readKnownPages`, which includes `states`) adds days found beyond
  * them. Says where the estimate comes from, whether it is a guess, and whether it is a floor.
  */
-export function estimateUnit(unit: Unit, states: ReadonlyMap<string, UnitState>, known: KnownPages = knownPagesOf(states)): Estimate {
+export function estimateUnit(
+  unit: Unit,
+  states: ReadonlyMap<string, UnitState>,
+  known: KnownPages = knownPagesOf(states),
+  /** Pages a unit has when the API's data is known before any page (the embedded sandbox's sizes), else undefined. */
+  sized?: (unit: Unit) => number | undefined,
+): Estimate {
   const byProject = known.get(unit.dataset) ?? new Map<string, Map<string, number>>();
   const own = nearest(byProject.get(unit.projectId), unit.day);
   let full: { pages: number; projectId: string; day: string } | undefined = own && { ...own, projectId: unit.projectId };
@@ -53,15 +59,17 @@ export function estimateUnit(unit: Unit, states: ReadonlyMap<string, UnitState>,
       if (other && (!full || other.pages > full.pages)) full = { ...other, projectId };
     }
   }
-  const pages = Math.max(1, full?.pages ?? typicalPagesPerDay(DATASET_CATALOG[unit.dataset]));
+  // Known sizes (the embedded sandbox's) stand in for the dataset's typical day: not a guess.
+  const size = full === undefined ? sized?.(unit) : undefined;
+  const pages = Math.max(1, full?.pages ?? size ?? typicalPagesPerDay(DATASET_CATALOG[unit.dataset]));
   const state = states.get(unitKey(unit));
   const staged = state?.kind === 'partial' ? state.checkpoint.state.pages : 0;
   const estimate = Math.max(1, pages - staged);
   return {
     estimate,
     ...(full ? { estimateFrom: { projectId: full.projectId, day: full.day } } : {}),
-    ...(own ? {} : { guess: true as const }),
-    ...(full ? {} : { typical: true as const }),
+    ...(own || size !== undefined ? {} : { guess: true as const }),
+    ...(full || size !== undefined ? {} : { typical: true as const }),
     ...(staged > 0 && staged >= pages ? { floor: true as const } : {}),
   };
 }

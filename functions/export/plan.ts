@@ -138,6 +138,8 @@ export interface RequestedInput {
   readonly force: boolean;
   /** The run's time: a provisional unit whose day is due by then is exported again. */
   readonly now: number;
+  /** Pages of a unit known before its first page (the embedded sandbox's sizes: cli/sandbox-sizes.ts). @default none */
+  readonly sizedPages?: (unit: Unit) => number | undefined;
 }
 
 /** Days before a request read only to estimate its units from the latest manifests. */
@@ -153,7 +155,7 @@ export async function planRequested(input: RequestedInput, destination: Destinat
   const expired = await readExpiredUnits(destination);
   const todo = units.filter((unit) => input.force || (!expired.has(unitKey(unit)) && !isDone(states.get(unitKey(unit)), input.now)));
   const known = await readKnownPages(destination, todo, states, last === undefined ? {} : { lastDay: last });
-  const planned = todo.map((unit) => ({ ...unit, reason: 'requested' as const, ...estimateUnit(unit, states, known), force: input.force }));
+  const planned = todo.map((unit) => ({ ...unit, reason: 'requested' as const, ...estimateUnit(unit, states, known, input.sizedPages), force: input.force }));
   return { units: planned, states, lastDay: input.days[input.days.length - 1] ?? '', expired };
 }
 

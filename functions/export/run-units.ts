@@ -17,6 +17,7 @@ import type { Leases } from '../shared/pacing/leases.js';
 import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { PlannedUnit } from './plan.js';
+import type { Unit } from './units.js';
 import { describeDrift, mergeDrift, type Drift } from './drift.js';
 import type { RunTotals } from './run-log.js';
 import { readUnitState, unitKey, unitLabel } from './units.js';
@@ -48,6 +49,8 @@ export interface RunDeps {
   readonly partitions?: PartitionRegistrar;
   /** Merges each committed day into the Iceberg tables at the end of the run (iceberg/sync.ts); absent: none (`tableFormat=hive`). */
   readonly iceberg?: IcebergSync;
+  /** Pages of a unit known before its first page (the embedded sandbox's sizes), for the plan's estimates. @default none */
+  readonly sizedPages?: (unit: Unit) => number | undefined;
 }
 
 export type UnitResult = PlannedUnit &

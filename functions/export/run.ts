@@ -106,7 +106,14 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
       await deps.store.update<BacklogEntry, void>(`${BACKLOG_PREFIX}${entry.id}`, () => ({ value: entry, result: undefined }));
     }
     const plan = await planRequested(
-      { days: request.days, projects, datasets, force: request.force === true || entry !== undefined, now: deps.now() },
+      {
+        days: request.days,
+        projects,
+        datasets,
+        force: request.force === true || entry !== undefined,
+        now: deps.now(),
+        ...(deps.sizedPages ? { sizedPages: deps.sizedPages } : {}),
+      },
       deps.destination,
     );
     const summary = await runUnits({ units: withoutExpired(plan.units, cutoff, deps), policy, control, deps, privacy });

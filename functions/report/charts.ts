@@ -24,7 +24,7 @@ export async function loadCharts(): Promise<void> {
     import('echarts/components'),
     import('echarts/renderers'),
   ]);
-  core.use([charts.BarChart, charts.LineChart, components.GridComponent, renderers.SVGRenderer]);
+  core.use([charts.BarChart, charts.LineChart, components.GridComponent, components.MarkLineComponent, renderers.SVGRenderer]);
   loaded = core;
 }
 
@@ -99,15 +99,24 @@ function legendOf(series: readonly LineSeries[]): string {
   return `<ul class="chart-legend">${items.join('')}</ul>`;
 }
 
-/** Lines over categories (days), with a legend of the lines drawn. */
-export function lineChart(categories: readonly string[], series: readonly LineSeries[], height = 320): string {
+/** A vertical mark on one category of a line chart: a pull request merged that day. */
+export interface ChartMark {
+  /** The category (day) it stands on, as the chart's axis names it. */
+  readonly category: string;
+  /** Its label (`merged`). */
+  readonly label: string;
+}
+
+/** Lines over categories (days), with a legend of the lines drawn, and a small marked line on each of `marks`' days. */
+export function lineChart(categories: readonly string[], series: readonly LineSeries[], height = 320, marks: readonly ChartMark[] = []): string {
   const drawn = series.filter((s) => isDrawn(s, categories.length));
+  const shown = marks.filter((m) => categories.includes(m.category));
   return `${legendOf(drawn)}${render(
     {
       grid: { left: 16, right: 24, top: 12, bottom: 8, ...CONTAIN_LABELS },
       xAxis: { type: 'category', data: [...categories], boundaryGap: false, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1 },
-      series: drawn.map((s) => ({
+      series: drawn.map((s, i) => ({
         name: s.name,
         type: 'line',
         data: [...s.values],
@@ -116,6 +125,18 @@ export function lineChart(categories: readonly string[], series: readonly LineSe
         symbolSize: 5,
         lineStyle: s.faint ? { width: 1.5, type: 'dashed', opacity: 0.45 } : { width: 2 },
         connectNulls: false,
+        // The merges on the first line only: one mark a day, not one per line.
+        ...(i === 0 && shown.length > 0
+          ? {
+              markLine: {
+                silent: true,
+                symbol: 'none',
+                lineStyle: { type: 'dotted', color: COLORS.muted, width: 1 },
+                label: { formatter: '{b}', fontSize: 10, color: COLORS.muted },
+                data: shown.map((m) => ({ xAxis: m.category, name: m.label })),
+              },
+            }
+          : {}),
       })),
     },
     height,

@@ -33,6 +33,7 @@ import { addDays } from '../shared/dates.js';
 import type { DatasetName } from '../warehouse/catalog.js';
 import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import type { LakeFiles } from '../warehouse/lake.js';
+import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
 
 export type { HealthCell, HealthState, RequestsDay } from './health.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
@@ -146,6 +147,17 @@ export interface DatasetComparison {
   readonly previous: Coverage;
   /** `[from, to)` of the days of the periods not covered that lack this dataset: what `export --from --to` fills; absent when none. */
   readonly fill?: { readonly from: string; readonly to: string };
+  /**
+   * The days each period leaves out of its per-day figures (some project has not exported them:
+   * missing, failed, partial, or expired by retention), with the worst state of the day.
+   */
+  readonly leftOut: { readonly current: readonly LeftOutDay[]; readonly previous: readonly LeftOutDay[] };
+}
+
+/** A day a dataset's figures leave out, and why (the worst state of its projects that day). */
+export interface LeftOutDay {
+  readonly day: string;
+  readonly state: Exclude<HealthState, 'complete' | 'provisional' | 'drift'>;
 }
 
 export interface Figures {
@@ -177,6 +189,15 @@ export interface Figures {
   readonly unreadableFiles: readonly string[];
   /** One entry per day from the period's first to `runsTo` (zeros where no run started); after the period, its runs are those that wrote its units (health.ts). */
   readonly requestsPerDay: readonly RequestsDay[];
+  /** The fixes' pull requests merged in the period (followup_outcomes `merged_at`), by UTC day: the daily charts mark them. */
+  readonly merges: readonly Merge[];
+}
+
+/** A pull request merged on `day` (UTC), from a followup_outcomes record of the report's projects. */
+export interface Merge {
+  readonly day: string;
+  readonly projectId: string;
+  readonly prLink?: string;
 }
 
 export interface FigureScope {
@@ -190,6 +211,8 @@ export interface FigureScope {
   readonly runsTo?: string;
   /** The report's tables, loaded by the caller for `period` and `projects` (`openReportWarehouse`); it stays open. */
   readonly warehouse: LoadedWarehouse;
+  /** The first day PERSONAL_DATA_RETENTION_DAYS keeps: earlier days of the datasets it deletes are `expired` (health.ts). */
+  readonly retentionCutoff?: string;
 }
 
 /** Reads every figure of the report from `lake`: the questions in the caller's session, the units' states and the run log from the lake's files. */
@@ -214,9 +237,9 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     ask(warehouse, TYPED_QUESTIONS.unansweredQuestions, before),
     cut(ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, all)),
     ask(warehouse, TYPED_QUESTIONS.thumbsDownPages, before),
-    readHealth(lake, period, projects),
+    readHealth(lake, period, projects, scope.retentionCutoff),
   ]);
-  const healthBefore = await readHealth(lake, previous, projects);
+  const healthBefore = await readHealth(lake, previous, projects, scope.retentionCutoff);
   const requests = await readRequests(lake, daysFrom(period.from, scope.runsTo ?? period.to), period, health);
 
   const totals = daily;
@@ -323,12 +346,14 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
           comparison: comparisonFor({ current, previous: earlier }, dataset),
           current: current.coverage[dataset],
           previous: earlier.coverage[dataset],
+          leftOut: { current: leftOutOf(dataset, health), previous: leftOutOf(dataset, healthBefore) },
         };
         const fill =
           compared.comparison === 'totals'
             ? undefined
             : fillOf(dataset, [...(isCovered(compared.previous) ? [] : healthBefore), ...(isCovered(compared.current) ? [] : health)]);
-        return [dataset, fill === undefined ? compared : { ...compared, fill }];
+        const comparison: DatasetComparison = fill === undefined ? compared : { ...compared, fill };
+        return [dataset, comparison];
       }),
     ) as Record<ReportDataset, DatasetComparison>,
     projects,
@@ -370,6 +395,7 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     health,
     unreadableFiles: [...warehouse.unreadable].sort(),
     requestsPerDay: requests,
+    merges: await readMerges(lake, period, projects),
   };
 }
 
@@ -383,6 +409,33 @@ export function changeBeyondChance(current: Headline, previous: Headline, figure
   if (figure === 'unansweredShare') return beyondChance(current.unanswered, previous.unanswered, { current: current.questions, previous: previous.questions });
   const dataset = FIGURE_DATASET[figure];
   return beyondChance(current[figure], previous[figure], { current: current.coverage[dataset].exported, previous: previous.coverage[dataset].exported });
+}
+
+/**
+ * The pull requests merged in `period` for `projects`: the `merged_at` of each followup_outcomes
+ * record (written by the scope check; the shared contract), one per job. A record that does not
+ * read is left out here (the fixes' reader names it).
+ */
+export async function readMerges(lake: Pick<LakeFiles, 'records'>, period: Period, projects: readonly string[]): Promise<Merge[]> {
+  const keys = ((await lake.records.list?.(`${FOLLOWUP_OUTCOMES.prefix}/`)) ?? []).filter((key) => key.endsWith('.json'));
+  const wanted = new Set(projects);
+  const merges = new Map<string, Merge>();
+  for (const key of keys) {
+    let record: { job_id?: unknown; project_id?: unknown; merged_at?: unknown; pr_link?: unknown };
+    try {
+      record = JSON.parse(new TextDecoder().decode((await lake.records.get(key)) ?? new Uint8Array())) as typeof record;
+    } catch {
+      continue;
+    }
+    if (typeof record.merged_at !== 'string' || typeof record.project_id !== 'string' || !wanted.has(record.project_id)) continue;
+    const at = Date.parse(record.merged_at);
+    if (!Number.isFinite(at)) continue;
+    const day = new Date(at).toISOString().slice(0, 10);
+    if (day < period.from || day >= period.to) continue;
+    const id = typeof record.job_id === 'string' ? record.job_id : key;
+    merges.set(id, { day, projectId: record.project_id, ...(typeof record.pr_link === 'string' ? { prLink: record.pr_link } : {}) });
+  }
+  return [...merges.values()].sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
 }
 
 /** The days of `dataset` each period has exported of `projectId`: the exposure its counts are compared over (warehouse/noise.ts). */
@@ -428,10 +481,44 @@ function coverageOf(health: readonly HealthCell[], projects: readonly string[], 
   ) as Record<ReportDataset, Coverage>;
 }
 
-/** The days of `cells` of `dataset` some project has not exported, as `[from, to)`; undefined when none. */
+/** How a left-out day's state is named: `expired (retention)`, `missing`, … */
+export function leftOutStateName(state: LeftOutDay['state']): string {
+  return state === 'expired' ? 'expired (retention)' : state;
+}
+
+/**
+ * `2026-05-02 to 2026-05-12 expired (retention) (11 days), 2026-05-20 missing`: runs of
+ * consecutive days in one state, in order.
+ */
+export function describeLeftOut(days: readonly LeftOutDay[]): string {
+  const runs: { first: string; last: string; state: LeftOutDay['state']; count: number }[] = [];
+  for (const { day, state } of days) {
+    const run = runs.at(-1);
+    if (run !== undefined && run.state === state && addDays(run.last, 1) === day) {
+      run.last = day;
+      run.count += 1;
+    } else runs.push({ first: day, last: day, state, count: 1 });
+  }
+  return runs
+    .map((r) => (r.count === 1 ? `${r.first} ${leftOutStateName(r.state)}` : `${r.first} to ${r.last} ${leftOutStateName(r.state)} (${r.count} days)`))
+    .join(', ');
+}
+
+/** The days of `cells` of `dataset` some project has not exported, each with its worst state, in order. */
+function leftOutOf(dataset: ReportDataset, cells: readonly HealthCell[]): LeftOutDay[] {
+  return cells
+    .filter((cell) => cell.dataset === dataset && cell.projects.some((p) => !EXPORTED.has(p.state)))
+    .map((cell) => ({ day: cell.day, state: cell.state as LeftOutDay['state'] }))
+    .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+}
+
+/**
+ * The days of `cells` of `dataset` some project has not exported, as `[from, to)`; undefined when
+ * none. An expired day (retention) is never exported again: nothing fills it.
+ */
 function fillOf(dataset: ReportDataset, cells: readonly HealthCell[]): { from: string; to: string } | undefined {
   const days = cells
-    .filter((cell) => cell.dataset === dataset && cell.projects.some((p) => !EXPORTED.has(p.state)))
+    .filter((cell) => cell.dataset === dataset && cell.projects.some((p) => !EXPORTED.has(p.state) && p.state !== 'expired'))
     .map((cell) => cell.day)
     .sort();
   const first = days[0];

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describeDrift } from '../export/drift.js';
 import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
+import { isExpired, readExpiredUnits } from '../export/retention.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { dayFolder, dayFolderName } from '../warehouse/lake/layout.js';
@@ -16,8 +17,11 @@ import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
 
-/** A unit's state in the calendar: `status`'s states (provisional: exported before its day was due), and complete-with-drift. */
-export type HealthState = 'complete' | 'provisional' | 'drift' | 'partial' | 'missing' | 'failed';
+/**
+ * A unit's state in the calendar: `status`'s states (provisional: exported before its day was
+ * due; expired: deleted by PERSONAL_DATA_RETENTION_DAYS, never exported again), and complete-with-drift.
+ */
+export type HealthState = 'complete' | 'provisional' | 'drift' | 'expired' | 'partial' | 'missing' | 'failed';
 
 export interface HealthCell {
   readonly day: string;
@@ -51,7 +55,10 @@ export interface RequestsDay {
 }
 
 /** How bad a state is, for the worst of several projects. */
-const SEVERITY: Readonly<Record<HealthState, number>> = { complete: 0, provisional: 1, drift: 2, partial: 3, missing: 4, failed: 5 };
+const SEVERITY: Readonly<Record<HealthState, number>> = { complete: 0, provisional: 1, drift: 2, expired: 3, partial: 4, missing: 5, failed: 6 };
+
+/** What an expired unit's cell says. */
+export const EXPIRED_DETAIL = 'its personal data was deleted after PERSONAL_DATA_RETENTION_DAYS; never exported again';
 
 /** A unit's state as the export's own view of it (`unitView`) says, complete units with drift told apart. */
 function healthOf(state: UnitState | undefined): { state: HealthState; detail?: string } {
@@ -70,19 +77,30 @@ function healthOf(state: UnitState | undefined): { state: HealthState; detail?: 
     case 'missing':
       return view.error === undefined ? { state: 'missing' } : { state: 'missing', detail: view.error };
     case 'expired':
-      return { state: 'missing', detail: 'expired: past PERSONAL_DATA_RETENTION_DAYS' };
+      return { state: 'expired', detail: EXPIRED_DETAIL };
   }
 }
 
-/** Day × dataset, each the worst of its projects, from the units' states and marks where the lake mirrored them. */
-export async function readHealth(lake: LakeFiles, period: Period, projects: readonly string[]): Promise<HealthCell[]> {
+/**
+ * Day × dataset, each the worst of its projects, from the units' states and marks where the lake
+ * mirrored them. A unit is `expired` as `status` says (export/status.ts): its expiry record is
+ * there and it is not complete, or its day is before `retentionCutoff` (export/retention.ts).
+ */
+export async function readHealth(lake: LakeFiles, period: Period, projects: readonly string[], retentionCutoff?: string): Promise<HealthCell[]> {
   const units = unitsOf(period.days, projects, DATASET_NAMES);
   const destination = lake.mirror;
-  const [states, marks] = await Promise.all([readUnitStates(destination, units), readAnomalies(destination, period.days, projects)]);
+  const [states, marks, recorded] = await Promise.all([
+    readUnitStates(destination, units),
+    readAnomalies(destination, period.days, projects),
+    readExpiredUnits(destination),
+  ]);
   return period.days.flatMap((day) =>
     DATASET_NAMES.map((dataset) => {
       const cells = projects.map((projectId) => {
-        const unitState = states.get(unitKey({ dataset, projectId, day }));
+        const unit = { dataset, projectId, day };
+        const unitState = states.get(unitKey(unit));
+        const expired = unitState?.kind !== 'complete' && (recorded.has(unitKey(unit)) || isExpired(unit, retentionCutoff));
+        if (expired) return { projectId, state: 'expired' as const, detail: EXPIRED_DETAIL };
         const writtenAt = writtenAtOf(unitState);
         return { projectId, ...healthOf(unitState), ...(writtenAt !== undefined ? { writtenAt } : {}) };
       });

@@ -3,6 +3,7 @@
  * read every figure, render one HTML page, write it atomically. Reads the warehouse only:
  * no API request, no key.
  */
+import { EXPIRED_PREFIX, EXPIRING_DATASETS } from '../export/retention.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -46,6 +47,8 @@ export interface ReportRequest {
    * `--project` and `--out` as it does for `fill`). @default `mintlify-exporter export --from … --to …`
    */
   readonly exportCommand?: (from: string, to: string, projects: readonly string[]) => string;
+  /** The first day PERSONAL_DATA_RETENTION_DAYS keeps (export/retention.ts): earlier days of the datasets it deletes are `expired`. @default - only units with an expiry record */
+  readonly retentionCutoff?: string;
 }
 
 export interface ReportDeps {
@@ -97,7 +100,8 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       from: previous.from,
       to: runsTo,
       prefixes: [...new Set([...REPORT_TABLES, ...EFFECT_TABLES].map((t) => t.prefix))],
-      recent: [EXPORT_RUNS.prefix, ANOMALIES_PREFIX],
+      // With the records of units retention deleted (`expired (retention)`, not missing: health.ts).
+      recent: [EXPORT_RUNS.prefix, ANOMALIES_PREFIX, ...EXPIRING_DATASETS.map((d) => `${EXPIRED_PREFIX}${d}`)],
       recentFrom: previous.from,
       ...(reach !== undefined ? { reach: { from: reach, prefixes: EFFECT_TABLES.map((t) => t.prefix) } } : {}),
     },
@@ -135,7 +139,13 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
     });
     await statesMirrored();
-    const figures = await readFigures(files, { period, projects, runsTo, warehouse });
+    const figures = await readFigures(files, {
+      period,
+      projects,
+      runsTo,
+      warehouse,
+      ...(request.retentionCutoff !== undefined ? { retentionCutoff: request.retentionCutoff } : {}),
+    });
     await yieldTo(deps.signal);
     const last = lastDayOf(period);
     if (figures.projects.length === 0) {

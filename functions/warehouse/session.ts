@@ -50,7 +50,7 @@ const COLUMNS: Readonly<Record<string, readonly ReadColumn[]>> = {
     { name: 'comment', sql: 'CASE WHEN helpful = false THEN comment END', reads: ['comment', 'helpful'] },
   ],
   views_pages: ['project_id', 'date', 'path', 'human', 'ai', 'total'],
-  searches: ['project_id', 'date', 'search_query', 'hits', 'top_clicked_page', 'last_searched_at'],
+  searches: ['project_id', 'date', 'search_query', 'hits', 'ctr', 'top_clicked_page', 'last_searched_at'],
 };
 
 /** The tables the report reads, over the period and the one before it. */

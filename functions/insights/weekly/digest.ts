@@ -13,7 +13,17 @@ import { formatChange, formatCount } from '../../shared/format.js';
 import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
 import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
-import { changeBeyondChance, comparisonFor, FIGURE_DATASET, type Figures, type Headline, type HealthState } from '../../report/figures.js';
+import {
+  changeBeyondChance,
+  comparisonFor,
+  describeLeftOut,
+  FIGURE_DATASET,
+  type Figures,
+  type Headline,
+  type HealthState,
+  REPORT_DATASETS,
+  type ReportDataset,
+} from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
 import { VERDICTS_FIRST, type GapEffect } from '../../gaps/effect.js';
 import { scopeLines, type ScopedJob } from '../../scope/summary.js';
@@ -159,7 +169,7 @@ function judgementNote(): string {
 
 /** Units (day × dataset × project) of the week that are not complete, or complete with drift. */
 export function healthCounts(figures: Figures): HealthCounts {
-  const counts = { drift: 0, partial: 0, missing: 0, failed: 0 };
+  const counts = { drift: 0, expired: 0, partial: 0, missing: 0, failed: 0 };
   for (const cell of figures.health) {
     // A provisional unit (exported before its day was due) is complete for the week's figures.
     for (const project of cell.projects) if (project.state !== 'complete' && project.state !== 'provisional') counts[project.state] += 1;
@@ -224,6 +234,24 @@ function coverageLines(figures: Figures): string[] {
   return lines;
 }
 
+/**
+ * Which days each week's per-day figures left out, per dataset and why (`2026-11-20 missing`,
+ * `2026-11-14 expired (retention)`), one line per story; none when every day is exported.
+ */
+function leftOutLines(figures: Figures): string[] {
+  const stories = new Map<string, ReportDataset[]>();
+  for (const dataset of REPORT_DATASETS) {
+    const { leftOut } = figures.comparisons[dataset];
+    if (leftOut.current.length + leftOut.previous.length === 0) continue;
+    const story = [
+      ...(leftOut.current.length > 0 ? [`this period ${describeLeftOut(leftOut.current)}`] : []),
+      ...(leftOut.previous.length > 0 ? [`the one before ${describeLeftOut(leftOut.previous)}`] : []),
+    ].join('; ');
+    stories.set(story, [...(stories.get(story) ?? []), dataset]);
+  }
+  return [...stories].map(([story, datasets]) => `  Per-day figures and movers of ${datasets.join(', ')} leave out ${story}.`);
+}
+
 /** The digest: subject (< 100 characters, the headline change) and plain-text body. */
 export function digestOf(input: DigestInput): InsightMessage {
   const { figures, week } = input;
@@ -273,7 +301,11 @@ export function digestOf(input: DigestInput): InsightMessage {
         })),
     '',
     'Data health (units of the week, day x dataset x project):',
-    `  missing ${health.missing}, failed ${health.failed}, partial ${health.partial}, drifted ${health.drift}`,
+    `  missing ${health.missing}, failed ${health.failed}, partial ${health.partial}, drifted ${health.drift}${health.expired > 0 ? `, expired (retention) ${health.expired}` : ''}`,
+    ...(health.expired > 0
+      ? ['  Expired (retention): days past PERSONAL_DATA_RETENTION_DAYS, deleted and never exported again; their figures are left out.']
+      : []),
+    ...leftOutLines(figures),
     ...(health.missing + health.failed + health.partial > 0
       ? ['  Figures of days with missing or failed units are incomplete: see the calendar in the report, or run mintlify-exporter status.']
       : []),

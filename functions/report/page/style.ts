@@ -73,6 +73,7 @@ table.calendar td { height: 16px; border-radius: 3px; min-width: 2px; }
 table.calendar td.anomaly { color: #fff; font-weight: 700; text-align: center; font-size: 11px; line-height: 16px; }
 .s-complete { background: #16a34a; } .s-provisional { background: #86efac; } .s-drift { background: #7c3aed; } .s-partial { background: #f59e0b; }
 .s-missing { background: #cbd5e1; } .s-failed { background: #dc2626; }
+.s-expired { background: repeating-linear-gradient(45deg, #cbd5e1 0 3px, #64748b 3px 6px); }
 .legend { margin-right: 12px; font-size: 12px; white-space: nowrap; } .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
 .problems { font-size: 13px; }
 dl.definitions { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; font-size: 13px; }

@@ -3,7 +3,7 @@
  * only where both periods have at least 80 % of their days exported for the dataset), in a
  * sentence with the `export` that fills the missing days.
  */
-import { hasData, type Figures, type ReportDataset } from '../figures.js';
+import { describeLeftOut, hasData, type Figures, type ReportDataset } from '../figures.js';
 import { MIN_COVERAGE } from '../../warehouse/compare.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { html, type SafeHtml } from '../page/template.js';
@@ -12,7 +12,7 @@ import { html, type SafeHtml } from '../page/template.js';
 const plainExportCommand = (from: string, to: string): string => `mintlify-exporter export --from ${from} --to ${to}`;
 
 /** How a sentence names each dataset's figures. */
-const DATASET_WORDS: Readonly<Record<ReportDataset, string>> = {
+export const DATASET_WORDS: Readonly<Record<ReportDataset, string>> = {
   visitors: 'visitors',
   views: 'page views',
   searches: 'searches',
@@ -32,6 +32,7 @@ export function comparisonNotes(
   exportCommand: (from: string, to: string) => string = plainExportCommand,
 ): SafeHtml | '' {
   if (!hasData(figures.headline.previous)) return '';
+  const leftOut = leftOutNote(figures, datasets);
   const stories = new Map<string, ReportDataset[]>();
   for (const dataset of datasets) {
     const { comparison, current, previous } = figures.comparisons[dataset];
@@ -39,7 +40,7 @@ export function comparisonNotes(
     const key = `${comparison} ${current.exported}/${current.days} ${previous.exported}/${previous.days}`;
     stories.set(key, [...(stories.get(key) ?? []), dataset]);
   }
-  if (stories.size === 0) return '';
+  if (stories.size === 0) return leftOut;
   const unit = figures.projects.length > 1 ? 'project-day(s)' : 'day(s)';
   const percent = Math.round((100 * MIN_COVERAGE.exported) / MIN_COVERAGE.of);
   const sentences = [...stories.values()].map((group) => {
@@ -56,5 +57,30 @@ export function comparisonNotes(
     const fill = from === undefined || to === undefined ? '' : html` <code>${exportCommand(from, to)}</code> fills the missing days.`;
     return html`<span data-comparison="${first.comparison}">${listed.charAt(0).toUpperCase()}${listed.slice(1)}: ${how}. This period has ${first.current.exported} of ${first.current.days} ${unit} exported and the ${figures.previous.days.length} day(s) before it (${figures.previous.from} to ${lastDayOf(figures.previous)}) have ${first.previous.exported} of ${first.previous.days}; totals are compared only when both have at least ${percent} %.${fill}</span>`;
   });
-  return html`<p class="note comparison">${sentences.map((s, i) => (i === 0 ? s : html` ${s}`))}</p>`;
+  return html`<p class="note comparison">${sentences.map((s, i) => (i === 0 ? s : html` ${s}`))}</p>${leftOut}`;
+}
+
+/**
+ * Which days the per-day figures and movers of `datasets` leave out (a day some project has not
+ * exported, or retention deleted), in one sentence per story; nothing when every day is there.
+ */
+export function leftOutNote(figures: Figures, datasets: readonly ReportDataset[]): SafeHtml | '' {
+  const stories = new Map<string, ReportDataset[]>();
+  for (const dataset of datasets) {
+    const { current, previous } = figures.comparisons[dataset].leftOut;
+    if (current.length + previous.length === 0) continue;
+    const parts = [
+      ...(current.length > 0 ? [`this period leaves out ${describeLeftOut(current)}`] : []),
+      ...(previous.length > 0 ? [`the one before ${describeLeftOut(previous)}`] : []),
+    ];
+    const story = parts.join('; ');
+    stories.set(story, [...(stories.get(story) ?? []), dataset]);
+  }
+  if (stories.size === 0) return '';
+  const sentences = [...stories].map(([story, group]) => {
+    const names = group.map((d) => DATASET_WORDS[d]);
+    const listed = names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+    return `${listed.charAt(0).toUpperCase()}${listed.slice(1)}: changes and movers are per day exported; ${story}.`;
+  });
+  return html`<p class="note left-out">${sentences.join(' ')}</p>`;
 }

@@ -4,12 +4,22 @@
  * (uncoloured, marked so) when one is not, nothing when one has no day of it.
  */
 import type { Comparison } from '../../warehouse/compare.js';
-import { changeBeyondChance, type CountFigure, COUNT_FIGURES, FIGURE_DATASET, type Figures, type Headline, hasData } from '../figures.js';
+import {
+  changeBeyondChance,
+  type CountFigure,
+  COUNT_FIGURES,
+  FIGURE_DATASET,
+  type Figures,
+  type Headline,
+  hasData,
+  REPORT_DATASETS,
+  type ReportDataset,
+} from '../figures.js';
 import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
-import { comparisonNotes } from './comparison.js';
+import { comparisonNotes, DATASET_WORDS } from './comparison.js';
 import { definitionText, type DefinitionId } from './definitions.js';
 import { FIGURE_MEANINGS, toneOf } from '../../warehouse/figure-names.js';
 
@@ -71,6 +81,23 @@ function change(
   return { text: `${signed(delta, formatCount(Math.abs(delta)))}${relative} vs ${formatCount(before)}`, tone, perDay: false };
 }
 
+/** How the datasets retention deleted days of cover the period: ` Searches and feedback cover 19 of the 30 day(s): 11 expired (retention) …`; '' when none expired. */
+export function expiredNote(figures: Figures): string {
+  const total = figures.period.days.length;
+  const stories = new Map<number, ReportDataset[]>();
+  for (const dataset of REPORT_DATASETS) {
+    const expired = figures.comparisons[dataset].leftOut.current.filter((d) => d.state === 'expired').length;
+    if (expired > 0) stories.set(expired, [...(stories.get(expired) ?? []), dataset]);
+  }
+  return [...stories]
+    .map(([expired, datasets]) => {
+      const names = datasets.map((d) => DATASET_WORDS[d]);
+      const listed = names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+      return ` ${listed.charAt(0).toUpperCase()}${listed.slice(1)} cover ${total - expired} of the ${total} day(s): ${expired} expired (retention), their personal data deleted after PERSONAL_DATA_RETENTION_DAYS; the figures above leave them out.`;
+    })
+    .join('');
+}
+
 export function headlineSection(figures: Figures, exportCommand?: (from: string, to: string) => string): SafeHtml {
   const { current, previous } = figures.headline;
   const compared = hasData(previous);
@@ -88,7 +115,7 @@ export function headlineSection(figures: Figures, exportCommand?: (from: string,
     'The period at a glance',
     undefined,
     html`<div class="cards">${cards}</div>${note(
-      `${formatCount(current.unanswered)} of ${formatCount(current.questions)} assistant question(s) unanswered. Visitors data for ${current.daysWithData} of ${figures.period.days.length} day(s). ${
+      `${formatCount(current.unanswered)} of ${formatCount(current.questions)} assistant question(s) unanswered. Visitors data for ${current.daysWithData} of ${figures.period.days.length} day(s).${expiredNote(figures)} ${
         compared
           ? `Compared with ${before} (visitors data for ${previous.daysWithData} day(s)).`
           : `Nothing was exported for the ${figures.previous.days.length} day(s) before (${before}): the changes appear once those days are exported.`

@@ -11,6 +11,7 @@ const STATE_TEXT: Readonly<Record<HealthState, string>> = {
   complete: 'complete',
   provisional: 'provisional (exported before the day was due: late events may be missing; exported again once due)',
   drift: 'complete, with drift (new fields or values kept in unknown_fields)',
+  expired: 'expired (retention): its personal data was deleted after PERSONAL_DATA_RETENTION_DAYS; never exported again',
   partial: 'partial (resumes on the next run)',
   missing: 'missing',
   failed: 'failed',
@@ -34,9 +35,9 @@ export function healthSection(figures: Figures): SafeHtml {
     });
     return html`<tr><th scope="row">${dataset}</th>${cells}</tr>`;
   });
-  const counts = (['complete', 'provisional', 'drift', 'partial', 'missing', 'failed'] as const).map((state) => {
+  const counts = (['complete', 'provisional', 'drift', 'expired', 'partial', 'missing', 'failed'] as const).map((state) => {
     const n = figures.health.filter((c) => c.state === state).length;
-    return html`<span class="legend"><span class="swatch s-${state}"></span>${state}: ${n}</span>`;
+    return html`<span class="legend"><span class="swatch s-${state}"></span>${state === 'expired' ? 'expired (retention)' : state}: ${n}</span>`;
   });
   const anomalyCount = figures.health.reduce((n, c) => n + c.anomalies.length, 0);
   if (anomalyCount > 0) counts.push(html`<span class="legend">! anomaly: ${anomalyCount}</span>`);

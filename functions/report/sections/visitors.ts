@@ -1,5 +1,5 @@
 /** Human and AI visitors per day, the previous period as faint lines beside them. */
-import { COLORS, isDrawn, lineChart, type LineSeries } from '../charts.js';
+import { type ChartMark, COLORS, isDrawn, lineChart, type LineSeries } from '../charts.js';
 import type { Figures } from '../figures.js';
 import { chart, empty, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
@@ -22,6 +22,9 @@ export function visitorsSection(figures: Figures): SafeHtml {
             { name: 'AI visitors', color: COLORS.ai, values: days.map((d) => d.ai) },
             ...previousLines,
           ],
+          320,
+          // Each pull request merged in the period (followup_outcomes `merged_at`): a dotted line on its day.
+          mergeMarks(figures),
         ),
         'Human and AI visitors per day',
       )}${hasBefore ? note('Dashed: the same weekday position in the previous period.') : ''}${gapNote(figures)}`
@@ -32,6 +35,13 @@ export function visitorsSection(figures: Figures): SafeHtml {
     'A dip on one day that the previous period does not show is worth a look at that day’s release or outage.',
     body,
   );
+}
+
+/** One mark per day a fix's pull request was merged: `merged` (`merged ×2` for two). */
+function mergeMarks(figures: Figures): ChartMark[] {
+  const byDay = new Map<string, number>();
+  for (const merge of figures.merges) byDay.set(merge.day, (byDay.get(merge.day) ?? 0) + 1);
+  return [...byDay].map(([day, n]) => ({ category: day.slice(5), label: n === 1 ? 'merged' : `merged ×${n}` }));
 }
 
 function gapNote(figures: Figures): SafeHtml | '' {

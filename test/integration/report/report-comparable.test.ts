@@ -8,7 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Figures } from '../../../functions/report/figures.js';
+import { changeBeyondChance, type Figures } from '../../../functions/report/figures.js';
+import { beyondChance } from '../../../functions/warehouse/noise.js';
+import { FIGURE_MEANINGS } from '../../../functions/warehouse/figure-names.js';
 import { readFiguresIn } from '../../helpers/read-figures.js';
 import { periodOf } from '../../../functions/warehouse/period.js';
 import type { Sandbox } from '../../../sandbox/index.js';
@@ -120,17 +122,27 @@ describe('a 30-day report after a backfill of 30 days and the last day before', 
 });
 
 describe('a report of the same lake whose periods are both complete', () => {
-  it('compares totals as always: coloured changes, changes in the rankings and movers, and no sentence about coverage', async () => {
+  it('compares totals as always: changes (coloured only beyond chance), changes in the rankings, movers beyond chance, and no sentence about coverage', async () => {
     const html = await reportPage(15);
     const figures = await readFiguresIn(lake.out, { period: periodOf('2026-05-17', BACKFILL_PERIOD.to), projects: [] });
 
     expect(Object.values(figures.comparisons).every((c) => c.comparison === 'totals')).toBe(true);
     expect(deltas(html)).toHaveLength(8);
     expect(deltas(html).every((d) => d.comparison === 'totals' && !d.classes?.includes('per-day'))).toBe(true);
-    expect(html).toMatch(/class="delta (good|bad)"/);
+    // A steady project's 15 days against 15: coloured only where a change is beyond chance at its counts (warehouse/noise.ts).
+    const { current, previous } = figures.headline;
+    for (const d of deltas(html)) expect(d.classes).toMatch(/^(good|bad|flat)$/);
+    expect(deltas(html).filter((d) => d.classes !== 'flat')).toHaveLength(
+      (['human', 'ai', 'aiShare', 'views', 'searches', 'questions', 'unansweredShare', 'thumbsDown'] as const).filter(
+        (key) => changeBeyondChance(current, previous, key) && current[key] !== previous[key] && FIGURE_MEANINGS[key] !== 'neutral',
+      ).length,
+    );
     expect(html).not.toContain('data-comparison="per-day"');
     expect(figures.topPages.every((page) => page.previous !== null)).toBe(true);
-    expect(figures.movers.pages.risers.length + figures.movers.pages.fallers.length).toBeGreaterThan(0);
-    expect(html).toContain('class="movers"');
+    expect(html).toMatch(/id="top-pages">[\s\S]*data-tone=/);
+    for (const movers of Object.values(figures.movers)) {
+      for (const m of [...movers.new, ...movers.lapsed, ...movers.risers, ...movers.fallers])
+        expect(beyondChance(m.current, m.previous, m.days), m.key).toBe(true);
+    }
   });
 });

@@ -4,7 +4,7 @@
  * hand invocation may ask for.
  */
 import { describe, expect, it } from 'vitest';
-import type { Figures, Headline, HealthCell } from '../../../../functions/report/figures.js';
+import { type Figures, type Headline, type HealthCell, REPORT_DATASETS } from '../../../../functions/report/figures.js';
 import { digestMovers, digestOf, healthCounts } from '../../../../functions/insights/weekly/digest.js';
 import { formatChange } from '../../../../functions/shared/format.js';
 import { daysAsked } from '../../../../functions/insights/weekly/handler.js';
@@ -31,6 +31,10 @@ function figures(byProject: Figures['byProject'], health: HealthCell[] = []): Fi
     unansweredByCategory: [],
     thumbsDownPages: [],
     health,
+    // Every dataset's weeks compare as totals, no day left out (the tests of coverage set their own).
+    comparisons: Object.fromEntries(
+      REPORT_DATASETS.map((d) => [d, { comparison: 'totals', current: ZERO.coverage[d], previous: ZERO.coverage[d], leftOut: { current: [], previous: [] } }]),
+    ),
     unreadableFiles: [],
     requestsPerDay: [],
   } as unknown as Figures;
@@ -96,6 +100,7 @@ describe('the digest', () => {
       healthCounts(figures([a], [cell('failed', ['failed', 'complete']), cell('missing', ['missing', 'missing']), cell('drift', ['drift', 'partial'])])),
     ).toEqual({
       drift: 1,
+      expired: 0,
       partial: 1,
       missing: 2,
       failed: 1,
