@@ -22,8 +22,8 @@ import { list, loadWarehouse, type LoadedWarehouse } from '../warehouse/session.
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
-import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
-import { inTopic, termsOf, termsOfKey } from './topics.js';
+import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, vocabularyOf, type GapScope, type GapTables } from './read.js';
+import { termsOfKey, topicMatcher } from './topics.js';
 import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
 
 /** Days compared at most on each side. */
@@ -305,13 +305,16 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
   const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });
-  const keys = new Map(gaps.map((g) => [g.gapId, termsOfKey(g.key)]));
-  const terms = new Map<string, Set<string>>();
+  // Each text read once per session (read.ts `vocabularyOf`), each row matched by the keys' terms, not against every gap.
+  const vocabulary = vocabularyOf(tables.warehouse);
+  const match = topicMatcher(
+    vocabulary,
+    gaps.map((g) => termsOfKey(g.key)),
+  );
   for (const row of (await tables.warehouse.session.query(sql)).map(assistantQuestionsByDay.decode)) {
-    const questionTerms = terms.get(row.question) ?? termsOf(row.question);
-    terms.set(row.question, questionTerms);
-    for (const gap of gaps) {
-      if (gap.projectId !== row.projectId || !inTopic(questionTerms, keys.get(gap.gapId) ?? [])) continue;
+    for (const index of match(vocabulary.termIdsOf(row.question))) {
+      const gap = gaps[index] as RateGap;
+      if (gap.projectId !== row.projectId) continue;
       const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
       const known = days.get(row.day) ?? NONE;
       days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
