@@ -24,6 +24,7 @@ import { benchPolling } from './polling.js';
 import { benchReport } from './report.js';
 import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
+import { benchTopics } from './topics.js';
 import { benchWriter } from './writer.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
@@ -44,6 +45,7 @@ const ALL = [
   'effects',
   'orgs',
   'forget',
+  'topics',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -84,6 +86,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('effects')) add(await benchEffects());
   if (selected.has('orgs')) add(await benchOrgs());
   if (selected.has('forget')) add(await benchForget());
+  if (selected.has('topics')) add(await benchTopics());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

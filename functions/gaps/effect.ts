@@ -311,16 +311,19 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
     vocabulary,
     gaps.map((g) => termsOfKey(g.key)),
   );
-  for (const row of (await tables.warehouse.session.query(sql)).map(assistantQuestionsByDay.decode)) {
-    for (const index of match(vocabulary.termIdsOf(row.question))) {
-      const gap = gaps[index] as RateGap;
-      if (gap.projectId !== row.projectId) continue;
-      const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
-      const known = days.get(row.day) ?? NONE;
-      days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
-      byGap.set(gap.gapId, days);
+  // A chunk of rows at a time, none kept: every question of 90 days and more.
+  await tables.warehouse.session.each(sql, (rows) => {
+    for (const row of rows.map(assistantQuestionsByDay.decode)) {
+      for (const index of match(vocabulary.termIdsOf(row.question))) {
+        const gap = gaps[index] as RateGap;
+        if (gap.projectId !== row.projectId) continue;
+        const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
+        const known = days.get(row.day) ?? NONE;
+        days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
+        byGap.set(gap.gapId, days);
+      }
     }
-  }
+  });
   return byGap;
 }
 

@@ -132,12 +132,18 @@ export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{
 /** `evidenceOf`, with the unanswered questions no topic holds. */
 async function readEvidence(tables: GapTables, limit: number, vocabulary: Vocabulary): Promise<Pick<GapEvidenceRead, 'found' | 'unplaced'>> {
   const params = { ...tables.params, limit };
-  const [questions, searches, thumbs] = await Promise.all([
-    ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, tables.params),
+  // Each question of each day, a chunk at a time into one entry per question: a day of 200,000
+  // distinct questions is never held as rows (issue 57).
+  const questions = new QuestionsByProject();
+  const { unansweredQuestionsByDay } = TYPED_QUESTIONS;
+  const [, searches, thumbs] = await Promise.all([
+    tables.warehouse.session.each(unansweredQuestionsByDay.sql(tables.warehouse.tables, tables.params), (rows) => {
+      for (const row of rows) questions.add(unansweredQuestionsByDay.decode(row));
+    }),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
-  const topics = topicEvidence(questions, vocabulary);
+  const topics = topicsOf(questions.byProject(), vocabulary);
   const found = [
     ...topics.found,
     ...searches.map((r) => ({
@@ -157,8 +163,18 @@ export function topicEvidence(
   rows: readonly QuestionDayRow[],
   vocabulary = new Vocabulary(),
 ): { found: { projectId: string; evidence: UnansweredEvidence }[]; unplaced: Unplaced } {
+  const questions = new QuestionsByProject();
+  for (const row of rows) questions.add(row);
+  return topicsOf(questions.byProject(), vocabulary);
+}
+
+/** `topicEvidence` of the questions of each project. */
+function topicsOf(
+  byProject: ReadonlyMap<string, AskedQuestion[]>,
+  vocabulary: Vocabulary,
+): { found: { projectId: string; evidence: UnansweredEvidence }[]; unplaced: Unplaced } {
   const unplaced = { questions: 0, unanswered: 0 };
-  const found = [...questionsByProject(rows)].flatMap(([projectId, questions]) => {
+  const found = [...byProject].flatMap(([projectId, questions]) => {
     const { topics, left } = groupTopics(questions, undefined, { vocabulary });
     unplaced.questions += left.questions;
     unplaced.unanswered += left.unanswered;
@@ -182,14 +198,19 @@ export function topicEvidence(
 
 /**
  * The period's questions of each project, one per question (`sameQuestion`), with its text of
- * the latest day it was asked; its terms are read from the question as the SQL folds it (the
- * text its figures per day read: `topicFiguresByDay`, effect.ts), so each is read once.
+ * the latest day it was asked, added a row at a time; its terms are read from the question as
+ * the SQL folds it (the text its figures per day read: `topicFiguresByDay`, effect.ts), so each
+ * is read once.
  */
-function questionsByProject(rows: readonly QuestionDayRow[]): Map<string, AskedQuestion[]> {
-  const byProject = new Map<string, Map<string, { text: string; terms: string; day: string; unanswered: number }>>();
-  for (const row of rows) {
-    const questions = byProject.get(row.projectId) ?? new Map();
-    byProject.set(row.projectId, questions);
+class QuestionsByProject {
+  readonly #byProject = new Map<string, Map<string, { text: string; terms: string; day: string; unanswered: number }>>();
+
+  add(row: QuestionDayRow): void {
+    let questions = this.#byProject.get(row.projectId);
+    if (questions === undefined) {
+      questions = new Map();
+      this.#byProject.set(row.projectId, questions);
+    }
     const key = sameQuestion(row.question);
     const seen = questions.get(key);
     if (seen === undefined) questions.set(key, { text: row.lastText, terms: row.question, day: row.day, unanswered: row.unanswered });
@@ -198,9 +219,15 @@ function questionsByProject(rows: readonly QuestionDayRow[]): Map<string, AskedQ
       if (row.day > seen.day) Object.assign(seen, { text: row.lastText, terms: row.question, day: row.day });
     }
   }
-  return new Map(
-    [...byProject].map(([projectId, questions]) => [projectId, [...questions.values()].map(({ text, terms, unanswered }) => ({ text, terms, unanswered }))]),
-  );
+
+  byProject(): Map<string, AskedQuestion[]> {
+    return new Map(
+      [...this.#byProject].map(([projectId, questions]) => [
+        projectId,
+        [...questions.values()].map(({ text, terms, unanswered }) => ({ text, terms, unanswered })),
+      ]),
+    );
+  }
 }
 
 /** One vocabulary per DuckDB session: the gap questions of one command (a report's: the period's, the verdicts' look-back, their figures per day) read each text once. */
@@ -261,22 +288,25 @@ export async function topicFiguresByDay(
   const byGap = new Map<string, Map<string, number>>();
   if (gaps.length === 0) return byGap;
   const projects = [...new Set(gaps.map((g) => g.projectId))].sort();
-  const rows = await ask(tables.warehouse, TYPED_QUESTIONS.unansweredQuestionsByDay, { ...tables.params, projects });
+  const { unansweredQuestionsByDay } = TYPED_QUESTIONS;
   const vocabulary = vocabularyOf(tables.warehouse);
   // By the keys' terms, not every gap for every row: a report counts hundreds of gaps over months of questions.
   const match = topicMatcher(
     vocabulary,
     gaps.map((g) => termsOfKey(g.key)),
   );
-  for (const row of rows) {
-    for (const index of match(vocabulary.termIdsOf(row.question))) {
-      const gap = gaps[index] as (typeof gaps)[number];
-      if (gap.projectId !== row.projectId) continue;
-      const days = byGap.get(gap.gapId) ?? new Map<string, number>();
-      days.set(row.day, (days.get(row.day) ?? 0) + row.unanswered);
-      byGap.set(gap.gapId, days);
+  // A chunk of rows at a time, none kept (see `readEvidence`).
+  await tables.warehouse.session.each(unansweredQuestionsByDay.sql(tables.warehouse.tables, { ...tables.params, projects }), (rows) => {
+    for (const row of rows.map(unansweredQuestionsByDay.decode)) {
+      for (const index of match(vocabulary.termIdsOf(row.question))) {
+        const gap = gaps[index] as (typeof gaps)[number];
+        if (gap.projectId !== row.projectId) continue;
+        const days = byGap.get(gap.gapId) ?? new Map<string, number>();
+        days.set(row.day, (days.get(row.day) ?? 0) + row.unanswered);
+        byGap.set(gap.gapId, days);
+      }
     }
-  }
+  });
   return byGap;
 }
 

@@ -89,17 +89,32 @@ function rawWordsOf(text: string): string[] {
   // A topic's name is made of these words, and must not rebuild what the cleaning took apart.
   const shown = cleanReaderText(text, WHOLE).text;
   const words = shown.normalize('NFKC').toLowerCase().match(WORD) ?? [];
-  return words.some((word) => UNSPACED.test(word)) ? words.flatMap((word) => (UNSPACED.test(word) ? [...segmentedWords(word)] : [word])) : words;
+  return words.some((word) => UNSPACED.test(word)) ? words.flatMap((word) => (UNSPACED.test(word) ? segmentedWords(word) : [word])) : words;
 }
 
+/** Runs cut lately, and their words: a day's questions repeat their phrases (`…を設定する方法は`), and each cut costs ICU's dictionary. */
+const CUT_RUNS = new Map<string, readonly string[]>();
+/** Runs remembered at most (then forgotten all at once): a bound on the memory, whatever the questions. */
+const CUT_RUNS_MAX = 20_000;
+/** Runs longer than this are not remembered (a hostile single word must not be held). */
+const CUT_RUN_LONGEST = 200;
+
 /** The words `Intl.Segmenter` finds in a run of CJK script (and the Latin words glued to it), piece by piece. */
-function* segmentedWords(run: string): Generator<string> {
+function segmentedWords(run: string): readonly string[] {
+  const known = CUT_RUNS.get(run);
+  if (known !== undefined) return known;
+  const words: string[] = [];
   for (const [start, end] of segmentPieces(run)) {
     for (const { segment, isWordLike } of segmenter.segment(run.slice(start, end))) {
       // The segmenter keeps a word's `.`/`-` apart from ours: the WORD pattern says what a word is.
-      if (isWordLike) for (const match of segment.matchAll(WORD)) yield match[0];
+      if (isWordLike) words.push(...(segment.match(WORD) ?? []));
     }
   }
+  if (run.length <= CUT_RUN_LONGEST) {
+    if (CUT_RUNS.size >= CUT_RUNS_MAX) CUT_RUNS.clear();
+    CUT_RUNS.set(run, words);
+  }
+  return words;
 }
 
 /** The pieces (`[start, end)`) a run is handed to `Intl.Segmenter` in: SEGMENT_PIECE units at most, never half a surrogate pair. */
@@ -145,6 +160,9 @@ export function termsOf(text: string): Set<string> {
 export interface Steps {
   steps: number;
 }
+
+/** Texts a vocabulary remembers the terms of at most (the first read): a bound on its memory, whatever the questions. */
+const REMEMBERED_TEXTS = 300_000;
 
 /** A text's term ids, ascending, each once. */
 export type TermIds = readonly number[];
@@ -205,7 +223,7 @@ export class Vocabulary {
     let n = 0;
     for (let i = 0; i < ids.length; i += 1) if (i === 0 || ids[i] !== ids[i - 1]) ids[n++] = ids[i] as number;
     ids.length = n;
-    this.#texts?.set(text, ids);
+    if (this.#texts !== undefined && this.#texts.size < REMEMBERED_TEXTS) this.#texts.set(text, ids);
     return ids;
   }
 

@@ -139,7 +139,9 @@ export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX
   const left = new Uint8Array(placed.length).fill(1);
   const shares = new Uint32Array(vocabulary.size);
   const keys: number[][] = [];
-  while (keys.length < maxTopics) {
+  // Once every question is in a topic the terms left weigh nothing: the heap is not drained.
+  let toPlace = placed.length;
+  while (keys.length < maxTopics && toPlace > 0) {
     const seed = heap.pop(weights);
     if (seed === undefined) break;
     const members = (postings.of(seed) ?? []).filter((i) => left[i] === 1);
@@ -154,6 +156,7 @@ export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX
     }
     for (const i of members) for (const term of (placed[i] as { terms: TermIds }).terms) shares[term] = 0;
     keys.push([seed, ...shared.sort(heavier).slice(0, MAX_KEY_TERMS - 1)]);
+    toPlace -= members.length;
     for (const i of members) {
       left[i] = 0;
       const { question, terms } = placed[i] as { question: AskedQuestion; terms: TermIds };
