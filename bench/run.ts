@@ -26,6 +26,7 @@ import { benchReport } from './report.js';
 import { benchReportFunction } from './report-function.js';
 import { benchRequests } from './requests.js';
 import { benchScope } from './scope.js';
+import { benchTopics } from './topics.js';
 import { benchWriter } from './writer.js';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
@@ -48,6 +49,7 @@ const ALL = [
   'forget',
   'scope',
   'iceberg',
+  'topics',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -90,6 +92,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('forget')) add(await benchForget());
   if (selected.has('scope')) add(await benchScope());
   if (selected.has('iceberg')) add(await benchIceberg());
+  if (selected.has('topics')) add(await benchTopics());
 
   const seconds = (performance.now() - started) / 1000;
   details['durationS'] = Math.round(seconds);

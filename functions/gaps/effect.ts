@@ -22,8 +22,8 @@ import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
-import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
-import { inTopic, termsOf, termsOfKey } from './topics.js';
+import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, vocabularyOf, type GapScope, type GapTables } from './read.js';
+import { termsOfKey, topicMatcher } from './topics.js';
 import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
 
 /** Days compared at most on each side. */
@@ -294,19 +294,25 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
   const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });
-  const keys = new Map(gaps.map((g) => [g.gapId, termsOfKey(g.key)]));
-  const terms = new Map<string, Set<string>>();
-  for (const row of (await tables.warehouse.session.query(sql)).map(assistantQuestionsByDay.decode)) {
-    const questionTerms = terms.get(row.question) ?? termsOf(row.question);
-    terms.set(row.question, questionTerms);
-    for (const gap of gaps) {
-      if (gap.projectId !== row.projectId || !inTopic(questionTerms, keys.get(gap.gapId) ?? [])) continue;
-      const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
-      const known = days.get(row.day) ?? NONE;
-      days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
-      byGap.set(gap.gapId, days);
+  // Each text read once per session (read.ts `vocabularyOf`), each row matched by the keys' terms, not against every gap.
+  const vocabulary = vocabularyOf(tables.warehouse);
+  const match = topicMatcher(
+    vocabulary,
+    gaps.map((g) => termsOfKey(g.key)),
+  );
+  // A chunk of rows at a time, none kept: every question of 90 days and more.
+  await tables.warehouse.session.each(sql, (rows) => {
+    for (const row of rows.map(assistantQuestionsByDay.decode)) {
+      for (const index of match(vocabulary.termIdsOf(row.question))) {
+        const gap = gaps[index] as RateGap;
+        if (gap.projectId !== row.projectId) continue;
+        const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
+        const known = days.get(row.day) ?? NONE;
+        days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
+        byGap.set(gap.gapId, days);
+      }
     }
-  }
+  });
   return byGap;
 }
 

@@ -2,21 +2,30 @@
  * Topics of assistant questions, by their words: no model, no network, the same topics for the
  * same questions on every run.
  *
- * A question's terms: its text NFKC-folded and lower-cased, cut into words (letters, marks and
- * digits; `next.js`, `api-key`, `llms.txt` stay one word), without stop words of the languages
- * readers write in most, the cleaning's placeholders (`[email]`) and one-character words, each
- * word simply stemmed (`webhooks` → `webhook`, `configuring` → `configur`).
+ * A question's terms: terms.ts (its words cleaned, NFKC-folded, lower-cased, CJK cut by
+ * `Intl.Segmenter`, stop words out, simply stemmed).
  *
  * Topics are drawn greedily: the term of the most unanswered questions not yet in a topic seeds
  * one; its key terms are the seed and the terms every one of those questions shares (up to
  * three, the most frequent first). A topic holds every question whose terms include all its key
  * terms — so its key alone says which questions it holds (`inTopic`), on any day and in any
  * period, and a question may fall in two topics (it counts in both). At most `MAX_TOPICS` per
- * project (each round reads every question left, so the cap bounds the work): questions in no
- * topic after them — the least asked — are counted in `left`, not listed as gaps.
+ * project: questions in no topic after them — the least asked — are counted in `left`, not
+ * listed as gaps.
+ *
+ * Linear time: each text is read once (a `Vocabulary`), each question's terms are visited a
+ * bounded number of times — when counted, when the question joins a topic's seed's members and
+ * leaves the questions still to place, when a topic's key is looked up in the postings of its
+ * seed —, and the next seed comes off a heap whose entries are pushed once per term and again
+ * only when one comes up with a weight it lost, never by sorting every term each round (issue 57: 35 s for
+ * 200,000 distinct questions; 54 s for 400 single words of 50,000 characters, each round
+ * comparing the long words again).
  */
 
-import { cleanReaderText } from '../shared/reader-text.js';
+import { holds, type Steps, type TermIds, Vocabulary } from './terms.js';
+
+export { stemOf, termsOf, wordsOf, Vocabulary, type Steps, type TermIds } from './terms.js';
+import { wordsOf } from './terms.js';
 
 /** Topics drawn per project at most (the least asked questions after them are not listed). */
 export const MAX_TOPICS = 100;
@@ -24,75 +33,6 @@ export const MAX_TOPICS = 100;
 export const MAX_KEY_TERMS = 3;
 /** Questions a topic's prompt quotes at most (its most asked, distinct). */
 export const TOPIC_EXAMPLES = 5;
-
-/**
- * Words that say nothing of a topic: English, French, Spanish, German and Portuguese function
- * words and question words, and what the personal-data cleaning leaves (`[email]`, `[phone]`,
- * `[secret]`).
- */
-const STOP_WORDS = new Set(
-  [
-    // English
-    'a an and are as at be been but by can could did do does doing done for from get got had has have how i if in into is it its',
-    'just me my no not of on or our please should so than that the their them then there these they this those to too us',
-    'use using was we were what when where which who why will with would you your yours am any all also about',
-    'need want know tell give show make one way ok thanks thank hi hello',
-    // French
-    'le la les un une des du de et ou est sont je tu il elle nous vous ils elles ce cette ces que qui quoi quel quelle comment',
-    'pourquoi pour avec sans dans sur pas ne mon ma mes votre vos notre nos entre au aux en',
-    // Spanish
-    'el los las unos unas del y o es son yo mi mis tu tus su sus que qué como cómo por para con sin en al lo se',
-    // German
-    'der die das ein eine einen dem den und oder ist sind ich du er sie es wir ihr wie was warum für mit ohne im auf nicht',
-    // Portuguese
-    'os um uma do da dos das em no na não com sem por para como',
-    // what the cleaning leaves
-    'email phone secret link',
-  ]
-    .join(' ')
-    .split(' '),
-);
-
-/** Characters of a question cleaned before its words are read (far above any question's length). */
-const WHOLE = 100_000;
-
-/** A word: letters, marks and digits, with `.`, `-`, `_` or `'` inside (never at either end). */
-const WORD = /[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}._'-]*[\p{L}\p{M}\p{N}])?/gu;
-
-/** Simple stemming: plural and verb endings of English words (Latin letters only; other scripts are kept whole). */
-export function stemOf(word: string): string {
-  if (!/^[a-z]+$/.test(word) || word.length <= 3) return word;
-  let stem = word;
-  if (stem.endsWith('ies') && stem.length > 4) stem = `${stem.slice(0, -3)}y`;
-  else if (stem.endsWith('sses')) stem = stem.slice(0, -2);
-  else if (/(?:ch|sh|x|z)es$/.test(stem)) stem = stem.slice(0, -2);
-  else if (stem.endsWith('s') && !/(?:ss|us|is)$/.test(stem)) stem = stem.slice(0, -1);
-  if (stem.endsWith('ing') && stem.length > 5) stem = stem.slice(0, -3);
-  else if (stem.endsWith('ed') && stem.length > 4) stem = stem.slice(0, -2);
-  else if (stem.endsWith('e') && stem.length > 4) stem = stem.slice(0, -1);
-  // `setting` → `sett` → `set`, as `set`.
-  if (/([b-df-hj-np-tv-z])\1$/.test(stem) && !/(?:ll|ss|zz)$/.test(stem)) stem = stem.slice(0, -1);
-  return stem;
-}
-
-/** The words of a text as shown in a topic's name, each with its term (NFKC, lower case; stop words and one-character words left out). */
-export function wordsOf(text: string): { readonly word: string; readonly term: string }[] {
-  const words: { word: string; term: string }[] = [];
-  // The words of the text as readers' words are shown (links defanged, addresses hidden, controls
-  // gone): a topic's name is made of them, and must not rebuild what the cleaning took apart.
-  const shown = cleanReaderText(text, WHOLE).text;
-  for (const match of shown.normalize('NFKC').toLowerCase().matchAll(WORD)) {
-    const word = match[0];
-    if ([...word].length < 2 || STOP_WORDS.has(word)) continue;
-    words.push({ word, term: stemOf(word) });
-  }
-  return words;
-}
-
-/** A question's terms (a set: a word said twice counts once). */
-export function termsOf(text: string): Set<string> {
-  return new Set(wordsOf(text).map((w) => w.term));
-}
 
 /** Whether a question with `terms` belongs to the topic of `key` (it has every key term). */
 export function inTopic(terms: ReadonlySet<string>, key: readonly string[]): boolean {
@@ -113,6 +53,8 @@ export function termsOfKey(key: string): string[] {
 export interface AskedQuestion {
   /** The text as last asked (shown, quoted in prompts). */
   readonly text: string;
+  /** The text its terms are read from, when not `text`: read.ts gives the question as the SQL folds it, the text its figures per day read too (one reading per question). */
+  readonly terms?: string;
   readonly unanswered: number;
 }
 
@@ -134,53 +76,224 @@ export interface Topics {
 }
 
 /** The same question: its text NFKC-folded, lower-cased, runs of spaces as one, no space or ?!. at either end. */
-export function sameQuestion(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/\s+/gu, ' ')
-    .replace(/^[\s?!.]+|[\s?!.]+$/gu, '');
+export function sameQuestion(text: string, counter?: Steps): string {
+  const folded = text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ');
+  // Trimmed by hand: `/^[\s?!.]+|[\s?!.]+$/` tried its second branch at every character of a run
+  // inside the text (`a…………b`), quadratic in the run's length (issue 57).
+  let [start, end] = [0, folded.length];
+  while (start < end && ENDS.has(folded.charCodeAt(start))) start += 1;
+  while (end > start && ENDS.has(folded.charCodeAt(end - 1))) end -= 1;
+  if (counter) counter.steps += start + (folded.length - end) + 2;
+  return folded.slice(start, end);
+}
+
+/** What `sameQuestion` trims at either end once spaces are one ' ': a space, ?, ! and . */
+const ENDS = new Set([0x20, 0x3f, 0x21, 0x2e]);
+
+/** What grouping may be given: the vocabulary of the texts (shared with the figures read after), a step counter. */
+export interface GroupOptions {
+  readonly vocabulary?: Vocabulary;
+  readonly steps?: Steps;
+}
+
+/** Each term's weight among the questions still to place (by term id): times unanswered, then questions. */
+interface Weights {
+  readonly unanswered: Float64Array;
+  readonly questions: Uint32Array;
 }
 
 /** The topics of one project's questions (`questions` distinct by `sameQuestion`). */
-export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX_TOPICS): Topics {
-  const all = questions.map((question) => ({ question, terms: termsOf(question.text) }));
-  let remaining = all.filter((q) => q.question.unanswered > 0 && q.terms.size > 0);
-  const keys: string[][] = [];
-  while (remaining.length > 0 && keys.length < maxTopics) {
-    const weights = new Map<string, { unanswered: number; questions: number }>();
-    for (const { question, terms } of remaining) {
-      for (const term of terms) {
-        const w = weights.get(term) ?? { unanswered: 0, questions: 0 };
-        weights.set(term, { unanswered: w.unanswered + question.unanswered, questions: w.questions + 1 });
+export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX_TOPICS, options: GroupOptions = {}): Topics {
+  const counter = options.steps ?? { steps: 0 };
+  const vocabulary = options.vocabulary ?? new Vocabulary(counter);
+  // The questions to group: left unanswered at least once, with a word to group by.
+  const placed: { question: AskedQuestion; terms: TermIds }[] = [];
+  for (const question of questions) {
+    if (question.unanswered <= 0) continue;
+    const terms = vocabulary.termIdsOf(question.terms ?? question.text);
+    if (terms.length > 0) placed.push({ question, terms });
+  }
+  // In a topic's order (the most unanswered first, then by text), once: the postings keep it, so each topic's questions come out sorted.
+  placed.sort((a, b) => b.question.unanswered - a.question.unanswered || (a.question.text < b.question.text ? -1 : a.question.text > b.question.text ? 1 : 0));
+  const postings = postingsOf(placed, vocabulary.size, counter);
+  const weights: Weights = { unanswered: new Float64Array(vocabulary.size), questions: new Uint32Array(vocabulary.size) };
+  for (const { question, terms } of placed) {
+    for (const term of terms) {
+      weights.unanswered[term] = (weights.unanswered[term] as number) + question.unanswered;
+      weights.questions[term] = (weights.questions[term] as number) + 1;
+    }
+  }
+  const heavier = (a: number, b: number) => {
+    counter.steps += 1;
+    const [ta, tb] = [vocabulary.term(a), vocabulary.term(b)];
+    return (
+      (weights.unanswered[b] as number) - (weights.unanswered[a] as number) ||
+      (weights.questions[b] as number) - (weights.questions[a] as number) ||
+      (ta < tb ? -1 : ta > tb ? 1 : 0)
+    );
+  };
+  const heap = new SeedHeap(vocabulary, counter);
+  for (let term = 0; term < vocabulary.size; term += 1) {
+    if ((weights.questions[term] as number) > 0) heap.push(term, weights.unanswered[term] as number, weights.questions[term] as number);
+  }
+  const left = new Uint8Array(placed.length).fill(1);
+  const shares = new Uint32Array(vocabulary.size);
+  const keys: number[][] = [];
+  // Once every question is in a topic the terms left weigh nothing: the heap is not drained.
+  let toPlace = placed.length;
+  while (keys.length < maxTopics && toPlace > 0) {
+    const seed = heap.pop(weights);
+    if (seed === undefined) break;
+    const members = (postings.of(seed) ?? []).filter((i) => left[i] === 1);
+    // The terms every member shares: counted over the members' terms (each member is counted in one round only: it leaves after).
+    const shared: number[] = [];
+    for (const i of members) {
+      for (const term of (placed[i] as { terms: TermIds }).terms) {
+        counter.steps += 1;
+        shares[term] = (shares[term] ?? 0) + 1;
+        if (shares[term] === members.length && term !== seed) shared.push(term);
       }
     }
-    const heavier = (a: string, b: string) => {
-      const [wa, wb] = [weights.get(a), weights.get(b)];
-      return (wb?.unanswered ?? 0) - (wa?.unanswered ?? 0) || (wb?.questions ?? 0) - (wa?.questions ?? 0) || (a < b ? -1 : a > b ? 1 : 0);
-    };
-    const [seed] = [...weights.keys()].sort(heavier);
-    if (seed === undefined) break;
-    const members = remaining.filter((q) => q.terms.has(seed));
-    const shared = [...(members[0]?.terms ?? [])].filter((term) => term !== seed && members.every((q) => q.terms.has(term)));
+    for (const i of members) for (const term of (placed[i] as { terms: TermIds }).terms) shares[term] = 0;
     keys.push([seed, ...shared.sort(heavier).slice(0, MAX_KEY_TERMS - 1)]);
-    remaining = remaining.filter((q) => !q.terms.has(seed));
+    toPlace -= members.length;
+    for (const i of members) {
+      left[i] = 0;
+      const { question, terms } = placed[i] as { question: AskedQuestion; terms: TermIds };
+      for (const term of terms) {
+        counter.steps += 1;
+        weights.unanswered[term] = (weights.unanswered[term] as number) - question.unanswered;
+        weights.questions[term] = (weights.questions[term] as number) - 1;
+      }
+    }
   }
-  const topics = keys.map((key) => topicOf(all, key));
-  const inSome = new Set(topics.flatMap((topic) => topic.questions));
-  const left = all.filter((q) => q.question.unanswered > 0 && !inSome.has(q.question));
-  return { topics, left: { questions: left.length, unanswered: left.reduce((sum, q) => sum + q.question.unanswered, 0) } };
+  const inSome = new Uint8Array(placed.length);
+  const topics = keys.map((key) => topicOf(placed, postings, key, inSome, vocabulary, counter));
+  let [questionsLeft, unansweredLeft] = [0, 0];
+  for (const question of questions) if (question.unanswered > 0) [questionsLeft, unansweredLeft] = [questionsLeft + 1, unansweredLeft + question.unanswered];
+  for (const [i, { question }] of placed.entries()) {
+    if (inSome[i] === 1) [questionsLeft, unansweredLeft] = [questionsLeft - 1, unansweredLeft - question.unanswered];
+  }
+  return { topics, left: { questions: questionsLeft, unanswered: unansweredLeft } };
 }
 
-function topicOf(all: readonly { question: AskedQuestion; terms: Set<string> }[], key: readonly string[]): Topic {
-  const held = all.filter((q) => inTopic(q.terms, key));
-  const questions = held
-    .map((q) => q.question)
-    .filter((q) => q.unanswered > 0)
-    .sort((a, b) => b.unanswered - a.unanswered || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+/** For each term, the questions (their index in `placed`) that hold it: one array for all, cut by offsets. */
+function postingsOf(placed: readonly { terms: TermIds }[], terms: number, counter: Steps): { of(term: number): Uint32Array | undefined } {
+  const starts = new Uint32Array(terms + 1);
+  for (const { terms: ids } of placed) for (const term of ids) starts[term + 1] = (starts[term + 1] ?? 0) + 1;
+  for (let t = 0; t < terms; t += 1) starts[t + 1] = (starts[t + 1] ?? 0) + (starts[t] ?? 0);
+  const filled = starts.slice(0, terms);
+  const all = new Uint32Array(starts[terms] ?? 0);
+  for (const [i, { terms: ids }] of placed.entries()) {
+    for (const term of ids) {
+      counter.steps += 1;
+      all[filled[term] as number] = i;
+      filled[term] = (filled[term] as number) + 1;
+    }
+  }
+  return { of: (term) => (term < terms ? all.subarray(starts[term], starts[term + 1]) : undefined) };
+}
+
+/**
+ * The next seed: the term of the most unanswered questions still to place (then of the most
+ * questions, then the first in code-point order). Each term is pushed once, and again only when
+ * it comes up with a weight it no longer has (`pop`).
+ */
+class SeedHeap {
+  readonly #entries: { term: number; unanswered: number; questions: number }[] = [];
+
+  constructor(
+    private readonly vocabulary: Vocabulary,
+    private readonly counter: Steps,
+  ) {}
+
+  push(term: number, unanswered: number, questions: number): void {
+    const entries = this.#entries;
+    entries.push({ term, unanswered, questions });
+    let i = entries.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#before(i, parent)) break;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /**
+   * The heaviest term now. Weights only fall, so an entry's weight is at least its term's: an
+   * entry that is no longer its term's weight goes back in with the weight it has now, and the
+   * first entry that is still right is the heaviest (every other entry is an upper bound).
+   */
+  pop(weights: Weights): number | undefined {
+    for (;;) {
+      const top = this.#take();
+      if (top === undefined) return undefined;
+      const [unanswered, questions] = [weights.unanswered[top.term] as number, weights.questions[top.term] as number];
+      if (questions === 0) continue;
+      if (unanswered === top.unanswered && questions === top.questions) return top.term;
+      this.push(top.term, unanswered, questions);
+    }
+  }
+
+  #take(): { term: number; unanswered: number; questions: number } | undefined {
+    const entries = this.#entries;
+    const top = entries[0];
+    const last = entries.pop();
+    if (top === undefined || last === undefined || entries.length === 0) return top;
+    entries[0] = last;
+    let i = 0;
+    for (;;) {
+      const [l, r] = [2 * i + 1, 2 * i + 2];
+      let best = i;
+      if (l < entries.length && this.#before(l, best)) best = l;
+      if (r < entries.length && this.#before(r, best)) best = r;
+      if (best === i) return top;
+      this.#swap(i, best);
+      i = best;
+    }
+  }
+
+  #before(i: number, j: number): boolean {
+    this.counter.steps += 1;
+    const [a, b] = [this.#entries[i], this.#entries[j]] as [
+      { term: number; unanswered: number; questions: number },
+      { term: number; unanswered: number; questions: number },
+    ];
+    if (a.unanswered !== b.unanswered) return a.unanswered > b.unanswered;
+    if (a.questions !== b.questions) return a.questions > b.questions;
+    return this.vocabulary.term(a.term) < this.vocabulary.term(b.term);
+  }
+
+  #swap(i: number, j: number): void {
+    const entries = this.#entries;
+    [entries[i], entries[j]] = [entries[j] as (typeof entries)[number], entries[i] as (typeof entries)[number]];
+  }
+}
+
+/** The topic of a key: every question with all its terms, found among the questions of its seed (every one of them holds the seed). */
+function topicOf(
+  placed: readonly { question: AskedQuestion; terms: TermIds }[],
+  postings: { of(term: number): Uint32Array | undefined },
+  key: readonly number[],
+  inSome: Uint8Array,
+  vocabulary: Vocabulary,
+  counter: Steps,
+): Topic {
+  const [seed, ...rest] = key as [number, ...number[]];
+  const held: AskedQuestion[] = [];
+  for (const i of postings.of(seed) ?? []) {
+    counter.steps += 1;
+    const { question, terms } = placed[i] as { question: AskedQuestion; terms: TermIds };
+    if (!rest.every((term) => holds(terms, term))) continue;
+    held.push(question);
+    inSome[i] = 1;
+  }
+  // The postings are in the order of `placed`: the most unanswered first, then by text.
+  const questions = held;
+  const terms = key.map((id) => vocabulary.term(id));
   return {
-    terms: [...key].sort(),
-    name: nameOf(questions[0]?.text ?? '', key),
+    terms: [...terms].sort(),
+    name: nameOf(questions[0]?.text ?? '', terms),
     questions,
     unanswered: questions.reduce((sum, q) => sum + q.unanswered, 0),
   };
@@ -196,4 +309,29 @@ function nameOf(text: string, key: readonly string[]): string {
     shown.push(word);
   }
   return [...shown, ...key.filter((term) => !found.has(term))].join(' ');
+}
+
+/**
+ * Which of `keys` (topics' key terms) each question's terms hold, looked up by the keys' terms:
+ * the work per question is its terms and the keys that share one of them, not every key (a
+ * report counts 200 candidate controls a project over every question of 90 days and more).
+ */
+export function topicMatcher(vocabulary: Vocabulary, keys: readonly (readonly string[])[]): (terms: TermIds) => number[] {
+  const byTerm = new Map<number, { index: number; ids: number[] }[]>();
+  for (const [index, key] of keys.entries()) {
+    // A key's terms get ids now: the questions holding them may be read after.
+    const ids = key.map((term) => vocabulary.intern(term));
+    const [first] = ids;
+    if (first === undefined) continue;
+    const listed = byTerm.get(first);
+    if (listed === undefined) byTerm.set(first, [{ index, ids }]);
+    else listed.push({ index, ids });
+  }
+  return (terms) => {
+    const found: number[] = [];
+    for (const term of terms) {
+      for (const { index, ids } of byTerm.get(term) ?? []) if (ids.every((id) => holds(terms, id))) found.push(index);
+    }
+    return found;
+  };
 }

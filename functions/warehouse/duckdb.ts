@@ -37,6 +37,12 @@ export interface DuckDbSession {
   query(sql: string): Promise<Row[]>;
   /** Runs one statement that returns nothing worth reading. */
   run(sql: string): Promise<void>;
+  /**
+   * Runs one statement and hands its rows over a chunk (about 2,048 rows) at a time, none kept:
+   * a question of hundreds of thousands of rows (each question of a day, gaps/read.ts) costs one
+   * chunk of memory, not all of its rows twice over.
+   */
+  each(sql: string, onRows: (rows: readonly Row[]) => void): Promise<void>;
   close(): void;
 }
 
@@ -54,7 +60,7 @@ export interface DuckDbOptions {
 export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSession> {
   // Loaded here, not at the top: the CLI's commands that read no warehouse (export above all)
   // start without DuckDB's native module.
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance, JSDuckDBValueConverter } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const close = () => {
@@ -82,6 +88,14 @@ export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSes
   };
   return {
     query: (sql) => enqueue(() => queryRows(connection, sql)),
+    each: (sql, onRows) =>
+      enqueue(async () => {
+        const result = await connection.stream(sql);
+        for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+          const names = result.deduplicatedColumnNames();
+          onRows(plainRows(chunk.convertRows(JSDuckDBValueConverter).map((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])))));
+        }
+      }),
     run: (sql) => enqueue(async () => void (await connection.run(sql))),
     close,
   };
@@ -89,7 +103,12 @@ export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSes
 
 async function queryRows(connection: DuckDBConnection, sql: string): Promise<Row[]> {
   const reader = await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJS().map((row) => {
+  return plainRows(reader.getRowObjectsJS());
+}
+
+/** Rows with BIGINT as number. */
+function plainRows(rows: readonly Record<string, unknown>[]): Row[] {
+  return rows.map((row) => {
     const plain: Row = {};
     for (const [name, value] of Object.entries(row)) plain[name] = typeof value === 'bigint' ? Number(value) : value;
     return plain;

@@ -27,6 +27,7 @@ vi.mock('../../../functions/warehouse/duckdb.js', async (original) => {
       return {
         query: (sql: string) => (duckdb.statements.push(sql), session.query(sql)),
         run: (sql: string) => (duckdb.statements.push(sql), session.run(sql)),
+        each: (sql: string, onRows: Parameters<typeof session.each>[1]) => (duckdb.statements.push(sql), session.each(sql, onRows)),
         close: () => session.close(),
       };
     },
