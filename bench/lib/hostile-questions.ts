@@ -16,6 +16,7 @@ import { unitsOf } from '../../functions/export/units.js';
 import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { ASSISTANT_CONVERSATIONS, partitionKey } from '../../functions/warehouse/tables.js';
+import { dayFolderName } from '../../functions/warehouse/lake/layout.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { createEngine } from './engine.js';
 
@@ -104,7 +105,7 @@ export async function buildHostileQuestionsLake(root: string, days: readonly { r
   }
   // The planted copies are not the lake's files.
   for (const { day } of days) {
-    const folder = path.join(root, ASSISTANT_CONVERSATIONS.prefix, `dt=${day}`);
+    const folder = path.join(root, ASSISTANT_CONVERSATIONS.prefix, dayFolderName(day));
     for (const name of await readdir(folder)) if (name.endsWith('.planted')) await rm(path.join(folder, name));
   }
 }

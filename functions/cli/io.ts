@@ -3,7 +3,6 @@
  * streams, env, clock, signals); tests pass their own.
  */
 import type { Sleep } from '../shared/time.js';
-import type { EmbeddedSandbox } from './sandbox-thread.js';
 import type { Organisation } from '../orgs/organisations.js';
 
 /** What the CLI reads and writes; tests pass their own. */
@@ -30,3 +29,15 @@ export interface CliIo {
 
 /** Exit code of a command stopped by the user (128 + SIGINT). */
 export const EXIT_STOPPED = 130;
+
+/** What the CLI needs of its embedded sandbox. */
+export interface EmbeddedSandbox {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  readonly apiKey: string;
+  readonly projectIds: readonly string[];
+  /** The worker thread serving it; undefined when it runs in this process's own thread. */
+  readonly threadId?: number;
+  /** Stops the sandbox (and its thread). Safe to call more than once. */
+  close(): Promise<void>;
+}

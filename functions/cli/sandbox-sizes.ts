@@ -7,7 +7,7 @@
  * typical 2,000. With them the plan is within a few per cent of what the run uses.
  */
 import { baseRows, DEFAULT_PROJECTS, type ProjectSeed, synthProjectSeed } from '../../sandbox/generators/projects.js';
-import type { Unit } from '../export/units.js';
+import type { Unit } from '../export/index.js';
 import { DATASET_CATALOG } from '../warehouse/catalog.js';
 
 /** The seed of a project the embedded sandbox serves, or undefined. */

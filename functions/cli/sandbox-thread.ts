@@ -9,19 +9,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
-import type { CliIo } from './io.js';
+import type { CliIo, EmbeddedSandbox } from './io.js';
 
-/** What the CLI needs of its embedded sandbox. */
-export interface EmbeddedSandbox {
-  /** `http://127.0.0.1:<port>`. */
-  readonly url: string;
-  readonly apiKey: string;
-  readonly projectIds: readonly string[];
-  /** The worker thread serving it; undefined when it runs in this process's own thread. */
-  readonly threadId?: number;
-  /** Stops the sandbox (and its thread). Safe to call more than once. */
-  close(): Promise<void>;
-}
+export type { EmbeddedSandbox } from './io.js';
 
 interface Ready {
   readonly url: string;

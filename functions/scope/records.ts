@@ -10,6 +10,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { addDays } from '../shared/dates.js';
 import { FOLLOWUP_OUTCOME, type OutcomeRecord } from '../warehouse/records.js';
 import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
+import { dayFolder } from '../warehouse/lake/layout.js';
 import type { PullScope } from './check.js';
 import type { ScopeReason, ScopeVerdict } from './rules.js';
 
@@ -28,7 +29,7 @@ export interface CompletedPulls {
 function dayFolders(period: { from: string; to: string } | undefined): string[] {
   if (period !== undefined) {
     const days: string[] = [];
-    for (let day = period.from; day < period.to; day = addDays(day, 1)) days.push(`${FOLLOWUP_OUTCOMES.prefix}/dt=${day}/`);
+    for (let day = period.from; day < period.to; day = addDays(day, 1)) days.push(`${dayFolder(FOLLOWUP_OUTCOMES.prefix, day)}/`);
     return days;
   }
   return [`${FOLLOWUP_OUTCOMES.prefix}/`];

@@ -14,6 +14,7 @@
  */
 import { sqlString } from '../../warehouse/sql.js';
 import type { ColumnDef, TableDef } from '../../warehouse/tables.js';
+import { dayFolder } from '../../warehouse/lake/layout.js';
 import { DAY_COLUMN, icebergTableName, MAX_DAYS_PER_STATEMENT, ORG_COLUMN, rowKey } from './layout.js';
 
 /** Where a statement runs: how it names the tables. */
@@ -37,7 +38,7 @@ export function icebergRelation(table: TableDef, target: StatementTarget): strin
 /** The committed day files of `table`, as a relation with a string `dt` column. */
 function dayFiles(table: TableDef, target: StatementTarget): string {
   if (target.engine === 'athena') return `${quoted(target.database)}.${quoted(table.name)}`;
-  const glob = `${target.lake.replace(/\/+$/, '')}/${table.prefix}/dt=*/*.parquet`;
+  const glob = `${dayFolder(`${target.lake.replace(/\/+$/, '')}/${table.prefix}`, '*')}/*.parquet`;
   return `read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)`;
 }
 

@@ -1,3 +1,6 @@
+/**
+ * The weekly report's keys: where each week's page and the newest one go, under the destination's prefix.
+ */
 import { rootOf } from '../../warehouse/lake/layout.js';
 
 /** Where the weekly reports go, under the destination's prefix (the infra grants exactly this). */

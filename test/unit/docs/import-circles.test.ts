@@ -30,7 +30,9 @@ const LAYERS: readonly (readonly string[])[] = [
   // reader of the configuration stands above it.
   ['settings'],
   ['export', 'follow-up', 'queries', 'sandbox'],
-  ['producer', 'orgs'],
+  // Many organisations (functions/orgs/): the producer finds a message's organisation there.
+  ['orgs'],
+  ['producer'],
   ['gaps'],
   ['report'],
   ['insights'],
