@@ -91,7 +91,7 @@ function describe(s: Scenario, what: string): string {
 }
 
 function tally(): Record<Verdict, number> {
-  return { fixed: 0, worse: 0, no_change: 0, too_little_data: 0 };
+  return { fixed: 0, worse: 0, no_change: 0, inconclusive: 0, too_little_data: 0 };
 }
 
 interface Trial {

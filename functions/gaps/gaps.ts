@@ -99,6 +99,10 @@ export interface GapRequest {
   readonly prLink?: string | undefined;
   /** Epoch ms the outcome was recorded (done only). */
   readonly finishedAt?: number | undefined;
+  /** The scope check's finding on its pull request (followup_outcomes.scope); absent: never checked. */
+  readonly scope?: 'in_scope' | 'out_of_scope' | 'unknown' | undefined;
+  /** Epoch ms its pull request was merged (followup_outcomes.merged_at); absent: not merged or not read. */
+  readonly mergedAt?: number | undefined;
 }
 
 export interface Gap {

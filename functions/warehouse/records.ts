@@ -68,6 +68,9 @@ export const GAP_OUTCOME = v.object({
   status: v.fallback(v.optional(v.picklist(OUTCOME_STATUSES)), undefined),
   pr_link: optionalString,
   finished_at: optionalString,
+  /** Round seven: the scope check's finding and the pull request's merge (absent on older records). */
+  scope: v.fallback(v.optional(v.picklist(['in_scope', 'out_of_scope', 'unknown'])), undefined),
+  merged_at: optionalString,
 });
 
 export function anomaliesKey(day: string, projectId: string): string {
