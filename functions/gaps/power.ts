@@ -99,12 +99,11 @@ export function powerOf(counts: EffectCounts, fall: number, alpha = VERDICT_ALPH
  * (a large fall leaves so few signals after that the interval widens again).
  */
 export function detectableFall(counts: EffectCounts, alpha = VERDICT_ALPHA, power = DETECTABLE_POWER): number | null {
-  const k = normalQuantile(1 - alpha) + normalQuantile(power);
-  const seen = (fall: number) => -Math.log(1 - fall) - k * Math.sqrt(logEffectVariance(counts, fall)) >= 0;
+  const k = alpha === VERDICT_ALPHA && power === DETECTABLE_POWER ? K_DEFAULT : normalQuantile(1 - alpha) + normalQuantile(power);
+  const seen = (fall: number) => -Math.log(1 - fall) >= k * Math.sqrt(logEffectVariance(counts, fall));
   let low = 0;
   let high = Number.NaN;
-  for (let step = 1; step <= 999; step++) {
-    const fall = step < 100 ? step / 100 : 0.99 + (step - 99) / 100_000;
+  for (const fall of SCAN) {
     if (seen(fall)) {
       high = fall;
       break;
@@ -112,13 +111,18 @@ export function detectableFall(counts: EffectCounts, alpha = VERDICT_ALPHA, powe
     low = fall;
   }
   if (Number.isNaN(high)) return null;
-  for (let i = 0; i < 40; i++) {
+  while (high - low > 1e-9) {
     const mid = (low + high) / 2;
     if (seen(mid)) high = mid;
     else low = mid;
   }
   return high;
 }
+
+/** z₁₋α + z_power at the verdict's defaults. */
+const K_DEFAULT = normalQuantile(1 - VERDICT_ALPHA) + normalQuantile(DETECTABLE_POWER);
+/** The falls `detectableFall` scans for its first root: 2 % steps to 98 %, then finer to 99.9 %. */
+const SCAN = [...Array.from({ length: 49 }, (_, i) => (i + 1) / 50), 0.99, 0.995, 0.999];
 
 /** One side's pace: its days so far and its signals (the gap's, the controls') over them. */
 export interface Pace {
@@ -140,18 +144,28 @@ export interface Pace {
 export function daysUntilDetectable(pace: Pace, target = TARGET_FALL, horizon = DAYS_TO_VERDICT_MAX): number | null {
   const { daysBefore, daysAfter, counts } = pace;
   if (daysBefore <= 0 || daysAfter <= 0) return null;
-  for (let extra = 0; extra <= horizon; extra++) {
+  const grown = (extra: number): EffectCounts => {
     const b = Math.min(pace.maxBefore, daysBefore + extra) / daysBefore;
     const a = Math.min(pace.maxAfter, daysAfter + extra) / daysAfter;
-    const grown: EffectCounts = {
+    return {
       ...counts,
       before: counts.before * b,
       expectedAfter: counts.expectedAfter * a,
       controlBefore: counts.controlBefore * b,
       controlAfter: counts.controlAfter * a,
     };
-    const fall = detectableFall(grown);
-    if (fall !== null && fall <= target) return extra;
+  };
+  // Detectable at `target` ⇔ the power there reaches DETECTABLE_POWER (the falls below it are
+  // harder still); the counts only grow with the days, so the first such day is found by halving.
+  const seen = (extra: number) => powerOf(grown(extra), target) >= DETECTABLE_POWER;
+  if (seen(0)) return 0;
+  if (!seen(horizon)) return null;
+  let low = 0;
+  let high = horizon;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (seen(mid)) high = mid;
+    else low = mid;
   }
-  return null;
+  return high;
 }
