@@ -28,8 +28,8 @@ import { info, judged, progress, type BenchResult, type Figures } from './lib/fi
 import { seededRandom } from './lib/memory-store.js';
 
 /** Trials per size, φ and effect: a 2.5 % rate is then measured to about ±0.4 points (one standard error). */
-const TRIALS = 1500;
-const PORTFOLIO_TRIALS = 200;
+const DEFAULT_TRIALS = 1500;
+const DEFAULT_PORTFOLIO_TRIALS = 200;
 const PORTFOLIO_FIXES = 20;
 const CONTROLS = 30;
 const DONE = '2026-06-01';
@@ -44,7 +44,10 @@ const WEEKLY = [0.6, 1.1, 1.15, 1.1, 1.05, 1, 0.65] as const;
 const DAYS: readonly string[] = Array.from({ length: 57 }, (_, i) => addDays(FIRST, i));
 const ALPHA = 0.025;
 
-export async function benchEffects(): Promise<BenchResult> {
+/** `trials`/`portfolioTrials`: fewer for a quick look (the goals are judged on the defaults). */
+export async function benchEffects(scale: { readonly trials?: number; readonly portfolioTrials?: number } = {}): Promise<BenchResult> {
+  const TRIALS = scale.trials ?? DEFAULT_TRIALS;
+  const PORTFOLIO_TRIALS = scale.portfolioTrials ?? DEFAULT_PORTFOLIO_TRIALS;
   const figures: Figures = {};
   const details: Record<string, unknown> = {};
   const random = seededRandom(51);
@@ -55,7 +58,7 @@ export async function benchEffects(): Promise<BenchResult> {
       const none = run({ size, phi, effect: 1 }, TRIALS, random);
       const fall = run({ size, phi, effect: 0.7 }, TRIALS, random);
       const falseFixed = share(none.verdicts, 'fixed');
-      const at = Math.min(ALPHA, Math.max(falseFixed, 0.5 / TRIALS) / 100);
+      const at = Math.min(ALPHA, Math.max(falseFixed / 100, 0.5 / TRIALS));
       const analyticAt = 100 * mean(fall.truths.map((t) => powerOf(t, 0.3, at)));
       const analyticNominal = 100 * mean(fall.truths.map((t) => powerOf(t, 0.3, ALPHA)));
       const fixed = share(fall.verdicts, 'fixed');
@@ -84,8 +87,8 @@ export async function benchEffects(): Promise<BenchResult> {
   for (const phi of PHIS) {
     const key = `effects.portfolio.phi${phi}`;
     progress(`effects: portfolio of ${PORTFOLIO_FIXES} × 30 signals, φ ${phi}, ${PORTFOLIO_TRIALS} trials a side`);
-    const found = portfolioRun(phi, 0.7, random);
-    const none = portfolioRun(phi, 1, random);
+    const found = portfolioRun(phi, 0.7, random, PORTFOLIO_TRIALS);
+    const none = portfolioRun(phi, 1, random, PORTFOLIO_TRIALS);
     const what = (s: string) => `${s}: ${PORTFOLIO_FIXES} fixes × 30 signals, φ ${phi}, ${PORTFOLIO_TRIALS} trials`;
     figures[`${key}.true30.fixed_pct`] = judged(found, '%', '>=', 90, what('a true 30 % average fall: the portfolio fixed'));
     figures[`${key}.none.false_fixed_pct`] = judged(none, '%', '<=', 5, what('no effect: the portfolio fixed'));
@@ -123,7 +126,7 @@ function run(plan: Plan, trials: number, random: () => number): Arm {
 }
 
 /** The share of trials the portfolio of 20 fixes says `fixed`, each fix's true effect spread around `effect` (log-sd 0.1). */
-function portfolioRun(phi: number, effect: number, random: () => number): number {
+function portfolioRun(phi: number, effect: number, random: () => number, PORTFOLIO_TRIALS: number): number {
   let fixed = 0;
   for (let t = 0; t < PORTFOLIO_TRIALS; t++) {
     const fixes = Array.from({ length: PORTFOLIO_FIXES }, () => {

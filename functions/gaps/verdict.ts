@@ -20,6 +20,7 @@
  * but leaves the margin is `inconclusive`, and says what the counts could have seen (power.ts:
  * the smallest fall found with 80 % power, and the days until a 30 % fall is).
  */
+import { studentQuantile } from './student.js';
 import { daysUntilDetectable, DAYS_TO_VERDICT_MAX, detectableFall, positive, TARGET_FALL, VERDICT_ALPHA, normalQuantile, type EffectCounts } from './power.js';
 
 /**
@@ -174,7 +175,9 @@ export function judgeFix(input: VerdictInput): VerdictResult {
   const phiControl = poisson ? 1 : Math.max(1, finiteOr(dispersionOf(control.before, control.after), 1));
   const counts: EffectCounts = { before: before.signals, expectedAfter, controlBefore: cBefore.signals, controlAfter: cAfter.signals, phi, phiControl };
   const variance = phi * (1 / before.signals + 1 / positive(after.signals)) + phiControl * (1 / cBefore.signals + 1 / positive(cAfter.signals));
-  const half = Z * Math.sqrt(variance);
+  // φ estimated from the days: the quantile is Student's t on its degrees of freedom (the days used − 2), as a
+  // quasi-Poisson model's is; a normal one would call chance a fix a little more often than 2.5 % (bench/effects.ts).
+  const half = (poisson ? Z : tQuantile(usedDays(input.before, input.after) - 2)) * Math.sqrt(variance);
   const low = Math.exp(Math.log(effect) - half);
   const high = Math.exp(Math.log(effect) + half);
   if (![effect, low, high].every(Number.isFinite)) {
@@ -227,6 +230,22 @@ export function verdictOf(low: number, high: number): Exclude<Verdict, 'too_litt
 }
 
 const UNKNOWN = { ratio: null, low: null, high: null };
+
+/** Days with exposure on either side: what the dispersion is estimated from. */
+function usedDays(before: readonly DayCount[], after: readonly DayCount[]): number {
+  return before.filter((d) => d.exposure > 0).length + after.filter((d) => d.exposure > 0).length;
+}
+
+const T_QUANTILES = new Map<number, number>();
+/** t₀.₉₇₅ on `df` degrees of freedom (cached); the normal's under 1 degree of freedom left or at 1,000 and more. */
+function tQuantile(df: number): number {
+  if (df < 1 || df >= 1000) return Z;
+  const known = T_QUANTILES.get(df);
+  if (known !== undefined) return known;
+  const t = studentQuantile(1 - VERDICT_ALPHA, df);
+  T_QUANTILES.set(df, t);
+  return t;
+}
 
 function finiteOr(value: number, fallback: number): number {
   return Number.isFinite(value) ? value : fallback;

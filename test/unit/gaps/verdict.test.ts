@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { daysUntilDetectable, detectableFall } from '../../../functions/gaps/power.js';
+import { studentQuantile } from '../../../functions/gaps/student.js';
 import { dispersionOf, EQUIVALENCE_MARGIN, judgeFix, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
 
 const WORDS = { signal: 'thumbs down', exposure: 'views', rate: 'thumbs down per view' };
@@ -121,7 +122,7 @@ describe('judgeFix', () => {
     expect(result.effect.low).toBeGreaterThan(0);
   });
 
-  it('widens the interval by the days’ overdispersion, never narrows it below Poisson', () => {
+  it('widens the interval by the days’ overdispersion, never narrows it below Poisson, on a t quantile', () => {
     const steady = input(5, 4);
     const bursty = { ...steady, before: steady.before.map((d, i) => ({ ...d, signal: i % 2 === 0 ? 0 : 10 })) };
     const width = (r: ReturnType<typeof judgeFix>) => Math.log((r.effect.high ?? 0) / (r.effect.low ?? 1));
@@ -129,7 +130,8 @@ describe('judgeFix', () => {
     expect(dispersionOf(steady.before, steady.after)).toBe(0);
     expect(dispersionOf(bursty.before, bursty.after)).toBeGreaterThan(2.5);
     expect(width(judgeFix(bursty))).toBeGreaterThan(1.4 * width(judgeFix(steady)));
-    expect(width(judgeFix(steady))).toBeCloseTo(width(judgeFix({ ...steady, dispersion: 'poisson' })), 10);
+    // φ at its floor of 1: the same variance as Poisson, the quantile Student's t on the 56 days − 2 it was estimated from.
+    expect(width(judgeFix(steady))).toBeCloseTo((width(judgeFix({ ...steady, dispersion: 'poisson' })) * studentQuantile(0.975, 54)) / 1.959963984540054, 10);
   });
 });
 
