@@ -13,8 +13,8 @@ import { ANOMALIES_PREFIX } from './keys.js';
 
 /** Final statuses of a follow-up request (the `status` column of followup_outcomes). */
 export const OUTCOME_STATUSES = ['completed', 'archived', 'failed', 'timed_out', 'uncertain', 'rejected'] as const;
-/** A follow-up request makes a new job (`create`) or prompts an existing one (`follow_up`). */
-export const REQUEST_KINDS = ['create', 'follow_up'] as const;
+/** A follow-up request makes a new job (`create`) or prompts an existing one (`follow_up`); `manual`: a fix a person made, registered by `effects mark`. */
+export const REQUEST_KINDS = ['create', 'follow_up', 'manual'] as const;
 
 const nullableString = v.nullable(v.string());
 

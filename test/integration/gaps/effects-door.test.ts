@@ -176,3 +176,30 @@ describe('jobs measured from their merge, and jobs not measured', () => {
     expect(stdout).toMatch(/^not measured {2}proj_small {2}thumbs_down_page "\/docs\/no-change": job job_no-change completed 2026-03-20, https:/m);
   });
 });
+
+describe('effects mark', () => {
+  it('registers a fix made by hand as a manual outcome record, and effects gives it a verdict like any other', async () => {
+    const gap = lake.gapIdOf('/docs/unfinished');
+    const marked = await effects(['mark', '--project', EFFECTS_PROJECT, '--gap', gap, '--on', DONE, '--pr', PR_LINK]);
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(marked.stderr).toContain(`measures it from ${addDays(DONE, 1)}`);
+
+    const hand = (await document()).effects.find((e) => e.gapId === gap);
+
+    expect(hand).toMatchObject({ verdict: 'no_change', completedDay: DONE, mergedDay: DONE, prLink: PR_LINK, before: { days: 28 } });
+  });
+
+  it('exits 2 with one line on a bad day, gap or link, and writes nothing', async () => {
+    for (const args of [
+      ['--gap', 'gap_1', '--on', '2026-13-01'],
+      ['--gap', 'gap 1', '--on', DONE],
+      ['--gap', 'gap_1', '--on', '2099-01-01'],
+      ['--gap', 'gap_1', '--on', DONE, '--pr', 'javascript:alert(1)'],
+    ]) {
+      const { code, stderr } = await effects(['mark', '--project', EFFECTS_PROJECT, ...args]);
+      expect(code).toBe(2);
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+    expect((await document()).effects.some((e) => e.gapId === 'gap_1')).toBe(false);
+  });
+});
