@@ -4,7 +4,7 @@
  * pooled, then verdict.ts. bench/effects.ts runs `judgeGap` on planted effects.
  */
 import type { LakeFiles } from '../warehouse/lake.js';
-import { ASSISTANT_CONVERSATIONS, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
 import { CONTROL_BAND, CONTROL_MAX, EFFECT_MAX_DAYS, effectDays, LOOKBACK_DAYS, NONE, RATE_WORDS, type Judged, type RateGap } from './effect.js';
 import type { GapKind } from './gaps.js';
 import { tableFiles } from './read.js';
@@ -101,21 +101,21 @@ export function notJudged(reason: string, startDay: string, today: string): Judg
   };
 }
 
-/** The table whose file for a project and day says the day was exported, per gap kind: where its exposure comes from. */
-const EXPOSURE_TABLE: Readonly<Record<GapKind, TableDef>> = {
-  thumbs_down_page: VIEWS_PAGES,
-  search_without_clicks: SEARCHES,
-  unanswered_topic: ASSISTANT_CONVERSATIONS,
+/** The tables whose file for a project and day says the day was exported, per gap kind: where its signal and exposure come from. */
+const EXPORT_TABLES: Readonly<Record<GapKind, readonly TableDef[]>> = {
+  thumbs_down_page: [FEEDBACK, VIEWS_PAGES],
+  search_without_clicks: [SEARCHES],
+  unanswered_topic: [ASSISTANT_CONVERSATIONS],
 };
 
-/** `project\u0000kind → the days of `days` with the kind's exposure table file for the project` (an exported day). */
+/** `project\u0000kind → the days of `days` with a file of one of the kind's tables for the project` (an exported day). */
 export async function exportedDays(lake: LakeFiles, days: readonly string[], gaps: readonly RateGap[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
-  const groups = [...new Set(gaps.map((g) => `${g.projectId}\u0000${g.kind}`))];
-  for (const group of groups) {
+  for (const group of new Set(gaps.map((g) => `${g.projectId}\u0000${g.kind}`))) {
     const [projectId, kind] = group.split('\u0000') as [string, GapKind];
-    const files = await tableFiles(lake, EXPOSURE_TABLE[kind], days);
-    out.set(group, new Set(files.filter((f) => f.projectId === projectId).map((f) => f.day)));
+    const found = new Set<string>();
+    for (const table of EXPORT_TABLES[kind]) for (const f of await tableFiles(lake, table, days)) if (f.projectId === projectId) found.add(f.day);
+    out.set(group, found);
   }
   return out;
 }

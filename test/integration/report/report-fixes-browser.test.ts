@@ -51,7 +51,7 @@ describe('Fixes and their effect, in a real browser', () => {
     await section.scrollIntoViewIfNeeded();
     expect(await section.isVisible()).toBe(true);
     expect(await section.locator('h2').textContent()).toBe('Fixes and their effect');
-    expect(await section.textContent()).toContain('Before / after, not cause and effect');
+    expect(await section.textContent()).toContain('The figures beside a verdict are its own');
     const [gap, completed, pr, beforeCell, afterCell] = await rowOf(lake.page);
     expect(gap).toBe(`Thumbs down on ${lake.page}`);
     expect(completed).toBe(DONE);
