@@ -1,142 +1,218 @@
 /**
- * `effects`: the verdicts on planted effects. Hundreds of synthetic fixed gaps, each with 30
- * candidate controls of its kind and project (no job), their day counts drawn here and judged by
- * the code `effects` runs (gaps/effect.ts `judgeGap`: the controls chosen and pooled, then
- * gaps/verdict.ts), N = 28 days a side. Reported: the share of each verdict per scenario.
+ * `effects`: the verdicts on planted effects, against what any honest test could do. Synthetic
+ * fixed gaps, each with 30 candidate controls of its kind and project (no job), their day counts
+ * drawn here and judged by the code `effects` runs (gaps/effect.ts `judgeGap`: the controls chosen
+ * and pooled, then gaps/verdict.ts), 28 whole days a side.
  *
- * A gap's day: exposure = its views × the site's traffic (a weekday pattern, and in "rising"
- * scenarios +50 % from the day after the job, every gap alike) × a lognormal day wobble; signals
- * ~ Poisson(exposure × rate × the effect after the job × a gamma day factor). The gamma factor
- * (shape 4, CV 0.5: a release, a link from a forum, a bad day) makes the counts overdispersed, as
- * real day counts are; "poisson" scenarios leave it out. Each scenario is judged twice: with the
- * quasi-Poisson interval `effects` uses, and with a naive Poisson one (φ = 1), side by side.
+ * A gap's day: exposure = its views × a weekly pattern × the site's traffic (+50 % from the day
+ * after the job, every gap alike) × a lognormal day wobble; signals with mean exposure × rate ×
+ * the effect after the job and variance φ × mean (Poisson for φ = 1; else Poisson with a gamma
+ * mean of shape mean ÷ (φ − 1): a release, a link from a forum, a bad day), φ ∈ {1, 1.5, 2}.
  *
- * Goals (DESIGN, "Did the fix work"): ≥ 90 % `fixed` for true 30 % reductions with ≥ 30 signals a
- * side over 28 days; ≤ 10 % `fixed` or `worse` with no effect, also with the site's traffic +50 %.
+ * Per size of the gap (30, 60, 100, 250, 500 signals expected before) and φ, reported beside the
+ * **analytic** figures of the log-ratio test with the true variance (gaps/power.ts on each trial's
+ * true expected counts and true φ: the best any test on these counts can do):
+ * - no effect: false `fixed` ≤ 2.5 % and false `worse` ≤ 2.5 %;
+ * - a true 30 % fall: `no_change` ≤ 5 %; `fixed` within 5 points of the analytic power at the
+ *   same false-`fixed` rate (the measured one of the no-effect arm, never above 2.5 %);
+ * - `detectable`: its mean within ±3 points of the mean analytic smallest detectable fall;
+ * - the portfolio (gaps/portfolio.ts): 20 fixes × 30 signals, a true 30 % average fall (each
+ *   fix's own fall spread around it) found ≥ 90 %; with none, false `fixed` ≤ 5 %.
  */
-import { addDays } from '../functions/shared/dates.js';
 import { judgeGap, type RateGap } from '../functions/gaps/effect.js';
-import type { DayCount, Verdict } from '../functions/gaps/verdict.js';
+import { portfolioOf } from '../functions/gaps/portfolio.js';
+import { detectableFall, powerOf, type EffectCounts } from '../functions/gaps/power.js';
+import { addDays } from '../functions/shared/dates.js';
+import type { DayCount, Verdict, VerdictResult } from '../functions/gaps/verdict.js';
 import { info, judged, progress, type BenchResult, type Figures } from './lib/figures.js';
 import { seededRandom } from './lib/memory-store.js';
 
-const TRIALS = 400;
+/** Trials per size, φ and effect: a 2.5 % rate is then measured to about ±0.4 points (one standard error). */
+const DEFAULT_TRIALS = 1500;
+const DEFAULT_PORTFOLIO_TRIALS = 200;
+const PORTFOLIO_FIXES = 20;
 const CONTROLS = 30;
 const DONE = '2026-06-01';
-/** 30 whole days since DONE: N = 28. */
-const TODAY = addDays(DONE, 31);
+/** 28 whole days since DONE: 28 days a side. */
+const TODAY = addDays(DONE, 29);
 const FIRST = addDays(DONE, -28);
 const PROJECT = 'proj_bench';
+const SIZES = [30, 60, 100, 250, 500] as const;
+const PHIS = [1, 1.5, 2] as const;
+const WEEKLY = [0.6, 1.1, 1.15, 1.1, 1.05, 1, 0.65] as const;
+/** Every day planted: the 28 before, DONE, the 28 after. */
+const DAYS: readonly string[] = Array.from({ length: 57 }, (_, i) => addDays(FIRST, i));
+const ALPHA = 0.025;
 
-interface Scenario {
-  readonly name: string;
-  /** The fixed gap's rate after ÷ before, truly. */
-  readonly effect: number;
-  /** Expected signals of the fixed gap in the 28 days before (each trial draws around it when a range). */
-  readonly signals: number | readonly [number, number];
-  readonly traffic: 'flat' | 'rising';
-  readonly counts: 'overdispersed' | 'poisson';
-}
-
-const SCENARIOS: readonly Scenario[] = [
-  ...([30, 60, 120, 250] as const).map((s) => ({ name: `true30.s${s}`, effect: 0.7, signals: s, traffic: 'flat' as const, counts: 'overdispersed' as const })),
-  { name: 'true30.s30-500', effect: 0.7, signals: [30, 500], traffic: 'flat', counts: 'overdispersed' },
-  { name: 'true30.s30-500.rising', effect: 0.7, signals: [30, 500], traffic: 'rising', counts: 'overdispersed' },
-  { name: 'true60.s30', effect: 0.4, signals: 30, traffic: 'flat', counts: 'overdispersed' },
-  { name: 'none.s30-500', effect: 1, signals: [30, 500], traffic: 'flat', counts: 'overdispersed' },
-  { name: 'none.s30-500.rising', effect: 1, signals: [30, 500], traffic: 'rising', counts: 'overdispersed' },
-  { name: 'none.s250.rising', effect: 1, signals: 250, traffic: 'rising', counts: 'overdispersed' },
-  { name: 'none.s30-500.poisson', effect: 1, signals: [30, 500], traffic: 'flat', counts: 'poisson' },
-  { name: 'true30.s30-500.poisson', effect: 0.7, signals: [30, 500], traffic: 'flat', counts: 'poisson' },
-  { name: 'true30.s250.poisson', effect: 0.7, signals: 250, traffic: 'flat', counts: 'poisson' },
-  { name: 'true30.s30.poisson', effect: 0.7, signals: 30, traffic: 'flat', counts: 'poisson' },
-];
-
-export async function benchEffects(): Promise<BenchResult> {
+/** `trials`/`portfolioTrials`: fewer for a quick look (the goals are judged on the defaults). */
+export async function benchEffects(scale: { readonly trials?: number; readonly portfolioTrials?: number } = {}): Promise<BenchResult> {
+  const TRIALS = scale.trials ?? DEFAULT_TRIALS;
+  const PORTFOLIO_TRIALS = scale.portfolioTrials ?? DEFAULT_PORTFOLIO_TRIALS;
   const figures: Figures = {};
   const details: Record<string, unknown> = {};
-  const random = seededRandom(45);
-  for (const scenario of SCENARIOS) {
-    progress(`effects: ${scenario.name}, ${TRIALS} trials`);
-    const shares = { quasi: tally(), poisson: tally() };
-    for (let t = 0; t < TRIALS; t++) {
-      const trial = plant(scenario, random);
-      shares.quasi[judgeGap(trial.fixed, DONE, TODAY, trial.rates, trial.candidates).verdict] += 1;
-      shares.poisson[judgeGap(trial.fixed, DONE, TODAY, trial.rates, trial.candidates, { dispersion: 'poisson' }).verdict] += 1;
+  const random = seededRandom(51);
+  for (const phi of PHIS) {
+    for (const size of SIZES) {
+      const key = `effects.phi${phi}.s${size}`;
+      progress(`effects: φ ${phi}, ${size} signals, ${TRIALS} trials a side`);
+      const none = run({ size, phi, effect: 1 }, TRIALS, random);
+      const fall = run({ size, phi, effect: 0.7 }, TRIALS, random);
+      const falseFixed = share(none.verdicts, 'fixed');
+      const at = Math.min(ALPHA, Math.max(falseFixed / 100, 0.5 / TRIALS));
+      const analyticAt = 100 * mean(fall.truths.map((t) => powerOf(t, 0.3, at)));
+      const analyticNominal = 100 * mean(fall.truths.map((t) => powerOf(t, 0.3, ALPHA)));
+      const fixed = share(fall.verdicts, 'fixed');
+      const detectable = 100 * mean(none.detectable);
+      const analyticDetectable = 100 * mean(none.truths.map((t) => detectableFall(t) ?? 1));
+      const what = (s: string) => `${s}: ${size} signals expected in the 28 days before, φ ${phi}, weekly pattern, traffic +50 % after, ${TRIALS} trials`;
+      figures[`${key}.none.false_fixed_pct`] = judged(falseFixed, '%', '<=', 2.5, what('no effect: fixed'));
+      figures[`${key}.none.false_worse_pct`] = judged(share(none.verdicts, 'worse'), '%', '<=', 2.5, what('no effect: worse'));
+      figures[`${key}.none.no_change_pct`] = info(share(none.verdicts, 'no_change'), '%', what('no effect: no_change'));
+      figures[`${key}.true30.no_change_pct`] = judged(share(fall.verdicts, 'no_change'), '%', '<=', 5, what('a true 30 % fall: no_change'));
+      figures[`${key}.true30.inconclusive_pct`] = info(share(fall.verdicts, 'inconclusive'), '%', what('a true 30 % fall: inconclusive'));
+      figures[`${key}.true30.fixed_pct`] = info(fixed, '%', what('a true 30 % fall: fixed'));
+      figures[`${key}.true30.analytic_power_pct`] = info(
+        analyticAt,
+        '%',
+        what(`analytic power of the log-ratio test, true variance, at the measured false-fixed rate (${(at * 100).toFixed(2)} %)`),
+      );
+      figures[`${key}.true30.analytic_power_nominal_pct`] = info(analyticNominal, '%', what('analytic power at the nominal 2.5 %'));
+      figures[`${key}.true30.fixed_shortfall_points`] = judged(analyticAt - fixed, 'points', '<=', 5, what('analytic power minus fixed'));
+      figures[`${key}.detectable_pct`] = info(detectable, '%', what('mean detectable (no effect)'));
+      figures[`${key}.detectable_analytic_pct`] = info(analyticDetectable, '%', what('mean analytic smallest detectable fall'));
+      figures[`${key}.detectable_gap_points`] = judged(Math.abs(detectable - analyticDetectable), 'points', '<=', 3, what('|detectable − analytic|'));
+      details[key] = { none: none.verdicts, fall: fall.verdicts, falseFixedRateUsed: at };
     }
-    const share = (counts: Record<Verdict, number>, verdicts: readonly Verdict[]) => (100 * verdicts.reduce((n, v) => n + counts[v], 0)) / TRIALS;
-    details[`effects.${scenario.name}`] = { scenario, quasi: shares.quasi, poisson: shares.poisson };
-    const key = `effects.${scenario.name}`;
-    if (scenario.effect < 1) {
-      const fixed = share(shares.quasi, ['fixed']);
-      const goal = scenario.name === 'true30.s30-500' || scenario.name === 'true30.s30-500.rising';
-      figures[`${key}.fixed_pct`] = goal
-        ? judged(fixed, '%', '>=', 90, describe(scenario, 'fixed (quasi-Poisson, what effects uses)'))
-        : info(fixed, '%', describe(scenario, 'fixed (quasi-Poisson)'));
-      figures[`${key}.fixed_pct_naive`] = info(share(shares.poisson, ['fixed']), '%', describe(scenario, 'fixed (naive Poisson)'));
-    } else {
-      const wrong = share(shares.quasi, ['fixed', 'worse']);
-      figures[`${key}.fixed_or_worse_pct`] = judged(wrong, '%', '<=', 10, describe(scenario, 'fixed or worse (quasi-Poisson, what effects uses)'));
-      figures[`${key}.fixed_or_worse_pct_naive`] = info(share(shares.poisson, ['fixed', 'worse']), '%', describe(scenario, 'fixed or worse (naive Poisson)'));
-    }
-    figures[`${key}.too_little_pct`] = info(share(shares.quasi, ['too_little_data']), '%', describe(scenario, 'too_little_data'));
+  }
+  for (const phi of PHIS) {
+    const key = `effects.portfolio.phi${phi}`;
+    progress(`effects: portfolio of ${PORTFOLIO_FIXES} × 30 signals, φ ${phi}, ${PORTFOLIO_TRIALS} trials a side`);
+    const found = portfolioRun(phi, 0.7, random, PORTFOLIO_TRIALS);
+    const none = portfolioRun(phi, 1, random, PORTFOLIO_TRIALS);
+    const what = (s: string) => `${s}: ${PORTFOLIO_FIXES} fixes × 30 signals, φ ${phi}, ${PORTFOLIO_TRIALS} trials`;
+    figures[`${key}.true30.fixed_pct`] = judged(found, '%', '>=', 90, what('a true 30 % average fall: the portfolio fixed'));
+    figures[`${key}.none.false_fixed_pct`] = judged(none, '%', '<=', 5, what('no effect: the portfolio fixed'));
   }
   return { figures, details };
 }
 
-function describe(s: Scenario, what: string): string {
-  const signals = typeof s.signals === 'number' ? `${s.signals}` : `${s.signals[0]}–${s.signals[1]} (log-uniform)`;
-  const effect = s.effect === 1 ? 'no effect' : `a true ${Math.round((1 - s.effect) * 100)} % reduction`;
-  return `${what}: ${effect}, ${signals} signals expected in the 28 days before, traffic ${s.traffic === 'rising' ? '+50 % after' : 'flat'}, ${s.counts} day counts, ${CONTROLS} candidate controls, ${TRIALS} trials`;
+interface Plan {
+  readonly size: number;
+  readonly phi: number;
+  /** The fixed gap's true rate after ÷ before. */
+  readonly effect: number;
 }
 
-function tally(): Record<Verdict, number> {
-  return { fixed: 0, worse: 0, no_change: 0, too_little_data: 0 };
+interface Arm {
+  readonly verdicts: Record<Verdict, number>;
+  /** Each trial's `detectable` (1 when none). */
+  readonly detectable: number[];
+  /** Each trial's true expected counts and φ (the analytic figures' input). */
+  readonly truths: EffectCounts[];
 }
+
+function run(plan: Plan, trials: number, random: () => number): Arm {
+  const verdicts: Record<Verdict, number> = { fixed: 0, worse: 0, no_change: 0, inconclusive: 0, too_little_data: 0 };
+  const detectable: number[] = [];
+  const truths: EffectCounts[] = [];
+  for (let t = 0; t < trials; t++) {
+    const trial = plant(plan, random);
+    const result = judgeGap(trial.fixed, DONE, TODAY, trial.rates, trial.candidates);
+    verdicts[result.verdict] += 1;
+    detectable.push(result.detectable ?? 1);
+    truths.push(trial.truth);
+  }
+  return { verdicts, detectable, truths };
+}
+
+/** The share of trials the portfolio of 20 fixes says `fixed`, each fix's true effect spread around `effect` (log-sd 0.1). */
+function portfolioRun(phi: number, effect: number, random: () => number, PORTFOLIO_TRIALS: number): number {
+  let fixed = 0;
+  for (let t = 0; t < PORTFOLIO_TRIALS; t++) {
+    const fixes = Array.from({ length: PORTFOLIO_FIXES }, () => {
+      const own = effect === 1 ? 1 : effect * Math.exp(0.1 * gauss(random) - 0.005);
+      const trial = plant({ size: 30, phi, effect: own }, random);
+      const result: VerdictResult = judgeGap(trial.fixed, DONE, TODAY, trial.rates, trial.candidates);
+      return { projectId: PROJECT, kind: 'thumbs_down_page' as const, verdict: result.verdict, effect: result.effect };
+    });
+    if (portfolioOf(fixes)[0]?.verdict === 'fixed') fixed += 1;
+  }
+  return (100 * fixed) / PORTFOLIO_TRIALS;
+}
+
+const share = (verdicts: Record<Verdict, number>, verdict: Verdict) => (100 * verdicts[verdict]) / Object.values(verdicts).reduce((a, b) => a + b, 0);
+const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
 interface Trial {
   readonly fixed: RateGap;
   readonly candidates: readonly RateGap[];
   readonly rates: Map<string, Map<string, DayCount>>;
+  readonly truth: EffectCounts;
 }
 
-/** One fixed gap and its candidate controls, their day counts drawn from the scenario. */
-function plant(s: Scenario, random: () => number): Trial {
-  const expected = typeof s.signals === 'number' ? s.signals : Math.exp(Math.log(s.signals[0]) + random() * Math.log(s.signals[1] / s.signals[0]));
+/** One fixed gap and its candidate controls, their day counts drawn from the plan; with the true expected counts. */
+function plant(plan: Plan, random: () => number): Trial {
   const gap = (i: number): RateGap => ({ gapId: `gap_${i}`, kind: 'thumbs_down_page', projectId: PROJECT, key: `/docs/page-${i}` });
   const fixed = gap(0);
   const candidates = Array.from({ length: CONTROLS }, (_, i) => gap(i + 1));
   const rates = new Map<string, Map<string, DayCount>>();
-  const days: string[] = [];
-  for (let day = FIRST; day < TODAY; day = addDays(day, 1)) days.push(day);
   const viewsOfFixed = 150 + random() * 300;
-  // Its rate makes `expected` signals in the 28 days before at its views.
-  const rateOfFixed = expected / (28 * viewsOfFixed);
+  // Its rate makes `size` signals expected in the 28 days before at its views (the weekly pattern averages 0.95).
+  const rateOfFixed = plan.size / (28 * viewsOfFixed * 0.95);
+  const expected = { before: 0, after: 0 };
+  const controls: { rate: number; before: number; after: number }[] = [];
   [fixed, ...candidates].forEach((g, i) => {
     // Controls: views and rates of the same order (a rate within ×0.5–×2 of the fixed gap's).
     const views = i === 0 ? viewsOfFixed : 100 + random() * 400;
     const rate = i === 0 ? rateOfFixed : rateOfFixed * Math.exp((random() * 2 - 1) * Math.log(2));
+    const own = { rate, before: 0, after: 0 };
     const series = new Map<string, DayCount>();
-    days.forEach((day, d) => {
+    DAYS.forEach((day, d) => {
       const after = day > DONE;
-      const weekday = [0.6, 1.1, 1.15, 1.1, 1.05, 1, 0.65][d % 7] as number;
-      const traffic = s.traffic === 'rising' && after ? 1.5 : 1;
-      const exposure = Math.max(0, Math.round(views * weekday * traffic * Math.exp(gauss(random) * 0.15)));
-      const wobble = s.counts === 'overdispersed' ? gamma(4, random) / 4 : 1;
-      const signal = poisson(exposure * rate * (i === 0 && after ? s.effect : 1) * wobble, random);
-      series.set(day, { signal, exposure });
+      const traffic = after ? 1.5 : 1;
+      const exposure = Math.max(0, Math.round(views * (WEEKLY[d % 7] as number) * traffic * Math.exp(gauss(random) * 0.15)));
+      const mu = exposure * rate * (i === 0 && after ? plan.effect : 1);
+      series.set(day, { signal: day === DONE ? 0 : dispersed(mu, plan.phi, random), exposure });
+      if (day === DONE) return;
+      // Expected with no change after (the detectable's and the power's base).
+      if (i === 0) expected[after ? 'after' : 'before'] += exposure * rate;
+      else own[after ? 'after' : 'before'] += exposure * rate;
     });
+    if (i > 0) controls.push(own);
     rates.set(g.gapId, series);
   });
-  return { fixed, candidates, rates };
+  // The controls the verdict would pool, by their true rates: within ×2 of the gap's, the 20 nearest.
+  const pooled = controls
+    .map((c) => ({ ...c, distance: Math.abs(Math.log(c.rate / rateOfFixed)) }))
+    .filter((c) => c.distance <= Math.log(2))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, 20);
+  const truth: EffectCounts = {
+    before: expected.before,
+    expectedAfter: expected.after,
+    controlBefore: pooled.reduce((a, c) => a + c.before, 0),
+    controlAfter: pooled.reduce((a, c) => a + c.after, 0),
+    phi: plan.phi,
+    phiControl: plan.phi,
+  };
+  return { fixed, candidates, rates, truth };
+}
+
+/** A day's count with mean `mu` and variance φ·mu: Poisson, or Poisson of a gamma mean (shape mu ÷ (φ − 1)). */
+function dispersed(mu: number, phi: number, random: () => number): number {
+  if (mu <= 0) return 0;
+  if (phi <= 1) return poisson(mu, random);
+  const shape = mu / (phi - 1);
+  return poisson((mu * gamma(shape, random)) / shape, random);
 }
 
 function gauss(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 }
 
-/** Marsaglia–Tsang (shape ≥ 1). */
+/** Marsaglia–Tsang; a shape under 1 by the boost γ(a) = γ(a + 1)·U^(1/a). */
 function gamma(shape: number, random: () => number): number {
+  if (shape < 1) return gamma(shape + 1, random) * (1 - random()) ** (1 / shape);
   const d = shape - 1 / 3;
   const c = 1 / Math.sqrt(9 * d);
   for (;;) {

@@ -1,7 +1,8 @@
 /**
  * Whether a fix made a difference: for every completed job made for a gap (a followup_outcomes
  * record with `gap_id` and status `completed`), the gap's own figure per day over the N days
- * before the job completed and the N days after, N = min(28, whole days since) — and a verdict
+ * before its fix went live (its pull request's merge, else the job's completion) and the N days
+ * after, N = min(90, whole days since) — and a verdict
  * (verdict.ts) on its **rate** (signal ÷ exposure per day, queries/gap-rates-by-day.sql) over the
  * same days, against a **control**: the same project's gaps of the same kind that got no job,
  * with a similar rate before (within CONTROL_BAND×, the CONTROL_MAX nearest), pooled.
@@ -23,15 +24,22 @@ import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, VIEWS_PAGES } from '../warehouse/tables.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
 import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, vocabularyOf, type GapScope, type GapTables } from './read.js';
+import { exportedDays, judgeGap, notJudged } from './judge-gap.js';
+import { isCount, refusedCount, type DailyRates } from './rates.js';
 import { termsOfKey, topicMatcher } from './topics.js';
-import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
+import type { DayCount, Verdict, VerdictResult } from './verdict.js';
 
-/** Days compared at most on each side. */
-export const EFFECT_MAX_DAYS = 28;
+export { judgeGap } from './judge-gap.js';
+
+/**
+ * Days compared at most on each side: both sides grow with the whole days since (each day
+ * narrows the interval: `daysToVerdict` counts on it) up to this, the lookback's length.
+ */
+export const EFFECT_MAX_DAYS = 90;
 /** Fewer whole days since the job completed than this: too early to tell. */
 export const EFFECT_MIN_DAYS = 7;
 /** How far before a job's completion its gap is looked for. */
-const LOOKBACK_DAYS = 90;
+export const LOOKBACK_DAYS = 90;
 /** A control's rate before is within this factor of the fixed gap's (either way). */
 export const CONTROL_BAND = 2;
 /** Controls pooled at most: the nearest in rate before. */
@@ -54,10 +62,13 @@ export interface EffectWindow {
   readonly from: string;
   /** The last day (inclusive). */
   readonly last: string;
+  /** The days counted: of the side's days, those exported. */
   readonly days: number;
   readonly total: number;
-  /** total ÷ days, unrounded (the page rounds it). */
+  /** total ÷ days, unrounded (the page rounds it); 0 when no day was exported. */
   readonly perDay: number;
+  /** The side's days never exported, left out of `days` and `total`. */
+  readonly leftOut: readonly string[];
 }
 
 export interface GapEffect {
@@ -70,16 +81,22 @@ export interface GapEffect {
   readonly prLink?: string | undefined;
   /** UTC day the job completed. */
   readonly completedDay: string;
-  /** Whole days since then, by `now`. */
+  /** UTC day its pull request was merged (the outcome record's `merged_at`); absent: not merged or not read. */
+  readonly mergedDay?: string | undefined;
+  /** The day the sides are measured around: the merge's, else the completion's ("after" starts the day after it). */
+  readonly startDay: string;
+  /** Later completed jobs for the same gap (the earliest is the fix): named, not measured. */
+  readonly laterJobs: readonly { readonly requestId: string; readonly jobId?: string | undefined; readonly completedDay: string }[];
+  /** Whole days since the start day, by `now`. */
   readonly daysSince: number;
-  /** min(28, daysSince). */
+  /** min(90, daysSince): the days of each side. */
   readonly n: number;
   readonly tooEarly: boolean;
   /** Absent when n is 0. */
   readonly before?: EffectWindow | undefined;
   readonly after?: EffectWindow | undefined;
-  /** The verdict on the gap's rate against its controls, over the same N days a side (verdict.ts). */
-  readonly judged: VerdictResult;
+  /** The verdict on the gap's rate against its controls (verdict.ts); `verdict` null when the job is not measured (out of scope, not merged). */
+  readonly judged: Judged;
 }
 
 export interface Fixes {
@@ -103,27 +120,43 @@ export interface FixesScope {
   readonly warehouse?: LoadedWarehouse;
 }
 
+/** A verdict, or a job not measured: `verdict` null, the reason says why ("out of scope: not measured"). */
+export type Judged = VerdictResult | (Omit<VerdictResult, 'verdict'> & { readonly verdict: null });
+
 /** A fix's two sides by `today` (the UTC day of now): whole days since, N, and the windows (absent when N is 0). */
 export type EffectWindows = Pick<GapEffect, 'daysSince' | 'n' | 'tooEarly' | 'before' | 'after'>;
 
-/** The days of a job completed on `completedDay`, by `today`: whole days since, N, and the N days each side (the day itself on neither). */
-export function effectDays(completedDay: string, today: string): { daysSince: number; n: number; before: string[]; after: string[] } {
-  const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(completedDay)) / DAY_MS) - 1);
+/**
+ * The days of a fix live from the day after `startDay`, by `today`: whole days since, N = min(90,
+ * whole days since), and the N days each side (the day itself on neither).
+ */
+export function effectDays(startDay: string, today: string): { daysSince: number; n: number; before: string[]; after: string[] } {
+  const daysSince = Math.max(0, Math.round((dayStart(today) - dayStart(startDay)) / DAY_MS) - 1);
   const n = Math.min(EFFECT_MAX_DAYS, daysSince);
-  const side = (from: string) => Array.from({ length: n }, (_, d) => addDays(from, d));
-  return { daysSince, n, before: side(addDays(completedDay, -n)), after: side(addDays(completedDay, 1)) };
+  const side = (from: string, length: number) => Array.from({ length }, (_, d) => addDays(from, d));
+  return { daysSince, n, before: side(addDays(startDay, -n), n), after: side(addDays(startDay, 1), n) };
 }
 
 /**
- * The windows of a job completed on `completedDay`, from its gap's figure per day (a day without
- * an entry counts 0): the N days before that day and the N days after it, N = min(28, whole days
- * since), the day itself on neither side. Pure.
+ * The windows of a fix live from the day after `startDay`, from its gap's figure per day (a day
+ * without an entry counts 0): the N days before that day and the N days after it (N = min(90,
+ * whole days since)), the day itself on neither side. With `exported`, a day not in it
+ * (never exported) is left out of its side — named in `leftOut`, not counted as 0 — and "a day"
+ * divides by the days left in. Pure.
  */
-export function effectWindows(completedDay: string, today: string, perDay: ReadonlyMap<string, number>): EffectWindows {
-  const { daysSince, n, before, after } = effectDays(completedDay, today);
-  const window = (days: readonly string[]): EffectWindow => {
+export function effectWindows(startDay: string, today: string, perDay: ReadonlyMap<string, number>, exported?: ReadonlySet<string>): EffectWindows {
+  const { daysSince, n, before, after } = effectDays(startDay, today);
+  const window = (all: readonly string[]): EffectWindow => {
+    const days = exported === undefined ? all : all.filter((day) => exported.has(day));
     const total = days.reduce((sum, day) => sum + (perDay.get(day) ?? 0), 0);
-    return { from: days[0] as string, last: days[days.length - 1] as string, days: n, total, perDay: total / n };
+    return {
+      from: all[0] as string,
+      last: all[all.length - 1] as string,
+      days: days.length,
+      total,
+      perDay: days.length > 0 ? total / days.length : 0,
+      leftOut: exported === undefined ? [] : all.filter((day) => !exported.has(day)),
+    };
   };
   return { daysSince, n, tooEarly: n < EFFECT_MIN_DAYS, ...(n > 0 ? { before: window(before), after: window(after) } : {}) };
 }
@@ -149,7 +182,7 @@ export async function readEffects(
   const completed = completedJobs(requests, scope);
   const effects = await measure(lake, completed, requests, formatDay(scope.now), scope.warehouse);
   // Latest completion first; a day's jobs by verdict (what a lead acts on first), then by gap id: one order on every run.
-  const order = (e: GapEffect) => VERDICTS_FIRST.indexOf(e.judged.verdict);
+  const order = (e: GapEffect) => verdictOrder(e.judged.verdict);
   return effects.sort(
     (a, b) =>
       (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0) ||
@@ -159,7 +192,12 @@ export async function readEffects(
 }
 
 /** The order verdicts are listed in: what a lead acts on first. */
-export const VERDICTS_FIRST: readonly Verdict[] = ['fixed', 'worse', 'no_change', 'too_little_data'];
+export const VERDICTS_FIRST: readonly Verdict[] = ['fixed', 'worse', 'no_change', 'inconclusive', 'too_little_data'];
+
+/** A verdict's place in VERDICTS_FIRST; a job not measured (null) after every verdict. */
+export function verdictOrder(verdict: Verdict | null): number {
+  return verdict === null ? VERDICTS_FIRST.length : VERDICTS_FIRST.indexOf(verdict);
+}
 
 /**
  * The days of the gap tables `readFixes` reads besides `scope.days`: the 90 days before the
@@ -170,17 +208,29 @@ export function lookbackDays(requests: ReadonlyMap<string, readonly GapRequest[]
   return lookback(completedJobs(requests, scope), formatDay(scope.now));
 }
 
-type CompletedJob = { readonly gapId: string; readonly request: GapRequest & { readonly finishedAt: number; readonly projectId: string } };
+type DoneRequest = GapRequest & { readonly finishedAt: number; readonly projectId: string };
+type CompletedJob = { readonly gapId: string; readonly request: DoneRequest; readonly later: readonly DoneRequest[] };
 
-/** The completed job of each gap, of the scope's projects. */
+/**
+ * The completed job of each gap, of the scope's projects: the earliest completed is the fix (a
+ * later job for the same gap cannot take its credit); the later ones are named beside it.
+ */
 function completedJobs(requests: ReadonlyMap<string, readonly GapRequest[]>, scope: Pick<FixesScope, 'projects'>): CompletedJob[] {
   const wanted = new Set(scope.projects);
-  return [...requests.entries()]
-    .map(([gapId, made]) => ({ gapId, request: made.find((r) => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined) }))
-    .filter((c): c is { gapId: string; request: GapRequest & { finishedAt: number; projectId: string } } => {
-      const r = c.request;
-      return r?.finishedAt !== undefined && r.projectId !== undefined && (wanted.size === 0 || wanted.has(r.projectId));
-    });
+  return [...requests.entries()].flatMap(([gapId, made]) => {
+    const done = made
+      .filter((r): r is DoneRequest => r.state === 'done' && r.status === 'completed' && r.finishedAt !== undefined && r.projectId !== undefined)
+      .sort((a, b) => a.finishedAt - b.finishedAt || (a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : 0));
+    const [first, ...later] = done;
+    return first !== undefined && (wanted.size === 0 || wanted.has(first.projectId)) ? [{ gapId, request: first, later }] : [];
+  });
+}
+
+/** Why a completed job is not measured (its scope check said not in scope, or its pull request is not merged); undefined: measured. */
+export function notMeasured(request: Pick<GapRequest, 'scope' | 'prLink' | 'mergedAt'>): string | undefined {
+  if (request.scope === 'out_of_scope' || request.scope === 'unknown') return 'out of scope: not measured';
+  if (request.scope === 'in_scope' && request.prLink !== undefined && request.mergedAt === undefined) return 'not merged: not measured';
+  return undefined;
 }
 
 function lookback(completed: readonly CompletedJob[], today: string): string[] {
@@ -199,7 +249,6 @@ async function measure(
   warehouse: LoadedWarehouse | undefined,
 ): Promise<GapEffect[]> {
   if (completed.length === 0) return [];
-  const completedDays = completed.map((c) => formatDay(c.request.finishedAt));
   const days = lookback(completed, today);
   const projects = [...new Set(completed.map((c) => c.request.projectId))].sort();
   const tables = await effectTables(lake, { days, projects }, warehouse);
@@ -208,15 +257,20 @@ async function measure(
     const found = new Map(ranked.map((gap) => [gap.gapId, gap]));
     const known = completed.flatMap((c) => {
       const gap = found.get(c.gapId);
-      return gap ? [{ gapId: c.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key }] : [];
+      return gap && notMeasured(c.request) === undefined ? [{ gapId: c.gapId, kind: gap.kind, projectId: gap.projectId, key: gap.key }] : [];
     });
     const candidates = controlCandidates(ranked, known);
     const figures = await dailyFigures(tables, known);
-    const rates = await dailyRates(tables, [...known, ...candidates], lake);
-    return completed.map(({ gapId, request }, i): GapEffect => {
-      const completedDay = completedDays[i] as string;
+    const { rates, refused } = await dailyRates(tables, [...known, ...candidates], lake);
+    const exported = await exportedDays(lake, days, known);
+    return completed.map(({ gapId, request, later }): GapEffect => {
+      const completedDay = formatDay(request.finishedAt);
+      const mergedDay = request.mergedAt === undefined ? undefined : formatDay(request.mergedAt);
+      const startDay = mergedDay !== undefined && mergedDay > completedDay ? mergedDay : completedDay;
       const gap = found.get(gapId);
-      const windows = effectWindows(completedDay, today, figures.get(gapId) ?? new Map<string, number>());
+      const shown = gap ? exported.get(`${gap.projectId}\u0000${gap.kind}`) : undefined;
+      const windows = effectWindows(startDay, today, figures.get(gapId) ?? new Map<string, number>(), shown);
+      const unmeasured = notMeasured(request);
       return {
         gapId,
         projectId: request.projectId,
@@ -225,8 +279,14 @@ async function measure(
         ...(request.jobId ? { jobId: request.jobId } : {}),
         ...(request.prLink ? { prLink: request.prLink } : {}),
         completedDay,
+        ...(mergedDay !== undefined ? { mergedDay } : {}),
+        startDay,
+        laterJobs: later.map((r) => ({ requestId: r.requestId, ...(r.jobId ? { jobId: r.jobId } : {}), completedDay: formatDay(r.finishedAt) })),
         ...windows,
-        judged: judgeGap(gap, completedDay, today, rates, candidates),
+        judged:
+          unmeasured !== undefined
+            ? notJudged(unmeasured, startDay, today)
+            : judgeGap(gap, startDay, today, rates, candidates, { ...(shown ? { exported: shown } : {}), refused: refused.get(gapId) }),
       };
     });
   } finally {
@@ -259,26 +319,35 @@ function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): R
  * table's files in `lake`), each counted in the topics whose key terms it holds (topics.ts
  * `inTopic`, as the topic's figure is counted: read.ts `topicFiguresByDay`).
  */
-async function dailyRates(tables: GapTables, all: readonly RateGap[], lake: LakeFiles): Promise<Map<string, Map<string, DayCount>>> {
+export async function dailyRates(tables: GapTables, all: readonly RateGap[], lake: LakeFiles): Promise<DailyRates> {
   const byGap = await topicRates(
     tables,
     lake,
     all.filter((g) => g.kind === 'unanswered_topic'),
   );
+  const refused = new Map<string, string>();
   const gaps = all.filter((g) => g.kind !== 'unanswered_topic');
-  if (gaps.length === 0) return byGap;
+  if (gaps.length === 0) return { rates: byGap, refused };
   const { session } = tables.warehouse;
   const values = gaps.map((g) => `(${[g.gapId, g.kind, g.projectId, g.key].map(sqlString).join(', ')})`).join(', ');
   await session.run('DROP TABLE IF EXISTS rate_gaps');
   await session.run(`CREATE TEMP TABLE rate_gaps AS SELECT * FROM (VALUES ${values}) AS w(gap_id, kind, project_id, key)`);
   // Not `ask`: the answer changes with rate_gaps, which the session does not see in the SQL.
   const { gapRatesByDay } = TYPED_QUESTIONS;
+  const byId = new Map(gaps.map((g) => [g.gapId, g]));
   for (const row of (await session.query(gapRatesByDay.sql(tables.warehouse.tables, {}))).map(gapRatesByDay.decode)) {
+    const gap = byId.get(row.gapId);
+    const bad = !isCount(row.signal) ? ('signal' as const) : !isCount(row.exposure) ? ('exposure' as const) : undefined;
+    if (gap !== undefined && bad !== undefined) {
+      if (!refused.has(row.gapId)) refused.set(row.gapId, refusedCount(gap, row.day, bad, row[bad]));
+      continue;
+    }
     const days = byGap.get(row.gapId) ?? new Map<string, DayCount>();
     days.set(row.day, { signal: row.signal, exposure: row.exposure });
     byGap.set(row.gapId, days);
   }
-  return byGap;
+  for (const gapId of refused.keys()) byGap.delete(gapId);
+  return { rates: byGap, refused };
 }
 
 /** Each unanswered topic's questions asked and unanswered per day (see `dailyRates`). */
@@ -316,59 +385,8 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   return byGap;
 }
 
-const NONE: DayCount = { signal: 0, exposure: 0 };
-
-/**
- * The verdict on one fixed gap, from day counts (pure): its rate's N days a side, and its
- * controls — the `candidates` of its project and kind whose rate before is within CONTROL_BAND×
- * of its own, with exposure on both sides, the CONTROL_MAX nearest — pooled per day.
- * bench/effects.ts runs it on planted effects.
- */
-export function judgeGap(
-  gap: RateGap | undefined,
-  completedDay: string,
-  today: string,
-  rates: ReadonlyMap<string, ReadonlyMap<string, DayCount>>,
-  candidates: readonly RateGap[],
-  options: { readonly dispersion?: 'quasi-poisson' | 'poisson' } = {},
-): VerdictResult {
-  const { daysSince, before, after } = effectDays(completedDay, today);
-  if (gap === undefined) {
-    const side = { days: before.length, signals: 0, exposure: 0, rate: 0 };
-    return {
-      verdict: 'too_little_data',
-      reason: `the gap was not found in the warehouse in the ${LOOKBACK_DAYS} days before the job completed and the days since: nothing to measure`,
-      before: side,
-      after: { ...side, days: after.length },
-      control: { gaps: 0, ratio: null },
-      effect: { ratio: null, low: null, high: null },
-    };
-  }
-  const series = (id: string, days: readonly string[]) => days.map((day) => rates.get(id)?.get(day) ?? NONE);
-  const sum = (list: readonly DayCount[]) => list.reduce((t, d) => ({ signal: t.signal + d.signal, exposure: t.exposure + d.exposure }), NONE);
-  const fixedBefore = sum(series(gap.gapId, before));
-  const rate = fixedBefore.exposure > 0 ? fixedBefore.signal / fixedBefore.exposure : 0;
-  const controls =
-    rate > 0
-      ? candidates
-          .filter((c) => c.projectId === gap.projectId && c.kind === gap.kind)
-          .map((c) => ({ c, b: sum(series(c.gapId, before)), a: sum(series(c.gapId, after)) }))
-          .filter(({ b, a }) => b.signal > 0 && b.exposure > 0 && a.exposure > 0)
-          .map((x) => ({ ...x, distance: Math.abs(Math.log(x.b.signal / x.b.exposure / rate)) }))
-          .filter((x) => x.distance <= Math.log(CONTROL_BAND))
-          .sort((x, y) => x.distance - y.distance)
-          .slice(0, CONTROL_MAX)
-      : [];
-  const pooled = (days: readonly string[]) => days.map((day) => sum(controls.map(({ c }) => rates.get(c.gapId)?.get(day) ?? NONE)));
-  return judgeFix({
-    daysSince,
-    before: series(gap.gapId, before),
-    after: series(gap.gapId, after),
-    ...(controls.length > 0 ? { control: { gaps: controls.length, before: pooled(before), after: pooled(after) } } : {}),
-    words: RATE_WORDS[gap.kind],
-    ...(options.dispersion ? { dispersion: options.dispersion } : {}),
-  });
-}
+/** A day without counts. */
+export const NONE: DayCount = { signal: 0, exposure: 0 };
 
 async function openGaps(lake: LakeFiles, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Gap[]> {
   const tables = await gapTables(lake, { days: scope.days, projects: scope.projects }, scope.warehouse);

@@ -16,13 +16,19 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openRecords, withLake } from '../warehouse/lake.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
-import { EFFECT_TABLES, lookbackDays, readEffects, VERDICTS_FIRST, type GapEffect } from './effect.js';
+import { EFFECT_TABLES, lookbackDays, readEffects, verdictOrder, type GapEffect } from './effect.js';
 import type { GapKind, GapRequest } from './gaps.js';
+import { portfolioOf, type PortfolioEntry } from './portfolio.js';
 import { readOutcomeRequests } from './read.js';
 import type { Verdict, VerdictResult } from './verdict.js';
 
-/** One entry of `effects --json` (DESIGN: "Did the fix work"): the gap, its job, and the verdict's fields. */
-export interface FixEffect extends VerdictResult {
+/**
+ * One entry of `effects --json` (DESIGN: "Did the fix work", round seven's "Verdicts that know
+ * what they cannot know"): the gap, its job, and the verdict's fields; `verdict` null for a job
+ * not measured (out of scope, not merged: the reason says which).
+ */
+export interface FixEffect extends Omit<VerdictResult, 'verdict'> {
+  readonly verdict: Verdict | null;
   readonly gapId: string;
   readonly projectId: string;
   /** Null when the gap was not found again in the warehouse. */
@@ -31,6 +37,10 @@ export interface FixEffect extends VerdictResult {
   readonly jobId: string | null;
   readonly prLink: string | null;
   readonly completedDay: string;
+  /** The day its pull request was merged (then "after" starts the day after it); null: not merged, not read, or not checked. */
+  readonly mergedDay: string | null;
+  /** Later completed jobs for the same gap: named, not measured (the earliest is the fix). */
+  readonly laterJobs: readonly { readonly jobId: string | null; readonly completedDay: string }[];
 }
 
 export interface FixEffectsRequest {
@@ -53,12 +63,21 @@ export interface FixEffectsResult {
   readonly destination: string;
   /** Latest completion first. */
   readonly effects: readonly FixEffect[];
+  /** Per project and gap kind, the fixes pooled (portfolio.ts). */
+  readonly portfolio: readonly PortfolioEntry[];
+  /** Outcome records skipped at the door (each told to `onWarning`). */
+  readonly skippedRecords: number;
 }
 
 /** Throws NoDataError when no job made for a gap has completed (in the period and projects asked). */
 export async function findFixEffects(request: FixEffectsRequest, deps: FixEffectsDeps = {}): Promise<FixEffectsResult> {
   const records = openRecords(request.target, deps);
-  const requests = completedIn(await readOutcomeRequests(records), request.completed);
+  let skippedRecords = 0;
+  const onSkipped = (line: string) => {
+    skippedRecords += 1;
+    deps.onWarning?.(`outcome record ${line}`);
+  };
+  const requests = completedIn(await readOutcomeRequests(records, { now: request.now, onSkipped }), request.completed);
   const scope = { projects: request.projects, now: request.now };
   const days = lookbackDays(requests, scope);
   const first = days[0];
@@ -77,7 +96,10 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
       ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
       records,
     },
-    async (lake) => ({ destination: lake.url, effects: (await readEffects(lake, requests, scope)).map(toFixEffect) }),
+    async (lake) => {
+      const effects = (await readEffects(lake, requests, scope)).map(toFixEffect);
+      return { destination: lake.url, effects, portfolio: portfolioOf(effects), skippedRecords };
+    },
   );
 }
 
@@ -102,20 +124,23 @@ export function toFixEffect(effect: GapEffect): FixEffect {
     jobId: effect.jobId ?? null,
     prLink: effect.prLink ?? null,
     completedDay: effect.completedDay,
+    mergedDay: effect.mergedDay ?? null,
+    laterJobs: effect.laterJobs.map((j) => ({ jobId: j.jobId ?? null, completedDay: j.completedDay })),
     verdict: judged.verdict,
     reason: judged.reason,
     before: judged.before,
     after: judged.after,
     control: judged.control,
     effect: judged.effect,
+    detectable: judged.detectable,
+    daysToVerdict: judged.daysToVerdict,
   };
 }
 
 /** Entries in VERDICTS_FIRST, then latest completion first (stable). */
-export function byVerdict<T extends { readonly verdict: Verdict; readonly completedDay: string }>(effects: readonly T[]): T[] {
+export function byVerdict<T extends { readonly verdict: Verdict | null; readonly completedDay: string }>(effects: readonly T[]): T[] {
   return [...effects].sort(
-    (a, b) =>
-      VERDICTS_FIRST.indexOf(a.verdict) - VERDICTS_FIRST.indexOf(b.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
+    (a, b) => verdictOrder(a.verdict) - verdictOrder(b.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
   );
 }
 

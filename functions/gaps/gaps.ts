@@ -103,6 +103,8 @@ export interface GapRequest {
   /** The pull request against the scope rules (functions/scope/); absent when not checked. */
   readonly scope?: ScopeVerdict | undefined;
   readonly scopeReasons?: readonly ScopeReason[] | undefined;
+  /** Epoch ms its pull request was merged (followup_outcomes.merged_at); absent: not merged or not read. */
+  readonly mergedAt?: number | undefined;
 }
 
 export interface Gap {

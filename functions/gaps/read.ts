@@ -17,7 +17,9 @@ import type { Destination } from '../shared/storage/destination.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { tableFiles as listTableFiles } from '../warehouse/lake/files.js';
 import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
-import { addDays } from '../shared/dates.js';
+import { addDays, dayStart, formatDay } from '../shared/dates.js';
+import { displayText } from '../shared/display.js';
+import { ID_PATTERN } from '../shared/validators.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
@@ -310,36 +312,74 @@ export async function topicFiguresByDay(
   return byGap;
 }
 
+/** How `readOutcomeRequests` checks the records at the door. */
+export interface OutcomeReadOptions {
+  /** Now (epoch ms): a record dated after tomorrow is implausible. @default Date.now() */
+  readonly now?: number;
+  /** Told one line per record skipped (its file named): not JSON, not a record, an odd id, a date outside 2020 to tomorrow. */
+  readonly onSkipped?: (line: string) => void;
+}
+
+/** The first plausible moment of a record: the lake has nothing older. */
+const PLAUSIBLE_FROM = Date.parse('2020-01-01T00:00:00Z');
+
 /**
  * The finished requests of each gap (followup_outcomes records with a gap_id), the latest
  * first, read through the destination itself (a few small JSON files, on every day: a job of
- * last quarter still stands for its gap).
+ * last quarter still stands for its gap). Each record is parsed by a schema at the door: one that
+ * is not JSON, not a gap's record, has an id that is not one, or a date before 2020 or after
+ * tomorrow is skipped with one line naming its file (`onSkipped`), so one bad file never hides a
+ * real verdict nor stops the read. A record without a gap is no gap's: left alone, silently.
  */
-export async function readOutcomeRequests(destination: Pick<Destination, 'list' | 'get'>): Promise<Map<string, GapRequest[]>> {
+export async function readOutcomeRequests(
+  destination: Pick<Destination, 'list' | 'get'>,
+  options: OutcomeReadOptions = {},
+): Promise<Map<string, GapRequest[]>> {
   const byGap = new Map<string, GapRequest[]>();
   const keys = ((await destination.list?.(`${FOLLOWUP_OUTCOMES.prefix}/`)) ?? []).filter((key) => key.endsWith('.json'));
-  const records = await Promise.all(keys.map(async (key) => parseOutcome(await destination.get(key))));
-  for (const record of records) {
-    if (record === undefined) continue;
-    add(byGap, record.gapId, record.request);
+  const latest = dayStart(addDays(formatDay(options.now ?? Date.now()), 2));
+  const records = await Promise.all(keys.map(async (key) => ({ key, parsed: parseOutcome(await destination.get(key), latest) })));
+  for (const { key, parsed } of records) {
+    if (typeof parsed === 'string') {
+      options.onSkipped?.(`${displayText(key)}: ${parsed}: skipped`);
+      continue;
+    }
+    if (parsed === undefined) continue;
+    add(byGap, parsed.gapId, parsed.request);
   }
   for (const requests of byGap.values()) requests.sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0));
   return byGap;
 }
 
-/** An outcome record's request, when it has a gap (a file that is not one is skipped). */
-function parseOutcome(bytes: Uint8Array | undefined): { gapId: string; request: GapRequest } | undefined {
+/** An outcome record's request when it has a gap; undefined when it has none; what is wrong with it (a string) when it cannot be taken. */
+function parseOutcome(bytes: Uint8Array | undefined, latest: number): { gapId: string; request: GapRequest } | string | undefined {
   if (bytes === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    return undefined;
+    return 'not JSON';
   }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return 'not an outcome record (a JSON object)';
+  const gapId = (json as Record<string, unknown>)['gap_id'];
+  if (gapId === undefined || gapId === null) return undefined;
   const parsed = v.safeParse(GAP_OUTCOME, json);
-  if (!parsed.success) return undefined;
+  if (!parsed.success) return 'not an outcome record (request_id and gap_id must be strings)';
   const record = parsed.output;
-  const finishedAt = record.finished_at === undefined ? Number.NaN : Date.parse(record.finished_at);
+  if (!ID_PATTERN.test(record.gap_id)) return 'its gap_id is not an id (letters, digits, _ and -)';
+  if (record.project_id !== undefined && !ID_PATTERN.test(record.project_id)) return 'its project_id is not an id (letters, digits, _ and -)';
+  const when = (name: 'finished_at' | 'merged_at'): number | string | undefined => {
+    const text = record[name];
+    if (text === undefined) return undefined;
+    const at = ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
+    if (!Number.isFinite(at)) return `its ${name} is not an ISO 8601 time`;
+    if (at < PLAUSIBLE_FROM || at >= latest) return `its ${name} ${text.slice(0, 10)} is outside 2020-01-01 to tomorrow`;
+    return at;
+  };
+  const finishedAt = when('finished_at');
+  if (typeof finishedAt === 'string') return finishedAt;
+  const mergedAt = when('merged_at');
+  if (typeof mergedAt === 'string') return mergedAt;
   return {
     gapId: record.gap_id,
     request: {
@@ -349,11 +389,15 @@ function parseOutcome(bytes: Uint8Array | undefined): { gapId: string; request: 
       ...(record.status !== undefined ? { status: record.status } : {}),
       ...(record.job_id !== undefined ? { jobId: record.job_id } : {}),
       ...(record.pr_link !== undefined ? { prLink: record.pr_link } : {}),
-      ...(Number.isFinite(finishedAt) ? { finishedAt } : {}),
+      ...(finishedAt !== undefined ? { finishedAt } : {}),
       ...scopeFieldsOf(json),
+      ...(mergedAt !== undefined ? { mergedAt } : {}),
     },
   };
 }
+
+/** `YYYY-MM-DDTHH:MM…` with a four-digit year: what the writers write (a year ≥ 10000 is not a time of this lake). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
 /**
  * The unfinished requests of each gap in the follow-up state (records with a `gapId` not yet
@@ -375,6 +419,6 @@ function add(map: Map<string, GapRequest[]>, key: string, request: GapRequest): 
 }
 
 /** The day and project of each of the table's Parquet files of `days` (`<prefix>/dt=<day>/<project id>.parquet`). */
-async function tableFiles(lake: LakeFiles, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
+export async function tableFiles(lake: LakeFiles, table: TableDef, days: readonly string[]): Promise<{ day: string; projectId: string }[]> {
   return listTableFiles(lake, table.prefix, days);
 }

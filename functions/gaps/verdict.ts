@@ -14,20 +14,37 @@
  * a Poisson interval alone is too narrow and calls chance a fix (bench/effects.ts measures both);
  * a bootstrap over 28 days a side would give a coarser and random interval for the same
  * correction. docs/follow-ups.md says why in full.
+ *
+ * `no_change` is a claim too: it is given only when the whole interval lies inside the
+ * equivalence margin (a change, if any, of less than 30 % either way); an interval that holds 1
+ * but leaves the margin is `inconclusive`, and says what the counts could have seen (power.ts:
+ * the smallest fall found with 80 % power, and the days until a 30 % fall is).
  */
+import { studentQuantile } from './student.js';
+import { daysUntilDetectable, DAYS_TO_VERDICT_MAX, detectableFall, positive, TARGET_FALL, VERDICT_ALPHA, normalQuantile, type EffectCounts } from './power.js';
 
-/** A verdict; `too_little_data` when the counts cannot tell. */
-export const VERDICTS = ['fixed', 'worse', 'no_change', 'too_little_data'] as const;
+/**
+ * A verdict: `fixed` (the interval below 1), `worse` (above 1), `no_change` (the whole interval
+ * inside the equivalence margin), `inconclusive` (anything else: it holds 1 and leaves the
+ * margin), `too_little_data` (too early, no control, or too little exposure for an interval).
+ */
+export const VERDICTS = ['fixed', 'worse', 'no_change', 'inconclusive', 'too_little_data'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Whole days since the job completed below this: too early to tell. */
 export const VERDICT_MIN_DAYS = 7;
-/** Signals before the job below this: too few to tell. */
-export const VERDICT_MIN_SIGNALS = 30;
 /** Two-sided confidence of the interval (a `fixed` with no true effect at most half of 1 − this). */
 export const VERDICT_CONFIDENCE = 0.95;
+/** `no_change` only when the whole interval lies in [EQUIVALENCE_MARGIN, 1 / EQUIVALENCE_MARGIN]: if it changed at all, by less than 30 %. */
+export const EQUIVALENCE_MARGIN = 0.7;
+/**
+ * A side needs exposure enough that, at the rate before (× the controls' change), this many
+ * signals were expected on it: below it the rate there is not measured (a fix that moved its
+ * page leaves a handful of views after) and no interval is given.
+ */
+export const VERDICT_MIN_EXPECTED = 1;
 /** z of VERDICT_CONFIDENCE. */
-const Z = 1.959963984540054;
+const Z = normalQuantile(1 - VERDICT_ALPHA);
 
 /** One UTC day of a gap (or of its pooled controls): its signal and its exposure. */
 export interface DayCount {
@@ -46,7 +63,7 @@ export interface SideTotals {
 
 /** What a verdict is made of: the gap's days and its pooled controls' days, each side in order. */
 export interface VerdictInput {
-  /** Whole UTC days since the day the job completed, by today. */
+  /** Whole UTC days since the day the job completed (or its PR merged), by today. */
   readonly daysSince: number;
   readonly before: readonly DayCount[];
   readonly after: readonly DayCount[];
@@ -56,6 +73,8 @@ export interface VerdictInput {
   readonly words: { readonly signal: string; readonly exposure: string; readonly rate: string };
   /** How the interval is made: `quasi-poisson` (φ from the days, at least 1) or `poisson` (φ = 1, the benchmark's naive arm). @default 'quasi-poisson' */
   readonly dispersion?: 'quasi-poisson' | 'poisson';
+  /** Days each side holds at most as days pass (`daysToVerdict` grows them at their pace up to these). @default the sides' own lengths */
+  readonly maxDays?: { readonly before: number; readonly after: number };
 }
 
 export interface VerdictResult {
@@ -68,6 +87,10 @@ export interface VerdictResult {
   readonly control: { readonly gaps: number; readonly ratio: number | null };
   /** (gap's ratio) ÷ (controls' ratio) and its interval; nulls when it cannot be made. */
   readonly effect: { readonly ratio: number | null; readonly low: number | null; readonly high: number | null };
+  /** The smallest fall (a share) these counts find with 80 % power at the verdict's one-sided 2.5 %; null when none can be. */
+  readonly detectable: number | null;
+  /** For `inconclusive`: whole days, at the current pace, until `detectable` reaches 0.30; null otherwise or beyond 90 days. */
+  readonly daysToVerdict: number | null;
 }
 
 export function totalsOf(days: readonly DayCount[]): SideTotals {
@@ -99,9 +122,6 @@ export function dispersionOf(before: readonly DayCount[], after: readonly DayCou
   return used > 2 ? chi2 / (used - 2) : Number.NaN;
 }
 
-/** A count in a log ratio's variance: 0 takes 0.5 (Haldane), so a gap whose signal vanished still has an interval. */
-const positive = (count: number) => (count > 0 ? count : 0.5);
-
 /** The verdict on one fix, with its reason in words. */
 export function judgeFix(input: VerdictInput): VerdictResult {
   const before = totalsOf(input.before);
@@ -110,47 +130,121 @@ export function judgeFix(input: VerdictInput): VerdictResult {
   const control = input.control;
   const cBefore = control ? totalsOf(control.before) : undefined;
   const cAfter = control ? totalsOf(control.after) : undefined;
-  const controlRatio = cBefore && cAfter && cBefore.rate > 0 && cAfter.exposure > 0 ? cAfter.rate / cBefore.rate : null;
+  // The controls' change, their vanished signal after taking 0.5 as the gap's does: finite whenever both sides have exposure.
+  const controlRatio =
+    cBefore && cAfter && cBefore.signals > 0 && cBefore.exposure > 0 && cAfter.exposure > 0 ? positive(cAfter.signals) / cAfter.exposure / cBefore.rate : null;
   const base = { before, after, control: { gaps: control?.gaps ?? 0, ratio: controlRatio } };
-  const unknown = { ratio: null, low: null, high: null };
-  const tooLittle = (reason: string): VerdictResult => ({ verdict: 'too_little_data', reason, ...base, effect: unknown });
+  const tooLittle = (reason: string): VerdictResult => ({
+    verdict: 'too_little_data',
+    reason,
+    ...base,
+    effect: UNKNOWN,
+    detectable: null,
+    daysToVerdict: null,
+  });
+  const daysWord = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
 
   if (input.daysSince < VERDICT_MIN_DAYS) {
-    return tooLittle(`only ${input.daysSince} whole day${input.daysSince === 1 ? '' : 's'} since the job completed: a verdict needs ${VERDICT_MIN_DAYS}`);
-  }
-  if (before.signals < VERDICT_MIN_SIGNALS) {
-    return tooLittle(`only ${before.signals} ${words.signal} in the ${before.days} days before the job: a verdict needs ${VERDICT_MIN_SIGNALS}`);
+    return tooLittle(`only ${daysWord(input.daysSince).replace('day', 'whole day')} since the job completed: a verdict needs ${VERDICT_MIN_DAYS}`);
   }
   if (before.exposure <= 0 || after.exposure <= 0) {
     const side = before.exposure <= 0 ? 'before' : 'after';
-    return tooLittle(`no ${words.exposure} exported in the ${before.days} days ${side} the job: its rate cannot be measured`);
+    const days = side === 'before' ? before.days : after.days;
+    return tooLittle(`no ${words.exposure} exported in the ${daysWord(days)} ${side} the job: its rate cannot be measured`);
+  }
+  if (before.signals <= 0) {
+    return tooLittle(`no ${words.signal} in the ${daysWord(before.days)} before the job: there was no rate to fall`);
   }
   if (control === undefined || cBefore === undefined || cAfter === undefined || controlRatio === null || control.gaps === 0) {
     return tooLittle(`no control: no gap of the same kind and project without a job had a similar ${words.rate} before, and ${words.exposure} on both sides`);
   }
-  const ratio = after.rate / before.rate;
+  const expectedAfter = before.rate * after.exposure * controlRatio;
+  if (expectedAfter < VERDICT_MIN_EXPECTED) {
+    return tooLittle(
+      `only ${formatInt(after.exposure)} ${words.exposure} in the ${daysWord(after.days)} after the job: at the rate before, ${round1(expectedAfter)} ${words.signal} were expected there, too few to measure its rate (did the fix move the page or rename the term?)`,
+    );
+  }
+  const expectedControl = cBefore.rate * cAfter.exposure;
+  if (expectedControl < VERDICT_MIN_EXPECTED) {
+    return tooLittle(`the similar gaps without a job had only ${formatInt(cAfter.exposure)} ${words.exposure} after the job: their change cannot be measured`);
+  }
+  const ratio = positive(after.signals) / after.exposure / before.rate;
   const effect = ratio / controlRatio;
   const poisson = input.dispersion === 'poisson';
-  const phiGap = poisson ? 1 : Math.max(1, finiteOr(dispersionOf(input.before, input.after), 1));
+  const phi = poisson ? 1 : Math.max(1, finiteOr(dispersionOf(input.before, input.after), 1));
   const phiControl = poisson ? 1 : Math.max(1, finiteOr(dispersionOf(control.before, control.after), 1));
-  const variance =
-    phiGap * (1 / positive(before.signals) + 1 / positive(after.signals)) + phiControl * (1 / positive(cBefore.signals) + 1 / positive(cAfter.signals));
-  // The point estimate with a signal of 0 after is 0: its log takes the same 0.5 as the variance.
-  const logEffect = Math.log(positive(after.signals) / after.exposure / before.rate / controlRatio);
-  const half = Z * Math.sqrt(variance);
-  const low = Math.exp(logEffect - half);
-  const high = Math.exp(logEffect + half);
-  const verdict: Verdict = high < 1 ? 'fixed' : low > 1 ? 'worse' : 'no_change';
+  const counts: EffectCounts = { before: before.signals, expectedAfter, controlBefore: cBefore.signals, controlAfter: cAfter.signals, phi, phiControl };
+  const variance = phi * (1 / before.signals + 1 / positive(after.signals)) + phiControl * (1 / cBefore.signals + 1 / positive(cAfter.signals));
+  // φ estimated from the days: the quantile is Student's t on its degrees of freedom (the days used − 2), as a
+  // quasi-Poisson model's is; a normal one would call chance a fix a little more often than 2.5 % (bench/effects.ts).
+  const half = (poisson ? Z : tQuantile(usedDays(input.before, input.after) - 2)) * Math.sqrt(variance);
+  const low = Math.exp(Math.log(effect) - half);
+  const high = Math.exp(Math.log(effect) + half);
+  if (![effect, low, high].every(Number.isFinite)) {
+    return tooLittle(`the counts on one side are too small for a finite interval`);
+  }
+  const verdict = verdictOf(low, high);
+  const detectable = detectableFall(counts);
+  const daysToVerdict =
+    verdict === 'inconclusive'
+      ? daysUntilDetectable({
+          daysBefore: before.days,
+          daysAfter: after.days,
+          counts,
+          maxBefore: input.maxDays?.before ?? before.days,
+          maxAfter: input.maxDays?.after ?? after.days,
+        })
+      : null;
   const against = `${control.gaps} similar gap${control.gaps === 1 ? '' : 's'} without a job (${times(controlRatio)})`;
   const interval = `${Math.round(VERDICT_CONFIDENCE * 100)} % interval ${round2(low)}–${round2(high)}`;
-  const moved = `${words.rate} ${change(ratio)} (${before.signals} ${words.signal} in ${formatInt(before.exposure)} ${words.exposure} before, ${after.signals} in ${formatInt(after.exposure)} after)`;
-  const reason =
-    verdict === 'fixed'
-      ? `${moved}: ${times(effect)} beyond the change of ${against}, ${interval}, below 1`
-      : verdict === 'worse'
-        ? `${moved}: ${times(effect)} beyond the change of ${against}, ${interval}, above 1`
-        : `${moved}: ${times(effect)} against ${against}, ${interval}, which holds 1: no change told from chance`;
-  return { verdict, reason, ...base, effect: { ratio: effect, low, high } };
+  const moved = `${words.rate} ${change(after.signals / after.exposure / before.rate)} (${formatInt(before.signals)} ${words.signal} in ${formatInt(before.exposure)} ${words.exposure} before, ${formatInt(after.signals)} in ${formatInt(after.exposure)} after)`;
+  const could = detectable === null ? 'these counts could not have seen any fall' : `these counts could have seen a fall of ${pct(detectable)} or more`;
+  const reason = {
+    fixed: `${moved}: ${times(effect)} beyond the change of ${against}, ${interval}, below 1`,
+    worse: `${moved}: ${times(effect)} beyond the change of ${against}, ${interval}, above 1`,
+    no_change: `${moved}: ${times(effect)} against ${against}, ${interval}, inside ${round2(EQUIVALENCE_MARGIN)}–${round2(1 / EQUIVALENCE_MARGIN)}: if it changed at all, by less than ${pct(1 - EQUIVALENCE_MARGIN)}`,
+    inconclusive: `${moved}: ${times(effect)} against ${against}, ${interval}, which holds 1 and leaves ${round2(EQUIVALENCE_MARGIN)}–${round2(1 / EQUIVALENCE_MARGIN)}: too small to tell yet — ${detectable === null ? 'these counts could not have seen any fall' : `could only have seen a fall of ${pct(detectable)} or more`}; ${
+      daysToVerdict === null
+        ? `at this pace, a ${pct(TARGET_FALL)} fall is not visible within ${DAYS_TO_VERDICT_MAX} days`
+        : daysToVerdict === 0
+          ? `a ${pct(TARGET_FALL)} fall is visible now`
+          : `at this pace, a ${pct(TARGET_FALL)} fall is visible in about ${daysWord(daysToVerdict)}`
+    }`,
+  }[verdict];
+  return {
+    verdict,
+    reason: verdict === 'inconclusive' ? reason : `${reason}; ${could}`,
+    ...base,
+    effect: { ratio: effect, low, high },
+    detectable,
+    daysToVerdict,
+  };
+}
+
+/** The verdict of an interval (of one fix or of a portfolio): below 1, above 1, inside the margin, or none of these. */
+export function verdictOf(low: number, high: number): Exclude<Verdict, 'too_little_data'> {
+  if (high < 1) return 'fixed';
+  if (low > 1) return 'worse';
+  if (low >= EQUIVALENCE_MARGIN && high <= 1 / EQUIVALENCE_MARGIN) return 'no_change';
+  return 'inconclusive';
+}
+
+const UNKNOWN = { ratio: null, low: null, high: null };
+
+/** Days with exposure on either side: what the dispersion is estimated from. */
+function usedDays(before: readonly DayCount[], after: readonly DayCount[]): number {
+  return before.filter((d) => d.exposure > 0).length + after.filter((d) => d.exposure > 0).length;
+}
+
+const T_QUANTILES = new Map<number, number>();
+/** t₀.₉₇₅ on `df` degrees of freedom (cached); the normal's under 1 degree of freedom left or at 1,000 and more. */
+function tQuantile(df: number): number {
+  if (df < 1 || df >= 1000) return Z;
+  const known = T_QUANTILES.get(df);
+  if (known !== undefined) return known;
+  const t = studentQuantile(1 - VERDICT_ALPHA, df);
+  T_QUANTILES.set(df, t);
+  return t;
 }
 
 function finiteOr(value: number, fallback: number): number {
@@ -158,6 +252,9 @@ function finiteOr(value: number, fallback: number): number {
 }
 
 const round2 = (value: number) => (Math.round(value * 100) / 100).toFixed(2);
+const round1 = (value: number) => (Math.round(value * 10) / 10).toFixed(1);
+/** A share as a whole percentage: `55 %`. */
+export const pct = (share: number) => `${Math.round(share * 100)} %`;
 const times = (value: number) => `×${round2(value)}`;
 const formatInt = (value: number) => Math.round(value).toLocaleString('en-US');
 

@@ -14,8 +14,8 @@ import { dayKey } from './lake/layout.js';
 
 /** Final statuses of a follow-up request (the `status` column of followup_outcomes). */
 export const OUTCOME_STATUSES = ['completed', 'archived', 'failed', 'timed_out', 'uncertain', 'rejected'] as const;
-/** A follow-up request makes a new job (`create`) or prompts an existing one (`follow_up`). */
-export const REQUEST_KINDS = ['create', 'follow_up'] as const;
+/** A follow-up request makes a new job (`create`) or prompts an existing one (`follow_up`); `manual`: a fix a person made, registered by `effects mark`. */
+export const REQUEST_KINDS = ['create', 'follow_up', 'manual'] as const;
 
 const nullableString = v.nullable(v.string());
 
@@ -69,6 +69,9 @@ export const GAP_OUTCOME = v.object({
   status: v.fallback(v.optional(v.picklist(OUTCOME_STATUSES)), undefined),
   pr_link: optionalString,
   finished_at: optionalString,
+  /** Round seven: the scope check's finding and the pull request's merge (absent on older records). */
+  scope: v.fallback(v.optional(v.picklist(['in_scope', 'out_of_scope', 'unknown'])), undefined),
+  merged_at: optionalString,
 });
 
 export function anomaliesKey(day: string, projectId: string): string {

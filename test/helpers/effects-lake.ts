@@ -1,11 +1,12 @@
 /**
- * Role: the stand-in lake of planted fix effects (issue 45). One project's feedback and page views
- * written by hand with DuckDB (the columns the warehouse reads) around a day jobs completed
- * (`DONE`, 31 days before `NOW`: 28 whole days a side), the whole site's traffic 50 % higher from
- * the day after it, and the outcome records of four completed jobs made for gaps:
- * - `/docs/fixed`: its thumbs down per view falls 60 % after its job (0.025 → 0.010);
- * - `/docs/no-change`: a job, and its rate unchanged while its views and thumbs down rise 50 %;
- * - `/docs/rare`: a job, and 28 thumbs down in the 28 days before (fewer than 30);
+ * Role: the stand-in lake of planted fix effects (issues 45 and 51). One project's feedback and
+ * page views written by hand with DuckDB (the columns the warehouse reads) around a day jobs
+ * completed (`DONE`, 29 days before `NOW`: 28 whole days a side), the whole site's traffic 50 %
+ * higher from the day after it, and the outcome records of completed jobs made for gaps:
+ * - `/docs/fixed`: 280 thumbs down before, its thumbs down per view falls 60 % after its job (0.025 → 0.010);
+ * - `/docs/no-change`: 280 thumbs down before, its rate unchanged while its views and thumbs down rise 50 %;
+ * - `/docs/rare`: a true 30 % fall with 30 thumbs down before: its job completed 10 whole days
+ *   before NOW (`SMALL`), 3 thumbs down a day in 150 views before it, 21 in 1,500 views after;
  * - `/docs/recent`: a job completed three whole days before NOW;
  * - `/docs/control-1` … `-6`: no job, their rate unchanged (0.02), the controls;
  * - an unanswered topic ("How do I retry webhooks?") whose share of questions unanswered falls
@@ -26,28 +27,36 @@ import { makeTempDir } from './files.js';
 export const EFFECTS_PROJECT = 'proj_small';
 /** The day the jobs completed (14:00–15:00 UTC). */
 export const DONE = '2026-03-20';
-/** 06:00 UTC, 31 days after DONE: 30 whole days since it, so N = 28. */
-export const NOW = Date.parse(`${addDays(DONE, 31)}T06:00:00Z`);
+/** 06:00 UTC, 29 days after DONE: 28 whole days since it, so N = 28. */
+export const NOW = Date.parse(`${addDays(DONE, 29)}T06:00:00Z`);
 /** The recent job's day: three whole days before NOW. */
-export const RECENT = addDays(DONE, 27);
+export const RECENT = addDays(DONE, 25);
+/** The small fall's job day: ten whole days before NOW. */
+export const SMALL = addDays(DONE, 18);
 /** Days written: from 40 days before DONE to the day before NOW. */
 const FIRST = addDays(DONE, -40);
-const LAST = addDays(DONE, 30);
+const LAST = addDays(DONE, 28);
 
 interface PagePlan {
   readonly path: string;
   /** Human views a day before DONE's next day, and from it on (the site's +50 %). */
   readonly views: readonly [number, number];
-  /** Thumbs down a day, likewise; a function of the day's index for controls that wobble. */
-  readonly thumbs: readonly [number, number] | ((i: number, after: boolean) => number);
+  /** Thumbs down a day, likewise; a function of the day's index (and the day) for controls that wobble. */
+  readonly thumbs: readonly [number, number] | ((i: number, after: boolean, day: string) => number);
   /** The job made for it: the day it completed and its status. */
   readonly job?: { readonly day: string; readonly status: 'completed' | 'failed' };
 }
 
 export const PAGES: readonly PagePlan[] = [
-  { path: '/docs/fixed', views: [200, 300], thumbs: [5, 3], job: { day: DONE, status: 'completed' } },
-  { path: '/docs/no-change', views: [200, 300], thumbs: [4, 6], job: { day: DONE, status: 'completed' } },
-  { path: '/docs/rare', views: [200, 300], thumbs: [1, 1], job: { day: DONE, status: 'completed' } },
+  { path: '/docs/fixed', views: [400, 600], thumbs: [10, 6], job: { day: DONE, status: 'completed' } },
+  { path: '/docs/no-change', views: [500, 750], thumbs: [10, 15], job: { day: DONE, status: 'completed' } },
+  // 0.02 per view until its job; then 0.014 (21 in 1,500 views over the 10 days since): a true 30 % fall.
+  {
+    path: '/docs/rare',
+    views: [100, 150],
+    thumbs: (_i: number, after: boolean, day: string) => (!after ? 2 : day <= SMALL ? 3 : day === addDays(SMALL, 1) ? 3 : 2),
+    job: { day: SMALL, status: 'completed' },
+  },
   { path: '/docs/recent', views: [200, 300], thumbs: [4, 6], job: { day: RECENT, status: 'completed' } },
   { path: '/docs/unfinished', views: [200, 300], thumbs: [4, 6], job: { day: DONE, status: 'failed' } },
   // Controls: 4 a day on average before (3, 4, 5 in turn), 6 after (5, 6, 7): 0.02 per view both sides.
@@ -58,17 +67,20 @@ export const PAGES: readonly PagePlan[] = [
   })),
 ];
 
-/** What each judged job's sides hold (N = 28; the recent one's N = 3). */
+/** What each judged job's sides hold (N = 28; the small fall's N = 10, the recent one's N = 3). */
 export const TRUTH = {
   fixed: {
-    before: { days: 28, signals: 140, exposure: 5600, rate: 0.025 },
-    after: { days: 28, signals: 84, exposure: 8400, rate: 0.01 },
+    before: { days: 28, signals: 280, exposure: 11200, rate: 0.025 },
+    after: { days: 28, signals: 168, exposure: 16800, rate: 0.01 },
   },
   noChange: {
-    before: { days: 28, signals: 112, exposure: 5600, rate: 0.02 },
-    after: { days: 28, signals: 168, exposure: 8400, rate: 0.02 },
+    before: { days: 28, signals: 280, exposure: 14000, rate: 0.02 },
+    after: { days: 28, signals: 420, exposure: 21000, rate: 0.02 },
   },
-  rare: { before: { days: 28, signals: 28, exposure: 5600, rate: 0.005 } },
+  rare: {
+    before: { days: 10, signals: 30, exposure: 1500, rate: 0.02 },
+    after: { days: 10, signals: 21, exposure: 1500, rate: 0.014 },
+  },
   recent: {
     before: { days: 3, signals: 18, exposure: 900, rate: 0.02 },
     after: { days: 3, signals: 18, exposure: 900, rate: 0.02 },
@@ -118,7 +130,7 @@ export async function buildEffectsLake(): Promise<EffectsLake> {
       const feedback: string[] = [];
       const views: string[] = [];
       for (const page of PAGES) {
-        const thumbs = typeof page.thumbs === 'function' ? page.thumbs(i, after) : page.thumbs[after ? 1 : 0];
+        const thumbs = typeof page.thumbs === 'function' ? page.thumbs(i, after, day) : page.thumbs[after ? 1 : 0];
         const seen = page.views[after ? 1 : 0];
         views.push(`('${page.path}', ${seen})`);
         // Thumbs down, and as many thumbs up (never counted by the rate).

@@ -25,8 +25,10 @@ import {
   type ReportDataset,
 } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
-import { VERDICTS_FIRST, type GapEffect } from '../../gaps/effect.js';
+import { verdictOrder, type GapEffect } from '../../gaps/effect.js';
+import { GAP_KIND_WORDS, portfolioFixOf, portfolioOf } from '../../gaps/portfolio.js';
 import { scopeLines, type ScopedJob } from '../../scope/summary.js';
+import { displayText } from '../../shared/display.js';
 
 /** The figures of the headline, in the order the body lists them. */
 export const DIGEST_FIGURES = [
@@ -81,22 +83,30 @@ export interface DigestInput {
 export const DIGEST_VERDICTS = 10;
 
 /**
- * One line per completed job made for a gap and its verdict, `fixed` and `worse` first, then
- * `no_change` and `too_little_data` (latest completion first within each): the same verdicts
- * and reasons as the report's "Fixes and their effect".
+ * The fixes made for gaps, led by the portfolio — one line per project and gap kind: do its fixes
+ * work on average (gaps/portfolio.ts) — then one line per completed job and its verdict, `fixed`
+ * and `worse` first, then `no_change`, `inconclusive`, `too_little_data` and the jobs not measured
+ * (latest completion first within each): the same verdicts and reasons as the report's "Fixes and
+ * their effect".
  */
 export function verdictLines(fixes: readonly GapEffect[], limit = DIGEST_VERDICTS): string[] {
   if (fixes.length === 0) return [];
-  const order = (e: GapEffect) => VERDICTS_FIRST.indexOf(e.judged.verdict);
-  const sorted = [...fixes].sort((a, b) => order(a) - order(b) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0));
+  const sorted = [...fixes].sort(
+    (a, b) =>
+      verdictOrder(a.judged.verdict) - verdictOrder(b.judged.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
+  );
+  const portfolio = portfolioOf(fixes.map(portfolioFixOf)).map(
+    (p) => `  on average, ${displayText(p.projectId)}, ${GAP_KIND_WORDS[p.kind]}: ${p.verdict} — ${p.reason}`,
+  );
   const shown = sorted.slice(0, limit).map((e) => {
-    const name = e.gap?.title ?? `gap ${e.gapId} (not found in the warehouse)`;
-    return `  ${e.judged.verdict}: ${e.projectId}, ${name} (job completed ${e.completedDay}) — ${e.judged.reason}`;
+    const name = e.gap?.title ?? `gap ${displayText(e.gapId)} (not found in the warehouse)`;
+    return `  ${e.judged.verdict ?? 'not measured'}: ${displayText(e.projectId)}, ${name} (job completed ${e.completedDay}) — ${e.judged.reason}`;
   });
   const more = sorted.length - shown.length;
   return [
     '',
     'Fixes and their effect (the rate against similar gaps without a job):',
+    ...portfolio,
     ...shown,
     ...(more > 0 ? [`  and ${more} more: see "Fixes and their effect" in the report`] : []),
   ];

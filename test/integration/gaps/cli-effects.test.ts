@@ -1,8 +1,9 @@
 /**
  * `mintlify-exporter effects`, the real CLI in its own process, over a stand-in lake with planted
- * truths (test/helpers/effects-lake.ts): a fix whose rate falls 60 %, one with no change while the
- * site's traffic rises 50 %, one with fewer than 30 signals before, one completed three days ago,
- * unchanged gaps without a job as controls, and a job that failed. The child's clock is fixed at
+ * truths (test/helpers/effects-lake.ts): a fix whose rate falls 60 % with 280 signals before, one
+ * with no change (280 signals) while the site's traffic rises 50 %, a true 30 % fall with 30
+ * signals (inconclusive, never no_change), one completed three days ago, unchanged gaps without a
+ * job as controls, and a job that failed — and the portfolio pooling each kind's completed jobs. The child's clock is fixed at
  * the lake's NOW (test/helpers/fixed-now.mjs).
  */
 import { readFile } from 'node:fs/promises';
@@ -10,11 +11,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixEffect } from '../../../functions/gaps/fix-effects.js';
+import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
 import { formatDay } from '../../../functions/shared/dates.js';
 import { duckDbType } from '../../../functions/warehouse/duckdb.js';
 import { FIX_EFFECTS } from '../../../functions/warehouse/tables.js';
 import { runSpawnedCli } from '../../helpers/cli.js';
-import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, TOPIC_TRUTH, TRUTH, type EffectsLake } from '../../helpers/effects-lake.js';
+import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, SMALL, TOPIC_TRUTH, TRUTH, type EffectsLake } from '../../helpers/effects-lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
 
@@ -34,11 +36,16 @@ function effects(args: readonly string[], now = NOW) {
   return runSpawnedCli(['effects', '--out', lake.root, ...args], { HOME: lake.root, FIXED_NOW: String(now) }, { nodeArgs: ['--import', FIXED_NOW] });
 }
 
-async function effectsJson(args: readonly string[] = []): Promise<FixEffect[]> {
+async function effectsDocument(args: readonly string[] = []): Promise<{ effects: FixEffect[]; portfolio: PortfolioEntry[] }> {
   const { code, stdout, stderr } = await effects([...args, '--json']);
   expect(code, stderr).toBe(0);
   expect(stdout.trimEnd().split('\n')).toHaveLength(1);
-  return (JSON.parse(stdout) as { effects: FixEffect[] }).effects;
+  expect(stdout).not.toMatch(/NaN|Infinity/);
+  return JSON.parse(stdout) as { effects: FixEffect[]; portfolio: PortfolioEntry[] };
+}
+
+async function effectsJson(args: readonly string[] = []): Promise<FixEffect[]> {
+  return (await effectsDocument(args)).effects;
 }
 
 const byPage = (list: readonly FixEffect[], page: string) => list.find((e) => e.gapId === lake.gapIdOf(page));
@@ -46,7 +53,7 @@ const byPage = (list: readonly FixEffect[], page: string) => list.find((e) => e.
 const byKey = (key: string) => (key.startsWith('/') ? lake.gapIdOf(key) : lake.topicGapId);
 
 describe('effects --json over planted truths', () => {
-  it('says fixed, no_change, too_little_data, too_little_data, with the sides the stand-in planted', async () => {
+  it('says fixed, no_change, inconclusive, too_little_data, with the sides the stand-in planted', async () => {
     const list = await effectsJson();
 
     // The latest completion first; a day's jobs by verdict, then by gap id.
@@ -56,9 +63,9 @@ describe('effects --json over planted truths', () => {
     ].sort((a, b) => (byKey(a[0] ?? '') < byKey(b[0] ?? '') ? -1 : 1));
     expect(list.map((e) => [e.key, e.verdict])).toEqual([
       ['/docs/recent', 'too_little_data'],
+      ['/docs/rare', 'inconclusive'],
       ...fixedTwo,
       ['/docs/no-change', 'no_change'],
-      ['/docs/rare', 'too_little_data'],
     ]);
     const fixed = byPage(list, '/docs/fixed');
     expect(fixed).toMatchObject({
@@ -96,24 +103,55 @@ describe('effects --json over planted truths', () => {
     );
   });
 
-  it('says no_change for a fix whose rate held while the whole site’s traffic rose 50 %', async () => {
+  it('says no_change for a fix whose rate held while the whole site’s traffic rose 50 %, its interval inside the margin', async () => {
     const noChange = byPage(await effectsJson(), '/docs/no-change');
 
-    expect(noChange).toMatchObject({ verdict: 'no_change', before: TRUTH.noChange.before, after: TRUTH.noChange.after, control: { gaps: 6 } });
+    expect(noChange).toMatchObject({
+      verdict: 'no_change',
+      before: TRUTH.noChange.before,
+      after: TRUTH.noChange.after,
+      control: { gaps: 6 },
+      daysToVerdict: null,
+    });
+    expect(noChange?.effect.low).toBeGreaterThanOrEqual(0.7);
+    expect(noChange?.effect.high).toBeLessThanOrEqual(1 / 0.7);
     expect(noChange?.effect.low).toBeLessThan(1);
     expect(noChange?.effect.high).toBeGreaterThan(1);
-    expect(noChange?.reason).toMatch(/no change told from chance/);
+    expect(noChange?.reason).toMatch(/inside 0\.70–1\.43: if it changed at all, by less than 30 %/);
   });
 
-  it('says too_little_data with the reason in words: fewer than 30 signals before, and three whole days since', async () => {
+  it('says inconclusive, never no_change, for a true 30 % fall with 30 signals: what it could have seen, and when it will', async () => {
+    const small = byPage(await effectsJson(), '/docs/rare');
+
+    expect(small).toMatchObject({ verdict: 'inconclusive', completedDay: SMALL, before: TRUTH.rare.before, after: TRUTH.rare.after });
+    expect(small?.effect.ratio).toBeCloseTo(0.7, 1);
+    expect(small?.detectable).toBeGreaterThan(0.5);
+    expect(small?.daysToVerdict).toBeGreaterThan(0);
+    expect(small?.daysToVerdict).toBeLessThanOrEqual(90);
+    expect(small?.reason).toMatch(
+      new RegExp(
+        `could only have seen a fall of ${Math.round((small?.detectable ?? 0) * 100)} % or more; at this pace, a 30 % fall is visible in about ${small?.daysToVerdict} days$`,
+      ),
+    );
+  });
+
+  it('leads with the portfolio: each kind’s completed jobs pooled, with its verdict, interval and number of fixes', async () => {
+    const { portfolio } = await effectsDocument();
+
+    expect(portfolio.map((p) => [p.projectId, p.kind, p.fixes])).toEqual([
+      [EFFECTS_PROJECT, 'thumbs_down_page', 3],
+      [EFFECTS_PROJECT, 'unanswered_topic', 1],
+    ]);
+    const pages = portfolio[0];
+    expect(pages?.effect.ratio).toBeGreaterThan(0.4);
+    expect(pages?.effect.ratio).toBeLessThan(1);
+    expect(pages?.reason).toMatch(/^3 fixes \(of 4; the others have no interval yet\) pooled \(random effects\)/);
+    expect(portfolio[1]).toMatchObject({ verdict: 'fixed' });
+  });
+
+  it('says too_little_data with the reason in words: three whole days since', async () => {
     const list = await effectsJson();
 
-    expect(byPage(list, '/docs/rare')).toMatchObject({
-      verdict: 'too_little_data',
-      before: TRUTH.rare.before,
-      reason: 'only 28 thumbs down in the 28 days before the job: a verdict needs 30',
-      effect: { ratio: null, low: null, high: null },
-    });
     expect(byPage(list, '/docs/recent')).toMatchObject({
       verdict: 'too_little_data',
       completedDay: RECENT,
@@ -128,17 +166,25 @@ describe('effects --json over planted truths', () => {
 
     expect(code, stderr).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines.filter((_, i) => i % 2 === 0).map((line) => line.split(/\s+/).slice(0, 2))).toEqual([
+    expect(lines.slice(0, 3).map((line) => line.split(/\s+/).slice(0, 4))).toEqual([
+      [expect.any(String), EFFECTS_PROJECT, 'all', 'thumbs_down_page'],
+      ['fixed', EFFECTS_PROJECT, 'all', 'unanswered_topic'],
+      [''],
+    ]);
+    const jobs = lines.slice(3);
+    expect(jobs.filter((_, i) => i % 2 === 0).map((line) => line.split(/\s+/).slice(0, 2))).toEqual([
       ['fixed', EFFECTS_PROJECT],
       ['fixed', EFFECTS_PROJECT],
       ['no_change', EFFECTS_PROJECT],
-      ['too_little_data', EFFECTS_PROJECT],
+      ['inconclusive', EFFECTS_PROJECT],
       ['too_little_data', EFFECTS_PROJECT],
     ]);
-    const fixedAt = lines.findIndex((line) => line.includes(`thumbs_down_page /docs/fixed: job job_fixed completed ${DONE}, ${PR_LINK}`));
+    const fixedAt = jobs.findIndex((line) => line.includes(`thumbs_down_page /docs/fixed: job job_fixed completed ${DONE}, ${PR_LINK}`));
     expect(fixedAt % 2).toBe(0);
-    expect(lines[fixedAt + 1]?.trim()).toMatch(/^thumbs down per view fell 60 %/);
-    expect(stderr.trimEnd().split('\n')).toEqual([`5 completed job(s) made for a gap in ${lake.root}: 2 fixed, 1 no_change, 2 too_little_data`]);
+    expect(jobs[fixedAt + 1]?.trim()).toMatch(/^thumbs down per view fell 60 %/);
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      `5 completed job(s) made for a gap in ${lake.root}: 2 fixed, 1 no_change, 1 inconclusive, 1 too_little_data`,
+    ]);
   });
 
   it('gives a job that did not complete no verdict', async () => {
@@ -178,9 +224,9 @@ describe('effects --save', () => {
       `SELECT key, verdict, before_signals, before_exposure, after_signals, control_gaps FROM read_json('${file}', format = 'newline_delimited') ORDER BY key`,
     );
     expect(rows.map((r) => [r['key'], r['verdict'], Number(r['before_signals']), Number(r['before_exposure'])])).toEqual([
-      ['/docs/fixed', 'fixed', 140, 5600],
-      ['/docs/no-change', 'no_change', 112, 5600],
-      ['/docs/rare', 'too_little_data', 28, 5600],
+      ['/docs/fixed', 'fixed', 280, 11200],
+      ['/docs/no-change', 'no_change', 280, 14000],
+      ['/docs/rare', 'inconclusive', 30, 1500],
       ['/docs/recent', 'too_little_data', 18, 900],
       ['retry webhook', 'fixed', 168, 560],
     ]);
@@ -189,6 +235,6 @@ describe('effects --save', () => {
     const typed = await queryDuckDb(
       `SELECT count(*) AS n, count(judged_at) AS judged, count(effect_ratio) AS effects FROM read_json('${file}', format = 'newline_delimited', columns = {${columns}})`,
     );
-    expect(typed.map((r) => [Number(r['n']), Number(r['judged']), Number(r['effects'])])).toEqual([[5, 5, 3]]);
+    expect(typed.map((r) => [Number(r['n']), Number(r['judged']), Number(r['effects'])])).toEqual([[5, 5, 4]]);
   });
 });

@@ -68,11 +68,13 @@ describe('the effect of a fix', () => {
       jobId: `job_for_${lake.gapId}`,
       prLink: PR_LINK,
       completedDay: DONE,
+      startDay: DONE,
+      laterJobs: [],
       daysSince: 10,
       n: 10,
       tooEarly: false,
-      before: { from: addDays(DONE, -10), last: addDays(DONE, -1), days: 10, total: before, perDay: before / 10 },
-      after: { from: addDays(DONE, 1), last: addDays(DONE, 10), days: 10, total: 0, perDay: 0 },
+      before: { from: addDays(DONE, -10), last: addDays(DONE, -1), days: 10, total: before, perDay: before / 10, leftOut: [] },
+      after: { from: addDays(DONE, 1), last: addDays(DONE, 10), days: 10, total: 0, perDay: 0, leftOut: [] },
       // The lake holds feedback only: no views, so no rate — and fewer than 30 thumbs down before.
       judged: expect.objectContaining({
         verdict: 'too_little_data',

@@ -51,16 +51,16 @@ describe('Fixes and their effect, in a real browser', () => {
     await section.scrollIntoViewIfNeeded();
     expect(await section.isVisible()).toBe(true);
     expect(await section.locator('h2').textContent()).toBe('Fixes and their effect');
-    expect(await section.textContent()).toContain('Before / after, not cause and effect');
+    expect(await section.textContent()).toContain('The figures beside a verdict are its own');
     const [gap, completed, pr, beforeCell, afterCell] = await rowOf(lake.page);
     expect(gap).toBe(`Thumbs down on ${lake.page}`);
     expect(completed).toBe(DONE);
     expect(pr).toBe(PR_LINK);
     expect(await page.locator(`#fixes-effect a[href="${PR_LINK}"]`).count()).toBe(1);
     expect(beforeCell).toBe(
-      `${(Math.round(before) / 10).toFixed(1)} a day — ${before} thumbs down in 10 day(s) (${addDays(DONE, -10)} to ${addDays(DONE, -1)})`,
+      `${(Math.round(before) / 10).toFixed(1)} a day — ${before} thumbs down in 10 day(s) exported (${addDays(DONE, -10)} to ${addDays(DONE, -1)})`,
     );
-    expect(afterCell).toBe(`0.0 a day — 0 thumbs down in 10 day(s) (${addDays(DONE, 1)} to ${addDays(DONE, 10)})`);
+    expect(afterCell).toBe(`0.0 a day — 0 thumbs down in 10 day(s) exported (${addDays(DONE, 1)} to ${addDays(DONE, 10)})`);
   });
 
   it('says too early to tell for a job completed three days ago', async () => {

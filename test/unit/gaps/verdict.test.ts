@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dispersionOf, judgeFix, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
+import { daysUntilDetectable, detectableFall } from '../../../functions/gaps/power.js';
+import { studentQuantile } from '../../../functions/gaps/student.js';
+import { dispersionOf, EQUIVALENCE_MARGIN, judgeFix, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
 
 const WORDS = { signal: 'thumbs down', exposure: 'views', rate: 'thumbs down per view' };
 const days = (n: number, signal: number, exposure: number): DayCount[] => Array.from({ length: n }, () => ({ signal, exposure }));
@@ -32,7 +34,7 @@ describe('judgeFix', () => {
     expect(judgeFix(input(3, 6)).verdict).toBe('worse');
   });
 
-  it('says no_change when the gap moved as its controls did, whatever its counts did', () => {
+  it('says no_change when the gap moved as its controls did, its whole interval inside the margin', () => {
     // The site's traffic and every gap's thumbs down rose 50 %: the rates held.
     const result = judgeFix({
       ...input(4, 6),
@@ -43,6 +45,42 @@ describe('judgeFix', () => {
     expect(result.verdict).toBe('no_change');
     expect(result.effect.ratio).toBeCloseTo(1, 10);
     expect(result.control.ratio).toBeCloseTo(1, 10);
+    expect(result.effect.low).toBeGreaterThanOrEqual(EQUIVALENCE_MARGIN);
+    expect(result.effect.high).toBeLessThanOrEqual(1 / EQUIVALENCE_MARGIN);
+    expect(result.daysToVerdict).toBeNull();
+    expect(result.reason).toMatch(/inside 0\.70–1\.43: if it changed at all, by less than 30 %; these counts could have seen a fall of \d+ % or more$/);
+  });
+
+  it('says inconclusive, never no_change, when the interval holds 1 but leaves the margin — with what it could have seen', () => {
+    // 30 thumbs down before over 10 days, a true 30 % fall after: 21.
+    const result = judgeFix({
+      daysSince: 10,
+      before: days(10, 3, 100),
+      after: days(10, 2.1, 100),
+      control: { gaps: 6, before: days(10, 24, 1200), after: days(10, 24, 1200) },
+      words: WORDS,
+      maxDays: { before: 90, after: 90 },
+    });
+
+    expect(result.verdict).toBe('inconclusive');
+    expect(result.effect.low).toBeLessThan(EQUIVALENCE_MARGIN);
+    expect(result.effect.high).toBeGreaterThan(1);
+    expect(result.detectable).toBeGreaterThan(0.5);
+    const expected = detectableFall({ before: 30, expectedAfter: 30, controlBefore: 240, controlAfter: 240, phi: 1, phiControl: 1 });
+    expect(result.detectable).toBeCloseTo(expected as number, 10);
+    expect(result.daysToVerdict).toBe(
+      daysUntilDetectable({
+        daysBefore: 10,
+        daysAfter: 10,
+        counts: { before: 30, expectedAfter: 30, controlBefore: 240, controlAfter: 240, phi: 1, phiControl: 1 },
+        maxBefore: 90,
+        maxAfter: 90,
+      }),
+    );
+    expect(result.daysToVerdict).toBeGreaterThan(0);
+    expect(result.reason).toMatch(
+      /too small to tell yet — could only have seen a fall of \d\d % or more; at this pace, a 30 % fall is visible in about \d+ days$/,
+    );
   });
 
   it('takes the controls’ change out: a fall the controls share is no fix', () => {
@@ -52,9 +90,24 @@ describe('judgeFix', () => {
     expect(result.verdict).toBe('no_change');
   });
 
-  it('says too_little_data under 7 whole days, under 30 signals before, without exposure or without a control — in words', () => {
+  it('gives no verdict on a side with too little exposure for a finite interval: a moved page, a control with one view after', () => {
+    const moved = judgeFix({ ...input(5, 0), after: days(28, 0, 0).map((d, i) => (i === 0 ? { signal: 0, exposure: 3 } : d)) });
+    expect(moved.verdict).toBe('too_little_data');
+    expect(moved.reason).toMatch(/^only 3 views in the 28 days after the job: at the rate before, 0\.1 thumbs down were expected there/);
+    expect(moved.effect).toEqual({ ratio: null, low: null, high: null });
+    const lonelyControl = judgeFix({
+      ...input(5, 2),
+      control: { gaps: 1, before: days(28, 60, 3000), after: days(28, 0, 0).map((d, i) => (i === 0 ? { signal: 1, exposure: 1 } : d)) },
+    });
+    expect(lonelyControl.verdict).toBe('too_little_data');
+    for (const result of [moved, lonelyControl]) expect(JSON.stringify(result)).not.toMatch(/NaN|Infinity|null,"low":[^n]/);
+    expect(`${moved.reason} ${lonelyControl.reason}`).not.toMatch(/NaN|Infinity/);
+  });
+
+  it('says too_little_data under 7 whole days, without signals before, without exposure or without a control — in words; never for few signals alone', () => {
     expect(judgeFix(input(5, 2, { daysSince: 6 })).reason).toBe('only 6 whole days since the job completed: a verdict needs 7');
-    expect(judgeFix({ ...input(1, 1) }).reason).toBe('only 28 thumbs down in the 28 days before the job: a verdict needs 30');
+    expect(judgeFix({ ...input(1, 1) }).verdict).toBe('inconclusive');
+    expect(judgeFix({ ...input(0, 1) }).reason).toBe('no thumbs down in the 28 days before the job: there was no rate to fall');
     expect(judgeFix({ ...input(5, 2), after: days(28, 2, 0) }).reason).toBe('no views exported in the 28 days after the job: its rate cannot be measured');
     const { control: _, ...noControl } = input(5, 2);
     const result = judgeFix(noControl);
@@ -69,7 +122,7 @@ describe('judgeFix', () => {
     expect(result.effect.low).toBeGreaterThan(0);
   });
 
-  it('widens the interval by the days’ overdispersion, never narrows it below Poisson', () => {
+  it('widens the interval by the days’ overdispersion, never narrows it below Poisson, on a t quantile', () => {
     const steady = input(5, 4);
     const bursty = { ...steady, before: steady.before.map((d, i) => ({ ...d, signal: i % 2 === 0 ? 0 : 10 })) };
     const width = (r: ReturnType<typeof judgeFix>) => Math.log((r.effect.high ?? 0) / (r.effect.low ?? 1));
@@ -77,7 +130,8 @@ describe('judgeFix', () => {
     expect(dispersionOf(steady.before, steady.after)).toBe(0);
     expect(dispersionOf(bursty.before, bursty.after)).toBeGreaterThan(2.5);
     expect(width(judgeFix(bursty))).toBeGreaterThan(1.4 * width(judgeFix(steady)));
-    expect(width(judgeFix(steady))).toBeCloseTo(width(judgeFix({ ...steady, dispersion: 'poisson' })), 10);
+    // φ at its floor of 1: the same variance as Poisson, the quantile Student's t on the 56 days − 2 it was estimated from.
+    expect(width(judgeFix(steady))).toBeCloseTo((width(judgeFix({ ...steady, dispersion: 'poisson' })) * studentQuantile(0.975, 54)) / 1.959963984540054, 8);
   });
 });
 

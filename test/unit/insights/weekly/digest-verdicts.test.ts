@@ -12,15 +12,26 @@ function effect(page: string, verdict: Verdict, completedDay: string): GapEffect
     gap: { kind: 'thumbs_down_page', key: `/docs/${page}`, title: `Thumbs down on /docs/${page}` },
     requestId: `r_${page}`,
     completedDay,
+    startDay: completedDay,
+    laterJobs: [],
     daysSince: 30,
     n: 28,
     tooEarly: false,
-    judged: { verdict, reason: `reason of ${page}`, before: side, after: side, control: { gaps: 3, ratio: 1 }, effect: { ratio: 1, low: 0.8, high: 1.2 } },
+    judged: {
+      verdict,
+      reason: `reason of ${page}`,
+      before: side,
+      after: side,
+      control: { gaps: 3, ratio: 1 },
+      effect: { ratio: 1, low: 0.8, high: 1.2 },
+      detectable: 0.3,
+      daysToVerdict: null,
+    },
   };
 }
 
 describe('verdictLines', () => {
-  it('lists fixed and worse first, then no_change and too_little_data, the latest completion first within each', () => {
+  it('leads with the fixes pooled per kind, then lists fixed and worse first, then no_change and too_little_data, the latest completion first within each', () => {
     const lines = verdictLines([
       effect('a', 'no_change', '2026-10-01'),
       effect('b', 'too_little_data', '2026-11-20'),
@@ -29,7 +40,8 @@ describe('verdictLines', () => {
       effect('e', 'fixed', '2026-10-05'),
     ]);
 
-    expect(lines.slice(2)).toEqual([
+    expect(lines[2]).toMatch(/^ {2}on average, proj_a, pages with thumbs down: no_change — 4 fixes \(of 5; the others have no interval yet\) pooled/);
+    expect(lines.slice(3)).toEqual([
       '  fixed: proj_a, Thumbs down on /docs/e (job completed 2026-10-05) — reason of e',
       '  fixed: proj_a, Thumbs down on /docs/d (job completed 2026-09-01) — reason of d',
       '  worse: proj_a, Thumbs down on /docs/c (job completed 2026-10-02) — reason of c',
