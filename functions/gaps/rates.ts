@@ -7,7 +7,10 @@
  */
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
 import type { GapKind } from './gaps.js';
-import type { RateGap } from './effect.js';
+import { dayKey } from '../warehouse/lake/layout.js';
+
+/** A gap whose rates are read: its id, kind, project and key. */
+export type RateGap = { readonly gapId: string; readonly kind: GapKind; readonly projectId: string; readonly key: string };
 import type { DayCount } from './verdict.js';
 
 export interface DailyRates {
@@ -32,5 +35,5 @@ const COUNT_TABLES: Readonly<Record<GapKind, { readonly signal: TableDef; readon
 /** The reason a gap's counts of `day` are refused: the file, the value. */
 export function refusedCount(gap: RateGap, day: string, which: 'signal' | 'exposure', value: number): string {
   const table = COUNT_TABLES[gap.kind][which];
-  return `${table.prefix}/dt=${day}/${gap.projectId}.parquet holds a count that is not a whole number of at least 0 (${String(value)}): refused, no verdict (export that day again)`;
+  return `${dayKey(table.prefix, day, `${gap.projectId}.parquet`)} holds a count that is not a whole number of at least 0 (${String(value)}): refused, no verdict (export that day again)`;
 }

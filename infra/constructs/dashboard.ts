@@ -104,6 +104,8 @@ export class OperationsDashboard extends Construct {
           exported(EXPORT_METRICS.schemaDrift, 'Sum', HOUR, 'with schema drift (kept)'),
           // Committed days whose Glue partition waits for the next run (the units are fine).
           exported(EXPORT_METRICS.partitionsFailed, 'Sum', HOUR, 'Glue partitions left for the next run'),
+          // Iceberg statements that failed (tableFormat=iceberg): a MERGE or DELETE is run again next run.
+          exported(EXPORT_METRICS.icebergFailed, 'Sum', HOUR, 'Iceberg statements left for the next run'),
         ],
       }),
       new cloudwatch.GraphWidget({

@@ -216,7 +216,7 @@ export class Warehouse extends Construct {
     const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
     this.grantFolders(
       grantee,
-      { read: [...exportFolders(), rootOf('runs'), rootOf('outcomes'), records].map(inEach), write: [inEach(reports)] },
+      { read: [...exportFolders(), rootOf('runs'), rootOf('expired'), rootOf('outcomes'), records].map(inEach), write: [inEach(reports)] },
       "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages under that organisation's reports folder. The wildcards are the organisation's id and the object key within each folder.",
     );
     this.grantOrganisationsList(grantee);
@@ -250,14 +250,14 @@ export class Warehouse extends Construct {
 
   /**
    * The weekly report and the insights check: read what the export wrote — every dataset's
-   * tables, manifests and checkpoints, and the run log — and list only those folders; nothing
+   * tables, manifests and checkpoints, the run log and the expiry records — and list only those folders; nothing
    * else (not the follow-up outcomes, not Athena results, not the reports).
    */
   grantWarehouseRead(grantee: iam.IGrantable): void {
     this.grantFolders(
       grantee,
-      { read: [...exportFolders(), rootOf('runs')] },
-      'The insights functions read objects under the exported table, manifest, checkpoint and run-log folders only, and list only those folders (s3:prefix). The wildcard is the object key within each folder.',
+      { read: [...exportFolders(), rootOf('runs'), rootOf('expired')] },
+      'The insights functions read objects under the exported table, manifest, checkpoint and run-log folders and the expiry records (a day removed by retention is named expired, not missing) only, and list only those folders (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 

@@ -107,9 +107,15 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     const { result, error, logs, iam } = await invoke(
       WORKER,
       { Records: records },
-      { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, EXPORT_STATE_TABLE: table, PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN },
-      // Yesterday's visitors only: a day of the seven datasets and the heal window would only take longer.
-      { EXPORT_DATASETS: 'visitors', EXPORT_HEAL_DAYS: '0' },
+      {
+        EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+        EXPORT_STATE_TABLE: table,
+        PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN,
+        EXPORT_GLUE_DATABASE: 'mintlify_analytics',
+      },
+      // Yesterday's visitors only: a day of the seven datasets and the heal window would only take
+      // longer. No Glue here (no emulator): the worker's (org, dt) registration is unit-tested.
+      { EXPORT_DATASETS: 'visitors', EXPORT_HEAL_DAYS: '0', EXPORT_GLUE_DATABASE: '' },
     );
     expect(error, logs).toBeUndefined();
     expect(iam.denied).toEqual([]);

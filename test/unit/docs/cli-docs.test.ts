@@ -29,6 +29,7 @@ describe('the flag tables of docs/cli.md', () => {
       '--json',
       '--days',
       '--org',
+      '--concurrency',
     ]);
     expect(sandbox).toContain('| `--window <kind>` | how the budget window moves (one of `fixed`, `rolling`) | `rolling` |');
   });
