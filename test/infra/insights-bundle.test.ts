@@ -24,6 +24,7 @@ import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/sec
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
 import { queryDuckDb } from '../helpers/read-back.js';
+import { beyondChance } from '../../functions/warehouse/noise.js';
 
 const PROJECTS = ['proj_a', 'proj_b'] as const;
 /** Monday 06:00 UTC, the schedule's time: the week to Sunday 2026-11-22 (ISO 2026-W47) is complete. */
@@ -213,7 +214,9 @@ describe('the synthesized insights functions', () => {
       const change = Math.round((100 * (current - previous)) / previous);
       expect(row?.[3], label).toBe(`${change > 0 ? '+' : change < 0 ? '-' : ''}${Math.abs(change)} %`);
       const meaning = rise[label as keyof typeof rise];
-      const word = current === previous || meaning === undefined ? undefined : current > previous ? meaning : meaning === 'better' ? 'worse' : 'better';
+      // A word only for a change beyond chance at its counts (warehouse/noise.ts, docs/report.md).
+      const word =
+        meaning === undefined || !beyondChance(current, previous) ? undefined : current > previous ? meaning : meaning === 'better' ? 'worse' : 'better';
       expect(row?.[4], label).toBe(word);
     }
     const [human] = expected['Human visitors'];
