@@ -295,6 +295,7 @@ export class MintlifyExporterStack extends Stack {
       budget,
       alarms: [...Object.values(this.operations.alarms), ...insightAlarms],
       organisations: this.organisations !== undefined,
+      iceberg: this.iceberg !== undefined,
     });
 
     // What the docs tell a user to use, each with a description (docs/deploy.md's outputs table is generated from them).

@@ -25,6 +25,8 @@ export interface OperationsDashboardProps {
   readonly alarms: readonly cloudwatch.IAlarm[];
   /** A deployment for many organisations (context `organisations=true`): a row of graphs per organisation. @default false */
   readonly organisations?: boolean;
+  /** Iceberg tables merged through Athena (context `tableFormat=iceberg`): their failed statements beside the Glue partitions. @default false */
+  readonly iceberg?: boolean;
 }
 
 /** The organisations' graphs: each a Metrics Insights query grouped by `Organisation` (organisations added later show up). */
@@ -104,8 +106,8 @@ export class OperationsDashboard extends Construct {
           exported(EXPORT_METRICS.schemaDrift, 'Sum', HOUR, 'with schema drift (kept)'),
           // Committed days whose Glue partition waits for the next run (the units are fine).
           exported(EXPORT_METRICS.partitionsFailed, 'Sum', HOUR, 'Glue partitions left for the next run'),
-          // Iceberg statements that failed (tableFormat=iceberg): a MERGE or DELETE is run again next run.
-          exported(EXPORT_METRICS.icebergFailed, 'Sum', HOUR, 'Iceberg statements left for the next run'),
+          // Iceberg statements that failed (tableFormat=iceberg only): a MERGE or DELETE is run again next run.
+          ...(props.iceberg === true ? [exported(EXPORT_METRICS.icebergFailed, 'Sum', HOUR, 'Iceberg statements left for the next run')] : []),
         ],
       }),
       new cloudwatch.GraphWidget({
