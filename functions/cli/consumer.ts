@@ -10,6 +10,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeError } from '../shared/errors.js';
 import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
+import { bodyStringFields } from '../follow-up/message.js';
 import { deferMessage } from '../follow-up/visibility.js';
 
 export interface ConsumerOptions {
@@ -199,20 +200,7 @@ function idsOf(message: Message, result?: ProcessResult): Omit<MessageReport, 's
 
 /** The string fields of a queue message's body that name it, as far as the body is readable (never throws). */
 export function bodyIds(body: string): { projectId?: string; jobId?: string; requestId?: string; prompt?: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return {};
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
-  const fields = parsed as Record<string, unknown>;
-  const ids: { projectId?: string; jobId?: string; requestId?: string; prompt?: string } = {};
-  for (const key of ['projectId', 'jobId', 'requestId', 'prompt'] as const) {
-    const value = fields[key];
-    if (typeof value === 'string' && value !== '') ids[key] = value;
-  }
-  return ids;
+  return bodyStringFields(body, ['projectId', 'jobId', 'requestId', 'prompt']);
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -37,7 +37,7 @@ export interface ScopeFlags {
   readonly json?: boolean;
 }
 
-/** One pull request in `--json`'s `pulls` (DESIGN.md, "The agent's changes stay in scope"). */
+/** One pull request in `--json`'s `pulls` (docs/follow-ups.md, "The agent's changes stay in scope"). */
 export interface ScopedPull {
   readonly jobId: string | null;
   readonly projectId: string;

@@ -149,3 +149,25 @@ function sanitizeId(value: string): string {
   const cleaned = value.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128);
   return cleaned.length > 0 ? cleaned : createHash('sha256').update(value).digest('hex').slice(0, 32);
 }
+
+/**
+ * The non-empty string fields `keys` of a queue message's body, as far as it is readable (never
+ * throws): what routes or names a message before it is parsed (the consumer's lines, the
+ * organisations' routing).
+ */
+export function bodyStringFields<K extends string>(body: string, keys: readonly K[]): { [P in K]?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+  const fields = parsed as Record<string, unknown>;
+  const out: { [P in K]?: string } = {};
+  for (const key of keys) {
+    const value = fields[key];
+    if (typeof value === 'string' && value !== '') out[key] = value;
+  }
+  return out;
+}

@@ -9,7 +9,7 @@
  * organisations' secrets); `follow-up` and `enqueue` use {@link organisationOf} before anything is sent.
  */
 import type { FollowUpDeps, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
-import { defaultRequestId, ID_PATTERN } from '../follow-up/message.js';
+import { bodyStringFields, defaultRequestId, ID_PATTERN } from '../follow-up/message.js';
 import type { Organisation } from './organisations.js';
 
 /** The dead-letter reason of a message whose project is in no organisation (its prefix). */
@@ -50,20 +50,7 @@ export function organisationOf<O extends OrgProjects>(orgs: readonly O[], ref: F
 
 /** The string fields of a queue message's body that route it, as far as it is readable (never throws). */
 export function refOfBody(body: string): FollowUpRef & { readonly jobId?: string; readonly requestId?: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return {};
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
-  const fields = parsed as Record<string, unknown>;
-  const ref: { org?: string; projectId?: string; jobId?: string; requestId?: string } = {};
-  for (const key of ['org', 'projectId', 'jobId', 'requestId'] as const) {
-    const value = fields[key];
-    if (typeof value === 'string' && value !== '') ref[key] = value;
-  }
-  return ref;
+  return bodyStringFields(body, ['org', 'projectId', 'jobId', 'requestId']);
 }
 
 export type ProcessOne = (message: IncomingMessage, options: ProcessOptions) => Promise<ProcessResult>;

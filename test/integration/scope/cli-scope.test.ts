@@ -1,7 +1,7 @@
 /**
  * `mintlify-exporter scope` (issue 52): the pull requests of the period's completed jobs checked
  * again against the GitHub stand-in (octokit through GITHUB_API_URL) and recorded on their
- * outcome records; `--json` in DESIGN.md's shape; exit 0 all in scope, 1 any out of scope or
+ * outcome records; `--json` in docs/follow-ups.md's shape; exit 0 all in scope, 1 any out of scope or
  * unknown, 2 without GITHUB_TOKEN or for a bad period. A pull request merged after its job
  * completed gets its merged_at. One spawned run as a user runs it.
  */
