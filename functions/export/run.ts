@@ -13,7 +13,7 @@ import { unitKey, unitsOf, type UnitState } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { prepareRunPrivacy } from './privacy.js';
-import { applyRetention, withoutExpired } from './retention.js';
+import { applyRetention, isExpired, withoutExpired } from './retention.js';
 import { runUnits, type RunDeps, type RunSummary } from './run-units.js';
 import type { IcebergSummary } from './iceberg/sync.js';
 
@@ -46,6 +46,8 @@ export interface RunResult extends RunSummary {
   readonly retention?: string;
   /** The run's id in the run log (`export_runs`). */
   readonly runId: string;
+  /** Units of the days asked for that retention expired (PERSONAL_DATA_RETENTION_DAYS): never exported again; absent when none. */
+  readonly expired?: number;
   /** What the run did to the Iceberg tables (each statement's query id, rows, bytes scanned); absent with `tableFormat=hive`. */
   readonly iceberg?: IcebergSummary;
 }
@@ -118,7 +120,9 @@ async function planAndRun(request: RunRequest, policy: ExportPolicy, control: Ru
     );
     const summary = await runUnits({ units: withoutExpired(plan.units, cutoff, deps), policy, control, deps, privacy });
     if (entry && summary.units.every((u) => u.status === 'complete')) await removeBacklog(deps.store, entry.id);
-    return { ...summary, ...said, request };
+    // The days asked for whose units retention expired (recorded before, or past the cutoff now): said, never "complete".
+    const expired = unitsOf(request.days, projects, datasets).filter((unit) => plan.expired?.has(unitKey(unit)) === true || isExpired(unit, cutoff)).length;
+    return { ...summary, ...said, request, ...(expired > 0 ? { expired } : {}) };
   }
 
   const backlog = (await deps.store.list<BacklogEntry>(BACKLOG_PREFIX)).map((item) => item.value);

@@ -92,10 +92,12 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
         break;
     }
   }
+  const expired = result.expired ?? 0;
   const parts = [
     `${result.completed} of ${result.units.length} unit(s) exported to ${destination} with ${result.requests} API request(s)`,
     ...(result.rateLimited > 0 ? [`${result.rateLimited} rate-limited (429)`] : []),
     ...(result.budgetWaitMs > 0 ? [`waited ${formatDuration(result.budgetWaitMs)} for budget`] : []),
+    ...(expired > 0 ? [`${expired} unit(s) of the days asked for expired (retention: PERSONAL_DATA_RETENTION_DAYS), not exported again`] : []),
   ];
   io.stdout.write(`${parts.join('; ')}\n`);
   const truncated = result.units.filter((u) => u.status === 'complete' && u.manifest.truncated).length;
@@ -106,7 +108,14 @@ export function printExport(result: RunResult, destination: string, io: Pick<Cli
   }
   for (const entry of result.drift) io.stderr.write(`warning: ${entry.message}\n`);
   if (result.retention !== undefined) io.stdout.write(`${result.retention}\n`);
-  if (result.units.length === 0) io.stdout.write('Nothing to do: every unit is complete (--force exports them again).\n');
+  if (result.units.length === 0) {
+    // Expired units are not complete: retention removed them and no run exports them again.
+    io.stdout.write(
+      expired > 0
+        ? `Nothing to do: every unit is complete or expired — ${expired} expired (retention), which no run exports again; --force exports the complete ones again.\n`
+        : 'Nothing to do: every unit is complete (--force exports them again).\n',
+    );
+  }
   for (const stop of result.stops) {
     const untried = result.units.filter((u) => u.status === 'pending' && u.blocked === stop).length;
     io.stderr.write(`Stopped early: ${stop}${untried > 0 ? ` (${untried} more unit(s) not tried)` : ''}\n`);

@@ -9,7 +9,7 @@ import { runExport } from '../../../functions/export/run.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { addDays } from '../../../functions/shared/dates.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runCliInProcess } from '../../helpers/cli.js';
+import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { DATASET_CLIENT, exportDeps, testSettings } from '../../helpers/run-deps.js';
 
@@ -92,6 +92,20 @@ describe('PERSONAL_DATA_RETENTION_DAYS', () => {
     );
     expect(units.map(({ dataset, date, state }) => ({ dataset, date, state }))).toEqual(expect.arrayContaining(expected));
     expect(units.filter((unit) => DATASETS.includes(unit.dataset as never))).toHaveLength(expected.length);
+  });
+
+  it("export's last line says how many units of the days asked for expired, never that every unit is complete (issue 56)", async () => {
+    const args = ['export', '--from', EXPIRED[0] as string, '--to', '2026-02-08', '--project', PROJECT, '--out', dir];
+    const env = { PERSONAL_DATA_RETENTION_DAYS: String(RETENTION), EXPORT_DATASETS: DATASETS.join(','), EXPORT_STATE_DIR: await makeTempDir('retention-cli') };
+
+    const cli = await runCliAt(sandbox, args, { now: START, env });
+
+    expect(cli.code).toBe(0);
+    // visitors of those days are complete; feedback, searches and assistant expired: 3 days × 3 datasets.
+    expect(cli.stdout).not.toContain('every unit is complete (');
+    expect(cli.stdout).toContain('Nothing to do: every unit is complete or expired — 9 expired (retention)');
+    const forced = await runCliAt(sandbox, [...args, '--force'], { now: START, env });
+    expect(forced.stdout).toMatch(/^3 of 3 unit\(s\) exported .*; 9 unit\(s\) of the days asked for expired \(retention/m);
   });
 
   it('the next run plans none of them, even with --force, and writes nothing back', async () => {
