@@ -112,10 +112,10 @@ export class AgentStore {
 
   constructor(private readonly options: AgentOptions) {}
 
-  /** Adds (or replaces) a job. Default status `completed` with no PR. */
-  createJob(projectId: string, job: { id: string; status?: JobStatus; prLink?: string | null }): void {
+  /** Adds (or replaces) a job. Default status `completed` with no PR, created now. */
+  createJob(projectId: string, job: { id: string; status?: JobStatus; prLink?: string | null; createdAt?: number }): void {
     const status = job.status ?? 'completed';
-    const now = this.options.now();
+    const now = job.createdAt ?? this.options.now();
     this.projectJobs(projectId).set(job.id, {
       id: job.id,
       projectId,

@@ -37,6 +37,7 @@ export { FEEDBACK_BY_PAGE_MAX, type FeedbackByPageBody, type FeedbackByPageRow }
 export { parseBudgetOptions, type BudgetOptions, type BudgetState } from './server/budget.js';
 export { parseFaultRule, type FaultKind, type FaultMatch, type FaultRoute, type FaultRule, type FaultSpec } from './server/faults.js';
 export type { JobRecord, JobState, RunScript } from './agent.js';
+export { PLANTED_DAYS_AGO, PLANTED_FALL, type PlantedFix } from './generators/planted-fixes.js';
 export { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from './endpoints/query.js';
 export type { SearchRow } from './generators/searches.js';
 export { FEEDBACK_SOURCES, FEEDBACK_STATUSES, type FeedbackSource, type FeedbackStatus } from '../functions/shared/api-types.js';

@@ -8,6 +8,7 @@
 import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/generators/projects.js';
 import { DEFAULT_API_URL, validateApiKey, type Config } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
+import { formatDay } from '../shared/dates.js';
 import type { CliIo } from './io.js';
 import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
 
@@ -53,7 +54,7 @@ export function missingKeyError(config: Pick<Config, 'apiUrl'>, projects: readon
  * started by this process (on a worker thread) on 127.0.0.1, so everything runs on a laptop with nothing else —
  * unless MINTLIFY_API_URL or MINTLIFY_PROJECT_IDS point at the real API (ConfigError, exit 2).
  */
-export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr' | 'organisationsSandbox'>): Promise<ApiTarget> {
+export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr' | 'organisationsSandbox' | 'now'>): Promise<ApiTarget> {
   // An organisation of MINTLIFY_ORGS_FILE with no MINTLIFY_API_URL: the sandbox of every organisation, with its key as given.
   if (config.apiKey !== undefined && io.organisationsSandbox !== undefined && config.apiUrl === DEFAULT_API_URL) {
     const sandbox = await io.organisationsSandbox();
@@ -69,7 +70,8 @@ export async function resolveApiTarget(config: Config, io: Pick<CliIo, 'stderr' 
   }
   const mistake = missingKeyError(config, config.projectIds, 'MINTLIFY_PROJECT_IDS');
   if (mistake) throw mistake;
-  const sandbox = await startEmbeddedSandbox(io);
+  // Its past fixes (completed jobs with a known effect) planted as of this run's day: `effects` has verdicts on the first day.
+  const sandbox = await startEmbeddedSandbox(io, { fixesAsOf: formatDay(io.now()) });
   io.stderr.write(`No MINTLIFY_API_KEY set: using the embedded sandbox API at ${sandbox.url}\n`);
   return {
     baseUrl: sandbox.url,

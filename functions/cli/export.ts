@@ -22,6 +22,7 @@ import {
 import { wholeNumberArg } from './args.js';
 import { probeSetup } from './probe.js';
 import { sandboxPages } from './sandbox-sizes.js';
+import { writePlantedOutcomes } from './sandbox-fixes.js';
 import { loadConfig } from '../settings/config.js';
 import { formatDuration } from '../shared/durations.js';
 import { ConfigError, describeError } from '../shared/errors.js';
@@ -139,6 +140,17 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     const mistake = configurationMistake(result, projects, projectSource, api.stats.successes > 0);
     // A mistake that stopped everything before anything else happened is all there is to say.
     if (mistake?.alone) throw new ConfigError(mistake.line);
+    // The embedded sandbox's past fixes: their outcome records once their project's feedback is in the lake (sandbox-fixes.ts).
+    const planted = target.sandbox?.plantedFixes ?? [];
+    if (planted.length > 0 && datasets.includes('feedback')) {
+      const exported = projects.filter((p) => result.units.some((u) => u.projectId === p && u.dataset === 'feedback' && u.status === 'complete'));
+      const written = await writePlantedOutcomes(destination, planted, exported);
+      if (written > 0) {
+        stderr.write(
+          `The embedded sandbox planted ${written} past fix(es) (completed agent jobs for pages' thumbs down, one that worked): their outcome records are in the lake — try "mintlify-exporter effects"\n`,
+        );
+      }
+    }
     if (flags.json) writeJson(io.stdout, exportJson(result, destination.url));
     else printExport(result, destination.url, io);
     // The deployment's anomaly check over what this run completed, with the same marks.

@@ -4,6 +4,7 @@
  */
 import type { Sleep } from '../shared/time.js';
 import type { Organisation } from '../orgs/organisations.js';
+import type { PlantedFix } from '../../sandbox/index.js';
 
 /** What the CLI reads and writes; tests pass their own. */
 export interface CliIo {
@@ -36,6 +37,8 @@ export interface EmbeddedSandbox {
   readonly url: string;
   readonly apiKey: string;
   readonly projectIds: readonly string[];
+  /** The past fixes it planted (completed jobs with a known effect); the export writes their outcome records (sandbox-fixes.ts). */
+  readonly plantedFixes?: readonly PlantedFix[];
   /** The worker thread serving it; undefined when it runs in this process's own thread. */
   readonly threadId?: number;
   /** Stops the sandbox (and its thread). Safe to call more than once. */

@@ -6,9 +6,9 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { startSandbox } = await import('../../sandbox/index.ts');
-// workerData: the keys and projects of the organisations it serves (none: its own key and projects).
+// workerData: the keys and projects of the organisations it serves (none: its own key and projects), the day its past fixes are planted for.
 const sandbox = await startSandbox(workerData ?? {});
-parentPort.postMessage({ url: sandbox.url, apiKey: sandbox.apiKey, projectIds: [...sandbox.projectIds] });
+parentPort.postMessage({ url: sandbox.url, apiKey: sandbox.apiKey, projectIds: [...sandbox.projectIds], plantedFixes: [...sandbox.plantedFixes] });
 parentPort.once('message', async () => {
   await sandbox.close();
   parentPort.close();

@@ -8,7 +8,7 @@
  * their own process.
  */
 import { Worker } from 'node:worker_threads';
-import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { startSandbox, type PlantedFix, type SandboxOptions } from '../../sandbox/index.js';
 import type { CliIo, EmbeddedSandbox } from './io.js';
 
 export type { EmbeddedSandbox } from './io.js';
@@ -17,10 +17,11 @@ interface Ready {
   readonly url: string;
   readonly apiKey: string;
   readonly projectIds: readonly string[];
+  readonly plantedFixes: readonly PlantedFix[];
 }
 
-/** What an embedded sandbox may be started with: its keys and projects (plain data: it crosses to the thread). */
-export type EmbeddedSandboxOptions = Pick<SandboxOptions, 'apiKey' | 'moreApiKeys' | 'projects'>;
+/** What an embedded sandbox may be started with: its keys, projects and the day its past fixes are planted for (plain data: it crosses to the thread). */
+export type EmbeddedSandboxOptions = Pick<SandboxOptions, 'apiKey' | 'moreApiKeys' | 'projects' | 'fixesAsOf'>;
 
 /**
  * Starts the sandbox on a worker thread, or in this process if a thread cannot start it (the

@@ -13,6 +13,7 @@ import { PROJECT_ID_PATTERN, type Config } from '../settings/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { ConfigError } from '../shared/errors.js';
 import type { CliIo } from './io.js';
+import type { PlantedFix } from '../../sandbox/index.js';
 
 /** What `export`, `plan` and `status` need from the CLI. */
 export interface ExportCommandIo extends CliIo {
@@ -21,7 +22,8 @@ export interface ExportCommandIo extends CliIo {
     readonly baseUrl: string;
     readonly apiKey: string;
     readonly defaultProjects: readonly string[];
-    readonly sandbox?: unknown;
+    /** The embedded sandbox, when there is no key; its planted past fixes (sandbox-fixes.ts). */
+    readonly sandbox?: { readonly plantedFixes?: readonly PlantedFix[] };
     close(): Promise<void>;
   }>;
   /** Projects of the embedded sandbox (plan/status without a key and without MINTLIFY_PROJECT_IDS). */

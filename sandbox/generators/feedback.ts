@@ -11,12 +11,15 @@
  *
  * `status` is what people change later in the dashboard: `setStatus` overrides one row's
  * status, as if someone had just changed it (no modification time is exposed, as in the API).
- * `/feedback/by-page` aggregates these rows (feedback-by-page.ts).
+ * `/feedback/by-page` aggregates these rows (feedback-by-page.ts). A planted past fix
+ * (planted-fixes.ts) turns a share of its page's thumbs down into thumbs up after its day.
  */
 import type { FeedbackSource, FeedbackStatus } from '../../functions/shared/api-types.js';
+import { formatDay } from '../../functions/shared/dates.js';
 import { DAY_MS } from '../../functions/shared/time.js';
 import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';
+import { NO_PLANTED_FALLS, type PlantedFalls } from './planted-fixes.js';
 import type { ProjectRegistry } from './projects.js';
 import { COMMENTS, COMPLAINT_COMMENTS, CONTACTS, PRAISE_COMMENTS, SNIPPETS } from './text.js';
 import { DayByDayRows, type RowDay } from './windowed.js';
@@ -55,6 +58,8 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
   constructor(
     registry: ProjectRegistry,
     private readonly pages: SitePages,
+    /** Past fixes planted (planted-fixes.ts): a share of a page's thumbs down turned up after its fix. */
+    private readonly falls: PlantedFalls = NO_PLANTED_FALLS,
   ) {
     super(registry, { rowName: 'feedback row', dataset: 'feedback', salt: 0xfeedbac, spread: 0.2 });
   }
@@ -87,7 +92,9 @@ export class FeedbackData extends DayByDayRows<FeedbackRow> {
     const pagePath = this.pages.path(projectId, rank);
     const path = unit(mix(key, 5)) < 0.1 ? `https://${this.pages.host(projectId)}${pagePath}` : pagePath;
     const nullComment = { thumbs_only: 0.85, contextual: 0.3, code_snippet: 0.2, agent: 0 }[source];
-    const helpful = unit(mix(key, 9)) < 0.65;
+    const fall = this.falls.fall(projectId, rank, formatDay(day.start));
+    // A planted fix turns that share of the page's thumbs down up (by a draw of its own: the other rows stay as they were).
+    const helpful = unit(mix(key, 9)) < 0.65 || (fall > 0 && unit(mix(key, 16)) < fall);
     // A contextual comment agrees with its thumbs: praise with a thumbs up, a complaint with a thumbs down.
     const comments = source !== 'contextual' ? COMMENTS : helpful ? PRAISE_COMMENTS : COMPLAINT_COMMENTS;
     const common = {

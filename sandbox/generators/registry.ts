@@ -12,6 +12,7 @@ import { CallerStatsData } from './caller-stats.js';
 import { FeedbackByPageData } from './feedback-by-page.js';
 import { FeedbackData } from './feedback.js';
 import { SitePages } from './pages.js';
+import { PlantedFalls, plantedFixes, type PlantedFix } from './planted-fixes.js';
 import { DEFAULT_PROJECTS, ProjectRegistry, type ProjectSeed } from './projects.js';
 import { SearchData } from './searches.js';
 import { createViewsData } from './views.js';
@@ -24,17 +25,21 @@ export interface SandboxDataOptions {
   readonly seed?: number;
   /** Default `DEFAULT_PROJECTS`; `proj_synth_<N>` always exists as well. */
   readonly projects?: readonly ProjectSeed[];
+  /** Plant past fixes as of this day (`YYYY-MM-DD`, planted-fixes.ts); default none. */
+  readonly fixesAsOf?: string;
 }
 
 /** One generator per dataset of the catalog, over one project registry and one catalogue of pages. */
-function createGenerators(seed: number, projects: readonly ProjectSeed[]) {
+function createGenerators(seed: number, projects: readonly ProjectSeed[], fixesAsOf: string | undefined) {
   const registry = new ProjectRegistry(seed, projects);
   const pages = new SitePages(registry);
   const views = createViewsData(registry, pages);
-  const feedback = new FeedbackData(registry, pages);
+  const planted = new PlantedFalls(fixesAsOf === undefined ? [] : plantedFixes(projects, pages, parseDay(fixesAsOf, 'fixesAsOf')));
+  const feedback = new FeedbackData(registry, pages, planted);
   const assistant = new AssistantData(registry, pages);
   return {
     registry,
+    planted: planted.fixes,
     generators: {
       visitors: new PageCountData(registry, pages),
       views,
@@ -79,13 +84,16 @@ export interface SandboxData {
 export class Datasets implements SandboxData {
   readonly seed: number;
   readonly generators: Generators;
+  /** The past fixes planted in the data (planted-fixes.ts); none unless `fixesAsOf` was given. */
+  readonly planted: readonly PlantedFix[];
   private readonly registry: ProjectRegistry;
 
   constructor(options: SandboxDataOptions = {}) {
     this.seed = options.seed ?? 42;
-    const created = createGenerators(this.seed, options.projects ?? DEFAULT_PROJECTS);
+    const created = createGenerators(this.seed, options.projects ?? DEFAULT_PROJECTS, options.fixesAsOf);
     this.registry = created.registry;
     this.generators = created.generators;
+    this.planted = created.planted;
   }
 
   hasProject(projectId: string): boolean {

@@ -20,6 +20,7 @@ import { AgentStore, type JobState, type RunScript } from '../agent.js';
 import { answerAgent } from '../agent-routes.js';
 import { createRandom } from '../generators/hash.js';
 import { DEFAULT_PROJECTS, type ProjectSeed } from '../generators/projects.js';
+import type { PlantedFix } from '../generators/planted-fixes.js';
 import { Datasets, type SandboxData } from '../generators/registry.js';
 import { AnalyticsRoutes } from './analytics-routes.js';
 import { createAuthCheck, SANDBOX_API_KEY, type AuthCheck } from './auth.js';
@@ -74,6 +75,12 @@ export interface SandboxOptions {
   readonly drift?: boolean;
   /** Oldest request-log entries are dropped beyond this many; default 100,000. */
   readonly requestLogLimit?: number;
+  /**
+   * Plant past fixes as of this day (`YYYY-MM-DD`): completed agent jobs made for pages' thumbs
+   * down, one whose page's rate falls by a known share after it and one that changed nothing
+   * (generators/planted-fixes.ts). Default none: the data as without them.
+   */
+  readonly fixesAsOf?: string;
 }
 
 export interface Sandbox {
@@ -83,6 +90,8 @@ export interface Sandbox {
   readonly apiKey: string;
   /** The configured projects' ids (`proj_synth_<N>` also exists but is not listed). */
   readonly projectIds: readonly string[];
+  /** The past fixes planted in its data, their jobs served by the agent API (none without `fixesAsOf`). */
+  readonly plantedFixes: readonly PlantedFix[];
   /** Stops listening, drops open connections and wakes pending delays. */
   close(): Promise<void>;
   /** Live log of API requests (control requests are not logged). */
@@ -127,7 +136,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const seed = options.seed ?? 42;
   const projects = options.projects ?? DEFAULT_PROJECTS;
-  const state = createState(options, new Datasets({ seed, projects }));
+  const state = createState(options, new Datasets({ seed, projects, ...(options.fixesAsOf !== undefined ? { fixesAsOf: options.fixesAsOf } : {}) }));
+  // The planted fixes' jobs: completed, their pull requests merged, on the day they say.
+  for (const fix of state.data.planted) {
+    state.agent.createJob(fix.projectId, { id: fix.jobId, status: 'completed', prLink: fix.prLink, createdAt: Date.parse(`${fix.completedDay}T09:00:00Z`) });
+  }
   const handle = createRequestHandler(state, createAuthCheck(apiKey, options.moreApiKeys), createLatency(options.latencyMs ?? 0, createRandom(seed ^ 0x5eed)));
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -154,6 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port,
     apiKey,
     projectIds: projects.map((project) => project.id),
+    plantedFixes: data.planted,
     requests: requests.entries,
     async close() {
       if (delays.closed) return;
