@@ -4,12 +4,15 @@
  * then per organisation (or once without the file): the destination (written, read and deleted
  * as the export's probe does), the budget ledger (read from its state folder or table), AWS region
  * and credentials when the configuration needs them (an `s3://` destination, a state table, a Glue
- * database), and the key with one cheap request — a day of `visitors` of the first project,
+ * database, a queue), each state table (EXPORT_STATE_TABLE, FOLLOWUP_STATE_TABLE: it exists and is
+ * ACTIVE) and queue (EXPORT_ORGS_QUEUE_URL, FOLLOWUP_DEAD_LETTER_QUEUE_URL: it answers) configured, and the key with one cheap request — a day of `visitors` of the first project,
  * through the budget like every analytics request (the embedded sandbox's without a key) — which
  * also proves the project is the key's. Exit 0 when every check passes, 1 otherwise; 2 only for
  * a flag it cannot read.
  */
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
 import { createExportDeps, lastDueDay, localStateDir, openExportDestination } from '../export/index.js';
 import { orgDestination, readOrganisationsFile, selectOrganisations, type Organisation } from '../orgs/organisations.js';
@@ -23,6 +26,7 @@ import { checkAwsAccess } from './aws-access.js';
 import { missingKeyError } from './api-target.js';
 import { organisationEnv } from './orgs.js';
 import { probeSetup } from './probe.js';
+import { sqsClientFor } from './sqs-client.js';
 import { clientOverrides, probeInput, type ExportCommandIo } from './scope.js';
 
 interface DoctorFlags {
@@ -113,6 +117,7 @@ async function checkOne(out: string | undefined, env: ExportCommandIo['env'], io
     ...((out ?? config.destination).startsWith('s3://') ? ['an s3:// destination'] : []),
     ...(config.stateTable !== undefined ? [`the state table ${config.stateTable}`] : []),
     ...(config.glueDatabase !== undefined ? [`the Glue database ${config.glueDatabase}`] : []),
+    ...storesOf(config).map((store) => `the ${store.what} ${store.name}`),
   ];
   if (awsNeeds.length > 0) {
     const ok = await checkAwsAccess(io.clients?.s3 ?? new S3Client(awsClientConfig()), `needed for ${awsNeeds.join(', ')}`).then(
@@ -121,6 +126,7 @@ async function checkOne(out: string | undefined, env: ExportCommandIo['env'], io
     );
     say({ name: named('AWS region and credentials'), ok: ok === undefined, detail: ok ?? `found (needed for ${awsNeeds.join(', ')})` });
   }
+  for (const check of await checkStores(config, io)) say({ ...check, name: named(check.name) });
   const clients = clientOverrides(io, out);
   let destination: ReturnType<typeof openExportDestination>;
   try {
@@ -183,6 +189,58 @@ async function checkKey(config: Config, io: ExportCommandIo, deps: ReturnType<ty
   } finally {
     await target?.close();
   }
+}
+
+/** The state tables and queues the configuration names: each is checked when set. */
+function storesOf(config: Config): { readonly what: 'state table' | 'queue'; readonly name: string; readonly env: string }[] {
+  return [
+    ...(config.stateTable !== undefined ? [{ what: 'state table' as const, name: config.stateTable, env: 'EXPORT_STATE_TABLE' }] : []),
+    ...(config.followUpStateTable !== undefined ? [{ what: 'state table' as const, name: config.followUpStateTable, env: 'FOLLOWUP_STATE_TABLE' }] : []),
+    ...(config.orgsQueueUrl !== undefined ? [{ what: 'queue' as const, name: config.orgsQueueUrl, env: 'EXPORT_ORGS_QUEUE_URL' }] : []),
+    ...(config.followUpDeadLetterQueueUrl !== undefined
+      ? [{ what: 'queue' as const, name: config.followUpDeadLetterQueueUrl, env: 'FOLLOWUP_DEAD_LETTER_QUEUE_URL' }]
+      : []),
+  ];
+}
+
+/**
+ * Each state table (DescribeTable: it exists and is ACTIVE) and queue (GetQueueAttributes: it
+ * answers, with its messages waiting) the configuration names, one check each with its fix.
+ */
+async function checkStores(config: Config, io: ExportCommandIo): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const store of storesOf(config)) {
+    const name = `${store.what} ${store.name} (${store.env})`;
+    try {
+      if (store.what === 'state table') {
+        const dynamo = io.clients?.dynamo ?? new DynamoDBClient(awsClientConfig());
+        const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: store.name }));
+        const status = Table?.TableStatus ?? 'UNKNOWN';
+        checks.push(
+          status === 'ACTIVE'
+            ? { name, ok: true, detail: 'reachable, ACTIVE' }
+            : { name, ok: false, detail: `the table is ${status}: wait until it is ACTIVE, then run doctor again` },
+        );
+      } else {
+        const sqs = sqsClientFor(store.name, config);
+        const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: store.name, AttributeNames: ['ApproximateNumberOfMessages'] }));
+        checks.push({ name, ok: true, detail: `reachable, ${Attributes?.ApproximateNumberOfMessages ?? '0'} message(s) waiting` });
+      }
+    } catch (error) {
+      checks.push({ name, ok: false, detail: storeFix(store, error) });
+    }
+  }
+  return checks;
+}
+
+/** What to do about a state table or queue that did not answer. */
+function storeFix(store: ReturnType<typeof storesOf>[number], error: unknown): string {
+  const kind = error instanceof Error ? error.name : '';
+  if (kind === 'ResourceNotFoundException' || kind === 'QueueDoesNotExist' || kind === 'AWS.SimpleQueueService.NonExistentQueue') {
+    return `no such ${store.what} in this account and region: set ${store.env} to the deployed stack's ${store.what} (its outputs name it), or unset it`;
+  }
+  const permission = store.what === 'state table' ? 'dynamodb:DescribeTable' : 'sqs:GetQueueAttributes';
+  return `${messageOf(error)}: check AWS_REGION, the credentials and their ${permission} permission, and ${store.env}`;
 }
 
 function messageOf(error: unknown): string {

@@ -3,14 +3,16 @@
  * otherwise. Against the sandbox over HTTP (in process): every check passes and the key's one
  * request is counted in the budget ledger; a destination that is a file is named with its fix;
  * a sandbox project the key cannot see fails the key check. And the bin as a user runs it, with
- * no key: the embedded sandbox passes.
+ * no key: the embedded sandbox passes. With a state table and a queue configured (dynalite and
+ * fauxqs on loopback, the bin as a user runs it): a line each, ✓ when they answer, ✗ with the fix
+ * for a table or queue that does not exist.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
-import { useSandbox } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, useSandbox, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
 import { cliEnv, hostEnv, noAwsSetup } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 
@@ -81,4 +83,64 @@ describe('doctor', () => {
     expect(run.stdout).toContain("✓ projects: the embedded sandbox's (no MINTLIFY_API_KEY)");
     expect(run.stdout).toContain('All 5 checks passed.');
   }, 60_000);
+});
+
+describe('doctor with a state table and a queue configured', () => {
+  let dynamo: Dynamo;
+  let aws: S3Sqs;
+  beforeAll(async () => {
+    [dynamo, aws] = await Promise.all([startDynamo(), startS3Sqs()]);
+  });
+  afterAll(async () => {
+    await Promise.all([dynamo?.close(), aws?.close()]);
+  });
+
+  const awsEnv = (folder: string) => ({
+    ...hostEnv(),
+    ...noAwsSetup(folder),
+    HOME: folder,
+    MINTLIFY_API_URL: sandbox.url,
+    MINTLIFY_API_KEY: sandbox.apiKey,
+    MINTLIFY_PROJECT_IDS: 'proj_a',
+    PERSONAL_DATA_KEY: 'k'.repeat(64),
+    AWS_REGION: TEST_REGION,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: aws.endpoint,
+  });
+
+  it('checks each one, a line each: ✓ when they answer, ✗ with the fix when they do not exist; exit 0, then 1', async () => {
+    const folder = await makeTempDir('doctor-stores');
+    const table = await createStateTable(dynamo.client);
+    const queue = await aws.createQueue();
+    const good = { ...awsEnv(folder), EXPORT_STATE_TABLE: table, FOLLOWUP_DEAD_LETTER_QUEUE_URL: queue };
+    const missingQueue = queue.replace(/[^/]+$/, 'no-such-queue');
+    const bad = { ...awsEnv(folder), EXPORT_STATE_TABLE: table, FOLLOWUP_STATE_TABLE: 'no-such-table', FOLLOWUP_DEAD_LETTER_QUEUE_URL: missingQueue };
+
+    const passing = await runSpawnedCli(['doctor', '--out', path.join(folder, 'data')], good, { entry: 'source' });
+    const failing = await runSpawnedCli(['doctor', '--out', path.join(folder, 'data')], bad, { entry: 'source' });
+
+    expect(passing.code, passing.stdout + passing.stderr).toBe(0);
+    expect(passing.stdout).toContain(`✓ state table ${table} (EXPORT_STATE_TABLE): reachable, ACTIVE`);
+    expect(passing.stdout).toContain(`✓ queue ${queue} (FOLLOWUP_DEAD_LETTER_QUEUE_URL): reachable, 0 message(s) waiting`);
+    expect(passing.stdout).toMatch(/^✓ AWS region and credentials: found \(needed for the state table .*, the queue .*\)$/m);
+    expect(
+      passing.stdout
+        .trim()
+        .split('\n')
+        .slice(0, -1)
+        .filter((line) => !line.startsWith('✓ ')),
+    ).toEqual([]);
+
+    expect(failing.code, failing.stdout + failing.stderr).toBe(1);
+    expect(failing.stdout).toContain(`✓ state table ${table} (EXPORT_STATE_TABLE): reachable, ACTIVE`);
+    expect(failing.stdout).toMatch(
+      /^✗ state table no-such-table \(FOLLOWUP_STATE_TABLE\): no such state table in this account and region: set FOLLOWUP_STATE_TABLE to the deployed stack's state table/m,
+    );
+    expect(failing.stdout).toContain(
+      `✗ queue ${missingQueue} (FOLLOWUP_DEAD_LETTER_QUEUE_URL): no such queue in this account and region: set FOLLOWUP_DEAD_LETTER_QUEUE_URL to the deployed stack's queue`,
+    );
+    expect(failing.stdout.trim().split('\n').at(-1)).toMatch(/^2 of \d+ check\(s\) failed/);
+  }, 120_000);
 });
