@@ -52,7 +52,7 @@ import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from
 import { AthenaClient } from '@aws-sdk/client-athena';
 import type { AthenaSend } from './iceberg/athena.js';
 import { createIcebergSync, deleteForgotten, type IcebergDeps, type IcebergSync } from './iceberg/sync.js';
-import type { ForgetDeps } from './forget.js';
+import type { ForgetDeps } from './forget/index.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {

@@ -7,7 +7,7 @@ export { createExportDeps, openExportDestination, wireRun, type ExportDeps, type
 export { FLAG_NAMES, requestedDays } from './event.js';
 export { afterSpending, budgetTime, runsUnpaced } from './estimates.js';
 export { readPeriodFill } from './fill.js';
-export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget.js';
+export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget/index.js';
 export { ERASURES_PREFIX } from './erasures.js';
 export { registerDays, type GlueSend, type TableRegistration } from './partitions.js';
 export { unitRows } from './manifest.js';
