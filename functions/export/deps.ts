@@ -41,7 +41,7 @@ import type { SharedStore } from '../shared/storage/shared-store.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
 import { orgScope, scopedStore } from '../shared/storage/scoped-store.js';
-import { localStateDir } from './runtime.js';
+import { localStateDir } from './state-folder.js';
 import { exportPolicy, type RunControl } from './policy.js';
 import { runExport, type RunRequest, type RunResult } from './run.js';
 import type { RunEvent } from './run-units.js';

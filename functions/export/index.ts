@@ -19,7 +19,7 @@ export { parseRunRecords, type RunCounts } from './run-log.js';
 export { runExport, type RunRequest, type RunResult } from './run.js';
 export { runUnits, type RunDeps, type RunEvent, type RunSummary, type UnitLoop, type UnitResult } from './run-units.js';
 export { unknownProjectReason } from './run-stops.js';
-export { localStateDir } from './runtime.js';
+export { localStateDir } from './state-folder.js';
 export { dueAt, lastDueDay } from './settle.js';
 export { readExportStatus, type ExportStatus } from './status.js';
 export { completeUnits, readUnitStates, unitKey, unitLabel, unitsOf, unitView, type Unit, type UnitState, type UnitView } from './units.js';
