@@ -16,6 +16,7 @@ import { Option, type Command } from 'commander';
 import {
   checkLakeKey,
   createExportDeps,
+  describeShare,
   ERASURES_PREFIX as ERASURES_FOLDER,
   exportPolicy,
   forgetPeople,
@@ -137,6 +138,7 @@ export function describeForget(result: ForgetResult, destination: string): strin
       `nothing to remove: no row of ${destination} holds this person (HMAC ${result.hmac.slice(0, 16)}…); the erasure is recorded in ${result.record}, so no later export writes them`,
     );
   else lines.push(`forgot ${total} of ${destination}; the erasure is recorded in ${result.record}, so no later export writes them again`);
+  lines.push(...sharesLines(result));
   if (result.erasure?.resumed) {
     lines.push(
       `finished the erasure started at ${result.erasure.startedAt} and cut short: ${result.erasure.rows} row(s) in ${result.erasure.files} file(s) in all, recorded once`,
@@ -153,8 +155,16 @@ function describeMany(result: ForgetResult, destination: string): string {
   const total = `${result.rows} row(s) of ${found} of ${result.people.length} people in ${result.files.length} file(s)`;
   if (result.dryRun) lines.push(`dry run: ${total} of ${destination}; nothing was changed`);
   else lines.push(`forgot ${total} of ${destination}, in one pass; each erasure is recorded in ${ERASURES_FOLDER}, so no later export writes them again`);
+  lines.push(...sharesLines(result));
   const resumed = result.people.filter((person) => person.erasure?.resumed).length;
   if (resumed > 0) lines.push(`finished ${resumed} erasure(s) started before and cut short, each recorded once`);
   if (result.manifestsFixed > 0) lines.push(`${result.manifestsFixed} manifest(s) corrected or put back (an earlier forget was cut short)`);
   return `${lines.join('\n')}\n`;
+}
+
+/** What share of each affected table's rows in each month the erasure removed: the past figures it changed. */
+function sharesLines(result: ForgetResult): string[] {
+  if (result.shares.length === 0) return [];
+  const verb = result.dryRun ? 'would change' : 'changed';
+  return [`past figures this ${verb} (rows removed of each table's rows in the month): ${result.shares.map(describeShare).join('; ')}`];
 }

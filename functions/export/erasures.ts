@@ -3,7 +3,9 @@
  * the person's HMAC (every person's, for an erasure of several), the key id, when, and what was
  * changed — never an address. It is
  * written before any file is touched (`started`), so every export from then on leaves that
- * person's rows out even if the erasure is cut short, and again when it is done.
+ * person's rows out even if the erasure is cut short, and again when it is done — with what
+ * share of each affected table's rows in each month it removed (`shares`): the report's health
+ * names the erasures that changed its months' figures.
  */
 import * as v from 'valibot';
 import type { Destination } from '../shared/storage/destination.js';
@@ -34,6 +36,48 @@ export interface ErasureRecord {
   /** Files rewritten, and rows removed from them, over every run that worked on the erasure. */
   readonly files?: number;
   readonly rows?: number;
+  /**
+   * What share of each affected table's rows in each month the erasure removed (`erasureShares`),
+   * written with `planned`: past figures of those months changed by that much at most.
+   */
+  readonly shares?: readonly ErasureShare[];
+}
+
+/** Of one table's rows in one month (every project's files of its days), those an erasure removed. */
+export interface ErasureShare {
+  readonly table: string;
+  /** `YYYY-MM`. */
+  readonly month: string;
+  readonly removed: number;
+  /** Every row of the table in that month before the erasure. */
+  readonly rows: number;
+}
+
+/**
+ * The shares of each table and month holding a removed row, from every file the erasure read
+ * (its rows before, and the people's): sorted by table, then month.
+ */
+export function erasureShares(
+  files: readonly { readonly table: string; readonly day: string; readonly total: number; readonly matching: number }[],
+): ErasureShare[] {
+  const byPeriod = new Map<string, { table: string; month: string; removed: number; rows: number }>();
+  for (const file of files) {
+    const month = file.day.slice(0, 7);
+    const key = `${file.table}\u0000${month}`;
+    const share = byPeriod.get(key) ?? { table: file.table, month, removed: 0, rows: 0 };
+    share.removed += file.matching;
+    share.rows += file.total;
+    byPeriod.set(key, share);
+  }
+  return [...byPeriod.values()]
+    .filter((share) => share.removed > 0)
+    .sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
+}
+
+/** A share in words: `feedback 2026-11: 3 of 77 row(s) (3.9 %)`. */
+export function describeShare(share: ErasureShare): string {
+  const percent = share.rows === 0 ? 0 : (100 * share.removed) / share.rows;
+  return `${share.table} ${share.month}: ${share.removed} of ${share.rows} row(s) (${percent < 0.1 ? '<0.1' : percent.toFixed(1)} %)`;
 }
 
 const ErasureSchema = v.looseObject({

@@ -29,7 +29,7 @@
 import type { Destination } from '../../shared/storage/destination.js';
 import { ConfigError } from '../../shared/errors.js';
 import type { PersonalDataPolicy } from '../../warehouse/column-policy.js';
-import { erasureKey, type ErasureRecord } from '../erasures.js';
+import { erasureKey, erasureShares, type ErasureRecord, type ErasureShare } from '../erasures.js';
 import { checkLakeKey, hashedTables, inspectLake, listable, type HashedTable } from './inspect.js';
 import { finishErasure, planErasure, startErasure } from './record.js';
 import { putBackKeptManifests, rewriteFiles } from './rewrite.js';
@@ -72,6 +72,8 @@ export interface ForgetResult {
   readonly files: readonly ForgottenFile[];
   /** Rows this run removed (or, dry, would remove). */
   readonly rows: number;
+  /** What share of each affected table's rows in each month the erasure removes (as recorded when it started). */
+  readonly shares: readonly ErasureShare[];
   /** The first person's erasure as recorded (see `PersonForgotten`). */
   readonly erasure?: PersonForgotten['erasure'];
   /** Manifests whose counts were corrected or that were put back (a run cut short before). */
@@ -135,18 +137,19 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     const scanned = await scanLake(tables, people, { ...work, destination });
     const files = scanned.filter((file) => file.matching > 0).map(forgottenFile);
     const rows = files.reduce((sum, file) => sum + file.rows, 0);
+    const shares = erasureShares(scanned.map((file) => ({ table: file.table.name, day: file.day, total: file.total, matching: file.matching })));
     if (started === undefined) {
       for (const file of files) deps.onFile?.(file);
-      return resultOf({ keyId: deps.keyId, people: [...people.byHmac.values()].map(summaryOf), files, rows, manifestsFixed, dryRun: true });
+      return resultOf({ keyId: deps.keyId, people: [...people.byHmac.values()].map(summaryOf), files, rows, shares, manifestsFixed, dryRun: true });
     }
-    const planned = await planErasure(destination, started, { files: files.length, rows });
+    const planned = await planErasure(destination, started, { files: files.length, rows }, shares);
     // 3. Each file holding such rows is rewritten without them (and the Iceberg tables' rows deleted).
     manifestsFixed += await rewriteFiles(scanned, work, deps.onFile && ((file) => deps.onFile?.(forgottenFile(file))));
     await deps.iceberg?.(tables, [...people.owner.keys()]);
     // 4. The record is rewritten `done`.
     const done = await finishErasure(destination, planned, deps.now);
     const summaries = [...people.byHmac.values()].map((person) => recordedSummary(person, people.byHmac.size, done, started.planned !== undefined));
-    return resultOf({ keyId: deps.keyId, people: summaries, files, rows, manifestsFixed, dryRun: false });
+    return resultOf({ keyId: deps.keyId, people: summaries, files, rows, shares: planned.shares ?? shares, manifestsFixed, dryRun: false });
   } finally {
     await work.close();
   }

@@ -32,16 +32,18 @@ export async function startErasure(destination: Destination, hmacs: readonly str
 }
 
 /**
- * The record with what the erasure covers, written before anything changes; a record that
- * already says (a run that finishes it after a kill) keeps its own.
+ * The record with what the erasure covers (and the share of each table's rows per month it
+ * removes), written before anything changes; a record that already says (a run that finishes it
+ * after a kill) keeps its own.
  */
 export async function planErasure(
   destination: Destination,
   record: ErasureRecord,
   planned: NonNullable<ErasureRecord['planned']>,
+  shares: NonNullable<ErasureRecord['shares']> = [],
 ): Promise<ErasureRecord & { planned: NonNullable<ErasureRecord['planned']> }> {
   if (record.planned !== undefined) return record as ErasureRecord & { planned: NonNullable<ErasureRecord['planned']> };
-  const written = { ...record, planned };
+  const written = { ...record, planned, shares };
   await writeErasureRecord(destination, written);
   return written;
 }

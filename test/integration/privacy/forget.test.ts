@@ -110,6 +110,9 @@ describe('forget on a local destination', () => {
 
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(`forgot ${before.person} row(s) in ${DAYS.length * PROJECTS.length} file(s)`);
+    // The share of the table's rows in each month it removed: the past figures it changed (issue 56).
+    const share = `feedback 2026-02: ${before.person} of ${before.total} row(s) (${((100 * before.person) / before.total).toFixed(1)} %)`;
+    expect(cli.stdout).toContain(`past figures this changed (rows removed of each table's rows in the month): ${share}\n`);
     const after = await countRows(dir);
     expect(after).toEqual({ total: before.total - before.person, person: 0, others: before.others });
     for (const day of DAYS) {
@@ -128,6 +131,7 @@ describe('forget on a local destination', () => {
       keyId: keyIdOf(TEST_PERSONAL_DATA_KEY),
       status: 'done',
       rows: before.person,
+      shares: [{ table: 'feedback', month: '2026-02', removed: before.person, rows: before.total }],
     });
   });
 
