@@ -24,7 +24,7 @@ import {
 import { sqlString } from '../warehouse/sql.js';
 import { ALL_ROWS } from '../gaps/read.js';
 import { EFFECT_TABLES } from '../gaps/effect.js';
-import { readHealth, readRequests, type HealthCell, type HealthState, type RequestsDay } from './health.js';
+import { readErasureNotes, readHealth, readRequests, type ErasureNote, type HealthCell, type HealthState, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 import { type Comparison, comparisonOf, type Coverage, isCovered } from '../warehouse/compare.js';
@@ -35,7 +35,7 @@ import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
 
-export type { HealthCell, HealthState, RequestsDay } from './health.js';
+export type { ErasureNote, HealthCell, HealthState, RequestsDay } from './health.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 
 /** Rows shown in each ranking. */
@@ -185,6 +185,8 @@ export interface Figures {
   /** What moved against the previous period, per ranking. */
   readonly movers: { readonly pages: Movers; readonly searches: Movers; readonly categories: Movers; readonly thumbsDown: Movers };
   readonly health: readonly HealthCell[];
+  /** Erasures (`forget`) that removed rows from the months of the period or the one compared with: those figures changed (health.ts). */
+  readonly erasures?: readonly ErasureNote[];
   /** Files of the period DuckDB could not read as Parquet, left out of every figure (relative to the warehouse root, sorted). */
   readonly unreadableFiles: readonly string[];
   /** One entry per day from the period's first to `runsTo` (zeros where no run started); after the period, its runs are those that wrote its units (health.ts). */
@@ -241,6 +243,7 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
   ]);
   const healthBefore = await readHealth(lake, previous, projects, scope.retentionCutoff);
   const requests = await readRequests(lake, daysFrom(period.from, scope.runsTo ?? period.to), period, health);
+  const erasures = await readErasureNotes(lake, [...previous.days, ...period.days]);
 
   const totals = daily;
   const inPeriod = (p: Period) => totals.filter((r) => r.day >= p.from && r.day < p.to);
@@ -395,6 +398,7 @@ export async function readFigures(lake: LakeFiles, scope: FigureScope): Promise<
     health,
     unreadableFiles: [...warehouse.unreadable].sort(),
     requestsPerDay: requests,
+    ...(erasures.length > 0 ? { erasures } : {}),
     merges: await readMerges(lake, period, projects),
   };
 }

@@ -16,6 +16,7 @@ import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
+import { readErasureRecords, type ErasureShare } from '../export/erasures.js';
 
 /**
  * A unit's state in the calendar: `status`'s states (provisional: exported before its day was
@@ -157,4 +158,27 @@ export async function readRequests(lake: LakeFiles, days: readonly string[], per
       return totals;
     }),
   );
+}
+
+/** An erasure (`forget`) that removed rows from the report's months: their past figures changed. */
+export interface ErasureNote {
+  /** When it started (ISO 8601). */
+  readonly at: string;
+  /** The share of each table's rows it removed, in the months of the days asked for only. */
+  readonly shares: readonly ErasureShare[];
+}
+
+/**
+ * The erasures recorded in the lake (`_privacy/erasures/`, read from the destination itself) that
+ * removed rows from a month of `days`, oldest first: each with the share of each table's rows it
+ * removed there. An erasure recorded before shares were (none listed) is left out; a lake that
+ * cannot list has none to tell.
+ */
+export async function readErasureNotes(lake: Pick<LakeFiles, 'records'>, days: readonly string[]): Promise<ErasureNote[]> {
+  if (lake.records.list === undefined) return [];
+  const months = new Set(days.map((day) => day.slice(0, 7)));
+  return (await readErasureRecords(lake.records))
+    .map((record) => ({ at: record.at, shares: (record.shares ?? []).filter((share) => months.has(share.month) && share.removed > 0) }))
+    .filter((note) => note.shares.length > 0)
+    .sort((a, b) => a.at.localeCompare(b.at));
 }

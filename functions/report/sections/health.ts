@@ -3,6 +3,7 @@ import { DATASET_NAMES } from '../../warehouse/catalog.js';
 import { COLORS, columnChart } from '../charts.js';
 import type { Figures, HealthState } from '../figures.js';
 import { formatCount } from '../../shared/format.js';
+import { describeShare } from '../../export/erasures.js';
 import { userText } from '../html.js';
 import { chart, defined, empty, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
@@ -81,7 +82,7 @@ export function healthSection(figures: Figures): SafeHtml {
       problems.length > 0
         ? html`<ul class="problems">${problems.map((p) => html`<li><strong>${p.dataset} ${p.projectId} ${p.day}</strong>: ${STATE_TEXT[p.state]}${p.detail ? ` — ${userText(p.detail, 200)}` : ''}</li>`)}</ul>`
         : ''
-    }${
+    }${erasuresNote(figures)}${
       figures.unreadableFiles.length > 0
         ? html`<p class="unreadable">${formatCount(figures.unreadableFiles.length)} file(s) DuckDB cannot read as Parquet, left out of every figure (export their days again with --force to replace them):</p><ul class="problems unreadable">${figures.unreadableFiles.map((file) => html`<li><code>${userText(file, 300)}</code></li>`)}</ul>`
         : ''
@@ -89,4 +90,13 @@ export function healthSection(figures: Figures): SafeHtml {
 <h3>API requests spent per day${defined('requests')}</h3>
 ${requestChart}`,
   );
+}
+
+/** The erasures (`forget`) that removed rows from the months shown: those past figures changed, by how much. */
+function erasuresNote(figures: Figures): SafeHtml | '' {
+  const erasures = figures.erasures ?? [];
+  if (erasures.length === 0) return '';
+  return html`<p class="erasures">Erasures changed past figures (forget removed a person's rows; the figures of those months no longer count them):</p><ul class="problems erasures">${erasures.map(
+    (e) => html`<li><strong>forget of ${e.at.slice(0, 10)}</strong>: ${e.shares.map(describeShare).join('; ')}</li>`,
+  )}</ul>`;
 }

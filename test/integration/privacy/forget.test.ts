@@ -5,6 +5,7 @@
  * address with exit 2. Row counts are read back with DuckDB.
  */
 import { createHmac } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetPerson } from '../../../functions/export/forget/index.js';
@@ -133,6 +134,24 @@ describe('forget on a local destination', () => {
       rows: before.person,
       shares: [{ table: 'feedback', month: '2026-02', removed: before.person, rows: before.total }],
     });
+  });
+
+  it("the report's export health names the erasure that changed its figures, with the share of each table's rows it removed (issue 56)", async () => {
+    const [record] = (await listFiles(dir)).filter((key) => key.startsWith('_privacy/erasures/'));
+    const { shares, at } = JSON.parse(await readFile(path.join(dir, record as string), 'utf8')) as { shares: { removed: number; rows: number }[]; at: string };
+    const share = shares[0] as { removed: number; rows: number };
+
+    const report = await runCliInProcess(['report', '--from', DAYS[0] as string, '--to', '2026-02-11', '--out', dir, '--file', path.join(dir, 'r.html')], {
+      env: cliEnv,
+      now: () => START + 3_600_000,
+    });
+
+    expect(report.code, report.stderr).toBe(0);
+    const html = await readFile(path.join(dir, 'r.html'), 'utf8');
+    expect(html).toContain('Erasures changed past figures');
+    expect(html).toContain(
+      `<strong>forget of ${at.slice(0, 10)}</strong>: feedback 2026-02: ${share.removed} of ${share.rows} row(s) (${((100 * share.removed) / share.rows).toFixed(1)} %)`,
+    );
   });
 
   it('is idempotent: run again, it changes no file and says 0 rows', async () => {
