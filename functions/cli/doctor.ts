@@ -46,7 +46,7 @@ export function registerDoctorCommand(program: Command, io: ExportCommandIo): vo
   program
     .command('doctor')
     .description(
-      'Check the key (one request, counted against the budget), projects, destination, budget ledger, organisations file and AWS settings: one line each, exit 1 when one fails.',
+      'Check the key (one request, counted against the budget), projects, destination, budget ledger, organisations file, AWS settings, state tables and queues: one line each, exit 1 when one fails.',
     )
     .option('--out <dest>', 'directory or s3://bucket/prefix (default EXPORT_DESTINATION)')
     .option(
