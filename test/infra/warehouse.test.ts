@@ -84,6 +84,10 @@ const CONTRACT: Readonly<Record<string, [string, string][]>> = {
     ['failures', 'array<struct<dataset:string,project_id:string,date:string,error:string>>'],
     ['units_drift', 'bigint'],
     ['failed_requests', 'bigint'],
+    [
+      'iceberg_statements',
+      'array<struct<kind:string,table_name:string,first_day:string,last_day:string,days:bigint,query_id:string,state:string,changed_rows:bigint,bytes_scanned:bigint,error:string>>',
+    ],
   ],
   fix_effects: [
     ['gap_id', 'string'],
@@ -126,6 +130,7 @@ const NULLABLE: Readonly<Record<string, readonly string[]>> = {
   assistant_caller_stats: ['unknown_fields'],
   followup_outcomes: ['job_id', 'pr_link', 'sent_at', 'detail', 'kind', 'gap_id', 'scope', 'scope_reasons', 'merged_at'],
   fix_effects: ['kind', 'key', 'job_id', 'pr_link', 'control_ratio', 'effect_ratio', 'effect_low', 'effect_high'],
+  export_runs: ['iceberg_statements'],
 };
 
 const { template } = synthStack({ projectIds: 'proj_a' });

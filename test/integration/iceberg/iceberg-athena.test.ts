@@ -6,6 +6,8 @@
  * batch of at most 100 days; a failed one kept in the state, counted, and run again by the next
  * run; the weekly OPTIMIZE and VACUUM on a scheduled run; retention's and `forget`'s DELETEs.
  */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { GlueClient } from '@aws-sdk/client-glue';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
@@ -17,6 +19,9 @@ import { exportPolicy } from '../../../functions/export/policy.js';
 import { PENDING_EXPIRY_PREFIX, PENDING_MERGES_PREFIX, type PendingStatement } from '../../../functions/export/iceberg/pending.js';
 import { createIcebergSync } from '../../../functions/export/iceberg/sync.js';
 import { loadConfig } from '../../../functions/settings/config.js';
+import { duckDbType } from '../../../functions/warehouse/duckdb.js';
+import { sqlString } from '../../../functions/warehouse/sql.js';
+import { EXPORT_RUNS } from '../../../functions/warehouse/tables.js';
 import { addDays } from '../../../functions/shared/dates.js';
 import { EXPORT_METRICS } from '../../../functions/shared/metric-names.js';
 import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data/index.js';
@@ -29,6 +34,7 @@ import { exportFunctionEnv } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';
 import { lambdaContext, scheduledEvent } from '../../helpers/lambda-events.js';
+import { queryDuckDb } from '../../helpers/read-back.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 
 const API_KEY = 'mint_icebergtest_S3CR3T_1a2b3c4d';
@@ -106,6 +112,15 @@ async function loadHandler(extra: Record<string, string> = {}) {
 }
 
 const merges = () => athena.queries.filter((q) => q.sql.startsWith('MERGE INTO'));
+
+/** Every run record under `root`, read by DuckDB with the columns of `export_runs` (as the Glue table declares them), oldest first. */
+async function readRunLog(root: string): Promise<Record<string, unknown>[]> {
+  const columns = EXPORT_RUNS.columns.map((column) => `${sqlString(column.name)}: ${sqlString(duckDbType(column))}`).join(', ');
+  const glob = path.join(root, 'export_runs', '*', '*.json');
+  return queryDuckDb(
+    `SELECT * FROM read_json(${sqlString(glob)}, format = 'newline_delimited', columns = {${columns}}, hive_partitioning = true) ORDER BY run_id`,
+  );
+}
 /** The Iceberg table and the days a MERGE names. */
 const mergeOf = (sql: string) => ({
   table: /^MERGE INTO "mintlify_analytics"\."(\w+)"/.exec(sql)?.[1],
@@ -135,6 +150,52 @@ describe('the Iceberg tables through Athena', () => {
     expect(waits.filter((ms) => ms === 500)).toHaveLength(2);
     // A run asked for by hand does no weekly upkeep.
     expect(athena.queries.filter((q) => /^(OPTIMIZE|VACUUM) /.test(q.sql))).toEqual([]);
+  });
+
+  it("keeps each statement's query id, rows and bytes scanned in the run log, which DuckDB reads beside a record written before the column", async () => {
+    const { handler, dir } = await loadHandler();
+    athena.failNext(1, 'failed');
+
+    const result = await handler({ from: DAYS[0], to: '2026-03-01' }, lambdaContext());
+    // A record of an older version: no iceberg_statements key.
+    const [folder] = await readdir(path.join(dir, 'export_runs'));
+    const [file] = await readdir(path.join(dir, 'export_runs', folder ?? ''));
+    const written = JSON.parse(await readFile(path.join(dir, 'export_runs', folder ?? '', file ?? ''), 'utf8')) as Record<string, unknown>;
+    const { iceberg_statements: _kept, ...older } = written;
+    await writeFile(path.join(dir, 'export_runs', folder ?? '', '0000-older-run.json'), `${JSON.stringify({ ...older, run_id: '0000-older-run' })}\n`);
+
+    const [old, row] = await readRunLog(dir);
+
+    expect(row?.['run_id']).toBe(result.runId);
+    // DuckDB gives a BIGINT inside a struct as a bigint.
+    const [totals, pages] = merges();
+    expect(row?.['iceberg_statements']).toEqual([
+      {
+        kind: 'merge',
+        table_name: 'visitors_totals',
+        first_day: DAYS[0],
+        last_day: DAYS[2],
+        days: 3n,
+        query_id: totals?.id,
+        state: 'FAILED',
+        changed_rows: null,
+        bytes_scanned: BigInt((totals?.sql.length ?? 0) * 100),
+        error: 'failed: ICEBERG_COMMIT_ERROR: scripted failure',
+      },
+      {
+        kind: 'merge',
+        table_name: 'visitors_pages',
+        first_day: DAYS[0],
+        last_day: DAYS[2],
+        days: 3n,
+        query_id: pages?.id,
+        state: 'SUCCEEDED',
+        changed_rows: 42n,
+        bytes_scanned: BigInt((pages?.sql.length ?? 0) * 100),
+        error: null,
+      },
+    ]);
+    expect(old).toMatchObject({ run_id: '0000-older-run', units_done: row?.['units_done'], iceberg_statements: null });
   });
 
   it('keeps a failed MERGE for the next run, warns and counts it, and the next run merges those days and forgets it', async () => {
