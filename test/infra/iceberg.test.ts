@@ -8,8 +8,11 @@
  * make allowed, and nothing beyond: no other workgroup, no Glue write of a Hive table, no
  * `athena:*` or `glue:*`.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ICEBERG_SOURCE_TABLES } from '../../functions/export/iceberg/layout.js';
+import { MAINTENANCE_EVERY_MS } from '../../functions/export/iceberg/sync.js';
+import { EXPORT_RUNS } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
 import { TEST_REGION } from '../helpers/emulators.js';
 import { synthStack } from '../helpers/synth.js';
@@ -34,11 +37,20 @@ const BUCKET = 'lake-bucket';
 describe('without tableFormat=iceberg', () => {
   it('is the template of tableFormat=hive, with no Iceberg table, workgroup, grant or variable', () => {
     const plain = resourcesOf({});
+    // The run log's column of Iceberg statements is every deployment's (null without Iceberg tables): the one mention allowed.
+    const runLogColumn = JSON.stringify(
+      (
+        ofType(plain, 'AWS::Glue::Table').find(([, r]) => at(r.Properties, 'TableInput', 'Name') === EXPORT_RUNS.name)?.[1].Properties as
+          | { TableInput: { StorageDescriptor: { Columns: { Name: string }[] } } }
+          | undefined
+      )?.TableInput.StorageDescriptor.Columns.find((column) => column.Name === 'iceberg_statements'),
+    );
 
     expect(withoutHashes(plain)).toBe(withoutHashes(resourcesOf({ tableFormat: 'hive' })));
     expect(icebergTables(plain)).toEqual([]);
     expect(ofType(plain, 'AWS::Athena::WorkGroup')).toHaveLength(1);
-    expect(JSON.stringify(plain)).not.toMatch(/athena:StartQueryExecution|EXPORT_ATHENA_WORKGROUP|_athena\/|iceberg/i);
+    expect(runLogColumn).toMatch(/iceberg/i);
+    expect(JSON.stringify(plain).replace(runLogColumn, '')).not.toMatch(/athena:StartQueryExecution|EXPORT_ATHENA_WORKGROUP|_athena\/|iceberg/i);
   });
 
   it('refuses another table format, naming the option', () => {
@@ -99,6 +111,26 @@ describe('with tableFormat=iceberg', () => {
       ]);
       expect(at(table, 'DatabaseName')).toBe(DATABASE);
     }
+  });
+
+  it('drops erased rows from S3 within the days docs/privacy.md says: snapshot age, the weekly VACUUM, then the noncurrent versions', async () => {
+    const ages = icebergTables(resources).map(([, r]) =>
+      Number(at(r.Properties, 'OpenTableFormatInput', 'IcebergInput', 'IcebergTableInput', 'Properties', 'vacuum_max_snapshot_age_seconds')),
+    );
+    const [, bucket] = ofType(resources, 'AWS::S3::Bucket').find(([id]) => id.includes('Data')) ?? [];
+    const rules = (bucket?.Properties['LifecycleConfiguration'] as { Rules: Record<string, unknown>[] } | undefined)?.Rules ?? [];
+    const noncurrent = rules.find((rule) => rule['Id'] === 'expire-noncurrent-versions' && rule['Prefix'] === undefined);
+    const days = (ms: number) => ms / 86_400_000;
+    const snapshotDays = days((ages[0] ?? 0) * 1000);
+    const noncurrentDays = Number(at(noncurrent, 'NoncurrentVersionExpiration', 'NoncurrentDays'));
+    const privacy = await readFile(new URL('../../docs/privacy.md', import.meta.url), 'utf8');
+
+    expect(new Set(ages).size).toBe(1);
+    expect(privacy).toContain(`the snapshot is ${snapshotDays} days old`);
+    expect(privacy).toContain(
+      `at most ${snapshotDays + days(MAINTENANCE_EVERY_MS)} days after the erasure, then ${noncurrentDays} days as noncurrent versions`,
+    );
+    expect(privacy).toContain(`the bytes are gone within ${snapshotDays + days(MAINTENANCE_EVERY_MS) + noncurrentDays} days`);
   });
 
   it('partitions by organisation too with organisations=true', () => {

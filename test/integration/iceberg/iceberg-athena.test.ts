@@ -4,7 +4,8 @@
  * `@aws-sdk/client-athena` talking to a loopback Athena stand-in (test/helpers/athena-stand-in.ts)
  * — and the Glue stand-in for the partitions the same run registers. One MERGE per table and
  * batch of at most 100 days; a failed one kept in the state, counted, and run again by the next
- * run; the weekly OPTIMIZE and VACUUM on a scheduled run; retention's and `forget`'s DELETEs.
+ * run; the weekly OPTIMIZE and VACUUM on a scheduled run; retention's DELETEs (in the run's retention step) and `forget`'s;
+ * each statement in the run's `export_runs` record, read back by DuckDB.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { GlueClient } from '@aws-sdk/client-glue';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportDeps } from '../../../functions/export/deps.js';
+import { retentionCutoff } from '../../../functions/export/retention.js';
 import { forgetPeople } from '../../../functions/export/forget.js';
 import { createHandler } from '../../../functions/export/handler.js';
 import { exportPolicy } from '../../../functions/export/policy.js';
@@ -83,9 +85,9 @@ afterAll(async () => {
 const athenaClient = () => new AthenaClient({ endpoint: athena.endpoint, region: TEST_REGION, credentials });
 
 /** The handler as deployed with `tableFormat=iceberg`'s environment, its clients at the stand-ins; polls wait on no real timer. */
-async function loadHandler(extra: Record<string, string> = {}) {
-  const dir = await makeTempDir();
-  const table = await createStateTable(dynamo.client);
+async function loadHandler(extra: Record<string, string> = {}, lake?: { readonly dir: string; readonly table: string }) {
+  const dir = lake?.dir ?? (await makeTempDir());
+  const table = lake?.table ?? (await createStateTable(dynamo.client));
   const config = loadConfig(
     exportFunctionEnv(
       { apiUrl: sandbox.url, projectIds: PROJECTS.join(','), destination: dir, stateTable: table },
@@ -108,7 +110,7 @@ async function loadHandler(extra: Record<string, string> = {}) {
     sleep: async (ms) => void waits.push(ms),
   });
   const handler = createHandler({ ...deps, metrics });
-  return { handler, deps, dir, config, waits, metrics: added, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
+  return { handler, deps, dir, table, config, waits, metrics: added, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
 }
 
 const merges = () => athena.queries.filter((q) => q.sql.startsWith('MERGE INTO'));
@@ -232,6 +234,24 @@ describe('the Iceberg tables through Athena', () => {
     expect(upkeep).toContain('OPTIMIZE mintlify_analytics.iceberg_feedback REWRITE DATA USING BIN_PACK');
     expect(upkeep).toContain('VACUUM mintlify_analytics.iceberg_feedback');
     expect(athena.queries.filter((q) => /^(OPTIMIZE|VACUUM) /.test(q.sql))).toEqual([]);
+  });
+
+  it("deletes the days past retention from the personal tables' Iceberg tables in the run's retention step, and logs the DELETEs", async () => {
+    const first = await loadHandler({ EXPORT_DATASETS: 'feedback' });
+    await first.handler({ date: DAYS[2] }, lambdaContext());
+    athena.queries.length = 0;
+    const { handler, dir } = await loadHandler({ EXPORT_DATASETS: 'feedback', PERSONAL_DATA_RETENTION_DAYS: '30' }, first);
+
+    const result = await handler(scheduledEvent(EVENT_TIME), lambdaContext());
+
+    const cutoff = retentionCutoff(30, Date.now());
+    expect(result.retention).toBeDefined();
+    expect(athena.queries.filter((q) => q.sql.startsWith('DELETE FROM')).map((q) => q.sql)).toEqual(
+      ['searches', 'feedback', 'assistant_conversations'].map((table) => `DELETE FROM "mintlify_analytics"."iceberg_${table}" WHERE dt < DATE '${cutoff}'`),
+    );
+    const [row] = (await readRunLog(dir)).filter((r) => r['run_id'] === result.runId);
+    const logged = (row?.['iceberg_statements'] ?? []) as { kind: string; table_name: string }[];
+    expect(logged.filter((s) => s.kind === 'expire').map((s) => s.table_name)).toEqual(['searches', 'feedback', 'assistant_conversations']);
   });
 
   it('forget deletes the people from the Iceberg tables in the same step', async () => {
