@@ -19,7 +19,7 @@ import { forgetPeople } from '../../../functions/export/forget.js';
 import { createHandler } from '../../../functions/export/handler.js';
 import { exportPolicy } from '../../../functions/export/policy.js';
 import { PENDING_EXPIRY_PREFIX, PENDING_MERGES_PREFIX, type PendingStatement } from '../../../functions/export/iceberg/pending.js';
-import { createIcebergSync } from '../../../functions/export/iceberg/sync.js';
+import { createIcebergSync, MAINTENANCE_EVERY_MS } from '../../../functions/export/iceberg/sync.js';
 import { loadConfig } from '../../../functions/settings/config.js';
 import { duckDbType } from '../../../functions/warehouse/duckdb.js';
 import { sqlString } from '../../../functions/warehouse/sql.js';
@@ -345,6 +345,22 @@ describe('the sync of one run (the real SDK at the stand-in)', () => {
     expect(second).toEqual(['DELETE FROM "mintlify_analytics"."iceberg_searches" WHERE dt < DATE \'2026-01-02\'']);
     expect(athena.queries).toEqual([]);
     expect(await store.list(PENDING_EXPIRY_PREFIX)).toEqual([]);
+  });
+
+  it('compacts and vacuums again once 7 days have passed since the last upkeep, not before', async () => {
+    const store = createMemoryStore();
+    const start = Date.parse('2026-03-01T02:30:00Z');
+    const upkeepAt = async (at: number) => {
+      athena.queries.length = 0;
+      await createIcebergSync({ athena: athenaClient(), workgroup: WORKGROUP, database: DATABASE, store, now: () => at, sleep: async () => undefined }).flush({
+        maintenance: true,
+      });
+      return athena.queries.filter((q) => /^(OPTIMIZE|VACUUM) /.test(q.sql)).length;
+    };
+
+    expect(await upkeepAt(start)).toBe(20);
+    expect(await upkeepAt(start + MAINTENANCE_EVERY_MS - 60_000)).toBe(0);
+    expect(await upkeepAt(start + MAINTENANCE_EVERY_MS)).toBe(20);
   });
 
   it('calls Athena no more in a run once it does not answer, and keeps every day for the next run', async () => {
