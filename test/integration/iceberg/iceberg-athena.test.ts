@@ -18,7 +18,14 @@ import { retentionCutoff } from '../../../functions/export/retention.js';
 import { forgetPeople } from '../../../functions/export/forget.js';
 import { createHandler } from '../../../functions/export/handler.js';
 import { exportPolicy } from '../../../functions/export/policy.js';
-import { PENDING_EXPIRY_PREFIX, PENDING_MERGES_PREFIX, type PendingStatement } from '../../../functions/export/iceberg/pending.js';
+import {
+  PENDING_EXPIRY_PREFIX,
+  PENDING_MERGES_PREFIX,
+  pendingBook,
+  pendingMergeKey,
+  type PendingStatement,
+} from '../../../functions/export/iceberg/pending.js';
+import { runExport } from '../../../functions/export/run.js';
 import { createIcebergSync, MAINTENANCE_EVERY_MS } from '../../../functions/export/iceberg/sync.js';
 import { loadConfig } from '../../../functions/settings/config.js';
 import { duckDbType } from '../../../functions/warehouse/duckdb.js';
@@ -29,6 +36,8 @@ import { EXPORT_METRICS } from '../../../functions/shared/metric-names.js';
 import { hmacOf, keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { createDynamoStore } from '../../../functions/shared/storage/shared-store-dynamo.js';
 import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
+import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
+import { DestinationError } from '../../../functions/shared/errors.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { startAthenaStandIn, type AthenaStandIn } from '../../helpers/athena-stand-in.js';
 import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../../helpers/emulators.js';
@@ -37,7 +46,7 @@ import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';
 import { lambdaContext, scheduledEvent } from '../../helpers/lambda-events.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
-import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
+import { exportDeps, TEST_PERSONAL_DATA_KEY, testSettings } from '../../helpers/run-deps.js';
 
 const API_KEY = 'mint_icebergtest_S3CR3T_1a2b3c4d';
 const PROJECTS = ['proj_a', 'proj_b'];
@@ -361,6 +370,36 @@ describe('the sync of one run (the real SDK at the stand-in)', () => {
     expect(await upkeepAt(start)).toBe(20);
     expect(await upkeepAt(start + MAINTENANCE_EVERY_MS - 60_000)).toBe(0);
     expect(await upkeepAt(start + MAINTENANCE_EVERY_MS)).toBe(20);
+  });
+
+  it('merges the days left by an earlier run even when this run throws, and its export_runs record keeps the statement', async () => {
+    const dir = await makeTempDir();
+    const store = createMemoryStore();
+    await pendingBook(store).remember(
+      pendingMergeKey('visitors_totals', DAYS[0] as string),
+      { table: 'visitors_totals', day: DAYS[0] as string, error: 'failed' },
+      0,
+    );
+    const local = createLocalDestination(dir);
+    // Planning reads the manifests: a destination that cannot be read makes the run throw; the run log is still written.
+    const refuse = async (): Promise<never> => {
+      throw new DestinationError(`cannot read ${local.url}: injected read failure`);
+    };
+    const destination = { ...local, get: refuse, exists: refuse, list: refuse };
+    const deps = exportDeps({ sandbox, destination, store });
+    const iceberg = createIcebergSync({ athena: athenaClient(), workgroup: WORKGROUP, database: DATABASE, store, now: deps.now, sleep: async () => undefined });
+
+    await expect(runExport({ kind: 'days', days: [DAYS[1] as string], projects: ['proj_a'] }, testSettings(), {}, { ...deps, iceberg })).rejects.toThrow(
+      /injected read failure/,
+    );
+
+    expect(merges().map((q) => mergeOf(q.sql))).toEqual([{ table: 'iceberg_visitors_totals', days: [DAYS[0]] }]);
+    const [row] = await readRunLog(dir);
+    expect(row?.['failures']).toEqual([expect.objectContaining({ dataset: null, error: expect.stringContaining('injected read failure') })]);
+    expect(row?.['iceberg_statements']).toEqual([
+      expect.objectContaining({ kind: 'merge', table_name: 'visitors_totals', state: 'SUCCEEDED', query_id: merges()[0]?.id }),
+    ]);
+    expect(await store.list(PENDING_MERGES_PREFIX)).toEqual([]);
   });
 
   it('calls Athena no more in a run once it does not answer, and keeps every day for the next run', async () => {
