@@ -46,6 +46,12 @@ export interface ColumnDef {
    * overridden (`keep` stays available), and its table's days do not expire.
    */
   readonly personal?: true;
+  /**
+   * The Glue table declares the column only in a deployment of this table format (context
+   * `tableFormat`); elsewhere the records leave it null, and readers that name their own
+   * columns (DuckDB, the recipes of docs/warehouse.md) read it as null.
+   */
+  readonly tableFormat?: 'iceberg';
 }
 
 /** What is stored of a column's value: see `ColumnDef.policy`. */
@@ -469,6 +475,7 @@ export const EXPORT_RUNS: TableDef = {
       name: 'iceberg_statements',
       type: 'record_list',
       optional: true,
+      tableFormat: 'iceberg',
       comment:
         'Statements run on the Iceberg tables (tableFormat=iceberg): kind (merge, expire, optimize, vacuum), Hive table, days merged, Athena query id, state, rows changed, bytes scanned, error; null without Iceberg or in older records',
       fields: [

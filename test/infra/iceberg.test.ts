@@ -27,6 +27,17 @@ function at(value: unknown, ...path: string[]): unknown {
   return path.reduce<unknown>((inner, key) => (inner as Record<string, unknown> | undefined)?.[key], value);
 }
 
+/** The columns of the Glue table of `export_runs` (the run log). */
+const runLogColumns = (resources: Resources) =>
+  (
+    at(
+      ofType(resources, 'AWS::Glue::Table').find(([, r]) => at(r.Properties, 'TableInput', 'Name') === EXPORT_RUNS.name)?.[1].Properties,
+      'TableInput',
+      'StorageDescriptor',
+      'Columns',
+    ) as { Name: string }[]
+  ).map((column) => column.Name);
+
 /** The template with the assets' hashes (the code's fingerprints) taken out. */
 const withoutHashes = (resources: Resources) => JSON.stringify(resources).replace(/[0-9a-f]{64}/g, '<hash>');
 
@@ -37,20 +48,13 @@ const BUCKET = 'lake-bucket';
 describe('without tableFormat=iceberg', () => {
   it('is the template of tableFormat=hive, with no Iceberg table, workgroup, grant or variable', () => {
     const plain = resourcesOf({});
-    // The run log's column of Iceberg statements is every deployment's (null without Iceberg tables): the one mention allowed.
-    const runLogColumn = JSON.stringify(
-      (
-        ofType(plain, 'AWS::Glue::Table').find(([, r]) => at(r.Properties, 'TableInput', 'Name') === EXPORT_RUNS.name)?.[1].Properties as
-          | { TableInput: { StorageDescriptor: { Columns: { Name: string }[] } } }
-          | undefined
-      )?.TableInput.StorageDescriptor.Columns.find((column) => column.Name === 'iceberg_statements'),
-    );
 
     expect(withoutHashes(plain)).toBe(withoutHashes(resourcesOf({ tableFormat: 'hive' })));
     expect(icebergTables(plain)).toEqual([]);
     expect(ofType(plain, 'AWS::Athena::WorkGroup')).toHaveLength(1);
-    expect(runLogColumn).toMatch(/iceberg/i);
-    expect(JSON.stringify(plain).replace(runLogColumn, '')).not.toMatch(/athena:StartQueryExecution|EXPORT_ATHENA_WORKGROUP|_athena\/|iceberg/i);
+    // Not even the run log's column of Iceberg statements: the Glue table declares it with tableFormat=iceberg only.
+    expect(runLogColumns(plain)).toContain('failed_requests');
+    expect(JSON.stringify(plain)).not.toMatch(/athena:StartQueryExecution|EXPORT_ATHENA_WORKGROUP|_athena\/|iceberg/i);
   });
 
   it('refuses another table format, naming the option', () => {
@@ -131,6 +135,21 @@ describe('with tableFormat=iceberg', () => {
       `at most ${snapshotDays + days(MAINTENANCE_EVERY_MS)} days after the erasure, then ${noncurrentDays} days as noncurrent versions`,
     );
     expect(privacy).toContain(`the bytes are gone within ${snapshotDays + days(MAINTENANCE_EVERY_MS) + noncurrentDays} days`);
+  });
+
+  it("declares the run log's column of Iceberg statements in export_runs, after the columns every deployment has", () => {
+    const columns = at(
+      ofType(resources, 'AWS::Glue::Table').find(([, r]) => at(r.Properties, 'TableInput', 'Name') === EXPORT_RUNS.name)?.[1].Properties,
+      'TableInput',
+      'StorageDescriptor',
+      'Columns',
+    ) as { Name: string; Type: string; Comment: string }[];
+
+    expect(runLogColumns(resources)).toEqual([...runLogColumns(resourcesOf({})), 'iceberg_statements']);
+    expect(columns.at(-1)).toMatchObject({
+      Type: 'array<struct<kind:string,table_name:string,first_day:string,last_day:string,days:bigint,query_id:string,state:string,changed_rows:bigint,bytes_scanned:bigint,error:string>>',
+      Comment: expect.stringMatching(/^Statements run on the Iceberg tables/),
+    });
   });
 
   it('partitions by organisation too with organisations=true', () => {
