@@ -174,6 +174,7 @@ export class MintlifyExporterStack extends Stack {
       personalDataPolicy: config.personalDataPolicy,
       partitionProjectionStart: config.partitionProjectionStart,
       organisations: config.organisations,
+      tableFormat: config.tableFormat,
     });
     const { secret } = new ApiKeySecret(this, 'ApiKey', { secretArn: config.apiKeySecretArn });
     const api = {

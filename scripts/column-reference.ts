@@ -33,7 +33,8 @@ function tableSection(table: TableDef, datasets: readonly string[]): string {
     '|---|---|---|---|---|',
     ...table.columns.map((column) => {
       const known = column.knownValues ? ` Known values: ${column.knownValues.map((value) => `\`${value}\``).join(', ')}; others are kept as sent.` : '';
-      return `| \`${column.name}\` | ${duckDbType(column)} | ${column.optional ? 'yes' : ''} | ${policyLabel(table, column, DEFAULT_POLICY)} | ${cell(column.comment)}.${known} |`;
+      const glue = column.tableFormat ? ` The Glue table declares it with \`tableFormat=${column.tableFormat}\` only.` : '';
+      return `| \`${column.name}\` | ${duckDbType(column)} | ${column.optional ? 'yes' : ''} | ${policyLabel(table, column, DEFAULT_POLICY)} | ${cell(column.comment)}.${known}${glue} |`;
     }),
   ];
   return lines.join('\n');

@@ -136,9 +136,15 @@ function databricksTable(table: TableDef): string {
   ].join('\n');
 }
 
-/** What Spectrum reads of a table: its columns with their Redshift types (a comment: the Glue table defines them). */
+/**
+ * What Spectrum reads of a table: its columns with their Redshift types (a comment: the Glue table
+ * defines them, a column marked with a table format only in a deployment of that format).
+ */
 function redshiftTable(table: TableDef): string {
-  return `-- ${table.name}: ${table.columns.map((column) => `${column.name} ${engineType('redshift', column)}`).join(', ')}, dt VARCHAR (partition)`;
+  const columns = table.columns.map(
+    (column) => `${column.name} ${engineType('redshift', column)}${column.tableFormat ? ` (with tableFormat=${column.tableFormat} only)` : ''}`,
+  );
+  return `-- ${table.name}: ${columns.join(', ')}, dt VARCHAR (partition)`;
 }
 
 const sql = (statements: readonly string[]) => ['```sql', statements.join('\n\n'), '```'].join('\n');

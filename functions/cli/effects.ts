@@ -15,15 +15,15 @@
  * a bad flag or a mistaken `--out` (found before any work).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Option, type Command } from 'commander';
-import { FLAG_NAMES, requestedDays } from '../export/index.js';
+import type { Command } from 'commander';
 import { loadConfig, validateProjectId } from '../settings/config.js';
 import { createHash } from 'node:crypto';
 import { addDays, dayStart, formatDay, parseDay } from '../shared/dates.js';
 import { displayText } from '../shared/display.js';
 import { ID_PATTERN } from '../shared/validators.js';
 import { NoDataError } from '../shared/errors.js';
-import { validatedArg, wholeNumberArg } from './args.js';
+import { validatedArg } from './args.js';
+import { addCompletedPeriodOptions, completedPeriod, type CompletedPeriodFlags } from './completed-period.js';
 import type { CliIo } from './io.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { printEffects } from './render/effects.js';
@@ -36,10 +36,7 @@ export interface EffectsCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env
   readonly clients?: { readonly s3?: S3Client };
 }
 
-export interface EffectsFlags {
-  readonly days?: number;
-  readonly from?: string;
-  readonly to?: string;
+export interface EffectsFlags extends CompletedPeriodFlags {
   readonly project: string[];
   readonly out?: string;
   readonly json?: boolean;
@@ -49,16 +46,11 @@ export interface EffectsFlags {
 const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
 
 export function registerEffectsCommand(program: Command, io: EffectsCommandIo): void {
-  program
-    .command('effects')
-    .description('Did the fixes work: a verdict for every completed agent job made for a gap, its rate against similar gaps without a job (sends nothing).')
-    .addOption(
-      new Option('--days <n>', 'jobs completed in the last N days, today included (default: every completed job)')
-        .argParser(wholeNumberArg(1, 3660, 'use a whole number of days from 1 to 3660'))
-        .conflicts(['from', 'to']),
-    )
-    .option('--from <YYYY-MM-DD>', 'jobs completed on or after this day')
-    .option('--to <YYYY-MM-DD>', 'jobs completed before this day (exclusive)')
+  addCompletedPeriodOptions(
+    program
+      .command('effects')
+      .description('Did the fixes work: a verdict for every completed agent job made for a gap, its rate against similar gaps without a job (sends nothing).'),
+  )
     .option(
       '--project <id>',
       'project (repeatable; default every project with a completed job)',
@@ -173,16 +165,4 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
   }
   printEffects(result, { json: flags.json === true, saved }, io);
   return 0;
-}
-
-/** The completion days asked for: --from/--to (finished days), the last --days days (today included), or none. */
-function completedPeriod(flags: Pick<EffectsFlags, 'days' | 'from' | 'to'>, now: number): { from: string; to: string } | undefined {
-  const requested = requestedDays({ from: flags.from, to: flags.to }, now, FLAG_NAMES);
-  if (requested !== undefined) {
-    const first = requested[0] as string;
-    return { from: first, to: addDays(requested[requested.length - 1] as string, 1) };
-  }
-  if (flags.days === undefined) return undefined;
-  const today = formatDay(now);
-  return { from: addDays(today, 1 - flags.days), to: addDays(today, 1) };
 }

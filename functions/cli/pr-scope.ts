@@ -4,18 +4,18 @@
  * (functions/scope/; `GITHUB_TOKEN`, `GITHUB_API_URL`, `DOCS_REPOSITORY`, `SCOPE_*`) and records
  * the result on each outcome record (`scope`, `scope_reasons`, `merged_at`: a pull request merged
  * after its job completed is picked up). The period is the days the jobs completed (UTC, today
- * included; default every completed job). Not to be confused with cli/scope.ts, the export's
+ * included; default every completed job: cli/completed-period.ts). Not to be confused with cli/scope.ts, the export's
  * unit selection.
  *
  * Exit 0 when every pull request is in scope (or there is none), 1 when any is out of scope or
  * unknown (so it can gate a pipeline), 2 for a bad flag or a missing GITHUB_TOKEN (before any work).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { loadConfig, validateProjectId } from '../settings/config.js';
-import { addDays, formatDay, parseDay } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
-import { validatedArg, wholeNumberArg } from './args.js';
+import { validatedArg } from './args.js';
+import { addCompletedPeriodOptions, completedPeriod, type CompletedPeriodFlags } from './completed-period.js';
 import type { CliIo } from './io.js';
 
 export interface ScopeCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'> {
@@ -28,10 +28,7 @@ export interface ScopeCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env' 
   readonly githubRetryDelayMs?: number;
 }
 
-export interface ScopeFlags {
-  readonly days?: number;
-  readonly from?: string;
-  readonly to?: string;
+export interface ScopeFlags extends CompletedPeriodFlags {
   readonly project: string[];
   readonly out?: string;
   readonly json?: boolean;
@@ -52,40 +49,20 @@ export interface ScopedPull {
 const projectArg = validatedArg((value) => validateProjectId(value, '--project'));
 
 export function registerScopeCommand(program: Command, io: ScopeCommandIo): void {
-  program
-    .command('scope')
-    .description("Check the agent's pull requests of completed jobs against the scope rules again, and record the result on their outcome records.")
-    .addOption(
-      new Option('--days <n>', 'jobs completed in the last N days, today included (default: every completed job)')
-        .argParser(wholeNumberArg(1, 3660, 'use a whole number of days from 1 to 3660'))
-        .conflicts(['from', 'to']),
-    )
-    .option('--from <YYYY-MM-DD>', 'jobs completed on or after this day')
-    .option('--to <YYYY-MM-DD>', 'jobs completed before this day (exclusive)')
+  addCompletedPeriodOptions(
+    program
+      .command('scope')
+      .description("Check the agent's pull requests of completed jobs against the scope rules again, and record the result on their outcome records."),
+  )
     .option('--project <id>', 'project (repeatable; default every project)', (value: string, previous: string[]) => [...previous, projectArg(value)], [])
     .option('--out <dest>', 'warehouse of the outcome records: a directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .option('--json', 'one JSON document on stdout: {"pulls":[…]}')
     .action(async (flags: ScopeFlags) => io.setExitCode(await runScopeCommand(flags, io)));
 }
 
-/** The completion days asked for, `[from, to)`, or undefined for every day. */
-export function scopePeriod(flags: Pick<ScopeFlags, 'days' | 'from' | 'to'>, now: number): { from: string; to: string } | undefined {
-  if (flags.from !== undefined || flags.to !== undefined) {
-    if (flags.from === undefined || flags.to === undefined)
-      throw new ConfigError('--from and --to go together (--to is exclusive), e.g. --from 2026-01-01 --to 2026-02-01');
-    const from = parseDay(flags.from, '--from');
-    const to = parseDay(flags.to, '--to');
-    if (from >= to) throw new ConfigError(`--from ${from} is not before --to ${to}: --to is exclusive, use the day after the last one`);
-    return { from, to };
-  }
-  if (flags.days === undefined) return undefined;
-  const today = formatDay(now);
-  return { from: addDays(today, 1 - flags.days), to: addDays(today, 1) };
-}
-
 export async function runScopeCommand(flags: ScopeFlags, io: ScopeCommandIo): Promise<number> {
   const config = loadConfig(io.env);
-  const period = scopePeriod(flags, io.now());
+  const period = completedPeriod(flags, io.now());
   if (config.githubToken === undefined) {
     throw new ConfigError('GITHUB_TOKEN is not set: the scope command reads the pull requests with it (a read-only token: Pull requests read, Contents read)');
   }

@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Destination } from '../shared/storage/destination.js';
-import { describeError } from '../shared/errors.js';
+import { describeError, scrubText } from '../shared/errors.js';
 import { EXPORT_RUNS, partitionKey } from '../warehouse/tables.js';
+import type { IcebergSummary } from './iceberg/sync.js';
 import type { Unit } from './unit-id.js';
 
 export type RunTrigger = 'schedule' | 'manual' | 'cli';
@@ -33,6 +34,44 @@ export interface RunRecord {
   readonly units_drift: number;
   /** Of `requests`: those spent on units that failed. */
   readonly failed_requests: number;
+  /** Each statement the run ran on the Iceberg tables; null without Iceberg tables (`tableFormat=hive`). Older records lack it. */
+  readonly iceberg_statements: readonly IcebergStatementRecord[] | null;
+}
+
+/** One statement on an Iceberg table, as the run log keeps it (iceberg/sync.ts `IcebergStatementLog`). */
+export interface IcebergStatementRecord {
+  readonly kind: string;
+  /** The Hive table whose Iceberg table it changed. */
+  readonly table_name: string;
+  /** A MERGE: its first and last day and how many; null otherwise. */
+  readonly first_day: string | null;
+  readonly last_day: string | null;
+  readonly days: number | null;
+  /** Athena's query execution id; null when it could not be started. */
+  readonly query_id: string | null;
+  readonly state: string;
+  /** Rows inserted, updated or deleted (Athena's UpdateCount); null when not said. */
+  readonly changed_rows: number | null;
+  readonly bytes_scanned: number;
+  /** Why it failed, scrubbed and cut to 500 characters; null when it succeeded. */
+  readonly error: string | null;
+}
+
+/** The run log's form of a run's Iceberg statements; null when the run has no Iceberg tables. */
+export function icebergRecords(summary: IcebergSummary | undefined): IcebergStatementRecord[] | null {
+  if (summary === undefined) return null;
+  return summary.statements.map((statement) => ({
+    kind: statement.kind,
+    table_name: statement.table,
+    first_day: statement.days?.first ?? null,
+    last_day: statement.days?.last ?? null,
+    days: statement.days?.count ?? null,
+    query_id: statement.queryId ?? null,
+    state: statement.state,
+    changed_rows: statement.rows ?? null,
+    bytes_scanned: statement.bytesScanned,
+    error: statement.error !== undefined ? scrubText(statement.error, { maxLength: 500 }) : null,
+  }));
 }
 
 export interface RunFailure {
@@ -74,10 +113,11 @@ export interface RunTotals {
     ({ readonly status: 'failed'; readonly error: string } | { readonly status: 'complete' | 'partial' | 'skipped' | 'pending' }))[];
 }
 
-/** The record of a run that ended (whatever its units' outcomes). */
+/** The record of a run that ended (whatever its units' outcomes); `iceberg`: what it did to the Iceberg tables. */
 export function recordOfRun(
   base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
   summary: RunTotals,
+  iceberg?: IcebergSummary,
 ): RunRecord {
   return {
     ...header(base),
@@ -95,6 +135,7 @@ export function recordOfRun(
     ),
     units_drift: summary.driftUnits,
     failed_requests: summary.failedRequests,
+    iceberg_statements: icebergRecords(iceberg),
   };
 }
 
@@ -103,6 +144,7 @@ export function recordOfFailedRun(
   base: { readonly runId: string; readonly trigger: RunTrigger; readonly startedAt: number; readonly finishedAt: number; readonly retries: number },
   counters: { readonly requests: number; readonly rateLimited: number; readonly budgetWaitMs: number },
   error: unknown,
+  iceberg?: IcebergSummary,
 ): RunRecord {
   return {
     ...header(base),
@@ -118,6 +160,7 @@ export function recordOfFailedRun(
     failures: [{ dataset: null, project_id: null, date: null, error: describeError(error) }],
     units_drift: 0,
     failed_requests: 0,
+    iceberg_statements: icebergRecords(iceberg),
   };
 }
 

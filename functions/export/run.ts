@@ -1,7 +1,7 @@
 /**
  * A run: one request (the hourly schedule, explicit days) planned — the backlog, the personal
  * data's retention and privacy prepared once — then exported by the unit loop
- * (`run-units.ts`), and recorded in the run log (`export_runs`) when it ends.
+ * (`run-units.ts`), and recorded in the run log (`export_runs`, with its Iceberg statements) when it ends.
  */
 import { randomUUID } from 'node:crypto';
 import type { DatasetName } from '../warehouse/catalog.js';
@@ -70,13 +70,13 @@ export async function runExport(request: RunRequest, policy: ExportPolicy, contr
   } catch (error) {
     const counters = { requests: apiMeter.read().requests, rateLimited: gateMeter.read().rateLimited, budgetWaitMs: gateMeter.read().waitedMs };
     // What did commit before the failure is merged all the same.
-    await deps.iceberg?.flush({ maintenance: false });
-    await logRun(deps, recordOfFailedRun(base(), counters, error));
+    const iceberg = await deps.iceberg?.flush({ maintenance: false });
+    await logRun(deps, recordOfFailedRun(base(), counters, error, iceberg));
     throw error;
   }
   // The units are committed: their days go into the Iceberg tables (a failure waits for the next run).
   const iceberg = await deps.iceberg?.flush({ maintenance: request.kind === 'scheduled' });
-  await logRun(deps, recordOfRun(base(), result));
+  await logRun(deps, recordOfRun(base(), result, iceberg));
   return { ...result, runId, ...(iceberg ? { iceberg } : {}) };
 }
 

@@ -46,6 +46,12 @@ export interface ColumnDef {
    * overridden (`keep` stays available), and its table's days do not expire.
    */
   readonly personal?: true;
+  /**
+   * The Glue table declares the column only in a deployment of this table format (context
+   * `tableFormat`); elsewhere the records leave it null, and readers that name their own
+   * columns (DuckDB, the recipes of docs/warehouse.md) read it as null.
+   */
+  readonly tableFormat?: 'iceberg';
 }
 
 /** What is stored of a column's value: see `ColumnDef.policy`. */
@@ -465,6 +471,26 @@ export const EXPORT_RUNS: TableDef = {
       comment: 'Units completed whose answers had fields or values this version does not know (kept, see the manifests)',
     },
     { name: 'failed_requests', type: 'int64', comment: 'Of requests: those spent on units that failed (a unit that keeps failing shows here)' },
+    {
+      name: 'iceberg_statements',
+      type: 'record_list',
+      optional: true,
+      tableFormat: 'iceberg',
+      comment:
+        'Statements run on the Iceberg tables (tableFormat=iceberg): kind (merge, expire, optimize, vacuum), Hive table, days merged, Athena query id, state, rows changed, bytes scanned, error; null without Iceberg or in older records',
+      fields: [
+        { name: 'kind', type: 'string' },
+        { name: 'table_name', type: 'string' },
+        { name: 'first_day', type: 'string' },
+        { name: 'last_day', type: 'string' },
+        { name: 'days', type: 'int64' },
+        { name: 'query_id', type: 'string' },
+        { name: 'state', type: 'string' },
+        { name: 'changed_rows', type: 'int64' },
+        { name: 'bytes_scanned', type: 'int64' },
+        { name: 'error', type: 'string' },
+      ],
+    },
   ],
 };
 

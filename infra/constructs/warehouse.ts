@@ -74,6 +74,12 @@ export interface WarehouseProps {
    */
   readonly organisations?: boolean | undefined;
   /**
+   * Context `tableFormat`: a column of tables.ts marked with a table format is declared in the
+   * Glue table only in a deployment of that format (`export_runs.iceberg_statements`).
+   * @default 'hive'
+   */
+  readonly tableFormat?: 'hive' | 'iceberg' | undefined;
+  /**
    * Glue database name (Athena: `SELECT … FROM <database>.visitors_pages`).
    * @default 'mintlify_analytics'
    */
@@ -97,6 +103,8 @@ export class Warehouse extends Construct {
   private readonly projectionStart: string;
   /** The export's tables are partitioned by organisation (`orgs/<id>/`). */
   private readonly organisations: boolean;
+  /** The table format of the deployment: which marked columns the Glue tables declare. */
+  private readonly tableFormat: 'hive' | 'iceberg';
   readonly bucket: s3.IBucket;
   /** `''` or the prefix with a trailing slash: what every key this app writes starts with. */
   readonly keyPrefix: string;
@@ -112,6 +120,7 @@ export class Warehouse extends Construct {
     this.columnPolicy = resolvePolicy(parsePolicyOverrides(props.personalDataPolicy ?? '', 'personalDataPolicy'));
     this.projectionStart = parseDay(props.partitionProjectionStart ?? DEFAULT_PROJECTION_START, 'partitionProjectionStart');
     this.organisations = props.organisations === true;
+    this.tableFormat = props.tableFormat ?? 'hive';
     const prefix = (props.prefix ?? 'mintlify').replace(/^\/+|\/+$/g, '');
     this.keyPrefix = prefix === '' ? '' : `${prefix}/`;
     const retention = props.retention ?? Duration.days(30);
@@ -421,12 +430,14 @@ export class Warehouse extends Construct {
       description: def.comment,
       storage: glue.S3TableStorage.fromBucket(this.bucket),
       s3Prefix: byOrg ? `${this.keyPrefix}${ORGS_FOLDER}` : `${this.keyPrefix}${def.prefix}/`,
-      columns: def.columns.map((column) => ({
-        name: column.name,
-        type: glueTypeOf(column),
-        // The column's policy (docs/privacy.md) is named in its comment.
-        comment: commentWithPolicy(def, column, this.columnPolicy),
-      })),
+      columns: def.columns
+        .filter((column) => column.tableFormat === undefined || column.tableFormat === this.tableFormat)
+        .map((column) => ({
+          name: column.name,
+          type: glueTypeOf(column),
+          // The column's policy (docs/privacy.md) is named in its comment.
+          comment: commentWithPolicy(def, column, this.columnPolicy),
+        })),
       // `dt` is the Hive folder name (`dt=YYYY-MM-DD`), a string; projection treats it as a date.
       partitionKeys: [
         ...(byOrg ? [{ name: ORG_PARTITION, type: glue.Schema.STRING, comment: 'organisation id (name it in every query: its projection is injected)' }] : []),

@@ -1,6 +1,6 @@
 /**
  * Role: a stand-in for Athena on loopback (neither fauxqs nor dynalite serves it): the JSON 1.1
- * protocol over HTTP on 127.0.0.1, as the real `@aws-sdk/client-athena` speaks it
+ * protocol over HTTP on 127.0.0.1 (json-stand-in.ts), as the real `@aws-sdk/client-athena` speaks it
  * (`X-Amz-Target: AmazonAthena.StartQueryExecution`, `GetQueryExecution`, `GetQueryResults`),
  * for one workgroup: a query in another is refused (InvalidRequestException). Each query is
  * `RUNNING` for its first poll, then `SUCCEEDED` with `DataScannedInBytes` (100 bytes per
@@ -8,9 +8,7 @@
  * failures. Every call and every statement is recorded. It runs no SQL (the MERGE runs on DuckDB
  * in test/integration/iceberg/iceberg-merge-duckdb.test.ts) and models no permission (iam.ts).
  */
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ok, refused, startJsonStandIn, unknownOperation, type JsonAnswer } from './json-stand-in.js';
 
 /** One statement the stand-in was asked to run. */
 export interface StandInQuery {
@@ -54,74 +52,64 @@ export async function startAthenaStandIn(options: AthenaStandInOptions): Promise
   const calls: AthenaCall[] = [];
   const queries: StandInQuery[] = [];
   const failures: ('failed' | 'unavailable')[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const target = String(request.headers['x-amz-target'] ?? '');
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
-        QueryString?: string;
-        WorkGroup?: string;
-        QueryExecutionContext?: { Database?: string };
-        QueryExecutionId?: string;
-      };
-      const answer = (status: number, value: unknown) => {
-        response.statusCode = status;
-        response.setHeader('content-type', 'application/x-amz-json-1.1');
-        response.end(JSON.stringify(value));
-      };
-      const refuse = (message: string) => answer(400, { __type: 'InvalidRequestException', Message: message });
-      if (target === 'AmazonAthena.StartQueryExecution') {
-        calls.push({ target, workgroup: body.WorkGroup ?? '' });
-        if (body.WorkGroup !== options.workgroup) return refuse(`WorkGroup ${body.WorkGroup ?? '(none)'} is not found.`);
-        if (failures[0] === 'unavailable') {
-          failures.shift();
-          return answer(500, { __type: 'InternalServerException', Message: 'scripted failure' });
-        }
-        const failed = failures[0] === 'failed' ? failures.shift() : undefined;
-        const query: StandInQuery = {
-          id: `q-${String(queries.length + 1).padStart(4, '0')}`,
-          sql: body.QueryString ?? '',
-          workgroup: body.WorkGroup,
-          database: body.QueryExecutionContext?.Database,
-          state: failed ? 'FAILED' : 'SUCCEEDED',
-          polls: 0,
-        };
-        queries.push(query);
-        return answer(200, { QueryExecutionId: query.id });
-      }
-      const query = queries.find((q) => q.id === body.QueryExecutionId);
-      calls.push({ target, queryId: body.QueryExecutionId ?? '' });
-      if (query === undefined) return refuse(`QueryExecution ${body.QueryExecutionId ?? ''} was not found`);
-      if (target === 'AmazonAthena.GetQueryExecution') {
-        query.polls += 1;
-        const state = query.polls === 1 ? 'RUNNING' : query.state;
-        return answer(200, {
-          QueryExecution: {
-            QueryExecutionId: query.id,
-            Query: query.sql,
-            StatementType: 'DML',
-            WorkGroup: query.workgroup,
-            Status: { State: state, ...(state === 'FAILED' ? { StateChangeReason: 'ICEBERG_COMMIT_ERROR: scripted failure' } : {}) },
-            Statistics: { DataScannedInBytes: state === 'RUNNING' ? 0 : query.sql.length * 100 },
-          },
-        });
-      }
-      if (target === 'AmazonAthena.GetQueryResults') {
-        if (query.state !== 'SUCCEEDED' || query.polls < 2)
-          return refuse(`Query has not yet finished. Current state: ${query.polls < 2 ? 'RUNNING' : 'FAILED'}`);
-        return answer(200, { UpdateCount: options.rowsOf?.(query.sql) ?? 0, ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
-      }
-      return answer(400, { __type: 'UnknownOperationException', Message: `the stand-in does not serve ${target}` });
-    });
+  const invalid = (message: string) => refused('InvalidRequestException', message);
+  const start = (target: string, body: QueryBody): JsonAnswer => {
+    calls.push({ target, workgroup: body.WorkGroup ?? '' });
+    if (body.WorkGroup !== options.workgroup) return invalid(`WorkGroup ${body.WorkGroup ?? '(none)'} is not found.`);
+    if (failures[0] === 'unavailable') {
+      failures.shift();
+      return refused('InternalServerException', 'scripted failure', 500);
+    }
+    const failed = failures[0] === 'failed' ? failures.shift() : undefined;
+    const query: StandInQuery = {
+      id: `q-${String(queries.length + 1).padStart(4, '0')}`,
+      sql: body.QueryString ?? '',
+      workgroup: body.WorkGroup,
+      database: body.QueryExecutionContext?.Database,
+      state: failed ? 'FAILED' : 'SUCCEEDED',
+      polls: 0,
+    };
+    queries.push(query);
+    return ok({ QueryExecutionId: query.id });
+  };
+  const server = await startJsonStandIn<QueryBody>(({ target, body }) => {
+    if (target === 'AmazonAthena.StartQueryExecution') return start(target, body);
+    const query = queries.find((q) => q.id === body.QueryExecutionId);
+    calls.push({ target, queryId: body.QueryExecutionId ?? '' });
+    if (query === undefined) return invalid(`QueryExecution ${body.QueryExecutionId ?? ''} was not found`);
+    if (target === 'AmazonAthena.GetQueryExecution') {
+      query.polls += 1;
+      const state = query.polls === 1 ? 'RUNNING' : query.state;
+      return ok({
+        QueryExecution: {
+          QueryExecutionId: query.id,
+          Query: query.sql,
+          StatementType: 'DML',
+          WorkGroup: query.workgroup,
+          Status: { State: state, ...(state === 'FAILED' ? { StateChangeReason: 'ICEBERG_COMMIT_ERROR: scripted failure' } : {}) },
+          Statistics: { DataScannedInBytes: state === 'RUNNING' ? 0 : query.sql.length * 100 },
+        },
+      });
+    }
+    if (target === 'AmazonAthena.GetQueryResults') {
+      if (query.state !== 'SUCCEEDED' || query.polls < 2)
+        return invalid(`Query has not yet finished. Current state: ${query.polls < 2 ? 'RUNNING' : 'FAILED'}`);
+      return ok({ UpdateCount: options.rowsOf?.(query.sql) ?? 0, ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
+    }
+    return unknownOperation(target);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...server,
     calls,
     queries,
     failNext: (times, how) => failures.push(...Array.from({ length: times }, () => how)),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The fields of a request the stand-in reads. */
+interface QueryBody {
+  readonly QueryString?: string;
+  readonly WorkGroup?: string;
+  readonly QueryExecutionContext?: { readonly Database?: string };
+  readonly QueryExecutionId?: string;
 }

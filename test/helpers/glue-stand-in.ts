@@ -1,14 +1,12 @@
 /**
  * Role: a stand-in for the Glue Data Catalog on loopback (neither fauxqs nor dynalite serves
- * Glue): the JSON 1.1 protocol over HTTP on 127.0.0.1, as the real SDK client speaks it
+ * Glue): the JSON 1.1 protocol over HTTP on 127.0.0.1 (json-stand-in.ts), as the real SDK client speaks it
  * (`X-Amz-Target: AWSGlue.GetTable`, `AWSGlue.BatchCreatePartition`), for the tables it is
  * given. BatchCreatePartition answers a partition that exists with a per-entry
  * `AlreadyExistsException`, as Glue does; `failNext` scripts failures. Every call is recorded.
  * It models no permission (see iam.ts for grants), no other action and no catalog id.
  */
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ok, refused, startJsonStandIn, unknownOperation } from './json-stand-in.js';
 
 /** A table as the stand-in holds it: its storage descriptor (Glue's JSON shape) and partition keys. */
 export interface StandInTable {
@@ -73,66 +71,55 @@ export async function startGlueStandIn(database: string, tables: Record<string, 
     return found;
   };
 
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const target = String(request.headers['x-amz-target'] ?? '');
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
-        DatabaseName?: string;
-        Name?: string;
-        TableName?: string;
-        PartitionInputList?: { Values?: string[]; StorageDescriptor?: Record<string, unknown> }[];
-      };
-      const answer = (status: number, value: unknown) => {
-        response.statusCode = status;
-        response.setHeader('content-type', 'application/x-amz-json-1.1');
-        response.end(JSON.stringify(value));
-      };
-      const notFound = (what: string) => answer(400, { __type: 'EntityNotFoundException', Message: `${what} not found` });
-      const tableName = body.Name ?? body.TableName ?? '';
-      const db = body.DatabaseName ?? '';
-      const inputs = body.PartitionInputList ?? [];
-      calls.push({ target, database: db, table: tableName, partitions: inputs.map((p) => p.Values ?? []) });
-      const table = db === database ? tables[tableName] : undefined;
-      if (target === 'AWSGlue.GetTable') {
-        if (!table) return notFound(`Table ${db}.${tableName}`);
-        return answer(200, {
-          Table: {
-            Name: tableName,
-            DatabaseName: db,
-            StorageDescriptor: table.storageDescriptor,
-            PartitionKeys: table.partitionKeys.map((Name) => ({ Name, Type: 'string' })),
-            TableType: 'EXTERNAL_TABLE',
-          },
-        });
+  const server = await startJsonStandIn<GlueBody>(({ target, body }) => {
+    const notFound = (what: string) => refused('EntityNotFoundException', `${what} not found`);
+    const tableName = body.Name ?? body.TableName ?? '';
+    const db = body.DatabaseName ?? '';
+    const inputs = body.PartitionInputList ?? [];
+    calls.push({ target, database: db, table: tableName, partitions: inputs.map((p) => p.Values ?? []) });
+    const table = db === database ? tables[tableName] : undefined;
+    if (target === 'AWSGlue.GetTable') {
+      if (!table) return notFound(`Table ${db}.${tableName}`);
+      return ok({
+        Table: {
+          Name: tableName,
+          DatabaseName: db,
+          StorageDescriptor: table.storageDescriptor,
+          PartitionKeys: table.partitionKeys.map((Name) => ({ Name, Type: 'string' })),
+          TableType: 'EXTERNAL_TABLE',
+        },
+      });
+    }
+    if (target === 'AWSGlue.BatchCreatePartition') {
+      if (!table) return notFound(`Table ${db}.${tableName}`);
+      const failure = failures.shift();
+      if (failure === 'unavailable') return refused('InternalServiceException', 'scripted failure', 500);
+      const errors: unknown[] = [];
+      const held = partitionsOf(db, tableName);
+      for (const input of inputs) {
+        const values = input.Values ?? [];
+        const detail = (ErrorCode: string, ErrorMessage: string) => errors.push({ PartitionValues: values, ErrorDetail: { ErrorCode, ErrorMessage } });
+        if (failure === 'refused') detail('InternalServiceException', 'scripted refusal');
+        else if (values.length !== table.partitionKeys.length) detail('InvalidInputException', `expected ${table.partitionKeys.length} partition value(s)`);
+        else if (held.has(values.join('/'))) detail('AlreadyExistsException', 'Partition already exists.');
+        else held.set(values.join('/'), { values, storageDescriptor: input.StorageDescriptor ?? {} });
       }
-      if (target === 'AWSGlue.BatchCreatePartition') {
-        if (!table) return notFound(`Table ${db}.${tableName}`);
-        const failure = failures.shift();
-        if (failure === 'unavailable') return answer(500, { __type: 'InternalServiceException', Message: 'scripted failure' });
-        const errors: unknown[] = [];
-        const held = partitionsOf(db, tableName);
-        for (const input of inputs) {
-          const values = input.Values ?? [];
-          const detail = (ErrorCode: string, ErrorMessage: string) => errors.push({ PartitionValues: values, ErrorDetail: { ErrorCode, ErrorMessage } });
-          if (failure === 'refused') detail('InternalServiceException', 'scripted refusal');
-          else if (values.length !== table.partitionKeys.length) detail('InvalidInputException', `expected ${table.partitionKeys.length} partition value(s)`);
-          else if (held.has(values.join('/'))) detail('AlreadyExistsException', 'Partition already exists.');
-          else held.set(values.join('/'), { values, storageDescriptor: input.StorageDescriptor ?? {} });
-        }
-        return answer(200, errors.length > 0 ? { Errors: errors } : {});
-      }
-      return answer(400, { __type: 'UnknownOperationException', Message: `the stand-in does not serve ${target}` });
-    });
+      return ok(errors.length > 0 ? { Errors: errors } : {});
+    }
+    return unknownOperation(target);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...server,
     calls,
     partitions: partitionsOf,
     failNext: (times, how) => failures.push(...Array.from({ length: times }, () => how)),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The fields of a request the stand-in reads. */
+interface GlueBody {
+  readonly DatabaseName?: string;
+  readonly Name?: string;
+  readonly TableName?: string;
+  readonly PartitionInputList?: { readonly Values?: string[]; readonly StorageDescriptor?: Record<string, unknown> }[];
 }

@@ -1,7 +1,7 @@
 /**
  * Role: IAM in the bundle tests. The emulators check no permission, so a missing grant would
  * pass every test and fail in AWS. `startIamGuard` puts a loopback proxy in front of each
- * emulator a bundle talks to (S3, SQS, SNS, DynamoDB, Secrets Manager); every request is mapped
+ * emulator a bundle talks to (S3, SQS, SNS, DynamoDB, Secrets Manager, Glue, Athena); every request is mapped
  * to its IAM action, resource ARN and condition keys and evaluated, with a real policy engine
  * (`@cloud-copilot/iam-simulate`, strict mode), against the synthesized template's policies of
  * that function's role and the resource's own policy (bucket, topic, queue, secret). An allowed
@@ -17,7 +17,10 @@
  * ReceiveMessage/DeleteMessage, which the bundle does not make itself). Condition keys set:
  * `aws:SecureTransport` (true: in AWS every call is HTTPS), `aws:PrincipalArn`, `s3:prefix`
  * and `s3:delimiter` (listing), `dynamodb:LeadingKeys` (the partition key of each item a
- * request names; a Scan names none).
+ * request names; a Scan names none). Athena authorizes a call on a query against the query's
+ * workgroup: the guard learns it from the StartQueryExecution it let through (a query it did
+ * not see started is denied). What Athena then does with the caller's rights — read Glue and
+ * S3, write the Iceberg tables — is not proxied (test/infra/iceberg.test.ts evaluates those).
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,7 +43,7 @@ export type PolicyStatement = {
 };
 
 /** The services a guard can stand in front of, by the SDK's `AWS_ENDPOINT_URL_<SERVICE>` name. */
-export type GuardedService = 'S3' | 'SQS' | 'SNS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'GLUE';
+export type GuardedService = 'S3' | 'SQS' | 'SNS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'GLUE' | 'ATHENA';
 
 /** One request as IAM sees it. */
 export interface IamCall {
@@ -285,6 +288,8 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
   const calls: string[] = [];
   const denied: string[] = [];
   const servers: Server[] = [];
+  /** Athena: the workgroup of each query the guard let start. */
+  const workgroups = new Map<string, string>();
   const env: Record<string, string> = {};
 
   for (const [service, upstream] of Object.entries(options.upstreams) as [GuardedService, string][]) {
@@ -307,7 +312,7 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
     const url = new URL(incoming.url ?? '/', 'http://guard');
     let mapped: IamCall[];
     try {
-      mapped = mapRequest(service, incoming.method ?? 'GET', url, incoming.headers, body, partitionKey);
+      mapped = mapRequest(service, incoming.method ?? 'GET', url, incoming.headers, body, partitionKey, workgroups);
     } catch (error) {
       mapped = [
         { action: `${service.toLowerCase()}:Unmapped`, resource: `${incoming.method} ${url.pathname}${url.search} (${(error as Error).message})`, context: {} },
@@ -329,7 +334,8 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
     // S3 answers a read of a missing key 404 only to a caller that may list it (s3:ListBucket,
     // evaluated with s3:prefix = the key), 403 AccessDenied to everyone else.
     const read = mapped.length === 1 && mapped[0]?.action === 's3:GetObject' ? mapped[0] : undefined;
-    await forward(upstream, incoming, body, outgoing, async () => {
+    const started = mapped.length === 1 && mapped[0]?.action === 'athena:StartQueryExecution' ? mapped[0] : undefined;
+    const answer = await forward(upstream, incoming, body, outgoing, async () => {
       if (!read) return true;
       const key = read.resource.slice('arn:aws:s3:::'.length);
       const bucket = key.split('/')[0] ?? '';
@@ -345,6 +351,10 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
       );
       return false;
     });
+    if (started !== undefined) {
+      const id = (JSON.parse(answer.toString('utf8') || '{}') as { QueryExecutionId?: unknown }).QueryExecutionId;
+      if (typeof id === 'string') workgroups.set(id, started.resource);
+    }
   }
 
   function resourcePolicyOf(resource: string): PolicyDocument | undefined {
@@ -360,15 +370,19 @@ export async function startIamGuard(options: IamGuardOptions): Promise<IamGuard>
   };
 }
 
-/** Forwards the request; an upstream 404 is passed on only when `onNotFound` says so (it answered otherwise). */
+/**
+ * Forwards the request; an upstream 404 is passed on only when `onNotFound` says so (it answered
+ * otherwise). Resolves to the body passed on.
+ */
 async function forward(
   upstream: string,
   incoming: IncomingMessage,
   body: Buffer,
   outgoing: ServerResponse,
   onNotFound: () => Promise<boolean> = async () => true,
-): Promise<void> {
+): Promise<Buffer> {
   const target = new URL(upstream);
+  const chunks: Buffer[] = [];
   await new Promise<void>((resolve, reject) => {
     const proxied = httpRequest(
       {
@@ -381,6 +395,7 @@ async function forward(
       (answer) => {
         const pass = () => {
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
           answer.pipe(outgoing);
           answer.on('end', resolve);
           answer.on('error', reject);
@@ -397,6 +412,7 @@ async function forward(
     proxied.on('error', reject);
     proxied.end(body);
   });
+  return Buffer.concat(chunks);
 }
 
 function refuse(service: GuardedService, outgoing: ServerResponse, message: string): void {
@@ -417,7 +433,10 @@ function refuse(service: GuardedService, outgoing: ServerResponse, message: stri
   }
 }
 
-/** The IAM calls one HTTP request makes (S3 REST path-style, SQS/DynamoDB/Secrets Manager/Glue JSON, SNS query). */
+/**
+ * The IAM calls one HTTP request makes (S3 REST path-style, SQS/DynamoDB/Secrets Manager/Glue/Athena
+ * JSON, SNS query). `workgroups`: the workgroup ARN of each Athena query started so far.
+ */
 export function mapRequest(
   service: GuardedService,
   method: string,
@@ -425,6 +444,7 @@ export function mapRequest(
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
   partitionKey = 'pk',
+  workgroups: ReadonlyMap<string, string> = new Map(),
 ): IamCall[] {
   const target = String(headers['x-amz-target'] ?? '');
   const json = () => JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
@@ -469,6 +489,21 @@ export function mapRequest(
       const glue = (rest: string) => `arn:aws:glue:${TEST_REGION}:${TEST_ACCOUNT}:${rest}`;
       const resources = [glue('catalog'), glue(`database/${database}`), ...(typeof table === 'string' ? [glue(`table/${database}/${table}`)] : [])];
       return resources.map((resource) => ({ action: `glue:${operation}`, resource, context: {} }));
+    }
+    case 'ATHENA': {
+      // A query is started in a workgroup (`primary` when none is named); a call on a query is authorized on that query's workgroup.
+      const operation = target.replace(/^AmazonAthena\./, '');
+      const input = json();
+      if (operation === 'StartQueryExecution') {
+        const workgroup = typeof input['WorkGroup'] === 'string' ? input['WorkGroup'] : 'primary';
+        return [{ action: 'athena:StartQueryExecution', resource: `arn:aws:athena:${TEST_REGION}:${TEST_ACCOUNT}:workgroup/${workgroup}`, context: {} }];
+      }
+      if (operation === 'GetQueryExecution' || operation === 'GetQueryResults' || operation === 'StopQueryExecution') {
+        const resource = workgroups.get(String(input['QueryExecutionId']));
+        if (resource === undefined) throw new Error(`Athena ${operation} of a query the guard did not see started`);
+        return [{ action: `athena:${operation}`, resource, context: {} }];
+      }
+      throw new Error(`Athena ${operation}`);
     }
   }
 }

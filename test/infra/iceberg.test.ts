@@ -8,8 +8,11 @@
  * make allowed, and nothing beyond: no other workgroup, no Glue write of a Hive table, no
  * `athena:*` or `glue:*`.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ICEBERG_SOURCE_TABLES } from '../../functions/export/iceberg/layout.js';
+import { MAINTENANCE_EVERY_MS } from '../../functions/export/iceberg/sync.js';
+import { EXPORT_RUNS } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
 import { TEST_REGION } from '../helpers/emulators.js';
 import { synthStack } from '../helpers/synth.js';
@@ -23,6 +26,17 @@ const icebergTables = (resources: Resources) => ofType(resources, 'AWS::Glue::Ta
 function at(value: unknown, ...path: string[]): unknown {
   return path.reduce<unknown>((inner, key) => (inner as Record<string, unknown> | undefined)?.[key], value);
 }
+
+/** The columns of the Glue table of `export_runs` (the run log). */
+const runLogColumns = (resources: Resources) =>
+  (
+    at(
+      ofType(resources, 'AWS::Glue::Table').find(([, r]) => at(r.Properties, 'TableInput', 'Name') === EXPORT_RUNS.name)?.[1].Properties,
+      'TableInput',
+      'StorageDescriptor',
+      'Columns',
+    ) as { Name: string }[]
+  ).map((column) => column.Name);
 
 /** The template with the assets' hashes (the code's fingerprints) taken out. */
 const withoutHashes = (resources: Resources) => JSON.stringify(resources).replace(/[0-9a-f]{64}/g, '<hash>');
@@ -38,6 +52,8 @@ describe('without tableFormat=iceberg', () => {
     expect(withoutHashes(plain)).toBe(withoutHashes(resourcesOf({ tableFormat: 'hive' })));
     expect(icebergTables(plain)).toEqual([]);
     expect(ofType(plain, 'AWS::Athena::WorkGroup')).toHaveLength(1);
+    // Not even the run log's column of Iceberg statements: the Glue table declares it with tableFormat=iceberg only.
+    expect(runLogColumns(plain)).toContain('failed_requests');
     expect(JSON.stringify(plain)).not.toMatch(/athena:StartQueryExecution|EXPORT_ATHENA_WORKGROUP|_athena\/|iceberg/i);
   });
 
@@ -99,6 +115,41 @@ describe('with tableFormat=iceberg', () => {
       ]);
       expect(at(table, 'DatabaseName')).toBe(DATABASE);
     }
+  });
+
+  it('drops erased rows from S3 within the days docs/privacy.md says: snapshot age, the weekly VACUUM, then the noncurrent versions', async () => {
+    const ages = icebergTables(resources).map(([, r]) =>
+      Number(at(r.Properties, 'OpenTableFormatInput', 'IcebergInput', 'IcebergTableInput', 'Properties', 'vacuum_max_snapshot_age_seconds')),
+    );
+    const [, bucket] = ofType(resources, 'AWS::S3::Bucket').find(([id]) => id.includes('Data')) ?? [];
+    const rules = (bucket?.Properties['LifecycleConfiguration'] as { Rules: Record<string, unknown>[] } | undefined)?.Rules ?? [];
+    const noncurrent = rules.find((rule) => rule['Id'] === 'expire-noncurrent-versions' && rule['Prefix'] === undefined);
+    const days = (ms: number) => ms / 86_400_000;
+    const snapshotDays = days((ages[0] ?? 0) * 1000);
+    const noncurrentDays = Number(at(noncurrent, 'NoncurrentVersionExpiration', 'NoncurrentDays'));
+    const privacy = await readFile(new URL('../../docs/privacy.md', import.meta.url), 'utf8');
+
+    expect(new Set(ages).size).toBe(1);
+    expect(privacy).toContain(`the snapshot is ${snapshotDays} days old`);
+    expect(privacy).toContain(
+      `at most ${snapshotDays + days(MAINTENANCE_EVERY_MS)} days after the erasure, then ${noncurrentDays} days as noncurrent versions`,
+    );
+    expect(privacy).toContain(`the bytes are gone within ${snapshotDays + days(MAINTENANCE_EVERY_MS) + noncurrentDays} days`);
+  });
+
+  it("declares the run log's column of Iceberg statements in export_runs, after the columns every deployment has", () => {
+    const columns = at(
+      ofType(resources, 'AWS::Glue::Table').find(([, r]) => at(r.Properties, 'TableInput', 'Name') === EXPORT_RUNS.name)?.[1].Properties,
+      'TableInput',
+      'StorageDescriptor',
+      'Columns',
+    ) as { Name: string; Type: string; Comment: string }[];
+
+    expect(runLogColumns(resources)).toEqual([...runLogColumns(resourcesOf({})), 'iceberg_statements']);
+    expect(columns.at(-1)).toMatchObject({
+      Type: 'array<struct<kind:string,table_name:string,first_day:string,last_day:string,days:bigint,query_id:string,state:string,changed_rows:bigint,bytes_scanned:bigint,error:string>>',
+      Comment: expect.stringMatching(/^Statements run on the Iceberg tables/),
+    });
   });
 
   it('partitions by organisation too with organisations=true', () => {

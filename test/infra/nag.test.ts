@@ -36,6 +36,25 @@ describe('cdk-nag AwsSolutions checks', { timeout: 120_000 }, () => {
     expect(unacknowledgedFindings({ projectIds: 'proj_a', tableFormat: 'iceberg', organisations: 'true' })).toEqual([]);
   });
 
+  it("reports no unacknowledged finding with the scope check's settings on (docs repository, commit status, GitHub Enterprise)", () => {
+    const findings = unacknowledgedFindings({
+      projectIds: 'proj_a',
+      docsRepository: 'acme/docs',
+      githubScopeStatus: 'on',
+      githubApiUrl: 'https://ghe.example.com/api/v3',
+    });
+    expect(findings).toEqual([]);
+  });
+
+  it("reports no unacknowledged finding with the scope check's token in an existing secret", () => {
+    const findings = unacknowledgedFindings({
+      projectIds: 'proj_a',
+      docsRepository: 'acme/docs',
+      githubTokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:github-token-AbC123',
+    });
+    expect(findings).toEqual([]);
+  });
+
   it('still reports a new wildcard on a function role, beyond the acknowledged key-pattern grants', () => {
     const { stack } = synthStack({ projectIds: 'proj_a' });
     stack.analyticsExport.function.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['*'] }));

@@ -12,11 +12,11 @@ import { GAP_FIGURE } from '../../gaps/gaps.js';
 import { GAP_KIND_WORDS, portfolioFixOf, portfolioOf } from '../../gaps/portfolio.js';
 import { TARGET_FALL } from '../../gaps/power.js';
 import { EQUIVALENCE_MARGIN, VERDICT_CONFIDENCE, VERDICT_MIN_DAYS, type Verdict } from '../../gaps/verdict.js';
-import { displayText } from '../../shared/display.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { note, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { jobCells, jobColumns } from './job-columns.js';
 
 /** The section, or '' when no job was ever made for a gap (readFixes reads nothing then). */
 export function fixesSection(fixes: Fixes, context: SectionContext): SafeHtml | '' {
@@ -50,20 +50,15 @@ export function fixesSection(fixes: Fixes, context: SectionContext): SafeHtml | 
             : ''
         }${table(
           'fixes-effect',
-          [
-            { title: 'Gap' },
-            ...(context.many ? [{ title: 'Project' }] : []),
-            { title: 'Job completed' },
-            { title: 'Pull request' },
-            { title: 'Before', wide: true },
-            { title: 'After', wide: true },
-            { title: 'Verdict', wide: true },
-          ],
+          [{ title: 'Gap' }, ...jobColumns(context), { title: 'Before', wide: true }, { title: 'After', wide: true }, { title: 'Verdict', wide: true }],
           fixes.effects.map((effect) => [
             effect.gap ? userText(effect.gap.title, 90) : html`${effect.gapId} <span class="note">(not found in the warehouse)</span>`,
-            ...(context.many ? [effect.projectId] : []),
-            effect.mergedDay === undefined ? effect.completedDay : html`${effect.completedDay}<br><span class="note">merged ${effect.mergedDay}</span>`,
-            prLinkOf(effect.prLink),
+            ...jobCells(context, {
+              projectId: effect.projectId,
+              completed:
+                effect.mergedDay === undefined ? effect.completedDay : html`${effect.completedDay}<br><span class="note">merged ${effect.mergedDay}</span>`,
+              prLink: effect.prLink,
+            }),
             sideText(effect, 'before'),
             effect.tooEarly
               ? html`<strong>too early to tell</strong> (${formatCount(effect.daysSince)} whole day(s) since)${effect.after ? html`; so far ${sideText(effect, 'after')}` : ''}`
@@ -125,21 +120,4 @@ function sideText(effect: GapEffect, which: 'before' | 'after'): SafeHtml | stri
   const words = RATE_WORDS[effect.gap.kind];
   const perDay = (Math.round((side.signals / side.days) * 10) / 10).toFixed(1);
   return html`<span class="figure">${perDay}</span> a day — ${formatCount(side.signals)} ${words.signal} in ${range}; ${words.rate} ${side.rate.toPrecision(3)} over ${formatCount(side.exposure)} ${words.exposure}`;
-}
-
-function prLinkOf(link: string | undefined): SafeHtml | string {
-  if (link === undefined) return 'none';
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    return userText(link, 80);
-  }
-  return url.protocol === 'https:' ? html`<a href="${url.href}">${linkText(url.href)}</a>` : userText(link, 80);
-}
-
-/** A pull request's address as the text of its link: the service's, not a reader's, so escaped (displayText) rather than defanged. */
-function linkText(href: string): string {
-  const shown = displayText(href);
-  return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
 }

@@ -6,11 +6,11 @@
  * template; a link is drawn only for an https URL.
  */
 import { reasonsText, SCOPE_LABEL, type ScopedJob } from '../../scope/summary.js';
-import { displayText } from '../../shared/display.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { note, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { jobCells, jobColumns } from './job-columns.js';
 
 export function scopeSection(jobs: readonly ScopedJob[], context: SectionContext): SafeHtml | '' {
   if (jobs.length === 0) return '';
@@ -23,33 +23,12 @@ export function scopeSection(jobs: readonly ScopedJob[], context: SectionContext
       `Each completed job's pull request against the scope rules (SCOPE_ALLOWED, SCOPE_PROTECTED, SCOPE_MAX_FILES, SCOPE_MAX_LINES, DOCS_REPOSITORY): ${count('in_scope')} in scope, ${count('out_of_scope')} out of scope, ${count('unknown')} unknown (not read: no token, GitHub failed, or more files than GitHub lists). Check again: mintlify-exporter scope.`,
     )}${table(
       'scope-pulls',
-      [
-        { title: 'Scope' },
-        ...(context.many ? [{ title: 'Project' }] : []),
-        { title: 'Job completed' },
-        { title: 'Pull request' },
-        { title: 'Why', wide: true },
-      ],
+      [{ title: 'Scope' }, ...jobColumns(context), { title: 'Why', wide: true }],
       jobs.map((job) => [
         html`<strong class="scope scope-${job.scope}">${SCOPE_LABEL[job.scope]}</strong>`,
-        ...(context.many ? [job.projectId ?? ''] : []),
-        job.completedDay,
-        linkOf(job.prLink),
+        ...jobCells(context, { projectId: job.projectId, completed: job.completedDay, prLink: job.prLink }),
         job.reasons.length === 0 ? '—' : userText(reasonsText(job.reasons), 300),
       ]),
     )}`,
   );
-}
-
-function linkOf(link: string | undefined): SafeHtml | string {
-  if (link === undefined) return 'none';
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    return userText(link, 80);
-  }
-  // The service's address, not a reader's: escaped (displayText), not defanged.
-  const shown = displayText(url.href);
-  return url.protocol === 'https:' ? html`<a href="${url.href}">${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}</a>` : userText(link, 80);
 }

@@ -251,6 +251,7 @@ function expectedRow(fields: Partial<RunRecord>): Record<string, unknown> {
     failures: [],
     units_drift: 0,
     failed_requests: 0,
+    iceberg_statements: null,
     ...fields,
     dt: RUN_DAY,
   };
