@@ -183,7 +183,16 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(skippedOutcomes > 0 ? { skippedOutcomes } : {}),
       ...(exportCommand ? { exportCommand: (from: string, to: string) => exportCommand(from, to, figures.projects) } : {}),
     });
-    return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, skippedOutcomes, ...(fill ? { fill } : {}), ...(scope.length > 0 ? { scope } : {}) };
+    return {
+      html,
+      figures,
+      destination: lake.url,
+      mirrorMs,
+      fixes: fixes.effects,
+      skippedOutcomes,
+      ...(fill ? { fill } : {}),
+      ...(scope.length > 0 ? { scope } : {}),
+    };
   } finally {
     warehouse?.close();
     await lake.close();
