@@ -11,6 +11,9 @@ import type { QuestionDayRow } from '../warehouse/questions.js';
 import type { LoadedWarehouse } from '../warehouse/session.js';
 import { type AskedQuestion, type PackedQuestions, sameQuestion, type TermIds, Vocabulary } from './topics.js';
 
+/** Text of printable ASCII only. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** A Uint32Array that grows (doubling): a column of a bank. */
 class Column {
   #values = new Uint32Array(1024);
@@ -77,7 +80,8 @@ export class QuestionBank {
     }
     let question = project.bySql.get(row.question);
     if (question === undefined) {
-      const fold = sameQuestion(row.question);
+      // Printable ASCII folded by the SQL (lower case, spaces one, no ?!. at the ends) is `sameQuestion`'s already.
+      const fold = PRINTABLE_ASCII.test(row.question) ? row.question : sameQuestion(row.question);
       question = (fold === row.question ? undefined : project.bySql.get(fold)) ?? project.byFold.get(fold);
       if (question === undefined) question = this.#newQuestion(project.index, row);
       if (fold !== row.question) project.byFold.set(fold, question);
