@@ -4,8 +4,9 @@
  * Two lakes of proj_small made by bench/lib/hostile-questions.ts (every dataset exported for
  * real, then the questions planted): three days of 200,000 distinct unanswered questions each
  * (one in five Japanese or Chinese), and two days of 400 single-word questions, of 50,000 and of
- * 5,000 characters. Each run is a fresh Node process (bench/child/topics.ts, tsx): its time
- * after module loading, and its peak RSS (the loader's included, as the CLI's).
+ * 5,000 characters. Each run is a fresh Node process (bench/child/topics.ts, bundled by esbuild
+ * as bin/bundle.js bundles the CLI, so no TypeScript loader is in its memory; tsx when the bundle
+ * cannot be built): its time after module loading, and its peak RSS.
  * - `gaps` over one day of 200,000 distinct questions, and over the three days;
  * - `gaps` over the single words: 50,000 characters against 5,000;
  * - the CJK questions' topics (in process: every gap ranked);
@@ -18,6 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliBundle } from '../bin/bundle.js';
 import { buildOutcome, createOutcomeSink, outcomeKey } from '../functions/follow-up/outcome.js';
 import { findGaps } from '../functions/gaps/find.js';
 import { addDays } from '../functions/shared/dates.js';
@@ -41,6 +43,9 @@ export async function benchTopics(): Promise<BenchResult> {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const [root, longRoot] = [await mkdtemp(path.join(base, 'mintlify-bench-topics-')), await mkdtemp(path.join(base, 'mintlify-bench-topics-long-'))];
   try {
+    // The child as the CLI runs: one bundled file (bin/bundle.js), kept under bench/out/.
+    const bundle = await cliBundle({ root: REPO_ROOT, entry: 'bench/child/topics.ts', cache: path.join(REPO_ROOT, 'bench', 'out', 'child') });
+    const child = (input: TopicsChildInput) => runChild(input, bundle);
     const days = [addDays(LAST_DAY, -2), addDays(LAST_DAY, -1), LAST_DAY];
     const longDays = [addDays(LAST_DAY, -1), LAST_DAY];
     progress(`topics: exporting and planting ${days.length} days of ${DISTINCT.toLocaleString('en')} distinct questions, and the single words`);
@@ -96,7 +101,13 @@ export async function benchTopics(): Promise<BenchResult> {
           5000,
           `gaps (findGaps, --top 20) over one day of ${DISTINCT.toLocaleString('en')} distinct unanswered questions, fresh process, median of ${RUNS}`,
         ),
-        'topics.day200k.peak_rss': judged(rss(day), 'bytes', '<=', 300 * MB, 'peak RSS of that process (tsx loader and DuckDB included), the most of the runs'),
+        'topics.day200k.peak_rss': judged(
+          rss(day),
+          'bytes',
+          '<=',
+          300 * MB,
+          'peak RSS of that process (the bundled child, DuckDB included), the most of the runs',
+        ),
         'topics.day200k.cpu_ms': info(cpu(day), 'ms', 'CPU time of that run (every thread), median'),
         'topics.3days.ms': info(three.ms, 'ms', 'the same over the three days (600,000 distinct questions), once'),
         'topics.3days.peak_rss': info(three.maxRssKiB * 1024, 'bytes', 'its peak RSS'),
@@ -132,7 +143,9 @@ export async function benchTopics(): Promise<BenchResult> {
         'topics.report.with_job.ms': info(ms(withJob), 'ms', 'report with one completed gap job, median'),
         'topics.report.with_job.peak_rss': info(rss(withJob), 'bytes', 'its peak RSS (the weekly report function has 1 GB)'),
       },
-      details: { topics: { loadAverage: loadavg(), day, three, long, short, without, withJob, cjkTopics: cjk.map((g) => g.key) } },
+      details: {
+        topics: { loadAverage: loadavg(), bundled: bundle !== undefined, day, three, long, short, without, withJob, cjkTopics: cjk.map((g) => g.key) },
+      },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -163,10 +176,11 @@ async function plantCompletedJob(root: string, gapId: string, day: string): Prom
   return outcomeKey(outcome);
 }
 
-/** Runs bench/child/topics.ts in a fresh process and returns what it printed. */
-function child(input: TopicsChildInput): Promise<TopicsChildOutput> {
+/** Runs bench/child/topics.ts (its bundle, else under tsx) in a fresh process and returns what it printed. */
+function runChild(input: TopicsChildInput, bundle: string | undefined): Promise<TopicsChildOutput> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/child/topics.ts', JSON.stringify(input)], {
+    const entry = bundle === undefined ? ['--import', 'tsx', 'bench/child/topics.ts'] : [bundle];
+    const proc = spawn(process.execPath, [...entry, JSON.stringify(input)], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

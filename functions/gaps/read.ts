@@ -23,9 +23,11 @@ import { ID_PATTERN } from '../shared/validators.js';
 import { sqlString } from '../warehouse/sql.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
-import type { QuestionDayRow } from '../warehouse/questions.js';
 import type { GapEvidence, GapKind, GapRequest, UnansweredEvidence } from './gaps.js';
-import { type AskedQuestion, groupTopics, sameQuestion, termsOfKey, TOPIC_EXAMPLES, topicMatcher, Vocabulary } from './topics.js';
+import { bankOf, type QuestionBank, vocabularyOf } from './bank.js';
+import { groupPacked, termsOfKey, TOPIC_EXAMPLES, topicMatcher, type Vocabulary } from './topics.js';
+
+export { vocabularyOf } from './bank.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
 export const GAP_TABLES = [ASSISTANT_CONVERSATIONS, SEARCHES, FEEDBACK] as const;
@@ -110,8 +112,7 @@ export async function readGapEvidence(lake: LakeFiles, scope: GapScope, limit = 
   const tables = await openGapTables(lake, scope);
   try {
     if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [], unplaced: { questions: 0, unanswered: 0 } };
-    // Its own session, closed after: nothing else reads these questions, so their terms are not remembered.
-    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit, new Vocabulary())) };
+    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit)) };
   } finally {
     tables.close();
   }
@@ -125,27 +126,21 @@ export const ALL_ROWS = 1_000_000;
  * (one definition of "searches nobody clicked" and "pages with thumbs down"), asked for their
  * first `limit` rows (ordered by their score: the ranking's first `limit` gaps are among them);
  * the unanswered questions grouped into topics by their words (topics.ts) from every question of
- * the period (queries/unanswered-questions-by-day.sql).
+ * the period (queries/unanswered-questions-by-day.sql, read once per session: bank.ts).
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
-  return [...(await readEvidence(tables, limit, vocabularyOf(tables.warehouse))).found];
+  return [...(await readEvidence(tables, limit)).found];
 }
 
 /** `evidenceOf`, with the unanswered questions no topic holds. */
-async function readEvidence(tables: GapTables, limit: number, vocabulary: Vocabulary): Promise<Pick<GapEvidenceRead, 'found' | 'unplaced'>> {
+async function readEvidence(tables: GapTables, limit: number): Promise<Pick<GapEvidenceRead, 'found' | 'unplaced'>> {
   const params = { ...tables.params, limit };
-  // Each question of each day, a chunk at a time into one entry per question: a day of 200,000
-  // distinct questions is never held as rows (issue 57).
-  const questions = new QuestionsByProject();
-  const { unansweredQuestionsByDay } = TYPED_QUESTIONS;
-  const [, searches, thumbs] = await Promise.all([
-    tables.warehouse.session.each(unansweredQuestionsByDay.sql(tables.warehouse.tables, tables.params), (rows) => {
-      for (const row of rows) questions.add(unansweredQuestionsByDay.decode(row));
-    }),
+  const [bank, searches, thumbs] = await Promise.all([
+    bankOf(tables.warehouse, tables.params),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
-  const topics = topicsOf(questions.byProject(), vocabulary);
+  const topics = topicsOf(bank, tables.params, vocabularyOf(tables.warehouse));
   const found = [
     ...topics.found,
     ...searches.map((r) => ({
@@ -160,24 +155,17 @@ async function readEvidence(tables: GapTables, limit: number, vocabulary: Vocabu
   return { found, unplaced: topics.unplaced };
 }
 
-/** Each project's topics of unanswered questions (topics.ts) as gap evidence, the most unanswered topic first, and the questions no topic holds. */
-export function topicEvidence(
-  rows: readonly QuestionDayRow[],
-  vocabulary = new Vocabulary(),
-): { found: { projectId: string; evidence: UnansweredEvidence }[]; unplaced: Unplaced } {
-  const questions = new QuestionsByProject();
-  for (const row of rows) questions.add(row);
-  return topicsOf(questions.byProject(), vocabulary);
-}
-
-/** `topicEvidence` of the questions of each project. */
+/** Each project's topics of unanswered questions (topics.ts) on the range's days as gap evidence, the most unanswered topic first, and the questions no topic holds. */
 function topicsOf(
-  byProject: ReadonlyMap<string, AskedQuestion[]>,
+  bank: QuestionBank,
+  range: GapTables['params'],
   vocabulary: Vocabulary,
 ): { found: { projectId: string; evidence: UnansweredEvidence }[]; unplaced: Unplaced } {
   const unplaced = { questions: 0, unanswered: 0 };
-  const found = [...byProject].flatMap(([projectId, questions]) => {
-    const { topics, left } = groupTopics(questions, undefined, { vocabulary });
+  const wanted = new Set(range.projects);
+  const projects = bank.projects.filter((p) => wanted.size === 0 || wanted.has(p)).sort();
+  const found = projects.flatMap((projectId) => {
+    const { topics, left } = groupPacked(bank.packed(projectId, range.from, range.to), vocabulary);
     unplaced.questions += left.questions;
     unplaced.unanswered += left.unanswered;
     return topics
@@ -196,52 +184,6 @@ function topicsOf(
       .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered);
   });
   return { found, unplaced };
-}
-
-/**
- * The period's questions of each project, one per question (`sameQuestion`), with its text of
- * the latest day it was asked, added a row at a time; its terms are read from the question as
- * the SQL folds it (the text its figures per day read: `topicFiguresByDay`, effect.ts), so each
- * is read once.
- */
-class QuestionsByProject {
-  readonly #byProject = new Map<string, Map<string, { text: string; terms: string; day: string; unanswered: number }>>();
-
-  add(row: QuestionDayRow): void {
-    let questions = this.#byProject.get(row.projectId);
-    if (questions === undefined) {
-      questions = new Map();
-      this.#byProject.set(row.projectId, questions);
-    }
-    const key = sameQuestion(row.question);
-    const seen = questions.get(key);
-    if (seen === undefined) questions.set(key, { text: row.lastText, terms: row.question, day: row.day, unanswered: row.unanswered });
-    else {
-      seen.unanswered += row.unanswered;
-      if (row.day > seen.day) Object.assign(seen, { text: row.lastText, terms: row.question, day: row.day });
-    }
-  }
-
-  byProject(): Map<string, AskedQuestion[]> {
-    return new Map(
-      [...this.#byProject].map(([projectId, questions]) => [
-        projectId,
-        [...questions.values()].map(({ text, terms, unanswered }) => ({ text, terms, unanswered })),
-      ]),
-    );
-  }
-}
-
-/** One vocabulary per DuckDB session: the gap questions of one command (a report's: the period's, the verdicts' look-back, their figures per day) read each text once. */
-const VOCABULARIES = new WeakMap<LoadedWarehouse, Vocabulary>();
-
-/** The vocabulary of the texts read in `warehouse`'s session. */
-export function vocabularyOf(warehouse: LoadedWarehouse): Vocabulary {
-  const known = VOCABULARIES.get(warehouse);
-  if (known !== undefined) return known;
-  const vocabulary = new Vocabulary(undefined, { remember: true });
-  VOCABULARIES.set(warehouse, vocabulary);
-  return vocabulary;
 }
 
 /** The values of `values` once each, in their order (the same comment left twice is one line of evidence). */
@@ -287,29 +229,14 @@ export async function topicFiguresByDay(
   tables: GapTables,
   gaps: readonly { readonly gapId: string; readonly projectId: string; readonly key: string }[],
 ): Promise<Map<string, Map<string, number>>> {
-  const byGap = new Map<string, Map<string, number>>();
-  if (gaps.length === 0) return byGap;
-  const projects = [...new Set(gaps.map((g) => g.projectId))].sort();
-  const { unansweredQuestionsByDay } = TYPED_QUESTIONS;
-  const vocabulary = vocabularyOf(tables.warehouse);
-  // By the keys' terms, not every gap for every row: a report counts hundreds of gaps over months of questions.
+  if (gaps.length === 0) return new Map();
+  const bank = await bankOf(tables.warehouse, tables.params);
+  // By the keys' terms, not every gap for every question: a report counts hundreds of gaps over months of questions.
   const match = topicMatcher(
-    vocabulary,
+    vocabularyOf(tables.warehouse),
     gaps.map((g) => termsOfKey(g.key)),
   );
-  // A chunk of rows at a time, none kept (see `readEvidence`).
-  await tables.warehouse.session.each(unansweredQuestionsByDay.sql(tables.warehouse.tables, { ...tables.params, projects }), (rows) => {
-    for (const row of rows.map(unansweredQuestionsByDay.decode)) {
-      for (const index of match(vocabulary.termIdsOf(row.question))) {
-        const gap = gaps[index] as (typeof gaps)[number];
-        if (gap.projectId !== row.projectId) continue;
-        const days = byGap.get(gap.gapId) ?? new Map<string, number>();
-        days.set(row.day, (days.get(row.day) ?? 0) + row.unanswered);
-        byGap.set(gap.gapId, days);
-      }
-    }
-  });
-  return byGap;
+  return bank.figuresByDay(gaps, match, tables.params.from, tables.params.to);
 }
 
 /** How `readOutcomeRequests` checks the records at the door. */

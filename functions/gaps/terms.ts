@@ -165,7 +165,7 @@ export interface Steps {
 const REMEMBERED_TEXTS = 300_000;
 
 /** A text's term ids, ascending, each once. */
-export type TermIds = readonly number[];
+export type TermIds = Readonly<ArrayLike<number>> & Iterable<number>;
 
 /** A word a vocabulary read that is no term. */
 const NO_TERM = -1;
@@ -181,6 +181,8 @@ export class Vocabulary {
   readonly #words = new Map<string, number>();
   /** Each text read to its terms, when remembered. */
   readonly #texts: Map<string, TermIds> | undefined;
+  /** Where the terms of texts read elsewhere are looked up first (gaps/bank.ts: a session's unanswered questions). */
+  #known: ((text: string) => TermIds | undefined) | undefined;
 
   /** `remember`: keep each text's terms (a report reads the same questions for several figures); a single grouping reads each text once anyway. */
   constructor(
@@ -205,9 +207,14 @@ export class Vocabulary {
     return this.#ids.get(term);
   }
 
+  /** Looks up the terms of texts read already through `known` first (their ids this vocabulary's). */
+  knowing(known: (text: string) => TermIds | undefined): void {
+    this.#known = known;
+  }
+
   /** The ids of a text's terms, ascending, each once (`termsOf` as numbers). */
   termIdsOf(text: string): TermIds {
-    const known = this.#texts?.get(text);
+    const known = this.#texts?.get(text) ?? this.#known?.(text);
     if (known !== undefined) return known;
     const ids: number[] = [];
     for (const word of rawWordsOf(text)) {
@@ -238,10 +245,10 @@ export class Vocabulary {
   }
 }
 
-/** Whether ascending `ids` hold `id` (binary search). */
-export function holds(ids: TermIds, id: number): boolean {
-  let low = 0;
-  let high = ids.length - 1;
+/** Whether ascending `ids[from]` … `ids[to − 1]` hold `id` (binary search). */
+export function holdsIn(ids: ArrayLike<number>, from: number, to: number, id: number): boolean {
+  let low = from;
+  let high = to - 1;
   while (low <= high) {
     const mid = (low + high) >> 1;
     const at = ids[mid] as number;
@@ -250,4 +257,9 @@ export function holds(ids: TermIds, id: number): boolean {
     else high = mid - 1;
   }
   return false;
+}
+
+/** Whether ascending `ids` hold `id` (binary search). */
+export function holds(ids: TermIds, id: number): boolean {
+  return holdsIn(ids, 0, ids.length, id);
 }

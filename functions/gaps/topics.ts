@@ -22,7 +22,7 @@
  * comparing the long words again).
  */
 
-import { holds, type Steps, type TermIds, Vocabulary } from './terms.js';
+import { holds, holdsIn, type Steps, type TermIds, Vocabulary } from './terms.js';
 
 export { stemOf, termsOf, wordsOf, Vocabulary, type Steps, type TermIds } from './terms.js';
 import { wordsOf } from './terms.js';
@@ -102,24 +102,71 @@ interface Weights {
   readonly questions: Uint32Array;
 }
 
+/**
+ * Questions with their terms packed in one array (how a day of 200,000 questions is held: no
+ * array per question): question i's term ids, ascending and each once, are `terms[from(i)]` …
+ * `terms[to(i) − 1]`.
+ */
+export interface PackedQuestions {
+  /** Questions, each left unanswered at least once. */
+  readonly size: number;
+  readonly terms: Uint32Array;
+  from(i: number): number;
+  to(i: number): number;
+  /** Times question i went unanswered (more than 0). */
+  unanswered(i: number): number;
+  /** Question i's text as last asked (shown; the topics' order breaks ties by it). */
+  text(i: number): string;
+  /** Question i as a topic lists it. */
+  question(i: number): AskedQuestion;
+}
+
 /** The topics of one project's questions (`questions` distinct by `sameQuestion`). */
 export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX_TOPICS, options: GroupOptions = {}): Topics {
   const counter = options.steps ?? { steps: 0 };
   const vocabulary = options.vocabulary ?? new Vocabulary(counter);
-  // The questions to group: left unanswered at least once, with a word to group by.
-  const placed: { question: AskedQuestion; terms: TermIds }[] = [];
-  for (const question of questions) {
-    if (question.unanswered <= 0) continue;
-    const terms = vocabulary.termIdsOf(question.terms ?? question.text);
-    if (terms.length > 0) placed.push({ question, terms });
+  // The questions to group: left unanswered at least once (a question without a word to group by is left over).
+  const asked = questions.filter((question) => question.unanswered > 0);
+  const starts = new Uint32Array(asked.length + 1);
+  const ids: number[] = [];
+  for (const [i, question] of asked.entries()) {
+    for (const id of vocabulary.termIdsOf(question.terms ?? question.text)) ids.push(id);
+    starts[i + 1] = ids.length;
   }
+  const packed: PackedQuestions = {
+    size: asked.length,
+    terms: Uint32Array.from(ids),
+    from: (i) => starts[i] as number,
+    to: (i) => starts[i + 1] as number,
+    unanswered: (i) => (asked[i] as AskedQuestion).unanswered,
+    text: (i) => (asked[i] as AskedQuestion).text,
+    question: (i) => asked[i] as AskedQuestion,
+  };
+  return groupPacked(packed, vocabulary, maxTopics, counter);
+}
+
+/** `groupTopics` of questions whose terms are read already (`packed`, ids of `vocabulary`). */
+export function groupPacked(packed: PackedQuestions, vocabulary: Vocabulary, maxTopics = MAX_TOPICS, counter: Steps = { steps: 0 }): Topics {
+  const pool = packed.terms;
   // In a topic's order (the most unanswered first, then by text), once: the postings keep it, so each topic's questions come out sorted.
-  placed.sort((a, b) => b.question.unanswered - a.question.unanswered || (a.question.text < b.question.text ? -1 : a.question.text > b.question.text ? 1 : 0));
-  const postings = postingsOf(placed, vocabulary.size, counter);
-  const weights: Weights = { unanswered: new Float64Array(vocabulary.size), questions: new Uint32Array(vocabulary.size) };
-  for (const { question, terms } of placed) {
-    for (const term of terms) {
-      weights.unanswered[term] = (weights.unanswered[term] as number) + question.unanswered;
+  const order: number[] = [];
+  for (let i = 0; i < packed.size; i += 1) if (packed.to(i) > packed.from(i)) order.push(i);
+  order.sort((a, b) => {
+    const [ta, tb] = [packed.text(a), packed.text(b)];
+    return packed.unanswered(b) - packed.unanswered(a) || (ta < tb ? -1 : ta > tb ? 1 : 0);
+  });
+  // `placed[p]`: the question of place p; its terms are `pool[from(p)]` … `pool[to(p) − 1]`.
+  const placed = Uint32Array.from(order);
+  const from = (p: number) => packed.from(placed[p] as number);
+  const to = (p: number) => packed.to(placed[p] as number);
+  const size = vocabulary.size;
+  const postings = postingsOf(placed.length, from, to, pool, size, counter);
+  const weights: Weights = { unanswered: new Float64Array(size), questions: new Uint32Array(size) };
+  for (let p = 0; p < placed.length; p += 1) {
+    const unanswered = packed.unanswered(placed[p] as number);
+    for (let k = from(p); k < to(p); k += 1) {
+      const term = pool[k] as number;
+      weights.unanswered[term] = (weights.unanswered[term] as number) + unanswered;
       weights.questions[term] = (weights.questions[term] as number) + 1;
     }
   }
@@ -133,61 +180,71 @@ export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX
     );
   };
   const heap = new SeedHeap(vocabulary, counter);
-  for (let term = 0; term < vocabulary.size; term += 1) {
+  for (let term = 0; term < size; term += 1) {
     if ((weights.questions[term] as number) > 0) heap.push(term, weights.unanswered[term] as number, weights.questions[term] as number);
   }
   const left = new Uint8Array(placed.length).fill(1);
-  const shares = new Uint32Array(vocabulary.size);
+  const shares = new Uint32Array(size);
   const keys: number[][] = [];
   // Once every question is in a topic the terms left weigh nothing: the heap is not drained.
   let toPlace = placed.length;
   while (keys.length < maxTopics && toPlace > 0) {
     const seed = heap.pop(weights);
     if (seed === undefined) break;
-    const members = (postings.of(seed) ?? []).filter((i) => left[i] === 1);
+    const members = (postings.of(seed) ?? []).filter((p) => left[p] === 1);
     // The terms every member shares: counted over the members' terms (each member is counted in one round only: it leaves after).
     const shared: number[] = [];
-    for (const i of members) {
-      for (const term of (placed[i] as { terms: TermIds }).terms) {
+    for (const p of members) {
+      for (let k = from(p); k < to(p); k += 1) {
+        const term = pool[k] as number;
         counter.steps += 1;
         shares[term] = (shares[term] ?? 0) + 1;
         if (shares[term] === members.length && term !== seed) shared.push(term);
       }
     }
-    for (const i of members) for (const term of (placed[i] as { terms: TermIds }).terms) shares[term] = 0;
+    for (const p of members) for (let k = from(p); k < to(p); k += 1) shares[pool[k] as number] = 0;
     keys.push([seed, ...shared.sort(heavier).slice(0, MAX_KEY_TERMS - 1)]);
     toPlace -= members.length;
-    for (const i of members) {
-      left[i] = 0;
-      const { question, terms } = placed[i] as { question: AskedQuestion; terms: TermIds };
-      for (const term of terms) {
+    for (const p of members) {
+      left[p] = 0;
+      const unanswered = packed.unanswered(placed[p] as number);
+      for (let k = from(p); k < to(p); k += 1) {
+        const term = pool[k] as number;
         counter.steps += 1;
-        weights.unanswered[term] = (weights.unanswered[term] as number) - question.unanswered;
+        weights.unanswered[term] = (weights.unanswered[term] as number) - unanswered;
         weights.questions[term] = (weights.questions[term] as number) - 1;
       }
     }
   }
   const inSome = new Uint8Array(placed.length);
-  const topics = keys.map((key) => topicOf(placed, postings, key, inSome, vocabulary, counter));
+  const topics = keys.map((key) => topicOf(packed, placed, from, to, postings, key, inSome, vocabulary, counter));
   let [questionsLeft, unansweredLeft] = [0, 0];
-  for (const question of questions) if (question.unanswered > 0) [questionsLeft, unansweredLeft] = [questionsLeft + 1, unansweredLeft + question.unanswered];
-  for (const [i, { question }] of placed.entries()) {
-    if (inSome[i] === 1) [questionsLeft, unansweredLeft] = [questionsLeft - 1, unansweredLeft - question.unanswered];
+  for (let i = 0; i < packed.size; i += 1) [questionsLeft, unansweredLeft] = [questionsLeft + 1, unansweredLeft + packed.unanswered(i)];
+  for (let p = 0; p < placed.length; p += 1) {
+    if (inSome[p] === 1) [questionsLeft, unansweredLeft] = [questionsLeft - 1, unansweredLeft - packed.unanswered(placed[p] as number)];
   }
   return { topics, left: { questions: questionsLeft, unanswered: unansweredLeft } };
 }
 
-/** For each term, the questions (their index in `placed`) that hold it: one array for all, cut by offsets. */
-function postingsOf(placed: readonly { terms: TermIds }[], terms: number, counter: Steps): { of(term: number): Uint32Array | undefined } {
+/** For each term, the places (`placed`' indices) of the questions that hold it: one array for all, cut by offsets. */
+function postingsOf(
+  count: number,
+  from: (p: number) => number,
+  to: (p: number) => number,
+  pool: Uint32Array,
+  terms: number,
+  counter: Steps,
+): { of(term: number): Uint32Array | undefined } {
   const starts = new Uint32Array(terms + 1);
-  for (const { terms: ids } of placed) for (const term of ids) starts[term + 1] = (starts[term + 1] ?? 0) + 1;
+  for (let p = 0; p < count; p += 1) for (let k = from(p); k < to(p); k += 1) starts[(pool[k] as number) + 1] = (starts[(pool[k] as number) + 1] ?? 0) + 1;
   for (let t = 0; t < terms; t += 1) starts[t + 1] = (starts[t + 1] ?? 0) + (starts[t] ?? 0);
   const filled = starts.slice(0, terms);
   const all = new Uint32Array(starts[terms] ?? 0);
-  for (const [i, { terms: ids }] of placed.entries()) {
-    for (const term of ids) {
+  for (let p = 0; p < count; p += 1) {
+    for (let k = from(p); k < to(p); k += 1) {
+      const term = pool[k] as number;
       counter.steps += 1;
-      all[filled[term] as number] = i;
+      all[filled[term] as number] = p;
       filled[term] = (filled[term] as number) + 1;
     }
   }
@@ -272,7 +329,10 @@ class SeedHeap {
 
 /** The topic of a key: every question with all its terms, found among the questions of its seed (every one of them holds the seed). */
 function topicOf(
-  placed: readonly { question: AskedQuestion; terms: TermIds }[],
+  packed: PackedQuestions,
+  placed: Uint32Array,
+  from: (p: number) => number,
+  to: (p: number) => number,
   postings: { of(term: number): Uint32Array | undefined },
   key: readonly number[],
   inSome: Uint8Array,
@@ -281,12 +341,11 @@ function topicOf(
 ): Topic {
   const [seed, ...rest] = key as [number, ...number[]];
   const held: AskedQuestion[] = [];
-  for (const i of postings.of(seed) ?? []) {
+  for (const p of postings.of(seed) ?? []) {
     counter.steps += 1;
-    const { question, terms } = placed[i] as { question: AskedQuestion; terms: TermIds };
-    if (!rest.every((term) => holds(terms, term))) continue;
-    held.push(question);
-    inSome[i] = 1;
+    if (!rest.every((term) => holdsIn(packed.terms, from(p), to(p), term))) continue;
+    held.push(packed.question(placed[p] as number));
+    inSome[p] = 1;
   }
   // The postings are in the order of `placed`: the most unanswered first, then by text.
   const questions = held;

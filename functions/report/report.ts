@@ -73,6 +73,8 @@ export interface BuiltReport {
   readonly fill?: FillNotice;
   /** The period's checked pull requests of jobs made for gaps ("The agent's changes in scope"; the digest counts them). */
   readonly scope?: readonly ScopedJob[];
+  /** Outcome records skipped at the door (each told to `onWarning`), counted in the page's health. */
+  readonly skippedOutcomes: number;
 }
 
 /** Builds the page; throws NoDataError when no project has data in the period. */
@@ -89,7 +91,13 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   // quarter still counts): their verdicts look back before the period (90 days before the first
   // completed job), and an s3:// lake mirrors those days of the gap tables too.
   const records = openRecords(target, deps);
-  const requests = await readOutcomeRequests(records);
+  // A record that does not parse, or is dated before 2020 or after tomorrow, is skipped with one line and counted in the health.
+  let skippedOutcomes = 0;
+  const onSkipped = (line: string) => {
+    skippedOutcomes += 1;
+    deps.onWarning?.(`outcome record ${line}`);
+  };
+  const requests = await readOutcomeRequests(records, { now: deps.now(), onSkipped });
   const reach = lookbackDays(requests, { projects: request.projects, now: deps.now() })[0];
   const lake = await openLake(
     target,
@@ -172,9 +180,19 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
       ...(fixesHtml === '' && scopeHtml === '' ? {} : { extraSections: [fixesHtml, scopeHtml].filter((part) => part !== '') }),
       ...(fill ? { fill } : {}),
+      ...(skippedOutcomes > 0 ? { skippedOutcomes } : {}),
       ...(exportCommand ? { exportCommand: (from: string, to: string) => exportCommand(from, to, figures.projects) } : {}),
     });
-    return { html, figures, destination: lake.url, mirrorMs, fixes: fixes.effects, ...(fill ? { fill } : {}), ...(scope.length > 0 ? { scope } : {}) };
+    return {
+      html,
+      figures,
+      destination: lake.url,
+      mirrorMs,
+      fixes: fixes.effects,
+      skippedOutcomes,
+      ...(fill ? { fill } : {}),
+      ...(scope.length > 0 ? { scope } : {}),
+    };
   } finally {
     warehouse?.close();
     await lake.close();

@@ -33,6 +33,8 @@ export interface PageContext {
   readonly fill?: FillNotice;
   /** The command that exports `[from, to)` (SectionContext.exportCommand). */
   readonly exportCommand?: (from: string, to: string) => string;
+  /** Outcome records skipped at the door (gaps/read.ts `readOutcomeRequests`; each told to the log): counted in the export's health. */
+  readonly skippedOutcomes?: number;
 }
 
 /** The whole page. */
@@ -70,7 +72,7 @@ ${pagesSection(figures, sections)}
 ${searchesSection(figures, sections)}
 ${assistantSection(figures, sections)}
 ${thumbsDownSection(figures, sections)}
-${healthSection(figures)}
+${healthSection(figures, context.skippedOutcomes ?? 0)}
 ${context.extraSections ?? []}
 ${definitionsSection()}
 </main>

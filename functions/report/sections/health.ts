@@ -18,7 +18,8 @@ const STATE_TEXT: Readonly<Record<HealthState, string>> = {
   failed: 'failed',
 };
 
-export function healthSection(figures: Figures): SafeHtml {
+/** `skippedOutcomes`: outcome records skipped at the door (not JSON, not a record, an odd id, a date outside 2020 to tomorrow), each named in the log. */
+export function healthSection(figures: Figures, skippedOutcomes = 0): SafeHtml {
   const days = figures.period.days;
   const head = days.map((day, i) => html`<th scope="col" title="${day}">${i % 7 === 0 || day.endsWith('-01') ? day.slice(5) : ''}</th>`);
   const rows = DATASET_NAMES.map((dataset) => {
@@ -86,7 +87,7 @@ export function healthSection(figures: Figures): SafeHtml {
       figures.unreadableFiles.length > 0
         ? html`<p class="unreadable">${formatCount(figures.unreadableFiles.length)} file(s) DuckDB cannot read as Parquet, left out of every figure (export their days again with --force to replace them):</p><ul class="problems unreadable">${figures.unreadableFiles.map((file) => html`<li><code>${userText(file, 300)}</code></li>`)}</ul>`
         : ''
-    }
+    }${skippedOutcomes > 0 ? html`<p class="unreadable skipped-outcomes">${formatCount(skippedOutcomes)} outcome record(s) skipped (see the log): their fixes are not measured.</p>` : ''}
 <h3>API requests spent per day${defined('requests')}</h3>
 ${requestChart}`,
   );

@@ -11,8 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, outcomeKey } from '../../../functions/follow-up/outcome.js';
 import type { FixEffect } from '../../../functions/gaps/fix-effects.js';
 import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
-import { addDays } from '../../../functions/shared/dates.js';
+import { buildReport } from '../../../functions/report/report.js';
+import { addDays, formatDay } from '../../../functions/shared/dates.js';
 import { openDestination } from '../../../functions/shared/storage/destinations.js';
+import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
+import { periodOf } from '../../../functions/warehouse/period.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, type EffectsLake } from '../../helpers/effects-lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
@@ -99,6 +102,30 @@ describe('outcome records checked at the door', () => {
     ]);
     const verdicts = (l: readonly FixEffect[]) => l.map((e) => [e.gapId, e.verdict, e.effect.ratio, e.completedDay]);
     expect(verdicts(list)).toEqual(verdicts(plain.effects));
+  });
+
+  it('counts the skipped records in the report’s health, names each in its log, and leaves the report’s verdicts as effects gives them', async () => {
+    const warnings: string[] = [];
+    const today = formatDay(NOW);
+    const report = await buildReport(
+      { target: parseLakeTarget(lake.root, '--out'), period: periodOf(addDays(today, -7), today), projects: [] },
+      { now: () => NOW, onWarning: (line) => warnings.push(line) },
+    );
+
+    expect(report.skippedOutcomes).toBe(4);
+    expect(warnings.filter((line) => line.startsWith('outcome record ')).map((line) => line.replace(/\.json: .*/, '.json'))).toEqual(
+      expect.arrayContaining([
+        'outcome record followup_outcomes/dt=2026-03-20/r-broken.json',
+        'outcome record followup_outcomes/dt=2026-03-20/r-odd.json',
+        'outcome record followup_outcomes/dt=2026-03-20/r-y10000.json',
+        'outcome record followup_outcomes/dt=2099-01-01/r-2099.json',
+      ]),
+    );
+    const health = report.html.slice(report.html.indexOf('id="health"'));
+    expect(health).toContain('4 outcome record(s) skipped (see the log)');
+    const verdicts = report.fixes.map((f) => [f.gapId, f.judged.verdict, f.completedDay]).sort();
+    const plainVerdicts = plain.effects.map((e) => [e.gapId, e.verdict, e.completedDay]).sort();
+    expect(verdicts).toEqual(plainVerdicts);
   });
 
   it('keeps the earliest completed job as the fix and names the later one, its id cleaned on the terminal', async () => {

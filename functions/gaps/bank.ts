@@ -1,0 +1,249 @@
+/**
+ * The unanswered questions of a DuckDB session's gap days, read once and held packed (issue 57):
+ * one entry per question of a project (the same question: `sameQuestion`), its terms read once
+ * into one array of term ids, and one row per question and day. The topics of any range of those
+ * days (`packed`), a topic's figure per day (`figuresByDay`) and the terms of a text read again
+ * (`termIdsOf`) come from it without asking DuckDB or reading a text again: a report with a
+ * completed gap job asks for the look-back's topics, the period's, and both sides' figures.
+ */
+import { TYPED_QUESTIONS } from '../../queries/questions.js';
+import type { QuestionDayRow } from '../warehouse/questions.js';
+import type { LoadedWarehouse } from '../warehouse/session.js';
+import { type AskedQuestion, type PackedQuestions, sameQuestion, type TermIds, Vocabulary } from './topics.js';
+
+/** Text of printable ASCII only. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** A Uint32Array that grows (doubling): a column of a bank. */
+class Column {
+  #values = new Uint32Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.#values.length) {
+      const grown = new Uint32Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.length] = value;
+    this.length += 1;
+  }
+
+  at(i: number): number {
+    return this.#values[i] as number;
+  }
+
+  /** The values from `from` to `to` (a view, not a copy). */
+  view(from = 0, to = this.length): Uint32Array {
+    return this.#values.subarray(from, to);
+  }
+}
+
+/** Where each question of one project is found: by its text as the SQL folds it, and by `sameQuestion` where that differs. */
+interface ProjectQuestions {
+  readonly index: number;
+  readonly bySql: Map<string, number>;
+  readonly byFold: Map<string, number>;
+}
+
+export class QuestionBank {
+  readonly #vocabulary: Vocabulary;
+  readonly #projects = new Map<string, ProjectQuestions>();
+  readonly #days: string[] = [];
+  readonly #dayIndex = new Map<string, number>();
+  // Per question: its project, its terms (`#terms` from … to) and its first text.
+  readonly #questionProject = new Column();
+  readonly #termsFrom = new Column();
+  readonly #termsTo = new Column();
+  readonly #terms = new Column();
+  readonly #firstText: string[] = [];
+  // Per row (a question on a day): the question, the day, times unanswered, its text as last asked that day.
+  readonly #rowQuestion = new Column();
+  readonly #rowDay = new Column();
+  readonly #rowUnanswered = new Column();
+  readonly #rowText: string[] = [];
+
+  constructor(
+    vocabulary: Vocabulary,
+    /** The range read (`to` the day after), and its projects. */
+    readonly range: { readonly from: string; readonly to: string; readonly projects: readonly string[] },
+  ) {
+    this.#vocabulary = vocabulary;
+  }
+
+  /** Adds a row of queries/unanswered-questions-by-day.sql (rows in any order). */
+  add(row: QuestionDayRow): void {
+    let project = this.#projects.get(row.projectId);
+    if (project === undefined) {
+      project = { index: this.#projects.size, bySql: new Map(), byFold: new Map() };
+      this.#projects.set(row.projectId, project);
+    }
+    let question = project.bySql.get(row.question);
+    if (question === undefined) {
+      // Printable ASCII folded by the SQL (lower case, spaces one, no ?!. at the ends) is `sameQuestion`'s already.
+      const fold = PRINTABLE_ASCII.test(row.question) ? row.question : sameQuestion(row.question);
+      question = (fold === row.question ? undefined : project.bySql.get(fold)) ?? project.byFold.get(fold);
+      if (question === undefined) question = this.#newQuestion(project.index, row);
+      if (fold !== row.question) project.byFold.set(fold, question);
+      project.bySql.set(row.question, question);
+    }
+    let day = this.#dayIndex.get(row.day);
+    if (day === undefined) {
+      day = this.#days.length;
+      this.#days.push(row.day);
+      this.#dayIndex.set(row.day, day);
+    }
+    this.#rowQuestion.push(question);
+    this.#rowDay.push(day);
+    this.#rowUnanswered.push(row.unanswered);
+    // The same text again is held once.
+    const first = this.#firstText[question] as string;
+    this.#rowText.push(row.lastText === first ? first : row.lastText);
+  }
+
+  #newQuestion(project: number, row: QuestionDayRow): number {
+    const question = this.#firstText.length;
+    this.#questionProject.push(project);
+    this.#termsFrom.push(this.#terms.length);
+    for (const id of this.#vocabulary.termIdsOf(row.question)) this.#terms.push(id);
+    this.#termsTo.push(this.#terms.length);
+    this.#firstText.push(row.lastText);
+    return question;
+  }
+
+  /** The projects with a question, in the order first read. */
+  get projects(): string[] {
+    return [...this.#projects.keys()];
+  }
+
+  /** The terms of a question's text as the SQL folds it, when a question of the bank has it. */
+  termIdsOf(text: string): TermIds | undefined {
+    for (const { bySql } of this.#projects.values()) {
+      const question = bySql.get(text);
+      if (question !== undefined) return this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question));
+    }
+    return undefined;
+  }
+
+  /** Which days of the bank fall in `[from, to)`. */
+  #daysIn(from: string, to: string): Uint8Array {
+    return Uint8Array.from(this.#days, (day) => (day >= from && day < to ? 1 : 0));
+  }
+
+  /**
+   * The questions of `projectId` on the days `[from, to)`, for `groupPacked`: each with the times
+   * it went unanswered on those days and its text of the latest of them (the first row of that day).
+   */
+  packed(projectId: string, from: string, to: string): PackedQuestions {
+    const project = this.#projects.get(projectId);
+    const count = this.#firstText.length;
+    const unanswered = new Float64Array(count);
+    const latest = new Int32Array(count).fill(-1);
+    if (project !== undefined) {
+      const inRange = this.#daysIn(from, to);
+      for (let row = 0; row < this.#rowQuestion.length; row += 1) {
+        const question = this.#rowQuestion.at(row);
+        const day = this.#rowDay.at(row);
+        if (inRange[day] === 0 || this.#questionProject.at(question) !== project.index) continue;
+        unanswered[question] = (unanswered[question] as number) + this.#rowUnanswered.at(row);
+        const seen = latest[question] as number;
+        if (seen < 0 || day > this.#rowDay.at(seen)) latest[question] = row;
+      }
+    }
+    const chosen: number[] = [];
+    for (let question = 0; question < count; question += 1) if ((unanswered[question] as number) > 0) chosen.push(question);
+    const text = (i: number) => this.#rowText[latest[chosen[i] as number] as number] as string;
+    return {
+      size: chosen.length,
+      terms: this.#terms.view(),
+      from: (i) => this.#termsFrom.at(chosen[i] as number),
+      to: (i) => this.#termsTo.at(chosen[i] as number),
+      unanswered: (i) => unanswered[chosen[i] as number] as number,
+      text,
+      question: (i): AskedQuestion => ({ text: text(i), unanswered: unanswered[chosen[i] as number] as number }),
+    };
+  }
+
+  /**
+   * Each of `gaps`' unanswered questions per day on `[from, to)`, as `gapId → day → figure`:
+   * every question of its project whose terms hold its key terms (`match`: topics.ts `topicMatcher`).
+   */
+  figuresByDay(
+    gaps: readonly { readonly gapId: string; readonly projectId: string }[],
+    match: (terms: TermIds) => number[],
+    from: string,
+    to: string,
+  ): Map<string, Map<string, number>> {
+    const byGap = new Map<string, Map<string, number>>();
+    // Each question matched once (a question is asked on many days).
+    const matched = new Map<number, number[]>();
+    for (let question = 0; question < this.#firstText.length; question += 1) {
+      const found = match(this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question)));
+      if (found.length > 0) matched.set(question, found);
+    }
+    const projectOf = new Map([...this.#projects].map(([id, p]) => [p.index, id]));
+    const inRange = this.#daysIn(from, to);
+    for (let row = 0; row < this.#rowQuestion.length; row += 1) {
+      const found = matched.get(this.#rowQuestion.at(row));
+      if (found === undefined || inRange[this.#rowDay.at(row)] === 0) continue;
+      const projectId = projectOf.get(this.#questionProject.at(this.#rowQuestion.at(row)));
+      const day = this.#days[this.#rowDay.at(row)] as string;
+      for (const index of found) {
+        const gap = gaps[index] as (typeof gaps)[number];
+        if (gap.projectId !== projectId) continue;
+        const days = byGap.get(gap.gapId) ?? new Map<string, number>();
+        days.set(day, (days.get(day) ?? 0) + this.#rowUnanswered.at(row));
+        byGap.set(gap.gapId, days);
+      }
+    }
+    return byGap;
+  }
+}
+
+/** One bank per DuckDB session (the latest range asked for that it did not hold), and the session's vocabulary. */
+const BANKS = new WeakMap<LoadedWarehouse, { bank: Promise<QuestionBank>; range: QuestionBank['range'] }>();
+const VOCABULARIES = new WeakMap<LoadedWarehouse, Vocabulary>();
+
+/** The vocabulary of the texts read in `warehouse`'s session: the terms of its bank's questions are looked up, not read again. */
+export function vocabularyOf(warehouse: LoadedWarehouse): Vocabulary {
+  const known = VOCABULARIES.get(warehouse);
+  if (known !== undefined) return known;
+  const vocabulary = new Vocabulary();
+  VOCABULARIES.set(warehouse, vocabulary);
+  return vocabulary;
+}
+
+/**
+ * The bank of `warehouse`'s unanswered questions holding `range` (its days `[from, to)` and
+ * projects): the one read already when it holds them, else read now, a chunk of rows at a time
+ * (a day of 200,000 distinct questions is never held as rows).
+ */
+export async function bankOf(warehouse: LoadedWarehouse, asked: QuestionBank['range']): Promise<QuestionBank> {
+  const known = BANKS.get(warehouse);
+  const mine = new Set(known?.range.projects);
+  if (known !== undefined && known.range.from <= asked.from && asked.to <= known.range.to && asked.projects.every((p) => mine.has(p))) return known.bank;
+  // A bank that does not hold the range is read again for both (a report asks for the look-back's projects with jobs, then for all of the period's).
+  const range =
+    known === undefined
+      ? asked
+      : {
+          // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings
+          from: known.range.from < asked.from ? known.range.from : asked.from,
+          // biome-ignore lint/complexity/useMathMinMax: ISO days compare as strings
+          to: known.range.to > asked.to ? known.range.to : asked.to,
+          projects: [...new Set([...known.range.projects, ...asked.projects])].sort(),
+        };
+  const vocabulary = vocabularyOf(warehouse);
+  const bank = new QuestionBank(vocabulary, range);
+  const { unansweredQuestionsByDay } = TYPED_QUESTIONS;
+  const read = warehouse.session
+    .each(unansweredQuestionsByDay.sql(warehouse.tables, range), (rows) => {
+      for (const row of rows) bank.add(unansweredQuestionsByDay.decode(row));
+    })
+    .then(() => {
+      vocabulary.knowing((text) => bank.termIdsOf(text));
+      return bank;
+    });
+  BANKS.set(warehouse, { bank: read, range });
+  return read;
+}

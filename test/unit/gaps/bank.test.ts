@@ -1,0 +1,78 @@
+/**
+ * The unanswered questions of a session held once (issue 57, gaps/bank.ts): the same question on
+ * several days and in several widths is one question, any range of the days read gives its own
+ * counts and the text of its latest day, and a text read before is not read again.
+ */
+import { describe, expect, it } from 'vitest';
+import { QuestionBank } from '../../../functions/gaps/bank.js';
+import { groupPacked, termsOfKey, topicMatcher, Vocabulary } from '../../../functions/gaps/topics.js';
+
+const row = (projectId: string, day: string, question: string, lastText: string, unanswered: number) => ({ projectId, day, question, lastText, unanswered });
+
+function bank(): { bank: QuestionBank; vocabulary: Vocabulary; steps: { steps: number } } {
+  const steps = { steps: 0 };
+  const vocabulary = new Vocabulary(steps);
+  const made = new QuestionBank(vocabulary, { from: '2026-09-01', to: '2026-09-04', projects: ['proj_a', 'proj_b'] });
+  for (const r of [
+    row('proj_a', '2026-09-01', 'how do i verify webhooks', 'How do I verify webhooks?', 2),
+    row('proj_a', '2026-09-01', 'rotate the api key', 'Rotate the API key', 1),
+    row('proj_a', '2026-09-02', 'how do i verify webhooks', 'how do I verify WEBHOOKS', 1),
+    // The same question in full width: the SQL folds case, not width (`sameQuestion` does).
+    row('proj_a', '2026-09-03', 'ｈｏｗ ｄｏ ｉ ｖｅｒｉｆｙ ｗｅｂｈｏｏｋｓ', 'ＨＯＷ ＤＯ Ｉ ＶＥＲＩＦＹ ＷＥＢＨＯＯＫＳ', 4),
+    row('proj_b', '2026-09-02', 'how do i verify webhooks', 'How do I verify webhooks?', 7),
+  ]) {
+    made.add(r);
+  }
+  return { bank: made, vocabulary, steps };
+}
+
+describe('a bank of unanswered questions', () => {
+  it('holds the same question once whatever its day and width, with the counts and latest text of the range asked', () => {
+    const { bank: made } = bank();
+    const all = made.packed('proj_a', '2026-09-01', '2026-09-04');
+    const first = made.packed('proj_a', '2026-09-01', '2026-09-03');
+
+    const list = (p: ReturnType<QuestionBank['packed']>) => Array.from({ length: p.size }, (_, i) => [p.text(i), p.unanswered(i)]);
+    expect(list(all)).toEqual([
+      ['ＨＯＷ ＤＯ Ｉ ＶＥＲＩＦＹ ＷＥＢＨＯＯＫＳ', 7],
+      ['Rotate the API key', 1],
+    ]);
+    expect(list(first)).toEqual([
+      ['how do I verify WEBHOOKS', 3],
+      ['Rotate the API key', 1],
+    ]);
+    expect(list(made.packed('proj_a', '2026-09-02', '2026-09-03'))).toEqual([['how do I verify WEBHOOKS', 1]]);
+  });
+
+  it('groups a range into topics as groupTopics does, and counts a topic per day', () => {
+    const { bank: made, vocabulary } = bank();
+    const { topics } = groupPacked(made.packed('proj_a', '2026-09-01', '2026-09-04'), vocabulary);
+    expect(topics.map((t) => [t.terms, t.unanswered])).toEqual([
+      [['verify', 'webhook'], 7],
+      [['api', 'key', 'rotat'], 1],
+    ]);
+
+    const gaps = [{ gapId: 'g1', projectId: 'proj_a', key: 'verify webhook' }];
+    const match = topicMatcher(
+      vocabulary,
+      gaps.map((g) => termsOfKey(g.key)),
+    );
+    const figures = made.figuresByDay(gaps, match, '2026-09-01', '2026-09-04');
+    expect([...(figures.get('g1') ?? [])]).toEqual([
+      ['2026-09-01', 2],
+      ['2026-09-02', 1],
+      ['2026-09-03', 4],
+    ]);
+  });
+
+  it('gives the terms of a text it read without reading it again', () => {
+    const { bank: made, vocabulary, steps } = bank();
+    vocabulary.knowing((text) => made.termIdsOf(text));
+    const read = steps.steps;
+
+    const ids = [...vocabulary.termIdsOf('rotate the api key')].map((id) => vocabulary.term(id));
+
+    expect(ids.sort()).toEqual(['api', 'key', 'rotat']);
+    expect(steps.steps).toBe(read);
+  });
+});
