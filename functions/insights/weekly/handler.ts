@@ -32,7 +32,7 @@ export interface WeeklyAnswer {
 export interface WeeklyHandlerDeps extends WeeklyDeps {
   readonly config: ConfigOf<'weekly-report'>;
   readonly metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'>;
-  readonly logger: Pick<ReturnType<typeof createLogger>, 'info'>;
+  readonly logger: Pick<ReturnType<typeof createLogger>, 'info' | 'warn'>;
   /** `config.destination`, parsed once (`weeklyDepsFromConfig`; the organisations' dispatch: its organisation's). @default parsed here */
   readonly target?: LakeTarget;
 }
@@ -67,7 +67,7 @@ export function createWeeklyHandler(deps: WeeklyHandlerDeps) {
         ...(config.reportSiteUrl !== undefined ? { siteUrl: config.reportSiteUrl } : {}),
         ...(days !== undefined ? { days } : {}),
       },
-      { ...deps, now: () => at, signedAt: deps.now },
+      { ...deps, now: () => at, signedAt: deps.now, onWarning: (line) => deps.logger.warn(line) },
     );
     deps.metrics.addMetric(INSIGHTS_METRICS.weeklyReports, MetricUnit.Count, 1);
     deps.metrics.publishStoredMetrics();

@@ -74,6 +74,8 @@ export interface WeeklyDeps {
   readonly link?: LinkSigner | undefined;
   /** When the link is signed (the real clock, not the schedule's time). @default now */
   readonly signedAt?: () => number;
+  /** Told each line the report warns of (an outcome record skipped at the door): the function's log. */
+  readonly onWarning?: (line: string) => void;
 }
 
 export interface WeeklyResult {
@@ -105,7 +107,7 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
       projects: settings.projects,
       ...(settings.siteUrl !== undefined ? { siteUrl: settings.siteUrl } : {}),
     },
-    { now: deps.now, s3Client: deps.s3 },
+    { now: deps.now, s3Client: deps.s3, ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) },
   );
   const key = days === WEEK_DAYS ? weeklyKey(week) : rangeKey(period.from, last);
   const keys = days === WEEK_DAYS ? [key, LATEST_KEY] : [key];

@@ -7,11 +7,15 @@
  * and a forged line (cleaned on the terminal); a job whose scope check found it out of scope and
  * one not merged (no verdict, left out of the portfolio); a merged one measured from its merge.
  */
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, outcomeKey } from '../../../functions/follow-up/outcome.js';
 import type { FixEffect } from '../../../functions/gaps/fix-effects.js';
 import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
+import { createWeeklyHandler } from '../../../functions/insights/weekly/handler.js';
 import { buildReport } from '../../../functions/report/report.js';
+import type { ConfigOf } from '../../../functions/settings/config.js';
 import { addDays, formatDay } from '../../../functions/shared/dates.js';
 import { openDestination } from '../../../functions/shared/storage/destinations.js';
 import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
@@ -126,6 +130,39 @@ describe('outcome records checked at the door', () => {
     const verdicts = report.fixes.map((f) => [f.gapId, f.judged.verdict, f.completedDay]).sort();
     const plainVerdicts = plain.effects.map((e) => [e.gapId, e.verdict, e.completedDay]).sort();
     expect(verdicts).toEqual(plainVerdicts);
+  });
+
+  it('the weekly report function logs each skipped record as a warning (the page says "see the log")', async () => {
+    const warned: string[] = [];
+    const config: Pick<ConfigOf<'weekly-report'>, 'settleHours' | 'projectIds' | 'destination'> = { settleHours: 0, projectIds: [], destination: lake.root };
+    const metrics: Pick<Metrics, 'addMetric' | 'publishStoredMetrics'> = {
+      addMetric: () => metrics as Metrics,
+      publishStoredMetrics: () => metrics as Metrics,
+    };
+    const handler = createWeeklyHandler({
+      config: config as ConfigOf<'weekly-report'>,
+      target: parseLakeTarget(lake.root, '--out'),
+      s3: new S3Client({ region: 'us-east-1' }),
+      writeTo: openDestination(lake.root),
+      publish: async () => undefined,
+      now: () => NOW,
+      metrics,
+      logger: { info: () => undefined, warn: (line: string) => void warned.push(line) },
+    });
+
+    await handler({ days: 7 });
+
+    expect(
+      warned
+        .filter((line) => line.startsWith('outcome record '))
+        .map((line) => line.replace(/\.json: .*/, '.json'))
+        .sort(),
+    ).toEqual([
+      'outcome record followup_outcomes/dt=2026-03-20/r-broken.json',
+      'outcome record followup_outcomes/dt=2026-03-20/r-odd.json',
+      'outcome record followup_outcomes/dt=2026-03-20/r-y10000.json',
+      'outcome record followup_outcomes/dt=2099-01-01/r-2099.json',
+    ]);
   });
 
   it('keeps the earliest completed job as the fix and names the later one, its id cleaned on the terminal', async () => {
