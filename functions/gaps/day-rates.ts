@@ -1,6 +1,6 @@
 /**
- * The day counts a fix is judged by, read from the warehouse (effect.ts reads them, judge.ts
- * judges them): each wanted gap's signal and exposure per UTC day — pages and terms by
+ * The day counts a fix is judged by, read from the warehouse for effect.ts (which judges them
+ * with verdict.ts): each wanted gap's signal and exposure per UTC day — pages and terms by
  * queries/gap-rates-by-day.sql, unanswered topics from every question asked — and, per project
  * and gap kind, the days that were exported (a day never exported is left out of a side, not
  * counted as 0).
