@@ -12,7 +12,10 @@
  * Per size of the gap (30, 60, 100, 250, 500 signals expected before) and φ, reported beside the
  * **analytic** figures of the log-ratio test with the true variance (gaps/power.ts on each trial's
  * true expected counts and true φ: the best any test on these counts can do):
- * - no effect: false `fixed` ≤ 2.5 % and false `worse` ≤ 2.5 %;
+ * - no effect: false `fixed` ≤ 2.5 % and false `worse` ≤ 2.5 % — every size and φ together, and
+ *   in each cell not shown above it (the lower bound of its rate, family-wise 95 % over the 30
+ *   false-rate figures: a test exactly at 2.5 % measures above 2.5 % in about half the cells);
+ *   beside each, the rate of the log-ratio test with the true variance on the same trials;
  * - a true 30 % fall: `no_change` ≤ 5 %; `fixed` within 5 points of the analytic power at the
  *   same false-`fixed` rate (the measured one of the no-effect arm, never above 2.5 %);
  * - `detectable`: its mean within ±3 points of the mean analytic smallest detectable fall;
@@ -21,15 +24,20 @@
  */
 import { judgeGap, type RateGap } from '../functions/gaps/effect.js';
 import { portfolioOf } from '../functions/gaps/portfolio.js';
-import { detectableFall, powerOf, type EffectCounts } from '../functions/gaps/power.js';
+import { detectableFall, logEffectVariance, normalQuantile, powerOf, type EffectCounts } from '../functions/gaps/power.js';
 import { addDays } from '../functions/shared/dates.js';
 import type { DayCount, Verdict, VerdictResult } from '../functions/gaps/verdict.js';
 import { info, judged, progress, type BenchResult, type Figures } from './lib/figures.js';
 import { seededRandom } from './lib/memory-store.js';
 
-/** Trials per size, φ and effect: a 2.5 % rate is then measured to about ±0.4 points (one standard error). */
-const DEFAULT_TRIALS = 1500;
-const DEFAULT_PORTFOLIO_TRIALS = 200;
+/**
+ * Trials per size, φ and effect: a 2.5 % rate is then measured to about ±0.25 points (one standard
+ * error), and a true 4 % is told from it (its lower bound above 2.5 %) 97 times in 100.
+ */
+const DEFAULT_TRIALS = 4000;
+const DEFAULT_PORTFOLIO_TRIALS = 300;
+/** The false-rate figures judged (false fixed and false worse, 15 cells each): their bounds are family-wise 95 % over them. */
+const FALSE_RATE_FIGURES = 30;
 const PORTFOLIO_FIXES = 20;
 const CONTROLS = 30;
 const DONE = '2026-06-01';
@@ -51,6 +59,7 @@ export async function benchEffects(scale: { readonly trials?: number; readonly p
   const figures: Figures = {};
   const details: Record<string, unknown> = {};
   const random = seededRandom(51);
+  const all = { fixed: 0, worse: 0 };
   for (const phi of PHIS) {
     for (const size of SIZES) {
       const key = `effects.phi${phi}.s${size}`;
@@ -65,8 +74,25 @@ export async function benchEffects(scale: { readonly trials?: number; readonly p
       const detectable = 100 * mean(none.detectable);
       const analyticDetectable = 100 * mean(none.truths.map((t) => detectableFall(t) ?? 1));
       const what = (s: string) => `${s}: ${size} signals expected in the 28 days before, φ ${phi}, weekly pattern, traffic +50 % after, ${TRIALS} trials`;
-      figures[`${key}.none.false_fixed_pct`] = judged(falseFixed, '%', '<=', 2.5, what('no effect: fixed'));
-      figures[`${key}.none.false_worse_pct`] = judged(share(none.verdicts, 'worse'), '%', '<=', 2.5, what('no effect: worse'));
+      // A test exactly at 2.5 % measures above 2.5 % about half the time: each false rate is judged by its lower bound
+      // (Wilson, 5 % family-wise over the 30 false-rate figures), so MISSED means "shown above 2.5 %"; the rate itself,
+      // its upper bound and the rate of the test with the true variance on the same trials are printed beside it.
+      for (const [name, verdict, oracle] of [
+        ['false_fixed', 'fixed', none.oracle.fixed],
+        ['false_worse', 'worse', none.oracle.worse],
+      ] as const) {
+        const k = none.verdicts[verdict];
+        const bound = wilson(k, TRIALS, normalQuantile(1 - 0.05 / FALSE_RATE_FIGURES));
+        figures[`${key}.none.${name}_pct`] = info(share(none.verdicts, verdict), '%', what(`no effect: ${verdict}`));
+        figures[`${key}.none.${name}_lower_pct`] = judged(100 * bound.low, '%', '<=', 2.5, what(`no effect: ${verdict}, lower bound (family-wise 95 %)`));
+        figures[`${key}.none.${name}_upper_pct`] = info(100 * bound.high, '%', what(`no effect: ${verdict}, upper bound (family-wise 95 %)`));
+        figures[`${key}.none.${name}_true_variance_pct`] = info(
+          (100 * oracle) / TRIALS,
+          '%',
+          what(`no effect: ${verdict} by the log-ratio test with the true variance`),
+        );
+        all[verdict] += k;
+      }
       figures[`${key}.none.no_change_pct`] = info(share(none.verdicts, 'no_change'), '%', what('no effect: no_change'));
       figures[`${key}.true30.no_change_pct`] = judged(share(fall.verdicts, 'no_change'), '%', '<=', 5, what('a true 30 % fall: no_change'));
       figures[`${key}.true30.inconclusive_pct`] = info(share(fall.verdicts, 'inconclusive'), '%', what('a true 30 % fall: inconclusive'));
@@ -83,6 +109,16 @@ export async function benchEffects(scale: { readonly trials?: number; readonly p
       figures[`${key}.detectable_gap_points`] = judged(Math.abs(detectable - analyticDetectable), 'points', '<=', 3, what('|detectable − analytic|'));
       details[key] = { none: none.verdicts, fall: fall.verdicts, falseFixedRateUsed: at };
     }
+  }
+  const cells = PHIS.length * SIZES.length * TRIALS;
+  for (const verdict of ['fixed', 'worse'] as const) {
+    figures[`effects.all.none.false_${verdict}_pct`] = judged(
+      (100 * all[verdict]) / cells,
+      '%',
+      '<=',
+      2.5,
+      `no effect: ${verdict}, every size and φ together (${cells} trials)`,
+    );
   }
   for (const phi of PHIS) {
     const key = `effects.portfolio.phi${phi}`;
@@ -105,6 +141,8 @@ interface Plan {
 
 interface Arm {
   readonly verdicts: Record<Verdict, number>;
+  /** Trials the log-ratio test with the true variance (normal, two-sided 95 %) calls fixed and worse. */
+  readonly oracle: { fixed: number; worse: number };
   /** Each trial's `detectable` (1 when none). */
   readonly detectable: number[];
   /** Each trial's true expected counts and φ (the analytic figures' input). */
@@ -115,14 +153,20 @@ function run(plan: Plan, trials: number, random: () => number): Arm {
   const verdicts: Record<Verdict, number> = { fixed: 0, worse: 0, no_change: 0, inconclusive: 0, too_little_data: 0 };
   const detectable: number[] = [];
   const truths: EffectCounts[] = [];
+  const oracle = { fixed: 0, worse: 0 };
   for (let t = 0; t < trials; t++) {
     const trial = plant(plan, random);
     const result = judgeGap(trial.fixed, DONE, TODAY, trial.rates, trial.candidates);
     verdicts[result.verdict] += 1;
+    if (result.effect.ratio !== null) {
+      const z = Math.log(result.effect.ratio) / Math.sqrt(logEffectVariance(trial.truth, 0));
+      if (z < -Z) oracle.fixed += 1;
+      if (z > Z) oracle.worse += 1;
+    }
     detectable.push(result.detectable ?? 1);
     truths.push(trial.truth);
   }
-  return { verdicts, detectable, truths };
+  return { verdicts, oracle, detectable, truths };
 }
 
 /** The share of trials the portfolio of 20 fixes says `fixed`, each fix's true effect spread around `effect` (log-sd 0.1). */
@@ -138,6 +182,17 @@ function portfolioRun(phi: number, effect: number, random: () => number, PORTFOL
     if (portfolioOf(fixes)[0]?.verdict === 'fixed') fixed += 1;
   }
   return (100 * fixed) / PORTFOLIO_TRIALS;
+}
+
+const Z = normalQuantile(1 - ALPHA);
+
+/** Wilson's interval of k successes in n at quantile z. */
+function wilson(k: number, n: number, z: number): { low: number; high: number } {
+  const p = k / n;
+  const centre = p + (z * z) / (2 * n);
+  const spread = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  const scale = 1 + (z * z) / n;
+  return { low: Math.max(0, (centre - spread) / scale), high: Math.min(1, (centre + spread) / scale) };
 }
 
 const share = (verdicts: Record<Verdict, number>, verdict: Verdict) => (100 * verdicts[verdict]) / Object.values(verdicts).reduce((a, b) => a + b, 0);

@@ -71,11 +71,15 @@ export function portfolioFixOf(effect: GapEffect): PortfolioFix {
   return { projectId: effect.projectId, kind: effect.gap?.kind ?? null, verdict: effect.judged.verdict, effect: effect.judged.effect };
 }
 
-/** A fix's log effect and variance from its ratio and 95 % interval; undefined when it has none. */
+/**
+ * A fix's log effect and variance from its ratio and 95 % interval (the score interval is not
+ * symmetric on the log scale: its width is taken; one that starts at 0 — no signal after — gives
+ * its upper half); undefined when it has none.
+ */
 export function pooledInputOf(effect: PortfolioFix['effect']): PooledInput | undefined {
   const { ratio, low, high } = effect;
-  if (ratio === null || low === null || high === null || !(ratio > 0 && low > 0 && high > low)) return undefined;
-  const variance = ((Math.log(high) - Math.log(low)) / (2 * Z)) ** 2;
+  if (ratio === null || low === null || high === null || !(ratio > 0 && low >= 0 && high > Math.max(low, ratio))) return undefined;
+  const variance = low > 0 ? ((Math.log(high) - Math.log(low)) / (2 * Z)) ** 2 : ((Math.log(high) - Math.log(ratio)) / Z) ** 2;
   return Number.isFinite(variance) && variance > 0 ? { logEffect: Math.log(ratio), variance } : undefined;
 }
 

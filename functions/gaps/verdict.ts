@@ -7,19 +7,22 @@
  * a difference in differences on the log scale: (the fixed gap's after ÷ before rate ratio) ÷
  * (the controls' ratio).
  *
- * The interval is quasi-Poisson: the log rate ratio's Poisson variance (1/signals before +
- * 1/signals after, for the gap and for its pooled controls) times a dispersion φ estimated from
- * the days themselves (Pearson's χ² over the days of both sides ÷ its degrees of freedom, never
- * below 1). Real day counts are overdispersed (a release, a link from elsewhere, a weekday):
- * a Poisson interval alone is too narrow and calls chance a fix (bench/effects.ts measures both);
- * a bootstrap over 28 days a side would give a coarser and random interval for the same
- * correction. docs/follow-ups.md says why in full.
+ * The interval is quasi-Poisson: a score interval for the difference in differences (score-interval.ts),
+ * its variance the Poisson one (1/signals before + 1/signals after, for the gap and for its
+ * pooled controls, at the counts refitted under each effect tested) times a dispersion φ
+ * estimated from the days themselves (Pearson's χ² over the days of both sides ÷ its degrees of
+ * freedom, never below 1), and Student's t on those degrees of freedom. Real day counts are
+ * overdispersed (a release, a link from elsewhere, a weekday): a Poisson interval alone is too
+ * narrow and calls chance a fix (bench/effects.ts measures both); a bootstrap over 28 days a side
+ * would give a coarser and random interval for the same correction. docs/follow-ups.md says why
+ * in full.
  *
  * `no_change` is a claim too: it is given only when the whole interval lies inside the
  * equivalence margin (a change, if any, of less than 30 % either way); an interval that holds 1
  * but leaves the margin is `inconclusive`, and says what the counts could have seen (power.ts:
  * the smallest fall found with 80 % power, and the days until a 30 % fall is).
  */
+import { scoreInterval, type Pearson } from './score-interval.js';
 import { studentQuantile } from './student.js';
 import { daysUntilDetectable, DAYS_TO_VERDICT_MAX, detectableFall, positive, TARGET_FALL, VERDICT_ALPHA, normalQuantile, type EffectCounts } from './power.js';
 
@@ -104,22 +107,31 @@ export function totalsOf(days: readonly DayCount[]): SideTotals {
 }
 
 /**
- * Pearson's dispersion of day counts against a constant rate per side: Σ (y − E)² ÷ E over the
- * days with exposure, ÷ (those days − 2). NaN when there are too few days to say.
+ * Pearson's sums of squares of day counts against a constant rate per side: Σ (y − E)² ÷ E over
+ * each side's days with exposure, and their degrees of freedom (those days − 2).
  */
-export function dispersionOf(before: readonly DayCount[], after: readonly DayCount[]): number {
-  let chi2 = 0;
+export function pearsonOf(before: readonly DayCount[], after: readonly DayCount[]): Pearson {
+  const sums = { before: 0, after: 0 };
   let used = 0;
-  for (const side of [before, after]) {
+  for (const [name, side] of [
+    ['before', before],
+    ['after', after],
+  ] as const) {
     const { rate } = totalsOf(side);
     for (const day of side) {
       const expected = day.exposure * rate;
       if (expected <= 0) continue;
-      chi2 += (day.signal - expected) ** 2 / expected;
+      sums[name] += (day.signal - expected) ** 2 / expected;
       used += 1;
     }
   }
-  return used > 2 ? chi2 / (used - 2) : Number.NaN;
+  return { ...sums, df: used - 2 };
+}
+
+/** Pearson's dispersion of day counts against a constant rate per side: their χ² ÷ (days with exposure − 2). NaN when there are too few days to say. */
+export function dispersionOf(before: readonly DayCount[], after: readonly DayCount[]): number {
+  const { before: b, after: a, df } = pearsonOf(before, after);
+  return df > 0 ? (b + a) / df : Number.NaN;
 }
 
 /** The verdict on one fix, with its reason in words. */
@@ -174,12 +186,11 @@ export function judgeFix(input: VerdictInput): VerdictResult {
   const phi = poisson ? 1 : Math.max(1, finiteOr(dispersionOf(input.before, input.after), 1));
   const phiControl = poisson ? 1 : Math.max(1, finiteOr(dispersionOf(control.before, control.after), 1));
   const counts: EffectCounts = { before: before.signals, expectedAfter, controlBefore: cBefore.signals, controlAfter: cAfter.signals, phi, phiControl };
-  const variance = phi * (1 / before.signals + 1 / positive(after.signals)) + phiControl * (1 / cBefore.signals + 1 / positive(cAfter.signals));
-  // φ estimated from the days: the quantile is Student's t on its degrees of freedom (the days used − 2), as a
-  // quasi-Poisson model's is; a normal one would call chance a fix a little more often than 2.5 % (bench/effects.ts).
-  const half = (poisson ? Z : tQuantile(usedDays(input.before, input.after) - 2)) * Math.sqrt(variance);
-  const low = Math.exp(Math.log(effect) - half);
-  const high = Math.exp(Math.log(effect) + half);
+  // The interval: the score interval of the 2 × 2 table (score-interval.ts), φ from the days. φ estimated from 28 days or so:
+  // the quantile is Student's t on its degrees of freedom (the gap's days used − 2), as a quasi-Poisson model's is.
+  const pearson = poisson ? undefined : { gap: pearsonOf(input.before, input.after), control: pearsonOf(control.before, control.after) };
+  const quantile = pearson === undefined ? Z : tQuantile(pearson.gap.df);
+  const { low, high } = scoreInterval({ gapBefore: before, gapAfter: after, controlBefore: cBefore, controlAfter: cAfter, pearson }, quantile);
   if (![effect, low, high].every(Number.isFinite)) {
     return tooLittle(`the counts on one side are too small for a finite interval`);
   }
@@ -230,11 +241,6 @@ export function verdictOf(low: number, high: number): Exclude<Verdict, 'too_litt
 }
 
 const UNKNOWN = { ratio: null, low: null, high: null };
-
-/** Days with exposure on either side: what the dispersion is estimated from. */
-function usedDays(before: readonly DayCount[], after: readonly DayCount[]): number {
-  return before.filter((d) => d.exposure > 0).length + after.filter((d) => d.exposure > 0).length;
-}
 
 const T_QUANTILES = new Map<number, number>();
 /** t₀.₉₇₅ on `df` degrees of freedom (cached); the normal's under 1 degree of freedom left or at 1,000 and more. */

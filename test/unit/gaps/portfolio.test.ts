@@ -4,7 +4,7 @@
  * hand here, and the portfolio's verdict by the rules of one fix.
  */
 import { describe, expect, it } from 'vitest';
-import { pauleMandel, poolFixes, portfolioOf, studentQuantile, type PortfolioFix } from '../../../functions/gaps/portfolio.js';
+import { pauleMandel, pooledInputOf, poolFixes, portfolioOf, studentQuantile, type PortfolioFix } from '../../../functions/gaps/portfolio.js';
 
 const fix = (ratio: number, low: number, high: number, kind: PortfolioFix['kind'] = 'thumbs_down_page'): PortfolioFix => ({
   projectId: 'proj_a',
@@ -60,6 +60,19 @@ describe('poolFixes', () => {
   it('keeps a single fix as it is', () => {
     const pooled = poolFixes([{ logEffect: -0.5, variance: 0.01 }]);
     expect(pooled?.low).toBeCloseTo(-0.5 - 1.959964 * 0.1, 5);
+  });
+});
+
+describe('pooledInputOf', () => {
+  it('takes a fix’s variance from its interval’s width on the log scale, and from its upper half when it starts at 0 (no signal left after)', () => {
+    const z = 1.959963984540054;
+    const both = pooledInputOf({ ratio: 0.5, low: 0.25, high: 1 });
+    expect(both?.logEffect).toBeCloseTo(Math.log(0.5), 12);
+    expect(both?.variance).toBeCloseTo((Math.log(4) / (2 * z)) ** 2, 8);
+    const fromZero = pooledInputOf({ ratio: 0.05, low: 0, high: 0.2 });
+    expect(fromZero?.variance).toBeCloseTo((Math.log(4) / z) ** 2, 8);
+    expect(pooledInputOf({ ratio: null, low: null, high: null })).toBeUndefined();
+    expect(pooledInputOf({ ratio: 0.5, low: 0, high: 0.4 })).toBeUndefined();
   });
 });
 

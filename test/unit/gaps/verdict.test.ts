@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { daysUntilDetectable, detectableFall } from '../../../functions/gaps/power.js';
+import { scoreInterval } from '../../../functions/gaps/score-interval.js';
 import { studentQuantile } from '../../../functions/gaps/student.js';
 import { dispersionOf, EQUIVALENCE_MARGIN, judgeFix, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
 
@@ -115,11 +116,13 @@ describe('judgeFix', () => {
     expect(result.reason).toMatch(/^no control: /);
   });
 
-  it('gives a fix whose signal vanished an interval (0 counts as 0.5)', () => {
+  it('gives a fix whose signal vanished an interval from 0 (its point estimate counts 0 as 0.5)', () => {
     const result = judgeFix(input(5, 0));
 
     expect(result.verdict).toBe('fixed');
-    expect(result.effect.low).toBeGreaterThan(0);
+    expect(result.effect.low).toBe(0);
+    expect(result.effect.ratio).toBeGreaterThan(0);
+    expect(result.effect.high).toBeLessThan(1);
   });
 
   it('widens the interval by the days’ overdispersion, never narrows it below Poisson, on a t quantile', () => {
@@ -130,8 +133,14 @@ describe('judgeFix', () => {
     expect(dispersionOf(steady.before, steady.after)).toBe(0);
     expect(dispersionOf(bursty.before, bursty.after)).toBeGreaterThan(2.5);
     expect(width(judgeFix(bursty))).toBeGreaterThan(1.4 * width(judgeFix(steady)));
-    // φ at its floor of 1: the same variance as Poisson, the quantile Student's t on the 56 days − 2 it was estimated from.
-    expect(width(judgeFix(steady))).toBeCloseTo((width(judgeFix({ ...steady, dispersion: 'poisson' })) * studentQuantile(0.975, 54)) / 1.959963984540054, 8);
+    // φ at its floor of 1: the Poisson score interval, at Student's t on the 56 days − 2 φ was estimated from.
+    const sum = (list: readonly DayCount[]) => ({ signals: list.reduce((a, d) => a + d.signal, 0), exposure: list.reduce((a, d) => a + d.exposure, 0) });
+    const control = steady.control as NonNullable<VerdictInput['control']>;
+    const table = { gapBefore: sum(steady.before), gapAfter: sum(steady.after), controlBefore: sum(control.before), controlAfter: sum(control.after) };
+    const t54 = scoreInterval(table, studentQuantile(0.975, 54));
+    expect(judgeFix(steady).effect.low).toBeCloseTo(t54.low, 9);
+    expect(judgeFix(steady).effect.high).toBeCloseTo(t54.high, 9);
+    expect(width(judgeFix(steady))).toBeGreaterThan(width(judgeFix({ ...steady, dispersion: 'poisson' })));
   });
 });
 
