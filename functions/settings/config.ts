@@ -242,9 +242,9 @@ export const SETTINGS = {
   }),
   orgsSecretPrefix: setting({
     env: 'EXPORT_ORGS_SECRET_PREFIX',
-    doc: 'name prefix of the organisations\' Secrets Manager secrets (`{"apiKey","projectIds"}` each, the organisation\'s id after the prefix), listed at each run (infra sets it with context `organisations=true`)',
+    doc: 'name prefix of the organisations\' Secrets Manager secrets (`{"apiKey","projectIds"}` each, the organisation\'s id after the prefix), listed at each run; the follow-up function sends each message with the key of its organisation (infra sets it with context `organisations=true`)',
     defaultDoc: 'none (one organisation)',
-    readBy: ['export'],
+    readBy: ['export', 'follow-up'],
     parse: (raw) =>
       /^[A-Za-z0-9/_+=.@-]{1,400}$/.test(raw) ? raw : fail('EXPORT_ORGS_SECRET_PREFIX is not a secret name prefix: use letters, digits and /_+=.@-'),
   }),

@@ -62,6 +62,31 @@ export interface OrganisationsProps
   readonly workerTimeout?: Duration | undefined;
 }
 
+/** The default name prefix of the organisations' secrets in `stack`. */
+export function defaultSecretPrefix(stack: Stack): string {
+  return `${stack.stackName}/orgs/`;
+}
+
+/**
+ * Lets `fn` read each organisation's secret — those under `prefix`, and no other — and, with
+ * `list`, list the secrets' names (ListSecrets takes no resource; it returns no value).
+ */
+export function grantOrganisationSecretsRead(fn: NodejsFunction, prefix: string, who: string, options: { readonly list?: boolean } = {}): void {
+  const stack = Stack.of(fn);
+  const secretsArn = stack.formatArn({ service: 'secretsmanager', resource: 'secret', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: `${prefix}*` });
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretsArn] }));
+  Validations.of(fn.role ?? fn).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*]`,
+    reason: `Organisations are data: each is a secret named <prefix><id>, added without a deploy, so ${who} read the secrets under the organisations' prefix (and no other).`,
+  });
+  if (options.list !== true) return;
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:ListSecrets'], resources: ['*'] }));
+  Validations.of(fn.role ?? fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: `secretsmanager:ListSecrets supports no resource-level permission; it returns names only, and ${who} keep the organisations prefix's.`,
+  });
+}
+
 export class Organisations extends Construct {
   readonly dispatcher: NodejsFunction;
   readonly worker: NodejsFunction;
@@ -76,7 +101,7 @@ export class Organisations extends Construct {
   constructor(scope: Construct, id: string, props: OrganisationsProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    this.secretPrefix = props.secretPrefix ?? `${stack.stackName}/orgs/`;
+    this.secretPrefix = props.secretPrefix ?? defaultSecretPrefix(stack);
     const workerTimeout = props.workerTimeout ?? Duration.minutes(15);
 
     this.deadLetterQueue = deadLetterQueue(this, 'DeadLetterQueue', {
@@ -150,19 +175,7 @@ export class Organisations extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    // Each organisation's secret, and only those under the prefix.
-    const secretsArn = stack.formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      resourceName: `${this.secretPrefix}*`,
-    });
-    this.worker.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretsArn] }));
-    Validations.of(this.worker.role ?? this.worker).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.secretPrefix}*]`,
-      reason:
-        "Organisations are data: each is a secret named <prefix><id>, added without a deploy, so the workers read the secrets under the organisations' prefix (and no other).",
-    });
+    grantOrganisationSecretsRead(this.worker, this.secretPrefix, 'the workers');
     props.warehouse.grantOrganisationsExportReadWrite(this.worker);
     props.warehouse.grantPartitionRegistration(this.worker);
     grantStateKeys(this.worker, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });

@@ -309,6 +309,15 @@ export class Warehouse extends Construct {
     );
   }
 
+  /** The follow-up function of many organisations: {@link grantOutcomesWrite} in every organisation's folder (`orgs/<id>/`). */
+  grantOrganisationsOutcomesWrite(grantee: iam.IGrantable): void {
+    this.grantFolders(
+      grantee,
+      { write: [`${ORGS_FOLDER}*/${rootOf('outcomes')}`] },
+      "The consumer of many organisations only puts outcome records under each organisation's followup_outcomes folder (orgs/<id>/…). The wildcards are the organisation's id and the object key within the folder.",
+    );
+  }
+
   /**
    * Grants exactly: `s3:GetObject` on the objects of each `read` folder and `s3:ListBucket` on
    * the bucket only for prefixes within those folders; `s3:PutObject` and

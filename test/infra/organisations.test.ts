@@ -28,6 +28,13 @@ function workerStatements(template: Template): Statement[] {
   if (policies.length === 0) throw new Error('no policy of the workers role');
   return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
+/** The statements of the follow-up function's role policy. */
+function followUpStatements(result: SynthResult): Statement[] {
+  const role = result.stack.getLogicalId(result.stack.followUps.function.role?.node.defaultChild as never);
+  const policies = Object.values(rolePolicies(result.template)).filter((p) => JSON.stringify(p.Properties.Roles).includes(role));
+  if (policies.length === 0) throw new Error('no policy of the follow-up role');
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
 const withAction = (statements: readonly Statement[], action: string) => statements.filter((s) => [s.Action].flat().includes(action));
 
 const logicalIdOf = (template: Template, type: string, props: object) => {
@@ -72,7 +79,13 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
   it("lets the dispatcher list secrets (names only) and the workers read only the secrets under the organisations' prefix", () => {
     const t = orgs.template;
     const policies = Object.values(rolePolicies(t)).map((p) => JSON.stringify(p));
-    const dispatcherPolicy = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
+    const dispatcherRole = orgs.stack.getLogicalId(orgs.stack.organisations?.dispatcher.role?.node.defaultChild as never);
+    const followUpRole = orgs.stack.getLogicalId(orgs.stack.followUps.function.role?.node.defaultChild as never);
+    // The dispatcher and the follow-up function (which finds a project's organisation) list names.
+    const listing = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
+    expect(listing).toHaveLength(2);
+    expect(listing.every((p) => p.includes(dispatcherRole) || p.includes(followUpRole))).toBe(true);
+    const dispatcherPolicy = listing.filter((p) => p.includes(dispatcherRole));
     expect(dispatcherPolicy).toHaveLength(1);
     expect(dispatcherPolicy[0]).not.toContain('secretsmanager:GetSecretValue');
     const reads = withAction(workerStatements(t), 'secretsmanager:GetSecretValue');
@@ -84,6 +97,27 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
       Environment: { Variables: Match.objectLike({ EXPORT_ORGS_SECRET_PREFIX: 'MintlifyExporter/orgs/' }) },
     });
     t.hasOutput('OrganisationsSecretPrefix', { Value: 'MintlifyExporter/orgs/' });
+  });
+
+  it("lets the follow-up function read only the organisations' secrets, never the deployment key, and write outcomes under orgs/<id>/", () => {
+    const statements = followUpStatements(orgs);
+    const reads = withAction(statements, 'secretsmanager:GetSecretValue');
+    expect(reads).toHaveLength(1);
+    expect(JSON.stringify(reads[0]?.Resource)).toContain(':secret:MintlifyExporter/orgs/*');
+    expect(JSON.stringify(reads)).not.toMatch(/"\*"|secret:\*|ApiKey/);
+    // ListSecrets returns names only: how a message naming only its project finds its organisation.
+    expect([withAction(statements, 'secretsmanager:ListSecrets')[0]?.Action].flat()).toEqual(['secretsmanager:ListSecrets']);
+    const puts = JSON.stringify(withAction(statements, 's3:PutObject'));
+    expect(puts).toContain('/mintlify/orgs/*/followup_outcomes/*');
+    expect(puts).not.toMatch(/\/mintlify\/followup_outcomes\//);
+    const fn = orgs.stack.getLogicalId(orgs.stack.followUps.function.node.defaultChild as never);
+    const variables = resourcesOf(orgs.template)[fn]?.Properties?.['Environment'] as { Variables: Record<string, unknown> };
+    expect(variables.Variables['EXPORT_ORGS_SECRET_PREFIX']).toBe('MintlifyExporter/orgs/');
+    expect(variables.Variables['MINTLIFY_API_KEY_SECRET_ARN']).toBeUndefined();
+    // Without the option: the deployment's key, and the root's outcomes folder.
+    const single = followUpStatements(plain);
+    expect(JSON.stringify(withAction(single, 'secretsmanager:GetSecretValue'))).not.toContain('/orgs/');
+    expect(JSON.stringify(withAction(single, 's3:PutObject'))).toContain('/mintlify/followup_outcomes/*');
   });
 
   it("gives the export's Glue tables an injected org partition before dt, at orgs/<org>/", () => {

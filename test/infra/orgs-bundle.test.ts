@@ -8,12 +8,13 @@
  */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { Message } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
+import { recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 
 const PREFIX = 'MintlifyExporter/orgs/';
@@ -23,6 +24,7 @@ const PROJECTS = { acme: 'proj_synth_120', gone: 'proj_synth_80' } as const;
 const EVENT_TIME = '2026-03-01T02:30:00.000Z';
 const DISPATCHER = 'Lists the organisations';
 const WORKER = "Exports one organisation's analytics";
+const FOLLOW_UP = 'Sends queued follow-up prompts with their organisation';
 
 let assembly: Assembly;
 let sandbox: Sandbox;
@@ -37,7 +39,7 @@ const guards: IamGuard[] = [];
 beforeAll(async () => {
   [assembly, sandbox, aws, dynamo] = await Promise.all([
     synthAssembly({ organisations: 'true' }),
-    startSandbox({ apiKey: KEYS.acme }),
+    startSandbox({ apiKey: KEYS.acme, agent: { activeMs: 200 } }),
     startS3Sqs(),
     startDynamo(),
   ]);
@@ -62,19 +64,20 @@ afterAll(async () => {
   await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
 });
 
-async function guard(description: string, values: Record<string, string>) {
+async function guard(description: string, values: Record<string, string>, bind: Record<string, string> = {}) {
   const started = await startIamGuard({
     resources: assembly.resources,
     description,
     values,
-    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
+    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
+    bind,
   });
   guards.push(started);
   return started;
 }
 
-async function invoke(description: string, event: unknown, values: Record<string, string>, overrides: Record<string, string> = {}) {
-  const iam = await guard(description, values);
+async function invoke(description: string, event: unknown, values: Record<string, string>, overrides: Record<string, string> = {}, bind: Record<string, string> = {}) {
+  const iam = await guard(description, values, bind);
   const env = { ...functionEnvironment(assembly.resources, description, values), MINTLIFY_API_URL: sandbox.url, ...overrides, ...iam.env };
   const bundle = `${assembly.functionAssetDir(description)}/index.js`;
   const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, description), 120_000);
@@ -135,5 +138,44 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     // Its metrics carry the organisation: the alarm's contributors name it.
     expect(logs).toMatch(/"Organisation":"acme"/);
     expect(logs).toMatch(/"Organisation":"gone"[^\n]*OrganisationRunsFailed|OrganisationRunsFailed[^\n]*"Organisation":"gone"/);
+  });
+
+  it("the follow-up function sends with the message's organisation's key and writes its outcome under orgs/<id>/, within its role", async () => {
+    sandbox.createJob(PROJECTS.acme, { id: 'job_orgs_bundle', status: 'completed', prLink: null });
+    const fifo = { FifoQueue: 'true', ContentBasedDeduplication: 'true' };
+    const [followUps, deadLetters] = [await aws.createQueue(undefined, fifo), await aws.createQueue(undefined, fifo)];
+    const bodies = [
+      { projectId: PROJECTS.acme, jobId: 'job_orgs_bundle', prompt: 'Fix the quickstart.', requestId: 'orgs-bundle-1' },
+      { projectId: 'proj_of_nobody', jobId: 'job_nobody', prompt: 'anything', requestId: 'orgs-bundle-2' },
+    ];
+    for (const body of bodies) await aws.sqs.send(new SendMessageCommand({ QueueUrl: followUps, MessageBody: JSON.stringify(body), MessageGroupId: body.jobId }));
+    const { Messages = [] } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: followUps, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
+    expect(Messages).toHaveLength(2);
+    const { topicArn } = await aws.createTopicWithSubscriber();
+    // The queue the event source reads is named by no variable: bound by its place in the template.
+    const [queueId] = Object.entries(assembly.resources).find(
+      ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties['RedrivePolicy'] !== undefined && r.Properties['FifoQueue'] === true,
+    ) ?? [''];
+    const { result, error, logs, iam } = await invoke(
+      FOLLOW_UP,
+      sqsEvent(Messages.map((message) => recordFromMessage(message))),
+      { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, FOLLOWUP_STATE_TABLE: table, FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetters, FOLLOWUP_OUTCOMES_TOPIC_ARN: topicArn },
+      { FOLLOWUP_POLL_MIN_SECONDS: '0.2' },
+      { [queueId]: followUps },
+    );
+    expect(error, logs).toBeUndefined();
+    expect(iam.denied).toEqual([]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        `secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:000000000000:secret:${PREFIX}acme-AbCdEf`,
+        expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/orgs\/acme\/followup_outcomes\//),
+        expect.stringMatching(/^sqs:SendMessage on /),
+      ]),
+    );
+    expect(sandbox.getJobState(PROJECTS.acme, 'job_orgs_bundle')?.prompts).toHaveLength(1);
+    const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetters, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    expect(dead.Messages?.map((m) => m.MessageAttributes?.['reason']?.StringValue)).toEqual([expect.stringMatching(/^unknown_project: project "proj_of_nobody"/)]);
+    expect(logs).not.toContain(KEYS.acme);
   });
 });
