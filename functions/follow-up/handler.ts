@@ -84,7 +84,10 @@ export function createHandler(deps: HandlerDeps) {
       const share = Math.max(MIN_RECORD_SHARE_MS, (deadline - now()) / Math.max(1, unstarted--));
       const recordDeadline = Math.min(deadline, now() + share);
       const deliveries = Number(record.attributes.ApproximateReceiveCount);
-      const result = await processRecord({ messageId: record.messageId, body: record.body, ...(deliveries >= 1 ? { deliveries } : {}) }, { deadline: recordDeadline });
+      const result = await processRecord(
+        { messageId: record.messageId, body: record.body, ...(deliveries >= 1 ? { deliveries } : {}) },
+        { deadline: recordDeadline },
+      );
       if (result.action === 'handled') return;
       // A failed visibility change still ends in a batch item failure: the message comes back
       // when its visibility timeout ends instead.

@@ -7,21 +7,26 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as v from 'valibot';
-import { createExportDeps } from '../export/deps.js';
+import { createExportDeps, type ExportDeps } from '../export/deps.js';
+import { resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
+import { queueUrlFromArn } from '../follow-up/handler.js';
+import { deferMessage } from '../follow-up/visibility.js';
+import { createBudgetGate } from '../shared/pacing/budget.js';
+import type { Sleep } from '../shared/time.js';
 import { createHandler, type ExportContext } from '../export/handler.js';
 import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, type AppLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../shared/metric-names.js';
 import { dispatchOrganisations, type DispatchResult, type OrgQueue } from './dispatch.js';
 import { orgDestination, type Organisation } from './organisations.js';
 import { createOrganisationSecrets } from './secrets.js';
-import { createWorker, type WorkerRecord } from './worker.js';
+import { capWaits, createWorker, MAX_HANDBACK_MS, type HandBack, type IdleWaits, type WorkerRecord } from './worker.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -102,13 +107,69 @@ export interface WorkerClients {
   readonly dynamo: DynamoDBClient;
   /** @default one from the environment (s3:// destinations) */
   readonly s3?: S3Client;
+  /** Hands messages back and dead-letters failed ones. @default none: the worker waits for budget and the queue's redrive dead-letters */
+  readonly sqs?: Pick<SQSClient, 'send'>;
+}
+
+/**
+ * A message handed back on its queue: hidden until `delayMs` from now (at most 12 h), or, for a
+ * longer wait, deleted by the worker's success and sent again as a fresh message delayed by
+ * SQS's longest message delay (15 min) — which hands itself back again.
+ */
+export function sqsHandBack(sqs: Pick<SQSClient, 'send'>, queueUrlOf: (record: WorkerRecord) => string, logger: AppLogger): HandBack {
+  return async (record, delayMs) => {
+    const queueUrl = queueUrlOf(record);
+    if (delayMs > MAX_HANDBACK_MS) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: record.body, DelaySeconds: 900 }));
+      return;
+    }
+    if (record.receiptHandle === undefined) throw new Error('the message has no receipt handle to hand it back');
+    await deferMessage(sqs, { queueUrl, receiptHandle: record.receiptHandle }, delayMs, logger);
+  };
+}
+
+/** A failed organisation's message in the dead-letter queue (the queue's redrive target), with why. */
+export function sqsOrgDeadLetter(
+  sqs: Pick<SQSClient, 'send'>,
+  queueUrlOf: (record: WorkerRecord) => string,
+): (record: WorkerRecord, reason: string) => Promise<void> {
+  const targets = new Map<string, Promise<string>>();
+  return async (record, reason) => {
+    const queueUrl = queueUrlOf(record);
+    let target = targets.get(queueUrl);
+    if (target === undefined) {
+      target = resolveDeadLetterQueueUrl(sqs, queueUrl, undefined);
+      target.catch(() => targets.delete(queueUrl));
+      targets.set(queueUrl, target);
+    }
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: await target,
+        MessageBody: record.body,
+        MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 512) } },
+      }),
+    );
+  };
 }
 
 /** The worker for `config` over `clients` (tests pass emulator clients). */
-export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerClients, options: { readonly orgTimeLimitMs?: number } = {}) {
+export function createOrganisationsWorker(
+  config: OrgsConfig,
+  clients: WorkerClients,
+  options: {
+    readonly orgTimeLimitMs?: number;
+    /** Tests: a fake clock for the runs and the worker. */
+    readonly now?: () => number;
+    readonly sleep?: Sleep;
+    /** The queue URL of a record. @default from its eventSourceARN */
+    readonly queueUrlOf?: (record: WorkerRecord) => string;
+  } = {},
+) {
   const logger = createLogger({ serviceName: EXPORT_SERVICE });
   const failures = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
-  const exportFor = (org: Organisation) => {
+  const now = options.now ?? Date.now;
+  const queueUrlOf = options.queueUrlOf ?? ((record: WorkerRecord) => queueUrlFromArn(record.eventSourceARN ?? ''));
+  const exportFor = (org: Organisation, waits: IdleWaits) => {
     // The organisation's lake, projects and part of the state; the rest is the deployment's.
     const orgConfig = { ...config, org: org.id, projectIds: org.projectIds, destination: orgDestination(config.destination, org.id) };
     const deps = createExportDeps(orgConfig, {
@@ -117,14 +178,20 @@ export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerCli
       secrets: clients.secrets,
       logger,
       ...(clients.s3 ? { s3: clients.s3 } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
     });
-    return createHandler({ ...deps, metrics: organisationMetrics(org.id) });
+    // A wait for budget longer than a minute is not slept here: the message is handed back (worker.ts).
+    const createGate: ExportDeps['createGate'] = (onWait) =>
+      createBudgetGate(capWaits(deps.ledger, waits, deps.now), { now: deps.now, sleep: deps.sleep, ...(onWait ? { onWait } : {}) });
+    return createHandler({ ...deps, createGate, metrics: organisationMetrics(org.id) });
   };
   return createWorker({
     secrets: createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix),
     exportFor,
     logger,
-    now: Date.now,
+    now,
+    ...(clients.sqs ? { handBack: sqsHandBack(clients.sqs, queueUrlOf, logger), deadLetter: sqsOrgDeadLetter(clients.sqs, queueUrlOf) } : {}),
     ...(options.orgTimeLimitMs !== undefined ? { orgTimeLimitMs: options.orgTimeLimitMs } : {}),
     onOrganisation: (id, outcome) => {
       if (outcome.ok) return;
@@ -140,7 +207,11 @@ export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerCli
 
 export function workerFromEnvironment(env: Env): (event: { Records: WorkerRecord[] }, context: ExportContext) => Promise<unknown> {
   return builtOnFirstUse(() =>
-    createOrganisationsWorker(orgsConfig(env), { secrets: new SecretsManagerClient(awsClientConfig()), dynamo: new DynamoDBClient(awsClientConfig()) }),
+    createOrganisationsWorker(orgsConfig(env), {
+      secrets: new SecretsManagerClient(awsClientConfig()),
+      dynamo: new DynamoDBClient(awsClientConfig()),
+      sqs: new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !orgsConfig(env).sqsEndpointOverridden })),
+    }),
   );
 }
 

@@ -27,6 +27,12 @@ import { BundledFunction, runtimeEnvironment, SERVICE_NAMES, type FunctionEnviro
 import { RUNBOOK } from './operations.js';
 import { grantStateKeys } from './state-keys.js';
 
+/**
+ * Receives after which SQS dead-letters an organisation's message: handbacks (one per budget
+ * window at most) are receives too; within the queue's retention a worker crashing on it is caught.
+ */
+export const ORG_QUEUE_MAX_RECEIVES = 30;
+
 /** Workers at once by default: each holds one organisation; the queue holds the rest. */
 export const DEFAULT_ORG_CONCURRENCY = 10;
 
@@ -113,10 +119,13 @@ export class Organisations extends Construct {
       enforceSSL: true,
       // Longer than a worker may run: a message is never seen twice while its organisation runs.
       visibilityTimeout: workerTimeout.plus(Duration.minutes(5)),
-      retentionPeriod: Duration.hours(2),
-      // A failed organisation is not retried within the hour (the next run sends it again):
-      // its message goes to the dead-letter queue at its first failure.
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 1 },
+      // Longer than a handback's longest delay (12 h, the longest visibility SQS allows).
+      retentionPeriod: Duration.hours(14),
+      // A failed organisation is not retried within the hour (the next run sends it again): the
+      // worker sends its message to the dead-letter queue itself, at its first failure. A message
+      // handed back until its budget's next free slot is received again, so the redrive is only
+      // the net for a worker that crashed on a message.
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: ORG_QUEUE_MAX_RECEIVES },
     });
 
     const common = {
@@ -176,6 +185,9 @@ export class Organisations extends Construct {
       }),
     );
     grantOrganisationSecretsRead(this.worker, this.secretPrefix, 'the workers');
+    // A failed organisation's message to the dead-letter queue (the worker's own), a long wait's fresh message to the queue.
+    this.deadLetterQueue.grantSendMessages(this.worker);
+    this.queue.grantSendMessages(this.worker);
     props.warehouse.grantOrganisationsExportReadWrite(this.worker);
     props.warehouse.grantPartitionRegistration(this.worker);
     grantStateKeys(this.worker, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });

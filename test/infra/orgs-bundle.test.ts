@@ -76,7 +76,13 @@ async function guard(description: string, values: Record<string, string>, bind: 
   return started;
 }
 
-async function invoke(description: string, event: unknown, values: Record<string, string>, overrides: Record<string, string> = {}, bind: Record<string, string> = {}) {
+async function invoke(
+  description: string,
+  event: unknown,
+  values: Record<string, string>,
+  overrides: Record<string, string> = {},
+  bind: Record<string, string> = {},
+) {
   const iam = await guard(description, values, bind);
   const env = { ...functionEnvironment(assembly.resources, description, values), MINTLIFY_API_URL: sandbox.url, ...overrides, ...iam.env };
   const bundle = `${assembly.functionAssetDir(description)}/index.js`;
@@ -148,8 +154,11 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       { projectId: PROJECTS.acme, jobId: 'job_orgs_bundle', prompt: 'Fix the quickstart.', requestId: 'orgs-bundle-1' },
       { projectId: 'proj_of_nobody', jobId: 'job_nobody', prompt: 'anything', requestId: 'orgs-bundle-2' },
     ];
-    for (const body of bodies) await aws.sqs.send(new SendMessageCommand({ QueueUrl: followUps, MessageBody: JSON.stringify(body), MessageGroupId: body.jobId }));
-    const { Messages = [] } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: followUps, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
+    for (const body of bodies)
+      await aws.sqs.send(new SendMessageCommand({ QueueUrl: followUps, MessageBody: JSON.stringify(body), MessageGroupId: body.jobId }));
+    const { Messages = [] } = await aws.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: followUps, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }),
+    );
     expect(Messages).toHaveLength(2);
     const { topicArn } = await aws.createTopicWithSubscriber();
     // The queue the event source reads is named by no variable: bound by its place in the template.
@@ -159,7 +168,12 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     const { result, error, logs, iam } = await invoke(
       FOLLOW_UP,
       sqsEvent(Messages.map((message) => recordFromMessage(message))),
-      { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, FOLLOWUP_STATE_TABLE: table, FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetters, FOLLOWUP_OUTCOMES_TOPIC_ARN: topicArn },
+      {
+        EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+        FOLLOWUP_STATE_TABLE: table,
+        FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetters,
+        FOLLOWUP_OUTCOMES_TOPIC_ARN: topicArn,
+      },
       { FOLLOWUP_POLL_MIN_SECONDS: '0.2' },
       { [queueId]: followUps },
     );
@@ -175,7 +189,9 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     );
     expect(sandbox.getJobState(PROJECTS.acme, 'job_orgs_bundle')?.prompts).toHaveLength(1);
     const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetters, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
-    expect(dead.Messages?.map((m) => m.MessageAttributes?.['reason']?.StringValue)).toEqual([expect.stringMatching(/^unknown_project: project "proj_of_nobody"/)]);
+    expect(dead.Messages?.map((m) => m.MessageAttributes?.['reason']?.StringValue)).toEqual([
+      expect.stringMatching(/^unknown_project: project "proj_of_nobody"/),
+    ]);
     expect(logs).not.toContain(KEYS.acme);
   });
 });

@@ -34,7 +34,11 @@ let stand: FakeSecretsManager;
 let secrets: SecretsManagerClient;
 
 beforeAll(async () => {
-  [sandbox, aws, dynamo] = await Promise.all([startSandbox({ apiKey: KEYS.acme, moreApiKeys: [KEYS.beta], agent: { activeMs: 100 } }), startS3Sqs(), startDynamo()]);
+  [sandbox, aws, dynamo] = await Promise.all([
+    startSandbox({ apiKey: KEYS.acme, moreApiKeys: [KEYS.beta], agent: { activeMs: 100 } }),
+    startS3Sqs(),
+    startDynamo(),
+  ]);
   stand = await startFakeSecretsManager({
     [`${PREFIX}acme`]: JSON.stringify({ apiKey: KEYS.acme, projectIds: ['proj_small'] }),
     [`${PREFIX}beta`]: JSON.stringify({ apiKey: KEYS.beta, projectIds: ['proj_medium'] }),
@@ -99,7 +103,9 @@ describe('the follow-up function with -c organisations=true', () => {
     ]);
     const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
     expect(dead.Messages).toHaveLength(1);
-    expect(dead.Messages?.[0]?.MessageAttributes?.['reason']?.StringValue).toMatch(/^unknown_project: project "proj_large" is in no organisation \(acme, beta\)/);
+    expect(dead.Messages?.[0]?.MessageAttributes?.['reason']?.StringValue).toMatch(
+      /^unknown_project: project "proj_large" is in no organisation \(acme, beta\)/,
+    );
     // Only the organisations' secrets were read.
     expect(stand.calls.filter((call) => call.startsWith('secretsmanager.GetSecretValue')).sort()).toEqual([
       `secretsmanager.GetSecretValue ${PREFIX}acme`,
@@ -108,8 +114,8 @@ describe('the follow-up function with -c organisations=true', () => {
   }, 60_000);
 
   it('refuses to start without the organisations prefix', () => {
-    expect(() => orgsFollowUpConfig({ EXPORT_DESTINATION: 's3://bucket-b/m', FOLLOWUP_STATE_TABLE: 'state', FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'http://q/x.fifo' })).toThrow(
-      /EXPORT_ORGS_SECRET_PREFIX is not set/,
-    );
+    expect(() =>
+      orgsFollowUpConfig({ EXPORT_DESTINATION: 's3://bucket-b/m', FOLLOWUP_STATE_TABLE: 'state', FOLLOWUP_DEAD_LETTER_QUEUE_URL: 'http://q/x.fifo' }),
+    ).toThrow(/EXPORT_ORGS_SECRET_PREFIX is not set/);
   });
 });
