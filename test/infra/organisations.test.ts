@@ -8,6 +8,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ORG_QUEUE_MAX_RECEIVES } from '../../infra/constructs/organisations.js';
 import { synthStack, type SynthResult, rolePolicies } from '../helpers/synth.js';
 
 let orgs: SynthResult;
@@ -73,7 +74,12 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     const dlq = orgs.stack.getLogicalId(orgs.stack.organisations?.deadLetterQueue.node.defaultChild as never);
-    t.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 1 } });
+    // A handback (budget) is a receive, not a failure: the redrive only catches a crashing worker, and a message outlives a 12 h handback.
+    t.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: ORG_QUEUE_MAX_RECEIVES },
+      MessageRetentionPeriod: 14 * 3600,
+    });
+    expect(ORG_QUEUE_MAX_RECEIVES).toBeGreaterThan(1);
   });
 
   it("lets the dispatcher list secrets (names only) and the workers read only the secrets under the organisations' prefix", () => {
