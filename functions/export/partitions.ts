@@ -199,7 +199,7 @@ export interface PartitionRegistrarDeps {
   /** Where failed registrations wait for the next run. @default none: a failure is logged and counted only (the next record of the day registers it again) */
   readonly store?: SharedStore | undefined;
   readonly now: () => number;
-  readonly logger?: AppLogger;
+  readonly logger?: Pick<AppLogger, 'warn' | 'error'> | undefined;
   /** The organisation whose lake the run writes (a deployment for many: its tables' `org` partition). */
   readonly org?: string | undefined;
 }

@@ -13,8 +13,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { GlueClient } from '@aws-sdk/client-glue';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from '../export/partitions.js';
 import { createSqsDeadLetter } from '../follow-up/dead-letter.js';
 import { createFollowUpDeps } from '../follow-up/deps.js';
 import { createHandler, powertoolsMetrics } from '../follow-up/handler.js';
@@ -24,6 +26,7 @@ import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/confi
 import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { createLogger } from '../shared/logger.js';
+import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
 import { ConfigError, describeError } from '../shared/errors.js';
 import { FOLLOWUP_METRICS, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { sleep as realSleep } from '../shared/time.js';
@@ -43,6 +46,8 @@ export type OrgsFollowUpConfig = ConfigOf<'follow-up'> & {
 
 export interface OrgsFollowUpClients {
   readonly sqs: Pick<SQSClient, 'send'>;
+  /** Registers each outcome's (org, dt) with `EXPORT_GLUE_DATABASE`. @default one from the environment */
+  readonly glue?: GlueSend;
   readonly secrets: SecretsManagerClient;
   readonly dynamo?: DynamoDBClient;
   readonly s3?: S3Client;
@@ -139,9 +144,33 @@ export function createOrganisationsFollowUp(config: OrgsFollowUpConfig, clients:
       deadLetter,
       sleep: options.sleep ?? ((ms) => realSleep(ms)),
     };
-    const entry = { key: org.apiKey, deps, settings: resolveSettings({ ...base, projectIds: org.projectIds }) };
+    const entry = {
+      key: org.apiKey,
+      deps: { ...deps, outcomes: registering(deps.outcomes, org.id) },
+      settings: resolveSettings({ ...base, projectIds: org.projectIds }),
+    };
     wired.set(org.id, entry);
     return entry;
+  };
+  // Each outcome's day registered in Glue under its organisation (once per day and organisation in
+  // a warm function); a failure is logged and counted, and the day's next outcome tries again.
+  const database = config.glueDatabase;
+  let glue: GlueSend | undefined;
+  const registrars = new Map<string, PartitionRegistrar>();
+  const registering = (sink: FollowUpDeps['outcomes'], org: string): FollowUpDeps['outcomes'] => {
+    if (database === undefined) return sink;
+    return {
+      async write(outcome) {
+        await sink.write(outcome);
+        glue ??= clients.glue ?? new GlueClient(awsClientConfig());
+        let registrar = registrars.get(org);
+        if (registrar === undefined) {
+          registrar = createPartitionRegistrar({ glue, database, now, logger, org });
+          registrars.set(org, registrar);
+        }
+        await registrar.wrote(FOLLOWUP_OUTCOMES.name, outcome.finished_at.slice(0, 10));
+      },
+    };
   };
   const lookup = organisationsLookup(createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix), now, logger);
   return createHandler({

@@ -25,6 +25,7 @@ import { grantOrganisationSecretsRead } from './organisations.js';
 import { grantStateKeys } from './state-keys.js';
 import { ALERT_STATUSES } from '../../functions/follow-up/notify.js';
 import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
+import { FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -146,7 +147,9 @@ export class FollowUps extends Construct {
       memorySize: props.memorySize ?? 256,
       logRetention: props.logRetention,
       environment: {
-        ...(orgs === undefined ? common : { ...withoutKey, EXPORT_ORGS_SECRET_PREFIX: orgs.secretPrefix }),
+        ...(orgs === undefined
+          ? common
+          : { ...withoutKey, EXPORT_ORGS_SECRET_PREFIX: orgs.secretPrefix, EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName }),
         FOLLOWUP_STATE_TABLE: this.stateTable.tableName,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
         FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? CONFIG_DEFAULTS.followUpMaxWaitHours),
@@ -180,6 +183,8 @@ export class FollowUps extends Construct {
       // listed to find its organisation); its outcome in that organisation's lake.
       grantOrganisationSecretsRead(this.function, orgs.secretPrefix, 'the follow-up function', { list: true });
       props.warehouse.grantOrganisationsOutcomesWrite(this.function);
+      // Each outcome's (org, dt) in the catalog, on the outcomes' table only.
+      props.warehouse.grantPartitionRegistration(this.function, [FOLLOWUP_OUTCOMES.name]);
     }
   }
 }

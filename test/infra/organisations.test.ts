@@ -133,11 +133,18 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     expect(visitors.Parameters['projection.org.type']).toBe('injected');
     expect(visitors.Parameters['projection.dt.type']).toBe('date');
     expect(JSON.stringify(visitors.Parameters['storage.location.template'])).toContain(['/mintlify/orgs/$', '{org}/visitors_totals/dt=$', '{dt}/'].join(''));
-    const outcomes = tables.find((table) => table.Name === 'followup_outcomes');
-    expect(outcomes.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
+    // The run tables too (DESIGN: each organisation's lake is orgs/<id>/ with the layout inside).
+    for (const name of ['followup_outcomes', 'export_runs', 'fix_effects']) {
+      const table = tables.find((t) => t.Name === name);
+      expect(
+        table.PartitionKeys.map((k: { Name: string }) => k.Name),
+        name,
+      ).toEqual(['org', 'dt']);
+      expect(JSON.stringify(table.Parameters['storage.location.template']), name).toContain(['/mintlify/orgs/$', `{org}/${name}/dt=$`, '{dt}/'].join(''));
+    }
   });
 
-  it("lets the workers register (org, dt) partitions on the dataset tables only, in the stack's database", () => {
+  it("lets the workers register (org, dt) partitions on the dataset tables and their run log only, in the stack's database", () => {
     const t = orgs.template;
     const registering = withAction(workerStatements(t), 'glue:BatchCreatePartition');
     expect(registering).toHaveLength(1);
@@ -146,8 +153,14 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     const text = JSON.stringify(registering[0]?.Resource);
     for (const [name, id] of tableIds) {
       if (name === 'visitors_totals' || name === 'visitors_pages') expect(text, name).toContain(id);
-      if (name === 'export_runs' || name === 'followup_outcomes') expect(text, name).not.toContain(id);
+      if (name === 'export_runs') expect(text, name).toContain(id);
+      if (name === 'followup_outcomes' || name === 'fix_effects') expect(text, name).not.toContain(id);
     }
+    // The follow-up function registers its outcomes' days, on that table only.
+    const outcomes = withAction(followUpStatements(orgs), 'glue:BatchCreatePartition');
+    expect(outcomes).toHaveLength(1);
+    const outcomesText = JSON.stringify(outcomes[0]?.Resource);
+    for (const [name, id] of tableIds) expect(outcomesText.includes(id), name).toBe(name === 'followup_outcomes');
     expect(text).not.toMatch(/table\/\*|"\*"/);
     t.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'index.worker',

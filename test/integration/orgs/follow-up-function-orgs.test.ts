@@ -5,9 +5,11 @@
  * sandbox with one key per organisation (a request with another key is refused). Messages of two
  * organisations are each sent with that organisation's key and their outcomes written under its
  * `orgs/<id>/`; one of a project in no organisation is dead-lettered (`unknown_project`) and
- * nothing of it is sent. No deployment key is configured.
+ * nothing of it is sent. No deployment key is configured. Each outcome's day is registered in
+ * the Glue stand-in as its organisation's (org, dt) partition.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GlueClient } from '@aws-sdk/client-glue';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { createOrganisationsFollowUp, orgsFollowUpConfig } from '../../../functi
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../../helpers/lambda-events.js';
+import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../../helpers/secrets-manager.js';
 
 const PREFIX = 'stack/orgs/';
@@ -32,6 +35,8 @@ let aws: S3Sqs;
 let dynamo: Dynamo;
 let stand: FakeSecretsManager;
 let secrets: SecretsManagerClient;
+let glue: GlueStandIn;
+const DATABASE = 'mintlify_analytics';
 
 beforeAll(async () => {
   [sandbox, aws, dynamo] = await Promise.all([
@@ -39,6 +44,13 @@ beforeAll(async () => {
     startS3Sqs(),
     startDynamo(),
   ]);
+  glue = await startGlueStandIn(DATABASE, {
+    followup_outcomes: {
+      ...parquetTable('s3://lake/mintlify/orgs/', ['org', 'dt']),
+      // The template as the stack writes it: `${org}` and `${dt}` are Glue's placeholders.
+      parameters: { 'storage.location.template': ['s3://lake/mintlify/orgs/$', '{org}/followup_outcomes/dt=$', '{dt}/'].join('') },
+    },
+  });
   stand = await startFakeSecretsManager({
     [`${PREFIX}acme`]: JSON.stringify({ apiKey: KEYS.acme, projectIds: ['proj_small'] }),
     [`${PREFIX}beta`]: JSON.stringify({ apiKey: KEYS.beta, projectIds: ['proj_medium'] }),
@@ -48,7 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   secrets?.destroy();
-  await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), stand?.close()]);
+  await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), stand?.close(), glue?.close()]);
 });
 
 describe('the follow-up function with -c organisations=true', () => {
@@ -64,6 +76,7 @@ describe('the follow-up function with -c organisations=true', () => {
       FOLLOWUP_STATE_TABLE: await createStateTable(dynamo.client),
       FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
       EXPORT_ORGS_SECRET_PREFIX: PREFIX,
+      EXPORT_GLUE_DATABASE: DATABASE,
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.apiKeySecretArn).toBeUndefined();
@@ -77,9 +90,10 @@ describe('the follow-up function with -c organisations=true', () => {
     const received = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
     expect(received.Messages).toHaveLength(3);
     sandbox.clearRequests();
+    const glueClient = new GlueClient({ endpoint: glue.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
     const handler = createOrganisationsFollowUp(
       config,
-      { sqs: aws.sqs, secrets, dynamo: dynamo.client, s3: aws.s3 },
+      { sqs: aws.sqs, secrets, dynamo: dynamo.client, s3: aws.s3, glue: glueClient },
       { logger: silent, metrics: { count: () => undefined }, settings: FAST },
     );
     const response = await handler(sqsEvent((received.Messages ?? []).map((message) => recordFromMessage(message))), lambdaContext(60_000));
@@ -101,6 +115,11 @@ describe('the follow-up function with -c organisations=true', () => {
       expect.stringMatching(/^mintlify\/orgs\/acme\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/fn-acme-1\.json$/),
       expect.stringMatching(/^mintlify\/orgs\/beta\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/fn-beta-1\.json$/),
     ]);
+    // Each outcome's day registered under its organisation, at its folder.
+    const days = keys.map((key) => /dt=([\d-]+)\//.exec(key)?.[1]);
+    const registered = glue.partitions(DATABASE, 'followup_outcomes');
+    expect([...registered.keys()].sort()).toEqual([`acme/${days[0]}`, `beta/${days[1]}`]);
+    expect(registered.get(`beta/${days[1]}`)?.storageDescriptor['Location']).toBe(`s3://lake/mintlify/orgs/beta/followup_outcomes/dt=${days[1]}/`);
     const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
     expect(dead.Messages).toHaveLength(1);
     expect(dead.Messages?.[0]?.MessageAttributes?.['reason']?.StringValue).toMatch(
