@@ -10,7 +10,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as v from 'valibot';
-import { createExportDeps, type ExportDeps } from '../export/deps.js';
+import { createExportDeps, openSharedStore, type ExportDeps } from '../export/deps.js';
 import { resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
 import { queueUrlFromArn } from '../follow-up/handler.js';
 import { deferMessage } from '../follow-up/visibility.js';
@@ -26,7 +26,7 @@ import { EXPORT_SERVICE, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS
 import { dispatchOrganisations, type DispatchResult, type OrgQueue } from './dispatch.js';
 import { orgDestination, type Organisation } from './organisations.js';
 import { createOrganisationSecrets } from './secrets.js';
-import { capWaits, createWorker, MAX_HANDBACK_MS, type HandBack, type IdleWaits, type WorkerRecord } from './worker.js';
+import { capWaits, claimHandBack, createWorker, MAX_HANDBACK_MS, type HandBack, type IdleWaits, type WorkerRecord } from './worker.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -128,6 +128,17 @@ export function sqsHandBack(sqs: Pick<SQSClient, 'send'>, queueUrlOf: (record: W
   };
 }
 
+/** {@link claimHandBack} over the organisation's part of the state table (`handback`), atomically. */
+async function claimStoredHandBack(config: OrgsConfig, clients: WorkerClients, org: string, messageId: string, until: number, now: number): Promise<boolean> {
+  const store = openSharedStore({ ...config, org }, { dynamo: () => clients.dynamo });
+  type Held = { readonly messageId: string; readonly until: number };
+  return store.update<Held, boolean>('handback', (current) => {
+    const records = new Map<string, Held>(current === undefined ? [] : [[org, current]]);
+    const claimed = claimHandBack(records, org, messageId, until, now);
+    return { value: records.get(org), result: claimed };
+  });
+}
+
 /** A failed organisation's message in the dead-letter queue (the queue's redrive target), with why. */
 export function sqsOrgDeadLetter(
   sqs: Pick<SQSClient, 'send'>,
@@ -191,7 +202,13 @@ export function createOrganisationsWorker(
     exportFor,
     logger,
     now,
-    ...(clients.sqs ? { handBack: sqsHandBack(clients.sqs, queueUrlOf, logger), deadLetter: sqsOrgDeadLetter(clients.sqs, queueUrlOf) } : {}),
+    ...(clients.sqs
+      ? {
+          handBack: sqsHandBack(clients.sqs, queueUrlOf, logger),
+          deadLetter: sqsOrgDeadLetter(clients.sqs, queueUrlOf),
+          handBacks: { claim: (id: string, messageId: string, until: number) => claimStoredHandBack(config, clients, id, messageId, until, now()) },
+        }
+      : {}),
     ...(options.orgTimeLimitMs !== undefined ? { orgTimeLimitMs: options.orgTimeLimitMs } : {}),
     onOrganisation: (id, outcome) => {
       if (outcome.ok) return;
