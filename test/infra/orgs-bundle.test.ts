@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
 import { recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
@@ -31,6 +32,8 @@ let sandbox: Sandbox;
 let aws: S3Sqs;
 let dynamo: Dynamo;
 let secrets: FakeSecretsManager;
+let glue: GlueStandIn;
+const GLUE_DATABASE = 'mintlify_analytics';
 let bucket: string;
 let queueUrl: string;
 const table = `state-${Date.now()}`;
@@ -48,6 +51,12 @@ beforeAll(async () => {
     [`${PREFIX}gone`]: JSON.stringify({ apiKey: KEYS.gone, projectIds: [PROJECTS.gone] }),
     [PERSONAL_DATA_SECRET_ARN]: 'orgs-bundle-personal-data-key-0123456789',
   });
+  glue = await startGlueStandIn(GLUE_DATABASE, {
+    followup_outcomes: {
+      ...parquetTable('s3://bucket/mintlify/orgs/', ['org', 'dt']),
+      parameters: { 'storage.location.template': ['s3://bucket/mintlify/orgs/$', '{org}/followup_outcomes/dt=$', '{dt}/'].join('') },
+    },
+  });
   bucket = await aws.createBucket();
   queueUrl = await aws.createQueue();
   await dynamo.client.send(
@@ -61,7 +70,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
+  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
 });
 
 async function guard(description: string, values: Record<string, string>, bind: Record<string, string> = {}) {
@@ -69,7 +78,7 @@ async function guard(description: string, values: Record<string, string>, bind: 
     resources: assembly.resources,
     description,
     values,
-    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
+    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
     bind,
   });
   guards.push(started);
@@ -173,9 +182,18 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
         FOLLOWUP_STATE_TABLE: table,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetters,
         FOLLOWUP_OUTCOMES_TOPIC_ARN: topicArn,
+        EXPORT_GLUE_DATABASE: GLUE_DATABASE,
       },
       { FOLLOWUP_POLL_MIN_SECONDS: '0.2' },
-      { [queueId]: followUps },
+      // The queue, and the Glue tables' names their ARNs in the role's policy are made of.
+      {
+        [queueId]: followUps,
+        ...Object.fromEntries(
+          Object.entries(assembly.resources)
+            .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+            .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+        ),
+      },
     );
     expect(error, logs).toBeUndefined();
     expect(iam.denied).toEqual([]);
@@ -185,8 +203,11 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
         `secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:000000000000:secret:${PREFIX}acme-AbCdEf`,
         expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/orgs\/acme\/followup_outcomes\//),
         expect.stringMatching(/^sqs:SendMessage on /),
+        expect.stringMatching(/^glue:BatchCreatePartition on /),
       ]),
     );
+    // The outcome's day registered as the organisation's partition, within the role.
+    expect([...glue.partitions(GLUE_DATABASE, 'followup_outcomes').keys()]).toEqual([expect.stringMatching(/^acme\/\d{4}-\d{2}-\d{2}$/)]);
     expect(sandbox.getJobState(PROJECTS.acme, 'job_orgs_bundle')?.prompts).toHaveLength(1);
     const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetters, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
     expect(dead.Messages?.map((m) => m.MessageAttributes?.['reason']?.StringValue)).toEqual([
