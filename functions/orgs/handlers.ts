@@ -7,12 +7,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as v from 'valibot';
 import { createExportDeps, openSharedStore, type ExportDeps } from '../export/deps.js';
 import { resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
-import { queueUrlFromArn } from '../follow-up/handler.js';
 import { deferMessage } from '../follow-up/visibility.js';
 import { createBudgetGate } from '../shared/pacing/budget.js';
 import type { Sleep } from '../shared/time.js';
@@ -111,14 +110,37 @@ export interface WorkerClients {
   readonly sqs?: Pick<SQSClient, 'send'>;
 }
 
+/** The URL of the queue a record came from. */
+export type QueueUrlOf = (record: WorkerRecord) => Promise<string>;
+
+/** Queue URLs from the records' `eventSourceARN` (GetQueueUrl of its name and account, once a queue). */
+export function queueUrlsFromArns(sqs: Pick<SQSClient, 'send'>): QueueUrlOf {
+  const urls = new Map<string, Promise<string>>();
+  return (record) => {
+    const arn = record.eventSourceARN ?? '';
+    let url = urls.get(arn);
+    if (url === undefined) {
+      const [, , service, , account, name] = arn.split(':');
+      if (service !== 'sqs' || !account || !name) return Promise.reject(new ConfigError(`not an SQS queue ARN: ${arn.slice(0, 120)}`));
+      url = sqs.send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account })).then((answer) => {
+        if (!answer.QueueUrl) throw new Error(`SQS named no URL for queue ${name}`);
+        return answer.QueueUrl;
+      });
+      url.catch(() => urls.delete(arn));
+      urls.set(arn, url);
+    }
+    return url;
+  };
+}
+
 /**
  * A message handed back on its queue: hidden until `delayMs` from now (at most 12 h), or, for a
  * longer wait, deleted by the worker's success and sent again as a fresh message delayed by
  * SQS's longest message delay (15 min) — which hands itself back again.
  */
-export function sqsHandBack(sqs: Pick<SQSClient, 'send'>, queueUrlOf: (record: WorkerRecord) => string, logger: AppLogger): HandBack {
+export function sqsHandBack(sqs: Pick<SQSClient, 'send'>, queueUrlOf: QueueUrlOf, logger: AppLogger): HandBack {
   return async (record, delayMs) => {
-    const queueUrl = queueUrlOf(record);
+    const queueUrl = await queueUrlOf(record);
     if (delayMs > MAX_HANDBACK_MS) {
       await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: record.body, DelaySeconds: 900 }));
       return;
@@ -140,13 +162,10 @@ async function claimStoredHandBack(config: OrgsConfig, clients: WorkerClients, o
 }
 
 /** A failed organisation's message in the dead-letter queue (the queue's redrive target), with why. */
-export function sqsOrgDeadLetter(
-  sqs: Pick<SQSClient, 'send'>,
-  queueUrlOf: (record: WorkerRecord) => string,
-): (record: WorkerRecord, reason: string) => Promise<void> {
+export function sqsOrgDeadLetter(sqs: Pick<SQSClient, 'send'>, queueUrlOf: QueueUrlOf): (record: WorkerRecord, reason: string) => Promise<void> {
   const targets = new Map<string, Promise<string>>();
   return async (record, reason) => {
-    const queueUrl = queueUrlOf(record);
+    const queueUrl = await queueUrlOf(record);
     let target = targets.get(queueUrl);
     if (target === undefined) {
       target = resolveDeadLetterQueueUrl(sqs, queueUrl, undefined);
@@ -173,13 +192,13 @@ export function createOrganisationsWorker(
     readonly now?: () => number;
     readonly sleep?: Sleep;
     /** The queue URL of a record. @default from its eventSourceARN */
-    readonly queueUrlOf?: (record: WorkerRecord) => string;
+    readonly queueUrlOf?: QueueUrlOf;
   } = {},
 ) {
   const logger = createLogger({ serviceName: EXPORT_SERVICE });
   const failures = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
   const now = options.now ?? Date.now;
-  const queueUrlOf = options.queueUrlOf ?? ((record: WorkerRecord) => queueUrlFromArn(record.eventSourceARN ?? ''));
+  const queueUrlOf = options.queueUrlOf ?? (clients.sqs ? queueUrlsFromArns(clients.sqs) : async () => '');
   const exportFor = (org: Organisation, waits: IdleWaits) => {
     // The organisation's lake, projects and part of the state; the rest is the deployment's.
     const orgConfig = { ...config, org: org.id, projectIds: org.projectIds, destination: orgDestination(config.destination, org.id) };

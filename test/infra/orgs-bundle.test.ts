@@ -8,7 +8,7 @@
  */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
@@ -36,6 +36,8 @@ let glue: GlueStandIn;
 const GLUE_DATABASE = 'mintlify_analytics';
 let bucket: string;
 let queueUrl: string;
+let queueArn: string;
+let deadLetterUrl: string;
 const table = `state-${Date.now()}`;
 const guards: IamGuard[] = [];
 
@@ -58,7 +60,11 @@ beforeAll(async () => {
     },
   });
   bucket = await aws.createBucket();
-  queueUrl = await aws.createQueue();
+  // The organisations' queue with its dead-letter queue, as the stack makes them.
+  deadLetterUrl = await aws.createQueue();
+  const dlqArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'];
+  queueUrl = await aws.createQueue(undefined, { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: '30' }) });
+  queueArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] ?? '';
   await dynamo.client.send(
     new CreateTableCommand({
       TableName: table,
@@ -120,8 +126,9 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     ]);
   });
 
-  it("the worker exports each organisation under orgs/<id>/ with its own secret's key, within its role, and reports the revoked one", async () => {
-    const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' }));
+  it("the worker exports each organisation under orgs/<id>/ with its own secret's key, within its role, and dead-letters the revoked one with why", async () => {
+    // As Lambda hands them over: the queue's ARN, from which the worker finds the queue and its dead-letter queue.
+    const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '', eventSourceARN: queueArn }));
     const { result, error, logs, iam } = await invoke(
       WORKER,
       { Records: records },
@@ -134,6 +141,12 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       // Yesterday's visitors only: a day of the seven datasets and the heal window would only take
       // longer. No Glue here (no emulator): the worker's (org, dt) registration is unit-tested.
       { EXPORT_DATASETS: 'visitors', EXPORT_HEAL_DAYS: '0', EXPORT_GLUE_DATABASE: '' },
+      // The organisations' queue and its dead-letter queue: named by no variable, bound by their place in the template.
+      Object.fromEntries(
+        Object.entries(assembly.resources)
+          .filter(([id, r]) => r.Type === 'AWS::SQS::Queue' && id.startsWith('Organisations'))
+          .map(([id]) => [id, id.includes('DeadLetter') ? deadLetterUrl : queueUrl]),
+      ),
     );
     expect(error, logs).toBeUndefined();
     expect(iam.denied).toEqual([]);
@@ -145,7 +158,13 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       ]),
     );
     const gone = messages.find((m) => JSON.parse(m.Body ?? '').org === 'gone');
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: gone?.MessageId }] });
+    // The revoked organisation's message is dead-lettered by the worker, with why, within its role.
+    expect(gone).toBeDefined();
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(iam.calls).toEqual(expect.arrayContaining([expect.stringMatching(/^sqs:GetQueueAttributes on /), expect.stringMatching(/^sqs:SendMessage on /)]));
+    const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    expect(dead.Messages?.map((m) => JSON.parse(m.Body ?? '{}').org)).toEqual(['gone']);
+    expect(dead.Messages?.[0]?.MessageAttributes?.['reason']?.StringValue).toMatch(/^organisation "gone": /);
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
     const keys = (listed.Contents ?? []).map((object) => object.Key ?? '');
     expect(keys).toContain(`mintlify/orgs/acme/visitors_totals/dt=2026-02-28/${PROJECTS.acme}.parquet`);

@@ -77,7 +77,7 @@ const worker = () =>
       sleep: async (ms) => {
         slept.push(ms);
       },
-      queueUrlOf: () => queueUrl,
+      queueUrlOf: async () => queueUrl,
     },
   );
 
