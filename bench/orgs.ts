@@ -1,5 +1,5 @@
 /**
- * Many organisations (issue 46): 50 organisations × 3 projects with mixed backlogs, one whose
+ * Many organisations (issue 46; at 5,000 organisations, issue 53: lib/orgs-scale.ts, run first): 50 organisations × 3 projects with mixed backlogs, one whose
  * key is revoked and one in a storm of 429s, exported hour after hour through the real
  * dispatcher (functions/orgs/dispatch.ts) and export workers (functions/orgs/worker.ts, each
  * organisation's run the export handler itself) against stand-ins: the organisations' secrets
@@ -36,6 +36,7 @@ import type { Sleep } from '../functions/shared/time.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { info, judged, progress, type BenchResult, type Figures } from './lib/figures.js';
 import { nullDestination } from './lib/null-destination.js';
+import { benchOrgsScale } from './lib/orgs-scale.js';
 import { maxInAnyWindow } from './lib/request-log.js';
 
 const HOUR_MS = 3_600_000;
@@ -282,6 +283,8 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
 }
 
 export async function benchOrgs(c: OrgsCase = ORGS_CASE): Promise<BenchResult> {
+  progress('orgs: 5,000 organisations × 3 projects, 12 hours, through the real dispatcher, worker and ledgers (simulated queue, API and clock)');
+  const scale = await benchOrgsScale();
   const orgs = organisationsOf(c.organisations);
   const share = shareOf({ requests: Number(c.budget.split('/')[0]), windowMs: HOUR_MS, text: c.budget }, c.reserve).requests;
   progress(
@@ -357,8 +360,9 @@ export async function benchOrgs(c: OrgsCase = ORGS_CASE): Promise<BenchResult> {
     'orgs.wall': info(mixed.wallMs / 1000, 's', `real time for ${c.hours} simulated hours of ${c.organisations} organisations`),
   };
   return {
-    figures,
+    figures: { ...scale.figures, ...figures },
     details: {
+      ...scale.details,
       orgs: {
         case: c,
         share,

@@ -20,7 +20,7 @@ import { DEFAULT_BUDGET, parseBudget } from '../functions/shared/pacing/budget-s
 import { AnalyticsExport, DEFAULT_EXPORT_SCHEDULE } from './constructs/analytics-export.js';
 import { Warehouse } from './constructs/warehouse.js';
 import { Insights } from './constructs/insights.js';
-import { Organisations } from './constructs/organisations.js';
+import { defaultSecretPrefix, Organisations } from './constructs/organisations.js';
 import { DEFAULT_REPORT_SCHEDULE, WeeklyReport } from './constructs/weekly-report.js';
 import { ReportLinks } from './constructs/report-links.js';
 import { ChatAlerts, type ChatAlertsProps } from './constructs/chat-alerts.js';
@@ -189,6 +189,7 @@ export class MintlifyExporterStack extends Stack {
       warehouse: this.warehouse,
       maxReceiveCount: config.maxReceiveCount,
       outcomeEmail: config.outcomeEmail,
+      organisations: config.organisations === true ? { secretPrefix: defaultSecretPrefix(this) } : undefined,
     });
     const personalDataKey = new PersonalDataKey(this, 'PersonalDataKey');
     this.analyticsExport = new AnalyticsExport(this, 'Export', {

@@ -14,6 +14,10 @@
  * a small record in the shared state (`glue-partitions/<table>/<day>`), logged as a warning,
  * counted (`stats().failed`, the `GluePartitionsFailed` metric), and tried again by the next
  * run (`retryPending`) until it succeeds.
+ *
+ * The run tables (`export_runs`, `followup_outcomes`, `fix_effects`) register the day of each
+ * record their run wrote (`wrote`), once per day and run, the same way (with the `org`
+ * partition where the table has it).
  */
 import { BatchCreatePartitionCommand, GetTableCommand, type GlueClient, type PartitionInput, type StorageDescriptor } from '@aws-sdk/client-glue';
 import { describeError } from '../shared/errors.js';
@@ -178,6 +182,11 @@ export interface PartitionStats {
 export interface PartitionRegistrar {
   /** Registers the day of a committed unit in each of its dataset's tables. Never throws. */
   committed(unit: { readonly dataset: DatasetName; readonly day: string }): Promise<void>;
+  /**
+   * Registers `day` of a run table (`export_runs`, `followup_outcomes`, `fix_effects`: a table
+   * whose records the run itself writes) once the run wrote a record of that day. Never throws.
+   */
+  wrote(table: string, day: string): Promise<void>;
   /** Tries again the registrations earlier runs could not make. Never throws. */
   retryPending(): Promise<void>;
   stats(): PartitionStats;
@@ -187,10 +196,10 @@ export interface PartitionRegistrarDeps {
   readonly glue: GlueSend;
   /** The stack's Glue database (`EXPORT_GLUE_DATABASE`). */
   readonly database: string;
-  /** Where failed registrations wait for the next run. */
-  readonly store: SharedStore;
+  /** Where failed registrations wait for the next run. @default none: a failure is logged and counted only (the next record of the day registers it again) */
+  readonly store?: SharedStore | undefined;
   readonly now: () => number;
-  readonly logger?: AppLogger;
+  readonly logger?: Pick<AppLogger, 'warn' | 'error'> | undefined;
   /** The organisation whose lake the run writes (a deployment for many: its tables' `org` partition). */
   readonly org?: string | undefined;
 }
@@ -228,7 +237,10 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
       await remember(result.table, day, error);
     }
   };
+  /** Days of run tables registered by this registrar: one call per day and table. */
+  const done = new Set<string>();
   const remember = async (table: string, day: string, error: string): Promise<void> => {
+    if (store === undefined) return;
     pendingSeen.add(pendingKey(table, day));
     try {
       await store.update<PendingPartition, void>(pendingKey(table, day), (current) => ({
@@ -244,7 +256,7 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
     }
   };
   const forget = async (table: string, day: string): Promise<void> => {
-    if (!pendingSeen.has(pendingKey(table, day))) return;
+    if (store === undefined || !pendingSeen.has(pendingKey(table, day))) return;
     // A record left behind only costs the next run one call, which finds the partition there.
     await store.update<PendingPartition, void>(pendingKey(table, day), () => ({ value: undefined, result: undefined })).catch(() => undefined);
   };
@@ -253,7 +265,14 @@ export function createPartitionRegistrar(deps: PartitionRegistrarDeps): Partitio
     async committed(unit) {
       for (const def of DATASET_TABLES[unit.dataset]) await register(def.name, [unit.day]);
     },
+    async wrote(table, day) {
+      const key = pendingKey(table, day);
+      if (done.has(key)) return;
+      done.add(key);
+      await register(table, [day]);
+    },
     async retryPending() {
+      if (store === undefined) return;
       let pending: PendingPartition[];
       try {
         pending = (await store.list<PendingPartition>(PENDING_PARTITIONS_PREFIX)).map((item) => item.value);

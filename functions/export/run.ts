@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatasetName } from '../warehouse/catalog.js';
+import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { describeError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, type BacklogEntry } from './plan.js';
@@ -84,6 +85,8 @@ export async function runExport(request: RunRequest, policy: ExportPolicy, contr
 async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
   try {
     await writeRunRecord(deps.destination, record);
+    // Its day in the catalog too (Spectrum, Spark and Trino read registered partitions only).
+    await deps.partitions?.wrote(EXPORT_RUNS.name, record.started_at.slice(0, 10));
   } catch (error) {
     deps.logger?.warn('could not write the run record', { runId: record.run_id, error: describeError(error) });
   }

@@ -24,7 +24,7 @@ import { createApiKeyProvider } from '../shared/secrets.js';
 import { FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { createSqsDeadLetter } from './dead-letter.js';
 import { createFollowUpDeps } from './deps.js';
-import { processMessage, type FollowUpDeps, type FollowUpMetrics } from './process-message.js';
+import { processMessage, type FollowUpDeps, type FollowUpMetrics, type IncomingMessage, type ProcessOptions, type ProcessResult } from './process-message.js';
 import { resolveSettings, settingsFromConfig, type FollowUpSettings } from './settings.js';
 import { deferMessage } from './visibility.js';
 import { sqsClientConfig } from '../shared/aws-clients.js';
@@ -38,10 +38,10 @@ const MIN_RECORD_SHARE_MS = 15_000;
 /** Thrown after a deferral so Powertools reports the record as a batch item failure. */
 export class DeferredError extends ExporterError {}
 
-export interface HandlerDeps {
-  readonly followUp: FollowUpDeps;
-  /** Resolved once, when the handler is created. */
-  readonly settings: FollowUpSettings;
+/** Processing of one record (process-message.ts's `processMessage` with its dependencies, or one chosen per message). */
+export type ProcessRecord = (message: IncomingMessage, options: ProcessOptions) => Promise<ProcessResult>;
+
+interface HandlerCommon {
   readonly sqs: Pick<SQSClient, 'send'>;
   /** Published after each batch (Powertools Metrics); optional in tests. */
   readonly flushMetrics?: () => void;
@@ -49,6 +49,17 @@ export interface HandlerDeps {
   readonly queueUrlOf?: (record: SQSRecord) => string;
   readonly now?: () => number;
 }
+
+/**
+ * The handler's dependencies: one deployment's (`followUp` with `settings`, resolved once when
+ * the handler is created), or a `process` that chooses them per message (many organisations:
+ * functions/orgs/follow-up-function.ts) with the logger of the deferrals.
+ */
+export type HandlerDeps = HandlerCommon &
+  (
+    | { readonly followUp: FollowUpDeps; readonly settings: FollowUpSettings; readonly process?: undefined }
+    | { readonly process: ProcessRecord; readonly logger: FollowUpDeps['logger'] }
+  );
 
 /** `arn:aws:sqs:REGION:ACCOUNT:NAME` → `https://sqs.REGION.amazonaws.com/ACCOUNT/NAME`. */
 export function queueUrlFromArn(arn: string): string {
@@ -62,7 +73,7 @@ export function queueUrlFromArn(arn: string): string {
 export function createHandler(deps: HandlerDeps) {
   const now = deps.now ?? Date.now;
   const queueUrlOf = deps.queueUrlOf ?? ((record: SQSRecord) => queueUrlFromArn(record.eventSourceARN));
-  const settings = resolveSettings(deps.settings);
+  const { processRecord, logger } = recordProcessing(deps);
   return async (event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
     const deadline = now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
     let unstarted = event.Records.length;
@@ -73,16 +84,14 @@ export function createHandler(deps: HandlerDeps) {
       const share = Math.max(MIN_RECORD_SHARE_MS, (deadline - now()) / Math.max(1, unstarted--));
       const recordDeadline = Math.min(deadline, now() + share);
       const deliveries = Number(record.attributes.ApproximateReceiveCount);
-      const result = await processMessage(
+      const result = await processRecord(
         { messageId: record.messageId, body: record.body, ...(deliveries >= 1 ? { deliveries } : {}) },
-        deps.followUp,
-        settings,
         { deadline: recordDeadline },
       );
       if (result.action === 'handled') return;
       // A failed visibility change still ends in a batch item failure: the message comes back
       // when its visibility timeout ends instead.
-      await deferMessage(deps.sqs, { queueUrl: queueUrlOf(record), receiptHandle: record.receiptHandle }, result.delayMs, deps.followUp.logger);
+      await deferMessage(deps.sqs, { queueUrl: queueUrlOf(record), receiptHandle: record.receiptHandle }, result.delayMs, logger);
       throw new DeferredError(`deferred ${Math.round(result.delayMs / 1000)} s: ${result.reason}`);
     };
     try {
@@ -95,6 +104,13 @@ export function createHandler(deps: HandlerDeps) {
       deps.flushMetrics?.();
     }
   };
+}
+
+function recordProcessing(deps: HandlerDeps): { readonly processRecord: ProcessRecord; readonly logger: FollowUpDeps['logger'] } {
+  if (deps.process !== undefined) return { processRecord: deps.process, logger: deps.logger };
+  const { followUp } = deps;
+  const settings = resolveSettings(deps.settings);
+  return { processRecord: (message, options) => processMessage(message, followUp, settings, options), logger: followUp.logger };
 }
 
 /** Adapts Powertools Metrics to the core's counter interface. */

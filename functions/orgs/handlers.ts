@@ -7,21 +7,25 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as v from 'valibot';
-import { createExportDeps } from '../export/deps.js';
+import { createExportDeps, openSharedStore, type ExportDeps } from '../export/deps.js';
+import { resolveDeadLetterQueueUrl } from '../follow-up/dead-letter.js';
+import { deferMessage } from '../follow-up/visibility.js';
+import { createBudgetGate } from '../shared/pacing/budget.js';
+import type { Sleep } from '../shared/time.js';
 import { createHandler, type ExportContext } from '../export/handler.js';
 import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, type AppLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../shared/metric-names.js';
 import { dispatchOrganisations, type DispatchResult, type OrgQueue } from './dispatch.js';
 import { orgDestination, type Organisation } from './organisations.js';
 import { createOrganisationSecrets } from './secrets.js';
-import { createWorker, type WorkerRecord } from './worker.js';
+import { capWaits, claimHandBack, createWorker, MAX_HANDBACK_MS, type HandBack, type IdleWaits, type WorkerRecord } from './worker.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -102,13 +106,100 @@ export interface WorkerClients {
   readonly dynamo: DynamoDBClient;
   /** @default one from the environment (s3:// destinations) */
   readonly s3?: S3Client;
+  /** Hands messages back and dead-letters failed ones. @default none: the worker waits for budget and the queue's redrive dead-letters */
+  readonly sqs?: Pick<SQSClient, 'send'>;
+}
+
+/** The URL of the queue a record came from. */
+export type QueueUrlOf = (record: WorkerRecord) => Promise<string>;
+
+/** Queue URLs from the records' `eventSourceARN` (GetQueueUrl of its name and account, once a queue). */
+export function queueUrlsFromArns(sqs: Pick<SQSClient, 'send'>): QueueUrlOf {
+  const urls = new Map<string, Promise<string>>();
+  return (record) => {
+    const arn = record.eventSourceARN ?? '';
+    let url = urls.get(arn);
+    if (url === undefined) {
+      const [, , service, , account, name] = arn.split(':');
+      if (service !== 'sqs' || !account || !name) return Promise.reject(new ConfigError(`not an SQS queue ARN: ${arn.slice(0, 120)}`));
+      url = sqs.send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account })).then((answer) => {
+        if (!answer.QueueUrl) throw new Error(`SQS named no URL for queue ${name}`);
+        return answer.QueueUrl;
+      });
+      url.catch(() => urls.delete(arn));
+      urls.set(arn, url);
+    }
+    return url;
+  };
+}
+
+/**
+ * A message handed back on its queue: hidden until `delayMs` from now (at most 12 h), or, for a
+ * longer wait, deleted by the worker's success and sent again as a fresh message delayed by
+ * SQS's longest message delay (15 min) — which hands itself back again.
+ */
+export function sqsHandBack(sqs: Pick<SQSClient, 'send'>, queueUrlOf: QueueUrlOf, logger: AppLogger): HandBack {
+  return async (record, delayMs) => {
+    const queueUrl = await queueUrlOf(record);
+    if (delayMs > MAX_HANDBACK_MS) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: record.body, DelaySeconds: 900 }));
+      return;
+    }
+    if (record.receiptHandle === undefined) throw new Error('the message has no receipt handle to hand it back');
+    await deferMessage(sqs, { queueUrl, receiptHandle: record.receiptHandle }, delayMs, logger);
+  };
+}
+
+/** {@link claimHandBack} over the organisation's part of the state table (`handback`), atomically. */
+async function claimStoredHandBack(config: OrgsConfig, clients: WorkerClients, org: string, messageId: string, until: number, now: number): Promise<boolean> {
+  const store = openSharedStore({ ...config, org }, { dynamo: () => clients.dynamo });
+  type Held = { readonly messageId: string; readonly until: number };
+  return store.update<Held, boolean>('handback', (current) => {
+    const records = new Map<string, Held>(current === undefined ? [] : [[org, current]]);
+    const claimed = claimHandBack(records, org, messageId, until, now);
+    return { value: records.get(org), result: claimed };
+  });
+}
+
+/** A failed organisation's message in the dead-letter queue (the queue's redrive target), with why. */
+export function sqsOrgDeadLetter(sqs: Pick<SQSClient, 'send'>, queueUrlOf: QueueUrlOf): (record: WorkerRecord, reason: string) => Promise<void> {
+  const targets = new Map<string, Promise<string>>();
+  return async (record, reason) => {
+    const queueUrl = await queueUrlOf(record);
+    let target = targets.get(queueUrl);
+    if (target === undefined) {
+      target = resolveDeadLetterQueueUrl(sqs, queueUrl, undefined);
+      target.catch(() => targets.delete(queueUrl));
+      targets.set(queueUrl, target);
+    }
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: await target,
+        MessageBody: record.body,
+        MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 512) } },
+      }),
+    );
+  };
 }
 
 /** The worker for `config` over `clients` (tests pass emulator clients). */
-export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerClients, options: { readonly orgTimeLimitMs?: number } = {}) {
+export function createOrganisationsWorker(
+  config: OrgsConfig,
+  clients: WorkerClients,
+  options: {
+    readonly orgTimeLimitMs?: number;
+    /** Tests: a fake clock for the runs and the worker. */
+    readonly now?: () => number;
+    readonly sleep?: Sleep;
+    /** The queue URL of a record. @default from its eventSourceARN */
+    readonly queueUrlOf?: QueueUrlOf;
+  } = {},
+) {
   const logger = createLogger({ serviceName: EXPORT_SERVICE });
   const failures = new Metrics({ serviceName: EXPORT_SERVICE, namespace: METRICS_NAMESPACE });
-  const exportFor = (org: Organisation) => {
+  const now = options.now ?? Date.now;
+  const queueUrlOf = options.queueUrlOf ?? (clients.sqs ? queueUrlsFromArns(clients.sqs) : async () => '');
+  const exportFor = (org: Organisation, waits: IdleWaits) => {
     // The organisation's lake, projects and part of the state; the rest is the deployment's.
     const orgConfig = { ...config, org: org.id, projectIds: org.projectIds, destination: orgDestination(config.destination, org.id) };
     const deps = createExportDeps(orgConfig, {
@@ -117,14 +208,26 @@ export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerCli
       secrets: clients.secrets,
       logger,
       ...(clients.s3 ? { s3: clients.s3 } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
     });
-    return createHandler({ ...deps, metrics: organisationMetrics(org.id) });
+    // A wait for budget longer than a minute is not slept here: the message is handed back (worker.ts).
+    const createGate: ExportDeps['createGate'] = (onWait) =>
+      createBudgetGate(capWaits(deps.ledger, waits, deps.now), { now: deps.now, sleep: deps.sleep, ...(onWait ? { onWait } : {}) });
+    return createHandler({ ...deps, createGate, metrics: organisationMetrics(org.id) });
   };
   return createWorker({
     secrets: createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix),
     exportFor,
     logger,
-    now: Date.now,
+    now,
+    ...(clients.sqs
+      ? {
+          handBack: sqsHandBack(clients.sqs, queueUrlOf, logger),
+          deadLetter: sqsOrgDeadLetter(clients.sqs, queueUrlOf),
+          handBacks: { claim: (id: string, messageId: string, until: number) => claimStoredHandBack(config, clients, id, messageId, until, now()) },
+        }
+      : {}),
     ...(options.orgTimeLimitMs !== undefined ? { orgTimeLimitMs: options.orgTimeLimitMs } : {}),
     onOrganisation: (id, outcome) => {
       if (outcome.ok) return;
@@ -140,7 +243,11 @@ export function createOrganisationsWorker(config: OrgsConfig, clients: WorkerCli
 
 export function workerFromEnvironment(env: Env): (event: { Records: WorkerRecord[] }, context: ExportContext) => Promise<unknown> {
   return builtOnFirstUse(() =>
-    createOrganisationsWorker(orgsConfig(env), { secrets: new SecretsManagerClient(awsClientConfig()), dynamo: new DynamoDBClient(awsClientConfig()) }),
+    createOrganisationsWorker(orgsConfig(env), {
+      secrets: new SecretsManagerClient(awsClientConfig()),
+      dynamo: new DynamoDBClient(awsClientConfig()),
+      sqs: new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !orgsConfig(env).sqsEndpointOverridden })),
+    }),
   );
 }
 

@@ -242,9 +242,9 @@ export const SETTINGS = {
   }),
   orgsSecretPrefix: setting({
     env: 'EXPORT_ORGS_SECRET_PREFIX',
-    doc: 'name prefix of the organisations\' Secrets Manager secrets (`{"apiKey","projectIds"}` each, the organisation\'s id after the prefix), listed at each run (infra sets it with context `organisations=true`)',
+    doc: 'name prefix of the organisations\' Secrets Manager secrets (`{"apiKey","projectIds"}` each, the organisation\'s id after the prefix), listed at each run; the follow-up function sends each message with the key of its organisation (infra sets it with context `organisations=true`)',
     defaultDoc: 'none (one organisation)',
-    readBy: ['export'],
+    readBy: ['export', 'follow-up'],
     parse: (raw) =>
       /^[A-Za-z0-9/_+=.@-]{1,400}$/.test(raw) ? raw : fail('EXPORT_ORGS_SECRET_PREFIX is not a secret name prefix: use letters, digits and /_+=.@-'),
   }),
@@ -315,7 +315,7 @@ export const SETTINGS = {
     env: 'EXPORT_GLUE_DATABASE',
     doc: "Glue database of the stack's tables (infra sets it): each committed day is registered as a partition of its tables, so Redshift Spectrum, Spark and Trino on Glue see it with no step (Athena uses partition projection). Set for the CLI, `export` registers too and `register-partitions` registers past days",
     defaultDoc: 'unset: nothing registered',
-    readBy: EXPORT,
+    readBy: [...EXPORT, 'follow-up'],
     parse: (raw) =>
       /^[A-Za-z0-9_-]{1,255}$/.test(raw)
         ? raw

@@ -21,9 +21,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { deadLetterQueue } from './dead-letter-queue.js';
 import { Construct } from 'constructs';
 import { FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
+import { grantOrganisationSecretsRead } from './organisations.js';
 import { grantStateKeys } from './state-keys.js';
 import { ALERT_STATUSES } from '../../functions/follow-up/notify.js';
 import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
+import { FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -70,6 +72,13 @@ export interface FollowUpsProps extends ApiSettings {
    * @default - no subscription; subscribe to `outcomesTopic` yourself
    */
   readonly outcomeEmail?: string | undefined;
+  /**
+   * Many organisations (context `organisations=true`): each message is sent with its
+   * organisation's key, read from its secret under `secretPrefix`, and its outcome written under
+   * `orgs/<id>/`; the deployment's key is neither given nor read.
+   * @default - one organisation: the deployment's key
+   */
+  readonly organisations?: { readonly secretPrefix: string } | undefined;
 }
 
 export class FollowUps extends Construct {
@@ -125,14 +134,22 @@ export class FollowUps extends Construct {
       );
     }
 
+    const orgs = props.organisations;
+    const common = commonEnvironment(props, SERVICE_NAMES.followUp, props.warehouse.destination);
+    const { MINTLIFY_API_KEY_SECRET_ARN: _deploymentKey, ...withoutKey } = common;
     const bundled = new BundledFunction(this, 'Handler', {
-      entry: 'functions/follow-up/handler.ts',
-      description: 'Sends queued follow-up prompts to Mintlify agent jobs and records outcomes',
+      entry: orgs === undefined ? 'functions/follow-up/handler.ts' : 'functions/orgs/follow-up-function.ts',
+      description:
+        orgs === undefined
+          ? 'Sends queued follow-up prompts to Mintlify agent jobs and records outcomes'
+          : "Sends queued follow-up prompts with their organisation's key and records outcomes in its lake",
       timeout,
       memorySize: props.memorySize ?? 256,
       logRetention: props.logRetention,
       environment: {
-        ...commonEnvironment(props, SERVICE_NAMES.followUp, props.warehouse.destination),
+        ...(orgs === undefined
+          ? common
+          : { ...withoutKey, EXPORT_ORGS_SECRET_PREFIX: orgs.secretPrefix, EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName }),
         FOLLOWUP_STATE_TABLE: this.stateTable.tableName,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
         FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? CONFIG_DEFAULTS.followUpMaxWaitHours),
@@ -158,7 +175,16 @@ export class FollowUps extends Construct {
       id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
       reason: "Publishing to the encrypted outcomes topic: kms:GenerateDataKey* on that topic's own key only (grantPublish names the key exactly).",
     });
-    props.warehouse.grantOutcomesWrite(this.function);
-    props.apiKeySecret.grantRead(this.function);
+    if (orgs === undefined) {
+      props.warehouse.grantOutcomesWrite(this.function);
+      props.apiKeySecret.grantRead(this.function);
+    } else {
+      // Each organisation's key from its secret (a message naming only its project: the names
+      // listed to find its organisation); its outcome in that organisation's lake.
+      grantOrganisationSecretsRead(this.function, orgs.secretPrefix, 'the follow-up function', { list: true });
+      props.warehouse.grantOrganisationsOutcomesWrite(this.function);
+      // Each outcome's (org, dt) in the catalog, on the outcomes' table only.
+      props.warehouse.grantPartitionRegistration(this.function, [FOLLOWUP_OUTCOMES.name]);
+    }
   }
 }

@@ -27,6 +27,12 @@ import { BundledFunction, runtimeEnvironment, SERVICE_NAMES, type FunctionEnviro
 import { RUNBOOK } from './operations.js';
 import { grantStateKeys } from './state-keys.js';
 
+/**
+ * Receives after which SQS dead-letters an organisation's message: handbacks (one per budget
+ * window at most) are receives too; within the queue's retention a worker crashing on it is caught.
+ */
+export const ORG_QUEUE_MAX_RECEIVES = 30;
+
 /** Workers at once by default: each holds one organisation; the queue holds the rest. */
 export const DEFAULT_ORG_CONCURRENCY = 10;
 
@@ -62,6 +68,31 @@ export interface OrganisationsProps
   readonly workerTimeout?: Duration | undefined;
 }
 
+/** The default name prefix of the organisations' secrets in `stack`. */
+export function defaultSecretPrefix(stack: Stack): string {
+  return `${stack.stackName}/orgs/`;
+}
+
+/**
+ * Lets `fn` read each organisation's secret — those under `prefix`, and no other — and, with
+ * `list`, list the secrets' names (ListSecrets takes no resource; it returns no value).
+ */
+export function grantOrganisationSecretsRead(fn: NodejsFunction, prefix: string, who: string, options: { readonly list?: boolean } = {}): void {
+  const stack = Stack.of(fn);
+  const secretsArn = stack.formatArn({ service: 'secretsmanager', resource: 'secret', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: `${prefix}*` });
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretsArn] }));
+  Validations.of(fn.role ?? fn).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*]`,
+    reason: `Organisations are data: each is a secret named <prefix><id>, added without a deploy, so ${who} read the secrets under the organisations' prefix (and no other).`,
+  });
+  if (options.list !== true) return;
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:ListSecrets'], resources: ['*'] }));
+  Validations.of(fn.role ?? fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: `secretsmanager:ListSecrets supports no resource-level permission; it returns names only, and ${who} keep the organisations prefix's.`,
+  });
+}
+
 export class Organisations extends Construct {
   readonly dispatcher: NodejsFunction;
   readonly worker: NodejsFunction;
@@ -76,7 +107,7 @@ export class Organisations extends Construct {
   constructor(scope: Construct, id: string, props: OrganisationsProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    this.secretPrefix = props.secretPrefix ?? `${stack.stackName}/orgs/`;
+    this.secretPrefix = props.secretPrefix ?? defaultSecretPrefix(stack);
     const workerTimeout = props.workerTimeout ?? Duration.minutes(15);
 
     this.deadLetterQueue = deadLetterQueue(this, 'DeadLetterQueue', {
@@ -88,10 +119,13 @@ export class Organisations extends Construct {
       enforceSSL: true,
       // Longer than a worker may run: a message is never seen twice while its organisation runs.
       visibilityTimeout: workerTimeout.plus(Duration.minutes(5)),
-      retentionPeriod: Duration.hours(2),
-      // A failed organisation is not retried within the hour (the next run sends it again):
-      // its message goes to the dead-letter queue at its first failure.
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 1 },
+      // Longer than a handback's longest delay (12 h, the longest visibility SQS allows).
+      retentionPeriod: Duration.hours(14),
+      // A failed organisation is not retried within the hour (the next run sends it again): the
+      // worker sends its message to the dead-letter queue itself, at its first failure. A message
+      // handed back until its budget's next free slot is received again, so the redrive is only
+      // the net for a worker that crashed on a message.
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: ORG_QUEUE_MAX_RECEIVES },
     });
 
     const common = {
@@ -150,19 +184,10 @@ export class Organisations extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    // Each organisation's secret, and only those under the prefix.
-    const secretsArn = stack.formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      resourceName: `${this.secretPrefix}*`,
-    });
-    this.worker.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretsArn] }));
-    Validations.of(this.worker.role ?? this.worker).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.secretPrefix}*]`,
-      reason:
-        "Organisations are data: each is a secret named <prefix><id>, added without a deploy, so the workers read the secrets under the organisations' prefix (and no other).",
-    });
+    grantOrganisationSecretsRead(this.worker, this.secretPrefix, 'the workers');
+    // A failed organisation's message to the dead-letter queue (the worker's own), a long wait's fresh message to the queue.
+    this.deadLetterQueue.grantSendMessages(this.worker);
+    this.queue.grantSendMessages(this.worker);
     props.warehouse.grantOrganisationsExportReadWrite(this.worker);
     props.warehouse.grantPartitionRegistration(this.worker);
     grantStateKeys(this.worker, props.stateTable, { prefix: EXPORT_KEY_PREFIX, scan: true });

@@ -69,7 +69,7 @@ export interface WarehouseProps {
   /**
    * A deployment for many organisations (context `organisations=true`): the export's tables live
    * under `orgs/<id>/` and have an `org` partition (projection `injected`: a query names the
-   * organisation) before `dt`. The follow-up outcomes stay the deployment's.
+   * organisation) before `dt`, every table of the layout (the run tables too).
    * @default false
    */
   readonly organisations?: boolean | undefined;
@@ -181,20 +181,20 @@ export class Warehouse extends Construct {
   }
 
   /**
-   * Export: register each committed day as a partition of its dataset's tables
-   * (functions/export/partitions.ts): `glue:GetTable` (the table's storage descriptor, copied to
-   * the partition) and `glue:BatchCreatePartition`, on the account's catalog, this database and
-   * the dataset tables only — not the run log's or the follow-up outcomes' tables, no wildcard.
+   * Register days as partitions of `tables` (functions/export/partitions.ts): `glue:GetTable`
+   * (the table's storage descriptor, copied to the partition) and `glue:BatchCreatePartition`, on
+   * the account's catalog, this database and those tables only, no wildcard. The export (and its
+   * workers) by default: the dataset tables and the run log (`export_runs`) its runs write.
    */
-  grantPartitionRegistration(grantee: iam.IGrantable): void {
-    const names = new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.name)));
-    const tables = Object.entries(this.tables)
+  grantPartitionRegistration(grantee: iam.IGrantable, tables: readonly string[] = [...DATASET_TABLE_NAMES, EXPORT_RUNS.name]): void {
+    const names = new Set(tables);
+    const arns = Object.entries(this.tables)
       .filter(([name]) => names.has(name))
       .map(([, table]) => table.tableArn);
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['glue:GetTable', 'glue:BatchCreatePartition'],
-        resources: [this.database.catalog.catalogArn, this.database.databaseArn, ...tables],
+        resources: [this.database.catalog.catalogArn, this.database.databaseArn, ...arns],
       }),
     );
   }
@@ -318,6 +318,15 @@ export class Warehouse extends Construct {
     );
   }
 
+  /** The follow-up function of many organisations: {@link grantOutcomesWrite} in every organisation's folder (`orgs/<id>/`). */
+  grantOrganisationsOutcomesWrite(grantee: iam.IGrantable): void {
+    this.grantFolders(
+      grantee,
+      { write: [`${ORGS_FOLDER}*/${rootOf('outcomes')}`] },
+      "The consumer of many organisations only puts outcome records under each organisation's followup_outcomes folder (orgs/<id>/…). The wildcards are the organisation's id and the object key within the folder.",
+    );
+  }
+
   /**
    * Grants exactly: `s3:GetObject` on the objects of each `read` folder and `s3:ListBucket` on
    * the bucket only for prefixes within those folders; `s3:PutObject` and
@@ -421,8 +430,10 @@ export class Warehouse extends Construct {
   }
 
   private createTable(def: TableDef): glue.S3Table {
-    // Many organisations: the export's tables are `orgs/<id>/<table>/dt=…/`, with an `org` partition.
-    const byOrg = this.organisations && ORGANISATION_TABLES.has(def.name);
+    // Many organisations: each organisation's lake is `orgs/<id>/` with the layout inside, so every
+    // table — the run tables included (export_runs, followup_outcomes, fix_effects) — is
+    // `orgs/<id>/<table>/dt=…/`, with an `org` partition before `dt`.
+    const byOrg = this.organisations;
     const location = `s3://${this.bucket.bucketName}/${this.keyPrefix}${byOrg ? `${ORGS_FOLDER}\${org}/` : ''}${def.prefix}/`;
     const table = new glue.S3Table(this, tableConstructId(def), {
       database: this.database,
@@ -504,8 +515,7 @@ export function exportFolders(): string[] {
 export const ORGS_FOLDER = rootOf('organisation');
 /** The partition naming the organisation in a deployment for many organisations. */
 export const ORG_PARTITION = 'org';
-/** The tables the export writes into each organisation's lake (the follow-up outcomes stay the deployment's). */
-const ORGANISATION_TABLES: ReadonlySet<string> = new Set([...Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.name)), EXPORT_RUNS.name]);
+const DATASET_TABLE_NAMES: readonly string[] = Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.name));
 
 /** `visitors_totals` → `VisitorsTotalsTable`. */
 function tableConstructId(def: TableDef): string {

@@ -12,6 +12,8 @@ import { ok, refused, startJsonStandIn, unknownOperation } from './json-stand-in
 export interface StandInTable {
   readonly storageDescriptor: Record<string, unknown> & { readonly Location: string };
   readonly partitionKeys: readonly string[];
+  /** The table's parameters (`storage.location.template` of a table of many organisations). */
+  readonly parameters?: Record<string, string>;
 }
 
 /** One call the stand-in answered. */
@@ -87,6 +89,7 @@ export async function startGlueStandIn(database: string, tables: Record<string, 
           StorageDescriptor: table.storageDescriptor,
           PartitionKeys: table.partitionKeys.map((Name) => ({ Name, Type: 'string' })),
           TableType: 'EXTERNAL_TABLE',
+          ...(table.parameters ? { Parameters: table.parameters } : {}),
         },
       });
     }

@@ -2,12 +2,12 @@
  * The export registers each committed day in Glue (functions/export/partitions.ts): the
  * template gives its function the database's name (`EXPORT_GLUE_DATABASE`), and its role — as
  * the IAM policy engine reads the template (test/helpers/iam.ts) — may create partitions of the
- * stack's dataset tables only: not of another table of the database, not of another database,
+ * stack's dataset tables and its run log (export_runs) only: not of another table of the database, not of another database,
  * and no other Glue action; no Glue statement names a wildcard.
  */
 import { describe, expect, it } from 'vitest';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
-import { EXPORT_RUNS, FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
+import { EXPORT_RUNS, FIX_EFFECTS, FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
 import { TEST_REGION } from '../helpers/emulators.js';
 import { synthStack } from '../helpers/synth.js';
@@ -48,16 +48,16 @@ describe("the export's Glue partitions in the template", () => {
     expect(resolve(env['EXPORT_GLUE_DATABASE'])).toBe(DATABASE);
   });
 
-  it('lets the export create partitions of each dataset table of the stack (and read the table)', async () => {
+  it('lets the export create partitions of each dataset table of the stack and of its run log (and read the table)', async () => {
     expect(DATASET_TABLE_NAMES.length).toBeGreaterThan(5);
-    for (const table of DATASET_TABLE_NAMES) {
+    for (const table of [...DATASET_TABLE_NAMES, EXPORT_RUNS.name]) {
       expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, table)), table).toBe(true);
       expect(await allowed(onTable('glue:GetTable', DATABASE, table)), table).toBe(true);
     }
   });
 
   it("does not let it create partitions of the database's other tables, another database's, or do anything else in Glue", async () => {
-    for (const table of [EXPORT_RUNS.name, FOLLOWUP_OUTCOMES.name]) {
+    for (const table of [FOLLOWUP_OUTCOMES.name, FIX_EFFECTS.name]) {
       expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, table)), table).toBe(false);
     }
     expect(await allowed(onTable('glue:BatchCreatePartition', 'other_database', 'visitors_pages'))).toBe(false);

@@ -8,6 +8,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ORG_QUEUE_MAX_RECEIVES } from '../../infra/constructs/organisations.js';
 import { synthStack, type SynthResult, rolePolicies } from '../helpers/synth.js';
 
 let orgs: SynthResult;
@@ -26,6 +27,13 @@ function workerStatements(template: Template): Statement[] {
   const role = Object.keys(template.findResources('AWS::IAM::Role')).find((id) => id.includes('OrganisationsWorker'));
   const policies = Object.values(rolePolicies(template)).filter((p) => role !== undefined && JSON.stringify(p.Properties.Roles).includes(role));
   if (policies.length === 0) throw new Error('no policy of the workers role');
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+/** The statements of the follow-up function's role policy. */
+function followUpStatements(result: SynthResult): Statement[] {
+  const role = result.stack.getLogicalId(result.stack.followUps.function.role?.node.defaultChild as never);
+  const policies = Object.values(rolePolicies(result.template)).filter((p) => JSON.stringify(p.Properties.Roles).includes(role));
+  if (policies.length === 0) throw new Error('no policy of the follow-up role');
   return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 const withAction = (statements: readonly Statement[], action: string) => statements.filter((s) => [s.Action].flat().includes(action));
@@ -66,13 +74,24 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     const dlq = orgs.stack.getLogicalId(orgs.stack.organisations?.deadLetterQueue.node.defaultChild as never);
-    t.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 1 } });
+    // A handback (budget) is a receive, not a failure: the redrive only catches a crashing worker, and a message outlives a 12 h handback.
+    t.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: ORG_QUEUE_MAX_RECEIVES },
+      MessageRetentionPeriod: 14 * 3600,
+    });
+    expect(ORG_QUEUE_MAX_RECEIVES).toBeGreaterThan(1);
   });
 
   it("lets the dispatcher list secrets (names only) and the workers read only the secrets under the organisations' prefix", () => {
     const t = orgs.template;
     const policies = Object.values(rolePolicies(t)).map((p) => JSON.stringify(p));
-    const dispatcherPolicy = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
+    const dispatcherRole = orgs.stack.getLogicalId(orgs.stack.organisations?.dispatcher.role?.node.defaultChild as never);
+    const followUpRole = orgs.stack.getLogicalId(orgs.stack.followUps.function.role?.node.defaultChild as never);
+    // The dispatcher and the follow-up function (which finds a project's organisation) list names.
+    const listing = policies.filter((p) => p.includes('secretsmanager:ListSecrets'));
+    expect(listing).toHaveLength(2);
+    expect(listing.every((p) => p.includes(dispatcherRole) || p.includes(followUpRole))).toBe(true);
+    const dispatcherPolicy = listing.filter((p) => p.includes(dispatcherRole));
     expect(dispatcherPolicy).toHaveLength(1);
     expect(dispatcherPolicy[0]).not.toContain('secretsmanager:GetSecretValue');
     const reads = withAction(workerStatements(t), 'secretsmanager:GetSecretValue');
@@ -86,6 +105,27 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     t.hasOutput('OrganisationsSecretPrefix', { Value: 'MintlifyExporter/orgs/' });
   });
 
+  it("lets the follow-up function read only the organisations' secrets, never the deployment key, and write outcomes under orgs/<id>/", () => {
+    const statements = followUpStatements(orgs);
+    const reads = withAction(statements, 'secretsmanager:GetSecretValue');
+    expect(reads).toHaveLength(1);
+    expect(JSON.stringify(reads[0]?.Resource)).toContain(':secret:MintlifyExporter/orgs/*');
+    expect(JSON.stringify(reads)).not.toMatch(/"\*"|secret:\*|ApiKey/);
+    // ListSecrets returns names only: how a message naming only its project finds its organisation.
+    expect([withAction(statements, 'secretsmanager:ListSecrets')[0]?.Action].flat()).toEqual(['secretsmanager:ListSecrets']);
+    const puts = JSON.stringify(withAction(statements, 's3:PutObject'));
+    expect(puts).toContain('/mintlify/orgs/*/followup_outcomes/*');
+    expect(puts).not.toMatch(/\/mintlify\/followup_outcomes\//);
+    const fn = orgs.stack.getLogicalId(orgs.stack.followUps.function.node.defaultChild as never);
+    const variables = resourcesOf(orgs.template)[fn]?.Properties?.['Environment'] as { Variables: Record<string, unknown> };
+    expect(variables.Variables['EXPORT_ORGS_SECRET_PREFIX']).toBe('MintlifyExporter/orgs/');
+    expect(variables.Variables['MINTLIFY_API_KEY_SECRET_ARN']).toBeUndefined();
+    // Without the option: the deployment's key, and the root's outcomes folder.
+    const single = followUpStatements(plain);
+    expect(JSON.stringify(withAction(single, 'secretsmanager:GetSecretValue'))).not.toContain('/orgs/');
+    expect(JSON.stringify(withAction(single, 's3:PutObject'))).toContain('/mintlify/followup_outcomes/*');
+  });
+
   it("gives the export's Glue tables an injected org partition before dt, at orgs/<org>/", () => {
     const tables = Object.values(orgs.template.findResources('AWS::Glue::Table')).map((r) => r.Properties.TableInput);
     const visitors = tables.find((table) => table.Name === 'visitors_totals');
@@ -93,11 +133,18 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     expect(visitors.Parameters['projection.org.type']).toBe('injected');
     expect(visitors.Parameters['projection.dt.type']).toBe('date');
     expect(JSON.stringify(visitors.Parameters['storage.location.template'])).toContain(['/mintlify/orgs/$', '{org}/visitors_totals/dt=$', '{dt}/'].join(''));
-    const outcomes = tables.find((table) => table.Name === 'followup_outcomes');
-    expect(outcomes.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
+    // The run tables too (DESIGN: each organisation's lake is orgs/<id>/ with the layout inside).
+    for (const name of ['followup_outcomes', 'export_runs', 'fix_effects']) {
+      const table = tables.find((t) => t.Name === name);
+      expect(
+        table.PartitionKeys.map((k: { Name: string }) => k.Name),
+        name,
+      ).toEqual(['org', 'dt']);
+      expect(JSON.stringify(table.Parameters['storage.location.template']), name).toContain(['/mintlify/orgs/$', `{org}/${name}/dt=$`, '{dt}/'].join(''));
+    }
   });
 
-  it("lets the workers register (org, dt) partitions on the dataset tables only, in the stack's database", () => {
+  it("lets the workers register (org, dt) partitions on the dataset tables and their run log only, in the stack's database", () => {
     const t = orgs.template;
     const registering = withAction(workerStatements(t), 'glue:BatchCreatePartition');
     expect(registering).toHaveLength(1);
@@ -106,8 +153,14 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     const text = JSON.stringify(registering[0]?.Resource);
     for (const [name, id] of tableIds) {
       if (name === 'visitors_totals' || name === 'visitors_pages') expect(text, name).toContain(id);
-      if (name === 'export_runs' || name === 'followup_outcomes') expect(text, name).not.toContain(id);
+      if (name === 'export_runs') expect(text, name).toContain(id);
+      if (name === 'followup_outcomes' || name === 'fix_effects') expect(text, name).not.toContain(id);
     }
+    // The follow-up function registers its outcomes' days, on that table only.
+    const outcomes = withAction(followUpStatements(orgs), 'glue:BatchCreatePartition');
+    expect(outcomes).toHaveLength(1);
+    const outcomesText = JSON.stringify(outcomes[0]?.Resource);
+    for (const [name, id] of tableIds) expect(outcomesText.includes(id), name).toBe(name === 'followup_outcomes');
     expect(text).not.toMatch(/table\/\*|"\*"/);
     t.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'index.worker',

@@ -8,12 +8,14 @@
  */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { Message } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
+import { recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 
 const PREFIX = 'MintlifyExporter/orgs/';
@@ -23,21 +25,26 @@ const PROJECTS = { acme: 'proj_synth_120', gone: 'proj_synth_80' } as const;
 const EVENT_TIME = '2026-03-01T02:30:00.000Z';
 const DISPATCHER = 'Lists the organisations';
 const WORKER = "Exports one organisation's analytics";
+const FOLLOW_UP = 'Sends queued follow-up prompts with their organisation';
 
 let assembly: Assembly;
 let sandbox: Sandbox;
 let aws: S3Sqs;
 let dynamo: Dynamo;
 let secrets: FakeSecretsManager;
+let glue: GlueStandIn;
+const GLUE_DATABASE = 'mintlify_analytics';
 let bucket: string;
 let queueUrl: string;
+let queueArn: string;
+let deadLetterUrl: string;
 const table = `state-${Date.now()}`;
 const guards: IamGuard[] = [];
 
 beforeAll(async () => {
   [assembly, sandbox, aws, dynamo] = await Promise.all([
     synthAssembly({ organisations: 'true' }),
-    startSandbox({ apiKey: KEYS.acme }),
+    startSandbox({ apiKey: KEYS.acme, agent: { activeMs: 200 } }),
     startS3Sqs(),
     startDynamo(),
   ]);
@@ -46,8 +53,18 @@ beforeAll(async () => {
     [`${PREFIX}gone`]: JSON.stringify({ apiKey: KEYS.gone, projectIds: [PROJECTS.gone] }),
     [PERSONAL_DATA_SECRET_ARN]: 'orgs-bundle-personal-data-key-0123456789',
   });
+  glue = await startGlueStandIn(GLUE_DATABASE, {
+    followup_outcomes: {
+      ...parquetTable('s3://bucket/mintlify/orgs/', ['org', 'dt']),
+      parameters: { 'storage.location.template': ['s3://bucket/mintlify/orgs/$', '{org}/followup_outcomes/dt=$', '{dt}/'].join('') },
+    },
+  });
   bucket = await aws.createBucket();
-  queueUrl = await aws.createQueue();
+  // The organisations' queue with its dead-letter queue, as the stack makes them.
+  deadLetterUrl = await aws.createQueue();
+  const dlqArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'];
+  queueUrl = await aws.createQueue(undefined, { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: '30' }) });
+  queueArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] ?? '';
   await dynamo.client.send(
     new CreateTableCommand({
       TableName: table,
@@ -59,22 +76,29 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
+  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
 });
 
-async function guard(description: string, values: Record<string, string>) {
+async function guard(description: string, values: Record<string, string>, bind: Record<string, string> = {}) {
   const started = await startIamGuard({
     resources: assembly.resources,
     description,
     values,
-    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
+    upstreams: { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
+    bind,
   });
   guards.push(started);
   return started;
 }
 
-async function invoke(description: string, event: unknown, values: Record<string, string>, overrides: Record<string, string> = {}) {
-  const iam = await guard(description, values);
+async function invoke(
+  description: string,
+  event: unknown,
+  values: Record<string, string>,
+  overrides: Record<string, string> = {},
+  bind: Record<string, string> = {},
+) {
+  const iam = await guard(description, values, bind);
   const env = { ...functionEnvironment(assembly.resources, description, values), MINTLIFY_API_URL: sandbox.url, ...overrides, ...iam.env };
   const bundle = `${assembly.functionAssetDir(description)}/index.js`;
   const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, description), 120_000);
@@ -102,8 +126,9 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     ]);
   });
 
-  it("the worker exports each organisation under orgs/<id>/ with its own secret's key, within its role, and reports the revoked one", async () => {
-    const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' }));
+  it("the worker exports each organisation under orgs/<id>/ with its own secret's key, within its role, and dead-letters the revoked one with why", async () => {
+    // As Lambda hands them over: the queue's ARN, from which the worker finds the queue and its dead-letter queue.
+    const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '', eventSourceARN: queueArn }));
     const { result, error, logs, iam } = await invoke(
       WORKER,
       { Records: records },
@@ -116,6 +141,12 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       // Yesterday's visitors only: a day of the seven datasets and the heal window would only take
       // longer. No Glue here (no emulator): the worker's (org, dt) registration is unit-tested.
       { EXPORT_DATASETS: 'visitors', EXPORT_HEAL_DAYS: '0', EXPORT_GLUE_DATABASE: '' },
+      // The organisations' queue and its dead-letter queue: named by no variable, bound by their place in the template.
+      Object.fromEntries(
+        Object.entries(assembly.resources)
+          .filter(([id, r]) => r.Type === 'AWS::SQS::Queue' && id.startsWith('Organisations'))
+          .map(([id]) => [id, id.includes('DeadLetter') ? deadLetterUrl : queueUrl]),
+      ),
     );
     expect(error, logs).toBeUndefined();
     expect(iam.denied).toEqual([]);
@@ -127,7 +158,13 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       ]),
     );
     const gone = messages.find((m) => JSON.parse(m.Body ?? '').org === 'gone');
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: gone?.MessageId }] });
+    // The revoked organisation's message is dead-lettered by the worker, with why, within its role.
+    expect(gone).toBeDefined();
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(iam.calls).toEqual(expect.arrayContaining([expect.stringMatching(/^sqs:GetQueueAttributes on /), expect.stringMatching(/^sqs:SendMessage on /)]));
+    const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    expect(dead.Messages?.map((m) => JSON.parse(m.Body ?? '{}').org)).toEqual(['gone']);
+    expect(dead.Messages?.[0]?.MessageAttributes?.['reason']?.StringValue).toMatch(/^organisation "gone": /);
     const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/' }));
     const keys = (listed.Contents ?? []).map((object) => object.Key ?? '');
     expect(keys).toContain(`mintlify/orgs/acme/visitors_totals/dt=2026-02-28/${PROJECTS.acme}.parquet`);
@@ -135,5 +172,66 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     // Its metrics carry the organisation: the alarm's contributors name it.
     expect(logs).toMatch(/"Organisation":"acme"/);
     expect(logs).toMatch(/"Organisation":"gone"[^\n]*OrganisationRunsFailed|OrganisationRunsFailed[^\n]*"Organisation":"gone"/);
+  });
+
+  it("the follow-up function sends with the message's organisation's key and writes its outcome under orgs/<id>/, within its role", async () => {
+    sandbox.createJob(PROJECTS.acme, { id: 'job_orgs_bundle', status: 'completed', prLink: null });
+    const fifo = { FifoQueue: 'true', ContentBasedDeduplication: 'true' };
+    const [followUps, deadLetters] = [await aws.createQueue(undefined, fifo), await aws.createQueue(undefined, fifo)];
+    const bodies = [
+      { projectId: PROJECTS.acme, jobId: 'job_orgs_bundle', prompt: 'Fix the quickstart.', requestId: 'orgs-bundle-1' },
+      { projectId: 'proj_of_nobody', jobId: 'job_nobody', prompt: 'anything', requestId: 'orgs-bundle-2' },
+    ];
+    for (const body of bodies)
+      await aws.sqs.send(new SendMessageCommand({ QueueUrl: followUps, MessageBody: JSON.stringify(body), MessageGroupId: body.jobId }));
+    const { Messages = [] } = await aws.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: followUps, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }),
+    );
+    expect(Messages).toHaveLength(2);
+    const { topicArn } = await aws.createTopicWithSubscriber();
+    // The queue the event source reads is named by no variable: bound by its place in the template.
+    const [queueId] = Object.entries(assembly.resources).find(
+      ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties['RedrivePolicy'] !== undefined && r.Properties['FifoQueue'] === true,
+    ) ?? [''];
+    const { result, error, logs, iam } = await invoke(
+      FOLLOW_UP,
+      sqsEvent(Messages.map((message) => recordFromMessage(message))),
+      {
+        EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+        FOLLOWUP_STATE_TABLE: table,
+        FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetters,
+        FOLLOWUP_OUTCOMES_TOPIC_ARN: topicArn,
+        EXPORT_GLUE_DATABASE: GLUE_DATABASE,
+      },
+      { FOLLOWUP_POLL_MIN_SECONDS: '0.2' },
+      // The queue, and the Glue tables' names their ARNs in the role's policy are made of.
+      {
+        [queueId]: followUps,
+        ...Object.fromEntries(
+          Object.entries(assembly.resources)
+            .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+            .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+        ),
+      },
+    );
+    expect(error, logs).toBeUndefined();
+    expect(iam.denied).toEqual([]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        `secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:000000000000:secret:${PREFIX}acme-AbCdEf`,
+        expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/orgs\/acme\/followup_outcomes\//),
+        expect.stringMatching(/^sqs:SendMessage on /),
+        expect.stringMatching(/^glue:BatchCreatePartition on /),
+      ]),
+    );
+    // The outcome's day registered as the organisation's partition, within the role.
+    expect([...glue.partitions(GLUE_DATABASE, 'followup_outcomes').keys()]).toEqual([expect.stringMatching(/^acme\/\d{4}-\d{2}-\d{2}$/)]);
+    expect(sandbox.getJobState(PROJECTS.acme, 'job_orgs_bundle')?.prompts).toHaveLength(1);
+    const dead = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetters, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+    expect(dead.Messages?.map((m) => m.MessageAttributes?.['reason']?.StringValue)).toEqual([
+      expect.stringMatching(/^unknown_project: project "proj_of_nobody"/),
+    ]);
+    expect(logs).not.toContain(KEYS.acme);
   });
 });

@@ -2,7 +2,8 @@
  * Each committed day registered in Glue (functions/export/partitions.ts): the hourly handler in
  * process, against the sandbox API, a local lake, its state table in dynalite, and the real
  * Glue SDK client talking to a loopback Glue stand-in (test/helpers/glue-stand-in.ts).
- * Visitors only: two tables (visitors_totals, visitors_pages), two projects a day.
+ * Visitors only: two tables (visitors_totals, visitors_pages), two projects a day; and the run
+ * log's day (export_runs), registered by the run that wrote its record.
  */
 import { GlueClient } from '@aws-sdk/client-glue';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
@@ -47,6 +48,7 @@ beforeAll(async () => {
     startGlueStandIn(DATABASE, {
       visitors_totals: parquetTable(`${LAKE}/visitors_totals/`),
       visitors_pages: parquetTable(`${LAKE}/visitors_pages`),
+      export_runs: parquetTable(`${LAKE}/export_runs/`),
     }),
   ]);
 });
@@ -86,12 +88,17 @@ async function loadHandler(env: Record<string, string | undefined> = { EXPORT_GL
   return { handler, dir, metrics: recorded.added, state: createDynamoStore({ tableName: table, client: dynamo.client }) };
 }
 
-const batchCalls = () =>
+const allBatchCalls = () =>
   glue.calls.filter((call) => call.target === 'AWSGlue.BatchCreatePartition').map((call) => `${call.table} ${call.partitions.join(';')}`);
+/** The dataset tables' registrations (the run log's are {@link runLogCalls}). */
+const batchCalls = () => allBatchCalls().filter((call) => !call.startsWith('export_runs '));
+const runLogCalls = () => allBatchCalls().filter((call) => call.startsWith('export_runs '));
+/** The days of the run records in the lake at `dir`. */
+const runDays = async (dir: string) => [...new Set((await listFiles(dir)).flatMap((file) => /^export_runs\/dt=([\d-]+)\//.exec(file)?.[1] ?? []))];
 
 describe('each committed day is registered in Glue', () => {
   it("calls BatchCreatePartition for each table of each committed unit, with the table's descriptor at the day's folder", async () => {
-    const { handler, metrics, state } = await loadHandler();
+    const { handler, metrics, state, dir } = await loadHandler();
     glue.partitions(DATABASE, 'visitors_totals').clear();
     glue.partitions(DATABASE, 'visitors_pages').clear();
 
@@ -103,6 +110,10 @@ describe('each committed day is registered in Glue', () => {
     const partition = glue.partitions(DATABASE, 'visitors_pages').get(DAY);
     expect(partition?.storageDescriptor).toEqual({ ...parquetTable('').storageDescriptor, Location: `${LAKE}/visitors_pages/dt=${DAY}/` });
     expect(glue.partitions(DATABASE, 'visitors_totals').get(DAY)?.storageDescriptor['Location']).toBe(`${LAKE}/visitors_totals/dt=${DAY}/`);
+    // The run log's day, registered by the run that wrote it (once).
+    const [runDay] = await runDays(dir);
+    expect(runLogCalls()).toEqual([`export_runs ${runDay}`]);
+    expect(glue.partitions(DATABASE, 'export_runs').get(runDay as string)?.storageDescriptor['Location']).toBe(`${LAKE}/export_runs/dt=${runDay}/`);
     // "Already exists" is a success: nothing failed, nothing left for the next run.
     expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(0);
     expect(await state.list(PENDING_PARTITIONS_PREFIX)).toEqual([]);
@@ -112,6 +123,7 @@ describe('each committed day is registered in Glue', () => {
     const { handler, dir, metrics, state } = await loadHandler();
     glue.partitions(DATABASE, 'visitors_totals').clear();
     glue.partitions(DATABASE, 'visitors_pages').clear();
+    glue.partitions(DATABASE, 'export_runs').clear();
     // proj_a's first registration fails after the SDK's three attempts; the run calls Glue no more.
     glue.failNext(3, 'unavailable');
 
@@ -120,11 +132,13 @@ describe('each committed day is registered in Glue', () => {
     expect(result.ok).toBe(true);
     expect((await listFiles(dir)).filter((file) => file.startsWith('_manifests/'))).toHaveLength(2);
     expect(batchCalls()).toEqual([`visitors_totals ${DAY}`, `visitors_totals ${DAY}`, `visitors_totals ${DAY}`]);
-    expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(4);
+    // Four of the units, and the run log's day (not tried: Glue did not answer).
+    expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(5);
+    const [runDay] = await runDays(dir);
     const pending = (await state.list<PendingPartition>(PENDING_PARTITIONS_PREFIX)).map(
       (item) => `${item.value.table} ${item.value.day} ${item.value.attempts}`,
     );
-    expect(pending.sort()).toEqual([`visitors_pages ${DAY} 2`, `visitors_totals ${DAY} 2`]);
+    expect(pending.sort()).toEqual([`export_runs ${runDay} 1`, `visitors_pages ${DAY} 2`, `visitors_totals ${DAY} 2`]);
     glue.calls.length = 0;
 
     const next = await handler(scheduledEvent(NEXT_HOUR), lambdaContext());
@@ -133,6 +147,7 @@ describe('each committed day is registered in Glue', () => {
     expect(batchCalls().sort()).toEqual([`visitors_pages ${DAY}`, `visitors_totals ${DAY}`]);
     expect(glue.partitions(DATABASE, 'visitors_pages').has(DAY)).toBe(true);
     expect(glue.partitions(DATABASE, 'visitors_totals').has(DAY)).toBe(true);
+    expect(glue.partitions(DATABASE, 'export_runs').has(runDay as string)).toBe(true);
     expect(metrics.get(EXPORT_METRICS.partitionsFailed)).toBe(0);
     expect(await state.list(PENDING_PARTITIONS_PREFIX)).toEqual([]);
   });
