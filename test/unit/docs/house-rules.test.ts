@@ -2,7 +2,8 @@
  * Rules of the house a test can hold, read with TypeScript's own parser (not regular
  * expressions): the CLI picks its exit code by what an error says of itself, not by a list of
  * classes; the errors one room raises live in that room; no unit test reads a clock to bound a
- * time (those bounds are the benchmark's: a unit test passes alone and under load alike).
+ * time (those bounds are the benchmark's: a unit test passes alone and under load alike); an
+ * integration file starts at most one child process unless several are its point.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -90,5 +91,64 @@ describe('the unit tests', () => {
     const reads = testFiles('test/unit').flatMap((relative) => clockReads(source(relative)));
 
     expect(reads).toEqual([]);
+  });
+});
+
+/**
+ * Calls that start a child process: the CLI's helpers (`spawnCli`, `runSpawnedCli`,
+ * `runCliInTerminal`) and node:child_process's (`spawn`, `fork`, `exec`, `execFile`; as
+ * `x.exec` only the first three, since a RegExp has an `exec` too).
+ */
+const SPAWNS = new Set(['spawnCli', 'runSpawnedCli', 'runCliInTerminal', 'spawn', 'fork', 'exec', 'execFile', 'execa']);
+const SPAWN_METHODS = new Set(['spawn', 'fork', 'execFile']);
+
+/** How many calls in a file start a child process. */
+function spawnCalls(file: ts.SourceFile): number {
+  let calls = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      if (ts.isIdentifier(callee) ? SPAWNS.has(callee.text) : ts.isPropertyAccessExpression(callee) && SPAWN_METHODS.has(callee.name.text)) calls += 1;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return calls;
+}
+
+/**
+ * The integration files whose point is more than one real process: signals, several processes at
+ * once, a process killed mid-work, the bin's own environment. Every other file runs the CLI in
+ * this process (runCliInProcess) and keeps at most one spawned smoke test.
+ */
+const MANY_PROCESSES: Readonly<Record<string, string>> = {
+  'drift/cli-drift.test.ts': 'the drift sandbox and the export as two processes',
+  'export/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
+  'export/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
+  'export/export-two-writers.test.ts': 'two processes on the same units',
+  'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
+  'follow-up/follow-up-dead-claimant.test.ts': 'a claimant killed, another process taking over',
+  'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
+  'gaps/gaps-loop.test.ts': 'the loop across commands as separate processes',
+  'orgs/cli-orgs-at-once.test.ts': 'several organisations’ processes at once',
+  'orgs/cli-orgs.test.ts': 'file permissions and the bin’s environment (the SDK reads the process’s)',
+  'privacy/forget-killed.test.ts': 'forget killed mid-rewrite',
+  'privacy/readers-words.test.ts': 'gaps and report over a hostile lake as the bin prints them',
+  'report/report.test.ts': 'the report with Chromium in its own process',
+  'state/cli-laptop.test.ts': 'queue commands: the SDK reads region and credentials from the process’s environment',
+  'storage/shared-store-local.test.ts': 'two processes sharing one ledger and one lock',
+};
+
+describe('the integration tests', () => {
+  it('start at most one child process per file, unless its point is several (MANY_PROCESSES)', () => {
+    const files = testFiles('test/integration').filter((relative) => relative.endsWith('.test.ts'));
+    const many = files
+      .map((relative) => ({ relative: relative.slice('test/integration/'.length), calls: spawnCalls(source(relative)) }))
+      .filter(({ calls }) => calls > 1)
+      .map(({ relative }) => relative);
+
+    expect(many.filter((relative) => !(relative in MANY_PROCESSES))).toEqual([]);
+    // The list shrinks with the files: a file that came down to one process leaves it.
+    expect(Object.keys(MANY_PROCESSES).filter((relative) => !many.includes(relative))).toEqual([]);
   });
 });
