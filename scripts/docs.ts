@@ -3,7 +3,7 @@
  * column reference and the "Your warehouse" SQL of docs/warehouse.md (from
  * functions/warehouse/tables.ts), the table of
  * environment variables of docs/configuration.md (from the settings table of
- * functions/settings/config.ts), its table of what a day costs (from the dataset catalog,
+ * functions/settings/table.ts), its table of what a day costs (from the dataset catalog,
  * functions/warehouse/catalog.ts), the bucket map of docs/design.md (from
  * functions/warehouse/lake/layout.ts), the flag tables of docs/cli.md (from the commander program,
  * functions/cli/program.ts), the code map of docs/code-map.md (each source file's header
@@ -37,7 +37,7 @@ const GENERATED: readonly { readonly file: string; readonly what: string; readon
   },
   {
     file: 'docs/configuration.md',
-    what: 'table of variables (functions/settings/config.ts) and of what a day costs (functions/warehouse/catalog.ts)',
+    what: 'table of variables (functions/settings/table.ts) and of what a day costs (functions/warehouse/catalog.ts)',
     regenerate: (doc) => withCostReference(withSettingsReference(doc)),
   },
   { file: 'docs/cli.md', what: 'flag tables (functions/cli/program.ts)', regenerate: withCliReference },
