@@ -4,7 +4,7 @@
  * classes; the errors one room raises live in that room; no unit test reads a clock to bound a
  * time (those bounds are the benchmark's: a unit test passes alone and under load alike); an
  * integration file starts at most one child process unless several are its point; no file under
- * functions/ is over 500 lines.
+ * functions/ is over 500 lines; no export of functions/ is there for the tests alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -174,5 +174,74 @@ describe('the files under functions/', () => {
 
     expect(long.filter(({ relative }) => !SPLIT_UNDER_WAY.includes(relative))).toEqual([]);
     expect(SPLIT_UNDER_WAY.filter((relative) => !long.some((file) => file.relative === relative))).toEqual([]);
+  });
+});
+
+/** Every `.ts`/`.js`/`.mjs` file the project ships or runs (not its tests). */
+const SHIPPED = ['functions', 'infra', 'scripts', 'bench', 'sandbox', 'bin'];
+
+/** How often each identifier occurs in `file`, read with TypeScript's parser. */
+function identifierCounts(file: ts.SourceFile, counts: Map<string, number>): void {
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) counts.set(node.text, (counts.get(node.text) ?? 0) + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+}
+
+/** The functions and constants a file exports. */
+function exportedValues(file: ts.SourceFile): string[] {
+  return file.statements.flatMap((statement) => {
+    if (!statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) return [];
+    if (ts.isFunctionDeclaration(statement) && statement.name) return [statement.name.text];
+    if (ts.isVariableStatement(statement)) return statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+    return [];
+  });
+}
+
+/**
+ * Exports under functions/ that only tests use, kept on purpose (a test hook) or still to be
+ * looked at; the list only shrinks. Deleted at R18: `sleepUntilStopped`, `periodCovering`.
+ */
+const ONLY_TESTS_USE = [
+  'functions/export/settle.ts: isProvisional',
+  'functions/gaps/read.ts: topicEvidence',
+  'functions/gaps/topics.ts: inTopic',
+  'functions/insights/anomalies.ts: listAnomalies',
+  'functions/report/charts.ts: barChart',
+  'functions/scope/check.ts: describeReasons',
+  'functions/shared/dates.ts: assertFinishedDays',
+  'functions/shared/secrets.ts: clearApiKeyCache',
+  'functions/shared/secrets.ts: resolveApiKey',
+  'functions/warehouse/questions.ts: decodeDailyTotals',
+  'functions/warehouse/questions.ts: decodeTopPage',
+  'functions/warehouse/questions.ts: decodeUnclickedSearch',
+  'functions/warehouse/questions.ts: decodeUnansweredCategory',
+  'functions/warehouse/questions.ts: decodeThumbsDownPage',
+  'functions/warehouse/questions.ts: decodeGapFigure',
+  'functions/warehouse/questions.ts: decodeGapRate',
+  'functions/warehouse/questions.ts: decodeQuestionDay',
+  'functions/warehouse/questions.ts: decodeAskedQuestionDay',
+  'functions/warehouse/records.ts: recordAnomalies',
+];
+
+describe('the exports of functions/', () => {
+  it('are each used by shipped code, not only by tests (ONLY_TESTS_USE names the exceptions)', () => {
+    const files = SHIPPED.flatMap((folder) =>
+      readdirSync(fileURLToPath(new URL(`../../../${folder}`, import.meta.url)), { recursive: true, encoding: 'utf8' })
+        .filter((name) => /\.(ts|js|mjs)$/.test(name) && !name.endsWith('.d.ts'))
+        .map((name) => `${folder}/${name}`),
+    );
+    const counts = new Map<string, number>();
+    for (const relative of files) identifierCounts(source(relative), counts);
+    // An export used nowhere else occurs once: where it is declared.
+    const unused = files
+      .filter((relative) => relative.startsWith('functions/') && relative.endsWith('.ts'))
+      .flatMap((relative) => exportedValues(source(relative)).map((name) => ({ relative, name })))
+      .filter(({ name }) => counts.get(name) === 1)
+      .map(({ relative, name }) => `${relative}: ${name}`);
+
+    expect(unused.filter((entry) => !ONLY_TESTS_USE.includes(entry))).toEqual([]);
+    expect(ONLY_TESTS_USE.filter((entry) => !unused.includes(entry))).toEqual([]);
   });
 });
