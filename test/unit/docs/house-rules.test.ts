@@ -192,7 +192,8 @@ function identifierCounts(file: ts.SourceFile, counts: Map<string, number>): voi
 /** The functions and constants a file exports. */
 function exportedValues(file: ts.SourceFile): string[] {
   return file.statements.flatMap((statement) => {
-    if (!statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) return [];
+    const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
+    if (!modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) return [];
     if (ts.isFunctionDeclaration(statement) && statement.name) return [statement.name.text];
     if (ts.isVariableStatement(statement)) return statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
     return [];
