@@ -30,7 +30,7 @@ import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import type { PartitionRegistrar } from './partitions.js';
 import type { IcebergSync } from './iceberg/sync.js';
-import { prepareRunPrivacy, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
+import { prepareRunPrivacy, unitPrivacy, type RunPrivacy } from './privacy.js';
 import { DATASETS } from './datasets.js';
 import { createEstimateBook } from './estimate-book.js';
 
@@ -155,10 +155,10 @@ export interface UnitLoop {
   readonly deps: RunDeps;
   /**
    * The run's personal-data policy and erasures (`prepareRunPrivacy`, once per run by
-   * `runExport`), or one unit's privacy as it is (tests).
+   * `runExport`); a unit's own privacy is derived from it (`unitPrivacy`).
    * @default prepared here from `deps.destination` (a caller that plans its own units)
    */
-  readonly privacy?: RunPrivacy | Privacy;
+  readonly privacy?: RunPrivacy;
 }
 
 /**
