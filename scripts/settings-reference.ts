@@ -1,13 +1,14 @@
 /**
  * The table of environment variables of docs/configuration.md, generated from the settings
- * table (functions/settings/config.ts `SETTINGS`): name, meaning with its range, default, the
+ * table (functions/settings/table.ts `SETTINGS`): name, meaning with its range, default, the
  * Lambdas that refuse to start without it, and the functions that read it.
  */
-import { SETTINGS, type Setting, type SettingReader } from '../functions/settings/config.js';
+import type { Setting, SettingReader } from '../functions/settings/setting.js';
+import { SETTINGS } from '../functions/settings/table.js';
 import { formatCount } from '../functions/shared/format.js';
 import { blockMarkers, cell, withBlock } from './generated-block.js';
 
-export const SETTINGS_MARKERS = blockMarkers('settings-reference', 'functions/settings/config.ts');
+export const SETTINGS_MARKERS = blockMarkers('settings-reference', 'functions/settings/table.ts');
 
 const READER_NAMES: Record<SettingReader, string> = {
   export: 'export λ',

@@ -4,35 +4,14 @@
  * hourly run's plan. Reads the destination and the ledger only: sends no API request.
  */
 import type { Command } from 'commander';
-import {
-  BACKLOG_PREFIX,
-  FLAG_NAMES,
-  budgetTime,
-  createExportDeps,
-  lastDueDay,
-  planRequested,
-  planScheduled,
-  requestedDays,
-  runsUnpaced,
-} from '../export/index.js';
-import { probeSetup } from './probe.js';
+import { BACKLOG_PREFIX, FLAG_NAMES, budgetTime, lastDueDay, planRequested, planScheduled, requestedDays, runsUnpaced } from '../export/index.js';
 import { sandboxPages } from './sandbox-sizes.js';
-import { checkLakeTarget } from '../report/targets.js';
 import { sandboxServes } from './api-target.js';
 import { loadConfig } from '../settings/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
-import {
-  clientOverrides,
-  datasetsOf,
-  probeInput,
-  projectsOf,
-  scopeOptions,
-  unexportedProjects,
-  unexportedWarning,
-  type ExportCommandIo,
-  type ScopeFlags,
-} from './scope.js';
+import { scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import { prepareReadScope } from './read-scope.js';
 
 export function registerPlanCommand(program: Command, io: ExportCommandIo): void {
   scopeOptions(program.command('plan').description('List the units to do, their estimated requests and the time the budget needs (sends no request).')).action(
@@ -44,14 +23,7 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
   const config = loadConfig(io.env);
   const now = io.now();
   const days = requestedDays(flags, now, FLAG_NAMES);
-  const projects = projectsOf(flags, config, io);
-  const datasets = datasetsOf(flags, config);
-  const { destination, store, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
-  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
-  // A local destination that cannot be read, or could never be written, is a mistake, not "all missing".
-  await checkLakeTarget(flags.out ?? config.destination, { source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
-  const unexported = await unexportedProjects(destination, projects);
-  if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
+  const { projects, datasets, destination, store, ledger } = await prepareReadScope(flags, config, io);
   const plan =
     days === undefined
       ? await planScheduled(

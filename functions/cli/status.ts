@@ -7,7 +7,6 @@ import { Option, type Command } from 'commander';
 import {
   FLAG_NAMES,
   budgetTime,
-  createExportDeps,
   daysBefore,
   dueAt,
   lastDueDay,
@@ -17,8 +16,6 @@ import {
   runsUnpaced,
   unitsOf,
 } from '../export/index.js';
-import { probeSetup } from './probe.js';
-import { checkLakeTarget } from '../report/targets.js';
 import { sandboxServes } from './api-target.js';
 import { readAnomalies } from '../warehouse/records.js';
 import { loadConfig } from '../settings/config.js';
@@ -27,17 +24,8 @@ import { ConfigError } from '../shared/errors.js';
 import { wholeNumberArg } from './args.js';
 import { writeJson } from './render/json.js';
 import { printStatus, statusJson } from './render/status.js';
-import {
-  clientOverrides,
-  datasetsOf,
-  probeInput,
-  projectsOf,
-  scopeOptions,
-  unexportedProjects,
-  unexportedWarning,
-  type ExportCommandIo,
-  type ScopeFlags,
-} from './scope.js';
+import { scopeOptions, type ExportCommandIo, type ScopeFlags } from './scope.js';
+import { prepareReadScope } from './read-scope.js';
 
 import { exportCommandOf } from './fill-command.js';
 import type { ExportStatus } from '../export/index.js';
@@ -66,14 +54,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const now = io.now();
   const requested = requestedDays(flags, now, FLAG_NAMES);
   if (requested !== undefined && flags.days !== undefined) throw new ConfigError('give --days or --date / --from --to, not both');
-  const projects = projectsOf(flags, config, io);
-  const datasets = datasetsOf(flags, config);
-  const { destination, ledger } = createExportDeps(config, clientOverrides(io, flags.out));
-  await probeSetup({ ...probeInput(config, io, flags.out, destination, true), mode: 'read' });
-  // A local destination that cannot be read, or could never be written, is a mistake, not "all missing".
-  await checkLakeTarget(flags.out ?? config.destination, { source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
-  const unexported = await unexportedProjects(destination, projects);
-  if (unexported.length > 0) io.stderr.write(unexportedWarning(unexported, flags, destination.url));
+  const { projects, datasets, destination, ledger } = await prepareReadScope(flags, config, io);
   const latest = lastDueDay(now, config.settleHours);
   const days = requested ?? [...daysBefore(latest, (flags.days ?? 7) - 1), latest];
   const cutoff = retentionCutoff(config.personalDataRetentionDays, now);

@@ -42,11 +42,9 @@ export interface RunPrivacy {
 
 /**
  * The privacy of a unit of `def`: with the key when one of its tables has an `hmac` column
- * (the key is read then — generated, on a laptop, the first time), without it otherwise. A
- * `Privacy` given as it is (tests) is used as it is.
+ * (the key is read then — generated, on a laptop, the first time), without it otherwise.
  */
-export async function unitPrivacy(run: RunPrivacy | Privacy, def: CatalogEntry): Promise<Privacy> {
-  if (!('keySource' in run)) return run;
+export async function unitPrivacy(run: RunPrivacy, def: CatalogEntry): Promise<Privacy> {
   const { policy, erased } = run;
   if (!tablesOf(def).some((table) => policy.hmacColumns(table).length > 0)) return { policy, erased };
   const { key, keyId, deploymentKey } = await run.keySource.get();

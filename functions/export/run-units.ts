@@ -30,8 +30,9 @@ import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import type { PartitionRegistrar } from './partitions.js';
 import type { IcebergSync } from './iceberg/sync.js';
-import { prepareRunPrivacy, unitPrivacy, type Privacy, type RunPrivacy } from './privacy.js';
+import { prepareRunPrivacy, unitPrivacy, type RunPrivacy } from './privacy.js';
 import { DATASETS } from './datasets.js';
+import { createEstimateBook } from './estimate-book.js';
 
 export interface RunDeps {
   readonly api: AnalyticsApi;
@@ -154,10 +155,10 @@ export interface UnitLoop {
   readonly deps: RunDeps;
   /**
    * The run's personal-data policy and erasures (`prepareRunPrivacy`, once per run by
-   * `runExport`), or one unit's privacy as it is (tests).
+   * `runExport`); a unit's own privacy is derived from it (`unitPrivacy`).
    * @default prepared here from `deps.destination` (a caller that plans its own units)
    */
-  readonly privacy?: RunPrivacy | Privacy;
+  readonly privacy?: RunPrivacy;
 }
 
 /**
@@ -182,24 +183,8 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
   let failedRequests = 0;
   deps.onEvent?.({ kind: 'plan', units: planned });
 
-  // What this run learns (the pages of the units it completes) refreshes the estimates of the
-  // units still to do: the same dataset and project (no longer a guess), or — for a guess — the
-  // same dataset (still a guess, but another project's pages rather than a typical day).
-  const learnt = new Map<string, number>();
-  const learntOfDataset = new Map<string, number>();
-  const estimate = (u: PlannedUnit): number => {
-    const full = learnt.get(`${u.dataset}/${u.projectId}`) ?? (u.guess ? learntOfDataset.get(u.dataset) : undefined);
-    return full === undefined ? u.estimate : Math.max(1, full);
-  };
-  const stillGuess = (u: PlannedUnit): boolean => u.guess === true && !learnt.has(`${u.dataset}/${u.projectId}`);
-  /** The unit with its estimate as this run now knows it: a guess no longer once its project's dataset is learnt, a typical day no longer once its dataset is. */
-  const refreshed = (u: PlannedUnit): PlannedUnit => {
-    const { guess: _guess, typical: _typical, ...rest } = u;
-    const typical = u.typical === true && !learntOfDataset.has(u.dataset);
-    return { ...rest, estimate: estimate(u), ...(stillGuess(u) ? { guess: true as const } : {}), ...(typical ? { typical: true as const } : {}) };
-  };
-  const remainingFrom = (position: number) => planned.slice(position).reduce((sum, u) => sum + estimate(u), 0);
-  const guessesFrom = (position: number) => planned.slice(position).filter(stillGuess).length;
+  const book = createEstimateBook(planned);
+  const { estimate, stillGuess, refreshed, remainingFrom, guessesFrom } = book;
 
   for (const [position, unit] of planned.entries()) {
     const outOfTime = deadline !== undefined && now() >= deadline;
@@ -236,8 +221,7 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
     if (result.status === 'complete') {
       await deps.partitions?.committed(result);
       deps.iceberg?.committed(result);
-      learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);
-      learntOfDataset.set(result.dataset, Math.max(learntOfDataset.get(result.dataset) ?? 0, result.manifest.pages));
+      book.learn(result, result.manifest.pages);
     }
     results.push(result);
     deps.onEvent?.({ kind: 'done', result, position, count: planned.length, remaining: remainingFrom(position + 1), guesses: guessesFrom(position + 1) });

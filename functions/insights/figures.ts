@@ -7,12 +7,11 @@
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import { ask } from '../warehouse/questions.js';
-import { daysFrom, type Period } from '../warehouse/period.js';
-import { loadWarehouse } from '../warehouse/session.js';
+import { daysFrom } from '../warehouse/period.js';
+import { DAILY_TABLES, loadWarehouse } from '../warehouse/session.js';
 import type { LakeFiles } from '../warehouse/lake.js';
-import { addDays, dayStart } from '../shared/dates.js';
+import { addDays } from '../shared/dates.js';
 import type { FigureName } from '../warehouse/figure-names.js';
-import { DAY_MS } from '../shared/time.js';
 
 /**
  * A figure of each name: the day's row of queries/daily-totals.sql as the question decodes it,
@@ -27,20 +26,9 @@ export function figureKey(projectId: string, day: string): string {
   return `${projectId}/${day}`;
 }
 
-/**
- * The report's session loads a period and the period before it, as long: the smallest period
- * ending on `last` whose previous period starts on or before `first`.
- */
-export function periodCovering(first: string, last: string): Period {
-  const span = Math.round((dayStart(last) - dayStart(first)) / DAY_MS) + 1;
-  const length = Math.ceil(span / 2);
-  const from = addDays(last, 1 - length);
-  return { from, to: addDays(last, 1), days: Array.from({ length }, (_, i) => addDays(from, i)) };
-}
-
-/** The figures of `projects` on every day from `first` to `last` (inclusive) in `lake`. */
+/** The figures of `projects` on every day from `first` to `last` (inclusive) in `lake`: only the daily tables are loaded. */
 export async function readDailyFigures(lake: LakeFiles, first: string, last: string, projects: readonly string[]): Promise<FigureTable> {
-  const warehouse = await loadWarehouse(lake, { days: daysFrom(first, addDays(last, 1)), projects });
+  const warehouse = await loadWarehouse(lake, { days: daysFrom(first, addDays(last, 1)), projects, tables: DAILY_TABLES });
   try {
     const params = { from: first, to: addDays(last, 1), projects };
     const rows = await ask(warehouse, TYPED_QUESTIONS.dailyTotals, params);

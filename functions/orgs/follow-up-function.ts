@@ -16,7 +16,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { GlueClient } from '@aws-sdk/client-glue';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from '../export/partitions.js';
+import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from '../export/index.js';
 import { createSqsDeadLetter } from '../follow-up/dead-letter.js';
 import { createFollowUpDeps } from '../follow-up/deps.js';
 import { createHandler, powertoolsMetrics } from '../follow-up/handler.js';

@@ -16,7 +16,7 @@ import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
-import { readErasureRecords, type ErasureShare } from '../export/erasures.js';
+import { readErasureRecords, type ErasureShare } from '../export/index.js';
 
 /**
  * A unit's state in the calendar: `status`'s states (provisional: exported before its day was

@@ -1,8 +1,8 @@
 /**
- * The rows of the settings table (config.ts `SETTINGS`) for the scope check of the agent's pull
+ * The rows of the settings table (table.ts `SETTINGS`) for the scope check of the agent's pull
  * requests (functions/scope/): where GitHub is, the token, the docs repository and the rules.
- * Kept in a file of their own so config.ts stays one screenful of rows per area; each row is
- * the same shape as config.ts's (`Setting`).
+ * Kept in a file of their own so table.ts stays one screenful of rows per area; each row is
+ * the same shape as table.ts's (`Setting`, setting.ts).
  */
 import { ConfigError } from '../shared/errors.js';
 import { allowsPlainHttp } from '../shared/validators.js';

@@ -45,18 +45,6 @@ export const sleep: Sleep = async (ms, signal) => {
   } while (left > 0);
 };
 
-/**
- * Sleeps `ms`, or less: resolves at once when `signal` aborts. For loops that check their own
- * stop after every wait (a consumer between polls), where a stop is not an error.
- */
-export async function sleepUntilStopped(ms: number, signal?: AbortSignal): Promise<void> {
-  try {
-    await sleep(ms, signal);
-  } catch (error) {
-    if (!signal?.aborted) throw error;
-  }
-}
-
 export interface BackoffOptions {
   /** The first delay (attempt 1), ms. */
   readonly baseMs: number;

@@ -11,7 +11,8 @@ import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aw
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { ConfigEnvironment, SettingReader } from '../../functions/settings/config.js';
+import type { ConfigEnvironment } from '../../functions/settings/config.js';
+import type { SettingReader } from '../../functions/settings/setting.js';
 import { EXPORT_SERVICE, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
 
 /** The repository root (NodejsFunction's `projectRoot`), computed from this file's location. */

@@ -3,7 +3,7 @@ import { DATASET_NAMES } from '../../warehouse/catalog.js';
 import { COLORS, columnChart } from '../charts.js';
 import type { Figures, HealthState } from '../figures.js';
 import { formatCount } from '../../shared/format.js';
-import { describeShare } from '../../export/erasures.js';
+import { describeShare } from '../../export/index.js';
 import { userText } from '../html.js';
 import { chart, defined, empty, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';

@@ -1,14 +1,14 @@
 /**
- * The first ordinary mistakes of a new user (issue 25) cost nothing and are said once: the real
- * CLI runs as a child process, and each test checks its exit code, its one line on stderr and
- * the requests the stand-in API received (a loopback server that counts them, or the
- * sandbox's request log).
+ * The first ordinary mistakes of a new user (issue 25) cost nothing and are said once: the CLI
+ * runs in this process (the first test as a real child process, the smoke test of the bin's
+ * wiring), and each test checks its exit code, its one line on stderr and the requests the
+ * stand-in API received (a loopback server that counts them, or the sandbox's request log).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runSpawnedCli } from '../../helpers/cli.js';
+import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { hostEnv, noAwsSetup } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { analyticsRequests } from '../../helpers/request-log.js';
@@ -38,10 +38,13 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-/** The CLI's source in a child process with `env` (plus a fresh state folder and destination, and no AWS setup). */
-async function cli(args: readonly string[], env: Record<string, string>) {
+/**
+ * The CLI in this process (with `spawned`, the published bin in a child process) with `env`
+ * (plus a fresh state folder and destination, and no AWS setup) and the real clock.
+ */
+async function cli(args: readonly string[], env: Record<string, string>, options: { readonly spawned?: boolean } = {}) {
   const scratch = await makeTempDir('mistakes');
-  const run = await runSpawnedCli(args, {
+  const whole = {
     ...hostEnv(),
     ...noAwsSetup(scratch),
     EXPORT_STATE_DIR: `${scratch}/state`,
@@ -49,14 +52,15 @@ async function cli(args: readonly string[], env: Record<string, string>) {
     // A key of its own: a first run in a fresh state folder would otherwise generate one and say so.
     PERSONAL_DATA_KEY: TEST_PERSONAL_DATA_KEY,
     ...env,
-  });
+  };
+  const run = options.spawned ? await runSpawnedCli(args, whole) : await runCliInProcess(args, { env: whole, now: () => Date.now() });
   const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
   return { ...run, lines };
 }
 
 describe('no MINTLIFY_API_KEY while something points at the real API', () => {
   it('MINTLIFY_PROJECT_IDS naming a project the embedded sandbox does not serve: exit 2, one line naming MINTLIFY_API_KEY, no sandbox started', async () => {
-    const run = await cli(['export', '--date', DAY], { MINTLIFY_PROJECT_IDS: 'docs_acme' });
+    const run = await cli(['export', '--date', DAY], { MINTLIFY_PROJECT_IDS: 'docs_acme' }, { spawned: true });
 
     expect(run.code, run.stderr).toBe(2);
     expect(run.stdout).toBe('');
@@ -154,7 +158,6 @@ describe('a key the API refuses (401)', () => {
   });
 });
 
-// Four child processes, one after the other for the export: slow on a shared machine.
 describe('plan and status with a project never exported where others were', { timeout: 120_000 }, () => {
   it('warn in one line naming the project and --project, send no request, and exit 0', async () => {
     const scratch = await makeTempDir('mistakes-plan');

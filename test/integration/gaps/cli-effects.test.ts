@@ -1,10 +1,10 @@
 /**
- * `mintlify-exporter effects`, the real CLI in its own process, over a stand-in lake with planted
+ * `mintlify-exporter effects`, the CLI in this process (one test runs the real bin in a child process), over a stand-in lake with planted
  * truths (test/helpers/effects-lake.ts): a fix whose rate falls 60 % with 280 signals before, one
  * with no change (280 signals) while the site's traffic rises 50 %, a true 30 % fall with 30
  * signals (inconclusive, never no_change), one completed three days ago, unchanged gaps without a
- * job as controls, and a job that failed — and the portfolio pooling each kind's completed jobs. The child's clock is fixed at
- * the lake's NOW (test/helpers/fixed-now.mjs).
+ * job as controls, and a job that failed — and the portfolio pooling each kind's completed jobs. The clock is the
+ * lake's NOW (the child's through test/helpers/fixed-now.mjs).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
 import { formatDay } from '../../../functions/shared/dates.js';
 import { duckDbType } from '../../../functions/warehouse/duckdb.js';
 import { FIX_EFFECTS } from '../../../functions/warehouse/tables.js';
-import { runSpawnedCli } from '../../helpers/cli.js';
+import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, SMALL, TOPIC_TRUTH, TRUTH, type EffectsLake } from '../../helpers/effects-lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
@@ -32,8 +32,12 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-function effects(args: readonly string[], now = NOW) {
-  return runSpawnedCli(['effects', '--out', lake.root, ...args], { HOME: lake.root, FIXED_NOW: String(now) }, { nodeArgs: ['--import', FIXED_NOW] });
+/** `effects` over the lake at `now`, in this process; with `spawned`, the bin in a child process. */
+function effects(args: readonly string[], options: { readonly now?: number; readonly spawned?: boolean } = {}) {
+  const now = options.now ?? NOW;
+  const argv = ['effects', '--out', lake.root, ...args];
+  if (options.spawned) return runSpawnedCli(argv, { HOME: lake.root, FIXED_NOW: String(now) }, { nodeArgs: ['--import', FIXED_NOW] });
+  return runCliInProcess(argv, { env: { HOME: lake.root }, now: () => now });
 }
 
 async function effectsDocument(args: readonly string[] = []): Promise<{ effects: FixEffect[]; portfolio: PortfolioEntry[] }> {
@@ -162,7 +166,7 @@ describe('effects --json over planted truths', () => {
   });
 
   it('prints the verdicts a lead acts on first, each with its reason, and a summary line', async () => {
-    const { code, stdout, stderr } = await effects([]);
+    const { code, stdout, stderr } = await effects([], { spawned: true });
 
     expect(code, stderr).toBe(0);
     const lines = stdout.trimEnd().split('\n');

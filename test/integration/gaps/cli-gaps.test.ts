@@ -1,5 +1,5 @@
 /**
- * `mintlify-exporter gaps` as a real process over a sandbox export: the gaps and their numbers
+ * `mintlify-exporter gaps` in this process (the text listing as a real process) over a sandbox export: the gaps and their numbers
  * against independent DuckDB queries of the exported Parquet, ids stable across runs and
  * periods, `--json` one document, `--prompts` lines the producer accepts as they are, gaps
  * with a job in flight or done left out of the prompts, and the exit codes.
@@ -15,7 +15,7 @@ import { checkPrompts } from '../../../functions/producer/prompts.js';
 import { openDestination } from '../../../functions/shared/storage/destinations.js';
 import { createLocalStore } from '../../../functions/shared/storage/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runCliAt, runSpawnedCli } from '../../helpers/cli.js';
+import { runCliAt, runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
 import { readerText } from '../../../functions/shared/reader-text.js';
@@ -41,8 +41,11 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-async function gaps(args: readonly string[], dir = root) {
-  return runSpawnedCli(['gaps', '--out', dir, ...args], { HOME: dir });
+/** `gaps` over `dir` in this process with the real clock; with `spawned`, the bin in a child process. */
+async function gaps(args: readonly string[], dir = root, options: { readonly spawned?: boolean } = {}) {
+  const argv = ['gaps', '--out', dir, ...args];
+  if (options.spawned) return runSpawnedCli(argv, { HOME: dir });
+  return runCliInProcess(argv, { env: { HOME: dir }, now: () => Date.now() });
 }
 
 async function gapsJson(args: readonly string[]): Promise<{ gaps: Gap[]; projects: string[]; scoring: unknown }> {
@@ -178,7 +181,7 @@ describe('mintlify-exporter gaps (a real process over a sandbox export)', () => 
   });
 
   it('prints the ranked gaps with their evidence as text', async () => {
-    const { code, stdout } = await gaps(['--from', FROM, '--to', TO, '--top', '3']);
+    const { code, stdout } = await gaps(['--from', FROM, '--to', TO, '--top', '3'], root, { spawned: true });
     const { gaps: top } = await gapsJson(['--from', FROM, '--to', TO, '--top', '3']);
 
     expect(code).toBe(0);

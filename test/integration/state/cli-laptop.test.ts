@@ -1,6 +1,8 @@
 /**
  * The follow-up side on a laptop, as a user meets it: the real process (the bin) against fauxqs
  * on 127.0.0.1. A busy port and missing AWS settings are each one line naming the fix (exit 2).
+ * The queue commands stay real processes: the SDK reads its region and credentials from the
+ * process's environment, not the CLI's `env`. The busy port runs in this process.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
@@ -8,7 +10,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createSqsDeadLetter } from '../../../functions/follow-up/dead-letter.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runSpawnedCli, spawnCli, waitUntil } from '../../helpers/cli.js';
+import { runCliInProcess, runSpawnedCli, spawnCli, waitUntil } from '../../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
 import { emulatorAwsEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
@@ -69,7 +71,7 @@ async function withBusyPort<T>(use: (port: number) => Promise<T>): Promise<T> {
 
 describe('a busy port', () => {
   it('sandbox says the port is in use and names --port, in one line, exit 2', async () => {
-    const run = await withBusyPort((port) => runSpawnedCli(['sandbox', '--port', String(port)], hostEnv(), { entry: 'bin' }));
+    const run = await withBusyPort((port) => runCliInProcess(['sandbox', '--port', String(port)], { env: hostEnv(), now: () => Date.now() }));
 
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^error: port \d+ on 127\.0\.0\.1 is in use .*--port N, or --port 0 for a free one\n$/);

@@ -5,7 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS, ENV_DEFAULTS, SETTINGS, loadConfig, loadConfigFor } from '../../../functions/settings/config.js';
+import { CONFIG_DEFAULTS, ENV_DEFAULTS, loadConfig, loadConfigFor } from '../../../functions/settings/config.js';
+import { SETTINGS } from '../../../functions/settings/table.js';
 import { SETTINGS_MARKERS, settingsReference, withSettingsReference } from '../../../scripts/settings-reference.js';
 import { COST_MARKERS, costReference, withCostReference } from '../../../scripts/cost-reference.js';
 import { DATASET_CATALOG, DATASET_NAMES, typicalPagesPerDay } from '../../../functions/warehouse/catalog.js';

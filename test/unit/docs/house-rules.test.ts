@@ -2,7 +2,9 @@
  * Rules of the house a test can hold, read with TypeScript's own parser (not regular
  * expressions): the CLI picks its exit code by what an error says of itself, not by a list of
  * classes; the errors one room raises live in that room; no unit test reads a clock to bound a
- * time (those bounds are the benchmark's: a unit test passes alone and under load alike).
+ * time (those bounds are the benchmark's: a unit test passes alone and under load alike); an
+ * integration file starts at most one child process unless several are its point; no file under
+ * functions/ is over 500 lines; no export of functions/ is there for the tests alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -90,5 +92,158 @@ describe('the unit tests', () => {
     const reads = testFiles('test/unit').flatMap((relative) => clockReads(source(relative)));
 
     expect(reads).toEqual([]);
+  });
+});
+
+/**
+ * Calls that start a child process: the CLI's helpers (`spawnCli`, `runSpawnedCli`,
+ * `runCliInTerminal`) and node:child_process's (`spawn`, `fork`, `exec`, `execFile`; as
+ * `x.exec` only the first three, since a RegExp has an `exec` too).
+ */
+const SPAWNS = new Set(['spawnCli', 'runSpawnedCli', 'runCliInTerminal', 'spawn', 'fork', 'exec', 'execFile', 'execa']);
+const SPAWN_METHODS = new Set(['spawn', 'fork', 'execFile']);
+
+/** How many calls in a file start a child process. */
+function spawnCalls(file: ts.SourceFile): number {
+  let calls = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      if (ts.isIdentifier(callee) ? SPAWNS.has(callee.text) : ts.isPropertyAccessExpression(callee) && SPAWN_METHODS.has(callee.name.text)) calls += 1;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return calls;
+}
+
+/**
+ * The integration files whose point is more than one real process: signals, several processes at
+ * once, a process killed mid-work, the bin's own environment. Every other file runs the CLI in
+ * this process (runCliInProcess) and keeps at most one spawned smoke test.
+ */
+const MANY_PROCESSES: Readonly<Record<string, string>> = {
+  'drift/cli-drift.test.ts': 'the drift sandbox and the export as two processes',
+  'cli/cli-doctor.test.ts': 'the state table and queue checks: the SDK reads region and credentials from the process’s environment',
+  'export/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
+  'export/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
+  'export/export-two-writers.test.ts': 'two processes on the same units',
+  'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
+  'follow-up/follow-up-dead-claimant.test.ts': 'a claimant killed, another process taking over',
+  'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
+  'gaps/gaps-loop.test.ts': 'the loop across commands as separate processes',
+  'orgs/cli-orgs-at-once.test.ts': 'several organisations’ processes at once',
+  'orgs/cli-orgs.test.ts': 'file permissions and the bin’s environment (the SDK reads the process’s)',
+  'privacy/forget-killed.test.ts': 'forget killed mid-rewrite',
+  'privacy/readers-words.test.ts': 'gaps and report over a hostile lake as the bin prints them',
+  'report/report.test.ts': 'the report with Chromium in its own process',
+  'state/cli-laptop.test.ts': 'queue commands: the SDK reads region and credentials from the process’s environment',
+  'storage/shared-store-local.test.ts': 'two processes sharing one ledger and one lock',
+};
+
+describe('the integration tests', () => {
+  it('start at most one child process per file, unless its point is several (MANY_PROCESSES)', () => {
+    const files = testFiles('test/integration').filter((relative) => relative.endsWith('.test.ts'));
+    const many = files
+      .map((relative) => ({ relative: relative.slice('test/integration/'.length), calls: spawnCalls(source(relative)) }))
+      .filter(({ calls }) => calls > 1)
+      .map(({ relative }) => relative);
+
+    expect(many.filter((relative) => !(relative in MANY_PROCESSES))).toEqual([]);
+    // The list shrinks with the files: a file that came down to one process leaves it.
+    expect(Object.keys(MANY_PROCESSES).filter((relative) => !many.includes(relative))).toEqual([]);
+  });
+});
+
+/** The longest a file under functions/ may be, in lines. */
+const MAX_LINES = 500;
+
+/** A file's lines as `wc -l` counts them. */
+function lineCount(relative: string): number {
+  const text = readFileSync(fileURLToPath(new URL(`../../../${relative}`, import.meta.url)), 'utf8');
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+/** Files over MAX_LINES whose split is under way on another branch; the list only shrinks. */
+const SPLIT_UNDER_WAY = ['functions/report/figures.ts'];
+
+describe('the files under functions/', () => {
+  it(`are at most ${MAX_LINES} lines each (split by concern: a file is one job)`, () => {
+    const long = testFiles('functions')
+      .map((relative) => ({ relative, lines: lineCount(relative) }))
+      .filter(({ lines }) => lines > MAX_LINES);
+
+    expect(long.filter(({ relative }) => !SPLIT_UNDER_WAY.includes(relative))).toEqual([]);
+    expect(SPLIT_UNDER_WAY.filter((relative) => !long.some((file) => file.relative === relative))).toEqual([]);
+  });
+});
+
+/** Every `.ts`/`.js`/`.mjs` file the project ships or runs (not its tests). */
+const SHIPPED = ['functions', 'infra', 'scripts', 'bench', 'sandbox', 'bin'];
+
+/** How often each identifier occurs in `file`, read with TypeScript's parser. */
+function identifierCounts(file: ts.SourceFile, counts: Map<string, number>): void {
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) counts.set(node.text, (counts.get(node.text) ?? 0) + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+}
+
+/** The functions and constants a file exports. */
+function exportedValues(file: ts.SourceFile): string[] {
+  return file.statements.flatMap((statement) => {
+    const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
+    if (!modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) return [];
+    if (ts.isFunctionDeclaration(statement) && statement.name) return [statement.name.text];
+    if (ts.isVariableStatement(statement)) return statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+    return [];
+  });
+}
+
+/**
+ * Exports under functions/ that only tests use, kept on purpose (a test hook) or still to be
+ * looked at; the list only shrinks. Deleted at R18: `sleepUntilStopped`, `periodCovering`.
+ */
+const ONLY_TESTS_USE = [
+  'functions/export/settle.ts: isProvisional',
+  'functions/gaps/topics.ts: groupTopics',
+  'functions/gaps/topics.ts: inTopic',
+  'functions/insights/anomalies.ts: listAnomalies',
+  'functions/report/charts.ts: barChart',
+  'functions/scope/check.ts: describeReasons',
+  'functions/shared/dates.ts: assertFinishedDays',
+  'functions/shared/secrets.ts: clearApiKeyCache',
+  'functions/shared/secrets.ts: resolveApiKey',
+  'functions/warehouse/questions.ts: decodeDailyTotals',
+  'functions/warehouse/questions.ts: decodeTopPage',
+  'functions/warehouse/questions.ts: decodeUnclickedSearch',
+  'functions/warehouse/questions.ts: decodeUnansweredCategory',
+  'functions/warehouse/questions.ts: decodeThumbsDownPage',
+  'functions/warehouse/questions.ts: decodeGapFigure',
+  'functions/warehouse/questions.ts: decodeGapRate',
+  'functions/warehouse/questions.ts: decodeQuestionDay',
+  'functions/warehouse/questions.ts: decodeAskedQuestionDay',
+  'functions/warehouse/records.ts: recordAnomalies',
+];
+
+describe('the exports of functions/', () => {
+  it('are each used by shipped code, not only by tests (ONLY_TESTS_USE names the exceptions)', () => {
+    const files = SHIPPED.flatMap((folder) =>
+      readdirSync(fileURLToPath(new URL(`../../../${folder}`, import.meta.url)), { recursive: true, encoding: 'utf8' })
+        .filter((name) => /\.(ts|js|mjs)$/.test(name) && !name.endsWith('.d.ts'))
+        .map((name) => `${folder}/${name}`),
+    );
+    const counts = new Map<string, number>();
+    for (const relative of files) identifierCounts(source(relative), counts);
+    // An export used nowhere else occurs once: where it is declared.
+    const unused = files
+      .filter((relative) => relative.startsWith('functions/') && relative.endsWith('.ts'))
+      .flatMap((relative) => exportedValues(source(relative)).map((name) => ({ relative, name })))
+      .filter(({ name }) => counts.get(name) === 1)
+      .map(({ relative, name }) => `${relative}: ${name}`);
+
+    expect(unused.filter((entry) => !ONLY_TESTS_USE.includes(entry))).toEqual([]);
+    expect(ONLY_TESTS_USE.filter((entry) => !unused.includes(entry))).toEqual([]);
   });
 });

@@ -95,10 +95,30 @@ function importGraph(files: readonly string[]): Map<string, string[]> {
 }
 
 /**
- * Folders with a front door: a file of another folder (listed) imports the folder only through
- * its `index.ts`. The CLI wires the export only through export/index.ts.
+ * Folders with a front door: a file of another folder (listed; `*` every other folder) imports
+ * the folder only through its `index.ts`. Everyone enters the export through export/index.ts,
+ * but the imports PAST_THE_DOOR names, which are still to move to the face (R14).
  */
-const FRONT_DOORS: ReadonlyMap<string, readonly string[]> = new Map([['export', ['cli']]]);
+const FRONT_DOORS: ReadonlyMap<string, readonly string[]> = new Map([['export', ['*']]]);
+
+/** Imports past a front door still to move to the face; the list only shrinks. */
+const PAST_THE_DOOR: readonly string[] = [
+  'functions/insights/check.ts → functions/export/plan.ts',
+  'functions/insights/check.ts → functions/export/units.ts',
+  'functions/insights/weekly/run.ts → functions/export/plan.ts',
+  'functions/orgs/handlers.ts → functions/export/deps.ts',
+  'functions/orgs/handlers.ts → functions/export/handler.ts',
+  'functions/orgs/worker.ts → functions/export/handler.ts',
+  'functions/orgs/worker.ts → functions/export/run.ts',
+  'functions/report/health.ts → functions/export/drift.ts',
+  'functions/report/health.ts → functions/export/retention.ts',
+  'functions/report/health.ts → functions/export/run-log.ts',
+  'functions/report/health.ts → functions/export/units.ts',
+  'functions/report/report.ts → functions/export/retention.ts',
+  'infra/constructs/iceberg-tables.ts → functions/export/iceberg/layout.ts',
+  'infra/constructs/iceberg-tables.ts → functions/export/iceberg/statements.ts',
+  'scripts/first-look.ts → functions/export/settle.ts',
+];
 
 /** Every import that passes a folder's front door, as `from → to`. */
 function pastFrontDoors(graph: ReadonlyMap<string, readonly string[]>): string[] {
@@ -106,7 +126,8 @@ function pastFrontDoors(graph: ReadonlyMap<string, readonly string[]>): string[]
   for (const [from, targets] of graph) {
     for (const to of targets) {
       const folder = folderOf(to);
-      if (!FRONT_DOORS.get(folder)?.includes(folderOf(from))) continue;
+      const doors = FRONT_DOORS.get(folder);
+      if (folderOf(from) === folder || !(doors?.includes('*') || doors?.includes(folderOf(from)))) continue;
       if (to !== `functions/${folder}/index.ts`) found.push(`${from} → ${to}`);
     }
   }
@@ -253,7 +274,11 @@ describe('front doors', () => {
     expect(pastFrontDoors(graph)).toEqual(['functions/cli/export.ts → functions/export/run.ts']);
   });
 
-  it('the CLI imports export/ only through export/index.ts', () => {
-    expect(pastFrontDoors(layeredGraph())).toEqual([]);
+  it('every folder imports export/ only through export/index.ts, but the imports PAST_THE_DOOR names', () => {
+    const past = pastFrontDoors(layeredGraph());
+
+    expect(past.filter((edge) => !PAST_THE_DOOR.includes(edge))).toEqual([]);
+    // An import moved to the face leaves the list.
+    expect(PAST_THE_DOOR.filter((edge) => !past.includes(edge))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /** The time module: the two sleeps on a fake clock, and the one backoff formula. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay, DAY_MS, HOUR_MS, sleep, sleepUntilStopped } from '../../../functions/shared/time.js';
+import { backoffDelay, DAY_MS, HOUR_MS, sleep } from '../../../functions/shared/time.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -45,18 +45,6 @@ describe('sleep', () => {
     await slept;
 
     expect(done).toBe(true);
-  });
-});
-
-describe('sleepUntilStopped', () => {
-  it('resolves at once when stopped', async () => {
-    vi.useFakeTimers();
-    const stop = new AbortController();
-    const slept = sleepUntilStopped(HOUR_MS, stop.signal);
-
-    stop.abort();
-
-    await expect(slept).resolves.toBeUndefined();
   });
 });
 

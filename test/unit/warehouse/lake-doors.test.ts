@@ -26,7 +26,7 @@ const DOORS = [
   /^functions\/(export|follow-up)\/deps\.ts$/,
   /^functions\/orgs\//,
   /^functions\/insights\/(weekly\/)?orgs\.ts$/,
-  /^functions\/settings\/config\.ts$/,
+  /^functions\/settings\/table\.ts$/,
   /^functions\/report\/targets\.ts$/,
   /^functions\/shared\/storage\/destinations?(-target)?\.ts$/,
   /^functions\/warehouse\/lake\/target\.ts$/,
