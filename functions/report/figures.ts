@@ -24,18 +24,41 @@ import {
 import { sqlString } from '../warehouse/sql.js';
 import { ALL_ROWS } from '../gaps/read.js';
 import { EFFECT_TABLES } from '../gaps/effect.js';
-import { readErasureNotes, readHealth, readRequests, type ErasureNote, type HealthCell, type HealthState, type RequestsDay } from './health.js';
+import { readErasureNotes, readHealth, readRequests, type ErasureNote, type HealthCell, type RequestsDay } from './health.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
 import { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
-import { type Comparison, comparisonOf, type Coverage, isCovered } from '../warehouse/compare.js';
+import { type Comparison, type Coverage, isCovered } from '../warehouse/compare.js';
 import { beyondChance, type Exposures } from '../warehouse/noise.js';
-import { addDays } from '../shared/dates.js';
-import type { DatasetName } from '../warehouse/catalog.js';
 import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
+import { coverageOf, fillOf, leftOutOf, type LeftOutDay } from './coverage.js';
+import {
+  comparisonFor,
+  type CountFigure,
+  FIGURE_DATASET,
+  type Headline,
+  headline,
+  overall,
+  RANKING_DATASET,
+  REPORT_DATASETS,
+  type ReportDataset,
+  share,
+} from './headline.js';
 
 export type { ErasureNote, HealthCell, HealthState, RequestsDay } from './health.js';
+export { describeLeftOut, leftOutStateName, type LeftOutDay } from './coverage.js';
+export {
+  COUNT_FIGURES,
+  comparisonFor,
+  type CountFigure,
+  FIGURE_DATASET,
+  hasData,
+  type Headline,
+  RANKING_DATASET,
+  REPORT_DATASETS,
+  type ReportDataset,
+} from './headline.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 
 /** Rows shown in each ranking. */
@@ -43,65 +66,6 @@ export const LIMITS = { pages: 15, searches: 20, categories: 12, examples: 3, th
 
 /** Rows each ranking is asked for, so that what moved is known beyond what is shown. */
 const RANKED_ROWS = 500;
-
-/** The datasets the report's figures come from (the others are the export's own: health only). */
-export const REPORT_DATASETS = ['visitors', 'views', 'searches', 'assistant', 'feedback'] as const satisfies readonly DatasetName[];
-export type ReportDataset = (typeof REPORT_DATASETS)[number];
-
-/** The headline's counts: each a sum over days (a per-day figure exists of each). */
-export const COUNT_FIGURES = ['human', 'ai', 'views', 'searches', 'questions', 'unanswered', 'thumbsDown'] as const;
-export type CountFigure = (typeof COUNT_FIGURES)[number];
-
-/** The dataset each figure of the headline comes from: its coverage decides how it is compared. */
-export const FIGURE_DATASET = {
-  human: 'visitors',
-  ai: 'visitors',
-  aiShare: 'visitors',
-  views: 'views',
-  searches: 'searches',
-  questions: 'assistant',
-  unanswered: 'assistant',
-  unansweredShare: 'assistant',
-  thumbsDown: 'feedback',
-} as const satisfies Readonly<Record<string, ReportDataset>>;
-
-/** The dataset each ranking (and its movers) comes from. */
-export const RANKING_DATASET = { pages: 'views', searches: 'searches', categories: 'assistant', thumbsDown: 'feedback' } as const satisfies Readonly<
-  Record<string, ReportDataset>
->;
-
-export interface Headline {
-  readonly human: number;
-  readonly ai: number;
-  /** AI ÷ (human + AI); null when there were no visitors. */
-  readonly aiShare: number | null;
-  readonly views: number;
-  readonly searches: number;
-  readonly questions: number;
-  readonly unanswered: number;
-  /** Unanswered ÷ questions; null when there were no questions. */
-  readonly unansweredShare: number | null;
-  readonly thumbsDown: number;
-  /** Days with a `visitors_totals` row. */
-  readonly daysWithData: number;
-  /** Per dataset, its days exported (a day of each project) out of the period's days times the projects. */
-  readonly coverage: Readonly<Record<ReportDataset, Coverage>>;
-  /**
-   * Each count per exported day of its dataset: of one project its total ÷ its exported days, of
-   * several the sum of theirs; null where no day of the dataset is exported.
-   */
-  readonly perDay: Readonly<Record<CountFigure, number | null>>;
-}
-
-/** How the figures of `dataset` of two headlines (a period and the one before) may be compared (warehouse/compare.ts). */
-export function comparisonFor(headlines: { readonly current: Headline; readonly previous: Headline }, dataset: ReportDataset): Comparison {
-  return comparisonOf(headlines.current.coverage[dataset], headlines.previous.coverage[dataset]);
-}
-
-/** Whether a headline has any data at all. */
-export function hasData(headline: Headline): boolean {
-  return headline.daysWithData > 0 || headline.views + headline.searches + headline.questions + headline.thumbsDown > 0;
-}
 
 /** A page by views (the question's row, queries/top-pages.sql), with its AI share and the period before. */
 export interface TopPage extends TopPageRow {
@@ -152,12 +116,6 @@ export interface DatasetComparison {
    * missing, failed, partial, or expired by retention), with the worst state of the day.
    */
   readonly leftOut: { readonly current: readonly LeftOutDay[]; readonly previous: readonly LeftOutDay[] };
-}
-
-/** A day a dataset's figures leave out, and why (the worst state of its projects that day). */
-export interface LeftOutDay {
-  readonly day: string;
-  readonly state: Exclude<HealthState, 'complete' | 'provisional' | 'drift'>;
 }
 
 export interface Figures {
@@ -468,107 +426,6 @@ export function openReportWarehouse(lake: LakeFiles, scope: ReportWarehouseScope
 /** Nothing moved: a ranking whose periods do not compare. */
 const NO_MOVERS: Movers = { new: [], lapsed: [], risers: [], fallers: [] };
 
-/** A unit's state that holds its day's figures: it is exported. */
-const EXPORTED = new Set<HealthState>(['complete', 'provisional', 'drift']);
-
-/** The coverage of each report dataset over `period` for `projects`, from the units' states. */
-function coverageOf(health: readonly HealthCell[], projects: readonly string[], period: Period): Record<ReportDataset, Coverage> {
-  const wanted = new Set(projects);
-  const days = period.days.length * projects.length;
-  return Object.fromEntries(
-    REPORT_DATASETS.map((dataset) => {
-      const exported = health
-        .filter((cell) => cell.dataset === dataset)
-        .reduce((n, cell) => n + cell.projects.filter((p) => wanted.has(p.projectId) && EXPORTED.has(p.state)).length, 0);
-      return [dataset, { exported, days }];
-    }),
-  ) as Record<ReportDataset, Coverage>;
-}
-
-/** How a left-out day's state is named: `expired (retention)`, `missing`, … */
-export function leftOutStateName(state: LeftOutDay['state']): string {
-  return state === 'expired' ? 'expired (retention)' : state;
-}
-
-/**
- * `2026-05-02 to 2026-05-12 expired (retention) (11 days), 2026-05-20 missing`: runs of
- * consecutive days in one state, in order.
- */
-export function describeLeftOut(days: readonly LeftOutDay[]): string {
-  const runs: { first: string; last: string; state: LeftOutDay['state']; count: number }[] = [];
-  for (const { day, state } of days) {
-    const run = runs.at(-1);
-    if (run !== undefined && run.state === state && addDays(run.last, 1) === day) {
-      run.last = day;
-      run.count += 1;
-    } else runs.push({ first: day, last: day, state, count: 1 });
-  }
-  return runs
-    .map((r) => (r.count === 1 ? `${r.first} ${leftOutStateName(r.state)}` : `${r.first} to ${r.last} ${leftOutStateName(r.state)} (${r.count} days)`))
-    .join(', ');
-}
-
-/** The days of `cells` of `dataset` some project has not exported, each with its worst state, in order. */
-function leftOutOf(dataset: ReportDataset, cells: readonly HealthCell[]): LeftOutDay[] {
-  return cells
-    .filter((cell) => cell.dataset === dataset && cell.projects.some((p) => !EXPORTED.has(p.state)))
-    .map((cell) => ({ day: cell.day, state: cell.state as LeftOutDay['state'] }))
-    .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-}
-
-/**
- * The days of `cells` of `dataset` some project has not exported, as `[from, to)`; undefined when
- * none. An expired day (retention) is never exported again: nothing fills it.
- */
-function fillOf(dataset: ReportDataset, cells: readonly HealthCell[]): { from: string; to: string } | undefined {
-  const days = cells
-    .filter((cell) => cell.dataset === dataset && cell.projects.some((p) => !EXPORTED.has(p.state) && p.state !== 'expired'))
-    .map((cell) => cell.day)
-    .sort();
-  const first = days[0];
-  const last = days[days.length - 1];
-  return first === undefined || last === undefined ? undefined : { from: first, to: addDays(last, 1) };
-}
-
-/** The headline of several projects: sums of `rows`, and per-day figures as the sums of the projects' own. */
-function overall(rows: readonly DailyTotalsRow[], coverage: Record<ReportDataset, Coverage>, projects: readonly Headline[]): Headline {
-  const perDay = Object.fromEntries(
-    COUNT_FIGURES.map((figure) => {
-      const known = projects.map((p) => p.perDay[figure]).filter((v): v is number => v !== null);
-      return [figure, known.length === 0 ? null : known.reduce((sum, v) => sum + v, 0)];
-    }),
-  ) as Record<CountFigure, number | null>;
-  return { ...headline(rows, coverage), perDay };
-}
-
-/** Sums of `rows` (days × projects); per-day figures over the exported days of `coverage` (one project's). */
-function headline(rows: readonly DailyTotalsRow[], coverage: Record<ReportDataset, Coverage>): Headline {
-  const sum = (field: Exclude<keyof DailyTotalsRow, 'projectId' | 'day'>) => rows.reduce((total, r) => total + r[field], 0);
-  const human = sum('human');
-  const ai = sum('ai');
-  const questions = sum('questions');
-  const unanswered = sum('unanswered');
-  return {
-    human,
-    ai,
-    aiShare: share(ai, human + ai),
-    views: sum('views'),
-    searches: sum('searches'),
-    questions,
-    unanswered,
-    unansweredShare: share(unanswered, questions),
-    thumbsDown: sum('thumbsDown'),
-    daysWithData: new Set(rows.filter((r) => r.visitorRows > 0).map((r) => r.day)).size,
-    coverage,
-    perDay: Object.fromEntries(
-      COUNT_FIGURES.map((figure) => {
-        const days = coverage[FIGURE_DATASET[figure]].exported;
-        return [figure, days === 0 ? null : sum(figure) / days];
-      }),
-    ) as Record<CountFigure, number | null>,
-  };
-}
-
 function visitorsPerDay(rows: readonly DailyTotalsRow[], period: Period): DayVisitors[] {
   return period.days.map((day) => {
     const ofDay = rows.filter((r) => r.day === day && r.visitorRows > 0);
@@ -579,8 +436,4 @@ function visitorsPerDay(rows: readonly DailyTotalsRow[], period: Period): DayVis
 
 function rankOf<T extends { readonly projectId: string }>(rows: readonly T[], label: (r: T) => string, value: (r: T) => number, lower = false): Ranked[] {
   return rows.map((r) => ({ projectId: r.projectId, key: lower ? label(r).toLowerCase() : label(r), label: label(r), value: value(r) }));
-}
-
-function share(part: number, whole: number): number | null {
-  return whole === 0 ? null : part / whole;
 }
