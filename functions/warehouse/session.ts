@@ -73,6 +73,11 @@ export interface WarehouseScope {
    * own days and those its fixes look back over: one load serves both, each question asks its range).
    */
   readonly spans?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Tables, by name, the caller reads once (`gaps`: one question each): a view over the files
+   * too, not a copy in memory (a day of 200,000 questions copied costs about 110 MB).
+   */
+  readonly readOnce?: readonly string[];
 }
 
 /** A session with the report's tables loaded; `tables` names each for `questionSql`. */
@@ -143,7 +148,8 @@ async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDe
     });
     body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable)} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
   }
-  await session.run(`CREATE ${SINGLE_USE.has(table.name) ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
+  const view = SINGLE_USE.has(table.name) || (scope.readOnce?.includes(table.name) ?? false);
+  await session.run(`CREATE ${view ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
 }
 
 function nullOf(table: TableDef, name: string): string {
