@@ -84,7 +84,8 @@ export async function openGapTables(lake: LakeFiles, scope: GapScope, readOnce =
     days: scope.days,
     projects: found.projects,
     tables: GAP_TABLES,
-    ...(readOnce ? { readOnce: GAP_TABLES.map((table) => table.name) } : {}),
+    // Read once: views, and one DuckDB thread (the questions' grouping is held once, not per thread).
+    ...(readOnce ? { readOnce: GAP_TABLES.map((table) => table.name), threads: 1 } : {}),
     ...(scope.onWarning ? { onWarning: scope.onWarning } : {}),
   });
   return { ...found, warehouse, close: () => warehouse.close() };
