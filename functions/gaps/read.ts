@@ -74,13 +74,18 @@ export interface GapTables {
   close(): void;
 }
 
-/** Loads the gap tables of `scope`'s days and projects (files named one by one, never by glob). */
-export async function openGapTables(lake: LakeFiles, scope: GapScope): Promise<GapTables> {
+/**
+ * Loads the gap tables of `scope`'s days and projects (files named one by one, never by glob);
+ * `readOnce`: each table is read by one question (`findGaps`), so views over the files, not copies.
+ */
+export async function openGapTables(lake: LakeFiles, scope: GapScope, readOnce = false): Promise<GapTables> {
   const found = await gapFiles(lake, scope);
   const warehouse = await loadWarehouse(lake, {
     days: scope.days,
     projects: found.projects,
     tables: GAP_TABLES,
+    // Read once: views, and one DuckDB thread (the questions' grouping is held once, not per thread).
+    ...(readOnce ? { readOnce: GAP_TABLES.map((table) => table.name), threads: 1 } : {}),
     ...(scope.onWarning ? { onWarning: scope.onWarning } : {}),
   });
   return { ...found, warehouse, close: () => warehouse.close() };
@@ -109,7 +114,8 @@ async function gapFiles(lake: LakeFiles, scope: GapScope): Promise<Pick<GapTable
 
 /** Runs the three gap questions over the period's files in `lake`, each for its first `limit` rows. */
 export async function readGapEvidence(lake: LakeFiles, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
-  const tables = await openGapTables(lake, scope);
+  // Each gap table is read by one question here (the questions, the searches, the thumbs down).
+  const tables = await openGapTables(lake, scope, true);
   try {
     if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [], unplaced: { questions: 0, unanswered: 0 } };
     return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit)) };

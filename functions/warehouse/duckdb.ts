@@ -54,6 +54,11 @@ export interface DuckDbOptions {
    * `$HOME`, which is read-only in Lambda (use `/tmp` there). @default DuckDB's
    */
   readonly tempDirectory?: string;
+  /**
+   * Threads DuckDB runs a statement on: each holds its own share of a grouping's hash table
+   * (one thread: a day of 200,000 distinct questions grouped costs about 20 MB less). @default DuckDB's (the cores)
+   */
+  readonly threads?: number;
 }
 
 /** An in-memory DuckDB over the warehouse folder `options.root`. */
@@ -70,6 +75,7 @@ export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSes
   try {
     // Every query that needs an order says it: DuckDB may load and aggregate in any order.
     await connection.run('SET preserve_insertion_order = false');
+    if (options.threads !== undefined) await connection.run(`SET threads = ${Math.max(1, Math.floor(options.threads))}`);
     if (options.root !== undefined) await connection.run(`SET file_search_path = ${sqlString(options.root)}`);
     if (options.tempDirectory !== undefined) {
       await connection.run(`SET temp_directory = ${sqlString(options.tempDirectory)}`);

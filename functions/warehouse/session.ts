@@ -73,6 +73,13 @@ export interface WarehouseScope {
    * own days and those its fixes look back over: one load serves both, each question asks its range).
    */
   readonly spans?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Tables, by name, the caller reads once (`gaps`: one question each): a view over the files
+   * too, not a copy in memory (a day of 200,000 questions copied costs about 110 MB).
+   */
+  readonly readOnce?: readonly string[];
+  /** DuckDB's threads (duckdb.ts `threads`): one for a session that asks one large grouping. @default DuckDB's */
+  readonly threads?: number;
 }
 
 /** A session with the report's tables loaded; `tables` names each for `questionSql`. */
@@ -91,7 +98,7 @@ export interface LoadedWarehouse {
 
 /** Loads the tables of `scope` from the files under the lake's folder, in one session. */
 export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Promise<LoadedWarehouse> {
-  const session = await openDuckDb({ root: lake.root });
+  const session = await openDuckDb({ root: lake.root, ...(scope.threads === undefined ? {} : { threads: scope.threads }) });
   const unreadable: string[] = [];
   try {
     for (const table of scope.tables ?? REPORT_TABLES) {
@@ -143,7 +150,8 @@ async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDe
     });
     body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable)} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
   }
-  await session.run(`CREATE ${SINGLE_USE.has(table.name) ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
+  const view = SINGLE_USE.has(table.name) || (scope.readOnce?.includes(table.name) ?? false);
+  await session.run(`CREATE ${view ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
 }
 
 function nullOf(table: TableDef, name: string): string {
