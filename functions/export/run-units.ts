@@ -24,6 +24,7 @@ import { readUnitState, unitKey, unitLabel } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
+import { refreshLakeAfter } from '../warehouse/lake/rollups.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
@@ -245,6 +246,8 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
   }
 
   await settleLeasedUnits(results, deps.destination);
+  // The index of units and the monthly roll-ups of the months this run committed units of.
+  await refreshLakeAfter('export', deps.destination, results.filter((r) => r.status === 'complete'), logger);
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
   // One warning per dataset, not per unit: a change of the API shows in every project and day.
   const drift = driftOf(results);

@@ -18,7 +18,7 @@ import { addDays, dayStart, daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
 import type { LakeFiles } from '../warehouse/lake.js';
-import { tableFiles } from '../warehouse/lake/files.js';
+import { fileKeys, tableFiles } from '../warehouse/lake/files.js';
 import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
@@ -364,8 +364,7 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const projects = new Set(gaps.map((g) => g.projectId));
   const unreadable = new Set(tables.warehouse.unreadable);
   const prefix = ASSISTANT_CONVERSATIONS.prefix;
-  const files = (await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects))
-    .map((file) => file.key)
+  const files = fileKeys(await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects))
     .filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
