@@ -10,7 +10,7 @@
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { forgetPeople } from '../functions/export/forget.js';
+import { forgetPeople } from '../functions/export/forget/index.js';
 import { manifestOf } from '../functions/export/manifest.js';
 import { initialState } from '../functions/export/paging.js';
 import { writeManifest } from '../functions/export/manifest.js';

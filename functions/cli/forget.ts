@@ -3,7 +3,7 @@
  * removes people's rows — every row whose `hmac` column holds the HMAC of one of the addresses,
  * in any written form — from every table, day and project of the destination, in one pass, and
  * records each erasure (never the address) so that no later export brings them back
- * (functions/export/forget.ts, docs/privacy.md). Sends no API request. The same command runs
+ * (functions/export/forget/, docs/privacy.md). Sends no API request. The same command runs
  * against the deployment's bucket (`--out s3://…`, with PERSONAL_DATA_KEY_SECRET_ARN set to
  * the stack's secret).
  *

@@ -190,7 +190,7 @@ function readerOf<Page extends object, Row extends object, Table extends TableDe
       // toRow's object is new for each row: complete it rather than copy it (once per row of every page).
       const tableRow: TableRow = spec.toRow(row, scope.context);
       tableRow['unknown_fields'] = unknownFieldsColumn(unknown);
-      // A forgotten person's rows are not written again (forget.ts), whatever the API sends.
+      // A forgotten person's rows are not written again (export/forget/), whatever the API sends.
       if (isErased(table, tableRow, scope.privacy)) continue;
       rows.push(tableRow);
       const nested = spec.unknownNestedFields(row);

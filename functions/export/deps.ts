@@ -41,7 +41,7 @@ import type { SharedStore } from '../shared/storage/shared-store.js';
 import { createDynamoStore } from '../shared/storage/shared-store-dynamo.js';
 import { createLocalStore } from '../shared/storage/shared-store-local.js';
 import { orgScope, scopedStore } from '../shared/storage/scoped-store.js';
-import { localStateDir } from './runtime.js';
+import { localStateDir } from './state-folder.js';
 import { exportPolicy, type RunControl } from './policy.js';
 import { runExport, type RunRequest, type RunResult } from './run.js';
 import type { RunEvent } from './run-units.js';
@@ -52,7 +52,7 @@ import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from
 import { AthenaClient } from '@aws-sdk/client-athena';
 import type { AthenaSend } from './iceberg/athena.js';
 import { createIcebergSync, deleteForgotten, type IcebergDeps, type IcebergSync } from './iceberg/sync.js';
-import type { ForgetDeps } from './forget.js';
+import type { ForgetDeps } from './forget/index.js';
 
 /** What a caller may give instead of what `createExportDeps` would build from the config. */
 export interface ExportOverrides {

@@ -7,7 +7,7 @@ export { createExportDeps, openExportDestination, wireRun, type ExportDeps, type
 export { FLAG_NAMES, requestedDays } from './event.js';
 export { afterSpending, budgetTime, runsUnpaced } from './estimates.js';
 export { readPeriodFill } from './fill.js';
-export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget.js';
+export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget/index.js';
 export { ERASURES_PREFIX } from './erasures.js';
 export { registerDays, type GlueSend, type TableRegistration } from './partitions.js';
 export { unitRows } from './manifest.js';
@@ -19,7 +19,7 @@ export { parseRunRecords, type RunCounts } from './run-log.js';
 export { runExport, type RunRequest, type RunResult } from './run.js';
 export { runUnits, type RunDeps, type RunEvent, type RunSummary, type UnitLoop, type UnitResult } from './run-units.js';
 export { unknownProjectReason } from './run-stops.js';
-export { localStateDir } from './runtime.js';
+export { localStateDir } from './state-folder.js';
 export { dueAt, lastDueDay } from './settle.js';
 export { readExportStatus, type ExportStatus } from './status.js';
 export { completeUnits, readUnitStates, unitKey, unitLabel, unitsOf, unitView, type Unit, type UnitState, type UnitView } from './units.js';

@@ -11,7 +11,7 @@ import { GlueClient } from '@aws-sdk/client-glue';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportDeps } from '../../../functions/export/deps.js';
-import { forgetPeople } from '../../../functions/export/forget.js';
+import { forgetPeople } from '../../../functions/export/forget/index.js';
 import { createHandler } from '../../../functions/export/handler.js';
 import { exportPolicy } from '../../../functions/export/policy.js';
 import { PENDING_EXPIRY_PREFIX, PENDING_MERGES_PREFIX, type PendingStatement } from '../../../functions/export/iceberg/pending.js';

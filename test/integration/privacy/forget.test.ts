@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forgetPerson } from '../../../functions/export/forget.js';
+import { forgetPerson } from '../../../functions/export/forget/index.js';
 import { runExport } from '../../../functions/export/run.js';
 import type { Destination, PendingWrite } from '../../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';

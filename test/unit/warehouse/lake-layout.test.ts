@@ -11,7 +11,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { BUCKET_MAP_MARKERS, withBucketMap } from '../../../scripts/bucket-map.js';
 import { expiredKey } from '../../../functions/export/retention.js';
-import { forgettingKey } from '../../../functions/export/forget.js';
+import { forgettingKey } from '../../../functions/export/forget/index.js';
 import { erasureKey } from '../../../functions/export/erasures.js';
 import { manifestKey, parseManifestKey, stagingPrefix } from '../../../functions/warehouse/keys.js';
 import {
