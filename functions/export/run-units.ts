@@ -24,7 +24,7 @@ import { readUnitState, unitKey, unitLabel } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
-import { refreshLakeAfter } from '../warehouse/lake/rollups.js';
+import { committedUnits, refreshLakeAfter } from '../warehouse/lake/rollups.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
@@ -182,6 +182,8 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
   const projectStops = new Map<string, string>();
   let failedRequests = 0;
   deps.onEvent?.({ kind: 'plan', units: planned });
+  /** A month already rolled up stops being read from its roll-ups as a unit of it commits. */
+  const rolledUp = committedUnits(deps.destination);
 
   // What this run learns (the pages of the units it completes) refreshes the estimates of the
   // units still to do: the same dataset and project (no longer a guess), or — for a guess — the
@@ -235,6 +237,7 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
       if (stop) logger?.error('units stopped early', { scope: stop.scope, reason: stop.reason });
     }
     if (result.status === 'complete') {
+      await rolledUp(result).catch((error: unknown) => logger?.warn('could not retire the roll-ups of a month exported again', { error: describeError(error) }));
       await deps.partitions?.committed(result);
       deps.iceberg?.committed(result);
       learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);

@@ -291,3 +291,67 @@ export async function refreshLakeAfter(
     return undefined;
   }
 }
+
+/** A unit named by a table file: its table's folder, day and project. */
+export interface ChangedDay {
+  readonly table: { readonly prefix: string };
+  readonly day: string;
+  readonly projectId: string;
+}
+
+/** The units of `days` (each once): a table file's unit is its dataset's. */
+function unitsOfDays(days: readonly ChangedDay[]): { dataset: DatasetName; day: string; projectId: string }[] {
+  const units = new Map<string, { dataset: DatasetName; day: string; projectId: string }>();
+  for (const { table, day, projectId } of days) {
+    const owner = datasetOfTable(table.prefix);
+    if (owner) units.set(`${owner.dataset}/${day}/${projectId}`, { dataset: owner.dataset, day, projectId });
+  }
+  return [...units.values()];
+}
+
+/** Removes every roll-up of the month of `unit` of its dataset's tables (retention: before its days go). */
+export async function removeMonthRollups(
+  destination: Pick<Destination, 'delete'>,
+  unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string },
+): Promise<void> {
+  for (const table of DATASET_TABLES[unit.dataset]) await removeRollup(destination, table, monthOfDay(unit.day), unit.projectId);
+}
+
+/**
+ * Rewrites day files (`forget`) with the roll-ups of their months kept in step: removed before
+ * `rewrite` runs — a run cut short leaves no roll-up holding an erased row —, then the index of
+ * those units and the roll-ups built again from the new day files. Throws when a roll-up cannot
+ * be removed: the erasure must not report done while one may still hold the rows.
+ */
+export async function rewritingDays<T>(
+  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list'>,
+  days: readonly ChangedDay[],
+  rewrite: () => Promise<T>,
+): Promise<T> {
+  const units = unitsOfDays(days);
+  for (const unit of units) await removeMonthRollups(destination, unit);
+  const result = await rewrite();
+  await refreshLake(destination, units, { rebuild: true });
+  return result;
+}
+
+/**
+ * What the export calls as each unit commits: a month already rolled up loses its roll-ups'
+ * records at once (one existence check per dataset, month and project a run), so a run cut
+ * short before its end ({@link refreshLakeAfter}) never leaves a roll-up of the old day read.
+ */
+export function committedUnits(destination: Pick<Destination, 'exists' | 'delete'>): (unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }) => Promise<void> {
+  const checked = new Map<string, Promise<boolean>>();
+  return async (unit) => {
+    const month = monthOfDay(unit.day);
+    const name = `${unit.dataset}/${month}/${unit.projectId}`;
+    let rolled = checked.get(name);
+    if (rolled === undefined) {
+      const first = DATASET_TABLES[unit.dataset][0] as TableDef;
+      rolled = destination.exists(rollupKey(first.prefix, month, unit.projectId, 'json'));
+      checked.set(name, rolled);
+    }
+    if (!(await rolled)) return;
+    for (const table of DATASET_TABLES[unit.dataset]) await destination.delete(rollupKey(table.prefix, month, unit.projectId, 'json'));
+  };
+}

@@ -3,8 +3,10 @@
  * the CLI: two whole settled months and a few days. The export builds a roll-up per dataset
  * table and month; the report opens at most 40 Parquet files over the two months and says the
  * same with the roll-ups as without, as do `gaps --json` and `effects --json`; a day exported
- * again with other numbers leaves no stale roll-up read.
+ * again with other numbers leaves no stale roll-up read; `forget` of a person of a rolled-up
+ * month leaves no row of theirs in any roll-up.
  */
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,8 @@ import { ROLLUP_READS } from '../../../functions/warehouse/lake/files.js';
 import { rollupKey } from '../../../functions/warehouse/lake/layout.js';
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt } from '../../helpers/cli.js';
+import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
+import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
 
 const PROJECT = 'proj_rolled';
 const NOW = Date.parse('2026-05-05T06:00:00.000Z');
@@ -89,5 +93,55 @@ describe('a lake of two whole settled months and a few days', () => {
       const rolled = await cli(command, true, exit);
       expect(rolled.stdout, command[0]).toBe(days.stdout);
     }
+  }, 300_000);
+});
+
+/** Every row of every roll-up of the lake, as JSON text. */
+async function rollupRows(): Promise<string[]> {
+  const db = await openDuckDb();
+  try {
+    const rows = await db.query(`SELECT to_json(t)::VARCHAR AS row FROM read_parquet('${path.join(out, '_rollups', '**', '*.parquet')}', union_by_name = true) t`);
+    return rows.map((row) => String(row['row']));
+  } finally {
+    db.close();
+  }
+}
+
+describe('the lake changed under its roll-ups', () => {
+  it('a day of a rolled-up month exported again with other numbers: the next report is the one made without roll-ups', async () => {
+    const file = (name: string) => path.join(root, name);
+    await cli(['report', ...RANGE, '--out', out, '--file', file('before.html')], true);
+    const other = await startSandbox({ projects: [{ id: PROJECT, paths: 40 }] });
+    try {
+      const { code, stderr } = await runCliAt(other, ['export', '--from', '2026-03-10', '--to', '2026-03-11', '--project', PROJECT, '--out', out, '--force'], {
+        now: NOW,
+      });
+      expect(code, stderr).toBe(0);
+    } finally {
+      await other.close();
+    }
+    await cli(['report', ...RANGE, '--out', out, '--file', file('days-after.html')], false);
+    const rolled = await cli(['report', ...RANGE, '--out', out, '--file', file('rolled-after.html')], true);
+    expect(await page(file('days-after.html')), 'the numbers changed').not.toBe(await page(file('before.html')));
+    expect(await page(file('rolled-after.html'))).toBe(await page(file('days-after.html')));
+    expect(rolled.files, 'the month was rolled up again').toBeLessThanOrEqual(40);
+  }, 300_000);
+
+  it('forget of a person of a rolled-up month leaves no row of theirs in any roll-up', async () => {
+    const contacts = new Map<string, number>();
+    for (const day of ['2026-03-03', '2026-03-17', '2026-04-09']) {
+      for (const row of sandbox.data.rows('feedback', PROJECT, day) as { contact?: string; source?: string }[]) {
+        if (row.source === 'contextual' && row.contact) contacts.set(row.contact, (contacts.get(row.contact) ?? 0) + 1);
+      }
+    }
+    const person = [...contacts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] as string;
+    expect(person, 'a person with feedback in a rolled-up month').toBeDefined();
+    const hmac = createHmac('sha256', TEST_PERSONAL_DATA_KEY).update(person.trim().toLowerCase()).digest('hex');
+    expect((await rollupRows()).some((row) => row.includes(hmac)), 'the person is in a roll-up before').toBe(true);
+    const { code, stderr } = await runCliAt(sandbox, ['forget', '--email', person, '--out', out], { now: NOW });
+    expect(code, stderr).toBe(0);
+    expect((await rollupRows()).some((row) => row.includes(hmac))).toBe(false);
+    // The months are rolled up again, from the files without the person.
+    expect(existsSync(path.join(out, rollupKey('feedback', '2026-03', PROJECT, 'json')))).toBe(true);
   }, 300_000);
 });
