@@ -122,7 +122,8 @@ export async function readUnitIndexes(
       if (manifest !== undefined) manifests.set(entry, manifest);
     });
     if (reads) reads.rebuilt += 1;
-    await writeUnitIndex(destination, dataset, month, manifests);
+    // Kept for the next reader when it may write; a reader that may not still has it here.
+    await writeUnitIndex(destination, dataset, month, manifests).catch(() => undefined);
     out.set(month, manifests);
   }
   return out;

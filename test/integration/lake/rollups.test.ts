@@ -8,14 +8,17 @@
  */
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysBetween } from '../../../functions/shared/dates.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
 import { ROLLUP_READS } from '../../../functions/warehouse/lake/files.js';
-import { rollupKey } from '../../../functions/warehouse/lake/layout.js';
+import { rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
+import { readUnitState, readUnitStates, unitKey } from '../../../functions/export/units.js';
+import { openTarget } from '../../../functions/shared/storage/destinations.js';
+import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt } from '../../helpers/cli.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
@@ -107,6 +110,42 @@ async function rollupRows(): Promise<string[]> {
     db.close();
   }
 }
+
+describe('the index of units', () => {
+  const units = daysBetween('2026-03-01', '2026-05-04').map((day) => ({ dataset: 'visitors' as const, projectId: PROJECT, day }));
+  /** The lake as a destination that counts its reads. */
+  const counted = () => {
+    const destination = openTarget({ kind: 'local', dir: out });
+    const reads = { count: 0 };
+    return { reads, destination: { ...destination, get: (key: string) => ((reads.count += 1), destination.get(key)), list: destination.list?.bind(destination) } };
+  };
+
+  it('gives the units’ states from one object a month, the same as their manifests read one by one', async () => {
+    const one = counted();
+    const byUnit = new Map(await Promise.all(units.map(async (unit) => [unitKey(unit), await readUnitState(one.destination, unit)] as const)));
+    const indexed = counted();
+    const states = await readUnitStates(indexed.destination as Destination, units);
+    expect(states).toEqual(byUnit);
+    expect([...states.values()].every((state) => state.kind === 'complete')).toBe(true);
+    expect(indexed.reads.count, 'one index a month').toBe(3);
+    expect(one.reads.count).toBeGreaterThanOrEqual(units.length);
+  });
+
+  it('is rebuilt from the manifests when it is missing or names other units', async () => {
+    const key = path.join(out, unitIndexKey('visitors', '2026-03'));
+    const index = JSON.parse(await readFile(key, 'utf8')) as { manifests: Record<string, unknown> };
+    delete index.manifests[`2026-03-09/${PROJECT}`];
+    await writeFile(key, JSON.stringify(index));
+    const stale = counted();
+    const states = await readUnitStates(stale.destination as Destination, units);
+    expect(states.get(unitKey({ dataset: 'visitors', projectId: PROJECT, day: '2026-03-09' }))?.kind).toBe('complete');
+    expect(stale.reads.count, 'the month’s 31 manifests read again').toBeGreaterThan(31);
+    expect(Object.keys((JSON.parse(await readFile(key, 'utf8')) as typeof index).manifests)).toHaveLength(31);
+    await rm(key);
+    expect(await readUnitStates(counted().destination as Destination, units)).toEqual(states);
+    expect(existsSync(key)).toBe(true);
+  });
+});
 
 describe('the lake changed under its roll-ups', () => {
   it('a day of a rolled-up month exported again with other numbers: the next report is the one made without roll-ups', async () => {
