@@ -21,6 +21,7 @@ import { probeSetup } from './probe.js';
 import { checkLakeTarget } from '../report/targets.js';
 import { sandboxServes } from './api-target.js';
 import { readAnomalies } from '../warehouse/records.js';
+import { describeRolledUp, rolledUpMonths } from '../warehouse/lake/rollups.js';
 import { loadConfig } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
@@ -102,8 +103,13 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     snapshot,
     now,
   };
-  if (flags.json) writeJson(io.stdout, statusJson(view));
-  else printStatus(view, io.stdout);
+  const rollups = await rolledUpMonths(destination, days, projects, datasets);
+  if (flags.json) writeJson(io.stdout, { ...statusJson(view), rollups });
+  else {
+    printStatus(view, io.stdout);
+    const line = describeRolledUp(rollups);
+    if (line !== undefined) io.stdout.write(`${line}\n`);
+  }
   return 0;
 }
 

@@ -355,3 +355,38 @@ export function committedUnits(destination: Pick<Destination, 'exists' | 'delete
     for (const table of DATASET_TABLES[unit.dataset]) await destination.delete(rollupKey(table.prefix, month, unit.projectId, 'json'));
   };
 }
+
+/** How far one month is rolled up: roll-ups with a record, of the dataset tables × projects asked. */
+export interface MonthRolledUp {
+  readonly month: string;
+  readonly rolled: number;
+  readonly of: number;
+}
+
+/**
+ * The months of `days` and how many of their roll-ups (dataset tables × `projects`) have a
+ * record: what `status` says. Only the records' presence is asked, not whether they still match.
+ */
+export async function rolledUpMonths(
+  destination: Pick<Destination, 'exists'>,
+  days: readonly string[],
+  projects: readonly string[],
+  datasets: readonly DatasetName[],
+): Promise<MonthRolledUp[]> {
+  const months = [...new Set(days.map(monthOfDay))];
+  const out: MonthRolledUp[] = [];
+  for (const month of months.sort()) {
+    const keys = datasets.flatMap((dataset) => DATASET_TABLES[dataset].flatMap((table) => projects.map((projectId) => rollupKey(table.prefix, month, projectId, 'json'))));
+    const present = await Promise.all(keys.map((key) => destination.exists(key)));
+    out.push({ month, rolled: present.filter(Boolean).length, of: keys.length });
+  }
+  return out;
+}
+
+/** `status`'s line: `monthly roll-ups (tables × projects): 2026-03 all 14, 2026-04 none (…)`; undefined for no month. */
+export function describeRolledUp(months: readonly MonthRolledUp[]): string | undefined {
+  if (months.length === 0) return undefined;
+  const parts = months.map(({ month, rolled, of }) => (rolled === of ? `${month} all ${of}` : rolled === 0 ? `${month} none` : `${month} ${rolled} of ${of}`));
+  const hint = months.some(({ rolled, of }) => rolled < of) ? ' (a month is rolled up once all its days are settled; `compact` builds those of an older lake)' : '';
+  return `monthly roll-ups (tables × projects): ${parts.join(', ')}${hint}`;
+}
