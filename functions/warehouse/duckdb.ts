@@ -131,7 +131,9 @@ export function parquetFiles(files: readonly string[]): string {
   const days = `read_parquet(${fileList(files.filter((file) => !isRollup(file)))}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
   if (rollups.length === 0) return days;
   const months = `read_parquet(${fileList(rollups)}, hive_partitioning = false, union_by_name = true)`;
-  return rollups.length === files.length ? months : `(SELECT * FROM ${days} UNION ALL BY NAME SELECT * FROM ${months})`;
+  // `dt || ''`: DuckDB 1.5 fails to unite the statistics of a partition's constant `dt` with a
+  // file's `dt` column ("Unsupported type for NumericValueUnionToValue"); an expression has none.
+  return rollups.length === files.length ? months : `(SELECT * REPLACE (dt || '' AS dt) FROM ${days} UNION ALL BY NAME SELECT * FROM ${months})`;
 }
 
 /** A roll-up's key (`_rollups/…`, lake/layout.ts), relative to the lake or inside a path. */
