@@ -17,8 +17,9 @@ import { DATASET_NAMES } from './catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
-import { manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName } from './lake/layout.js';
+import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
+import { dayFolder, dayOfFolderName, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
+import { indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -46,6 +47,12 @@ export interface Lake {
    * lake mirrored whole, or a folder not in the scope. Rejects with the mirror's failure.
    */
   folderReady(prefix: string): Promise<void>;
+  /**
+   * The roll-ups a mirror checked against the bucket's manifests and mirrored (table folder →
+   * month → projects): the one listing (lake/files.ts) reads these, and no other roll-up, for
+   * whole months. Absent for a lake read in place: the listing checks its roll-ups itself.
+   */
+  readonly rolledUp?: RolledUp;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
   close(): Promise<void>;
 }
@@ -55,7 +62,9 @@ export interface Lake {
  * the tables as files under `root`, the units' states through `mirror` and the outcome records
  * through `records`, and names the lake `url` in its messages. Whoever opened the lake closes it.
  */
-export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror' | 'folderReady'>;
+export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror' | 'folderReady' | 'rolledUp'>;
+
+export type { RolledUp } from './lake/rollups-read.js';
 
 /**
  * A lake over a local folder laid out like a destination, read in place (nothing to mirror,
@@ -148,9 +157,13 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const remove = () => rm(root, { recursive: true, force: true });
   const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
   type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string } }[];
+  const records = deps.records ?? openTarget(parsed, { s3Client: client });
+  // The manifests of the period from the indexes of their months (one object a dataset and
+  // month, lake/unit-index.ts), written into the mirror as the manifests they hold.
+  const indexed = await indexedManifests(records, DATASET_NAMES, recent).catch(() => undefined);
   const stateFolders: Folders = [
     ...(scope.recent ?? []).map((p) => `${p}/`),
-    ...DATASET_NAMES.map(manifestsOf),
+    ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
     ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
   ].map((folder) => ({ folder, days: recent }));
   /** The keys of `folders` that can be mirrored (each listed over its days). */
@@ -171,9 +184,24 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   // One queue of keys: each table folder in turn (a group each), then the units' states and
   // the recent folders (the last group); a group settles once its keys are all written.
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
+  let rolledUp: RolledUp;
   try {
+    for (const { dataset, day, projectId, manifest } of indexed ?? []) {
+      const file = mirrorPath(root, manifestKey(dataset, day, projectId));
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify(manifest));
+    }
+    // Whole months from their roll-ups (checked against the bucket's manifests), the rest from days.
+    rolledUp = await mirroredRollups(records, scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })));
     const [tables, states] = await Promise.all([
-      Promise.all(scope.prefixes.map(async (p) => ({ prefix: p, keys: await keysOf([{ folder: `${p}/`, days: daysOf(p) }]) }))),
+      Promise.all(
+        scope.prefixes.map(async (p) => {
+          const rolled = rolledUp.get(p);
+          const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).filter((key) => !coveredBy(rolled, key));
+          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids].map((id) => rollupKey(p, month, id)));
+          return { prefix: p, keys: [...months, ...days] };
+        }),
+      ),
       keysOf(stateFolders),
     ]);
     groups = [...tables, { prefix: undefined, keys: states }];
@@ -200,10 +228,11 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   return {
     url,
     root,
-    records: deps.records ?? openTarget(parsed, { s3Client: client }),
+    records,
     mirror: openTarget({ kind: 'local', dir: root }),
     ready,
     folderReady: (p) => folders.get(p) ?? Promise.resolve(),
+    rolledUp,
     async close() {
       // Nothing may still write into the folder when it goes.
       closing.abort();
@@ -259,6 +288,12 @@ export function objectReader(client: S3Client, bucket: string): ReadObject {
     const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }), signal ? { abortSignal: signal } : {});
     return (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
   };
+}
+
+/** Whether a table file's key is a day of a month read from its roll-up. */
+function coveredBy(rolled: ReadonlyMap<string, ReadonlySet<string>> | undefined, key: string): boolean {
+  const file = rolled === undefined ? undefined : parseTableFileKey(key);
+  return file !== undefined && rolled?.get(monthOfDay(file.day))?.has(file.projectId) === true;
 }
 
 /** A promise and the two functions that settle it (Node 20 has no `Promise.withResolvers`). */

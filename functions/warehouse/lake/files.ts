@@ -42,13 +42,17 @@ function rollupsOn(): boolean {
  * is left out. Waits for the folder's mirror first.
  */
 export async function tableFiles(
-  lake: Pick<LakeFiles, 'root' | 'folderReady'>,
+  lake: Pick<LakeFiles, 'root' | 'folderReady' | 'rolledUp'>,
   folder: string,
   days: readonly string[],
   projects?: ReadonlySet<string>,
 ): Promise<TableFile[]> {
   await lake.folderReady(folder);
-  const rolled = await validRollups(lake.root, folder, days, projects);
+  const mirrored = lake.rolledUp?.get(folder);
+  const rolled =
+    lake.rolledUp === undefined
+      ? await validRollups(lake.root, folder, days, projects)
+      : new Map([...(mirrored ?? [])].filter(([month]) => wholeMonthOf(month, days)).map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]));
   const present = new Set(await list(path.join(lake.root, folder)));
   const perDay = await Promise.all(
     days
@@ -70,6 +74,12 @@ export async function tableFiles(
   if (fromRollups.length === 0) return perDay.flat();
   const order = (file: TableFile) => `${file.day}/${file.projectId}`;
   return [...perDay.flat(), ...fromRollups].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+}
+
+/** Whether every day of `month` is among `days`. */
+function wholeMonthOf(month: string, days: readonly string[]): boolean {
+  const asked = new Set(days);
+  return daysOfMonth(month).every((day) => asked.has(day));
 }
 
 /**

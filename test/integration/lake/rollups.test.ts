@@ -8,7 +8,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,9 @@ import { readUnitState, readUnitStates, unitKey } from '../../../functions/expor
 import { openTarget } from '../../../functions/shared/storage/destinations.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { startSandbox } from '../../../sandbox/index.js';
-import { runCliAt } from '../../helpers/cli.js';
+import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
+import { cliEnv } from '../../helpers/env.js';
+import { startS3Sqs } from '../../helpers/emulators.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
 
@@ -110,6 +113,49 @@ async function rollupRows(): Promise<string[]> {
     db.close();
   }
 }
+
+describe('the same lake in a bucket', () => {
+  it('the report mirrors the whole months’ roll-ups, not their days, and says the same with them and without', async () => {
+    const aws = await startS3Sqs();
+    try {
+      const bucket = await aws.createBucket();
+      const files = (await readdir(out, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+      for (const entry of files) {
+        const file = path.join(entry.parentPath, entry.name);
+        const key = `lake/${path.relative(out, file).split(path.sep).join('/')}`;
+        await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
+      }
+      let gets = 0;
+      aws.s3.middlewareStack.add(
+        (next, context) => async (args) => {
+          if ((context as { commandName?: string }).commandName === 'GetObjectCommand') gets += 1;
+          return next(args);
+        },
+        { step: 'initialize', name: 'countGets' },
+      );
+      const env = await cliEnv(sandbox);
+      const report = async (rollups: boolean, name: string) => {
+        gets = 0;
+        if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
+        else process.env['MINTLIFY_ROLLUPS'] = 'off';
+        try {
+          const argv = ['report', ...RANGE, '--out', `s3://${bucket}/lake`, '--file', path.join(root, name)];
+          const run = await runCliInProcess(argv, { env, now: () => NOW, extra: { clients: { s3: aws.s3 } } });
+          expect(run.code, run.stderr).toBe(0);
+        } finally {
+          delete process.env['MINTLIFY_ROLLUPS'];
+        }
+        return gets;
+      };
+      const fromDays = await report(false, 's3-days.html');
+      const fromRollups = await report(true, 's3-rolled.html');
+      expect(await page(path.join(root, 's3-rolled.html'))).toBe(await page(path.join(root, 's3-days.html')));
+      expect(fromRollups, `objects read: ${fromRollups} with roll-ups, ${fromDays} without`).toBeLessThan(fromDays / 3);
+    } finally {
+      await aws.close();
+    }
+  }, 300_000);
+});
 
 describe('a lake written before roll-ups', () => {
   it('compact builds them, and status says which months are rolled up', async () => {
