@@ -237,7 +237,9 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
       if (stop) logger?.error('units stopped early', { scope: stop.scope, reason: stop.reason });
     }
     if (result.status === 'complete') {
-      await rolledUp(result).catch((error: unknown) => logger?.warn('could not retire the roll-ups of a month exported again', { error: describeError(error) }));
+      await rolledUp(result).catch((error: unknown) =>
+        logger?.warn('could not retire the roll-ups of a month exported again', { error: describeError(error) }),
+      );
       await deps.partitions?.committed(result);
       deps.iceberg?.committed(result);
       learnt.set(`${result.dataset}/${result.projectId}`, result.manifest.pages);
@@ -250,7 +252,12 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
 
   await settleLeasedUnits(results, deps.destination);
   // The index of units and the monthly roll-ups of the months this run committed units of.
-  await refreshLakeAfter('export', deps.destination, results.filter((r) => r.status === 'complete'), logger);
+  await refreshLakeAfter(
+    'export',
+    deps.destination,
+    results.filter((r) => r.status === 'complete'),
+    logger,
+  );
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
   // One warning per dataset, not per unit: a change of the API shows in every project and day.
   const drift = driftOf(results);

@@ -54,7 +54,11 @@ export async function readUnitStates(destination: Destination, units: readonly U
   for (const unit of units) byDataset.set(unit.dataset, [...(byDataset.get(unit.dataset) ?? []), unit]);
   const left: Unit[] = [];
   for (const [dataset, ofDataset] of byDataset) {
-    const indexes = await readUnitIndexes(destination, dataset, ofDataset.map((unit) => monthOfDay(unit.day)));
+    const indexes = await readUnitIndexes(
+      destination,
+      dataset,
+      ofDataset.map((unit) => monthOfDay(unit.day)),
+    );
     for (const unit of ofDataset) {
       const raw = indexes?.get(monthOfDay(unit.day))?.get(indexEntry(unit.day, unit.projectId));
       const reading = raw === undefined ? undefined : checkManifest(raw, unit);

@@ -364,8 +364,7 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const projects = new Set(gaps.map((g) => g.projectId));
   const unreadable = new Set(tables.warehouse.unreadable);
   const prefix = ASSISTANT_CONVERSATIONS.prefix;
-  const files = fileKeys(await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects))
-    .filter((file) => !unreadable.has(file));
+  const files = fileKeys(await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects)).filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
   const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });

@@ -192,7 +192,10 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       await writeFile(file, JSON.stringify(manifest));
     }
     // Whole months from their roll-ups (checked against the bucket's manifests), the rest from days.
-    rolledUp = await mirroredRollups(records, scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })));
+    rolledUp = await mirroredRollups(
+      records,
+      scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
+    );
     const [tables, states] = await Promise.all([
       Promise.all(
         scope.prefixes.map(async (p) => {

@@ -144,7 +144,9 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     // 3. Each file holding such rows is rewritten without them (and the Iceberg tables' rows deleted).
     // The months' roll-ups holding them removed first, built again from the new files (warehouse/lake/rollups.ts).
     const matching = scanned.filter((file) => file.matching > 0);
-    manifestsFixed += await rewritingDays(destination, matching, () => rewriteFiles(scanned, work, deps.onFile && ((file) => deps.onFile?.(forgottenFile(file)))));
+    manifestsFixed += await rewritingDays(destination, matching, () =>
+      rewriteFiles(scanned, work, deps.onFile && ((file) => deps.onFile?.(forgottenFile(file)))),
+    );
     await deps.iceberg?.(tables, [...people.owner.keys()]);
     // 4. The record is rewritten `done`.
     const done = await finishErasure(destination, planned, deps.now);

@@ -52,7 +52,11 @@ export async function tableFiles(
   const rolled =
     lake.rolledUp === undefined
       ? await validRollups(lake.root, folder, days, projects)
-      : new Map([...(mirrored ?? [])].filter(([month]) => wholeMonthOf(month, days)).map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]));
+      : new Map(
+          [...(mirrored ?? [])]
+            .filter(([month]) => wholeMonthOf(month, days))
+            .map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]),
+        );
   const present = new Set(await list(path.join(lake.root, folder)));
   const perDay = await Promise.all(
     days
@@ -99,8 +103,16 @@ async function validRollups(root: string, folder: string, days: readonly string[
   if (withRollups.length === 0) return rolled;
   const lake = openTarget({ kind: 'local', dir: root });
   // A lake read-only to this reader keeps its stale index: the one rebuilt is used, not written.
-  const readOnly = { get: lake.get.bind(lake), list: (prefix: string) => lake.list?.(prefix) ?? Promise.resolve([]), put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined) };
-  const indexes = await readUnitIndexes(readOnly, owner.dataset, withRollups.map(({ month }) => month));
+  const readOnly = {
+    get: lake.get.bind(lake),
+    list: (prefix: string) => lake.list?.(prefix) ?? Promise.resolve([]),
+    put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined),
+  };
+  const indexes = await readUnitIndexes(
+    readOnly,
+    owner.dataset,
+    withRollups.map(({ month }) => month),
+  );
   if (indexes === undefined) return rolled;
   for (const { month, names } of withRollups) {
     const manifests = indexes.get(month);

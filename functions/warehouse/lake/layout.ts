@@ -55,7 +55,7 @@ export const LAYOUT = {
     folder: '_rollups/<table>',
     daily: false,
     file: 'month=YYYY-MM/<projectId>.parquet',
-    what: "a settled month of a table and project in one file (derived), its record (.json) beside it",
+    what: 'a settled month of a table and project in one file (derived), its record (.json) beside it',
   },
   reports: { folder: 'reports', daily: false, file: '<page>.html', what: "the weekly report's pages (latest, weekly/, range/)" },
   organisation: { folder: 'orgs/<id>', daily: false, file: '…', what: "an organisation's lake, laid out as above (many organisations)" },

@@ -21,6 +21,13 @@ import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
 import { daysOfMonth, indexEntry, readUnitIndexes, updateUnitIndexes, type RawManifest } from './unit-index.js';
 
+/**
+ * DuckDB, loaded by a name a bundler does not follow: the export function's bundle holds no
+ * native module, so there a roll-up cannot be built — it is removed instead (its days are read)
+ * and the run says so; `compact` (and the export on a laptop) builds it.
+ */
+const DUCKDB_PACKAGE = '@duckdb/node-api';
+
 /** What `<projectId>.json` beside a roll-up holds. */
 export interface RollupRecord {
   readonly version: 1;
@@ -117,17 +124,22 @@ export async function buildRollup(
       dayBytes += bytes.byteLength;
     }
     const out = path.join(work, 'rollup.parquet');
-    const { openDuckDb } = await import('../duckdb.js');
-    const session = await openDuckDb({ tempDirectory: work });
+    const { DuckDBInstance } = (await import(DUCKDB_PACKAGE)) as typeof import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
     let rows = 0;
     try {
+      await connection.run(`SET temp_directory = ${sqlString(work)}`);
+      await connection.run(`SET home_directory = ${sqlString(work)}`);
       // The days' rows in day order (the files are listed so), `dt` a column of the file.
-      await session.run('SET preserve_insertion_order = true');
+      await connection.run('SET preserve_insertion_order = true');
       const read = `read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
-      await session.run(`COPY (SELECT * FROM ${read}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
-      rows = Number((await session.query(`SELECT count(*) AS n FROM read_parquet(${sqlString(out)})`))[0]?.['n'] ?? 0);
+      await connection.run(`COPY (SELECT * FROM ${read}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+      const counted = await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(out)})`);
+      rows = Number(counted.getRowObjects()[0]?.['n'] ?? 0);
     } finally {
-      session.close();
+      connection.closeSync();
+      instance.closeSync();
     }
     const bytes = await readFile(out);
     await destination.put(rollupKey(table.prefix, month, projectId), bytes, { contentType: 'application/vnd.apache.parquet' });
@@ -244,10 +256,12 @@ export async function compactLake(
   const rolled = new Set<string>();
   for (const dataset of options.datasets ?? DATASET_NAMES) {
     const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset));
-    if (all === undefined) throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
+    if (all === undefined)
+      throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
     for (const [month, manifests] of all) {
       const days = daysOfMonth(month);
-      if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to)) continue;
+      if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to))
+        continue;
       const projects = new Set([...manifests.keys()].map((entry) => entry.split('/')[1] as string));
       for (const projectId of [...projects].sort()) {
         if (options.projects !== undefined && !options.projects.has(projectId)) continue;
@@ -340,7 +354,9 @@ export async function rewritingDays<T>(
  * records at once (one existence check per dataset, month and project a run), so a run cut
  * short before its end ({@link refreshLakeAfter}) never leaves a roll-up of the old day read.
  */
-export function committedUnits(destination: Pick<Destination, 'exists' | 'delete'>): (unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }) => Promise<void> {
+export function committedUnits(
+  destination: Pick<Destination, 'exists' | 'delete'>,
+): (unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }) => Promise<void> {
   const checked = new Map<string, Promise<boolean>>();
   return async (unit) => {
     const month = monthOfDay(unit.day);
@@ -376,17 +392,19 @@ export async function rolledUpMonths(
   const months = [...new Set(days.map(monthOfDay))];
   const out: MonthRolledUp[] = [];
   for (const month of months.sort()) {
-    const keys = datasets.flatMap((dataset) => DATASET_TABLES[dataset].flatMap((table) => projects.map((projectId) => rollupKey(table.prefix, month, projectId, 'json'))));
+    const keys = datasets.flatMap((dataset) =>
+      DATASET_TABLES[dataset].flatMap((table) => projects.map((projectId) => rollupKey(table.prefix, month, projectId, 'json'))),
+    );
     const present = await Promise.all(keys.map((key) => destination.exists(key)));
     out.push({ month, rolled: present.filter(Boolean).length, of: keys.length });
   }
   return out;
 }
 
-/** `status`'s line: `monthly roll-ups (tables × projects): 2026-03 all 14, 2026-04 none (…)`; undefined for no month. */
+/** `status`'s line: `roll-ups (tables × projects): 2026-03 all 14, 2026-04 none (…)`; undefined when no month has one. */
 export function describeRolledUp(months: readonly MonthRolledUp[]): string | undefined {
-  if (months.length === 0) return undefined;
+  if (months.every(({ rolled }) => rolled === 0)) return undefined;
   const parts = months.map(({ month, rolled, of }) => (rolled === of ? `${month} all ${of}` : rolled === 0 ? `${month} none` : `${month} ${rolled} of ${of}`));
-  const hint = months.some(({ rolled, of }) => rolled < of) ? ' (a month is rolled up once all its days are settled; `compact` builds those of an older lake)' : '';
-  return `monthly roll-ups (tables × projects): ${parts.join(', ')}${hint}`;
+  const hint = months.some(({ rolled, of }) => rolled < of) ? ' (once settled; `compact` for an older lake)' : '';
+  return `roll-ups (tables × projects): ${parts.join(', ')}${hint}`;
 }

@@ -82,7 +82,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The manifest of a unit as written; undefined when absent or not a JSON object (a half-written file). */
-export async function readRawManifest(destination: Pick<Destination, 'get'>, dataset: DatasetName, day: string, projectId: string): Promise<RawManifest | undefined> {
+export async function readRawManifest(
+  destination: Pick<Destination, 'get'>,
+  dataset: DatasetName,
+  day: string,
+  projectId: string,
+): Promise<RawManifest | undefined> {
   const value = await readJson(destination, manifestKey(dataset, day, projectId));
   return isObject(value) ? value : undefined;
 }

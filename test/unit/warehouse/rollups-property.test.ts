@@ -28,7 +28,14 @@ const DAYS = [...daysOfMonth(MONTH), '2026-03-01', '2026-03-02'];
 const TABLES = [VISITORS_TOTALS, VISITORS_PAGES] as const;
 
 type Step =
-  | { readonly kind: 'reexport'; readonly day: number; readonly project: number; readonly seed: number; readonly refreshed: boolean; readonly provisional: boolean }
+  | {
+      readonly kind: 'reexport';
+      readonly day: number;
+      readonly project: number;
+      readonly seed: number;
+      readonly refreshed: boolean;
+      readonly provisional: boolean;
+    }
   | { readonly kind: 'erase'; readonly value: number }
   | { readonly kind: 'expire'; readonly day: number; readonly project: number }
   | { readonly kind: 'compact' };
@@ -79,7 +86,17 @@ class Lake {
   async manifest(day: string, projectId: string, files: object, bytes: object, rows: object, provisional = false): Promise<void> {
     this.commits += 1;
     const finishedAt = new Date(Date.UTC(2026, 3, 1) + this.commits * 1000).toISOString();
-    const manifest = { version: 2, dataset: 'visitors', projectId, date: day, finishedAt, files, bytes, rows, ...(provisional ? { provisionalUntil: finishedAt } : {}) };
+    const manifest = {
+      version: 2,
+      dataset: 'visitors',
+      projectId,
+      date: day,
+      finishedAt,
+      files,
+      bytes,
+      rows,
+      ...(provisional ? { provisionalUntil: finishedAt } : {}),
+    };
     await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest));
   }
 
@@ -120,7 +137,10 @@ class Lake {
         const file = path.join(this.root, ...key.split('/'));
         await this.db.run(`COPY (SELECT * FROM read_parquet(${sqlString(file)}) WHERE total <> ${value}) TO ${sqlString(`${file}.new`)} (FORMAT parquet)`);
         await rename(`${file}.new`, file);
-        const manifest = JSON.parse(Buffer.from((await this.destination.get(manifestKey('visitors', day, projectId))) ?? []).toString()) as Record<string, Record<string, unknown>>;
+        const manifest = JSON.parse(Buffer.from((await this.destination.get(manifestKey('visitors', day, projectId))) ?? []).toString()) as Record<
+          string,
+          Record<string, unknown>
+        >;
         const [count] = await this.db.query(`SELECT count(*) AS n FROM read_parquet(${sqlString(file)})`);
         (manifest['rows'] as Record<string, unknown>)[table.name] = Number(count?.['n'] ?? 0);
         (manifest['bytes'] as Record<string, unknown>)[table.name] = (await this.destination.get(key))?.byteLength ?? 0;
@@ -163,9 +183,11 @@ describe('a roll-up read equals its days read', () => {
             for (const table of TABLES) expect(await lake.read(table, true), `${table.name} after ${JSON.stringify(s)}`).toEqual(await lake.read(table, false));
           }
           if (erased.length > 0) {
-            const [left] = await db.query(
-              `SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(root, '_rollups', '**', '*.parquet'))}) WHERE total IN (${erased.join(', ')})`,
-            ).catch(() => [{ n: 0 }]);
+            const [left] = await db
+              .query(
+                `SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(root, '_rollups', '**', '*.parquet'))}) WHERE total IN (${erased.join(', ')})`,
+              )
+              .catch(() => [{ n: 0 }]);
             expect(Number(left?.['n'] ?? 0), 'an erased value left in a roll-up').toBe(0);
           }
         } finally {
