@@ -104,7 +104,9 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     now,
   };
   const rollups = await rolledUpMonths(destination, days, projects, datasets);
-  if (flags.json) writeJson(io.stdout, { ...statusJson(view), rollups });
+  // How far each month is rolled up, once one is (a lake without roll-ups shows as before).
+  const rolled = rollups.some((month) => month.rolled > 0);
+  if (flags.json) writeJson(io.stdout, rolled ? { ...statusJson(view), rollups } : statusJson(view));
   else {
     printStatus(view, io.stdout);
     const line = describeRolledUp(rollups);

@@ -171,6 +171,12 @@ describe('a lake written before roll-ups', () => {
     for (const month of MONTHS) expect(existsSync(path.join(out, rollupKey('visitors_pages', month, PROJECT, 'json')))).toBe(true);
     const after = await runCliAt(sandbox, ['status', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out], { now: NOW });
     expect(after.stdout).toContain(`roll-ups (tables × projects): 2026-03 all ${tables}, 2026-04 all ${tables}, 2026-05 none`);
+    const json = await runCliAt(sandbox, ['status', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out, '--json'], { now: NOW });
+    expect(JSON.parse(json.stdout).rollups).toEqual([
+      { month: '2026-03', rolled: tables, of: tables },
+      { month: '2026-04', rolled: tables, of: tables },
+      { month: '2026-05', rolled: 0, of: tables },
+    ]);
     const again = await runCliAt(sandbox, ['compact', '--out', out, '--json'], { now: NOW });
     expect(JSON.parse(again.stdout)).toMatchObject({ built: 0, kept: tables * 2 });
   }, 300_000);
