@@ -106,6 +106,7 @@ async function validRollups(root: string, folder: string, days: readonly string[
   const readOnly = {
     get: lake.get.bind(lake),
     list: (prefix: string) => lake.list?.(prefix) ?? Promise.resolve([]),
+    ...(lake.listModified ? { listModified: lake.listModified.bind(lake) } : {}),
     put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined),
   };
   const indexes = await readUnitIndexes(

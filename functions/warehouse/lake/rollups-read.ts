@@ -36,7 +36,7 @@ function nextMonth(month: string): string {
  * place of one GET per manifest. Undefined when the lake cannot list.
  */
 export async function indexedManifests(
-  lake: Pick<Destination, 'get' | 'put' | 'list'>,
+  lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   datasets: readonly DatasetName[],
   days: { readonly from: string; readonly to: string },
 ): Promise<{ dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] | undefined> {
@@ -65,7 +65,7 @@ export function wholeMonths(days: { readonly from: string; readonly to: string }
 
 /** The valid roll-ups of `tables` over their days, read from `lake` (the bucket itself); none when roll-ups are off (`MINTLIFY_ROLLUPS=off`). */
 export async function mirroredRollups(
-  lake: Pick<Destination, 'get' | 'put' | 'list'>,
+  lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   tables: readonly { readonly prefix: string; readonly days: { readonly from: string; readonly to: string } }[],
 ): Promise<RolledUp> {
   const out = new Map<string, Map<string, Set<string>>>();

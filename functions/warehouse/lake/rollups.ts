@@ -223,7 +223,7 @@ export async function refreshMonth(
  * even when its record matches (forget: the day files' bytes changed under the same manifest).
  */
 export async function refreshLake(
-  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list'>,
+  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
   changed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }[],
   options: { readonly rebuild?: boolean } = {},
 ): Promise<RollupCounts> {
@@ -249,7 +249,7 @@ export async function refreshLake(
  * only), for `projects` when given: `compact` for a lake written before roll-ups.
  */
 export async function compactLake(
-  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list'>,
+  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
   options: { readonly from?: string; readonly to?: string; readonly projects?: ReadonlySet<string>; readonly datasets?: readonly DatasetName[] },
 ): Promise<RollupCounts & { months: string[] }> {
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
@@ -287,7 +287,7 @@ async function monthsOf(destination: Pick<Destination, 'list'>, dataset: Dataset
  */
 export async function refreshLakeAfter(
   step: string,
-  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list'>,
+  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
   changed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }[],
   logger?: Pick<AppLogger, 'warn' | 'info'>,
   options: { readonly rebuild?: boolean } = {},
@@ -338,7 +338,7 @@ export async function removeMonthRollups(
  * be removed: the erasure must not report done while one may still hold the rows.
  */
 export async function rewritingDays<T>(
-  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list'>,
+  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
   days: readonly ChangedDay[],
   rewrite: () => Promise<T>,
 ): Promise<T> {

@@ -26,6 +26,8 @@ export interface MonthIndex {
   readonly dataset: DatasetName;
   readonly month: string;
   readonly builtAt: string;
+  /** The latest change among the month's manifests as listed before it was built (the store's clock): a later one makes it stale. */
+  readonly manifestsModified?: number;
   /** Each unit's manifest, by `<day>/<projectId>`. */
   readonly manifests: Readonly<Record<string, RawManifest>>;
 }
@@ -52,17 +54,29 @@ export interface IndexReads {
   manifests: number;
 }
 
-/** The manifests' keys of `dataset`, by month: one listing. */
-async function listedByMonth(destination: Pick<Destination, 'list'>, dataset: DatasetName): Promise<Map<string, Set<string>> | undefined> {
-  if (destination.list === undefined) return undefined;
-  const byMonth = new Map<string, Set<string>>();
-  for (const key of await destination.list(manifestsOf(dataset))) {
+/** A month's manifests as listed: their entries, and the latest change among them (the store's clock; 0 when it tells none). */
+interface Listed {
+  readonly entries: Set<string>;
+  modified: number;
+}
+
+/** The manifests' keys of `dataset`, by month: one listing, with their times when the destination gives them. */
+async function listedByMonth(destination: Pick<Destination, 'list' | 'listModified'>, dataset: DatasetName): Promise<Map<string, Listed> | undefined> {
+  const listed = destination.listModified
+    ? await destination.listModified(manifestsOf(dataset))
+    : destination.list
+      ? (await destination.list(manifestsOf(dataset))).map((key) => ({ key, modified: 0 }))
+      : undefined;
+  if (listed === undefined) return undefined;
+  const byMonth = new Map<string, Listed>();
+  for (const { key, modified } of listed) {
     const unit = parseManifestKey(dataset, key);
     if (unit === undefined) continue;
     const month = monthOfDay(unit.day);
-    const entries = byMonth.get(month) ?? new Set<string>();
-    entries.add(indexEntry(unit.day, unit.projectId));
-    byMonth.set(month, entries);
+    const entry = byMonth.get(month) ?? { entries: new Set<string>(), modified: 0 };
+    entry.entries.add(indexEntry(unit.day, unit.projectId));
+    entry.modified = Math.max(entry.modified, modified);
+    byMonth.set(month, entry);
   }
   return byMonth;
 }
@@ -98,7 +112,7 @@ export async function readRawManifest(
  * Undefined when the destination cannot list (the caller reads each manifest).
  */
 export async function readUnitIndexes(
-  destination: Pick<Destination, 'get' | 'put' | 'list'>,
+  destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   dataset: DatasetName,
   months: readonly string[],
   reads?: IndexReads,
@@ -107,11 +121,13 @@ export async function readUnitIndexes(
   if (listed === undefined) return undefined;
   const out = new Map<string, Map<string, RawManifest>>();
   for (const month of [...new Set(months)]) {
-    const present = listed.get(month) ?? new Set<string>();
+    const present = listed.get(month)?.entries ?? new Set<string>();
+    const modified = listed.get(month)?.modified ?? 0;
     const key = unitIndexKey(dataset, month);
     const stored = await readJson(destination, key);
     if (reads) reads.indexes += 1;
-    if (isIndex(stored, dataset, month) && sameSet(Object.keys(stored.manifests), present)) {
+    // Fresh: the same units, and no manifest changed since the listing it was built after.
+    if (isIndex(stored, dataset, month) && sameSet(Object.keys(stored.manifests), present) && (stored.manifestsModified ?? 0) >= modified) {
       out.set(month, new Map(Object.entries(stored.manifests)));
       continue;
     }
@@ -128,7 +144,7 @@ export async function readUnitIndexes(
     });
     if (reads) reads.rebuilt += 1;
     // Kept for the next reader when it may write; a reader that may not still has it here.
-    await writeUnitIndex(destination, dataset, month, manifests).catch(() => undefined);
+    await writeUnitIndex(destination, dataset, month, manifests, modified).catch(() => undefined);
     out.set(month, manifests);
   }
   return out;
@@ -140,12 +156,14 @@ export async function writeUnitIndex(
   dataset: DatasetName,
   month: string,
   manifests: ReadonlyMap<string, RawManifest>,
+  manifestsModified: number,
 ): Promise<void> {
   const index: MonthIndex = {
     version: 1,
     dataset,
     month,
     builtAt: new Date().toISOString(),
+    manifestsModified,
     manifests: Object.fromEntries([...manifests.entries()].sort(([a], [b]) => a.localeCompare(b))),
   };
   await destination.put(unitIndexKey(dataset, month), JSON.stringify(index), { contentType: 'application/json' });
@@ -157,7 +175,7 @@ export async function writeUnitIndex(
  * wrote or removed manifests. Returns each touched month's manifests.
  */
 export async function updateUnitIndexes(
-  destination: Pick<Destination, 'get' | 'put' | 'list'>,
+  destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   changed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }[],
 ): Promise<Map<string, Map<string, RawManifest>>> {
   const byDataset = new Map<DatasetName, Set<string>>();
@@ -166,6 +184,8 @@ export async function updateUnitIndexes(
   for (const [dataset, months] of byDataset) {
     const indexes = await readUnitIndexes(destination, dataset, [...months]);
     if (indexes === undefined) continue;
+    // The listing after this step's manifests: what the indexes written now were built after.
+    const listed = await listedByMonth(destination, dataset);
     for (const [month, manifests] of indexes) {
       const units = changed.filter((unit) => unit.dataset === dataset && monthOfDay(unit.day) === month);
       for (const unit of units) {
@@ -173,7 +193,7 @@ export async function updateUnitIndexes(
         if (manifest === undefined) manifests.delete(indexEntry(unit.day, unit.projectId));
         else manifests.set(indexEntry(unit.day, unit.projectId), manifest);
       }
-      await writeUnitIndex(destination, dataset, month, manifests);
+      await writeUnitIndex(destination, dataset, month, manifests, listed?.get(month)?.modified ?? 0);
       out.set(`${dataset}/${month}`, manifests);
     }
   }
