@@ -131,7 +131,7 @@ export async function benchReportFunction(): Promise<BenchResult> {
 }
 
 /** Puts every file under `root` (its relative path as the key), 16 at once; returns how many. */
-async function upload(root: string, put: (key: string, body: Uint8Array) => Promise<void>): Promise<number> {
+export async function upload(root: string, put: (key: string, body: Uint8Array) => Promise<void>): Promise<number> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   const files = entries.filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
   let next = 0;
@@ -146,7 +146,7 @@ async function upload(root: string, put: (key: string, body: Uint8Array) => Prom
 }
 
 /** Bytes of every file under `dir`. */
-async function sizeOf(dir: string): Promise<number> {
+export async function sizeOf(dir: string): Promise<number> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const sizes = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => (await stat(path.join(e.parentPath, e.name))).size));
   return sizes.reduce((a, b) => a + b, 0);

@@ -16,6 +16,7 @@ import { benchEncoding } from './encoding.js';
 import { benchForget } from './forget.js';
 import { benchGaps } from './gaps.js';
 import { benchIceberg } from './iceberg.js';
+import { benchLake } from './lake.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
 import { benchAssistantMemory, benchMemory } from './memory.js';
@@ -50,6 +51,7 @@ const ALL = [
   'scope',
   'iceberg',
   'topics',
+  'lake',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -86,6 +88,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('report')) add(await benchReport());
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
+  if (selected.has('lake')) add(await benchLake());
   if (selected.has('writer')) add(await benchWriter());
   if (selected.has('effects')) add(await benchEffects());
   if (selected.has('orgs')) add(await benchOrgs());

@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import type { Config } from '../settings/config.js';
 import { DEFAULT_PROJECTS } from '../../sandbox/generators/projects.js';
 import { resolveApiTarget } from './api-target.js';
+import { registerCompactCommand } from './compact.js';
 import { registerConsumeCommand } from './consume.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDoctorCommand } from './doctor.js';
@@ -43,6 +44,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerStatusCommand(program, exportIo);
   registerForgetCommand(program, exportIo);
   registerRegisterPartitionsCommand(program, exportIo);
+  registerCompactCommand(program, exportIo);
   registerDoctorCommand(program, exportIo);
   registerReportCommand(program, { ...io, setExitCode });
   registerGapsCommand(program, { ...io, setExitCode });

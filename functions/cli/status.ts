@@ -18,6 +18,7 @@ import {
 } from '../export/index.js';
 import { sandboxServes } from './api-target.js';
 import { readAnomalies } from '../warehouse/records.js';
+import { describeRolledUp, rolledUpMonths } from '../warehouse/lake/rollups.js';
 import { loadConfig } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
@@ -83,8 +84,15 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     snapshot,
     now,
   };
-  if (flags.json) writeJson(io.stdout, statusJson(view));
-  else printStatus(view, io.stdout);
+  const rollups = await rolledUpMonths(destination, days, projects, datasets);
+  // How far each month is rolled up, once one is (a lake without roll-ups shows as before).
+  const rolled = rollups.some((month) => month.rolled > 0);
+  if (flags.json) writeJson(io.stdout, rolled ? { ...statusJson(view), rollups } : statusJson(view));
+  else {
+    printStatus(view, io.stdout);
+    const line = describeRolledUp(rollups);
+    if (line !== undefined) io.stdout.write(`${line}\n`);
+  }
   return 0;
 }
 

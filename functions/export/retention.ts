@@ -24,6 +24,7 @@ import type { AppLogger } from '../shared/logger.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { dayFolderOfKey, dayKey, folderOf, parseUnitKey } from '../warehouse/lake/layout.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
+import { removeMonthRollups } from '../warehouse/lake/rollups.js';
 import { EXPIRED_PREFIX } from './erasures.js';
 import { unitKey, type Unit } from './units.js';
 import type { IcebergSync } from './iceberg/sync.js';
@@ -142,6 +143,8 @@ export async function deleteExpired(
       };
       // The record first: a run cut short after it still never plans the unit again.
       await destination.put(expiredKey(unit), `${JSON.stringify(record, null, 2)}\n`, { contentType: 'application/json' });
+      // Its month's roll-ups go before its days (warehouse/lake/rollups.ts): none keeps an expired row.
+      await removeMonthRollups(destination, unit);
       for (const key of unitKeys) {
         await destination.delete(key);
         files += 1;

@@ -24,6 +24,7 @@ import { readUnitState, unitKey, unitLabel } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
 import { stopOf, type RunStop } from './run-stops.js';
 import type { Manifest } from './manifest.js';
+import { committedUnits, refreshLakeAfter } from '../warehouse/lake/rollups.js';
 import type { ExportPolicy, RunControl } from './policy.js';
 import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
@@ -182,6 +183,8 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
   const projectStops = new Map<string, string>();
   let failedRequests = 0;
   deps.onEvent?.({ kind: 'plan', units: planned });
+  /** A month already rolled up stops being read from its roll-ups as a unit of it commits. */
+  const rolledUp = committedUnits(deps.destination);
 
   const book = createEstimateBook(planned);
   const { estimate, stillGuess, refreshed, remainingFrom, guessesFrom } = book;
@@ -219,6 +222,9 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
       if (stop) logger?.error('units stopped early', { scope: stop.scope, reason: stop.reason });
     }
     if (result.status === 'complete') {
+      await rolledUp(result).catch((error: unknown) =>
+        logger?.warn('could not retire the roll-ups of a month exported again', { error: describeError(error) }),
+      );
       await deps.partitions?.committed(result);
       deps.iceberg?.committed(result);
       book.learn(result, result.manifest.pages);
@@ -229,6 +235,13 @@ export async function runUnits(loop: UnitLoop): Promise<RunSummary> {
   }
 
   await settleLeasedUnits(results, deps.destination);
+  // The index of units and the monthly roll-ups of the months this run committed units of.
+  await refreshLakeAfter(
+    'export',
+    deps.destination,
+    results.filter((r) => r.status === 'complete'),
+    logger,
+  );
   const count = (status: UnitResult['status']) => results.filter((r) => r.status === status).length;
   // One warning per dataset, not per unit: a change of the API shows in every project and day.
   const drift = driftOf(results);

@@ -11,7 +11,9 @@ import { manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError } from '../shared/errors.js';
 import type { Drift } from './drift.js';
-import { readManifest, unitRows, type Manifest } from './manifest.js';
+import { checkManifest, readManifest, unitRows, type Manifest } from './manifest.js';
+import { indexEntry, readUnitIndexes } from '../warehouse/lake/unit-index.js';
+import { monthOfDay } from '../warehouse/lake/layout.js';
 import { unitStaging, type Checkpoint, type UnitFailure } from './staging.js';
 import { unitKey, type Unit } from './unit-id.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, backoffDelay } from '../shared/time.js';
@@ -40,10 +42,31 @@ export async function readUnitState(destination: Destination, unit: Unit): Promi
   return reading ? { kind: 'missing', problem: reading.problem } : { kind: 'missing' };
 }
 
-/** The states of many units, read with bounded concurrency; keyed by `unitKey`. */
+/**
+ * The states of many units, keyed by `unitKey`: the complete ones from the index of their
+ * months (warehouse/lake/unit-index.ts: one object a dataset and month, rebuilt from the
+ * manifests when it names other units than they do), the others — and every unit of a
+ * destination that cannot list — one by one, with bounded concurrency.
+ */
 export async function readUnitStates(destination: Destination, units: readonly Unit[]): Promise<Map<string, UnitState>> {
   const states = new Map<string, UnitState>();
-  await eachAtOnce(units, READ_CONCURRENCY, async (unit) => {
+  const byDataset = new Map<DatasetName, Unit[]>();
+  for (const unit of units) byDataset.set(unit.dataset, [...(byDataset.get(unit.dataset) ?? []), unit]);
+  const left: Unit[] = [];
+  for (const [dataset, ofDataset] of byDataset) {
+    const indexes = await readUnitIndexes(
+      destination,
+      dataset,
+      ofDataset.map((unit) => monthOfDay(unit.day)),
+    );
+    for (const unit of ofDataset) {
+      const raw = indexes?.get(monthOfDay(unit.day))?.get(indexEntry(unit.day, unit.projectId));
+      const reading = raw === undefined ? undefined : checkManifest(raw, unit);
+      if (reading !== undefined && 'manifest' in reading) states.set(unitKey(unit), { kind: 'complete', manifest: reading.manifest });
+      else left.push(unit);
+    }
+  }
+  await eachAtOnce(left, READ_CONCURRENCY, async (unit) => {
     states.set(unitKey(unit), await readUnitState(destination, unit));
   });
   return states;

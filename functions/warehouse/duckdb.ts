@@ -11,7 +11,10 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from './sql.js';
+import { rootOf } from './lake/layout.js';
 import type { ColumnDef, ScalarColumnType, TableDef } from './tables.js';
+
+const ROLLUPS_ROOT = rootOf('rollups');
 
 /** How DuckDB reads each scalar column type back from Parquet (Athena: string, date, bigint, double, timestamp, boolean). */
 export const DUCKDB_TYPES: Readonly<Record<ScalarColumnType, string>> = {
@@ -129,7 +132,19 @@ const GLOB_CHARACTERS = /[*?[\]{}]/;
  * `dt=` folder as text (as in Glue) and older files' missing columns as nulls.
  */
 export function parquetFiles(files: readonly string[]): string {
-  return `read_parquet(${fileList(files)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+  // A monthly roll-up (warehouse/lake/rollups.ts) holds `dt` as a column, not in its path.
+  const rollups = files.filter(isRollup);
+  const days = `read_parquet(${fileList(files.filter((file) => !isRollup(file)))}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+  if (rollups.length === 0) return days;
+  const months = `read_parquet(${fileList(rollups)}, hive_partitioning = false, union_by_name = true)`;
+  // `dt || ''`: DuckDB 1.5 fails to unite the statistics of a partition's constant `dt` with a
+  // file's `dt` column ("Unsupported type for NumericValueUnionToValue"); an expression has none.
+  return rollups.length === files.length ? months : `(SELECT * REPLACE (dt || '' AS dt) FROM ${days} UNION ALL BY NAME SELECT * FROM ${months})`;
+}
+
+/** A roll-up's key (`_rollups/…`, lake/layout.ts), relative to the lake or inside a path. */
+function isRollup(file: string): boolean {
+  return file.startsWith(ROLLUPS_ROOT) || file.includes(`/${ROLLUPS_ROOT}`);
 }
 
 /**

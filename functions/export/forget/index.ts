@@ -29,6 +29,7 @@
 import type { Destination } from '../../shared/storage/destination.js';
 import { ConfigError } from '../../shared/errors.js';
 import type { PersonalDataPolicy } from '../../warehouse/column-policy.js';
+import { rewritingDays } from '../../warehouse/lake/rollups.js';
 import { erasureKey, erasureShares, type ErasureRecord, type ErasureShare } from '../erasures.js';
 import { checkLakeKey, hashedTables, inspectLake, listable, type HashedTable } from './inspect.js';
 import { finishErasure, planErasure, startErasure } from './record.js';
@@ -144,7 +145,11 @@ export async function forgetPeople(request: ForgetManyRequest, deps: ForgetDeps)
     }
     const planned = await planErasure(destination, started, { files: files.length, rows }, shares);
     // 3. Each file holding such rows is rewritten without them (and the Iceberg tables' rows deleted).
-    manifestsFixed += await rewriteFiles(scanned, work, deps.onFile && ((file) => deps.onFile?.(forgottenFile(file))));
+    // The months' roll-ups holding them removed first, built again from the new files (warehouse/lake/rollups.ts).
+    const matching = scanned.filter((file) => file.matching > 0);
+    manifestsFixed += await rewritingDays(destination, matching, () =>
+      rewriteFiles(scanned, work, deps.onFile && ((file) => deps.onFile?.(forgottenFile(file)))),
+    );
     await deps.iceberg?.(tables, [...people.owner.keys()]);
     // 4. The record is rewritten `done`.
     const done = await finishErasure(destination, planned, deps.now);

@@ -80,6 +80,22 @@ export function createLocalDestination(dir: string): Destination {
     return pendingFileWrite(stream, temp, file, !key.startsWith(`${SCRATCH_PREFIX}/`));
   };
 
+  /** Every key under a folder. */
+  const listKeys = async (prefix: string): Promise<string[]> => {
+    const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
+    let entries;
+    try {
+      entries = await readdir(folder, { recursive: true, withFileTypes: true });
+    } catch (error) {
+      if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return [];
+      throw failure('list', folder, error);
+    }
+    // Hidden names are temp files of writes in progress (and crash leftovers), not keys.
+    return entries
+      .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
+      .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+  };
+
   return {
     url: root,
 
@@ -163,19 +179,20 @@ export function createLocalDestination(dir: string): Destination {
       await rmdir(folder).catch(() => undefined);
     },
 
-    async list(prefix) {
-      const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
-      let entries;
-      try {
-        entries = await readdir(folder, { recursive: true, withFileTypes: true });
-      } catch (error) {
-        if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return [];
-        throw failure('list', folder, error);
-      }
-      // Hidden names are temp files of writes in progress (and crash leftovers), not keys.
-      return entries
-        .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
-        .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+    list: listKeys,
+
+    async listModified(prefix) {
+      const keys = await listKeys(prefix);
+      const times = await Promise.all(
+        keys.map((key) =>
+          stat(fileOf(key)).then(
+            (info) => info.mtimeMs,
+            () => undefined,
+          ),
+        ),
+      );
+      // A file removed between the listing and its stat is no longer a key.
+      return keys.flatMap((key, i) => (times[i] === undefined ? [] : [{ key, modified: times[i] as number }]));
     },
 
     async probe() {

@@ -29,6 +29,24 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
   const prefix = normalisePrefix(options.prefix ?? '');
   const keyOf = (key: string) => `${prefix}${checkKey(key)}`;
 
+  /** Every key under a folder with its LastModified. */
+  const listModified = async (listPrefix: string): Promise<{ key: string; modified: number }[]> => {
+    const target = keyOf(listPrefix.replace(/\/+$/, ''));
+    const keys: { key: string; modified: number }[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${target}/`, ...(token ? { ContinuationToken: token } : {}) }));
+        for (const object of page.Contents ?? [])
+          if (object.Key) keys.push({ key: object.Key.slice(prefix.length), modified: object.LastModified?.getTime() ?? 0 });
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    } catch (error) {
+      throw s3Failure('ListObjectsV2', bucket, `${target}/`, error);
+    }
+    return keys;
+  };
+
   return {
     url: `s3://${bucket}${prefix === '' ? '' : `/${prefix.slice(0, -1)}`}`,
 
@@ -86,20 +104,10 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
     },
 
     async list(listPrefix) {
-      const target = keyOf(listPrefix.replace(/\/+$/, ''));
-      const keys: string[] = [];
-      let token: string | undefined;
-      try {
-        do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${target}/`, ...(token ? { ContinuationToken: token } : {}) }));
-          for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(prefix.length));
-          token = page.IsTruncated ? page.NextContinuationToken : undefined;
-        } while (token);
-      } catch (error) {
-        throw s3Failure('ListObjectsV2', bucket, `${target}/`, error);
-      }
-      return keys;
+      return (await listModified(listPrefix)).map((object) => object.key);
     },
+
+    listModified,
 
     async probe() {
       const key = probeKey();

@@ -61,6 +61,12 @@ export interface Destination {
    */
   list?(prefix: string): Promise<string[]>;
   /**
+   * {@link list} with each key's last change (epoch ms, the store's own clock: S3's
+   * LastModified, a file's mtime). Optional: the index of units (warehouse/lake/unit-index.ts)
+   * then notices a manifest rewritten under the same key.
+   */
+  listModified?(prefix: string): Promise<{ readonly key: string; readonly modified: number }[]>;
+  /**
    * Removes the folder `prefix` when it is empty (a local destination; S3 has no folders to
    * leave behind). Optional; retention calls it for the day folders it emptied.
    */

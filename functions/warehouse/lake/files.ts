@@ -2,20 +2,38 @@
  * The one listing of a lake's table files: the Parquet file of each project and day of a table
  * folder, as the lake laid out locally holds them (lake.ts mirrors an `s3://` one first). The
  * report's session, gaps and the verdicts' topic rates read their files through it, so how a
- * day's file is found (lake/layout.ts names it) is written once.
+ * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: a whole month
+ * of the days asked for whose roll-up's record matches today's manifests (lake/rollups.ts) is
+ * read from that one file, each of its days named by it ({@link fileKeys}: each file once).
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { LakeFiles } from '../lake.js';
-import { dayFolder, dayFolderName, dayKey } from './layout.js';
+import { openTarget } from '../../shared/storage/destinations.js';
+import { dayFolder, dayFolderName, dayKey, monthOfDay, rollupFolder, rollupKey } from './layout.js';
+import { datasetOfTable, validRollup, readRollupRecord } from './rollups.js';
+import { daysOfMonth, readUnitIndexes } from './unit-index.js';
 
 /** One project's file of one day. */
 export interface TableFile {
   readonly day: string;
   readonly projectId: string;
-  /** Relative to the lake's root: `<folder>/dt=<day>/<projectId>.parquet`. */
+  /** Relative to the lake's root: `<folder>/dt=<day>/<projectId>.parquet`, or the roll-up holding the day. */
   readonly key: string;
+}
+
+/** The files to read, each once (a roll-up names each of its days). */
+export function fileKeys(files: readonly Pick<TableFile, 'key'>[]): string[] {
+  return [...new Set(files.map((file) => file.key))];
+}
+
+/** Roll-ups and day files the lake's listings handed to readers (the tests and the benchmark count them). */
+export const ROLLUP_READS = { rollups: 0, days: 0 };
+
+/** Whether roll-ups are read at all (`MINTLIFY_ROLLUPS=off`: the days only, to compare). */
+function rollupsOn(): boolean {
+  return process.env['MINTLIFY_ROLLUPS'] !== 'off';
 }
 
 /**
@@ -24,12 +42,21 @@ export interface TableFile {
  * is left out. Waits for the folder's mirror first.
  */
 export async function tableFiles(
-  lake: Pick<LakeFiles, 'root' | 'folderReady'>,
+  lake: Pick<LakeFiles, 'root' | 'folderReady' | 'rolledUp'>,
   folder: string,
   days: readonly string[],
   projects?: ReadonlySet<string>,
 ): Promise<TableFile[]> {
   await lake.folderReady(folder);
+  const mirrored = lake.rolledUp?.get(folder);
+  const rolled =
+    lake.rolledUp === undefined
+      ? await validRollups(lake.root, folder, days, projects)
+      : new Map(
+          [...(mirrored ?? [])]
+            .filter(([month]) => wholeMonthOf(month, days))
+            .map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]),
+        );
   const present = new Set(await list(path.join(lake.root, folder)));
   const perDay = await Promise.all(
     days
@@ -38,11 +65,68 @@ export async function tableFiles(
         (await list(path.join(lake.root, dayFolder(folder, day)))).sort().flatMap((name) => {
           const projectId = name.endsWith('.parquet') ? name.slice(0, -'.parquet'.length) : '';
           if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) return [];
+          if (rolled.get(monthOfDay(day))?.has(projectId)) return [];
           return [{ day, projectId, key: dayKey(folder, day, name) }];
         }),
       ),
   );
-  return perDay.flat();
+  const fromRollups = [...rolled].flatMap(([month, ids]) =>
+    [...ids].flatMap((projectId) => daysOfMonth(month).map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) }))),
+  );
+  ROLLUP_READS.rollups += [...rolled.values()].reduce((sum, ids) => sum + ids.size, 0);
+  ROLLUP_READS.days += perDay.flat().length;
+  if (fromRollups.length === 0) return perDay.flat();
+  const order = (file: TableFile) => `${file.day}/${file.projectId}`;
+  return [...perDay.flat(), ...fromRollups].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+}
+
+/** Whether every day of `month` is among `days`. */
+function wholeMonthOf(month: string, days: readonly string[]): boolean {
+  const asked = new Set(days);
+  return daysOfMonth(month).every((day) => asked.has(day));
+}
+
+/**
+ * The projects of each whole month of `days` whose roll-up of `folder` may be read: its record
+ * matches the manifests of today, as the month's index of units (rebuilt from them when stale)
+ * says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
+ */
+async function validRollups(root: string, folder: string, days: readonly string[], projects?: ReadonlySet<string>): Promise<Map<string, Set<string>>> {
+  const rolled = new Map<string, Set<string>>();
+  const owner = datasetOfTable(folder);
+  if (!rollupsOn() || owner === undefined) return rolled;
+  const asked = new Set(days);
+  const months = [...new Set(days.map(monthOfDay))].filter((month) => daysOfMonth(month).every((day) => asked.has(day)));
+  const withRollups = (
+    await Promise.all(months.map(async (month) => ({ month, names: await list(path.join(root, ...rollupFolder(folder, month).split('/'))) })))
+  ).filter(({ names }) => names.some((name) => name.endsWith('.json')));
+  if (withRollups.length === 0) return rolled;
+  const lake = openTarget({ kind: 'local', dir: root });
+  // A lake read-only to this reader keeps its stale index: the one rebuilt is used, not written.
+  const readOnly = {
+    get: lake.get.bind(lake),
+    list: (prefix: string) => lake.list?.(prefix) ?? Promise.resolve([]),
+    ...(lake.listModified ? { listModified: lake.listModified.bind(lake) } : {}),
+    put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined),
+  };
+  const indexes = await readUnitIndexes(
+    readOnly,
+    owner.dataset,
+    withRollups.map(({ month }) => month),
+  );
+  if (indexes === undefined) return rolled;
+  for (const { month, names } of withRollups) {
+    const manifests = indexes.get(month);
+    if (manifests === undefined) continue;
+    for (const name of names) {
+      const projectId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
+      if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) continue;
+      if (!names.includes(`${projectId}.parquet`)) continue;
+      if (!validRollup(await readRollupRecord(lake, owner.table, month, projectId), manifests, owner.table.name, month, projectId)) continue;
+      rolled.set(month, (rolled.get(month) ?? new Set()).add(projectId));
+    }
+  }
+  return rolled;
 }
 
 /** Names in a folder; none when it does not exist. */

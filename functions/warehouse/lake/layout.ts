@@ -45,6 +45,18 @@ export const LAYOUT = {
     file: '<projectId>.json',
     what: "a unit's manifest, kept while forget replaces its file",
   },
+  unitIndex: {
+    folder: '_index/<dataset>',
+    daily: false,
+    file: 'month=YYYY-MM.json',
+    what: "the manifests of a month's units in one object (derived: rebuilt from the manifests)",
+  },
+  rollups: {
+    folder: '_rollups/<table>',
+    daily: false,
+    file: 'month=YYYY-MM/<projectId>.parquet',
+    what: 'a settled month of a table and project in one file (derived), its record (.json) beside it',
+  },
   reports: { folder: 'reports', daily: false, file: '<page>.html', what: "the weekly report's pages (latest, weekly/, range/)" },
   organisation: { folder: 'orgs/<id>', daily: false, file: '…', what: "an organisation's lake, laid out as above (many organisations)" },
 } as const satisfies Record<string, Place>;
@@ -71,6 +83,42 @@ export function rootOf(place: PlaceName): string {
   const { folder } = LAYOUT[place];
   const open = folder.indexOf('<');
   return open < 0 ? `${folder}/` : folder.slice(0, open);
+}
+
+/** The Hive-style name of a month's folder or object (`month=YYYY-MM`): roll-ups and the index of units. */
+export const MONTH_PARTITION = 'month';
+const MONTH = /^\d{4}-\d{2}$/;
+
+/** `month=<month>`: the name of a month's folder (roll-ups) or, with `.json`, object (index of units). */
+export function monthName(month: string): string {
+  if (!MONTH.test(month)) throw new Error(`not a month (YYYY-MM): ${JSON.stringify(month)}`);
+  return `${MONTH_PARTITION}=${month}`;
+}
+
+/** The month a `month=YYYY-MM` name holds (a trailing `.json` ignored); undefined for any other name. */
+export function monthOfName(name: string): string | undefined {
+  const month = name.startsWith(`${MONTH_PARTITION}=`) ? name.slice(MONTH_PARTITION.length + 1).replace(/\.json$/, '') : '';
+  return MONTH.test(month) ? month : undefined;
+}
+
+/** `_index/<dataset>/month=YYYY-MM.json`: the index of a dataset's units of one month. */
+export function unitIndexKey(dataset: string, month: string): string {
+  return `${folderOf('unitIndex', dataset)}/${monthName(month)}.json`;
+}
+
+/** `_rollups/<table>/month=YYYY-MM/<projectId>.parquet` (`.json`: its record): a month of a table and project. */
+export function rollupKey(table: string, month: string, projectId: string, kind: 'parquet' | 'json' = 'parquet'): string {
+  return `${rollupFolder(table, month)}/${projectId}.${kind}`;
+}
+
+/** `_rollups/<table>/month=YYYY-MM`: the folder of a table's roll-ups of one month. */
+export function rollupFolder(table: string, month: string): string {
+  return `${folderOf('rollups', table)}/${monthName(month)}`;
+}
+
+/** The month (`YYYY-MM`) of a day. */
+export function monthOfDay(day: string): string {
+  return day.slice(0, 7);
 }
 
 /** `dt=<day>`: the name of a day's folder. */

@@ -6,6 +6,7 @@
  * fails.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { monthOfDay, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUnits, type RunSummary } from '../../../functions/export/run-units.js';
 import type { DatasetName } from '../../../functions/warehouse/catalog.js';
@@ -76,8 +77,10 @@ describe('every dataset exported into S3', () => {
     );
   });
 
-  it('puts exactly the Hive-layout objects under the prefix (every table of every unit and its manifest), no staging left', async () => {
-    const keys = UNITS.flatMap((unit) => unitKeys(unit.dataset, DAY, unit.projectId).map((key) => `${PREFIX}/${key}`)).sort();
+  it('puts exactly the Hive-layout objects under the prefix (every table of every unit and its manifest, its month’s index of units), no staging left', async () => {
+    const units = UNITS.flatMap((unit) => unitKeys(unit.dataset, DAY, unit.projectId));
+    const indexes = [...new Set(UNITS.map((unit) => unitIndexKey(unit.dataset, monthOfDay(DAY))))];
+    const keys = [...units, ...indexes].map((key) => `${PREFIX}/${key}`).sort();
 
     expect(await listKeys(bucket)).toEqual(keys);
   });

@@ -120,8 +120,9 @@ describe('every dataset exported over HTTP into a local directory', () => {
     );
   });
 
-  it('writes exactly the files of the layout (every table of every unit and its manifest) and leaves no staging', async () => {
-    const keys = UNITS.flatMap((unit) => unitKeys(unit.dataset, DAY, unit.projectId)).sort();
+  it('writes exactly the files of the layout (every table of every unit and its manifest, its month’s index of units) and leaves no staging', async () => {
+    const indexes = [...new Set(UNITS.map((unit) => `_index/${unit.dataset}/month=${DAY.slice(0, 7)}.json`))];
+    const keys = [...UNITS.flatMap((unit) => unitKeys(unit.dataset, DAY, unit.projectId)), ...indexes].sort();
 
     expect(await listFiles(dir)).toEqual(keys);
   });
@@ -349,7 +350,7 @@ describe('an empty day still gets its files', () => {
         columns: CONTRACT_COLUMNS['visitors_totals'],
         rows: [{ project_id: QUIET, date: DAY, human: 0, ai: 0, total: 0, pages: 0, exported_at: EXPORTED_AT, unknown_fields: null }],
       });
-      expect(await listFiles(out)).toEqual(unitKeys('visitors', DAY, QUIET).sort());
+      expect(await listFiles(out)).toEqual([...unitKeys('visitors', DAY, QUIET), `_index/visitors/month=${DAY.slice(0, 7)}.json`].sort());
       expect(empty.requests.map((request) => request.query['limit'])).toEqual(['250']);
     } finally {
       await empty.close();

@@ -322,6 +322,7 @@ describe('a destination that fails in the middle of a unit', () => {
 
     const files = dayFiles(dir, PROJECT, DAY);
     expect(await tableFiles(dir)).toEqual([
+      `_index/visitors/month=${DAY.slice(0, 7)}.json`,
       `_manifests/visitors/dt=${DAY}/${PROJECT}.json`,
       `visitors_pages/dt=${DAY}/${PROJECT}.parquet`,
       `visitors_totals/dt=${DAY}/${PROJECT}.parquet`,

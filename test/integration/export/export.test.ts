@@ -78,12 +78,13 @@ describe('export to a local directory', () => {
     expect(exportedAt).toBe(new Date(EXPORTED_AT).toISOString());
   });
 
-  it('writes the two Parquet files, the manifest and the run record at the documented keys and nothing else', async () => {
+  it('writes the two Parquet files, the manifest, its month’s index of units and the run record at the documented keys and nothing else', async () => {
     const dir = await makeTempDir();
 
     await exportLocal('proj_small', DAY, dir);
 
     expect(await listFiles(dir)).toEqual([
+      `_index/visitors/month=${DAY.slice(0, 7)}.json`,
       `_manifests/visitors/dt=${DAY}/proj_small.json`,
       aRunRecord(EXPORTED_AT),
       `visitors_pages/dt=${DAY}/proj_small.parquet`,
@@ -244,6 +245,7 @@ describe('export to S3 (fauxqs on loopback)', () => {
     await exportTo(destination, [DAY], ['proj_medium']);
 
     expect(await keysOf(bucket)).toEqual([
+      `warehouse/mintlify/_index/visitors/month=${DAY.slice(0, 7)}.json`,
       `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`,
       aRunRecord(EXPORTED_AT, 'warehouse/mintlify/'),
       `warehouse/mintlify/visitors_pages/dt=${DAY}/proj_medium.parquet`,

@@ -22,6 +22,7 @@ const NOT_SINKS = new Set([
   'functions/gaps/read.ts',
   'functions/gaps/find.ts',
   'functions/gaps/effect.ts',
+  'functions/gaps/day-rates.ts',
   'functions/report/page/style.ts',
   'functions/report/page/template.ts',
 ]);

@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localLake, mirrorPath, openLake, openRecords, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
 import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
@@ -12,31 +11,23 @@ import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 const root = path.resolve('mirror-root');
 
 /**
- * A narrow stand-in for S3 on `client`: `send` answers the listings (ListObjectsV2 of `objects`),
- * and the client's HTTP handler answers the mirror's GETs (they are signed by the client and
- * sent on its handler, not through `send`: shared/storage/s3-reader.ts) with `get`'s bytes, or
- * S3's XML error when it throws an error naming a code. Nothing leaves the process.
+ * A narrow stand-in for S3 on `client`: `send` answers the listings (ListObjectsV2 of `objects`)
+ * and the mirror's `GetObjectCommand`s with `get`'s bytes (aborted with the read's signal), or
+ * throws the error `get` throws (named by its `code`, as the SDK names S3's errors). Nothing leaves the process.
  */
 function standInBucket(client: S3Client, objects: readonly string[], get: (key: string, signal: AbortSignal | undefined) => Promise<Uint8Array>): void {
-  client.send = (async (command: { input: { Prefix?: string } }) => {
-    if (!(command instanceof ListObjectsV2Command)) throw new Error(`the stand-in answers listings only, not ${command.constructor.name}`);
+  client.send = (async (command: { input: { Prefix?: string; Key?: string; ChecksumMode?: string } }, options?: { abortSignal?: AbortSignal }) => {
+    if (command instanceof GetObjectCommand) {
+      if (command.input.ChecksumMode !== 'ENABLED') throw new Error('the mirror must ask for the checksum to be validated');
+      // An error S3 answers is named by its code, as the SDK names it.
+      const bytes = await get(command.input.Key ?? '', options?.abortSignal).catch((error: { code?: string }) => {
+        throw error.code === undefined ? error : Object.assign(error, { name: error.code });
+      });
+      return { Body: { transformToByteArray: async () => bytes } };
+    }
+    if (!(command instanceof ListObjectsV2Command)) throw new Error(`the stand-in answers listings and reads only, not ${command.constructor.name}`);
     return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
   }) as unknown as S3Client['send'];
-  const handler = {
-    async handle(request: { path: string }, options?: { abortSignal?: AbortSignal }) {
-      // Virtual-hosted (no endpoint given): the path is the key, each segment encoded.
-      const key = request.path.slice(1).split('/').map(decodeURIComponent).join('/');
-      try {
-        return { response: { statusCode: 200, headers: {}, body: Readable.from([Buffer.from(await get(key, options?.abortSignal))]) } };
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code === undefined) throw error;
-        const xml = `<Error><Code>${code}</Code><Message>${(error as Error).message}</Message></Error>`;
-        return { response: { statusCode: 403, headers: {}, body: Readable.from([Buffer.from(xml)]) } };
-      }
-    },
-  };
-  (client.config as unknown as { requestHandler: typeof handler }).requestHandler = handler;
 }
 
 describe('unsafeKeyProblem', () => {

@@ -1,0 +1,149 @@
+/**
+ * `lake` (issue 50): the weekly report function's bundle (as `report-function` runs it: synthesized
+ * by `cdk synth`, DuckDB in its asset, its own Node process) over the report benchmark's lake of
+ * 90 days × 3 projects (and the 90 compared) from S3 (fauxqs), with the lake's monthly roll-ups
+ * and index of units built by `compactLake` first — the objects it reads counted by a loopback
+ * proxy in front of the emulator (every GET that is not a listing), its run and peak memory;
+ * then the same invocation with the roll-ups turned off (`MINTLIFY_ROLLUPS=off`), alternately;
+ * the roll-ups' build time and their bytes against the day files'.
+ */
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { addDays } from '../functions/shared/dates.js';
+import { openTarget } from '../functions/shared/storage/destinations.js';
+import { compactLake } from '../functions/warehouse/lake/rollups.js';
+import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
+import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
+import { startS3Sqs } from '../test/helpers/emulators.js';
+import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
+import { benchPeriod, buildLake, LAST_DAY, REPORT_DAYS } from './report.js';
+import { sizeOf, upload } from './report-function.js';
+
+const RUNS = 2;
+const WEEKLY = 'Weekly: the report of the last 7 complete days';
+
+/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`). */
+async function countingProxy(target: string): Promise<{ url: string; gets: () => number; reset: () => void; close: () => Promise<void> }> {
+  const to = new URL(target);
+  let gets = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && !/[?&]list-type=/.test(req.url ?? '')) gets += 1;
+    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    gets: () => gets,
+    reset: () => {
+      gets = 0;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function benchLake(): Promise<BenchResult> {
+  const root = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mintlify-bench-lake-'));
+  const projects = DEFAULT_PROJECTS.map((p) => p.id);
+  const aws = await startS3Sqs();
+  const proxy = await countingProxy(aws.endpoint);
+  try {
+    const lake = await buildLake(root, benchPeriod());
+    const dayBytes = await sizeOf(root);
+    progress('lake: building the monthly roll-ups and the index of units (compactLake)');
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const built = await compactLake(openTarget({ kind: 'local', dir: root }), {});
+    const buildMs = performance.now() - started;
+    const buildCpu = process.cpuUsage(cpu);
+    const rollupBytes = await sizeOf(path.join(root, '_rollups'));
+    const monthsBuilt = built.months.length;
+    progress('lake: uploading the lake to S3 (fauxqs)');
+    const bucket = await aws.createBucket();
+    const uploaded = await upload(root, async (key, body) => {
+      await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${key}`, Body: body }));
+    });
+    progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');
+    const assembly = await synthAssembly({ projectIds: projects.join(',') });
+    try {
+      const asset = assembly.functionAssetDir(WEEKLY);
+      const bundle = path.join(asset, 'index.js');
+      const { topicArn } = await aws.createTopicWithSubscriber();
+      const base = {
+        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn }),
+        AWS_ENDPOINT_URL_S3: proxy.url,
+        AWS_ENDPOINT_URL_SNS: aws.endpoint,
+      };
+      const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
+      const runs: { rollups: boolean; runMs: number; rss: number; gets: number }[] = [];
+      for (let run = 1; run <= RUNS; run++) {
+        for (const rollups of [true, false]) {
+          progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
+          proxy.reset();
+          const env = rollups ? base : { ...base, MINTLIFY_ROLLUPS: 'off' };
+          const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
+          if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
+          runs.push({ rollups, runMs: invocation.runMs, rss: invocation.maxRssBytes, gets: proxy.gets() });
+        }
+      }
+      const on = runs.filter((r) => r.rollups);
+      const off = runs.filter((r) => !r.rollups);
+      const load = `load: ${lake.files} day files of 3 projects × 180 days (90 reported + 90 compared), ${uploaded} objects in the bucket`;
+      return {
+        figures: {
+          'lake.90d.objects_read': judged(
+            median(on.map((r) => r.gets)),
+            'objects',
+            '<=',
+            100,
+            `GETs of objects by the weekly report function, 90 days × 3 projects; ${load}`,
+          ),
+          'lake.90d.objects_read_without_rollups': info(
+            median(off.map((r) => r.gets)),
+            'objects',
+            'the same invocation with MINTLIFY_ROLLUPS=off (days and the index of units)',
+          ),
+          'lake.90d.run_ms': judged(
+            median(on.map((r) => r.runMs)),
+            'ms',
+            '<=',
+            3000,
+            `the handler's run, median of ${RUNS} fresh processes (machine shared: noisy)`,
+          ),
+          'lake.90d.run_ms_without_rollups': info(median(off.map((r) => r.runMs)), 'ms', 'the same, roll-ups off, alternately with the runs above'),
+          'lake.90d.peak_rss': judged(Math.max(...on.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process, roll-ups on'),
+          'lake.rollups.build_ms': info(
+            buildMs,
+            'ms',
+            `compactLake over the whole lake: ${built.built} roll-ups of ${monthsBuilt} month(s), 3 projects × 7 datasets`,
+          ),
+          'lake.rollups.build_cpu_ms': info((buildCpu.user + buildCpu.system) / 1000, 'ms', 'the same, CPU of this process (DuckDB threads included)'),
+          'lake.rollups.extra_bytes_ratio': judged(
+            rollupBytes / dayBytes,
+            'x',
+            '<=',
+            1.1,
+            "roll-ups' bytes (with their records) ÷ the lake's bytes before them",
+          ),
+        },
+        details: { lake: { runs, built, dayBytes, rollupBytes, uploaded } },
+      };
+    } finally {
+      await assembly.close();
+    }
+  } finally {
+    await proxy.close();
+    await aws.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Which roll-ups a mirror of an `s3://` lake reads (warehouse/lake.ts): of each table of the
+ * scope, every whole month whose roll-up's record matches the bucket's manifests, as the index
+ * of units of that month says (lake/unit-index.ts: checked against one listing of the
+ * manifests, rebuilt from them when stale). The mirror then fetches those roll-ups and not
+ * their days; the one listing (lake/files.ts) hands them to the readers.
+ */
+import type { Destination } from '../../shared/storage/destination.js';
+import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
+import type { DatasetName } from '../catalog.js';
+import { monthOfDay, rollupFolder } from './layout.js';
+import { datasetOfTable, readRollupRecord, validRollup } from './rollups.js';
+import { daysOfMonth, readUnitIndexes, type RawManifest } from './unit-index.js';
+
+/** Roll-ups to read: table folder → month → projects. */
+export type RolledUp = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+
+/** Every month `[from, to)` touches. */
+export function monthsTouched(days: { readonly from: string; readonly to: string }): string[] {
+  const months: string[] = [];
+  for (let month = monthOfDay(days.from); month <= monthOfDay(days.to); month = nextMonth(month)) {
+    const all = daysOfMonth(month);
+    if ((all[all.length - 1] as string) >= days.from && (all[0] as string) < days.to) months.push(month);
+  }
+  return months;
+}
+
+function nextMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}
+
+/**
+ * The manifests of `[from, to)` of every dataset, from the indexes of their months (one object
+ * a dataset and month, checked against one listing of the manifests): what a mirror writes in
+ * place of one GET per manifest. Undefined when the lake cannot list.
+ */
+export async function indexedManifests(
+  lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
+  datasets: readonly DatasetName[],
+  days: { readonly from: string; readonly to: string },
+): Promise<{ dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] | undefined> {
+  if (lake.list === undefined) return undefined;
+  const out: { dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] = [];
+  for (const dataset of datasets) {
+    const indexes = await readUnitIndexes(lake, dataset, monthsTouched(days));
+    if (indexes === undefined) return undefined;
+    for (const manifests of indexes.values()) {
+      for (const [entry, manifest] of manifests) {
+        const [day, projectId] = entry.split('/') as [string, string];
+        if (day >= days.from && day < days.to) out.push({ dataset, day, projectId, manifest });
+      }
+    }
+  }
+  return out;
+}
+
+/** The whole calendar months of `[from, to)`. */
+export function wholeMonths(days: { readonly from: string; readonly to: string }): string[] {
+  return monthsTouched(days).filter((month) => {
+    const all = daysOfMonth(month);
+    return (all[0] as string) >= days.from && (all[all.length - 1] as string) < days.to;
+  });
+}
+
+/** The valid roll-ups of `tables` over their days, read from `lake` (the bucket itself); none when roll-ups are off (`MINTLIFY_ROLLUPS=off`). */
+export async function mirroredRollups(
+  lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
+  tables: readonly { readonly prefix: string; readonly days: { readonly from: string; readonly to: string } }[],
+): Promise<RolledUp> {
+  const out = new Map<string, Map<string, Set<string>>>();
+  if (process.env['MINTLIFY_ROLLUPS'] === 'off' || lake.list === undefined) return out;
+  const indexes = new Map<DatasetName, Map<string, Map<string, RawManifest>> | undefined>();
+  for (const { prefix, days } of tables) {
+    const owner = datasetOfTable(prefix);
+    const months = wholeMonths(days);
+    if (owner === undefined || months.length === 0) continue;
+    // What roll-ups there are: one listing a month.
+    const candidates = new Map<string, string[]>();
+    for (const month of months) {
+      const names = ((await lake.list(`${rollupFolder(prefix, month)}/`)) ?? []).map((key) => key.slice(key.lastIndexOf('/') + 1));
+      const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length));
+      const withFile = ids.filter((id) => PROJECT_ID_PATTERN.test(id) && names.includes(`${id}.parquet`));
+      if (withFile.length > 0) candidates.set(month, withFile);
+    }
+    if (candidates.size === 0) continue;
+    if (!indexes.has(owner.dataset)) indexes.set(owner.dataset, await readUnitIndexes(lake, owner.dataset, months));
+    const index = indexes.get(owner.dataset);
+    for (const [month, ids] of candidates) {
+      const manifests = index?.get(month);
+      if (manifests === undefined) continue;
+      for (const projectId of ids) {
+        if (!validRollup(await readRollupRecord(lake, owner.table, month, projectId), manifests, owner.table.name, month, projectId)) continue;
+        const byMonth = out.get(prefix) ?? new Map<string, Set<string>>();
+        byMonth.set(month, (byMonth.get(month) ?? new Set()).add(projectId));
+        out.set(prefix, byMonth);
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,209 @@
+/**
+ * The index of units: the manifests of one dataset's month in one object
+ * (`_index/<dataset>/month=YYYY-MM.json`, lake/layout.ts), so `status`, `plan`, the report's
+ * health and insights read one object a month where they read one manifest per unit. It is
+ * derived, never the source of truth: the manifests are. Read, it is checked against one
+ * listing of the dataset's manifests and rebuilt from them when it is missing or names other
+ * units; the export (after a run's commits), `forget` and retention write it in the same step
+ * as the manifests they change (lake/rollups.ts `refreshLake`).
+ *
+ * The manifests are kept as written (plain JSON): the export checks each one it uses
+ * (export/manifest.ts `checkManifest`), as it does one read alone.
+ */
+import { daysBetween } from '../../shared/dates.js';
+import type { Destination } from '../../shared/storage/destination.js';
+import { eachAtOnce } from '../../shared/concurrency.js';
+import type { DatasetName } from '../catalog.js';
+import { manifestKey, manifestsOf, parseManifestKey } from '../keys.js';
+import { monthOfDay, unitIndexKey } from './layout.js';
+
+/** A manifest as written (export/manifest.ts `Manifest`), unchecked. */
+export type RawManifest = Readonly<Record<string, unknown>>;
+
+/** What `_index/<dataset>/month=YYYY-MM.json` holds. */
+export interface MonthIndex {
+  readonly version: 1;
+  readonly dataset: DatasetName;
+  readonly month: string;
+  readonly builtAt: string;
+  /** The latest change among the month's manifests as listed before it was built (the store's clock): a later one makes it stale. */
+  readonly manifestsModified?: number;
+  /** Each unit's manifest, by `<day>/<projectId>`. */
+  readonly manifests: Readonly<Record<string, RawManifest>>;
+}
+
+/** `<day>/<projectId>`: a unit's name inside its month's index. */
+export function indexEntry(day: string, projectId: string): string {
+  return `${day}/${projectId}`;
+}
+
+/** Every day (`YYYY-MM-DD`) of `month`. */
+export function daysOfMonth(month: string): string[] {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+  return daysBetween(`${month}-01`, `${next}-01`);
+}
+
+/** Counts of what reading indexes cost, for the tests and the benchmark. */
+export interface IndexReads {
+  /** Index objects read. */
+  indexes: number;
+  /** Indexes rebuilt (missing or naming other units than the manifests listed). */
+  rebuilt: number;
+  /** Manifests read to rebuild them. */
+  manifests: number;
+}
+
+/** A month's manifests as listed: their entries, and the latest change among them (the store's clock; 0 when it tells none). */
+interface Listed {
+  readonly entries: Set<string>;
+  modified: number;
+}
+
+/** The manifests' keys of `dataset`, by month: one listing, with their times when the destination gives them. */
+async function listedByMonth(destination: Pick<Destination, 'list' | 'listModified'>, dataset: DatasetName): Promise<Map<string, Listed> | undefined> {
+  const listed = destination.listModified
+    ? await destination.listModified(manifestsOf(dataset))
+    : destination.list
+      ? (await destination.list(manifestsOf(dataset))).map((key) => ({ key, modified: 0 }))
+      : undefined;
+  if (listed === undefined) return undefined;
+  const byMonth = new Map<string, Listed>();
+  for (const { key, modified } of listed) {
+    const unit = parseManifestKey(dataset, key);
+    if (unit === undefined) continue;
+    const month = monthOfDay(unit.day);
+    const entry = byMonth.get(month) ?? { entries: new Set<string>(), modified: 0 };
+    entry.entries.add(indexEntry(unit.day, unit.projectId));
+    entry.modified = Math.max(entry.modified, modified);
+    byMonth.set(month, entry);
+  }
+  return byMonth;
+}
+
+async function readJson(destination: Pick<Destination, 'get'>, key: string): Promise<unknown> {
+  const bytes = await destination.get(key);
+  if (bytes === undefined) return undefined;
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The manifest of a unit as written; undefined when absent or not a JSON object (a half-written file). */
+export async function readRawManifest(
+  destination: Pick<Destination, 'get'>,
+  dataset: DatasetName,
+  day: string,
+  projectId: string,
+): Promise<RawManifest | undefined> {
+  const value = await readJson(destination, manifestKey(dataset, day, projectId));
+  return isObject(value) ? value : undefined;
+}
+
+/**
+ * The manifests of `dataset`'s `months`, from their indexes: an index missing, unreadable or
+ * naming other units than the listing of the manifests is rebuilt from them and written.
+ * Undefined when the destination cannot list (the caller reads each manifest).
+ */
+export async function readUnitIndexes(
+  destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
+  dataset: DatasetName,
+  months: readonly string[],
+  reads?: IndexReads,
+): Promise<Map<string, Map<string, RawManifest>> | undefined> {
+  const listed = await listedByMonth(destination, dataset);
+  if (listed === undefined) return undefined;
+  const out = new Map<string, Map<string, RawManifest>>();
+  for (const month of [...new Set(months)]) {
+    const present = listed.get(month)?.entries ?? new Set<string>();
+    const modified = listed.get(month)?.modified ?? 0;
+    const key = unitIndexKey(dataset, month);
+    const stored = await readJson(destination, key);
+    if (reads) reads.indexes += 1;
+    // Fresh: the same units, and no manifest changed since the listing it was built after.
+    if (isIndex(stored, dataset, month) && sameSet(Object.keys(stored.manifests), present) && (stored.manifestsModified ?? 0) >= modified) {
+      out.set(month, new Map(Object.entries(stored.manifests)));
+      continue;
+    }
+    if (present.size === 0 && stored === undefined) {
+      out.set(month, new Map());
+      continue;
+    }
+    const manifests = new Map<string, RawManifest>();
+    await eachAtOnce([...present], 16, async (entry) => {
+      const [day, projectId] = entry.split('/') as [string, string];
+      const manifest = await readRawManifest(destination, dataset, day, projectId);
+      if (reads) reads.manifests += 1;
+      if (manifest !== undefined) manifests.set(entry, manifest);
+    });
+    if (reads) reads.rebuilt += 1;
+    // Kept for the next reader when it may write; a reader that may not still has it here.
+    await writeUnitIndex(destination, dataset, month, manifests, modified).catch(() => undefined);
+    out.set(month, manifests);
+  }
+  return out;
+}
+
+/** Writes the index of `dataset`'s `month` (entries sorted: the same units give the same bytes but for `builtAt`). */
+export async function writeUnitIndex(
+  destination: Pick<Destination, 'put'>,
+  dataset: DatasetName,
+  month: string,
+  manifests: ReadonlyMap<string, RawManifest>,
+  manifestsModified: number,
+): Promise<void> {
+  const index: MonthIndex = {
+    version: 1,
+    dataset,
+    month,
+    builtAt: new Date().toISOString(),
+    manifestsModified,
+    manifests: Object.fromEntries([...manifests.entries()].sort(([a], [b]) => a.localeCompare(b))),
+  };
+  await destination.put(unitIndexKey(dataset, month), JSON.stringify(index), { contentType: 'application/json' });
+}
+
+/**
+ * Brings the indexes of the units `changed` up to date with their manifests as they are now (a
+ * unit without one leaves its index): what the export, `forget` and retention call once they
+ * wrote or removed manifests. Returns each touched month's manifests.
+ */
+export async function updateUnitIndexes(
+  destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
+  changed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }[],
+): Promise<Map<string, Map<string, RawManifest>>> {
+  const byDataset = new Map<DatasetName, Set<string>>();
+  for (const unit of changed) byDataset.set(unit.dataset, (byDataset.get(unit.dataset) ?? new Set()).add(monthOfDay(unit.day)));
+  const out = new Map<string, Map<string, RawManifest>>();
+  for (const [dataset, months] of byDataset) {
+    const indexes = await readUnitIndexes(destination, dataset, [...months]);
+    if (indexes === undefined) continue;
+    // The listing after this step's manifests: what the indexes written now were built after.
+    const listed = await listedByMonth(destination, dataset);
+    for (const [month, manifests] of indexes) {
+      const units = changed.filter((unit) => unit.dataset === dataset && monthOfDay(unit.day) === month);
+      for (const unit of units) {
+        const manifest = await readRawManifest(destination, dataset, unit.day, unit.projectId);
+        if (manifest === undefined) manifests.delete(indexEntry(unit.day, unit.projectId));
+        else manifests.set(indexEntry(unit.day, unit.projectId), manifest);
+      }
+      await writeUnitIndex(destination, dataset, month, manifests, listed?.get(month)?.modified ?? 0);
+      out.set(`${dataset}/${month}`, manifests);
+    }
+  }
+  return out;
+}
+
+function isIndex(value: unknown, dataset: string, month: string): value is MonthIndex {
+  return isObject(value) && value['version'] === 1 && value['dataset'] === dataset && value['month'] === month && isObject(value['manifests']);
+}
+
+function sameSet(a: readonly string[], b: ReadonlySet<string>): boolean {
+  return a.length === b.size && a.every((entry) => b.has(entry));
+}

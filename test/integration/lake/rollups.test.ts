@@ -1,0 +1,268 @@
+/**
+ * Monthly roll-ups (functions/warehouse/lake/rollups.ts) on a lake exported from the sandbox by
+ * the CLI: two whole settled months and a few days. The export builds a roll-up per dataset
+ * table and month; the report opens at most 40 Parquet files over the two months and says the
+ * same with the roll-ups as without, as do `gaps --json` and `effects --json`; a day exported
+ * again with other numbers leaves no stale roll-up read; `forget` of a person of a rolled-up
+ * month leaves no row of theirs in any roll-up.
+ */
+import { createHmac } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daysBetween } from '../../../functions/shared/dates.js';
+import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
+import { ROLLUP_READS } from '../../../functions/warehouse/lake/files.js';
+import { rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
+import { readUnitState, readUnitStates, unitKey } from '../../../functions/export/units.js';
+import { openTarget } from '../../../functions/shared/storage/destinations.js';
+import type { Destination } from '../../../functions/shared/storage/destination.js';
+import { startSandbox } from '../../../sandbox/index.js';
+import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
+import { cliEnv } from '../../helpers/env.js';
+import { startS3Sqs } from '../../helpers/emulators.js';
+import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
+import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
+
+const PROJECT = 'proj_rolled';
+const NOW = Date.parse('2026-05-05T06:00:00.000Z');
+const MONTHS = ['2026-03', '2026-04'] as const;
+const RANGE = ['--from', '2026-03-01', '--to', '2026-05-01'] as const;
+
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let root: string;
+let out: string;
+
+/** Runs `argv` with the roll-ups read or not (`MINTLIFY_ROLLUPS=off`), counting the Parquet files the readers were handed. */
+async function cli(argv: readonly string[], rollups: boolean, exit = 0): Promise<{ stdout: string; files: number }> {
+  const before = { ...ROLLUP_READS };
+  if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
+  else process.env['MINTLIFY_ROLLUPS'] = 'off';
+  try {
+    const { code, stdout, stderr } = await runCliAt(sandbox, argv, { now: NOW });
+    expect(code, stderr).toBe(exit);
+    return { stdout, files: ROLLUP_READS.rollups - before.rollups + (ROLLUP_READS.days - before.days) };
+  } finally {
+    delete process.env['MINTLIFY_ROLLUPS'];
+  }
+}
+
+/** A report page without the chart library's instance numbers (`zr3-cls-10`: how many charts this process drew before). */
+async function page(file: string): Promise<string> {
+  return (await readFile(file, 'utf8')).replace(/zr\d+-c(?:ls-)?\d+/g, 'zr');
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 12 }] });
+  root = await mkdtemp(path.join(tmpdir(), 'rollups-'));
+  out = path.join(root, 'data');
+  const { code, stderr } = await runCliAt(sandbox, ['export', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out], { now: NOW });
+  expect(code, stderr).toBe(0);
+}, 600_000);
+
+afterAll(async () => {
+  await sandbox?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('a lake of two whole settled months and a few days', () => {
+  it('has a roll-up and its record for each dataset table and whole month, none for the month begun', () => {
+    for (const dataset of DATASET_NAMES) {
+      for (const table of DATASET_TABLES[dataset]) {
+        for (const month of MONTHS) {
+          expect(existsSync(path.join(out, rollupKey(table.prefix, month, PROJECT))), `${table.name} ${month}`).toBe(true);
+          expect(existsSync(path.join(out, rollupKey(table.prefix, month, PROJECT, 'json'))), `${table.name} ${month} record`).toBe(true);
+        }
+        expect(existsSync(path.join(out, rollupKey(table.prefix, '2026-05', PROJECT))), `${table.name} 2026-05`).toBe(false);
+      }
+    }
+  });
+
+  it('the report over the two months opens at most 40 Parquet files and says the same with the roll-ups and without', async () => {
+    const file = (name: string) => path.join(root, name);
+    const days = await cli(['report', ...RANGE, '--out', out, '--file', file('days.html')], false);
+    const rolled = await cli(['report', ...RANGE, '--out', out, '--file', file('rolled.html')], true);
+    expect(rolled.files).toBeLessThanOrEqual(40);
+    expect(days.files).toBeGreaterThan(40);
+    expect(await page(file('rolled.html'))).toBe(await page(file('days.html')));
+  }, 300_000);
+
+  it('gaps --json and effects --json say the same with the roll-ups and without', async () => {
+    for (const [command, exit] of [
+      [['gaps', ...RANGE, '--out', out, '--json'], 0],
+      // No job was made for a gap in the sandbox's lake: `effects` says so (exit 1), the same either way.
+      [['effects', ...RANGE, '--out', out, '--json'], 1],
+    ] as const) {
+      const days = await cli(command, false, exit);
+      const rolled = await cli(command, true, exit);
+      expect(rolled.stdout, command[0]).toBe(days.stdout);
+    }
+  }, 300_000);
+});
+
+/** Every row of every roll-up of the lake, as JSON text. */
+async function rollupRows(): Promise<string[]> {
+  const db = await openDuckDb();
+  try {
+    const rows = await db.query(
+      `SELECT to_json(t)::VARCHAR AS row FROM read_parquet('${path.join(out, '_rollups', '**', '*.parquet')}', union_by_name = true) t`,
+    );
+    return rows.map((row) => String(row['row']));
+  } finally {
+    db.close();
+  }
+}
+
+describe('the same lake in a bucket', () => {
+  it('the report mirrors the whole months’ roll-ups, not their days, and says the same with them and without', async () => {
+    const aws = await startS3Sqs();
+    try {
+      const bucket = await aws.createBucket();
+      const files = (await readdir(out, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+      for (const entry of files) {
+        const file = path.join(entry.parentPath, entry.name);
+        const key = `lake/${path.relative(out, file).split(path.sep).join('/')}`;
+        await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
+      }
+      let gets = 0;
+      aws.s3.middlewareStack.add(
+        (next, context) => async (args) => {
+          if ((context as { commandName?: string }).commandName === 'GetObjectCommand') gets += 1;
+          return next(args);
+        },
+        { step: 'initialize', name: 'countGets' },
+      );
+      const env = await cliEnv(sandbox);
+      const report = async (rollups: boolean, name: string) => {
+        gets = 0;
+        if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
+        else process.env['MINTLIFY_ROLLUPS'] = 'off';
+        try {
+          const argv = ['report', ...RANGE, '--out', `s3://${bucket}/lake`, '--file', path.join(root, name)];
+          const run = await runCliInProcess(argv, { env, now: () => NOW, extra: { clients: { s3: aws.s3 } } });
+          expect(run.code, run.stderr).toBe(0);
+        } finally {
+          delete process.env['MINTLIFY_ROLLUPS'];
+        }
+        return gets;
+      };
+      const fromDays = await report(false, 's3-days.html');
+      const fromRollups = await report(true, 's3-rolled.html');
+      expect(await page(path.join(root, 's3-rolled.html'))).toBe(await page(path.join(root, 's3-days.html')));
+      expect(fromRollups, `objects read: ${fromRollups} with roll-ups, ${fromDays} without`).toBeLessThan(fromDays / 3);
+    } finally {
+      await aws.close();
+    }
+  }, 300_000);
+});
+
+describe('a lake written before roll-ups', () => {
+  it('compact builds them, and status says which months are rolled up', async () => {
+    const tables = DATASET_NAMES.flatMap((dataset) => DATASET_TABLES[dataset]).length;
+    await rm(path.join(out, '_rollups'), { recursive: true });
+    const before = await runCliAt(sandbox, ['status', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out], { now: NOW });
+    expect(before.stdout).not.toContain('roll-ups (tables × projects)');
+    const compact = await runCliAt(sandbox, ['compact', '--out', out, '--json'], { now: NOW });
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(JSON.parse(compact.stdout)).toMatchObject({ built: tables * 2, failed: 0, months: [...MONTHS] });
+    for (const month of MONTHS) expect(existsSync(path.join(out, rollupKey('visitors_pages', month, PROJECT, 'json')))).toBe(true);
+    const after = await runCliAt(sandbox, ['status', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out], { now: NOW });
+    expect(after.stdout).toContain(`roll-ups (tables × projects): 2026-03 all ${tables}, 2026-04 all ${tables}, 2026-05 none`);
+    const json = await runCliAt(sandbox, ['status', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out, '--json'], { now: NOW });
+    expect(JSON.parse(json.stdout).rollups).toEqual([
+      { month: '2026-03', rolled: tables, of: tables },
+      { month: '2026-04', rolled: tables, of: tables },
+      { month: '2026-05', rolled: 0, of: tables },
+    ]);
+    const again = await runCliAt(sandbox, ['compact', '--out', out, '--json'], { now: NOW });
+    expect(JSON.parse(again.stdout)).toMatchObject({ built: 0, kept: tables * 2 });
+  }, 300_000);
+});
+
+describe('the index of units', () => {
+  const units = daysBetween('2026-03-01', '2026-05-04').map((day) => ({ dataset: 'visitors' as const, projectId: PROJECT, day }));
+  /** The lake as a destination that counts its reads. */
+  const counted = () => {
+    const destination = openTarget({ kind: 'local', dir: out });
+    const reads = { count: 0 };
+    return {
+      reads,
+      destination: {
+        ...destination,
+        get: (key: string) => ((reads.count += 1), destination.get(key)),
+        list: (prefix: string) => destination.list?.(prefix) ?? Promise.resolve([]),
+      },
+    };
+  };
+
+  it('gives the units’ states from one object a month, the same as their manifests read one by one', async () => {
+    const one = counted();
+    const byUnit = new Map(await Promise.all(units.map(async (unit) => [unitKey(unit), await readUnitState(one.destination, unit)] as const)));
+    const indexed = counted();
+    const states = await readUnitStates(indexed.destination as Destination, units);
+    expect(states).toEqual(byUnit);
+    expect([...states.values()].every((state) => state.kind === 'complete')).toBe(true);
+    expect(indexed.reads.count, 'one index a month').toBe(3);
+    expect(one.reads.count).toBeGreaterThanOrEqual(units.length);
+  });
+
+  it('is rebuilt from the manifests when it is missing or names other units', async () => {
+    const key = path.join(out, unitIndexKey('visitors', '2026-03'));
+    const index = JSON.parse(await readFile(key, 'utf8')) as { manifests: Record<string, unknown> };
+    delete index.manifests[`2026-03-09/${PROJECT}`];
+    await writeFile(key, JSON.stringify(index));
+    const stale = counted();
+    const states = await readUnitStates(stale.destination as Destination, units);
+    expect(states.get(unitKey({ dataset: 'visitors', projectId: PROJECT, day: '2026-03-09' }))?.kind).toBe('complete');
+    expect(stale.reads.count, 'the month’s 31 manifests read again').toBeGreaterThan(31);
+    expect(Object.keys((JSON.parse(await readFile(key, 'utf8')) as typeof index).manifests)).toHaveLength(31);
+    await rm(key);
+    expect(await readUnitStates(counted().destination as Destination, units)).toEqual(states);
+    expect(existsSync(key)).toBe(true);
+  });
+});
+
+describe('the lake changed under its roll-ups', () => {
+  it('a day of a rolled-up month exported again with other numbers: the next report is the one made without roll-ups', async () => {
+    const file = (name: string) => path.join(root, name);
+    await cli(['report', ...RANGE, '--out', out, '--file', file('before.html')], true);
+    const other = await startSandbox({ projects: [{ id: PROJECT, paths: 40 }] });
+    try {
+      const { code, stderr } = await runCliAt(other, ['export', '--from', '2026-03-10', '--to', '2026-03-11', '--project', PROJECT, '--out', out, '--force'], {
+        now: NOW,
+      });
+      expect(code, stderr).toBe(0);
+    } finally {
+      await other.close();
+    }
+    await cli(['report', ...RANGE, '--out', out, '--file', file('days-after.html')], false);
+    const rolled = await cli(['report', ...RANGE, '--out', out, '--file', file('rolled-after.html')], true);
+    expect(await page(file('days-after.html')), 'the numbers changed').not.toBe(await page(file('before.html')));
+    expect(await page(file('rolled-after.html'))).toBe(await page(file('days-after.html')));
+    expect(rolled.files, 'the month was rolled up again').toBeLessThanOrEqual(40);
+  }, 300_000);
+
+  it('forget of a person of a rolled-up month leaves no row of theirs in any roll-up', async () => {
+    const contacts = new Map<string, number>();
+    for (const day of daysBetween('2026-03-01', '2026-05-01')) {
+      for (const row of sandbox.data.rows('feedback', PROJECT, day) as { contact?: string }[]) {
+        if (row.contact) contacts.set(row.contact, (contacts.get(row.contact) ?? 0) + 1);
+      }
+    }
+    const person = [...contacts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] as string;
+    expect(person, 'a person with feedback in a rolled-up month').toBeDefined();
+    const hmac = createHmac('sha256', TEST_PERSONAL_DATA_KEY).update(person.trim().toLowerCase()).digest('hex');
+    expect(
+      (await rollupRows()).some((row) => row.includes(hmac)),
+      'the person is in a roll-up before',
+    ).toBe(true);
+    const { code, stderr } = await runCliAt(sandbox, ['forget', '--email', person, '--out', out], { now: NOW });
+    expect(code, stderr).toBe(0);
+    expect((await rollupRows()).some((row) => row.includes(hmac))).toBe(false);
+    // The months are rolled up again, from the files without the person.
+    expect(existsSync(path.join(out, rollupKey('feedback', '2026-03', PROJECT, 'json')))).toBe(true);
+  }, 300_000);
+});

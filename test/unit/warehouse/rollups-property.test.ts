@@ -1,0 +1,201 @@
+/**
+ * A roll-up read always equals its days read (functions/warehouse/lake/rollups.ts and the one
+ * listing, lake/files.ts): random lakes of a month and a few days, then random re-exports (with
+ * the export's end-of-run refresh, or cut short before it), erasures (forget's `rewritingDays`),
+ * expiries (retention's `removeMonthRollups`) and `compact` runs; after each step the rows a
+ * reader gets with the roll-ups are the rows it gets from the day files, and no roll-up holds
+ * an erased value.
+ */
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { openTarget } from '../../../functions/shared/storage/destinations.js';
+import type { Destination } from '../../../functions/shared/storage/destination.js';
+import { openDuckDb, parquetFiles, type DuckDbSession } from '../../../functions/warehouse/duckdb.js';
+import { manifestKey } from '../../../functions/warehouse/keys.js';
+import { fileKeys, tableFiles } from '../../../functions/warehouse/lake/files.js';
+import { dayKey } from '../../../functions/warehouse/lake/layout.js';
+import { committedUnits, compactLake, refreshLake, removeMonthRollups, rewritingDays } from '../../../functions/warehouse/lake/rollups.js';
+import { daysOfMonth } from '../../../functions/warehouse/lake/unit-index.js';
+import { sqlString } from '../../../functions/warehouse/sql.js';
+import { VISITORS_PAGES, VISITORS_TOTALS } from '../../../functions/warehouse/tables.js';
+
+const PROJECTS = ['proj_a', 'proj_b'] as const;
+const MONTH = '2026-02';
+const DAYS = [...daysOfMonth(MONTH), '2026-03-01', '2026-03-02'];
+const TABLES = [VISITORS_TOTALS, VISITORS_PAGES] as const;
+
+type Step =
+  | {
+      readonly kind: 'reexport';
+      readonly day: number;
+      readonly project: number;
+      readonly seed: number;
+      readonly refreshed: boolean;
+      readonly provisional: boolean;
+    }
+  | { readonly kind: 'erase'; readonly value: number }
+  | { readonly kind: 'expire'; readonly day: number; readonly project: number }
+  | { readonly kind: 'compact' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant('reexport' as const),
+    day: fc.nat(DAYS.length - 1),
+    project: fc.nat(1),
+    seed: fc.nat(1000),
+    refreshed: fc.boolean(),
+    provisional: fc.boolean(),
+  }),
+  fc.record({ kind: fc.constant('erase' as const), value: fc.nat(9) }),
+  fc.record({ kind: fc.constant('expire' as const), day: fc.nat(DAYS.length - 1), project: fc.nat(1) }),
+  fc.record({ kind: fc.constant('compact' as const) }),
+);
+
+/** A tiny lake on disk, written as the export writes it: day files, then the manifest. */
+class Lake {
+  private commits = 0;
+  constructor(
+    readonly root: string,
+    readonly destination: Destination,
+    private readonly db: DuckDbSession,
+  ) {}
+
+  /** Writes a unit's two day files (`rows` rows of values seeded by `seed`) and its manifest. */
+  async export(day: string, projectId: string, seed: number, provisional = false): Promise<void> {
+    const rows = 1 + (seed % 4);
+    const files: Record<string, string> = {};
+    const bytes: Record<string, number> = {};
+    const counts: Record<string, number> = {};
+    for (const table of TABLES) {
+      const key = dayKey(table.prefix, day, `${projectId}.parquet`);
+      const file = path.join(this.root, ...key.split('/'));
+      await mkdir(path.dirname(file), { recursive: true });
+      await this.db.run(
+        `COPY (SELECT ${sqlString(projectId)} AS project_id, DATE ${sqlString(day)} AS date, '/p' || (i % 3) AS path, ((i * 7 + ${seed}) % 10)::BIGINT AS total FROM range(${rows}) t(i)) TO ${sqlString(file)} (FORMAT parquet)`,
+      );
+      files[table.name] = key;
+      bytes[table.name] = (await this.destination.get(key))?.byteLength ?? 0;
+      counts[table.name] = rows;
+    }
+    await this.manifest(day, projectId, files, bytes, counts, provisional);
+  }
+
+  async manifest(day: string, projectId: string, files: object, bytes: object, rows: object, provisional = false): Promise<void> {
+    this.commits += 1;
+    const finishedAt = new Date(Date.UTC(2026, 3, 1) + this.commits * 1000).toISOString();
+    const manifest = {
+      version: 2,
+      dataset: 'visitors',
+      projectId,
+      date: day,
+      finishedAt,
+      files,
+      bytes,
+      rows,
+      ...(provisional ? { provisionalUntil: finishedAt } : {}),
+    };
+    await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest));
+  }
+
+  /** Every row of `table` over the days, as a reader gets them (roll-ups first, or the days only). */
+  async read(table: (typeof TABLES)[number], rollups: boolean): Promise<string[]> {
+    if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
+    else process.env['MINTLIFY_ROLLUPS'] = 'off';
+    try {
+      const files = fileKeys(await tableFiles({ root: this.root, folderReady: async () => undefined }, table.prefix, DAYS)).map((key) =>
+        path.join(this.root, key),
+      );
+      if (files.length === 0) return [];
+      const sql = `SELECT project_id, date::VARCHAR AS date, path, total, dt FROM ${parquetFiles(files)}`;
+      const rows = await this.db.query(sql);
+      return rows.map((row) => JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).sort();
+    } finally {
+      delete process.env['MINTLIFY_ROLLUPS'];
+    }
+  }
+
+  /** `forget` of every row whose total is `value`: each file holding one rewritten without, its manifest's counts with it. */
+  async erase(value: number): Promise<void> {
+    const changed: { table: (typeof TABLES)[number]; day: string; projectId: string }[] = [];
+    for (const table of TABLES) {
+      for (const day of DAYS) {
+        for (const projectId of PROJECTS) {
+          const key = dayKey(table.prefix, day, `${projectId}.parquet`);
+          if ((await this.destination.get(key)) === undefined) continue;
+          const file = path.join(this.root, ...key.split('/'));
+          const [hit] = await this.db.query(`SELECT count(*) FILTER (WHERE total = ${value}) AS n FROM read_parquet(${sqlString(file)})`);
+          if (Number(hit?.['n'] ?? 0) > 0) changed.push({ table, day, projectId });
+        }
+      }
+    }
+    await rewritingDays(this.destination, changed, async () => {
+      for (const { table, day, projectId } of changed) {
+        const key = dayKey(table.prefix, day, `${projectId}.parquet`);
+        const file = path.join(this.root, ...key.split('/'));
+        await this.db.run(`COPY (SELECT * FROM read_parquet(${sqlString(file)}) WHERE total <> ${value}) TO ${sqlString(`${file}.new`)} (FORMAT parquet)`);
+        await rename(`${file}.new`, file);
+        const manifest = JSON.parse(Buffer.from((await this.destination.get(manifestKey('visitors', day, projectId))) ?? []).toString()) as Record<
+          string,
+          Record<string, unknown>
+        >;
+        const [count] = await this.db.query(`SELECT count(*) AS n FROM read_parquet(${sqlString(file)})`);
+        (manifest['rows'] as Record<string, unknown>)[table.name] = Number(count?.['n'] ?? 0);
+        (manifest['bytes'] as Record<string, unknown>)[table.name] = (await this.destination.get(key))?.byteLength ?? 0;
+        await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest));
+      }
+    });
+  }
+
+  /** Retention: the month's roll-ups go, then the unit's manifest and files. */
+  async expire(day: string, projectId: string): Promise<void> {
+    await removeMonthRollups(this.destination, { dataset: 'visitors', day, projectId });
+    await this.destination.delete(manifestKey('visitors', day, projectId));
+    for (const table of TABLES) await this.destination.delete(dayKey(table.prefix, day, `${projectId}.parquet`));
+  }
+}
+
+describe('a roll-up read equals its days read', () => {
+  it('over random lakes, re-exports, erasures and expiries', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 4 }), fc.nat(1000), async (steps, seed) => {
+        const root = await mkdtemp(path.join(tmpdir(), 'rollups-property-'));
+        const db = await openDuckDb();
+        const lake = new Lake(root, openTarget({ kind: 'local', dir: root }), db);
+        try {
+          for (const day of DAYS) for (const projectId of PROJECTS) await lake.export(day, projectId, seed + day.length * 3 + projectId.length);
+          await compactLake(lake.destination, {});
+          const erased: number[] = [];
+          const committed = committedUnits(lake.destination);
+          for (const s of steps) {
+            if (s.kind === 'reexport') {
+              const unit = { dataset: 'visitors' as const, day: DAYS[s.day] as string, projectId: PROJECTS[s.project] as string };
+              await lake.export(unit.day, unit.projectId, s.seed, s.provisional);
+              await committed(unit);
+              if (s.refreshed) await refreshLake(lake.destination, [unit]);
+            } else if (s.kind === 'erase') {
+              await lake.erase(s.value);
+              erased.push(s.value);
+            } else if (s.kind === 'expire') await lake.expire(DAYS[s.day] as string, PROJECTS[s.project] as string);
+            else await compactLake(lake.destination, {});
+            for (const table of TABLES) expect(await lake.read(table, true), `${table.name} after ${JSON.stringify(s)}`).toEqual(await lake.read(table, false));
+          }
+          if (erased.length > 0) {
+            const [left] = await db
+              .query(
+                `SELECT count(*) AS n FROM read_parquet(${sqlString(path.join(root, '_rollups', '**', '*.parquet'))}) WHERE total IN (${erased.join(', ')})`,
+              )
+              .catch(() => [{ n: 0 }]);
+            expect(Number(left?.['n'] ?? 0), 'an erased value left in a roll-up').toBe(0);
+          }
+        } finally {
+          db.close();
+          await rm(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 8, seed: 50 },
+    );
+  }, 600_000);
+});
