@@ -181,7 +181,7 @@ export class Warehouse extends Construct {
   }
 
   /**
-   * Register days as partitions of `tables` (functions/export/partitions.ts): `glue:GetTable`
+   * Register days as partitions of `tables` (functions/warehouse/partitions.ts): `glue:GetTable`
    * (the table's storage descriptor, copied to the partition) and `glue:BatchCreatePartition`, on
    * the account's catalog, this database and those tables only, no wildcard. The export (and its
    * workers) by default: the dataset tables and the run log (`export_runs`) its runs write.
