@@ -4,7 +4,8 @@
  * the IAM policy engine reads the template (test/helpers/iam.ts) — may create partitions of the
  * stack's dataset tables and its run log (export_runs) only: not of another table of the database, not of another database,
  * and no other Glue action; no Glue statement names a wildcard. The follow-up function registers
- * its outcomes' days the same way, on followup_outcomes only.
+ * its outcomes' days the same way, on followup_outcomes only; the weekly report its verdicts'
+ * days, on fix_effects only.
  */
 import { describe, expect, it } from 'vitest';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
@@ -35,6 +36,12 @@ const followUpFunction = Object.values(resources).find(
 );
 if (!followUpFunction) throw new Error('the template has no follow-up function');
 const followUpRole = rolePolicies(resources, String(followUpFunction.Properties['Description']), resolve);
+
+const weeklyFunction = Object.values(resources).find(
+  (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description']).startsWith('Weekly: the report'),
+);
+if (!weeklyFunction) throw new Error('the template has no weekly report function');
+const weeklyRole = rolePolicies(resources, String(weeklyFunction.Properties['Description']), resolve);
 
 const glueArn = (rest: string) => `arn:aws:glue:${TEST_REGION}:${TEST_ACCOUNT}:${rest}`;
 /** The resources Glue authorizes a table-level call on: the catalog, the database and the table. */
@@ -103,5 +110,22 @@ describe("the follow-up function's Glue partitions in the template (one organisa
       expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, table), followUpRole), table).toBe(false);
     expect(await allowed(onTable('glue:BatchCreatePartition', 'other_database', FOLLOWUP_OUTCOMES.name), followUpRole)).toBe(false);
     expect(await allowed(onTable('glue:DeletePartition', DATABASE, FOLLOWUP_OUTCOMES.name), followUpRole)).toBe(false);
+  });
+});
+
+describe("the weekly report's Glue partitions in the template", () => {
+  it("names the stack's database in its environment", () => {
+    const env = (weeklyFunction.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+
+    expect(resolve(env['EXPORT_GLUE_DATABASE'])).toBe(DATABASE);
+  });
+
+  it('lets it create partitions of fix_effects only', async () => {
+    expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, FIX_EFFECTS.name), weeklyRole)).toBe(true);
+    expect(await allowed(onTable('glue:GetTable', DATABASE, FIX_EFFECTS.name), weeklyRole)).toBe(true);
+    for (const table of [...DATASET_TABLE_NAMES, EXPORT_RUNS.name, FOLLOWUP_OUTCOMES.name])
+      expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, table), weeklyRole), table).toBe(false);
+    expect(await allowed(onTable('glue:BatchCreatePartition', 'other_database', FIX_EFFECTS.name), weeklyRole)).toBe(false);
+    expect(await allowed(onTable('glue:DeletePartition', DATABASE, FIX_EFFECTS.name), weeklyRole)).toBe(false);
   });
 });

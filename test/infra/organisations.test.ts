@@ -193,6 +193,8 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     const policies = JSON.stringify(rolePolicies(t));
     expect(policies).toContain('"s3:prefix":"mintlify/orgs/","s3:delimiter":"/"');
     expect(policies).toContain('/mintlify/orgs/*/reports/*');
+    // Its verdicts on fixes in each organisation's fix_effects folder (the root's grant does not reach orgs/<id>/).
+    expect(policies).toContain('/mintlify/orgs/*/fix_effects/*');
     expect(JSON.stringify(plain.template.findResources('AWS::Lambda::Function'))).not.toMatch(/weeklyReportOrganisations|checkOrganisations/);
     expect(policies).toContain('/mintlify/orgs/*/_insights/anomalies/*');
   });

@@ -47,7 +47,7 @@ const outcome = (requestId: string, finishedAt: string) =>
 
 function depsFor(glueDatabase: string | undefined, client: GlueClient, lake: string) {
   return createFollowUpDeps(
-    { destination: lake, apiTimeoutMs: 5_000, followUpStateTable: undefined, followUpOutcomesTopicArn: undefined, glueDatabase },
+    { destination: lake, apiTimeoutMs: 5_000, ...(glueDatabase !== undefined ? { glueDatabase } : {}) },
     {
       api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'mint_unused_0123456789' },
       localStateDir: join(lake, 'state'),
