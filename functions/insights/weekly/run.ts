@@ -19,6 +19,7 @@ import { toFixEffect, writeFixEffects } from '../../gaps/fix-effects.js';
 import type { AppLogger } from '../../shared/logger.js';
 import { createPartitionRegistrar, type GlueSend } from '../../warehouse/partitions.js';
 import { FIX_EFFECTS } from '../../warehouse/tables.js';
+import { parseDayKey } from '../../warehouse/lake/layout.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
 import type { LinkSigner } from './link.js';
@@ -135,8 +136,10 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   if (deps.partitions !== undefined && verdictKeys.length > 0) {
     const { glue, database, org, logger } = deps.partitions;
     const registrar = createPartitionRegistrar({ glue, database, now: deps.now, logger, org });
-    for (const day of new Set(verdictKeys.map((written) => /dt=(\d{4}-\d{2}-\d{2})\//.exec(written)?.[1] ?? '')))
-      if (day !== '') await registrar.wrote(FIX_EFFECTS.name, day);
+    for (const written of verdictKeys) {
+      const day = parseDayKey(written)?.day;
+      if (day !== undefined) await registrar.wrote(FIX_EFFECTS.name, day);
+    }
   }
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const place = target.place.kind === 's3' ? `s3://${target.place.bucket}/${target.place.prefix}` : `${target.place.dir}/`;
