@@ -2,7 +2,7 @@
  * `mintlify-exporter register-partitions [--from D1 --to D2] [--dataset NAME]... [--out DEST] [--json]`:
  * registers in Glue (`EXPORT_GLUE_DATABASE`, the stack's GlueDatabase output) the partition of
  * every day the lake holds a committed unit of — once, for a deployment whose past days were
- * exported before the export registered each day itself (functions/export/partitions.ts) — and,
+ * exported before the export registered each day itself (functions/warehouse/partitions.ts) — and,
  * without `--dataset`, each day of the follow-up outcomes and the run log (written outside
  * units, never registered by the hourly export). It lists the manifests (one listing per
  * dataset) and those tables' folders, never asks the analytics API, and is idempotent: a partition already there counts as registered. Exit 1 when a partition could not

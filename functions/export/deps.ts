@@ -48,7 +48,7 @@ import type { RunEvent } from './run-units.js';
 import { createSkewClock } from '../shared/clock-skew.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { GlueClient } from '@aws-sdk/client-glue';
-import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from './partitions.js';
+import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from '../warehouse/partitions.js';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import type { AthenaSend } from './iceberg/athena.js';
 import { createIcebergSync, deleteForgotten, type IcebergDeps, type IcebergSync } from './iceberg/sync.js';

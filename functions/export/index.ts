@@ -9,7 +9,7 @@ export { afterSpending, budgetTime, runsUnpaced } from './estimates.js';
 export { readPeriodFill } from './fill.js';
 export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget/index.js';
 export { describeShare, ERASURES_PREFIX, readErasureRecords, type ErasureRecord, type ErasureShare } from './erasures.js';
-export { createPartitionRegistrar, registerDays, type GlueSend, type PartitionRegistrar, type TableRegistration } from './partitions.js';
+export { registerDays, type GlueSend, type TableRegistration } from '../warehouse/partitions.js';
 export { unitRows } from './manifest.js';
 export { BACKLOG_PREFIX, daysBefore, planRequested, planScheduled, type PlannedUnit } from './plan.js';
 export { exportPolicy, type ExportPolicy, type RunControl } from './policy.js';

@@ -29,7 +29,7 @@ import type { ExportPolicy, RunControl } from './policy.js';
 import { isDone } from './settle.js';
 import { exportUnit, type UnitJob, type UnitOutcome } from './unit.js';
 import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
-import type { PartitionRegistrar } from './partitions.js';
+import type { PartitionRegistrar } from '../warehouse/partitions.js';
 import type { IcebergSync } from './iceberg/sync.js';
 import { prepareRunPrivacy, unitPrivacy, type RunPrivacy } from './privacy.js';
 import { DATASETS } from './datasets.js';

@@ -46,9 +46,14 @@ export async function readUnitState(destination: Destination, unit: Unit): Promi
  * The states of many units, keyed by `unitKey`: the complete ones from the index of their
  * months (warehouse/lake/unit-index.ts: one object a dataset and month, rebuilt from the
  * manifests when it names other units than they do), the others — and every unit of a
- * destination that cannot list — one by one, with bounded concurrency.
+ * destination that cannot list — one by one, with bounded concurrency. A reader of the read side
+ * passes `keepIndexes: false`: an index it had to rebuild is not written (its role writes nothing).
  */
-export async function readUnitStates(destination: Destination, units: readonly Unit[]): Promise<Map<string, UnitState>> {
+export async function readUnitStates(
+  destination: Destination,
+  units: readonly Unit[],
+  options: { readonly keepIndexes?: boolean } = {},
+): Promise<Map<string, UnitState>> {
   const states = new Map<string, UnitState>();
   const byDataset = new Map<DatasetName, Unit[]>();
   for (const unit of units) byDataset.set(unit.dataset, [...(byDataset.get(unit.dataset) ?? []), unit]);
@@ -58,6 +63,8 @@ export async function readUnitStates(destination: Destination, units: readonly U
       destination,
       dataset,
       ofDataset.map((unit) => monthOfDay(unit.day)),
+      undefined,
+      options.keepIndexes ?? true,
     );
     for (const unit of ofDataset) {
       const raw = indexes?.get(monthOfDay(unit.day))?.get(indexEntry(unit.day, unit.projectId));

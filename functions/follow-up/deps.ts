@@ -2,7 +2,8 @@
  * The follow-up core's dependencies (process-message.ts), wired once for the follow-up Lambda
  * (handler.ts) and the CLI's `follow-up` and `consume` (cli/follow-up-deps.ts): the API client,
  * the state records (the table `FOLLOWUP_STATE_TABLE`, else a local folder), the outcome sink
- * beside the analytics and the outcomes topic. What differs between them is passed in: where
+ * beside the analytics (each outcome's day registered in Glue with `EXPORT_GLUE_DATABASE`) and
+ * the outcomes topic. What differs between them is passed in: where
  * API calls go and with which key, the logger and metrics, the clients (emulators in tests).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,7 +16,9 @@ import { awsClientConfig } from '../shared/aws-clients.js';
 import { openDestination } from '../shared/storage/destinations.js';
 import { createSnsNotifier } from './notify.js';
 import { openStateStore } from './open-state-store.js';
-import { createOutcomeSink } from './outcome.js';
+import { createOutcomeSink, registeringOutcomes } from './outcome.js';
+import { GlueClient } from '@aws-sdk/client-glue';
+import type { GlueSend } from '../warehouse/partitions.js';
 import type { FollowUpDeps, FollowUpLogger, FollowUpMetrics } from './types.js';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { followUpScopeOf, type FollowUpScope, type FollowUpScopeSettings } from '../scope/follow-up.js';
@@ -33,7 +36,11 @@ export interface FollowUpWiring {
     readonly s3?: S3Client | undefined;
     readonly sns?: SNSClient | undefined;
     readonly secrets?: SecretsManagerClient | undefined;
+    /** The Glue client of `EXPORT_GLUE_DATABASE`. @default one configured from the environment, built on the first outcome */
+    readonly glue?: GlueSend | undefined;
   };
+  /** The organisation whose lake the outcomes go to (many organisations: the `org` partition registered with each day). */
+  readonly org?: string | undefined;
   readonly logger: FollowUpLogger;
   readonly metrics: FollowUpMetrics;
   /** @default Date.now */
@@ -55,17 +62,32 @@ export type WiredFollowUpDeps = Omit<FollowUpDeps, 'deadLetter' | 'sleep'> & {
  * @throws ConfigError when there is neither `FOLLOWUP_STATE_TABLE` nor a local folder.
  */
 export function createFollowUpDeps(
-  config: Pick<ConfigOf<'follow-up'>, 'destination' | 'apiTimeoutMs' | 'followUpStateTable' | 'followUpOutcomesTopicArn'> & Partial<FollowUpScopeSettings>,
+  config: Pick<ConfigOf<'follow-up'>, 'destination' | 'apiTimeoutMs' | 'followUpStateTable' | 'followUpOutcomesTopicArn'> &
+    Partial<FollowUpScopeSettings> &
+    Partial<Pick<ConfigOf<'follow-up'>, 'glueDatabase'>>,
   wiring: FollowUpWiring,
 ): WiredFollowUpDeps {
   const localDir = wiring.localStateDir;
   if (localDir === undefined) requireSettings(config, 'follow-up', ['followUpStateTable']);
   const destination = openDestination(config.destination, wiring.clients?.s3 ? { s3Client: wiring.clients.s3 } : {});
   const topic = wiring.outcomesTopic ?? config.followUpOutcomesTopicArn;
+  const sink = createOutcomeSink(destination);
+  const database = config.glueDatabase;
+  let glue = wiring.clients?.glue;
   return {
     api: createApiClient({ timeoutMs: config.apiTimeoutMs, ...wiring.api }),
     store: openStateStore(config, { ...(wiring.clients?.dynamo ? { dynamo: wiring.clients.dynamo } : {}), localDir: localDir ?? '' }),
-    outcomes: createOutcomeSink(destination),
+    // Each outcome's day registered in Glue by the run that writes it (followup_outcomes, with `org` for an organisation's).
+    outcomes:
+      database === undefined
+        ? sink
+        : registeringOutcomes(sink, {
+            glue: () => (glue ??= new GlueClient(awsClientConfig())),
+            database,
+            now: wiring.now ?? Date.now,
+            logger: wiring.logger,
+            org: wiring.org,
+          }),
     ...(topic ? { notify: createSnsNotifier({ sns: wiring.clients?.sns ?? new SNSClient(awsClientConfig()), topicArn: topic }) } : {}),
     // Each completed job's pull request against the scope rules (nothing configured: unchecked).
     scope: config.githubApiUrl === undefined ? undefined : scopeOf({ ...config, githubApiUrl: config.githubApiUrl }, wiring),

@@ -5,7 +5,9 @@
  * It never holds the prompt (only its length and SHA-256) nor the key.
  */
 import * as v from 'valibot';
+import type { AppLogger } from '../shared/logger.js';
 import type { Destination } from '../shared/storage/destination.js';
+import { createPartitionRegistrar, type GlueSend } from '../warehouse/partitions.js';
 import { FOLLOWUP_OUTCOME, type OutcomeRecord } from '../warehouse/records.js';
 import { FOLLOWUP_OUTCOMES, partitionKey } from '../warehouse/tables.js';
 import type { RequestKind } from './message.js';
@@ -81,5 +83,35 @@ export interface OutcomeSink {
 export function createOutcomeSink(destination: Pick<Destination, 'put'>): OutcomeSink {
   return {
     write: (outcome) => destination.put(outcomeKey(outcome), `${JSON.stringify(outcome)}\n`, { contentType: 'application/json' }),
+  };
+}
+
+/** Where {@link registeringOutcomes} registers each outcome's day. */
+export interface OutcomeRegistration {
+  /** The Glue client, built on the first outcome (a warm function shares one). */
+  readonly glue: () => GlueSend;
+  /** The stack's Glue database (`EXPORT_GLUE_DATABASE`). */
+  readonly database: string;
+  readonly now: () => number;
+  readonly logger?: Pick<AppLogger, 'warn' | 'error'> | undefined;
+  /** The organisation whose lake the outcomes go to (a deployment of many: the table's `org` partition). */
+  readonly org?: string | undefined;
+}
+
+/**
+ * The sink with each outcome's day registered in Glue once written (`followup_outcomes`, its
+ * `dt`, with `org` for an organisation's): once per day in a warm function, by the registrar the
+ * export uses (warehouse/partitions.ts). A failed registration is logged and counted, never the
+ * outcome's failure; the day's next outcome (or `register-partitions`) tries again.
+ */
+export function registeringOutcomes(sink: OutcomeSink, registration: OutcomeRegistration): OutcomeSink {
+  let registrar: ReturnType<typeof createPartitionRegistrar> | undefined;
+  return {
+    async write(outcome) {
+      await sink.write(outcome);
+      const { glue, database, now, logger, org } = registration;
+      registrar ??= createPartitionRegistrar({ glue: glue(), database, now, logger, org });
+      await registrar.wrote(FOLLOWUP_OUTCOMES.name, outcome.finished_at.slice(0, 10));
+    },
   };
 }

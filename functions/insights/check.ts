@@ -83,6 +83,7 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
         [...figureDatasets].filter((dataset) => complete.has(unitKey({ dataset, projectId, day }))).map((dataset) => ({ dataset, projectId, day })),
       ),
     ),
+    { keepIndexes: false },
   );
   const finished = new Map<string, number>();
   for (const [key, state] of states) {

@@ -16,7 +16,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { GlueClient } from '@aws-sdk/client-glue';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { createPartitionRegistrar, type GlueSend, type PartitionRegistrar } from '../export/index.js';
+import type { GlueSend } from '../warehouse/partitions.js';
 import { createSqsDeadLetter } from '../follow-up/dead-letter.js';
 import { createFollowUpDeps } from '../follow-up/deps.js';
 import { createHandler, powertoolsMetrics } from '../follow-up/handler.js';
@@ -26,7 +26,6 @@ import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/confi
 import { awsClientConfig, sqsClientConfig } from '../shared/aws-clients.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { createLogger } from '../shared/logger.js';
-import { FOLLOWUP_OUTCOMES } from '../warehouse/tables.js';
 import { ConfigError, describeError } from '../shared/errors.js';
 import { FOLLOWUP_METRICS, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { sleep as realSleep } from '../shared/time.js';
@@ -138,7 +137,9 @@ export function createOrganisationsFollowUp(config: OrgsFollowUpConfig, clients:
           metrics,
           now,
           owner,
-          clients: { dynamo: clients.dynamo, s3: clients.s3, sns: clients.sns, secrets: clients.secrets },
+          // Each outcome's (org, dt) registered in Glue (EXPORT_GLUE_DATABASE): deps.ts.
+          clients: { dynamo: clients.dynamo, s3: clients.s3, sns: clients.sns, secrets: clients.secrets, glue: clients.glue },
+          org: org.id,
         },
       ),
       deadLetter,
@@ -146,31 +147,11 @@ export function createOrganisationsFollowUp(config: OrgsFollowUpConfig, clients:
     };
     const entry = {
       key: org.apiKey,
-      deps: { ...deps, outcomes: registering(deps.outcomes, org.id) },
+      deps,
       settings: resolveSettings({ ...base, projectIds: org.projectIds }),
     };
     wired.set(org.id, entry);
     return entry;
-  };
-  // Each outcome's day registered in Glue under its organisation (once per day and organisation in
-  // a warm function); a failure is logged and counted, and the day's next outcome tries again.
-  const database = config.glueDatabase;
-  let glue: GlueSend | undefined;
-  const registrars = new Map<string, PartitionRegistrar>();
-  const registering = (sink: FollowUpDeps['outcomes'], org: string): FollowUpDeps['outcomes'] => {
-    if (database === undefined) return sink;
-    return {
-      async write(outcome) {
-        await sink.write(outcome);
-        glue ??= clients.glue ?? new GlueClient(awsClientConfig());
-        let registrar = registrars.get(org);
-        if (registrar === undefined) {
-          registrar = createPartitionRegistrar({ glue, database, now, logger, org });
-          registrars.set(org, registrar);
-        }
-        await registrar.wrote(FOLLOWUP_OUTCOMES.name, outcome.finished_at.slice(0, 10));
-      },
-    };
   };
   const lookup = organisationsLookup(createOrganisationSecrets(clients.secrets, config.orgsSecretPrefix), now, logger);
   return createHandler({
@@ -217,6 +198,7 @@ export const handler: (event: SQSEvent, context: Context) => Promise<SQSBatchRes
     {
       sqs: new SQSClient(sqsClientConfig({ useQueueUrlAsEndpoint: !config.sqsEndpointOverridden })),
       secrets: new SecretsManagerClient(awsClientConfig()),
+      glue: new GlueClient(awsClientConfig()),
     },
     { logger: createLogger({ serviceName: FOLLOWUP_SERVICE }), metrics: powertoolsMetrics(metrics), flushMetrics: () => metrics.publishStoredMetrics() },
   );

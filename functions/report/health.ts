@@ -91,7 +91,7 @@ export async function readHealth(lake: LakeFiles, period: Period, projects: read
   const units = unitsOf(period.days, projects, DATASET_NAMES);
   const destination = lake.mirror;
   const [states, marks, recorded] = await Promise.all([
-    readUnitStates(destination, units),
+    readUnitStates(destination, units, { keepIndexes: false }),
     readAnomalies(destination, period.days, projects),
     readExpiredUnits(destination),
   ]);

@@ -175,9 +175,9 @@ export const SETTINGS = {
   }),
   glueDatabase: setting({
     env: 'EXPORT_GLUE_DATABASE',
-    doc: "Glue database of the stack's tables (infra sets it): each committed day is registered as a partition of its tables, so Redshift Spectrum, Spark and Trino on Glue see it with no step (Athena uses partition projection). Set for the CLI, `export` registers too and `register-partitions` registers past days",
+    doc: "Glue database of the stack's tables (infra sets it): each committed day is registered as a partition of its tables, so Redshift Spectrum, Spark and Trino on Glue see it with no step (Athena uses partition projection). The follow-up function registers its outcomes' days and the weekly report its verdicts' (`fix_effects`). Set for the CLI, `export` registers too and `register-partitions` registers past days",
     defaultDoc: 'unset: nothing registered',
-    readBy: [...EXPORT, 'follow-up'],
+    readBy: [...EXPORT, 'follow-up', 'weekly-report'],
     parse: (raw) =>
       /^[A-Za-z0-9_-]{1,255}$/.test(raw)
         ? raw

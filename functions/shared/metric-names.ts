@@ -36,7 +36,7 @@ export const EXPORT_METRICS = {
   schemaDrift: 'SchemaDrift',
   /**
    * Glue partitions of committed days that could not be registered in this run (with
-   * `EXPORT_GLUE_DATABASE`): kept and tried again by the next run (functions/export/partitions.ts).
+   * `EXPORT_GLUE_DATABASE`): kept and tried again by the next run (functions/warehouse/partitions.ts).
    */
   partitionsFailed: 'GluePartitionsFailed',
   /**

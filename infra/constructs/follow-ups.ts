@@ -147,9 +147,9 @@ export class FollowUps extends Construct {
       memorySize: props.memorySize ?? 256,
       logRetention: props.logRetention,
       environment: {
-        ...(orgs === undefined
-          ? common
-          : { ...withoutKey, EXPORT_ORGS_SECRET_PREFIX: orgs.secretPrefix, EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName }),
+        ...(orgs === undefined ? common : { ...withoutKey, EXPORT_ORGS_SECRET_PREFIX: orgs.secretPrefix }),
+        // Each outcome's day (with its organisation's) registered in the catalog by the run that writes it.
+        EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName,
         FOLLOWUP_STATE_TABLE: this.stateTable.tableName,
         FOLLOWUP_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
         FOLLOWUP_MAX_WAIT_HOURS: String(props.maxWaitHours ?? CONFIG_DEFAULTS.followUpMaxWaitHours),
@@ -183,8 +183,8 @@ export class FollowUps extends Construct {
       // listed to find its organisation); its outcome in that organisation's lake.
       grantOrganisationSecretsRead(this.function, orgs.secretPrefix, 'the follow-up function', { list: true });
       props.warehouse.grantOrganisationsOutcomesWrite(this.function);
-      // Each outcome's (org, dt) in the catalog, on the outcomes' table only.
-      props.warehouse.grantPartitionRegistration(this.function, [FOLLOWUP_OUTCOMES.name]);
     }
+    // Each outcome's day (with many organisations, its (org, dt)) in the catalog, on the outcomes' table only.
+    props.warehouse.grantPartitionRegistration(this.function, [FOLLOWUP_OUTCOMES.name]);
   }
 }

@@ -181,7 +181,7 @@ export class Warehouse extends Construct {
   }
 
   /**
-   * Register days as partitions of `tables` (functions/export/partitions.ts): `glue:GetTable`
+   * Register days as partitions of `tables` (functions/warehouse/partitions.ts): `glue:GetTable`
    * (the table's storage descriptor, copied to the partition) and `glue:BatchCreatePartition`, on
    * the account's catalog, this database and those tables only, no wildcard. The export (and its
    * workers) by default: the dataset tables and the run log (`export_runs`) its runs write.
@@ -219,14 +219,19 @@ export class Warehouse extends Construct {
   /**
    * The weekly report of many organisations: list the organisations' folders (`orgs/`, one
    * level), and in each read what {@link grantWarehouseRead} and {@link grantPageRead} grant and
-   * put its pages under its own `reports` folder (`records` and `reports` end with `/`).
+   * put its pages under its own `reports` folder and its verdicts on fixes under its own
+   * `fix_effects` folder (`records` and `reports` end with `/`).
    */
   grantOrganisationsWeeklyReport(grantee: iam.IGrantable, records: string, reports: string): void {
     const inEach = (folder: string) => `${ORGS_FOLDER}*/${folder}`;
     this.grantFolders(
       grantee,
-      { read: [...exportFolders(), rootOf('runs'), rootOf('expired'), rootOf('outcomes'), records].map(inEach), write: [inEach(reports)] },
-      "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages under that organisation's reports folder. The wildcards are the organisation's id and the object key within each folder.",
+      {
+        // The erasure records: the page's export health names the erasures that changed its figures.
+        read: [...exportFolders(), rootOf('runs'), rootOf('expired'), rootOf('erasures'), rootOf('outcomes'), records].map(inEach),
+        write: [inEach(reports), inEach(rootOf('fixEffects'))],
+      },
+      "The weekly report of many organisations reads each organisation's exported tables, manifests, checkpoints, run log, erasure records, outcomes and anomaly marks (orgs/<id>/…), lists only those folders (s3:prefix), and puts its pages and its verdicts on fixes under that organisation's reports and fix_effects folders. The wildcards are the organisation's id and the object key within each folder.",
     );
     this.grantOrganisationsList(grantee);
   }
@@ -266,19 +271,20 @@ export class Warehouse extends Construct {
     this.grantFolders(
       grantee,
       { read: [...exportFolders(), rootOf('runs'), rootOf('expired')] },
-      'The insights functions read objects under the exported table, manifest, checkpoint and run-log folders and the expiry records (a day removed by retention is named expired, not missing) only, and list only those folders (s3:prefix). The wildcard is the object key within each folder.',
+      'The insights functions read objects under the exported table, manifest, checkpoint, index, roll-up and run-log folders and the expiry records (a day removed by retention is named expired, not missing) only, and list only those folders (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 
   /**
-   * The weekly report also shows the fixes made for gaps (the follow-up outcome records) and
-   * the hourly check's anomaly marks (`records`, ending with `/`): read and list those folders.
+   * The weekly report also shows the fixes made for gaps (the follow-up outcome records), the
+   * hourly check's anomaly marks (`records`, ending with `/`) and the erasures (`forget`) that
+   * changed its figures (the erasure records): read and list those folders.
    */
   grantPageRead(grantee: iam.IGrantable, records: string): void {
     this.grantFolders(
       grantee,
-      { read: [rootOf('outcomes'), records] },
-      'The weekly report reads the follow-up outcome records and the anomaly marks its page shows, and lists only those folders (s3:prefix). The wildcard is the object key within each folder.',
+      { read: [rootOf('outcomes'), records, rootOf('erasures')] },
+      'The weekly report reads the follow-up outcome records, the anomaly marks and the erasure records its page shows, and lists only those folders (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 
@@ -505,10 +511,14 @@ export function exportKeyPatterns(): string[] {
   return exportFolders().map((folder) => `${folder}*`);
 }
 
-/** The folders (under the app's prefix, each ending with `/`) the export reads and writes. */
+/**
+ * The folders (under the app's prefix, each ending with `/`) the export reads and writes: the
+ * tables, manifests and checkpoints, and what is derived from them — the index of units and the
+ * monthly roll-ups (lake/layout.ts), which the export keeps and every reader reads first.
+ */
 export function exportFolders(): string[] {
   const tablePrefixes = [...new Set(Object.values(DATASET_TABLES).flatMap((defs) => defs.map((def) => def.prefix)))];
-  return [...tablePrefixes.map((prefix) => `${prefix}/`), rootOf('manifest'), rootOf('staging')];
+  return [...tablePrefixes.map((prefix) => `${prefix}/`), rootOf('manifest'), rootOf('staging'), rootOf('unitIndex'), rootOf('rollups')];
 }
 
 /** The folder of the organisations' lakes, under the app's prefix. */

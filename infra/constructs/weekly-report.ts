@@ -19,6 +19,7 @@ import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../../functions/settings/config.js';
 import { INSIGHTS_SERVICE } from '../../functions/shared/metric-names.js';
 import { rootOf } from '../../functions/warehouse/lake/layout.js';
+import { FIX_EFFECTS } from '../../functions/warehouse/tables.js';
 import { DUCKDB_ENTRY, DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import type { Insights } from './insights.js';
 import type { ReportLinks } from './report-links.js';
@@ -85,6 +86,8 @@ export class WeeklyReport extends Construct {
         EXPORT_DESTINATION: props.warehouse.destination,
         EXPORT_SETTLE_HOURS: String(props.settleHours ?? CONFIG_DEFAULTS.settleHours),
         INSIGHTS_TOPIC_ARN: props.insights.topic.topicArn,
+        // The verdicts' days (fix_effects) registered in the catalog by the run that writes them.
+        EXPORT_GLUE_DATABASE: props.warehouse.database.databaseName,
         ...(props.siteUrl !== undefined ? { REPORT_SITE_URL: props.siteUrl } : {}),
         ...(props.reportLinks
           ? {
@@ -105,6 +108,7 @@ export class WeeklyReport extends Construct {
     props.warehouse.grantPageRead(this.function, rootOf('anomalies'));
     props.warehouse.grantReportsWrite(this.function, rootOf('reports'));
     props.warehouse.grantFixEffectsWrite(this.function);
+    props.warehouse.grantPartitionRegistration(this.function, [FIX_EFFECTS.name]);
     props.insights.grantPublish(bundled.role);
     props.reportLinks?.grantSign(this.function);
 

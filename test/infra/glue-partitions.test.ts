@@ -1,9 +1,11 @@
 /**
- * The export registers each committed day in Glue (functions/export/partitions.ts): the
+ * The export registers each committed day in Glue (functions/warehouse/partitions.ts): the
  * template gives its function the database's name (`EXPORT_GLUE_DATABASE`), and its role — as
  * the IAM policy engine reads the template (test/helpers/iam.ts) — may create partitions of the
  * stack's dataset tables and its run log (export_runs) only: not of another table of the database, not of another database,
- * and no other Glue action; no Glue statement names a wildcard.
+ * and no other Glue action; no Glue statement names a wildcard. The follow-up function registers
+ * its outcomes' days the same way, on followup_outcomes only; the weekly report its verdicts'
+ * days, on fix_effects only.
  */
 import { describe, expect, it } from 'vitest';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
@@ -29,13 +31,25 @@ const exportFunction = Object.values(resources).find(
 if (!exportFunction) throw new Error('the template has no export function');
 const role = rolePolicies(resources, String(exportFunction.Properties['Description']), resolve);
 
+const followUpFunction = Object.values(resources).find(
+  (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description']).startsWith('Sends queued follow-up prompts'),
+);
+if (!followUpFunction) throw new Error('the template has no follow-up function');
+const followUpRole = rolePolicies(resources, String(followUpFunction.Properties['Description']), resolve);
+
+const weeklyFunction = Object.values(resources).find(
+  (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description']).startsWith('Weekly: the report'),
+);
+if (!weeklyFunction) throw new Error('the template has no weekly report function');
+const weeklyRole = rolePolicies(resources, String(weeklyFunction.Properties['Description']), resolve);
+
 const glueArn = (rest: string) => `arn:aws:glue:${TEST_REGION}:${TEST_ACCOUNT}:${rest}`;
 /** The resources Glue authorizes a table-level call on: the catalog, the database and the table. */
 const onTable = (action: string, database: string, table: string): IamCall[] =>
   [glueArn('catalog'), glueArn(`database/${database}`), glueArn(`table/${database}/${table}`)].map((resource) => ({ action, resource, context: {} }));
 
-async function allowed(calls: IamCall[]): Promise<boolean> {
-  for (const call of calls) if ((await evaluateCall(call, role.roleArn, role.policies, undefined)) !== 'Allowed') return false;
+async function allowed(calls: IamCall[], of: typeof role = role): Promise<boolean> {
+  for (const call of calls) if ((await evaluateCall(call, of.roleArn, of.policies, undefined)) !== 'Allowed') return false;
   return true;
 }
 
@@ -79,5 +93,39 @@ describe("the export's Glue partitions in the template", () => {
           .join(),
       ).not.toContain('*');
     }
+  });
+});
+
+describe("the follow-up function's Glue partitions in the template (one organisation)", () => {
+  it("names the stack's database in its environment", () => {
+    const env = (followUpFunction.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+
+    expect(resolve(env['EXPORT_GLUE_DATABASE'])).toBe(DATABASE);
+  });
+
+  it('lets it create partitions of followup_outcomes only', async () => {
+    expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, FOLLOWUP_OUTCOMES.name), followUpRole)).toBe(true);
+    expect(await allowed(onTable('glue:GetTable', DATABASE, FOLLOWUP_OUTCOMES.name), followUpRole)).toBe(true);
+    for (const table of [...DATASET_TABLE_NAMES, EXPORT_RUNS.name, FIX_EFFECTS.name])
+      expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, table), followUpRole), table).toBe(false);
+    expect(await allowed(onTable('glue:BatchCreatePartition', 'other_database', FOLLOWUP_OUTCOMES.name), followUpRole)).toBe(false);
+    expect(await allowed(onTable('glue:DeletePartition', DATABASE, FOLLOWUP_OUTCOMES.name), followUpRole)).toBe(false);
+  });
+});
+
+describe("the weekly report's Glue partitions in the template", () => {
+  it("names the stack's database in its environment", () => {
+    const env = (weeklyFunction.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+
+    expect(resolve(env['EXPORT_GLUE_DATABASE'])).toBe(DATABASE);
+  });
+
+  it('lets it create partitions of fix_effects only', async () => {
+    expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, FIX_EFFECTS.name), weeklyRole)).toBe(true);
+    expect(await allowed(onTable('glue:GetTable', DATABASE, FIX_EFFECTS.name), weeklyRole)).toBe(true);
+    for (const table of [...DATASET_TABLE_NAMES, EXPORT_RUNS.name, FOLLOWUP_OUTCOMES.name])
+      expect(await allowed(onTable('glue:BatchCreatePartition', DATABASE, table), weeklyRole), table).toBe(false);
+    expect(await allowed(onTable('glue:BatchCreatePartition', 'other_database', FIX_EFFECTS.name), weeklyRole)).toBe(false);
+    expect(await allowed(onTable('glue:DeletePartition', DATABASE, FIX_EFFECTS.name), weeklyRole)).toBe(false);
   });
 });

@@ -106,6 +106,10 @@ describe('the roles of the template', () => {
     expect(await may('weekly', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(true);
     expect(await may('weekly', get('mintlify/_insights/anomalies/dt=2026-11-18/proj_a.json'))).toBe(true);
     expect(await may('weekly', get('mintlify/athena-results/q.csv'))).toBe(false);
+    // The erasures that changed its figures, which its export health names (the hourly check reads none).
+    expect(await may('weekly', list('mintlify/_privacy/erasures/'))).toBe(true);
+    expect(await may('weekly', get('mintlify/_privacy/erasures/1700000000000-abcd.json'))).toBe(true);
+    expect(await may('check', list('mintlify/_privacy/erasures/'))).toBe(false);
     expect(await may('followUp', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(false);
     expect(await may('check', get('mintlify/followup_outcomes/dt=2026-11-17/req-1.json'))).toBe(false);
   });

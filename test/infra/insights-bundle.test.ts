@@ -3,7 +3,8 @@
  * DuckDB packages copied into the asset), then each bundle loaded in a separate Node process
  * against fauxqs (S3 + SNS). The weekly report writes both pages and publishes one digest whose
  * figures equal an independent DuckDB query over the same lake and whose link is a pre-signed
- * URL of the week's page; the hourly check tells a fallen Tuesday once.
+ * URL of the week's page, and registers its verdicts' day (fix_effects) in the Glue stand-in; the
+ * hourly check tells a fallen Tuesday once.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
@@ -22,6 +23,7 @@ import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emu
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
 import { queryDuckDb } from '../helpers/read-back.js';
 import { beyondChance } from '../../functions/warehouse/noise.js';
@@ -54,6 +56,8 @@ let aws: S3Sqs;
 let dynamo: Dynamo;
 let bucket: string;
 let localLake: string;
+let glue: GlueStandIn;
+const GLUE_DATABASE = 'mintlify_analytics';
 
 beforeAll(async () => {
   [assembly, aws, dynamo, secrets] = await Promise.all([
@@ -67,6 +71,7 @@ beforeAll(async () => {
     startFakeSecretsManager({ [LINK_SECRET_ARN]: LINK_KEYS.privateKey }),
   ]);
   bucket = await aws.createBucket();
+  glue = await startGlueStandIn(GLUE_DATABASE, { fix_effects: parquetTable(`s3://${bucket}/mintlify/fix_effects/`) });
   localLake = await makeTempDir('insights-bundle');
   const days = [...LAST_WEEK.map((day) => ({ day, thisWeek: false })), ...THIS_WEEK.map((day) => ({ day, thisWeek: true }))].flatMap(({ day, thisWeek }) =>
     PROJECTS.map((projectId) => ({ projectId, day, figures: figuresOf(projectId, day, thisWeek) })),
@@ -107,13 +112,19 @@ const linkValues = {
 const guards: IamGuard[] = [];
 /** The function's calls checked against its role's policies in the template (test/helpers/iam.ts). */
 async function guard(description: string, values: Record<string, string>, upstreams: IamGuardOptions['upstreams'], revoke?: IamGuardOptions['revoke']) {
-  const started = await startIamGuard({ resources: assembly.resources, description, values, upstreams, ...(revoke ? { revoke } : {}) });
+  // The Glue tables' names, which their ARNs in the role's policies are made of.
+  const bind = Object.fromEntries(
+    Object.entries(assembly.resources)
+      .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+      .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+  );
+  const started = await startIamGuard({ resources: assembly.resources, description, values, upstreams, bind, ...(revoke ? { revoke } : {}) });
   guards.push(started);
   return started;
 }
 
 afterAll(async () => {
-  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close(), secrets?.close(), ...guards.map((g) => g.close())]);
+  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
   await removeTempDirs();
 });
 
@@ -131,9 +142,9 @@ describe('the synthesized insights functions', () => {
 
   it('the weekly report, under its role, writes both pages and publishes one digest with the figures of an independent query and a link signed for 7 days', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, ...linkValues };
+    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: GLUE_DATABASE, ...linkValues };
     const env = functionEnvironment(assembly.resources, WEEKLY, values);
-    const iam = await guard(WEEKLY, values, { S3: aws.endpoint, SNS: aws.endpoint, SECRETS_MANAGER: secrets.endpoint });
+    const iam = await guard(WEEKLY, values, { S3: aws.endpoint, SNS: aws.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint });
     const started = Date.now();
     const { result, error, logs } = await invokeBundle(
       assembly.outDir,
@@ -171,6 +182,11 @@ describe('the synthesized insights functions', () => {
     expect(put, iam.calls.join('\n')).toBeDefined();
     const verdict = JSON.parse(await page(put?.split(`${bucket}/mintlify/`)[1] ?? '')) as Record<string, unknown>;
     expect(verdict).toMatchObject({ gap_id: 'gap-quickstart', project_id: 'proj_a', job_id: 'job_fix', verdict: 'too_little_data' });
+    // …and the verdicts' day is registered in the catalog by the run that wrote it, within its role.
+    const day = /dt=(\d{4}-\d{2}-\d{2})\//.exec(put ?? '')?.[1];
+    expect([...glue.partitions(GLUE_DATABASE, 'fix_effects').keys()]).toEqual([day]);
+    expect(glue.partitions(GLUE_DATABASE, 'fix_effects').get(day ?? '')?.storageDescriptor['Location']).toBe(`s3://${bucket}/mintlify/fix_effects/dt=${day}/`);
+    expect(iam.calls).toEqual(expect.arrayContaining([expect.stringMatching(/^glue:BatchCreatePartition on .*fix_effects$/)]));
 
     const messages = await aws.takeAll(subscriber);
     expect(messages).toHaveLength(1);
@@ -248,7 +264,7 @@ describe('the synthesized insights functions', () => {
 
   it('the weekly report without the grant to read what its page shows fails, naming the denied call, and publishes nothing', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, ...linkValues };
+    const values = { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: GLUE_DATABASE, ...linkValues };
     // The new grant: reading the outcome records and the anomaly marks.
     const iam = await guard(
       WEEKLY,

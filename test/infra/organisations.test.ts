@@ -193,6 +193,8 @@ describe('with -c organisations=true', { timeout: 120_000 }, () => {
     const policies = JSON.stringify(rolePolicies(t));
     expect(policies).toContain('"s3:prefix":"mintlify/orgs/","s3:delimiter":"/"');
     expect(policies).toContain('/mintlify/orgs/*/reports/*');
+    // Its verdicts on fixes in each organisation's fix_effects folder (the root's grant does not reach orgs/<id>/).
+    expect(policies).toContain('/mintlify/orgs/*/fix_effects/*');
     expect(JSON.stringify(plain.template.findResources('AWS::Lambda::Function'))).not.toMatch(/weeklyReportOrganisations|checkOrganisations/);
     expect(policies).toContain('/mintlify/orgs/*/_insights/anomalies/*');
   });
@@ -232,7 +234,9 @@ describe('without the option', () => {
     for (const table of tables) expect(table.PartitionKeys.map((k: { Name: string }) => k.Name)).toEqual(['dt']);
     expect(JSON.stringify(plain.template.findResources('AWS::Events::Rule'))).not.toContain('DISABLED');
     // The same resources as with the option, less exactly the organisations' own.
-    const orgIds = Object.keys(resourcesOf(orgs.template)).filter((id) => !id.startsWith('Organisations'));
-    expect(Object.keys(resourcesOf(plain.template)).sort()).toEqual(orgIds.sort());
+    // A role's grants may take its inline policy past IAM's size: CDK then adds an overflow managed policy (not a resource of its own concern).
+    const orgIds = Object.keys(resourcesOf(orgs.template)).filter((id) => !id.startsWith('Organisations') && !/RoleOverflowPolicy/.test(id));
+    const plainIds = Object.keys(resourcesOf(plain.template)).filter((id) => !/RoleOverflowPolicy/.test(id));
+    expect(plainIds.sort()).toEqual(orgIds.sort());
   });
 });

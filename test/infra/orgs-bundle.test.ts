@@ -4,13 +4,18 @@
  * it, against the sandbox and the emulators — every AWS call checked against its role's
  * policies in the template (test/helpers/iam.ts): the dispatcher lists the secrets under the
  * prefix and sends one message per organisation; the worker reads that organisation's secret
- * and exports it under orgs/<id>/; a revoked organisation is a batch item failure.
+ * and exports it under orgs/<id>/; a revoked organisation is a batch item failure; the weekly
+ * report writes an organisation's verdicts under its orgs/<id>/fix_effects/ and registers their
+ * (org, dt) in the Glue stand-in.
  */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
+import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
+import { everyDays, FLAT_DAY, writeLake } from '../helpers/insights-lake.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
 import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
@@ -26,6 +31,7 @@ const EVENT_TIME = '2026-03-01T02:30:00.000Z';
 const DISPATCHER = 'Lists the organisations';
 const WORKER = "Exports one organisation's analytics";
 const FOLLOW_UP = 'Sends queued follow-up prompts with their organisation';
+const WEEKLY = 'Weekly: the report of the last 7 complete days';
 
 let assembly: Assembly;
 let sandbox: Sandbox;
@@ -57,6 +63,10 @@ beforeAll(async () => {
     followup_outcomes: {
       ...parquetTable('s3://bucket/mintlify/orgs/', ['org', 'dt']),
       parameters: { 'storage.location.template': ['s3://bucket/mintlify/orgs/$', '{org}/followup_outcomes/dt=$', '{dt}/'].join('') },
+    },
+    fix_effects: {
+      ...parquetTable('s3://bucket/mintlify/orgs/', ['org', 'dt']),
+      parameters: { 'storage.location.template': ['s3://bucket/mintlify/orgs/$', '{org}/fix_effects/dt=$', '{dt}/'].join('') },
     },
   });
   bucket = await aws.createBucket();
@@ -233,5 +243,52 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       expect.stringMatching(/^unknown_project: project "proj_of_nobody"/),
     ]);
     expect(logs).not.toContain(KEYS.acme);
+  });
+  it("the weekly report writes an organisation's verdicts under orgs/<id>/fix_effects/ and registers their (org, dt), within its role", async () => {
+    // Two weeks of acme's analytics and a fix made for a gap in the second (its outcome record).
+    const lake = createS3Destination({ bucket, prefix: 'mintlify/orgs/acme', client: aws.s3 });
+    const days = everyDays('2026-11-09', 14).map((day) => ({ projectId: PROJECTS.acme, day, figures: FLAT_DAY }));
+    await writeLake(lake, days, (day) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000);
+    const outcome = buildOutcome({
+      requestId: 'orgs-weekly-fix',
+      projectId: PROJECTS.acme,
+      jobId: 'job_weekly_fix',
+      kind: 'follow_up',
+      gapId: 'gap-quickstart',
+      promptLength: 40,
+      promptSha256: 'a'.repeat(64),
+      status: 'completed',
+      prLink: 'https://github.com/acme/docs/pull/9',
+      sentAt: Date.parse('2026-11-17T09:00:00Z'),
+      finishedAt: Date.parse('2026-11-17T10:00:00Z'),
+      polls: 3,
+      attempts: 1,
+    });
+    await lake.put(outcomeKey(outcome), JSON.stringify(outcome), { contentType: 'application/json' });
+    const { topicArn } = await aws.createTopicWithSubscriber();
+    const { error, logs, iam } = await invoke(
+      WEEKLY,
+      { 'detail-type': 'Scheduled Event', source: 'aws.events', time: '2026-11-23T06:00:00Z' },
+      { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: GLUE_DATABASE },
+      {},
+      Object.fromEntries(
+        Object.entries(assembly.resources)
+          .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+          .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+      ),
+    );
+    expect(error, logs).toBeUndefined();
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
+    expect(iam.calls).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^s3:PutObject on arn:aws:s3:::${bucket}/mintlify/orgs/acme/reports/weekly/2026-W47\\.html$`)),
+        `s3:PutObject on arn:aws:s3:::${bucket}/mintlify/orgs/acme/fix_effects/dt=2026-11-23/${PROJECTS.acme}.json`,
+        expect.stringMatching(/^glue:BatchCreatePartition on .*fix_effects$/),
+      ]),
+    );
+    // The verdicts' day registered as acme's partition, at its folder.
+    const registered = glue.partitions(GLUE_DATABASE, 'fix_effects');
+    expect([...registered.keys()]).toEqual(['acme/2026-11-23']);
+    expect(registered.get('acme/2026-11-23')?.storageDescriptor['Location']).toBe('s3://bucket/mintlify/orgs/acme/fix_effects/dt=2026-11-23/');
   });
 });

@@ -90,8 +90,10 @@ describe('the follow-up bundle with the scope check (-c docsRepository=acme/docs
       FOLLOWUP_OUTCOMES_TOPIC_ARN: outcomes.topicArn ?? '',
       INSIGHTS_TOPIC_ARN: insights.topicArn ?? '',
       GITHUB_TOKEN_SECRET_ARN: TOKEN_SECRET_ARN,
+      EXPORT_GLUE_DATABASE: 'mintlify_analytics',
     };
-    const env = functionEnvironment(assembly.resources, FOLLOW_UP, values);
+    // No Glue here (test/infra/synth-bundle.test.ts registers the outcome's day): the database unset.
+    const env: Record<string, string> = { ...functionEnvironment(assembly.resources, FOLLOW_UP, values), EXPORT_GLUE_DATABASE: '' };
     // The queue the event source reads is named by no variable: bound by its place in the template.
     const [queueId] = Object.entries(assembly.resources).find(
       ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties['RedrivePolicy'] !== undefined && r.Properties['FifoQueue'] === true,

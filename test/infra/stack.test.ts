@@ -279,7 +279,7 @@ describe('least privilege', () => {
     expect(onTable).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Scan']));
   });
 
-  it('scopes the export S3 access to the dataset tables, the manifests, the staging area and the run log', () => {
+  it('scopes the export S3 access to the dataset tables, the manifests, the staging area, the index of units, the roll-ups and the run log', () => {
     const s3 = statementsOf(defaults.template, exportFn).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
     const objectPatterns = s3
       .flatMap((s) => [s.Resource].flat())
@@ -289,6 +289,9 @@ describe('least privilege', () => {
       ...TABLES.filter((def) => def.format === 'parquet').map((def) => `/mintlify/${def.prefix}/*`),
       '/mintlify/_manifests/*',
       '/mintlify/_staging/*',
+      // Derived from the manifests and the days (issue 50): the index of units and the monthly roll-ups.
+      '/mintlify/_index/*',
+      '/mintlify/_rollups/*',
       '/mintlify/export_runs/*',
       // Read only: the erasure records every export honours (forget writes them from the CLI).
       '/mintlify/_privacy/erasures/*',

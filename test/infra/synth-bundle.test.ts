@@ -171,6 +171,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
     glue = await startGlueStandIn(GLUE_DATABASE, {
       visitors_totals: parquetTable(`s3://${bucket}/mintlify/visitors_totals/`),
       visitors_pages: parquetTable(`s3://${bucket}/mintlify/visitors_pages/`),
+      followup_outcomes: parquetTable(`s3://${bucket}/mintlify/followup_outcomes/`),
     });
     await dynamo.client.send(
       new CreateTableCommand({
@@ -296,6 +297,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
       FOLLOWUP_STATE_TABLE: table,
       FOLLOWUP_DEAD_LETTER_QUEUE_URL: deadLetterUrl,
       FOLLOWUP_OUTCOMES_TOPIC_ARN: TopicArn ?? '',
+      EXPORT_GLUE_DATABASE: GLUE_DATABASE,
     };
     const env = environmentOf('mintlify-followup', values);
     // The queue the event source reads is named by no variable: bound by its place in the template.
@@ -305,8 +307,16 @@ describe('bundled handlers against the sandbox and emulators', () => {
     const iam = await guard(
       'Sends queued follow-up prompts',
       values,
-      { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint },
-      { [queueId]: queueUrl },
+      { S3: aws.endpoint, SQS: aws.endpoint, SNS: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
+      {
+        [queueId]: queueUrl,
+        // The Glue tables' names, which their ARNs in the role's policy are made of.
+        ...Object.fromEntries(
+          Object.entries(template.Resources)
+            .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+            .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+        ),
+      },
     );
 
     const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints, ...iam.env });
@@ -318,6 +328,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
         expect.stringMatching(/^dynamodb:PutItem on /),
         expect.stringMatching(/^s3:PutObject on arn:aws:s3:::[^/]+\/mintlify\/followup_outcomes\//),
         `sns:Publish on ${TopicArn}`,
+        `glue:BatchCreatePartition on arn:aws:glue:${TEST_REGION}:000000000000:table/${GLUE_DATABASE}/followup_outcomes`,
       ]),
     );
     expect(result).toEqual({ batchItemFailures: expect.any(Array) });
@@ -328,6 +339,9 @@ describe('bundled handlers against the sandbox and emulators', () => {
     expect((outcomes.Contents ?? []).map((object) => object.Key)).toEqual([
       expect.stringMatching(/^mintlify\/followup_outcomes\/dt=\d{4}-\d{2}-\d{2}\/req-smoke-1\.json$/),
     ]);
+    // The outcome's day registered in the catalog by the run that wrote it (one organisation: dt only).
+    const outcomeDay = /dt=([\d-]+)\//.exec(outcomes.Contents?.[0]?.Key ?? '')?.[1];
+    expect([...glue.partitions(GLUE_DATABASE, 'followup_outcomes').keys()]).toEqual([outcomeDay]);
     expect(emfMetrics(logs), 'EMF metrics (Namespace/service/Name) the alarms watch').toEqual(
       expect.arrayContaining(['MintlifyExporter/mintlify-followup/PromptsSent', 'MintlifyExporter/mintlify-followup/OutcomesNotified']),
     );

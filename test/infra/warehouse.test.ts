@@ -356,7 +356,14 @@ describe('export S3 grant', () => {
   });
 
   it('lets the export write and replace every dataset table and every dataset manifest', () => {
-    const replaceable = [...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`), '/mintlify/_manifests/*', '/mintlify/_staging/*'];
+    const replaceable = [
+      ...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`),
+      '/mintlify/_manifests/*',
+      '/mintlify/_staging/*',
+      // Derived (issue 50): the index of units and the monthly roll-ups the export keeps.
+      '/mintlify/_index/*',
+      '/mintlify/_rollups/*',
+    ];
 
     expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(replaceable.sort());
     // It also reads the erasure records (never writes or deletes them), and reads the records of expired units (retention).
@@ -372,6 +379,8 @@ describe('export S3 grant', () => {
         ...tablePrefixes.map((prefix) => `/mintlify/${prefix}/*`),
         '/mintlify/_manifests/*',
         '/mintlify/_staging/*',
+        '/mintlify/_index/*',
+        '/mintlify/_rollups/*',
         runLog,
         '/mintlify/_privacy/expired/*',
       ].sort(),

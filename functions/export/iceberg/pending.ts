@@ -1,6 +1,6 @@
 /**
  * What the Iceberg tables still owe, kept in the shared state until a statement succeeds — as
- * Glue registration keeps its partitions (functions/export/partitions.ts): a day of a table whose
+ * Glue registration keeps its partitions (functions/warehouse/partitions.ts): a day of a table whose
  * MERGE failed (`iceberg-merges/<table>/<day>`), and a retention cutoff whose DELETE failed
  * (`iceberg-expiry/<table>`). Each record is small: what, the last error, since when, how often.
  */

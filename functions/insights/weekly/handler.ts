@@ -3,6 +3,7 @@
  * Monday 06:00 UTC by default): wiring only. A failure throws, so the report-failure alarm
  * fires (docs/operations.md).
  */
+import { GlueClient } from '@aws-sdk/client-glue';
 import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
@@ -19,6 +20,7 @@ import { createLogger } from '../../shared/logger.js';
 import { INSIGHTS_METRICS, INSIGHTS_SERVICE, METRICS_NAMESPACE } from '../../shared/metric-names.js';
 import { cloudFrontLinks, type LinkSigner } from './link.js';
 import { runWeeklyReport, type WeeklyDeps } from './run.js';
+import type { GlueSend } from '../../warehouse/partitions.js';
 
 /** What the invocation returns (the digest is on the topic; the page in the bucket). */
 export interface WeeklyAnswer {
@@ -113,11 +115,13 @@ function s3LakeTarget(destination: string): LakeTarget {
 
 export function weeklyDepsFromConfig(
   config: ConfigOf<'weekly-report'>,
-  clients: { s3?: S3Client; sns?: SNSClient; secrets?: SecretsManagerClient } = {},
+  clients: { s3?: S3Client; sns?: SNSClient; secrets?: SecretsManagerClient; glue?: GlueSend } = {},
 ): WeeklyHandlerDeps {
   // The destination is parsed once here: the lake, the pages' writes and the link's place follow from it.
   const target = s3LakeTarget(config.destination);
   const s3 = clients.s3 ?? new S3Client(awsClientConfig());
+  const logger = createLogger({ serviceName: INSIGHTS_SERVICE });
+  const database = config.glueDatabase;
   return {
     config,
     s3,
@@ -130,7 +134,9 @@ export function weeklyDepsFromConfig(
     now: () => Date.now(),
     link: linkSignerOf(config, () => clients.secrets ?? new SecretsManagerClient(awsClientConfig())),
     metrics: new Metrics({ serviceName: INSIGHTS_SERVICE, namespace: METRICS_NAMESPACE }),
-    logger: createLogger({ serviceName: INSIGHTS_SERVICE }),
+    logger,
+    // The verdicts' days registered in Glue (fix_effects), as the export registers its days.
+    ...(database !== undefined ? { partitions: { glue: clients.glue ?? new GlueClient(awsClientConfig()), database, logger } } : {}),
   };
 }
 

@@ -34,6 +34,8 @@ export function createOrganisationsWeeklyHandler(deps: WeeklyHandlerDeps) {
         writeTo: target.records({ s3Client: deps.s3 }),
         // The signed-link distribution serves the deployment's reports folder only: the digest names the page.
         link: undefined,
+        // Its verdicts' days registered under its organisation (the tables' `org` partition).
+        ...(deps.partitions !== undefined ? { partitions: { ...deps.partitions, org: id } } : {}),
         publish: (message) => deps.publish({ ...message, organisation: id, subject: `${id}: ${message.subject}` }),
       });
       try {

@@ -4,7 +4,8 @@
  * the bucket; written to `<prefix>/reports/weekly/<YYYY>-W<ww>.html` and
  * `<prefix>/reports/latest.html`, then told on the insights topic with a link that lasts the
  * week (link.ts) — or, with no distribution deployed, the page's place in the bucket. The
- * verdicts on the fixes the page shows are written to the `fix_effects` table too.
+ * verdicts on the fixes the page shows are written to the `fix_effects` table too, and their day
+ * registered in Glue (with `EXPORT_GLUE_DATABASE`; the organisation's `org` for its report).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { lastDueDay } from '../../export/plan.js';
@@ -15,6 +16,10 @@ import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
 import type { LakeTarget } from '../../warehouse/lake/target.js';
 import { toFixEffect, writeFixEffects } from '../../gaps/fix-effects.js';
+import type { AppLogger } from '../../shared/logger.js';
+import { createPartitionRegistrar, type GlueSend } from '../../warehouse/partitions.js';
+import { FIX_EFFECTS } from '../../warehouse/tables.js';
+import { parseDayKey } from '../../warehouse/lake/layout.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
 import type { LinkSigner } from './link.js';
@@ -76,6 +81,18 @@ export interface WeeklyDeps {
   readonly signedAt?: () => number;
   /** Told each line the report warns of (an outcome record skipped at the door): the function's log. */
   readonly onWarning?: (line: string) => void;
+  /** Where the days of the verdicts written are registered (`EXPORT_GLUE_DATABASE`); absent: none registered. */
+  readonly partitions?: VerdictPartitions | undefined;
+}
+
+/** The Glue catalog the weekly report registers its `fix_effects` days in. */
+export interface VerdictPartitions {
+  readonly glue: GlueSend;
+  /** The stack's Glue database. */
+  readonly database: string;
+  /** The organisation whose lake the report writes (a deployment of many: the table's `org` partition). */
+  readonly org?: string | undefined;
+  readonly logger?: Pick<AppLogger, 'warn' | 'error'> | undefined;
 }
 
 export interface WeeklyResult {
@@ -115,6 +132,15 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
   // The verdicts land in the warehouse's fix_effects table, so a team joins them with its own data.
   const verdictKeys = await writeFixEffects(deps.writeTo, report.fixes.map(toFixEffect), deps.now());
+  // …and their day in the catalog, so Spectrum, Spark and Trino see it (a failure is logged, never the report's).
+  if (deps.partitions !== undefined && verdictKeys.length > 0) {
+    const { glue, database, org, logger } = deps.partitions;
+    const registrar = createPartitionRegistrar({ glue, database, now: deps.now, logger, org });
+    for (const written of verdictKeys) {
+      const day = parseDayKey(written)?.day;
+      if (day !== undefined) await registrar.wrote(FIX_EFFECTS.name, day);
+    }
+  }
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const place = target.place.kind === 's3' ? `s3://${target.place.bucket}/${target.place.prefix}` : `${target.place.dir}/`;
   const url = link?.url ?? `${place}${key}`;

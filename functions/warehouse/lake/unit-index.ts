@@ -108,14 +108,17 @@ export async function readRawManifest(
 
 /**
  * The manifests of `dataset`'s `months`, from their indexes: an index missing, unreadable or
- * naming other units than the listing of the manifests is rebuilt from them and written.
- * Undefined when the destination cannot list (the caller reads each manifest).
+ * naming other units than the listing of the manifests is rebuilt from them and, with `keep`
+ * (the export's own reads, `compact`), written. A reader does not keep it: the deployed read
+ * side's roles write nothing into the lake, and the export keeps the indexes current. Undefined when the destination cannot list (the
+ * caller reads each manifest).
  */
 export async function readUnitIndexes(
   destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   dataset: DatasetName,
   months: readonly string[],
   reads?: IndexReads,
+  keep = false,
 ): Promise<Map<string, Map<string, RawManifest>> | undefined> {
   const listed = await listedByMonth(destination, dataset);
   if (listed === undefined) return undefined;
@@ -144,7 +147,7 @@ export async function readUnitIndexes(
     });
     if (reads) reads.rebuilt += 1;
     // Kept for the next reader when it may write; a reader that may not still has it here.
-    await writeUnitIndex(destination, dataset, month, manifests, modified).catch(() => undefined);
+    if (keep) await writeUnitIndex(destination, dataset, month, manifests, modified).catch(() => undefined);
     out.set(month, manifests);
   }
   return out;

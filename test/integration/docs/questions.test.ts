@@ -128,8 +128,9 @@ describe('the one DuckDB type map', () => {
       const rows = await queryDuckDb(`DESCRIBE SELECT * FROM ${reader}(${files}, union_by_name = true)`);
       const read = new Map(rows.map((r) => [String(r['column_name']), String(r['column_type'])]));
       for (const column of table.columns) {
-        // A list that is empty in every record is guessed JSON[]: nothing to read its fields from.
-        const accepted = column.type === 'record_list' ? [duckDbType(column), 'JSON[]'] : [duckDbType(column)];
+        // A list that is empty in every record is guessed JSON[], and one null in every record (iceberg_statements without
+        // Iceberg) JSON: nothing to read its fields from.
+        const accepted = column.type === 'record_list' ? [duckDbType(column), 'JSON[]', 'JSON'] : [duckDbType(column)];
         if (read.has(column.name)) expect(accepted, `${table.name}.${column.name}`).toContain(read.get(column.name));
       }
       expect(table.columns.filter((c) => read.has(c.name)).length, table.name).toBeGreaterThan(1);

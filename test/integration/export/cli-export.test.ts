@@ -299,6 +299,8 @@ describe('mintlify-exporter export', () => {
       expect(stderr).toContain('embedded sandbox');
       expect(sandbox.requests).toEqual([]);
       expect(await listFiles(out)).toEqual([
+        // The month's index of units (issue 50).
+        `_index/visitors/month=${YESTERDAY.slice(0, 7)}.json`,
         // No personal-data key: visitors hash nothing, so none is generated (no PERSONAL_DATA_KEY set).
         `_manifests/visitors/dt=${YESTERDAY}/proj_small.json`,
         aRunRecord(NOW),

@@ -94,7 +94,13 @@ describe('export with EXPORT_GLUE_DATABASE', () => {
     expect(run.stderr).toContain(
       `warning: could not register the Glue partition: the next run tries again (${DATABASE}.visitors_totals dt=2026-02-11: Glue refused partition dt=2026-02-11`,
     );
-    expect(registered()).toEqual(['visitors_totals: ', 'visitors_pages: 2026-02-11', 'assistant_caller_stats: ', 'export_runs: ']);
+    // The run log registers the day of its own record (the run's day), in the run that writes it (issue 53).
+    expect(registered()).toEqual([
+      'visitors_totals: ',
+      'visitors_pages: 2026-02-11',
+      'assistant_caller_stats: ',
+      `export_runs: ${new Date(NOW).toISOString().slice(0, 10)}`,
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Each committed day registered in Glue (functions/export/partitions.ts): the hourly handler in
+ * Each committed day registered in Glue (functions/warehouse/partitions.ts): the hourly handler in
  * process, against the sandbox API, a local lake, its state table in dynalite, and the real
  * Glue SDK client talking to a loopback Glue stand-in (test/helpers/glue-stand-in.ts).
  * Visitors only: two tables (visitors_totals, visitors_pages), two projects a day; and the run
@@ -10,7 +10,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportDeps } from '../../../functions/export/deps.js';
 import { createHandler } from '../../../functions/export/handler.js';
-import { PENDING_PARTITIONS_PREFIX, type PendingPartition } from '../../../functions/export/partitions.js';
+import { PENDING_PARTITIONS_PREFIX, type PendingPartition } from '../../../functions/warehouse/partitions.js';
 import { loadConfig } from '../../../functions/settings/config.js';
 import { EXPORT_METRICS } from '../../../functions/shared/metric-names.js';
 import { createDynamoStore } from '../../../functions/shared/storage/shared-store-dynamo.js';

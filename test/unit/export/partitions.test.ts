@@ -1,12 +1,12 @@
 /**
- * registerDays (functions/export/partitions.ts) on a narrow fake of the Glue client's `send`:
+ * registerDays (functions/warehouse/partitions.ts) on a narrow fake of the Glue client's `send`:
  * the call shapes Glue limits (100 partitions a call, one GetTable a table), and a table whose
  * partition keys a unit cannot fill. The calls over HTTP, the grants and the retries across
  * runs are tested against the Glue stand-in (test/integration/export/export-partitions.test.ts).
  */
 import { BatchCreatePartitionCommand, GetTableCommand } from '@aws-sdk/client-glue';
 import { describe, expect, it } from 'vitest';
-import { MAX_PARTITIONS_PER_CALL, registerDays, type GlueSend } from '../../../functions/export/partitions.js';
+import { MAX_PARTITIONS_PER_CALL, registerDays, type GlueSend } from '../../../functions/warehouse/partitions.js';
 import { addDays } from '../../../functions/shared/dates.js';
 
 /** A Glue whose table is partitioned by `keys`, recording each command's name and partition count. */

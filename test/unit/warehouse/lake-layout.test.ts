@@ -110,7 +110,7 @@ describe('the bucket layout', () => {
   });
 
   it('gives infra the prefixes it grants', () => {
-    expect(exportFolders()).toEqual(expect.arrayContaining([rootOf('manifest'), rootOf('staging'), 'visitors_pages/']));
+    expect(exportFolders()).toEqual(expect.arrayContaining([rootOf('manifest'), rootOf('staging'), rootOf('unitIndex'), rootOf('rollups'), 'visitors_pages/']));
     expect(ORGS_FOLDER).toBe(rootOf('organisation'));
     expect(Object.keys(LAYOUT)).toEqual(expect.arrayContaining(['erasures', 'expired', 'forgetting', 'anomalies', 'reports']));
   });

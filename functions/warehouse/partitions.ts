@@ -23,8 +23,8 @@ import { BatchCreatePartitionCommand, GetTableCommand, type GlueClient, type Par
 import { describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
-import { DATASET_TABLES, type DatasetName } from '../warehouse/catalog.js';
-import { dayFolderName } from '../warehouse/lake/layout.js';
+import { DATASET_TABLES, type DatasetName } from './catalog.js';
+import { dayFolderName } from './lake/layout.js';
 
 /** The shared-state prefix of registrations still to make. */
 export const PENDING_PARTITIONS_PREFIX = 'glue-partitions/';
