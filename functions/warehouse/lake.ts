@@ -50,7 +50,7 @@ export interface Lake {
   /**
    * The roll-ups a mirror checked against the bucket's manifests and mirrored (table folder →
    * month → projects): the one listing (lake/files.ts) reads these, and no other roll-up, for
-   * whole months. Absent for a lake read in place: the listing checks its roll-ups itself.
+   * the months of the days asked (whole or in part). Absent for a lake read in place: the listing checks its roll-ups itself.
    */
   readonly rolledUp?: RolledUp;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
@@ -191,7 +191,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, JSON.stringify(manifest));
     }
-    // Whole months from their roll-ups (checked against the bucket's manifests), the rest from days.
+    // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
       records,
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),

@@ -2,9 +2,11 @@
  * The one listing of a lake's table files: the Parquet file of each project and day of a table
  * folder, as the lake laid out locally holds them (lake.ts mirrors an `s3://` one first). The
  * report's session, gaps and the verdicts' topic rates read their files through it, so how a
- * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: a whole month
- * of the days asked for whose roll-up's record matches today's manifests (lake/rollups.ts) is
- * read from that one file, each of its days named by it ({@link fileKeys}: each file once).
+ * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: a month of
+ * the days asked for whose roll-up's record matches today's manifests (lake/rollups.ts) is
+ * read from that one file, each of its days asked named by it ({@link fileKeys}: each file
+ * once) — a month the window covers in part too: its readers keep the rows of their first to
+ * last day by `dt`, the roll-up's own column, as they do of day files.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -54,7 +56,7 @@ export async function tableFiles(
       ? await validRollups(lake.root, folder, days, projects)
       : new Map(
           [...(mirrored ?? [])]
-            .filter(([month]) => wholeMonthOf(month, days))
+            .filter(([month]) => coveredMonth(month, days))
             .map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]),
         );
   const present = new Set(await list(path.join(lake.root, folder)));
@@ -70,8 +72,13 @@ export async function tableFiles(
         }),
       ),
   );
+  const asked = new Set(days);
   const fromRollups = [...rolled].flatMap(([month, ids]) =>
-    [...ids].flatMap((projectId) => daysOfMonth(month).map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) }))),
+    [...ids].flatMap((projectId) =>
+      daysOfMonth(month)
+        .filter((day) => asked.has(day))
+        .map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) })),
+    ),
   );
   ROLLUP_READS.rollups += [...rolled.values()].reduce((sum, ids) => sum + ids.size, 0);
   ROLLUP_READS.days += perDay.flat().length;
@@ -80,10 +87,19 @@ export async function tableFiles(
   return [...perDay.flat(), ...fromRollups].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 }
 
-/** Whether every day of `month` is among `days`. */
-function wholeMonthOf(month: string, days: readonly string[]): boolean {
+/**
+ * Whether `month`'s roll-up may stand for its days among `days`: every day of the month between
+ * the first and the last day asked is asked. A reader keeps the rows of its first to its last
+ * day (`dt`), so a window that starts or ends inside the month reads the roll-up's rows of
+ * those days only, as reading the days gives; a gap inside the window is never filled by it.
+ */
+export function coveredMonth(month: string, days: readonly string[]): boolean {
+  const first = days[0];
+  const last = days[days.length - 1];
+  if (first === undefined || last === undefined) return false;
   const asked = new Set(days);
-  return daysOfMonth(month).every((day) => asked.has(day));
+  const inWindow = daysOfMonth(month).filter((day) => day >= first && day <= last);
+  return inWindow.length > 0 && inWindow.every((day) => asked.has(day));
 }
 
 /**
@@ -95,8 +111,7 @@ async function validRollups(root: string, folder: string, days: readonly string[
   const rolled = new Map<string, Set<string>>();
   const owner = datasetOfTable(folder);
   if (!rollupsOn() || owner === undefined) return rolled;
-  const asked = new Set(days);
-  const months = [...new Set(days.map(monthOfDay))].filter((month) => daysOfMonth(month).every((day) => asked.has(day)));
+  const months = [...new Set(days.map(monthOfDay))].filter((month) => coveredMonth(month, days));
   const withRollups = (
     await Promise.all(months.map(async (month) => ({ month, names: await list(path.join(root, ...rollupFolder(folder, month).split('/'))) })))
   ).filter(({ names }) => names.some((name) => name.endsWith('.json')));

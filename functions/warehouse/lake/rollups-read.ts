@@ -1,6 +1,6 @@
 /**
  * Which roll-ups a mirror of an `s3://` lake reads (warehouse/lake.ts): of each table of the
- * scope, every whole month whose roll-up's record matches the bucket's manifests, as the index
+ * scope, every month its days touch (whole, or in part at the window's edges) whose roll-up's record matches the bucket's manifests, as the index
  * of units of that month says (lake/unit-index.ts: checked against one listing of the
  * manifests, rebuilt from them when stale). The mirror then fetches those roll-ups and not
  * their days; the one listing (lake/files.ts) hands them to the readers.
@@ -55,14 +55,6 @@ export async function indexedManifests(
   return out;
 }
 
-/** The whole calendar months of `[from, to)`. */
-export function wholeMonths(days: { readonly from: string; readonly to: string }): string[] {
-  return monthsTouched(days).filter((month) => {
-    const all = daysOfMonth(month);
-    return (all[0] as string) >= days.from && (all[all.length - 1] as string) < days.to;
-  });
-}
-
 /** The valid roll-ups of `tables` over their days, read from `lake` (the bucket itself); none when roll-ups are off (`MINTLIFY_ROLLUPS=off`). */
 export async function mirroredRollups(
   lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
@@ -73,7 +65,8 @@ export async function mirroredRollups(
   const indexes = new Map<DatasetName, Map<string, Map<string, RawManifest>> | undefined>();
   for (const { prefix, days } of tables) {
     const owner = datasetOfTable(prefix);
-    const months = wholeMonths(days);
+    // Every month the days touch: a month at the window's edge is read from its roll-up too (the readers keep their days by `dt`).
+    const months = monthsTouched(days);
     if (owner === undefined || months.length === 0) continue;
     // What roll-ups there are: one listing a month.
     const candidates = new Map<string, string[]>();
