@@ -16,6 +16,7 @@ import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { addDays } from '../functions/shared/dates.js';
 import { openTarget } from '../functions/shared/storage/destinations.js';
+import { parseTableFileKey } from '../functions/warehouse/lake/layout.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
@@ -27,12 +28,31 @@ import { sizeOf, upload } from './report-function.js';
 const RUNS = 2;
 const WEEKLY = 'Weekly: the report of the last 7 complete days';
 
-/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`). */
-async function countingProxy(target: string): Promise<{ url: string; gets: () => number; reset: () => void; close: () => Promise<void> }> {
+/** What a GET read, by the key's kind: where the objects go. */
+function kindOf(url: string): string {
+  const key = decodeURIComponent(url.split('?')[0] ?? '');
+  if (key.includes('/_rollups/')) return key.endsWith('.json') ? 'rollup records' : 'roll-ups';
+  if (key.includes('/_index/')) return 'indexes';
+  if (key.includes('/_manifests/')) return 'manifests';
+  if (key.includes('/_staging/')) return 'staging';
+  // The key after `/<bucket>/mintlify/`: a table's day file is named by the lake's layout.
+  const file = parseTableFileKey(key.split('/').slice(3).join('/'));
+  return file === undefined ? 'other' : `days ${file.folder}`;
+}
+
+/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind. */
+async function countingProxy(
+  target: string,
+): Promise<{ url: string; gets: () => number; kinds: () => Record<string, number>; reset: () => void; close: () => Promise<void> }> {
   const to = new URL(target);
   let gets = 0;
+  let kinds: Record<string, number> = {};
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET' && !/[?&]list-type=/.test(req.url ?? '')) gets += 1;
+    if (req.method === 'GET' && !/[?&]list-type=/.test(req.url ?? '')) {
+      gets += 1;
+      const kind = kindOf(req.url ?? '');
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+    }
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -45,8 +65,10 @@ async function countingProxy(target: string): Promise<{ url: string; gets: () =>
   return {
     url: `http://127.0.0.1:${port}`,
     gets: () => gets,
+    kinds: () => ({ ...kinds }),
     reset: () => {
       gets = 0;
+      kinds = {};
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -85,7 +107,7 @@ export async function benchLake(): Promise<BenchResult> {
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
-      const runs: { rollups: boolean; runMs: number; rss: number; gets: number }[] = [];
+      const runs: { rollups: boolean; runMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
       for (let run = 1; run <= RUNS; run++) {
         for (const rollups of [true, false]) {
           progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
@@ -93,7 +115,8 @@ export async function benchLake(): Promise<BenchResult> {
           const env = rollups ? base : { ...base, MINTLIFY_ROLLUPS: 'off' };
           const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
-          runs.push({ rollups, runMs: invocation.runMs, rss: invocation.maxRssBytes, gets: proxy.gets() });
+          runs.push({ rollups, runMs: invocation.runMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
+          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}`);
         }
       }
       const on = runs.filter((r) => r.rollups);

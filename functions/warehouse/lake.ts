@@ -19,7 +19,7 @@ import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
 import { dayFolder, dayOfFolderName, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
-import { indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
+import { type IndexMemo, indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -160,7 +160,9 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const records = deps.records ?? openTarget(parsed, { s3Client: client });
   // The manifests of the period from the indexes of their months (one object a dataset and
   // month, lake/unit-index.ts), written into the mirror as the manifests they hold.
-  const indexed = await indexedManifests(records, DATASET_NAMES, recent).catch(() => undefined);
+  // Each index is read once: the roll-ups' checks below use the same (they hold the roll-ups' records).
+  const memo: IndexMemo = new Map();
+  const indexed = await indexedManifests(records, DATASET_NAMES, recent, memo).catch(() => undefined);
   const stateFolders: Folders = [
     ...(scope.recent ?? []).map((p) => `${p}/`),
     ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
@@ -195,6 +197,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     rolledUp = await mirroredRollups(
       records,
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
+      memo,
     );
     const [tables, states] = await Promise.all([
       Promise.all(

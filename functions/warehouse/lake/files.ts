@@ -14,8 +14,8 @@ import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { LakeFiles } from '../lake.js';
 import { openTarget } from '../../shared/storage/destinations.js';
 import { dayFolder, dayFolderName, dayKey, monthOfDay, rollupFolder, rollupKey } from './layout.js';
-import { datasetOfTable, validRollup, readRollupRecord } from './rollups.js';
-import { daysOfMonth, readUnitIndexes } from './unit-index.js';
+import { datasetOfTable, rollupMatches } from './rollups.js';
+import { daysOfMonth, type IndexedRollups, readUnitIndexes } from './unit-index.js';
 
 /** One project's file of one day. */
 export interface TableFile {
@@ -124,10 +124,13 @@ async function validRollups(root: string, folder: string, days: readonly string[
     ...(lake.listModified ? { listModified: lake.listModified.bind(lake) } : {}),
     put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined),
   };
+  const records: IndexedRollups = new Map();
   const indexes = await readUnitIndexes(
     readOnly,
     owner.dataset,
     withRollups.map(({ month }) => month),
+    undefined,
+    records,
   );
   if (indexes === undefined) return rolled;
   for (const { month, names } of withRollups) {
@@ -137,7 +140,7 @@ async function validRollups(root: string, folder: string, days: readonly string[
       const projectId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
       if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) continue;
       if (!names.includes(`${projectId}.parquet`)) continue;
-      if (!validRollup(await readRollupRecord(lake, owner.table, month, projectId), manifests, owner.table.name, month, projectId)) continue;
+      if (!(await rollupMatches(lake, owner.table, month, projectId, manifests, records.get(month)))) continue;
       rolled.set(month, (rolled.get(month) ?? new Set()).add(projectId));
     }
   }
