@@ -204,7 +204,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
         scope.prefixes.map(async (p) => {
           const rolled = rolledUp.get(p);
           const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).filter((key) => !coveredBy(rolled, key));
-          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids].map((id) => rollupKey(p, month, id)));
+          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids.keys()].map((id) => rollupKey(p, month, id)));
           return { prefix: p, keys: [...months, ...days] };
         }),
       ),
@@ -297,9 +297,9 @@ export function objectReader(client: S3Client, bucket: string): ReadObject {
 }
 
 /** Whether a table file's key is a day of a month read from its roll-up. */
-function coveredBy(rolled: ReadonlyMap<string, ReadonlySet<string>> | undefined, key: string): boolean {
+function coveredBy(rolled: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> | undefined, key: string): boolean {
   const file = rolled === undefined ? undefined : parseTableFileKey(key);
-  return file !== undefined && rolled?.get(monthOfDay(file.day))?.has(file.projectId) === true;
+  return file !== undefined && rolled?.get(monthOfDay(file.day))?.get(file.projectId)?.includes(file.day) === true;
 }
 
 /** A promise and the two functions that settle it (Node 20 has no `Promise.withResolvers`). */

@@ -14,7 +14,7 @@ import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { LakeFiles } from '../lake.js';
 import { openTarget } from '../../shared/storage/destinations.js';
 import { dayFolder, dayFolderName, dayKey, monthOfDay, rollupFolder, rollupKey } from './layout.js';
-import { datasetOfTable, rollupMatches } from './rollups.js';
+import { datasetOfTable, rollupDays } from './rollups.js';
 import { daysOfMonth, type IndexedRollups, readUnitIndexes } from './unit-index.js';
 
 /** One project's file of one day. */
@@ -57,7 +57,7 @@ export async function tableFiles(
       : new Map(
           [...(mirrored ?? [])]
             .filter(([month]) => coveredMonth(month, days))
-            .map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]),
+            .map(([month, ids]) => [month, new Map([...ids].filter(([id]) => projects?.has(id) ?? true))]),
         );
   const present = new Set(await list(path.join(lake.root, folder)));
   const perDay = await Promise.all(
@@ -67,18 +67,15 @@ export async function tableFiles(
         (await list(path.join(lake.root, dayFolder(folder, day)))).sort().flatMap((name) => {
           const projectId = name.endsWith('.parquet') ? name.slice(0, -'.parquet'.length) : '';
           if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) return [];
-          if (rolled.get(monthOfDay(day))?.has(projectId)) return [];
+          // A day its project's roll-up holds is read there; any other (before the month's first exported day) from its file.
+          if (rolled.get(monthOfDay(day))?.get(projectId)?.includes(day)) return [];
           return [{ day, projectId, key: dayKey(folder, day, name) }];
         }),
       ),
   );
   const asked = new Set(days);
   const fromRollups = [...rolled].flatMap(([month, ids]) =>
-    [...ids].flatMap((projectId) =>
-      daysOfMonth(month)
-        .filter((day) => asked.has(day))
-        .map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) })),
-    ),
+    [...ids].flatMap(([projectId, held]) => held.filter((day) => asked.has(day)).map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) }))),
   );
   ROLLUP_READS.rollups += [...rolled.values()].reduce((sum, ids) => sum + ids.size, 0);
   ROLLUP_READS.days += perDay.flat().length;
@@ -107,8 +104,13 @@ export function coveredMonth(month: string, days: readonly string[]): boolean {
  * matches the manifests of today, as the month's index of units (rebuilt from them when stale)
  * says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
  */
-async function validRollups(root: string, folder: string, days: readonly string[], projects?: ReadonlySet<string>): Promise<Map<string, Set<string>>> {
-  const rolled = new Map<string, Set<string>>();
+async function validRollups(
+  root: string,
+  folder: string,
+  days: readonly string[],
+  projects?: ReadonlySet<string>,
+): Promise<Map<string, Map<string, readonly string[]>>> {
+  const rolled = new Map<string, Map<string, readonly string[]>>();
   const owner = datasetOfTable(folder);
   if (!rollupsOn() || owner === undefined) return rolled;
   const months = [...new Set(days.map(monthOfDay))].filter((month) => coveredMonth(month, days));
@@ -140,8 +142,9 @@ async function validRollups(root: string, folder: string, days: readonly string[
       const projectId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
       if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) continue;
       if (!names.includes(`${projectId}.parquet`)) continue;
-      if (!(await rollupMatches(lake, owner.table, month, projectId, manifests, records.get(month)))) continue;
-      rolled.set(month, (rolled.get(month) ?? new Set()).add(projectId));
+      const held = await rollupDays(lake, owner.table, month, projectId, manifests, records.get(month));
+      if (held === undefined) continue;
+      rolled.set(month, (rolled.get(month) ?? new Map<string, readonly string[]>()).set(projectId, held));
     }
   }
   return rolled;

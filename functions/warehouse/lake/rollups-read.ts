@@ -9,7 +9,7 @@ import type { Destination } from '../../shared/storage/destination.js';
 import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { DatasetName } from '../catalog.js';
 import { monthOfDay, rollupFolder } from './layout.js';
-import { datasetOfTable, rollupMatches } from './rollups.js';
+import { datasetOfTable, rollupDays } from './rollups.js';
 import { daysOfMonth, type IndexedRollups, readUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
@@ -43,8 +43,8 @@ async function indexesOf(
   return { manifests, rollups };
 }
 
-/** Roll-ups to read: table folder → month → projects. */
-export type RolledUp = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+/** Roll-ups to read: table folder → month → project → the days it holds (the month's from its first exported day). */
+export type RolledUp = ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>>;
 
 /** Every month `[from, to)` touches. */
 export function monthsTouched(days: { readonly from: string; readonly to: string }): string[] {
@@ -93,7 +93,7 @@ export async function mirroredRollups(
   tables: readonly { readonly prefix: string; readonly days: { readonly from: string; readonly to: string } }[],
   memo: IndexMemo = new Map(),
 ): Promise<RolledUp> {
-  const out = new Map<string, Map<string, Set<string>>>();
+  const out = new Map<string, Map<string, Map<string, readonly string[]>>>();
   if (process.env['MINTLIFY_ROLLUPS'] === 'off' || lake.list === undefined) return out;
   for (const { prefix, days } of tables) {
     const owner = datasetOfTable(prefix);
@@ -115,9 +115,10 @@ export async function mirroredRollups(
       if (manifests === undefined) continue;
       for (const projectId of ids) {
         // The record in the month's index first (no read); the one beside the roll-up only when it differs.
-        if (!(await rollupMatches(lake, owner.table, month, projectId, manifests, index?.rollups.get(month)))) continue;
-        const byMonth = out.get(prefix) ?? new Map<string, Set<string>>();
-        byMonth.set(month, (byMonth.get(month) ?? new Set()).add(projectId));
+        const held = await rollupDays(lake, owner.table, month, projectId, manifests, index?.rollups.get(month));
+        if (held === undefined) continue;
+        const byMonth = out.get(prefix) ?? new Map<string, Map<string, readonly string[]>>();
+        byMonth.set(month, (byMonth.get(month) ?? new Map<string, readonly string[]>()).set(projectId, held));
         out.set(prefix, byMonth);
       }
     }

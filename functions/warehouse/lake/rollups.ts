@@ -63,13 +63,18 @@ export function dayIdentity(manifest: RawManifest, table: string): string | unde
 }
 
 /**
- * The identities of every day of `month` of `table` and `projectId` when each has a manifest
- * that is not provisional and names the table's file: what a roll-up must be built from and a
- * record match; undefined when a day is missing or unsettled.
+ * The identities of the days of `month` of `table` and `projectId` from its first exported day
+ * (the first with a manifest: a lake begun inside the month) to its last, when each has a
+ * manifest that is not provisional and names the table's file: what a roll-up must be built
+ * from and a record match; undefined when a day after the first is missing or unsettled (the
+ * month not over, or a hole). A day before the first exported later makes the record stale.
  */
 export function settledMonth(manifests: ReadonlyMap<string, RawManifest>, table: string, month: string, projectId: string): Record<string, string> | undefined {
   const days: Record<string, string> = {};
-  for (const day of daysOfMonth(month)) {
+  const all = daysOfMonth(month);
+  const first = all.findIndex((day) => manifests.has(indexEntry(day, projectId)));
+  if (first < 0) return undefined;
+  for (const day of all.slice(first)) {
     const manifest = manifests.get(indexEntry(day, projectId));
     if (manifest === undefined || manifest['provisionalUntil'] !== undefined) return undefined;
     const identity = dayIdentity(manifest, table);
@@ -102,23 +107,25 @@ export function indexedRollupName(table: Pick<TableDef, 'prefix'>, projectId: st
 }
 
 /**
- * Whether the roll-up of `table`'s `month` of `projectId` may be read: its record matches the
- * manifests of today. The record the month's index holds (`indexed`) is checked first, without
- * a read; only when it is absent or differs is the record beside the roll-up read (a lake
- * rolled up before the index held them, or an index a step cut short did not update).
+ * The days the roll-up of `table`'s `month` of `projectId` holds when it may be read (its
+ * record matches the manifests of today), undefined when it may not. The record the month's
+ * index holds (`indexed`) is checked first, without a read; only when it is absent or differs
+ * is the record beside the roll-up read (a lake rolled up before the index held them, or an
+ * index a step cut short did not update).
  */
-export async function rollupMatches(
+export async function rollupDays(
   destination: Pick<Destination, 'get'>,
   table: TableDef,
   month: string,
   projectId: string,
   manifests: ReadonlyMap<string, RawManifest>,
   indexed: Readonly<Record<string, string>> | undefined,
-): Promise<boolean> {
+): Promise<string[] | undefined> {
   const now = settledMonth(manifests, table.name, month, projectId);
-  if (now === undefined) return false;
-  if (indexed?.[indexedRollupName(table, projectId)] === rollupFingerprint(now)) return true;
-  return validRollup(await readRollupRecord(destination, table, month, projectId), manifests, table.name, month, projectId);
+  if (now === undefined) return undefined;
+  const days = Object.keys(now).sort();
+  if (indexed?.[indexedRollupName(table, projectId)] === rollupFingerprint(now)) return days;
+  return validRollup(await readRollupRecord(destination, table, month, projectId), manifests, table.name, month, projectId) ? days : undefined;
 }
 
 /** Counts of one refresh, for the tests, `compact` and the benchmark. */

@@ -234,4 +234,32 @@ describe('a roll-up read equals its days read', () => {
       await rm(root, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('rolls up a month from its first exported day, and reads a day file before it from the file', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'rollups-begun-'));
+    const db = await openDuckDb();
+    const lake = new Lake(root, openTarget({ kind: 'local', dir: root }), db);
+    try {
+      for (const day of DAYS) for (const projectId of PROJECTS) await lake.export(day, projectId, day.length);
+      // The lake begins on the 3rd for proj_a; a day file of the 1st is left without its manifest (an export cut short).
+      await lake.expire('2026-02-02', 'proj_a');
+      await lake.destination.delete(manifestKey('visitors', '2026-02-01', 'proj_a'));
+      const built = await compactLake(lake.destination, {});
+      expect(built.months).toEqual([MONTH]);
+      const listed = await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS);
+      const rollup = `_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}/proj_a.parquet`;
+      expect(listed.filter((f) => f.projectId === 'proj_a' && f.key === rollup).map((f) => f.day)).toEqual(daysOfMonth(MONTH).slice(2));
+      expect(listed.filter((f) => f.projectId === 'proj_a' && f.day < '2026-02-03').map((f) => f.key)).toEqual([
+        dayKey(VISITORS_PAGES.prefix, '2026-02-01', 'proj_a.parquet'),
+      ]);
+      for (const table of TABLES) expect(await lake.read(table, true)).toEqual(await lake.read(table, false));
+      // A day before the first exported later: the roll-up no longer matches, the days are read.
+      await lake.export('2026-02-02', 'proj_a', 7);
+      expect(fileKeys(await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS))).not.toContain(rollup);
+      for (const table of TABLES) expect(await lake.read(table, true)).toEqual(await lake.read(table, false));
+    } finally {
+      db.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
