@@ -64,6 +64,7 @@ export async function readUnitStates(
       dataset,
       ofDataset.map((unit) => monthOfDay(unit.day)),
       undefined,
+      undefined,
       options.keepIndexes ?? true,
     );
     for (const unit of ofDataset) {

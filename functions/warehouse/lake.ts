@@ -19,7 +19,7 @@ import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
 import { dayFolder, dayOfFolderName, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
-import { indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
+import { type IndexMemo, indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -50,7 +50,7 @@ export interface Lake {
   /**
    * The roll-ups a mirror checked against the bucket's manifests and mirrored (table folder →
    * month → projects): the one listing (lake/files.ts) reads these, and no other roll-up, for
-   * whole months. Absent for a lake read in place: the listing checks its roll-ups itself.
+   * the months of the days asked (whole or in part). Absent for a lake read in place: the listing checks its roll-ups itself.
    */
   readonly rolledUp?: RolledUp;
   /** Removes the mirror of an `s3://` destination; nothing for a local one. */
@@ -160,7 +160,9 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const records = deps.records ?? openTarget(parsed, { s3Client: client });
   // The manifests of the period from the indexes of their months (one object a dataset and
   // month, lake/unit-index.ts), written into the mirror as the manifests they hold.
-  const indexed = await indexedManifests(records, DATASET_NAMES, recent).catch(() => undefined);
+  // Each index is read once: the roll-ups' checks below use the same (they hold the roll-ups' records).
+  const memo: IndexMemo = new Map();
+  const indexed = await indexedManifests(records, DATASET_NAMES, recent, memo).catch(() => undefined);
   const stateFolders: Folders = [
     ...(scope.recent ?? []).map((p) => `${p}/`),
     ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
@@ -191,17 +193,18 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, JSON.stringify(manifest));
     }
-    // Whole months from their roll-ups (checked against the bucket's manifests), the rest from days.
+    // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
       records,
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
+      memo,
     );
     const [tables, states] = await Promise.all([
       Promise.all(
         scope.prefixes.map(async (p) => {
           const rolled = rolledUp.get(p);
           const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).filter((key) => !coveredBy(rolled, key));
-          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids].map((id) => rollupKey(p, month, id)));
+          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids.keys()].map((id) => rollupKey(p, month, id)));
           return { prefix: p, keys: [...months, ...days] };
         }),
       ),
@@ -294,9 +297,9 @@ export function objectReader(client: S3Client, bucket: string): ReadObject {
 }
 
 /** Whether a table file's key is a day of a month read from its roll-up. */
-function coveredBy(rolled: ReadonlyMap<string, ReadonlySet<string>> | undefined, key: string): boolean {
+function coveredBy(rolled: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> | undefined, key: string): boolean {
   const file = rolled === undefined ? undefined : parseTableFileKey(key);
-  return file !== undefined && rolled?.get(monthOfDay(file.day))?.has(file.projectId) === true;
+  return file !== undefined && rolled?.get(monthOfDay(file.day))?.get(file.projectId)?.includes(file.day) === true;
 }
 
 /** A promise and the two functions that settle it (Node 20 has no `Promise.withResolvers`). */

@@ -2,9 +2,11 @@
  * The one listing of a lake's table files: the Parquet file of each project and day of a table
  * folder, as the lake laid out locally holds them (lake.ts mirrors an `s3://` one first). The
  * report's session, gaps and the verdicts' topic rates read their files through it, so how a
- * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: a whole month
- * of the days asked for whose roll-up's record matches today's manifests (lake/rollups.ts) is
- * read from that one file, each of its days named by it ({@link fileKeys}: each file once).
+ * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: a month of
+ * the days asked for whose roll-up's record matches today's manifests (lake/rollups.ts) is
+ * read from that one file, each of its days asked named by it ({@link fileKeys}: each file
+ * once) — a month the window covers in part too: its readers keep the rows of their first to
+ * last day by `dt`, the roll-up's own column, as they do of day files.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,8 +14,8 @@ import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { LakeFiles } from '../lake.js';
 import { openTarget } from '../../shared/storage/destinations.js';
 import { dayFolder, dayFolderName, dayKey, monthOfDay, rollupFolder, rollupKey } from './layout.js';
-import { datasetOfTable, validRollup, readRollupRecord } from './rollups.js';
-import { daysOfMonth, readUnitIndexes } from './unit-index.js';
+import { datasetOfTable, rollupDays } from './rollups.js';
+import { daysOfMonth, type IndexedRollups, readUnitIndexes } from './unit-index.js';
 
 /** One project's file of one day. */
 export interface TableFile {
@@ -54,8 +56,8 @@ export async function tableFiles(
       ? await validRollups(lake.root, folder, days, projects)
       : new Map(
           [...(mirrored ?? [])]
-            .filter(([month]) => wholeMonthOf(month, days))
-            .map(([month, ids]) => [month, new Set([...ids].filter((id) => projects?.has(id) ?? true))]),
+            .filter(([month]) => coveredMonth(month, days))
+            .map(([month, ids]) => [month, new Map([...ids].filter(([id]) => projects?.has(id) ?? true))]),
         );
   const present = new Set(await list(path.join(lake.root, folder)));
   const perDay = await Promise.all(
@@ -65,13 +67,15 @@ export async function tableFiles(
         (await list(path.join(lake.root, dayFolder(folder, day)))).sort().flatMap((name) => {
           const projectId = name.endsWith('.parquet') ? name.slice(0, -'.parquet'.length) : '';
           if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) return [];
-          if (rolled.get(monthOfDay(day))?.has(projectId)) return [];
+          // A day its project's roll-up holds is read there; any other (before the month's first exported day) from its file.
+          if (rolled.get(monthOfDay(day))?.get(projectId)?.includes(day)) return [];
           return [{ day, projectId, key: dayKey(folder, day, name) }];
         }),
       ),
   );
+  const asked = new Set(days);
   const fromRollups = [...rolled].flatMap(([month, ids]) =>
-    [...ids].flatMap((projectId) => daysOfMonth(month).map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) }))),
+    [...ids].flatMap(([projectId, held]) => held.filter((day) => asked.has(day)).map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) }))),
   );
   ROLLUP_READS.rollups += [...rolled.values()].reduce((sum, ids) => sum + ids.size, 0);
   ROLLUP_READS.days += perDay.flat().length;
@@ -80,10 +84,19 @@ export async function tableFiles(
   return [...perDay.flat(), ...fromRollups].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 }
 
-/** Whether every day of `month` is among `days`. */
-function wholeMonthOf(month: string, days: readonly string[]): boolean {
+/**
+ * Whether `month`'s roll-up may stand for its days among `days`: every day of the month between
+ * the first and the last day asked is asked. A reader keeps the rows of its first to its last
+ * day (`dt`), so a window that starts or ends inside the month reads the roll-up's rows of
+ * those days only, as reading the days gives; a gap inside the window is never filled by it.
+ */
+export function coveredMonth(month: string, days: readonly string[]): boolean {
+  const first = days[0];
+  const last = days[days.length - 1];
+  if (first === undefined || last === undefined) return false;
   const asked = new Set(days);
-  return daysOfMonth(month).every((day) => asked.has(day));
+  const inWindow = daysOfMonth(month).filter((day) => day >= first && day <= last);
+  return inWindow.length > 0 && inWindow.every((day) => asked.has(day));
 }
 
 /**
@@ -91,12 +104,16 @@ function wholeMonthOf(month: string, days: readonly string[]): boolean {
  * matches the manifests of today, as the month's index of units (rebuilt from them when stale)
  * says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
  */
-async function validRollups(root: string, folder: string, days: readonly string[], projects?: ReadonlySet<string>): Promise<Map<string, Set<string>>> {
-  const rolled = new Map<string, Set<string>>();
+async function validRollups(
+  root: string,
+  folder: string,
+  days: readonly string[],
+  projects?: ReadonlySet<string>,
+): Promise<Map<string, Map<string, readonly string[]>>> {
+  const rolled = new Map<string, Map<string, readonly string[]>>();
   const owner = datasetOfTable(folder);
   if (!rollupsOn() || owner === undefined) return rolled;
-  const asked = new Set(days);
-  const months = [...new Set(days.map(monthOfDay))].filter((month) => daysOfMonth(month).every((day) => asked.has(day)));
+  const months = [...new Set(days.map(monthOfDay))].filter((month) => coveredMonth(month, days));
   const withRollups = (
     await Promise.all(months.map(async (month) => ({ month, names: await list(path.join(root, ...rollupFolder(folder, month).split('/'))) })))
   ).filter(({ names }) => names.some((name) => name.endsWith('.json')));
@@ -109,10 +126,13 @@ async function validRollups(root: string, folder: string, days: readonly string[
     ...(lake.listModified ? { listModified: lake.listModified.bind(lake) } : {}),
     put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined),
   };
+  const records: IndexedRollups = new Map();
   const indexes = await readUnitIndexes(
     readOnly,
     owner.dataset,
     withRollups.map(({ month }) => month),
+    undefined,
+    records,
   );
   if (indexes === undefined) return rolled;
   for (const { month, names } of withRollups) {
@@ -122,8 +142,9 @@ async function validRollups(root: string, folder: string, days: readonly string[
       const projectId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
       if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) continue;
       if (!names.includes(`${projectId}.parquet`)) continue;
-      if (!validRollup(await readRollupRecord(lake, owner.table, month, projectId), manifests, owner.table.name, month, projectId)) continue;
-      rolled.set(month, (rolled.get(month) ?? new Set()).add(projectId));
+      const held = await rollupDays(lake, owner.table, month, projectId, manifests, records.get(month));
+      if (held === undefined) continue;
+      rolled.set(month, (rolled.get(month) ?? new Map<string, readonly string[]>()).set(projectId, held));
     }
   }
   return rolled;

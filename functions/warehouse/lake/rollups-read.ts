@@ -1,6 +1,6 @@
 /**
  * Which roll-ups a mirror of an `s3://` lake reads (warehouse/lake.ts): of each table of the
- * scope, every whole month whose roll-up's record matches the bucket's manifests, as the index
+ * scope, every month its days touch (whole, or in part at the window's edges) whose roll-up's record matches the bucket's manifests, as the index
  * of units of that month says (lake/unit-index.ts: checked against one listing of the
  * manifests, rebuilt from them when stale). The mirror then fetches those roll-ups and not
  * their days; the one listing (lake/files.ts) hands them to the readers.
@@ -9,11 +9,42 @@ import type { Destination } from '../../shared/storage/destination.js';
 import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { DatasetName } from '../catalog.js';
 import { monthOfDay, rollupFolder } from './layout.js';
-import { datasetOfTable, readRollupRecord, validRollup } from './rollups.js';
-import { daysOfMonth, readUnitIndexes, type RawManifest } from './unit-index.js';
+import { datasetOfTable, rollupDays } from './rollups.js';
+import { daysOfMonth, type IndexedRollups, readUnitIndexes, type RawManifest } from './unit-index.js';
 
-/** Roll-ups to read: table folder → month → projects. */
-export type RolledUp = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+/**
+ * The indexes of units one mirror has read, by dataset and month (their manifests and their
+ * roll-ups' records): the manifests of the period and the roll-ups' checks read each once.
+ */
+export type IndexMemo = Map<string, { readonly manifests: Map<string, RawManifest>; readonly rollups: Readonly<Record<string, string>> | undefined }>;
+
+/** The indexes of `dataset`'s `months`, each read once a memo; undefined when the lake cannot list. */
+async function indexesOf(
+  lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
+  dataset: DatasetName,
+  months: readonly string[],
+  memo: IndexMemo,
+): Promise<{ manifests: Map<string, Map<string, RawManifest>>; rollups: IndexedRollups } | undefined> {
+  const missing = months.filter((month) => !memo.has(`${dataset}/${month}`));
+  if (missing.length > 0) {
+    const rollups: IndexedRollups = new Map();
+    const read = await readUnitIndexes(lake, dataset, missing, undefined, rollups);
+    if (read === undefined) return undefined;
+    for (const [month, manifests] of read) memo.set(`${dataset}/${month}`, { manifests, rollups: rollups.get(month) });
+  }
+  const manifests = new Map<string, Map<string, RawManifest>>();
+  const rollups: IndexedRollups = new Map();
+  for (const month of months) {
+    const known = memo.get(`${dataset}/${month}`);
+    if (known === undefined) continue;
+    manifests.set(month, known.manifests);
+    if (known.rollups !== undefined) rollups.set(month, known.rollups);
+  }
+  return { manifests, rollups };
+}
+
+/** Roll-ups to read: table folder → month → project → the days it holds (the month's from its first exported day). */
+export type RolledUp = ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>>;
 
 /** Every month `[from, to)` touches. */
 export function monthsTouched(days: { readonly from: string; readonly to: string }): string[] {
@@ -39,13 +70,14 @@ export async function indexedManifests(
   lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   datasets: readonly DatasetName[],
   days: { readonly from: string; readonly to: string },
+  memo: IndexMemo = new Map(),
 ): Promise<{ dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] | undefined> {
   if (lake.list === undefined) return undefined;
   const out: { dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] = [];
   for (const dataset of datasets) {
-    const indexes = await readUnitIndexes(lake, dataset, monthsTouched(days));
+    const indexes = await indexesOf(lake, dataset, monthsTouched(days), memo);
     if (indexes === undefined) return undefined;
-    for (const manifests of indexes.values()) {
+    for (const manifests of indexes.manifests.values()) {
       for (const [entry, manifest] of manifests) {
         const [day, projectId] = entry.split('/') as [string, string];
         if (day >= days.from && day < days.to) out.push({ dataset, day, projectId, manifest });
@@ -55,25 +87,18 @@ export async function indexedManifests(
   return out;
 }
 
-/** The whole calendar months of `[from, to)`. */
-export function wholeMonths(days: { readonly from: string; readonly to: string }): string[] {
-  return monthsTouched(days).filter((month) => {
-    const all = daysOfMonth(month);
-    return (all[0] as string) >= days.from && (all[all.length - 1] as string) < days.to;
-  });
-}
-
 /** The valid roll-ups of `tables` over their days, read from `lake` (the bucket itself); none when roll-ups are off (`MINTLIFY_ROLLUPS=off`). */
 export async function mirroredRollups(
   lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   tables: readonly { readonly prefix: string; readonly days: { readonly from: string; readonly to: string } }[],
+  memo: IndexMemo = new Map(),
 ): Promise<RolledUp> {
-  const out = new Map<string, Map<string, Set<string>>>();
+  const out = new Map<string, Map<string, Map<string, readonly string[]>>>();
   if (process.env['MINTLIFY_ROLLUPS'] === 'off' || lake.list === undefined) return out;
-  const indexes = new Map<DatasetName, Map<string, Map<string, RawManifest>> | undefined>();
   for (const { prefix, days } of tables) {
     const owner = datasetOfTable(prefix);
-    const months = wholeMonths(days);
+    // Every month the days touch: a month at the window's edge is read from its roll-up too (the readers keep their days by `dt`).
+    const months = monthsTouched(days);
     if (owner === undefined || months.length === 0) continue;
     // What roll-ups there are: one listing a month.
     const candidates = new Map<string, string[]>();
@@ -84,15 +109,16 @@ export async function mirroredRollups(
       if (withFile.length > 0) candidates.set(month, withFile);
     }
     if (candidates.size === 0) continue;
-    if (!indexes.has(owner.dataset)) indexes.set(owner.dataset, await readUnitIndexes(lake, owner.dataset, months));
-    const index = indexes.get(owner.dataset);
+    const index = await indexesOf(lake, owner.dataset, [...candidates.keys()], memo);
     for (const [month, ids] of candidates) {
-      const manifests = index?.get(month);
+      const manifests = index?.manifests.get(month);
       if (manifests === undefined) continue;
       for (const projectId of ids) {
-        if (!validRollup(await readRollupRecord(lake, owner.table, month, projectId), manifests, owner.table.name, month, projectId)) continue;
-        const byMonth = out.get(prefix) ?? new Map<string, Set<string>>();
-        byMonth.set(month, (byMonth.get(month) ?? new Set()).add(projectId));
+        // The record in the month's index first (no read); the one beside the roll-up only when it differs.
+        const held = await rollupDays(lake, owner.table, month, projectId, manifests, index?.rollups.get(month));
+        if (held === undefined) continue;
+        const byMonth = out.get(prefix) ?? new Map<string, Map<string, readonly string[]>>();
+        byMonth.set(month, (byMonth.get(month) ?? new Map<string, readonly string[]>()).set(projectId, held));
         out.set(prefix, byMonth);
       }
     }

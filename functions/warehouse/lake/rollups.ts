@@ -2,13 +2,15 @@
  * Monthly roll-ups: a settled month of one table and project in one Parquet file,
  * `_rollups/<table>/month=YYYY-MM/<projectId>.parquet` (lake/layout.ts), the rows of its day
  * files in day order with their `dt` as a column, and beside it its record (`.json`: the day
- * files it was built from and their manifests' identity). Derived, never the source of truth:
+ * files it was built from and their manifests' identity; a digest of it in the month's index of
+ * units too, so a reader checks it without a read). Derived, never the source of truth:
  * a reader uses one only when its record matches the manifests of today ({@link validRollup}),
  * and the export (a day exported again), `forget` and retention rebuild or remove a month's
  * roll-ups in the same step as they change its days ({@link refreshLake}). Built once every
  * day of the month has a manifest that is not provisional. The warehouse's Glue tables stay on
  * the day files: `_rollups/` is no table's location.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +21,7 @@ import { sqlString } from '../sql.js';
 import type { TableDef } from '../tables.js';
 import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
-import { daysOfMonth, indexEntry, readUnitIndexes, updateUnitIndexes, type RawManifest } from './unit-index.js';
+import { daysOfMonth, indexEntry, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
  * DuckDB, loaded by a name a bundler does not follow: the export function's bundle holds no
@@ -61,13 +63,18 @@ export function dayIdentity(manifest: RawManifest, table: string): string | unde
 }
 
 /**
- * The identities of every day of `month` of `table` and `projectId` when each has a manifest
- * that is not provisional and names the table's file: what a roll-up must be built from and a
- * record match; undefined when a day is missing or unsettled.
+ * The identities of the days of `month` of `table` and `projectId` from its first exported day
+ * (the first with a manifest: a lake begun inside the month) to its last, when each has a
+ * manifest that is not provisional and names the table's file: what a roll-up must be built
+ * from and a record match; undefined when a day after the first is missing or unsettled (the
+ * month not over, or a hole). A day before the first exported later makes the record stale.
  */
 export function settledMonth(manifests: ReadonlyMap<string, RawManifest>, table: string, month: string, projectId: string): Record<string, string> | undefined {
   const days: Record<string, string> = {};
-  for (const day of daysOfMonth(month)) {
+  const all = daysOfMonth(month);
+  const first = all.findIndex((day) => manifests.has(indexEntry(day, projectId)));
+  if (first < 0) return undefined;
+  for (const day of all.slice(first)) {
     const manifest = manifests.get(indexEntry(day, projectId));
     if (manifest === undefined || manifest['provisionalUntil'] !== undefined) return undefined;
     const identity = dayIdentity(manifest, table);
@@ -86,6 +93,39 @@ export function validRollup(record: unknown, manifests: ReadonlyMap<string, RawM
   if (now === undefined) return false;
   const recorded = r.days as Record<string, unknown>;
   return Object.keys(recorded).length === Object.keys(now).length && Object.entries(now).every(([day, identity]) => recorded[day] === identity);
+}
+
+/** A roll-up's record as the month's index keeps it: a digest of the day files it was built from (`RollupRecord.days`). */
+export function rollupFingerprint(days: Readonly<Record<string, string>>): string {
+  const sorted = Object.entries(days).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
+}
+
+/** A roll-up's name inside its month's index: `<table folder>/<projectId>`. */
+export function indexedRollupName(table: Pick<TableDef, 'prefix'>, projectId: string): string {
+  return `${table.prefix}/${projectId}`;
+}
+
+/**
+ * The days the roll-up of `table`'s `month` of `projectId` holds when it may be read (its
+ * record matches the manifests of today), undefined when it may not. The record the month's
+ * index holds (`indexed`) is checked first, without a read; only when it is absent or differs
+ * is the record beside the roll-up read (a lake rolled up before the index held them, or an
+ * index a step cut short did not update).
+ */
+export async function rollupDays(
+  destination: Pick<Destination, 'get'>,
+  table: TableDef,
+  month: string,
+  projectId: string,
+  manifests: ReadonlyMap<string, RawManifest>,
+  indexed: Readonly<Record<string, string>> | undefined,
+): Promise<string[] | undefined> {
+  const now = settledMonth(manifests, table.name, month, projectId);
+  if (now === undefined) return undefined;
+  const days = Object.keys(now).sort();
+  if (indexed?.[indexedRollupName(table, projectId)] === rollupFingerprint(now)) return days;
+  return validRollup(await readRollupRecord(destination, table, month, projectId), manifests, table.name, month, projectId) ? days : undefined;
 }
 
 /** Counts of one refresh, for the tests, `compact` and the benchmark. */
@@ -191,28 +231,42 @@ export async function refreshMonth(
   manifests: ReadonlyMap<string, RawManifest>,
   counts: RollupCounts,
   options: { readonly rebuild?: boolean } = {},
+  records: Map<string, string | undefined> = new Map(),
 ): Promise<void> {
   for (const table of DATASET_TABLES[dataset]) {
+    const name = indexedRollupName(table, projectId);
     const days = settledMonth(manifests, table.name, month, projectId);
     if (days === undefined) {
       const had = await readRollupRecord(destination, table, month, projectId);
       await removeRollup(destination, table, month, projectId);
+      records.set(name, undefined);
       if (had !== undefined) counts.removed += 1;
       continue;
     }
     if (!options.rebuild && validRollup(await readRollupRecord(destination, table, month, projectId), manifests, table.name, month, projectId)) {
+      records.set(name, rollupFingerprint(days));
       counts.kept += 1;
       continue;
     }
     try {
       await buildRollup(destination, table, month, projectId, days);
+      records.set(name, rollupFingerprint(days));
       counts.built += 1;
     } catch (error) {
       // Without DuckDB (a function bundled without it) or a day file unreadable: the stale one goes, the days are read.
       await removeRollup(destination, table, month, projectId);
+      records.set(name, undefined);
       counts.failed += 1;
       counts.error ??= error instanceof Error ? error.message : String(error);
     }
+  }
+}
+
+/** The records of `records` (by dataset and month) written into their months' indexes. */
+async function indexRecords(destination: Pick<Destination, 'get' | 'put'>, records: ReadonlyMap<string, Map<string, string | undefined>>): Promise<void> {
+  for (const [entry, changes] of records) {
+    const [dataset, month] = entry.split('/') as [DatasetName, string];
+    await recordRollups(destination, dataset, month, changes);
   }
 }
 
@@ -231,6 +285,7 @@ export async function refreshLake(
   if (changed.length === 0) return counts;
   const indexes = await updateUnitIndexes(destination, changed);
   const months = new Set(changed.map((unit) => `${unit.dataset}/${monthOfDay(unit.day)}/${unit.projectId}`));
+  const records = new Map<string, Map<string, string | undefined>>();
   for (const entry of [...months].sort()) {
     const [dataset, month, projectId] = entry.split('/') as [DatasetName, string, string];
     const manifests = indexes.get(`${dataset}/${month}`);
@@ -239,8 +294,11 @@ export async function refreshLake(
       for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month, projectId);
       continue;
     }
-    await refreshMonth(destination, dataset, month, projectId, manifests, counts, options);
+    const ofMonth = records.get(`${dataset}/${month}`) ?? new Map<string, string | undefined>();
+    records.set(`${dataset}/${month}`, ofMonth);
+    await refreshMonth(destination, dataset, month, projectId, manifests, counts, options, ofMonth);
   }
+  await indexRecords(destination, records);
   return counts;
 }
 
@@ -255,7 +313,7 @@ export async function compactLake(
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   const rolled = new Set<string>();
   for (const dataset of options.datasets ?? DATASET_NAMES) {
-    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), undefined, true);
+    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), undefined, undefined, true);
     if (all === undefined)
       throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
     for (const [month, manifests] of all) {
@@ -263,12 +321,14 @@ export async function compactLake(
       if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to))
         continue;
       const projects = new Set([...manifests.keys()].map((entry) => entry.split('/')[1] as string));
+      const records = new Map<string, string | undefined>();
       for (const projectId of [...projects].sort()) {
         if (options.projects !== undefined && !options.projects.has(projectId)) continue;
         const before = counts.built + counts.kept;
-        await refreshMonth(destination, dataset, month, projectId, manifests, counts);
+        await refreshMonth(destination, dataset, month, projectId, manifests, counts, {}, records);
         if (counts.built + counts.kept > before) rolled.add(month);
       }
+      await recordRollups(destination, dataset, month, records);
     }
   }
   return { ...counts, months: [...rolled].sort() };

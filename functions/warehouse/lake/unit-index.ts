@@ -30,7 +30,17 @@ export interface MonthIndex {
   readonly manifestsModified?: number;
   /** Each unit's manifest, by `<day>/<projectId>`. */
   readonly manifests: Readonly<Record<string, RawManifest>>;
+  /**
+   * The records of the month's roll-ups (lake/rollups.ts `rollupFingerprint`: the day files each
+   * was built from), by `<table>/<projectId>`: a reader checks a roll-up against the manifests
+   * above without reading the record beside it. Kept when the index is rebuilt: a record is
+   * only ever compared with the manifests of today.
+   */
+  readonly rollups?: Readonly<Record<string, string>>;
 }
+
+/** The roll-ups' records an index holds, by month (`MonthIndex.rollups`). */
+export type IndexedRollups = Map<string, Readonly<Record<string, string>>>;
 
 /** `<day>/<projectId>`: a unit's name inside its month's index. */
 export function indexEntry(day: string, projectId: string): string {
@@ -118,6 +128,7 @@ export async function readUnitIndexes(
   dataset: DatasetName,
   months: readonly string[],
   reads?: IndexReads,
+  rollups?: IndexedRollups,
   keep = false,
 ): Promise<Map<string, Map<string, RawManifest>> | undefined> {
   const listed = await listedByMonth(destination, dataset);
@@ -129,6 +140,8 @@ export async function readUnitIndexes(
     const key = unitIndexKey(dataset, month);
     const stored = await readJson(destination, key);
     if (reads) reads.indexes += 1;
+    const records = isIndex(stored, dataset, month) && isObject(stored.rollups) ? (stored.rollups as Record<string, string>) : undefined;
+    if (records !== undefined) rollups?.set(month, records);
     // Fresh: the same units, and no manifest changed since the listing it was built after.
     if (isIndex(stored, dataset, month) && sameSet(Object.keys(stored.manifests), present) && (stored.manifestsModified ?? 0) >= modified) {
       out.set(month, new Map(Object.entries(stored.manifests)));
@@ -147,7 +160,7 @@ export async function readUnitIndexes(
     });
     if (reads) reads.rebuilt += 1;
     // Kept for the next reader when it may write; a reader that may not still has it here.
-    if (keep) await writeUnitIndex(destination, dataset, month, manifests, modified).catch(() => undefined);
+    if (keep) await writeUnitIndex(destination, dataset, month, manifests, modified, records).catch(() => undefined);
     out.set(month, manifests);
   }
   return out;
@@ -160,6 +173,7 @@ export async function writeUnitIndex(
   month: string,
   manifests: ReadonlyMap<string, RawManifest>,
   manifestsModified: number,
+  rollups?: Readonly<Record<string, string>>,
 ): Promise<void> {
   const index: MonthIndex = {
     version: 1,
@@ -168,6 +182,7 @@ export async function writeUnitIndex(
     builtAt: new Date().toISOString(),
     manifestsModified,
     manifests: Object.fromEntries([...manifests.entries()].sort(([a], [b]) => a.localeCompare(b))),
+    ...(rollups === undefined || Object.keys(rollups).length === 0 ? {} : { rollups: sortedRecord(rollups) }),
   };
   await destination.put(unitIndexKey(dataset, month), JSON.stringify(index), { contentType: 'application/json' });
 }
@@ -185,7 +200,8 @@ export async function updateUnitIndexes(
   for (const unit of changed) byDataset.set(unit.dataset, (byDataset.get(unit.dataset) ?? new Set()).add(monthOfDay(unit.day)));
   const out = new Map<string, Map<string, RawManifest>>();
   for (const [dataset, months] of byDataset) {
-    const indexes = await readUnitIndexes(destination, dataset, [...months]);
+    const rollups: IndexedRollups = new Map();
+    const indexes = await readUnitIndexes(destination, dataset, [...months], undefined, rollups, true);
     if (indexes === undefined) continue;
     // The listing after this step's manifests: what the indexes written now were built after.
     const listed = await listedByMonth(destination, dataset);
@@ -196,11 +212,40 @@ export async function updateUnitIndexes(
         if (manifest === undefined) manifests.delete(indexEntry(unit.day, unit.projectId));
         else manifests.set(indexEntry(unit.day, unit.projectId), manifest);
       }
-      await writeUnitIndex(destination, dataset, month, manifests, listed?.get(month)?.modified ?? 0);
+      await writeUnitIndex(destination, dataset, month, manifests, listed?.get(month)?.modified ?? 0, rollups.get(month));
       out.set(`${dataset}/${month}`, manifests);
     }
   }
   return out;
+}
+
+/**
+ * Sets (or, for `undefined`, drops) the roll-ups' records of `changes` (`<table>/<projectId>` →
+ * record) in the stored index of `dataset`'s `month`, the rest of it as stored: what the export,
+ * `forget`, retention and `compact` call once they built or removed the month's roll-ups.
+ * Nothing when the month has no index yet (a reader then reads the records beside the roll-ups).
+ */
+export async function recordRollups(
+  destination: Pick<Destination, 'get' | 'put'>,
+  dataset: DatasetName,
+  month: string,
+  changes: ReadonlyMap<string, string | undefined>,
+): Promise<void> {
+  if (changes.size === 0) return;
+  const stored = await readJson(destination, unitIndexKey(dataset, month));
+  if (!isIndex(stored, dataset, month)) return;
+  const rollups: Record<string, string> = { ...(isObject(stored.rollups) ? (stored.rollups as Record<string, string>) : {}) };
+  for (const [name, record] of changes) {
+    if (record === undefined) delete rollups[name];
+    else rollups[name] = record;
+  }
+  const { rollups: _old, ...rest } = stored;
+  const index: MonthIndex = { ...rest, ...(Object.keys(rollups).length === 0 ? {} : { rollups: sortedRecord(rollups) }) };
+  await destination.put(unitIndexKey(dataset, month), JSON.stringify(index), { contentType: 'application/json' });
+}
+
+function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function isIndex(value: unknown, dataset: string, month: string): value is MonthIndex {

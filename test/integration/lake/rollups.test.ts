@@ -128,20 +128,25 @@ describe('the same lake in a bucket', () => {
         await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
       }
       let gets = 0;
+      let keys: string[] = [];
       aws.s3.middlewareStack.add(
         (next, context) => async (args) => {
-          if ((context as { commandName?: string }).commandName === 'GetObjectCommand') gets += 1;
+          if ((context as { commandName?: string }).commandName === 'GetObjectCommand') {
+            gets += 1;
+            keys.push(String((args.input as { Key?: string }).Key));
+          }
           return next(args);
         },
         { step: 'initialize', name: 'countGets' },
       );
       const env = await cliEnv(sandbox);
-      const report = async (rollups: boolean, name: string) => {
+      const report = async (rollups: boolean, name: string, range: readonly string[] = RANGE) => {
         gets = 0;
+        keys = [];
         if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
         else process.env['MINTLIFY_ROLLUPS'] = 'off';
         try {
-          const argv = ['report', ...RANGE, '--out', `s3://${bucket}/lake`, '--file', path.join(root, name)];
+          const argv = ['report', ...range, '--out', `s3://${bucket}/lake`, '--file', path.join(root, name)];
           const run = await runCliInProcess(argv, { env, now: () => NOW, extra: { clients: { s3: aws.s3 } } });
           expect(run.code, run.stderr).toBe(0);
         } finally {
@@ -153,6 +158,16 @@ describe('the same lake in a bucket', () => {
       const fromRollups = await report(true, 's3-rolled.html');
       expect(await page(path.join(root, 's3-rolled.html'))).toBe(await page(path.join(root, 's3-days.html')));
       expect(fromRollups, `objects read: ${fromRollups} with roll-ups, ${fromDays} without`).toBeLessThan(fromDays / 3);
+      // The roll-ups' records are read from the months' indexes, not beside each roll-up.
+      expect(keys.filter((key) => key.includes('/_rollups/') && key.endsWith('.json'))).toEqual([]);
+      // A window starting inside March: March's roll-ups, not its days, and the same page.
+      const mid = ['--from', '2026-03-10', '--to', '2026-05-01'];
+      const midDays = await report(false, 's3-mid-days.html', mid);
+      const midRolled = await report(true, 's3-mid-rolled.html', mid);
+      expect(keys.filter((key) => key.includes('/dt=2026-03-'))).toEqual([]);
+      expect(keys.some((key) => key.includes('/_rollups/') && key.includes('month=2026-03/'))).toBe(true);
+      expect(await page(path.join(root, 's3-mid-rolled.html'))).toBe(await page(path.join(root, 's3-mid-days.html')));
+      expect(midRolled, `objects read: ${midRolled} with roll-ups, ${midDays} without`).toBeLessThan(midDays / 3);
     } finally {
       await aws.close();
     }
