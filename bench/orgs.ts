@@ -1,7 +1,7 @@
 /**
  * Many organisations (issue 46; at 5,000 organisations, issue 53: lib/orgs-scale.ts, run first): 50 organisations × 3 projects with mixed backlogs, one whose
  * key is revoked and one in a storm of 429s, exported hour after hour through the real
- * dispatcher (functions/orgs/dispatch.ts) and export workers (functions/orgs/worker.ts, each
+ * dispatcher (functions/organisations/dispatch.ts) and export workers (functions/organisations/worker.ts, each
  * organisation's run the export handler itself) against stand-ins: the organisations' secrets
  * and the queue in memory, a pool of W workers taking one message each (SQS with an event
  * source's maximum concurrency), every organisation's ledger and leases in one shared store
@@ -22,9 +22,9 @@
 import { createApiClient } from '../functions/shared/api/index.js';
 import { createExportDeps } from '../functions/export/deps.js';
 import { createHandler } from '../functions/export/handler.js';
-import { dispatchOrganisations, type OrgQueue } from '../functions/orgs/dispatch.js';
-import type { Organisation } from '../functions/orgs/organisations.js';
-import { createWorker, type WorkerRecord } from '../functions/orgs/worker.js';
+import { dispatchOrganisations, type OrganisationQueue } from '../functions/organisations/dispatch.js';
+import type { Organisation } from '../functions/organisations/organisations.js';
+import { createWorker, type WorkerRecord } from '../functions/organisations/worker.js';
 import { loadConfigFor } from '../functions/settings/config.js';
 import { createLogger, silentLogger } from '../functions/shared/logger.js';
 import { shareOf } from '../functions/shared/pacing/budget.js';
@@ -234,7 +234,7 @@ async function simulate(c: OrgsCase, orgs: readonly Org[]): Promise<Outcome> {
 
     const started = performance.now();
     const messages: WorkerRecord[] = [];
-    const queue: OrgQueue = {
+    const queue: OrganisationQueue = {
       async sendBatch(batch) {
         for (const message of batch) messages.push({ messageId: `${message.id}@${clock.now()}`, body: message.body });
         return [];

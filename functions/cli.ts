@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
 import { EXIT_STOPPED, type CliIo } from './cli/io.js';
 import { createProgram } from './cli/program.js';
-import { runForOrganisations, type RunHooks } from './cli/orgs.js';
+import { runForOrganisations, type RunHooks } from './cli/organisations.js';
 import { exitCodeOf, stripControlCharacters } from './shared/errors.js';
 
 /**
@@ -25,7 +25,7 @@ const STOP_AT_ONCE = new Set(['plan', 'status']);
 
 /**
  * Runs the CLI and returns its exit code; never calls process.exit (tests call it in-process).
- * With `MINTLIFY_ORGS_FILE`, a command that reads or writes a lake runs once per organisation (cli/orgs.ts).
+ * With `MINTLIFY_ORGS_FILE`, a command that reads or writes a lake runs once per organisation (cli/organisations.ts).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   return runForOrganisations(argv, io, runProgram);

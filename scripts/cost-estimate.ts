@@ -168,14 +168,14 @@ const EXTRA_DIMENSIONS = /\b(addDimensions?|defaultDimensions|setDefaultDimensio
  * The custom metrics the functions publish, read from their code: each `<GROUP>_METRICS.<key>` a
  * function refers to (functions/shared/metric-names.ts declares them, not publishes them) is one
  * metric of its publisher's `service` dimension — CloudWatch bills each name × dimension set. The
- * stack the estimate prices is the default one: functions/orgs/ (organisations=true) is left out.
+ * stack the estimate prices is the default one: functions/organisations/ (organisations=true) is left out.
  * @throws when a function sets another dimension: the count would be short.
  */
 export function publishedMetrics(root = new URL('../functions/', import.meta.url)): { readonly service: string; readonly name: string }[] {
   const found = new Map<string, { service: string; name: string }>();
   const visit = (dir: URL) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      // functions/orgs/ runs only in a deployment for many organisations (context organisations=true): its
+      // functions/organisations/ runs only in a deployment for many organisations (context organisations=true): its
       // metrics carry an Organisation dimension, one set per organisation, priced in docs/organisations.md.
       if (entry.isDirectory()) {
         if (entry.name !== 'orgs') visit(new URL(`${entry.name}/`, dir));

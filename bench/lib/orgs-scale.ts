@@ -1,8 +1,8 @@
 /**
  * Many organisations at the size the docs promise (issue 53): 5,000 organisations × 3 projects
  * for 12 simulated hours — one with a backfill of 10,000 units, one whose key is revoked, one in a
- * storm of 429s for its first 2 hours — through the real dispatcher (functions/orgs/dispatch.ts),
- * the real export worker (functions/orgs/worker.ts: its idle-wait cap and handback) and each
+ * storm of 429s for its first 2 hours — through the real dispatcher (functions/organisations/dispatch.ts),
+ * the real export worker (functions/organisations/worker.ts: its idle-wait cap and handback) and each
  * organisation's real ledger and gate (functions/shared/pacing/budget.ts) on one simulated clock,
  * with a simulated queue (visibility delays, W workers taking one message each) and a simulated
  * API (300 ms a request; a 401 for the revoked key; 429 with Retry-After 5 min in the storm).
@@ -11,9 +11,9 @@
  * through its gate (one request a unit); the export handler itself is the HTTP simulation's
  * (bench/orgs.ts) — at this size its files and HTTP would be the simulation's whole time.
  */
-import { dispatchOrganisations, type OrgQueue } from '../../functions/orgs/dispatch.js';
-import type { Organisation } from '../../functions/orgs/organisations.js';
-import { capWaits, claimHandBack, createWorker, MAX_HANDBACK_MS, type IdleWaits, type WorkerRecord } from '../../functions/orgs/worker.js';
+import { dispatchOrganisations, type OrganisationQueue } from '../../functions/organisations/dispatch.js';
+import type { Organisation } from '../../functions/organisations/organisations.js';
+import { capWaits, claimHandBack, createWorker, MAX_HANDBACK_MS, type IdleWaits, type WorkerRecord } from '../../functions/organisations/worker.js';
 import type { RunResult } from '../../functions/export/run.js';
 import { silentLogger } from '../../functions/shared/logger.js';
 import { createBudgetGate, createBudgetLedger, shareOf, type BudgetLedger } from '../../functions/shared/pacing/budget.js';
@@ -166,7 +166,7 @@ export async function benchOrgsScale(c: ScaleCase = SCALE_CASE): Promise<BenchRe
   let seq = 0;
   const queue = new Heap<Message>();
   const sentAt = new Map<string, number>();
-  const orgQueue: OrgQueue = {
+  const orgQueue: OrganisationQueue = {
     async sendBatch(messages) {
       for (const m of messages) {
         const id = `m${seq}`;

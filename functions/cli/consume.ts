@@ -24,8 +24,8 @@ import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { validatedArg, wholeNumberArg } from './args.js';
 import { abortOn, localDeps, type FollowUpCommandIo } from './follow-up-deps.js';
-import { organisationOf, routeByOrganisation, type ProcessOne } from '../orgs/follow-ups.js';
-import { orgDestination, type Organisation } from '../orgs/organisations.js';
+import { organisationOf, routeByOrganisation, type ProcessOne } from '../organisations/follow-ups.js';
+import { orgDestination, type Organisation } from '../organisations/organisations.js';
 
 export interface ConsumeFlags {
   readonly queueUrl: string;

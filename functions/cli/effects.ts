@@ -2,7 +2,7 @@
  * `mintlify-exporter effects [--days N | --from D1 --to D2] [--project ID]... [--out DEST] [--json]
  * [--save]`: did the fixes work — for every completed agent job made for a gap, its rate before
  * and after against similar gaps without a job, and a verdict (`fixed`, `worse`, `no_change`,
- * `too_little_data`) with its reason (functions/gaps/fix-effects.ts). Reads the warehouse
+ * `too_little_data`) with its reason (functions/gaps/verdict-rows.ts). Reads the warehouse
  * (`--out`, else EXPORT_DESTINATION, else ./data); `--days`/`--from`/`--to` keep the jobs
  * completed in those days (default: every completed job). `--save` writes the verdicts into the
  * warehouse's `fix_effects` table (`fix_effects/dt=<today>/<project>.json`). No API request.
@@ -144,10 +144,10 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
   const { checkLakeTarget } = await import('../report/targets.js');
   const target = await checkLakeTarget(destination, { cwd, source: flags.out !== undefined ? '--out' : 'EXPORT_DESTINATION' });
   // Loaded on use: DuckDB costs every other command nothing.
-  const { findFixEffects, writeFixEffects } = await import('../gaps/fix-effects.js');
+  const { findVerdicts, writeVerdicts } = await import('../gaps/verdict-rows.js');
   let result;
   try {
-    result = await findFixEffects(
+    result = await findVerdicts(
       { target, projects: [...new Set(flags.project)], ...(completed ? { completed } : {}), now },
       { onWarning: (line) => io.stderr.write(`Warning: ${line}\n`), ...(io.clients?.s3 ? { s3Client: io.clients.s3 } : {}) },
     );
@@ -161,7 +161,7 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
     // The destination itself, as the lake's readers open it (a folder from `cwd`, or the bucket).
     const { openRecords } = await import('../warehouse/lake.js');
     const records = openRecords(target, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
-    saved = await writeFixEffects(records, result.effects, now);
+    saved = await writeVerdicts(records, result.effects, now);
   }
   printEffects(result, { json: flags.json === true, saved }, io);
   return 0;

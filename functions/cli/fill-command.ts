@@ -5,7 +5,7 @@
  * file expects — never the organisation's folder, which would nest one lake inside another.
  */
 import type { Config } from '../settings/config.js';
-import { orgDestination } from '../orgs/organisations.js';
+import { orgDestination } from '../organisations/organisations.js';
 
 /** `<root>` of `<root>/orgs/<id>`; the destination as it is when it is not organisation `id`'s. */
 export function rootOf(destination: string, id: string): string {

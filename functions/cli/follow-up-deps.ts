@@ -12,7 +12,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createFollowUpDeps, type WiredFollowUpDeps } from '../follow-up/deps.js';
 import type { FollowUpSettings } from '../follow-up/settings.js';
 import type { Config } from '../settings/config.js';
-import type { Organisation } from '../orgs/organisations.js';
+import type { Organisation } from '../organisations/organisations.js';
 import { silentLogger } from '../shared/logger.js';
 import { retryLinePrinter } from './retry-lines.js';
 
@@ -32,7 +32,7 @@ export interface FollowUpCommandIo {
   readonly clients?: { readonly sqs?: SQSClient; readonly dynamo?: DynamoDBClient; readonly s3?: S3Client; readonly sns?: SNSClient };
   readonly sleep?: (ms: number) => Promise<void>;
   readonly settings?: Partial<FollowUpSettings>;
-  /** MINTLIFY_ORGS_FILE's organisations (cli/orgs.ts): `consume` sends each message with its organisation's key. */
+  /** MINTLIFY_ORGS_FILE's organisations (cli/organisations.ts): `consume` sends each message with its organisation's key. */
   readonly organisations?: readonly Organisation[];
 }
 

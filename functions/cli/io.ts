@@ -3,7 +3,7 @@
  * streams, env, clock, signals); tests pass their own.
  */
 import type { Sleep } from '../shared/time.js';
-import type { Organisation } from '../orgs/organisations.js';
+import type { Organisation } from '../organisations/organisations.js';
 import type { PlantedFix } from '../../sandbox/index.js';
 
 /** What the CLI reads and writes; tests pass their own. */
@@ -20,7 +20,7 @@ export interface CliIo {
   /** Test hook: a fake clock's sleep for the budget and retries. @default a real timer */
   readonly sleep?: Sleep;
   /**
-   * Many organisations without MINTLIFY_API_URL (cli/orgs.ts): the embedded sandbox serving every
+   * Many organisations without MINTLIFY_API_URL (cli/organisations.ts): the embedded sandbox serving every
    * organisation of MINTLIFY_ORGS_FILE with its key, started on first use and shared by their runs.
    */
   readonly organisationsSandbox?: () => Promise<EmbeddedSandbox>;

@@ -18,7 +18,7 @@ import { registerForgetCommand } from './forget.js';
 import { registerFollowUpCommand } from './follow-up.js';
 import { registerGapsCommand } from './gaps.js';
 import type { CliIo } from './io.js';
-import { CONCURRENCY_FLAG_HELP, LAKE_COMMANDS, ORG_FLAG_HELP } from './orgs.js';
+import { CONCURRENCY_FLAG_HELP, LAKE_COMMANDS, ORGANISATION_FLAG_HELP } from './organisations.js';
 import { registerPlanCommand } from './plan.js';
 import { registerScopeCommand } from './pr-scope.js';
 import { registerRegisterPartitionsCommand } from './register-partitions.js';
@@ -56,10 +56,10 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   registerConsumeCommand(program, followUpIo);
   registerEnqueueCommand(program, { ...io, setExitCode });
   registerDeadLettersCommand(program, { ...io, setExitCode });
-  // Many organisations (MINTLIFY_ORGS_FILE): cli/orgs.ts runs a lake command once per organisation chosen.
+  // Many organisations (MINTLIFY_ORGS_FILE): cli/organisations.ts runs a lake command once per organisation chosen.
   for (const command of program.commands) {
     if (!LAKE_COMMANDS.includes(command.name())) continue;
-    command.option('--org <id>', ORG_FLAG_HELP, (value: string, previous: string[]) => [...previous, value], []);
+    command.option('--org <id>', ORGANISATION_FLAG_HELP, (value: string, previous: string[]) => [...previous, value], []);
     command.option('--concurrency <n>', CONCURRENCY_FLAG_HELP);
   }
   return program;

@@ -53,7 +53,7 @@ interface HandlerCommon {
 /**
  * The handler's dependencies: one deployment's (`followUp` with `settings`, resolved once when
  * the handler is created), or a `process` that chooses them per message (many organisations:
- * functions/orgs/follow-up-function.ts) with the logger of the deferrals.
+ * functions/organisations/follow-up-function.ts) with the logger of the deferrals.
  */
 export type HandlerDeps = HandlerCommon &
   (

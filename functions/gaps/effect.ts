@@ -22,7 +22,7 @@ import { dailyRates, exportedDays, NONE } from './day-rates.js';
 import { rankGaps, type Gap, type GapKind, type GapRequest } from './gaps.js';
 import { dailyFigures, evidenceOf, GAP_TABLES, gapTablesIn, openGapTables, type GapScope, type GapTables } from './read.js';
 import type { RateGap } from './rates.js';
-import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
+import { judgeEffect, type DayCount, type Verdict, type VerdictResult } from './verdict.js';
 
 /**
  * Days compared at most on each side: both sides grow with the whole days since (each day
@@ -30,7 +30,7 @@ import { judgeFix, type DayCount, type Verdict, type VerdictResult } from './ver
  */
 export const EFFECT_MAX_DAYS = 90;
 /** Fewer whole days since the job completed than this: too early to tell. */
-export const EFFECT_MIN_DAYS = 7;
+export const VERDICT_MIN_DAYS = 7;
 /** How far before a job's completion its gap is looked for. */
 export const LOOKBACK_DAYS = 90;
 /** A control's rate before is within this factor of the fixed gap's (either way). */
@@ -151,11 +151,11 @@ export function effectWindows(startDay: string, today: string, perDay: ReadonlyM
       leftOut: exported === undefined ? [] : all.filter((day) => !exported.has(day)),
     };
   };
-  return { daysSince, n, tooEarly: n < EFFECT_MIN_DAYS, ...(n > 0 ? { before: window(before), after: window(after) } : {}) };
+  return { daysSince, n, tooEarly: n < VERDICT_MIN_DAYS, ...(n > 0 ? { before: window(before), after: window(after) } : {}) };
 }
 
 /** The effects of the completed jobs in `requests` (by gap id) and the period's open gaps, from `lake`. */
-export async function readFixes(lake: LakeFiles, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
+export async function readFixedJobs(lake: LakeFiles, requests: ReadonlyMap<string, readonly GapRequest[]>, scope: FixesScope): Promise<Fixes> {
   // No job was ever made for a gap: nothing to show, and nothing read.
   if (requests.size === 0) return { effects: [], open: [] };
   const effects = await readEffects(lake, requests, scope);
@@ -193,7 +193,7 @@ export function verdictOrder(verdict: Verdict | null): number {
 }
 
 /**
- * The days of the gap tables `readFixes` reads besides `scope.days`: the 90 days before the
+ * The days of the gap tables `readFixedJobs` reads besides `scope.days`: the 90 days before the
  * first completed job and the days since (none when no job completed), so that a caller can
  * load them with its own (`scope.warehouse`).
  */
@@ -392,7 +392,7 @@ export function judgeGap(
           .slice(0, CONTROL_MAX)
       : [];
   const pooled = (days: readonly string[]) => days.map((day) => sum(controls.map(({ c }) => rates.get(c.gapId)?.get(day) ?? NONE)));
-  return judgeFix({
+  return judgeEffect({
     daysSince,
     before: series(gap.gapId, before),
     after: series(gap.gapId, after),

@@ -50,7 +50,7 @@ export interface PortfolioEntry {
 }
 
 /** What a fix brings to the portfolio: its project, kind and verdict's effect (entries with a null verdict are left out). */
-export interface PortfolioFix {
+export interface PortfolioEffect {
   readonly projectId: string;
   readonly kind: GapKind | null;
   readonly verdict: Verdict | null;
@@ -67,7 +67,7 @@ export const GAP_KIND_WORDS: Readonly<Record<GapKind, string>> = {
 };
 
 /** What a measured job (gaps/effect.ts) brings to the portfolio. */
-export function portfolioFixOf(effect: GapEffect): PortfolioFix {
+export function portfolioEffectOf(effect: GapEffect): PortfolioEffect {
   return { projectId: effect.projectId, kind: effect.gap?.kind ?? null, verdict: effect.judged.verdict, effect: effect.judged.effect };
 }
 
@@ -76,7 +76,7 @@ export function portfolioFixOf(effect: GapEffect): PortfolioFix {
  * symmetric on the log scale: its width is taken; one that starts at 0 — no signal after — gives
  * its upper half); undefined when it has none.
  */
-export function pooledInputOf(effect: PortfolioFix['effect']): PooledInput | undefined {
+export function pooledInputOf(effect: PortfolioEffect['effect']): PooledInput | undefined {
   const { ratio, low, high } = effect;
   if (ratio === null || low === null || high === null || !(ratio > 0 && low >= 0 && high > Math.max(low, ratio))) return undefined;
   const variance = low > 0 ? ((Math.log(high) - Math.log(low)) / (2 * Z)) ** 2 : ((Math.log(high) - Math.log(ratio)) / Z) ** 2;
@@ -106,7 +106,7 @@ export function pauleMandel(fixes: readonly PooledInput[]): number {
 }
 
 /** The fixes pooled: random effects (Paule–Mandel τ²), the Hartung–Knapp–Sidik–Jonkman interval; undefined for none. */
-export function poolFixes(fixes: readonly PooledInput[]): Pooled | undefined {
+export function poolEffects(fixes: readonly PooledInput[]): Pooled | undefined {
   const k = fixes.length;
   const only = fixes[0];
   if (only === undefined) return undefined;
@@ -138,7 +138,7 @@ function fallSeen(se: number, zAlpha: number, zPower: number): number | null {
 }
 
 /** Per project and gap kind, the fixes with an interval pooled and judged; a group whose fixes have none yet says so. */
-export function portfolioOf(fixes: readonly PortfolioFix[]): PortfolioEntry[] {
+export function portfolioOf(fixes: readonly PortfolioEffect[]): PortfolioEntry[] {
   const groups = new Map<string, { projectId: string; kind: GapKind; all: number; pooled: PooledInput[] }>();
   for (const fix of fixes) {
     if (fix.kind === null || fix.verdict === null) continue;
@@ -152,7 +152,7 @@ export function portfolioOf(fixes: readonly PortfolioFix[]): PortfolioEntry[] {
   return [...groups.values()]
     .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
     .map(({ projectId, kind, all, pooled }): PortfolioEntry => {
-      const pool = poolFixes(pooled);
+      const pool = poolEffects(pooled);
       if (pool === undefined) {
         return {
           projectId,

@@ -135,7 +135,7 @@ export function dispersionOf(before: readonly DayCount[], after: readonly DayCou
 }
 
 /** The verdict on one fix, with its reason in words. */
-export function judgeFix(input: VerdictInput): VerdictResult {
+export function judgeEffect(input: VerdictInput): VerdictResult {
   const before = totalsOf(input.before);
   const after = totalsOf(input.after);
   const { words } = input;

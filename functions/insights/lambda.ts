@@ -7,5 +7,5 @@
  */
 export { handler as check } from './handler.js';
 export { handler as weeklyReport } from './weekly/handler.js';
-export { organisationsHandler as weeklyReportOrganisations } from './weekly/orgs.js';
-export { organisationsCheckHandler as checkOrganisations } from './orgs.js';
+export { organisationsHandler as weeklyReportOrganisations } from './weekly/organisations.js';
+export { organisationsCheckHandler as checkOrganisations } from './organisations.js';

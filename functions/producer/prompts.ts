@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { messageGroupOf, parseFollowUpMessage } from '../follow-up/message.js';
 import { ConfigError } from '../shared/errors.js';
-import { organisationOf, type OrgProjects } from '../orgs/follow-ups.js';
+import { organisationOf, type OrganisationProjects } from '../organisations/follow-ups.js';
 
 /** One prompt as a producer gives it: the queue message's fields. */
 export interface FollowUpPrompt {
@@ -50,7 +50,7 @@ export interface CheckOptions {
    * MINTLIFY_ORGS_FILE's organisations: each prompt's organisation (`org`, or its project's) goes
    * into its message; a project of no organisation is refused. @default none (`org` is refused)
    */
-  readonly organisations?: readonly OrgProjects[] | undefined;
+  readonly organisations?: readonly OrganisationProjects[] | undefined;
 }
 
 /** The fields of a queue message: anything else is most likely a misspelt one. */

@@ -15,11 +15,11 @@ import { lastDayOf, previousPeriod, type Period } from '../warehouse/period.js';
 import { discoverProjects, REPORT_TABLES, type LoadedWarehouse } from '../warehouse/session.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import { ANOMALIES_PREFIX } from '../warehouse/keys.js';
-import { EFFECT_TABLES, lookbackDays, readFixes, type GapEffect } from '../gaps/effect.js';
+import { EFFECT_TABLES, lookbackDays, readFixedJobs, type GapEffect } from '../gaps/effect.js';
 import { readOutcomeRequests } from '../gaps/read.js';
 import { loadCharts } from './charts.js';
 import { renderReport } from './page/page.js';
-import { fixesSection } from './sections/fixes.js';
+import { verdictsSection } from './sections/verdicts.js';
 import { scopeSection } from './sections/scope.js';
 import { scopedJobs, type ScopedJob } from '../scope/summary.js';
 import type { FillNotice } from './sections/fill.js';
@@ -167,8 +167,8 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       );
     }
     const fill = await request.fill?.(figures.projects);
-    const fixes = await readFixes(files, requests, { ...fixesScope, warehouse });
-    const fixesHtml = fixesSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
+    const fixes = await readFixedJobs(files, requests, { ...fixesScope, warehouse });
+    const verdictsHtml = verdictsSection(fixes, { many: figures.projects.length > 1, ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}) });
     // The agent's pull requests against the scope rules (functions/scope/): a section of its own.
     const scope = scopedJobs(requests, { from: period.from, to: period.to, projects: figures.projects });
     const scopeHtml = scopeSection(scope, { many: figures.projects.length > 1 });
@@ -178,7 +178,7 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
       destination: lake.url,
       generatedAt: deps.now(),
       ...(request.siteUrl !== undefined ? { siteUrl: request.siteUrl } : {}),
-      ...(fixesHtml === '' && scopeHtml === '' ? {} : { extraSections: [fixesHtml, scopeHtml].filter((part) => part !== '') }),
+      ...(verdictsHtml === '' && scopeHtml === '' ? {} : { extraSections: [verdictsHtml, scopeHtml].filter((part) => part !== '') }),
       ...(fill ? { fill } : {}),
       ...(skippedOutcomes > 0 ? { skippedOutcomes } : {}),
       ...(exportCommand ? { exportCommand: (from: string, to: string) => exportCommand(from, to, figures.projects) } : {}),

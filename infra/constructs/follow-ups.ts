@@ -138,7 +138,7 @@ export class FollowUps extends Construct {
     const common = commonEnvironment(props, SERVICE_NAMES.followUp, props.warehouse.destination);
     const { MINTLIFY_API_KEY_SECRET_ARN: _deploymentKey, ...withoutKey } = common;
     const bundled = new BundledFunction(this, 'Handler', {
-      entry: orgs === undefined ? 'functions/follow-up/handler.ts' : 'functions/orgs/follow-up-function.ts',
+      entry: orgs === undefined ? 'functions/follow-up/handler.ts' : 'functions/organisations/follow-up-function.ts',
       description:
         orgs === undefined
           ? 'Sends queued follow-up prompts to Mintlify agent jobs and records outcomes'

@@ -60,7 +60,7 @@ export interface InsightsProps {
   readonly logRetention?: logs.RetentionDays | undefined;
   /**
    * A deployment for many organisations: the check runs once per organisation's lake `orgs/<id>/`
-   * (functions/insights/orgs.ts), its projects found from its manifests.
+   * (functions/insights/organisations.ts), its projects found from its manifests.
    * @default false
    */
   readonly organisations?: boolean | undefined;

@@ -136,7 +136,7 @@ export class Organisations extends Construct {
     };
 
     const dispatcher = new BundledFunction(this, 'Dispatcher', {
-      entry: 'functions/orgs/handlers.ts',
+      entry: 'functions/organisations/handlers.ts',
       handler: 'dispatcher',
       description: 'Lists the organisations (their secrets) and sends one message per organisation to the export workers',
       timeout: Duration.minutes(1),
@@ -155,7 +155,7 @@ export class Organisations extends Construct {
     });
 
     const worker = new BundledFunction(this, 'Worker', {
-      entry: 'functions/orgs/handlers.ts',
+      entry: 'functions/organisations/handlers.ts',
       handler: 'worker',
       description: "Exports one organisation's analytics per message, paced by that organisation's own budget",
       timeout: workerTimeout,

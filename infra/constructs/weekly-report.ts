@@ -56,7 +56,7 @@ export interface WeeklyReportProps {
   readonly logRetention?: logs.RetentionDays | undefined;
   /**
    * A deployment for many organisations: one report and digest per organisation, each from and
-   * into its own lake `orgs/<id>/` (functions/insights/weekly/orgs.ts).
+   * into its own lake `orgs/<id>/` (functions/insights/weekly/organisations.ts).
    * @default false
    */
   readonly organisations?: boolean | undefined;

@@ -8,7 +8,7 @@
  * one cleaning function: no escape sequence or forged line reaches the terminal).
  */
 import { VERDICTS_FIRST } from '../../gaps/effect.js';
-import { byVerdict, type FixEffectsResult } from '../../gaps/fix-effects.js';
+import { byVerdict, type VerdictsResult } from '../../gaps/verdict-rows.js';
 import type { Verdict } from '../../gaps/verdict.js';
 import { displayText } from '../../shared/display.js';
 import { readerText } from '../../shared/reader-text.js';
@@ -21,7 +21,7 @@ export interface EffectsOutput {
   readonly saved?: readonly string[] | undefined;
 }
 
-export function printEffects(result: FixEffectsResult, output: EffectsOutput, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
+export function printEffects(result: VerdictsResult, output: EffectsOutput, io: Pick<CliIo, 'stdout' | 'stderr'>): void {
   if (output.json) {
     writeJson(io.stdout, { effects: result.effects, portfolio: result.portfolio });
   } else {

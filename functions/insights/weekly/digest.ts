@@ -26,7 +26,7 @@ import {
 } from '../../report/figures.js';
 import type { InsightMessage } from '../publish.js';
 import { verdictOrder, type GapEffect } from '../../gaps/effect.js';
-import { GAP_KIND_WORDS, portfolioFixOf, portfolioOf } from '../../gaps/portfolio.js';
+import { GAP_KIND_WORDS, portfolioEffectOf, portfolioOf } from '../../gaps/portfolio.js';
 import { scopeLines, type ScopedJob } from '../../scope/summary.js';
 import { displayText } from '../../shared/display.js';
 
@@ -95,7 +95,7 @@ export function verdictLines(fixes: readonly GapEffect[], limit = DIGEST_VERDICT
     (a, b) =>
       verdictOrder(a.judged.verdict) - verdictOrder(b.judged.verdict) || (a.completedDay < b.completedDay ? 1 : a.completedDay > b.completedDay ? -1 : 0),
   );
-  const portfolio = portfolioOf(fixes.map(portfolioFixOf)).map(
+  const portfolio = portfolioOf(fixes.map(portfolioEffectOf)).map(
     (p) => `  on average, ${displayText(p.projectId)}, ${GAP_KIND_WORDS[p.kind]}: ${p.verdict} — ${p.reason}`,
   );
   const shown = sorted.slice(0, limit).map((e) => {

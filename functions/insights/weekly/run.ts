@@ -15,7 +15,7 @@ import { buildReport } from '../../report/report.js';
 import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
 import type { LakeTarget } from '../../warehouse/lake/target.js';
-import { toFixEffect, writeFixEffects } from '../../gaps/fix-effects.js';
+import { toVerdictRow, writeVerdicts } from '../../gaps/verdict-rows.js';
 import type { AppLogger } from '../../shared/logger.js';
 import { createPartitionRegistrar, type GlueSend } from '../../warehouse/partitions.js';
 import { FIX_EFFECTS } from '../../warehouse/tables.js';
@@ -131,7 +131,7 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   // The week's page first: latest.html never names a page that is not there.
   for (const target of keys) await deps.writeTo.put(target, report.html, { contentType: 'text/html; charset=utf-8' });
   // The verdicts land in the warehouse's fix_effects table, so a team joins them with its own data.
-  const verdictKeys = await writeFixEffects(deps.writeTo, report.fixes.map(toFixEffect), deps.now());
+  const verdictKeys = await writeVerdicts(deps.writeTo, report.fixes.map(toVerdictRow), deps.now());
   // …and their day in the catalog, so Spectrum, Spark and Trino see it (a failure is logged, never the report's).
   if (deps.partitions !== undefined && verdictKeys.length > 0) {
     const { glue, database, org, logger } = deps.partitions;

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FixEffect } from '../../../functions/gaps/fix-effects.js';
+import type { VerdictRow } from '../../../functions/gaps/verdict-rows.js';
 import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
 import { formatDay } from '../../../functions/shared/dates.js';
 import { duckDbType } from '../../../functions/warehouse/duckdb.js';
@@ -40,19 +40,19 @@ function effects(args: readonly string[], options: { readonly now?: number; read
   return runCliInProcess(argv, { env: { HOME: lake.root }, now: () => now });
 }
 
-async function effectsDocument(args: readonly string[] = []): Promise<{ effects: FixEffect[]; portfolio: PortfolioEntry[] }> {
+async function effectsDocument(args: readonly string[] = []): Promise<{ effects: VerdictRow[]; portfolio: PortfolioEntry[] }> {
   const { code, stdout, stderr } = await effects([...args, '--json']);
   expect(code, stderr).toBe(0);
   expect(stdout.trimEnd().split('\n')).toHaveLength(1);
   expect(stdout).not.toMatch(/NaN|Infinity/);
-  return JSON.parse(stdout) as { effects: FixEffect[]; portfolio: PortfolioEntry[] };
+  return JSON.parse(stdout) as { effects: VerdictRow[]; portfolio: PortfolioEntry[] };
 }
 
-async function effectsJson(args: readonly string[] = []): Promise<FixEffect[]> {
+async function effectsJson(args: readonly string[] = []): Promise<VerdictRow[]> {
   return (await effectsDocument(args)).effects;
 }
 
-const byPage = (list: readonly FixEffect[], page: string) => list.find((e) => e.gapId === lake.gapIdOf(page));
+const byPage = (list: readonly VerdictRow[], page: string) => list.find((e) => e.gapId === lake.gapIdOf(page));
 /** A key's gap id (the order of a day's jobs of one verdict). */
 const byKey = (key: string) => (key.startsWith('/') ? lake.gapIdOf(key) : lake.topicGapId);
 

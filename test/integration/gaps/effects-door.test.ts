@@ -11,7 +11,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome, outcomeKey } from '../../../functions/follow-up/outcome.js';
-import type { FixEffect } from '../../../functions/gaps/fix-effects.js';
+import type { VerdictRow } from '../../../functions/gaps/verdict-rows.js';
 import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
 import { createWeeklyHandler } from '../../../functions/insights/weekly/handler.js';
 import { buildReport } from '../../../functions/report/report.js';
@@ -25,7 +25,7 @@ import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, type EffectsLake
 import { removeTempDirs } from '../../helpers/files.js';
 
 let lake: EffectsLake;
-let plain: { effects: FixEffect[]; portfolio: PortfolioEntry[] };
+let plain: { effects: VerdictRow[]; portfolio: PortfolioEntry[] };
 
 const common = { promptLength: 1, promptSha256: 'ef'.repeat(32), polls: 1, attempts: 1, kind: 'create' as const, projectId: EFFECTS_PROJECT };
 
@@ -82,7 +82,7 @@ function effects(args: readonly string[]) {
   return runCliInProcess(['effects', '--out', lake.root, ...args], { env: { HOME: lake.root }, now: () => NOW });
 }
 
-async function document(): Promise<{ code: number; stderr: string; effects: FixEffect[]; portfolio: PortfolioEntry[] }> {
+async function document(): Promise<{ code: number; stderr: string; effects: VerdictRow[]; portfolio: PortfolioEntry[] }> {
   const { code, stdout, stderr } = await effects(['--json']);
   return { code, stderr, ...JSON.parse(stdout) };
 }
@@ -104,7 +104,7 @@ describe('outcome records checked at the door', () => {
         /^Warning: outcome record followup_outcomes\/dt=2099-01-01\/r-2099\.json: its finished_at 2099-01-01 is outside 2020-01-01 to tomorrow: skipped$/,
       ),
     ]);
-    const verdicts = (l: readonly FixEffect[]) => l.map((e) => [e.gapId, e.verdict, e.effect.ratio, e.completedDay]);
+    const verdicts = (l: readonly VerdictRow[]) => l.map((e) => [e.gapId, e.verdict, e.effect.ratio, e.completedDay]);
     expect(verdicts(list)).toEqual(verdicts(plain.effects));
   });
 

@@ -6,7 +6,7 @@
  * one, counted (with the statements it runs) to see that.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readFixes } from '../../../functions/gaps/effect.js';
+import { readFixedJobs } from '../../../functions/gaps/effect.js';
 import { periodOf } from '../../../functions/warehouse/period.js';
 import { readOutcomeRequests } from '../../../functions/gaps/read.js';
 import { addDays } from '../../../functions/shared/dates.js';
@@ -51,7 +51,7 @@ afterAll(async () => {
 
 async function fixes(days: readonly string[]) {
   const read = localLake(lake.root);
-  return readFixes(read, await readOutcomeRequests(read.records), { days, projects: [], now: NOW });
+  return readFixedJobs(read, await readOutcomeRequests(read.records), { days, projects: [], now: NOW });
 }
 
 describe('the effect of a fix', () => {

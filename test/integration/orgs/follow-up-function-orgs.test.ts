@@ -13,7 +13,7 @@ import { GlueClient } from '@aws-sdk/client-glue';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganisationsFollowUp, orgsFollowUpConfig } from '../../../functions/orgs/follow-up-function.js';
+import { createOrganisationsFollowUp, orgsFollowUpConfig } from '../../../functions/organisations/follow-up-function.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../../helpers/lambda-events.js';

@@ -10,7 +10,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, createOrganisationsWorker, orgsConfig, type OrgsConfig } from '../../../functions/orgs/handlers.js';
+import { createDispatcher, createOrganisationsWorker, orgsConfig, type OrganisationsConfig } from '../../../functions/organisations/handlers.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
 import { exportFunctionEnv } from '../../helpers/env.js';
@@ -33,7 +33,7 @@ let secrets: SecretsManagerClient;
 let bucket: string;
 let queueUrl: string;
 let stateTable: string;
-let config: OrgsConfig;
+let config: OrganisationsConfig;
 
 const secretOf = (org: (typeof ORGS)[number]) => JSON.stringify({ apiKey: KEYS[org], projectIds: [PROJECTS[org]] });
 

@@ -8,10 +8,10 @@
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsDepsFromConfig } from '../../../functions/insights/handler.js';
-import { createOrganisationsInsightsHandler } from '../../../functions/insights/orgs.js';
+import { createOrganisationsInsightsHandler } from '../../../functions/insights/organisations.js';
 import { weeklyDepsFromConfig } from '../../../functions/insights/weekly/handler.js';
 import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
-import { createOrganisationsWeeklyHandler, type OrganisationsWeeklyAnswer } from '../../../functions/insights/weekly/orgs.js';
+import { createOrganisationsWeeklyHandler, type OrganisationsWeeklyAnswer } from '../../../functions/insights/weekly/organisations.js';
 import { loadConfigFor } from '../../../functions/settings/config.js';
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
 import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';

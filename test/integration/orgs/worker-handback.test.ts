@@ -10,8 +10,8 @@
 import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganisationsWorker, orgsConfig, type OrgsConfig } from '../../../functions/orgs/handlers.js';
-import { MAX_IDLE_WAIT_MS, type WorkerRecord } from '../../../functions/orgs/worker.js';
+import { createOrganisationsWorker, orgsConfig, type OrganisationsConfig } from '../../../functions/organisations/handlers.js';
+import { MAX_IDLE_WAIT_MS, type WorkerRecord } from '../../../functions/organisations/worker.js';
 import { ORG_QUEUE_MAX_RECEIVES } from '../../../infra/constructs/organisations.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
@@ -29,7 +29,7 @@ let aws: S3Sqs;
 let dynamo: Dynamo;
 let stand: FakeSecretsManager;
 let secrets: SecretsManagerClient;
-let config: OrgsConfig;
+let config: OrganisationsConfig;
 let queueUrl: string;
 let deadLetterUrl: string;
 /** Every sleep of the runs (a fake one: nothing waits): none may be a wait for budget over a minute. */

@@ -1,10 +1,10 @@
 /**
- * The terminal of organisations at once (functions/cli/org-board.ts): on a terminal, one line per
+ * The terminal of organisations at once (functions/cli/organisation-board.ts): on a terminal, one line per
  * organisation at work, each within the width, below the lines the runs print; off a terminal,
  * every line whole and prefixed with its organisation.
  */
 import { describe, expect, it } from 'vitest';
-import { createOrgBoard } from '../../../functions/cli/org-board.js';
+import { createOrganisationBoard } from '../../../functions/cli/organisation-board.js';
 import { createTerminalLine } from '../../../functions/cli/progress.js';
 
 /** What a terminal of `columns` shows after `written`: cursor moves and clears applied. */
@@ -27,11 +27,11 @@ function screen(written: string): string[] {
   return lines.filter((line, i) => line !== '' || i < lines.length - 1);
 }
 
-describe('createOrgBoard', () => {
+describe('createOrganisationBoard', () => {
   it('keeps one line per organisation at work on a terminal, each within the width, under the lines printed', () => {
     let written = '';
     const stderr = { write: (text: string) => (written += text), isTTY: true, columns: 40 };
-    const board = createOrgBoard(stderr);
+    const board = createOrganisationBoard(stderr);
     const acme = createTerminalLine(board.stderrOf('acme'));
     const beta = createTerminalLine(board.stderrOf('beta-with-a-long-name'));
     acme.frame('[####------] 4/10 units · waiting 59:58 for budget');
@@ -52,7 +52,7 @@ describe('createOrgBoard', () => {
 
   it('prefixes every whole line off a terminal, a line written in pieces included, and draws no frame', () => {
     let written = '';
-    const board = createOrgBoard({ write: (text: string) => (written += text) });
+    const board = createOrganisationBoard({ write: (text: string) => (written += text) });
     const acme = board.stderrOf('acme');
     const beta = board.stderrOf('beta');
     expect(acme.isTTY).toBe(false);

@@ -1,12 +1,12 @@
 /**
- * How the CLI runs a lake command once per organisation (functions/cli/orgs.ts), with the
+ * How the CLI runs a lake command once per organisation (functions/cli/organisations.ts), with the
  * program replaced by a recorder: the arguments and environment each organisation's run gets,
  * and the exit code of the whole.
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runForOrganisations, takeFlag, type RunProgram } from '../../../functions/cli/orgs.js';
+import { runForOrganisations, takeFlag, type RunProgram } from '../../../functions/cli/organisations.js';
 import { exportCommandOf, rootOf } from '../../../functions/cli/fill-command.js';
 import type { CliIo } from '../../../functions/cli/io.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';

@@ -30,8 +30,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // reader of the configuration stands above it.
   ['settings'],
   ['export', 'follow-up', 'queries', 'sandbox'],
-  // Many organisations (functions/orgs/): the producer finds a message's organisation there.
-  ['orgs'],
+  // Many organisations (functions/organisations/): the producer finds a message's organisation there.
+  ['organisations'],
   ['producer'],
   ['gaps'],
   ['report'],
@@ -106,10 +106,10 @@ const PAST_THE_DOOR: readonly string[] = [
   'functions/insights/check.ts → functions/export/plan.ts',
   'functions/insights/check.ts → functions/export/units.ts',
   'functions/insights/weekly/run.ts → functions/export/plan.ts',
-  'functions/orgs/handlers.ts → functions/export/deps.ts',
-  'functions/orgs/handlers.ts → functions/export/handler.ts',
-  'functions/orgs/worker.ts → functions/export/handler.ts',
-  'functions/orgs/worker.ts → functions/export/run.ts',
+  'functions/organisations/handlers.ts → functions/export/deps.ts',
+  'functions/organisations/handlers.ts → functions/export/handler.ts',
+  'functions/organisations/worker.ts → functions/export/handler.ts',
+  'functions/organisations/worker.ts → functions/export/run.ts',
   'functions/report/health.ts → functions/export/drift.ts',
   'functions/report/health.ts → functions/export/retention.ts',
   'functions/report/health.ts → functions/export/run-log.ts',

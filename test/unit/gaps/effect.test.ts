@@ -4,7 +4,7 @@
  * side, "too early to tell" under 7 whole days.
  */
 import { describe, expect, it } from 'vitest';
-import { EFFECT_MAX_DAYS, EFFECT_MIN_DAYS, effectWindows } from '../../../functions/gaps/effect.js';
+import { EFFECT_MAX_DAYS, VERDICT_MIN_DAYS, effectWindows } from '../../../functions/gaps/effect.js';
 import { addDays } from '../../../functions/shared/dates.js';
 
 const COMPLETED = '2026-10-01';
@@ -43,9 +43,9 @@ describe('the effect windows of a fix', () => {
     expect(windows.after).toMatchObject({ from: '2026-10-02', last: '2026-12-30', days: 90 });
   });
 
-  it(`is too early to tell under ${EFFECT_MIN_DAYS} whole days, and tells at ${EFFECT_MIN_DAYS}`, () => {
-    expect(effectWindows(COMPLETED, addDays(COMPLETED, EFFECT_MIN_DAYS), new Map())).toMatchObject({ daysSince: 6, n: 6, tooEarly: true });
-    expect(effectWindows(COMPLETED, addDays(COMPLETED, EFFECT_MIN_DAYS + 1), new Map())).toMatchObject({ daysSince: 7, n: 7, tooEarly: false });
+  it(`is too early to tell under ${VERDICT_MIN_DAYS} whole days, and tells at ${VERDICT_MIN_DAYS}`, () => {
+    expect(effectWindows(COMPLETED, addDays(COMPLETED, VERDICT_MIN_DAYS), new Map())).toMatchObject({ daysSince: 6, n: 6, tooEarly: true });
+    expect(effectWindows(COMPLETED, addDays(COMPLETED, VERDICT_MIN_DAYS + 1), new Map())).toMatchObject({ daysSince: 7, n: 7, tooEarly: false });
   });
 
   it('has no windows before a whole day has passed', () => {

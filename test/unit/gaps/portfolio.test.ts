@@ -4,9 +4,9 @@
  * hand here, and the portfolio's verdict by the rules of one fix.
  */
 import { describe, expect, it } from 'vitest';
-import { pauleMandel, pooledInputOf, poolFixes, portfolioOf, studentQuantile, type PortfolioFix } from '../../../functions/gaps/portfolio.js';
+import { pauleMandel, pooledInputOf, poolEffects, portfolioOf, studentQuantile, type PortfolioEffect } from '../../../functions/gaps/portfolio.js';
 
-const fix = (ratio: number, low: number, high: number, kind: PortfolioFix['kind'] = 'thumbs_down_page'): PortfolioFix => ({
+const fix = (ratio: number, low: number, high: number, kind: PortfolioEffect['kind'] = 'thumbs_down_page'): PortfolioEffect => ({
   projectId: 'proj_a',
   kind,
   verdict: 'inconclusive',
@@ -37,14 +37,14 @@ describe('pauleMandel', () => {
   });
 });
 
-describe('poolFixes', () => {
+describe('poolEffects', () => {
   it('pools by inverse variance with the Hartung–Knapp interval (t, k − 1 degrees of freedom, never narrower than inverse variance)', () => {
     const fixes = [
       { logEffect: Math.log(0.7), variance: 0.04 },
       { logEffect: Math.log(0.8), variance: 0.09 },
       { logEffect: Math.log(0.6), variance: 0.16 },
     ];
-    const pooled = poolFixes(fixes);
+    const pooled = poolEffects(fixes);
     const w = fixes.map((f) => 1 / f.variance);
     const sw = w.reduce((a, b) => a + b, 0);
     const mu = fixes.reduce((a, f, i) => a + (w[i] as number) * f.logEffect, 0) / sw;
@@ -58,7 +58,7 @@ describe('poolFixes', () => {
   });
 
   it('keeps a single fix as it is', () => {
-    const pooled = poolFixes([{ logEffect: -0.5, variance: 0.01 }]);
+    const pooled = poolEffects([{ logEffect: -0.5, variance: 0.01 }]);
     expect(pooled?.low).toBeCloseTo(-0.5 - 1.959964 * 0.1, 5);
   });
 });

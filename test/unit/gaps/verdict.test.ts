@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { daysUntilDetectable, detectableFall } from '../../../functions/gaps/power.js';
 import { scoreInterval } from '../../../functions/gaps/score-interval.js';
 import { studentQuantile } from '../../../functions/gaps/student.js';
-import { dispersionOf, EQUIVALENCE_MARGIN, judgeFix, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
+import { dispersionOf, EQUIVALENCE_MARGIN, judgeEffect, totalsOf, type DayCount, type VerdictInput } from '../../../functions/gaps/verdict.js';
 
 const WORDS = { signal: 'thumbs down', exposure: 'views', rate: 'thumbs down per view' };
 const days = (n: number, signal: number, exposure: number): DayCount[] => Array.from({ length: n }, () => ({ signal, exposure }));
@@ -19,9 +19,9 @@ function input(before: number, after: number, more: Partial<VerdictInput> = {}):
   };
 }
 
-describe('judgeFix', () => {
+describe('judgeEffect', () => {
   it('says fixed when the rate falls beyond the controls, the whole interval below 1', () => {
-    const result = judgeFix(input(5, 2));
+    const result = judgeEffect(input(5, 2));
 
     expect(result.verdict).toBe('fixed');
     expect(result.effect.ratio).toBeCloseTo(0.4, 10);
@@ -32,12 +32,12 @@ describe('judgeFix', () => {
   });
 
   it('says worse when the interval is above 1', () => {
-    expect(judgeFix(input(3, 6)).verdict).toBe('worse');
+    expect(judgeEffect(input(3, 6)).verdict).toBe('worse');
   });
 
   it('says no_change when the gap moved as its controls did, its whole interval inside the margin', () => {
     // The site's traffic and every gap's thumbs down rose 50 %: the rates held.
-    const result = judgeFix({
+    const result = judgeEffect({
       ...input(4, 6),
       after: days(28, 6, 300),
       control: { gaps: 5, before: days(28, 60, 3000), after: days(28, 90, 4500) },
@@ -54,7 +54,7 @@ describe('judgeFix', () => {
 
   it('says inconclusive, never no_change, when the interval holds 1 but leaves the margin — with what it could have seen', () => {
     // 30 thumbs down before over 10 days, a true 30 % fall after: 21.
-    const result = judgeFix({
+    const result = judgeEffect({
       daysSince: 10,
       before: days(10, 3, 100),
       after: days(10, 2.1, 100),
@@ -85,18 +85,18 @@ describe('judgeFix', () => {
   });
 
   it('takes the controls’ change out: a fall the controls share is no fix', () => {
-    const result = judgeFix({ ...input(5, 3), control: { gaps: 5, before: days(28, 60, 3000), after: days(28, 36, 3000) } });
+    const result = judgeEffect({ ...input(5, 3), control: { gaps: 5, before: days(28, 60, 3000), after: days(28, 36, 3000) } });
 
     expect(result.effect.ratio).toBeCloseTo(1, 10);
     expect(result.verdict).toBe('no_change');
   });
 
   it('gives no verdict on a side with too little exposure for a finite interval: a moved page, a control with one view after', () => {
-    const moved = judgeFix({ ...input(5, 0), after: days(28, 0, 0).map((d, i) => (i === 0 ? { signal: 0, exposure: 3 } : d)) });
+    const moved = judgeEffect({ ...input(5, 0), after: days(28, 0, 0).map((d, i) => (i === 0 ? { signal: 0, exposure: 3 } : d)) });
     expect(moved.verdict).toBe('too_little_data');
     expect(moved.reason).toMatch(/^only 3 views in the 28 days after the job: at the rate before, 0\.1 thumbs down were expected there/);
     expect(moved.effect).toEqual({ ratio: null, low: null, high: null });
-    const lonelyControl = judgeFix({
+    const lonelyControl = judgeEffect({
       ...input(5, 2),
       control: { gaps: 1, before: days(28, 60, 3000), after: days(28, 0, 0).map((d, i) => (i === 0 ? { signal: 1, exposure: 1 } : d)) },
     });
@@ -106,18 +106,18 @@ describe('judgeFix', () => {
   });
 
   it('says too_little_data under 7 whole days, without signals before, without exposure or without a control — in words; never for few signals alone', () => {
-    expect(judgeFix(input(5, 2, { daysSince: 6 })).reason).toBe('only 6 whole days since the job completed: a verdict needs 7');
-    expect(judgeFix({ ...input(1, 1) }).verdict).toBe('inconclusive');
-    expect(judgeFix({ ...input(0, 1) }).reason).toBe('no thumbs down in the 28 days before the job: there was no rate to fall');
-    expect(judgeFix({ ...input(5, 2), after: days(28, 2, 0) }).reason).toBe('no views exported in the 28 days after the job: its rate cannot be measured');
+    expect(judgeEffect(input(5, 2, { daysSince: 6 })).reason).toBe('only 6 whole days since the job completed: a verdict needs 7');
+    expect(judgeEffect({ ...input(1, 1) }).verdict).toBe('inconclusive');
+    expect(judgeEffect({ ...input(0, 1) }).reason).toBe('no thumbs down in the 28 days before the job: there was no rate to fall');
+    expect(judgeEffect({ ...input(5, 2), after: days(28, 2, 0) }).reason).toBe('no views exported in the 28 days after the job: its rate cannot be measured');
     const { control: _, ...noControl } = input(5, 2);
-    const result = judgeFix(noControl);
+    const result = judgeEffect(noControl);
     expect(result).toMatchObject({ verdict: 'too_little_data', control: { gaps: 0, ratio: null }, effect: { ratio: null, low: null, high: null } });
     expect(result.reason).toMatch(/^no control: /);
   });
 
   it('gives a fix whose signal vanished an interval from 0 (its point estimate counts 0 as 0.5)', () => {
-    const result = judgeFix(input(5, 0));
+    const result = judgeEffect(input(5, 0));
 
     expect(result.verdict).toBe('fixed');
     expect(result.effect.low).toBe(0);
@@ -128,19 +128,19 @@ describe('judgeFix', () => {
   it('widens the interval by the days’ overdispersion, never narrows it below Poisson, on a t quantile', () => {
     const steady = input(5, 4);
     const bursty = { ...steady, before: steady.before.map((d, i) => ({ ...d, signal: i % 2 === 0 ? 0 : 10 })) };
-    const width = (r: ReturnType<typeof judgeFix>) => Math.log((r.effect.high ?? 0) / (r.effect.low ?? 1));
+    const width = (r: ReturnType<typeof judgeEffect>) => Math.log((r.effect.high ?? 0) / (r.effect.low ?? 1));
 
     expect(dispersionOf(steady.before, steady.after)).toBe(0);
     expect(dispersionOf(bursty.before, bursty.after)).toBeGreaterThan(2.5);
-    expect(width(judgeFix(bursty))).toBeGreaterThan(1.4 * width(judgeFix(steady)));
+    expect(width(judgeEffect(bursty))).toBeGreaterThan(1.4 * width(judgeEffect(steady)));
     // φ at its floor of 1: the Poisson score interval, at Student's t on the 56 days − 2 φ was estimated from.
     const sum = (list: readonly DayCount[]) => ({ signals: list.reduce((a, d) => a + d.signal, 0), exposure: list.reduce((a, d) => a + d.exposure, 0) });
     const control = steady.control as NonNullable<VerdictInput['control']>;
     const table = { gapBefore: sum(steady.before), gapAfter: sum(steady.after), controlBefore: sum(control.before), controlAfter: sum(control.after) };
     const t54 = scoreInterval(table, studentQuantile(0.975, 54));
-    expect(judgeFix(steady).effect.low).toBeCloseTo(t54.low, 9);
-    expect(judgeFix(steady).effect.high).toBeCloseTo(t54.high, 9);
-    expect(width(judgeFix(steady))).toBeGreaterThan(width(judgeFix({ ...steady, dispersion: 'poisson' })));
+    expect(judgeEffect(steady).effect.low).toBeCloseTo(t54.low, 9);
+    expect(judgeEffect(steady).effect.high).toBeCloseTo(t54.high, 9);
+    expect(width(judgeEffect(steady))).toBeGreaterThan(width(judgeEffect({ ...steady, dispersion: 'poisson' })));
   });
 });
 

@@ -6,7 +6,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { orgDestination, readOrganisationsFile, selectOrganisations } from '../../../functions/orgs/organisations.js';
+import { orgDestination, readOrganisationsFile, selectOrganisations } from '../../../functions/organisations/organisations.js';
 import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
 import { createBudgetLedger, shareOf } from '../../../functions/shared/pacing/budget.js';
 import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';

@@ -9,7 +9,7 @@ import path, { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { FixEffectsRequest } from '../../../functions/gaps/fix-effects.js';
+import type { VerdictsRequest } from '../../../functions/gaps/verdict-rows.js';
 import type { GapsRequest } from '../../../functions/gaps/find.js';
 import type { ReportRequest } from '../../../functions/report/report.js';
 import type { openLake, openRecords } from '../../../functions/warehouse/lake.js';
@@ -24,8 +24,8 @@ const DOORS = [
   /^functions\/cli(\.ts$|\/)/,
   /^functions\/.*handlers?\.ts$/,
   /^functions\/(export|follow-up)\/deps\.ts$/,
-  /^functions\/orgs\//,
-  /^functions\/insights\/(weekly\/)?orgs\.ts$/,
+  /^functions\/organisations\//,
+  /^functions\/insights\/(weekly\/)?organisations\.ts$/,
   /^functions\/settings\/table\.ts$/,
   /^functions\/report\/targets\.ts$/,
   /^functions\/shared\/storage\/destinations?(-target)?\.ts$/,
@@ -67,13 +67,13 @@ describe('a destination below the doors', () => {
   it('is a LakeTarget in every reader request and lake opener', () => {
     expectTypeOf<ReportRequest['target']>().toEqualTypeOf<LakeTarget>();
     expectTypeOf<GapsRequest['target']>().toEqualTypeOf<LakeTarget>();
-    expectTypeOf<FixEffectsRequest['target']>().toEqualTypeOf<LakeTarget>();
+    expectTypeOf<VerdictsRequest['target']>().toEqualTypeOf<LakeTarget>();
     expectTypeOf<WeeklySettings['target']>().toEqualTypeOf<LakeTarget>();
     expectTypeOf<Parameters<typeof openLake>[0]>().toEqualTypeOf<LakeTarget>();
     expectTypeOf<Parameters<typeof openRecords>[0]>().toEqualTypeOf<LakeTarget>();
     expectTypeOf<ReportRequest>().not.toHaveProperty('destination');
     expectTypeOf<GapsRequest>().not.toHaveProperty('destination');
-    expectTypeOf<FixEffectsRequest>().not.toHaveProperty('destination');
+    expectTypeOf<VerdictsRequest>().not.toHaveProperty('destination');
     expectTypeOf<WeeklySettings>().not.toHaveProperty('destination');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `findFixEffects`: did the fixes work — one entry per completed job made for a gap
+ * `findVerdicts`: did the fixes work — one entry per completed job made for a gap
  * (followup_outcomes with a `gap_id`), in the contract's shape (`effects --json`), with its
  * verdict (verdict.ts) as of `now`. Reads the warehouse only: the outcome records through the
  * destination, the gap tables and views_pages of the 90 days before the first job and the days
@@ -27,7 +27,7 @@ import type { Verdict, VerdictResult } from './verdict.js';
  * what they cannot know"): the gap, its job, and the verdict's fields; `verdict` null for a job
  * not measured (out of scope, not merged: the reason says which).
  */
-export interface FixEffect extends Omit<VerdictResult, 'verdict'> {
+export interface VerdictRow extends Omit<VerdictResult, 'verdict'> {
   readonly verdict: Verdict | null;
   readonly gapId: string;
   readonly projectId: string;
@@ -43,7 +43,7 @@ export interface FixEffect extends Omit<VerdictResult, 'verdict'> {
   readonly laterJobs: readonly { readonly jobId: string | null; readonly completedDay: string }[];
 }
 
-export interface FixEffectsRequest {
+export interface VerdictsRequest {
   /** The lake, parsed at the door (warehouse/lake/target.ts). */
   readonly target: LakeTarget;
   /** Projects; empty: every project with a completed job. */
@@ -53,16 +53,16 @@ export interface FixEffectsRequest {
   readonly now: number;
 }
 
-export interface FixEffectsDeps {
+export interface VerdictsDeps {
   readonly s3Client?: S3Client;
   readonly onWarning?: (line: string) => void;
 }
 
-export interface FixEffectsResult {
+export interface VerdictsResult {
   /** The destination as the user named it. */
   readonly destination: string;
   /** Latest completion first. */
-  readonly effects: readonly FixEffect[];
+  readonly effects: readonly VerdictRow[];
   /** Per project and gap kind, the fixes pooled (portfolio.ts). */
   readonly portfolio: readonly PortfolioEntry[];
   /** Outcome records skipped at the door (each told to `onWarning`). */
@@ -70,7 +70,7 @@ export interface FixEffectsResult {
 }
 
 /** Throws NoDataError when no job made for a gap has completed (in the period and projects asked). */
-export async function findFixEffects(request: FixEffectsRequest, deps: FixEffectsDeps = {}): Promise<FixEffectsResult> {
+export async function findVerdicts(request: VerdictsRequest, deps: VerdictsDeps = {}): Promise<VerdictsResult> {
   const records = openRecords(request.target, deps);
   let skippedRecords = 0;
   const onSkipped = (line: string) => {
@@ -97,14 +97,14 @@ export async function findFixEffects(request: FixEffectsRequest, deps: FixEffect
       records,
     },
     async (lake) => {
-      const effects = (await readEffects(lake, requests, scope)).map(toFixEffect);
+      const effects = (await readEffects(lake, requests, scope)).map(toVerdictRow);
       return { destination: lake.url, effects, portfolio: portfolioOf(effects), skippedRecords };
     },
   );
 }
 
 /** Every gap's requests, with the completed ones kept only when they completed in `period`. */
-function completedIn(requests: ReadonlyMap<string, readonly GapRequest[]>, period: FixEffectsRequest['completed']): ReadonlyMap<string, readonly GapRequest[]> {
+function completedIn(requests: ReadonlyMap<string, readonly GapRequest[]>, period: VerdictsRequest['completed']): ReadonlyMap<string, readonly GapRequest[]> {
   if (period === undefined) return requests;
   const inPeriod = (r: GapRequest) => {
     if (r.status !== 'completed' || r.finishedAt === undefined) return true;
@@ -114,7 +114,7 @@ function completedIn(requests: ReadonlyMap<string, readonly GapRequest[]>, perio
   return new Map([...requests].map(([gapId, made]) => [gapId, made.filter(inPeriod)]));
 }
 
-export function toFixEffect(effect: GapEffect): FixEffect {
+export function toVerdictRow(effect: GapEffect): VerdictRow {
   const { judged } = effect;
   return {
     gapId: effect.gapId,
@@ -145,7 +145,7 @@ export function byVerdict<T extends { readonly verdict: Verdict | null; readonly
 }
 
 /** The `fix_effects` files of `effects` judged at `judgedAt`: key → JSON lines, one file per project. */
-export function fixEffectFiles(effects: readonly FixEffect[], judgedAt: number): Map<string, string> {
+export function verdictFiles(effects: readonly VerdictRow[], judgedAt: number): Map<string, string> {
   const day = formatDay(judgedAt);
   const files = new Map<string, string>();
   for (const e of effects) {
@@ -181,8 +181,8 @@ export function fixEffectFiles(effects: readonly FixEffect[], judgedAt: number):
 }
 
 /** Writes the `fix_effects` files of `effects` (a project's file of the day replaced); the keys written. */
-export async function writeFixEffects(destination: Pick<Destination, 'put'>, effects: readonly FixEffect[], judgedAt: number): Promise<string[]> {
-  const files = fixEffectFiles(effects, judgedAt);
+export async function writeVerdicts(destination: Pick<Destination, 'put'>, effects: readonly VerdictRow[], judgedAt: number): Promise<string[]> {
+  const files = verdictFiles(effects, judgedAt);
   for (const [key, text] of files) await destination.put(key, text, { contentType: 'application/x-ndjson' });
   return [...files.keys()];
 }

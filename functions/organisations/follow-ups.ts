@@ -22,15 +22,17 @@ export interface FollowUpRef {
 }
 
 /** What {@link organisationOf} needs of an organisation. */
-export type OrgProjects = Pick<Organisation, 'id' | 'projectIds'>;
+export type OrganisationProjects = Pick<Organisation, 'id' | 'projectIds'>;
 
-export type OrgLookup<O extends OrgProjects = Organisation> = { readonly ok: true; readonly org: O } | { readonly ok: false; readonly reason: string };
+export type OrganisationLookup<O extends OrganisationProjects = Organisation> =
+  | { readonly ok: true; readonly org: O }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * The organisation of `ref` among `orgs`: the one it names (which must hold its project), else
  * the one whose projects hold its project. The reason starts with {@link UNKNOWN_PROJECT}.
  */
-export function organisationOf<O extends OrgProjects>(orgs: readonly O[], ref: FollowUpRef): OrgLookup<O> {
+export function organisationOf<O extends OrganisationProjects>(orgs: readonly O[], ref: FollowUpRef): OrganisationLookup<O> {
   const ids = orgs.map((org) => org.id).join(', ');
   const project = ref.projectId === undefined ? undefined : JSON.stringify(ref.projectId.slice(0, 128));
   if (ref.org !== undefined) {
@@ -57,7 +59,7 @@ export type ProcessOne = (message: IncomingMessage, options: ProcessOptions) => 
 
 export interface RouteDeps {
   /** The organisation of a message (the file's list, or the deployment's secrets). */
-  readonly lookup: (ref: FollowUpRef) => Promise<OrgLookup>;
+  readonly lookup: (ref: FollowUpRef) => Promise<OrganisationLookup>;
   /** Processing with organisation `org`'s dependencies (its key, its lake). */
   readonly processFor: (org: Organisation) => ProcessOne;
   /** Where a refused message goes, with its reason (the dead-letter queue). */

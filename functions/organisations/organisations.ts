@@ -14,7 +14,7 @@ import { ConfigError } from '../shared/errors.js';
 import { folderOf } from '../warehouse/lake/layout.js';
 
 /** An organisation id: lowercase letters, digits and `-`, 1–40 characters (it names a folder and a secret). */
-export const ORG_ID_PATTERN = /^[a-z0-9-]{1,40}$/;
+export const ORGANISATION_ID_PATTERN = /^[a-z0-9-]{1,40}$/;
 
 /** One organisation, its key resolved. */
 export interface Organisation {
@@ -29,7 +29,7 @@ export function orgDestination(base: string, id: string): string {
   return `${base.replace(/\/+$/, '')}/${folderOf('organisation', id)}`;
 }
 
-const IdSchema = v.pipe(v.string('an id is a string'), v.regex(ORG_ID_PATTERN, 'an id is 1–40 lowercase letters, digits or -'));
+const IdSchema = v.pipe(v.string('an id is a string'), v.regex(ORGANISATION_ID_PATTERN, 'an id is 1–40 lowercase letters, digits or -'));
 const ProjectsSchema = v.pipe(
   v.array(v.pipe(v.string(), v.regex(ID_PATTERN, 'a project id is 1–128 letters, digits, _ or -')), 'projectIds is a list of project ids'),
   v.minLength(1, 'projectIds names at least one project'),
@@ -71,10 +71,10 @@ export function issueLine(issues: readonly v.BaseIssue<unknown>[]): string {
 }
 
 /** The largest organisations file read (bytes): thousands of organisations fit; `/dev/zero` does not. */
-export const ORGS_FILE_MAX_BYTES = 1024 * 1024;
+export const ORGANISATIONS_FILE_MAX_BYTES = 1024 * 1024;
 
 /**
- * Reads `file` if it is a regular file of at most {@link ORGS_FILE_MAX_BYTES}: opened without
+ * Reads `file` if it is a regular file of at most {@link ORGANISATIONS_FILE_MAX_BYTES}: opened without
  * blocking (a FIFO never holds the read), checked on the open descriptor, and read to at most
  * one byte past the cap — a device or an endless file is refused at once, never read to its end.
  */
@@ -89,14 +89,14 @@ function readSmallRegularFile(file: string, source: string): { readonly text: st
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new ConfigError(`${source} is not a regular file: point MINTLIFY_ORGS_FILE at the organisations file (JSON)`);
-    if (stat.size > ORGS_FILE_MAX_BYTES) throw tooLarge(source);
-    const buffer = Buffer.alloc(ORGS_FILE_MAX_BYTES + 1);
+    if (stat.size > ORGANISATIONS_FILE_MAX_BYTES) throw tooLarge(source);
+    const buffer = Buffer.alloc(ORGANISATIONS_FILE_MAX_BYTES + 1);
     let length = 0;
     for (;;) {
       const read = readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
-      if (length > ORGS_FILE_MAX_BYTES) throw tooLarge(source);
+      if (length > ORGANISATIONS_FILE_MAX_BYTES) throw tooLarge(source);
     }
     return { text: buffer.subarray(0, length).toString('utf8'), mode: stat.mode };
   } catch (error) {

@@ -6,26 +6,26 @@
  */
 import * as v from 'valibot';
 import type { OrganisationSecrets } from './secrets.js';
-import { ORG_ID_PATTERN } from './organisations.js';
+import { ORGANISATION_ID_PATTERN } from './organisations.js';
 
 /** A worker's message: the organisation and the schedule's time (ISO). */
-export const OrgMessageSchema = v.strictObject({
-  org: v.pipe(v.string(), v.regex(ORG_ID_PATTERN, 'an organisation id')),
+export const OrganisationMessageSchema = v.strictObject({
+  org: v.pipe(v.string(), v.regex(ORGANISATION_ID_PATTERN, 'an organisation id')),
   time: v.pipe(v.string(), v.isoTimestamp('an ISO time')),
 });
-export type OrgMessage = v.InferOutput<typeof OrgMessageSchema>;
+export type OrganisationMessage = v.InferOutput<typeof OrganisationMessageSchema>;
 
 /** SendMessageBatch's limit. */
 export const SEND_BATCH = 10;
 
-export interface OrgQueue {
+export interface OrganisationQueue {
   /** Sends up to {@link SEND_BATCH} messages; resolves with the ids (`org`) SQS did not take. */
   sendBatch(messages: readonly { readonly id: string; readonly body: string; readonly groupId: string }[]): Promise<readonly string[]>;
 }
 
 export interface DispatchDeps {
   readonly secrets: Pick<OrganisationSecrets, 'list'>;
-  readonly queue: OrgQueue;
+  readonly queue: OrganisationQueue;
 }
 
 export interface DispatchResult {
@@ -43,7 +43,9 @@ export async function dispatchOrganisations(time: number, deps: DispatchDeps): P
   for (let start = 0; start < ids.length; start += SEND_BATCH) {
     // The message group is the organisation: on a fair queue one organisation's backlog of
     // messages cannot hold the others back.
-    const batch = ids.slice(start, start + SEND_BATCH).map((org) => ({ id: org, body: JSON.stringify({ org, time: at } satisfies OrgMessage), groupId: org }));
+    const batch = ids
+      .slice(start, start + SEND_BATCH)
+      .map((org) => ({ id: org, body: JSON.stringify({ org, time: at } satisfies OrganisationMessage), groupId: org }));
     let failed = await deps.queue.sendBatch(batch);
     if (failed.length > 0) failed = await deps.queue.sendBatch(batch.filter((message) => failed.includes(message.id)));
     notSent.push(...failed);

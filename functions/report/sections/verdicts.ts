@@ -9,7 +9,7 @@
  */
 import { EFFECT_MAX_DAYS, RATE_WORDS, type Fixes, type GapEffect } from '../../gaps/effect.js';
 import { GAP_FIGURE } from '../../gaps/gaps.js';
-import { GAP_KIND_WORDS, portfolioFixOf, portfolioOf } from '../../gaps/portfolio.js';
+import { GAP_KIND_WORDS, portfolioEffectOf, portfolioOf } from '../../gaps/portfolio.js';
 import { TARGET_FALL } from '../../gaps/power.js';
 import { EQUIVALENCE_MARGIN, VERDICT_CONFIDENCE, VERDICT_MIN_DAYS, type Verdict } from '../../gaps/verdict.js';
 import { formatCount } from '../../shared/format.js';
@@ -18,10 +18,10 @@ import { note, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { jobCells, jobColumns } from './job-columns.js';
 
-/** The section, or '' when no job was ever made for a gap (readFixes reads nothing then). */
-export function fixesSection(fixes: Fixes, context: SectionContext): SafeHtml | '' {
+/** The section, or '' when no job was ever made for a gap (readFixedJobs reads nothing then). */
+export function verdictsSection(fixes: Fixes, context: SectionContext): SafeHtml | '' {
   if (fixes.effects.length === 0 && fixes.open.length === 0) return '';
-  const portfolio = portfolioOf(fixes.effects.map(portfolioFixOf));
+  const portfolio = portfolioOf(fixes.effects.map(portfolioEffectOf));
   const leftOut = [...new Set(fixes.effects.flatMap((e) => [...(e.before?.leftOut ?? []), ...(e.after?.leftOut ?? [])]))].sort();
   const average =
     portfolio.length > 0

@@ -8,12 +8,12 @@
  *
  * Without `MINTLIFY_ORGS_FILE` nothing changes (`--org` is then refused: there is nothing to choose).
  */
-import { orgDestination, readOrganisationsFile, selectOrganisations, type Organisation } from '../orgs/organisations.js';
+import { orgDestination, readOrganisationsFile, selectOrganisations, type Organisation } from '../organisations/organisations.js';
 import { ConfigError, stripControlCharacters } from '../shared/errors.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
-import { createOrgBoard } from './org-board.js';
+import { createOrganisationBoard } from './organisation-board.js';
 import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
-import { organisationOf } from '../orgs/follow-ups.js';
+import { organisationOf } from '../organisations/follow-ups.js';
 import { DEFAULT_API_URL } from '../settings/config.js';
 
 /** The commands that read or write a lake: they take `--org` and run per organisation. */
@@ -58,7 +58,7 @@ async function runFollowUps(command: string, argv: readonly string[], file: stri
 export const CONCURRENCY_FLAG_HELP = 'organisations of MINTLIFY_ORGS_FILE run at once, each on its own ledger (default 4)';
 
 /** The help line of `--org` (program.ts adds it to each of {@link LAKE_COMMANDS}). */
-export const ORG_FLAG_HELP = 'organisation of MINTLIFY_ORGS_FILE (repeatable; default every one): its lake <dest>/orgs/<id>, key and budget';
+export const ORGANISATION_FLAG_HELP = 'organisation of MINTLIFY_ORGS_FILE (repeatable; default every one): its lake <dest>/orgs/<id>, key and budget';
 
 /** Hooks of one run of the program: `onAction` when its command is parsed and starts (no usage error). */
 export interface RunHooks {
@@ -198,7 +198,7 @@ export function perOrganisationFiles(argv: readonly string[], command: string, i
   return file === undefined || file === '-' ? [...argv] : [...rest, flag, organisationFile(file, id)];
 }
 
-interface OrgResult {
+interface OrganisationResult {
   readonly org: Organisation;
   readonly code: number;
   readonly output?: string;
@@ -224,8 +224,8 @@ async function runEach(command: string, argv: readonly string[], orgs: readonly 
   }
   const json = argv.includes('--json');
   const chosen = orgs.filter((org) => projects.length === 0 || projects.some((project) => org.projectIds.includes(project)));
-  const results: OrgResult[] = [];
-  const board = createOrgBoard(io.stderr);
+  const results: OrganisationResult[] = [];
+  const board = createOrganisationBoard(io.stderr);
   let stopped = false;
   let usage = false;
   void io.stopSignal.then(() => (stopped = true));
@@ -279,7 +279,14 @@ async function runEach(command: string, argv: readonly string[], orgs: readonly 
 }
 
 /** The final summary per organisation, the JSON object, and the exit code of the whole. */
-function finish(command: string, chosen: readonly Organisation[], unordered: readonly OrgResult[], stopped: boolean, json: boolean, io: CliIo): number {
+function finish(
+  command: string,
+  chosen: readonly Organisation[],
+  unordered: readonly OrganisationResult[],
+  stopped: boolean,
+  json: boolean,
+  io: CliIo,
+): number {
   // In the file's order, whatever order they ended in.
   const results = chosen.flatMap((org) => unordered.filter((r) => r.org === org));
   if (json) {

@@ -5,7 +5,7 @@
  * the attribute `organisation` (a subscription can take one organisation's). An organisation
  * with nothing exported in the two weeks is skipped; one that fails is named, after the others.
  */
-import { lakeOrganisations } from '../orgs.js';
+import { lakeOrganisations } from '../organisations.js';
 import { describeError, NoDataError } from '../../shared/errors.js';
 import { parseLakeTarget } from '../../warehouse/lake/target.js';
 import { builtOnFirstUse } from '../../shared/cold-start.js';

@@ -29,8 +29,8 @@ import { createLogger } from '../shared/logger.js';
 import { ConfigError, describeError } from '../shared/errors.js';
 import { FOLLOWUP_METRICS, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../shared/metric-names.js';
 import { sleep as realSleep } from '../shared/time.js';
-import { organisationOf, routeByOrganisation, UNKNOWN_PROJECT, type FollowUpRef, type OrgLookup } from './follow-ups.js';
-import { orgDestination, ORG_ID_PATTERN, type Organisation } from './organisations.js';
+import { organisationOf, routeByOrganisation, UNKNOWN_PROJECT, type FollowUpRef, type OrganisationLookup } from './follow-ups.js';
+import { orgDestination, ORGANISATION_ID_PATTERN, type Organisation } from './organisations.js';
 import { createOrganisationSecrets, type OrganisationSecrets } from './secrets.js';
 
 /** How long the organisations read from their secrets are used before they are read again (ms). */
@@ -69,7 +69,11 @@ export interface OrgsFollowUpOptions {
  * project not found in a list older than a minute reads them again, so a project just added is
  * found). A secret that cannot be read or is not valid is that organisation's refusal, not the others'.
  */
-export function organisationsLookup(secrets: OrganisationSecrets, now: () => number, logger: FollowUpLogger): (ref: FollowUpRef) => Promise<OrgLookup> {
+export function organisationsLookup(
+  secrets: OrganisationSecrets,
+  now: () => number,
+  logger: FollowUpLogger,
+): (ref: FollowUpRef) => Promise<OrganisationLookup> {
   const byId = new Map<string, { readonly org: Organisation; readonly at: number }>();
   let all: { readonly orgs: readonly Organisation[]; readonly at: number } | undefined;
 
@@ -100,7 +104,7 @@ export function organisationsLookup(secrets: OrganisationSecrets, now: () => num
 
   return async (ref) => {
     if (ref.org !== undefined) {
-      if (!ORG_ID_PATTERN.test(ref.org)) return organisationOf([], ref);
+      if (!ORGANISATION_ID_PATTERN.test(ref.org)) return organisationOf([], ref);
       const org = await readOne(ref.org);
       if (typeof org === 'string') return { ok: false, reason: `${UNKNOWN_PROJECT}: ${org}` };
       return organisationOf([org], ref);

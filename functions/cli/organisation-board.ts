@@ -1,5 +1,5 @@
 /**
- * The terminal of organisations running at once (cli/orgs.ts): each organisation's run writes to
+ * The terminal of organisations running at once (cli/organisations.ts): each organisation's run writes to
  * a stream of its own, and the board keeps one line per organisation at work — its progress
  * frame, `[<id>] …`, cut to the terminal's width — below the lines the runs print, each of
  * those prefixed with its organisation. Off a terminal (CI logs, pipes) the runs draw no frame
@@ -11,7 +11,7 @@ import { CLEAR_LINE, DEFAULT_COLUMNS, type LineStream } from './progress.js';
 /** The escape that ends a frame written by progress.ts's terminal line (`\r<frame>\x1b[K`). */
 const CLEAR_TO_END = '\x1b[K';
 
-export interface OrgBoard {
+export interface OrganisationBoard {
   /** The stderr of organisation `id`'s run: lines prefixed with `[id] `, a progress frame one line of the board. */
   stderrOf(id: string): LineStream;
   /** Writes `text` (whole lines) to `stream` above the board: a line of the whole, or an organisation's block of output. */
@@ -33,7 +33,7 @@ function cut(text: string, width: number): string {
 }
 
 /** The board over `stderr` (the process's): frames are drawn only when it is a terminal. */
-export function createOrgBoard(stderr: LineStream): OrgBoard {
+export function createOrganisationBoard(stderr: LineStream): OrganisationBoard {
   const tty = stderr.isTTY === true;
   const columns = () => (stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : DEFAULT_COLUMNS);
   /** Organisations at work, in the order they started, with their latest frame ('' before the first). */

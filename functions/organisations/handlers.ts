@@ -22,7 +22,7 @@ import { loadConfigFor, requireSettings, type ConfigOf } from '../settings/confi
 import { ConfigError } from '../shared/errors.js';
 import { createLogger, type AppLogger } from '../shared/logger.js';
 import { EXPORT_SERVICE, METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../shared/metric-names.js';
-import { dispatchOrganisations, type DispatchResult, type OrgQueue } from './dispatch.js';
+import { dispatchOrganisations, type DispatchResult, type OrganisationQueue } from './dispatch.js';
 import { orgDestination, type Organisation } from './organisations.js';
 import { createOrganisationSecrets } from './secrets.js';
 import { capWaits, claimHandBack, createWorker, MAX_HANDBACK_MS, type HandBack, type IdleWaits, type WorkerRecord } from './worker.js';
@@ -30,13 +30,13 @@ import { capWaits, claimHandBack, createWorker, MAX_HANDBACK_MS, type HandBack, 
 type Env = Record<string, string | undefined>;
 
 /** The export's configuration, with the organisations' secret prefix it cannot do without. */
-export type OrgsConfig = ConfigOf<'export'> & { readonly orgsSecretPrefix: string };
+export type OrganisationsConfig = ConfigOf<'export'> & { readonly orgsSecretPrefix: string };
 
 /**
  * The configuration of the worker (`worker`: its state table required, as the export's) or of
  * the dispatcher (which touches no state).
  */
-export function orgsConfig(env: Env, role: 'worker' | 'dispatcher' = 'worker'): OrgsConfig {
+export function orgsConfig(env: Env, role: 'worker' | 'dispatcher' = 'worker'): OrganisationsConfig {
   const loaded = loadConfigFor(env, 'export');
   const config = role === 'worker' ? requireSettings(loaded, 'export') : loaded;
   if (config.orgsSecretPrefix === undefined)
@@ -45,7 +45,7 @@ export function orgsConfig(env: Env, role: 'worker' | 'dispatcher' = 'worker'): 
 }
 
 /** SQS SendMessageBatch for the organisations' queue. */
-export function sqsOrgQueue(client: Pick<SQSClient, 'send'>, queueUrl: string): OrgQueue {
+export function sqsOrgQueue(client: Pick<SQSClient, 'send'>, queueUrl: string): OrganisationQueue {
   return {
     async sendBatch(messages) {
       const answer = await client.send(
@@ -65,7 +65,7 @@ export interface DispatcherClients {
 }
 
 /** The dispatcher for `config` over `clients` (tests pass emulator clients). */
-export function createDispatcher(config: OrgsConfig, clients: DispatcherClients): (event: unknown) => Promise<DispatchResult> {
+export function createDispatcher(config: OrganisationsConfig, clients: DispatcherClients): (event: unknown) => Promise<DispatchResult> {
   if (config.orgsQueueUrl === undefined)
     throw new ConfigError('EXPORT_ORGS_QUEUE_URL is not set: the dispatcher sends to the organisations queue (infra sets it)');
   const logger = createLogger({ serviceName: EXPORT_SERVICE });
@@ -151,7 +151,14 @@ export function sqsHandBack(sqs: Pick<SQSClient, 'send'>, queueUrlOf: QueueUrlOf
 }
 
 /** {@link claimHandBack} over the organisation's part of the state table (`handback`), atomically. */
-async function claimStoredHandBack(config: OrgsConfig, clients: WorkerClients, org: string, messageId: string, until: number, now: number): Promise<boolean> {
+async function claimStoredHandBack(
+  config: OrganisationsConfig,
+  clients: WorkerClients,
+  org: string,
+  messageId: string,
+  until: number,
+  now: number,
+): Promise<boolean> {
   const store = openSharedStore({ ...config, org }, { dynamo: () => clients.dynamo });
   type Held = { readonly messageId: string; readonly until: number };
   return store.update<Held, boolean>('handback', (current) => {
@@ -184,7 +191,7 @@ export function sqsOrgDeadLetter(sqs: Pick<SQSClient, 'send'>, queueUrlOf: Queue
 
 /** The worker for `config` over `clients` (tests pass emulator clients). */
 export function createOrganisationsWorker(
-  config: OrgsConfig,
+  config: OrganisationsConfig,
   clients: WorkerClients,
   options: {
     readonly orgTimeLimitMs?: number;

@@ -7,7 +7,7 @@
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { ORG_ID_PATTERN } from '../orgs/organisations.js';
+import { ORGANISATION_ID_PATTERN } from '../organisations/organisations.js';
 import { builtOnFirstUse } from '../shared/cold-start.js';
 import { loadConfigFor } from '../settings/config.js';
 import { ConfigError, describeError } from '../shared/errors.js';
@@ -35,7 +35,7 @@ export async function lakeOrganisations(s3: Pick<S3Client, 'send'>, target: Lake
     );
     for (const common of page.CommonPrefixes ?? []) {
       const id = (common.Prefix ?? '').slice(folder.length).replace(/\/$/, '');
-      if (ORG_ID_PATTERN.test(id)) ids.push(id);
+      if (ORGANISATION_ID_PATTERN.test(id)) ids.push(id);
     }
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);

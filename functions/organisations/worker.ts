@@ -24,7 +24,7 @@ import { BudgetExhaustedError } from '../shared/pacing/errors.js';
 import { describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { issueLine, type Organisation } from './organisations.js';
-import { OrgMessageSchema } from './dispatch.js';
+import { OrganisationMessageSchema } from './dispatch.js';
 import type { OrganisationSecrets } from './secrets.js';
 
 /** One organisation's export: the export handler built over its dependencies. */
@@ -165,7 +165,7 @@ export function createWorker(deps: WorkerDeps) {
   };
 
   async function runOne(record: WorkerRecord, context: ExportContext): Promise<boolean> {
-    const parsed = v.safeParse(OrgMessageSchema, parseJson(record.body));
+    const parsed = v.safeParse(OrganisationMessageSchema, parseJson(record.body));
     if (!parsed.success) {
       const reason = `the message is {"org":"<id>","time":"<ISO>"}: ${issueLine(parsed.issues)}`;
       logger.error('organisation message refused', { messageId: record.messageId, reason });

@@ -8,7 +8,7 @@ import { GetSecretValueCommand, ListSecretsCommand, type SecretsManagerClient } 
 import * as v from 'valibot';
 import { validateApiKey } from '../settings/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { issueLine, ORG_ID_PATTERN, SecretSchema, type Organisation } from './organisations.js';
+import { issueLine, ORGANISATION_ID_PATTERN, SecretSchema, type Organisation } from './organisations.js';
 
 export interface OrganisationList {
   /** Organisation ids, sorted. */
@@ -40,7 +40,7 @@ export function createOrganisationSecrets(client: Pick<SecretsManagerClient, 'se
           const name = secret.Name ?? '';
           if (!name.startsWith(prefix)) continue;
           const id = name.slice(prefix.length);
-          if (ORG_ID_PATTERN.test(id)) ids.push(id);
+          if (ORGANISATION_ID_PATTERN.test(id)) ids.push(id);
           else
             refused.push({
               name,
