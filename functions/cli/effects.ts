@@ -14,6 +14,7 @@
  * Exit 1 with one line when no job made for a gap has completed (in the days and projects); 2 for
  * a bad flag or a mistaken `--out` (found before any work).
  */
+import type { GlueClient } from '@aws-sdk/client-glue';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
 import { loadConfig, validateProjectId } from '../settings/config.js';
@@ -32,8 +33,8 @@ export interface EffectsCommandIo extends Pick<CliIo, 'stdout' | 'stderr' | 'env
   setExitCode(code: number): void;
   /** Where relative paths start. @default process.cwd() */
   readonly cwd?: string;
-  /** Test hook: an emulator client. */
-  readonly clients?: { readonly s3?: S3Client };
+  /** Test hook: emulator clients. */
+  readonly clients?: { readonly s3?: S3Client; readonly glue?: GlueClient };
 }
 
 export interface EffectsFlags extends CompletedPeriodFlags {
@@ -162,7 +163,23 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
     const { openRecords } = await import('../warehouse/lake.js');
     const records = openRecords(target, io.clients?.s3 ? { s3Client: io.clients.s3 } : {});
     saved = await writeVerdicts(records, result.effects, now);
+    // …and, with EXPORT_GLUE_DATABASE, their days registered in the run that wrote them (a failure is a warning line).
+    if (config.glueDatabase !== undefined && saved.length > 0) await registerSavedDays(saved, config.glueDatabase, config.org, io);
   }
   printEffects(result, { json: flags.json === true, saved }, io);
   return 0;
+}
+
+/** Registers the days of the `fix_effects` records `saved` in Glue, with the organisation's `org` partition when there is one. */
+async function registerSavedDays(saved: readonly string[], database: string, org: string | undefined, io: EffectsCommandIo): Promise<void> {
+  const [{ GlueClient: Glue }, { createPartitionRegistrar }, { parseDayKey }, { awsClientConfig }, { partitionWarnings }] = await Promise.all([
+    import('@aws-sdk/client-glue'),
+    import('../warehouse/partitions.js'),
+    import('../warehouse/lake/layout.js'),
+    import('../shared/aws-clients.js'),
+    import('./register-partitions.js'),
+  ]);
+  const glue = io.clients?.glue ?? new Glue(awsClientConfig());
+  const registrar = createPartitionRegistrar({ glue, database, now: io.now, logger: partitionWarnings(io.stderr), org });
+  for (const day of new Set(saved.flatMap((key) => parseDayKey(key)?.day ?? []))) await registrar.wrote(FIX_EFFECTS.name, day);
 }

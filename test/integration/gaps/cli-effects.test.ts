@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { GlueClient } from '@aws-sdk/client-glue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerdictRow } from '../../../functions/gaps/verdict-rows.js';
 import type { PortfolioEntry } from '../../../functions/gaps/portfolio.js';
@@ -17,7 +18,9 @@ import { duckDbType } from '../../../functions/warehouse/duckdb.js';
 import { FIX_EFFECTS } from '../../../functions/warehouse/tables.js';
 import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, SMALL, TOPIC_TRUTH, TRUTH, type EffectsLake } from '../../helpers/effects-lake.js';
+import { TEST_REGION } from '../../helpers/emulators.js';
 import { removeTempDirs } from '../../helpers/files.js';
+import { parquetTable, startGlueStandIn } from '../../helpers/glue-stand-in.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
 
 const FIXED_NOW = pathToFileURL(path.join(import.meta.dirname, '../../helpers/fixed-now.mjs')).href;
@@ -240,5 +243,23 @@ describe('effects --save', () => {
       `SELECT count(*) AS n, count(judged_at) AS judged, count(effect_ratio) AS effects FROM read_json('${file}', format = 'newline_delimited', columns = {${columns}})`,
     );
     expect(typed.map((r) => [Number(r['n']), Number(r['judged']), Number(r['effects'])])).toEqual([[5, 5, 4]]);
+  });
+
+  it('with EXPORT_GLUE_DATABASE registers the day it wrote in fix_effects, in the same run (issue 53)', async () => {
+    const database = 'mintlify_analytics';
+    const glue = await startGlueStandIn(database, { fix_effects: parquetTable('s3://lake/mintlify/fix_effects/') });
+    try {
+      const client = new GlueClient({ endpoint: glue.endpoint, region: TEST_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+      const { code, stderr } = await runCliInProcess(['effects', '--out', lake.root, '--save'], {
+        env: { HOME: lake.root, EXPORT_GLUE_DATABASE: database },
+        now: () => NOW,
+        extra: { clients: { glue: client } },
+      });
+
+      expect(code, stderr).toBe(0);
+      expect([...glue.partitions(database, 'fix_effects').keys()]).toEqual([formatDay(NOW)]);
+    } finally {
+      await glue.close();
+    }
   });
 });
