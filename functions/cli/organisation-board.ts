@@ -6,7 +6,7 @@
  * (their stream is not a TTY) and every line is prefixed, whole: lines of two organisations never
  * mix within a line.
  */
-import { CLEAR_LINE, DEFAULT_COLUMNS, type LineStream } from './progress.js';
+import { CLEAR_LINE, cut, DEFAULT_COLUMNS, type LineStream, widthOf } from './progress.js';
 
 /** The escape that ends a frame written by progress.ts's terminal line (`\r<frame>\x1b[K`). */
 const CLEAR_TO_END = '\x1b[K';
@@ -20,16 +20,6 @@ export interface OrganisationBoard {
   done(id: string): void;
   /** Clears the board from the terminal. */
   close(): void;
-}
-
-function widthOf(text: string): number {
-  return [...text].length;
-}
-
-function cut(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  return width <= 1 ? chars.slice(0, Math.max(0, width)).join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 
 /** The board over `stderr` (the process's): frames are drawn only when it is a terminal. */

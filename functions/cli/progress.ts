@@ -90,11 +90,12 @@ const SEPARATOR = ' · ';
 const MIN_LABEL = 10;
 
 /** Characters a terminal cell holds one of: code points (the frame's own words are ASCII and `·`). */
-function widthOf(text: string): number {
+export function widthOf(text: string): number {
   return [...text].length;
 }
 
-function cut(text: string, width: number): string {
+/** `text` cut to `width` terminal cells, an ellipsis marking the cut. */
+export function cut(text: string, width: number): string {
   const chars = [...text];
   if (chars.length <= width) return text;
   return width <= 1 ? chars.slice(0, Math.max(0, width)).join('') : `${chars.slice(0, width - 1).join('')}…`;
