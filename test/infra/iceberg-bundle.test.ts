@@ -9,13 +9,12 @@
  * days for the next one. What Athena does on the caller's behalf (Glue, S3) is evaluated in
  * test/infra/iceberg.test.ts.
  */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startAthenaStandIn, type AthenaStandIn } from '../helpers/athena-stand-in.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
-import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { startIamGuard, TEST_ACCOUNT, type IamGuard, type Revocation } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
@@ -54,14 +53,7 @@ beforeAll(async () => {
     visitors_totals: parquetTable(`s3://${bucket}/mintlify/visitors_totals/`),
     visitors_pages: parquetTable(`s3://${bucket}/mintlify/visitors_pages/`),
   });
-  await dynamo.client.send(
-    new CreateTableCommand({
-      TableName: table,
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStateTable(dynamo.client, table);
 }, 300_000);
 
 afterAll(async () => {

@@ -7,7 +7,6 @@
  * hourly check tells a fallen Tuesday once.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -19,7 +18,7 @@ import { createLocalDestination } from '../../functions/shared/storage/destinati
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
-import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
@@ -290,14 +289,7 @@ describe('the synthesized insights functions', () => {
   it('the hourly check tells a fallen day once, from the bundle, keeping its claim in the state table', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
     const table = `state-${Date.now()}`;
-    await dynamo.client.send(
-      new CreateTableCommand({
-        TableName: table,
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createStateTable(dynamo.client, table);
     // A fourth Monday after three like it, at a tenth of their visitors (a bucket of its own,
     // under the prefix the role is granted).
     const mondays = everyDays('2026-11-02', 4, 7);

@@ -8,7 +8,6 @@
  * report writes an organisation's verdicts under its orgs/<id>/fix_effects/ and registers their
  * (org, dt) in the Glue stand-in.
  */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +16,7 @@ import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { everyDays, FLAT_DAY, writeLake } from '../helpers/insights-lake.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
-import { startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
 import { recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
@@ -75,14 +74,7 @@ beforeAll(async () => {
   const dlqArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'];
   queueUrl = await aws.createQueue(undefined, { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: '30' }) });
   queueArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] ?? '';
-  await dynamo.client.send(
-    new CreateTableCommand({
-      TableName: table,
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStateTable(dynamo.client, table);
 }, 300_000);
 
 afterAll(async () => {

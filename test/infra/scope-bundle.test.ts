@@ -7,13 +7,12 @@
  * protected file is recorded `out_of_scope` with its reasons on the outcome record
  * (`scope`, `scope_reasons`, `merged_at`) and alerted on the insights topic.
  */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
-import { startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../helpers/github-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
@@ -44,14 +43,7 @@ beforeAll(async () => {
   ]);
   secrets = await startFakeSecretsManager({ [API_KEY_SECRET_ARN]: sandbox.apiKey, [TOKEN_SECRET_ARN]: JSON.stringify({ token: TOKEN }) });
   bucket = await aws.createBucket();
-  await dynamo.client.send(
-    new CreateTableCommand({
-      TableName: table,
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createStateTable(dynamo.client, table);
 }, 300_000);
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
-import { TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -173,14 +173,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
       visitors_pages: parquetTable(`s3://${bucket}/mintlify/visitors_pages/`),
       followup_outcomes: parquetTable(`s3://${bucket}/mintlify/followup_outcomes/`),
     });
-    await dynamo.client.send(
-      new CreateTableCommand({
-        TableName: table,
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createStateTable(dynamo.client, table);
     endpoints = {
       AWS_ENDPOINT_URL_S3: aws.endpoint,
       AWS_ENDPOINT_URL_SQS: aws.endpoint,
