@@ -178,7 +178,7 @@ export function publishedMetrics(root = new URL('../functions/', import.meta.url
       // functions/organisations/ runs only in a deployment for many organisations (context organisations=true): its
       // metrics carry an Organisation dimension, one set per organisation, priced in docs/organisations.md.
       if (entry.isDirectory()) {
-        if (entry.name !== 'orgs') visit(new URL(`${entry.name}/`, dir));
+        if (entry.name !== 'organisations') visit(new URL(`${entry.name}/`, dir));
       } else if (entry.name.endsWith('.ts') && entry.name !== 'metric-names.ts') {
         const text = readFileSync(new URL(entry.name, dir), 'utf8');
         const extra = EXTRA_DIMENSIONS.exec(text);
