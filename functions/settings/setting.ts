@@ -95,6 +95,13 @@ export function tableName(name: string, raw: string): string {
   return TABLE_NAME.test(raw) ? raw : fail(`${name} is not a DynamoDB table name: use 3–255 letters, digits, _ . or -`);
 }
 
+/** A Glue database name (the stack's GlueDatabase output): `name`'s value, or a one-line error. */
+export function glueDatabaseName(name: string, raw: string): string {
+  return /^[A-Za-z0-9_-]{1,255}$/.test(raw)
+    ? raw
+    : fail(`${name} "${raw.slice(0, 60)}" is not a Glue database name: use the stack's GlueDatabase output (letters, digits, _ or -)`);
+}
+
 /** A comma-separated list of dataset names (duplicates dropped, order kept). */
 export function parseDatasets(raw: string, source: string): DatasetName[] {
   const names = raw

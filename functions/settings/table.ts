@@ -11,7 +11,21 @@ import { validatePersonalDataKey } from '../shared/personal-data/index.js';
 import { parsePolicyOverrides } from '../warehouse/column-policy.js';
 import { SCOPE_SETTINGS } from './scope-settings.js';
 import { DEFAULT_API_TIMEOUT_MS, DEFAULT_API_URL, validateApiKey, validateApiUrl, validateProjectId, validateTopicArn } from '../shared/validators.js';
-import { ALL, decimal, EVERYONE, EXPORT, fail, FOLLOW_UP, integer, parseDatasets, SECRET_ARN_PATTERN, setting, tableName, wholeNumber } from './setting.js';
+import {
+  ALL,
+  decimal,
+  EVERYONE,
+  EXPORT,
+  fail,
+  FOLLOW_UP,
+  glueDatabaseName,
+  integer,
+  parseDatasets,
+  SECRET_ARN_PATTERN,
+  setting,
+  tableName,
+  wholeNumber,
+} from './setting.js';
 
 /**
  * Every variable the functions read, keyed by its `Config` field, in the order
@@ -178,10 +192,7 @@ export const SETTINGS = {
     doc: "Glue database of the stack's tables (infra sets it): each committed day is registered as a partition of its tables, so Redshift Spectrum, Spark and Trino on Glue see it with no step (Athena uses partition projection). The follow-up function registers its outcomes' days and the weekly report its verdicts' (`fix_effects`). Set for the CLI, `export` registers too and `register-partitions` registers past days",
     defaultDoc: 'unset: nothing registered',
     readBy: [...EXPORT, 'follow-up', 'weekly-report'],
-    parse: (raw) =>
-      /^[A-Za-z0-9_-]{1,255}$/.test(raw)
-        ? raw
-        : fail(`EXPORT_GLUE_DATABASE "${raw.slice(0, 60)}" is not a Glue database name: use the stack's GlueDatabase output (letters, digits, _ or -)`),
+    parse: (raw) => glueDatabaseName('EXPORT_GLUE_DATABASE', raw),
   }),
   athenaWorkgroup: setting({
     env: 'EXPORT_ATHENA_WORKGROUP',
@@ -200,10 +211,7 @@ export const SETTINGS = {
     doc: 'Glue database of the Iceberg tables and of the Hive tables they are merged from (infra sets it with `-c tableFormat=iceberg`; needs `EXPORT_ATHENA_WORKGROUP`)',
     defaultDoc: 'unset: no Iceberg tables',
     readBy: EXPORT,
-    parse: (raw) =>
-      /^[A-Za-z0-9_-]{1,255}$/.test(raw)
-        ? raw
-        : fail(`EXPORT_ICEBERG_DATABASE "${raw.slice(0, 60)}" is not a Glue database name: use the stack's GlueDatabase output (letters, digits, _ or -)`),
+    parse: (raw) => glueDatabaseName('EXPORT_ICEBERG_DATABASE', raw),
   }),
   stateDir: setting({
     env: 'EXPORT_STATE_DIR',
