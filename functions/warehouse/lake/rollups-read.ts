@@ -10,7 +10,7 @@ import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { DatasetName } from '../catalog.js';
 import { monthOfDay, rollupFolder } from './layout.js';
 import { datasetOfTable, rollupDays } from './rollups.js';
-import { daysOfMonth, type IndexedRollups, readUnitIndexes, type RawManifest } from './unit-index.js';
+import { daysOfMonth, type IndexedRollups, nextMonth, readUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
  * The indexes of units one mirror has read, by dataset and month (their manifests and their
@@ -54,11 +54,6 @@ export function monthsTouched(days: { readonly from: string; readonly to: string
     if ((all[all.length - 1] as string) >= days.from && (all[0] as string) < days.to) months.push(month);
   }
   return months;
-}
-
-function nextMonth(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 }
 
 /**

@@ -21,7 +21,7 @@ import { sqlString } from '../sql.js';
 import type { TableDef } from '../tables.js';
 import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
-import { daysOfMonth, indexEntry, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
+import { daysOfMonth, indexEntry, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
  * DuckDB, loaded by a name a bundler does not follow: the export function's bundle holds no
@@ -208,14 +208,8 @@ export async function removeRollup(destination: Pick<Destination, 'delete'>, tab
 }
 
 /** The record of a roll-up, as stored; undefined when absent or unreadable. */
-export async function readRollupRecord(destination: Pick<Destination, 'get'>, table: TableDef, month: string, projectId: string): Promise<unknown> {
-  const bytes = await destination.get(rollupKey(table.prefix, month, projectId, 'json'));
-  if (bytes === undefined) return undefined;
-  try {
-    return JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
+export function readRollupRecord(destination: Pick<Destination, 'get'>, table: TableDef, month: string, projectId: string): Promise<unknown> {
+  return readJson(destination, rollupKey(table.prefix, month, projectId, 'json'));
 }
 
 /**

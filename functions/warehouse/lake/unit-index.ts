@@ -47,11 +47,15 @@ export function indexEntry(day: string, projectId: string): string {
   return `${day}/${projectId}`;
 }
 
+/** The month after `month` (`YYYY-MM`). */
+export function nextMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}
+
 /** Every day (`YYYY-MM-DD`) of `month`. */
 export function daysOfMonth(month: string): string[] {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
-  return daysBetween(`${month}-01`, `${next}-01`);
+  return daysBetween(`${month}-01`, `${nextMonth(month)}-01`);
 }
 
 /** Counts of what reading indexes cost, for the tests and the benchmark. */
@@ -91,7 +95,8 @@ async function listedByMonth(destination: Pick<Destination, 'list' | 'listModifi
   return byMonth;
 }
 
-async function readJson(destination: Pick<Destination, 'get'>, key: string): Promise<unknown> {
+/** The JSON value stored at `key`; undefined when absent or unreadable. */
+export async function readJson(destination: Pick<Destination, 'get'>, key: string): Promise<unknown> {
   const bytes = await destination.get(key);
   if (bytes === undefined) return undefined;
   try {
