@@ -172,14 +172,12 @@ export async function runEffectsCommand(flags: EffectsFlags, io: EffectsCommandI
 
 /** Registers the days of the `fix_effects` records `saved` in Glue, with the organisation's `org` partition when there is one. */
 async function registerSavedDays(saved: readonly string[], database: string, org: string | undefined, io: EffectsCommandIo): Promise<void> {
-  const [{ GlueClient: Glue }, { createPartitionRegistrar }, { parseDayKey }, { awsClientConfig }, { partitionWarnings }] = await Promise.all([
+  const [{ GlueClient: Glue }, { registerVerdictDays }, { awsClientConfig }, { partitionWarnings }] = await Promise.all([
     import('@aws-sdk/client-glue'),
-    import('../warehouse/partitions.js'),
-    import('../warehouse/lake/layout.js'),
+    import('../gaps/verdict-rows.js'),
     import('../shared/aws-clients.js'),
     import('./register-partitions.js'),
   ]);
   const glue = io.clients?.glue ?? new Glue(awsClientConfig());
-  const registrar = createPartitionRegistrar({ glue, database, now: io.now, logger: partitionWarnings(io.stderr), org });
-  for (const day of new Set(saved.flatMap((key) => parseDayKey(key)?.day ?? []))) await registrar.wrote(FIX_EFFECTS.name, day);
+  await registerVerdictDays({ glue, database, org, logger: partitionWarnings(io.stderr) }, saved, io.now);
 }

@@ -12,9 +12,12 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { addDays, formatDay } from '../shared/dates.js';
 import { NoDataError } from '../shared/errors.js';
+import type { AppLogger } from '../shared/logger.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openRecords, withLake } from '../warehouse/lake.js';
+import { parseDayKey } from '../warehouse/lake/layout.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
+import { createPartitionRegistrar, type GlueSend } from '../warehouse/partitions.js';
 import { FIX_EFFECTS, partitionKey } from '../warehouse/tables.js';
 import { EFFECT_TABLES, lookbackDays, readEffects, verdictOrder, type GapEffect } from './effect.js';
 import type { GapKind, GapRequest } from './gaps.js';
@@ -185,4 +188,21 @@ export async function writeVerdicts(destination: Pick<Destination, 'put'>, effec
   const files = verdictFiles(effects, judgedAt);
   for (const [key, text] of files) await destination.put(key, text, { contentType: 'application/x-ndjson' });
   return [...files.keys()];
+}
+
+/** The Glue catalog the `fix_effects` days are registered in (the weekly report, `effects --save`). */
+export interface VerdictPartitions {
+  readonly glue: GlueSend;
+  /** The stack's Glue database. */
+  readonly database: string;
+  /** The organisation whose lake the verdicts are written in (a deployment of many: the table's `org` partition). */
+  readonly org?: string | undefined;
+  readonly logger?: Pick<AppLogger, 'warn' | 'error'> | undefined;
+}
+
+/** Registers the days of the `fix_effects` files `written` (writeVerdicts' keys) in Glue, in the run that wrote them; never throws. */
+export async function registerVerdictDays(partitions: VerdictPartitions, written: readonly string[], now: () => number): Promise<void> {
+  const { glue, database, org, logger } = partitions;
+  const registrar = createPartitionRegistrar({ glue, database, now, logger, org });
+  for (const day of new Set(written.flatMap((key) => parseDayKey(key)?.day ?? []))) await registrar.wrote(FIX_EFFECTS.name, day);
 }

@@ -15,11 +15,7 @@ import { buildReport } from '../../report/report.js';
 import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
 import type { LakeTarget } from '../../warehouse/lake/target.js';
-import { toVerdictRow, writeVerdicts } from '../../gaps/verdict-rows.js';
-import type { AppLogger } from '../../shared/logger.js';
-import { createPartitionRegistrar, type GlueSend } from '../../warehouse/partitions.js';
-import { FIX_EFFECTS } from '../../warehouse/tables.js';
-import { parseDayKey } from '../../warehouse/lake/layout.js';
+import { registerVerdictDays, toVerdictRow, type VerdictPartitions, writeVerdicts } from '../../gaps/verdict-rows.js';
 import { digestOf } from './digest.js';
 import { LATEST_KEY, rangeKey, weeklyKey } from './keys.js';
 import type { LinkSigner } from './link.js';
@@ -85,16 +81,6 @@ export interface WeeklyDeps {
   readonly partitions?: VerdictPartitions | undefined;
 }
 
-/** The Glue catalog the weekly report registers its `fix_effects` days in. */
-export interface VerdictPartitions {
-  readonly glue: GlueSend;
-  /** The stack's Glue database. */
-  readonly database: string;
-  /** The organisation whose lake the report writes (a deployment of many: the table's `org` partition). */
-  readonly org?: string | undefined;
-  readonly logger?: Pick<AppLogger, 'warn' | 'error'> | undefined;
-}
-
 export interface WeeklyResult {
   /** `2026-W47`, or `<first> to <last>` for a period other than a week. */
   readonly week: string;
@@ -133,14 +119,7 @@ export async function runWeeklyReport(settings: WeeklySettings, deps: WeeklyDeps
   // The verdicts land in the warehouse's fix_effects table, so a team joins them with its own data.
   const verdictKeys = await writeVerdicts(deps.writeTo, report.fixes.map(toVerdictRow), deps.now());
   // …and their day in the catalog, so Spectrum, Spark and Trino see it (a failure is logged, never the report's).
-  if (deps.partitions !== undefined && verdictKeys.length > 0) {
-    const { glue, database, org, logger } = deps.partitions;
-    const registrar = createPartitionRegistrar({ glue, database, now: deps.now, logger, org });
-    for (const written of verdictKeys) {
-      const day = parseDayKey(written)?.day;
-      if (day !== undefined) await registrar.wrote(FIX_EFFECTS.name, day);
-    }
-  }
+  if (deps.partitions !== undefined && verdictKeys.length > 0) await registerVerdictDays(deps.partitions, verdictKeys, deps.now);
   const link = deps.link ? await deps.link(key, (deps.signedAt ?? deps.now)()) : undefined;
   const place = target.place.kind === 's3' ? `s3://${target.place.bucket}/${target.place.prefix}` : `${target.place.dir}/`;
   const url = link?.url ?? `${place}${key}`;
