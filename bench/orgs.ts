@@ -32,18 +32,13 @@ import { fixedPersonalDataKey } from '../functions/shared/personal-data/index.js
 import type { Destination } from '../functions/shared/storage/destination.js';
 import { orgScope, scopedStore } from '../functions/shared/storage/scoped-store.js';
 import { createMemoryStore, type SharedStore } from '../functions/shared/storage/shared-store.js';
-import type { Sleep } from '../functions/shared/time.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { info, judged, progress, type BenchResult, type Figures } from './lib/figures.js';
 import { nullDestination } from './lib/null-destination.js';
-import { benchOrgsScale } from './lib/orgs-scale.js';
+import { benchOrgsScale, LATENCY_MS, T0 } from './lib/orgs-scale.js';
+import { HOUR_MS, MINUTE_MS, type Sleep } from '../functions/shared/time.js';
 import { maxInAnyWindow } from './lib/request-log.js';
 
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
-/** 03:05 UTC: yesterday is due (2 settle hours), and ten hours stay within the day. */
-const T0 = Date.UTC(2026, 2, 2, 3, 5, 0);
-const LATENCY_MS = 300;
 const WORKER_TIMEOUT_MS = 15 * MINUTE_MS;
 
 export interface OrgsCase {

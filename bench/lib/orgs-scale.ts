@@ -20,12 +20,13 @@ import { createBudgetGate, createBudgetLedger, shareOf, type BudgetLedger } from
 import { parseBudget } from '../../functions/shared/pacing/budget-spec.js';
 import { BudgetExhaustedError } from '../../functions/shared/pacing/errors.js';
 import { createMemoryStore } from '../../functions/shared/storage/shared-store.js';
+import { HOUR_MS, MINUTE_MS } from '../../functions/shared/time.js';
 import { info, judged, type BenchResult } from './figures.js';
 
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
-const T0 = Date.UTC(2026, 2, 2, 3, 5, 0);
-const LATENCY_MS = 300;
+/** 03:05 UTC: yesterday is due (2 settle hours), and ten hours stay within the day (bench/orgs.ts starts there too). */
+export const T0 = Date.UTC(2026, 2, 2, 3, 5, 0);
+/** A request's round trip to the simulated API. */
+export const LATENCY_MS = 300;
 /** The queue's visibility timeout: a message whose worker reported it failed without a handback comes back after it. */
 const VISIBILITY_MS = 20 * MINUTE_MS;
 
