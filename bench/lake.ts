@@ -106,7 +106,7 @@ export async function benchLake(): Promise<BenchResult> {
       const months = [
         ...new Set(((await inBucket.list?.(manifestsOf(dataset))) ?? []).flatMap((key) => parseManifestKey(dataset, key)?.day.slice(0, 7) ?? [])),
       ];
-      await readUnitIndexes(inBucket, dataset, months);
+      await readUnitIndexes(inBucket, dataset, months, undefined, undefined, true);
     }
     progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');
     const assembly = await synthAssembly({ projectIds: projects.join(',') });
@@ -115,7 +115,7 @@ export async function benchLake(): Promise<BenchResult> {
       const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
       const base = {
-        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn }),
+        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: '' }),
         AWS_ENDPOINT_URL_S3: proxy.url,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };

@@ -48,7 +48,7 @@ export async function benchReportFunction(): Promise<BenchResult> {
       const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
       const env = {
-        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn }),
+        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: '' }),
         AWS_ENDPOINT_URL_S3: aws.endpoint,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };
