@@ -17,6 +17,7 @@ import { benchForget } from './forget.js';
 import { benchGaps } from './gaps.js';
 import { benchIceberg } from './iceberg.js';
 import { benchLake } from './lake.js';
+import { benchLakeBuild } from './lake-build.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
 import { benchAssistantMemory, benchMemory } from './memory.js';
@@ -52,6 +53,7 @@ const ALL = [
   'iceberg',
   'topics',
   'lake',
+  'lake-build',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -89,6 +91,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('gaps')) add(await benchGaps());
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('lake')) add(await benchLake());
+  if (selected.has('lake-build')) add(await benchLakeBuild());
   if (selected.has('writer')) add(await benchWriter());
   if (selected.has('effects')) add(await benchEffects());
   if (selected.has('orgs')) add(await benchOrgs());

@@ -2,7 +2,10 @@
  * The analytics export: an hourly EventBridge schedule invoking the export function. Each run
  * drains what the request budget and its 15 minutes allow — yesterday's units once they are
  * due, partial units, missing days, backfill, refresh — checkpoints the rest and returns. The
- * budget ledger, unit leases and backlog live in the shared state table.
+ * budget ledger, unit leases and backlog live in the shared state table. A run that settles a
+ * month builds its monthly roll-ups (functions/warehouse/lake/rollups.ts) with DuckDB, which its
+ * asset carries (duckdb-bundling.ts: x86_64, the installed packages copied in, HOME=/tmp) and
+ * which it loads only then.
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -18,6 +21,7 @@ import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { grantStateKeys } from './state-keys.js';
 import { BundledFunction, SERVICE_NAMES, commonEnvironment, type ApiSettings, type FunctionEnvironment } from './lambda-defaults.js';
 import type { Warehouse } from './warehouse.js';
+import { DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/settings/config.js';
 import { DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
 import type { PersonalDataKey } from './personal-data-key.js';
@@ -27,6 +31,14 @@ import type { PersonalDataKey } from './personal-data-key.js';
  * checkpoints; a day becomes due `settleHours` after it ends.
  */
 export const DEFAULT_EXPORT_SCHEDULE = 'cron(5 * * * ? *)';
+
+/**
+ * Memory of the export function and of the organisations' workers (MB). Parquet is streamed row
+ * group by row group (~150 MB RSS for 1M rows); a run that settles a month also builds its
+ * roll-ups with DuckDB in the same process, one table and project at a time
+ * (bench/lake-build.ts measures a month's build).
+ */
+export const DEFAULT_EXPORT_MEMORY_MB = 1024;
 
 /** Props of {@link AnalyticsExport}. */
 export interface AnalyticsExportProps extends ApiSettings {
@@ -83,8 +95,8 @@ export interface AnalyticsExportProps extends ApiSettings {
    */
   readonly timeout?: Duration | undefined;
   /**
-   * Function memory (MB). Parquet is streamed row group by row group (~150 MB RSS for 1M rows).
-   * @default 512
+   * Function memory (MB).
+   * @default DEFAULT_EXPORT_MEMORY_MB
    */
   readonly memorySize?: number | undefined;
   /** @default logs.RetentionDays.ONE_MONTH */
@@ -118,12 +130,15 @@ export class AnalyticsExport extends Construct {
       entry: 'functions/export/handler.ts',
       description: 'Hourly export of Mintlify analytics to Parquet, paced by the request budget',
       timeout: props.timeout ?? Duration.minutes(15),
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? DEFAULT_EXPORT_MEMORY_MB,
       logRetention: props.logRetention,
+      // The monthly roll-ups a run builds when it settles a month: DuckDB in the asset, loaded then.
+      native: duckDbBundling({ queries: false }),
       // One run at a time: the analytics budget is shared, so a second run would only wait.
       // (Leases keep two writers off one unit anyway, e.g. a run and a CLI backfill.)
       reservedConcurrentExecutions: 1,
       environment: {
+        ...DUCKDB_ENVIRONMENT,
         ...commonEnvironment(props, SERVICE_NAMES.export, props.warehouse.destination),
         EXPORT_STATE_TABLE: props.stateTable.tableName,
         // Each committed day is registered as a partition of its tables (Spectrum, Spark, Trino).

@@ -22,7 +22,8 @@ import { CONFIG_DEFAULTS, ENV_DEFAULTS } from '../../functions/settings/config.j
 import { METRICS_NAMESPACE, ORGANISATION_DIMENSION, ORGS_METRICS } from '../../functions/shared/metric-names.js';
 import { EXPORT_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
-import { DEFAULT_EXPORT_SCHEDULE, type AnalyticsExportProps } from './analytics-export.js';
+import { DEFAULT_EXPORT_MEMORY_MB, DEFAULT_EXPORT_SCHEDULE, type AnalyticsExportProps } from './analytics-export.js';
+import { DUCKDB_ENVIRONMENT, duckDbBundling } from './duckdb-bundling.js';
 import { BundledFunction, runtimeEnvironment, SERVICE_NAMES, type FunctionEnvironment, type LogLevel } from './lambda-defaults.js';
 import { RUNBOOK } from './operations.js';
 import { grantStateKeys } from './state-keys.js';
@@ -159,8 +160,11 @@ export class Organisations extends Construct {
       handler: 'worker',
       description: "Exports one organisation's analytics per message, paced by that organisation's own budget",
       timeout: workerTimeout,
-      memorySize: 512,
+      memorySize: DEFAULT_EXPORT_MEMORY_MB,
+      // The export's own bundling: a run that settles a month builds its roll-ups with DuckDB.
+      native: duckDbBundling({ queries: false }),
       environment: {
+        ...DUCKDB_ENVIRONMENT,
         ...common,
         EXPORT_STATE_TABLE: props.stateTable.tableName,
         EXPORT_HEAL_DAYS: String(CONFIG_DEFAULTS.healDays),

@@ -1,0 +1,290 @@
+/**
+ * `lake-build` (issue 50): the time, CPU and peak memory of building one month's roll-ups of a
+ * lake of 20 projects × every dataset with `compactLake`, the goal ≤ 10 s.
+ *
+ * The lake: three days exported for real (the engine against the sandbox, every dataset, the
+ * sandbox's three projects, into a folder of seeds), then cloned by DuckDB to every day of one
+ * month for 20 projects — project n a clone of the sandbox's project n mod 3 under its own id,
+ * day d of seed day d mod 3, each clone its seed's rows with `date` and `project_id` rewritten,
+ * and each manifest its seed's with its day, project, files and bytes — and the month's index
+ * of units brought up to date as the export leaves it. A roll-up's cost is the files and rows it
+ * reads and writes, not their values, so clones measure it as exported days would.
+ *
+ * The build runs in a child process (this file again, `--child`), so its CPU time and peak RSS
+ * are the build's alone, as an export function holds it; the destination is wrapped to time its
+ * reads and writes by kind of key (what the build waits on besides DuckDB), and the same child
+ * runs `compactLake` a second time over the built month (every roll-up kept: the cost of
+ * checking) and times DuckDB's instance start alone (the build starts one per roll-up).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { unitsOf } from '../functions/export/units.js';
+import { addDays } from '../functions/shared/dates.js';
+import type { Destination } from '../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
+import { openTarget } from '../functions/shared/storage/destinations.js';
+import { DATASET_NAMES, DATASET_TABLES } from '../functions/warehouse/catalog.js';
+import { manifestKey } from '../functions/warehouse/keys.js';
+import { compactLake } from '../functions/warehouse/lake/rollups.js';
+import { readUnitIndexes } from '../functions/warehouse/lake/unit-index.js';
+import { sqlString } from '../functions/warehouse/sql.js';
+import { partitionKey } from '../functions/warehouse/tables.js';
+import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
+import { startSandbox } from '../sandbox/index.js';
+import { createEngine } from './lib/engine.js';
+import { info, judged, progress, type BenchResult } from './lib/figures.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+/** The month built: a fixed one, so runs compare. */
+const MONTH = '2026-09';
+const FROM = `${MONTH}-01`;
+const TO = '2026-10-01';
+const PROJECTS = 20;
+const SEED_DAYS = [FROM, addDays(FROM, 1), addDays(FROM, 2)] as const;
+/** DuckDB instances started alone in the child, to tell their share of the build. */
+const INSTANCE_STARTS = 20;
+
+/** What the child measures. */
+interface ChildOutput {
+  readonly buildMs: number;
+  readonly buildCpuMs: number;
+  readonly counts: Record<string, unknown>;
+  /** Calls and milliseconds waited on the destination during the build, by method and kind of key. */
+  readonly io: Record<string, { calls: number; ms: number; bytes: number }>;
+  readonly recheckMs: number;
+  readonly recheckCounts: Record<string, unknown>;
+  readonly instanceStartMs: number;
+  readonly maxRssKiB: number;
+}
+
+function kindOfKey(key: string): string {
+  if (key.includes('_rollups/')) return key.endsWith('.json') ? 'rollup records' : 'roll-ups';
+  if (key.includes('_index/')) return 'indexes';
+  if (key.includes('_manifests/')) return 'manifests';
+  return 'day files';
+}
+
+/**
+ * `destination` with each call timed into `io` (by method and kind of key): every member is
+ * forwarded, so the build sees the destination it would see.
+ */
+function timedDestination(destination: Destination, io: ChildOutput['io']): Destination {
+  const timedMethods = new Set(['get', 'put', 'delete', 'list', 'listModified', 'exists']);
+  return new Proxy(destination, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || typeof property !== 'string' || !timedMethods.has(property)) return value;
+      return async (...args: unknown[]) => {
+        const started = performance.now();
+        const result = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as unknown;
+        const entry = `${property} ${kindOfKey(String(args[0]))}`;
+        const slot = (io[entry] ??= { calls: 0, ms: 0, bytes: 0 });
+        slot.calls += 1;
+        slot.ms += performance.now() - started;
+        const body = property === 'put' ? args[1] : result;
+        if (body instanceof Uint8Array) slot.bytes += body.byteLength;
+        else if (typeof body === 'string') slot.bytes += Buffer.byteLength(body);
+        return result;
+      };
+    },
+  });
+}
+
+/** The child: the month built once (timed, profiled), then checked again, then DuckDB's start alone. */
+async function child(lake: string, projects: readonly string[]): Promise<ChildOutput> {
+  const io: ChildOutput['io'] = {};
+  const destination = timedDestination(openTarget({ kind: 'local', dir: lake }), io);
+  const options = { from: FROM, to: TO, projects: new Set(projects) };
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const counts = await compactLake(destination, options);
+  const buildMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const maxRssKiB = process.resourceUsage().maxRSS;
+  const recheckStarted = performance.now();
+  const recheckCounts = await compactLake(openTarget({ kind: 'local', dir: lake }), options);
+  const recheckMs = performance.now() - recheckStarted;
+  const instanceStarted = performance.now();
+  for (let i = 0; i < INSTANCE_STARTS; i++) {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run('SELECT 1');
+    connection.closeSync();
+    instance.closeSync();
+  }
+  const instanceStartMs = (performance.now() - instanceStarted) / INSTANCE_STARTS;
+  return { buildMs, buildCpuMs: (used.user + used.system) / 1000, counts: { ...counts }, io, recheckMs, recheckCounts: { ...recheckCounts }, instanceStartMs, maxRssKiB };
+}
+
+/** The sandbox's three projects' seed days, exported for real into `seeds`. */
+async function exportSeeds(seeds: string): Promise<void> {
+  const projects = DEFAULT_PROJECTS.map((p) => p.id);
+  progress(`lake-build: exporting ${SEED_DAYS.length} seed days of ${projects.join(', ')}, every dataset`);
+  const sandbox = await startSandbox();
+  try {
+    const engine = createEngine({ apiUrl: sandbox.url, apiKey: sandbox.apiKey, destination: createLocalDestination(seeds) });
+    const summary = await engine.run(unitsOf([...SEED_DAYS], projects, DATASET_NAMES));
+    const expected = SEED_DAYS.length * projects.length * DATASET_NAMES.length;
+    if (summary.completed !== expected) throw new Error(`seed days: ${summary.completed} of ${expected} unit(s) complete`);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/**
+ * Every day of the month for `projects` (project n a clone of the sandbox's project n mod 3), by
+ * one DuckDB COPY per table and project partitioned by day; then each unit's manifest.
+ */
+async function cloneMonth(seeds: string, lake: string, projects: readonly string[]): Promise<{ files: number; bytes: number; rows: number }> {
+  const sources = DEFAULT_PROJECTS.map((p) => p.id);
+  const days = Array.from({ length: 30 }, (_, i) => addDays(FROM, i));
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  let files = 0;
+  let bytes = 0;
+  let rows = 0;
+  const sizes = new Map<string, number>();
+  try {
+    await connection.run(`CREATE TABLE days AS SELECT * FROM (VALUES ${days.map((day, i) => `(${sqlString(day)}, ${i % SEED_DAYS.length})`).join(', ')}) AS t(day, seed)`);
+    for (const [n, projectId] of projects.entries()) {
+      const source = sources[n % sources.length] as string;
+      progress(`lake-build: cloning ${projectId} (of ${source}), ${n + 1} of ${projects.length}`);
+      for (const dataset of DATASET_NAMES) {
+        for (const table of DATASET_TABLES[dataset]) {
+          const seedFiles = SEED_DAYS.map((day, seed) => ({ seed, file: path.join(seeds, partitionKey(table, day, `${source}.parquet`)) })).filter(({ file }) => existsSync(file));
+          if (seedFiles.length === 0) continue;
+          const columns = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(seedFiles[0]?.file ?? '')})`)).getRowObjectsJS();
+          const typeOf = (name: string) => columns.find((c) => c['column_name'] === name)?.['column_type'] as string | undefined;
+          const replaced = [
+            ...(typeOf('date') !== undefined ? [`CAST(days.day AS ${typeOf('date')}) AS date`] : []),
+            ...(typeOf('project_id') !== undefined ? [`${sqlString(projectId)} AS project_id`] : []),
+          ];
+          const rowsOf = seedFiles.map(({ seed, file }) => `SELECT *, ${seed} AS seed__ FROM read_parquet(${sqlString(file)})`).join(' UNION ALL BY NAME ');
+          const out = path.join(lake, '_clone', table.prefix, projectId);
+          await connection.run(
+            `COPY (SELECT * EXCLUDE (seed__, day, seed)${replaced.length > 0 ? ` REPLACE (${replaced.join(', ')})` : ''}, days.day AS dt FROM (${rowsOf}) AS s JOIN days ON s.seed__ = days.seed) ` +
+              `TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt))`,
+          );
+          for (const day of days) {
+            const target = path.join(lake, partitionKey(table, day, `${projectId}.parquet`));
+            await mkdir(path.dirname(target), { recursive: true });
+            const folder = path.join(out, `dt=${day}`);
+            const written = existsSync(folder) ? (await readdir(folder)).filter((name) => name.endsWith('.parquet')) : [];
+            if (written.length === 1) await rename(path.join(folder, written[0] as string), target);
+            else {
+              // A day with no row (or whose seed had none): the seed's empty file, as the export writes one.
+              const seed = seedFiles.find((s) => s.seed === days.indexOf(day) % SEED_DAYS.length);
+              if (seed === undefined) continue;
+              await connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(seed.file)}) LIMIT 0) TO ${sqlString(target)} (FORMAT parquet)`);
+            }
+            const size = (await stat(target)).size;
+            sizes.set(target, size);
+            files += 1;
+            bytes += size;
+          }
+        }
+      }
+      await rm(path.join(lake, '_clone'), { recursive: true, force: true });
+    }
+    const counted = await connection.runAndReadAll(
+      `SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(path.join(lake, 'views_pages', '*', '*.parquet'))})`,
+    );
+    rows = Number(counted.getRowObjectsJS()[0]?.['n'] ?? 0);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+  progress('lake-build: writing the manifests');
+  for (const [n, projectId] of projects.entries()) {
+    const source = sources[n % sources.length] as string;
+    for (const dataset of DATASET_NAMES) {
+      for (const [i, day] of days.entries()) {
+        const seedDay = SEED_DAYS[i % SEED_DAYS.length] as string;
+        const manifest = JSON.parse(await readFile(path.join(seeds, manifestKey(dataset, seedDay, source)), 'utf8')) as Record<string, unknown>;
+        const renamed = (key: string) => key.replaceAll(seedDay, day).replaceAll(source, projectId);
+        const seedFiles = (manifest['files'] ?? {}) as Record<string, string>;
+        const fileBytes = { ...((manifest['bytes'] ?? {}) as Record<string, number>) };
+        const filesOf: Record<string, string> = {};
+        for (const [table, key] of Object.entries(seedFiles)) {
+          filesOf[table] = renamed(key);
+          fileBytes[table] = sizes.get(path.join(lake, renamed(key))) ?? fileBytes[table] ?? 0;
+        }
+        const target = path.join(lake, manifestKey(dataset, day, projectId));
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(
+          target,
+          JSON.stringify({ ...manifest, projectId, date: day, window: { dateFrom: day, dateTo: addDays(day, 1) }, files: filesOf, bytes: fileBytes }),
+        );
+      }
+    }
+  }
+  return { files, bytes, rows };
+}
+
+export async function benchLakeBuild(): Promise<BenchResult> {
+  const root = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mintlify-bench-lake-build-'));
+  const seeds = path.join(root, 'seeds');
+  const lake = path.join(root, 'lake');
+  const projects = Array.from({ length: PROJECTS }, (_, n) => `proj_build_${String(n + 1).padStart(2, '0')}`);
+  try {
+    await exportSeeds(seeds);
+    const cloned = await cloneMonth(seeds, lake, projects);
+    progress('lake-build: the month’s index of units, as the export leaves it');
+    const indexStarted = performance.now();
+    const destination = openTarget({ kind: 'local', dir: lake });
+    for (const dataset of DATASET_NAMES) await readUnitIndexes(destination, dataset, [MONTH], undefined, undefined, true);
+    const indexMs = performance.now() - indexStarted;
+
+    progress(`lake-build: compactLake over ${MONTH}, ${PROJECTS} projects × ${DATASET_NAMES.length} datasets, in a child process`);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', SELF, '--child', JSON.stringify({ lake, projects })], {
+      cwd: ROOT,
+      timeout: 900_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const out = JSON.parse(stdout.slice(stdout.lastIndexOf('@@RESULT ') + 9)) as ChildOutput;
+    const built = Number(out.counts['built'] ?? 0);
+    const waited = Object.values(out.io).reduce((sum, slot) => sum + slot.ms, 0);
+    const load = `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on 2 cores`;
+    return {
+      figures: {
+        'lake_build.month_ms': judged(
+          out.buildMs,
+          'ms',
+          '<=',
+          10_000,
+          `compactLake over one month × ${PROJECTS} projects × ${DATASET_NAMES.length} datasets: ${built} roll-ups from ${cloned.files} day files; once (${load})`,
+        ),
+        'lake_build.month_cpu_ms': info(out.buildCpuMs, 'ms', 'CPU time of the build (its process, DuckDB threads included)'),
+        'lake_build.peak_rss': info(out.maxRssKiB * 1024, 'bytes', "peak RSS of the build's process (the export function's memory must hold it)"),
+        'lake_build.ms_per_rollup': info(built > 0 ? out.buildMs / built : 0, 'ms', 'build wall time ÷ roll-ups built'),
+        'lake_build.io_share': info(
+          waited / out.buildMs,
+          'x',
+          "of the build's wall time, the share spent waiting on the destination (day files read, roll-ups written, records, indexes); the rest is DuckDB and temp files",
+        ),
+        'lake_build.duckdb_start_ms': info(out.instanceStartMs, 'ms', `one DuckDB instance started, connected, closed (mean of ${INSTANCE_STARTS}); the build starts one per roll-up`),
+        'lake_build.recheck_ms': info(out.recheckMs, 'ms', 'compactLake again over the built month: every roll-up kept (reading records and indexes)'),
+        'lake_build.index_ms': info(indexMs, 'ms', "the month's index of units built from its manifests (before the build, as the export leaves it)"),
+      },
+      details: { lakeBuild: { loadAverage: loadavg(), cloned, indexMs, ...out } },
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === SELF && process.argv[2] === '--child') {
+  const input = JSON.parse(process.argv[3] ?? '{}') as { lake: string; projects: string[] };
+  const output = await child(input.lake, input.projects);
+  process.stdout.write(`\n@@RESULT ${JSON.stringify(output)}\n`);
+}
