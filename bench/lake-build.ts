@@ -169,6 +169,7 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
           ];
           const rowsOf = seedFiles.map(({ seed, file }) => `SELECT *, ${seed} AS seed__ FROM read_parquet(${sqlString(file)})`).join(' UNION ALL BY NAME ');
           const out = path.join(lake, '_clone', table.prefix, projectId);
+          await mkdir(path.dirname(out), { recursive: true });
           await connection.run(
             `COPY (SELECT * EXCLUDE (seed__, day, seed)${replaced.length > 0 ? ` REPLACE (${replaced.join(', ')})` : ''}, days.day AS dt FROM (${rowsOf}) AS s JOIN days ON s.seed__ = days.seed) ` +
               `TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt))`,

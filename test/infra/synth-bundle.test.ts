@@ -3,12 +3,15 @@
  * of each bundled handler: loaded from the cloud assembly in a separate Node process, with the
  * environment the template gives it, against the API sandbox and the S3/SQS/DynamoDB emulators.
  * It catches what template tests cannot: a bundle that does not load (ESM/CJS, a missing
- * `require`), env names the functions do not read, a dependency left out of the bundle.
+ * `require`), env names the functions do not read, a dependency left out of the bundle or its
+ * asset — DuckDB, which the export loads to build a settled month's roll-ups, is found only in
+ * the export's own asset, as in Lambda (the runtime provides the AWS SDK, not DuckDB).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -22,6 +25,7 @@ import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/i
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { createStateTable, TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { readParquetBytes } from '../helpers/read-back.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,8 +59,13 @@ beforeAll(async () => {
   synthOutput = stdout + stderr;
   template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as Template;
   // The bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
-  // repository's node_modules plays that part.
-  await symlink(join(REPO_ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  // repository's packages play that part — all but DuckDB, which the runtime does not have: a
+  // bundle that needs it must find it in its own asset.
+  await mkdir(join(outDir, 'node_modules'));
+  for (const name of await readdir(join(REPO_ROOT, 'node_modules'))) {
+    if (name.startsWith('.') || name === '@duckdb') continue;
+    await symlink(join(REPO_ROOT, 'node_modules', name), join(outDir, 'node_modules', name), 'dir');
+  }
   const assets = JSON.parse(await readFile(join(outDir, `${STACK}.assets.json`), 'utf8')) as {
     files: Record<string, { displayName?: string; source: { path: string } }>;
   };
@@ -99,6 +108,15 @@ async function guard(description: string, values: Record<string, string>, upstre
   return started;
 }
 
+/** Bytes of the files under `folder` (symbolic links not followed). */
+async function sizeOfFolder(folder: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
+}
+
 /** Runs `handler(event, context)` of a bundle in a fresh Node process (test/helpers/bundles.ts), with 60 s left of the invocation. */
 function invokeBundle(bundle: string, event: unknown, env: Record<string, string>) {
   return invokeBundleIn(outDir, bundle, event, env, 'handler', 60_000);
@@ -133,6 +151,20 @@ describe('cdk synth (CLI, offline, with bundling)', () => {
     };
     expect(report.pluginReports.filter((plugin) => plugin.conclusion !== 'success')).toEqual([]);
     expect(Object.values(template.Resources).some((resource) => resource.Type === 'AWS::Lambda::Function')).toBe(true);
+  });
+
+  it("puts DuckDB in the export's asset, loaded only when a roll-up is built: index.js ≤ 1 MB, the asset ≤ 250 MB unzipped", async () => {
+    const asset = dirname(bundles.export);
+    expect(existsSync(join(asset, 'node_modules/@duckdb/node-bindings-linux-x64/duckdb.node'))).toBe(true);
+    const code = await readFile(bundles.export, 'utf8');
+    // No static require: the cold start does not load DuckDB (rollups.ts imports it by a name the bundler does not follow).
+    expect(code).not.toMatch(/require\("@duckdb\//);
+    expect((await stat(bundles.export)).size).toBeLessThanOrEqual(1_000_000);
+    expect(await sizeOfFolder(asset)).toBeLessThanOrEqual(250 * 1024 * 1024);
+    const [, fn] = Object.entries(template.Resources).find(
+      ([, resource]) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'mintlify-export',
+    ) ?? [undefined, undefined];
+    expect(fn?.Properties).toMatchObject({ Architectures: ['x86_64'], Environment: { Variables: { HOME: '/tmp' } } });
   });
 
   it('bundles each handler with the AWS SDK left to the Lambda runtime', async () => {
@@ -255,6 +287,55 @@ describe('bundled handlers against the sandbox and emulators', () => {
     const ledger = await dynamo.client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'export#budget/ledger' } }, ConsistentRead: true }));
     expect(ledger.Item, 'the budget ledger item').toBeDefined();
     expect(logs).not.toContain(sandbox.apiKey);
+  });
+
+  it("the export bundle that settles a month writes that month's roll-ups, under its role's policies", async () => {
+    const values = {
+      MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
+      PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN,
+      EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+      EXPORT_STATE_TABLE: table,
+      EXPORT_GLUE_DATABASE: GLUE_DATABASE,
+    };
+    const tableNames = Object.fromEntries(
+      Object.entries(template.Resources)
+        .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
+        .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
+    );
+    const iam = await guard(
+      'Hourly',
+      values,
+      { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
+      tableNames,
+    );
+    const days = ['2026-02-26', '2026-02-27', '2026-02-28'];
+
+    // February's first exported day to its last: every day of the month the lake has is then settled.
+    const { error, logs } = await invokeBundle(
+      bundles.export,
+      { from: days[0], to: '2026-03-01', projects: [PROJECT], datasets: ['visitors'] },
+      { ...environmentOf('mintlify-export', values), ...endpoints, ...iam.env },
+    );
+
+    expect(iam.denied, 'calls its role may not make').toEqual([]);
+    expect(error, logs).toBeUndefined();
+    expect(logs).not.toContain('could not be built');
+    const keysUnder = async (prefix: string) =>
+      ((await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((object) => object.Key ?? '');
+    const read = async (key: string) =>
+      readParquetBytes(await (await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToByteArray());
+    const sorted = (rows: Record<string, unknown>[]) => rows.map((row) => JSON.stringify(row)).sort();
+    for (const folder of ['visitors_totals', 'visitors_pages']) {
+      // The roll-up of February (its grain — one file per project or per month — is the lake's).
+      const rollups = (await keysUnder(`mintlify/_rollups/${folder}/`)).filter((key) => key.includes('month=2026-02') && key.endsWith('.parquet'));
+      expect(rollups.length, `${folder}: February's roll-up`).toBeGreaterThan(0);
+      const rolled = (await Promise.all(rollups.map(read))).flatMap((contents) => contents.rows);
+      const dayRows = (
+        await Promise.all(days.map(async (day) => (await read(`mintlify/${folder}/dt=${day}/${PROJECT}.parquet`)).rows.map((row) => ({ ...row, dt: day }))))
+      ).flat();
+      expect(dayRows.length, `${folder}: rows of the days`).toBeGreaterThan(0);
+      expect(sorted(rolled), `${folder}: the roll-up holds its days' rows`).toEqual(sorted(dayRows));
+    }
   });
 
   it('the follow-up bundle sends one queued prompt to its job, once', async () => {
