@@ -62,6 +62,9 @@ interface ChildOutput {
   readonly recheckMs: number;
   readonly recheckCounts: Record<string, unknown>;
   readonly instanceStartMs: number;
+  readonly instanceStartCpuMs: number;
+  /** Wall time from one roll-up written to the next (its days read, DuckDB, its write), by the seed project its project clones. */
+  readonly rollupMsBySource: Record<string, { count: number; meanMs: number }>;
   readonly maxRssKiB: number;
 }
 
@@ -76,7 +79,7 @@ function kindOfKey(key: string): string {
  * `destination` with each call timed into `io` (by method and kind of key): every member is
  * forwarded, so the build sees the destination it would see.
  */
-function timedDestination(destination: Destination, io: ChildOutput['io']): Destination {
+function timedDestination(destination: Destination, io: ChildOutput['io'], rollupsPut: { key: string; at: number }[]): Destination {
   const timedMethods = new Set(['get', 'put', 'delete', 'list', 'listModified', 'exists']);
   return new Proxy(destination, {
     get(target, property, receiver) {
@@ -85,7 +88,9 @@ function timedDestination(destination: Destination, io: ChildOutput['io']): Dest
       return async (...args: unknown[]) => {
         const started = performance.now();
         const result = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as unknown;
-        const entry = `${property} ${kindOfKey(String(args[0]))}`;
+        const kind = kindOfKey(String(args[0]));
+        if (property === 'put' && kind === 'roll-ups') rollupsPut.push({ key: String(args[0]), at: performance.now() });
+        const entry = `${property} ${kind}`;
         const slot = (io[entry] ??= { calls: 0, ms: 0, bytes: 0 });
         slot.calls += 1;
         slot.ms += performance.now() - started;
@@ -101,7 +106,8 @@ function timedDestination(destination: Destination, io: ChildOutput['io']): Dest
 /** The child: the month built once (timed, profiled), then checked again, then DuckDB's start alone. */
 async function child(lake: string, projects: readonly string[]): Promise<ChildOutput> {
   const io: ChildOutput['io'] = {};
-  const destination = timedDestination(openTarget({ kind: 'local', dir: lake }), io);
+  const rollupsPut: { key: string; at: number }[] = [];
+  const destination = timedDestination(openTarget({ kind: 'local', dir: lake }), io, rollupsPut);
   const options = { from: FROM, to: TO, projects: new Set(projects) };
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -113,6 +119,7 @@ async function child(lake: string, projects: readonly string[]): Promise<ChildOu
   const recheckCounts = await compactLake(openTarget({ kind: 'local', dir: lake }), options);
   const recheckMs = performance.now() - recheckStarted;
   const instanceStarted = performance.now();
+  const instanceCpu = process.cpuUsage();
   for (let i = 0; i < INSTANCE_STARTS; i++) {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
@@ -121,7 +128,31 @@ async function child(lake: string, projects: readonly string[]): Promise<ChildOu
     instance.closeSync();
   }
   const instanceStartMs = (performance.now() - instanceStarted) / INSTANCE_STARTS;
-  return { buildMs, buildCpuMs: (used.user + used.system) / 1000, counts: { ...counts }, io, recheckMs, recheckCounts: { ...recheckCounts }, instanceStartMs, maxRssKiB };
+  const startCpu = process.cpuUsage(instanceCpu);
+  // Each roll-up's cycle (the gap since the previous roll-up was written), by its project's seed:
+  // a cost that does not grow with the rows is the same for the three.
+  const sources = DEFAULT_PROJECTS.map((p) => p.id);
+  const bySource: Record<string, { count: number; totalMs: number }> = {};
+  rollupsPut.forEach(({ key, at }, i) => {
+    if (i === 0) return;
+    const n = projects.findIndex((projectId) => key.includes(projectId));
+    const source = n < 0 ? 'every project' : (sources[n % sources.length] as string);
+    const slot = (bySource[source] ??= { count: 0, totalMs: 0 });
+    slot.count += 1;
+    slot.totalMs += at - (rollupsPut[i - 1]?.at ?? at);
+  });
+  return {
+    buildMs,
+    buildCpuMs: (used.user + used.system) / 1000,
+    counts: { ...counts },
+    io,
+    recheckMs,
+    recheckCounts: { ...recheckCounts },
+    instanceStartMs,
+    instanceStartCpuMs: (startCpu.user + startCpu.system) / 1000 / INSTANCE_STARTS,
+    rollupMsBySource: Object.fromEntries(Object.entries(bySource).map(([source, { count, totalMs }]) => [source, { count, meanMs: totalMs / count }])),
+    maxRssKiB,
+  };
 }
 
 /** The sandbox's three projects' seed days, exported for real into `seeds`. */
@@ -274,6 +305,13 @@ export async function benchLakeBuild(): Promise<BenchResult> {
           "of the build's wall time, the share spent waiting on the destination (day files read, roll-ups written, records, indexes); the rest is DuckDB and temp files",
         ),
         'lake_build.duckdb_start_ms': info(out.instanceStartMs, 'ms', `one DuckDB instance started, connected, closed (mean of ${INSTANCE_STARTS}); the build starts one per roll-up`),
+        'lake_build.duckdb_start_cpu_ms': info(out.instanceStartCpuMs, 'ms', 'the same, CPU time'),
+        ...Object.fromEntries(
+          Object.entries(out.rollupMsBySource).map(([source, { count, meanMs }]) => [
+            `lake_build.rollup_ms.${source}`,
+            info(meanMs, 'ms', `one roll-up's cycle (days read, DuckDB, written), mean of ${count}, projects cloned from ${source}`),
+          ]),
+        ),
         'lake_build.recheck_ms': info(out.recheckMs, 'ms', 'compactLake again over the built month: every roll-up kept (reading records and indexes)'),
         'lake_build.index_ms': info(indexMs, 'ms', "the month's index of units built from its manifests (before the build, as the export leaves it)"),
       },
