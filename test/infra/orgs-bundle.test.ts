@@ -4,10 +4,13 @@
  * it, against the sandbox and the emulators — every AWS call checked against its role's
  * policies in the template (test/helpers/iam.ts): the dispatcher lists the secrets under the
  * prefix and sends one message per organisation; the worker reads that organisation's secret
- * and exports it under orgs/<id>/; a revoked organisation is a batch item failure; the weekly
- * report writes an organisation's verdicts under its orgs/<id>/fix_effects/ and registers their
- * (org, dt) in the Glue stand-in.
+ * and exports it under orgs/<id>/ (a month it settles rolled up too, with the DuckDB of its own
+ * asset); a revoked organisation is a batch item failure; the weekly report writes an
+ * organisation's verdicts under its orgs/<id>/fix_effects/ and registers their (org, dt) in the
+ * Glue stand-in.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +174,11 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     const keys = (listed.Contents ?? []).map((object) => object.Key ?? '');
     expect(keys).toContain(`mintlify/orgs/acme/visitors_totals/dt=2026-02-28/${PROJECTS.acme}.parquet`);
     expect(keys.filter((key) => !key.startsWith('mintlify/orgs/'))).toEqual([]);
+    // Its run settled February (from its first exported day to its last): the month's roll-ups, built
+    // with the DuckDB its own asset carries (the Lambda runtime has none).
+    expect(existsSync(join(assembly.functionAssetDir(WORKER), 'node_modules/@duckdb/node-bindings-linux-x64/duckdb.node'))).toBe(true);
+    expect(keys.filter((key) => key.startsWith('mintlify/orgs/acme/_rollups/visitors_pages/') && key.includes('month=2026-02') && key.endsWith('.parquet'))).not.toEqual([]);
+    expect(logs).not.toContain('could not be built');
     // Its metrics carry the organisation: the alarm's contributors name it.
     expect(logs).toMatch(/"Organisation":"acme"/);
     expect(logs).toMatch(/"Organisation":"gone"[^\n]*OrganisationRunsFailed|OrganisationRunsFailed[^\n]*"Organisation":"gone"/);

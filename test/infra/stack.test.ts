@@ -73,13 +73,13 @@ describe('export schedule and function', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 5 * * ? *)' });
   });
 
-  it('gives the export 15 minutes, 512 MB and a single concurrent run on Node 24 ARM', () => {
+  it('gives the export 15 minutes, 1024 MB and a single concurrent run on Node 24 x86_64 (DuckDB for the monthly roll-ups)', () => {
     const [, fn] = lambdaOf(defaults.template, 'mintlify-export');
     expect(fn.Properties).toMatchObject({
       Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
+      Architectures: ['x86_64'],
       Timeout: 900,
-      MemorySize: 512,
+      MemorySize: 1024,
       ReservedConcurrentExecutions: 1,
       Handler: 'index.handler',
     });
