@@ -192,13 +192,16 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
         for (const table of DATASET_TABLES[dataset]) {
           const seedFiles = SEED_DAYS.map((day, seed) => ({ seed, file: path.join(seeds, partitionKey(table, day, `${source}.parquet`)) })).filter(({ file }) => existsSync(file));
           if (seedFiles.length === 0) continue;
-          const columns = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(seedFiles[0]?.file ?? '')})`)).getRowObjectsJS();
+          const columns = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(seedFiles[0]?.file ?? '')}, hive_partitioning = false)`)).getRowObjectsJS();
           const typeOf = (name: string) => columns.find((c) => c['column_name'] === name)?.['column_type'] as string | undefined;
           const replaced = [
             ...(typeOf('date') !== undefined ? [`CAST(days.day AS ${typeOf('date')}) AS date`] : []),
             ...(typeOf('project_id') !== undefined ? [`${sqlString(projectId)} AS project_id`] : []),
           ];
-          const rowsOf = seedFiles.map(({ seed, file }) => `SELECT *, ${seed} AS seed__ FROM read_parquet(${sqlString(file)})`).join(' UNION ALL BY NAME ');
+          // The seed's own `dt=` folder is not a column of the file: the clone's is its day.
+          const rowsOf = seedFiles
+            .map(({ seed, file }) => `SELECT *, ${seed} AS seed__ FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`)
+            .join(' UNION ALL BY NAME ');
           const out = path.join(lake, '_clone', table.prefix, projectId);
           await mkdir(path.dirname(out), { recursive: true });
           await connection.run(
@@ -215,7 +218,7 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
               // A day with no row (or whose seed had none): the seed's empty file, as the export writes one.
               const seed = seedFiles.find((s) => s.seed === days.indexOf(day) % SEED_DAYS.length);
               if (seed === undefined) continue;
-              await connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(seed.file)}) LIMIT 0) TO ${sqlString(target)} (FORMAT parquet)`);
+              await connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(seed.file)}, hive_partitioning = false) LIMIT 0) TO ${sqlString(target)} (FORMAT parquet)`);
             }
             const size = (await stat(target)).size;
             sizes.set(target, size);
@@ -230,6 +233,7 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
       `SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(path.join(lake, 'views_pages', '*', '*.parquet'))})`,
     );
     rows = Number(counted.getRowObjectsJS()[0]?.['n'] ?? 0);
+    if (rows === 0) throw new Error('the cloned month has no views_pages row: the clone is broken');
   } finally {
     connection.closeSync();
     instance.closeSync();
