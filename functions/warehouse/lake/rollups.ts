@@ -24,9 +24,10 @@ import { dayKey, monthOfDay, rollupKey } from './layout.js';
 import { daysOfMonth, indexEntry, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
- * DuckDB, loaded by a name a bundler does not follow: the export function's bundle holds no
- * native module, so there a roll-up cannot be built — it is removed instead (its days are read)
- * and the run says so; `compact` (and the export on a laptop) builds it.
+ * DuckDB, loaded by a name a bundler does not follow and only when a roll-up is built: the
+ * export's cold start does not pay for it. The functions that build roll-ups carry it in their
+ * asset (infra/constructs/duckdb-bundling.ts); where it is missing a roll-up is removed instead
+ * (its days are read) and the run says so.
  */
 const DUCKDB_PACKAGE = '@duckdb/node-api';
 
