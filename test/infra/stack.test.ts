@@ -102,6 +102,8 @@ describe('export schedule and function', () => {
     const [bucketId] = only(defaults.template, 'AWS::S3::Bucket', { VersioningConfiguration: { Status: 'Enabled' } });
     const [keySecretId] = personalDataKeySecret(defaults.template);
     expect(fn.Properties.Environment.Variables).toEqual({
+      // DuckDB's home (temp files) where Lambda can write: the export builds the monthly roll-ups.
+      HOME: '/tmp',
       MINTLIFY_API_KEY_SECRET_ARN: { Ref: secretId },
       MINTLIFY_PROJECT_IDS: 'proj_a,proj_b',
       EXPORT_DESTINATION: { 'Fn::Join': ['', ['s3://', { Ref: bucketId }, '/mintlify']] },
