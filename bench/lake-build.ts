@@ -184,15 +184,21 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
   let rows = 0;
   const sizes = new Map<string, number>();
   try {
-    await connection.run(`CREATE TABLE days AS SELECT * FROM (VALUES ${days.map((day, i) => `(${sqlString(day)}, ${i % SEED_DAYS.length})`).join(', ')}) AS t(day, seed)`);
+    await connection.run(
+      `CREATE TABLE days AS SELECT * FROM (VALUES ${days.map((day, i) => `(${sqlString(day)}, ${i % SEED_DAYS.length})`).join(', ')}) AS t(day, seed)`,
+    );
     for (const [n, projectId] of projects.entries()) {
       const source = sources[n % sources.length] as string;
       progress(`lake-build: cloning ${projectId} (of ${source}), ${n + 1} of ${projects.length}`);
       for (const dataset of DATASET_NAMES) {
         for (const table of DATASET_TABLES[dataset]) {
-          const seedFiles = SEED_DAYS.map((day, seed) => ({ seed, file: path.join(seeds, partitionKey(table, day, `${source}.parquet`)) })).filter(({ file }) => existsSync(file));
+          const seedFiles = SEED_DAYS.map((day, seed) => ({ seed, file: path.join(seeds, partitionKey(table, day, `${source}.parquet`)) })).filter(({ file }) =>
+            existsSync(file),
+          );
           if (seedFiles.length === 0) continue;
-          const columns = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(seedFiles[0]?.file ?? '')}, hive_partitioning = false)`)).getRowObjectsJS();
+          const columns = (
+            await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(seedFiles[0]?.file ?? '')}, hive_partitioning = false)`)
+          ).getRowObjectsJS();
           const typeOf = (name: string) => columns.find((c) => c['column_name'] === name)?.['column_type'] as string | undefined;
           const replaced = [
             ...(typeOf('date') !== undefined ? [`CAST(days.day AS ${typeOf('date')}) AS date`] : []),
@@ -218,7 +224,9 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
               // A day with no row (or whose seed had none): the seed's empty file, as the export writes one.
               const seed = seedFiles.find((s) => s.seed === days.indexOf(day) % SEED_DAYS.length);
               if (seed === undefined) continue;
-              await connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(seed.file)}, hive_partitioning = false) LIMIT 0) TO ${sqlString(target)} (FORMAT parquet)`);
+              await connection.run(
+                `COPY (SELECT * FROM read_parquet(${sqlString(seed.file)}, hive_partitioning = false) LIMIT 0) TO ${sqlString(target)} (FORMAT parquet)`,
+              );
             }
             const size = (await stat(target)).size;
             sizes.set(target, size);
@@ -308,7 +316,11 @@ export async function benchLakeBuild(): Promise<BenchResult> {
           'x',
           "of the build's wall time, the share spent waiting on the destination (day files read, roll-ups written, records, indexes); the rest is DuckDB and temp files",
         ),
-        'lake_build.duckdb_start_ms': info(out.instanceStartMs, 'ms', `one DuckDB instance started, connected, closed (mean of ${INSTANCE_STARTS}); the build starts one per roll-up`),
+        'lake_build.duckdb_start_ms': info(
+          out.instanceStartMs,
+          'ms',
+          `one DuckDB instance started, connected, closed (mean of ${INSTANCE_STARTS}); the build starts one per roll-up`,
+        ),
         'lake_build.duckdb_start_cpu_ms': info(out.instanceStartCpuMs, 'ms', 'the same, CPU time'),
         ...Object.fromEntries(
           Object.entries(out.rollupMsBySource).map(([source, { count, meanMs }]) => [

@@ -177,7 +177,9 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     // Its run settled February (from its first exported day to its last): the month's roll-ups, built
     // with the DuckDB its own asset carries (the Lambda runtime has none).
     expect(existsSync(join(assembly.functionAssetDir(WORKER), 'node_modules/@duckdb/node-bindings-linux-x64/duckdb.node'))).toBe(true);
-    expect(keys.filter((key) => key.startsWith('mintlify/orgs/acme/_rollups/visitors_pages/') && key.includes('month=2026-02') && key.endsWith('.parquet'))).not.toEqual([]);
+    expect(
+      keys.filter((key) => key.startsWith('mintlify/orgs/acme/_rollups/visitors_pages/') && key.includes('month=2026-02') && key.endsWith('.parquet')),
+    ).not.toEqual([]);
     expect(logs).not.toContain('could not be built');
     // Its metrics carry the organisation: the alarm's contributors name it.
     expect(logs).toMatch(/"Organisation":"acme"/);
