@@ -18,7 +18,8 @@ import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { PlannedUnit } from './plan.js';
 import type { Unit } from './units.js';
-import { describeDrift, mergeDrift, type Drift } from './drift.js';
+import { mergeDrift, type Drift } from './drift.js';
+import { describeRunDrift } from './drift-text.js';
 import type { RunTotals } from './run-log.js';
 import { readUnitState, unitKey, unitLabel } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
@@ -143,7 +144,7 @@ export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
     dataset,
     units,
     drift: drift as Drift,
-    message: describeDrift(drift as Drift, { dataset, units }),
+    message: describeRunDrift(drift as Drift, { dataset, units }),
   }));
 }
 
