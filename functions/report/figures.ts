@@ -21,7 +21,8 @@ import { loadWarehouse, type LoadedWarehouse } from '../warehouse/session.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { EFFECT_TABLES } from '../gaps/effect.js';
 import type { ErasureNote, HealthCell, RequestsDay } from './health.js';
-import { type CountFigure, FIGURE_DATASET, type Headline, type ReportDataset } from './headline.js';
+import type { CountFigure, Headline, ReportDataset } from './headline.js';
+import { FIGURE_DATASET } from '../warehouse/figure-names.js';
 import { readHealthFigures, type Merge } from './figures-health.js';
 import { type DatasetComparison, type DayVisitors, headlineFigures, type ProjectHeadline, readDailyTotals } from './figures-headline.js';
 import { rankingFigures, readRankings, type ThumbsDownPage, type TopPage, type UnansweredCategory, type UnclickedSearch } from './figures-rankings.js';
@@ -33,7 +34,6 @@ export {
   COUNT_FIGURES,
   comparisonFor,
   type CountFigure,
-  FIGURE_DATASET,
   hasData,
   type Headline,
   RANKING_DATASET,
@@ -41,6 +41,7 @@ export {
   type ReportDataset,
 } from './headline.js';
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
+export { FIGURE_DATASET } from '../warehouse/figure-names.js';
 export { readMerges, type Merge } from './figures-health.js';
 export type { DatasetComparison, DayVisitors } from './figures-headline.js';
 export { LIMITS, type ThumbsDownPage, type TopPage, type UnansweredCategory, type UnclickedSearch } from './figures-rankings.js';
