@@ -327,7 +327,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   ];
   return {
     kind: 'weekly-report',
-    subject: `Docs ${week}: ${subjectPart('human visitors', current.human, comparedOf(figures.headline, 'human'))}, ${subjectPart('views', current.views, comparedOf(figures.headline, 'views'))}`,
+    subject: `Docs ${week}: ${subjectPart(FIGURES.human.sentenceLabel, current.human, comparedOf(figures.headline, 'human'))}, ${subjectPart('views', current.views, comparedOf(figures.headline, 'views'))}`,
     body: lines.join('\n'),
   };
 }
