@@ -8,6 +8,7 @@ import { ask, type DailyTotalsRow } from '../warehouse/questions.js';
 import type { Period } from '../warehouse/period.js';
 import { type Comparison, type Coverage, isCovered } from '../warehouse/compare.js';
 import type { LoadedWarehouse } from '../warehouse/session.js';
+import type { Exposures } from '../warehouse/noise.js';
 import { coverageOf, fillOf, leftOutOf, type LeftOutDay } from './coverage.js';
 import { comparisonFor, type Headline, headline, overall, REPORT_DATASETS, type ReportDataset } from './headline.js';
 import type { FigurePeriods, HealthFigures } from './figures-health.js';
@@ -103,6 +104,12 @@ export function headlineFigures(totals: readonly DailyTotalsRow[], health: Pick<
     visitorsPerDay: visitorsPerDay(totals, period),
     previousVisitorsPerDay: visitorsPerDay(totals, previous),
   };
+}
+
+/** The days of `dataset` each period has exported of `projectId`: the exposure its counts are compared over (warehouse/noise.ts). */
+export function daysExported(figures: Pick<HeadlineFigures, 'byProject'>, projectId: string, dataset: ReportDataset): Exposures {
+  const project = figures.byProject.find((p) => p.projectId === projectId);
+  return { current: project?.current.coverage[dataset].exported ?? 0, previous: project?.previous.coverage[dataset].exported ?? 0 };
 }
 
 function visitorsPerDay(rows: readonly DailyTotalsRow[], period: Period): DayVisitors[] {

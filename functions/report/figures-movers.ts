@@ -3,11 +3,10 @@
  * what fell against the period before (movers.ts), only where the ranking's dataset compares as
  * totals, each move measured over the days its project has exported.
  */
-import type { Exposures } from '../warehouse/noise.js';
 import type { ReportDataset } from './headline.js';
 import { RANKING_DATASET } from './headline.js';
 import { moversOf, type Movers, type Ranked } from './movers.js';
-import type { HeadlineFigures } from './figures-headline.js';
+import { daysExported, type HeadlineFigures } from './figures-headline.js';
 import { RANKED_ROWS, rankingCompares, type RankingKind, type Rankings, termKey, wasClicked } from './figures-rankings.js';
 
 /** What moved against the previous period, per ranking. */
@@ -34,10 +33,4 @@ export function moverFigures(rankings: Rankings, headline: Pick<HeadlineFigures,
     categories: moversOfKind('categories'),
     thumbsDown: moversOfKind('thumbsDown'),
   };
-}
-
-/** The days of `dataset` each period has exported of `projectId`: the exposure its counts are compared over (warehouse/noise.ts). */
-export function daysExported(figures: Pick<HeadlineFigures, 'byProject'>, projectId: string, dataset: ReportDataset): Exposures {
-  const project = figures.byProject.find((p) => p.projectId === projectId);
-  return { current: project?.current.coverage[dataset].exported ?? 0, previous: project?.previous.coverage[dataset].exported ?? 0 };
 }

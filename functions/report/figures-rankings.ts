@@ -15,7 +15,7 @@ import type { FigurePeriods } from './figures-health.js';
 import type { HeadlineFigures } from './figures-headline.js';
 
 /** Rows shown in each ranking. */
-export const LIMITS = { pages: 15, searches: 20, categories: 12, examples: 3, thumbsDown: 10 } as const;
+const LIMITS = { pages: 15, searches: 20, categories: 12, examples: 3, thumbsDown: 10 } as const;
 
 /** Rows each ranking is asked for, so that what moved is known beyond what is shown. */
 export const RANKED_ROWS = 500;
@@ -103,56 +103,10 @@ export async function readRankings(session: LoadedWarehouse, scope: FigurePeriod
     categories,
     thumbs,
     ranked: {
-      pages: [
-        rankOf(
-          pages,
-          (r) => r.path,
-          (r) => r.views,
-        ),
-        rankOf(
-          pagesBefore,
-          (r) => r.path,
-          (r) => r.views,
-        ),
-      ],
-      searches: [
-        rankOf(
-          searches,
-          (r) => r.query,
-          (r) => r.hits,
-          true,
-        ),
-        rankOf(
-          searchesBefore,
-          (r) => r.query,
-          (r) => r.hits,
-          true,
-        ),
-      ],
-      categories: [
-        rankOf(
-          categories,
-          (r) => r.category,
-          (r) => r.unanswered,
-        ),
-        rankOf(
-          categoriesBefore,
-          (r) => r.category,
-          (r) => r.unanswered,
-        ),
-      ],
-      thumbsDown: [
-        rankOf(
-          thumbs,
-          (r) => r.path,
-          (r) => r.thumbsDown,
-        ),
-        rankOf(
-          thumbsBefore,
-          (r) => r.path,
-          (r) => r.thumbsDown,
-        ),
-      ],
+      pages: [rankOf(pages, 'path', 'views'), rankOf(pagesBefore, 'path', 'views')],
+      searches: [rankOf(searches, 'query', 'hits', true), rankOf(searchesBefore, 'query', 'hits', true)],
+      categories: [rankOf(categories, 'category', 'unanswered'), rankOf(categoriesBefore, 'category', 'unanswered')],
+      thumbsDown: [rankOf(thumbs, 'path', 'thumbsDown'), rankOf(thumbsBefore, 'path', 'thumbsDown')],
     },
     clickedBefore: new Map(clicked.map((row) => [termKey(row.projectId, row.term), { hits: row.hits, clicks: row.clicks }])),
   };
@@ -206,6 +160,13 @@ export function rankingFigures(rankings: Rankings, headline: Pick<HeadlineFigure
   };
 }
 
-function rankOf<T extends { readonly projectId: string }>(rows: readonly T[], label: (r: T) => string, value: (r: T) => number, lower = false): Ranked[] {
-  return rows.map((r) => ({ projectId: r.projectId, key: lower ? label(r).toLowerCase() : label(r), label: label(r), value: value(r) }));
+/** The fields of `T` that hold a `V`. */
+type FieldOf<T, V> = { [K in keyof T]: T[K] extends V ? K : never }[keyof T];
+
+/** `rows` ranked by their `value` field, each named by its `label` field (the key lower-cased where `lower`: a search term). */
+function rankOf<T extends { readonly projectId: string }>(rows: readonly T[], label: FieldOf<T, string>, value: FieldOf<T, number>, lower = false): Ranked[] {
+  return rows.map((r) => {
+    const shown = r[label] as string;
+    return { projectId: r.projectId, key: lower ? shown.toLowerCase() : shown, label: shown, value: r[value] as number };
+  });
 }

@@ -43,9 +43,6 @@ export {
 export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
 export { FIGURE_DATASET } from '../warehouse/figure-names.js';
 export { readMerges, type Merge } from './figures-health.js';
-export type { DatasetComparison, DayVisitors } from './figures-headline.js';
-export { LIMITS, type ThumbsDownPage, type TopPage, type UnansweredCategory, type UnclickedSearch } from './figures-rankings.js';
-export { daysExported } from './figures-movers.js';
 
 export interface Figures {
   readonly period: Period;

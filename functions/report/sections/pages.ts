@@ -1,5 +1,6 @@
 /** The most viewed pages, with their AI share and what moved. */
-import { type Figures, daysExported } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';

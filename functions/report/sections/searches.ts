@@ -1,5 +1,6 @@
 /** Searches nobody clicked (queries/searches-without-clicks.sql), with what moved. */
-import { daysExported, type Figures } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';

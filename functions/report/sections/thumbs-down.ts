@@ -1,5 +1,6 @@
 /** Pages with thumbs down (queries/pages-with-negative-feedback.sql): count, rate, the latest comments, what moved. */
-import { type Figures, daysExported } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
