@@ -21,12 +21,13 @@
  *   DuckDB; Athena replaces every match already).
  *
  * The report, `gaps` and the weekly report run the same files with a range and projects: one
- * definition of "searches nobody clicked", "unanswered questions" and "pages with thumbs down"
- * (`QUESTION_IDS`), whoever asks.
+ * definition of "searches nobody clicked", "searches clicked", "unanswered questions" and "pages
+ * with thumbs down" (`QUESTION_IDS`), whoever asks.
  */
 import { readFileSync } from 'node:fs';
 import type { Row } from '../functions/warehouse/duckdb.js';
 import {
+  decodeClickedSearch,
   decodeDailyTotals,
   decodeGapFigure,
   decodeAskedQuestionDay,
@@ -121,6 +122,15 @@ export const QUESTIONS: readonly Question[] = [
     summary: true,
   },
   {
+    id: 'ClickedSearches',
+    file: 'clicked-searches.sql',
+    name: 'Searches with a clicked result',
+    description:
+      'Search terms of the last 14 days (case-insensitively) whose results were clicked on some day, with their searches and about how many clicks (hits × click-through rate): what the report calls "no longer clicked" when they are unclicked now.',
+    saved: false,
+    summary: false,
+  },
+  {
     id: 'UnansweredAssistantQuestions',
     file: 'unanswered-assistant-questions.sql',
     name: 'Unanswered assistant questions by category',
@@ -210,6 +220,7 @@ export const QUESTION_IDS = {
   dailyTotals: 'DailyTotals',
   topPages: 'TopPages',
   searchesWithoutClicks: 'SearchesWithoutClicks',
+  clickedSearches: 'ClickedSearches',
   unansweredQuestions: 'UnansweredAssistantQuestions',
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
@@ -228,6 +239,7 @@ export const TYPED_QUESTIONS = {
   dailyTotals: typed(QUESTION_IDS.dailyTotals, decodeDailyTotals),
   topPages: typed(QUESTION_IDS.topPages, decodeTopPage),
   searchesWithoutClicks: typed(QUESTION_IDS.searchesWithoutClicks, decodeUnclickedSearch),
+  clickedSearches: typed(QUESTION_IDS.clickedSearches, decodeClickedSearch),
   unansweredQuestions: typed(QUESTION_IDS.unansweredQuestions, decodeUnansweredCategory),
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),

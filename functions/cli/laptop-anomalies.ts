@@ -10,7 +10,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
 import { formatCount } from '../shared/format.js';
 import { DATASET_NAMES } from '../warehouse/catalog.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES } from '../warehouse/figure-names.js';
+import { FIGURE_DATASET, FIGURE_NAMES, FIGURES } from '../warehouse/figure-names.js';
 
 export interface LaptopAnomalyInput {
   readonly result: RunResult;
@@ -31,7 +31,7 @@ export async function checkLaptopAnomalies(input: LaptopAnomalyInput): Promise<s
   }
   const newDays = [...completed].flatMap(([key, datasets]) => {
     const [projectId, day] = key.split('\u0000') as [string, string];
-    const figures = FIGURE_NAMES.filter((figure) => datasets.has(FIGURE_DATASETS[figure]));
+    const figures = FIGURE_NAMES.filter((figure) => datasets.has(FIGURE_DATASET[figure]));
     return figures.length > 0 ? [{ projectId, day, figures }] : [];
   });
   if (newDays.length === 0 || input.destination.list === undefined) return [];
@@ -45,6 +45,6 @@ export async function checkLaptopAnomalies(input: LaptopAnomalyInput): Promise<s
   });
   return found.map(
     (a) =>
-      `! anomaly ${a.day} ${a.projectId}: ${FIGURE_LABELS[a.figure]} ${formatCount(a.value)} vs usual ${formatCount(a.usual)} (the same weekday of the ${a.compared.length} weeks before; marked for status and the report)`,
+      `! anomaly ${a.day} ${a.projectId}: ${FIGURES[a.figure].sentenceLabel} ${formatCount(a.value)} vs usual ${formatCount(a.usual)} (the same weekday of the ${a.compared.length} weeks before; marked for status and the report)`,
   );
 }

@@ -10,6 +10,7 @@
  * Names are bounded: at most `MAX_FIELDS` per table (and top-level) in a manifest, each at most
  * `MAX_NAME_LENGTH` characters and made safe to show (`displayText`), with a count of the
  * names left out — an answer with 10,000 new fields must not make a manifest of 240 KB.
+ * The lines that name drift to people are drift-text.ts's.
  */
 import { displayText } from '../shared/display.js';
 import { stringifyJson } from '../shared/lossless-json.js';
@@ -42,9 +43,6 @@ export const MAX_FIELDS = 50;
 
 /** A field name longer than this is cut (with `…`) where it is named; the row keeps it whole. */
 export const MAX_NAME_LENGTH = 100;
-
-/** New field names a warning line lists per dataset; the manifest lists up to `MAX_FIELDS`. */
-const MAX_WARNING_FIELDS = 10;
 
 /**
  * New values kept per enum column: a column that turned into free text would otherwise fill
@@ -199,89 +197,4 @@ export function mergeDrift(a: Drift | undefined, b: Drift | undefined): Drift | 
 
 function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])].sort();
-}
-
-/** A name or an enum value as a log line may show it: one short line, nothing that changes the display. */
-function clipped(text: string): string {
-  const clean = displayText(text);
-  return clean.length > 40 ? `${clean.slice(0, 37)}...` : clean;
-}
-
-/** At most `MAX_WARNING_FIELDS` of `names`, then how many more (`more` of them not even in the manifest). */
-function listed(names: readonly string[], more = 0): string {
-  const shownNames = names.slice(0, MAX_WARNING_FIELDS).join(', ');
-  const left = names.length - Math.min(names.length, MAX_WARNING_FIELDS) + more;
-  return left > 0 ? `${shownNames} and ${left} more` : shownNames;
-}
-
-/** An enum value, quoted (it may hold spaces or commas). */
-function shown(value: string): string {
-  return JSON.stringify(clipped(value));
-}
-
-/** A run's drift of one dataset, for its warning: the dataset and the units that drifted. */
-export interface RunDrift {
-  readonly dataset: string;
-  readonly units: number;
-}
-
-/**
- * One line naming drift: field names, enum values and top-level field names, never any other
- * value (a query, a comment, an address stays in the table). Two forms, for two readers:
- * - of a run (`{ dataset, units }`): the export's warning, run log and `status` — each name as
- *   `table.field`, what was kept and where, and where to read more;
- * - of one `'unit'`: the report's calendar cell, short (`feedback: new field sentiment; new
- *   value source = widget · answer: new field meta`), from a manifest's drift read defensively
- *   (the manifest check leaves `drift` loose; an older manifest has none): undefined for none.
- */
-export function describeDrift(drift: Drift, of: RunDrift): string;
-export function describeDrift(drift: unknown, of: 'unit'): string | undefined;
-export function describeDrift(drift: unknown, of: RunDrift | 'unit'): string | undefined {
-  return of === 'unit' ? describeUnitDrift(drift) : describeRunDrift(drift as Drift, of);
-}
-
-function describeRunDrift(drift: Drift, { dataset, units }: RunDrift): string {
-  const entries = Object.entries(drift.tables);
-  const fields = entries.flatMap(([table, entry]) => entry.fields.map((field) => `${table}.${clipped(field)}`));
-  const moreFields = entries.reduce((sum, [, entry]) => sum + (entry.moreFields ?? 0), 0);
-  const nested = entries.some(([, entry]) => entry.fields.some(isNestedName));
-  const values = entries.flatMap(([table, entry]) => Object.entries(entry.values).map(([column, list]) => `${table}.${column} ${list.map(shown).join(', ')}`));
-  const topLevel = drift.topLevelFields.length + (drift.moreTopLevelFields ?? 0);
-  const parts = [
-    ...(fields.length > 0
-      ? [`new field(s) ${listed(fields, moreFields)} (kept in unknown_fields${nested ? '; nested ones as sent in their column' : ''})`]
-      : []),
-    ...(values.length > 0 ? [`new value(s) ${values.join('; ')} (kept as sent)`] : []),
-    ...(topLevel > 0
-      ? [`new top-level field(s) ${listed(drift.topLevelFields.map(clipped), drift.moreTopLevelFields)} (named in the manifest; their values were not kept)`]
-      : []),
-  ];
-  const lost = topLevel > 0 ? 'nothing else was lost' : 'nothing was lost';
-  return `the API's ${dataset} answers changed in ${units} unit(s): ${parts.join('; ')}; ${lost} (see SchemaDrift in docs/operations.md)`;
-}
-
-/** The drift a manifest names, read defensively: a part that is not what it should be is none. */
-interface ManifestDrift {
-  readonly tables?: Readonly<Record<string, { readonly fields?: readonly string[]; readonly values?: Readonly<Record<string, readonly string[]>> }>>;
-  readonly topLevelFields?: readonly string[];
-}
-
-function describeUnitDrift(drift: unknown): string | undefined {
-  if (drift === null || typeof drift !== 'object') return undefined;
-  const { tables, topLevelFields } = drift as ManifestDrift;
-  const parts: string[] = [];
-  for (const [table, change] of Object.entries(tables ?? {})) {
-    const fields = Array.isArray(change?.fields) ? change.fields.map(String) : [];
-    const values = Object.entries(change?.values ?? {}).map(([field, list]) => `${field} = ${(Array.isArray(list) ? list : []).map(String).join(', ')}`);
-    if (fields.length + values.length > 0)
-      parts.push(`${table}: ${[...fields.map((f) => `new field ${f}`), ...values.map((v) => `new value ${v}`)].join('; ')}`);
-  }
-  const top = Array.isArray(topLevelFields) ? topLevelFields.map(String) : [];
-  if (top.length > 0) parts.push(`answer: new field ${top.join(', ')}`);
-  return parts.length > 0 ? parts.join(' · ') : undefined;
-}
-
-/** A name by path inside a known field (`sources[].score`), not a field of the row itself. */
-function isNestedName(name: string): boolean {
-  return name.includes('[].') || name.includes('.');
 }

@@ -14,7 +14,7 @@ export { unitRows } from './manifest.js';
 export { BACKLOG_PREFIX, daysBefore, planRequested, planScheduled, type PlannedUnit } from './plan.js';
 export { exportPolicy, type ExportPolicy, type RunControl } from './policy.js';
 export { retentionCutoff } from './retention.js';
-export { describeDrift } from './drift.js';
+export { describeUnitDrift } from './drift-text.js';
 export { parseRunRecords, type RunCounts } from './run-log.js';
 export { runExport, type RunRequest, type RunResult } from './run.js';
 export { runUnits, type RunDeps, type RunEvent, type RunSummary, type UnitLoop, type UnitResult } from './run-units.js';

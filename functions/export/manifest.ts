@@ -131,6 +131,29 @@ export function manifestOf(facts: ManifestFacts): Manifest {
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Counts = v.record(v.string(), Count);
 const Text = v.string();
+const Names = v.array(Text);
+
+/**
+ * A manifest's `drift` (drift.ts `Drift`), as the report's calendar and `status` read it. A part
+ * an older or hand-edited manifest lacks is none; a drift that does not read at all is no drift
+ * (`ManifestSchema` falls back to undefined): it never makes a unit incomplete. What it reads
+ * is a `Drift` (test/types/manifest-drift.test-d.ts).
+ */
+export const MANIFEST_DRIFT = v.object({
+  tables: v.optional(
+    v.record(
+      Text,
+      v.object({
+        fields: v.optional(Names, []),
+        moreFields: v.exactOptional(Count),
+        values: v.optional(v.record(Text, Names), {}),
+      }),
+    ),
+    {},
+  ),
+  topLevelFields: v.optional(Names, []),
+  moreTopLevelFields: v.exactOptional(Count),
+});
 
 /**
  * What a manifest must hold for its unit to be complete: the fields `status`, the planner and
@@ -155,6 +178,7 @@ const ManifestSchema = v.looseObject({
   requests: v.looseObject({ successful: Count, sent: Count, retried: Count }),
   runs: Count,
   durationsMs: v.looseObject({ total: v.number() }),
+  drift: v.fallback(v.optional(MANIFEST_DRIFT), undefined),
   provisionalUntil: v.optional(
     v.pipe(
       Text,

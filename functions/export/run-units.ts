@@ -18,7 +18,8 @@ import type { AppLogger } from '../shared/logger.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { PlannedUnit } from './plan.js';
 import type { Unit } from './units.js';
-import { describeDrift, mergeDrift, type Drift } from './drift.js';
+import { mergeDrift, type Drift } from './drift.js';
+import { describeRunDrift } from './drift-text.js';
 import type { RunTotals } from './run-log.js';
 import { readUnitState, unitKey, unitLabel } from './units.js';
 import { API_COUNTERS, GATE_COUNTERS, startMeter } from './request-meter.js';
@@ -133,18 +134,14 @@ export interface DatasetDrift {
 
 /** One entry per dataset whose completed units drifted, in the order of the datasets' first unit. */
 export function driftOf(results: readonly UnitResult[]): DatasetDrift[] {
-  const byDataset = new Map<DatasetName, { units: number; drift: Drift | undefined }>();
+  const byDataset = new Map<DatasetName, { units: number; drift: Drift }>();
   for (const result of results) {
-    if (result.status !== 'complete' || !result.manifest.drift) continue;
-    const entry = byDataset.get(result.dataset) ?? { units: 0, drift: undefined };
-    byDataset.set(result.dataset, { units: entry.units + 1, drift: mergeDrift(entry.drift, result.manifest.drift) });
+    const drift = result.status === 'complete' ? result.manifest.drift : undefined;
+    if (drift === undefined) continue;
+    const entry = byDataset.get(result.dataset);
+    byDataset.set(result.dataset, { units: (entry?.units ?? 0) + 1, drift: mergeDrift(entry?.drift, drift) ?? drift });
   }
-  return [...byDataset].map(([dataset, { units, drift }]) => ({
-    dataset,
-    units,
-    drift: drift as Drift,
-    message: describeDrift(drift as Drift, { dataset, units }),
-  }));
+  return [...byDataset].map(([dataset, { units, drift }]) => ({ dataset, units, drift, message: describeRunDrift(drift, { dataset, units }) }));
 }
 
 /** What the unit loop takes: the units in order, the run's policy, control and dependencies, and its privacy. */

@@ -16,7 +16,7 @@ import type { SharedStore } from '../shared/storage/shared-store.js';
 import { addDays } from '../shared/dates.js';
 import { formatCount, percent } from '../shared/format.js';
 import { median } from '../warehouse/compare.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
+import { FIGURE_DATASET, FIGURE_NAMES, FIGURES, type FigureName } from '../warehouse/figure-names.js';
 import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';
 
@@ -110,7 +110,7 @@ function formatNumber(value: number): string {
 
 /** The message of an anomaly: subject, plain-text body, attributes `kind=anomaly` and `projectId`. */
 export function anomalyMessage(anomaly: Anomaly, thresholds: Thresholds): InsightMessage {
-  const label = FIGURE_LABELS[anomaly.figure];
+  const label = FIGURES[anomaly.figure].sentenceLabel;
   const verb = anomaly.direction === 'drop' ? 'fell' : 'rose';
   const weekday = weekdayOf(anomaly.day);
   const body = [
@@ -119,7 +119,7 @@ export function anomalyMessage(anomaly: Anomaly, thresholds: Thresholds): Insigh
     '',
     `Project:   ${anomaly.projectId}`,
     `Day:       ${anomaly.day} (${weekday}, UTC)`,
-    `Figure:    ${label} (dataset ${FIGURE_DATASETS[anomaly.figure]})`,
+    `Figure:    ${label} (dataset ${FIGURE_DATASET[anomaly.figure]})`,
     `This day:  ${formatNumber(anomaly.value)}`,
     `Usual:     ${formatNumber(anomaly.usual)}`,
     `Compared:  ${anomaly.compared.map((c) => `${c.day} ${formatNumber(c.value)}`).join(', ')}`,

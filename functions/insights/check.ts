@@ -20,7 +20,7 @@ import { lastDueDay } from '../export/plan.js';
 import type { Lake, LakeScope } from '../warehouse/lake.js';
 import { DAILY_TABLES } from '../warehouse/session.js';
 import { findAnomalies, publishAnomalies, WEEKS_COMPARED, type Anomaly, type NewDay, type Thresholds } from './anomalies.js';
-import { FIGURE_DATASETS, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
+import { FIGURE_DATASET, FIGURE_NAMES, type FigureName } from '../warehouse/figure-names.js';
 import { readDailyFigures } from './figures.js';
 import { rewriteAnomalies } from '../warehouse/records.js';
 import { checkFreshness, type Freshness, type FreshnessDeps, type FreshnessResult } from './stale.js';
@@ -75,7 +75,7 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
     const newest = latest.get(`${dataset}/${projectId}`);
     if (newest === undefined || day > newest) latest.set(`${dataset}/${projectId}`, day);
   }
-  const figureDatasets = new Set<DatasetName>(Object.values(FIGURE_DATASETS));
+  const figureDatasets = new Set<DatasetName>(FIGURE_NAMES.map((figure) => FIGURE_DATASET[figure]));
   const states = await readUnitStates(
     deps.destination,
     recent.flatMap((day) =>
@@ -94,7 +94,7 @@ export async function runInsightChecks(settings: CheckSettings, deps: CheckDeps)
   for (const day of recent) {
     for (const projectId of settings.projectIds) {
       const figures = FIGURE_NAMES.filter(
-        (figure) => (finished.get(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day })) ?? Number.NEGATIVE_INFINITY) > since,
+        (figure) => (finished.get(unitKey({ dataset: FIGURE_DATASET[figure], projectId, day })) ?? Number.NEGATIVE_INFINITY) > since,
       );
       if (figures.length > 0) newDays.push({ projectId, day, figures });
     }
@@ -141,7 +141,7 @@ export async function markAnomalies(
   const lake = await deps.openLake({ from: first, to: addDays(last, 1), prefixes });
   try {
     const figures = await readDailyFigures(lake, first, last, projects);
-    const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitKey({ dataset: FIGURE_DATASETS[figure], projectId, day }));
+    const isComplete = (projectId: string, figure: FigureName, day: string) => complete.has(unitKey({ dataset: FIGURE_DATASET[figure], projectId, day }));
     const found = findAnomalies(newDays, figures, isComplete, thresholds);
     // Shown (status, the report's calendar) before told: a failed publish is told again later.
     // Each checked day's marks are rewritten: one a re-export fixed goes.

@@ -5,6 +5,7 @@
 import type { DailyTotalsRow } from '../warehouse/questions.js';
 import { type Comparison, comparisonOf, type Coverage } from '../warehouse/compare.js';
 import type { DatasetName } from '../warehouse/catalog.js';
+import { FIGURE_DATASET } from '../warehouse/figure-names.js';
 
 /** The datasets the report's figures come from (the others are the export's own: health only). */
 export const REPORT_DATASETS = ['visitors', 'views', 'searches', 'assistant', 'feedback'] as const satisfies readonly DatasetName[];
@@ -13,19 +14,6 @@ export type ReportDataset = (typeof REPORT_DATASETS)[number];
 /** The headline's counts: each a sum over days (a per-day figure exists of each). */
 export const COUNT_FIGURES = ['human', 'ai', 'views', 'searches', 'questions', 'unanswered', 'thumbsDown'] as const;
 export type CountFigure = (typeof COUNT_FIGURES)[number];
-
-/** The dataset each figure of the headline comes from: its coverage decides how it is compared. */
-export const FIGURE_DATASET = {
-  human: 'visitors',
-  ai: 'visitors',
-  aiShare: 'visitors',
-  views: 'views',
-  searches: 'searches',
-  questions: 'assistant',
-  unanswered: 'assistant',
-  unansweredShare: 'assistant',
-  thumbsDown: 'feedback',
-} as const satisfies Readonly<Record<string, ReportDataset>>;
 
 /** The dataset each ranking (and its movers) comes from. */
 export const RANKING_DATASET = { pages: 'views', searches: 'searches', categories: 'assistant', thumbsDown: 'feedback' } as const satisfies Readonly<

@@ -5,7 +5,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describeDrift } from '../export/drift.js';
 import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
 import { isExpired, readExpiredUnits } from '../export/retention.js';
@@ -16,7 +15,7 @@ import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/session.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
-import { readErasureRecords, type ErasureShare } from '../export/index.js';
+import { describeUnitDrift, readErasureRecords, type ErasureShare } from '../export/index.js';
 
 /**
  * A unit's state in the calendar: `status`'s states (provisional: exported before its day was
@@ -66,7 +65,7 @@ function healthOf(state: UnitState | undefined): { state: HealthState; detail?: 
   const view = unitView(state);
   switch (view.state) {
     case 'complete': {
-      const drift = describeDrift(view.drift, 'unit');
+      const drift = describeUnitDrift(view.drift);
       return drift === undefined ? { state: 'complete' } : { state: 'drift', detail: drift };
     }
     case 'provisional':

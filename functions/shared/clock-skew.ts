@@ -23,6 +23,7 @@
  * base clock, which in production is the same clock and in tests a fake one.
  */
 import { formatDuration } from './durations.js';
+import { median } from './median.js';
 import { ClockSkewError } from './errors.js';
 
 /** Below this the Date header cannot tell skew from its 1-second resolution and the round trip. */
@@ -100,11 +101,6 @@ export function createSkewClock(base: () => number = Date.now, system: () => num
       return offsetMs;
     },
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 /** `4 min 10 s behind` / `1 h 02 min ahead of`: how this machine's clock stands to the API's. */

@@ -40,12 +40,8 @@ export function comparisonOf(current: Coverage, previous: Coverage): Comparison 
   return current.exported > 0 && previous.exported > 0 ? 'per-day' : 'none';
 }
 
-/** The median of `values` (the mean of the two middle values of an even count); NaN of none. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
+/** The median of the days compared, the usual level of a figure (shared/median.ts: one for the house). */
+export { median } from '../shared/median.js';
 
 /** A figure of one thing of a project in the period (`current`) and in the one before (`previous`). */
 export interface Change {

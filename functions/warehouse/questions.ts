@@ -56,6 +56,16 @@ export interface UnclickedSearchRow {
   readonly days: number;
 }
 
+/** queries/clicked-searches.sql: a term whose results were clicked, with its searches and about how many clicks. */
+export interface ClickedSearchRow {
+  readonly projectId: string;
+  /** The term in lower case (the API merges a day's spellings). */
+  readonly term: string;
+  readonly hits: number;
+  /** Hits × the click-through rate, rounded. */
+  readonly clicks: number;
+}
+
 /** queries/unanswered-assistant-questions.sql: a category of unanswered questions. */
 export interface UnansweredCategoryRow {
   readonly projectId: string;
@@ -115,6 +125,10 @@ export function decodeTopPage(r: Row): TopPageRow {
 
 export function decodeUnclickedSearch(r: Row): UnclickedSearchRow {
   return { projectId: text(r['project_id']), query: text(r['search_query']), hits: count(r['hits']), days: count(r['days']) };
+}
+
+export function decodeClickedSearch(r: Row): ClickedSearchRow {
+  return { projectId: text(r['project_id']), term: text(r['term']), hits: count(r['hits']), clicks: count(r['clicks']) };
 }
 
 export function decodeUnansweredCategory(r: Row): UnansweredCategoryRow {

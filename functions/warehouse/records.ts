@@ -8,7 +8,7 @@
 import * as v from 'valibot';
 import type { Destination } from '../shared/storage/destination.js';
 import { formatCount, percent } from '../shared/format.js';
-import { FIGURE_DATASETS, FIGURE_LABELS, type FigureName } from './figure-names.js';
+import { FIGURE_DATASET, FIGURES, type FigureName } from './figure-names.js';
 import { ANOMALIES_PREFIX } from './keys.js';
 import { dayKey } from './lake/layout.js';
 
@@ -121,8 +121,8 @@ function markOf(anomaly: AnomalyFound): AnomalyMark {
     projectId: anomaly.projectId,
     day: anomaly.day,
     figure: anomaly.figure,
-    dataset: FIGURE_DATASETS[anomaly.figure],
-    label: FIGURE_LABELS[anomaly.figure],
+    dataset: FIGURE_DATASET[anomaly.figure],
+    label: FIGURES[anomaly.figure].sentenceLabel,
     value: anomaly.value,
     usual: anomaly.usual,
     direction: anomaly.direction,

@@ -11,7 +11,7 @@
  */
 import { formatChange, formatCount } from '../../shared/format.js';
 import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
-import { FIGURE_MEANINGS, type Meaning, toneOf } from '../../warehouse/figure-names.js';
+import { FIGURE_LABEL, FIGURE_MEANINGS, FIGURES, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
 import {
   changeBeyondChance,
@@ -30,16 +30,10 @@ import { GAP_KIND_WORDS, portfolioEffectOf, portfolioOf } from '../../gaps/portf
 import { scopeLines, type ScopedJob } from '../../scope/summary.js';
 import { displayText } from '../../shared/display.js';
 
-/** The figures of the headline, in the order the body lists them. */
-export const DIGEST_FIGURES = [
-  { key: 'human', label: 'Human visitors' },
-  { key: 'ai', label: 'AI visitors' },
-  { key: 'views', label: 'Page views' },
-  { key: 'searches', label: 'Searches' },
-  { key: 'questions', label: 'Assistant questions' },
-  { key: 'unanswered', label: 'Unanswered questions' },
-  { key: 'thumbsDown', label: 'Thumbs down' },
-] as const satisfies readonly { key: keyof Headline; label: string }[];
+/** The figures of the headline, in the order the body lists them: each a figure of the table of figures (warehouse/figure-names.ts), named by its label. */
+export const DIGEST_FIGURES = (
+  ['human', 'ai', 'views', 'searches', 'questions', 'unanswered', 'thumbsDown'] as const satisfies readonly (keyof Headline)[]
+).map((key) => ({ key, label: FIGURE_LABEL[key], sentenceLabel: FIGURES[key].sentenceLabel }));
 
 export type DigestFigure = (typeof DIGEST_FIGURES)[number]['key'];
 
@@ -159,11 +153,6 @@ export function judgement(figure: DigestFigure, current: number, previous: numbe
   return tone === 'good' ? 'better' : tone === 'bad' ? 'worse' : '';
 }
 
-/** A label inside a sentence: `searches`, `AI visitors` (an acronym keeps its capitals). */
-function inSentence(label: string): string {
-  return /^.[A-Z]/.test(label) ? label : `${label.charAt(0).toLowerCase()}${label.slice(1)}`;
-}
-
 /** `a`, `a or b`, `a, b and c`. */
 function listed(words: readonly string[], last: 'and' | 'or'): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${last} ${words[words.length - 1]}`;
@@ -171,7 +160,7 @@ function listed(words: readonly string[], last: 'and' | 'or'): string {
 
 /** The line under the headline table saying what `better` and `worse` mean, from the same table. */
 function judgementNote(): string {
-  const labels = (meaning: Meaning) => DIGEST_FIGURES.filter((f) => FIGURE_MEANINGS[f.key] === meaning).map((f) => inSentence(f.label));
+  const labels = (meaning: Meaning) => DIGEST_FIGURES.filter((f) => FIGURE_MEANINGS[f.key] === meaning).map((f) => f.sentenceLabel);
   const neutral = labels('neutral');
   const unjudged = neutral.length === 0 ? '' : `; ${listed(neutral, 'and')} ${neutral.length === 1 ? 'is' : 'are'} not judged`;
   return `better / worse: by what the figure means (more ${listed(labels('more-is-bad'), 'or')} is worse)${unjudged}.`;
@@ -338,7 +327,7 @@ export function digestOf(input: DigestInput): InsightMessage {
   ];
   return {
     kind: 'weekly-report',
-    subject: `Docs ${week}: ${subjectPart('human visitors', current.human, comparedOf(figures.headline, 'human'))}, ${subjectPart('views', current.views, comparedOf(figures.headline, 'views'))}`,
+    subject: `Docs ${week}: ${subjectPart(FIGURES.human.sentenceLabel, current.human, comparedOf(figures.headline, 'human'))}, ${subjectPart('views', current.views, comparedOf(figures.headline, 'views'))}`,
     body: lines.join('\n'),
   };
 }

@@ -1,5 +1,6 @@
 /** Unanswered assistant questions by category (queries/unanswered-assistant-questions.sql), with examples and what moved. */
-import { type Figures, daysExported } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, section, table, type SectionContext } from '../page/parts.js';

@@ -7,6 +7,7 @@ import { describeLeftOut, hasData, type Figures, type ReportDataset } from '../f
 import { MIN_COVERAGE } from '../../warehouse/compare.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { FIGURES } from '../../warehouse/figure-names.js';
 
 /** `mintlify-exporter export --from … --to …`, when the caller does not word it (the deployment's weekly page). */
 const plainExportCommand = (from: string, to: string): string => `mintlify-exporter export --from ${from} --to ${to}`;
@@ -14,9 +15,9 @@ const plainExportCommand = (from: string, to: string): string => `mintlify-expor
 /** How a sentence names each dataset's figures. */
 export const DATASET_WORDS: Readonly<Record<ReportDataset, string>> = {
   visitors: 'visitors',
-  views: 'page views',
+  views: FIGURES.views.sentenceLabel,
   searches: 'searches',
-  assistant: 'assistant questions',
+  assistant: FIGURES.questions.sentenceLabel,
   feedback: 'feedback',
 };
 

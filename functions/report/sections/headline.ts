@@ -21,7 +21,7 @@ import { defined, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { comparisonNotes, DATASET_WORDS } from './comparison.js';
 import { definitionText, type DefinitionId } from './definitions.js';
-import { FIGURE_MEANINGS, toneOf } from '../../warehouse/figure-names.js';
+import { FIGURE_LABEL, FIGURE_MEANINGS, FIGURES, toneOf } from '../../warehouse/figure-names.js';
 
 export interface Metric {
   readonly key: keyof Headline & DefinitionId;
@@ -29,16 +29,10 @@ export interface Metric {
   readonly kind: 'count' | 'share';
 }
 
-export const METRICS: readonly Metric[] = [
-  { key: 'human', title: 'Human visitors', kind: 'count' },
-  { key: 'ai', title: 'AI visitors', kind: 'count' },
-  { key: 'aiShare', title: 'AI share of visitors', kind: 'share' },
-  { key: 'views', title: 'Page views', kind: 'count' },
-  { key: 'searches', title: 'Searches', kind: 'count' },
-  { key: 'questions', title: 'Assistant questions', kind: 'count' },
-  { key: 'unansweredShare', title: 'Unanswered by the assistant', kind: 'share' },
-  { key: 'thumbsDown', title: 'Thumbs down', kind: 'count' },
-];
+/** The headline's cards, in order: each a figure of the table of figures (warehouse/figure-names.ts), titled by its label. */
+export const METRICS: readonly Metric[] = (['human', 'ai', 'aiShare', 'views', 'searches', 'questions', 'unansweredShare', 'thumbsDown'] as const).map(
+  (key) => ({ key, title: FIGURE_LABEL[key], kind: FIGURES[key].kind }),
+);
 
 export function metricValue(headline: Headline, metric: Metric): string {
   const value = headline[metric.key] as number | null;

@@ -1,10 +1,11 @@
 /** The most viewed pages, with their AI share and what moved. */
-import { type Figures, daysExported } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { bars, changeCell, empty, moversBlock, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { comparisonNotes } from './comparison.js';
-import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
+import { FIGURE_MEANINGS, FIGURES } from '../../warehouse/figure-names.js';
 
 export function pagesSection(figures: Figures, context: SectionContext): SafeHtml {
   const pages = figures.topPages;
@@ -24,7 +25,7 @@ export function pagesSection(figures: Figures, context: SectionContext): SafeHtm
             { title: 'Views', numeric: true, def: 'pageViews' },
             { title: 'Human', numeric: true },
             { title: 'AI', numeric: true },
-            { title: 'AI share', numeric: true, def: 'aiShare' },
+            { title: FIGURES.aiShare.term, numeric: true, def: 'aiShare' },
             { title: 'Change', numeric: true, def: 'change' },
           ],
           pages.map((p) => [

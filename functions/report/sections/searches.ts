@@ -1,12 +1,13 @@
 /** Searches nobody clicked (queries/searches-without-clicks.sql), with what moved. */
-import { daysExported, type Figures } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { changeCell, empty, moversBlock, section, table } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { comparisonNotes } from './comparison.js';
 import type { SectionContext } from '../page/parts.js';
-import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
+import { FIGURE_LABEL, FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
 
 export function searchesSection(figures: Figures, context: SectionContext): SafeHtml {
   const searches = figures.unclickedSearches;
@@ -17,7 +18,7 @@ export function searchesSection(figures: Figures, context: SectionContext): Safe
           [
             { title: 'Search' },
             ...(context.many ? [{ title: 'Project' }] : []),
-            { title: 'Searches', numeric: true, def: 'unclicked' },
+            { title: FIGURE_LABEL.searches, numeric: true, def: 'unclicked' },
             { title: 'Days searched', numeric: true },
             { title: 'Change', numeric: true, def: 'change' },
           ],

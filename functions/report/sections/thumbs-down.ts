@@ -1,11 +1,12 @@
 /** Pages with thumbs down (queries/pages-with-negative-feedback.sql): count, rate, the latest comments, what moved. */
-import { type Figures, daysExported } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { daysExported } from '../figures-headline.js';
 import { formatCount, formatShare } from '../../shared/format.js';
 import { userText } from '../html.js';
 import { bars, changeCell, empty, moversBlock, note, pageLink, section, table, type SectionContext } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
 import { comparisonNotes } from './comparison.js';
-import { FIGURE_MEANINGS } from '../../warehouse/figure-names.js';
+import { FIGURE_LABEL, FIGURE_MEANINGS, FIGURES } from '../../warehouse/figure-names.js';
 
 export function thumbsDownSection(figures: Figures, context: SectionContext): SafeHtml {
   const pages = figures.thumbsDownPages;
@@ -21,7 +22,7 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
           'thumbs-down',
           [
             { title: 'Page' },
-            { title: 'Thumbs down', numeric: true, def: 'thumbsDown' },
+            { title: FIGURE_LABEL.thumbsDown, numeric: true, def: 'thumbsDown' },
             { title: 'Thumbs up', numeric: true },
             { title: 'Rate', numeric: true, def: 'thumbsDownRate' },
             { title: 'Change', numeric: true, def: 'change' },
@@ -37,7 +38,7 @@ export function thumbsDownSection(figures: Figures, context: SectionContext): Sa
               ? html`<ul class="comments">${p.comments.map((c) => html`<li class="quote">${userText(c, 200)}</li>`)}</ul>`
               : html`<span class="muted">none</span>`,
           ]),
-        )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), 'thumbs down', FIGURE_MEANINGS.thumbsDown)}${note(
+        )}${moversBlock(figures.movers.thumbsDown, (m) => pageLink(m.label, context, 60), FIGURES.thumbsDown.sentenceLabel, FIGURE_MEANINGS.thumbsDown)}${note(
           'Counted from every feedback item (feedback, helpful = false), not from feedback_by_page, which holds at most 100 pages a day.',
         )}${comparisonNotes(figures, ['feedback'], context.exportCommand)}`
       : empty('No page got a thumbs down in this period (or no feedback was exported).');

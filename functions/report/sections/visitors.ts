@@ -3,6 +3,7 @@ import { type ChartMark, COLORS, isDrawn, lineChart, type LineSeries } from '../
 import type { Figures } from '../figures.js';
 import { chart, empty, note, section } from '../page/parts.js';
 import { html, type SafeHtml } from '../page/template.js';
+import { FIGURE_LABEL } from '../../warehouse/figure-names.js';
 
 export function visitorsSection(figures: Figures): SafeHtml {
   const days = figures.visitorsPerDay;
@@ -18,8 +19,8 @@ export function visitorsSection(figures: Figures): SafeHtml {
         lineChart(
           days.map((d) => d.day.slice(5)),
           [
-            { name: 'Human visitors', color: COLORS.human, values: days.map((d) => d.human) },
-            { name: 'AI visitors', color: COLORS.ai, values: days.map((d) => d.ai) },
+            { name: FIGURE_LABEL.human, color: COLORS.human, values: days.map((d) => d.human) },
+            { name: FIGURE_LABEL.ai, color: COLORS.ai, values: days.map((d) => d.ai) },
             ...previousLines,
           ],
           320,

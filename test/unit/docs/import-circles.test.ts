@@ -110,7 +110,6 @@ const PAST_THE_DOOR: readonly string[] = [
   'functions/organisations/handlers.ts → functions/export/handler.ts',
   'functions/organisations/worker.ts → functions/export/handler.ts',
   'functions/organisations/worker.ts → functions/export/run.ts',
-  'functions/report/health.ts → functions/export/drift.ts',
   'functions/report/health.ts → functions/export/retention.ts',
   'functions/report/health.ts → functions/export/run-log.ts',
   'functions/report/health.ts → functions/export/units.ts',

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DriftRecorder,
-  HIDDEN_VALUE,
-  MAX_FIELDS,
-  MAX_NAME_LENGTH,
-  MAX_VALUES,
-  describeDrift,
-  mergeDrift,
-  unknownFieldsColumn,
-} from '../../../functions/export/drift.js';
+import { DriftRecorder, HIDDEN_VALUE, MAX_FIELDS, MAX_NAME_LENGTH, MAX_VALUES, mergeDrift, unknownFieldsColumn } from '../../../functions/export/drift.js';
+import { describeRunDrift, describeUnitDrift } from '../../../functions/export/drift-text.js';
+import { checkManifest, manifestOf } from '../../../functions/export/manifest.js';
+import type { Unit } from '../../../functions/export/unit-id.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, VISITORS_PAGES } from '../../../functions/warehouse/tables.js';
 
 const feedbackRow = (source: string, status = 'pending') => ({ source, status, comment: 'a comment nobody may log' });
@@ -100,9 +94,9 @@ describe('mergeDrift', () => {
   });
 });
 
-describe('describeDrift', () => {
+describe('describeRunDrift', () => {
   it('names tables, fields and quoted values in one line, control characters removed and long values cut', () => {
-    const line = describeDrift(
+    const line = describeRunDrift(
       { tables: { feedback: { fields: ['senti\u001b[31mment'], values: { source: ['wid\nget', 'x'.repeat(80)] } } }, topLevelFields: ['meta'] },
       { dataset: 'feedback', units: 2 },
     );
@@ -115,8 +109,8 @@ describe('describeDrift', () => {
   });
 
   it('says "nothing was lost" only when no top-level value was dropped', () => {
-    const fieldsOnly = describeDrift({ tables: { feedback: { fields: ['sentiment'], values: {} } }, topLevelFields: [] }, { dataset: 'feedback', units: 1 });
-    const withTop = describeDrift({ tables: {}, topLevelFields: ['meta'] }, { dataset: 'feedback', units: 1 });
+    const fieldsOnly = describeRunDrift({ tables: { feedback: { fields: ['sentiment'], values: {} } }, topLevelFields: [] }, { dataset: 'feedback', units: 1 });
+    const withTop = describeRunDrift({ tables: {}, topLevelFields: ['meta'] }, { dataset: 'feedback', units: 1 });
 
     expect(fieldsOnly).toContain('; nothing was lost');
     expect(withTop).not.toContain('nothing was lost');
@@ -124,7 +118,7 @@ describe('describeDrift', () => {
   });
 
   it('shows a right-to-left override and a zero-width space as visible escapes, never raw', () => {
-    const line = describeDrift(
+    const line = describeRunDrift(
       { tables: { feedback: { fields: ['gnp\u202E.exe', 'a\u200Bb'], values: {} } }, topLevelFields: ['\u0085x'] },
       { dataset: 'feedback', units: 1 },
     );
@@ -141,7 +135,7 @@ describe('describeDrift', () => {
     recorder.topLevelFields(Array.from({ length: 10_000 }, (_, i) => `top_${i}`));
     const drift = recorder.result();
 
-    const line = describeDrift(drift ?? { tables: {}, topLevelFields: [] }, { dataset: 'feedback', units: 1 });
+    const line = describeRunDrift(drift ?? { tables: {}, topLevelFields: [] }, { dataset: 'feedback', units: 1 });
 
     expect(drift?.tables['feedback']?.fields).toHaveLength(MAX_FIELDS);
     expect(drift?.tables['feedback']?.moreFields).toBe(10_000 - MAX_FIELDS);
@@ -153,17 +147,57 @@ describe('describeDrift', () => {
   });
 });
 
-describe("describeDrift of one unit (the report's calendar)", () => {
+describe("describeUnitDrift: one unit's drift (the report's calendar)", () => {
   it('names new fields and values per table, and new top-level fields', () => {
-    expect(
-      describeDrift({ tables: { feedback: { fields: ['sentiment'], values: { source: ['widget', 'slack'] } } }, topLevelFields: ['newKey'] }, 'unit'),
-    ).toBe('feedback: new field sentiment; new value source = widget, slack · answer: new field newKey');
+    expect(describeUnitDrift({ tables: { feedback: { fields: ['sentiment'], values: { source: ['widget', 'slack'] } } }, topLevelFields: ['newKey'] })).toBe(
+      'feedback: new field sentiment; new value source = widget, slack · answer: new field newKey',
+    );
   });
 
-  it('reads an absent, empty or malformed drift as no drift', () => {
-    for (const drift of [undefined, null, 'x', {}, { tables: {} }, { tables: { t: {} } }, { topLevelFields: [] }, { tables: { t: { fields: 'oops' } } }]) {
-      expect(describeDrift(drift, 'unit')).toBeUndefined();
+  it('reads an absent or empty drift as no drift', () => {
+    expect(describeUnitDrift(undefined)).toBeUndefined();
+    expect(describeUnitDrift({ tables: {}, topLevelFields: [] })).toBeUndefined();
+    expect(describeUnitDrift({ tables: { t: { fields: [], values: {} } }, topLevelFields: [] })).toBeUndefined();
+  });
+});
+
+describe("a manifest's drift, read through MANIFEST_DRIFT", () => {
+  const unit: Unit = { dataset: 'feedback', projectId: 'proj_a', day: '2026-03-01' };
+  const manifest = manifestOf({
+    unit,
+    state: { kind: 'single', pages: 1, truncated: false },
+    tables: [{ table: 'feedback', key: 'k', rows: 1, bytes: 1 }],
+    drift: undefined,
+    exportedAt: new Date('2026-03-02T00:00:00Z'),
+    finishedAt: Date.parse('2026-03-02T00:01:00Z'),
+    durationMs: 1,
+    invalidUtf8: 0,
+    requests: { successful: 1, sent: 1, retried: 0 },
+    runs: 1,
+  });
+  const driftRead = (drift: unknown) => {
+    const reading = checkManifest(JSON.parse(JSON.stringify({ ...manifest, drift })), unit);
+    if (!('manifest' in reading)) throw new Error(reading.problem);
+    return reading.manifest.drift;
+  };
+
+  it('is the drift written, typed: the calendar names it', () => {
+    const drift = { tables: { feedback: { fields: ['sentiment'], moreFields: 2, values: { source: ['widget'] } } }, topLevelFields: ['meta'] };
+
+    expect(driftRead(drift)).toEqual(drift);
+    expect(describeUnitDrift(driftRead(drift))).toBe('feedback: new field sentiment; new value source = widget · answer: new field meta');
+  });
+
+  it('takes a part an older manifest lacks as none', () => {
+    expect(driftRead({ tables: { t: { fields: ['x'] } } })).toEqual({ tables: { t: { fields: ['x'], values: {} } }, topLevelFields: [] });
+    expect(driftRead({ topLevelFields: ['y'] })).toEqual({ tables: {}, topLevelFields: ['y'] });
+  });
+
+  it('reads a malformed drift as no drift, and the unit stays complete', () => {
+    for (const drift of [null, 'x', 3, { tables: { t: { fields: 'oops' } } }, { tables: 'x' }, { topLevelFields: [1] }]) {
+      expect(driftRead(drift), JSON.stringify(drift)).toBeUndefined();
     }
+    expect(describeUnitDrift(driftRead({ tables: { t: { fields: 'oops' } } }))).toBeUndefined();
   });
 });
 
