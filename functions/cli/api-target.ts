@@ -28,6 +28,27 @@ export function sandboxServes(projectId: string): boolean {
   return DEFAULT_PROJECTS.some((project) => project.id === projectId) || synthProjectSeed(projectId) !== undefined;
 }
 
+/**
+ * Whether a CLI run with this configuration on `projects` runs against the embedded sandbox,
+ * which is not paced: no `MINTLIFY_API_KEY` (nor its secret), no `ANALYTICS_BUDGET`, nothing
+ * that points at a real deployment (`MINTLIFY_API_URL` at the service, no `EXPORT_STATE_TABLE`,
+ * a deployment's ledger), and every project one the sandbox serves (none named: its own). Every
+ * estimate of such a run needs no wait, and its pages' sizes are known (sandbox-sizes.ts).
+ */
+export function runsAgainstSandbox(
+  config: Pick<Config, 'apiKey' | 'apiKeySecretArn' | 'budgetSet' | 'stateTable' | 'apiUrl'>,
+  projects: readonly string[],
+): boolean {
+  return (
+    config.apiKey === undefined &&
+    config.apiKeySecretArn === undefined &&
+    !config.budgetSet &&
+    config.stateTable === undefined &&
+    config.apiUrl === DEFAULT_API_URL &&
+    projects.every(sandboxServes)
+  );
+}
+
 /** What a missing key must be set to, said the same way in every line that asks for it. */
 const SET_THE_KEY = "set MINTLIFY_API_KEY to your organisation's admin key (mint_…, from the dashboard's API keys)";
 

@@ -5,7 +5,7 @@
  */
 export { createExportDeps, openExportDestination, wireRun, type ExportDeps, type ExportOverrides, type RunHooks, type WiredRun } from './deps.js';
 export { FLAG_NAMES, requestedDays } from './event.js';
-export { afterSpending, budgetTime, runsUnpaced } from './estimates.js';
+export { afterSpending, budgetTime } from './estimates.js';
 export { readPeriodFill } from './fill.js';
 export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget/index.js';
 export { describeShare, ERASURES_PREFIX, readErasureRecords, type ErasureRecord, type ErasureShare } from './erasures.js';
