@@ -6,11 +6,12 @@
  * not a cue to export the sandbox's data or to meet a 404 per unit.
  */
 import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/generators/projects.js';
-import { DEFAULT_API_URL, validateApiKey, type Config } from '../settings/config.js';
+import type { Config } from '../settings/config.js';
+import { DEFAULT_API_URL, validateApiKey } from '../shared/validators.js';
 import { ConfigError } from '../shared/errors.js';
 import { formatDay } from '../shared/dates.js';
-import type { CliIo } from './io.js';
-import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
+import type { CliIo, EmbeddedSandbox } from './io.js';
+import { startEmbeddedSandbox } from './sandbox-thread.js';
 
 /** Where the API calls go: the real service with a key, or the embedded sandbox without one. */
 export interface ApiTarget {

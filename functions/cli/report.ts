@@ -7,7 +7,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FLAG_NAMES, budgetTime, daysBefore, lastDueDay, readPeriodFill, requestedDays, retentionCutoff } from '../export/index.js';
-import { loadConfig, validateProjectId, type Config } from '../settings/config.js';
+import { loadConfig, type Config } from '../settings/config.js';
+import { validateProjectId } from '../shared/validators.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import { formatCount } from '../shared/format.js';

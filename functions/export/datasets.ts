@@ -40,11 +40,8 @@ import {
   parseSearchesPage,
   parseViewsPage,
   parseVisitorsPage,
-  unknownFieldsOf,
-  unknownNestedFieldsOf,
-  hasNestedFields,
-  type KnownFields,
 } from '../shared/schemas.js';
+import { unknownFieldsOf, unknownNestedFieldsOf, hasNestedFields, type KnownFields } from '../shared/open-objects.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import { rowKeyOf } from '../warehouse/column-policy.js';
 import type {
@@ -464,6 +461,3 @@ export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
   assistant: readerOf('assistant', assistant),
   caller_stats: readerOf('caller_stats', callerStats),
 };
-
-/** The tables of a dataset, the streamed one last (the order files are replaced in). */
-export { tablesOf } from '../warehouse/catalog.js';

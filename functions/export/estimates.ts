@@ -13,7 +13,8 @@ import { DATASET_CATALOG, typicalPagesPerDay } from '../warehouse/catalog.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { DAY_MS } from '../shared/time.js';
 import type { Manifest } from './manifest.js';
-import { readUnitStates, unitKey, type Unit, type UnitState } from './units.js';
+import { readUnitStates, type UnitState } from './units.js';
+import { unitKey, type Unit } from './unit-id.js';
 
 /** What estimating a unit gives: the requests, and where they come from. */
 export interface Estimate {

@@ -22,4 +22,5 @@ export { unknownProjectReason } from './run-stops.js';
 export { localStateDir } from './state-folder.js';
 export { dueAt, lastDueDay } from './settle.js';
 export { readExportStatus, type ExportStatus } from './status.js';
-export { completeUnits, readUnitStates, unitKey, unitLabel, unitsOf, unitView, type Unit, type UnitState, type UnitView } from './units.js';
+export { completeUnits, readUnitStates, unitView, type UnitState, type UnitView } from './units.js';
+export { unitKey, unitLabel, unitsOf, type Unit } from './unit-id.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../sandbox/index.js';
 import { planScheduled } from '../../../functions/export/plan.js';
 import { unitStaging } from '../../../functions/export/staging.js';
-import type { Unit } from '../../../functions/export/units.js';
+import type { Unit } from '../../../functions/export/unit-id.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { makeTempDir } from '../../helpers/files.js';
 import { analyticsRequests } from '../../helpers/request-log.js';

@@ -11,9 +11,10 @@
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATASETS, tablesOf } from '../../../functions/export/datasets.js';
+import { DATASETS } from '../../../functions/export/datasets.js';
+import { tablesOf } from '../../../functions/warehouse/catalog.js';
 import { runExport, type RunResult } from '../../../functions/export/run.js';
-import type { Unit } from '../../../functions/export/units.js';
+import type { Unit } from '../../../functions/export/unit-id.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';

@@ -10,7 +10,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UnitResult } from '../../../functions/export/run-units.js';
-import type { Unit } from '../../../functions/export/units.js';
+import type { Unit } from '../../../functions/export/unit-id.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { expectedTables } from '../../helpers/expected-rows.js';

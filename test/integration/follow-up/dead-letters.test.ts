@@ -18,7 +18,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { runConsumer, type ConsumerStats } from '../../../functions/cli/consumer.js';
 import { listDeadLetters, redriveDeadLetters } from '../../../functions/cli/dead-letter-queue.js';
-import { processMessage, resolveSettings } from '../../../functions/follow-up/process-message.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import { resolveSettings } from '../../../functions/follow-up/settings.js';
 import { NEXT_CREATED_JOB } from '../../../sandbox/agent.js';
 import type { Sandbox } from '../../../sandbox/index.js';
 import type { StateStore } from '../../../functions/follow-up/state.js';
