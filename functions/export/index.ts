@@ -8,7 +8,7 @@ export { FLAG_NAMES, requestedDays } from './event.js';
 export { afterSpending, budgetTime } from './estimates.js';
 export { readPeriodFill } from './fill.js';
 export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget/index.js';
-export { describeShare, ERASURES_PREFIX, readErasureRecords, type ErasureRecord, type ErasureShare } from './erasures.js';
+export { describeShare, ERASURES_PREFIX, EXPIRED_PREFIX, readErasureRecords, type ErasureRecord, type ErasureShare } from './erasures.js';
 export { registerDays, type GlueSend, type TableRegistration } from '../warehouse/partitions.js';
 export { unitRows } from './manifest.js';
 export { BACKLOG_PREFIX, daysBefore, planRequested, planScheduled, type PlannedUnit } from './plan.js';

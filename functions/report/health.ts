@@ -8,7 +8,6 @@ import path from 'node:path';
 import { describeDrift } from '../export/drift.js';
 import { parseRunRecords, type RunCounts } from '../export/run-log.js';
 import { readUnitStates, unitView, type UnitState } from '../export/units.js';
-import { unitKey, unitsOf } from '../export/unit-id.js';
 import { isExpired, readExpiredUnits } from '../export/retention.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import type { LakeFiles } from '../warehouse/lake.js';
@@ -17,7 +16,7 @@ import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
 import { list } from '../warehouse/lake/files.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
-import { readErasureRecords, type ErasureShare } from '../export/index.js';
+import { readErasureRecords, unitKey, unitsOf, type ErasureShare } from '../export/index.js';
 
 /**
  * A unit's state in the calendar: `status`'s states (provisional: exported before its day was

@@ -4,7 +4,7 @@
  * no API request, no key.
  */
 import { EXPIRING_DATASETS } from '../export/retention.js';
-import { EXPIRED_PREFIX } from '../export/erasures.js';
+import { EXPIRED_PREFIX } from '../export/index.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -30,7 +30,7 @@ import type { AppLogger } from '../../functions/shared/logger.js';
 import { createMemoryStore, type SharedStore } from '../../functions/shared/storage/shared-store.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { fakeClock, type FakeClock } from './clock.js';
-import type { S3Sqs } from './emulators.js';
+import type { S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { fixedPersonalDataKey } from '../../functions/shared/personal-data/index.js';
 import { keyIdOf } from '../../functions/shared/personal-data/index.js';
 import { resolvePolicy } from '../../functions/warehouse/column-policy.js';

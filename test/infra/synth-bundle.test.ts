@@ -17,11 +17,12 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
+import { invokeBundle as invokeBundleIn } from '../../scripts/lib/bundles.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
-import { createStateTable, TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
+import { TEST_REGION, startS3Sqs, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { TEST_REGION } from '../../helpers/emulators.js';
+import { TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { runCliInProcess, spawnCli } from '../../helpers/cli.js';
 import { cliEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../../helpers/env.js';

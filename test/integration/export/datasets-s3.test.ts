@@ -13,7 +13,7 @@ import type { DatasetName } from '../../../functions/warehouse/catalog.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
 import { startSandbox, type ProjectSeed, type Sandbox } from '../../../sandbox/index.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { expectedTables, expectUnitMatches } from '../../helpers/expected-rows.js';
 import { ALL_DATASETS, tableKey, tableNames, unitKeys } from '../../helpers/layout.js';
 import { readManifest } from '../../helpers/read-back.js';

@@ -18,7 +18,8 @@ import { createLocalDestination } from '../../../functions/shared/storage/destin
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
 import type { FaultRule, Sandbox } from '../../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../../helpers/clock.js';
-import { startS3Sqs, useSandbox, type S3Sqs } from '../../helpers/emulators.js';
+import { useSandbox } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { expectDayMatches } from '../../helpers/expected-rows.js';
 import { listFiles, makeTempDir, stagingFiles, tableFiles } from '../../helpers/files.js';
 import { dayFiles } from '../../helpers/layout.js';

@@ -20,7 +20,8 @@ import { createS3Destination } from '../../../functions/shared/storage/destinati
 import { createDynamoStore } from '../../../functions/shared/storage/shared-store-dynamo.js';
 import type { SharedStore } from '../../../functions/shared/storage/shared-store.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../../helpers/emulators.js';
+import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { exportFunctionEnv } from '../../helpers/env.js';
 import { expectDayMatches } from '../../helpers/expected-rows.js';
 import { filesContaining, listFiles, makeTempDir, removeTempDirs, tableFiles } from '../../helpers/files.js';

@@ -21,7 +21,7 @@ import { createS3Destination } from '../../../functions/shared/storage/destinati
 import { DestinationError } from '../../../functions/shared/errors.js';
 import { startSandbox, type RequestLogEntry, type Sandbox } from '../../../sandbox/index.js';
 import { fakeClock, type FakeClock } from '../../helpers/clock.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { expectedTables } from '../../helpers/expected-rows.js';
 import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../../helpers/files.js';
 import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../../helpers/read-back.js';

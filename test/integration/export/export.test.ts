@@ -17,7 +17,8 @@ import { createS3Destination } from '../../../functions/shared/storage/destinati
 import type { AppLogger } from '../../../functions/shared/logger.js';
 import type { Sandbox } from '../../../sandbox/index.js';
 import { fakeClock } from '../../helpers/clock.js';
-import { startS3Sqs, useSandbox, type S3Sqs } from '../../helpers/emulators.js';
+import { useSandbox } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { expectDayMatches, PAGES_COLUMNS } from '../../helpers/expected-rows.js';
 import { filesContaining, listFiles, makeTempDir } from '../../helpers/files.js';
 import { aRunRecord, dayFiles, runRecordsIn, withoutRunRecords } from '../../helpers/layout.js';

@@ -24,7 +24,7 @@ import type { Destination } from '../../../functions/shared/storage/destination.
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
-import { startS3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
 
