@@ -125,9 +125,9 @@ function spawnCalls(file: ts.SourceFile): number {
 const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'drift/cli-drift.test.ts': 'the drift sandbox and the export as two processes',
   'cli/cli-doctor.test.ts': 'the state table and queue checks: the SDK reads region and credentials from the process’s environment',
-  'export/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
-  'export/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
-  'export/export-two-writers.test.ts': 'two processes on the same units',
+  'export/run-log/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
+  'export/handler-partitions/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
+  'export/resume-faults/export-two-writers.test.ts': 'two processes on the same units',
   'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
   'follow-up/follow-up-dead-claimant.test.ts': 'a claimant killed, another process taking over',
   'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
