@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { unitsOf } from '../functions/export/units.js';
+import { unitsOf } from '../functions/export/unit-id.js';
 import { DEFAULT_TOP } from '../functions/cli/gaps.js';
 import { findGaps } from '../functions/gaps/find.js';
 import { GAP_TABLES } from '../functions/gaps/read.js';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startSandbox } from '../sandbox/index.js';
-import { startS3Sqs } from '../test/helpers/emulators.js';
+import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
 import type { ExportChildInput, ExportChildOutput } from './child/export.js';
 import { bundleLikeLambda } from './lib/bundle.js';
 import { info, judged, median, progress, type BenchResult, type Figures } from './lib/figures.js';

@@ -7,7 +7,9 @@
  */
 import { createApiClient } from '../functions/shared/api/index.js';
 import type { FollowUpOutcome } from '../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../functions/follow-up/process-message.js';
+import { processMessage } from '../functions/follow-up/process-message.js';
+import type { FollowUpDeps } from '../functions/follow-up/types.js';
+import type { FollowUpSettings } from '../functions/follow-up/settings.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { info, judged, median, progress, type BenchResult, type Figures } from './lib/figures.js';
 import { memoryStateStore, seededRandom } from './lib/memory-store.js';

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { addDays } from '../functions/shared/dates.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
-import { startS3Sqs } from '../test/helpers/emulators.js';
+import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../scripts/lib/bundles.js';
+import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
 import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
 import { benchPeriod, buildLake, LAST_DAY, REPORT_DAYS } from './report.js';
 
@@ -48,7 +48,11 @@ export async function benchReportFunction(): Promise<BenchResult> {
       const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
       const env = {
-        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: '' }),
+        ...functionEnvironment(assembly.resources, WEEKLY, {
+          EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+          INSIGHTS_TOPIC_ARN: topicArn,
+          EXPORT_GLUE_DATABASE: '',
+        }),
         AWS_ENDPOINT_URL_S3: aws.endpoint,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { unitsOf } from '../functions/export/units.js';
+import { unitsOf } from '../functions/export/unit-id.js';
 import type { Period } from '../functions/warehouse/period.js';
 import { periodOf, previousPeriod } from '../functions/warehouse/period.js';
 import { loadWarehouse } from '../functions/warehouse/session.js';

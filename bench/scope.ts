@@ -11,7 +11,7 @@
 import { createScopeChecker } from '../functions/scope/check.js';
 import { splitGlobs } from '../functions/scope/globs.js';
 import { DEFAULT_ALLOWED, DEFAULT_PROTECTED } from '../functions/scope/rules.js';
-import { startGitHubStandIn, type StandInFile } from '../test/helpers/github-stand-in.js';
+import { startGitHubStandIn, type StandInFile } from '../scripts/lib/github-stand-in.js';
 import { judged, progress, type BenchResult } from './lib/figures.js';
 
 const TOKEN = 'ghp_bench_token_0001';

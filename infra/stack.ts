@@ -5,7 +5,7 @@
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { PROJECT_ID_PATTERN } from '../functions/settings/config.js';
+import { PROJECT_ID_PATTERN } from '../functions/shared/validators.js';
 import { BUCKET_NAME_PATTERN, SECRET_ARN_PATTERN } from '../functions/settings/setting.js';
 import { DATASET_NAMES, type DatasetName } from '../functions/warehouse/catalog.js';
 import { parseDay } from '../functions/shared/dates.js';

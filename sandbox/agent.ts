@@ -7,7 +7,7 @@
  * clock drives every transition and tests take milliseconds.
  */
 import { createHash } from 'node:crypto';
-import type { JobStatus } from '../functions/shared/api-types.js';
+import type { JobStatus } from '../functions/shared/api-enums.js';
 import { HOUR_MS } from '../functions/shared/time.js';
 
 /** The job record the API returns. */

@@ -40,7 +40,7 @@ export type { JobRecord, JobState, RunScript } from './agent.js';
 export { PLANTED_DAYS_AGO, PLANTED_FALL, type PlantedFix } from './generators/planted-fixes.js';
 export { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from './endpoints/query.js';
 export type { SearchRow } from './generators/searches.js';
-export { FEEDBACK_SOURCES, FEEDBACK_STATUSES, type FeedbackSource, type FeedbackStatus } from '../functions/shared/api-types.js';
+export { FEEDBACK_SOURCES, FEEDBACK_STATUSES, type FeedbackSource, type FeedbackStatus } from '../functions/shared/api-enums.js';
 export type { FeedbackRow } from './generators/feedback.js';
 export type { ConversationTurn } from './generators/assistant.js';
 export type { CallerStats } from './generators/caller-stats.js';

@@ -45,7 +45,7 @@ const KEEP_ALL = 'feedback.contact=keep,feedback.comment=keep,feedback.code=keep
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as ExportChildInput;
   const dataset = input.dataset ?? 'visitors';
-  // The emulator settings of test/helpers/emulators.ts (emulatorS3Config), inlined so the
+  // The emulator settings of scripts/lib/s3-sqs.ts (emulatorS3Config), inlined so the
   // bundle does not pull in the emulators themselves.
   const s3Client = input.s3Endpoint
     ? new S3Client({

@@ -10,7 +10,7 @@
 import type { PlannedUnit } from '../../functions/export/plan.js';
 import { exportPolicy, type ExportPolicy } from '../../functions/export/policy.js';
 import { runUnits, type RunDeps, type RunSummary, type UnitResult } from '../../functions/export/run-units.js';
-import type { Unit } from '../../functions/export/units.js';
+import type { Unit } from '../../functions/export/unit-id.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import { createApiClient, type ApiClientOptions, type MintlifyClient } from '../../functions/shared/api/index.js';
 import { createBudgetGate, createBudgetLedger, type BudgetGate, type BudgetWait } from '../../functions/shared/pacing/budget.js';

@@ -12,7 +12,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { unitsOf } from '../../functions/export/units.js';
+import { unitsOf } from '../../functions/export/unit-id.js';
 import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { ASSISTANT_CONVERSATIONS, partitionKey } from '../../functions/warehouse/tables.js';

@@ -6,11 +6,12 @@
  * not a cue to export the sandbox's data or to meet a 404 per unit.
  */
 import { DEFAULT_PROJECTS, synthProjectSeed } from '../../sandbox/generators/projects.js';
-import { DEFAULT_API_URL, validateApiKey, type Config } from '../settings/config.js';
+import type { Config } from '../settings/config.js';
+import { DEFAULT_API_URL, validateApiKey } from '../shared/validators.js';
 import { ConfigError } from '../shared/errors.js';
 import { formatDay } from '../shared/dates.js';
-import type { CliIo } from './io.js';
-import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
+import type { CliIo, EmbeddedSandbox } from './io.js';
+import { startEmbeddedSandbox } from './sandbox-thread.js';
 
 /** Where the API calls go: the real service with a key, or the embedded sandbox without one. */
 export interface ApiTarget {
@@ -26,6 +27,27 @@ export interface ApiTarget {
 /** Whether the embedded sandbox serves `projectId` (its seeded projects and `proj_synth_<N>`). */
 export function sandboxServes(projectId: string): boolean {
   return DEFAULT_PROJECTS.some((project) => project.id === projectId) || synthProjectSeed(projectId) !== undefined;
+}
+
+/**
+ * Whether a CLI run with this configuration on `projects` runs against the embedded sandbox,
+ * which is not paced: no `MINTLIFY_API_KEY` (nor its secret), no `ANALYTICS_BUDGET`, nothing
+ * that points at a real deployment (`MINTLIFY_API_URL` at the service, no `EXPORT_STATE_TABLE`,
+ * a deployment's ledger), and every project one the sandbox serves (none named: its own). Every
+ * estimate of such a run needs no wait, and its pages' sizes are known (sandbox-sizes.ts).
+ */
+export function runsAgainstSandbox(
+  config: Pick<Config, 'apiKey' | 'apiKeySecretArn' | 'budgetSet' | 'stateTable' | 'apiUrl'>,
+  projects: readonly string[],
+): boolean {
+  return (
+    config.apiKey === undefined &&
+    config.apiKeySecretArn === undefined &&
+    !config.budgetSet &&
+    config.stateTable === undefined &&
+    config.apiUrl === DEFAULT_API_URL &&
+    projects.every(sandboxServes)
+  );
 }
 
 /** What a missing key must be set to, said the same way in every line that asks for it. */

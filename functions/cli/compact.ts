@@ -7,7 +7,8 @@
  */
 import type { Command } from 'commander';
 import { createExportDeps } from '../export/index.js';
-import { loadConfig, validateProjectId } from '../settings/config.js';
+import { loadConfig } from '../settings/config.js';
+import { validateProjectId } from '../shared/validators.js';
 import { parseDay } from '../shared/dates.js';
 import { compactLake } from '../warehouse/lake/rollups.js';
 import { validatedArg } from './args.js';

@@ -15,9 +15,11 @@ import { createSqsDeadLetter, resolveDeadLetterQueueUrl } from '../follow-up/dea
 import { checkOutcomesTopic } from '../follow-up/notify.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { consumeSummary, humanLogger, messageLine } from './render/human-log.js';
-import { processMessage, type FollowUpDeps } from '../follow-up/process-message.js';
+import { processMessage } from '../follow-up/process-message.js';
+import type { FollowUpDeps } from '../follow-up/types.js';
 import { resolveSettings, settingsFromConfig } from '../follow-up/settings.js';
-import { isLoopback, loadConfig, validateTopicArn } from '../settings/config.js';
+import { loadConfig } from '../settings/config.js';
+import { isLoopback, validateTopicArn } from '../shared/validators.js';
 import { checkAwsAccess } from './aws-access.js';
 import { checkedSqsClient } from './aws-settings.js';
 import { ConfigError } from '../shared/errors.js';

@@ -9,7 +9,7 @@
  */
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeError } from '../shared/errors.js';
-import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
+import type { FollowUpLogger, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/types.js';
 import { bodyStringFields } from '../follow-up/message.js';
 import { deferMessage } from '../follow-up/visibility.js';
 

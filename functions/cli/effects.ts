@@ -17,11 +17,11 @@
 import type { GlueClient } from '@aws-sdk/client-glue';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
-import { loadConfig, validateProjectId } from '../settings/config.js';
+import { loadConfig } from '../settings/config.js';
+import { ID_PATTERN, validateProjectId } from '../shared/validators.js';
 import { createHash } from 'node:crypto';
 import { addDays, dayStart, formatDay, parseDay } from '../shared/dates.js';
 import { displayText } from '../shared/display.js';
-import { ID_PATTERN } from '../shared/validators.js';
 import { NoDataError } from '../shared/errors.js';
 import { validatedArg } from './args.js';
 import { addCompletedPeriodOptions, completedPeriod, type CompletedPeriodFlags } from './completed-period.js';

@@ -31,7 +31,7 @@ import { newLeaseOwner } from '../shared/pacing/leases.js';
 import { silentLogger } from '../shared/logger.js';
 import { partitionWarnings } from './register-partitions.js';
 import { createMemoryStore } from '../shared/storage/shared-store.js';
-import { missingKeyError } from './api-target.js';
+import { missingKeyError, runsAgainstSandbox } from './api-target.js';
 import { EXIT_STOPPED } from './io.js';
 import { createProgress, createTerminalLine } from './progress.js';
 import { exportJson, printExport } from './render/export.js';
@@ -71,12 +71,13 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
   const datasets = datasetsOf(flags, config);
   const clients = clientOverrides(io, flags.out);
   const destination = openExportDestination(config, clients);
-  // Before any request: a destination or state folder that cannot be written must not cost budget.
-  const sandboxBudget = config.apiKey === undefined && !config.budgetSet;
-  await probeSetup({ ...probeInput(config, io, flags.out, destination, !sandboxBudget), mode: 'write' });
   // Without a key, a --project the embedded sandbox does not serve is meant for the real API.
   const mistake = config.apiKey === undefined ? missingKeyError(config, flags.project, '--project') : undefined;
   if (mistake) throw mistake;
+  // Before any request: a destination or state folder that cannot be written must not cost budget.
+  // A run against the embedded sandbox keeps no ledger in the state folder (below).
+  const usesState = !runsAgainstSandbox(config, flags.project.length > 0 ? flags.project : config.projectIds);
+  await probeSetup({ ...probeInput(config, io, flags.out, destination, usesState), mode: 'write' });
   const target = await io.resolveApiTarget(config);
   try {
     const projects = flags.project.length > 0 ? flags.project : target.defaultProjects;
@@ -84,6 +85,8 @@ async function runExportCommand(flags: ExportFlags, io: ExportCommandIo): Promis
     if (projects.length === 0) throw new ConfigError('no project to export: pass --project ID or set MINTLIFY_PROJECT_IDS');
     // The embedded sandbox is not the organisation's API: it has no limit, and spending the
     // real ledger on it would only slow the real exports. ANALYTICS_BUDGET still applies if set.
+    // The target, not the configuration (runsAgainstSandbox), says it: with MINTLIFY_ORGS_FILE an
+    // organisation's key goes to the sandbox of every organisation too (api-target.ts).
     const sandboxed = target.sandbox !== undefined && !config.budgetSet;
     // One line for the bar on a terminal: every other line of the run goes through it and clears the bar first.
     const line = createTerminalLine(io.stderr);

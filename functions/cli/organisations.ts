@@ -12,9 +12,10 @@ import { orgDestination, readOrganisationsFile, selectOrganisations, type Organi
 import { ConfigError, stripControlCharacters } from '../shared/errors.js';
 import { EXIT_STOPPED, type CliIo } from './io.js';
 import { createOrganisationBoard } from './organisation-board.js';
-import { startEmbeddedSandbox, type EmbeddedSandbox } from './sandbox-thread.js';
+import { startEmbeddedSandbox } from './sandbox-thread.js';
+import type { EmbeddedSandbox } from './io.js';
 import { organisationOf } from '../organisations/follow-ups.js';
-import { DEFAULT_API_URL } from '../settings/config.js';
+import { DEFAULT_API_URL } from '../shared/validators.js';
 
 /** The commands that read or write a lake: they take `--org` and run per organisation. */
 export const LAKE_COMMANDS: readonly string[] = ['export', 'plan', 'status', 'forget', 'report', 'gaps', 'effects', 'scope'];

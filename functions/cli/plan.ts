@@ -4,9 +4,9 @@
  * hourly run's plan. Reads the destination and the ledger only: sends no API request.
  */
 import type { Command } from 'commander';
-import { BACKLOG_PREFIX, FLAG_NAMES, budgetTime, lastDueDay, planRequested, planScheduled, requestedDays, runsUnpaced } from '../export/index.js';
+import { BACKLOG_PREFIX, FLAG_NAMES, budgetTime, lastDueDay, planRequested, planScheduled, requestedDays } from '../export/index.js';
 import { sandboxPages } from './sandbox-sizes.js';
-import { sandboxServes } from './api-target.js';
+import { runsAgainstSandbox } from './api-target.js';
 import { loadConfig } from '../settings/config.js';
 import { writeJson } from './render/json.js';
 import { planJson, printPlan } from './render/plan.js';
@@ -46,13 +46,13 @@ async function runPlanCommand(flags: ScopeFlags, io: ExportCommandIo): Promise<n
             datasets,
             force: false,
             now,
-            ...(config.apiKey === undefined && config.apiKeySecretArn === undefined && projects.every(sandboxServes) ? { sizedPages: sandboxPages } : {}),
+            ...(runsAgainstSandbox(config, projects) ? { sizedPages: sandboxPages } : {}),
           },
           destination,
         );
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
-  const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
+  const unpaced = runsAgainstSandbox(config, projects);
   const requests = plan.units.reduce((sum, u) => sum + u.estimate, 0);
   const view = {
     destination: destination.url,

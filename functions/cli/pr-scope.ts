@@ -12,7 +12,8 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
-import { loadConfig, validateProjectId } from '../settings/config.js';
+import { loadConfig } from '../settings/config.js';
+import { validateProjectId } from '../shared/validators.js';
 import { ConfigError } from '../shared/errors.js';
 import { validatedArg } from './args.js';
 import { addCompletedPeriodOptions, completedPeriod, type CompletedPeriodFlags } from './completed-period.js';

@@ -6,8 +6,9 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { FLAG_NAMES, budgetTime, daysBefore, lastDueDay, readPeriodFill, requestedDays, retentionCutoff, runsUnpaced } from '../export/index.js';
-import { loadConfig, validateProjectId, type Config } from '../settings/config.js';
+import { FLAG_NAMES, budgetTime, daysBefore, lastDueDay, readPeriodFill, requestedDays, retentionCutoff } from '../export/index.js';
+import { loadConfig, type Config } from '../settings/config.js';
+import { validateProjectId } from '../shared/validators.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError, NoDataError } from '../shared/errors.js';
 import { formatCount } from '../shared/format.js';
@@ -19,7 +20,7 @@ import type { BudgetSnapshot } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
 import type { FillNotice } from '../report/sections/fill.js';
-import { sandboxServes } from './api-target.js';
+import { runsAgainstSandbox } from './api-target.js';
 import { budgetNeeds, requestsLeftText } from './render/budget.js';
 import { exportCommandOf } from './fill-command.js';
 
@@ -192,7 +193,7 @@ async function readFillNotice(input: {
     ...(cutoff !== undefined ? { retentionCutoff: cutoff } : {}),
   });
   if (fill === undefined) return undefined;
-  const unpaced = runsUnpaced(config) && input.projects.every(sandboxServes);
+  const unpaced = runsAgainstSandbox(config, input.projects);
   const ms = budgetTime(emptyWindow(config.budget, now), fill.status.requests, now).ms;
   return {
     missingDays: fill.missingDays,

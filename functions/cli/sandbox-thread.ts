@@ -11,8 +11,6 @@ import { Worker } from 'node:worker_threads';
 import { startSandbox, type PlantedFix, type SandboxOptions } from '../../sandbox/index.js';
 import type { CliIo, EmbeddedSandbox } from './io.js';
 
-export type { EmbeddedSandbox } from './io.js';
-
 interface Ready {
   readonly url: string;
   readonly apiKey: string;

@@ -4,19 +4,8 @@
  * and the budget. Reads the destination and the ledger only: sends no API request.
  */
 import { Option, type Command } from 'commander';
-import {
-  FLAG_NAMES,
-  budgetTime,
-  daysBefore,
-  dueAt,
-  lastDueDay,
-  readExportStatus,
-  requestedDays,
-  retentionCutoff,
-  runsUnpaced,
-  unitsOf,
-} from '../export/index.js';
-import { sandboxServes } from './api-target.js';
+import { FLAG_NAMES, budgetTime, daysBefore, dueAt, lastDueDay, readExportStatus, requestedDays, retentionCutoff, unitsOf } from '../export/index.js';
+import { runsAgainstSandbox } from './api-target.js';
 import { readAnomalies } from '../warehouse/records.js';
 import { describeRolledUp, rolledUpMonths } from '../warehouse/lake/rollups.js';
 import { loadConfig } from '../settings/config.js';
@@ -67,7 +56,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
   const anomalies = await readAnomalies(destination, days, projects);
   const snapshot = await ledger.snapshot();
   // The embedded sandbox (not paced) is what an export with this configuration would use.
-  const unpaced = runsUnpaced(config) && projects.every(sandboxServes);
+  const unpaced = runsAgainstSandbox(config, projects);
   const next = config.org === undefined ? undefined : nextRunOf(status, snapshot, now, { config, out: flags.out, projects });
   const view = {
     ...(next === undefined ? {} : { next }),

@@ -9,7 +9,8 @@ import { describeError } from '../shared/errors.js';
 import { PaginationError } from './errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { partitionKey, type TableDef } from '../warehouse/tables.js';
-import { tablesOf, type DatasetDef, type ReadPage, type RowContext, type TableRow } from './datasets.js';
+import type { DatasetDef, ReadPage, RowContext, TableRow } from './datasets.js';
+import { tablesOf } from '../warehouse/catalog.js';
 import { DriftRecorder, unknownFieldsColumn } from './drift.js';
 import { manifestOf, removeManifest, writeManifest, type Manifest, type TableFile } from './manifest.js';
 import type { PagerState } from './paging.js';
@@ -17,7 +18,7 @@ import { openTableWriter, type TableWriter } from './parquet.js';
 import { manifestPrivacy, type Privacy } from './privacy.js';
 import { dueAt } from './settle.js';
 import type { Checkpoint, RequestCounts, UnitStaging } from './staging.js';
-import { unitLabel, type Unit } from './units.js';
+import { unitLabel, type Unit } from './unit-id.js';
 
 /** What the commit needs of a run's work on the unit (unit.ts `UnitRun`). */
 export interface CommittedRun {

@@ -19,32 +19,9 @@ import type {
   VisitorsPage,
 } from '../shared/api-types.js';
 import { DATASET_CATALOG, type CatalogEntry, type DatasetName } from '../warehouse/catalog.js';
-import {
-  AssistantPageSchema,
-  AssistantTurnSchema,
-  CallerStatsSchema,
-  FeedbackByPageRowSchema,
-  FeedbackByPageSchema,
-  FeedbackPageSchema,
-  FeedbackRowSchema,
-  PathCountsRowSchema,
-  SearchesPageSchema,
-  SearchRowSchema,
-  TotalsSchema,
-  ViewsPageSchema,
-  VisitorsPageSchema,
-  parseAssistantPage,
-  parseCallerStats,
-  parseFeedbackByPage,
-  parseFeedbackPage,
-  parseSearchesPage,
-  parseViewsPage,
-  parseVisitorsPage,
-  unknownFieldsOf,
-  unknownNestedFieldsOf,
-  hasNestedFields,
-  type KnownFields,
-} from '../shared/schemas.js';
+// The answers' schemas by their names in schemas.ts (api-types.ts infers the page types from the same names).
+import * as schemas from '../shared/schemas.js';
+import { unknownFieldsOf, unknownNestedFieldsOf, hasNestedFields, type KnownFields } from '../shared/open-objects.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import { rowKeyOf } from '../warehouse/column-policy.js';
 import type {
@@ -262,8 +239,8 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
     parse: spec.parse,
     personalFields: { path: 'path' },
     rows: spec.rows,
-    ...unknownOf(PathCountsRowSchema),
-    totalsUnknownFields: (page) => unknownFieldsOf(page.totals, TotalsSchema),
+    ...unknownOf(schemas.PathCountsRowSchema),
+    totalsUnknownFields: (page) => unknownFieldsOf(page.totals, schemas.TotalsSchema),
     unknownTopLevelFields: topLevelOf(spec.pageSchema),
     view(page) {
       const rows = spec.rows(page);
@@ -309,23 +286,23 @@ function pathCounts<Page extends { totals: { human: number; ai: number; total: n
 }
 
 const visitors = pathCounts<VisitorsPage>({
-  parse: parseVisitorsPage,
-  pageSchema: VisitorsPageSchema,
+  parse: schemas.parseVisitorsPage,
+  pageSchema: schemas.VisitorsPageSchema,
   rows: (page) => page.visitors,
 });
 
 const views = pathCounts<ViewsPage>({
-  parse: parseViewsPage,
-  pageSchema: ViewsPageSchema,
+  parse: schemas.parseViewsPage,
+  pageSchema: schemas.ViewsPageSchema,
   rows: (page) => page.views,
 });
 
 const searches: DatasetSpec<SearchesPage, SearchRow, typeof SEARCHES, typeof SEARCHES_TOTALS, 'totalSearches'> = {
-  parse: parseSearchesPage,
+  parse: schemas.parseSearchesPage,
   personalFields: { search_query: 'searchQuery', top_clicked_page: 'topClickedPage' },
   rows: (page) => page.searches,
-  ...unknownOf(SearchRowSchema),
-  unknownTopLevelFields: topLevelOf(SearchesPageSchema),
+  ...unknownOf(schemas.SearchRowSchema),
+  unknownTopLevelFields: topLevelOf(schemas.SearchesPageSchema),
   // No `hasMore` on this endpoint: the cursor alone ends it.
   view: (page) => ({
     rowCount: page.searches.length,
@@ -353,11 +330,11 @@ const searches: DatasetSpec<SearchesPage, SearchRow, typeof SEARCHES, typeof SEA
 };
 
 const feedback: DatasetSpec<FeedbackPage, FeedbackRow, typeof FEEDBACK> = {
-  parse: parseFeedbackPage,
+  parse: schemas.parseFeedbackPage,
   personalFields: { path: 'path', comment: 'comment', contact: 'contact', code: 'code' },
   rows: (page) => page.feedback,
-  ...unknownOf(FeedbackRowSchema),
-  unknownTopLevelFields: topLevelOf(FeedbackPageSchema),
+  ...unknownOf(schemas.FeedbackRowSchema),
+  unknownTopLevelFields: topLevelOf(schemas.FeedbackPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
     project_id: context.projectId,
@@ -379,11 +356,11 @@ const feedback: DatasetSpec<FeedbackPage, FeedbackRow, typeof FEEDBACK> = {
 };
 
 const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow, typeof FEEDBACK_BY_PAGE> = {
-  parse: parseFeedbackByPage,
+  parse: schemas.parseFeedbackByPage,
   personalFields: { path: 'path' },
   rows: (page) => page.feedback,
-  ...unknownOf(FeedbackByPageRowSchema),
-  unknownTopLevelFields: topLevelOf(FeedbackByPageSchema),
+  ...unknownOf(schemas.FeedbackByPageRowSchema),
+  unknownTopLevelFields: topLevelOf(schemas.FeedbackByPageSchema),
   view: (page) => ({ rowCount: page.feedback.length, hasMore: page.hasMore }),
   toRow: (row, context) => ({
     project_id: context.projectId,
@@ -398,11 +375,11 @@ const feedbackByPage: DatasetSpec<FeedbackByPage, FeedbackByPageRow, typeof FEED
 };
 
 const assistant: DatasetSpec<AssistantPage, AssistantTurn, typeof ASSISTANT_CONVERSATIONS> = {
-  parse: parseAssistantPage,
+  parse: schemas.parseAssistantPage,
   personalFields: { query: 'query', response: 'response', query_category: 'queryCategory', sources_json: 'sources', page_url: 'pageUrl' },
   rows: (page) => page.conversations,
-  ...unknownOf(AssistantTurnSchema),
-  unknownTopLevelFields: topLevelOf(AssistantPageSchema),
+  ...unknownOf(schemas.AssistantTurnSchema),
+  unknownTopLevelFields: topLevelOf(schemas.AssistantPageSchema),
   view: (page) => ({ rowCount: page.conversations.length, hasMore: page.hasMore, nextCursor: page.nextCursor }),
   toRow: (row, context) => ({
     project_id: context.projectId,
@@ -423,10 +400,10 @@ const assistant: DatasetSpec<AssistantPage, AssistantTurn, typeof ASSISTANT_CONV
 };
 
 const callerStats: DatasetSpec<CallerStats, CallerStats, typeof ASSISTANT_CALLER_STATS> = {
-  parse: parseCallerStats,
+  parse: schemas.parseCallerStats,
   rows: (page) => [page],
   // A single-object answer: its unknown fields are the row's (a new caller kind), none top-level.
-  ...unknownOf(CallerStatsSchema),
+  ...unknownOf(schemas.CallerStatsSchema),
   unknownTopLevelFields: () => [],
   view: () => ({ rowCount: 1, hasMore: false }),
   toRow: (row, context) => ({
@@ -464,6 +441,3 @@ export const DATASETS: Readonly<Record<DatasetName, DatasetDef>> = {
   assistant: readerOf('assistant', assistant),
   caller_stats: readerOf('caller_stats', callerStats),
 };
-
-/** The tables of a dataset, the streamed one last (the order files are replaced in). */
-export { tablesOf } from '../warehouse/catalog.js';

@@ -27,7 +27,7 @@ import {
   type BudgetWait,
 } from '../shared/pacing/budget.js';
 import type { BudgetSpec } from '../shared/pacing/budget-spec.js';
-import type { Unit } from './units.js';
+import type { Unit } from './unit-id.js';
 import type { Config, ConfigOf } from '../settings/config.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openDestination } from '../shared/storage/destinations.js';

@@ -7,14 +7,14 @@
  * paced at all (the embedded sandbox is not). Reads the destination only; sends no request.
  */
 import type { BudgetSnapshot } from '../shared/pacing/budget.js';
-import { DEFAULT_API_URL, type Config } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { DATASET_CATALOG, typicalPagesPerDay } from '../warehouse/catalog.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../warehouse/keys.js';
 import { DAY_MS } from '../shared/time.js';
 import type { Manifest } from './manifest.js';
-import { readUnitStates, unitKey, type Unit, type UnitState } from './units.js';
+import { readUnitStates, type UnitState } from './units.js';
+import { unitKey, type Unit } from './unit-id.js';
 
 /** What estimating a unit gives: the requests, and where they come from. */
 export interface Estimate {
@@ -201,21 +201,4 @@ export function afterSpending(snapshot: BudgetSnapshot, spent: number, now: numb
   const used = snapshot.used + spent;
   const full = used >= snapshot.limit;
   return { ...snapshot, used, nextStartAt: full ? Math.max(snapshot.nextStartAt, now + snapshot.spec.windowMs) : snapshot.nextStartAt };
-}
-
-/**
- * Whether the configuration leaves a CLI run to the embedded sandbox, which is not paced: no
- * `MINTLIFY_API_KEY` (nor its secret), no `ANALYTICS_BUDGET`, and nothing that points at a real
- * deployment — `MINTLIFY_API_URL` at the service, no `EXPORT_STATE_TABLE` (a deployment's
- * ledger). The caller also checks that the sandbox serves the projects (cli/api-target.ts).
- * Every estimate of such a run needs no wait.
- */
-export function runsUnpaced(config: Pick<Config, 'apiKey' | 'apiKeySecretArn' | 'budgetSet' | 'stateTable' | 'apiUrl'>): boolean {
-  return (
-    config.apiKey === undefined &&
-    config.apiKeySecretArn === undefined &&
-    !config.budgetSet &&
-    config.stateTable === undefined &&
-    config.apiUrl === DEFAULT_API_URL
-  );
 }

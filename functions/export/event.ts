@@ -7,7 +7,7 @@
  * such a request that does not fit in its run is kept as a backlog entry that later runs drain.
  */
 import * as v from 'valibot';
-import { PROJECT_ID_PATTERN } from '../settings/config.js';
+import { PROJECT_ID_PATTERN } from '../shared/validators.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import { addDays, dayStart, formatDay, parseDay } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';

@@ -9,7 +9,7 @@ import type { DatasetName } from '../warehouse/catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { addDays } from '../shared/dates.js';
 import { readExportStatus, type ExportStatus, type UnitStatus } from './status.js';
-import { unitsOf } from './units.js';
+import { unitsOf } from './unit-id.js';
 
 export interface PeriodFill {
   /** The first due day of the period with a unit to do. */

@@ -14,7 +14,7 @@ import { EXPORT_METRICS, EXPORT_SERVICE, METRICS_NAMESPACE } from '../shared/met
 import { createExportDeps, wireRun, type ExportDeps } from './deps.js';
 import { parseExportEvent } from './event.js';
 import type { RunResult } from './run.js';
-import { unitLabel } from './units.js';
+import { unitLabel } from './unit-id.js';
 
 /** Stop starting new requests this long before the Lambda would be killed. */
 const DEADLINE_MARGIN_MS = 20_000;

@@ -5,10 +5,10 @@
  */
 export { createExportDeps, openExportDestination, wireRun, type ExportDeps, type ExportOverrides, type RunHooks, type WiredRun } from './deps.js';
 export { FLAG_NAMES, requestedDays } from './event.js';
-export { afterSpending, budgetTime, runsUnpaced } from './estimates.js';
+export { afterSpending, budgetTime } from './estimates.js';
 export { readPeriodFill } from './fill.js';
 export { checkLakeKey, forgetPeople, forgetPerson, inspectLake, type ForgetResult } from './forget/index.js';
-export { describeShare, ERASURES_PREFIX, readErasureRecords, type ErasureRecord, type ErasureShare } from './erasures.js';
+export { describeShare, ERASURES_PREFIX, EXPIRED_PREFIX, readErasureRecords, type ErasureRecord, type ErasureShare } from './erasures.js';
 export { registerDays, type GlueSend, type TableRegistration } from '../warehouse/partitions.js';
 export { unitRows } from './manifest.js';
 export { BACKLOG_PREFIX, daysBefore, planRequested, planScheduled, type PlannedUnit } from './plan.js';
@@ -22,4 +22,5 @@ export { unknownProjectReason } from './run-stops.js';
 export { localStateDir } from './state-folder.js';
 export { dueAt, lastDueDay } from './settle.js';
 export { readExportStatus, type ExportStatus } from './status.js';
-export { completeUnits, readUnitStates, unitKey, unitLabel, unitsOf, unitView, type Unit, type UnitState, type UnitView } from './units.js';
+export { completeUnits, readUnitStates, unitView, type UnitState, type UnitView } from './units.js';
+export { unitKey, unitLabel, unitsOf, type Unit } from './unit-id.js';

@@ -19,7 +19,7 @@ import type { AppLogger } from '../shared/logger.js';
 import type { DatasetDef, ReadPage, ReadScope } from './datasets.js';
 import { positionText, samePosition, sameTotals, type Pager, type PagerState } from './paging.js';
 import type { Checkpoint, UnitStaging } from './staging.js';
-import { unitLabel, type Unit } from './units.js';
+import { unitLabel, type Unit } from './unit-id.js';
 
 /** The checkpoint no longer fits the day's data: the unit starts over (caught by `exportUnit`). */
 export class RestartUnit extends Error {}

@@ -25,8 +25,6 @@ import type { PagingKind } from '../warehouse/catalog.js';
 import { PaginationError } from './errors.js';
 import { PathSet } from './path-set.js';
 
-export type { PagingKind } from '../warehouse/catalog.js';
-
 /** What the pager needs to know of a page, extracted by the dataset definition. */
 export interface PageView {
   /** Number of rows on the page. */

@@ -24,7 +24,8 @@ import type { Destination } from '../shared/storage/destination.js';
 import { HOUR_MS } from '../shared/time.js';
 import { isDone, lastDueDay } from './settle.js';
 import { estimateUnit, readKnownPages, type Estimate } from './estimates.js';
-import { failureOf, readUnitStates, retryAfter, unitKey, unitsOf, type Unit, type UnitState } from './units.js';
+import { failureOf, readUnitStates, retryAfter, type UnitState } from './units.js';
+import { unitKey, unitsOf, type Unit } from './unit-id.js';
 import { readExpiredUnits } from './retention.js';
 
 export type UnitReason = 'requested' | 'latest' | 'partial' | 'missing' | 'backfill' | 'refresh';
@@ -50,7 +51,6 @@ export const BACKLOG_PREFIX = 'backlog/';
 
 /** A refreshed day is refreshed again once its manifest is this old. */
 const REFRESH_AFTER_MS = 20 * HOUR_MS;
-export { dueAt, lastDueDay } from './settle.js';
 
 /** The `count` days before `day`, oldest first. */
 export function daysBefore(day: string, count: number): string[] {

@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import type { Destination } from '../shared/storage/destination.js';
 import { hmacOf, maskDeep } from '../shared/personal-data/index.js';
-import { governField, type ColumnPolicy, type PersonalDataPolicy } from '../warehouse/column-policy.js';
-import type { TableDef } from '../warehouse/tables.js';
+import { governField, type PersonalDataPolicy } from '../warehouse/column-policy.js';
+import type { ColumnPolicy, TableDef } from '../warehouse/tables.js';
 import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import { tablesOf, type CatalogEntry } from '../warehouse/catalog.js';
-import { ERASURES_PREFIX, readErasureRecords } from './erasures.js';
+import { readErasureRecords } from './erasures.js';
 
 /**
  * What a unit governs personal data with. The key is there only for a unit whose tables have
@@ -166,5 +166,3 @@ export async function readErasedHmacs(destination: Destination): Promise<Set<str
   const records = await readErasureRecords(destination);
   return new Set(records.flatMap((record) => record.hmacs ?? [record.hmac]));
 }
-
-export { ERASURES_PREFIX };

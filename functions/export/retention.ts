@@ -26,7 +26,7 @@ import { dayFolderOfKey, dayKey, folderOf, parseUnitKey } from '../warehouse/lak
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 import { removeMonthRollups } from '../warehouse/lake/rollups.js';
 import { EXPIRED_PREFIX } from './erasures.js';
-import { unitKey, type Unit } from './units.js';
+import { unitKey, type Unit } from './unit-id.js';
 import type { IcebergSync } from './iceberg/sync.js';
 
 /** The datasets whose tables hold personal columns. */
@@ -43,8 +43,6 @@ export function retentionCutoff(retentionDays: number | undefined, now: number):
 export function isExpired(unit: { readonly dataset: DatasetName; readonly day: string }, cutoff: string | undefined): boolean {
   return cutoff !== undefined && unit.day < cutoff && EXPIRING_DATASETS.includes(unit.dataset);
 }
-
-export { EXPIRED_PREFIX };
 
 /** The key of the record of an expired unit. */
 export function expiredKey(unit: Unit): string {

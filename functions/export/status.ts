@@ -7,7 +7,8 @@ import type { Destination } from '../shared/storage/destination.js';
 import { isDone } from './settle.js';
 import { estimateUnit, readKnownPages } from './estimates.js';
 import { isExpired, readExpiredUnits } from './retention.js';
-import { readUnitStates, unitKey, unitView, type Unit, type UnitView } from './units.js';
+import { readUnitStates, unitView, type UnitView } from './units.js';
+import { unitKey, type Unit } from './unit-id.js';
 
 /** A unit and its view. */
 export type UnitStatus = { readonly dataset: Unit['dataset']; readonly projectId: string; readonly date: string } & UnitView;

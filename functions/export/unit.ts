@@ -35,7 +35,7 @@ import { API_COUNTERS, startMeter } from './request-meter.js';
 import { openTableWriter, type TableWriter } from './parquet.js';
 import { privacyFingerprint, type Privacy } from './privacy.js';
 import { CHECKPOINT_VERSION, unitStaging, type Checkpoint, type RequestCounts, type UnitStaging } from './staging.js';
-import { unitLabel, type Unit } from './units.js';
+import { unitLabel, type Unit } from './unit-id.js';
 
 export type UnitOutcome =
   | { readonly status: 'complete'; readonly manifest: Manifest }

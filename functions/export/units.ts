@@ -1,6 +1,6 @@
 /**
  * A unit — one (dataset, project, day) — and everything said about it in one place: its key
- * and label (unit-id.ts, re-exported here), its state as read from the destination (manifest, else checkpoint, else failure
+ * and label (unit-id.ts), its state as read from the destination (manifest, else checkpoint, else failure
  * record), the backoff of a failing unit, and the one view of that state that `status`, the
  * report and `gaps` show. The files themselves are written by staging.ts (pages, checkpoint,
  * failure record) and manifest.ts (the commit marker); this module only reads them.
@@ -17,8 +17,6 @@ import { monthOfDay } from '../warehouse/lake/layout.js';
 import { unitStaging, type Checkpoint, type UnitFailure } from './staging.js';
 import { unitKey, type Unit } from './unit-id.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, backoffDelay } from '../shared/time.js';
-
-export { unitKey, unitLabel, unitsOf, type Unit } from './unit-id.js';
 
 /** What the destination says of one unit. */
 export type UnitState =

@@ -4,7 +4,8 @@
  * the end of our run, its `active` for a reason to wait. A job creation names its new job
  * itself, so its answer passes as it is.
  */
-import type { AgentJob, ApiClient } from '../shared/api-types.js';
+import type { ApiClient } from '../shared/api-types.js';
+import type { AgentJob } from '../shared/api-enums.js';
 import { MalformedResponseError } from '../shared/errors.js';
 
 export type AgentApi = Pick<ApiClient, 'getJob' | 'sendMessage' | 'createJob'>;

@@ -5,11 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { ID_PATTERN } from '../settings/config.js';
+import { ID_PATTERN } from '../shared/validators.js';
 import type { REQUEST_KINDS } from '../warehouse/records.js';
-
-/** Ids used in URLs and state keys: the one pattern of the functions and the infra. */
-export { ID_PATTERN };
 
 /** Longest prompt accepted, in characters (the API documents no maximum; this bounds abuse). */
 export const MAX_PROMPT_LENGTH = 100_000;

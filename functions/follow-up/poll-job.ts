@@ -5,7 +5,7 @@
  * keeps two consumers from polling one request at once; it is renewed before a wait could
  * outlast it.
  */
-import { isKnownJobStatus, isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
+import { isKnownJobStatus, isTerminalJobStatus, type AgentJob } from '../shared/api-enums.js';
 import { formatDuration } from '../shared/durations.js';
 import { describeError, stripControlCharacters } from '../shared/errors.js';
 import { errorAction, retryAfterOf, unreachableReason } from './error-actions.js';

@@ -7,7 +7,7 @@
  * outcome lands at most `max(5 s, 10 % × T)` after the end; a 2 h job costs about 65 GETs.
  * Long waits are not slept in a Lambda: the consumer defers the message with that interval.
  */
-import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
+import { isTerminalJobStatus, type AgentJob } from '../shared/api-enums.js';
 import type { JobSnapshot } from './state.js';
 import { HOUR_MS } from '../shared/time.js';
 

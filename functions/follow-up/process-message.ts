@@ -24,10 +24,6 @@ import { failureBackoff, resolveSettings, type FollowUpSettings, type ResolvedSe
 import { kindOf, type FollowUpState } from './state.js';
 import type { FollowUpDeps, IncomingMessage, ProcessOptions, ProcessResult } from './types.js';
 
-export type * from './types.js';
-export type { FollowUpSettings, ResolvedSettings } from './settings.js';
-export { resolveSettings, settingsFromConfig } from './settings.js';
-
 /** Time a message needs at least (GET job, claim, POST, record), else it waits for the next call. */
 export const MIN_MESSAGE_TIME_MS = 2_000;
 

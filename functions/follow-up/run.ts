@@ -3,7 +3,8 @@
  * needs, and the small helpers they share.
  */
 import { randomUUID } from 'node:crypto';
-import type { AgentJob, CallOptions } from '../shared/api-types.js';
+import type { CallOptions } from '../shared/api-types.js';
+import type { AgentJob } from '../shared/api-enums.js';
 import { ExporterError, describeError } from '../shared/errors.js';
 import { isLocalProcessGone } from '../shared/pacing/leases.js';
 import { sameJobOnly, type AgentApi } from './agent-api.js';

@@ -4,7 +4,7 @@
  * `sent` with the new job's id, then poll. Whatever leaves the POST's fate unknown ends as `uncertain`,
  * never as a second POST (docs/design.md §3.4).
  */
-import { isTerminalJobStatus, type AgentJob } from '../shared/api-types.js';
+import { isTerminalJobStatus, type AgentJob } from '../shared/api-enums.js';
 import { ApiError, describeError, stripControlCharacters } from '../shared/errors.js';
 import { errorAction, retryAfterOf, unreachableReason } from './error-actions.js';
 import { deferUnsent, finish, recordFailure } from './finish.js';

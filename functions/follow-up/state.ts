@@ -17,7 +17,7 @@
  * `done` an `outcome`. The record never holds the prompt text, only its length and SHA-256.
  */
 import type { ScopeReason, ScopeVerdict } from '../scope/rules.js';
-import type { JobStatus } from '../shared/api-types.js';
+import type { JobStatus } from '../shared/api-enums.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import type { OUTCOME_STATUSES } from '../warehouse/records.js';
 import type { RequestKind } from './message.js';

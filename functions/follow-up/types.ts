@@ -1,5 +1,5 @@
-/** What the follow-up core takes and returns (re-exported by process-message.ts). */
-import type { AgentJob } from '../shared/api-types.js';
+/** What the follow-up core (process-message.ts) takes and returns. */
+import type { AgentJob } from '../shared/api-enums.js';
 import type { AgentApi } from './agent-api.js';
 import type { DeadLetter } from './dead-letter.js';
 import type { OutcomeNotifier } from './notify.js';

@@ -8,8 +8,9 @@
  * Used by the CLI's `consume` (the organisations file) and the deployed follow-up function (the
  * organisations' secrets); `follow-up` and `enqueue` use {@link organisationOf} before anything is sent.
  */
-import type { FollowUpDeps, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/process-message.js';
-import { bodyStringFields, defaultRequestId, ID_PATTERN } from '../follow-up/message.js';
+import type { FollowUpDeps, IncomingMessage, ProcessOptions, ProcessResult } from '../follow-up/types.js';
+import { bodyStringFields, defaultRequestId } from '../follow-up/message.js';
+import { ID_PATTERN } from '../shared/validators.js';
 import type { Organisation } from './organisations.js';
 
 /** The dead-letter reason of a message whose project is in no organisation (its prefix). */

@@ -9,7 +9,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import * as v from 'valibot';
-import { ID_PATTERN, validateApiKey } from '../settings/config.js';
+import { ID_PATTERN, validateApiKey } from '../shared/validators.js';
 import { ConfigError } from '../shared/errors.js';
 import { folderOf } from '../warehouse/lake/layout.js';
 

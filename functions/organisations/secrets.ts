@@ -6,7 +6,7 @@
  */
 import { GetSecretValueCommand, ListSecretsCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as v from 'valibot';
-import { validateApiKey } from '../settings/config.js';
+import { validateApiKey } from '../shared/validators.js';
 import { ConfigError } from '../shared/errors.js';
 import { issueLine, ORGANISATION_ID_PATTERN, SecretSchema, type Organisation } from './organisations.js';
 

@@ -34,5 +34,6 @@ export {
   type CheckOptions,
   type FollowUpPrompt,
 } from './prompts.js';
-export { ID_PATTERN, MAX_PROMPT_LENGTH } from '../follow-up/message.js';
+export { MAX_PROMPT_LENGTH } from '../follow-up/message.js';
+export { ID_PATTERN } from '../shared/validators.js';
 export { ConfigError } from '../shared/errors.js';

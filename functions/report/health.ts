@@ -6,16 +6,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseRunRecords, type RunCounts } from '../export/run-log.js';
-import { readUnitStates, unitKey, unitsOf, unitView, type UnitState } from '../export/units.js';
+import { readUnitStates, unitView, type UnitState } from '../export/units.js';
 import { isExpired, readExpiredUnits } from '../export/retention.js';
 import { DATASET_NAMES, type DatasetName } from '../warehouse/catalog.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { dayFolder, dayFolderName } from '../warehouse/lake/layout.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
 import type { Period } from '../warehouse/period.js';
-import { list } from '../warehouse/session.js';
+import { list } from '../warehouse/lake/files.js';
 import { describeMark, readAnomalies } from '../warehouse/records.js';
-import { describeUnitDrift, readErasureRecords, type ErasureShare } from '../export/index.js';
+import { describeUnitDrift, readErasureRecords, unitKey, unitsOf, type ErasureShare } from '../export/index.js';
 
 /**
  * A unit's state in the calendar: `status`'s states (provisional: exported before its day was

@@ -3,7 +3,8 @@
  * read every figure, render one HTML page, write it atomically. Reads the warehouse only:
  * no API request, no key.
  */
-import { EXPIRED_PREFIX, EXPIRING_DATASETS } from '../export/retention.js';
+import { EXPIRING_DATASETS } from '../export/retention.js';
+import { EXPIRED_PREFIX } from '../export/index.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,8 +26,6 @@ import { scopedJobs, type ScopedJob } from '../scope/summary.js';
 import type { FillNotice } from './sections/fill.js';
 import { openLake, openRecords, type LakeFiles } from '../warehouse/lake.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
-
-export { checkLakeTarget, checkReportFile, REPORT_FILE, reportFileOf } from './targets.js';
 
 export interface ReportRequest {
   /** The lake, parsed at the door (warehouse/lake/target.ts). */

@@ -12,22 +12,8 @@
  * what to do; the API key is never echoed.
  */
 import { inspect } from 'node:util';
-import {
-  DEFAULT_API_URL,
-  ID_PATTERN,
-  PROJECT_ID_PATTERN,
-  allowsPlainHttp,
-  isLoopback,
-  validateApiKey,
-  validateApiUrl,
-  validateProjectId,
-  validateTopicArn,
-} from '../shared/validators.js';
 import { fail, type Setting, type SettingReader } from './setting.js';
 import { SETTINGS } from './table.js';
-
-// The checked values the table is made of, where its readers have always found them.
-export { DEFAULT_API_URL, ID_PATTERN, PROJECT_ID_PATTERN, allowsPlainHttp, isLoopback, validateApiKey, validateApiUrl, validateProjectId, validateTopicArn };
 
 /**
  * Variables the AWS SDK reads itself; the functions only look at whether they are set

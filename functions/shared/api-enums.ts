@@ -1,8 +1,8 @@
 /**
  * The values the service's docs enumerate (feedback sources and statuses, assistant response
  * types, job statuses) and the agent job record: a leaf module, so the schemas that check an
- * answer and the types inferred from them (`api-types.ts`, which re-exports all of this) read
- * one declaration without importing each other.
+ * answer and the types inferred from them (`api-types.ts`) read one declaration without
+ * importing each other.
  */
 
 /**

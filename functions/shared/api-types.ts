@@ -21,8 +21,6 @@ import type {
 } from './schemas.js';
 import type { AgentJob } from './api-enums.js';
 
-export * from './api-enums.js';
-
 /** Site totals (visitors, views). `total` is deduplicated across human and AI: never assume total === human + ai. */
 export type VisitorCounts = v.InferOutput<typeof TotalsSchema>;
 /** One page's counts (visitors, views). */

@@ -8,9 +8,6 @@ import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, JOB_STAT
 import { MalformedResponseError, stripControlCharacters } from './errors.js';
 import { openEnum, openObject } from './open-objects.js';
 
-// The open-object readers, where the dataset specs have always found them.
-export { hasNestedFields, type KnownFields, unknownFieldsOf, unknownNestedFieldsOf } from './open-objects.js';
-
 /** How a caller that knows secrets (the API client) keeps them out of a parse error. */
 export interface ParseOptions {
   /**

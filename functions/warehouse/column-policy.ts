@@ -10,8 +10,6 @@ import { createHash } from 'node:crypto';
 import { hmacOf, maskDeep, maskPath } from '../shared/personal-data/index.js';
 import { TABLES, type ColumnDef, type ColumnPolicy, type TableDef } from './tables.js';
 
-export type { ColumnPolicy } from './tables.js';
-
 export const COLUMN_POLICIES: readonly ColumnPolicy[] = ['keep', 'drop', 'hmac', 'mask', 'path'];
 
 // --- the policy --------------------------------------------------------------------------------

@@ -218,5 +218,3 @@ export async function discoverProjects(lake: LakeFiles, days: readonly string[])
   );
   return [...found].sort();
 }
-
-export { list } from './lake/files.js';

@@ -4,7 +4,7 @@
  * validated against the enums; a cursor is only valid with the filters it was issued for).
  */
 import * as v from 'valibot';
-import { FEEDBACK_SOURCES, FEEDBACK_STATUSES } from '../../functions/shared/api-types.js';
+import { FEEDBACK_SOURCES, FEEDBACK_STATUSES } from '../../functions/shared/api-enums.js';
 import { FeedbackData, type FeedbackFilter, type FeedbackRow } from '../generators/feedback.js';
 import { cursorFields, opaqueCursor, prepareCursorRequest } from './cursor.js';
 import { windowedEndpoint, type AnalyticsEndpoint } from './endpoint.js';

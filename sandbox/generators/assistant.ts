@@ -10,7 +10,7 @@
  * timestamp is inside the day, but rows are NOT in timestamp order (⚠ the real order is
  * undocumented). A multi-day window lists its days newest first.
  */
-import type { AssistantResponseType, ResolutionStatus } from '../../functions/shared/api-types.js';
+import type { AssistantResponseType, ResolutionStatus } from '../../functions/shared/api-enums.js';
 import { DAY_MS } from '../../functions/shared/time.js';
 import { hex, mix, pick, scramble, unit } from './hash.js';
 import type { SitePages } from './pages.js';

@@ -14,7 +14,7 @@
  * `/feedback/by-page` aggregates these rows (feedback-by-page.ts). A planted past fix
  * (planted-fixes.ts) turns a share of its page's thumbs down into thumbs up after its day.
  */
-import type { FeedbackSource, FeedbackStatus } from '../../functions/shared/api-types.js';
+import type { FeedbackSource, FeedbackStatus } from '../../functions/shared/api-enums.js';
 import { formatDay } from '../../functions/shared/dates.js';
 import { DAY_MS } from '../../functions/shared/time.js';
 import { hex, mix, pick, scramble, unit } from './hash.js';

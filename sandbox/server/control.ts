@@ -13,7 +13,7 @@
  * - `POST /_sandbox/feedback/{projectId}/{feedbackId}` `{status}` changes a feedback row's status.
  */
 import * as v from 'valibot';
-import { FEEDBACK_STATUSES, JOB_STATUSES, TERMINAL_JOB_STATUSES } from '../../functions/shared/api-types.js';
+import { FEEDBACK_STATUSES, JOB_STATUSES, TERMINAL_JOB_STATUSES } from '../../functions/shared/api-enums.js';
 import { describeError } from '../../functions/shared/errors.js';
 import type { RunScript } from '../agent.js';
 import { parseBudgetOptions } from './budget.js';

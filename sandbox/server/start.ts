@@ -13,7 +13,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FeedbackStatus, JobStatus, PageVisitors, VisitorCounts } from '../../functions/shared/api-types.js';
+import type { PageVisitors, VisitorCounts } from '../../functions/shared/api-types.js';
+import type { FeedbackStatus, JobStatus } from '../../functions/shared/api-enums.js';
 import { parseDay } from '../../functions/shared/dates.js';
 import { describeError } from '../../functions/shared/errors.js';
 import { AgentStore, type JobState, type RunScript } from '../agent.js';

@@ -4,7 +4,7 @@
  * machine's own setup (AWS files, instance metadata) out.
  */
 import path from 'node:path';
-import { TEST_REGION } from './emulators.js';
+import { TEST_REGION } from '../../scripts/lib/s3-sqs.js';
 import { makeTempDir } from './files.js';
 import { TEST_PERSONAL_DATA_KEY } from './run-deps.js';
 

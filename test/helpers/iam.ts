@@ -25,7 +25,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { TEST_REGION } from './emulators.js';
+import { TEST_REGION } from '../../scripts/lib/s3-sqs.js';
 
 /** The account of every ARN in the tests: fauxqs's own (its queue and topic ARNs name it). */
 export const TEST_ACCOUNT = '000000000000';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Checkpoint } from '../../functions/export/staging.js';
-import type { Unit } from '../../functions/export/units.js';
+import type { Unit } from '../../functions/export/unit-id.js';
 import type { Manifest } from '../../functions/export/manifest.js';
 import type { DatasetName } from '../../functions/warehouse/catalog.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { EXPORT_RUNS, FIX_EFFECTS, FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
-import { TEST_REGION } from '../helpers/emulators.js';
+import { TEST_REGION } from '../../scripts/lib/s3-sqs.js';
 import { synthStack } from '../helpers/synth.js';
 
 const { template } = synthStack({ projectIds: 'proj_a' });

@@ -14,7 +14,7 @@ import { ICEBERG_SOURCE_TABLES } from '../../functions/export/iceberg/layout.js'
 import { MAINTENANCE_EVERY_MS } from '../../functions/export/iceberg/sync.js';
 import { EXPORT_RUNS } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
-import { TEST_REGION } from '../helpers/emulators.js';
+import { TEST_REGION } from '../../scripts/lib/s3-sqs.js';
 import { synthStack } from '../helpers/synth.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;

@@ -11,9 +11,10 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../helpers/bundles.js';
-import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../helpers/github-stand-in.js';
+import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
+import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
+import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../../scripts/lib/github-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 

@@ -20,11 +20,12 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { invokeBundle as invokeBundleIn } from '../helpers/bundles.js';
+import { invokeBundle as invokeBundleIn } from '../../scripts/lib/bundles.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
-import { createStateTable, TEST_REGION, startDynamo, startS3Sqs, type Dynamo, type S3Sqs } from '../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
+import { TEST_REGION, startS3Sqs, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { readParquetBytes } from '../helpers/read-back.js';
 
 const run = promisify(execFile);
@@ -117,7 +118,7 @@ async function sizeOfFolder(folder: string): Promise<number> {
   return bytes;
 }
 
-/** Runs `handler(event, context)` of a bundle in a fresh Node process (test/helpers/bundles.ts), with 60 s left of the invocation. */
+/** Runs `handler(event, context)` of a bundle in a fresh Node process (scripts/lib/bundles.ts), with 60 s left of the invocation. */
 function invokeBundle(bundle: string, event: unknown, env: Record<string, string>) {
   return invokeBundleIn(outDir, bundle, event, env, 'handler', 60_000);
 }

@@ -77,7 +77,7 @@ export function requestsLeftText(left: RequestsLeft): string {
  * How long the budget needs, as plan and status say it: "no wait"; "at least 2 h" when the
  * requests are a floor; "about 2 h (a guess)" when some are guessed; else "up to 2 h" (the
  * schedule's bound for firm estimates: estimates.ts `budgetTime`). A run against the embedded
- * sandbox is not paced (estimates.ts `runsUnpaced`) and says so.
+ * sandbox is not paced (api-target.ts `runsAgainstSandbox`) and says so.
  */
 export function budgetNeeds(ms: number, unpaced = false, left?: Pick<RequestsLeft, 'typical' | 'guessed' | 'floors'>): string {
   if (unpaced) return 'no wait (the embedded sandbox is not paced; set ANALYTICS_BUDGET to pace it)';

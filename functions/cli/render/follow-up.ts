@@ -1,5 +1,5 @@
 /** `follow-up`'s result on stdout: one line, or one JSON object. */
-import type { AgentJob } from '../../shared/api-types.js';
+import type { AgentJob } from '../../shared/api-enums.js';
 
 export interface FollowUpView {
   readonly requestId: string;

@@ -8,7 +8,7 @@
  * registered in Glue (with `EXPORT_GLUE_DATABASE`; the organisation's `org` for its report).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { lastDueDay } from '../../export/plan.js';
+import { lastDueDay } from '../../export/index.js';
 import type { InsightMessage } from '../publish.js';
 import { daysFrom, type Figures, type Period } from '../../report/figures.js';
 import { buildReport } from '../../report/report.js';

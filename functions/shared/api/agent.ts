@@ -12,7 +12,8 @@
  *   rule as the follow-up POST: a repeat could create a second job. Its answer must name the
  *   new job (`id`): a 201 without one leaves the job unknown, so it is uncertain too.
  */
-import type { AgentJob, ApiClient, CallOptions } from '../api-types.js';
+import type { ApiClient, CallOptions } from '../api-types.js';
+import type { AgentJob } from '../api-enums.js';
 import { ApiError, ConfigError, MalformedResponseError, SendUncertainError } from '../errors.js';
 import { isRetryableRead, isRetryableSend, isUncertainSend } from '../pacing/retry-policy.js';
 import { parseAgentJob } from '../schemas.js';

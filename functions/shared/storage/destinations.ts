@@ -16,8 +16,6 @@ export interface DestinationDeps {
   readonly source?: string;
 }
 
-export { parseS3Target, type S3Target } from './destination-target.js';
-
 /**
  * The destination named by `target`. Touches no file and no network: the first write
  * creates folders (local) or fails with a message naming bucket and key (S3).

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
-import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, useSandbox, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, useSandbox, type Dynamo } from '../../helpers/emulators.js';
+import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { cliEnv, hostEnv, noAwsSetup } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

@@ -9,7 +9,8 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS } from '../../../infra/stack.js';
 import { runCliInProcess } from '../../helpers/cli.js';
-import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../../helpers/emulators.js';
+import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { removeTempDirs } from '../../helpers/files.js';
 
 let aws: S3Sqs;

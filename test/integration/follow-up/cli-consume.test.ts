@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStore } from '../../../functions/shared/storage/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { spawnCli, type CliChild } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv, SANDBOX_POLLS } from '../../helpers/env.js';
 
 const PROJECT = 'proj_small';

@@ -15,7 +15,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runConsumeCommand } from '../../../functions/cli/consume.js';
 import { startSandbox } from '../../../sandbox/index.js';
-import { startS3Sqs, TEST_REGION } from '../../helpers/emulators.js';
+import { startS3Sqs, TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));

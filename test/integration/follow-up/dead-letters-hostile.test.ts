@@ -8,7 +8,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_LETTER_ATTRIBUTES } from '../../../functions/follow-up/dead-letter.js';
 import { runSpawnedCli } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { HIDDEN_OR_CONTROL } from '../../helpers/hostile-text.js';

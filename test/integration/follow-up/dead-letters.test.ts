@@ -18,43 +18,33 @@ import {
 import { describe, expect, it } from 'vitest';
 import { runConsumer, type ConsumerStats } from '../../../functions/cli/consumer.js';
 import { listDeadLetters, redriveDeadLetters } from '../../../functions/cli/dead-letter-queue.js';
-import { processMessage, resolveSettings } from '../../../functions/follow-up/process-message.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import { resolveSettings } from '../../../functions/follow-up/settings.js';
 import { NEXT_CREATED_JOB } from '../../../sandbox/agent.js';
-import type { Sandbox } from '../../../sandbox/index.js';
-import type { StateStore } from '../../../functions/follow-up/state.js';
 import { runCliInProcess } from '../../helpers/cli.js';
-import { useFollowUpServers, type S3Sqs } from '../../helpers/emulators.js';
-import { fastFollowUpSettings, followUpDeps } from '../../helpers/run-deps.js';
+import { useFollowUpFixture } from '../../helpers/follow-up-fixture.js';
 import { waitUntil } from '../../helpers/cli.js';
 
-const PROJECT = 'proj_small';
-
-let sandbox: Sandbox;
-let aws: S3Sqs;
-let store: StateStore;
-let bucket: string;
-
-useFollowUpServers({ agent: { activeMs: 300 } }, (servers) => {
-  ({ sandbox, aws, store, bucket } = servers);
-});
+const fixture = useFollowUpFixture({ agent: { activeMs: 300 } });
+const PROJECT = fixture.project;
 
 /** A queue whose redrive policy names a dead-letter queue (FIFO both, as the stack makes them, or standard both). */
 async function queueWithDeadLetters(options: { readonly fifo: boolean; readonly maxReceiveCount?: number }) {
   const tag = randomBytes(4).toString('hex');
   const suffix = options.fifo ? '.fifo' : '';
   const attributes: Record<string, string> = options.fifo ? { FifoQueue: 'true' } : {};
-  const deadLetterUrl = await aws.createQueue(`dl-${tag}-dlq${suffix}`, attributes);
+  const deadLetterUrl = await fixture.aws.createQueue(`dl-${tag}-dlq${suffix}`, attributes);
   const redrive = JSON.stringify({
     deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:dl-${tag}-dlq${suffix}`,
     maxReceiveCount: options.maxReceiveCount ?? 1,
   });
-  const queueUrl = await aws.createQueue(`dl-${tag}${suffix}`, { ...attributes, RedrivePolicy: redrive });
+  const queueUrl = await fixture.aws.createQueue(`dl-${tag}${suffix}`, { ...attributes, RedrivePolicy: redrive });
   return { queueUrl, deadLetterUrl };
 }
 
 /** Sends `body` to the standard queue `queueUrl`, as `aws sqs send-message` would. */
 async function sendPlain(queueUrl: string, body: string): Promise<string> {
-  const sent = await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+  const sent = await fixture.aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   return sent.MessageId ?? '';
 }
 
@@ -96,23 +86,23 @@ describe('dead-letters list', () => {
     for (let i = 0; i < 3; i++) await sendPlain(deadLetterUrl, JSON.stringify({ projectId: PROJECT, jobId: `job_${i}`, prompt: 'x', requestId: `r-${i}` }));
 
     // Act
-    const listing = await listDeadLetters(deliveringTwiceOnce(aws.sqs), queueUrl, deadLetterUrl);
+    const listing = await listDeadLetters(deliveringTwiceOnce(fixture.aws.sqs), queueUrl, deadLetterUrl);
 
     // Assess
     expect(listing.messages.map((message) => message.requestId).sort()).toEqual(['r-0', 'r-1', 'r-2']);
-    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 3, inFlight: 0 });
+    expect(await fixture.aws.queueCounts(deadLetterUrl)).toEqual({ visible: 3, inFlight: 0 });
   });
 });
 
 /** The consumer's loop (`consume`) in this process against `queueUrl`, until `stop()`. */
 function startConsumer(queueUrl: string, deadLetterUrl: string, settings: { readonly pollBudgetMs: number }) {
   const controller = new AbortController();
-  const deps = followUpDeps({ sandbox, aws, store, bucket, deadLetterUrl });
-  const resolved = resolveSettings({ ...fastFollowUpSettings([PROJECT]), ...settings });
+  const deps = fixture.deps(deadLetterUrl);
+  const resolved = resolveSettings({ ...fixture.settings, ...settings });
   const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const done = runConsumer({
     queueUrl,
-    sqs: aws.sqs,
+    sqs: fixture.aws.sqs,
     logger: silent,
     stop: controller.signal,
     waitTimeSeconds: 1,
@@ -132,7 +122,7 @@ async function deadLetters(verb: 'list' | 'redrive', queueUrl: string, more: rea
   const run = await runCliInProcess(['dead-letters', verb, '--queue-url', queueUrl, '--json', ...more], {
     env: {},
     now: Date.now,
-    extra: { clients: { sqs: aws.sqs } },
+    extra: { clients: { sqs: fixture.aws.sqs } },
   });
   return {
     ...run,
@@ -145,45 +135,45 @@ async function deadLetters(verb: 'list' | 'redrive', queueUrl: string, more: rea
 
 /** The outcome records under the bucket's warehouse prefix, by key. */
 async function outcomeKeys(): Promise<string[]> {
-  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/followup_outcomes/' }));
+  const listed = await fixture.aws.s3.send(new ListObjectsV2Command({ Bucket: fixture.bucket, Prefix: 'warehouse/followup_outcomes/' }));
   return (listed.Contents ?? []).map((object) => object.Key ?? '');
 }
 
 function creations(): number {
-  return sandbox.requests.filter((request) => request.route === 'agent-create').length;
+  return fixture.sandbox.requests.filter((request) => request.route === 'agent-create').length;
 }
 
 describe("dead-letters redrive keeps each message's request", () => {
   it('a create message without requestId, moved by SQS while its job runs, is redriven as the same request: one job, one outcome', async () => {
     // Prepare: the FIFO queue of the stack; a producer's message with no requestId and no jobId
     const { queueUrl, deadLetterUrl } = await queueWithDeadLetters({ fifo: true, maxReceiveCount: 1 });
-    sandbox.scriptNextRun(PROJECT, NEXT_CREATED_JOB, { outcome: 'completed', activeMs: 4_000 });
+    fixture.sandbox.scriptNextRun(PROJECT, NEXT_CREATED_JOB, { outcome: 'completed', activeMs: 4_000 });
     const before = creations();
     const body = JSON.stringify({ projectId: PROJECT, prompt: `Document webhooks (${randomBytes(4).toString('hex')})` });
-    const sent = await aws.sqs.send(
+    const sent = await fixture.aws.sqs.send(
       new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: 'docs', MessageDeduplicationId: 'webhooks-1' }),
     );
     const originalId = sent.MessageId ?? '';
     // The consumer creates the job and defers the message between polls; its next receive is one too many.
     const consumer = startConsumer(queueUrl, deadLetterUrl, { pollBudgetMs: 1_500 });
     try {
-      await waitUntil(async () => (await aws.queueCounts(deadLetterUrl)).visible === 1, 'SQS moved the message to the dead-letter queue', 20_000);
-      const jobId = (await store.get(originalId))?.jobId as string;
+      await waitUntil(async () => (await fixture.aws.queueCounts(deadLetterUrl)).visible === 1, 'SQS moved the message to the dead-letter queue', 20_000);
+      const jobId = (await fixture.store.get(originalId))?.jobId as string;
       expect(creations() - before).toBe(1);
-      await waitUntil(() => sandbox.getJobState(PROJECT, jobId)?.status === 'completed', 'the job completed', 20_000);
+      await waitUntil(() => fixture.sandbox.getJobState(PROJECT, jobId)?.status === 'completed', 'the job completed', 20_000);
 
       // Act: redrive while the consumer runs
       const redrive = await deadLetters('redrive', queueUrl);
-      await waitUntil(async () => (await store.get(originalId))?.phase === 'done', 'the first request is done', 20_000);
+      await waitUntil(async () => (await fixture.store.get(originalId))?.phase === 'done', 'the first request is done', 20_000);
 
       // Assess
       expect(redrive.code, redrive.stderr).toBe(0);
       expect(redrive.json?.moved).toEqual([expect.objectContaining({ messageId: originalId, requestId: originalId, requestIdAdded: true })]);
       expect(creations() - before).toBe(1);
-      expect(await store.get(originalId)).toMatchObject({ phase: 'done', outcome: 'completed', kind: 'create', jobId });
+      expect(await fixture.store.get(originalId)).toMatchObject({ phase: 'done', outcome: 'completed', kind: 'create', jobId });
       expect((await outcomeKeys()).filter((key) => key.endsWith(`/${originalId}.json`))).toHaveLength(1);
-      await waitUntil(async () => (await aws.queueCounts(queueUrl)).inFlight === 0, 'the redriven message is deleted');
-      expect(await aws.queueCounts(queueUrl)).toEqual({ visible: 0, inFlight: 0 });
+      await waitUntil(async () => (await fixture.aws.queueCounts(queueUrl)).inFlight === 0, 'the redriven message is deleted');
+      expect(await fixture.aws.queueCounts(queueUrl)).toEqual({ visible: 0, inFlight: 0 });
     } finally {
       await consumer.stop();
     }
@@ -199,12 +189,12 @@ describe("dead-letters redrive keeps each message's request", () => {
     expect(listed.json?.['messages']).toEqual([expect.objectContaining({ body: 'this is not JSON', bodyIsJson: false })]);
     expect(listed.json?.['messages']).toEqual([expect.not.objectContaining({ requestId: expect.anything() })]);
     expect(redrive.json?.moved).toEqual([expect.objectContaining({ bodyIsJson: false })]);
-    expect((await aws.takeAll(queueUrl)).map((message) => message.Body)).toEqual(['this is not JSON']);
+    expect((await fixture.aws.takeAll(queueUrl)).map((message) => message.Body)).toEqual(['this is not JSON']);
   });
 
   it('names the request the body carries, not a requestId message attribute', async () => {
     const { queueUrl, deadLetterUrl } = await queueWithDeadLetters({ fifo: false });
-    await aws.sqs.send(
+    await fixture.aws.sqs.send(
       new SendMessageCommand({
         QueueUrl: deadLetterUrl,
         MessageBody: JSON.stringify({ projectId: PROJECT, jobId: 'job_a', prompt: 'x', requestId: 'from-the-body' }),
@@ -223,10 +213,10 @@ describe("dead-letters redrive when SQS's count lags", () => {
     const { queueUrl, deadLetterUrl } = await queueWithDeadLetters({ fifo: false });
     await sendPlain(deadLetterUrl, JSON.stringify({ projectId: PROJECT, jobId: 'job_lag', prompt: 'x', requestId: 'lagging-1' }));
 
-    const report = await redriveDeadLetters(countsLagging(aws.sqs), queueUrl, deadLetterUrl);
+    const report = await redriveDeadLetters(countsLagging(fixture.aws.sqs), queueUrl, deadLetterUrl);
 
     expect(report.moved.map((message) => message.requestId)).toEqual(['lagging-1']);
-    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
+    expect(await fixture.aws.queueCounts(deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
   });
 });
 
@@ -237,7 +227,7 @@ describe('dead-letters redrive when a delete fails', () => {
     const refusingDeletes = {
       send: async (command: unknown, options?: unknown) => {
         if (command instanceof DeleteMessageCommand) throw new Error('AccessDenied: sqs:DeleteMessage');
-        return aws.sqs.send(command as never, options as never);
+        return fixture.aws.sqs.send(command as never, options as never);
       },
     } as unknown as Pick<SQSClient, 'send'>;
 
@@ -245,8 +235,8 @@ describe('dead-letters redrive when a delete fails', () => {
 
     expect(report.moved.map((message) => message.requestId)).toEqual(['undeleted-1']);
     expect(report.failed).toMatchObject({ requestId: 'undeleted-1', error: expect.stringMatching(/not deleted from the dead-letter queue.*AccessDenied/) });
-    expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 1, inFlight: 0 });
-    expect(await aws.queueCounts(queueUrl)).toEqual({ visible: 1, inFlight: 0 });
+    expect(await fixture.aws.queueCounts(deadLetterUrl)).toEqual({ visible: 1, inFlight: 0 });
+    expect(await fixture.aws.queueCounts(queueUrl)).toEqual({ visible: 1, inFlight: 0 });
   });
 });
 
@@ -255,9 +245,9 @@ describe('dead-letters redrive ends', () => {
   async function fiftyMalformed(queueUrl: string, deadLetterUrl: string) {
     for (let i = 0; i < 50; i++) {
       const body = i % 2 === 0 ? `not JSON ${i}` : JSON.stringify({ projectId: PROJECT, jobId: `job_m${i}`, prompt: ' ', requestId: `empty-${i}` });
-      await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: `g${i}`, MessageDeduplicationId: `d${i}` }));
+      await fixture.aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: `g${i}`, MessageDeduplicationId: `d${i}` }));
     }
-    await waitUntil(async () => (await aws.queueCounts(deadLetterUrl)).visible === 50, 'the consumer dead-lettered all 50', 30_000);
+    await waitUntil(async () => (await fixture.aws.queueCounts(deadLetterUrl)).visible === 50, 'the consumer dead-lettered all 50', 30_000);
   }
 
   it('skips malformed messages and ends within seconds while the consumer runs; each is moved at most once', async () => {
@@ -276,7 +266,7 @@ describe('dead-letters redrive ends', () => {
       expect(redrive.json?.skipped.length).toBeGreaterThan(0);
       expect(redrive.json?.skipped).toContainEqual(expect.objectContaining({ reason: expect.stringMatching(/^malformed message: /) }));
       expect(redrive.stderr).toMatch(/--include-rejected/);
-      expect(await aws.queueCounts(deadLetterUrl)).toEqual({ visible: 50, inFlight: 0 });
+      expect(await fixture.aws.queueCounts(deadLetterUrl)).toEqual({ visible: 50, inFlight: 0 });
     } finally {
       await consumer.stop();
     }

@@ -8,30 +8,21 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { NEXT_CREATED_JOB } from '../../../sandbox/agent.js';
-import type { Sandbox } from '../../../sandbox/index.js';
 import { createSnsNotifier } from '../../../functions/follow-up/notify.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';
-import type { StateStore } from '../../../functions/follow-up/state.js';
-import { useFollowUpServers, type S3Sqs } from '../../helpers/emulators.js';
-import { fastFollowUpSettings, followUpDeps } from '../../helpers/run-deps.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import type { FollowUpDeps } from '../../../functions/follow-up/types.js';
+import { useFollowUpFixture } from '../../helpers/follow-up-fixture.js';
 import { waitUntil } from '../../helpers/cli.js';
 
-const PROJECT = 'proj_small';
-const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
+const fixture = useFollowUpFixture({ agent: { activeMs: 300 } });
+const { project: PROJECT, settings: SETTINGS } = fixture;
 
-let sandbox: Sandbox;
-let aws: S3Sqs;
-let store: StateStore;
-let bucket: string;
 let counter = 0;
 
-useFollowUpServers({ agent: { activeMs: 300 } }, (servers) => {
-  ({ sandbox, aws, store, bucket } = servers);
-});
-
+/** A message's dependencies whose API client does not retry. */
 function deps(dlq: string, extra: Partial<FollowUpDeps> = {}): FollowUpDeps {
-  return followUpDeps({ sandbox, aws, store, bucket, deadLetterUrl: dlq, client: { maxRetries: 0 } }, extra);
+  return fixture.deps(dlq, extra, { client: { maxRetries: 0 } });
 }
 
 /** A create message with its own request id and gap. */
@@ -42,32 +33,32 @@ function create(name: string) {
 }
 
 async function outcome(requestId: string): Promise<FollowUpOutcome | undefined> {
-  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/followup_outcomes/' }));
+  const listed = await fixture.aws.s3.send(new ListObjectsV2Command({ Bucket: fixture.bucket, Prefix: 'warehouse/followup_outcomes/' }));
   const key = listed.Contents?.map((c) => c.Key ?? '').find((k) => k.endsWith(`/${requestId}.json`));
   if (!key) return undefined;
-  const object = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const object = await fixture.aws.s3.send(new GetObjectCommand({ Bucket: fixture.bucket, Key: key }));
   return JSON.parse(await object.Body!.transformToString()) as FollowUpOutcome;
 }
 
 async function deadLetterQueue() {
-  return aws.createQueue(`dlq${Date.now()}${Math.floor(Math.random() * 1e6)}`);
+  return fixture.aws.createQueue(`dlq${Date.now()}${Math.floor(Math.random() * 1e6)}`);
 }
 
 describe('a queue message without jobId creates a job (sandbox + dynalite + fauxqs)', () => {
   it('creates the job once, records its id before polling, polls it to completed and records kind, gap and pull request', async () => {
     const dlq = await deadLetterQueue();
     const { requestId, gapId, body } = create('happy');
-    sandbox.scriptNextRun(PROJECT, NEXT_CREATED_JOB, { outcome: 'completed', activeMs: 800 });
+    fixture.sandbox.scriptNextRun(PROJECT, NEXT_CREATED_JOB, { outcome: 'completed', activeMs: 800 });
 
     const first = await processMessage({ messageId: 'm1', body }, deps(dlq), { ...SETTINGS, pollBudgetMs: 200 });
-    const recorded = await store.get(requestId);
+    const recorded = await fixture.store.get(requestId);
     const second = await processMessage({ messageId: 'm1', body }, deps(dlq), SETTINGS);
 
     expect(first).toMatchObject({ action: 'defer', cause: 'polling', sent: true });
     expect(recorded).toMatchObject({ phase: 'sent', kind: 'create', gapId, jobId: expect.stringMatching(/^job_new_/) });
     expect(second).toMatchObject({ action: 'handled', status: 'completed' });
     const jobId = recorded?.jobId as string;
-    expect(sandbox.getJobState(PROJECT, jobId)).toMatchObject({ status: 'completed', prompts: [expect.anything()] });
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)).toMatchObject({ status: 'completed', prompts: [expect.anything()] });
     expect(await outcome(requestId)).toMatchObject({
       kind: 'create',
       gap_id: gapId,
@@ -80,13 +71,13 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
 
   it('creates one job when the same request is delivered twice', async () => {
     const dlq = await deadLetterQueue();
-    const queue = await aws.createQueue(`dup${Date.now()}`);
+    const queue = await fixture.aws.createQueue(`dup${Date.now()}`);
     const { requestId, body } = create('dup');
-    await aws.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
-    await aws.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
+    await fixture.aws.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
+    await fixture.aws.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
     const before = createdCount();
 
-    const received = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const received = await fixture.aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
     const results = [];
     for (const message of received.Messages ?? [])
       results.push(await processMessage({ messageId: message.MessageId ?? '', body: message.Body ?? '' }, deps(dlq), SETTINGS));
@@ -98,15 +89,15 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
 
   it('creates one job when the message comes back after its visibility timeout while the first delivery still polls', async () => {
     const dlq = await deadLetterQueue();
-    const queue = await aws.createQueue(`vis${Date.now()}`, { VisibilityTimeout: '1' });
+    const queue = await fixture.aws.createQueue(`vis${Date.now()}`, { VisibilityTimeout: '1' });
     const { requestId, body } = create('visibility');
-    sandbox.scriptNextRun(PROJECT, NEXT_CREATED_JOB, { outcome: 'completed', activeMs: 2_500 });
-    await aws.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
+    fixture.sandbox.scriptNextRun(PROJECT, NEXT_CREATED_JOB, { outcome: 'completed', activeMs: 2_500 });
+    await fixture.aws.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
     const before = createdCount();
 
-    const firstDelivery = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 1 }));
+    const firstDelivery = await fixture.aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 1 }));
     const first = processMessage({ messageId: firstDelivery.Messages?.[0]?.MessageId ?? '', body }, deps(dlq, { owner: 'first' }), SETTINGS);
-    const redelivery = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 3, MessageSystemAttributeNames: ['All'] }));
+    const redelivery = await fixture.aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 3, MessageSystemAttributeNames: ['All'] }));
     const again = redelivery.Messages?.[0];
     const second = await processMessage(
       { messageId: again?.MessageId ?? '', body: again?.Body ?? '', deliveries: 2 },
@@ -125,11 +116,11 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
     const dlq = await deadLetterQueue();
     const { requestId, body } = create('killed');
     // The creation answers slowly; the first consumer is "killed" while it waits (its owner is gone).
-    sandbox.addFault({ kind: 'slow', route: 'agent-create', delayMs: 1_200, times: 1 });
+    fixture.sandbox.addFault({ kind: 'slow', route: 'agent-create', delayMs: 1_200, times: 1 });
     const before = createdCount();
     const doomed = processMessage({ messageId: 'k', body }, deps(dlq, { owner: 'killed-consumer' }), SETTINGS);
-    const posted = () => sandbox.requests.some((r) => r.route === 'agent-create' && r.fault === 'slow');
-    await waitUntil(async () => posted() && (await store.get(requestId))?.phase === 'claimed', 'the first consumer claimed and posted', 5_000);
+    const posted = () => fixture.sandbox.requests.some((r) => r.route === 'agent-create' && r.fault === 'slow');
+    await waitUntil(async () => posted() && (await fixture.store.get(requestId))?.phase === 'claimed', 'the first consumer claimed and posted', 5_000);
 
     const next = await processMessage(
       { messageId: 'k', body },
@@ -152,7 +143,7 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
   ] as const)('records uncertain and never creates a second job when %s', async (_case, kind) => {
     const dlq = await deadLetterQueue();
     const { requestId, gapId, body } = create(kind);
-    sandbox.addFault({ kind, route: 'agent-create', times: 1 });
+    fixture.sandbox.addFault({ kind, route: 'agent-create', times: 1 });
     const before = createdCount();
 
     const first = await processMessage({ messageId: 'l', body }, deps(dlq), SETTINGS);
@@ -167,7 +158,7 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
   it('defers a rate-limited creation and creates the job once later', async () => {
     const dlq = await deadLetterQueue();
     const { requestId, body } = create('limited');
-    sandbox.addFault({ kind: 'rate-limit', route: 'agent-create', retryAfter: 1, times: 1 });
+    fixture.sandbox.addFault({ kind: 'rate-limit', route: 'agent-create', retryAfter: 1, times: 1 });
     const before = createdCount();
 
     const first = await processMessage({ messageId: 'r', body }, deps(dlq), SETTINGS);
@@ -181,16 +172,16 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
 
   it('publishes the outcome with kind and gap_id, and its kind attribute lets a subscription take only new jobs', async () => {
     const dlq = await deadLetterQueue();
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber({ kind: ['create'] });
-    const notify = createSnsNotifier({ sns: aws.sns, topicArn });
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber({ kind: ['create'] });
+    const notify = createSnsNotifier({ sns: fixture.aws.sns, topicArn });
     const { requestId, gapId, body } = create('published');
-    sandbox.createJob(PROJECT, { id: `job_followed_${counter}`, status: 'completed', prLink: null });
+    fixture.sandbox.createJob(PROJECT, { id: `job_followed_${counter}`, status: 'completed', prLink: null });
     const followUp = JSON.stringify({ projectId: PROJECT, jobId: `job_followed_${counter}`, prompt: 'Tidy the intro', requestId: `fu-${counter}` });
 
     await processMessage({ messageId: 'p1', body }, deps(dlq, { notify }), SETTINGS);
     await processMessage({ messageId: 'p2', body: followUp }, deps(dlq, { notify }), SETTINGS);
 
-    const received = await aws.takeAll(subscriber);
+    const received = await fixture.aws.takeAll(subscriber);
     expect(received).toHaveLength(1);
     const envelope = JSON.parse(received[0]?.Body ?? '{}') as { Message: string; MessageAttributes: Record<string, { Value: string }> };
     expect(JSON.parse(envelope.Message)).toEqual(await outcome(requestId));
@@ -202,7 +193,7 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
   it('rejects a creation the API refuses (400) and dead-letters it', async () => {
     const dlq = await deadLetterQueue();
     const { requestId, body } = create('refused');
-    sandbox.addFault({ kind: 'status', status: 400, error: 'prompt refused', route: 'agent-create', times: 1 });
+    fixture.sandbox.addFault({ kind: 'status', status: 400, error: 'prompt refused', route: 'agent-create', times: 1 });
 
     const result = await processMessage({ messageId: 'b', body }, deps(dlq), SETTINGS);
 
@@ -214,6 +205,6 @@ describe('a queue message without jobId creates a job (sandbox + dynalite + faux
 /** Jobs the sandbox created over the API in the project, whatever became of the answers (their ids count up). */
 function createdCount(): number {
   let n = 0;
-  while (sandbox.getJobState(PROJECT, `job_new_${n + 1}`)) n++;
+  while (fixture.sandbox.getJobState(PROJECT, `job_new_${n + 1}`)) n++;
   return n;
 }

@@ -8,27 +8,16 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../sandbox/index.js';
 import { createSnsNotifier, type OutcomeNotifier } from '../../../functions/follow-up/notify.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';
-import type { StateStore } from '../../../functions/follow-up/state.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
 import { FOLLOWUP_METRICS } from '../../../functions/shared/metric-names.js';
-import { useFollowUpServers, type S3Sqs } from '../../helpers/emulators.js';
-import { fastFollowUpSettings, followUpDeps } from '../../helpers/run-deps.js';
+import { useFollowUpFixture } from '../../helpers/follow-up-fixture.js';
 
-const PROJECT = 'proj_small';
-const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
+const fixture = useFollowUpFixture({ agent: { activeMs: 200 } });
+const { project: PROJECT, settings: SETTINGS } = fixture;
 
-let sandbox: Sandbox;
-let aws: S3Sqs;
-let store: StateStore;
-let bucket: string;
 let jobCounter = 0;
-
-useFollowUpServers({ agent: { activeMs: 200 } }, (servers) => {
-  ({ sandbox, aws, store, bucket } = servers);
-});
 
 /** The SNS envelopes that reached a subscriber queue (everything there now). */
 async function notifications(queueUrl: string): Promise<{ message: FollowUpOutcome; attributes: Record<string, string> }[]> {
@@ -51,42 +40,42 @@ function countingMetrics() {
 
 function newJob(): string {
   const id = `job_out_${++jobCounter}`;
-  sandbox.createJob(PROJECT, { id, status: 'completed', prLink: null });
+  fixture.sandbox.createJob(PROJECT, { id, status: 'completed', prLink: null });
   return id;
 }
 
-function deps(deadLetterUrl: string, extra: Partial<FollowUpDeps> = {}): FollowUpDeps {
-  return followUpDeps({ sandbox, aws, store, bucket, deadLetterUrl }, extra);
-}
-
 async function outcomeOf(requestId: string): Promise<FollowUpOutcome | undefined> {
-  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/followup_outcomes/' }));
+  const listed = await fixture.aws.s3.send(new ListObjectsV2Command({ Bucket: fixture.bucket, Prefix: 'warehouse/followup_outcomes/' }));
   const key = listed.Contents?.find((object) => object.Key?.endsWith(`/${requestId}.json`))?.Key;
   if (!key) return undefined;
-  const object = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const object = await fixture.aws.s3.send(new GetObjectCommand({ Bucket: fixture.bucket, Key: key }));
   return JSON.parse(await object.Body!.transformToString()) as FollowUpOutcome;
 }
 
 async function drain(queueUrl: string) {
-  const received = await aws.sqs.send(
+  const received = await fixture.aws.sqs.send(
     new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
   );
   return received.Messages ?? [];
 }
 
 function postsTo(jobId: string): number {
-  return sandbox.requests.filter((entry) => entry.route === 'agent-message' && entry.jobId === jobId).length;
+  return fixture.sandbox.requests.filter((entry) => entry.route === 'agent-message' && entry.jobId === jobId).length;
 }
 
 describe('outcome notifications', () => {
   it('publishes each outcome once, the record as the message with status, projectId and jobId as attributes', async () => {
-    const dlq = await aws.createQueue(undefined, {});
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const dlq = await fixture.aws.createQueue(undefined, {});
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber();
     const metrics = countingMetrics();
     const jobId = newJob();
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Add a FAQ page', requestId: `req_${jobId}` });
 
-    const result = await processMessage({ messageId: 'm-1', body }, deps(dlq, { notify: createSnsNotifier({ sns: aws.sns, topicArn }), metrics }), SETTINGS);
+    const result = await processMessage(
+      { messageId: 'm-1', body },
+      fixture.deps(dlq, { notify: createSnsNotifier({ sns: fixture.aws.sns, topicArn }), metrics }),
+      SETTINGS,
+    );
 
     expect(result).toMatchObject({ action: 'handled', status: 'completed' });
     const received = await notifications(subscriber);
@@ -94,14 +83,14 @@ describe('outcome notifications', () => {
     expect(received[0]?.message).toEqual(await outcomeOf(`req_${jobId}`));
     expect(received[0]?.attributes).toEqual({ status: 'completed', kind: 'follow_up', projectId: PROJECT, jobId });
     expect(metrics.counts.get(FOLLOWUP_METRICS.notified)).toBe(1);
-    expect(await store.get(`req_${jobId}`)).toMatchObject({ phase: 'done', notified: true });
+    expect(await fixture.store.get(`req_${jobId}`)).toMatchObject({ phase: 'done', notified: true });
   });
 
   it('retries a failed publish on the redelivery, without writing the outcome again, and never publishes twice', async () => {
-    const dlq = await aws.createQueue(undefined, {});
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const dlq = await fixture.aws.createQueue(undefined, {});
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber();
     const metrics = countingMetrics();
-    const real = createSnsNotifier({ sns: aws.sns, topicArn });
+    const real = createSnsNotifier({ sns: fixture.aws.sns, topicArn });
     let failures = 1;
     const flaky: OutcomeNotifier = async (outcome) => {
       if (failures-- > 0) throw new Error('SNS unavailable');
@@ -110,7 +99,7 @@ describe('outcome notifications', () => {
     const jobId = newJob();
     const requestId = `req_${jobId}`;
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Document the CLI', requestId });
-    const d = deps(dlq, { notify: flaky, metrics });
+    const d = fixture.deps(dlq, { notify: flaky, metrics });
 
     const first = await processMessage({ messageId: 'm-1', body, deliveries: 1 }, d, SETTINGS);
     const written = await outcomeOf(requestId);
@@ -131,12 +120,12 @@ describe('outcome notifications', () => {
   });
 
   it('lets a subscription filter on status: only failed, uncertain and rejected reach it', async () => {
-    const dlq = await aws.createQueue(undefined, {});
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber({ status: ['failed', 'uncertain', 'rejected'] });
-    const d = deps(dlq, { notify: createSnsNotifier({ sns: aws.sns, topicArn }) });
+    const dlq = await fixture.aws.createQueue(undefined, {});
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber({ status: ['failed', 'uncertain', 'rejected'] });
+    const d = fixture.deps(dlq, { notify: createSnsNotifier({ sns: fixture.aws.sns, topicArn }) });
     const ok = newJob();
     const bad = newJob();
-    sandbox.scriptNextRun(PROJECT, bad, { outcome: 'failed', activeMs: 100 });
+    fixture.sandbox.scriptNextRun(PROJECT, bad, { outcome: 'failed', activeMs: 100 });
 
     await processMessage({ messageId: 'm-1', body: JSON.stringify({ projectId: PROJECT, jobId: ok, prompt: 'fine', requestId: `req_${ok}` }) }, d, SETTINGS);
     await processMessage(
@@ -152,11 +141,11 @@ describe('outcome notifications', () => {
 
 describe('credits', () => {
   it('rejects a prompt the API refuses for lack of credits (402) at once, dead-letters it with the reason, and never sends it again', async () => {
-    const dlq = await aws.createQueue(undefined, {});
+    const dlq = await fixture.aws.createQueue(undefined, {});
     const jobId = newJob();
-    sandbox.addFault({ kind: 'insufficient-credits', route: 'agent-message', projectId: PROJECT, times: 1 });
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const d = deps(dlq, { notify: createSnsNotifier({ sns: aws.sns, topicArn }) });
+    fixture.sandbox.addFault({ kind: 'insufficient-credits', route: 'agent-message', projectId: PROJECT, times: 1 });
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber();
+    const d = fixture.deps(dlq, { notify: createSnsNotifier({ sns: fixture.aws.sns, topicArn }) });
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Add a page on SSO', requestId: `req_${jobId}` });
 
     const first = await processMessage({ messageId: 'm-1', body }, d, SETTINGS);
@@ -165,7 +154,7 @@ describe('credits', () => {
     expect(first).toMatchObject({ action: 'handled', status: 'rejected' });
     expect(again).toMatchObject({ action: 'handled', status: 'duplicate' });
     expect(postsTo(jobId)).toBe(1);
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(0);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(0);
     const outcome = await outcomeOf(`req_${jobId}`);
     expect(outcome).toMatchObject({ status: 'rejected', attempts: 1, sent_at: null });
     expect(outcome?.detail).toMatch(/credits/i);
@@ -179,9 +168,9 @@ describe('credits', () => {
   });
 
   it('treats another 4xx whose error names credits the same way', async () => {
-    const dlq = await aws.createQueue(undefined, {});
+    const dlq = await fixture.aws.createQueue(undefined, {});
     const jobId = newJob();
-    sandbox.addFault({
+    fixture.sandbox.addFault({
       kind: 'status',
       status: 403,
       error: 'Your organization has no agent credits left',
@@ -191,7 +180,7 @@ describe('credits', () => {
     });
     const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Fix the typo', requestId: `req_${jobId}` });
 
-    const result = await processMessage({ messageId: 'm-1', body }, deps(dlq), SETTINGS);
+    const result = await processMessage({ messageId: 'm-1', body }, fixture.deps(dlq), SETTINGS);
 
     expect(result).toMatchObject({ action: 'handled', status: 'rejected' });
     expect(postsTo(jobId)).toBe(1);

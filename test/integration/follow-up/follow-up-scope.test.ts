@@ -9,30 +9,21 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../sandbox/index.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps } from '../../../functions/follow-up/process-message.js';
-import type { StateStore } from '../../../functions/follow-up/state.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import type { FollowUpDeps } from '../../../functions/follow-up/types.js';
 import { followUpScopeOf } from '../../../functions/scope/follow-up.js';
 import { CONFIG_DEFAULTS } from '../../../functions/settings/config.js';
-import { useFollowUpServers, type S3Sqs } from '../../helpers/emulators.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../../helpers/github-stand-in.js';
-import { fastFollowUpSettings, followUpDeps } from '../../helpers/run-deps.js';
+import { useFollowUpFixture } from '../../helpers/follow-up-fixture.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../../../scripts/lib/github-stand-in.js';
 
-const PROJECT = 'proj_small';
-const SETTINGS = fastFollowUpSettings([PROJECT]);
+const fixture = useFollowUpFixture({ agent: { activeMs: 100 } });
+const { project: PROJECT, settings: SETTINGS } = fixture;
 const TOKEN = 'ghp_follow_up_token_99';
 
-let sandbox: Sandbox;
-let aws: S3Sqs;
-let store: StateStore;
-let bucket: string;
 let github: GitHubStandIn;
 let jobs = 0;
 
-useFollowUpServers({ agent: { activeMs: 100 } }, (servers) => {
-  ({ sandbox, aws, store, bucket } = servers);
-});
 beforeAll(async () => {
   github = await startGitHubStandIn({ token: TOKEN });
 });
@@ -49,20 +40,20 @@ const scopeSettings = {
 
 async function complete(prLink: string, extra: Partial<FollowUpDeps>): Promise<FollowUpOutcome> {
   const jobId = `job_scope_${++jobs}`;
-  sandbox.createJob(PROJECT, { id: jobId, status: 'completed', prLink: null });
-  sandbox.scriptNextRun(PROJECT, jobId, { outcome: 'completed', prLink, activeMs: 50 });
-  const dlq = await aws.createQueue(undefined, {});
+  fixture.sandbox.createJob(PROJECT, { id: jobId, status: 'completed', prLink: null });
+  fixture.sandbox.scriptNextRun(PROJECT, jobId, { outcome: 'completed', prLink, activeMs: 50 });
+  const dlq = await fixture.aws.createQueue(undefined, {});
   const body = JSON.stringify({ projectId: PROJECT, jobId, prompt: 'Document the webhook retries', requestId: `req_${jobId}`, gapId: 'gap_webhooks' });
-  const result = await processMessage({ messageId: `m-${jobId}`, body }, followUpDeps({ sandbox, aws, store, bucket, deadLetterUrl: dlq }, extra), SETTINGS);
+  const result = await processMessage({ messageId: `m-${jobId}`, body }, fixture.deps(dlq, extra), SETTINGS);
   expect(result).toMatchObject({ action: 'handled', status: 'completed', prLink });
-  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/followup_outcomes/' }));
+  const listed = await fixture.aws.s3.send(new ListObjectsV2Command({ Bucket: fixture.bucket, Prefix: 'warehouse/followup_outcomes/' }));
   const key = listed.Contents?.find((object) => object.Key?.endsWith(`/req_${jobId}.json`))?.Key;
-  const object = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const object = await fixture.aws.s3.send(new GetObjectCommand({ Bucket: fixture.bucket, Key: key }));
   return JSON.parse(await object.Body!.transformToString()) as FollowUpOutcome;
 }
 
 async function received(queueUrl: string) {
-  const answer = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+  const answer = await fixture.aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
   return (answer.Messages ?? []).map(
     (message) => JSON.parse(message.Body ?? '{}') as { Subject: string; Message: string; MessageAttributes: Record<string, { Value: string }> },
   );
@@ -76,10 +67,10 @@ describe('the follow-up function checks the pull request as its job completes', 
       number: 21,
       files: [{ filename: '.github/workflows/deploy.yml' }, { filename: 'api/webhooks.mdx' }],
     });
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber();
     const scope = followUpScopeOf(
       { ...scopeSettings, githubApiUrl: github.url, docsRepository: 'acme/docs', githubToken: TOKEN, insightsTopicArn: topicArn },
-      { sns: aws.sns, github: { retryDelayMs: 1 } },
+      { sns: fixture.aws.sns, github: { retryDelayMs: 1 } },
     );
 
     const outcome = await complete(link, { scope });
@@ -102,10 +93,10 @@ describe('the follow-up function checks the pull request as its job completes', 
       files: [{ filename: 'api/webhooks.mdx', additions: 40 }],
       mergedAt: '2026-11-21T09:30:00Z',
     });
-    const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
+    const { topicArn, subscriber } = await fixture.aws.createTopicWithSubscriber();
     const scope = followUpScopeOf(
       { ...scopeSettings, githubApiUrl: github.url, docsRepository: 'acme/docs', githubToken: TOKEN, insightsTopicArn: topicArn },
-      { sns: aws.sns },
+      { sns: fixture.aws.sns },
     );
 
     const outcome = await complete(link, { scope });

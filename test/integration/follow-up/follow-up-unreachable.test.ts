@@ -17,7 +17,7 @@ import { ConfigError } from '../../../functions/shared/errors.js';
 import { createLocalStore } from '../../../functions/shared/storage/shared-store-local.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runSpawnedCli, spawnCli, waitUntil } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv, SANDBOX_POLLS } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

@@ -7,30 +7,22 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../sandbox/index.js';
 import { runConsumer } from '../../../functions/cli/consumer.js';
 import { createHandler } from '../../../functions/follow-up/handler.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import type { FollowUpDeps } from '../../../functions/follow-up/types.js';
+import type { FollowUpSettings } from '../../../functions/follow-up/settings.js';
 import type { StateStore } from '../../../functions/follow-up/state.js';
-import { useFollowUpServers, type S3Sqs } from '../../helpers/emulators.js';
+import { useFollowUpFixture } from '../../helpers/follow-up-fixture.js';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../../helpers/lambda-events.js';
-import { fastFollowUpSettings, followUpDeps } from '../../helpers/run-deps.js';
 
-const PROJECT = 'proj_small';
+const fixture = useFollowUpFixture({ agent: { activeMs: 300 } });
+const { project: PROJECT, settings: SETTINGS } = fixture;
 const PROMPT_MARKER = 'PROMPT-TEXT-MUST-NOT-LEAK';
-const SETTINGS: FollowUpSettings = fastFollowUpSettings([PROJECT]);
 
-let sandbox: Sandbox;
-let aws: S3Sqs;
-let store: StateStore;
-let bucket: string;
 let logs: string[];
 let jobCounter = 0;
-
-useFollowUpServers({ agent: { activeMs: 300 } }, (servers) => {
-  ({ sandbox, aws, store, bucket } = servers);
-});
 
 beforeEach(() => {
   logs = [];
@@ -38,7 +30,7 @@ beforeEach(() => {
 
 function newJob(prLink: string | null = 'https://github.com/acme/docs/pull/1'): string {
   const id = `job_it_${++jobCounter}`;
-  sandbox.createJob(PROJECT, { id, status: 'completed', prLink });
+  fixture.sandbox.createJob(PROJECT, { id, status: 'completed', prLink });
   return id;
 }
 
@@ -48,21 +40,21 @@ function capture(level: string) {
 const logger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
 
 function deps(deadLetterUrl: string, options: { maxRetries?: number; owner?: string } = {}): FollowUpDeps {
-  return followUpDeps(
-    { sandbox, aws, store, bucket, deadLetterUrl, logger, ...(options.maxRetries === undefined ? {} : { client: { maxRetries: options.maxRetries } }) },
-    options.owner === undefined ? {} : { owner: options.owner },
-  );
+  return fixture.deps(deadLetterUrl, options.owner === undefined ? {} : { owner: options.owner }, {
+    logger,
+    ...(options.maxRetries === undefined ? {} : { client: { maxRetries: options.maxRetries } }),
+  });
 }
 
 async function queues(fifo: boolean) {
   const suffix = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
   const dlqAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
-  const dlq = await aws.createQueue(`dlq${suffix}`, dlqAttributes);
-  return { queue: await aws.createQueue(`q${suffix}`, fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {}), dlq };
+  const dlq = await fixture.aws.createQueue(`dlq${suffix}`, dlqAttributes);
+  return { queue: await fixture.aws.createQueue(`q${suffix}`, fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {}), dlq };
 }
 
 async function enqueue(queueUrl: string, body: object | string, groupId?: string) {
-  await aws.sqs.send(
+  await fixture.aws.sqs.send(
     new SendMessageCommand({
       QueueUrl: queueUrl,
       MessageBody: typeof body === 'string' ? body : JSON.stringify(body),
@@ -85,7 +77,7 @@ async function consumeUntil(
   const settings = { ...SETTINGS, ...overrides.settings };
   const stats = await runConsumer({
     queueUrl,
-    sqs: aws.sqs,
+    sqs: fixture.aws.sqs,
     logger,
     stop: stop.signal,
     waitTimeSeconds: 1,
@@ -107,13 +99,15 @@ function failingStore(failures: number): StateStore {
     if (calls <= failures) throw new Error('ServiceUnavailable: the state table is not reachable');
   };
   return {
-    get: async (requestId) => (maybeFail(), store.get(requestId)),
-    put: async (draft, expectedVersion) => (maybeFail(), store.put(draft, expectedVersion)),
+    get: async (requestId) => (maybeFail(), fixture.store.get(requestId)),
+    put: async (draft, expectedVersion) => (maybeFail(), fixture.store.put(draft, expectedVersion)),
   };
 }
 
 async function deadLetters(url: string) {
-  const out = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
+  const out = await fixture.aws.sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+  );
   return (out.Messages ?? []).map((m) => ({
     body: m.Body ?? '',
     reason: m.MessageAttributes?.['reason']?.StringValue ?? '',
@@ -122,10 +116,10 @@ async function deadLetters(url: string) {
 }
 
 async function outcome(requestId: string): Promise<FollowUpOutcome | undefined> {
-  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/followup_outcomes/' }));
+  const listed = await fixture.aws.s3.send(new ListObjectsV2Command({ Bucket: fixture.bucket, Prefix: 'warehouse/followup_outcomes/' }));
   const key = listed.Contents?.map((c) => c.Key ?? '').find((k) => k.endsWith(`/${requestId}.json`));
   if (!key) return undefined;
-  const object = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const object = await fixture.aws.s3.send(new GetObjectCommand({ Bucket: fixture.bucket, Key: key }));
   return JSON.parse(await object.Body!.transformToString()) as FollowUpOutcome;
 }
 
@@ -140,7 +134,7 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
 
     await consumeUntil(queue, dlq, async () => (await outcome(`order-${jobId}-3`)) !== undefined, 20_000);
 
-    const state = sandbox.getJobState(PROJECT, jobId);
+    const state = fixture.sandbox.getJobState(PROJECT, jobId);
     expect(state?.violations).toEqual([]);
     expect(state?.prompts.map((p) => p.promptSha256)).toEqual([1, 2, 3].map((n) => sha(`step ${n} ${PROMPT_MARKER}`)));
     for (const n of [1, 2, 3]) expect((await outcome(`order-${jobId}-${n}`))?.status).toBe('completed');
@@ -154,7 +148,7 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
 
     const stats = await consumeUntil(queue, dlq, async () => (await outcome(`dup-${jobId}`)) !== undefined);
 
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
     expect(stats.received).toBeGreaterThanOrEqual(2);
   });
 
@@ -168,7 +162,7 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
       processMessage({ messageId: 'b', body }, deps(dlq, { owner: 'two' }), SETTINGS),
     ]);
 
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
     expect(results.map((r) => r.action).sort()).toEqual(['defer', 'handled']);
   });
 
@@ -176,14 +170,14 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
     const { dlq } = await queues(false);
     const jobId = newJob();
     const body = JSON.stringify(msg(jobId, `drop-${jobId}`));
-    sandbox.addFault({ kind: 'drop-after-accept', route: 'agent-message', times: 1 });
+    fixture.sandbox.addFault({ kind: 'drop-after-accept', route: 'agent-message', times: 1 });
 
     const first = await processMessage({ messageId: 'm', body }, deps(dlq), SETTINGS);
     const again = await processMessage({ messageId: 'm', body }, deps(dlq), SETTINGS);
 
     expect(first).toMatchObject({ action: 'handled', status: 'uncertain' });
     expect(again).toMatchObject({ status: 'duplicate' });
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
     expect((await outcome(`drop-${jobId}`))?.status).toBe('uncertain');
     expect((await deadLetters(dlq))[0]).toMatchObject({ requestId: `drop-${jobId}`, reason: expect.stringMatching(/^uncertain/) });
   });
@@ -191,13 +185,13 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
   it('resumes polling in a later Lambda invocation and records the outcome', async () => {
     const { queue, dlq } = await queues(true);
     const jobId = newJob();
-    sandbox.scriptNextRun(PROJECT, jobId, { outcome: 'completed', activeMs: 1_200 });
+    fixture.sandbox.scriptNextRun(PROJECT, jobId, { outcome: 'completed', activeMs: 1_200 });
     await enqueue(queue, msg(jobId, `long-${jobId}`), jobId);
-    const handler = createHandler({ followUp: deps(dlq), settings: { ...SETTINGS, pollBudgetMs: 300 }, sqs: aws.sqs, queueUrlOf: () => queue });
+    const handler = createHandler({ followUp: deps(dlq), settings: { ...SETTINGS, pollBudgetMs: 300 }, sqs: fixture.aws.sqs, queueUrlOf: () => queue });
 
     const responses = [];
     for (let i = 0; i < 20 && !(await outcome(`long-${jobId}`)); i++) {
-      const received = await aws.sqs.send(
+      const received = await fixture.aws.sqs.send(
         new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }),
       );
       if (!received.Messages?.length) continue;
@@ -208,14 +202,14 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
     expect(responses[0]?.batchItemFailures).toHaveLength(1);
     expect(responses.at(-1)?.batchItemFailures).toEqual([]);
     expect(await outcome(`long-${jobId}`)).toMatchObject({ status: 'completed', attempts: 1 });
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
   });
 
   it('defers a rate-limited prompt and sends it once later', async () => {
     const { dlq } = await queues(false);
     const jobId = newJob();
     const body = JSON.stringify(msg(jobId, `rl-${jobId}`));
-    sandbox.addFault({ kind: 'rate-limit', route: 'agent-message', retryAfter: 1, times: 1 });
+    fixture.sandbox.addFault({ kind: 'rate-limit', route: 'agent-message', retryAfter: 1, times: 1 });
     const d = deps(dlq, { maxRetries: 0 });
 
     const first = await processMessage({ messageId: 'm', body }, d, SETTINGS);
@@ -223,14 +217,14 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
 
     expect(first).toMatchObject({ action: 'defer', delayMs: 1_000, sent: false });
     expect(second).toMatchObject({ action: 'handled', status: 'completed' });
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
     expect((await outcome(`rl-${jobId}`))?.attempts).toBe(2);
   });
 
   it('does not mistake a stale read of the previous run for completion', async () => {
     const { dlq } = await queues(false);
     const jobId = newJob();
-    sandbox.scriptNextRun(PROJECT, jobId, { outcome: 'failed', activeMs: 400, staleReads: 2 });
+    fixture.sandbox.scriptNextRun(PROJECT, jobId, { outcome: 'failed', activeMs: 400, staleReads: 2 });
 
     const result = await processMessage({ messageId: 'm', body: JSON.stringify(msg(jobId, `stale-${jobId}`)) }, deps(dlq), SETTINGS);
 
@@ -240,7 +234,7 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
   it.each(['archived', 'failed'] as const)('records a job that ends %s', async (ending) => {
     const { dlq } = await queues(false);
     const jobId = newJob();
-    sandbox.scriptNextRun(PROJECT, jobId, { outcome: ending });
+    fixture.sandbox.scriptNextRun(PROJECT, jobId, { outcome: ending });
 
     const result = await processMessage({ messageId: 'm', body: JSON.stringify(msg(jobId, `end-${jobId}`)) }, deps(dlq), SETTINGS);
 
@@ -274,19 +268,19 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
     const handler = createHandler({
       followUp: { ...deps(dlq), store: failingStore(Infinity) },
       settings: { ...SETTINGS, failureBackoffMs: 1_000 },
-      sqs: aws.sqs,
+      sqs: fixture.aws.sqs,
       queueUrlOf: () => queue,
     });
-    const received = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+    const received = await fixture.aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
     const messageId = received.Messages?.[0]?.MessageId;
 
     const response = await handler(sqsEvent((received.Messages ?? []).map((m) => recordFromMessage(m))), lambdaContext(30_000));
-    const again = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['All'] }));
+    const again = await fixture.aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['All'] }));
 
     expect(messageId).toBeDefined();
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: messageId }]);
     expect(again.Messages?.map((m) => m.MessageId)).toEqual([messageId]);
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(0);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(0);
   });
 
   it('consume defers a message by the failure backoff while the state table fails, and sends it once when the table is back', async () => {
@@ -302,13 +296,13 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
     expect(stats.outcomes.error).toBeUndefined();
     expect(stats.outcomes.deferred ?? 0).toBeGreaterThanOrEqual(2);
     expect((await outcome(`table-back-${jobId}`))?.status).toBe('completed');
-    expect(sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
+    expect(fixture.sandbox.getJobState(PROJECT, jobId)?.prompts).toHaveLength(1);
   });
 
   it('never writes the API key or the prompt text to logs or outcome records', async () => {
     const { dlq } = await queues(false);
     const jobId = newJob();
-    sandbox.addFault({ kind: 'server-error', route: 'agent-get', times: 1 });
+    fixture.sandbox.addFault({ kind: 'server-error', route: 'agent-get', times: 1 });
     await processMessage({ messageId: 'm', body: JSON.stringify(msg(jobId, `secret-${jobId}`)) }, deps(dlq), SETTINGS);
 
     const record = await outcome(`secret-${jobId}`);
@@ -316,6 +310,6 @@ describe('follow-up consumer (sandbox + dynalite + fauxqs)', () => {
     expect(record?.status).toBe('completed');
     expect(logs.length).toBeGreaterThan(0);
     expect(everything).not.toContain(PROMPT_MARKER);
-    expect(everything).not.toContain(sandbox.apiKey);
+    expect(everything).not.toContain(fixture.sandbox.apiKey);
   });
 });

@@ -12,7 +12,7 @@ import { GlueClient } from '@aws-sdk/client-glue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFollowUpDeps } from '../../../functions/follow-up/deps.js';
 import { buildOutcome } from '../../../functions/follow-up/outcome.js';
-import { TEST_REGION } from '../../helpers/emulators.js';
+import { TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';
 
 const DATABASE = 'mintlify_analytics';

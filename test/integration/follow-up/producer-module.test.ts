@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, enqueuePrompts, InvalidPromptsError, type EnqueueReport, type FollowUpPrompt } from 'mintlify-exporter/producer';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 
 let aws: S3Sqs;
 

@@ -18,7 +18,7 @@ import { duckDbType } from '../../../functions/warehouse/duckdb.js';
 import { FIX_EFFECTS } from '../../../functions/warehouse/tables.js';
 import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { buildEffectsLake, DONE, EFFECTS_PROJECT, NOW, PR_LINK, RECENT, SMALL, TOPIC_TRUTH, TRUTH, type EffectsLake } from '../../helpers/effects-lake.js';
-import { TEST_REGION } from '../../helpers/emulators.js';
+import { TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { parquetTable, startGlueStandIn } from '../../helpers/glue-stand-in.js';
 import { queryDuckDb } from '../../helpers/read-back.js';

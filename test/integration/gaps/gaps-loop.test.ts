@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gap } from '../../../functions/gaps/gaps.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliAt, runSpawnedCli, spawnCli, waitUntil } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv, SANDBOX_POLLS } from '../../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

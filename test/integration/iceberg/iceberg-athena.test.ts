@@ -40,7 +40,8 @@ import { createLocalDestination } from '../../../functions/shared/storage/destin
 import { DestinationError } from '../../../functions/shared/errors.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { startAthenaStandIn, type AthenaStandIn } from '../../helpers/athena-stand-in.js';
-import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../../helpers/emulators.js';
+import { TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { exportFunctionEnv } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';

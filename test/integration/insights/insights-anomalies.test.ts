@@ -14,7 +14,7 @@ import { openLake } from '../../../functions/warehouse/lake.js';
 import { buildReport } from '../../../functions/report/report.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
 import { createMemoryStore, type SharedStore } from '../../../functions/shared/storage/shared-store.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDataset } from '../../helpers/insights-lake.js';

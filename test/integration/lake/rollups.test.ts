@@ -17,13 +17,14 @@ import { daysBetween } from '../../../functions/shared/dates.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
 import { ROLLUP_READS } from '../../../functions/warehouse/lake/files.js';
 import { rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
-import { readUnitState, readUnitStates, unitKey } from '../../../functions/export/units.js';
+import { readUnitState, readUnitStates } from '../../../functions/export/units.js';
+import { unitKey } from '../../../functions/export/unit-id.js';
 import { openTarget } from '../../../functions/shared/storage/destinations.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
-import { startS3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
 

@@ -12,7 +12,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess, waitUntil } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv } from '../../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

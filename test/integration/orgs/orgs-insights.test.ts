@@ -14,7 +14,7 @@ import { createMemoryStore } from '../../../functions/shared/storage/shared-stor
 import { createOrganisationsWeeklyHandler, type OrganisationsWeeklyAnswer } from '../../../functions/insights/weekly/organisations.js';
 import { loadConfigFor } from '../../../functions/settings/config.js';
 import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { everyDays, FLAT_DAY, writeLake } from '../../helpers/insights-lake.js';
 

@@ -14,7 +14,8 @@ import { createOrganisationsWorker, orgsConfig, type OrganisationsConfig } from 
 import { MAX_IDLE_WAIT_MS, type WorkerRecord } from '../../../functions/organisations/worker.js';
 import { ORG_QUEUE_MAX_RECEIVES } from '../../../infra/constructs/organisations.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { createStateTable, startDynamo, startS3Sqs, TEST_REGION, type Dynamo, type S3Sqs } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../../helpers/emulators.js';
+import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { exportFunctionEnv } from '../../helpers/env.js';
 import { lambdaContext } from '../../helpers/lambda-events.js';
 import { analyticsRequests } from '../../helpers/request-log.js';

@@ -21,7 +21,7 @@ import type { Destination } from '../../../functions/shared/storage/destination.
 import { keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runSpawnedCli, spawnCli } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv } from '../../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb, readManifest } from '../../helpers/read-back.js';

@@ -17,7 +17,7 @@ import { keyIdOf } from '../../../functions/shared/personal-data/index.js';
 import { resolvePolicy } from '../../../functions/warehouse/column-policy.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb, readManifest } from '../../helpers/read-back.js';
 import { DATASET_CLIENT, exportDeps, TEST_PERSONAL_DATA_KEY, testSettings } from '../../helpers/run-deps.js';

@@ -11,7 +11,7 @@ import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport } from '../../../functions/report/report.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';

@@ -13,7 +13,7 @@ import { formatDay } from '../../../functions/shared/dates.js';
 import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { hostEnv } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../../helpers/github-stand-in.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../../../scripts/lib/github-stand-in.js';
 
 const TOKEN = 'ghp_cli_scope_token_77';
 const NOW = Date.parse('2026-11-25T12:00:00Z');

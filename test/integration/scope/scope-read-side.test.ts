@@ -14,7 +14,7 @@ import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { buildEffectsLake, NOW, PR_LINK, type EffectsLake } from '../../helpers/effects-lake.js';
 import { removeTempDirs } from '../../helpers/files.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../../helpers/github-stand-in.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../../../scripts/lib/github-stand-in.js';
 
 const TOKEN = 'ghp_read_side_token_55';
 let lake: EffectsLake;

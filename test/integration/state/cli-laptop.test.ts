@@ -11,7 +11,7 @@ import { createSqsDeadLetter } from '../../../functions/follow-up/dead-letter.js
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { runCliInProcess, runSpawnedCli, spawnCli, waitUntil } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 

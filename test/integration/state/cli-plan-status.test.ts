@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { HOUR_MS } from '../../helpers/clock.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { analyticsRequests } from '../../helpers/request-log.js';
 import { runCliInProcess, spawnCli } from '../../helpers/cli.js';

@@ -9,7 +9,8 @@ import { LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/pacing/bud
 import { createDynamoStore } from '../../../functions/shared/storage/shared-store-dynamo.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { spawnCli } from '../../helpers/cli.js';
-import { createStateTable, startDynamo, TEST_REGION, type Dynamo } from '../../helpers/emulators.js';
+import { createStateTable, startDynamo, type Dynamo } from '../../helpers/emulators.js';
+import { TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { analyticsRequests } from '../../helpers/request-log.js';
 

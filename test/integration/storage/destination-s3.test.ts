@@ -12,7 +12,7 @@ import { openDestination } from '../../../functions/shared/storage/destinations.
 import { ConfigError, DestinationError } from '../../../functions/shared/errors.js';
 import { VISITORS_PAGES } from '../../../functions/warehouse/tables.js';
 import { readParquetBytes } from '../../helpers/read-back.js';
-import { emulatorS3Config, startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
+import { emulatorS3Config, startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 
 let aws: S3Sqs;
 

@@ -3,8 +3,9 @@
  * expressions): the CLI picks its exit code by what an error says of itself, not by a list of
  * classes; the errors one room raises live in that room; no unit test reads a clock to bound a
  * time (those bounds are the benchmark's: a unit test passes alone and under load alike); an
- * integration file starts at most one child process unless several are its point; no file under
- * functions/ is over 500 lines; no export of functions/ is there for the tests alone.
+ * integration file starts at most one child process unless several are its point, and a folder
+ * of them holds at most 18 files; no file under functions/ is over 500 lines; no export of
+ * functions/ is there for the tests alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -125,9 +126,9 @@ function spawnCalls(file: ts.SourceFile): number {
 const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'drift/cli-drift.test.ts': 'the drift sandbox and the export as two processes',
   'cli/cli-doctor.test.ts': 'the state table and queue checks: the SDK reads region and credentials from the process’s environment',
-  'export/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
-  'export/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
-  'export/export-two-writers.test.ts': 'two processes on the same units',
+  'export/run-log/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
+  'export/handler-partitions/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
+  'export/resume-faults/export-two-writers.test.ts': 'two processes on the same units',
   'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
   'follow-up/follow-up-dead-claimant.test.ts': 'a claimant killed, another process taking over',
   'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
@@ -141,6 +142,9 @@ const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'storage/shared-store-local.test.ts': 'two processes sharing one ledger and one lock',
 };
 
+/** The most test files an integration folder holds directly (follow-up/ has 17). */
+const MAX_ROOM_FILES = 18;
+
 describe('the integration tests', () => {
   it('start at most one child process per file, unless its point is several (MANY_PROCESSES)', () => {
     const files = testFiles('test/integration').filter((relative) => relative.endsWith('.test.ts'));
@@ -152,6 +156,16 @@ describe('the integration tests', () => {
     expect(many.filter((relative) => !(relative in MANY_PROCESSES))).toEqual([]);
     // The list shrinks with the files: a file that came down to one process leaves it.
     expect(Object.keys(MANY_PROCESSES).filter((relative) => !many.includes(relative))).toEqual([]);
+  });
+
+  it(`live in rooms of at most ${MAX_ROOM_FILES} files: a larger folder splits by behaviour (export/: datasets, resume-faults, handler-partitions, run-log)`, () => {
+    const perFolder = new Map<string, number>();
+    for (const relative of testFiles('test/integration').filter((name) => name.endsWith('.test.ts'))) {
+      const folder = relative.slice(0, relative.lastIndexOf('/'));
+      perFolder.set(folder, (perFolder.get(folder) ?? 0) + 1);
+    }
+
+    expect([...perFolder].filter(([, files]) => files > MAX_ROOM_FILES).map(([folder, files]) => `${folder}: ${files} files`)).toEqual([]);
   });
 });
 

@@ -9,7 +9,7 @@ import { manifestOf } from '../../../functions/export/manifest.js';
 import { writeManifest } from '../../../functions/export/manifest.js';
 import { CHECKPOINT_VERSION, unitStaging } from '../../../functions/export/staging.js';
 import { readExportStatus } from '../../../functions/export/status.js';
-import { unitsOf, type Unit } from '../../../functions/export/units.js';
+import { unitsOf, type Unit } from '../../../functions/export/unit-id.js';
 import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
 import type { BudgetSnapshot } from '../../../functions/shared/pacing/budget.js';
 import { addDays } from '../../../functions/shared/dates.js';

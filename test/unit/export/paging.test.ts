@@ -14,8 +14,8 @@ import {
   type Pager,
   type PagerOptions,
   type PagerState,
-  type PagingKind,
 } from '../../../functions/export/paging.js';
+import type { PagingKind } from '../../../functions/warehouse/catalog.js';
 import type { FeedbackByPage, PageVisitors, SearchesPage, VisitorsPage } from '../../../functions/shared/api-types.js';
 import { PaginationError } from '../../../functions/export/errors.js';
 

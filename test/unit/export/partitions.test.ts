@@ -2,7 +2,7 @@
  * registerDays (functions/warehouse/partitions.ts) on a narrow fake of the Glue client's `send`:
  * the call shapes Glue limits (100 partitions a call, one GetTable a table), and a table whose
  * partition keys a unit cannot fill. The calls over HTTP, the grants and the retries across
- * runs are tested against the Glue stand-in (test/integration/export/export-partitions.test.ts).
+ * runs are tested against the Glue stand-in (test/integration/export/handler-partitions/export-partitions.test.ts).
  */
 import { BatchCreatePartitionCommand, GetTableCommand } from '@aws-sdk/client-glue';
 import { describe, expect, it } from 'vitest';

@@ -6,9 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { estimateUnit } from '../../../functions/export/estimates.js';
 import type { Manifest } from '../../../functions/export/manifest.js';
-import { countMissing, daysBefore, doneSince, dueAt, lastDueDay, type Plan } from '../../../functions/export/plan.js';
+import { countMissing, daysBefore, doneSince, type Plan } from '../../../functions/export/plan.js';
+import { dueAt, lastDueDay } from '../../../functions/export/settle.js';
 import { startMeter } from '../../../functions/export/request-meter.js';
-import { retryAfter, unitKey, unitsOf, type Unit, type UnitState } from '../../../functions/export/units.js';
+import { retryAfter, type UnitState } from '../../../functions/export/units.js';
+import { unitKey, unitsOf, type Unit } from '../../../functions/export/unit-id.js';
 import { HOUR_MS, MINUTE_MS } from '../../../functions/shared/time.js';
 import { DATASET_CATALOG, DATASET_NAMES, typicalPagesPerDay } from '../../../functions/warehouse/catalog.js';
 

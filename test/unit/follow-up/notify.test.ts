@@ -6,11 +6,12 @@
  */
 import type { PublishCommand } from '@aws-sdk/client-sns';
 import { describe, expect, it } from 'vitest';
-import type { AgentJob } from '../../../functions/shared/api-types.js';
+import type { AgentJob } from '../../../functions/shared/api-enums.js';
 import { FOLLOWUP_METRICS } from '../../../functions/shared/metric-names.js';
 import { createSnsNotifier, notificationOf } from '../../../functions/follow-up/notify.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps } from '../../../functions/follow-up/process-message.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import type { FollowUpDeps } from '../../../functions/follow-up/types.js';
 import type { FollowUpState, StateStore } from '../../../functions/follow-up/state.js';
 
 const job = (status: AgentJob['status']): AgentJob => ({ id: 'job_1', status, prLink: status === 'completed' ? 'https://github.com/acme/docs/pull/2' : null });

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AgentJob, ApiClient, CallOptions } from '../../../functions/shared/api-types.js';
+import type { ApiClient, CallOptions } from '../../../functions/shared/api-types.js';
+import type { AgentJob } from '../../../functions/shared/api-enums.js';
 import { ApiError, NetworkError, RateLimitedError, SendUncertainError, UnreachableError } from '../../../functions/shared/errors.js';
 import { FOLLOWUP_OUTCOMES } from '../../../functions/warehouse/tables.js';
 import type { DeadLetterEntry } from '../../../functions/follow-up/dead-letter.js';
 import type { FollowUpOutcome } from '../../../functions/follow-up/outcome.js';
-import { processMessage, type FollowUpDeps, type FollowUpMetric, type FollowUpSettings } from '../../../functions/follow-up/process-message.js';
+import { processMessage } from '../../../functions/follow-up/process-message.js';
+import type { FollowUpDeps, FollowUpMetric } from '../../../functions/follow-up/types.js';
+import type { FollowUpSettings } from '../../../functions/follow-up/settings.js';
 import type { FollowUpState, StateDraft, StateStore } from '../../../functions/follow-up/state.js';
 
 const PROMPT = 'Please rewrite the quickstart — SECRET-PROMPT-MARKER';

@@ -3,7 +3,7 @@ import { previousPeriod } from '../../../functions/report/figures.js';
 import { formatCount, formatShare } from '../../../functions/shared/format.js';
 import { userText } from '../../../functions/report/html.js';
 import { escapeHtml } from '../../../functions/report/page/template.js';
-import { reportFileOf } from '../../../functions/report/report.js';
+import { reportFileOf } from '../../../functions/report/targets.js';
 import { reportPeriod } from '../../../functions/cli/report.js';
 import { ConfigError } from '../../../functions/shared/errors.js';
 import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';

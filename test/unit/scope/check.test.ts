@@ -9,7 +9,7 @@ import { createScopeChecker, scopeCheckerFromSettings, type ScopeCheckerDeps } f
 import { parsePullLink } from '../../../functions/scope/github.js';
 import { DEFAULT_ALLOWED, DEFAULT_PROTECTED } from '../../../functions/scope/rules.js';
 import { splitGlobs } from '../../../functions/scope/globs.js';
-import { startGitHubStandIn, type GitHubStandIn } from '../../helpers/github-stand-in.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../../../scripts/lib/github-stand-in.js';
 
 const TOKEN = 'ghp_stand_in_token_1234';
 const pages = (n: number, prefix = 'guides/page') => Array.from({ length: n }, (_, i) => ({ filename: `${prefix}-${i + 1}.mdx`, additions: 5 }));

@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FOLLOW_UP_DEFAULTS } from '../../../functions/follow-up/settings.js';
-import { CONFIG_DEFAULTS, loadConfig, loadConfigFor, requireSettings, validateApiKey, validateApiUrl } from '../../../functions/settings/config.js';
+import { CONFIG_DEFAULTS, loadConfig, loadConfigFor, requireSettings } from '../../../functions/settings/config.js';
+import { validateApiKey, validateApiUrl } from '../../../functions/shared/validators.js';
 import type { SettingReader } from '../../../functions/settings/setting.js';
 import { SETTINGS } from '../../../functions/settings/table.js';
 import { createLogger } from '../../../functions/shared/logger.js';

@@ -9,9 +9,9 @@ import {
   parseViewsPage,
   PathCountsRowSchema,
   TotalsSchema,
-  unknownFieldsOf,
   ViewsPageSchema,
 } from '../../../functions/shared/schemas.js';
+import { unknownFieldsOf } from '../../../functions/shared/open-objects.js';
 import { malformedMessage } from '../../helpers/errors.js';
 
 /** A copy of `body` with `key` left out. */

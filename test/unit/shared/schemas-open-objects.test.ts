@@ -12,13 +12,11 @@ import {
   CallerStatsSchema,
   FeedbackByPageRowSchema,
   FeedbackRowSchema,
-  hasNestedFields,
   PathCountsRowSchema,
   parseAssistantPage,
   SearchRowSchema,
-  unknownFieldsOf,
-  unknownNestedFieldsOf,
 } from '../../../functions/shared/schemas.js';
+import { hasNestedFields, unknownFieldsOf, unknownNestedFieldsOf } from '../../../functions/shared/open-objects.js';
 
 const TURN = {
   id: 'c1',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTerminalJobStatus } from '../../../functions/shared/api-types.js';
+import { isTerminalJobStatus } from '../../../functions/shared/api-enums.js';
 import { parseAgentJob, parseVisitorsPage } from '../../../functions/shared/schemas.js';
 import { malformedMessage } from '../../helpers/errors.js';
 

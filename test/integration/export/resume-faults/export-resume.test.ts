@@ -11,23 +11,24 @@
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATASETS, tablesOf } from '../../../functions/export/datasets.js';
-import { runExport, type RunResult } from '../../../functions/export/run.js';
-import type { Unit } from '../../../functions/export/units.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
-import { DestinationError } from '../../../functions/shared/errors.js';
-import { startSandbox, type RequestLogEntry, type Sandbox } from '../../../sandbox/index.js';
-import { fakeClock, type FakeClock } from '../../helpers/clock.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
-import { expectedTables } from '../../helpers/expected-rows.js';
-import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../../helpers/files.js';
-import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../../helpers/read-back.js';
-import { analyticsRequests, pageOf, repeatedPages } from '../../helpers/request-log.js';
-import { exportDeps, failingDestination, statuses, testSettings } from '../../helpers/run-deps.js';
-import { runCliInProcess, spawnCli, waitUntil } from '../../helpers/cli.js';
-import { cliEnv } from '../../helpers/env.js';
+import { DATASETS } from '../../../../functions/export/datasets.js';
+import { tablesOf } from '../../../../functions/warehouse/catalog.js';
+import { runExport, type RunResult } from '../../../../functions/export/run.js';
+import type { Unit } from '../../../../functions/export/unit-id.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { createS3Destination } from '../../../../functions/shared/storage/destination-s3.js';
+import { DestinationError } from '../../../../functions/shared/errors.js';
+import { startSandbox, type RequestLogEntry, type Sandbox } from '../../../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../../../helpers/clock.js';
+import { startS3Sqs, type S3Sqs } from '../../../../scripts/lib/s3-sqs.js';
+import { expectedTables } from '../../../helpers/expected-rows.js';
+import { listFiles, makeTempDir, removeTempDirs, stagingFiles } from '../../../helpers/files.js';
+import { readCheckpointFile, readExportedUnit, readUnitTables, type UnitTables } from '../../../helpers/read-back.js';
+import { analyticsRequests, pageOf, repeatedPages } from '../../../helpers/request-log.js';
+import { exportDeps, failingDestination, statuses, testSettings } from '../../../helpers/run-deps.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../../../helpers/cli.js';
+import { cliEnv } from '../../../helpers/env.js';
 
 /** 600 rows a day in every dataset. */
 const PROJECT = 'proj_synth_600';

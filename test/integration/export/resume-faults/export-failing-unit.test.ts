@@ -5,16 +5,16 @@
  * cost and when it is tried again.
  */
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../sandbox/index.js';
-import { planScheduled } from '../../../functions/export/plan.js';
-import { unitStaging } from '../../../functions/export/staging.js';
-import type { Unit } from '../../../functions/export/units.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { makeTempDir } from '../../helpers/files.js';
-import { analyticsRequests } from '../../helpers/request-log.js';
-import { runCliInProcess } from '../../helpers/cli.js';
-import { cliEnv } from '../../helpers/env.js';
-import { useSandbox } from '../../helpers/emulators.js';
+import type { Sandbox } from '../../../../sandbox/index.js';
+import { planScheduled } from '../../../../functions/export/plan.js';
+import { unitStaging } from '../../../../functions/export/staging.js';
+import type { Unit } from '../../../../functions/export/unit-id.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { makeTempDir } from '../../../helpers/files.js';
+import { analyticsRequests } from '../../../helpers/request-log.js';
+import { runCliInProcess } from '../../../helpers/cli.js';
+import { cliEnv } from '../../../helpers/env.js';
+import { useSandbox } from '../../../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');

@@ -10,10 +10,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess, spawnCli, waitUntil } from '../../helpers/cli.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
-import { emulatorAwsEnv, hostEnv } from '../../helpers/env.js';
-import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../../../helpers/cli.js';
+import { startS3Sqs, type S3Sqs } from '../../../../scripts/lib/s3-sqs.js';
+import { emulatorAwsEnv, hostEnv } from '../../../helpers/env.js';
+import { makeTempDir, removeTempDirs } from '../../../helpers/files.js';
 
 let aws: S3Sqs;
 let silent: Server;

@@ -5,12 +5,12 @@
  * The CLI runs in process against the sandbox on a fixed clock, with EXPORT_SETTLE_HOURS=48.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runCliInProcess } from '../../helpers/cli.js';
-import { HOUR_MS } from '../../helpers/clock.js';
-import { cliEnv } from '../../helpers/env.js';
-import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
-import { analyticsRequests } from '../../helpers/request-log.js';
+import { startSandbox, type Sandbox } from '../../../../sandbox/index.js';
+import { runCliInProcess } from '../../../helpers/cli.js';
+import { HOUR_MS } from '../../../helpers/clock.js';
+import { cliEnv } from '../../../helpers/env.js';
+import { makeTempDir, removeTempDirs } from '../../../helpers/files.js';
+import { analyticsRequests } from '../../../helpers/request-log.js';
 
 const DAY_MS = 24 * HOUR_MS;
 const PROJECT = 'proj_synth_600';

@@ -9,15 +9,15 @@
  * request log says which pages were fetched, and how often.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UnitResult } from '../../../functions/export/run-units.js';
-import type { Unit } from '../../../functions/export/units.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { expectedTables } from '../../helpers/expected-rows.js';
-import { makeTempDir, removeTempDirs, stagingFiles } from '../../helpers/files.js';
-import { readCheckpointFile, readExportedUnit } from '../../helpers/read-back.js';
-import { analyticsRequests, pageOf, pagesServed, repeatedPages } from '../../helpers/request-log.js';
-import { spawnCli, waitUntil } from '../../helpers/cli.js';
+import type { UnitResult } from '../../../../functions/export/run-units.js';
+import type { Unit } from '../../../../functions/export/unit-id.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { startSandbox, type Sandbox } from '../../../../sandbox/index.js';
+import { expectedTables } from '../../../helpers/expected-rows.js';
+import { makeTempDir, removeTempDirs, stagingFiles } from '../../../helpers/files.js';
+import { readCheckpointFile, readExportedUnit } from '../../../helpers/read-back.js';
+import { analyticsRequests, pageOf, pagesServed, repeatedPages } from '../../../helpers/request-log.js';
+import { spawnCli, waitUntil } from '../../../helpers/cli.js';
 
 /** 600 visitor paths a day; with EXPORT_PAGE_LIMIT=100, six pages per unit. */
 const PROJECT = 'proj_synth_600';

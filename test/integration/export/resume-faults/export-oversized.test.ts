@@ -5,24 +5,24 @@
  * that arrives after its unit failed is dropped unseen, whatever it is.
  */
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../sandbox/index.js';
-import type { Manifest } from '../../../functions/export/manifest.js';
-import { exportUnit } from '../../../functions/export/unit.js';
-import { retryLinePrinter } from '../../../functions/cli/retry-lines.js';
-import { createApiClient } from '../../../functions/shared/api/index.js';
-import { createBudgetGate, createBudgetLedger } from '../../../functions/shared/pacing/budget.js';
-import { parseBudget } from '../../../functions/shared/pacing/budget-spec.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { DestinationError } from '../../../functions/shared/errors.js';
-import type { AppLogger } from '../../../functions/shared/logger.js';
-import { sleep as realSleep } from '../../../functions/shared/time.js';
-import { createMemoryStore } from '../../../functions/shared/storage/shared-store.js';
-import { queryDuckDb } from '../../helpers/read-back.js';
-import { makeTempDir } from '../../helpers/files.js';
-import { analyticsRequests } from '../../helpers/request-log.js';
-import { useSandbox } from '../../helpers/emulators.js';
-import { recordingLogger, testPrivacy } from '../../helpers/run-deps.js';
+import type { Sandbox } from '../../../../sandbox/index.js';
+import type { Manifest } from '../../../../functions/export/manifest.js';
+import { exportUnit } from '../../../../functions/export/unit.js';
+import { retryLinePrinter } from '../../../../functions/cli/retry-lines.js';
+import { createApiClient } from '../../../../functions/shared/api/index.js';
+import { createBudgetGate, createBudgetLedger } from '../../../../functions/shared/pacing/budget.js';
+import { parseBudget } from '../../../../functions/shared/pacing/budget-spec.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { DestinationError } from '../../../../functions/shared/errors.js';
+import type { AppLogger } from '../../../../functions/shared/logger.js';
+import { sleep as realSleep } from '../../../../functions/shared/time.js';
+import { createMemoryStore } from '../../../../functions/shared/storage/shared-store.js';
+import { queryDuckDb } from '../../../helpers/read-back.js';
+import { makeTempDir } from '../../../helpers/files.js';
+import { analyticsRequests } from '../../../helpers/request-log.js';
+import { useSandbox } from '../../../helpers/emulators.js';
+import { recordingLogger, testPrivacy } from '../../../helpers/run-deps.js';
 
 const PROJECT = 'proj_synth_600';
 const UNIT = { dataset: 'visitors', projectId: PROJECT, day: '2026-10-08' } as const;

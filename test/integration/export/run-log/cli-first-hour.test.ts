@@ -15,11 +15,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { TEST_REGION } from '../../helpers/emulators.js';
-import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
-import { runCliInProcess, spawnCli } from '../../helpers/cli.js';
-import { cliEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../../helpers/env.js';
+import { startSandbox, type Sandbox } from '../../../../sandbox/index.js';
+import { TEST_REGION } from '../../../../scripts/lib/s3-sqs.js';
+import { makeTempDir, removeTempDirs } from '../../../helpers/files.js';
+import { runCliInProcess, spawnCli } from '../../../helpers/cli.js';
+import { cliEnv, hostEnv, noAwsSetup, SANDBOX_POLLS } from '../../../helpers/env.js';
 
 const PROJECT = 'proj_small';
 const DAY = '2026-11-01';
@@ -320,9 +320,9 @@ describe('follow-up with the embedded sandbox (no MINTLIFY_API_KEY), which lives
 });
 
 describe('npm start', () => {
-  const START = fileURLToPath(new URL('../../../scripts/start.ts', import.meta.url));
+  const START = fileURLToPath(new URL('../../../../scripts/start.ts', import.meta.url));
   /** tsx's loader by path: `--import tsx` would be looked up from the fresh folder. */
-  const TSX = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+  const TSX = new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
   /** `npm start -- ARGS` as npm runs it (`tsx scripts/start.ts ARGS`), in `cwd`, without a key. */
   async function start(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

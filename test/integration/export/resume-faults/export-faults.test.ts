@@ -10,21 +10,22 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlannedUnit } from '../../../functions/export/plan.js';
-import type { ExportPolicy, RunControl } from '../../../functions/export/policy.js';
-import { runUnits, type RunDeps, type RunSummary } from '../../../functions/export/run-units.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
-import type { FaultRule, Sandbox } from '../../../sandbox/index.js';
-import { fakeClock, type FakeClock } from '../../helpers/clock.js';
-import { startS3Sqs, useSandbox, type S3Sqs } from '../../helpers/emulators.js';
-import { expectDayMatches } from '../../helpers/expected-rows.js';
-import { listFiles, makeTempDir, stagingFiles, tableFiles } from '../../helpers/files.js';
-import { dayFiles } from '../../helpers/layout.js';
-import { readLocalDay } from '../../helpers/read-back.js';
-import { successfulOffsets, visitorRequests } from '../../helpers/request-log.js';
-import { exportDeps, failingDestination, manifestOf, plannedUnit, statuses, testSettings, unitOf, type ExportDepsOptions } from '../../helpers/run-deps.js';
+import type { PlannedUnit } from '../../../../functions/export/plan.js';
+import type { ExportPolicy, RunControl } from '../../../../functions/export/policy.js';
+import { runUnits, type RunDeps, type RunSummary } from '../../../../functions/export/run-units.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { createS3Destination } from '../../../../functions/shared/storage/destination-s3.js';
+import type { FaultRule, Sandbox } from '../../../../sandbox/index.js';
+import { fakeClock, type FakeClock } from '../../../helpers/clock.js';
+import { useSandbox } from '../../../helpers/emulators.js';
+import { startS3Sqs, type S3Sqs } from '../../../../scripts/lib/s3-sqs.js';
+import { expectDayMatches } from '../../../helpers/expected-rows.js';
+import { listFiles, makeTempDir, stagingFiles, tableFiles } from '../../../helpers/files.js';
+import { dayFiles } from '../../../helpers/layout.js';
+import { readLocalDay } from '../../../helpers/read-back.js';
+import { successfulOffsets, visitorRequests } from '../../../helpers/request-log.js';
+import { exportDeps, failingDestination, manifestOf, plannedUnit, statuses, testSettings, unitOf, type ExportDepsOptions } from '../../../helpers/run-deps.js';
 
 const API_KEY = 'mint_faulttest_K3Y_0123456789abcdef';
 /** 600 rows: pages at offsets 0, 250 and 500; faults hit the middle one. */

@@ -7,19 +7,19 @@
  * page cap), an answer that stays malformed. Never a silent cut.
  */
 import { describe, expect, it } from 'vitest';
-import type { ExportPolicy } from '../../../functions/export/policy.js';
-import { runUnits, type UnitResult } from '../../../functions/export/run-units.js';
-import type { DatasetName } from '../../../functions/warehouse/catalog.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import type { FaultRule, ProjectSeed, RequestLogEntry, Sandbox } from '../../../sandbox/index.js';
-import { runCliAt } from '../../helpers/cli.js';
-import { expectUnitMatches } from '../../helpers/expected-rows.js';
-import { listFiles, makeTempDir, tableFiles } from '../../helpers/files.js';
-import { ALL_DATASETS } from '../../helpers/layout.js';
-import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../../helpers/request-log.js';
-import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, testSettings } from '../../helpers/run-deps.js';
-import { useSandbox } from '../../helpers/emulators.js';
+import type { ExportPolicy } from '../../../../functions/export/policy.js';
+import { runUnits, type UnitResult } from '../../../../functions/export/run-units.js';
+import type { DatasetName } from '../../../../functions/warehouse/catalog.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import type { FaultRule, ProjectSeed, RequestLogEntry, Sandbox } from '../../../../sandbox/index.js';
+import { runCliAt } from '../../../helpers/cli.js';
+import { expectUnitMatches } from '../../../helpers/expected-rows.js';
+import { listFiles, makeTempDir, tableFiles } from '../../../helpers/files.js';
+import { ALL_DATASETS } from '../../../helpers/layout.js';
+import { minimumRequests, pagePosition, PAGING_OF, ROUTE_OF, unitRequests } from '../../../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, manifestOf, plannedUnits, testSettings } from '../../../helpers/run-deps.js';
+import { useSandbox } from '../../../helpers/emulators.js';
 
 const API_KEY = 'mint_datasets_faults_0123456789ab';
 const DAY = '2026-02-10';

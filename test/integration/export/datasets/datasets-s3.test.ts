@@ -6,19 +6,19 @@
  * fails.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { monthOfDay, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
+import { monthOfDay, unitIndexKey } from '../../../../functions/warehouse/lake/layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits, type RunSummary } from '../../../functions/export/run-units.js';
-import type { DatasetName } from '../../../functions/warehouse/catalog.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createS3Destination } from '../../../functions/shared/storage/destination-s3.js';
-import { startSandbox, type ProjectSeed, type Sandbox } from '../../../sandbox/index.js';
-import { startS3Sqs, type S3Sqs } from '../../helpers/emulators.js';
-import { expectedTables, expectUnitMatches } from '../../helpers/expected-rows.js';
-import { ALL_DATASETS, tableKey, tableNames, unitKeys } from '../../helpers/layout.js';
-import { readManifest } from '../../helpers/read-back.js';
-import { ROUTE_OF } from '../../helpers/request-log.js';
-import { DATASET_CLIENT, exportDeps, failureOf, plannedUnits, testSettings } from '../../helpers/run-deps.js';
+import { runUnits, type RunSummary } from '../../../../functions/export/run-units.js';
+import type { DatasetName } from '../../../../functions/warehouse/catalog.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createS3Destination } from '../../../../functions/shared/storage/destination-s3.js';
+import { startSandbox, type ProjectSeed, type Sandbox } from '../../../../sandbox/index.js';
+import { startS3Sqs, type S3Sqs } from '../../../../scripts/lib/s3-sqs.js';
+import { expectedTables, expectUnitMatches } from '../../../helpers/expected-rows.js';
+import { ALL_DATASETS, tableKey, tableNames, unitKeys } from '../../../helpers/layout.js';
+import { readManifest } from '../../../helpers/read-back.js';
+import { ROUTE_OF } from '../../../helpers/request-log.js';
+import { DATASET_CLIENT, exportDeps, failureOf, plannedUnits, testSettings } from '../../../helpers/run-deps.js';
 
 const API_KEY = 'mint_datasets_s3_0123456789abcdef';
 const DAY = '2026-02-10';

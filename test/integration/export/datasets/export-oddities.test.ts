@@ -6,11 +6,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits } from '../../../functions/export/run-units.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import type { AppLogger } from '../../../functions/shared/logger.js';
-import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
-import { exportDeps, manifestOf, plannedUnit, testSettings } from '../../helpers/run-deps.js';
+import { runUnits } from '../../../../functions/export/run-units.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import type { AppLogger } from '../../../../functions/shared/logger.js';
+import { makeTempDir, removeTempDirs } from '../../../helpers/files.js';
+import { exportDeps, manifestOf, plannedUnit, testSettings } from '../../../helpers/run-deps.js';
 
 const API_KEY = 'mint_oddities_0000000000000000';
 let server: Server;

@@ -1,5 +1,5 @@
 /**
- * Role: a stand-in for GitHub's REST API on loopback, for the scope check (octokit's real client
+ * A stand-in for GitHub's REST API on loopback, for the scope check's tests and benchmark (octokit's real client
  * talks to it through `GITHUB_API_URL`): `GET /repos/{o}/{r}/pulls/{n}` (head sha, merged_at,
  * changed_files), `GET …/pulls/{n}/files` in pages of `per_page` (at most 100) with GitHub's Link
  * header and its cap of 3,000 files, `POST /repos/{o}/{r}/statuses/{sha}`. A pull request can be

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openTableWriter } from '../../../functions/export/parquet.js';
-import { InvalidRowError } from '../../../functions/export/errors.js';
-import type { Destination, PendingWrite } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../../functions/warehouse/tables.js';
-import { TOTALS_COLUMNS } from '../../helpers/expected-rows.js';
-import { listFiles } from '../../helpers/files.js';
-import { parquetRowGroups, readParquet } from '../../helpers/read-back.js';
-import { appendError } from '../../helpers/errors.js';
+import { openTableWriter } from '../../../../functions/export/parquet.js';
+import { InvalidRowError } from '../../../../functions/export/errors.js';
+import type { Destination, PendingWrite } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../../../functions/warehouse/tables.js';
+import { TOTALS_COLUMNS } from '../../../helpers/expected-rows.js';
+import { listFiles } from '../../../helpers/files.js';
+import { parquetRowGroups, readParquet } from '../../../helpers/read-back.js';
+import { appendError } from '../../../helpers/errors.js';
 
 const EXPORTED_AT = new Date('2026-01-31T02:15:30.123Z');
 

@@ -7,12 +7,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../sandbox/index.js';
-import { makeTempDir } from '../../helpers/files.js';
-import { analyticsRequests } from '../../helpers/request-log.js';
-import { runCliInProcess } from '../../helpers/cli.js';
-import { cliEnv } from '../../helpers/env.js';
-import { useSandbox } from '../../helpers/emulators.js';
+import type { Sandbox } from '../../../../sandbox/index.js';
+import { makeTempDir } from '../../../helpers/files.js';
+import { analyticsRequests } from '../../../helpers/request-log.js';
+import { runCliInProcess } from '../../../helpers/cli.js';
+import { cliEnv } from '../../../helpers/env.js';
+import { useSandbox } from '../../../helpers/emulators.js';
 
 const PROJECT = 'proj_synth_600';
 const NOW = Date.parse('2026-10-09T06:00:00.000Z');

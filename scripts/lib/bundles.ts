@@ -1,5 +1,6 @@
 /**
- * Role: the synthesized functions as Lambda runs them. `synthAssembly` runs the real `cdk synth`
+ * The synthesized functions as Lambda runs them, for the bundle tests (test/infra/) and the
+ * benchmarks that time a function (bench/). `synthAssembly` runs the real `cdk synth`
  * (CLI, local esbuild, cdk-nag) into a temp folder; `functionEnvironment` gives a function's
  * environment from the template with its tokens replaced; `invokeBundle` loads a bundle in a
  * separate Node process that may only connect to loopback and runs its handler.
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { TEST_REGION } from './emulators.js';
+import { TEST_REGION } from './s3-sqs.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

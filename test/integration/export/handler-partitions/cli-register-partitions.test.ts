@@ -6,12 +6,12 @@
  */
 import { GlueClient } from '@aws-sdk/client-glue';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runCliAt, runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
-import { TEST_REGION } from '../../helpers/emulators.js';
-import { cliEnv, noAwsSetup } from '../../helpers/env.js';
-import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
-import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../helpers/glue-stand-in.js';
+import { startSandbox, type Sandbox } from '../../../../sandbox/index.js';
+import { runCliAt, runCliInProcess, runSpawnedCli } from '../../../helpers/cli.js';
+import { TEST_REGION } from '../../../../scripts/lib/s3-sqs.js';
+import { cliEnv, noAwsSetup } from '../../../helpers/env.js';
+import { makeTempDir, removeTempDirs } from '../../../helpers/files.js';
+import { parquetTable, startGlueStandIn, type GlueStandIn } from '../../../helpers/glue-stand-in.js';
 
 const API_KEY = 'mint_registertest_0123456789abcdef';
 const DATABASE = 'mintlify_analytics';

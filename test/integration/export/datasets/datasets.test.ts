@@ -15,18 +15,18 @@ import { createHmac } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUnits, type RunSummary } from '../../../functions/export/run-units.js';
-import type { DatasetName } from '../../../functions/warehouse/catalog.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../../sandbox/index.js';
-import { runCliAt } from '../../helpers/cli.js';
-import { startEmptyVisitorsApi } from '../../helpers/emulators.js';
-import { CONTRACT_COLUMNS, expectedTables, expectUnitMatches } from '../../helpers/expected-rows.js';
-import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
-import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../../helpers/layout.js';
-import { queryDuckDb, readManifest, readTable } from '../../helpers/read-back.js';
-import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../../helpers/request-log.js';
+import { runUnits, type RunSummary } from '../../../../functions/export/run-units.js';
+import type { DatasetName } from '../../../../functions/warehouse/catalog.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { startSandbox, type ProjectSeed, type RequestLogEntry, type Sandbox } from '../../../../sandbox/index.js';
+import { runCliAt } from '../../../helpers/cli.js';
+import { startEmptyVisitorsApi } from '../../../helpers/emulators.js';
+import { CONTRACT_COLUMNS, expectedTables, expectUnitMatches } from '../../../helpers/expected-rows.js';
+import { listFiles, makeTempDir, removeTempDirs } from '../../../helpers/files.js';
+import { ALL_DATASETS, tableKey, tableNames, TABLES_OF, unitKeys } from '../../../helpers/layout.js';
+import { queryDuckDb, readManifest, readTable } from '../../../helpers/read-back.js';
+import { MAX_LIMIT, minimumRequests, pagePosition, ROUTE_OF, unitRequests } from '../../../helpers/request-log.js';
 import {
   DATASET_CLIENT,
   exportDeps,
@@ -36,8 +36,8 @@ import {
   TEST_PERSONAL_DATA_KEY,
   testSettings,
   type RecordingLogger,
-} from '../../helpers/run-deps.js';
-import { resolvePolicy } from '../../../functions/warehouse/column-policy.js';
+} from '../../../helpers/run-deps.js';
+import { resolvePolicy } from '../../../../functions/warehouse/column-policy.js';
 
 const API_KEY = 'mint_datasets_test_0123456789abcdef';
 const DAY = '2026-02-10';

@@ -7,10 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openTableWriter } from '../../../functions/export/parquet.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { InvalidRowError } from '../../../functions/export/errors.js';
+import { openTableWriter } from '../../../../functions/export/parquet.js';
+import type { Destination } from '../../../../functions/shared/storage/destination.js';
+import { createLocalDestination } from '../../../../functions/shared/storage/destination-local.js';
+import { InvalidRowError } from '../../../../functions/export/errors.js';
 import {
   ASSISTANT_CALLER_STATS,
   ASSISTANT_CONVERSATIONS,
@@ -22,11 +22,11 @@ import {
   VIEWS_TOTALS,
   partitionKey,
   type TableDef,
-} from '../../../functions/warehouse/tables.js';
-import { DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
-import { CONTRACT_COLUMNS } from '../../helpers/expected-rows.js';
-import { readParquet, type ParquetColumn } from '../../helpers/read-back.js';
-import { appendError } from '../../helpers/errors.js';
+} from '../../../../functions/warehouse/tables.js';
+import { DATASET_TABLES } from '../../../../functions/warehouse/catalog.js';
+import { CONTRACT_COLUMNS } from '../../../helpers/expected-rows.js';
+import { readParquet, type ParquetColumn } from '../../../helpers/read-back.js';
+import { appendError } from '../../../helpers/errors.js';
 
 const DAY = '2026-01-15';
 const EXPORTED_AT = new Date('2026-01-16T03:05:07.089Z');
