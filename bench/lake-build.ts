@@ -24,7 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { unitsOf } from '../functions/export/units.js';
+import { unitsOf } from '../functions/export/index.js';
 import { addDays } from '../functions/shared/dates.js';
 import type { Destination } from '../functions/shared/storage/destination.js';
 import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
@@ -32,6 +32,7 @@ import { openTarget } from '../functions/shared/storage/destinations.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../functions/warehouse/catalog.js';
 import { manifestKey } from '../functions/warehouse/keys.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
+import { dayFolderName } from '../functions/warehouse/lake/layout.js';
 import { readUnitIndexes } from '../functions/warehouse/lake/unit-index.js';
 import { sqlString } from '../functions/warehouse/sql.js';
 import { partitionKey } from '../functions/warehouse/tables.js';
@@ -217,7 +218,8 @@ async function cloneMonth(seeds: string, lake: string, projects: readonly string
           for (const day of days) {
             const target = path.join(lake, partitionKey(table, day, `${projectId}.parquet`));
             await mkdir(path.dirname(target), { recursive: true });
-            const folder = path.join(out, `dt=${day}`);
+            // DuckDB's PARTITION_BY names its folders as Hive does, which is the lake's own day folder name.
+            const folder = path.join(out, dayFolderName(day));
             const written = existsSync(folder) ? (await readdir(folder)).filter((name) => name.endsWith('.parquet')) : [];
             if (written.length === 1) await rename(path.join(folder, written[0] as string), target);
             else {

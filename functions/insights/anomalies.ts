@@ -15,7 +15,7 @@
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { addDays } from '../shared/dates.js';
 import { formatCount, percent } from '../shared/format.js';
-import { median } from '../warehouse/compare.js';
+import { median } from '../shared/median.js';
 import { FIGURE_DATASET, FIGURE_NAMES, FIGURES, type FigureName } from '../warehouse/figure-names.js';
 import { figureKey, type FigureTable } from './figures.js';
 import type { InsightMessage } from './publish.js';

@@ -28,22 +28,6 @@ import { type DatasetComparison, type DayVisitors, headlineFigures, type Project
 import { rankingFigures, readRankings, type ThumbsDownPage, type TopPage, type UnansweredCategory, type UnclickedSearch } from './figures-rankings.js';
 import { type MoverFigures, moverFigures } from './figures-movers.js';
 
-export type { ErasureNote, HealthCell, HealthState, RequestsDay } from './health.js';
-export { describeLeftOut, leftOutStateName, type LeftOutDay } from './coverage.js';
-export {
-  COUNT_FIGURES,
-  comparisonFor,
-  type CountFigure,
-  hasData,
-  type Headline,
-  RANKING_DATASET,
-  REPORT_DATASETS,
-  type ReportDataset,
-} from './headline.js';
-export { daysFrom, previousPeriod, type Period } from '../warehouse/period.js';
-export { FIGURE_DATASET } from '../warehouse/figure-names.js';
-export { readMerges, type Merge } from './figures-health.js';
-
 export interface Figures {
   readonly period: Period;
   readonly previous: Period;

@@ -41,7 +41,6 @@ export function comparisonOf(current: Coverage, previous: Coverage): Comparison 
 }
 
 /** The median of the days compared, the usual level of a figure (shared/median.ts: one for the house). */
-export { median } from '../shared/median.js';
 
 /** A figure of one thing of a project in the period (`current`) and in the one before (`previous`). */
 export interface Change {

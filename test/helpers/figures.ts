@@ -1,5 +1,5 @@
 /** Role: typed figures for the read side's unit tests — a headline of zeros over a week with data every day. */
-import { COUNT_FIGURES, type Headline, REPORT_DATASETS } from '../../functions/report/figures.js';
+import { COUNT_FIGURES, type Headline, REPORT_DATASETS } from '../../functions/report/headline.js';
 
 /**
  * Every count 0, no shares, seven days of data, every dataset exported every day (its periods

@@ -13,17 +13,11 @@ import { formatChange, formatCount } from '../../shared/format.js';
 import { type Comparison, MIN_COVERAGE, moversBy, relativeChange } from '../../warehouse/compare.js';
 import { FIGURE_LABEL, FIGURE_MEANINGS, FIGURES, type Meaning, toneOf } from '../../warehouse/figure-names.js';
 import type { PageLink } from './link.js';
-import {
-  changeBeyondChance,
-  comparisonFor,
-  describeLeftOut,
-  FIGURE_DATASET,
-  type Figures,
-  type Headline,
-  type HealthState,
-  REPORT_DATASETS,
-  type ReportDataset,
-} from '../../report/figures.js';
+import { changeBeyondChance, type Figures } from '../../report/figures.js';
+import { comparisonFor, type Headline, REPORT_DATASETS, type ReportDataset } from '../../report/headline.js';
+import { describeLeftOut } from '../../report/coverage.js';
+import { FIGURE_DATASET } from '../../warehouse/figure-names.js';
+import type { HealthState } from '../../report/health.js';
 import type { InsightMessage } from '../publish.js';
 import { verdictOrder, type GapEffect } from '../../gaps/effect.js';
 import { GAP_KIND_WORDS, portfolioEffectOf, portfolioOf } from '../../gaps/portfolio.js';

@@ -10,7 +10,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { lastDueDay } from '../../export/index.js';
 import type { InsightMessage } from '../publish.js';
-import { daysFrom, type Figures, type Period } from '../../report/figures.js';
+import type { Figures } from '../../report/figures.js';
+import { daysFrom, type Period } from '../../warehouse/period.js';
 import { buildReport } from '../../report/report.js';
 import { addDays, dayStart } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';

@@ -3,7 +3,9 @@
  * only where both periods have at least 80 % of their days exported for the dataset), in a
  * sentence with the `export` that fills the missing days.
  */
-import { describeLeftOut, hasData, type Figures, type ReportDataset } from '../figures.js';
+import type { Figures } from '../figures.js';
+import { describeLeftOut } from '../coverage.js';
+import { hasData, type ReportDataset } from '../headline.js';
 import { MIN_COVERAGE } from '../../warehouse/compare.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { html, type SafeHtml } from '../page/template.js';

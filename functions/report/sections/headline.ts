@@ -4,17 +4,9 @@
  * (uncoloured, marked so) when one is not, nothing when one has no day of it.
  */
 import type { Comparison } from '../../warehouse/compare.js';
-import {
-  changeBeyondChance,
-  type CountFigure,
-  COUNT_FIGURES,
-  FIGURE_DATASET,
-  type Figures,
-  type Headline,
-  hasData,
-  REPORT_DATASETS,
-  type ReportDataset,
-} from '../figures.js';
+import { changeBeyondChance, type Figures } from '../figures.js';
+import { type CountFigure, COUNT_FIGURES, type Headline, hasData, REPORT_DATASETS, type ReportDataset } from '../headline.js';
+import { FIGURE_DATASET } from '../../warehouse/figure-names.js';
 import { formatCount, formatShare, signed } from '../../shared/format.js';
 import { lastDayOf } from '../../warehouse/period.js';
 import { defined, note, section } from '../page/parts.js';

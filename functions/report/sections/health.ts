@@ -1,7 +1,8 @@
 /** Export health: the calendar of units (functions/export/units.ts) and the requests each day's runs spent, over the report's period only. */
 import { DATASET_NAMES } from '../../warehouse/catalog.js';
 import { COLORS, columnChart } from '../charts.js';
-import type { Figures, HealthState } from '../figures.js';
+import type { Figures } from '../figures.js';
+import type { HealthState } from '../health.js';
 import { formatCount } from '../../shared/format.js';
 import { describeShare } from '../../export/index.js';
 import { userText } from '../html.js';

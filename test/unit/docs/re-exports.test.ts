@@ -23,7 +23,6 @@ const KEPT = [
   'gaps/read.ts: vocabularyOf',
   'gaps/topics.ts: Steps, TermIds, Vocabulary, stemOf, termsOf, wordsOf',
   'insights/lambda.ts: check, checkOrganisations, weeklyReport, weeklyReportOrganisations',
-  'report/figures.ts: COUNT_FIGURES, CountFigure, ErasureNote, FIGURE_DATASET, Headline, HealthCell, HealthState, LeftOutDay, Period, RANKING_DATASET, REPORT_DATASETS, ReportDataset, RequestsDay, comparisonFor, daysFrom, describeLeftOut, hasData, leftOutStateName, previousPeriod',
   'warehouse/lake.ts: RolledUp',
   'warehouse/tables.ts: ColumnDef, ColumnPolicy, ColumnType, RowOf, ScalarColumnType, TableDef, TypedTable',
 ];

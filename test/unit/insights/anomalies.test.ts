@@ -15,7 +15,7 @@ import {
   publishAnomalies,
   type Thresholds,
 } from '../../../functions/insights/anomalies.js';
-import { median } from '../../../functions/warehouse/compare.js';
+import { median } from '../../../functions/shared/median.js';
 import type { FigureName } from '../../../functions/warehouse/figure-names.js';
 import { type DayFigures, type FigureTable, figureKey } from '../../../functions/insights/figures.js';
 import type { InsightMessage } from '../../../functions/insights/publish.js';

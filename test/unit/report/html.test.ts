@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { previousPeriod } from '../../../functions/report/figures.js';
+import { previousPeriod } from '../../../functions/warehouse/period.js';
 import { formatCount, formatShare } from '../../../functions/shared/format.js';
 import { userText } from '../../../functions/report/html.js';
 import { escapeHtml } from '../../../functions/report/page/template.js';

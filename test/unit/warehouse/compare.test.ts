@@ -4,7 +4,8 @@
  * a minimum base and a limit — on typed rows in milliseconds.
  */
 import { describe, expect, it } from 'vitest';
-import { absoluteChange, type Change, comparisonOf, isCovered, largestFirst, median, moversBy, relativeChange } from '../../../functions/warehouse/compare.js';
+import { absoluteChange, type Change, comparisonOf, isCovered, largestFirst, moversBy, relativeChange } from '../../../functions/warehouse/compare.js';
+import { median } from '../../../functions/shared/median.js';
 
 const change = (projectId: string, key: string, previous: number, current: number) => ({ projectId, key, previous, current });
 const listed = (changes: readonly (Change & { key: string })[]) => changes.map((c) => `${c.projectId} ${c.key} ${c.previous}->${c.current}`);

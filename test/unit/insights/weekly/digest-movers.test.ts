@@ -3,7 +3,8 @@
  * week, over a base large enough to mean something), on typed figures in milliseconds.
  */
 import { describe, expect, it } from 'vitest';
-import type { Figures, Headline } from '../../../../functions/report/figures.js';
+import type { Figures } from '../../../../functions/report/figures.js';
+import type { Headline } from '../../../../functions/report/headline.js';
 import { MOVER_MIN_BASE, MOVERS, type Mover, digestMovers } from '../../../../functions/insights/weekly/digest.js';
 import { ZERO_HEADLINE } from '../../../helpers/figures.js';
 

@@ -4,7 +4,9 @@
  * hand invocation may ask for.
  */
 import { describe, expect, it } from 'vitest';
-import { type Figures, type Headline, type HealthCell, REPORT_DATASETS } from '../../../../functions/report/figures.js';
+import type { Figures } from '../../../../functions/report/figures.js';
+import { type Headline, REPORT_DATASETS } from '../../../../functions/report/headline.js';
+import type { HealthCell } from '../../../../functions/report/health.js';
 import { digestMovers, digestOf, healthCounts } from '../../../../functions/insights/weekly/digest.js';
 import { formatChange } from '../../../../functions/shared/format.js';
 import { daysAsked } from '../../../../functions/insights/weekly/handler.js';
