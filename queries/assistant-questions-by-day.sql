@@ -4,12 +4,15 @@
 -- topic's exposure and signal per day (gaps/effect.ts: unanswered ÷ asked over the questions
 -- the topic's key terms name, functions/gaps/topics.ts). Asked of the table's files (every turn's
 -- text), not of the report's loaded table, which keeps the text of unanswered turns only.
--- DuckDB only (GROUP BY ALL): queries/questions.ts never saves it in Athena.
+-- Only the questions the caller's macro topic_candidate(project_id, lower-cased text) lets through
+-- (gaps/day-rates.ts `topicCandidateMacro`: every question a topic's key may hold, and more), so
+-- that the words of the rest are never read.
+-- DuckDB only (GROUP BY ALL, the macro): queries/questions.ts never saves it in Athena.
 SELECT project_id, dt AS day,
        regexp_replace(regexp_replace(lower(query), '\s+', ' '{{every}}), '^[\s?!.]+|[\s?!.]+$', ''{{every}}) AS question,
        count(*) AS asked,
        count(*) FILTER (WHERE resolution_status = 'unanswered') AS unanswered
 FROM {{assistant_conversations}}
-WHERE dt >= {{from:30}} AND dt < {{to}} AND {{projects}} AND query IS NOT NULL
+WHERE dt >= {{from:30}} AND dt < {{to}} AND {{projects}} AND query IS NOT NULL AND topic_candidate(project_id, lower(query))
 GROUP BY ALL
 ORDER BY project_id, day, question
