@@ -11,7 +11,8 @@
  * read, by the exact matcher of topics.ts.
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import { daysBetween } from '../shared/dates.js';
+import { daysBetween, formatDay } from '../shared/dates.js';
+import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { fileKeys, tableFiles } from '../warehouse/lake/files.js';
@@ -78,15 +79,20 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
     vocabulary,
     gaps.map((g) => termsOfKey(g.key)),
   );
-  // A chunk of rows at a time, none kept: every question of 90 days and more.
+  // A chunk of rows at a time, none kept: every question of 90 days and more, each once with its days.
   await tables.warehouse.session.each(sql, (rows) => {
     for (const row of rows.map(assistantQuestionsByDay.decode)) {
-      for (const index of match(vocabulary.termIdsOf(row.question))) {
+      const found = match(vocabulary.termIdsOf(row.question));
+      if (found.length === 0) continue;
+      for (const index of found) {
         const gap = gaps[index] as RateGap;
         if (gap.projectId !== row.projectId) continue;
         const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
-        const known = days.get(row.day) ?? NONE;
-        days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
+        for (const [k, epochDay] of row.days.entries()) {
+          const day = dayOf(epochDay);
+          const known = days.get(day) ?? NONE;
+          days.set(day, { signal: known.signal + (row.unanswered[k] as number), exposure: known.exposure + (row.asked[k] as number) });
+        }
         byGap.set(gap.gapId, days);
       }
     }
@@ -148,6 +154,17 @@ export function topicCandidateMacro(gaps: readonly Pick<RateGap, 'projectId' | '
 /** A needle as an RE2 pattern matching it literally. */
 function literalPattern(needle: string): string {
   return needle.replace(/[^a-z0-9]/g, (c) => (/[\w]/.test(c) ? c : `\\${c}`));
+}
+
+/** `YYYY-MM-DD` of days since 1970-01-01 (the SQL's days), each made once. */
+const DAYS = new Map<number, string>();
+function dayOf(epochDay: number): string {
+  let day = DAYS.get(epochDay);
+  if (day === undefined) {
+    day = formatDay(epochDay * DAY_MS);
+    DAYS.set(epochDay, day);
+  }
+  return day;
 }
 
 /** A day without counts. */

@@ -168,18 +168,33 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
   };
 }
 
-/** A row of queries/assistant-questions-by-day.sql: one question of a project on a day, asked and unanswered. */
+/**
+ * A row of queries/assistant-questions-by-day.sql: one question of a project, with each UTC day it
+ * was asked on (days since 1970-01-01), how often it was asked and how often it went unanswered
+ * that day (the three lists in step).
+ */
 export interface AskedQuestionDayRow {
   readonly projectId: string;
-  readonly day: string;
   /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
   readonly question: string;
-  readonly asked: number;
-  readonly unanswered: number;
+  readonly days: readonly number[];
+  readonly asked: readonly number[];
+  readonly unanswered: readonly number[];
 }
 
 export function decodeAskedQuestionDay(r: Row): AskedQuestionDayRow {
-  return { projectId: text(r['project_id']), day: text(r['day']), question: text(r['question']), asked: count(r['asked']), unanswered: count(r['unanswered']) };
+  return {
+    projectId: text(r['project_id']),
+    question: text(r['question']),
+    days: counts(r['days']),
+    asked: counts(r['asked']),
+    unanswered: counts(r['unanswered']),
+  };
+}
+
+/** A list's items as numbers, in their order (a NaN stays NaN: the reader refuses it); anything but a list: none. */
+function counts(value: unknown): number[] {
+  return Array.isArray(value) ? value.map((v) => count(v)) : [];
 }
 
 function text(value: unknown): string {

@@ -14,9 +14,12 @@ import { needleOf, topicCandidateMacro } from '../../../functions/gaps/day-rates
 import { sameQuestion, termsOf, termsOfKey, topicKeyOf, topicMatcher, Vocabulary } from '../../../functions/gaps/topics.js';
 import { type DuckDbSession, openDuckDb } from '../../../functions/warehouse/duckdb.js';
 import { sqlString } from '../../../functions/warehouse/sql.js';
+import { formatDay } from '../../../functions/shared/dates.js';
+import { DAY_MS } from '../../../functions/shared/time.js';
 import type { AskedQuestionDayRow } from '../../../functions/warehouse/questions.js';
 
 const DAY = '2026-09-01';
+const DAY2 = '2026-09-02';
 const PROJECTS = ['proj_a', 'proj_b'];
 
 /** Pieces a question is made of: words and their inflections, links, addresses, escapes, spaces and other scripts. */
@@ -134,22 +137,41 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-/** Rows of queries/assistant-questions-by-day.sql over `asked` (project, text, unanswered?), with `macro` created first. */
-async function askedRows(asked: readonly (readonly [string, string, boolean])[], macro: string): Promise<AskedQuestionDayRow[]> {
+/** A question of a project on a day, asked and unanswered (a row of queries/assistant-questions-by-day.sql, one of its days). */
+interface AskedDay {
+  readonly projectId: string;
+  readonly day: string;
+  readonly question: string;
+  readonly asked: number;
+  readonly unanswered: number;
+}
+
+/** Rows of queries/assistant-questions-by-day.sql over `asked` (project, text, unanswered?), with `macro` created first, a row a day. */
+async function askedRows(asked: readonly (readonly [string, string, boolean, string?])[], macro: string): Promise<AskedDay[]> {
   await db.run('DROP TABLE IF EXISTS asked_turns');
   await db.run('CREATE TEMP TABLE asked_turns (project_id VARCHAR, dt VARCHAR, query VARCHAR, resolution_status VARCHAR)');
   if (asked.length > 0) {
-    const values = asked.map(([p, q, u]) => `(${sqlString(p)}, '${DAY}', ${sqlString(q)}, ${u ? "'unanswered'" : "'answered'"})`).join(', ');
+    const values = asked.map(([p, q, u, d]) => `(${sqlString(p)}, '${d ?? DAY}', ${sqlString(q)}, ${u ? "'unanswered'" : "'answered'"})`).join(', ');
     await db.run(`INSERT INTO asked_turns VALUES ${values}`);
   }
   await db.run(macro);
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
-  const sql = assistantQuestionsByDay.sql({ assistant_conversations: 'asked_turns' }, { from: DAY, to: '2026-09-02', projects: PROJECTS });
-  return (await db.query(sql)).map(assistantQuestionsByDay.decode);
+  const sql = assistantQuestionsByDay.sql({ assistant_conversations: 'asked_turns' }, { from: DAY, to: '2026-09-03', projects: PROJECTS });
+  return (await db.query(sql))
+    .map(assistantQuestionsByDay.decode)
+    .flatMap((r: AskedQuestionDayRow) =>
+      r.days.map((day, k) => ({
+        projectId: r.projectId,
+        day: formatDay(day * DAY_MS),
+        question: r.question,
+        asked: r.asked[k] as number,
+        unanswered: r.unanswered[k] as number,
+      })),
+    );
 }
 
 /** `project\u0000gap index → asked/unanswered` counted as day-rates.ts counts them. */
-function counted(rows: readonly AskedQuestionDayRow[], gaps: readonly { projectId: string; key: string }[], vocabulary: Vocabulary): Map<string, string> {
+function counted(rows: readonly AskedDay[], gaps: readonly { projectId: string; key: string }[], vocabulary: Vocabulary): Map<string, string> {
   const match = topicMatcher(
     vocabulary,
     gaps.map((g) => termsOfKey(g.key)),
@@ -158,8 +180,8 @@ function counted(rows: readonly AskedQuestionDayRow[], gaps: readonly { projectI
   for (const row of rows) {
     for (const index of match(vocabulary.termIdsOf(row.question))) {
       if (gaps[index]?.projectId !== row.projectId) continue;
-      const known = out.get(String(index)) ?? [0, 0];
-      out.set(String(index), [known[0] + row.asked, known[1] + row.unanswered]);
+      const known = out.get(`${index} ${row.day}`) ?? [0, 0];
+      out.set(`${index} ${row.day}`, [known[0] + row.asked, known[1] + row.unanswered]);
     }
   }
   return new Map([...out].map(([k, [a, u]]) => [k, `${a}/${u}`]));
@@ -170,10 +192,10 @@ function counted(rows: readonly AskedQuestionDayRow[], gaps: readonly { projectI
  * does (gaps/bank.ts); `widestFirst`: the bank reads the texts outside printable ASCII first, so a
  * text of printable ASCII the same but for width or spaces gets their terms.
  */
-function bankedVocabulary(rows: readonly AskedQuestionDayRow[], widestFirst = true): Vocabulary {
+function bankedVocabulary(rows: readonly AskedDay[], widestFirst = true): Vocabulary {
   const vocabulary = new Vocabulary();
-  const bank = new QuestionBank(vocabulary, { from: DAY, to: '2026-09-02', projects: PROJECTS });
-  const ascii = (r: AskedQuestionDayRow) => (/^[\x20-\x7e]*$/.test(r.question) ? 1 : 0);
+  const bank = new QuestionBank(vocabulary, { from: DAY, to: '2026-09-03', projects: PROJECTS });
+  const ascii = (r: AskedDay) => (/^[\x20-\x7e]*$/.test(r.question) ? 1 : 0);
   const ordered = widestFirst ? [...rows].sort((a, b) => ascii(a) - ascii(b)) : rows;
   for (const row of ordered)
     if (row.unanswered > 0) bank.add({ projectId: row.projectId, day: row.day, question: row.question, lastText: row.question, unanswered: row.unanswered });
@@ -187,12 +209,12 @@ describe('the candidates of a topic’s day counts', () => {
   it('never leave out a question the matcher finds a key in, whatever the question (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.constantFrom(...PROJECTS), question, fc.boolean()), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.tuple(fc.constantFrom(...PROJECTS), question, fc.boolean(), fc.constantFrom(DAY, DAY2)), { minLength: 1, maxLength: 30 }),
         fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 6 }),
         async (asked, picks) => {
           // Keys made of the questions' own terms (so that most keys are found), in the questions' projects.
           const gaps = picks.flatMap(([q, t, size]) => {
-            const [projectId, text] = asked[q % asked.length] as [string, string, boolean];
+            const [projectId, text] = asked[q % asked.length] as [string, string, boolean, string];
             const terms = [...termsOf(text)];
             if (terms.length === 0) return [];
             const key = Array.from({ length: size }, (_, k) => terms[(t + k) % terms.length] as string);
@@ -220,9 +242,9 @@ describe('the candidates of a topic’s day counts', () => {
     const candidates = await askedRows(asked, topicCandidateMacro(gaps));
     expect(sameQuestion('web\ufeffhooks')).toBe('web hooks');
     // `web hooks` has the terms of `web\ufeffhooks` (the format character removed: `webhook`), not its own.
-    expect(counted(all, gaps, bankedVocabulary(all))).toEqual(new Map([['0', '3/2']]));
-    expect(counted(candidates, gaps, bankedVocabulary(all))).toEqual(new Map([['0', '3/2']]));
-    expect(counted(all, gaps, new Vocabulary())).toEqual(new Map([['0', '1/1']]));
+    expect(counted(all, gaps, bankedVocabulary(all))).toEqual(new Map([[`0 ${DAY}`, '3/2']]));
+    expect(counted(candidates, gaps, bankedVocabulary(all))).toEqual(new Map([[`0 ${DAY}`, '3/2']]));
+    expect(counted(all, gaps, new Vocabulary())).toEqual(new Map([[`0 ${DAY}`, '1/1']]));
   });
 
   it('leave the questions of no key in DuckDB: only the candidates reach the matcher', async () => {
