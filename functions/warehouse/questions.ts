@@ -171,7 +171,7 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
 /**
  * A row of queries/assistant-questions-by-day.sql: one question of a project, with each UTC day it
  * was asked on (days since 1970-01-01), how often it was asked and how often it went unanswered
- * that day (the three lists in step).
+ * that day (the three lists in step: the SQL's list of `{day, asked, unanswered}`).
  */
 export interface AskedQuestionDayRow {
   readonly projectId: string;
@@ -183,18 +183,14 @@ export interface AskedQuestionDayRow {
 }
 
 export function decodeAskedQuestionDay(r: Row): AskedQuestionDayRow {
+  const days = Array.isArray(r['days']) ? (r['days'] as Row[]) : [];
   return {
     projectId: text(r['project_id']),
     question: text(r['question']),
-    days: counts(r['days']),
-    asked: counts(r['asked']),
-    unanswered: counts(r['unanswered']),
+    days: days.map((d) => count(d['day'])),
+    asked: days.map((d) => count(d['asked'])),
+    unanswered: days.map((d) => count(d['unanswered'])),
   };
-}
-
-/** A list's items as numbers, in their order (a NaN stays NaN: the reader refuses it); anything but a list: none. */
-function counts(value: unknown): number[] {
-  return Array.isArray(value) ? value.map((v) => count(v)) : [];
 }
 
 function text(value: unknown): string {
