@@ -12,6 +12,10 @@
  * - the CJK questions' topics (in process: every gap ranked);
  * - `report` over the three days without and with one completed gap job (an outcome record
  *   for the top topic, planted between the runs and taken away again), alternately.
+ *
+ * While tuning: `BENCH_TOPICS_ONLY=report` runs only the report comparison (its figures alone);
+ * `BENCH_TOPICS_LAKE=<folder>` builds the distinct questions' lake there once and keeps it, a
+ * later run reusing it (the folder holds the lake: not removed).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,6 +29,7 @@ import { findGaps } from '../functions/gaps/find.js';
 import { addDays } from '../functions/shared/dates.js';
 import { openDestination } from '../functions/shared/storage/destinations.js';
 import { parseLakeTarget } from '../functions/warehouse/lake/target.js';
+import { ASSISTANT_CONVERSATIONS } from '../functions/warehouse/tables.js';
 import type { TopicsChildInput, TopicsChildOutput } from './child/topics.js';
 import { buildHostileQuestionsLake, HOSTILE_QUESTIONS_PROJECT } from './lib/hostile-questions.js';
 import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
@@ -41,7 +46,10 @@ const MB = 1024 * 1024;
 
 export async function benchTopics(): Promise<BenchResult> {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-  const [root, longRoot] = [await mkdtemp(path.join(base, 'mintlify-bench-topics-')), await mkdtemp(path.join(base, 'mintlify-bench-topics-long-'))];
+  const kept = process.env['BENCH_TOPICS_LAKE'];
+  const onlyReport = process.env['BENCH_TOPICS_ONLY'] === 'report';
+  const root = kept ?? (await mkdtemp(path.join(base, 'mintlify-bench-topics-')));
+  const longRoot = await mkdtemp(path.join(base, 'mintlify-bench-topics-long-'));
   try {
     // The child as the CLI runs: one bundled file (bin/bundle.js), kept under bench/out/.
     const bundle = await cliBundle({ root: REPO_ROOT, entry: 'bench/child/topics.ts', cache: path.join(REPO_ROOT, 'bench', 'out', 'child') });
@@ -49,10 +57,23 @@ export async function benchTopics(): Promise<BenchResult> {
     const days = [addDays(LAST_DAY, -2), addDays(LAST_DAY, -1), LAST_DAY];
     const longDays = [addDays(LAST_DAY, -1), LAST_DAY];
     progress(`topics: exporting and planting ${days.length} days of ${DISTINCT.toLocaleString('en')} distinct questions, and the single words`);
-    await buildHostileQuestionsLake(
-      root,
-      days.map((day) => ({ day, plant: { kind: 'distinct', questions: DISTINCT } })),
-    );
+    if (kept === undefined || !existsSync(path.join(kept, ASSISTANT_CONVERSATIONS.prefix))) {
+      await buildHostileQuestionsLake(
+        root,
+        days.map((day) => ({ day, plant: { kind: 'distinct', questions: DISTINCT } })),
+      );
+    }
+    const report = async () => {
+      const every = await findGaps({ target: parseLakeTarget(root, '--out'), days: [LAST_DAY], projects: [] });
+      const top = every.gaps.find((g) => g.evidence.kind === 'unanswered_topic');
+      if (top === undefined) throw new Error('topics: no topic of unanswered questions in the planted day');
+      progress('topics: the report without and with a completed gap job, alternately');
+      return { every, ...(await reportRuns(root, top.gapId, days, bundle)) };
+    };
+    if (onlyReport) {
+      const { without, withJob } = await report();
+      return { figures: reportFigures(without, withJob), details: { topics: { loadAverage: loadavg(), bundled: bundle !== undefined, without, withJob } } };
+    }
     await buildHostileQuestionsLake(longRoot, [
       { day: longDays[0] as string, plant: { kind: 'long', questions: LONG_QUESTIONS, length: LONG } },
       { day: longDays[1] as string, plant: { kind: 'long', questions: LONG_QUESTIONS, length: SHORT } },
@@ -71,27 +92,11 @@ export async function benchTopics(): Promise<BenchResult> {
     }
 
     progress('topics: the CJK questions’ topics');
-    const every = await findGaps({ target: parseLakeTarget(root, '--out'), days: [LAST_DAY], projects: [] });
+    const { every, without, withJob } = await report();
     const topics = every.gaps.filter((g) => g.evidence.kind === 'unanswered_topic');
     const cjk = topics.filter((g) => g.evidence.kind === 'unanswered_topic' && g.evidence.terms.some((t) => /[\p{Script=Han}\p{Script=Katakana}]/u.test(t)));
     const cjkQuestions = cjk.reduce((sum, g) => sum + (g.evidence.kind === 'unanswered_topic' ? g.evidence.questions : 0), 0);
-    const top = topics[0];
-    if (top === undefined) throw new Error('topics: no topic of unanswered questions in the planted day');
 
-    progress('topics: the report without and with a completed gap job, alternately');
-    const now = Date.parse(`${addDays(LAST_DAY, 1)}T06:00:00Z`);
-    const report: TopicsChildInput = { run: 'report', root, from: days[0] as string, to: addDays(LAST_DAY, 1), now };
-    const [without, withJob]: [TopicsChildOutput[], TopicsChildOutput[]] = [[], []];
-    for (let run = 0; run < REPORT_RUNS; run += 1) {
-      without.push(await child(report));
-      const record = await plantCompletedJob(root, top.gapId, days[1] as string);
-      withJob.push(await child(report));
-      await rm(path.join(root, record), { force: true });
-    }
-
-    const ms = (runs: readonly TopicsChildOutput[]) => median(runs.map((r) => r.ms));
-    const rss = (runs: readonly TopicsChildOutput[]) => Math.max(...runs.map((r) => r.maxRssKiB)) * 1024;
-    const cpu = (runs: readonly TopicsChildOutput[]) => median(runs.map((r) => r.cpuMs));
     return {
       figures: {
         'topics.day200k.ms': judged(
@@ -109,7 +114,7 @@ export async function benchTopics(): Promise<BenchResult> {
           'peak RSS of that process (the bundled child, DuckDB included), the most of the runs',
         ),
         'topics.day200k.cpu_ms': info(cpu(day), 'ms', 'CPU time of that run (every thread), median'),
-        'topics.3days.ms': info(three.ms, 'ms', 'the same over the three days (600,000 distinct questions), once'),
+        'topics.3days.ms': info(three.ms, 'ms', 'the same over the three days (the same 200,000 questions each day: 600,000 rows), once'),
         'topics.3days.peak_rss': info(three.maxRssKiB * 1024, 'bytes', 'its peak RSS'),
         'topics.long_words.ms': judged(
           ms(long),
@@ -131,26 +136,61 @@ export async function benchTopics(): Promise<BenchResult> {
           'questions',
           `questions in those topics (${DISTINCT / 5} Chinese or Japanese planted; a question may count in two topics)`,
         ),
-        'topics.report.with_job_vs_without.time': judged(
-          ms(withJob) / ms(without),
-          'ratio',
-          '<=',
-          1.2,
-          `report over the three days with one completed gap job ÷ without, medians of ${REPORT_RUNS}, alternately`,
-        ),
-        'topics.report.with_job_vs_without.rss': judged(rss(withJob) / rss(without), 'ratio', '<=', 1.2, 'peak RSS with ÷ without, the most of the runs'),
-        'topics.report.without.ms': info(ms(without), 'ms', 'report without a gap job, median'),
-        'topics.report.with_job.ms': info(ms(withJob), 'ms', 'report with one completed gap job, median'),
-        'topics.report.with_job.peak_rss': info(rss(withJob), 'bytes', 'its peak RSS (the weekly report function has 1 GB)'),
+        ...reportFigures(without, withJob),
       },
       details: {
         topics: { loadAverage: loadavg(), bundled: bundle !== undefined, day, three, long, short, without, withJob, cjkTopics: cjk.map((g) => g.key) },
       },
     };
   } finally {
-    await rm(root, { recursive: true, force: true });
+    if (kept === undefined) await rm(root, { recursive: true, force: true });
     await rm(longRoot, { recursive: true, force: true });
   }
+}
+
+const ms = (runs: readonly TopicsChildOutput[]) => median(runs.map((r) => r.ms));
+const rss = (runs: readonly TopicsChildOutput[]) => Math.max(...runs.map((r) => r.maxRssKiB)) * 1024;
+const cpu = (runs: readonly TopicsChildOutput[]) => median(runs.map((r) => r.cpuMs));
+
+/** `report` over the three days without, then with, a completed job for `gapId` (planted, then taken away), REPORT_RUNS times. */
+async function reportRuns(
+  root: string,
+  gapId: string,
+  days: readonly string[],
+  bundle: string | undefined,
+): Promise<{ without: TopicsChildOutput[]; withJob: TopicsChildOutput[] }> {
+  const now = Date.parse(`${addDays(LAST_DAY, 1)}T06:00:00Z`);
+  const report: TopicsChildInput = { run: 'report', root, from: days[0] as string, to: addDays(LAST_DAY, 1), now };
+  const [without, withJob]: [TopicsChildOutput[], TopicsChildOutput[]] = [[], []];
+  for (let run = 0; run < REPORT_RUNS; run += 1) {
+    without.push(await runChild(report, bundle));
+    const record = await plantCompletedJob(root, gapId, days[1] as string);
+    try {
+      withJob.push(await runChild(report, bundle));
+    } finally {
+      await rm(path.join(root, record), { force: true });
+    }
+  }
+  return { without, withJob };
+}
+
+/** The report's figures: with a completed job ÷ without, in time and peak RSS. */
+function reportFigures(without: readonly TopicsChildOutput[], withJob: readonly TopicsChildOutput[]): BenchResult['figures'] {
+  return {
+    'topics.report.with_job_vs_without.time': judged(
+      ms(withJob) / ms(without),
+      'ratio',
+      '<=',
+      1.2,
+      `report over the three days with one completed gap job ÷ without, medians of ${REPORT_RUNS}, alternately`,
+    ),
+    'topics.report.with_job_vs_without.rss': judged(rss(withJob) / rss(without), 'ratio', '<=', 1.2, 'peak RSS with ÷ without, the most of the runs'),
+    'topics.report.without.ms': info(ms(without), 'ms', 'report without a gap job, median'),
+    'topics.report.with_job.ms': info(ms(withJob), 'ms', 'report with one completed gap job, median'),
+    'topics.report.with_job.peak_rss': info(rss(withJob), 'bytes', 'its peak RSS (the weekly report function has 1 GB)'),
+    'topics.report.with_job.cpu_ms': info(cpu(withJob), 'ms', 'its CPU time (every thread), median'),
+    'topics.report.without.cpu_ms': info(cpu(without), 'ms', 'CPU time without a gap job, median'),
+  };
 }
 
 /** Writes the outcome record of a job completed for `gapId` on `day` (15:00 UTC); returns its key. */

@@ -8,6 +8,10 @@
  *   Japanese and one in ten in Chinese (words of small lists, no space between them);
  * - `longWords`: single-word questions of L characters each, half letters (`abab…`), half a
  *   run of dots inside a word (`a……b`, what made `sameQuestion`'s regex quadratic).
+ *
+ * The files are replaced as `forget` rewrites days (lake/rollups.ts `rewritingDays`): the month's
+ * roll-ups removed first and built again from the planted files after, so the readers read the
+ * planted questions (a roll-up of the exported rows would still match the manifests).
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readdir, rm } from 'node:fs/promises';
@@ -17,6 +21,7 @@ import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { ASSISTANT_CONVERSATIONS, partitionKey } from '../../functions/warehouse/tables.js';
 import { dayFolderName } from '../../functions/warehouse/lake/layout.js';
+import { rewritingDays } from '../../functions/warehouse/lake/rollups.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { createEngine } from './engine.js';
 
@@ -85,6 +90,12 @@ export async function buildHostileQuestionsLake(root: string, days: readonly { r
   } finally {
     await sandbox.close();
   }
+  const planted = days.map(({ day }) => ({ table: ASSISTANT_CONVERSATIONS, day, projectId: HOSTILE_QUESTIONS_PROJECT }));
+  await rewritingDays(createLocalDestination(root), planted, () => plantQuestions(root, days));
+}
+
+/** Replaces each day's assistant_conversations file by its planted questions. */
+async function plantQuestions(root: string, days: readonly { readonly day: string; readonly plant: HostileDay }[]): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {

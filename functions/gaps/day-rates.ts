@@ -4,9 +4,15 @@
  * queries/gap-rates-by-day.sql, unanswered topics from every question asked — and, per project
  * and gap kind, the days that were exported (a day never exported is left out of a side, not
  * counted as 0).
+ *
+ * The questions asked are many (every turn of 90 days and more) and a topic's key holds few of
+ * them: DuckDB lets through only the candidates (`topicCandidateMacro`, a condition that holds
+ * for every question the key terms can be found in, and for some more), and only their words are
+ * read, by the exact matcher of topics.ts.
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import { daysBetween } from '../shared/dates.js';
+import { daysBetween, formatDay } from '../shared/dates.js';
+import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
 import type { LakeFiles } from '../warehouse/lake.js';
 import { fileKeys, tableFiles } from '../warehouse/lake/files.js';
@@ -65,6 +71,7 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const files = fileKeys(await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects)).filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
+  await tables.warehouse.session.run(topicCandidateMacro(gaps));
   const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });
   // Each text read once per session (read.ts `vocabularyOf`), each row matched by the keys' terms, not against every gap.
   const vocabulary = vocabularyOf(tables.warehouse);
@@ -72,20 +79,92 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
     vocabulary,
     gaps.map((g) => termsOfKey(g.key)),
   );
-  // A chunk of rows at a time, none kept: every question of 90 days and more.
+  // A chunk of rows at a time, none kept: every question of 90 days and more, each once with its days.
   await tables.warehouse.session.each(sql, (rows) => {
     for (const row of rows.map(assistantQuestionsByDay.decode)) {
-      for (const index of match(vocabulary.termIdsOf(row.question))) {
+      const found = match(vocabulary.termIdsOf(row.question));
+      if (found.length === 0) continue;
+      for (const index of found) {
         const gap = gaps[index] as RateGap;
         if (gap.projectId !== row.projectId) continue;
         const days = byGap.get(gap.gapId) ?? new Map<string, DayCount>();
-        const known = days.get(row.day) ?? NONE;
-        days.set(row.day, { signal: known.signal + row.unanswered, exposure: known.exposure + row.asked });
+        for (const [k, epochDay] of row.days.entries()) {
+          const day = dayOf(epochDay);
+          const known = days.get(day) ?? NONE;
+          days.set(day, { signal: known.signal + (row.unanswered[k] as number), exposure: known.exposure + (row.asked[k] as number) });
+        }
         byGap.set(gap.gapId, days);
       }
     }
   });
   return byGap;
+}
+
+/**
+ * The terms of a question of printable ASCII (as the SQL folds it: lower case) are each, but in
+ * the cases below, a substring of its words, and each word a substring of the question without its
+ * spaces: terms.ts reads the words of the text cleaned (a mask `[email]` or a defanged link's
+ * `[.]` only cuts words; a format character removed joins them, which in a text of printable ASCII
+ * may only be the `\ufeff` of a question the bank found the same with a space there), NFKC-folded
+ * and lower-cased (nothing to do in printable ASCII), and stems a word by cutting its end, but
+ * `…ies` → `…y`. So `needleOf` is a substring of any such question holding the term:
+ * - a term of letters a–z ending in `y`: the term without its `y` (`libraries` → `library`: `librar`);
+ * - a term holding `hxxp` or `fxp` (a defanged link's scheme, written `http`, `ftp`): none, any question may hold it;
+ * - a term with a character outside printable ASCII: no question of printable ASCII holds it (undefined, the key is no candidate's);
+ * - else the term itself.
+ */
+export function needleOf(term: string): string | null | undefined {
+  if (!/^[\x20-\x7e]+$/.test(term)) return undefined;
+  if (/hxxp|fxp/.test(term)) return null;
+  return /^[a-z]+y$/.test(term) ? term.slice(0, -1) : term;
+}
+
+/**
+ * `CREATE TEMP MACRO topic_candidate(project, question)` for queries/assistant-questions-by-day.sql:
+ * true for a lower-cased question of a gap's project that holds a character outside printable
+ * ASCII (NFKC, full-width and CJK text: the exact matcher judges it), or that holds, without its
+ * spaces, the longest needle of one of the project's keys (every needle of a key is in any
+ * question that holds the key: `needleOf`). Never false for a question `topicMatcher` finds one
+ * of `gaps` in (test/unit/gaps/day-rates.test.ts tries random questions).
+ */
+export function topicCandidateMacro(gaps: readonly Pick<RateGap, 'projectId' | 'key'>[]): string {
+  const byProject = new Map<string, Set<string> | null>();
+  for (const gap of gaps) {
+    if (!byProject.has(gap.projectId)) byProject.set(gap.projectId, new Set());
+    const needles = termsOfKey(gap.key).map(needleOf);
+    // A key no printable-ASCII question can hold; a key any may hold.
+    if (needles.length === 0 || needles.includes(undefined)) continue;
+    const longest = (needles as (string | null)[]).reduce<string | null>((a, b) => (a === null ? b : b === null ? a : b.length > a.length ? b : a), null);
+    if (longest === null || longest === '') byProject.set(gap.projectId, null);
+    else byProject.get(gap.projectId)?.add(longest);
+  }
+  const cases = [...byProject].map(([projectId, needles]) => {
+    const holds =
+      needles === null
+        ? 'true'
+        : needles.size === 0
+          ? 'false'
+          : `regexp_matches(replace(question, ' ', ''), ${sqlString([...needles].sort().map(literalPattern).join('|'))})`;
+    return `WHEN ${sqlString(projectId)} THEN ${holds}`;
+  });
+  const byKey = cases.length === 0 ? 'false' : `CASE project ${cases.join(' ')} ELSE false END`;
+  return `CREATE OR REPLACE TEMP MACRO topic_candidate(project, question) AS (regexp_matches(question, '[^ -~]') OR ${byKey})`;
+}
+
+/** A needle as an RE2 pattern matching it literally. */
+function literalPattern(needle: string): string {
+  return needle.replace(/[^a-z0-9]/g, (c) => (/[\w]/.test(c) ? c : `\\${c}`));
+}
+
+/** `YYYY-MM-DD` of days since 1970-01-01 (the SQL's days), each made once. */
+const DAYS = new Map<number, string>();
+function dayOf(epochDay: number): string {
+  let day = DAYS.get(epochDay);
+  if (day === undefined) {
+    day = formatDay(epochDay * DAY_MS);
+    DAYS.set(epochDay, day);
+  }
+  return day;
 }
 
 /** A day without counts. */

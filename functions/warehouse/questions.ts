@@ -182,18 +182,29 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
   };
 }
 
-/** A row of queries/assistant-questions-by-day.sql: one question of a project on a day, asked and unanswered. */
+/**
+ * A row of queries/assistant-questions-by-day.sql: one question of a project, with each UTC day it
+ * was asked on (days since 1970-01-01), how often it was asked and how often it went unanswered
+ * that day (the three lists in step: the SQL's list of `{day, asked, unanswered}`).
+ */
 export interface AskedQuestionDayRow {
   readonly projectId: string;
-  readonly day: string;
   /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
   readonly question: string;
-  readonly asked: number;
-  readonly unanswered: number;
+  readonly days: readonly number[];
+  readonly asked: readonly number[];
+  readonly unanswered: readonly number[];
 }
 
 export function decodeAskedQuestionDay(r: Row): AskedQuestionDayRow {
-  return { projectId: text(r['project_id']), day: text(r['day']), question: text(r['question']), asked: count(r['asked']), unanswered: count(r['unanswered']) };
+  const days = Array.isArray(r['days']) ? (r['days'] as Row[]) : [];
+  return {
+    projectId: text(r['project_id']),
+    question: text(r['question']),
+    days: days.map((d) => count(d['day'])),
+    asked: days.map((d) => count(d['asked'])),
+    unanswered: days.map((d) => count(d['unanswered'])),
+  };
 }
 
 function text(value: unknown): string {

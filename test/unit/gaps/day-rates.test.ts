@@ -1,0 +1,282 @@
+/**
+ * The candidates DuckDB lets through to an unanswered topic's day counts (issue 57, gaps/day-rates.ts
+ * `topicCandidateMacro`): the real queries/assistant-questions-by-day.sql over a table of random
+ * questions, with the macro and with a macro that lets every question through. Every question the
+ * exact matcher (topics.ts `topicMatcher`, the terms read fresh or from a bank of unanswered
+ * questions) finds a key in is a candidate, with the same counts — and the question of no key is
+ * left in DuckDB.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TYPED_QUESTIONS } from '../../../queries/questions.js';
+import { QuestionBank } from '../../../functions/gaps/bank.js';
+import { needleOf, topicCandidateMacro } from '../../../functions/gaps/day-rates.js';
+import { sameQuestion, termsOf, termsOfKey, topicKeyOf, topicMatcher, Vocabulary } from '../../../functions/gaps/topics.js';
+import { type DuckDbSession, openDuckDb } from '../../../functions/warehouse/duckdb.js';
+import { sqlString } from '../../../functions/warehouse/sql.js';
+import { formatDay } from '../../../functions/shared/dates.js';
+import { DAY_MS } from '../../../functions/shared/time.js';
+import type { AskedQuestionDayRow } from '../../../functions/warehouse/questions.js';
+
+const DAY = '2026-09-01';
+const DAY2 = '2026-09-02';
+const PROJECTS = ['proj_a', 'proj_b'];
+
+/** Pieces a question is made of: words and their inflections, links, addresses, escapes, spaces and other scripts. */
+const PIECES = [
+  'webhook',
+  'webhooks',
+  'Webhooks',
+  'WEBHOOK',
+  'library',
+  'libraries',
+  'LIBRARIES',
+  'setting',
+  'settings',
+  'configuring',
+  'configured',
+  'api',
+  'api-key',
+  'next.js',
+  'llms.txt',
+  "don't",
+  'snake_case',
+  'key',
+  'keys',
+  'boxes',
+  'classes',
+  'city',
+  'cities',
+  'ay',
+  'ayies',
+  'http',
+  'https',
+  'ftp',
+  'hxxps',
+  'https://docs.example.com/a',
+  'ftp://files.example',
+  'http:\\\\evil.example',
+  'https：//x.example',
+  'foo_https://x.example',
+  'www.example.com',
+  'example.com/path',
+  'javascript:alert(1)',
+  'data:text/html',
+  'ana@example.com',
+  'ana@example.com%20thanks',
+  'olga%40example.com',
+  'ana&#64;example.com',
+  '+1 415 555 0100',
+  'token=sk_live_abcdefghijklmnop',
+  '[email]',
+  '[.]',
+  '@',
+  '%',
+  '%40',
+  '&',
+  '#',
+  ':',
+  '/',
+  '\\',
+  '.',
+  '..',
+  '...',
+  '?',
+  '!',
+  '-',
+  '_',
+  "'",
+  '"',
+  '(',
+  ')',
+  '[',
+  ']',
+  ' ',
+  ' ',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\u000b',
+  '\u00a0',
+  '\u3000',
+  '\ufeff',
+  '\u200b',
+  '\u00ad',
+  '\u0085',
+  '\u2028',
+  '\u0007',
+  'ｗｅｂｈｏｏｋｓ',
+  'ＡＰＩ',
+  '\u212a',
+  'İ',
+  'ß',
+  'ﬁle',
+  'é',
+  'e\u0301',
+  '密钥',
+  '签名',
+  '如何设置',
+  'APIキー',
+  'ウェブフックを設定する',
+  '서명을',
+  '웹훅',
+  'Привет',
+  '1',
+  '42',
+  '2026',
+  'v2',
+  'ref4fzyo',
+];
+
+const question = fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 12 }).map((parts) => parts.join(''));
+
+let db: DuckDbSession;
+beforeAll(async () => {
+  db = await openDuckDb({ threads: 1 });
+});
+afterAll(() => db.close());
+
+/** A question of a project on a day, asked and unanswered (a row of queries/assistant-questions-by-day.sql, one of its days). */
+interface AskedDay {
+  readonly projectId: string;
+  readonly day: string;
+  readonly question: string;
+  readonly asked: number;
+  readonly unanswered: number;
+}
+
+/** Rows of queries/assistant-questions-by-day.sql over `asked` (project, text, unanswered?), with `macro` created first, a row a day. */
+async function askedRows(asked: readonly (readonly [string, string, boolean, string?])[], macro: string): Promise<AskedDay[]> {
+  await db.run('DROP TABLE IF EXISTS asked_turns');
+  await db.run('CREATE TEMP TABLE asked_turns (project_id VARCHAR, dt VARCHAR, query VARCHAR, resolution_status VARCHAR)');
+  if (asked.length > 0) {
+    const values = asked.map(([p, q, u, d]) => `(${sqlString(p)}, '${d ?? DAY}', ${sqlString(q)}, ${u ? "'unanswered'" : "'answered'"})`).join(', ');
+    await db.run(`INSERT INTO asked_turns VALUES ${values}`);
+  }
+  await db.run(macro);
+  const { assistantQuestionsByDay } = TYPED_QUESTIONS;
+  const sql = assistantQuestionsByDay.sql({ assistant_conversations: 'asked_turns' }, { from: DAY, to: '2026-09-03', projects: PROJECTS });
+  return (await db.query(sql))
+    .map(assistantQuestionsByDay.decode)
+    .flatMap((r: AskedQuestionDayRow) =>
+      r.days.map((day, k) => ({
+        projectId: r.projectId,
+        day: formatDay(day * DAY_MS),
+        question: r.question,
+        asked: r.asked[k] as number,
+        unanswered: r.unanswered[k] as number,
+      })),
+    );
+}
+
+/** `project\u0000gap index → asked/unanswered` counted as day-rates.ts counts them. */
+function counted(rows: readonly AskedDay[], gaps: readonly { projectId: string; key: string }[], vocabulary: Vocabulary): Map<string, string> {
+  const match = topicMatcher(
+    vocabulary,
+    gaps.map((g) => termsOfKey(g.key)),
+  );
+  const out = new Map<string, [number, number]>();
+  for (const row of rows) {
+    for (const index of match(vocabulary.termIdsOf(row.question))) {
+      if (gaps[index]?.projectId !== row.projectId) continue;
+      const known = out.get(`${index} ${row.day}`) ?? [0, 0];
+      out.set(`${index} ${row.day}`, [known[0] + row.asked, known[1] + row.unanswered]);
+    }
+  }
+  return new Map([...out].map(([k, [a, u]]) => [k, `${a}/${u}`]));
+}
+
+/**
+ * A vocabulary that looks texts up in a bank of the unanswered ones first, as a report's session
+ * does (gaps/bank.ts); `widestFirst`: the bank reads the texts outside printable ASCII first, so a
+ * text of printable ASCII the same but for width or spaces gets their terms.
+ */
+function bankedVocabulary(rows: readonly AskedDay[], widestFirst = true): Vocabulary {
+  const vocabulary = new Vocabulary();
+  const bank = new QuestionBank(vocabulary, { from: DAY, to: '2026-09-03', projects: PROJECTS });
+  const ascii = (r: AskedDay) => (/^[\x20-\x7e]*$/.test(r.question) ? 1 : 0);
+  const ordered = widestFirst ? [...rows].sort((a, b) => ascii(a) - ascii(b)) : rows;
+  for (const row of ordered)
+    if (row.unanswered > 0) bank.add({ projectId: row.projectId, day: row.day, question: row.question, lastText: row.question, unanswered: row.unanswered });
+  vocabulary.knowing((text) => bank.termIdsOf(text));
+  return vocabulary;
+}
+
+const EVERY = 'CREATE OR REPLACE TEMP MACRO topic_candidate(project, question) AS (true)';
+
+describe('the candidates of a topic’s day counts', () => {
+  it('never leave out a question the matcher finds a key in, whatever the question (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...PROJECTS), question, fc.boolean(), fc.constantFrom(DAY, DAY2)), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 6 }),
+        async (asked, picks) => {
+          // Keys made of the questions' own terms (so that most keys are found), in the questions' projects.
+          const gaps = picks.flatMap(([q, t, size]) => {
+            const [projectId, text] = asked[q % asked.length] as [string, string, boolean, string];
+            const terms = [...termsOf(text)];
+            if (terms.length === 0) return [];
+            const key = Array.from({ length: size }, (_, k) => terms[(t + k) % terms.length] as string);
+            return [{ projectId, key: topicKeyOf([...new Set(key)]) }];
+          });
+          const all = await askedRows(asked, EVERY);
+          const candidates = await askedRows(asked, topicCandidateMacro(gaps));
+          for (const vocabulary of [() => new Vocabulary(), () => bankedVocabulary(all), () => bankedVocabulary(all, false)]) {
+            expect(counted(candidates, gaps, vocabulary())).toEqual(counted(all, gaps, vocabulary()));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('count a question the bank found the same as one with a zero-width no-break space inside (`web\\ufeffhook`)', async () => {
+    const asked = [
+      ['proj_a', 'web\ufeffhooks', true],
+      ['proj_a', 'web hooks', true],
+      ['proj_a', 'web hooks', false],
+    ] as const;
+    const gaps = [{ projectId: 'proj_a', key: 'webhook' }];
+    const all = await askedRows(asked, EVERY);
+    const candidates = await askedRows(asked, topicCandidateMacro(gaps));
+    expect(sameQuestion('web\ufeffhooks')).toBe('web hooks');
+    // `web hooks` has the terms of `web\ufeffhooks` (the format character removed: `webhook`), not its own.
+    expect(counted(all, gaps, bankedVocabulary(all))).toEqual(new Map([[`0 ${DAY}`, '3/2']]));
+    expect(counted(candidates, gaps, bankedVocabulary(all))).toEqual(new Map([[`0 ${DAY}`, '3/2']]));
+    expect(counted(all, gaps, new Vocabulary())).toEqual(new Map([[`0 ${DAY}`, '1/1']]));
+  });
+
+  it('leave the questions of no key in DuckDB: only the candidates reach the matcher', async () => {
+    const asked = [
+      ['proj_a', 'How do I verify Webhooks?', true],
+      ['proj_a', 'Where are the LIBRARIES listed', false],
+      ['proj_a', 'dark mode toggle', true],
+      ['proj_a', 'ダークモード', true],
+      ['proj_b', 'verify webhooks', true],
+    ] as const;
+    const gaps = [
+      { projectId: 'proj_a', key: topicKeyOf(['verify', 'webhook']) },
+      { projectId: 'proj_a', key: 'library' },
+      { projectId: 'proj_a', key: '密钥' },
+    ];
+    const rows = await askedRows(asked, topicCandidateMacro(gaps));
+    expect(rows.map((r) => [r.projectId, r.question]).sort()).toEqual([
+      ['proj_a', 'how do i verify webhooks'],
+      ['proj_a', 'where are the libraries listed'],
+      ['proj_a', 'ダークモード'],
+    ]);
+  });
+
+  it('need of each term a substring of any word it stems from', () => {
+    expect(['library', 'webhook', 'sett', 'next.js', 'hxxp', 'xfxp', '密钥'].map(needleOf)).toEqual([
+      'librar',
+      'webhook',
+      'sett',
+      'next.js',
+      null,
+      null,
+      undefined,
+    ]);
+  });
+});
