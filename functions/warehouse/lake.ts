@@ -18,8 +18,9 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
+import { dayFolder, dayOfFolderName, LAYOUT, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
+import { runsFromIndexes } from './lake/run-index.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -168,10 +169,10 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
     ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
   ].map((folder) => ({ folder, days: recent }));
-  /** The keys of `folders` that can be mirrored (each listed over its days). */
-  const keysOf = async (folders: Folders): Promise<string[]> => {
+  /** The keys of `folders` that can be mirrored (each listed over its days), with the store's time of each. */
+  const keysOf = async (folders: Folders): Promise<{ key: string; modified: number }[]> => {
     const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
-    return listed.filter((key) => {
+    return listed.filter(({ key }) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
       const problem = unsafeKeyProblem(key);
       if (problem === undefined) return true;
@@ -203,14 +204,22 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       Promise.all(
         scope.prefixes.map(async (p) => {
           const rolled = rolledUp.get(p);
-          const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).filter((key) => !coveredBy(rolled, key));
-          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids.keys()].map((id) => rollupKey(p, month, id)));
+          const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).map(({ key }) => key).filter((key) => !coveredBy(rolled, key));
+          const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
           return { prefix: p, keys: [...months, ...days] };
         }),
       ),
       keysOf(stateFolders),
     ]);
-    groups = [...tables, { prefix: undefined, keys: states }];
+    // The run log's records from the index of their month where it holds them as listed (lake/run-index.ts), the others one by one.
+    const runs = `${LAYOUT.runs.folder}/`;
+    const fromIndex = rollupsOff() ? new Map<string, string>() : await runsFromIndexes(records, states.filter(({ key }) => key.startsWith(runs)));
+    for (const [key, body] of fromIndex) {
+      const file = mirrorPath(root, key);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, body);
+    }
+    groups = [...tables, { prefix: undefined, keys: states.map(({ key }) => key).filter((key) => !fromIndex.has(key)) }];
   } catch (error) {
     await remove();
     throw error;
@@ -259,10 +268,10 @@ async function listDays(
   prefix: string,
   folder: string,
   scope: { readonly from: string; readonly to: string },
-): Promise<string[]> {
+): Promise<{ key: string; modified: number }[]> {
   const base = `${prefix}${folder}`;
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
-  const keys: string[] = [];
+  const keys: { key: string; modified: number }[] = [];
   try {
     for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: dayFolder(base, scope.from) })) {
       for (const object of page.Contents ?? []) {
@@ -274,7 +283,7 @@ async function listDays(
         if (day >= scope.to) return keys;
         if (day < scope.from) continue;
         if (staging && !/\/(checkpoint|failure)\.json$/.test(key)) continue;
-        keys.push(key.slice(prefix.length));
+        keys.push({ key: key.slice(prefix.length), modified: object.LastModified?.getTime() ?? 0 });
       }
     }
   } catch (error) {
@@ -294,6 +303,11 @@ export function objectReader(client: S3Client, bucket: string): ReadObject {
     const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }), signal ? { abortSignal: signal } : {});
     return (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
   };
+}
+
+/** Whether the roll-ups are turned off (`MINTLIFY_ROLLUPS=off`: every object read on its own, to compare). */
+function rollupsOff(): boolean {
+  return process.env['MINTLIFY_ROLLUPS'] === 'off';
 }
 
 /** Whether a table file's key is a day of a month read from its roll-up. */
