@@ -20,6 +20,7 @@ import { DATASET_NAMES } from '../functions/warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../functions/warehouse/keys.js';
 import { parseTableFileKey } from '../functions/warehouse/lake/layout.js';
 import { readUnitIndexes } from '../functions/warehouse/lake/unit-index.js';
+import { refreshRunIndexes } from '../functions/warehouse/lake/run-index.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../test/helpers/bundles.js';
@@ -35,6 +36,7 @@ const WEEKLY = 'Weekly: the report of the last 7 complete days';
 function kindOf(url: string): string {
   const key = decodeURIComponent(url.split('?')[0] ?? '');
   if (key.includes('/_rollups/')) return key.endsWith('.json') ? 'rollup records' : 'roll-ups';
+  if (key.includes('/_index/_runs/')) return 'run-log indexes';
   if (key.includes('/_index/')) return 'indexes';
   if (key.includes('/_manifests/')) return 'manifests';
   if (key.includes('/_staging/')) return 'staging';
@@ -98,9 +100,10 @@ export async function benchLake(): Promise<BenchResult> {
     const uploaded = await upload(root, async (key, body) => {
       await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${key}`, Body: body }));
     });
-    // Copied, every manifest is newer than the indexes built beside it: brought up to date in the
-    // bucket (their roll-ups' records kept) as an export writing there leaves them, not by the first report.
-    progress('lake: the index of units brought up to date in the bucket');
+    // Copied, every manifest is newer than the indexes built beside it, and every run record than
+    // the run log's index: brought up to date in the bucket (their roll-ups' records kept) as an
+    // export writing there leaves them, not by the first report.
+    progress('lake: the indexes of units and of the run log brought up to date in the bucket');
     const inBucket = openTarget({ kind: 's3', bucket, prefix: 'mintlify/' }, { s3Client: aws.s3 });
     for (const dataset of DATASET_NAMES) {
       const months = [
@@ -108,6 +111,7 @@ export async function benchLake(): Promise<BenchResult> {
       ];
       await readUnitIndexes(inBucket, dataset, months, { keep: true });
     }
+    await refreshRunIndexes(inBucket);
     progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');
     const assembly = await synthAssembly({ projectIds: projects.join(',') });
     try {
