@@ -143,12 +143,6 @@ export function dayFolder(folder: string, day: string): string {
   return `${folder.replace(/\/+$/, '')}/${dayFolderName(day)}`;
 }
 
-/** `<folder>/dt=YYYY-MM-`: what the keys of every day folder of `month` of `folder` start with (a listing's prefix). */
-export function monthsDaysPrefix(folder: string, month: string): string {
-  monthName(month);
-  return `${folder.replace(/\/+$/, '')}/${DAY_PARTITION}=${month}-`;
-}
-
 /** `<folder>/dt=<day>/<name>`: the key of one file of a day (the only writer of a day key). */
 export function dayKey(folder: string, day: string, name: string): string {
   return `${dayFolder(folder, day)}/${name}`;

@@ -9,8 +9,8 @@
  */
 import type { Destination } from '../../shared/storage/destination.js';
 import { eachAtOnce } from '../../shared/concurrency.js';
-import { LAYOUT, monthOfDay, monthOfName, monthsDaysPrefix, parseDayKey, rootOf, runIndexKey } from './layout.js';
-import { readJson } from './unit-index.js';
+import { dayFolder, LAYOUT, monthOfDay, monthOfName, parseDayKey, rootOf, runIndexKey } from './layout.js';
+import { daysOfMonth, readJson } from './unit-index.js';
 
 /** What `_index/_runs/month=YYYY-MM.json` holds. */
 export interface RunIndex {
@@ -71,10 +71,12 @@ export async function refreshRunIndexes(
 ): Promise<number> {
   if (destination.listModified === undefined) return 0;
   const folder = `${LAYOUT.runs.folder}/`;
-  const prefixes = options.months === undefined ? [folder] : options.months.map((month) => monthsDaysPrefix(LAYOUT.runs.folder, month));
+  // Every record, or the day folders of the months asked (a prefix is a folder to a local lake).
+  const prefixes = options.months === undefined ? [folder] : options.months.flatMap(daysOfMonth).map((day) => `${dayFolder(LAYOUT.runs.folder, day)}/`);
   const byMonth = new Map<string, ListedRun[]>();
-  for (const prefix of prefixes) {
-    for (const run of await destination.listModified(prefix)) {
+  const lists = await Promise.all(prefixes.map((prefix) => destination.listModified?.(prefix) ?? []));
+  for (const list of lists) {
+    for (const run of list) {
       const day = parseDayKey(run.key)?.day;
       if (day === undefined || !run.key.endsWith('.json')) continue;
       const month = monthOfDay(day);
