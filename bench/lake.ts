@@ -124,16 +124,23 @@ export async function benchLake(): Promise<BenchResult> {
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
-      const runs: { rollups: boolean; runMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
+      const runs: { rollups: boolean; runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
+      // MINTLIFY_BENCH_PROFILE=<folder>: a V8 CPU profile of each invocation with the roll-ups, written there (what dominates the run).
+      const profile = process.env['MINTLIFY_BENCH_PROFILE'];
+      let logs = '';
       for (let run = 1; run <= RUNS; run++) {
         for (const rollups of [true, false]) {
           progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
           proxy.reset();
-          const env = rollups ? base : { ...base, MINTLIFY_ROLLUPS: 'off' };
+          const env = rollups
+            ? { ...base, ...(profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profile)}` } : {}) }
+            : { ...base, MINTLIFY_ROLLUPS: 'off' };
           const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
-          runs.push({ rollups, runMs: invocation.runMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
-          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}`);
+          const cpuMs = invocation.cpuMs ?? Number.NaN;
+          runs.push({ rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
+          if (rollups && logs === '') logs = invocation.logs.slice(-6000);
+          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`);
         }
       }
       const on = runs.filter((r) => r.rollups);
@@ -161,11 +168,13 @@ export async function benchLake(): Promise<BenchResult> {
             `the handler's run, median of ${RUNS} fresh processes (machine shared: noisy)`,
           ),
           'lake.90d.run_ms_without_rollups': info(median(off.map((r) => r.runMs)), 'ms', 'the same, roll-ups off, alternately with the runs above'),
+          'lake.90d.cpu_ms': info(median(on.map((r) => r.cpuMs)), 'ms', "the handler's CPU time (every thread of the process, DuckDB's too), roll-ups on"),
+          'lake.90d.cpu_ms_without_rollups': info(median(off.map((r) => r.cpuMs)), 'ms', 'the same, roll-ups off'),
           'lake.90d.peak_rss': judged(Math.max(...on.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process, roll-ups on'),
           'lake.rollups.build_ms': info(
             buildMs,
             'ms',
-            `compactLake over the whole lake: ${built.built} roll-ups of ${monthsBuilt} month(s), 3 projects × 7 datasets`,
+            `compactLake over the whole lake: ${built.built} roll-ups (one a table and month, every project in it) of ${monthsBuilt} month(s), ${built.failed} could not be built; 3 projects × 7 datasets`,
           ),
           'lake.rollups.build_cpu_ms': info((buildCpu.user + buildCpu.system) / 1000, 'ms', 'the same, CPU of this process (DuckDB threads included)'),
           'lake.rollups.extra_bytes_ratio': judged(
@@ -176,7 +185,7 @@ export async function benchLake(): Promise<BenchResult> {
             "roll-ups' bytes (with their records) ÷ the lake's bytes before them",
           ),
         },
-        details: { lake: { runs, built, dayBytes, rollupBytes, uploaded } },
+        details: { lake: { runs, built, dayBytes, rollupBytes, uploaded, logs } },
       };
     } finally {
       await assembly.close();

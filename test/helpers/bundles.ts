@@ -108,6 +108,8 @@ export interface Invocation {
   readonly runMs: number;
   /** The process's peak resident memory, bytes. */
   readonly maxRssBytes: number;
+  /** CPU time (user and system, every thread of the process: DuckDB's too) from the handler's load to its end. */
+  readonly cpuMs?: number;
 }
 
 /**
@@ -145,8 +147,10 @@ net.Socket.prototype.connect = function (...args) {
 const [bundle, eventJson, exportName, remainingMs] = process.argv.slice(2);
 const handler = (await import(pathToFileURL(bundle).href))[exportName];
 const loadMs = performance.now();
+const cpuAtLoad = process.cpuUsage();
 const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => Number(remainingMs) };
-const out = (value) => process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, loadMs, runMs: performance.now() - loadMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\\n');
+const cpuMs = () => { const used = process.cpuUsage(cpuAtLoad); return (used.user + used.system) / 1000; };
+const out = (value) => process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\\n');
 try {
   out({ result: await handler(JSON.parse(eventJson), context) });
 } catch (error) {
