@@ -61,34 +61,36 @@ export async function runsFromIndexes(destination: Pick<Destination, 'get' | 'li
 }
 
 /**
- * Brings the run log's index of each month (of `months`, else of every month with a record;
- * within `[from, to)` when given) up to date with the listing: a record the index holds as
- * listed is kept, any other read, a record gone dropped; written only when it changed.
+ * Brings the run log's index of each month up to date with the listing — of every month with a
+ * record (within `[from, to)` when given), of `months`, or of `days` only (the export folds in
+ * its run's record: the index's records of the month's other days kept as they are). A record
+ * the index holds as listed is kept, any other read, a record gone dropped; an index is written
+ * only when it changed. Returns how many were written.
  */
 export async function refreshRunIndexes(
   destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
-  options: { readonly months?: readonly string[]; readonly from?: string; readonly to?: string } = {},
+  options: { readonly months?: readonly string[]; readonly days?: readonly string[]; readonly from?: string; readonly to?: string } = {},
 ): Promise<number> {
   if (destination.listModified === undefined) return 0;
-  const folder = `${LAYOUT.runs.folder}/`;
-  // Every record, or the day folders of the months asked (a prefix is a folder to a local lake).
-  const prefixes = options.months === undefined ? [folder] : options.months.flatMap(daysOfMonth).map((day) => `${dayFolder(LAYOUT.runs.folder, day)}/`);
-  const byMonth = new Map<string, ListedRun[]>();
+  // Every record, or the day folders asked (a prefix is a folder to a local lake).
+  const days = options.days ?? options.months?.flatMap(daysOfMonth);
+  const prefixes = days === undefined ? [`${LAYOUT.runs.folder}/`] : days.map((day) => `${dayFolder(LAYOUT.runs.folder, day)}/`);
+  const byMonth = new Map<string, ListedRun[]>((days ?? []).map((day) => [monthOfDay(day), []]));
   const lists = await Promise.all(prefixes.map((prefix) => destination.listModified?.(prefix) ?? []));
-  for (const list of lists) {
-    for (const run of list) {
-      const day = parseDayKey(run.key)?.day;
-      if (day === undefined || !run.key.endsWith('.json')) continue;
-      const month = monthOfDay(day);
-      if ((options.from !== undefined && month < monthOfDay(options.from)) || (options.to !== undefined && `${month}-01` >= options.to)) continue;
-      byMonth.set(month, [...(byMonth.get(month) ?? []), run]);
-    }
+  for (const run of lists.flat()) {
+    const month = monthOfRun(run.key);
+    if (month === undefined || !run.key.endsWith('.json')) continue;
+    if ((options.from !== undefined && month < monthOfDay(options.from)) || (options.to !== undefined && `${month}-01` >= options.to)) continue;
+    byMonth.set(month, [...(byMonth.get(month) ?? []), run]);
   }
+  const listedDays = days === undefined ? undefined : new Set(days);
   let written = 0;
   for (const [month, runs] of byMonth) {
     const stored = await readJson(destination, runIndexKey(month));
     const before = isRunIndex(stored, month) ? stored.runs : {};
     const after: Record<string, { modified: number; body: string }> = {};
+    // The records of days not listed now stay as the index holds them.
+    if (listedDays !== undefined) for (const [key, run] of Object.entries(before)) if (!listedDays.has(parseDayKey(key)?.day ?? '')) after[key] = run;
     await eachAtOnce(runs, 16, async ({ key, modified }) => {
       const kept = before[key];
       if (kept !== undefined && kept.modified === modified) {

@@ -58,6 +58,17 @@ describe('the run log index', () => {
     expect(fresh.has(key('2026-04-02', 'd'))).toBe(true);
   });
 
+  it('folds in the records of the days asked, keeping those of the month’s other days as held', async () => {
+    await refreshRunIndexes(lake);
+    await lake.delete(key('2026-03-30', 'a'));
+    await lake.put(key('2026-03-31', 'e'), JSON.stringify({ run_id: 'e' }));
+    expect(await refreshRunIndexes(lake, { days: ['2026-03-31'] })).toBe(1);
+    const index = JSON.parse(Buffer.from((await lake.get(runIndexKey('2026-03'))) ?? []).toString()) as { runs: object };
+    expect(Object.keys(index.runs)).toEqual([key('2026-03-30', 'a'), key('2026-03-31', 'b'), key('2026-03-31', 'e')]);
+    // A reader takes only what is listed: the record gone is not there to take.
+    expect([...(await runsFromIndexes(lake, await listed())).keys()].sort()).toEqual([key('2026-03-31', 'b'), key('2026-03-31', 'e'), key('2026-04-01', 'c')]);
+  });
+
   it('drops a record gone from the log', async () => {
     await refreshRunIndexes(lake);
     await lake.delete(key('2026-03-30', 'a'));
