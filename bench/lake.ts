@@ -133,7 +133,7 @@ export async function benchLake(): Promise<BenchResult> {
           progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
           proxy.reset();
           const env = rollups
-            ? { ...base, ...(profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profile)}` } : {}) }
+            ? { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) }
             : { ...base, MINTLIFY_ROLLUPS: 'off' };
           const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
