@@ -13,7 +13,7 @@ import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/clie
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DATASET_NAMES } from './catalog.js';
+import { DATASET_NAMES, type DatasetName } from './catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
@@ -21,6 +21,7 @@ import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
 import { dayFolder, dayOfFolderName, LAYOUT, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
+import { indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -189,11 +190,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   let rolledUp: RolledUp;
   try {
-    for (const { dataset, day, projectId, manifest } of indexed ?? []) {
-      const file = mirrorPath(root, manifestKey(dataset, day, projectId));
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, JSON.stringify(manifest));
-    }
+    await mirrorManifests(root, indexed ?? []);
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
       records,
@@ -255,6 +252,35 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       await remove();
     },
   };
+}
+
+/**
+ * Writes the manifests read from the indexes of units into the mirror, 16 at once (a folder
+ * made once), then the index of each month of them: a reader of the mirror (`readUnitStates`)
+ * finds it as fresh as the files listed, and reads one object a month, not every manifest again.
+ */
+async function mirrorManifests(
+  root: string,
+  indexed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string; readonly manifest: RawManifest }[],
+): Promise<void> {
+  const folders = new Map<string, Promise<unknown>>();
+  const byMonth = new Map<string, Map<string, RawManifest>>();
+  await eachAtOnce(indexed, 16, async ({ dataset, day, projectId, manifest }) => {
+    const file = mirrorPath(root, manifestKey(dataset, day, projectId));
+    const folder = path.dirname(file);
+    if (!folders.has(folder)) folders.set(folder, mkdir(folder, { recursive: true }));
+    await folders.get(folder);
+    await writeFile(file, JSON.stringify(manifest));
+    const month = `${dataset}/${monthOfDay(day)}`;
+    byMonth.set(month, (byMonth.get(month) ?? new Map<string, RawManifest>()).set(indexEntry(day, projectId), manifest));
+  });
+  // Written after every manifest: no manifest of the mirror is newer than its index.
+  const written = Date.now();
+  const mirror = openTarget({ kind: 'local', dir: root });
+  for (const [month, manifests] of byMonth) {
+    const [dataset, name] = month.split('/') as [DatasetName, string];
+    await writeUnitIndex(mirror, dataset, name, manifests, written);
+  }
 }
 
 /**
