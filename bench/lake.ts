@@ -119,7 +119,11 @@ export async function benchLake(): Promise<BenchResult> {
       const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
       const base = {
-        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: '' }),
+        ...functionEnvironment(assembly.resources, WEEKLY, {
+          EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+          INSIGHTS_TOPIC_ARN: topicArn,
+          EXPORT_GLUE_DATABASE: '',
+        }),
         AWS_ENDPOINT_URL_S3: proxy.url,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };
@@ -132,9 +136,7 @@ export async function benchLake(): Promise<BenchResult> {
         for (const rollups of [true, false]) {
           progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
           proxy.reset();
-          const env = rollups
-            ? { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) }
-            : { ...base, MINTLIFY_ROLLUPS: 'off' };
+          const env = rollups ? { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) } : { ...base, MINTLIFY_ROLLUPS: 'off' };
           const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
           const cpuMs = invocation.cpuMs ?? Number.NaN;

@@ -34,10 +34,17 @@ function collectProject(value: string, previous: string[]): string[] {
 export function registerCompactCommand(program: Command, io: ExportCommandIo): void {
   program
     .command('compact')
-    .description('Build the monthly roll-ups of a lake written before them: each month of a table in one file, every project whose days are settled (sends no request).')
+    .description(
+      'Build the monthly roll-ups of a lake written before them: each month of a table in one file, every project whose days are settled (sends no request).',
+    )
     .option('--from <YYYY-MM-DD>', 'first day: months that start before it are left as they are')
     .option('--to <YYYY-MM-DD>', 'day after the last one (exclusive): months that end on or after it are left as they are')
-    .option('--project <id>', 'only the months this project has units in (repeatable; default every month of the lake); a roll-up always holds every settled project', collectProject, [])
+    .option(
+      '--project <id>',
+      'only the months this project has units in (repeatable; default every month of the lake); a roll-up always holds every settled project',
+      collectProject,
+      [],
+    )
     .option('--out <dest>', 'directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .option('--json', 'print one JSON object on stdout')
     .action(async (flags: CompactFlags) => io.setExitCode(await runCompactCommand(flags, io)));

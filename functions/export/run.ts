@@ -94,7 +94,10 @@ async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
   }
   // Folded into its month's index of the run log (derived: a reader takes only what it holds as listed).
   await refreshRunIndexes(deps.destination, { days: [record.started_at.slice(0, 10)] }).catch((error: unknown) =>
-    deps.logger?.warn('could not fold the run record into the run log index; readers read it on its own', { runId: record.run_id, error: describeError(error) }),
+    deps.logger?.warn('could not fold the run record into the run log index; readers read it on its own', {
+      runId: record.run_id,
+      error: describeError(error),
+    }),
   );
 }
 

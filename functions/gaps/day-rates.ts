@@ -66,7 +66,10 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const files = fileKeys(listed).filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
-  const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files, rollupScopes(listed)) }, { ...tables.params, projects: [...projects].sort() });
+  const sql = assistantQuestionsByDay.sql(
+    { [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files, rollupScopes(listed)) },
+    { ...tables.params, projects: [...projects].sort() },
+  );
   // Each text read once per session (read.ts `vocabularyOf`), each row matched by the keys' terms, not against every gap.
   const vocabulary = vocabularyOf(tables.warehouse);
   const match = topicMatcher(

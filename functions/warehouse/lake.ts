@@ -210,7 +210,12 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     ]);
     // The run log's records from the index of their month where it holds them as listed (lake/run-index.ts), the others one by one.
     const runs = `${LAYOUT.runs.folder}/`;
-    const fromIndex = rollupsOff() ? new Map<string, string>() : await runsFromIndexes(records, states.filter(({ key }) => key.startsWith(runs)));
+    const fromIndex = rollupsOff()
+      ? new Map<string, string>()
+      : await runsFromIndexes(
+          records,
+          states.filter(({ key }) => key.startsWith(runs)),
+        );
     for (const [key, body] of fromIndex) {
       const file = mirrorPath(root, key);
       await mkdir(path.dirname(file), { recursive: true });

@@ -89,7 +89,9 @@ export async function tableFiles(
   );
   const asked = new Set(days);
   const fromRollups = [...rolled].flatMap(([month, ids]) =>
-    [...ids].flatMap(([projectId, held]) => held.filter((day) => asked.has(day)).map((day) => ({ day, projectId, key: rollupKey(folder, month), rollup: true as const }))),
+    [...ids].flatMap(([projectId, held]) =>
+      held.filter((day) => asked.has(day)).map((day) => ({ day, projectId, key: rollupKey(folder, month), rollup: true as const })),
+    ),
   );
   ROLLUP_READS.rollups += fileKeys(fromRollups).length;
   ROLLUP_READS.days += perDay.flat().length;

@@ -61,7 +61,7 @@ export const LAYOUT = {
     folder: '_rollups/<table>',
     daily: false,
     file: 'month=YYYY-MM.parquet',
-    what: "a month of a table in one file, every project of the destination whose days are settled (derived), its record (.json) beside it",
+    what: 'a month of a table in one file, every project of the destination whose days are settled (derived), its record (.json) beside it',
   },
   reports: { folder: 'reports', daily: false, file: '<page>.html', what: "the weekly report's pages (latest, weekly/, range/)" },
   organisation: { folder: 'orgs/<id>', daily: false, file: '…', what: "an organisation's lake, laid out as above (many organisations)" },

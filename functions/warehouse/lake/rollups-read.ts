@@ -125,7 +125,11 @@ export interface MonthRolledUp {
  * The months of `days` and how many of their roll-ups (one a dataset table) have a record:
  * what `status` says. Only the records' presence is asked, not whether they still match.
  */
-export async function rolledUpMonths(destination: Pick<Destination, 'exists'>, days: readonly string[], datasets: readonly DatasetName[]): Promise<MonthRolledUp[]> {
+export async function rolledUpMonths(
+  destination: Pick<Destination, 'exists'>,
+  days: readonly string[],
+  datasets: readonly DatasetName[],
+): Promise<MonthRolledUp[]> {
   const months = [...new Set(days.map(monthOfDay))];
   const out: MonthRolledUp[] = [];
   for (const month of months.sort()) {

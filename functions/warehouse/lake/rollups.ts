@@ -120,13 +120,6 @@ function recordedProjects(record: unknown, table: string, month: string): Record
   return r.projects as Record<string, { days?: unknown }>;
 }
 
-/** Whether `record` holds `projectId` built from exactly the day files `manifests` name now. */
-export function validRollup(record: unknown, manifests: ReadonlyMap<string, RawManifest>, table: string, month: string, projectId: string): boolean {
-  const now = settledMonth(manifests, table, month, projectId);
-  const recorded = recordedProjects(record, table, month)?.[projectId];
-  return now !== undefined && recorded !== undefined && sameDays(recorded.days, now);
-}
-
 /** Whether `record` holds exactly the projects of `wanted`, each from the same day files: the roll-up need not be built again. */
 function recordMatches(record: unknown, table: string, month: string, wanted: ReadonlyMap<string, SettledDays>): boolean {
   const recorded = recordedProjects(record, table, month);

@@ -131,7 +131,11 @@ describe('the same lake in a bucket', () => {
       const env = await cliEnv(sandbox);
       // Copied, every manifest and run record is newer than the indexes built beside them: `compact`
       // brings them up to date in the bucket, as the export writing there leaves them (a reader never writes).
-      const compacted = await runCliInProcess(['compact', '--out', `s3://${bucket}/lake`, '--json'], { env, now: () => NOW, extra: { clients: { s3: aws.s3 } } });
+      const compacted = await runCliInProcess(['compact', '--out', `s3://${bucket}/lake`, '--json'], {
+        env,
+        now: () => NOW,
+        extra: { clients: { s3: aws.s3 } },
+      });
       expect(compacted.code, compacted.stderr).toBe(0);
       expect(JSON.parse(compacted.stdout)).toMatchObject({ built: 0, failed: 0 });
       let gets = 0;

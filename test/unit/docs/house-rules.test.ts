@@ -211,7 +211,6 @@ const ONLY_TESTS_USE = [
   'functions/shared/dates.ts: assertFinishedDays',
   'functions/shared/secrets.ts: clearApiKeyCache',
   'functions/shared/secrets.ts: resolveApiKey',
-  'functions/warehouse/lake/layout.ts: monthOfName',
   'functions/warehouse/questions.ts: decodeAskedQuestionDay',
   'functions/warehouse/questions.ts: decodeDailyTotals',
   'functions/warehouse/questions.ts: decodeGapFigure',
