@@ -182,30 +182,40 @@ export interface RollupCounts {
 /**
  * Builds the roll-up of `table`'s `month` from the day files of `projects` (read through
  * `destination`), in day and project order, then its record: the record last, so a roll-up cut
- * short is never used.
+ * short is never used. A project with a day file missing though its manifest names it is left
+ * out (`missing` says why; its days are read); throws when every project is.
  */
 export async function buildRollup(
   destination: Pick<Destination, 'get' | 'put'>,
   table: TableDef,
   month: string,
   projects: ReadonlyMap<string, SettledDays>,
-): Promise<RollupRecord> {
+): Promise<RollupRecord & { readonly missing?: readonly string[] }> {
   const work = await mkdtemp(path.join(tmpdir(), 'mintlify-rollup-'));
   try {
     const units = [...projects].flatMap(([projectId, days]) => Object.keys(days).map((day) => ({ day, projectId })));
     units.sort((a, b) => (a.day === b.day ? (a.projectId < b.projectId ? -1 : 1) : a.day < b.day ? -1 : 1));
     const files = units.map(({ day, projectId }) => path.join(work, ...dayKey(table.prefix, day, `${projectId}.parquet`).split('/')));
     let dayBytes = 0;
+    /** Projects with a day file missing though its manifest names it: left out (their days are read), the first reason kept. */
+    const missing = new Map<string, string>();
     // Fetched 16 at once (a month of twenty projects is 600 files), listed in day and project order.
     await eachAtOnce([...units.keys()], 16, async (i) => {
       const { day, projectId } = units[i] as { day: string; projectId: string };
       const key = dayKey(table.prefix, day, `${projectId}.parquet`);
       const body = await destination.get(key);
-      if (body === undefined) throw new Error(`cannot roll up ${table.name} ${month} of ${projectId}: ${key} is missing though its manifest names it`);
+      if (body === undefined) {
+        if (!missing.has(projectId))
+          missing.set(projectId, `cannot roll up ${table.name} ${month} of ${projectId}: ${key} is missing though its manifest names it`);
+        return;
+      }
       await mkdir(path.dirname(files[i] as string), { recursive: true });
       await writeFile(files[i] as string, body);
       dayBytes += body.byteLength;
     });
+    const held = new Map([...projects].filter(([projectId]) => !missing.has(projectId)));
+    if (held.size === 0) throw new Error([...missing.values()][0]);
+    const read = files.filter((_, i) => !missing.has((units[i] as { projectId: string }).projectId));
     const out = path.join(work, 'rollup.parquet');
     const { DuckDBInstance } = (await import(DUCKDB_PACKAGE)) as typeof import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(':memory:');
@@ -216,8 +226,8 @@ export async function buildRollup(
       await connection.run(`SET home_directory = ${sqlString(work)}`);
       // The days' rows in day and project order (the files are listed so), `dt` a column of the file.
       await connection.run('SET preserve_insertion_order = true');
-      const read = `read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
-      await connection.run(`COPY (SELECT * FROM ${read}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+      const days = `read_parquet([${read.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+      await connection.run(`COPY (SELECT * FROM ${days}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
       const counted = await connection.runAndReadAll(`SELECT project_id, count(*)::INTEGER AS n FROM read_parquet(${sqlString(out)}) GROUP BY 1`);
       for (const row of counted.getRowObjects()) rows.set(String(row['project_id']), Number(row['n'] ?? 0));
     } finally {
@@ -231,13 +241,13 @@ export async function buildRollup(
       table: table.prefix,
       month,
       builtAt: new Date().toISOString(),
-      projects: Object.fromEntries([...projects].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, days]) => [id, { days, rows: rows.get(id) ?? 0 }])),
+      projects: Object.fromEntries([...held].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, days]) => [id, { days, rows: rows.get(id) ?? 0 }])),
       rows: [...rows.values()].reduce((sum, n) => sum + n, 0),
       bytes: bytes.byteLength,
       dayBytes,
     };
     await destination.put(rollupKey(table.prefix, month, 'json'), `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
-    return record;
+    return missing.size === 0 ? record : { ...record, missing: [...missing.values()] };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -293,9 +303,15 @@ export async function refreshMonth(
       continue;
     }
     try {
-      await buildRollup(destination, table, month, wanted);
+      const built = await buildRollup(destination, table, month, wanted);
+      // A project left out (a day file missing) is not named in the index: its days are read.
+      for (const projectId of [...wanted.keys()]) if (!(projectId in built.projects)) wanted.delete(projectId);
       recordAll(true);
       counts.built += 1;
+      if (built.missing !== undefined) {
+        counts.failed += 1;
+        counts.error ??= built.missing[0] ?? 'a day file is missing';
+      }
     } catch (error) {
       // Without DuckDB (a function bundled without it) or a day file unreadable: the stale one goes, the days are read.
       await removeRollup(destination, table, month);

@@ -233,6 +233,30 @@ describe('a roll-up read equals its days read', () => {
     }
   }, 120_000);
 
+  it('leaves out of a month’s roll-up only the project whose day file is missing, and says so', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'rollups-missing-'));
+    const db = await openDuckDb();
+    const lake = new Lake(root, openTarget({ kind: 'local', dir: root }), db);
+    try {
+      for (const day of DAYS) for (const projectId of PROJECTS) await lake.export(day, projectId, day.length + projectId.length);
+      await lake.destination.delete(dayKey(VISITORS_PAGES.prefix, '2026-02-10', 'proj_a.parquet'));
+      const built = await compactLake(lake.destination, {});
+      expect(built).toMatchObject({ built: 2, failed: 1 });
+      expect(built.error).toContain('proj_a');
+      const listed = await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS);
+      expect(rollupScopes(listed).get(`_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}.parquet`)).toEqual(['proj_b']);
+      expect(
+        rollupScopes(await tableFiles({ root, folderReady: async () => undefined }, VISITORS_TOTALS.prefix, DAYS)).get(
+          `_rollups/${VISITORS_TOTALS.prefix}/month=${MONTH}.parquet`,
+        ),
+      ).toEqual(['proj_a', 'proj_b']);
+      for (const table of TABLES) expect(await lake.read(table, true)).toEqual(await lake.read(table, false));
+    } finally {
+      db.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('rolls up a month from its first exported day, and reads a day file before it from the file', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'rollups-begun-'));
     const db = await openDuckDb();
