@@ -20,6 +20,7 @@ import { DATASET_NAMES } from '../functions/warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../functions/warehouse/keys.js';
 import { parseTableFileKey } from '../functions/warehouse/lake/layout.js';
 import { readUnitIndexes } from '../functions/warehouse/lake/unit-index.js';
+import { refreshRunIndexes } from '../functions/warehouse/lake/run-index.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../scripts/lib/bundles.js';
@@ -35,6 +36,7 @@ const WEEKLY = 'Weekly: the report of the last 7 complete days';
 function kindOf(url: string): string {
   const key = decodeURIComponent(url.split('?')[0] ?? '');
   if (key.includes('/_rollups/')) return key.endsWith('.json') ? 'rollup records' : 'roll-ups';
+  if (key.includes('/_index/_runs/')) return 'run-log indexes';
   if (key.includes('/_index/')) return 'indexes';
   if (key.includes('/_manifests/')) return 'manifests';
   if (key.includes('/_staging/')) return 'staging';
@@ -98,16 +100,18 @@ export async function benchLake(): Promise<BenchResult> {
     const uploaded = await upload(root, async (key, body) => {
       await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${key}`, Body: body }));
     });
-    // Copied, every manifest is newer than the indexes built beside it: brought up to date in the
-    // bucket (their roll-ups' records kept) as an export writing there leaves them, not by the first report.
-    progress('lake: the index of units brought up to date in the bucket');
+    // Copied, every manifest is newer than the indexes built beside it, and every run record than
+    // the run log's index: brought up to date in the bucket (their roll-ups' records kept) as an
+    // export writing there leaves them, not by the first report.
+    progress('lake: the indexes of units and of the run log brought up to date in the bucket');
     const inBucket = openTarget({ kind: 's3', bucket, prefix: 'mintlify/' }, { s3Client: aws.s3 });
     for (const dataset of DATASET_NAMES) {
       const months = [
         ...new Set(((await inBucket.list?.(manifestsOf(dataset))) ?? []).flatMap((key) => parseManifestKey(dataset, key)?.day.slice(0, 7) ?? [])),
       ];
-      await readUnitIndexes(inBucket, dataset, months, undefined, undefined, true);
+      await readUnitIndexes(inBucket, dataset, months, { keep: true });
     }
+    await refreshRunIndexes(inBucket);
     progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');
     const assembly = await synthAssembly({ projectIds: projects.join(',') });
     try {
@@ -115,21 +119,30 @@ export async function benchLake(): Promise<BenchResult> {
       const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
       const base = {
-        ...functionEnvironment(assembly.resources, WEEKLY, { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: '' }),
+        ...functionEnvironment(assembly.resources, WEEKLY, {
+          EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
+          INSIGHTS_TOPIC_ARN: topicArn,
+          EXPORT_GLUE_DATABASE: '',
+        }),
         AWS_ENDPOINT_URL_S3: proxy.url,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
       };
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
-      const runs: { rollups: boolean; runMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
+      const runs: { rollups: boolean; runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
+      // MINTLIFY_BENCH_PROFILE=<folder>: a V8 CPU profile of each invocation with the roll-ups, written there (what dominates the run).
+      const profile = process.env['MINTLIFY_BENCH_PROFILE'];
+      let logs = '';
       for (let run = 1; run <= RUNS; run++) {
         for (const rollups of [true, false]) {
           progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
           proxy.reset();
-          const env = rollups ? base : { ...base, MINTLIFY_ROLLUPS: 'off' };
+          const env = rollups ? { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) } : { ...base, MINTLIFY_ROLLUPS: 'off' };
           const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
-          runs.push({ rollups, runMs: invocation.runMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
-          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}`);
+          const cpuMs = invocation.cpuMs ?? Number.NaN;
+          runs.push({ rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
+          if (rollups && logs === '') logs = invocation.logs.slice(-6000);
+          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`);
         }
       }
       const on = runs.filter((r) => r.rollups);
@@ -157,11 +170,13 @@ export async function benchLake(): Promise<BenchResult> {
             `the handler's run, median of ${RUNS} fresh processes (machine shared: noisy)`,
           ),
           'lake.90d.run_ms_without_rollups': info(median(off.map((r) => r.runMs)), 'ms', 'the same, roll-ups off, alternately with the runs above'),
+          'lake.90d.cpu_ms': info(median(on.map((r) => r.cpuMs)), 'ms', "the handler's CPU time (every thread of the process, DuckDB's too), roll-ups on"),
+          'lake.90d.cpu_ms_without_rollups': info(median(off.map((r) => r.cpuMs)), 'ms', 'the same, roll-ups off'),
           'lake.90d.peak_rss': judged(Math.max(...on.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process, roll-ups on'),
           'lake.rollups.build_ms': info(
             buildMs,
             'ms',
-            `compactLake over the whole lake: ${built.built} roll-ups of ${monthsBuilt} month(s), 3 projects × 7 datasets`,
+            `compactLake over the whole lake: ${built.built} roll-ups (one a table and month, every project in it) of ${monthsBuilt} month(s), ${built.failed} could not be built; 3 projects × 7 datasets`,
           ),
           'lake.rollups.build_cpu_ms': info((buildCpu.user + buildCpu.system) / 1000, 'ms', 'the same, CPU of this process (DuckDB threads included)'),
           'lake.rollups.extra_bytes_ratio': judged(
@@ -172,7 +187,7 @@ export async function benchLake(): Promise<BenchResult> {
             "roll-ups' bytes (with their records) ÷ the lake's bytes before them",
           ),
         },
-        details: { lake: { runs, built, dayBytes, rollupBytes, uploaded } },
+        details: { lake: { runs, built, dayBytes, rollupBytes, uploaded, logs } },
       };
     } finally {
       await assembly.close();

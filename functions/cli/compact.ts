@@ -1,9 +1,11 @@
 /**
  * `mintlify-exporter compact [--from D1 --to D2] [--project ID]... [--out DEST] [--json]`: builds
  * the monthly roll-ups (warehouse/lake/rollups.ts) of a lake written before the export built
- * them — every whole month of every dataset table and project whose days are all committed and
- * settled — and the index of units of those months; a roll-up whose record still matches its
- * manifests is kept, one that no longer does is built again or removed. Sends no API request.
+ * them — one file a dataset table and whole month, holding every project whose days of it are
+ * all committed and settled (`--project`: the months those projects have units in) — the index
+ * of units of those months and the run log's index of every month; a roll-up whose record
+ * still matches its manifests is kept, one that no longer does is built again or removed.
+ * Sends no API request.
  */
 import type { Command } from 'commander';
 import { createExportDeps } from '../export/index.js';
@@ -33,10 +35,17 @@ function collectProject(value: string, previous: string[]): string[] {
 export function registerCompactCommand(program: Command, io: ExportCommandIo): void {
   program
     .command('compact')
-    .description('Build the monthly roll-ups of a lake written before them: each settled month of a table and project in one file (sends no request).')
+    .description(
+      'Build the monthly roll-ups of a lake written before them: each month of a table in one file, every project whose days are settled (sends no request).',
+    )
     .option('--from <YYYY-MM-DD>', 'first day: months that start before it are left as they are')
     .option('--to <YYYY-MM-DD>', 'day after the last one (exclusive): months that end on or after it are left as they are')
-    .option('--project <id>', 'project (repeatable; default every project of the lake)', collectProject, [])
+    .option(
+      '--project <id>',
+      'only the months this project has units in (repeatable; default every month of the lake); a roll-up always holds every settled project',
+      collectProject,
+      [],
+    )
     .option('--out <dest>', 'directory or s3://bucket/prefix (default EXPORT_DESTINATION or ./data)')
     .option('--json', 'print one JSON object on stdout')
     .action(async (flags: CompactFlags) => io.setExitCode(await runCompactCommand(flags, io)));

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import { FLAG_NAMES, budgetTime, daysBefore, dueAt, lastDueDay, readExportStatus, requestedDays, retentionCutoff, unitsOf } from '../export/index.js';
 import { runsAgainstSandbox } from './api-target.js';
 import { readAnomalies } from '../warehouse/records.js';
-import { describeRolledUp, rolledUpMonths } from '../warehouse/lake/rollups.js';
+import { describeRolledUp, rolledUpMonths } from '../warehouse/lake/rollups-read.js';
 import { loadConfig } from '../settings/config.js';
 import { addDays } from '../shared/dates.js';
 import { ConfigError } from '../shared/errors.js';
@@ -73,7 +73,7 @@ async function runStatusCommand(flags: StatusFlags, io: ExportCommandIo): Promis
     snapshot,
     now,
   };
-  const rollups = await rolledUpMonths(destination, days, projects, datasets);
+  const rollups = await rolledUpMonths(destination, days, datasets);
   // How far each month is rolled up, once one is (a lake without roll-ups shows as before).
   const rolled = rollups.some((month) => month.rolled > 0);
   if (flags.json) writeJson(io.stdout, rolled ? { ...statusJson(view), rollups } : statusJson(view));

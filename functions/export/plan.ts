@@ -89,7 +89,8 @@ export async function planScheduled(input: ScheduleInput, destination: Destinati
   const healDays = daysBefore(lastDay, input.healDays);
   const windowUnits = unitsOf([...healDays, lastDay], input.projects, input.datasets);
   const backlogUnits = input.backlog.flatMap((entry) => unitsOf(entry.days, entry.projects, entry.datasets));
-  const states = await readUnitStates(destination, dedupe([...windowUnits, ...backlogUnits]));
+  // The export's own read: an index it rebuilds is kept for the next reader.
+  const states = await readUnitStates(destination, dedupe([...windowUnits, ...backlogUnits]), { keepIndexes: true });
   const known = await readKnownPages(destination, dedupe([...windowUnits, ...backlogUnits]), states, { lastDay });
   const expired = await readExpiredUnits(destination);
 
@@ -151,7 +152,7 @@ export async function planRequested(input: RequestedInput, destination: Destinat
   const last = input.days[input.days.length - 1];
   const requested = new Set(input.days);
   const reference = last === undefined ? [] : daysBefore(last, REFERENCE_DAYS).filter((day) => !requested.has(day));
-  const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)]);
+  const states = await readUnitStates(destination, [...units, ...unitsOf(reference, input.projects, input.datasets)], { keepIndexes: true });
   const expired = await readExpiredUnits(destination);
   const todo = units.filter((unit) => input.force || (!expired.has(unitKey(unit)) && !isDone(states.get(unitKey(unit)), input.now)));
   const known = await readKnownPages(destination, todo, states, last === undefined ? {} : { lastDay: last });

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DatasetName } from '../warehouse/catalog.js';
 import { EXPORT_RUNS } from '../warehouse/tables.js';
+import { refreshRunIndexes } from '../warehouse/lake/run-index.js';
 import { describeError } from '../shared/errors.js';
 import type { SharedStore } from '../shared/storage/shared-store.js';
 import { BACKLOG_PREFIX, countMissing, doneSince, planRequested, planScheduled, type BacklogEntry } from './plan.js';
@@ -90,7 +91,15 @@ async function logRun(deps: RunDeps, record: RunRecord): Promise<void> {
     await deps.partitions?.wrote(EXPORT_RUNS.name, record.started_at.slice(0, 10));
   } catch (error) {
     deps.logger?.warn('could not write the run record', { runId: record.run_id, error: describeError(error) });
+    return;
   }
+  // Folded into its month's index of the run log (derived: a reader takes only what it holds as listed).
+  await refreshRunIndexes(deps.destination, { days: [record.started_at.slice(0, 10)] }).catch((error: unknown) =>
+    deps.logger?.warn('could not fold the run record into the run log index; readers read it on its own', {
+      runId: record.run_id,
+      error: describeError(error),
+    }),
+  );
 }
 
 async function planAndRun(request: RunRequest, policy: ExportPolicy, control: RunControl, deps: RunDeps): Promise<Omit<RunResult, 'runId'>> {

@@ -44,8 +44,9 @@ export async function readUnitState(destination: Destination, unit: Unit): Promi
  * The states of many units, keyed by `unitKey`: the complete ones from the index of their
  * months (warehouse/lake/unit-index.ts: one object a dataset and month, rebuilt from the
  * manifests when it names other units than they do), the others — and every unit of a
- * destination that cannot list — one by one, with bounded concurrency. A reader of the read side
- * passes `keepIndexes: false`: an index it had to rebuild is not written (its role writes nothing).
+ * destination that cannot list — one by one, with bounded concurrency. An index it had to rebuild
+ * is written back only with `keepIndexes` (the export's own steps), never by a reader (its role
+ * writes nothing): the same default as `readUnitIndexes`.
  */
 export async function readUnitStates(
   destination: Destination,
@@ -61,9 +62,7 @@ export async function readUnitStates(
       destination,
       dataset,
       ofDataset.map((unit) => monthOfDay(unit.day)),
-      undefined,
-      undefined,
-      options.keepIndexes ?? true,
+      { keep: options.keepIndexes ?? false },
     );
     for (const unit of ofDataset) {
       const raw = indexes?.get(monthOfDay(unit.day))?.get(indexEntry(unit.day, unit.projectId));

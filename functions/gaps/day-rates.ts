@@ -15,7 +15,7 @@ import { daysBetween, formatDay } from '../shared/dates.js';
 import { DAY_MS } from '../shared/time.js';
 import { parquetFiles } from '../warehouse/duckdb.js';
 import type { LakeFiles } from '../warehouse/lake.js';
-import { fileKeys, tableFiles } from '../warehouse/lake/files.js';
+import { fileKeys, rollupScopes, tableFiles } from '../warehouse/lake/files.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
 import type { GapKind } from './gaps.js';
@@ -68,11 +68,15 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
   const projects = new Set(gaps.map((g) => g.projectId));
   const unreadable = new Set(tables.warehouse.unreadable);
   const prefix = ASSISTANT_CONVERSATIONS.prefix;
-  const files = fileKeys(await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects)).filter((file) => !unreadable.has(file));
+  const listed = await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects);
+  const files = fileKeys(listed).filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
   await tables.warehouse.session.run(topicCandidateMacro(gaps));
-  const sql = assistantQuestionsByDay.sql({ [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files) }, { ...tables.params, projects: [...projects].sort() });
+  const sql = assistantQuestionsByDay.sql(
+    { [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files, rollupScopes(listed)) },
+    { ...tables.params, projects: [...projects].sort() },
+  );
   // Each text read once per session (read.ts `vocabularyOf`), each row matched by the keys' terms, not against every gap.
   const vocabulary = vocabularyOf(tables.warehouse);
   const match = topicMatcher(

@@ -129,17 +129,31 @@ const GLOB_CHARACTERS = /[*?[\]{}]/;
 
 /**
  * `read_parquet([...])` of `files` (relative to the session's root), with `dt` from the
- * `dt=` folder as text (as in Glue) and older files' missing columns as nulls.
+ * `dt=` folder as text (as in Glue) and older files' missing columns as nulls. A monthly
+ * roll-up among them (warehouse/lake/rollups.ts) holds every project of its month: only the
+ * rows of the projects `scopes` names for it are read (lake/files.ts `rollupScopes`, by its key
+ * relative to the lake or the end of its path).
+ * @throws Error for a roll-up `scopes` does not name (a caller's bug: it would read every project).
  */
-export function parquetFiles(files: readonly string[]): string {
-  // A monthly roll-up (warehouse/lake/rollups.ts) holds `dt` as a column, not in its path.
+export function parquetFiles(files: readonly string[], scopes: ReadonlyMap<string, readonly string[]> = new Map()): string {
+  // A monthly roll-up holds `dt` as a column, not in its path.
   const rollups = files.filter(isRollup);
   const days = `read_parquet(${fileList(files.filter((file) => !isRollup(file)))}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
   if (rollups.length === 0) return days;
-  const months = `read_parquet(${fileList(rollups)}, hive_partitioning = false, union_by_name = true)`;
+  const groups = new Map<string, string[]>();
+  for (const file of rollups) {
+    const projects = [...scopes].find(([key]) => file === key || file.endsWith(`/${key}`))?.[1];
+    if (projects === undefined || projects.length === 0) throw new Error(`refused to read the roll-up ${file} without the projects to keep of it`);
+    const name = [...projects].sort().map(sqlString).join(', ');
+    groups.set(name, [...(groups.get(name) ?? []), file]);
+  }
+  const months = [...groups].map(
+    ([projects, group]) => `SELECT * FROM read_parquet(${fileList(group)}, hive_partitioning = false, union_by_name = true) WHERE project_id IN (${projects})`,
+  );
   // `dt || ''`: DuckDB 1.5 fails to unite the statistics of a partition's constant `dt` with a
   // file's `dt` column ("Unsupported type for NumericValueUnionToValue"); an expression has none.
-  return rollups.length === files.length ? months : `(SELECT * REPLACE (dt || '' AS dt) FROM ${days} UNION ALL BY NAME SELECT * FROM ${months})`;
+  const parts = rollups.length === files.length ? months : [`SELECT * REPLACE (dt || '' AS dt) FROM ${days}`, ...months];
+  return `(${parts.join(' UNION ALL BY NAME ')})`;
 }
 
 /** A roll-up's key (`_rollups/…`, lake/layout.ts), relative to the lake or inside a path. */

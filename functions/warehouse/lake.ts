@@ -13,13 +13,15 @@ import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/clie
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DATASET_NAMES } from './catalog.js';
+import { DATASET_NAMES, type DatasetName } from './catalog.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
+import { dayFolder, dayOfFolderName, LAYOUT, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
+import { runsFromIndexes } from './lake/run-index.js';
+import { indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -168,10 +170,10 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
     ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
   ].map((folder) => ({ folder, days: recent }));
-  /** The keys of `folders` that can be mirrored (each listed over its days). */
-  const keysOf = async (folders: Folders): Promise<string[]> => {
+  /** The keys of `folders` that can be mirrored (each listed over its days), with the store's time of each. */
+  const keysOf = async (folders: Folders): Promise<{ key: string; modified: number }[]> => {
     const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
-    return listed.filter((key) => {
+    return listed.filter(({ key }) => {
       if (key.endsWith('/')) return false; // a console's "folder" marker: no content to mirror
       const problem = unsafeKeyProblem(key);
       if (problem === undefined) return true;
@@ -188,11 +190,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   let rolledUp: RolledUp;
   try {
-    for (const { dataset, day, projectId, manifest } of indexed ?? []) {
-      const file = mirrorPath(root, manifestKey(dataset, day, projectId));
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, JSON.stringify(manifest));
-    }
+    await mirrorManifests(root, indexed ?? []);
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
       records,
@@ -203,14 +201,27 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       Promise.all(
         scope.prefixes.map(async (p) => {
           const rolled = rolledUp.get(p);
-          const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).filter((key) => !coveredBy(rolled, key));
-          const months = [...(rolled ?? [])].flatMap(([month, ids]) => [...ids.keys()].map((id) => rollupKey(p, month, id)));
+          const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).map(({ key }) => key).filter((key) => !coveredBy(rolled, key));
+          const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
           return { prefix: p, keys: [...months, ...days] };
         }),
       ),
       keysOf(stateFolders),
     ]);
-    groups = [...tables, { prefix: undefined, keys: states }];
+    // The run log's records from the index of their month where it holds them as listed (lake/run-index.ts), the others one by one.
+    const runs = `${LAYOUT.runs.folder}/`;
+    const fromIndex = rollupsOff()
+      ? new Map<string, string>()
+      : await runsFromIndexes(
+          records,
+          states.filter(({ key }) => key.startsWith(runs)),
+        );
+    for (const [key, body] of fromIndex) {
+      const file = mirrorPath(root, key);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, body);
+    }
+    groups = [...tables, { prefix: undefined, keys: states.map(({ key }) => key).filter((key) => !fromIndex.has(key)) }];
   } catch (error) {
     await remove();
     throw error;
@@ -249,6 +260,35 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
 }
 
 /**
+ * Writes the manifests read from the indexes of units into the mirror, 16 at once (a folder
+ * made once), then the index of each month of them: a reader of the mirror (`readUnitStates`)
+ * finds it as fresh as the files listed, and reads one object a month, not every manifest again.
+ */
+async function mirrorManifests(
+  root: string,
+  indexed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string; readonly manifest: RawManifest }[],
+): Promise<void> {
+  const folders = new Map<string, Promise<unknown>>();
+  const byMonth = new Map<string, Map<string, RawManifest>>();
+  await eachAtOnce(indexed, 16, async ({ dataset, day, projectId, manifest }) => {
+    const file = mirrorPath(root, manifestKey(dataset, day, projectId));
+    const folder = path.dirname(file);
+    if (!folders.has(folder)) folders.set(folder, mkdir(folder, { recursive: true }));
+    await folders.get(folder);
+    await writeFile(file, JSON.stringify(manifest));
+    const month = `${dataset}/${monthOfDay(day)}`;
+    byMonth.set(month, (byMonth.get(month) ?? new Map<string, RawManifest>()).set(indexEntry(day, projectId), manifest));
+  });
+  // Written after every manifest: no manifest of the mirror is newer than its index.
+  const written = Date.now();
+  const mirror = openTarget({ kind: 'local', dir: root });
+  for (const [month, manifests] of byMonth) {
+    const [dataset, name] = month.split('/') as [DatasetName, string];
+    await writeUnitIndex(mirror, dataset, name, manifests, written);
+  }
+}
+
+/**
  * Keys (relative to the destination's prefix) under `folder`'s `dt=` partitions of
  * `[from, to)`: the listing starts at the first day and stops past the last, so a lake of
  * years costs a report of a month a few list requests.
@@ -259,10 +299,10 @@ async function listDays(
   prefix: string,
   folder: string,
   scope: { readonly from: string; readonly to: string },
-): Promise<string[]> {
+): Promise<{ key: string; modified: number }[]> {
   const base = `${prefix}${folder}`;
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
-  const keys: string[] = [];
+  const keys: { key: string; modified: number }[] = [];
   try {
     for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: dayFolder(base, scope.from) })) {
       for (const object of page.Contents ?? []) {
@@ -274,7 +314,7 @@ async function listDays(
         if (day >= scope.to) return keys;
         if (day < scope.from) continue;
         if (staging && !/\/(checkpoint|failure)\.json$/.test(key)) continue;
-        keys.push(key.slice(prefix.length));
+        keys.push({ key: key.slice(prefix.length), modified: object.LastModified?.getTime() ?? 0 });
       }
     }
   } catch (error) {
@@ -294,6 +334,11 @@ export function objectReader(client: S3Client, bucket: string): ReadObject {
     const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }), signal ? { abortSignal: signal } : {});
     return (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
   };
+}
+
+/** Whether the roll-ups are turned off (`MINTLIFY_ROLLUPS=off`: every object read on its own, to compare). */
+function rollupsOff(): boolean {
+  return process.env['MINTLIFY_ROLLUPS'] === 'off';
 }
 
 /** Whether a table file's key is a day of a month read from its roll-up. */

@@ -16,7 +16,7 @@ import { sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS, type TableDef } from './tables.js';
 import { MANIFESTS_PREFIX, STAGING_PREFIX } from './keys.js';
 import { dayFolderName } from './lake/layout.js';
-import { fileKeys, list, tableFiles } from './lake/files.js';
+import { fileKeys, list, rollupScopes, tableFiles } from './lake/files.js';
 import type { LakeFiles } from './lake.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
@@ -128,7 +128,8 @@ export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Pro
 
 async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
   // A streamed lake (the report's) may still be mirroring this table while the ones before it load (tableFiles waits).
-  const files = fileKeys(await tableFiles(lake, table.prefix, scope.days, new Set(scope.projects)));
+  const listed = await tableFiles(lake, table.prefix, scope.days, new Set(scope.projects));
+  const files = fileKeys(listed);
   const columns = COLUMNS[table.name] ?? table.columns.map((c) => c.name);
   const { files: readable, columns: stored } = await readableFiles(session, files, (file, line) => {
     if (!unreadable.includes(file)) unreadable.push(file);
@@ -148,7 +149,7 @@ async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDe
       if (!reads.every((column) => stored.has(column))) return `${nullOf(table, name)} AS ${name}`;
       return typeof c === 'string' ? c : `${c.sql} AS ${name}`;
     });
-    body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable)} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
+    body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable, rollupScopes(listed))} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
   }
   const view = SINGLE_USE.has(table.name) || (scope.readOnce?.includes(table.name) ?? false);
   await session.run(`CREATE ${view ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);

@@ -109,6 +109,8 @@ export interface Invocation {
   readonly runMs: number;
   /** The process's peak resident memory, bytes. */
   readonly maxRssBytes: number;
+  /** CPU time (user and system, every thread of the process: DuckDB's too) from the handler's load to its end. */
+  readonly cpuMs?: number;
 }
 
 /**
@@ -146,12 +148,26 @@ net.Socket.prototype.connect = function (...args) {
 const [bundle, eventJson, exportName, remainingMs] = process.argv.slice(2);
 const handler = (await import(pathToFileURL(bundle).href))[exportName];
 const loadMs = performance.now();
+const cpuAtLoad = process.cpuUsage();
 const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => Number(remainingMs) };
-const out = (value) => process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, loadMs, runMs: performance.now() - loadMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\\n');
+const cpuMs = () => { const used = process.cpuUsage(cpuAtLoad); return (used.user + used.system) / 1000; };
+// BUNDLE_CPU_PROFILE=<folder>: a V8 CPU profile of the handler's run written there (NODE_OPTIONS may not hold --cpu-prof).
+const profileDir = process.env.BUNDLE_CPU_PROFILE;
+const inspector = profileDir ? new (await import('node:inspector')).Session() : undefined;
+const post = (method, params) => new Promise((resolve, reject) => inspector.post(method, params ?? {}, (error, answer) => (error ? reject(error) : resolve(answer))));
+if (inspector) { inspector.connect(); await post('Profiler.enable'); await post('Profiler.start'); }
+const out = async (value) => {
+  const figures = { loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  if (inspector) {
+    const { profile } = await post('Profiler.stop');
+    (await import('node:fs')).writeFileSync(profileDir + '/run-' + Date.now() + '.cpuprofile', JSON.stringify(profile));
+  }
+  process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, ...figures }) + '\\n');
+};
 try {
-  out({ result: await handler(JSON.parse(eventJson), context) });
+  await out({ result: await handler(JSON.parse(eventJson), context) });
 } catch (error) {
-  out({ error: String(error) });
+  await out({ error: String(error) });
 }
 `,
   );

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { expect } from 'vitest';
 import { CATALOG, DATASET_NAMES, type DatasetName } from '../../functions/warehouse/catalog.js';
+import { runIndexKey } from '../../functions/warehouse/lake/layout.js';
 
 export const ALL_DATASETS = DATASET_NAMES;
 
@@ -67,6 +68,11 @@ export function runRecordPattern(startedAt?: number, prefix = ''): RegExp {
   }
   const iso = new Date(startedAt).toISOString();
   return new RegExp(`^${head}${RUN_LOG_FOLDER}/dt=${iso.slice(0, 10)}/${iso.slice(0, 19).replaceAll(':', '-')}Z-[0-9a-f]{8}\\.json$`);
+}
+
+/** The key of the run log's index of the month a run started in (`startedAt`, epoch ms) under `prefix`: the export folds its record in. */
+export function runIndexOf(startedAt: number, prefix = ''): string {
+  return `${prefix}${runIndexKey(new Date(startedAt).toISOString().slice(0, 7))}`;
 }
 
 /** An asymmetric matcher for the key of a run's record, for `toEqual` over a list of keys. */

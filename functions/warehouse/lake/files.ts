@@ -2,19 +2,20 @@
  * The one listing of a lake's table files: the Parquet file of each project and day of a table
  * folder, as the lake laid out locally holds them (lake.ts mirrors an `s3://` one first). The
  * report's session, gaps and the verdicts' topic rates read their files through it, so how a
- * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: a month of
- * the days asked for whose roll-up's record matches today's manifests (lake/rollups.ts) is
- * read from that one file, each of its days asked named by it ({@link fileKeys}: each file
- * once) — a month the window covers in part too: its readers keep the rows of their first to
- * last day by `dt`, the roll-up's own column, as they do of day files.
+ * day's file is found (lake/layout.ts names it) is written once. Roll-ups first: the days of a
+ * project of a month whose roll-up's record of that project matches today's manifests
+ * (lake/rollups.ts) are read from that one file, each day asked named by it ({@link fileKeys}:
+ * each file once; {@link rollupScopes}: the projects a reader keeps of each roll-up, for it
+ * holds every project of the destination) — a month the window covers in part too: its readers
+ * keep the rows of their first to last day by `dt`, the roll-up's own column, as they do of day files.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
 import type { LakeFiles } from '../lake.js';
 import { openTarget } from '../../shared/storage/destinations.js';
-import { dayFolder, dayFolderName, dayKey, monthOfDay, rollupFolder, rollupKey } from './layout.js';
-import { datasetOfTable, rollupDays } from './rollups.js';
+import { dayFolder, dayFolderName, dayKey, folderOf, monthName, monthOfDay, rollupKey } from './layout.js';
+import { datasetOfTable, rollupProjects } from './rollups.js';
 import { daysOfMonth, type IndexedRollups, readUnitIndexes } from './unit-index.js';
 
 /** One project's file of one day. */
@@ -23,11 +24,24 @@ export interface TableFile {
   readonly projectId: string;
   /** Relative to the lake's root: `<folder>/dt=<day>/<projectId>.parquet`, or the roll-up holding the day. */
   readonly key: string;
+  /** The day is read from the month's roll-up (`key`), which holds other projects and days too. */
+  readonly rollup?: true;
 }
 
 /** The files to read, each once (a roll-up names each of its days). */
 export function fileKeys(files: readonly Pick<TableFile, 'key'>[]): string[] {
   return [...new Set(files.map((file) => file.key))];
+}
+
+/**
+ * The projects a reader keeps of each roll-up among `files`, by key (duckdb.ts `parquetFiles`):
+ * a roll-up holds every project of the destination, and the rows of a project whose days are
+ * read from their own files (its part of the record stale, or not asked) are left out of it.
+ */
+export function rollupScopes(files: readonly TableFile[]): Map<string, string[]> {
+  const scopes = new Map<string, Set<string>>();
+  for (const file of files) if (file.rollup) scopes.set(file.key, (scopes.get(file.key) ?? new Set()).add(file.projectId));
+  return new Map([...scopes].map(([key, projects]) => [key, [...projects].sort()]));
 }
 
 /** Roll-ups and day files the lake's listings handed to readers (the tests and the benchmark count them). */
@@ -75,9 +89,11 @@ export async function tableFiles(
   );
   const asked = new Set(days);
   const fromRollups = [...rolled].flatMap(([month, ids]) =>
-    [...ids].flatMap(([projectId, held]) => held.filter((day) => asked.has(day)).map((day) => ({ day, projectId, key: rollupKey(folder, month, projectId) }))),
+    [...ids].flatMap(([projectId, held]) =>
+      held.filter((day) => asked.has(day)).map((day) => ({ day, projectId, key: rollupKey(folder, month), rollup: true as const })),
+    ),
   );
-  ROLLUP_READS.rollups += [...rolled.values()].reduce((sum, ids) => sum + ids.size, 0);
+  ROLLUP_READS.rollups += fileKeys(fromRollups).length;
   ROLLUP_READS.days += perDay.flat().length;
   if (fromRollups.length === 0) return perDay.flat();
   const order = (file: TableFile) => `${file.day}/${file.projectId}`;
@@ -100,52 +116,33 @@ export function coveredMonth(month: string, days: readonly string[]): boolean {
 }
 
 /**
- * The projects of each whole month of `days` whose roll-up of `folder` may be read: its record
- * matches the manifests of today, as the month's index of units (rebuilt from them when stale)
- * says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
+ * The projects of each whole month of `days` whose part of the roll-up of `folder` may be read:
+ * its record matches the manifests of today, as the month's index of units (rebuilt from them
+ * when stale, not written) says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
  */
 async function validRollups(
   root: string,
   folder: string,
   days: readonly string[],
   projects?: ReadonlySet<string>,
-): Promise<Map<string, Map<string, readonly string[]>>> {
-  const rolled = new Map<string, Map<string, readonly string[]>>();
+): Promise<Map<string, ReadonlyMap<string, readonly string[]>>> {
+  const rolled = new Map<string, ReadonlyMap<string, readonly string[]>>();
   const owner = datasetOfTable(folder);
   if (!rollupsOn() || owner === undefined) return rolled;
-  const months = [...new Set(days.map(monthOfDay))].filter((month) => coveredMonth(month, days));
-  const withRollups = (
-    await Promise.all(months.map(async (month) => ({ month, names: await list(path.join(root, ...rollupFolder(folder, month).split('/'))) })))
-  ).filter(({ names }) => names.some((name) => name.endsWith('.json')));
-  if (withRollups.length === 0) return rolled;
-  const lake = openTarget({ kind: 'local', dir: root });
-  // A lake read-only to this reader keeps its stale index: the one rebuilt is used, not written.
-  const readOnly = {
-    get: lake.get.bind(lake),
-    list: (prefix: string) => lake.list?.(prefix) ?? Promise.resolve([]),
-    ...(lake.listModified ? { listModified: lake.listModified.bind(lake) } : {}),
-    put: (key: string, body: string | Uint8Array) => lake.put(key, body).catch(() => undefined),
-  };
-  const records: IndexedRollups = new Map();
-  const indexes = await readUnitIndexes(
-    readOnly,
-    owner.dataset,
-    withRollups.map(({ month }) => month),
-    undefined,
-    records,
+  const names = new Set(await list(path.join(root, ...folderOf('rollups', folder).split('/'))));
+  const months = [...new Set(days.map(monthOfDay))].filter(
+    (month) => coveredMonth(month, days) && names.has(`${monthName(month)}.parquet`) && names.has(`${monthName(month)}.json`),
   );
+  if (months.length === 0) return rolled;
+  const lake = openTarget({ kind: 'local', dir: root });
+  const records: IndexedRollups = new Map();
+  const indexes = await readUnitIndexes(lake, owner.dataset, months, { rollups: records });
   if (indexes === undefined) return rolled;
-  for (const { month, names } of withRollups) {
+  for (const month of months) {
     const manifests = indexes.get(month);
     if (manifests === undefined) continue;
-    for (const name of names) {
-      const projectId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
-      if (!PROJECT_ID_PATTERN.test(projectId) || (projects !== undefined && !projects.has(projectId))) continue;
-      if (!names.includes(`${projectId}.parquet`)) continue;
-      const held = await rollupDays(lake, owner.table, month, projectId, manifests, records.get(month));
-      if (held === undefined) continue;
-      rolled.set(month, (rolled.get(month) ?? new Map<string, readonly string[]>()).set(projectId, held));
-    }
+    const held = await rollupProjects(lake, owner.table, month, manifests, records.get(month), projects);
+    if (held.size > 0) rolled.set(month, held);
   }
   return rolled;
 }

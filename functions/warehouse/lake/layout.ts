@@ -51,11 +51,17 @@ export const LAYOUT = {
     file: 'month=YYYY-MM.json',
     what: "the manifests of a month's units in one object (derived: rebuilt from the manifests)",
   },
+  runIndex: {
+    folder: '_index/_runs',
+    daily: false,
+    file: 'month=YYYY-MM.json',
+    what: "the run log's records of a month in one object (derived: checked against the listing of export_runs)",
+  },
   rollups: {
     folder: '_rollups/<table>',
     daily: false,
-    file: 'month=YYYY-MM/<projectId>.parquet',
-    what: 'a settled month of a table and project in one file (derived), its record (.json) beside it',
+    file: 'month=YYYY-MM.parquet',
+    what: 'a month of a table in one file, every project of the destination whose days are settled (derived), its record (.json) beside it',
   },
   reports: { folder: 'reports', daily: false, file: '<page>.html', what: "the weekly report's pages (latest, weekly/, range/)" },
   organisation: { folder: 'orgs/<id>', daily: false, file: '…', what: "an organisation's lake, laid out as above (many organisations)" },
@@ -89,15 +95,15 @@ export function rootOf(place: PlaceName): string {
 export const MONTH_PARTITION = 'month';
 const MONTH = /^\d{4}-\d{2}$/;
 
-/** `month=<month>`: the name of a month's folder (roll-ups) or, with `.json`, object (index of units). */
+/** `month=<month>`: the name of a month's object (`.parquet`: a roll-up; `.json`: its record, an index of units or of the run log). */
 export function monthName(month: string): string {
   if (!MONTH.test(month)) throw new Error(`not a month (YYYY-MM): ${JSON.stringify(month)}`);
   return `${MONTH_PARTITION}=${month}`;
 }
 
-/** The month a `month=YYYY-MM` name holds (a trailing `.json` ignored); undefined for any other name. */
+/** The month a `month=YYYY-MM` name holds (a trailing `.json` or `.parquet` ignored); undefined for any other name. */
 export function monthOfName(name: string): string | undefined {
-  const month = name.startsWith(`${MONTH_PARTITION}=`) ? name.slice(MONTH_PARTITION.length + 1).replace(/\.json$/, '') : '';
+  const month = name.startsWith(`${MONTH_PARTITION}=`) ? name.slice(MONTH_PARTITION.length + 1).replace(/\.(?:json|parquet)$/, '') : '';
   return MONTH.test(month) ? month : undefined;
 }
 
@@ -106,14 +112,14 @@ export function unitIndexKey(dataset: string, month: string): string {
   return `${folderOf('unitIndex', dataset)}/${monthName(month)}.json`;
 }
 
-/** `_rollups/<table>/month=YYYY-MM/<projectId>.parquet` (`.json`: its record): a month of a table and project. */
-export function rollupKey(table: string, month: string, projectId: string, kind: 'parquet' | 'json' = 'parquet'): string {
-  return `${rollupFolder(table, month)}/${projectId}.${kind}`;
+/** `_rollups/<table>/month=YYYY-MM.parquet` (`.json`: its record): a month of a table, every project of the destination whose days are settled. */
+export function rollupKey(table: string, month: string, kind: 'parquet' | 'json' = 'parquet'): string {
+  return `${folderOf('rollups', table)}/${monthName(month)}.${kind}`;
 }
 
-/** `_rollups/<table>/month=YYYY-MM`: the folder of a table's roll-ups of one month. */
-export function rollupFolder(table: string, month: string): string {
-  return `${folderOf('rollups', table)}/${monthName(month)}`;
+/** `_index/_runs/month=YYYY-MM.json`: the run log's records of one month in one object. */
+export function runIndexKey(month: string): string {
+  return `${folderOf('runIndex')}/${monthName(month)}.json`;
 }
 
 /** The month (`YYYY-MM`) of a day. */

@@ -1,15 +1,16 @@
 /**
  * Which roll-ups a mirror of an `s3://` lake reads (warehouse/lake.ts): of each table of the
- * scope, every month its days touch (whole, or in part at the window's edges) whose roll-up's record matches the bucket's manifests, as the index
- * of units of that month says (lake/unit-index.ts: checked against one listing of the
+ * scope, every month its days touch (whole, or in part at the window's edges) that has a
+ * roll-up, and the projects whose part of its record matches the bucket's manifests, as the
+ * index of units of that month says (lake/unit-index.ts: checked against one listing of the
  * manifests, rebuilt from them when stale). The mirror then fetches those roll-ups and not
- * their days; the one listing (lake/files.ts) hands them to the readers.
+ * those projects' days; the one listing (lake/files.ts) hands them to the readers. And what
+ * `status` says of them ({@link rolledUpMonths}).
  */
 import type { Destination } from '../../shared/storage/destination.js';
-import { PROJECT_ID_PATTERN } from '../../shared/validators.js';
-import type { DatasetName } from '../catalog.js';
-import { monthOfDay, rollupFolder } from './layout.js';
-import { datasetOfTable, rollupDays } from './rollups.js';
+import { DATASET_TABLES, type DatasetName } from '../catalog.js';
+import { folderOf, monthName, monthOfDay, rollupKey } from './layout.js';
+import { datasetOfTable, rollupProjects } from './rollups.js';
 import { daysOfMonth, type IndexedRollups, nextMonth, readUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
@@ -28,7 +29,7 @@ async function indexesOf(
   const missing = months.filter((month) => !memo.has(`${dataset}/${month}`));
   if (missing.length > 0) {
     const rollups: IndexedRollups = new Map();
-    const read = await readUnitIndexes(lake, dataset, missing, undefined, rollups);
+    const read = await readUnitIndexes(lake, dataset, missing, { rollups });
     if (read === undefined) return undefined;
     for (const [month, manifests] of read) memo.set(`${dataset}/${month}`, { manifests, rollups: rollups.get(month) });
   }
@@ -88,35 +89,61 @@ export async function mirroredRollups(
   tables: readonly { readonly prefix: string; readonly days: { readonly from: string; readonly to: string } }[],
   memo: IndexMemo = new Map(),
 ): Promise<RolledUp> {
-  const out = new Map<string, Map<string, Map<string, readonly string[]>>>();
+  const out = new Map<string, Map<string, ReadonlyMap<string, readonly string[]>>>();
   if (process.env['MINTLIFY_ROLLUPS'] === 'off' || lake.list === undefined) return out;
   for (const { prefix, days } of tables) {
     const owner = datasetOfTable(prefix);
     // Every month the days touch: a month at the window's edge is read from its roll-up too (the readers keep their days by `dt`).
     const months = monthsTouched(days);
     if (owner === undefined || months.length === 0) continue;
-    // What roll-ups there are: one listing a month.
-    const candidates = new Map<string, string[]>();
-    for (const month of months) {
-      const names = ((await lake.list(`${rollupFolder(prefix, month)}/`)) ?? []).map((key) => key.slice(key.lastIndexOf('/') + 1));
-      const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length));
-      const withFile = ids.filter((id) => PROJECT_ID_PATTERN.test(id) && names.includes(`${id}.parquet`));
-      if (withFile.length > 0) candidates.set(month, withFile);
-    }
-    if (candidates.size === 0) continue;
-    const index = await indexesOf(lake, owner.dataset, [...candidates.keys()], memo);
-    for (const [month, ids] of candidates) {
+    // What roll-ups there are: one listing a table (a month's file and its record).
+    const names = new Set(((await lake.list(`${folderOf('rollups', prefix)}/`)) ?? []).map((key) => key.slice(key.lastIndexOf('/') + 1)));
+    const candidates = months.filter((month) => names.has(`${monthName(month)}.parquet`) && names.has(`${monthName(month)}.json`));
+    if (candidates.length === 0) continue;
+    const index = await indexesOf(lake, owner.dataset, candidates, memo);
+    for (const month of candidates) {
       const manifests = index?.manifests.get(month);
       if (manifests === undefined) continue;
-      for (const projectId of ids) {
-        // The record in the month's index first (no read); the one beside the roll-up only when it differs.
-        const held = await rollupDays(lake, owner.table, month, projectId, manifests, index?.rollups.get(month));
-        if (held === undefined) continue;
-        const byMonth = out.get(prefix) ?? new Map<string, Map<string, readonly string[]>>();
-        byMonth.set(month, (byMonth.get(month) ?? new Map<string, readonly string[]>()).set(projectId, held));
-        out.set(prefix, byMonth);
-      }
+      // The records in the month's index first (no read); the one beside the roll-up only when one differs.
+      const held = await rollupProjects(lake, owner.table, month, manifests, index?.rollups.get(month));
+      if (held.size === 0) continue;
+      const byMonth = out.get(prefix) ?? new Map<string, ReadonlyMap<string, readonly string[]>>();
+      out.set(prefix, byMonth.set(month, held));
     }
   }
   return out;
+}
+
+/** How far one month is rolled up: tables with a roll-up, of the dataset tables asked. */
+export interface MonthRolledUp {
+  readonly month: string;
+  readonly rolled: number;
+  readonly of: number;
+}
+
+/**
+ * The months of `days` and how many of their roll-ups (one a dataset table) have a record:
+ * what `status` says. Only the records' presence is asked, not whether they still match.
+ */
+export async function rolledUpMonths(
+  destination: Pick<Destination, 'exists'>,
+  days: readonly string[],
+  datasets: readonly DatasetName[],
+): Promise<MonthRolledUp[]> {
+  const months = [...new Set(days.map(monthOfDay))];
+  const out: MonthRolledUp[] = [];
+  for (const month of months.sort()) {
+    const keys = datasets.flatMap((dataset) => DATASET_TABLES[dataset].map((table) => rollupKey(table.prefix, month, 'json')));
+    const present = await Promise.all(keys.map((key) => destination.exists(key)));
+    out.push({ month, rolled: present.filter(Boolean).length, of: keys.length });
+  }
+  return out;
+}
+
+/** `status`'s line: `roll-ups (tables): 2026-03 all 10, 2026-04 none (…)`; undefined when no month has one. */
+export function describeRolledUp(months: readonly MonthRolledUp[]): string | undefined {
+  if (months.every(({ rolled }) => rolled === 0)) return undefined;
+  const parts = months.map(({ month, rolled, of }) => (rolled === of ? `${month} all ${of}` : rolled === 0 ? `${month} none` : `${month} ${rolled} of ${of}`));
+  const hint = months.some(({ rolled, of }) => rolled < of) ? ' (once settled; `compact` for an older lake)' : '';
+  return `roll-ups (tables): ${parts.join(', ')}${hint}`;
 }

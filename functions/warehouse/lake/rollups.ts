@@ -1,26 +1,30 @@
 /**
- * Monthly roll-ups: a settled month of one table and project in one Parquet file,
- * `_rollups/<table>/month=YYYY-MM/<projectId>.parquet` (lake/layout.ts), the rows of its day
- * files in day order with their `dt` as a column, and beside it its record (`.json`: the day
- * files it was built from and their manifests' identity; a digest of it in the month's index of
- * units too, so a reader checks it without a read). Derived, never the source of truth:
- * a reader uses one only when its record matches the manifests of today ({@link validRollup}),
- * and the export (a day exported again), `forget` and retention rebuild or remove a month's
- * roll-ups in the same step as they change its days ({@link refreshLake}). Built once every
- * day of the month has a manifest that is not provisional. The warehouse's Glue tables stay on
- * the day files: `_rollups/` is no table's location.
+ * Monthly roll-ups: a month of one table in one Parquet file holding every project of the
+ * destination whose days of the month are all committed and settled,
+ * `_rollups/<table>/month=YYYY-MM.parquet` (lake/layout.ts), the rows of its day files in day
+ * and project order with their `dt` as a column, and beside it its record (`.json`: per
+ * project, the day files it was built from and their manifests' identity; a digest of each in
+ * the month's index of units too, so a reader checks it without a read). Derived, never the
+ * source of truth: a reader uses it for a project only when that project's part of the record
+ * matches the manifests of today ({@link rollupProjects}), reads that project's days
+ * otherwise, and keeps the file's rows of the projects it uses (duckdb.ts `parquetFiles`).
+ * The export (a day exported again), `forget` and retention rebuild or remove a month's
+ * roll-up in the same step as they change its days ({@link refreshLake}). The warehouse's Glue
+ * tables stay on the day files: `_rollups/` is no table's location.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Destination } from '../../shared/storage/destination.js';
+import { eachAtOnce } from '../../shared/concurrency.js';
 import type { AppLogger } from '../../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, type DatasetName } from '../catalog.js';
 import { sqlString } from '../sql.js';
 import type { TableDef } from '../tables.js';
 import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
+import { refreshRunIndexes } from './run-index.js';
 import { daysOfMonth, indexEntry, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
@@ -31,15 +35,17 @@ import { daysOfMonth, indexEntry, readJson, readUnitIndexes, recordRollups, upda
  */
 const DUCKDB_PACKAGE = '@duckdb/node-api';
 
-/** What `<projectId>.json` beside a roll-up holds. */
+/** The days of the month one project's part of a roll-up was built from: day → its manifest's identity ({@link dayIdentity}). */
+export type SettledDays = Readonly<Record<string, string>>;
+
+/** What `month=YYYY-MM.json` beside a roll-up holds. */
 export interface RollupRecord {
-  readonly version: 1;
+  readonly version: 2;
   readonly table: string;
   readonly month: string;
-  readonly projectId: string;
   readonly builtAt: string;
-  /** Each day file it holds, with its manifest's identity ({@link dayIdentity}), by day. */
-  readonly days: Readonly<Record<string, string>>;
+  /** Each project it holds: the day files it was built from (by day) and its rows. */
+  readonly projects: Readonly<Record<string, { readonly days: SettledDays; readonly rows: number }>>;
   readonly rows: number;
   /** The roll-up's bytes, and the day files' it was built from. */
   readonly bytes: number;
@@ -66,9 +72,10 @@ export function dayIdentity(manifest: RawManifest, table: string): string | unde
 /**
  * The identities of the days of `month` of `table` and `projectId` from its first exported day
  * (the first with a manifest: a lake begun inside the month) to its last, when each has a
- * manifest that is not provisional and names the table's file: what a roll-up must be built
- * from and a record match; undefined when a day after the first is missing or unsettled (the
- * month not over, or a hole). A day before the first exported later makes the record stale.
+ * manifest that is not provisional and names the table's file: what a project's part of a
+ * roll-up must be built from and its record match; undefined when a day after the first is
+ * missing or unsettled (the month not over, or a hole). A day before the first exported later
+ * makes the record stale.
  */
 export function settledMonth(manifests: ReadonlyMap<string, RawManifest>, table: string, month: string, projectId: string): Record<string, string> | undefined {
   const days: Record<string, string> = {};
@@ -85,51 +92,85 @@ export function settledMonth(manifests: ReadonlyMap<string, RawManifest>, table:
   return days;
 }
 
-/** Whether `record` was built from exactly the day files `manifests` name now. */
-export function validRollup(record: unknown, manifests: ReadonlyMap<string, RawManifest>, table: string, month: string, projectId: string): boolean {
-  if (typeof record !== 'object' || record === null) return false;
-  const r = record as Partial<RollupRecord>;
-  if (r.version !== 1 || r.table !== table || r.month !== month || r.projectId !== projectId || typeof r.days !== 'object' || r.days === null) return false;
-  const now = settledMonth(manifests, table, month, projectId);
-  if (now === undefined) return false;
-  const recorded = r.days as Record<string, unknown>;
-  return Object.keys(recorded).length === Object.keys(now).length && Object.entries(now).every(([day, identity]) => recorded[day] === identity);
+/** The projects of `manifests` (entries `<day>/<projectId>`), sorted. */
+export function projectsOf(manifests: ReadonlyMap<string, RawManifest>): string[] {
+  return [...new Set([...manifests.keys()].map((entry) => entry.slice(entry.indexOf('/') + 1)))].sort();
 }
 
-/** A roll-up's record as the month's index keeps it: a digest of the day files it was built from (`RollupRecord.days`). */
-export function rollupFingerprint(days: Readonly<Record<string, string>>): string {
+/** Every project of `manifests` whose month of `table` is settled, with its days: what the month's roll-up holds. */
+export function settledProjects(manifests: ReadonlyMap<string, RawManifest>, table: string, month: string): Map<string, SettledDays> {
+  const out = new Map<string, SettledDays>();
+  for (const projectId of projectsOf(manifests)) {
+    const days = settledMonth(manifests, table, month, projectId);
+    if (days !== undefined) out.set(projectId, days);
+  }
+  return out;
+}
+
+function sameDays(recorded: unknown, now: SettledDays): boolean {
+  if (typeof recorded !== 'object' || recorded === null) return false;
+  const days = recorded as Record<string, unknown>;
+  return Object.keys(days).length === Object.keys(now).length && Object.entries(now).every(([day, identity]) => days[day] === identity);
+}
+
+/** The projects part of `record` (a roll-up's record of `table`'s `month`, as stored); undefined when it is not one. */
+function recordedProjects(record: unknown, table: string, month: string): Record<string, { days?: unknown }> | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const r = record as Partial<RollupRecord>;
+  if (r.version !== 2 || r.table !== table || r.month !== month || typeof r.projects !== 'object' || r.projects === null) return undefined;
+  return r.projects as Record<string, { days?: unknown }>;
+}
+
+/** Whether `record` holds exactly the projects of `wanted`, each from the same day files: the roll-up need not be built again. */
+function recordMatches(record: unknown, table: string, month: string, wanted: ReadonlyMap<string, SettledDays>): boolean {
+  const recorded = recordedProjects(record, table, month);
+  if (recorded === undefined || Object.keys(recorded).length !== wanted.size) return false;
+  return [...wanted].every(([projectId, days]) => sameDays(recorded[projectId]?.days, days));
+}
+
+/** A project's part of a roll-up as the month's index keeps it: a digest of the day files it was built from. */
+export function rollupFingerprint(days: SettledDays): string {
   const sorted = Object.entries(days).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
 }
 
-/** A roll-up's name inside its month's index: `<table folder>/<projectId>`. */
+/** A project's part of a roll-up inside its month's index: `<table folder>/<projectId>`. */
 export function indexedRollupName(table: Pick<TableDef, 'prefix'>, projectId: string): string {
   return `${table.prefix}/${projectId}`;
 }
 
 /**
- * The days the roll-up of `table`'s `month` of `projectId` holds when it may be read (its
- * record matches the manifests of today), undefined when it may not. The record the month's
- * index holds (`indexed`) is checked first, without a read; only when it is absent or differs
- * is the record beside the roll-up read (a lake rolled up before the index held them, or an
- * index a step cut short did not update).
+ * The projects (of `wanted`, else every project of `manifests`) the roll-up of `table`'s
+ * `month` may be read for — its record of the project matches the manifests of today — each
+ * with the days it holds of it. The records the month's index holds (`indexed`) are checked
+ * first, without a read; only when one is absent or differs is the record beside the roll-up
+ * read, once (a lake rolled up before the index held them, or an index a step cut short did
+ * not update).
  */
-export async function rollupDays(
+export async function rollupProjects(
   destination: Pick<Destination, 'get'>,
   table: TableDef,
   month: string,
-  projectId: string,
   manifests: ReadonlyMap<string, RawManifest>,
   indexed: Readonly<Record<string, string>> | undefined,
-): Promise<string[] | undefined> {
-  const now = settledMonth(manifests, table.name, month, projectId);
-  if (now === undefined) return undefined;
-  const days = Object.keys(now).sort();
-  if (indexed?.[indexedRollupName(table, projectId)] === rollupFingerprint(now)) return days;
-  return validRollup(await readRollupRecord(destination, table, month, projectId), manifests, table.name, month, projectId) ? days : undefined;
+  wanted?: ReadonlySet<string>,
+): Promise<Map<string, readonly string[]>> {
+  const out = new Map<string, readonly string[]>();
+  let beside: Promise<unknown> | undefined;
+  for (const projectId of projectsOf(manifests)) {
+    if (wanted !== undefined && !wanted.has(projectId)) continue;
+    const now = settledMonth(manifests, table.name, month, projectId);
+    if (now === undefined) continue;
+    if (indexed?.[indexedRollupName(table, projectId)] !== rollupFingerprint(now)) {
+      beside ??= readRollupRecord(destination, table, month);
+      if (!sameDays(recordedProjects(await beside, table.prefix, month)?.[projectId]?.days, now)) continue;
+    }
+    out.set(projectId, Object.keys(now).sort());
+  }
+  return out;
 }
 
-/** Counts of one refresh, for the tests, `compact` and the benchmark. */
+/** Counts of one refresh (each roll-up is a table's month), for the tests, `compact` and the benchmark. */
 export interface RollupCounts {
   built: number;
   removed: number;
@@ -140,128 +181,145 @@ export interface RollupCounts {
 }
 
 /**
- * Builds the roll-up of `table`'s `month` of `projectId` from its day files (read through
- * `destination`), then its record: the record last, so a roll-up cut short is never used.
+ * Builds the roll-up of `table`'s `month` from the day files of `projects` (read through
+ * `destination`), in day and project order, then its record: the record last, so a roll-up cut
+ * short is never used. A project with a day file missing though its manifest names it is left
+ * out (`missing` says why; its days are read); throws when every project is.
  */
 export async function buildRollup(
   destination: Pick<Destination, 'get' | 'put'>,
   table: TableDef,
   month: string,
-  projectId: string,
-  days: Readonly<Record<string, string>>,
-): Promise<RollupRecord> {
+  projects: ReadonlyMap<string, SettledDays>,
+): Promise<RollupRecord & { readonly missing?: readonly string[] }> {
   const work = await mkdtemp(path.join(tmpdir(), 'mintlify-rollup-'));
   try {
-    const files: string[] = [];
+    const units = [...projects].flatMap(([projectId, days]) => Object.keys(days).map((day) => ({ day, projectId })));
+    units.sort((a, b) => (a.day === b.day ? (a.projectId < b.projectId ? -1 : 1) : a.day < b.day ? -1 : 1));
+    const files = units.map(({ day, projectId }) => path.join(work, ...dayKey(table.prefix, day, `${projectId}.parquet`).split('/')));
     let dayBytes = 0;
-    for (const day of Object.keys(days).sort()) {
+    /** Projects with a day file missing though its manifest names it: left out (their days are read), the first reason kept. */
+    const missing = new Map<string, string>();
+    // Fetched 16 at once (a month of twenty projects is 600 files), listed in day and project order.
+    await eachAtOnce([...units.keys()], 16, async (i) => {
+      const { day, projectId } = units[i] as { day: string; projectId: string };
       const key = dayKey(table.prefix, day, `${projectId}.parquet`);
-      const bytes = await destination.get(key);
-      if (bytes === undefined) throw new Error(`cannot roll up ${table.name} ${month} of ${projectId}: ${key} is missing though its manifest names it`);
-      const file = path.join(work, ...key.split('/'));
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, bytes);
-      files.push(file);
-      dayBytes += bytes.byteLength;
-    }
+      const body = await destination.get(key);
+      if (body === undefined) {
+        if (!missing.has(projectId))
+          missing.set(projectId, `cannot roll up ${table.name} ${month} of ${projectId}: ${key} is missing though its manifest names it`);
+        return;
+      }
+      await mkdir(path.dirname(files[i] as string), { recursive: true });
+      await writeFile(files[i] as string, body);
+      dayBytes += body.byteLength;
+    });
+    const held = new Map([...projects].filter(([projectId]) => !missing.has(projectId)));
+    if (held.size === 0) throw new Error([...missing.values()][0]);
+    const read = files.filter((_, i) => !missing.has((units[i] as { projectId: string }).projectId));
     const out = path.join(work, 'rollup.parquet');
     const { DuckDBInstance } = (await import(DUCKDB_PACKAGE)) as typeof import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
-    let rows = 0;
+    const rows = new Map<string, number>();
     try {
       await connection.run(`SET temp_directory = ${sqlString(work)}`);
       await connection.run(`SET home_directory = ${sqlString(work)}`);
-      // The days' rows in day order (the files are listed so), `dt` a column of the file.
+      // The days' rows in day and project order (the files are listed so), `dt` a column of the file.
       await connection.run('SET preserve_insertion_order = true');
-      const read = `read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
-      await connection.run(`COPY (SELECT * FROM ${read}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
-      const counted = await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(out)})`);
-      rows = Number(counted.getRowObjects()[0]?.['n'] ?? 0);
+      const days = `read_parquet([${read.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+      await connection.run(`COPY (SELECT * FROM ${days}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+      const counted = await connection.runAndReadAll(`SELECT project_id, count(*)::INTEGER AS n FROM read_parquet(${sqlString(out)}) GROUP BY 1`);
+      for (const row of counted.getRowObjects()) rows.set(String(row['project_id']), Number(row['n'] ?? 0));
     } finally {
       connection.closeSync();
       instance.closeSync();
     }
     const bytes = await readFile(out);
-    await destination.put(rollupKey(table.prefix, month, projectId), bytes, { contentType: 'application/vnd.apache.parquet' });
+    await destination.put(rollupKey(table.prefix, month), bytes, { contentType: 'application/vnd.apache.parquet' });
     const record: RollupRecord = {
-      version: 1,
+      version: 2,
       table: table.prefix,
       month,
-      projectId,
       builtAt: new Date().toISOString(),
-      days,
-      rows,
+      projects: Object.fromEntries([...held].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, days]) => [id, { days, rows: rows.get(id) ?? 0 }])),
+      rows: [...rows.values()].reduce((sum, n) => sum + n, 0),
       bytes: bytes.byteLength,
       dayBytes,
     };
-    await destination.put(rollupKey(table.prefix, month, projectId, 'json'), `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
-    return record;
+    await destination.put(rollupKey(table.prefix, month, 'json'), `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
+    return missing.size === 0 ? record : { ...record, missing: [...missing.values()] };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
 /** Removes a roll-up: its record first (no reader uses it from then on), then the file. */
-export async function removeRollup(destination: Pick<Destination, 'delete'>, table: TableDef, month: string, projectId: string): Promise<void> {
-  await destination.delete(rollupKey(table.prefix, month, projectId, 'json'));
-  await destination.delete(rollupKey(table.prefix, month, projectId));
+export async function removeRollup(destination: Pick<Destination, 'delete'>, table: TableDef, month: string): Promise<void> {
+  await destination.delete(rollupKey(table.prefix, month, 'json'));
+  await destination.delete(rollupKey(table.prefix, month));
 }
 
 /** The record of a roll-up, as stored; undefined when absent or unreadable. */
-export function readRollupRecord(destination: Pick<Destination, 'get'>, table: TableDef, month: string, projectId: string): Promise<unknown> {
-  return readJson(destination, rollupKey(table.prefix, month, projectId, 'json'));
+export function readRollupRecord(destination: Pick<Destination, 'get'>, table: TableDef, month: string): Promise<unknown> {
+  return readJson(destination, rollupKey(table.prefix, month, 'json'));
 }
 
 /**
- * Makes the roll-ups of one dataset's month of one project agree with its manifests: each
- * table's is built when every day is settled and its record does not match, kept when it
- * does, removed when the month is no longer whole (a day erased, expired or being exported).
+ * Makes the roll-ups of one dataset's month agree with its manifests: each table's holds every
+ * project whose days of the month are all settled — built again when its record does not say
+ * exactly those projects from those day files (or with `rebuild`), kept when it does, removed
+ * when no project's month is whole. `records` gets each project's digest for the month's index
+ * (`undefined`: none any more).
  */
 export async function refreshMonth(
   destination: Pick<Destination, 'get' | 'put' | 'delete'>,
   dataset: DatasetName,
   month: string,
-  projectId: string,
   manifests: ReadonlyMap<string, RawManifest>,
   counts: RollupCounts,
   options: { readonly rebuild?: boolean } = {},
   records: Map<string, string | undefined> = new Map(),
 ): Promise<void> {
   for (const table of DATASET_TABLES[dataset]) {
-    const name = indexedRollupName(table, projectId);
-    const days = settledMonth(manifests, table.name, month, projectId);
-    if (days === undefined) {
-      const had = await readRollupRecord(destination, table, month, projectId);
-      await removeRollup(destination, table, month, projectId);
-      records.set(name, undefined);
+    const wanted = settledProjects(manifests, table.name, month);
+    const had = await readRollupRecord(destination, table, month);
+    // Every project the index may name for this roll-up: none left but those it holds now.
+    const named = new Set([...projectsOf(manifests), ...Object.keys(recordedProjects(had, table.prefix, month) ?? {})]);
+    const recordAll = (holds: boolean) => {
+      for (const projectId of named) {
+        const days = holds ? wanted.get(projectId) : undefined;
+        records.set(indexedRollupName(table, projectId), days === undefined ? undefined : rollupFingerprint(days));
+      }
+    };
+    if (wanted.size === 0) {
+      await removeRollup(destination, table, month);
+      recordAll(false);
       if (had !== undefined) counts.removed += 1;
       continue;
     }
-    if (!options.rebuild && validRollup(await readRollupRecord(destination, table, month, projectId), manifests, table.name, month, projectId)) {
-      records.set(name, rollupFingerprint(days));
+    if (!options.rebuild && recordMatches(had, table.prefix, month, wanted)) {
+      recordAll(true);
       counts.kept += 1;
       continue;
     }
     try {
-      await buildRollup(destination, table, month, projectId, days);
-      records.set(name, rollupFingerprint(days));
+      const built = await buildRollup(destination, table, month, wanted);
+      // A project left out (a day file missing) is not named in the index: its days are read.
+      for (const projectId of [...wanted.keys()]) if (!(projectId in built.projects)) wanted.delete(projectId);
+      recordAll(true);
       counts.built += 1;
+      if (built.missing !== undefined) {
+        counts.failed += 1;
+        counts.error ??= built.missing[0] ?? 'a day file is missing';
+      }
     } catch (error) {
       // Without DuckDB (a function bundled without it) or a day file unreadable: the stale one goes, the days are read.
-      await removeRollup(destination, table, month, projectId);
-      records.set(name, undefined);
+      await removeRollup(destination, table, month);
+      recordAll(false);
       counts.failed += 1;
       counts.error ??= error instanceof Error ? error.message : String(error);
     }
-  }
-}
-
-/** The records of `records` (by dataset and month) written into their months' indexes. */
-async function indexRecords(destination: Pick<Destination, 'get' | 'put'>, records: ReadonlyMap<string, Map<string, string | undefined>>): Promise<void> {
-  for (const [entry, changes] of records) {
-    const [dataset, month] = entry.split('/') as [DatasetName, string];
-    await recordRollups(destination, dataset, month, changes);
   }
 }
 
@@ -279,27 +337,27 @@ export async function refreshLake(
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   if (changed.length === 0) return counts;
   const indexes = await updateUnitIndexes(destination, changed);
-  const months = new Set(changed.map((unit) => `${unit.dataset}/${monthOfDay(unit.day)}/${unit.projectId}`));
-  const records = new Map<string, Map<string, string | undefined>>();
+  const months = new Set(changed.map((unit) => `${unit.dataset}/${monthOfDay(unit.day)}`));
   for (const entry of [...months].sort()) {
-    const [dataset, month, projectId] = entry.split('/') as [DatasetName, string, string];
-    const manifests = indexes.get(`${dataset}/${month}`);
+    const [dataset, month] = entry.split('/') as [DatasetName, string];
+    const manifests = indexes.get(entry);
     if (manifests === undefined) {
       // A destination that cannot list: no index, so no roll-up may stand.
-      for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month, projectId);
+      for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month);
       continue;
     }
-    const ofMonth = records.get(`${dataset}/${month}`) ?? new Map<string, string | undefined>();
-    records.set(`${dataset}/${month}`, ofMonth);
-    await refreshMonth(destination, dataset, month, projectId, manifests, counts, options, ofMonth);
+    const records = new Map<string, string | undefined>();
+    await refreshMonth(destination, dataset, month, manifests, counts, options, records);
+    await recordRollups(destination, dataset, month, records);
   }
-  await indexRecords(destination, records);
   return counts;
 }
 
 /**
  * Builds every roll-up missing or out of date over the months of `[from, to)` (whole months
- * only), for `projects` when given: `compact` for a lake written before roll-ups.
+ * only) — of the months `projects` have units in, when given; a month's roll-up always holds
+ * every settled project — and the run log's index of every month: `compact` for a lake written
+ * before roll-ups.
  */
 export async function compactLake(
   destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
@@ -308,24 +366,23 @@ export async function compactLake(
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   const rolled = new Set<string>();
   for (const dataset of options.datasets ?? DATASET_NAMES) {
-    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), undefined, undefined, true);
+    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), { keep: true });
     if (all === undefined)
       throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
     for (const [month, manifests] of all) {
       const days = daysOfMonth(month);
       if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to))
         continue;
-      const projects = new Set([...manifests.keys()].map((entry) => entry.split('/')[1] as string));
+      const projects = options.projects;
+      if (projects !== undefined && !projectsOf(manifests).some((id) => projects.has(id))) continue;
+      const before = counts.built + counts.kept;
       const records = new Map<string, string | undefined>();
-      for (const projectId of [...projects].sort()) {
-        if (options.projects !== undefined && !options.projects.has(projectId)) continue;
-        const before = counts.built + counts.kept;
-        await refreshMonth(destination, dataset, month, projectId, manifests, counts, {}, records);
-        if (counts.built + counts.kept > before) rolled.add(month);
-      }
+      await refreshMonth(destination, dataset, month, manifests, counts, {}, records);
+      if (counts.built + counts.kept > before) rolled.add(month);
       await recordRollups(destination, dataset, month, records);
     }
   }
+  await refreshRunIndexes(destination, options);
   return { ...counts, months: [...rolled].sort() };
 }
 
@@ -378,12 +435,12 @@ function unitsOfDays(days: readonly ChangedDay[]): { dataset: DatasetName; day: 
   return [...units.values()];
 }
 
-/** Removes every roll-up of the month of `unit` of its dataset's tables (retention: before its days go). */
+/** Removes the roll-ups of the month of `unit` of its dataset's tables, every project's (retention: before its days go). */
 export async function removeMonthRollups(
   destination: Pick<Destination, 'delete'>,
   unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string },
 ): Promise<void> {
-  for (const table of DATASET_TABLES[unit.dataset]) await removeRollup(destination, table, monthOfDay(unit.day), unit.projectId);
+  for (const table of DATASET_TABLES[unit.dataset]) await removeRollup(destination, table, monthOfDay(unit.day));
 }
 
 /**
@@ -398,68 +455,45 @@ export async function rewritingDays<T>(
   rewrite: () => Promise<T>,
 ): Promise<T> {
   const units = unitsOfDays(days);
-  for (const unit of units) await removeMonthRollups(destination, unit);
+  const months = new Map(units.map((unit) => [`${unit.dataset}/${monthOfDay(unit.day)}`, unit]));
+  for (const unit of months.values()) await removeMonthRollups(destination, unit);
   const result = await rewrite();
   await refreshLake(destination, units, { rebuild: true });
   return result;
 }
 
 /**
- * What the export calls as each unit commits: a month already rolled up loses its roll-ups'
- * records at once (one existence check per dataset, month and project a run), so a run cut
- * short before its end ({@link refreshLakeAfter}) never leaves a roll-up of the old day read.
+ * What the export calls as each unit commits: a project of a month already rolled up leaves
+ * that month's roll-ups' records and index at once (one existence check per dataset and month
+ * a run, one rewrite per project), so a run cut short before its end ({@link refreshLakeAfter})
+ * never leaves the old day read from a roll-up; the month's other projects are still read from it.
  */
 export function committedUnits(
-  destination: Pick<Destination, 'exists' | 'delete'>,
+  destination: Pick<Destination, 'exists' | 'get' | 'put' | 'delete'>,
 ): (unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }) => Promise<void> {
   const checked = new Map<string, Promise<boolean>>();
+  const retired = new Set<string>();
   return async (unit) => {
     const month = monthOfDay(unit.day);
-    const name = `${unit.dataset}/${month}/${unit.projectId}`;
+    const name = `${unit.dataset}/${month}`;
     let rolled = checked.get(name);
     if (rolled === undefined) {
       const first = DATASET_TABLES[unit.dataset][0] as TableDef;
-      rolled = destination.exists(rollupKey(first.prefix, month, unit.projectId, 'json'));
+      rolled = destination.exists(rollupKey(first.prefix, month, 'json'));
       checked.set(name, rolled);
     }
-    if (!(await rolled)) return;
-    for (const table of DATASET_TABLES[unit.dataset]) await destination.delete(rollupKey(table.prefix, month, unit.projectId, 'json'));
+    if (!(await rolled) || retired.has(`${name}/${unit.projectId}`)) return;
+    retired.add(`${name}/${unit.projectId}`);
+    const changes = new Map<string, string | undefined>();
+    for (const table of DATASET_TABLES[unit.dataset]) {
+      changes.set(indexedRollupName(table, unit.projectId), undefined);
+      const record = await readRollupRecord(destination, table, month);
+      const projects = recordedProjects(record, table.prefix, month);
+      if (projects === undefined || !(unit.projectId in projects)) continue;
+      const { [unit.projectId]: _gone, ...rest } = projects;
+      const kept: RollupRecord = { ...(record as RollupRecord), projects: rest as RollupRecord['projects'] };
+      await destination.put(rollupKey(table.prefix, month, 'json'), `${JSON.stringify(kept)}\n`, { contentType: 'application/json' });
+    }
+    await recordRollups(destination, unit.dataset, month, changes);
   };
-}
-
-/** How far one month is rolled up: roll-ups with a record, of the dataset tables × projects asked. */
-export interface MonthRolledUp {
-  readonly month: string;
-  readonly rolled: number;
-  readonly of: number;
-}
-
-/**
- * The months of `days` and how many of their roll-ups (dataset tables × `projects`) have a
- * record: what `status` says. Only the records' presence is asked, not whether they still match.
- */
-export async function rolledUpMonths(
-  destination: Pick<Destination, 'exists'>,
-  days: readonly string[],
-  projects: readonly string[],
-  datasets: readonly DatasetName[],
-): Promise<MonthRolledUp[]> {
-  const months = [...new Set(days.map(monthOfDay))];
-  const out: MonthRolledUp[] = [];
-  for (const month of months.sort()) {
-    const keys = datasets.flatMap((dataset) =>
-      DATASET_TABLES[dataset].flatMap((table) => projects.map((projectId) => rollupKey(table.prefix, month, projectId, 'json'))),
-    );
-    const present = await Promise.all(keys.map((key) => destination.exists(key)));
-    out.push({ month, rolled: present.filter(Boolean).length, of: keys.length });
-  }
-  return out;
-}
-
-/** `status`'s line: `roll-ups (tables × projects): 2026-03 all 14, 2026-04 none (…)`; undefined when no month has one. */
-export function describeRolledUp(months: readonly MonthRolledUp[]): string | undefined {
-  if (months.every(({ rolled }) => rolled === 0)) return undefined;
-  const parts = months.map(({ month, rolled, of }) => (rolled === of ? `${month} all ${of}` : rolled === 0 ? `${month} none` : `${month} ${rolled} of ${of}`));
-  const hint = months.some(({ rolled, of }) => rolled < of) ? ' (once settled; `compact` for an older lake)' : '';
-  return `roll-ups (tables × projects): ${parts.join(', ')}${hint}`;
 }

@@ -121,27 +121,43 @@ export async function readRawManifest(
   return isObject(value) ? value : undefined;
 }
 
+/** How {@link readUnitIndexes} reads. */
+export interface ReadIndexOptions {
+  /** Counts what the read cost. */
+  readonly reads?: IndexReads;
+  /** Given the roll-ups' records each index holds, by month. */
+  readonly rollups?: IndexedRollups;
+  /**
+   * Write an index rebuilt from the manifests back: only the export's own steps and `compact`.
+   * A reader never does (the deployed read side's roles write nothing into the lake; the export
+   * keeps the indexes current). @default false
+   */
+  readonly keep?: boolean;
+}
+
 /**
  * The manifests of `dataset`'s `months`, from their indexes: an index missing, unreadable or
- * naming other units than the listing of the manifests is rebuilt from them and, with `keep`
- * (the export's own reads, `compact`), written. A reader does not keep it: the deployed read
- * side's roles write nothing into the lake, and the export keeps the indexes current. Undefined when the destination cannot list (the
- * caller reads each manifest).
+ * naming other units than the listing of the manifests is rebuilt from them (and written back
+ * with `keep`). A month without a manifest listed is not read (none of its units is complete).
+ * Undefined when the destination cannot list (the caller reads each manifest).
  */
 export async function readUnitIndexes(
   destination: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   dataset: DatasetName,
   months: readonly string[],
-  reads?: IndexReads,
-  rollups?: IndexedRollups,
-  keep = false,
+  options: ReadIndexOptions = {},
 ): Promise<Map<string, Map<string, RawManifest>> | undefined> {
+  const { reads, rollups, keep = false } = options;
   const listed = await listedByMonth(destination, dataset);
   if (listed === undefined) return undefined;
   const out = new Map<string, Map<string, RawManifest>>();
   for (const month of [...new Set(months)]) {
     const present = listed.get(month)?.entries ?? new Set<string>();
     const modified = listed.get(month)?.modified ?? 0;
+    if (present.size === 0) {
+      out.set(month, new Map());
+      continue;
+    }
     const key = unitIndexKey(dataset, month);
     const stored = await readJson(destination, key);
     if (reads) reads.indexes += 1;
@@ -150,10 +166,6 @@ export async function readUnitIndexes(
     // Fresh: the same units, and no manifest changed since the listing it was built after.
     if (isIndex(stored, dataset, month) && sameSet(Object.keys(stored.manifests), present) && (stored.manifestsModified ?? 0) >= modified) {
       out.set(month, new Map(Object.entries(stored.manifests)));
-      continue;
-    }
-    if (present.size === 0 && stored === undefined) {
-      out.set(month, new Map());
       continue;
     }
     const manifests = new Map<string, RawManifest>();
@@ -206,7 +218,7 @@ export async function updateUnitIndexes(
   const out = new Map<string, Map<string, RawManifest>>();
   for (const [dataset, months] of byDataset) {
     const rollups: IndexedRollups = new Map();
-    const indexes = await readUnitIndexes(destination, dataset, [...months], undefined, rollups, true);
+    const indexes = await readUnitIndexes(destination, dataset, [...months], { rollups, keep: true });
     if (indexes === undefined) continue;
     // The listing after this step's manifests: what the indexes written now were built after.
     const listed = await listedByMonth(destination, dataset);

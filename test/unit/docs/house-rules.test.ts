@@ -225,7 +225,6 @@ const ONLY_TESTS_USE = [
   'functions/shared/dates.ts: assertFinishedDays',
   'functions/shared/secrets.ts: clearApiKeyCache',
   'functions/shared/secrets.ts: resolveApiKey',
-  'functions/warehouse/lake/layout.ts: monthOfName',
   'functions/warehouse/records.ts: recordAnomalies',
 ];
 

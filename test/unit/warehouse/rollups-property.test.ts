@@ -15,7 +15,7 @@ import { openTarget } from '../../../functions/shared/storage/destinations.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { openDuckDb, parquetFiles, type DuckDbSession } from '../../../functions/warehouse/duckdb.js';
 import { manifestKey } from '../../../functions/warehouse/keys.js';
-import { fileKeys, tableFiles } from '../../../functions/warehouse/lake/files.js';
+import { fileKeys, rollupScopes, tableFiles } from '../../../functions/warehouse/lake/files.js';
 import { dayKey } from '../../../functions/warehouse/lake/layout.js';
 import { committedUnits, compactLake, refreshLake, removeMonthRollups, rewritingDays } from '../../../functions/warehouse/lake/rollups.js';
 import { daysOfMonth } from '../../../functions/warehouse/lake/unit-index.js';
@@ -113,12 +113,11 @@ class Lake {
     if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
     else process.env['MINTLIFY_ROLLUPS'] = 'off';
     try {
-      const files = fileKeys(await tableFiles({ root: this.root, folderReady: async () => undefined }, table.prefix, days)).map((key) =>
-        path.join(this.root, key),
-      );
+      const listed = await tableFiles({ root: this.root, folderReady: async () => undefined }, table.prefix, days);
+      const files = fileKeys(listed).map((key) => path.join(this.root, key));
       if (files.length === 0) return [];
       const window = `dt >= ${sqlString(days[0] as string)} AND dt <= ${sqlString(days[days.length - 1] as string)}`;
-      const sql = `SELECT project_id, date::VARCHAR AS date, path, total, dt FROM ${parquetFiles(files)} WHERE ${window}`;
+      const sql = `SELECT project_id, date::VARCHAR AS date, path, total, dt FROM ${parquetFiles(files, rollupScopes(listed))} WHERE ${window}`;
       const rows = await this.db.query(sql);
       return rows.map((row) => JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).sort();
     } finally {
@@ -224,11 +223,34 @@ describe('a roll-up read equals its days read', () => {
       const window = DAYS.slice(9);
       const files = fileKeys(await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, window));
       expect(files).toEqual([
-        `_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}/proj_a.parquet`,
-        `_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}/proj_b.parquet`,
+        `_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}.parquet`,
         ...['2026-03-01', '2026-03-02'].flatMap((day) => PROJECTS.map((p) => dayKey(VISITORS_PAGES.prefix, day, `${p}.parquet`))),
       ]);
       expect(await lake.read(VISITORS_PAGES, true, window)).toEqual(await lake.read(VISITORS_PAGES, false, window));
+    } finally {
+      db.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('leaves out of a month’s roll-up only the project whose day file is missing, and says so', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'rollups-missing-'));
+    const db = await openDuckDb();
+    const lake = new Lake(root, openTarget({ kind: 'local', dir: root }), db);
+    try {
+      for (const day of DAYS) for (const projectId of PROJECTS) await lake.export(day, projectId, day.length + projectId.length);
+      await lake.destination.delete(dayKey(VISITORS_PAGES.prefix, '2026-02-10', 'proj_a.parquet'));
+      const built = await compactLake(lake.destination, {});
+      expect(built).toMatchObject({ built: 2, failed: 1 });
+      expect(built.error).toContain('proj_a');
+      const listed = await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS);
+      expect(rollupScopes(listed).get(`_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}.parquet`)).toEqual(['proj_b']);
+      expect(
+        rollupScopes(await tableFiles({ root, folderReady: async () => undefined }, VISITORS_TOTALS.prefix, DAYS)).get(
+          `_rollups/${VISITORS_TOTALS.prefix}/month=${MONTH}.parquet`,
+        ),
+      ).toEqual(['proj_a', 'proj_b']);
+      for (const table of TABLES) expect(await lake.read(table, true)).toEqual(await lake.read(table, false));
     } finally {
       db.close();
       await rm(root, { recursive: true, force: true });
@@ -247,15 +269,17 @@ describe('a roll-up read equals its days read', () => {
       const built = await compactLake(lake.destination, {});
       expect(built.months).toEqual([MONTH]);
       const listed = await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS);
-      const rollup = `_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}/proj_a.parquet`;
+      const rollup = `_rollups/${VISITORS_PAGES.prefix}/month=${MONTH}.parquet`;
       expect(listed.filter((f) => f.projectId === 'proj_a' && f.key === rollup).map((f) => f.day)).toEqual(daysOfMonth(MONTH).slice(2));
       expect(listed.filter((f) => f.projectId === 'proj_a' && f.day < '2026-02-03').map((f) => f.key)).toEqual([
         dayKey(VISITORS_PAGES.prefix, '2026-02-01', 'proj_a.parquet'),
       ]);
       for (const table of TABLES) expect(await lake.read(table, true)).toEqual(await lake.read(table, false));
-      // A day before the first exported later: the roll-up no longer matches, the days are read.
+      // A day before the first exported later: proj_a's part no longer matches, its days are read; proj_b's part still is.
       await lake.export('2026-02-02', 'proj_a', 7);
-      expect(fileKeys(await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS))).not.toContain(rollup);
+      const after = await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS);
+      expect(after.filter((f) => f.key === rollup).map((f) => f.projectId)).toEqual(daysOfMonth(MONTH).map(() => 'proj_b'));
+      expect(rollupScopes(after).get(rollup)).toEqual(['proj_b']);
       for (const table of TABLES) expect(await lake.read(table, true)).toEqual(await lake.read(table, false));
     } finally {
       db.close();

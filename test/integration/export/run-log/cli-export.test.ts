@@ -15,7 +15,7 @@ import { REPO_ROOT, runCliInProcess } from '../../../helpers/cli.js';
 import { fakeClock } from '../../../helpers/clock.js';
 import { expectDayMatches } from '../../../helpers/expected-rows.js';
 import { filesContaining, listFiles, makeTempDir } from '../../../helpers/files.js';
-import { aRunRecord, runRecordsIn } from '../../../helpers/layout.js';
+import { aRunRecord, runIndexOf, runRecordsIn } from '../../../helpers/layout.js';
 import { readLocalDay, readParquet } from '../../../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../../../helpers/request-log.js';
 import { useSandbox } from '../../../helpers/emulators.js';
@@ -259,6 +259,7 @@ describe('mintlify-exporter export', () => {
     expect(stdout).toMatch(/partial +visitors proj_a 2026-02-01: 1 page\(s\) staged \(stopped\); a re-run resumes it/);
     expect(stderr).toContain('Stopping now: a page on its way is dropped; the next run fetches it again (one more request).');
     expect((await listFiles(out)).filter((file) => !file.startsWith('.state/'))).toEqual([
+      runIndexOf(NOW),
       '_staging/visitors/dt=2026-02-01/proj_a/checkpoint.json',
       '_staging/visitors/dt=2026-02-01/proj_a/page-000000.json',
       aRunRecord(NOW),
@@ -299,7 +300,8 @@ describe('mintlify-exporter export', () => {
       expect(stderr).toContain('embedded sandbox');
       expect(sandbox.requests).toEqual([]);
       expect(await listFiles(out)).toEqual([
-        // The month's index of units (issue 50).
+        // The run log's index of the month, and the month's index of units (issue 50).
+        runIndexOf(NOW),
         `_index/visitors/month=${YESTERDAY.slice(0, 7)}.json`,
         // No personal-data key: visitors hash nothing, so none is generated (no PERSONAL_DATA_KEY set).
         `_manifests/visitors/dt=${YESTERDAY}/proj_small.json`,

@@ -21,7 +21,7 @@ import { useSandbox } from '../../../helpers/emulators.js';
 import { startS3Sqs, type S3Sqs } from '../../../../scripts/lib/s3-sqs.js';
 import { expectDayMatches, PAGES_COLUMNS } from '../../../helpers/expected-rows.js';
 import { filesContaining, listFiles, makeTempDir } from '../../../helpers/files.js';
-import { aRunRecord, dayFiles, runRecordsIn, withoutRunRecords } from '../../../helpers/layout.js';
+import { aRunRecord, runIndexOf, dayFiles, runRecordsIn, withoutRunRecords } from '../../../helpers/layout.js';
 import { queryDuckDb, readDestinationDay, readLocalDay, readParquet, readParquetBytes } from '../../../helpers/read-back.js';
 import { successfulOffsets, visitorRequests } from '../../../helpers/request-log.js';
 import { exportDeps, manifestOf, plannedUnit, statuses, testSettings } from '../../../helpers/run-deps.js';
@@ -85,6 +85,7 @@ describe('export to a local directory', () => {
     await exportLocal('proj_small', DAY, dir);
 
     expect(await listFiles(dir)).toEqual([
+      runIndexOf(EXPORTED_AT),
       `_index/visitors/month=${DAY.slice(0, 7)}.json`,
       `_manifests/visitors/dt=${DAY}/proj_small.json`,
       aRunRecord(EXPORTED_AT),
@@ -246,6 +247,7 @@ describe('export to S3 (fauxqs on loopback)', () => {
     await exportTo(destination, [DAY], ['proj_medium']);
 
     expect(await keysOf(bucket)).toEqual([
+      runIndexOf(EXPORTED_AT, 'warehouse/mintlify/'),
       `warehouse/mintlify/_index/visitors/month=${DAY.slice(0, 7)}.json`,
       `warehouse/mintlify/_manifests/visitors/dt=${DAY}/proj_medium.json`,
       aRunRecord(EXPORTED_AT, 'warehouse/mintlify/'),
