@@ -286,7 +286,7 @@ export async function benchLakeBuild(): Promise<BenchResult> {
     progress('lake-build: the month’s index of units, as the export leaves it');
     const indexStarted = performance.now();
     const destination = openTarget({ kind: 'local', dir: lake });
-    for (const dataset of DATASET_NAMES) await readUnitIndexes(destination, dataset, [MONTH], undefined, undefined, true);
+    for (const dataset of DATASET_NAMES) await readUnitIndexes(destination, dataset, [MONTH], { keep: true });
     const indexMs = performance.now() - indexStarted;
 
     progress(`lake-build: compactLake over ${MONTH}, ${PROJECTS} projects × ${DATASET_NAMES.length} datasets, in a child process`);
