@@ -122,15 +122,10 @@ describe('the same lake in a bucket', () => {
     try {
       const bucket = await aws.createBucket();
       const files = (await readdir(out, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-      // The lake's files put 16 at a time (one at a time, the upload was seconds of the test).
-      for (let start = 0; start < files.length; start += 16) {
-        await Promise.all(
-          files.slice(start, start + 16).map(async (entry) => {
-            const file = path.join(entry.parentPath, entry.name);
-            const key = `lake/${path.relative(out, file).split(path.sep).join('/')}`;
-            await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
-          }),
-        );
+      for (const entry of files) {
+        const file = path.join(entry.parentPath, entry.name);
+        const key = `lake/${path.relative(out, file).split(path.sep).join('/')}`;
+        await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
       }
       let gets = 0;
       let keys: string[] = [];
