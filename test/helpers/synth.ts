@@ -44,6 +44,24 @@ export function synthStack(context: Record<string, unknown> = {}): SynthResult {
   });
 }
 
+/** Each context's template, synthesized once per process: the files of a worker share their modules (vitest.config.ts). */
+const templates = new Map<string, Record<string, unknown>>();
+
+/**
+ * The template of `context` for a test that only reads it: synthesized once per process and
+ * context, each call a Template of its own copy (a test that changes the stack or its JSON
+ * takes `synthStack`). Most template tests read the default deployment's.
+ */
+export function synthTemplate(context: Record<string, unknown> = {}): Template {
+  const key = JSON.stringify(context);
+  let json = templates.get(key);
+  if (json === undefined) {
+    json = synthStack(context).template.toJSON();
+    templates.set(key, json);
+  }
+  return Template.fromJSON(structuredClone(json));
+}
+
 /**
  * The identity policies of the stack's roles, by logical id: their inline policies and the
  * managed policies CDK attaches to a role when its statements outgrow one inline policy

@@ -6,7 +6,7 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError, configFromContext } from '../../infra/stack.js';
-import { synthStack, withApp } from '../helpers/synth.js';
+import { synthStack, withApp, synthTemplate } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -82,7 +82,7 @@ describe('the insights topic in chat', { timeout: 180_000 }, () => {
   });
 
   it('has no chat resource without the context', () => {
-    const { template } = synthStack({ projectIds: 'proj_a' });
+    const template = synthTemplate({ projectIds: 'proj_a' });
 
     expect(template.findResources('AWS::Chatbot::SlackChannelConfiguration')).toEqual({});
     expect(template.findResources('AWS::Chatbot::MicrosoftTeamsChannelConfiguration')).toEqual({});

@@ -24,7 +24,7 @@ import {
   withCostEstimate,
   type StackFacts,
 } from '../../scripts/cost-estimate.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthStack, synthTemplate } from '../helpers/synth.js';
 
 let stack: StackFacts;
 beforeAll(() => {
@@ -87,7 +87,7 @@ async function functionSources(): Promise<{ file: string; text: string }[]> {
 
 describe('the whole bill: what the estimate counts', () => {
   it('counts the alarms, dashboards, KMS keys, secrets, distributions, log groups and Glue objects of the synthesized template', () => {
-    const { template } = synthStack({ projectIds: 'proj_a' });
+    const template = synthTemplate({ projectIds: 'proj_a' });
     const count = (type: string) => Object.keys(template.findResources(type)).length;
 
     expect(stack).toMatchObject({

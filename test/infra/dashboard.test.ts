@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EXPORT_METRICS, EXPORT_SERVICE, FOLLOWUP_METRICS, FOLLOWUP_SERVICE, METRICS_NAMESPACE } from '../../functions/shared/metric-names.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthStack, synthTemplate } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
-const { template } = synthStack({ projectIds: 'proj_a' });
+const template = synthTemplate({ projectIds: 'proj_a' });
 const resources = template.toJSON().Resources as Record<string, Resource>;
 
 /** The dashboard body as JSON, CloudFormation tokens replaced by placeholders. */

@@ -12,9 +12,9 @@ import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { EXPORT_RUNS, FIX_EFFECTS, FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
 import { TEST_REGION } from '../../scripts/lib/s3-sqs.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthTemplate } from '../helpers/synth.js';
 
-const { template } = synthStack({ projectIds: 'proj_a' });
+const template = synthTemplate({ projectIds: 'proj_a' });
 const resources = template.toJSON()['Resources'] as Record<string, { Type: string; Properties: Record<string, unknown> }>;
 const DATABASE = 'mintlify_analytics';
 

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { EXPORT_KEY_PREFIX, FOLLOWUP_KEY_PREFIX } from '../../functions/shared/state-keys.js';
 import { INSIGHTS_KEY_PREFIX } from '../../functions/insights/state.js';
 import { evaluateCall, resolver, rolePolicies, type IamCall, type PolicyStatement } from '../helpers/iam.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthStack, synthTemplate } from '../helpers/synth.js';
 
-const { template } = synthStack({ projectIds: 'proj_a' });
+const template = synthTemplate({ projectIds: 'proj_a' });
 const resources = template.toJSON()['Resources'] as Record<string, { Type: string; Properties: Record<string, unknown> }>;
 const BUCKET = 'data-bucket';
 const bucketId = Object.keys(template.findResources('AWS::S3::Bucket')).find((id) => id.includes('Data'));

@@ -11,11 +11,12 @@
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import { startAthenaStandIn, type AthenaStandIn } from '../helpers/athena-stand-in.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
-import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
-import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
+import { glueTableNames, startBundleStand, type BundleStandWithSandbox } from '../helpers/bundle-fixture.js';
+import { functionEnvironment, functionHandler, invokeBundle, type Assembly } from '../../scripts/lib/bundles.js';
+import type { Dynamo } from '../helpers/emulators.js';
+import { TEST_REGION, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { startIamGuard, TEST_ACCOUNT, type IamGuard, type Revocation } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
@@ -29,6 +30,7 @@ const PERSONAL_DATA_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:
 const DAY = '2026-01-15';
 const WORKGROUP_ARN = `arn:aws:athena:${TEST_REGION}:${TEST_ACCOUNT}:workgroup/${WORKGROUP}`;
 
+let stand: BundleStandWithSandbox;
 let assembly: Assembly;
 let sandbox: Sandbox;
 let aws: S3Sqs;
@@ -37,37 +39,24 @@ let secrets: FakeSecretsManager;
 let glue: GlueStandIn;
 let athena: AthenaStandIn;
 let bucket: string;
-const table = `state-${Date.now()}`;
+let table: string;
 const guards: IamGuard[] = [];
 
 beforeAll(async () => {
-  [assembly, sandbox, aws, dynamo, athena] = await Promise.all([
-    synthAssembly({ projectIds: PROJECT, tableFormat: 'iceberg' }),
-    startSandbox({ projects: [{ id: PROJECT, paths: 30, exact: true }] }),
-    startS3Sqs(),
-    startDynamo(),
+  [stand, athena] = await Promise.all([
+    startBundleStand({ projectIds: PROJECT, tableFormat: 'iceberg' }, { sandbox: { projects: [{ id: PROJECT, paths: 30, exact: true }] } }),
     startAthenaStandIn({ workgroup: WORKGROUP, rowsOf: () => 7 }),
   ]);
+  ({ assembly, sandbox, aws, dynamo, bucket, table } = stand);
   secrets = await startFakeSecretsManager({ [SECRET_ARN]: sandbox.apiKey, [PERSONAL_DATA_SECRET_ARN]: 'iceberg-bundle-personal-data-key-0123456789' });
-  bucket = await aws.createBucket();
   glue = await startGlueStandIn(DATABASE, {
     visitors_totals: parquetTable(`s3://${bucket}/mintlify/visitors_totals/`),
     visitors_pages: parquetTable(`s3://${bucket}/mintlify/visitors_pages/`),
   });
-  await createStateTable(dynamo.client, table);
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([
-    assembly?.close(),
-    sandbox?.close(),
-    aws?.close(),
-    dynamo?.close(),
-    secrets?.close(),
-    glue?.close(),
-    athena?.close(),
-    ...guards.map((g) => g.close()),
-  ]);
+  await Promise.all([stand?.close(), secrets?.close(), glue?.close(), athena?.close(), ...guards.map((g) => g.close())]);
 });
 
 /** The export bundle run on `event` behind the IAM guard of its role (less `revoke`). */
@@ -82,11 +71,7 @@ async function invokeExport(event: unknown, revoke?: Revocation) {
     EXPORT_ATHENA_WORKGROUP: WORKGROUP,
   };
   // The Glue tables' names, which their ARNs in the role's policy are made of.
-  const names = Object.fromEntries(
-    Object.entries(assembly.resources)
-      .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
-      .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
-  );
+  const names = glueTableNames(assembly.resources);
   const iam = await startIamGuard({
     resources: assembly.resources,
     description: EXPORT,

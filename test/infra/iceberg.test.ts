@@ -15,10 +15,10 @@ import { MAINTENANCE_EVERY_MS } from '../../functions/export/iceberg/sync.js';
 import { EXPORT_RUNS } from '../../functions/warehouse/tables.js';
 import { evaluateCall, resolver, rolePolicies, TEST_ACCOUNT, type IamCall } from '../helpers/iam.js';
 import { TEST_REGION } from '../../scripts/lib/s3-sqs.js';
-import { synthStack } from '../helpers/synth.js';
+import { synthTemplate } from '../helpers/synth.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
-const resourcesOf = (context: Record<string, unknown>) => synthStack({ projectIds: 'proj_a', ...context }).template.toJSON()['Resources'] as Resources;
+const resourcesOf = (context: Record<string, unknown>) => synthTemplate({ projectIds: 'proj_a', ...context }).toJSON()['Resources'] as Resources;
 const ofType = (resources: Resources, type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const icebergTables = (resources: Resources) => ofType(resources, 'AWS::Glue::Table').filter(([, r]) => r.Properties['OpenTableFormatInput'] !== undefined);
 

@@ -17,9 +17,10 @@ import { recordAnomalies } from '../../functions/warehouse/records.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
-import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
-import { startS3Sqs, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
+import { glueTableNames, startBundleStand, type BundleStand } from '../helpers/bundle-fixture.js';
+import { functionEnvironment, functionHandler, invokeBundle, type Assembly } from '../../scripts/lib/bundles.js';
+import type { Dynamo } from '../helpers/emulators.js';
+import type { S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
@@ -50,6 +51,7 @@ const LINK_KEYS = generateKeyPairSync('rsa', {
 });
 const LINK_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:report-link-key-AbCdEf';
 
+let stand: BundleStand;
 let assembly: Assembly;
 let secrets: FakeSecretsManager;
 let aws: S3Sqs;
@@ -60,17 +62,15 @@ let glue: GlueStandIn;
 const GLUE_DATABASE = 'mintlify_analytics';
 
 beforeAll(async () => {
-  [assembly, aws, dynamo, secrets] = await Promise.all([
-    synthAssembly({
+  [stand, secrets] = await Promise.all([
+    startBundleStand({
       projectIds: PROJECTS.join(','),
       reportLinkPublicKey: LINK_KEYS.publicKey.trim().replaceAll('\n', '\\n'),
       reportSiteUrl: 'https://docs.example.com',
     }),
-    startS3Sqs(),
-    startDynamo(),
     startFakeSecretsManager({ [LINK_SECRET_ARN]: LINK_KEYS.privateKey }),
   ]);
-  bucket = await aws.createBucket();
+  ({ assembly, aws, dynamo, bucket } = stand);
   glue = await startGlueStandIn(GLUE_DATABASE, { fix_effects: parquetTable(`s3://${bucket}/mintlify/fix_effects/`) });
   localLake = await makeTempDir('insights-bundle');
   const days = [...LAST_WEEK.map((day) => ({ day, thisWeek: false })), ...THIS_WEEK.map((day) => ({ day, thisWeek: true }))].flatMap(({ day, thisWeek }) =>
@@ -113,18 +113,14 @@ const guards: IamGuard[] = [];
 /** The function's calls checked against its role's policies in the template (test/helpers/iam.ts). */
 async function guard(description: string, values: Record<string, string>, upstreams: IamGuardOptions['upstreams'], revoke?: IamGuardOptions['revoke']) {
   // The Glue tables' names, which their ARNs in the role's policies are made of.
-  const bind = Object.fromEntries(
-    Object.entries(assembly.resources)
-      .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
-      .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
-  );
+  const bind = glueTableNames(assembly.resources);
   const started = await startIamGuard({ resources: assembly.resources, description, values, upstreams, bind, ...(revoke ? { revoke } : {}) });
   guards.push(started);
   return started;
 }
 
 afterAll(async () => {
-  await Promise.all([assembly?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
+  await Promise.all([stand?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
   await removeTempDirs();
 });
 
@@ -289,8 +285,7 @@ describe('the synthesized insights functions', () => {
 
   it('the hourly check tells a fallen day once, from the bundle, keeping its claim in the state table', async () => {
     const { topicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const table = `state-${Date.now()}`;
-    await createStateTable(dynamo.client, table);
+    const { table } = stand;
     // A fourth Monday after three like it, at a tenth of their visitors (a bucket of its own,
     // under the prefix the role is granted).
     const mondays = everyDays('2026-11-02', 4, 7);

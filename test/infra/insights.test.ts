@@ -8,12 +8,12 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError, configFromContext } from '../../infra/stack.js';
-import { synthStack, withApp, rolePolicies } from '../helpers/synth.js';
+import { synthStack, withApp, rolePolicies, synthTemplate } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 
-const defaults = synthStack({ projectIds: 'proj_a' });
+const defaults = { template: synthTemplate({ projectIds: 'proj_a' }) };
 const WEEKLY = 'Weekly: the report of the last 7 complete days';
 const CHECK = 'Hourly: anomalies of newly complete days';
 

@@ -14,13 +14,14 @@ import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { everyDays, FLAT_DAY, writeLake } from '../helpers/insights-lake.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
-import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
-import { startS3Sqs, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
+import { FAST_POLL, followUpQueueId, glueTableNames, startBundleStand, type BundleStandWithSandbox } from '../helpers/bundle-fixture.js';
+import { functionEnvironment, functionHandler, invokeBundle, type Assembly } from '../../scripts/lib/bundles.js';
+import type { Dynamo } from '../helpers/emulators.js';
+import type { S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
 import { recordFromMessage, sqsEvent } from '../helpers/lambda-events.js';
@@ -36,6 +37,7 @@ const WORKER = "Exports one organisation's analytics";
 const FOLLOW_UP = 'Sends queued follow-up prompts with their organisation';
 const WEEKLY = 'Weekly: the report of the last 7 complete days';
 
+let stand: BundleStandWithSandbox;
 let assembly: Assembly;
 let sandbox: Sandbox;
 let aws: S3Sqs;
@@ -47,16 +49,12 @@ let bucket: string;
 let queueUrl: string;
 let queueArn: string;
 let deadLetterUrl: string;
-const table = `state-${Date.now()}`;
+let table: string;
 const guards: IamGuard[] = [];
 
 beforeAll(async () => {
-  [assembly, sandbox, aws, dynamo] = await Promise.all([
-    synthAssembly({ organisations: 'true' }),
-    startSandbox({ apiKey: KEYS.acme, agent: { activeMs: 200 } }),
-    startS3Sqs(),
-    startDynamo(),
-  ]);
+  stand = await startBundleStand({ organisations: 'true' }, { sandbox: { apiKey: KEYS.acme, agent: { activeMs: 200 } } });
+  ({ assembly, sandbox, aws, dynamo, bucket, table } = stand);
   secrets = await startFakeSecretsManager({
     [`${PREFIX}acme`]: JSON.stringify({ apiKey: KEYS.acme, projectIds: [PROJECTS.acme] }),
     [`${PREFIX}gone`]: JSON.stringify({ apiKey: KEYS.gone, projectIds: [PROJECTS.gone] }),
@@ -72,17 +70,15 @@ beforeAll(async () => {
       parameters: { 'storage.location.template': ['s3://bucket/mintlify/orgs/$', '{org}/fix_effects/dt=$', '{dt}/'].join('') },
     },
   });
-  bucket = await aws.createBucket();
   // The organisations' queue with its dead-letter queue, as the stack makes them.
   deadLetterUrl = await aws.createQueue();
   const dlqArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'];
   queueUrl = await aws.createQueue(undefined, { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: '30' }) });
   queueArn = (await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] ?? '';
-  await createStateTable(dynamo.client, table);
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
+  await Promise.all([stand?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
 });
 
 async function guard(description: string, values: Record<string, string>, bind: Record<string, string> = {}) {
@@ -203,9 +199,7 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     expect(Messages).toHaveLength(2);
     const { topicArn } = await aws.createTopicWithSubscriber();
     // The queue the event source reads is named by no variable: bound by its place in the template.
-    const [queueId] = Object.entries(assembly.resources).find(
-      ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties['RedrivePolicy'] !== undefined && r.Properties['FifoQueue'] === true,
-    ) ?? [''];
+    const queueId = followUpQueueId(assembly.resources);
     const { result, error, logs, iam } = await invoke(
       FOLLOW_UP,
       sqsEvent(Messages.map((message) => recordFromMessage(message))),
@@ -216,16 +210,9 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
         FOLLOWUP_OUTCOMES_TOPIC_ARN: topicArn,
         EXPORT_GLUE_DATABASE: GLUE_DATABASE,
       },
-      { FOLLOWUP_POLL_MIN_SECONDS: '0.2' },
+      FAST_POLL,
       // The queue, and the Glue tables' names their ARNs in the role's policy are made of.
-      {
-        [queueId]: followUps,
-        ...Object.fromEntries(
-          Object.entries(assembly.resources)
-            .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
-            .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
-        ),
-      },
+      { [queueId]: followUps, ...glueTableNames(assembly.resources) },
     );
     expect(error, logs).toBeUndefined();
     expect(iam.denied).toEqual([]);
@@ -274,11 +261,7 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
       { 'detail-type': 'Scheduled Event', source: 'aws.events', time: '2026-11-23T06:00:00Z' },
       { EXPORT_DESTINATION: `s3://${bucket}/mintlify`, INSIGHTS_TOPIC_ARN: topicArn, EXPORT_GLUE_DATABASE: GLUE_DATABASE },
       {},
-      Object.fromEntries(
-        Object.entries(assembly.resources)
-          .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
-          .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
-      ),
+      glueTableNames(assembly.resources),
     );
     expect(error, logs).toBeUndefined();
     expect(iam.denied, 'calls its role may not make').toEqual([]);

@@ -8,12 +8,10 @@
  * (`scope`, `scope_reasons`, `merged_at`) and alerted on the insights topic.
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
-import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
-import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
+import { FAST_POLL, followUpQueueId, queueCompletedFollowUp, startBundleStand, type BundleStandWithSandbox } from '../helpers/bundle-fixture.js';
+import { functionEnvironment, functionHandler, invokeBundle } from '../../scripts/lib/bundles.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../../scripts/lib/github-stand-in.js';
 import { startIamGuard, type IamGuard } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
@@ -24,36 +22,26 @@ const API_KEY_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret
 const TOKEN_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:mintlify-github-token-MnOpQr';
 const TOKEN = 'ghp_scope_bundle_token_0123456789';
 
-let assembly: Assembly;
-let sandbox: Sandbox;
-let aws: S3Sqs;
-let dynamo: Dynamo;
+let stand: BundleStandWithSandbox;
 let secrets: FakeSecretsManager;
 let github: GitHubStandIn;
-let bucket: string;
-const table = `state-${Date.now()}`;
 const guards: IamGuard[] = [];
 
 beforeAll(async () => {
-  [assembly, sandbox, aws, dynamo, github] = await Promise.all([
-    synthAssembly({ projectIds: PROJECT, docsRepository: 'acme/docs' }),
-    startSandbox({ projects: [{ id: PROJECT, paths: 10, exact: true }] }),
-    startS3Sqs(),
-    startDynamo(),
+  [stand, github] = await Promise.all([
+    startBundleStand({ projectIds: PROJECT, docsRepository: 'acme/docs' }, { sandbox: { projects: [{ id: PROJECT, paths: 10, exact: true }] } }),
     startGitHubStandIn({ token: TOKEN }),
   ]);
-  secrets = await startFakeSecretsManager({ [API_KEY_SECRET_ARN]: sandbox.apiKey, [TOKEN_SECRET_ARN]: JSON.stringify({ token: TOKEN }) });
-  bucket = await aws.createBucket();
-  await createStateTable(dynamo.client, table);
+  secrets = await startFakeSecretsManager({ [API_KEY_SECRET_ARN]: stand.sandbox.apiKey, [TOKEN_SECRET_ARN]: JSON.stringify({ token: TOKEN }) });
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([assembly?.close(), sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), github?.close(), ...guards.map((g) => g.close())]);
+  await Promise.all([stand?.close(), secrets?.close(), github?.close(), ...guards.map((g) => g.close())]);
 });
 
 describe('the follow-up bundle with the scope check (-c docsRepository=acme/docs)', { timeout: 180_000 }, () => {
   it('synthesizes with no unacknowledged cdk-nag finding', () => {
-    expect(assembly.output).not.toMatch(/AwsSolutions-/);
+    expect(stand.assembly.output).not.toMatch(/AwsSolutions-/);
   });
 
   it("records a completed job's pull request out of scope on its outcome, with the token of its secret, within its role, and alerts", async () => {
@@ -64,15 +52,14 @@ describe('the follow-up bundle with the scope check (-c docsRepository=acme/docs
       files: [{ filename: '.github/workflows/deploy.yml' }, { filename: 'api/webhooks.mdx', additions: 12 }],
       mergedAt: '2026-11-21T09:30:00Z',
     });
-    sandbox.createJob(PROJECT, { id: 'job_scope', status: 'completed' });
-    sandbox.scriptNextRun(PROJECT, 'job_scope', { outcome: 'completed', prLink, activeMs: 0 });
-    const deadLetterUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
-    const queueUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
-    const body = JSON.stringify({ projectId: PROJECT, jobId: 'job_scope', prompt: 'Document the webhook retries.', requestId: 'req-scope-1' });
-    await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: 'job_scope', MessageDeduplicationId: 'req-scope-1' }));
-    const { Messages } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, AttributeNames: ['All'] }));
-    const message = Messages?.[0];
-    const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    const { assembly, sandbox, aws, dynamo, bucket, table } = stand;
+    const { queueUrl, deadLetterUrl, event } = await queueCompletedFollowUp(aws, sandbox, {
+      projectId: PROJECT,
+      jobId: 'job_scope',
+      prompt: 'Document the webhook retries.',
+      requestId: 'req-scope-1',
+      prLink,
+    });
     const outcomes = await aws.createTopicWithSubscriber();
     const insights = await aws.createTopicWithSubscriber();
     const values = {
@@ -88,9 +75,7 @@ describe('the follow-up bundle with the scope check (-c docsRepository=acme/docs
     // No Glue here (test/infra/synth-bundle.test.ts registers the outcome's day): the database unset.
     const env: Record<string, string> = { ...functionEnvironment(assembly.resources, FOLLOW_UP, values), EXPORT_GLUE_DATABASE: '' };
     // The queue the event source reads is named by no variable: bound by its place in the template.
-    const [queueId] = Object.entries(assembly.resources).find(
-      ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties['RedrivePolicy'] !== undefined && r.Properties['FifoQueue'] === true,
-    ) ?? [''];
+    const queueId = followUpQueueId(assembly.resources);
     const iam = await startIamGuard({
       resources: assembly.resources,
       description: FOLLOW_UP,
@@ -99,27 +84,12 @@ describe('the follow-up bundle with the scope check (-c docsRepository=acme/docs
       bind: { [queueId]: queueUrl },
     });
     guards.push(iam);
-    const event = {
-      Records: [
-        {
-          messageId: message?.MessageId,
-          receiptHandle: message?.ReceiptHandle,
-          body: message?.Body,
-          attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'job_scope', MessageDeduplicationId: 'req-scope-1', SentTimestamp: String(Date.now()) },
-          messageAttributes: {},
-          md5OfBody: message?.MD5OfBody,
-          eventSource: 'aws:sqs',
-          eventSourceARN: Attributes?.['QueueArn'],
-          awsRegion: TEST_REGION,
-        },
-      ],
-    };
 
     const { result, error, logs } = await invokeBundle(
       assembly.outDir,
       `${assembly.functionAssetDir(FOLLOW_UP)}/index.js`,
       event,
-      { ...env, MINTLIFY_API_URL: sandbox.url, GITHUB_API_URL: github.url, ...iam.env },
+      { ...env, MINTLIFY_API_URL: sandbox.url, GITHUB_API_URL: github.url, ...FAST_POLL, ...iam.env },
       functionHandler(assembly.resources, FOLLOW_UP),
       120_000,
     );

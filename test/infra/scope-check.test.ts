@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ContextConfigError } from '../../infra/stack.js';
-import { rolePolicies, synthStack } from '../helpers/synth.js';
+import { rolePolicies, synthStack, synthTemplate } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -16,7 +16,7 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 const FOLLOW_UP = 'Sends queued follow-up prompts';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:github-token-AbCdEf';
 // Synthesized once, as the other template tests do (the first synth of a worker is the slow one).
-const defaults = synthStack({ projectIds: 'proj_a' });
+const defaults = { template: synthTemplate({ projectIds: 'proj_a' }) };
 
 function followUp(template: ReturnType<typeof synthStack>['template']): [string, Resource] {
   const found = (Object.entries(template.findResources('AWS::Lambda::Function')) as [string, Resource][]).filter(([, fn]) =>

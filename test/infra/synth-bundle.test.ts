@@ -16,11 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { invokeBundle as invokeBundleIn } from '../../scripts/lib/bundles.js';
+import { FAST_POLL, followUpQueueId, queueCompletedFollowUp } from '../helpers/bundle-fixture.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
@@ -340,32 +341,14 @@ describe('bundled handlers against the sandbox and emulators', () => {
   });
 
   it('the follow-up bundle sends one queued prompt to its job, once', async () => {
-    sandbox.createJob(PROJECT, { id: 'job_smoke', status: 'completed' });
-    sandbox.scriptNextRun(PROJECT, 'job_smoke', { outcome: 'completed', prLink: 'https://github.com/acme/docs/pull/7', activeMs: 0 });
-    const deadLetterUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
-    const queueUrl = await aws.createQueue(undefined, { FifoQueue: 'true' });
-    const body = JSON.stringify({ projectId: PROJECT, jobId: 'job_smoke', prompt: 'Fix the typo on the quickstart page.', requestId: 'req-smoke-1' });
-    await aws.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: 'job_smoke', MessageDeduplicationId: 'req-smoke-1' }));
-    const { Messages } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, AttributeNames: ['All'] }));
-    const message = Messages?.[0];
-    expect(message).toBeDefined();
-    const { Attributes } = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    const { queueUrl, deadLetterUrl, event } = await queueCompletedFollowUp(aws, sandbox, {
+      projectId: PROJECT,
+      jobId: 'job_smoke',
+      prompt: 'Fix the typo on the quickstart page.',
+      requestId: 'req-smoke-1',
+      prLink: 'https://github.com/acme/docs/pull/7',
+    });
     const { topicArn: TopicArn, subscriber } = await aws.createTopicWithSubscriber();
-    const event = {
-      Records: [
-        {
-          messageId: message!.MessageId,
-          receiptHandle: message!.ReceiptHandle,
-          body: message!.Body,
-          attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'job_smoke', MessageDeduplicationId: 'req-smoke-1', SentTimestamp: String(Date.now()) },
-          messageAttributes: {},
-          md5OfBody: message!.MD5OfBody,
-          eventSource: 'aws:sqs',
-          eventSourceARN: Attributes?.['QueueArn'],
-          awsRegion: TEST_REGION,
-        },
-      ],
-    };
     const values = {
       MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
       EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
@@ -376,9 +359,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
     };
     const env = environmentOf('mintlify-followup', values);
     // The queue the event source reads is named by no variable: bound by its place in the template.
-    const [queueId] = Object.entries(template.Resources).find(
-      ([, r]) => r.Type === 'AWS::SQS::Queue' && r.Properties.RedrivePolicy !== undefined && r.Properties.FifoQueue === true,
-    ) ?? [''];
+    const queueId = followUpQueueId(template.Resources);
     const iam = await guard(
       'Sends queued follow-up prompts',
       values,
@@ -394,7 +375,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
       },
     );
 
-    const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints, ...iam.env });
+    const { result, error, logs } = await invokeBundle(bundles.followUp, event, { ...env, ...endpoints, ...FAST_POLL, ...iam.env });
 
     expect(iam.denied, 'calls its role may not make').toEqual([]);
     expect(error, logs).toBeUndefined();

@@ -22,7 +22,7 @@ import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';
 import { CONTRACT_COLUMNS } from '../helpers/expected-rows.js';
-import { CDK_JSON_CONTEXT, synthStack, withApp, rolePolicies } from '../helpers/synth.js';
+import { CDK_JSON_CONTEXT, synthStack, withApp, rolePolicies, synthTemplate } from '../helpers/synth.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -136,7 +136,7 @@ const NULLABLE: Readonly<Record<string, readonly string[]>> = {
 /** Columns of the contract the Glue table declares only with tableFormat=iceberg (test/infra/iceberg.test.ts checks them there). */
 const ICEBERG_ONLY: Readonly<Record<string, readonly string[]>> = { export_runs: ['iceberg_statements'] };
 
-const { template } = synthStack({ projectIds: 'proj_a' });
+const template = synthTemplate({ projectIds: 'proj_a' });
 
 /** The one resource of `type` whose properties match `props` (fails otherwise). */
 function only(tpl: Template, type: string, props: Record<string, unknown>): [string, Resource] {

@@ -7,7 +7,11 @@
  * why. DuckDB's run on the sandbox lake (test/integration/docs/warehouse-duckdb.test.ts).
  */
 import { readFile } from 'node:fs/promises';
-import { PostgreSQL, SparkSQL, TrinoSQL } from 'dt-sql-parser';
+// Each dialect's own module: the package's index loads all eight grammars (20 MB that vitest
+// transforms, dt-sql-parser being ESM in a CommonJS package), this page needs three.
+import { PostgreSQL } from 'dt-sql-parser/dist/parser/postgresql/index.js';
+import { SparkSQL } from 'dt-sql-parser/dist/parser/spark/index.js';
+import { TrinoSQL } from 'dt-sql-parser/dist/parser/trino/index.js';
 import { parse } from 'sql-parser-cst';
 import { describe, expect, it } from 'vitest';
 import { TABLES } from '../../../functions/warehouse/tables.js';

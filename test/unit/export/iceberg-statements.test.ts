@@ -7,7 +7,8 @@
  * The MERGE runs on DuckDB in test/integration/iceberg/iceberg-merge-duckdb.test.ts.
  */
 import { readFile } from 'node:fs/promises';
-import { TrinoSQL } from 'dt-sql-parser';
+// Trino's own module: the package's index loads all eight grammars (see test/unit/docs/warehouse-sql.test.ts).
+import { TrinoSQL } from 'dt-sql-parser/dist/parser/trino/index.js';
 import { describe, expect, it } from 'vitest';
 import { ICEBERG_SOURCE_TABLES, MAX_DAYS_PER_STATEMENT, rowKey } from '../../../functions/export/iceberg/layout.js';
 import {

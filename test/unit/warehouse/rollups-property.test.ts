@@ -6,7 +6,7 @@
  * reader gets with the roll-ups are the rows it gets from the day files, and no roll-up holds
  * an erased value.
  */
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -68,19 +68,24 @@ class Lake {
     private readonly db: DuckDbSession,
   ) {}
 
-  /** Writes a unit's two day files (`rows` rows of values seeded by `seed`) and its manifest. */
+  /** Writes a unit's two day files (`rows` rows of values seeded by `seed`; the same rows in both tables) and its manifest. */
   async export(day: string, projectId: string, seed: number, provisional = false): Promise<void> {
     const rows = 1 + (seed % 4);
     const files: Record<string, string> = {};
     const bytes: Record<string, number> = {};
     const counts: Record<string, number> = {};
+    let written: string | undefined;
     for (const table of TABLES) {
       const key = dayKey(table.prefix, day, `${projectId}.parquet`);
       const file = path.join(this.root, ...key.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
-      await this.db.run(
-        `COPY (SELECT ${sqlString(projectId)} AS project_id, DATE ${sqlString(day)} AS date, '/p' || (i % 3) AS path, ((i * 7 + ${seed}) % 10)::BIGINT AS total FROM range(${rows}) t(i)) TO ${sqlString(file)} (FORMAT parquet)`,
-      );
+      // DuckDB writes the first table's file; the second table's holds the same rows, so it is a copy of it.
+      if (written === undefined)
+        await this.db.run(
+          `COPY (SELECT ${sqlString(projectId)} AS project_id, DATE ${sqlString(day)} AS date, '/p' || (i % 3) AS path, ((i * 7 + ${seed}) % 10)::BIGINT AS total FROM range(${rows}) t(i)) TO ${sqlString(file)} (FORMAT parquet)`,
+        );
+      else await copyFile(written, file);
+      written = file;
       files[table.name] = key;
       bytes[table.name] = (await this.destination.get(key))?.byteLength ?? 0;
       counts[table.name] = rows;
@@ -129,15 +134,20 @@ class Lake {
   async erase(value: number): Promise<void> {
     const changed: { table: (typeof TABLES)[number]; day: string; projectId: string }[] = [];
     for (const table of TABLES) {
+      // Every day file of the table holding the value, in one scan of them all.
+      const present: { day: string; projectId: string; file: string }[] = [];
       for (const day of DAYS) {
         for (const projectId of PROJECTS) {
           const key = dayKey(table.prefix, day, `${projectId}.parquet`);
-          if ((await this.destination.get(key)) === undefined) continue;
-          const file = path.join(this.root, ...key.split('/'));
-          const [hit] = await this.db.query(`SELECT count(*) FILTER (WHERE total = ${value}) AS n FROM read_parquet(${sqlString(file)})`);
-          if (Number(hit?.['n'] ?? 0) > 0) changed.push({ table, day, projectId });
+          if ((await this.destination.get(key)) !== undefined) present.push({ day, projectId, file: path.join(this.root, ...key.split('/')) });
         }
       }
+      if (present.length === 0) continue;
+      const hits = await this.db.query(
+        `SELECT DISTINCT filename FROM read_parquet([${present.map((p) => sqlString(p.file)).join(', ')}], filename = true) WHERE total = ${value}`,
+      );
+      const files = new Set(hits.map((hit) => String(hit['filename'])));
+      for (const { day, projectId, file } of present) if (files.has(file)) changed.push({ table, day, projectId });
     }
     await rewritingDays(this.destination, changed, async () => {
       for (const { table, day, projectId } of changed) {
