@@ -161,8 +161,10 @@ export class Warehouse extends Construct {
    * Export: read, replace and delete the tables of every dataset (tables.ts `DATASET_TABLES`),
    * every dataset's manifests (`_manifests/*`: the heal step and `status` read them) and the
    * checkpoints of units in progress (`_staging/*`: written, read on resume, deleted once the
-   * unit is complete) — and put (only) its run records (`export_runs/*`: appended, never read
-   * or deleted by the export), read the erasure records (`_privacy/erasures/*`: `forget`
+   * unit is complete), the index of units and the monthly roll-ups (`_index/*`, `_rollups/*`:
+   * derived, rewritten as the days change) — and put and read its run records (`export_runs/*`:
+   * appended, read back only to fold a day's records into the run log's monthly index in
+   * `_index/_runs/`, never deleted by the export), read the erasure records (`_privacy/erasures/*`: `forget`
    * writes them from the CLI, every export leaves those rows out), and read and write the
    * records of expired units (`_privacy/expired/*`: retention leaves one per unit it deleted,
    * and no run plans that unit again); nothing else (not the
@@ -175,8 +177,8 @@ export class Warehouse extends Construct {
     const folders = exportFolders();
     this.grantFolders(
       grantee,
-      { read: [...folders, rootOf('erasures'), rootOf('expired')], write: [...folders, rootOf('runs'), rootOf('expired')], remove: folders },
-      'The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out), reads and writes the records of expired units under _privacy/expired/ (retention: never planned again) and appends run records under export_runs/ only; listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
+      { read: [...folders, rootOf('runs'), rootOf('erasures'), rootOf('expired')], write: [...folders, rootOf('runs'), rootOf('expired')], remove: folders },
+      'The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out), reads and writes the records of expired units under _privacy/expired/ (retention: never planned again) and appends run records under export_runs/, reading back those of the day it folds into the run log\'s monthly index (_index/); listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
     );
   }
 
@@ -208,11 +210,11 @@ export class Warehouse extends Construct {
     this.grantFolders(
       grantee,
       {
-        read: [...folders, `${ORGS_FOLDER}*/${rootOf('erasures')}`, `${ORGS_FOLDER}*/${rootOf('expired')}`],
+        read: [...folders, `${ORGS_FOLDER}*/${rootOf('runs')}`, `${ORGS_FOLDER}*/${rootOf('erasures')}`, `${ORGS_FOLDER}*/${rootOf('expired')}`],
         write: [...folders, `${ORGS_FOLDER}*/${rootOf('runs')}`, `${ORGS_FOLDER}*/${rootOf('expired')}`],
         remove: folders,
       },
-      "The export workers read, replace and delete objects under each organisation's table, manifest and staging folders (orgs/<id>/…), read its erasure records, read and write the records of its expired units (retention) and append its run records; listing is limited to those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
+      "The export workers read, replace and delete objects under each organisation's table, manifest and staging folders (orgs/<id>/…), read its erasure records, read and write the records of its expired units (retention) and append its run records, reading back those of the day it folds into the run log's monthly index; listing is limited to those folders (s3:prefix). The wildcards are the organisation's id and the object key within each folder.",
     );
   }
 
