@@ -178,7 +178,7 @@ export class Warehouse extends Construct {
     this.grantFolders(
       grantee,
       { read: [...folders, rootOf('runs'), rootOf('erasures'), rootOf('expired')], write: [...folders, rootOf('runs'), rootOf('expired')], remove: folders },
-      'The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out), reads and writes the records of expired units under _privacy/expired/ (retention: never planned again) and appends run records under export_runs/, reading back those of the day it folds into the run log\'s monthly index (_index/); listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.',
+      "The export reads, replaces and deletes objects under its own table, manifest and staging folders, reads the erasure records under _privacy/erasures/ (to leave erased people out), reads and writes the records of expired units under _privacy/expired/ (retention: never planned again) and appends run records under export_runs/, reading back those of the day it folds into the run log's monthly index (_index/); listing is limited to the folders it reads (s3:prefix). The wildcard is the object key within each folder.",
     );
   }
 

@@ -157,17 +157,15 @@ async function askedRows(asked: readonly (readonly [string, string, boolean, str
   await db.run(macro);
   const { assistantQuestionsByDay } = TYPED_QUESTIONS;
   const sql = assistantQuestionsByDay.sql({ assistant_conversations: 'asked_turns' }, { from: DAY, to: '2026-09-03', projects: PROJECTS });
-  return (await db.query(sql))
-    .map(assistantQuestionsByDay.decode)
-    .flatMap((r: AskedQuestionDayRow) =>
-      r.days.map((day, k) => ({
-        projectId: r.projectId,
-        day: formatDay(day * DAY_MS),
-        question: r.question,
-        asked: r.asked[k] as number,
-        unanswered: r.unanswered[k] as number,
-      })),
-    );
+  return (await db.query(sql)).map(assistantQuestionsByDay.decode).flatMap((r: AskedQuestionDayRow) =>
+    r.days.map((day, k) => ({
+      projectId: r.projectId,
+      day: formatDay(day * DAY_MS),
+      question: r.question,
+      asked: r.asked[k] as number,
+      unanswered: r.unanswered[k] as number,
+    })),
+  );
 }
 
 /** `project\u0000gap index → asked/unanswered` counted as day-rates.ts counts them. */
