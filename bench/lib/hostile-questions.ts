@@ -8,6 +8,9 @@
  *   Japanese and one in ten in Chinese (words of small lists, no space between them);
  * - `longWords`: single-word questions of L characters each, half letters (`abab…`), half a
  *   run of dots inside a word (`a……b`, what made `sameQuestion`'s regex quadratic).
+ *
+ * The questions' monthly roll-ups are removed after planting (they hold the rows exported):
+ * every reader then reads the planted day files.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readdir, rm } from 'node:fs/promises';
@@ -16,7 +19,7 @@ import { unitsOf } from '../../functions/export/units.js';
 import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { ASSISTANT_CONVERSATIONS, partitionKey } from '../../functions/warehouse/tables.js';
-import { dayFolderName } from '../../functions/warehouse/lake/layout.js';
+import { dayFolderName, monthOfDay, rollupFolder } from '../../functions/warehouse/lake/layout.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { createEngine } from './engine.js';
 
@@ -103,9 +106,12 @@ export async function buildHostileQuestionsLake(root: string, days: readonly { r
     connection.closeSync();
     instance.closeSync();
   }
-  // The planted copies are not the lake's files.
+  // The planted copies are not the lake's files; the questions' roll-ups (the export rolls up a
+  // past month) hold the rows exported, not the planted ones, and their records still match the
+  // manifests: readers would read them instead of the planted days. Without them each day is read.
   for (const { day } of days) {
     const folder = path.join(root, ASSISTANT_CONVERSATIONS.prefix, dayFolderName(day));
     for (const name of await readdir(folder)) if (name.endsWith('.planted')) await rm(path.join(folder, name));
+    await rm(path.join(root, rollupFolder(ASSISTANT_CONVERSATIONS.prefix, monthOfDay(day))), { recursive: true, force: true });
   }
 }
