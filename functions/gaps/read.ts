@@ -25,7 +25,7 @@ import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest, UnansweredEvidence } from './gaps.js';
 import { bankOf, type QuestionBank, vocabularyOf } from './bank.js';
-import { groupPacked, termsOfKey, TOPIC_EXAMPLES, topicMatcher, type Vocabulary } from './topics.js';
+import { groupPacked, termsOfKey, topicMatcher, type Vocabulary } from './topics.js';
 
 export { vocabularyOf } from './bank.js';
 
@@ -200,9 +200,9 @@ function topicsOf(
           topic: topic.name,
           terms: topic.terms,
           unanswered: topic.unanswered,
-          questions: topic.questions.length,
-          examples: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.text),
-          asked: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.unanswered),
+          questions: topic.size,
+          examples: topic.examples.map((q) => q.text),
+          asked: topic.examples.map((q) => q.unanswered),
         },
       }))
       .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered);
