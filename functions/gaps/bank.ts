@@ -76,10 +76,22 @@ function keyOf(folded: string): string {
   return PRINTABLE_ASCII.test(folded) ? folded : sameQuestion(folded);
 }
 
+/** FNV-1a of a key's UTF-16 units, in 30 bits (a small integer to V8: a map's key without a heap number). */
+function hashOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
 export class QuestionBank {
   readonly #vocabulary: Vocabulary;
-  /** Per project: its index, and each question by its key (`keyOf`). */
-  readonly #projects = new Map<string, { readonly index: number; readonly byKey: Map<string, number> }>();
+  /**
+   * Per project: its index, and its first question of each key's hash (`hashOf(keyOf(…))`; the
+   * others of a hash chained by `#sameHash`). The keys are not held: a question's key is its
+   * text's, folded again when its hash comes up (a day of 200,000 distinct questions held as
+   * many keys, some 15 MB).
+   */
+  readonly #projects = new Map<string, { readonly index: number; readonly byHash: Map<number, number> }>();
   readonly #days: string[] = [];
   readonly #dayIndex = new Map<string, number>();
   // Per question: its project, its terms (`#terms` from … to), its latest row added (its rows are chained by `#rowNext`).
@@ -88,6 +100,7 @@ export class QuestionBank {
   readonly #termsTo = new Column();
   readonly #terms = new Column();
   readonly #lastRow = new Column();
+  readonly #sameHash = new Column();
   // Per row (a question on a day): the question, the day, times unanswered, when last asked, its text then, the question's row added before.
   readonly #rowQuestion = new Column();
   readonly #rowDay = new Column();
@@ -112,15 +125,17 @@ export class QuestionBank {
   add(row: QuestionDayRow): void {
     let project = this.#projects.get(row.projectId);
     if (project === undefined) {
-      project = { index: this.#projects.size, byKey: new Map() };
+      project = { index: this.#projects.size, byHash: new Map() };
       this.#projects.set(row.projectId, project);
     }
     const folded = sqlFold(row.text);
     const key = keyOf(folded);
-    let question = project.byKey.get(key);
+    const hash = hashOf(key);
+    const first = project.byHash.get(hash);
+    let question = this.#find(first, key, row.text);
     if (question === undefined) {
-      question = this.#newQuestion(project.index, folded);
-      project.byKey.set(key, question);
+      question = this.#newQuestion(project.index, folded, first);
+      project.byHash.set(hash, question);
     }
     let day = this.#dayIndex.get(row.day);
     if (day === undefined) {
@@ -153,10 +168,20 @@ export class QuestionBank {
     }
   }
 
-  /** A new question of `project`, its terms read from its text as the SQL folds it. */
-  #newQuestion(project: number, folded: string): number {
+  /** The question of `key` (of a text `asked`, when known) among those of its hash, from `first`. */
+  #find(first: number | undefined, key: string, asked?: string): number | undefined {
+    for (let question = first ?? NONE; question !== NONE; question = this.#sameHash.at(question)) {
+      const text = this.#rowText[this.#lastRow.at(question)] as string;
+      if (text === asked || keyOf(sqlFold(text)) === key) return question;
+    }
+    return undefined;
+  }
+
+  /** A new question of `project`, its terms read from its text as the SQL folds it; `sameHash`: the project's question of the same hash before it. */
+  #newQuestion(project: number, folded: string, sameHash: number | undefined): number {
     const question = this.#questionProject.length;
     this.#questionProject.push(project);
+    this.#sameHash.push(sameHash ?? NONE);
     this.#termsFrom.push(this.#terms.length);
     for (const id of this.#vocabulary.termIdsOf(folded)) this.#terms.push(id);
     this.#termsTo.push(this.#terms.length);
@@ -172,8 +197,9 @@ export class QuestionBank {
   /** The terms of a question's text as the SQL folds it, when a question of the bank has it. */
   termIdsOf(text: string): TermIds | undefined {
     const key = keyOf(text);
-    for (const { byKey } of this.#projects.values()) {
-      const question = byKey.get(key);
+    const hash = hashOf(key);
+    for (const { byHash } of this.#projects.values()) {
+      const question = this.#find(byHash.get(hash), key);
       if (question !== undefined) return this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question));
     }
     return undefined;

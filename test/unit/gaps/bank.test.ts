@@ -84,6 +84,20 @@ describe('a bank of unanswered questions', () => {
     ]);
   });
 
+  it('keeps two questions apart whose keys share a hash (the bank holds hashes, not keys)', () => {
+    // These two folded texts have the same 30-bit FNV-1a hash.
+    const [a, b] = ['How do I rotate key 168724?', 'How do I rotate key 598200?'];
+    const made = new QuestionBank(new Vocabulary(), { from: '2026-09-01', to: '2026-09-02', projects: ['proj_a'] });
+    for (const r of [...rows('proj_a', '2026-09-01', a, 2), ...rows('proj_a', '2026-09-01', b, 3), ...rows('proj_a', '2026-09-01', a.toUpperCase(), 1, 13)]) {
+      made.add(r);
+    }
+    const p = made.packed('proj_a', '2026-09-01', '2026-09-02');
+    expect(Array.from({ length: p.size }, (_, i) => [p.text(i), p.unanswered(i)])).toEqual([
+      [a.toUpperCase(), 3],
+      [b, 3],
+    ]);
+  });
+
   it('gives the terms of a text it read without reading it again', () => {
     const { bank: made, vocabulary, steps } = bank();
     vocabulary.knowing((text) => made.termIdsOf(text));
