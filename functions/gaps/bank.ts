@@ -55,6 +55,9 @@ class Column {
   }
 }
 
+/** What the fold changes between words: a tab, a line end, or two spaces. */
+const SPACE_RUN = /[\t\n\f\r]| {2}/;
+
 /** Space, ?, ! and .: what the fold trims at either end once spaces are one. */
 const ENDS = new Set([0x20, 0x3f, 0x21, 0x2e]);
 
@@ -63,8 +66,10 @@ const ENDS = new Set([0x20, 0x3f, 0x21, 0x2e]);
  * case, each run of spaces, tabs and line ends one space, no space or ?!. at either end.
  * Trimmed by hand (linear in any run of dots).
  */
-export function sqlFold(text: string): string {
-  const folded = text.toLowerCase().replace(/[\t\n\f\r ]+/g, ' ');
+function sqlFold(text: string): string {
+  const lower = text.toLowerCase();
+  // Most questions have no run of spaces to fold: no new string for them.
+  const folded = SPACE_RUN.test(lower) ? lower.replace(/[\t\n\f\r ]+/g, ' ') : lower;
   let [start, end] = [0, folded.length];
   while (start < end && ENDS.has(folded.charCodeAt(start))) start += 1;
   while (end > start && ENDS.has(folded.charCodeAt(end - 1))) end -= 1;

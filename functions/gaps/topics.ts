@@ -152,25 +152,22 @@ export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX
 /** `groupTopics` of questions whose terms are read already (`packed`, ids of `vocabulary`). */
 export function groupPacked(packed: PackedQuestions, vocabulary: Vocabulary, maxTopics = MAX_TOPICS, counter: Steps = { steps: 0 }): Topics {
   // The questions with a term, in their order (never sorted all: a topic's are, `topicOf`).
-  // `placed[p]`: the question of place p; its terms are `pool[from(p)]` … `pool[to(p) − 1]`,
-  // copied in one array: every pass below reads them front to back.
+  // `placed[p]`: the question of place p; its terms are `pool[from(p)]` … `pool[to(p) − 1]`
+  // (the places ascend, so every pass below reads the pool front to back).
   const order: number[] = [];
   for (let i = 0; i < packed.size; i += 1) if (packed.to(i) > packed.from(i)) order.push(i);
   const placed = Uint32Array.from(order);
-  const starts = new Uint32Array(placed.length + 1);
+  const [starts, ends] = [new Uint32Array(placed.length), new Uint32Array(placed.length)];
   const placedCounts = new Float64Array(placed.length);
   for (let p = 0; p < placed.length; p += 1) {
     const question = placed[p] as number;
-    starts[p + 1] = (starts[p] as number) + packed.to(question) - packed.from(question);
+    starts[p] = packed.from(question);
+    ends[p] = packed.to(question);
     placedCounts[p] = packed.unanswered(question);
   }
-  const pool = new Uint32Array(starts[placed.length] as number);
-  for (let p = 0; p < placed.length; p += 1) {
-    const question = placed[p] as number;
-    pool.set(packed.terms.subarray(packed.from(question), packed.to(question)), starts[p] as number);
-  }
+  const pool = packed.terms;
   const from = (p: number) => starts[p] as number;
-  const to = (p: number) => starts[p + 1] as number;
+  const to = (p: number) => ends[p] as number;
   const size = vocabulary.size;
   const postings = postingsOf(placed.length, from, to, pool, size, counter);
   const weights: Weights = { unanswered: new Float64Array(size), questions: new Uint32Array(size) };
