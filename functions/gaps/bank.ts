@@ -88,15 +88,54 @@ function hashOf(key: string): number {
   return hash & 0x3fffffff;
 }
 
+/**
+ * One project's questions by their key's hash: open addressing in one typed array (a Map of a
+ * day's 200,000 questions held about 7 MB), each slot a question (or -1), probed in turn from
+ * the hash's slot; the table doubles when half full.
+ */
+class QuestionTable {
+  #slots = new Int32Array(1024).fill(-1);
+  #size = 0;
+
+  /** `hashOf`: each question's hash (the bank's column). */
+  constructor(private readonly hashOf: (question: number) => number) {}
+
+  /** The question of `hash` that `matches`, probing from its slot. */
+  find(hash: number, matches: (question: number) => boolean): number | undefined {
+    const mask = this.#slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const question = this.#slots[slot] as number;
+      if (question < 0) return undefined;
+      if (this.hashOf(question) === hash && matches(question)) return question;
+    }
+  }
+
+  add(hash: number, question: number): void {
+    if ((this.#size + 1) * 2 > this.#slots.length) {
+      const old = this.#slots;
+      this.#slots = new Int32Array(old.length * 2).fill(-1);
+      for (const held of old) if (held >= 0) this.#place(this.hashOf(held), held);
+    }
+    this.#place(hash, question);
+    this.#size += 1;
+  }
+
+  #place(hash: number, question: number): void {
+    const mask = this.#slots.length - 1;
+    let slot = hash & mask;
+    while ((this.#slots[slot] as number) >= 0) slot = (slot + 1) & mask;
+    this.#slots[slot] = question;
+  }
+}
+
 export class QuestionBank {
   readonly #vocabulary: Vocabulary;
   /**
-   * Per project: its index, and its first question of each key's hash (`hashOf(keyOf(…))`; the
-   * others of a hash chained by `#sameHash`). The keys are not held: a question's key is its
-   * text's, folded again when its hash comes up (a day of 200,000 distinct questions held as
-   * many keys, some 15 MB).
+   * Per project: its index, and its questions by their key's hash (`hashOf(keyOf(…))`). The
+   * keys are not held: a question's key is its text's, folded again when its hash comes up (a
+   * day of 200,000 distinct questions held as many keys, some 15 MB).
    */
-  readonly #projects = new Map<string, { readonly index: number; readonly byHash: Map<number, number> }>();
+  readonly #projects = new Map<string, { readonly index: number; readonly questions: QuestionTable }>();
   readonly #days: string[] = [];
   readonly #dayIndex = new Map<string, number>();
   // Per question: its project, its terms (`#terms` from … to), its latest row added (its rows are chained by `#rowNext`).
@@ -105,7 +144,7 @@ export class QuestionBank {
   readonly #termsTo = new Column();
   readonly #terms = new Column();
   readonly #lastRow = new Column();
-  readonly #sameHash = new Column();
+  readonly #hash = new Column();
   // Per row (a question on a day): the question, the day, times unanswered, when last asked, its text then, the question's row added before.
   readonly #rowQuestion = new Column();
   readonly #rowDay = new Column();
@@ -130,17 +169,16 @@ export class QuestionBank {
   add(row: QuestionDayRow): void {
     let project = this.#projects.get(row.projectId);
     if (project === undefined) {
-      project = { index: this.#projects.size, byHash: new Map() };
+      project = { index: this.#projects.size, questions: new QuestionTable((question) => this.#hash.at(question)) };
       this.#projects.set(row.projectId, project);
     }
     const folded = sqlFold(row.text);
     const key = keyOf(folded);
     const hash = hashOf(key);
-    const first = project.byHash.get(hash);
-    let question = this.#find(first, key, row.text);
+    let question = this.#find(project.questions, hash, key, row.text);
     if (question === undefined) {
-      question = this.#newQuestion(project.index, folded, first);
-      project.byHash.set(hash, question);
+      question = this.#newQuestion(project.index, folded, hash);
+      project.questions.add(hash, question);
     }
     let day = this.#dayIndex.get(row.day);
     if (day === undefined) {
@@ -173,20 +211,19 @@ export class QuestionBank {
     }
   }
 
-  /** The question of `key` (of a text `asked`, when known) among those of its hash, from `first`. */
-  #find(first: number | undefined, key: string, asked?: string): number | undefined {
-    for (let question = first ?? NONE; question !== NONE; question = this.#sameHash.at(question)) {
+  /** The question of `key` (of a text `asked`, when known) among `questions` of its hash. */
+  #find(questions: QuestionTable, hash: number, key: string, asked?: string): number | undefined {
+    return questions.find(hash, (question) => {
       const text = this.#rowText[this.#lastRow.at(question)] as string;
-      if (text === asked || keyOf(sqlFold(text)) === key) return question;
-    }
-    return undefined;
+      return text === asked || keyOf(sqlFold(text)) === key;
+    });
   }
 
-  /** A new question of `project`, its terms read from its text as the SQL folds it; `sameHash`: the project's question of the same hash before it. */
-  #newQuestion(project: number, folded: string, sameHash: number | undefined): number {
+  /** A new question of `project` (its key's hash `hash`), its terms read from its text as the SQL folds it. */
+  #newQuestion(project: number, folded: string, hash: number): number {
     const question = this.#questionProject.length;
     this.#questionProject.push(project);
-    this.#sameHash.push(sameHash ?? NONE);
+    this.#hash.push(hash);
     this.#termsFrom.push(this.#terms.length);
     for (const id of this.#vocabulary.termIdsOf(folded)) this.#terms.push(id);
     this.#termsTo.push(this.#terms.length);
@@ -203,8 +240,8 @@ export class QuestionBank {
   termIdsOf(text: string): TermIds | undefined {
     const key = keyOf(text);
     const hash = hashOf(key);
-    for (const { byHash } of this.#projects.values()) {
-      const question = this.#find(byHash.get(hash), key);
+    for (const { questions } of this.#projects.values()) {
+      const question = this.#find(questions, hash, key);
       if (question !== undefined) return this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question));
     }
     return undefined;
