@@ -208,7 +208,7 @@ export const QUESTIONS: readonly Question[] = [
     file: 'unanswered-questions-by-day.sql',
     name: 'Unanswered assistant questions per day',
     description:
-      "Each unanswered assistant question (the same text but for case and spaces) per project and UTC day, with how often it went unanswered: what gaps groups into topics by their words (gaps/topics.ts), and a topic's figure per day.",
+      "Each time an assistant question went unanswered (its project, UTC day, text and time), streamed: what gaps folds into questions per day (gaps/bank.ts), groups into topics by their words (gaps/topics.ts) and counts as a topic's figure per day.",
     saved: false,
     summary: false,
     duckdbOnly: true,

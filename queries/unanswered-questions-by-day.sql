@@ -1,14 +1,11 @@
--- Unanswered assistant questions per project, UTC day and question — the same question: the same
--- text but for case, runs of spaces and ?!. at either end — with how often it went unanswered,
--- and its text as last asked: what gaps groups into topics by their words
--- (functions/gaps/topics.ts), and a topic's figure per day.
--- DuckDB only (GROUP BY ALL, max_by): queries/questions.ts never saves it in Athena.
-SELECT project_id, dt AS day,
-       regexp_replace(regexp_replace(lower(query), '\s+', ' '{{every}}), '^[\s?!.]+|[\s?!.]+$', ''{{every}}) AS question,
-       count(*) AS unanswered,
-       max_by(query, asked_at) AS last_text
+-- Unanswered assistant questions as asked, one row per time one went unanswered: its project,
+-- UTC day, text and when it was asked (epoch ms). functions/gaps/bank.ts folds them into
+-- questions (the same text but for case, width, runs of spaces and ?!. at either end), counts
+-- each question per day with its text as last asked, and groups them into topics by their words
+-- (functions/gaps/topics.ts). Neither grouped nor ordered here: DuckDB streams the rows and
+-- holds none (a day of 200,000 distinct questions grouped and ordered here held about 100 MB).
+-- DuckDB only (epoch_ms): queries/questions.ts never saves it in Athena.
+SELECT project_id, dt AS day, query AS text, epoch_ms(asked_at) AS asked_at
 FROM {{assistant_conversations}}
 WHERE dt >= {{from:30}} AND dt < {{to}} AND {{projects}}
   AND resolution_status = 'unanswered' AND query IS NOT NULL
-GROUP BY ALL
-ORDER BY project_id, day, question

@@ -5,6 +5,10 @@
  * days (`packed`), a topic's figure per day (`figuresByDay`) and the terms of a text read again
  * (`termIdsOf`) come from it without asking DuckDB or reading a text again: a report with a
  * completed gap job asks for the look-back's topics, the period's, and both sides' figures.
+ *
+ * DuckDB streams each time a question went unanswered as it was asked; the bank folds and
+ * counts them (`add`): DuckDB folding, grouping and ordering a day of 200,000 distinct questions
+ * held about 100 MB beside the bank, and took longer than folding them here.
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import type { QuestionDayRow } from '../warehouse/questions.js';
@@ -14,14 +18,22 @@ import { type AskedQuestion, type PackedQuestions, sameQuestion, type TermIds, V
 /** Text of printable ASCII only. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** A Uint32Array that grows (doubling): a column of a bank. */
+/** No row (the end of a question's rows). */
+const NONE = 0xffffffff;
+
+/** A typed array that grows (doubling): a column of a bank. */
 class Column {
-  #values = new Uint32Array(1024);
+  #values: Uint32Array | Float64Array;
   length = 0;
+
+  /** `float`: any number (times), else whole numbers below 2^32. */
+  constructor(private readonly float = false) {
+    this.#values = float ? new Float64Array(1024) : new Uint32Array(1024);
+  }
 
   push(value: number): void {
     if (this.length === this.#values.length) {
-      const grown = new Uint32Array(this.#values.length * 2);
+      const grown = this.float ? new Float64Array(this.#values.length * 2) : new Uint32Array(this.#values.length * 2);
       grown.set(this.#values);
       this.#values = grown;
     }
@@ -33,35 +45,113 @@ class Column {
     return this.#values[i] as number;
   }
 
-  /** The values from `from` to `to` (a view, not a copy). */
+  set(i: number, value: number): void {
+    this.#values[i] = value;
+  }
+
+  /** The values from `from` to `to` (a view, not a copy; whole numbers). */
   view(from = 0, to = this.length): Uint32Array {
-    return this.#values.subarray(from, to);
+    return this.#values.subarray(from, to) as Uint32Array;
   }
 }
 
-/** Where each question of one project is found: by its text as the SQL folds it, and by `sameQuestion` where that differs. */
-interface ProjectQuestions {
-  readonly index: number;
-  readonly bySql: Map<string, number>;
-  readonly byFold: Map<string, number>;
+/** What the fold changes between words: a tab, a line end, or two spaces. */
+const SPACE_RUN = /[\t\n\f\r]| {2}/;
+
+/** Space, ?, ! and .: what the fold trims at either end once spaces are one. */
+const ENDS = new Set([0x20, 0x3f, 0x21, 0x2e]);
+
+/**
+ * A question as queries/assistant-questions-by-day.sql folds it (and this query did): lower
+ * case, each run of spaces, tabs and line ends one space, no space or ?!. at either end.
+ * Trimmed by hand (linear in any run of dots).
+ */
+function sqlFold(text: string): string {
+  const lower = text.toLowerCase();
+  // Most questions have no run of spaces to fold: no new string for them.
+  const folded = SPACE_RUN.test(lower) ? lower.replace(/[\t\n\f\r ]+/g, ' ') : lower;
+  let [start, end] = [0, folded.length];
+  while (start < end && ENDS.has(folded.charCodeAt(start))) start += 1;
+  while (end > start && ENDS.has(folded.charCodeAt(end - 1))) end -= 1;
+  return start === 0 && end === folded.length ? folded : folded.slice(start, end);
+}
+
+/** Which question a text folded by the SQL is: printable ASCII is its own `sameQuestion` already. */
+function keyOf(folded: string): string {
+  return PRINTABLE_ASCII.test(folded) ? folded : sameQuestion(folded);
+}
+
+/** FNV-1a of a key's UTF-16 units, in 30 bits (a small integer to V8: a map's key without a heap number). */
+function hashOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+/**
+ * One project's questions by their key's hash: open addressing in one typed array (a Map of a
+ * day's 200,000 questions held about 7 MB), each slot a question (or -1), probed in turn from
+ * the hash's slot; the table doubles when half full.
+ */
+class QuestionTable {
+  #slots = new Int32Array(1024).fill(-1);
+  #size = 0;
+
+  /** `hashOf`: each question's hash (the bank's column). */
+  constructor(private readonly hashOf: (question: number) => number) {}
+
+  /** The question of `hash` that `matches`, probing from its slot. */
+  find(hash: number, matches: (question: number) => boolean): number | undefined {
+    const mask = this.#slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const question = this.#slots[slot] as number;
+      if (question < 0) return undefined;
+      if (this.hashOf(question) === hash && matches(question)) return question;
+    }
+  }
+
+  add(hash: number, question: number): void {
+    if ((this.#size + 1) * 2 > this.#slots.length) {
+      const old = this.#slots;
+      this.#slots = new Int32Array(old.length * 2).fill(-1);
+      for (const held of old) if (held >= 0) this.#place(this.hashOf(held), held);
+    }
+    this.#place(hash, question);
+    this.#size += 1;
+  }
+
+  #place(hash: number, question: number): void {
+    const mask = this.#slots.length - 1;
+    let slot = hash & mask;
+    while ((this.#slots[slot] as number) >= 0) slot = (slot + 1) & mask;
+    this.#slots[slot] = question;
+  }
 }
 
 export class QuestionBank {
   readonly #vocabulary: Vocabulary;
-  readonly #projects = new Map<string, ProjectQuestions>();
+  /**
+   * Per project: its index, and its questions by their key's hash (`hashOf(keyOf(…))`). The
+   * keys are not held: a question's key is its text's, folded again when its hash comes up (a
+   * day of 200,000 distinct questions held as many keys, some 15 MB).
+   */
+  readonly #projects = new Map<string, { readonly index: number; readonly questions: QuestionTable }>();
   readonly #days: string[] = [];
   readonly #dayIndex = new Map<string, number>();
-  // Per question: its project, its terms (`#terms` from … to) and its first text.
+  // Per question: its project, its terms (`#terms` from … to), its latest row added (its rows are chained by `#rowNext`).
   readonly #questionProject = new Column();
   readonly #termsFrom = new Column();
   readonly #termsTo = new Column();
   readonly #terms = new Column();
-  readonly #firstText: string[] = [];
-  // Per row (a question on a day): the question, the day, times unanswered, its text as last asked that day.
+  readonly #lastRow = new Column();
+  readonly #hash = new Column();
+  // Per row (a question on a day): the question, the day, times unanswered, when last asked, its text then, the question's row added before.
   readonly #rowQuestion = new Column();
   readonly #rowDay = new Column();
   readonly #rowUnanswered = new Column();
+  readonly #rowAskedAt = new Column(true);
   readonly #rowText: string[] = [];
+  readonly #rowNext = new Column();
 
   constructor(
     vocabulary: Vocabulary,
@@ -71,21 +161,24 @@ export class QuestionBank {
     this.#vocabulary = vocabulary;
   }
 
-  /** Adds a row of queries/unanswered-questions-by-day.sql (rows in any order). */
+  /**
+   * Adds a row of queries/unanswered-questions-by-day.sql (rows in any order): one more time its
+   * question went unanswered on its day, its text the day's when asked last (at the same
+   * moment: the first in code-point order).
+   */
   add(row: QuestionDayRow): void {
     let project = this.#projects.get(row.projectId);
     if (project === undefined) {
-      project = { index: this.#projects.size, bySql: new Map(), byFold: new Map() };
+      project = { index: this.#projects.size, questions: new QuestionTable((question) => this.#hash.at(question)) };
       this.#projects.set(row.projectId, project);
     }
-    let question = project.bySql.get(row.question);
+    const folded = sqlFold(row.text);
+    const key = keyOf(folded);
+    const hash = hashOf(key);
+    let question = this.#find(project.questions, hash, key, row.text);
     if (question === undefined) {
-      // Printable ASCII folded by the SQL (lower case, spaces one, no ?!. at the ends) is `sameQuestion`'s already.
-      const fold = PRINTABLE_ASCII.test(row.question) ? row.question : sameQuestion(row.question);
-      question = (fold === row.question ? undefined : project.bySql.get(fold)) ?? project.byFold.get(fold);
-      if (question === undefined) question = this.#newQuestion(project.index, row);
-      if (fold !== row.question) project.byFold.set(fold, question);
-      project.bySql.set(row.question, question);
+      question = this.#newQuestion(project.index, folded, hash);
+      project.questions.add(hash, question);
     }
     let day = this.#dayIndex.get(row.day);
     if (day === undefined) {
@@ -93,21 +186,48 @@ export class QuestionBank {
       this.#days.push(row.day);
       this.#dayIndex.set(row.day, day);
     }
-    this.#rowQuestion.push(question);
-    this.#rowDay.push(day);
-    this.#rowUnanswered.push(row.unanswered);
-    // The same text again is held once.
-    const first = this.#firstText[question] as string;
-    this.#rowText.push(row.lastText === first ? first : row.lastText);
+    // The question's row of that day (a question has a row per day it went unanswered: a short chain).
+    const latest = this.#lastRow.at(question);
+    let at = latest;
+    while (at !== NONE && this.#rowDay.at(at) !== day) at = this.#rowNext.at(at);
+    if (at === NONE) {
+      const created = this.#rowQuestion.length;
+      this.#rowQuestion.push(question);
+      this.#rowDay.push(day);
+      this.#rowUnanswered.push(1);
+      this.#rowAskedAt.push(row.askedAt);
+      // The same text as the question's row before is held once.
+      const before = latest === NONE ? undefined : this.#rowText[latest];
+      this.#rowText.push(row.text === before ? before : row.text);
+      this.#rowNext.push(latest);
+      this.#lastRow.set(question, created);
+      return;
+    }
+    this.#rowUnanswered.set(at, this.#rowUnanswered.at(at) + 1);
+    const [asked, text] = [this.#rowAskedAt.at(at), this.#rowText[at] as string];
+    if (row.askedAt > asked || (row.askedAt === asked && row.text < text)) {
+      this.#rowAskedAt.set(at, row.askedAt);
+      this.#rowText[at] = row.text;
+    }
   }
 
-  #newQuestion(project: number, row: QuestionDayRow): number {
-    const question = this.#firstText.length;
+  /** The question of `key` (of a text `asked`, when known) among `questions` of its hash. */
+  #find(questions: QuestionTable, hash: number, key: string, asked?: string): number | undefined {
+    return questions.find(hash, (question) => {
+      const text = this.#rowText[this.#lastRow.at(question)] as string;
+      return text === asked || keyOf(sqlFold(text)) === key;
+    });
+  }
+
+  /** A new question of `project` (its key's hash `hash`), its terms read from its text as the SQL folds it. */
+  #newQuestion(project: number, folded: string, hash: number): number {
+    const question = this.#questionProject.length;
     this.#questionProject.push(project);
+    this.#hash.push(hash);
     this.#termsFrom.push(this.#terms.length);
-    for (const id of this.#vocabulary.termIdsOf(row.question)) this.#terms.push(id);
+    for (const id of this.#vocabulary.termIdsOf(folded)) this.#terms.push(id);
     this.#termsTo.push(this.#terms.length);
-    this.#firstText.push(row.lastText);
+    this.#lastRow.push(NONE);
     return question;
   }
 
@@ -118,8 +238,10 @@ export class QuestionBank {
 
   /** The terms of a question's text as the SQL folds it, when a question of the bank has it. */
   termIdsOf(text: string): TermIds | undefined {
-    for (const { bySql } of this.#projects.values()) {
-      const question = bySql.get(text);
+    const key = keyOf(text);
+    const hash = hashOf(key);
+    for (const { questions } of this.#projects.values()) {
+      const question = this.#find(questions, hash, key);
       if (question !== undefined) return this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question));
     }
     return undefined;
@@ -136,7 +258,7 @@ export class QuestionBank {
    */
   packed(projectId: string, from: string, to: string): PackedQuestions {
     const project = this.#projects.get(projectId);
-    const count = this.#firstText.length;
+    const count = this.#questionProject.length;
     const unanswered = new Float64Array(count);
     const latest = new Int32Array(count).fill(-1);
     if (project !== undefined) {
@@ -147,7 +269,8 @@ export class QuestionBank {
         if (inRange[day] === 0 || this.#questionProject.at(question) !== project.index) continue;
         unanswered[question] = (unanswered[question] as number) + this.#rowUnanswered.at(row);
         const seen = latest[question] as number;
-        if (seen < 0 || day > this.#rowDay.at(seen)) latest[question] = row;
+        // Days are numbered as first read (rows come in any order): compared by their dates.
+        if (seen < 0 || (this.#days[day] as string) > (this.#days[this.#rowDay.at(seen)] as string)) latest[question] = row;
       }
     }
     const chosen: number[] = [];
@@ -177,7 +300,7 @@ export class QuestionBank {
     const byGap = new Map<string, Map<string, number>>();
     // Each question matched once (a question is asked on many days).
     const matched = new Map<number, number[]>();
-    for (let question = 0; question < this.#firstText.length; question += 1) {
+    for (let question = 0; question < this.#questionProject.length; question += 1) {
       const found = match(this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question)));
       if (found.length > 0) matched.set(question, found);
     }

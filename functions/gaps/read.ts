@@ -8,7 +8,7 @@
  *   with a `gapId` that have not finished, where the state is reachable (see find.ts).
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import { ask } from '../warehouse/questions.js';
+import { ask, type ThumbsDownPageRow, type UnclickedSearchRow } from '../warehouse/questions.js';
 import * as v from 'valibot';
 import { GAP_OUTCOME } from '../warehouse/records.js';
 import { scopeFieldsOf } from '../scope/records.js';
@@ -25,7 +25,7 @@ import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest, UnansweredEvidence } from './gaps.js';
 import { bankOf, type QuestionBank, vocabularyOf } from './bank.js';
-import { groupPacked, termsOfKey, TOPIC_EXAMPLES, topicMatcher, type Vocabulary } from './topics.js';
+import { groupPacked, termsOfKey, topicMatcher, type Vocabulary } from './topics.js';
 
 export { vocabularyOf } from './bank.js';
 
@@ -112,16 +112,22 @@ async function gapFiles(lake: LakeFiles, scope: GapScope): Promise<Pick<GapTable
   return { projects, files, daysWithData, params: { from: first, to: addDays(last, 1), projects } };
 }
 
-/** Runs the three gap questions over the period's files in `lake`, each for its first `limit` rows. */
+/**
+ * Runs the three gap questions over the period's files in `lake`, each for its first `limit`
+ * rows. DuckDB is closed before the topics are drawn: its memory (a day of 200,000 distinct
+ * questions grouped: about 80 MB) is given back first, and the topics need only the bank.
+ */
 export async function readGapEvidence(lake: LakeFiles, scope: GapScope, limit = ALL_ROWS): Promise<GapEvidenceRead> {
   // Each gap table is read by one question here (the questions, the searches, the thumbs down).
   const tables = await openGapTables(lake, scope, true);
+  let answers: Answers;
   try {
     if (tables.files === 0) return { projects: tables.projects, files: 0, daysWithData: 0, found: [], unplaced: { questions: 0, unanswered: 0 } };
-    return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...(await readEvidence(tables, limit)) };
+    answers = await askEvidence(tables, limit);
   } finally {
     tables.close();
   }
+  return { projects: tables.projects, files: tables.files, daysWithData: tables.daysWithData, ...evidenceFrom(answers, tables.params) };
 }
 
 /** Rows asked of a question when every gap is wanted. */
@@ -135,18 +141,30 @@ export const ALL_ROWS = 1_000_000;
  * the period (queries/unanswered-questions-by-day.sql, read once per session: bank.ts).
  */
 export async function evidenceOf(tables: GapTables, limit = ALL_ROWS): Promise<{ projectId: string; evidence: GapEvidence }[]> {
-  return [...(await readEvidence(tables, limit)).found];
+  return [...evidenceFrom(await askEvidence(tables, limit), tables.params).found];
 }
 
-/** `evidenceOf`, with the unanswered questions no topic holds. */
-async function readEvidence(tables: GapTables, limit: number): Promise<Pick<GapEvidenceRead, 'found' | 'unplaced'>> {
+/** What the gap questions answered: the bank of unanswered questions (and its vocabulary), the searches nobody clicked, the pages with thumbs down. */
+interface Answers {
+  readonly bank: QuestionBank;
+  readonly vocabulary: Vocabulary;
+  readonly searches: readonly UnclickedSearchRow[];
+  readonly thumbs: readonly ThumbsDownPageRow[];
+}
+
+async function askEvidence(tables: GapTables, limit: number): Promise<Answers> {
   const params = { ...tables.params, limit };
   const [bank, searches, thumbs] = await Promise.all([
     bankOf(tables.warehouse, tables.params),
     ask(tables.warehouse, TYPED_QUESTIONS.searchesWithoutClicks, params),
     ask(tables.warehouse, TYPED_QUESTIONS.thumbsDownPages, params),
   ]);
-  const topics = topicsOf(bank, tables.params, vocabularyOf(tables.warehouse));
+  return { bank, vocabulary: vocabularyOf(tables.warehouse), searches, thumbs };
+}
+
+/** The gaps of `answers`, with the unanswered questions no topic holds. */
+function evidenceFrom({ bank, vocabulary, searches, thumbs }: Answers, range: GapTables['params']): Pick<GapEvidenceRead, 'found' | 'unplaced'> {
+  const topics = topicsOf(bank, range, vocabulary);
   const found = [
     ...topics.found,
     ...searches.map((r) => ({
@@ -182,9 +200,9 @@ function topicsOf(
           topic: topic.name,
           terms: topic.terms,
           unanswered: topic.unanswered,
-          questions: topic.questions.length,
-          examples: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.text),
-          asked: topic.questions.slice(0, TOPIC_EXAMPLES).map((q) => q.unanswered),
+          questions: topic.size,
+          examples: topic.examples.map((q) => q.text),
+          asked: topic.examples.map((q) => q.unanswered),
         },
       }))
       .sort((a, b) => b.evidence.unanswered - a.evidence.unanswered);

@@ -63,8 +63,12 @@ export interface Topic {
   readonly terms: readonly string[];
   /** The key terms as readers wrote them, in the order of the topic's most asked question (`return 401`). */
   readonly name: string;
-  /** Its unanswered questions, the most unanswered first (then by text): distinct questions. */
+  /** Its unanswered questions, the most unanswered first (then by text): distinct questions (sorted when first read). */
   readonly questions: readonly AskedQuestion[];
+  /** How many questions it holds (`questions.length`, without sorting them). */
+  readonly size: number;
+  /** Its first `TOPIC_EXAMPLES` questions (of `questions`). */
+  readonly examples: readonly AskedQuestion[];
   /** Times its questions went unanswered. */
   readonly unanswered: number;
 }
@@ -147,23 +151,28 @@ export function groupTopics(questions: readonly AskedQuestion[], maxTopics = MAX
 
 /** `groupTopics` of questions whose terms are read already (`packed`, ids of `vocabulary`). */
 export function groupPacked(packed: PackedQuestions, vocabulary: Vocabulary, maxTopics = MAX_TOPICS, counter: Steps = { steps: 0 }): Topics {
-  const pool = packed.terms;
-  // In a topic's order (the most unanswered first, then by text), once: the postings keep it, so each topic's questions come out sorted.
+  // The questions with a term, in their order (never sorted all: a topic's are, `topicOf`).
+  // `placed[p]`: the question of place p; its terms are `pool[from(p)]` … `pool[to(p) − 1]`
+  // (the places ascend, so every pass below reads the pool front to back).
   const order: number[] = [];
   for (let i = 0; i < packed.size; i += 1) if (packed.to(i) > packed.from(i)) order.push(i);
-  order.sort((a, b) => {
-    const [ta, tb] = [packed.text(a), packed.text(b)];
-    return packed.unanswered(b) - packed.unanswered(a) || (ta < tb ? -1 : ta > tb ? 1 : 0);
-  });
-  // `placed[p]`: the question of place p; its terms are `pool[from(p)]` … `pool[to(p) − 1]`.
   const placed = Uint32Array.from(order);
-  const from = (p: number) => packed.from(placed[p] as number);
-  const to = (p: number) => packed.to(placed[p] as number);
+  const [starts, ends] = [new Uint32Array(placed.length), new Uint32Array(placed.length)];
+  const placedCounts = new Float64Array(placed.length);
+  for (let p = 0; p < placed.length; p += 1) {
+    const question = placed[p] as number;
+    starts[p] = packed.from(question);
+    ends[p] = packed.to(question);
+    placedCounts[p] = packed.unanswered(question);
+  }
+  const pool = packed.terms;
+  const from = (p: number) => starts[p] as number;
+  const to = (p: number) => ends[p] as number;
   const size = vocabulary.size;
   const postings = postingsOf(placed.length, from, to, pool, size, counter);
   const weights: Weights = { unanswered: new Float64Array(size), questions: new Uint32Array(size) };
   for (let p = 0; p < placed.length; p += 1) {
-    const unanswered = packed.unanswered(placed[p] as number);
+    const unanswered = placedCounts[p] as number;
     for (let k = from(p); k < to(p); k += 1) {
       const term = pool[k] as number;
       weights.unanswered[term] = (weights.unanswered[term] as number) + unanswered;
@@ -179,7 +188,7 @@ export function groupPacked(packed: PackedQuestions, vocabulary: Vocabulary, max
       (ta < tb ? -1 : ta > tb ? 1 : 0)
     );
   };
-  const heap = new SeedHeap(vocabulary, counter);
+  const heap = new SeedHeap(vocabulary, counter, size);
   for (let term = 0; term < size; term += 1) {
     if ((weights.questions[term] as number) > 0) heap.push(term, weights.unanswered[term] as number, weights.questions[term] as number);
   }
@@ -207,7 +216,7 @@ export function groupPacked(packed: PackedQuestions, vocabulary: Vocabulary, max
     toPlace -= members.length;
     for (const p of members) {
       left[p] = 0;
-      const unanswered = packed.unanswered(placed[p] as number);
+      const unanswered = placedCounts[p] as number;
       for (let k = from(p); k < to(p); k += 1) {
         const term = pool[k] as number;
         counter.steps += 1;
@@ -217,11 +226,11 @@ export function groupPacked(packed: PackedQuestions, vocabulary: Vocabulary, max
     }
   }
   const inSome = new Uint8Array(placed.length);
-  const topics = keys.map((key) => topicOf(packed, placed, from, to, postings, key, inSome, vocabulary, counter));
+  const topics = keys.map((key) => topicOf({ packed, placed, placedCounts, pool, from, to, postings }, key, inSome, vocabulary, counter));
   let [questionsLeft, unansweredLeft] = [0, 0];
   for (let i = 0; i < packed.size; i += 1) [questionsLeft, unansweredLeft] = [questionsLeft + 1, unansweredLeft + packed.unanswered(i)];
   for (let p = 0; p < placed.length; p += 1) {
-    if (inSome[p] === 1) [questionsLeft, unansweredLeft] = [questionsLeft - 1, unansweredLeft - packed.unanswered(placed[p] as number)];
+    if (inSome[p] === 1) [questionsLeft, unansweredLeft] = [questionsLeft - 1, unansweredLeft - (placedCounts[p] as number)];
   }
   return { topics, left: { questions: questionsLeft, unanswered: unansweredLeft } };
 }
@@ -257,17 +266,27 @@ function postingsOf(
  * it comes up with a weight it no longer has (`pop`).
  */
 class SeedHeap {
-  readonly #entries: { term: number; unanswered: number; questions: number }[] = [];
+  // Entries in three typed arrays (no object per term: a day of 200,000 questions has as many terms).
+  readonly #terms: Uint32Array;
+  readonly #unanswered: Float64Array;
+  readonly #questions: Uint32Array;
+  #length = 0;
 
+  /** `capacity`: the terms pushed at most (one entry per term is ever in the heap). */
   constructor(
     private readonly vocabulary: Vocabulary,
     private readonly counter: Steps,
-  ) {}
+    capacity: number,
+  ) {
+    this.#terms = new Uint32Array(capacity);
+    this.#unanswered = new Float64Array(capacity);
+    this.#questions = new Uint32Array(capacity);
+  }
 
   push(term: number, unanswered: number, questions: number): void {
-    const entries = this.#entries;
-    entries.push({ term, unanswered, questions });
-    let i = entries.length - 1;
+    let i = this.#length;
+    this.#length += 1;
+    this.#set(i, term, unanswered, questions);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (!this.#before(i, parent)) break;
@@ -283,78 +302,110 @@ class SeedHeap {
    */
   pop(weights: Weights): number | undefined {
     for (;;) {
-      const top = this.#take();
-      if (top === undefined) return undefined;
-      const [unanswered, questions] = [weights.unanswered[top.term] as number, weights.questions[top.term] as number];
+      if (this.#length === 0) return undefined;
+      const [term, entryUnanswered, entryQuestions] = [this.#terms[0] as number, this.#unanswered[0] as number, this.#questions[0] as number];
+      this.#take();
+      const [unanswered, questions] = [weights.unanswered[term] as number, weights.questions[term] as number];
       if (questions === 0) continue;
-      if (unanswered === top.unanswered && questions === top.questions) return top.term;
-      this.push(top.term, unanswered, questions);
+      if (unanswered === entryUnanswered && questions === entryQuestions) return term;
+      this.push(term, unanswered, questions);
     }
   }
 
-  #take(): { term: number; unanswered: number; questions: number } | undefined {
-    const entries = this.#entries;
-    const top = entries[0];
-    const last = entries.pop();
-    if (top === undefined || last === undefined || entries.length === 0) return top;
-    entries[0] = last;
+  /** Takes the top entry off. */
+  #take(): void {
+    this.#length -= 1;
+    const last = this.#length;
+    if (last === 0) return;
+    this.#set(0, this.#terms[last] as number, this.#unanswered[last] as number, this.#questions[last] as number);
     let i = 0;
     for (;;) {
       const [l, r] = [2 * i + 1, 2 * i + 2];
       let best = i;
-      if (l < entries.length && this.#before(l, best)) best = l;
-      if (r < entries.length && this.#before(r, best)) best = r;
-      if (best === i) return top;
+      if (l < last && this.#before(l, best)) best = l;
+      if (r < last && this.#before(r, best)) best = r;
+      if (best === i) return;
       this.#swap(i, best);
       i = best;
     }
   }
 
+  #set(i: number, term: number, unanswered: number, questions: number): void {
+    this.#terms[i] = term;
+    this.#unanswered[i] = unanswered;
+    this.#questions[i] = questions;
+  }
+
   #before(i: number, j: number): boolean {
     this.counter.steps += 1;
-    const [a, b] = [this.#entries[i], this.#entries[j]] as [
-      { term: number; unanswered: number; questions: number },
-      { term: number; unanswered: number; questions: number },
-    ];
-    if (a.unanswered !== b.unanswered) return a.unanswered > b.unanswered;
-    if (a.questions !== b.questions) return a.questions > b.questions;
-    return this.vocabulary.term(a.term) < this.vocabulary.term(b.term);
+    const [ua, ub] = [this.#unanswered[i] as number, this.#unanswered[j] as number];
+    if (ua !== ub) return ua > ub;
+    const [qa, qb] = [this.#questions[i] as number, this.#questions[j] as number];
+    if (qa !== qb) return qa > qb;
+    return this.vocabulary.term(this.#terms[i] as number) < this.vocabulary.term(this.#terms[j] as number);
   }
 
   #swap(i: number, j: number): void {
-    const entries = this.#entries;
-    [entries[i], entries[j]] = [entries[j] as (typeof entries)[number], entries[i] as (typeof entries)[number]];
+    const [term, unanswered, questions] = [this.#terms[i] as number, this.#unanswered[i] as number, this.#questions[i] as number];
+    this.#set(i, this.#terms[j] as number, this.#unanswered[j] as number, this.#questions[j] as number);
+    this.#set(j, term, unanswered, questions);
   }
 }
 
 /** The topic of a key: every question with all its terms, found among the questions of its seed (every one of them holds the seed). */
 function topicOf(
-  packed: PackedQuestions,
-  placed: Uint32Array,
-  from: (p: number) => number,
-  to: (p: number) => number,
-  postings: { of(term: number): Uint32Array | undefined },
+  places: {
+    readonly packed: PackedQuestions;
+    readonly placed: Uint32Array;
+    readonly placedCounts: Float64Array;
+    readonly pool: Uint32Array;
+    from(p: number): number;
+    to(p: number): number;
+    readonly postings: { of(term: number): Uint32Array | undefined };
+  },
   key: readonly number[],
   inSome: Uint8Array,
   vocabulary: Vocabulary,
   counter: Steps,
 ): Topic {
+  const { packed, placed, placedCounts, pool, from, to, postings } = places;
   const [seed, ...rest] = key as [number, ...number[]];
-  const held: AskedQuestion[] = [];
+  const held: number[] = [];
+  let unanswered = 0;
   for (const p of postings.of(seed) ?? []) {
     counter.steps += 1;
-    if (!rest.every((term) => holdsIn(packed.terms, from(p), to(p), term))) continue;
-    held.push(packed.question(placed[p] as number));
+    if (!rest.every((term) => holdsIn(pool, from(p), to(p), term))) continue;
+    held.push(p);
     inSome[p] = 1;
+    unanswered += placedCounts[p] as number;
   }
-  // The postings are in the order of `placed`: the most unanswered first, then by text.
-  const questions = held;
+  // A topic's order: the most unanswered first, then by text, then as given.
+  const before = (a: number, b: number): number => {
+    const [ta, tb] = [packed.text(placed[a] as number), packed.text(placed[b] as number)];
+    return (placedCounts[b] as number) - (placedCounts[a] as number) || (ta < tb ? -1 : ta > tb ? 1 : 0) || a - b;
+  };
+  // Its first questions picked in one pass (a topic of 100,000 questions is not sorted to quote five).
+  const first: number[] = [];
+  for (const p of held) {
+    if (first.length === TOPIC_EXAMPLES && before(p, first[TOPIC_EXAMPLES - 1] as number) >= 0) continue;
+    let i = Math.min(first.length, TOPIC_EXAMPLES - 1);
+    first[i] = p;
+    for (; i > 0 && before(p, first[i - 1] as number) < 0; i -= 1) [first[i], first[i - 1]] = [first[i - 1] as number, p];
+  }
+  const question = (p: number) => packed.question(placed[p] as number);
+  const examples = first.map(question);
+  let all: AskedQuestion[] | undefined;
   const terms = key.map((id) => vocabulary.term(id));
   return {
     terms: [...terms].sort(),
-    name: nameOf(questions[0]?.text ?? '', terms),
-    questions,
-    unanswered: questions.reduce((sum, q) => sum + q.unanswered, 0),
+    name: nameOf(examples[0]?.text ?? '', terms),
+    size: held.length,
+    examples,
+    get questions(): readonly AskedQuestion[] {
+      all ??= [...held].sort(before).map(question);
+      return all;
+    },
+    unanswered,
   };
 }
 

@@ -100,9 +100,16 @@ export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSes
     each: (sql, onRows) =>
       enqueue(async () => {
         const result = await connection.stream(sql);
+        const names = result.deduplicatedColumnNames();
         for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-          const names = result.deduplicatedColumnNames();
-          onRows(plainRows(chunk.convertRows(JSDuckDBValueConverter).map((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])))));
+          // One object per row, BIGINT as number (no entries nor copies: a day of 200,000 rows made ten small objects each).
+          onRows(
+            chunk.convertRows(JSDuckDBValueConverter).map((values) => {
+              const row: Row = {};
+              for (let i = 0; i < names.length; i += 1) row[names[i] as string] = plainValue(values[i]);
+              return row;
+            }),
+          );
         }
       }),
     run: (sql) => enqueue(async () => void (await connection.run(sql))),
@@ -119,9 +126,14 @@ async function queryRows(connection: DuckDBConnection, sql: string): Promise<Row
 function plainRows(rows: readonly Record<string, unknown>[]): Row[] {
   return rows.map((row) => {
     const plain: Row = {};
-    for (const [name, value] of Object.entries(row)) plain[name] = typeof value === 'bigint' ? Number(value) : value;
+    for (const [name, value] of Object.entries(row)) plain[name] = plainValue(value);
     return plain;
   });
+}
+
+/** A value with BIGINT as number. */
+function plainValue(value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value;
 }
 
 /** A file name is read as a glob by DuckDB when it holds one of these. */

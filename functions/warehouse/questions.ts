@@ -160,26 +160,18 @@ export function decodeGapRate(r: Row): GapRateRow {
   return { gapId: text(r['gap_id']), day: text(r['day']), signal: count(r['signal']), exposure: count(r['exposure']) };
 }
 
-/** A row of queries/unanswered-questions-by-day.sql: one unanswered question of a project on a day. */
+/** A row of queries/unanswered-questions-by-day.sql: one time a question of a project went unanswered. */
 export interface QuestionDayRow {
   readonly projectId: string;
   readonly day: string;
-  /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
-  readonly question: string;
-  /** Times it went unanswered that day. */
-  readonly unanswered: number;
-  /** Its text as last asked that day. */
-  readonly lastText: string;
+  /** The question as asked. */
+  readonly text: string;
+  /** When it was asked (epoch ms). */
+  readonly askedAt: number;
 }
 
 export function decodeQuestionDay(r: Row): QuestionDayRow {
-  return {
-    projectId: text(r['project_id']),
-    day: text(r['day']),
-    question: text(r['question']),
-    unanswered: count(r['unanswered']),
-    lastText: text(r['last_text']),
-  };
+  return { projectId: text(r['project_id']), day: text(r['day']), text: text(r['text']), askedAt: Number(r['asked_at']) };
 }
 
 /**

@@ -7,22 +7,26 @@ import { describe, expect, it } from 'vitest';
 import { QuestionBank } from '../../../functions/gaps/bank.js';
 import { groupPacked, termsOfKey, topicMatcher, Vocabulary } from '../../../functions/gaps/topics.js';
 
-const row = (projectId: string, day: string, question: string, lastText: string, unanswered: number) => ({ projectId, day, question, lastText, unanswered });
+/** The rows of a question asked `times` on `day`, the last at `hour` (the query gives one row per time). */
+const rows = (projectId: string, day: string, text: string, times: number, hour = 12) =>
+  Array.from({ length: times }, (_, i) => ({ projectId, day, text, askedAt: Date.parse(`${day}T${String(hour).padStart(2, '0')}:00:00Z`) - i * 60_000 }));
 
-function bank(): { bank: QuestionBank; vocabulary: Vocabulary; steps: { steps: number } } {
+const ROWS = [
+  ...rows('proj_a', '2026-09-01', 'How do I verify webhooks?', 2),
+  ...rows('proj_a', '2026-09-01', 'Rotate the API key', 1),
+  // Asked earlier the same day in other words: the day's text is the latest.
+  ...rows('proj_a', '2026-09-02', 'HOW DO I  verify webhooks', 1, 9),
+  ...rows('proj_a', '2026-09-02', 'how do I verify WEBHOOKS', 1),
+  // The same question in full width: `sameQuestion` folds width (the SQL fold does not).
+  ...rows('proj_a', '2026-09-03', 'ＨＯＷ ＤＯ Ｉ ＶＥＲＩＦＹ ＷＥＢＨＯＯＫＳ', 4),
+  ...rows('proj_b', '2026-09-02', 'How do I verify webhooks?', 7),
+];
+
+function bank(order: readonly (typeof ROWS)[number][] = ROWS): { bank: QuestionBank; vocabulary: Vocabulary; steps: { steps: number } } {
   const steps = { steps: 0 };
   const vocabulary = new Vocabulary(steps);
   const made = new QuestionBank(vocabulary, { from: '2026-09-01', to: '2026-09-04', projects: ['proj_a', 'proj_b'] });
-  for (const r of [
-    row('proj_a', '2026-09-01', 'how do i verify webhooks', 'How do I verify webhooks?', 2),
-    row('proj_a', '2026-09-01', 'rotate the api key', 'Rotate the API key', 1),
-    row('proj_a', '2026-09-02', 'how do i verify webhooks', 'how do I verify WEBHOOKS', 1),
-    // The same question in full width: the SQL folds case, not width (`sameQuestion` does).
-    row('proj_a', '2026-09-03', 'ｈｏｗ ｄｏ ｉ ｖｅｒｉｆｙ ｗｅｂｈｏｏｋｓ', 'ＨＯＷ ＤＯ Ｉ ＶＥＲＩＦＹ ＷＥＢＨＯＯＫＳ', 4),
-    row('proj_b', '2026-09-02', 'how do i verify webhooks', 'How do I verify webhooks?', 7),
-  ]) {
-    made.add(r);
-  }
+  for (const r of order) made.add(r);
   return { bank: made, vocabulary, steps };
 }
 
@@ -34,21 +38,36 @@ describe('a bank of unanswered questions', () => {
 
     const list = (p: ReturnType<QuestionBank['packed']>) => Array.from({ length: p.size }, (_, i) => [p.text(i), p.unanswered(i)]);
     expect(list(all)).toEqual([
-      ['ＨＯＷ ＤＯ Ｉ ＶＥＲＩＦＹ ＷＥＢＨＯＯＫＳ', 7],
+      ['ＨＯＷ ＤＯ Ｉ ＶＥＲＩＦＹ ＷＥＢＨＯＯＫＳ', 8],
       ['Rotate the API key', 1],
     ]);
     expect(list(first)).toEqual([
-      ['how do I verify WEBHOOKS', 3],
+      ['how do I verify WEBHOOKS', 4],
       ['Rotate the API key', 1],
     ]);
-    expect(list(made.packed('proj_a', '2026-09-02', '2026-09-03'))).toEqual([['how do I verify WEBHOOKS', 1]]);
+    expect(list(made.packed('proj_a', '2026-09-02', '2026-09-03'))).toEqual([['how do I verify WEBHOOKS', 2]]);
+  });
+
+  it('gives the same counts and texts whatever the order of the rows (DuckDB streams them unordered)', () => {
+    const { bank: ordered } = bank();
+    const { bank: reversed } = bank([...ROWS].reverse());
+    const texts = (made: QuestionBank, from: string, to: string) => {
+      const p = made.packed('proj_a', from, to);
+      return Array.from({ length: p.size }, (_, i) => [p.text(i), p.unanswered(i)]).sort();
+    };
+    for (const [from, to] of [
+      ['2026-09-01', '2026-09-04'],
+      ['2026-09-02', '2026-09-03'],
+    ] as const) {
+      expect(texts(reversed, from, to)).toEqual(texts(ordered, from, to));
+    }
   });
 
   it('groups a range into topics as groupTopics does, and counts a topic per day', () => {
     const { bank: made, vocabulary } = bank();
     const { topics } = groupPacked(made.packed('proj_a', '2026-09-01', '2026-09-04'), vocabulary);
     expect(topics.map((t) => [t.terms, t.unanswered])).toEqual([
-      [['verify', 'webhook'], 7],
+      [['verify', 'webhook'], 8],
       [['api', 'key', 'rotat'], 1],
     ]);
 
@@ -60,8 +79,22 @@ describe('a bank of unanswered questions', () => {
     const figures = made.figuresByDay(gaps, match, '2026-09-01', '2026-09-04');
     expect([...(figures.get('g1') ?? [])]).toEqual([
       ['2026-09-01', 2],
-      ['2026-09-02', 1],
+      ['2026-09-02', 2],
       ['2026-09-03', 4],
+    ]);
+  });
+
+  it('keeps two questions apart whose keys share a hash (the bank holds hashes, not keys)', () => {
+    // These two folded texts have the same 30-bit FNV-1a hash.
+    const [a, b] = ['How do I rotate key 168724?', 'How do I rotate key 598200?'];
+    const made = new QuestionBank(new Vocabulary(), { from: '2026-09-01', to: '2026-09-02', projects: ['proj_a'] });
+    for (const r of [...rows('proj_a', '2026-09-01', a, 2), ...rows('proj_a', '2026-09-01', b, 3), ...rows('proj_a', '2026-09-01', a.toUpperCase(), 1, 13)]) {
+      made.add(r);
+    }
+    const p = made.packed('proj_a', '2026-09-01', '2026-09-02');
+    expect(Array.from({ length: p.size }, (_, i) => [p.text(i), p.unanswered(i)])).toEqual([
+      [a.toUpperCase(), 3],
+      [b, 3],
     ]);
   });
 

@@ -194,9 +194,11 @@ function bankedVocabulary(rows: readonly AskedDay[], widestFirst = true): Vocabu
   const vocabulary = new Vocabulary();
   const bank = new QuestionBank(vocabulary, { from: DAY, to: '2026-09-03', projects: PROJECTS });
   const ascii = (r: AskedDay) => (/^[\x20-\x7e]*$/.test(r.question) ? 1 : 0);
-  const ordered = widestFirst ? [...rows].sort((a, b) => ascii(a) - ascii(b)) : rows;
-  for (const row of ordered)
-    if (row.unanswered > 0) bank.add({ projectId: row.projectId, day: row.day, question: row.question, lastText: row.question, unanswered: row.unanswered });
+  // The bank keeps a day's text asked last: the widest asked last, or else the first row last.
+  rows.forEach((row, i) => {
+    const askedAt = widestFirst ? 1 - ascii(row) : rows.length - i;
+    for (let n = 0; n < row.unanswered; n += 1) bank.add({ projectId: row.projectId, day: row.day, text: row.question, askedAt });
+  });
   vocabulary.knowing((text) => bank.termIdsOf(text));
   return vocabulary;
 }
