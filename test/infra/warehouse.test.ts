@@ -366,12 +366,15 @@ describe('export S3 grant', () => {
     ];
 
     expect(keysAllowed(statements, 's3:DeleteObject').sort()).toEqual(replaceable.sort());
-    // It also reads the erasure records (never writes or deletes them), and reads the records of expired units (retention).
-    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual([...replaceable, '/mintlify/_privacy/erasures/*', '/mintlify/_privacy/expired/*'].sort());
+    // It also reads the erasure records (never writes or deletes them), the records of expired units (retention), and
+    // its run records (folded into the run log's monthly index under _index/).
+    expect(keysAllowed(statements, 's3:GetObject').sort()).toEqual(
+      [...replaceable, `/mintlify/${EXPORT_RUNS.prefix}/*`, '/mintlify/_privacy/erasures/*', '/mintlify/_privacy/expired/*'].sort(),
+    );
     expect(keysAllowed(statements, 's3:PutObject')).toEqual(expect.arrayContaining(replaceable));
   });
 
-  it('lets the export put its run records under export_runs/* without reading or deleting them', () => {
+  it('lets the export put its run records under export_runs/* and read them back (the run log index), never delete them', () => {
     const runLog = `/mintlify/${EXPORT_RUNS.prefix}/*`;
 
     expect(keysAllowed(statements, 's3:PutObject').sort()).toEqual(
@@ -385,7 +388,7 @@ describe('export S3 grant', () => {
         '/mintlify/_privacy/expired/*',
       ].sort(),
     );
-    expect(keysAllowed(statements, 's3:GetObject')).not.toContain(runLog);
+    expect(keysAllowed(statements, 's3:GetObject')).toContain(runLog);
     expect(keysAllowed(statements, 's3:DeleteObject')).not.toContain(runLog);
   });
 
