@@ -313,10 +313,10 @@ export async function benchLakeBuild(): Promise<BenchResult> {
         'lake_build.month_cpu_ms': info(out.buildCpuMs, 'ms', 'CPU time of the build (its process, DuckDB threads included)'),
         'lake_build.peak_rss': info(out.maxRssKiB * 1024, 'bytes', "peak RSS of the build's process (the export function's memory must hold it)"),
         'lake_build.ms_per_rollup': info(built > 0 ? out.buildMs / built : 0, 'ms', 'build wall time ÷ roll-ups built'),
-        'lake_build.io_share': info(
+        'lake_build.io_waits_vs_wall': info(
           waited / out.buildMs,
           'x',
-          "of the build's wall time, the share spent waiting on the destination (day files read, roll-ups written, records, indexes); the rest is DuckDB and temp files",
+          "the destination's calls' durations summed (day files read 16 at once, roll-ups written, records, indexes) ÷ the build's wall time: above 1 when the reads overlap",
         ),
         'lake_build.duckdb_start_ms': info(
           out.instanceStartMs,
