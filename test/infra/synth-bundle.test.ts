@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_METRICS } from '../../functions/shared/metric-names.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { invokeBundle as invokeBundleIn } from '../../scripts/lib/bundles.js';
-import { FAST_POLL, followUpQueueId, queueCompletedFollowUp } from '../helpers/bundle-fixture.js';
+import { FAST_POLL, followUpQueueId, glueTableNames, queueCompletedFollowUp } from '../helpers/bundle-fixture.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
@@ -233,11 +233,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
     };
     const env = environmentOf('mintlify-export', values);
     // The Glue tables' names, which their ARNs in the role's policy are made of.
-    const tableNames = Object.fromEntries(
-      Object.entries(template.Resources)
-        .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
-        .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
-    );
+    const tableNames = glueTableNames(template.Resources);
     const iam = await guard(
       'Hourly',
       values,
@@ -299,11 +295,7 @@ describe('bundled handlers against the sandbox and emulators', () => {
       EXPORT_STATE_TABLE: table,
       EXPORT_GLUE_DATABASE: GLUE_DATABASE,
     };
-    const tableNames = Object.fromEntries(
-      Object.entries(template.Resources)
-        .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
-        .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
-    );
+    const tableNames = glueTableNames(template.Resources);
     const iam = await guard(
       'Hourly',
       values,
