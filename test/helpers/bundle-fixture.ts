@@ -4,13 +4,15 @@
  * the API sandbox when the file needs one, fauxqs (S3, SQS, SNS) and dynalite — all at once,
  * then makes the bucket and the state table, and stops everything in one `close()`.
  * `queueCompletedFollowUp` is the completed-outcome fixture: a completed job scripted in the
- * sandbox and its follow-up prompt queued on a FIFO queue, received as Lambda hands it over.
+ * sandbox and its follow-up prompt queued on a FIFO queue, received as Lambda hands it over;
+ * `completedFixOutcome` the record of a job for a gap that completed, which the weekly report judges.
  * `FAST_POLL` is the follow-up function's shortest wait between two polls of a job at the
  * sandbox's pace (a tenth of a second and more; its default is 5 s, which a test only waits out).
  * `followUpQueueId` and `glueTableNames` bind the template's resources that no variable names.
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
+import { buildOutcome, type FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
 import { synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
 import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
@@ -80,6 +82,28 @@ export function glueTableNames(resources: Resources): Record<string, string> {
       .filter(([, resource]) => resource.Type === 'AWS::Glue::Table')
       .map(([id, resource]) => [id, String((resource.Properties['TableInput'] as { Name: string }).Name)]),
   );
+}
+
+/**
+ * The outcome record of a job made for the gap `gap-quickstart` of `projectId` that completed on
+ * 17 November 2026 with a merged pull request: what the weekly report's bundle judges a verdict on.
+ */
+export function completedFixOutcome(requestId: string, projectId: string, jobId: string): FollowUpOutcome {
+  return buildOutcome({
+    requestId,
+    projectId,
+    jobId,
+    kind: 'follow_up',
+    gapId: 'gap-quickstart',
+    promptLength: 40,
+    promptSha256: 'a'.repeat(64),
+    status: 'completed',
+    prLink: 'https://github.com/acme/docs/pull/9',
+    sentAt: Date.parse('2026-11-17T09:00:00Z'),
+    finishedAt: Date.parse('2026-11-17T10:00:00Z'),
+    polls: 3,
+    attempts: 1,
+  });
 }
 
 export interface CompletedFollowUp {

@@ -12,12 +12,12 @@ import { createVerify, generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
+import { outcomeKey } from '../../functions/follow-up/outcome.js';
 import { recordAnomalies } from '../../functions/warehouse/records.js';
 import { createLocalDestination } from '../../functions/shared/storage/destination-local.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { INSIGHTS_METRICS } from '../../functions/shared/metric-names.js';
-import { glueTableNames, startBundleStand, type BundleStand } from '../helpers/bundle-fixture.js';
+import { completedFixOutcome, glueTableNames, startBundleStand, type BundleStand } from '../helpers/bundle-fixture.js';
 import { functionEnvironment, functionHandler, invokeBundle, type Assembly } from '../../scripts/lib/bundles.js';
 import type { Dynamo } from '../helpers/emulators.js';
 import type { S3Sqs } from '../../scripts/lib/s3-sqs.js';
@@ -81,21 +81,7 @@ beforeAll(async () => {
   await writeLake(createLocalDestination(localLake), days, finishedAt);
   // What the page shows besides the tables: a fix made by a follow-up job (its outcome record)
   // and an anomaly mark of the hourly check, each under its own prefix.
-  const outcome = buildOutcome({
-    requestId: 'req-fix-1',
-    projectId: 'proj_a',
-    jobId: 'job_fix',
-    kind: 'follow_up',
-    gapId: 'gap-quickstart',
-    promptLength: 40,
-    promptSha256: 'a'.repeat(64),
-    status: 'completed',
-    prLink: 'https://github.com/acme/docs/pull/9',
-    sentAt: Date.parse('2026-11-17T09:00:00Z'),
-    finishedAt: Date.parse('2026-11-17T10:00:00Z'),
-    polls: 3,
-    attempts: 1,
-  });
+  const outcome = completedFixOutcome('req-fix-1', 'proj_a', 'job_fix');
   await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `mintlify/${outcomeKey(outcome)}`, Body: JSON.stringify(outcome) }));
   await recordAnomalies(createS3Destination({ bucket, prefix: 'mintlify', client: aws.s3 }), [
     { projectId: 'proj_a', day: '2026-11-18', figure: 'human', value: 40, usual: 420, direction: 'drop' },

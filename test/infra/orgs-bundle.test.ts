@@ -15,10 +15,10 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/index.js';
-import { buildOutcome, outcomeKey } from '../../functions/follow-up/outcome.js';
+import { outcomeKey } from '../../functions/follow-up/outcome.js';
 import { createS3Destination } from '../../functions/shared/storage/destination-s3.js';
 import { everyDays, FLAT_DAY, writeLake } from '../helpers/insights-lake.js';
-import { FAST_POLL, followUpQueueId, glueTableNames, startBundleStand, type BundleStandWithSandbox } from '../helpers/bundle-fixture.js';
+import { FAST_POLL, followUpQueueId, completedFixOutcome, glueTableNames, startBundleStand, type BundleStandWithSandbox } from '../helpers/bundle-fixture.js';
 import { functionEnvironment, functionHandler, invokeBundle, type Assembly } from '../../scripts/lib/bundles.js';
 import type { Dynamo } from '../helpers/emulators.js';
 import type { S3Sqs } from '../../scripts/lib/s3-sqs.js';
@@ -239,21 +239,7 @@ describe('the organisations bundles (-c organisations=true)', { timeout: 120_000
     const lake = createS3Destination({ bucket, prefix: 'mintlify/orgs/acme', client: aws.s3 });
     const days = everyDays('2026-11-09', 14).map((day) => ({ projectId: PROJECTS.acme, day, figures: FLAT_DAY }));
     await writeLake(lake, days, (day) => Date.parse(`${day}T00:00:00Z`) + 27 * 3_600_000);
-    const outcome = buildOutcome({
-      requestId: 'orgs-weekly-fix',
-      projectId: PROJECTS.acme,
-      jobId: 'job_weekly_fix',
-      kind: 'follow_up',
-      gapId: 'gap-quickstart',
-      promptLength: 40,
-      promptSha256: 'a'.repeat(64),
-      status: 'completed',
-      prLink: 'https://github.com/acme/docs/pull/9',
-      sentAt: Date.parse('2026-11-17T09:00:00Z'),
-      finishedAt: Date.parse('2026-11-17T10:00:00Z'),
-      polls: 3,
-      attempts: 1,
-    });
+    const outcome = completedFixOutcome('orgs-weekly-fix', PROJECTS.acme, 'job_weekly_fix');
     await lake.put(outcomeKey(outcome), JSON.stringify(outcome), { contentType: 'application/json' });
     const { topicArn } = await aws.createTopicWithSubscriber();
     const { error, logs, iam } = await invoke(
