@@ -219,11 +219,12 @@ describe('bundled handlers against the sandbox and emulators', () => {
     };
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
-  });
-
-  it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table, and registers the day in Glue', async () => {
+  /**
+   * The export function's synthesized environment against this file's bucket, state table and
+   * Glue database, and the IAM guard of its role (the Glue tables bound by name: their ARNs in the
+   * role's policy are made of them).
+   */
+  async function exportUnderItsRole() {
     const values = {
       MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
       PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN,
@@ -231,15 +232,21 @@ describe('bundled handlers against the sandbox and emulators', () => {
       EXPORT_STATE_TABLE: table,
       EXPORT_GLUE_DATABASE: GLUE_DATABASE,
     };
-    const env = environmentOf('mintlify-export', values);
-    // The Glue tables' names, which their ARNs in the role's policy are made of.
-    const tableNames = glueTableNames(template.Resources);
     const iam = await guard(
       'Hourly',
       values,
       { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
-      tableNames,
+      glueTableNames(template.Resources),
     );
+    return { env: environmentOf('mintlify-export', values), iam };
+  }
+
+  afterAll(async () => {
+    await Promise.all([sandbox?.close(), aws?.close(), dynamo?.close(), secrets?.close(), glue?.close(), ...guards.map((g) => g.close())]);
+  });
+
+  it('the export bundle writes a day of Parquet files and its manifest to S3, its ledger in the state table, and registers the day in Glue', async () => {
+    const { env, iam } = await exportUnderItsRole();
 
     const { result, error, logs } = await invokeBundle(
       bundles.export,
@@ -288,27 +295,14 @@ describe('bundled handlers against the sandbox and emulators', () => {
   });
 
   it("the export bundle that settles a month writes that month's roll-ups, under its role's policies", async () => {
-    const values = {
-      MINTLIFY_API_KEY_SECRET_ARN: SECRET_ARN,
-      PERSONAL_DATA_KEY_SECRET_ARN: PERSONAL_DATA_SECRET_ARN,
-      EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
-      EXPORT_STATE_TABLE: table,
-      EXPORT_GLUE_DATABASE: GLUE_DATABASE,
-    };
-    const tableNames = glueTableNames(template.Resources);
-    const iam = await guard(
-      'Hourly',
-      values,
-      { S3: aws.endpoint, DYNAMODB: dynamo.endpoint, SECRETS_MANAGER: secrets.endpoint, GLUE: glue.endpoint },
-      tableNames,
-    );
+    const { env, iam } = await exportUnderItsRole();
     const days = ['2026-02-26', '2026-02-27', '2026-02-28'];
 
     // February's first exported day to its last: every day of the month the lake has is then settled.
     const { error, logs } = await invokeBundle(
       bundles.export,
       { from: days[0], to: '2026-03-01', projects: [PROJECT], datasets: ['visitors'] },
-      { ...environmentOf('mintlify-export', values), ...endpoints, ...iam.env },
+      { ...env, ...endpoints, ...iam.env },
     );
 
     expect(iam.denied, 'calls its role may not make').toEqual([]);
