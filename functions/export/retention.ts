@@ -22,7 +22,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { DestinationError, describeError } from '../shared/errors.js';
 import type { AppLogger } from '../shared/logger.js';
 import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
-import { dayFolderOfKey, dayKey, folderOf, parseUnitKey } from '../warehouse/lake/layout.js';
+import { dayFolderOfKey, dayKey, folderOf, monthOfDay, parseUnitKey } from '../warehouse/lake/layout.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 import { removeMonthRollups } from '../warehouse/lake/rollups.js';
 import { EXPIRED_PREFIX } from './erasures.js';
@@ -109,6 +109,8 @@ export async function deleteExpired(
   const list = destination.list?.bind(destination);
   if (!list) throw new DestinationError(`${destination.url} cannot list its files: PERSONAL_DATA_RETENTION_DAYS cannot be applied there`);
   const days = new Set<string>();
+  /** `<dataset>/<month>` whose roll-ups this call removed. */
+  const rolledUpMonthsRemoved = new Set<string>();
   let files = 0;
   let units = 0;
   for (const dataset of EXPIRING_DATASETS) {
@@ -141,8 +143,13 @@ export async function deleteExpired(
       };
       // The record first: a run cut short after it still never plans the unit again.
       await destination.put(expiredKey(unit), `${JSON.stringify(record, null, 2)}\n`, { contentType: 'application/json' });
-      // Its month's roll-ups go before its days (warehouse/lake/rollups.ts): none keeps an expired row.
-      await removeMonthRollups(destination, unit);
+      // Its month's roll-ups go before its days (warehouse/lake/rollups.ts): none keeps an expired row. A
+      // month's roll-up holds every project's days, so it goes once, before the month's first expired unit.
+      const month = `${dataset}/${monthOfDay(unit.day)}`;
+      if (!rolledUpMonthsRemoved.has(month)) {
+        await removeMonthRollups(destination, unit);
+        rolledUpMonthsRemoved.add(month);
+      }
       for (const key of unitKeys) {
         await destination.delete(key);
         files += 1;
