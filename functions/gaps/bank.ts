@@ -4,7 +4,8 @@
  * into one array of term ids, and one row per question and day. The topics of any range of those
  * days (`packed`), a topic's figure per day (`figuresByDay`) and the terms of a text read again
  * (`termIdsOf`) come from it without asking DuckDB or reading a text again: a report with a
- * completed gap job asks for the look-back's topics, the period's, and both sides' figures.
+ * completed gap job asks for the look-back's topics, the period's, both sides' figures and the
+ * topics' unanswered questions per day of their rates (gaps/day-rates.ts).
  *
  * DuckDB streams each time a question went unanswered as it was asked; the bank folds and
  * counts them (`add`): DuckDB folding, grouping and ordering a day of 200,000 distinct questions
@@ -62,7 +63,7 @@ const SPACE_RUN = /[\t\n\f\r]| {2}/;
 const ENDS = new Set([0x20, 0x3f, 0x21, 0x2e]);
 
 /**
- * A question as queries/assistant-questions-by-day.sql folds it (and this query did): lower
+ * A question as queries/answered-questions-by-day.sql folds it (and this query did): lower
  * case, each run of spaces, tabs and line ends one space, no space or ?!. at either end.
  * Trimmed by hand (linear in any run of dots).
  */
