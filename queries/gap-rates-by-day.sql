@@ -1,8 +1,9 @@
 -- The rate of each wanted gap (the temporary table rate_gaps: gap_id, kind, project_id, key) per
 -- UTC day: its signal and its exposure, whose quotient is the rate a fix is judged by (gaps/effect.ts):
 -- thumbs down on the page ÷ its human views; searches of the term on days nobody clicked a result
--- ÷ every search of the term. (An unanswered topic's rate needs its questions' words:
--- assistant-questions-by-day.sql, grouped by gaps/effect.ts.) A day without a row: neither.
+-- ÷ every search of the term. (An unanswered topic's rate needs its questions' words: the
+-- session's bank of unanswered ones and answered-questions-by-day.sql, counted by gaps/day-rates.ts.)
+-- A day without a row: neither.
 -- DuckDB only (GROUP BY ALL, strftime, a temporary table).
 WITH thumbs AS (
   SELECT project_id, path AS key, date AS day, count(*) FILTER (WHERE helpful = false) AS signal

@@ -30,7 +30,7 @@ import {
   decodeClickedSearch,
   decodeDailyTotals,
   decodeGapFigure,
-  decodeAskedQuestionDay,
+  decodeAnsweredQuestionDay,
   decodeGapRate,
   decodeQuestionDay,
   decodeThumbsDownPage,
@@ -194,11 +194,11 @@ export const QUESTIONS: readonly Question[] = [
     duckdbOnly: true,
   },
   {
-    id: 'AssistantQuestionsByDay',
-    file: 'assistant-questions-by-day.sql',
-    name: 'Assistant questions asked and unanswered per day',
+    id: 'AnsweredQuestionsByDay',
+    file: 'answered-questions-by-day.sql',
+    name: 'Assistant questions answered per day',
     description:
-      "Every assistant question (the same text but for case and spaces) per project and UTC day, with how often it was asked and went unanswered: an unanswered topic's exposure and signal per day, what a fix is judged by (gaps/effect.ts).",
+      "Every assistant question not left unanswered (the same text but for case and spaces) per project and UTC day, with how often it was asked: with the unanswered ones (gaps/bank.ts), an unanswered topic's exposure per day, what a fix is judged by (gaps/effect.ts).",
     saved: false,
     summary: false,
     duckdbOnly: true,
@@ -225,7 +225,7 @@ export const QUESTION_IDS = {
   thumbsDownPages: 'PagesWithNegativeFeedback',
   gapFigureByDay: 'GapFigureByDay',
   gapRatesByDay: 'GapRatesByDay',
-  assistantQuestionsByDay: 'AssistantQuestionsByDay',
+  answeredQuestionsByDay: 'AnsweredQuestionsByDay',
   unansweredQuestionsByDay: 'UnansweredQuestionsByDay',
 } as const;
 
@@ -244,7 +244,7 @@ export const TYPED_QUESTIONS = {
   thumbsDownPages: typed(QUESTION_IDS.thumbsDownPages, decodeThumbsDownPage),
   gapFigureByDay: typed(QUESTION_IDS.gapFigureByDay, decodeGapFigure),
   gapRatesByDay: typed(QUESTION_IDS.gapRatesByDay, decodeGapRate),
-  assistantQuestionsByDay: typed(QUESTION_IDS.assistantQuestionsByDay, decodeAskedQuestionDay),
+  answeredQuestionsByDay: typed(QUESTION_IDS.answeredQuestionsByDay, decodeAnsweredQuestionDay),
   unansweredQuestionsByDay: typed(QUESTION_IDS.unansweredQuestionsByDay, decodeQuestionDay),
 } as const;
 

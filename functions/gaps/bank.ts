@@ -4,7 +4,8 @@
  * into one array of term ids, and one row per question and day. The topics of any range of those
  * days (`packed`), a topic's figure per day (`figuresByDay`) and the terms of a text read again
  * (`termIdsOf`) come from it without asking DuckDB or reading a text again: a report with a
- * completed gap job asks for the look-back's topics, the period's, and both sides' figures.
+ * completed gap job asks for the look-back's topics, the period's, both sides' figures and the
+ * topics' unanswered questions per day of their rates (gaps/day-rates.ts).
  *
  * DuckDB streams each time a question went unanswered as it was asked; the bank folds and
  * counts them (`add`): DuckDB folding, grouping and ordering a day of 200,000 distinct questions
@@ -62,7 +63,7 @@ const SPACE_RUN = /[\t\n\f\r]| {2}/;
 const ENDS = new Set([0x20, 0x3f, 0x21, 0x2e]);
 
 /**
- * A question as queries/assistant-questions-by-day.sql folds it (and this query did): lower
+ * A question as queries/answered-questions-by-day.sql folds it (and this query did): lower
  * case, each run of spaces, tabs and line ends one space, no space or ?!. at either end.
  * Trimmed by hand (linear in any run of dots).
  */
@@ -288,8 +289,10 @@ export class QuestionBank {
   }
 
   /**
-   * Each of `gaps`' unanswered questions per day on `[from, to)`, as `gapId → day → figure`:
-   * every question of its project whose terms hold its key terms (`match`: topics.ts `topicMatcher`).
+   * Each of `gaps`' unanswered questions per day on `[from, to)`, as `gapId → day → figure` (its
+   * days in date order): every question of its project whose terms hold its key terms (`match`:
+   * topics.ts `topicMatcher`). Counted in one typed array per gap and day (a report counts its
+   * fixed gaps and up to 200 controls each over every row of the look-back).
    */
   figuresByDay(
     gaps: readonly { readonly gapId: string; readonly projectId: string }[],
@@ -297,26 +300,41 @@ export class QuestionBank {
     from: string,
     to: string,
   ): Map<string, Map<string, number>> {
-    const byGap = new Map<string, Map<string, number>>();
-    // Each question matched once (a question is asked on many days).
-    const matched = new Map<number, number[]>();
-    for (let question = 0; question < this.#questionProject.length; question += 1) {
-      const found = match(this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question)));
-      if (found.length > 0) matched.set(question, found);
+    // Each question matched once (a question is asked on many days): the gaps of its project it falls in, packed.
+    const projectIndex = gaps.map((gap) => this.#projects.get(gap.projectId)?.index ?? -1);
+    const count = this.#questionProject.length;
+    const foundFrom = new Uint32Array(count + 1);
+    const found: number[] = [];
+    for (let question = 0; question < count; question += 1) {
+      for (const index of match(this.#terms.view(this.#termsFrom.at(question), this.#termsTo.at(question)))) {
+        if (projectIndex[index] === this.#questionProject.at(question)) found.push(index);
+      }
+      foundFrom[question + 1] = found.length;
     }
-    const projectOf = new Map([...this.#projects].map(([id, p]) => [p.index, id]));
+    const days = this.#days.length;
     const inRange = this.#daysIn(from, to);
+    const sums = new Float64Array(gaps.length * days);
     for (let row = 0; row < this.#rowQuestion.length; row += 1) {
-      const found = matched.get(this.#rowQuestion.at(row));
-      if (found === undefined || inRange[this.#rowDay.at(row)] === 0) continue;
-      const projectId = projectOf.get(this.#questionProject.at(this.#rowQuestion.at(row)));
-      const day = this.#days[this.#rowDay.at(row)] as string;
-      for (const index of found) {
-        const gap = gaps[index] as (typeof gaps)[number];
-        if (gap.projectId !== projectId) continue;
-        const days = byGap.get(gap.gapId) ?? new Map<string, number>();
-        days.set(day, (days.get(day) ?? 0) + this.#rowUnanswered.at(row));
-        byGap.set(gap.gapId, days);
+      const question = this.#rowQuestion.at(row);
+      const day = this.#rowDay.at(row);
+      if (foundFrom[question] === foundFrom[question + 1] || inRange[day] === 0) continue;
+      const unanswered = this.#rowUnanswered.at(row);
+      for (let k = foundFrom[question] as number; k < (foundFrom[question + 1] as number); k += 1) {
+        const at = (found[k] as number) * days + day;
+        sums[at] = (sums[at] as number) + unanswered;
+      }
+    }
+    // Days are numbered as first read: listed by their dates.
+    const byDate = Array.from({ length: days }, (_, day) => day).sort((a, b) => ((this.#days[a] as string) < (this.#days[b] as string) ? -1 : 1));
+    const byGap = new Map<string, Map<string, number>>();
+    for (const [index, gap] of gaps.entries()) {
+      for (const day of byDate) {
+        const figure = sums[index * days + day] as number;
+        if (figure === 0) continue;
+        const perDay = byGap.get(gap.gapId) ?? new Map<string, number>();
+        const date = this.#days[day] as string;
+        perDay.set(date, (perDay.get(date) ?? 0) + figure);
+        byGap.set(gap.gapId, perDay);
       }
     }
     return byGap;

@@ -1,12 +1,13 @@
 /**
  * The day counts a fix is judged by, read from the warehouse for effect.ts (which judges them
  * with verdict.ts): each wanted gap's signal and exposure per UTC day — pages and terms by
- * queries/gap-rates-by-day.sql, unanswered topics from every question asked — and, per project
+ * queries/gap-rates-by-day.sql, unanswered topics from every question asked (the unanswered ones
+ * from the session's bank, the others from the files) — and, per project
  * and gap kind, the days that were exported (a day never exported is left out of a side, not
  * counted as 0).
  *
- * The questions asked are many (every turn of 90 days and more) and a topic's key holds few of
- * them: DuckDB lets through only the candidates (`topicCandidateMacro`, a condition that holds
+ * The questions answered are many (every turn of 90 days and more) and a topic's key holds few
+ * of them: DuckDB lets through only the candidates (`topicCandidateMacro`, a condition that holds
  * for every question the key terms can be found in, and for some more), and only their words are
  * read, by the exact matcher of topics.ts.
  */
@@ -19,6 +20,7 @@ import { fileKeys, rollupScopes, tableFiles } from '../warehouse/lake/files.js';
 import { sqlString } from '../warehouse/sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
 import type { GapKind } from './gaps.js';
+import { bankOf } from './bank.js';
 import { tableFiles as gapTableFiles, vocabularyOf, type GapTables } from './read.js';
 import { isCount, refusedCount, type DailyRates, type RateGap } from './rates.js';
 import { termsOfKey, topicMatcher } from './topics.js';
@@ -26,9 +28,10 @@ import type { DayCount } from './verdict.js';
 
 /**
  * `gapId → day → {signal, exposure}` of `gaps`: pages and terms by queries/gap-rates-by-day.sql;
- * unanswered topics from every question asked (queries/assistant-questions-by-day.sql over the
- * table's files in `lake`), each counted in the topics whose key terms it holds (topics.ts
- * `inTopic`, as the topic's figure is counted: read.ts `topicFiguresByDay`).
+ * unanswered topics from every question asked — the unanswered ones from the session's bank
+ * (gaps/bank.ts), the others by queries/answered-questions-by-day.sql over the table's files in
+ * `lake` — each counted in the topics whose key terms it holds (topics.ts `inTopic`, as the
+ * topic's figure is counted: read.ts `topicFiguresByDay`).
  */
 export async function dailyRates(tables: GapTables, all: readonly RateGap[], lake: LakeFiles): Promise<DailyRates> {
   const byGap = await topicRates(
@@ -61,31 +64,41 @@ export async function dailyRates(tables: GapTables, all: readonly RateGap[], lak
   return { rates: byGap, refused };
 }
 
-/** Each unanswered topic's questions asked and unanswered per day (see `dailyRates`). */
+/**
+ * Each unanswered topic's questions asked and unanswered per day (see `dailyRates`): the
+ * unanswered ones from the session's bank (gaps/bank.ts: read once, as the topics were found and
+ * their figures counted), the others — answered, or of no known status — from the table's files
+ * (queries/answered-questions-by-day.sql), so that no unanswered question is read twice.
+ */
 async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly RateGap[]): Promise<Map<string, Map<string, DayCount>>> {
   const byGap = new Map<string, Map<string, DayCount>>();
   if (gaps.length === 0) return byGap;
+  // Each text read once per session (read.ts `vocabularyOf`), each question matched by the keys' terms, not against every gap.
+  const vocabulary = vocabularyOf(tables.warehouse);
+  const match = topicMatcher(
+    vocabulary,
+    gaps.map((g) => termsOfKey(g.key)),
+  );
+  const bank = await bankOf(tables.warehouse, tables.params);
+  // An unanswered question was asked too: its count is the signal and part of the exposure.
+  for (const [gapId, days] of bank.figuresByDay(gaps, match, tables.params.from, tables.params.to)) {
+    byGap.set(gapId, new Map([...days].map(([day, unanswered]) => [day, { signal: unanswered, exposure: unanswered }])));
+  }
   const projects = new Set(gaps.map((g) => g.projectId));
   const unreadable = new Set(tables.warehouse.unreadable);
   const prefix = ASSISTANT_CONVERSATIONS.prefix;
   const listed = await tableFiles(lake, prefix, daysBetween(tables.params.from, tables.params.to), projects);
   const files = fileKeys(listed).filter((file) => !unreadable.has(file));
   if (files.length === 0) return byGap;
-  const { assistantQuestionsByDay } = TYPED_QUESTIONS;
+  const { answeredQuestionsByDay } = TYPED_QUESTIONS;
   await tables.warehouse.session.run(topicCandidateMacro(gaps));
-  const sql = assistantQuestionsByDay.sql(
+  const sql = answeredQuestionsByDay.sql(
     { [ASSISTANT_CONVERSATIONS.name]: parquetFiles(files, rollupScopes(listed)) },
     { ...tables.params, projects: [...projects].sort() },
   );
-  // Each text read once per session (read.ts `vocabularyOf`), each row matched by the keys' terms, not against every gap.
-  const vocabulary = vocabularyOf(tables.warehouse);
-  const match = topicMatcher(
-    vocabulary,
-    gaps.map((g) => termsOfKey(g.key)),
-  );
-  // A chunk of rows at a time, none kept: every question of 90 days and more, each once with its days.
+  // A chunk of rows at a time, none kept: every question answered in 90 days and more, each once with its days.
   await tables.warehouse.session.each(sql, (rows) => {
-    for (const row of rows.map(assistantQuestionsByDay.decode)) {
+    for (const row of rows.map(answeredQuestionsByDay.decode)) {
       const found = match(vocabulary.termIdsOf(row.question));
       if (found.length === 0) continue;
       for (const index of found) {
@@ -95,7 +108,7 @@ async function topicRates(tables: GapTables, lake: LakeFiles, gaps: readonly Rat
         for (const [k, epochDay] of row.days.entries()) {
           const day = dayOf(epochDay);
           const known = days.get(day) ?? NONE;
-          days.set(day, { signal: known.signal + (row.unanswered[k] as number), exposure: known.exposure + (row.asked[k] as number) });
+          days.set(day, { signal: known.signal, exposure: known.exposure + (row.answered[k] as number) });
         }
         byGap.set(gap.gapId, days);
       }
@@ -124,7 +137,7 @@ export function needleOf(term: string): string | null | undefined {
 }
 
 /**
- * `CREATE TEMP MACRO topic_candidate(project, question)` for queries/assistant-questions-by-day.sql:
+ * `CREATE TEMP MACRO topic_candidate(project, question)` for queries/answered-questions-by-day.sql:
  * true for a lower-cased question of a gap's project that holds a character outside printable
  * ASCII (NFKC, full-width and CJK text: the exact matcher judges it), or that holds, without its
  * spaces, the longest needle of one of the project's keys (every needle of a key is in any

@@ -175,27 +175,25 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
 }
 
 /**
- * A row of queries/assistant-questions-by-day.sql: one question of a project, with each UTC day it
- * was asked on (days since 1970-01-01), how often it was asked and how often it went unanswered
- * that day (the three lists in step: the SQL's list of `{day, asked, unanswered}`).
+ * A row of queries/answered-questions-by-day.sql: one question of a project not left unanswered,
+ * with each UTC day it was asked on (days since 1970-01-01) and how often that day (the two
+ * lists in step: the SQL's list of `{day, answered}`).
  */
-export interface AskedQuestionDayRow {
+export interface AnsweredQuestionDayRow {
   readonly projectId: string;
   /** The question's normalized text (lower case, spaces folded, no ?!. at the ends). */
   readonly question: string;
   readonly days: readonly number[];
-  readonly asked: readonly number[];
-  readonly unanswered: readonly number[];
+  readonly answered: readonly number[];
 }
 
-export function decodeAskedQuestionDay(r: Row): AskedQuestionDayRow {
+export function decodeAnsweredQuestionDay(r: Row): AnsweredQuestionDayRow {
   const days = Array.isArray(r['days']) ? (r['days'] as Row[]) : [];
   return {
     projectId: text(r['project_id']),
     question: text(r['question']),
     days: days.map((d) => count(d['day'])),
-    asked: days.map((d) => count(d['asked'])),
-    unanswered: days.map((d) => count(d['unanswered'])),
+    answered: days.map((d) => count(d['answered'])),
   };
 }
 

@@ -84,6 +84,31 @@ describe('a bank of unanswered questions', () => {
     ]);
   });
 
+  it('counts each gap per day in its own project only, its days in date order whatever order they were read in', () => {
+    const { bank: made, vocabulary } = bank([...ROWS].reverse());
+    const gaps = [
+      { gapId: 'a', projectId: 'proj_a', key: 'verify webhook' },
+      { gapId: 'b', projectId: 'proj_b', key: 'verify webhook' },
+      { gapId: 'c', projectId: 'proj_a', key: 'api key' },
+      { gapId: 'none', projectId: 'proj_c', key: 'verify webhook' },
+    ];
+    const match = topicMatcher(
+      vocabulary,
+      gaps.map((g) => termsOfKey(g.key)),
+    );
+    const figures = made.figuresByDay(gaps, match, '2026-09-02', '2026-09-04');
+    expect([...figures].map(([gapId, days]) => [gapId, [...days]])).toEqual([
+      [
+        'a',
+        [
+          ['2026-09-02', 2],
+          ['2026-09-03', 4],
+        ],
+      ],
+      ['b', [['2026-09-02', 7]]],
+    ]);
+  });
+
   it('keeps two questions apart whose keys share a hash (the bank holds hashes, not keys)', () => {
     // These two folded texts have the same 30-bit FNV-1a hash.
     const [a, b] = ['How do I rotate key 168724?', 'How do I rotate key 598200?'];

@@ -1,10 +1,11 @@
 /**
  * The candidates DuckDB lets through to an unanswered topic's day counts (issue 57, gaps/day-rates.ts
- * `topicCandidateMacro`): the real queries/assistant-questions-by-day.sql over a table of random
+ * `topicCandidateMacro`): the real queries/answered-questions-by-day.sql over a table of random
  * questions, with the macro and with a macro that lets every question through. Every question the
- * exact matcher (topics.ts `topicMatcher`, the terms read fresh or from a bank of unanswered
+ * exact matcher (topics.ts `topicMatcher`, the terms read fresh or from a bank of the unanswered
  * questions) finds a key in is a candidate, with the same counts — and the question of no key is
- * left in DuckDB.
+ * left in DuckDB. The unanswered turns are never among its rows: the session's bank holds them,
+ * read once (day-rates.ts counts them from it).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ import { type DuckDbSession, openDuckDb } from '../../../functions/warehouse/duc
 import { sqlString } from '../../../functions/warehouse/sql.js';
 import { formatDay } from '../../../functions/shared/dates.js';
 import { DAY_MS } from '../../../functions/shared/time.js';
-import type { AskedQuestionDayRow } from '../../../functions/warehouse/questions.js';
+import type { AnsweredQuestionDayRow } from '../../../functions/warehouse/questions.js';
 
 const DAY = '2026-09-01';
 const DAY2 = '2026-09-02';
@@ -137,17 +138,19 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-/** A question of a project on a day, asked and unanswered (a row of queries/assistant-questions-by-day.sql, one of its days). */
-interface AskedDay {
+/** A question of a project on a day and how often it was answered (a row of queries/answered-questions-by-day.sql, one of its days). */
+interface AnsweredDay {
   readonly projectId: string;
   readonly day: string;
   readonly question: string;
-  readonly asked: number;
-  readonly unanswered: number;
+  readonly answered: number;
 }
 
-/** Rows of queries/assistant-questions-by-day.sql over `asked` (project, text, unanswered?), with `macro` created first, a row a day. */
-async function askedRows(asked: readonly (readonly [string, string, boolean, string?])[], macro: string): Promise<AskedDay[]> {
+/** Turns: project, text, unanswered?, day (DAY when absent). */
+type Turn = readonly [string, string, boolean, string?];
+
+/** Rows of queries/answered-questions-by-day.sql over `asked` turns, with `macro` created first, a row a day. */
+async function askedRows(asked: readonly Turn[], macro: string): Promise<AnsweredDay[]> {
   await db.run('DROP TABLE IF EXISTS asked_turns');
   await db.run('CREATE TEMP TABLE asked_turns (project_id VARCHAR, dt VARCHAR, query VARCHAR, resolution_status VARCHAR)');
   if (asked.length > 0) {
@@ -155,34 +158,32 @@ async function askedRows(asked: readonly (readonly [string, string, boolean, str
     await db.run(`INSERT INTO asked_turns VALUES ${values}`);
   }
   await db.run(macro);
-  const { assistantQuestionsByDay } = TYPED_QUESTIONS;
-  const sql = assistantQuestionsByDay.sql({ assistant_conversations: 'asked_turns' }, { from: DAY, to: '2026-09-03', projects: PROJECTS });
-  return (await db.query(sql)).map(assistantQuestionsByDay.decode).flatMap((r: AskedQuestionDayRow) =>
+  const { answeredQuestionsByDay } = TYPED_QUESTIONS;
+  const sql = answeredQuestionsByDay.sql({ assistant_conversations: 'asked_turns' }, { from: DAY, to: '2026-09-03', projects: PROJECTS });
+  return (await db.query(sql)).map(answeredQuestionsByDay.decode).flatMap((r: AnsweredQuestionDayRow) =>
     r.days.map((day, k) => ({
       projectId: r.projectId,
       day: formatDay(day * DAY_MS),
       question: r.question,
-      asked: r.asked[k] as number,
-      unanswered: r.unanswered[k] as number,
+      answered: r.answered[k] as number,
     })),
   );
 }
 
-/** `project\u0000gap index → asked/unanswered` counted as day-rates.ts counts them. */
-function counted(rows: readonly AskedDay[], gaps: readonly { projectId: string; key: string }[], vocabulary: Vocabulary): Map<string, string> {
+/** `gap index day → answered` counted as day-rates.ts counts them. */
+function counted(rows: readonly AnsweredDay[], gaps: readonly { projectId: string; key: string }[], vocabulary: Vocabulary): Map<string, number> {
   const match = topicMatcher(
     vocabulary,
     gaps.map((g) => termsOfKey(g.key)),
   );
-  const out = new Map<string, [number, number]>();
+  const out = new Map<string, number>();
   for (const row of rows) {
     for (const index of match(vocabulary.termIdsOf(row.question))) {
       if (gaps[index]?.projectId !== row.projectId) continue;
-      const known = out.get(`${index} ${row.day}`) ?? [0, 0];
-      out.set(`${index} ${row.day}`, [known[0] + row.asked, known[1] + row.unanswered]);
+      out.set(`${index} ${row.day}`, (out.get(`${index} ${row.day}`) ?? 0) + row.answered);
     }
   }
-  return new Map([...out].map(([k, [a, u]]) => [k, `${a}/${u}`]));
+  return out;
 }
 
 /**
@@ -190,14 +191,14 @@ function counted(rows: readonly AskedDay[], gaps: readonly { projectId: string; 
  * does (gaps/bank.ts); `widestFirst`: the bank reads the texts outside printable ASCII first, so a
  * text of printable ASCII the same but for width or spaces gets their terms.
  */
-function bankedVocabulary(rows: readonly AskedDay[], widestFirst = true): Vocabulary {
+function bankedVocabulary(turns: readonly Turn[], widestFirst = true): Vocabulary {
   const vocabulary = new Vocabulary();
   const bank = new QuestionBank(vocabulary, { from: DAY, to: '2026-09-03', projects: PROJECTS });
-  const ascii = (r: AskedDay) => (/^[\x20-\x7e]*$/.test(r.question) ? 1 : 0);
-  // The bank keeps a day's text asked last: the widest asked last, or else the first row last.
-  rows.forEach((row, i) => {
-    const askedAt = widestFirst ? 1 - ascii(row) : rows.length - i;
-    for (let n = 0; n < row.unanswered; n += 1) bank.add({ projectId: row.projectId, day: row.day, text: row.question, askedAt });
+  const ascii = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? 1 : 0);
+  // The bank keeps a day's text asked last: the widest asked last, or else the first turn last.
+  turns.forEach(([projectId, text, unanswered, day], i) => {
+    const askedAt = widestFirst ? 1 - ascii(text) : turns.length - i;
+    if (unanswered) bank.add({ projectId, day: day ?? DAY, text, askedAt });
   });
   vocabulary.knowing((text) => bank.termIdsOf(text));
   return vocabulary;
@@ -222,7 +223,7 @@ describe('the candidates of a topic’s day counts', () => {
           });
           const all = await askedRows(asked, EVERY);
           const candidates = await askedRows(asked, topicCandidateMacro(gaps));
-          for (const vocabulary of [() => new Vocabulary(), () => bankedVocabulary(all), () => bankedVocabulary(all, false)]) {
+          for (const vocabulary of [() => new Vocabulary(), () => bankedVocabulary(asked), () => bankedVocabulary(asked, false)]) {
             expect(counted(candidates, gaps, vocabulary())).toEqual(counted(all, gaps, vocabulary()));
           }
         },
@@ -241,19 +242,19 @@ describe('the candidates of a topic’s day counts', () => {
     const all = await askedRows(asked, EVERY);
     const candidates = await askedRows(asked, topicCandidateMacro(gaps));
     expect(sameQuestion('web\ufeffhooks')).toBe('web hooks');
-    // `web hooks` has the terms of `web\ufeffhooks` (the format character removed: `webhook`), not its own.
-    expect(counted(all, gaps, bankedVocabulary(all))).toEqual(new Map([[`0 ${DAY}`, '3/2']]));
-    expect(counted(candidates, gaps, bankedVocabulary(all))).toEqual(new Map([[`0 ${DAY}`, '3/2']]));
-    expect(counted(all, gaps, new Vocabulary())).toEqual(new Map([[`0 ${DAY}`, '1/1']]));
+    // The answered `web hooks` has the terms of `web\ufeffhooks` (the format character removed: `webhook`), not its own.
+    expect(counted(all, gaps, bankedVocabulary(asked))).toEqual(new Map([[`0 ${DAY}`, 1]]));
+    expect(counted(candidates, gaps, bankedVocabulary(asked))).toEqual(new Map([[`0 ${DAY}`, 1]]));
+    expect(counted(all, gaps, new Vocabulary())).toEqual(new Map());
   });
 
   it('leave the questions of no key in DuckDB: only the candidates reach the matcher', async () => {
     const asked = [
-      ['proj_a', 'How do I verify Webhooks?', true],
+      ['proj_a', 'How do I verify Webhooks?', false],
       ['proj_a', 'Where are the LIBRARIES listed', false],
-      ['proj_a', 'dark mode toggle', true],
-      ['proj_a', 'ダークモード', true],
-      ['proj_b', 'verify webhooks', true],
+      ['proj_a', 'dark mode toggle', false],
+      ['proj_a', 'ダークモード', false],
+      ['proj_b', 'verify webhooks', false],
     ] as const;
     const gaps = [
       { projectId: 'proj_a', key: topicKeyOf(['verify', 'webhook']) },
@@ -266,6 +267,24 @@ describe('the candidates of a topic’s day counts', () => {
       ['proj_a', 'where are the libraries listed'],
       ['proj_a', 'ダークモード'],
     ]);
+  });
+
+  it('never let an unanswered turn through (the bank counts those, read once), whatever else its text', async () => {
+    const asked: Turn[] = [
+      ['proj_a', 'How do I verify Webhooks?', true],
+      ['proj_a', 'How do I verify Webhooks?', false],
+      ['proj_a', 'verify webhooks', true, DAY2],
+      ['proj_b', 'ダークモード', true],
+    ];
+    const gaps = [
+      { projectId: 'proj_a', key: topicKeyOf(['verify', 'webhook']) },
+      { projectId: 'proj_b', key: 'ダークモード' },
+    ];
+    for (const macro of [EVERY, topicCandidateMacro(gaps)]) {
+      expect((await askedRows(asked, macro)).map((r) => [r.projectId, r.day, r.question, r.answered])).toEqual([
+        ['proj_a', DAY, 'how do i verify webhooks', 1],
+      ]);
+    }
   });
 
   it('need of each term a substring of any word it stems from', () => {
