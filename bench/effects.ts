@@ -22,7 +22,8 @@
  * - the portfolio (gaps/portfolio.ts): 20 fixes × 30 signals, a true 30 % average fall (each
  *   fix's own fall spread around it) found ≥ 90 %; with none, false `fixed` ≤ 5 %.
  */
-import { judgeGap, type RateGap } from '../functions/gaps/effect.js';
+import { judgeGap } from '../functions/gaps/effect.js';
+import type { RateGap } from '../functions/gaps/rates.js';
 import { portfolioOf } from '../functions/gaps/portfolio.js';
 import { detectableFall, logEffectVariance, normalQuantile, powerOf, type EffectCounts } from '../functions/gaps/power.js';
 import { addDays } from '../functions/shared/dates.js';

@@ -14,7 +14,8 @@
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import type { QuestionDayRow } from '../warehouse/questions.js';
 import type { LoadedWarehouse } from '../warehouse/session.js';
-import { type AskedQuestion, type PackedQuestions, sameQuestion, type TermIds, Vocabulary } from './topics.js';
+import { type AskedQuestion, type PackedQuestions, sameQuestion } from './topics.js';
+import { type TermIds, Vocabulary } from './terms.js';
 
 /** Text of printable ASCII only. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

@@ -288,7 +288,6 @@ async function measure(
 }
 
 /** A gap whose rate is read: what its id hashes, and the id. */
-export type { RateGap } from './rates.js';
 
 /** The gaps that may be controls of the fixed ones: of the same project and kind, with no request made for them, the highest ranked first. */
 function controlCandidates(ranked: readonly Gap[], fixed: readonly RateGap[]): RateGap[] {

@@ -188,5 +188,3 @@ export function portfolioOf(fixes: readonly PortfolioEffect[]): PortfolioEntry[]
 }
 
 const ratio2 = (value: number) => (Math.round(value * 100) / 100).toFixed(2);
-
-export { studentQuantile } from './student.js';

@@ -25,9 +25,8 @@ import type { SharedStore } from '../shared/storage/shared-store.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, FOLLOWUP_OUTCOMES, SEARCHES, type TableDef } from '../warehouse/tables.js';
 import type { GapEvidence, GapKind, GapRequest, UnansweredEvidence } from './gaps.js';
 import { bankOf, type QuestionBank, vocabularyOf } from './bank.js';
-import { groupPacked, termsOfKey, topicMatcher, type Vocabulary } from './topics.js';
-
-export { vocabularyOf } from './bank.js';
+import { groupPacked, termsOfKey, topicMatcher } from './topics.js';
+import type { Vocabulary } from './terms.js';
 
 /** The tables gaps read (their folders are what a mirror of S3 needs). */
 export const GAP_TABLES = [ASSISTANT_CONVERSATIONS, SEARCHES, FEEDBACK] as const;

@@ -22,10 +22,7 @@
  * comparing the long words again).
  */
 
-import { holds, holdsIn, type Steps, type TermIds, Vocabulary } from './terms.js';
-
-export { stemOf, termsOf, wordsOf, Vocabulary, type Steps, type TermIds } from './terms.js';
-import { wordsOf } from './terms.js';
+import { holds, holdsIn, type Steps, type TermIds, Vocabulary, wordsOf } from './terms.js';
 
 /** Topics drawn per project at most (the least asked questions after them are not listed). */
 export const MAX_TOPICS = 100;

@@ -19,7 +19,8 @@ import { runCliAt, runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
 import { readerText } from '../../../functions/shared/reader-text.js';
-import { inTopic, termsOf, termsOfKey } from '../../../functions/gaps/topics.js';
+import { inTopic, termsOfKey } from '../../../functions/gaps/topics.js';
+import { termsOf } from '../../../functions/gaps/terms.js';
 
 const PROJECTS = ['proj_small', 'proj_medium'];
 const FROM = '2026-01-10';

@@ -18,10 +18,6 @@ const FUNCTIONS = fileURLToPath(new URL('../../../functions/', import.meta.url))
  * figures, the lake and its tables).
  */
 const KEPT = [
-  'gaps/effect.ts: RateGap',
-  'gaps/portfolio.ts: studentQuantile',
-  'gaps/read.ts: vocabularyOf',
-  'gaps/topics.ts: Steps, TermIds, Vocabulary, stemOf, termsOf, wordsOf',
   'insights/lambda.ts: check, checkOrganisations, weeklyReport, weeklyReportOrganisations',
   'warehouse/lake.ts: RolledUp',
   'warehouse/tables.ts: ColumnDef, ColumnPolicy, ColumnType, RowOf, ScalarColumnType, TableDef, TypedTable',

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { QuestionBank } from '../../../functions/gaps/bank.js';
-import { groupPacked, termsOfKey, topicMatcher, Vocabulary } from '../../../functions/gaps/topics.js';
+import { groupPacked, termsOfKey, topicMatcher } from '../../../functions/gaps/topics.js';
+import { Vocabulary } from '../../../functions/gaps/terms.js';
 
 /** The rows of a question asked `times` on `day`, the last at `hour` (the query gives one row per time). */
 const rows = (projectId: string, day: string, text: string, times: number, hour = 12) =>

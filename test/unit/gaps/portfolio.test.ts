@@ -4,7 +4,8 @@
  * hand here, and the portfolio's verdict by the rules of one fix.
  */
 import { describe, expect, it } from 'vitest';
-import { pauleMandel, pooledInputOf, poolEffects, portfolioOf, studentQuantile, type PortfolioEffect } from '../../../functions/gaps/portfolio.js';
+import { pauleMandel, pooledInputOf, poolEffects, portfolioOf, type PortfolioEffect } from '../../../functions/gaps/portfolio.js';
+import { studentQuantile } from '../../../functions/gaps/student.js';
 
 const fix = (ratio: number, low: number, high: number, kind: PortfolioEffect['kind'] = 'thumbs_down_page'): PortfolioEffect => ({
   projectId: 'proj_a',

@@ -7,18 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SEGMENT_PIECE, segmentPieces } from '../../../functions/gaps/terms.js';
-import {
-  groupTopics,
-  inTopic,
-  sameQuestion,
-  stemOf,
-  type Steps,
-  termsOf,
-  termsOfKey,
-  topicKeyOf,
-  topicMatcher,
-  Vocabulary,
-} from '../../../functions/gaps/topics.js';
+import { groupTopics, inTopic, sameQuestion, termsOfKey, topicKeyOf, topicMatcher } from '../../../functions/gaps/topics.js';
+import { stemOf, type Steps, termsOf, Vocabulary } from '../../../functions/gaps/terms.js';
 
 const q = (text: string, unanswered: number) => ({ text, unanswered });
 
