@@ -40,7 +40,8 @@ import {
   type TypedQuestion,
 } from '../functions/warehouse/questions.js';
 import { sqlString } from '../functions/warehouse/sql.js';
-import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
+import type { TableDef } from '../functions/warehouse/table-def.js';
+import { TABLES } from '../functions/warehouse/tables.js';
 
 export type Dialect = 'athena' | 'duckdb';
 

@@ -7,7 +7,8 @@
  */
 import { DATASET_TABLES } from '../functions/warehouse/catalog.js';
 import { duckDbType } from '../functions/warehouse/duckdb.js';
-import { TABLES, type TableDef } from '../functions/warehouse/tables.js';
+import { TABLES } from '../functions/warehouse/tables.js';
+import type { TableDef } from '../functions/warehouse/table-def.js';
 import { dayFolder } from '../functions/warehouse/lake/layout.js';
 import { policyLabel, resolvePolicy } from '../functions/warehouse/column-policy.js';
 

@@ -5,7 +5,7 @@
  * `npm run docs` writes it between the markers; a test fails when the file holds another text.
  * Placeholders are in angle brackets (`<bucket>`, `<prefix>`: the export's destination).
  */
-import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../functions/warehouse/tables.js';
+import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../functions/warehouse/table-def.js';
 import { TABLES } from '../functions/warehouse/tables.js';
 
 export const BEGIN_MARKER = '<!-- your-warehouse:begin (generated from functions/warehouse/tables.ts by `npm run docs`; do not edit) -->';

@@ -35,9 +35,8 @@ import type {
   VIEWS_TOTALS,
   VISITORS_PAGES,
   VISITORS_TOTALS,
-  RowOf,
-  TableDef,
 } from '../warehouse/tables.js';
+import type { RowOf, TableDef } from '../warehouse/table-def.js';
 import { unknownFieldsColumn, type PageDrift } from './drift.js';
 import type { PageView } from './paging.js';
 import { isErased, pageGovernor, type PageGovernor, type Privacy } from './privacy.js';

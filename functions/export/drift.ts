@@ -14,7 +14,7 @@
  */
 import { displayText } from '../shared/display.js';
 import { stringifyJson } from '../shared/lossless-json.js';
-import type { TableDef } from '../warehouse/tables.js';
+import type { TableDef } from '../warehouse/table-def.js';
 
 /** Drift of one table of a unit. */
 export interface TableDrift {

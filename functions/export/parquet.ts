@@ -28,7 +28,7 @@ import { Writable } from 'node:stream';
 import type { PendingWrite } from '../shared/storage/destination.js';
 import { ConfigError, DestinationError, ExporterError } from '../shared/errors.js';
 import { InvalidRowError } from './errors.js';
-import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../warehouse/tables.js';
+import type { ColumnDef, ColumnType, ScalarColumnType, TableDef } from '../warehouse/table-def.js';
 import { DAY_MS } from '../shared/time.js';
 
 /** Rows per row group: large enough for readers, small enough to bound memory (~MBs). */

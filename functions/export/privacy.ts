@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Destination } from '../shared/storage/destination.js';
 import { hmacOf, maskDeep } from '../shared/personal-data/index.js';
 import { governField, type PersonalDataPolicy } from '../warehouse/column-policy.js';
-import type { ColumnPolicy, TableDef } from '../warehouse/tables.js';
+import type { ColumnPolicy, TableDef } from '../warehouse/table-def.js';
 import type { PersonalDataKeySource } from '../shared/personal-data/index.js';
 import { tablesOf, type CatalogEntry } from '../warehouse/catalog.js';
 import { readErasureRecords } from './erasures.js';

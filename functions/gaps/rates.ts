@@ -5,7 +5,8 @@
  * broken file) is refused — the gap gets no verdict, and its reason names the file — so no
  * figure downstream is ever NaN or Infinity.
  */
-import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES, type TableDef } from '../warehouse/tables.js';
+import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, VIEWS_PAGES } from '../warehouse/tables.js';
+import type { TableDef } from '../warehouse/table-def.js';
 import type { GapKind } from './gaps.js';
 import { dayKey } from '../warehouse/lake/layout.js';
 

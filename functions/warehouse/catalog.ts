@@ -23,8 +23,8 @@ import {
   VIEWS_TOTALS,
   VISITORS_PAGES,
   VISITORS_TOTALS,
-  type TableDef,
 } from './tables.js';
+import type { TableDef } from './table-def.js';
 
 /** How an endpoint pages: `offset`/`limit`, an opaque `cursor`, or one request for the day. */
 export type PagingKind = 'offset' | 'cursor' | 'single';

@@ -8,7 +8,8 @@ import { CATALOG } from './catalog.js';
 import { ConfigError } from '../shared/errors.js';
 import { createHash } from 'node:crypto';
 import { hmacOf, maskDeep, maskPath } from '../shared/personal-data/index.js';
-import { TABLES, type ColumnDef, type ColumnPolicy, type TableDef } from './tables.js';
+import { TABLES } from './tables.js';
+import type { ColumnDef, ColumnPolicy, TableDef } from './table-def.js';
 
 export const COLUMN_POLICIES: readonly ColumnPolicy[] = ['keep', 'drop', 'hmac', 'mask', 'path'];
 

@@ -12,7 +12,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from './sql.js';
 import { rootOf } from './lake/layout.js';
-import type { ColumnDef, ScalarColumnType, TableDef } from './tables.js';
+import type { ColumnDef, ScalarColumnType, TableDef } from './table-def.js';
 
 const ROLLUPS_ROOT = rootOf('rollups');
 

@@ -8,9 +8,6 @@ import { ASSISTANT_RESPONSE_TYPES, FEEDBACK_SOURCES, FEEDBACK_STATUSES, RESOLUTI
 import { dayKey, LAYOUT } from './lake/layout.js';
 import { typedTable, type ColumnDef, type TableDef } from './table-def.js';
 
-// The table description, where the tables' readers have always found it.
-export type { ColumnDef, ColumnPolicy, ColumnType, RowOf, ScalarColumnType, TableDef, TypedTable } from './table-def.js';
-
 /**
  * The column every analytics table ends with: what the API sent that this version does not
  * know, so a new field is kept rather than dropped. Columns are only ever appended (never

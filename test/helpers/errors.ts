@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { openTableWriter } from '../../functions/export/parquet.js';
 import type { Destination } from '../../functions/shared/storage/destination.js';
 import { ConfigError, MalformedResponseError } from '../../functions/shared/errors.js';
-import type { TableDef } from '../../functions/warehouse/tables.js';
+import type { TableDef } from '../../functions/warehouse/table-def.js';
 
 /** The ConfigError `fn` throws; fails the test when it throws something else or nothing. */
 export function configErrorOf(fn: () => unknown): ConfigError {

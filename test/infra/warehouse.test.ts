@@ -8,16 +8,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { commentWithPolicy, policyLabel, resolvePolicy } from '../../functions/warehouse/column-policy.js';
-import {
-  ASSISTANT_CONVERSATIONS,
-  EXPORT_RUNS,
-  FEEDBACK,
-  FEEDBACK_BY_PAGE,
-  FOLLOWUP_OUTCOMES,
-  SEARCHES,
-  TABLES,
-  type TableDef,
-} from '../../functions/warehouse/tables.js';
+import { ASSISTANT_CONVERSATIONS, EXPORT_RUNS, FEEDBACK, FEEDBACK_BY_PAGE, FOLLOWUP_OUTCOMES, SEARCHES, TABLES } from '../../functions/warehouse/tables.js';
+import type { TableDef } from '../../functions/warehouse/table-def.js';
 import { DATASET_TABLES } from '../../functions/warehouse/catalog.js';
 import { SERVICE_NAMES } from '../../infra/constructs/lambda-defaults.js';
 import { Warehouse, exportKeyPatterns } from '../../infra/constructs/warehouse.js';

@@ -8,7 +8,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { DatasetSpec, RowContext } from '../../functions/export/datasets.js';
 import type { FeedbackByPage, FeedbackByPageRow } from '../../functions/shared/api-types.js';
-import type { FEEDBACK_BY_PAGE, FOLLOWUP_OUTCOMES, RowOf } from '../../functions/warehouse/tables.js';
+import type { FEEDBACK_BY_PAGE, FOLLOWUP_OUTCOMES } from '../../functions/warehouse/tables.js';
+import type { RowOf } from '../../functions/warehouse/table-def.js';
 
 type ByPageToRow = DatasetSpec<FeedbackByPage, FeedbackByPageRow, typeof FEEDBACK_BY_PAGE>['toRow'];
 

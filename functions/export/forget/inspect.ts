@@ -7,7 +7,7 @@ import { CATALOG, DATASET_NAMES, type DatasetName } from '../../warehouse/catalo
 import type { Destination } from '../../shared/storage/destination.js';
 import { ConfigError, DestinationError } from '../../shared/errors.js';
 import type { PersonalDataPolicy } from '../../warehouse/column-policy.js';
-import type { TableDef } from '../../warehouse/tables.js';
+import type { TableDef } from '../../warehouse/table-def.js';
 import { readJsonObject } from '../staging.js';
 import { MANIFESTS_PREFIX } from '../../warehouse/keys.js';
 

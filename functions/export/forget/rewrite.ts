@@ -13,7 +13,7 @@ import { DATASET_NAMES, type DatasetName } from '../../warehouse/catalog.js';
 import type { Destination } from '../../shared/storage/destination.js';
 import type { Row } from '../../warehouse/duckdb.js';
 import { sqlString } from '../../warehouse/sql.js';
-import type { TableDef } from '../../warehouse/tables.js';
+import type { TableDef } from '../../warehouse/table-def.js';
 import { checkManifest, removeManifest, writeManifest, type Manifest } from '../manifest.js';
 import { openTableWriter } from '../parquet.js';
 import { readJsonObject } from '../staging.js';

@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import type { DatasetName } from '../../warehouse/catalog.js';
 import { hmacOf, legacyHmacOf } from '../../shared/personal-data/index.js';
-import type { TableDef } from '../../warehouse/tables.js';
+import type { TableDef } from '../../warehouse/table-def.js';
 import { sqlString } from '../../warehouse/sql.js';
 import { parseTableFileKey } from '../../warehouse/lake/layout.js';
 import type { HashedTable } from './inspect.js';

@@ -12,7 +12,7 @@
  * With many organisations the key starts with `org`.
  */
 import { DATASET_TABLES } from '../../warehouse/catalog.js';
-import type { TableDef } from '../../warehouse/tables.js';
+import type { TableDef } from '../../warehouse/table-def.js';
 
 /** Folder of the Iceberg tables (data and metadata), under the app's prefix. */
 export const ICEBERG_PREFIX = 'iceberg/';

@@ -13,7 +13,7 @@
  * no row.
  */
 import { sqlString } from '../../warehouse/sql.js';
-import type { ColumnDef, TableDef } from '../../warehouse/tables.js';
+import type { ColumnDef, TableDef } from '../../warehouse/table-def.js';
 import { dayFolder } from '../../warehouse/lake/layout.js';
 import { DAY_COLUMN, icebergTableName, MAX_DAYS_PER_STATEMENT, ORG_COLUMN, rowKey } from './layout.js';
 

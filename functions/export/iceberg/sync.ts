@@ -19,7 +19,7 @@ import type { SharedStore } from '../../shared/storage/shared-store.js';
 import type { Sleep } from '../../shared/time.js';
 import { DATASET_TABLES, type DatasetName } from '../../warehouse/catalog.js';
 import { PERSONAL_TABLES } from '../../warehouse/column-policy.js';
-import type { TableDef } from '../../warehouse/tables.js';
+import type { TableDef } from '../../warehouse/table-def.js';
 import { runStatement, type AthenaSend, type StatementOutcome } from './athena.js';
 import { ICEBERG_SOURCE_TABLES } from './layout.js';
 import {

@@ -21,7 +21,7 @@ import { eachAtOnce } from '../../shared/concurrency.js';
 import type { AppLogger } from '../../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, type DatasetName } from '../catalog.js';
 import { sqlString } from '../sql.js';
-import type { TableDef } from '../tables.js';
+import type { TableDef } from '../table-def.js';
 import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
 import { refreshRunIndexes } from './run-index.js';

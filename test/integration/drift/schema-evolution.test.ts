@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTableWriter } from '../../../functions/export/parquet.js';
 import { createLocalDestination } from '../../../functions/shared/storage/destination-local.js';
-import { FEEDBACK, partitionKey, type TableDef } from '../../../functions/warehouse/tables.js';
+import { FEEDBACK, partitionKey } from '../../../functions/warehouse/tables.js';
+import type { TableDef } from '../../../functions/warehouse/table-def.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
 
 /** `feedback` as the previous version wrote it: every column but the appended `unknown_fields`. */

@@ -13,7 +13,7 @@ import { icebergTableName, ICEBERG_SOURCE_TABLES, rowKey } from '../../../functi
 import { icebergColumns, mergeStatement, quoted, type StatementTarget } from '../../../functions/export/iceberg/statements.js';
 import { openDuckDb, type DuckDbSession } from '../../../functions/warehouse/duckdb.js';
 import { sqlString } from '../../../functions/warehouse/sql.js';
-import type { TableDef } from '../../../functions/warehouse/tables.js';
+import type { TableDef } from '../../../functions/warehouse/table-def.js';
 import { removeTempDirs } from '../../helpers/files.js';
 import { buildSandboxLake, SANDBOX_FROM, SANDBOX_TO } from '../../helpers/sandbox-lake.js';
 import { addDays } from '../../../functions/shared/dates.js';

@@ -217,6 +217,7 @@ function exportedValues(file: ts.SourceFile): string[] {
  */
 const ONLY_TESTS_USE = [
   'functions/export/settle.ts: isProvisional',
+  'functions/gaps/terms.ts: termsOf',
   'functions/gaps/topics.ts: groupTopics',
   'functions/gaps/topics.ts: inTopic',
   'functions/insights/anomalies.ts: listAnomalies',

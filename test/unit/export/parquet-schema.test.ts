@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parquetSchemaFor } from '../../../functions/export/parquet.js';
-import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS, type TableDef } from '../../../functions/warehouse/tables.js';
+import { FOLLOWUP_OUTCOMES, VISITORS_PAGES, VISITORS_TOTALS } from '../../../functions/warehouse/tables.js';
+import type { TableDef } from '../../../functions/warehouse/table-def.js';
 
 const fieldsOf = (table: TableDef) =>
   parquetSchemaFor(table).fieldList.map((field) => ({

@@ -3,7 +3,8 @@ import parquet from 'parquetjs-lite';
 import type { ParquetSchema, ShreddedRows } from 'parquetjs-lite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { flatShredderFor, installFlatShredder, LIBRARY_SHRED_RECORD, parquetSchemaFor } from '../../../functions/export/parquet.js';
-import { type ColumnDef, TABLES, type TableDef } from '../../../functions/warehouse/tables.js';
+import { TABLES } from '../../../functions/warehouse/tables.js';
+import type { ColumnDef, TableDef } from '../../../functions/warehouse/table-def.js';
 
 /** Every table written as Parquet (record_list columns are for JSON tables only). */
 const PARQUET_TABLES = TABLES.filter((table) => table.columns.every((column) => column.type !== 'record_list'));

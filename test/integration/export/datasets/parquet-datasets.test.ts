@@ -21,8 +21,8 @@ import {
   VIEWS_PAGES,
   VIEWS_TOTALS,
   partitionKey,
-  type TableDef,
 } from '../../../../functions/warehouse/tables.js';
+import type { TableDef } from '../../../../functions/warehouse/table-def.js';
 import { DATASET_TABLES } from '../../../../functions/warehouse/catalog.js';
 import { CONTRACT_COLUMNS } from '../../../helpers/expected-rows.js';
 import { readParquet, type ParquetColumn } from '../../../helpers/read-back.js';
