@@ -135,13 +135,14 @@ describe('a budget of 6 an hour with a reserve of 2', () => {
 });
 
 describe('the organisations file', () => {
-  it('a device is refused in under a second with one line, exit 2', async () => {
+  it('a device is refused at once with one line, exit 2', async () => {
     const started = Date.now();
     const run = await runCliInProcess(['status', '--out', path.join(folder, 'lake-zero')], {
       env: { ...env, MINTLIFY_ORGS_FILE: '/dev/zero' },
       now: Date.now,
     });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Reading /dev/zero never ends: any bound tells a refusal from a read (10 s holds under load).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('error: MINTLIFY_ORGS_FILE /dev/zero is not a regular file: point MINTLIFY_ORGS_FILE at the organisations file (JSON)\n');
   });
