@@ -44,7 +44,13 @@ beforeAll(async () => {
   silentUrl = `http://127.0.0.1:${address.port}`;
 });
 
+/** The worker's working folder, which the in-process runs change while they run (the files after this one share the process). */
+const WORKING_FOLDER = process.cwd();
+
 afterAll(async () => {
+  const left = process.cwd();
+  process.chdir(WORKING_FOLDER);
+  expect(left, 'the in-process runs gave the working folder back').toBe(WORKING_FOLDER);
   for (const socket of sockets) socket.destroy();
   await Promise.all([sandbox?.close(), new Promise((resolve) => silent?.close(resolve))]);
   await removeTempDirs();
@@ -86,7 +92,8 @@ async function cli(
 }
 
 /**
- * Runs each of `argvs` in this process at once, in `cwd` (made the working folder meanwhile), with
+ * Runs each of `argvs` in this process at once, in `cwd` (made the working folder meanwhile: never
+ * two calls at once, or the second would restore the first's folder, removed after the file), with
  * the environment the bin would have (but the AWS setup, which only the spawned runs need) as the whole of it.
  */
 async function inProcess<const Argvs extends readonly (readonly string[])[]>(
@@ -144,10 +151,9 @@ describe('a destination that looks like a mistyped URL is refused with the corre
     const cwd = await freshFolder();
     sandbox.clearRequests();
 
-    const [[upper], [https]] = await Promise.all([
-      inProcess(cwd, [['export', '--date', DAY, '--project', PROJECT]], { EXPORT_DESTINATION: 'S3://bucket/exports' }),
-      inProcess(cwd, [['plan', '--date', DAY, '--project', PROJECT]], { EXPORT_DESTINATION: 'https://my-bucket.s3.amazonaws.com/exports' }),
-    ]);
+    // One after the other: each makes `cwd` the working folder while it runs.
+    const [upper] = await inProcess(cwd, [['export', '--date', DAY, '--project', PROJECT]], { EXPORT_DESTINATION: 'S3://bucket/exports' });
+    const [https] = await inProcess(cwd, [['plan', '--date', DAY, '--project', PROJECT]], { EXPORT_DESTINATION: 'https://my-bucket.s3.amazonaws.com/exports' });
 
     expectOneLine(upper, /^error: EXPORT_DESTINATION "S3:\/\/bucket\/exports" is not an S3 URL: write s3:\/\/bucket\/exports \(lowercase s3\)/);
     expectOneLine(
