@@ -45,6 +45,14 @@ export async function synthAssembly(context: Record<string, string>): Promise<As
       maxBuffer: 16 * 1024 * 1024,
     },
   );
+  return readAssembly(outDir, stdout + stderr);
+}
+
+/**
+ * The cloud assembly a synth wrote into `outDir` (the stack's template and assets), with
+ * `output` as what the synth printed; its `close()` removes `outDir`.
+ */
+export async function readAssembly(outDir: string, output: string): Promise<Assembly> {
   const template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as { Resources: Resources };
   // Bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
   // repository's node_modules plays that part.
@@ -54,7 +62,7 @@ export async function synthAssembly(context: Record<string, string>): Promise<As
   };
   return {
     outDir,
-    output: stdout + stderr,
+    output,
     resources: template.Resources,
     assetDir(displayName) {
       const entry = Object.values(assets.files).find((file) => file.displayName === displayName);

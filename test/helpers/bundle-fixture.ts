@@ -1,6 +1,7 @@
 /**
  * Role: what the bundle tests (test/infra/*-bundle.test.ts) set up alike. `startBundleStand`
- * starts the real `cdk synth` of a test file's context beside the servers a bundle talks to —
+ * starts the synth of a test file's context (in this process, functions bundled and cdk-nag's
+ * checks run: synth.ts) beside the servers a bundle talks to —
  * the API sandbox when the file needs one, fauxqs (S3, SQS, SNS) and dynalite — all at once,
  * then makes the bucket and the state table, and stops everything in one `close()`.
  * `queueCompletedFollowUp` is the completed-outcome fixture: a completed job scripted in the
@@ -14,9 +15,10 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } 
 import type { SQSEvent } from 'aws-lambda';
 import { buildOutcome, type FollowUpOutcome } from '../../functions/follow-up/outcome.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
-import { synthAssembly, type Assembly } from '../../scripts/lib/bundles.js';
+import type { Assembly } from '../../scripts/lib/bundles.js';
 import { startS3Sqs, TEST_REGION, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { createStateTable, startDynamo, type Dynamo } from './emulators.js';
+import { synthAssemblyInProcess } from './synth.js';
 
 /** The environment that shortens the follow-up function's first wait for a job (FOLLOWUP_POLL_MIN_SECONDS). */
 export const FAST_POLL = { FOLLOWUP_POLL_MIN_SECONDS: '0.2' } as const;
@@ -42,7 +44,7 @@ export async function startBundleStand(context: Record<string, string>, options:
 export async function startBundleStand(context: Record<string, string>): Promise<BundleStand>;
 export async function startBundleStand(context: Record<string, string>, options: { readonly sandbox?: SandboxOptions } = {}): Promise<BundleStand> {
   const started = await Promise.allSettled([
-    synthAssembly(context),
+    synthAssemblyInProcess(context),
     startS3Sqs(),
     startDynamo(),
     options.sandbox === undefined ? Promise.resolve(undefined) : startSandbox(options.sandbox),

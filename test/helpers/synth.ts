@@ -1,14 +1,18 @@
 /**
  * Role: the synthesized stack. Builds it in-process for template tests, with the context of cdk.json (feature flags
  * included, so the template is the one `cdk synth` makes) and bundling skipped (a synth takes
- * tens of milliseconds instead of running esbuild).
+ * tens of milliseconds instead of running esbuild); and, for the bundle tests, the whole cloud
+ * assembly in-process (`synthAssemblyInProcess`: the functions bundled, cdk-nag's checks run).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
+import { readAssembly, STACK, type Assembly } from '../../scripts/lib/bundles.js';
 
 /** The `context` block of the repository's cdk.json. */
 export const CDK_JSON_CONTEXT: Record<string, unknown> = (
@@ -69,4 +73,26 @@ export function synthTemplate(context: Record<string, unknown> = {}): Template {
  */
 export function rolePolicies(template: Template): ReturnType<Template['findResources']> {
   return { ...template.findResources('AWS::IAM::Policy'), ...template.findResources('AWS::IAM::ManagedPolicy') };
+}
+
+/**
+ * The cloud assembly of `context` as `cdk synth -c key=value` writes it — the app of
+ * infra/app.ts (the stack and cdk-nag's AWS Solutions checks, whose unacknowledged finding
+ * fails the synth), the functions bundled by esbuild — made in this process into a fresh temp
+ * folder: seconds, where the CDK CLI starts itself and the app under tsx again (a dozen more).
+ * One bundle test (synth-bundle.test.ts) runs the real CLI. `output` is the checks' report,
+ * empty when they pass.
+ */
+export async function synthAssemblyInProcess(context: Record<string, string>): Promise<Assembly> {
+  const outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
+  try {
+    const app = new App({ outdir: outDir, context: { ...CDK_JSON_CONTEXT, ...context } });
+    new MintlifyExporterStack(app, STACK, { config: configFromContext(app) });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    app.synth();
+    return await readAssembly(outDir, '');
+  } catch (error) {
+    await rm(outDir, { recursive: true, force: true });
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The real `cdk synth -c tableFormat=iceberg` (local esbuild bundling, cdk-nag), then the export
+ * The synth of `-c tableFormat=iceberg` (in process, local esbuild bundling, cdk-nag), then the export
  * bundle in its own Node process with the environment the template gives it, against the
  * sandbox, the S3 and DynamoDB emulators, the Secrets Manager, Glue and Athena stand-ins — every
  * AWS call it makes, Athena's included, put through the bundle tests' IAM engine

@@ -1,5 +1,5 @@
 /**
- * The insights functions as Lambda runs them: the real `cdk synth` (offline, local esbuild, the
+ * The insights functions as Lambda runs them: the synth (in process, local esbuild, the
  * DuckDB packages copied into the asset), then each bundle loaded in a separate Node process
  * against fauxqs (S3 + SNS). The weekly report writes both pages and publishes one digest whose
  * figures equal an independent DuckDB query over the same lake and whose link is a pre-signed

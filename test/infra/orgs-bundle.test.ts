@@ -1,5 +1,5 @@
 /**
- * The real `cdk synth -c organisations=true` (local esbuild bundling), then the dispatcher's and
+ * The synth of `-c organisations=true` (in process, local esbuild bundling, cdk-nag), then the dispatcher's and
  * the worker's bundles, each in its own Node process with the environment the template gives
  * it, against the sandbox and the emulators — every AWS call checked against its role's
  * policies in the template (test/helpers/iam.ts): the dispatcher lists the secrets under the

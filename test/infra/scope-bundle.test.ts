@@ -1,6 +1,6 @@
 /**
- * The scope check as deployed (issue 52): the real `cdk synth -c docsRepository=acme/docs`
- * (local esbuild bundling, cdk-nag), then the follow-up bundle in its own Node process with the
+ * The scope check as deployed (issue 52): the synth of `-c docsRepository=acme/docs` (in process,
+ * local esbuild bundling, cdk-nag), then the follow-up bundle in its own Node process with the
  * environment the template gives it — the token read from the scope check's secret — against
  * the sandbox, the emulators and the GitHub stand-in, every AWS call put through the IAM guard
  * over the synthesized role (test/helpers/iam.ts). A completed job's pull request that touches a

