@@ -31,12 +31,13 @@ import { refreshRunIndexes } from '../functions/warehouse/lake/run-index.js';
 import { type IndexedRollups, readUnitIndexes, writeUnitIndex } from '../functions/warehouse/lake/unit-index.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../scripts/lib/bundles.js';
 import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
-import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
+import { type BenchResult, type Figures, info, judged, median, progress } from './lib/figures.js';
 import { cloneDays, exportSeeds, writeRunRecords } from './lib/lake-clone.js';
 import { countingProxy } from './lake.js';
 import { sizeOf, upload } from './report-function.js';
 
-const RUNS = 2;
+/** Invocations (of each bundle, alternately). @default 2 (MINTLIFY_BENCH_RUNS) */
+const RUNS = Number(process.env['MINTLIFY_BENCH_RUNS'] ?? 2);
 const PROJECTS = 20;
 const DAYS = 365;
 /** The year's last day: a fixed one, so runs compare. */
@@ -140,36 +141,60 @@ export async function benchLakeYear(): Promise<BenchResult> {
 
     progress('lake-year: cdk synth (the deployed bundle, DuckDB in its asset)');
     const assembly = await synthAssembly({ projectIds: projects.join(',') });
+    // MINTLIFY_BENCH_BEFORE=<folder of another checkout>: its bundle too, invoked alternately (as `lake` does).
+    const beforeRoot = process.env['MINTLIFY_BENCH_BEFORE'];
+    const before = beforeRoot ? await synthAssembly({ projectIds: projects.join(',') }, path.resolve(beforeRoot)) : undefined;
     try {
-      const bundle = path.join(assembly.functionAssetDir(WEEKLY), 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
-      const base = {
-        ...functionEnvironment(assembly.resources, WEEKLY, {
+      const envOf = (of: Awaited<ReturnType<typeof synthAssembly>>) => ({
+        ...functionEnvironment(of.resources, WEEKLY, {
           EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
           INSIGHTS_TOPIC_ARN: topicArn,
           EXPORT_GLUE_DATABASE: '',
         }),
         AWS_ENDPOINT_URL_S3: proxy.url,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      };
+      });
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: DAYS };
       const profile = process.env['MINTLIFY_BENCH_PROFILE'];
-      const runs: { runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number>; load: number[] }[] = [];
+      type Run = { runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number>; load: number[] };
+      const runs: Run[] = [];
+      const earlier: Run[] = [];
       let logs = '';
       for (let run = 1; run <= RUNS; run++) {
-        progress(`lake-year: invocation ${run} of ${RUNS}, ${DAYS} days × ${PROJECTS} projects`);
-        proxy.reset();
-        const env = { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) };
-        const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY), 900_000);
-        if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
-        const cpuMs = invocation.cpuMs ?? Number.NaN;
-        runs.push({ runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds(), load: loadavg() });
-        if (logs === '') logs = invocation.logs.slice(-6000);
-        progress(
-          `lake-year: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms, ` +
-            `peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB`,
-        );
+        for (const of of before ? [assembly, before] : [assembly]) {
+          const name = of === before ? 'the bundle before' : 'this bundle';
+          progress(`lake-year: invocation ${run} of ${RUNS}, ${name}, ${DAYS} days × ${PROJECTS} projects`);
+          proxy.reset();
+          const env = { ...envOf(of), ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) };
+          const bundle = path.join(of.functionAssetDir(WEEKLY), 'index.js');
+          const invocation = await invokeBundle(of.outDir, bundle, event, env, functionHandler(of.resources, WEEKLY), 900_000);
+          if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
+          const cpuMs = invocation.cpuMs ?? Number.NaN;
+          (of === before ? earlier : runs).push({
+            runMs: invocation.runMs,
+            cpuMs,
+            rss: invocation.maxRssBytes,
+            gets: proxy.gets(),
+            kinds: proxy.kinds(),
+            load: loadavg(),
+          });
+          if (logs === '') logs = invocation.logs.slice(-6000);
+          progress(
+            `lake-year: ${name}: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, ` +
+              `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB`,
+          );
+        }
       }
+      const beforeFigures: Figures =
+        earlier.length === 0
+          ? {}
+          : {
+              'lake.365d.run_ms_before': info(median(earlier.map((r) => r.runMs)), 'ms', 'the bundle of MINTLIFY_BENCH_BEFORE, alternately'),
+              'lake.365d.cpu_ms_before': info(median(earlier.map((r) => r.cpuMs)), 'ms', 'the same, CPU time'),
+              'lake.365d.peak_rss_before': info(Math.max(...earlier.map((r) => r.rss)), 'bytes', 'the same, peak RSS'),
+              'lake.365d.objects_read_before': info(median(earlier.map((r) => r.gets)), 'objects', 'the same, objects read'),
+            };
       const load = `load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} on 2 cores`;
@@ -192,6 +217,7 @@ export async function benchLakeYear(): Promise<BenchResult> {
           ),
           'lake.365d.cpu_ms': info(median(runs.map((r) => r.cpuMs)), 'ms', "the handler's CPU time (every thread of the process, DuckDB's too)"),
           'lake.365d.peak_rss': judged(Math.max(...runs.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process'),
+          ...beforeFigures,
           'lake.365d.views_pages_rows': info(built.cloned.rows, 'rows', 'rows of views_pages in the year (the top pages scan them)'),
           'lake.365d.build_ms': info(
             built.cloneMs + built.compactMs,
@@ -204,10 +230,11 @@ export async function benchLakeYear(): Promise<BenchResult> {
             `${uploaded} objects put into fauxqs, 16 at once; then ${indexes} indexes of units written with the bucket's times`,
           ),
         },
-        details: { lakeYear: { runs, built, uploaded, indexes, uploadMs, logs } },
+        details: { lakeYear: { runs, earlier, built, uploaded, indexes, uploadMs, logs } },
       };
     } finally {
       await assembly.close();
+      await before?.close();
     }
   } finally {
     await proxy.close();
