@@ -157,7 +157,15 @@ export async function benchLakeYear(): Promise<BenchResult> {
       });
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: DAYS };
       const profile = process.env['MINTLIFY_BENCH_PROFILE'];
-      type Run = { runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number>; load: number[] };
+      type Run = {
+        runMs: number;
+        cpuMs: number;
+        rss: number;
+        gets: number;
+        kinds: Record<string, number>;
+        listings: { requests: number; bytes: number };
+        load: number[];
+      };
       const runs: Run[] = [];
       const earlier: Run[] = [];
       let logs = '';
@@ -177,11 +185,12 @@ export async function benchLakeYear(): Promise<BenchResult> {
             rss: invocation.maxRssBytes,
             gets: proxy.gets(),
             kinds: proxy.kinds(),
+            listings: proxy.listings(),
             load: loadavg(),
           });
           if (logs === '') logs = invocation.logs.slice(-6000);
           progress(
-            `lake-year: ${name}: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, ` +
+            `lake-year: ${name}: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; ${proxy.listings().requests} listings (${proxy.listings().bytes} bytes); run ${Math.round(invocation.runMs)} ms, ` +
               `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB`,
           );
         }
@@ -194,6 +203,7 @@ export async function benchLakeYear(): Promise<BenchResult> {
               'lake.365d.cpu_ms_before': info(median(earlier.map((r) => r.cpuMs)), 'ms', 'the same, CPU time'),
               'lake.365d.peak_rss_before': info(Math.max(...earlier.map((r) => r.rss)), 'bytes', 'the same, peak RSS'),
               'lake.365d.objects_read_before': info(median(earlier.map((r) => r.gets)), 'objects', 'the same, objects read'),
+              'lake.365d.listing_bytes_before': info(median(earlier.map((r) => r.listings.bytes)), 'bytes', 'the same, bytes of the listings S3 answered'),
             };
       const load = `load average ${loadavg()
         .map((l) => l.toFixed(1))
@@ -217,6 +227,11 @@ export async function benchLakeYear(): Promise<BenchResult> {
           ),
           'lake.365d.cpu_ms': info(median(runs.map((r) => r.cpuMs)), 'ms', "the handler's CPU time (every thread of the process, DuckDB's too)"),
           'lake.365d.peak_rss': judged(Math.max(...runs.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process'),
+          'lake.365d.listing_bytes': info(
+            median(runs.map((r) => r.listings.bytes)),
+            'bytes',
+            `the bytes of the invocation's listings S3 answered (${median(runs.map((r) => r.listings.requests))} ListObjectsV2 requests)`,
+          ),
           ...beforeFigures,
           'lake.365d.views_pages_rows': info(built.cloned.rows, 'rows', 'rows of views_pages in the year (the top pages scan them)'),
           'lake.365d.build_ms': info(

@@ -46,21 +46,30 @@ function kindOf(url: string): string {
   return `days ${parseTableFileKey(key.split('/').slice(3).join('/'))?.folder ?? ''}`;
 }
 
-/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind. */
-export async function countingProxy(
-  target: string,
-): Promise<{ url: string; gets: () => number; kinds: () => Record<string, number>; reset: () => void; close: () => Promise<void> }> {
+/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind, and the listings and their answers' bytes. */
+export async function countingProxy(target: string): Promise<{
+  url: string;
+  gets: () => number;
+  kinds: () => Record<string, number>;
+  listings: () => { requests: number; bytes: number };
+  reset: () => void;
+  close: () => Promise<void>;
+}> {
   const to = new URL(target);
   let gets = 0;
   let kinds: Record<string, number> = {};
+  let listings = { requests: 0, bytes: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET' && !/[?&]list-type=/.test(req.url ?? '')) {
+    const listing = req.method === 'GET' && /[?&]list-type=/.test(req.url ?? '');
+    if (req.method === 'GET' && !listing) {
       gets += 1;
       const kind = kindOf(req.url ?? '');
       kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
+    if (listing) listings.requests += 1;
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (listing) answer.on('data', (chunk: Buffer) => (listings.bytes += chunk.length));
       answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
@@ -72,9 +81,11 @@ export async function countingProxy(
     url: `http://127.0.0.1:${port}`,
     gets: () => gets,
     kinds: () => ({ ...kinds }),
+    listings: () => ({ ...listings }),
     reset: () => {
       gets = 0;
       kinds = {};
+      listings = { requests: 0, bytes: 0 };
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -131,7 +142,16 @@ export async function benchLake(): Promise<BenchResult> {
       });
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
       type Variant = 'on' | 'before' | 'off';
-      const runs: { variant: Variant; rollups: boolean; runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
+      const runs: {
+        variant: Variant;
+        rollups: boolean;
+        runMs: number;
+        cpuMs: number;
+        rss: number;
+        gets: number;
+        kinds: Record<string, number>;
+        listings: { requests: number; bytes: number };
+      }[] = [];
       // MINTLIFY_BENCH_PROFILE=<folder>: a V8 CPU profile of each invocation with the roll-ups, written there (what dominates the run).
       const profile = process.env['MINTLIFY_BENCH_PROFILE'];
       let logs = '';
@@ -148,9 +168,21 @@ export async function benchLake(): Promise<BenchResult> {
           const invocation = await invokeBundle(of.outDir, bundle, event, env, functionHandler(of.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
           const cpuMs = invocation.cpuMs ?? Number.NaN;
-          runs.push({ variant, rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
+          runs.push({
+            variant,
+            rollups,
+            runMs: invocation.runMs,
+            cpuMs,
+            rss: invocation.maxRssBytes,
+            gets: proxy.gets(),
+            kinds: proxy.kinds(),
+            listings: proxy.listings(),
+          });
           if (variant === 'on' && logs === '') logs = invocation.logs.slice(-6000);
-          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`);
+          progress(
+            `lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; ${proxy.listings().requests} listings (${proxy.listings().bytes} bytes); ` +
+              `run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`,
+          );
         }
       }
       const on = runs.filter((r) => r.variant === 'on');
@@ -163,6 +195,7 @@ export async function benchLake(): Promise<BenchResult> {
               'lake.90d.run_ms_before': info(median(earlier.map((r) => r.runMs)), 'ms', 'the bundle of MINTLIFY_BENCH_BEFORE, roll-ups on, alternately'),
               'lake.90d.cpu_ms_before': info(median(earlier.map((r) => r.cpuMs)), 'ms', 'the same, CPU time'),
               'lake.90d.objects_read_before': info(median(earlier.map((r) => r.gets)), 'objects', 'the same, objects read'),
+              'lake.90d.listing_bytes_before': info(median(earlier.map((r) => r.listings.bytes)), 'bytes', 'the same, bytes of the listings S3 answered'),
               'lake.90d.cpu_vs_before': info(
                 median(on.map((r) => r.cpuMs)) / median(earlier.map((r) => r.cpuMs)),
                 'x',
@@ -197,6 +230,12 @@ export async function benchLake(): Promise<BenchResult> {
             `the handler's run, median of ${RUNS} fresh processes (machine shared: noisy)`,
           ),
           'lake.90d.run_ms_without_rollups': info(median(off.map((r) => r.runMs)), 'ms', 'the same, roll-ups off, alternately with the runs above'),
+          'lake.90d.listings': info(
+            median(on.map((r) => r.listings.requests)),
+            'requests',
+            `ListObjectsV2 requests of the invocation, roll-ups on; their answers ${median(on.map((r) => r.listings.bytes))} bytes of XML`,
+          ),
+          'lake.90d.listing_bytes': info(median(on.map((r) => r.listings.bytes)), 'bytes', 'the bytes of those listings S3 answered (what the SDK parses)'),
           'lake.90d.cpu_ms': info(median(on.map((r) => r.cpuMs)), 'ms', "the handler's CPU time (every thread of the process, DuckDB's too), roll-ups on"),
           'lake.90d.cpu_ms_without_rollups': info(median(off.map((r) => r.cpuMs)), 'ms', 'the same, roll-ups off'),
           'lake.90d.peak_rss': judged(Math.max(...on.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process, roll-ups on'),
