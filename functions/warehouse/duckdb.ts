@@ -64,22 +64,11 @@ export interface DuckDbOptions {
   readonly threads?: number;
 }
 
-let duckDbModule: Promise<typeof import('@duckdb/node-api')> | undefined;
-
-/**
- * DuckDB's native module, loaded once. Loaded on first use, not at the top: the CLI's commands
- * that read no warehouse (export above all) start without it. A reader sure to query (the
- * report) starts it early, so its load (~0.3 s) runs while the first reads of the lake wait on
- * the store, not after them.
- */
-export function loadDuckDbModule(): Promise<typeof import('@duckdb/node-api')> {
-  duckDbModule ??= import('@duckdb/node-api');
-  return duckDbModule;
-}
-
 /** An in-memory DuckDB over the warehouse folder `options.root`. */
 export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSession> {
-  const { DuckDBInstance, JSDuckDBValueConverter } = await loadDuckDbModule();
+  // Loaded here, not at the top: the CLI's commands that read no warehouse (export above all)
+  // start without DuckDB's native module.
+  const { DuckDBInstance, JSDuckDBValueConverter } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const close = () => {
