@@ -18,27 +18,20 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { unitsOf } from '../functions/export/index.js';
 import { addDays } from '../functions/shared/dates.js';
 import type { Destination } from '../functions/shared/storage/destination.js';
-import { createLocalDestination } from '../functions/shared/storage/destination-local.js';
 import { openTarget } from '../functions/shared/storage/destinations.js';
-import { DATASET_NAMES, DATASET_TABLES } from '../functions/warehouse/catalog.js';
-import { manifestKey } from '../functions/warehouse/keys.js';
+import { DATASET_NAMES } from '../functions/warehouse/catalog.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
-import { dayFolderName } from '../functions/warehouse/lake/layout.js';
 import { readUnitIndexes } from '../functions/warehouse/lake/unit-index.js';
-import { sqlString } from '../functions/warehouse/sql.js';
-import { partitionKey } from '../functions/warehouse/tables.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
-import { startSandbox } from '../sandbox/index.js';
-import { createEngine } from './lib/engine.js';
+import { cloneDays, exportSeeds } from './lib/lake-clone.js';
 import { info, judged, progress, type BenchResult } from './lib/figures.js';
 
 const run = promisify(execFile);
@@ -156,133 +149,15 @@ async function child(lake: string, projects: readonly string[]): Promise<ChildOu
   };
 }
 
-/** The sandbox's three projects' seed days, exported for real into `seeds`. */
-async function exportSeeds(seeds: string): Promise<void> {
-  const projects = DEFAULT_PROJECTS.map((p) => p.id);
-  progress(`lake-build: exporting ${SEED_DAYS.length} seed days of ${projects.join(', ')}, every dataset`);
-  const sandbox = await startSandbox();
-  try {
-    const engine = createEngine({ apiUrl: sandbox.url, apiKey: sandbox.apiKey, destination: createLocalDestination(seeds) });
-    const summary = await engine.run(unitsOf([...SEED_DAYS], projects, DATASET_NAMES));
-    const expected = SEED_DAYS.length * projects.length * DATASET_NAMES.length;
-    if (summary.completed !== expected) throw new Error(`seed days: ${summary.completed} of ${expected} unit(s) complete`);
-  } finally {
-    await sandbox.close();
-  }
-}
-
-/**
- * Every day of the month for `projects` (project n a clone of the sandbox's project n mod 3), by
- * one DuckDB COPY per table and project partitioned by day; then each unit's manifest.
- */
-async function cloneMonth(seeds: string, lake: string, projects: readonly string[]): Promise<{ files: number; bytes: number; rows: number }> {
-  const sources = DEFAULT_PROJECTS.map((p) => p.id);
-  const days = Array.from({ length: 30 }, (_, i) => addDays(FROM, i));
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  let files = 0;
-  let bytes = 0;
-  let rows = 0;
-  const sizes = new Map<string, number>();
-  try {
-    await connection.run(
-      `CREATE TABLE days AS SELECT * FROM (VALUES ${days.map((day, i) => `(${sqlString(day)}, ${i % SEED_DAYS.length})`).join(', ')}) AS t(day, seed)`,
-    );
-    for (const [n, projectId] of projects.entries()) {
-      const source = sources[n % sources.length] as string;
-      progress(`lake-build: cloning ${projectId} (of ${source}), ${n + 1} of ${projects.length}`);
-      for (const dataset of DATASET_NAMES) {
-        for (const table of DATASET_TABLES[dataset]) {
-          const seedFiles = SEED_DAYS.map((day, seed) => ({ seed, file: path.join(seeds, partitionKey(table, day, `${source}.parquet`)) })).filter(({ file }) =>
-            existsSync(file),
-          );
-          if (seedFiles.length === 0) continue;
-          const columns = (
-            await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(seedFiles[0]?.file ?? '')}, hive_partitioning = false)`)
-          ).getRowObjectsJS();
-          const typeOf = (name: string) => columns.find((c) => c['column_name'] === name)?.['column_type'] as string | undefined;
-          const replaced = [
-            ...(typeOf('date') !== undefined ? [`CAST(days.day AS ${typeOf('date')}) AS date`] : []),
-            ...(typeOf('project_id') !== undefined ? [`${sqlString(projectId)} AS project_id`] : []),
-          ];
-          // The seed's own `dt=` folder is not a column of the file: the clone's is its day.
-          const rowsOf = seedFiles
-            .map(({ seed, file }) => `SELECT *, ${seed} AS seed__ FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`)
-            .join(' UNION ALL BY NAME ');
-          const out = path.join(lake, '_clone', table.prefix, projectId);
-          await mkdir(path.dirname(out), { recursive: true });
-          await connection.run(
-            `COPY (SELECT * EXCLUDE (seed__, day, seed)${replaced.length > 0 ? ` REPLACE (${replaced.join(', ')})` : ''}, days.day AS dt FROM (${rowsOf}) AS s JOIN days ON s.seed__ = days.seed) ` +
-              `TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt))`,
-          );
-          for (const day of days) {
-            const target = path.join(lake, partitionKey(table, day, `${projectId}.parquet`));
-            await mkdir(path.dirname(target), { recursive: true });
-            // DuckDB's PARTITION_BY names its folders as Hive does, which is the lake's own day folder name.
-            const folder = path.join(out, dayFolderName(day));
-            const written = existsSync(folder) ? (await readdir(folder)).filter((name) => name.endsWith('.parquet')) : [];
-            if (written.length === 1) await rename(path.join(folder, written[0] as string), target);
-            else {
-              // A day with no row (or whose seed had none): the seed's empty file, as the export writes one.
-              const seed = seedFiles.find((s) => s.seed === days.indexOf(day) % SEED_DAYS.length);
-              if (seed === undefined) continue;
-              await connection.run(
-                `COPY (SELECT * FROM read_parquet(${sqlString(seed.file)}, hive_partitioning = false) LIMIT 0) TO ${sqlString(target)} (FORMAT parquet)`,
-              );
-            }
-            const size = (await stat(target)).size;
-            sizes.set(target, size);
-            files += 1;
-            bytes += size;
-          }
-        }
-      }
-      await rm(path.join(lake, '_clone'), { recursive: true, force: true });
-    }
-    const counted = await connection.runAndReadAll(
-      `SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(path.join(lake, 'views_pages', '*', '*.parquet'))})`,
-    );
-    rows = Number(counted.getRowObjectsJS()[0]?.['n'] ?? 0);
-    if (rows === 0) throw new Error('the cloned month has no views_pages row: the clone is broken');
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-  progress('lake-build: writing the manifests');
-  for (const [n, projectId] of projects.entries()) {
-    const source = sources[n % sources.length] as string;
-    for (const dataset of DATASET_NAMES) {
-      for (const [i, day] of days.entries()) {
-        const seedDay = SEED_DAYS[i % SEED_DAYS.length] as string;
-        const manifest = JSON.parse(await readFile(path.join(seeds, manifestKey(dataset, seedDay, source)), 'utf8')) as Record<string, unknown>;
-        const renamed = (key: string) => key.replaceAll(seedDay, day).replaceAll(source, projectId);
-        const seedFiles = (manifest['files'] ?? {}) as Record<string, string>;
-        const fileBytes = { ...((manifest['bytes'] ?? {}) as Record<string, number>) };
-        const filesOf: Record<string, string> = {};
-        for (const [table, key] of Object.entries(seedFiles)) {
-          filesOf[table] = renamed(key);
-          fileBytes[table] = sizes.get(path.join(lake, renamed(key))) ?? fileBytes[table] ?? 0;
-        }
-        const target = path.join(lake, manifestKey(dataset, day, projectId));
-        await mkdir(path.dirname(target), { recursive: true });
-        await writeFile(
-          target,
-          JSON.stringify({ ...manifest, projectId, date: day, window: { dateFrom: day, dateTo: addDays(day, 1) }, files: filesOf, bytes: fileBytes }),
-        );
-      }
-    }
-  }
-  return { files, bytes, rows };
-}
-
 export async function benchLakeBuild(): Promise<BenchResult> {
   const root = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mintlify-bench-lake-build-'));
   const seeds = path.join(root, 'seeds');
   const lake = path.join(root, 'lake');
   const projects = Array.from({ length: PROJECTS }, (_, n) => `proj_build_${String(n + 1).padStart(2, '0')}`);
   try {
-    await exportSeeds(seeds);
-    const cloned = await cloneMonth(seeds, lake, projects);
+    await exportSeeds(seeds, SEED_DAYS, 'lake-build');
+    const days = Array.from({ length: 30 }, (_, i) => addDays(FROM, i));
+    const cloned = await cloneDays(seeds, lake, { projects, days, seedDays: SEED_DAYS, label: 'lake-build' });
     progress('lake-build: the month’s index of units, as the export leaves it');
     const indexStarted = performance.now();
     const destination = openTarget({ kind: 'local', dir: lake });

@@ -25,11 +25,12 @@ import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
 import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../scripts/lib/bundles.js';
 import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
-import { info, judged, median, progress, type BenchResult } from './lib/figures.js';
+import { type Figures, info, judged, median, progress, type BenchResult } from './lib/figures.js';
 import { benchPeriod, buildLake, LAST_DAY, REPORT_DAYS } from './report.js';
 import { sizeOf, upload } from './report-function.js';
 
-const RUNS = 2;
+/** Invocations of each variant, alternately. @default 2 (MINTLIFY_BENCH_RUNS) */
+const RUNS = Number(process.env['MINTLIFY_BENCH_RUNS'] ?? 2);
 const WEEKLY = 'Weekly: the report of the last 7 complete days';
 
 /** What a GET read, by the key's kind: where the objects go. */
@@ -45,21 +46,30 @@ function kindOf(url: string): string {
   return `days ${parseTableFileKey(key.split('/').slice(3).join('/'))?.folder ?? ''}`;
 }
 
-/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind. */
-async function countingProxy(
-  target: string,
-): Promise<{ url: string; gets: () => number; kinds: () => Record<string, number>; reset: () => void; close: () => Promise<void> }> {
+/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind, and the listings and their answers' bytes. */
+export async function countingProxy(target: string): Promise<{
+  url: string;
+  gets: () => number;
+  kinds: () => Record<string, number>;
+  listings: () => { requests: number; bytes: number };
+  reset: () => void;
+  close: () => Promise<void>;
+}> {
   const to = new URL(target);
   let gets = 0;
   let kinds: Record<string, number> = {};
+  let listings = { requests: 0, bytes: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET' && !/[?&]list-type=/.test(req.url ?? '')) {
+    const listing = req.method === 'GET' && /[?&]list-type=/.test(req.url ?? '');
+    if (req.method === 'GET' && !listing) {
       gets += 1;
       const kind = kindOf(req.url ?? '');
       kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
+    if (listing) listings.requests += 1;
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (listing) answer.on('data', (chunk: Buffer) => (listings.bytes += chunk.length));
       answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
@@ -71,9 +81,11 @@ async function countingProxy(
     url: `http://127.0.0.1:${port}`,
     gets: () => gets,
     kinds: () => ({ ...kinds }),
+    listings: () => ({ ...listings }),
     reset: () => {
       gets = 0;
       kinds = {};
+      listings = { requests: 0, bytes: 0 };
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -114,39 +126,87 @@ export async function benchLake(): Promise<BenchResult> {
     await refreshRunIndexes(inBucket);
     progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');
     const assembly = await synthAssembly({ projectIds: projects.join(',') });
+    // MINTLIFY_BENCH_BEFORE=<folder of another checkout, its node_modules in it>: its bundle too, invoked alternately with this one (before/after in one run).
+    const beforeRoot = process.env['MINTLIFY_BENCH_BEFORE'];
+    const before = beforeRoot ? await synthAssembly({ projectIds: projects.join(',') }, path.resolve(beforeRoot)) : undefined;
     try {
-      const asset = assembly.functionAssetDir(WEEKLY);
-      const bundle = path.join(asset, 'index.js');
       const { topicArn } = await aws.createTopicWithSubscriber();
-      const base = {
-        ...functionEnvironment(assembly.resources, WEEKLY, {
+      const envOf = (of: Awaited<ReturnType<typeof synthAssembly>>) => ({
+        ...functionEnvironment(of.resources, WEEKLY, {
           EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
           INSIGHTS_TOPIC_ARN: topicArn,
           EXPORT_GLUE_DATABASE: '',
         }),
         AWS_ENDPOINT_URL_S3: proxy.url,
         AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      };
+      });
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
-      const runs: { rollups: boolean; runMs: number; cpuMs: number; rss: number; gets: number; kinds: Record<string, number> }[] = [];
+      type Variant = 'on' | 'before' | 'off';
+      const runs: {
+        variant: Variant;
+        rollups: boolean;
+        runMs: number;
+        cpuMs: number;
+        rss: number;
+        gets: number;
+        kinds: Record<string, number>;
+        listings: { requests: number; bytes: number };
+      }[] = [];
       // MINTLIFY_BENCH_PROFILE=<folder>: a V8 CPU profile of each invocation with the roll-ups, written there (what dominates the run).
       const profile = process.env['MINTLIFY_BENCH_PROFILE'];
       let logs = '';
+      const variants: Variant[] = before ? ['on', 'before', 'off'] : ['on', 'off'];
       for (let run = 1; run <= RUNS; run++) {
-        for (const rollups of [true, false]) {
-          progress(`lake: invocation ${run} of ${RUNS}, roll-ups ${rollups ? 'on' : 'off'}`);
+        for (const variant of variants) {
+          const rollups = variant !== 'off';
+          const of = variant === 'before' && before ? before : assembly;
+          progress(`lake: invocation ${run} of ${RUNS}, ${variant === 'before' ? 'the bundle before, roll-ups on' : `roll-ups ${variant}`}`);
           proxy.reset();
+          const base = envOf(of);
           const env = rollups ? { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) } : { ...base, MINTLIFY_ROLLUPS: 'off' };
-          const invocation = await invokeBundle(assembly.outDir, bundle, event, env, functionHandler(assembly.resources, WEEKLY));
+          const bundle = path.join(of.functionAssetDir(WEEKLY), 'index.js');
+          const invocation = await invokeBundle(of.outDir, bundle, event, env, functionHandler(of.resources, WEEKLY));
           if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
           const cpuMs = invocation.cpuMs ?? Number.NaN;
-          runs.push({ rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds() });
-          if (rollups && logs === '') logs = invocation.logs.slice(-6000);
-          progress(`lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`);
+          runs.push({
+            variant,
+            rollups,
+            runMs: invocation.runMs,
+            cpuMs,
+            rss: invocation.maxRssBytes,
+            gets: proxy.gets(),
+            kinds: proxy.kinds(),
+            listings: proxy.listings(),
+          });
+          if (variant === 'on' && logs === '') logs = invocation.logs.slice(-6000);
+          progress(
+            `lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; ${proxy.listings().requests} listings (${proxy.listings().bytes} bytes); ` +
+              `run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`,
+          );
         }
       }
-      const on = runs.filter((r) => r.rollups);
-      const off = runs.filter((r) => !r.rollups);
+      const on = runs.filter((r) => r.variant === 'on');
+      const off = runs.filter((r) => r.variant === 'off');
+      const earlier = runs.filter((r) => r.variant === 'before');
+      const beforeFigures: Figures =
+        earlier.length === 0
+          ? {}
+          : {
+              'lake.90d.run_ms_before': info(median(earlier.map((r) => r.runMs)), 'ms', 'the bundle of MINTLIFY_BENCH_BEFORE, roll-ups on, alternately'),
+              'lake.90d.cpu_ms_before': info(median(earlier.map((r) => r.cpuMs)), 'ms', 'the same, CPU time'),
+              'lake.90d.objects_read_before': info(median(earlier.map((r) => r.gets)), 'objects', 'the same, objects read'),
+              'lake.90d.listing_bytes_before': info(median(earlier.map((r) => r.listings.bytes)), 'bytes', 'the same, bytes of the listings S3 answered'),
+              'lake.90d.cpu_vs_before': info(
+                median(on.map((r) => r.cpuMs)) / median(earlier.map((r) => r.cpuMs)),
+                'x',
+                "this bundle's CPU ÷ the bundle before's (medians of alternate runs)",
+              ),
+              'lake.90d.run_vs_before': info(
+                median(on.map((r) => r.runMs)) / median(earlier.map((r) => r.runMs)),
+                'x',
+                "this bundle's run ÷ the bundle before's (medians of alternate runs)",
+              ),
+            };
       const load = `load: ${lake.files} day files of 3 projects × 180 days (90 reported + 90 compared), ${uploaded} objects in the bucket`;
       return {
         figures: {
@@ -170,6 +230,12 @@ export async function benchLake(): Promise<BenchResult> {
             `the handler's run, median of ${RUNS} fresh processes (machine shared: noisy)`,
           ),
           'lake.90d.run_ms_without_rollups': info(median(off.map((r) => r.runMs)), 'ms', 'the same, roll-ups off, alternately with the runs above'),
+          'lake.90d.listings': info(
+            median(on.map((r) => r.listings.requests)),
+            'requests',
+            `ListObjectsV2 requests of the invocation, roll-ups on; their answers ${median(on.map((r) => r.listings.bytes))} bytes of XML`,
+          ),
+          'lake.90d.listing_bytes': info(median(on.map((r) => r.listings.bytes)), 'bytes', 'the bytes of those listings S3 answered (what the SDK parses)'),
           'lake.90d.cpu_ms': info(median(on.map((r) => r.cpuMs)), 'ms', "the handler's CPU time (every thread of the process, DuckDB's too), roll-ups on"),
           'lake.90d.cpu_ms_without_rollups': info(median(off.map((r) => r.cpuMs)), 'ms', 'the same, roll-ups off'),
           'lake.90d.peak_rss': judged(Math.max(...on.map((r) => r.rss)), 'bytes', '<=', 1024 ** 3, 'peak RSS of the invocation process, roll-ups on'),
@@ -179,6 +245,7 @@ export async function benchLake(): Promise<BenchResult> {
             `compactLake over the whole lake: ${built.built} roll-ups (one a table and month, every project in it) of ${monthsBuilt} month(s), ${built.failed} could not be built; 3 projects × 7 datasets`,
           ),
           'lake.rollups.build_cpu_ms': info((buildCpu.user + buildCpu.system) / 1000, 'ms', 'the same, CPU of this process (DuckDB threads included)'),
+          ...beforeFigures,
           'lake.rollups.extra_bytes_ratio': judged(
             rollupBytes / dayBytes,
             'x',
@@ -191,6 +258,7 @@ export async function benchLake(): Promise<BenchResult> {
       };
     } finally {
       await assembly.close();
+      await before?.close();
     }
   } finally {
     await proxy.close();

@@ -18,6 +18,7 @@ import { benchGaps } from './gaps.js';
 import { benchIceberg } from './iceberg.js';
 import { benchLake } from './lake.js';
 import { benchLakeBuild } from './lake-build.js';
+import { benchLakeYear } from './lake-year.js';
 import { formatTable, progress, saveResults, type Figures } from './lib/figures.js';
 import { benchMasking } from './masking.js';
 import { benchAssistantMemory, benchMemory } from './memory.js';
@@ -54,6 +55,7 @@ const ALL = [
   'topics',
   'lake',
   'lake-build',
+  'lake-year',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -92,6 +94,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selected.has('report-function')) add(await benchReportFunction());
   if (selected.has('lake')) add(await benchLake());
   if (selected.has('lake-build')) add(await benchLakeBuild());
+  if (selected.has('lake-year')) add(await benchLakeYear());
   if (selected.has('writer')) add(await benchWriter());
   if (selected.has('effects')) add(await benchEffects());
   if (selected.has('orgs')) add(await benchOrgs());

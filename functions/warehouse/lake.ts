@@ -18,13 +18,14 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, LAYOUT, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
-import { type IndexMemo, indexedManifests, mirroredRollups, type RolledUp } from './lake/rollups-read.js';
+import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
+import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthsTouched, outsideMonths, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
-import { indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
+import { daysOfMonth, indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
+import { addDays } from '../shared/dates.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -158,7 +159,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   const remove = () => rm(root, { recursive: true, force: true });
   const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
-  type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string } }[];
+  type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string; readonly month?: string } }[];
   const records = deps.records ?? openTarget(parsed, { s3Client: client });
   // The manifests of the period from the indexes of their months (one object a dataset and
   // month, lake/unit-index.ts), written into the mirror as the manifests they hold.
@@ -201,7 +202,12 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       Promise.all(
         scope.prefixes.map(async (p) => {
           const rolled = rolledUp.get(p);
-          const days = (await keysOf([{ folder: `${p}/`, days: daysOf(p) }])).map(({ key }) => key).filter((key) => !coveredBy(rolled, key));
+          // Not listed: the months whose roll-up holds every unit with a manifest there (none of their day files is read).
+          // The others a month at a time (its own prefix): a listing never runs on into a month it skips.
+          const stretches = outsideMonths(daysOf(p), monthsRolledWhole(p, daysOf(p), rolledUp, memo)).flatMap(byMonth);
+          const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
+            .map(({ key }) => key)
+            .filter((key) => !coveredBy(rolled, key));
           const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
           return { prefix: p, keys: [...months, ...days] };
         }),
@@ -298,13 +304,14 @@ async function listDays(
   bucket: string,
   prefix: string,
   folder: string,
-  scope: { readonly from: string; readonly to: string },
+  scope: { readonly from: string; readonly to: string; readonly month?: string },
 ): Promise<{ key: string; modified: number }[]> {
   const base = `${prefix}${folder}`;
+  const within = scope.month === undefined ? base : `${prefix}${monthDaysPrefix(folder, scope.month)}`;
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
   const keys: { key: string; modified: number }[] = [];
   try {
-    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: base, StartAfter: dayFolder(base, scope.from) })) {
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: within, StartAfter: dayFolder(base, scope.from) })) {
       for (const object of page.Contents ?? []) {
         const key = object.Key;
         if (key === undefined) continue;
@@ -323,6 +330,18 @@ async function listDays(
     });
   }
   return keys;
+}
+
+/** `[from, to)` cut at the months' ends, each part with its month. */
+function byMonth(days: { readonly from: string; readonly to: string }): { from: string; to: string; month: string }[] {
+  return monthsTouched(days).map((month) => {
+    const all = daysOfMonth(month);
+    const first = all[0] as string;
+    const next = addDays(all[all.length - 1] as string, 1);
+    // ISO days compare as strings: the later first day, the earlier end.
+    const [from, to] = [[first, days.from].sort()[1] as string, [next, days.to].sort()[0] as string];
+    return { from, to, month };
+  });
 }
 
 /** Reads one object of the bucket, whole. */

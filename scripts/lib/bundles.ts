@@ -32,14 +32,17 @@ export interface Assembly {
   close(): Promise<void>;
 }
 
-/** `cdk synth -q` with `-c key=value` for each of `context`, into a fresh temp folder. */
-export async function synthAssembly(context: Record<string, string>): Promise<Assembly> {
+/**
+ * `cdk synth -q` with `-c key=value` for each of `context`, into a fresh temp folder; of the
+ * checkout at `root` (a benchmark's "before": another commit's tree with its node_modules). @default this repository
+ */
+export async function synthAssembly(context: Record<string, string>, root: string = REPO_ROOT): Promise<Assembly> {
   const outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
   const { stdout, stderr } = await run(
     'npx',
     ['cdk', 'synth', '-q', '-o', outDir, ...Object.entries(context).flatMap(([key, value]) => ['-c', `${key}=${value}`])],
     {
-      cwd: REPO_ROOT,
+      cwd: root,
       env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true' },
       timeout: 240_000,
       maxBuffer: 16 * 1024 * 1024,
@@ -56,7 +59,7 @@ export async function readAssembly(outDir: string, output: string): Promise<Asse
   const template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as { Resources: Resources };
   // Bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
   // repository's node_modules plays that part.
-  await symlink(join(REPO_ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  await symlink(join(root, 'node_modules'), join(outDir, 'node_modules'), 'dir');
   const assets = JSON.parse(await readFile(join(outDir, `${STACK}.assets.json`), 'utf8')) as {
     files: Record<string, { displayName?: string; source: { path: string } }>;
   };

@@ -11,7 +11,7 @@ import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream 
 import { mkdir, readdir, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { probeKey, SCRATCH_PREFIX, type Destination, type PendingWrite, type WriteOptions } from './destination.js';
+import { inKeyRange, probeKey, SCRATCH_PREFIX, type Destination, type KeyRange, type PendingWrite, type WriteOptions } from './destination.js';
 import { ConfigError, DestinationError } from '../errors.js';
 
 /**
@@ -80,8 +80,8 @@ export function createLocalDestination(dir: string): Destination {
     return pendingFileWrite(stream, temp, file, !key.startsWith(`${SCRATCH_PREFIX}/`));
   };
 
-  /** Every key under a folder. */
-  const listKeys = async (prefix: string): Promise<string[]> => {
+  /** Every key under a folder (inside `range` when given). */
+  const listKeys = async (prefix: string, range?: KeyRange): Promise<string[]> => {
     const folder = path.join(root, ...checkKey(prefix.replace(/\/+$/, '')).split('/'));
     let entries;
     try {
@@ -93,7 +93,8 @@ export function createLocalDestination(dir: string): Destination {
     // Hidden names are temp files of writes in progress (and crash leftovers), not keys.
     return entries
       .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
-      .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+      .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
+      .filter((key) => inKeyRange(key, range));
   };
 
   return {
@@ -181,8 +182,8 @@ export function createLocalDestination(dir: string): Destination {
 
     list: listKeys,
 
-    async listModified(prefix) {
-      const keys = await listKeys(prefix);
+    async listModified(prefix, range) {
+      const keys = await listKeys(prefix, range);
       const times = await Promise.all(
         keys.map((key) =>
           stat(fileOf(key)).then(

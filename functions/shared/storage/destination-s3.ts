@@ -7,7 +7,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, Writable } from 'node:stream';
-import { probeKey, type Destination, type PendingWrite } from './destination.js';
+import { inKeyRange, probeKey, type Destination, type KeyRange, type PendingWrite } from './destination.js';
 import { checkKey } from './destination-local.js';
 import { normalisePrefix } from './destination-target.js';
 import { DestinationError } from '../errors.js';
@@ -29,16 +29,24 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
   const prefix = normalisePrefix(options.prefix ?? '');
   const keyOf = (key: string) => `${prefix}${checkKey(key)}`;
 
-  /** Every key under a folder with its LastModified. */
-  const listModified = async (listPrefix: string): Promise<{ key: string; modified: number }[]> => {
+  /** Every key under a folder with its LastModified (inside `range`: S3 starts after its first bound, the pages stop past its last). */
+  const listModified = async (listPrefix: string, range?: KeyRange): Promise<{ key: string; modified: number }[]> => {
     const target = keyOf(listPrefix.replace(/\/+$/, ''));
     const keys: { key: string; modified: number }[] = [];
     let token: string | undefined;
+    const startAfter = range?.after === undefined ? {} : { StartAfter: keyOf(range.after) };
     try {
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${target}/`, ...(token ? { ContinuationToken: token } : {}) }));
-        for (const object of page.Contents ?? [])
-          if (object.Key) keys.push({ key: object.Key.slice(prefix.length), modified: object.LastModified?.getTime() ?? 0 });
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: `${target}/`, ...(token ? { ContinuationToken: token } : startAfter) }),
+        );
+        for (const object of page.Contents ?? []) {
+          if (!object.Key) continue;
+          const key = object.Key.slice(prefix.length);
+          // Keys come in order: the first past the range ends the listing.
+          if (range?.before !== undefined && key >= range.before) return keys;
+          if (inKeyRange(key, range)) keys.push({ key, modified: object.LastModified?.getTime() ?? 0 });
+        }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     } catch (error) {
@@ -103,8 +111,8 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
       }
     },
 
-    async list(listPrefix) {
-      return (await listModified(listPrefix)).map((object) => object.key);
+    async list(listPrefix, range) {
+      return (await listModified(listPrefix, range)).map((object) => object.key);
     },
 
     listModified,

@@ -42,6 +42,21 @@ export interface WriteOptions {
   readonly overlapped?: boolean;
 }
 
+/**
+ * A stretch of a listing in the store's order of keys (byte order, S3's): the keys after
+ * `after` and before `before` (both relative keys, neither itself included); either may be left
+ * out. What a folder of `dt=` days asks to list a few months of it (warehouse/lake/layout.ts).
+ */
+export interface KeyRange {
+  readonly after?: string;
+  readonly before?: string;
+}
+
+/** Whether `key` lies inside `range` (none: every key does). */
+export function inKeyRange(key: string, range: KeyRange | undefined): boolean {
+  return (range?.after === undefined || key > range.after) && (range?.before === undefined || key < range.before);
+}
+
 export interface Destination {
   /** Where it writes, for humans: an absolute directory or `s3://bucket/prefix`. */
   readonly url: string;
@@ -56,16 +71,17 @@ export interface Destination {
   delete(key: string): Promise<void>;
   /**
    * Every key under `prefix` (a folder, ending in `/`), in no particular order; none when the
-   * folder does not exist. Optional: a destination without it gives `plan` fewer facts (the
-   * planner then looks only near the days asked for).
+   * folder does not exist. With `range`, only the keys inside it (S3 starts the listing after
+   * its first bound and stops past its last). Optional: a destination without it gives `plan`
+   * fewer facts (the planner then looks only near the days asked for).
    */
-  list?(prefix: string): Promise<string[]>;
+  list?(prefix: string, range?: KeyRange): Promise<string[]>;
   /**
    * {@link list} with each key's last change (epoch ms, the store's own clock: S3's
    * LastModified, a file's mtime). Optional: the index of units (warehouse/lake/unit-index.ts)
    * then notices a manifest rewritten under the same key.
    */
-  listModified?(prefix: string): Promise<{ readonly key: string; readonly modified: number }[]>;
+  listModified?(prefix: string, range?: KeyRange): Promise<{ readonly key: string; readonly modified: number }[]>;
   /**
    * Removes the folder `prefix` when it is empty (a local destination; S3 has no folders to
    * leave behind). Optional; retention calls it for the day folders it emptied.

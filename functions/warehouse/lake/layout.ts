@@ -9,7 +9,7 @@
  * It imports no table or dataset definition (tables.ts and keys.ts stand on it); a folder with
  * a part (`<dataset>`, `<table>`, `<id>`) is filled by {@link folderOf}.
  */
-import { SCRATCH_PREFIX } from '../../shared/storage/destination.js';
+import { type KeyRange, SCRATCH_PREFIX } from '../../shared/storage/destination.js';
 
 /** One kind of thing the bucket holds: its folder (with `<part>` placeholders), whether it is split by day, its files. */
 export interface Place {
@@ -120,6 +120,30 @@ export function rollupKey(table: string, month: string, kind: 'parquet' | 'json'
 /** `_index/_runs/month=YYYY-MM.json`: the run log's records of one month in one object. */
 export function runIndexKey(month: string): string {
   return `${folderOf('runIndex')}/${monthName(month)}.json`;
+}
+
+/** The month after `month` (`YYYY-MM`). */
+export function nextMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}
+
+/**
+ * The stretch of a listing of `folder` (a daily place's folder) that holds its days of the
+ * months `first` to `last`: after `<folder>/dt=<first>` (every key of a month's days sorts after
+ * that name) and before `<folder>/dt=<the month after last>` (and every key of `last` before it).
+ */
+export function monthsRange(folder: string, first: string, last: string): KeyRange {
+  // Throws on anything but YYYY-MM.
+  for (const month of [first, last]) monthName(month);
+  const base = folder.replace(/\/+$/, '');
+  return { after: `${base}/${DAY_PARTITION}=${first}`, before: `${base}/${DAY_PARTITION}=${nextMonth(last)}` };
+}
+
+/** `<folder>/dt=<month>`: what every key of `folder`'s days of `month` starts with (a listing of that month alone). */
+export function monthDaysPrefix(folder: string, month: string): string {
+  monthName(month);
+  return `${folder.replace(/\/+$/, '')}/${DAY_PARTITION}=${month}`;
 }
 
 /** The month (`YYYY-MM`) of a day. */

@@ -9,9 +9,9 @@
  */
 import type { Destination } from '../../shared/storage/destination.js';
 import { DATASET_TABLES, type DatasetName } from '../catalog.js';
-import { folderOf, monthName, monthOfDay, rollupKey } from './layout.js';
+import { folderOf, monthName, monthOfDay, nextMonth, rollupKey } from './layout.js';
 import { datasetOfTable, rollupProjects } from './rollups.js';
-import { daysOfMonth, type IndexedRollups, nextMonth, readUnitIndexes, type RawManifest } from './unit-index.js';
+import { daysOfMonth, type IndexedRollups, readUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
  * The indexes of units one mirror has read, by dataset and month (their manifests and their
@@ -111,6 +111,44 @@ export async function mirroredRollups(
       out.set(prefix, byMonth.set(month, held));
     }
   }
+  return out;
+}
+
+/**
+ * The months of table folder `prefix` whose day files a mirror need not list: its roll-up is
+ * read for every unit with a manifest there among `days` (the month's index of units, as
+ * `memo` holds it), so none of the month's day files would be read. A month whose index was not
+ * read, or with a unit its roll-up does not hold (a project not settled), is listed.
+ */
+export function monthsRolledWhole(prefix: string, days: { readonly from: string; readonly to: string }, rolledUp: RolledUp, memo: IndexMemo): Set<string> {
+  const whole = new Set<string>();
+  const owner = datasetOfTable(prefix);
+  if (owner === undefined) return whole;
+  for (const [month, held] of rolledUp.get(prefix) ?? []) {
+    const manifests = memo.get(`${owner.dataset}/${month}`)?.manifests;
+    if (manifests === undefined) continue;
+    const every = [...manifests.keys()].every((entry) => {
+      const [day, projectId] = entry.split('/') as [string, string];
+      return day < days.from || day >= days.to || held.get(projectId)?.includes(day) === true;
+    });
+    if (every) whole.add(month);
+  }
+  return whole;
+}
+
+/** The stretches of `[from, to)` outside the months `skipped`, in order: what is left to list. */
+export function outsideMonths(days: { readonly from: string; readonly to: string }, skipped: ReadonlySet<string>): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  let from: string | undefined;
+  for (const month of monthsTouched(days)) {
+    const all = daysOfMonth(month);
+    const first = (all[0] as string) < days.from ? days.from : (all[0] as string);
+    if (skipped.has(month)) {
+      if (from !== undefined) out.push({ from, to: first });
+      from = undefined;
+    } else from ??= first;
+  }
+  if (from !== undefined) out.push({ from, to: days.to });
   return out;
 }
 

@@ -15,7 +15,7 @@ import type { Destination } from '../../shared/storage/destination.js';
 import { eachAtOnce } from '../../shared/concurrency.js';
 import type { DatasetName } from '../catalog.js';
 import { manifestKey, manifestsOf, parseManifestKey } from '../keys.js';
-import { monthOfDay, unitIndexKey } from './layout.js';
+import { monthOfDay, monthsRange, nextMonth, unitIndexKey } from './layout.js';
 
 /** A manifest as written (export/manifest.ts `Manifest`), unchecked. */
 export type RawManifest = Readonly<Record<string, unknown>>;
@@ -47,12 +47,6 @@ export function indexEntry(day: string, projectId: string): string {
   return `${day}/${projectId}`;
 }
 
-/** The month after `month` (`YYYY-MM`). */
-export function nextMonth(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
-}
-
 /** Every day (`YYYY-MM-DD`) of `month`. */
 export function daysOfMonth(month: string): string[] {
   return daysBetween(`${month}-01`, `${nextMonth(month)}-01`);
@@ -74,12 +68,24 @@ interface Listed {
   modified: number;
 }
 
-/** The manifests' keys of `dataset`, by month: one listing, with their times when the destination gives them. */
-async function listedByMonth(destination: Pick<Destination, 'list' | 'listModified'>, dataset: DatasetName): Promise<Map<string, Listed> | undefined> {
+/**
+ * The manifests' keys of `dataset`, by month: one listing, with their times when the destination
+ * gives them; of the first to the last of `months` only (a listing of those months' days).
+ */
+async function listedByMonth(
+  destination: Pick<Destination, 'list' | 'listModified'>,
+  dataset: DatasetName,
+  months: readonly string[],
+): Promise<Map<string, Listed> | undefined> {
+  const sorted = [...months].sort();
+  const first = sorted[0];
+  const last = sorted[sorted.length - 1];
+  const folder = manifestsOf(dataset);
+  const range = first === undefined || last === undefined ? undefined : monthsRange(folder, first, last);
   const listed = destination.listModified
-    ? await destination.listModified(manifestsOf(dataset))
+    ? await destination.listModified(folder, range)
     : destination.list
-      ? (await destination.list(manifestsOf(dataset))).map((key) => ({ key, modified: 0 }))
+      ? (await destination.list(folder, range)).map((key) => ({ key, modified: 0 }))
       : undefined;
   if (listed === undefined) return undefined;
   const byMonth = new Map<string, Listed>();
@@ -148,7 +154,7 @@ export async function readUnitIndexes(
   options: ReadIndexOptions = {},
 ): Promise<Map<string, Map<string, RawManifest>> | undefined> {
   const { reads, rollups, keep = false } = options;
-  const listed = await listedByMonth(destination, dataset);
+  const listed = await listedByMonth(destination, dataset, months);
   if (listed === undefined) return undefined;
   const out = new Map<string, Map<string, RawManifest>>();
   for (const month of [...new Set(months)]) {
@@ -221,7 +227,7 @@ export async function updateUnitIndexes(
     const indexes = await readUnitIndexes(destination, dataset, [...months], { rollups, keep: true });
     if (indexes === undefined) continue;
     // The listing after this step's manifests: what the indexes written now were built after.
-    const listed = await listedByMonth(destination, dataset);
+    const listed = await listedByMonth(destination, dataset, [...months]);
     for (const [month, manifests] of indexes) {
       const units = changed.filter((unit) => unit.dataset === dataset && monthOfDay(unit.day) === month);
       for (const unit of units) {

@@ -16,11 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysBetween } from '../../../functions/shared/dates.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
 import { ROLLUP_READS } from '../../../functions/warehouse/lake/files.js';
-import { rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
+import { parseTableFileKey, rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
 import { readUnitState, readUnitStates } from '../../../functions/export/units.js';
 import { unitKey } from '../../../functions/export/unit-id.js';
 import { openTarget } from '../../../functions/shared/storage/destinations.js';
-import type { Destination } from '../../../functions/shared/storage/destination.js';
+import type { Destination, KeyRange } from '../../../functions/shared/storage/destination.js';
+import { parseManifestKey } from '../../../functions/warehouse/keys.js';
+import { readUnitIndexes } from '../../../functions/warehouse/lake/unit-index.js';
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
@@ -151,9 +153,23 @@ describe('the same lake in a bucket', () => {
         },
         { step: 'initialize', name: 'countGets' },
       );
+      let listed: string[] = [];
+      aws.s3.middlewareStack.add(
+        (next, context) => async (args) => {
+          const answer = await next(args);
+          if ((context as { commandName?: string }).commandName === 'ListObjectsV2Command')
+            listed.push(...((answer.output as { Contents?: { Key?: string }[] }).Contents ?? []).map((object) => String(object.Key)));
+          return answer;
+        },
+        { step: 'initialize', name: 'recordListings' },
+      );
+      /** The table files of the whole months listed (March and April). */
+      const rolledDaysListed = () =>
+        listed.filter((key) => ['2026-03-', '2026-04-'].some((month) => parseTableFileKey(key.slice('lake/'.length))?.day.startsWith(month)));
       const report = async (rollups: boolean, name: string, range: readonly string[] = RANGE) => {
         gets = 0;
         keys = [];
+        listed = [];
         if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
         else process.env['MINTLIFY_ROLLUPS'] = 'off';
         try {
@@ -166,7 +182,10 @@ describe('the same lake in a bucket', () => {
         return gets;
       };
       const fromDays = await report(false, 's3-days.html');
+      expect(rolledDaysListed().length).toBeGreaterThan(0);
       const fromRollups = await report(true, 's3-rolled.html');
+      // A month whose roll-ups hold every unit with a manifest: its day files are not even listed.
+      expect(rolledDaysListed()).toEqual([]);
       expect(await page(path.join(root, 's3-rolled.html'))).toBe(await page(path.join(root, 's3-days.html')));
       expect(fromRollups, `objects read: ${fromRollups} with roll-ups, ${fromDays} without`).toBeLessThan(fromDays / 3);
       // The roll-ups' records are read from the months' indexes, not beside each roll-up.
@@ -233,6 +252,27 @@ describe('the index of units', () => {
     expect([...states.values()].every((state) => state.kind === 'complete')).toBe(true);
     expect(indexed.reads.count, 'one index a month').toBe(3);
     expect(one.reads.count).toBeGreaterThanOrEqual(units.length);
+  });
+
+  it('is checked against a listing of the months asked only, and gives what a listing of every month gives', async () => {
+    const destination = openTarget({ kind: 'local', dir: out });
+    const listed: string[] = [];
+    const recording = {
+      ...destination,
+      listModified: async (prefix: string, range?: KeyRange) => {
+        const keys = (await destination.listModified?.(prefix, range)) ?? [];
+        listed.push(...keys.map(({ key }) => key));
+        return keys;
+      },
+    };
+
+    const april = await readUnitIndexes(recording, 'visitors', ['2026-04']);
+    const every = await readUnitIndexes(destination, 'visitors', ['2026-03', '2026-04', '2026-05']);
+
+    expect(april?.get('2026-04')).toEqual(every?.get('2026-04'));
+    expect(april?.get('2026-04')?.size).toBe(30);
+    expect(listed).toHaveLength(30);
+    expect(listed.every((key) => parseManifestKey('visitors', key)?.day.startsWith('2026-04-'))).toBe(true);
   });
 
   it('is rebuilt from the manifests when it is missing or names other units', async () => {

@@ -104,6 +104,20 @@ describe('createLocalDestination', () => {
     await expect(pending.commit()).rejects.toBeInstanceOf(DestinationError);
   });
 
+  it('lists a range of a folder: the keys the whole listing gives inside it, with their times', async () => {
+    const days = ['2026-06-30', '2026-07-01', '2026-08-15', '2026-09-30', '2026-10-01'];
+    for (const day of days) await destination.put(`_manifests/visitors/dt=${day}/p.json`, '{}');
+    await destination.put('_manifests/views/dt=2026-08-01/p.json', '{}');
+    const range = { after: '_manifests/visitors/dt=2026-07', before: '_manifests/visitors/dt=2026-10' };
+
+    const whole = await destination.list?.('_manifests/visitors/');
+    const ranged = await destination.listModified?.('_manifests/visitors/', range);
+
+    expect(ranged?.map((object) => object.key).sort()).toEqual(whole?.filter((key) => key > range.after && key < range.before).sort());
+    expect((await destination.list?.('_manifests/visitors/', range))?.sort()).toEqual(days.slice(1, 4).map((day) => `_manifests/visitors/dt=${day}/p.json`));
+    expect(ranged?.every((object) => object.modified > 0)).toBe(true);
+  });
+
   it('puts, gets, checks and deletes small objects', async () => {
     await destination.put('_manifests/visitors/dt=2026-01-30/p.json', '{"ok":true}');
     await destination.put('bytes.bin', new Uint8Array([0, 1, 2, 255]));

@@ -201,6 +201,32 @@ describe('createS3Destination', () => {
     expect(await keysIn(bucket)).toEqual([]);
   });
 
+  it('lists a range of a folder: the keys the whole listing gives inside it, asked from its first bound on', async () => {
+    const { bucket } = await newDestination('exports');
+    const days = ['2026-06-30', '2026-07-01', '2026-08-15', '2026-09-30', '2026-10-01'];
+    const keys = [...days.map((day) => `_manifests/visitors/dt=${day}/p.json`), '_manifests/views/dt=2026-08-01/p.json'];
+    const { client, commands } = recordingClient();
+    const destination = createS3Destination({ bucket, prefix: 'exports', client });
+    for (const key of keys) await destination.put(key, '{}');
+    const range = { after: '_manifests/visitors/dt=2026-07', before: '_manifests/visitors/dt=2026-10' };
+    const asked: { StartAfter?: string }[] = [];
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        if (context.commandName === 'ListObjectsV2Command') asked.push(args.input as { StartAfter?: string });
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+
+    const whole = await destination.list?.('_manifests/visitors/');
+    const ranged = await destination.listModified?.('_manifests/visitors/', range);
+
+    expect(ranged?.map((object) => object.key).sort()).toEqual(whole?.filter((key) => key > range.after && key < range.before).sort());
+    expect(ranged?.map((object) => object.key).sort()).toEqual(days.slice(1, 4).map((day) => `_manifests/visitors/dt=${day}/p.json`));
+    expect(asked.map((input) => input.StartAfter)).toEqual([undefined, 'exports/_manifests/visitors/dt=2026-07']);
+    expect(commands.filter((name) => name === 'ListObjectsV2Command')).toHaveLength(2);
+  });
+
   it('answers absent for missing keys and deletes them without error', async () => {
     const { destination } = await newDestination();
 

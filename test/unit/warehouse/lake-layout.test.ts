@@ -18,6 +18,8 @@ import {
   dayFolderName,
   dayKey,
   dayOfFolderName,
+  monthDaysPrefix,
+  monthsRange,
   folderOf,
   LAYOUT,
   parseDayKey,
@@ -107,6 +109,19 @@ describe('the bucket layout', () => {
     expect(dayOfFolderName('2026-01-31')).toBeUndefined();
     expect(() => folderOf('manifest')).toThrow(/needs a part/);
     expect(() => folderOf('manifest', 'a/b')).toThrow(/needs a part/);
+  });
+
+  it('bounds a listing of some months of a daily folder: their days inside, the days around them outside', () => {
+    const range = monthsRange('_manifests/visitors/', '2026-07', '2026-09');
+    const inside = (key: string) => key > (range.after ?? '') && key < (range.before ?? '');
+
+    expect(['2026-07-01', '2026-08-15', '2026-09-30'].map((day) => inside(dayKey('_manifests/visitors', day, 'p.json')))).toEqual([true, true, true]);
+    expect(['2026-06-30', '2026-10-01'].map((day) => inside(dayKey('_manifests/visitors', day, 'p.json')))).toEqual([false, false]);
+    expect(inside(dayKey('_manifests/visitorsx', '2026-08-01', 'p.json'))).toBe(false);
+    expect(monthsRange('feedback', '2026-12', '2026-12').before).toBe(`feedback/${dayFolderName('2027-01')}`);
+    expect(() => monthsRange('feedback', '2026-7', '2026-09')).toThrow(/not a month/);
+    expect(dayKey('feedback', '2026-08-15', 'p.parquet').startsWith(monthDaysPrefix('feedback/', '2026-08'))).toBe(true);
+    expect(dayKey('feedback', '2026-09-01', 'p.parquet').startsWith(monthDaysPrefix('feedback', '2026-08'))).toBe(false);
   });
 
   it('gives infra the prefixes it grants', () => {
