@@ -48,14 +48,15 @@ export async function synthAssembly(context: Record<string, string>, root: strin
       maxBuffer: 16 * 1024 * 1024,
     },
   );
-  return readAssembly(outDir, stdout + stderr);
+  return readAssembly(outDir, stdout + stderr, root);
 }
 
 /**
  * The cloud assembly a synth wrote into `outDir` (the stack's template and assets), with
- * `output` as what the synth printed; its `close()` removes `outDir`.
+ * `output` as what the synth printed, its bundles resolving `@aws-sdk/*` from `root`'s
+ * node_modules; its `close()` removes `outDir`.
  */
-export async function readAssembly(outDir: string, output: string): Promise<Assembly> {
+export async function readAssembly(outDir: string, output: string, root: string = REPO_ROOT): Promise<Assembly> {
   const template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as { Resources: Resources };
   // Bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
   // repository's node_modules plays that part.
