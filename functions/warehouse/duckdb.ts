@@ -9,6 +9,8 @@
  * and only ever as an explicit list of names built from days and validated project ids: a
  * stray `proj*.parquet` or a folder named `data[1]` is never read as a glob.
  */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from './sql.js';
 import { rootOf } from './lake/layout.js';
@@ -62,10 +64,39 @@ export interface DuckDbOptions {
    * (one thread: a day of 200,000 distinct questions grouped costs about 20 MB less). @default DuckDB's (the cores)
    */
   readonly threads?: number;
+  /**
+   * DuckDB's memory (`memory_limit`, MB): past it DuckDB spills to `tempDirectory` instead of
+   * growing. @default in Lambda {@link LAMBDA_DUCKDB_SHARE} of the function's memory, else DuckDB's (80 % of the machine's RAM)
+   */
+  readonly memoryLimitMb?: number;
+}
+
+/**
+ * DuckDB's share of a Lambda function's memory: the rest is Node's (the report's page and
+ * charts, the SDK). Without a limit DuckDB sizes itself by the machine, not by the function, and
+ * a year of twenty projects' tables (2.1–2.4 GB unlimited, bench/README.md) would end the
+ * invocation instead of spilling to `/tmp`.
+ */
+export const LAMBDA_DUCKDB_SHARE = 0.5;
+
+/** Sessions opened by this process: each spills into a folder of its own (two instances' temp files in one folder would collide). */
+let sessionsOpened = 0;
+
+/**
+ * What openDuckDb sets by default where it runs: in Lambda (the runtime's
+ * `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, MB) a `memory_limit` of {@link LAMBDA_DUCKDB_SHARE} of it and
+ * a temp folder of the session's own under the writable tmpdir to spill to; elsewhere nothing.
+ */
+export function duckDbDefaults(env: Readonly<Record<string, string | undefined>> = process.env): Pick<DuckDbOptions, 'memoryLimitMb' | 'tempDirectory'> {
+  const functionMb = Number(env['AWS_LAMBDA_FUNCTION_MEMORY_SIZE']);
+  if (!Number.isInteger(functionMb) || functionMb <= 0) return {};
+  sessionsOpened += 1;
+  return { memoryLimitMb: Math.floor(functionMb * LAMBDA_DUCKDB_SHARE), tempDirectory: path.join(tmpdir(), `duckdb-${process.pid}-${sessionsOpened}`) };
 }
 
 /** An in-memory DuckDB over the warehouse folder `options.root`. */
-export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSession> {
+export async function openDuckDb(given: DuckDbOptions = {}): Promise<DuckDbSession> {
+  const options: DuckDbOptions = { ...duckDbDefaults(), ...given };
   // Loaded here, not at the top: the CLI's commands that read no warehouse (export above all)
   // start without DuckDB's native module.
   const { DuckDBInstance, JSDuckDBValueConverter } = await import('@duckdb/node-api');
@@ -79,6 +110,7 @@ export async function openDuckDb(options: DuckDbOptions = {}): Promise<DuckDbSes
     // Every query that needs an order says it: DuckDB may load and aggregate in any order.
     await connection.run('SET preserve_insertion_order = false');
     if (options.threads !== undefined) await connection.run(`SET threads = ${Math.max(1, Math.floor(options.threads))}`);
+    if (options.memoryLimitMb !== undefined) await connection.run(`SET memory_limit = '${Math.max(64, Math.floor(options.memoryLimitMb))}MB'`);
     if (options.root !== undefined) await connection.run(`SET file_search_path = ${sqlString(options.root)}`);
     if (options.tempDirectory !== undefined) {
       await connection.run(`SET temp_directory = ${sqlString(options.tempDirectory)}`);

@@ -98,17 +98,22 @@ export function functionHandler(resources: Resources, description: string): stri
   return String(functionResource(resources, description).Properties['Handler']).replace(/^index\./, '');
 }
 
-/** The synthesized environment of the function described `description`, tokens replaced by `tokens`. */
+/** The synthesized environment of the function described `description`, tokens replaced by `tokens`, with the memory size the Lambda runtime adds. */
 export function functionEnvironment(resources: Resources, description: string, tokens: Record<string, string>): Record<string, string> {
-  const variables = (functionResource(resources, description).Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
-  return Object.fromEntries(
-    Object.entries(variables).map(([name, value]) => {
-      if (typeof value === 'string') return [name, value];
-      const replacement = tokens[name];
-      if (replacement === undefined) throw new Error(`${description}: ${name} is a CloudFormation token the test does not map`);
-      return [name, replacement];
-    }),
-  );
+  const properties = functionResource(resources, description).Properties;
+  const variables = (properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+  return {
+    // What the Lambda runtime itself sets and the code reads: the function's memory (DuckDB's limit, warehouse/duckdb.ts).
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(properties['MemorySize'] ?? 128),
+    ...Object.fromEntries(
+      Object.entries(variables).map(([name, value]) => {
+        if (typeof value === 'string') return [name, value];
+        const replacement = tokens[name];
+        if (replacement === undefined) throw new Error(`${description}: ${name} is a CloudFormation token the test does not map`);
+        return [name, replacement];
+      }),
+    ),
+  };
 }
 
 export interface Invocation {
