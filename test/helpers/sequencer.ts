@@ -1,10 +1,10 @@
 /**
  * Role: the order test files run in. The infra and integration files (seconds each) before the
- * unit files (milliseconds), so that at the end the two workers share many small files rather
+ * unit files (milliseconds), so that at the end the workers share many small files rather
  * than wait on one long one; within a project, vitest's order (the longest of the last run first,
  * else the largest file). Files that read the samples' lake (the docs' `npm start` run, a minute
  * to build: sandbox-lake.ts, scripts/sample-run.ts) run last, and the lake is built meanwhile by
- * a process of its own (warm-samples.ts): with two workers, a file that asked for it first would
+ * a process of its own (warm-samples.ts): with few workers, a file that asked for it first would
  * keep one of them waiting on the build.
  */
 import { spawn } from 'node:child_process';
