@@ -67,8 +67,6 @@ export interface Lake {
  */
 export type LakeFiles = Pick<Lake, 'url' | 'root' | 'records' | 'mirror' | 'folderReady' | 'rolledUp'>;
 
-export type { RolledUp } from './lake/rollups-read.js';
-
 /**
  * A lake over a local folder laid out like a destination, read in place (nothing to mirror,
  * nothing to remove): `openLake`'s answer for a folder. `url` names it. @default dir
