@@ -191,7 +191,7 @@ export async function benchLakeYear(): Promise<BenchResult> {
           if (logs === '') logs = invocation.logs.slice(-6000);
           progress(
             `lake-year: ${name}: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; ${proxy.listings().requests} listings (${proxy.listings().bytes} bytes); run ${Math.round(invocation.runMs)} ms, ` +
-              `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB`,
+              `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB (sampled peaks, MiB: heap ${Math.round(invocation.memoryPeaks.heapUsed / 2 ** 20)}, external ${Math.round(invocation.memoryPeaks.external / 2 ** 20)}, RSS ${Math.round(invocation.memoryPeaks.rss / 2 ** 20)})`,
           );
         }
       }

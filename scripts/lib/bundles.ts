@@ -126,6 +126,12 @@ export interface Invocation {
   readonly runMs: number;
   /** The process's peak resident memory, bytes. */
   readonly maxRssBytes: number;
+  /**
+   * The most each part of the process's memory reached, sampled every 50 ms while the handler ran
+   * (`process.memoryUsage()`): the JavaScript heap, the memory of Buffers and other objects outside
+   * it, and the resident set — what RSS holds beyond the two is native (DuckDB's, Node's own).
+   */
+  readonly memoryPeaks: { readonly heapUsed: number; readonly external: number; readonly rss: number };
   /** CPU time (user and system, every thread of the process: DuckDB's too) from the handler's load to its end. */
   readonly cpuMs?: number;
 }
@@ -168,13 +174,19 @@ const loadMs = performance.now();
 const cpuAtLoad = process.cpuUsage();
 const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRemainingTimeInMillis: () => Number(remainingMs) };
 const cpuMs = () => { const used = process.cpuUsage(cpuAtLoad); return (used.user + used.system) / 1000; };
+const memoryPeaks = { heapUsed: 0, external: 0, rss: 0 };
+const sampleMemory = () => { const now = process.memoryUsage(); for (const part of Object.keys(memoryPeaks)) memoryPeaks[part] = Math.max(memoryPeaks[part], now[part]); };
+const sampler = setInterval(sampleMemory, 50);
+sampler.unref();
 // BUNDLE_CPU_PROFILE=<folder>: a V8 CPU profile of the handler's run written there (NODE_OPTIONS may not hold --cpu-prof).
 const profileDir = process.env.BUNDLE_CPU_PROFILE;
 const inspector = profileDir ? new (await import('node:inspector')).Session() : undefined;
 const post = (method, params) => new Promise((resolve, reject) => inspector.post(method, params ?? {}, (error, answer) => (error ? reject(error) : resolve(answer))));
 if (inspector) { inspector.connect(); await post('Profiler.enable'); await post('Profiler.start'); }
 const out = async (value) => {
-  const figures = { loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  clearInterval(sampler);
+  sampleMemory();
+  const figures = { loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: process.resourceUsage().maxRSS * 1024, memoryPeaks };
   if (inspector) {
     const { profile } = await post('Profiler.stop');
     (await import('node:fs')).writeFileSync(profileDir + '/run-' + Date.now() + '.cpuprofile', JSON.stringify(profile));
