@@ -29,11 +29,10 @@ import { monthOfDay } from '../functions/warehouse/lake/layout.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { refreshRunIndexes } from '../functions/warehouse/lake/run-index.js';
 import { type IndexedRollups, readUnitIndexes, writeUnitIndex } from '../functions/warehouse/lake/unit-index.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../scripts/lib/bundles.js';
 import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
 import { type BenchResult, type Figures, info, judged, median, progress } from './lib/figures.js';
 import { cloneDays, exportSeeds, writeRunRecords } from './lib/lake-clone.js';
-import { countingProxy } from './lake.js';
+import { countingProxy, invokeWeekly, weeklyBundles } from './lib/weekly-function.js';
 import { sizeOf, upload } from './report-function.js';
 
 /** Invocations (of each bundle, alternately). @default 2 (MINTLIFY_BENCH_RUNS) */
@@ -43,7 +42,6 @@ const DAYS = 365;
 /** The year's last day: a fixed one, so runs compare. */
 const LAST_DAY = '2026-09-30';
 const SEED_DAYS = [addDays(LAST_DAY, -2), addDays(LAST_DAY, -1), LAST_DAY] as const;
-const WEEKLY = 'Weekly: the report of the last 7 complete days';
 
 /** What the folder's build made (kept beside it when the folder is kept). */
 interface Built {
@@ -140,21 +138,11 @@ export async function benchLakeYear(): Promise<BenchResult> {
     await refreshRunIndexes(inBucket);
 
     progress('lake-year: cdk synth (the deployed bundle, DuckDB in its asset)');
-    const assembly = await synthAssembly({ projectIds: projects.join(',') });
-    // MINTLIFY_BENCH_BEFORE=<folder of another checkout>: its bundle too, invoked alternately (as `lake` does).
-    const beforeRoot = process.env['MINTLIFY_BENCH_BEFORE'];
-    const before = beforeRoot ? await synthAssembly({ projectIds: projects.join(',') }, path.resolve(beforeRoot)) : undefined;
+    const bundles = await weeklyBundles(projects);
+    const { now: assembly, before } = bundles;
     try {
       const { topicArn } = await aws.createTopicWithSubscriber();
-      const envOf = (of: Awaited<ReturnType<typeof synthAssembly>>) => ({
-        ...functionEnvironment(of.resources, WEEKLY, {
-          EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
-          INSIGHTS_TOPIC_ARN: topicArn,
-          EXPORT_GLUE_DATABASE: '',
-        }),
-        AWS_ENDPOINT_URL_S3: proxy.url,
-        AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      });
+      const wiring = { bucket, topicArn, proxy, snsEndpoint: aws.endpoint };
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: DAYS };
       const profile = process.env['MINTLIFY_BENCH_PROFILE'];
       type Run = {
@@ -173,24 +161,13 @@ export async function benchLakeYear(): Promise<BenchResult> {
         for (const of of before ? [assembly, before] : [assembly]) {
           const name = of === before ? 'the bundle before' : 'this bundle';
           progress(`lake-year: invocation ${run} of ${RUNS}, ${name}, ${DAYS} days × ${PROJECTS} projects`);
-          proxy.reset();
-          const env = { ...envOf(of), ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) };
-          const bundle = path.join(of.functionAssetDir(WEEKLY), 'index.js');
-          const invocation = await invokeBundle(of.outDir, bundle, event, env, functionHandler(of.resources, WEEKLY), 900_000);
-          if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
+          const invocation = await invokeWeekly(of, wiring, event, profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}, 900_000);
           const cpuMs = invocation.cpuMs ?? Number.NaN;
-          (of === before ? earlier : runs).push({
-            runMs: invocation.runMs,
-            cpuMs,
-            rss: invocation.maxRssBytes,
-            gets: proxy.gets(),
-            kinds: proxy.kinds(),
-            listings: proxy.listings(),
-            load: loadavg(),
-          });
+          const { gets, kinds, listings } = invocation;
+          (of === before ? earlier : runs).push({ runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets, kinds, listings, load: loadavg() });
           if (logs === '') logs = invocation.logs.slice(-6000);
           progress(
-            `lake-year: ${name}: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; ${proxy.listings().requests} listings (${proxy.listings().bytes} bytes); run ${Math.round(invocation.runMs)} ms, ` +
+            `lake-year: ${name}: ${gets} objects read: ${JSON.stringify(kinds)}; ${listings.requests} listings (${listings.bytes} bytes); run ${Math.round(invocation.runMs)} ms, ` +
               `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB (sampled peaks, MiB: heap ${Math.round(invocation.memoryPeaks.heapUsed / 2 ** 20)}, external ${Math.round(invocation.memoryPeaks.external / 2 ** 20)}, RSS ${Math.round(invocation.memoryPeaks.rss / 2 ** 20)})`,
           );
         }
@@ -248,8 +225,7 @@ export async function benchLakeYear(): Promise<BenchResult> {
         details: { lakeYear: { runs, earlier, built, uploaded, indexes, uploadMs, logs } },
       };
     } finally {
-      await assembly.close();
-      await before?.close();
+      await bundles.close();
     }
   } finally {
     await proxy.close();

@@ -7,8 +7,6 @@
  * then the same invocation with the roll-ups turned off (`MINTLIFY_ROLLUPS=off`), alternately;
  * the roll-ups' build time and their bytes against the day files'.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,78 +16,18 @@ import { addDays } from '../functions/shared/dates.js';
 import { openTarget } from '../functions/shared/storage/destinations.js';
 import { DATASET_NAMES } from '../functions/warehouse/catalog.js';
 import { manifestsOf, parseManifestKey } from '../functions/warehouse/keys.js';
-import { parseTableFileKey } from '../functions/warehouse/lake/layout.js';
 import { readUnitIndexes } from '../functions/warehouse/lake/unit-index.js';
 import { refreshRunIndexes } from '../functions/warehouse/lake/run-index.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { DEFAULT_PROJECTS } from '../sandbox/generators/projects.js';
-import { functionEnvironment, functionHandler, invokeBundle, synthAssembly } from '../scripts/lib/bundles.js';
 import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
 import { type Figures, info, judged, median, progress, type BenchResult } from './lib/figures.js';
+import { countingProxy, invokeWeekly, weeklyBundles } from './lib/weekly-function.js';
 import { benchPeriod, buildLake, LAST_DAY, REPORT_DAYS } from './report.js';
 import { sizeOf, upload } from './report-function.js';
 
 /** Invocations of each variant, alternately. @default 2 (MINTLIFY_BENCH_RUNS) */
 const RUNS = Number(process.env['MINTLIFY_BENCH_RUNS'] ?? 2);
-const WEEKLY = 'Weekly: the report of the last 7 complete days';
-
-/** What a GET read, by the key's kind: where the objects go. */
-function kindOf(url: string): string {
-  const key = decodeURIComponent(url.split('?')[0] ?? '');
-  if (key.includes('/_rollups/')) return key.endsWith('.json') ? 'rollup records' : 'roll-ups';
-  if (key.includes('/_index/_runs/')) return 'run-log indexes';
-  if (key.includes('/_index/')) return 'indexes';
-  if (key.includes('/_manifests/')) return 'manifests';
-  if (key.includes('/_staging/')) return 'staging';
-  if (parseTableFileKey(key.split('/').slice(3).join('/')) === undefined) return `other ${key.split('/')[3] ?? ''}`;
-  // The key after `/<bucket>/mintlify/`: a table's day file is named by the lake's layout.
-  return `days ${parseTableFileKey(key.split('/').slice(3).join('/'))?.folder ?? ''}`;
-}
-
-/** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind, and the listings and their answers' bytes. */
-export async function countingProxy(target: string): Promise<{
-  url: string;
-  gets: () => number;
-  kinds: () => Record<string, number>;
-  listings: () => { requests: number; bytes: number };
-  reset: () => void;
-  close: () => Promise<void>;
-}> {
-  const to = new URL(target);
-  let gets = 0;
-  let kinds: Record<string, number> = {};
-  let listings = { requests: 0, bytes: 0 };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const listing = req.method === 'GET' && /[?&]list-type=/.test(req.url ?? '');
-    if (req.method === 'GET' && !listing) {
-      gets += 1;
-      const kind = kindOf(req.url ?? '');
-      kinds[kind] = (kinds[kind] ?? 0) + 1;
-    }
-    if (listing) listings.requests += 1;
-    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      if (listing) answer.on('data', (chunk: Buffer) => (listings.bytes += chunk.length));
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    gets: () => gets,
-    kinds: () => ({ ...kinds }),
-    listings: () => ({ ...listings }),
-    reset: () => {
-      gets = 0;
-      kinds = {};
-      listings = { requests: 0, bytes: 0 };
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 export async function benchLake(): Promise<BenchResult> {
   const root = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'mintlify-bench-lake-'));
@@ -125,21 +63,11 @@ export async function benchLake(): Promise<BenchResult> {
     }
     await refreshRunIndexes(inBucket);
     progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');
-    const assembly = await synthAssembly({ projectIds: projects.join(',') });
-    // MINTLIFY_BENCH_BEFORE=<folder of another checkout, its node_modules in it>: its bundle too, invoked alternately with this one (before/after in one run).
-    const beforeRoot = process.env['MINTLIFY_BENCH_BEFORE'];
-    const before = beforeRoot ? await synthAssembly({ projectIds: projects.join(',') }, path.resolve(beforeRoot)) : undefined;
+    const bundles = await weeklyBundles(projects);
+    const { now: assembly, before } = bundles;
     try {
       const { topicArn } = await aws.createTopicWithSubscriber();
-      const envOf = (of: Awaited<ReturnType<typeof synthAssembly>>) => ({
-        ...functionEnvironment(of.resources, WEEKLY, {
-          EXPORT_DESTINATION: `s3://${bucket}/mintlify`,
-          INSIGHTS_TOPIC_ARN: topicArn,
-          EXPORT_GLUE_DATABASE: '',
-        }),
-        AWS_ENDPOINT_URL_S3: proxy.url,
-        AWS_ENDPOINT_URL_SNS: aws.endpoint,
-      });
+      const wiring = { bucket, topicArn, proxy, snsEndpoint: aws.endpoint };
       const event = { time: `${addDays(LAST_DAY, 1)}T06:00:00Z`, days: REPORT_DAYS };
       type Variant = 'on' | 'before' | 'off';
       const runs: {
@@ -161,26 +89,14 @@ export async function benchLake(): Promise<BenchResult> {
           const rollups = variant !== 'off';
           const of = variant === 'before' && before ? before : assembly;
           progress(`lake: invocation ${run} of ${RUNS}, ${variant === 'before' ? 'the bundle before, roll-ups on' : `roll-ups ${variant}`}`);
-          proxy.reset();
-          const base = envOf(of);
-          const env = rollups ? { ...base, ...(profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) } : { ...base, MINTLIFY_ROLLUPS: 'off' };
-          const bundle = path.join(of.functionAssetDir(WEEKLY), 'index.js');
-          const invocation = await invokeBundle(of.outDir, bundle, event, env, functionHandler(of.resources, WEEKLY));
-          if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
+          const env = rollups ? (profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}) : { MINTLIFY_ROLLUPS: 'off' };
+          const invocation = await invokeWeekly(of, wiring, event, env);
           const cpuMs = invocation.cpuMs ?? Number.NaN;
-          runs.push({
-            variant,
-            rollups,
-            runMs: invocation.runMs,
-            cpuMs,
-            rss: invocation.maxRssBytes,
-            gets: proxy.gets(),
-            kinds: proxy.kinds(),
-            listings: proxy.listings(),
-          });
+          const { gets, kinds, listings } = invocation;
+          runs.push({ variant, rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets, kinds, listings });
           if (variant === 'on' && logs === '') logs = invocation.logs.slice(-6000);
           progress(
-            `lake: ${proxy.gets()} objects read: ${JSON.stringify(proxy.kinds())}; ${proxy.listings().requests} listings (${proxy.listings().bytes} bytes); ` +
+            `lake: ${gets} objects read: ${JSON.stringify(kinds)}; ${listings.requests} listings (${listings.bytes} bytes); ` +
               `run ${Math.round(invocation.runMs)} ms, CPU ${Math.round(cpuMs)} ms`,
           );
         }
@@ -257,8 +173,7 @@ export async function benchLake(): Promise<BenchResult> {
         details: { lake: { runs, built, dayBytes, rollupBytes, uploaded, logs } },
       };
     } finally {
-      await assembly.close();
-      await before?.close();
+      await bundles.close();
     }
   } finally {
     await proxy.close();
