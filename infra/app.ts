@@ -9,9 +9,8 @@
  *
  * The API key itself is never a context value: it goes into the secret after the first deploy.
  */
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { ContextConfigError, MintlifyExporterStack, configFromContext, type ExporterConfig } from './stack.js';
+import { App } from 'aws-cdk-lib';
+import { addExporterStack, ContextConfigError, configFromContext, type ExporterConfig } from './stack.js';
 
 const app = new App();
 const stackName: unknown = app.node.tryGetContext('stackName');
@@ -24,10 +23,4 @@ try {
   process.stderr.write(`${error.message}\n`);
   process.exitCode = 2;
 }
-if (config) {
-  new MintlifyExporterStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MintlifyExporter', {
-    description: 'mintlify-exporter: hourly Mintlify analytics export to Parquet, follow-up prompt consumer',
-    config,
-  });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-}
+if (config) addExporterStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MintlifyExporter', config);

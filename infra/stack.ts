@@ -2,7 +2,8 @@
  * The one stack: composes the warehouse, the API key secret, the hourly export, the
  * follow-up consumer and the operations alarms, passing references between them.
  */
-import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, type App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 import { PROJECT_ID_PATTERN } from '../functions/shared/validators.js';
@@ -579,4 +580,18 @@ export function configFromContext(scope: Construct): ExporterConfig {
     schedule: parsed.output.schedule ?? DEFAULT_EXPORT_SCHEDULE,
     reportSchedule: parsed.output.reportSchedule ?? DEFAULT_REPORT_SCHEDULE,
   };
+}
+
+/**
+ * The exporter's stack named `name` in `app`, with cdk-nag's AWS Solutions checks on the app (a
+ * finding that is not acknowledged with a reason fails the synth): what infra/app.ts deploys,
+ * and what the bundle tests synthesize in their own process.
+ */
+export function addExporterStack(app: App, name: string, config: ExporterConfig): MintlifyExporterStack {
+  const stack = new MintlifyExporterStack(app, name, {
+    description: 'mintlify-exporter: hourly Mintlify analytics export to Parquet, follow-up prompt consumer',
+    config,
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return stack;
 }

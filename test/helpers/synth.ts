@@ -8,10 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
+import { addExporterStack, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
 import { readAssembly, STACK, type Assembly } from '../../scripts/lib/bundles.js';
 
 /** The `context` block of the repository's cdk.json. */
@@ -76,9 +75,9 @@ export function rolePolicies(template: Template): ReturnType<Template['findResou
 }
 
 /**
- * The cloud assembly of `context` as `cdk synth -c key=value` writes it — the app of
- * infra/app.ts (the stack and cdk-nag's AWS Solutions checks, whose unacknowledged finding
- * fails the synth), the functions bundled by esbuild — made in this process into a fresh temp
+ * The cloud assembly of `context` as `cdk synth -c key=value` writes it — the stack as
+ * infra/app.ts adds it (`addExporterStack`: cdk-nag's AWS Solutions checks on, an unacknowledged
+ * finding fails the synth), the functions bundled by esbuild — made in this process into a fresh temp
  * folder: seconds, where the CDK CLI starts itself and the app under tsx again (a dozen more).
  * One bundle test (synth-bundle.test.ts) runs the real CLI. `output` is the checks' report,
  * empty when they pass.
@@ -87,8 +86,7 @@ export async function synthAssemblyInProcess(context: Record<string, string>): P
   const outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
   try {
     const app = new App({ outdir: outDir, context: { ...CDK_JSON_CONTEXT, ...context } });
-    new MintlifyExporterStack(app, STACK, { config: configFromContext(app) });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    addExporterStack(app, STACK, configFromContext(app));
     app.synth();
     return await readAssembly(outDir, '');
   } catch (error) {
