@@ -19,13 +19,12 @@ import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
 import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
-import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthsTouched, outsideMonths, type RolledUp } from './lake/rollups-read.js';
+import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
-import { daysOfMonth, indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
+import { indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
-import { addDays } from '../shared/dates.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -202,7 +201,8 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
           const rolled = rolledUp.get(p);
           // Not listed: the months whose roll-up holds every unit with a manifest there (none of their day files is read).
           // The others a month at a time (its own prefix): a listing never runs on into a month it skips.
-          const stretches = outsideMonths(daysOf(p), monthsRolledWhole(p, daysOf(p), rolledUp, memo)).flatMap(byMonth);
+          const whole = monthsRolledWhole(p, daysOf(p), rolledUp, memo);
+          const stretches = monthStretches(daysOf(p)).filter((stretch) => !whole.has(stretch.month));
           const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
             .map(({ key }) => key)
             .filter((key) => !coveredBy(rolled, key));
@@ -328,18 +328,6 @@ async function listDays(
     });
   }
   return keys;
-}
-
-/** `[from, to)` cut at the months' ends, each part with its month. */
-function byMonth(days: { readonly from: string; readonly to: string }): { from: string; to: string; month: string }[] {
-  return monthsTouched(days).map((month) => {
-    const all = daysOfMonth(month);
-    const first = all[0] as string;
-    const next = addDays(all[all.length - 1] as string, 1);
-    // ISO days compare as strings: the later first day, the earlier end.
-    const [from, to] = [[first, days.from].sort()[1] as string, [next, days.to].sort()[0] as string];
-    return { from, to, month };
-  });
 }
 
 /** Reads one object of the bucket, whole. */

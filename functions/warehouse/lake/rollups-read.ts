@@ -7,6 +7,7 @@
  * those projects' days; the one listing (lake/files.ts) hands them to the readers. And what
  * `status` says of them ({@link rolledUpMonths}).
  */
+import { addDays } from '../../shared/dates.js';
 import type { Destination } from '../../shared/storage/destination.js';
 import { DATASET_TABLES, type DatasetName } from '../catalog.js';
 import { folderOf, monthName, monthOfDay, nextMonth, rollupKey } from './layout.js';
@@ -55,6 +56,16 @@ export function monthsTouched(days: { readonly from: string; readonly to: string
     if ((all[all.length - 1] as string) >= days.from && (all[0] as string) < days.to) months.push(month);
   }
   return months;
+}
+
+/** `[from, to)` cut at the months' ends, each part with its month. */
+export function monthStretches(days: { readonly from: string; readonly to: string }): { from: string; to: string; month: string }[] {
+  return monthsTouched(days).map((month) => {
+    const all = daysOfMonth(month);
+    const next = addDays(all[all.length - 1] as string, 1);
+    // ISO days compare as strings: the later first day, the earlier end.
+    return { from: [all[0] as string, days.from].sort()[1] as string, to: [next, days.to].sort()[0] as string, month };
+  });
 }
 
 /**
@@ -134,22 +145,6 @@ export function monthsRolledWhole(prefix: string, days: { readonly from: string;
     if (every) whole.add(month);
   }
   return whole;
-}
-
-/** The stretches of `[from, to)` outside the months `skipped`, in order: what is left to list. */
-export function outsideMonths(days: { readonly from: string; readonly to: string }, skipped: ReadonlySet<string>): { from: string; to: string }[] {
-  const out: { from: string; to: string }[] = [];
-  let from: string | undefined;
-  for (const month of monthsTouched(days)) {
-    const all = daysOfMonth(month);
-    const first = (all[0] as string) < days.from ? days.from : (all[0] as string);
-    if (skipped.has(month)) {
-      if (from !== undefined) out.push({ from, to: first });
-      from = undefined;
-    } else from ??= first;
-  }
-  if (from !== undefined) out.push({ from, to: days.to });
-  return out;
 }
 
 /** How far one month is rolled up: tables with a roll-up, of the dataset tables asked. */
