@@ -48,6 +48,11 @@ export interface DuckDbSession {
    * chunk of memory, not all of its rows twice over.
    */
   each(sql: string, onRows: (rows: readonly Row[]) => void): Promise<void>;
+  /**
+   * `each` by column: a chunk's values as one list per column name (BIGINT as number), no object
+   * per row (600,000 questions of gaps/bank.ts: 1.9–2.1 s of CPU by column, 2.5–3.3 s as rows).
+   */
+  eachColumns(sql: string, onColumns: (columns: Readonly<Record<string, readonly unknown[]>>, rows: number) => void): Promise<void>;
   close(): void;
 }
 
@@ -142,6 +147,20 @@ export async function openDuckDb(given: DuckDbOptions = {}): Promise<DuckDbSessi
               return row;
             }),
           );
+        }
+      }),
+    eachColumns: (sql, onColumns) =>
+      enqueue(async () => {
+        const result = await connection.stream(sql);
+        const names = result.deduplicatedColumnNames();
+        for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+          const columns: Record<string, unknown[]> = {};
+          for (const [i, name] of names.entries()) {
+            const values: unknown[] = chunk.convertColumnValues(i, JSDuckDBValueConverter);
+            for (let row = 0; row < values.length; row += 1) if (typeof values[row] === 'bigint') values[row] = Number(values[row]);
+            columns[name] = values;
+          }
+          onColumns(columns, chunk.rowCount);
         }
       }),
     run: (sql) => enqueue(async () => void (await connection.run(sql))),
