@@ -12,7 +12,7 @@
  * held about 100 MB beside the bank, and took longer than folding them here.
  */
 import { TYPED_QUESTIONS } from '../../queries/questions.js';
-import { decodeQuestionDayAt, type QuestionDayRow } from '../warehouse/questions.js';
+import type { QuestionDayRow } from '../warehouse/questions.js';
 import type { LoadedWarehouse } from '../warehouse/session.js';
 import { type AskedQuestion, type PackedQuestions, sameQuestion } from './topics.js';
 import { type TermIds, Vocabulary } from './terms.js';
@@ -378,10 +378,9 @@ export async function bankOf(warehouse: LoadedWarehouse, asked: QuestionBank['ra
   const vocabulary = vocabularyOf(warehouse);
   const bank = new QuestionBank(vocabulary, range);
   const { unansweredQuestionsByDay } = TYPED_QUESTIONS;
-  // By column: no object per row of DuckDB's (a day of 200,000 questions).
   const read = warehouse.session
-    .eachColumns(unansweredQuestionsByDay.sql(warehouse.tables, range), (columns, rows) => {
-      for (let i = 0; i < rows; i += 1) bank.add(decodeQuestionDayAt(columns, i));
+    .each(unansweredQuestionsByDay.sql(warehouse.tables, range), (rows) => {
+      for (const row of rows) bank.add(unansweredQuestionsByDay.decode(row));
     })
     .then(() => {
       vocabulary.knowing((text) => bank.termIdsOf(text));

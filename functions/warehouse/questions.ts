@@ -174,16 +174,6 @@ export function decodeQuestionDay(r: Row): QuestionDayRow {
   return { projectId: text(r['project_id']), day: text(r['day']), text: text(r['text']), askedAt: Number(r['asked_at']) };
 }
 
-/** Row `i` of a chunk of queries/unanswered-questions-by-day.sql read by column (`DuckDbSession.eachColumns`), as `decodeQuestionDay` reads a row. */
-export function decodeQuestionDayAt(columns: Readonly<Record<string, readonly unknown[]>>, i: number): QuestionDayRow {
-  return {
-    projectId: text(columns['project_id']?.[i]),
-    day: text(columns['day']?.[i]),
-    text: text(columns['text']?.[i]),
-    askedAt: Number(columns['asked_at']?.[i]),
-  };
-}
-
 /**
  * A row of queries/answered-questions-by-day.sql: one question of a project not left unanswered,
  * with each UTC day it was asked on (days since 1970-01-01) and how often that day (the two
