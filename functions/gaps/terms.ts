@@ -52,8 +52,8 @@ const WHOLE = 100_000;
 /** A word: letters, marks and digits, with `.`, `-`, `_` or `'` inside (never at either end). */
 const WORD = /[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}._'-]*[\p{L}\p{M}\p{N}])?/gu;
 
-/** Text of ASCII alone. */
-const ASCII = /^[\x00-\x7f]*$/;
+/** Text of printable ASCII alone (what the cleaning leaves of most questions). */
+const ASCII = /^[\x20-\x7e]*$/;
 
 /** `WORD` on ASCII in lower case: its letters and digits are `a`–`z` and `0`–`9`, and it has no mark. */
 const ASCII_WORD = /[a-z0-9](?:[a-z0-9._'-]*[a-z0-9])?/g;
@@ -94,7 +94,7 @@ export function stemOf(word: string): string {
 function rawWordsOf(text: string): string[] {
   // A topic's name is made of these words, and must not rebuild what the cleaning took apart.
   const shown = cleanReaderText(text, WHOLE).text;
-  // ASCII: NFKC leaves it as it is, and no script without spaces is in it (most questions: no normalizing pass, a plainer pattern).
+  // Printable ASCII: NFKC leaves it as it is, and no script without spaces is in it (most questions: no normalizing pass, a plainer pattern).
   if (ASCII.test(shown)) return shown.toLowerCase().match(ASCII_WORD) ?? [];
   const words = shown.normalize('NFKC').toLowerCase().match(WORD) ?? [];
   return words.some((word) => UNSPACED.test(word)) ? words.flatMap((word) => (UNSPACED.test(word) ? segmentedWords(word) : [word])) : words;
