@@ -13,9 +13,11 @@
  * - `report` over the three days without and with one completed gap job (an outcome record
  *   for the top topic, planted between the runs and taken away again), alternately.
  *
- * While tuning: `BENCH_TOPICS_ONLY=report` runs only the report comparison (its figures alone);
- * `BENCH_TOPICS_LAKE=<folder>` builds the distinct questions' lake there once and keeps it, a
- * later run reusing it (the folder holds the lake: not removed).
+ * While tuning: `BENCH_TOPICS_ONLY=report` runs only the report comparison (its figures alone),
+ * `BENCH_TOPICS_ONLY=day` only `gaps` over one day; `BENCH_TOPICS_LAKE=<folder>` builds the
+ * distinct questions' lake there once and keeps it, a later run reusing it (the folder holds the
+ * lake: not removed); `MINTLIFY_BENCH_BEFORE=<another checkout, its node_modules in it>` runs
+ * that checkout's child too, alternately with this one's, over the same day (`.before` figures).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -47,13 +49,21 @@ const MB = 1024 * 1024;
 export async function benchTopics(): Promise<BenchResult> {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const kept = process.env['BENCH_TOPICS_LAKE'];
-  const onlyReport = process.env['BENCH_TOPICS_ONLY'] === 'report';
+  const only = process.env['BENCH_TOPICS_ONLY'];
+  const onlyReport = only === 'report';
+  const beforeRoot = process.env['MINTLIFY_BENCH_BEFORE'];
   const root = kept ?? (await mkdtemp(path.join(base, 'mintlify-bench-topics-')));
   const longRoot = await mkdtemp(path.join(base, 'mintlify-bench-topics-long-'));
   try {
     // The child as the CLI runs: one bundled file (bin/bundle.js), kept under bench/out/.
     const bundle = await cliBundle({ root: REPO_ROOT, entry: 'bench/child/topics.ts', cache: path.join(REPO_ROOT, 'bench', 'out', 'child') });
     const child = (input: TopicsChildInput) => runChild(input, bundle);
+    // The other checkout's child, bundled the same way under its own bench/out/.
+    const beforeBundle =
+      beforeRoot === undefined
+        ? undefined
+        : await cliBundle({ root: beforeRoot, entry: 'bench/child/topics.ts', cache: path.join(beforeRoot, 'bench', 'out', 'child') });
+    if (beforeRoot !== undefined && beforeBundle === undefined) throw new Error(`topics: the child of ${beforeRoot} could not be bundled`);
     const days = [addDays(LAST_DAY, -2), addDays(LAST_DAY, -1), LAST_DAY];
     const longDays = [addDays(LAST_DAY, -1), LAST_DAY];
     progress(`topics: exporting and planting ${days.length} days of ${DISTINCT.toLocaleString('en')} distinct questions, and the single words`);
@@ -74,15 +84,19 @@ export async function benchTopics(): Promise<BenchResult> {
       const { without, withJob } = await report();
       return { figures: reportFigures(without, withJob), details: { topics: { loadAverage: loadavg(), bundled: bundle !== undefined, without, withJob } } };
     }
+    progress('topics: gaps over one day, then three days, of distinct questions');
+    const [day, dayBefore]: [TopicsChildOutput[], TopicsChildOutput[]] = [[], []];
+    for (let run = 0; run < RUNS; run += 1) {
+      day.push(await child({ run: 'gaps', root, days: [LAST_DAY] }));
+      if (beforeBundle !== undefined) dayBefore.push(await runChild({ run: 'gaps', root, days: [LAST_DAY] }, beforeBundle));
+    }
+    if (only === 'day')
+      return { figures: dayFigures(day, dayBefore), details: { topics: { loadAverage: loadavg(), bundled: bundle !== undefined, day, dayBefore } } };
+    const three = await child({ run: 'gaps', root, days });
     await buildHostileQuestionsLake(longRoot, [
       { day: longDays[0] as string, plant: { kind: 'long', questions: LONG_QUESTIONS, length: LONG } },
       { day: longDays[1] as string, plant: { kind: 'long', questions: LONG_QUESTIONS, length: SHORT } },
     ]);
-
-    progress('topics: gaps over one day, then three days, of distinct questions');
-    const day: TopicsChildOutput[] = [];
-    for (let run = 0; run < RUNS; run += 1) day.push(await child({ run: 'gaps', root, days: [LAST_DAY] }));
-    const three = await child({ run: 'gaps', root, days });
 
     progress('topics: gaps over single words of 50,000 and 5,000 characters');
     const [long, short]: [TopicsChildOutput[], TopicsChildOutput[]] = [[], []];
@@ -99,21 +113,7 @@ export async function benchTopics(): Promise<BenchResult> {
 
     return {
       figures: {
-        'topics.day200k.ms': judged(
-          ms(day),
-          'ms',
-          '<=',
-          5000,
-          `gaps (findGaps, --top 20) over one day of ${DISTINCT.toLocaleString('en')} distinct unanswered questions, fresh process, median of ${RUNS}`,
-        ),
-        'topics.day200k.peak_rss': judged(
-          rss(day),
-          'bytes',
-          '<=',
-          300 * MB,
-          'peak RSS of that process (the bundled child, DuckDB included), the most of the runs',
-        ),
-        'topics.day200k.cpu_ms': info(cpu(day), 'ms', 'CPU time of that run (every thread), median'),
+        ...dayFigures(day, dayBefore),
         'topics.3days.ms': info(three.ms, 'ms', 'the same over the three days (the same 200,000 questions each day: 600,000 rows), once'),
         'topics.3days.peak_rss': info(three.maxRssKiB * 1024, 'bytes', 'its peak RSS'),
         'topics.long_words.ms': judged(
@@ -139,13 +139,46 @@ export async function benchTopics(): Promise<BenchResult> {
         ...reportFigures(without, withJob),
       },
       details: {
-        topics: { loadAverage: loadavg(), bundled: bundle !== undefined, day, three, long, short, without, withJob, cjkTopics: cjk.map((g) => g.key) },
+        topics: {
+          loadAverage: loadavg(),
+          bundled: bundle !== undefined,
+          day,
+          dayBefore,
+          three,
+          long,
+          short,
+          without,
+          withJob,
+          cjkTopics: cjk.map((g) => g.key),
+        },
       },
     };
   } finally {
     if (kept === undefined) await rm(root, { recursive: true, force: true });
     await rm(longRoot, { recursive: true, force: true });
   }
+}
+
+/** `gaps` over one day: its goals, and the other checkout's runs (`MINTLIFY_BENCH_BEFORE`) when there are some. */
+function dayFigures(day: readonly TopicsChildOutput[], before: readonly TopicsChildOutput[]): BenchResult['figures'] {
+  return {
+    'topics.day200k.ms': judged(
+      ms(day),
+      'ms',
+      '<=',
+      5000,
+      `gaps (findGaps, --top 20) over one day of ${DISTINCT.toLocaleString('en')} distinct unanswered questions, fresh process, median of ${RUNS}`,
+    ),
+    'topics.day200k.peak_rss': judged(rss(day), 'bytes', '<=', 300 * MB, 'peak RSS of that process (the bundled child, DuckDB included), the most of the runs'),
+    'topics.day200k.cpu_ms': info(cpu(day), 'ms', 'CPU time of that run (every thread), median'),
+    ...(before.length === 0
+      ? {}
+      : {
+          'topics.day200k.before.ms': info(ms(before), 'ms', 'the same run of MINTLIFY_BENCH_BEFORE, alternately, median'),
+          'topics.day200k.before.peak_rss': info(rss(before), 'bytes', 'its peak RSS, the most of the runs'),
+          'topics.day200k.before.cpu_ms': info(cpu(before), 'ms', 'its CPU time, median'),
+        }),
+  };
 }
 
 const ms = (runs: readonly TopicsChildOutput[]) => median(runs.map((r) => r.ms));

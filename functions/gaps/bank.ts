@@ -15,7 +15,7 @@ import { TYPED_QUESTIONS } from '../../queries/questions.js';
 import type { QuestionDayRow } from '../warehouse/questions.js';
 import type { LoadedWarehouse } from '../warehouse/session.js';
 import { type AskedQuestion, type PackedQuestions, sameQuestion } from './topics.js';
-import { type TermIds, Vocabulary } from './terms.js';
+import { hashOf, type TermIds, Vocabulary } from './terms.js';
 
 /** Text of printable ASCII only. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -81,13 +81,6 @@ function sqlFold(text: string): string {
 /** Which question a text folded by the SQL is: printable ASCII is its own `sameQuestion` already. */
 function keyOf(folded: string): string {
   return PRINTABLE_ASCII.test(folded) ? folded : sameQuestion(folded);
-}
-
-/** FNV-1a of a key's UTF-16 units, in 30 bits (a small integer to V8: a map's key without a heap number). */
-function hashOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
 }
 
 /**

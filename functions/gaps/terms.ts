@@ -52,6 +52,12 @@ const WHOLE = 100_000;
 /** A word: letters, marks and digits, with `.`, `-`, `_` or `'` inside (never at either end). */
 const WORD = /[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}._'-]*[\p{L}\p{M}\p{N}])?/gu;
 
+/** Text of printable ASCII alone (what the cleaning leaves of most questions). */
+const ASCII = /^[\x20-\x7e]*$/;
+
+/** `WORD` on ASCII in lower case: its letters and digits are `a`–`z` and `0`–`9`, and it has no mark. */
+const ASCII_WORD = /[a-z0-9](?:[a-z0-9._'-]*[a-z0-9])?/g;
+
 /** Scripts written without spaces between words (and Hangul, whose words carry particles). */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -88,6 +94,8 @@ export function stemOf(word: string): string {
 function rawWordsOf(text: string): string[] {
   // A topic's name is made of these words, and must not rebuild what the cleaning took apart.
   const shown = cleanReaderText(text, WHOLE).text;
+  // Printable ASCII: NFKC leaves it as it is, and no script without spaces is in it (most questions: no normalizing pass, a plainer pattern).
+  if (ASCII.test(shown)) return shown.toLowerCase().match(ASCII_WORD) ?? [];
   const words = shown.normalize('NFKC').toLowerCase().match(WORD) ?? [];
   return words.some((word) => UNSPACED.test(word)) ? words.flatMap((word) => (UNSPACED.test(word) ? segmentedWords(word) : [word])) : words;
 }
@@ -170,15 +178,75 @@ export type TermIds = Readonly<ArrayLike<number>> & Iterable<number>;
 /** A word a vocabulary read that is no term. */
 const NO_TERM = -1;
 
+/** FNV-1a of a string's UTF-16 units, in 30 bits (a small integer to V8: no heap number); the bank's questions are found by it too. */
+export function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+/** `array` with room for `length` items at least (doubled; the items kept). */
+function roomFor<A extends Int32Array | Uint8Array>(array: A, length: number): A {
+  if (length <= array.length) return array;
+  const grown = new (array.constructor as new (length: number) => A)(Math.max(length, array.length * 2));
+  grown.set(array);
+  return grown;
+}
+
+/**
+ * Strings numbered 0, 1, 2 … as added, found by their hash: open addressing in one Int32Array
+ * (each slot a number, or -1), probed in turn from the hash's slot, each string's hash in a
+ * typed column; the table doubles when half full. A day of 200,000 distinct questions has as
+ * many one-off words (`ref4fzyo`): two Maps keyed by them held about 15 MB of tables (issue 57).
+ */
+class StringIndex {
+  readonly strings: string[] = [];
+  #hashes = new Int32Array(1024);
+  #slots = new Int32Array(1024).fill(-1);
+
+  /** The number of `text` (its hash `hash`), or -1. */
+  find(text: string, hash: number): number {
+    const mask = this.#slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const at = this.#slots[slot] as number;
+      if (at < 0 || (this.#hashes[at] === hash && this.strings[at] === text)) return at;
+    }
+  }
+
+  /** Numbers `text` (its hash `hash`; not added yet). */
+  add(text: string, hash: number): number {
+    const at = this.strings.length;
+    this.strings.push(text);
+    this.#hashes = roomFor(this.#hashes, at + 1);
+    this.#hashes[at] = hash;
+    if ((at + 1) * 2 > this.#slots.length) {
+      this.#slots = new Int32Array(this.#slots.length * 2).fill(-1);
+      for (let held = 0; held < at; held += 1) this.#place(this.#hashes[held] as number, held);
+    }
+    this.#place(hash, at);
+    return at;
+  }
+
+  #place(hash: number, at: number): void {
+    const mask = this.#slots.length - 1;
+    let slot = hash & mask;
+    while ((this.#slots[slot] as number) >= 0) slot = (slot + 1) & mask;
+    this.#slots[slot] = at;
+  }
+}
+
 /**
  * Terms as numbers, and the terms of each text read (in ascending order, each once), so that
  * the same text is cleaned and cut once however often it is asked about.
  */
 export class Vocabulary {
-  readonly #ids = new Map<string, number>();
-  readonly #terms: string[] = [];
-  /** Each word read to its term's id (NO_TERM: a stop word, or one character): a day's questions share most of their words. */
-  readonly #words = new Map<string, number>();
+  /** The terms: a term's id is its number. */
+  readonly #terms = new StringIndex();
+  /** Per term id: 1 when the term read as a word is that term (`ref4fzyo`, `webhook`): most words, held once, as terms. */
+  #wordIsTerm = new Uint8Array(1024);
+  /** The other words read (each to its term's id, or NO_TERM: a stop word, or one character): a day's questions share most of their words. */
+  readonly #words = new StringIndex();
+  #wordIds = new Int32Array(1024);
   /** Each text read to its terms, when remembered. */
   readonly #texts: Map<string, TermIds> | undefined;
   /** Where the terms of texts read elsewhere are looked up first (gaps/bank.ts: a session's unanswered questions). */
@@ -194,17 +262,18 @@ export class Vocabulary {
 
   /** Distinct terms read so far (ids are 0 … size − 1). */
   get size(): number {
-    return this.#terms.length;
+    return this.#terms.strings.length;
   }
 
   /** The term of an id. */
   term(id: number): string {
-    return this.#terms[id] as string;
+    return this.#terms.strings[id] as string;
   }
 
   /** The id of a term; undefined when no text read so far has it. */
   idOf(term: string): number | undefined {
-    return this.#ids.get(term);
+    const id = this.#terms.find(term, hashOf(term));
+    return id < 0 ? undefined : id;
   }
 
   /** Looks up the terms of texts read already through `known` first (their ids this vocabulary's). */
@@ -219,11 +288,7 @@ export class Vocabulary {
     const ids: number[] = [];
     for (const word of rawWordsOf(text)) {
       if (this.counter) this.counter.steps += 1;
-      let id = this.#words.get(word);
-      if (id === undefined) {
-        id = isTerm(word) ? this.intern(stemOf(word)) : NO_TERM;
-        this.#words.set(word, id);
-      }
+      const id = this.#wordId(word);
       if (id !== NO_TERM) ids.push(id);
     }
     ids.sort((a, b) => a - b);
@@ -234,13 +299,36 @@ export class Vocabulary {
     return ids;
   }
 
+  /** The id of a word's term (NO_TERM: none), the word read once. */
+  #wordId(word: string): number {
+    const hash = hashOf(word);
+    const asTerm = this.#terms.find(word, hash);
+    if (asTerm >= 0 && this.#wordIsTerm[asTerm] === 1) return asTerm;
+    const other = this.#words.find(word, hash);
+    if (other >= 0) return this.#wordIds[other] as number;
+    const term = isTerm(word) ? stemOf(word) : undefined;
+    if (term === word) {
+      const id = asTerm >= 0 ? asTerm : this.#internHashed(word, hash);
+      this.#wordIsTerm[id] = 1;
+      return id;
+    }
+    const id = term === undefined ? NO_TERM : this.intern(term);
+    const at = this.#words.add(word, hash);
+    this.#wordIds = roomFor(this.#wordIds, at + 1);
+    this.#wordIds[at] = id;
+    return id;
+  }
+
   /** The id of a term, given one when new. */
   intern(term: string): number {
-    const known = this.#ids.get(term);
-    if (known !== undefined) return known;
-    const id = this.#terms.length;
-    this.#terms.push(term);
-    this.#ids.set(term, id);
+    return this.#internHashed(term, hashOf(term));
+  }
+
+  #internHashed(term: string, hash: number): number {
+    const known = this.#terms.find(term, hash);
+    if (known >= 0) return known;
+    const id = this.#terms.add(term, hash);
+    this.#wordIsTerm = roomFor(this.#wordIsTerm, id + 1);
     return id;
   }
 }

@@ -134,14 +134,17 @@ export async function openDuckDb(given: DuckDbOptions = {}): Promise<DuckDbSessi
         const result = await connection.stream(sql);
         const names = result.deduplicatedColumnNames();
         for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-          // One object per row, BIGINT as number (no entries nor copies: a day of 200,000 rows made ten small objects each).
-          onRows(
-            chunk.convertRows(JSDuckDBValueConverter).map((values) => {
-              const row: Row = {};
-              for (let i = 0; i < names.length; i += 1) row[names[i] as string] = plainValue(values[i]);
-              return row;
-            }),
-          );
+          // Converted by column, then one object per row, BIGINT as number (no entries nor copies: a
+          // day of 200,000 rows made ten small objects each). The same values as `convertRows`, for
+          // less CPU: 600,000 questions of gaps/bank.ts took 1.4–1.8 s against 1.8–2.4 s by row.
+          const columns = names.map((_, i) => chunk.convertColumnValues(i, JSDuckDBValueConverter));
+          const rows: Row[] = [];
+          for (let r = 0; r < chunk.rowCount; r += 1) {
+            const row: Row = {};
+            for (let i = 0; i < names.length; i += 1) row[names[i] as string] = plainValue(columns[i]?.[r]);
+            rows.push(row);
+          }
+          onRows(rows);
         }
       }),
     run: (sql) => enqueue(async () => void (await connection.run(sql))),
