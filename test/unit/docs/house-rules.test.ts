@@ -129,7 +129,6 @@ const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'export/run-log/cli-first-hour.test.ts': 'the SDK reads region and credentials from the process’s environment, Ctrl-C to the bin, npm start',
   'export/handler-partitions/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
   'export/resume-faults/export-two-writers.test.ts': 'two processes on the same units',
-  'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
   'follow-up/follow-up-dead-claimant.test.ts': 'a claimant killed, another process taking over',
   'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
   'gaps/gaps-loop.test.ts': 'the loop across commands as separate processes',
