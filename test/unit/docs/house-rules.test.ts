@@ -136,7 +136,7 @@ const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'privacy/forget-killed.test.ts': 'forget killed mid-rewrite',
   'privacy/readers-words.test.ts': 'gaps and report over a hostile lake as the bin prints them',
   'report/report.test.ts': 'the report with Chromium in its own process',
-  'state/cli-laptop.test.ts': 'queue commands: the SDK reads region and credentials from the process’s environment',
+  'state/cli-laptop.test.ts': 'enqueue without AWS settings, consume: the SDK reads the process’s environment, records on stdout',
   'storage/shared-store-local.test.ts': 'two processes sharing one ledger and one lock',
 };
 
