@@ -4,14 +4,17 @@
  * tens of milliseconds instead of running esbuild); and, for the bundle tests, the whole cloud
  * assembly in-process (`synthAssemblyInProcess`: the functions bundled, cdk-nag's checks run).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addExporterStack, MintlifyExporterStack, configFromContext } from '../../infra/stack.js';
 import { readAssembly, STACK, type Assembly } from '../../scripts/lib/bundles.js';
+import { cachedLake } from './lake-cache.js';
 
 /** The `context` block of the repository's cdk.json. */
 export const CDK_JSON_CONTEXT: Record<string, unknown> = (
@@ -77,20 +80,33 @@ export function rolePolicies(template: Template): ReturnType<Template['findResou
 /**
  * The cloud assembly of `context` as `cdk synth -c key=value` writes it — the stack as
  * infra/app.ts adds it (`addExporterStack`: cdk-nag's AWS Solutions checks on, an unacknowledged
- * finding fails the synth), the functions bundled by esbuild — made in this process into a fresh temp
- * folder: seconds, where the CDK CLI starts itself and the app under tsx again (a dozen more).
- * One bundle test (synth-bundle.test.ts) runs the real CLI. `output` is the checks' report,
- * empty when they pass.
+ * finding fails the synth), the functions bundled by esbuild — made in this process, once per
+ * content of the tree and context (about 20 s of CPU: esbuild and the DuckDB copies), kept with
+ * the lakes (lake-cache.ts, keyed also by infra/, cdk.json and tsconfig.json, which a lake does
+ * not read), and each call given its own copy, which `close()` removes. One bundle test
+ * (synth-bundle.test.ts) runs the real CLI. `output` is the checks' report, empty when they pass.
  */
 export async function synthAssemblyInProcess(context: Record<string, string>): Promise<Assembly> {
-  const outDir = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
-  try {
+  const { root } = await cachedLake(`synth-${await synthKey(context)}`, async (outDir) => {
     const app = new App({ outdir: outDir, context: { ...CDK_JSON_CONTEXT, ...context } });
     addExporterStack(app, STACK, configFromContext(app));
     app.synth();
-    return await readAssembly(outDir, '');
-  } catch (error) {
-    await rm(outDir, { recursive: true, force: true });
-    throw error;
-  }
+  });
+  return readAssembly(root, '');
+}
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** sha256 of `context` and of what a synth reads that a lake's key leaves out: infra/, cdk.json, tsconfig.json. */
+async function synthKey(context: Record<string, string>): Promise<string> {
+  const hash = createHash('sha256').update(JSON.stringify(Object.entries(context).sort()));
+  const infra = (await readdir(join(REPO, 'infra'), { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(REPO, join(entry.parentPath, entry.name)));
+  for (const file of [...infra.sort(), 'cdk.json', 'tsconfig.json'])
+    hash
+      .update(`${file}\u0000`)
+      .update(await readFile(join(REPO, file)))
+      .update('\u0000');
+  return hash.digest('hex').slice(0, 16);
 }

@@ -1,7 +1,9 @@
 /**
  * The producer's side as a user runs it: `mintlify-exporter enqueue` and `consume
- * --outcomes-topic` as real processes (the bin), against fauxqs (SQS + SNS) and the API
- * sandbox on 127.0.0.1, with the environment a user would set.
+ * --outcomes-topic` against fauxqs (SQS + SNS) and the API sandbox on 127.0.0.1, with the
+ * environment a user would set. In this process (`runCliInProcess`, the emulator's clients given),
+ * and one real process (the bin) whose SQS client is built from that environment alone: a queue
+ * named by its URL, no AWS_ENDPOINT_URL_SQS.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { runSpawnedCli, spawnCli } from '../../helpers/cli.js';
+import { runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv } from '../../helpers/env.js';
 
@@ -41,10 +43,13 @@ interface Run {
   readonly stderr: string;
 }
 
-/** Runs the bin to its end. */
+/** Runs the CLI in this process to its end, with the emulator's clients and `stdin` as what `--file -` reads. */
 async function cli(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  const { code, stdout, stderr } = await runSpawnedCli(args, userEnv(options.env), { entry: 'bin', stdin: options.stdin ?? '' });
-  return { code, stdout, stderr };
+  return runCliInProcess(args, {
+    env: userEnv(options.env),
+    now: Date.now,
+    extra: { clients: { sqs: aws.sqs, sns: aws.sns }, stdin: [Buffer.from(options.stdin ?? '')] },
+  });
 }
 
 async function fifoQueue(): Promise<string> {
@@ -63,7 +68,7 @@ async function jsonl(name: string, lines: readonly (object | string)[]): Promise
   return file;
 }
 
-describe('mintlify-exporter enqueue (a real process)', () => {
+describe('mintlify-exporter enqueue', () => {
   it('refuses the whole file on a bad line, naming the line and the reason, and queues nothing', async () => {
     const queueUrl = await fifoQueue();
     const file = await jsonl('bad.jsonl', [
@@ -190,7 +195,7 @@ describe('mintlify-exporter enqueue (a real process)', () => {
   });
 });
 
-describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
+describe('mintlify-exporter consume --outcomes-topic', () => {
   it('publishes every outcome once, with status, projectId and jobId, to an SQS subscription of the topic', async () => {
     // Prepare: prompts enqueued with the CLI, a topic with a subscriber queue
     const tag = randomBytes(4).toString('hex');
@@ -215,19 +220,25 @@ describe('mintlify-exporter consume --outcomes-topic (a real process)', () => {
     expect((await cli(['enqueue', '--queue-url', queueUrl, '--file', file])).code).toBe(0);
 
     // Act
-    const consumer = spawnCli(['consume', '--queue-url', queueUrl, '--wait-seconds', '1', '--outcomes-topic', TopicArn ?? ''], userEnv(env), { entry: 'bin' });
-    const { child } = consumer;
+    let stop = (): void => undefined;
+    const consumer = runCliInProcess(['consume', '--queue-url', queueUrl, '--wait-seconds', '1', '--outcomes-topic', TopicArn ?? ''], {
+      env: userEnv(env),
+      now: Date.now,
+      stopSignal: new Promise<void>((resolve) => (stop = resolve)),
+      extra: { clients: { sqs: aws.sqs, sns: aws.sns } },
+    });
+    let ended = false;
+    void consumer.finally(() => (ended = true));
     const received: Message[] = [];
     const deadline = Date.now() + 30_000;
-    while (received.length < 2 && Date.now() < deadline && child.exitCode === null) {
+    while (received.length < 2 && Date.now() < deadline && !ended) {
       const { Messages = [] } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: subscriber, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
       received.push(...Messages);
     }
     // Nothing more arrives once both are done: no second publish of either outcome.
     const { Messages: late = [] } = await aws.sqs.send(new ReceiveMessageCommand({ QueueUrl: subscriber, MaxNumberOfMessages: 10, WaitTimeSeconds: 2 }));
-    child.kill('SIGTERM');
-    const { code } = await consumer.exited;
-    const stderr = consumer.stderr();
+    stop();
+    const { code, stderr } = await consumer;
 
     // Assess
     expect(code, stderr).toBe(0);

@@ -4,13 +4,13 @@
  * table and month; the report opens at most 40 Parquet files over the two months and says the
  * same with the roll-ups as without, as do `gaps --json` and `effects --json`; a day exported
  * again with other numbers leaves no stale roll-up read; `forget` of a person of a rolled-up
- * month leaves no row of theirs in any roll-up.
+ * month leaves no row of theirs in any roll-up. The export is made once per content of the tree
+ * (test/helpers/lake-cache.ts) and each run of this file works on its own copy of it.
  */
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysBetween } from '../../../functions/shared/dates.js';
@@ -26,6 +26,8 @@ import { readUnitIndexes } from '../../../functions/warehouse/lake/unit-index.js
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
+import { removeTempDirs } from '../../helpers/files.js';
+import { cachedLake } from '../../helpers/lake-cache.js';
 import { startS3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
@@ -60,15 +62,17 @@ async function page(file: string): Promise<string> {
 
 beforeAll(async () => {
   sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 12 }] });
-  root = await mkdtemp(path.join(tmpdir(), 'rollups-'));
+  ({ root } = await cachedLake('rollups', async (folder) => {
+    const argv = ['export', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', path.join(folder, 'data')];
+    const { code, stderr } = await runCliAt(sandbox, argv, { now: NOW });
+    expect(code, stderr).toBe(0);
+  }));
   out = path.join(root, 'data');
-  const { code, stderr } = await runCliAt(sandbox, ['export', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', out], { now: NOW });
-  expect(code, stderr).toBe(0);
 }, 600_000);
 
 afterAll(async () => {
   await sandbox?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await removeTempDirs();
 });
 
 describe('a lake of two whole settled months and a few days', () => {

@@ -1,21 +1,24 @@
 /**
  * Issue 56 item 7: the embedded sandbox plants past completed jobs with a known effect, so that
- * `effects` on a fresh lake shows real verdicts on the first day. Two weeks of proj_large's
- * feedback and views exported from the embedded sandbox (no key, as `npm start` does), then
- * `effects --json` in process: the planted fall (60 % of the page's thumbs down turned up from
- * the day after its job) is `fixed`; the planted job that changed nothing is not.
+ * `effects` on a fresh lake shows real verdicts on the first day. The lake `npm start` leaves (two
+ * weeks of every dataset of the sandbox's own projects, exported from the embedded sandbox with no
+ * key: test/helpers/sandbox-lake.ts, built once per content of the tree), then `effects --json` in
+ * process: the planted fall (60 % of the page's thumbs down turned up from the day after its job)
+ * is `fixed`; the planted job that changed nothing is not.
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gapIdOf } from '../../../functions/gaps/gaps.js';
 import { addDays } from '../../../functions/shared/dates.js';
 import { PLANTED_DAYS_AGO, PLANTED_FALL, startSandbox } from '../../../sandbox/index.js';
+import { sampleRun } from '../../../scripts/sample-run.js';
 import { runCliInProcess } from '../../helpers/cli.js';
 import { noAwsSetup } from '../../helpers/env.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
+import { buildSandboxLake, SANDBOX_NOW, SANDBOX_TO } from '../../helpers/sandbox-lake.js';
 
-const TODAY = '2026-03-10';
-const NOW = Date.parse(`${TODAY}T06:00:00Z`);
+const TODAY = SANDBOX_TO;
+const NOW = SANDBOX_NOW;
 const PROJECT = 'proj_large';
 
 afterAll(async () => {
@@ -34,27 +37,12 @@ interface Entry {
 describe('the past fixes the embedded sandbox plants', () => {
   it('a fresh two-week lake has verdicts: the planted fall is fixed, the planted no-effect job is not', async () => {
     const folder = await makeTempDir('sandbox-planted');
-    const out = path.join(folder, 'data');
+    const out = await buildSandboxLake();
     const env = { ...noAwsSetup(folder), EXPORT_STATE_DIR: path.join(folder, 'state'), PERSONAL_DATA_KEY: 'k'.repeat(64) };
     const run = (argv: readonly string[]) => runCliInProcess(argv, { env, now: () => NOW, sleep: async () => undefined });
 
-    const exported = await run([
-      'export',
-      '--from',
-      addDays(TODAY, -14),
-      '--to',
-      TODAY,
-      '--project',
-      PROJECT,
-      '--dataset',
-      'feedback',
-      '--dataset',
-      'views',
-      '--out',
-      out,
-    ]);
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stderr).toContain('The embedded sandbox planted 2 past fix(es)');
+    // What the export of that lake (`npm start`) said.
+    expect((await sampleRun()).start).toContain('The embedded sandbox planted 2 past fix(es)');
     const effects = await run(['effects', '--out', out, '--json']);
 
     expect(effects.code, effects.stderr).toBe(0);

@@ -1,8 +1,10 @@
 /**
- * The follow-up side on a laptop, as a user meets it: the real process (the bin) against fauxqs
- * on 127.0.0.1. A busy port and missing AWS settings are each one line naming the fix (exit 2).
- * The queue commands stay real processes: the SDK reads its region and credentials from the
- * process's environment, not the CLI's `env`. The busy port runs in this process.
+ * The follow-up side on a laptop, as a user meets it, against fauxqs on 127.0.0.1. A busy port
+ * and missing AWS settings are each one line naming the fix (exit 2). Missing AWS settings and
+ * `consume` run the real process (the bin): the SDK reads its region and credentials from the
+ * process's environment, not the CLI's `env`, and the consumer's records are the process's
+ * stdout, stopped by Ctrl-C. `dead-letters` and the busy port run in this process, the former
+ * with the emulator's SQS client.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
@@ -54,6 +56,11 @@ async function consumerEnv(): Promise<Record<string, string>> {
     EXPORT_DESTINATION: await makeTempDir('laptop-dest'),
     ...SANDBOX_POLLS,
   };
+}
+
+/** `args` in this process with `env` and the emulator's SQS client. */
+function queueCli(args: readonly string[], env: Record<string, string>) {
+  return runCliInProcess(args, { env, now: Date.now, extra: { clients: { sqs: aws.sqs } } });
 }
 
 /** A port something else listens on, for as long as `use` runs. */
@@ -175,8 +182,8 @@ describe('dead-letters', () => {
     const { queueUrl, deadLetterUrl } = await filledDeadLetterQueue();
     const env = await consumerEnv();
 
-    const text = await runSpawnedCli(['dead-letters', 'list', '--queue-url', queueUrl], env, { entry: 'bin' });
-    const json = await runSpawnedCli(['dead-letters', 'list', '--queue-url', queueUrl, '--json'], env, { entry: 'bin' });
+    const text = await queueCli(['dead-letters', 'list', '--queue-url', queueUrl], env);
+    const json = await queueCli(['dead-letters', 'list', '--queue-url', queueUrl, '--json'], env);
 
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('request first (project proj_small, job job_a');
@@ -207,7 +214,7 @@ describe('dead-letters', () => {
   it('redrive moves every message back to the queue in its message group, and empties the dead-letter queue', async () => {
     const { queueUrl, deadLetterUrl } = await filledDeadLetterQueue();
 
-    const run = await runSpawnedCli(['dead-letters', 'redrive', '--queue-url', queueUrl], await consumerEnv(), { entry: 'bin' });
+    const run = await queueCli(['dead-letters', 'redrive', '--queue-url', queueUrl], await consumerEnv());
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);

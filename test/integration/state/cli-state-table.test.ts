@@ -2,13 +2,14 @@
  * The CLI with the deployment's state table (`EXPORT_STATE_TABLE`): a laptop backfill that
  * shares the hourly Lambda's budget ledger, and "did yesterday land?". The real CLI process,
  * its DynamoDB client built from the environment (AWS_ENDPOINT_URL_DYNAMODB → dynalite on
- * 127.0.0.1), the sandbox as the API.
+ * 127.0.0.1), the sandbox as the API; a table that does not exist, in this process with the
+ * emulator's client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_KEY, type LedgerDoc } from '../../../functions/shared/pacing/budget.js';
 import { createDynamoStore } from '../../../functions/shared/storage/shared-store-dynamo.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
-import { spawnCli } from '../../helpers/cli.js';
+import { runCliInProcess, spawnCli } from '../../helpers/cli.js';
 import { createStateTable, startDynamo, type Dynamo } from '../../helpers/emulators.js';
 import { TEST_REGION } from '../../../scripts/lib/s3-sqs.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
@@ -75,20 +76,14 @@ describe('export, plan and status with EXPORT_STATE_TABLE', () => {
 
   it.each(['status', 'plan', 'export'])('%s with a table that does not exist: one line naming EXPORT_STATE_TABLE, exit 2, no request sent', async (command) => {
     const out = await makeTempDir('cli-no-table');
-    const env = {
-      MINTLIFY_API_URL: sandbox.url,
-      MINTLIFY_API_KEY: sandbox.apiKey,
-      EXPORT_STATE_TABLE: 'no-such-table',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_REGION: TEST_REGION,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      HOME: out,
-    };
+    const env = { MINTLIFY_API_URL: sandbox.url, MINTLIFY_API_KEY: sandbox.apiKey, EXPORT_STATE_TABLE: 'no-such-table', HOME: out };
     sandbox.clearRequests();
 
-    const result = await run([command, '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', out], env);
+    const result = await runCliInProcess([command, '--date', DAY, '--project', PROJECT, '--dataset', 'visitors', '--out', out], {
+      env,
+      now: Date.now,
+      extra: { clients: { dynamo: dynamo.client } },
+    });
 
     expect(result.stderr).toMatch(
       /^error: the DynamoDB table no-such-table named by EXPORT_STATE_TABLE does not exist in us-east-1: set EXPORT_STATE_TABLE to /,

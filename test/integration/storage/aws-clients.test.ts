@@ -30,24 +30,32 @@ async function silentServer(): Promise<string> {
 }
 
 describe('the shared AWS request handler', () => {
+  // The shared handler's settings with the idle limit cut to 1 s, so the test waits 1–4 s, not 13:
+  // what is checked is that the SDK ends an idle call with the handler's settings as the project
+  // gives them (`awsClientConfig`); their values are the test below's and the last's.
+  const IDLE_MS = 1_000;
   it(
     'ends a Publish the server never answers within its idle timeout, as a TimeoutError',
     async () => {
       const endpoint = await silentServer();
-      const sns = new SNSClient(
-        awsClientConfig({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 }),
-      );
+      const config = awsClientConfig({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+      const sns = new SNSClient({ ...config, requestHandler: { ...config.requestHandler, socketTimeout: IDLE_MS } });
       const started = Date.now();
 
       const error = await sns.send(new PublishCommand({ TopicArn: 'arn:aws:sns:us-east-1:000000000000:outcomes', Message: 'x' })).catch((e: unknown) => e);
 
       expect((error as Error).name).toBe('TimeoutError');
-      // The SDK arms the idle timer 3 s after the request starts.
-      expect(Date.now() - started).toBeLessThan(AWS_REQUEST_HANDLER.socketTimeout + 5_000);
+      // The SDK may arm the idle timer up to 3 s after the request starts.
+      expect(Date.now() - started).toBeLessThan(IDLE_MS + 5_000);
       sns.destroy();
     },
-    AWS_REQUEST_HANDLER.socketTimeout + 10_000,
+    IDLE_MS + 10_000,
   );
+
+  it('gives every client an idle limit, a connection limit and a request limit', () => {
+    expect(awsClientConfig().requestHandler).toEqual(AWS_REQUEST_HANDLER);
+    expect(AWS_REQUEST_HANDLER).toMatchObject({ connectionTimeout: 5_000, socketTimeout: 10_000, requestTimeout: 60_000, throwOnRequestTimeout: true });
+  });
 
   it('lets an SQS long poll keep its socket idle for the longest wait SQS allows', () => {
     expect(SQS_REQUEST_HANDLER.socketTimeout).toBeGreaterThan(MAX_LONG_POLL_SECONDS * 1_000);

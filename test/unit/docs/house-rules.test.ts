@@ -129,7 +129,6 @@ const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'export/run-log/cli-first-hour.test.ts': 'the SDK reads region and credentials from the process’s environment, Ctrl-C to the bin, npm start',
   'export/handler-partitions/cli-register-partitions.test.ts': 'the bin and the source as a user runs them',
   'export/resume-faults/export-two-writers.test.ts': 'two processes on the same units',
-  'follow-up/cli-enqueue.test.ts': 'stdin, and a consumer beside the enqueue',
   'follow-up/follow-up-dead-claimant.test.ts': 'a claimant killed, another process taking over',
   'follow-up/follow-up-unreachable.test.ts': 'consumers stopped by signals',
   'gaps/gaps-loop.test.ts': 'the loop across commands as separate processes',
@@ -137,7 +136,7 @@ const MANY_PROCESSES: Readonly<Record<string, string>> = {
   'privacy/forget-killed.test.ts': 'forget killed mid-rewrite',
   'privacy/readers-words.test.ts': 'gaps and report over a hostile lake as the bin prints them',
   'report/report.test.ts': 'the report with Chromium in its own process',
-  'state/cli-laptop.test.ts': 'queue commands: the SDK reads region and credentials from the process’s environment',
+  'state/cli-laptop.test.ts': 'enqueue without AWS settings, consume: the SDK reads the process’s environment, records on stdout',
   'storage/shared-store-local.test.ts': 'two processes sharing one ledger and one lock',
 };
 
