@@ -139,5 +139,6 @@ export function openReportWarehouse(lake: LakeFiles, scope: ReportWarehouseScope
   const days = [...previousPeriod(scope.period).days, ...scope.period.days];
   const gapDays = scope.gapDays ?? [];
   const spans = gapDays.length === 0 ? {} : { spans: Object.fromEntries(EFFECT_TABLES.map((t) => [t.name, [...new Set([...days, ...gapDays])].sort()])) };
-  return loadWarehouse(lake, { days, projects: scope.projects, ...spans, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
+  // Views, no copies: the report's questions read a few columns each, of their own days (session.ts `viewsOnly`).
+  return loadWarehouse(lake, { days, projects: scope.projects, ...spans, viewsOnly: true, ...(scope.onWarning ? { onWarning: scope.onWarning } : {}) });
 }

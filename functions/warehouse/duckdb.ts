@@ -194,8 +194,11 @@ export function parquetFiles(files: readonly string[], scopes: ReadonlyMap<strin
     const name = [...projects].sort().map(sqlString).join(', ');
     groups.set(name, [...(groups.get(name) ?? []), file]);
   }
+  // `list_contains`, not `IN`: DuckDB turns an `IN` of many names into a join of every row with
+  // the list (a year of twenty projects' views_pages: 26.8M rows, about a quarter of its top pages' CPU).
   const months = [...groups].map(
-    ([projects, group]) => `SELECT * FROM read_parquet(${fileList(group)}, hive_partitioning = false, union_by_name = true) WHERE project_id IN (${projects})`,
+    ([projects, group]) =>
+      `SELECT * FROM read_parquet(${fileList(group)}, hive_partitioning = false, union_by_name = true) WHERE list_contains([${projects}], project_id)`,
   );
   // `dt || ''`: DuckDB 1.5 fails to unite the statistics of a partition's constant `dt` with a
   // file's `dt` column ("Unsupported type for NumericValueUnionToValue"); an expression has none.

@@ -22,6 +22,7 @@ import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseT
 import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
 import { indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
+import { mirrorDestination } from './lake/mirror.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 import { eachAtOnce } from '../shared/concurrency.js';
@@ -34,7 +35,11 @@ export interface Lake {
   readonly root: string;
   /** The destination itself, for records read outside the lake's days (follow-up outcomes). */
   readonly records: Destination;
-  /** The local folder as a destination: the units' states, the run log and the marks of the lake's days, read where they were mirrored (`records` itself for a local lake). */
+  /**
+   * The local folder as a destination: the units' states, the run log and the marks of the
+   * lake's days, read where they were mirrored, the manifests in memory (lake/mirror.ts);
+   * `records` itself for a local lake.
+   */
   readonly mirror: Destination;
   /**
    * Settles once everything is mirrored. With `LakeDeps.streamed`, `openLake` returns once the
@@ -159,10 +164,13 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string; readonly month?: string } }[];
   const records = deps.records ?? openTarget(parsed, { s3Client: client });
   // The manifests of the period from the indexes of their months (one object a dataset and
-  // month, lake/unit-index.ts), written into the mirror as the manifests they hold.
+  // month, lake/unit-index.ts): the mirror's own destination holds them (lake/mirror.ts), and
+  // the indexes of their months are written into its folder.
   // Each index is read once: the roll-ups' checks below use the same (they hold the roll-ups' records).
   const memo: IndexMemo = new Map();
   const indexed = await indexedManifests(records, DATASET_NAMES, recent, memo).catch(() => undefined);
+  const listedAt = Date.now();
+  const mirror = mirrorDestination(root, new Map((indexed ?? []).map((m) => [manifestKey(m.dataset, m.day, m.projectId), m.manifest])), listedAt);
   const stateFolders: Folders = [
     ...(scope.recent ?? []).map((p) => `${p}/`),
     ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
@@ -188,7 +196,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   let rolledUp: RolledUp;
   try {
-    await mirrorManifests(root, indexed ?? []);
+    await mirrorIndexes(mirror, indexed ?? [], listedAt);
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
       records,
@@ -220,12 +228,14 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
           records,
           states.filter(({ key }) => key.startsWith(runs)),
         );
+    mirror.hold(fromIndex.keys());
     for (const [key, body] of fromIndex) {
       const file = mirrorPath(root, key);
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, body);
     }
     groups = [...tables, { prefix: undefined, keys: states.map(({ key }) => key).filter((key) => !fromIndex.has(key)) }];
+    for (const group of groups) mirror.hold(group.keys);
   } catch (error) {
     await remove();
     throw error;
@@ -250,7 +260,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     url,
     root,
     records,
-    mirror: openTarget({ kind: 'local', dir: root }),
+    mirror,
     ready,
     folderReady: (p) => folders.get(p) ?? Promise.resolve(),
     rolledUp,
@@ -264,32 +274,25 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
 }
 
 /**
- * Writes the manifests read from the indexes of units into the mirror, 16 at once (a folder
- * made once), then the index of each month of them: a reader of the mirror (`readUnitStates`)
- * finds it as fresh as the files listed, and reads one object a month, not every manifest again.
+ * Writes the index of each month of the manifests read from the indexes of units into the mirror
+ * (the manifests themselves are the mirror destination's, in memory: lake/mirror.ts), as fresh as
+ * the manifests it lists (`listedAt`): a reader of the mirror (`readUnitStates`) reads one object
+ * a dataset and month.
  */
-async function mirrorManifests(
-  root: string,
+async function mirrorIndexes(
+  mirror: Destination,
   indexed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string; readonly manifest: RawManifest }[],
+  listedAt: number,
 ): Promise<void> {
-  const folders = new Map<string, Promise<unknown>>();
   const byMonth = new Map<string, Map<string, RawManifest>>();
-  await eachAtOnce(indexed, 16, async ({ dataset, day, projectId, manifest }) => {
-    const file = mirrorPath(root, manifestKey(dataset, day, projectId));
-    const folder = path.dirname(file);
-    if (!folders.has(folder)) folders.set(folder, mkdir(folder, { recursive: true }));
-    await folders.get(folder);
-    await writeFile(file, JSON.stringify(manifest));
+  for (const { dataset, day, projectId, manifest } of indexed) {
     const month = `${dataset}/${monthOfDay(day)}`;
     byMonth.set(month, (byMonth.get(month) ?? new Map<string, RawManifest>()).set(indexEntry(day, projectId), manifest));
-  });
-  // Written after every manifest: no manifest of the mirror is newer than its index.
-  const written = Date.now();
-  const mirror = openTarget({ kind: 'local', dir: root });
-  for (const [month, manifests] of byMonth) {
-    const [dataset, name] = month.split('/') as [DatasetName, string];
-    await writeUnitIndex(mirror, dataset, name, manifests, written);
   }
+  await eachAtOnce([...byMonth], 16, async ([month, manifests]) => {
+    const [dataset, name] = month.split('/') as [DatasetName, string];
+    await writeUnitIndex(mirror, dataset, name, manifests, listedAt);
+  });
 }
 
 /**

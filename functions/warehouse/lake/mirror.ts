@@ -1,0 +1,86 @@
+/**
+ * The folder an `s3://` lake is mirrored into (warehouse/lake.ts) as the destination its readers
+ * read the units' states through (`Lake.mirror`): the period's manifests held in memory, and
+ * every key the folder holds named to it, so that any other key is answered absent without a
+ * file opened.
+ *
+ * - The manifests, read from the indexes of units of their months, are listed and got from
+ *   memory instead of written one file each: a year of twenty projects was 51,100 files written,
+ *   then listed and `stat`ed again by the reader of their states.
+ * - A unit of a period with no manifest is read as its manifest, checkpoint and failure record
+ *   (export/units.ts): a year before the lake began is 51,100 such units, 153,300 files that are
+ *   not there; the mirror knows which keys it holds (it listed them) and opens none of those.
+ */
+import type { Destination, KeyRange } from '../../shared/storage/destination.js';
+import { inKeyRange } from '../../shared/storage/destination.js';
+import { openTarget } from '../../shared/storage/destinations.js';
+import type { RawManifest } from './unit-index.js';
+
+/** A mirror's folder as a destination; `hold` names the keys written into the folder by other means than this destination (the mirror's downloads). */
+export interface MirrorDestination extends Destination {
+  /** Names keys the folder holds (or will once mirrored): only these, the manifests and what is `put` here are read from the folder. */
+  hold(keys: Iterable<string>): void;
+}
+
+/**
+ * The folder `root` as a destination holding `manifests` (by key) in memory, each listed as
+ * changed at `listedAt` (the indexes of units written beside them say the same time: fresh).
+ */
+export function mirrorDestination(root: string, manifests: ReadonlyMap<string, RawManifest>, listedAt: number): MirrorDestination {
+  const local = openTarget({ kind: 'local', dir: root });
+  const held = new Set<string>();
+  /** The manifests' keys in the store's order, to list a folder of them by a binary search. */
+  const sorted = [...manifests.keys()].sort();
+  const manifestsUnder = (prefix: string, range: KeyRange | undefined): string[] => {
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((sorted[middle] as string) < prefix) low = middle + 1;
+      else high = middle;
+    }
+    const out: string[] = [];
+    for (let i = low; i < sorted.length && (sorted[i] as string).startsWith(prefix); i += 1) {
+      const key = sorted[i] as string;
+      if (inKeyRange(key, range)) out.push(key);
+    }
+    return out;
+  };
+  const inMemory = (key: string) => manifests.get(key);
+  return {
+    url: local.url,
+    hold(keys) {
+      for (const key of keys) held.add(key);
+    },
+    // A mirror is scratch, removed when the lake closes: nothing it writes waits for the disk (no fsync).
+    async openWrite(key, options) {
+      held.add(key);
+      return local.openWrite(key, { ...options, durable: false });
+    },
+    async put(key, body, options) {
+      held.add(key);
+      await local.put(key, body, { ...options, durable: false });
+    },
+    async get(key) {
+      const manifest = inMemory(key);
+      if (manifest !== undefined) return new TextEncoder().encode(JSON.stringify(manifest));
+      return held.has(key) ? local.get(key) : undefined;
+    },
+    async exists(key) {
+      if (inMemory(key) !== undefined) return true;
+      return held.has(key) ? local.exists(key) : false;
+    },
+    async delete(key) {
+      held.delete(key);
+      await local.delete(key);
+    },
+    async list(prefix, range) {
+      return [...manifestsUnder(prefix, range), ...((await local.list?.(prefix, range)) ?? [])];
+    },
+    async listModified(prefix, range) {
+      const files = (await local.listModified?.(prefix, range)) ?? [];
+      return [...manifestsUnder(prefix, range).map((key) => ({ key, modified: listedAt })), ...files];
+    },
+    probe: () => local.probe(),
+  };
+}
