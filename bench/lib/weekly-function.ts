@@ -7,7 +7,6 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseTableFileKey } from '../../functions/warehouse/lake/layout.js';
 import { type Assembly, functionEnvironment, functionHandler, type Invocation, invokeBundle, synthAssembly } from '../../scripts/lib/bundles.js';
 
@@ -94,14 +93,6 @@ export async function weeklyBundles(projects: readonly string[]): Promise<{ now:
   }
 }
 
-/**
- * Preloaded into each invocation: prints the process's own peak resident memory (VmHWM) at exit.
- * The runner's `maxRSS` (getrusage) is kept by Linux across `execve`, so an invocation forked
- * from this benchmark's process — `lake-year`'s holds fauxqs with a year of objects, 1.7 GB —
- * reported that process's size, not its own (bench/README.md, "issue 50", evening).
- */
-const PEAK_PRELOAD = fileURLToPath(new URL('./vmhwm.cjs', import.meta.url));
-
 /** What one invocation measured: the invocation's own figures, and what the proxy counted while it ran. */
 export interface WeeklyRun extends Invocation {
   readonly gets: number;
@@ -134,7 +125,6 @@ export async function invokeWeekly(
     event,
     {
       ...environment,
-      NODE_OPTIONS: `${environment['NODE_OPTIONS'] ?? ''} --require ${PEAK_PRELOAD}`.trim(),
       AWS_ENDPOINT_URL_S3: proxy.url,
       AWS_ENDPOINT_URL_SNS: snsEndpoint,
       ...env,
@@ -143,8 +133,5 @@ export async function invokeWeekly(
     remainingMs,
   );
   if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
-  // The process's own peak (VmHWM) where the preload printed it; the runner's maxRSS elsewhere.
-  const peakKb = /@@VMHWM (\d+)/.exec(invocation.logs)?.[1];
-  const maxRssBytes = peakKb === undefined ? invocation.maxRssBytes : Number(peakKb) * 1024;
-  return { ...invocation, maxRssBytes, gets: proxy.gets(), kinds: proxy.kinds(), listings: proxy.listings() };
+  return { ...invocation, gets: proxy.gets(), kinds: proxy.kinds(), listings: proxy.listings() };
 }

@@ -124,7 +124,11 @@ export interface Invocation {
   readonly loadMs: number;
   /** Milliseconds the handler ran. */
   readonly runMs: number;
-  /** The process's peak resident memory, bytes. */
+  /**
+   * The process's own peak resident memory, bytes: the kernel's `VmHWM`, which starts afresh at
+   * `exec` (getrusage's maxRSS, the figure where /proc is absent, is kept by Linux across `execve`:
+   * a child of a large benchmark process reports its parent's size; bench/README.md, "issue 50").
+   */
   readonly maxRssBytes: number;
   /**
    * The most each part of the process's memory reached, sampled every 50 ms while the handler ran
@@ -154,7 +158,8 @@ export async function invokeBundle(
   const runner = join(workDir, `invoke-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
   await writeFile(
     runner,
-    `import net from 'node:net';
+    `import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 const loopback = new Set(['127.0.0.1', '::1', 'localhost']);
 const connect = net.Socket.prototype.connect;
@@ -176,6 +181,16 @@ const context = { awsRequestId: 'bundle-request', functionName: 'bundle', getRem
 const cpuMs = () => { const used = process.cpuUsage(cpuAtLoad); return (used.user + used.system) / 1000; };
 const memoryPeaks = { heapUsed: 0, external: 0, rss: 0 };
 const sampleMemory = () => { const now = process.memoryUsage(); for (const part of Object.keys(memoryPeaks)) memoryPeaks[part] = Math.max(memoryPeaks[part], now[part]); };
+// The process's own peak (VmHWM, new at exec), not getrusage's maxRSS, which Linux keeps across execve.
+const ownPeakBytes = () => {
+  try {
+    const peak = /VmHWM:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (peak) return Number(peak[1]) * 1024;
+  } catch {
+    // Not Linux: getrusage's figure.
+  }
+  return process.resourceUsage().maxRSS * 1024;
+};
 const sampler = setInterval(sampleMemory, 50);
 sampler.unref();
 // BUNDLE_CPU_PROFILE=<folder>: a V8 CPU profile of the handler's run written there (NODE_OPTIONS may not hold --cpu-prof).
@@ -186,7 +201,7 @@ if (inspector) { inspector.connect(); await post('Profiler.enable'); await post(
 const out = async (value) => {
   clearInterval(sampler);
   sampleMemory();
-  const figures = { loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: process.resourceUsage().maxRSS * 1024, memoryPeaks };
+  const figures = { loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: ownPeakBytes(), memoryPeaks };
   if (inspector) {
     const { profile } = await post('Profiler.stop');
     (await import('node:fs')).writeFileSync(profileDir + '/run-' + Date.now() + '.cpuprofile', JSON.stringify(profile));
