@@ -5,7 +5,7 @@
  * back to the original text. The same detector serves the lake, the report, the terminal and
  * prompts (mask.ts).
  */
-import { foldForDetection, spansInOriginal } from './fold.js';
+import { foldInScratch, spansInOriginal } from './fold.js';
 import {
   asciiDigits,
   digitValue,
@@ -287,7 +287,8 @@ function digits(text: string, at: number, out: Masked): number {
  * mapped back to the original text, in order and not overlapping.
  */
 export function detect(text: string): Masked['spans'] {
-  const folded = foldForDetection(text);
+  // The scan never folds another text: the scratch origins are still this text's when the spans are mapped.
+  const folded = foldInScratch(text);
   return spansInOriginal(scan(folded.text), folded, text);
 }
 
