@@ -11,7 +11,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { addDays } from '../functions/shared/dates.js';
 import { openTarget } from '../functions/shared/storage/destinations.js';
 import { DATASET_NAMES } from '../functions/warehouse/catalog.js';
@@ -79,6 +80,8 @@ export async function benchLake(): Promise<BenchResult> {
         gets: number;
         kinds: Record<string, number>;
         listings: { requests: number; bytes: number };
+        /** The digest of the pages the invocation wrote (roll-ups on): this bundle's and the one before's must be the same bytes. */
+        pages?: string;
       }[] = [];
       // MINTLIFY_BENCH_PROFILE=<folder>: a V8 CPU profile of each invocation with the roll-ups, written there (what dominates the run).
       const profile = process.env['MINTLIFY_BENCH_PROFILE'];
@@ -93,7 +96,8 @@ export async function benchLake(): Promise<BenchResult> {
           const invocation = await invokeWeekly(of, wiring, event, env);
           const cpuMs = invocation.cpuMs ?? Number.NaN;
           const { gets, kinds, listings } = invocation;
-          runs.push({ variant, rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets, kinds, listings });
+          const pages = rollups ? await pagesDigest(aws.s3, bucket) : undefined;
+          runs.push({ variant, rollups, runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets, kinds, listings, ...(pages ? { pages } : {}) });
           if (variant === 'on' && logs === '') logs = invocation.logs.slice(-6000);
           progress(
             `lake: ${gets} objects read: ${JSON.stringify(kinds)}; ${listings.requests} listings (${listings.bytes} bytes); ` +
@@ -112,6 +116,13 @@ export async function benchLake(): Promise<BenchResult> {
               'lake.90d.cpu_ms_before': info(median(earlier.map((r) => r.cpuMs)), 'ms', 'the same, CPU time'),
               'lake.90d.objects_read_before': info(median(earlier.map((r) => r.gets)), 'objects', 'the same, objects read'),
               'lake.90d.listing_bytes_before': info(median(earlier.map((r) => r.listings.bytes)), 'bytes', 'the same, bytes of the listings S3 answered'),
+              'lake.90d.page_same_as_before': judged(
+                new Set([...on, ...earlier].map((r) => r.pages)).size === 1 ? 1 : 0,
+                'yes',
+                '>=',
+                1,
+                "every page written (roll-ups on) the same bytes as the bundle before's (sha-256 of the report objects)",
+              ),
               'lake.90d.cpu_vs_before': info(
                 median(on.map((r) => r.cpuMs)) / median(earlier.map((r) => r.cpuMs)),
                 'x',
@@ -180,4 +191,16 @@ export async function benchLake(): Promise<BenchResult> {
     await aws.close();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The sha-256 of every object under the bucket's `mintlify/reports/` (the pages the function wrote), key and bytes, in key order. */
+async function pagesDigest(s3: S3Client, bucket: string): Promise<string> {
+  const hash = createHash('sha256');
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/reports/' }));
+  for (const { Key } of listed.Contents ?? []) {
+    if (Key === undefined) continue;
+    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
+    hash.update(Key).update(await (object.Body?.transformToByteArray() ?? new Uint8Array()));
+  }
+  return hash.digest('hex');
 }

@@ -25,6 +25,7 @@ import { verdictsSection } from './sections/verdicts.js';
 import { scopeSection } from './sections/scope.js';
 import { scopedJobs, type ScopedJob } from '../scope/summary.js';
 import type { FillNotice } from './sections/fill.js';
+import { preloadDuckDb } from '../warehouse/duckdb.js';
 import { openLake, openRecords, type LakeFiles } from '../warehouse/lake.js';
 import type { LakeTarget } from '../warehouse/lake/target.js';
 
@@ -91,6 +92,8 @@ export async function buildReport(request: ReportRequest, deps: ReportDeps): Pro
   // quarter still counts): their verdicts look back before the period (90 days before the first
   // completed job), and an s3:// lake mirrors those days of the gap tables too.
   const records = openRecords(target, deps);
+  // DuckDB's module loads while the outcome records and the lake are read from the store.
+  if (target.place.kind === 's3') preloadDuckDb();
   // A record that does not parse, or is dated before 2020 or after tomorrow, is skipped with one line and counted in the health.
   let skippedOutcomes = 0;
   const onSkipped = (line: string) => {

@@ -163,19 +163,6 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
   type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string; readonly month?: string } }[];
   const records = deps.records ?? openTarget(parsed, { s3Client: client });
-  // The manifests of the period from the indexes of their months (one object a dataset and
-  // month, lake/unit-index.ts): the mirror's own destination holds them (lake/mirror.ts), and
-  // the indexes of their months are written into its folder.
-  // Each index is read once: the roll-ups' checks below use the same (they hold the roll-ups' records).
-  const memo: IndexMemo = new Map();
-  const indexed = await indexedManifests(records, DATASET_NAMES, recent, memo).catch(() => undefined);
-  const listedAt = Date.now();
-  const mirror = mirrorDestination(root, new Map((indexed ?? []).map((m) => [manifestKey(m.dataset, m.day, m.projectId), m.manifest])), listedAt);
-  const stateFolders: Folders = [
-    ...(scope.recent ?? []).map((p) => `${p}/`),
-    ...(indexed === undefined ? DATASET_NAMES.map(manifestsOf) : []),
-    ...DATASET_NAMES.map((d) => `${STAGING_PREFIX}/${d}/`),
-  ].map((folder) => ({ folder, days: recent }));
   /** The keys of `folders` that can be mirrored (each listed over its days), with the store's time of each. */
   const keysOf = async (folders: Folders): Promise<{ key: string; modified: number }[]> => {
     const listed = (await Promise.all(folders.map(({ folder, days }) => listDays(client, bucket, prefix, folder, days)))).flat();
@@ -187,6 +174,20 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       return false;
     });
   };
+  // The folders of the units' states but the manifests, listed while the indexes below are read (neither waits on the other).
+  const early = Promise.all([
+    keysOf((scope.recent ?? []).map((p) => ({ folder: `${p}/`, days: recent }))),
+    keysOf(DATASET_NAMES.map((d) => ({ folder: `${STAGING_PREFIX}/${d}/`, days: recent }))),
+  ]);
+  early.catch(() => undefined); // seen where awaited below; a lake failing before then does not fail the process
+  // The manifests of the period from the indexes of their months (one object a dataset and
+  // month, lake/unit-index.ts): the mirror's own destination holds them (lake/mirror.ts), and
+  // the indexes of their months are written into its folder.
+  // Each index is read once: the roll-ups' checks below use the same (they hold the roll-ups' records).
+  const memo: IndexMemo = new Map();
+  const indexed = await indexedManifests(records, DATASET_NAMES, recent, memo).catch(() => undefined);
+  const listedAt = Date.now();
+  const mirror = mirrorDestination(root, new Map((indexed ?? []).map((m) => [manifestKey(m.dataset, m.day, m.projectId), m.manifest])), listedAt);
   const reach = scope.reach;
   const daysOf = (p: string) => (reach !== undefined && reach.from < scope.from && reach.prefixes.includes(p) ? { from: reach.from, to: scope.to } : scope);
   /** Stops a mirror still running when the lake is closed early. */
@@ -196,6 +197,24 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   let rolledUp: RolledUp;
   try {
+    // The units' states' keys: the recent folders, the manifests' when no index could be read, the staging folders.
+    const listedStates = early.then(async ([recentKeys, stagingKeys]) => [
+      ...recentKeys,
+      ...(indexed === undefined ? await keysOf(DATASET_NAMES.map((d) => ({ folder: manifestsOf(d), days: recent }))) : []),
+      ...stagingKeys,
+    ]);
+    // The run log's records from the index of their month where it holds them as listed (lake/run-index.ts), the others one by one:
+    // read while the roll-ups are checked and the tables listed.
+    const runs = `${LAYOUT.runs.folder}/`;
+    const runsIndexed = listedStates.then((listed) =>
+      rollupsOff()
+        ? new Map<string, string>()
+        : runsFromIndexes(
+            records,
+            listed.filter(({ key }) => key.startsWith(runs)),
+          ),
+    );
+    runsIndexed.catch(() => undefined); // seen where awaited below
     await mirrorIndexes(mirror, indexed ?? [], listedAt);
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
@@ -203,31 +222,22 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
       memo,
     );
-    const [tables, states] = await Promise.all([
-      Promise.all(
-        scope.prefixes.map(async (p) => {
-          const rolled = rolledUp.get(p);
-          // Not listed: the months whose roll-up holds every unit with a manifest there (none of their day files is read).
-          // The others a month at a time (its own prefix): a listing never runs on into a month it skips.
-          const whole = monthsRolledWhole(p, daysOf(p), rolledUp, memo);
-          const stretches = monthStretches(daysOf(p)).filter((stretch) => !whole.has(stretch.month));
-          const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
-            .map(({ key }) => key)
-            .filter((key) => !coveredBy(rolled, key));
-          const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
-          return { prefix: p, keys: [...months, ...days] };
-        }),
-      ),
-      keysOf(stateFolders),
-    ]);
-    // The run log's records from the index of their month where it holds them as listed (lake/run-index.ts), the others one by one.
-    const runs = `${LAYOUT.runs.folder}/`;
-    const fromIndex = rollupsOff()
-      ? new Map<string, string>()
-      : await runsFromIndexes(
-          records,
-          states.filter(({ key }) => key.startsWith(runs)),
-        );
+    const tables = await Promise.all(
+      scope.prefixes.map(async (p) => {
+        const rolled = rolledUp.get(p);
+        // Not listed: the months whose roll-up holds every unit with a manifest there (none of their day files is read).
+        // The others a month at a time (its own prefix): a listing never runs on into a month it skips.
+        const whole = monthsRolledWhole(p, daysOf(p), rolledUp, memo);
+        const stretches = monthStretches(daysOf(p)).filter((stretch) => !whole.has(stretch.month));
+        const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
+          .map(({ key }) => key)
+          .filter((key) => !coveredBy(rolled, key));
+        const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
+        return { prefix: p, keys: [...months, ...days] };
+      }),
+    );
+    const states = await listedStates;
+    const fromIndex = await runsIndexed;
     mirror.hold(fromIndex.keys());
     for (const [key, body] of fromIndex) {
       const file = mirrorPath(root, key);

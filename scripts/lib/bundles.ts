@@ -193,19 +193,10 @@ const ownPeakBytes = () => {
 };
 const sampler = setInterval(sampleMemory, 50);
 sampler.unref();
-// BUNDLE_CPU_PROFILE=<folder>: a V8 CPU profile of the handler's run written there (NODE_OPTIONS may not hold --cpu-prof).
-const profileDir = process.env.BUNDLE_CPU_PROFILE;
-const inspector = profileDir ? new (await import('node:inspector')).Session() : undefined;
-const post = (method, params) => new Promise((resolve, reject) => inspector.post(method, params ?? {}, (error, answer) => (error ? reject(error) : resolve(answer))));
-if (inspector) { inspector.connect(); await post('Profiler.enable'); await post('Profiler.start'); }
 const out = async (value) => {
   clearInterval(sampler);
   sampleMemory();
   const figures = { loadMs, runMs: performance.now() - loadMs, cpuMs: cpuMs(), maxRssBytes: ownPeakBytes(), memoryPeaks };
-  if (inspector) {
-    const { profile } = await post('Profiler.stop');
-    (await import('node:fs')).writeFileSync(profileDir + '/run-' + Date.now() + '.cpuprofile', JSON.stringify(profile));
-  }
   process.stdout.write('\\n@@RESULT ' + JSON.stringify({ ...value, ...figures }) + '\\n');
 };
 try {
@@ -216,7 +207,11 @@ try {
 `,
   );
   try {
-    const { stdout, stderr } = await run(process.execPath, [runner, bundle, JSON.stringify(event), exportName, String(remainingMs)], {
+    // BUNDLE_CPU_PROFILE=<folder>: a V8 CPU profile of the process (its module loading, then the handler's run) written there
+    // at exit by V8's own --cpu-prof (an inspector session started in the runner answered "No recording profiles found").
+    const profileDir = env['BUNDLE_CPU_PROFILE'];
+    const profiling = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+    const { stdout, stderr } = await run(process.execPath, [...profiling, runner, bundle, JSON.stringify(event), exportName, String(remainingMs)], {
       env: {
         PATH: process.env['PATH'] ?? '',
         AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),

@@ -81,8 +81,10 @@ export async function indexedManifests(
 ): Promise<{ dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] | undefined> {
   if (lake.list === undefined) return undefined;
   const out: { dataset: DatasetName; day: string; projectId: string; manifest: RawManifest }[] = [];
-  for (const dataset of datasets) {
-    const indexes = await indexesOf(lake, dataset, monthsTouched(days), memo);
+  // Every dataset's listing and indexes at once (round trips to the store), then taken in order.
+  const read = await Promise.all(datasets.map((dataset) => indexesOf(lake, dataset, monthsTouched(days), memo)));
+  for (const [i, dataset] of datasets.entries()) {
+    const indexes = read[i];
     if (indexes === undefined) return undefined;
     for (const manifests of indexes.manifests.values()) {
       for (const [entry, manifest] of manifests) {
@@ -102,25 +104,43 @@ export async function mirroredRollups(
 ): Promise<RolledUp> {
   const out = new Map<string, Map<string, ReadonlyMap<string, readonly string[]>>>();
   if (process.env['MINTLIFY_ROLLUPS'] === 'off' || lake.list === undefined) return out;
-  for (const { prefix, days } of tables) {
+  /** The months of one table whose roll-up holds some project's days, with those. */
+  const checkTable = async ({ prefix, days }: (typeof tables)[number]): Promise<[string, ReadonlyMap<string, readonly string[]>][]> => {
+    const found: [string, ReadonlyMap<string, readonly string[]>][] = [];
     const owner = datasetOfTable(prefix);
     // Every month the days touch: a month at the window's edge is read from its roll-up too (the readers keep their days by `dt`).
     const months = monthsTouched(days);
-    if (owner === undefined || months.length === 0) continue;
+    if (owner === undefined || months.length === 0) return found;
     // What roll-ups there are: one listing a table (a month's file and its record).
-    const names = new Set(((await lake.list(`${folderOf('rollups', prefix)}/`)) ?? []).map((key) => key.slice(key.lastIndexOf('/') + 1)));
+    const names = new Set(((await lake.list?.(`${folderOf('rollups', prefix)}/`)) ?? []).map((key) => key.slice(key.lastIndexOf('/') + 1)));
     const candidates = months.filter((month) => names.has(`${monthName(month)}.parquet`) && names.has(`${monthName(month)}.json`));
-    if (candidates.length === 0) continue;
+    if (candidates.length === 0) return found;
     const index = await indexesOf(lake, owner.dataset, candidates, memo);
     for (const month of candidates) {
       const manifests = index?.manifests.get(month);
       if (manifests === undefined) continue;
       // The records in the month's index first (no read); the one beside the roll-up only when one differs.
       const held = await rollupProjects(lake, owner.table, month, manifests, index?.rollups.get(month));
-      if (held.size === 0) continue;
-      const byMonth = out.get(prefix) ?? new Map<string, ReadonlyMap<string, readonly string[]>>();
-      out.set(prefix, byMonth.set(month, held));
+      if (held.size > 0) found.push([month, held]);
     }
+    return found;
+  };
+  // The datasets at once (round trips to the store); a dataset's tables one after another (an
+  // index a dataset and month is read once, the memo holding it for the next table).
+  const byDataset = new Map<string, number[]>();
+  for (const [i, { prefix }] of tables.entries()) {
+    const dataset = datasetOfTable(prefix)?.dataset ?? prefix;
+    byDataset.set(dataset, [...(byDataset.get(dataset) ?? []), i]);
+  }
+  const checked: [string, ReadonlyMap<string, readonly string[]>][][] = [];
+  await Promise.all(
+    [...byDataset.values()].map(async (indices) => {
+      for (const i of indices) checked[i] = await checkTable(tables[i] as (typeof tables)[number]);
+    }),
+  );
+  for (const [i, { prefix }] of tables.entries()) {
+    const found = checked[i] ?? [];
+    if (found.length > 0) out.set(prefix, new Map(found));
   }
   return out;
 }

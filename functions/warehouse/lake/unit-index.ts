@@ -157,21 +157,30 @@ export async function readUnitIndexes(
   const listed = await listedByMonth(destination, dataset, months);
   if (listed === undefined) return undefined;
   const out = new Map<string, Map<string, RawManifest>>();
-  for (const month of [...new Set(months)]) {
+  const distinct = [...new Set(months)];
+  // The months' indexes fetched at once (each a round trip to the store), then taken in order.
+  const stored = new Map<string, unknown>();
+  await eachAtOnce(
+    distinct.filter((month) => (listed.get(month)?.entries.size ?? 0) > 0),
+    16,
+    async (month) => {
+      stored.set(month, await readJson(destination, unitIndexKey(dataset, month)));
+    },
+  );
+  for (const month of distinct) {
     const present = listed.get(month)?.entries ?? new Set<string>();
     const modified = listed.get(month)?.modified ?? 0;
     if (present.size === 0) {
       out.set(month, new Map());
       continue;
     }
-    const key = unitIndexKey(dataset, month);
-    const stored = await readJson(destination, key);
+    const index = stored.get(month);
     if (reads) reads.indexes += 1;
-    const records = isIndex(stored, dataset, month) && isObject(stored.rollups) ? (stored.rollups as Record<string, string>) : undefined;
+    const records = isIndex(index, dataset, month) && isObject(index.rollups) ? (index.rollups as Record<string, string>) : undefined;
     if (records !== undefined) rollups?.set(month, records);
     // Fresh: the same units, and no manifest changed since the listing it was built after.
-    if (isIndex(stored, dataset, month) && sameSet(Object.keys(stored.manifests), present) && (stored.manifestsModified ?? 0) >= modified) {
-      out.set(month, new Map(Object.entries(stored.manifests)));
+    if (isIndex(index, dataset, month) && sameSet(Object.keys(index.manifests), present) && (index.manifestsModified ?? 0) >= modified) {
+      out.set(month, new Map(Object.entries(index.manifests)));
       continue;
     }
     const manifests = new Map<string, RawManifest>();
