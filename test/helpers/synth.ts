@@ -97,8 +97,11 @@ export async function synthAssemblyInProcess(context: Record<string, string>): P
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** sha256 of `context` and of what a synth reads that a lake's key leaves out: infra/, cdk.json, tsconfig.json. */
-async function synthKey(context: Record<string, string>): Promise<string> {
+/**
+ * sha256 of `context` and of what a synth reads that a lake's key leaves out: infra/, cdk.json,
+ * tsconfig.json (with the lake's own key, of functions/ and package-lock.json, what a synth's cache is named by).
+ */
+export async function synthKey(context: Record<string, string>): Promise<string> {
   const hash = createHash('sha256').update(JSON.stringify(Object.entries(context).sort()));
   const infra = (await readdir(join(REPO, 'infra'), { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())

@@ -24,6 +24,7 @@ import type { S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { startIamGuard, type IamGuard, type IamGuardOptions } from '../helpers/iam.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../helpers/secrets-manager.js';
 import { makeTempDir, removeTempDirs } from '../helpers/files.js';
+import { cachedLake } from '../helpers/lake-cache.js';
 import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glue-stand-in.js';
 import { everyDays, FLAT_DAY, writeLake, type LakeDay } from '../helpers/insights-lake.js';
 import { queryDuckDb } from '../helpers/read-back.js';
@@ -43,12 +44,22 @@ function figuresOf(projectId: string, day: string, thisWeek: boolean): LakeDay {
   return { ...FLAT_DAY, human: 400 + n * (thisWeek ? 3 : 2), views: 1_500 + n, searches: 200 + (thisWeek ? n : 0), thumbsDown: 3 + (n % 4) };
 }
 
-/** The report link key pair, as the operator makes it (docs/deploy.md): public key in context, private key in the secret. */
-const LINK_KEYS = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: 'spki', format: 'pem' },
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-});
+/**
+ * The report link key pair, as the operator makes it (docs/deploy.md): public key in context,
+ * private key in the secret. Made once per content of the tree and kept with the lakes
+ * (lake-cache.ts), since the public key is part of the synth's context: a new pair each run
+ * made the synth's key new each run, so the cached assembly was never reused (about 20 s of CPU).
+ */
+async function linkKeys(): Promise<{ readonly publicKey: string; readonly privateKey: string }> {
+  const { meta } = await cachedLake('report-link-keys', async () =>
+    generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    }),
+  );
+  return meta;
+}
 const LINK_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:report-link-key-AbCdEf';
 
 let stand: BundleStand;
@@ -62,13 +73,14 @@ let glue: GlueStandIn;
 const GLUE_DATABASE = 'mintlify_analytics';
 
 beforeAll(async () => {
+  const keys = await linkKeys();
   [stand, secrets] = await Promise.all([
     startBundleStand({
       projectIds: PROJECTS.join(','),
-      reportLinkPublicKey: LINK_KEYS.publicKey.trim().replaceAll('\n', '\\n'),
+      reportLinkPublicKey: keys.publicKey.trim().replaceAll('\n', '\\n'),
       reportSiteUrl: 'https://docs.example.com',
     }),
-    startFakeSecretsManager({ [LINK_SECRET_ARN]: LINK_KEYS.privateKey }),
+    startFakeSecretsManager({ [LINK_SECRET_ARN]: keys.privateKey }),
   ]);
   ({ assembly, aws, dynamo, bucket } = stand);
   glue = await startGlueStandIn(GLUE_DATABASE, { fix_effects: parquetTable(`s3://${bucket}/mintlify/fix_effects/`) });

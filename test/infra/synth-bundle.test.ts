@@ -1,5 +1,5 @@
 /**
- * The real `cdk synth` (CLI, local esbuild bundling, cdk-nag plugin) run once, then a smoke test
+ * The real `cdk synth` (CLI, local esbuild bundling, cdk-nag plugin) run once per content of the tree, then a smoke test
  * of each bundled handler: loaded from the cloud assembly in a separate Node process, with the
  * environment the template gives it, against the API sandbox and the S3/SQS/DynamoDB emulators.
  * It catches what template tests cannot: a bundle that does not load (ESM/CJS, a missing
@@ -28,6 +28,9 @@ import { parquetTable, startGlueStandIn, type GlueStandIn } from '../helpers/glu
 import { createStateTable, startDynamo, type Dynamo } from '../helpers/emulators.js';
 import { TEST_REGION, startS3Sqs, type S3Sqs } from '../../scripts/lib/s3-sqs.js';
 import { readParquetBytes } from '../helpers/read-back.js';
+import { removeTempDirs } from '../helpers/files.js';
+import { cachedLake } from '../helpers/lake-cache.js';
+import { synthKey } from '../helpers/synth.js';
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,14 +54,21 @@ let bundles: Record<'export' | 'followUp', string>;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'mintlify-synth-'));
-  outDir = join(scratch, 'out');
-  const { stdout, stderr } = await run('npx', ['cdk', 'synth', '-q', '-o', outDir, '-c', `projectIds=${PROJECT}`], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', TMPDIR: scratch },
-    timeout: 150_000,
-    maxBuffer: 16 * 1024 * 1024,
+  // The CLI's cloud assembly and what it printed, made once per content of the tree and kept with
+  // the lakes (lake-cache.ts; the key of synth.ts, which covers infra/, cdk.json and the lakes'
+  // inputs, package-lock.json among them): a changed tree runs the real `cdk synth` again, an
+  // unchanged one reads the assembly that the CLI made of that same content.
+  const synth = await cachedLake(`synth-cli-${await synthKey({ projectIds: PROJECT })}`, async (folder) => {
+    const { stdout, stderr } = await run('npx', ['cdk', 'synth', '-q', '-o', folder, '-c', `projectIds=${PROJECT}`], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', TMPDIR: scratch },
+      timeout: 150_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { output: stdout + stderr };
   });
-  synthOutput = stdout + stderr;
+  outDir = synth.root;
+  synthOutput = synth.meta.output;
   template = JSON.parse(await readFile(join(outDir, `${STACK}.template.json`), 'utf8')) as Template;
   // The bundles keep `@aws-sdk/*` external (the Lambda runtime provides it); locally the
   // repository's packages play that part — all but DuckDB, which the runtime does not have: a
@@ -84,6 +94,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
+  await removeTempDirs();
 });
 
 /** The synthesized environment of the function whose POWERTOOLS_SERVICE_NAME is `service`, tokens replaced. */

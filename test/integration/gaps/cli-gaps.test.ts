@@ -14,7 +14,8 @@ import { FAILURES_RULE, gapIdOf, SCORE_RULE } from '../../../functions/gaps/gaps
 import { checkPrompts } from '../../../functions/producer/prompts.js';
 import { openDestination } from '../../../functions/shared/storage/destinations.js';
 import { createLocalStore } from '../../../functions/shared/storage/shared-store-local.js';
-import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
+import { startSandbox } from '../../../sandbox/index.js';
+import { cachedLake } from '../../helpers/lake-cache.js';
 import { runCliAt, runCliInProcess, runSpawnedCli } from '../../helpers/cli.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { queryDuckDb } from '../../helpers/read-back.js';
@@ -26,19 +27,23 @@ const PROJECTS = ['proj_small', 'proj_medium'];
 const FROM = '2026-01-10';
 const TO = '2026-01-13';
 
-let sandbox: Sandbox;
 let root: string;
 
+// The sandbox's export, made once per content of the tree (test/helpers/lake-cache.ts); each run reads its own copy.
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  root = await makeTempDir('gaps');
-  const args = ['export', '--from', FROM, '--to', TO, '--out', root, '--dataset', 'searches', '--dataset', 'feedback', '--dataset', 'assistant'];
-  const { code, stderr } = await runCliAt(sandbox, [...args, ...PROJECTS.flatMap((p) => ['--project', p])], { now: Date.UTC(2026, 0, 20) });
-  expect(code, stderr).toBe(0);
+  ({ root } = await cachedLake('cli-gaps', async (folder) => {
+    const sandbox = await startSandbox();
+    try {
+      const args = ['export', '--from', FROM, '--to', TO, '--out', folder, '--dataset', 'searches', '--dataset', 'feedback', '--dataset', 'assistant'];
+      const { code, stderr } = await runCliAt(sandbox, [...args, ...PROJECTS.flatMap((p) => ['--project', p])], { now: Date.UTC(2026, 0, 20) });
+      expect(code, stderr).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  }));
 }, 120_000);
 
 afterAll(async () => {
-  await sandbox.close();
   await removeTempDirs();
 });
 

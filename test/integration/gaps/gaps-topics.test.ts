@@ -12,33 +12,37 @@ import { READERS_MARKER, type GapPrompt } from '../../../functions/gaps/prompts.
 import { inTopic, termsOfKey, TOPIC_EXAMPLES } from '../../../functions/gaps/topics.js';
 import { termsOf } from '../../../functions/gaps/terms.js';
 import { readerText } from '../../../functions/shared/reader-text.js';
-import { DEFAULT_PROJECTS, startSandbox, type Sandbox } from '../../../sandbox/index.js';
+import { DEFAULT_PROJECTS, startSandbox } from '../../../sandbox/index.js';
 import { PRAISE_COMMENTS } from '../../../sandbox/generators/text.js';
 import { runCliAt, runSpawnedCli } from '../../helpers/cli.js';
-import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
+import { removeTempDirs } from '../../helpers/files.js';
+import { cachedLake } from '../../helpers/lake-cache.js';
 
 const FROM = '2026-09-01';
 const TO = '2026-10-01';
 const NOW = Date.parse('2026-10-02T06:00:00Z');
 
-let sandbox: Sandbox;
 let root: string;
 let gaps: Gap[];
 let prompts: GapPrompt[];
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  root = await makeTempDir('gaps-topics');
-  // The small and medium projects: the large one's 30 days cost a minute and add nothing here.
-  const projects = DEFAULT_PROJECTS.filter((project) => project.id !== 'proj_large').flatMap((project) => ['--project', project.id]);
-  const exported = await runCliAt(
-    sandbox,
-    ['export', '--from', FROM, '--to', TO, '--out', root, '--dataset', 'assistant', '--dataset', 'feedback', ...projects],
-    {
-      now: NOW,
-    },
-  );
-  expect(exported.code, exported.stderr).toBe(0);
+  // The export, made once per content of the tree (test/helpers/lake-cache.ts); each run reads its own copy.
+  ({ root } = await cachedLake('gaps-topics', async (folder) => {
+    const sandbox = await startSandbox();
+    try {
+      // The small and medium projects: the large one's 30 days cost a minute and add nothing here.
+      const projects = DEFAULT_PROJECTS.filter((project) => project.id !== 'proj_large').flatMap((project) => ['--project', project.id]);
+      const exported = await runCliAt(
+        sandbox,
+        ['export', '--from', FROM, '--to', TO, '--out', folder, '--dataset', 'assistant', '--dataset', 'feedback', ...projects],
+        { now: NOW },
+      );
+      expect(exported.code, exported.stderr).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  }));
   const file = join(root, 'prompts.jsonl');
   const run = await runSpawnedCli(['gaps', '--out', root, '--from', FROM, '--to', TO, '--top', '10000', '--json', '--prompts', file], { HOME: root });
   expect(run.code, run.stderr).toBe(0);
@@ -50,7 +54,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await sandbox?.close();
   await removeTempDirs();
 });
 
