@@ -18,10 +18,10 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey } from './lake/layout.js';
+import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey, unitIndexKey } from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
-import { indexEntry, type RawManifest, writeUnitIndex } from './lake/unit-index.js';
+import { indexEntry, type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
 import { mirrorDestination } from './lake/mirror.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
@@ -187,7 +187,13 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const memo: IndexMemo = new Map();
   const indexed = await indexedManifests(records, DATASET_NAMES, recent, memo).catch(() => undefined);
   const listedAt = Date.now();
-  const mirror = mirrorDestination(root, new Map((indexed ?? []).map((m) => [manifestKey(m.dataset, m.day, m.projectId), m.manifest])), listedAt);
+  // The indexes of the manifests' months held by the mirror too, parsed: its readers of the units' states read them there.
+  const mirror = mirrorDestination(
+    root,
+    new Map((indexed ?? []).map((m) => [manifestKey(m.dataset, m.day, m.projectId), m.manifest])),
+    listedAt,
+    mirroredIndexes(indexed ?? [], listedAt),
+  );
   const reach = scope.reach;
   const daysOf = (p: string) => (reach !== undefined && reach.from < scope.from && reach.prefixes.includes(p) ? { from: reach.from, to: scope.to } : scope);
   /** Stops a mirror still running when the lake is closed early. */
@@ -215,7 +221,6 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
           ),
     );
     runsIndexed.catch(() => undefined); // seen where awaited below
-    await mirrorIndexes(mirror, indexed ?? [], listedAt);
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
     rolledUp = await mirroredRollups(
       records,
@@ -284,25 +289,26 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
 }
 
 /**
- * Writes the index of each month of the manifests read from the indexes of units into the mirror
- * (the manifests themselves are the mirror destination's, in memory: lake/mirror.ts), as fresh as
- * the manifests it lists (`listedAt`): a reader of the mirror (`readUnitStates`) reads one object
- * a dataset and month.
+ * The index of each month of the manifests read from the indexes of units, by key, for the
+ * mirror to hold in memory (lake/mirror.ts), as fresh as the manifests it lists (`listedAt`): a
+ * reader of the mirror (`readUnitStates`) reads one object a dataset and month, neither written
+ * into the folder nor parsed again.
  */
-async function mirrorIndexes(
-  mirror: Destination,
+function mirroredIndexes(
   indexed: readonly { readonly dataset: DatasetName; readonly day: string; readonly projectId: string; readonly manifest: RawManifest }[],
   listedAt: number,
-): Promise<void> {
+): Map<string, MonthIndex> {
   const byMonth = new Map<string, Map<string, RawManifest>>();
   for (const { dataset, day, projectId, manifest } of indexed) {
     const month = `${dataset}/${monthOfDay(day)}`;
     byMonth.set(month, (byMonth.get(month) ?? new Map<string, RawManifest>()).set(indexEntry(day, projectId), manifest));
   }
-  await eachAtOnce([...byMonth], 16, async ([month, manifests]) => {
+  const out = new Map<string, MonthIndex>();
+  for (const [month, manifests] of byMonth) {
     const [dataset, name] = month.split('/') as [DatasetName, string];
-    await writeUnitIndex(mirror, dataset, name, manifests, listedAt);
-  });
+    out.set(unitIndexKey(dataset, name), unitIndexOf(dataset, name, manifests, listedAt));
+  }
+  return out;
 }
 
 /**

@@ -83,6 +83,12 @@ export interface Destination {
    */
   listModified?(prefix: string, range?: KeyRange): Promise<{ readonly key: string; readonly modified: number }[]>;
   /**
+   * The JSON value at `key` when this destination holds it parsed in memory (a mirror of an
+   * `s3://` lake: warehouse/lake/mirror.ts), the same value `get` would give parsed, not to be
+   * changed by the caller; undefined otherwise (read it with `get`). Optional: only a speed-up.
+   */
+  getParsed?(key: string): Promise<unknown>;
+  /**
    * Removes the folder `prefix` when it is empty (a local destination; S3 has no folders to
    * leave behind). Optional; retention calls it for the day folders it emptied.
    */

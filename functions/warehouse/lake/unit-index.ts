@@ -101,8 +101,14 @@ async function listedByMonth(
   return byMonth;
 }
 
-/** The JSON value stored at `key`; undefined when absent or unreadable. */
-export async function readJson(destination: Pick<Destination, 'get'>, key: string): Promise<unknown> {
+/**
+ * The JSON value stored at `key`; undefined when absent or unreadable. A destination holding it
+ * parsed (a mirror's memory: lake/mirror.ts) answers it without a serialisation and a parse;
+ * the caller does not change it.
+ */
+export async function readJson(destination: Pick<Destination, 'get'> & Partial<Pick<Destination, 'getParsed'>>, key: string): Promise<unknown> {
+  const held = await destination.getParsed?.(key);
+  if (held !== undefined) return held;
   const bytes = await destination.get(key);
   if (bytes === undefined) return undefined;
   try {
@@ -198,6 +204,25 @@ export async function readUnitIndexes(
   return out;
 }
 
+/** The index of `dataset`'s `month` as {@link writeUnitIndex} writes it (entries sorted: the same units give the same index but for `builtAt`). */
+export function unitIndexOf(
+  dataset: DatasetName,
+  month: string,
+  manifests: ReadonlyMap<string, RawManifest>,
+  manifestsModified: number,
+  rollups?: Readonly<Record<string, string>>,
+): MonthIndex {
+  return {
+    version: 1,
+    dataset,
+    month,
+    builtAt: new Date().toISOString(),
+    manifestsModified,
+    manifests: Object.fromEntries([...manifests.entries()].sort(([a], [b]) => a.localeCompare(b))),
+    ...(rollups === undefined || Object.keys(rollups).length === 0 ? {} : { rollups: sortedRecord(rollups) }),
+  };
+}
+
 /** Writes the index of `dataset`'s `month` (entries sorted: the same units give the same bytes but for `builtAt`). */
 export async function writeUnitIndex(
   destination: Pick<Destination, 'put'>,
@@ -207,15 +232,7 @@ export async function writeUnitIndex(
   manifestsModified: number,
   rollups?: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const index: MonthIndex = {
-    version: 1,
-    dataset,
-    month,
-    builtAt: new Date().toISOString(),
-    manifestsModified,
-    manifests: Object.fromEntries([...manifests.entries()].sort(([a], [b]) => a.localeCompare(b))),
-    ...(rollups === undefined || Object.keys(rollups).length === 0 ? {} : { rollups: sortedRecord(rollups) }),
-  };
+  const index = unitIndexOf(dataset, month, manifests, manifestsModified, rollups);
   await destination.put(unitIndexKey(dataset, month), JSON.stringify(index), { contentType: 'application/json' });
 }
 
