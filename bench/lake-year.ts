@@ -33,6 +33,7 @@ import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
 import { type BenchResult, type Figures, info, judged, median, progress } from './lib/figures.js';
 import { cloneDays, exportSeeds, writeRunRecords } from './lib/lake-clone.js';
 import { countingProxy, invokeWeekly, weeklyBundles } from './lib/weekly-function.js';
+import { pagesDigest } from './lake.js';
 import { sizeOf, upload } from './report-function.js';
 
 /** Invocations (of each bundle, alternately). @default 2 (MINTLIFY_BENCH_RUNS) */
@@ -86,7 +87,7 @@ async function buildYear(root: string, projects: readonly string[]): Promise<Bui
  * roll-ups' records as built in `local`, written with the latest time the bucket gives that
  * month's manifests (uploaded after the indexes were built, each is newer than its index).
  */
-async function indexesAsExported(local: Destination, inBucket: Destination): Promise<number> {
+export async function indexesAsExported(local: Destination, inBucket: Destination): Promise<number> {
   let written = 0;
   for (const dataset of DATASET_NAMES) {
     const modified = new Map<string, number>();
@@ -153,6 +154,8 @@ export async function benchLakeYear(): Promise<BenchResult> {
         kinds: Record<string, number>;
         listings: { requests: number; bytes: number };
         load: number[];
+        /** The digest of the pages the invocation wrote: this bundle's and the one before's must be the same bytes. */
+        pages: string;
       };
       const runs: Run[] = [];
       const earlier: Run[] = [];
@@ -164,7 +167,8 @@ export async function benchLakeYear(): Promise<BenchResult> {
           const invocation = await invokeWeekly(of, wiring, event, profile ? { BUNDLE_CPU_PROFILE: path.resolve(profile) } : {}, 900_000);
           const cpuMs = invocation.cpuMs ?? Number.NaN;
           const { gets, kinds, listings } = invocation;
-          (of === before ? earlier : runs).push({ runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets, kinds, listings, load: loadavg() });
+          const pages = await pagesDigest(aws.s3, bucket);
+          (of === before ? earlier : runs).push({ runMs: invocation.runMs, cpuMs, rss: invocation.maxRssBytes, gets, kinds, listings, load: loadavg(), pages });
           if (logs === '') logs = invocation.logs.slice(-6000);
           progress(
             `lake-year: ${name}: ${gets} objects read: ${JSON.stringify(kinds)}; ${listings.requests} listings (${listings.bytes} bytes); run ${Math.round(invocation.runMs)} ms, ` +
@@ -181,6 +185,13 @@ export async function benchLakeYear(): Promise<BenchResult> {
               'lake.365d.peak_rss_before': info(Math.max(...earlier.map((r) => r.rss)), 'bytes', 'the same, peak RSS'),
               'lake.365d.objects_read_before': info(median(earlier.map((r) => r.gets)), 'objects', 'the same, objects read'),
               'lake.365d.listing_bytes_before': info(median(earlier.map((r) => r.listings.bytes)), 'bytes', 'the same, bytes of the listings S3 answered'),
+              'lake.365d.page_same_as_before': judged(
+                new Set([...runs, ...earlier].map((r) => r.pages)).size === 1 ? 1 : 0,
+                'yes',
+                '>=',
+                1,
+                "every page written the same bytes as the bundle before's (sha-256 of the report objects)",
+              ),
             };
       const load = `load average ${loadavg()
         .map((l) => l.toFixed(1))

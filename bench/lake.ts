@@ -194,7 +194,7 @@ export async function benchLake(): Promise<BenchResult> {
 }
 
 /** The sha-256 of every object under the bucket's `mintlify/reports/` (the pages the function wrote), key and bytes, in key order. */
-async function pagesDigest(s3: S3Client, bucket: string): Promise<string> {
+export async function pagesDigest(s3: S3Client, bucket: string): Promise<string> {
   const hash = createHash('sha256');
   const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'mintlify/reports/' }));
   for (const { Key } of listed.Contents ?? []) {
