@@ -55,7 +55,12 @@ export async function readUnitStates(
 ): Promise<Map<string, UnitState>> {
   const states = new Map<string, UnitState>();
   const byDataset = new Map<DatasetName, Unit[]>();
-  for (const unit of units) byDataset.set(unit.dataset, [...(byDataset.get(unit.dataset) ?? []), unit]);
+  // Pushed, not spread: a year of twenty projects is 7,300 units a dataset (a copy each was ~27M copies a dataset).
+  for (const unit of units) {
+    const ofDataset = byDataset.get(unit.dataset);
+    if (ofDataset === undefined) byDataset.set(unit.dataset, [unit]);
+    else ofDataset.push(unit);
+  }
   const left: Unit[] = [];
   for (const [dataset, ofDataset] of byDataset) {
     const indexes = await readUnitIndexes(
