@@ -202,6 +202,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   // the recent folders (the last group); a group settles once its keys are all written.
   let groups: { readonly prefix: string | undefined; readonly keys: readonly string[] }[];
   let rolledUp: RolledUp;
+  let rollupsFetched: EarlyFetch = { keys: new Map(), all: Promise.resolve() };
   try {
     // The units' states' keys: the recent folders, the manifests' when no index could be read, the staging folders.
     const listedStates = early.then(async ([recentKeys, stagingKeys]) => [
@@ -226,6 +227,18 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       records,
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
       memo,
+    );
+    // The roll-ups' bodies fetched into the folder as soon as their checks passed, while the tables' months, the run log's
+    // indexes and the units' states are listed: queued after those, they left the JavaScript thread idle (bench/README.md,
+    // "The year's run profiled"). The queue below takes each from here.
+    rollupsFetched = fetchEarly(
+      read,
+      bucket,
+      prefix,
+      [...rolledUp].flatMap(([p, months]) => [...months.keys()].map((month) => rollupKey(p, month))),
+      root,
+      deps.concurrency ?? 16,
+      deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal,
     );
     const tables = await Promise.all(
       scope.prefixes.map(async (p) => {
@@ -252,11 +265,14 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     groups = [...tables, { prefix: undefined, keys: states.map(({ key }) => key).filter((key) => !fromIndex.has(key)) }];
     for (const group of groups) mirror.hold(group.keys);
   } catch (error) {
+    // Nothing may still write into the folder when it goes.
+    closing.abort();
+    await rollupsFetched.all;
     await remove();
     throw error;
   }
   const signal = deps.streamed ? (deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal) : deps.signal;
-  const mirrored = download(read, bucket, prefix, groups, root, deps.concurrency ?? 16, signal);
+  const mirrored = download(read, bucket, prefix, groups, root, deps.concurrency ?? 16, signal, rollupsFetched.keys);
   // Seen by whoever awaits them; a lake closed before then does not fail the process.
   for (const group of mirrored.groups) group.catch(() => undefined);
   mirrored.all.catch(() => undefined);
@@ -264,6 +280,8 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     try {
       await mirrored.all;
     } catch (error) {
+      closing.abort();
+      await rollupsFetched.all;
       await remove();
       throw error;
     }
@@ -283,6 +301,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       // Nothing may still write into the folder when it goes.
       closing.abort();
       await ready.catch(() => undefined);
+      await rollupsFetched.all;
       await remove();
     },
   };
@@ -397,6 +416,7 @@ function download(
   root: string,
   concurrency: number,
   signal: AbortSignal | undefined,
+  fetched: ReadonlyMap<string, Promise<void>> = new Map(),
 ): { readonly groups: readonly Promise<void>[]; readonly all: Promise<void> } {
   const keys = groups.flatMap((group, index) => group.keys.map((key) => ({ key, group: index })));
   const left = groups.map((group) => group.keys.length);
@@ -419,15 +439,9 @@ function download(
     keys,
     concurrency,
     async ({ key, group }, failed) => {
-      let bytes: Uint8Array;
-      try {
-        bytes = await read(`${prefix}${key}`, failed);
-      } catch (error) {
-        throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
-      }
-      const file = mirrorPath(root, key);
-      await folderOf(file);
-      await writeFile(file, bytes);
+      const early = fetched.get(key);
+      if (early !== undefined) await early;
+      else await fetchInto(read, bucket, prefix, key, root, failed, folderOf);
       left[group] = (left[group] as number) - 1;
       if (left[group] === 0) settlers[group]?.resolve();
     },
@@ -437,6 +451,71 @@ function download(
     throw error;
   });
   return { groups: settlers.map((pending) => pending.promise), all };
+}
+
+/** One object of the bucket written into the mirror's folder `root` (`folderOf` makes its folder). */
+async function fetchInto(
+  read: ReadObject,
+  bucket: string,
+  prefix: string,
+  key: string,
+  root: string,
+  signal: AbortSignal,
+  folderOf: (file: string) => Promise<unknown> = (file) => mkdir(path.dirname(file), { recursive: true }),
+): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await read(`${prefix}${key}`, signal);
+  } catch (error) {
+    throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
+  }
+  const file = mirrorPath(root, key);
+  await folderOf(file);
+  await writeFile(file, bytes);
+}
+
+/** Objects fetched before the mirror's queue: each key's write, and `all` settling once none is still running (never rejecting). */
+interface EarlyFetch {
+  readonly keys: ReadonlyMap<string, Promise<void>>;
+  readonly all: Promise<void>;
+}
+
+/**
+ * Fetches `keys` into the mirror's folder `root`, `concurrency` at once, before the queue of
+ * {@link download} reaches them (it then awaits each key's promise here): the same rule as the
+ * queue — after a failure, or once `signal` is aborted, no further key starts, and the keys not
+ * fetched reject with that failure.
+ */
+function fetchEarly(
+  read: ReadObject,
+  bucket: string,
+  prefix: string,
+  keys: readonly string[],
+  root: string,
+  concurrency: number,
+  signal: AbortSignal,
+): EarlyFetch {
+  const settlers = new Map(keys.map((key) => [key, settler()]));
+  for (const pending of settlers.values()) pending.promise.catch(() => undefined); // seen where the queue awaits it
+  const all = eachAtOnce(
+    keys,
+    concurrency,
+    async (key, failed) => {
+      const pending = settlers.get(key);
+      try {
+        await fetchInto(read, bucket, prefix, key, root, failed);
+        pending?.resolve();
+      } catch (error) {
+        pending?.reject(error);
+        throw error;
+      }
+    },
+    { signal },
+  ).catch((error: unknown) => {
+    // A key never started settles with the failure that stopped the others.
+    for (const pending of settlers.values()) pending.reject(error);
+  });
+  return { keys: new Map([...settlers].map(([key, pending]) => [key, pending.promise])), all };
 }
 
 /**
