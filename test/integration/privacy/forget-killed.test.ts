@@ -8,7 +8,7 @@
  * the temp folder. The same on an S3 destination (fauxqs), killed while it works on its second
  * unit.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -24,6 +24,7 @@ import { runSpawnedCli, spawnCli } from '../../helpers/cli.js';
 import { startS3Sqs, type S3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { emulatorAwsEnv, hostEnv } from '../../helpers/env.js';
 import { listFiles, makeTempDir, removeTempDirs } from '../../helpers/files.js';
+import { cachedLake } from '../../helpers/lake-cache.js';
 import { queryDuckDb, readManifest } from '../../helpers/read-back.js';
 import { DATASET_CLIENT, exportDeps, TEST_PERSONAL_DATA_KEY, testSettings } from '../../helpers/run-deps.js';
 
@@ -33,15 +34,16 @@ const DAYS = ['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05'];
 const START = Date.parse('2026-03-06T04:00:00.000Z');
 const PERSON = 'ana.silva@example.com';
 const HMAC = createHmac('sha256', TEST_PERSONAL_DATA_KEY).update(PERSON).digest('hex');
+/** The sandbox's projects: what the export reads. */
+const SANDBOX_PROJECTS = PROJECTS.map((id) => ({ id, paths: 20, exact: true, rows: { feedback: 300 } }));
+/** What the local export is made of, in the name of its cached copy. */
+const FIXTURE = createHash('sha256').update(JSON.stringify({ API_KEY, SANDBOX_PROJECTS, DAYS, START })).digest('hex').slice(0, 8);
 
 let sandbox: Sandbox;
 let aws: S3Sqs;
 
 beforeAll(async () => {
-  [sandbox, aws] = await Promise.all([
-    startSandbox({ apiKey: API_KEY, projects: PROJECTS.map((id) => ({ id, paths: 20, exact: true, rows: { feedback: 300 } })) }),
-    startS3Sqs(),
-  ]);
+  [sandbox, aws] = await Promise.all([startSandbox({ apiKey: API_KEY, projects: SANDBOX_PROJECTS }), startS3Sqs()]);
 }, 60_000);
 
 afterAll(async () => {
@@ -130,9 +132,9 @@ async function forgetKilledAfterFirstFile(root: string, env: Record<string, stri
 
 describe('forget killed half-way (the real CLI, SIGKILL)', () => {
   it('leaves every file whole and every manifest true to its file, and a second run finishes the job, recorded once', async () => {
-    const root = await makeTempDir('forget-sigkill');
+    // The export, made once per content of the tree and of what it exports (test/helpers/lake-cache.ts): this run's own copy.
+    const { root } = await cachedLake(`forget-killed-${FIXTURE}`, (folder) => exportAll(createLocalDestination(folder)));
     const temp = await makeTempDir('forget-sigkill-tmp');
-    await exportAll(createLocalDestination(root));
     const before = await rowsByFile(root);
     const person = [...before.values()].reduce((sum, file) => sum + file.person, 0);
     const total = [...before.values()].reduce((sum, file) => sum + file.total, 0);
