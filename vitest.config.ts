@@ -19,6 +19,12 @@ export default defineConfig({
     // was a fifth of the suite's time). Each file still starts and stops its own servers and
     // temp folders; a file that replaces a module (vi.mock) loads what uses it again itself.
     isolate: false,
+    // Each module's transform (TypeScript to JavaScript, imports rewritten) kept on disk between
+    // runs, named by the file's path and content, vitest's version and this config
+    // (node_modules/.experimental-vitest-cache; `npm ci` removes it, so a fresh clone's first run,
+    // CI's, builds it). A worker still imports every module it runs: only the transform is reused.
+    // `--project unit` side by side, 3 Dec 2026 (docs/tests.md): transform 40 s → 7 s, import 82 s → 42 s summed.
+    experimental: { fsModuleCache: true },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },

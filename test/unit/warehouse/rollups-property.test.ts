@@ -7,7 +7,7 @@
  * claims a project the reader would refuse (kept in step, not only caught when read), and no
  * roll-up holds an erased value.
  */
-import { copyFile, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -60,9 +60,15 @@ const windowArb = fc
   .record({ start: fc.integer({ min: 1, max: DAYS.length - 2 }), length: fc.integer({ min: 1, max: DAYS.length - 2 }) })
   .map(({ start, length }) => ({ start, length: Math.min(length, DAYS.length - start) }));
 
-/** A tiny lake on disk, written as the export writes it: day files, then the manifest. */
+/**
+ * A tiny lake on disk, written as the export writes it: day files, then the manifest. Its own
+ * writes (the stand-in export's and forget's) skip the fsync the export's make (`durable: false`:
+ * what a reader sees is the same, durability is not what is checked here), and it keeps the
+ * folders it made; the code under test (roll-ups, refresh, compaction, expiry) writes as it does.
+ */
 class Lake {
   private commits = 0;
+  private readonly folders = new Set<string>();
   constructor(
     readonly root: string,
     readonly destination: Destination,
@@ -79,7 +85,7 @@ class Lake {
     for (const table of TABLES) {
       const key = dayKey(table.prefix, day, `${projectId}.parquet`);
       const file = path.join(this.root, ...key.split('/'));
-      await mkdir(path.dirname(file), { recursive: true });
+      await this.folder(path.dirname(file));
       // DuckDB writes the first table's file; the second table's holds the same rows, so it is a copy of it.
       if (written === undefined)
         await this.db.run(
@@ -88,10 +94,17 @@ class Lake {
       else await copyFile(written, file);
       written = file;
       files[table.name] = key;
-      bytes[table.name] = (await this.destination.get(key))?.byteLength ?? 0;
+      bytes[table.name] = (await stat(file)).size;
       counts[table.name] = rows;
     }
     await this.manifest(day, projectId, files, bytes, counts, provisional);
+  }
+
+  /** Makes a folder once (nothing here removes a day's folder: expiries and erasures remove or replace files). */
+  private async folder(dir: string): Promise<void> {
+    if (this.folders.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.folders.add(dir);
   }
 
   async manifest(day: string, projectId: string, files: object, bytes: object, rows: object, provisional = false): Promise<void> {
@@ -108,7 +121,7 @@ class Lake {
       rows,
       ...(provisional ? { provisionalUntil: finishedAt } : {}),
     };
-    await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest));
+    await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest), { durable: false });
   }
 
   /**
@@ -143,25 +156,28 @@ class Lake {
 
   /** `forget` of every row whose total is `value`: each file holding one rewritten without, its manifest's counts with it. */
   async erase(value: number): Promise<void> {
-    const changed: { table: (typeof TABLES)[number]; day: string; projectId: string }[] = [];
+    const changed: { table: (typeof TABLES)[number]; day: string; projectId: string; kept: number }[] = [];
     for (const table of TABLES) {
-      // Every day file of the table holding the value, in one scan of them all.
+      // Every day file of the table holding the value, and the rows it keeps without it, in one scan of them all.
       const present: { day: string; projectId: string; file: string }[] = [];
       for (const day of DAYS) {
         for (const projectId of PROJECTS) {
           const key = dayKey(table.prefix, day, `${projectId}.parquet`);
-          if ((await this.destination.get(key)) !== undefined) present.push({ day, projectId, file: path.join(this.root, ...key.split('/')) });
+          if (await this.destination.exists(key)) present.push({ day, projectId, file: path.join(this.root, ...key.split('/')) });
         }
       }
       if (present.length === 0) continue;
       const hits = await this.db.query(
-        `SELECT DISTINCT filename FROM read_parquet([${present.map((p) => sqlString(p.file)).join(', ')}], filename = true) WHERE total = ${value}`,
+        `SELECT filename, count(*) FILTER (WHERE total <> ${value}) AS kept FROM read_parquet([${present.map((p) => sqlString(p.file)).join(', ')}], filename = true) GROUP BY filename HAVING bool_or(total = ${value})`,
       );
-      const files = new Set(hits.map((hit) => String(hit['filename'])));
-      for (const { day, projectId, file } of present) if (files.has(file)) changed.push({ table, day, projectId });
+      const kept = new Map(hits.map((hit) => [String(hit['filename']), Number(hit['kept'])]));
+      for (const { day, projectId, file } of present) {
+        const rows = kept.get(file);
+        if (rows !== undefined) changed.push({ table, day, projectId, kept: rows });
+      }
     }
     await rewritingDays(this.destination, changed, async () => {
-      for (const { table, day, projectId } of changed) {
+      for (const { table, day, projectId, kept } of changed) {
         const key = dayKey(table.prefix, day, `${projectId}.parquet`);
         const file = path.join(this.root, ...key.split('/'));
         await this.db.run(`COPY (SELECT * FROM read_parquet(${sqlString(file)}) WHERE total <> ${value}) TO ${sqlString(`${file}.new`)} (FORMAT parquet)`);
@@ -170,10 +186,9 @@ class Lake {
           string,
           Record<string, unknown>
         >;
-        const [count] = await this.db.query(`SELECT count(*) AS n FROM read_parquet(${sqlString(file)})`);
-        (manifest['rows'] as Record<string, unknown>)[table.name] = Number(count?.['n'] ?? 0);
-        (manifest['bytes'] as Record<string, unknown>)[table.name] = (await this.destination.get(key))?.byteLength ?? 0;
-        await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest));
+        (manifest['rows'] as Record<string, unknown>)[table.name] = kept;
+        (manifest['bytes'] as Record<string, unknown>)[table.name] = (await stat(file)).size;
+        await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest), { durable: false });
       }
     });
   }
