@@ -9,7 +9,7 @@
  * only the checkpoints and failure records, never the staged pages — because DuckDB's `httpfs`
  * extension is downloaded at run time, which neither CI nor a locked-down machine allows.
  */
-import { GetObjectCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/client-s3';
+import { paginateListObjectsV2, S3Client } from '@aws-sdk/client-s3';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,9 +23,9 @@ import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, m
 import { runsFromIndexes } from './lake/run-index.js';
 import { indexEntry, type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
 import { mirrorDestination } from './lake/mirror.js';
+import { describeS3, download, type EarlyFetch, fetchEarly, mirrorPath, objectReader, unsafeKeyProblem } from './lake/download.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
-import { eachAtOnce } from '../shared/concurrency.js';
 
 /** A warehouse as local files. */
 export interface Lake {
@@ -368,17 +368,6 @@ async function listDays(
   return keys;
 }
 
-/** Reads one object of the bucket, whole. */
-export type ReadObject = (key: string, signal?: AbortSignal) => Promise<Uint8Array>;
-
-/** Reads `bucket`'s objects with `GetObjectCommand`, the checksum S3 stored validated by the SDK (`ChecksumMode`). */
-export function objectReader(client: S3Client, bucket: string): ReadObject {
-  return async (key, signal) => {
-    const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }), signal ? { abortSignal: signal } : {});
-    return (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
-  };
-}
-
 /** Whether the roll-ups are turned off (`MINTLIFY_ROLLUPS=off`: every object read on its own, to compare). */
 function rollupsOff(): boolean {
   return process.env['MINTLIFY_ROLLUPS'] === 'off';
@@ -388,162 +377,4 @@ function rollupsOff(): boolean {
 function coveredBy(rolled: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> | undefined, key: string): boolean {
   const file = rolled === undefined ? undefined : parseTableFileKey(key);
   return file !== undefined && rolled?.get(monthOfDay(file.day))?.get(file.projectId)?.includes(file.day) === true;
-}
-
-/** A promise and the two functions that settle it (Node 20 has no `Promise.withResolvers`). */
-function settler(): { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } {
-  let resolve: () => void = () => undefined;
-  let reject: (error: unknown) => void = () => undefined;
-  const promise = new Promise<void>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  return { promise, resolve, reject };
-}
-
-/**
- * Downloads the keys of `groups`, in order, `concurrency` at once: `groups[i]` settles once its
- * keys are all written, `all` once every group has. The first failure (or `signal`) stops the
- * download (no new key taken, requests in flight aborted: shared/concurrency.ts) and is the one
- * every unsettled promise rejects with, once nothing is in flight: the caller may then remove
- * the folder with nothing still writing into it.
- */
-function download(
-  read: ReadObject,
-  bucket: string,
-  prefix: string,
-  groups: readonly { readonly keys: readonly string[] }[],
-  root: string,
-  concurrency: number,
-  signal: AbortSignal | undefined,
-  fetched: ReadonlyMap<string, Promise<void>> = new Map(),
-): { readonly groups: readonly Promise<void>[]; readonly all: Promise<void> } {
-  const keys = groups.flatMap((group, index) => group.keys.map((key) => ({ key, group: index })));
-  const left = groups.map((group) => group.keys.length);
-  const settlers = groups.map(() => settler());
-  groups.forEach((_, index) => {
-    if (left[index] === 0) settlers[index]?.resolve();
-  });
-  /** Folders made so far: one `mkdir` per folder, not per object (a day's folder holds a file per project). */
-  const made = new Map<string, Promise<unknown>>();
-  const folderOf = (file: string) => {
-    const folder = path.dirname(file);
-    let making = made.get(folder);
-    if (making === undefined) {
-      making = mkdir(folder, { recursive: true });
-      made.set(folder, making);
-    }
-    return making;
-  };
-  const all = eachAtOnce(
-    keys,
-    concurrency,
-    async ({ key, group }, failed) => {
-      const early = fetched.get(key);
-      if (early !== undefined) await early;
-      else await fetchInto(read, bucket, prefix, key, root, failed, folderOf);
-      left[group] = (left[group] as number) - 1;
-      if (left[group] === 0) settlers[group]?.resolve();
-    },
-    signal ? { signal } : {},
-  ).catch((error: unknown) => {
-    for (const pending of settlers) pending.reject(error);
-    throw error;
-  });
-  return { groups: settlers.map((pending) => pending.promise), all };
-}
-
-/** One object of the bucket written into the mirror's folder `root` (`folderOf` makes its folder). */
-async function fetchInto(
-  read: ReadObject,
-  bucket: string,
-  prefix: string,
-  key: string,
-  root: string,
-  signal: AbortSignal,
-  folderOf: (file: string) => Promise<unknown> = (file) => mkdir(path.dirname(file), { recursive: true }),
-): Promise<void> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await read(`${prefix}${key}`, signal);
-  } catch (error) {
-    throw new DestinationError(`cannot read s3://${bucket}/${prefix}${key}: ${describeS3(error)}; check s3:GetObject permission`, { cause: error });
-  }
-  const file = mirrorPath(root, key);
-  await folderOf(file);
-  await writeFile(file, bytes);
-}
-
-/** Objects fetched before the mirror's queue: each key's write, and `all` settling once none is still running (never rejecting). */
-interface EarlyFetch {
-  readonly keys: ReadonlyMap<string, Promise<void>>;
-  readonly all: Promise<void>;
-}
-
-/**
- * Fetches `keys` into the mirror's folder `root`, `concurrency` at once, before the queue of
- * {@link download} reaches them (it then awaits each key's promise here): the same rule as the
- * queue — after a failure, or once `signal` is aborted, no further key starts, and the keys not
- * fetched reject with that failure.
- */
-function fetchEarly(
-  read: ReadObject,
-  bucket: string,
-  prefix: string,
-  keys: readonly string[],
-  root: string,
-  concurrency: number,
-  signal: AbortSignal,
-): EarlyFetch {
-  const settlers = new Map(keys.map((key) => [key, settler()]));
-  for (const pending of settlers.values()) pending.promise.catch(() => undefined); // seen where the queue awaits it
-  const all = eachAtOnce(
-    keys,
-    concurrency,
-    async (key, failed) => {
-      const pending = settlers.get(key);
-      try {
-        await fetchInto(read, bucket, prefix, key, root, failed);
-        pending?.resolve();
-      } catch (error) {
-        pending?.reject(error);
-        throw error;
-      }
-    },
-    { signal },
-  ).catch((error: unknown) => {
-    // A key never started settles with the failure that stopped the others.
-    for (const pending of settlers.values()) pending.reject(error);
-  });
-  return { keys: new Map([...settlers].map(([key, pending]) => [key, pending.promise])), all };
-}
-
-/**
- * Why `key` (relative to the destination's prefix) cannot be mirrored as a file path, or
- * undefined when it can: every `/`-separated segment must be a plain name — not empty, not
- * `.` or `..`, without a backslash (a separator on Windows) or a NUL.
- */
-export function unsafeKeyProblem(key: string): string | undefined {
-  for (const segment of key.split('/')) {
-    if (segment === '') return 'it has an empty segment';
-    if (segment === '.' || segment === '..') return `it has a "${segment}" segment`;
-    if (segment.includes('\\')) return 'it holds a backslash';
-    if (segment.includes('\0')) return 'it holds a NUL character';
-  }
-  return undefined;
-}
-
-/** The file of `key` under `root`; throws when it would not resolve strictly inside `root` (checked for every write). */
-export function mirrorPath(root: string, key: string): string {
-  const problem = unsafeKeyProblem(key);
-  const file = path.resolve(root, ...key.split('/'));
-  const relative = path.relative(root, file);
-  if (problem !== undefined || relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
-    throw new DestinationError(`refused to mirror the key "${key}" outside ${root}${problem === undefined ? '' : `: ${problem}`}`);
-  }
-  return file;
-}
-
-function describeS3(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { localLake, mirrorPath, openLake, openRecords, unsafeKeyProblem } from '../../../functions/warehouse/lake.js';
+import { localLake, openLake, openRecords } from '../../../functions/warehouse/lake.js';
+import { mirrorPath, unsafeKeyProblem } from '../../../functions/warehouse/lake/download.js';
 import { parseLakeTarget } from '../../../functions/warehouse/lake/target.js';
 
 const root = path.resolve('mirror-root');
