@@ -1,22 +1,23 @@
 /**
- * The mirror of a bucket fetches the roll-ups as soon as their checks pass (functions/warehouse/lake.ts
+ * The mirror of a bucket fetches the roll-ups as soon as their checks pass (functions/warehouse/lake/download.ts
  * `fetchEarly`), while the tables' days of the months not rolled up are still being listed — not
  * once every listing has answered — and the report is the same bytes as without roll-ups. The lake
  * of test/integration/lake/rollups.test.ts (the same cache): two whole settled months and a few days.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../sandbox/index.js';
 import { startS3Sqs } from '../../../scripts/lib/s3-sqs.js';
-import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
 import { removeTempDirs } from '../../helpers/files.js';
-import { cachedLake } from '../../helpers/lake-cache.js';
+import { putFolder, reportPage, ROLLED_NOW, ROLLED_PROJECT, rolledLake } from '../../helpers/rolled-lake.js';
 
-const PROJECT = 'proj_rolled';
-const NOW = Date.parse('2026-05-05T06:00:00.000Z');
+const PROJECT = ROLLED_PROJECT;
+const NOW = ROLLED_NOW;
+/** The bucket folders of the dataset tables' day files. */
+const TABLE_FOLDERS = DATASET_NAMES.flatMap((dataset) => DATASET_TABLES[dataset].map((table) => `lake/${table.prefix}/`));
 const RANGE = ['--from', '2026-03-01', '--to', '2026-05-04'] as const;
 
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
@@ -25,12 +26,7 @@ let root: string;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 12 }] });
-  ({ root } = await cachedLake('rollups', async (folder) => {
-    const argv = ['export', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', path.join(folder, 'data')];
-    const { code, stderr } = await runCliAt(sandbox, argv, { now: NOW });
-    expect(code, stderr).toBe(0);
-  }));
-  out = path.join(root, 'data');
+  ({ root, out } = await rolledLake(sandbox));
 }, 600_000);
 
 afterAll(async () => {
@@ -38,22 +34,12 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-/** A report page without the chart library's instance numbers (`zr3-cls-10`: how many charts this process drew before). */
-async function page(file: string): Promise<string> {
-  return (await readFile(file, 'utf8')).replace(/zr\d+-c(?:ls-)?\d+/g, 'zr');
-}
-
 describe('the report over a bucket with roll-ups', () => {
   it('sends the roll-ups’ GETs before the listings of the tables’ other days have answered, and says the same as without roll-ups', async () => {
     const aws = await startS3Sqs();
     try {
       const bucket = await aws.createBucket();
-      const files = (await readdir(out, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-      for (const entry of files) {
-        const file = path.join(entry.parentPath, entry.name);
-        const key = `lake/${path.relative(out, file).split(path.sep).join('/')}`;
-        await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
-      }
+      await putFolder(aws.s3, bucket, out, 'lake');
       const env = await cliEnv(sandbox);
       // The indexes brought up to date in the bucket, as the export writing there leaves them.
       const compacted = await runCliInProcess(['compact', '--out', `s3://${bucket}/lake`, '--json'], {
@@ -70,12 +56,8 @@ describe('the report over a bucket with roll-ups', () => {
           const input = args.input as { Key?: string; Prefix?: string };
           if (name === 'GetObjectCommand' && String(input.Key).includes('/_rollups/')) events.push(`get ${input.Key}`);
           const answer = await next(args);
-          // A table's days (`<table>/dt=…`), not a folder of the units' states (`_manifests/`, `_staging/`).
-          if (
-            name === 'ListObjectsV2Command' &&
-            /^lake\/[a-z]+_[a-z_]+\/dt=/.test(String(input.Prefix ?? '')) &&
-            !String(input.Prefix).startsWith('lake/export_runs/')
-          )
+          // A dataset table's days, not a folder of the units' states (`_manifests/`, `_staging/`) nor the run log.
+          if (name === 'ListObjectsV2Command' && TABLE_FOLDERS.some((folder) => String(input.Prefix ?? '').startsWith(folder)))
             events.push(`listed ${input.Prefix}`);
           return answer;
         },
@@ -100,7 +82,7 @@ describe('the report over a bucket with roll-ups', () => {
       expect(firstGet, events.join('\n')).toBeGreaterThanOrEqual(0);
       expect(lastListed, events.join('\n')).toBeGreaterThanOrEqual(0);
       expect(firstGet, events.join('\n')).toBeLessThan(lastListed);
-      expect(await page(path.join(root, 'early-rolled.html'))).toBe(await page(path.join(root, 'early-days.html')));
+      expect(await reportPage(path.join(root, 'early-rolled.html'))).toBe(await reportPage(path.join(root, 'early-days.html')));
     } finally {
       await aws.close();
     }

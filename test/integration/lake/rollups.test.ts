@@ -9,8 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysBetween } from '../../../functions/shared/dates.js';
@@ -27,13 +26,13 @@ import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt, runCliInProcess } from '../../helpers/cli.js';
 import { cliEnv } from '../../helpers/env.js';
 import { removeTempDirs } from '../../helpers/files.js';
-import { cachedLake } from '../../helpers/lake-cache.js';
+import { putFolder, reportPage, ROLLED_NOW, ROLLED_PROJECT, rolledLake } from '../../helpers/rolled-lake.js';
 import { startS3Sqs } from '../../../scripts/lib/s3-sqs.js';
 import { TEST_PERSONAL_DATA_KEY } from '../../helpers/run-deps.js';
 import { openDuckDb } from '../../../functions/warehouse/duckdb.js';
 
-const PROJECT = 'proj_rolled';
-const NOW = Date.parse('2026-05-05T06:00:00.000Z');
+const PROJECT = ROLLED_PROJECT;
+const NOW = ROLLED_NOW;
 const MONTHS = ['2026-03', '2026-04'] as const;
 const RANGE = ['--from', '2026-03-01', '--to', '2026-05-01'] as const;
 
@@ -55,19 +54,9 @@ async function cli(argv: readonly string[], rollups: boolean, exit = 0): Promise
   }
 }
 
-/** A report page without the chart library's instance numbers (`zr3-cls-10`: how many charts this process drew before). */
-async function page(file: string): Promise<string> {
-  return (await readFile(file, 'utf8')).replace(/zr\d+-c(?:ls-)?\d+/g, 'zr');
-}
-
 beforeAll(async () => {
   sandbox = await startSandbox({ projects: [{ id: PROJECT, paths: 12 }] });
-  ({ root } = await cachedLake('rollups', async (folder) => {
-    const argv = ['export', '--from', '2026-03-01', '--to', '2026-05-04', '--project', PROJECT, '--out', path.join(folder, 'data')];
-    const { code, stderr } = await runCliAt(sandbox, argv, { now: NOW });
-    expect(code, stderr).toBe(0);
-  }));
-  out = path.join(root, 'data');
+  ({ root, out } = await rolledLake(sandbox));
 }, 600_000);
 
 afterAll(async () => {
@@ -95,7 +84,7 @@ describe('a lake of two whole settled months and a few days', () => {
     const rolled = await cli(['report', ...RANGE, '--out', out, '--file', file('rolled.html')], true);
     expect(rolled.files).toBeLessThanOrEqual(40);
     expect(days.files).toBeGreaterThan(40);
-    expect(await page(file('rolled.html'))).toBe(await page(file('days.html')));
+    expect(await reportPage(file('rolled.html'))).toBe(await reportPage(file('days.html')));
   }, 300_000);
 
   it('gaps --json and effects --json say the same with the roll-ups and without', async () => {
@@ -129,19 +118,7 @@ describe('the same lake in a bucket', () => {
     const aws = await startS3Sqs();
     try {
       const bucket = await aws.createBucket();
-      const files = (await readdir(out, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-      // The lake's 2,302 files, 16 at a time (one by one, the round trips took seconds).
-      const put = async (entry: (typeof files)[number]) => {
-        const file = path.join(entry.parentPath, entry.name);
-        const key = `lake/${path.relative(out, file).split(path.sep).join('/')}`;
-        await aws.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
-      };
-      const queue = [...files];
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) await put(entry);
-        }),
-      );
+      await putFolder(aws.s3, bucket, out, 'lake');
       const env = await cliEnv(sandbox);
       // Copied, every manifest and run record is newer than the indexes built beside them: `compact`
       // brings them up to date in the bucket, as the export writing there leaves them (a reader never writes).
@@ -197,7 +174,7 @@ describe('the same lake in a bucket', () => {
       const fromRollups = await report(true, 's3-rolled.html');
       // A month whose roll-ups hold every unit with a manifest: its day files are not even listed.
       expect(rolledDaysListed()).toEqual([]);
-      expect(await page(path.join(root, 's3-rolled.html'))).toBe(await page(path.join(root, 's3-days.html')));
+      expect(await reportPage(path.join(root, 's3-rolled.html'))).toBe(await reportPage(path.join(root, 's3-days.html')));
       expect(fromRollups, `objects read: ${fromRollups} with roll-ups, ${fromDays} without`).toBeLessThan(fromDays / 3);
       // The roll-ups' records are read from the months' indexes, not beside each roll-up.
       expect(keys.filter((key) => key.includes('/_rollups/') && key.endsWith('.json'))).toEqual([]);
@@ -207,7 +184,7 @@ describe('the same lake in a bucket', () => {
       const midRolled = await report(true, 's3-mid-rolled.html', mid);
       expect(keys.filter((key) => key.includes('/dt=2026-03-'))).toEqual([]);
       expect(keys.some((key) => key.includes('/_rollups/') && key.endsWith('month=2026-03.parquet'))).toBe(true);
-      expect(await page(path.join(root, 's3-mid-rolled.html'))).toBe(await page(path.join(root, 's3-mid-days.html')));
+      expect(await reportPage(path.join(root, 's3-mid-rolled.html'))).toBe(await reportPage(path.join(root, 's3-mid-days.html')));
       expect(midRolled, `objects read: ${midRolled} with roll-ups, ${midDays} without`).toBeLessThan(midDays / 3);
     } finally {
       await aws.close();
@@ -323,8 +300,8 @@ describe('the lake changed under its roll-ups', () => {
     }
     await cli(['report', ...RANGE, '--out', out, '--file', file('days-after.html')], false);
     const rolled = await cli(['report', ...RANGE, '--out', out, '--file', file('rolled-after.html')], true);
-    expect(await page(file('days-after.html')), 'the numbers changed').not.toBe(await page(file('before.html')));
-    expect(await page(file('rolled-after.html'))).toBe(await page(file('days-after.html')));
+    expect(await reportPage(file('days-after.html')), 'the numbers changed').not.toBe(await reportPage(file('before.html')));
+    expect(await reportPage(file('rolled-after.html'))).toBe(await reportPage(file('days-after.html')));
     expect(rolled.files, 'the month was rolled up again').toBeLessThanOrEqual(40);
   }, 300_000);
 
