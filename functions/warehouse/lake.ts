@@ -18,7 +18,7 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey, unitIndexKey } from './lake/layout.js';
+import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey, rollupSumsKey, unitIndexKey } from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
 import { indexEntry, type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
@@ -223,11 +223,15 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     );
     runsIndexed.catch(() => undefined); // seen where awaited below
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
+    const rollupKeys = new Set<string>();
     rolledUp = await mirroredRollups(
       records,
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
       memo,
+      rollupKeys,
     );
+    // Each roll-up read, with its sums when the bucket has them (lake/rollup-sums.ts: the session checks they are of its build).
+    const withSums = (p: string, month: string) => [rollupKey(p, month), ...[rollupSumsKey(p, month)].filter((key) => rollupKeys.has(key))];
     // The roll-ups' bodies fetched into the folder as soon as their checks passed, while the tables' months, the run log's
     // indexes and the units' states are listed: queued after those, they left the JavaScript thread idle (bench/README.md,
     // "The year's run profiled"). The queue below takes each from here.
@@ -235,7 +239,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       read,
       bucket,
       prefix,
-      [...rolledUp].flatMap(([p, months]) => [...months.keys()].map((month) => rollupKey(p, month))),
+      [...rolledUp].flatMap(([p, months]) => [...months.keys()].flatMap((month) => withSums(p, month))),
       root,
       deps.concurrency ?? 16,
       deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal,
@@ -250,7 +254,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
         const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
           .map(({ key }) => key)
           .filter((key) => !coveredBy(rolled, key));
-        const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
+        const months = [...(rolled?.keys() ?? [])].flatMap((month) => withSums(p, month));
         return { prefix: p, keys: [...months, ...days] };
       }),
     );
