@@ -18,7 +18,18 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey, rollupSumsKey, unitIndexKey } from './lake/layout.js';
+import {
+  dayFolder,
+  dayOfFolderName,
+  LAYOUT,
+  monthDaysPrefix,
+  monthOfDay,
+  nextMonth,
+  parseTableFileKey,
+  rollupKey,
+  rollupSumsKey,
+  unitIndexKey,
+} from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
 import { indexEntry, type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
@@ -230,8 +241,13 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       memo,
       rollupKeys,
     );
-    // Each roll-up read, with its sums when the bucket has them (lake/rollup-sums.ts: the session checks they are of its build).
-    const withSums = (p: string, month: string) => [rollupKey(p, month), ...[rollupSumsKey(p, month)].filter((key) => rollupKeys.has(key))];
+    // Each roll-up read, with its sums when the bucket has them and the month is wholly inside the folder's days (a question
+    // reads a month from its sums only then: lake/rollup-sums.ts, which checks they are of the roll-up's build).
+    const withSums = (p: string, month: string) => {
+      const sums = rollupSumsKey(p, month);
+      const whole = `${month}-01` >= daysOf(p).from && `${nextMonth(month)}-01` <= daysOf(p).to;
+      return [rollupKey(p, month), ...(whole && rollupKeys.has(sums) ? [sums] : [])];
+    };
     // The roll-ups' bodies fetched into the folder as soon as their checks passed, while the tables' months, the run log's
     // indexes and the units' states are listed: queued after those, they left the JavaScript thread idle (bench/README.md,
     // "The year's run profiled"). The queue below takes each from here.
