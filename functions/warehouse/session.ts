@@ -198,6 +198,7 @@ async function loadTable(
         lake.root,
         table,
         listed.filter((file) => good.has(file.key)),
+        { first: first ?? '', last: last ?? '' },
         rows,
       )
     : undefined;

@@ -83,15 +83,18 @@ export interface SummedMonths {
 }
 
 /**
- * The sums of the roll-ups among `listed` (a table's files, as the session reads them; under
- * `root`) whose sums file is there with the roll-up's build id. `rows(files)` is the session's
- * relation of the table over some of its files (the columns, `dt` range and nulls of its view).
+ * The sums of the roll-ups among `listed` (a table's files, as the session reads them over the
+ * days `window`; under `root`) whose sums file is there with the roll-up's build id. `rows(files)`
+ * is the session's relation of the table over some of its files (the columns, `dt` range and
+ * nulls of its view). A month is read from its sums only when it is wholly inside both the
+ * question's range and `window` (the view keeps the rows of its days only).
  */
 export async function summedMonths(
   session: Pick<DuckDbSession, 'query'>,
   root: string,
   table: TableDef,
   listed: readonly TableFile[],
+  window: { readonly first: string; readonly last: string },
   rows: (files: readonly TableFile[]) => string,
 ): Promise<SummedMonths | undefined> {
   const summed = SUMMED_TABLES[table.name];
@@ -124,7 +127,8 @@ export async function summedMonths(
     relationFor(from, to) {
       const whole = valid.filter(({ month }) => {
         const days = daysOfMonth(month);
-        return (days[0] as string) >= from && (days[days.length - 1] as string) < to;
+        const [start, end] = [days[0] as string, days[days.length - 1] as string];
+        return start >= from && end < to && start >= window.first && end <= window.last;
       });
       if (whole.length === 0) return undefined;
       const covered = new Set(whole.map(({ key }) => key));

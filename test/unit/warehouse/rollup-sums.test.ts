@@ -92,15 +92,18 @@ async function daySums(month: string): Promise<string[]> {
 }
 
 /** The top pages over `[from, to)` as the report asks them (every row), with the roll-ups or from the days only; and whether sums were read. */
-async function topPages(from: string, to: string, rollups = true): Promise<{ rows: unknown[]; sums: boolean }> {
+async function topPages(from: string, to: string, rollups = true, days: readonly string[] = DAYS): Promise<{ rows: unknown[]; sums: string[] }> {
   if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
   else process.env['MINTLIFY_ROLLUPS'] = 'off';
   try {
-    const warehouse = await loadWarehouse(localLake(root), { days: DAYS, projects: [...PROJECTS], tables: [VIEWS_PAGES], viewsOnly: true });
+    const warehouse = await loadWarehouse(localLake(root), { days, projects: [...PROJECTS], tables: [VIEWS_PAGES], viewsOnly: true });
     try {
       const params = { from, to, projects: [...PROJECTS], limit: 1000 };
       const relation = warehouse.tablesFor?.(TYPED_QUESTIONS.topPages.id, params)?.['views_pages'] ?? '';
-      return { rows: await ask(warehouse, TYPED_QUESTIONS.topPages, params), sums: relation.includes('.sums.parquet') };
+      return {
+        rows: await ask(warehouse, TYPED_QUESTIONS.topPages, params),
+        sums: [...relation.matchAll(/month=(\d{4}-\d{2})\.sums\.parquet/g)].map((m) => m[1] as string),
+      };
     } finally {
       warehouse.close();
     }
@@ -221,8 +224,10 @@ describe('the top pages read with the sums', () => {
       const days = await topPages(from, to, false);
       const rolled = await topPages(from, to);
       expect(rolled.rows, `${from}…${to}`).toEqual(days.rows);
-      expect(days.sums).toBe(false);
-      expect(rolled.sums, `${from}…${to}`).toBe(from.endsWith('-01') || to === '2026-03-03');
+      expect(days.sums).toEqual([]);
+      expect(rolled.sums, `${from}…${to}`).toEqual(
+        MONTHS.filter((month) => `${month}-01` >= from && `${month === '2026-01' ? '2026-02' : '2026-03'}-01` <= to),
+      );
     }
   });
 
@@ -241,7 +246,7 @@ describe('the top pages read with the sums', () => {
     const changed = await topPages('2026-01-01', '2026-03-01', false);
     expect(changed.rows).not.toEqual(expected.rows);
     const rolled = await topPages('2026-01-01', '2026-03-01');
-    expect(rolled.sums).toBe(false);
+    expect(rolled.sums).toEqual([]);
     expect(rolled.rows).toEqual(changed.rows);
   });
 
@@ -251,7 +256,16 @@ describe('the top pages read with the sums', () => {
     await exportDay('2026-02-20', 'proj_b', 321);
     const days = await topPages('2026-01-01', '2026-03-01', false);
     const rolled = await topPages('2026-01-01', '2026-03-01');
-    expect(rolled.sums).toBe(true);
+    expect(rolled.sums).toEqual([...MONTHS]);
+    expect(rolled.rows).toEqual(days.rows);
+  });
+
+  it('a session whose days begin inside a month: that month read from the rows of its days, even for a range holding all of it', async () => {
+    await refreshLake(destination, UNITS);
+    const some = DAYS.filter((day) => day >= '2026-01-10');
+    const days = await topPages('2026-01-01', '2026-03-01', false, some);
+    const rolled = await topPages('2026-01-01', '2026-03-01', true, some);
+    expect(rolled.sums).toEqual(['2026-02']);
     expect(rolled.rows).toEqual(days.rows);
   });
 });
