@@ -132,10 +132,18 @@ export async function summedMonths(
       });
       if (whole.length === 0) return undefined;
       const covered = new Set(whole.map(({ key }) => key));
-      const parts = whole.map(({ key, month, sums }) => {
+      // One scan of the sums of the months whose roll-ups the session reads for the same projects (12 scans united held
+      // ~250 MB more for the year's top pages). Their `dt` is the range's first day: the question keeps rows by `dt`
+      // within its range, and every month read here is wholly inside it.
+      const groups = new Map<string, string[]>();
+      for (const { key, sums } of whole) {
         const projects = [...(scopes.get(key) ?? [])].sort().map(sqlString).join(', ');
-        return `SELECT ${[...summed.by, ...summed.sums].join(', ')}, ${sqlString(`${month}-01`)} AS dt FROM read_parquet(${fileList([sums])}) WHERE list_contains([${projects}], project_id)`;
-      });
+        groups.set(projects, [...(groups.get(projects) ?? []), sums]);
+      }
+      const parts = [...groups].map(
+        ([projects, files]) =>
+          `SELECT ${[...summed.by, ...summed.sums].join(', ')}, ${sqlString(from)} AS dt FROM read_parquet(${fileList(files)}) WHERE list_contains([${projects}], project_id)`,
+      );
       const days = listed.filter((file) => !covered.has(file.key));
       return `(SELECT * FROM (${rows(days)}) UNION ALL BY NAME ${parts.join(' UNION ALL BY NAME ')})`;
     },
