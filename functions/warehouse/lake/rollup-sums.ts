@@ -22,7 +22,6 @@ import { fileList } from '../duckdb.js';
 import { sqlString } from '../sql.js';
 import type { TableDef } from '../table-def.js';
 import { monthOfDay, rollupSumsKey } from './layout.js';
-import type { TableFile } from './files.js';
 import { daysOfMonth } from './unit-index.js';
 
 /** The tables with sums: the columns grouped by, the columns summed, and the questions (queries/, by id) that may read them. */
@@ -74,6 +73,14 @@ export async function removeSums(destination: Pick<Destination, 'delete'>, table
 export function sumsRecorded(table: Pick<TableDef, 'name'>, record: unknown): boolean {
   if (SUMMED_TABLES[table.name] === undefined) return true;
   return typeof record === 'object' && record !== null && typeof (record as { sums?: unknown }).sums === 'string';
+}
+
+/** A file a session reads (lake/files.ts `TableFile`, not imported: files.ts stands on rollups.ts, which stands on this). */
+interface TableFile {
+  readonly day: string;
+  readonly projectId: string;
+  readonly key: string;
+  readonly rollup?: true;
 }
 
 /** The months of a loaded table whose sums may stand for its roll-up's rows, and how to read them over a range. */
