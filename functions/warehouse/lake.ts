@@ -18,7 +18,18 @@ import type { Destination } from '../shared/storage/destination.js';
 import { openTarget } from '../shared/storage/destinations.js';
 import { DestinationError } from '../shared/errors.js';
 import { manifestKey, manifestsOf, STAGING_PREFIX } from './keys.js';
-import { dayFolder, dayOfFolderName, LAYOUT, monthDaysPrefix, monthOfDay, parseTableFileKey, rollupKey, unitIndexKey } from './lake/layout.js';
+import {
+  dayFolder,
+  dayOfFolderName,
+  LAYOUT,
+  monthDaysPrefix,
+  monthOfDay,
+  nextMonth,
+  parseTableFileKey,
+  rollupKey,
+  rollupSumsKey,
+  unitIndexKey,
+} from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
 import { indexEntry, type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
@@ -223,11 +234,20 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     );
     runsIndexed.catch(() => undefined); // seen where awaited below
     // Months from their roll-ups (checked against the bucket's manifests; a month at the window's edge too), the rest from days.
+    const rollupKeys = new Set<string>();
     rolledUp = await mirroredRollups(
       records,
       scope.prefixes.map((p) => ({ prefix: p, days: daysOf(p) })),
       memo,
+      rollupKeys,
     );
+    // Each roll-up read, with its sums when the bucket has them and the month is wholly inside the folder's days (a question
+    // reads a month from its sums only then: lake/rollup-sums.ts, which checks they are of the roll-up's build).
+    const withSums = (p: string, month: string) => {
+      const sums = rollupSumsKey(p, month);
+      const whole = `${month}-01` >= daysOf(p).from && `${nextMonth(month)}-01` <= daysOf(p).to;
+      return [rollupKey(p, month), ...(whole && rollupKeys.has(sums) ? [sums] : [])];
+    };
     // The roll-ups' bodies fetched into the folder as soon as their checks passed, while the tables' months, the run log's
     // indexes and the units' states are listed: queued after those, they left the JavaScript thread idle (bench/README.md,
     // "The year's run profiled"). The queue below takes each from here.
@@ -235,7 +255,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
       read,
       bucket,
       prefix,
-      [...rolledUp].flatMap(([p, months]) => [...months.keys()].map((month) => rollupKey(p, month))),
+      [...rolledUp].flatMap(([p, months]) => [...months.keys()].flatMap((month) => withSums(p, month))),
       root,
       deps.concurrency ?? 16,
       deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal,
@@ -250,7 +270,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
         const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
           .map(({ key }) => key)
           .filter((key) => !coveredBy(rolled, key));
-        const months = [...(rolled?.keys() ?? [])].map((month) => rollupKey(p, month));
+        const months = [...(rolled?.keys() ?? [])].flatMap((month) => withSums(p, month));
         return { prefix: p, keys: [...months, ...days] };
       }),
     );

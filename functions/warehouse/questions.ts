@@ -20,7 +20,9 @@ export interface TypedQuestion<T, P> {
 
 /** The rows of `question` for `params`, decoded; asked once per session (the same SQL again gets the first answer). */
 export async function ask<T, P>(warehouse: LoadedWarehouse, question: TypedQuestion<T, P>, params: P): Promise<T[]> {
-  return (await warehouse.ask(question.sql(warehouse.tables, params))).map((row) => question.decode(row));
+  const range = params as { readonly from?: string; readonly to?: string } | undefined;
+  const tables = warehouse.tablesFor === undefined ? warehouse.tables : warehouse.tablesFor(question.id, { from: range?.from, to: range?.to });
+  return (await warehouse.ask(question.sql(tables, params))).map((row) => question.decode(row));
 }
 
 /** queries/daily-totals.sql: one project's day. */

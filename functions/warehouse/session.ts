@@ -17,7 +17,8 @@ import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAG
 import type { TableDef } from './table-def.js';
 import { manifestsOf, parseManifestKey, STAGING_PREFIX } from './keys.js';
 import { dayFolderName, monthOfDay, monthsRange } from './lake/layout.js';
-import { fileKeys, list, rollupScopes, tableFiles } from './lake/files.js';
+import { fileKeys, list, rollupScopes, tableFiles, type TableFile } from './lake/files.js';
+import { SUMMED_TABLES, type SummedMonths, summedMonths } from './lake/rollup-sums.js';
 import type { LakeFiles } from './lake.js';
 
 /** A column the report reads: its name, and the SQL that gives it when it is not the stored column as is. */
@@ -101,6 +102,12 @@ export interface LoadedWarehouse {
    * again (the report's rankings and its fixes ask the same gap questions) gets the first answer.
    */
   ask(sql: string): Promise<Row[]>;
+  /**
+   * The relations question `id` (queries/, by id) reads over `[from, to)`: `tables`, but a table
+   * with sums (lake/rollup-sums.ts) whose months wholly inside the range have valid sums read
+   * from them — for the questions that only sum over the days (the top pages).
+   */
+  tablesFor?(id: string, range: { readonly from?: string | undefined; readonly to?: string | undefined }): Readonly<Record<string, string>>;
   /** The files left out because DuckDB cannot read them as Parquet (relative to the root; each also told to `onWarning`). */
   readonly unreadable: readonly string[];
   close(): void;
@@ -110,10 +117,12 @@ export interface LoadedWarehouse {
 export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Promise<LoadedWarehouse> {
   const session = await openDuckDb({ root: lake.root, ...(scope.threads === undefined ? {} : { threads: scope.threads }) });
   const unreadable: string[] = [];
+  const summed = new Map<string, SummedMonths>();
   try {
     for (const table of scope.tables ?? REPORT_TABLES) {
       const span = scope.spans?.[table.name];
-      await loadTable(session, lake, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
+      const sums = await loadTable(session, lake, table, span === undefined ? scope : { ...scope, days: span }, unreadable);
+      if (sums !== undefined) summed.set(table.name, sums);
     }
   } catch (error) {
     session.close();
@@ -127,16 +136,35 @@ export async function loadWarehouse(lake: LakeFiles, scope: WarehouseScope): Pro
     answers.set(sql, answer);
     return answer;
   };
+  const tables: Record<string, string> = Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name]));
+  const tablesFor = (id: string, range: { readonly from?: string | undefined; readonly to?: string | undefined }) => {
+    const { from, to } = range;
+    if (from === undefined || to === undefined) return tables;
+    let out = tables;
+    for (const [name, sums] of summed) {
+      const relation = SUMMED_TABLES[name]?.questions.includes(id) ? sums.relationFor(from, to) : undefined;
+      if (relation !== undefined) out = { ...out, [name]: relation };
+    }
+    return out;
+  };
   return {
     session,
-    tables: Object.fromEntries((scope.tables ?? REPORT_TABLES).map((t) => [t.name, t.name])),
+    tables,
     ask,
+    tablesFor,
     unreadable,
     close: () => session.close(),
   };
 }
 
-async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDef, scope: WarehouseScope, unreadable: string[]): Promise<void> {
+/** Loads one table as a view (or a copy) named after it; its sums' months when it has sums (lake/rollup-sums.ts). */
+async function loadTable(
+  session: DuckDbSession,
+  lake: LakeFiles,
+  table: TableDef,
+  scope: WarehouseScope,
+  unreadable: string[],
+): Promise<SummedMonths | undefined> {
   // A streamed lake (the report's) may still be mirroring this table while the ones before it load (tableFiles waits).
   const listed = await tableFiles(lake, table.prefix, scope.days, new Set(scope.projects));
   const files = fileKeys(listed);
@@ -148,10 +176,11 @@ async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDe
   const first = scope.days[0];
   const last = scope.days[scope.days.length - 1];
   const names = columns.map((c) => (typeof c === 'string' ? c : c.name));
-  let body: string;
-  if (readable.length === 0 || first === undefined || last === undefined) {
-    body = `SELECT * FROM ${emptyRelation(table, names)}`;
-  } else {
+  const good = new Set(readable);
+  /** The table's rows of `some` of its readable files. */
+  const rows = (some: readonly TableFile[]): string => {
+    const keys = fileKeys(some).filter((key) => good.has(key));
+    if (keys.length === 0 || first === undefined || last === undefined) return `SELECT * FROM ${emptyRelation(table, names)}`;
     // A column no file has yet (written by an older exporter, or a hand-made lake) reads as nulls.
     const select = columns.map((c) => {
       const name = typeof c === 'string' ? c : c.name;
@@ -159,10 +188,25 @@ async function loadTable(session: DuckDbSession, lake: LakeFiles, table: TableDe
       if (!reads.every((column) => stored.has(column))) return `${nullOf(table, name)} AS ${name}`;
       return typeof c === 'string' ? c : `${c.sql} AS ${name}`;
     });
-    body = `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(readable, rollupScopes(listed))} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
-  }
+    return `SELECT ${select.join(', ')}, dt FROM ${parquetFiles(keys, rollupScopes([...some]))} WHERE dt >= ${sqlString(first)} AND dt <= ${sqlString(last)}`;
+  };
   const view = scope.viewsOnly === true || SINGLE_USE.has(table.name) || (scope.readOnce?.includes(table.name) ?? false);
-  await session.run(`CREATE ${view ? 'VIEW' : 'TABLE'} ${table.name} AS ${body}`);
+  await session.run(`CREATE ${view ? 'VIEW' : 'TABLE'} ${table.name} AS ${rows(listed)}`);
+  return rollupsRead(listed)
+    ? summedMonths(
+        session,
+        lake.root,
+        table,
+        listed.filter((file) => good.has(file.key)),
+        { first: first ?? '', last: last ?? '' },
+        rows,
+      )
+    : undefined;
+}
+
+/** Whether any of `listed` is read from a roll-up (only then may sums stand for rows). */
+function rollupsRead(listed: readonly TableFile[]): boolean {
+  return listed.some((file) => file.rollup === true);
 }
 
 function nullOf(table: TableDef, name: string): string {

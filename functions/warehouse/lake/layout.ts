@@ -63,6 +63,12 @@ export const LAYOUT = {
     file: 'month=YYYY-MM.parquet',
     what: 'a month of a table in one file, every project of the destination whose days are settled (derived), its record (.json) beside it',
   },
+  rollupSums: {
+    folder: '_rollups/<table>',
+    daily: false,
+    file: 'month=YYYY-MM.sums.parquet',
+    what: "a roll-up's sums per project and page (views_pages: the top pages), built and removed with it, tied to it by a build id (derived)",
+  },
   reports: { folder: 'reports', daily: false, file: '<page>.html', what: "the weekly report's pages (latest, weekly/, range/)" },
   organisation: { folder: 'orgs/<id>', daily: false, file: '…', what: "an organisation's lake, laid out as above (many organisations)" },
 } as const satisfies Record<string, Place>;
@@ -115,6 +121,11 @@ export function unitIndexKey(dataset: string, month: string): string {
 /** `_rollups/<table>/month=YYYY-MM.parquet` (`.json`: its record): a month of a table, every project of the destination whose days are settled. */
 export function rollupKey(table: string, month: string, kind: 'parquet' | 'json' = 'parquet'): string {
   return `${folderOf('rollups', table)}/${monthName(month)}.${kind}`;
+}
+
+/** `_rollups/<table>/month=YYYY-MM.sums.parquet`: a roll-up's sums per project and page (lake/rollup-sums.ts), beside it. */
+export function rollupSumsKey(table: string, month: string): string {
+  return `${folderOf('rollupSums', table)}/${monthName(month)}.sums.parquet`;
 }
 
 /** `_index/_runs/month=YYYY-MM.json`: the run log's records of one month in one object. */

@@ -96,11 +96,15 @@ export async function indexedManifests(
   return out;
 }
 
-/** The valid roll-ups of `tables` over their days, read from `lake` (the bucket itself); none when roll-ups are off (`MINTLIFY_ROLLUPS=off`). */
+/**
+ * The valid roll-ups of `tables` over their days, read from `lake` (the bucket itself); none when roll-ups are off
+ * (`MINTLIFY_ROLLUPS=off`). `listed` gets every key of the roll-ups' folders listed (their sums among them: lake/rollup-sums.ts).
+ */
 export async function mirroredRollups(
   lake: Pick<Destination, 'get' | 'put' | 'list' | 'listModified'>,
   tables: readonly { readonly prefix: string; readonly days: { readonly from: string; readonly to: string } }[],
   memo: IndexMemo = new Map(),
+  listed: Set<string> = new Set(),
 ): Promise<RolledUp> {
   const out = new Map<string, Map<string, ReadonlyMap<string, readonly string[]>>>();
   if (process.env['MINTLIFY_ROLLUPS'] === 'off' || lake.list === undefined) return out;
@@ -112,7 +116,9 @@ export async function mirroredRollups(
     const months = monthsTouched(days);
     if (owner === undefined || months.length === 0) return found;
     // What roll-ups there are: one listing a table (a month's file and its record).
-    const names = new Set(((await lake.list?.(`${folderOf('rollups', prefix)}/`)) ?? []).map((key) => key.slice(key.lastIndexOf('/') + 1)));
+    const keys = (await lake.list?.(`${folderOf('rollups', prefix)}/`)) ?? [];
+    for (const key of keys) listed.add(key);
+    const names = new Set(keys.map((key) => key.slice(key.lastIndexOf('/') + 1)));
     const candidates = months.filter((month) => names.has(`${monthName(month)}.parquet`) && names.has(`${monthName(month)}.json`));
     if (candidates.length === 0) return found;
     const index = await indexesOf(lake, owner.dataset, candidates, memo);

@@ -12,7 +12,7 @@
  * roll-up in the same step as they change its days ({@link refreshLake}). The warehouse's Glue
  * tables stay on the day files: `_rollups/` is no table's location.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import type { TableDef } from '../table-def.js';
 import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
 import { refreshRunIndexes } from './run-index.js';
+import { buildMetadata, putSums, removeSums, sumsRecorded, writeSumsFile } from './rollup-sums.js';
 import { daysOfMonth, indexEntry, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
 
 /**
@@ -50,6 +51,8 @@ export interface RollupRecord {
   /** The roll-up's bytes, and the day files' it was built from. */
   readonly bytes: number;
   readonly dayBytes: number;
+  /** The build id its sums file (lake/rollup-sums.ts) carries, when the table has sums and they were written with it. */
+  readonly sums?: string;
 }
 
 /** The dataset whose unit writes `table` (by its folder), if any. */
@@ -114,7 +117,7 @@ function sameDays(recorded: unknown, now: SettledDays): boolean {
 }
 
 /** The projects part of `record` (a roll-up's record of `table`'s `month`, as stored); undefined when it is not one. */
-function recordedProjects(record: unknown, table: string, month: string): Record<string, { days?: unknown }> | undefined {
+export function recordedProjects(record: unknown, table: string, month: string): Record<string, { days?: unknown }> | undefined {
   if (typeof record !== 'object' || record === null) return undefined;
   const r = record as Partial<RollupRecord>;
   if (r.version !== 2 || r.table !== table || r.month !== month || typeof r.projects !== 'object' || r.projects === null) return undefined;
@@ -187,7 +190,7 @@ export interface RollupCounts {
  * out (`missing` says why; its days are read); throws when every project is.
  */
 export async function buildRollup(
-  destination: Pick<Destination, 'get' | 'put'>,
+  destination: Pick<Destination, 'get' | 'put' | 'delete'>,
   table: TableDef,
   month: string,
   projects: ReadonlyMap<string, SettledDays>,
@@ -218,17 +221,22 @@ export async function buildRollup(
     if (held.size === 0) throw new Error([...missing.values()][0]);
     const read = files.filter((_, i) => !missing.has((units[i] as { projectId: string }).projectId));
     const out = path.join(work, 'rollup.parquet');
+    const [sumsOut, build] = [path.join(work, 'sums.parquet'), randomUUID()];
     const { DuckDBInstance } = (await import(DUCKDB_PACKAGE)) as typeof import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     const rows = new Map<string, number>();
+    let summed = false;
     try {
       await connection.run(`SET temp_directory = ${sqlString(work)}`);
       await connection.run(`SET home_directory = ${sqlString(work)}`);
       // The days' rows in day and project order (the files are listed so), `dt` a column of the file.
       await connection.run('SET preserve_insertion_order = true');
       const days = `read_parquet([${read.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
-      await connection.run(`COPY (SELECT * FROM ${days}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+      await connection.run(
+        `COPY (SELECT * FROM ${days}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880, ${buildMetadata(build)})`,
+      );
+      summed = await writeSumsFile(connection, table, out, sumsOut, build);
       const counted = await connection.runAndReadAll(`SELECT project_id, count(*)::INTEGER AS n FROM read_parquet(${sqlString(out)}) GROUP BY 1`);
       for (const row of counted.getRowObjects()) rows.set(String(row['project_id']), Number(row['n'] ?? 0));
     } finally {
@@ -237,6 +245,8 @@ export async function buildRollup(
     }
     const bytes = await readFile(out);
     await destination.put(rollupKey(table.prefix, month), bytes, { contentType: 'application/vnd.apache.parquet' });
+    // Its sums in the same step, before the record: a record names no roll-up whose sums are of another build.
+    await putSums(destination, table, month, summed ? await readFile(sumsOut) : undefined);
     const record: RollupRecord = {
       version: 2,
       table: table.prefix,
@@ -246,6 +256,7 @@ export async function buildRollup(
       rows: [...rows.values()].reduce((sum, n) => sum + n, 0),
       bytes: bytes.byteLength,
       dayBytes,
+      ...(summed ? { sums: build } : {}),
     };
     await destination.put(rollupKey(table.prefix, month, 'json'), `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
     return missing.size === 0 ? record : { ...record, missing: [...missing.values()] };
@@ -254,10 +265,11 @@ export async function buildRollup(
   }
 }
 
-/** Removes a roll-up: its record first (no reader uses it from then on), then the file. */
+/** Removes a roll-up: its record first (no reader uses it from then on), then the file and its sums. */
 export async function removeRollup(destination: Pick<Destination, 'delete'>, table: TableDef, month: string): Promise<void> {
   await destination.delete(rollupKey(table.prefix, month, 'json'));
   await destination.delete(rollupKey(table.prefix, month));
+  await removeSums(destination, table, month);
 }
 
 /** The record of a roll-up, as stored; undefined when absent or unreadable. */
@@ -298,7 +310,7 @@ export async function refreshMonth(
       if (had !== undefined) counts.removed += 1;
       continue;
     }
-    if (!options.rebuild && recordMatches(had, table.prefix, month, wanted)) {
+    if (!options.rebuild && recordMatches(had, table.prefix, month, wanted) && sumsRecorded(table, had)) {
       recordAll(true);
       counts.kept += 1;
       continue;
@@ -460,40 +472,4 @@ export async function rewritingDays<T>(
   const result = await rewrite();
   await refreshLake(destination, units, { rebuild: true });
   return result;
-}
-
-/**
- * What the export calls as each unit commits: a project of a month already rolled up leaves
- * that month's roll-ups' records and index at once (one existence check per dataset and month
- * a run, one rewrite per project), so a run cut short before its end ({@link refreshLakeAfter})
- * never leaves the old day read from a roll-up; the month's other projects are still read from it.
- */
-export function committedUnits(
-  destination: Pick<Destination, 'exists' | 'get' | 'put' | 'delete'>,
-): (unit: { readonly dataset: DatasetName; readonly day: string; readonly projectId: string }) => Promise<void> {
-  const checked = new Map<string, Promise<boolean>>();
-  const retired = new Set<string>();
-  return async (unit) => {
-    const month = monthOfDay(unit.day);
-    const name = `${unit.dataset}/${month}`;
-    let rolled = checked.get(name);
-    if (rolled === undefined) {
-      const first = DATASET_TABLES[unit.dataset][0] as TableDef;
-      rolled = destination.exists(rollupKey(first.prefix, month, 'json'));
-      checked.set(name, rolled);
-    }
-    if (!(await rolled) || retired.has(`${name}/${unit.projectId}`)) return;
-    retired.add(`${name}/${unit.projectId}`);
-    const changes = new Map<string, string | undefined>();
-    for (const table of DATASET_TABLES[unit.dataset]) {
-      changes.set(indexedRollupName(table, unit.projectId), undefined);
-      const record = await readRollupRecord(destination, table, month);
-      const projects = recordedProjects(record, table.prefix, month);
-      if (projects === undefined || !(unit.projectId in projects)) continue;
-      const { [unit.projectId]: _gone, ...rest } = projects;
-      const kept: RollupRecord = { ...(record as RollupRecord), projects: rest as RollupRecord['projects'] };
-      await destination.put(rollupKey(table.prefix, month, 'json'), `${JSON.stringify(kept)}\n`, { contentType: 'application/json' });
-    }
-    await recordRollups(destination, unit.dataset, month, changes);
-  };
 }

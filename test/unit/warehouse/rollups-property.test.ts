@@ -18,7 +18,8 @@ import { openDuckDb, parquetFiles, type DuckDbSession } from '../../../functions
 import { manifestKey } from '../../../functions/warehouse/keys.js';
 import { fileKeys, rollupScopes, tableFiles } from '../../../functions/warehouse/lake/files.js';
 import { dayKey, rollupKey } from '../../../functions/warehouse/lake/layout.js';
-import { committedUnits, compactLake, refreshLake, removeMonthRollups, rewritingDays } from '../../../functions/warehouse/lake/rollups.js';
+import { compactLake, refreshLake, removeMonthRollups, rewritingDays } from '../../../functions/warehouse/lake/rollups.js';
+import { committedUnits } from '../../../functions/warehouse/lake/rollup-commits.js';
 import { daysOfMonth } from '../../../functions/warehouse/lake/unit-index.js';
 import { sqlString } from '../../../functions/warehouse/sql.js';
 import { VISITORS_PAGES, VISITORS_TOTALS } from '../../../functions/warehouse/tables.js';
