@@ -12,7 +12,7 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from './sql.js';
+import { fileList, sqlString } from './sql.js';
 import { rootOf } from './lake/layout.js';
 import type { ColumnDef, ScalarColumnType, TableDef } from './table-def.js';
 
@@ -180,9 +180,6 @@ function plainValue(value: unknown): unknown {
   return typeof value === 'bigint' ? Number(value) : value;
 }
 
-/** A file name is read as a glob by DuckDB when it holds one of these. */
-const GLOB_CHARACTERS = /[*?[\]{}]/;
-
 /**
  * `read_parquet([...])` of `files` (relative to the session's root), with `dt` from the
  * `dt=` folder as text (as in Glue) and older files' missing columns as nulls. A monthly
@@ -218,17 +215,6 @@ export function parquetFiles(files: readonly string[], scopes: ReadonlyMap<strin
 /** A roll-up's key (`_rollups/…`, lake/layout.ts), relative to the lake or inside a path. */
 function isRollup(file: string): boolean {
   return file.startsWith(ROLLUPS_ROOT) || file.includes(`/${ROLLUPS_ROOT}`);
-}
-
-/**
- * `['a', 'b']`: file names as a DuckDB list literal.
- * @throws Error for a name DuckDB would expand as a glob (a caller's bug: names are built from validated parts).
- */
-export function fileList(files: readonly string[]): string {
-  for (const file of files) {
-    if (GLOB_CHARACTERS.test(file)) throw new Error(`refused to read "${file}": DuckDB would expand it as a glob`);
-  }
-  return `[${files.map(sqlString).join(', ')}]`;
 }
 
 /** An empty relation with `columns` of `table` (and `dt`), for a table with no file: every query runs the same on a lake with gaps. */

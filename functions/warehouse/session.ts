@@ -11,8 +11,8 @@
 import path from 'node:path';
 import { DATASET_NAMES } from './catalog.js';
 import { PROJECT_ID_PATTERN } from '../shared/validators.js';
-import { duckDbType, emptyRelation, fileList, openDuckDb, parquetFiles, type DuckDbSession, type Row } from './duckdb.js';
-import { sqlString } from './sql.js';
+import { duckDbType, emptyRelation, openDuckDb, parquetFiles, type DuckDbSession, type Row } from './duckdb.js';
+import { fileList, sqlString } from './sql.js';
 import { ASSISTANT_CONVERSATIONS, FEEDBACK, SEARCHES, SEARCHES_TOTALS, VIEWS_PAGES, VIEWS_TOTALS, VISITORS_TOTALS } from './tables.js';
 import type { TableDef } from './table-def.js';
 import { manifestsOf, parseManifestKey, STAGING_PREFIX } from './keys.js';
