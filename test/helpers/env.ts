@@ -75,3 +75,14 @@ export function exportFunctionEnv(
 
 /** The sandbox's agent jobs end within a second: a consumer polls them every 0.2 s (FOLLOWUP_POLL_MIN_SECONDS), not the real API's 5 s. */
 export const SANDBOX_POLLS: Readonly<Record<string, string>> = { FOLLOWUP_POLL_MIN_SECONDS: '0.2' };
+
+/** Runs `run` with the lake's roll-ups read (the default) or not (`MINTLIFY_ROLLUPS=off`); the variable is unset again after. */
+export async function withRollups<T>(rollups: boolean, run: () => Promise<T>): Promise<T> {
+  if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
+  else process.env['MINTLIFY_ROLLUPS'] = 'off';
+  try {
+    return await run();
+  } finally {
+    delete process.env['MINTLIFY_ROLLUPS'];
+  }
+}

@@ -9,13 +9,10 @@ import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/cata
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../sandbox/index.js';
 import { startS3Sqs } from '../../../scripts/lib/s3-sqs.js';
-import { runCliInProcess } from '../../helpers/cli.js';
-import { cliEnv } from '../../helpers/env.js';
 import { removeTempDirs } from '../../helpers/files.js';
-import { putFolder, reportPage, ROLLED_NOW, ROLLED_PROJECT, rolledLake } from '../../helpers/rolled-lake.js';
+import { bucketReport, reportPage, ROLLED_PROJECT, rolledBucket, rolledLake } from '../../helpers/rolled-lake.js';
 
 const PROJECT = ROLLED_PROJECT;
-const NOW = ROLLED_NOW;
 /** The bucket folders of the dataset tables' day files. */
 const TABLE_FOLDERS = DATASET_NAMES.flatMap((dataset) => DATASET_TABLES[dataset].map((table) => `lake/${table.prefix}/`));
 const RANGE = ['--from', '2026-03-01', '--to', '2026-05-04'] as const;
@@ -38,16 +35,7 @@ describe('the report over a bucket with roll-ups', () => {
   it('sends the roll-ups’ GETs before the listings of the tables’ other days have answered, and says the same as without roll-ups', async () => {
     const aws = await startS3Sqs();
     try {
-      const bucket = await aws.createBucket();
-      await putFolder(aws.s3, bucket, out, 'lake');
-      const env = await cliEnv(sandbox);
-      // The indexes brought up to date in the bucket, as the export writing there leaves them.
-      const compacted = await runCliInProcess(['compact', '--out', `s3://${bucket}/lake`, '--json'], {
-        env,
-        now: () => NOW,
-        extra: { clients: { s3: aws.s3 } },
-      });
-      expect(compacted.code, compacted.stderr).toBe(0);
+      const lake = await rolledBucket(aws, sandbox, out);
       /** What the client sent and what answered, in order: a roll-up's GET sent, a listing of a table's days answered. */
       let events: string[] = [];
       aws.s3.middlewareStack.add(
@@ -65,15 +53,7 @@ describe('the report over a bucket with roll-ups', () => {
       );
       const report = async (rollups: boolean, name: string) => {
         events = [];
-        if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
-        else process.env['MINTLIFY_ROLLUPS'] = 'off';
-        try {
-          const argv = ['report', ...RANGE, '--out', `s3://${bucket}/lake`, '--file', path.join(root, name)];
-          const run = await runCliInProcess(argv, { env, now: () => NOW, extra: { clients: { s3: aws.s3 } } });
-          expect(run.code, run.stderr).toBe(0);
-        } finally {
-          delete process.env['MINTLIFY_ROLLUPS'];
-        }
+        await bucketReport(lake, rollups, RANGE, path.join(root, name));
       };
       await report(false, 'early-days.html');
       await report(true, 'early-rolled.html');

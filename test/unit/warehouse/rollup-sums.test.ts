@@ -26,6 +26,7 @@ import { loadWarehouse } from '../../../functions/warehouse/session.js';
 import { sqlString } from '../../../functions/warehouse/sql.js';
 import { VIEWS_PAGES, VIEWS_TOTALS } from '../../../functions/warehouse/tables.js';
 import { TYPED_QUESTIONS } from '../../../queries/questions.js';
+import { withRollups } from '../../helpers/env.js';
 
 const PROJECTS = ['proj_a', 'proj_b'] as const;
 const MONTHS = ['2026-01', '2026-02'] as const;
@@ -95,9 +96,7 @@ async function daySums(month: string): Promise<string[]> {
 
 /** The top pages over `[from, to)` as the report asks them (every row), with the roll-ups or from the days only; and whether sums were read. */
 async function topPages(from: string, to: string, rollups = true, days: readonly string[] = DAYS): Promise<{ rows: unknown[]; sums: string[] }> {
-  if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
-  else process.env['MINTLIFY_ROLLUPS'] = 'off';
-  try {
+  return withRollups(rollups, async () => {
     const warehouse = await loadWarehouse(localLake(root), { days, projects: [...PROJECTS], tables: [VIEWS_PAGES], viewsOnly: true });
     try {
       const params = { from, to, projects: [...PROJECTS], limit: 1000 };
@@ -109,9 +108,7 @@ async function topPages(from: string, to: string, rollups = true, days: readonly
     } finally {
       warehouse.close();
     }
-  } finally {
-    delete process.env['MINTLIFY_ROLLUPS'];
-  }
+  });
 }
 
 const UNITS = DAYS.flatMap((day) => PROJECTS.map((projectId) => ({ dataset: 'views' as const, day, projectId })));

@@ -23,6 +23,7 @@ import { committedUnits } from '../../../functions/warehouse/lake/rollup-commits
 import { daysOfMonth } from '../../../functions/warehouse/lake/unit-index.js';
 import { sqlString } from '../../../functions/warehouse/sql.js';
 import { VISITORS_PAGES, VISITORS_TOTALS } from '../../../functions/warehouse/tables.js';
+import { withRollups } from '../../helpers/env.js';
 
 const PROJECTS = ['proj_a', 'proj_b'] as const;
 const MONTH = '2026-02';
@@ -130,9 +131,7 @@ class Lake {
    * first, or the days only): its first to last day kept by `dt`, as the report's session does.
    */
   async read(table: (typeof TABLES)[number], rollups: boolean, days: readonly string[] = DAYS): Promise<string[]> {
-    if (rollups) delete process.env['MINTLIFY_ROLLUPS'];
-    else process.env['MINTLIFY_ROLLUPS'] = 'off';
-    try {
+    return withRollups(rollups, async () => {
       const listed = await tableFiles({ root: this.root, folderReady: async () => undefined }, table.prefix, days);
       const files = fileKeys(listed).map((key) => path.join(this.root, key));
       if (files.length === 0) return [];
@@ -140,9 +139,7 @@ class Lake {
       const sql = `SELECT project_id, date::VARCHAR AS date, path, total, dt FROM ${parquetFiles(files, rollupScopes(listed))} WHERE ${window}`;
       const rows = await this.db.query(sql);
       return rows.map((row) => JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).sort();
-    } finally {
-      delete process.env['MINTLIFY_ROLLUPS'];
-    }
+    });
   }
 
   /** The projects the month's roll-up record of `table` claims that a reader would not read from it (its part no longer matches the manifests). */
