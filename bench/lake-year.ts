@@ -30,7 +30,7 @@ import { manifestsOf, parseManifestKey } from '../functions/warehouse/keys.js';
 import { monthOfDay } from '../functions/warehouse/lake/layout.js';
 import { compactLake } from '../functions/warehouse/lake/rollups.js';
 import { refreshRunIndexes } from '../functions/warehouse/lake/run-index.js';
-import { type IndexedRollups, readUnitIndexes, writeUnitIndex } from '../functions/warehouse/lake/unit-index.js';
+import { type IndexedRollups, indexEntry, readUnitIndexes, writeUnitIndex } from '../functions/warehouse/lake/unit-index.js';
 import { startS3Sqs } from '../scripts/lib/s3-sqs.js';
 import { type BenchResult, type Figures, info, judged, median, progress } from './lib/figures.js';
 import { cloneDays, exportSeeds, writeRunRecords } from './lib/lake-clone.js';
@@ -92,17 +92,17 @@ async function buildYear(root: string, projects: readonly string[]): Promise<Bui
 export async function indexesAsExported(local: Destination, inBucket: Destination): Promise<number> {
   let written = 0;
   for (const dataset of DATASET_NAMES) {
-    const modified = new Map<string, number>();
+    const listed = new Map<string, Map<string, number>>();
     for (const { key, modified: at } of (await inBucket.listModified?.(manifestsOf(dataset))) ?? []) {
       const unit = parseManifestKey(dataset, key);
       if (unit === undefined) continue;
       const month = monthOfDay(unit.day);
-      modified.set(month, Math.max(modified.get(month) ?? 0, at));
+      listed.set(month, (listed.get(month) ?? new Map<string, number>()).set(indexEntry(unit.day, unit.projectId), at));
     }
     const rollups: IndexedRollups = new Map();
-    const indexes = await readUnitIndexes(local, dataset, [...modified.keys()], { rollups });
+    const indexes = await readUnitIndexes(local, dataset, [...listed.keys()], { rollups });
     for (const [month, manifests] of indexes ?? []) {
-      await writeUnitIndex(inBucket, dataset, month, manifests, modified.get(month) ?? 0, rollups.get(month));
+      await writeUnitIndex(inBucket, dataset, month, manifests, listed.get(month) ?? new Map(), rollups.get(month));
       written += 1;
     }
   }

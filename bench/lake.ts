@@ -60,7 +60,7 @@ export async function benchLake(): Promise<BenchResult> {
       const months = [
         ...new Set(((await inBucket.list?.(manifestsOf(dataset))) ?? []).flatMap((key) => parseManifestKey(dataset, key)?.day.slice(0, 7) ?? [])),
       ];
-      await readUnitIndexes(inBucket, dataset, months, { keep: true });
+      await readUnitIndexes(inBucket, dataset, months, { keep: true, check: true });
     }
     await refreshRunIndexes(inBucket);
     progress('lake: cdk synth (the deployed bundle, DuckDB in its asset)');

@@ -9,6 +9,7 @@ import { DATASET_CATALOG, type DatasetName } from '../warehouse/catalog.js';
 import { dayWindow } from '../shared/dates.js';
 import type { Destination } from '../shared/storage/destination.js';
 import { manifestKey } from '../warehouse/keys.js';
+import { markUnit } from '../warehouse/lake/unit-marks.js';
 import type { Drift } from './drift.js';
 import type { PagerState } from './paging.js';
 import type { ManifestPrivacy } from './privacy.js';
@@ -218,14 +219,20 @@ export async function readManifest(destination: Pick<Destination, 'get'>, unit: 
   return value === undefined ? undefined : checkManifest(value, unit);
 }
 
-/** Writes the commit marker: the unit is complete from here on. */
-export function writeManifest(destination: Pick<Destination, 'put'>, manifest: Manifest): Promise<void> {
-  return destination.put(manifestKey(manifest.dataset, manifest.date, manifest.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
+/**
+ * Writes the commit marker: the unit is complete from here on. Its mark in the index of units
+ * goes first (warehouse/lake/unit-marks.ts): readers check the month against its manifests until
+ * an index holding this one is written.
+ */
+export async function writeManifest(destination: Pick<Destination, 'put'>, manifest: Manifest): Promise<void> {
+  await markUnit(destination, { dataset: manifest.dataset, day: manifest.date, projectId: manifest.projectId });
+  await destination.put(manifestKey(manifest.dataset, manifest.date, manifest.projectId), `${JSON.stringify(manifest, null, 2)}\n`, {
     contentType: 'application/json',
   });
 }
 
-/** Removes the manifest of `unit`: it no longer describes the unit's files (they are being replaced). */
-export function removeManifest(destination: Pick<Destination, 'delete'>, unit: Unit): Promise<void> {
-  return destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId));
+/** Removes the manifest of `unit`: it no longer describes the unit's files (they are being replaced). Marked first, as a write is. */
+export async function removeManifest(destination: Pick<Destination, 'put' | 'delete'>, unit: Unit): Promise<void> {
+  await markUnit(destination, unit);
+  await destination.delete(manifestKey(unit.dataset, unit.day, unit.projectId));
 }

@@ -25,6 +25,7 @@ import { manifestsOf, STAGING_PREFIX } from '../warehouse/keys.js';
 import { dayFolderOfKey, dayKey, folderOf, monthOfDay, parseUnitKey } from '../warehouse/lake/layout.js';
 import { PERSONAL_TABLES } from '../warehouse/column-policy.js';
 import { removeMonthRollups } from '../warehouse/lake/rollups.js';
+import { markUnit, updateUnitIndexes } from '../warehouse/lake/unit-index.js';
 import { EXPIRED_PREFIX } from './erasures.js';
 import { unitKey, type Unit } from './unit-id.js';
 import type { IcebergSync } from './iceberg/sync.js';
@@ -113,6 +114,7 @@ export async function deleteExpired(
   const rolledUpMonthsRemoved = new Set<string>();
   let files = 0;
   let units = 0;
+  const expiredUnits: Unit[] = [];
   for (const dataset of EXPIRING_DATASETS) {
     const keys = [
       ...(await list(manifestsOf(dataset))),
@@ -150,16 +152,22 @@ export async function deleteExpired(
         await removeMonthRollups(destination, unit);
         rolledUpMonthsRemoved.add(month);
       }
+      // Its mark in the index of units before its manifest goes (warehouse/lake/unit-marks.ts).
+      await markUnit(destination, unit);
       for (const key of unitKeys) {
         await destination.delete(key);
         files += 1;
       }
       days.add(unit.day);
       units += 1;
+      expiredUnits.push(unit);
       // The day folders it emptied (local; S3 has none): a folder still holding a file stays.
       for (const folder of new Set(unitKeys.flatMap((key) => dayFolderOfKey(key)?.folder ?? []))) await destination.removeEmptyFolder?.(folder);
     }
   }
+  // The indexes of their months without them, their marks removed; left marked when it cannot be done (readers then check those
+  // months against the manifests): the expiry itself is done.
+  await updateUnitIndexes(destination, expiredUnits).catch(() => undefined);
   return { files, days: [...days].sort(), units };
 }
 

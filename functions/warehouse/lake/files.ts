@@ -117,8 +117,8 @@ export function coveredMonth(month: string, days: readonly string[]): boolean {
 
 /**
  * The projects of each whole month of `days` whose part of the roll-up of `folder` may be read:
- * its record matches the manifests of today, as the month's index of units (rebuilt from them
- * when stale, not written) says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
+ * its record matches the manifests of today, as the month's index of units (checked against
+ * them while a mark stands, not written) says. None for a folder no dataset writes, or with `MINTLIFY_ROLLUPS=off`.
  */
 async function validRollups(
   root: string,

@@ -51,6 +51,12 @@ export const LAYOUT = {
     file: 'month=YYYY-MM.json',
     what: "the manifests of a month's units in one object (derived: rebuilt from the manifests)",
   },
+  unitPending: {
+    folder: '_index/<dataset>/pending',
+    daily: false,
+    file: 'month=YYYY-MM/<day>.<projectId>.<writer>',
+    what: "a unit's manifest being changed (export, forget, retention), put before it; removed once the month's index holds the change",
+  },
   runIndex: {
     folder: '_index/_runs',
     daily: false,
@@ -116,6 +122,29 @@ export function monthOfName(name: string): string | undefined {
 /** `_index/<dataset>/month=YYYY-MM.json`: the index of a dataset's units of one month. */
 export function unitIndexKey(dataset: string, month: string): string {
   return `${folderOf('unitIndex', dataset)}/${monthName(month)}.json`;
+}
+
+/**
+ * `_index/<dataset>/pending/month=YYYY-MM/<day>.<projectId>.<writer>`: the mark a writer puts
+ * before it changes a unit's manifest (lake/unit-index.ts `markUnit`). Project ids and writers
+ * hold no `.` (shared/validators.ts `ID_PATTERN`; a UUID).
+ */
+export function pendingKey(dataset: string, day: string, projectId: string, writer: string): string {
+  return `${folderOf('unitPending', dataset)}/${monthName(monthOfDay(day))}/${day}.${projectId}.${writer}`;
+}
+
+/** The month, day, project and writer of a mark's key under `dataset`'s folder ({@link pendingKey}); undefined for any other key. */
+export function parsePendingKey(
+  dataset: string,
+  key: string,
+): { readonly month: string; readonly day: string; readonly projectId: string; readonly writer: string } | undefined {
+  const folder = `${folderOf('unitPending', dataset)}/`;
+  if (!key.startsWith(folder)) return undefined;
+  const [name, file, ...rest] = key.slice(folder.length).split('/');
+  const month = monthOfName(name ?? '');
+  const [day, projectId, writer, ...more] = (file ?? '').split('.');
+  if (month === undefined || rest.length > 0 || more.length > 0 || day === undefined || !DAY.test(day) || monthOfDay(day) !== month) return undefined;
+  return projectId && writer ? { month, day, projectId, writer } : undefined;
 }
 
 /** `_rollups/<table>/month=YYYY-MM.parquet` (`.json`: its record): a month of a table, every project of the destination whose days are settled. */

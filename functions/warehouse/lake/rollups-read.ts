@@ -2,8 +2,8 @@
  * Which roll-ups a mirror of an `s3://` lake reads (warehouse/lake.ts): of each table of the
  * scope, every month its days touch (whole, or in part at the window's edges) that has a
  * roll-up, and the projects whose part of its record matches the bucket's manifests, as the
- * index of units of that month says (lake/unit-index.ts: checked against one listing of the
- * manifests, rebuilt from them when stale). The mirror then fetches those roll-ups and not
+ * index of units of that month says (lake/unit-index.ts: trusted while no mark stands in its
+ * month, else checked against a listing of its manifests). The mirror then fetches those roll-ups and not
  * those projects' days; the one listing (lake/files.ts) hands them to the readers. And what
  * `status` says of them ({@link rolledUpMonths}).
  */
@@ -70,7 +70,7 @@ export function monthStretches(days: { readonly from: string; readonly to: strin
 
 /**
  * The manifests of `[from, to)` of every dataset, from the indexes of their months (one object
- * a dataset and month, checked against one listing of the manifests): what a mirror writes in
+ * a dataset and month, a marked month checked against its manifests): what a mirror writes in
  * place of one GET per manifest. Undefined when the lake cannot list.
  */
 export async function indexedManifests(

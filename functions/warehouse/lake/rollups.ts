@@ -378,7 +378,8 @@ export async function compactLake(
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   const rolled = new Set<string>();
   for (const dataset of options.datasets ?? DATASET_NAMES) {
-    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), { keep: true });
+    // Every month checked against its manifests, marked or not: a manifest changed by hand is seen from here on.
+    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), { keep: true, check: true });
     if (all === undefined)
       throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
     for (const [month, manifests] of all) {

@@ -15,13 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysBetween } from '../../../functions/shared/dates.js';
 import { DATASET_NAMES, DATASET_TABLES } from '../../../functions/warehouse/catalog.js';
 import { ROLLUP_READS } from '../../../functions/warehouse/lake/files.js';
-import { dayFolderOfKey, parseTableFileKey, rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
+import { dayFolderOfKey, folderOf, parseTableFileKey, rollupKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
 import { readUnitState, readUnitStates } from '../../../functions/export/units.js';
 import { unitKey } from '../../../functions/export/unit-id.js';
 import { openTarget } from '../../../functions/shared/storage/destinations.js';
 import type { Destination, KeyRange } from '../../../functions/shared/storage/destination.js';
 import { parseManifestKey } from '../../../functions/warehouse/keys.js';
-import { readUnitIndexes } from '../../../functions/warehouse/lake/unit-index.js';
+import { markUnit, readUnitIndexes, updateUnitIndexes } from '../../../functions/warehouse/lake/unit-index.js';
 import { startSandbox } from '../../../sandbox/index.js';
 import { runCliAt } from '../../helpers/cli.js';
 import { withRollups } from '../../helpers/env.js';
@@ -220,40 +220,51 @@ describe('the index of units', () => {
     expect(one.reads.count).toBeGreaterThanOrEqual(units.length);
   });
 
-  it('is checked against a listing of the months asked only, and gives what a listing of every month gives', async () => {
+  it('is read with no listing of the manifests while no mark stands; a marked month is checked against its own listing', async () => {
     const destination = openTarget({ kind: 'local', dir: out });
     const listed: string[] = [];
     const recording = {
       ...destination,
       listModified: async (prefix: string, range?: KeyRange) => {
         const keys = (await destination.listModified?.(prefix, range)) ?? [];
-        listed.push(...keys.map(({ key }) => key));
+        listed.push(...keys.flatMap(({ key }) => (parseManifestKey('visitors', key) ? [key] : [])));
         return keys;
       },
     };
+    const months = ['2026-03', '2026-04', '2026-05'];
+    const every = await readUnitIndexes(destination, 'visitors', months, { check: true });
 
-    const april = await readUnitIndexes(recording, 'visitors', ['2026-04']);
-    const every = await readUnitIndexes(destination, 'visitors', ['2026-03', '2026-04', '2026-05']);
+    expect(await readUnitIndexes(recording, 'visitors', months)).toEqual(every);
+    expect(listed, 'the export left its indexes checked and no mark').toEqual([]);
 
-    expect(april?.get('2026-04')).toEqual(every?.get('2026-04'));
+    const unit = { dataset: 'visitors' as const, day: '2026-04-10', projectId: PROJECT };
+    await markUnit(destination, unit);
+    const april = await readUnitIndexes(recording, 'visitors', months);
+    expect(april).toEqual(every);
     expect(april?.get('2026-04')?.size).toBe(30);
     expect(listed).toHaveLength(30);
     expect(listed.every((key) => parseManifestKey('visitors', key)?.day.startsWith('2026-04-'))).toBe(true);
+    await updateUnitIndexes(destination, [unit]);
   });
 
-  it('is rebuilt from the manifests when it is missing or names other units', async () => {
+  it('is rebuilt from the manifests when it is missing, or stale under a mark (a commit cut short before its index)', async () => {
     const key = path.join(out, unitIndexKey('visitors', '2026-03'));
     const index = JSON.parse(await readFile(key, 'utf8')) as { manifests: Record<string, unknown> };
     delete index.manifests[`2026-03-09/${PROJECT}`];
     await writeFile(key, JSON.stringify(index));
+    const unit = { dataset: 'visitors' as const, day: '2026-03-09', projectId: PROJECT };
+    await markUnit(openTarget({ kind: 'local', dir: out }), unit);
     const stale = counted();
     const states = await readUnitStates(stale.destination as Destination, units);
-    expect(states.get(unitKey({ dataset: 'visitors', projectId: PROJECT, day: '2026-03-09' }))?.kind).toBe('complete');
-    expect(stale.reads.count, 'the month’s 31 manifests read again').toBeGreaterThan(31);
+    expect(states.get(unitKey(unit))?.kind).toBe('complete');
+    expect(stale.reads.count, 'three indexes and the one manifest the stale index lacks').toBe(4);
     // A reader leaves the stale index as it is; the export's own reads (`keepIndexes`) write it again.
     expect(Object.keys((JSON.parse(await readFile(key, 'utf8')) as typeof index).manifests)).toHaveLength(30);
     await readUnitStates(counted().destination as Destination, units, { keepIndexes: true });
     expect(Object.keys((JSON.parse(await readFile(key, 'utf8')) as typeof index).manifests)).toHaveLength(31);
+    // The mark is its writer's to remove (or anyone's an hour on): its own update does.
+    await updateUnitIndexes(openTarget({ kind: 'local', dir: out }), [unit]);
+    expect(await openTarget({ kind: 'local', dir: out }).list?.(`${folderOf('unitPending', 'visitors')}/`)).toEqual([]);
     await rm(key);
     // A reader never writes it back; the export's own reads (`keepIndexes`) do.
     expect(await readUnitStates(counted().destination as Destination, units)).toEqual(states);

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTarget } from '../../../functions/shared/storage/destinations.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { openDuckDb, type DuckDbSession } from '../../../functions/warehouse/duckdb.js';
-import { manifestKey } from '../../../functions/warehouse/keys.js';
+import { dropManifest, putManifest } from '../../helpers/manifests.js';
 import { localLake } from '../../../functions/warehouse/lake.js';
 import { dayKey, rollupKey, rollupSumsKey } from '../../../functions/warehouse/lake/layout.js';
 import { BUILD_KEY } from '../../../functions/warehouse/lake/rollup-sums.js';
@@ -62,7 +62,7 @@ async function exportDay(day: string, projectId: string, seed: number): Promise<
   commits += 1;
   const finishedAt = new Date(Date.UTC(2026, 3, 1) + commits * 1000).toISOString();
   const manifest = { version: 2, dataset: 'views', projectId, date: day, finishedAt, files, bytes, rows };
-  await destination.put(manifestKey('views', day, projectId), JSON.stringify(manifest), { durable: false });
+  await putManifest(destination, 'views', day, projectId, manifest);
 }
 let commits = 0;
 
@@ -308,7 +308,7 @@ describe('the top pages with the sums equal the top pages from the days', () => 
             if (s.refreshed) await refreshLake(destination, [unit]);
           } else if (s.kind === 'expire') {
             await removeMonthRollups(destination, unit);
-            await destination.delete(manifestKey('views', unit.day, unit.projectId));
+            await dropManifest(destination, 'views', unit.day, unit.projectId);
             for (const table of [VIEWS_PAGES, VIEWS_TOTALS]) await destination.delete(dayKey(table.prefix, unit.day, `${unit.projectId}.parquet`));
           } else await compactLake(destination, { datasets: ['views'] });
           for (const { from, to } of [...ranges, { from: '2026-01-01', to: '2026-03-01' }]) {

@@ -16,6 +16,7 @@ import { openTarget } from '../../../functions/shared/storage/destinations.js';
 import type { Destination } from '../../../functions/shared/storage/destination.js';
 import { openDuckDb, parquetFiles, type DuckDbSession } from '../../../functions/warehouse/duckdb.js';
 import { manifestKey } from '../../../functions/warehouse/keys.js';
+import { dropManifest, putManifest } from '../../helpers/manifests.js';
 import { fileKeys, rollupScopes, tableFiles } from '../../../functions/warehouse/lake/files.js';
 import { dayKey, rollupKey } from '../../../functions/warehouse/lake/layout.js';
 import { compactLake, refreshLake, removeMonthRollups, rewritingDays } from '../../../functions/warehouse/lake/rollups.js';
@@ -123,7 +124,7 @@ class Lake {
       rows,
       ...(provisional ? { provisionalUntil: finishedAt } : {}),
     };
-    await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest), { durable: false });
+    await putManifest(this.destination, 'visitors', day, projectId, manifest);
   }
 
   /**
@@ -186,7 +187,7 @@ class Lake {
         >;
         (manifest['rows'] as Record<string, unknown>)[table.name] = kept;
         (manifest['bytes'] as Record<string, unknown>)[table.name] = (await stat(file)).size;
-        await this.destination.put(manifestKey('visitors', day, projectId), JSON.stringify(manifest), { durable: false });
+        await putManifest(this.destination, 'visitors', day, projectId, manifest);
       }
     });
   }
@@ -194,7 +195,7 @@ class Lake {
   /** Retention: the month's roll-ups go, then the unit's manifest and files. */
   async expire(day: string, projectId: string): Promise<void> {
     await removeMonthRollups(this.destination, { dataset: 'visitors', day, projectId });
-    await this.destination.delete(manifestKey('visitors', day, projectId));
+    await dropManifest(this.destination, 'visitors', day, projectId);
     for (const table of TABLES) await this.destination.delete(dayKey(table.prefix, day, `${projectId}.parquet`));
   }
 }
@@ -313,7 +314,7 @@ describe('a roll-up read equals its days read', () => {
       for (const day of DAYS) for (const projectId of PROJECTS) await lake.export(day, projectId, day.length);
       // The lake begins on the 3rd for proj_a; a day file of the 1st is left without its manifest (an export cut short).
       await lake.expire('2026-02-02', 'proj_a');
-      await lake.destination.delete(manifestKey('visitors', '2026-02-01', 'proj_a'));
+      await dropManifest(lake.destination, 'visitors', '2026-02-01', 'proj_a');
       const built = await compactLake(lake.destination, {});
       expect(built.months).toEqual([MONTH]);
       const listed = await tableFiles({ root, folderReady: async () => undefined }, VISITORS_PAGES.prefix, DAYS);
