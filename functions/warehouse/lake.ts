@@ -32,7 +32,8 @@ import {
 } from './lake/layout.js';
 import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
 import { runsFromIndexes } from './lake/run-index.js';
-import { indexEntry, type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
+import { type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
+import { indexEntry } from './lake/unit-marks.js';
 import { mirrorDestination } from './lake/mirror.js';
 import { describeS3, download, type EarlyFetch, fetchEarly, mirrorPath, objectReader, unsafeKeyProblem } from './lake/download.js';
 import { s3Url, type LakeTarget } from './lake/target.js';

@@ -5,7 +5,9 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DATASET_NAMES } from '../../functions/warehouse/catalog.js';
 import { STAGING_PREFIX } from '../../functions/warehouse/keys.js';
+import { parsePendingKey } from '../../functions/warehouse/lake/layout.js';
 
 // Made and removed by the dev tools' module, which `npm run docs` shares (a script imports no test helper).
 export { makeTempDir, removeTempDirs } from '../../scripts/lib/temp-dirs.js';
@@ -34,9 +36,12 @@ export async function filesContaining(root: string, needle: string): Promise<str
   return hits;
 }
 
-/** Files under `root` outside the staging area: what a warehouse query could see. */
+/**
+ * Files under `root` outside the staging area and the index of units' marks (a commit cut short
+ * leaves its mark: functions/warehouse/lake/unit-marks.ts): what a warehouse query could see.
+ */
 export async function tableFiles(root: string): Promise<string[]> {
-  return (await listFiles(root)).filter((file) => !file.startsWith(`${STAGING_PREFIX}/`));
+  return (await listFiles(root)).filter((file) => !file.startsWith(`${STAGING_PREFIX}/`) && !DATASET_NAMES.some((dataset) => parsePendingKey(dataset, file)));
 }
 
 /** Files of the staging area under `root` (pages, checkpoints, failure records). */

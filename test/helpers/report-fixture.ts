@@ -28,6 +28,8 @@ import { queryDuckDb } from './read-back.js';
 import { cachedLake } from './lake-cache.js';
 import { runCliInProcess } from './cli.js';
 import { cliEnv } from './env.js';
+import { dropManifest, putManifest } from './manifests.js';
+import { openTarget } from '../../functions/shared/storage/destinations.js';
 
 export const PROJECTS = ['proj_api', 'proj_small'] as const;
 /** 06:00 UTC: with the default 2 settle hours, 2026-10-19 is the latest due day. */
@@ -119,8 +121,9 @@ async function exportReportLake(root: string): Promise<void> {
 
 type FixtureUnit = { readonly dataset: (typeof DATASET_NAMES)[number]; readonly projectId: string; readonly day: string };
 
+/** A unit's manifest and files gone, as an export cut short leaves them (the manifest's mark in the index of units first). */
 async function removeUnit(out: string, unit: FixtureUnit): Promise<void> {
-  await rm(path.join(out, manifestKey(unit.dataset, unit.day, unit.projectId)), { force: true });
+  await dropManifest(openTarget({ kind: 'local', dir: out }), unit.dataset, unit.day, unit.projectId);
   for (const table of DATASET_TABLES[unit.dataset]) {
     await rm(path.join(out, partitionKey(table, unit.day, `${unit.projectId}.parquet`)), { force: true });
   }
@@ -137,7 +140,7 @@ async function addDrift(out: string): Promise<void> {
   const manifestFile = path.join(out, manifestKey(DRIFT.dataset, DRIFT.day, DRIFT.projectId));
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>;
   manifest['drift'] = { tables: { views_pages: { fields: ['sentiment'], values: { source: ['widget'] } } }, topLevelFields: ['newKey'] };
-  await writeFile(manifestFile, JSON.stringify(manifest));
+  await putManifest(openTarget({ kind: 'local', dir: out }), DRIFT.dataset, DRIFT.day, DRIFT.projectId, manifest);
 
   const q = (text: string) => `'${text.replaceAll("'", "''")}'`;
   // Explicit columns: the same whether or not this version's exporter already writes unknown_fields.

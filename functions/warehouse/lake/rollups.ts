@@ -26,7 +26,8 @@ import { manifestsOf, parseManifestKey } from '../keys.js';
 import { dayKey, monthOfDay, rollupKey } from './layout.js';
 import { refreshRunIndexes } from './run-index.js';
 import { buildMetadata, putSums, removeSums, sumsRecorded, writeSumsFile } from './rollup-sums.js';
-import { daysOfMonth, indexEntry, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
+import { daysOfMonth, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
+import { indexEntry } from './unit-marks.js';
 
 /**
  * DuckDB, loaded by a name a bundler does not follow and only when a roll-up is built: the

@@ -26,8 +26,6 @@ import { manifestKey, manifestsOf, parseManifestKey } from '../keys.js';
 import { monthOfDay, monthsRange, nextMonth, unitIndexKey } from './layout.js';
 import { clearMarks, INDEX_WRITE, indexEntry, type IndexFolder, listWithTimes, markUnit, readIndexFolder, type UnitName, unmarkUnit } from './unit-marks.js';
 
-export { indexEntry, markUnit, type UnitName } from './unit-marks.js';
-
 /** A manifest as written (export/manifest.ts `Manifest`), unchecked. */
 export type RawManifest = Readonly<Record<string, unknown>>;
 

@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestKey } from '../../../functions/warehouse/keys.js';
 import { unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
 import { mirrorDestination } from '../../../functions/warehouse/lake/mirror.js';
-import { indexEntry, type RawManifest, readJson, readUnitIndexes, unitIndexOf } from '../../../functions/warehouse/lake/unit-index.js';
+import { type RawManifest, readJson, readUnitIndexes, unitIndexOf } from '../../../functions/warehouse/lake/unit-index.js';
+import { indexEntry } from '../../../functions/warehouse/lake/unit-marks.js';
 
 let root: string;
 

@@ -15,7 +15,6 @@ import { manifestKey, parseManifestKey } from '../../../functions/warehouse/keys
 import { folderOf, parsePendingKey, pendingKey, unitIndexKey } from '../../../functions/warehouse/lake/layout.js';
 import {
   type IndexReads,
-  indexEntry,
   type MonthIndex,
   type RawManifest,
   readJson,
@@ -23,6 +22,7 @@ import {
   readUnitIndexes,
   updateUnitIndexes,
 } from '../../../functions/warehouse/lake/unit-index.js';
+import { indexEntry } from '../../../functions/warehouse/lake/unit-marks.js';
 import { makeTempDir, removeTempDirs } from '../../helpers/files.js';
 import { dropManifest, putManifest } from '../../helpers/manifests.js';
 
