@@ -205,8 +205,10 @@ export async function readUnitIndexes(
     else unsure.push(month);
   }
   if (unsure.length === 0) return out;
-  const listed = await listedByMonth(destination, dataset, unsure);
-  if (listed === undefined) return undefined;
+  // One listing per run of consecutive months: a year before the lake began (no index, no manifest) lists nothing of the year after.
+  const runs = await Promise.all(consecutive(unsure).map((run) => listedByMonth(destination, dataset, run)));
+  if (runs.some((run) => run === undefined)) return undefined;
+  const listed = new Map(runs.flatMap((run) => [...(run ?? [])]));
   for (const month of unsure) {
     if (reads) reads.checked += 1;
     const present = listed.get(month) ?? NOTHING_LISTED;
@@ -234,6 +236,17 @@ export async function readUnitIndexes(
     out.set(month, held?.manifests ?? manifests);
   }
   return out;
+}
+
+/** `months` sorted, in runs of consecutive months. */
+function consecutive(months: readonly string[]): string[][] {
+  const runs: string[][] = [];
+  for (const month of [...new Set(months)].sort()) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && nextMonth(last[last.length - 1] as string) === month) last.push(month);
+    else runs.push([month]);
+  }
+  return runs;
 }
 
 /** Whether `index` names the units `present` lists, at the same times (an index before the marks: none changed since its listing). */

@@ -89,6 +89,12 @@ describe('the index of units and its marks', () => {
     expect(indexes).toEqual(await manifestsOneByOne());
     expect(listed).toEqual([]);
     expect(reads).toMatchObject({ indexes: 2, checked: 0, manifests: 0 });
+
+    // Months with no index on either side (a year before the lake began) are listed apart: no manifest of the months between.
+    const around = await readUnitIndexes(lake, 'visitors', ['2026-01', '2026-02', ...MONTHS, '2026-06'], { reads });
+    expect(around?.get('2026-01')?.size).toBe(0);
+    expect(around?.get('2026-03')).toEqual(indexes?.get('2026-03'));
+    expect(listed).toEqual([]);
   });
 
   it('a writer cut short after its manifests: their month is checked against them (and only it), the changes seen', async () => {
