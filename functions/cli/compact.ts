@@ -36,7 +36,7 @@ export function registerCompactCommand(program: Command, io: ExportCommandIo): v
   program
     .command('compact')
     .description(
-      'Build the monthly roll-ups of a lake written before them: each month of a table in one file, every project whose days are settled (sends no request).',
+      "Build the monthly roll-ups of a lake written before them: each month of a table in one file, every project whose days are settled; and check each month's index of units against its manifests (one changed by hand is seen from then on). Sends no request.",
     )
     .option('--from <YYYY-MM-DD>', 'first day: months that start before it are left as they are')
     .option('--to <YYYY-MM-DD>', 'day after the last one (exclusive): months that end on or after it are left as they are')
