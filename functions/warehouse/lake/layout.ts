@@ -126,7 +126,7 @@ export function unitIndexKey(dataset: string, month: string): string {
 
 /**
  * `_index/<dataset>/pending/month=YYYY-MM/<day>.<projectId>.<writer>`: the mark a writer puts
- * before it changes a unit's manifest (lake/unit-index.ts `markUnit`). Project ids and writers
+ * before it changes a unit's manifest (lake/unit-marks.ts `markUnit`). Project ids and writers
  * hold no `.` (shared/validators.ts `ID_PATTERN`; a UUID).
  */
 export function pendingKey(dataset: string, day: string, projectId: string, writer: string): string {

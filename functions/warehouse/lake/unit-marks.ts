@@ -26,7 +26,7 @@ export interface UnitName {
 const WRITER = randomUUID();
 
 /** How old another writer's mark must be before a writer whose index holds removes it: its change was listed long before. */
-export const MARK_EXPIRY_MS = 60 * 60 * 1000;
+const MARK_EXPIRY_MS = 60 * 60 * 1000;
 
 /** The unit a write of the index alone (the roll-ups' records, a rebuild) marks: `<month>-01` of this project. */
 export const INDEX_WRITE = '_index';
