@@ -226,9 +226,7 @@ export async function readUnitIndexes(
       continue;
     }
     // A unit listed at the time the index holds it is taken from the index; the others are read.
-    const known =
-      index?.listed === undefined ? undefined : { manifests: new Map(Object.entries(index.manifests)), listed: new Map(Object.entries(index.listed)) };
-    const manifests = await manifestsAsListed(destination, dataset, present, known, new Set(), reads);
+    const manifests = await manifestsAsListed(destination, dataset, present, index && writtenOf(index), new Set(), reads);
     if (reads) reads.rebuilt += 1;
     // Kept for the next reader when it may write; a reader that may not still has it here.
     const held = writer ? await writeChecked(writer, dataset, month, { manifests, listed: present }, index?.rollups, reads).catch(() => undefined) : undefined;
@@ -251,11 +249,9 @@ function consecutive(months: readonly string[]): string[][] {
 
 /** Whether `index` names the units `present` lists, at the same times (an index before the marks: none changed since its listing). */
 function agrees(index: MonthIndex, present: Listed): boolean {
+  if (index.listed !== undefined) return sameTimes(writtenOf(index), present);
   const entries = Object.keys(index.manifests);
-  if (entries.length !== present.size || !entries.every((entry) => present.has(entry))) return false;
-  if (index.listed === undefined) return (index.manifestsModified ?? 0) >= Math.max(0, ...present.values());
-  const listed = index.listed;
-  return entries.every((entry) => listed[entry] === present.get(entry));
+  return entries.length === present.size && entries.every((entry) => present.has(entry)) && (index.manifestsModified ?? 0) >= Math.max(0, ...present.values());
 }
 
 /**
@@ -292,6 +288,11 @@ async function manifestsAsListed(
 interface Written {
   readonly manifests: Map<string, RawManifest>;
   readonly listed: Listed;
+}
+
+/** What a stored index holds, as {@link Written} (an index before the marks: no unit's time). */
+function writtenOf(index: MonthIndex): Written {
+  return { manifests: new Map(Object.entries(index.manifests)), listed: new Map(Object.entries(index.listed ?? {})) };
 }
 
 /**
@@ -385,19 +386,19 @@ export async function updateUnitIndexes(
   for (const unit of changed) {
     const month = monthOfDay(unit.day);
     const touched = byMonth.get(`${unit.dataset}/${month}`) ?? { dataset: unit.dataset, month, entries: new Set<string>() };
-    byMonth.set(`${unit.dataset}/${month}`, touched.entries.add(indexEntry(unit.day, unit.projectId)) && touched);
+    touched.entries.add(indexEntry(unit.day, unit.projectId));
+    byMonth.set(`${unit.dataset}/${month}`, touched);
   }
   const out = new Map<string, Map<string, RawManifest>>();
   const folders = new Map<DatasetName, IndexFolder | undefined>();
   for (const [name, { dataset, month, entries }] of [...byMonth].sort(([a], [b]) => a.localeCompare(b))) {
     if (!folders.has(dataset)) folders.set(dataset, await readIndexFolder(destination, dataset));
     const folder = folders.get(dataset);
-    const present = (await listedByMonth(destination, dataset, [month]))?.get(month) ?? (folder === undefined ? undefined : NOTHING_LISTED);
-    if (folder === undefined || present === undefined) continue;
+    const listed = folder && (await listedByMonth(destination, dataset, [month]));
+    if (folder === undefined || listed === undefined) continue;
+    const present = listed.get(month) ?? NOTHING_LISTED;
     const stored = await readStoredIndex(destination, dataset, month);
-    const known =
-      stored === undefined ? undefined : { manifests: new Map(Object.entries(stored.manifests)), listed: new Map(Object.entries(stored.listed ?? {})) };
-    const manifests = await manifestsAsListed(destination, dataset, present, known, entries, undefined);
+    const manifests = await manifestsAsListed(destination, dataset, present, stored && writtenOf(stored), entries, undefined);
     const held = await writeChecked(destination, dataset, month, { manifests, listed: present }, stored?.rollups);
     if (held !== undefined) await clearMarks(destination, folder.marks.get(month) ?? [], entries);
     out.set(name, held?.manifests ?? manifests);
@@ -426,8 +427,7 @@ export async function recordRollups(
     if (record === undefined) delete rollups[name];
     else rollups[name] = record;
   }
-  const listed = new Map(Object.entries(stored.listed ?? {}));
-  await writeChecked(destination, dataset, month, { manifests: new Map(Object.entries(stored.manifests)), listed }, rollups);
+  await writeChecked(destination, dataset, month, writtenOf(stored), rollups);
 }
 
 function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
