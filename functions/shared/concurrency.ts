@@ -44,3 +44,26 @@ export async function eachAtOnce<T>(
   await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
   if (failure !== undefined) throw failure.error;
 }
+
+/**
+ * A bound shared by callers that do not know of each other: the returned function runs `work`
+ * once fewer than `limit` runs it started are in flight, in the order it was asked (the monthly
+ * roll-ups' builds, each holding a DuckDB and a roll-up's bytes).
+ */
+export function gate(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  const bound = Math.max(1, limit);
+  let running = 0;
+  /** Runs waiting for a slot: an ending run hands its slot to the first of them, which starts without counting again. */
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (running < bound) running += 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next !== undefined) next();
+      else running -= 1;
+    }
+  };
+}

@@ -3,7 +3,7 @@
  * drains what the request budget and its 15 minutes allow — yesterday's units once they are
  * due, partial units, missing days, backfill, refresh — checkpoints the rest and returns. The
  * budget ledger, unit leases and backlog live in the shared state table. A run that settles a
- * month builds its monthly roll-ups (functions/warehouse/lake/rollups.ts) with DuckDB, which its
+ * month builds its monthly roll-ups (functions/warehouse/lake/rollup-build.ts) with DuckDB, which its
  * asset carries (duckdb-bundling.ts: x86_64, the installed packages copied in, HOME=/tmp) and
  * which it loads only then.
  */

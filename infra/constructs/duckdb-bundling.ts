@@ -1,7 +1,7 @@
 /**
  * The bundling of a function that runs DuckDB: the weekly report and the insights check (their
  * queries), and the export and the organisations' export worker (the monthly roll-ups they build
- * when a run settles a month, functions/warehouse/lake/rollups.ts).
+ * when a run settles a month, functions/warehouse/lake/rollup-build.ts).
  *
  * esbuild cannot bundle a `.node` addon, so `@duckdb/*` stays external and the installed
  * packages are copied from the project's `node_modules` into the asset after bundling — not

@@ -7,7 +7,8 @@ import type { Destination } from '../../shared/storage/destination.js';
 import { DATASET_TABLES, type DatasetName } from '../catalog.js';
 import type { TableDef } from '../table-def.js';
 import { monthOfDay, rollupKey } from './layout.js';
-import { indexedRollupName, readRollupRecord, recordedProjects, type RollupRecord } from './rollups.js';
+import type { RollupRecord } from './rollup-build.js';
+import { indexedRollupName, readRollupRecord, recordedProjects } from './rollups.js';
 import { recordRollups } from './unit-index.js';
 
 /**

@@ -12,49 +12,19 @@
  * roll-up in the same step as they change its days ({@link refreshLake}). The warehouse's Glue
  * tables stay on the day files: `_rollups/` is no table's location.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 import type { Destination } from '../../shared/storage/destination.js';
 import { eachAtOnce } from '../../shared/concurrency.js';
 import type { AppLogger } from '../../shared/logger.js';
 import { DATASET_NAMES, DATASET_TABLES, type DatasetName } from '../catalog.js';
-import { sqlString } from '../sql.js';
 import type { TableDef } from '../table-def.js';
 import { manifestsOf, parseManifestKey } from '../keys.js';
-import { dayKey, monthOfDay, rollupKey } from './layout.js';
+import { monthOfDay, rollupKey } from './layout.js';
+import { ROLLUPS_AT_ONCE, withBuilder, type Builder, type RollupRecord, type SettledDays } from './rollup-build.js';
 import { refreshRunIndexes } from './run-index.js';
-import { buildMetadata, putSums, removeSums, sumsRecorded, writeSumsFile } from './rollup-sums.js';
+import { removeSums, sumsRecorded } from './rollup-sums.js';
 import { daysOfMonth, readJson, readUnitIndexes, recordRollups, updateUnitIndexes, type RawManifest } from './unit-index.js';
 import { indexEntry } from './unit-marks.js';
-
-/**
- * DuckDB, loaded by a name a bundler does not follow and only when a roll-up is built: the
- * export's cold start does not pay for it. The functions that build roll-ups carry it in their
- * asset (infra/constructs/duckdb-bundling.ts); where it is missing a roll-up is removed instead
- * (its days are read) and the run says so.
- */
-const DUCKDB_PACKAGE = '@duckdb/node-api';
-
-/** The days of the month one project's part of a roll-up was built from: day → its manifest's identity ({@link dayIdentity}). */
-export type SettledDays = Readonly<Record<string, string>>;
-
-/** What `month=YYYY-MM.json` beside a roll-up holds. */
-export interface RollupRecord {
-  readonly version: 2;
-  readonly table: string;
-  readonly month: string;
-  readonly builtAt: string;
-  /** Each project it holds: the day files it was built from (by day) and its rows. */
-  readonly projects: Readonly<Record<string, { readonly days: SettledDays; readonly rows: number }>>;
-  readonly rows: number;
-  /** The roll-up's bytes, and the day files' it was built from. */
-  readonly bytes: number;
-  readonly dayBytes: number;
-  /** The build id its sums file (lake/rollup-sums.ts) carries, when the table has sums and they were written with it. */
-  readonly sums?: string;
-}
 
 /** The dataset whose unit writes `table` (by its folder), if any. */
 export function datasetOfTable(folder: string): { readonly dataset: DatasetName; readonly table: TableDef } | undefined {
@@ -184,88 +154,6 @@ export interface RollupCounts {
   error?: string;
 }
 
-/**
- * Builds the roll-up of `table`'s `month` from the day files of `projects` (read through
- * `destination`), in day and project order, then its record: the record last, so a roll-up cut
- * short is never used. A project with a day file missing though its manifest names it is left
- * out (`missing` says why; its days are read); throws when every project is.
- */
-export async function buildRollup(
-  destination: Pick<Destination, 'get' | 'put' | 'delete'>,
-  table: TableDef,
-  month: string,
-  projects: ReadonlyMap<string, SettledDays>,
-): Promise<RollupRecord & { readonly missing?: readonly string[] }> {
-  const work = await mkdtemp(path.join(tmpdir(), 'mintlify-rollup-'));
-  try {
-    const units = [...projects].flatMap(([projectId, days]) => Object.keys(days).map((day) => ({ day, projectId })));
-    units.sort((a, b) => (a.day === b.day ? (a.projectId < b.projectId ? -1 : 1) : a.day < b.day ? -1 : 1));
-    const files = units.map(({ day, projectId }) => path.join(work, ...dayKey(table.prefix, day, `${projectId}.parquet`).split('/')));
-    let dayBytes = 0;
-    /** Projects with a day file missing though its manifest names it: left out (their days are read), the first reason kept. */
-    const missing = new Map<string, string>();
-    // Fetched 16 at once (a month of twenty projects is 600 files), listed in day and project order.
-    await eachAtOnce([...units.keys()], 16, async (i) => {
-      const { day, projectId } = units[i] as { day: string; projectId: string };
-      const key = dayKey(table.prefix, day, `${projectId}.parquet`);
-      const body = await destination.get(key);
-      if (body === undefined) {
-        if (!missing.has(projectId))
-          missing.set(projectId, `cannot roll up ${table.name} ${month} of ${projectId}: ${key} is missing though its manifest names it`);
-        return;
-      }
-      await mkdir(path.dirname(files[i] as string), { recursive: true });
-      await writeFile(files[i] as string, body);
-      dayBytes += body.byteLength;
-    });
-    const held = new Map([...projects].filter(([projectId]) => !missing.has(projectId)));
-    if (held.size === 0) throw new Error([...missing.values()][0]);
-    const read = files.filter((_, i) => !missing.has((units[i] as { projectId: string }).projectId));
-    const out = path.join(work, 'rollup.parquet');
-    const [sumsOut, build] = [path.join(work, 'sums.parquet'), randomUUID()];
-    const { DuckDBInstance } = (await import(DUCKDB_PACKAGE)) as typeof import('@duckdb/node-api');
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
-    const rows = new Map<string, number>();
-    let summed = false;
-    try {
-      await connection.run(`SET temp_directory = ${sqlString(work)}`);
-      await connection.run(`SET home_directory = ${sqlString(work)}`);
-      // The days' rows in day and project order (the files are listed so), `dt` a column of the file.
-      await connection.run('SET preserve_insertion_order = true');
-      const days = `read_parquet([${read.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
-      await connection.run(
-        `COPY (SELECT * FROM ${days}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880, ${buildMetadata(build)})`,
-      );
-      summed = await writeSumsFile(connection, table, out, sumsOut, build);
-      const counted = await connection.runAndReadAll(`SELECT project_id, count(*)::INTEGER AS n FROM read_parquet(${sqlString(out)}) GROUP BY 1`);
-      for (const row of counted.getRowObjects()) rows.set(String(row['project_id']), Number(row['n'] ?? 0));
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
-    const bytes = await readFile(out);
-    await destination.put(rollupKey(table.prefix, month), bytes, { contentType: 'application/vnd.apache.parquet' });
-    // Its sums in the same step, before the record: a record names no roll-up whose sums are of another build.
-    await putSums(destination, table, month, summed ? await readFile(sumsOut) : undefined);
-    const record: RollupRecord = {
-      version: 2,
-      table: table.prefix,
-      month,
-      builtAt: new Date().toISOString(),
-      projects: Object.fromEntries([...held].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, days]) => [id, { days, rows: rows.get(id) ?? 0 }])),
-      rows: [...rows.values()].reduce((sum, n) => sum + n, 0),
-      bytes: bytes.byteLength,
-      dayBytes,
-      ...(summed ? { sums: build } : {}),
-    };
-    await destination.put(rollupKey(table.prefix, month, 'json'), `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
-    return missing.size === 0 ? record : { ...record, missing: [...missing.values()] };
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
-}
-
 /** Removes a roll-up: its record first (no reader uses it from then on), then the file and its sums. */
 export async function removeRollup(destination: Pick<Destination, 'delete'>, table: TableDef, month: string): Promise<void> {
   await destination.delete(rollupKey(table.prefix, month, 'json'));
@@ -283,9 +171,10 @@ export function readRollupRecord(destination: Pick<Destination, 'get'>, table: T
  * project whose days of the month are all settled — built again when its record does not say
  * exactly those projects from those day files (or with `rebuild`), kept when it does, removed
  * when no project's month is whole. `records` gets each project's digest for the month's index
- * (`undefined`: none any more).
+ * (`undefined`: none any more). True when a roll-up of the month stands (built or kept).
  */
-export async function refreshMonth(
+async function refreshMonth(
+  build: Builder,
   destination: Pick<Destination, 'get' | 'put' | 'delete'>,
   dataset: DatasetName,
   month: string,
@@ -293,8 +182,10 @@ export async function refreshMonth(
   counts: RollupCounts,
   options: { readonly rebuild?: boolean } = {},
   records: Map<string, string | undefined> = new Map(),
-): Promise<void> {
-  for (const table of DATASET_TABLES[dataset]) {
+): Promise<boolean> {
+  let stands = false;
+  // Its tables at once: their builds wait at the process's gate (lake/rollup-build.ts).
+  await eachAtOnce(DATASET_TABLES[dataset], DATASET_TABLES[dataset].length, async (table) => {
     const wanted = settledProjects(manifests, table.name, month);
     const had = await readRollupRecord(destination, table, month);
     // Every project the index may name for this roll-up: none left but those it holds now.
@@ -309,19 +200,21 @@ export async function refreshMonth(
       await removeRollup(destination, table, month);
       recordAll(false);
       if (had !== undefined) counts.removed += 1;
-      continue;
+      return;
     }
     if (!options.rebuild && recordMatches(had, table.prefix, month, wanted) && sumsRecorded(table, had)) {
       recordAll(true);
       counts.kept += 1;
-      continue;
+      stands = true;
+      return;
     }
     try {
-      const built = await buildRollup(destination, table, month, wanted);
+      const built = await build(destination, table, month, wanted);
       // A project left out (a day file missing) is not named in the index: its days are read.
       for (const projectId of [...wanted.keys()]) if (!(projectId in built.projects)) wanted.delete(projectId);
       recordAll(true);
       counts.built += 1;
+      stands = true;
       if (built.missing !== undefined) {
         counts.failed += 1;
         counts.error ??= built.missing[0] ?? 'a day file is missing';
@@ -333,7 +226,8 @@ export async function refreshMonth(
       counts.failed += 1;
       counts.error ??= error instanceof Error ? error.message : String(error);
     }
-  }
+  });
+  return stands;
 }
 
 /**
@@ -351,18 +245,20 @@ export async function refreshLake(
   if (changed.length === 0) return counts;
   const indexes = await updateUnitIndexes(destination, changed);
   const months = new Set(changed.map((unit) => `${unit.dataset}/${monthOfDay(unit.day)}`));
-  for (const entry of [...months].sort()) {
-    const [dataset, month] = entry.split('/') as [DatasetName, string];
-    const manifests = indexes.get(entry);
-    if (manifests === undefined) {
-      // A destination that cannot list: no index, so no roll-up may stand.
-      for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month);
-      continue;
-    }
-    const records = new Map<string, string | undefined>();
-    await refreshMonth(destination, dataset, month, manifests, counts, options, records);
-    await recordRollups(destination, dataset, month, records);
-  }
+  await withBuilder((build) =>
+    eachAtOnce([...months].sort(), ROLLUPS_AT_ONCE, async (entry) => {
+      const [dataset, month] = entry.split('/') as [DatasetName, string];
+      const manifests = indexes.get(entry);
+      if (manifests === undefined) {
+        // A destination that cannot list: no index, so no roll-up may stand.
+        for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month);
+        return;
+      }
+      const records = new Map<string, string | undefined>();
+      await refreshMonth(build, destination, dataset, month, manifests, counts, options, records);
+      await recordRollups(destination, dataset, month, records);
+    }),
+  );
   return counts;
 }
 
@@ -378,24 +274,25 @@ export async function compactLake(
 ): Promise<RollupCounts & { months: string[] }> {
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   const rolled = new Set<string>();
-  for (const dataset of options.datasets ?? DATASET_NAMES) {
-    // Every month checked against its manifests, marked or not: a manifest changed by hand is seen from here on.
-    const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), { keep: true, check: true });
-    if (all === undefined)
-      throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
-    for (const [month, manifests] of all) {
-      const days = daysOfMonth(month);
-      if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to))
-        continue;
-      const projects = options.projects;
-      if (projects !== undefined && !projectsOf(manifests).some((id) => projects.has(id))) continue;
-      const before = counts.built + counts.kept;
-      const records = new Map<string, string | undefined>();
-      await refreshMonth(destination, dataset, month, manifests, counts, {}, records);
-      if (counts.built + counts.kept > before) rolled.add(month);
-      await recordRollups(destination, dataset, month, records);
-    }
-  }
+  // Two datasets at once (one's manifests held each): their roll-ups' builds share the gate.
+  await withBuilder((build) =>
+    eachAtOnce(options.datasets ?? DATASET_NAMES, ROLLUPS_AT_ONCE, async (dataset) => {
+      // Every month checked against its manifests, marked or not: a manifest changed by hand is seen from here on.
+      const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), { keep: true, check: true });
+      if (all === undefined)
+        throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
+      for (const [month, manifests] of all) {
+        const days = daysOfMonth(month);
+        if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to))
+          continue;
+        const projects = options.projects;
+        if (projects !== undefined && !projectsOf(manifests).some((id) => projects.has(id))) continue;
+        const records = new Map<string, string | undefined>();
+        if (await refreshMonth(build, destination, dataset, month, manifests, counts, {}, records)) rolled.add(month);
+        await recordRollups(destination, dataset, month, records);
+      }
+    }),
+  );
   await refreshRunIndexes(destination, options);
   return { ...counts, months: [...rolled].sort() };
 }

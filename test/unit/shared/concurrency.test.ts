@@ -1,6 +1,6 @@
-/** `eachAtOnce` (functions/shared/concurrency.ts): the bound, the order, and how a failure or a stop ends the work. */
+/** `eachAtOnce` and `gate` (functions/shared/concurrency.ts): the bound, the order, and how a failure or a stop ends the work. */
 import { describe, expect, it } from 'vitest';
-import { eachAtOnce } from '../../../functions/shared/concurrency.js';
+import { eachAtOnce, gate } from '../../../functions/shared/concurrency.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
@@ -81,5 +81,45 @@ describe('eachAtOnce', () => {
       order.push(item);
     });
     expect(order).toEqual([1, 2, 3]);
+  });
+});
+
+describe('gate', () => {
+  it('holds callers that do not know of each other to the bound, in the order they asked, each run getting its own result', async () => {
+    const through = gate(2);
+    let running = 0;
+    let most = 0;
+    const started: string[] = [];
+    const run = (name: string) =>
+      through(async () => {
+        started.push(name);
+        running += 1;
+        most = Math.max(most, running);
+        await tick();
+        running -= 1;
+        return name.toUpperCase();
+      });
+    // Two groups of callers, each with its own bound of three: the gate's two hold for all.
+    const results = await Promise.all([
+      eachAtOnce(['a', 'b', 'c'], 3, async (name) => void (await run(name))),
+      eachAtOnce(['d', 'e', 'f'], 3, async (name) => void (await run(name))),
+      run('g'),
+    ]);
+    expect(most).toBe(2);
+    expect(started).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    expect(results[2]).toBe('G');
+  });
+
+  it('gives the slot of a failed run to the next caller and passes the failure to its own caller', async () => {
+    const through = gate(1);
+    const failed = through(async () => {
+      await tick();
+      throw new Error('broken');
+    });
+    const next = through(async () => 'ran');
+    await expect(failed).rejects.toThrow('broken');
+    await expect(next).resolves.toBe('ran');
+    // No slot leaked: a third run still starts.
+    await expect(through(async () => 'again')).resolves.toBe('again');
   });
 });
