@@ -167,67 +167,101 @@ export function readRollupRecord(destination: Pick<Destination, 'get'>, table: T
 }
 
 /**
- * Makes the roll-ups of one dataset's month agree with its manifests: each table's holds every
- * project whose days of the month are all settled — built again when its record does not say
- * exactly those projects from those day files (or with `rebuild`), kept when it does, removed
- * when no project's month is whole. `records` gets each project's digest for the month's index
- * (`undefined`: none any more). True when a roll-up of the month stands (built or kept).
+ * Makes the roll-up of `table`'s `month` agree with its manifests: it holds every project whose
+ * days of the month are all settled — built again when its record does not say exactly those
+ * projects from those day files (or with `rebuild`), kept when it does, removed when no
+ * project's month is whole. `records` gets each project's digest for the month's index
+ * (`undefined`: none any more). True when the roll-up stands (built or kept).
  */
-async function refreshMonth(
+async function refreshTable(
   build: Builder,
   destination: Pick<Destination, 'get' | 'put' | 'delete'>,
-  dataset: DatasetName,
+  table: TableDef,
   month: string,
   manifests: ReadonlyMap<string, RawManifest>,
   counts: RollupCounts,
-  options: { readonly rebuild?: boolean } = {},
-  records: Map<string, string | undefined> = new Map(),
+  options: { readonly rebuild?: boolean },
+  records: Map<string, string | undefined>,
 ): Promise<boolean> {
-  let stands = false;
-  // Its tables at once: their builds wait at the process's gate (lake/rollup-build.ts).
-  await eachAtOnce(DATASET_TABLES[dataset], DATASET_TABLES[dataset].length, async (table) => {
-    const wanted = settledProjects(manifests, table.name, month);
-    const had = await readRollupRecord(destination, table, month);
-    // Every project the index may name for this roll-up: none left but those it holds now.
-    const named = new Set([...projectsOf(manifests), ...Object.keys(recordedProjects(had, table.prefix, month) ?? {})]);
-    const recordAll = (holds: boolean) => {
-      for (const projectId of named) {
-        const days = holds ? wanted.get(projectId) : undefined;
-        records.set(indexedRollupName(table, projectId), days === undefined ? undefined : rollupFingerprint(days));
-      }
-    };
-    if (wanted.size === 0) {
-      await removeRollup(destination, table, month);
-      recordAll(false);
-      if (had !== undefined) counts.removed += 1;
-      return;
+  const wanted = settledProjects(manifests, table.name, month);
+  const had = await readRollupRecord(destination, table, month);
+  // Every project the index may name for this roll-up: none left but those it holds now.
+  const named = new Set([...projectsOf(manifests), ...Object.keys(recordedProjects(had, table.prefix, month) ?? {})]);
+  const recordAll = (holds: boolean) => {
+    for (const projectId of named) {
+      const days = holds ? wanted.get(projectId) : undefined;
+      records.set(indexedRollupName(table, projectId), days === undefined ? undefined : rollupFingerprint(days));
     }
-    if (!options.rebuild && recordMatches(had, table.prefix, month, wanted) && sumsRecorded(table, had)) {
-      recordAll(true);
-      counts.kept += 1;
-      stands = true;
-      return;
-    }
-    try {
-      const built = await build(destination, table, month, wanted);
-      // A project left out (a day file missing) is not named in the index: its days are read.
-      for (const projectId of [...wanted.keys()]) if (!(projectId in built.projects)) wanted.delete(projectId);
-      recordAll(true);
-      counts.built += 1;
-      stands = true;
-      if (built.missing !== undefined) {
-        counts.failed += 1;
-        counts.error ??= built.missing[0] ?? 'a day file is missing';
-      }
-    } catch (error) {
-      // Without DuckDB (a function bundled without it) or a day file unreadable: the stale one goes, the days are read.
-      await removeRollup(destination, table, month);
-      recordAll(false);
+  };
+  if (wanted.size === 0) {
+    await removeRollup(destination, table, month);
+    recordAll(false);
+    if (had !== undefined) counts.removed += 1;
+    return false;
+  }
+  if (!options.rebuild && recordMatches(had, table.prefix, month, wanted) && sumsRecorded(table, had)) {
+    recordAll(true);
+    counts.kept += 1;
+    return true;
+  }
+  try {
+    const built = await build(destination, table, month, wanted);
+    // A project left out (a day file missing) is not named in the index: its days are read.
+    for (const projectId of [...wanted.keys()]) if (!(projectId in built.projects)) wanted.delete(projectId);
+    recordAll(true);
+    counts.built += 1;
+    if (built.missing !== undefined) {
       counts.failed += 1;
-      counts.error ??= error instanceof Error ? error.message : String(error);
+      counts.error ??= built.missing[0] ?? 'a day file is missing';
     }
+    return true;
+  } catch (error) {
+    // Without DuckDB (a function bundled without it) or a day file unreadable: the stale one goes, the days are read.
+    await removeRollup(destination, table, month);
+    recordAll(false);
+    counts.failed += 1;
+    counts.error ??= error instanceof Error ? error.message : String(error);
+    return false;
+  }
+}
+
+/** One dataset's month to refresh, with the manifests of its index of units. */
+interface MonthToRefresh {
+  readonly dataset: DatasetName;
+  readonly month: string;
+  readonly manifests: ReadonlyMap<string, RawManifest>;
+}
+
+/** The bytes of `table`'s day files that `manifests` name: how long its roll-up takes to build, to start the longest first. */
+function tableBytes(manifests: ReadonlyMap<string, RawManifest>, table: Pick<TableDef, 'name'>): number {
+  let bytes = 0;
+  for (const manifest of manifests.values()) bytes += Number((manifest['bytes'] as Record<string, unknown> | undefined)?.[table.name]) || 0;
+  return bytes;
+}
+
+/**
+ * Makes the roll-ups of every table of `months` agree with their manifests
+ * ({@link refreshTable}): {@link ROLLUPS_AT_ONCE} tables at once, the largest first (the last
+ * to start is a short one, so the two builds end together); each month's index records its
+ * roll-ups once the last of its tables is done. Returns the months with a roll-up standing.
+ */
+async function refreshMonths(
+  build: Builder,
+  destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
+  months: readonly MonthToRefresh[],
+  counts: RollupCounts,
+  options: { readonly rebuild?: boolean } = {},
+): Promise<Set<string>> {
+  const standing = new Set<string>();
+  const entries = months.map((entry) => ({ ...entry, records: new Map<string, string | undefined>(), left: DATASET_TABLES[entry.dataset].length }));
+  const jobs = entries.flatMap((entry) => DATASET_TABLES[entry.dataset].map((table) => ({ entry, table, bytes: tableBytes(entry.manifests, table) })));
+  jobs.sort((a, b) => b.bytes - a.bytes);
+  await eachAtOnce(jobs, ROLLUPS_AT_ONCE, async ({ entry, table }) => {
+    if (await refreshTable(build, destination, table, entry.month, entry.manifests, counts, options, entry.records)) standing.add(entry.month);
+    entry.left -= 1;
+    if (entry.left === 0) await recordRollups(destination, entry.dataset, entry.month, entry.records);
   });
-  return stands;
+  return standing;
 }
 
 /**
@@ -244,21 +278,15 @@ export async function refreshLake(
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   if (changed.length === 0) return counts;
   const indexes = await updateUnitIndexes(destination, changed);
-  const months = new Set(changed.map((unit) => `${unit.dataset}/${monthOfDay(unit.day)}`));
-  await withBuilder((build) =>
-    eachAtOnce([...months].sort(), ROLLUPS_AT_ONCE, async (entry) => {
-      const [dataset, month] = entry.split('/') as [DatasetName, string];
-      const manifests = indexes.get(entry);
-      if (manifests === undefined) {
-        // A destination that cannot list: no index, so no roll-up may stand.
-        for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month);
-        return;
-      }
-      const records = new Map<string, string | undefined>();
-      await refreshMonth(build, destination, dataset, month, manifests, counts, options, records);
-      await recordRollups(destination, dataset, month, records);
-    }),
-  );
+  const months: MonthToRefresh[] = [];
+  for (const entry of [...new Set(changed.map((unit) => `${unit.dataset}/${monthOfDay(unit.day)}`))].sort()) {
+    const [dataset, month] = entry.split('/') as [DatasetName, string];
+    const manifests = indexes.get(entry);
+    if (manifests !== undefined) months.push({ dataset, month, manifests });
+    // A destination that cannot list: no index, so no roll-up may stand.
+    else for (const table of DATASET_TABLES[dataset]) await removeRollup(destination, table, month);
+  }
+  await withBuilder((build) => refreshMonths(build, destination, months, counts, options));
   return counts;
 }
 
@@ -266,7 +294,8 @@ export async function refreshLake(
  * Builds every roll-up missing or out of date over the months of `[from, to)` (whole months
  * only) — of the months `projects` have units in, when given; a month's roll-up always holds
  * every settled project — and the run log's index of every month: `compact` for a lake written
- * before roll-ups.
+ * before roll-ups. Month by month, every dataset's tables of a month built together (one
+ * month's manifests held at a time).
  */
 export async function compactLake(
   destination: Pick<Destination, 'get' | 'put' | 'delete' | 'list' | 'listModified'>,
@@ -274,25 +303,32 @@ export async function compactLake(
 ): Promise<RollupCounts & { months: string[] }> {
   const counts: RollupCounts = { built: 0, removed: 0, kept: 0, failed: 0 };
   const rolled = new Set<string>();
-  // Two datasets at once (one's manifests held each): their roll-ups' builds share the gate.
-  await withBuilder((build) =>
-    eachAtOnce(options.datasets ?? DATASET_NAMES, ROLLUPS_AT_ONCE, async (dataset) => {
-      // Every month checked against its manifests, marked or not: a manifest changed by hand is seen from here on.
-      const all = await readUnitIndexes(destination, dataset, await monthsOf(destination, dataset), { keep: true, check: true });
-      if (all === undefined)
-        throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
-      for (const [month, manifests] of all) {
-        const days = daysOfMonth(month);
-        if ((options.from !== undefined && (days[0] as string) < options.from) || (options.to !== undefined && (days[days.length - 1] as string) >= options.to))
-          continue;
+  const datasets = options.datasets ?? DATASET_NAMES;
+  const monthsBy = new Map(await Promise.all(datasets.map(async (dataset) => [dataset, new Set(await monthsOf(destination, dataset))] as const)));
+  const inRange = (month: string) => {
+    const days = daysOfMonth(month);
+    return !(
+      (options.from !== undefined && (days[0] as string) < options.from) ||
+      (options.to !== undefined && (days[days.length - 1] as string) >= options.to)
+    );
+  };
+  await withBuilder(async (build) => {
+    for (const month of [...new Set([...monthsBy.values()].flatMap((months) => [...months]))].sort()) {
+      const due: MonthToRefresh[] = [];
+      for (const dataset of datasets) {
+        if (!monthsBy.get(dataset)?.has(month)) continue;
+        // Every month checked against its manifests, marked or not, in range or not: a manifest changed by hand is seen from here on.
+        const read = await readUnitIndexes(destination, dataset, [month], { keep: true, check: true });
+        if (read === undefined)
+          throw new Error(`${'url' in destination ? String(destination.url) : 'the destination'} cannot list its keys: no roll-up can be built`);
+        const manifests = read.get(month);
         const projects = options.projects;
-        if (projects !== undefined && !projectsOf(manifests).some((id) => projects.has(id))) continue;
-        const records = new Map<string, string | undefined>();
-        if (await refreshMonth(build, destination, dataset, month, manifests, counts, {}, records)) rolled.add(month);
-        await recordRollups(destination, dataset, month, records);
+        if (manifests === undefined || !inRange(month) || (projects !== undefined && !projectsOf(manifests).some((id) => projects.has(id)))) continue;
+        due.push({ dataset, month, manifests });
       }
-    }),
-  );
+      for (const standing of await refreshMonths(build, destination, due, counts)) rolled.add(standing);
+    }
+  });
   await refreshRunIndexes(destination, options);
   return { ...counts, months: [...rolled].sort() };
 }
