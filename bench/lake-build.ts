@@ -14,7 +14,8 @@
  * are the build's alone, as an export function holds it; the destination is wrapped to time its
  * reads and writes by kind of key (what the build waits on besides DuckDB), and the same child
  * runs `compactLake` a second time over the built month (every roll-up kept: the cost of
- * checking) and times DuckDB's instance start alone (the build starts one per roll-up).
+ * checking) and times DuckDB's instance start alone (the build opens one per lane, at most two,
+ * and reuses it from one roll-up to the next).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -43,7 +44,7 @@ const FROM = `${MONTH}-01`;
 const TO = '2026-10-01';
 const PROJECTS = 20;
 const SEED_DAYS = [FROM, addDays(FROM, 1), addDays(FROM, 2)] as const;
-/** DuckDB instances started alone in the child, to tell their share of the build. */
+/** DuckDB instances started alone in the child: what a lane's opening costs the build. */
 const INSTANCE_STARTS = 20;
 
 /** What the child measures. */
@@ -196,7 +197,7 @@ export async function benchLakeBuild(): Promise<BenchResult> {
         'lake_build.duckdb_start_ms': info(
           out.instanceStartMs,
           'ms',
-          `one DuckDB instance started, connected, closed (mean of ${INSTANCE_STARTS}); the build starts one per roll-up`,
+          `one DuckDB instance started, connected, closed (mean of ${INSTANCE_STARTS}); the build opens one per lane (two) and reuses it`,
         ),
         'lake_build.duckdb_start_cpu_ms': info(out.instanceStartCpuMs, 'ms', 'the same, CPU time'),
         ...Object.fromEntries(
