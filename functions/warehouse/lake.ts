@@ -35,7 +35,7 @@ import { runsFromIndexes } from './lake/run-index.js';
 import { type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
 import { indexEntry } from './lake/unit-marks.js';
 import { mirrorDestination } from './lake/mirror.js';
-import { describeS3, download, type EarlyFetch, fetchEarly, mirrorPath, objectReader, unsafeKeyProblem } from './lake/download.js';
+import { describeS3, download, type EarlyFetch, fetchEarly, mirrorPath, objectSaver, unsafeKeyProblem } from './lake/download.js';
 import { s3Url, type LakeTarget } from './lake/target.js';
 import { awsClientConfig } from '../shared/aws-clients.js';
 
@@ -169,7 +169,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   // One GET per object through the SDK's own command (its retries, its checksum validated):
   // with the roll-ups a report reads about a hundred objects, and a hand-signed GET saved
   // about half a millisecond of CPU each (bench/README.md, "lake").
-  const read = objectReader(client, bucket);
+  const save = objectSaver(client, bucket);
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   const remove = () => rm(root, { recursive: true, force: true });
   const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
@@ -253,7 +253,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     // indexes and the units' states are listed: queued after those, they left the JavaScript thread idle (bench/README.md,
     // "The year's run profiled"). The queue below takes each from here.
     rollupsFetched = fetchEarly(
-      read,
+      save,
       bucket,
       prefix,
       [...rolledUp].flatMap(([p, months]) => [...months.keys()].flatMap((month) => withSums(p, month))),
@@ -293,7 +293,7 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
     throw error;
   }
   const signal = deps.streamed ? (deps.signal ? AbortSignal.any([deps.signal, closing.signal]) : closing.signal) : deps.signal;
-  const mirrored = download(read, bucket, prefix, groups, root, deps.concurrency ?? 16, signal, rollupsFetched.keys);
+  const mirrored = download(save, bucket, prefix, groups, root, deps.concurrency ?? 16, signal, rollupsFetched.keys);
   // Seen by whoever awaits them; a lake closed before then does not fail the process.
   for (const group of mirrored.groups) group.catch(() => undefined);
   mirrored.all.catch(() => undefined);

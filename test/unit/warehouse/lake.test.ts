@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { localLake, openLake, openRecords } from '../../../functions/warehouse/lake.js';
@@ -13,10 +14,14 @@ const root = path.resolve('mirror-root');
 
 /**
  * A narrow stand-in for S3 on `client`: `send` answers the listings (ListObjectsV2 of `objects`)
- * and the mirror's `GetObjectCommand`s with `get`'s bytes (aborted with the read's signal), or
+ * and the mirror's `GetObjectCommand`s with `get`'s bytes or stream (aborted with the read's signal), or
  * throws the error `get` throws (named by its `code`, as the SDK names S3's errors). Nothing leaves the process.
  */
-function standInBucket(client: S3Client, objects: readonly string[], get: (key: string, signal: AbortSignal | undefined) => Promise<Uint8Array>): void {
+function standInBucket(
+  client: S3Client,
+  objects: readonly string[],
+  get: (key: string, signal: AbortSignal | undefined) => Promise<Uint8Array | Readable>,
+): void {
   client.send = (async (command: { input: { Prefix?: string; Key?: string; ChecksumMode?: string } }, options?: { abortSignal?: AbortSignal }) => {
     if (command instanceof GetObjectCommand) {
       if (command.input.ChecksumMode !== 'ENABLED') throw new Error('the mirror must ask for the checksum to be validated');
@@ -24,7 +29,8 @@ function standInBucket(client: S3Client, objects: readonly string[], get: (key: 
       const bytes = await get(command.input.Key ?? '', options?.abortSignal).catch((error: { code?: string }) => {
         throw error.code === undefined ? error : Object.assign(error, { name: error.code });
       });
-      return { Body: { transformToByteArray: async () => bytes } };
+      // A stream, as the SDK's body is in Node: the mirror writes it to its file as it arrives.
+      return { Body: bytes instanceof Readable ? bytes : Readable.from([Buffer.from(bytes)]) };
     }
     if (!(command instanceof ListObjectsV2Command)) throw new Error(`the stand-in answers listings and reads only, not ${command.constructor.name}`);
     return { Contents: objects.filter((key) => key.startsWith(command.input.Prefix ?? '')).map((Key) => ({ Key })), IsTruncated: false };
@@ -91,6 +97,38 @@ describe('openLake of a bucket, when a read fails', () => {
       await expect(opened).rejects.toThrow(/^cannot read s3:\/\/bucket\/mintlify\/visitors_totals\/dt=2026-11-17\/proj_\d\d\.parquet: .*Access Denied/);
       expect(started, 'no read started after the failure beyond those in flight').toBeLessThanOrEqual(16);
       await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      if (previous === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = previous;
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('openLake of a bucket, when a body fails on its way', () => {
+  it('is a failed read: the error names the object, and nothing of the body is left on disk', async () => {
+    const tmp = await mkdtemp(path.join(tmpdir(), 'lake-body-failure-'));
+    const previous = process.env['TMPDIR'];
+    process.env['TMPDIR'] = tmp;
+    const client = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const keys = ['mintlify/visitors_totals/dt=2026-11-17/proj_a.parquet'];
+    // Half the body, then the error the SDK's checksum stream raises when the bytes do not match.
+    standInBucket(client, keys, async () =>
+      Readable.from(
+        (async function* () {
+          yield Buffer.from('PAR1 half of it');
+          throw new Error('Checksum mismatch: expected "AAAA" but received "BBBB" in response header "x-amz-checksum-crc32"');
+        })(),
+      ),
+    );
+    try {
+      const opened = openLake(
+        parseLakeTarget('s3://bucket/mintlify', '--out'),
+        { from: '2026-11-16', to: '2026-11-23', prefixes: ['visitors_totals'] },
+        { s3Client: client },
+      );
+      await expect(opened).rejects.toThrow(/^cannot read s3:\/\/bucket\/mintlify\/visitors_totals\/dt=2026-11-17\/proj_a\.parquet: .*Checksum mismatch/);
       expect(await readdir(tmp)).toEqual([]);
     } finally {
       if (previous === undefined) delete process.env['TMPDIR'];
