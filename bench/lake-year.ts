@@ -178,7 +178,12 @@ export async function benchLakeYear(): Promise<BenchResult> {
           if (logs === '') logs = invocation.logs.slice(-6000);
           progress(
             `lake-year: ${name}: ${gets} objects read: ${JSON.stringify(kinds)}; ${listings.requests} listings (${listings.bytes} bytes); run ${Math.round(invocation.runMs)} ms, ` +
-              `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB (sampled peaks, MiB: heap ${Math.round(invocation.memoryPeaks.heapUsed / 2 ** 20)}, external ${Math.round(invocation.memoryPeaks.external / 2 ** 20)}, RSS ${Math.round(invocation.memoryPeaks.rss / 2 ** 20)})`,
+              `CPU ${Math.round(cpuMs)} ms, peak RSS ${Math.round(invocation.maxRssBytes / 2 ** 20)} MiB (sampled peaks, MiB: heap ${Math.round(invocation.memoryPeaks.heapUsed / 2 ** 20)}, external ${Math.round(invocation.memoryPeaks.external / 2 ** 20)}, RSS ${Math.round(invocation.memoryPeaks.rss / 2 ** 20)}); ` +
+              `the store's answers (fauxqs through the proxy, by kind: requests, ms to headers and to the end summed, the slowest): ${Object.entries(
+                invocation.waits,
+              )
+                .map(([kind, w]) => `${kind} ${w.requests}, ${Math.round(w.headersMs)}/${Math.round(w.totalMs)} ms, ${Math.round(w.slowestMs)} ms`)
+                .join('; ')}`,
           );
         }
       }

@@ -25,12 +25,22 @@ function kindOf(url: string): string {
   return `days ${parseTableFileKey(key.split('/').slice(3).join('/'))?.folder ?? ''}`;
 }
 
+/** The store's answers of one kind of request: how many, the milliseconds until their headers and until their bodies ended (summed; they overlap), the slowest. */
+export interface Wait {
+  requests: number;
+  headersMs: number;
+  totalMs: number;
+  slowestMs: number;
+}
+
 /** A loopback proxy to `target` counting the GETs of objects (a listing is a GET with `list-type`), by kind, and the listings and their answers' bytes. */
 export async function countingProxy(target: string): Promise<{
   url: string;
   gets: () => number;
   kinds: () => Record<string, number>;
   listings: () => { requests: number; bytes: number };
+  /** How long the store took to answer, by kind of request: until its headers came, and until its body ended. */
+  waits: () => Record<string, Wait>;
   reset: () => void;
   close: () => Promise<void>;
 }> {
@@ -38,17 +48,28 @@ export async function countingProxy(target: string): Promise<{
   let gets = 0;
   let kinds: Record<string, number> = {};
   let listings = { requests: 0, bytes: 0 };
+  let waits: Record<string, Wait> = {};
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const listing = req.method === 'GET' && /[?&]list-type=/.test(req.url ?? '');
+    const kind = listing ? 'listings' : req.method === 'GET' ? kindOf(req.url ?? '') : `${req.method ?? '?'}`;
     if (req.method === 'GET' && !listing) {
       gets += 1;
-      const kind = kindOf(req.url ?? '');
       kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
     if (listing) listings.requests += 1;
+    const sent = performance.now();
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const headersMs = performance.now() - sent;
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       if (listing) answer.on('data', (chunk: Buffer) => (listings.bytes += chunk.length));
+      answer.on('end', () => {
+        const wait = (waits[kind] ??= { requests: 0, headersMs: 0, totalMs: 0, slowestMs: 0 });
+        const totalMs = performance.now() - sent;
+        wait.requests += 1;
+        wait.headersMs += headersMs;
+        wait.totalMs += totalMs;
+        wait.slowestMs = Math.max(wait.slowestMs, totalMs);
+      });
       answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
@@ -61,10 +82,12 @@ export async function countingProxy(target: string): Promise<{
     gets: () => gets,
     kinds: () => ({ ...kinds }),
     listings: () => ({ ...listings }),
+    waits: () => structuredClone(waits),
     reset: () => {
       gets = 0;
       kinds = {};
       listings = { requests: 0, bytes: 0 };
+      waits = {};
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -98,6 +121,7 @@ export interface WeeklyRun extends Invocation {
   readonly gets: number;
   readonly kinds: Record<string, number>;
   readonly listings: { readonly requests: number; readonly bytes: number };
+  readonly waits: Record<string, Wait>;
 }
 
 /**
@@ -133,5 +157,5 @@ export async function invokeWeekly(
     remainingMs,
   );
   if (invocation.error !== undefined) throw new Error(`the report function failed: ${invocation.error}\n${invocation.logs.slice(-2000)}`);
-  return { ...invocation, gets: proxy.gets(), kinds: proxy.kinds(), listings: proxy.listings() };
+  return { ...invocation, gets: proxy.gets(), kinds: proxy.kinds(), listings: proxy.listings(), waits: proxy.waits() };
 }
