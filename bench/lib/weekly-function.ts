@@ -25,6 +25,13 @@ function kindOf(url: string): string {
   return `days ${parseTableFileKey(key.split('/').slice(3).join('/'))?.folder ?? ''}`;
 }
 
+/** The folder a listing asks for, to its kind: `_index/<dataset>`, a table's, `_manifests/<dataset>`… (its first two segments after the lake's). */
+function listedFolder(url: string): string {
+  const prefix = new URLSearchParams(url.split('?')[1] ?? '').get('prefix') ?? '';
+  const segments = prefix.split('/').slice(1, 3);
+  return segments[0]?.startsWith('_') ? segments.join('/') : (segments[0] ?? '');
+}
+
 /** The store's answers of one kind of request: how many, the milliseconds until their headers and until their bodies ended (summed; they overlap), the slowest. */
 export interface Wait {
   requests: number;
@@ -51,7 +58,7 @@ export async function countingProxy(target: string): Promise<{
   let waits: Record<string, Wait> = {};
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const listing = req.method === 'GET' && /[?&]list-type=/.test(req.url ?? '');
-    const kind = listing ? 'listings' : req.method === 'GET' ? kindOf(req.url ?? '') : `${req.method ?? '?'}`;
+    const kind = listing ? `listings ${listedFolder(req.url ?? '')}` : req.method === 'GET' ? kindOf(req.url ?? '') : `${req.method ?? '?'}`;
     if (req.method === 'GET' && !listing) {
       gets += 1;
       kinds[kind] = (kinds[kind] ?? 0) + 1;

@@ -148,7 +148,7 @@ async function buildRollup(
   table: TableDef,
   month: string,
   projects: ReadonlyMap<string, SettledDays>,
-): Promise<RollupRecord & { readonly missing?: readonly string[] }> {
+): Promise<BuiltRollup> {
   const work = await mkdtemp(path.join(tmpdir(), 'mintlify-rollup-'));
   try {
     const units = [...projects].flatMap(([projectId, days]) => Object.keys(days).map((day) => ({ day, projectId })));
