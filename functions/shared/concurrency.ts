@@ -4,7 +4,8 @@
  * all: items start in their order; after the first failure (or once `options.signal` is
  * aborted) no further item starts and the `signal` each run was given is aborted; the promise
  * rejects with that failure once the runs in flight have ended, so a caller may then remove
- * what they were writing into with nothing still writing there.
+ * what they were writing into with nothing still writing there. And a `gate`: one bound shared
+ * by callers that each run their own items (the monthly roll-ups' builds of a process).
  */
 
 export interface EachOptions {
