@@ -23,6 +23,7 @@ import {
   dayOfFolderName,
   LAYOUT,
   monthDaysPrefix,
+  monthsBlockPrefix,
   monthOfDay,
   nextMonth,
   parseTableFileKey,
@@ -30,7 +31,8 @@ import {
   rollupSumsKey,
   unitIndexKey,
 } from './lake/layout.js';
-import { type IndexMemo, indexedManifests, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
+import { type IndexMemo, indexedManifests, listingStretches, mirroredRollups, monthsRolledWhole, monthStretches, type RolledUp } from './lake/rollups-read.js';
+import { datasetOfTable } from './lake/rollups.js';
 import { runsFromIndexes } from './lake/run-index.js';
 import { type MonthIndex, type RawManifest, unitIndexOf } from './lake/unit-index.js';
 import { indexEntry } from './lake/unit-marks.js';
@@ -173,7 +175,10 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
   const root = await mkdtemp(path.join(tmpdir(), 'mintlify-report-'));
   const remove = () => rm(root, { recursive: true, force: true });
   const recent = { from: scope.recentFrom ?? scope.from, to: scope.to };
-  type Folders = readonly { readonly folder: string; readonly days: { readonly from: string; readonly to: string; readonly month?: string } }[];
+  type Folders = readonly {
+    readonly folder: string;
+    readonly days: { readonly from: string; readonly to: string; readonly month?: string; readonly block?: string };
+  }[];
   const records = deps.records ?? openTarget(parsed, { s3Client: client });
   /** The keys of `folders` that can be mirrored (each listed over its days), with the store's time of each. */
   const keysOf = async (folders: Folders): Promise<{ key: string; modified: number }[]> => {
@@ -266,8 +271,13 @@ export async function openLake(target: LakeTarget, scope: LakeScope, deps: LakeD
         const rolled = rolledUp.get(p);
         // Not listed: the months whose roll-up holds every unit with a manifest there (none of their day files is read).
         // The others a month at a time (its own prefix): a listing never runs on into a month it skips.
+        // Months without a manifest of the table's dataset (before the lake began) by blocks of months, one listing a block.
         const whole = monthsRolledWhole(p, daysOf(p), rolledUp, memo);
-        const stretches = monthStretches(daysOf(p)).filter((stretch) => !whole.has(stretch.month));
+        const dataset = datasetOfTable(p)?.dataset;
+        const stretches = listingStretches(
+          monthStretches(daysOf(p)).filter((stretch) => !whole.has(stretch.month)),
+          (month) => memo.get(`${dataset}/${month}`)?.manifests.size === 0,
+        );
         const days = (await keysOf(stretches.map((stretch) => ({ folder: `${p}/`, days: stretch }))))
           .map(({ key }) => key)
           .filter((key) => !coveredBy(rolled, key));
@@ -361,10 +371,15 @@ async function listDays(
   bucket: string,
   prefix: string,
   folder: string,
-  scope: { readonly from: string; readonly to: string; readonly month?: string },
+  scope: { readonly from: string; readonly to: string; readonly month?: string; readonly block?: string },
 ): Promise<{ key: string; modified: number }[]> {
   const base = `${prefix}${folder}`;
-  const within = scope.month === undefined ? base : `${prefix}${monthDaysPrefix(folder, scope.month)}`;
+  const within =
+    scope.block !== undefined
+      ? `${prefix}${monthsBlockPrefix(folder, scope.block)}`
+      : scope.month === undefined
+        ? base
+        : `${prefix}${monthDaysPrefix(folder, scope.month)}`;
   const staging = folder.startsWith(`${STAGING_PREFIX}/`);
   const keys: { key: string; modified: number }[] = [];
   try {

@@ -186,6 +186,19 @@ export function monthDaysPrefix(folder: string, month: string): string {
   return `${folder.replace(/\/+$/, '')}/${DAY_PARTITION}=${month}`;
 }
 
+/** A block of months one key prefix holds exactly: a year (`YYYY-`), its January to September (`YYYY-0`), its October to December (`YYYY-1`), or a month (`YYYY-MM`). */
+const MONTHS_BLOCK = /^\d{4}-([01]|0[1-9]|1[0-2])?$/;
+
+/**
+ * `<folder>/dt=<block>`: what every key of `folder`'s days of a block of months
+ * ({@link MONTHS_BLOCK}), and of no other month, starts with — a listing of those months that
+ * never runs on into another.
+ */
+export function monthsBlockPrefix(folder: string, block: string): string {
+  if (!MONTHS_BLOCK.test(block)) throw new Error(`not a block of months: ${JSON.stringify(block)}`);
+  return `${folder.replace(/\/+$/, '')}/${DAY_PARTITION}=${block}`;
+}
+
 /** The month (`YYYY-MM`) of a day. */
 export function monthOfDay(day: string): string {
   return day.slice(0, 7);

@@ -69,6 +69,66 @@ export function monthStretches(days: { readonly from: string; readonly to: strin
 }
 
 /**
+ * The blocks of `months` (consecutive, in order) that key prefixes hold exactly
+ * (layout.ts `monthsBlockPrefix`), the fewest: a whole year, January to September, October to
+ * December, else one month.
+ */
+function monthBlocks(months: readonly string[]): { readonly block: string; readonly count: number }[] {
+  const out: { block: string; count: number }[] = [];
+  for (let i = 0; i < months.length; ) {
+    const month = months[i] as string;
+    const year = month.slice(0, 4);
+    /** Whether months[i…] run on through `year`'s month `last` (they are consecutive). */
+    const through = (last: number) => months[i + last - Number(month.slice(5, 7))] === `${year}-${String(last).padStart(2, '0')}`;
+    const block =
+      month.endsWith('-01') && through(12)
+        ? { block: `${year}-`, count: 12 }
+        : month.endsWith('-01') && through(9)
+          ? { block: `${year}-0`, count: 9 }
+          : month.endsWith('-10') && through(12)
+            ? { block: `${year}-1`, count: 3 }
+            : { block: month, count: 1 };
+    out.push(block);
+    i += block.count;
+  }
+  return out;
+}
+
+/**
+ * How a table folder's `stretches` (its months to list: {@link monthStretches}, those a roll-up
+ * holds whole left out) are listed: each month on its own (their listings sent at once), but a
+ * run of consecutive months in which the folder's dataset has no manifest (`empty`: before the
+ * lake began) by the fewest key prefixes that hold exactly its months (`block`), so that a
+ * listing never runs on into a month outside the run. A report of a year over a lake a year old
+ * listed thirteen such months a table, one request each (bench/README.md, 3 Dec). A file there
+ * without a manifest is still listed, and read, as before.
+ */
+export function listingStretches<S extends { readonly from: string; readonly to: string; readonly month: string }>(
+  stretches: readonly S[],
+  empty: (month: string) => boolean,
+): (S | { readonly from: string; readonly to: string; readonly block: string })[] {
+  const out: (S | { from: string; to: string; block: string })[] = [];
+  let run: S[] = [];
+  const flush = () => {
+    let at = 0;
+    for (const { block, count } of monthBlocks(run.map((stretch) => stretch.month))) {
+      const part = run.slice(at, at + count);
+      at += count;
+      out.push(count === 1 ? (part[0] as S) : { from: (part[0] as S).from, to: (part[part.length - 1] as S).to, block });
+    }
+    run = [];
+  };
+  for (const stretch of stretches) {
+    const last = run[run.length - 1];
+    if (!empty(stretch.month) || (last !== undefined && last.to !== stretch.from)) flush();
+    if (empty(stretch.month)) run.push(stretch);
+    else out.push(stretch);
+  }
+  flush();
+  return out;
+}
+
+/**
  * The manifests of `[from, to)` of every dataset, from the indexes of their months (one object
  * a dataset and month, a marked month checked against its manifests): what a mirror writes in
  * place of one GET per manifest. Undefined when the lake cannot list.
